@@ -1,0 +1,38 @@
+import type { Command } from "commander";
+import { resolveDataDir } from "../../src/config";
+import { isInitialised, startServer } from "../../src/main";
+import { globals } from "../context";
+import { initInstance } from "./init";
+
+export function registerServe(program: Command) {
+  program
+    .command("serve")
+    .description("run the server (initialises an empty data dir with defaults)")
+    .option("--port <n>", "listen port (overrides config)")
+    .option("--host <h>", "listen address (overrides config)")
+    .action(async (flags: { port?: string; host?: string }, cmd: Command) => {
+      const opts = globals(cmd);
+      const dataDir = resolveDataDir(opts.dataDir);
+      const fresh = !isInitialised(dataDir);
+      if (fresh) await initInstance({ ...opts, json: false }, {});
+      const server = await startServer({ dataDir, overrides: { port: flags.port, host: flags.host } });
+      const { app } = server;
+      app.log.info("listening", { url: server.url, baseUrl: app.config.baseUrl, dataDir });
+      if (fresh) {
+        process.stderr.write(
+          `\nA new instance was initialised in ${dataDir}.\n` +
+            `Open ${app.config.baseUrl} , or create an account: socialctl user create --email E --username U --password P\n\n`,
+        );
+      }
+      let stopping = false;
+      const shutdown = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        app.log.info("shutting down", { signal });
+        await server.stop();
+        process.exit(0);
+      };
+      process.on("SIGINT", () => void shutdown("SIGINT"));
+      process.on("SIGTERM", () => void shutdown("SIGTERM"));
+    });
+}

@@ -1,0 +1,86 @@
+import type { Command } from "commander";
+import { createUser, requireUserByUsername, setDisabled, setPassword } from "../../src/domain/users/service";
+import { revokeOtherSessions } from "../../src/domain/sessions/service";
+import { toIso } from "../../src/lib/clock";
+import { emit, interactive, CliError } from "../output";
+import { globals, withApp } from "../context";
+import * as p from "@clack/prompts";
+
+export function registerUser(program: Command) {
+  const user = program.command("user").description("account administration");
+
+  user
+    .command("create")
+    .description("create an account")
+    .requiredOption("--email <e>", "e-mail address")
+    .requiredOption("--username <u>", "username")
+    .requiredOption("--password <p>", "password (8 to 128 characters)")
+    .option("--display-name <name>", "display name")
+    .option("--admin", "make an administrator")
+    .option("--verified", "mark the e-mail address as confirmed")
+    .action(async (f: { email: string; username: string; password: string; displayName?: string; admin?: boolean; verified?: boolean }, cmd: Command) => {
+      const opts = globals(cmd);
+      const u = await withApp(opts, (app) =>
+        createUser(app.db, app.clock.now(), { email: f.email, username: f.username, password: f.password, displayName: f.displayName, isAdmin: f.admin, verified: f.verified }),
+      );
+      emit(opts, { id: u.cuid, username: u.username, email: u.email, admin: u.is_admin === 1, verified: u.email_verified_at !== null }, `Created ${u.username} <${u.email}>`);
+    });
+
+  user
+    .command("list")
+    .description("list accounts")
+    .action(async (_f: unknown, cmd: Command) => {
+      const opts = globals(cmd);
+      const rows = await withApp(opts, (app) =>
+        app.db.selectFrom("users").selectAll().where("deleted_at", "is", null).where("is_system", "=", 0).orderBy("id").execute(),
+      );
+      const list = rows.map((u) => ({
+        id: u.cuid,
+        username: u.username,
+        email: u.email,
+        admin: u.is_admin === 1,
+        bot: u.is_bot === 1,
+        disabled: u.disabled_at !== null,
+        createdAt: toIso(u.created_at),
+      }));
+      emit(opts, { users: list }, () =>
+        list.length === 0 ? "No accounts." : list.map((u) => `${u.username}\t${u.email ?? "-"}${u.admin ? "\tadmin" : ""}${u.bot ? "\tbot" : ""}${u.disabled ? "\tdisabled" : ""}`).join("\n"),
+      );
+    });
+
+  for (const [name, disabled] of [["disable", true], ["enable", false]] as const) {
+    user
+      .command(`${name} <username>`)
+      .description(`${name} an account${disabled ? " (signs it out everywhere)" : ""}`)
+      .action(async (username: string, _f: unknown, cmd: Command) => {
+        const opts = globals(cmd);
+        await withApp(opts, async (app) => {
+          const u = await requireUserByUsername(app.db, username);
+          await setDisabled(app.db, app.clock.now(), u.id, disabled);
+          if (disabled) await revokeOtherSessions(app.db, app.clock.now(), u.id, null);
+        });
+        emit(opts, { username, disabled }, `${username} ${disabled ? "disabled" : "enabled"}`);
+      });
+  }
+
+  user
+    .command("set-password <username>")
+    .description("set a new password (signs the account out everywhere)")
+    .option("--password <p>", "the new password (asked for on a TTY when omitted)")
+    .action(async (username: string, f: { password?: string }, cmd: Command) => {
+      const opts = globals(cmd);
+      let password = f.password;
+      if (!password && interactive(opts)) {
+        const answer = await p.password({ message: `New password for ${username}` });
+        if (p.isCancel(answer)) process.exit(1);
+        password = answer;
+      }
+      if (!password) throw new CliError("--password is required when not on a TTY");
+      await withApp(opts, async (app) => {
+        const u = await requireUserByUsername(app.db, username);
+        await setPassword(app.db, app.clock.now(), u.id, password!);
+        await revokeOtherSessions(app.db, app.clock.now(), u.id, null);
+      });
+      emit(opts, { username, passwordChanged: true }, `Password of ${username} changed`);
+    });
+}

@@ -1,0 +1,21 @@
+import type { Command } from "commander";
+import { createApp, type App } from "../src/app";
+import { resolveDataDir } from "../src/config";
+import { isInitialised } from "../src/main";
+import { silentLogger } from "../src/lib/log";
+import { CliError, type GlobalOptions } from "./output";
+
+/** Global options merged from the root command and the subcommand. */
+export const globals = (cmd: Command): GlobalOptions => cmd.optsWithGlobals() as GlobalOptions;
+
+/** Opens the instance in the data dir for a one-shot command, and closes it afterwards. */
+export async function withApp<T>(opts: GlobalOptions, fn: (app: App) => Promise<T>, { requireInit = true } = {}): Promise<T> {
+  const dataDir = resolveDataDir(opts.dataDir);
+  if (requireInit && !isInitialised(dataDir)) throw new CliError(`no instance in ${dataDir}: run 'socialctl init' first`);
+  const app = await createApp({ dataDir, log: silentLogger });
+  try {
+    return await fn(app);
+  } finally {
+    await app.close();
+  }
+}

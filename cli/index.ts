@@ -1,0 +1,39 @@
+#!/usr/bin/env bun
+import { Command } from "commander";
+import { VERSION } from "../src/app";
+import { fail, type GlobalOptions } from "./output";
+import { registerInit } from "./commands/init";
+import { registerServe } from "./commands/serve";
+import { registerUser } from "./commands/user";
+import { registerConfig } from "./commands/config";
+import { registerMigrate } from "./commands/migrate";
+
+/** The socialctl command tree. A command file registers itself with one line here. */
+export function buildProgram(): Command {
+  const program = new Command("socialctl")
+    .description("a self-hosted social network with a Telegram-compatible Bot API, in one executable")
+    .version(VERSION)
+    .option("--data-dir <dir>", "instance data directory (env SOCIAL_DATA_DIR)", undefined)
+    .option("--json", "print exactly one JSON document on stdout")
+    .option("-y, --yes", "accept defaults, never prompt")
+    .showHelpAfterError()
+    .exitOverride();
+  registerInit(program);
+  registerServe(program);
+  registerUser(program);
+  registerConfig(program);
+  registerMigrate(program);
+  return program;
+}
+
+if (import.meta.main) {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(process.argv);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === "commander.helpDisplayed" || code === "commander.version" || code === "commander.help") process.exit(0);
+    if (code?.startsWith("commander.")) process.exit((err as { exitCode?: number }).exitCode ?? 1);
+    fail(program.opts() as GlobalOptions, err);
+  }
+}

@@ -1,0 +1,52 @@
+import * as p from "@clack/prompts";
+import { emailProblem, passwordProblem, usernameProblem } from "../../src/domain/users/service";
+import { parseConfigValue } from "../../src/config";
+import type { InitAnswers } from "../commands/init";
+
+const cancelled = (v: unknown): v is symbol => p.isCancel(v);
+
+function check(fn: () => unknown): string | undefined {
+  try {
+    fn();
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/** Interactive `socialctl init` on a TTY: base URL, port, registration, first admin. */
+export async function promptInit(defaults: { baseUrl?: string; port?: string; registration?: string }): Promise<InitAnswers> {
+  p.intro("socialctl init");
+  const port = await p.text({ message: "Port to listen on", initialValue: defaults.port ?? "3000", validate: (v) => check(() => parseConfigValue("port", v ?? "")) });
+  if (cancelled(port)) process.exit(1);
+  const baseUrl = await p.text({
+    message: "Public base URL",
+    initialValue: defaults.baseUrl ?? `http://127.0.0.1:${port}`,
+    validate: (v) => check(() => parseConfigValue("baseUrl", v ?? "")),
+  });
+  if (cancelled(baseUrl)) process.exit(1);
+  const registration = await p.select({
+    message: "Who may register?",
+    initialValue: defaults.registration ?? "captcha",
+    options: [
+      { value: "captcha", label: "Anyone, after a captcha" },
+      { value: "open", label: "Anyone" },
+      { value: "closed", label: "Nobody (accounts are made with the CLI)" },
+    ],
+  });
+  if (cancelled(registration)) process.exit(1);
+  const wantAdmin = await p.confirm({ message: "Create an admin account now?", initialValue: true });
+  if (cancelled(wantAdmin)) process.exit(1);
+  let admin: InitAnswers["admin"];
+  if (wantAdmin) {
+    const email = await p.text({ message: "Admin e-mail", validate: (v) => emailProblem(v ?? "") ?? undefined });
+    if (cancelled(email)) process.exit(1);
+    const username = await p.text({ message: "Admin username", validate: (v) => usernameProblem(v ?? "") ?? undefined });
+    if (cancelled(username)) process.exit(1);
+    const password = await p.password({ message: "Admin password", validate: (v) => passwordProblem(v ?? "") ?? undefined });
+    if (cancelled(password)) process.exit(1);
+    admin = { email, username, password };
+  }
+  p.outro("Writing the instance…");
+  return { port, baseUrl, registration: registration as string, admin };
+}

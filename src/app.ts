@@ -1,0 +1,71 @@
+import { join } from "node:path";
+import { ensureInstanceSecret, loadConfig, type Config, type ConfigKey } from "./config";
+import { migrateToLatest, openStorage, type Db, type Storage } from "./db";
+import { systemClock, type Clock } from "./lib/clock";
+import { createLogger, type Logger } from "./lib/log";
+import { EventBroker } from "./realtime/broker";
+
+export const VERSION = "0.1.0";
+export const DATABASE_FILE = "social.db";
+
+/** The one object every route factory, CLI command and domain service receives. */
+export interface App {
+  readonly dataDir: string;
+  readonly config: Config;
+  readonly storage: Storage;
+  readonly db: Db;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly events: EventBroker;
+  /** instance secret: HMAC key for CSRF tokens and signed links */
+  readonly secret: string;
+  readonly startedAt: number;
+  /** Runs registered shutdown hooks (timers, streams) then closes the database. */
+  close(): Promise<void>;
+  /** Registers cleanup run by close(), newest first. */
+  onClose(hook: () => void | Promise<void>): void;
+}
+
+export interface CreateAppOptions {
+  dataDir: string;
+  overrides?: Partial<Record<ConfigKey, unknown>>;
+  clock?: Clock;
+  log?: Logger;
+  /** apply pending migrations on open (serve and tests do; `status` does not) */
+  migrate?: boolean;
+}
+
+export async function createApp(opts: CreateAppOptions): Promise<App> {
+  const config = loadConfig(opts.dataDir, opts.overrides);
+  const log = opts.log ?? createLogger({ format: config["log.format"], level: config["log.level"] });
+  const secret = ensureInstanceSecret(opts.dataDir);
+  const storage = openStorage(join(opts.dataDir, DATABASE_FILE));
+  if (opts.migrate !== false) await migrateToLatest(storage.db);
+  const closeHooks: Array<() => void | Promise<void>> = [];
+  let closed = false;
+  const app: App = {
+    dataDir: opts.dataDir,
+    config,
+    storage,
+    db: storage.db,
+    log,
+    clock: opts.clock ?? systemClock,
+    events: new EventBroker(),
+    secret,
+    startedAt: Date.now(),
+    onClose: (hook) => closeHooks.push(hook),
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const hook of closeHooks.reverse()) {
+        try {
+          await hook();
+        } catch (err) {
+          log.error("shutdown hook failed", { error: String(err) });
+        }
+      }
+      await storage.close();
+    },
+  };
+  return app;
+}

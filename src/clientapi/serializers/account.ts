@@ -1,0 +1,32 @@
+import type { UserRow } from "../../domain/users/table";
+import { toIso } from "../../lib/clock";
+
+/** The signed-in person's own account, as the Client API shows it. */
+export function serializeAccount(user: UserRow) {
+  return {
+    id: user.cuid,
+    username: user.username,
+    email: user.email,
+    displayName: user.display_name,
+    bio: user.bio,
+    avatarUrl: user.avatar_url,
+    coverUrl: user.cover_url,
+    coverVideoUrl: user.cover_video_url,
+    isBot: user.is_bot === 1,
+    isAdmin: user.is_admin === 1,
+    emailVerified: user.email_verified_at !== null,
+    twoFactorMethod: user.two_factor_method,
+    createdAt: toIso(user.created_at),
+  };
+}
+
+/** Another account as anyone may see it: no e-mail, no security settings. */
+export function serializePublicUser(user: UserRow) {
+  return {
+    id: user.cuid,
+    username: user.username,
+    displayName: user.display_name,
+    avatarUrl: user.avatar_url,
+    isBot: user.is_bot === 1,
+  };
+}

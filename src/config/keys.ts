@@ -1,0 +1,69 @@
+/**
+ * Every config key the service knows, with its default and parser. Names are a contract
+ * (product.md): scripts and tests set them with `socialctl config set KEY VALUE`.
+ * A feature adds its keys here, one line each.
+ */
+export interface KeySpec<T> {
+  default: T;
+  parse(raw: string): T;
+  describe: string;
+}
+
+const int = (min: number, max: number) => (raw: string): number => {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`must be an integer from ${min} to ${max}`);
+  return n;
+};
+const bool = (raw: string): boolean => {
+  if (["true", "1", "yes", "on"].includes(raw)) return true;
+  if (["false", "0", "no", "off"].includes(raw)) return false;
+  throw new Error("must be true or false");
+};
+const oneOf = <T extends string>(...values: T[]) => (raw: string): T => {
+  if (!values.includes(raw as T)) throw new Error(`must be one of ${values.join(", ")}`);
+  return raw as T;
+};
+const str = (raw: string): string => raw;
+const url = (raw: string): string => {
+  if (raw === "") return raw;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new Error("must be an absolute http(s) URL");
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("must be an absolute http(s) URL");
+  return raw.replace(/\/+$/, "");
+};
+const spec = <T>(d: T, parse: (raw: string) => T, describe: string): KeySpec<T> => ({ default: d, parse, describe });
+
+export const configKeys = {
+  baseUrl: spec("", url, "public origin used in file URLs, links, webhooks (default http://127.0.0.1:<port>)"),
+  port: spec(3000, int(0, 65535), "listen port"),
+  host: spec("0.0.0.0", str, "listen address"),
+  registration: spec<"open" | "captcha" | "closed">("captcha", oneOf("open", "captcha", "closed"), "open, captcha or closed (CLI only)"),
+  trustProxy: spec(false, bool, "take the client IP from X-Forwarded-For (behind a reverse proxy)"),
+  "auth.accessTtlSeconds": spec(900, int(1, 86400), "access token lifetime"),
+  "auth.refreshTtlSeconds": spec(2592000, int(60, 31536000), "refresh token lifetime"),
+  "auth.requireVerifiedEmail": spec(false, bool, "refuse sign-in until the e-mail address is confirmed"),
+  "limits.clientRps": spec(20, int(1, 1000000), "Client API requests per second per IP"),
+  "limits.loginPer10Min": spec(10, int(1, 1000000), "login and password-recovery attempts per IP per 10 minutes"),
+  "limits.blockAfterRejections": spec(200, int(1, 100000000), "rate-limited requests within a minute after which an address is blocked"),
+  "limits.blockSeconds": spec(600, int(1, 86400), "how long a hammering address stays blocked"),
+  "limits.botCallsPerMinute": spec(600, int(1, 1000000), "Bot API calls per token per minute"),
+  "payments.preCheckoutTimeoutSeconds": spec(10, int(1, 300), "wait for answerPreCheckoutQuery"),
+  "payments.holdSeconds": spec(259200, int(0, 31536000), "income hold before withdrawal"),
+  "bot.allowPrivateWebhooks": spec(false, bool, "allow http and loopback/private addresses for webhooks and file URLs"),
+  "smtp.host": spec("", str, "SMTP server; without it codes and links go to the server log"),
+  "smtp.port": spec(587, int(1, 65535), "SMTP port"),
+  "smtp.user": spec("", str, "SMTP user"),
+  "smtp.password": spec("", str, "SMTP password"),
+  "smtp.from": spec("", str, "sender address of e-mails"),
+  "log.format": spec<"json" | "human">("json", oneOf("json", "human"), "server log format"),
+  "log.level": spec<"debug" | "info" | "warn" | "error">("info", oneOf("debug", "info", "warn", "error"), "server log level"),
+} satisfies Record<string, KeySpec<unknown>>;
+
+export type ConfigKey = keyof typeof configKeys;
+export type Config = { readonly [K in ConfigKey]: (typeof configKeys)[K]["default"] };
+
+export const isConfigKey = (key: string): key is ConfigKey => Object.hasOwn(configKeys, key);

@@ -1,0 +1,175 @@
+import type { Db } from "../../db";
+import { AppError, unauthorized } from "../../lib/errors";
+import { safeEqual, sha256Hex } from "../../lib/crypto";
+import { newCuid, randomToken } from "../../lib/ids";
+import type { UserRow } from "../users/table";
+import type { SessionRow } from "./table";
+
+export interface SessionTtls {
+  accessTtlMs: number;
+  refreshTtlMs: number;
+}
+
+export interface IssuedTokens {
+  accessToken: string;
+  refreshToken: string;
+  accessExpiresAt: number;
+  refreshExpiresAt: number;
+}
+
+/** Racing requests that present the refresh token just rotated away are accepted this long. */
+const ROTATION_GRACE_MS = 30_000;
+/** last_seen_at is written at most this often per session, to keep reads free of writes. */
+const LAST_SEEN_EVERY_MS = 60_000;
+
+const makeToken = (sessionCuid: string) => {
+  const secret = randomToken(24);
+  return { token: `${sessionCuid}.${secret}`, hash: sha256Hex(secret) };
+};
+
+function splitToken(token: string | undefined): { sessionCuid: string; hash: string } | null {
+  if (!token) return null;
+  const dot = token.indexOf(".");
+  if (dot <= 0 || dot === token.length - 1 || token.length > 200) return null;
+  return { sessionCuid: token.slice(0, dot), hash: sha256Hex(token.slice(dot + 1)) };
+}
+
+/** Opens a session (a signed-in device) and returns its tokens. */
+export async function createSession(
+  db: Db,
+  now: number,
+  ttls: SessionTtls,
+  input: { userId: number; userAgent: string; ip: string },
+): Promise<{ session: SessionRow; tokens: IssuedTokens }> {
+  const cuid = newCuid();
+  const access = makeToken(cuid);
+  const refresh = makeToken(cuid);
+  const session = await db
+    .insertInto("sessions")
+    .values({
+      cuid,
+      user_id: input.userId,
+      access_hash: access.hash,
+      access_expires_at: now + ttls.accessTtlMs,
+      refresh_hash: refresh.hash,
+      refresh_expires_at: now + ttls.refreshTtlMs,
+      user_agent: input.userAgent.slice(0, 512),
+      ip: input.ip,
+      created_at: now,
+      last_seen_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return {
+    session,
+    tokens: { accessToken: access.token, refreshToken: refresh.token, accessExpiresAt: session.access_expires_at, refreshExpiresAt: session.refresh_expires_at },
+  };
+}
+
+export interface Authenticated {
+  user: UserRow;
+  session: SessionRow;
+  /** set when the access token had expired and the session was renewed: send new cookies */
+  renewed?: IssuedTokens;
+}
+
+async function loadSession(db: Db, sessionCuid: string) {
+  return db.selectFrom("sessions").selectAll().where("cuid", "=", sessionCuid).executeTakeFirst();
+}
+
+/**
+ * Resolves the session behind the cookies. A live access token is enough; an expired one
+ * with a live refresh token renews both (rotation). Presenting a refresh token that was
+ * rotated away earlier than the grace window means it was copied: the session is revoked.
+ * Returns null when there is no usable session.
+ */
+export async function authenticate(
+  db: Db,
+  now: number,
+  ttls: SessionTtls,
+  cookies: { access?: string; refresh?: string; ip: string },
+): Promise<Authenticated | null> {
+  const access = splitToken(cookies.access);
+  if (access) {
+    const session = await loadSession(db, access.sessionCuid);
+    if (session && !session.revoked_at && session.access_expires_at > now && safeEqual(session.access_hash, access.hash)) {
+      return withUser(db, now, session, undefined, cookies.ip);
+    }
+  }
+  const refresh = splitToken(cookies.refresh);
+  if (!refresh) return null;
+  const session = await loadSession(db, refresh.sessionCuid);
+  if (!session || session.revoked_at || session.refresh_expires_at <= now) return null;
+  if (safeEqual(session.refresh_hash, refresh.hash)) {
+    const newAccess = makeToken(session.cuid);
+    const newRefresh = makeToken(session.cuid);
+    // compare-and-set on the hash so two racing renewals cannot both rotate
+    const updated = await db
+      .updateTable("sessions")
+      .set({
+        access_hash: newAccess.hash,
+        access_expires_at: now + ttls.accessTtlMs,
+        prev_refresh_hash: session.refresh_hash,
+        refresh_hash: newRefresh.hash,
+        refresh_expires_at: now + ttls.refreshTtlMs,
+        refreshed_at: now,
+        last_seen_at: now,
+        ip: cookies.ip,
+      })
+      .where("id", "=", session.id)
+      .where("refresh_hash", "=", session.refresh_hash)
+      .returningAll()
+      .executeTakeFirst();
+    if (!updated) return withUser(db, now, session, undefined, cookies.ip);
+    return withUser(db, now, updated, {
+      accessToken: newAccess.token,
+      refreshToken: newRefresh.token,
+      accessExpiresAt: updated.access_expires_at,
+      refreshExpiresAt: updated.refresh_expires_at,
+    }, cookies.ip);
+  }
+  if (session.prev_refresh_hash && safeEqual(session.prev_refresh_hash, refresh.hash)) {
+    if (session.refreshed_at && now - session.refreshed_at < ROTATION_GRACE_MS) return withUser(db, now, session, undefined, cookies.ip);
+    await revokeSession(db, now, session.id);
+  }
+  return null;
+}
+
+async function withUser(db: Db, now: number, session: SessionRow, renewed: IssuedTokens | undefined, ip: string): Promise<Authenticated | null> {
+  const user = await db.selectFrom("users").selectAll().where("id", "=", session.user_id).where("deleted_at", "is", null).executeTakeFirst();
+  if (!user) return null;
+  if (!renewed && now - session.last_seen_at > LAST_SEEN_EVERY_MS) {
+    await db.updateTable("sessions").set({ last_seen_at: now, ip }).where("id", "=", session.id).execute();
+  }
+  return { user, session, renewed };
+}
+
+export async function revokeSession(db: Db, now: number, sessionId: number): Promise<void> {
+  await db.updateTable("sessions").set({ revoked_at: now }).where("id", "=", sessionId).where("revoked_at", "is", null).execute();
+}
+
+/** Revokes every live session of USER except KEEP; returns the revoked sessions' cuids. */
+export async function revokeOtherSessions(db: Db, now: number, userId: number, keepSessionId: number | null): Promise<string[]> {
+  let q = db.updateTable("sessions").set({ revoked_at: now }).where("user_id", "=", userId).where("revoked_at", "is", null);
+  if (keepSessionId !== null) q = q.where("id", "!=", keepSessionId);
+  const rows = await q.returning("cuid").execute();
+  return rows.map((r) => r.cuid);
+}
+
+export async function listLiveSessions(db: Db, now: number, userId: number): Promise<SessionRow[]> {
+  return db
+    .selectFrom("sessions")
+    .selectAll()
+    .where("user_id", "=", userId)
+    .where("revoked_at", "is", null)
+    .where("refresh_expires_at", ">", now)
+    .orderBy("last_seen_at", "desc")
+    .execute();
+}
+
+/** The caller's account must be usable: disabled accounts are refused everywhere. */
+export function assertUsable(user: UserRow): void {
+  if (user.disabled_at) throw new AppError(403, "ACCOUNT_DISABLED", "This account is disabled");
+}
+
+export { unauthorized };

@@ -1,0 +1,117 @@
+import type { Db } from "../../db";
+import { AppError, validationError, type FieldErrors } from "../../lib/errors";
+import { hashPassword } from "../../lib/crypto";
+import { newCuid } from "../../lib/ids";
+import type { UserRow } from "./table";
+
+export const USERNAME_RE = /^[A-Za-z0-9_]{3,32}$/;
+const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{1,63}$/;
+
+export function usernameProblem(username: string, opts: { bot?: boolean } = {}): string | null {
+  if (!USERNAME_RE.test(username)) return "must be 3 to 32 characters of letters, digits and _";
+  const endsBot = username.toLowerCase().endsWith("_bot");
+  if (opts.bot && !endsBot) return "a bot username must end with _bot";
+  if (!opts.bot && endsBot) return "only bots have usernames ending with _bot";
+  return null;
+}
+export const emailProblem = (email: string): string | null =>
+  email.length <= 254 && EMAIL_RE.test(email) ? null : "must be a valid e-mail address";
+export const passwordProblem = (password: string): string | null =>
+  password.length < 8 ? "must be at least 8 characters" : password.length > 128 ? "must be at most 128 characters" : null;
+
+export interface NewUser {
+  email?: string | null;
+  username: string;
+  password?: string | null;
+  displayName?: string;
+  isAdmin?: boolean;
+  isBot?: boolean;
+  isSystem?: boolean;
+  verified?: boolean;
+}
+
+/** Creates an account after validating every field; duplicate e-mail or username is a field error. */
+export async function createUser(db: Db, now: number, input: NewUser): Promise<UserRow> {
+  const errors: FieldErrors = {};
+  const add = (field: string, problem: string | null) => {
+    if (problem) (errors[field] ??= []).push(problem);
+  };
+  add("username", usernameProblem(input.username, { bot: input.isBot }));
+  if (!input.isBot && !input.isSystem) {
+    add("email", input.email ? emailProblem(input.email) : "is required");
+    add("password", input.password ? passwordProblem(input.password) : "is required");
+  }
+  const displayName = (input.displayName ?? input.username).trim();
+  if (displayName.length === 0 || displayName.length > 64) add("displayName", "must be 1 to 64 characters");
+  if (Object.keys(errors).length) throw validationError(errors);
+
+  if (input.email && (await findUserByEmail(db, input.email))) add("email", "is already registered");
+  if (await findUserByUsername(db, input.username)) add("username", "is taken");
+  if (Object.keys(errors).length) throw validationError(errors);
+
+  const passwordHash = input.password ? await hashPassword(input.password) : null;
+  try {
+    return await db
+      .insertInto("users")
+      .values({
+        cuid: newCuid(),
+        email: input.email ?? null,
+        username: input.username,
+        username_lower: input.username.toLowerCase(),
+        display_name: displayName,
+        password_hash: passwordHash,
+        is_admin: input.isAdmin ? 1 : 0,
+        is_bot: input.isBot ? 1 : 0,
+        is_system: input.isSystem ? 1 : 0,
+        email_verified_at: input.verified ? now : null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  } catch (err) {
+    // a concurrent registration won the unique index between our check and insert
+    if (String(err).includes("UNIQUE")) throw validationError({ username: ["is taken"] });
+    throw err;
+  }
+}
+
+export const findUserById = (db: Db, id: number) =>
+  db.selectFrom("users").selectAll().where("id", "=", id).where("deleted_at", "is", null).executeTakeFirst();
+
+export const findUserByCuid = (db: Db, cuid: string) =>
+  db.selectFrom("users").selectAll().where("cuid", "=", cuid).where("deleted_at", "is", null).executeTakeFirst();
+
+export const findUserByUsername = (db: Db, username: string) =>
+  db
+    .selectFrom("users")
+    .selectAll()
+    .where("username_lower", "=", username.replace(/^@/, "").toLowerCase())
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
+
+export const findUserByEmail = (db: Db, email: string) =>
+  db
+    .selectFrom("users")
+    .selectAll()
+    .where((eb) => eb(eb.fn("lower", ["email"]), "=", email.toLowerCase()))
+    .where("deleted_at", "is", null)
+    .executeTakeFirst();
+
+/** Looks a person up by username, failing with the field named. */
+export async function requireUserByUsername(db: Db, username: string): Promise<UserRow> {
+  const user = await findUserByUsername(db, username);
+  if (!user) throw new AppError(404, "NOT_FOUND", `User ${username} not found`);
+  return user;
+}
+
+export async function setPassword(db: Db, now: number, userId: number, password: string): Promise<void> {
+  const problem = passwordProblem(password);
+  if (problem) throw validationError({ password: [problem] });
+  const hash = await hashPassword(password);
+  await db.updateTable("users").set({ password_hash: hash, updated_at: now }).where("id", "=", userId).execute();
+}
+
+export async function setDisabled(db: Db, now: number, userId: number, disabled: boolean): Promise<void> {
+  await db.updateTable("users").set({ disabled_at: disabled ? now : null, updated_at: now }).where("id", "=", userId).execute();
+}

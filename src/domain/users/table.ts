@@ -1,0 +1,36 @@
+import type { Generated, Selectable } from "kysely";
+
+export interface UsersTable {
+  id: Generated<number>;
+  cuid: string;
+  email: string | null;
+  username: string;
+  /** lower-cased username, unique; lookups are case-insensitive */
+  username_lower: string;
+  display_name: string;
+  bio: Generated<string>;
+  avatar_url: string | null;
+  cover_url: string | null;
+  cover_video_url: string | null;
+  password_hash: string | null;
+  is_admin: Generated<number>;
+  is_bot: Generated<number>;
+  /** the instance's own account that delivers system messages (2FA codes) */
+  is_system: Generated<number>;
+  email_verified_at: number | null;
+  disabled_at: number | null;
+  posting_blocked_until: number | null;
+  two_factor_method: Generated<"none" | "totp" | "email" | "messenger">;
+  totp_secret: string | null;
+  /** JSON array of sha256 hashes of unused recovery codes */
+  recovery_codes: string | null;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+export type UserRow = Selectable<UsersTable>;
+
+export interface UsersTables {
+  users: UsersTable;
+}

@@ -1,0 +1,61 @@
+import { Elysia } from "elysia";
+import type { App } from "../app";
+import { authenticate, assertUsable, type Authenticated, type IssuedTokens } from "../domain/sessions/service";
+import { unauthorized } from "../lib/errors";
+import { clientIp } from "./client-ip";
+import { ACCESS_COOKIE, REFRESH_COOKIE, parseCookies, serializeCookie } from "./cookies";
+
+/** Session lifetimes from config, in ms. */
+export const sessionTtls = (app: App) => ({
+  accessTtlMs: app.config["auth.accessTtlSeconds"] * 1000,
+  refreshTtlMs: app.config["auth.refreshTtlSeconds"] * 1000,
+});
+
+/** Set-Cookie values for a fresh or renewed pair of session tokens. */
+export function sessionCookies(app: App, tokens: IssuedTokens): string[] {
+  const now = app.clock.now();
+  return [
+    serializeCookie(app, ACCESS_COOKIE, tokens.accessToken, { httpOnly: true, maxAgeSeconds: (tokens.accessExpiresAt - now) / 1000 }),
+    serializeCookie(app, REFRESH_COOKIE, tokens.refreshToken, { httpOnly: true, maxAgeSeconds: (tokens.refreshExpiresAt - now) / 1000 }),
+  ];
+}
+
+/** Appends Set-Cookie values to Elysia's response headers. */
+export function addSetCookies(set: { headers: Record<string, unknown> }, cookies: string[]): void {
+  const existing = set.headers["set-cookie"];
+  const list = Array.isArray(existing) ? existing : existing ? [String(existing)] : [];
+  set.headers["set-cookie"] = [...list, ...cookies];
+}
+
+/**
+ * Per-request context every Client API route plugin uses: the caller's IP, and the
+ * `auth` macro. A route with `{ auth: true }` receives `user` and `session` (renewing
+ * cookies when the access token had expired) or fails with UNAUTHORIZED.
+ */
+export function requestContext(app: App) {
+  return new Elysia({ name: "request-context" })
+    .derive({ as: "global" }, ({ request, server }) => ({
+      ip: clientIp(request, server, app.config.trustProxy),
+    }))
+    .macro({
+      auth: {
+        async resolve({ request, server, set }) {
+          const found = await resolveAuth(app, request, clientIp(request, server, app.config.trustProxy));
+          if (!found) throw unauthorized();
+          assertUsable(found.user);
+          if (found.renewed) addSetCookies(set as never, sessionCookies(app, found.renewed));
+          return { user: found.user, session: found.session };
+        },
+      },
+    });
+}
+
+export async function resolveAuth(app: App, request: Request, ip: string): Promise<Authenticated | null> {
+  const cookies = parseCookies(request.headers.get("cookie"));
+  if (!cookies[ACCESS_COOKIE] && !cookies[REFRESH_COOKIE]) return null;
+  return authenticate(app.db, app.clock.now(), sessionTtls(app), {
+    access: cookies[ACCESS_COOKIE],
+    refresh: cookies[REFRESH_COOKIE],
+    ip,
+  });
+}

@@ -1,0 +1,38 @@
+import { AppError, type FieldErrors } from "../lib/errors";
+import type { Logger } from "../lib/log";
+
+/**
+ * Turns anything thrown inside a Client API handler into an AppError: our own errors
+ * pass through, Elysia's schema errors become 422 VALIDATION_ERROR with fieldErrors,
+ * unparsable bodies 400, unknown routes 404, and anything else a 500 that leaks nothing.
+ */
+export function toAppError(code: string | number, error: unknown, log: Logger, path: string): AppError {
+  if (error instanceof AppError) return error;
+  switch (code) {
+    case "VALIDATION":
+      return new AppError(422, "VALIDATION_ERROR", "Invalid request", { fieldErrors: schemaFieldErrors(error) });
+    case "PARSE":
+      return new AppError(400, "VALIDATION_ERROR", "Request body is not valid JSON or form data", { fieldErrors: { body: ["could not be parsed"] } });
+    case "NOT_FOUND":
+      return new AppError(404, "NOT_FOUND", "Not found");
+    case "INVALID_COOKIE_SIGNATURE":
+      return new AppError(401, "UNAUTHORIZED", "Unauthorized");
+  }
+  const status = (error as { status?: unknown })?.status;
+  if (status === 413) return new AppError(413, "VALIDATION_ERROR", "Request body is too large", { fieldErrors: { body: ["is too large"] } });
+  log.error("unhandled error", { path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  return new AppError(500, "INTERNAL_ERROR", "Internal server error");
+}
+
+function schemaFieldErrors(error: unknown): FieldErrors {
+  const out: FieldErrors = {};
+  const all = (error as { all?: Array<{ path?: string; message?: string; summary?: string }> }).all ?? [];
+  for (const issue of all) {
+    const field = (issue.path ?? "").replace(/^\//, "").replace(/\//g, ".") || "body";
+    const message = issue.summary ?? issue.message ?? "is invalid";
+    const list = (out[field] ??= []);
+    if (!list.includes(message)) list.push(message);
+  }
+  if (Object.keys(out).length === 0) out.body = ["is invalid"];
+  return out;
+}

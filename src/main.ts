@@ -1,0 +1,45 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { createApp, DATABASE_FILE, type App } from "./app";
+import type { ConfigKey } from "./config";
+import { createHttpApp } from "./http/server";
+import type { Logger } from "./lib/log";
+import type { Clock } from "./lib/clock";
+
+export interface RunningServer {
+  app: App;
+  url: string;
+  port: number;
+  /** Stops accepting, lets in-flight requests finish, closes the database. */
+  stop(): Promise<void>;
+}
+
+/** config → createApp → migrate → listen. Used by `socialctl serve` and by tests. */
+export async function startServer(opts: {
+  dataDir: string;
+  overrides?: Partial<Record<ConfigKey, unknown>>;
+  log?: Logger;
+  clock?: Clock;
+}): Promise<RunningServer> {
+  const app = await createApp({ dataDir: opts.dataDir, overrides: opts.overrides, log: opts.log, clock: opts.clock });
+  const http = createHttpApp(app);
+  // long polls (getUpdates up to 25 s) and streams outlive Bun's 10 s idle default
+  http.listen({ port: app.config.port, hostname: app.config.host, idleTimeout: 60, maxRequestBodySize: 130 * 1024 * 1024 });
+  const server = http.server!;
+  const port = server.port!;
+  let stopping: Promise<void> | null = null;
+  return {
+    app,
+    port,
+    url: `http://${app.config.host === "0.0.0.0" ? "127.0.0.1" : app.config.host}:${port}`,
+    stop() {
+      stopping ??= (async () => {
+        await server.stop(false);
+        await app.close();
+      })();
+      return stopping;
+    },
+  };
+}
+
+export const isInitialised = (dataDir: string) => existsSync(join(dataDir, DATABASE_FILE));

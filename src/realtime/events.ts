@@ -1,0 +1,40 @@
+/**
+ * The closed list of realtime event names, shared by the server and the web client,
+ * with the payload each carries. An event the client does not know is dropped by it,
+ * so a new name is added here and in the client together.
+ */
+export interface RealtimeEvents {
+  /** a new message in a chat; the message as the Client API shows it */
+  "message:new": { conversationId: string; message: unknown };
+  "message:edited": { conversationId: string; message: unknown };
+  "message:deleted": { conversationId: string; messageId: string };
+  /** someone read a chat up to a message */
+  "message:read": { conversationId: string; userId: string; messageId: string };
+  "message:reaction": { conversationId: string; messageId: string; reactions: unknown };
+  "typing": { conversationId: string; user: { id: string; username: string } };
+  "chat:updated": { conversationId: string; chat: unknown };
+  "post:deleted": { postId: string };
+  "feed:new": { postIds: string[] };
+  "notification:new": { notification: unknown; unreadCount: number };
+  "story:new": { storyId: string; author: { id: string; username: string } };
+  "stars:balance": { balance: number };
+  /** the server closes this session's streams (sign-out, revoked session) */
+  "session:revoked": { sessionId: string };
+}
+
+export type RealtimeEventName = keyof RealtimeEvents;
+export const realtimeEventNames = [
+  "message:new",
+  "message:edited",
+  "message:deleted",
+  "message:read",
+  "message:reaction",
+  "typing",
+  "chat:updated",
+  "post:deleted",
+  "feed:new",
+  "notification:new",
+  "story:new",
+  "stars:balance",
+  "session:revoked",
+] as const satisfies readonly RealtimeEventName[];

@@ -1,0 +1,44 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ConfigKey } from "../config";
+import { ManualClock } from "../lib/clock";
+import { silentLogger, type Logger } from "../lib/log";
+import { startServer, type RunningServer } from "../main";
+
+export interface TestServer extends RunningServer {
+  clock: ManualClock;
+  dataDir: string;
+}
+
+/**
+ * A real server on a random loopback port over a fresh data dir. Limits are lifted
+ * (every test shares 127.0.0.1) unless the test sets them; registration is open.
+ */
+export async function startTestServer(overrides: Partial<Record<ConfigKey, unknown>> = {}, opts: { log?: Logger } = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), "socialctl-test-"));
+  const clock = new ManualClock();
+  const running = await startServer({
+    dataDir,
+    clock,
+    log: opts.log ?? (process.env.TEST_LOG ? undefined : silentLogger),
+    overrides: {
+      port: 0,
+      host: "127.0.0.1",
+      registration: "open",
+      "limits.clientRps": 1_000_000,
+      "limits.loginPer10Min": 1_000_000,
+      "limits.botCallsPerMinute": 1_000_000,
+      ...overrides,
+    },
+  });
+  return {
+    ...running,
+    clock,
+    dataDir,
+    async stop() {
+      await running.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
