@@ -4,6 +4,7 @@ import { migrateToLatest, openStorage, type Db, type Storage } from "./db";
 import { systemClock, type Clock } from "./lib/clock";
 import { createLogger, type Logger } from "./lib/log";
 import { EventBroker } from "./realtime/broker";
+import { DomainHooks } from "./domain/hooks";
 
 export const VERSION = "0.1.0";
 export const DATABASE_FILE = "social.db";
@@ -17,6 +18,8 @@ export interface App {
   readonly log: Logger;
   readonly clock: Clock;
   readonly events: EventBroker;
+  /** cross-feature reactions inside the process (see domain/hooks.ts) */
+  readonly hooks: DomainHooks;
   /** instance secret: HMAC key for CSRF tokens and signed links */
   readonly secret: string;
   readonly startedAt: number;
@@ -51,6 +54,7 @@ export async function createApp(opts: CreateAppOptions): Promise<App> {
     log,
     clock: opts.clock ?? systemClock,
     events: new EventBroker(),
+    hooks: new DomainHooks(log),
     secret,
     startedAt: Date.now(),
     onClose: (hook) => closeHooks.push(hook),
