@@ -5,6 +5,7 @@ import { systemClock, type Clock } from "./lib/clock";
 import { createLogger, type Logger } from "./lib/log";
 import { EventBroker } from "./realtime/broker";
 import { DomainHooks } from "./domain/hooks";
+import { installFeatureHooks } from "./features";
 
 export const VERSION = "0.1.0";
 export const DATABASE_FILE = "social.db";
@@ -71,5 +72,6 @@ export async function createApp(opts: CreateAppOptions): Promise<App> {
       await storage.close();
     },
   };
+  installFeatureHooks(app);
   return app;
 }

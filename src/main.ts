@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { createApp, DATABASE_FILE, type App } from "./app";
 import type { ConfigKey } from "./config";
 import { createHttpApp } from "./http/server";
+import { startFeatureWorkers } from "./features";
 import type { Logger } from "./lib/log";
 import type { Clock } from "./lib/clock";
 
@@ -23,6 +24,7 @@ export async function startServer(opts: {
 }): Promise<RunningServer> {
   const app = await createApp({ dataDir: opts.dataDir, overrides: opts.overrides, log: opts.log, clock: opts.clock });
   const http = createHttpApp(app);
+  startFeatureWorkers(app);
   // long polls (getUpdates up to 25 s) and streams outlive Bun's 10 s idle default
   http.listen({ port: app.config.port, hostname: app.config.host, idleTimeout: 60, maxRequestBodySize: 130 * 1024 * 1024 });
   const server = http.server!;
