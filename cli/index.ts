@@ -5,8 +5,14 @@ import { fail, type GlobalOptions } from "./output";
 import { registerInit } from "./commands/init";
 import { registerServe } from "./commands/serve";
 import { registerUser } from "./commands/user";
+import { registerModeration } from "./commands/moderation";
 import { registerConfig } from "./commands/config";
 import { registerMigrate } from "./commands/migrate";
+import { registerBackup } from "./commands/backup";
+import { registerStatus } from "./commands/status";
+import { registerMedia } from "./commands/media";
+import { registerBot } from "./commands/bot";
+import { registerStars } from "./commands/stars";
 
 /** The socialctl command tree. A command file registers itself with one line here. */
 export function buildProgram(): Command {
@@ -16,13 +22,18 @@ export function buildProgram(): Command {
     .option("--data-dir <dir>", "instance data directory (env SOCIAL_DATA_DIR)", undefined)
     .option("--json", "print exactly one JSON document on stdout")
     .option("-y, --yes", "accept defaults, never prompt")
-    .showHelpAfterError()
     .exitOverride();
   registerInit(program);
   registerServe(program);
   registerUser(program);
+  registerModeration(program);
   registerConfig(program);
   registerMigrate(program);
+  registerBackup(program);
+  registerStatus(program);
+  registerMedia(program);
+  registerBot(program);
+  registerStars(program);
   return program;
 }
 

@@ -44,7 +44,9 @@ export async function createApp(opts: CreateAppOptions): Promise<App> {
   const log = opts.log ?? createLogger({ format: config["log.format"], level: config["log.level"] });
   const secret = ensureInstanceSecret(opts.dataDir);
   const storage = openStorage(join(opts.dataDir, DATABASE_FILE));
-  if (opts.migrate !== false) await migrateToLatest(storage.db);
+  if (opts.migrate !== false) {
+    await migrateToLatest(storage.db, { onProgress: (p) => log.info(p.ms === undefined ? "applying migration" : "migration applied", { migration: p.name, step: `${p.index}/${p.total}`, ms: p.ms && Math.round(p.ms) }) });
+  }
   const closeHooks: Array<() => void | Promise<void>> = [];
   let closed = false;
   const app: App = {

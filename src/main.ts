@@ -4,6 +4,7 @@ import { createApp, DATABASE_FILE, type App } from "./app";
 import type { ConfigKey } from "./config";
 import { createHttpApp } from "./http/server";
 import { startFeatureWorkers } from "./features";
+import { endLongPolls } from "./domain/bots/updates";
 import type { Logger } from "./lib/log";
 import type { Clock } from "./lib/clock";
 
@@ -36,6 +37,8 @@ export async function startServer(opts: {
     url: `http://${app.config.host === "0.0.0.0" ? "127.0.0.1" : app.config.host}:${port}`,
     stop() {
       stopping ??= (async () => {
+        // bot long polls answer now instead of holding the shutdown up to their timeout
+        endLongPolls(app);
         await server.stop(false);
         await app.close();
       })();

@@ -30,6 +30,7 @@ export async function initInstance(opts: GlobalOptions, answers: InitAnswers) {
       let admin: { id: string; username: string } | undefined;
       if (answers.admin) {
         const u = await createUser(app.db, app.clock.now(), { ...answers.admin, isAdmin: true, verified: true });
+        await app.hooks.emit("user:created", { userId: u.id });
         admin = { id: u.cuid, username: u.username };
       }
       return { dataDir, created: !existed, config: readConfigFile(dataDir), baseUrl: app.config.baseUrl, admin };

@@ -14,9 +14,16 @@ export function registerMigrate(program: Command) {
       const opts = globals(cmd);
       const app = await createApp({ dataDir: resolveDataDir(opts.dataDir), log: silentLogger, migrate: false });
       try {
-        const result = await migrateToLatest(app.db);
+        const result = await migrateToLatest(app.db, {
+          onProgress: (p) => {
+            if (!opts.json) process.stderr.write(p.ms === undefined ? `applying ${p.name} (${p.index}/${p.total})…\n` : `  done in ${Math.round(p.ms)} ms\n`);
+          },
+        });
         const applied = (result.results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
-        emit(opts, { applied }, applied.length ? `Applied:\n${applied.join("\n")}` : "Schema is up to date.");
+        emit(opts, { applied, snapshot: result.snapshot }, [
+          applied.length ? `Applied:\n${applied.join("\n")}` : "Schema is up to date.",
+          result.snapshot ? `The database as it was before: ${result.snapshot}` : "",
+        ].filter(Boolean).join("\n"));
       } finally {
         await app.close();
       }

@@ -3,6 +3,7 @@ import { resolveDataDir } from "../../src/config";
 import { isInitialised, startServer } from "../../src/main";
 import { globals } from "../context";
 import { initInstance } from "./init";
+import { assertNoServerRunning, claimServerLock } from "../../src/ops/server-lock";
 
 export function registerServe(program: Command) {
   program
@@ -15,7 +16,9 @@ export function registerServe(program: Command) {
       const dataDir = resolveDataDir(opts.dataDir);
       const fresh = !isInitialised(dataDir);
       if (fresh) await initInstance({ ...opts, json: false }, {});
+      assertNoServerRunning(dataDir, "starting another");
       const server = await startServer({ dataDir, overrides: { port: flags.port, host: flags.host } });
+      claimServerLock(server);
       const { app } = server;
       app.log.info("listening", { url: server.url, baseUrl: app.config.baseUrl, dataDir });
       if (fresh) {

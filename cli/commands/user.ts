@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { createUser, requireUserByUsername, setDisabled, setPassword } from "../../src/domain/users/service";
 import { revokeOtherSessions } from "../../src/domain/sessions/service";
+import { banUserDevices, unbanUserDevices } from "../../src/domain/auth/devices";
 import { toIso } from "../../src/lib/clock";
 import { emit, interactive, CliError } from "../output";
 import { globals, withApp } from "../context";
@@ -20,9 +21,11 @@ export function registerUser(program: Command) {
     .option("--verified", "mark the e-mail address as confirmed")
     .action(async (f: { email: string; username: string; password: string; displayName?: string; admin?: boolean; verified?: boolean }, cmd: Command) => {
       const opts = globals(cmd);
-      const u = await withApp(opts, (app) =>
-        createUser(app.db, app.clock.now(), { email: f.email, username: f.username, password: f.password, displayName: f.displayName, isAdmin: f.admin, verified: f.verified }),
-      );
+      const u = await withApp(opts, async (app) => {
+        const created = await createUser(app.db, app.clock.now(), { email: f.email, username: f.username, password: f.password, displayName: f.displayName, isAdmin: f.admin, verified: f.verified });
+        await app.hooks.emit("user:created", { userId: created.id });
+        return created;
+      });
       emit(opts, { id: u.cuid, username: u.username, email: u.email, admin: u.is_admin === 1, verified: u.email_verified_at !== null }, `Created ${u.username} <${u.email}>`);
     });
 
@@ -82,5 +85,23 @@ export function registerUser(program: Command) {
         await revokeOtherSessions(app.db, app.clock.now(), u.id, null);
       });
       emit(opts, { username, passwordChanged: true }, `Password of ${username} changed`);
+    });
+
+  user
+    .command("ban-devices <username>")
+    .description("ban every device the account has signed in from (DEVICE_BANNED), whoever uses it")
+    .action(async (username: string, _f: unknown, cmd: Command) => {
+      const opts = globals(cmd);
+      const banned = await withApp(opts, async (app) => banUserDevices(app.db, app.clock.now(), (await requireUserByUsername(app.db, username)).id));
+      emit(opts, { username, bannedDevices: banned }, `${banned} device(s) of ${username} banned`);
+    });
+
+  user
+    .command("unban-devices <username>")
+    .description("lift the device bans placed through the account")
+    .action(async (username: string, _f: unknown, cmd: Command) => {
+      const opts = globals(cmd);
+      const lifted = await withApp(opts, async (app) => unbanUserDevices(app.db, (await requireUserByUsername(app.db, username)).id));
+      emit(opts, { username, unbannedDevices: lifted }, `${lifted} device ban(s) of ${username} lifted`);
     });
 }

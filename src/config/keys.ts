@@ -1,3 +1,5 @@
+import { parseDurationSeconds } from "../ops/duration";
+
 /**
  * Every config key the service knows, with its default and parser. Names are a contract
  * (product.md): scripts and tests set them with `socialctl config set KEY VALUE`.
@@ -51,6 +53,14 @@ export const configKeys = {
   "limits.blockAfterRejections": spec(200, int(1, 100000000), "rate-limited requests within a minute after which an address is blocked"),
   "limits.blockSeconds": spec(600, int(1, 86400), "how long a hammering address stays blocked"),
   "limits.botCallsPerMinute": spec(600, int(1, 1000000), "Bot API calls per token per minute"),
+  "limits.postsPerHour": spec(60, int(1, 1000000), "new posts and reposts per account per hour"),
+  "limits.commentsPerHour": spec(200, int(1, 1000000), "new comments per account per hour"),
+  "moderation.blockedWords": spec("", str, "comma-separated words that make a post or comment rejected (CONTENT_REJECTED)"),
+  "limits.followsPerHour": spec(200, int(1, 1000000), "follow and unfollow actions per account per hour"),
+  "limits.messagesPerMinute": spec(120, int(1, 1000000), "chat messages (sends and forwards) per account per minute in the Client API"),
+  "realtime.heartbeatSeconds": spec(15, int(1, 300), "heartbeat interval of realtime streams (SSE comments, WebSocket pings)"),
+  "realtime.retentionSeconds": spec(300, int(1, 86400), "how long recent events are kept for resuming a realtime stream"),
+  "realtime.maxBufferedEvents": spec(1000, int(10, 1000000), "events a slow realtime connection may fall behind before it is disconnected"),
   "payments.preCheckoutTimeoutSeconds": spec(10, int(1, 300), "wait for answerPreCheckoutQuery"),
   "payments.holdSeconds": spec(259200, int(0, 31536000), "income hold before withdrawal"),
   "bot.allowPrivateWebhooks": spec(false, bool, "allow http and loopback/private addresses for webhooks and file URLs"),
@@ -61,6 +71,10 @@ export const configKeys = {
   "smtp.from": spec("", str, "sender address of e-mails"),
   "log.format": spec<"json" | "human">("json", oneOf("json", "human"), "server log format"),
   "log.level": spec<"debug" | "info" | "warn" | "error">("info", oneOf("debug", "info", "warn", "error"), "server log level"),
+  "backup.every": spec(0, parseDurationSeconds, "seconds between automatic backups by the server (0 off; 30m, 6h, 1d accepted)"),
+  "backup.keep": spec(7, int(1, 10000), "automatic backups kept in data/backups (older ones are removed)"),
+  "housekeeping.everySeconds": spec(600, int(1, 86400), "how often the server checkpoints the WAL, optimizes the database and runs cleanups"),
+  "uploads.abandonAfterHours": spec(24, int(1, 87600), "uploads never attached to anything are removed after this many hours"),
 } satisfies Record<string, KeySpec<unknown>>;
 
 export type ConfigKey = keyof typeof configKeys;

@@ -8,16 +8,45 @@ import { clientErrorBody, clientErrorResponse } from "./envelope";
 import { toAppError } from "./errors";
 import { AbuseGuard, RateLimiter } from "./rate-limit";
 import { clientApiRoutes } from "../clientapi";
+import { healthz } from "../ops/health";
+import { fileRoutes } from "../media/serve";
+import { botApiRoutes } from "../botapi/routes";
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 /** Paths of the Client API: CSRF and per-IP limits apply. The Bot API has its own rules. */
 export function isClientApiPath(pathname: string): boolean {
-  return pathname.startsWith("/api/") && !pathname.startsWith("/api/bot");
+  // only token paths (/api/bot/<token>/..., /api/bot<id>:...) are the Bot API; /api/bots is the Client API
+  return pathname.startsWith("/api/") && !pathname.startsWith("/api/bot/") && !/^\/api\/bot\d/.test(pathname);
 }
 
-/** Hides tokens in paths before they reach a log line. */
-export const redactPath = (pathname: string): string => pathname.replace(/\/(api\/)?bot\/?[^/]+/, (m) => m.replace(/bot\/?[^/]+/, "bot<redacted>"));
+/** Hides bot tokens (/bot<token>/…, /api/bot<token>/…, /api/bot/<token>/…) before a path reaches a log line. */
+export const redactPath = (pathname: string): string => pathname.replace(/^(\/api\/bot\/|\/api\/bot(?=\d)|\/bot(?!s\/|s$))[^/]*/, "$1<redacted>");
+
+/**
+ * One log line per request (method, path without tokens, status, duration to the response
+ * head), never headers or cookies. Wraps the whole fetch handler, so answers given early by
+ * guards and by the Bot API are logged too.
+ */
+function logRequests(app: App) {
+  return (handle: (...args: unknown[]) => unknown, request: Request) =>
+    async (...args: unknown[]) => {
+      const t0 = performance.now();
+      let status = 500;
+      try {
+        const res = await handle(...args);
+        if (res instanceof Response) status = res.status;
+        return res;
+      } finally {
+        app.log.info("request", {
+          method: request.method,
+          path: redactPath(new URL(request.url).pathname),
+          status,
+          ms: Math.round((performance.now() - t0) * 10) / 10,
+        });
+      }
+    };
+}
 
 /** The root HTTP app: global guards, error mapping, and every surface's routes. */
 export function createHttpApp(app: App) {
@@ -26,11 +55,9 @@ export function createHttpApp(app: App) {
     () => app.config["limits.blockAfterRejections"],
     () => app.config["limits.blockSeconds"] * 1000,
   );
-  const started = new WeakMap<Request, number>();
-
   return new Elysia({ name: "root" })
+    .wrap(logRequests(app))
     .onRequest(({ request, server }) => {
-      started.set(request, performance.now());
       const url = new URL(request.url);
       if (!isClientApiPath(url.pathname)) return;
       const ip = clientIp(request, server, app.config.trustProxy);
@@ -51,24 +78,16 @@ export function createHttpApp(app: App) {
     })
     .onError({ as: "global" }, ({ code, error, set, request }) => {
       const path = new URL(request.url).pathname;
-      const err = toAppError(code, error, app.log, path);
+      const err = toAppError(code, error, app.log, redactPath(path));
       set.status = err.status;
       if (err.retryAfter !== undefined) set.headers["retry-after"] = String(err.retryAfter);
       set.headers["content-type"] = "application/json; charset=utf-8";
       return clientErrorBody(err);
     })
-    .onAfterResponse({ as: "global" }, ({ request, set }) => {
-      const t0 = started.get(request);
-      const url = new URL(request.url);
-      app.log.info("request", {
-        method: request.method,
-        path: redactPath(url.pathname),
-        status: typeof set.status === "number" ? set.status : 200,
-        ms: t0 === undefined ? undefined : Math.round((performance.now() - t0) * 10) / 10,
-      });
-    })
-    .get("/healthz", () => ({ status: "ok" }))
-    .use(clientApiRoutes(app));
+    .get("/healthz", () => healthz(app))
+    .use(clientApiRoutes(app))
+    .use(fileRoutes(app))
+    .use(botApiRoutes(app));
 }
 
 export type HttpApp = ReturnType<typeof createHttpApp>;

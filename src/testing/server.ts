@@ -6,6 +6,13 @@ import { ManualClock } from "../lib/clock";
 import { silentLogger, type Logger } from "../lib/log";
 import { startServer, type RunningServer } from "../main";
 
+function freeLoopbackPort(): number {
+  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = probe.port!;
+  probe.stop(true);
+  return port;
+}
+
 export interface TestServer extends RunningServer {
   clock: ManualClock;
   dataDir: string;
@@ -18,12 +25,14 @@ export interface TestServer extends RunningServer {
 export async function startTestServer(overrides: Partial<Record<ConfigKey, unknown>> = {}, opts: { log?: Logger } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "socialctl-test-"));
   const clock = new ManualClock();
+  // a concrete port (not 0) so the derived baseUrl, and the file URLs built from it, are fetchable
+  const port = overrides.port ?? freeLoopbackPort();
   const running = await startServer({
     dataDir,
     clock,
     log: opts.log ?? (process.env.TEST_LOG ? undefined : silentLogger),
     overrides: {
-      port: 0,
+      port,
       host: "127.0.0.1",
       registration: "open",
       "limits.clientRps": 1_000_000,

@@ -3,13 +3,14 @@ import { findUserByEmail } from "../../domain/users/service";
 import type { UserRow } from "../../domain/users/table";
 import { AppError } from "../../lib/errors";
 import { verifyPassword } from "../../lib/crypto";
+import { checkSecondFactor } from "../../domain/auth/two-factor";
 import { loginLimiter } from "./limits";
 
 // A real bcrypt hash of a random string: unknown e-mails still pay for one verification,
 // so response time does not reveal which addresses have accounts.
 const DUMMY_HASH = "$2b$10$CwTycUXWue0Thq9StjUM0uJ8.nMv1mYJ3bZ8uP9H5fJ2fQqGqGqGq";
 
-/** Checks credentials (and later the second factor); returns the account allowed to sign in. */
+/** Checks credentials, account state and the second factor; returns the account allowed to sign in. */
 export async function signIn(app: App, input: { email: string; password: string; twoFactorCode?: string; ip: string }): Promise<UserRow> {
   loginLimiter(app).consume(input.ip);
   const user = await findUserByEmail(app.db, input.email.trim());
@@ -21,5 +22,6 @@ export async function signIn(app: App, input: { email: string; password: string;
   if (app.config["auth.requireVerifiedEmail"] && !user.email_verified_at) {
     throw new AppError(403, "EMAIL_NOT_VERIFIED", "Confirm your e-mail address first");
   }
+  await checkSecondFactor(app, user, input.twoFactorCode);
   return user;
 }

@@ -39,7 +39,7 @@ export async function createSession(
   db: Db,
   now: number,
   ttls: SessionTtls,
-  input: { userId: number; userAgent: string; ip: string },
+  input: { userId: number; userAgent: string; ip: string; deviceId?: string | null },
 ): Promise<{ session: SessionRow; tokens: IssuedTokens }> {
   const cuid = newCuid();
   const access = makeToken(cuid);
@@ -55,6 +55,7 @@ export async function createSession(
       refresh_expires_at: now + ttls.refreshTtlMs,
       user_agent: input.userAgent.slice(0, 512),
       ip: input.ip,
+      device_id: input.deviceId ?? null,
       created_at: now,
       last_seen_at: now,
     })
@@ -155,6 +156,17 @@ export async function revokeOtherSessions(db: Db, now: number, userId: number, k
   const rows = await q.returning("cuid").execute();
   return rows.map((r) => r.cuid);
 }
+
+/** USER's live session with public id CUID, if any. */
+export const findLiveSession = (db: Db, now: number, userId: number, cuid: string) =>
+  db
+    .selectFrom("sessions")
+    .selectAll()
+    .where("user_id", "=", userId)
+    .where("cuid", "=", cuid)
+    .where("revoked_at", "is", null)
+    .where("refresh_expires_at", ">", now)
+    .executeTakeFirst();
 
 export async function listLiveSessions(db: Db, now: number, userId: number): Promise<SessionRow[]> {
   return db

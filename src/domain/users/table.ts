@@ -22,6 +22,10 @@ export interface UsersTable {
   posting_blocked_until: number | null;
   two_factor_method: Generated<"none" | "totp" | "email" | "messenger">;
   totp_secret: string | null;
+  /** secret shown by totp/setup, waiting for a first correct code */
+  totp_pending_secret: string | null;
+  /** last TOTP time step accepted, so a code cannot be replayed */
+  totp_last_step: number | null;
   /** JSON array of sha256 hashes of unused recovery codes */
   recovery_codes: string | null;
   created_at: number;

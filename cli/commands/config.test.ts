@@ -1,0 +1,66 @@
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { join } from "node:path";
+import { CLI, cliHarness } from "./test-cli";
+
+const { tmp, run, runJson, expectOneLineFailure, cleanup } = cliHarness();
+afterAll(cleanup);
+// each step spawns processes; a busy machine (parallel test runs) makes them slow
+setDefaultTimeout(30_000);
+
+describe("socialctl config, migrate, serve", () => {
+  test("init", async () => {
+    expect((await runJson("init", "--yes", "--registration", "open")).json.created).toBe(true);
+  });
+
+  test("config get / set validate keys and values", async () => {
+    expect((await runJson("config", "set", "limits.clientRps", "50")).json).toEqual({ key: "limits.clientRps", value: 50 });
+    const [one, plain, all] = await Promise.all([
+      runJson("config", "get", "limits.clientRps"),
+      run("config", "get", "registration"),
+      runJson("config", "get"),
+      expectOneLineFailure(run("config", "set", "no.such.key", "1"), /unknown config key "no.such.key"/),
+      expectOneLineFailure(run("config", "get", "no.such.key"), /unknown config key/),
+      expectOneLineFailure(run("config", "set", "port", "seventy"), /config key "port" must be an integer/),
+      expectOneLineFailure(run("config", "set", "baseUrl", "ftp://x"), /must be an absolute http\(s\) URL/),
+    ]);
+    expect(one.json).toEqual({ key: "limits.clientRps", value: 50 });
+    expect(plain.stdout.trim()).toBe("open");
+    expect(all.json["limits.clientRps"]).toBe(50);
+    expect((await runJson("config", "set", "auth.requireVerifiedEmail", "true")).json.value).toBe(true);
+  });
+
+  test("migrate reports nothing pending on a current database", async () => {
+    const r = await runJson("migrate");
+    expect(r.code).toBe(0);
+    expect(r.json).toMatchObject({ applied: [] });
+  });
+
+  test("commands other than init refuse an uninitialised dir", () => {
+    const empty = tmp();
+    const p = Bun.spawnSync([process.execPath, CLI, "--data-dir", empty, "user", "list"], { stdin: "ignore" });
+    expect(p.exitCode).toBe(1);
+    expect(p.stderr.toString().trim()).toBe(`socialctl: no instance in ${empty}: run 'socialctl init' first`);
+  });
+
+  test("serve on an empty dir initialises, answers /healthz and stops on SIGTERM", async () => {
+    const empty = tmp();
+    const proc = Bun.spawn([process.execPath, CLI, "--data-dir", empty, "serve", "--port", "0", "--host", "127.0.0.1"], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    const reader = proc.stderr.getReader();
+    let err = "";
+    let url: string | undefined;
+    const deadline = Date.now() + 15_000;
+    while (!url && Date.now() < deadline) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      err += new TextDecoder().decode(value);
+      url = err.match(/"msg":"listening".*?"url":"(http:\/\/[^"]+)"/)?.[1];
+    }
+    expect(url).toBeDefined();
+    const health = await fetch(`${url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: "ok" });
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+    expect(await Bun.file(join(empty, "social.db")).exists()).toBe(true);
+  });
+});

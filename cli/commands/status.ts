@@ -1,0 +1,45 @@
+import type { Command } from "commander";
+import { resolveDataDir } from "../../src/config";
+import { collectStatus, type InstanceStatus } from "../../src/ops/status";
+import { emit } from "../output";
+import { globals } from "../context";
+import { formatBytes } from "./backup";
+
+function describe(s: InstanceStatus): string {
+  const lines = [`socialctl ${s.version}, data dir ${s.dataDir}`];
+  if (!s.initialised) return [...lines, "No instance here yet: run 'socialctl init' or 'socialctl serve'."].join("\n");
+  const srv = s.server;
+  lines.push(
+    srv.running
+      ? `server: running (pid ${srv.pid}, ${srv.url})${srv.healthy ? `, up ${formatDuration(srv.uptimeSeconds ?? 0)}` : ", NOT answering /healthz"}`
+      : "server: not running",
+    `database: ${formatBytes(s.database.sizeBytes)} (WAL ${formatBytes(s.database.walSizeBytes)})`,
+    `files: ${s.files.count} (${formatBytes(s.files.totalBytes)})`,
+  );
+  for (const [kind, v] of Object.entries(s.files.byKind ?? {})) lines.push(`  ${kind}: ${v.count} (${formatBytes(v.bytes)})`);
+  const counts = Object.entries(s.counts).filter(([, n]) => n !== null).map(([k, n]) => `${k} ${n}`);
+  if (counts.length) lines.push(`counts: ${counts.join(", ")}`);
+  lines.push(s.lastBackup ? `last backup: ${s.lastBackup.createdAt} ${s.lastBackup.path} (${formatBytes(s.lastBackup.sizeBytes)})` : "last backup: none");
+  lines.push(`schema: ${s.schema.version ?? "empty"}`);
+  if (s.schema.pending.length) lines.push(`pending migrations (applied by 'socialctl migrate' or on serve): ${s.schema.pending.join(", ")}`);
+  if (s.schema.unknown.length) lines.push(`WARNING: the database has migrations this socialctl does not know (${s.schema.unknown.join(", ")}): it was made by a newer version`);
+  return lines.join("\n");
+}
+
+function formatDuration(seconds: number): string {
+  const d = Math.floor(seconds / 86400);
+  const h = Math.floor((seconds % 86400) / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  return d ? `${d}d ${h}h` : h ? `${h}h ${m}m` : `${m}m ${seconds % 60}s`;
+}
+
+export function registerStatus(program: Command) {
+  program
+    .command("status")
+    .description("version, running server, sizes, counts, last backup, pending migrations")
+    .action(async (_f: unknown, cmd: Command) => {
+      const opts = globals(cmd);
+      const status = await collectStatus(resolveDataDir(opts.dataDir));
+      emit(opts, status, () => describe(status));
+    });
+}

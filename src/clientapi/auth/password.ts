@@ -1,0 +1,42 @@
+import { Elysia, t } from "elysia";
+import type { App } from "../../app";
+import { changePassword, requestPasswordReset, resetPassword } from "../../domain/auth/passwords";
+import { requestContext } from "../../http/context";
+import { ok } from "../../http/envelope";
+import { loginLimiter } from "./limits";
+
+const Password = t.String({ minLength: 1, maxLength: 128 });
+
+/** Password change (signed in), forgotten-password mail, and reset with the mailed token. */
+export function passwordRoutes(app: App) {
+  return new Elysia({ name: "client-auth-password" })
+    .use(requestContext(app))
+    .post(
+      "/password/change",
+      async ({ body, user, session, ip }) => {
+        // guessing the current password from a stolen session costs login attempts
+        loginLimiter(app).consume(ip);
+        const revokedSessions = await changePassword(app, user, session.id, body.currentPassword, body.newPassword);
+        return ok({ passwordChanged: true, revokedSessions });
+      },
+      { auth: true, body: t.Object({ currentPassword: Password, newPassword: Password }) },
+    )
+    .post(
+      "/password/forgot",
+      async ({ body, ip }) => {
+        loginLimiter(app).consume(ip);
+        await requestPasswordReset(app, body.email);
+        // the same answer whether or not the address has an account
+        return ok({ sent: true });
+      },
+      { body: t.Object({ email: t.String({ minLength: 1, maxLength: 254 }) }) },
+    )
+    .post(
+      "/password/reset",
+      async ({ body }) => {
+        await resetPassword(app, body.token, body.newPassword);
+        return ok({ passwordChanged: true });
+      },
+      { body: t.Object({ token: t.String({ minLength: 1, maxLength: 200 }), newPassword: Password }) },
+    );
+}

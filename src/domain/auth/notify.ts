@@ -1,0 +1,50 @@
+import type { App } from "../../app";
+import { Mailer, type MailMessage } from "../../lib/mail";
+
+const mailers = new WeakMap<App, Mailer>();
+
+/** The instance's mailer: SMTP when smtp.host is set, else the server log. */
+export function mailerFor(app: App): Mailer {
+  let m = mailers.get(app);
+  if (!m) {
+    const c = app.config;
+    m = new Mailer(
+      c["smtp.host"] ? { host: c["smtp.host"], port: c["smtp.port"], user: c["smtp.user"], password: c["smtp.password"], from: c["smtp.from"] } : null,
+      app.log,
+    );
+    mailers.set(app, m);
+  }
+  return m;
+}
+
+/** Sends MSG without making the request wait for the mail server. */
+export const sendMail = (app: App, msg: MailMessage): void => mailerFor(app).sendLater(msg);
+
+export function verificationMail(app: App, to: string, code: string, token: string): MailMessage {
+  const link = `${app.config.baseUrl}/auth/verify-email?token=${token}`;
+  return {
+    to,
+    subject: "Confirm your e-mail address",
+    text: `Your confirmation code is ${code}.\n\nOr open this link: ${link}\n\nThe code and the link work for 24 hours. If you did not sign up, ignore this message.\n`,
+    logFields: { kind: "email-verification", code, link },
+  };
+}
+
+export function passwordResetMail(app: App, to: string, token: string): MailMessage {
+  const link = `${app.config.baseUrl}/auth/reset-password?token=${token}`;
+  return {
+    to,
+    subject: "Reset your password",
+    text: `To choose a new password, open this link within an hour:\n${link}\n\nIf you did not ask for this, ignore this message; your password stays as it is.\n`,
+    logFields: { kind: "password-reset", token, link },
+  };
+}
+
+export function loginCodeMail(to: string, code: string): MailMessage {
+  return {
+    to,
+    subject: `Your sign-in code: ${code}`,
+    text: `Your sign-in code is ${code}. It works for 10 minutes.\n\nIf you did not try to sign in, change your password.\n`,
+    logFields: { kind: "login-code", code },
+  };
+}

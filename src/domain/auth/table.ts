@@ -1,0 +1,57 @@
+import type { Generated, Selectable } from "kysely";
+
+export interface AuthCaptchasTable {
+  id: Generated<number>;
+  /** the captchaId the client sends back */
+  cuid: string;
+  /** expected answer, lower case */
+  answer: string;
+  expires_at: number;
+  created_at: number;
+}
+
+/** What a one-time code or token proves. */
+export type AuthCodePurpose = "email_verify" | "password_reset" | "login_email" | "login_messenger";
+
+/** One-time secrets sent to a person: a link token, a short code, or both. Only hashes are kept. */
+export interface AuthCodesTable {
+  id: Generated<number>;
+  user_id: number;
+  purpose: AuthCodePurpose;
+  token_hash: string | null;
+  code_hash: string | null;
+  /** wrong guesses of the short code; the code dies after a few */
+  attempts: Generated<number>;
+  expires_at: number;
+  used_at: number | null;
+  created_at: number;
+}
+
+export interface QrLoginsTable {
+  id: Generated<number>;
+  token_hash: string;
+  /** the account that approved the login from a signed-in device */
+  user_id: number | null;
+  expires_at: number;
+  approved_at: number | null;
+  claimed_at: number | null;
+  created_at: number;
+}
+
+export interface BannedDevicesTable {
+  id: Generated<number>;
+  device_id: string;
+  /** whose sessions the device was banned through */
+  user_id: number | null;
+  created_at: number;
+}
+
+export type AuthCodeRow = Selectable<AuthCodesTable>;
+export type QrLoginRow = Selectable<QrLoginsTable>;
+
+export interface AuthTables {
+  auth_captchas: AuthCaptchasTable;
+  auth_codes: AuthCodesTable;
+  qr_logins: QrLoginsTable;
+  banned_devices: BannedDevicesTable;
+}
