@@ -1,0 +1,81 @@
+#!/usr/bin/env bun
+/**
+ * Builds dist/socialctl, one executable holding the server, the CLI and sharp's native
+ * libraries. sharp normally loads its addon and libvips from node_modules, which a copied
+ * binary does not have; so its binding module (sharp/dist/sharp.mjs) is swapped for one
+ * that embeds both files (`with { type: "file" }`) and loads them through
+ * src/media/native.ts, which writes them once under <data-dir>/native/ with the same
+ * relative layout (the addon's rpath $ORIGIN/../../sharp-libvips-<platform>/lib then finds
+ * libvips) and calls process.dlopen.
+ *
+ * Usage: bun scripts/build.ts [--outfile dist/socialctl]
+ */
+import { readdirSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import type { BunPlugin } from "bun";
+
+const root = resolve(import.meta.dir, "..");
+const outArg = process.argv.indexOf("--outfile");
+const outfile = resolve(root, outArg > 0 ? process.argv[outArg + 1]! : "dist/socialctl");
+const platform = `${process.platform}-${process.arch}`;
+
+/** The addon and libvips of this platform, with paths relative to node_modules. */
+export function nativeFiles(): { addon: string; libs: Array<{ abs: string; rel: string }> } {
+  const modules = join(root, "node_modules");
+  const addonDir = join(modules, "@img", `sharp-${platform}`, "lib");
+  const vipsDir = join(modules, "@img", `sharp-libvips-${platform}`, "lib");
+  const addons = readdirSync(addonDir).filter((f) => f.endsWith(".node"));
+  const vips = readdirSync(vipsDir).filter((f) => /^libvips-cpp\.so/.test(f) || /^libvips-cpp.*\.dylib$/.test(f));
+  if (addons.length !== 1) throw new Error(`expected one sharp addon in ${addonDir}, found ${addons.join(", ") || "none"}`);
+  if (vips.length === 0) throw new Error(`no libvips library in ${vipsDir}`);
+  const libs = [join(addonDir, addons[0]!), ...vips.map((f) => join(vipsDir, f))].map((abs) => ({ abs, rel: relative(modules, abs) }));
+  return { addon: libs[0]!.rel, libs };
+}
+
+/**
+ * Swaps sharp's binding modules (ESM and CommonJS) for the embedded loader. The loader module
+ * only holds paths until `loadBinding()` runs, and sharp itself is required lazily by
+ * src/media/sharp.ts, so the binary starts without touching native code.
+ */
+function sharpBindingPlugin(): BunPlugin {
+  const { addon, libs } = nativeFiles();
+  const loader = join(root, "src/media/native.ts");
+  const nativeModule = [
+    `import { loadEmbeddedSharpBinding } from ${JSON.stringify(loader)};`,
+    ...libs.map((lib, i) => `import lib${i} from ${JSON.stringify(lib.abs)} with { type: "file" };`),
+    `export function loadBinding() {`,
+    `  return loadEmbeddedSharpBinding([${libs.map((lib, i) => `{ embedded: lib${i}, rel: ${JSON.stringify(lib.rel)} }`).join(", ")}], ${JSON.stringify(addon)});`,
+    `}`,
+  ].join("\n");
+  return {
+    name: "embed-sharp-native",
+    setup(build) {
+      build.onResolve({ filter: /^socialctl:sharp-native$/ }, () => ({ path: "sharp-native", namespace: "socialctl" }));
+      build.onLoad({ filter: /.*/, namespace: "socialctl" }, () => ({ contents: nativeModule, loader: "js" }));
+      build.onLoad({ filter: /[\\/]sharp[\\/]dist[\\/]sharp\.cjs$/ }, () => ({
+        contents: `module.exports = require("socialctl:sharp-native").loadBinding();`,
+        loader: "js",
+      }));
+      build.onLoad({ filter: /[\\/]sharp[\\/]dist[\\/]sharp\.mjs$/ }, () => ({
+        contents: `import { loadBinding } from "socialctl:sharp-native";\nexport default loadBinding();`,
+        loader: "js",
+      }));
+    },
+  };
+}
+
+if (import.meta.main) {
+  const started = performance.now();
+  const result = await Bun.build({
+    entrypoints: [join(root, "cli/index.ts")],
+    compile: { outfile, autoloadDotenv: false, autoloadBunfig: false },
+    minify: true,
+    sourcemap: "linked",
+    plugins: [sharpBindingPlugin()],
+  });
+  if (!result.success) {
+    for (const log of result.logs) console.error(log);
+    process.exit(1);
+  }
+  console.log(`built ${relative(process.cwd(), outfile) || outfile} in ${Math.round(performance.now() - started)} ms (${dirname(outfile)})`);
+}

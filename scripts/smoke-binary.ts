@@ -1,0 +1,155 @@
+#!/usr/bin/env bun
+/**
+ * End-to-end check of the compiled binary copied ALONE into an empty folder (no
+ * node_modules anywhere near it): builds dist/socialctl, copies it to a temp dir, runs
+ * `init --yes`, `serve` in the background, `user create`, signs in over HTTP, uploads a
+ * PNG and checks that sharp made a webp thumbnail. Exits non-zero with the failing step.
+ *
+ * Usage: bun scripts/smoke-binary.ts [--no-build] [--keep]
+ */
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const root = resolve(import.meta.dir, "..");
+const args = new Set(process.argv.slice(2));
+const binary = join(root, "dist", "socialctl");
+/** a 64×48 blue PNG */
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAEAAAAAwCAIAAAAuKetIAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAfUlEQVRoge2SAQkAURSDlseIF9ckF2M8/sAAOhY+T5O6AQuwviK7kHdJ3YAFWF+RXci7pG7AAqyvyC7kXVI3YAHWV2QX8i6pG7AA6yuyC3mX1A1YgPUV2YW8S+oGLMD6iuxC3iV1AxZgfUV2Ie+SugELsL4iu5B3Sd2AxwN+pm9JD4t01M8AAAAASUVORK5CYII=",
+  "base64",
+);
+
+const step = (text: string) => console.log(`• ${text}`);
+
+function fail(text: string): never {
+  throw new Error(text);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once("error", rej);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+/** Runs the copied binary in DIR with a clean environment (no data dir or port from the caller). */
+async function run(dir: string, argv: string[]): Promise<string> {
+  const proc = Bun.spawn([join(dir, "socialctl"), ...argv], { cwd: dir, env: cleanEnv(), stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) fail(`socialctl ${argv.join(" ")} exited ${code}: ${err.trim() || out.trim()}`);
+  return out;
+}
+
+function cleanEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("SOCIAL_") && k !== "NODE_PATH") env[k] = v;
+  return env;
+}
+
+async function waitForHealth(url: string, proc: { exitCode: number | null }, stderr: () => string): Promise<void> {
+  for (let i = 0; i < 150; i++) {
+    if (proc.exitCode !== null) fail(`serve exited ${proc.exitCode}: ${stderr()}`);
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await Bun.sleep(100);
+  }
+  fail("server did not answer /healthz within 15 s");
+}
+
+export async function smokeBinary(opts: { build?: boolean; keep?: boolean } = {}): Promise<void> {
+  if (opts.build !== false) {
+    step("building dist/socialctl");
+    const build = Bun.spawn([process.execPath, join(root, "scripts/build.ts")], { cwd: root, stdout: "inherit", stderr: "inherit" });
+    if ((await build.exited) !== 0) fail("build failed");
+  }
+  if (!existsSync(binary)) fail(`${binary} does not exist (run the build)`);
+  const dir = mkdtempSync(join(tmpdir(), "socialctl-smoke-"));
+  copyFileSync(binary, join(dir, "socialctl"));
+  Bun.spawnSync(["chmod", "755", join(dir, "socialctl")]);
+  step(`copied the binary alone into ${dir}`);
+  let server: ReturnType<typeof Bun.spawn> | null = null;
+  let serverErr = "";
+  try {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    await run(dir, ["init", "--yes", "--port", String(port), "--base-url", base]);
+    step("init --yes");
+    server = Bun.spawn([join(dir, "socialctl"), "serve", "--port", String(port), "--host", "127.0.0.1"], { cwd: dir, env: cleanEnv(), stdout: "ignore", stderr: "pipe", stdin: "ignore" });
+    void (async () => {
+      for await (const chunk of server!.stderr as ReadableStream<Uint8Array>) serverErr = (serverErr + new TextDecoder().decode(chunk)).slice(-4000);
+    })();
+    await waitForHealth(base, server, () => serverErr);
+    step(`serve on ${base}`);
+
+    const created = JSON.parse(await run(dir, ["--json", "user", "create", "--email", "smoke@example.test", "--username", "smoke", "--password", "smoke password 1", "--verified"]));
+    if (created.username !== "smoke") fail(`user create printed ${JSON.stringify(created)}`);
+    step("user create");
+
+    const jar = new Map<string, string>();
+    const call = async (path: string, init: RequestInit = {}) => {
+      const headers = new Headers(init.headers);
+      headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "));
+      if (jar.has("csrf_token")) headers.set("x-csrf-token", decodeURIComponent(jar.get("csrf_token")!));
+      const res = await fetch(base + path, { ...init, headers });
+      for (const line of res.headers.getSetCookie()) {
+        const [pair] = line.split(";");
+        const eq = pair!.indexOf("=");
+        jar.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1).trim());
+      }
+      return res;
+    };
+    await call("/api/auth/csrf");
+    const login = await call("/api/auth/login", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "smoke@example.test", password: "smoke password 1" }) });
+    if (login.status !== 200) fail(`login answered ${login.status}: ${await login.text()}`);
+    step("signed in over HTTP");
+
+    const form = new FormData();
+    form.append("kind", "avatar");
+    form.append("file", new Blob([PNG], { type: "image/png" }), "smoke.png");
+    const upload = await call("/api/account/upload", { method: "POST", body: form });
+    const body = (await upload.json()) as { success: boolean; data?: { url: string; thumb: string | null; width: number; height: number } };
+    if (upload.status !== 200 || !body.success) fail(`upload answered ${upload.status}: ${JSON.stringify(body)}`);
+    const { url, thumb, width, height } = body.data!;
+    if (width !== 64 || height !== 48) fail(`upload recorded ${width}×${height}, expected 64×48`);
+    if (!thumb) fail("upload made no thumbnail (sharp not working in the binary)");
+    const thumbRes = await fetch(thumb);
+    const bytes = new Uint8Array(await thumbRes.arrayBuffer());
+    const isWebp = new TextDecoder().decode(bytes.subarray(0, 4)) === "RIFF" && new TextDecoder().decode(bytes.subarray(8, 12)) === "WEBP";
+    if (thumbRes.status !== 200 || thumbRes.headers.get("content-type") !== "image/webp" || !isWebp) fail(`thumbnail ${thumb} answered ${thumbRes.status} ${thumbRes.headers.get("content-type")}`);
+    const file = await fetch(url);
+    if (file.status !== 200) fail(`file ${url} answered ${file.status}`);
+    step(`uploaded a PNG; thumbnail ${thumb} is a ${bytes.length}-byte webp`);
+    if (!existsSync(join(dir, "data", "native"))) fail("native libraries were not unpacked under data/native");
+    step(`native libraries unpacked: ${readdirSync(join(dir, "data", "native", "@img")).join(", ")}`);
+  } finally {
+    if (server) {
+      server.kill("SIGTERM");
+      const exited = await Promise.race([server.exited, Bun.sleep(10_000).then(() => null)]);
+      if (exited === null) server.kill("SIGKILL");
+      else if (exited !== 0) console.error(`serve exited ${exited} on SIGTERM: ${serverErr}`);
+      else step("serve stopped on SIGTERM");
+    }
+    if (opts.keep) console.log(`kept ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) {
+  try {
+    await smokeBinary({ build: !args.has("--no-build"), keep: args.has("--keep") });
+    console.log("smoke-binary: OK");
+  } catch (err) {
+    console.error(`smoke-binary: FAILED: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  }
+}

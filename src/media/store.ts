@@ -1,0 +1,106 @@
+import { mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { App } from "../app";
+import { randomToken } from "../lib/ids";
+
+/** A stored file as the server reads it back: size, modification time, and a sliceable body. */
+export interface StoredFile {
+  size: number;
+  mtimeMs: number;
+  /** the whole file; `.slice(start, end)` reads a byte range lazily */
+  body: Blob;
+}
+
+/**
+ * Where uploaded files live. Keys are server-made names (see uploads.ts), never user input.
+ * The local directory is the default; an S3-compatible store (Bun's S3 client) can implement
+ * the same three operations when an instance outgrows one machine.
+ */
+export interface FileStore {
+  /** Stores SOURCE under KEY atomically: readers see the whole file or nothing. */
+  put(key: string, source: Blob | Uint8Array): Promise<void>;
+  /** Moves a local scratch file into the store under KEY (the path is gone afterwards). */
+  moveIn(key: string, path: string): Promise<void>;
+  get(key: string): Promise<StoredFile | null>;
+  delete(key: string): Promise<void>;
+}
+
+/** Keys are validated by the caller; this only rejects anything that could leave the directory. */
+const SAFE_KEY = /^[A-Za-z0-9_-]+(\.[a-z0-9]{1,5})?$/;
+
+/** Files under <data-dir>/files/<first two characters>/<key>, written via a temp file and rename. */
+export class LocalFileStore implements FileStore {
+  private readonly tmpDir: string;
+
+  constructor(private readonly root: string) {
+    this.tmpDir = join(root, ".tmp");
+  }
+
+  private pathOf(key: string): string {
+    if (!SAFE_KEY.test(key)) throw new Error(`unsafe storage key ${JSON.stringify(key)}`);
+    return join(this.root, key.slice(0, 2), key);
+  }
+
+  async put(key: string, source: Blob | Uint8Array): Promise<void> {
+    const target = this.pathOf(key);
+    mkdirSync(this.tmpDir, { recursive: true });
+    mkdirSync(join(this.root, key.slice(0, 2)), { recursive: true });
+    const tmp = join(this.tmpDir, `${randomToken(12)}.part`);
+    try {
+      await Bun.write(tmp, source);
+      // same filesystem: rename is atomic, so a crash never leaves half a file behind a URL
+      renameSync(tmp, target);
+    } catch (err) {
+      rmSync(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  async moveIn(key: string, path: string): Promise<void> {
+    const target = this.pathOf(key);
+    mkdirSync(join(this.root, key.slice(0, 2)), { recursive: true });
+    try {
+      // scratch files live in <root>/.tmp: same filesystem, so this is an atomic rename
+      renameSync(path, target);
+    } catch {
+      await this.put(key, Bun.file(path));
+      rmSync(path, { force: true });
+    }
+  }
+
+  async get(key: string): Promise<StoredFile | null> {
+    if (!SAFE_KEY.test(key)) return null;
+    const path = this.pathOf(key);
+    let st;
+    try {
+      st = statSync(path);
+    } catch {
+      return null;
+    }
+    if (!st.isFile()) return null;
+    return { size: st.size, mtimeMs: st.mtimeMs, body: Bun.file(path) };
+  }
+
+  async delete(key: string): Promise<void> {
+    rmSync(this.pathOf(key), { force: true });
+  }
+}
+
+const stores = new WeakMap<App, FileStore>();
+
+/** The App's file store (one per App; local under the data dir). */
+export function fileStore(app: App): FileStore {
+  let store = stores.get(app);
+  if (!store) {
+    store = new LocalFileStore(join(app.dataDir, "files"));
+    stores.set(app, store);
+  }
+  return store;
+}
+
+/** A scratch directory for streamed request bodies, inside the data dir (same filesystem as files/). */
+export function scratchDir(app: App): string {
+  const dir = join(app.dataDir, "files", ".tmp");
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
