@@ -1,0 +1,85 @@
+import { Elysia, t } from "elysia";
+import type { App } from "../../app";
+import { findConversationById } from "../../domain/chats/access";
+import type { MessageRow } from "../../domain/chats/table";
+import { loadPostViews } from "../../domain/posts/view";
+import { blockedEitherWayIds } from "../../domain/relations/service";
+import { searchHashtags } from "../../domain/search/hashtags";
+import { searchMessages } from "../../domain/search/messages";
+import { searchPeople } from "../../domain/search/people";
+import { postSearch } from "../../domain/search/posts";
+import { requestContext } from "../../http/context";
+import { ok } from "../../http/envelope";
+import type { Db } from "../../db";
+import { decodeCursor, parseLimit } from "../../lib/paging";
+import { serializeMessages } from "../chats/serialize";
+import { serializePost } from "../posts/serialize";
+import { serializePublicUser } from "../serializers/account";
+
+const SEARCH_TYPES = ["users", "posts", "hashtags", "messages"] as const;
+type SearchType = (typeof SEARCH_TYPES)[number];
+
+const SearchQuery = t.Object({
+  q: t.String({ maxLength: 200 }),
+  type: t.Optional(t.Union(SEARCH_TYPES.map((s) => t.Literal(s)))),
+  cursor: t.Optional(t.String({ maxLength: 400 })),
+  limit: t.Optional(t.String({ maxLength: 10 })),
+});
+
+/** Messages found across chats, each serialized the way its chat shows it. */
+async function presentMessages(db: Db, rows: MessageRow[]) {
+  const out: unknown[] = [];
+  for (const row of rows) {
+    const conversation = await findConversationById(db, row.conversation_id);
+    if (!conversation) continue;
+    out.push(...(await serializeMessages(db, conversation, [row])));
+  }
+  return out;
+}
+
+/**
+ * GET /api/social/search?q&type&cursor&limit. With a type, one list and its `nextCursor`;
+ * without, the first page of every list and a cursor per list in `cursors`.
+ */
+export function searchRoutes(app: App) {
+  return new Elysia({ name: "client-search", prefix: "/social" }).use(requestContext(app)).get(
+    "/search",
+    async ({ query, user }) => {
+      const only: SearchType | undefined = query.type;
+      const limit = parseLimit(query.limit, only ? 20 : 10, 50);
+      const cursor = only ? (query.cursor ?? null) : null;
+      const blocked = await blockedEitherWayIds(app.db, user.id);
+      const wants = (s: SearchType) => !only || only === s;
+      const [people, posts, hashtags, messages] = await Promise.all([
+        wants("users") ? searchPeople(app.db, query.q, { excludeIds: blocked, cursor, limit }) : null,
+        wants("posts") ? postSearch.searchPosts(app.db, query.q, { excludeAuthorIds: blocked, cursor, limit }) : null,
+        wants("hashtags") ? searchHashtags(app.db, query.q, { cursor, limit }) : null,
+        wants("messages") ? searchMessages(app.db, user.id, query.q, { cursor: decodeCursor(cursor), limit }) : null,
+      ]);
+      let postViews: unknown[] = [];
+      if (posts) {
+        const rows = posts.postIds.length ? await app.db.selectFrom("posts").selectAll().where("id", "in", posts.postIds).execute() : [];
+        const byId = new Map(rows.map((r) => [r.id, r]));
+        const ordered = posts.postIds.map((id) => byId.get(id)).filter((r) => r !== undefined);
+        postViews = (await loadPostViews(app.db, user.id, ordered, new Set(blocked))).map(serializePost);
+      }
+      const cursors = {
+        users: people?.nextCursor ?? null,
+        posts: posts?.nextCursor ?? null,
+        hashtags: hashtags?.nextCursor ?? null,
+        messages: messages?.nextCursor ?? null,
+      };
+      return ok({
+        query: query.q,
+        type: only ?? "all",
+        users: people ? people.users.map(serializePublicUser) : [],
+        posts: postViews,
+        hashtags: hashtags ? hashtags.hashtags : [],
+        messages: messages ? await presentMessages(app.db, messages.messages) : [],
+        nextCursor: only ? cursors[only] : null,
+        cursors,
+      });
+    },
+    { auth: true, query: SearchQuery },
+  );
+}

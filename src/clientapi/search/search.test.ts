@@ -1,0 +1,176 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestServer, type TestServer } from "../../testing/server";
+import { postIdAs, quickPerson } from "../posts/test-helpers";
+import { TestClient } from "../../testing/client";
+import { openPrivateChat } from "../../domain/chats/conversations";
+import { sendMessage } from "../../domain/chats/messages";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.stop());
+
+const person = (input: Parameters<typeof quickPerson>[1] = {}) => quickPerson(server, input);
+
+
+const search = (client: TestClient, params: Record<string, string>) => client.get(`/api/social/search?${new URLSearchParams(params)}`);
+
+describe("search posts (FTS5)", () => {
+  test("ranked full-text matches in Latin, Cyrillic, accents and emoji", async () => {
+    const { client } = await person();
+    const a = await postIdAs(client, "Bun makes SQLite fast, bun bun");
+    const b = await postIdAs(client, "I like bun for scripts");
+    const ru = await postIdAs(client, "Привет, мир! Ёжик в тумане");
+    const cafe = await postIdAs(client, "Meet me at the Café");
+    const party = await postIdAs(client, "party🎉time with 👍🏽");
+    let res = await search(client, { q: "bun", type: "posts" });
+    expect(res.status).toBe(200);
+    // bm25: the post saying it three times ranks first
+    expect(res.body.data.posts.map((p: any) => p.id)).toEqual([a, b]);
+    expect(res.body.data.posts[0].author.username).toBeDefined();
+    res = await search(client, { q: "мир", type: "posts" });
+    expect(res.body.data.posts.map((p: any) => p.id)).toEqual([ru]);
+    res = await search(client, { q: "ПРИВЕТ", type: "posts" });
+    expect(res.body.data.posts.map((p: any) => p.id)).toEqual([ru]);
+    res = await search(client, { q: "ежик", type: "posts" });
+    expect(res.body.data.posts.map((p: any) => p.id)).toEqual([ru]);
+    res = await search(client, { q: "cafe", type: "posts" });
+    expect(res.body.data.posts.map((p: any) => p.id)).toEqual([cafe]);
+    res = await search(client, { q: "🎉", type: "posts" });
+    expect(res.body.data.posts.map((p: any) => p.id)).toEqual([party]);
+    res = await search(client, { q: "party", type: "posts" });
+    expect(res.body.data.posts.map((p: any) => p.id)).toEqual([party]);
+    res = await search(client, { q: "👍", type: "posts" });
+    expect(res.body.data.posts.map((p: any) => p.id)).toEqual([party]);
+    // prefix while typing, and FTS syntax is taken literally
+    res = await search(client, { q: "scri", type: "posts" });
+    expect(res.body.data.posts.map((p: any) => p.id)).toEqual([b]);
+    for (const q of ['"', "bun OR", "NEAR(", "*", "bun AND NOT x", "-", "'"]) {
+      res = await search(client, { q, type: "posts" });
+      expect(res.status).toBe(200);
+    }
+  });
+
+  test("the index follows edits and deletes; paging by cursor", async () => {
+    const { client } = await person();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await postIdAs(client, `zebra number ${i}`));
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let i = 0; i < 10; i++) {
+      const res = await search(client, { q: "zebra", type: "posts", limit: "2", ...(cursor ? { cursor } : {}) });
+      seen.push(...res.body.data.posts.map((p: any) => p.id));
+      cursor = res.body.data.nextCursor;
+      if (!cursor) break;
+    }
+    expect(seen.sort()).toEqual([...ids].sort());
+    await client.patch(`/api/social/posts/${ids[0]}`, { content: "giraffe now" });
+    await client.delete(`/api/social/posts/${ids[1]}`);
+    let res = await search(client, { q: "zebra", type: "posts", limit: "50" });
+    expect(res.body.data.posts.map((p: any) => p.id).sort()).toEqual(ids.slice(2).sort());
+    res = await search(client, { q: "giraffe", type: "posts" });
+    expect(res.body.data.posts.map((p: any) => p.id)).toEqual([ids[0]]);
+    res = await search(client, { q: "zebra", type: "posts", cursor: "garbage" });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors.cursor).toBeDefined();
+  });
+});
+
+describe("search people and hashtags", () => {
+  test("users by username or display-name prefix, any script", async () => {
+    const { client } = await person();
+    const ivan = await person({ username: "ivan_petrov", displayName: "Иван Петров" });
+    const iva = await person({ username: "ivanka", displayName: "Ivanka Trumpet" });
+    await person({ username: "zoe_q", displayName: "Zoë Quinn" });
+    let res = await search(client, { q: "ivan", type: "users" });
+    expect(res.body.data.users.map((u: any) => u.username)).toEqual(["ivan_petrov", "ivanka"]);
+    res = await search(client, { q: "@IVAN_P", type: "users" });
+    expect(res.body.data.users.map((u: any) => u.username)).toEqual(["ivan_petrov"]);
+    res = await search(client, { q: "пет", type: "users" });
+    expect(res.body.data.users.map((u: any) => u.username)).toEqual(["ivan_petrov"]);
+    res = await search(client, { q: "иван", type: "users" });
+    expect(res.body.data.users.map((u: any) => u.username)).toEqual(["ivan_petrov"]);
+    res = await search(client, { q: "zoe", type: "users" });
+    expect(res.body.data.users.map((u: any) => u.displayName)).toEqual(["Zoë Quinn"]);
+    res = await search(client, { q: "ivan", type: "users", limit: "1" });
+    expect(res.body.data.users).toHaveLength(1);
+    res = await search(client, { q: "ivan", type: "users", limit: "1", cursor: res.body.data.nextCursor });
+    expect(res.body.data.users.map((u: any) => u.username)).toEqual(["ivanka"]);
+    expect(res.body.data.nextCursor).toBeNull();
+    // a profile change is searchable at once
+    await server.app.db.updateTable("users").set({ display_name: "Ivanka Новая" }).where("id", "=", iva.user.id).execute();
+    res = await search(client, { q: "новая", type: "users" });
+    expect(res.body.data.users.map((u: any) => u.username)).toEqual(["ivanka"]);
+    // blocked either way: gone from each other's results
+    await ivan.client.post(`/api/social/users/${(await server.app.db.selectFrom("users").select("username").where("id", "=", iva.user.id).executeTakeFirstOrThrow()).username}/block`);
+    res = await search(ivan.client, { q: "ivan", type: "users" });
+    expect(res.body.data.users.map((u: any) => u.username)).toEqual(["ivan_petrov"]);
+    res = await search(client, { q: "%", type: "users" });
+    expect(res.body.data.users).toEqual([]);
+  });
+
+  test("hashtags by prefix with post counts", async () => {
+    const { client } = await person();
+    await postIdAs(client, "#Travel #travelgram");
+    await postIdAs(client, "more #travel and #Путешествие");
+    let res = await search(client, { q: "#trav", type: "hashtags" });
+    expect(res.body.data.hashtags).toEqual([
+      { tag: "travel", postCount: 2 },
+      { tag: "travelgram", postCount: 1 },
+    ]);
+    res = await search(client, { q: "путе", type: "hashtags" });
+    expect(res.body.data.hashtags).toEqual([{ tag: "путешествие", postCount: 1 }]);
+    res = await search(client, { q: "trav_", type: "hashtags" });
+    expect(res.body.data.hashtags).toEqual([]);
+  });
+
+  test("all types at once, and bad input", async () => {
+    const { client } = await person({ username: "solar_fan" });
+    const p = await postIdAs(client, "solar power #solar");
+    const res = await search(client, { q: "solar" });
+    expect(res.status).toBe(200);
+    expect(res.body.data.type).toBe("all");
+    expect(res.body.data.users.map((u: any) => u.username)).toContain("solar_fan");
+    expect(res.body.data.posts.map((x: any) => x.id)).toContain(p);
+    expect(res.body.data.hashtags.map((h: any) => h.tag)).toEqual(["solar"]);
+    expect(Array.isArray(res.body.data.messages)).toBe(true);
+    expect(res.body.data.cursors).toEqual({ users: null, posts: null, hashtags: null, messages: null });
+    let bad = await search(client, { q: "x", type: "videos" });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.details.fieldErrors.type).toBeDefined();
+    bad = await client.get("/api/social/search");
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.details.fieldErrors.q).toBeDefined();
+    bad = await search(client, { q: "x", limit: "51" });
+    expect(bad.status).toBe(400);
+    const empty = await search(client, { q: "   " });
+    expect(empty.body.data).toMatchObject({ users: [], posts: [], hashtags: [], messages: [] });
+    expect((await new TestClient(server.url).get("/api/social/search?q=x")).status).toBe(401);
+  });
+});
+
+describe("search messages", () => {
+  test("only chats the viewer is in, case and diacritics insensitive, with cursor", async () => {
+    const a = await person();
+    const b = await person();
+    const outsider = await person();
+    const chat = await openPrivateChat(server.app, a.user.id, b.user.id);
+    const texts = ["Встреча в КАФЕ завтра", "see you at the café", "unrelated", "Кафе закрыто", "cafe? 🎉"];
+    for (const content of texts) await sendMessage(server.app, { conversationId: chat.id, senderId: a.user.id, content });
+    let res = await search(b.client, { q: "кафе", type: "messages" });
+    expect(res.status).toBe(200);
+    expect(res.body.data.messages.map((m: any) => m.content)).toEqual(["Кафе закрыто", "Встреча в КАФЕ завтра"]);
+    expect(res.body.data.messages[0]).toMatchObject({ conversationId: chat.cuid, sender: { username: a.user.username } });
+    res = await search(a.client, { q: "CAFE", type: "messages", limit: "1" });
+    expect(res.body.data.messages.map((m: any) => m.content)).toEqual(["cafe? 🎉"]);
+    res = await search(a.client, { q: "CAFE", type: "messages", limit: "1", cursor: res.body.data.nextCursor });
+    expect(res.body.data.messages.map((m: any) => m.content)).toEqual(["see you at the café"]);
+    res = await search(a.client, { q: "🎉", type: "messages" });
+    expect(res.body.data.messages.map((m: any) => m.content)).toEqual(["cafe? 🎉"]);
+    res = await search(outsider.client, { q: "кафе", type: "messages" });
+    expect(res.body.data.messages).toEqual([]);
+    res = await search(a.client, { q: "кафе", type: "messages", cursor: "@@" });
+    expect(res.status).toBe(400);
+  });
+});

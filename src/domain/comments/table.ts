@@ -1,0 +1,39 @@
+import type { Generated, Selectable } from "kysely";
+
+export interface CommentsTable {
+  id: Generated<number>;
+  cuid: string;
+  post_id: number;
+  author_id: number;
+  /** the comment this one answers (a thread); null for a top-level comment */
+  reply_to_id: number | null;
+  content: Generated<string>;
+  /** JSON array of CommentMedia */
+  media: Generated<string>;
+  created_at: number;
+}
+
+export interface CommentMedia {
+  type: "image" | "video" | "voice";
+  url: string;
+  mime: string | null;
+  width: number | null;
+  height: number | null;
+  durationMs: number | null;
+  thumbUrl: string | null;
+  posterUrl: string | null;
+}
+
+export interface CommentLikesTable {
+  id: Generated<number>;
+  comment_id: number;
+  user_id: number;
+  created_at: number;
+}
+
+export type CommentRow = Selectable<CommentsTable>;
+
+export interface CommentsTables {
+  comments: CommentsTable;
+  comment_likes: CommentLikesTable;
+}

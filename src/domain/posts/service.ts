@@ -1,0 +1,310 @@
+import type { App } from "../../app";
+import type { Db } from "../../db";
+import { AppError, fieldError, forbidden, notFound, validationError, type FieldErrors } from "../../lib/errors";
+import { newCuid } from "../../lib/ids";
+import { markAttached, resolveOwnUpload, type UploadRow } from "../../media/uploads";
+import { assertContentAllowed, assertPostingAllowed, consumePublishBudget } from "../moderation/service";
+import { notify } from "../notifications/service";
+import { blockedEitherWayIds, followerIds } from "../relations/service";
+import { postSearch } from "../search/posts";
+import type { UserRow } from "../users/table";
+import { toggleMark } from "./marks";
+import type { PostImage, PostRow } from "./table";
+import { charCount, parseHashtags, parseMentions } from "./text";
+
+export const MAX_POST_LENGTH = 2000;
+export const MAX_POST_IMAGES = 10;
+export const POST_UPLOAD_KINDS = ["post", "post-video", "post-file"];
+
+export interface PollInput {
+  question?: string;
+  options: string[];
+  multiple?: boolean;
+}
+
+export interface NewPostInput {
+  content: string;
+  imageUrls?: string[];
+  poll?: PollInput;
+  clientPostId?: string;
+}
+
+const isUniqueViolation = (err: unknown) => String(err).includes("UNIQUE");
+
+/** A post the viewer may see: its author (and a repost's original author) alive and not blocked either way. */
+export async function findVisiblePost(db: Db, viewerId: number, cuid: string): Promise<PostRow> {
+  const post = await db.selectFrom("posts").selectAll().where("cuid", "=", cuid).executeTakeFirst();
+  if (!post || !(await isVisibleTo(db, viewerId, post))) throw notFound("Post not found");
+  return post;
+}
+
+async function isVisibleTo(db: Db, viewerId: number, post: PostRow): Promise<boolean> {
+  const authorIds = [post.author_id];
+  if (post.repost_of_id !== null) {
+    const original = await db.selectFrom("posts").select("author_id").where("id", "=", post.repost_of_id).executeTakeFirst();
+    if (!original) return false;
+    authorIds.push(original.author_id);
+  }
+  const live = await db.selectFrom("users").select("id").where("id", "in", authorIds).where("deleted_at", "is", null).where("disabled_at", "is", null).execute();
+  if (live.length !== new Set(authorIds).size) return false;
+  const blocked = new Set(await blockedEitherWayIds(db, viewerId));
+  return !authorIds.some((id) => blocked.has(id));
+}
+
+/** The post the author may change: others get NOT_FOUND when they cannot see it, FORBIDDEN when they can. */
+async function findOwnPost(db: Db, user: UserRow, cuid: string): Promise<PostRow> {
+  const post = await findVisiblePost(db, user.id, cuid);
+  if (post.author_id !== user.id) throw forbidden("Only the author can change this post");
+  return post;
+}
+
+/** Checks poll input; returns the cleaned poll. */
+function cleanPoll(poll: PollInput): PollInput {
+  const errors: FieldErrors = {};
+  const question = (poll.question ?? "").trim();
+  if (question.length > 300) errors["poll.question"] = ["must be at most 300 characters"];
+  const options = poll.options.map((o) => o.trim());
+  if (options.length < 2 || options.length > 12) errors["poll.options"] = ["must have 2 to 12 options"];
+  else if (options.some((o) => o.length === 0 || o.length > 100)) errors["poll.options"] = ["each option must be 1 to 100 characters"];
+  else if (new Set(options.map((o) => o.toLowerCase())).size !== options.length) errors["poll.options"] = ["options must differ"];
+  if (Object.keys(errors).length) throw validationError(errors);
+  return { question, options, multiple: poll.multiple ?? false };
+}
+
+/** Resolves attachment URLs to the author's own uploads of post kinds. */
+async function resolveImages(app: App, ownerId: number, urls: string[]): Promise<{ images: PostImage[]; uploads: UploadRow[] }> {
+  if (urls.length > MAX_POST_IMAGES) throw fieldError("imageUrls", `must have at most ${MAX_POST_IMAGES} items`);
+  if (new Set(urls).size !== urls.length) throw fieldError("imageUrls", "must not repeat a file");
+  const uploads: UploadRow[] = [];
+  for (const [i, url] of urls.entries()) uploads.push(await resolveOwnUpload(app, url, ownerId, POST_UPLOAD_KINDS, `imageUrls.${i}`));
+  const images = uploads.map((u) => ({
+    url: u.url,
+    kind: u.kind,
+    mime: u.mime,
+    width: u.width,
+    height: u.height,
+    thumbUrl: u.thumb_url,
+    posterUrl: u.poster_url,
+  }));
+  return { images, uploads };
+}
+
+/** Stores the post's hashtags (replacing earlier ones on edit). */
+async function saveHashtags(db: Db, now: number, postId: number, content: string): Promise<void> {
+  await db.deleteFrom("post_hashtags").where("post_id", "=", postId).execute();
+  for (const tag of parseHashtags(content)) {
+    await db.insertInto("hashtags").values({ tag, created_at: now }).onConflict((oc) => oc.column("tag").doNothing()).execute();
+    const row = await db.selectFrom("hashtags").select("id").where("tag", "=", tag).executeTakeFirstOrThrow();
+    await db.insertInto("post_hashtags").values({ post_id: postId, hashtag_id: row.id }).onConflict((oc) => oc.columns(["hashtag_id", "post_id"]).doNothing()).execute();
+  }
+}
+
+/** Notifies accounts newly mentioned in CONTENT (not those already in PREVIOUS). */
+async function notifyMentions(app: App, actorId: number, postId: number, content: string, previous = "", commentId?: number): Promise<void> {
+  const before = new Set(parseMentions(previous));
+  const names = parseMentions(content).filter((n) => !before.has(n));
+  if (!names.length) return;
+  const users = await app.db.selectFrom("users").select("id").where("username_lower", "in", names).where("deleted_at", "is", null).execute();
+  for (const u of users) await notify(app, { recipientId: u.id, actorId, type: "mention", postId, commentId });
+}
+export { notifyMentions };
+
+/** Tells the author's followers (except those who muted the author) and the author's other devices that posts appeared. */
+async function announce(app: App, authorId: number, postCuids: string[]): Promise<void> {
+  const [followers, muters] = await Promise.all([
+    followerIds(app.db, authorId),
+    app.db.selectFrom("mutes").select("muter_id").where("muted_id", "=", authorId).execute(),
+  ]);
+  const muted = new Set(muters.map((m) => m.muter_id));
+  app.events.publish([...followers.filter((id) => !muted.has(id)), authorId], "feed:new", { postIds: postCuids });
+}
+
+/**
+ * Creates a post. With clientPostId the call is idempotent per author: a repeat (even a
+ * concurrent one, caught by the unique index) returns the first post and creates nothing.
+ */
+export async function createPost(app: App, author: UserRow, input: NewPostInput): Promise<{ post: PostRow; created: boolean }> {
+  const clientPostId = input.clientPostId;
+  if (clientPostId !== undefined) {
+    if (clientPostId.length === 0 || clientPostId.length > 64) throw fieldError("clientPostId", "must be 1 to 64 characters");
+    const existing = await findByClientId(app.db, author.id, clientPostId);
+    if (existing) return { post: existing, created: false };
+  }
+  const content = input.content.trim();
+  if (charCount(content) > MAX_POST_LENGTH) throw fieldError("content", `must be at most ${MAX_POST_LENGTH} characters`);
+  const poll = input.poll ? cleanPoll(input.poll) : null;
+  const urls = input.imageUrls ?? [];
+  if (content.length === 0 && urls.length === 0 && !poll) throw fieldError("content", "must not be empty without images or a poll");
+  assertPostingAllowed(app, author);
+  assertContentAllowed(app, "content", content);
+  if (poll) {
+    assertContentAllowed(app, "poll.question", poll.question ?? "");
+    for (const o of poll.options) assertContentAllowed(app, "poll.options", o);
+  }
+  const { images, uploads } = await resolveImages(app, author.id, urls);
+  consumePublishBudget(app, author.id, "post");
+
+  const now = app.clock.now();
+  let post: PostRow;
+  try {
+    post = await app.db.transaction().execute(async (tx) => {
+      const row = await tx
+        .insertInto("posts")
+        .values({ cuid: newCuid(), author_id: author.id, content, images: JSON.stringify(images), repost_of_id: null, client_post_id: clientPostId ?? null, created_at: now, edited_at: null })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      if (poll) {
+        const p = await tx
+          .insertInto("polls")
+          .values({ cuid: newCuid(), post_id: row.id, question: poll.question ?? "", multiple: poll.multiple ? 1 : 0 })
+          .returning("id")
+          .executeTakeFirstOrThrow();
+        await tx
+          .insertInto("poll_options")
+          .values(poll.options.map((text, position) => ({ cuid: newCuid(), poll_id: p.id, position, text })))
+          .execute();
+      }
+      await saveHashtags(tx, now, row.id, content);
+      await postSearch.indexPost(tx, row.id, content);
+      for (const u of uploads) await markAttached(tx, u.id, now);
+      return row;
+    });
+  } catch (err) {
+    if (clientPostId !== undefined && isUniqueViolation(err)) {
+      const existing = await findByClientId(app.db, author.id, clientPostId);
+      if (existing) return { post: existing, created: false };
+    }
+    throw err;
+  }
+  await announce(app, author.id, [post.cuid]);
+  await notifyMentions(app, author.id, post.id, content);
+  return { post, created: true };
+}
+
+const findByClientId = (db: Db, authorId: number, clientPostId: string) =>
+  db.selectFrom("posts").selectAll().where("author_id", "=", authorId).where("client_post_id", "=", clientPostId).executeTakeFirst();
+
+/** Edits the author's post text and/or attachments; hashtags, index and new mentions follow. */
+export async function editPost(app: App, user: UserRow, cuid: string, input: { content?: string; imageUrls?: string[] }): Promise<PostRow> {
+  const post = await findOwnPost(app.db, user, cuid);
+  if (post.repost_of_id !== null) throw fieldError("content", "a repost has no content to edit");
+  if (input.content === undefined && input.imageUrls === undefined) throw fieldError("content", "give content or imageUrls to change");
+  assertPostingAllowed(app, user);
+  const content = input.content !== undefined ? input.content.trim() : post.content;
+  if (charCount(content) > MAX_POST_LENGTH) throw fieldError("content", `must be at most ${MAX_POST_LENGTH} characters`);
+  assertContentAllowed(app, "content", content);
+  let images = JSON.parse(post.images) as PostImage[];
+  let uploads: UploadRow[] = [];
+  if (input.imageUrls !== undefined) ({ images, uploads } = await resolveImages(app, user.id, input.imageUrls));
+  const hasPoll = (await app.db.selectFrom("polls").select("id").where("post_id", "=", post.id).executeTakeFirst()) !== undefined;
+  if (content.length === 0 && images.length === 0 && !hasPoll) throw fieldError("content", "must not be empty without images or a poll");
+  const now = app.clock.now();
+  const updated = await app.db.transaction().execute(async (tx) => {
+    const row = await tx
+      .updateTable("posts")
+      .set({ content, images: JSON.stringify(images), edited_at: now })
+      .where("id", "=", post.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await saveHashtags(tx, now, post.id, content);
+    await postSearch.indexPost(tx, post.id, content);
+    for (const u of uploads) await markAttached(tx, u.id, now);
+    return row;
+  });
+  await notifyMentions(app, user.id, post.id, content, post.content);
+  return updated;
+}
+
+/** Deletes the author's post (with its reposts, comments, likes); followers get post:deleted. */
+export async function deletePost(app: App, user: UserRow, cuid: string): Promise<void> {
+  const post = await findOwnPost(app.db, user, cuid);
+  const reposts = await app.db.selectFrom("posts").select(["cuid", "author_id"]).where("repost_of_id", "=", post.id).execute();
+  await app.db.deleteFrom("posts").where("id", "=", post.id).execute();
+  await announceDeleted(app, user.id, post.cuid);
+  for (const r of reposts) await announceDeleted(app, r.author_id, r.cuid);
+}
+
+async function announceDeleted(app: App, authorId: number, postCuid: string): Promise<void> {
+  const followers = await followerIds(app.db, authorId);
+  app.events.publish([...followers, authorId], "post:deleted", { postId: postCuid });
+}
+
+/** Likes or unlikes a visible post; the author is notified of a new like. */
+export async function toggleLike(app: App, user: UserRow, cuid: string): Promise<{ liked: boolean; likeCount: number }> {
+  const post = await findVisiblePost(app.db, user.id, cuid);
+  const { on, count } = await toggleMark(app.db, "post_likes", post.id, user.id, app.clock.now());
+  if (on) await notify(app, { recipientId: post.author_id, actorId: user.id, type: "like", postId: post.id });
+  return { liked: on, likeCount: count };
+}
+
+/** Adds or removes a visible post from the caller's bookmarks (private to the caller). */
+export async function toggleBookmark(app: App, user: UserRow, cuid: string): Promise<{ bookmarked: boolean }> {
+  const post = await findVisiblePost(app.db, user.id, cuid);
+  const { on } = await toggleMark(app.db, "post_bookmarks", post.id, user.id, app.clock.now());
+  return { bookmarked: on };
+}
+
+/**
+ * Reposts a visible post (a repost of a repost reposts the original), or takes the
+ * caller's repost back. A new repost is a post: it counts against the hourly budget,
+ * reaches followers' feeds, and notifies the original's author.
+ */
+export async function toggleRepost(app: App, user: UserRow, cuid: string): Promise<{ reposted: boolean; repostCount: number; repost: PostRow | null }> {
+  let target = await findVisiblePost(app.db, user.id, cuid);
+  if (target.repost_of_id !== null) target = await app.db.selectFrom("posts").selectAll().where("id", "=", target.repost_of_id).executeTakeFirstOrThrow();
+  const count = async () =>
+    Number((await app.db.selectFrom("posts").select((eb) => eb.fn.countAll<number>().as("n")).where("repost_of_id", "=", target.id).executeTakeFirstOrThrow()).n);
+  const existing = await app.db.selectFrom("posts").select(["id", "cuid"]).where("author_id", "=", user.id).where("repost_of_id", "=", target.id).executeTakeFirst();
+  if (existing) {
+    await app.db.deleteFrom("posts").where("id", "=", existing.id).execute();
+    await announceDeleted(app, user.id, existing.cuid);
+    return { reposted: false, repostCount: await count(), repost: null };
+  }
+  assertPostingAllowed(app, user);
+  consumePublishBudget(app, user.id, "post");
+  let repost: PostRow;
+  try {
+    repost = await app.db
+      .insertInto("posts")
+      .values({ cuid: newCuid(), author_id: user.id, content: "", images: "[]", repost_of_id: target.id, client_post_id: null, created_at: app.clock.now(), edited_at: null })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  } catch (err) {
+    // a concurrent repost by the same account won the unique index
+    if (!isUniqueViolation(err)) throw err;
+    return { reposted: true, repostCount: await count(), repost: null };
+  }
+  await announce(app, user.id, [repost.cuid]);
+  await notify(app, { recipientId: target.author_id, actorId: user.id, type: "repost", postId: target.id });
+  return { reposted: true, repostCount: await count(), repost };
+}
+
+/**
+ * Votes in a post's poll, once per account: option cuids or 0-based indexes; several
+ * only in a multiple-choice poll. The poll's author is notified.
+ */
+export async function votePoll(app: App, user: UserRow, cuid: string, choice: { optionIds?: string[]; options?: number[] }): Promise<void> {
+  const post = await findVisiblePost(app.db, user.id, cuid);
+  const poll = await app.db.selectFrom("polls").selectAll().where("post_id", "=", post.id).executeTakeFirst();
+  if (!poll) throw notFound("This post has no poll");
+  if ((choice.optionIds === undefined) === (choice.options === undefined)) throw fieldError("optionIds", "give either optionIds or options");
+  const field = choice.optionIds !== undefined ? "optionIds" : "options";
+  const picked: Array<string | number> = (choice.optionIds ?? choice.options)!;
+  if (picked.length === 0) throw fieldError(field, "must choose at least one option");
+  if (new Set(picked).size !== picked.length) throw fieldError(field, "must not repeat an option");
+  if (poll.multiple === 0 && picked.length > 1) throw fieldError(field, "this poll allows one choice");
+  const options = await app.db.selectFrom("poll_options").selectAll().where("poll_id", "=", poll.id).orderBy("position").execute();
+  const chosen = picked.map((p) => (typeof p === "number" ? options.find((o) => o.position === p) : options.find((o) => o.cuid === p)));
+  if (chosen.some((o) => o === undefined)) throw fieldError(field, "names an option this poll does not have");
+  const now = app.clock.now();
+  await app.db.transaction().execute(async (tx) => {
+    // one vote per account: checked inside the write transaction (SQLite has one writer)
+    const already = await tx.selectFrom("poll_votes").select("id").where("poll_id", "=", poll.id).where("user_id", "=", user.id).executeTakeFirst();
+    if (already) throw new AppError(409, "ALREADY_VOTED", "You have already voted in this poll");
+    await tx
+      .insertInto("poll_votes")
+      .values(chosen.map((o) => ({ poll_id: poll.id, option_id: o!.id, user_id: user.id, created_at: now })))
+      .execute();
+  });
+  await notify(app, { recipientId: post.author_id, actorId: user.id, type: "poll", postId: post.id });
+}

@@ -1,0 +1,88 @@
+import type { Generated, Selectable } from "kysely";
+
+export interface PostsTable {
+  id: Generated<number>;
+  cuid: string;
+  author_id: number;
+  content: Generated<string>;
+  /** JSON array of PostImage */
+  images: Generated<string>;
+  /** set on a repost: the original post (a repost has no content of its own) */
+  repost_of_id: number | null;
+  /** the author's idempotency key (≤ 64 chars), unique per author */
+  client_post_id: string | null;
+  created_at: number;
+  edited_at: number | null;
+}
+
+/** An attachment of a post as stored: the upload's address and what we know about it. */
+export interface PostImage {
+  url: string;
+  kind: string;
+  mime: string | null;
+  width: number | null;
+  height: number | null;
+  thumbUrl: string | null;
+  posterUrl: string | null;
+}
+
+interface UserTargetTable {
+  id: Generated<number>;
+  user_id: number;
+  created_at: number;
+}
+
+export type PostLikesTable = UserTargetTable & { post_id: number };
+export type PostBookmarksTable = UserTargetTable & { post_id: number };
+
+export interface PollsTable {
+  id: Generated<number>;
+  cuid: string;
+  post_id: number;
+  question: Generated<string>;
+  multiple: Generated<number>;
+}
+
+export interface PollOptionsTable {
+  id: Generated<number>;
+  cuid: string;
+  poll_id: number;
+  position: number;
+  text: string;
+}
+
+export interface PollVotesTable {
+  id: Generated<number>;
+  poll_id: number;
+  option_id: number;
+  user_id: number;
+  created_at: number;
+}
+
+export interface HashtagsTable {
+  id: Generated<number>;
+  /** lower-cased, without # */
+  tag: string;
+  created_at: number;
+}
+
+export interface PostHashtagsTable {
+  id: Generated<number>;
+  post_id: number;
+  hashtag_id: number;
+}
+
+export type PostRow = Selectable<PostsTable>;
+export type PollRow = Selectable<PollsTable>;
+export type PollOptionRow = Selectable<PollOptionsTable>;
+
+export interface PostsTables {
+  posts: PostsTable;
+  post_likes: PostLikesTable;
+  post_bookmarks: PostBookmarksTable;
+  polls: PollsTable;
+  poll_options: PollOptionsTable;
+  poll_votes: PollVotesTable;
+  hashtags: HashtagsTable;
+  post_hashtags: PostHashtagsTable;
+}

@@ -1,0 +1,31 @@
+/**
+ * What a post's or comment's text refers to: @mentions (usernames) and #hashtags.
+ * A mention or hashtag starts at the beginning or after a character that cannot be part
+ * of a word, so e-mail addresses and URL fragments are not taken for them.
+ */
+const MENTION_RE = /(^|[^\p{L}\p{N}_@])@([A-Za-z0-9_]{3,32})(?![A-Za-z0-9_])/gu;
+const HASHTAG_RE = /(^|[^\p{L}\p{N}_#&/])#([\p{L}\p{N}_]*\p{L}[\p{L}\p{N}_]*)/gu;
+export const MAX_HASHTAG_LENGTH = 64;
+
+/** Lower-cased usernames mentioned in TEXT, each once, in order of appearance. */
+export function parseMentions(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.matchAll(MENTION_RE)) out.add(m[2]!.toLowerCase());
+  return [...out];
+}
+
+/** Lower-cased hashtags (without #) in TEXT, each once; over-long tags are left out. */
+export function parseHashtags(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.matchAll(HASHTAG_RE)) {
+    const tag = normalizeHashtag(m[2]!);
+    if (tag.length <= MAX_HASHTAG_LENGTH) out.add(tag);
+  }
+  return [...out];
+}
+
+/** The stored form of a hashtag: NFC, lower-cased in any script, without a leading #. */
+export const normalizeHashtag = (tag: string): string => tag.replace(/^#/, "").normalize("NFC").toLowerCase();
+
+/** Length in characters as a person counts them (code points, so an emoji is one). */
+export const charCount = (text: string): number => [...text].length;

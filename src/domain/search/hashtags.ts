@@ -1,0 +1,29 @@
+import { sql } from "kysely";
+import type { Db } from "../../db";
+import { normalizeHashtag } from "../posts/text";
+import { decodeKeyCursor, encodeKeyCursor, likePrefix } from "./people";
+
+export interface HashtagHit {
+  tag: string;
+  postCount: number;
+}
+
+/** Hashtags in use that start with Q (with or without #), alphabetical, with their post counts. */
+export async function searchHashtags(db: Db, q: string, opts: { cursor: string | null; limit: number }): Promise<{ hashtags: HashtagHit[]; nextCursor: string | null }> {
+  const after = decodeKeyCursor(opts.cursor);
+  const prefix = normalizeHashtag(q.trim());
+  if (!prefix) return { hashtags: [], nextCursor: null };
+  let query = db
+    .selectFrom("hashtags")
+    .innerJoin("post_hashtags", "post_hashtags.hashtag_id", "hashtags.id")
+    .select(["hashtags.tag", (eb) => eb.fn.countAll<number>().as("n")])
+    .where("hashtags.tag", "like", sql<string>`${likePrefix(prefix)} ESCAPE '\\'`)
+    .groupBy("hashtags.id");
+  if (after !== null) query = query.where("hashtags.tag", ">", after);
+  const rows = await query.orderBy("hashtags.tag").limit(opts.limit + 1).execute();
+  const page = rows.slice(0, opts.limit);
+  return {
+    hashtags: page.map((r) => ({ tag: r.tag, postCount: Number(r.n) })),
+    nextCursor: rows.length > opts.limit ? encodeKeyCursor(page[page.length - 1]!.tag) : null,
+  };
+}

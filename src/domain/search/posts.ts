@@ -1,0 +1,63 @@
+import { sql } from "kysely";
+import type { Db } from "../../db";
+import { fieldError } from "../../lib/errors";
+import { ftsQuery, normalizeSearchText, searchTerms } from "./normalize";
+
+/**
+ * Full-text search over posts, behind an interface so another engine (Meilisearch,
+ * PostgreSQL tsvector) can replace SQLite FTS5. Posts call indexPost/removePost on every
+ * change; the engine answers ranked post ids with an opaque cursor.
+ */
+export interface PostSearchEngine {
+  indexPost(db: Db, postId: number, text: string): Promise<void>;
+  removePost(db: Db, postId: number): Promise<void>;
+  searchPosts(db: Db, q: string, opts: { excludeAuthorIds: number[]; cursor: string | null; limit: number }): Promise<{ postIds: number[]; nextCursor: string | null }>;
+}
+
+/** Ranked keyset cursor: bm25 score of the last hit and its id. */
+function decodeRankCursor(raw: string | null): { score: number; id: number } | null {
+  if (!raw) return null;
+  try {
+    const v = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"));
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === "number" && Number.isFinite(v[0]) && Number.isSafeInteger(v[1])) return { score: v[0], id: v[1] };
+  } catch {
+    // falls through to the validation error
+  }
+  throw fieldError("cursor", "is not a valid cursor");
+}
+
+const encodeRankCursor = (score: number, id: number) => Buffer.from(JSON.stringify([score, id])).toString("base64url");
+
+/** SQLite FTS5 (unicode61, diacritics removed), ranked by bm25 with the post id as tie-breaker. */
+export const sqliteFtsPostSearch: PostSearchEngine = {
+  async indexPost(db, postId, text) {
+    await sql`DELETE FROM posts_fts WHERE rowid = ${postId}`.execute(db);
+    if (text.trim().length > 0) await sql`INSERT INTO posts_fts (rowid, body) VALUES (${postId}, ${normalizeSearchText(text)})`.execute(db);
+  },
+
+  async removePost(db, postId) {
+    await sql`DELETE FROM posts_fts WHERE rowid = ${postId}`.execute(db);
+  },
+
+  async searchPosts(db, q, { excludeAuthorIds, cursor, limit }) {
+    const after = decodeRankCursor(cursor);
+    const terms = searchTerms(q);
+    if (terms.length === 0) return { postIds: [], nextCursor: null };
+    const excluded = excludeAuthorIds.length ? sql`AND p.author_id NOT IN (${sql.join(excludeAuthorIds)})` : sql``;
+    const keyset = after ? sql`AND (bm25(posts_fts) > ${after.score} OR (bm25(posts_fts) = ${after.score} AND p.id > ${after.id}))` : sql``;
+    const { rows } = await sql<{ id: number; score: number }>`
+      SELECT p.id AS id, bm25(posts_fts) AS score
+      FROM posts_fts
+      JOIN posts p ON p.id = posts_fts.rowid
+      JOIN users u ON u.id = p.author_id
+      WHERE posts_fts MATCH ${ftsQuery(terms)} AND u.deleted_at IS NULL AND u.disabled_at IS NULL ${excluded} ${keyset}
+      ORDER BY bm25(posts_fts), p.id
+      LIMIT ${limit + 1}`.execute(db);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return { postIds: page.map((r) => r.id), nextCursor: rows.length > limit && last ? encodeRankCursor(last.score, last.id) : null };
+  },
+};
+
+/** The engine this instance uses. */
+export const postSearch: PostSearchEngine = sqliteFtsPostSearch;
