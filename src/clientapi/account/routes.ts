@@ -1,0 +1,58 @@
+import { Elysia, t } from "elysia";
+import type { App } from "../../app";
+import { deleteAccount } from "../../domain/account/delete";
+import { exportAccount } from "../../domain/account/export";
+import { BIO_MAX, DISPLAY_NAME_MAX, updateProfile } from "../../domain/profiles/edit";
+import { profileView } from "../../domain/profiles/service";
+import { getSettings, updateSettings } from "../../domain/settings/service";
+import { addSetCookies, requestContext } from "../../http/context";
+import { clearCookie, ACCESS_COOKIE, REFRESH_COOKIE } from "../../http/cookies";
+import { ok } from "../../http/envelope";
+import { serializeAccount } from "../serializers/account";
+
+const PictureUrl = t.Union([t.String({ minLength: 1, maxLength: 1024 }), t.Null()]);
+const ProfileBody = t.Object({
+  displayName: t.Optional(t.String({ maxLength: DISPLAY_NAME_MAX * 4 })),
+  bio: t.Optional(t.String({ maxLength: BIO_MAX * 4 })),
+  avatarUrl: t.Optional(PictureUrl),
+  coverUrl: t.Optional(PictureUrl),
+  coverVideoUrl: t.Optional(PictureUrl),
+});
+const SettingsBody = t.Object({ whoCanMessage: t.Optional(t.Union([t.Literal("everyone"), t.Literal("followed"), t.Literal("nobody")])) });
+const DeleteBody = t.Object({ password: t.String({ minLength: 1, maxLength: 128 }) });
+
+/** The signed-in person's own account: profile, settings, export, deletion (/api/account/*). */
+export function accountRoutes(app: App) {
+  return new Elysia({ name: "client-account", prefix: "/account" })
+    .use(requestContext(app))
+    .patch(
+      "/profile",
+      async ({ body, user }) => {
+        const updated = await updateProfile(app, user, body);
+        return ok({ account: serializeAccount(updated), profile: await profileView(app.db, updated.id, updated) });
+      },
+      { auth: true, body: ProfileBody },
+    )
+    .get("/settings", async ({ user }) => ok({ settings: await getSettings(app.db, user.id) }), { auth: true })
+    .patch("/settings", async ({ body, user }) => ok({ settings: await updateSettings(app.db, app.clock.now(), user.id, body) }), {
+      auth: true,
+      body: SettingsBody,
+    })
+    .get(
+      "/export",
+      async ({ user, set }) => {
+        set.headers["cache-control"] = "no-store";
+        return ok({ export: await exportAccount(app, user) });
+      },
+      { auth: true },
+    )
+    .delete(
+      "/",
+      async ({ body, user, set }) => {
+        await deleteAccount(app, user, body.password);
+        addSetCookies(set as never, [clearCookie(app, ACCESS_COOKIE), clearCookie(app, REFRESH_COOKIE)]);
+        return ok({ deleted: true });
+      },
+      { auth: true, body: DeleteBody },
+    );
+}

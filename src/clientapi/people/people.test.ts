@@ -1,0 +1,225 @@
+import { afterAll, beforeAll, setDefaultTimeout, describe, expect, test } from "bun:test";
+import { startTestServer, type TestServer } from "../../testing/server";
+import { TestClient } from "../../testing/client";
+import { signedInClient } from "../../testing/fixtures";
+import { hiddenAuthorIds, isBlockedEitherWay, followedIds, followerIds, isFollowing } from "../../domain/relations/service";
+
+// several accounts sign in per test (password hashing): room for a loaded machine
+setDefaultTimeout(20_000);
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.stop());
+
+const person = () => signedInClient(server);
+
+describe("profiles", () => {
+  test("shows a profile with counts and relation flags", async () => {
+    const a = await person();
+    const b = await person();
+    let res = await a.client.get(`/api/social/users/${b.user.username}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data.profile).toEqual({
+      id: b.user.cuid,
+      username: b.user.username,
+      displayName: b.user.username,
+      bio: "",
+      avatarUrl: null,
+      coverUrl: null,
+      coverVideoUrl: null,
+      isBot: false,
+      followersCount: 0,
+      followingCount: 0,
+      postsCount: 0,
+      isFollowing: false,
+      followsYou: false,
+      isBlocked: false,
+      isMuted: false,
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+    });
+    expect(res.body.data.profile.email).toBeUndefined();
+    await server.app.db.insertInto("posts").values({ cuid: `p-${b.user.cuid}`, author_id: b.user.id, created_at: server.clock.now() }).execute();
+    expect((await a.client.get(`/api/social/users/${b.user.username}`)).body.data.profile.postsCount).toBe(1);
+    // case-insensitive, @ allowed
+    res = await a.client.get(`/api/social/users/@${b.user.username.toUpperCase()}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data.profile.id).toBe(b.user.cuid);
+  });
+
+  test("unknown user is NOT_FOUND; no session is UNAUTHORIZED", async () => {
+    const a = await person();
+    const res = await a.client.get("/api/social/users/nobody_here_xyz");
+    expect(res.status).toBe(404);
+    expect(res.body.success).toBe(false);
+    expect(res.body.error.code).toBe("NOT_FOUND");
+    const anon = await new TestClient(server.url).get(`/api/social/users/${a.user.username}`);
+    expect(anon.status).toBe(401);
+    expect(anon.body.error.code).toBe("UNAUTHORIZED");
+  });
+});
+
+describe("follow", () => {
+  test("toggles, counts, flags both sides, and notifies once", async () => {
+    const a = await person();
+    const b = await person();
+    let res = await a.client.post(`/api/social/users/${b.user.username}/follow`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ following: true, followersCount: 1 });
+    expect(await isFollowing(server.app.db, a.user.id, b.user.id)).toBe(true);
+    expect(await followedIds(server.app.db, a.user.id)).toEqual([b.user.id]);
+    expect(await followerIds(server.app.db, b.user.id)).toEqual([a.user.id]);
+
+    res = await a.client.get(`/api/social/users/${b.user.username}`);
+    expect(res.body.data.profile).toMatchObject({ followersCount: 1, followingCount: 0, isFollowing: true, followsYou: false });
+    res = await b.client.get(`/api/social/users/${a.user.username}`);
+    expect(res.body.data.profile).toMatchObject({ followersCount: 0, followingCount: 1, isFollowing: false, followsYou: true });
+
+    res = await b.client.get("/api/social/notifications");
+    expect(res.body.data.notifications).toHaveLength(1);
+    expect(res.body.data.notifications[0]).toMatchObject({ type: "follow", actor: { username: a.user.username }, read: false });
+
+    res = await a.client.post(`/api/social/users/${b.user.username}/follow`);
+    expect(res.body.data).toEqual({ following: false, followersCount: 0 });
+    // following again the same day does not notify twice
+    res = await a.client.post(`/api/social/users/${b.user.username}/follow`);
+    expect(res.body.data.following).toBe(true);
+    res = await b.client.get("/api/social/notifications");
+    expect(res.body.data.notifications).toHaveLength(1);
+  });
+
+  test("self-follow, self-block and self-mute are VALIDATION_ERROR", async () => {
+    const a = await person();
+    for (const action of ["follow", "block", "mute"]) {
+      const res = await a.client.post(`/api/social/users/${a.user.username}/${action}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe("VALIDATION_ERROR");
+      expect(res.body.error.details.fieldErrors.username).toHaveLength(1);
+    }
+  });
+
+  test("needs CSRF and a session; unknown target is NOT_FOUND", async () => {
+    const a = await person();
+    const b = await person();
+    let res = await a.client.post(`/api/social/users/${b.user.username}/follow`, {}, { csrf: false });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe("CSRF_TOKEN_INVALID");
+    const anon = new TestClient(server.url);
+    res = await anon.post(`/api/social/users/${b.user.username}/follow`);
+    expect(res.status).toBe(401);
+    res = await a.client.post(`/api/social/users/no_such_user_q/follow`);
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe("NOT_FOUND");
+    expect(await isFollowing(server.app.db, a.user.id, b.user.id)).toBe(false);
+  });
+});
+
+describe("followers and following lists", () => {
+  test("pages with cursors, newest first, without duplicates", async () => {
+    const star = await person();
+    const fans = [];
+    for (let i = 0; i < 5; i++) {
+      const f = await person();
+      await f.client.post(`/api/social/users/${star.user.username}/follow`);
+      fans.push(f);
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let i = 0; i < 5; i++) {
+      const q: string = cursor ? `?limit=2&cursor=${cursor}` : "?limit=2";
+      const res = await star.client.get(`/api/social/users/${star.user.username}/followers${q}`);
+      expect(res.status).toBe(200);
+      seen.push(...res.body.data.users.map((u: any) => u.username));
+      cursor = res.body.data.pageInfo.nextCursor;
+      if (!cursor) break;
+    }
+    expect(seen).toEqual(fans.map((f) => f.user.username).reverse());
+
+    const res = await fans[0]!.client.get(`/api/social/users/${fans[0]!.user.username}/following`);
+    expect(res.body.data.users).toEqual([
+      { id: star.user.cuid, username: star.user.username, displayName: star.user.username, avatarUrl: null, isBot: false, bio: "", isFollowing: true },
+    ]);
+    expect(res.body.data.pageInfo.nextCursor).toBeNull();
+  });
+
+  test("bad cursor and limit are VALIDATION_ERROR", async () => {
+    const a = await person();
+    let res = await a.client.get(`/api/social/users/${a.user.username}/followers?cursor=garbage`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors.cursor).toBeDefined();
+    res = await a.client.get(`/api/social/users/${a.user.username}/following?limit=0`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors.limit).toBeDefined();
+    res = await a.client.get(`/api/social/users/${a.user.username}/following?limit=1000`);
+    expect(res.body.error.code).toBe("VALIDATION_ERROR");
+  });
+});
+
+describe("block and mute", () => {
+  test("blocking removes follows both ways, hides the blocker, and prevents follows", async () => {
+    const a = await person();
+    const b = await person();
+    await a.client.post(`/api/social/users/${b.user.username}/follow`);
+    await b.client.post(`/api/social/users/${a.user.username}/follow`);
+    let res = await a.client.post(`/api/social/users/${b.user.username}/block`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ blocked: true });
+    expect(await isFollowing(server.app.db, a.user.id, b.user.id)).toBe(false);
+    expect(await isFollowing(server.app.db, b.user.id, a.user.id)).toBe(false);
+    expect(await isBlockedEitherWay(server.app.db, b.user.id, a.user.id)).toBe(true);
+    expect(await hiddenAuthorIds(server.app.db, b.user.id)).toEqual([a.user.id]);
+    expect(await hiddenAuthorIds(server.app.db, a.user.id)).toEqual([b.user.id]);
+
+    // the blocked person no longer finds the blocker
+    for (const path of ["", "/followers", "/following"]) {
+      res = await b.client.get(`/api/social/users/${a.user.username}${path}`);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe("NOT_FOUND");
+    }
+    res = await b.client.post(`/api/social/users/${a.user.username}/follow`);
+    expect(res.status).toBe(404);
+    // the blocker sees the flag and cannot follow until unblocking
+    res = await a.client.get(`/api/social/users/${b.user.username}`);
+    expect(res.body.data.profile).toMatchObject({ isBlocked: true, isFollowing: false, followersCount: 0, followingCount: 0 });
+    res = await a.client.post(`/api/social/users/${b.user.username}/follow`);
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe("FORBIDDEN");
+
+    res = await a.client.post(`/api/social/users/${b.user.username}/block`);
+    expect(res.body.data).toEqual({ blocked: false });
+    res = await b.client.get(`/api/social/users/${a.user.username}`);
+    expect(res.status).toBe(200);
+    expect(await hiddenAuthorIds(server.app.db, b.user.id)).toEqual([]);
+  });
+
+  test("blocked accounts vanish from follower lists of third parties", async () => {
+    const a = await person();
+    const b = await person();
+    const c = await person();
+    await b.client.post(`/api/social/users/${c.user.username}/follow`);
+    await a.client.post(`/api/social/users/${c.user.username}/follow`);
+    await a.client.post(`/api/social/users/${b.user.username}/block`);
+    const res = await a.client.get(`/api/social/users/${c.user.username}/followers`);
+    expect(res.body.data.users.map((u: any) => u.username)).toEqual([a.user.username]);
+    const res2 = await b.client.get(`/api/social/users/${c.user.username}/followers`);
+    expect(res2.body.data.users.map((u: any) => u.username)).toEqual([b.user.username]);
+  });
+
+  test("mute toggles and hides only for the muter", async () => {
+    const a = await person();
+    const b = await person();
+    let res = await a.client.post(`/api/social/users/${b.user.username}/mute`);
+    expect(res.body.data).toEqual({ muted: true });
+    expect(await hiddenAuthorIds(server.app.db, a.user.id)).toEqual([b.user.id]);
+    expect(await hiddenAuthorIds(server.app.db, b.user.id)).toEqual([]);
+    res = await a.client.get(`/api/social/users/${b.user.username}`);
+    expect(res.body.data.profile.isMuted).toBe(true);
+    res = await b.client.get(`/api/social/users/${a.user.username}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data.profile.isMuted).toBe(false);
+    res = await a.client.post(`/api/social/users/${b.user.username}/mute`);
+    expect(res.body.data).toEqual({ muted: false });
+    expect(await hiddenAuthorIds(server.app.db, a.user.id)).toEqual([]);
+  });
+});

@@ -1,0 +1,70 @@
+import { Elysia, t } from "elysia";
+import type { App } from "../../app";
+import { requireVisibleUser } from "../../domain/profiles/service";
+import {
+  CAPTION_MAX,
+  createStory,
+  deleteStory,
+  listStoryViewers,
+  markStoryViewed,
+  presentStories,
+  requireVisibleStory,
+  storiesFeed,
+  userStories,
+} from "../../domain/stories/service";
+import { ok } from "../../http/envelope";
+import { requestContext } from "../../http/context";
+import { decodeCursor, parseLimit } from "../../lib/paging";
+import { PageQuery } from "../people/routes";
+
+const CreateBody = t.Object({
+  mediaUrl: t.String({ minLength: 1, maxLength: 1024 }),
+  caption: t.Optional(t.String({ maxLength: CAPTION_MAX * 4 })),
+});
+const StoryParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });
+
+/** Stories (24 h): create, feed by followed author, per-user, view mark, viewers, delete. */
+export function storyRoutes(app: App) {
+  const visible = (viewerId: number, id: string) => requireVisibleStory(app.db, app.clock.now(), viewerId, id);
+  const one = async (viewerId: number, story: Awaited<ReturnType<typeof visible>>) => (await presentStories(app.db, viewerId, [story]))[0]!;
+
+  return new Elysia({ name: "client-stories", prefix: "/social" })
+    .use(requestContext(app))
+    .post("/stories", async ({ body, user }) => ok({ story: await one(user.id, await createStory(app, user, body)) }), { auth: true, body: CreateBody })
+    .get("/stories", async ({ user }) => ok({ groups: await storiesFeed(app.db, app.clock.now(), user.id) }), { auth: true })
+    .get("/stories/:id", async ({ params, user }) => ok({ story: await one(user.id, await visible(user.id, params.id)) }), { auth: true, params: StoryParams })
+    .post(
+      "/stories/:id/view",
+      async ({ params, user }) => {
+        const story = await visible(user.id, params.id);
+        await markStoryViewed(app.db, app.clock.now(), user.id, story);
+        return ok({ story: await one(user.id, story) });
+      },
+      { auth: true, params: StoryParams },
+    )
+    .get(
+      "/stories/:id/viewers",
+      async ({ params, query, user }) => {
+        const story = await visible(user.id, params.id);
+        const page = await listStoryViewers(app.db, user.id, story, { cursor: decodeCursor(query.cursor), limit: parseLimit(query.limit) });
+        return ok({ viewers: page.viewers, pageInfo: { nextCursor: page.nextCursor } });
+      },
+      { auth: true, params: StoryParams, query: PageQuery },
+    )
+    .delete(
+      "/stories/:id",
+      async ({ params, user }) => {
+        await deleteStory(app.db, app.clock.now(), user.id, await visible(user.id, params.id));
+        return ok({ deleted: true });
+      },
+      { auth: true, params: StoryParams },
+    )
+    .get(
+      "/users/:username/stories",
+      async ({ params, user }) => {
+        const author = await requireVisibleUser(app.db, user.id, params.username);
+        return ok({ stories: await userStories(app.db, app.clock.now(), user.id, author.id) });
+      },
+      { auth: true, params: t.Object({ username: t.String({ minLength: 1, maxLength: 64 }) }) },
+    );
+}

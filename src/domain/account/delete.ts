@@ -1,0 +1,62 @@
+import type { App } from "../../app";
+import { RateLimiter } from "../../http/rate-limit";
+import { verifyPassword } from "../../lib/crypto";
+import { fieldError, rateLimited } from "../../lib/errors";
+import type { UserRow } from "../users/table";
+
+const attempts = new WeakMap<App, RateLimiter>();
+
+/** Password checks for deletion are limited like login attempts, per account. */
+async function checkPassword(app: App, user: UserRow, password: string): Promise<void> {
+  let limiter = attempts.get(app);
+  if (!limiter) attempts.set(app, (limiter = new RateLimiter()));
+  const d = limiter.check(`delete:${user.id}`, app.config["limits.loginPer10Min"], 600_000, app.clock.now());
+  if (!d.allowed) throw rateLimited(d.retryAfter);
+  if (!user.password_hash || !(await verifyPassword(password, user.password_hash))) throw fieldError("password", "is incorrect");
+}
+
+/**
+ * Deletes USER's account after checking the password: the row stays as a tombstone
+ * (deleted_at set, e-mail and profile scrubbed, username freed for others), every session is
+ * revoked, relations, notifications, settings and stories go. Other features drop their
+ * content on the 'user:deleted' hook.
+ */
+export async function deleteAccount(app: App, user: UserRow, password: string): Promise<void> {
+  await checkPassword(app, user, password);
+  const now = app.clock.now();
+  const id = user.id;
+  const revoked = await app.db.transaction().execute(async (tx) => {
+    // '-' never occurs in real usernames, so the tombstone frees the name without ever colliding
+    const tombstone = `deleted-${user.cuid}`;
+    await tx
+      .updateTable("users")
+      .set({
+        deleted_at: now,
+        updated_at: now,
+        email: null,
+        username: tombstone,
+        username_lower: tombstone,
+        display_name: "Deleted account",
+        bio: "",
+        avatar_url: null,
+        cover_url: null,
+        cover_video_url: null,
+        password_hash: null,
+        totp_secret: null,
+        recovery_codes: null,
+        two_factor_method: "none",
+      })
+      .where("id", "=", id)
+      .execute();
+    const sessions = await tx.updateTable("sessions").set({ revoked_at: now }).where("user_id", "=", id).where("revoked_at", "is", null).returning("cuid").execute();
+    await tx.deleteFrom("follows").where((eb) => eb.or([eb("follower_id", "=", id), eb("followee_id", "=", id)])).execute();
+    await tx.deleteFrom("blocks").where((eb) => eb.or([eb("blocker_id", "=", id), eb("blocked_id", "=", id)])).execute();
+    await tx.deleteFrom("mutes").where((eb) => eb.or([eb("muter_id", "=", id), eb("muted_id", "=", id)])).execute();
+    await tx.deleteFrom("notifications").where((eb) => eb.or([eb("recipient_id", "=", id), eb("actor_id", "=", id)])).execute();
+    await tx.deleteFrom("user_settings").where("user_id", "=", id).execute();
+    await tx.updateTable("stories").set({ deleted_at: now }).where("author_id", "=", id).where("deleted_at", "is", null).execute();
+    return sessions.map((s) => s.cuid);
+  });
+  for (const sessionId of revoked) app.events.publish(id, "session:revoked", { sessionId });
+  await app.hooks.emit("user:deleted", { userId: id });
+}

@@ -1,0 +1,54 @@
+import type { App } from "../../app";
+import { RateLimiter } from "../../http/rate-limit";
+import { AppError, fieldError, rateLimited } from "../../lib/errors";
+import { notify } from "../notifications/service";
+import { followCounts, hasBlocked, hasMuted, isFollowing, setBlocked, setFollowing, setMuted } from "./service";
+
+const HOUR_MS = 3_600_000;
+/** Follow limiters live as long as their App (tests run several Apps in one process). */
+const followLimiters = new WeakMap<App, RateLimiter>();
+
+function checkFollowLimit(app: App, userId: number): void {
+  let limiter = followLimiters.get(app);
+  if (!limiter) followLimiters.set(app, (limiter = new RateLimiter()));
+  const d = limiter.check(`follow:${userId}`, app.config["limits.followsPerHour"], HOUR_MS, app.clock.now());
+  if (!d.allowed) throw rateLimited(d.retryAfter);
+}
+
+function refuseSelf(actorId: number, targetId: number, what: string): void {
+  if (actorId === targetId) throw fieldError("username", `you cannot ${what} yourself`);
+}
+
+/**
+ * Follow toggle: follows when not following, unfollows otherwise. Rate limited per account;
+ * refused across a block; a new follow notifies the followee.
+ */
+export async function toggleFollow(app: App, followerId: number, followeeId: number) {
+  refuseSelf(followerId, followeeId, "follow");
+  checkFollowLimit(app, followerId);
+  const now = app.clock.now();
+  const following = !(await isFollowing(app.db, followerId, followeeId));
+  if (following) {
+    if (await hasBlocked(app.db, followerId, followeeId)) throw new AppError(403, "FORBIDDEN", "Unblock this account to follow it");
+    if (await hasBlocked(app.db, followeeId, followerId)) throw new AppError(404, "NOT_FOUND", "User not found");
+  }
+  await setFollowing(app.db, now, followerId, followeeId, following);
+  if (following) await notify(app, { recipientId: followeeId, actorId: followerId, type: "follow" });
+  return { following, followersCount: (await followCounts(app.db, followeeId)).followers };
+}
+
+/** Block toggle; blocking removes follows both ways. */
+export async function toggleBlock(app: App, blockerId: number, blockedId: number) {
+  refuseSelf(blockerId, blockedId, "block");
+  const blocked = !(await hasBlocked(app.db, blockerId, blockedId));
+  await setBlocked(app.db, app.clock.now(), blockerId, blockedId, blocked);
+  return { blocked };
+}
+
+/** Mute toggle: the muted account leaves the muter's feed only. */
+export async function toggleMute(app: App, muterId: number, mutedId: number) {
+  refuseSelf(muterId, mutedId, "mute");
+  const muted = !(await hasMuted(app.db, muterId, mutedId));
+  await setMuted(app.db, app.clock.now(), muterId, mutedId, muted);
+  return { muted };
+}

@@ -1,0 +1,148 @@
+import type { Kysely } from "kysely";
+import type { Db } from "../../db";
+
+/**
+ * Follows, blocks and mutes between accounts. Other features (feed, search, comments,
+ * chats) call the read helpers here to hide people from each other.
+ */
+
+/** Accounts whose content the viewer must not see: blocked either way, plus muted by the viewer. */
+export async function hiddenAuthorIds(db: Db, viewerId: number): Promise<number[]> {
+  const [blocks, mutes] = await Promise.all([blockedEitherWayIds(db, viewerId), mutedIds(db, viewerId)]);
+  return [...new Set([...blocks, ...mutes])];
+}
+
+/** Accounts the user blocked or that blocked the user. */
+export async function blockedEitherWayIds(db: Db, userId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom("blocks")
+    .select(["blocker_id", "blocked_id"])
+    .where((eb) => eb.or([eb("blocker_id", "=", userId), eb("blocked_id", "=", userId)]))
+    .execute();
+  return [...new Set(rows.map((r) => (r.blocker_id === userId ? r.blocked_id : r.blocker_id)))];
+}
+
+/** Accounts the user muted. */
+export async function mutedIds(db: Db, userId: number): Promise<number[]> {
+  const rows = await db.selectFrom("mutes").select("muted_id").where("muter_id", "=", userId).execute();
+  return rows.map((r) => r.muted_id);
+}
+
+/** True when a blocked b or b blocked a. */
+export async function isBlockedEitherWay(db: Db, a: number, b: number): Promise<boolean> {
+  const row = await db
+    .selectFrom("blocks")
+    .select("id")
+    .where((eb) =>
+      eb.or([
+        eb.and([eb("blocker_id", "=", a), eb("blocked_id", "=", b)]),
+        eb.and([eb("blocker_id", "=", b), eb("blocked_id", "=", a)]),
+      ]),
+    )
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** True when blocker blocked blocked (one direction). */
+export async function hasBlocked(db: Db, blocker: number, blocked: number): Promise<boolean> {
+  const row = await db.selectFrom("blocks").select("id").where("blocker_id", "=", blocker).where("blocked_id", "=", blocked).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** True when muter muted muted. */
+export async function hasMuted(db: Db, muter: number, muted: number): Promise<boolean> {
+  const row = await db.selectFrom("mutes").select("id").where("muter_id", "=", muter).where("muted_id", "=", muted).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Accounts the user follows. */
+export async function followedIds(db: Db, userId: number): Promise<number[]> {
+  const rows = await db.selectFrom("follows").select("followee_id").where("follower_id", "=", userId).execute();
+  return rows.map((r) => r.followee_id);
+}
+
+/** Accounts that follow the user. */
+export async function followerIds(db: Db, userId: number): Promise<number[]> {
+  const rows = await db.selectFrom("follows").select("follower_id").where("followee_id", "=", userId).execute();
+  return rows.map((r) => r.follower_id);
+}
+
+/** True when follower follows followee. */
+export async function isFollowing(db: Db, follower: number, followee: number): Promise<boolean> {
+  const row = await db.selectFrom("follows").select("id").where("follower_id", "=", follower).where("followee_id", "=", followee).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Followers and following counts of an account, counting only live (not deleted) accounts. */
+export async function followCounts(db: Db, userId: number): Promise<{ followers: number; following: number }> {
+  const [followers, following] = await Promise.all([
+    db
+      .selectFrom("follows")
+      .innerJoin("users", "users.id", "follows.follower_id")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("follows.followee_id", "=", userId)
+      .where("users.deleted_at", "is", null)
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom("follows")
+      .innerJoin("users", "users.id", "follows.followee_id")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("follows.follower_id", "=", userId)
+      .where("users.deleted_at", "is", null)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { followers: Number(followers.n), following: Number(following.n) };
+}
+
+/** The two account columns (from → to) of each relation table. */
+const PAIR_COLUMNS = {
+  follows: ["follower_id", "followee_id"],
+  blocks: ["blocker_id", "blocked_id"],
+  mutes: ["muter_id", "muted_id"],
+} as const;
+
+/** Adds (idempotently) or removes the row A → B of a relation table. */
+async function setPair(db: Db, table: keyof typeof PAIR_COLUMNS, now: number, a: number, b: number, on: boolean): Promise<void> {
+  const [colA, colB] = PAIR_COLUMNS[table];
+  // the three tables share this shape; Kysely cannot type a table chosen at run time
+  const anyDb = db as unknown as Kysely<any>;
+  if (on) {
+    await anyDb
+      .insertInto(table)
+      .values({ [colA]: a, [colB]: b, created_at: now })
+      .onConflict((oc) => oc.columns([colA, colB]).doNothing())
+      .execute();
+  } else {
+    await anyDb.deleteFrom(table).where(colA, "=", a).where(colB, "=", b).execute();
+  }
+}
+
+/** Makes follower follow followee (or stop); returns the new state. Callers check blocks first. */
+export async function setFollowing(db: Db, now: number, follower: number, followee: number, on: boolean): Promise<boolean> {
+  await setPair(db, "follows", now, follower, followee, on);
+  return on;
+}
+
+/** Blocks (or unblocks) an account; blocking also removes follows both ways, in one transaction. */
+export async function setBlocked(db: Db, now: number, blocker: number, blocked: number, on: boolean): Promise<boolean> {
+  await db.transaction().execute(async (tx) => {
+    await setPair(tx, "blocks", now, blocker, blocked, on);
+    if (!on) return;
+    await tx
+      .deleteFrom("follows")
+      .where((eb) =>
+        eb.or([
+          eb.and([eb("follower_id", "=", blocker), eb("followee_id", "=", blocked)]),
+          eb.and([eb("follower_id", "=", blocked), eb("followee_id", "=", blocker)]),
+        ]),
+      )
+      .execute();
+  });
+  return on;
+}
+
+/** Mutes (or unmutes) an account for the muter only. */
+export async function setMuted(db: Db, now: number, muter: number, muted: number, on: boolean): Promise<boolean> {
+  await setPair(db, "mutes", now, muter, muted, on);
+  return on;
+}

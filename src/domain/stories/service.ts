@@ -1,0 +1,165 @@
+import type { App } from "../../app";
+import type { Db } from "../../db";
+import { serializePublicUser } from "../../clientapi/serializers/account";
+import { toIso } from "../../lib/clock";
+import { forbidden, notFound, validationError, type FieldErrors } from "../../lib/errors";
+import { newCuid } from "../../lib/ids";
+import { pageOf, type Cursor } from "../../lib/paging";
+import { markAttached, resolveOwnUpload } from "../../media/uploads";
+import { blockedEitherWayIds, followerIds, hiddenAuthorIds, isBlockedEitherWay } from "../relations/service";
+import type { UserRow } from "../users/table";
+import { collectFieldErrors } from "../profiles/field-errors";
+import { STORY_MEDIA_KINDS, type StoryRow } from "./table";
+import { olderThan } from "../profiles/keyset";
+
+/** Stories are visible this long after creation; every query filters by created_at. */
+export const STORY_TTL_MS = 24 * 3_600_000;
+export const CAPTION_MAX = 200;
+/** Upper bound of stories read for one stories feed (followed authors × live stories). */
+const FEED_MAX_STORIES = 1000;
+
+const MEDIA_TYPE: Record<string, "image" | "video" | "voice"> = { story: "image", "story-video": "video", "story-voice": "voice" };
+
+/** Stories that have not expired nor been deleted at NOW. */
+const live = (db: Db, now: number) => db.selectFrom("stories").where("stories.deleted_at", "is", null).where("stories.created_at", ">", now - STORY_TTL_MS);
+
+/** Publishes a story from one of the author's story uploads; followers get 'story:new'. */
+export async function createStory(app: App, author: UserRow, input: { mediaUrl: string; caption?: string }): Promise<StoryRow> {
+  const caption = (input.caption ?? "").trim();
+  const errors: FieldErrors = {};
+  if ([...caption].length > CAPTION_MAX) errors.caption = [`must be at most ${CAPTION_MAX} characters`];
+  const upload = await collectFieldErrors(errors, () => resolveOwnUpload(app, input.mediaUrl, author.id, [...STORY_MEDIA_KINDS], "mediaUrl"));
+  if (!upload || Object.keys(errors).length) throw validationError(errors);
+  const now = app.clock.now();
+  const story = await app.db
+    .insertInto("stories")
+    .values({
+      cuid: newCuid(),
+      author_id: author.id,
+      media_url: upload.url,
+      media_kind: upload.kind as StoryRow["media_kind"],
+      thumb_url: upload.thumb_url ?? upload.poster_url,
+      caption,
+      created_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await markAttached(app.db, upload.id, now);
+  const followers = await followerIds(app.db, author.id);
+  if (followers.length) app.events.publish(followers, "story:new", { storyId: story.cuid, author: { id: author.cuid, username: author.username } });
+  return story;
+}
+
+/** A live story VIEWER may see (not expired, not deleted, no block either way), else NOT_FOUND. */
+export async function requireVisibleStory(db: Db, now: number, viewerId: number, cuid: string): Promise<StoryRow> {
+  const story = await live(db, now)
+    .innerJoin("users", "users.id", "stories.author_id")
+    .selectAll("stories")
+    .where("stories.cuid", "=", cuid)
+    .where("users.deleted_at", "is", null)
+    .executeTakeFirst();
+  if (!story || (story.author_id !== viewerId && (await isBlockedEitherWay(db, viewerId, story.author_id)))) throw notFound("Story not found");
+  return story;
+}
+
+/** Marks a story seen by VIEWER (the author's own views are not recorded). */
+export async function markStoryViewed(db: Db, now: number, viewerId: number, story: StoryRow): Promise<void> {
+  if (story.author_id === viewerId) return;
+  await db
+    .insertInto("story_views")
+    .values({ story_id: story.id, viewer_id: viewerId, viewed_at: now })
+    .onConflict((oc) => oc.columns(["story_id", "viewer_id"]).doNothing())
+    .execute();
+}
+
+/** Deletes the author's own story; someone else's visible story is FORBIDDEN. */
+export async function deleteStory(db: Db, now: number, userId: number, story: StoryRow): Promise<void> {
+  if (story.author_id !== userId) throw forbidden("Only the author can delete a story");
+  await db.updateTable("stories").set({ deleted_at: now }).where("id", "=", story.id).execute();
+}
+
+/** One page of a story's viewers, latest first; only the author may ask (others NOT_FOUND). */
+export async function listStoryViewers(db: Db, userId: number, story: StoryRow, opts: { cursor: Cursor | null; limit: number }) {
+  if (story.author_id !== userId) throw notFound("Story not found");
+  const hidden = await blockedEitherWayIds(db, userId);
+  let q = db
+    .selectFrom("story_views")
+    .innerJoin("users", "users.id", "story_views.viewer_id")
+    .selectAll("users")
+    .select(["story_views.id as view_id", "story_views.viewed_at as viewed_at"])
+    .where("story_views.story_id", "=", story.id)
+    .where("users.deleted_at", "is", null);
+  if (hidden.length) q = q.where("users.id", "not in", hidden);
+  if (opts.cursor) q = q.where(olderThan(opts.cursor, "story_views.viewed_at", "story_views.id"));
+  const rows = await q.orderBy("story_views.viewed_at", "desc").orderBy("story_views.id", "desc").limit(opts.limit + 1).execute();
+  const page = pageOf(rows, opts.limit, (r) => ({ t: r.viewed_at, id: r.view_id }));
+  return {
+    viewers: page.items.map((r) => ({ user: serializePublicUser(r as UserRow), viewedAt: toIso(r.viewed_at) })),
+    nextCursor: page.nextCursor,
+  };
+}
+
+/** Stories as the Client API shows them to VIEWER: seen flags, and view counts for the author. */
+export async function presentStories(db: Db, viewerId: number, stories: StoryRow[]) {
+  if (stories.length === 0) return [];
+  const ids = stories.map((s) => s.id);
+  const authorIds = [...new Set(stories.map((s) => s.author_id))];
+  const [authors, seenRows, counts] = await Promise.all([
+    db.selectFrom("users").selectAll().where("id", "in", authorIds).execute(),
+    db.selectFrom("story_views").select("story_id").where("viewer_id", "=", viewerId).where("story_id", "in", ids).execute(),
+    db
+      .selectFrom("story_views")
+      .select(["story_id", (eb) => eb.fn.countAll<number>().as("n")])
+      .where("story_id", "in", stories.filter((s) => s.author_id === viewerId).map((s) => s.id).concat([-1]))
+      .groupBy("story_id")
+      .execute(),
+  ]);
+  const authorById = new Map(authors.map((u) => [u.id, u]));
+  const seen = new Set(seenRows.map((r) => r.story_id));
+  const viewCount = new Map(counts.map((r) => [r.story_id, Number(r.n)]));
+  return stories.map((s) => ({
+    id: s.cuid,
+    author: serializePublicUser(authorById.get(s.author_id)!),
+    mediaUrl: s.media_url,
+    mediaType: MEDIA_TYPE[s.media_kind] ?? "image",
+    thumbUrl: s.thumb_url,
+    caption: s.caption,
+    createdAt: toIso(s.created_at),
+    expiresAt: toIso(s.created_at + STORY_TTL_MS),
+    // the author has seen their own stories
+    seen: s.author_id === viewerId || seen.has(s.id),
+    ...(s.author_id === viewerId ? { viewsCount: viewCount.get(s.id) ?? 0 } : {}),
+  }));
+}
+
+/** AUTHOR's live stories, oldest first, as VIEWER sees them (none across a block). */
+export async function userStories(db: Db, now: number, viewerId: number, authorId: number) {
+  if (viewerId !== authorId && (await isBlockedEitherWay(db, viewerId, authorId))) return [];
+  const rows = await live(db, now).selectAll("stories").where("stories.author_id", "=", authorId).orderBy("created_at", "asc").orderBy("id", "asc").execute();
+  return presentStories(db, viewerId, rows);
+}
+
+/**
+ * The stories feed: live stories of the accounts VIEWER follows (blocked and muted accounts
+ * left out), grouped by author. Groups with unseen stories come first, then by latest story.
+ */
+export async function storiesFeed(db: Db, now: number, viewerId: number) {
+  const hidden = await hiddenAuthorIds(db, viewerId);
+  let q = live(db, now)
+    .innerJoin("follows", (j) => j.onRef("follows.followee_id", "=", "stories.author_id").on("follows.follower_id", "=", viewerId))
+    .innerJoin("users", "users.id", "stories.author_id")
+    .selectAll("stories")
+    .where("users.deleted_at", "is", null);
+  if (hidden.length) q = q.where("stories.author_id", "not in", hidden);
+  const rows = await q.orderBy("stories.created_at", "desc").orderBy("stories.id", "desc").limit(FEED_MAX_STORIES).execute();
+  const presented = await presentStories(db, viewerId, rows.reverse());
+  const groups = new Map<string, { author: (typeof presented)[number]["author"]; stories: typeof presented; hasUnseen: boolean; latestAt: string }>();
+  for (const story of presented) {
+    let g = groups.get(story.author.id);
+    if (!g) groups.set(story.author.id, (g = { author: story.author, stories: [], hasUnseen: false, latestAt: story.createdAt }));
+    g.stories.push(story);
+    g.hasUnseen ||= !story.seen;
+    if (story.createdAt > g.latestAt) g.latestAt = story.createdAt;
+  }
+  return [...groups.values()].sort((a, b) => Number(b.hasUnseen) - Number(a.hasUnseen) || b.latestAt.localeCompare(a.latestAt));
+}
