@@ -20,6 +20,8 @@ export interface RealtimeEvents {
   "stars:balance": { balance: number };
   /** the server closes this session's streams (sign-out, revoked session) */
   "session:revoked": { sessionId: string };
+  /** realtime transport: events since the client's last id are no longer kept; refetch state */
+  "stream:reset": { reason: "gap" | "unknown-id" };
 }
 
 export type RealtimeEventName = keyof RealtimeEvents;
@@ -37,4 +39,5 @@ export const realtimeEventNames = [
   "story:new",
   "stars:balance",
   "session:revoked",
+  "stream:reset",
 ] as const satisfies readonly RealtimeEventName[];

@@ -1,0 +1,390 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestServer, type TestServer } from "../../testing/server";
+import { TestClient } from "../../testing/client";
+import { makeUser } from "../../testing/fixtures";
+import { quickPerson } from "./test-people";
+import { storeUpload } from "../../media/uploads";
+import { pngOf } from "../uploads/fixtures";
+import { editMessage, findConversationByCuid, findMessageBySeq, memberCount, openPrivateChat, sendMessage } from "../../domain/chats";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.stop());
+
+type Person = Awaited<ReturnType<typeof quickPerson>>;
+const person = () => quickPerson(server);
+
+async function openChat(a: Person, b: Person): Promise<string> {
+  const res = await a.client.post(`/api/social/users/${b.user.username}/message`);
+  expect(res.status).toBe(200);
+  return res.body.data.conversationId;
+}
+
+async function send(p: Person, cid: string, body: Record<string, unknown>) {
+  return p.client.post(`/api/social/messages/${cid}`, body);
+}
+
+describe("private chats", () => {
+  test("opening is idempotent and both sides see the same chat", async () => {
+    const [a, b] = [await person(), await person()];
+    const first = await a.client.post(`/api/social/users/${b.user.username}/message`);
+    expect(first.status).toBe(200);
+    expect(first.body.success).toBe(true);
+    const cid = first.body.data.conversationId;
+    expect(typeof cid).toBe("string");
+    expect(first.body.data.conversation).toMatchObject({ type: "private", otherUser: { username: b.user.username }, memberCount: 2 });
+    const again = await a.client.post(`/api/social/users/${b.user.username}/message`);
+    expect(again.body.data.conversationId).toBe(cid);
+    const back = await b.client.post(`/api/social/users/${a.user.username}/message`);
+    expect(back.body.data.conversationId).toBe(cid);
+  });
+
+  test("unknown user, yourself, and signed-out callers", async () => {
+    const a = await person();
+    let res = await a.client.post("/api/social/users/nobody_at_all_zz/message");
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe("NOT_FOUND");
+    res = await a.client.post(`/api/social/users/${a.user.username}/message`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors.username).toBeDefined();
+    const anon = new TestClient(server.url);
+    res = await anon.post(`/api/social/users/${a.user.username}/message`);
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe("UNAUTHORIZED");
+    res = await a.client.post(`/api/social/users/${a.user.username}/message`, {}, { csrf: false });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe("CSRF_TOKEN_INVALID");
+  });
+
+  test("respects who may message me and blocks", async () => {
+    const [a, b, c] = [await person(), await person(), await person()];
+    let res = await b.client.patch("/api/account/settings", { whoCanMessage: "nobody" });
+    expect(res.status).toBe(200);
+    res = await a.client.post(`/api/social/users/${b.user.username}/message`);
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe("FORBIDDEN");
+    // "followed": only people b follows
+    await b.client.patch("/api/account/settings", { whoCanMessage: "followed" });
+    expect((await b.client.post(`/api/social/users/${a.user.username}/follow`)).status).toBe(200);
+    res = await a.client.post(`/api/social/users/${b.user.username}/message`);
+    expect(res.status).toBe(200);
+    const cid = res.body.data.conversationId;
+    res = await c.client.post(`/api/social/users/${b.user.username}/message`);
+    expect(res.status).toBe(403);
+    // a block stops sending in an existing chat, and the blocked side no longer finds b
+    expect((await send(a, cid, { content: "before block" })).status).toBe(200);
+    expect((await b.client.post(`/api/social/users/${a.user.username}/block`)).status).toBe(200);
+    res = await send(a, cid, { content: "after block" });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe("FORBIDDEN");
+    res = await a.client.post(`/api/social/users/${b.user.username}/message`);
+    expect(res.status).toBe(404);
+    res = await send(b, cid, { content: "b writes to someone b blocked" });
+    expect(res.status).toBe(403);
+  });
+
+  test("start labels reach bots as /start <label>; bad labels are refused", async () => {
+    const a = await person();
+    const bot = await makeUser(server.app, { username: `helper${Date.now() % 100000}_bot`, isBot: true, email: null, password: null });
+    let res = await a.client.post(`/api/social/users/${bot.username}/message`, { start: "bad label!" });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors.start).toBeDefined();
+    res = await a.client.post(`/api/social/users/${bot.username}/message`, { start: "x".repeat(65) });
+    expect(res.status).toBe(400);
+    const opened: unknown[] = [];
+    server.app.hooks.on("chat:opened", (p) => void opened.push(p));
+    res = await a.client.post(`/api/social/users/${bot.username}/message`, { start: "promo-2024_A" });
+    expect(res.status).toBe(200);
+    const cid = res.body.data.conversationId;
+    const conv = (await findConversationByCuid(server.app.db, cid))!;
+    expect(opened).toContainEqual({ conversationId: conv.id, userId: a.user.id, otherUserId: bot.id, startLabel: "promo-2024_A" });
+    const history = await a.client.get(`/api/social/messages/${cid}`);
+    expect(history.body.data.messages[0]).toMatchObject({
+      content: "/start promo-2024_A",
+      entities: [{ type: "bot_command", offset: 0, length: 6 }],
+      sender: { username: a.user.username, isBot: false },
+    });
+    // the bot answers through the domain (the Bot API path) and the person sees isBot
+    await sendMessage(server.app, { conversationId: conv.id, senderId: bot.id, content: "Hi!", replyMarkup: { inline_keyboard: [[{ text: "Go", callback_data: "go" }]] } });
+    const after = await a.client.get(`/api/social/messages/${cid}`);
+    expect(after.body.data.messages[0]).toMatchObject({
+      content: "Hi!",
+      sender: { username: bot.username, isBot: true },
+      replyMarkup: { inline_keyboard: [[{ text: "Go", callback_data: "go" }]] },
+    });
+  });
+});
+
+describe("domain API used by the Bot API", () => {
+  test("bots answer but never start chats; edits keep or remove buttons; outsiders get NOT_FOUND", async () => {
+    const a = await person();
+    const outsider = await person();
+    const bot = await makeUser(server.app, { username: `answer${Date.now() % 100000}_bot`, isBot: true, email: null, password: null });
+    await expect(openPrivateChat(server.app, bot.id, a.user.id)).rejects.toMatchObject({ status: 403 });
+    const cid = await openChat(a, { user: bot } as Person);
+    const conv = (await findConversationByCuid(server.app.db, cid))!;
+    expect((await openPrivateChat(server.app, bot.id, a.user.id)).id).toBe(conv.id);
+    const keyboard = { inline_keyboard: [[{ text: "A", callback_data: "a" }]] };
+    const sent = await sendMessage(server.app, { conversationId: conv.id, senderId: bot.id, content: "pick", replyMarkup: keyboard });
+    expect(sent.seq).toBe(1);
+    let edited = await editMessage(server.app, { conversationId: conv.id, seq: sent.seq, editorId: bot.id, content: "pick again" });
+    expect(JSON.parse(edited.reply_markup!)).toEqual(keyboard);
+    edited = await editMessage(server.app, { conversationId: conv.id, seq: sent.seq, editorId: bot.id, replyMarkup: null });
+    expect(edited.reply_markup).toBeNull();
+    expect(edited.content).toBe("pick again");
+    await expect(editMessage(server.app, { conversationId: conv.id, seq: sent.seq, editorId: a.user.id, content: "x" })).rejects.toMatchObject({ code: "PERMISSION_DENIED" });
+    await expect(sendMessage(server.app, { conversationId: conv.id, senderId: outsider.user.id, content: "x" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(findMessageBySeq(server.app.db, conv.id, 99)).resolves.toBeUndefined();
+    const shown = (await a.client.get(`/api/social/messages/${cid}`)).body.data.messages[0];
+    expect(shown).toMatchObject({ messageId: 1, content: "pick again", replyMarkup: null, editedAt: expect.any(String) });
+    expect(await memberCount(server.app.db, conv.id)).toBe(2);
+  });
+});
+
+describe("messages", () => {
+  test("send, history order, paging with before, and list of chats with unread counts", async () => {
+    const [a, b, c] = [await person(), await person(), await person()];
+    const cid = await openChat(a, b);
+    const other = await openChat(a, c);
+    for (let i = 1; i <= 5; i++) expect((await send(a, cid, { content: `m${i}` })).status).toBe(200);
+    let res = await b.client.get(`/api/social/messages/${cid}?limit=2`);
+    expect(res.status).toBe(200);
+    expect(res.body.data.messages.map((m: any) => m.content)).toEqual(["m5", "m4"]);
+    expect(res.body.data.messages[0].messageId).toBe(5);
+    expect(res.body.data.conversation.type).toBe("private");
+    const cursor = res.body.data.pageInfo.oldestCursor;
+    expect(cursor).toBe(res.body.data.pageInfo.nextCursor);
+    res = await b.client.get(`/api/social/messages/${cid}?limit=2&before=${cursor}`);
+    expect(res.body.data.messages.map((m: any) => m.content)).toEqual(["m3", "m2"]);
+    res = await b.client.get(`/api/social/messages/${cid}?limit=2&before=${res.body.data.pageInfo.oldestCursor}`);
+    expect(res.body.data.messages.map((m: any) => m.content)).toEqual(["m1"]);
+    expect(res.body.data.pageInfo.oldestCursor).toBeNull();
+
+    await send(c, other, { content: "from c" });
+    res = await a.client.get("/api/social/messages");
+    expect(res.body.data.conversations.map((x: any) => x.id)).toEqual([other, cid]);
+    expect(res.body.data.conversations[0]).toMatchObject({ lastMessage: { content: "from c" }, unreadCount: 1 });
+    expect(res.body.data.conversations[1]).toMatchObject({ lastMessage: { content: "m5" }, unreadCount: 0 });
+    res = await a.client.get("/api/social/messages?limit=1");
+    expect(res.body.data.conversations).toHaveLength(1);
+    res = await a.client.get(`/api/social/messages?limit=1&cursor=${res.body.data.pageInfo.nextCursor}`);
+    expect(res.body.data.conversations.map((x: any) => x.id)).toEqual([cid]);
+    expect(res.body.data.pageInfo.nextCursor).toBeNull();
+
+    res = await b.client.get("/api/social/messages");
+    expect(res.body.data.conversations.find((x: any) => x.id === cid).unreadCount).toBe(5);
+    const m4 = (await b.client.get(`/api/social/messages/${cid}?limit=2`)).body.data.messages[1];
+    res = await b.client.post(`/api/social/messages/${cid}/read`, { messageId: m4.id });
+    expect(res.body.data.lastReadMessageId).toBe(4);
+    res = await b.client.get("/api/social/messages");
+    expect(res.body.data.conversations.find((x: any) => x.id === cid).unreadCount).toBe(1);
+    // the marker never moves back
+    res = await b.client.post(`/api/social/messages/${cid}/read`, { messageId: 1 });
+    expect(res.body.data.lastReadMessageId).toBe(4);
+    res = await b.client.post(`/api/social/messages/${cid}/read`, { messageId: 999 });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors.messageId).toBeDefined();
+  });
+
+  test("bad input: oversize content, empty content, long clientMessageId, bad paging, unknown chat", async () => {
+    const [a, b] = [await person(), await person()];
+    const cid = await openChat(a, b);
+    let res = await send(a, cid, { content: "x".repeat(4097) });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("VALIDATION_ERROR");
+    expect(res.body.error.details.fieldErrors.content).toBeDefined();
+    expect((await send(a, cid, { content: "x".repeat(4096) })).status).toBe(200);
+    res = await send(a, cid, { content: "   " });
+    expect(res.status).toBe(400);
+    res = await send(a, cid, {});
+    expect(res.status).toBe(400);
+    res = await send(a, cid, { content: "hi", clientMessageId: "k".repeat(65) });
+    expect(res.body.error.details.fieldErrors.clientMessageId).toBeDefined();
+    res = await send(a, cid, { content: 42 });
+    expect(res.status).toBe(422);
+    expect(res.body.error.details.fieldErrors.content).toBeDefined();
+    res = await send(a, cid, { content: "hi", entities: [{ type: "bold", offset: 1, length: 5 }] });
+    expect(res.body.error.details.fieldErrors["entities.0"]).toBeDefined();
+    res = await send(a, cid, { content: "hi", replyToId: "nope" });
+    expect(res.body.error.details.fieldErrors.replyToId).toBeDefined();
+    res = await a.client.get(`/api/social/messages/${cid}?limit=0`);
+    expect(res.body.error.details.fieldErrors.limit).toBeDefined();
+    res = await a.client.get(`/api/social/messages/${cid}?before=garbage`);
+    expect(res.body.error.details.fieldErrors.before).toBeDefined();
+    res = await a.client.get("/api/social/messages/ckunknownconversation00");
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe("NOT_FOUND");
+    res = await send(a, "ckunknownconversation00", { content: "hi" });
+    expect(res.status).toBe(404);
+    // nothing was stored by the refused sends
+    res = await a.client.get(`/api/social/messages/${cid}`);
+    expect(res.body.data.messages).toHaveLength(1);
+  });
+
+  test("clientMessageId makes a send idempotent", async () => {
+    const [a, b] = [await person(), await person()];
+    const cid = await openChat(a, b);
+    const one = await send(a, cid, { content: "once", clientMessageId: "abc-1" });
+    const two = await send(a, cid, { content: "once", clientMessageId: "abc-1" });
+    expect(two.body.data.message.id).toBe(one.body.data.message.id);
+    const parallel = await Promise.all([1, 2, 3].map(() => send(a, cid, { content: "p", clientMessageId: "abc-2" })));
+    expect(new Set(parallel.map((r) => r.body.data.message.id)).size).toBe(1);
+    // the same key from the other person is a different message
+    const theirs = await send(b, cid, { content: "mine", clientMessageId: "abc-1" });
+    expect(theirs.body.data.message.id).not.toBe(one.body.data.message.id);
+    const res = await a.client.get(`/api/social/messages/${cid}`);
+    expect(res.body.data.messages.map((m: any) => m.content)).toEqual(["mine", "p", "once"]);
+  });
+
+  test("a stranger gets NOT_FOUND for someone else's chat and messages", async () => {
+    const [a, b, eve] = [await person(), await person(), await person()];
+    const cid = await openChat(a, b);
+    const m = (await send(a, cid, { content: "secret" })).body.data.message;
+    for (const res of [
+      await eve.client.get(`/api/social/messages/${cid}`),
+      await send(eve, cid, { content: "hi" }),
+      await eve.client.patch(`/api/social/messages/${cid}/${m.id}`, { content: "x" }),
+      await eve.client.delete(`/api/social/messages/${cid}/${m.id}?forEveryone=true`),
+      await eve.client.post(`/api/social/messages/${cid}/${m.id}/reactions`, { emoji: "👍" }),
+      await eve.client.post(`/api/social/messages/${cid}/${m.id}/pin`),
+      await eve.client.post(`/api/social/messages/${cid}/read`, { messageId: m.id }),
+      await eve.client.post(`/api/social/messages/${cid}/typing`),
+    ]) {
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe("NOT_FOUND");
+      expect(JSON.stringify(res.body)).not.toContain("secret");
+    }
+    const own = await openChat(eve, a);
+    const res = await eve.client.post(`/api/social/messages/${cid}/${m.id}/forward`, { toConversationId: own });
+    expect(res.status).toBe(404);
+  });
+
+  test("edit, delete for me and for everyone", async () => {
+    const [a, b] = [await person(), await person()];
+    const cid = await openChat(a, b);
+    const m = (await send(a, cid, { content: "first" })).body.data.message;
+    expect(m.editedAt).toBeNull();
+    let res = await a.client.patch(`/api/social/messages/${cid}/${m.id}`, { content: "first (edited)" });
+    expect(res.status).toBe(200);
+    expect(res.body.data.message.content).toBe("first (edited)");
+    expect(res.body.data.message.editedAt).not.toBeNull();
+    // the integer messageId works too
+    res = await a.client.patch(`/api/social/messages/${cid}/${m.messageId}`, { content: "again" });
+    expect(res.body.data.message.content).toBe("again");
+    res = await b.client.patch(`/api/social/messages/${cid}/${m.id}`, { content: "hijack" });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe("PERMISSION_DENIED");
+    res = await a.client.patch(`/api/social/messages/${cid}/${m.id}`, { content: "y".repeat(4097) });
+    expect(res.status).toBe(400);
+    res = await a.client.patch(`/api/social/messages/${cid}/${m.id}`, {});
+    expect(res.status).toBe(422);
+    res = await a.client.patch(`/api/social/messages/${cid}/ckmissingmessage0000000`, { content: "x" });
+    expect(res.status).toBe(404);
+
+    const m2 = (await send(b, cid, { content: "b's" })).body.data.message;
+    res = await a.client.delete(`/api/social/messages/${cid}/${m2.id}?forEveryone=true`);
+    expect(res.status).toBe(403);
+    res = await a.client.delete(`/api/social/messages/${cid}/${m2.id}?forEveryone=maybe`);
+    expect(res.status).toBe(400);
+    res = await a.client.delete(`/api/social/messages/${cid}/${m2.id}`);
+    expect(res.status).toBe(200);
+    expect((await a.client.get(`/api/social/messages/${cid}`)).body.data.messages.map((x: any) => x.content)).toEqual(["again"]);
+    expect((await b.client.get(`/api/social/messages/${cid}`)).body.data.messages.map((x: any) => x.content)).toEqual(["b's", "again"]);
+    res = await a.client.delete(`/api/social/messages/${cid}/${m.id}?forEveryone=true`);
+    expect(res.status).toBe(200);
+    expect((await b.client.get(`/api/social/messages/${cid}`)).body.data.messages.map((x: any) => x.content)).toEqual(["b's"]);
+    res = await a.client.delete(`/api/social/messages/${cid}/${m.id}?forEveryone=true`);
+    expect(res.status).toBe(404);
+  });
+
+  test("replies, reactions (one per person), pin and forward", async () => {
+    const [a, b, c] = [await person(), await person(), await person()];
+    const cid = await openChat(a, b);
+    const m = (await send(a, cid, { content: "question?" })).body.data.message;
+    const r = (await send(b, cid, { content: "answer", replyToId: m.id })).body.data.message;
+    expect(r.replyToId).toBe(m.id);
+    expect(r.replyTo).toMatchObject({ id: m.id, messageId: m.messageId, content: "question?", sender: { username: a.user.username } });
+
+    let res = await a.client.post(`/api/social/messages/${cid}/${r.id}/reactions`, { emoji: "👍" });
+    expect(res.status).toBe(200);
+    await b.client.post(`/api/social/messages/${cid}/${r.id}/reactions`, { emoji: "👍" });
+    res = await a.client.post(`/api/social/messages/${cid}/${r.id}/reactions`, { emoji: "❤️" });
+    expect(res.body.data.reactions).toEqual([
+      { emoji: "👍", count: 1, userIds: [b.user.cuid] },
+      { emoji: "❤️", count: 1, userIds: [a.user.cuid] },
+    ]);
+    res = await a.client.post(`/api/social/messages/${cid}/${r.id}/reactions`, { emoji: null });
+    expect(res.body.data.reactions).toEqual([{ emoji: "👍", count: 1, userIds: [b.user.cuid] }]);
+    res = await a.client.post(`/api/social/messages/${cid}/${r.id}/reactions`, { emoji: "lol" });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors.emoji).toBeDefined();
+    res = await a.client.post(`/api/social/messages/${cid}/${r.id}/reactions`, {});
+    expect(res.status).toBe(422);
+
+    res = await a.client.post(`/api/social/messages/${cid}/${m.id}/pin`);
+    expect(res.body.data.message.pinned).toBe(true);
+    res = await a.client.delete(`/api/social/messages/${cid}/${m.id}/pin`);
+    expect(res.body.data.message.pinned).toBe(false);
+
+    const toC = await openChat(b, c);
+    res = await b.client.post(`/api/social/messages/${cid}/${m.id}/forward`, { toConversationId: toC });
+    expect(res.status).toBe(200);
+    expect(res.body.data.message).toMatchObject({ content: "question?", sender: { username: b.user.username }, forwardedFrom: { sender: { username: a.user.username }, messageId: m.messageId } });
+    res = await c.client.get(`/api/social/messages/${toC}`);
+    expect(res.body.data.messages[0].forwardedFrom.sender.username).toBe(a.user.username);
+    res = await b.client.post(`/api/social/messages/${cid}/${m.id}/forward`, { toConversationId: "ckunknownconversation00" });
+    expect(res.status).toBe(404);
+    res = await b.client.post(`/api/social/messages/${cid}/${m.id}/forward`, {});
+    expect(res.status).toBe(422);
+  });
+
+  test("media must be this instance's uploads owned by the sender; server-measured fields win", async () => {
+    const [a, b] = [await person(), await person()];
+    const cid = await openChat(a, b);
+    const mine = await storeUpload(server.app, { ownerId: a.user.id, kind: "chat-image", data: await pngOf(server.app, 12, 7) });
+    const theirs = await storeUpload(server.app, { ownerId: b.user.id, kind: "chat-image", data: await pngOf(server.app, 5, 5) });
+    let res = await send(a, cid, { media: [{ type: "image", url: mine.url, width: 9999, sizeBytes: 1 }] });
+    expect(res.status).toBe(200);
+    expect(res.body.data.message.content).toBe("");
+    expect(res.body.data.message.media[0]).toMatchObject({ type: "image", url: mine.url, width: 12, height: 7, sizeBytes: mine.size_bytes, mime: "image/png" });
+    res = await send(a, cid, { content: "caption", media: [{ type: "image", url: theirs.url }] });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors["media.0.url"]).toBeDefined();
+    res = await send(a, cid, { media: [{ type: "image", url: "https://elsewhere.example/cat.png" }] });
+    expect(res.body.error.details.fieldErrors["media.0.url"]).toBeDefined();
+    res = await send(a, cid, { media: [{ type: "voice", url: mine.url }] });
+    expect(res.body.error.details.fieldErrors["media.0.url"]).toBeDefined();
+    res = await send(a, cid, { media: [{ type: "gif", url: mine.url }] });
+    expect(res.body.error.details.fieldErrors["media.0.type"]).toBeDefined();
+    res = await send(a, cid, { media: [{ type: "file", url: mine.url, name: "circle", durationMs: -1 }] });
+    expect(res.body.error.details.fieldErrors["media.0.durationMs"]).toBeDefined();
+    res = await send(a, cid, { media: [{ type: "file", url: mine.url, name: "notes.png", waveform: [1, 2, 3] }] });
+    expect(res.status).toBe(200);
+    expect(res.body.data.message.media[0]).toMatchObject({ type: "file", name: "notes.png", waveform: [1, 2, 3] });
+    res = await a.client.get(`/api/social/messages/${cid}`);
+    expect(res.body.data.messages).toHaveLength(2);
+  });
+
+  test("the data export lists my chats and only the messages I wrote", async () => {
+    const [a, b] = [await person(), await person()];
+    const cid = await openChat(a, b);
+    await send(a, cid, { content: "mine to export" });
+    await send(b, cid, { content: "not a's" });
+    const res = await a.client.get("/api/account/export");
+    expect(res.status).toBe(200);
+    const section = res.body.data.export.messages;
+    expect(section.conversations.map((c: any) => c.id)).toContain(cid);
+    expect(section.sent.map((m: any) => m.content)).toEqual(["mine to export"]);
+  });
+
+  test("sign-in codes arrive as messages from the system account", async () => {
+    const a = await person();
+    await server.app.hooks.emit("auth:deliver-code", { userId: a.user.id, code: "123456" });
+    const res = await a.client.get("/api/social/messages");
+    const chat = res.body.data.conversations.find((x: any) => x.otherUser?.username === "system");
+    expect(chat).toBeDefined();
+    expect(chat.lastMessage).toMatchObject({ content: "Your sign-in code: 123456", sender: { username: "system", isSystem: true } });
+  });
+});

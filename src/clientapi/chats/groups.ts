@@ -1,0 +1,164 @@
+import { Elysia, t } from "elysia";
+import type { App } from "../../app";
+import {
+  ADMIN_RIGHTS,
+  addMember,
+  createGroup,
+  createInvite,
+  defaultAdminRights,
+  findConversationById,
+  joinByInvite,
+  leaveGroup,
+  listMembers,
+  promoteMember,
+  removeMember,
+  renameGroup,
+  requireGroup,
+  requireMembershipByCuid,
+  setGroupPhoto,
+  type Rights,
+} from "../../domain/chats";
+import { findUserByUsername, requireUserByUsername } from "../../domain/users/service";
+import { ok } from "../../http/envelope";
+import { requestContext } from "../../http/context";
+import { fieldError, validationError } from "../../lib/errors";
+import { parseLimit } from "../../lib/paging";
+import { markAttached, resolveOwnUpload } from "../../media/uploads";
+import { serializeConversation, serializeMember } from "./serialize";
+
+const CreateBody = t.Object({
+  title: t.String({ maxLength: 1000 }),
+  members: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 1000 })),
+});
+const UpdateBody = t.Object({ title: t.Optional(t.String({ maxLength: 1000 })), photoUrl: t.Optional(t.Union([t.String({ maxLength: 2048 }), t.Null()])) });
+const MemberBody = t.Object({ username: t.String({ minLength: 1, maxLength: 64 }) });
+const PromoteBody = t.Object({
+  role: t.Optional(t.Union([t.Literal("administrator"), t.Literal("member")])),
+  rights: t.Optional(t.Record(t.String(), t.Boolean())),
+});
+const JoinBody = t.Object({ code: t.String({ minLength: 1, maxLength: 200 }) });
+const ListQuery = t.Object({ cursor: t.Optional(t.String()), limit: t.Optional(t.String()) });
+
+/** Groups: /api/social/groups/* */
+export function chatGroupRoutes(app: App) {
+  const group = async (cid: string, userId: number) => {
+    const membership = await requireMembershipByCuid(app.db, cid, userId);
+    requireGroup(membership.conversation);
+    return membership;
+  };
+  const shown = async (conversationId: number, viewerId: number) =>
+    serializeConversation(app.db, (await findConversationById(app.db, conversationId))!, viewerId);
+
+  return new Elysia({ name: "client-chats-groups", prefix: "/social/groups" })
+    .use(requestContext(app))
+    .post(
+      "",
+      async ({ user, body }) => {
+        const members = body.members ?? [];
+        const ids: number[] = [];
+        const unknown: string[] = [];
+        for (const name of members) {
+          const found = await findUserByUsername(app.db, name);
+          if (found && found.is_system !== 1) ids.push(found.id);
+          else unknown.push(name);
+        }
+        if (unknown.length) throw validationError({ members: [`unknown accounts: ${unknown.slice(0, 10).join(", ")}`] });
+        const conv = await createGroup(app, user.id, body.title, ids);
+        return ok({ conversationId: conv.cuid, conversation: await shown(conv.id, user.id) });
+      },
+      { auth: true, body: CreateBody },
+    )
+    .post(
+      "/join",
+      async ({ user, body }) => {
+        const conv = await joinByInvite(app, { code: body.code, userId: user.id });
+        return ok({ conversationId: conv.cuid, conversation: await shown(conv.id, user.id) });
+      },
+      { auth: true, body: JoinBody },
+    )
+    .patch(
+      "/:cid",
+      async ({ user, params, body }) => {
+        const { conversation } = await group(params.cid, user.id);
+        if (body.title === undefined && body.photoUrl === undefined) throw validationError({ title: ["give title or photoUrl"], photoUrl: ["give title or photoUrl"] });
+        if (body.title !== undefined) await renameGroup(app, { conversationId: conversation.id, actorId: user.id, title: body.title });
+        if (body.photoUrl !== undefined) {
+          const upload = body.photoUrl === null ? null : await resolveOwnUpload(app, body.photoUrl, user.id, ["chat-image", "avatar"], "photoUrl");
+          await setGroupPhoto(app, { conversationId: conversation.id, actorId: user.id, photoUrl: upload?.url ?? null });
+          // in use now: the cleanup of abandoned uploads must keep it
+          if (upload) await markAttached(app.db, upload.id, app.clock.now());
+        }
+        return ok({ conversation: await shown(conversation.id, user.id) });
+      },
+      { auth: true, body: UpdateBody },
+    )
+    .get(
+      "/:cid/members",
+      async ({ user, params, query }) => {
+        const { conversation } = await group(params.cid, user.id);
+        const page = await listMembers(app, { conversationId: conversation.id, viewerId: user.id, cursor: query.cursor, limit: parseLimit(query.limit, 50, 200) });
+        return ok({
+          members: page.items.map((i) => serializeMember(i.member, i.user)),
+          pageInfo: { nextCursor: page.nextCursor },
+          nextCursor: page.nextCursor,
+        });
+      },
+      { auth: true, query: ListQuery },
+    )
+    .post(
+      "/:cid/members",
+      async ({ user, params, body }) => {
+        const { conversation } = await group(params.cid, user.id);
+        const target = await requireUserByUsername(app.db, body.username);
+        await addMember(app, { conversationId: conversation.id, actorId: user.id, userId: target.id });
+        return ok({ conversation: await shown(conversation.id, user.id) });
+      },
+      { auth: true, body: MemberBody },
+    )
+    .delete(
+      "/:cid/members/:username",
+      async ({ user, params }) => {
+        const { conversation } = await group(params.cid, user.id);
+        const target = await requireUserByUsername(app.db, params.username);
+        await removeMember(app, { conversationId: conversation.id, actorId: user.id, userId: target.id });
+        return ok({ conversation: await shown(conversation.id, user.id) });
+      },
+      { auth: true },
+    )
+    .post(
+      "/:cid/members/:username/promote",
+      async ({ user, params, body }) => {
+        const membership = await group(params.cid, user.id);
+        const target = await requireUserByUsername(app.db, params.username);
+        let rights: Rights;
+        if (body.rights !== undefined) {
+          for (const key of Object.keys(body.rights)) {
+            if (!(ADMIN_RIGHTS as readonly string[]).includes(key)) throw fieldError(`rights.${key}`, `is not one of ${ADMIN_RIGHTS.join(", ")}`);
+          }
+          rights = body.rights as Rights;
+        } else if (body.role === "administrator") rights = defaultAdminRights(membership);
+        else if (body.role === "member") rights = {};
+        else throw validationError({ rights: ["give rights or role"], role: ["give rights or role"] });
+        const role = await promoteMember(app, { conversationId: membership.conversation.id, actorId: user.id, userId: target.id, rights });
+        return ok({ role, conversation: await shown(membership.conversation.id, user.id) });
+      },
+      { auth: true, body: PromoteBody },
+    )
+    .post(
+      "/:cid/leave",
+      async ({ user, params }) => {
+        const { conversation } = await group(params.cid, user.id);
+        await leaveGroup(app, { conversationId: conversation.id, userId: user.id });
+        return ok({});
+      },
+      { auth: true },
+    )
+    .post(
+      "/:cid/invite",
+      async ({ user, params }) => {
+        const { conversation } = await group(params.cid, user.id);
+        return ok(await createInvite(app, { conversationId: conversation.id, actorId: user.id }));
+      },
+      { auth: true },
+    );
+}

@@ -1,0 +1,202 @@
+import { Elysia, t } from "elysia";
+import type { App } from "../../app";
+import {
+  deleteMessage,
+  editMessage,
+  forwardMessage,
+  listChats,
+  listHistory,
+  markRead,
+  openPrivateChat,
+  requireMembershipByCuid,
+  requireVisibleMessage,
+  resolveMessageMedia,
+  sendMessage,
+  setPinned,
+  setReaction,
+  typing,
+} from "../../domain/chats";
+import { requireUserByUsername } from "../../domain/users/service";
+import { ok } from "../../http/envelope";
+import { requestContext } from "../../http/context";
+import { RateLimiter } from "../../http/rate-limit";
+import { fieldError, rateLimited } from "../../lib/errors";
+import { parseLimit } from "../../lib/paging";
+import { serializeConversation, serializeMessage, serializeMessages } from "./serialize";
+
+const OpenBody = t.Object({ start: t.Optional(t.String({ maxLength: 200 })) });
+
+const SendBody = t.Object({
+  content: t.Optional(t.String()),
+  clientMessageId: t.Optional(t.Union([t.String(), t.Null()])),
+  replyToId: t.Optional(t.Union([t.String(), t.Integer(), t.Null()])),
+  media: t.Optional(t.Array(t.Unknown())),
+  entities: t.Optional(t.Array(t.Unknown())),
+});
+
+const EditBody = t.Object({ content: t.String(), entities: t.Optional(t.Array(t.Unknown())) });
+const ReactionBody = t.Object({ emoji: t.Union([t.String({ maxLength: 32 }), t.Null()]) });
+const ReadBody = t.Object({ messageId: t.Union([t.String(), t.Integer()]) });
+const ForwardBody = t.Object({ toConversationId: t.String({ minLength: 1, maxLength: 64 }), clientMessageId: t.Optional(t.String()) });
+const HistoryQuery = t.Object({ before: t.Optional(t.String()), limit: t.Optional(t.String()) });
+const ListQuery = t.Object({ cursor: t.Optional(t.String()), limit: t.Optional(t.String()) });
+const DeleteQuery = t.Object({ forEveryone: t.Optional(t.String()) });
+
+/** "true"/"1" and "false"/"0"/absent; anything else names the field. */
+function queryFlag(raw: string | undefined, field: string): boolean {
+  if (raw === undefined || raw === "" || raw === "false" || raw === "0") return false;
+  if (raw === "true" || raw === "1") return true;
+  throw fieldError(field, "must be true or false");
+}
+
+/** Private chats and messages: /api/social/users/{username}/message and /api/social/messages/* */
+export function chatMessageRoutes(app: App) {
+  /** Resolves a reply/read target given as the shown message id (cuid) or integer messageId, to a seq. */
+  const seqOf = async (conversationId: number, ref: string | number, viewerId: number, field: string) => {
+    try {
+      return (await requireVisibleMessage(app.db, conversationId, ref, viewerId)).seq;
+    } catch {
+      throw fieldError(field, "is not a message of this conversation");
+    }
+  };
+
+  // people (and programs acting as them) may not flood chats: per-account sends per minute
+  const limiter = new RateLimiter();
+  const checkSendRate = (userId: number) => {
+    const d = limiter.check(`chat-send:${userId}`, app.config["limits.messagesPerMinute"], 60_000, app.clock.now());
+    if (!d.allowed) throw rateLimited(d.retryAfter);
+  };
+  const pin = async (userId: number, params: { cid: string; mid: string }, pinned: boolean) => {
+    const { conversation } = await requireMembershipByCuid(app.db, params.cid, userId);
+    const row = await setPinned(app, { conversationId: conversation.id, seq: params.mid, actorId: userId, pinned });
+    return ok({ message: await serializeMessage(app.db, conversation, row) });
+  };
+
+  return new Elysia({ name: "client-chats-messages", prefix: "/social" })
+    .use(requestContext(app))
+    .post(
+      "/users/:username/message",
+      async ({ user, params, body }) => {
+        const other = await requireUserByUsername(app.db, params.username);
+        const conversation = await openPrivateChat(app, user.id, other.id, body?.start !== undefined ? { startLabel: body.start } : {});
+        return ok({ conversationId: conversation.cuid, conversation: await serializeConversation(app.db, conversation, user.id) });
+      },
+      { auth: true, body: t.Optional(OpenBody) },
+    )
+    .get(
+      "/messages",
+      async ({ user, query }) => {
+        const limit = parseLimit(query.limit, 20, 100);
+        const page = await listChats(app, user.id, query.cursor, limit);
+        const chats = await Promise.all(
+          page.items.map(async (item) => ({
+            ...(await serializeConversation(app.db, item.conversation, user.id)),
+            lastMessage: item.lastMessage ? await serializeMessage(app.db, item.conversation, item.lastMessage) : null,
+            unreadCount: item.unreadCount,
+          })),
+        );
+        return ok({ conversations: chats, pageInfo: { nextCursor: page.nextCursor }, nextCursor: page.nextCursor });
+      },
+      { auth: true, query: ListQuery },
+    )
+    .get(
+      "/messages/:cid",
+      async ({ user, params, query }) => {
+        const limit = parseLimit(query.limit, 30, 100);
+        const membership = await requireMembershipByCuid(app.db, params.cid, user.id);
+        const page = await listHistory(app, membership, user.id, query.before, limit);
+        return ok({
+          conversation: await serializeConversation(app.db, membership.conversation, user.id, membership.member),
+          messages: await serializeMessages(app.db, membership.conversation, page.items),
+          pageInfo: { oldestCursor: page.nextCursor, nextCursor: page.nextCursor },
+        });
+      },
+      { auth: true, query: HistoryQuery },
+    )
+    .post(
+      "/messages/:cid",
+      async ({ user, params, body }) => {
+        const { conversation } = await requireMembershipByCuid(app.db, params.cid, user.id);
+        checkSendRate(user.id);
+        const media = body.media === undefined ? undefined : await resolveMessageMedia(app, body.media, user.id);
+        const replyToSeq = body.replyToId == null ? null : await seqOf(conversation.id, body.replyToId, user.id, "replyToId");
+        const row = await sendMessage(app, {
+          conversationId: conversation.id,
+          senderId: user.id,
+          content: body.content,
+          entities: body.entities,
+          media,
+          replyToSeq,
+          clientMessageId: body.clientMessageId ?? null,
+        });
+        return ok({ message: await serializeMessage(app.db, conversation, row) });
+      },
+      { auth: true, body: SendBody },
+    )
+    .post(
+      "/messages/:cid/read",
+      async ({ user, params, body }) => {
+        const { conversation } = await requireMembershipByCuid(app.db, params.cid, user.id);
+        const seq = await seqOf(conversation.id, body.messageId, user.id, "messageId");
+        const lastReadMessageId = await markRead(app, { conversationId: conversation.id, userId: user.id, seq });
+        return ok({ lastReadMessageId });
+      },
+      { auth: true, body: ReadBody },
+    )
+    .post(
+      "/messages/:cid/typing",
+      async ({ user, params }) => {
+        const { conversation } = await requireMembershipByCuid(app.db, params.cid, user.id);
+        await typing(app, { conversationId: conversation.id, userId: user.id });
+        return ok({});
+      },
+      { auth: true },
+    )
+    .patch(
+      "/messages/:cid/:mid",
+      async ({ user, params, body }) => {
+        const { conversation } = await requireMembershipByCuid(app.db, params.cid, user.id);
+        const target = await requireVisibleMessage(app.db, conversation.id, params.mid, user.id);
+        const row = await editMessage(app, { conversationId: conversation.id, seq: target.seq, editorId: user.id, content: body.content, entities: body.entities ?? null });
+        return ok({ message: await serializeMessage(app.db, conversation, row) });
+      },
+      { auth: true, body: EditBody },
+    )
+    .delete(
+      "/messages/:cid/:mid",
+      async ({ user, params, query }) => {
+        const { conversation } = await requireMembershipByCuid(app.db, params.cid, user.id);
+        await deleteMessage(app, { conversationId: conversation.id, seq: params.mid, actorId: user.id, forEveryone: queryFlag(query.forEveryone, "forEveryone") });
+        return ok({});
+      },
+      { auth: true, query: DeleteQuery },
+    )
+    .post(
+      "/messages/:cid/:mid/reactions",
+      async ({ user, params, body }) => {
+        const { conversation } = await requireMembershipByCuid(app.db, params.cid, user.id);
+        const { reactions } = await setReaction(app, { conversationId: conversation.id, seq: params.mid, userId: user.id, emoji: body.emoji });
+        return ok({ reactions });
+      },
+      { auth: true, body: ReactionBody },
+    )
+    .post("/messages/:cid/:mid/pin", ({ user, params }) => pin(user.id, params, true), { auth: true })
+    .delete("/messages/:cid/:mid/pin", ({ user, params }) => pin(user.id, params, false), { auth: true })
+    .post(
+      "/messages/:cid/:mid/forward",
+      async ({ user, params, body }) => {
+        const from = await requireMembershipByCuid(app.db, params.cid, user.id);
+        const to = await requireMembershipByCuid(app.db, body.toConversationId, user.id);
+        checkSendRate(user.id);
+        const row = await forwardMessage(app, {
+          fromConversationId: from.conversation.id,
+          seq: params.mid,
+          actorId: user.id,
+          toConversationId: to.conversation.id,
+          clientMessageId: body.clientMessageId ?? null,
+        });
+        return ok({ message: await serializeMessage(app.db, to.conversation, row) });
+      },
+      { auth: true, body: ForwardBody },
+    );
+}

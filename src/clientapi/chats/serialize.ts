@@ -1,0 +1,143 @@
+import type { Db } from "../../db";
+import type { UserRow } from "../../domain/users/table";
+import type { ConversationRow, MemberRow, MessageRow } from "../../domain/chats/table";
+import { fromJson } from "../../domain/chats/validate";
+import { rightsOf } from "../../domain/chats/access";
+import { ACTIVE_ROLES } from "../../domain/chats/table";
+import { toIso } from "../../lib/clock";
+import { serializePublicUser } from "../serializers/account";
+
+/** Keys of a message's `extra` JSON that the Client API also shows at the top level. */
+const EXTRA_KEYS = ["caption", "location", "venue", "dice", "poll", "contact"] as const;
+
+const senderOf = (user: UserRow | undefined) =>
+  user
+    ? { id: user.cuid, username: user.username, displayName: user.display_name, avatarUrl: user.avatar_url, isBot: user.is_bot === 1, isSystem: user.is_system === 1 }
+    : { id: null, username: "deleted", displayName: "Deleted account", avatarUrl: null, isBot: false, isSystem: false };
+
+async function usersById(db: Db, ids: number[]): Promise<Map<number, UserRow>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = await db.selectFrom("users").selectAll().where("id", "in", unique).execute();
+  return new Map(rows.map((u) => [u.id, u]));
+}
+
+/**
+ * Messages as the Client API shows them (also the `message` of realtime events, which the
+ * Bot API side reuses for bot-sent messages). Loads senders, replied-to messages and
+ * reactions in a few batched queries.
+ */
+export async function serializeMessages(db: Db, conversation: Pick<ConversationRow, "id" | "cuid">, rows: MessageRow[]) {
+  if (rows.length === 0) return [];
+  const replySeqs = [...new Set(rows.map((r) => r.reply_to_seq).filter((s): s is number => s !== null))];
+  const replies = replySeqs.length
+    ? await db
+        .selectFrom("messages")
+        .selectAll()
+        .where("conversation_id", "=", conversation.id)
+        .where("seq", "in", replySeqs)
+        .where("deleted_at", "is", null)
+        .execute()
+    : [];
+  const replyBySeq = new Map(replies.map((r) => [r.seq, r]));
+  const users = await usersById(db, [...rows.map((r) => r.sender_id), ...replies.map((r) => r.sender_id)]);
+  const reactionRows = await db
+    .selectFrom("message_reactions")
+    .innerJoin("users", "users.id", "message_reactions.user_id")
+    .select(["message_reactions.message_id", "message_reactions.emoji", "users.cuid as userCuid"])
+    .where("message_reactions.message_id", "in", rows.map((r) => r.id))
+    .orderBy("message_reactions.created_at")
+    .execute();
+  const reactions = new Map<number, Map<string, string[]>>();
+  for (const r of reactionRows) {
+    const byEmoji = reactions.get(r.message_id) ?? new Map<string, string[]>();
+    reactions.set(r.message_id, byEmoji);
+    byEmoji.set(r.emoji, [...(byEmoji.get(r.emoji) ?? []), r.userCuid]);
+  }
+
+  return rows.map((m) => {
+    const reply = m.reply_to_seq !== null ? replyBySeq.get(m.reply_to_seq) : undefined;
+    const extra = fromJson<Record<string, unknown>>(m.extra);
+    const out: Record<string, unknown> = {
+      id: m.cuid,
+      messageId: m.seq,
+      conversationId: conversation.cuid,
+      kind: m.kind,
+      content: m.content,
+      entities: fromJson<unknown[]>(m.entities) ?? [],
+      media: fromJson<unknown[]>(m.media) ?? [],
+      replyMarkup: fromJson(m.reply_markup),
+      invoice: fromJson(m.invoice),
+      extra,
+      system: fromJson(m.system),
+      sender: senderOf(users.get(m.sender_id)),
+      replyToId: reply ? reply.cuid : null,
+      replyTo: reply
+        ? { id: reply.cuid, messageId: reply.seq, content: reply.content.slice(0, 200), sender: { username: senderOf(users.get(reply.sender_id)).username } }
+        : null,
+      forwardedFrom: fromJson(m.forwarded_from),
+      reactions: [...(reactions.get(m.id) ?? new Map<string, string[]>())].map(([emoji, userIds]) => ({ emoji, count: userIds.length, userIds })),
+      pinned: m.pinned === 1,
+      clientMessageId: m.client_message_id,
+      createdAt: toIso(m.created_at),
+      editedAt: m.edited_at === null ? null : toIso(m.edited_at),
+    };
+    if (extra) for (const k of EXTRA_KEYS) if (extra[k] !== undefined) out[k] = extra[k];
+    return out;
+  });
+}
+
+export async function serializeMessage(db: Db, conversation: Pick<ConversationRow, "id" | "cuid">, row: MessageRow) {
+  return (await serializeMessages(db, conversation, [row]))[0]!;
+}
+
+export type ClientMessage = Awaited<ReturnType<typeof serializeMessage>>;
+
+/**
+ * A conversation as the Client API shows it to one member. A private chat is titled and
+ * pictured by the other party.
+ */
+export async function serializeConversation(db: Db, conversation: ConversationRow, viewerId: number, member?: MemberRow) {
+  const memberCount = await db
+    .selectFrom("conversation_members")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("conversation_id", "=", conversation.id)
+    .where("role", "in", ACTIVE_ROLES)
+    .executeTakeFirstOrThrow();
+  let otherUser: ReturnType<typeof serializePublicUser> | null = null;
+  if (conversation.type === "private") {
+    const other = await db
+      .selectFrom("conversation_members")
+      .innerJoin("users", "users.id", "conversation_members.user_id")
+      .selectAll("users")
+      .where("conversation_members.conversation_id", "=", conversation.id)
+      .where("conversation_members.user_id", "!=", viewerId)
+      .executeTakeFirst();
+    if (other) otherUser = serializePublicUser(other);
+  }
+  const me = member ?? (await db.selectFrom("conversation_members").selectAll().where("conversation_id", "=", conversation.id).where("user_id", "=", viewerId).executeTakeFirst());
+  return {
+    id: conversation.cuid,
+    conversationId: conversation.cuid,
+    type: conversation.type,
+    title: conversation.type === "private" ? (otherUser?.displayName ?? "Deleted account") : conversation.title,
+    photoUrl: conversation.type === "private" ? (otherUser?.avatarUrl ?? null) : conversation.photo_url,
+    otherUser,
+    memberCount: Number(memberCount.n),
+    myRole: me?.role ?? null,
+    myRights: me ? rightsOf(me) : {},
+    lastReadMessageId: me?.last_read_seq ?? 0,
+    createdAt: toIso(conversation.created_at),
+    lastMessageAt: conversation.last_message_at === null ? null : toIso(conversation.last_message_at),
+  };
+}
+
+/** A member as the members list shows it. */
+export function serializeMember(member: Pick<MemberRow, "role" | "rights" | "joined_at">, user: UserRow) {
+  return {
+    user: serializePublicUser(user),
+    role: member.role,
+    rights: rightsOf(member),
+    joinedAt: toIso(member.joined_at),
+  };
+}

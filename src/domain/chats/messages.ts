@@ -1,0 +1,374 @@
+import type { App } from "../../app";
+import type { ExpressionBuilder } from "kysely";
+import type { Database, Db } from "../../db";
+import { fieldError, forbidden } from "../../lib/errors";
+import { newCuid } from "../../lib/ids";
+import { toIso } from "../../lib/clock";
+import { decodeCursor, pageOf } from "../../lib/paging";
+import { isBlockedEitherWay } from "../relations/service";
+import { findUserById } from "../users/service";
+import {
+  activeMemberIds,
+  findMessageBySeq,
+  hasRight,
+  messageNotFound,
+  permissionDenied,
+  requireMembership,
+  requireVisibleMessage,
+  type Membership,
+} from "./access";
+import { publishMessageEvent } from "./notify";
+import type { ConversationRow, MessageRow } from "./table";
+import { checkClientMessageId, checkContent, checkEntities, checkMediaShape, toJson, type MediaItem } from "./validate";
+
+export interface SendMessageInput {
+  conversationId: number;
+  senderId: number;
+  content?: string;
+  entities?: unknown[];
+  /** attachments; their files must already be checked by the surface (see resolveMessageMedia) */
+  media?: MediaItem[];
+  /** inline / reply keyboard as the bot sent it */
+  replyMarkup?: unknown;
+  replyToSeq?: number | null;
+  invoice?: unknown;
+  extra?: Record<string, unknown> | null;
+  forwardedFrom?: unknown;
+  clientMessageId?: string | null;
+  kind?: "user" | "system";
+  system?: unknown;
+}
+
+const findByClientId = (db: Db, conversationId: number, senderId: number, clientMessageId: string) =>
+  db
+    .selectFrom("messages")
+    .selectAll()
+    .where("conversation_id", "=", conversationId)
+    .where("sender_id", "=", senderId)
+    .where("client_message_id", "=", clientMessageId)
+    .executeTakeFirst();
+
+/** The other party of a private chat. */
+async function otherPartyId(db: Db, conversation: ConversationRow, userId: number): Promise<number | null> {
+  const row = await db
+    .selectFrom("conversation_members")
+    .select("user_id")
+    .where("conversation_id", "=", conversation.id)
+    .where("user_id", "!=", userId)
+    .executeTakeFirst();
+  return row?.user_id ?? null;
+}
+
+/** In a private chat nobody writes across a block (bots included: a person who blocked a bot stops it). */
+async function assertNotBlocked(db: Db, conversation: ConversationRow, senderId: number): Promise<void> {
+  if (conversation.type !== "private") return;
+  const other = await otherPartyId(db, conversation, senderId);
+  if (other !== null && (await isBlockedEitherWay(db, senderId, other))) throw forbidden("You cannot message this person");
+}
+
+/**
+ * Posts a message as SENDER, who must be a member. Idempotent per sender + clientMessageId:
+ * a repeated send answers the message stored the first time. Publishes `message:new` to
+ * every member and emits the `message:created` hook after commit.
+ */
+export async function sendMessage(app: App, input: SendMessageInput): Promise<MessageRow> {
+  const db = app.db;
+  const { conversation } = await requireMembership(db, input.conversationId, input.senderId);
+  const media = input.media === undefined ? [] : checkMediaShape(input.media);
+  const kind = input.kind ?? "user";
+  const hasBody = media.length > 0 || !!input.extra || !!input.invoice || kind === "system" || !!input.forwardedFrom;
+  const content = checkContent(input.content ?? "", { allowEmpty: hasBody });
+  const entities = input.entities === undefined || input.entities === null ? [] : checkEntities(input.entities, content);
+  const clientMessageId = input.clientMessageId == null ? null : checkClientMessageId(input.clientMessageId);
+  if (clientMessageId) {
+    const existing = await findByClientId(db, conversation.id, input.senderId, clientMessageId);
+    if (existing) return existing;
+  }
+  if (kind === "user") await assertNotBlocked(db, conversation, input.senderId);
+  if (input.replyToSeq != null && !(await findMessageBySeq(db, conversation.id, input.replyToSeq))) {
+    throw fieldError("replyToId", "is not a message of this conversation");
+  }
+
+  const now = app.clock.now();
+  let row: MessageRow;
+  try {
+    row = await db.transaction().execute(async (trx) => {
+      const { last_seq: seq } = await trx
+        .updateTable("conversations")
+        .set((eb) => ({ last_seq: eb("last_seq", "+", 1), last_message_at: now, activity_at: now, updated_at: now }))
+        .where("id", "=", conversation.id)
+        .returning("last_seq")
+        .executeTakeFirstOrThrow();
+      const inserted = await trx
+        .insertInto("messages")
+        .values({
+          cuid: newCuid(),
+          conversation_id: conversation.id,
+          seq,
+          sender_id: input.senderId,
+          kind,
+          content,
+          entities: entities.length ? JSON.stringify(entities) : null,
+          media: media.length ? JSON.stringify(media) : null,
+          reply_to_seq: input.replyToSeq ?? null,
+          reply_markup: toJson(input.replyMarkup),
+          invoice: toJson(input.invoice),
+          extra: toJson(input.extra),
+          system: toJson(input.system),
+          forwarded_from: toJson(input.forwardedFrom),
+          client_message_id: clientMessageId,
+          created_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      // one's own message is read by oneself
+      await trx
+        .updateTable("conversation_members")
+        .set({ last_read_seq: seq })
+        .where("conversation_id", "=", conversation.id)
+        .where("user_id", "=", input.senderId)
+        .execute();
+      return inserted;
+    });
+  } catch (err) {
+    // a concurrent retry with the same clientMessageId won the unique index
+    if (clientMessageId && String(err).includes("UNIQUE")) {
+      const existing = await findByClientId(db, conversation.id, input.senderId, clientMessageId);
+      if (existing) return existing;
+    }
+    throw err;
+  }
+  await publishMessageEvent(app, { ...conversation, last_message_at: now }, row, "message:new");
+  await app.hooks.emit("message:created", { conversationId: conversation.id, messageId: row.id, senderId: input.senderId });
+  return row;
+}
+
+export interface EditMessageInput {
+  conversationId: number;
+  seq: number;
+  editorId: number;
+  content?: string;
+  entities?: unknown[] | null;
+  /** undefined keeps the buttons, null removes them */
+  replyMarkup?: unknown;
+}
+
+/** Edits one's own message (text, entities, buttons). Publishes `message:edited`, emits the hook. */
+export async function editMessage(app: App, input: EditMessageInput): Promise<MessageRow> {
+  const db = app.db;
+  const { conversation } = await requireMembership(db, input.conversationId, input.editorId);
+  const message = await findMessageBySeq(db, conversation.id, input.seq);
+  if (!message) throw messageNotFound();
+  if (message.sender_id !== input.editorId || message.kind !== "user") throw permissionDenied("Only the author may edit a message");
+  const patch: Partial<{ content: string; entities: string | null; reply_markup: string | null; edited_at: number }> = {};
+  const hasMedia = message.media !== null || message.extra !== null || message.invoice !== null;
+  if (input.content !== undefined) {
+    const content = checkContent(input.content, { allowEmpty: hasMedia });
+    const entities = input.entities ? checkEntities(input.entities, content) : [];
+    patch.content = content;
+    patch.entities = entities.length ? JSON.stringify(entities) : null;
+  } else if (input.entities !== undefined) {
+    const entities = input.entities ? checkEntities(input.entities, message.content) : [];
+    patch.entities = entities.length ? JSON.stringify(entities) : null;
+  }
+  if (input.replyMarkup !== undefined) patch.reply_markup = toJson(input.replyMarkup);
+  if (Object.keys(patch).length === 0) throw fieldError("content", "nothing to change");
+  patch.edited_at = app.clock.now();
+  const row = await db.updateTable("messages").set(patch).where("id", "=", message.id).returningAll().executeTakeFirstOrThrow();
+  await publishMessageEvent(app, conversation, row, "message:edited");
+  await app.hooks.emit("message:edited", { conversationId: conversation.id, messageId: row.id, editorId: input.editorId });
+  return row;
+}
+
+/**
+ * Deletes a message. For everyone: one's own message, or any message for a group
+ * administrator with can_delete_messages; the text and files are wiped. For me: hidden
+ * from this member only.
+ */
+export async function deleteMessage(app: App, input: { conversationId: number; seq: number | string; actorId: number; forEveryone: boolean }): Promise<void> {
+  const db = app.db;
+  const membership = await requireMembership(db, input.conversationId, input.actorId);
+  const message = await requireVisibleMessage(db, input.conversationId, input.seq, input.actorId);
+  const { conversation } = membership;
+  if (!input.forEveryone) {
+    await db.insertInto("message_hidden").values({ message_id: message.id, user_id: input.actorId }).onConflict((oc) => oc.doNothing()).execute();
+    app.events.publish(input.actorId, "message:deleted", { conversationId: conversation.cuid, messageId: message.cuid });
+    return;
+  }
+  const own = message.sender_id === input.actorId;
+  if (!own && !(conversation.type === "group" && hasRight(membership.member, "can_delete_messages"))) {
+    throw permissionDenied("You may delete only your own messages for everyone");
+  }
+  await db
+    .updateTable("messages")
+    .set({ deleted_at: app.clock.now(), content: "", entities: null, media: null, reply_markup: null, extra: null, pinned: 0 })
+    .where("id", "=", message.id)
+    .execute();
+  await db.deleteFrom("message_reactions").where("message_id", "=", message.id).execute();
+  app.events.publish(await activeMemberIds(db, conversation.id), "message:deleted", { conversationId: conversation.cuid, messageId: message.cuid });
+}
+
+/** Pins or unpins a message: either side of a private chat, administrators with can_pin_messages in groups. */
+export async function setPinned(app: App, input: { conversationId: number; seq: number | string; actorId: number; pinned: boolean }): Promise<MessageRow> {
+  const db = app.db;
+  const membership = await requireMembership(db, input.conversationId, input.actorId);
+  if (membership.conversation.type === "group" && !hasRight(membership.member, "can_pin_messages")) throw permissionDenied("Only administrators may pin messages");
+  const message = await requireVisibleMessage(db, input.conversationId, input.seq, input.actorId);
+  const row = await db.updateTable("messages").set({ pinned: input.pinned ? 1 : 0 }).where("id", "=", message.id).returningAll().executeTakeFirstOrThrow();
+  await publishMessageEvent(app, membership.conversation, row, "message:edited");
+  return row;
+}
+
+// one emoji (with modifiers / joiners), not free text
+const EMOJI_RE = /^(?:\p{Extended_Pictographic}|\p{Regional_Indicator}|[\u{1F3FB}-\u{1F3FF}\u200D\uFE0F\u20E3#*0-9])+$/u;
+
+/** Sets (or with null removes) USER's one reaction on a message. Returns the message's reactions. */
+export async function setReaction(app: App, input: { conversationId: number; seq: number | string; userId: number; emoji: string | null }) {
+  const db = app.db;
+  const { conversation } = await requireMembership(db, input.conversationId, input.userId);
+  const message = await requireVisibleMessage(db, input.conversationId, input.seq, input.userId);
+  if (input.emoji === null) {
+    await db.deleteFrom("message_reactions").where("message_id", "=", message.id).where("user_id", "=", input.userId).execute();
+  } else {
+    if (input.emoji.length > 16 || !EMOJI_RE.test(input.emoji) || !/\p{Extended_Pictographic}|\p{Regional_Indicator}/u.test(input.emoji)) {
+      throw fieldError("emoji", "must be a single emoji");
+    }
+    await db
+      .insertInto("message_reactions")
+      .values({ message_id: message.id, user_id: input.userId, emoji: input.emoji, created_at: app.clock.now() })
+      .onConflict((oc) => oc.columns(["message_id", "user_id"]).doUpdateSet({ emoji: input.emoji!, created_at: app.clock.now() }))
+      .execute();
+  }
+  const rows = await db
+    .selectFrom("message_reactions")
+    .innerJoin("users", "users.id", "message_reactions.user_id")
+    .select(["message_reactions.emoji", "users.cuid"])
+    .where("message_id", "=", message.id)
+    .orderBy("message_reactions.created_at")
+    .execute();
+  const byEmoji = new Map<string, string[]>();
+  for (const r of rows) byEmoji.set(r.emoji, [...(byEmoji.get(r.emoji) ?? []), r.cuid]);
+  const reactions = [...byEmoji].map(([emoji, userIds]) => ({ emoji, count: userIds.length, userIds }));
+  app.events.publish(await activeMemberIds(db, conversation.id), "message:reaction", { conversationId: conversation.cuid, messageId: message.cuid, reactions });
+  return { message, reactions };
+}
+
+/** Moves USER's read marker forward to SEQ (never back, never past the last message). */
+export async function markRead(app: App, input: { conversationId: number; userId: number; seq: number }): Promise<number> {
+  const db = app.db;
+  const { conversation, member } = await requireMembership(db, input.conversationId, input.userId);
+  if (!Number.isSafeInteger(input.seq) || input.seq < 0) throw fieldError("messageId", "must be a message of this conversation");
+  const seq = Math.min(input.seq, conversation.last_seq);
+  if (seq <= member.last_read_seq) return member.last_read_seq;
+  await db
+    .updateTable("conversation_members")
+    .set({ last_read_seq: seq })
+    .where("id", "=", member.id)
+    .where("last_read_seq", "<", seq)
+    .execute();
+  const [user, message] = await Promise.all([findUserById(db, input.userId), findMessageBySeq(db, conversation.id, seq)]);
+  app.events.publish(await activeMemberIds(db, conversation.id), "message:read", {
+    conversationId: conversation.cuid,
+    userId: user?.cuid ?? "",
+    messageId: message?.cuid ?? String(seq),
+  });
+  return seq;
+}
+
+/** Shows "typing…" to the other members; nothing is stored. */
+export async function typing(app: App, input: { conversationId: number; userId: number }): Promise<void> {
+  const { conversation } = await requireMembership(app.db, input.conversationId, input.userId);
+  const user = await findUserById(app.db, input.userId);
+  const others = (await activeMemberIds(app.db, conversation.id)).filter((id) => id !== input.userId);
+  if (user && others.length) app.events.publish(others, "typing", { conversationId: conversation.cuid, user: { id: user.cuid, username: user.username } });
+}
+
+/** Forwards a message into another chat of the actor's, showing its original author. */
+export async function forwardMessage(app: App, input: { fromConversationId: number; seq: number | string; actorId: number; toConversationId: number; clientMessageId?: string | null }): Promise<MessageRow> {
+  const db = app.db;
+  await requireMembership(db, input.fromConversationId, input.actorId);
+  const source = await requireVisibleMessage(db, input.fromConversationId, input.seq, input.actorId);
+  if (source.kind !== "user" || source.invoice !== null) throw fieldError("messageId", "this message cannot be forwarded");
+  let forwardedFrom = source.forwarded_from ? JSON.parse(source.forwarded_from) : null;
+  if (!forwardedFrom) {
+    const author = await findUserById(db, source.sender_id);
+    forwardedFrom = {
+      sender: author ? { id: author.cuid, username: author.username, displayName: author.display_name, isBot: author.is_bot === 1 } : null,
+      messageId: source.seq,
+      date: toIso(source.created_at),
+    };
+  }
+  return sendMessage(app, {
+    conversationId: input.toConversationId,
+    senderId: input.actorId,
+    content: source.content,
+    entities: source.entities ? JSON.parse(source.entities) : undefined,
+    media: source.media ? JSON.parse(source.media) : undefined,
+    extra: source.extra ? JSON.parse(source.extra) : null,
+    forwardedFrom,
+    clientMessageId: input.clientMessageId ?? null,
+  });
+}
+
+/** Filter: messages VIEWER has not deleted "for me". */
+const notHiddenFor = (viewerId: number) => (eb: ExpressionBuilder<Database, "messages">) =>
+  eb.not(eb.exists(eb.selectFrom("message_hidden").select("message_id").whereRef("message_hidden.message_id", "=", "messages.id").where("message_hidden.user_id", "=", viewerId)));
+
+/** A page of the conversation's history visible to VIEWER, newest first. */
+export async function listHistory(app: App, membership: Membership, viewerId: number, before: string | undefined, limit: number) {
+  const cursor = decodeCursor(before, "before");
+  let q = app.db
+    .selectFrom("messages")
+    .selectAll()
+    .where("conversation_id", "=", membership.conversation.id)
+    .where("deleted_at", "is", null)
+    .where(notHiddenFor(viewerId))
+    .orderBy("seq", "desc")
+    .limit(limit + 1);
+  if (cursor) q = q.where("seq", "<", cursor.t);
+  const rows = await q.execute();
+  return pageOf(rows, limit, (m) => ({ t: m.seq, id: m.id }));
+}
+
+/** VIEWER's chats, newest activity first, with the last visible message and the unread count. */
+export async function listChats(app: App, viewerId: number, cursorRaw: string | undefined, limit: number) {
+  const cursor = decodeCursor(cursorRaw);
+  let q = app.db
+    .selectFrom("conversation_members as m")
+    .innerJoin("conversations as c", "c.id", "m.conversation_id")
+    .selectAll("c")
+    .select(["m.last_read_seq as myLastReadSeq", "m.role as myRole"])
+    .where("m.user_id", "=", viewerId)
+    .where("m.role", "in", ["creator", "administrator", "member"])
+    .orderBy("c.activity_at", "desc")
+    .orderBy("c.id", "desc")
+    .limit(limit + 1);
+  if (cursor) q = q.where((eb) => eb.or([eb("c.activity_at", "<", cursor.t), eb.and([eb("c.activity_at", "=", cursor.t), eb("c.id", "<", cursor.id)])]));
+  const rows = await q.execute();
+  const page = pageOf(rows, limit, (c) => ({ t: c.activity_at, id: c.id }));
+  const items = await Promise.all(
+    page.items.map(async (c) => {
+      const notHidden = notHiddenFor(viewerId);
+      const last = await app.db
+        .selectFrom("messages")
+        .selectAll()
+        .where("conversation_id", "=", c.id)
+        .where("deleted_at", "is", null)
+        .where(notHidden)
+        .orderBy("seq", "desc")
+        .limit(1)
+        .executeTakeFirst();
+      const unread = await app.db
+        .selectFrom("messages")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("conversation_id", "=", c.id)
+        .where("seq", ">", c.myLastReadSeq)
+        .where("sender_id", "!=", viewerId)
+        .where("deleted_at", "is", null)
+        .where(notHidden)
+        .executeTakeFirstOrThrow();
+      return { conversation: c, lastMessage: last ?? null, unreadCount: Number(unread.n) };
+    }),
+  );
+  return { items, nextCursor: page.nextCursor };
+}

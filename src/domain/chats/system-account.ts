@@ -1,0 +1,83 @@
+import type { App } from "../../app";
+import { toIso } from "../../lib/clock";
+import { newCuid } from "../../lib/ids";
+import { registerExportSection } from "../account/export";
+import type { UserRow } from "../users/table";
+import { ensurePrivateChat } from "./conversations";
+import { forgetDeletedAccount } from "./members";
+import { sendMessage } from "./messages";
+
+/** Usernames tried for the instance's own account, in order (a person may hold "system"). */
+const SYSTEM_USERNAMES = ["system", "system_account", "instance_system"];
+
+/** The instance's system account (users.is_system = 1), created on first use. */
+export async function ensureSystemAccount(app: App): Promise<UserRow> {
+  const found = await app.db.selectFrom("users").selectAll().where("is_system", "=", 1).where("deleted_at", "is", null).orderBy("id").executeTakeFirst();
+  if (found) return found;
+  const taken = new Set(
+    (await app.db.selectFrom("users").select("username_lower").where("username_lower", "in", SYSTEM_USERNAMES).execute()).map((r) => r.username_lower),
+  );
+  const username = SYSTEM_USERNAMES.find((u) => !taken.has(u)) ?? `system_${newCuid().slice(0, 8)}`;
+  const now = app.clock.now();
+  // inserted directly: the account has no e-mail or password and never signs in
+  try {
+    return await app.db
+      .insertInto("users")
+      .values({ cuid: newCuid(), email: null, username, username_lower: username, display_name: "System", password_hash: null, is_system: 1, created_at: now, updated_at: now })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  } catch (err) {
+    // created concurrently by another request
+    const again = await app.db.selectFrom("users").selectAll().where("is_system", "=", 1).orderBy("id").executeTakeFirst();
+    if (again) return again;
+    throw err;
+  }
+}
+
+/** Writes TEXT from the system account into USER's private chat with it. */
+export async function sendSystemNotice(app: App, userId: number, text: string) {
+  const system = await ensureSystemAccount(app);
+  const { conversation } = await ensurePrivateChat(app, system.id, userId);
+  return sendMessage(app, { conversationId: conversation.id, senderId: system.id, content: text });
+}
+
+/** Hook listeners of the chats feature (installed for every App from features.ts). */
+export function installChatHooks(app: App): void {
+  // two-factor "messenger" method: the code arrives as a message on the person's other devices
+  app.hooks.on("auth:deliver-code", async ({ userId, code }) => {
+    await sendSystemNotice(app, userId, `Your sign-in code: ${code}`);
+  });
+  registerExportSection("messages", exportMessages);
+  app.hooks.on("user:deleted", ({ userId }) => forgetDeletedAccount(app, userId));
+}
+
+/** Data export: the person's chats and the messages they wrote (not other people's). */
+async function exportMessages(app: App, user: UserRow) {
+  const chats = await app.db
+    .selectFrom("conversation_members as m")
+    .innerJoin("conversations as c", "c.id", "m.conversation_id")
+    .select(["c.cuid", "c.type", "c.title", "m.role", "m.joined_at"])
+    .where("m.user_id", "=", user.id)
+    .orderBy("m.joined_at")
+    .execute();
+  const messages = await app.db
+    .selectFrom("messages")
+    .innerJoin("conversations", "conversations.id", "messages.conversation_id")
+    .select(["conversations.cuid as conversationId", "messages.seq", "messages.content", "messages.media", "messages.created_at", "messages.edited_at"])
+    .where("messages.sender_id", "=", user.id)
+    .where("messages.deleted_at", "is", null)
+    .where("messages.kind", "=", "user")
+    .orderBy("messages.id")
+    .execute();
+  return {
+    conversations: chats.map((c) => ({ id: c.cuid, type: c.type, title: c.title, role: c.role, joinedAt: toIso(c.joined_at) })),
+    sent: messages.map((m) => ({
+      conversationId: m.conversationId,
+      messageId: m.seq,
+      content: m.content,
+      media: m.media ? JSON.parse(m.media) : [],
+      createdAt: toIso(m.created_at),
+      editedAt: m.edited_at === null ? null : toIso(m.edited_at),
+    })),
+  };
+}

@@ -1,0 +1,92 @@
+import type { Generated, Selectable } from "kysely";
+
+export type ConversationType = "private" | "group";
+export type MemberRole = "creator" | "administrator" | "member" | "left" | "kicked";
+/** roles of people who are in the chat now */
+export const ACTIVE_ROLES: readonly MemberRole[] = ["creator", "administrator", "member"];
+
+export interface ConversationsTable {
+  id: Generated<number>;
+  cuid: string;
+  type: ConversationType;
+  title: string | null;
+  photo_url: string | null;
+  /** "minUserId:maxUserId" for private chats (one chat per pair); null for groups */
+  private_key: string | null;
+  invite_code: string | null;
+  created_by: number;
+  /** the last seq handed out; the next message gets last_seq + 1 */
+  last_seq: Generated<number>;
+  last_message_at: number | null;
+  /** newest activity (creation or last message): the chat list's sort key */
+  activity_at: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ConversationMembersTable {
+  id: Generated<number>;
+  conversation_id: number;
+  user_id: number;
+  role: MemberRole;
+  /** JSON object of administrator rights (Bot API can_* flags) */
+  rights: string | null;
+  joined_at: number;
+  last_read_seq: Generated<number>;
+  /** start label of the deep link that opened a private chat with a bot */
+  start_label: string | null;
+  updated_at: number;
+}
+
+export interface MessagesTable {
+  id: Generated<number>;
+  cuid: string;
+  conversation_id: number;
+  /** increasing per conversation: the Bot API message_id and the Client API messageId */
+  seq: number;
+  sender_id: number;
+  kind: Generated<"user" | "system">;
+  content: Generated<string>;
+  /** JSON array of {type, offset, length, url?, ...} in UTF-16 units */
+  entities: string | null;
+  /** JSON array of attachments (spec `media` object) */
+  media: string | null;
+  reply_to_seq: number | null;
+  /** JSON: inline keyboard / reply keyboard as the bot sent it */
+  reply_markup: string | null;
+  invoice: string | null;
+  /** JSON object: location, venue, dice, poll, contact... */
+  extra: string | null;
+  /** JSON for system messages: {action, ...} */
+  system: string | null;
+  forwarded_from: string | null;
+  client_message_id: string | null;
+  pinned: Generated<number>;
+  created_at: number;
+  edited_at: number | null;
+  deleted_at: number | null;
+}
+
+export interface MessageReactionsTable {
+  message_id: number;
+  user_id: number;
+  emoji: string;
+  created_at: number;
+}
+
+export interface MessageHiddenTable {
+  message_id: number;
+  user_id: number;
+}
+
+export type ConversationRow = Selectable<ConversationsTable>;
+export type MemberRow = Selectable<ConversationMembersTable>;
+export type MessageRow = Selectable<MessagesTable>;
+
+export interface ChatsTables {
+  conversations: ConversationsTable;
+  conversation_members: ConversationMembersTable;
+  messages: MessagesTable;
+  message_reactions: MessageReactionsTable;
+  message_hidden: MessageHiddenTable;
+}

@@ -1,0 +1,285 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestServer, type TestServer } from "../testing/server";
+import { TestClient } from "../testing/client";
+import { signedInClient } from "../testing/fixtures";
+import { quickPerson } from "../clientapi/chats/test-people";
+import { realtimeHub } from "./hub";
+import { SseClient, WsClient } from "./stream-clients";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ "realtime.heartbeatSeconds": 1, "realtime.maxBufferedEvents": 20 });
+});
+afterAll(() => server.stop());
+
+type Person = Awaited<ReturnType<typeof quickPerson>>;
+const person = () => quickPerson(server);
+
+async function chatOf(a: Person, b: Person): Promise<string> {
+  return (await a.client.post(`/api/social/users/${b.user.username}/message`)).body.data.conversationId;
+}
+const say = (p: Person, cid: string, content: string) => p.client.post(`/api/social/messages/${cid}`, { content });
+const messagesIn = (frames: { event: string; data: any }[]) => frames.filter((f) => f.event === "message:new").map((f) => f.data.message.content);
+
+describe("WebSocket", () => {
+  test("delivers message:new frames {event, id, data} to both members; answers ping", async () => {
+    const [a, b] = [await person(), await person()];
+    const cid = await chatOf(a, b);
+    const wsA = await WsClient.open(server.url, a.client);
+    const wsB = await WsClient.open(server.url, b.client);
+    expect((await say(a, cid, "hello over ws")).status).toBe(200);
+    const [frame] = await wsB.waitFor((f) => f.some((x) => x.event === "message:new"));
+    expect(frame).toEqual({ event: "message:new", id: expect.any(Number), data: { conversationId: cid, message: expect.objectContaining({ content: "hello over ws", sender: expect.objectContaining({ username: a.user.username }) }) } });
+    await wsA.waitFor((f) => messagesIn(f).includes("hello over ws"));
+    // typing goes to the other side only
+    await b.client.post(`/api/social/messages/${cid}/typing`);
+    await wsA.waitFor((f) => f.some((x) => x.event === "typing" && x.data.user.username === b.user.username));
+    expect(wsB.frames.some((x) => x.event === "typing")).toBe(false);
+    wsA.ws.send(JSON.stringify({ event: "ping" }));
+    await wsA.waitFor((f) => f.some((x) => x.event === "pong"));
+    wsA.close();
+    wsB.close();
+  });
+
+  test("edits, deletions, reactions, read markers and group changes reach the members", async () => {
+    const [a, b, c] = [await person(), await person(), await person()];
+    const cid = (await a.client.post("/api/social/groups", { title: "Live", members: [b.user.username] })).body.data.conversationId;
+    const ws = await WsClient.open(server.url, b.client);
+    const outsider = await WsClient.open(server.url, c.client);
+    const m = (await say(a, cid, "v1")).body.data.message;
+    await a.client.patch(`/api/social/messages/${cid}/${m.id}`, { content: "v2" });
+    await a.client.post(`/api/social/messages/${cid}/${m.id}/reactions`, { emoji: "🔥" });
+    await b.client.post(`/api/social/messages/${cid}/read`, { messageId: m.id });
+    await a.client.delete(`/api/social/messages/${cid}/${m.id}?forEveryone=true`);
+    await a.client.patch(`/api/social/groups/${cid}`, { title: "Live 2" });
+    await a.client.post(`/api/social/groups/${cid}/members`, { username: c.user.username });
+    const frames = await ws.waitFor((f) => f.filter((x) => x.event === "chat:updated").length >= 2);
+    const by = (name: string) => frames.filter((f) => f.event === name).map((f) => f.data);
+    expect(by("message:edited")[0]).toMatchObject({ conversationId: cid, message: { id: m.id, content: "v2", editedAt: expect.any(String) } });
+    expect(by("message:reaction")[0]).toEqual({ conversationId: cid, messageId: m.id, reactions: [{ emoji: "🔥", count: 1, userIds: [a.user.cuid] }] });
+    expect(by("message:read")[0]).toEqual({ conversationId: cid, userId: b.user.cuid, messageId: m.id });
+    expect(by("message:deleted")[0]).toEqual({ conversationId: cid, messageId: m.id });
+    expect(by("chat:updated").map((d) => d.chat)).toEqual([
+      { id: cid, type: "group", title: "Live 2", photoUrl: null, memberCount: 2 },
+      { id: cid, type: "group", title: "Live 2", photoUrl: null, memberCount: 3 },
+    ]);
+    // the outsider saw nothing of the group until added
+    const seen = await outsider.waitFor((f) => f.some((x) => x.event === "chat:updated"));
+    expect(seen.filter((f) => f.event !== "chat:updated" && f.event !== "message:new")).toEqual([]);
+    expect(messagesIn(seen)).not.toContain("v1");
+    ws.close();
+    outsider.close();
+  });
+
+  test("an expired access token is renewed on connect and the new cookies come back", async () => {
+    const a = await person();
+    // only the refresh token is presented, as after the 15-minute access lifetime
+    a.client.cookies.delete("auth_access_token");
+    const sse = await fetch(`${server.url}/api/realtime/events`, { headers: { cookie: `auth_refresh_token=${encodeURIComponent(a.client.cookies.get("auth_refresh_token")!)}` } });
+    expect(sse.status).toBe(200);
+    expect(sse.headers.getSetCookie().some((c) => c.startsWith("auth_access_token="))).toBe(true);
+    await sse.body!.cancel();
+    const b = await person();
+    b.client.cookies.delete("auth_access_token");
+    const key = "dGhlIHNhbXBsZSBub25jZQ==";
+    const port = Number(new URL(server.url).port);
+    let head = "";
+    const socket = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data(_s, chunk) { head += chunk.toString(); } } });
+    socket.write(`GET /api/realtime/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: auth_refresh_token=${encodeURIComponent(b.client.cookies.get("auth_refresh_token")!)}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+    const deadline = Date.now() + 3000;
+    while (!head.includes("\r\n\r\n") && Date.now() < deadline) await Bun.sleep(5);
+    expect(head).toStartWith("HTTP/1.1 101");
+    expect(head.toLowerCase()).toContain("set-cookie: auth_access_token=");
+    socket.end();
+  });
+
+  test("refuses a connection without a session", async () => {
+    await expect(WsClient.open(server.url, null)).rejects.toThrow();
+    const res = await fetch(`${server.url}/api/realtime/ws`, { headers: { upgrade: "websocket", connection: "Upgrade", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-version": "13" } });
+    expect(res.status).toBe(401);
+    expect((await res.json()).error.code).toBe("UNAUTHORIZED");
+  });
+
+  test("resumes from ?lastEventId without losing or repeating events", async () => {
+    const [a, b] = [await person(), await person()];
+    const cid = await chatOf(a, b);
+    const ws = await WsClient.open(server.url, b.client);
+    await say(a, cid, "one");
+    const [first] = await ws.waitFor((f) => messagesIn(f).length === 1);
+    ws.close();
+    await ws.waitClosed();
+    await say(a, cid, "two");
+    await say(a, cid, "three");
+    const again = await WsClient.open(server.url, b.client, { lastEventId: first!.id! });
+    await say(a, cid, "four");
+    await again.waitFor((f) => messagesIn(f).length === 3);
+    await Bun.sleep(50);
+    expect(messagesIn(again.frames)).toEqual(["two", "three", "four"]);
+    const ids = again.frames.map((f) => f.id!);
+    expect([...ids].sort((x, y) => x - y)).toEqual(ids);
+    again.close();
+  });
+
+  test("signing out closes that session's socket, not the others", async () => {
+    const a = await signedInClient(server);
+    const other = new TestClient(server.url);
+    expect((await other.login(a.user.email!, a.user.password)).status).toBe(200);
+    const ws1 = await WsClient.open(server.url, a.client);
+    const ws2 = await WsClient.open(server.url, other);
+    expect((await a.client.post("/api/auth/logout")).status).toBe(200);
+    expect(await ws1.waitClosed()).toBe(4001);
+    expect(ws1.frames.at(-1)?.event).toBe("session:revoked");
+    await Bun.sleep(50);
+    expect(ws2.closeCode).toBeNull();
+    ws2.close();
+  });
+});
+
+describe("Server-Sent Events", () => {
+  test("id lines, named events, heartbeat comments", async () => {
+    const [a, b] = [await person(), await person()];
+    const cid = await chatOf(a, b);
+    const sse = await SseClient.open(server.url, b.client);
+    expect(sse.status).toBe(200);
+    await say(a, cid, "over sse");
+    const [frame] = await sse.waitFor((f) => f.length > 0);
+    expect(frame!.event).toBe("message:new");
+    expect(frame!.id).toBeGreaterThan(0);
+    expect(frame!.data).toMatchObject({ conversationId: cid, message: { content: "over sse" } });
+    const before = sse.comments;
+    // heartbeat interval is 1 s in this server
+    const deadline = Date.now() + 3000;
+    while (sse.comments === before && Date.now() < deadline) await Bun.sleep(20);
+    expect(sse.comments).toBeGreaterThan(before);
+    sse.close();
+  });
+
+  test("signed-out callers get UNAUTHORIZED in the envelope", async () => {
+    const res = await fetch(`${server.url}/api/realtime/events`);
+    expect(res.status).toBe(401);
+    expect((await res.json()).error.code).toBe("UNAUTHORIZED");
+  });
+
+  test("Last-Event-ID resume loses nothing; an unknown id gets stream:reset", async () => {
+    const [a, b] = [await person(), await person()];
+    const cid = await chatOf(a, b);
+    const sse = await SseClient.open(server.url, b.client);
+    await say(a, cid, "m1");
+    const [first] = await sse.waitFor((f) => messagesIn(f).length === 1);
+    sse.close();
+    await sse.waitEnded();
+    for (const t of ["m2", "m3", "m4"]) await say(a, cid, t);
+    const resumed = await SseClient.open(server.url, b.client, { lastEventId: first!.id! });
+    await say(a, cid, "m5");
+    await resumed.waitFor((f) => messagesIn(f).length === 4);
+    await Bun.sleep(50);
+    expect(messagesIn(resumed.frames)).toEqual(["m2", "m3", "m4", "m5"]);
+    resumed.close();
+
+    const future = await SseClient.open(server.url, b.client, { lastEventId: 999_999_999 });
+    const [reset] = await future.waitFor((f) => f.length > 0);
+    expect(reset).toMatchObject({ event: "stream:reset", data: { reason: "unknown-id" } });
+    future.close();
+    // more events than an account's ring keeps: the resume reports the gap instead of a partial replay
+    for (let i = 0; i < 501; i++) server.app.events.publish(b.user.id, "stars:balance", { balance: i });
+    const behind = await SseClient.open(server.url, b.client, { lastEventId: first!.id! });
+    const [gap] = await behind.waitFor((f) => f.length > 0);
+    expect(gap).toMatchObject({ event: "stream:reset", data: { reason: "gap" } });
+    server.app.events.publish(b.user.id, "stars:balance", { balance: 1000 });
+    await behind.waitFor((f) => f.length === 2);
+    expect(behind.frames[1]).toMatchObject({ event: "stars:balance", data: { balance: 1000 } });
+    expect(behind.frames[1]!.id).toBe(gap!.id! + 1);
+    behind.close();
+    // junk ids are ignored like no id
+    const junk = await SseClient.open(server.url, b.client, { lastEventId: "abc" });
+    expect(junk.status).toBe(200);
+    junk.close();
+  });
+
+  test("revoking a session from another device closes its stream", async () => {
+    const a = await signedInClient(server);
+    const other = new TestClient(server.url);
+    await other.login(a.user.email!, a.user.password);
+    const sse = await SseClient.open(server.url, a.client);
+    await Bun.sleep(20);
+    expect((await a.client.post("/api/auth/logout")).status).toBe(200);
+    await sse.waitEnded();
+    expect(sse.frames.at(-1)?.event).toBe("session:revoked");
+    // the revoked cookies no longer open a stream
+    const again = await SseClient.open(server.url, a.client);
+    expect(again.status).toBe(401);
+  });
+
+  test("connect/disconnect cycles leave no listeners behind", async () => {
+    const a = await person();
+    const base = server.app.events.listenerCount();
+    for (let round = 0; round < 10; round++) {
+      const batch = await Promise.all(Array.from({ length: 40 }, () => SseClient.open(server.url, a.client)));
+      expect(batch.every((s) => s.status === 200)).toBe(true);
+      for (const s of batch) s.close();
+      await Promise.all(batch.map((s) => s.waitEnded()));
+    }
+    const deadline = Date.now() + 3000;
+    while (server.app.events.listenerCount() !== base && Date.now() < deadline) await Bun.sleep(10);
+    expect(server.app.events.listenerCount()).toBe(base);
+    expect(realtimeHub(server.app).connectionCount()).toBe(base);
+  });
+});
+
+describe("slow clients", () => {
+  /** A raw TCP client that sends a request and then never reads. */
+  async function stalledClient(request: string) {
+    const port = new URL(server.url).port;
+    const state = { closed: false };
+    const socket = await Bun.connect({
+      hostname: "127.0.0.1",
+      port: Number(port),
+      socket: {
+        data() {},
+        close() {
+          state.closed = true;
+        },
+        end() {
+          state.closed = true;
+        },
+        error() {},
+      },
+    });
+    socket.write(request);
+    // stop reading: the kernel buffers fill and the server sees backpressure
+    socket.pause?.();
+    return Object.assign(socket, { state });
+  }
+
+  test("a client that stops reading is cut off; others keep receiving", async () => {
+    const [a, b] = [await person(), await person()];
+    const cookie = [...b.client.cookies].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("; ");
+    const hub = realtimeHub(server.app);
+    const baseCount = hub.connectionCount();
+    const sseStall = await stalledClient(`GET /api/realtime/events HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\nAccept: text/event-stream\r\n\r\n`);
+    const wsStall = await stalledClient(
+      `GET /api/realtime/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    );
+    const healthy = await WsClient.open(server.url, a.client);
+    const deadline = Date.now() + 3000;
+    while (hub.connectionCount() < baseCount + 3 && Date.now() < deadline) await Bun.sleep(10);
+    expect(hub.connectionCount()).toBe(baseCount + 3);
+    const big = "x".repeat(16 * 1024);
+    // bounded: at most 4000 × 16 KB, stops as soon as both stalled clients are cut off
+    for (let i = 0; i < 4000 && hub.connectionCount() > baseCount + 1; i++) {
+      server.app.events.publish([b.user.id, a.user.id], "typing", { conversationId: big, user: { id: String(i), username: "load" } });
+      if (i % 20 === 0) await Bun.sleep(1);
+    }
+    expect(hub.connectionCount()).toBe(baseCount + 1);
+    // the server really let go of the stalled SSE socket (its queue is dropped, not kept)
+    sseStall.resume?.();
+    const closedBy = Date.now() + 3000;
+    while (!sseStall.state.closed && Date.now() < closedBy) await Bun.sleep(10);
+    expect(sseStall.state.closed).toBe(true);
+    await healthy.waitFor((f) => f.filter((x) => x.event === "typing").length > 0);
+    expect(healthy.closeCode).toBeNull();
+    healthy.close();
+    sseStall.end();
+    wsStall.end();
+  });
+});

@@ -1,0 +1,59 @@
+import type { DeliveredEvent } from "./broker";
+
+const PRUNE_EVERY_MS = 10_000;
+
+interface Ring {
+  events: Array<{ at: number; event: DeliveredEvent }>;
+  /** highest event id this ring has forgotten (by size or age); resuming from below it has a gap */
+  forgottenUpTo: number;
+}
+
+/**
+ * Recent events per account, so a client that reconnects with its last seen id misses
+ * nothing within the retention window. Bounded per account (count) and in time; an emptied
+ * ring stays (a few bytes per account) so a later resume still notices its gap.
+ */
+export class ResumeLog {
+  private readonly rings = new Map<number, Ring>();
+  private lastPrune = 0;
+  /** highest id recorded by this process */
+  latestId = 0;
+
+  constructor(private readonly opts: { perUser: number; retentionMs: () => number }) {}
+
+  record(event: DeliveredEvent, now: number): void {
+    // pruning also runs here, so rings of accounts that never connect stay within the window
+    if (now - this.lastPrune > PRUNE_EVERY_MS) this.prune(now);
+    this.latestId = Math.max(this.latestId, event.id);
+    let ring = this.rings.get(event.userId);
+    if (!ring) this.rings.set(event.userId, (ring = { events: [], forgottenUpTo: 0 }));
+    ring.events.push({ at: now, event });
+    if (ring.events.length > this.opts.perUser) ring.forgottenUpTo = ring.events.shift()!.event.id;
+  }
+
+  /**
+   * Events of USER after LASTID. `gap` is true when some may have been forgotten (too old or
+   * too many): the client must refetch its state.
+   */
+  since(userId: number, lastId: number): { events: DeliveredEvent[]; gap: boolean } {
+    const ring = this.rings.get(userId);
+    if (!ring) return { events: [], gap: false };
+    const events = ring.events.filter((e) => e.event.id > lastId).map((e) => e.event);
+    return { events, gap: lastId < ring.forgottenUpTo };
+  }
+
+  /** Forgets events older than the retention window. */
+  prune(now: number): void {
+    this.lastPrune = now;
+    const cutoff = now - this.opts.retentionMs();
+    for (const ring of this.rings.values()) {
+      while (ring.events.length && ring.events[0]!.at < cutoff) ring.forgottenUpTo = ring.events.shift()!.event.id;
+    }
+  }
+
+  size(): number {
+    let n = 0;
+    for (const ring of this.rings.values()) n += ring.events.length;
+    return n;
+  }
+}

@@ -1,0 +1,135 @@
+import type { TestClient } from "../testing/client";
+
+/** Test and benchmark clients for the realtime transports, speaking real HTTP / WebSocket. */
+
+export interface Frame {
+  id: number | null;
+  event: string;
+  data: any;
+}
+
+const cookieHeader = (client: TestClient) => [...client.cookies].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("; ");
+
+/** Waits until PREDICATE holds over the frames received so far (bounded by TIMEOUTMS). */
+async function waitFor(frames: Frame[], predicate: (frames: Frame[]) => boolean, timeoutMs: number, what: string): Promise<Frame[]> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate(frames)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; got ${JSON.stringify(frames.map((f) => f.event))}`);
+    await Bun.sleep(5);
+  }
+  return frames;
+}
+
+export class SseClient {
+  readonly frames: Frame[] = [];
+  comments = 0;
+  ended = false;
+  status = 0;
+  private readonly abort = new AbortController();
+
+  static async open(baseUrl: string, client: TestClient | null, opts: { lastEventId?: number | string } = {}): Promise<SseClient> {
+    const s = new SseClient();
+    const headers: Record<string, string> = { accept: "text/event-stream" };
+    if (client) headers.cookie = cookieHeader(client);
+    if (opts.lastEventId !== undefined) headers["last-event-id"] = String(opts.lastEventId);
+    const res = await fetch(`${baseUrl}/api/realtime/events`, { headers, signal: s.abort.signal });
+    s.status = res.status;
+    if (res.status !== 200) {
+      s.ended = true;
+      await res.text();
+      return s;
+    }
+    void s.pump(res.body!.getReader());
+    return s;
+  }
+
+  private async pump(reader: ReadableStreamDefaultReader<Uint8Array>) {
+    const decoder = new TextDecoder();
+    let buf = "";
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += decoder.decode(value, { stream: true });
+        let idx: number;
+        while ((idx = buf.indexOf("\n\n")) >= 0) {
+          const block = buf.slice(0, idx);
+          buf = buf.slice(idx + 2);
+          const frame: Frame = { id: null, event: "message", data: null };
+          let isEvent = false;
+          for (const line of block.split("\n")) {
+            if (line.startsWith(":")) this.comments++;
+            else if (line.startsWith("id: ")) frame.id = Number(line.slice(4));
+            else if (line.startsWith("event: ")) frame.event = line.slice(7);
+            else if (line.startsWith("data: ")) {
+              frame.data = JSON.parse(line.slice(6));
+              isEvent = true;
+            }
+          }
+          if (isEvent) this.frames.push(frame);
+        }
+      }
+    } catch {
+      // aborted by close() or cut by the server
+    }
+    this.ended = true;
+  }
+
+  waitFor(predicate: (frames: Frame[]) => boolean, timeoutMs = 3000, what = "frames") {
+    return waitFor(this.frames, predicate, timeoutMs, what);
+  }
+
+  async waitEnded(timeoutMs = 3000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.ended) {
+      if (Date.now() > deadline) throw new Error("stream did not end");
+      await Bun.sleep(5);
+    }
+  }
+
+  close(): void {
+    this.abort.abort();
+  }
+}
+
+export class WsClient {
+  readonly frames: Frame[] = [];
+  closeCode: number | null = null;
+  private constructor(readonly ws: WebSocket) {}
+
+  static open(baseUrl: string, client: TestClient | null, opts: { lastEventId?: number } = {}): Promise<WsClient> {
+    const url = `${baseUrl.replace(/^http/, "ws")}/api/realtime/ws${opts.lastEventId !== undefined ? `?lastEventId=${opts.lastEventId}` : ""}`;
+    // Bun's WebSocket client accepts headers, so the session cookie goes along like a browser's
+    const ws = new WebSocket(url, { headers: client ? { cookie: cookieHeader(client) } : {} } as never);
+    const c = new WsClient(ws);
+    ws.onmessage = (e) => c.frames.push(JSON.parse(String(e.data)));
+    return new Promise((resolve, reject) => {
+      ws.onopen = () => resolve(c);
+      ws.onerror = () => reject(new Error("websocket failed to open"));
+      ws.onclose = (e) => {
+        c.closeCode = e.code;
+        reject(new Error(`websocket closed ${e.code}`));
+      };
+    }).then(() => {
+      ws.onclose = (e) => (c.closeCode = e.code);
+      return c;
+    });
+  }
+
+  waitFor(predicate: (frames: Frame[]) => boolean, timeoutMs = 3000, what = "frames") {
+    return waitFor(this.frames, predicate, timeoutMs, what);
+  }
+
+  async waitClosed(timeoutMs = 3000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.closeCode === null) {
+      if (Date.now() > deadline) throw new Error("websocket did not close");
+      await Bun.sleep(5);
+    }
+    return this.closeCode;
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+}

@@ -1,0 +1,124 @@
+import type { ServerWebSocket } from "bun";
+import type { DeliveredEvent } from "./broker";
+import type { Connection, RealtimeHub } from "./hub";
+
+const encoder = new TextEncoder();
+
+/**
+ * One publish hands the same payload object to every recipient; its JSON is computed once
+ * (fan-out to 10,000 connections would otherwise stringify 10,000 times).
+ */
+const jsonCache = new WeakMap<object, string>();
+function payloadJson(data: unknown): string {
+  if (typeof data !== "object" || data === null) return JSON.stringify(data);
+  let json = jsonCache.get(data);
+  if (json === undefined) jsonCache.set(data, (json = JSON.stringify(data)));
+  return json;
+}
+
+/** One SSE frame: `id:` for Last-Event-ID resume, `event:` the name, `data:` the JSON payload. */
+export const sseFrame = (e: DeliveredEvent): string => `id: ${e.id}\nevent: ${e.event}\ndata: ${payloadJson(e.data)}\n\n`;
+
+/** One WebSocket frame: `{event, id, data}`. */
+export const wsFrame = (e: DeliveredEvent): string => `{"event":${JSON.stringify(e.event)},"id":${e.id},"data":${payloadJson(e.data)}}`;
+
+export interface StreamOwner {
+  userId: number;
+  sessionId: number;
+  sessionCuid: string;
+}
+
+/**
+ * Server-Sent Events response attached to the hub. The stream is pulled by the socket
+ * writer, so events the client has not taken stay in this stream's queue, where the hub
+ * sees them (a client too far behind is cut off and resumes with Last-Event-ID).
+ */
+export function sseResponse(hub: RealtimeHub, owner: StreamOwner, lastEventId: number | null, signal: AbortSignal): Response {
+  let connection: Connection | null = null;
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    connection?.dispose();
+  };
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+        // reconnect quickly; the comment makes proxies and clients see the stream open at once
+        c.enqueue(encoder.encode("retry: 3000\n: connected\n\n"));
+        connection = hub.connect({
+          ...owner,
+          lastEventId,
+          sink: {
+            send: (e) => {
+              if (!ended) controller.enqueue(encoder.encode(sseFrame(e)));
+            },
+            heartbeat: () => {
+              if (!ended) controller.enqueue(encoder.encode(": ping\n\n"));
+            },
+            behind: (limit) => (controller.desiredSize ?? 0) < -limit,
+            close: (reason) => {
+              const wasEnded = ended;
+              end();
+              if (wasEnded) return;
+              // a slow client's queue is dropped at once; others get what was already written
+              if (reason === "too-slow") controller.error();
+              else controller.close();
+            },
+          },
+        });
+        if (signal.aborted) end();
+        else signal.addEventListener("abort", end, { once: true });
+      },
+      cancel: end,
+    },
+    // nothing is buffered ahead of the socket: desiredSize goes negative as the client lags
+    { highWaterMark: 0 },
+  );
+  return new Response(stream, {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    },
+  });
+}
+
+/**
+ * Attaches an open WebSocket to the hub. Frames Bun could not write at once (send() → -1)
+ * count as backlog until the socket drains; call the returned `drained` from the drain handler.
+ */
+export function attachWebSocket(hub: RealtimeHub, owner: StreamOwner, lastEventId: number | null, ws: ServerWebSocket<unknown>): { connection: Connection; drained(): void } {
+  let backlog = 0;
+  let dropped = false;
+  const connection = hub.connect({
+    ...owner,
+    lastEventId,
+    sink: {
+      send: (e) => {
+        const status = ws.send(wsFrame(e));
+        // -1: queued behind a full socket; 0: dropped (closing or hopelessly backed up)
+        if (status === -1) backlog++;
+        else if (status === 0) dropped = true;
+      },
+      heartbeat: () => {
+        ws.ping();
+      },
+      behind: (limit) => dropped || backlog > limit,
+      close: (reason) => {
+        if (reason === "revoked") ws.close(4001, "session revoked");
+        else if (reason === "too-slow") ws.close(4008, "too far behind; reconnect with lastEventId");
+        else ws.close(1001, "server shutting down");
+      },
+    },
+  });
+  return {
+    connection,
+    drained: () => {
+      if (ws.getBufferedAmount() === 0) backlog = 0;
+    },
+  };
+}
