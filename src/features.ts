@@ -1,4 +1,9 @@
 import type { App } from "./app";
+import { startOpsWorkers } from "./ops";
+import { installChatHooks } from "./domain/chats/system-account";
+import { installBotUpdateHooks } from "./botapi/emit";
+import { startWebhookWorker } from "./botapi/webhooks";
+import { installPostsHooks } from "./domain/posts/export";
 
 /**
  * Where features plug into the process. `installFeatureHooks` runs for every App (server,
@@ -7,9 +12,14 @@ import type { App } from "./app";
  * each worker registers its own stop with app.onClose.
  */
 export function installFeatureHooks(app: App): void {
+  installChatHooks(app);
+  installBotUpdateHooks(app);
+  installPostsHooks(app);
   void app;
 }
 
 export function startFeatureWorkers(app: App): void {
+  startOpsWorkers(app);
+  startWebhookWorker(app);
   void app;
 }

@@ -1,9 +1,10 @@
 import { Database as SqliteDatabase } from "bun:sqlite";
-import { Kysely, Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from "kysely";
+import { Kysely, Migrator, type Migration, type MigrationProvider, type MigrationResult, type MigrationResultSet } from "kysely";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { bunSqliteDialect } from "./sqlite-dialect";
 import { migrations } from "./migrations";
+import { snapshotBeforeMigrate } from "../ops/premigrate";
 import type { Database } from "./schema";
 
 export type { Database } from "./schema";
@@ -48,24 +49,66 @@ const staticProvider: MigrationProvider = {
   },
 };
 
-export function createMigrator(db: Db): Migrator {
-  return new Migrator({ db, provider: staticProvider, allowUnorderedMigrations: true });
+/**
+ * Kysely's SQLite adapter runs migrations outside transactions; each one is wrapped in
+ * its own here, so a failing migration leaves the database as the previous one left it.
+ */
+function transactional(provider: MigrationProvider): MigrationProvider {
+  return {
+    async getMigrations() {
+      const out: Record<string, Migration> = {};
+      for (const [name, m] of Object.entries(await provider.getMigrations())) {
+        out[name] = {
+          up: (db) => db.transaction().execute((trx) => m.up(trx)),
+          down: m.down && ((db) => db.transaction().execute((trx) => m.down!(trx))),
+        };
+      }
+      return out;
+    },
+  };
 }
 
-/** Applies pending migrations; throws with the failing migration's name. */
-export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
-  const result = await createMigrator(db).migrateToLatest();
-  if (result.error) {
-    const failed = result.results?.find((r) => r.status === "Error");
-    const err = result.error as Error;
-    throw new Error(`migration ${failed?.migrationName ?? "?"} failed: ${err.message ?? String(err)}`, { cause: err });
+export function createMigrator(db: Db, provider: MigrationProvider = staticProvider): Migrator {
+  return new Migrator({ db, provider: transactional(provider), allowUnorderedMigrations: true });
+}
+
+export interface MigrateOptions {
+  /** called before each pending migration, and again with its duration once applied */
+  onProgress?: (p: { name: string; index: number; total: number; ms?: number }) => void;
+  /** false skips the automatic snapshot taken before migrating a non-empty database */
+  snapshot?: boolean;
+  provider?: MigrationProvider;
+}
+
+/**
+ * Applies pending migrations one by one, after a snapshot of a non-empty database
+ * (data/backups/pre-migrate-<time>.db); throws with the failing migration's name.
+ */
+export async function migrateToLatest(db: Db, opts: MigrateOptions = {}): Promise<MigrationResultSet & { snapshot: string | null }> {
+  const migrator = createMigrator(db, opts.provider);
+  const pending = (await migrator.getMigrations()).filter((m) => !m.executedAt).map((m) => m.name);
+  if (pending.length === 0) return { results: [], snapshot: null };
+  const snapshot = opts.snapshot === false ? null : await snapshotBeforeMigrate(db);
+  const results: MigrationResult[] = [];
+  for (const [i, name] of pending.entries()) {
+    opts.onProgress?.({ name, index: i + 1, total: pending.length });
+    const t0 = performance.now();
+    const step = await migrator.migrateUp();
+    results.push(...(step.results ?? []));
+    if (step.error) {
+      const failed = step.results?.find((r) => r.status === "Error");
+      const err = step.error as Error;
+      throw new Error(`migration ${failed?.migrationName ?? name} failed: ${err.message ?? String(err)}`, { cause: err });
+    }
+    if (!step.results?.length) break;
+    opts.onProgress?.({ name, index: i + 1, total: pending.length, ms: performance.now() - t0 });
   }
-  return result;
+  return { results, snapshot };
 }
 
 /** Names of migrations this binary knows that the database has not applied. */
-export async function pendingMigrations(db: Db): Promise<string[]> {
-  const all = await createMigrator(db).getMigrations();
+export async function pendingMigrations(db: Db, provider?: MigrationProvider): Promise<string[]> {
+  const all = await createMigrator(db, provider).getMigrations();
   return all.filter((m) => !m.executedAt).map((m) => m.name);
 }
 

@@ -8,6 +8,18 @@ import type { Logger } from "../lib/log";
 export interface DomainHookPayloads {
   /** a new account exists (registration, CLI, bot creation) */
   "user:created": { userId: number };
+  /** auth: deliver a sign-in code to USER as a chat message from the system account (two-factor by messenger) */
+  "auth:deliver-code": { userId: number; code: string };
+  /** account: a person deleted their account (soft delete done, sessions revoked); features drop their content */
+  "user:deleted": { userId: number };
+  /** chats: a message was posted (after commit) */
+  "message:created": { conversationId: number; messageId: number; senderId: number };
+  /** chats: a message's text or buttons changed */
+  "message:edited": { conversationId: number; messageId: number; editorId: number };
+  /** chats: someone's membership changed (added, removed, left, promoted); oldRole null = never a member */
+  "member:changed": { conversationId: number; userId: number; actorId: number; oldRole: string | null; newRole: string };
+  /** chats: USER opened the private chat with OTHERUSER (startLabel from a bot deep link) */
+  "chat:opened": { conversationId: number; userId: number; otherUserId: number; startLabel?: string };
 }
 
 export type DomainHookName = keyof DomainHookPayloads;

@@ -1,5 +1,13 @@
 import type { Migration } from "kysely";
 import * as m20261122000100 from "./20261122000100_users_sessions";
+import * as m20261122000201 from "./20261122000201_auth";
+import * as m20261122000400 from "./20261122000400_people";
+import * as m20261122060100 from "./20261122060100_chats";
+import * as m20261122000700 from "./20261122000700_bots";
+import * as m20261122000701 from "./20261122000701_bot_presses";
+import * as m20261122000500 from "./20261122000500_uploads";
+import * as m20261122000300 from "./20261122000300_posts";
+import * as m20261122000900 from "./20261122000900_stars";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -7,4 +15,12 @@ import * as m20261122000100 from "./20261122000100_users_sessions";
  */
 export const migrations: Record<string, Migration> = {
   "20261122000100_users_sessions": m20261122000100,
+  "20261122000201_auth": m20261122000201,
+  "20261122000400_people": m20261122000400,
+  "20261122060100_chats": m20261122060100,
+  "20261122000700_bots": m20261122000700,
+  "20261122000701_bot_presses": m20261122000701,
+  "20261122000500_uploads": m20261122000500,
+  "20261122000300_posts": m20261122000300,
+  "20261122000900_stars": m20261122000900,
 };

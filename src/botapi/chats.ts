@@ -1,0 +1,58 @@
+import type { App } from "../app";
+import { findConversationById, getMember, isActive } from "../domain/chats/access";
+import { ensurePrivateChat } from "../domain/chats/conversations";
+import type { ConversationRow } from "../domain/chats/table";
+import { isBlockedEitherWay } from "../domain/relations/service";
+import { canMessage } from "../domain/settings/service";
+import { findUserById, findUserByUsername } from "../domain/users/service";
+import type { UserRow } from "../domain/users/table";
+import type { BotContext } from "./context";
+import { chatNotFound, forbiddenBot } from "./errors";
+import type { ChatView } from "./serializers";
+
+/** The other party of a private chat, seen from USERID's side. */
+export async function otherParty(app: App, conversation: ConversationRow, userId: number): Promise<UserRow | null> {
+  if (conversation.type !== "private" || !conversation.private_key) return null;
+  const [a, b] = conversation.private_key.split(":").map(Number) as [number, number];
+  return (await findUserById(app.db, a === userId ? b : a)) ?? null;
+}
+
+export async function chatViewFor(app: App, conversation: ConversationRow, botUserId: number): Promise<ChatView> {
+  return { conversation, other: await otherParty(app, conversation, botUserId) };
+}
+
+/** A person by integer id or @username, as Bot API user_id/chat_id parameters give them. */
+export async function findPerson(app: App, ref: number | string): Promise<UserRow | undefined> {
+  const user = typeof ref === "number" ? await findUserById(app.db, ref) : await findUserByUsername(app.db, ref);
+  return user && !user.disabled_at && !user.is_system ? user : undefined;
+}
+
+/**
+ * Resolves `chat_id` for the calling bot: a negative id is a group the bot is in; a positive
+ * id or @username is a person, whose private chat with the bot is created when missing
+ * (blocks and the person's "who may message me" setting still apply).
+ */
+export async function resolveChat(ctx: BotContext, name = "chat_id"): Promise<ChatView> {
+  const ref = ctx.params.chatRef(name)!;
+  const { app, me } = ctx;
+  if (typeof ref === "number" && ref < 0) {
+    const conversation = await findConversationById(app.db, -ref);
+    if (!conversation || conversation.type !== "group") throw chatNotFound();
+    const member = await getMember(app.db, conversation.id, me.id);
+    if (!member) throw chatNotFound();
+    if (member.role === "kicked") throw forbiddenBot("bot was kicked from the group chat");
+    if (!isActive(member)) throw forbiddenBot("bot is not a member of the group chat");
+    return { conversation, other: null };
+  }
+  const person = await findPerson(app, ref);
+  if (!person) throw chatNotFound();
+  if (person.id === me.id) throw chatNotFound();
+  if (person.is_bot) throw forbiddenBot("bot can't send messages to bots");
+  if (await isBlockedEitherWay(app.db, me.id, person.id)) throw forbiddenBot("bot was blocked by the user");
+  const key = `${Math.min(me.id, person.id)}:${Math.max(me.id, person.id)}`;
+  const existing = await app.db.selectFrom("conversations").selectAll().where("private_key", "=", key).executeTakeFirst();
+  if (existing) return { conversation: existing, other: person };
+  if (!(await canMessage(app.db, me.id, person.id))) throw forbiddenBot("bot can't initiate conversation with a user");
+  const { conversation } = await ensurePrivateChat(app, me.id, person.id);
+  return { conversation, other: person };
+}

@@ -1,0 +1,106 @@
+import type { App } from "../app";
+import { findConversationById, getMember } from "../domain/chats/access";
+import type { ConversationRow, MessageRow } from "../domain/chats/table";
+import { ACTIVE_ROLES } from "../domain/chats/table";
+import { enqueueUpdate, type UpdateType } from "../domain/bots/updates";
+import type { BotRow } from "../domain/bots/table";
+import { findUserById } from "../domain/users/service";
+import type { UserRow } from "../domain/users/table";
+import { toUnixSeconds } from "../lib/clock";
+import { chatViewFor } from "./chats";
+import { detectEntities, type MessageEntity } from "./formatting";
+import { serializeChat, serializeChatMember, serializeMessage, serializeUser } from "./serializers";
+
+interface BotMember {
+  bot: BotRow;
+  user: UserRow;
+}
+
+/** Bots currently in the conversation, except EXCLUDE. One query: most chats have none. */
+async function botMembers(app: App, conversationId: number, exclude: number): Promise<BotMember[]> {
+  const rows = await app.db
+    .selectFrom("conversation_members as m")
+    .innerJoin("bots", "bots.user_id", "m.user_id")
+    .selectAll("bots")
+    .where("m.conversation_id", "=", conversationId)
+    .where("m.role", "in", ACTIVE_ROLES)
+    .where("m.user_id", "!=", exclude)
+    .execute();
+  const out: BotMember[] = [];
+  for (const bot of rows) {
+    const user = await findUserById(app.db, bot.user_id);
+    if (user) out.push({ bot, user });
+  }
+  return out;
+}
+
+/**
+ * Whether a group message reaches a bot in privacy mode ("commands"): commands meant for
+ * every bot or for this one (/cmd, /cmd@this_bot) and replies to the bot's messages.
+ */
+async function reachesBot(app: App, member: BotMember, conversation: ConversationRow, message: MessageRow): Promise<boolean> {
+  if (conversation.type === "private" || member.bot.privacy === "all") return true;
+  const entities = message.entities ? (JSON.parse(message.entities) as MessageEntity[]) : detectEntities(message.content);
+  const command = entities.find((e) => e.type === "bot_command" && e.offset === 0);
+  if (command) {
+    const text = message.content.slice(command.offset, command.offset + command.length);
+    const at = text.indexOf("@");
+    if (at < 0 || text.slice(at + 1).toLowerCase() === member.user.username.toLowerCase()) return true;
+  }
+  if (message.reply_to_seq !== null) {
+    const replied = await app.db
+      .selectFrom("messages")
+      .select("sender_id")
+      .where("conversation_id", "=", conversation.id)
+      .where("seq", "=", message.reply_to_seq)
+      .executeTakeFirst();
+    if (replied?.sender_id === member.user.id) return true;
+  }
+  return false;
+}
+
+/** A person's message (new or edited) becomes an update for each bot in the chat it reaches. */
+async function messageToBots(app: App, type: UpdateType, conversationId: number, messageId: number, authorId: number): Promise<void> {
+  const bots = await botMembers(app, conversationId, authorId);
+  if (bots.length === 0) return;
+  const [author, conversation, message] = await Promise.all([
+    findUserById(app.db, authorId),
+    findConversationById(app.db, conversationId),
+    app.db.selectFrom("messages").selectAll().where("id", "=", messageId).executeTakeFirst(),
+  ]);
+  // bots do not see other bots' messages, nor service messages
+  if (!author || author.is_bot || !conversation || !message || message.kind !== "user" || message.deleted_at !== null) return;
+  for (const member of bots) {
+    if (!(await reachesBot(app, member, conversation, message))) continue;
+    const view = await chatViewFor(app, conversation, member.user.id);
+    await enqueueUpdate(app, member.bot, type, await serializeMessage(app.db, view, message));
+  }
+}
+
+/** A bot's own membership in a group changed: my_chat_member. */
+async function membershipToBot(app: App, p: { conversationId: number; userId: number; actorId: number; oldRole: string | null; newRole: string }): Promise<void> {
+  const bot = await app.db.selectFrom("bots").selectAll().where("user_id", "=", p.userId).executeTakeFirst();
+  if (!bot) return;
+  const [conversation, botUser, actor, member] = await Promise.all([
+    findConversationById(app.db, p.conversationId),
+    findUserById(app.db, p.userId),
+    findUserById(app.db, p.actorId),
+    getMember(app.db, p.conversationId, p.userId),
+  ]);
+  if (!conversation || conversation.type !== "group" || !botUser) return;
+  const oldStatus = p.oldRole ?? "left";
+  await enqueueUpdate(app, bot, "my_chat_member", {
+    chat: serializeChat(conversation, null),
+    from: serializeUser(actor ?? botUser),
+    date: toUnixSeconds(app.clock.now()),
+    old_chat_member: serializeChatMember({ role: oldStatus as never, rights: null }, botUser),
+    new_chat_member: serializeChatMember({ role: p.newRole as never, rights: member?.rights ?? null }, botUser),
+  });
+}
+
+/** Turns chat activity into bot updates. Registered once per App (features.ts). */
+export function installBotUpdateHooks(app: App): void {
+  app.hooks.on("message:created", (p) => messageToBots(app, "message", p.conversationId, p.messageId, p.senderId));
+  app.hooks.on("message:edited", (p) => messageToBots(app, "edited_message", p.conversationId, p.messageId, p.editorId));
+  app.hooks.on("member:changed", (p) => membershipToBot(app, p));
+}

@@ -1,0 +1,123 @@
+import { ADMIN_RIGHTS, getMember, isActive, type Rights } from "../../domain/chats/access";
+import { listAdministrators, memberCount } from "../../domain/chats/conversations";
+import { leaveGroup, promoteMember, removeMember, renameGroup, setGroupPhoto } from "../../domain/chats/members";
+import { findUserById } from "../../domain/users/service";
+import type { UserRow } from "../../domain/users/table";
+import { findPerson, resolveChat } from "../chats";
+import type { BotContext, MethodTable } from "../context";
+import { asBot, badRequest, forbiddenBot } from "../errors";
+import { inputFile } from "../files";
+import { serializeChat, serializeChatMember, type ChatView } from "../serializers";
+
+/** A group chat from chat_id; private chats have no members to manage. */
+async function groupChat(ctx: BotContext): Promise<ChatView> {
+  const view = await resolveChat(ctx);
+  if (view.conversation.type !== "group") throw badRequest("chat member status can't be changed in private chats");
+  return view;
+}
+
+/** `user_id` as an integer id or @username; anyone with an account (bots included). */
+async function userParam(ctx: BotContext): Promise<UserRow> {
+  const ref = ctx.params.chatRef("user_id")!;
+  const user = typeof ref === "number" && ref < 0 ? undefined : await findPerson(ctx.app, ref);
+  if (!user) throw badRequest("user not found");
+  return user;
+}
+
+const noRights = (what: string) => ({ 403: forbiddenBot(`not enough rights to ${what}`), 404: badRequest("user not found") });
+
+export const chatMethods: MethodTable = {
+  async getChat(ctx) {
+    const view = await resolveChat(ctx);
+    const chat: Record<string, unknown> = { ...serializeChat(view.conversation, view.other), accent_color_id: 0, max_reaction_count: 1 };
+    if (view.conversation.type === "private" && view.other?.bio) chat.bio = view.other.bio;
+    const photo = view.conversation.type === "group" ? view.conversation.photo_url : view.other?.avatar_url;
+    if (photo) chat.photo = { small_file_id: photo, small_file_unique_id: photo, big_file_id: photo, big_file_unique_id: photo };
+    return chat;
+  },
+
+  async getChatMemberCount(ctx) {
+    const view = await resolveChat(ctx);
+    return memberCount(ctx.app.db, view.conversation.id);
+  },
+
+  async getChatMember(ctx) {
+    const view = await resolveChat(ctx);
+    const user = await userParam(ctx);
+    const member = await getMember(ctx.app.db, view.conversation.id, user.id);
+    return serializeChatMember(member ?? { role: "left", rights: null }, user);
+  },
+
+  async getChatAdministrators(ctx) {
+    const view = await resolveChat(ctx);
+    if (view.conversation.type === "private") {
+      // both sides of a private chat, as the compatible API answers
+      return [view.other, ctx.me].flatMap((u) => (u ? [serializeChatMember({ role: "member", rights: null }, u)] : []));
+    }
+    const admins = await listAdministrators(ctx.app.db, view.conversation.id);
+    const out = [];
+    for (const a of admins) {
+      const user = await findUserById(ctx.app.db, a.user_id);
+      if (user) out.push(serializeChatMember(a, user));
+    }
+    return out;
+  },
+
+  async banChatMember(ctx) {
+    const view = await groupChat(ctx);
+    const user = await userParam(ctx);
+    ctx.params.int("until_date");
+    ctx.params.bool("revoke_messages");
+    if (user.id === ctx.me.id) throw badRequest("can't remove chat owner or yourself");
+    const member = await getMember(ctx.app.db, view.conversation.id, user.id);
+    if (!isActive(member)) return true;
+    if (member!.role === "creator") throw badRequest("can't remove chat owner");
+    await asBot(() => removeMember(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id, userId: user.id }), noRights("restrict/ban chat member"));
+    return true;
+  },
+
+  // there is no ban list: a removed member returns by invitation, so unbanning has nothing to undo
+  async unbanChatMember(ctx) {
+    await groupChat(ctx);
+    await userParam(ctx);
+    ctx.params.bool("only_if_banned");
+    return true;
+  },
+
+  async promoteChatMember(ctx) {
+    const view = await groupChat(ctx);
+    const user = await userParam(ctx);
+    const rights: Rights = {};
+    for (const right of ADMIN_RIGHTS) if (ctx.params.bool(right)) rights[right] = true;
+    const member = await getMember(ctx.app.db, view.conversation.id, user.id);
+    if (!isActive(member)) throw badRequest("user is not a member of the chat");
+    if (member!.role === "creator") throw badRequest("can't change the rights of the chat owner");
+    await asBot(() => promoteMember(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id, userId: user.id, rights }), noRights("promote chat member"));
+    return true;
+  },
+
+  async setChatTitle(ctx) {
+    const view = await groupChat(ctx);
+    const title = ctx.params.str("title", { required: true, max: 128, empty: "chat title is empty" })!;
+    if (title.trim() === "") throw badRequest("chat title is empty");
+    if (title.trim() === view.conversation.title) throw badRequest("chat title is not modified");
+    await asBot(() => renameGroup(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id, title }), noRights("change chat info"));
+    return true;
+  },
+
+  async setChatPhoto(ctx) {
+    const view = await groupChat(ctx);
+    const member = await getMember(ctx.app.db, view.conversation.id, ctx.me.id);
+    if (member?.role !== "creator" && member?.role !== "administrator") throw forbiddenBot("not enough rights to change chat photo");
+    const photo = await inputFile(ctx, "photo", ctx.params.values.photo);
+    await asBot(() => setGroupPhoto(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id, photoUrl: photo.url }), noRights("change chat photo"));
+    return true;
+  },
+
+  async leaveChat(ctx) {
+    const view = await resolveChat(ctx);
+    if (view.conversation.type !== "group") throw badRequest("chat not found");
+    await leaveGroup(ctx.app, { conversationId: view.conversation.id, userId: ctx.me.id });
+    return true;
+  },
+};

@@ -1,0 +1,140 @@
+import { findMessageBySeq } from "../../domain/chats/access";
+import { deleteMessage, editMessage, setPinned, setReaction } from "../../domain/chats/messages";
+import type { MessageRow } from "../../domain/chats/table";
+import { resolveChat } from "../chats";
+import type { BotContext, MethodTable } from "../context";
+import { asBot, badRequest, forbiddenBot } from "../errors";
+import { parseReplyMarkup } from "../markup";
+import { serializeMessage, type ChatView } from "../serializers";
+import { captionOf, formatText } from "../text";
+import { MAX_TEXT } from "./send";
+
+const NOT_MODIFIED =
+  "message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message";
+
+/** The bot's own message to edit, by chat_id + message_id (inline messages do not exist here). */
+async function ownMessage(ctx: BotContext): Promise<{ view: ChatView; row: MessageRow }> {
+  if (ctx.params.has("inline_message_id")) throw badRequest("inline messages are not supported");
+  const view = await resolveChat(ctx);
+  const seq = ctx.params.int("message_id", { required: true })!;
+  const row = await findMessageBySeq(ctx.app.db, view.conversation.id, seq);
+  if (!row) throw badRequest("message to edit not found");
+  if (row.sender_id !== ctx.me.id || row.kind !== "user") throw badRequest("message can't be edited");
+  return { view, row };
+}
+
+/** reply_markup of an edit: omitted keeps the buttons (text/caption edits), null removes them. */
+function editedMarkup(ctx: BotContext, omitted: "keep" | "remove"): unknown {
+  if (!ctx.params.given("reply_markup")) return omitted === "keep" ? undefined : null;
+  return parseReplyMarkup(ctx.params.json("reply_markup")) ?? null;
+}
+
+async function applyEdit(ctx: BotContext, view: ChatView, row: MessageRow, patch: { content?: string; entities?: unknown[]; replyMarkup?: unknown }) {
+  const sameText = patch.content === undefined || (patch.content === row.content && JSON.stringify(patch.entities ?? []) === JSON.stringify(row.entities ? JSON.parse(row.entities) : []));
+  const sameMarkup = patch.replyMarkup === undefined || JSON.stringify(patch.replyMarkup) === (row.reply_markup ?? "null");
+  if (sameText && sameMarkup) throw badRequest(NOT_MODIFIED);
+  const updated = await editMessage(ctx.app, {
+    conversationId: view.conversation.id,
+    seq: row.seq,
+    editorId: ctx.me.id,
+    content: patch.content,
+    entities: patch.content === undefined ? undefined : (patch.entities ?? null),
+    replyMarkup: patch.replyMarkup,
+  });
+  return serializeMessage(ctx.app.db, view, updated);
+}
+
+export const editMethods: MethodTable = {
+  async editMessageText(ctx) {
+    const raw = ctx.params.str("text") ?? "";
+    if (raw.trim() === "") throw badRequest("message text is empty");
+    const { view, row } = await ownMessage(ctx);
+    const { text, entities } = formatText(raw, ctx.params.str("parse_mode"), ctx.params.json("entities"));
+    if (text.trim() === "") throw badRequest("message text is empty");
+    if (text.length > MAX_TEXT) throw badRequest("message is too long");
+    if (row.media !== null || row.extra !== null) throw badRequest("there is no text in the message to edit");
+    return applyEdit(ctx, view, row, { content: text, entities, replyMarkup: editedMarkup(ctx, "keep") });
+  },
+
+  async editMessageCaption(ctx) {
+    const { view, row } = await ownMessage(ctx);
+    if (row.media === null) throw badRequest("there is no caption in the message to edit");
+    const caption = captionOf(ctx.params, MAX_TEXT);
+    if (caption.text.trim() === "") throw badRequest("message caption is empty");
+    return applyEdit(ctx, view, row, { content: caption.text, entities: caption.entities, replyMarkup: editedMarkup(ctx, "keep") });
+  },
+
+  async editMessageReplyMarkup(ctx) {
+    const { view, row } = await ownMessage(ctx);
+    return applyEdit(ctx, view, row, { replyMarkup: editedMarkup(ctx, "remove") });
+  },
+
+  async deleteMessage(ctx) {
+    const view = await resolveChat(ctx);
+    const seq = ctx.params.int("message_id", { required: true })!;
+    const row = await findMessageBySeq(ctx.app.db, view.conversation.id, seq);
+    if (!row) throw badRequest("message to delete not found");
+    // the compatible API reports someone else's message as a bad request, not a 403
+    await asBot(() => deleteMessage(ctx.app, { conversationId: view.conversation.id, seq, actorId: ctx.me.id, forEveryone: true }), {
+      403: badRequest("message can't be deleted"),
+      404: badRequest("message to delete not found"),
+    });
+    return true;
+  },
+
+  async pinChatMessage(ctx) {
+    const view = await resolveChat(ctx);
+    const seq = ctx.params.int("message_id", { required: true })!;
+    ctx.params.bool("disable_notification");
+    await asBot(
+      () => setPinned(ctx.app, { conversationId: view.conversation.id, seq, actorId: ctx.me.id, pinned: true }),
+      { 403: forbiddenBot("not enough rights to manage pinned messages in the chat"), 404: badRequest("message to pin not found") },
+    );
+    return true;
+  },
+
+  async unpinChatMessage(ctx) {
+    const view = await resolveChat(ctx);
+    let seq = ctx.params.int("message_id");
+    if (seq === undefined) {
+      // without message_id the most recently pinned message is unpinned, as the compatible API does
+      const latest = await ctx.app.db
+        .selectFrom("messages")
+        .select("seq")
+        .where("conversation_id", "=", view.conversation.id)
+        .where("pinned", "=", 1)
+        .where("deleted_at", "is", null)
+        .orderBy("seq", "desc")
+        .executeTakeFirst();
+      if (!latest) return true;
+      seq = latest.seq;
+    }
+    const target = seq;
+    await asBot(
+      () => setPinned(ctx.app, { conversationId: view.conversation.id, seq: target, actorId: ctx.me.id, pinned: false }),
+      { 403: forbiddenBot("not enough rights to manage pinned messages in the chat"), 404: badRequest("message to unpin not found") },
+    );
+    return true;
+  },
+
+  async setMessageReaction(ctx) {
+    const view = await resolveChat(ctx);
+    const seq = ctx.params.int("message_id", { required: true })!;
+    const raw = ctx.params.json("reaction");
+    let emoji: string | null = null;
+    if (raw !== undefined && raw !== null) {
+      if (!Array.isArray(raw)) throw badRequest("reaction must be an Array of ReactionType");
+      if (raw.length > 1) throw badRequest("REACTIONS_TOO_MANY");
+      const r = raw[0] as { type?: unknown; emoji?: unknown } | undefined;
+      if (r) {
+        if (r.type !== "emoji" || typeof r.emoji !== "string") throw badRequest("REACTION_INVALID");
+        emoji = r.emoji;
+      }
+    }
+    await asBot(() => setReaction(ctx.app, { conversationId: view.conversation.id, seq, userId: ctx.me.id, emoji }), {
+      404: badRequest("message to react not found"),
+      400: badRequest("REACTION_INVALID"),
+    });
+    return true;
+  },
+};

@@ -1,0 +1,91 @@
+import { findMessageBySeq } from "../../domain/chats/access";
+import { answerQuery } from "../../domain/payments/checkout";
+import { refundPayment, type RefundOutcome } from "../../domain/payments/income";
+import { createInvoice, INVOICE_LIMITS, invoiceTotal, invoiceView } from "../../domain/payments/invoices";
+import type { LabeledPrice } from "../../domain/payments/table";
+import { resolveChat } from "../chats";
+import type { BotContext, MethodTable } from "../context";
+import { badRequest } from "../errors";
+import { inlineButtons, parseReplyMarkup } from "../markup";
+import { post } from "./send";
+
+/**
+ * Payments in stars: sendInvoice, answerPreCheckoutQuery, refundStarPayment. Stars only
+ * (currency XTR), no payment providers. The person's side (Pay) is POST
+ * /api/social/messages/{cid}/{mid}/pay; the flow lives in domain/payments.
+ */
+
+function labeledPrices(raw: unknown): LabeledPrice[] {
+  if (!Array.isArray(raw)) throw badRequest("prices must be an Array of LabeledPrice");
+  if (raw.length === 0) throw badRequest("prices must be non-empty");
+  if (raw.length > INVOICE_LIMITS.maxPrices) throw badRequest(`too many prices (maximum ${INVOICE_LIMITS.maxPrices})`);
+  return raw.map((p, i) => {
+    if (!p || typeof p !== "object") throw badRequest(`prices[${i}] must be a LabeledPrice object`);
+    const { label, amount } = p as { label?: unknown; amount?: unknown };
+    if (typeof label !== "string" || label.trim() === "") throw badRequest(`prices[${i}].label is empty`);
+    if (label.length > INVOICE_LIMITS.label) throw badRequest(`prices[${i}].label is too long (maximum ${INVOICE_LIMITS.label})`);
+    const n = typeof amount === "string" && /^\d{1,9}$/.test(amount) ? Number(amount) : amount;
+    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 1) throw badRequest(`prices[${i}].amount must be a positive Integer number of stars`);
+    return { label, amount: n };
+  });
+}
+
+/** The invoice's keyboard: the bot's own (its first button must be Pay) or one Pay button. */
+function invoiceMarkup(ctx: BotContext, total: number): Record<string, unknown> {
+  const given = parseReplyMarkup(ctx.params.json("reply_markup"), { allowPay: true });
+  if (given === undefined || given === null) return { inline_keyboard: [[{ text: `Pay ⭐️${total}`, pay: true }]] };
+  const first = inlineButtons(given)[0];
+  if (!Array.isArray(given.inline_keyboard) || !first?.pay) throw badRequest("REPLY_MARKUP_BUY_EMPTY: the first button of an invoice's inline keyboard must be a Pay button");
+  return given;
+}
+
+const REFUND_ERRORS: Record<Exclude<RefundOutcome, "refunded">, string> = {
+  not_found: "CHARGE_NOT_FOUND",
+  wrong_user: "USER_ID_INVALID: the payment was made by another user",
+  already_refunded: "CHARGE_ALREADY_REFUNDED",
+  hold_over: "CHARGE_NOT_REFUNDABLE: the income hold of this payment is over",
+};
+
+export const paymentMethods: MethodTable = {
+  async sendInvoice(ctx) {
+    const { params } = ctx;
+    const title = params.str("title", { required: true, max: INVOICE_LIMITS.title })!;
+    const description = params.str("description", { max: INVOICE_LIMITS.description }) ?? "";
+    const payload = params.str("payload", { required: true, max: INVOICE_LIMITS.payload })!;
+    const currency = params.str("currency") ?? "XTR";
+    if (currency !== "XTR") throw badRequest("CURRENCY_INVALID: only XTR (stars) is accepted");
+    if (params.has("provider_token")) throw badRequest("PAYMENT_PROVIDER_INVALID: payments are in stars only, without providers");
+    const startParameter = params.str("start_parameter", { max: 64 }) ?? null;
+    const prices = labeledPrices(params.json("prices", { required: true }));
+    const total = invoiceTotal(prices);
+    if (total > INVOICE_LIMITS.maxTotal) throw badRequest(`CURRENCY_TOTAL_AMOUNT_INVALID: the total must be 1 to ${INVOICE_LIMITS.maxTotal} stars`);
+    const replyMarkup = invoiceMarkup(ctx, total);
+    const view = await resolveChat(ctx);
+
+    const draft = { title, description, payload, startParameter, prices };
+    const sent = await post(ctx, view, { content: "", invoice: invoiceView(draft, "unpaid"), replyMarkup });
+    const row = (await findMessageBySeq(ctx.app.db, view.conversation.id, sent.message_id as number))!;
+    await createInvoice(ctx.app, { ...draft, messageId: row.id, conversationId: view.conversation.id, botId: ctx.bot.id, botUserId: ctx.me.id });
+    return { ...sent, invoice: { title, description, start_parameter: startParameter ?? "", currency: "XTR", total_amount: total } };
+  },
+
+  async answerPreCheckoutQuery({ app, bot, params }) {
+    const id = params.str("pre_checkout_query_id", { required: true, max: 128 })!;
+    const ok = params.bool("ok");
+    if (ok === undefined) throw badRequest("ok is empty");
+    const errorMessage = params.str("error_message", { max: 255 }) ?? null;
+    if (!ok && (errorMessage === null || errorMessage.trim() === "")) throw badRequest("error_message is empty: it is required when ok is false");
+    if (!answerQuery(app, bot.id, id, { ok, errorMessage: ok ? null : errorMessage })) {
+      throw badRequest("query is too old and response timeout expired or query ID is invalid");
+    }
+    return true;
+  },
+
+  async refundStarPayment({ app, bot, params }) {
+    const userId = params.int("user_id", { required: true })!;
+    const chargeId = params.str("telegram_payment_charge_id", { required: true, max: 128 })!;
+    const outcome = await refundPayment(app, { botId: bot.id, userId, chargeId });
+    if (outcome !== "refunded") throw badRequest(REFUND_ERRORS[outcome]);
+    return true;
+  },
+};

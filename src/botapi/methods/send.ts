@@ -1,0 +1,235 @@
+import { randomInt } from "node:crypto";
+import { findMessageBySeq } from "../../domain/chats/access";
+import { forwardMessage, sendMessage, typing, type SendMessageInput } from "../../domain/chats/messages";
+import type { MediaItem } from "../../domain/chats/validate";
+import { randomToken } from "../../lib/ids";
+import { resolveChat } from "../chats";
+import type { BotContext, MethodTable } from "../context";
+import { badRequest } from "../errors";
+import { inputFile, type FileField } from "../files";
+import { parseReplyMarkup } from "../markup";
+import { serializeMessage, serializeMessages, type ChatView } from "../serializers";
+import { captionOf, formatText } from "../text";
+
+export const MAX_TEXT = 4096;
+
+type Outgoing = Omit<SendMessageInput, "conversationId" | "senderId">;
+
+/** reply_parameters (or the older reply_to_message_id) → the seq replied to, checked to exist. */
+async function replyTarget(ctx: BotContext, view: ChatView): Promise<number | null> {
+  const rp = ctx.params.json("reply_parameters");
+  let seq: number | undefined;
+  let lenient = false;
+  if (rp !== undefined && rp !== null) {
+    if (typeof rp !== "object" || !Number.isSafeInteger((rp as { message_id?: unknown }).message_id)) throw badRequest("reply_parameters must have an Integer message_id");
+    seq = (rp as { message_id: number }).message_id;
+    lenient = (rp as { allow_sending_without_reply?: unknown }).allow_sending_without_reply === true;
+  } else {
+    seq = ctx.params.int("reply_to_message_id");
+    lenient = ctx.params.bool("allow_sending_without_reply") === true;
+  }
+  if (seq === undefined) return null;
+  if (await findMessageBySeq(ctx.app.db, view.conversation.id, seq)) return seq;
+  if (lenient) return null;
+  throw badRequest("message to be replied not found");
+}
+
+/** Posts a message from the bot into the chat and returns it as a Bot API Message. */
+export async function post(ctx: BotContext, view: ChatView, out: Outgoing, markupOpts: { allowPay?: boolean } = {}): Promise<Record<string, unknown>> {
+  // accepted for compatibility (no push notifications, nothing to protect), but must be well-formed
+  ctx.params.bool("disable_notification");
+  ctx.params.bool("protect_content");
+  const replyMarkup = out.replyMarkup !== undefined ? out.replyMarkup : parseReplyMarkup(ctx.params.json("reply_markup"), markupOpts);
+  const replyToSeq = out.replyToSeq !== undefined ? out.replyToSeq : await replyTarget(ctx, view);
+  const row = await sendMessage(ctx.app, { ...out, replyMarkup: replyMarkup ?? undefined, replyToSeq, conversationId: view.conversation.id, senderId: ctx.me.id });
+  return serializeMessage(ctx.app.db, view, row);
+}
+
+/** sendPhoto, sendVideo, ...: one attachment with an optional caption. */
+function sendFile(field: FileField, extraFlags: Record<string, unknown> = {}) {
+  return async (ctx: BotContext) => {
+    const view = await resolveChat(ctx);
+    const caption = captionOf(ctx.params);
+    const markup = parseReplyMarkup(ctx.params.json("reply_markup"));
+    const replyToSeq = await replyTarget(ctx, view);
+    const fileName = field === "document" || field === "audio" ? ctx.params.str("file_name", { max: 255 }) : undefined;
+    const item = await inputFile(ctx, field, ctx.params.values[field], { fileName });
+    const extra: Record<string, unknown> = { ...extraFlags };
+    if (ctx.params.bool("has_spoiler")) extra.has_spoiler = true;
+    return post(ctx, view, {
+      content: caption.text,
+      entities: caption.entities,
+      media: [item],
+      extra: Object.keys(extra).length ? extra : null,
+      replyMarkup: markup ?? undefined,
+      replyToSeq,
+    });
+  };
+}
+
+const DICE: Record<string, number> = { "🎲": 6, "🎯": 6, "🎳": 6, "🏀": 5, "⚽": 5, "🎰": 64 };
+
+function pollOptions(raw: unknown): string[] {
+  if (!Array.isArray(raw)) throw badRequest("options must be an Array");
+  if (raw.length < 2) throw badRequest("poll must have at least 2 option");
+  if (raw.length > 12) throw badRequest("poll can't have more than 12 options");
+  return raw.map((o) => {
+    const text = typeof o === "string" ? o : o && typeof o === "object" && typeof (o as { text?: unknown }).text === "string" ? (o as { text: string }).text : null;
+    if (text === null || text.trim().length === 0) throw badRequest("poll options must be non-empty");
+    if (text.length > 100) throw badRequest("poll options length must not exceed 100");
+    return text;
+  });
+}
+
+function coordinates(ctx: BotContext) {
+  const latitude = ctx.params.float("latitude", { required: true, min: -90, max: 90 })!;
+  const longitude = ctx.params.float("longitude", { required: true, min: -180, max: 180 })!;
+  return { latitude, longitude };
+}
+
+/** The message a forward or copy takes: in from_chat_id when given, else in the target chat. */
+async function sourceMessage(ctx: BotContext, target: ChatView, what: string) {
+  const seq = ctx.params.int("message_id", { required: true })!;
+  const source = ctx.params.has("from_chat_id") ? await resolveChat(ctx, "from_chat_id") : target;
+  const row = await findMessageBySeq(ctx.app.db, source.conversation.id, seq);
+  if (!row || row.kind !== "user") throw badRequest(`message to ${what} not found`);
+  return { source, row };
+}
+
+export const sendMethods: MethodTable = {
+  async sendMessage(ctx) {
+    const view = await resolveChat(ctx);
+    const raw = ctx.params.str("text") ?? "";
+    if (raw.trim() === "") throw badRequest("message text is empty");
+    const { text, entities } = formatText(raw, ctx.params.str("parse_mode"), ctx.params.json("entities"));
+    if (text.trim() === "") throw badRequest("message text is empty");
+    if (text.length > MAX_TEXT) throw badRequest("message is too long");
+    return post(ctx, view, { content: text, entities });
+  },
+
+  sendPhoto: sendFile("photo"),
+  sendVideo: sendFile("video"),
+  sendAnimation: sendFile("animation", { animation: true }),
+  sendVoice: sendFile("voice"),
+  sendVideoNote: sendFile("video_note"),
+  sendDocument: sendFile("document"),
+  sendAudio: sendFile("audio", { audio: true }),
+  sendSticker: sendFile("sticker"),
+
+  async sendMediaGroup(ctx) {
+    const view = await resolveChat(ctx);
+    const raw = ctx.params.json("media", { required: true });
+    if (!Array.isArray(raw)) throw badRequest("media must be an Array of InputMedia");
+    if (raw.length < 2 || raw.length > 10) throw badRequest("media must include 2-10 items");
+    const items = raw.map((m, i) => {
+      if (!m || typeof m !== "object") throw badRequest(`media[${i}] must be an InputMedia object`);
+      const { type } = m as { type?: unknown };
+      if (type !== "photo" && type !== "video" && type !== "document" && type !== "audio") throw badRequest(`media[${i}]: type must be one of photo, video, document, audio`);
+      return m as { type: "photo" | "video" | "document" | "audio"; media?: unknown; caption?: unknown; parse_mode?: unknown; caption_entities?: unknown; has_spoiler?: unknown };
+    });
+    const docs = items.filter((m) => m.type === "document" || m.type === "audio").length;
+    if (docs !== 0 && docs !== items.length) throw badRequest("documents and audio can't be mixed with other media types in a media group");
+    const captions = items.map((m, i) => {
+      if (m.caption !== undefined && typeof m.caption !== "string") throw badRequest(`media[${i}].caption must be a String`);
+      const out = formatText((m.caption as string | undefined) ?? "", typeof m.parse_mode === "string" ? m.parse_mode : ctx.params.str("parse_mode"), m.caption_entities);
+      if (out.text.length > 1024) throw badRequest("message caption is too long");
+      return out;
+    });
+    const replyToSeq = await replyTarget(ctx, view);
+    const files: MediaItem[] = [];
+    for (const m of items) files.push(await inputFile(ctx, m.type, m.media));
+    const groupId = randomToken(12);
+    const sent: Record<string, unknown>[] = [];
+    for (let i = 0; i < items.length; i++) {
+      const extra: Record<string, unknown> = { media_group_id: groupId };
+      if (items[i]!.has_spoiler === true || items[i]!.has_spoiler === "true") extra.has_spoiler = true;
+      if (items[i]!.type === "audio") extra.audio = true;
+      sent.push(await post(ctx, view, { content: captions[i]!.text, entities: captions[i]!.entities, media: [files[i]!], extra, replyMarkup: null, replyToSeq: i === 0 ? replyToSeq : null }));
+    }
+    return sent;
+  },
+
+  async sendLocation(ctx) {
+    const view = await resolveChat(ctx);
+    const location = coordinates(ctx);
+    const address = ctx.params.str("address", { max: 200 });
+    return post(ctx, view, { content: "", extra: { location, ...(address ? { address } : {}) } });
+  },
+
+  async sendVenue(ctx) {
+    const view = await resolveChat(ctx);
+    const location = coordinates(ctx);
+    const title = ctx.params.str("title", { required: true, max: 120, empty: "venue title is empty" })!;
+    const address = ctx.params.str("address", { max: 200 }) ?? "";
+    return post(ctx, view, { content: "", extra: { location, venue: { location, title, address } } });
+  },
+
+  async sendPoll(ctx) {
+    const view = await resolveChat(ctx);
+    const question = ctx.params.str("question", { required: true, max: 300, empty: "poll question must be non-empty" })!;
+    const options = pollOptions(ctx.params.json("options", { required: true }));
+    const type = ctx.params.str("type") ?? "regular";
+    if (type !== "regular" && type !== "quiz") throw badRequest("poll type must be regular or quiz");
+    const multiple = ctx.params.bool("allows_multiple_answers") === true;
+    const poll: Record<string, unknown> = {
+      id: randomToken(12),
+      question,
+      options: options.map((text) => ({ text, voter_count: 0 })),
+      total_voter_count: 0,
+      is_closed: ctx.params.bool("is_closed") === true,
+      is_anonymous: ctx.params.bool("is_anonymous") ?? true,
+      type,
+      allows_multiple_answers: type === "quiz" ? false : multiple,
+    };
+    if (type === "quiz") {
+      if (multiple) throw badRequest("quiz poll can't allow multiple answers");
+      const correct = ctx.params.int("correct_option_id", { required: true });
+      if (correct! < 0 || correct! >= options.length) throw badRequest("wrong correct option id specified");
+      poll.correct_option_id = correct;
+    }
+    return post(ctx, view, { content: "", extra: { poll } });
+  },
+
+  async sendDice(ctx) {
+    const view = await resolveChat(ctx);
+    const emoji = ctx.params.str("emoji") ?? "🎲";
+    const max = DICE[emoji];
+    if (!max) throw badRequest("emoji must be one of 🎲 🎯 🎳 🏀 ⚽ 🎰");
+    return post(ctx, view, { content: "", extra: { dice: { emoji, value: randomInt(1, max + 1) } } });
+  },
+
+  async sendChatAction(ctx) {
+    const view = await resolveChat(ctx);
+    ctx.params.str("action", { max: 64 });
+    await typing(ctx.app, { conversationId: view.conversation.id, userId: ctx.me.id });
+    return true;
+  },
+
+  async forwardMessage(ctx) {
+    const target = await resolveChat(ctx);
+    const { source, row } = await sourceMessage(ctx, target, "forward");
+    const sent = await forwardMessage(ctx.app, { fromConversationId: source.conversation.id, seq: row.seq, actorId: ctx.me.id, toConversationId: target.conversation.id });
+    return (await serializeMessages(ctx.app.db, target, [sent]))[0];
+  },
+
+  async copyMessage(ctx) {
+    const target = await resolveChat(ctx);
+    const { row } = await sourceMessage(ctx, target, "copy");
+    let content = row.content;
+    let entities: unknown[] | undefined = row.entities ? (JSON.parse(row.entities) as unknown[]) : undefined;
+    if (ctx.params.given("caption")) {
+      const caption = captionOf(ctx.params);
+      content = caption.text;
+      entities = caption.entities;
+    }
+    const extra = row.extra ? (JSON.parse(row.extra) as Record<string, unknown>) : null;
+    if (extra) delete extra.media_group_id;
+    const sent = await post(ctx, target, {
+      content,
+      entities,
+      media: row.media ? (JSON.parse(row.media) as MediaItem[]) : undefined,
+      extra,
+    });
+    return { message_id: sent.message_id };
+  },
+};

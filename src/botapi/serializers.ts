@@ -1,0 +1,179 @@
+import type { Db } from "../db";
+import type { BotRow } from "../domain/bots/table";
+import type { ConversationRow, MemberRow, MessageRow } from "../domain/chats/table";
+import { rightsOf } from "../domain/chats/access";
+import type { MediaItem } from "../domain/chats/validate";
+import type { UserRow } from "../domain/users/table";
+import { toUnixSeconds } from "../lib/clock";
+import { detectEntities } from "./formatting";
+
+/**
+ * Bot API shapes (snake_case). Rows are turned into what the compatible API returns; absent
+ * fields are left undefined and dropped by the transport (never null).
+ */
+
+/** User as the Bot API shows it. */
+export function serializeUser(user: UserRow) {
+  return {
+    id: user.id,
+    is_bot: user.is_bot === 1,
+    first_name: user.display_name,
+    username: user.username,
+  };
+}
+
+/** getMe: the bot itself, with its capabilities. */
+export function serializeBotSelf(user: UserRow, bot: BotRow) {
+  return {
+    ...serializeUser(user),
+    can_join_groups: true,
+    can_read_all_group_messages: bot.privacy === "all",
+    supports_inline_queries: false,
+  };
+}
+
+/** A group's Bot API chat id is the negative conversation id. */
+export const groupChatId = (conversationId: number): number => -conversationId;
+
+/** Chat as seen by the bot: a private chat is described by the other party. */
+export function serializeChat(conversation: ConversationRow, other: UserRow | null) {
+  if (conversation.type === "group") return { id: groupChatId(conversation.id), type: "group" as const, title: conversation.title ?? "" };
+  return {
+    id: other?.id ?? 0,
+    type: "private" as const,
+    username: other?.username,
+    first_name: other?.display_name ?? "Deleted account",
+  };
+}
+
+/** ChatMember: status and user; administrators carry their rights as can_* flags. */
+export function serializeChatMember(member: Pick<MemberRow, "role" | "rights">, user: UserRow) {
+  const out: Record<string, unknown> = { status: member.role, user: serializeUser(user) };
+  if (member.role === "administrator") Object.assign(out, { can_be_edited: false, is_anonymous: false }, rightsFlags(member));
+  if (member.role === "creator") out.is_anonymous = false;
+  return out;
+}
+
+function rightsFlags(member: Pick<MemberRow, "role" | "rights">) {
+  const rights = rightsOf(member);
+  return {
+    can_manage_chat: rights.can_manage_chat === true,
+    can_delete_messages: rights.can_delete_messages === true,
+    can_restrict_members: rights.can_restrict_members === true,
+    can_invite_users: rights.can_invite_users === true,
+    can_pin_messages: rights.can_pin_messages === true,
+    can_promote_members: rights.can_promote_members === true,
+    can_change_info: rights.can_change_info === true,
+  };
+}
+
+const json = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+const seconds = (ms: number | undefined) => (ms === undefined ? undefined : Math.round(ms / 1000));
+
+/** Bot API objects for one attachment, keyed by the Message field they go into. */
+function mediaFields(item: MediaItem, extra: Record<string, unknown>): Record<string, unknown> {
+  const file = { file_id: item.url, file_unique_id: item.url, file_size: item.sizeBytes };
+  switch (item.type) {
+    case "image": {
+      // one size: the stored image (its thumbnail's dimensions are not recorded)
+      return { photo: [{ ...file, width: item.width ?? 0, height: item.height ?? 0 }] };
+    }
+    case "sticker":
+      return { sticker: { ...file, width: item.width ?? 512, height: item.height ?? 512, is_animated: false, is_video: false, type: "regular" } };
+    case "voice":
+      return { voice: { ...file, duration: seconds(item.durationMs) ?? 0, mime_type: item.mime } };
+    case "video": {
+      if (item.name === "circle") return { video_note: { ...file, length: item.width ?? 0, duration: seconds(item.durationMs) ?? 0 } };
+      const video = { ...file, width: item.width ?? 0, height: item.height ?? 0, duration: seconds(item.durationMs) ?? 0, mime_type: item.mime, file_name: item.name };
+      if (extra.animation) return { animation: video, document: { ...file, file_name: item.name, mime_type: item.mime } };
+      return { video };
+    }
+    case "file": {
+      const document = { ...file, file_name: item.name, mime_type: item.mime };
+      if (extra.audio) return { audio: { ...document, duration: seconds(item.durationMs) ?? 0 }, document };
+      return { document };
+    }
+  }
+}
+
+/** Context needed to serialize messages of one chat for a bot. */
+export interface ChatView {
+  conversation: ConversationRow;
+  /** the other party of a private chat (from the bot's side) */
+  other: UserRow | null;
+}
+
+/** Loads the users a set of messages refers to (authors, forward origins). */
+async function usersFor(db: Db, ids: number[]): Promise<Map<number, UserRow>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = await db.selectFrom("users").selectAll().where("id", "in", unique).execute();
+  return new Map(rows.map((u) => [u.id, u]));
+}
+
+/** Message objects for a bot, with reply_to_message one level deep. */
+export async function serializeMessages(db: Db, view: ChatView, rows: MessageRow[], depth = 0): Promise<Record<string, unknown>[]> {
+  if (rows.length === 0) return [];
+  const users = await usersFor(db, rows.map((r) => r.sender_id));
+  const chat = serializeChat(view.conversation, view.other);
+  const replySeqs = depth === 0 ? [...new Set(rows.flatMap((r) => (r.reply_to_seq === null ? [] : [r.reply_to_seq])))] : [];
+  const replies = replySeqs.length
+    ? await db.selectFrom("messages").selectAll().where("conversation_id", "=", view.conversation.id).where("seq", "in", replySeqs).where("deleted_at", "is", null).execute()
+    : [];
+  const replyObjects = new Map<number, Record<string, unknown>>();
+  const serializedReplies = await serializeMessages(db, view, replies, depth + 1);
+  replies.forEach((r, i) => replyObjects.set(r.seq, serializedReplies[i]!));
+  const forwardCuids = rows.flatMap((r) => {
+    const f = json<{ sender?: { id?: string } }>(r.forwarded_from);
+    return f?.sender?.id ? [f.sender.id] : [];
+  });
+  const forwardUsers = forwardCuids.length ? await db.selectFrom("users").selectAll().where("cuid", "in", forwardCuids).execute() : [];
+  const forwardByCuid = new Map(forwardUsers.map((u) => [u.cuid, u]));
+
+  return rows.map((m) => {
+    const author = users.get(m.sender_id);
+    const out: Record<string, unknown> = {
+      message_id: m.seq,
+      from: author ? serializeUser(author) : undefined,
+      date: toUnixSeconds(m.created_at),
+      chat,
+    };
+    if (m.edited_at !== null) out.edit_date = toUnixSeconds(m.edited_at);
+    const extra = json<Record<string, unknown>>(m.extra) ?? {};
+    const media = json<MediaItem[]>(m.media) ?? [];
+    // people's messages carry no markup of their own: commands, mentions and links are detected
+    const entities = json<unknown[]>(m.entities) ?? (m.content ? detectEntities(m.content) : []);
+    for (const item of media.slice(0, 1)) Object.assign(out, mediaFields(item, extra));
+    const hasAttachment = media.length > 0;
+    if (hasAttachment) {
+      if (m.content) out.caption = m.content;
+      if (entities.length) out.caption_entities = entities;
+      if (extra.has_spoiler) out.has_media_spoiler = true;
+    } else if (m.content) {
+      out.text = m.content;
+      if (entities.length) out.entities = entities;
+    }
+    if (typeof extra.media_group_id === "string") out.media_group_id = extra.media_group_id;
+    for (const key of ["location", "venue", "dice", "poll"] as const) if (extra[key] !== undefined) out[key] = extra[key];
+    const markup = json<Record<string, unknown>>(m.reply_markup);
+    if (markup && Array.isArray(markup.inline_keyboard)) out.reply_markup = { inline_keyboard: markup.inline_keyboard };
+    if (m.reply_to_seq !== null && replyObjects.has(m.reply_to_seq)) out.reply_to_message = replyObjects.get(m.reply_to_seq);
+    const forwarded = json<{ sender?: { id?: string }; date?: string }>(m.forwarded_from);
+    if (forwarded) {
+      const origin = forwarded.sender?.id ? forwardByCuid.get(forwarded.sender.id) : undefined;
+      const date = forwarded.date ? toUnixSeconds(Date.parse(forwarded.date)) : toUnixSeconds(m.created_at);
+      if (origin) {
+        out.forward_origin = { type: "user", sender_user: serializeUser(origin), date };
+        out.forward_from = serializeUser(origin);
+      } else {
+        out.forward_origin = { type: "hidden_user", sender_user_name: "Deleted account", date };
+      }
+      out.forward_date = date;
+    }
+    return out;
+  });
+}
+
+export async function serializeMessage(db: Db, view: ChatView, row: MessageRow): Promise<Record<string, unknown>> {
+  return (await serializeMessages(db, view, [row]))[0]!;
+}

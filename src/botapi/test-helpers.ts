@@ -1,0 +1,76 @@
+import { expect } from "bun:test";
+import type { ConfigKey } from "../config";
+import type { TestClient } from "../testing/client";
+import { signedInClient } from "../testing/fixtures";
+import { startTestServer, type TestServer } from "../testing/server";
+import type { UserRow } from "../domain/users/table";
+
+/**
+ * Helpers for Bot API tests: a person on the Client API creates bots, talks to them and
+ * watches their chat; waits are bounded.
+ */
+
+export interface BotWorld {
+  server: TestServer;
+  /** owns the bots the test creates */
+  owner: TestClient;
+  /** talks to them */
+  person: TestClient;
+  personUser: UserRow;
+}
+
+/** A test server with a bot owner and a person signed in. */
+export async function botWorld(overrides: Partial<Record<ConfigKey, unknown>> = {}): Promise<BotWorld> {
+  const server = await startTestServer(overrides);
+  const owner = (await signedInClient(server)).client;
+  const p = await signedInClient(server);
+  return { server, owner, person: p.client, personUser: p.user };
+}
+
+/** Polls CHECK every 25 ms until it returns a value (not undefined/false) or MS pass. */
+export async function waitFor<T>(check: () => Promise<T | undefined | false | null> | T | undefined | false | null, ms = 5_000, what = "condition"): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false && value !== null) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(25);
+  }
+}
+
+/** Creates a bot owned by the signed-in CLIENT; returns its token. */
+export async function createBotViaApi(client: TestClient, username: string, name = "Test Bot"): Promise<string> {
+  const res = await client.post("/api/bots", { username, name });
+  expect(res.status).toBe(200);
+  return res.body.data.token as string;
+}
+
+/** Opens the person's private chat with USERNAME (optionally with a start label). */
+export async function openChat(client: TestClient, username: string, start?: string): Promise<string> {
+  const res = await client.post(`/api/social/users/${username}/message`, start === undefined ? {} : { start });
+  expect(res.status).toBe(200);
+  return res.body.data.conversationId as string;
+}
+
+/** The newest messages of a chat as the person sees them, oldest first. */
+export async function history(client: TestClient, conversationId: string): Promise<any[]> {
+  const res = await client.get(`/api/social/messages/${conversationId}?limit=50`);
+  expect(res.status).toBe(200);
+  return [...(res.body.data.messages as any[])].reverse();
+}
+
+/** Waits until a message matching PRED appears in the chat. */
+export async function waitForMessage(client: TestClient, conversationId: string, pred: (m: any) => boolean, ms = 5_000): Promise<any> {
+  return waitFor(async () => (await history(client, conversationId)).find(pred), ms, "a message in the chat");
+}
+
+/** Calls a Bot API method with a JSON body, returning status and parsed body. */
+export async function botCall(baseUrl: string, token: string, method: string, params: Record<string, unknown> = {}): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(`${baseUrl}/bot${token}/${method}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(params) });
+  return { status: res.status, body: await res.json(), headers: res.headers };
+}
+
+/** A 1×1 PNG. */
+export const PNG_1x1 = Uint8Array.from(
+  Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64"),
+);

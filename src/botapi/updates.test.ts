@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { TestServer } from "../testing/server";
+import type { TestClient } from "../testing/client";
+import { botWorld, botCall, createBotViaApi, openChat, PNG_1x1, waitFor } from "./test-helpers";
+
+let server: TestServer;
+let owner: TestClient;
+let person: TestClient;
+
+beforeAll(async () => void ({ server, owner, person } = await botWorld({ "bot.allowPrivateWebhooks": true })));
+afterAll(() => server.stop());
+
+const call = (token: string, method: string, params: Record<string, unknown> = {}) => botCall(server.url, token, method, params);
+
+describe("getUpdates", () => {
+  test("offset acknowledges durably, negative offset keeps the last N, limit bounds the batch", async () => {
+    const token = await createBotViaApi(owner, "queue_bot");
+    const cid = await openChat(person, "queue_bot");
+    for (const text of ["one", "two", "three", "four"]) await person.post(`/api/social/messages/${cid}`, { content: text });
+    const all = await call(token, "getUpdates");
+    expect(all.status).toBe(200);
+    expect(all.body.result.map((u: any) => u.message.text)).toEqual(["one", "two", "three", "four"]);
+    const ids = all.body.result.map((u: any) => u.update_id);
+    expect(ids).toEqual([...ids].sort((a: number, b: number) => a - b));
+    const first = all.body.result[0];
+    expect(first.message.chat).toMatchObject({ type: "private" });
+    expect(first.message.from.is_bot).toBe(false);
+    expect(Object.values(first.message).includes(null)).toBe(false);
+
+    const limited = await call(token, "getUpdates", { limit: 2 });
+    expect(limited.body.result.length).toBe(2);
+    const acked = await call(token, "getUpdates", { offset: ids[2] });
+    expect(acked.body.result.map((u: any) => u.message.text)).toEqual(["three", "four"]);
+    // acknowledged updates never come back, even without offset
+    expect((await call(token, "getUpdates")).body.result.map((u: any) => u.message.text)).toEqual(["three", "four"]);
+    const last = await call(token, "getUpdates", { offset: -1 });
+    expect(last.body.result.map((u: any) => u.message.text)).toEqual(["four"]);
+    expect((await call(token, "getUpdates")).body.result.map((u: any) => u.message.text)).toEqual(["four"]);
+    expect((await call(token, "getUpdates", { offset: ids[3] + 1 })).body.result).toEqual([]);
+  });
+
+  test("long poll is woken at once by a new update", async () => {
+    const token = await createBotViaApi(owner, "wake_bot");
+    const cid = await openChat(person, "wake_bot");
+    const started = Date.now();
+    const poll = call(token, "getUpdates", { timeout: 10 });
+    await Bun.sleep(100);
+    await person.post(`/api/social/messages/${cid}`, { content: "wake up" });
+    const res = await poll;
+    expect(res.body.result.map((u: any) => u.message.text)).toEqual(["wake up"]);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  test("an empty long poll ends after its timeout with an empty list", async () => {
+    const token = await createBotViaApi(owner, "idle_bot");
+    const started = Date.now();
+    const res = await call(token, "getUpdates", { timeout: 1 });
+    expect(res.body).toEqual({ ok: true, result: [] });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+  });
+
+  test("a second getUpdates ends the first with 409 Conflict", async () => {
+    const token = await createBotViaApi(owner, "twice_bot");
+    const first = call(token, "getUpdates", { timeout: 10 });
+    await Bun.sleep(100);
+    const second = await call(token, "getUpdates", { timeout: 0 });
+    expect(second.status).toBe(200);
+    const r = await first;
+    expect(r.status).toBe(409);
+    expect(r.body).toEqual({ ok: false, error_code: 409, description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running" });
+  });
+
+  test("allowed_updates is stored and filters what is queued", async () => {
+    const token = await createBotViaApi(owner, "picky_bot");
+    await call(token, "getUpdates", { allowed_updates: ["callback_query"] });
+    const cid = await openChat(person, "picky_bot");
+    await person.post(`/api/social/messages/${cid}`, { content: "ignored" });
+    expect((await call(token, "getUpdates")).body.result).toEqual([]);
+    await call(token, "getUpdates", { allowed_updates: [] });
+    await person.post(`/api/social/messages/${cid}`, { content: "seen" });
+    expect((await call(token, "getUpdates")).body.result.map((u: any) => u.message.text)).toEqual(["seen"]);
+  });
+
+  test("bad parameters", async () => {
+    const token = await createBotViaApi(owner, "badpoll_bot");
+    expect(await call(token, "getUpdates", { limit: 0 })).toMatchObject({ status: 400, body: { ok: false, error_code: 400, description: "Bad Request: limit must be at least 1" } });
+    expect(await call(token, "getUpdates", { limit: 101 })).toMatchObject({ status: 400, body: { description: "Bad Request: limit must be at most 100" } });
+    expect(await call(token, "getUpdates", { offset: "abc" })).toMatchObject({ status: 400, body: { description: "Bad Request: offset must be an Integer" } });
+    expect(await call(token, "getUpdates", { timeout: -1 })).toMatchObject({ status: 400, body: { description: "Bad Request: timeout must be at least 0" } });
+    expect(await call(token, "getUpdates", { allowed_updates: "message" })).toMatchObject({ status: 400 });
+  });
+  test("a person's photo reaches the bot as photo with its URL as file_id and the text as caption", async () => {
+    const token = await createBotViaApi(owner, "media_in_bot");
+    const cid = await openChat(person, "media_in_bot");
+    const form = new FormData();
+    form.set("kind", "chat-image");
+    form.set("file", new File([PNG_1x1], "me.png", { type: "image/png" }));
+    const up = await person.post("/api/account/upload", form);
+    expect(up.status).toBe(200);
+    expect((await person.post(`/api/social/messages/${cid}`, { content: "look", media: [{ type: "image", url: up.body.data.url }] })).status).toBe(200);
+    const update = (await call(token, "getUpdates")).body.result.at(-1);
+    expect(update.message.caption).toBe("look");
+    expect(update.message.text).toBeUndefined();
+    expect(update.message.photo[0]).toMatchObject({ file_id: up.body.data.url, file_unique_id: up.body.data.url, width: 1, height: 1 });
+  });
+});
+
+describe("webhooks", () => {
+  test("deliveries retry with backoff after the receiver fails twice; order kept; errors reported", async () => {
+    const token = await createBotViaApi(owner, "retry_bot");
+    const received: any[] = [];
+    const headers: Headers[] = [];
+    let failures = 0;
+    const receiver = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(req) {
+        headers.push(req.headers);
+        if (failures < 2) {
+          failures++;
+          return new Response("down", { status: 502 });
+        }
+        received.push(await req.json());
+        return new Response("", { status: 200 });
+      },
+    });
+    try {
+      expect((await call(token, "setWebhook", { url: `http://127.0.0.1:${receiver.port}/h`, secret_token: "retry_secret" })).body.result).toBe(true);
+      const cid = await openChat(person, "retry_bot");
+      await person.post(`/api/social/messages/${cid}`, { content: "first" });
+      await person.post(`/api/social/messages/${cid}`, { content: "second" });
+      await waitFor(async () => {
+        const info = await call(token, "getWebhookInfo");
+        return info.body.result.last_error_message !== undefined && info.body.result;
+      }, 5000, "a recorded webhook error");
+      const info = (await call(token, "getWebhookInfo")).body.result;
+      expect(info.last_error_message).toBe("Wrong response from the webhook: 502 Bad Gateway");
+      expect(typeof info.last_error_date).toBe("number");
+      expect(info.pending_update_count).toBeGreaterThanOrEqual(1);
+      await waitFor(() => received.length === 2, 8000, "two delivered updates");
+      expect(received.map((u) => u.message.text)).toEqual(["first", "second"]);
+      expect(failures).toBe(2);
+      expect(headers[0]!.get("content-type")).toBe("application/json");
+      expect(headers.every((h) => h.get("x-telegram-bot-api-secret-token") === "retry_secret")).toBe(true);
+      expect((await call(token, "getWebhookInfo")).body.result.pending_update_count).toBe(0);
+    } finally {
+      receiver.stop(true);
+      await call(token, "deleteWebhook");
+    }
+  }, 15_000);
+
+  test("a method in the webhook's JSON answer is executed (webhook reply)", async () => {
+    const token = await createBotViaApi(owner, "reply_hook_bot");
+    const receiver = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(req) {
+        const update = (await req.json()) as any;
+        return Response.json({ method: "sendMessage", chat_id: update.message.chat.id, text: `auto: ${update.message.text}` });
+      },
+    });
+    try {
+      await call(token, "setWebhook", { url: `http://127.0.0.1:${receiver.port}/` });
+      const cid = await openChat(person, "reply_hook_bot");
+      await person.post(`/api/social/messages/${cid}`, { content: "ping" });
+      await waitFor(async () => {
+        const res = await person.get(`/api/social/messages/${cid}`);
+        return res.body.data.messages.some((m: any) => m.content === "auto: ping");
+      }, 5000, "the webhook reply message");
+    } finally {
+      receiver.stop(true);
+      await call(token, "deleteWebhook");
+    }
+  });
+});

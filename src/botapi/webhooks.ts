@@ -1,0 +1,150 @@
+import type { App } from "../app";
+import { findBotByUserId, noteWebhookError } from "../domain/bots/service";
+import { onUpdateEnqueued } from "../domain/bots/updates";
+import { callBotMethod } from "./dispatcher";
+import { assertPublicTarget, outboundUrlProblem } from "./net";
+import { Params } from "./params";
+
+const MAX_BACKOFF_MS = 60_000;
+const FIRST_BACKOFF_MS = 500;
+const DELIVERY_TIMEOUT_MS = 15_000;
+/** When idle, look again this often anyway (clock moved by tests, a missed kick). */
+const IDLE_RECHECK_MS = 5_000;
+
+export const backoffMs = (attempts: number): number => Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** Math.max(0, attempts - 1));
+
+/**
+ * Delivers queued updates to webhooks: one update at a time per bot (order kept), retried
+ * with exponential backoff on network errors and non-2xx answers. A `method` in a 2xx JSON
+ * answer is executed as a Bot API call (webhook reply). Started by serving processes only.
+ */
+export function startWebhookWorker(app: App): void {
+  const busy = new Set<number>();
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let timerAt = Infinity;
+  let stopped = false;
+
+  /** Scans again in MS unless a scan is already due sooner (racing scans never push one back). */
+  const schedule = (ms: number) => {
+    if (stopped) return;
+    const at = Date.now() + Math.max(0, ms);
+    if (timer && timerAt <= at) return;
+    if (timer) clearTimeout(timer);
+    timerAt = at;
+    timer = setTimeout(() => void scan(), Math.max(0, ms));
+  };
+
+  async function scan(): Promise<void> {
+    timer = null;
+    timerAt = Infinity;
+    if (stopped) return;
+    const now = app.clock.now();
+    try {
+      // per bot, the oldest pending update decides: order is kept, so it goes first
+      const due = await app.db
+        .selectFrom("bot_updates")
+        .innerJoin("bots", "bots.id", "bot_updates.bot_id")
+        .select(["bots.user_id", "bot_updates.bot_id", "bot_updates.next_attempt_at as next"])
+        .where("bots.webhook_url", "is not", null)
+        .where("bots.disabled_at", "is", null)
+        .where("bots.blocked_at", "is", null)
+        .where("bot_updates.id", "in", (eb) =>
+          eb.selectFrom("bot_updates").select((e) => e.fn.min("id").as("id")).where("delivered_at", "is", null).groupBy("bot_id"),
+        )
+        .execute();
+      let nextAt = now + IDLE_RECHECK_MS;
+      for (const row of due) {
+        if (busy.has(row.bot_id)) continue;
+        if (Number(row.next) <= now) void deliverAll(row.bot_id, row.user_id);
+        else nextAt = Math.min(nextAt, Number(row.next));
+      }
+      schedule(nextAt - now);
+    } catch (err) {
+      if (!stopped) app.log.error("webhook scan failed", { error: String(err) });
+      schedule(IDLE_RECHECK_MS);
+    }
+  }
+
+  async function deliverAll(botId: number, botUserId: number): Promise<void> {
+    busy.add(botId);
+    // only a delivery attempt calls for an immediate rescan; otherwise the scan's own timer stands
+    let attempted = false;
+    try {
+      for (let i = 0; i < 1000 && !stopped; i++) {
+        const found = await findBotByUserId(app.db, botUserId);
+        if (!found?.bot.webhook_url || found.bot.disabled_at || found.bot.blocked_at) return;
+        const row = await app.db
+          .selectFrom("bot_updates")
+          .selectAll()
+          .where("bot_id", "=", botId)
+          .where("delivered_at", "is", null)
+          .orderBy("id")
+          .limit(1)
+          .executeTakeFirst();
+        if (!row || row.next_attempt_at > app.clock.now()) return;
+        const body = JSON.stringify({ update_id: row.id, [row.type]: JSON.parse(row.payload) });
+        attempted = true;
+        const failure = await post(found.bot.webhook_url, found.bot.webhook_secret, body, found);
+        if (failure === null) {
+          await app.db.deleteFrom("bot_updates").where("id", "=", row.id).execute();
+          continue;
+        }
+        const attempts = row.attempts + 1;
+        await app.db.updateTable("bot_updates").set({ attempts, next_attempt_at: app.clock.now() + backoffMs(attempts) }).where("id", "=", row.id).execute();
+        await noteWebhookError(app, botId, failure);
+        return;
+      }
+    } catch (err) {
+      if (!stopped) app.log.error("webhook delivery failed", { botId, error: String(err) });
+    } finally {
+      busy.delete(botId);
+      if (!stopped && attempted) schedule(0);
+    }
+  }
+
+  /** POSTs one update; null on success, else the error for getWebhookInfo. */
+  async function post(url: string, secret: string | null, body: string, found: NonNullable<Awaited<ReturnType<typeof findBotByUserId>>>): Promise<string | null> {
+    const problem = outboundUrlProblem(app, url);
+    if (problem) return `Bad webhook: ${problem}`;
+    let res: Response;
+    try {
+      const target = new URL(url);
+      await assertPublicTarget(app, target);
+      const headers: Record<string, string> = { "Content-Type": "application/json" };
+      if (secret) headers["X-Telegram-Bot-Api-Secret-Token"] = secret;
+      res = await fetch(target, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) });
+    } catch (err) {
+      const message = (err as Error).message ?? String(err);
+      return /timed? ?out|abort/i.test(message) ? "Timeout expired" : `Connection failed: ${message}`;
+    }
+    const text = await res.text().catch(() => "");
+    if (res.status < 200 || res.status > 299) return `Wrong response from the webhook: ${res.status} ${res.statusText}`.trim();
+    await runWebhookReply(text, found);
+    return null;
+  }
+
+  /** Telegraf's webhookReply: a 2xx JSON body with `method` is a Bot API call. */
+  async function runWebhookReply(text: string, found: NonNullable<Awaited<ReturnType<typeof findBotByUserId>>>): Promise<void> {
+    if (!text.trim().startsWith("{")) return;
+    let reply: Record<string, unknown>;
+    try {
+      reply = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    if (typeof reply.method !== "string") return;
+    try {
+      await callBotMethod(app, found, reply.method, new Params(reply));
+    } catch (err) {
+      app.log.warn("webhook reply method failed", { method: reply.method, error: (err as Error).message });
+    }
+  }
+
+  const unsubscribe = onUpdateEnqueued(app, () => schedule(0));
+  schedule(0);
+  app.onClose(() => {
+    stopped = true;
+    unsubscribe();
+    if (timer) clearTimeout(timer);
+  });
+}

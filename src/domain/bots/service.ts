@@ -1,0 +1,181 @@
+import type { App } from "../../app";
+import type { Db } from "../../db";
+import { AppError, fieldError, notFound } from "../../lib/errors";
+import { safeEqual, sha256Hex } from "../../lib/crypto";
+import { newCuid, randomToken } from "../../lib/ids";
+import { createUser, findUserById, findUserByUsername } from "../users/service";
+import type { UserRow } from "../users/table";
+import type { BotPrivacy, BotRow } from "./table";
+
+/** How many bots one person may own. */
+export const MAX_BOTS_PER_OWNER = 20;
+export const DESCRIPTION_MAX = 512;
+export const SHORT_DESCRIPTION_MAX = 120;
+
+export interface BotCommand {
+  command: string;
+  description: string;
+}
+
+export interface BotWithUser {
+  bot: BotRow;
+  user: UserRow;
+}
+
+/** A new token `<bot user id>:<secret>` and the hash that is stored in its place. */
+function mintToken(botUserId: number): { token: string; hash: string } {
+  const secret = randomToken(27);
+  return { token: `${botUserId}:${secret}`, hash: sha256Hex(secret) };
+}
+
+/** Creates the bot's account and its bot record; the token is returned once and never stored. */
+export async function createBot(
+  app: App,
+  input: { ownerId: number; username: string; name: string },
+): Promise<BotWithUser & { token: string }> {
+  const owner = await findUserById(app.db, input.ownerId);
+  if (!owner) throw notFound("Owner not found");
+  if (owner.is_bot) throw fieldError("owner", "a bot cannot own bots");
+  const count = await app.db.selectFrom("bots").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", owner.id).executeTakeFirstOrThrow();
+  if (Number(count.n) >= MAX_BOTS_PER_OWNER) throw fieldError("username", `you can own at most ${MAX_BOTS_PER_OWNER} bots`);
+  const name = input.name.trim();
+  if (name.length === 0 || name.length > 64) throw fieldError("name", "must be 1 to 64 characters");
+  const now = app.clock.now();
+  const user = await createUser(app.db, now, { username: input.username, displayName: name, isBot: true });
+  const { token, hash } = mintToken(user.id);
+  const bot = await app.db
+    .insertInto("bots")
+    .values({ cuid: newCuid(), user_id: user.id, owner_id: owner.id, token_secret_hash: hash, created_at: now, updated_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await app.hooks.emit("user:created", { userId: user.id });
+  return { bot, user, token };
+}
+
+/** New token for a bot; the previous one stops working at once. */
+export async function reissueToken(app: App, botId: number): Promise<string> {
+  const bot = await app.db.selectFrom("bots").select(["id", "user_id"]).where("id", "=", botId).executeTakeFirstOrThrow();
+  const { token, hash } = mintToken(bot.user_id);
+  await app.db.updateTable("bots").set({ token_secret_hash: hash, updated_at: app.clock.now() }).where("id", "=", bot.id).execute();
+  return token;
+}
+
+/**
+ * Resolves a token to its bot, or null when the shape, the bot or the secret is wrong.
+ * The secret is compared by hash in constant time.
+ */
+export async function findBotByToken(db: Db, token: string): Promise<BotWithUser | null> {
+  const m = /^(\d{1,15}):([A-Za-z0-9_-]{10,100})$/.exec(token);
+  if (!m) return null;
+  const found = await findBotByUserId(db, Number(m[1]));
+  if (!found) return null;
+  return safeEqual(found.bot.token_secret_hash, sha256Hex(m[2]!)) ? found : null;
+}
+
+export async function findBotByUserId(db: Db, userId: number): Promise<BotWithUser | null> {
+  const bot = await db.selectFrom("bots").selectAll().where("user_id", "=", userId).executeTakeFirst();
+  if (!bot) return null;
+  const user = await findUserById(db, userId);
+  return user ? { bot, user } : null;
+}
+
+export async function findBotByUsername(db: Db, username: string): Promise<BotWithUser | null> {
+  const user = await findUserByUsername(db, username);
+  if (!user || !user.is_bot) return null;
+  const bot = await db.selectFrom("bots").selectAll().where("user_id", "=", user.id).executeTakeFirst();
+  return bot ? { bot, user } : null;
+}
+
+/** The bot named USERNAME if OWNER owns it; NOT_FOUND otherwise (others' bots are not revealed). */
+export async function requireOwnedBot(db: Db, ownerId: number, username: string): Promise<BotWithUser> {
+  const found = await findBotByUsername(db, username);
+  if (!found || found.bot.owner_id !== ownerId) throw notFound("Bot not found");
+  return found;
+}
+
+export async function listBotsOfOwner(db: Db, ownerId: number): Promise<BotWithUser[]> {
+  return attachUsers(db, await db.selectFrom("bots").selectAll().where("owner_id", "=", ownerId).orderBy("id").execute());
+}
+
+export async function listAllBots(db: Db): Promise<BotWithUser[]> {
+  return attachUsers(db, await db.selectFrom("bots").selectAll().orderBy("id").execute());
+}
+
+async function attachUsers(db: Db, bots: BotRow[]): Promise<BotWithUser[]> {
+  if (bots.length === 0) return [];
+  const users = await db.selectFrom("users").selectAll().where("id", "in", bots.map((b) => b.user_id)).execute();
+  const byId = new Map(users.map((u) => [u.id, u]));
+  return bots.flatMap((bot) => {
+    const user = byId.get(bot.user_id);
+    return user ? [{ bot, user }] : [];
+  });
+}
+
+export interface BotSettingsPatch {
+  enabled?: boolean;
+  privacy?: BotPrivacy;
+  description?: string;
+  shortDescription?: string;
+  commands?: BotCommand[];
+}
+
+/** Applies owner or Bot API settings; each field is validated with the Bot API's limits. */
+export async function updateBotSettings(app: App, botId: number, patch: BotSettingsPatch): Promise<BotRow> {
+  const set: Record<string, unknown> = { updated_at: app.clock.now() };
+  if (patch.enabled !== undefined) set.disabled_at = patch.enabled ? null : app.clock.now();
+  if (patch.privacy !== undefined) {
+    if (patch.privacy !== "all" && patch.privacy !== "commands") throw fieldError("privacy", 'must be "all" or "commands"');
+    set.privacy = patch.privacy;
+  }
+  if (patch.description !== undefined) {
+    if (patch.description.length > DESCRIPTION_MAX) throw fieldError("description", `must be at most ${DESCRIPTION_MAX} characters`);
+    set.description = patch.description;
+  }
+  if (patch.shortDescription !== undefined) {
+    if (patch.shortDescription.length > SHORT_DESCRIPTION_MAX) throw fieldError("shortDescription", `must be at most ${SHORT_DESCRIPTION_MAX} characters`);
+    set.short_description = patch.shortDescription;
+  }
+  if (patch.commands !== undefined) set.commands = JSON.stringify(patch.commands);
+  return app.db.updateTable("bots").set(set).where("id", "=", botId).returningAll().executeTakeFirstOrThrow();
+}
+
+export const botCommands = (bot: BotRow): BotCommand[] => JSON.parse(bot.commands) as BotCommand[];
+
+/** Disables or enables a bot by username (CLI). */
+export async function setBotEnabledByUsername(app: App, username: string, enabled: boolean): Promise<BotWithUser> {
+  const found = await findBotByUsername(app.db, username);
+  if (!found) throw new AppError(404, "NOT_FOUND", `Bot ${username} not found`);
+  const bot = await updateBotSettings(app, found.bot.id, { enabled });
+  return { bot, user: found.user };
+}
+
+/** Whether a user id belongs to a bot account, and which bot. */
+export async function botForUser(db: Db, userId: number): Promise<BotRow | undefined> {
+  return db.selectFrom("bots").selectAll().where("user_id", "=", userId).executeTakeFirst();
+}
+
+/** Sets (url) or removes (null) the bot's webhook; errors and retry delays of the previous address are forgotten. */
+export async function setWebhookConfig(app: App, botId: number, webhook: { url: string; secret: string | null } | null): Promise<void> {
+  await app.db
+    .updateTable("bots")
+    .set({
+      webhook_url: webhook?.url ?? null,
+      webhook_secret: webhook?.secret ?? null,
+      webhook_last_error_date: null,
+      webhook_last_error_message: null,
+      updated_at: app.clock.now(),
+    })
+    .where("id", "=", botId)
+    .execute();
+  // a new address gets the queue at once: backoff earned by the old one does not carry over
+  await app.db.updateTable("bot_updates").set({ attempts: 0, next_attempt_at: 0 }).where("bot_id", "=", botId).where("delivered_at", "is", null).execute();
+}
+
+/** Records a failed webhook delivery for getWebhookInfo. */
+export async function noteWebhookError(app: App, botId: number, message: string): Promise<void> {
+  await app.db
+    .updateTable("bots")
+    .set({ webhook_last_error_date: app.clock.now(), webhook_last_error_message: message.slice(0, 200) })
+    .where("id", "=", botId)
+    .execute();
+}

@@ -1,0 +1,180 @@
+import type { App } from "../../app";
+import { AppError } from "../../lib/errors";
+import { releasePressWaiters } from "./callbacks";
+import type { BotRow, BotUpdateRow } from "./table";
+
+/** Kinds of Update this server emits. */
+export const UPDATE_TYPES = ["message", "edited_message", "callback_query", "my_chat_member", "pre_checkout_query"] as const;
+export type UpdateType = (typeof UPDATE_TYPES)[number];
+
+export interface QueuedUpdate {
+  update_id: number;
+  [type: string]: unknown;
+}
+
+interface Waiter {
+  wake(): void;
+  /** ends the waiting call with 409 (another getUpdates started) */
+  conflict(): void;
+}
+
+/** In-process state of the bot feature for one App: long-poll waiters and the webhook kick. */
+interface BotRuntime {
+  waiters: Map<number, Waiter>;
+  onEnqueued: Set<(botId: number) => void>;
+  /** the server is stopping: long polls answer at once */
+  closing: boolean;
+}
+
+const runtimes = new WeakMap<App, BotRuntime>();
+
+export function botRuntime(app: App): BotRuntime {
+  let rt = runtimes.get(app);
+  if (!rt) runtimes.set(app, (rt = { waiters: new Map(), onEnqueued: new Set(), closing: false }));
+  return rt;
+}
+
+/** Registers a listener called after any update is queued (the webhook worker). */
+export function onUpdateEnqueued(app: App, listener: (botId: number) => void): () => void {
+  const rt = botRuntime(app);
+  rt.onEnqueued.add(listener);
+  return () => rt.onEnqueued.delete(listener);
+}
+
+const parseAllowed = (bot: BotRow): string[] | null => (bot.allowed_updates ? (JSON.parse(bot.allowed_updates) as string[]) : null);
+
+/**
+ * Queues an update for a bot (durably) unless the bot excluded its type with allowed_updates,
+ * then wakes its long poll or webhook delivery. Returns the update_id, or null when dropped.
+ */
+export async function enqueueUpdate(app: App, bot: BotRow, type: UpdateType, payload: unknown): Promise<number | null> {
+  if (bot.disabled_at || bot.blocked_at) return null;
+  const allowed = parseAllowed(bot);
+  if (allowed && allowed.length > 0 && !allowed.includes(type)) return null;
+  const now = app.clock.now();
+  const row = await app.db
+    .insertInto("bot_updates")
+    .values({ bot_id: bot.id, type, payload: JSON.stringify(payload), created_at: now })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  botRuntime(app).waiters.get(bot.id)?.wake();
+  notifyBotQueue(app, bot.id);
+  return row.id;
+}
+
+/** Tells queue listeners (webhook delivery) that BOT's queue or webhook changed. */
+export function notifyBotQueue(app: App, botId: number): void {
+  for (const listener of botRuntime(app).onEnqueued) listener(botId);
+}
+
+export const toUpdate = (row: Pick<BotUpdateRow, "id" | "type" | "payload">): QueuedUpdate => ({ update_id: row.id, [row.type]: JSON.parse(row.payload) });
+
+/** Stores the bot's allowed_updates (an empty list means all types, as the compatible API does). */
+export async function setAllowedUpdates(app: App, botId: number, allowed: string[] | undefined): Promise<void> {
+  if (allowed === undefined) return;
+  const value = allowed.length === 0 ? null : JSON.stringify([...new Set(allowed)]);
+  await app.db.updateTable("bots").set({ allowed_updates: value }).where("id", "=", botId).execute();
+}
+
+/**
+ * Acknowledges by offset: a positive offset forgets every update below it; a negative one
+ * keeps only the last -offset updates. Acknowledged updates are deleted, so they never return.
+ */
+async function acknowledge(app: App, botId: number, offset: number): Promise<void> {
+  if (offset > 0) {
+    await app.db.deleteFrom("bot_updates").where("bot_id", "=", botId).where("id", "<", offset).execute();
+  } else if (offset < 0) {
+    const keep = await app.db
+      .selectFrom("bot_updates")
+      .select("id")
+      .where("bot_id", "=", botId)
+      .where("delivered_at", "is", null)
+      .orderBy("id", "desc")
+      .limit(1)
+      .offset(-offset - 1)
+      .executeTakeFirst();
+    if (keep) await app.db.deleteFrom("bot_updates").where("bot_id", "=", botId).where("id", "<", keep.id).execute();
+  }
+}
+
+async function pending(app: App, botId: number, limit: number): Promise<QueuedUpdate[]> {
+  const rows = await app.db
+    .selectFrom("bot_updates")
+    .select(["id", "type", "payload"])
+    .where("bot_id", "=", botId)
+    .where("delivered_at", "is", null)
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+  return rows.map(toUpdate);
+}
+
+export const conflictTerminated = () =>
+  new AppError(409, "BOT_API", "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running");
+
+/**
+ * getUpdates: acknowledges by offset, then returns queued updates, waiting up to
+ * timeoutMs for the first one (woken in-process by enqueueUpdate, no polling). A newer
+ * call for the same bot ends a waiting one with 409.
+ */
+export async function pollUpdates(
+  app: App,
+  bot: BotRow,
+  opts: { offset?: number; limit: number; timeoutMs: number; signal?: AbortSignal },
+): Promise<QueuedUpdate[]> {
+  const rt = botRuntime(app);
+  rt.waiters.get(bot.id)?.conflict();
+  if (opts.offset !== undefined) await acknowledge(app, bot.id, opts.offset);
+  const first = await pending(app, bot.id, opts.limit);
+  if (first.length > 0 || opts.timeoutMs <= 0 || rt.closing) return first;
+
+  await new Promise<void>((resolve, reject) => {
+    const onAbort = () => waiter.wake();
+    const finish = () => {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener("abort", onAbort);
+      if (rt.waiters.get(bot.id) === waiter) rt.waiters.delete(bot.id);
+    };
+    const waiter: Waiter = {
+      wake: () => {
+        finish();
+        resolve();
+      },
+      conflict: () => {
+        finish();
+        reject(conflictTerminated());
+      },
+    };
+    const timer = setTimeout(waiter.wake, opts.timeoutMs);
+    opts.signal?.addEventListener("abort", onAbort);
+    rt.waiters.set(bot.id, waiter);
+    if (opts.signal?.aborted) waiter.wake();
+  });
+  return pending(app, bot.id, opts.limit);
+}
+
+/** Updates not yet delivered or acknowledged. */
+export async function pendingUpdateCount(app: App, botId: number): Promise<number> {
+  const row = await app.db
+    .selectFrom("bot_updates")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("bot_id", "=", botId)
+    .where("delivered_at", "is", null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function dropPendingUpdates(app: App, botId: number): Promise<void> {
+  await app.db.deleteFrom("bot_updates").where("bot_id", "=", botId).execute();
+}
+
+/**
+ * Ends every waiting getUpdates now (each answers what is queued, usually nothing) and every
+ * person's wait for a button answer, so a stopping server does not wait for them to run out.
+ */
+export function endLongPolls(app: App): void {
+  const rt = botRuntime(app);
+  rt.closing = true;
+  for (const waiter of [...rt.waiters.values()]) waiter.wake();
+  releasePressWaiters(app);
+}

@@ -1,0 +1,151 @@
+import type { App } from "../../app";
+import { chatViewFor } from "../../botapi/chats";
+import { serializeMessage, serializeUser } from "../../botapi/serializers";
+import { AppError, fieldError, forbidden } from "../../lib/errors";
+import { newCuid, randomToken } from "../../lib/ids";
+import { enqueueUpdate } from "../bots/updates";
+import type { BotRow } from "../bots/table";
+import { getMember, isActive, requireMembershipByCuid, requireVisibleMessage } from "../chats/access";
+import { sendMessage } from "../chats/messages";
+import type { ConversationRow, MessageRow } from "../chats/table";
+import { insufficientBalance, postEntry, publishBalances, walletBalance } from "../stars/ledger";
+import type { UserRow } from "../users/table";
+import { claimInvoice, openQuery, releaseInvoice } from "./checkout";
+import { findInvoiceByMessage, showInvoiceStatus } from "./invoices";
+import type { StarInvoiceRow, StarPaymentRow } from "./table";
+
+export type PayResult = { status: "paid"; balance: number } | { status: "declined"; errorMessage: string } | { status: "timeout" };
+
+export const invoiceAlreadyPaid = () => new AppError(409, "INVOICE_ALREADY_PAID", "This invoice has already been paid");
+const paymentInProgress = () => new AppError(409, "PAYMENT_IN_PROGRESS", "A payment of this invoice is already in progress");
+const botUnavailable = () => forbidden("This bot cannot take payments now");
+
+/** A new charge id: telegram_payment_charge_id and provider_payment_charge_id of the payment. */
+const newChargeId = () => `stx${randomToken(24)}`;
+
+/**
+ * Charges the payer and credits the bot's held income, in one transaction: the invoice flips
+ * unpaid → paid (guarded, so it is paid at most once even across processes), the payer's
+ * debit is guarded by the balance, and the payment row starts its hold.
+ */
+export async function chargeInvoice(app: App, invoice: StarInvoiceRow, payerId: number): Promise<{ payment: StarPaymentRow; balance: number }> {
+  const now = app.clock.now();
+  const chargeId = newChargeId();
+  const result = await app.db.transaction().execute(async (trx) => {
+    const flipped = await trx
+      .updateTable("star_invoices")
+      .set({ status: "paid", paid_at: now })
+      .where("id", "=", invoice.id)
+      .where("status", "=", "unpaid")
+      .executeTakeFirst();
+    if (Number(flipped.numUpdatedRows) !== 1) throw invoiceAlreadyPaid();
+    const common = { kind: "payment" as const, reference: chargeId, note: invoice.title, now };
+    const balance = await postEntry(trx, { ...common, userId: payerId, account: "balance", amount: -invoice.total_amount, counterpartyId: invoice.bot_user_id });
+    await postEntry(trx, { ...common, userId: invoice.bot_user_id, account: "held", amount: invoice.total_amount, counterpartyId: payerId });
+    const payment = await trx
+      .insertInto("star_payments")
+      .values({
+        cuid: newCuid(),
+        charge_id: chargeId,
+        invoice_id: invoice.id,
+        bot_id: invoice.bot_id,
+        bot_user_id: invoice.bot_user_id,
+        payer_id: payerId,
+        conversation_id: invoice.conversation_id,
+        amount: invoice.total_amount,
+        payload: invoice.payload,
+        status: "paid",
+        hold_until: now + app.config["payments.holdSeconds"] * 1000,
+        created_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { payment, balance };
+  });
+  await publishBalances(app, [payerId]);
+  return result;
+}
+
+/** The invoice a person acts on, with its bot; NOT_FOUND / VALIDATION_ERROR otherwise. */
+async function invoiceFor(app: App, payer: UserRow, conversationCuid: string, messageRef: string) {
+  const { conversation } = await requireMembershipByCuid(app.db, conversationCuid, payer.id);
+  const message = await requireVisibleMessage(app.db, conversation.id, messageRef, payer.id);
+  const invoice = await findInvoiceByMessage(app.db, message.id);
+  if (!invoice) throw fieldError("messageId", "is not an invoice");
+  return { conversation, message, invoice };
+}
+
+/**
+ * A person presses Pay. Checks the invoice is unpaid and the balance suffices (otherwise an
+ * error and nothing reaches the bot), sends pre_checkout_query and waits for the bot's
+ * answer up to payments.preCheckoutTimeoutSeconds. ok → charged, a service message in the
+ * chat, successful_payment to the bot; not ok → declined with the bot's message; no answer →
+ * timeout, nothing charged. Presses of one invoice do not overlap.
+ */
+export async function payInvoice(app: App, payer: UserRow, conversationCuid: string, messageRef: string, opts: { timeoutMs?: number } = {}): Promise<PayResult> {
+  if (payer.is_bot) throw forbidden("Bots cannot pay invoices");
+  const { conversation, message, invoice } = await invoiceFor(app, payer, conversationCuid, messageRef);
+  if (invoice.status !== "unpaid") throw invoiceAlreadyPaid();
+  if (!claimInvoice(app, invoice.id)) throw paymentInProgress();
+  try {
+    const bot = await app.db.selectFrom("bots").selectAll().where("id", "=", invoice.bot_id).executeTakeFirst();
+    if (!bot || bot.disabled_at !== null || bot.blocked_at !== null) throw botUnavailable();
+    if (!isActive(await getMember(app.db, conversation.id, bot.user_id))) throw botUnavailable();
+    const current = await app.db.selectFrom("star_invoices").select("status").where("id", "=", invoice.id).executeTakeFirstOrThrow();
+    if (current.status !== "unpaid") throw invoiceAlreadyPaid();
+    const balance = await walletBalance(app.db, payer.id, "balance");
+    if (balance < invoice.total_amount) throw insufficientBalance(balance, invoice.total_amount);
+
+    const query = openQuery(app, bot.id);
+    const queued = await enqueueUpdate(app, bot, "pre_checkout_query", {
+      id: query.id,
+      from: serializeUser(payer),
+      currency: "XTR",
+      total_amount: invoice.total_amount,
+      invoice_payload: invoice.payload,
+    });
+    if (queued === null) {
+      // the bot does not take pre_checkout_query updates (allowed_updates): nobody will answer
+      query.cancel();
+      return { status: "timeout" };
+    }
+    const answer = await query.wait(opts.timeoutMs ?? app.config["payments.preCheckoutTimeoutSeconds"] * 1000);
+    if (answer === null) return { status: "timeout" };
+    if (!answer.ok) return { status: "declined", errorMessage: answer.errorMessage ?? "" };
+
+    const charged = await chargeInvoice(app, invoice, payer.id);
+    await afterPayment(app, { conversation, invoiceMessage: message, invoice, payment: charged.payment, payer, bot });
+    return { status: "paid", balance: charged.balance };
+  } finally {
+    releaseInvoice(app, invoice.id);
+  }
+}
+
+/** What follows a charge: the invoice shows paid, a service message, successful_payment to the bot. */
+async function afterPayment(
+  app: App,
+  p: { conversation: ConversationRow; invoiceMessage: MessageRow; invoice: StarInvoiceRow; payment: StarPaymentRow; payer: UserRow; bot: BotRow },
+): Promise<void> {
+  await showInvoiceStatus(app, p.invoice, "paid");
+  const botUser = await app.db.selectFrom("users").select("display_name").where("id", "=", p.bot.user_id).executeTakeFirst();
+  const service = await sendMessage(app, {
+    conversationId: p.conversation.id,
+    senderId: p.payer.id,
+    kind: "system",
+    content: `${p.payer.display_name} paid ${p.payment.amount} ⭐ to ${botUser?.display_name ?? "the bot"} for "${p.invoice.title}"`,
+    system: { action: "payment", invoiceMessageId: p.invoiceMessage.seq, totalAmount: p.payment.amount, currency: "XTR", chargeId: p.payment.charge_id },
+  });
+  const view = await chatViewFor(app, p.conversation, p.bot.user_id);
+  // the compatible API's service message: no text, just the payment
+  const { text: _text, entities: _entities, ...message } = await serializeMessage(app.db, view, service);
+  await enqueueUpdate(app, p.bot, "message", {
+    ...message,
+    successful_payment: {
+      currency: "XTR",
+      total_amount: p.payment.amount,
+      invoice_payload: p.payment.payload,
+      telegram_payment_charge_id: p.payment.charge_id,
+      provider_payment_charge_id: p.payment.charge_id,
+    },
+  });
+}

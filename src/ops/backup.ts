@@ -1,0 +1,243 @@
+import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { VERSION } from "../app";
+import { toIso } from "../lib/clock";
+import { PRE_MIGRATE_RE, CONFIG_NAME, DB_FILE, FILES_DIR, SECRET_NAME, backupsDir, dbPath, fileStamp, sha256File, instanceFiles } from "./layout";
+import { MANIFEST_NAME, type BackupManifest, type ManifestFile, readManifest } from "./manifest";
+import { appliedMigrations, columnNames, openReadOnly, tableExists, vacuumInto } from "./sqlite";
+import { TarGzWriter } from "./tar";
+
+export interface BackupProgress {
+  phase: "snapshot" | "files" | "checksums" | "compress";
+  done: number;
+  total: number;
+}
+
+export interface CreateBackupOptions {
+  dataDir: string;
+  /** archive path; default data/backups/backup-<time>.tar.gz */
+  out?: string;
+  /** keep only the newest N backup archives in the archive's folder */
+  keep?: number;
+  /** leave out thumbnails and video posters (rebuildable from the originals) */
+  withoutDerived?: boolean;
+  onProgress?: (p: BackupProgress) => void;
+  now?: () => number;
+}
+
+export interface BackupResult {
+  path: string;
+  sizeBytes: number;
+  manifest: BackupManifest;
+  /** how long the database snapshot (the only step touching the live database) took */
+  snapshotMs: number;
+  totalMs: number;
+  pruned: string[];
+}
+
+const ARCHIVE_RE = /^backup-.+\.tar\.gz$/;
+
+/**
+ * Hot backup of a data dir: a consistent database snapshot (VACUUM INTO on its own
+ * connection; the live database is only read, and only during that step), the uploaded
+ * files (hard-linked into a staging dir so later deletions do not matter), config and the
+ * instance secret, packed with a manifest of sha256 checksums into one .tar.gz.
+ */
+export async function createBackup(opts: CreateBackupOptions): Promise<BackupResult> {
+  const now = opts.now ?? Date.now;
+  const started = performance.now();
+  const dataDir = resolve(opts.dataDir);
+  if (!existsSync(dbPath(dataDir))) throw new Error(`no instance in ${dataDir}: nothing to back up`);
+  if (opts.keep !== undefined && (!Number.isInteger(opts.keep) || opts.keep < 1)) throw new Error("--keep must be a positive integer");
+  const createdAt = now();
+  const out = resolve(opts.out ?? join(backupsDir(dataDir), `backup-${fileStamp(createdAt)}.tar.gz`));
+  if (existsSync(out)) throw new Error(`${out} already exists`);
+  mkdirSync(backupsDir(dataDir), { recursive: true });
+  mkdirSync(dirname(out), { recursive: true });
+  sweepStale(backupsDir(dataDir), createdAt);
+  const staging = mkdtempSync(join(backupsDir(dataDir), ".staging-"));
+  const partial = `${out}.partial`;
+  try {
+    opts.onProgress?.({ phase: "snapshot", done: 0, total: 1 });
+    const snapshotMs = vacuumInto(dbPath(dataDir), join(staging, DB_FILE));
+    opts.onProgress?.({ phase: "snapshot", done: 1, total: 1 });
+
+    const { migrations, derived } = inspectSnapshot(join(staging, DB_FILE));
+    // files are listed after the snapshot: every file a snapshot row refers to was written before its row
+    const files = instanceFiles(dataDir);
+    const kept = opts.withoutDerived ? files.filter((f) => !derived.has(f.rel.split("/").at(-1)!)) : files;
+    for (const [i, f] of kept.entries()) {
+      stageFile(join(dataDir, FILES_DIR, f.rel), join(staging, FILES_DIR, f.rel));
+      opts.onProgress?.({ phase: "files", done: i + 1, total: kept.length });
+    }
+    for (const name of [CONFIG_NAME, SECRET_NAME]) {
+      if (existsSync(join(dataDir, name))) copyFileSync(join(dataDir, name), join(staging, name));
+    }
+
+    const entries = [DB_FILE, CONFIG_NAME, SECRET_NAME].filter((n) => existsSync(join(staging, n)));
+    entries.push(...kept.map((f) => `${FILES_DIR}/${f.rel}`));
+    const listed: ManifestFile[] = [];
+    for (const [i, rel] of entries.entries()) {
+      const full = join(staging, rel);
+      listed.push({ path: rel, size: statSync(full).size, sha256: await sha256File(full) });
+      opts.onProgress?.({ phase: "checksums", done: i + 1, total: entries.length });
+    }
+    const manifest: BackupManifest = {
+      format: "socialctl-backup",
+      formatVersion: 1,
+      appVersion: VERSION,
+      schemaVersion: migrations.at(-1) ?? null,
+      migrations,
+      createdAt: toIso(createdAt),
+      fileCount: listed.length,
+      totalBytes: listed.reduce((n, f) => n + f.size, 0),
+      withoutDerived: Boolean(opts.withoutDerived),
+      derivedOmitted: files.length - kept.length,
+      files: listed,
+    };
+
+    const writer = new TarGzWriter(partial);
+    try {
+      await writer.addBuffer(MANIFEST_NAME, Buffer.from(JSON.stringify(manifest, null, 2)), createdAt);
+      let done = 0;
+      for (const f of listed) {
+        const st = statSync(join(staging, f.path));
+        await writer.addFile(f.path, join(staging, f.path), f.size, st.mtimeMs, (n) => {
+          done += n;
+          opts.onProgress?.({ phase: "compress", done, total: manifest.totalBytes });
+        });
+      }
+      await writer.finish();
+    } catch (err) {
+      writer.abort();
+      throw err;
+    }
+    renameSync(partial, out);
+    const pruned = opts.keep ? pruneBackups(dirname(out), opts.keep) : [];
+    return { path: out, sizeBytes: statSync(out).size, manifest, snapshotMs, totalMs: performance.now() - started, pruned };
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+    rmSync(partial, { force: true });
+  }
+}
+
+const STALE_MS = 6 * 3600_000;
+
+/** Removes staging folders and partial archives left by a backup that was killed long ago. */
+function sweepStale(dir: string, now: number): void {
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(".staging-") && !name.endsWith(".partial")) continue;
+    try {
+      if (now - statSync(join(dir, name)).mtimeMs > STALE_MS) rmSync(join(dir, name), { recursive: true, force: true });
+    } catch {
+      // removed by someone else meanwhile
+    }
+  }
+}
+
+/** Hard link (instant, immune to later deletion of the original), or a copy across devices. */
+function stageFile(from: string, to: string): void {
+  mkdirSync(dirname(to), { recursive: true });
+  try {
+    linkSync(from, to);
+  } catch (err) {
+    if ((err as { code?: string }).code === "ENOENT") return; // removed meanwhile: no longer part of the instance
+    copyFileSync(from, to);
+  }
+}
+
+/**
+ * Reads what the snapshot says about itself: the applied migrations and the names of the
+ * derived files, which are the ones the uploads table lists as a thumb or a poster.
+ */
+function inspectSnapshot(path: string): { migrations: string[]; derived: Set<string> } {
+  const db = openReadOnly(path);
+  try {
+    const derived = new Set<string>();
+    if (tableExists(db, "uploads")) {
+      const cols = columnNames(db, "uploads").filter((c) => c === "thumb_url" || c === "poster_url");
+      for (const col of cols) {
+        for (const row of db.query(`SELECT ${col} AS url FROM uploads WHERE ${col} IS NOT NULL`).all() as Array<{ url: string }>) {
+          const name = storedNameOf(row.url);
+          if (name) derived.add(name);
+        }
+      }
+    }
+    return { migrations: appliedMigrations(db), derived };
+  } finally {
+    db.close();
+  }
+}
+
+/** The stored file name that one of this instance's file URLs (absolute or path-only) points at. */
+export function storedNameOf(url: string): string | null {
+  let pathname: string;
+  try {
+    pathname = new URL(url, "http://local").pathname;
+  } catch {
+    return null;
+  }
+  const at = pathname.lastIndexOf(`/${FILES_DIR}/`);
+  if (at === -1) return null;
+  const name = decodeURIComponent(pathname.slice(at + FILES_DIR.length + 2)).split("/").at(-1);
+  return name && name !== ".." && name !== "." ? name : null;
+}
+
+export interface BackupListing {
+  kind: "archive" | "pre-migrate";
+  path: string;
+  name: string;
+  sizeBytes: number;
+  createdAt: string;
+  schemaVersion: string | null;
+  fileCount: number | null;
+  withoutDerived?: boolean;
+  /** why the entry could not be read (a damaged archive is listed, not hidden) */
+  error?: string;
+}
+
+/** Backup archives and pre-migration snapshots in data/backups, newest first. */
+export async function listBackups(dataDir: string): Promise<BackupListing[]> {
+  const dir = backupsDir(resolve(dataDir));
+  if (!existsSync(dir)) return [];
+  const out: BackupListing[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    const st = statSync(path);
+    if (!st.isFile()) continue;
+    if (ARCHIVE_RE.test(name)) {
+      try {
+        const m = await readManifest(path);
+        out.push({ kind: "archive", path, name, sizeBytes: st.size, createdAt: m.createdAt, schemaVersion: m.schemaVersion, fileCount: m.fileCount, withoutDerived: m.withoutDerived });
+      } catch (err) {
+        out.push({ kind: "archive", path, name, sizeBytes: st.size, createdAt: toIso(st.mtimeMs), schemaVersion: null, fileCount: null, error: (err as Error).message });
+      }
+    } else if (PRE_MIGRATE_RE.test(name)) {
+      let schemaVersion: string | null = null;
+      try {
+        const db = openReadOnly(path);
+        try {
+          schemaVersion = appliedMigrations(db).at(-1) ?? null;
+        } finally {
+          db.close();
+        }
+      } catch {
+        // listed with an unknown schema
+      }
+      out.push({ kind: "pre-migrate", path, name, sizeBytes: st.size, createdAt: toIso(st.mtimeMs), schemaVersion, fileCount: null });
+    }
+  }
+  return out.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.name.localeCompare(a.name)));
+}
+
+/** Deletes all but the newest `keep` backup archives in `dir`; returns the removed paths. */
+export function pruneBackups(dir: string, keep: number): string[] {
+  if (!existsSync(dir)) return [];
+  const archives = readdirSync(dir).filter((n) => ARCHIVE_RE.test(n)).sort().reverse();
+  const removed: string[] = [];
+  for (const name of archives.slice(keep)) {
+    rmSync(join(dir, name), { force: true });
+    removed.push(join(dir, name));
+  }
+  return removed;
+}

@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { createLogger } from "../lib/log";
+import { signedInClient } from "../testing/fixtures";
+import { startTestServer, type TestServer } from "../testing/server";
+import { redactPath } from "../http/server";
+import { cleanupTasks, registerCleanup, runCleanup } from "./housekeeping";
+import { WAL_BYTES } from "./checkpointer";
+
+const lines: string[] = [];
+let server: TestServer;
+
+/** Polls until `check` holds, at most `ms`. */
+async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (check()) return true;
+    await Bun.sleep(25);
+  }
+  return check();
+}
+
+beforeAll(async () => {
+  // a scheduled backup every 2 s, so the schedule can be seen working
+  server = await startTestServer({ "backup.every": "2s", "backup.keep": 2 }, { log: createLogger({ level: "debug", sink: (l) => lines.push(l) }) });
+});
+
+afterAll(() => server.stop());
+
+const requestLines = () => lines.map((l) => JSON.parse(l)).filter((r) => r.msg === "request");
+
+describe("GET /healthz", () => {
+  test("answers status, version and uptime without auth", async () => {
+    const res = await fetch(`${server.url}/healthz`);
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toEqual({ status: "ok", version: "0.1.0", uptimeSeconds: expect.any(Number) });
+    expect(body.uptimeSeconds).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe("request logs", () => {
+  test("one JSON line per request with method, path, status and duration; bot tokens and cookies never appear", async () => {
+    const token = "123456789:AAHsecretTOKENpart_xyz";
+    const { client } = await signedInClient(server);
+    lines.length = 0;
+    const bot1 = await fetch(`${server.url}/bot${token}/getMe`);
+    const bot2 = await fetch(`${server.url}/api/bot/${token}/sendMessage`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const bot3 = await fetch(`${server.url}/api/bot${encodeURIComponent(token)}/getUpdates?offset=1`);
+    const me = await client.get("/api/auth/me");
+    const forged = await fetch(`${server.url}/api/auth/me`, { headers: { cookie: "auth_access_token=COOKIEsecretVALUE; auth_refresh_token=REFRESHsecretVALUE" } });
+    expect(me.status).toBe(200);
+    expect(forged.status).toBe(401);
+    await waitFor(() => requestLines().length >= 5, 2000);
+
+    const logged = requestLines();
+    expect(logged.map((r) => r.path)).toEqual(["/bot<redacted>/getMe", "/api/bot/<redacted>/sendMessage", "/api/bot<redacted>/getUpdates", "/api/auth/me", "/api/auth/me"]);
+    expect(logged.map((r) => r.status)).toEqual([bot1.status, bot2.status, bot3.status, 200, 401]);
+    expect(logged.map((r) => r.method)).toEqual(["GET", "POST", "GET", "GET", "GET"]);
+    for (const r of logged) {
+      expect(r.level).toBe("info");
+      expect(typeof r.ms).toBe("number");
+      expect(Date.parse(r.time)).toBeGreaterThan(0);
+    }
+    const all = lines.join("\n");
+    for (const secret of ["AAHsecretTOKENpart_xyz", "123456789:", "COOKIEsecretVALUE", "REFRESHsecretVALUE", ...client.cookies.values()]) {
+      expect(all).not.toContain(secret);
+    }
+  });
+
+  test("redaction touches only token paths", () => {
+    expect(redactPath("/bot1:abc/getMe")).toBe("/bot<redacted>/getMe");
+    expect(redactPath("/api/bot/1:abc/getMe")).toBe("/api/bot/<redacted>/getMe");
+    expect(redactPath("/api/bot1%3Aabc/getMe")).toBe("/api/bot<redacted>/getMe");
+    expect(redactPath("/api/bots/mine")).toBe("/api/bots/mine");
+    expect(redactPath("/api/social/users/botfather/message")).toBe("/api/social/users/botfather/message");
+    expect(redactPath("/files/ab/abcdef.png")).toBe("/files/ab/abcdef.png");
+  });
+});
+
+describe("housekeeping", () => {
+  test("the database task checkpoints the WAL; commits never checkpoint themselves", async () => {
+    const pragma = (name: string) => Object.values(server.app.storage.sqlite.query(`PRAGMA ${name}`).get() as object)[0];
+    expect(await waitFor(() => pragma("wal_autocheckpoint") === 0, 3000)).toBe(true);
+    expect(pragma("journal_size_limit")).toBe(WAL_BYTES);
+    server.app.storage.sqlite.exec("CREATE TABLE IF NOT EXISTS hk_rows (id INTEGER PRIMARY KEY, v TEXT)");
+    const insert = server.app.storage.sqlite.prepare("INSERT INTO hk_rows (v) VALUES (?)");
+    for (let i = 0; i < 200; i++) insert.run("x".repeat(200));
+    // a scheduled backup's snapshot (a reader in another process) can hold the WAL for a moment
+    let checkpointed = 0;
+    for (let i = 0; i < 60 && checkpointed === 0; i++) {
+      const run = await runCleanup(server.app, "database");
+      expect(run.ok).toBe(true);
+      checkpointed = run.result ?? 0;
+      if (!checkpointed) await Bun.sleep(50);
+    }
+    expect(checkpointed).toBeGreaterThan(0);
+    expect(cleanupTasks(server.app).find((t) => t.name === "database")?.everyMs).toBe(600_000);
+  });
+
+  test("the worker folds a large WAL back on its own and the file is cut back", async () => {
+    const wal = join(server.dataDir, "social.db-wal");
+    const insert = server.app.storage.sqlite.prepare("INSERT INTO hk_rows (v) VALUES (?)");
+    for (let i = 0; i < 1500; i++) insert.run("y".repeat(4000)); // ≈ 6 MB of WAL, over the mark
+    expect(statSync(wal).size).toBeGreaterThan(WAL_BYTES);
+    // once checkpointed, the next commit starts the WAL over and truncates it to the limit
+    const cutBack = await waitFor(() => {
+      insert.run("z");
+      return statSync(wal).size <= WAL_BYTES;
+    }, 8000);
+    expect(cutBack).toBe(true);
+  }, 15_000);
+
+  test("registered cleanups run on their period; failures are logged and reported, not thrown", async () => {
+    let runs = 0;
+    registerCleanup(server.app, "test:counter", 30, () => {
+      runs++;
+      return runs;
+    });
+    expect(await waitFor(() => runs >= 2, 3000)).toBe(true);
+
+    registerCleanup(server.app, "test:broken", 60_000, () => {
+      throw new Error("cleanup exploded");
+    });
+    const run = await runCleanup(server.app, "test:broken");
+    expect(run).toEqual({ name: "test:broken", ok: false, error: "cleanup exploded", ms: expect.any(Number) });
+    expect(lines.some((l) => l.includes('"msg":"cleanup failed"') && l.includes('"cleanup":"test:broken"'))).toBe(true);
+    expect(cleanupTasks(server.app).find((t) => t.name === "test:broken")?.last?.ok).toBe(false);
+  });
+
+  test("bad registrations are refused", () => {
+    expect(() => registerCleanup(server.app, "test:counter", 1000, () => {})).toThrow("cleanup test:counter is registered twice");
+    expect(() => registerCleanup(server.app, "test:zero", 0, () => {})).toThrow("cleanup test:zero: everyMs must be a positive number");
+    expect(() => runCleanup(server.app, "nope")).toThrow("no cleanup named nope");
+  });
+});
+
+describe("scheduled backups", () => {
+  test("the serving process writes backups on its schedule and keeps backup.keep of them", async () => {
+    const dir = join(server.dataDir, "backups");
+    const archives = () => (existsSync(dir) ? readdirSync(dir).filter((n) => /^backup-.+\.tar\.gz$/.test(n)) : []);
+    expect(await waitFor(() => lines.some((l) => l.includes("scheduled backup created")), 10_000)).toBe(true);
+    expect(archives().length).toBeGreaterThanOrEqual(1);
+    expect(archives().length).toBeLessThanOrEqual(2);
+    const line = JSON.parse(lines.find((l) => l.includes("scheduled backup created"))!);
+    expect(line.path).toStartWith(dir);
+    expect(line.sizeBytes).toBeGreaterThan(0);
+  });
+});

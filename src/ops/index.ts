@@ -1,0 +1,11 @@
+import type { App } from "../app";
+import { startHousekeeping } from "./housekeeping";
+import { startBackupSchedule } from "./schedule";
+
+export { registerCleanup, runCleanup, type CleanupFn } from "./housekeeping";
+
+/** Operations' workers in a serving process: housekeeping (WAL checkpoint, optimize, cleanups) and scheduled backups. */
+export function startOpsWorkers(app: App): void {
+  startHousekeeping(app);
+  startBackupSchedule(app);
+}

@@ -1,0 +1,79 @@
+import { readTarGz } from "./tar";
+
+/** The first entry of every backup archive: what it holds and how to check it. */
+export const MANIFEST_NAME = "manifest.json";
+
+export interface ManifestFile {
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+export interface BackupManifest {
+  format: "socialctl-backup";
+  formatVersion: 1;
+  appVersion: string;
+  /** name of the last applied migration (null for an empty database) */
+  schemaVersion: string | null;
+  /** every applied migration, oldest first */
+  migrations: string[];
+  createdAt: string;
+  fileCount: number;
+  totalBytes: number;
+  withoutDerived: boolean;
+  derivedOmitted: number;
+  files: ManifestFile[];
+}
+
+const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
+
+/** Validates a parsed manifest's shape; throws naming what is wrong. */
+export function parseManifest(text: string): BackupManifest {
+  let m: unknown;
+  try {
+    m = JSON.parse(text);
+  } catch {
+    throw new Error("backup manifest is not valid JSON");
+  }
+  const o = m as Partial<BackupManifest>;
+  if (!o || typeof o !== "object" || o.format !== "socialctl-backup") throw new Error("not a socialctl backup (manifest format)");
+  if (o.formatVersion !== 1) throw new Error(`unsupported backup format version ${String(o.formatVersion)}`);
+  if (!Array.isArray(o.files) || !Array.isArray(o.migrations)) throw new Error("backup manifest lacks its file or migration list");
+  for (const f of o.files) {
+    if (!f || typeof f.path !== "string" || typeof f.size !== "number" || typeof f.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(f.sha256)) {
+      throw new Error("backup manifest has a malformed file entry");
+    }
+    if (!isSafeRelativePath(f.path)) throw new Error(`backup manifest names an unsafe path: ${f.path}`);
+  }
+  if (o.fileCount !== o.files.length) throw new Error("backup manifest file count does not match its file list");
+  return o as BackupManifest;
+}
+
+/** Relative, normalised, inside the data dir: no absolute paths, no `..`, no empty segments. */
+export function isSafeRelativePath(path: string): boolean {
+  if (path === "" || path.startsWith("/") || path.includes("\\") || path.includes("\0")) return false;
+  return path.split("/").every((seg) => seg !== "" && seg !== "." && seg !== "..");
+}
+
+/** Reads only the manifest (the archive's first entry), without unpacking the rest. */
+export async function readManifest(archive: string): Promise<BackupManifest> {
+  let text: string | null = null;
+  let first = true;
+  await readTarGz(
+    archive,
+    (entry) => {
+      if (!first) return null;
+      first = false;
+      if (entry.path !== MANIFEST_NAME) throw new Error("not a socialctl backup (no manifest first)");
+      if (entry.size > MAX_MANIFEST_BYTES) throw new Error("backup manifest is too large");
+      const chunks: Buffer[] = [];
+      return {
+        write: (c) => void chunks.push(Buffer.from(c)),
+        end: () => void (text = Buffer.concat(chunks).toString("utf8")),
+      };
+    },
+    { stopAfter: () => true },
+  );
+  if (text === null) throw new Error("not a socialctl backup (empty archive)");
+  return parseManifest(text);
+}

@@ -1,0 +1,128 @@
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, renameSync, rmSync, rmdirSync, writeSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { basename, dirname, join, resolve } from "node:path";
+import { knownMigrationNames } from "../db";
+import { BACKUPS_DIR, DB_FILE, fileStamp } from "./layout";
+import { MANIFEST_NAME, type BackupManifest, isSafeRelativePath, readManifest } from "./manifest";
+import { assertNoServerRunning } from "./server-lock";
+import { integrityCheck, openReadOnly } from "./sqlite";
+import { readTarGz } from "./tar";
+
+export interface RestoreOptions {
+  dataDir: string;
+  file: string;
+  /** replace an existing (stopped) instance */
+  force?: boolean;
+  onProgress?: (p: { done: number; total: number }) => void;
+}
+
+export interface RestoreResult {
+  dataDir: string;
+  manifest: BackupManifest;
+  /** true when an existing instance was replaced */
+  replaced: boolean;
+}
+
+/** Folders of the current data dir that survive a restore: the backups themselves. */
+const CARRIED_OVER = [BACKUPS_DIR];
+
+/**
+ * Restores a backup archive into a stopped instance or an empty data dir. Everything is
+ * unpacked and verified (manifest, every size and sha256, the database's integrity) in a
+ * temp dir beside the data dir, which then replaces it by rename: a failure or a crash
+ * never leaves a half-restored data dir.
+ */
+export async function restoreBackup(opts: RestoreOptions): Promise<RestoreResult> {
+  const dataDir = resolve(opts.dataDir);
+  const file = resolve(opts.file);
+  if (!existsSync(file)) throw new Error(`no backup archive at ${file}`);
+  assertNoServerRunning(dataDir, "restoring into its data dir");
+  const occupied = existsSync(join(dataDir, DB_FILE));
+  if (occupied && !opts.force) throw new Error(`${dataDir} already holds an instance: stop it and pass --force to replace it`);
+
+  const manifest = await readManifest(file);
+  assertSchemaKnown(manifest);
+
+  mkdirSync(dirname(dataDir), { recursive: true });
+  const temp = mkdtempSync(join(dirname(dataDir), `.${basename(dataDir)}.restore-`));
+  try {
+    await unpackVerified(file, manifest, temp, opts.onProgress);
+    const verdict = checkDatabase(join(temp, DB_FILE));
+    if (verdict !== "ok") throw new Error(`the backup's database fails its integrity check: ${verdict}`);
+    swapInto(temp, dataDir);
+  } catch (err) {
+    rmSync(temp, { recursive: true, force: true });
+    throw err;
+  }
+  return { dataDir, manifest, replaced: occupied };
+}
+
+/** Refuses a backup made by a newer socialctl: one with migrations this binary does not know. */
+export function assertSchemaKnown(manifest: BackupManifest): void {
+  const known = new Set(knownMigrationNames());
+  const unknown = manifest.migrations.filter((m) => !known.has(m));
+  if (unknown.length) {
+    throw new Error(`the backup's schema (${manifest.schemaVersion}) is newer than this socialctl knows (unknown migrations: ${unknown.join(", ")}); upgrade socialctl first`);
+  }
+}
+
+async function unpackVerified(file: string, manifest: BackupManifest, dest: string, onProgress?: RestoreOptions["onProgress"]) {
+  const expected = new Map(manifest.files.map((f) => [f.path, f]));
+  const seen = new Set<string>();
+  let first = true;
+  await readTarGz(file, (entry) => {
+    if (first) {
+      first = false;
+      return null; // the manifest, already read and checked
+    }
+    if (entry.path === MANIFEST_NAME) throw new Error("archive holds a second manifest");
+    const want = expected.get(entry.path);
+    if (!want || !isSafeRelativePath(entry.path)) throw new Error(`archive holds a file its manifest does not list: ${entry.path}`);
+    if (seen.has(entry.path)) throw new Error(`archive holds ${entry.path} twice`);
+    if (entry.size !== want.size) throw new Error(`size mismatch for ${entry.path}: the archive is corrupt`);
+    seen.add(entry.path);
+    const target = join(dest, entry.path);
+    mkdirSync(dirname(target), { recursive: true });
+    const fd = openSync(target, "wx", 0o600);
+    const hash = createHash("sha256");
+    return {
+      write(chunk) {
+        hash.update(chunk);
+        writeSync(fd, chunk);
+      },
+      end() {
+        closeSync(fd);
+        if (hash.digest("hex") !== want.sha256) throw new Error(`checksum mismatch for ${entry.path}: the archive is corrupt`);
+        onProgress?.({ done: seen.size, total: expected.size });
+      },
+    };
+  });
+  const missing = manifest.files.filter((f) => !seen.has(f.path)).map((f) => f.path);
+  if (missing.length) throw new Error(`archive is missing ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` and ${missing.length - 5} more` : ""}`);
+  if (!seen.has(DB_FILE)) throw new Error("archive holds no database");
+}
+
+function checkDatabase(path: string): string {
+  const db = openReadOnly(path);
+  try {
+    return integrityCheck(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** temp → dataDir by rename; the old data dir is renamed aside first and removed last. */
+function swapInto(temp: string, dataDir: string): void {
+  if (existsSync(dataDir) && readdirSync(dataDir).length === 0) rmdirSync(dataDir);
+  if (!existsSync(dataDir)) {
+    renameSync(temp, dataDir);
+    return;
+  }
+  const aside = `${dataDir}.replaced-${fileStamp(Date.now())}`;
+  renameSync(dataDir, aside);
+  renameSync(temp, dataDir);
+  for (const name of CARRIED_OVER) {
+    if (existsSync(join(aside, name)) && !existsSync(join(dataDir, name))) renameSync(join(aside, name), join(dataDir, name));
+  }
+  rmSync(aside, { recursive: true, force: true });
+}

@@ -1,0 +1,65 @@
+import { fileURLToPath } from "node:url";
+import type { App } from "../app";
+import { listBackups } from "./backup";
+
+/**
+ * The command line that runs this same socialctl: the compiled binary runs itself; from
+ * source, Bun runs cli/index.ts.
+ */
+export function selfCommand(): string[] {
+  const compiled = import.meta.url.includes("$bunfs") || import.meta.url.includes("~BUN");
+  return compiled ? [process.execPath] : [process.execPath, fileURLToPath(new URL("../../cli/index.ts", import.meta.url))];
+}
+
+/**
+ * Automatic backups (config backup.every, backup.keep) by the serving process. Each one
+ * runs `socialctl backup create` in a child process, so the snapshot's synchronous
+ * SQLite work and the compression never stall this process's event loop.
+ */
+export function startBackupSchedule(app: App): void {
+  const everyMs = app.config["backup.every"] * 1000;
+  if (everyMs <= 0) return;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let child: ReturnType<typeof Bun.spawn> | null = null;
+  let stopped = false;
+
+  const run = async () => {
+    const cmd = [...selfCommand(), "--data-dir", app.dataDir, "--json", "backup", "create", "--keep", String(app.config["backup.keep"])];
+    child = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+    const [out, err, code] = await Promise.all([new Response(child.stdout as ReadableStream).text(), new Response(child.stderr as ReadableStream).text(), child.exited]);
+    child = null;
+    if (code === 0) {
+      const result = JSON.parse(out) as { path: string; sizeBytes: number; snapshotMs: number; totalMs: number };
+      app.log.info("scheduled backup created", { path: result.path, sizeBytes: result.sizeBytes, snapshotMs: Math.round(result.snapshotMs), totalMs: Math.round(result.totalMs) });
+    } else if (!stopped) {
+      app.log.error("scheduled backup failed", { exitCode: code, error: err.trim().split("\n").at(-1) ?? "" });
+    }
+  };
+  const next = (delay: number) => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      run()
+        .catch((err) => app.log.error("scheduled backup failed", { error: String(err) }))
+        .finally(() => next(everyMs));
+    }, delay);
+    timer.unref?.();
+  };
+
+  // the first one is due one period after the newest archive (at once when there is none)
+  void listBackups(app.dataDir)
+    .then((list) => {
+      const newest = list.find((b) => b.kind === "archive" && !b.error);
+      const due = newest ? Date.parse(newest.createdAt) + everyMs - Date.now() : 0;
+      next(Math.max(1000, due));
+    })
+    .catch(() => next(everyMs));
+
+  app.onClose(async () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+    if (child) {
+      child.kill();
+      await child.exited;
+    }
+  });
+}
