@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 import { Command } from "commander";
 import { VERSION } from "../src/app";
-import { fail, type GlobalOptions } from "./output";
+import { commanderOutput, fail, type GlobalOptions } from "./output";
 import { registerInit } from "./commands/init";
 import { registerServe } from "./commands/serve";
 import { registerUser } from "./commands/user";
@@ -14,6 +14,8 @@ import { registerMedia } from "./commands/media";
 import { registerBot } from "./commands/bot";
 import { registerStars } from "./commands/stars";
 
+const output = commanderOutput();
+
 /** The socialctl command tree. A command file registers itself with one line here. */
 export function buildProgram(): Command {
   const program = new Command("socialctl")
@@ -22,7 +24,8 @@ export function buildProgram(): Command {
     .option("--data-dir <dir>", "instance data directory (env SOCIAL_DATA_DIR)", undefined)
     .option("--json", "print exactly one JSON document on stdout")
     .option("-y, --yes", "accept defaults, never prompt")
-    .exitOverride();
+    .exitOverride()
+    .configureOutput(output.config);
   registerInit(program);
   registerServe(program);
   registerUser(program);
@@ -43,8 +46,7 @@ if (import.meta.main) {
     await program.parseAsync(process.argv);
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (code === "commander.helpDisplayed" || code === "commander.version" || code === "commander.help") process.exit(0);
-    if (code?.startsWith("commander.")) process.exit((err as { exitCode?: number }).exitCode ?? 1);
+    if (code?.startsWith("commander.")) output.exit(err as { code: string });
     fail(program.opts() as GlobalOptions, err);
   }
 }

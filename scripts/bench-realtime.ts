@@ -13,14 +13,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { arg, mb } from "./bench-lib";
 
 const CHILD_FLAG = "--bench-server-child";
 const MAX_CONNECTIONS = 18_000;
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
-}
 
 type ToChild = { cmd: "stats" } | { cmd: "publish"; marker: string } | { cmd: "stop" };
 type FromChild =
@@ -132,7 +128,6 @@ async function main(): Promise<void> {
       });
       if (cmd) child.send(cmd);
     });
-  const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
   /** Server stats once every connection is gone (or 30 s passed). */
   const drained = async () => {
     const deadline = Date.now() + 30_000;

@@ -4,6 +4,8 @@
  * node_modules anywhere near it): builds dist/socialctl, copies it to a temp dir, runs
  * `init --yes`, `serve` in the background, `user create`, signs in over HTTP, uploads a
  * PNG and checks that sharp made a webp thumbnail. Exits non-zero with the failing step.
+ * The steps are exported for scripts/smoke-binary.test.ts, which also runs a backup and
+ * restore round trip through the binary.
  *
  * Usage: bun scripts/smoke-binary.ts [--no-build] [--keep]
  */
@@ -38,8 +40,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Runs the copied binary in DIR with a clean environment (no data dir or port from the caller). */
-async function run(dir: string, argv: string[]): Promise<string> {
+/** Runs the copied binary in DIR with a clean environment (no data dir or port from the caller); its stdout. */
+export async function runBinary(dir: string, argv: string[]): Promise<string> {
   const proc = Bun.spawn([join(dir, "socialctl"), ...argv], { cwd: dir, env: cleanEnv(), stdout: "pipe", stderr: "pipe", stdin: "ignore" });
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (code !== 0) fail(`socialctl ${argv.join(" ")} exited ${code}: ${err.trim() || out.trim()}`);
@@ -66,82 +68,161 @@ async function waitForHealth(url: string, proc: { exitCode: number | null }, std
   fail("server did not answer /healthz within 15 s");
 }
 
-export async function smokeBinary(opts: { build?: boolean; keep?: boolean } = {}): Promise<void> {
-  if (opts.build !== false) {
-    step("building dist/socialctl");
-    const build = Bun.spawn([process.execPath, join(root, "scripts/build.ts")], { cwd: root, stdout: "inherit", stderr: "inherit" });
-    if ((await build.exited) !== 0) fail("build failed");
-  }
+/** Builds dist/socialctl with scripts/build.ts. */
+export async function buildBinary(): Promise<void> {
+  step("building dist/socialctl");
+  const build = Bun.spawn([process.execPath, join(root, "scripts/build.ts")], { cwd: root, stdout: "inherit", stderr: "inherit" });
+  if ((await build.exited) !== 0) fail("build failed");
+}
+
+/** Copies dist/socialctl ALONE into a new empty temp dir; returns the dir. */
+export function copyBinary(): string {
   if (!existsSync(binary)) fail(`${binary} does not exist (run the build)`);
   const dir = mkdtempSync(join(tmpdir(), "socialctl-smoke-"));
   copyFileSync(binary, join(dir, "socialctl"));
   Bun.spawnSync(["chmod", "755", join(dir, "socialctl")]);
   step(`copied the binary alone into ${dir}`);
-  let server: ReturnType<typeof Bun.spawn> | null = null;
+  return dir;
+}
+
+/** `init --yes` in DIR on a free loopback port; returns the base URL. */
+export async function initInstance(dir: string): Promise<{ port: number; base: string }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  await runBinary(dir, ["init", "--yes", "--port", String(port), "--base-url", base]);
+  step("init --yes");
+  return { port, base };
+}
+
+export interface ServingBinary {
+  base: string;
+  /** SIGTERM, then waits for a clean exit (SIGKILL after 10 s); fails on a non-zero exit */
+  stop(): Promise<void>;
+}
+
+/** `serve` from DIR in the background (EXTRA are global flags such as --data-dir), once /healthz answers. */
+export async function serveBinary(dir: string, port: number, extra: string[] = []): Promise<ServingBinary> {
+  const base = `http://127.0.0.1:${port}`;
+  const server = Bun.spawn([join(dir, "socialctl"), ...extra, "serve", "--port", String(port), "--host", "127.0.0.1"], { cwd: dir, env: cleanEnv(), stdout: "ignore", stderr: "pipe", stdin: "ignore" });
   let serverErr = "";
+  void (async () => {
+    for await (const chunk of server.stderr as ReadableStream<Uint8Array>) serverErr = (serverErr + new TextDecoder().decode(chunk)).slice(-4000);
+  })();
   try {
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    await run(dir, ["init", "--yes", "--port", String(port), "--base-url", base]);
-    step("init --yes");
-    server = Bun.spawn([join(dir, "socialctl"), "serve", "--port", String(port), "--host", "127.0.0.1"], { cwd: dir, env: cleanEnv(), stdout: "ignore", stderr: "pipe", stdin: "ignore" });
-    void (async () => {
-      for await (const chunk of server!.stderr as ReadableStream<Uint8Array>) serverErr = (serverErr + new TextDecoder().decode(chunk)).slice(-4000);
-    })();
     await waitForHealth(base, server, () => serverErr);
-    step(`serve on ${base}`);
+  } catch (err) {
+    server.kill("SIGKILL");
+    throw err;
+  }
+  step(`serve on ${base}`);
+  let stopped: Promise<void> | null = null;
+  return {
+    base,
+    stop: () =>
+      (stopped ??= (async () => {
+        server.kill("SIGTERM");
+        const exited = await Promise.race([server.exited, Bun.sleep(10_000).then(() => null)]);
+        if (exited === null) {
+          server.kill("SIGKILL");
+          fail("serve did not stop within 10 s of SIGTERM");
+        }
+        if (exited !== 0) fail(`serve exited ${exited} on SIGTERM: ${serverErr}`);
+        step("serve stopped on SIGTERM");
+      })()),
+  };
+}
 
-    const created = JSON.parse(await run(dir, ["--json", "user", "create", "--email", "smoke@example.test", "--username", "smoke", "--password", "smoke password 1", "--verified"]));
-    if (created.username !== "smoke") fail(`user create printed ${JSON.stringify(created)}`);
-    step("user create");
+/** `user create --verified` through the binary. */
+export async function createUser(dir: string, user: { email: string; username: string; password: string }, extra: string[] = []): Promise<void> {
+  const created = JSON.parse(await runBinary(dir, [...extra, "--json", "user", "create", "--email", user.email, "--username", user.username, "--password", user.password, "--verified"]));
+  if (created.username !== user.username) fail(`user create printed ${JSON.stringify(created)}`);
+  step("user create");
+}
 
-    const jar = new Map<string, string>();
-    const call = async (path: string, init: RequestInit = {}) => {
-      const headers = new Headers(init.headers);
-      headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "));
-      if (jar.has("csrf_token")) headers.set("x-csrf-token", decodeURIComponent(jar.get("csrf_token")!));
-      const res = await fetch(base + path, { ...init, headers });
-      for (const line of res.headers.getSetCookie()) {
-        const [pair] = line.split(";");
-        const eq = pair!.indexOf("=");
-        jar.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1).trim());
-      }
-      return res;
-    };
-    await call("/api/auth/csrf");
-    const login = await call("/api/auth/login", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "smoke@example.test", password: "smoke password 1" }) });
-    if (login.status !== 200) fail(`login answered ${login.status}: ${await login.text()}`);
-    step("signed in over HTTP");
+export type Call = (path: string, init?: RequestInit) => Promise<Response>;
 
-    const form = new FormData();
-    form.append("kind", "avatar");
-    form.append("file", new Blob([PNG], { type: "image/png" }), "smoke.png");
-    const upload = await call("/api/account/upload", { method: "POST", body: form });
-    const body = (await upload.json()) as { success: boolean; data?: { url: string; thumb: string | null; width: number; height: number } };
-    if (upload.status !== 200 || !body.success) fail(`upload answered ${upload.status}: ${JSON.stringify(body)}`);
-    const { url, thumb, width, height } = body.data!;
-    if (width !== 64 || height !== 48) fail(`upload recorded ${width}×${height}, expected 64×48`);
-    if (!thumb) fail("upload made no thumbnail (sharp not working in the binary)");
-    const thumbRes = await fetch(thumb);
-    const bytes = new Uint8Array(await thumbRes.arrayBuffer());
-    const isWebp = new TextDecoder().decode(bytes.subarray(0, 4)) === "RIFF" && new TextDecoder().decode(bytes.subarray(8, 12)) === "WEBP";
-    if (thumbRes.status !== 200 || thumbRes.headers.get("content-type") !== "image/webp" || !isWebp) fail(`thumbnail ${thumb} answered ${thumbRes.status} ${thumbRes.headers.get("content-type")}`);
-    const file = await fetch(url);
-    if (file.status !== 200) fail(`file ${url} answered ${file.status}`);
-    step(`uploaded a PNG; thumbnail ${thumb} is a ${bytes.length}-byte webp`);
-    if (!existsSync(join(dir, "data", "native"))) fail("native libraries were not unpacked under data/native");
-    step(`native libraries unpacked: ${readdirSync(join(dir, "data", "native", "@img")).join(", ")}`);
-  } finally {
-    if (server) {
-      server.kill("SIGTERM");
-      const exited = await Promise.race([server.exited, Bun.sleep(10_000).then(() => null)]);
-      if (exited === null) server.kill("SIGKILL");
-      else if (exited !== 0) console.error(`serve exited ${exited} on SIGTERM: ${serverErr}`);
-      else step("serve stopped on SIGTERM");
+/** Signs in over HTTP (CSRF + cookies); returns a fetch that keeps the session. */
+export async function signIn(base: string, email: string, password: string): Promise<Call> {
+  const jar = new Map<string, string>();
+  const call: Call = async (path, init = {}) => {
+    const headers = new Headers(init.headers);
+    headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "));
+    if (jar.has("csrf_token")) headers.set("x-csrf-token", decodeURIComponent(jar.get("csrf_token")!));
+    const res = await fetch(base + path, { ...init, headers });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const eq = pair!.indexOf("=");
+      jar.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1).trim());
     }
-    if (opts.keep) console.log(`kept ${dir}`);
+    return res;
+  };
+  await call("/api/auth/csrf");
+  const login = await call("/api/auth/login", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) });
+  if (login.status !== 200) fail(`login answered ${login.status}: ${await login.text()}`);
+  step("signed in over HTTP");
+  return call;
+}
+
+/** Uploads the PNG as an avatar and checks that sharp made a webp thumbnail; returns the file URL. */
+export async function uploadPngWithThumbnail(call: Call): Promise<string> {
+  const form = new FormData();
+  form.append("kind", "avatar");
+  form.append("file", new Blob([PNG], { type: "image/png" }), "smoke.png");
+  const upload = await call("/api/account/upload", { method: "POST", body: form });
+  const body = (await upload.json()) as { success: boolean; data?: { url: string; thumb: string | null; width: number; height: number } };
+  if (upload.status !== 200 || !body.success) fail(`upload answered ${upload.status}: ${JSON.stringify(body)}`);
+  const { url, thumb, width, height } = body.data!;
+  if (width !== 64 || height !== 48) fail(`upload recorded ${width}×${height}, expected 64×48`);
+  if (!thumb) fail("upload made no thumbnail (sharp not working in the binary)");
+  const thumbRes = await fetch(thumb);
+  const bytes = new Uint8Array(await thumbRes.arrayBuffer());
+  const isWebp = new TextDecoder().decode(bytes.subarray(0, 4)) === "RIFF" && new TextDecoder().decode(bytes.subarray(8, 12)) === "WEBP";
+  if (thumbRes.status !== 200 || thumbRes.headers.get("content-type") !== "image/webp" || !isWebp) fail(`thumbnail ${thumb} answered ${thumbRes.status} ${thumbRes.headers.get("content-type")}`);
+  const file = await fetch(url);
+  if (file.status !== 200) fail(`file ${url} answered ${file.status}`);
+  step(`uploaded a PNG; thumbnail ${thumb} is a ${bytes.length}-byte webp`);
+  return url;
+}
+
+/** Runs FN, then stops SERVER; a failure of FN is reported rather than one of the stop it causes. */
+export async function stoppedAfter<T>(server: ServingBinary, fn: () => Promise<T>): Promise<T> {
+  let result: T;
+  try {
+    result = await fn();
+  } catch (err) {
+    await server.stop().catch(() => undefined);
+    throw err;
+  }
+  await server.stop();
+  return result;
+}
+
+/** Runs FN with a fresh copy of the binary in a temp dir, removed afterwards unless KEEP. */
+export async function withBinaryDir<T>(keep: boolean | undefined, fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = copyBinary();
+  try {
+    return await fn(dir);
+  } finally {
+    if (keep) console.log(`kept ${dir}`);
     else rmSync(dir, { recursive: true, force: true });
   }
+}
+
+export const SMOKE_USER = { email: "smoke@example.test", username: "smoke", password: "smoke password 1" };
+
+export async function smokeBinary(opts: { build?: boolean; keep?: boolean } = {}): Promise<void> {
+  if (opts.build !== false) await buildBinary();
+  await withBinaryDir(opts.keep, async (dir) => {
+    const { port, base } = await initInstance(dir);
+    const server = await serveBinary(dir, port);
+    await stoppedAfter(server, async () => {
+      await createUser(dir, SMOKE_USER);
+      const call = await signIn(base, SMOKE_USER.email, SMOKE_USER.password);
+      await uploadPngWithThumbnail(call);
+      if (!existsSync(join(dir, "data", "native"))) fail("native libraries were not unpacked under data/native");
+      step(`native libraries unpacked: ${readdirSync(join(dir, "data", "native", "@img")).join(", ")}`);
+    });
+  });
 }
 
 if (import.meta.main) {

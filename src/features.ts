@@ -4,6 +4,10 @@ import { installChatHooks } from "./domain/chats/system-account";
 import { installBotUpdateHooks } from "./botapi/emit";
 import { startWebhookWorker } from "./botapi/webhooks";
 import { installPostsHooks } from "./domain/posts/export";
+import { installNotificationDelivery } from "./clientapi/notifications/serialize";
+import { installChatDelivery } from "./clientapi/chats/live";
+import { installStarsHooks } from "./domain/stars/export";
+import { installPaymentUpdateHooks } from "./botapi/methods/payments";
 
 /**
  * Where features plug into the process. `installFeatureHooks` runs for every App (server,
@@ -15,6 +19,10 @@ export function installFeatureHooks(app: App): void {
   installChatHooks(app);
   installBotUpdateHooks(app);
   installPostsHooks(app);
+  installNotificationDelivery(app);
+  installChatDelivery(app);
+  installStarsHooks(app);
+  installPaymentUpdateHooks(app);
   void app;
 }
 

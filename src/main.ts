@@ -5,6 +5,7 @@ import type { ConfigKey } from "./config";
 import { createHttpApp } from "./http/server";
 import { startFeatureWorkers } from "./features";
 import { endLongPolls } from "./domain/bots/updates";
+import { realtimeHub } from "./realtime/hub";
 import type { Logger } from "./lib/log";
 import type { Clock } from "./lib/clock";
 
@@ -15,6 +16,9 @@ export interface RunningServer {
   /** Stops accepting, lets in-flight requests finish, closes the database. */
   stop(): Promise<void>;
 }
+
+/** How long a stopping server waits for in-flight requests (uploads, logins) before cutting them. */
+const SHUTDOWN_GRACE_MS = 15_000;
 
 /** config → createApp → migrate → listen. Used by `socialctl serve` and by tests. */
 export async function startServer(opts: {
@@ -37,9 +41,15 @@ export async function startServer(opts: {
     url: `http://${app.config.host === "0.0.0.0" ? "127.0.0.1" : app.config.host}:${port}`,
     stop() {
       stopping ??= (async () => {
-        // bot long polls answer now instead of holding the shutdown up to their timeout
+        // bot long polls answer now and realtime streams end, instead of holding the shutdown up
         endLongPolls(app);
-        await server.stop(false);
+        realtimeHub(app).shutdown();
+        // in-flight requests finish; anything still open after the grace period is cut
+        const drained = await Promise.race([server.stop(false).then(() => true), Bun.sleep(SHUTDOWN_GRACE_MS).then(() => false)]);
+        if (!drained) {
+          app.log.warn("requests still open after the shutdown grace period were cut", { graceMs: SHUTDOWN_GRACE_MS });
+          await server.stop(true);
+        }
         await app.close();
       })();
       return stopping;

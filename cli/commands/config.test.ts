@@ -29,6 +29,38 @@ describe("socialctl config, migrate, serve", () => {
     expect((await runJson("config", "set", "auth.requireVerifiedEmail", "true")).json.value).toBe(true);
   });
 
+  test("with --json, commander's usage errors, help and version are one JSON document too", async () => {
+    const [missing, after, unknown, bare, version, help] = await Promise.all([
+      runJson("user", "create", "--email", "x@example.test"),
+      run("user", "create", "--email", "x@example.test", "--json"),
+      runJson("no-such-command"),
+      runJson("user"),
+      runJson("--version"),
+      runJson("user", "--help"),
+    ]);
+    expect(missing.code).toBe(1);
+    expect(missing.json).toEqual({ error: { message: "required option '--username <u>' not specified" } });
+    expect(missing.stderr.trim()).toBe("error: required option '--username <u>' not specified");
+    // --json after the subcommand counts as well
+    expect(after.code).toBe(1);
+    expect(JSON.parse(after.stdout)).toEqual(missing.json);
+    expect(unknown.code).toBe(1);
+    expect(unknown.json).toEqual({ error: { message: "unknown command 'no-such-command'" } });
+    // a command group without its subcommand is an error (help on stderr), not a success
+    expect(bare.code).toBe(1);
+    expect(bare.json).toEqual({ error: { message: "a subcommand is required (see --help)" } });
+    expect(bare.stderr).toContain("Usage: socialctl user");
+    expect(version.code).toBe(0);
+    expect(version.json).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.\d+$/) });
+    expect(help.code).toBe(0);
+    expect(help.json.help).toContain("Usage: socialctl user");
+    // without --json the same error is one line on stderr and nothing on stdout
+    const plain = await run("user", "create", "--email", "x@example.test");
+    expect(plain.code).toBe(1);
+    expect(plain.stdout).toBe("");
+    expect(plain.stderr.trim()).toBe("error: required option '--username <u>' not specified");
+  });
+
   test("migrate reports nothing pending on a current database", async () => {
     const r = await runJson("migrate");
     expect(r.code).toBe(0);

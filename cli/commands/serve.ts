@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { resolveDataDir } from "../../src/config";
 import { isInitialised, startServer } from "../../src/main";
 import { globals } from "../context";
+import { emit } from "../output";
 import { initInstance } from "./init";
 import { assertNoServerRunning, claimServerLock } from "../../src/ops/server-lock";
 
@@ -21,6 +22,8 @@ export function registerServe(program: Command) {
       claimServerLock(server);
       const { app } = server;
       app.log.info("listening", { url: server.url, baseUrl: app.config.baseUrl, dataDir });
+      // the one JSON document of `serve --json`: where it listens (the log stays on stderr)
+      if (opts.json) emit(opts, { url: server.url, baseUrl: app.config.baseUrl, dataDir, initialised: fresh }, "");
       if (fresh) {
         process.stderr.write(
           `\nA new instance was initialised in ${dataDir}.\n` +

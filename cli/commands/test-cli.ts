@@ -2,9 +2,10 @@ import { expect } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runCli } from "../../src/testing/cli";
 
 /** Test helpers: run socialctl in child processes against a temporary data dir. */
-export const CLI = join(import.meta.dir, "..", "index.ts");
+export { CLI } from "../../src/testing/cli";
 
 export function cliHarness() {
   const dirs: string[] = [];
@@ -16,11 +17,7 @@ export function cliHarness() {
   const dataDir = tmp();
 
   /** Runs socialctl in a child process, as an operator would. */
-  async function run(...args: string[]) {
-    const p = Bun.spawn([process.execPath, CLI, "--data-dir", dataDir, ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: { ...process.env, CI: "1" } });
-    const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-    return { code, stdout, stderr };
-  }
+  const run = (...args: string[]) => runCli(["--data-dir", dataDir, ...args]);
 
   /** With --json: stdout is exactly one JSON document. */
   async function runJson(...args: string[]) {

@@ -1,38 +1,48 @@
 import type { App } from "../app";
+import type { Db } from "../db";
+import { precompiled } from "../db/compiled";
 import { findConversationById, getMember, isActive } from "../domain/chats/access";
 import { ensurePrivateChat } from "../domain/chats/conversations";
 import type { ConversationRow } from "../domain/chats/table";
 import { isBlockedEitherWay } from "../domain/relations/service";
 import { canMessage } from "../domain/settings/service";
-import { findUserById, findUserByUsername } from "../domain/users/service";
+import { findUserByUsername } from "../domain/users/service";
 import type { UserRow } from "../domain/users/table";
 import type { BotContext } from "./context";
-import { chatNotFound, forbiddenBot } from "./errors";
+import { blockedByUser, chatNotFound, forbiddenBot } from "./errors";
 import type { ChatView } from "./serializers";
 
 /** The other party of a private chat, seen from USERID's side. */
-export async function otherParty(app: App, conversation: ConversationRow, userId: number): Promise<UserRow | null> {
+async function otherParty(app: App, conversation: ConversationRow, userId: number): Promise<UserRow | null> {
   if (conversation.type !== "private" || !conversation.private_key) return null;
   const [a, b] = conversation.private_key.split(":").map(Number) as [number, number];
-  return (await findUserById(app.db, a === userId ? b : a)) ?? null;
+  return (await personById(app.db, { id: a === userId ? b : a }))[0] ?? null;
 }
 
 export async function chatViewFor(app: App, conversation: ConversationRow, botUserId: number): Promise<ChatView> {
   return { conversation, other: await otherParty(app, conversation, botUserId) };
 }
 
+/*
+ * The two lookups of every send to a person (sendMessage's hot path), compiled once: building
+ * the Kysely query cost more than SQLite's answer by primary key / unique index.
+ */
+const personById = precompiled((db: Db, v: { id: number }) => db.selectFrom("users").selectAll().where("id", "=", v.id).where("deleted_at", "is", null));
+const privateChatByKey = precompiled((db: Db, v: { key: string }) => db.selectFrom("conversations").selectAll().where("private_key", "=", v.key));
+
 /** A person by integer id or @username, as Bot API user_id/chat_id parameters give them. */
 export async function findPerson(app: App, ref: number | string): Promise<UserRow | undefined> {
-  const user = typeof ref === "number" ? await findUserById(app.db, ref) : await findUserByUsername(app.db, ref);
+  const user = typeof ref === "number" ? (await personById(app.db, { id: ref }))[0] : await findUserByUsername(app.db, ref);
   return user && !user.disabled_at && !user.is_system ? user : undefined;
 }
 
 /**
  * Resolves `chat_id` for the calling bot: a negative id is a group the bot is in; a positive
  * id or @username is a person, whose private chat with the bot is created when missing
- * (blocks and the person's "who may message me" setting still apply).
+ * (blocks and the person's "who may message me" setting still apply). Methods that only read
+ * or change an existing chat pass CREATE false: for them a person never met is "chat not found".
  */
-export async function resolveChat(ctx: BotContext, name = "chat_id"): Promise<ChatView> {
+export async function resolveChat(ctx: BotContext, name = "chat_id", create = true): Promise<ChatView> {
   const ref = ctx.params.chatRef(name)!;
   const { app, me } = ctx;
   if (typeof ref === "number" && ref < 0) {
@@ -42,17 +52,19 @@ export async function resolveChat(ctx: BotContext, name = "chat_id"): Promise<Ch
     if (!member) throw chatNotFound();
     if (member.role === "kicked") throw forbiddenBot("bot was kicked from the group chat");
     if (!isActive(member)) throw forbiddenBot("bot is not a member of the group chat");
-    return { conversation, other: null };
+    return { conversation, other: null, self: me };
   }
   const person = await findPerson(app, ref);
   if (!person) throw chatNotFound();
   if (person.id === me.id) throw chatNotFound();
   if (person.is_bot) throw forbiddenBot("bot can't send messages to bots");
-  if (await isBlockedEitherWay(app.db, me.id, person.id)) throw forbiddenBot("bot was blocked by the user");
   const key = `${Math.min(me.id, person.id)}:${Math.max(me.id, person.id)}`;
-  const existing = await app.db.selectFrom("conversations").selectAll().where("private_key", "=", key).executeTakeFirst();
-  if (existing) return { conversation: existing, other: person };
+  const [existing] = await privateChatByKey(app.db, { key });
+  // a block between the two is enforced by sending (see blockedByUser), not by reading the chat
+  if (existing) return { conversation: existing, other: person, self: me };
+  if (!create) throw chatNotFound();
+  if (await isBlockedEitherWay(app.db, me.id, person.id)) throw blockedByUser();
   if (!(await canMessage(app.db, me.id, person.id))) throw forbiddenBot("bot can't initiate conversation with a user");
   const { conversation } = await ensurePrivateChat(app, me.id, person.id);
-  return { conversation, other: person };
+  return { conversation, other: person, self: me };
 }

@@ -17,8 +17,6 @@ for (const table of [profileMethods, updatesMethods, sendMethods, editMethods, c
   for (const [name, fn] of Object.entries(table)) METHODS.set(name.toLowerCase(), fn);
 }
 
-export const isKnownMethod = (name: string): boolean => METHODS.has(name.toLowerCase());
-
 /** Runs one Bot API method for a bot; unknown names are 404 "Not Found: method not found". */
 export async function callBotMethod(app: App, found: BotWithUser, name: string, params: Params, signal?: AbortSignal): Promise<unknown> {
   const fn = METHODS.get(name.toLowerCase());

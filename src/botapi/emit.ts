@@ -3,21 +3,14 @@ import { findConversationById, getMember } from "../domain/chats/access";
 import type { ConversationRow, MessageRow } from "../domain/chats/table";
 import { ACTIVE_ROLES } from "../domain/chats/table";
 import { enqueueUpdate, type UpdateType } from "../domain/bots/updates";
-import type { BotRow } from "../domain/bots/table";
+import { attachUsers, type BotWithUser } from "../domain/bots/service";
 import { findUserById } from "../domain/users/service";
-import type { UserRow } from "../domain/users/table";
 import { toUnixSeconds } from "../lib/clock";
-import { chatViewFor } from "./chats";
 import { detectEntities, type MessageEntity } from "./formatting";
 import { serializeChat, serializeChatMember, serializeMessage, serializeUser } from "./serializers";
 
-interface BotMember {
-  bot: BotRow;
-  user: UserRow;
-}
-
 /** Bots currently in the conversation, except EXCLUDE. One query: most chats have none. */
-async function botMembers(app: App, conversationId: number, exclude: number): Promise<BotMember[]> {
+async function botMembers(app: App, conversationId: number, exclude: number): Promise<BotWithUser[]> {
   const rows = await app.db
     .selectFrom("conversation_members as m")
     .innerJoin("bots", "bots.user_id", "m.user_id")
@@ -26,19 +19,14 @@ async function botMembers(app: App, conversationId: number, exclude: number): Pr
     .where("m.role", "in", ACTIVE_ROLES)
     .where("m.user_id", "!=", exclude)
     .execute();
-  const out: BotMember[] = [];
-  for (const bot of rows) {
-    const user = await findUserById(app.db, bot.user_id);
-    if (user) out.push({ bot, user });
-  }
-  return out;
+  return attachUsers(app.db, rows);
 }
 
 /**
  * Whether a group message reaches a bot in privacy mode ("commands"): commands meant for
  * every bot or for this one (/cmd, /cmd@this_bot) and replies to the bot's messages.
  */
-async function reachesBot(app: App, member: BotMember, conversation: ConversationRow, message: MessageRow): Promise<boolean> {
+async function reachesBot(app: App, member: BotWithUser, conversation: ConversationRow, message: MessageRow): Promise<boolean> {
   if (conversation.type === "private" || member.bot.privacy === "all") return true;
   const entities = message.entities ? (JSON.parse(message.entities) as MessageEntity[]) : detectEntities(message.content);
   const command = entities.find((e) => e.type === "bot_command" && e.offset === 0);
@@ -72,7 +60,8 @@ async function messageToBots(app: App, type: UpdateType, conversationId: number,
   if (!author || author.is_bot || !conversation || !message || message.kind !== "user" || message.deleted_at !== null) return;
   for (const member of bots) {
     if (!(await reachesBot(app, member, conversation, message))) continue;
-    const view = await chatViewFor(app, conversation, member.user.id);
+    // in a private chat with a bot, the author is the other party
+    const view = { conversation, other: conversation.type === "private" ? author : null, self: member.user };
     await enqueueUpdate(app, member.bot, type, await serializeMessage(app.db, view, message));
   }
 }

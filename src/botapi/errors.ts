@@ -1,4 +1,5 @@
 import { AppError } from "../lib/errors";
+import type { Logger } from "../lib/log";
 import { FormattingError } from "./formatting";
 
 /**
@@ -10,10 +11,9 @@ export const botError = (status: number, description: string, retryAfter?: numbe
 
 export const badRequest = (reason: string) => botError(400, `Bad Request: ${reason}`);
 export const forbiddenBot = (reason: string) => botError(403, `Forbidden: ${reason}`);
-export const notFoundBot = (reason: string) => botError(404, `Not Found: ${reason}`);
 
 export const chatNotFound = () => badRequest("chat not found");
-export const messageNotFound = () => badRequest("message not found");
+export const blockedByUser = () => forbiddenBot("bot was blocked by the user");
 
 const PREFIX: Record<number, string> = {
   400: "Bad Request",
@@ -36,7 +36,7 @@ export interface BotErrorBody {
  * Maps anything thrown by a Bot API method to the Bot API envelope. Domain AppErrors keep
  * their status and get the compatible prefix; unknown errors become 500 without details.
  */
-export function toBotErrorBody(err: unknown, log: { error(msg: string, f?: Record<string, unknown>): void }): BotErrorBody {
+export function toBotErrorBody(err: unknown, log: Logger): BotErrorBody {
   if (err instanceof FormattingError) return { ok: false, error_code: 400, description: err.description };
   if (err instanceof AppError) {
     let status = err.status;
@@ -46,7 +46,7 @@ export function toBotErrorBody(err: unknown, log: { error(msg: string, f?: Recor
     if (err.code !== "BOT_API") {
       const fields = (err.details as { fieldErrors?: Record<string, string[]> } | undefined)?.fieldErrors;
       const detail = fields && Object.keys(fields).length ? Object.entries(fields).map(([k, v]) => `${k} ${v.join(", ")}`).join("; ") : err.message;
-      description = `${PREFIX[status] ?? "Error"}: ${status === 404 ? detail.replace(/^Not found$/i, "not found") : detail}`;
+      description = `${PREFIX[status] ?? "Error"}: ${detail}`;
     }
     const body: BotErrorBody = { ok: false, error_code: status, description };
     if (err.retryAfter !== undefined) body.parameters = { retry_after: err.retryAfter };

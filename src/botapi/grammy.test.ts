@@ -18,7 +18,7 @@ beforeAll(async () => void ({ server, owner, person } = await botWorld({ "bot.al
 afterAll(() => server.stop());
 
 describe("grammY against the instance", () => {
-  test("long polling: start link, text, edit, button press, photo upload", async () => {
+  test("long polling: start link, text, edit, button press, photo and document upload", async () => {
     const token = await createBotViaApi(owner, "grammy_poll_bot", "Grammy Poll");
     const bot = new Bot(token, { client: { apiRoot: server.url } });
     const edits: string[] = [];
@@ -30,6 +30,7 @@ describe("grammY against the instance", () => {
       edits.push(ctx.editedMessage.text);
     });
     bot.hears("photo please", (ctx) => ctx.replyWithPhoto(new InputFile(PNG_1x1, "dot.png"), { caption: "<b>dot</b>", parse_mode: "HTML" }));
+    bot.hears("doc please", (ctx) => ctx.replyWithDocument(new InputFile(new TextEncoder().encode("grammY notes"), "notes.txt")));
     bot.on("message:text", (ctx) => ctx.reply(`echo: ${ctx.message.text}`));
     const running = bot.start({ timeout: 2, drop_pending_updates: true });
     try {
@@ -58,6 +59,11 @@ describe("grammY against the instance", () => {
       // the test server listens on a random port, so the file is fetched by its path
       const file = await fetch(server.url + new URL(photo.media[0].url).pathname);
       expect(file.status).toBe(200);
+
+      await person.post(`/api/social/messages/${cid}`, { content: "doc please" });
+      const doc = await waitForMessage(person, cid, (m) => m.media?.[0]?.type === "file");
+      expect(doc.media[0].name).toBe("notes.txt");
+      expect(await (await fetch(server.url + new URL(doc.media[0].url).pathname)).text()).toBe("grammY notes");
     } finally {
       await bot.stop();
       await running;

@@ -76,6 +76,20 @@ describe("sending", () => {
     expect(seen.entities).toEqual([{ type: "bold", offset: 0, length: 2 }]);
   });
 
+  test("form-encoded calls as python-telegram-bot sends them (strings, JSON-text composites)", async () => {
+    const body = new URLSearchParams({
+      chat_id: String(chatId),
+      text: "*ptb*",
+      parse_mode: "MarkdownV2",
+      disable_notification: "true",
+      reply_markup: JSON.stringify({ inline_keyboard: [[{ text: "Go", callback_data: "go" }]] }),
+    });
+    const res = await fetch(`${server.url}/bot${token}/sendMessage`, { method: "POST", body });
+    const r = (await res.json()) as any;
+    expect(res.status).toBe(200);
+    expect(r.result).toMatchObject({ text: "ptb", entities: [{ type: "bold", offset: 0, length: 3 }], reply_markup: { inline_keyboard: [[{ text: "Go", callback_data: "go" }]] } });
+  });
+
   test("chat_id as @username opens the private chat", async () => {
     const r = await call("sendMessage", { chat_id: `@${stranger.username}`, text: "hello stranger" });
     expect(r.status).toBe(200);
@@ -257,6 +271,8 @@ describe("sending", () => {
     await bad("sendPoll", { chat_id: chatId, question: "q", options: ["a", "b"], type: "survey" }, 400, "Bad Request: poll type must be regular or quiz");
     await bad("sendDice", { chat_id: chatId, emoji: "🍕" }, 400, "Bad Request: emoji must be one of 🎲 🎯 🎳 🏀 ⚽ 🎰");
     await bad("sendChatAction", { chat_id: 424242424 }, 400, "Bad Request: chat not found");
+    await bad("sendChatAction", { chat_id: chatId, action: { kind: "typing" } }, 400, "Bad Request: action must be a String");
+    expect((await call("sendChatAction", { chat_id: chatId, action: "record_video_note_in_the_rain" })).body.result).toBe(true);
   });
 
   test("forwardMessage and copyMessage", async () => {

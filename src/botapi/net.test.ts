@@ -1,5 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { isPrivateAddress } from "./net";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { App } from "../app";
+import { checkedAddress, fetchAt, isPrivateAddress } from "./net";
 
 describe("outbound address policy", () => {
   test("loopback, private, link-local, CGNAT, multicast and unspecified addresses are private", () => {
@@ -12,5 +15,46 @@ describe("outbound address policy", () => {
     for (const ip of ["8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "93.184.216.34", "2606:4700::1111", "::ffff:8.8.8.8"]) {
       expect({ ip, private: isPrivateAddress(ip) }).toEqual({ ip, private: false });
     }
+  });
+});
+
+describe("connections go to the checked address (no second DNS answer)", () => {
+  // a self-signed certificate for the name hook.test (fixtures/hook-test-tls.pem: certificate, then key)
+  const pem = readFileSync(join(import.meta.dir, "fixtures", "hook-test-tls.pem"), "utf8");
+  const cert = pem.slice(0, pem.indexOf("-----BEGIN PRIVATE KEY-----"));
+  const key = pem.slice(pem.indexOf("-----BEGIN PRIVATE KEY-----"));
+  const noPrivate = { config: { "bot.allowPrivateWebhooks": false } } as unknown as App;
+
+  test("fetchAt connects to the address with the URL's Host header and TLS name", async () => {
+    const seen: { host: string | null; path: string; body: string }[] = [];
+    const receiver = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      tls: { key, cert },
+      async fetch(req) {
+        const url = new URL(req.url);
+        seen.push({ host: req.headers.get("host"), path: url.pathname + url.search, body: await req.text() });
+        return new Response("ok");
+      },
+    });
+    try {
+      const res = await fetchAt(new URL(`https://hook.test:${receiver.port}/hook?x=1`), "127.0.0.1", { method: "POST", body: "{}", tls: { ca: cert } });
+      expect(res.status).toBe(200);
+      expect(seen).toEqual([{ host: `hook.test:${receiver.port}`, path: "/hook?x=1", body: "{}" }]);
+      // the certificate is checked against the URL's name, not the address connected to
+      await expect(fetchAt(new URL(`https://other.test:${receiver.port}/`), "127.0.0.1", { tls: { ca: cert } })).rejects.toThrow();
+      expect(seen).toHaveLength(1);
+    } finally {
+      receiver.stop(true);
+    }
+  });
+
+  test("checkedAddress refuses names and literals that are private at connect time", async () => {
+    await expect(checkedAddress(noPrivate, new URL("https://localhost/"))).rejects.toThrow("target address is not public");
+    await expect(checkedAddress(noPrivate, new URL("https://10.1.2.3/"))).rejects.toThrow("target address is not public");
+    await expect(checkedAddress(noPrivate, new URL("https://[::1]/"))).rejects.toThrow("target address is not public");
+    expect(await checkedAddress(noPrivate, new URL("https://8.8.8.8/"))).toBeNull();
+    const allowing = { config: { "bot.allowPrivateWebhooks": true } } as unknown as App;
+    expect(await checkedAddress(allowing, new URL("https://localhost/"))).toBeNull();
   });
 });

@@ -64,14 +64,40 @@ export function outboundUrlProblem(app: App, raw: string): string | null {
 }
 
 /**
- * Resolves the URL's host right before connecting and refuses private addresses, so a
- * public name that later points inside the network is caught at delivery time.
+ * Resolves the URL's host right before connecting and refuses private addresses. Returns the
+ * checked address to connect to, or null when no check applies (an IP literal, or private
+ * targets allowed).
  */
-export async function assertPublicTarget(app: App, url: URL): Promise<void> {
-  if (allowPrivate(app)) return;
+export async function checkedAddress(app: App, url: URL): Promise<string | null> {
+  if (allowPrivate(app)) return null;
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  const addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
+  if (isIP(host)) {
+    if (isPrivateAddress(host)) throw new Error("target address is not public");
+    return null;
+  }
+  const addresses = (await lookup(host, { all: true })).map((a) => a.address);
   if (addresses.length === 0 || addresses.some(isPrivateAddress)) throw new Error("target address is not public");
+  return addresses[0]!;
+}
+
+/**
+ * fetch() connecting to ADDRESS instead of resolving URL's host again: a name that answers a
+ * public address to the check and a private one to the connection (DNS rebinding) cannot
+ * slip through. The Host header and the TLS server name (SNI and certificate check) stay
+ * those of the URL.
+ */
+export function fetchAt(url: URL, address: string | null, init: RequestInit & { tls?: Record<string, unknown> } = {}): Promise<Response> {
+  if (address === null) return fetch(url, init);
+  const pinned = new URL(url);
+  pinned.hostname = isIP(address) === 6 ? `[${address}]` : address;
+  const headers = new Headers(init.headers);
+  headers.set("host", url.host);
+  return fetch(pinned, { ...init, headers, tls: { ...init.tls, serverName: url.hostname } } as RequestInit);
+}
+
+/** fetch() of a bot-supplied URL, refused when its host is private, pinned to the checked address. */
+export async function fetchPublic(app: App, url: URL, init: RequestInit): Promise<Response> {
+  return fetchAt(url, await checkedAddress(app, url), init);
 }
 
 /**
@@ -85,40 +111,40 @@ export async function fetchLimited(app: App, raw: string, maxBytes: number, time
     const problem = outboundUrlProblem(app, current);
     if (problem) throw new Error(problem);
     const url = new URL(current);
-    await assertPublicTarget(app, url);
-    const res = await fetch(url, { redirect: "manual", signal: deadline });
+    const res = await fetchPublic(app, url, { redirect: "manual", signal: deadline });
     if (res.status >= 300 && res.status < 400 && res.headers.get("location")) {
       current = new URL(res.headers.get("location")!, url).toString();
       await res.body?.cancel();
       continue;
     }
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    const declared = Number(res.headers.get("content-length") ?? "0");
-    if (declared > maxBytes) {
-      await res.body?.cancel();
-      throw new Error("file is too big");
-    }
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    const reader = res.body!.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel();
-        throw new Error("file is too big");
-      }
-      chunks.push(value);
-    }
-    const data = new Uint8Array(total);
-    let at = 0;
-    for (const c of chunks) {
-      data.set(c, at);
-      at += c.byteLength;
-    }
+    const data = await readLimited(res, maxBytes);
+    if (!data) throw new Error("file is too big");
     const name = decodeURIComponent(url.pathname.split("/").pop() || "file");
     return { data, mime: res.headers.get("content-type")?.split(";")[0]?.trim() ?? null, name };
   }
   throw new Error("too many redirects");
+}
+
+/** A response body of at most MAX bytes (by Content-Length and as it streams), else null. */
+export async function readLimited(res: Response, max: number): Promise<Uint8Array | null> {
+  if (Number(res.headers.get("content-length") ?? "0") > max) {
+    await res.body?.cancel();
+    return null;
+  }
+  if (!res.body) return new Uint8Array(0);
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return new Uint8Array(Buffer.concat(chunks));
 }

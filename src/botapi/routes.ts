@@ -1,10 +1,11 @@
 import { Elysia } from "elysia";
 import type { App } from "../app";
-import { findBotByToken } from "../domain/bots/service";
+import { resolveBotToken } from "../domain/bots/service";
 import { RateLimiter } from "../http/rate-limit";
 import { callBotMethod } from "./dispatcher";
 import { botError, forbiddenBot, toBotErrorBody } from "./errors";
 import { readParams } from "./params";
+import { omitAbsent } from "./serializers";
 
 /**
  * /api/bot/<TOKEN>/<method> (canonical), /api/bot<TOKEN>/<method> and /bot<TOKEN>/<method>
@@ -13,16 +14,8 @@ import { readParams } from "./params";
  */
 const BOT_PATH = /^\/(?:api\/bot\/?|bot)(\d{1,15}(?::|%3[aA])[^/]*)\/([^/]*)\/?$/;
 
-/** Drops null and undefined fields everywhere: the Bot API omits absent fields. */
-export function omitAbsent(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(omitAbsent);
-  if (value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) out[k] = omitAbsent(v);
-    return out;
-  }
-  return value;
-}
+/** Path parts are rarely escaped: only those with a % are decoded (throws on a bad escape). */
+const decodePart = (part: string): string => (part.includes("%") ? decodeURIComponent(part) : part);
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
@@ -39,13 +32,13 @@ export function botApiRoutes(app: App) {
     let token: string;
     let method: string;
     try {
-      token = decodeURIComponent(m[1]!);
-      method = decodeURIComponent(m[2]!);
+      token = decodePart(m[1]!);
+      method = decodePart(m[2]!);
     } catch {
       return json(404, { ok: false, error_code: 404, description: "Not Found" });
     }
     try {
-      const found = await findBotByToken(app.db, token);
+      const found = await resolveBotToken(app, token);
       if (!found) throw botError(401, "Unauthorized");
       if (found.bot.blocked_at) throw forbiddenBot("bot was blocked by moderation");
       if (found.bot.disabled_at || found.user.disabled_at) throw forbiddenBot("bot was disabled by its owner");

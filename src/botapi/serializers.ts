@@ -12,6 +12,17 @@ import { detectEntities } from "./formatting";
  * fields are left undefined and dropped by the transport (never null).
  */
 
+/** Drops null and undefined fields everywhere: the Bot API omits absent fields. */
+export function omitAbsent(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(omitAbsent);
+  if (value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) out[k] = omitAbsent(v);
+    return out;
+  }
+  return value;
+}
+
 /** User as the Bot API shows it. */
 export function serializeUser(user: UserRow) {
   return {
@@ -101,20 +112,25 @@ export interface ChatView {
   conversation: ConversationRow;
   /** the other party of a private chat (from the bot's side) */
   other: UserRow | null;
+  /** the bot's own account, when at hand (saves loading it again as an author) */
+  self?: UserRow;
 }
 
-/** Loads the users a set of messages refers to (authors, forward origins). */
-async function usersFor(db: Db, ids: number[]): Promise<Map<number, UserRow>> {
-  const unique = [...new Set(ids)];
-  if (unique.length === 0) return new Map();
-  const rows = await db.selectFrom("users").selectAll().where("id", "in", unique).execute();
-  return new Map(rows.map((u) => [u.id, u]));
+/** The authors of a set of messages; those the view already holds are not loaded again. */
+async function usersFor(db: Db, view: ChatView, ids: number[]): Promise<Map<number, UserRow>> {
+  const known = new Map<number, UserRow>();
+  for (const u of [view.other, view.self]) if (u) known.set(u.id, u);
+  const missing = [...new Set(ids)].filter((id) => !known.has(id));
+  if (missing.length === 0) return known;
+  const rows = await db.selectFrom("users").selectAll().where("id", "in", missing).execute();
+  for (const u of rows) known.set(u.id, u);
+  return known;
 }
 
 /** Message objects for a bot, with reply_to_message one level deep. */
 export async function serializeMessages(db: Db, view: ChatView, rows: MessageRow[], depth = 0): Promise<Record<string, unknown>[]> {
   if (rows.length === 0) return [];
-  const users = await usersFor(db, rows.map((r) => r.sender_id));
+  const users = await usersFor(db, view, rows.map((r) => r.sender_id));
   const chat = serializeChat(view.conversation, view.other);
   const replySeqs = depth === 0 ? [...new Set(rows.flatMap((r) => (r.reply_to_seq === null ? [] : [r.reply_to_seq])))] : [];
   const replies = replySeqs.length
@@ -157,6 +173,10 @@ export async function serializeMessages(db: Db, view: ChatView, rows: MessageRow
     for (const key of ["location", "venue", "dice", "poll"] as const) if (extra[key] !== undefined) out[key] = extra[key];
     const markup = json<Record<string, unknown>>(m.reply_markup);
     if (markup && Array.isArray(markup.inline_keyboard)) out.reply_markup = { inline_keyboard: markup.inline_keyboard };
+    const invoice = json<{ title?: string; description?: string; currency?: string; totalAmount?: number }>(m.invoice);
+    if (invoice?.title !== undefined) {
+      out.invoice = { title: invoice.title, description: invoice.description ?? "", start_parameter: "", currency: invoice.currency ?? "XTR", total_amount: invoice.totalAmount ?? 0 };
+    }
     if (m.reply_to_seq !== null && replyObjects.has(m.reply_to_seq)) out.reply_to_message = replyObjects.get(m.reply_to_seq);
     const forwarded = json<{ sender?: { id?: string }; date?: string }>(m.forwarded_from);
     if (forwarded) {

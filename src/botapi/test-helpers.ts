@@ -3,6 +3,7 @@ import type { ConfigKey } from "../config";
 import type { TestClient } from "../testing/client";
 import { signedInClient } from "../testing/fixtures";
 import { startTestServer, type TestServer } from "../testing/server";
+import { waitFor } from "../testing/wait";
 import type { UserRow } from "../domain/users/table";
 
 /**
@@ -27,16 +28,8 @@ export async function botWorld(overrides: Partial<Record<ConfigKey, unknown>> = 
   return { server, owner, person: p.client, personUser: p.user };
 }
 
-/** Polls CHECK every 25 ms until it returns a value (not undefined/false) or MS pass. */
-export async function waitFor<T>(check: () => Promise<T | undefined | false | null> | T | undefined | false | null, ms = 5_000, what = "condition"): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false && value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-}
+// the shared bounded wait, re-exported for the Bot API tests that import it from here
+export { waitFor };
 
 /** Creates a bot owned by the signed-in CLIENT; returns its token. */
 export async function createBotViaApi(client: TestClient, username: string, name = "Test Bot"): Promise<string> {

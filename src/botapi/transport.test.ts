@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../testing/server";
 import { makeUser } from "../testing/fixtures";
-import { createBot } from "../domain/bots/service";
+import { BOT_IDENTITY_TTL_MS, createBot, findBotByUserId, reissueToken, setBotEnabledByUsername } from "../domain/bots/service";
 
 let server: TestServer;
 let token: string;
@@ -144,6 +144,49 @@ describe("profile methods", () => {
     await server.app.db.updateTable("bots").set({ blocked_at: Date.now() }).where("id", "=", made.bot.id).execute();
     const r = await call(`/bot${made.token}/getMe`);
     expect(r).toMatchObject({ status: 403, body: { ok: false, error_code: 403, description: "Forbidden: bot was blocked by moderation" } });
+  });
+
+  test("a resolved token is cached, yet reissue, disable, enable and settings take effect on the next call", async () => {
+    const owner = await makeUser(server.app);
+    const made = await createBot(server.app, { ownerId: owner.id, username: "cached_bot", name: "Cached" });
+    expect((await call(`/bot${made.token}/getMe`)).status).toBe(200);
+
+    const fresh = await reissueToken(server.app, made.bot.id);
+    expect(await call(`/bot${made.token}/getMe`)).toMatchObject({ status: 401, body: { ok: false, error_code: 401, description: "Unauthorized" } });
+    expect((await call(`/bot${fresh}/getMe`)).body.result.username).toBe("cached_bot");
+
+    await setBotEnabledByUsername(server.app, "cached_bot", false);
+    expect(await call(`/bot${fresh}/getMe`)).toMatchObject({ status: 403, body: { description: "Forbidden: bot was disabled by its owner" } });
+    await setBotEnabledByUsername(server.app, "cached_bot", true);
+    expect((await call(`/bot${fresh}/getMe`)).status).toBe(200);
+
+    // changes made through the Bot API itself are seen by the very next call
+    expect((await call(`/bot${fresh}/setMyDescription`, json({ description: "first" }))).body.result).toBe(true);
+    expect((await call(`/bot${fresh}/getMyDescription`)).body.result).toEqual({ description: "first" });
+    expect((await call(`/bot${fresh}/getUpdates`, json({ timeout: 0, allowed_updates: ["callback_query"] }))).body).toEqual({ ok: true, result: [] });
+    expect((await call(`/bot${fresh}/getWebhookInfo`)).body.result.allowed_updates).toEqual(["callback_query"]);
+    expect((await call(`/bot${fresh}/getUpdates`, json({ timeout: 0, allowed_updates: [] }))).body).toEqual({ ok: true, result: [] });
+    expect((await call(`/bot${fresh}/getWebhookInfo`)).body.result.allowed_updates).toBeUndefined();
+  });
+
+  test("a change written by another process (straight to the database) is seen within the cache's lifetime", async () => {
+    const owner = await makeUser(server.app);
+    const made = await createBot(server.app, { ownerId: owner.id, username: "elsewhere_bot", name: "Elsewhere" });
+    expect((await call(`/bot${made.token}/getMe`)).status).toBe(200);
+    await server.app.db.updateTable("bots").set({ disabled_at: Date.now() }).where("id", "=", made.bot.id).execute();
+    await Bun.sleep(BOT_IDENTITY_TTL_MS + 50);
+    expect(await call(`/bot${made.token}/getMe`)).toMatchObject({ status: 403, body: { description: "Forbidden: bot was disabled by its owner" } });
+  });
+
+  test("a bot whose account is deleted is not found", async () => {
+    const owner = await makeUser(server.app);
+    const made = await createBot(server.app, { ownerId: owner.id, username: "gone_bot", name: "Gone" });
+    const found = await findBotByUserId(server.app.db, made.user.id);
+    expect(found?.bot).toEqual(made.bot);
+    expect(found?.user).toEqual(made.user);
+    await server.app.db.updateTable("users").set({ deleted_at: Date.now() }).where("id", "=", made.user.id).execute();
+    expect(await findBotByUserId(server.app.db, made.user.id)).toBeNull();
+    expect(await call(`/bot${made.token}/getMe`)).toMatchObject({ status: 401, body: { description: "Unauthorized" } });
   });
 
   test("gzip-compressed bodies are read (node-fetch under Bun compresses requests)", async () => {

@@ -1,15 +1,19 @@
 import type { App } from "../app";
 import { findBotByUserId, noteWebhookError } from "../domain/bots/service";
-import { onUpdateEnqueued } from "../domain/bots/updates";
+import { onUpdateEnqueued, toUpdate } from "../domain/bots/updates";
 import { callBotMethod } from "./dispatcher";
-import { assertPublicTarget, outboundUrlProblem } from "./net";
+import { fetchPublic, outboundUrlProblem, readLimited } from "./net";
 import { Params } from "./params";
+import { omitAbsent } from "./serializers";
 
 const MAX_BACKOFF_MS = 60_000;
 const FIRST_BACKOFF_MS = 500;
 const DELIVERY_TIMEOUT_MS = 15_000;
 /** When idle, look again this often anyway (clock moved by tests, a missed kick). */
 const IDLE_RECHECK_MS = 5_000;
+
+/** A webhook reply larger than this is not read (it cannot be a sensible method call). */
+const MAX_REPLY_BYTES = 1024 * 1024;
 
 export const backoffMs = (attempts: number): number => Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** Math.max(0, attempts - 1));
 
@@ -82,7 +86,7 @@ export function startWebhookWorker(app: App): void {
           .limit(1)
           .executeTakeFirst();
         if (!row || row.next_attempt_at > app.clock.now()) return;
-        const body = JSON.stringify({ update_id: row.id, [row.type]: JSON.parse(row.payload) });
+        const body = JSON.stringify(omitAbsent(toUpdate(row)));
         attempted = true;
         const failure = await post(found.bot.webhook_url, found.bot.webhook_secret, body, found);
         if (failure === null) {
@@ -108,16 +112,15 @@ export function startWebhookWorker(app: App): void {
     if (problem) return `Bad webhook: ${problem}`;
     let res: Response;
     try {
-      const target = new URL(url);
-      await assertPublicTarget(app, target);
       const headers: Record<string, string> = { "Content-Type": "application/json" };
       if (secret) headers["X-Telegram-Bot-Api-Secret-Token"] = secret;
-      res = await fetch(target, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) });
+      res = await fetchPublic(app, new URL(url), { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) });
     } catch (err) {
       const message = (err as Error).message ?? String(err);
       return /timed? ?out|abort/i.test(message) ? "Timeout expired" : `Connection failed: ${message}`;
     }
-    const text = await res.text().catch(() => "");
+    const reply = await readLimited(res, MAX_REPLY_BYTES).catch(() => null);
+    const text = reply ? new TextDecoder().decode(reply) : "";
     if (res.status < 200 || res.status > 299) return `Wrong response from the webhook: ${res.status} ${res.statusText}`.trim();
     await runWebhookReply(text, found);
     return null;

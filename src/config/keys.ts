@@ -75,6 +75,9 @@ export const configKeys = {
   "backup.keep": spec(7, int(1, 10000), "automatic backups kept in data/backups (older ones are removed)"),
   "housekeeping.everySeconds": spec(600, int(1, 86400), "how often the server checkpoints the WAL, optimizes the database and runs cleanups"),
   "uploads.abandonAfterHours": spec(24, int(1, 87600), "uploads never attached to anything are removed after this many hours"),
+  "stories.mediaRetentionHours": spec(24, int(0, 87600), "hours after a story expires (24 h) or is deleted before it and its media files are removed"),
+  "bot.updateRetentionHours": spec(24, int(0, 87600), "hours a delivered bot update is kept before the server deletes it"),
+  "bot.pendingUpdateHours": spec(24, int(0, 87600), "hours an undelivered bot update waits for its bot before it is dropped, as Telegram does (0 keeps it until fetched)"),
 } satisfies Record<string, KeySpec<unknown>>;
 
 export type ConfigKey = keyof typeof configKeys;

@@ -16,10 +16,18 @@ export interface DomainHookPayloads {
   "message:created": { conversationId: number; messageId: number; senderId: number };
   /** chats: a message's text or buttons changed */
   "message:edited": { conversationId: number; messageId: number; editorId: number };
+  /** chats: members should see this message live (new, or edited / pinned / unpinned); the Client API publishes its shape; message (as just written) and conversation, when the emitter holds them, spare listeners reloading them */
+  "message:live": { conversationId: number; messageId: number; event: "message:new" | "message:edited"; conversation?: Pick<import("./chats/table").ConversationRow, "id" | "cuid">; message?: import("./chats/table").MessageRow };
   /** chats: someone's membership changed (added, removed, left, promoted); oldRole null = never a member */
   "member:changed": { conversationId: number; userId: number; actorId: number; oldRole: string | null; newRole: string };
   /** chats: USER opened the private chat with OTHERUSER (startLabel from a bot deep link) */
   "chat:opened": { conversationId: number; userId: number; otherUserId: number; startLabel?: string };
+  /** notifications: a notification was stored for RECIPIENT (the Client API delivers it live) */
+  "notification:created": { recipientId: number; notificationId: number };
+  /** payments: PAYER pressed Pay on INVOICE; the bot must get pre_checkout_query QUERYID (or the query is cancelled) */
+  "payment:pre-checkout": { queryId: string; invoiceId: number; payerId: number };
+  /** payments: a payment was charged and its service message posted; the bot gets successful_payment */
+  "payment:succeeded": { paymentId: number; serviceMessageId: number };
 }
 
 export type DomainHookName = keyof DomainHookPayloads;

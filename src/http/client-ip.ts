@@ -1,15 +1,18 @@
 import type { Server } from "bun";
 
 /**
- * The caller's address. Behind a reverse proxy (config trustProxy) the left-most
- * X-Forwarded-For entry, which the proxy appends; otherwise the socket's peer.
+ * The caller's address. Behind a reverse proxy (config trustProxy) the right-most
+ * X-Forwarded-For entry: the one our proxy appended. Entries left of it come from the
+ * client and can be forged, so trusting them would let anyone dodge the per-IP limits.
+ * Otherwise the socket's peer.
  */
 export function clientIp(request: Request, server: Server<unknown> | null | undefined, trustProxy: boolean): string {
   if (trustProxy) {
     const fwd = request.headers.get("x-forwarded-for");
-    if (fwd) return fwd.split(",")[0]!.trim();
-    const real = request.headers.get("x-real-ip");
-    if (real) return real.trim();
+    const last = fwd?.split(",").at(-1)?.trim();
+    if (last) return last;
+    const real = request.headers.get("x-real-ip")?.trim();
+    if (real) return real;
   }
   return server?.requestIP(request)?.address ?? "local";
 }

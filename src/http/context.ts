@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { App } from "../app";
 import { authenticate, assertUsable, type Authenticated, type IssuedTokens } from "../domain/sessions/service";
-import { assertDeviceAllowed } from "../domain/auth/devices";
+import { deviceBanned } from "../domain/auth/devices";
 import { unauthorized } from "../lib/errors";
 import { clientIp } from "./client-ip";
 import { ACCESS_COOKIE, REFRESH_COOKIE, parseCookies, serializeCookie } from "./cookies";
@@ -44,7 +44,7 @@ export function requestContext(app: App) {
           const found = await resolveAuth(app, request, clientIp(request, server, app.config.trustProxy));
           if (!found) throw unauthorized();
           assertUsable(found.user);
-          await assertDeviceAllowed(app.db, found.session.device_id);
+          if (found.deviceBanned) throw deviceBanned();
           if (found.renewed) addSetCookies(set as never, sessionCookies(app, found.renewed));
           return { user: found.user, session: found.session };
         },

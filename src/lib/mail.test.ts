@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Mailer, sendSmtp } from "./mail";
 import { startFakeSmtp } from "./fake-smtp";
 import { createLogger } from "./log";
+import { waitFor } from "../testing/wait";
 
 let plain: Awaited<ReturnType<typeof startFakeSmtp>>;
 let loginOnly: Awaited<ReturnType<typeof startFakeSmtp>>;
@@ -63,8 +64,7 @@ describe("SMTP client", () => {
     const lines: string[] = [];
     const mailer = new Mailer(settings(plain.port, "wrong"), createLogger({ sink: (l) => lines.push(l) }));
     mailer.sendLater({ to: "d@example.test", subject: "s", text: "t" });
-    const deadline = Date.now() + 3000;
-    while (!lines.length && Date.now() < deadline) await Bun.sleep(20);
+    await waitFor(() => lines.length > 0, 3000, "a log line");
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: "error", msg: "mail delivery failed", to: "d@example.test" });
   });
 });

@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { App } from "../app";
 import { randomToken } from "../lib/ids";
@@ -103,4 +103,26 @@ export function scratchDir(app: App): string {
   const dir = join(app.dataDir, "files", ".tmp");
   mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+/**
+ * Removes scratch files (streamed bodies, half-written files, video work files) last
+ * touched before OLDERTHAN: what a crash or a killed process left behind. Work in progress
+ * is minutes old at most. Returns the files removed.
+ */
+export function removeStaleScratch(app: App, olderThan: number): number {
+  const dir = scratchDir(app);
+  let removed = 0;
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    try {
+      const st = statSync(path);
+      if (!st.isFile() || st.mtimeMs >= olderThan) continue;
+      rmSync(path, { force: true });
+      removed++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return removed;
 }

@@ -1,20 +1,24 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { startServer } from "../main";
 import { startTestServer, type TestServer } from "../testing/server";
 import { signedInClient } from "../testing/fixtures";
+import { pngOf } from "../testing/media";
 import { TestClient } from "../testing/client";
 import { silentLogger } from "../lib/log";
 import { storeUpload } from "../media/uploads";
+import { createBot } from "../domain/bots/service";
+import { grantStars } from "../domain/stars/service";
 import { createBackup, listBackups } from "./backup";
 import { readManifest } from "./manifest";
 import { restoreBackup } from "./restore";
 import { claimServerLock } from "./server-lock";
 import { integrityCheck, openReadOnly } from "./sqlite";
-import { readEntries, runCli, writeEntries } from "./testing";
+import { readEntries, writeEntries } from "./testing";
+import { runCli } from "../testing/cli";
 import { sha256File } from "./layout";
 
 let server: TestServer;
@@ -25,13 +29,19 @@ let archive: string;
 let committedBefore = 0;
 let writesDuringBackup = 0;
 let restoredDir: string;
+let bot: Awaited<ReturnType<typeof createBot>>;
+let postId: string;
 
 beforeAll(async () => {
   server = await startTestServer();
   scratch = mkdtempSync(join(tmpdir(), "socialctl-backup-test-"));
   account = await signedInClient(server);
-  const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: "#c33" } }).png().toBuffer();
-  upload = await storeUpload(server.app, { ownerId: account.user.id, kind: "post", data: png, filename: "red.png" });
+  upload = await storeUpload(server.app, { ownerId: account.user.id, kind: "post", data: await pngOf(server.app, 64, 48), filename: "blue.png" });
+  bot = await createBot(server.app, { ownerId: account.user.id, username: `ops${Date.now() % 100000}_bot`, name: "Ops bot" });
+  await grantStars(server.app, account.user.id, 250, "backup test");
+  const posted = await account.client.post("/api/social/posts", { content: "before the backup #ops" });
+  if (posted.status !== 200) throw new Error(`post failed: ${JSON.stringify(posted.body)}`);
+  postId = posted.body.data.post.id;
   server.app.storage.sqlite.exec("CREATE TABLE ops_writes (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
   const insert = server.app.storage.sqlite.prepare("INSERT INTO ops_writes (v) VALUES (?)");
   for (let i = 0; i < 500; i++) insert.run(`before-${i}`);
@@ -119,6 +129,15 @@ describe("backup create against a live instance", () => {
       const me = await sameSession.get("/api/auth/me");
       expect(me.status).toBe(200);
       expect(me.body.data.account.email).toBe(account.user.email);
+      // the bot's token, the post and the star balance came along
+      const getMe = await fetch(`${restored.url}/bot${bot.token}/getMe`);
+      expect(getMe.status).toBe(200);
+      expect(((await getMe.json()) as { result: { username: string } }).result.username).toBe(bot.user.username);
+      const post = await sameSession.get(`/api/social/posts/${postId}`);
+      expect(post.status).toBe(200);
+      expect(post.body.data.post.content).toBe("before the backup #ops");
+      const balance = await sameSession.get("/api/stars/balance");
+      expect(balance.body.data.balance).toBe(250);
       const file = await fetch(`${restored.url}/files/${upload.storage_key}`);
       expect(file.status).toBe(200);
       expect(Buffer.from(await file.arrayBuffer()).equals(readFileSync(join(server.dataDir, "files", upload.storage_key.slice(0, 2), upload.storage_key)))).toBe(true);
@@ -151,8 +170,8 @@ describe("backup create against a live instance", () => {
     const meta = await sharp(readFileSync(thumbPath)).metadata();
     expect(meta.format).toBe("webp");
     expect([meta.width, meta.height]).toEqual([64, 48]);
-    const again = await runCli(["--data-dir", leanDir, "--json", "media", "rebuild-derived"]);
-    expect(again.json).toEqual({ rebuilt: 0, present: 1, failed: [] });
+    const again = await runCli(["--data-dir", leanDir, "media", "rebuild-derived"]);
+    expect(again.stdout.trim()).toBe("rebuilt 0, already present 1, failed 0");
     rmSync(leanDir, { recursive: true, force: true });
   });
 
@@ -240,28 +259,25 @@ describe("backup restore refuses", () => {
     manifest.files.push({ path: "../escape", size: 1, sha256: "0".repeat(64) });
     manifest.fileCount++;
     await writeEntries(join(scratch, "unsafe.tar.gz"), [{ path: "manifest.json", data: Buffer.from(JSON.stringify(manifest)) }, ...entries.slice(1)]);
-    let run = await runCli(["--data-dir", target(), "backup", "restore", join(scratch, "unsafe.tar.gz")]);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain("unsafe path: ../escape");
+    const restore = (file: string) => restoreBackup({ dataDir: target(), file: join(scratch, file) });
+    await expect(restore("unsafe.tar.gz")).rejects.toThrow("backup manifest names an unsafe path: ../escape");
 
     await writeEntries(join(scratch, "extra.tar.gz"), [...entries, { path: "files/zz/extra.bin", data: Buffer.from("x") }]);
-    run = await runCli(["--data-dir", target(), "backup", "restore", join(scratch, "extra.tar.gz")]);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain("does not list: files/zz/extra.bin");
+    await expect(restore("extra.tar.gz")).rejects.toThrow("archive holds a file its manifest does not list: files/zz/extra.bin");
 
     await writeEntries(join(scratch, "missing.tar.gz"), entries.filter((e) => e.path !== "secret"));
-    run = await runCli(["--data-dir", target(), "backup", "restore", join(scratch, "missing.tar.gz")]);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain("archive is missing secret");
+    await expect(restore("missing.tar.gz")).rejects.toThrow("archive is missing secret");
+
+    await writeEntries(join(scratch, "no-manifest.tar.gz"), entries.slice(1));
+    await expect(restore("no-manifest.tar.gz")).rejects.toThrow("not a socialctl backup (no manifest first)");
 
     writeFileSync(join(scratch, "plain.txt"), "not an archive");
-    run = await runCli(["--data-dir", target(), "backup", "restore", join(scratch, "plain.txt")]);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain("corrupt");
+    await expect(restore("plain.txt")).rejects.toThrow("archive is corrupt");
 
-    run = await runCli(["--data-dir", target(), "backup", "restore", join(scratch, "does-not-exist.tar.gz")]);
+    const run = await runCli(["--data-dir", target(), "backup", "restore", join(scratch, "does-not-exist.tar.gz")]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain("no backup archive at");
+    expect(run.stderr).toStartWith("socialctl: no backup archive at");
+    expect(readdirSync(scratch).filter((n) => n.startsWith("target-") || n.includes(".restore-"))).toEqual([]);
   });
 
   test("an occupied data dir without --force, and any data dir a server is running on", async () => {
@@ -277,15 +293,16 @@ describe("backup restore refuses", () => {
     expect(existsSync(join(server.dataDir, "social.db"))).toBe(true);
 
     // a corrupt archive with --force leaves the stopped instance exactly as it was
-    run = await runCli(["--data-dir", restoredDir, "backup", "restore", "--force", join(scratch, "tampered.tar.gz")]);
-    expect(run.code).toBe(1);
+    await expect(restoreBackup({ dataDir: restoredDir, file: join(scratch, "tampered.tar.gz"), force: true })).rejects.toThrow("checksum mismatch");
     expect(await sha256File(join(restoredDir, "social.db"))).toBe(before);
 
     // --force replaces a stopped instance and keeps its backups folder
+    mkdirSync(join(restoredDir, "backups"), { recursive: true });
+    writeFileSync(join(restoredDir, "backups", "keep-me.txt"), "kept");
     copyFileSync(archive, join(scratch, "again.tar.gz"));
-    run = await runCli(["--data-dir", restoredDir, "--json", "backup", "restore", "--force", join(scratch, "again.tar.gz")]);
-    expect(run.code).toBe(0);
-    expect(run.json.replaced).toBe(true);
+    const result = await restoreBackup({ dataDir: restoredDir, file: join(scratch, "again.tar.gz"), force: true });
+    expect(result.replaced).toBe(true);
+    expect(readFileSync(join(restoredDir, "backups", "keep-me.txt"), "utf8")).toBe("kept");
     expect(readdirSync(scratch).filter((n) => n.startsWith("restored.") || n.startsWith(".restored"))).toEqual([]);
   });
 

@@ -4,22 +4,13 @@ import { join } from "node:path";
 import { createLogger } from "../lib/log";
 import { signedInClient } from "../testing/fixtures";
 import { startTestServer, type TestServer } from "../testing/server";
+import { waitFor } from "../testing/wait";
 import { redactPath } from "../http/server";
 import { cleanupTasks, registerCleanup, runCleanup } from "./housekeeping";
 import { WAL_BYTES } from "./checkpointer";
 
 const lines: string[] = [];
 let server: TestServer;
-
-/** Polls until `check` holds, at most `ms`. */
-async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (check()) return true;
-    await Bun.sleep(25);
-  }
-  return check();
-}
 
 beforeAll(async () => {
   // a scheduled backup every 2 s, so the schedule can be seen working
@@ -52,7 +43,7 @@ describe("request logs", () => {
     const forged = await fetch(`${server.url}/api/auth/me`, { headers: { cookie: "auth_access_token=COOKIEsecretVALUE; auth_refresh_token=REFRESHsecretVALUE" } });
     expect(me.status).toBe(200);
     expect(forged.status).toBe(401);
-    await waitFor(() => requestLines().length >= 5, 2000);
+    await waitFor(() => requestLines().length >= 5, 2000, "five request log lines");
 
     const logged = requestLines();
     expect(logged.map((r) => r.path)).toEqual(["/bot<redacted>/getMe", "/api/bot/<redacted>/sendMessage", "/api/bot<redacted>/getUpdates", "/api/auth/me", "/api/auth/me"]);
@@ -82,7 +73,7 @@ describe("request logs", () => {
 describe("housekeeping", () => {
   test("the database task checkpoints the WAL; commits never checkpoint themselves", async () => {
     const pragma = (name: string) => Object.values(server.app.storage.sqlite.query(`PRAGMA ${name}`).get() as object)[0];
-    expect(await waitFor(() => pragma("wal_autocheckpoint") === 0, 3000)).toBe(true);
+    await waitFor(() => pragma("wal_autocheckpoint") === 0, 3000, "wal_autocheckpoint = 0");
     expect(pragma("journal_size_limit")).toBe(WAL_BYTES);
     server.app.storage.sqlite.exec("CREATE TABLE IF NOT EXISTS hk_rows (id INTEGER PRIMARY KEY, v TEXT)");
     const insert = server.app.storage.sqlite.prepare("INSERT INTO hk_rows (v) VALUES (?)");
@@ -105,11 +96,15 @@ describe("housekeeping", () => {
     for (let i = 0; i < 1500; i++) insert.run("y".repeat(4000)); // ≈ 6 MB of WAL, over the mark
     expect(statSync(wal).size).toBeGreaterThan(WAL_BYTES);
     // once checkpointed, the next commit starts the WAL over and truncates it to the limit
-    const cutBack = await waitFor(() => {
-      insert.run("z");
-      return statSync(wal).size <= WAL_BYTES;
-    }, 8000);
-    expect(cutBack).toBe(true);
+    await waitFor(
+      () => {
+        insert.run("z");
+        return statSync(wal).size <= WAL_BYTES;
+      },
+      8000,
+      "the WAL to be cut back",
+    );
+    expect(statSync(wal).size).toBeLessThanOrEqual(WAL_BYTES);
   }, 15_000);
 
   test("registered cleanups run on their period; failures are logged and reported, not thrown", async () => {
@@ -118,7 +113,7 @@ describe("housekeeping", () => {
       runs++;
       return runs;
     });
-    expect(await waitFor(() => runs >= 2, 3000)).toBe(true);
+    await waitFor(() => runs >= 2, 3000, "two runs of test:counter");
 
     registerCleanup(server.app, "test:broken", 60_000, () => {
       throw new Error("cleanup exploded");
@@ -140,7 +135,7 @@ describe("scheduled backups", () => {
   test("the serving process writes backups on its schedule and keeps backup.keep of them", async () => {
     const dir = join(server.dataDir, "backups");
     const archives = () => (existsSync(dir) ? readdirSync(dir).filter((n) => /^backup-.+\.tar\.gz$/.test(n)) : []);
-    expect(await waitFor(() => lines.some((l) => l.includes("scheduled backup created")), 10_000)).toBe(true);
+    await waitFor(() => lines.some((l) => l.includes("scheduled backup created")), 10_000, "a scheduled backup");
     expect(archives().length).toBeGreaterThanOrEqual(1);
     expect(archives().length).toBeLessThanOrEqual(2);
     const line = JSON.parse(lines.find((l) => l.includes("scheduled backup created"))!);

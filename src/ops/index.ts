@@ -1,4 +1,5 @@
 import type { App } from "../app";
+import { registerDataCleanups } from "./cleanups";
 import { startHousekeeping } from "./housekeeping";
 import { startBackupSchedule } from "./schedule";
 
@@ -6,6 +7,7 @@ export { registerCleanup, runCleanup, type CleanupFn } from "./housekeeping";
 
 /** Operations' workers in a serving process: housekeeping (WAL checkpoint, optimize, cleanups) and scheduled backups. */
 export function startOpsWorkers(app: App): void {
+  registerDataCleanups(app);
   startHousekeeping(app);
   startBackupSchedule(app);
 }

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { migrateToLatest, openStorage, pendingMigrations, type Storage } from "../db";
 import { startTestServer, type TestServer } from "../testing/server";
 import { openReadOnly, tableExists } from "./sqlite";
-import { runCli } from "./testing";
+import { runCli } from "../testing/cli";
 
 const provider = (migrations: Record<string, Migration>): MigrationProvider => ({ getMigrations: async () => migrations });
 

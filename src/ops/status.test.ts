@@ -3,15 +3,15 @@ import { sql } from "kysely";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import sharp from "sharp";
 import { knownMigrationNames, migrateToLatest, openStorage } from "../db";
 import { storeUpload } from "../media/uploads";
 import { makeUser } from "../testing/fixtures";
+import { pngOf } from "../testing/media";
 import { startTestServer, type TestServer } from "../testing/server";
 import { createBackup } from "./backup";
 import { parseDurationSeconds } from "./duration";
 import { SERVER_LOCK_FILE, claimServerLock, readServerLock } from "./server-lock";
-import { runCli } from "./testing";
+import { runCli } from "../testing/cli";
 
 let server: TestServer;
 let scratch: string;
@@ -22,8 +22,7 @@ beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), "socialctl-status-test-"));
   const owner = await makeUser(server.app);
   await makeUser(server.app);
-  const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: "#36c" } }).png().toBuffer();
-  await storeUpload(server.app, { ownerId: owner.id, kind: "avatar", data: png });
+  await storeUpload(server.app, { ownerId: owner.id, kind: "avatar", data: await pngOf(server.app, 40, 30) });
 });
 
 afterAll(async () => {

@@ -6,12 +6,17 @@
 export interface RealtimeEvents {
   /** a new message in a chat; the message as the Client API shows it */
   "message:new": { conversationId: string; message: unknown };
+  /** a message's text, buttons or pin changed; the whole message as the Client API shows it */
   "message:edited": { conversationId: string; message: unknown };
+  /** a message was deleted for everyone (to all members) or for me (to my other devices); messageId is the shown id */
   "message:deleted": { conversationId: string; messageId: string };
   /** someone read a chat up to a message */
   "message:read": { conversationId: string; userId: string; messageId: string };
+  /** a message's reactions now: reactions = [{emoji, count, userIds}] (one reaction per person) */
   "message:reaction": { conversationId: string; messageId: string; reactions: unknown };
+  /** USER is typing in a chat (to the other members only; nothing is stored) */
   "typing": { conversationId: string; user: { id: string; username: string } };
+  /** a chat's title, photo or members changed: chat = {id, type, title, photoUrl, memberCount}; also sent to someone just removed */
   "chat:updated": { conversationId: string; chat: unknown };
   "post:deleted": { postId: string };
   "feed:new": { postIds: string[] };
@@ -41,3 +46,8 @@ export const realtimeEventNames = [
   "session:revoked",
   "stream:reset",
 ] as const satisfies readonly RealtimeEventName[];
+
+/** Compile-time proof that the list above names every event of RealtimeEvents (and nothing else). */
+type Unlisted = Exclude<RealtimeEventName, (typeof realtimeEventNames)[number]>;
+const everyEventListed: Unlisted extends never ? true : Unlisted = true;
+void everyEventListed;

@@ -1,5 +1,6 @@
 import type { App } from "../app";
 import type { DeliveredEvent } from "./broker";
+import type { RealtimeEventName } from "./events";
 import { ResumeLog } from "./resume-log";
 
 /** What a transport (WebSocket, SSE) gives the hub for one connection. */
@@ -23,6 +24,11 @@ export interface Connection {
 
 /** Per-account events remembered for resume: enough for a burst, not a backlog store. */
 const RING_PER_USER = 500;
+/**
+ * Events that mean nothing once missed ("is typing" is stale after a reconnect): delivered live,
+ * never replayed, so a burst of them cannot push real events out of an account's resume ring.
+ */
+const TRANSIENT_EVENTS: ReadonlySet<RealtimeEventName> = new Set<RealtimeEventName>(["typing"]);
 /** Sessions are re-checked in chunks of this many ids (SQLite parameter limits). */
 const SESSION_CHECK_CHUNK = 500;
 
@@ -55,7 +61,7 @@ export class RealtimeHub {
     const previous = app.events.afterPublish;
     app.events.afterPublish = (event) => {
       previous?.(event);
-      this.log.record(event, app.clock.now());
+      this.log.record(event, app.clock.now(), !TRANSIENT_EVENTS.has(event.event));
     };
     app.onClose(() => this.shutdown());
   }
@@ -130,7 +136,10 @@ export class RealtimeHub {
 
   private ensureTimer(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.tick(), this.app.config["realtime.heartbeatSeconds"] * 1000);
+    this.timer = setInterval(() => {
+      // a failed session check (database closing, busy) waits for the next beat; it never crashes the process
+      this.tick().catch((err) => this.app.log.warn("realtime heartbeat failed", { error: err instanceof Error ? err.message : String(err) }));
+    }, this.app.config["realtime.heartbeatSeconds"] * 1000);
     (this.timer as { unref?: () => void }).unref?.();
   }
 
@@ -161,7 +170,8 @@ export class RealtimeHub {
     }
   }
 
-  private shutdown(): void {
+  /** Ends every stream (at shutdown: streams never finish on their own, so the server could not drain). */
+  shutdown(): void {
     for (const entry of [...this.live]) this.close(entry, "shutdown");
     this.stopTimer();
   }

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../testing/server";
 import { TestClient } from "../testing/client";
-import { signedInClient } from "../testing/fixtures";
-import { quickPerson } from "../clientapi/chats/test-people";
+import { quickPerson, signedInClient } from "../testing/fixtures";
+import { waitFor } from "../testing/wait";
 import { realtimeHub } from "./hub";
-import { SseClient, WsClient } from "./stream-clients";
+import { SseClient, WsClient, rawConnection, rawStreamRequest } from "./stream-clients";
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ "realtime.heartbeatSeconds": 1, "realtime.maxBufferedEvents": 20 });
+  server = await startTestServer({ "realtime.heartbeatSeconds": 1, "realtime.maxBufferedEvents": 20, "realtime.retentionSeconds": 60 });
 });
 afterAll(() => server.stop());
 
@@ -81,16 +81,21 @@ describe("WebSocket", () => {
     await sse.body!.cancel();
     const b = await person();
     b.client.cookies.delete("auth_access_token");
-    const key = "dGhlIHNhbXBsZSBub25jZQ==";
-    const port = Number(new URL(server.url).port);
-    let head = "";
-    const socket = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data(_s, chunk) { head += chunk.toString(); } } });
-    socket.write(`GET /api/realtime/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: auth_refresh_token=${encodeURIComponent(b.client.cookies.get("auth_refresh_token")!)}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
-    const deadline = Date.now() + 3000;
-    while (!head.includes("\r\n\r\n") && Date.now() < deadline) await Bun.sleep(5);
+    const raw = await rawConnection(server.url, rawStreamRequest("ws", `auth_refresh_token=${encodeURIComponent(b.client.cookies.get("auth_refresh_token")!)}`));
+    const head = (await raw.until((all) => all.includes("\r\n\r\n"))).toString("latin1");
     expect(head).toStartWith("HTTP/1.1 101");
     expect(head.toLowerCase()).toContain("set-cookie: auth_access_token=");
-    socket.end();
+    raw.socket.end();
+  });
+
+  test("the server pings idle sockets (heartbeat every second here)", async () => {
+    const a = await person();
+    const raw = await rawConnection(server.url, rawStreamRequest("ws", a.client.cookieHeader()));
+    // a ping frame is FIN + opcode 9 (0x89) right after the handshake
+    await raw.until(() => raw.body().includes(0x89), 3500);
+    expect(raw.bytes().toString("latin1")).toStartWith("HTTP/1.1 101");
+    expect(raw.body()[0]).toBe(0x89);
+    raw.socket.end();
   });
 
   test("refuses a connection without a session", async () => {
@@ -98,6 +103,19 @@ describe("WebSocket", () => {
     const res = await fetch(`${server.url}/api/realtime/ws`, { headers: { upgrade: "websocket", connection: "Upgrade", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-version": "13" } });
     expect(res.status).toBe(401);
     expect((await res.json()).error.code).toBe("UNAUTHORIZED");
+  });
+
+  test("a page of another site cannot open a socket with the person's cookies; this site's pages can", async () => {
+    const a = await person();
+    const upgrade = { upgrade: "websocket", connection: "Upgrade", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-version": "13", cookie: a.client.cookieHeader() };
+    for (const origin of ["https://evil.example", "null"]) {
+      const res = await fetch(`${server.url}/api/realtime/ws`, { headers: { ...upgrade, origin } });
+      expect(res.status).toBe(403);
+      expect((await res.json()).error.code).toBe("FORBIDDEN");
+    }
+    const raw = await rawConnection(server.url, rawStreamRequest("ws", a.client.cookieHeader()).replace("\r\n\r\n", `\r\nOrigin: ${server.url}\r\n\r\n`));
+    expect((await raw.until((all) => all.includes("\r\n\r\n"))).toString("latin1")).toStartWith("HTTP/1.1 101");
+    raw.socket.end();
   });
 
   test("resumes from ?lastEventId without losing or repeating events", async () => {
@@ -148,8 +166,7 @@ describe("Server-Sent Events", () => {
     expect(frame!.data).toMatchObject({ conversationId: cid, message: { content: "over sse" } });
     const before = sse.comments;
     // heartbeat interval is 1 s in this server
-    const deadline = Date.now() + 3000;
-    while (sse.comments === before && Date.now() < deadline) await Bun.sleep(20);
+    await waitFor(() => sse.comments > before, 3000, "a heartbeat comment");
     expect(sse.comments).toBeGreaterThan(before);
     sse.close();
   });
@@ -196,73 +213,109 @@ describe("Server-Sent Events", () => {
     junk.close();
   });
 
+  test("within the retention window a resume replays; past it the stream starts with stream:reset", async () => {
+    const [a, b] = [await person(), await person()];
+    const cid = await chatOf(a, b);
+    const sse = await SseClient.open(server.url, b.client);
+    await say(a, cid, "seen");
+    const [seen] = await sse.waitFor((f) => messagesIn(f).length === 1);
+    sse.close();
+    await sse.waitEnded();
+    await say(a, cid, "missed while away");
+    server.clock.advance(30_000);
+    const soon = await SseClient.open(server.url, b.client, { lastEventId: seen!.id! });
+    await soon.waitFor((f) => f.length > 0);
+    expect(soon.frames.map((f) => f.event)).toEqual(["message:new"]);
+    expect(messagesIn(soon.frames)).toEqual(["missed while away"]);
+    soon.close();
+    await soon.waitEnded();
+    // 61 s after the missed message it is forgotten (the retention here is 60 s)
+    server.clock.advance(31_000);
+    await say(a, cid, "after the window");
+    const late = await SseClient.open(server.url, b.client, { lastEventId: seen!.id! });
+    const [reset] = await late.waitFor((f) => f.length > 0);
+    expect(reset).toMatchObject({ event: "stream:reset", data: { reason: "gap" } });
+    late.close();
+  });
+
+  test("typing is live only: never replayed, and resuming from a typing event's id works", async () => {
+    const [a, b] = [await person(), await person()];
+    const cid = await chatOf(a, b);
+    const sse = await SseClient.open(server.url, b.client);
+    await a.client.post(`/api/social/messages/${cid}/typing`);
+    const [typed] = await sse.waitFor((f) => f.some((x) => x.event === "typing"));
+    sse.close();
+    await sse.waitEnded();
+    await say(a, cid, "after typing");
+    await a.client.post(`/api/social/messages/${cid}/typing`);
+    const resumed = await SseClient.open(server.url, b.client, { lastEventId: typed!.id! });
+    await resumed.waitFor((f) => f.length > 0);
+    await Bun.sleep(50);
+    expect(resumed.frames.map((f) => [f.event, f.data.message?.content])).toEqual([["message:new", "after typing"]]);
+    resumed.close();
+  });
+
   test("revoking a session from another device closes its stream", async () => {
     const a = await signedInClient(server);
     const other = new TestClient(server.url);
     await other.login(a.user.email!, a.user.password);
     const sse = await SseClient.open(server.url, a.client);
-    await Bun.sleep(20);
-    expect((await a.client.post("/api/auth/logout")).status).toBe(200);
+    const survivor = await SseClient.open(server.url, other);
+    const sessions = (await other.get("/api/auth/sessions")).body.data.sessions as { id: string; current: boolean }[];
+    const target = sessions.find((s) => !s.current)!;
+    expect(sessions).toHaveLength(2);
+    expect((await other.delete(`/api/auth/sessions/${target.id}`)).status).toBe(200);
     await sse.waitEnded();
-    expect(sse.frames.at(-1)?.event).toBe("session:revoked");
-    // the revoked cookies no longer open a stream
+    expect(sse.frames.at(-1)).toMatchObject({ event: "session:revoked", data: { sessionId: target.id } });
+    // the revoked cookies no longer open a stream; the other device's stream stays open
     const again = await SseClient.open(server.url, a.client);
     expect(again.status).toBe(401);
+    await Bun.sleep(50);
+    expect(survivor.ended).toBe(false);
+    survivor.close();
   });
 
-  test("connect/disconnect cycles leave no listeners behind", async () => {
+  test("a session revoked behind the stream's back (no event) is closed by the periodic check", async () => {
     const a = await person();
-    const base = server.app.events.listenerCount();
+    const sse = await SseClient.open(server.url, a.client);
+    // revoked straight in the database, as another process or the CLI would
+    await server.app.db.updateTable("sessions").set({ revoked_at: server.app.clock.now() }).where("user_id", "=", a.user.id).execute();
+    await sse.waitEnded(4000);
+    expect(sse.ended).toBe(true);
+  });
+
+  test("connect/disconnect cycles (SSE and WebSocket) leave no connections or listeners behind", async () => {
+    const a = await person();
+    const hub = realtimeHub(server.app);
+    const [baseListeners, baseConnections] = [server.app.events.listenerCount(), hub.connectionCount()];
     for (let round = 0; round < 10; round++) {
       const batch = await Promise.all(Array.from({ length: 40 }, () => SseClient.open(server.url, a.client)));
       expect(batch.every((s) => s.status === 200)).toBe(true);
+      if (round === 0) expect(hub.connectionCount()).toBe(baseConnections + 40);
       for (const s of batch) s.close();
       await Promise.all(batch.map((s) => s.waitEnded()));
     }
-    const deadline = Date.now() + 3000;
-    while (server.app.events.listenerCount() !== base && Date.now() < deadline) await Bun.sleep(10);
-    expect(server.app.events.listenerCount()).toBe(base);
-    expect(realtimeHub(server.app).connectionCount()).toBe(base);
+    for (let round = 0; round < 5; round++) {
+      const batch = await Promise.all(Array.from({ length: 20 }, () => WsClient.open(server.url, a.client)));
+      if (round === 0) expect(server.app.events.listenerCount()).toBeGreaterThanOrEqual(baseListeners + 20);
+      for (const w of batch) w.close();
+      await Promise.all(batch.map((w) => w.waitClosed()));
+    }
+    await waitFor(() => server.app.events.listenerCount() === baseListeners && hub.connectionCount() === baseConnections, 3000, "listeners and connections back to their base");
+    expect(server.app.events.listenerCount()).toBe(baseListeners);
+    expect(hub.connectionCount()).toBe(baseConnections);
   });
 });
 
 describe("slow clients", () => {
-  /** A raw TCP client that sends a request and then never reads. */
-  async function stalledClient(request: string) {
-    const port = new URL(server.url).port;
-    const state = { closed: false };
-    const socket = await Bun.connect({
-      hostname: "127.0.0.1",
-      port: Number(port),
-      socket: {
-        data() {},
-        close() {
-          state.closed = true;
-        },
-        end() {
-          state.closed = true;
-        },
-        error() {},
-      },
-    });
-    socket.write(request);
-    // stop reading: the kernel buffers fill and the server sees backpressure
-    socket.pause?.();
-    return Object.assign(socket, { state });
-  }
-
   test("a client that stops reading is cut off; others keep receiving", async () => {
     const [a, b] = [await person(), await person()];
-    const cookie = [...b.client.cookies].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("; ");
     const hub = realtimeHub(server.app);
     const baseCount = hub.connectionCount();
-    const sseStall = await stalledClient(`GET /api/realtime/events HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\nAccept: text/event-stream\r\n\r\n`);
-    const wsStall = await stalledClient(
-      `GET /api/realtime/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
-    );
+    const sseStall = await rawConnection(server.url, rawStreamRequest("sse", b.client.cookieHeader()), { stalled: true });
+    const wsStall = await rawConnection(server.url, rawStreamRequest("ws", b.client.cookieHeader()), { stalled: true });
     const healthy = await WsClient.open(server.url, a.client);
-    const deadline = Date.now() + 3000;
-    while (hub.connectionCount() < baseCount + 3 && Date.now() < deadline) await Bun.sleep(10);
+    await waitFor(() => hub.connectionCount() >= baseCount + 3, 3000, "three connections");
     expect(hub.connectionCount()).toBe(baseCount + 3);
     const big = "x".repeat(16 * 1024);
     // bounded: at most 4000 × 16 KB, stops as soon as both stalled clients are cut off
@@ -272,14 +325,12 @@ describe("slow clients", () => {
     }
     expect(hub.connectionCount()).toBe(baseCount + 1);
     // the server really let go of the stalled SSE socket (its queue is dropped, not kept)
-    sseStall.resume?.();
-    const closedBy = Date.now() + 3000;
-    while (!sseStall.state.closed && Date.now() < closedBy) await Bun.sleep(10);
-    expect(sseStall.state.closed).toBe(true);
+    sseStall.socket.resume?.();
+    await waitFor(() => sseStall.state.closed, 3000, "the stalled SSE socket to close");
     await healthy.waitFor((f) => f.filter((x) => x.event === "typing").length > 0);
     expect(healthy.closeCode).toBeNull();
     healthy.close();
-    sseStall.end();
-    wsStall.end();
+    sseStall.socket.end();
+    wsStall.socket.end();
   });
 });

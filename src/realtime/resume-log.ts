@@ -21,10 +21,12 @@ export class ResumeLog {
 
   constructor(private readonly opts: { perUser: number; retentionMs: () => number }) {}
 
-  record(event: DeliveredEvent, now: number): void {
+  /** Remembers EVENT for resume; with KEEP false only its id counts as sent (live-only events). */
+  record(event: DeliveredEvent, now: number, keep = true): void {
     // pruning also runs here, so rings of accounts that never connect stay within the window
     if (now - this.lastPrune > PRUNE_EVERY_MS) this.prune(now);
     this.latestId = Math.max(this.latestId, event.id);
+    if (!keep) return;
     let ring = this.rings.get(event.userId);
     if (!ring) this.rings.set(event.userId, (ring = { events: [], forgottenUpTo: 0 }));
     ring.events.push({ at: now, event });

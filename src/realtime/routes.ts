@@ -3,13 +3,31 @@ import type { App } from "../app";
 import { assertUsable } from "../domain/sessions/service";
 import { clientIp } from "../http/client-ip";
 import { addSetCookies, requestContext, resolveAuth, sessionCookies } from "../http/context";
-import { unauthorized } from "../lib/errors";
+import { forbidden, unauthorized } from "../lib/errors";
+import { toIso } from "../lib/clock";
 import { parseLastEventId, realtimeHub } from "./hub";
 import { attachWebSocket, sseResponse, type StreamOwner } from "./transports";
 import type { Connection } from "./hub";
 
 interface WsContext {
   realtime?: { owner: StreamOwner; lastEventId: number | null; attached?: { connection: Connection; drained(): void } };
+}
+
+/**
+ * Browsers send Origin with every WebSocket handshake and, unlike fetch, WebSockets are not
+ * bound by CORS: a page of another site must not open a socket riding on our cookies
+ * (cross-site WebSocket hijacking). Programs that send no Origin authenticate like any call.
+ */
+function fromThisSite(app: App, request: Request): boolean {
+  const origin = request.headers.get("origin");
+  if (origin === null) return true;
+  let host: string;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    return false;
+  }
+  return host === request.headers.get("host") || host === new URL(app.config.baseUrl).host;
 }
 
 /** /api/realtime/events (SSE) and /api/realtime/ws (WebSocket), cookie-authenticated. */
@@ -29,6 +47,7 @@ export function realtimeRoutes(app: App) {
     )
     .ws("/ws", {
       async beforeHandle(context) {
+        if (!fromThisSite(app, context.request)) throw forbidden("WebSocket connections from other sites are refused");
         const found = await resolveAuth(app, context.request, clientIp(context.request, context.server, app.config.trustProxy));
         if (!found) throw unauthorized();
         assertUsable(found.user);
@@ -49,7 +68,7 @@ export function realtimeRoutes(app: App) {
         // application-level ping for clients that cannot send protocol pings (browsers)
         const m = message as unknown;
         if (m === "ping" || (typeof m === "object" && m !== null && ((m as { event?: unknown }).event === "ping" || (m as { type?: unknown }).type === "ping"))) {
-          ws.send(JSON.stringify({ event: "pong", id: null, data: { time: new Date(app.clock.now()).toISOString() } }));
+          ws.send(JSON.stringify({ event: "pong", id: null, data: { time: toIso(app.clock.now()) } }));
         }
       },
       drain(ws) {

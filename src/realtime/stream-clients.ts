@@ -8,7 +8,58 @@ export interface Frame {
   data: any;
 }
 
-const cookieHeader = (client: TestClient) => [...client.cookies].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("; ");
+/** A raw HTTP/1.1 request for a realtime endpoint, for tests that watch the wire or stop reading. */
+export function rawStreamRequest(transport: "ws" | "sse", cookie: string): string {
+  const head = transport === "ws"
+    ? "GET /api/realtime/ws HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+    : "GET /api/realtime/events HTTP/1.1\r\nAccept: text/event-stream\r\n";
+  return `${head}Host: 127.0.0.1\r\nCookie: ${cookie}\r\n\r\n`;
+}
+
+/**
+ * A raw TCP connection that sends REQUEST and keeps every byte answered. `stalled` stops
+ * reading at once, so the kernel buffers fill and the server sees backpressure.
+ */
+export async function rawConnection(baseUrl: string, request: string, opts: { stalled?: boolean } = {}) {
+  const chunks: Buffer[] = [];
+  const state = { closed: false };
+  const socket = await Bun.connect({
+    hostname: "127.0.0.1",
+    port: Number(new URL(baseUrl).port),
+    socket: {
+      data(_s, chunk) {
+        chunks.push(Buffer.from(chunk));
+      },
+      close() {
+        state.closed = true;
+      },
+      end() {
+        state.closed = true;
+      },
+      error() {},
+    },
+  });
+  socket.write(request);
+  if (opts.stalled) socket.pause?.();
+  const bytes = () => Buffer.concat(chunks);
+  return {
+    socket,
+    state,
+    bytes,
+    /** what came after the response head (frames or stream body) */
+    body: () => {
+      const all = bytes();
+      const end = all.indexOf("\r\n\r\n");
+      return end < 0 ? Buffer.alloc(0) : all.subarray(end + 4);
+    },
+    /** waits (bounded) until PREDICATE holds over the bytes received */
+    async until(predicate: (all: Buffer) => boolean, timeoutMs = 3000): Promise<Buffer> {
+      const deadline = Date.now() + timeoutMs;
+      while (!predicate(bytes()) && Date.now() < deadline) await Bun.sleep(5);
+      return bytes();
+    },
+  };
+}
 
 /** Waits until PREDICATE holds over the frames received so far (bounded by TIMEOUTMS). */
 async function waitFor(frames: Frame[], predicate: (frames: Frame[]) => boolean, timeoutMs: number, what: string): Promise<Frame[]> {
@@ -30,7 +81,7 @@ export class SseClient {
   static async open(baseUrl: string, client: TestClient | null, opts: { lastEventId?: number | string } = {}): Promise<SseClient> {
     const s = new SseClient();
     const headers: Record<string, string> = { accept: "text/event-stream" };
-    if (client) headers.cookie = cookieHeader(client);
+    if (client) headers.cookie = client.cookieHeader();
     if (opts.lastEventId !== undefined) headers["last-event-id"] = String(opts.lastEventId);
     const res = await fetch(`${baseUrl}/api/realtime/events`, { headers, signal: s.abort.signal });
     s.status = res.status;
@@ -100,7 +151,7 @@ export class WsClient {
   static open(baseUrl: string, client: TestClient | null, opts: { lastEventId?: number } = {}): Promise<WsClient> {
     const url = `${baseUrl.replace(/^http/, "ws")}/api/realtime/ws${opts.lastEventId !== undefined ? `?lastEventId=${opts.lastEventId}` : ""}`;
     // Bun's WebSocket client accepts headers, so the session cookie goes along like a browser's
-    const ws = new WebSocket(url, { headers: client ? { cookie: cookieHeader(client) } : {} } as never);
+    const ws = new WebSocket(url, { headers: client ? { cookie: client.cookieHeader() } : {} } as never);
     const c = new WsClient(ws);
     ws.onmessage = (e) => c.frames.push(JSON.parse(String(e.data)));
     return new Promise((resolve, reject) => {

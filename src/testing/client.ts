@@ -19,7 +19,7 @@ export class TestClient {
     const mutating = !["GET", "HEAD"].includes(method);
     if (mutating && opts.csrf !== false && !this.csrf) await this.fetchCsrf();
     const headers: Record<string, string> = { "user-agent": this.userAgent, ...opts.headers };
-    if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("; ");
+    if (this.cookies.size) headers.cookie = this.cookieHeader();
     if (mutating && opts.csrf !== false && this.csrf) headers["x-csrf-token"] ??= this.csrf;
     let payload: BodyInit | undefined;
     if (body instanceof FormData) payload = body;
@@ -44,6 +44,11 @@ export class TestClient {
   patch = <T = any>(path: string, body?: unknown, opts?: { headers?: Record<string, string>; csrf?: boolean }) => this.request<T>("PATCH", path, body ?? {}, opts);
   put = <T = any>(path: string, body?: unknown, opts?: { headers?: Record<string, string>; csrf?: boolean }) => this.request<T>("PUT", path, body ?? {}, opts);
   delete = <T = any>(path: string, body?: unknown, opts?: { headers?: Record<string, string>; csrf?: boolean }) => this.request<T>("DELETE", path, body, opts);
+
+  /** The jar as a Cookie header value, for raw fetch, socket and WebSocket requests. */
+  cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("; ");
+  }
 
   async fetchCsrf(): Promise<string> {
     const res = await this.get("/api/auth/csrf");

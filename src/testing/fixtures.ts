@@ -1,6 +1,10 @@
 import type { App } from "../app";
 import { createUser, type NewUser } from "../domain/users/service";
 import type { UserRow } from "../domain/users/table";
+import { createSession } from "../domain/sessions/service";
+import { sessionTtls } from "../http/context";
+import { ACCESS_COOKIE, REFRESH_COOKIE } from "../http/cookies";
+import { newCuid } from "../lib/ids";
 import { TestClient } from "./client";
 
 let counter = 0;
@@ -26,5 +30,40 @@ export async function signedInClient(server: { app: App; url: string }, input: P
   const client = new TestClient(server.url);
   const res = await client.login(user.email!, user.password);
   if (res.status !== 200) throw new Error(`login failed: ${JSON.stringify(res.body)}`);
+  return { user, client };
+}
+
+let quickCounter = 0;
+
+/**
+ * A signed-in client for a fresh account, made straight in the database with a session
+ * issued directly: no password hashing, so files that need dozens of people stay fast.
+ * Every request still goes through cookie authentication and CSRF; sign-in itself is
+ * covered by the auth tests (use `signedInClient` where the password matters).
+ */
+export async function quickPerson(server: { app: App; url: string }, input: { username?: string; displayName?: string } = {}): Promise<{ user: UserRow; client: TestClient }> {
+  const { app } = server;
+  const now = app.clock.now();
+  const username = input.username ?? `p${++quickCounter}_${Math.random().toString(36).slice(2, 7)}`;
+  const user = await app.db
+    .insertInto("users")
+    .values({
+      cuid: newCuid(),
+      email: `${username.toLowerCase()}@example.test`,
+      username,
+      username_lower: username.toLowerCase(),
+      display_name: input.displayName ?? username,
+      password_hash: null,
+      email_verified_at: now,
+      created_at: now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await app.hooks.emit("user:created", { userId: user.id });
+  const { tokens } = await createSession(app.db, now, sessionTtls(app), { userId: user.id, userAgent: "socialctl-tests/1.0", ip: "127.0.0.1" });
+  const client = new TestClient(server.url);
+  client.cookies.set(ACCESS_COOKIE, tokens.accessToken);
+  client.cookies.set(REFRESH_COOKIE, tokens.refreshToken);
   return { user, client };
 }

@@ -11,7 +11,7 @@ import { serializeChat, serializeChatMember, type ChatView } from "../serializer
 
 /** A group chat from chat_id; private chats have no members to manage. */
 async function groupChat(ctx: BotContext): Promise<ChatView> {
-  const view = await resolveChat(ctx);
+  const view = await resolveChat(ctx, "chat_id", false);
   if (view.conversation.type !== "group") throw badRequest("chat member status can't be changed in private chats");
   return view;
 }
@@ -28,7 +28,7 @@ const noRights = (what: string) => ({ 403: forbiddenBot(`not enough rights to ${
 
 export const chatMethods: MethodTable = {
   async getChat(ctx) {
-    const view = await resolveChat(ctx);
+    const view = await resolveChat(ctx, "chat_id", false);
     const chat: Record<string, unknown> = { ...serializeChat(view.conversation, view.other), accent_color_id: 0, max_reaction_count: 1 };
     if (view.conversation.type === "private" && view.other?.bio) chat.bio = view.other.bio;
     const photo = view.conversation.type === "group" ? view.conversation.photo_url : view.other?.avatar_url;
@@ -37,19 +37,19 @@ export const chatMethods: MethodTable = {
   },
 
   async getChatMemberCount(ctx) {
-    const view = await resolveChat(ctx);
+    const view = await resolveChat(ctx, "chat_id", false);
     return memberCount(ctx.app.db, view.conversation.id);
   },
 
   async getChatMember(ctx) {
-    const view = await resolveChat(ctx);
+    const view = await resolveChat(ctx, "chat_id", false);
     const user = await userParam(ctx);
     const member = await getMember(ctx.app.db, view.conversation.id, user.id);
     return serializeChatMember(member ?? { role: "left", rights: null }, user);
   },
 
   async getChatAdministrators(ctx) {
-    const view = await resolveChat(ctx);
+    const view = await resolveChat(ctx, "chat_id", false);
     if (view.conversation.type === "private") {
       // both sides of a private chat, as the compatible API answers
       return [view.other, ctx.me].flatMap((u) => (u ? [serializeChatMember({ role: "member", rights: null }, u)] : []));
@@ -115,7 +115,7 @@ export const chatMethods: MethodTable = {
   },
 
   async leaveChat(ctx) {
-    const view = await resolveChat(ctx);
+    const view = await resolveChat(ctx, "chat_id", false);
     if (view.conversation.type !== "group") throw badRequest("chat not found");
     await leaveGroup(ctx.app, { conversationId: view.conversation.id, userId: ctx.me.id });
     return true;

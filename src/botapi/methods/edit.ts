@@ -6,8 +6,7 @@ import type { BotContext, MethodTable } from "../context";
 import { asBot, badRequest, forbiddenBot } from "../errors";
 import { parseReplyMarkup } from "../markup";
 import { serializeMessage, type ChatView } from "../serializers";
-import { captionOf, formatText } from "../text";
-import { MAX_TEXT } from "./send";
+import { captionOf, MAX_TEXT, messageText } from "../text";
 
 const NOT_MODIFIED =
   "message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message";
@@ -15,7 +14,7 @@ const NOT_MODIFIED =
 /** The bot's own message to edit, by chat_id + message_id (inline messages do not exist here). */
 async function ownMessage(ctx: BotContext): Promise<{ view: ChatView; row: MessageRow }> {
   if (ctx.params.has("inline_message_id")) throw badRequest("inline messages are not supported");
-  const view = await resolveChat(ctx);
+  const view = await resolveChat(ctx, "chat_id", false);
   const seq = ctx.params.int("message_id", { required: true })!;
   const row = await findMessageBySeq(ctx.app.db, view.conversation.id, seq);
   if (!row) throw badRequest("message to edit not found");
@@ -46,12 +45,8 @@ async function applyEdit(ctx: BotContext, view: ChatView, row: MessageRow, patch
 
 export const editMethods: MethodTable = {
   async editMessageText(ctx) {
-    const raw = ctx.params.str("text") ?? "";
-    if (raw.trim() === "") throw badRequest("message text is empty");
+    const { text, entities } = await messageText(ctx);
     const { view, row } = await ownMessage(ctx);
-    const { text, entities } = formatText(raw, ctx.params.str("parse_mode"), ctx.params.json("entities"));
-    if (text.trim() === "") throw badRequest("message text is empty");
-    if (text.length > MAX_TEXT) throw badRequest("message is too long");
     if (row.media !== null || row.extra !== null) throw badRequest("there is no text in the message to edit");
     return applyEdit(ctx, view, row, { content: text, entities, replyMarkup: editedMarkup(ctx, "keep") });
   },
@@ -59,7 +54,7 @@ export const editMethods: MethodTable = {
   async editMessageCaption(ctx) {
     const { view, row } = await ownMessage(ctx);
     if (row.media === null) throw badRequest("there is no caption in the message to edit");
-    const caption = captionOf(ctx.params, MAX_TEXT);
+    const caption = await captionOf(ctx.app, ctx.params, MAX_TEXT);
     if (caption.text.trim() === "") throw badRequest("message caption is empty");
     return applyEdit(ctx, view, row, { content: caption.text, entities: caption.entities, replyMarkup: editedMarkup(ctx, "keep") });
   },
@@ -70,7 +65,7 @@ export const editMethods: MethodTable = {
   },
 
   async deleteMessage(ctx) {
-    const view = await resolveChat(ctx);
+    const view = await resolveChat(ctx, "chat_id", false);
     const seq = ctx.params.int("message_id", { required: true })!;
     const row = await findMessageBySeq(ctx.app.db, view.conversation.id, seq);
     if (!row) throw badRequest("message to delete not found");
@@ -83,7 +78,7 @@ export const editMethods: MethodTable = {
   },
 
   async pinChatMessage(ctx) {
-    const view = await resolveChat(ctx);
+    const view = await resolveChat(ctx, "chat_id", false);
     const seq = ctx.params.int("message_id", { required: true })!;
     ctx.params.bool("disable_notification");
     await asBot(
@@ -94,7 +89,7 @@ export const editMethods: MethodTable = {
   },
 
   async unpinChatMessage(ctx) {
-    const view = await resolveChat(ctx);
+    const view = await resolveChat(ctx, "chat_id", false);
     let seq = ctx.params.int("message_id");
     if (seq === undefined) {
       // without message_id the most recently pinned message is unpinned, as the compatible API does
@@ -118,7 +113,7 @@ export const editMethods: MethodTable = {
   },
 
   async setMessageReaction(ctx) {
-    const view = await resolveChat(ctx);
+    const view = await resolveChat(ctx, "chat_id", false);
     const seq = ctx.params.int("message_id", { required: true })!;
     const raw = ctx.params.json("reaction");
     let emoji: string | null = null;

@@ -1,16 +1,22 @@
-import { findMessageBySeq } from "../../domain/chats/access";
-import { answerQuery } from "../../domain/payments/checkout";
+import type { App } from "../../app";
+import { findBotByUserId } from "../../domain/bots/service";
+import { enqueueUpdate } from "../../domain/bots/updates";
+import { findConversationById, findMessageBySeq } from "../../domain/chats/access";
+import { answerQuery, cancelQuery } from "../../domain/payments/checkout";
 import { refundPayment, type RefundOutcome } from "../../domain/payments/income";
-import { createInvoice, INVOICE_LIMITS, invoiceTotal, invoiceView } from "../../domain/payments/invoices";
+import { createInvoice, findInvoiceById, findPaymentById, INVOICE_LIMITS, invoiceTotal, invoiceView } from "../../domain/payments/invoices";
 import type { LabeledPrice } from "../../domain/payments/table";
-import { resolveChat } from "../chats";
+import { findUserById } from "../../domain/users/service";
+import { chatViewFor, resolveChat } from "../chats";
 import type { BotContext, MethodTable } from "../context";
 import { badRequest } from "../errors";
 import { inlineButtons, parseReplyMarkup } from "../markup";
+import { serializeMessage, serializeUser } from "../serializers";
 import { post } from "./send";
 
 /**
- * Payments in stars: sendInvoice, answerPreCheckoutQuery, refundStarPayment. Stars only
+ * Payments in stars: sendInvoice, answerPreCheckoutQuery, refundStarPayment, and the updates
+ * the flow sends the bot (pre_checkout_query, message.successful_payment). Stars only
  * (currency XTR), no payment providers. The person's side (Pay) is POST
  * /api/social/messages/{cid}/{mid}/pay; the flow lives in domain/payments.
  */
@@ -89,3 +95,54 @@ export const paymentMethods: MethodTable = {
     return true;
   },
 };
+
+/** A person pressed Pay: pre_checkout_query to the bot, or the query is cancelled when the bot cannot get it. */
+async function sendPreCheckoutQuery(app: App, p: { queryId: string; invoiceId: number; payerId: number }): Promise<void> {
+  let queued: number | null = null;
+  try {
+    const invoice = await findInvoiceById(app.db, p.invoiceId);
+    if (!invoice) return;
+    const [found, payer] = await Promise.all([findBotByUserId(app.db, invoice.bot_user_id), findUserById(app.db, p.payerId)]);
+    if (!found || !payer) return;
+    queued = await enqueueUpdate(app, found.bot, "pre_checkout_query", {
+      id: p.queryId,
+      from: serializeUser(payer),
+      currency: "XTR",
+      total_amount: invoice.total_amount,
+      invoice_payload: invoice.payload,
+    });
+  } finally {
+    // not queued (e.g. the bot's allowed_updates leave pre_checkout_query out): nobody will answer
+    if (queued === null) cancelQuery(app, p.queryId);
+  }
+}
+
+/** A payment was charged: the bot gets its service message as a message with successful_payment. */
+async function sendSuccessfulPayment(app: App, p: { paymentId: number; serviceMessageId: number }): Promise<void> {
+  const payment = await findPaymentById(app.db, p.paymentId);
+  if (!payment) return;
+  const [found, conversation, row] = await Promise.all([
+    findBotByUserId(app.db, payment.bot_user_id),
+    findConversationById(app.db, payment.conversation_id),
+    app.db.selectFrom("messages").selectAll().where("id", "=", p.serviceMessageId).executeTakeFirst(),
+  ]);
+  if (!found || !conversation || !row) return;
+  // the compatible API's service message: no text, just the payment
+  const { text: _text, entities: _entities, ...message } = await serializeMessage(app.db, await chatViewFor(app, conversation, found.user.id), row);
+  await enqueueUpdate(app, found.bot, "message", {
+    ...message,
+    successful_payment: {
+      currency: "XTR",
+      total_amount: payment.amount,
+      invoice_payload: payment.payload,
+      telegram_payment_charge_id: payment.charge_id,
+      provider_payment_charge_id: payment.charge_id,
+    },
+  });
+}
+
+/** The Bot API side of the payment flow. Registered once per App (features.ts). */
+export function installPaymentUpdateHooks(app: App): void {
+  app.hooks.on("payment:pre-checkout", (p) => sendPreCheckoutQuery(app, p));
+  app.hooks.on("payment:succeeded", (p) => sendSuccessfulPayment(app, p));
+}

@@ -2,16 +2,15 @@ import { randomInt } from "node:crypto";
 import { findMessageBySeq } from "../../domain/chats/access";
 import { forwardMessage, sendMessage, typing, type SendMessageInput } from "../../domain/chats/messages";
 import type { MediaItem } from "../../domain/chats/validate";
+import { isBlockedEitherWay } from "../../domain/relations/service";
 import { randomToken } from "../../lib/ids";
 import { resolveChat } from "../chats";
 import type { BotContext, MethodTable } from "../context";
-import { badRequest } from "../errors";
+import { asBot, badRequest, blockedByUser } from "../errors";
 import { inputFile, type FileField } from "../files";
 import { parseReplyMarkup } from "../markup";
 import { serializeMessage, serializeMessages, type ChatView } from "../serializers";
-import { captionOf, formatText } from "../text";
-
-export const MAX_TEXT = 4096;
+import { captionOf, formatText, MAX_CAPTION, messageText } from "../text";
 
 type Outgoing = Omit<SendMessageInput, "conversationId" | "senderId">;
 
@@ -41,7 +40,9 @@ export async function post(ctx: BotContext, view: ChatView, out: Outgoing, marku
   ctx.params.bool("protect_content");
   const replyMarkup = out.replyMarkup !== undefined ? out.replyMarkup : parseReplyMarkup(ctx.params.json("reply_markup"), markupOpts);
   const replyToSeq = out.replyToSeq !== undefined ? out.replyToSeq : await replyTarget(ctx, view);
-  const row = await sendMessage(ctx.app, { ...out, replyMarkup: replyMarkup ?? undefined, replyToSeq, conversationId: view.conversation.id, senderId: ctx.me.id });
+  const row = await asBot(() => sendMessage(ctx.app, { ...out, replyMarkup: replyMarkup ?? undefined, replyToSeq, conversationId: view.conversation.id, senderId: ctx.me.id }), {
+    403: blockedByUser(),
+  });
   return serializeMessage(ctx.app.db, view, row);
 }
 
@@ -49,7 +50,7 @@ export async function post(ctx: BotContext, view: ChatView, out: Outgoing, marku
 function sendFile(field: FileField, extraFlags: Record<string, unknown> = {}) {
   return async (ctx: BotContext) => {
     const view = await resolveChat(ctx);
-    const caption = captionOf(ctx.params);
+    const caption = await captionOf(ctx.app, ctx.params);
     const markup = parseReplyMarkup(ctx.params.json("reply_markup"));
     const replyToSeq = await replyTarget(ctx, view);
     const fileName = field === "document" || field === "audio" ? ctx.params.str("file_name", { max: 255 }) : undefined;
@@ -90,20 +91,19 @@ function coordinates(ctx: BotContext) {
 /** The message a forward or copy takes: in from_chat_id when given, else in the target chat. */
 async function sourceMessage(ctx: BotContext, target: ChatView, what: string) {
   const seq = ctx.params.int("message_id", { required: true })!;
-  const source = ctx.params.has("from_chat_id") ? await resolveChat(ctx, "from_chat_id") : target;
+  // the source chat must already exist: naming a person never opens a chat here
+  const source = ctx.params.has("from_chat_id") ? await resolveChat(ctx, "from_chat_id", false) : target;
   const row = await findMessageBySeq(ctx.app.db, source.conversation.id, seq);
   if (!row || row.kind !== "user") throw badRequest(`message to ${what} not found`);
+  // an invoice is paid once, in its own chat
+  if (row.invoice !== null) throw badRequest(`message can't be ${what === "copy" ? "copied" : "forwarded"}`);
   return { source, row };
 }
 
 export const sendMethods: MethodTable = {
   async sendMessage(ctx) {
     const view = await resolveChat(ctx);
-    const raw = ctx.params.str("text") ?? "";
-    if (raw.trim() === "") throw badRequest("message text is empty");
-    const { text, entities } = formatText(raw, ctx.params.str("parse_mode"), ctx.params.json("entities"));
-    if (text.trim() === "") throw badRequest("message text is empty");
-    if (text.length > MAX_TEXT) throw badRequest("message is too long");
+    const { text, entities } = await messageText(ctx);
     return post(ctx, view, { content: text, entities });
   },
 
@@ -129,12 +129,13 @@ export const sendMethods: MethodTable = {
     });
     const docs = items.filter((m) => m.type === "document" || m.type === "audio").length;
     if (docs !== 0 && docs !== items.length) throw badRequest("documents and audio can't be mixed with other media types in a media group");
-    const captions = items.map((m, i) => {
+    const captions = [];
+    for (const [i, m] of items.entries()) {
       if (m.caption !== undefined && typeof m.caption !== "string") throw badRequest(`media[${i}].caption must be a String`);
-      const out = formatText((m.caption as string | undefined) ?? "", typeof m.parse_mode === "string" ? m.parse_mode : ctx.params.str("parse_mode"), m.caption_entities);
-      if (out.text.length > 1024) throw badRequest("message caption is too long");
-      return out;
-    });
+      const out = await formatText(ctx.app, (m.caption as string | undefined) ?? "", typeof m.parse_mode === "string" ? m.parse_mode : ctx.params.str("parse_mode"), m.caption_entities);
+      if (out.text.length > MAX_CAPTION) throw badRequest("message caption is too long");
+      captions.push(out);
+    }
     const replyToSeq = await replyTarget(ctx, view);
     const files: MediaItem[] = [];
     for (const m of items) files.push(await inputFile(ctx, m.type, m.media));
@@ -199,8 +200,10 @@ export const sendMethods: MethodTable = {
   },
 
   async sendChatAction(ctx) {
-    const view = await resolveChat(ctx);
-    ctx.params.str("action", { max: 64 });
+    const view = await resolveChat(ctx, "chat_id", false);
+    // any action shows "typing"; it only has to be text when given
+    ctx.params.str("action");
+    if (view.other && (await isBlockedEitherWay(ctx.app.db, ctx.me.id, view.other.id))) throw blockedByUser();
     await typing(ctx.app, { conversationId: view.conversation.id, userId: ctx.me.id });
     return true;
   },
@@ -208,7 +211,10 @@ export const sendMethods: MethodTable = {
   async forwardMessage(ctx) {
     const target = await resolveChat(ctx);
     const { source, row } = await sourceMessage(ctx, target, "forward");
-    const sent = await forwardMessage(ctx.app, { fromConversationId: source.conversation.id, seq: row.seq, actorId: ctx.me.id, toConversationId: target.conversation.id });
+    const sent = await asBot(
+      () => forwardMessage(ctx.app, { fromConversationId: source.conversation.id, seq: row.seq, actorId: ctx.me.id, toConversationId: target.conversation.id }),
+      { 400: badRequest("message can't be forwarded"), 403: blockedByUser(), 404: badRequest("message to forward not found") },
+    );
     return (await serializeMessages(ctx.app.db, target, [sent]))[0];
   },
 
@@ -217,8 +223,9 @@ export const sendMethods: MethodTable = {
     const { row } = await sourceMessage(ctx, target, "copy");
     let content = row.content;
     let entities: unknown[] | undefined = row.entities ? (JSON.parse(row.entities) as unknown[]) : undefined;
-    if (ctx.params.given("caption")) {
-      const caption = captionOf(ctx.params);
+    // a new caption applies to media; a text message is copied as it is
+    if (row.media !== null && ctx.params.given("caption")) {
+      const caption = await captionOf(ctx.app, ctx.params);
       content = caption.text;
       entities = caption.entities;
     }

@@ -1,5 +1,5 @@
 import { setWebhookConfig } from "../../domain/bots/service";
-import { dropPendingUpdates, notifyBotQueue, pendingUpdateCount, pollUpdates, setAllowedUpdates, UPDATE_TYPES } from "../../domain/bots/updates";
+import { dropPendingUpdates, notifyBotQueue, pollUpdates, setAllowedUpdates, UPDATE_TYPES } from "../../domain/bots/updates";
 import { toUnixSeconds } from "../../lib/clock";
 import type { BotContext, MethodTable } from "../context";
 import { badRequest, botError } from "../errors";
@@ -24,7 +24,7 @@ export const updatesMethods: MethodTable = {
     const offset = params.int("offset");
     const limit = params.int("limit", { min: 1, max: 100 }) ?? 100;
     const timeout = Math.min(params.int("timeout", { min: 0 }) ?? 0, 25);
-    await setAllowedUpdates(app, bot.id, allowedUpdates(ctx));
+    await setAllowedUpdates(app, bot, allowedUpdates(ctx));
     return pollUpdates(app, bot, { offset, limit, timeoutMs: timeout * 1000, signal: ctx.signal });
   },
 
@@ -43,7 +43,7 @@ export const updatesMethods: MethodTable = {
     if (secret !== null && (secret.length > 128 || !SECRET_RE.test(secret))) {
       throw badRequest("secret_token must be 1-128 characters of A-Z, a-z, 0-9, _ and -");
     }
-    await setAllowedUpdates(app, bot.id, allowedUpdates(ctx));
+    await setAllowedUpdates(app, bot, allowedUpdates(ctx));
     if (params.bool("drop_pending_updates")) await dropPendingUpdates(app, bot.id);
     await setWebhookConfig(app, bot.id, { url, secret });
     notifyBotQueue(app, bot.id);
@@ -56,11 +56,13 @@ export const updatesMethods: MethodTable = {
     return true;
   },
 
-  async getWebhookInfo({ app, bot }) {
+  async getWebhookInfo({ bot }) {
     const info: Record<string, unknown> = {
       url: bot.webhook_url ?? "",
       has_custom_certificate: false,
-      pending_update_count: await pendingUpdateCount(app, bot.id),
+      // the contract (service-api.md, WebhookInfo) states this is always 0; the queue itself is
+      // still kept until collected, in both delivery modes
+      pending_update_count: 0,
     };
     if (bot.webhook_last_error_date) {
       info.last_error_date = toUnixSeconds(bot.webhook_last_error_date);

@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, setDefaultTimeout, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { TestClient } from "../../testing/client";
-import { signedInClient } from "../../testing/fixtures";
+import { quickPerson, signedInClient } from "../../testing/fixtures";
 import { canMessage, whoCanMessage } from "../../domain/settings/service";
 import { registerExportSection } from "../../domain/account/export";
-import { uploadFor } from "../people/upload-fixtures";
+import { uploadFor } from "../../testing/media";
 
-// several accounts sign in per test (password hashing): room for a loaded machine
-setDefaultTimeout(20_000);
 
 let server: TestServer;
 beforeAll(async () => {
@@ -15,7 +13,9 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const person = () => signedInClient(server);
+/** A person with a session issued directly (no password hashing); `withPassword` signs in for real. */
+const person = () => quickPerson(server);
+const withPassword = () => signedInClient(server);
 
 describe("PATCH /api/account/profile", () => {
   test("changes name and bio, shown on the public profile", async () => {
@@ -170,7 +170,7 @@ describe("GET /api/account/export", () => {
 
 describe("DELETE /api/account", () => {
   test("wrong or missing password changes nothing", async () => {
-    const a = await person();
+    const a = await withPassword();
     let res = await a.client.delete("/api/account", { password: "wrong password" });
     expect(res.status).toBe(400);
     expect(res.body.error.details.fieldErrors.password).toEqual(["is incorrect"]);
@@ -181,8 +181,34 @@ describe("DELETE /api/account", () => {
     expect(res.status).toBe(200);
   });
 
+  test("the deleted account's posts, comments, likes, bookmarks and votes go with it", async () => {
+    const a = await withPassword();
+    const b = await person();
+    const mine = (await a.client.post("/api/social/posts", { content: "leaving soon #farewelltag" })).body.data.post;
+    const theirs = (await b.client.post("/api/social/posts", { content: "stay", poll: { options: ["x", "y"] } })).body.data.post;
+    await b.client.post(`/api/social/posts/${mine.id}/comments`, { content: "bye" });
+    await a.client.post(`/api/social/posts/${theirs.id}/like`);
+    await a.client.post(`/api/social/posts/${theirs.id}/bookmark`);
+    await a.client.post(`/api/social/posts/${theirs.id}/comments`, { content: "a's comment" });
+    await a.client.post(`/api/social/posts/${theirs.id}/poll/vote`, { options: [0] });
+    expect((await b.client.get(`/api/social/posts/${theirs.id}`)).body.data.post).toMatchObject({ likeCount: 1, commentCount: 1 });
+
+    expect((await a.client.delete("/api/account", { password: a.user.password })).status).toBe(200);
+    const after = (await b.client.get(`/api/social/posts/${theirs.id}`)).body.data.post;
+    expect(after).toMatchObject({ likeCount: 0, commentCount: 0, poll: { totalVoters: 0 } });
+    expect((await b.client.get(`/api/social/posts/${mine.id}`)).status).toBe(404);
+    expect((await b.client.get("/api/social/search?q=farewelltag&type=hashtags")).body.data.hashtags).toEqual([]);
+    const db = server.app.db;
+    for (const table of ["posts", "comments"] as const) {
+      expect(await db.selectFrom(table).select("id").where("author_id", "=", a.user.id).execute()).toEqual([]);
+    }
+    for (const table of ["post_likes", "post_bookmarks", "poll_votes", "comment_likes"] as const) {
+      expect(await db.selectFrom(table).select("id").where("user_id", "=", a.user.id).execute()).toEqual([]);
+    }
+  });
+
   test("deletes: sessions end, profile vanishes, e-mail scrubbed, username freed, relations gone", async () => {
-    const a = await person();
+    const a = await withPassword();
     const b = await person();
     const secondDevice = new TestClient(server.url);
     await secondDevice.login(a.user.email!, a.user.password);

@@ -1,14 +1,15 @@
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { deleteAccount } from "../../domain/account/delete";
-import { exportAccount } from "../../domain/account/export";
 import { BIO_MAX, DISPLAY_NAME_MAX, updateProfile } from "../../domain/profiles/edit";
-import { profileView } from "../../domain/profiles/service";
+import { loadProfile } from "../../domain/profiles/service";
 import { getSettings, updateSettings } from "../../domain/settings/service";
 import { addSetCookies, requestContext } from "../../http/context";
 import { clearCookie, ACCESS_COOKIE, REFRESH_COOKIE } from "../../http/cookies";
 import { ok } from "../../http/envelope";
 import { serializeAccount } from "../serializers/account";
+import { serializeProfile } from "../people/serialize";
+import { buildAccountExport } from "./export";
 
 const PictureUrl = t.Union([t.String({ minLength: 1, maxLength: 1024 }), t.Null()]);
 const ProfileBody = t.Object({
@@ -29,7 +30,7 @@ export function accountRoutes(app: App) {
       "/profile",
       async ({ body, user }) => {
         const updated = await updateProfile(app, user, body);
-        return ok({ account: serializeAccount(updated), profile: await profileView(app.db, updated.id, updated) });
+        return ok({ account: serializeAccount(updated), profile: serializeProfile(await loadProfile(app.db, updated.id, updated)) });
       },
       { auth: true, body: ProfileBody },
     )
@@ -42,7 +43,7 @@ export function accountRoutes(app: App) {
       "/export",
       async ({ user, set }) => {
         set.headers["cache-control"] = "no-store";
-        return ok({ export: await exportAccount(app, user) });
+        return ok({ export: await buildAccountExport(app, user) });
       },
       { auth: true },
     )

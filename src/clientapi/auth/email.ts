@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { resendEmailVerification, verifyEmailWithCode, verifyEmailWithToken } from "../../domain/auth/verification";
 import { assertUsable } from "../../domain/sessions/service";
-import { assertDeviceAllowed } from "../../domain/auth/devices";
+import { deviceBanned } from "../../domain/auth/devices";
 import { fieldError, unauthorized } from "../../lib/errors";
 import { ok } from "../../http/envelope";
 import { requestContext, resolveAuth } from "../../http/context";
@@ -27,7 +27,7 @@ export function emailRoutes(app: App) {
         const found = await resolveAuth(app, request, ip);
         if (!found) throw unauthorized("Sign in to confirm with a code, or use the link's token");
         assertUsable(found.user);
-        await assertDeviceAllowed(app.db, found.session.device_id);
+        if (found.deviceBanned) throw deviceBanned();
         await verifyEmailWithCode(app, found.user, body.code);
         return ok({ emailVerified: true });
       },

@@ -136,6 +136,20 @@ describe("register input", () => {
     }
   });
 
+  test("two racing sign-ups for one address: one account, the other a field error naming the e-mail", async () => {
+    const [a, b] = [new TestClient(server.url), new TestClient(server.url)];
+    const email = `race${Date.now()}@example.test`;
+    const [first, second] = await Promise.all([
+      a.post("/api/auth/register", { ...fresh(), email, ...(await solvedCaptcha(a)) }),
+      b.post("/api/auth/register", { ...fresh(), email, ...(await solvedCaptcha(b)) }),
+    ]);
+    expect([first.status, second.status].sort()).toEqual([200, 400]);
+    const loser = first.status === 400 ? first : second;
+    expect(loser.body.error.details.fieldErrors).toEqual({ email: ["is already registered"] });
+    const rows = await server.app.db.selectFrom("users").select("id").where("email", "=", email).execute();
+    expect(rows).toHaveLength(1);
+  });
+
   test("wrong CSRF is refused before anything happens", async () => {
     const c = new TestClient(server.url);
     const res = await c.post("/api/auth/register", fresh(), { csrf: false });

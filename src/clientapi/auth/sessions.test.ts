@@ -98,6 +98,26 @@ describe("sessions", () => {
     const res = await clients[0]!.post("/api/auth/sessions/revoke-others", {}, { csrf: false });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe("CSRF_TOKEN_INVALID");
+    const del = await clients[0]!.delete("/api/auth/sessions/anything", undefined, { csrf: false });
+    expect(del.status).toBe(403);
+    expect(del.body.error.code).toBe("CSRF_TOKEN_INVALID");
+    expect((await anon.delete("/api/auth/sessions/anything")).status).toBe(401);
+  });
+
+  test("bad session ids: oversize is 422, unknown is 404, and nothing is revoked", async () => {
+    const { clients } = await devices(1);
+    const c = clients[0]!;
+    const huge = await c.delete(`/api/auth/sessions/${"a".repeat(65)}`);
+    expect(huge.status).toBe(422);
+    expect(huge.body.error.code).toBe("VALIDATION_ERROR");
+    expect(huge.body.error.details.fieldErrors.id).toBeDefined();
+    for (const id of ["nope", "%27%20OR%201%3D1--"]) {
+      const res = await c.delete(`/api/auth/sessions/${id}`);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe("NOT_FOUND");
+    }
+    expect((await c.get("/api/auth/me")).status).toBe(200);
+    expect((await c.get("/api/auth/sessions")).body.data.sessions).toHaveLength(1);
   });
 
   test("refresh rotation keeps the session in the list; last seen moves", async () => {

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { TestClient } from "../../testing/client";
 import { makeUser } from "../../testing/fixtures";
-import { quickPerson } from "./test-people";
+import { quickPerson } from "../../testing/fixtures";
 import { storeUpload } from "../../media/uploads";
-import { pngOf } from "../uploads/fixtures";
-import { editMessage, findConversationByCuid, findMessageBySeq, memberCount, openPrivateChat, sendMessage } from "../../domain/chats";
+import { MP4_HEAD, padTo, pngOf, wavHead } from "../uploads/fixtures";
+import { editMessage, findConversationByCuid, findMessageBySeq, memberCount, openPrivateChat, postSystemMessage, sendMessage } from "../../domain/chats";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -56,6 +56,30 @@ describe("private chats", () => {
     res = await a.client.post(`/api/social/users/${a.user.username}/message`, {}, { csrf: false });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe("CSRF_TOKEN_INVALID");
+  });
+
+  test("the open body may be absent or empty, but malformed JSON is refused and opens nothing", async () => {
+    const [a, b] = [await person(), await person()];
+    const path = `/api/social/users/${b.user.username}/message`;
+    for (const raw of ["{bad json", "[1]", "null", "start=x"]) {
+      const res = await a.client.request("POST", path, raw);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe("VALIDATION_ERROR");
+      expect(res.body.error.details.fieldErrors.body).toBeDefined();
+    }
+    expect((await a.client.get("/api/social/messages")).body.data.conversations).toEqual([]);
+    let res = await a.client.request("POST", path, { start: 5 });
+    expect(res.status).toBe(422);
+    expect(res.body.error.details.fieldErrors.start).toBeDefined();
+    // no body at all, a blank body and {} all open the same chat
+    res = await a.client.request("POST", path);
+    expect(res.status).toBe(200);
+    const cid = res.body.data.conversationId;
+    for (const body of ["", "  ", {}]) {
+      res = await a.client.request("POST", path, body);
+      expect(res.status).toBe(200);
+      expect(res.body.data.conversationId).toBe(cid);
+    }
   });
 
   test("respects who may message me and blocks", async () => {
@@ -123,7 +147,7 @@ describe("domain API used by the Bot API", () => {
     const outsider = await person();
     const bot = await makeUser(server.app, { username: `answer${Date.now() % 100000}_bot`, isBot: true, email: null, password: null });
     await expect(openPrivateChat(server.app, bot.id, a.user.id)).rejects.toMatchObject({ status: 403 });
-    const cid = await openChat(a, { user: bot } as Person);
+    const cid = await openChat(a, { user: bot } as unknown as Person);
     const conv = (await findConversationByCuid(server.app.db, cid))!;
     expect((await openPrivateChat(server.app, bot.id, a.user.id)).id).toBe(conv.id);
     const keyboard = { inline_keyboard: [[{ text: "A", callback_data: "a" }]] };
@@ -213,6 +237,14 @@ describe("messages", () => {
     expect(res.body.error.details.fieldErrors.limit).toBeDefined();
     res = await a.client.get(`/api/social/messages/${cid}?before=garbage`);
     expect(res.body.error.details.fieldErrors.before).toBeDefined();
+    res = await a.client.get(`/api/social/messages/${cid}?limit=101`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors.limit).toBeDefined();
+    res = await a.client.get("/api/social/messages?cursor=garbage");
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors.cursor).toBeDefined();
+    res = await a.client.get("/api/social/messages?limit=abc");
+    expect(res.body.error.details.fieldErrors.limit).toBeDefined();
     res = await a.client.get("/api/social/messages/ckunknownconversation00");
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe("NOT_FOUND");
@@ -238,6 +270,63 @@ describe("messages", () => {
     expect(res.body.data.messages.map((m: any) => m.content)).toEqual(["mine", "p", "once"]);
   });
 
+  test("a repeated clientMessageId takes no messageId, and answers even after a block", async () => {
+    const [a, b] = [await person(), await person()];
+    const cid = await openChat(a, b);
+    const one = (await send(a, cid, { content: "first", clientMessageId: "seq-1" })).body.data.message;
+    for (let i = 0; i < 3; i++) {
+      const again = await send(a, cid, { content: "first", clientMessageId: "seq-1" });
+      expect(again.status).toBe(200);
+      expect(again.body.data.message).toMatchObject({ id: one.id, messageId: one.messageId, content: "first" });
+    }
+    // the refused repeats rolled their number back: the next message follows on
+    const next = (await send(a, cid, { content: "second", clientMessageId: "seq-2" })).body.data.message;
+    expect(next.messageId).toBe(one.messageId + 1);
+    const chat = await a.client.get(`/api/social/messages/${cid}`);
+    expect(chat.body.data.messages.map((m: any) => m.content)).toEqual(["second", "first"]);
+    expect(chat.body.data.conversation.lastReadMessageId).toBe(next.messageId);
+    // after b blocks a, a retry of a stored send still answers it; a new one is refused
+    expect((await b.client.post(`/api/social/users/${a.user.username}/block`)).status).toBe(200);
+    const retry = await send(a, cid, { content: "second", clientMessageId: "seq-2" });
+    expect(retry.status).toBe(200);
+    expect(retry.body.data.message.id).toBe(next.id);
+    const fresh = await send(a, cid, { content: "third", clientMessageId: "seq-3" });
+    expect(fresh.status).toBe(403);
+    expect(fresh.body.error.code).toBe("FORBIDDEN");
+  });
+
+  test("the send answers the message exactly as the members' message:new event shows it", async () => {
+    const [a, b] = [await person(), await person()];
+    const cid = await openChat(a, b);
+    const seen: { userId: number; event: string; data: any }[] = [];
+    const stops = [a, b].map((p) => server.app.events.subscribe(p.user.id, (e) => seen.push(e)));
+    try {
+      const first = (await send(a, cid, { content: "hello" })).body.data.message;
+      const reply = (await send(b, cid, { content: "hi back", replyToId: first.id })).body.data.message;
+      for (const [sent, text] of [[first, "hello"], [reply, "hi back"]] as const) {
+        const events = seen.filter((e) => e.event === "message:new" && e.data.message.id === sent.id);
+        expect(events.map((e) => e.userId).sort()).toEqual([a.user.id, b.user.id].sort());
+        for (const e of events) expect(e.data).toEqual({ conversationId: cid, message: sent });
+        expect(sent).toMatchObject({ content: text, reactions: [], conversationId: cid });
+      }
+      expect(reply).toMatchObject({ replyToId: first.id, replyTo: { id: first.id, content: "hello", sender: { username: a.user.username } }, sender: { username: b.user.username } });
+      // a message reacted to shows its reactions when it comes back (the history reads them)
+      expect((await b.client.post(`/api/social/messages/${cid}/${first.id}/reactions`, { emoji: "👍" })).status).toBe(200);
+      const history = await a.client.get(`/api/social/messages/${cid}`);
+      const shown = history.body.data.messages.find((m: any) => m.id === first.id);
+      expect(shown.reactions).toEqual([{ emoji: "👍", count: 1, userIds: [b.user.cuid] }]);
+      // an edit answers what its message:edited event shows, reactions included
+      const edited = await a.client.patch(`/api/social/messages/${cid}/${first.id}`, { content: "hello again" });
+      expect(edited.status).toBe(200);
+      expect(edited.body.data.message).toMatchObject({ id: first.id, content: "hello again", reactions: [{ emoji: "👍", count: 1, userIds: [b.user.cuid] }] });
+      const editEvents = seen.filter((e) => e.event === "message:edited" && e.data.message.id === first.id);
+      expect(editEvents).toHaveLength(2);
+      for (const e of editEvents) expect(e.data).toEqual({ conversationId: cid, message: edited.body.data.message });
+    } finally {
+      for (const stop of stops) stop();
+    }
+  });
+
   test("a stranger gets NOT_FOUND for someone else's chat and messages", async () => {
     const [a, b, eve] = [await person(), await person(), await person()];
     const cid = await openChat(a, b);
@@ -257,8 +346,28 @@ describe("messages", () => {
       expect(JSON.stringify(res.body)).not.toContain("secret");
     }
     const own = await openChat(eve, a);
-    const res = await eve.client.post(`/api/social/messages/${cid}/${m.id}/forward`, { toConversationId: own });
+    let res = await eve.client.post(`/api/social/messages/${cid}/${m.id}/forward`, { toConversationId: own });
     expect(res.status).toBe(404);
+    // the message's id used inside eve's own chat finds nothing either
+    for (const r of [
+      await eve.client.patch(`/api/social/messages/${own}/${m.id}`, { content: "x" }),
+      await eve.client.post(`/api/social/messages/${own}/${m.id}/reactions`, { emoji: "👍" }),
+      await eve.client.post(`/api/social/messages/${own}/${m.id}/forward`, { toConversationId: own }),
+      await eve.client.delete(`/api/social/messages/${own}/${m.id}`),
+    ]) {
+      expect(r.status).toBe(404);
+      expect(JSON.stringify(r.body)).not.toContain("secret");
+    }
+    res = await send(eve, own, { content: "quoting", replyToId: m.id });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors.replyToId).toBeDefined();
+    res = await eve.client.post(`/api/social/messages/${own}/read`, { messageId: m.id });
+    expect(res.status).toBe(400);
+    // forwarding into a chat one is not in is NOT_FOUND too, and nothing reached eve's chat
+    const bc = await openChat(b, await person());
+    res = await a.client.post(`/api/social/messages/${cid}/${m.id}/forward`, { toConversationId: bc });
+    expect(res.status).toBe(404);
+    expect((await eve.client.get(`/api/social/messages/${own}`)).body.data.messages).toEqual([]);
   });
 
   test("edit, delete for me and for everyone", async () => {
@@ -345,8 +454,14 @@ describe("messages", () => {
     const cid = await openChat(a, b);
     const mine = await storeUpload(server.app, { ownerId: a.user.id, kind: "chat-image", data: await pngOf(server.app, 12, 7) });
     const theirs = await storeUpload(server.app, { ownerId: b.user.id, kind: "chat-image", data: await pngOf(server.app, 5, 5) });
-    let res = await send(a, cid, { media: [{ type: "image", url: mine.url, width: 9999, sizeBytes: 1 }] });
+    const attachedAt = async () => (await server.app.db.selectFrom("uploads").select("attached_at").where("id", "=", mine.id).executeTakeFirstOrThrow()).attached_at;
+    // a refused send leaves the file unattached (the cleanup of abandoned uploads may take it)
+    let res = await send(a, cid, { content: "x".repeat(4097), media: [{ type: "image", url: mine.url }] });
+    expect(res.status).toBe(400);
+    expect(await attachedAt()).toBeNull();
+    res = await send(a, cid, { media: [{ type: "image", url: mine.url, width: 9999, sizeBytes: 1 }] });
     expect(res.status).toBe(200);
+    expect(await attachedAt()).toBeGreaterThan(0);
     expect(res.body.data.message.content).toBe("");
     expect(res.body.data.message.media[0]).toMatchObject({ type: "image", url: mine.url, width: 12, height: 7, sizeBytes: mine.size_bytes, mime: "image/png" });
     res = await send(a, cid, { content: "caption", media: [{ type: "image", url: theirs.url }] });
@@ -365,6 +480,63 @@ describe("messages", () => {
     expect(res.body.data.message.media[0]).toMatchObject({ type: "file", name: "notes.png", waveform: [1, 2, 3] });
     res = await a.client.get(`/api/social/messages/${cid}`);
     expect(res.body.data.messages).toHaveLength(2);
+  });
+
+  test("round videos and voice keep name, duration and waveform; video files can't pose as voice", async () => {
+    const [a, b] = [await person(), await person()];
+    const cid = await openChat(a, b);
+    const video = await storeUpload(server.app, { ownerId: a.user.id, kind: "chat-video", data: padTo(MP4_HEAD, 4096) });
+    const voice = await storeUpload(server.app, { ownerId: a.user.id, kind: "chat-voice", data: padTo(wavHead(4000), 4044) });
+    let res = await send(a, cid, { media: [{ type: "video", url: video.url, name: "circle", durationMs: 5200, width: 240, height: 240 }] });
+    expect(res.status).toBe(200);
+    expect(res.body.data.message.media).toEqual([expect.objectContaining({ type: "video", url: video.url, name: "circle", durationMs: 5200, sizeBytes: 4096 })]);
+    res = await send(a, cid, { content: "listen", media: [{ type: "voice", url: voice.url, durationMs: 500, waveform: [0, 12, 31, 7] }] });
+    expect(res.status).toBe(200);
+    expect(res.body.data.message.media[0]).toMatchObject({ type: "voice", url: voice.url, durationMs: 500, waveform: [0, 12, 31, 7] });
+    res = await send(a, cid, { media: [{ type: "voice", url: video.url }] });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors["media.0.url"]).toBeDefined();
+    res = await send(a, cid, { media: [{ type: "sticker", url: video.url }] });
+    expect(res.body.error.details.fieldErrors["media.0.url"]).toBeDefined();
+    res = await send(a, cid, { media: Array.from({ length: 11 }, () => ({ type: "video", url: video.url })) });
+    expect(res.body.error.details.fieldErrors.media).toBeDefined();
+    // the other side sees exactly what the sender got back
+    const seen = (await b.client.get(`/api/social/messages/${cid}`)).body.data.messages;
+    expect(seen.map((m: any) => m.media[0].type)).toEqual(["voice", "video"]);
+    expect(seen[1].media[0].name).toBe("circle");
+  });
+
+  test("message shapes: every field present; invoices, buttons and system messages as the bot flows need", async () => {
+    const a = await person();
+    const bot = await makeUser(server.app, { username: `shop${Date.now() % 100000}_bot`, isBot: true, email: null, password: null });
+    const cid = await openChat(a, { user: bot } as unknown as Person);
+    const plain = (await send(a, cid, { content: "hi *there*", entities: [{ type: "bold", offset: 3, length: 7 }] })).body.data.message;
+    expect(plain).toMatchObject({
+      id: expect.any(String),
+      messageId: 1,
+      conversationId: cid,
+      kind: "user",
+      content: "hi *there*",
+      entities: [{ type: "bold", offset: 3, length: 7 }],
+      media: [],
+      replyMarkup: null,
+      invoice: null,
+      sender: { username: a.user.username, isBot: false },
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      editedAt: null,
+    });
+    const conv = (await findConversationByCuid(server.app.db, cid))!;
+    const invoice = { title: "Gold", description: "1 month", payload: "p-1", currency: "XTR", prices: [{ label: "Gold", amount: 50 }], totalAmount: 50 };
+    await sendMessage(server.app, { conversationId: conv.id, senderId: bot.id, invoice, replyMarkup: { inline_keyboard: [[{ text: "Pay 50 ⭐", pay: true }]] } });
+    await postSystemMessage(server.app, conv.id, bot.id, "Payment of 50 stars made", { action: "payment_made", amount: 50, payload: "p-1" });
+    const [system, bill] = (await a.client.get(`/api/social/messages/${cid}?limit=2`)).body.data.messages;
+    expect(bill).toMatchObject({ kind: "user", content: "", invoice, replyMarkup: { inline_keyboard: [[{ text: "Pay 50 ⭐", pay: true }]] }, sender: { username: bot.username, isBot: true } });
+    expect(system).toMatchObject({ kind: "system", content: "Payment of 50 stars made", system: { action: "payment_made", amount: 50 }, invoice: null });
+    // an invoice is not forwarded (it can be paid once, in its chat)
+    const other = await openChat(a, await person());
+    const res = await a.client.post(`/api/social/messages/${cid}/${bill.id}/forward`, { toConversationId: other });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors.messageId).toBeDefined();
   });
 
   test("the data export lists my chats and only the messages I wrote", async () => {

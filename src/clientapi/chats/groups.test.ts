@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { makeUser, signedInClient } from "../../testing/fixtures";
-import { quickPerson } from "./test-people";
+import { quickPerson } from "../../testing/fixtures";
 import { storeUpload } from "../../media/uploads";
 import { pngOf } from "../uploads/fixtures";
-import { findConversationByCuid } from "../../domain/chats";
+import { findConversationByCuid, getMember } from "../../domain/chats";
 import type { DomainHookPayloads } from "../../domain/hooks";
 
 let server: TestServer;
@@ -67,6 +67,19 @@ describe("groups", () => {
     expect(res.body.error.details.fieldErrors.members[0]).toContain("nobody_at_all_zz");
     res = await a.client.post("/api/social/groups", { members: [] });
     expect(res.status).toBe(422);
+    res = await a.client.post("/api/social/groups", { title: "ok", members: "alice" });
+    expect(res.status).toBe(422);
+    expect(res.body.error.details.fieldErrors.members).toBeDefined();
+    // people who take messages from nobody (or who blocked you) are not put in groups either
+    const [shy, blocker] = [await person(), await person()];
+    expect((await shy.client.patch("/api/account/settings", { whoCanMessage: "nobody" })).status).toBe(200);
+    expect((await blocker.client.post(`/api/social/users/${a.user.username}/block`)).status).toBe(200);
+    for (const who of [shy, blocker]) {
+      res = await a.client.post("/api/social/groups", { title: "Nope", members: [who.user.username] });
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe("FORBIDDEN");
+    }
+    expect((await a.client.get("/api/social/messages")).body.data.conversations).toEqual([]);
     const cid = await group(a, "Solo", []);
     res = await a.client.patch(`/api/social/groups/${cid}`, {});
     expect(res.status).toBe(400);
@@ -179,6 +192,42 @@ describe("groups", () => {
     expect(roles).toEqual({ [c.user.username]: "creator", [b.user.username]: "member" });
     const lastTwo = (await contents(b, cid)).slice(-1);
     expect(lastTwo).toEqual([`${a.user.username} left the group`]);
+  });
+
+  test("three accounts: left and kicked states; admins cannot remove admins; a leaver may be added back", async () => {
+    const [a, b, c] = [await person(), await person(), await person()];
+    const cid = await group(a, "Roles", [b, c]);
+    const conv = (await findConversationByCuid(server.app.db, cid))!;
+    const roleOf = async (p: Person) => (await getMember(server.app.db, conv.id, p.user.id))?.role;
+    expect([await roleOf(a), await roleOf(b), await roleOf(c)]).toEqual(["creator", "member", "member"]);
+    // b and c become administrators; b (not the creator) cannot remove c, nor promote anyone
+    for (const p of [b, c]) {
+      const res = await a.client.post(`/api/social/groups/${cid}/members/${p.user.username}/promote`, { role: "administrator" });
+      expect(res.body.data.role).toBe("administrator");
+    }
+    expect((await a.client.get(`/api/social/groups/${cid}/members`)).body.data.members.map((m: any) => m.role)).toEqual(["creator", "administrator", "administrator"]);
+    let res = await b.client.delete(`/api/social/groups/${cid}/members/${c.user.username}`);
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe("PERMISSION_DENIED");
+    res = await b.client.delete(`/api/social/groups/${cid}/members/${a.user.username}`);
+    expect(res.status).toBe(403);
+    // c leaves: state "left", no reading or writing, and an administrator may add c back
+    expect((await c.client.post(`/api/social/groups/${cid}/leave`)).status).toBe(200);
+    expect(await roleOf(c)).toBe("left");
+    expect((await c.client.get(`/api/social/messages/${cid}`)).status).toBe(404);
+    expect((await c.client.post(`/api/social/messages/${cid}`, { content: "ghost" })).status).toBe(404);
+    expect((await c.client.post(`/api/social/groups/${cid}/leave`)).status).toBe(404);
+    expect((await b.client.post(`/api/social/groups/${cid}/members`, { username: c.user.username })).status).toBe(200);
+    expect(await roleOf(c)).toBe("member");
+    // the creator kicks b: state "kicked", the chat disappears from b's list, only an invite brings b back
+    expect((await a.client.delete(`/api/social/groups/${cid}/members/${b.user.username}`)).status).toBe(200);
+    expect(await roleOf(b)).toBe("kicked");
+    expect((await b.client.get("/api/social/messages")).body.data.conversations.map((x: any) => x.id)).not.toContain(cid);
+    res = await a.client.post(`/api/social/groups/${cid}/members`, { username: b.user.username });
+    expect(res.status).toBe(403);
+    expect((await b.client.post("/api/social/groups/join", { code: (await a.client.post(`/api/social/groups/${cid}/invite`)).body.data.code })).status).toBe(200);
+    expect(await roleOf(b)).toBe("member");
+    expect((await b.client.get(`/api/social/messages/${cid}`)).body.data.conversation).toMatchObject({ myRole: "member", myRights: {}, memberCount: 3 });
   });
 
   test("a deleted account leaves its groups, hands them on, and its messages are wiped", async () => {

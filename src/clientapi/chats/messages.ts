@@ -1,27 +1,30 @@
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import {
+  checkMessageMedia,
   deleteMessage,
   editMessage,
   forwardMessage,
   listChats,
   listHistory,
+  markMediaAttached,
   markRead,
   openPrivateChat,
   requireMembershipByCuid,
   requireVisibleMessage,
-  resolveMessageMedia,
-  sendMessage,
+  sendMessageIn,
   setPinned,
   setReaction,
   typing,
 } from "../../domain/chats";
+import type { ConversationRow, MessageRow } from "../../domain/chats/table";
 import { requireUserByUsername } from "../../domain/users/service";
 import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
 import { RateLimiter } from "../../http/rate-limit";
-import { fieldError, rateLimited } from "../../lib/errors";
+import { AppError, fieldError, rateLimited, validationError } from "../../lib/errors";
 import { parseLimit } from "../../lib/paging";
+import { deliveredShape } from "./live";
 import { serializeConversation, serializeMessage, serializeMessages } from "./serialize";
 
 const OpenBody = t.Object({ start: t.Optional(t.String({ maxLength: 200 })) });
@@ -42,6 +45,25 @@ const HistoryQuery = t.Object({ before: t.Optional(t.String()), limit: t.Optiona
 const ListQuery = t.Object({ cursor: t.Optional(t.String()), limit: t.Optional(t.String()) });
 const DeleteQuery = t.Object({ forEveryone: t.Optional(t.String()) });
 
+/**
+ * Body parser for endpoints whose JSON body may be left out: an absent or blank body is `{}`,
+ * but malformed JSON or a non-object is a 400 (Elysia's parser for an optional body would
+ * silently drop it). Elysia reports an error thrown here as a PARSE error, which
+ * src/http/errors.ts answers with 400 VALIDATION_ERROR `fieldErrors.body`.
+ */
+async function jsonOrEmpty({ request }: { request: Request }): Promise<unknown> {
+  const text = await request.text();
+  if (text.trim() === "") return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw validationError({ body: ["is not valid JSON"] }, "Request body is not valid JSON");
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw validationError({ body: ["must be a JSON object"] });
+  return body;
+}
+
 /** "true"/"1" and "false"/"0"/absent; anything else names the field. */
 function queryFlag(raw: string | undefined, field: string): boolean {
   if (raw === undefined || raw === "" || raw === "false" || raw === "0") return false;
@@ -55,10 +77,15 @@ export function chatMessageRoutes(app: App) {
   const seqOf = async (conversationId: number, ref: string | number, viewerId: number, field: string) => {
     try {
       return (await requireVisibleMessage(app.db, conversationId, ref, viewerId)).seq;
-    } catch {
-      throw fieldError(field, "is not a message of this conversation");
+    } catch (err) {
+      // a missing target is the caller's input error; anything else (the database) is not
+      if (err instanceof AppError && err.status === 404) throw fieldError(field, "is not a message of this conversation");
+      throw err;
     }
   };
+
+  /** A message just written, as its live event showed it to the members (the same object), else serialized. */
+  const shownMessage = async (conversation: ConversationRow, row: MessageRow) => deliveredShape(row) ?? (await serializeMessage(app.db, conversation, row));
 
   // people (and programs acting as them) may not flood chats: per-account sends per minute
   const limiter = new RateLimiter();
@@ -69,7 +96,7 @@ export function chatMessageRoutes(app: App) {
   const pin = async (userId: number, params: { cid: string; mid: string }, pinned: boolean) => {
     const { conversation } = await requireMembershipByCuid(app.db, params.cid, userId);
     const row = await setPinned(app, { conversationId: conversation.id, seq: params.mid, actorId: userId, pinned });
-    return ok({ message: await serializeMessage(app.db, conversation, row) });
+    return ok({ message: await shownMessage(conversation, row) });
   };
 
   return new Elysia({ name: "client-chats-messages", prefix: "/social" })
@@ -78,10 +105,10 @@ export function chatMessageRoutes(app: App) {
       "/users/:username/message",
       async ({ user, params, body }) => {
         const other = await requireUserByUsername(app.db, params.username);
-        const conversation = await openPrivateChat(app, user.id, other.id, body?.start !== undefined ? { startLabel: body.start } : {});
+        const conversation = await openPrivateChat(app, user.id, other.id, body.start !== undefined ? { startLabel: body.start } : {});
         return ok({ conversationId: conversation.cuid, conversation: await serializeConversation(app.db, conversation, user.id) });
       },
-      { auth: true, body: t.Optional(OpenBody) },
+      { auth: true, parse: jsonOrEmpty, body: OpenBody },
     )
     .get(
       "/messages",
@@ -116,20 +143,20 @@ export function chatMessageRoutes(app: App) {
     .post(
       "/messages/:cid",
       async ({ user, params, body }) => {
-        const { conversation } = await requireMembershipByCuid(app.db, params.cid, user.id);
+        const membership = await requireMembershipByCuid(app.db, params.cid, user.id);
+        const { conversation } = membership;
         checkSendRate(user.id);
-        const media = body.media === undefined ? undefined : await resolveMessageMedia(app, body.media, user.id);
+        const attachments = body.media === undefined ? undefined : await checkMessageMedia(app, body.media, user.id);
         const replyToSeq = body.replyToId == null ? null : await seqOf(conversation.id, body.replyToId, user.id, "replyToId");
-        const row = await sendMessage(app, {
-          conversationId: conversation.id,
-          senderId: user.id,
-          content: body.content,
-          entities: body.entities,
-          media,
-          replyToSeq,
-          clientMessageId: body.clientMessageId ?? null,
-        });
-        return ok({ message: await serializeMessage(app.db, conversation, row) });
+        const row = await sendMessageIn(
+          app,
+          membership,
+          { content: body.content, entities: body.entities, media: attachments?.media, replyToSeq, clientMessageId: body.clientMessageId ?? null },
+          { replyChecked: true },
+        );
+        // only now are the files in use: a refused send leaves them to the cleanup of abandoned uploads
+        if (attachments) await markMediaAttached(app, attachments.uploadIds);
+        return ok({ message: await shownMessage(conversation, row) });
       },
       { auth: true, body: SendBody },
     )
@@ -158,7 +185,7 @@ export function chatMessageRoutes(app: App) {
         const { conversation } = await requireMembershipByCuid(app.db, params.cid, user.id);
         const target = await requireVisibleMessage(app.db, conversation.id, params.mid, user.id);
         const row = await editMessage(app, { conversationId: conversation.id, seq: target.seq, editorId: user.id, content: body.content, entities: body.entities ?? null });
-        return ok({ message: await serializeMessage(app.db, conversation, row) });
+        return ok({ message: await shownMessage(conversation, row) });
       },
       { auth: true, body: EditBody },
     )
@@ -195,7 +222,7 @@ export function chatMessageRoutes(app: App) {
           toConversationId: to.conversation.id,
           clientMessageId: body.clientMessageId ?? null,
         });
-        return ok({ message: await serializeMessage(app.db, to.conversation, row) });
+        return ok({ message: await shownMessage(to.conversation, row) });
       },
       { auth: true, body: ForwardBody },
     );

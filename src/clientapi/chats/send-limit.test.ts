@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
-import { quickPerson } from "./test-people";
+import { quickPerson } from "../../testing/fixtures";
 
 let server: TestServer;
 beforeAll(async () => {

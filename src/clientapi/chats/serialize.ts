@@ -2,8 +2,8 @@ import type { Db } from "../../db";
 import type { UserRow } from "../../domain/users/table";
 import type { ConversationRow, MemberRow, MessageRow } from "../../domain/chats/table";
 import { fromJson } from "../../domain/chats/validate";
-import { rightsOf } from "../../domain/chats/access";
-import { ACTIVE_ROLES } from "../../domain/chats/table";
+import { memberCount, rightsOf } from "../../domain/chats/access";
+import { precompiled } from "../../db/compiled";
 import { toIso } from "../../lib/clock";
 import { serializePublicUser } from "../serializers/account";
 
@@ -15,19 +15,23 @@ const senderOf = (user: UserRow | undefined) =>
     ? { id: user.cuid, username: user.username, displayName: user.display_name, avatarUrl: user.avatar_url, isBot: user.is_bot === 1, isSystem: user.is_system === 1 }
     : { id: null, username: "deleted", displayName: "Deleted account", avatarUrl: null, isBot: false, isSystem: false };
 
+// a single message (a send, its live event) has one sender: compiled once (precompiled.ts)
+const userByIdQuery = precompiled((db, p: { id: number }) => db.selectFrom("users").selectAll().where("id", "=", p.id));
+
 async function usersById(db: Db, ids: number[]): Promise<Map<number, UserRow>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
-  const rows = await db.selectFrom("users").selectAll().where("id", "in", unique).execute();
+  const rows = unique.length === 1 ? await userByIdQuery(db, { id: unique[0]! }) : await db.selectFrom("users").selectAll().where("id", "in", unique).execute();
   return new Map(rows.map((u) => [u.id, u]));
 }
 
 /**
  * Messages as the Client API shows them (also the `message` of realtime events, which the
  * Bot API side reuses for bot-sent messages). Loads senders, replied-to messages and
- * reactions in a few batched queries.
+ * reactions in a few batched queries; `fresh`: the rows were just written, so nobody has
+ * reacted to them yet and the reactions query is spared.
  */
-export async function serializeMessages(db: Db, conversation: Pick<ConversationRow, "id" | "cuid">, rows: MessageRow[]) {
+export async function serializeMessages(db: Db, conversation: Pick<ConversationRow, "id" | "cuid">, rows: MessageRow[], opts: { fresh?: boolean } = {}) {
   if (rows.length === 0) return [];
   const replySeqs = [...new Set(rows.map((r) => r.reply_to_seq).filter((s): s is number => s !== null))];
   const replies = replySeqs.length
@@ -41,13 +45,15 @@ export async function serializeMessages(db: Db, conversation: Pick<ConversationR
     : [];
   const replyBySeq = new Map(replies.map((r) => [r.seq, r]));
   const users = await usersById(db, [...rows.map((r) => r.sender_id), ...replies.map((r) => r.sender_id)]);
-  const reactionRows = await db
-    .selectFrom("message_reactions")
-    .innerJoin("users", "users.id", "message_reactions.user_id")
-    .select(["message_reactions.message_id", "message_reactions.emoji", "users.cuid as userCuid"])
-    .where("message_reactions.message_id", "in", rows.map((r) => r.id))
-    .orderBy("message_reactions.created_at")
-    .execute();
+  const reactionRows = opts.fresh
+    ? []
+    : await db
+        .selectFrom("message_reactions")
+        .innerJoin("users", "users.id", "message_reactions.user_id")
+        .select(["message_reactions.message_id", "message_reactions.emoji", "users.cuid as userCuid"])
+        .where("message_reactions.message_id", "in", rows.map((r) => r.id))
+        .orderBy("message_reactions.created_at")
+        .execute();
   const reactions = new Map<number, Map<string, string[]>>();
   for (const r of reactionRows) {
     const byEmoji = reactions.get(r.message_id) ?? new Map<string, string[]>();
@@ -87,8 +93,8 @@ export async function serializeMessages(db: Db, conversation: Pick<ConversationR
   });
 }
 
-export async function serializeMessage(db: Db, conversation: Pick<ConversationRow, "id" | "cuid">, row: MessageRow) {
-  return (await serializeMessages(db, conversation, [row]))[0]!;
+export async function serializeMessage(db: Db, conversation: Pick<ConversationRow, "id" | "cuid">, row: MessageRow, opts: { fresh?: boolean } = {}) {
+  return (await serializeMessages(db, conversation, [row], opts))[0]!;
 }
 
 export type ClientMessage = Awaited<ReturnType<typeof serializeMessage>>;
@@ -98,12 +104,6 @@ export type ClientMessage = Awaited<ReturnType<typeof serializeMessage>>;
  * pictured by the other party.
  */
 export async function serializeConversation(db: Db, conversation: ConversationRow, viewerId: number, member?: MemberRow) {
-  const memberCount = await db
-    .selectFrom("conversation_members")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("conversation_id", "=", conversation.id)
-    .where("role", "in", ACTIVE_ROLES)
-    .executeTakeFirstOrThrow();
   let otherUser: ReturnType<typeof serializePublicUser> | null = null;
   if (conversation.type === "private") {
     const other = await db
@@ -123,7 +123,7 @@ export async function serializeConversation(db: Db, conversation: ConversationRo
     title: conversation.type === "private" ? (otherUser?.displayName ?? "Deleted account") : conversation.title,
     photoUrl: conversation.type === "private" ? (otherUser?.avatarUrl ?? null) : conversation.photo_url,
     otherUser,
-    memberCount: Number(memberCount.n),
+    memberCount: await memberCount(db, conversation.id),
     myRole: me?.role ?? null,
     myRights: me ? rightsOf(me) : {},
     lastReadMessageId: me?.last_read_seq ?? 0,

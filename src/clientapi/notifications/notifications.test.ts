@@ -1,12 +1,10 @@
-import { afterAll, beforeAll, setDefaultTimeout, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { TestClient } from "../../testing/client";
-import { makeUser, signedInClient } from "../../testing/fixtures";
+import { makeUser, quickPerson } from "../../testing/fixtures";
 import { notify } from "../../domain/notifications/service";
 import type { DeliveredEvent } from "../../realtime/broker";
 
-// several accounts sign in per test (password hashing): room for a loaded machine
-setDefaultTimeout(20_000);
 
 let server: TestServer;
 beforeAll(async () => {
@@ -14,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const person = () => signedInClient(server);
+const person = () => quickPerson(server);
 
 describe("notify", () => {
   test("stores, delivers live with the unread count, skips self and blocked", async () => {

@@ -1,10 +1,12 @@
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
-import { listNotifications, markRead, presentNotifications, unreadCount } from "../../domain/notifications/service";
+import { listNotifications, loadNotificationViews, markRead, unreadCount } from "../../domain/notifications/service";
+import { blockedEitherWayIds } from "../../domain/relations/service";
 import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
-import { fieldError } from "../../lib/errors";
+import { parseFlag } from "../posts/query";
 import { decodeCursor, parseLimit } from "../../lib/paging";
+import { serializeNotification } from "./serialize";
 
 const ListQuery = t.Object({
   cursor: t.Optional(t.String({ maxLength: 200 })),
@@ -13,12 +15,6 @@ const ListQuery = t.Object({
 });
 const ReadBody = t.Object({ ids: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 500 })) });
 
-function parseFlag(raw: string | undefined, field: string): boolean {
-  if (raw === undefined || raw === "" || raw === "false" || raw === "0") return false;
-  if (raw === "true" || raw === "1") return true;
-  throw fieldError(field, "must be true or false");
-}
-
 /** Notifications: list (cursor, unread filter) and mark read, under /api/social/notifications. */
 export function notificationRoutes(app: App) {
   return new Elysia({ name: "client-notifications", prefix: "/social/notifications" })
@@ -26,14 +22,16 @@ export function notificationRoutes(app: App) {
     .get(
       "/",
       async ({ query, user }) => {
+        const hidden = await blockedEitherWayIds(app.db, user.id);
         const page = await listNotifications(app.db, user.id, {
           cursor: decodeCursor(query.cursor),
           limit: parseLimit(query.limit),
           unreadOnly: parseFlag(query.unread, "unread"),
+          hidden,
         });
         return ok({
-          notifications: await presentNotifications(app.db, page.items),
-          unreadCount: await unreadCount(app.db, user.id),
+          notifications: (await loadNotificationViews(app.db, page.items)).map(serializeNotification),
+          unreadCount: await unreadCount(app.db, user.id, hidden),
           pageInfo: { nextCursor: page.nextCursor },
         });
       },

@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, setDefaultTimeout, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
-import { makeUser, signedInClient } from "../../testing/fixtures";
+import { makeUser, quickPerson } from "../../testing/fixtures";
 
-// several accounts sign in per test (password hashing): room for a loaded machine
-setDefaultTimeout(20_000);
 
 let server: TestServer;
 beforeAll(async () => {
@@ -12,8 +10,8 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 test("follows are limited per account per hour with 429 RATE_LIMITED and Retry-After", async () => {
-  const a = await signedInClient(server);
-  const b = await signedInClient(server);
+  const a = await quickPerson(server);
+  const b = await quickPerson(server);
   const targets = await Promise.all([1, 2, 3, 4].map(() => makeUser(server.app)));
   for (const t of targets.slice(0, 3)) {
     const res = await a.client.post(`/api/social/users/${t.username}/follow`);

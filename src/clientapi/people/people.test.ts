@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, setDefaultTimeout, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { TestClient } from "../../testing/client";
-import { signedInClient } from "../../testing/fixtures";
+import { quickPerson } from "../../testing/fixtures";
 import { hiddenAuthorIds, isBlockedEitherWay, followedIds, followerIds, isFollowing } from "../../domain/relations/service";
 
-// several accounts sign in per test (password hashing): room for a loaded machine
-setDefaultTimeout(20_000);
 
 let server: TestServer;
 beforeAll(async () => {
@@ -13,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const person = () => signedInClient(server);
+const person = () => quickPerson(server);
 
 describe("profiles", () => {
   test("shows a profile with counts and relation flags", async () => {
@@ -221,5 +219,54 @@ describe("block and mute", () => {
     res = await a.client.post(`/api/social/users/${b.user.username}/mute`);
     expect(res.body.data).toEqual({ muted: false });
     expect(await hiddenAuthorIds(server.app.db, a.user.id)).toEqual([]);
+  });
+});
+
+describe("privacy", () => {
+  test("no other person's e-mail or private state appears in any payload about them", async () => {
+    const a = await person();
+    const b = await person();
+    await a.client.post(`/api/social/users/${b.user.username}/follow`);
+    await b.client.post(`/api/social/users/${a.user.username}/follow`);
+    const aPost = (await a.client.post("/api/social/posts", { content: `hello @${b.user.username} #privacycheck`, clientPostId: "a-secret-key" })).body.data.post;
+    const bPost = (await b.client.post("/api/social/posts", { content: "b writes" })).body.data.post;
+    await a.client.post(`/api/social/posts/${bPost.id}/like`);
+    await a.client.post(`/api/social/posts/${bPost.id}/bookmark`);
+    const comment = (await a.client.post(`/api/social/posts/${bPost.id}/comments`, { content: "a comments" })).body.data.comment;
+
+    const paths = [
+      `/api/social/users/${a.user.username}`,
+      `/api/social/users/${a.user.username}/followers`,
+      `/api/social/users/${a.user.username}/following`,
+      `/api/social/users/${a.user.username}/posts`,
+      `/api/social/users/${a.user.username}/stories`,
+      "/api/social/feed",
+      `/api/social/posts/${aPost.id}`,
+      `/api/social/posts/${bPost.id}`,
+      `/api/social/posts/${bPost.id}/likes`,
+      `/api/social/posts/${bPost.id}/comments`,
+      `/api/social/comments/${comment.id}`,
+      "/api/social/hashtags/privacycheck/posts",
+      `/api/social/search?q=${a.user.username}`,
+      "/api/social/notifications",
+      "/api/social/stories",
+    ];
+    for (const path of paths) {
+      const res = await b.client.get(path);
+      expect(res.status).toBe(200);
+      const text = JSON.stringify(res.body);
+      expect(text).not.toContain(a.user.email!);
+      expect(text).not.toContain('"email"');
+      expect(text).not.toContain("a-secret-key");
+    }
+    expect((await a.client.get(`/api/social/posts/${aPost.id}`)).body.data.post.clientPostId).toBe("a-secret-key");
+    // what A bookmarked and liked is A's own business: B's view of the post shows B's state only
+    const seen = (await b.client.get(`/api/social/posts/${bPost.id}`)).body.data.post;
+    expect(seen).toMatchObject({ bookmarked: false, liked: false, likeCount: 1 });
+    expect((await b.client.get("/api/social/bookmarks")).body.data.posts).toEqual([]);
+    // B was notified of A's mention, like and comment; A's own notifications stay A's
+    const kinds = (await b.client.get("/api/social/notifications")).body.data.notifications.map((n: any) => n.type).sort();
+    expect(kinds).toEqual(expect.arrayContaining(["comment", "follow", "like", "mention"]));
+    expect((await a.client.get("/api/social/notifications")).body.data.notifications.map((n: any) => n.type)).toEqual(["follow"]);
   });
 });

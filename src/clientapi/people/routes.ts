@@ -1,21 +1,21 @@
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { toggleBlock, toggleFollow, toggleMute } from "../../domain/relations/actions";
-import { listFollowPage, profileView, requireVisibleUser } from "../../domain/profiles/service";
+import { listFollowPage, loadProfile, requireVisibleUser } from "../../domain/profiles/service";
 import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
-import { decodeCursor, parseLimit } from "../../lib/paging";
+import { PageQuery, pageRequest } from "../posts/query";
 import { serializePublicUser } from "../serializers/account";
+import { serializeProfile } from "./serialize";
 
 const UsernameParams = t.Object({ username: t.String({ minLength: 1, maxLength: 64 }) });
-export const PageQuery = t.Object({ cursor: t.Optional(t.String({ maxLength: 200 })), limit: t.Optional(t.String({ maxLength: 10 })) });
 
 /** People: profiles, followers/following, follow / block / mute toggles under /api/social/users. */
 export function peopleRoutes(app: App) {
   const followPage = (direction: "followers" | "following") =>
     async ({ params, query, user }: { params: { username: string }; query: { cursor?: string; limit?: string }; user: { id: number } }) => {
       const target = await requireVisibleUser(app.db, user.id, params.username);
-      const page = await listFollowPage(app.db, user.id, target.id, direction, { cursor: decodeCursor(query.cursor), limit: parseLimit(query.limit) });
+      const page = await listFollowPage(app.db, user.id, target.id, direction, pageRequest(query));
       return ok({
         users: page.users.map(({ user: u, isFollowing }) => ({ ...serializePublicUser(u), bio: u.bio, isFollowing })),
         pageInfo: { nextCursor: page.nextCursor },
@@ -28,7 +28,7 @@ export function peopleRoutes(app: App) {
       "/:username",
       async ({ params, user }) => {
         const target = await requireVisibleUser(app.db, user.id, params.username);
-        return ok({ profile: await profileView(app.db, user.id, target) });
+        return ok({ profile: serializeProfile(await loadProfile(app.db, user.id, target)) });
       },
       { auth: true, params: UsernameParams },
     )

@@ -75,7 +75,17 @@ describe("create post", () => {
     expect(res.status).toBe(400);
     expect(res.body.error.details.fieldErrors["poll.options"]).toBeDefined();
     res = await client.post("/api/social/posts", { content: "hi", poll: { options: ["a", "x".repeat(101)] } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors["poll.options"]).toEqual(["each option must be 1 to 100 characters"]);
+    res = await client.post("/api/social/posts", { content: "hi", poll: { question: "?".repeat(301), options: ["a", "b"] } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors["poll.question"]).toBeDefined();
+    res = await client.post("/api/social/posts", { content: "hi", poll: { options: ["a", "x".repeat(401)] } });
     expect(res.status).toBe(422);
+    // limits count characters: 100 emoji (200 UTF-16 units) make a valid option, 300 a valid question
+    res = await client.post("/api/social/posts", { content: "emoji poll", poll: { question: "🎉".repeat(300), options: ["😀".repeat(100), "b"] } });
+    expect(res.status).toBe(200);
+    expect(res.body.data.post.poll.options[0].text).toBe("😀".repeat(100));
     res = await client.post("/api/social/posts", { content: "hi", imageUrls: ["https://elsewhere.example/a.png"] });
     expect(res.status).toBe(400);
     expect(res.body.error.details.fieldErrors["imageUrls.0"]).toBeDefined();

@@ -1,30 +1,31 @@
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { commentsPage, createComment, deleteComment, findVisibleComment, loadCommentViews, toggleCommentLike } from "../../domain/comments/service";
-import { bookmarksPage, feedPage, hashtagPostsPage, likersPage, userPostsPage } from "../../domain/posts/feed";
+import { bookmarksPage, feedPage, findVisiblePostView, hashtagPostsPage, likersPage, userPostsPage } from "../../domain/posts/feed";
 import { createPost, deletePost, editPost, findVisiblePost, toggleBookmark, toggleLike, toggleRepost, votePoll } from "../../domain/posts/service";
 import { normalizeHashtag } from "../../domain/posts/text";
 import { loadPostViews } from "../../domain/posts/view";
 import { requireVisibleUser } from "../../domain/profiles/service";
 import { blockedEitherWayIds } from "../../domain/relations/service";
+import type { PostRow } from "../../domain/posts/table";
 import type { UserRow } from "../../domain/users/table";
 import { requestContext } from "../../http/context";
 import { ok } from "../../http/envelope";
 import { fieldError } from "../../lib/errors";
-import { decodeCursor, parseLimit } from "../../lib/paging";
+import { PageQuery, pageRequest, parseFlag } from "./query";
 import { serializePublicUser } from "../serializers/account";
 import { serializeComment, serializePost } from "./serialize";
 
 const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });
-const PageQuery = t.Object({ cursor: t.Optional(t.String({ maxLength: 200 })), limit: t.Optional(t.String({ maxLength: 10 })) });
 const FeedQuery = t.Object({
   cursor: t.Optional(t.String({ maxLength: 200 })),
   limit: t.Optional(t.String({ maxLength: 10 })),
   following: t.Optional(t.String({ maxLength: 5 })),
 });
+// lengths are counted in characters (code points) by the domain; the schema caps the size only
 const PollBody = t.Object({
-  question: t.Optional(t.String({ maxLength: 300 })),
-  options: t.Array(t.String({ maxLength: 100 }), { minItems: 2, maxItems: 12 }),
+  question: t.Optional(t.String({ maxLength: 1200 })),
+  options: t.Array(t.String({ maxLength: 400 }), { minItems: 2, maxItems: 12 }),
   multiple: t.Optional(t.Boolean()),
 });
 const CreatePostBody = t.Object({
@@ -50,22 +51,13 @@ const CommentBody = t.Object({
   replyToId: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
 });
 
-/** `?following=`: true/1 or false/0 (absent: false). */
-function parseFlag(raw: string | undefined, field: string): boolean {
-  if (raw === undefined || raw === "" || raw === "false" || raw === "0") return false;
-  if (raw === "true" || raw === "1") return true;
-  throw fieldError(field, "must be true, false, 1 or 0");
-}
-
-const pageRequest = (query: { cursor?: string; limit?: string }) => ({ cursor: decodeCursor(query.cursor), limit: parseLimit(query.limit) });
 
 /**
  * Posts and comments under /api/social: feed, posts CRUD, likes, reposts, bookmarks, polls,
  * comments and threads, a person's posts, posts with a hashtag.
  */
 export function postRoutes(app: App) {
-  const viewOne = async (viewer: UserRow, cuid: string) => {
-    const post = await findVisiblePost(app.db, viewer.id, cuid);
+  const viewRow = async (viewer: UserRow, post: PostRow) => {
     const [view] = await loadPostViews(app.db, viewer.id, [post], new Set(await blockedEitherWayIds(app.db, viewer.id)));
     return serializePost(view!);
   };
@@ -93,16 +85,16 @@ export function postRoutes(app: App) {
       "/posts",
       async ({ body, user }) => {
         const { post } = await createPost(app, user, { ...body, content: body.content ?? "" });
-        return ok({ post: await viewOne(user, post.cuid) });
+        return ok({ post: await viewRow(user, post) });
       },
       { auth: true, body: CreatePostBody },
     )
-    .get("/posts/:id", async ({ params, user }) => ok({ post: await viewOne(user, params.id) }), { auth: true, params: IdParams })
+    .get("/posts/:id", async ({ params, user }) => ok({ post: serializePost(await findVisiblePostView(app.db, user.id, params.id)) }), { auth: true, params: IdParams })
     .patch(
       "/posts/:id",
       async ({ params, body, user }) => {
         const post = await editPost(app, user, params.id, body);
-        return ok({ post: await viewOne(user, post.cuid) });
+        return ok({ post: await viewRow(user, post) });
       },
       { auth: true, params: IdParams, body: EditPostBody },
     )
@@ -127,7 +119,7 @@ export function postRoutes(app: App) {
       "/posts/:id/repost",
       async ({ params, user }) => {
         const r = await toggleRepost(app, user, params.id);
-        return ok({ reposted: r.reposted, repostCount: r.repostCount, repost: r.repost ? await viewOne(user, r.repost.cuid) : null });
+        return ok({ reposted: r.reposted, repostCount: r.repostCount, repost: r.repost ? await viewRow(user, r.repost) : null });
       },
       { auth: true, params: IdParams },
     )
@@ -135,8 +127,7 @@ export function postRoutes(app: App) {
     .post(
       "/posts/:id/poll/vote",
       async ({ params, body, user }) => {
-        await votePoll(app, user, params.id, body);
-        const post = await viewOne(user, params.id);
+        const post = await viewRow(user, await votePoll(app, user, params.id, body));
         return ok({ poll: post.poll, post });
       },
       { auth: true, params: IdParams, body: VoteBody },

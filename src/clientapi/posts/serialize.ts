@@ -28,7 +28,8 @@ export function serializePost(v: PostView): Record<string, unknown> {
     reposted: v.reposted,
     isRepost: p.repost_of_id !== null,
     repostOf: v.repostOf ? serializePost(v.repostOf) : null,
-    clientPostId: p.client_post_id,
+    // the idempotency key is the author's own business
+    ...(v.own ? { clientPostId: p.client_post_id } : {}),
     createdAt: toIso(p.created_at),
     editedAt: p.edited_at === null ? null : toIso(p.edited_at),
   };

@@ -7,7 +7,7 @@ import { blockedEitherWayIds } from "../../domain/relations/service";
 import { searchHashtags } from "../../domain/search/hashtags";
 import { searchMessages } from "../../domain/search/messages";
 import { searchPeople } from "../../domain/search/people";
-import { postSearch } from "../../domain/search/posts";
+import { postRowsInOrder, postSearch } from "../../domain/search/posts";
 import { requestContext } from "../../http/context";
 import { ok } from "../../http/envelope";
 import type { Db } from "../../db";
@@ -26,15 +26,18 @@ const SearchQuery = t.Object({
   limit: t.Optional(t.String({ maxLength: 10 })),
 });
 
-/** Messages found across chats, each serialized the way its chat shows it. */
+/** Messages found across chats, each serialized the way its chat shows it, in the order found (one pass per chat). */
 async function presentMessages(db: Db, rows: MessageRow[]) {
-  const out: unknown[] = [];
-  for (const row of rows) {
-    const conversation = await findConversationById(db, row.conversation_id);
+  const byChat = new Map<number, MessageRow[]>();
+  for (const row of rows) byChat.set(row.conversation_id, [...(byChat.get(row.conversation_id) ?? []), row]);
+  const shown = new Map<number, unknown>();
+  for (const [conversationId, chatRows] of byChat) {
+    const conversation = await findConversationById(db, conversationId);
     if (!conversation) continue;
-    out.push(...(await serializeMessages(db, conversation, [row])));
+    const serialized = await serializeMessages(db, conversation, chatRows);
+    chatRows.forEach((row, i) => shown.set(row.id, serialized[i]));
   }
-  return out;
+  return rows.flatMap((row) => (shown.has(row.id) ? [shown.get(row.id)] : []));
 }
 
 /**
@@ -58,9 +61,7 @@ export function searchRoutes(app: App) {
       ]);
       let postViews: unknown[] = [];
       if (posts) {
-        const rows = posts.postIds.length ? await app.db.selectFrom("posts").selectAll().where("id", "in", posts.postIds).execute() : [];
-        const byId = new Map(rows.map((r) => [r.id, r]));
-        const ordered = posts.postIds.map((id) => byId.get(id)).filter((r) => r !== undefined);
+        const ordered = await postRowsInOrder(app.db, posts.postIds);
         postViews = (await loadPostViews(app.db, user.id, ordered, new Set(blocked))).map(serializePost);
       }
       const cursors = {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
-import { postIdAs, quickPerson } from "../posts/test-helpers";
+import { postIdAs } from "../posts/test-helpers";
+import { quickPerson } from "../../testing/fixtures";
 import { TestClient } from "../../testing/client";
 import { openPrivateChat } from "../../domain/chats/conversations";
 import { sendMessage } from "../../domain/chats/messages";
@@ -74,6 +75,25 @@ describe("search posts (FTS5)", () => {
     res = await search(client, { q: "zebra", type: "posts", cursor: "garbage" });
     expect(res.status).toBe(400);
     expect(res.body.error.details.fieldErrors.cursor).toBeDefined();
+  });
+});
+
+describe("search and blocks", () => {
+  test("a block hides posts and people both ways; muting does not hide from search", async () => {
+    const blocker = await person({ username: "quokka_blocker" });
+    const blocked = await person({ username: "quokka_blocked" });
+    const muter = await person();
+    const byBlocker = await postIdAs(blocker.client, "quokkasearch from the blocker");
+    const byBlocked = await postIdAs(blocked.client, "quokkasearch from the blocked");
+    await blocker.client.post(`/api/social/users/${blocked.user.username}/block`);
+    await muter.client.post(`/api/social/users/${blocked.user.username}/mute`);
+    const found = async (who: { client: TestClient }, q: string, type: string, key: string, field = "id") =>
+      (await search(who.client, { q, type })).body.data[key].map((x: any) => x[field]);
+    expect(await found(blocker, "quokkasearch", "posts", "posts")).toEqual([byBlocker]);
+    expect(await found(blocked, "quokkasearch", "posts", "posts")).toEqual([byBlocked]);
+    expect(await found(blocker, "quokka", "users", "users", "username")).toEqual(["quokka_blocker"]);
+    expect(await found(blocked, "quokka", "users", "users", "username")).toEqual(["quokka_blocked"]);
+    expect((await found(muter, "quokkasearch", "posts", "posts")).sort()).toEqual([byBlocker, byBlocked].sort());
   });
 });
 

@@ -14,7 +14,7 @@ const GiftBody = t.Object({
   amount: t.Integer({ minimum: 1, maximum: MAX_GIFT }),
   note: t.Optional(t.String({ maxLength: MAX_NOTE })),
 });
-const WithdrawBody = t.Object({ amount: t.Optional(t.Integer({ minimum: 1 })) });
+const WithdrawBody = t.Object({ amount: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000_000_000 })) });
 const ListQuery = t.Object({ cursor: t.Optional(t.String()), limit: t.Optional(t.String()) });
 
 /** One balance change as the person's history shows it. */
@@ -74,7 +74,7 @@ export function starsRoutes(app: App) {
       "/stars/gift",
       async ({ user, body }) => {
         const gift = await giftStars(app, { senderId: user.id, recipientUsername: body.username, amount: body.amount, note: body.note });
-        return ok({ balance: gift.balance, gift: { id: gift.giftId, amount: body.amount, note: body.note?.trim() || null, to: { username: gift.recipient.username } } });
+        return ok({ balance: gift.balance, gift: { id: gift.giftId, amount: body.amount, note: gift.note, to: { username: gift.recipient.username } } });
       },
       { auth: true, body: GiftBody },
     )

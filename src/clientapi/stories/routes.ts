@@ -7,15 +7,17 @@ import {
   deleteStory,
   listStoryViewers,
   markStoryViewed,
-  presentStories,
+  loadStoryViews,
   requireVisibleStory,
   storiesFeed,
   userStories,
 } from "../../domain/stories/service";
 import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
-import { decodeCursor, parseLimit } from "../../lib/paging";
-import { PageQuery } from "../people/routes";
+import { toIso } from "../../lib/clock";
+import { PageQuery, pageRequest } from "../posts/query";
+import { serializePublicUser } from "../serializers/account";
+import { serializeStory, serializeStoryGroup } from "./serialize";
 
 const CreateBody = t.Object({
   mediaUrl: t.String({ minLength: 1, maxLength: 1024 }),
@@ -26,12 +28,12 @@ const StoryParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });
 /** Stories (24 h): create, feed by followed author, per-user, view mark, viewers, delete. */
 export function storyRoutes(app: App) {
   const visible = (viewerId: number, id: string) => requireVisibleStory(app.db, app.clock.now(), viewerId, id);
-  const one = async (viewerId: number, story: Awaited<ReturnType<typeof visible>>) => (await presentStories(app.db, viewerId, [story]))[0]!;
+  const one = async (viewerId: number, story: Awaited<ReturnType<typeof visible>>) => serializeStory((await loadStoryViews(app.db, viewerId, [story]))[0]!);
 
   return new Elysia({ name: "client-stories", prefix: "/social" })
     .use(requestContext(app))
     .post("/stories", async ({ body, user }) => ok({ story: await one(user.id, await createStory(app, user, body)) }), { auth: true, body: CreateBody })
-    .get("/stories", async ({ user }) => ok({ groups: await storiesFeed(app.db, app.clock.now(), user.id) }), { auth: true })
+    .get("/stories", async ({ user }) => ok({ groups: (await storiesFeed(app.db, app.clock.now(), user.id)).map(serializeStoryGroup) }), { auth: true })
     .get("/stories/:id", async ({ params, user }) => ok({ story: await one(user.id, await visible(user.id, params.id)) }), { auth: true, params: StoryParams })
     .post(
       "/stories/:id/view",
@@ -46,8 +48,11 @@ export function storyRoutes(app: App) {
       "/stories/:id/viewers",
       async ({ params, query, user }) => {
         const story = await visible(user.id, params.id);
-        const page = await listStoryViewers(app.db, user.id, story, { cursor: decodeCursor(query.cursor), limit: parseLimit(query.limit) });
-        return ok({ viewers: page.viewers, pageInfo: { nextCursor: page.nextCursor } });
+        const page = await listStoryViewers(app.db, user.id, story, pageRequest(query));
+        return ok({
+          viewers: page.viewers.map((v) => ({ user: serializePublicUser(v.user), viewedAt: toIso(v.viewedAt) })),
+          pageInfo: { nextCursor: page.nextCursor },
+        });
       },
       { auth: true, params: StoryParams, query: PageQuery },
     )
@@ -63,7 +68,7 @@ export function storyRoutes(app: App) {
       "/users/:username/stories",
       async ({ params, user }) => {
         const author = await requireVisibleUser(app.db, user.id, params.username);
-        return ok({ stories: await userStories(app.db, app.clock.now(), user.id, author.id) });
+        return ok({ stories: (await userStories(app.db, app.clock.now(), user.id, author.id)).map(serializeStory) });
       },
       { auth: true, params: t.Object({ username: t.String({ minLength: 1, maxLength: 64 }) }) },
     );

@@ -1,12 +1,10 @@
-import { afterAll, beforeAll, setDefaultTimeout, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { TestClient } from "../../testing/client";
-import { signedInClient } from "../../testing/fixtures";
+import { quickPerson } from "../../testing/fixtures";
 import type { DeliveredEvent } from "../../realtime/broker";
-import { uploadFor } from "../people/upload-fixtures";
+import { uploadFor } from "../../testing/media";
 
-// several accounts sign in per test (password hashing): room for a loaded machine
-setDefaultTimeout(20_000);
 
 let server: TestServer;
 beforeAll(async () => {
@@ -14,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const person = () => signedInClient(server);
+const person = () => quickPerson(server);
 type Person = Awaited<ReturnType<typeof person>>;
 
 async function postStory(p: Person, kind: "story" | "story-voice" = "story", caption?: string) {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { UPLOAD_KINDS, type UploadKind } from "../../media/kinds";
 import { signedInClient } from "../../testing/fixtures";
 import { startTestServer, type TestServer } from "../../testing/server";
-import { MP4_HEAD, jpegWithGps, padTo, postUpload, wavHead } from "./fixtures";
+import { MP4_HEAD, jpegWithGps, padTo, wavHead } from "../../testing/media";
+import { postUpload } from "./fixtures";
 
 let s: TestServer;
 let alice: Awaited<ReturnType<typeof signedInClient>>;

@@ -8,7 +8,9 @@ import { ffmpegTools } from "../../media/video";
 import { TestClient } from "../../testing/client";
 import { signedInClient } from "../../testing/fixtures";
 import { startTestServer, type TestServer } from "../../testing/server";
-import { MP4_HEAD, PDF_HEAD, WEBM_HEAD, authHeaders, jpegWithGps, padTo, pngOf, postUpload, wavHead } from "./fixtures";
+import { waitFor } from "../../testing/wait";
+import { MP4_HEAD, PDF_HEAD, WEBM_HEAD, jpegWithGps, padTo, pngOf, wavHead } from "../../testing/media";
+import { authHeaders, postUpload } from "./fixtures";
 
 let s: TestServer;
 let alice: Awaited<ReturnType<typeof signedInClient>>;
@@ -393,7 +395,7 @@ describe("size limits", () => {
     } as RequestInit);
     await expect(res).rejects.toThrow();
     // the server notices the closed connection on its next read
-    for (let i = 0; i < 50 && readdirSync(join(s.dataDir, "files", ".tmp")).length > 0; i++) await Bun.sleep(20);
+    await waitFor(() => readdirSync(join(s.dataDir, "files", ".tmp")).length === 0, 1000, "the temp dir to empty");
     expect(readdirSync(join(s.dataDir, "files", ".tmp"))).toEqual([]);
     const after = await s.app.db.selectFrom("uploads").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
     expect(after.n).toBe(before.n);

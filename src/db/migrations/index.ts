@@ -8,6 +8,7 @@ import * as m20261122000701 from "./20261122000701_bot_presses";
 import * as m20261122000500 from "./20261122000500_uploads";
 import * as m20261122000300 from "./20261122000300_posts";
 import * as m20261122000900 from "./20261122000900_stars";
+import * as m20261122001400 from "./20261122001400_cleanup_indexes";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   "20261122000500_uploads": m20261122000500,
   "20261122000300_posts": m20261122000300,
   "20261122000900_stars": m20261122000900,
+  "20261122001400_cleanup_indexes": m20261122001400,
 };

@@ -1,16 +1,14 @@
 import type { App } from "../../app";
-import { RateLimiter } from "../../http/rate-limit";
+import { limiterPerOwner } from "../../lib/rate-limit";
 import { verifyPassword } from "../../lib/crypto";
 import { fieldError, rateLimited } from "../../lib/errors";
 import type { UserRow } from "../users/table";
 
-const attempts = new WeakMap<App, RateLimiter>();
+const attempts = limiterPerOwner<App>();
 
 /** Password checks for deletion are limited like login attempts, per account. */
 async function checkPassword(app: App, user: UserRow, password: string): Promise<void> {
-  let limiter = attempts.get(app);
-  if (!limiter) attempts.set(app, (limiter = new RateLimiter()));
-  const d = limiter.check(`delete:${user.id}`, app.config["limits.loginPer10Min"], 600_000, app.clock.now());
+  const d = attempts(app).check(`delete:${user.id}`, app.config["limits.loginPer10Min"], 600_000, app.clock.now());
   if (!d.allowed) throw rateLimited(d.retryAfter);
   if (!user.password_hash || !(await verifyPassword(password, user.password_hash))) throw fieldError("password", "is incorrect");
 }

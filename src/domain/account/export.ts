@@ -1,8 +1,5 @@
 import type { App } from "../../app";
-import { serializeAccount } from "../../clientapi/serializers/account";
 import { toIso } from "../../lib/clock";
-import { listNotifications, presentNotifications } from "../notifications/service";
-import { profileView } from "../profiles/service";
 import { getSettings } from "../settings/service";
 import type { UserRow } from "../users/table";
 
@@ -35,18 +32,16 @@ async function relationList(app: App, table: "follows" | "blocks" | "mutes", min
   return (rows as Array<{ username: string; since: number }>).map((r) => ({ username: r.username, since: toIso(r.since) }));
 }
 
-/** Everything about USER the service keeps, as one JSON object. */
-export async function exportAccount(app: App, user: UserRow): Promise<Record<string, unknown>> {
+/** Top-level names the Client API fills itself (account, profile, notifications); sections never take them. */
+const RESERVED = new Set(["exportedAt", "account", "profile", "notifications"]);
+
+/**
+ * Everything about USER the service keeps apart from the account, profile and notifications
+ * (which the Client API serializes): settings, relations, stories, sessions and every
+ * registered section, as one JSON object.
+ */
+export async function exportAccountData(app: App, user: UserRow): Promise<Record<string, unknown>> {
   const db = app.db;
-  const notifications = [];
-  let cursor = null;
-  // bounded walk over the person's notifications, oldest pages last
-  for (let i = 0; i < 1000; i++) {
-    const page = await listNotifications(db, user.id, { cursor, limit: 100, unreadOnly: false });
-    notifications.push(...(await presentNotifications(db, page.items)));
-    if (!page.nextCursor) break;
-    cursor = { t: page.items[page.items.length - 1]!.created_at, id: page.items[page.items.length - 1]!.id };
-  }
   const stories = await db
     .selectFrom("stories")
     .select(["cuid", "media_url", "media_kind", "caption", "created_at"])
@@ -62,9 +57,6 @@ export async function exportAccount(app: App, user: UserRow): Promise<Record<str
     .execute();
 
   const out: Record<string, unknown> = {
-    exportedAt: toIso(app.clock.now()),
-    account: serializeAccount(user),
-    profile: await profileView(db, user.id, user),
     settings: await getSettings(db, user.id),
     follows: {
       following: await relationList(app, "follows", "follower_id", "followee_id", user.id),
@@ -72,7 +64,6 @@ export async function exportAccount(app: App, user: UserRow): Promise<Record<str
     },
     blocks: await relationList(app, "blocks", "blocker_id", "blocked_id", user.id),
     mutes: await relationList(app, "mutes", "muter_id", "muted_id", user.id),
-    notifications,
     stories: stories.map((s) => ({ id: s.cuid, mediaUrl: s.media_url, kind: s.media_kind, caption: s.caption, createdAt: toIso(s.created_at) })),
     sessions: sessions.map((s) => ({
       id: s.cuid,
@@ -84,7 +75,7 @@ export async function exportAccount(app: App, user: UserRow): Promise<Record<str
     })),
   };
   for (const [name, section] of sections) {
-    if (name in out) continue;
+    if (name in out || RESERVED.has(name)) continue;
     out[name] = await section(app, user);
   }
   return out;

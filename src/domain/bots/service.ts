@@ -3,6 +3,7 @@ import type { Db } from "../../db";
 import { AppError, fieldError, notFound } from "../../lib/errors";
 import { safeEqual, sha256Hex } from "../../lib/crypto";
 import { newCuid, randomToken } from "../../lib/ids";
+import { precompiled } from "../../db/compiled";
 import { createUser, findUserById, findUserByUsername } from "../users/service";
 import type { UserRow } from "../users/table";
 import type { BotPrivacy, BotRow } from "./table";
@@ -57,26 +58,118 @@ export async function reissueToken(app: App, botId: number): Promise<string> {
   const bot = await app.db.selectFrom("bots").select(["id", "user_id"]).where("id", "=", botId).executeTakeFirstOrThrow();
   const { token, hash } = mintToken(bot.user_id);
   await app.db.updateTable("bots").set({ token_secret_hash: hash, updated_at: app.clock.now() }).where("id", "=", bot.id).execute();
+  forgetBotIdentities(app);
   return token;
 }
+
+const TOKEN_RE = /^(\d{1,15}):([A-Za-z0-9_-]{10,100})$/;
 
 /**
  * Resolves a token to its bot, or null when the shape, the bot or the secret is wrong.
  * The secret is compared by hash in constant time.
  */
 export async function findBotByToken(db: Db, token: string): Promise<BotWithUser | null> {
-  const m = /^(\d{1,15}):([A-Za-z0-9_-]{10,100})$/.exec(token);
+  const m = TOKEN_RE.exec(token);
   if (!m) return null;
   const found = await findBotByUserId(db, Number(m[1]));
   if (!found) return null;
   return safeEqual(found.bot.token_secret_hash, sha256Hex(m[2]!)) ? found : null;
 }
 
+/**
+ * How long a resolved token is trusted without reading the database again. Every change
+ * made through this module (reissue, enable/disable, privacy, description, commands,
+ * webhook, allowed_updates) forgets all cached bots at once, so within this process those
+ * take effect on the very next call. The seam: changes made by ANOTHER process (a
+ * `socialctl bot disable` / `token --reissue` against the data dir of a running server) or to
+ * the bot's account row by other features (account disabled or deleted) reach a serving
+ * process after at most this long. Several serving processes would each keep their own cache.
+ */
+export const BOT_IDENTITY_TTL_MS = 1000;
+const BOT_IDENTITY_MAX = 10_000;
+
+interface IdentityCache {
+  /** bumped by every bots write in this process; entries of an older generation are stale */
+  generation: number;
+  byUserId: Map<number, { found: BotWithUser; generation: number; expiresAt: number }>;
+}
+
+const identityCaches = new WeakMap<App, IdentityCache>();
+
+function identityCache(app: App): IdentityCache {
+  let cache = identityCaches.get(app);
+  if (!cache) identityCaches.set(app, (cache = { generation: 0, byUserId: new Map() }));
+  return cache;
+}
+
+/** Forgets every cached token resolution: call after any write to the bots table. */
+export function forgetBotIdentities(app: App): void {
+  const cache = identityCache(app);
+  cache.generation++;
+  cache.byUserId.clear();
+}
+
+/**
+ * findBotByToken for the Bot API's every call: a bot resolved in the last
+ * BOT_IDENTITY_TTL_MS (real time) is answered from memory, the secret still compared by hash
+ * in constant time. Only found bots are cached (wrong tokens cannot fill memory).
+ */
+export async function resolveBotToken(app: App, token: string): Promise<BotWithUser | null> {
+  const m = TOKEN_RE.exec(token);
+  if (!m) return null;
+  const userId = Number(m[1]);
+  const cache = identityCache(app);
+  const now = performance.now();
+  const hit = cache.byUserId.get(userId);
+  let found: BotWithUser | null;
+  if (hit && hit.generation === cache.generation && hit.expiresAt > now) {
+    found = hit.found;
+  } else {
+    const generation = cache.generation;
+    found = await findBotByUserId(app.db, userId);
+    if (!found) return null;
+    // a write that raced the read has bumped the generation: its result is not kept
+    if (generation === cache.generation) {
+      if (cache.byUserId.size >= BOT_IDENTITY_MAX) cache.byUserId.clear();
+      cache.byUserId.set(userId, { found, generation, expiresAt: now + BOT_IDENTITY_TTL_MS });
+    }
+  }
+  return safeEqual(found.bot.token_secret_hash, sha256Hex(m[2]!)) ? found : null;
+}
+
+/** Every column of a bots row; the record type makes a column added to BotsTable fail to compile until listed here. */
+const BOT_COLUMNS = Object.keys({
+  id: 1, cuid: 1, user_id: 1, owner_id: 1, token_secret_hash: 1, disabled_at: 1, blocked_at: 1, privacy: 1, description: 1,
+  short_description: 1, commands: 1, allowed_updates: 1, webhook_url: 1, webhook_secret: 1, webhook_last_error_date: 1,
+  webhook_last_error_message: 1, created_at: 1, updated_at: 1,
+} satisfies Record<keyof BotRow, 1>) as (keyof BotRow)[];
+const BOT_PREFIX = "bot__";
+
+/**
+ * A bot and its (not deleted) account in one statement, compiled once: this runs on every
+ * Bot API call, and building the Kysely query cost more than SQLite takes to answer it. The
+ * account comes as users.*, so columns other features add to users are always there.
+ */
+const botWithUserQuery = precompiled((db: Db, v: { userId: number }) =>
+  db
+    .selectFrom("bots")
+    .innerJoin("users", "users.id", "bots.user_id")
+    .selectAll("users")
+    .select(BOT_COLUMNS.map((c) => `bots.${c} as ${BOT_PREFIX}${c}` as `bots.${typeof c}`))
+    .where("bots.user_id", "=", v.userId)
+    .where("users.deleted_at", "is", null),
+);
+
 export async function findBotByUserId(db: Db, userId: number): Promise<BotWithUser | null> {
-  const bot = await db.selectFrom("bots").selectAll().where("user_id", "=", userId).executeTakeFirst();
-  if (!bot) return null;
-  const user = await findUserById(db, userId);
-  return user ? { bot, user } : null;
+  const [row] = await botWithUserQuery(db, { userId });
+  if (!row) return null;
+  const user: Record<string, unknown> = {};
+  const bot: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) {
+    if (key.startsWith(BOT_PREFIX)) bot[key.slice(BOT_PREFIX.length)] = value;
+    else user[key] = value;
+  }
+  return { bot: bot as BotRow, user: user as UserRow };
 }
 
 export async function findBotByUsername(db: Db, username: string): Promise<BotWithUser | null> {
@@ -101,7 +194,8 @@ export async function listAllBots(db: Db): Promise<BotWithUser[]> {
   return attachUsers(db, await db.selectFrom("bots").selectAll().orderBy("id").execute());
 }
 
-async function attachUsers(db: Db, bots: BotRow[]): Promise<BotWithUser[]> {
+/** Pairs bots with their accounts in one query. */
+export async function attachUsers(db: Db, bots: BotRow[]): Promise<BotWithUser[]> {
   if (bots.length === 0) return [];
   const users = await db.selectFrom("users").selectAll().where("id", "in", bots.map((b) => b.user_id)).execute();
   const byId = new Map(users.map((u) => [u.id, u]));
@@ -136,7 +230,9 @@ export async function updateBotSettings(app: App, botId: number, patch: BotSetti
     set.short_description = patch.shortDescription;
   }
   if (patch.commands !== undefined) set.commands = JSON.stringify(patch.commands);
-  return app.db.updateTable("bots").set(set).where("id", "=", botId).returningAll().executeTakeFirstOrThrow();
+  const bot = await app.db.updateTable("bots").set(set).where("id", "=", botId).returningAll().executeTakeFirstOrThrow();
+  forgetBotIdentities(app);
+  return bot;
 }
 
 export const botCommands = (bot: BotRow): BotCommand[] => JSON.parse(bot.commands) as BotCommand[];
@@ -147,11 +243,6 @@ export async function setBotEnabledByUsername(app: App, username: string, enable
   if (!found) throw new AppError(404, "NOT_FOUND", `Bot ${username} not found`);
   const bot = await updateBotSettings(app, found.bot.id, { enabled });
   return { bot, user: found.user };
-}
-
-/** Whether a user id belongs to a bot account, and which bot. */
-export async function botForUser(db: Db, userId: number): Promise<BotRow | undefined> {
-  return db.selectFrom("bots").selectAll().where("user_id", "=", userId).executeTakeFirst();
 }
 
 /** Sets (url) or removes (null) the bot's webhook; errors and retry delays of the previous address are forgotten. */
@@ -167,6 +258,7 @@ export async function setWebhookConfig(app: App, botId: number, webhook: { url: 
     })
     .where("id", "=", botId)
     .execute();
+  forgetBotIdentities(app);
   // a new address gets the queue at once: backoff earned by the old one does not carry over
   await app.db.updateTable("bot_updates").set({ attempts: 0, next_attempt_at: 0 }).where("bot_id", "=", botId).where("delivered_at", "is", null).execute();
 }
@@ -178,4 +270,5 @@ export async function noteWebhookError(app: App, botId: number, message: string)
     .set({ webhook_last_error_date: app.clock.now(), webhook_last_error_message: message.slice(0, 200) })
     .where("id", "=", botId)
     .execute();
+  forgetBotIdentities(app);
 }

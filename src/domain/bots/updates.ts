@@ -1,6 +1,9 @@
 import type { App } from "../../app";
+import type { Db } from "../../db";
+import { precompiled } from "../../db/compiled";
 import { AppError } from "../../lib/errors";
 import { releasePressWaiters } from "./callbacks";
+import { forgetBotIdentities } from "./service";
 import type { BotRow, BotUpdateRow } from "./table";
 
 /** Kinds of Update this server emits. */
@@ -69,11 +72,16 @@ export function notifyBotQueue(app: App, botId: number): void {
 
 export const toUpdate = (row: Pick<BotUpdateRow, "id" | "type" | "payload">): QueuedUpdate => ({ update_id: row.id, [row.type]: JSON.parse(row.payload) });
 
-/** Stores the bot's allowed_updates (an empty list means all types, as the compatible API does). */
-export async function setAllowedUpdates(app: App, botId: number, allowed: string[] | undefined): Promise<void> {
+/**
+ * Stores the bot's allowed_updates (an empty list means all types, as the compatible API does).
+ * Libraries repeat the same list on every getUpdates, so an unchanged list writes nothing.
+ */
+export async function setAllowedUpdates(app: App, bot: BotRow, allowed: string[] | undefined): Promise<void> {
   if (allowed === undefined) return;
   const value = allowed.length === 0 ? null : JSON.stringify([...new Set(allowed)]);
-  await app.db.updateTable("bots").set({ allowed_updates: value }).where("id", "=", botId).execute();
+  if (value === bot.allowed_updates) return;
+  await app.db.updateTable("bots").set({ allowed_updates: value }).where("id", "=", bot.id).execute();
+  forgetBotIdentities(app);
 }
 
 /**
@@ -82,7 +90,8 @@ export async function setAllowedUpdates(app: App, botId: number, allowed: string
  */
 async function acknowledge(app: App, botId: number, offset: number): Promise<void> {
   if (offset > 0) {
-    await app.db.deleteFrom("bot_updates").where("bot_id", "=", botId).where("id", "<", offset).execute();
+    // a polling bot repeats the same offset until something new arrives: only a read then
+    if ((await anyBelow(app.db, { botId, offset })).length > 0) await acknowledgeBelow(app.db, { botId, offset });
   } else if (offset < 0) {
     const keep = await app.db
       .selectFrom("bot_updates")
@@ -97,16 +106,25 @@ async function acknowledge(app: App, botId: number, offset: number): Promise<voi
   }
 }
 
+/*
+ * getUpdates' statements, compiled once (every poll of every bot runs them; building the
+ * Kysely query cost more than SQLite's answer from the bot_updates_queue index).
+ */
+const acknowledgeBelow = precompiled(
+  (db: Db, v: { botId: number; offset: number }) => db.deleteFrom("bot_updates").where("bot_id", "=", v.botId).where("id", "<", v.offset),
+);
+
+const anyBelow = precompiled(
+  (db: Db, v: { botId: number; offset: number }) => db.selectFrom("bot_updates").select("id").where("bot_id", "=", v.botId).where("id", "<", v.offset).limit(1),
+);
+
+const pendingQuery = precompiled(
+  (db: Db, v: { botId: number; limit: number }) =>
+    db.selectFrom("bot_updates").select(["id", "type", "payload"]).where("bot_id", "=", v.botId).where("delivered_at", "is", null).orderBy("id").limit(v.limit),
+);
+
 async function pending(app: App, botId: number, limit: number): Promise<QueuedUpdate[]> {
-  const rows = await app.db
-    .selectFrom("bot_updates")
-    .select(["id", "type", "payload"])
-    .where("bot_id", "=", botId)
-    .where("delivered_at", "is", null)
-    .orderBy("id")
-    .limit(limit)
-    .execute();
-  return rows.map(toUpdate);
+  return (await pendingQuery(app.db, { botId, limit })).map(toUpdate);
 }
 
 export const conflictTerminated = () =>
@@ -151,17 +169,6 @@ export async function pollUpdates(
     if (opts.signal?.aborted) waiter.wake();
   });
   return pending(app, bot.id, opts.limit);
-}
-
-/** Updates not yet delivered or acknowledged. */
-export async function pendingUpdateCount(app: App, botId: number): Promise<number> {
-  const row = await app.db
-    .selectFrom("bot_updates")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("bot_id", "=", botId)
-    .where("delivered_at", "is", null)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
 }
 
 export async function dropPendingUpdates(app: App, botId: number): Promise<void> {

@@ -1,6 +1,7 @@
 import type { Db } from "../../db";
 import { AppError, notFound } from "../../lib/errors";
 import { looksLikeCuid } from "../../lib/ids";
+import { precompiled } from "../../db/compiled";
 import { fromJson } from "./validate";
 import { ACTIVE_ROLES, type ConversationRow, type MemberRow, type MessageRow } from "./table";
 
@@ -33,34 +34,44 @@ export function rightsOf(member: Pick<MemberRow, "role" | "rights">): Rights {
 
 export const hasRight = (member: Pick<MemberRow, "role" | "rights">, right: AdminRight): boolean => rightsOf(member)[right] === true;
 
-export const findConversationById = (db: Db, id: number) =>
-  db.selectFrom("conversations").selectAll().where("id", "=", id).executeTakeFirst();
+// every chat request loads these: compiled once (precompiled.ts)
+const conversationByIdQuery = precompiled((db, p: { id: number }) => db.selectFrom("conversations").selectAll().where("id", "=", p.id));
+const conversationByCuidQuery = precompiled((db, p: { cuid: string }) => db.selectFrom("conversations").selectAll().where("cuid", "=", p.cuid));
+const memberQuery = precompiled((db, p: { conversationId: number; userId: number }) =>
+  db.selectFrom("conversation_members").selectAll().where("conversation_id", "=", p.conversationId).where("user_id", "=", p.userId),
+);
+const activeMemberIdsQuery = precompiled((db, p: { conversationId: number }) =>
+  db.selectFrom("conversation_members").select("user_id").where("conversation_id", "=", p.conversationId).where("role", "in", ACTIVE_ROLES),
+);
 
-export const findConversationByCuid = (db: Db, cuid: string) =>
-  db.selectFrom("conversations").selectAll().where("cuid", "=", cuid).executeTakeFirst();
+export const findConversationById = async (db: Db, id: number): Promise<ConversationRow | undefined> => (await conversationByIdQuery(db, { id }))[0];
 
-export const getMember = (db: Db, conversationId: number, userId: number) =>
-  db.selectFrom("conversation_members").selectAll().where("conversation_id", "=", conversationId).where("user_id", "=", userId).executeTakeFirst();
+export const findConversationByCuid = async (db: Db, cuid: string): Promise<ConversationRow | undefined> => (await conversationByCuidQuery(db, { cuid }))[0];
+
+export const getMember = async (db: Db, conversationId: number, userId: number): Promise<MemberRow | undefined> =>
+  (await memberQuery(db, { conversationId, userId }))[0];
 
 export interface Membership {
   conversation: ConversationRow;
   member: MemberRow;
 }
 
-/** The conversation with USER as a current member; anyone else gets NOT_FOUND, never its contents. */
-export async function requireMembership(db: Db, conversationId: number, userId: number): Promise<Membership> {
-  const conversation = await findConversationById(db, conversationId);
+/** USER's membership of a conversation already loaded; anyone but a current member gets NOT_FOUND. */
+async function membershipOf(db: Db, conversation: ConversationRow | undefined, userId: number): Promise<Membership> {
   if (!conversation) throw chatNotFound();
-  const member = await getMember(db, conversationId, userId);
+  const member = await getMember(db, conversation.id, userId);
   if (!isActive(member)) throw chatNotFound();
   return { conversation, member: member! };
 }
 
+/** The conversation with USER as a current member; anyone else gets NOT_FOUND, never its contents. */
+export async function requireMembership(db: Db, conversationId: number, userId: number): Promise<Membership> {
+  return membershipOf(db, await findConversationById(db, conversationId), userId);
+}
+
 /** Same as requireMembership, by the cuid the Client API shows. */
 export async function requireMembershipByCuid(db: Db, cuid: string, userId: number): Promise<Membership> {
-  const conversation = looksLikeCuid(cuid) ? await findConversationByCuid(db, cuid) : undefined;
-  if (!conversation) throw chatNotFound();
-  return requireMembership(db, conversation.id, userId);
+  return membershipOf(db, looksLikeCuid(cuid) ? await findConversationByCuid(db, cuid) : undefined, userId);
 }
 
 export function requireGroup(conversation: ConversationRow): void {
@@ -101,11 +112,16 @@ export async function requireVisibleMessage(db: Db, conversationId: number, ref:
 
 /** User ids of the people currently in the conversation. */
 export async function activeMemberIds(db: Db, conversationId: number): Promise<number[]> {
-  const rows = await db
+  return (await activeMemberIdsQuery(db, { conversationId })).map((r) => r.user_id);
+}
+
+/** Number of people in the conversation now (bots included). */
+export async function memberCount(db: Db, conversationId: number): Promise<number> {
+  const row = await db
     .selectFrom("conversation_members")
-    .select("user_id")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
     .where("conversation_id", "=", conversationId)
     .where("role", "in", ACTIVE_ROLES)
-    .execute();
-  return rows.map((r) => r.user_id);
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }

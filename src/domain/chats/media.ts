@@ -15,15 +15,16 @@ const KINDS_FOR: Record<MediaType, string[]> = {
  * Checks a person's attachments: each `url` must be an upload of this instance owned by
  * OWNER, of a chat kind matching its type. Size, type and dimensions the server measured
  * win over what the client claimed; name, duration and waveform are kept from the client.
+ * Nothing is written: once the message is stored, pass `uploadIds` to markMediaAttached.
  */
-export async function resolveMessageMedia(app: App, raw: unknown, ownerId: number): Promise<MediaItem[]> {
+export async function checkMessageMedia(app: App, raw: unknown, ownerId: number): Promise<{ media: MediaItem[]; uploadIds: number[] }> {
   const items = checkMediaShape(raw);
-  const out: MediaItem[] = [];
+  const media: MediaItem[] = [];
   const uploadIds: number[] = [];
   for (const [i, item] of items.entries()) {
     const upload = await resolveOwnUpload(app, item.url, ownerId, KINDS_FOR[item.type], `media.${i}.url`);
     uploadIds.push(upload.id);
-    out.push({
+    media.push({
       ...item,
       url: upload.url,
       mime: upload.mime,
@@ -36,7 +37,18 @@ export async function resolveMessageMedia(app: App, raw: unknown, ownerId: numbe
       posterUrl: upload.poster_url,
     });
   }
+  return { media, uploadIds };
+}
+
+/** Marks uploads as in use by a stored message, so the cleanup of abandoned uploads keeps them. */
+export async function markMediaAttached(app: App, uploadIds: readonly number[]): Promise<void> {
   const now = app.clock.now();
   for (const id of uploadIds) await markAttached(app.db, id, now);
-  return out;
+}
+
+/** checkMessageMedia and markMediaAttached at once, for callers that store the message regardless. */
+export async function resolveMessageMedia(app: App, raw: unknown, ownerId: number): Promise<MediaItem[]> {
+  const { media, uploadIds } = await checkMessageMedia(app, raw, ownerId);
+  await markMediaAttached(app, uploadIds);
+  return media;
 }

@@ -9,6 +9,7 @@ import { isBlockedEitherWay } from "../relations/service";
 import { findUserById } from "../users/service";
 import {
   activeMemberIds,
+  chatNotFound,
   findMessageBySeq,
   hasRight,
   messageNotFound,
@@ -18,6 +19,7 @@ import {
   type Membership,
 } from "./access";
 import { publishMessageEvent } from "./notify";
+import { precompiled } from "../../db/compiled";
 import type { ConversationRow, MessageRow } from "./table";
 import { checkClientMessageId, checkContent, checkEntities, checkMediaShape, toJson, type MediaItem } from "./validate";
 
@@ -26,7 +28,7 @@ export interface SendMessageInput {
   senderId: number;
   content?: string;
   entities?: unknown[];
-  /** attachments; their files must already be checked by the surface (see resolveMessageMedia) */
+  /** attachments; their files must already be checked by the surface (see checkMessageMedia) */
   media?: MediaItem[];
   /** inline / reply keyboard as the bot sent it */
   replyMarkup?: unknown;
@@ -48,8 +50,49 @@ const findByClientId = (db: Db, conversationId: number, senderId: number, client
     .where("client_message_id", "=", clientMessageId)
     .executeTakeFirst();
 
-/** The other party of a private chat. */
+// the writes of every send, compiled once (precompiled.ts)
+const takeSeqQuery = precompiled((db, p: { conversationId: number; now: number }) =>
+  db
+    .updateTable("conversations")
+    .set((eb) => ({ last_seq: eb("last_seq", "+", 1), last_message_at: p.now, activity_at: p.now, updated_at: p.now }))
+    .where("id", "=", p.conversationId)
+    .returning("last_seq"),
+);
+type NewMessage = Omit<MessageRow, "id" | "pinned" | "edited_at" | "deleted_at">;
+const insertMessageQuery = precompiled((db, p: NewMessage) =>
+  db
+    .insertInto("messages")
+    .values({
+      cuid: p.cuid,
+      conversation_id: p.conversation_id,
+      seq: p.seq,
+      sender_id: p.sender_id,
+      kind: p.kind,
+      content: p.content,
+      entities: p.entities,
+      media: p.media,
+      reply_to_seq: p.reply_to_seq,
+      reply_markup: p.reply_markup,
+      invoice: p.invoice,
+      extra: p.extra,
+      system: p.system,
+      forwarded_from: p.forwarded_from,
+      client_message_id: p.client_message_id,
+      created_at: p.created_at,
+    })
+    .returningAll(),
+);
+const readOwnQuery = precompiled((db, p: { seq: number; conversationId: number; userId: number }) =>
+  db.updateTable("conversation_members").set({ last_read_seq: p.seq }).where("conversation_id", "=", p.conversationId).where("user_id", "=", p.userId),
+);
+
+/**
+ * The other party of a private chat: its private_key names both ("minUserId:maxUserId"),
+ * so no query is needed; the members table answers for a chat without one.
+ */
 async function otherPartyId(db: Db, conversation: ConversationRow, userId: number): Promise<number | null> {
+  const pair = conversation.private_key?.split(":").map(Number);
+  if (pair?.length === 2 && pair.includes(userId)) return pair[0] === userId ? pair[1]! : pair[0]!;
   const row = await db
     .selectFrom("conversation_members")
     .select("user_id")
@@ -72,74 +115,84 @@ async function assertNotBlocked(db: Db, conversation: ConversationRow, senderId:
  * every member and emits the `message:created` hook after commit.
  */
 export async function sendMessage(app: App, input: SendMessageInput): Promise<MessageRow> {
+  const membership = await requireMembership(app.db, input.conversationId, input.senderId);
+  return sendMessageIn(app, membership, input);
+}
+
+/**
+ * sendMessage for the sender of a MEMBERSHIP the caller has just loaded (requireMembershipByCuid),
+ * so the send does not load it again. `replyChecked`: the caller already found `replyToSeq`
+ * among the messages the sender sees.
+ */
+export async function sendMessageIn(
+  app: App,
+  membership: Membership,
+  input: Omit<SendMessageInput, "conversationId" | "senderId">,
+  opts: { replyChecked?: boolean } = {},
+): Promise<MessageRow> {
   const db = app.db;
-  const { conversation } = await requireMembership(db, input.conversationId, input.senderId);
+  const { conversation } = membership;
+  const senderId = membership.member.user_id;
   const media = input.media === undefined ? [] : checkMediaShape(input.media);
   const kind = input.kind ?? "user";
   const hasBody = media.length > 0 || !!input.extra || !!input.invoice || kind === "system" || !!input.forwardedFrom;
   const content = checkContent(input.content ?? "", { allowEmpty: hasBody });
   const entities = input.entities === undefined || input.entities === null ? [] : checkEntities(input.entities, content);
   const clientMessageId = input.clientMessageId == null ? null : checkClientMessageId(input.clientMessageId);
-  if (clientMessageId) {
-    const existing = await findByClientId(db, conversation.id, input.senderId, clientMessageId);
+  // A repeated clientMessageId answers the stored message. It is looked up only when a check
+  // or the write refuses the send (the unique index messages_client_id refuses a repeat), so
+  // a first send, by far the usual case, spends no query on it.
+  const storedRepeat = () => (clientMessageId ? findByClientId(db, conversation.id, senderId, clientMessageId) : Promise.resolve(undefined));
+  try {
+    if (kind === "user") await assertNotBlocked(db, conversation, senderId);
+    if (input.replyToSeq != null && !opts.replyChecked && !(await findMessageBySeq(db, conversation.id, input.replyToSeq))) {
+      throw fieldError("replyToId", "is not a message of this conversation");
+    }
+  } catch (err) {
+    const existing = await storedRepeat();
     if (existing) return existing;
-  }
-  if (kind === "user") await assertNotBlocked(db, conversation, input.senderId);
-  if (input.replyToSeq != null && !(await findMessageBySeq(db, conversation.id, input.replyToSeq))) {
-    throw fieldError("replyToId", "is not a message of this conversation");
+    throw err;
   }
 
   const now = app.clock.now();
   let row: MessageRow;
   try {
     row = await db.transaction().execute(async (trx) => {
-      const { last_seq: seq } = await trx
-        .updateTable("conversations")
-        .set((eb) => ({ last_seq: eb("last_seq", "+", 1), last_message_at: now, activity_at: now, updated_at: now }))
-        .where("id", "=", conversation.id)
-        .returning("last_seq")
-        .executeTakeFirstOrThrow();
-      const inserted = await trx
-        .insertInto("messages")
-        .values({
-          cuid: newCuid(),
-          conversation_id: conversation.id,
-          seq,
-          sender_id: input.senderId,
-          kind,
-          content,
-          entities: entities.length ? JSON.stringify(entities) : null,
-          media: media.length ? JSON.stringify(media) : null,
-          reply_to_seq: input.replyToSeq ?? null,
-          reply_markup: toJson(input.replyMarkup),
-          invoice: toJson(input.invoice),
-          extra: toJson(input.extra),
-          system: toJson(input.system),
-          forwarded_from: toJson(input.forwardedFrom),
-          client_message_id: clientMessageId,
-          created_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const [bumped] = await takeSeqQuery(trx, { conversationId: conversation.id, now });
+      if (!bumped) throw chatNotFound();
+      const seq = bumped.last_seq;
+      const [inserted] = await insertMessageQuery(trx, {
+        cuid: newCuid(),
+        conversation_id: conversation.id,
+        seq,
+        sender_id: senderId,
+        kind,
+        content,
+        entities: entities.length ? JSON.stringify(entities) : null,
+        media: media.length ? JSON.stringify(media) : null,
+        reply_to_seq: input.replyToSeq ?? null,
+        reply_markup: toJson(input.replyMarkup),
+        invoice: toJson(input.invoice),
+        extra: toJson(input.extra),
+        system: toJson(input.system),
+        forwarded_from: toJson(input.forwardedFrom),
+        client_message_id: clientMessageId,
+        created_at: now,
+      });
       // one's own message is read by oneself
-      await trx
-        .updateTable("conversation_members")
-        .set({ last_read_seq: seq })
-        .where("conversation_id", "=", conversation.id)
-        .where("user_id", "=", input.senderId)
-        .execute();
-      return inserted;
+      await readOwnQuery(trx, { seq, conversationId: conversation.id, userId: senderId });
+      return inserted!;
     });
   } catch (err) {
-    // a concurrent retry with the same clientMessageId won the unique index
+    // a repeat (or a concurrent retry) of a stored clientMessageId: the unique index refused it
     if (clientMessageId && String(err).includes("UNIQUE")) {
-      const existing = await findByClientId(db, conversation.id, input.senderId, clientMessageId);
+      const existing = await storedRepeat();
       if (existing) return existing;
     }
     throw err;
   }
-  await publishMessageEvent(app, { ...conversation, last_message_at: now }, row, "message:new");
-  await app.hooks.emit("message:created", { conversationId: conversation.id, messageId: row.id, senderId: input.senderId });
+  await publishMessageEvent(app, conversation, row, "message:new");
+  await app.hooks.emit("message:created", { conversationId: conversation.id, messageId: row.id, senderId });
   return row;
 }
 

@@ -1,33 +1,25 @@
 import type { App } from "../../app";
-import { serializeMessage } from "../../clientapi/chats/serialize";
-import { activeMemberIds } from "./access";
-import { ACTIVE_ROLES, type ConversationRow, type MessageRow } from "./table";
+import { activeMemberIds, memberCount } from "./access";
+import type { ConversationRow, MessageRow } from "./table";
 
 /**
- * Realtime side of chat changes. Events carry Client API shapes (product.md: `message:new`
- * is `{conversationId, message}` with the message as the Client API shows it).
+ * Realtime side of chat changes. A message event carries the message as the Client API
+ * shows it (product.md: `message:new` is `{conversationId, message}`), so the domain only
+ * announces it through the `message:live` hook and the Client API publishes its own shape
+ * (src/clientapi/chats/live.ts): domain code never imports a surface's serializer.
  */
 export async function publishMessageEvent(app: App, conversation: ConversationRow, row: MessageRow, event: "message:new" | "message:edited"): Promise<void> {
-  const ids = await activeMemberIds(app.db, conversation.id);
-  if (ids.length === 0) return;
-  const message = await serializeMessage(app.db, conversation, row);
-  app.events.publish(ids, event, { conversationId: conversation.cuid, message });
+  await app.hooks.emit("message:live", { conversationId: conversation.id, messageId: row.id, event, conversation, message: row });
 }
 
 /** The part of a chat every member sees alike (per-viewer fields come from the chat endpoints). */
 export async function chatSummary(app: App, conversation: ConversationRow) {
-  const count = await app.db
-    .selectFrom("conversation_members")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("conversation_id", "=", conversation.id)
-    .where("role", "in", ACTIVE_ROLES)
-    .executeTakeFirstOrThrow();
   return {
     id: conversation.cuid,
     type: conversation.type,
     title: conversation.title,
     photoUrl: conversation.photo_url,
-    memberCount: Number(count.n),
+    memberCount: await memberCount(app.db, conversation.id),
   };
 }
 

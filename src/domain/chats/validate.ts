@@ -62,7 +62,7 @@ export function checkEntities(entities: unknown, content: string, field = "entit
   });
 }
 
-/** Shape check of attachments (ownership of the files is the surface's job: see resolveMessageMedia). */
+/** Shape check of attachments (ownership of the files is the surface's job: see checkMessageMedia). */
 export function checkMediaShape(media: unknown, field = "media"): MediaItem[] {
   if (!Array.isArray(media)) throw fieldError(field, "must be an array");
   if (media.length > MAX_MEDIA_ITEMS) throw fieldError(field, `must have at most ${MAX_MEDIA_ITEMS} items`);

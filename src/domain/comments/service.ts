@@ -7,7 +7,7 @@ import { markAttached, resolveOwnUpload } from "../../media/uploads";
 import { assertContentAllowed, assertPostingAllowed, consumePublishBudget } from "../moderation/service";
 import { notify } from "../notifications/service";
 import type { PageRequest, Page } from "../posts/feed";
-import { findVisiblePost, MAX_POST_LENGTH, notifyMentions } from "../posts/service";
+import { findVisiblePost, isPostVisibleTo, MAX_POST_LENGTH, notifyMentions } from "../posts/service";
 import { afterKey } from "../posts/keyset";
 import { toggleMark } from "../posts/marks";
 import type { PostRow } from "../posts/table";
@@ -38,11 +38,12 @@ export interface CommentView {
 export async function findVisibleComment(db: Db, viewerId: number, cuid: string): Promise<{ comment: CommentRow; post: PostRow }> {
   const comment = await db.selectFrom("comments").selectAll().where("cuid", "=", cuid).executeTakeFirst();
   if (!comment) throw notFound("Comment not found");
-  const post = await db.selectFrom("posts").select("cuid").where("id", "=", comment.post_id).executeTakeFirstOrThrow();
-  const visiblePost = await findVisiblePost(db, viewerId, post.cuid).catch(() => null);
+  const post = await db.selectFrom("posts").selectAll().where("id", "=", comment.post_id).executeTakeFirst();
   const author = await db.selectFrom("users").select("deleted_at").where("id", "=", comment.author_id).executeTakeFirst();
-  if (!visiblePost || !author || author.deleted_at !== null || (await isBlockedEitherWay(db, viewerId, comment.author_id))) throw notFound("Comment not found");
-  return { comment, post: visiblePost };
+  if (!post || !author || author.deleted_at !== null || !(await isPostVisibleTo(db, viewerId, post)) || (await isBlockedEitherWay(db, viewerId, comment.author_id))) {
+    throw notFound("Comment not found");
+  }
+  return { comment, post };
 }
 
 /**

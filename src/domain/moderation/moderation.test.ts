@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { startTestServer, type TestServer } from "../../testing/server";
-import { quickPerson } from "../../clientapi/posts/test-helpers";
+import { quickPerson } from "../../testing/fixtures";
+import { runCli } from "../../testing/cli";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -9,13 +9,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const CLI = join(import.meta.dir, "..", "..", "..", "cli", "index.ts");
 /** Runs socialctl against the test server's data dir in a child process, as an operator would. */
-async function cli(...args: string[]) {
-  const p = Bun.spawn([process.execPath, CLI, "--data-dir", server.dataDir, "--json", ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: { ...process.env, CI: "1" } });
-  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  return { code, stdout, stderr };
-}
+const cli = (...args: string[]) => runCli(["--data-dir", server.dataDir, "--json", ...args]);
 
 describe("per-account limits", () => {
   test("posts per hour: 429 RATE_LIMITED with Retry-After, per account, reset after the hour", async () => {
@@ -67,6 +62,20 @@ describe("word list", () => {
     res = await client.post(`/api/social/posts/${id}/comments`, { content: "Spamword." });
     expect(res.body.error.code).toBe("CONTENT_REJECTED");
     expect((await client.get(`/api/social/posts/${id}`)).body.data.post.content).toBe("spamwords and antispamword are other words");
+  });
+
+  test("profile name and bio pass the word list too; nothing changes when rejected", async () => {
+    const { client, user } = await quickPerson(server);
+    let res = await client.patch("/api/account/profile", { displayName: "Spamword King" });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe("CONTENT_REJECTED");
+    expect(res.body.error.details.fieldErrors.displayName).toBeDefined();
+    res = await client.patch("/api/account/profile", { displayName: "Fine", bio: "а тут запрет" });
+    expect(res.body.error.code).toBe("CONTENT_REJECTED");
+    expect(res.body.error.details.fieldErrors.bio).toBeDefined();
+    const row = await server.app.db.selectFrom("users").select(["display_name", "bio"]).where("id", "=", user.id).executeTakeFirstOrThrow();
+    expect(row).toEqual({ display_name: user.display_name, bio: "" });
+    expect((await client.patch("/api/account/profile", { displayName: "Fine", bio: "clean" })).status).toBe(200);
   });
 });
 

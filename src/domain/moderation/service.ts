@@ -1,7 +1,8 @@
 import type { App } from "../../app";
 import type { Db } from "../../db";
-import { RateLimiter } from "../../http/rate-limit";
+import { limiterPerOwner } from "../../lib/rate-limit";
 import { AppError, rateLimited } from "../../lib/errors";
+import { toIso } from "../../lib/clock";
 import type { UserRow } from "../users/table";
 
 /**
@@ -11,21 +12,15 @@ import type { UserRow } from "../users/table";
 export type ContentAction = "post" | "comment";
 
 const HOUR_MS = 3_600_000;
-const limiters = new WeakMap<App, RateLimiter>();
-
-function limiterOf(app: App): RateLimiter {
-  let l = limiters.get(app);
-  if (!l) limiters.set(app, (l = new RateLimiter()));
-  return l;
-}
+const limiterOf = limiterPerOwner<App>();
 
 /** Fails with POSTING_TEMPORARILY_BLOCKED while an admin's posting block on the account lasts. */
 export function assertPostingAllowed(app: App, user: UserRow): void {
   const until = user.posting_blocked_until;
   const now = app.clock.now();
   if (until !== null && until > now) {
-    throw new AppError(403, "POSTING_TEMPORARILY_BLOCKED", `Posting is blocked until ${new Date(until).toISOString()}`, {
-      blockedUntil: new Date(until).toISOString(),
+    throw new AppError(403, "POSTING_TEMPORARILY_BLOCKED", `Posting is blocked until ${toIso(until)}`, {
+      blockedUntil: toIso(until),
     }, { retryAfter: Math.ceil((until - now) / 1000) });
   }
 }

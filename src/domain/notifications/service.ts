@@ -1,13 +1,11 @@
 import type { App } from "../../app";
 import type { Db } from "../../db";
-import { serializePublicUser } from "../../clientapi/serializers/account";
-import { toIso } from "../../lib/clock";
 import { newCuid } from "../../lib/ids";
 import { pageOf, type Cursor } from "../../lib/paging";
 import type { UserRow } from "../users/table";
 import { blockedEitherWayIds, isBlockedEitherWay } from "../relations/service";
 import type { NotificationRow, NotificationType } from "./table";
-import { olderThan } from "../profiles/keyset";
+import { beforeKey } from "../posts/keyset";
 
 /** The same notification (actor, type, target) is not repeated within this window. */
 const REPEAT_WINDOW_MS = 24 * 3_600_000;
@@ -21,7 +19,8 @@ export interface NewNotification {
 }
 
 /**
- * Stores a notification and delivers it live ('notification:new'). Nothing happens when
+ * Stores a notification and announces it on the 'notification:created' hook (the Client API
+ * delivers it live as 'notification:new'). Nothing happens when
  * someone acts on their own content, when either side blocks the other, or when the same
  * notification was made within the last day.
  */
@@ -54,9 +53,12 @@ export async function notify(app: App, n: NewNotification): Promise<void> {
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  const [notification] = await presentNotifications(app.db, [row]);
-  if (!notification) return;
-  app.events.publish(n.recipientId, "notification:new", { notification, unreadCount: await unreadCount(app.db, n.recipientId) });
+  await app.hooks.emit("notification:created", { recipientId: n.recipientId, notificationId: row.id });
+}
+
+/** A notification row by id (for hook listeners). */
+export async function findNotification(db: Db, id: number): Promise<NotificationRow | undefined> {
+  return db.selectFrom("notifications").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
 /**
@@ -82,9 +84,9 @@ function visibleTo(db: Db, recipientId: number, hidden: number[]) {
   return q;
 }
 
-/** Unread notifications the recipient can see. */
-export async function unreadCount(db: Db, recipientId: number): Promise<number> {
-  const hidden = await blockedEitherWayIds(db, recipientId);
+/** Unread notifications the recipient can see (HIDDEN: the recipient's blocked-either-way ids, when already known). */
+export async function unreadCount(db: Db, recipientId: number, hidden?: number[]): Promise<number> {
+  hidden ??= await blockedEitherWayIds(db, recipientId);
   const row = await visibleTo(db, recipientId, hidden)
     .select((eb) => eb.fn.countAll<number>().as("n"))
     .where("notifications.read_at", "is", null)
@@ -92,12 +94,12 @@ export async function unreadCount(db: Db, recipientId: number): Promise<number> 
   return Number(row.n);
 }
 
-/** One page of the recipient's notifications, newest first. */
-export async function listNotifications(db: Db, recipientId: number, opts: { cursor: Cursor | null; limit: number; unreadOnly: boolean }) {
-  const hidden = await blockedEitherWayIds(db, recipientId);
+/** One page of the recipient's notifications, newest first (HIDDEN as for unreadCount). */
+export async function listNotifications(db: Db, recipientId: number, opts: { cursor: Cursor | null; limit: number; unreadOnly: boolean; hidden?: number[] }) {
+  const hidden = opts.hidden ?? (await blockedEitherWayIds(db, recipientId));
   let q = visibleTo(db, recipientId, hidden).selectAll("notifications");
   if (opts.unreadOnly) q = q.where("notifications.read_at", "is", null);
-  if (opts.cursor) q = q.where(olderThan(opts.cursor, "notifications.created_at", "notifications.id"));
+  if (opts.cursor) q = q.where(beforeKey("notifications.created_at", "notifications.id", opts.cursor));
   const rows = await q.orderBy("notifications.created_at", "desc").orderBy("notifications.id", "desc").limit(opts.limit + 1).execute();
   return pageOf(rows, opts.limit, (r) => ({ t: r.created_at, id: r.id }));
 }
@@ -121,25 +123,30 @@ async function cuidsOf(db: Db, table: "posts" | "comments", ids: number[]): Prom
   return new Map(rows.map((r) => [r.id, r.cuid]));
 }
 
-/** Notifications as the Client API shows them (also the 'notification:new' payload). */
-export async function presentNotifications(db: Db, rows: NotificationRow[]) {
+/** A notification with what a reader sees: the actor, and the cuids of the post and comment it is about. */
+export interface NotificationView {
+  row: NotificationRow;
+  actor: UserRow;
+  postCuid: string | null;
+  commentCuid: string | null;
+}
+
+/** Builds views of ROWS in a fixed number of queries; rows whose actor is gone are left out. */
+export async function loadNotificationViews(db: Db, rows: NotificationRow[]): Promise<NotificationView[]> {
   const actorIds = [...new Set(rows.map((r) => r.actor_id))];
   const actors = actorIds.length ? await db.selectFrom("users").selectAll().where("id", "in", actorIds).execute() : [];
   const byId = new Map<number, UserRow>(actors.map((u) => [u.id, u]));
   const posts = await cuidsOf(db, "posts", rows.flatMap((r) => (r.post_id === null ? [] : [r.post_id])));
   const comments = await cuidsOf(db, "comments", rows.flatMap((r) => (r.comment_id === null ? [] : [r.comment_id])));
-  return rows.flatMap((r) => {
-    const actor = byId.get(r.actor_id);
+  return rows.flatMap((row) => {
+    const actor = byId.get(row.actor_id);
     if (!actor) return [];
     return [
       {
-        id: r.cuid,
-        type: r.type,
-        actor: serializePublicUser(actor),
-        postId: r.post_id === null ? null : (posts.get(r.post_id) ?? null),
-        commentId: r.comment_id === null ? null : (comments.get(r.comment_id) ?? null),
-        read: r.read_at !== null,
-        createdAt: toIso(r.created_at),
+        row,
+        actor,
+        postCuid: row.post_id === null ? null : (posts.get(row.post_id) ?? null),
+        commentCuid: row.comment_id === null ? null : (comments.get(row.comment_id) ?? null),
       },
     ];
   });

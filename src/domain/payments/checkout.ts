@@ -45,7 +45,7 @@ export function releaseInvoice(app: App, invoiceId: number): void {
 }
 
 /** Opens a query for BOT; its id goes into the pre_checkout_query update. */
-export function openQuery(app: App, botId: number): { id: string; wait(ms: number): Promise<CheckoutAnswer | null>; cancel(): void } {
+export function openQuery(app: App, botId: number): { id: string; wait(ms: number): Promise<CheckoutAnswer | null> } {
   const id = randomToken(16);
   let resolve!: (a: CheckoutAnswer | null) => void;
   const answer = new Promise<CheckoutAnswer | null>((r) => (resolve = r));
@@ -69,8 +69,12 @@ export function openQuery(app: App, botId: number): { id: string; wait(ms: numbe
         clearTimeout(timer);
       }
     },
-    cancel: () => settle(null),
   };
+}
+
+/** Settles an open query with no answer (the bot cannot receive it): its Pay ends as a timeout at once. */
+export function cancelQuery(app: App, id: string): void {
+  state(app).queries.get(id)?.resolve(null);
 }
 
 /**

@@ -4,7 +4,7 @@ import { newCuid } from "../../lib/ids";
 import { findConversationById, getMember, isActive } from "../chats/access";
 import { sendMessage } from "../chats/messages";
 import { postEntry, publishBalances, walletBalance } from "../stars/ledger";
-import { showInvoiceStatus } from "./invoices";
+import { findInvoiceById, showInvoiceStatus } from "./invoices";
 
 /**
  * A bot's income: each payment is held (refundable, not withdrawable) until its hold_until,
@@ -114,7 +114,7 @@ export async function refundPayment(app: App, input: { botId: number; userId: nu
   });
   if (outcome !== "refunded") return outcome;
   await publishBalances(app, [payment.payer_id]);
-  const invoice = await app.db.selectFrom("star_invoices").selectAll().where("id", "=", payment.invoice_id).executeTakeFirstOrThrow();
+  const invoice = (await findInvoiceById(app.db, payment.invoice_id))!;
   await showInvoiceStatus(app, invoice, "refunded");
   const conversation = await findConversationById(app.db, payment.conversation_id);
   if (conversation && isActive(await getMember(app.db, conversation.id, payment.bot_user_id))) {

@@ -57,6 +57,10 @@ export async function createInvoice(
 export const findInvoiceByMessage = (db: Db, messageId: number) =>
   db.selectFrom("star_invoices").selectAll().where("message_id", "=", messageId).executeTakeFirst();
 
+export const findInvoiceById = (db: Db, id: number) => db.selectFrom("star_invoices").selectAll().where("id", "=", id).executeTakeFirst();
+
+export const findPaymentById = (db: Db, id: number) => db.selectFrom("star_payments").selectAll().where("id", "=", id).executeTakeFirst();
+
 /** Shows the invoice's new status on its message (paid, refunded) to everyone in the chat. */
 export async function showInvoiceStatus(app: App, invoice: StarInvoiceRow, status: InvoiceStatus): Promise<void> {
   const view = invoiceView({ title: invoice.title, description: invoice.description, prices: JSON.parse(invoice.prices) as LabeledPrice[] }, status);

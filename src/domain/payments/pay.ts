@@ -1,10 +1,7 @@
 import type { App } from "../../app";
-import { chatViewFor } from "../../botapi/chats";
-import { serializeMessage, serializeUser } from "../../botapi/serializers";
 import { AppError, fieldError, forbidden } from "../../lib/errors";
 import { newCuid, randomToken } from "../../lib/ids";
-import { enqueueUpdate } from "../bots/updates";
-import type { BotRow } from "../bots/table";
+import { findBotByUserId } from "../bots/service";
 import { getMember, isActive, requireMembershipByCuid, requireVisibleMessage } from "../chats/access";
 import { sendMessage } from "../chats/messages";
 import type { ConversationRow, MessageRow } from "../chats/table";
@@ -66,7 +63,7 @@ export async function chargeInvoice(app: App, invoice: StarInvoiceRow, payerId: 
   return result;
 }
 
-/** The invoice a person acts on, with its bot; NOT_FOUND / VALIDATION_ERROR otherwise. */
+/** The invoice message a person acts on, with its chat; NOT_FOUND / VALIDATION_ERROR otherwise. */
 async function invoiceFor(app: App, payer: UserRow, conversationCuid: string, messageRef: string) {
   const { conversation } = await requireMembershipByCuid(app.db, conversationCuid, payer.id);
   const message = await requireVisibleMessage(app.db, conversation.id, messageRef, payer.id);
@@ -88,33 +85,24 @@ export async function payInvoice(app: App, payer: UserRow, conversationCuid: str
   if (invoice.status !== "unpaid") throw invoiceAlreadyPaid();
   if (!claimInvoice(app, invoice.id)) throw paymentInProgress();
   try {
-    const bot = await app.db.selectFrom("bots").selectAll().where("id", "=", invoice.bot_id).executeTakeFirst();
-    if (!bot || bot.disabled_at !== null || bot.blocked_at !== null) throw botUnavailable();
-    if (!isActive(await getMember(app.db, conversation.id, bot.user_id))) throw botUnavailable();
+    const found = await findBotByUserId(app.db, invoice.bot_user_id);
+    if (!found || found.bot.disabled_at !== null || found.bot.blocked_at !== null) throw botUnavailable();
+    const { bot, user: botUser } = found;
+    if (!isActive(await getMember(app.db, conversation.id, botUser.id))) throw botUnavailable();
     const current = await app.db.selectFrom("star_invoices").select("status").where("id", "=", invoice.id).executeTakeFirstOrThrow();
     if (current.status !== "unpaid") throw invoiceAlreadyPaid();
     const balance = await walletBalance(app.db, payer.id, "balance");
     if (balance < invoice.total_amount) throw insufficientBalance(balance, invoice.total_amount);
 
     const query = openQuery(app, bot.id);
-    const queued = await enqueueUpdate(app, bot, "pre_checkout_query", {
-      id: query.id,
-      from: serializeUser(payer),
-      currency: "XTR",
-      total_amount: invoice.total_amount,
-      invoice_payload: invoice.payload,
-    });
-    if (queued === null) {
-      // the bot does not take pre_checkout_query updates (allowed_updates): nobody will answer
-      query.cancel();
-      return { status: "timeout" };
-    }
+    // the Bot API side queues pre_checkout_query, or cancels the query when the bot cannot get it
+    await app.hooks.emit("payment:pre-checkout", { queryId: query.id, invoiceId: invoice.id, payerId: payer.id });
     const answer = await query.wait(opts.timeoutMs ?? app.config["payments.preCheckoutTimeoutSeconds"] * 1000);
     if (answer === null) return { status: "timeout" };
     if (!answer.ok) return { status: "declined", errorMessage: answer.errorMessage ?? "" };
 
     const charged = await chargeInvoice(app, invoice, payer.id);
-    await afterPayment(app, { conversation, invoiceMessage: message, invoice, payment: charged.payment, payer, bot });
+    await afterPayment(app, { conversation, invoiceMessage: message, invoice, payment: charged.payment, payer, botUser });
     return { status: "paid", balance: charged.balance };
   } finally {
     releaseInvoice(app, invoice.id);
@@ -124,28 +112,15 @@ export async function payInvoice(app: App, payer: UserRow, conversationCuid: str
 /** What follows a charge: the invoice shows paid, a service message, successful_payment to the bot. */
 async function afterPayment(
   app: App,
-  p: { conversation: ConversationRow; invoiceMessage: MessageRow; invoice: StarInvoiceRow; payment: StarPaymentRow; payer: UserRow; bot: BotRow },
+  p: { conversation: ConversationRow; invoiceMessage: MessageRow; invoice: StarInvoiceRow; payment: StarPaymentRow; payer: UserRow; botUser: UserRow },
 ): Promise<void> {
   await showInvoiceStatus(app, p.invoice, "paid");
-  const botUser = await app.db.selectFrom("users").select("display_name").where("id", "=", p.bot.user_id).executeTakeFirst();
   const service = await sendMessage(app, {
     conversationId: p.conversation.id,
     senderId: p.payer.id,
     kind: "system",
-    content: `${p.payer.display_name} paid ${p.payment.amount} ⭐ to ${botUser?.display_name ?? "the bot"} for "${p.invoice.title}"`,
+    content: `${p.payer.display_name} paid ${p.payment.amount} ⭐ to ${p.botUser.display_name} for "${p.invoice.title}"`,
     system: { action: "payment", invoiceMessageId: p.invoiceMessage.seq, totalAmount: p.payment.amount, currency: "XTR", chargeId: p.payment.charge_id },
   });
-  const view = await chatViewFor(app, p.conversation, p.bot.user_id);
-  // the compatible API's service message: no text, just the payment
-  const { text: _text, entities: _entities, ...message } = await serializeMessage(app.db, view, service);
-  await enqueueUpdate(app, p.bot, "message", {
-    ...message,
-    successful_payment: {
-      currency: "XTR",
-      total_amount: p.payment.amount,
-      invoice_payload: p.payment.payload,
-      telegram_payment_charge_id: p.payment.charge_id,
-      provider_payment_charge_id: p.payment.charge_id,
-    },
-  });
+  await app.hooks.emit("payment:succeeded", { paymentId: p.payment.id, serviceMessageId: service.id });
 }

@@ -1,14 +1,16 @@
 import type { App } from "../../app";
 import { toIso } from "../../lib/clock";
 import { registerExportSection } from "../account/export";
+import { dropSocialContentOf } from "./account-removal";
 import type { PostImage } from "./table";
 
 /**
  * The person's own social data in GET /api/account/export: their posts (with polls they
  * made), comments, bookmarks, likes and poll votes. Others' content appears only by id.
+ * A deleted account's social content is removed.
  */
 export function installPostsHooks(app: App): void {
-  void app;
+  app.hooks.on("user:deleted", ({ userId }) => dropSocialContentOf(app, userId));
   registerExportSection("posts", async ({ db }, user) => {
     const rows = await db
       .selectFrom("posts")

@@ -34,11 +34,12 @@ const isUniqueViolation = (err: unknown) => String(err).includes("UNIQUE");
 /** A post the viewer may see: its author (and a repost's original author) alive and not blocked either way. */
 export async function findVisiblePost(db: Db, viewerId: number, cuid: string): Promise<PostRow> {
   const post = await db.selectFrom("posts").selectAll().where("cuid", "=", cuid).executeTakeFirst();
-  if (!post || !(await isVisibleTo(db, viewerId, post))) throw notFound("Post not found");
+  if (!post || !(await isPostVisibleTo(db, viewerId, post))) throw notFound("Post not found");
   return post;
 }
 
-async function isVisibleTo(db: Db, viewerId: number, post: PostRow): Promise<boolean> {
+/** Whether VIEWER may see POST: its author (and a repost's original author) alive and not blocked either way. */
+export async function isPostVisibleTo(db: Db, viewerId: number, post: PostRow): Promise<boolean> {
   const authorIds = [post.author_id];
   if (post.repost_of_id !== null) {
     const original = await db.selectFrom("posts").select("author_id").where("id", "=", post.repost_of_id).executeTakeFirst();
@@ -62,10 +63,10 @@ async function findOwnPost(db: Db, user: UserRow, cuid: string): Promise<PostRow
 function cleanPoll(poll: PollInput): PollInput {
   const errors: FieldErrors = {};
   const question = (poll.question ?? "").trim();
-  if (question.length > 300) errors["poll.question"] = ["must be at most 300 characters"];
+  if (charCount(question) > 300) errors["poll.question"] = ["must be at most 300 characters"];
   const options = poll.options.map((o) => o.trim());
   if (options.length < 2 || options.length > 12) errors["poll.options"] = ["must have 2 to 12 options"];
-  else if (options.some((o) => o.length === 0 || o.length > 100)) errors["poll.options"] = ["each option must be 1 to 100 characters"];
+  else if (options.some((o) => o.length === 0 || charCount(o) > 100)) errors["poll.options"] = ["each option must be 1 to 100 characters"];
   else if (new Set(options.map((o) => o.toLowerCase())).size !== options.length) errors["poll.options"] = ["options must differ"];
   if (Object.keys(errors).length) throw validationError(errors);
   return { question, options, multiple: poll.multiple ?? false };
@@ -100,14 +101,13 @@ async function saveHashtags(db: Db, now: number, postId: number, content: string
 }
 
 /** Notifies accounts newly mentioned in CONTENT (not those already in PREVIOUS). */
-async function notifyMentions(app: App, actorId: number, postId: number, content: string, previous = "", commentId?: number): Promise<void> {
+export async function notifyMentions(app: App, actorId: number, postId: number, content: string, previous = "", commentId?: number): Promise<void> {
   const before = new Set(parseMentions(previous));
   const names = parseMentions(content).filter((n) => !before.has(n));
   if (!names.length) return;
   const users = await app.db.selectFrom("users").select("id").where("username_lower", "in", names).where("deleted_at", "is", null).execute();
   for (const u of users) await notify(app, { recipientId: u.id, actorId, type: "mention", postId, commentId });
 }
-export { notifyMentions };
 
 /** Tells the author's followers (except those who muted the author) and the author's other devices that posts appeared. */
 async function announce(app: App, authorId: number, postCuids: string[]): Promise<void> {
@@ -281,9 +281,9 @@ export async function toggleRepost(app: App, user: UserRow, cuid: string): Promi
 
 /**
  * Votes in a post's poll, once per account: option cuids or 0-based indexes; several
- * only in a multiple-choice poll. The poll's author is notified.
+ * only in a multiple-choice poll. The poll's author is notified. Returns the post.
  */
-export async function votePoll(app: App, user: UserRow, cuid: string, choice: { optionIds?: string[]; options?: number[] }): Promise<void> {
+export async function votePoll(app: App, user: UserRow, cuid: string, choice: { optionIds?: string[]; options?: number[] }): Promise<PostRow> {
   const post = await findVisiblePost(app.db, user.id, cuid);
   const poll = await app.db.selectFrom("polls").selectAll().where("post_id", "=", post.id).executeTakeFirst();
   if (!poll) throw notFound("This post has no poll");
@@ -307,4 +307,5 @@ export async function votePoll(app: App, user: UserRow, cuid: string, choice: { 
       .execute();
   });
   await notify(app, { recipientId: post.author_id, actorId: user.id, type: "poll", postId: post.id });
+  return post;
 }

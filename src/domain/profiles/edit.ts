@@ -2,6 +2,7 @@ import type { App } from "../../app";
 import { validationError, type FieldErrors } from "../../lib/errors";
 import { markAttached, resolveOwnUpload } from "../../media/uploads";
 import type { UserRow } from "../users/table";
+import { assertContentAllowed } from "../moderation/service";
 import { collectFieldErrors } from "./field-errors";
 
 export const BIO_MAX = 300;
@@ -25,15 +26,15 @@ const PICTURE_FIELDS = [
 
 /**
  * Changes the person's own profile. Pictures must be the person's own uploads of the
- * matching kind (avatar, cover, cover-video); null removes one. Nothing changes unless
- * every field is valid.
+ * matching kind (avatar, cover, cover-video); null removes one. Name and bio pass the
+ * instance's word list (CONTENT_REJECTED). Nothing changes unless every field is valid.
  */
 export async function updateProfile(app: App, user: UserRow, patch: ProfilePatch): Promise<UserRow> {
   const errors: FieldErrors = {};
   const set: Record<string, string | null | number> = {};
   if (patch.displayName !== undefined) {
     const name = patch.displayName.trim();
-    if (name.length === 0 || name.length > DISPLAY_NAME_MAX) errors.displayName = [`must be 1 to ${DISPLAY_NAME_MAX} characters`];
+    if (name.length === 0 || [...name].length > DISPLAY_NAME_MAX) errors.displayName = [`must be 1 to ${DISPLAY_NAME_MAX} characters`];
     else set.display_name = name;
   }
   if (patch.bio !== undefined) {
@@ -55,6 +56,9 @@ export async function updateProfile(app: App, user: UserRow, patch: ProfilePatch
     attach.push(upload.id);
   }
   if (Object.keys(errors).length) throw validationError(errors);
+  // the instance's word list applies to what others read on the profile too
+  if (typeof set.display_name === "string") assertContentAllowed(app, "displayName", set.display_name);
+  if (typeof set.bio === "string") assertContentAllowed(app, "bio", set.bio);
   if (Object.keys(set).length === 0) return user;
   const now = app.clock.now();
   const updated = await app.db.updateTable("users").set({ ...set, updated_at: now }).where("id", "=", user.id).returningAll().executeTakeFirstOrThrow();

@@ -1,12 +1,10 @@
 import type { Db } from "../../db";
-import { serializePublicUser } from "../../clientapi/serializers/account";
-import { toIso } from "../../lib/clock";
 import { notFound } from "../../lib/errors";
 import { pageOf, type Cursor } from "../../lib/paging";
 import { findUserByUsername } from "../users/service";
 import type { UserRow } from "../users/table";
 import { blockedEitherWayIds, followCounts, hasBlocked, hasMuted, isFollowing } from "../relations/service";
-import { olderThan } from "./keyset";
+import { beforeKey } from "../posts/keyset";
 
 /**
  * Resolves USERNAME for VIEWER: an account that is deleted, or that blocked the viewer,
@@ -27,10 +25,22 @@ export async function countPosts(db: Db, userId: number): Promise<number> {
   return Number(row.n);
 }
 
-/** A person's profile as VIEWER sees it. */
-export async function profileView(db: Db, viewerId: number, user: UserRow) {
+/** A person's profile as VIEWER sees it: counts and the relations between them. */
+export interface ProfileView {
+  user: UserRow;
+  followersCount: number;
+  followingCount: number;
+  postsCount: number;
+  isFollowing: boolean;
+  followsYou: boolean;
+  isBlocked: boolean;
+  isMuted: boolean;
+}
+
+/** Loads USER's profile as VIEWER sees it. */
+export async function loadProfile(db: Db, viewerId: number, user: UserRow): Promise<ProfileView> {
   const self = viewerId === user.id;
-  const [counts, postsCount, following, followsYou, blocked, muted] = await Promise.all([
+  const [counts, postsCount, isFollowingThem, followsYou, isBlocked, isMuted] = await Promise.all([
     followCounts(db, user.id),
     countPosts(db, user.id),
     self ? false : isFollowing(db, viewerId, user.id),
@@ -38,20 +48,7 @@ export async function profileView(db: Db, viewerId: number, user: UserRow) {
     self ? false : hasBlocked(db, viewerId, user.id),
     self ? false : hasMuted(db, viewerId, user.id),
   ]);
-  return {
-    ...serializePublicUser(user),
-    bio: user.bio,
-    coverUrl: user.cover_url,
-    coverVideoUrl: user.cover_video_url,
-    followersCount: counts.followers,
-    followingCount: counts.following,
-    postsCount,
-    isFollowing: following,
-    followsYou,
-    isBlocked: blocked,
-    isMuted: muted,
-    createdAt: toIso(user.created_at),
-  };
+  return { user, followersCount: counts.followers, followingCount: counts.following, postsCount, isFollowing: isFollowingThem, followsYou, isBlocked, isMuted };
 }
 
 /**
@@ -76,7 +73,7 @@ export async function listFollowPage(
     .where(`follows.${mine}`, "=", userId)
     .where("users.deleted_at", "is", null);
   if (hidden.length) q = q.where("users.id", "not in", hidden);
-  if (opts.cursor) q = q.where(olderThan(opts.cursor, "follows.created_at", "follows.id"));
+  if (opts.cursor) q = q.where(beforeKey("follows.created_at", "follows.id", opts.cursor));
   const rows = await q.orderBy("follows.created_at", "desc").orderBy("follows.id", "desc").limit(opts.limit + 1).execute();
   const page = pageOf(rows, opts.limit, (r) => ({ t: r.followed_at, id: r.follow_id }));
   const ids = page.items.map((r) => r.id);

@@ -1,17 +1,15 @@
 import type { App } from "../../app";
-import { RateLimiter } from "../../http/rate-limit";
+import { limiterPerOwner } from "../../lib/rate-limit";
 import { AppError, fieldError, rateLimited } from "../../lib/errors";
 import { notify } from "../notifications/service";
 import { followCounts, hasBlocked, hasMuted, isFollowing, setBlocked, setFollowing, setMuted } from "./service";
 
 const HOUR_MS = 3_600_000;
 /** Follow limiters live as long as their App (tests run several Apps in one process). */
-const followLimiters = new WeakMap<App, RateLimiter>();
+const followLimiter = limiterPerOwner<App>();
 
 function checkFollowLimit(app: App, userId: number): void {
-  let limiter = followLimiters.get(app);
-  if (!limiter) followLimiters.set(app, (limiter = new RateLimiter()));
-  const d = limiter.check(`follow:${userId}`, app.config["limits.followsPerHour"], HOUR_MS, app.clock.now());
+  const d = followLimiter(app).check(`follow:${userId}`, app.config["limits.followsPerHour"], HOUR_MS, app.clock.now());
   if (!d.allowed) throw rateLimited(d.retryAfter);
 }
 

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../../db";
+import type { PostRow } from "../posts/table";
 import { fieldError } from "../../lib/errors";
 import { ftsQuery, normalizeSearchText, searchTerms } from "./normalize";
 
@@ -58,6 +59,14 @@ export const sqliteFtsPostSearch: PostSearchEngine = {
     return { postIds: page.map((r) => r.id), nextCursor: rows.length > limit && last ? encodeRankCursor(last.score, last.id) : null };
   },
 };
+
+/** The post rows of IDS in the engine's ranked order (ids no longer found are skipped). */
+export async function postRowsInOrder(db: Db, ids: number[]): Promise<PostRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom("posts").selectAll().where("id", "in", ids).execute();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
 
 /** The engine this instance uses. */
 export const postSearch: PostSearchEngine = sqliteFtsPostSearch;

@@ -1,5 +1,5 @@
 import type { Db } from "../../db";
-import { AppError, unauthorized } from "../../lib/errors";
+import { AppError } from "../../lib/errors";
 import { safeEqual, sha256Hex } from "../../lib/crypto";
 import { newCuid, randomToken } from "../../lib/ids";
 import type { UserRow } from "../users/table";
@@ -70,18 +70,28 @@ export async function createSession(
 export interface Authenticated {
   user: UserRow;
   session: SessionRow;
+  /** the session's device is banned: the caller answers DEVICE_BANNED */
+  deviceBanned: boolean;
   /** set when the access token had expired and the session was renewed: send new cookies */
   renewed?: IssuedTokens;
 }
 
+/** The session with whether its device is banned, in one statement (this runs on every signed-in request). */
 async function loadSession(db: Db, sessionCuid: string) {
-  return db.selectFrom("sessions").selectAll().where("cuid", "=", sessionCuid).executeTakeFirst();
+  return db
+    .selectFrom("sessions")
+    .leftJoin("banned_devices", "banned_devices.device_id", "sessions.device_id")
+    .selectAll("sessions")
+    .select("banned_devices.id as banned_device_id")
+    .where("sessions.cuid", "=", sessionCuid)
+    .executeTakeFirst();
 }
 
 /**
  * Resolves the session behind the cookies. A live access token is enough; an expired one
- * with a live refresh token renews both (rotation). Presenting a refresh token that was
- * rotated away earlier than the grace window means it was copied: the session is revoked.
+ * with a live refresh token renews both (rotation). Presenting any refresh token of the
+ * session other than the current one (or the one rotated away within the grace window for
+ * racing requests) means it was copied: the session is revoked.
  * Returns null when there is no usable session.
  */
 export async function authenticate(
@@ -94,7 +104,7 @@ export async function authenticate(
   if (access) {
     const session = await loadSession(db, access.sessionCuid);
     if (session && !session.revoked_at && session.access_expires_at > now && safeEqual(session.access_hash, access.hash)) {
-      return withUser(db, now, session, undefined, cookies.ip);
+      return withUser(db, now, session, undefined, cookies.ip, session.banned_device_id !== null);
     }
   }
   const refresh = splitToken(cookies.refresh);
@@ -121,28 +131,39 @@ export async function authenticate(
       .where("refresh_hash", "=", session.refresh_hash)
       .returningAll()
       .executeTakeFirst();
-    if (!updated) return withUser(db, now, session, undefined, cookies.ip);
+    const banned = session.banned_device_id !== null;
+    if (!updated) return withUser(db, now, session, undefined, cookies.ip, banned);
     return withUser(db, now, updated, {
       accessToken: newAccess.token,
       refreshToken: newRefresh.token,
       accessExpiresAt: updated.access_expires_at,
       refreshExpiresAt: updated.refresh_expires_at,
-    }, cookies.ip);
+    }, cookies.ip, banned);
   }
-  if (session.prev_refresh_hash && safeEqual(session.prev_refresh_hash, refresh.hash)) {
-    if (session.refreshed_at && now - session.refreshed_at < ROTATION_GRACE_MS) return withUser(db, now, session, undefined, cookies.ip);
-    await revokeSession(db, now, session.id);
+  const justRotated = session.prev_refresh_hash && safeEqual(session.prev_refresh_hash, refresh.hash);
+  if (justRotated && session.refreshed_at && now - session.refreshed_at < ROTATION_GRACE_MS) {
+    return withUser(db, now, session, undefined, cookies.ip, session.banned_device_id !== null);
   }
+  // Any other refresh token naming this session was rotated away before (by its owner or by a
+  // thief who renewed it, perhaps several times since): two parties hold the session, so it ends.
+  await revokeSession(db, now, session.id);
   return null;
 }
 
-async function withUser(db: Db, now: number, session: SessionRow, renewed: IssuedTokens | undefined, ip: string): Promise<Authenticated | null> {
+async function withUser(
+  db: Db,
+  now: number,
+  { banned_device_id: _, ...session }: SessionRow & { banned_device_id?: number | null },
+  renewed: IssuedTokens | undefined,
+  ip: string,
+  deviceBanned: boolean,
+): Promise<Authenticated | null> {
   const user = await db.selectFrom("users").selectAll().where("id", "=", session.user_id).where("deleted_at", "is", null).executeTakeFirst();
   if (!user) return null;
   if (!renewed && now - session.last_seen_at > LAST_SEEN_EVERY_MS) {
     await db.updateTable("sessions").set({ last_seen_at: now, ip }).where("id", "=", session.id).execute();
   }
-  return { user, session, renewed };
+  return { user, session, renewed, deviceBanned };
 }
 
 export async function revokeSession(db: Db, now: number, sessionId: number): Promise<void> {
@@ -184,4 +205,3 @@ export function assertUsable(user: UserRow): void {
   if (user.disabled_at) throw new AppError(403, "ACCOUNT_DISABLED", "This account is disabled");
 }
 
-export { unauthorized };

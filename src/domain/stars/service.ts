@@ -45,8 +45,8 @@ export interface GiftInput {
   note?: string | null;
 }
 
-/** Moves stars from one person to another in one transaction. Returns the sender's new balance and the gift's id. */
-export async function giftStars(app: App, input: GiftInput): Promise<{ balance: number; giftId: string; recipient: UserRow }> {
+/** Moves stars from one person to another in one transaction. Returns the sender's new balance and the gift. */
+export async function giftStars(app: App, input: GiftInput): Promise<{ balance: number; giftId: string; note: string | null; recipient: UserRow }> {
   if (!Number.isSafeInteger(input.amount) || input.amount < 1 || input.amount > MAX_GIFT) throw fieldError("amount", `must be an integer from 1 to ${MAX_GIFT}`);
   const note = input.note?.trim() ? input.note.trim() : null;
   if (note && note.length > MAX_NOTE) throw fieldError("note", `must be at most ${MAX_NOTE} characters`);
@@ -63,7 +63,7 @@ export async function giftStars(app: App, input: GiftInput): Promise<{ balance: 
     return after;
   });
   await publishBalances(app, [input.senderId, recipient.id]);
-  return { balance, giftId, recipient };
+  return { balance, giftId, note, recipient };
 }
 
 /** A page of a person's balance history, newest first, with the other side of each entry. */

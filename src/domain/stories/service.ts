@@ -1,7 +1,5 @@
 import type { App } from "../../app";
 import type { Db } from "../../db";
-import { serializePublicUser } from "../../clientapi/serializers/account";
-import { toIso } from "../../lib/clock";
 import { forbidden, notFound, validationError, type FieldErrors } from "../../lib/errors";
 import { newCuid } from "../../lib/ids";
 import { pageOf, type Cursor } from "../../lib/paging";
@@ -10,7 +8,7 @@ import { blockedEitherWayIds, followerIds, hiddenAuthorIds, isBlockedEitherWay }
 import type { UserRow } from "../users/table";
 import { collectFieldErrors } from "../profiles/field-errors";
 import { STORY_MEDIA_KINDS, type StoryRow } from "./table";
-import { olderThan } from "../profiles/keyset";
+import { beforeKey } from "../posts/keyset";
 
 /** Stories are visible this long after creation; every query filters by created_at. */
 export const STORY_TTL_MS = 24 * 3_600_000;
@@ -18,7 +16,6 @@ export const CAPTION_MAX = 200;
 /** Upper bound of stories read for one stories feed (followed authors × live stories). */
 const FEED_MAX_STORIES = 1000;
 
-const MEDIA_TYPE: Record<string, "image" | "video" | "voice"> = { story: "image", "story-video": "video", "story-voice": "voice" };
 
 /** Stories that have not expired nor been deleted at NOW. */
 const live = (db: Db, now: number) => db.selectFrom("stories").where("stories.deleted_at", "is", null).where("stories.created_at", ">", now - STORY_TTL_MS);
@@ -90,53 +87,53 @@ export async function listStoryViewers(db: Db, userId: number, story: StoryRow, 
     .where("story_views.story_id", "=", story.id)
     .where("users.deleted_at", "is", null);
   if (hidden.length) q = q.where("users.id", "not in", hidden);
-  if (opts.cursor) q = q.where(olderThan(opts.cursor, "story_views.viewed_at", "story_views.id"));
+  if (opts.cursor) q = q.where(beforeKey("story_views.viewed_at", "story_views.id", opts.cursor));
   const rows = await q.orderBy("story_views.viewed_at", "desc").orderBy("story_views.id", "desc").limit(opts.limit + 1).execute();
   const page = pageOf(rows, opts.limit, (r) => ({ t: r.viewed_at, id: r.view_id }));
-  return {
-    viewers: page.items.map((r) => ({ user: serializePublicUser(r as UserRow), viewedAt: toIso(r.viewed_at) })),
-    nextCursor: page.nextCursor,
-  };
+  return { viewers: page.items.map((r) => ({ user: r as UserRow, viewedAt: r.viewed_at })), nextCursor: page.nextCursor };
 }
 
-/** Stories as the Client API shows them to VIEWER: seen flags, and view counts for the author. */
-export async function presentStories(db: Db, viewerId: number, stories: StoryRow[]) {
+/** A story as VIEWER sees it: its author, whether the viewer saw it, and (for the author only) its view count. */
+export interface StoryView {
+  row: StoryRow;
+  author: UserRow;
+  /** the author has seen their own stories */
+  seen: boolean;
+  viewsCount: number | null;
+}
+
+/** Builds views of STORIES for VIEWER in a fixed number of queries. */
+export async function loadStoryViews(db: Db, viewerId: number, stories: StoryRow[]): Promise<StoryView[]> {
   if (stories.length === 0) return [];
   const ids = stories.map((s) => s.id);
   const authorIds = [...new Set(stories.map((s) => s.author_id))];
+  const ownIds = stories.filter((s) => s.author_id === viewerId).map((s) => s.id);
   const [authors, seenRows, counts] = await Promise.all([
     db.selectFrom("users").selectAll().where("id", "in", authorIds).execute(),
     db.selectFrom("story_views").select("story_id").where("viewer_id", "=", viewerId).where("story_id", "in", ids).execute(),
-    db
-      .selectFrom("story_views")
-      .select(["story_id", (eb) => eb.fn.countAll<number>().as("n")])
-      .where("story_id", "in", stories.filter((s) => s.author_id === viewerId).map((s) => s.id).concat([-1]))
-      .groupBy("story_id")
-      .execute(),
+    ownIds.length
+      ? db
+          .selectFrom("story_views")
+          .select(["story_id", (eb) => eb.fn.countAll<number>().as("n")])
+          .where("story_id", "in", ownIds)
+          .groupBy("story_id")
+          .execute()
+      : [],
   ]);
   const authorById = new Map(authors.map((u) => [u.id, u]));
   const seen = new Set(seenRows.map((r) => r.story_id));
   const viewCount = new Map(counts.map((r) => [r.story_id, Number(r.n)]));
-  return stories.map((s) => ({
-    id: s.cuid,
-    author: serializePublicUser(authorById.get(s.author_id)!),
-    mediaUrl: s.media_url,
-    mediaType: MEDIA_TYPE[s.media_kind] ?? "image",
-    thumbUrl: s.thumb_url,
-    caption: s.caption,
-    createdAt: toIso(s.created_at),
-    expiresAt: toIso(s.created_at + STORY_TTL_MS),
-    // the author has seen their own stories
-    seen: s.author_id === viewerId || seen.has(s.id),
-    ...(s.author_id === viewerId ? { viewsCount: viewCount.get(s.id) ?? 0 } : {}),
-  }));
+  return stories.map((row) => {
+    const own = row.author_id === viewerId;
+    return { row, author: authorById.get(row.author_id)!, seen: own || seen.has(row.id), viewsCount: own ? (viewCount.get(row.id) ?? 0) : null };
+  });
 }
 
 /** AUTHOR's live stories, oldest first, as VIEWER sees them (none across a block). */
 export async function userStories(db: Db, now: number, viewerId: number, authorId: number) {
   if (viewerId !== authorId && (await isBlockedEitherWay(db, viewerId, authorId))) return [];
   const rows = await live(db, now).selectAll("stories").where("stories.author_id", "=", authorId).orderBy("created_at", "asc").orderBy("id", "asc").execute();
-  return presentStories(db, viewerId, rows);
+  return loadStoryViews(db, viewerId, rows);
 }
 
 /**
@@ -152,14 +149,14 @@ export async function storiesFeed(db: Db, now: number, viewerId: number) {
     .where("users.deleted_at", "is", null);
   if (hidden.length) q = q.where("stories.author_id", "not in", hidden);
   const rows = await q.orderBy("stories.created_at", "desc").orderBy("stories.id", "desc").limit(FEED_MAX_STORIES).execute();
-  const presented = await presentStories(db, viewerId, rows.reverse());
-  const groups = new Map<string, { author: (typeof presented)[number]["author"]; stories: typeof presented; hasUnseen: boolean; latestAt: string }>();
-  for (const story of presented) {
+  const views = await loadStoryViews(db, viewerId, rows.reverse());
+  const groups = new Map<number, { author: UserRow; stories: StoryView[]; hasUnseen: boolean; latestAt: number }>();
+  for (const story of views) {
     let g = groups.get(story.author.id);
-    if (!g) groups.set(story.author.id, (g = { author: story.author, stories: [], hasUnseen: false, latestAt: story.createdAt }));
+    if (!g) groups.set(story.author.id, (g = { author: story.author, stories: [], hasUnseen: false, latestAt: story.row.created_at }));
     g.stories.push(story);
     g.hasUnseen ||= !story.seen;
-    if (story.createdAt > g.latestAt) g.latestAt = story.createdAt;
+    g.latestAt = Math.max(g.latestAt, story.row.created_at);
   }
-  return [...groups.values()].sort((a, b) => Number(b.hasUnseen) - Number(a.hasUnseen) || b.latestAt.localeCompare(a.latestAt));
+  return [...groups.values()].sort((a, b) => Number(b.hasUnseen) - Number(a.hasUnseen) || b.latestAt - a.latestAt);
 }

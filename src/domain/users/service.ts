@@ -70,8 +70,9 @@ export async function createUser(db: Db, now: number, input: NewUser): Promise<U
       .returningAll()
       .executeTakeFirstOrThrow();
   } catch (err) {
-    // a concurrent registration won the unique index between our check and insert
-    if (String(err).includes("UNIQUE")) throw validationError({ username: ["is taken"] });
+    // a concurrent registration won a unique index between our check and insert
+    const message = String(err);
+    if (message.includes("UNIQUE")) throw validationError(message.includes("email") ? { email: ["is already registered"] } : { username: ["is taken"] });
     throw err;
   }
 }

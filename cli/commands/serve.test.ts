@@ -1,0 +1,97 @@
+import { Database } from "bun:sqlite";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { CLI, cliHarness } from "./test-cli";
+
+const { dataDir, run, runJson, cleanup } = cliHarness();
+afterAll(cleanup);
+// each step spawns processes; a busy machine (parallel test runs) makes them slow
+setDefaultTimeout(30_000);
+
+/** Starts `socialctl serve --json` on a free loopback port; resolves once it printed where it listens. */
+async function startServe() {
+  const proc = Bun.spawn([process.execPath, CLI, "--data-dir", dataDir, "--json", "serve", "--port", "0", "--host", "127.0.0.1"], {
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const stderr = new Response(proc.stderr).text();
+  const reader = proc.stdout.getReader();
+  let out = "";
+  const deadline = Date.now() + 15_000;
+  while (!out.includes("\n") && Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    out += new TextDecoder().decode(value);
+  }
+  const listening = JSON.parse(out.trim()) as { url: string; dataDir: string };
+  const rest = (async () => {
+    let tail = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return tail;
+      tail += new TextDecoder().decode(value);
+    }
+  })();
+  return { proc, listening, stdoutAfter: rest, stderr };
+}
+
+describe("socialctl serve: graceful shutdown", () => {
+  test("SIGTERM answers the long poll, ends streams, lets a login in flight finish, exits 0 and closes the database cleanly", async () => {
+    expect((await run("init", "--yes", "--registration", "open")).code).toBe(0);
+    expect((await run("user", "create", "--email", "ann@example.test", "--username", "ann", "--password", "ann password", "--verified")).code).toBe(0);
+    const bot = await runJson("bot", "create", "--owner", "ann", "--username", "waiter_bot", "--name", "Waiter");
+    expect(bot.code).toBe(0);
+
+    const { proc, listening, stdoutAfter, stderr } = await startServe();
+    const { url } = listening;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(listening.dataDir).toBe(dataDir);
+
+    const csrf = (await (await fetch(`${url}/api/auth/csrf`)).json()).data.csrfToken as string;
+    const loginInit = (): RequestInit => ({
+      method: "POST",
+      headers: { "content-type": "application/json", "x-csrf-token": csrf, cookie: `csrf_token=${encodeURIComponent(csrf)}` },
+      body: JSON.stringify({ email: "ann@example.test", password: "ann password" }),
+    });
+    // a signed-in device holding an SSE stream open: shutdown must end it, not wait for it
+    const first = await fetch(`${url}/api/auth/login`, loginInit());
+    expect(first.status).toBe(200);
+    const session = first.headers.getSetCookie().map((l) => l.split(";")[0]).join("; ");
+    const sse = await fetch(`${url}/api/realtime/events`, { headers: { cookie: session, accept: "text/event-stream" } });
+    expect(sse.status).toBe(200);
+    const sseEnded = new Response(sse.body).text().then(() => "ended", () => "ended");
+    const poll = fetch(`${url}/bot${bot.json.token}/getUpdates?timeout=20`).then(async (r) => ({ status: r.status, body: await r.json(), at: Date.now() }));
+    await Bun.sleep(300); // the long poll is now waiting inside the server
+    const login = fetch(`${url}/api/auth/login`, loginInit()).then(async (r) => ({ status: r.status, body: await r.json() }));
+    await Bun.sleep(30); // the login is in flight (bcrypt takes longer than this)
+    const signalledAt = Date.now();
+    proc.kill("SIGTERM");
+
+    const [polled, loggedIn, code, streamEnd] = await Promise.all([poll, login, proc.exited, sseEnded]);
+    expect(streamEnd).toBe("ended");
+    expect(loggedIn.status).toBe(200);
+    expect(loggedIn.body.data.account.username).toBe("ann");
+    // the 20 s long poll was answered at shutdown, not held until its timeout
+    expect(polled.status).toBe(200);
+    expect(polled.body).toEqual({ ok: true, result: [] });
+    expect(polled.at - signalledAt).toBeLessThan(5000);
+    expect(code).toBe(0);
+    expect(await stdoutAfter).toBe(""); // --json: exactly one document
+    expect(await stderr).toContain('"msg":"shutting down"');
+
+    // closed cleanly: the WAL was checkpointed into the database and the file is consistent
+    const wal = join(dataDir, "social.db-wal");
+    expect(existsSync(wal) ? statSync(wal).size : 0).toBe(0);
+    const db = new Database(join(dataDir, "social.db"), { readonly: true });
+    try {
+      expect(db.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+      expect(db.query("SELECT count(*) AS n FROM sessions").get()).toEqual({ n: 2 });
+    } finally {
+      db.close();
+    }
+    // and nothing is left listening
+    expect(await fetch(`${url}/healthz`).then(() => "answered", () => "refused")).toBe("refused");
+  });
+});

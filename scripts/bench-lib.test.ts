@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { markdownTable, parseWrkOutput, processMemory, runWrk, wrkScript } from "./bench-lib";
+
+// The benchmark plumbing only: what wrk is told to send and how its report is read.
+// No speed is asserted here (speed is measured by `npm run bench`, never in tests).
+
+describe("wrk script and report", () => {
+  test("the Lua script sets method, headers and body, and reports one JSON line", () => {
+    const lua = wrkScript({ url: "http://127.0.0.1:1/x", method: "POST", headers: { "x-csrf-token": "a.b", cookie: 'k="v"' }, body: '{"text":"hi"}' });
+    expect(lua).toContain('wrk.method = "POST"');
+    expect(lua).toContain('wrk.headers["x-csrf-token"] = "a.b"');
+    expect(lua).toContain('wrk.headers["cookie"] = "k=\\"v\\""');
+    expect(lua).toContain('wrk.body = "{\\"text\\":\\"hi\\"}"');
+    expect(lua).toContain("BENCH_RESULT");
+    expect(lua).not.toContain("function request()");
+  });
+
+  test("a body template needs its {n} placeholder", () => {
+    expect(() => wrkScript({ url: "http://127.0.0.1:1/x", bodyTemplate: '{"id":"fixed"}' })).toThrow("{n}");
+    expect(wrkScript({ url: "http://127.0.0.1:1/x", bodyTemplate: '{"id":"b-{n}"}' })).toContain("function request()");
+  });
+
+  test("the report line becomes req/s and milliseconds", () => {
+    const r = parseWrkOutput("Running 5s test\nnoise\nBENCH_RESULT {\"requests\":1000,\"duration_us\":2000000,\"non2xx\":3,\"socket_errors\":2,\"p50_us\":1500,\"p99_us\":12000}\n");
+    expect(r).toEqual({ requests: 1000, rps: 500, p50Ms: 1.5, p99Ms: 12, non2xx: 3, socketErrors: 2 });
+  });
+
+  test("output without the report line is an error naming the output", () => {
+    expect(() => parseWrkOutput("unable to connect to 127.0.0.1:1 Connection refused")).toThrow("Connection refused");
+  });
+
+  test("the table shows ratios and counts failures", () => {
+    const result = { requests: 10, rps: 1234.4, p50Ms: 1, p99Ms: 2.345, non2xx: 1, socketErrors: 2 };
+    const table = markdownTable([{ name: "GET /x", result, ratio: 0.256 }]);
+    expect(table.split("\n")[2]).toBe("| GET /x | 1,234 | 1.00 | 2.35 | 0.26 | 3 |");
+  });
+
+  test("memory is read from /proc for a live process", () => {
+    const mem = processMemory(process.pid);
+    expect(mem.rss).toBeGreaterThan(1024 * 1024);
+    expect(mem.peakRss).toBeGreaterThanOrEqual(mem.rss);
+  });
+
+  test("runWrk refuses anything but loopback", async () => {
+    await expect(runWrk("/bin/false", { url: "http://example.com/" }, { seconds: 1, threads: 1, connections: 1 })).rejects.toThrow("loopback");
+  });
+});
+
+const wrk = Bun.which("wrk");
+
+describe.skipIf(!wrk)("wrk against a recording server", () => {
+  const bodies: string[] = [];
+  let badRequests = 0;
+  let server: ReturnType<typeof Bun.serve>;
+
+  beforeAll(() => {
+    server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      async fetch(req) {
+        if (req.method !== "POST" || req.headers.get("x-csrf-token") !== "tok") badRequests++;
+        const body = await req.text();
+        bodies.push(body);
+        // every tenth request fails, so the failure count must be non-zero
+        return new Response("{}", { status: bodies.length % 10 === 0 ? 500 : 200 });
+      },
+    });
+  });
+  afterAll(() => server.stop(true));
+
+  test("every request carries the headers and a body with a number unique in the run", async () => {
+    const r = await runWrk(
+      wrk!,
+      { url: `http://127.0.0.1:${server.port}/send`, method: "POST", headers: { "x-csrf-token": "tok" }, bodyTemplate: '{"clientMessageId":"bench-{n}"}' },
+      { seconds: 1, threads: 2, connections: 4 },
+    );
+    expect(r.requests).toBeGreaterThan(0);
+    expect(badRequests).toBe(0);
+    expect(new Set(bodies).size).toBe(bodies.length);
+    expect(bodies[0]).toMatch(/^\{"clientMessageId":"bench-[12]-\d+"\}$/);
+    expect(r.non2xx).toBeGreaterThan(0);
+    expect(r.non2xx).toBeLessThanOrEqual(Math.ceil(bodies.length / 10));
+    expect(r.p99Ms).toBeGreaterThanOrEqual(r.p50Ms);
+  });
+});

@@ -1,0 +1,246 @@
+/**
+ * Shared plumbing for the benchmarks in scripts/bench*.ts (not tests: they print numbers for a
+ * person). Speed is reported as a ratio against a bare `Bun.serve` JSON baseline measured in
+ * the same run, because the machine is small (2 cores) and noisy: absolute req/s drift from
+ * run to run, the ratio much less. Load comes from `wrk` (apt-get install -y wrk); everything
+ * listens on 127.0.0.1 only, and every run and wait is bounded.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ConfigKey } from "../src/config";
+
+/** Config overrides that lift every rate limit, so a benchmark measures work, not 429s. */
+export const LIFTED_LIMITS: Partial<Record<ConfigKey, unknown>> = {
+  port: 0,
+  host: "127.0.0.1",
+  registration: "open",
+  "limits.clientRps": 1_000_000,
+  "limits.loginPer10Min": 1_000_000,
+  "limits.botCallsPerMinute": 1_000_000,
+  "limits.postsPerHour": 1_000_000,
+  "limits.commentsPerHour": 1_000_000,
+  "limits.followsPerHour": 1_000_000,
+  "limits.messagesPerMinute": 1_000_000,
+  "limits.blockAfterRejections": 100_000_000,
+};
+
+/** Reads `--name value` from the command line. */
+export function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
+}
+
+/** The wrk binary, or exit 2 with how to install it. */
+export function requireWrk(): string {
+  const wrk = Bun.which("wrk");
+  if (!wrk) {
+    console.error("wrk not found; install with: apt-get install -y wrk");
+    process.exit(2);
+  }
+  return wrk;
+}
+
+/* ---------------------------------------------------------------- processes */
+
+/** Resident set size (current and peak) of a process, in bytes, from /proc. */
+export function processMemory(pid: number): { rss: number; peakRss: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (field: string) => Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"))?.[1] ?? 0) * 1024;
+  return { rss: kb("VmRSS"), peakRss: kb("VmHWM") };
+}
+
+export interface ChildServer<T> {
+  pid: number;
+  /** What the child sent once it was listening. */
+  ready: T;
+  /** Asks the child to stop cleanly; kills it after a bounded wait. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs SCRIPT with FLAG in a child Bun process (so the server's memory and CPU are its own)
+ * and waits (bounded) for its first IPC message. The child ends itself on a `{cmd: "stop"}`
+ * message; see serveChild. BUN_ARGS go before the script (e.g. `--cpu-prof-md`); the child's
+ * stderr (where the server logs) goes to STDERR_FILE when given.
+ */
+export async function spawnChild<T>(
+  script: string,
+  flag: string,
+  opts: { env?: Record<string, string>; bunArgs?: string[]; timeoutMs?: number; stderrFile?: string } = {},
+): Promise<ChildServer<T>> {
+  const { env = {}, bunArgs = [], timeoutMs = 120_000, stderrFile } = opts;
+  let onReady: (m: T) => void = () => {};
+  const ready = new Promise<T>((resolve) => (onReady = resolve));
+  const child = Bun.spawn([process.execPath, ...bunArgs, script, flag], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "inherit", stderrFile ? Bun.file(stderrFile) : "inherit"],
+    ipc: (message: T) => onReady(message),
+  });
+  const timer = setTimeout(() => child.kill(), timeoutMs);
+  const exited = child.exited.then((code) => Promise.reject(new Error(`${script} child exited (${code}) before it was ready${stderrFile ? `; see ${stderrFile}` : ""}`)));
+  const first = await Promise.race([ready, exited]);
+  clearTimeout(timer);
+  return {
+    pid: child.pid,
+    ready: first,
+    async stop() {
+      try {
+        child.send({ cmd: "stop" });
+      } catch {
+        // already gone
+      }
+      await Promise.race([child.exited, Bun.sleep(10_000)]);
+      child.kill();
+    },
+  };
+}
+
+/** In a child started by spawnChild: reports READY to the parent and stops on request. */
+export function serveChild(ready: unknown, stop: () => Promise<void>): void {
+  process.on("message", async (m: { cmd?: string }) => {
+    if (m?.cmd !== "stop") return;
+    await stop();
+    process.exit(0);
+  });
+  process.send!(ready);
+}
+
+/** A bare Bun.serve answering a small JSON body on every path: the yardstick for the ratios. */
+const BASELINE_SOURCE = `
+const body = JSON.stringify({ success: true, data: { status: "ok" } });
+const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(body, { headers: { "content-type": "application/json" } }) });
+process.send({ url: "http://127.0.0.1:" + server.port });
+process.on("message", () => { server.stop(true); process.exit(0); });
+`;
+
+/** Starts the baseline server in its own process. */
+export async function startBaseline(): Promise<ChildServer<{ url: string }>> {
+  const dir = mkdtempSync(join(tmpdir(), "socialctl-bench-baseline-"));
+  const script = join(dir, "baseline.ts");
+  writeFileSync(script, BASELINE_SOURCE);
+  const child = await spawnChild<{ url: string }>(script, "--baseline");
+  return {
+    ...child,
+    async stop() {
+      await child.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/* ---------------------------------------------------------------- wrk */
+
+export interface WrkRequest {
+  url: string;
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  /** A fixed request body. */
+  body?: string;
+  /**
+   * A body that differs per request: `{n}` is replaced by a number unique in the run
+   * (per wrk thread and request), e.g. for idempotency keys.
+   */
+  bodyTemplate?: string;
+}
+
+export interface WrkOptions {
+  seconds: number;
+  threads: number;
+  connections: number;
+}
+
+export interface WrkResult {
+  requests: number;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** responses with a status other than 2xx/3xx */
+  non2xx: number;
+  /** connect/read/write errors and timeouts */
+  socketErrors: number;
+}
+
+const lua = (s: string) => JSON.stringify(s); // a JSON string literal is a valid Lua string literal for our ASCII bodies
+
+/** The wrk Lua script for REQ: sets method, headers and body, and prints one JSON line at the end. */
+export function wrkScript(req: WrkRequest): string {
+  const lines = [`wrk.method = ${lua(req.method ?? "GET")}`];
+  for (const [k, v] of Object.entries(req.headers ?? {})) lines.push(`wrk.headers[${lua(k)}] = ${lua(v)}`);
+  if (req.body !== undefined) lines.push(`wrk.body = ${lua(req.body)}`);
+  if (req.bodyTemplate !== undefined) {
+    const [before, after] = req.bodyTemplate.split("{n}");
+    if (after === undefined) throw new Error("bodyTemplate needs a {n} placeholder");
+    lines.push(
+      "local threads = 0",
+      "function setup(thread) threads = threads + 1; thread:set('tid', threads) end",
+      "local n = 0",
+      `function request() n = n + 1; return wrk.format(nil, nil, nil, ${lua(before!)} .. tid .. '-' .. n .. ${lua(after)}) end`,
+    );
+  }
+  lines.push(
+    "function done(summary, latency, requests)",
+    "  local e = summary.errors",
+    "  io.write(string.format('BENCH_RESULT {\"requests\":%d,\"duration_us\":%d,\"non2xx\":%d,\"socket_errors\":%d,\"p50_us\":%d,\"p99_us\":%d}\\n',",
+    "    summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout, latency:percentile(50), latency:percentile(99)))",
+    "end",
+  );
+  return lines.join("\n") + "\n";
+}
+
+/** Parses the BENCH_RESULT line our wrk script prints. */
+export function parseWrkOutput(out: string): WrkResult {
+  const m = out.match(/^BENCH_RESULT (\{.*\})$/m);
+  if (!m) throw new Error(`could not read wrk's output:\n${out}`);
+  const r = JSON.parse(m[1]!) as { requests: number; duration_us: number; non2xx: number; socket_errors: number; p50_us: number; p99_us: number };
+  return {
+    requests: r.requests,
+    rps: r.duration_us > 0 ? r.requests / (r.duration_us / 1e6) : 0,
+    p50Ms: r.p50_us / 1000,
+    p99Ms: r.p99_us / 1000,
+    non2xx: r.non2xx,
+    socketErrors: r.socket_errors,
+  };
+}
+
+/** Runs wrk against REQ for a bounded time (loopback URLs only). */
+export async function runWrk(wrk: string, req: WrkRequest, opts: WrkOptions): Promise<WrkResult> {
+  const host = new URL(req.url).hostname;
+  if (host !== "127.0.0.1" && host !== "localhost") throw new Error(`benchmarks run on loopback only, not ${host}`);
+  const dir = mkdtempSync(join(tmpdir(), "socialctl-bench-wrk-"));
+  try {
+    const script = join(dir, "bench.lua");
+    writeFileSync(script, wrkScript(req));
+    const p = Bun.spawn([wrk, `-t${opts.threads}`, `-c${opts.connections}`, `-d${opts.seconds}s`, "--timeout", "10s", "-s", script, req.url], { stdout: "pipe", stderr: "pipe" });
+    const killer = setTimeout(() => p.kill(), (opts.seconds + 30) * 1000);
+    const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
+    clearTimeout(killer);
+    await p.exited;
+    return parseWrkOutput(out + err);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/* ---------------------------------------------------------------- reporting */
+
+export interface BenchRow {
+  name: string;
+  result: WrkResult;
+  /** req/s divided by the baseline's req/s in the same run */
+  ratio: number;
+}
+
+/** A markdown table of ROWS: req/s, p50, p99, ratio to the baseline, failures. */
+export function markdownTable(rows: BenchRow[]): string {
+  const out = ["| endpoint | req/s | p50 ms | p99 ms | × baseline | non-2xx |", "|---|---:|---:|---:|---:|---:|"];
+  for (const r of rows) {
+    const failures = r.result.non2xx + r.result.socketErrors;
+    out.push(
+      `| ${r.name} | ${Math.round(r.result.rps).toLocaleString("en-US")} | ${r.result.p50Ms.toFixed(2)} | ${r.result.p99Ms.toFixed(2)} | ${r.ratio.toFixed(2)} | ${failures} |`,
+    );
+  }
+  return out.join("\n");
+}
+
+export const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);

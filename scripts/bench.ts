@@ -1,0 +1,237 @@
+/**
+ * Hot-path benchmark (not a test): req/s and latency of the requests a busy instance serves
+ * most, each as a ratio to a bare Bun.serve JSON baseline measured in the same run, plus the
+ * server's memory. Prints a markdown table and writes .tmp/bench-results.json.
+ *
+ *   bun scripts/bench.ts [--seconds 5] [--threads 2] [--connections 50] [--posts 1000] [--only feed,getMe] [--profile]
+ *
+ * --only runs the endpoints whose names contain one of the words; --profile writes a CPU
+ * profile of the server (markdown, Bun's --cpu-prof-md) into .tmp/.
+ *
+ * The server is the real one (startServer) in a child process on a fresh temporary data dir,
+ * rate limits lifted, loopback only, logging as `socialctl serve` does (into
+ * .tmp/bench-server.log); the data dir is removed afterwards. Needs wrk
+ * (apt-get install -y wrk). Reads run before writes so every read sees the same database.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  arg,
+  LIFTED_LIMITS,
+  markdownTable,
+  mb,
+  processMemory,
+  requireWrk,
+  runWrk,
+  serveChild,
+  spawnChild,
+  startBaseline,
+  type BenchRow,
+  type WrkRequest,
+  type WrkResult,
+} from "./bench-lib";
+
+const CHILD_FLAG = "--bench-server-child";
+/** .tmp of the repository (gitignored), wherever the script is run from */
+const TMP = join(import.meta.dir, "..", ".tmp");
+/** The server's log (one line per request), kept for a look after a run. */
+const SERVER_LOG = join(TMP, "bench-server.log");
+const RESULTS = join(TMP, "bench-results.json");
+
+/** What the seeded server hands the load generator. */
+interface Fixtures {
+  url: string;
+  /** Cookie header of a signed-in person (session + CSRF cookies) */
+  cookie: string;
+  csrf: string;
+  /** the person's private chat with another person */
+  conversationId: string;
+  botToken: string;
+  /** the Bot API chat_id of the person's chat with the bot */
+  botChatId: number;
+  posts: number;
+}
+
+/* ---------------------------------------------------------------- server side (child) */
+
+async function runChild(): Promise<void> {
+  const { startServer } = await import("../src/main");
+  const { makeUser } = await import("../src/testing/fixtures");
+  const { TestClient } = await import("../src/testing/client");
+  const { createPost } = await import("../src/domain/posts/service");
+  const { toggleFollow } = await import("../src/domain/relations/actions");
+  const { createBot } = await import("../src/domain/bots/service");
+  const dataDir = process.env.BENCH_DATA_DIR!;
+  const postCount = Number(process.env.BENCH_POSTS);
+  // the default logger, as `socialctl serve` runs: one JSON line per request (into a file here)
+  const server = await startServer({ dataDir, overrides: LIFTED_LIMITS });
+  const { app } = server;
+
+  const reader = await makeUser(app, { username: "bench_reader" });
+  const friend = await makeUser(app, { username: "bench_friend" });
+  // the feed: POSTS posts by 20 authors, half of them followed by the reader
+  const authors = await Promise.all(Array.from({ length: 20 }, (_, i) => makeUser(app, { username: `bench_author${i}` })));
+  for (const a of authors.slice(0, 10)) await toggleFollow(app, reader.id, a.id);
+  for (let i = 0; i < postCount; i++) {
+    await createPost(app, authors[i % authors.length]!, { content: `Bench post ${i} with a #hashtag and a few words of text to render.` });
+  }
+
+  const client = new TestClient(server.url);
+  const login = await client.login(reader.email!, reader.password);
+  if (login.status !== 200) throw new Error(`login failed: ${JSON.stringify(login.body)}`);
+  const chat = await client.post(`/api/social/users/${friend.username}/message`, {});
+  if (chat.status !== 200) throw new Error(`opening a chat failed: ${JSON.stringify(chat.body)}`);
+
+  const bot = await createBot(app, { ownerId: reader.id, username: "bench_bot", name: "Bench Bot" });
+  const botChat = await client.post(`/api/social/users/${bot.user.username}/message`, {});
+  if (botChat.status !== 200) throw new Error(`opening the bot chat failed: ${JSON.stringify(botChat.body)}`);
+  // take the /start update off the queue, as a polling bot would, so getUpdates polls an empty queue
+  const call = async (method: string, params: object) => {
+    const res = await fetch(`${server.url}/bot${bot.token}/${method}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(params) });
+    const body = (await res.json()) as { ok: boolean; result: any };
+    if (!body.ok) throw new Error(`${method} failed: ${JSON.stringify(body)}`);
+    return body.result;
+  };
+  const pending = (await call("getUpdates", { timeout: 0 })) as { update_id: number }[];
+  if (pending.length) await call("getUpdates", { timeout: 0, offset: pending.at(-1)!.update_id + 1 });
+
+  Bun.gc(true);
+  const fixtures: Fixtures = {
+    url: server.url,
+    cookie: client.cookieHeader(),
+    csrf: client.csrf!,
+    conversationId: chat.body.data.conversationId,
+    botToken: bot.token,
+    botChatId: reader.id,
+    posts: postCount,
+  };
+  serveChild(fixtures, () => server.stop());
+}
+
+/* ---------------------------------------------------------------- load generator (parent) */
+
+interface Endpoint {
+  name: string;
+  request: WrkRequest;
+}
+
+function endpoints(f: Fixtures): Endpoint[] {
+  const session = { cookie: f.cookie, "user-agent": "socialctl-bench" };
+  const json = { "content-type": "application/json" };
+  const bot = `${f.url}/bot${f.botToken}`;
+  return [
+    { name: "GET /healthz", request: { url: `${f.url}/healthz` } },
+    { name: "GET /api/auth/csrf", request: { url: `${f.url}/api/auth/csrf` } },
+    { name: "GET /api/auth/me", request: { url: `${f.url}/api/auth/me`, headers: session } },
+    { name: `GET /api/social/feed (${f.posts} posts)`, request: { url: `${f.url}/api/social/feed`, headers: session } },
+    { name: "Bot API getMe", request: { url: `${bot}/getMe` } },
+    { name: "Bot API getUpdates timeout=0", request: { url: `${bot}/getUpdates`, method: "POST", headers: json, body: JSON.stringify({ timeout: 0 }) } },
+    // writes last, so the reads above all see the same database
+    {
+      name: "POST /api/social/messages/{cid}",
+      request: {
+        url: `${f.url}/api/social/messages/${f.conversationId}`,
+        method: "POST",
+        headers: { ...session, ...json, "x-csrf-token": f.csrf },
+        bodyTemplate: JSON.stringify({ content: "Hello from the benchmark", clientMessageId: "bench-{n}" }),
+      },
+    },
+    {
+      name: "Bot API sendMessage",
+      request: { url: `${bot}/sendMessage`, method: "POST", headers: json, body: JSON.stringify({ chat_id: f.botChatId, text: "Hello from the bench bot" }) },
+    },
+  ];
+}
+
+/** One request by hand first: a benchmark of error responses would measure the wrong thing. */
+async function probe(e: Endpoint): Promise<void> {
+  const body = e.request.bodyTemplate?.replace("{n}", "probe") ?? e.request.body;
+  const res = await fetch(e.request.url, { method: e.request.method ?? "GET", headers: e.request.headers, body });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${e.name}: expected 200 before benchmarking, got ${res.status}: ${text.slice(0, 300)}`);
+}
+
+async function main(): Promise<void> {
+  const wrk = requireWrk();
+  const opts = { seconds: Number(arg("seconds", "5")), threads: Number(arg("threads", "2")), connections: Number(arg("connections", "50")) };
+  if (![opts.seconds, opts.threads, opts.connections].every((n) => Number.isInteger(n) && n > 0 && n <= 10_000)) {
+    console.error("--seconds, --threads and --connections must be positive integers");
+    process.exit(1);
+  }
+  const posts = Math.min(100_000, Math.max(0, Number(arg("posts", "1000")) || 0));
+  const only = arg("only", "")
+    .split(",")
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  // names only: the fixtures come from the seeded server later
+  const endpointNames = endpoints({ url: "http://127.0.0.1:0", cookie: "", csrf: "", conversationId: "", botToken: "", botChatId: 0, posts }).map((e) => e.name);
+  const selected = endpointNames.filter((name) => !only.length || only.some((o) => name.toLowerCase().includes(o)));
+  if (!selected.length) {
+    console.error(`--only matches none of: ${endpointNames.join(", ")}`);
+    process.exit(1);
+  }
+  const profile = process.argv.includes("--profile");
+
+  const dataDir = mkdtempSync(join(tmpdir(), "socialctl-bench-"));
+  mkdirSync(TMP, { recursive: true });
+  writeFileSync(SERVER_LOG, "");
+  const baseline = await startBaseline();
+  let server: Awaited<ReturnType<typeof spawnChild<Fixtures>>> | null = null;
+  try {
+    console.log(`seeding a server with ${posts} posts…`);
+    server = await spawnChild<Fixtures>(import.meta.path, CHILD_FLAG, {
+      env: { BENCH_DATA_DIR: dataDir, BENCH_POSTS: String(posts) },
+      stderrFile: SERVER_LOG,
+      // a markdown CPU profile of the server, written when it stops
+      bunArgs: profile ? ["--cpu-prof-md", `--cpu-prof-dir=${TMP}`] : [],
+    });
+    const fixtures = server.ready;
+    const memBefore = processMemory(server.pid);
+    const baselineMem = processMemory(baseline.pid);
+
+    // the baseline runs before and after the endpoints; the ratio uses their mean
+    const baselineRequest: WrkRequest = { url: `${baseline.ready.url}/` };
+    console.log(`wrk: ${opts.threads} threads, ${opts.connections} connections, ${opts.seconds} s per endpoint`);
+    const baselineFirst = await runWrk(wrk, baselineRequest, opts);
+    console.log(`  bare Bun.serve: ${Math.round(baselineFirst.rps)} req/s`);
+    const measured: { name: string; result: WrkResult }[] = [];
+    for (const e of endpoints(fixtures)) {
+      if (!selected.includes(e.name)) continue;
+      await probe(e);
+      const result = await runWrk(wrk, e.request, opts);
+      console.log(`  ${e.name}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms${result.non2xx + result.socketErrors ? `, ${result.non2xx} non-2xx, ${result.socketErrors} socket errors` : ""}`);
+      measured.push({ name: e.name, result });
+    }
+    const baselineLast = await runWrk(wrk, baselineRequest, opts);
+    const baselineRps = (baselineFirst.rps + baselineLast.rps) / 2;
+    const memAfter = processMemory(server.pid);
+
+    const rows: BenchRow[] = [
+      { name: "bare Bun.serve (baseline, mean of 2)", result: { ...baselineFirst, rps: baselineRps, requests: baselineFirst.requests + baselineLast.requests, p50Ms: Math.max(baselineFirst.p50Ms, baselineLast.p50Ms), p99Ms: Math.max(baselineFirst.p99Ms, baselineLast.p99Ms) }, ratio: 1 },
+      ...measured.map((m) => ({ name: m.name, result: m.result, ratio: m.result.rps / baselineRps })),
+    ];
+    const table = markdownTable(rows);
+    const memory = `server RSS: ${mb(memBefore.rss)} MB idle after seeding → ${mb(memAfter.rss)} MB after the runs (peak ${mb(memAfter.peakRss)} MB); baseline process ${mb(baselineMem.rss)} MB`;
+    console.log(`\n${table}\n\n${memory}`);
+
+    const report = {
+      date: new Date().toISOString(),
+      machine: { cpus: navigator.hardwareConcurrency, bun: Bun.version, platform: process.platform, arch: process.arch },
+      wrk: opts,
+      posts,
+      baseline: { rps: baselineRps, runs: [baselineFirst, baselineLast] },
+      endpoints: rows.slice(1).map((r) => ({ name: r.name, ratio: r.ratio, ...r.result })),
+      memory: { serverRssBefore: memBefore.rss, serverRssAfter: memAfter.rss, serverPeakRss: memAfter.peakRss, baselineRss: baselineMem.rss },
+    };
+    writeFileSync(RESULTS, JSON.stringify(report, null, 2) + "\n");
+    console.log(`\nwritten to ${RESULTS}`);
+  } finally {
+    await server?.stop();
+    await baseline.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv.includes(CHILD_FLAG)) await runChild();
+else await main();

@@ -1,0 +1,34 @@
+import type { App } from "../../app";
+import { activeMemberIds, findConversationById } from "../../domain/chats";
+import type { MessageRow } from "../../domain/chats/table";
+import { serializeMessage, type ClientMessage } from "./serialize";
+
+/**
+ * The shape each message row was last delivered in. The send endpoint answers with the very
+ * object its `message:new` event carried, instead of loading sender and reactions again.
+ * Keyed by the row object: it lives as long as that request's row does.
+ */
+const delivered = new WeakMap<MessageRow, ClientMessage>();
+
+/** The message as its live event showed it, when ROW (the same object) was just delivered. */
+export const deliveredShape = (row: MessageRow): ClientMessage | undefined => delivered.get(row);
+
+/**
+ * Live delivery of chat messages: on the domain's `message:live` hook, the message goes to
+ * every current member as `message:new` / `message:edited` `{conversationId, message}`, the
+ * message shaped exactly as the chat endpoints show it.
+ */
+export function installChatDelivery(app: App): void {
+  app.hooks.on("message:live", async ({ conversationId, messageId, event, conversation: held, message: heldRow }) => {
+    const [conversation, row, memberIds] = await Promise.all([
+      held ?? findConversationById(app.db, conversationId),
+      heldRow ?? app.db.selectFrom("messages").selectAll().where("id", "=", messageId).executeTakeFirst(),
+      activeMemberIds(app.db, conversationId),
+    ]);
+    if (!conversation || !row || memberIds.length === 0) return;
+    // a message this very send wrote has no reactions yet
+    const message = await serializeMessage(app.db, conversation, row, { fresh: event === "message:new" && row === heldRow });
+    if (row === heldRow) delivered.set(row, message);
+    app.events.publish(memberIds, event, { conversationId: conversation.cuid, message });
+  });
+}

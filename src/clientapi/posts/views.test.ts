@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { KyselyPlugin } from "kysely";
+import { feedPage, findVisiblePostView, userPostsPage } from "../../domain/posts/feed";
+import { startTestServer, type TestServer } from "../../testing/server";
+import { postAs, postIdAs, quickPerson } from "./test-helpers";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.stop());
+
+const person = () => quickPerson(server);
+
+/** The app's database with a counter of executed statements (compiled-once queries included). */
+function countingDb() {
+  const counter = { statements: 0 };
+  const plugin: KyselyPlugin = {
+    transformQuery: (args) => args.node,
+    transformResult: async (args) => {
+      counter.statements++;
+      return args.result;
+    },
+  };
+  return { db: server.app.db.withPlugin(plugin), counter };
+}
+
+describe("post views in few statements", () => {
+  test("a feed page is one statement; reposts' originals and polls add one each, only when present", async () => {
+    const reader = await person();
+    const writer = await person();
+    for (let i = 0; i < 5; i++) await postIdAs(writer.client, `plain ${i}`);
+    const { db, counter } = countingDb();
+    const plain = await feedPage(db, reader.user.id, { cursor: null, limit: 5, following: false });
+    expect(plain.items.map((v) => v.row.content)).toEqual(["plain 4", "plain 3", "plain 2", "plain 1", "plain 0"]);
+    expect(counter.statements).toBe(1);
+
+    const polled = await postAs(writer.client, { content: "vote", poll: { options: ["a", "b"] } });
+    const original = await postIdAs(writer.client, "to share");
+    expect((await reader.client.post(`/api/social/posts/${original}/repost`)).status).toBe(200);
+    counter.statements = 0;
+    const mixed = await feedPage(db, reader.user.id, { cursor: null, limit: 3, following: false });
+    expect(mixed.items.map((v) => v.row.content)).toEqual(["", "to share", "vote"]);
+    expect(mixed.items[0]!.repostOf!.row.cuid).toBe(original);
+    expect(mixed.items[2]!.poll!.options.map((o) => o.text)).toEqual(["a", "b"]);
+    expect(counter.statements).toBe(3);
+
+    counter.statements = 0;
+    const one = await findVisiblePostView(db, reader.user.id, polled.id);
+    expect(one.poll!.cuid).toBe(polled.poll.id);
+    expect(counter.statements).toBe(2);
+    counter.statements = 0;
+    await expect(findVisiblePostView(db, reader.user.id, "no-such-post")).rejects.toMatchObject({ status: 404, code: "NOT_FOUND" });
+    expect(counter.statements).toBe(1);
+  });
+
+  test("queries compiled once per shape still carry each viewer's own marks, cursor and author", async () => {
+    const author = await person();
+    const a = await person();
+    const b = await person();
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push(await postIdAs(author.client, `shape ${i}`));
+    expect((await a.client.post(`/api/social/posts/${ids[3]}/like`)).status).toBe(200);
+    expect((await b.client.post(`/api/social/posts/${ids[3]}/bookmark`)).status).toBe(200);
+    expect((await b.client.post(`/api/social/posts/${ids[2]}/repost`)).status).toBe(200);
+
+    const profile = `/api/social/users/${author.user.username}/posts?limit=2`;
+    const pa = (await a.client.get(profile)).body.data;
+    const pb = (await b.client.get(profile)).body.data;
+    expect(pa.posts.map((p: any) => p.id)).toEqual([ids[3], ids[2]]);
+    expect(pa.posts.map((p: any) => [p.liked, p.bookmarked, p.reposted, p.likeCount, p.repostCount])).toEqual([
+      [true, false, false, 1, 0],
+      [false, false, false, 0, 1],
+    ]);
+    expect(pb.posts.map((p: any) => [p.liked, p.bookmarked, p.reposted, p.likeCount, p.repostCount])).toEqual([
+      [false, true, false, 1, 0],
+      [false, false, true, 0, 1],
+    ]);
+    // the same cursored shape, two different cursors
+    const next = (await a.client.get(`${profile}&cursor=${pa.pageInfo.nextCursor}`)).body.data;
+    expect(next.posts.map((p: any) => p.id)).toEqual([ids[1], ids[0]]);
+    expect(next.pageInfo.nextCursor).toBeNull();
+    const other = await person();
+    await postIdAs(other.client, "someone else");
+    const theirs = await userPostsPage(server.app.db, a.user.id, other.user, { cursor: null, limit: 2 });
+    expect(theirs.items.map((v) => v.row.content)).toEqual(["someone else"]);
+  });
+
+  test("a post looks the same in the feed and on its own, counters and own state included", async () => {
+    const author = await person();
+    const viewer = await person();
+    const post = await postAs(author.client, { content: "compare #same", poll: { options: ["x", "y", "z"], multiple: true } });
+    // chosen out of position order: myVotes keeps the order of choice
+    expect((await viewer.client.post(`/api/social/posts/${post.id}/poll/vote`, { options: [2, 0] })).status).toBe(200);
+    expect((await author.client.post(`/api/social/posts/${post.id}/poll/vote`, { options: [0] })).status).toBe(200);
+    expect((await viewer.client.post(`/api/social/posts/${post.id}/like`)).status).toBe(200);
+    expect((await viewer.client.post(`/api/social/posts/${post.id}/comments`, { content: "hi" })).status).toBe(200);
+    const single = (await viewer.client.get(`/api/social/posts/${post.id}`)).body.data.post;
+    const feed = (await viewer.client.get("/api/social/feed?limit=100")).body.data.feed;
+    expect(feed.find((p: any) => p.id === post.id)).toEqual(single);
+    const tagged = (await viewer.client.get("/api/social/hashtags/same/posts")).body.data.posts;
+    expect(tagged.find((p: any) => p.id === post.id)).toEqual(single);
+    expect(single).toMatchObject({ liked: true, likeCount: 1, commentCount: 1, repostCount: 0, bookmarked: false, reposted: false, isRepost: false });
+    expect(single.clientPostId).toBeUndefined();
+    expect(single.author).toEqual({ id: author.user.cuid, username: author.user.username, displayName: author.user.display_name, avatarUrl: null, isBot: false });
+    const [x, , z] = post.poll.options.map((o: any) => o.id);
+    expect(single.poll.myVotes).toEqual([z, x]);
+    expect(single.poll.options.map((o: any) => o.votes)).toEqual([2, 0, 1]);
+    expect(single.poll.totalVoters).toBe(2);
+    expect(single.poll.voted).toBe(true);
+    const mine = (await author.client.get(`/api/social/posts/${post.id}`)).body.data.post;
+    expect(mine.poll.myVotes).toEqual([x]);
+    expect(mine.liked).toBe(false);
+  });
+
+  test("bad ids and bad paging still answer in the envelope", async () => {
+    const { client } = await person();
+    let res = await client.get("/api/social/posts/does-not-exist");
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ success: false, error: { code: "NOT_FOUND" } });
+    res = await client.get(`/api/social/posts/${"x".repeat(65)}`);
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe("VALIDATION_ERROR");
+    res = await client.get("/api/social/feed?limit=0");
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors.limit).toBeDefined();
+    res = await client.get("/api/social/feed?cursor=bm9wZQ");
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors.cursor).toBeDefined();
+  });
+});

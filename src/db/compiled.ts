@@ -1,0 +1,50 @@
+import type { Compilable, CompiledQuery } from "kysely";
+import type { Db } from "./index";
+
+/** Stands in for the per-call value named KEY while a query is compiled once. */
+class Slot {
+  constructor(readonly key: string) {}
+}
+
+const standIns = <V>(): V => new Proxy({}, { get: (_, key) => new Slot(String(key)) }) as V;
+
+/**
+ * A hot query compiled once per shape and run with fresh values. Building and compiling a
+ * Kysely query (joins, subqueries, keyset conditions) costs more CPU than SQLite spends
+ * running a small one, so the compiled SQL is kept (the dialect adapter then reuses its
+ * prepared statement) and only the parameters are filled in per call.
+ *
+ * BUILD gets stand-ins in place of VALUES: use them only as plain query values (a `where`
+ * operand, a `set` or `values` field), never to decide the query's structure (no `in` lists,
+ * no branching on them). SHAPE decides the structure and KEY must name it. Kysely plugins
+ * that rewrite queries run only when a shape is first compiled (the app uses none).
+ */
+export class ShapedQuery<V extends object, S, R> {
+  readonly #compiled = new Map<string, CompiledQuery<R>>();
+
+  constructor(
+    private readonly build: (db: Db, values: V, shape: S) => Compilable<R>,
+    private readonly key: (shape: S) => string,
+    /** bound on cached shapes (a shape has a few cursor/limit variants, so this is never reached in practice) */
+    private readonly maxShapes = 256,
+  ) {}
+
+  async execute(db: Db, shape: S, values: V): Promise<R[]> {
+    const key = this.key(shape);
+    let compiled = this.#compiled.get(key);
+    if (!compiled) {
+      compiled = this.build(db, standIns<V>(), shape).compile();
+      if (this.#compiled.size >= this.maxShapes) this.#compiled.clear();
+      this.#compiled.set(key, compiled);
+    }
+    const given = values as Record<string, unknown>;
+    const parameters = compiled.parameters.map((p) => (p instanceof Slot ? given[p.key] : p));
+    return (await db.executeQuery<R>({ ...compiled, parameters })).rows;
+  }
+}
+
+/** A query with a single shape, compiled once: later calls only bind their named parameters. */
+export function precompiled<P extends object, R>(build: (db: Db, params: P) => Compilable<R>): (db: Db, params: P) => Promise<R[]> {
+  const query = new ShapedQuery<P, null, R>((db, values) => build(db, values), () => "");
+  return (db, params) => query.execute(db, null, params);
+}

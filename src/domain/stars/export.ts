@@ -1,0 +1,35 @@
+import type { App } from "../../app";
+import { toIso } from "../../lib/clock";
+import { registerExportSection } from "../account/export";
+import type { UserRow } from "../users/table";
+import { walletBalance } from "./ledger";
+
+/** Hook listeners of the stars feature (installed for every App from features.ts). */
+export function installStarsHooks(app: App): void {
+  void app;
+  registerExportSection("stars", exportStars);
+}
+
+/** Data export: the person's balance and every change of it, with the other side's username only. */
+async function exportStars(app: App, user: UserRow) {
+  const rows = await app.db
+    .selectFrom("star_ledger as l")
+    .leftJoin("users as u", "u.id", "l.counterparty_id")
+    .select(["l.kind", "l.amount", "l.balance_after", "l.reference", "l.note", "l.created_at", "u.username as counterparty"])
+    .where("l.user_id", "=", user.id)
+    .where("l.account", "=", "balance")
+    .orderBy("l.id")
+    .execute();
+  return {
+    balance: await walletBalance(app.db, user.id, "balance"),
+    transactions: rows.map((r) => ({
+      kind: r.kind,
+      amount: r.amount,
+      balanceAfter: r.balance_after,
+      reference: r.reference,
+      note: r.note,
+      counterparty: r.counterparty,
+      createdAt: toIso(r.created_at),
+    })),
+  };
+}

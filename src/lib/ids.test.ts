@@ -1,0 +1,16 @@
+import { expect, test } from "bun:test";
+import { looksLikeCuid, newCuid } from "./ids";
+
+test("ids have cuid2's shape, are unique, and are cheap", () => {
+  const seen = new Set<string>();
+  const t0 = performance.now();
+  for (let i = 0; i < 5000; i++) seen.add(newCuid());
+  const perIdMs = (performance.now() - t0) / 5000;
+  expect(seen.size).toBe(5000);
+  for (const id of [...seen].slice(0, 200)) {
+    expect(id).toMatch(/^[a-z][0-9a-z]{23}$/);
+    expect(looksLikeCuid(id)).toBe(true);
+  }
+  // informative only: never a timed assertion (the machine is shared and noisy)
+  console.log(`newCuid: ${(perIdMs * 1000).toFixed(1)} µs per id`);
+});

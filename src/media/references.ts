@@ -1,0 +1,89 @@
+import type { App } from "../app";
+import { fileStore } from "./store";
+import { FILE_NAME, type UploadRow } from "./uploads";
+
+/**
+ * Every column that can hold one of this instance's file URLs (absolute under baseUrl or
+ * path-only, alone or inside JSON). A feature that stores file URLs in a new column adds it
+ * here, or the abandoned-uploads cleanup could take its files away.
+ */
+export const FILE_URL_COLUMNS: ReadonlyArray<{ table: string; columns: readonly string[] }> = [
+  { table: "users", columns: ["avatar_url", "cover_url", "cover_video_url"] },
+  { table: "posts", columns: ["images"] },
+  { table: "comments", columns: ["media"] },
+  { table: "stories", columns: ["media_url", "thumb_url"] },
+  { table: "conversations", columns: ["photo_url"] },
+  // invoices and service payloads may carry photos too
+  { table: "messages", columns: ["media", "invoice", "extra"] },
+];
+
+/** A stored file name inside any text: the 24-character base shared by a file, its thumbnail and poster. */
+const FILE_IN_TEXT = /\/files\/([A-Za-z0-9_-]{24})(?:-[tp])?\.[a-z0-9]{1,5}/g;
+const SCAN_PAGE = 2000;
+
+/** The 24-character base of a storage key (`<base>.<ext>`, `<base>-t.webp`...). */
+export const fileBaseOf = (key: string): string => key.slice(0, 24);
+
+/**
+ * The bases of every stored file some row still points at (see FILE_URL_COLUMNS). Reads
+ * page by page in id order and yields between pages, so requests keep being served.
+ */
+export async function referencedFileBases(app: App): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const { table, columns } of FILE_URL_COLUMNS) {
+    const present = columns.map((c) => `(${c} IS NOT NULL AND ${c} NOT IN ('', '[]'))`).join(" OR ");
+    const page = app.storage.sqlite.prepare(`SELECT id, ${columns.join(", ")} FROM ${table} WHERE id > ? AND (${present}) ORDER BY id LIMIT ${SCAN_PAGE}`);
+    let after = 0;
+    for (;;) {
+      const rows = page.all(after) as Array<Record<string, string | number | null>>;
+      for (const row of rows) {
+        for (const c of columns) {
+          const text = row[c];
+          if (typeof text === "string") for (const m of text.matchAll(FILE_IN_TEXT)) found.add(m[1]!);
+        }
+      }
+      if (rows.length < SCAN_PAGE) break;
+      after = rows[rows.length - 1]!.id as number;
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+  return found;
+}
+
+type PurgeCandidate = Pick<UploadRow, "id" | "storage_key" | "thumb_url" | "poster_url">;
+
+/**
+ * Removes those of CANDIDATES (uploads not marked attached) that nothing references: the
+ * row first, then the file, its thumbnail and poster. Candidates found referenced (a bot's
+ * file, which is not marked on use) are marked attached at NOW, so they are not scanned
+ * again. An upload attached meanwhile is kept. Returns the uploads removed.
+ */
+export async function purgeUnreferencedUploads(app: App, candidates: PurgeCandidate[], now: number): Promise<number> {
+  if (candidates.length === 0) return 0;
+  const referenced = await referencedFileBases(app);
+  const used = candidates.filter((u) => referenced.has(fileBaseOf(u.storage_key)));
+  const unused = candidates.filter((u) => !referenced.has(fileBaseOf(u.storage_key)));
+  let removed = 0;
+  for (let i = 0; i < Math.max(used.length, unused.length); i += 500) {
+    const markIds = used.slice(i, i + 500).map((u) => u.id);
+    if (markIds.length) await app.db.updateTable("uploads").set({ attached_at: now }).where("id", "in", markIds).where("attached_at", "is", null).execute();
+    const dropIds = unused.slice(i, i + 500).map((u) => u.id);
+    if (!dropIds.length) continue;
+    const gone = await app.db.deleteFrom("uploads").where("id", "in", dropIds).where("attached_at", "is", null).returning(["storage_key", "thumb_url", "poster_url"]).execute();
+    for (const row of gone) await deleteUploadFiles(app, row);
+    removed += gone.length;
+  }
+  return removed;
+}
+
+/** Deletes an upload's stored files: the file itself, its thumbnail and its poster. */
+export async function deleteUploadFiles(app: App, row: Pick<UploadRow, "storage_key" | "thumb_url" | "poster_url">): Promise<void> {
+  const store = fileStore(app);
+  const keys = new Set([row.storage_key]);
+  for (const url of [row.thumb_url, row.poster_url]) {
+    // by file name, not origin: the URL keeps the baseUrl of upload time, which may have changed
+    const key = url?.split("/").pop();
+    if (key && FILE_NAME.test(key) && fileBaseOf(key) === fileBaseOf(row.storage_key)) keys.add(key);
+  }
+  for (const key of keys) await store.delete(key);
+}

@@ -1,0 +1,218 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { botCall, createBotViaApi, openChat, PNG_1x1 } from "../botapi/test-helpers";
+import { uploadFor } from "../testing/media";
+import { configKeys } from "../config/keys";
+import { newCuid } from "../lib/ids";
+import { scratchDir } from "../media/store";
+import type { TestClient } from "../testing/client";
+import { signedInClient } from "../testing/fixtures";
+import { startTestServer, type TestServer } from "../testing/server";
+import type { UserRow } from "../domain/users/table";
+import { CLEANUP_NAMES } from "./cleanups";
+import { cleanupTasks, runCleanup } from "./housekeeping";
+
+const HOUR = 3_600_000;
+let server: TestServer;
+let owner: { user: UserRow; client: TestClient };
+
+beforeAll(async () => {
+  server = await startTestServer();
+  owner = await signedInClient(server);
+});
+afterAll(() => server.stop());
+
+const sqlite = () => server.app.storage.sqlite;
+const keyOf = (url: string) => url.split("/").pop()!;
+const fileOnDisk = (url: string) => existsSync(join(server.dataDir, "files", keyOf(url).slice(0, 2), keyOf(url)));
+const uploadRow = (url: string) => sqlite().query("SELECT id, attached_at, thumb_url FROM uploads WHERE storage_key = ?").get(keyOf(url)) as { id: number; attached_at: number | null; thumb_url: string | null } | null;
+
+async function cleanup(name: (typeof CLEANUP_NAMES)[number]): Promise<number | undefined> {
+  const run = await runCleanup(server.app, name);
+  expect(run.ok).toBe(true);
+  return run.result;
+}
+
+test("the serving process registers every data cleanup on the housekeeping period", () => {
+  const tasks = cleanupTasks(server.app);
+  for (const name of CLEANUP_NAMES) expect(tasks.find((t) => t.name === name)?.everyMs).toBe(600_000);
+});
+
+test("retention keys parse hours and refuse bad values", () => {
+  expect(configKeys["stories.mediaRetentionHours"].parse("48")).toBe(48);
+  expect(configKeys["bot.pendingUpdateHours"].parse("0")).toBe(0);
+  expect(() => configKeys["stories.mediaRetentionHours"].parse("-1")).toThrow("must be an integer from 0 to 87600");
+  expect(() => configKeys["bot.updateRetentionHours"].parse("1.5")).toThrow("must be an integer from 0 to 87600");
+  expect(() => configKeys["uploads.abandonAfterHours"].parse("0")).toThrow("must be an integer from 1 to 87600");
+});
+
+describe("abandoned uploads", () => {
+  test("an old upload nothing points at goes (row, file, thumbnail); referenced, attached and fresh ones stay", async () => {
+    const app = server.app;
+    const uid = owner.user.id;
+    const now = app.clock.now();
+    const abandoned = await uploadFor(app, uid, "post");
+    const attached = await uploadFor(app, uid, "post");
+    sqlite().query("UPDATE uploads SET attached_at = ? WHERE storage_key = ?").run(now, keyOf(attached));
+
+    // references written without marking the upload, in every column that can hold a file URL
+    const avatar = await uploadFor(app, uid, "avatar");
+    const cover = await uploadFor(app, uid, "cover");
+    const postImage = await uploadFor(app, uid, "post");
+    const commentImage = await uploadFor(app, uid, "comment-image");
+    const groupPhoto = await uploadFor(app, uid, "avatar");
+    const storyImage = await uploadFor(app, uid, "story");
+    const invoicePhoto = await uploadFor(app, uid, "chat-image");
+    // path-only form, as some rows keep it
+    sqlite().query("UPDATE users SET avatar_url = ?, cover_url = ? WHERE id = ?").run(avatar, new URL(cover).pathname, uid);
+    const postId = sqlite().query("INSERT INTO posts (cuid, author_id, images, created_at) VALUES (?, ?, ?, ?) RETURNING id").get(newCuid(), uid, JSON.stringify([{ url: postImage }]), now) as { id: number };
+    sqlite().query("INSERT INTO comments (cuid, post_id, author_id, media, created_at) VALUES (?, ?, ?, ?, ?)").run(newCuid(), postId.id, uid, JSON.stringify([{ type: "image", url: commentImage }]), now);
+    sqlite().query("INSERT INTO stories (cuid, author_id, media_url, media_kind, created_at) VALUES (?, ?, ?, 'story', ?)").run(newCuid(), uid, storyImage, now);
+
+    // a real path that never marks its upload: a file sent by a bot
+    const token = await createBotViaApi(owner.client, "cleanup_bot");
+    const cid = await openChat(owner.client, "cleanup_bot");
+    expect((await owner.client.post(`/api/social/messages/${cid}`, { content: "hi" })).status).toBe(200);
+    const update = (await botCall(server.url, token, "getUpdates")).body.result[0];
+    const chatId = update.message.chat.id;
+    await botCall(server.url, token, "getUpdates", { offset: update.update_id + 1 });
+    const fd = new FormData();
+    fd.set("chat_id", String(chatId));
+    fd.set("photo", new File([PNG_1x1], "dot.png", { type: "image/png" }));
+    const sent = await fetch(`${server.url}/bot${token}/sendPhoto`, { method: "POST", body: fd }).then((r) => r.json());
+    expect(sent.ok).toBe(true);
+    const botPhoto = sent.result.photo.at(-1).file_id as string;
+    expect(uploadRow(botPhoto)?.attached_at).toBeNull();
+    sqlite().query("UPDATE conversations SET photo_url = ? WHERE cuid = ?").run(groupPhoto, cid);
+    sqlite()
+      .query("UPDATE messages SET invoice = ? WHERE id = (SELECT MIN(m.id) FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.cuid = ?)")
+      .run(JSON.stringify({ title: "t", photo_url: invoicePhoto }), cid);
+
+    const referenced = [avatar, cover, postImage, commentImage, groupPhoto, storyImage, invoicePhoto, botPhoto];
+    const abandonedThumb = uploadRow(abandoned)!.thumb_url!;
+    expect(fileOnDisk(abandonedThumb)).toBe(true);
+    expect((await fetch(abandoned)).status).toBe(200);
+
+    // within the grace period nothing goes
+    server.clock.advance(23 * HOUR);
+    expect(await cleanup("uploads:abandoned")).toBe(0);
+    expect(uploadRow(abandoned)).not.toBeNull();
+
+    server.clock.advance(2 * HOUR);
+    const fresh = await uploadFor(app, uid, "post");
+    expect(await cleanup("uploads:abandoned")).toBe(1);
+
+    expect(uploadRow(abandoned)).toBeNull();
+    expect(fileOnDisk(abandoned)).toBe(false);
+    expect(fileOnDisk(abandonedThumb)).toBe(false);
+    expect((await fetch(abandoned)).status).toBe(404);
+    for (const url of [attached, fresh, ...referenced]) {
+      expect(uploadRow(url)).not.toBeNull();
+      expect(fileOnDisk(url)).toBe(true);
+    }
+    expect((await fetch(botPhoto)).status).toBe(200);
+    // found in use: marked, so later runs do not look for them again
+    for (const url of referenced) expect(uploadRow(url)!.attached_at).toBeGreaterThan(now + 24 * HOUR);
+    expect(uploadRow(fresh)!.attached_at).toBeNull();
+
+    // a second run has nothing left to do
+    expect(await cleanup("uploads:abandoned")).toBe(0);
+    // the story row above was written by hand; it must not count in the stories test
+    sqlite().query("DELETE FROM stories WHERE media_url = ?").run(storyImage);
+  });
+});
+
+describe("scratch files", () => {
+  test("leftovers of a crash (over 6 h old) are removed; work in progress stays", async () => {
+    const dir = scratchDir(server.app);
+    const now = server.clock.now();
+    const at = (name: string, agoMs: number) => {
+      writeFileSync(join(dir, name), "partial body");
+      utimesSync(join(dir, name), new Date(now - agoMs), new Date(now - agoMs));
+      return join(dir, name);
+    };
+    const stale = at("crashed.upload", 7 * HOUR);
+    const stalePart = at("half.part", 30 * HOUR);
+    const busy = at("streaming.upload", 60_000);
+    expect(await cleanup("uploads:scratch")).toBe(2);
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(stalePart)).toBe(false);
+    expect(existsSync(busy)).toBe(true);
+  });
+});
+
+describe("expired stories' media", () => {
+  async function postStory(client: TestClient, userId: number): Promise<{ id: string; url: string }> {
+    const mediaUrl = await uploadFor(server.app, userId, "story");
+    const res = await client.post("/api/social/stories", { mediaUrl });
+    expect(res.status).toBe(200);
+    return { id: res.body.data.story.id, url: mediaUrl };
+  }
+  const storyExists = (cuid: string) => sqlite().query("SELECT 1 FROM stories WHERE cuid = ?").get(cuid) !== null;
+
+  test("stories past 24 h plus the retention lose their rows and media; live, recently deleted and shared media stay", async () => {
+    const app = server.app;
+    const { user, client } = await signedInClient(server);
+    const viewer = await signedInClient(server);
+    const expired = await postStory(client, user.id);
+    const shared = await postStory(client, user.id);
+    const deletedLongAgo = await postStory(client, user.id);
+    expect((await viewer.client.post(`/api/social/stories/${expired.id}/view`)).status).toBe(200);
+    expect((await client.delete(`/api/social/stories/${deletedLongAgo.id}`)).status).toBe(200);
+    // the same file also used as the cover: the story goes, the file stays
+    sqlite().query("UPDATE users SET cover_url = ? WHERE id = ?").run(shared.url, user.id);
+
+    server.clock.advance(30 * HOUR);
+    const deletedRecently = await postStory(client, user.id);
+    expect((await client.delete(`/api/social/stories/${deletedRecently.id}`)).status).toBe(200);
+    const live = await postStory(client, user.id);
+    // deleted 30 h ago: gone; expired 6 h ago, within the 24 h retention: kept
+    expect(await cleanup("stories:media")).toBe(1);
+    expect(storyExists(deletedLongAgo.id)).toBe(false);
+    expect(storyExists(expired.id)).toBe(true);
+    expect(fileOnDisk(expired.url)).toBe(true);
+
+    server.clock.advance(19 * HOUR);
+    expect(await cleanup("stories:media")).toBe(1);
+    for (const s of [expired, shared, deletedLongAgo]) expect(storyExists(s.id)).toBe(false);
+    for (const s of [expired, deletedLongAgo]) {
+      expect(uploadRow(s.url)).toBeNull();
+      expect(fileOnDisk(s.url)).toBe(false);
+    }
+    expect(sqlite().query("SELECT COUNT(*) AS n FROM story_views sv WHERE NOT EXISTS (SELECT 1 FROM stories s WHERE s.id = sv.story_id)").get()).toEqual({ n: 0 });
+    expect(uploadRow(shared.url)!.attached_at).not.toBeNull();
+    expect(fileOnDisk(shared.url)).toBe(true);
+    for (const s of [deletedRecently, live]) {
+      expect(storyExists(s.id)).toBe(true);
+      expect(fileOnDisk(s.url)).toBe(true);
+    }
+    const mine = await client.get(`/api/social/stories/${live.id}`);
+    expect(mine.status).toBe(200);
+    expect(await cleanup("stories:media")).toBe(0);
+  });
+});
+
+describe("bot updates", () => {
+  test("delivered updates past their retention and undelivered ones past 24 h are deleted; the rest stay", async () => {
+    const app = server.app;
+    const token = await createBotViaApi(owner.client, "retention_bot");
+    const botId = (sqlite().query("SELECT b.id FROM bots b JOIN users u ON u.id = b.user_id WHERE u.username = 'retention_bot'").get() as { id: number }).id;
+    const now = app.clock.now();
+    const insert = (createdAgoH: number, deliveredAgoH: number | null) =>
+      (sqlite().query("INSERT INTO bot_updates (bot_id, type, payload, created_at, delivered_at) VALUES (?, 'message', '{}', ?, ?) RETURNING id").get(botId, now - createdAgoH * HOUR, deliveredAgoH === null ? null : now - deliveredAgoH * HOUR) as { id: number }).id;
+    const deliveredOld = insert(30, 25);
+    const deliveredRecent = insert(30, 2);
+    const pendingOld = insert(25, null);
+    const pendingRecent = insert(23, null);
+    expect(await cleanup("bots:updates")).toBe(2);
+    const left = (sqlite().query("SELECT id FROM bot_updates WHERE bot_id = ? ORDER BY id").all(botId) as Array<{ id: number }>).map((r) => r.id);
+    expect(left).toEqual([deliveredRecent, pendingRecent]);
+    expect(left).not.toContain(deliveredOld);
+    expect(left).not.toContain(pendingOld);
+    // the bot still gets what is pending
+    const got = await botCall(server.url, token, "getUpdates");
+    expect(got.body.result.map((u: { update_id: number }) => u.update_id)).toEqual([pendingRecent]);
+    expect(await cleanup("bots:updates")).toBe(0);
+  });
+});
