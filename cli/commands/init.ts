@@ -54,7 +54,7 @@ export function registerInit(program: Command) {
         [
           result.created ? `Initialised ${result.dataDir}` : `${result.dataDir} was already initialised; settings updated`,
           result.admin ? `Admin account: ${result.admin.username}` : "",
-          `Next: socialctl serve${opts.dataDir ? ` --data-dir ${opts.dataDir}` : ""}, then open ${result.baseUrl}`,
+          `Next: socialctl serve${opts.dataDir ? ` --data-dir ${opts.dataDir}` : ""}; the Client API will answer at ${result.baseUrl}/api`,
         ].filter(Boolean).join("\n"),
       );
     });

@@ -27,7 +27,8 @@ export function registerServe(program: Command) {
       if (fresh) {
         process.stderr.write(
           `\nA new instance was initialised in ${dataDir}.\n` +
-            `Open ${app.config.baseUrl} , or create an account: socialctl user create --email E --username U --password P\n\n`,
+            `Client API: ${app.config.baseUrl}/api  ·  Bot API root for bot libraries: ${app.config.baseUrl}\n` +
+            `Next: socialctl user create --email E --username U --password P, then socialctl bot create --owner U --username NAME_bot --name N\n\n`,
         );
       }
       let stopping = false;
