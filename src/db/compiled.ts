@@ -48,3 +48,17 @@ export function precompiled<P extends object, R>(build: (db: Db, params: P) => C
   const query = new ShapedQuery<P, null, R>((db, values) => build(db, values), () => "");
   return (db, params) => query.execute(db, null, params);
 }
+
+/**
+ * Splits a row selected as `other.*` plus one table's columns aliased `<prefix><column>`
+ * (the way to join a table with users.* without column names colliding) into the two rows.
+ */
+export function splitPrefixedRow<Prefixed, Rest>(row: Record<string, unknown>, prefix: string): { prefixed: Prefixed; rest: Rest } {
+  const prefixed: Record<string, unknown> = {};
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) {
+    if (key.startsWith(prefix)) prefixed[key.slice(prefix.length)] = value;
+    else rest[key] = value;
+  }
+  return { prefixed: prefixed as Prefixed, rest: rest as Rest };
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { KyselyPlugin } from "kysely";
 import { feedPage, findVisiblePostView, userPostsPage } from "../../domain/posts/feed";
 import { startTestServer, type TestServer } from "../../testing/server";
+import { countingDb as countingStatements } from "../../testing/statements";
 import { postAs, postIdAs, quickPerson } from "./test-helpers";
 
 let server: TestServer;
@@ -12,18 +12,7 @@ afterAll(() => server.stop());
 
 const person = () => quickPerson(server);
 
-/** The app's database with a counter of executed statements (compiled-once queries included). */
-function countingDb() {
-  const counter = { statements: 0 };
-  const plugin: KyselyPlugin = {
-    transformQuery: (args) => args.node,
-    transformResult: async (args) => {
-      counter.statements++;
-      return args.result;
-    },
-  };
-  return { db: server.app.db.withPlugin(plugin), counter };
-}
+const countingDb = () => countingStatements(server.app.db);
 
 describe("post views in few statements", () => {
   test("a feed page is one statement; reposts' originals and polls add one each, only when present", async () => {

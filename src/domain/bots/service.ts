@@ -3,7 +3,7 @@ import type { Db } from "../../db";
 import { AppError, fieldError, notFound } from "../../lib/errors";
 import { safeEqual, sha256Hex } from "../../lib/crypto";
 import { newCuid, randomToken } from "../../lib/ids";
-import { precompiled } from "../../db/compiled";
+import { precompiled, splitPrefixedRow } from "../../db/compiled";
 import { createUser, findUserById, findUserByUsername } from "../users/service";
 import type { UserRow } from "../users/table";
 import type { BotPrivacy, BotRow } from "./table";
@@ -163,13 +163,8 @@ const botWithUserQuery = precompiled((db: Db, v: { userId: number }) =>
 export async function findBotByUserId(db: Db, userId: number): Promise<BotWithUser | null> {
   const [row] = await botWithUserQuery(db, { userId });
   if (!row) return null;
-  const user: Record<string, unknown> = {};
-  const bot: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(row)) {
-    if (key.startsWith(BOT_PREFIX)) bot[key.slice(BOT_PREFIX.length)] = value;
-    else user[key] = value;
-  }
-  return { bot: bot as BotRow, user: user as UserRow };
+  const { prefixed: bot, rest: user } = splitPrefixedRow<BotRow, UserRow>(row as Record<string, unknown>, BOT_PREFIX);
+  return { bot, user };
 }
 
 export async function findBotByUsername(db: Db, username: string): Promise<BotWithUser | null> {

@@ -1,4 +1,5 @@
 import type { Db } from "../../db";
+import { precompiled, splitPrefixedRow } from "../../db/compiled";
 import { AppError } from "../../lib/errors";
 import { safeEqual, sha256Hex } from "../../lib/crypto";
 import { newCuid, randomToken } from "../../lib/ids";
@@ -76,15 +77,40 @@ export interface Authenticated {
   renewed?: IssuedTokens;
 }
 
-/** The session with whether its device is banned, in one statement (this runs on every signed-in request). */
-async function loadSession(db: Db, sessionCuid: string) {
-  return db
+const SESSION_COLUMNS = Object.keys({
+  id: 1, cuid: 1, user_id: 1, access_hash: 1, access_expires_at: 1, refresh_hash: 1, prev_refresh_hash: 1,
+  refresh_expires_at: 1, refreshed_at: 1, user_agent: 1, ip: 1, device_id: 1, created_at: 1, last_seen_at: 1, revoked_at: 1,
+} satisfies Record<keyof SessionRow, 1>) as (keyof SessionRow)[];
+const SESSION_PREFIX = "session__";
+
+/**
+ * The session, its account (users.*, so columns other features add are always there) and
+ * whether its device is banned, in one statement compiled once: this runs on every signed-in
+ * request, where building the Kysely query cost more than SQLite takes to answer it.
+ */
+const sessionWithUserQuery = precompiled((db: Db, v: { cuid: string }) =>
+  db
     .selectFrom("sessions")
+    .innerJoin("users", "users.id", "sessions.user_id")
     .leftJoin("banned_devices", "banned_devices.device_id", "sessions.device_id")
-    .selectAll("sessions")
+    .selectAll("users")
+    .select(SESSION_COLUMNS.map((c) => `sessions.${c} as ${SESSION_PREFIX}${c}` as `sessions.${typeof c}`))
     .select("banned_devices.id as banned_device_id")
-    .where("sessions.cuid", "=", sessionCuid)
-    .executeTakeFirst();
+    .where("sessions.cuid", "=", v.cuid),
+);
+
+interface LoadedSession {
+  session: SessionRow;
+  user: UserRow;
+  deviceBanned: boolean;
+}
+
+async function loadSession(db: Db, sessionCuid: string): Promise<LoadedSession | null> {
+  const [row] = await sessionWithUserQuery(db, { cuid: sessionCuid });
+  if (!row) return null;
+  const { banned_device_id, ...joined } = row as Record<string, unknown>;
+  const { prefixed: session, rest: user } = splitPrefixedRow<SessionRow, UserRow>(joined, SESSION_PREFIX);
+  return { session, user, deviceBanned: banned_device_id !== null };
 }
 
 /**
@@ -102,15 +128,18 @@ export async function authenticate(
 ): Promise<Authenticated | null> {
   const access = splitToken(cookies.access);
   if (access) {
-    const session = await loadSession(db, access.sessionCuid);
+    const loaded = await loadSession(db, access.sessionCuid);
+    const session = loaded?.session;
     if (session && !session.revoked_at && session.access_expires_at > now && safeEqual(session.access_hash, access.hash)) {
-      return withUser(db, now, session, undefined, cookies.ip, session.banned_device_id !== null);
+      return withUser(db, now, loaded!, session, undefined, cookies.ip);
     }
   }
   const refresh = splitToken(cookies.refresh);
   if (!refresh) return null;
-  const session = await loadSession(db, refresh.sessionCuid);
-  if (!session || session.revoked_at || session.refresh_expires_at <= now) return null;
+  const loaded = await loadSession(db, refresh.sessionCuid);
+  if (!loaded) return null;
+  const session = loaded.session;
+  if (session.revoked_at || session.refresh_expires_at <= now) return null;
   if (safeEqual(session.refresh_hash, refresh.hash)) {
     const newAccess = makeToken(session.cuid);
     const newRefresh = makeToken(session.cuid);
@@ -131,18 +160,17 @@ export async function authenticate(
       .where("refresh_hash", "=", session.refresh_hash)
       .returningAll()
       .executeTakeFirst();
-    const banned = session.banned_device_id !== null;
-    if (!updated) return withUser(db, now, session, undefined, cookies.ip, banned);
-    return withUser(db, now, updated, {
+    if (!updated) return withUser(db, now, loaded, session, undefined, cookies.ip);
+    return withUser(db, now, loaded, updated, {
       accessToken: newAccess.token,
       refreshToken: newRefresh.token,
       accessExpiresAt: updated.access_expires_at,
       refreshExpiresAt: updated.refresh_expires_at,
-    }, cookies.ip, banned);
+    }, cookies.ip);
   }
   const justRotated = session.prev_refresh_hash && safeEqual(session.prev_refresh_hash, refresh.hash);
   if (justRotated && session.refreshed_at && now - session.refreshed_at < ROTATION_GRACE_MS) {
-    return withUser(db, now, session, undefined, cookies.ip, session.banned_device_id !== null);
+    return withUser(db, now, loaded, session, undefined, cookies.ip);
   }
   // Any other refresh token naming this session was rotated away before (by its owner or by a
   // thief who renewed it, perhaps several times since): two parties hold the session, so it ends.
@@ -153,13 +181,12 @@ export async function authenticate(
 async function withUser(
   db: Db,
   now: number,
-  { banned_device_id: _, ...session }: SessionRow & { banned_device_id?: number | null },
+  { user, deviceBanned }: LoadedSession,
+  session: SessionRow,
   renewed: IssuedTokens | undefined,
   ip: string,
-  deviceBanned: boolean,
 ): Promise<Authenticated | null> {
-  const user = await db.selectFrom("users").selectAll().where("id", "=", session.user_id).where("deleted_at", "is", null).executeTakeFirst();
-  if (!user) return null;
+  if (user.deleted_at !== null) return null;
   if (!renewed && now - session.last_seen_at > LAST_SEEN_EVERY_MS) {
     await db.updateTable("sessions").set({ last_seen_at: now, ip }).where("id", "=", session.id).execute();
   }
