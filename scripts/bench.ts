@@ -51,7 +51,13 @@ interface Fixtures {
   /** the Bot API chat_id of the person's chat with the bot */
   botChatId: number;
   posts: number;
+  /** a post with CHAT_AND_COMMENT_COUNT comments, the first of them with as many replies */
+  postId: string;
+  commentId: string;
 }
+
+/** chats in the person's chat list, and comments (and replies) under the benchmarked post */
+const CHAT_AND_COMMENT_COUNT = 20;
 
 /* ---------------------------------------------------------------- server side (child) */
 
@@ -83,6 +89,25 @@ async function runChild(): Promise<void> {
   const chat = await client.post(`/api/social/users/${friend.username}/message`, {});
   if (chat.status !== 200) throw new Error(`opening a chat failed: ${JSON.stringify(chat.body)}`);
 
+  // the chat list: people who wrote to the reader (two messages each), besides the chats above
+  const { openPrivateChat, sendMessage } = await import("../src/domain/chats");
+  const { createComment } = await import("../src/domain/comments/service");
+  for (let i = 0; i < CHAT_AND_COMMENT_COUNT; i++) {
+    const writer = await makeUser(app, { username: `bench_writer${i}` });
+    const conversation = await openPrivateChat(app, writer.id, reader.id);
+    for (const content of [`Hi ${i}`, `How are you, ${i}?`]) await sendMessage(app, { conversationId: conversation.id, senderId: writer.id, content });
+  }
+  // a post's comments and one comment's replies, by the authors in turn
+  const { post: discussed } = await createPost(app, authors[0]!, { content: "A post with comments" });
+  let firstComment = "";
+  for (let i = 0; i < CHAT_AND_COMMENT_COUNT; i++) {
+    const comment = await createComment(app, authors[i % authors.length]!, discussed.cuid, { content: `Comment ${i} with a few words` });
+    firstComment ||= comment.cuid;
+  }
+  for (let i = 0; i < CHAT_AND_COMMENT_COUNT; i++) {
+    await createComment(app, authors[(i + 1) % authors.length]!, discussed.cuid, { content: `Reply ${i}`, replyToId: firstComment });
+  }
+
   const bot = await createBot(app, { ownerId: reader.id, username: "bench_bot", name: "Bench Bot" });
   const botChat = await client.post(`/api/social/users/${bot.user.username}/message`, {});
   if (botChat.status !== 200) throw new Error(`opening the bot chat failed: ${JSON.stringify(botChat.body)}`);
@@ -105,6 +130,8 @@ async function runChild(): Promise<void> {
     botToken: bot.token,
     botChatId: reader.id,
     posts: postCount,
+    postId: discussed.cuid,
+    commentId: firstComment,
   };
   serveChild(fixtures, () => server.stop());
 }
@@ -125,6 +152,9 @@ function endpoints(f: Fixtures): Endpoint[] {
     { name: "GET /api/auth/csrf", request: { url: `${f.url}/api/auth/csrf` } },
     { name: "GET /api/auth/me", request: { url: `${f.url}/api/auth/me`, headers: session } },
     { name: `GET /api/social/feed (${f.posts} posts)`, request: { url: `${f.url}/api/social/feed`, headers: session } },
+    { name: `GET /api/social/messages (${CHAT_AND_COMMENT_COUNT + 2} chats)`, request: { url: `${f.url}/api/social/messages`, headers: session } },
+    { name: `GET /api/social/posts/{id}/comments (${CHAT_AND_COMMENT_COUNT})`, request: { url: `${f.url}/api/social/posts/${f.postId}/comments`, headers: session } },
+    { name: `GET /api/social/comments/{id}/replies (${CHAT_AND_COMMENT_COUNT})`, request: { url: `${f.url}/api/social/comments/${f.commentId}/replies`, headers: session } },
     { name: "Bot API getMe", request: { url: `${bot}/getMe` } },
     { name: "Bot API getUpdates timeout=0", request: { url: `${bot}/getUpdates`, method: "POST", headers: json, body: JSON.stringify({ timeout: 0 }) } },
     // writes last, so the reads above all see the same database
@@ -165,7 +195,7 @@ async function main(): Promise<void> {
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
   // names only: the fixtures come from the seeded server later
-  const endpointNames = endpoints({ url: "http://127.0.0.1:0", cookie: "", csrf: "", conversationId: "", botToken: "", botChatId: 0, posts }).map((e) => e.name);
+  const endpointNames = endpoints({ url: "http://127.0.0.1:0", cookie: "", csrf: "", conversationId: "", botToken: "", botChatId: 0, posts, postId: "", commentId: "" }).map((e) => e.name);
   const selected = endpointNames.filter((name) => !only.length || only.some((o) => name.toLowerCase().includes(o)));
   if (!selected.length) {
     console.error(`--only matches none of: ${endpointNames.join(", ")}`);

@@ -5,7 +5,6 @@ import {
   deleteMessage,
   editMessage,
   forwardMessage,
-  listChats,
   listHistory,
   markMediaAttached,
   markRead,
@@ -17,6 +16,7 @@ import {
   setReaction,
   typing,
 } from "../../domain/chats";
+import { listChats } from "../../domain/chats/chat-list";
 import type { ConversationRow, MessageRow } from "../../domain/chats/table";
 import { requireUserByUsername } from "../../domain/users/service";
 import { ok } from "../../http/envelope";
@@ -25,7 +25,7 @@ import { RateLimiter } from "../../http/rate-limit";
 import { AppError, fieldError, rateLimited, validationError } from "../../lib/errors";
 import { parseLimit } from "../../lib/paging";
 import { deliveredShape } from "./live";
-import { serializeConversation, serializeMessage, serializeMessages } from "./serialize";
+import { serializeChatList, serializeConversation, serializeMessage, serializeMessages } from "./serialize";
 
 const OpenBody = t.Object({ start: t.Optional(t.String({ maxLength: 200 })) });
 
@@ -114,14 +114,8 @@ export function chatMessageRoutes(app: App) {
       "/messages",
       async ({ user, query }) => {
         const limit = parseLimit(query.limit, 20, 100);
-        const page = await listChats(app, user.id, query.cursor, limit);
-        const chats = await Promise.all(
-          page.items.map(async (item) => ({
-            ...(await serializeConversation(app.db, item.conversation, user.id)),
-            lastMessage: item.lastMessage ? await serializeMessage(app.db, item.conversation, item.lastMessage) : null,
-            unreadCount: item.unreadCount,
-          })),
-        );
+        const page = await listChats(app.db, user.id, query.cursor, limit);
+        const chats = await serializeChatList(app.db, page.items);
         return ok({ conversations: chats, pageInfo: { nextCursor: page.nextCursor }, nextCursor: page.nextCursor });
       },
       { auth: true, query: ListQuery },

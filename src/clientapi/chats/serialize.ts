@@ -1,6 +1,7 @@
 import type { Db } from "../../db";
 import type { UserRow } from "../../domain/users/table";
 import type { ConversationRow, MemberRow, MessageRow } from "../../domain/chats/table";
+import type { ChatListItem } from "../../domain/chats/chat-list";
 import { fromJson } from "../../domain/chats/validate";
 import { memberCount, rightsOf } from "../../domain/chats/access";
 import { precompiled } from "../../db/compiled";
@@ -32,28 +33,46 @@ async function usersById(db: Db, ids: number[]): Promise<Map<number, UserRow>> {
  * reacted to them yet and the reactions query is spared.
  */
 export async function serializeMessages(db: Db, conversation: Pick<ConversationRow, "id" | "cuid">, rows: MessageRow[], opts: { fresh?: boolean } = {}) {
-  if (rows.length === 0) return [];
-  const replySeqs = [...new Set(rows.map((r) => r.reply_to_seq).filter((s): s is number => s !== null))];
-  const replies = replySeqs.length
+  return (await renderMessages(db, rows, () => conversation, opts)).messages;
+}
+
+/**
+ * Renders ROWS (of any conversations, CONVERSATION OF each) in a fixed number of statements:
+ * replied-to messages, the senders (plus MORE USER IDS, returned in `users` for the caller)
+ * and the reactions, one batched query each.
+ */
+async function renderMessages(
+  db: Db,
+  rows: MessageRow[],
+  conversationOf: (row: MessageRow) => Pick<ConversationRow, "id" | "cuid">,
+  opts: { fresh?: boolean },
+  moreUserIds: number[] = [],
+) {
+  const replyKeys = new Map<number, Set<number>>();
+  for (const r of rows) {
+    const cid = conversationOf(r).id;
+    if (r.reply_to_seq !== null) replyKeys.set(cid, (replyKeys.get(cid) ?? new Set()).add(r.reply_to_seq));
+  }
+  const replies = replyKeys.size
     ? await db
         .selectFrom("messages")
         .selectAll()
-        .where("conversation_id", "=", conversation.id)
-        .where("seq", "in", replySeqs)
+        .where((eb) => eb.or([...replyKeys].map(([cid, seqs]) => eb.and([eb("conversation_id", "=", cid), eb("seq", "in", [...seqs])]))))
         .where("deleted_at", "is", null)
         .execute()
     : [];
-  const replyBySeq = new Map(replies.map((r) => [r.seq, r]));
-  const users = await usersById(db, [...rows.map((r) => r.sender_id), ...replies.map((r) => r.sender_id)]);
-  const reactionRows = opts.fresh
-    ? []
-    : await db
-        .selectFrom("message_reactions")
-        .innerJoin("users", "users.id", "message_reactions.user_id")
-        .select(["message_reactions.message_id", "message_reactions.emoji", "users.cuid as userCuid"])
-        .where("message_reactions.message_id", "in", rows.map((r) => r.id))
-        .orderBy("message_reactions.created_at")
-        .execute();
+  const replyByKey = new Map(replies.map((r) => [`${r.conversation_id}:${r.seq}`, r]));
+  const users = await usersById(db, [...rows.map((r) => r.sender_id), ...replies.map((r) => r.sender_id), ...moreUserIds]);
+  const reactionRows =
+    opts.fresh || rows.length === 0
+      ? []
+      : await db
+          .selectFrom("message_reactions")
+          .innerJoin("users", "users.id", "message_reactions.user_id")
+          .select(["message_reactions.message_id", "message_reactions.emoji", "users.cuid as userCuid"])
+          .where("message_reactions.message_id", "in", rows.map((r) => r.id))
+          .orderBy("message_reactions.created_at")
+          .execute();
   const reactions = new Map<number, Map<string, string[]>>();
   for (const r of reactionRows) {
     const byEmoji = reactions.get(r.message_id) ?? new Map<string, string[]>();
@@ -61,8 +80,9 @@ export async function serializeMessages(db: Db, conversation: Pick<ConversationR
     byEmoji.set(r.emoji, [...(byEmoji.get(r.emoji) ?? []), r.userCuid]);
   }
 
-  return rows.map((m) => {
-    const reply = m.reply_to_seq !== null ? replyBySeq.get(m.reply_to_seq) : undefined;
+  const messages = rows.map((m) => {
+    const conversation = conversationOf(m);
+    const reply = m.reply_to_seq !== null ? replyByKey.get(`${conversation.id}:${m.reply_to_seq}`) : undefined;
     const extra = fromJson<Record<string, unknown>>(m.extra);
     const out: Record<string, unknown> = {
       id: m.cuid,
@@ -91,6 +111,7 @@ export async function serializeMessages(db: Db, conversation: Pick<ConversationR
     if (extra) for (const k of EXTRA_KEYS) if (extra[k] !== undefined) out[k] = extra[k];
     return out;
   });
+  return { messages, users };
 }
 
 export async function serializeMessage(db: Db, conversation: Pick<ConversationRow, "id" | "cuid">, row: MessageRow, opts: { fresh?: boolean } = {}) {
@@ -104,18 +125,23 @@ export type ClientMessage = Awaited<ReturnType<typeof serializeMessage>>;
  * pictured by the other party.
  */
 export async function serializeConversation(db: Db, conversation: ConversationRow, viewerId: number, member?: MemberRow) {
-  let otherUser: ReturnType<typeof serializePublicUser> | null = null;
+  let other: UserRow | undefined;
   if (conversation.type === "private") {
-    const other = await db
+    other = await db
       .selectFrom("conversation_members")
       .innerJoin("users", "users.id", "conversation_members.user_id")
       .selectAll("users")
       .where("conversation_members.conversation_id", "=", conversation.id)
       .where("conversation_members.user_id", "!=", viewerId)
       .executeTakeFirst();
-    if (other) otherUser = serializePublicUser(other);
   }
   const me = member ?? (await db.selectFrom("conversation_members").selectAll().where("conversation_id", "=", conversation.id).where("user_id", "=", viewerId).executeTakeFirst());
+  return conversationView(conversation, me, other, await memberCount(db, conversation.id));
+}
+
+/** A conversation as one member sees it, from rows already loaded (OTHER: a private chat's other party). */
+function conversationView(conversation: ConversationRow, me: MemberRow | undefined, other: UserRow | undefined, members: number) {
+  const otherUser = other ? serializePublicUser(other) : null;
   return {
     id: conversation.cuid,
     conversationId: conversation.cuid,
@@ -123,13 +149,30 @@ export async function serializeConversation(db: Db, conversation: ConversationRo
     title: conversation.type === "private" ? (otherUser?.displayName ?? "Deleted account") : conversation.title,
     photoUrl: conversation.type === "private" ? (otherUser?.avatarUrl ?? null) : conversation.photo_url,
     otherUser,
-    memberCount: await memberCount(db, conversation.id),
+    memberCount: members,
     myRole: me?.role ?? null,
     myRights: me ? rightsOf(me) : {},
     lastReadMessageId: me?.last_read_seq ?? 0,
     createdAt: toIso(conversation.created_at),
     lastMessageAt: conversation.last_message_at === null ? null : toIso(conversation.last_message_at),
   };
+}
+
+/**
+ * The chat list as the Client API shows it: each chat with its last message and unread count.
+ * Senders, other parties, replied-to messages and reactions are loaded once for the page.
+ */
+export async function serializeChatList(db: Db, items: ChatListItem[]) {
+  const byId = new Map(items.map((i) => [i.conversation.id, i.conversation]));
+  const lastMessages = items.flatMap((i) => (i.lastMessage ? [i.lastMessage] : []));
+  const others = items.flatMap((i) => (i.conversation.type === "private" && i.otherUserId !== null ? [i.otherUserId] : []));
+  const { messages, users } = await renderMessages(db, lastMessages, (m) => byId.get(m.conversation_id)!, {}, others);
+  const rendered = new Map(lastMessages.map((m, i) => [m.id, messages[i]!]));
+  return items.map((i) => ({
+    ...conversationView(i.conversation, i.member, i.conversation.type === "private" && i.otherUserId !== null ? users.get(i.otherUserId) : undefined, i.memberCount),
+    lastMessage: i.lastMessage ? rendered.get(i.lastMessage.id)! : null,
+    unreadCount: i.unreadCount,
+  }));
 }
 
 /** A member as the members list shows it. */

@@ -175,7 +175,7 @@ export function postRoutes(app: App) {
       "/comments/:id",
       async ({ params, user }) => {
         const { comment } = await findVisibleComment(app.db, user.id, params.id);
-        const [view] = await loadCommentViews(app.db, user.id, [comment], await blockedEitherWayIds(app.db, user.id));
+        const [view] = await loadCommentViews(app.db, user.id, [comment]);
         return ok({ comment: serializeComment(view!) });
       },
       { auth: true, params: IdParams },

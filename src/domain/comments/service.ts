@@ -1,5 +1,7 @@
 import type { App } from "../../app";
-import type { Db } from "../../db";
+import type { ExpressionBuilder } from "kysely";
+import type { Database, Db } from "../../db";
+import { precompiled, ShapedQuery, splitPrefixedRow } from "../../db/compiled";
 import { fieldError, forbidden, notFound } from "../../lib/errors";
 import { newCuid } from "../../lib/ids";
 import { pageOf } from "../../lib/paging";
@@ -7,12 +9,12 @@ import { markAttached, resolveOwnUpload } from "../../media/uploads";
 import { assertContentAllowed, assertPostingAllowed, consumePublishBudget } from "../moderation/service";
 import { notify } from "../notifications/service";
 import type { PageRequest, Page } from "../posts/feed";
-import { findVisiblePost, isPostVisibleTo, MAX_POST_LENGTH, notifyMentions } from "../posts/service";
-import { afterKey } from "../posts/keyset";
+import { findVisiblePost, MAX_POST_LENGTH, notifyMentions } from "../posts/service";
+import { afterKey, literalLimit } from "../posts/keyset";
 import { toggleMark } from "../posts/marks";
 import type { PostRow } from "../posts/table";
 import { charCount } from "../posts/text";
-import { blockedEitherWayIds, isBlockedEitherWay } from "../relations/service";
+import { isBlockedEitherWay } from "../relations/service";
 import type { UserRow } from "../users/table";
 import type { CommentMedia, CommentRow } from "./table";
 
@@ -34,15 +36,67 @@ export interface CommentView {
   liked: boolean;
 }
 
-/** A comment the viewer may see: on a visible post, by an author not blocked either way. */
+const POST_COLUMNS = ["id", "cuid", "author_id", "content", "images", "repost_of_id", "client_post_id", "created_at", "edited_at"] as const;
+
+/**
+ * A comment by cuid with its post (columns prefixed `p_`) and, in the same statement, what
+ * decides whether the viewer may see it: the liveness of the comment's author, the post's
+ * author and a repost's original author, and whether any of them and the viewer blocked the other.
+ */
+const commentWithAccess = precompiled((db, v: { viewer: number; cuid: string }) =>
+  db
+    .selectFrom("comments")
+    .innerJoin("posts as p", "p.id", "comments.post_id")
+    .leftJoin("users as ca", "ca.id", "comments.author_id")
+    .leftJoin("users as pa", "pa.id", "p.author_id")
+    .leftJoin("posts as o", "o.id", "p.repost_of_id")
+    .leftJoin("users as oa", "oa.id", "o.author_id")
+    .selectAll("comments")
+    .select(POST_COLUMNS.map((col) => `p.${col} as p_${col}` as const))
+    .select((eb) => [
+      "ca.id as v_comment_author",
+      "ca.deleted_at as v_comment_author_deleted",
+      "pa.id as v_post_author",
+      "pa.deleted_at as v_post_author_deleted",
+      "pa.disabled_at as v_post_author_disabled",
+      "o.id as v_original",
+      "oa.id as v_original_author",
+      "oa.deleted_at as v_original_author_deleted",
+      "oa.disabled_at as v_original_author_disabled",
+      eb
+        .exists(
+          eb
+            .selectFrom("blocks as b")
+            .select("b.blocker_id")
+            .where((w) =>
+              w.or([
+                w.and([w("b.blocker_id", "=", v.viewer), w.or([w("b.blocked_id", "=", w.ref("ca.id")), w("b.blocked_id", "=", w.ref("pa.id")), w("b.blocked_id", "=", w.ref("oa.id"))])]),
+                w.and([w("b.blocked_id", "=", v.viewer), w.or([w("b.blocker_id", "=", w.ref("ca.id")), w("b.blocker_id", "=", w.ref("pa.id")), w("b.blocker_id", "=", w.ref("oa.id"))])]),
+              ]),
+            ),
+        )
+        .as("v_blocked"),
+    ])
+    .where("comments.cuid", "=", v.cuid),
+);
+
+/**
+ * A comment the viewer may see (one statement): on a visible post (its author and a repost's
+ * original author live), by an author who is not deleted, none of them blocked either way.
+ */
 export async function findVisibleComment(db: Db, viewerId: number, cuid: string): Promise<{ comment: CommentRow; post: PostRow }> {
-  const comment = await db.selectFrom("comments").selectAll().where("cuid", "=", cuid).executeTakeFirst();
-  if (!comment) throw notFound("Comment not found");
-  const post = await db.selectFrom("posts").selectAll().where("id", "=", comment.post_id).executeTakeFirst();
-  const author = await db.selectFrom("users").select("deleted_at").where("id", "=", comment.author_id).executeTakeFirst();
-  if (!post || !author || author.deleted_at !== null || !(await isPostVisibleTo(db, viewerId, post)) || (await isBlockedEitherWay(db, viewerId, comment.author_id))) {
-    throw notFound("Comment not found");
-  }
+  const [found] = await commentWithAccess(db, { viewer: viewerId, cuid });
+  if (!found) throw notFound("Comment not found");
+  const { prefixed: post, rest } = splitPrefixedRow<PostRow, Record<string, unknown>>(found, "p_");
+  const { prefixed: v, rest: comment } = splitPrefixedRow<Record<string, number | null>, CommentRow>(rest, "v_");
+  const live = (id: number | null, deleted: number | null, disabled: number | null) => id !== null && deleted === null && disabled === null;
+  const visible =
+    v.comment_author !== null &&
+    v.comment_author_deleted === null &&
+    live(v.post_author, v.post_author_deleted, v.post_author_disabled) &&
+    (post.repost_of_id === null || (v.original !== null && live(v.original_author, v.original_author_deleted, v.original_author_disabled))) &&
+    Number(v.blocked) !== 1;
+  if (!visible) throw notFound("Comment not found");
   return { comment, post };
 }
 
@@ -111,58 +165,91 @@ export async function toggleCommentLike(app: App, user: UserRow, cuid: string): 
   return { liked: on, likeCount: count };
 }
 
+const COMMENT_COLUMNS = ["id", "cuid", "post_id", "author_id", "reply_to_id", "content", "media", "created_at"] as const;
+
+/** The ids of accounts blocked either way with VIEWER, as a subquery run inside the list's own statement. */
+const blockedEitherWay = (eb: ExpressionBuilder<Database, never>, viewerId: number) =>
+  eb
+    .selectFrom("blocks")
+    .select("blocked_id as uid")
+    .where("blocker_id", "=", viewerId)
+    .unionAll(eb.selectFrom("blocks").select("blocker_id as uid").where("blocked_id", "=", viewerId));
+
+/**
+ * Comments joined with their authors (users.*), selecting in the same statement everything a
+ * view needs: the comment's columns (prefixed `c_`), its post's and parent's cuids, like and
+ * reply counts and the viewer's like (prefixed `v_`). Replies by accounts blocked either way
+ * with the viewer are not counted.
+ */
+function selectCommentViews(db: Db, viewerId: number) {
+  return db
+    .selectFrom("comments")
+    .innerJoin("users", "users.id", "comments.author_id")
+    .innerJoin("posts as p", "p.id", "comments.post_id")
+    .leftJoin("comments as parent", "parent.id", "comments.reply_to_id")
+    .selectAll("users")
+    .select(COMMENT_COLUMNS.map((col) => `comments.${col} as c_${col}` as const))
+    .select((eb) => [
+      "p.cuid as v_post_cuid",
+      "parent.cuid as v_parent_cuid",
+      eb.selectFrom("comment_likes as l").select(eb.fn.countAll<number>().as("n")).whereRef("l.comment_id", "=", "comments.id").as("v_like_count"),
+      eb
+        .selectFrom("comments as r")
+        .select(eb.fn.countAll<number>().as("n"))
+        .whereRef("r.reply_to_id", "=", "comments.id")
+        .where("r.author_id", "not in", blockedEitherWay(eb as unknown as ExpressionBuilder<Database, never>, viewerId))
+        .as("v_reply_count"),
+      eb.exists(eb.selectFrom("comment_likes as ml").select("ml.id").whereRef("ml.comment_id", "=", "comments.id").where("ml.user_id", "=", viewerId)).as("v_liked"),
+    ]);
+}
+
+type CommentViewRow = Awaited<ReturnType<ReturnType<typeof selectCommentViews>["executeTakeFirstOrThrow"]>>;
+
+function commentViewOf(r: CommentViewRow): CommentView {
+  const { prefixed: row, rest } = splitPrefixedRow<CommentRow, Record<string, unknown>>(r, "c_");
+  const { prefixed: v, rest: author } = splitPrefixedRow<{ post_cuid: string; parent_cuid: string | null; like_count: number; reply_count: number; liked: number }, UserRow>(rest, "v_");
+  return {
+    row,
+    postCuid: v.post_cuid,
+    replyToCuid: v.parent_cuid ?? null,
+    author,
+    media: JSON.parse(row.media) as CommentMedia[],
+    likeCount: Number(v.like_count ?? 0),
+    replyCount: Number(v.reply_count ?? 0),
+    liked: Number(v.liked) === 1,
+  };
+}
+
+/** A page of a post's top-level comments or of one comment's replies, in one statement per page. */
+const commentPages = new ShapedQuery(
+  (db: Db, v: { viewer: number; parent: number; t: number; id: number }, shape: { of: "post" | "comment"; cursor: boolean; limit: number }) => {
+    let q = selectCommentViews(db, v.viewer)
+      .where("users.deleted_at", "is", null)
+      .where((eb) => eb("comments.author_id", "not in", blockedEitherWay(eb as unknown as ExpressionBuilder<Database, never>, v.viewer)));
+    q = shape.of === "post" ? q.where("comments.post_id", "=", v.parent).where("comments.reply_to_id", "is", null) : q.where("comments.reply_to_id", "=", v.parent);
+    if (shape.cursor) q = q.where(afterKey("comments.created_at", "comments.id", { t: v.t, id: v.id }));
+    return q.orderBy("comments.created_at", "asc").orderBy("comments.id", "asc").limit(literalLimit(shape.limit + 1));
+  },
+  (s) => `${s.of}:${s.cursor ? 1 : 0}:${s.limit}`,
+);
+
 /**
  * Comments oldest first, keyset-paged on (created_at, id): top-level comments of a post,
  * or the direct replies to one comment. Accounts blocked either way are left out.
  */
 export async function commentsPage(db: Db, viewerId: number, parent: { postId: number } | { commentId: number }, page: PageRequest): Promise<Page<CommentView>> {
-  const blocked = await blockedEitherWayIds(db, viewerId);
-  let q = db
-    .selectFrom("comments")
-    .innerJoin("users", "users.id", "comments.author_id")
-    .selectAll("comments")
-    .where("users.deleted_at", "is", null);
-  q = "postId" in parent ? q.where("comments.post_id", "=", parent.postId).where("comments.reply_to_id", "is", null) : q.where("comments.reply_to_id", "=", parent.commentId);
-  if (blocked.length) q = q.where("comments.author_id", "not in", blocked);
   const c = page.cursor;
-  if (c) q = q.where(afterKey("comments.created_at", "comments.id", c));
-  const rows = await q.orderBy("comments.created_at", "asc").orderBy("comments.id", "asc").limit(page.limit + 1).execute();
-  const { items, nextCursor } = pageOf(rows, page.limit, (r) => ({ t: r.created_at, id: r.id }));
-  return { items: await loadCommentViews(db, viewerId, items, blocked), nextCursor };
+  const shape = { of: "postId" in parent ? ("post" as const) : ("comment" as const), cursor: c !== null, limit: page.limit };
+  const rows = await commentPages.execute(db, shape, { viewer: viewerId, parent: "postId" in parent ? parent.postId : parent.commentId, t: c?.t ?? 0, id: c?.id ?? 0 });
+  return pageOf(rows.map(commentViewOf), page.limit, (v) => ({ t: v.row.created_at, id: v.row.id }));
 }
 
-/** Views of comment ROWS for VIEWER in a fixed number of queries. */
-export async function loadCommentViews(db: Db, viewerId: number, rows: CommentRow[], blocked: number[] = []): Promise<CommentView[]> {
+/** Views of comment ROWS for VIEWER in one statement, in the order given (a comment deleted meanwhile is left out). */
+export async function loadCommentViews(db: Db, viewerId: number, rows: CommentRow[]): Promise<CommentView[]> {
   if (!rows.length) return [];
-  const ids = rows.map((r) => r.id);
-  const parentIds = [...new Set(rows.map((r) => r.reply_to_id).filter((id): id is number => id !== null))];
-  let replies = db
-    .selectFrom("comments")
-    .select(["reply_to_id", (eb) => eb.fn.countAll<number>().as("n")])
-    .where("reply_to_id", "in", ids);
-  if (blocked.length) replies = replies.where("author_id", "not in", blocked);
-  const [authors, posts, parents, likes, mine, replyCounts] = await Promise.all([
-    db.selectFrom("users").selectAll().where("id", "in", [...new Set(rows.map((r) => r.author_id))]).execute(),
-    db.selectFrom("posts").select(["id", "cuid"]).where("id", "in", [...new Set(rows.map((r) => r.post_id))]).execute(),
-    parentIds.length ? db.selectFrom("comments").select(["id", "cuid"]).where("id", "in", parentIds).execute() : Promise.resolve([]),
-    db.selectFrom("comment_likes").select(["comment_id", (eb) => eb.fn.countAll<number>().as("n")]).where("comment_id", "in", ids).groupBy("comment_id").execute(),
-    db.selectFrom("comment_likes").select("comment_id").where("user_id", "=", viewerId).where("comment_id", "in", ids).execute(),
-    replies.groupBy("reply_to_id").execute(),
-  ]);
-  const authorById = new Map(authors.map((a) => [a.id, a]));
-  const postCuid = new Map(posts.map((p) => [p.id, p.cuid]));
-  const parentCuid = new Map(parents.map((p) => [p.id, p.cuid]));
-  const likeCount = new Map(likes.map((l) => [l.comment_id, Number(l.n)]));
-  const liked = new Set(mine.map((m) => m.comment_id));
-  const replyCount = new Map(replyCounts.map((r) => [r.reply_to_id!, Number(r.n)]));
-  return rows.map((row) => ({
-    row,
-    postCuid: postCuid.get(row.post_id)!,
-    replyToCuid: row.reply_to_id === null ? null : (parentCuid.get(row.reply_to_id) ?? null),
-    author: authorById.get(row.author_id)!,
-    media: JSON.parse(row.media) as CommentMedia[],
-    likeCount: likeCount.get(row.id) ?? 0,
-    replyCount: replyCount.get(row.id) ?? 0,
-    liked: liked.has(row.id),
-  }));
+  const found = await selectCommentViews(db, viewerId)
+    .where("comments.id", "in", rows.map((r) => r.id))
+    .execute();
+  const byId = new Map(found.map((r) => [r.c_id, commentViewOf(r)]));
+  return rows.map((r) => byId.get(r.id)).filter((v): v is CommentView => v !== undefined);
 }

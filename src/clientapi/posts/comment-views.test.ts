@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { commentsPage, findVisibleComment, loadCommentViews } from "../../domain/comments/service";
+import { decodeCursor } from "../../lib/paging";
+import { startTestServer, type TestServer } from "../../testing/server";
+import { countingDb } from "../../testing/statements";
+import { postIdAs, quickPerson } from "./test-helpers";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.stop());
+
+const person = () => quickPerson(server);
+
+async function commentAs(client: Awaited<ReturnType<typeof person>>["client"], postId: string, body: Record<string, unknown>): Promise<any> {
+  const res = await client.post(`/api/social/posts/${postId}/comments`, body);
+  expect(res.status).toBe(200);
+  return res.body.data.comment;
+}
+
+const postRowId = async (cuid: string) => (await server.app.db.selectFrom("posts").select("id").where("cuid", "=", cuid).executeTakeFirstOrThrow()).id;
+const commentRow = (cuid: string) => server.app.db.selectFrom("comments").selectAll().where("cuid", "=", cuid).executeTakeFirstOrThrow();
+
+describe("comment views in few statements", () => {
+  test("a page of comments or replies is one statement, whatever the page holds", async () => {
+    const author = await person();
+    const reader = await person();
+    const postId = await postIdAs(author.client, "discuss");
+    const top = [];
+    for (let i = 0; i < 4; i++) top.push(await commentAs(i % 2 ? reader.client : author.client, postId, { content: `c${i}` }));
+    for (let i = 0; i < 3; i++) await commentAs(author.client, postId, { content: `r${i}`, replyToId: top[0].id });
+    expect((await reader.client.post(`/api/social/comments/${top[0].id}/like`)).status).toBe(200);
+    expect((await author.client.post(`/api/social/comments/${top[0].id}/like`)).status).toBe(200);
+
+    const { db, counter } = countingDb(server.app.db);
+    const pid = await postRowId(postId);
+    counter.statements = 0;
+    const page = await commentsPage(db, reader.user.id, { postId: pid }, { cursor: null, limit: 3 });
+    expect(counter.statements).toBe(1);
+    expect(page.items.map((v) => v.row.content)).toEqual(["c0", "c1", "c2"]);
+    expect(page.items.map((v) => [v.likeCount, v.replyCount, v.liked, v.postCuid, v.replyToCuid, v.author.id])).toEqual([
+      [2, 3, true, postId, null, author.user.id],
+      [0, 0, false, postId, null, reader.user.id],
+      [0, 0, false, postId, null, author.user.id],
+    ]);
+    expect(page.nextCursor).not.toBeNull();
+
+    counter.statements = 0;
+    const rest = await commentsPage(db, reader.user.id, { postId: pid }, { cursor: decodeCursor(page.nextCursor!), limit: 3 });
+    expect(counter.statements).toBe(1);
+    expect(rest.items.map((v) => v.row.content)).toEqual(["c3"]);
+    expect(rest.nextCursor).toBeNull();
+
+    const parent = await commentRow(top[0].id);
+    counter.statements = 0;
+    const replies = await commentsPage(db, author.user.id, { commentId: parent.id }, { cursor: null, limit: 10 });
+    expect(counter.statements).toBe(1);
+    expect(replies.items.map((v) => [v.row.content, v.replyToCuid, v.liked])).toEqual([
+      ["r0", top[0].id, false],
+      ["r1", top[0].id, false],
+      ["r2", top[0].id, false],
+    ]);
+
+    counter.statements = 0;
+    const found = await findVisibleComment(db, reader.user.id, top[0].id);
+    expect(found.comment.id).toBe(parent.id);
+    expect(found.post.cuid).toBe(postId);
+    const views = await loadCommentViews(db, reader.user.id, [found.comment]);
+    expect(counter.statements).toBe(2);
+    expect(views[0]!.likeCount).toBe(2);
+    counter.statements = 0;
+    await expect(findVisibleComment(db, reader.user.id, "no-such-comment")).rejects.toMatchObject({ status: 404, code: "NOT_FOUND" });
+    expect(counter.statements).toBe(1);
+  });
+
+  test("the same compiled queries still apply each viewer's blocks and likes", async () => {
+    const author = await person();
+    const friend = await person();
+    const blocker = await person();
+    const postId = await postIdAs(author.client, "thread");
+    const root = await commentAs(author.client, postId, { content: "root" });
+    await commentAs(friend.client, postId, { content: "friend's reply", replyToId: root.id });
+    const blockedReply = await commentAs(blocker.client, postId, { content: "blocker's reply", replyToId: root.id });
+    expect((await blocker.client.post(`/api/social/users/${friend.user.username}/block`)).status).toBe(200);
+    expect((await friend.client.post(`/api/social/comments/${root.id}/like`)).status).toBe(200);
+
+    // the friend no longer sees the blocker's reply, nor counts it
+    let res = await friend.client.get(`/api/social/posts/${postId}/comments`);
+    expect(res.status).toBe(200);
+    expect(res.body.data.comments.map((c: any) => [c.content, c.replyCount, c.liked, c.likeCount])).toEqual([["root", 1, true, 1]]);
+    res = await friend.client.get(`/api/social/comments/${root.id}/replies`);
+    expect(res.body.data.comments.map((c: any) => c.content)).toEqual(["friend's reply"]);
+    expect((await friend.client.get(`/api/social/comments/${blockedReply.id}`)).status).toBe(404);
+    // a comment looks the same on its own as in the list
+    const single = (await friend.client.get(`/api/social/comments/${root.id}`)).body.data.comment;
+    expect(single).toEqual((await friend.client.get(`/api/social/posts/${postId}/comments`)).body.data.comments[0]);
+
+    // the author sees both, and has not liked
+    res = await author.client.get(`/api/social/posts/${postId}/comments`);
+    expect(res.body.data.comments.map((c: any) => [c.content, c.replyCount, c.liked, c.likeCount])).toEqual([["root", 2, false, 1]]);
+    res = await author.client.get(`/api/social/comments/${root.id}/replies?limit=1`);
+    expect(res.body.data.comments.map((c: any) => c.content)).toEqual(["friend's reply"]);
+    res = await author.client.get(`/api/social/comments/${root.id}/replies?limit=1&cursor=${res.body.data.pageInfo.nextCursor}`);
+    expect(res.body.data.comments.map((c: any) => [c.content, c.replyToId, c.author.username])).toEqual([["blocker's reply", root.id, blocker.user.username]]);
+    expect(res.body.data.pageInfo.nextCursor).toBeNull();
+
+    // a deleted author's comment disappears from lists and lookups
+    await server.app.db.updateTable("users").set({ deleted_at: server.app.clock.now() }).where("id", "=", blocker.user.id).execute();
+    expect((await author.client.get(`/api/social/comments/${blockedReply.id}`)).status).toBe(404);
+    res = await author.client.get(`/api/social/comments/${root.id}/replies`);
+    expect(res.body.data.comments.map((c: any) => c.content)).toEqual(["friend's reply"]);
+  });
+
+  test("bad ids and bad paging answer in the envelope", async () => {
+    const { client } = await person();
+    const postId = await postIdAs(client, "empty");
+    let res = await client.get(`/api/social/posts/${postId}/comments`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ comments: [], pageInfo: { nextCursor: null } });
+    res = await client.get("/api/social/comments/does-not-exist/replies");
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ success: false, error: { code: "NOT_FOUND" } });
+    res = await client.get(`/api/social/posts/${postId}/comments?limit=0`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors.limit).toBeDefined();
+    res = await client.get(`/api/social/posts/${postId}/comments?cursor=bm9wZQ`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors.cursor).toBeDefined();
+  });
+});
