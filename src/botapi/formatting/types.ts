@@ -1,13 +1,5 @@
-/** A formatting entity in the compatible Bot API shape: offsets and lengths in UTF-16 code units. */
-export interface MessageEntity {
-  type: string;
-  offset: number;
-  length: number;
-  url?: string;
-  language?: string;
-  user?: unknown;
-  custom_emoji_id?: string;
-}
+import type { MessageEntity } from "../../lib/message-entity";
+export type { MessageEntity };
 
 /**
  * A formatting problem, reported by the Bot API as 400 with `description` verbatim, e.g.

@@ -1,3 +1,4 @@
+import type { MessageEntity } from "../../lib/message-entity";
 import { fieldError, validationError, type FieldErrors } from "../../lib/errors";
 
 /** Longest message text, as the compatible bot API allows (UTF-16 units, like JS length). */
@@ -26,14 +27,7 @@ export interface MediaItem {
   posterUrl?: string | null;
 }
 
-export interface MessageEntity {
-  type: string;
-  offset: number;
-  length: number;
-  url?: string;
-  language?: string;
-  [key: string]: unknown;
-}
+export type { MessageEntity };
 
 const ENTITY_TYPE_RE = /^[a-z_]{1,32}$/;
 
