@@ -6,7 +6,7 @@ import { Bot } from "grammy";
 import { startServer, type RunningServer } from "../main";
 import { silentLogger } from "../lib/log";
 import { signedInClient } from "../testing/fixtures";
-import { botCall, createBotViaApi, openChat, waitFor } from "./test-helpers";
+import { botCall, createBotViaApi, openChat, waitFor, waitForLongPoll } from "./test-helpers";
 
 /**
  * Durability across a restart (stop and start a server on the same data dir), and the
@@ -44,7 +44,7 @@ describe("restart and limits", () => {
     await waitFor(async () => (await botCall(running!.url, pollToken, "getUpdates")).body.result.some((u: any) => u.callback_query), 5000, "callback_query");
     const otherToken = await createBotViaApi(owner, "waiting_bot");
     const waiting = botCall(running.url, otherToken, "getUpdates", { timeout: 20 });
-    await Bun.sleep(100);
+    await waitForLongPoll(running.app, otherToken);
     const stopStarted = Date.now();
     await running.stop();
     expect(Date.now() - stopStarted).toBeLessThan(3000);

@@ -5,6 +5,9 @@ import { signedInClient } from "../testing/fixtures";
 import { startTestServer, type TestServer } from "../testing/server";
 import { waitFor } from "../testing/wait";
 import type { UserRow } from "../domain/users/table";
+import type { App } from "../app";
+import { findBotByUserId } from "../domain/bots/service";
+import { botRuntime } from "../domain/bots/updates";
 
 /**
  * Helpers for Bot API tests: a person on the Client API creates bots, talks to them and
@@ -30,6 +33,16 @@ export async function botWorld(overrides: Partial<Record<ConfigKey, unknown>> = 
 
 // the shared bounded wait, re-exported for the Bot API tests that import it from here
 export { waitFor };
+
+/**
+ * Waits until the server holds a long poll for TOKEN's bot. Sleeping a fixed time instead
+ * races on a loaded machine: the next request can overtake the poll it means to follow.
+ */
+export async function waitForLongPoll(app: App, token: string): Promise<void> {
+  const found = await findBotByUserId(app.db, Number(token.split(":")[0]));
+  if (!found) throw new Error("no bot for that token");
+  await waitFor(() => botRuntime(app).waiters.has(found.bot.id), 5_000, "the long poll to be registered");
+}
 
 /** Creates a bot owned by the signed-in CLIENT; returns its token. */
 export async function createBotViaApi(client: TestClient, username: string, name = "Test Bot"): Promise<string> {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { TestServer } from "../testing/server";
 import type { TestClient } from "../testing/client";
-import { botWorld, botCall, createBotViaApi, openChat, PNG_1x1, waitFor } from "./test-helpers";
+import { botWorld, botCall, createBotViaApi, openChat, PNG_1x1, waitFor, waitForLongPoll } from "./test-helpers";
 
 let server: TestServer;
 let owner: TestClient;
@@ -62,7 +62,7 @@ describe("getUpdates", () => {
   test("a second getUpdates ends the first with 409 Conflict", async () => {
     const token = await createBotViaApi(owner, "twice_bot");
     const first = call(token, "getUpdates", { timeout: 10 });
-    await Bun.sleep(100);
+    await waitForLongPoll(server.app, token);
     const second = await call(token, "getUpdates", { timeout: 0 });
     expect(second.status).toBe(200);
     const r = await first;
