@@ -420,12 +420,20 @@ describe("messages", () => {
     expect(res.status).toBe(200);
     await b.client.post(`/api/social/messages/${cid}/${r.id}/reactions`, { emoji: "👍" });
     res = await a.client.post(`/api/social/messages/${cid}/${r.id}/reactions`, { emoji: "❤️" });
+    // equal counts: ordered by emoji code point ("❤" U+2764 before "👍" U+1F44D), never by timing
     expect(res.body.data.reactions).toEqual([
-      { emoji: "👍", count: 1, userIds: [b.user.cuid] },
       { emoji: "❤️", count: 1, userIds: [a.user.cuid] },
+      { emoji: "👍", count: 1, userIds: [b.user.cuid] },
     ]);
+    // the history shows the same order
+    const shownAgain = (await a.client.get(`/api/social/messages/${cid}`)).body.data.messages.find((x: { id: string }) => x.id === r.id);
+    expect(shownAgain.reactions.map((x: { emoji: string }) => x.emoji)).toEqual(["❤️", "👍"]);
     res = await a.client.post(`/api/social/messages/${cid}/${r.id}/reactions`, { emoji: null });
     expect(res.body.data.reactions).toEqual([{ emoji: "👍", count: 1, userIds: [b.user.cuid] }]);
+    // one per person: a's reaction joins b's, in the order they were set
+    res = await a.client.post(`/api/social/messages/${cid}/${r.id}/reactions`, { emoji: "👍" });
+    expect(res.body.data.reactions).toEqual([{ emoji: "👍", count: 2, userIds: [b.user.cuid, a.user.cuid] }]);
+    res = await a.client.post(`/api/social/messages/${cid}/${r.id}/reactions`, { emoji: null });
     res = await a.client.post(`/api/social/messages/${cid}/${r.id}/reactions`, { emoji: "lol" });
     expect(res.status).toBe(400);
     expect(res.body.error.details.fieldErrors.emoji).toBeDefined();

@@ -1,3 +1,4 @@
+import { groupReactions } from "../../domain/chats/reactions";
 import type { Db } from "../../db";
 import type { UserRow } from "../../domain/users/table";
 import type { ConversationRow, MemberRow, MessageRow } from "../../domain/chats/table";
@@ -69,15 +70,16 @@ async function renderMessages(
       : await db
           .selectFrom("message_reactions")
           .innerJoin("users", "users.id", "message_reactions.user_id")
-          .select(["message_reactions.message_id", "message_reactions.emoji", "users.cuid as userCuid"])
+          .select(["message_reactions.message_id", "message_reactions.emoji", "users.cuid as userId"])
           .where("message_reactions.message_id", "in", rows.map((r) => r.id))
           .orderBy("message_reactions.created_at")
+          .orderBy("message_reactions.user_id")
           .execute();
-  const reactions = new Map<number, Map<string, string[]>>();
+  const reactionRowsByMessage = new Map<number, Array<{ emoji: string; userId: string }>>();
   for (const r of reactionRows) {
-    const byEmoji = reactions.get(r.message_id) ?? new Map<string, string[]>();
-    reactions.set(r.message_id, byEmoji);
-    byEmoji.set(r.emoji, [...(byEmoji.get(r.emoji) ?? []), r.userCuid]);
+    const list = reactionRowsByMessage.get(r.message_id);
+    if (list) list.push(r);
+    else reactionRowsByMessage.set(r.message_id, [r]);
   }
 
   const messages = rows.map((m) => {
@@ -102,7 +104,7 @@ async function renderMessages(
         ? { id: reply.cuid, messageId: reply.seq, content: reply.content.slice(0, 200), sender: { username: senderOf(users.get(reply.sender_id)).username } }
         : null,
       forwardedFrom: fromJson(m.forwarded_from),
-      reactions: [...(reactions.get(m.id) ?? new Map<string, string[]>())].map(([emoji, userIds]) => ({ emoji, count: userIds.length, userIds })),
+      reactions: groupReactions(reactionRowsByMessage.get(m.id) ?? []),
       pinned: m.pinned === 1,
       clientMessageId: m.client_message_id,
       createdAt: toIso(m.created_at),

@@ -3,6 +3,7 @@ import type { ExpressionBuilder } from "kysely";
 import type { Database, Db } from "../../db";
 import { fieldError, forbidden } from "../../lib/errors";
 import { newCuid } from "../../lib/ids";
+import { groupReactions } from "./reactions";
 import { toIso } from "../../lib/clock";
 import { decodeCursor, pageOf } from "../../lib/paging";
 import { isBlockedEitherWay } from "../relations/service";
@@ -295,13 +296,12 @@ export async function setReaction(app: App, input: { conversationId: number; seq
   const rows = await db
     .selectFrom("message_reactions")
     .innerJoin("users", "users.id", "message_reactions.user_id")
-    .select(["message_reactions.emoji", "users.cuid"])
+    .select(["message_reactions.emoji", "users.cuid as userId"])
     .where("message_id", "=", message.id)
     .orderBy("message_reactions.created_at")
+    .orderBy("message_reactions.user_id")
     .execute();
-  const byEmoji = new Map<string, string[]>();
-  for (const r of rows) byEmoji.set(r.emoji, [...(byEmoji.get(r.emoji) ?? []), r.cuid]);
-  const reactions = [...byEmoji].map(([emoji, userIds]) => ({ emoji, count: userIds.length, userIds }));
+  const reactions = groupReactions(rows);
   app.events.publish(await activeMemberIds(db, conversation.id), "message:reaction", { conversationId: conversation.cuid, messageId: message.cuid, reactions });
   return { message, reactions };
 }
