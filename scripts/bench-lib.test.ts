@@ -31,8 +31,12 @@ describe("wrk script and report", () => {
 
   test("the table shows ratios and counts failures", () => {
     const result = { requests: 10, rps: 1234.4, p50Ms: 1, p99Ms: 2.345, non2xx: 1, socketErrors: 2 };
-    const table = markdownTable([{ name: "GET /x", result, ratio: 0.256 }]);
-    expect(table.split("\n")[2]).toBe("| GET /x | 1,234 | 1.00 | 2.35 | 0.26 | 3 |");
+    const table = markdownTable([
+      { name: "GET /x", result, ratio: 0.256 },
+      { name: "POST /y", result, ratio: 0.1, reference: { name: "INSERT", ratio: 0.555 } },
+    ]);
+    expect(table.split("\n")[2]).toBe("| GET /x | 1,234 | 1.00 | 2.35 | 0.26 |  | 3 |");
+    expect(table.split("\n")[3]).toBe("| POST /y | 1,234 | 1.00 | 2.35 | 0.10 | 0.56 (INSERT) | 3 |");
   });
 
   test("memory is read from /proc for a live process", () => {

@@ -129,6 +129,15 @@ export async function startBaseline(): Promise<ChildServer<{ url: string }>> {
   };
 }
 
+/**
+ * Starts the one-statement reference endpoints (scripts/bench-reference.ts) in their own
+ * process: `GET {url}/select` is one primary-key SELECT, `POST {url}/insert` one autocommit INSERT.
+ */
+export async function startReferences(): Promise<ChildServer<{ url: string }>> {
+  return spawnChild<{ url: string }>(join(import.meta.dir, "bench-reference.ts"), REFERENCE_CHILD_FLAG);
+}
+export const REFERENCE_CHILD_FLAG = "--bench-reference-child";
+
 /* ---------------------------------------------------------------- wrk */
 
 export interface WrkRequest {
@@ -229,15 +238,18 @@ export interface BenchRow {
   result: WrkResult;
   /** req/s divided by the baseline's req/s in the same run */
   ratio: number;
+  /** req/s divided by the req/s of the reference doing the same kind of work (one SELECT / one INSERT) */
+  reference?: { name: string; ratio: number };
 }
 
-/** A markdown table of ROWS: req/s, p50, p99, ratio to the baseline, failures. */
+/** A markdown table of ROWS: req/s, p50, p99, ratio to the baseline and to the row's reference, failures. */
 export function markdownTable(rows: BenchRow[]): string {
-  const out = ["| endpoint | req/s | p50 ms | p99 ms | × baseline | non-2xx |", "|---|---:|---:|---:|---:|---:|"];
+  const out = ["| endpoint | req/s | p50 ms | p99 ms | × bare | × reference | non-2xx |", "|---|---:|---:|---:|---:|---:|---:|"];
   for (const r of rows) {
     const failures = r.result.non2xx + r.result.socketErrors;
+    const reference = r.reference ? `${r.reference.ratio.toFixed(2)} (${r.reference.name})` : "";
     out.push(
-      `| ${r.name} | ${Math.round(r.result.rps).toLocaleString("en-US")} | ${r.result.p50Ms.toFixed(2)} | ${r.result.p99Ms.toFixed(2)} | ${r.ratio.toFixed(2)} | ${failures} |`,
+      `| ${r.name} | ${Math.round(r.result.rps).toLocaleString("en-US")} | ${r.result.p50Ms.toFixed(2)} | ${r.result.p99Ms.toFixed(2)} | ${r.ratio.toFixed(2)} | ${reference} | ${failures} |`,
     );
   }
   return out.join("\n");

@@ -27,6 +27,7 @@ import {
   serveChild,
   spawnChild,
   startBaseline,
+  startReferences,
   type BenchRow,
   type WrkRequest,
   type WrkResult,
@@ -138,9 +139,14 @@ async function runChild(): Promise<void> {
 
 /* ---------------------------------------------------------------- load generator (parent) */
 
+/** The reference an endpoint's work is compared with: one primary-key SELECT, or one autocommit INSERT. */
+type ReferenceKind = "select" | "insert";
+const REFERENCE_NAMES: Record<ReferenceKind, string> = { select: "PK SELECT", insert: "INSERT" };
+
 interface Endpoint {
   name: string;
   request: WrkRequest;
+  reference?: ReferenceKind;
 }
 
 function endpoints(f: Fixtures): Endpoint[] {
@@ -150,16 +156,17 @@ function endpoints(f: Fixtures): Endpoint[] {
   return [
     { name: "GET /healthz", request: { url: `${f.url}/healthz` } },
     { name: "GET /api/auth/csrf", request: { url: `${f.url}/api/auth/csrf` } },
-    { name: "GET /api/auth/me", request: { url: `${f.url}/api/auth/me`, headers: session } },
-    { name: `GET /api/social/feed (${f.posts} posts)`, request: { url: `${f.url}/api/social/feed`, headers: session } },
-    { name: `GET /api/social/messages (${CHAT_AND_COMMENT_COUNT + 2} chats)`, request: { url: `${f.url}/api/social/messages`, headers: session } },
-    { name: `GET /api/social/posts/{id}/comments (${CHAT_AND_COMMENT_COUNT})`, request: { url: `${f.url}/api/social/posts/${f.postId}/comments`, headers: session } },
-    { name: `GET /api/social/comments/{id}/replies (${CHAT_AND_COMMENT_COUNT})`, request: { url: `${f.url}/api/social/comments/${f.commentId}/replies`, headers: session } },
-    { name: "Bot API getMe", request: { url: `${bot}/getMe` } },
-    { name: "Bot API getUpdates timeout=0", request: { url: `${bot}/getUpdates`, method: "POST", headers: json, body: JSON.stringify({ timeout: 0 }) } },
+    { name: "GET /api/auth/me", request: { url: `${f.url}/api/auth/me`, headers: session }, reference: "select" },
+    { name: `GET /api/social/feed (${f.posts} posts)`, request: { url: `${f.url}/api/social/feed`, headers: session }, reference: "select" },
+    { name: `GET /api/social/messages (${CHAT_AND_COMMENT_COUNT + 2} chats)`, request: { url: `${f.url}/api/social/messages`, headers: session }, reference: "select" },
+    { name: `GET /api/social/posts/{id}/comments (${CHAT_AND_COMMENT_COUNT})`, request: { url: `${f.url}/api/social/posts/${f.postId}/comments`, headers: session }, reference: "select" },
+    { name: `GET /api/social/comments/{id}/replies (${CHAT_AND_COMMENT_COUNT})`, request: { url: `${f.url}/api/social/comments/${f.commentId}/replies`, headers: session }, reference: "select" },
+    { name: "Bot API getMe", request: { url: `${bot}/getMe` }, reference: "select" },
+    { name: "Bot API getUpdates timeout=0", request: { url: `${bot}/getUpdates`, method: "POST", headers: json, body: JSON.stringify({ timeout: 0 }) }, reference: "select" },
     // writes last, so the reads above all see the same database
     {
       name: "POST /api/social/messages/{cid}",
+      reference: "insert",
       request: {
         url: `${f.url}/api/social/messages/${f.conversationId}`,
         method: "POST",
@@ -169,6 +176,7 @@ function endpoints(f: Fixtures): Endpoint[] {
     },
     {
       name: "Bot API sendMessage",
+      reference: "insert",
       request: { url: `${bot}/sendMessage`, method: "POST", headers: json, body: JSON.stringify({ chat_id: f.botChatId, text: "Hello from the bench bot" }) },
     },
   ];
@@ -207,6 +215,7 @@ async function main(): Promise<void> {
   mkdirSync(TMP, { recursive: true });
   writeFileSync(SERVER_LOG, "");
   const baseline = await startBaseline();
+  const references = await startReferences();
   let server: Awaited<ReturnType<typeof spawnChild<Fixtures>>> | null = null;
   try {
     console.log(`seeding a server with ${posts} posts…`);
@@ -225,21 +234,52 @@ async function main(): Promise<void> {
     console.log(`wrk: ${opts.threads} threads, ${opts.connections} connections, ${opts.seconds} s per endpoint`);
     const baselineFirst = await runWrk(wrk, baselineRequest, opts);
     console.log(`  bare Bun.serve: ${Math.round(baselineFirst.rps)} req/s`);
-    const measured: { name: string; result: WrkResult }[] = [];
+    const referenceRequests: Record<ReferenceKind, WrkRequest> = {
+      select: { url: `${references.ready.url}/select` },
+      insert: { url: `${references.ready.url}/insert`, method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ content: "Hello from the benchmark" }) },
+    };
+    const referenceRuns: Record<ReferenceKind, WrkResult[]> = { select: [], insert: [] };
+    const runReferences = async () => {
+      for (const kind of ["select", "insert"] as const) {
+        const result = await runWrk(wrk, referenceRequests[kind], opts);
+        console.log(`  reference ${REFERENCE_NAMES[kind]}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms`);
+        referenceRuns[kind].push(result);
+      }
+    };
+    await runReferences();
+    const measured: { name: string; result: WrkResult; reference?: ReferenceKind }[] = [];
     for (const e of endpoints(fixtures)) {
       if (!selected.includes(e.name)) continue;
       await probe(e);
       const result = await runWrk(wrk, e.request, opts);
       console.log(`  ${e.name}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms${result.non2xx + result.socketErrors ? `, ${result.non2xx} non-2xx, ${result.socketErrors} socket errors` : ""}`);
-      measured.push({ name: e.name, result });
+      measured.push({ name: e.name, result, reference: e.reference });
     }
+    await runReferences();
     const baselineLast = await runWrk(wrk, baselineRequest, opts);
     const baselineRps = (baselineFirst.rps + baselineLast.rps) / 2;
+    const referenceRps = (kind: ReferenceKind) => referenceRuns[kind].reduce((sum, r) => sum + r.rps, 0) / referenceRuns[kind].length;
+    const referenceRow = (kind: ReferenceKind): BenchRow => {
+      const [first, last] = referenceRuns[kind] as [WrkResult, WrkResult];
+      const rps = referenceRps(kind);
+      return {
+        name: `reference: Elysia + one ${REFERENCE_NAMES[kind]} (mean of 2)`,
+        result: { ...first, rps, requests: first.requests + last.requests, p50Ms: Math.max(first.p50Ms, last.p50Ms), p99Ms: Math.max(first.p99Ms, last.p99Ms) },
+        ratio: rps / baselineRps,
+      };
+    };
     const memAfter = processMemory(server.pid);
 
     const rows: BenchRow[] = [
       { name: "bare Bun.serve (baseline, mean of 2)", result: { ...baselineFirst, rps: baselineRps, requests: baselineFirst.requests + baselineLast.requests, p50Ms: Math.max(baselineFirst.p50Ms, baselineLast.p50Ms), p99Ms: Math.max(baselineFirst.p99Ms, baselineLast.p99Ms) }, ratio: 1 },
-      ...measured.map((m) => ({ name: m.name, result: m.result, ratio: m.result.rps / baselineRps })),
+      referenceRow("select"),
+      referenceRow("insert"),
+      ...measured.map((m) => ({
+        name: m.name,
+        result: m.result,
+        ratio: m.result.rps / baselineRps,
+        reference: m.reference ? { name: REFERENCE_NAMES[m.reference], ratio: m.result.rps / referenceRps(m.reference) } : undefined,
+      })),
     ];
     const table = markdownTable(rows);
     const memory = `server RSS: ${mb(memBefore.rss)} MB idle after seeding → ${mb(memAfter.rss)} MB after the runs (peak ${mb(memAfter.peakRss)} MB); baseline process ${mb(baselineMem.rss)} MB`;
@@ -251,7 +291,8 @@ async function main(): Promise<void> {
       wrk: opts,
       posts,
       baseline: { rps: baselineRps, runs: [baselineFirst, baselineLast] },
-      endpoints: rows.slice(1).map((r) => ({ name: r.name, ratio: r.ratio, ...r.result })),
+      references: { select: { rps: referenceRps("select"), runs: referenceRuns.select }, insert: { rps: referenceRps("insert"), runs: referenceRuns.insert } },
+      endpoints: rows.slice(3).map((r) => ({ name: r.name, ratio: r.ratio, referenceRatio: r.reference?.ratio, reference: r.reference?.name, ...r.result })),
       memory: { serverRssBefore: memBefore.rss, serverRssAfter: memAfter.rss, serverPeakRss: memAfter.peakRss, baselineRss: baselineMem.rss },
     };
     writeFileSync(RESULTS, JSON.stringify(report, null, 2) + "\n");
@@ -259,6 +300,7 @@ async function main(): Promise<void> {
   } finally {
     await server?.stop();
     await baseline.stop();
+    await references.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
