@@ -1,7 +1,8 @@
 import type { Command } from "commander";
-import { createApp, type App } from "../src/app";
+import type { App } from "../src/app";
+import { openApp } from "../src/wiring";
 import { resolveDataDir } from "../src/config";
-import { isInitialised } from "../src/main";
+import { isInitialised } from "../src/config/layout";
 import { silentLogger } from "../src/lib/log";
 import { CliError, type GlobalOptions } from "./output";
 
@@ -12,7 +13,7 @@ export const globals = (cmd: Command): GlobalOptions => cmd.optsWithGlobals() as
 export async function withApp<T>(opts: GlobalOptions, fn: (app: App) => Promise<T>, { requireInit = true } = {}): Promise<T> {
   const dataDir = resolveDataDir(opts.dataDir);
   if (requireInit && !isInitialised(dataDir)) throw new CliError(`no instance in ${dataDir}: run 'socialctl init' first`);
-  const app = await createApp({ dataDir, log: silentLogger });
+  const app = await openApp({ dataDir, log: silentLogger });
   try {
     return await fn(app);
   } finally {

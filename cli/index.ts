@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 import { Command } from "commander";
-import { VERSION } from "../src/app";
+import { VERSION } from "../src/config/layout";
 import { commanderOutput, fail, type GlobalOptions } from "./output";
 import { registerInit } from "./commands/init";
 import { registerServe } from "./commands/serve";

@@ -1,14 +1,10 @@
-import { join } from "node:path";
 import { ensureInstanceSecret, loadConfig, type Config, type ConfigKey } from "./config";
+import { dbPath } from "./config/layout";
 import { migrateToLatest, openStorage, type Db, type Storage } from "./db";
 import { systemClock, type Clock } from "./lib/clock";
 import { createLogger, type Logger } from "./lib/log";
 import { EventBroker } from "./realtime/broker";
 import { DomainHooks } from "./domain/hooks";
-import { installFeatureHooks } from "./features";
-
-export const VERSION = "0.1.0";
-export const DATABASE_FILE = "social.db";
 
 /** The one object every route factory, CLI command and domain service receives. */
 export interface App {
@@ -39,11 +35,15 @@ export interface CreateAppOptions {
   migrate?: boolean;
 }
 
+/**
+ * The bare App: config, storage, clock, broker and hooks, no feature. wiring.ts `openApp`
+ * builds one with every feature's listeners installed; that is the one to use.
+ */
 export async function createApp(opts: CreateAppOptions): Promise<App> {
   const config = loadConfig(opts.dataDir, opts.overrides);
   const log = opts.log ?? createLogger({ format: config["log.format"], level: config["log.level"] });
   const secret = ensureInstanceSecret(opts.dataDir);
-  const storage = openStorage(join(opts.dataDir, DATABASE_FILE));
+  const storage = openStorage(dbPath(opts.dataDir));
   if (opts.migrate !== false) {
     await migrateToLatest(storage.db, { onProgress: (p) => log.info(p.ms === undefined ? "applying migration" : "migration applied", { migration: p.name, step: `${p.index}/${p.total}`, ms: p.ms && Math.round(p.ms) }) });
   }
@@ -74,6 +74,5 @@ export async function createApp(opts: CreateAppOptions): Promise<App> {
       await storage.close();
     },
   };
-  installFeatureHooks(app);
   return app;
 }

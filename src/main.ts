@@ -1,9 +1,6 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { createApp, DATABASE_FILE, type App } from "./app";
+import type { App } from "./app";
 import type { ConfigKey } from "./config";
-import { createHttpApp } from "./http/server";
-import { startFeatureWorkers } from "./features";
+import { createRootHttpApp, openApp, startWorkers } from "./wiring";
 import { endLongPolls } from "./domain/bots/updates";
 import { realtimeHub } from "./realtime/hub";
 import type { Logger } from "./lib/log";
@@ -20,16 +17,16 @@ export interface RunningServer {
 /** How long a stopping server waits for in-flight requests (uploads, logins) before cutting them. */
 const SHUTDOWN_GRACE_MS = 15_000;
 
-/** config → createApp → migrate → listen. Used by `socialctl serve` and by tests. */
+/** config → openApp (createApp, migrate, listeners) → workers → listen. Used by `socialctl serve` and by tests. */
 export async function startServer(opts: {
   dataDir: string;
   overrides?: Partial<Record<ConfigKey, unknown>>;
   log?: Logger;
   clock?: Clock;
 }): Promise<RunningServer> {
-  const app = await createApp({ dataDir: opts.dataDir, overrides: opts.overrides, log: opts.log, clock: opts.clock });
-  const http = createHttpApp(app);
-  startFeatureWorkers(app);
+  const app = await openApp({ dataDir: opts.dataDir, overrides: opts.overrides, log: opts.log, clock: opts.clock });
+  const http = createRootHttpApp(app);
+  startWorkers(app);
   // long polls (getUpdates up to 25 s) and streams outlive Bun's 10 s idle default
   http.listen({ port: app.config.port, hostname: app.config.host, idleTimeout: 60, maxRequestBodySize: 130 * 1024 * 1024 });
   const server = http.server!;
@@ -56,5 +53,3 @@ export async function startServer(opts: {
     },
   };
 }
-
-export const isInitialised = (dataDir: string) => existsSync(join(dataDir, DATABASE_FILE));

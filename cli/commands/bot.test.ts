@@ -1,15 +1,15 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { createApp } from "../../src/app";
+import { openApp } from "../../src/wiring";
 import { findBotByToken } from "../../src/domain/bots/service";
 import { silentLogger } from "../../src/lib/log";
-import { cliHarness } from "./test-cli";
+import { cliHarness } from "../../src/testing/cli";
 
 const { dataDir, run, runJson, expectOneLineFailure, cleanup } = cliHarness();
 afterAll(cleanup);
 
 /** Whether TOKEN opens a bot in the instance (read straight from the database). */
 async function tokenWorks(token: string): Promise<boolean> {
-  const app = await createApp({ dataDir, log: silentLogger });
+  const app = await openApp({ dataDir, log: silentLogger });
   try {
     return (await findBotByToken(app.db, token)) !== null;
   } finally {

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
-import { CLI, cliHarness } from "./test-cli";
+import { CLI, cliHarness } from "../../src/testing/cli";
 
 const { tmp, run, runJson, expectOneLineFailure, cleanup } = cliHarness();
 afterAll(cleanup);

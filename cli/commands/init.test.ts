@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { CLI, cliHarness } from "./test-cli";
+import { CLI, cliHarness } from "../../src/testing/cli";
 
 const { tmp, cleanup } = cliHarness();
 afterAll(cleanup);

@@ -1,17 +1,10 @@
 import type { Command } from "commander";
 import { resolveDataDir, setConfigValue, parseConfigValue, readConfigFile } from "../../src/config";
-import { isInitialised } from "../../src/main";
+import { isInitialised } from "../../src/config/layout";
 import { createUser } from "../../src/domain/users/service";
 import { emit, interactive, type GlobalOptions } from "../output";
 import { globals, withApp } from "../context";
-import { promptInit } from "../prompts/init";
-
-export interface InitAnswers {
-  baseUrl?: string;
-  port?: string;
-  registration?: string;
-  admin?: { email: string; username: string; password: string };
-}
+import { promptInit, type InitAnswers } from "../prompts/init";
 
 /** Creates the data dir, config and database; idempotent on an existing instance. */
 export async function initInstance(opts: GlobalOptions, answers: InitAnswers) {

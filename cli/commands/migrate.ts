@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { createApp } from "../../src/app";
+import { openApp } from "../../src/wiring";
 import { resolveDataDir } from "../../src/config";
 import { migrateToLatest } from "../../src/db";
 import { silentLogger } from "../../src/lib/log";
@@ -12,7 +12,7 @@ export function registerMigrate(program: Command) {
     .description("apply pending schema migrations")
     .action(async (_f: unknown, cmd: Command) => {
       const opts = globals(cmd);
-      const app = await createApp({ dataDir: resolveDataDir(opts.dataDir), log: silentLogger, migrate: false });
+      const app = await openApp({ dataDir: resolveDataDir(opts.dataDir), log: silentLogger, migrate: false });
       try {
         const result = await migrateToLatest(app.db, {
           onProgress: (p) => {

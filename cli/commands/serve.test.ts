@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { CLI, cliHarness } from "./test-cli";
+import { CLI, cliHarness } from "../../src/testing/cli";
 
 const { dataDir, run, runJson, cleanup } = cliHarness();
 afterAll(cleanup);

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { resolveDataDir } from "../../src/config";
-import { isInitialised, startServer } from "../../src/main";
+import { startServer } from "../../src/main";
+import { isInitialised } from "../../src/config/layout";
 import { globals } from "../context";
 import { emit } from "../output";
 import { initInstance } from "./init";

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { createApp } from "../../src/app";
+import { openApp } from "../../src/wiring";
 import { auditLedger } from "../../src/domain/stars/ledger";
 import { silentLogger } from "../../src/lib/log";
-import { cliHarness } from "./test-cli";
+import { cliHarness } from "../../src/testing/cli";
 
 const { dataDir, run, runJson, expectOneLineFailure, cleanup } = cliHarness();
 afterAll(cleanup);
@@ -23,7 +23,7 @@ describe("socialctl stars", () => {
     const trailing = await run("stars", "grant", "sam", "4", "--json");
     expect([trailing.code, JSON.parse(trailing.stdout)]).toEqual([0, { username: "sam", granted: 4, balance: 35 }]);
 
-    const app = await createApp({ dataDir, log: silentLogger });
+    const app = await openApp({ dataDir, log: silentLogger });
     try {
       const rows = await app.db.selectFrom("star_ledger").select(["kind", "amount", "note"]).orderBy("id").execute();
       expect(rows).toEqual([

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { createApp } from "../../src/app";
+import { openApp } from "../../src/wiring";
 import { createSession } from "../../src/domain/sessions/service";
 import { findUserByUsername } from "../../src/domain/users/service";
 import { silentLogger } from "../../src/lib/log";
-import { cliHarness } from "./test-cli";
+import { cliHarness } from "../../src/testing/cli";
 
 const { dataDir, run, runJson, expectOneLineFailure, cleanup } = cliHarness();
 afterAll(cleanup);
@@ -48,7 +48,7 @@ describe("socialctl init and user", () => {
   });
 
   test("user ban-devices bans every device the account signed in from", async () => {
-    const app = await createApp({ dataDir, log: silentLogger });
+    const app = await openApp({ dataDir, log: silentLogger });
     const anna = (await findUserByUsername(app.db, "anna"))!;
     const ttls = { accessTtlMs: 60_000, refreshTtlMs: 3600_000 };
     for (const deviceId of ["devAAAAAAAAAAAAAAAAAAAAA", "devBBBBBBBBBBBBBBBBBBBBB", "devAAAAAAAAAAAAAAAAAAAAA"]) {
@@ -57,7 +57,7 @@ describe("socialctl init and user", () => {
     await app.close();
     expect((await runJson("user", "ban-devices", "anna")).json).toEqual({ username: "anna", bannedDevices: 2 });
     expect((await runJson("user", "ban-devices", "anna")).json).toEqual({ username: "anna", bannedDevices: 0 });
-    const check = await createApp({ dataDir, log: silentLogger });
+    const check = await openApp({ dataDir, log: silentLogger });
     const rows = await check.db.selectFrom("banned_devices").select("device_id").orderBy("device_id").execute();
     await check.close();
     expect(rows.map((r) => r.device_id)).toEqual(["devAAAAAAAAAAAAAAAAAAAAA", "devBBBBBBBBBBBBBBBBBBBBB"]);

@@ -1,7 +1,14 @@
 import * as p from "@clack/prompts";
 import { emailProblem, passwordProblem, usernameProblem } from "../../src/domain/users/service";
 import { parseConfigValue } from "../../src/config";
-import type { InitAnswers } from "../commands/init";
+
+/** What `socialctl init` needs, asked on a TTY or given as flags. */
+export interface InitAnswers {
+  baseUrl?: string;
+  port?: string;
+  registration?: string;
+  admin?: { email: string; username: string; password: string };
+}
 
 const cancelled = (v: unknown): v is symbol => p.isCancel(v);
 

@@ -3,8 +3,8 @@ import type { TestServer } from "../testing/server";
 import type { TestClient } from "../testing/client";
 import { signedInClient } from "../testing/fixtures";
 import type { UserRow } from "../domain/users/table";
-import { WsClient } from "../realtime/stream-clients";
-import { botCall, botWorld, createBotViaApi, openChat, PNG_1x1, waitForMessage } from "./test-helpers";
+import { WsClient } from "../testing/realtime";
+import { botCall, botWorld, createBotViaApi, openChat, PNG_1x1, waitForMessage } from "../testing/botapi";
 
 /**
  * What a person sees of a bot's messages (Client API history and the realtime stream), mentions

@@ -87,7 +87,7 @@ async function membershipToBot(app: App, p: { conversationId: number; userId: nu
   });
 }
 
-/** Turns chat activity into bot updates. Registered once per App (features.ts). */
+/** Turns chat activity into bot updates. Registered once per App (wiring.ts). */
 export function installBotUpdateHooks(app: App): void {
   app.hooks.on("message:created", (p) => messageToBots(app, "message", p.conversationId, p.messageId, p.senderId));
   app.hooks.on("message:edited", (p) => messageToBots(app, "edited_message", p.conversationId, p.messageId, p.editorId));

@@ -1,6 +1,7 @@
 import type { MediaItem } from "../domain/chats/validate";
 import { AppError } from "../lib/errors";
-import { BOT_FILE_LIMITS, findUploadByUrl, storeUpload, type UploadRow } from "../media/uploads";
+import { BOT_FILE_LIMITS, findUploadByUrl, storeUpload } from "../media/uploads";
+import type { UploadRow } from "../media/table";
 import type { BotContext } from "./context";
 import { badRequest, botError } from "./errors";
 import { fetchLimited } from "./net";

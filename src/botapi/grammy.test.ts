@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Bot, InputFile, webhookCallback } from "grammy";
 import type { TestServer } from "../testing/server";
 import type { TestClient } from "../testing/client";
-import { botWorld, createBotViaApi, history, openChat, PNG_1x1, waitFor, waitForMessage } from "./test-helpers";
+import { botWorld, createBotViaApi, history, openChat, PNG_1x1, waitFor, waitForMessage } from "../testing/botapi";
 
 let server: TestServer;
 

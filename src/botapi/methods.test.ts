@@ -3,7 +3,7 @@ import type { TestServer } from "../testing/server";
 import { signedInClient } from "../testing/fixtures";
 import type { TestClient } from "../testing/client";
 import type { UserRow } from "../domain/users/table";
-import { botWorld, botCall, createBotViaApi, history, openChat, PNG_1x1, waitForMessage } from "./test-helpers";
+import { botWorld, botCall, createBotViaApi, history, openChat, PNG_1x1, waitForMessage } from "../testing/botapi";
 
 let server: TestServer;
 let owner: TestClient;

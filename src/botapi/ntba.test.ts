@@ -3,7 +3,7 @@ import { Bot, InputFile } from "node-telegram-bot-api";
 import type { TestServer } from "../testing/server";
 import type { TestClient } from "../testing/client";
 import type { UserRow } from "../domain/users/table";
-import { botWorld, createBotViaApi, openChat, PNG_1x1, waitFor, waitForMessage } from "./test-helpers";
+import { botWorld, createBotViaApi, openChat, PNG_1x1, waitFor, waitForMessage } from "../testing/botapi";
 
 let server: TestServer;
 let owner: TestClient;

@@ -6,7 +6,7 @@ import { Bot } from "grammy";
 import { startServer, type RunningServer } from "../main";
 import { silentLogger } from "../lib/log";
 import { signedInClient } from "../testing/fixtures";
-import { botCall, createBotViaApi, openChat, waitFor, waitForLongPoll } from "./test-helpers";
+import { botCall, createBotViaApi, openChat, waitFor, waitForLongPoll } from "../testing/botapi";
 
 /**
  * Durability across a restart (stop and start a server on the same data dir), and the

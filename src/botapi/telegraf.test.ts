@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Telegraf, Markup } from "telegraf";
 import type { TestServer } from "../testing/server";
 import type { TestClient } from "../testing/client";
-import { botWorld, createBotViaApi, openChat, waitForMessage } from "./test-helpers";
+import { botWorld, createBotViaApi, openChat, waitForMessage } from "../testing/botapi";
 
 let server: TestServer;
 let owner: TestClient;

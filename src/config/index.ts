@@ -5,8 +5,7 @@ import { randomToken } from "../lib/ids";
 
 export { configKeys, isConfigKey, type Config, type ConfigKey };
 
-export const CONFIG_FILE = "config";
-export const SECRET_FILE = "secret";
+import { CONFIG_FILE, SECRET_FILE } from "./layout";
 
 export function resolveDataDir(flag?: string): string {
   return resolve(flag ?? process.env.SOCIAL_DATA_DIR ?? "./data");

@@ -1,4 +1,4 @@
-import { parseDurationSeconds } from "../ops/duration";
+import { parseDurationSeconds } from "../lib/duration";
 
 /**
  * Every config key the service knows, with its default and parser. Names are a contract

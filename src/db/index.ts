@@ -4,7 +4,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { bunSqliteDialect } from "./sqlite-dialect";
 import { migrations } from "./migrations";
-import { snapshotBeforeMigrate } from "../ops/premigrate";
+import { snapshotBeforeMigrate } from "./premigrate";
 import type { Database } from "./schema";
 
 export type { Database } from "./schema";

@@ -7,7 +7,7 @@ import type { SettingsTables } from "../domain/settings/table";
 import type { StoriesTables } from "../domain/stories/table";
 import type { ChatsTables } from "../domain/chats/table";
 import type { BotsTables } from "../domain/bots/table";
-import type { UploadsTables } from "../media/uploads";
+import type { UploadsTables } from "../media/table";
 import type { PostsTables } from "../domain/posts/table";
 import type { CommentsTables } from "../domain/comments/table";
 import type { StarsTables } from "../domain/stars/table";

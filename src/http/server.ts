@@ -7,10 +7,6 @@ import { isValidCsrf } from "./csrf";
 import { clientErrorBody, clientErrorResponse } from "./envelope";
 import { toAppError } from "./errors";
 import { AbuseGuard, RateLimiter } from "./rate-limit";
-import { clientApiRoutes } from "../clientapi";
-import { healthz } from "../ops/health";
-import { fileRoutes } from "../media/serve";
-import { botApiRoutes } from "../botapi/routes";
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -48,7 +44,7 @@ function logRequests(app: App) {
     };
 }
 
-/** The root HTTP app: global guards, error mapping, and every surface's routes. */
+/** The root HTTP app's shell: request log, global guards and error mapping; wiring.ts mounts the surfaces on it. */
 export function createHttpApp(app: App) {
   const limiter = new RateLimiter();
   const guard = new AbuseGuard(
@@ -83,11 +79,5 @@ export function createHttpApp(app: App) {
       if (err.retryAfter !== undefined) set.headers["retry-after"] = String(err.retryAfter);
       set.headers["content-type"] = "application/json; charset=utf-8";
       return clientErrorBody(err);
-    })
-    .get("/healthz", () => healthz(app))
-    .use(clientApiRoutes(app))
-    .use(fileRoutes(app))
-    .use(botApiRoutes(app));
+    });
 }
-
-export type HttpApp = ReturnType<typeof createHttpApp>;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Mailer, sendSmtp } from "./mail";
-import { startFakeSmtp } from "./fake-smtp";
+import { startFakeSmtp } from "../testing/smtp";
 import { createLogger } from "./log";
 import { waitFor } from "../testing/wait";
 

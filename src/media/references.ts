@@ -1,6 +1,7 @@
 import type { App } from "../app";
 import { fileStore } from "./store";
-import { FILE_NAME, type UploadRow } from "./uploads";
+import { FILE_NAME } from "./uploads";
+import type { UploadRow } from "./table";
 
 /**
  * Every column that can hold one of this instance's file URLs (absolute under baseUrl or

@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { App } from "../app";
 import { randomToken } from "../lib/ids";
+import { filesDir, UPLOADS_TMP_DIR } from "../config/layout";
 
 /** A stored file as the server reads it back: size, modification time, and a sliceable body. */
 export interface StoredFile {
@@ -33,7 +34,7 @@ export class LocalFileStore implements FileStore {
   private readonly tmpDir: string;
 
   constructor(private readonly root: string) {
-    this.tmpDir = join(root, ".tmp");
+    this.tmpDir = join(root, UPLOADS_TMP_DIR);
   }
 
   private pathOf(key: string): string {
@@ -92,7 +93,7 @@ const stores = new WeakMap<App, FileStore>();
 export function fileStore(app: App): FileStore {
   let store = stores.get(app);
   if (!store) {
-    store = new LocalFileStore(join(app.dataDir, "files"));
+    store = new LocalFileStore(filesDir(app.dataDir));
     stores.set(app, store);
   }
   return store;
@@ -100,7 +101,7 @@ export function fileStore(app: App): FileStore {
 
 /** A scratch directory for streamed request bodies, inside the data dir (same filesystem as files/). */
 export function scratchDir(app: App): string {
-  const dir = join(app.dataDir, "files", ".tmp");
+  const dir = join(filesDir(app.dataDir), UPLOADS_TMP_DIR);
   mkdirSync(dir, { recursive: true });
   return dir;
 }

@@ -1,4 +1,3 @@
-import type { Generated, Selectable } from "kysely";
 import { rmSync } from "node:fs";
 import { isAbsolute, join, sep } from "node:path";
 import type { App } from "../app";
@@ -10,37 +9,9 @@ import { UPLOAD_KINDS, type MediaClass, type UploadKind } from "./kinds";
 import { sniffType, type SniffedType } from "./sniff";
 import { fileStore, scratchDir } from "./store";
 import { ffmpegTools, makePoster, probeMedia } from "./video";
+import type { UploadRow } from "./table";
 
 export { UPLOAD_KINDS, BOT_FILE_LIMITS, MAX_UPLOAD_BYTES, isUploadKind, type UploadKind } from "./kinds";
-
-export interface UploadsTable {
-  id: Generated<number>;
-  cuid: string;
-  owner_id: number;
-  kind: string;
-  /** file name in the store: 24 random characters + extension chosen from the sniffed type */
-  storage_key: string;
-  /** absolute URL under baseUrl at upload time */
-  url: string;
-  mime: string;
-  size_bytes: number;
-  width: number | null;
-  height: number | null;
-  duration_ms: number | null;
-  thumb_url: string | null;
-  poster_url: string | null;
-  /** the client's file name, cleaned; shown as the download name of documents */
-  original_name: string | null;
-  created_at: number;
-  /** set when a post, message, story or profile starts using the file */
-  attached_at: number | null;
-}
-
-export type UploadRow = Selectable<UploadsTable>;
-
-export interface UploadsTables {
-  uploads: UploadsTable;
-}
 
 export interface StoreUploadInput {
   ownerId: number;

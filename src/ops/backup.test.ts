@@ -17,7 +17,7 @@ import { readManifest } from "./manifest";
 import { restoreBackup } from "./restore";
 import { claimServerLock } from "./server-lock";
 import { integrityCheck, openReadOnly } from "./sqlite";
-import { readEntries, writeEntries } from "./testing";
+import { readEntries, writeEntries } from "../testing/tar";
 import { runCli } from "../testing/cli";
 import { sha256File } from "./layout";
 

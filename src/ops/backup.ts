@@ -1,8 +1,8 @@
 import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { VERSION } from "../app";
 import { toIso } from "../lib/clock";
-import { PRE_MIGRATE_RE, CONFIG_NAME, DB_FILE, FILES_DIR, SECRET_NAME, backupsDir, dbPath, fileStamp, sha256File, instanceFiles } from "./layout";
+import { VERSION, PRE_MIGRATE_RE, CONFIG_FILE, DB_FILE, FILES_DIR, SECRET_FILE, backupsDir, dbPath, fileStamp } from "../config/layout";
+import { sha256File, instanceFiles } from "./layout";
 import { MANIFEST_NAME, type BackupManifest, type ManifestFile, readManifest } from "./manifest";
 import { appliedMigrations, columnNames, openReadOnly, tableExists, vacuumInto } from "./sqlite";
 import { TarGzWriter } from "./tar";
@@ -70,11 +70,11 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
       stageFile(join(dataDir, FILES_DIR, f.rel), join(staging, FILES_DIR, f.rel));
       opts.onProgress?.({ phase: "files", done: i + 1, total: kept.length });
     }
-    for (const name of [CONFIG_NAME, SECRET_NAME]) {
+    for (const name of [CONFIG_FILE, SECRET_FILE]) {
       if (existsSync(join(dataDir, name))) copyFileSync(join(dataDir, name), join(staging, name));
     }
 
-    const entries = [DB_FILE, CONFIG_NAME, SECRET_NAME].filter((n) => existsSync(join(staging, n)));
+    const entries = [DB_FILE, CONFIG_FILE, SECRET_FILE].filter((n) => existsSync(join(staging, n)));
     entries.push(...kept.map((f) => `${FILES_DIR}/${f.rel}`));
     const listed: ManifestFile[] = [];
     for (const [i, rel] of entries.entries()) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { botCall, createBotViaApi, openChat, PNG_1x1 } from "../botapi/test-helpers";
+import { botCall, createBotViaApi, openChat, PNG_1x1 } from "../testing/botapi";
 import { uploadFor } from "../testing/media";
 import { configKeys } from "../config/keys";
 import { newCuid } from "../lib/ids";

@@ -1,4 +1,5 @@
-import { VERSION, type App } from "../app";
+import type { App } from "../app";
+import { VERSION } from "../config/layout";
 
 /** GET /healthz: liveness without auth; `socialctl status` reads the uptime from it. */
 export function healthz(app: App) {

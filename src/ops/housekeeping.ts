@@ -3,7 +3,7 @@ import { startCheckpointer, type Checkpointer } from "./checkpointer";
 
 /**
  * Periodic cleanups run by the serving process. Features register theirs with
- * `registerCleanup` (from installFeatureHooks or startFeatureWorkers); the tasks only run
+ * `registerCleanup` (from the listeners or workers wiring.ts installs); the tasks only run
  * once `startHousekeeping` has been called, which happens in serving processes only.
  */
 export type CleanupFn = (app: App) => Promise<number | void> | number | void;

@@ -1,21 +1,9 @@
 import { createReadStream, existsSync, readdirSync, statSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
+import { filesDir } from "../config/layout";
 
-/** Where things live inside a data dir (product.md "Data directory"). */
-export const DB_FILE = "social.db";
-export const FILES_DIR = "files";
-export const BACKUPS_DIR = "backups";
-export const CONFIG_NAME = "config";
-export const SECRET_NAME = "secret";
-
-export const PRE_MIGRATE_RE = /^pre-migrate-.+\.db$/;
-
-export const backupsDir = (dataDir: string) => join(dataDir, BACKUPS_DIR);
-export const dbPath = (dataDir: string) => join(dataDir, DB_FILE);
-
-/** A sortable, file-name-safe timestamp: 20261122T030900.123Z. */
-export const fileStamp = (ms: number): string => new Date(ms).toISOString().replace(/[-:]/g, "");
+/* The data dir's names live in config/layout.ts; here, walking and hashing what is in it. */
 
 /** Every regular file under `root`, as POSIX paths relative to it, sorted. */
 export function walkFiles(root: string): Array<{ rel: string; size: number; mtimeMs: number }> {
@@ -42,7 +30,7 @@ export function walkFiles(root: string): Array<{ rel: string; size: number; mtim
 
 /** The instance's stored files under data/files; dot folders hold uploads still being written. */
 export const instanceFiles = (dataDir: string) =>
-  walkFiles(join(dataDir, FILES_DIR)).filter((f) => !f.rel.split("/").some((seg) => seg.startsWith(".")));
+  walkFiles(filesDir(dataDir)).filter((f) => !f.rel.split("/").some((seg) => seg.startsWith(".")));
 
 export async function sha256File(path: string): Promise<string> {
   const hash = createHash("sha256");

@@ -2,7 +2,7 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, r
 import { createHash } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
 import { knownMigrationNames } from "../db";
-import { BACKUPS_DIR, DB_FILE, fileStamp } from "./layout";
+import { BACKUPS_DIR, DB_FILE, fileStamp } from "../config/layout";
 import { MANIFEST_NAME, type BackupManifest, isSafeRelativePath, readManifest } from "./manifest";
 import { assertNoServerRunning } from "./server-lock";
 import { integrityCheck, openReadOnly } from "./sqlite";

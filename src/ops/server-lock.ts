@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RunningServer } from "../main";
+import type { App } from "../app";
 import { toIso } from "../lib/clock";
 
 /**
@@ -46,7 +46,7 @@ export function assertNoServerRunning(dataDir: string, doing: string): void {
 }
 
 /** Records this process as the data dir's server; the record is removed on shutdown. */
-export function claimServerLock(server: Pick<RunningServer, "app" | "url">): void {
+export function claimServerLock(server: { app: App; url: string }): void {
   const { dataDir } = server.app;
   assertNoServerRunning(dataDir, "starting another");
   const path = join(dataDir, SERVER_LOCK_FILE);

@@ -9,7 +9,7 @@ import { makeUser } from "../testing/fixtures";
 import { pngOf } from "../testing/media";
 import { startTestServer, type TestServer } from "../testing/server";
 import { createBackup } from "./backup";
-import { parseDurationSeconds } from "./duration";
+import { parseDurationSeconds } from "../lib/duration";
 import { SERVER_LOCK_FILE, claimServerLock, readServerLock } from "./server-lock";
 import { runCli } from "../testing/cli";
 

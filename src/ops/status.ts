@@ -1,10 +1,10 @@
 import type { Database as SqliteDatabase } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { VERSION } from "../app";
+import { VERSION, dbPath } from "../config/layout";
 import { knownMigrationNames } from "../db";
 import { listBackups, type BackupListing } from "./backup";
-import { dbPath, fileSize, instanceFiles } from "./layout";
+import { fileSize, instanceFiles } from "./layout";
 import { readServerLock } from "./server-lock";
 import { appliedMigrations, columnNames, openReadOnly, tableExists } from "./sqlite";
 

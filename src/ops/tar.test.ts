@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { readTarGz, TarGzWriter } from "./tar";
-import { readEntries } from "./testing";
+import { readEntries } from "../testing/tar";
 
 const dir = mkdtempSync(join(tmpdir(), "socialctl-tar-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

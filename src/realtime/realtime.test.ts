@@ -4,7 +4,7 @@ import { TestClient } from "../testing/client";
 import { quickPerson, signedInClient } from "../testing/fixtures";
 import { waitFor } from "../testing/wait";
 import { realtimeHub } from "./hub";
-import { SseClient, WsClient, rawConnection, rawStreamRequest } from "./stream-clients";
+import { SseClient, WsClient, rawConnection, rawStreamRequest } from "../testing/realtime";
 
 let server: TestServer;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { detectEntities, parseFormatted } from "./index.ts";
-import { entity, expectFailure, parse } from "./test-helpers.ts";
+import { entity, expectFailure, parse } from "../../testing/formatting";
 
 const failsWith = (entities: unknown, description: string, text = "hello") =>
   expectFailure(() => parse(text, undefined, entities), description);

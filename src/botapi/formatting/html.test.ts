@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { DOCUMENTED_NESTING, entity, parse, parseFails } from "./test-helpers.ts";
+import { DOCUMENTED_NESTING, entity, parse, parseFails } from "../../testing/formatting";
 
 describe("HTML", () => {
   test("every supported tag and alias maps to its entity", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { entity, parse, parseFails } from "./test-helpers.ts";
+import { entity, parse, parseFails } from "../../testing/formatting";
 
 describe("Markdown (legacy)", () => {
   test("bold, italic, code, pre with language, links", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { renderHtml, renderMarkdownV2 } from "./index.ts";
-import { entity, parse } from "./test-helpers.ts";
+import { entity, parse } from "../../testing/formatting";
 
 describe("rendering", () => {
   const text = "bold <it> & link code pre";

@@ -141,7 +141,7 @@ async function sendSuccessfulPayment(app: App, p: { paymentId: number; serviceMe
   });
 }
 
-/** The Bot API side of the payment flow. Registered once per App (features.ts). */
+/** The Bot API side of the payment flow. Registered once per App (wiring.ts). */
 export function installPaymentUpdateHooks(app: App): void {
   app.hooks.on("payment:pre-checkout", (p) => sendPreCheckoutQuery(app, p));
   app.hooks.on("payment:succeeded", (p) => sendSuccessfulPayment(app, p));

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { TestClient } from "../../testing/client";
-import { startFakeSmtp } from "../../lib/fake-smtp";
+import { startFakeSmtp } from "../../testing/smtp";
 
 let smtp: Awaited<ReturnType<typeof startFakeSmtp>>;
 let server: TestServer;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { TestClient } from "../../testing/client";
-import { capturingLog, lastMail, signedInDevices } from "./test-helpers";
+import { capturingLog, lastMail, signedInDevices } from "../../testing/auth";
 
 let server: TestServer;
 const capture = capturingLog();

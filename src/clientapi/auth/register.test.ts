@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from "../../testing/server";
 import { TestClient } from "../../testing/client";
 import { makeUser } from "../../testing/fixtures";
 import { captchaAnswerForTests, CAPTCHA_TTL_MS } from "../../domain/auth/captcha";
-import { capturingLog, lastMail } from "./test-helpers";
+import { capturingLog, lastMail } from "../../testing/auth";
 
 let server: TestServer;
 let closed: TestServer;

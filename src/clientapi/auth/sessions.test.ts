@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { TestClient } from "../../testing/client";
-import { signedInDevices } from "./test-helpers";
+import { signedInDevices } from "../../testing/auth";
 import type { DeliveredEvent } from "../../realtime/broker";
 
 let server: TestServer;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { TestClient } from "../../testing/client";
 import { makeUser, signedInClient } from "../../testing/fixtures";
-import { capturingLog, lastMail, totpAt } from "./test-helpers";
+import { capturingLog, lastMail, totpAt } from "../../testing/auth";
 
 let server: TestServer;
 const capture = capturingLog();

@@ -4,7 +4,7 @@ import { signedInClient } from "../../testing/fixtures";
 import type { TestClient } from "../../testing/client";
 import type { UserRow } from "../../domain/users/table";
 import { verifyWebAppData } from "../../domain/bots/webapp";
-import { botWorld, botCall, createBotViaApi, openChat } from "../../botapi/test-helpers";
+import { botWorld, botCall, createBotViaApi, openChat } from "../../testing/botapi";
 import { waitFor } from "../../testing/wait";
 
 let server: TestServer;

@@ -4,7 +4,7 @@ import { TestClient } from "../../testing/client";
 import { makeUser } from "../../testing/fixtures";
 import { quickPerson } from "../../testing/fixtures";
 import { storeUpload } from "../../media/uploads";
-import { MP4_HEAD, padTo, pngOf, wavHead } from "../uploads/fixtures";
+import { MP4_HEAD, padTo, pngOf, wavHead } from "../../testing/media";
 import { editMessage, findConversationByCuid, findMessageBySeq, memberCount, openPrivateChat, postSystemMessage, sendMessage } from "../../domain/chats";
 
 let server: TestServer;

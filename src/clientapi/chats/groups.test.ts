@@ -3,7 +3,7 @@ import { startTestServer, type TestServer } from "../../testing/server";
 import { makeUser, signedInClient } from "../../testing/fixtures";
 import { quickPerson } from "../../testing/fixtures";
 import { storeUpload } from "../../media/uploads";
-import { pngOf } from "../uploads/fixtures";
+import { pngOf } from "../../testing/media";
 import { findConversationByCuid, getMember } from "../../domain/chats";
 import type { DomainHookPayloads } from "../../domain/hooks";
 

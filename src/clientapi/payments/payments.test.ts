@@ -7,7 +7,7 @@ import type { TestClient } from "../../testing/client";
 import type { UserRow } from "../../domain/users/table";
 import { grantStars } from "../../domain/stars/service";
 import { auditLedger } from "../../domain/stars/ledger";
-import { botCall, createBotViaApi, history, openChat, waitFor, waitForMessage } from "../../botapi/test-helpers";
+import { botCall, createBotViaApi, history, openChat, waitFor, waitForMessage } from "../../testing/botapi";
 
 /**
  * End to end: a real grammY bot (long polling) sells to a person on the Client API through

@@ -3,7 +3,8 @@ import { commentsPage, findVisibleComment, loadCommentViews } from "../../domain
 import { decodeCursor } from "../../lib/paging";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { countingDb } from "../../testing/statements";
-import { postIdAs, quickPerson } from "./test-helpers";
+import { postIdAs } from "../../testing/posts";
+import { quickPerson } from "../../testing/fixtures";
 
 let server: TestServer;
 beforeAll(async () => {

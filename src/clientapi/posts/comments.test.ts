@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
-import { postIdAs, quickPerson } from "./test-helpers";
+import { postIdAs } from "../../testing/posts";
+import { quickPerson } from "../../testing/fixtures";
 import type { TestClient } from "../../testing/client";
-import { uploadFor } from "../people/upload-fixtures";
+import { uploadFor } from "../../testing/media";
 
 let server: TestServer;
 beforeAll(async () => {

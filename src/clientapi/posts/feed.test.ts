@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
-import { postIdAs, quickPerson } from "./test-helpers";
+import { postIdAs } from "../../testing/posts";
+import { quickPerson } from "../../testing/fixtures";
 import { TestClient } from "../../testing/client";
 
 let server: TestServer;

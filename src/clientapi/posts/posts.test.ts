@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { DeliveredEvent } from "../../realtime/broker";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { TestClient } from "../../testing/client";
-import { uploadFor } from "../people/upload-fixtures";
-import { postAs, quickPerson } from "./test-helpers";
+import { uploadFor } from "../../testing/media";
+import { postAs } from "../../testing/posts";
+import { quickPerson } from "../../testing/fixtures";
 
 let server: TestServer;
 beforeAll(async () => {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { feedPage, findVisiblePostView, userPostsPage } from "../../domain/posts/feed";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { countingDb as countingStatements } from "../../testing/statements";
-import { postAs, postIdAs, quickPerson } from "./test-helpers";
+import { postAs, postIdAs } from "../../testing/posts";
+import { quickPerson } from "../../testing/fixtures";
 
 let server: TestServer;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
-import { postIdAs } from "../posts/test-helpers";
+import { postIdAs } from "../../testing/posts";
 import { quickPerson } from "../../testing/fixtures";
 import { TestClient } from "../../testing/client";
 import { openPrivateChat } from "../../domain/chats/conversations";

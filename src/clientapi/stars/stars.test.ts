@@ -5,7 +5,7 @@ import { TestClient } from "../../testing/client";
 import type { UserRow } from "../../domain/users/table";
 import { grantStars } from "../../domain/stars/service";
 import { auditLedger } from "../../domain/stars/ledger";
-import { createBotViaApi } from "../../botapi/test-helpers";
+import { createBotViaApi } from "../../testing/botapi";
 
 let server: TestServer;
 let alice: TestClient;

@@ -3,7 +3,7 @@ import { UPLOAD_KINDS, type UploadKind } from "../../media/kinds";
 import { signedInClient } from "../../testing/fixtures";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { MP4_HEAD, jpegWithGps, padTo, wavHead } from "../../testing/media";
-import { postUpload } from "./fixtures";
+import { postUpload } from "../../testing/uploads";
 
 let s: TestServer;
 let alice: Awaited<ReturnType<typeof signedInClient>>;

@@ -1,5 +1,6 @@
 import { toIso } from "../../lib/clock";
-import { processingNotes, type UploadRow } from "../../media/uploads";
+import { processingNotes } from "../../media/uploads";
+import type { UploadRow } from "../../media/table";
 
 /** An upload result as the Client API shows it (`url`, `thumb`, `posterUrl` plus details). */
 export function serializeUpload(row: UploadRow) {

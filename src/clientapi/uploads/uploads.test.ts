@@ -10,7 +10,7 @@ import { signedInClient } from "../../testing/fixtures";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { waitFor } from "../../testing/wait";
 import { MP4_HEAD, PDF_HEAD, WEBM_HEAD, jpegWithGps, padTo, pngOf, wavHead } from "../../testing/media";
-import { authHeaders, postUpload } from "./fixtures";
+import { authHeaders, postUpload } from "../../testing/uploads";
 
 let s: TestServer;
 let alice: Awaited<ReturnType<typeof signedInClient>>;

@@ -13,7 +13,7 @@ const sections = new Map<string, ExportSection>();
 
 /**
  * Adds a section to `GET /api/account/export` (posts, messages…). Features call it from
- * installFeatureHooks; registering the same name again replaces it.
+ * the wiring (wiring.ts); registering the same name again replaces it.
  */
 export function registerExportSection(name: string, section: ExportSection): void {
   sections.set(name, section);

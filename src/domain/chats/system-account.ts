@@ -41,7 +41,7 @@ export async function sendSystemNotice(app: App, userId: number, text: string) {
   return sendMessage(app, { conversationId: conversation.id, senderId: system.id, content: text });
 }
 
-/** Hook listeners of the chats feature (installed for every App from features.ts). */
+/** Hook listeners of the chats feature (installed for every App from wiring.ts). */
 export function installChatHooks(app: App): void {
   // two-factor "messenger" method: the code arrives as a message on the person's other devices
   app.hooks.on("auth:deliver-code", async ({ userId, code }) => {

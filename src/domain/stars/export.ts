@@ -4,7 +4,7 @@ import { registerExportSection } from "../account/export";
 import type { UserRow } from "../users/table";
 import { walletBalance } from "./ledger";
 
-/** Hook listeners of the stars feature (installed for every App from features.ts). */
+/** Hook listeners of the stars feature (installed for every App from wiring.ts). */
 export function installStarsHooks(app: App): void {
   void app;
   registerExportSection("stars", exportStars);

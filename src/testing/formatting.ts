@@ -1,5 +1,5 @@
 import { expect } from "bun:test";
-import { FormattingError, parseFormatted, type MessageEntity } from "./index.ts";
+import { FormattingError, parseFormatted, type MessageEntity } from "../botapi/formatting";
 
 /** Parses without auto-detected entities, so a case shows only what its markup made. */
 export const parse = (text: string, mode?: string, entities?: unknown) =>

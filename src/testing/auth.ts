@@ -1,9 +1,9 @@
 import { generate } from "otplib";
-import type { App } from "../../app";
-import { TestClient } from "../../testing/client";
-import { makeUser } from "../../testing/fixtures";
-import { createLogger, type Logger } from "../../lib/log";
-import type { ManualClock } from "../../lib/clock";
+import type { App } from "../app";
+import { TestClient } from "./client";
+import { makeUser } from "./fixtures";
+import { createLogger, type Logger } from "../lib/log";
+import type { ManualClock } from "../lib/clock";
 
 /** A logger that keeps records, to read mails the server "sent" to its log (no smtp.host). */
 export function capturingLog(): { log: Logger; records: Array<Record<string, any>>; mails(to?: string): Array<Record<string, any>> } {

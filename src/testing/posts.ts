@@ -1,8 +1,5 @@
 import { expect } from "bun:test";
-import type { TestClient } from "../../testing/client";
-
-/** A signed-in client for a fresh account made straight in the database (see src/testing/fixtures.ts). */
-export { quickPerson } from "../../testing/fixtures";
+import type { TestClient } from "./client";
 
 /** Creates a post through the API (expecting success) and returns it as the API shows it. */
 export async function postAs(client: TestClient, body: string | Record<string, unknown>): Promise<any> {

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { BACKUPS_DIR, PRE_MIGRATE_RE, fileStamp } from "./layout";
+import { BACKUPS_DIR, PRE_MIGRATE_RE, fileStamp } from "../config/layout";
 
 /** Pre-migration snapshots kept beside the backups; older ones are removed. */
 export const PRE_MIGRATE_KEEP = 3;

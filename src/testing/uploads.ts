@@ -1,7 +1,4 @@
-import type { TestClient } from "../../testing/client";
-
-/** Media builders now live in src/testing/media.ts; re-exported for the test files that still import them from here. */
-export { MP4_HEAD, PDF_HEAD, WEBM_HEAD, jpegWithGps, padTo, pngOf, wavHead } from "../../testing/media";
+import type { TestClient } from "./client";
 
 /** Cookie and CSRF headers of a signed-in TestClient, for raw fetch and socket requests. */
 export function authHeaders(client: TestClient): Record<string, string> {

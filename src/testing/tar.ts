@@ -1,4 +1,4 @@
-import { readTarGz, TarGzWriter } from "./tar";
+import { readTarGz, TarGzWriter } from "../ops/tar";
 
 /** Every entry of a small archive, in order (tests rewrite archives to tamper with them). */
 export async function readEntries(path: string): Promise<Array<{ path: string; data: Buffer }>> {

@@ -1,4 +1,4 @@
-import type { TestClient } from "../testing/client";
+import type { TestClient } from "./client";
 
 /** Test and benchmark clients for the realtime transports, speaking real HTTP / WebSocket. */
 

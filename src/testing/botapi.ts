@@ -1,9 +1,9 @@
 import { expect } from "bun:test";
 import type { ConfigKey } from "../config";
-import type { TestClient } from "../testing/client";
-import { signedInClient } from "../testing/fixtures";
-import { startTestServer, type TestServer } from "../testing/server";
-import { waitFor } from "../testing/wait";
+import type { TestClient } from "./client";
+import { signedInClient } from "./fixtures";
+import { startTestServer, type TestServer } from "./server";
+import { waitFor } from "./wait";
 import type { UserRow } from "../domain/users/table";
 import type { App } from "../app";
 import { findBotByUserId } from "../domain/bots/service";

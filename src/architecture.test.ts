@@ -1,0 +1,26 @@
+import { describe, expect, test } from "bun:test";
+import { importCycles, importGraph, upwardImports } from "../scripts/imports";
+
+/*
+ * The shape of the code, checked like behaviour: `bun scripts/imports.ts` prints the same
+ * findings. Layers and the reasons behind them are in scripts/imports.ts.
+ */
+describe("imports", () => {
+  const graph = importGraph();
+
+  test("no import cycles", () => {
+    expect(importCycles(graph)).toEqual([]);
+  });
+
+  test("imports run down the layers (at most 4 exceptions, each named here)", () => {
+    const allowed: string[] = [];
+    expect(upwardImports(graph)).toEqual(allowed);
+  });
+
+  test("the walker sees the imports it checks", () => {
+    // a guard against a regex that silently matches nothing
+    expect(graph.get("src/main.ts")).toContain("src/wiring.ts");
+    expect(graph.get("src/wiring.ts")).toContain("src/app.ts");
+    expect(graph.size).toBeGreaterThan(200);
+  });
+});

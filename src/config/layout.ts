@@ -1,0 +1,26 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+
+/** The version this build reports (healthz, status, backups, `socialctl --version`). */
+export const VERSION = "0.1.0";
+
+/** Where things live inside a data dir (product.md "Data directory"): every name, once. */
+export const DB_FILE = "social.db";
+export const FILES_DIR = "files";
+export const BACKUPS_DIR = "backups";
+export const CONFIG_FILE = "config";
+export const SECRET_FILE = "secret";
+/** Uploads still being written, inside FILES_DIR; dot folders are not part of the instance's files. */
+export const UPLOADS_TMP_DIR = ".tmp";
+
+export const PRE_MIGRATE_RE = /^pre-migrate-.+\.db$/;
+
+export const dbPath = (dataDir: string) => join(dataDir, DB_FILE);
+export const filesDir = (dataDir: string) => join(dataDir, FILES_DIR);
+export const backupsDir = (dataDir: string) => join(dataDir, BACKUPS_DIR);
+
+/** An instance exists in DATADIR once its database does (`socialctl init` or a first `serve`). */
+export const isInitialised = (dataDir: string) => existsSync(dbPath(dataDir));
+
+/** A sortable, file-name-safe timestamp: 20261122T030900.123Z. */
+export const fileStamp = (ms: number): string => new Date(ms).toISOString().replace(/[-:]/g, "");

@@ -1,0 +1,57 @@
+import { createApp, type App, type CreateAppOptions } from "./app";
+import { startOpsWorkers } from "./ops";
+import { healthz } from "./ops/health";
+import { installChatHooks } from "./domain/chats/system-account";
+import { installPostsHooks } from "./domain/posts/export";
+import { installStarsHooks } from "./domain/stars/export";
+import { installBotUpdateHooks } from "./botapi/emit";
+import { installPaymentUpdateHooks } from "./botapi/methods/payments";
+import { startWebhookWorker } from "./botapi/webhooks";
+import { botApiRoutes } from "./botapi/routes";
+import { installNotificationDelivery } from "./clientapi/notifications/serialize";
+import { installChatDelivery } from "./clientapi/chats/live";
+import { clientApiRoutes } from "./clientapi";
+import { fileRoutes } from "./media/serve";
+import { createHttpApp } from "./http/server";
+
+/*
+ * The composition root: the one module that knows every feature. Nothing imports it but the
+ * entry points (main.ts, the CLI, tests); features stay ignorant of one another and reach
+ * across through app.hooks, whose listeners are installed here.
+ */
+
+/** An App with every feature's listeners installed: what the server, the CLI and tests use. */
+export async function openApp(opts: CreateAppOptions): Promise<App> {
+  const app = await createApp(opts);
+  installListeners(app);
+  return app;
+}
+
+/** Domain hook listeners, one line per feature; they run for every App (server, CLI, tests). */
+function installListeners(app: App): void {
+  installChatHooks(app);
+  installBotUpdateHooks(app);
+  installPostsHooks(app);
+  installNotificationDelivery(app);
+  installChatDelivery(app);
+  installStarsHooks(app);
+  installPaymentUpdateHooks(app);
+}
+
+/**
+ * Timers and background delivery (housekeeping, backups, webhooks), only in a serving
+ * process; each worker registers its own stop with app.onClose.
+ */
+export function startWorkers(app: App): void {
+  startOpsWorkers(app);
+  startWebhookWorker(app);
+}
+
+/** The root HTTP app: global guards and error mapping (http/server.ts), then every surface by prefix. */
+export function createRootHttpApp(app: App) {
+  return createHttpApp(app)
+    .get("/healthz", () => healthz(app))
+    .use(clientApiRoutes(app))
+    .use(fileRoutes(app))
+    .use(botApiRoutes(app));
+}
