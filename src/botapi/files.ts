@@ -4,7 +4,7 @@ import { BOT_FILE_LIMITS, findUploadByUrl, storeUpload } from "../media/uploads"
 import type { UploadRow } from "../media/table";
 import type { BotContext } from "./context";
 import { badRequest, botError } from "./errors";
-import { fetchLimited } from "./net";
+import { FETCH_FAILED, fetchLimited } from "./net";
 
 /** The Bot API file fields and how each is stored and shown. */
 export const FILE_FIELDS = {
@@ -88,9 +88,14 @@ export async function inputFile(ctx: BotContext, field: FileField, raw: unknown,
   if (!/^https?:\/\//i.test(value)) throw badRequest(`wrong file identifier/HTTP URL specified for ${field}`);
   let fetched: Awaited<ReturnType<typeof fetchLimited>>;
   try {
-    fetched = await fetchLimited(ctx.app, value, BOT_FILE_LIMITS[FILE_FIELDS[field].kind]);
+    fetched = await fetchLimited(ctx.app, value, BOT_FILE_LIMITS[FILE_FIELDS[field].kind], undefined, undefined, (cause) =>
+      ctx.app.log.info("bot file URL not fetched", { botId: ctx.bot.id, cause }),
+    );
   } catch (err) {
-    throw badRequest(`failed to get HTTP URL content for ${field}: ${(err as Error).message}`);
+    // one answer for every refused or failed fetch (no port or address oracle); only a URL of
+    // the wrong shape is told apart, since that depends on the text alone
+    const message = (err as Error).message;
+    throw badRequest(message === FETCH_FAILED ? `failed to get HTTP URL content for ${field}` : `failed to get HTTP URL content for ${field}: ${message}`);
   }
   const row = await store(ctx, field, fetched.data, opts.fileName ?? fetched.name, fetched.mime ?? undefined);
   return mediaItemOf(field, row, opts.fileName);

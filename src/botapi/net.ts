@@ -1,82 +1,110 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import ipaddr from "ipaddr.js";
 import type { App } from "../app";
 
 /**
  * Outbound requests on behalf of bots (webhooks, file URLs) must not reach the instance's
- * own network: loopback, private, link-local, CGNAT, multicast and unspecified addresses are
- * refused unless bot.allowPrivateWebhooks is on (bot development on localhost).
+ * own network unless bot.allowPrivateWebhooks is on (bot development on localhost). Only
+ * global unicast addresses are public: ipaddr.js names every special-purpose range, and
+ * anything it does not call plain unicast is refused. That includes the IPv6 forms that embed
+ * an IPv4 address (mapped ::ffff:0:0/96 in hex or dotted notation, SIIT, NAT64 64:ff9b::/96
+ * and 64:ff9b:1::/48, 6to4 2002::/16, Teredo 2001::/32): a gateway or the kernel turns them
+ * into the IPv4 address they carry, which may be loopback or private.
  */
 export function isPrivateAddress(ip: string): boolean {
-  const v = isIP(ip);
-  if (v === 4) return isPrivateV4(ip);
-  if (v === 6) {
-    const lower = ip.toLowerCase().replace(/^\[|\]$/g, "");
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-    if (mapped) return isPrivateV4(mapped[1]!);
-    if (lower === "::" || lower === "::1") return true;
-    const first = parseInt(lower.split(":")[0] || "0", 16);
-    if ((first & 0xfe00) === 0xfc00) return true; // fc00::/7 unique local
-    if ((first & 0xffc0) === 0xfe80) return true; // fe80::/10 link-local
-    if ((first & 0xff00) === 0xff00) return true; // multicast
-    return false;
+  const bare = ip.replace(/^\[|\]$/g, "");
+  // node's isIP first: ipaddr.js also accepts classful shorthands ("127.1") that are not addresses here
+  const version = isIP(bare);
+  if (version === 0) return true;
+  let addr: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    addr = ipaddr.parse(bare);
+  } catch {
+    return true;
   }
-  return true;
+  if (addr.range() !== "unicast") return true;
+  // IPv6 global unicast is 2000::/3; the rest (IPv4-compatible ::a.b.c.d, unassigned space) is not routable publicly
+  if (addr.kind() === "ipv6") return ((addr as ipaddr.IPv6).parts[0]! & 0xe000) !== 0x2000;
+  return false;
 }
 
-function isPrivateV4(ip: string): boolean {
-  const [a, b] = ip.split(".").map(Number) as [number, number];
-  return (
-    a === 0 ||
-    a === 10 ||
-    a === 127 ||
-    (a === 100 && b >= 64 && b <= 127) ||
-    (a === 169 && b === 254) ||
-    (a === 172 && b >= 16 && b <= 31) ||
-    (a === 192 && b === 168) ||
-    (a === 192 && b === 0) ||
-    (a === 198 && (b === 18 || b === 19)) ||
-    a >= 224
-  );
-}
+/**
+ * The one answer for a refused or failed outbound fetch: telling "not public" from "connection
+ * refused" from "timed out" would let a bot map the instance's network (an open/closed-port oracle).
+ */
+export const FETCH_FAILED = "failed to fetch the URL";
 
 export const allowPrivate = (app: App): boolean => app.config["bot.allowPrivateWebhooks"];
 
 /**
- * Checks an outbound URL's shape: https (http too when private targets are allowed), no
- * credentials, and no private literal address or localhost name. Returns a reason or null.
+ * An outbound URL's shape: https (http too when private targets are allowed) and no
+ * credentials. These reasons depend on the text alone, so they may be told to the bot.
  */
-export function outboundUrlProblem(app: App, raw: string): string | null {
+export function urlShapeProblem(app: App, raw: string): string | null {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     return "invalid URL";
   }
-  const privateOk = allowPrivate(app);
-  if (url.protocol !== "https:" && !(privateOk && url.protocol === "http:")) return "an HTTPS URL must be provided";
+  if (url.protocol !== "https:" && !(allowPrivate(app) && url.protocol === "http:")) return "an HTTPS URL must be provided";
   if (url.username || url.password) return "URL must not contain credentials";
-  if (privateOk) return null;
-  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal")) return "URL host is not public";
-  if (isIP(host) && isPrivateAddress(host)) return "IP address is not public";
   return null;
 }
 
+/** The URL's host without brackets, lower case, without the trailing dot of a rooted name. */
+const bareHost = (url: URL): string => url.hostname.replace(/^\[|\]$/g, "").toLowerCase().replace(/\.+$/, "");
+
+/** Names that never leave the machine or the site, whatever a resolver answers for them. */
+const isLocalName = (host: string): boolean =>
+  host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal");
+
 /**
- * Resolves the URL's host right before connecting and refuses private addresses. Returns the
- * checked address to connect to, or null when no check applies (an IP literal, or private
- * targets allowed).
+ * Checks an outbound URL without a network round trip: its shape, then no private literal
+ * address and no local name. Returns a reason or null.
+ */
+export function outboundUrlProblem(app: App, raw: string): string | null {
+  const shape = urlShapeProblem(app, raw);
+  if (shape || allowPrivate(app)) return shape;
+  const host = bareHost(new URL(raw));
+  if (isIP(host)) return isPrivateAddress(host) ? "IP address is not public" : null;
+  return isLocalName(host) ? "URL host is not public" : null;
+}
+
+/** How long setWebhook waits for a name to resolve before leaving the check to delivery. */
+const SET_TIME_LOOKUP_MS = 3_000;
+
+/**
+ * outboundUrlProblem, then the host name resolved: a name that resolves to a private address
+ * is refused when the webhook is set, not only at each delivery. A name that does not resolve
+ * (yet) is accepted: delivery resolves it again before every connection.
+ */
+export async function webhookUrlProblem(app: App, raw: string): Promise<string | null> {
+  const problem = outboundUrlProblem(app, raw);
+  if (problem || allowPrivate(app)) return problem;
+  const host = bareHost(new URL(raw));
+  if (isIP(host)) return null;
+  const timeout = new Promise<null>((resolve) => setTimeout(resolve, SET_TIME_LOOKUP_MS, null).unref?.());
+  const found = await Promise.race([lookup(host, { all: true }).catch(() => null), timeout]);
+  return found && found.some((a) => isPrivateAddress(a.address)) ? "URL host is not public" : null;
+}
+
+/**
+ * Resolves the URL's host right before connecting and refuses private addresses (with
+ * FETCH_FAILED, like every other outbound failure). Returns the checked address to connect
+ * to, or null when no check applies (a public IP literal, or private targets allowed).
  */
 export async function checkedAddress(app: App, url: URL): Promise<string | null> {
   if (allowPrivate(app)) return null;
-  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const host = bareHost(url);
   if (isIP(host)) {
-    if (isPrivateAddress(host)) throw new Error("target address is not public");
+    if (isPrivateAddress(host)) throw new Error(FETCH_FAILED);
     return null;
   }
-  const addresses = (await lookup(host, { all: true })).map((a) => a.address);
-  if (addresses.length === 0 || addresses.some(isPrivateAddress)) throw new Error("target address is not public");
+  if (isLocalName(host)) throw new Error(FETCH_FAILED);
+  const addresses = (await lookup(host, { all: true }).catch(() => [])).map((a) => a.address);
+  if (addresses.length === 0 || addresses.some(isPrivateAddress)) throw new Error(FETCH_FAILED);
   return addresses[0]!;
 }
 
@@ -95,35 +123,65 @@ export function fetchAt(url: URL, address: string | null, init: RequestInit & { 
   return fetch(pinned, { ...init, headers, tls: { ...init.tls, serverName: url.hostname } } as RequestInit);
 }
 
-/** fetch() of a bot-supplied URL, refused when its host is private, pinned to the checked address. */
-export async function fetchPublic(app: App, url: URL, init: RequestInit): Promise<Response> {
-  return fetchAt(url, await checkedAddress(app, url), init);
+/**
+ * fetch() of a bot-supplied URL, refused when its host is private, pinned to the checked
+ * address. Every failure (refused, unreachable, TLS, timeout) rejects with FETCH_FAILED; the
+ * real cause goes to ON_CAUSE for the log.
+ */
+export async function fetchPublic(app: App, url: URL, init: RequestInit & { tls?: Record<string, unknown> }, onCause?: (cause: string) => void): Promise<Response> {
+  try {
+    return await fetchAt(url, await checkedAddress(app, url), init);
+  } catch (err) {
+    onCause?.((err as Error).message ?? String(err));
+    throw new Error(FETCH_FAILED);
+  }
 }
 
 /**
  * Downloads a file from a bot-supplied URL with a size cap and a time limit; redirects are
- * followed by hand so each hop is checked again.
+ * followed by hand so each hop is checked again. A URL of the wrong shape rejects with its
+ * reason; every other failure (refused address, network, HTTP status, size, redirects) with
+ * FETCH_FAILED. TLS is for tests that waive the certificate check.
  */
-export async function fetchLimited(app: App, raw: string, maxBytes: number, timeoutMs = 15_000): Promise<{ data: Uint8Array; mime: string | null; name: string }> {
+export async function fetchLimited(
+  app: App,
+  raw: string,
+  maxBytes: number,
+  timeoutMs = 15_000,
+  tls?: Record<string, unknown>,
+  onCause?: (cause: string) => void,
+): Promise<{ data: Uint8Array; mime: string | null; name: string }> {
+  const shape = urlShapeProblem(app, raw);
+  if (shape) throw new Error(shape);
+  const fail = (cause: string) => {
+    onCause?.(cause);
+    return new Error(FETCH_FAILED);
+  };
   let current = raw;
   const deadline = AbortSignal.timeout(timeoutMs);
   for (let hop = 0; hop < 4; hop++) {
     const problem = outboundUrlProblem(app, current);
-    if (problem) throw new Error(problem);
+    if (problem) throw fail(problem);
     const url = new URL(current);
-    const res = await fetchPublic(app, url, { redirect: "manual", signal: deadline });
+    const res = await fetchPublic(app, url, { redirect: "manual", signal: deadline, tls }, onCause);
     if (res.status >= 300 && res.status < 400 && res.headers.get("location")) {
       current = new URL(res.headers.get("location")!, url).toString();
       await res.body?.cancel();
       continue;
     }
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    const data = await readLimited(res, maxBytes);
-    if (!data) throw new Error("file is too big");
-    const name = decodeURIComponent(url.pathname.split("/").pop() || "file");
+    if (!res.ok) throw fail(`HTTP ${res.status}`);
+    const data = await readLimited(res, maxBytes).catch(() => null);
+    if (!data) throw fail("file is too big or unreadable");
+    const last = url.pathname.split("/").pop() || "file";
+    let name = last;
+    try {
+      name = decodeURIComponent(last);
+    } catch {
+      // a malformed %-escape: the name stays as written
+    }
     return { data, mime: res.headers.get("content-type")?.split(";")[0]?.trim() ?? null, name };
   }
-  throw new Error("too many redirects");
+  throw fail("too many redirects");
 }
 
 /** A response body of at most MAX bytes (by Content-Length and as it streams), else null. */

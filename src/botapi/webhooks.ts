@@ -2,7 +2,7 @@ import type { App } from "../app";
 import { findBotByUserId, noteWebhookError } from "../domain/bots/service";
 import { onUpdateEnqueued, toUpdate } from "../domain/bots/updates";
 import { callBotMethod } from "./dispatcher";
-import { fetchPublic, outboundUrlProblem, readLimited } from "./net";
+import { fetchPublic, outboundUrlProblem, readLimited, urlShapeProblem } from "./net";
 import { Params } from "./params";
 import { omitAbsent } from "./serializers";
 
@@ -106,18 +106,27 @@ export function startWebhookWorker(app: App): void {
     }
   }
 
-  /** POSTs one update; null on success, else the error for getWebhookInfo. */
+  /**
+   * POSTs one update; null on success, else the error for getWebhookInfo. A refused address, a
+   * closed port and a timeout all read "Connection failed" there: the owner sets the URL, and
+   * telling them apart would map the instance's network.
+   */
   async function post(url: string, secret: string | null, body: string, found: NonNullable<Awaited<ReturnType<typeof findBotByUserId>>>): Promise<string | null> {
+    const shape = urlShapeProblem(app, url);
+    if (shape) return `Bad webhook: ${shape}`;
+    const logCause = (cause: string) => app.log.info("webhook not delivered", { botId: found.bot.id, cause });
     const problem = outboundUrlProblem(app, url);
-    if (problem) return `Bad webhook: ${problem}`;
+    if (problem) {
+      logCause(problem);
+      return "Connection failed";
+    }
     let res: Response;
     try {
       const headers: Record<string, string> = { "Content-Type": "application/json" };
       if (secret) headers["X-Telegram-Bot-Api-Secret-Token"] = secret;
-      res = await fetchPublic(app, new URL(url), { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) });
-    } catch (err) {
-      const message = (err as Error).message ?? String(err);
-      return /timed? ?out|abort/i.test(message) ? "Timeout expired" : `Connection failed: ${message}`;
+      res = await fetchPublic(app, new URL(url), { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) }, logCause);
+    } catch {
+      return "Connection failed";
     }
     const reply = await readLimited(res, MAX_REPLY_BYTES).catch(() => null);
     const text = reply ? new TextDecoder().decode(reply) : "";

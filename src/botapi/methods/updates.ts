@@ -3,7 +3,7 @@ import { dropPendingUpdates, notifyBotQueue, pollUpdates, setAllowedUpdates, UPD
 import { toUnixSeconds } from "../../lib/clock";
 import type { BotContext, MethodTable } from "../context";
 import { badRequest, botError } from "../errors";
-import { outboundUrlProblem } from "../net";
+import { webhookUrlProblem } from "../net";
 
 const SECRET_RE = /^[A-Za-z0-9_-]{1,256}$/;
 
@@ -37,7 +37,7 @@ export const updatesMethods: MethodTable = {
       return true;
     }
     if (url.length > 512) throw badRequest("url is too long (maximum 512)");
-    const problem = outboundUrlProblem(app, url);
+    const problem = await webhookUrlProblem(app, url);
     if (problem) throw badRequest(`bad webhook: ${problem}`);
     const secret = params.str("secret_token") ?? null;
     if (secret !== null && (secret.length > 128 || !SECRET_RE.test(secret))) {
