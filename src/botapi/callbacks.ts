@@ -1,6 +1,7 @@
 import type { App } from "../app";
 import { answerPress, awaitAnswer, openPress, type CallbackAnswer } from "../domain/bots/callbacks";
 import { enqueueUpdate } from "../domain/bots/updates";
+import { botApiUserId } from "../domain/bots/ids";
 import { signWebAppData } from "../domain/bots/webapp";
 import { getMember, isActive, requireMembershipByCuid, requireVisibleMessage } from "../domain/chats/access";
 import type { UserRow } from "../domain/users/table";
@@ -58,7 +59,7 @@ export async function webAppLaunchUrl(app: App, person: UserRow, conversationCui
   if (!buttons.some((b) => b.web_app?.url === url)) throw fieldError("url", "is not the address of a mini-app button on this message");
   const fields: Record<string, string> = {
     query_id: randomToken(12),
-    user: JSON.stringify({ id: person.id, first_name: person.display_name, username: person.username, is_bot: false }),
+    user: JSON.stringify({ id: botApiUserId(person.id), first_name: person.display_name, username: person.username, is_bot: false }),
     auth_date: String(toUnixSeconds(app.clock.now())),
     chat_instance: chatInstance(app, conversation.id),
     chat_type: conversation.type === "group" ? "group" : "private",

@@ -6,6 +6,7 @@ import { ensurePrivateChat } from "../domain/chats/conversations";
 import type { ConversationRow } from "../domain/chats/table";
 import { isBlockedEitherWay } from "../domain/relations/service";
 import { canMessage } from "../domain/settings/service";
+import { accountIdOf } from "../domain/bots/ids";
 import { findUserByUsername } from "../domain/users/service";
 import type { UserRow } from "../domain/users/table";
 import type { BotContext } from "./context";
@@ -30,9 +31,9 @@ export async function chatViewFor(app: App, conversation: ConversationRow, botUs
 const personById = precompiled((db: Db, v: { id: number }) => db.selectFrom("users").selectAll().where("id", "=", v.id).where("deleted_at", "is", null));
 const privateChatByKey = precompiled((db: Db, v: { key: string }) => db.selectFrom("conversations").selectAll().where("private_key", "=", v.key));
 
-/** A person by integer id or @username, as Bot API user_id/chat_id parameters give them. */
+/** A person by Bot API id or @username, as Bot API user_id/chat_id parameters give them. */
 export async function findPerson(app: App, ref: number | string): Promise<UserRow | undefined> {
-  const user = typeof ref === "number" ? (await personById(app.db, { id: ref }))[0] : await findUserByUsername(app.db, ref);
+  const user = typeof ref === "number" ? (await personById(app.db, { id: accountIdOf(ref) }))[0] : await findUserByUsername(app.db, ref);
   return user && !user.disabled_at && !user.is_system ? user : undefined;
 }
 

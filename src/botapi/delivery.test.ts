@@ -5,6 +5,7 @@ import { signedInClient } from "../testing/fixtures";
 import type { UserRow } from "../domain/users/table";
 import { WsClient } from "../testing/realtime";
 import { botCall, botWorld, createBotViaApi, openChat, PNG_1x1, waitForMessage } from "../testing/botapi";
+import { botApiUserId } from "../domain/bots/ids";
 
 /**
  * What a person sees of a bot's messages (Client API history and the realtime stream), mentions
@@ -128,7 +129,7 @@ describe("mentions by id", () => {
     const r = await call("sendMessage", { chat_id: personUser.id, text: "hi you", entities: [{ type: "text_mention", offset: 3, length: 3, user: { id: personUser.id } }] });
     expect(r.status).toBe(200);
     expect(r.body.result.entities).toEqual([
-      { type: "text_mention", offset: 3, length: 3, user: { id: personUser.id, is_bot: false, first_name: personUser.display_name, username: personUser.username } },
+      { type: "text_mention", offset: 3, length: 3, user: { id: botApiUserId(personUser.id), is_bot: false, first_name: personUser.display_name, username: personUser.username } },
     ]);
     await expectError("sendMessage", { chat_id: personUser.id, text: "hi you", entities: [{ type: "text_mention", offset: 3, length: 3, user: { id: 987654321 } }] }, 400, "Bad Request: user not found");
     await expectError("sendMessage", { chat_id: personUser.id, text: "hi you", entities: [{ type: "text_mention", offset: 3, length: 3 }] }, 400, `Bad Request: can't parse MessageEntity: Can't find field "user"`);
@@ -138,7 +139,7 @@ describe("mentions by id", () => {
     const r = await call("sendMessage", { chat_id: personUser.id, text: `<a href="tg://user?id=${personUser.id}">you</a> and <a href="tg://user?id=987654321">ghost</a>`, parse_mode: "HTML" });
     expect(r.status).toBe(200);
     expect(r.body.result.entities).toEqual([
-      { type: "text_mention", offset: 0, length: 3, user: { id: personUser.id, is_bot: false, first_name: personUser.display_name, username: personUser.username } },
+      { type: "text_mention", offset: 0, length: 3, user: { id: botApiUserId(personUser.id), is_bot: false, first_name: personUser.display_name, username: personUser.username } },
       { type: "text_link", offset: 8, length: 5, url: "tg://user?id=987654321" },
     ]);
     const edited = await call("editMessageText", { chat_id: personUser.id, message_id: r.body.result.message_id, text: "bye", entities: [{ type: "text_mention", offset: 0, length: 3, user: { id: 987654321 } }] });
@@ -189,7 +190,7 @@ describe("chats the bot has no part in", () => {
     await openChat(blocker, "delivery_bot");
     expect((await blocker.post("/api/social/users/delivery_bot/block")).status).toBe(200);
     const chat = await call("getChat", { chat_id: user.id });
-    expect(chat.body.result).toMatchObject({ id: user.id, type: "private", username: user.username });
+    expect(chat.body.result).toMatchObject({ id: botApiUserId(user.id), type: "private", username: user.username });
     await expectError("sendMessage", { chat_id: user.id, text: "hello?" }, 403, "Forbidden: bot was blocked by the user");
     await expectError("sendDice", { chat_id: user.id }, 403, "Forbidden: bot was blocked by the user");
     await expectError("sendChatAction", { chat_id: user.id, action: "typing" }, 403, "Forbidden: bot was blocked by the user");

@@ -4,6 +4,7 @@ import { signedInClient } from "../testing/fixtures";
 import type { TestClient } from "../testing/client";
 import type { UserRow } from "../domain/users/table";
 import { botWorld, botCall, createBotViaApi, history, openChat, PNG_1x1, waitForMessage } from "../testing/botapi";
+import { botApiUserId } from "../domain/bots/ids";
 
 let server: TestServer;
 let owner: TestClient;
@@ -22,7 +23,7 @@ beforeAll(async () => {
   token = await createBotViaApi(owner, "methods_bot", "Methods");
   otherToken = await createBotViaApi(owner, "other_methods_bot", "Other");
   cid = await openChat(person, "methods_bot");
-  chatId = personUser.id;
+  chatId = botApiUserId(personUser.id);
   fileServer = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -93,7 +94,7 @@ describe("sending", () => {
   test("chat_id as @username opens the private chat", async () => {
     const r = await call("sendMessage", { chat_id: `@${stranger.username}`, text: "hello stranger" });
     expect(r.status).toBe(200);
-    expect(r.body.result.chat).toMatchObject({ id: stranger.id, type: "private" });
+    expect(r.body.result.chat).toMatchObject({ id: botApiUserId(stranger.id), type: "private" });
   });
 
   test("a person who blocked the bot cannot be messaged: 403", async () => {
@@ -280,7 +281,7 @@ describe("sending", () => {
     const seq = sent.body.data.message.messageId;
     const fwd = await call("forwardMessage", { chat_id: `@${stranger.username}`, from_chat_id: chatId, message_id: seq });
     expect(fwd.status).toBe(200);
-    expect(fwd.body.result).toMatchObject({ text: "forward me", forward_origin: { type: "user", sender_user: { id: personUser.id } }, forward_from: { id: personUser.id } });
+    expect(fwd.body.result).toMatchObject({ text: "forward me", forward_origin: { type: "user", sender_user: { id: chatId } }, forward_from: { id: chatId } });
     const copy = await call("copyMessage", { chat_id: chatId, message_id: seq });
     expect(copy.status).toBe(200);
     expect(Object.keys(copy.body.result)).toEqual(["message_id"]);
@@ -377,11 +378,11 @@ describe("chats and groups", () => {
     expect(chat.body.result).toMatchObject({ id: chatId, type: "private", username: personUser.username, first_name: personUser.display_name, accent_color_id: 0, max_reaction_count: 1 });
     expect((await call("getChatMemberCount", { chat_id: chatId })).body.result).toBe(2);
     const member = await call("getChatMember", { chat_id: chatId, user_id: `@${personUser.username}` });
-    expect(member.body.result).toEqual({ status: "member", user: { id: personUser.id, is_bot: false, first_name: personUser.display_name, username: personUser.username } });
+    expect(member.body.result).toEqual({ status: "member", user: { id: chatId, is_bot: false, first_name: personUser.display_name, username: personUser.username } });
     await bad("getChat", { chat_id: 987654321 }, 400, "Bad Request: chat not found");
     await bad("getChatMember", { chat_id: chatId, user_id: 987654321 }, 400, "Bad Request: user not found");
     await bad("getChatMember", { chat_id: chatId }, 400, "Bad Request: user_id is empty");
-    await bad("banChatMember", { chat_id: chatId, user_id: personUser.id }, 400, "Bad Request: chat member status can't be changed in private chats");
+    await bad("banChatMember", { chat_id: chatId, user_id: chatId }, 400, "Bad Request: chat member status can't be changed in private chats");
     await bad("leaveChat", { chat_id: chatId }, 400, "Bad Request: chat not found");
   });
 
@@ -396,7 +397,7 @@ describe("chats and groups", () => {
     const added = ups.find((u: any) => u.my_chat_member);
     expect(added.my_chat_member).toMatchObject({
       chat: { type: "group", title: "Club" },
-      from: { id: personUser.id },
+      from: { id: chatId },
       old_chat_member: { status: "left" },
       new_chat_member: { status: "member", user: { username: "methods_bot", is_bot: true } },
     });
@@ -406,7 +407,7 @@ describe("chats and groups", () => {
     expect((await call("getChat", { chat_id: groupId })).body.result).toMatchObject({ id: groupId, type: "group", title: "Club" });
     expect((await call("getChatMemberCount", { chat_id: groupId })).body.result).toBe(3);
     const admins = (await call("getChatAdministrators", { chat_id: groupId })).body.result;
-    expect(admins).toEqual([expect.objectContaining({ status: "creator", user: expect.objectContaining({ id: personUser.id }) })]);
+    expect(admins).toEqual([expect.objectContaining({ status: "creator", user: expect.objectContaining({ id: chatId }) })]);
     expect((await call("sendMessage", { chat_id: groupId, text: "hello group" })).status).toBe(200);
     await bad("setChatTitle", { chat_id: groupId, title: "Mine" }, 403, "Forbidden: not enough rights to change chat info");
     await bad("banChatMember", { chat_id: groupId, user_id: stranger.id }, 403, "Forbidden: not enough rights to restrict/ban chat member");
@@ -436,8 +437,8 @@ describe("chats and groups", () => {
     await bad("banChatMember", { chat_id: groupId, user_id: stranger.id }, 403, "Forbidden: not enough rights to restrict/ban chat member");
     expect((await person.post(`/api/social/groups/${gid}/members/${stranger.username}/promote`, { role: "member" })).status).toBe(200);
     expect((await call("getChatMember", { chat_id: groupId, user_id: stranger.id })).body.result.status).toBe("member");
-    await bad("promoteChatMember", { chat_id: groupId, user_id: personUser.id, can_pin_messages: true }, 400, "Bad Request: can't change the rights of the chat owner");
-    await bad("banChatMember", { chat_id: groupId, user_id: personUser.id }, 400, "Bad Request: can't remove chat owner");
+    await bad("promoteChatMember", { chat_id: groupId, user_id: chatId, can_pin_messages: true }, 400, "Bad Request: can't change the rights of the chat owner");
+    await bad("banChatMember", { chat_id: groupId, user_id: chatId }, 400, "Bad Request: can't remove chat owner");
 
     expect((await call("banChatMember", { chat_id: groupId, user_id: stranger.id })).body.result).toBe(true);
     expect((await call("getChatMember", { chat_id: groupId, user_id: stranger.id })).body.result.status).toBe("kicked");

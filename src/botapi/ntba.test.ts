@@ -4,6 +4,7 @@ import type { TestServer } from "../testing/server";
 import type { TestClient } from "../testing/client";
 import type { UserRow } from "../domain/users/table";
 import { botWorld, createBotViaApi, openChat, PNG_1x1, waitFor, waitForMessage } from "../testing/botapi";
+import { botApiUserId } from "../domain/bots/ids";
 
 let server: TestServer;
 let owner: TestClient;
@@ -56,7 +57,7 @@ describe("node-telegram-bot-api v2 with apiRoot", () => {
       const gid = g.body.data.conversationId;
       await person.post(`/api/social/groups/${gid}/members`, { username: "ntba_bot" });
       await waitFor(() => memberships.length === 1, 5000, "my_chat_member on add");
-      expect(memberships[0]).toMatchObject({ chat: { type: "group", title: "NTBA group" }, from: { id: personUser.id }, new_chat_member: { status: "member" } });
+      expect(memberships[0]).toMatchObject({ chat: { type: "group", title: "NTBA group" }, from: { id: botApiUserId(personUser.id) }, new_chat_member: { status: "member" } });
       const removed = await person.delete(`/api/social/groups/${gid}/members/ntba_bot`);
       expect(removed.status).toBe(200);
       await waitFor(() => memberships.length === 2, 5000, "my_chat_member on removal");

@@ -10,9 +10,13 @@ import { omitAbsent } from "./serializers";
 /**
  * /api/bot/<TOKEN>/<method> (canonical), /api/bot<TOKEN>/<method> and /bot<TOKEN>/<method>
  * (what libraries build from an API root). Matched before routing so the Bot API keeps its
- * own envelope, status codes and limits, apart from the Client API's.
+ * own envelope, status codes and limits, apart from the Client API's. /api/bots and /bots are
+ * not token paths.
  */
-const BOT_PATH = /^\/(?:api\/bot\/?|bot)(\d{1,15}(?::|%3[aA])[^/]*)\/([^/]*)\/?$/;
+const BOT_PREFIX = /^\/(?:api\/bot\/|api\/bot(?=\d)|bot(?!s(?:\/|$)))/;
+const BOT_PATH = new RegExp(`${BOT_PREFIX.source}([^/]*)\\/([^/]*)\\/?$`);
+/** What the compatible API accepts as a token; anything else on a token path is its 404. */
+const TOKEN_SHAPE = /^\d{1,16}:[^/]*$/;
 
 /** Path parts are rarely escaped: only those with a % are decoded (throws on a bad escape). */
 const decodePart = (part: string): string => (part.includes("%") ? decodeURIComponent(part) : part);
@@ -26,7 +30,7 @@ export function botApiRoutes(app: App) {
     const url = new URL(request.url);
     const m = BOT_PATH.exec(url.pathname);
     if (!m) {
-      if (url.pathname.startsWith("/api/bot/")) return json(404, { ok: false, error_code: 404, description: "Not Found" });
+      if (BOT_PREFIX.test(url.pathname)) return json(404, { ok: false, error_code: 404, description: "Not Found" });
       return;
     }
     let token: string;
@@ -34,6 +38,7 @@ export function botApiRoutes(app: App) {
     try {
       token = decodePart(m[1]!);
       method = decodePart(m[2]!);
+      if (!TOKEN_SHAPE.test(token)) throw new URIError("not a token");
     } catch {
       return json(404, { ok: false, error_code: 404, description: "Not Found" });
     }

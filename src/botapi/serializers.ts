@@ -4,6 +4,7 @@ import type { ConversationRow, MemberRow, MessageRow } from "../domain/chats/tab
 import { rightsOf } from "../domain/chats/access";
 import type { MediaItem } from "../domain/chats/validate";
 import type { UserRow } from "../domain/users/table";
+import { botApiUserId } from "../domain/bots/ids";
 import { toUnixSeconds } from "../lib/clock";
 import { detectEntities } from "./formatting";
 
@@ -26,7 +27,7 @@ export function omitAbsent(value: unknown): unknown {
 /** User as the Bot API shows it. */
 export function serializeUser(user: UserRow) {
   return {
-    id: user.id,
+    id: botApiUserId(user.id),
     is_bot: user.is_bot === 1,
     first_name: user.display_name,
     username: user.username,
@@ -50,7 +51,7 @@ export const groupChatId = (conversationId: number): number => -conversationId;
 export function serializeChat(conversation: ConversationRow, other: UserRow | null) {
   if (conversation.type === "group") return { id: groupChatId(conversation.id), type: "group" as const, title: conversation.title ?? "" };
   return {
-    id: other?.id ?? 0,
+    id: other ? botApiUserId(other.id) : 0,
     type: "private" as const,
     username: other?.username,
     first_name: other?.display_name ?? "Deleted account",

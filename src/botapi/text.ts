@@ -6,6 +6,7 @@ import type { BotContext } from "./context";
 import { badRequest } from "./errors";
 import type { Params } from "./params";
 import { serializeUser } from "./serializers";
+import { accountIdOf } from "../domain/bots/ids";
 
 /** Longest message text (UTF-16 units, after markup is removed). */
 export const MAX_TEXT = 4096;
@@ -23,8 +24,12 @@ interface Formatted {
  * Queries only when such an entity is present.
  */
 async function resolveMentions(db: Db, entities: MessageEntity[]): Promise<MessageEntity[]> {
-  const idOf = (e: MessageEntity): number | undefined =>
+  const given = (e: MessageEntity): number | undefined =>
     e.type === "text_mention" ? (e.user as { id: number }).id : e.type === "text_link" && e.url ? linkUserId(e.url) : undefined;
+  const idOf = (e: MessageEntity): number | undefined => {
+    const id = given(e);
+    return id === undefined ? undefined : accountIdOf(id);
+  };
   const ids = [...new Set(entities.flatMap((e) => idOf(e) ?? []))];
   if (ids.length === 0) return entities;
   const rows = await db.selectFrom("users").selectAll().where("id", "in", ids).where("disabled_at", "is", null).where("is_system", "=", 0).execute();

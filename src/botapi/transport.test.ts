@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../testing/server";
 import { makeUser } from "../testing/fixtures";
 import { BOT_IDENTITY_TTL_MS, createBot, findBotByUserId, reissueToken, setBotEnabledByUsername } from "../domain/bots/service";
+import { botApiUserId } from "../domain/bots/ids";
 
 let server: TestServer;
 let token: string;
@@ -12,7 +13,7 @@ beforeAll(async () => {
   const owner = await makeUser(server.app);
   const made = await createBot(server.app, { ownerId: owner.id, username: "transport_bot", name: "Transport" });
   token = made.token;
-  botUserId = made.user.id;
+  botUserId = botApiUserId(made.user.id);
 });
 afterAll(() => server.stop());
 
@@ -39,6 +40,10 @@ describe("Bot API transport", () => {
     expect(await call(`/bot${wrong}/getMe`)).toMatchObject({ status: 401, body: { ok: false, error_code: 401, description: "Unauthorized" } });
     expect(await call(`/bot999999:${"y".repeat(36)}/getMe`)).toMatchObject({ status: 401 });
     expect(await call(`/api/bot/nonsense/getMe`)).toMatchObject({ status: 404, body: { ok: false, error_code: 404 } });
+    // every token path answers in the Bot API envelope, also without a colon or a method
+    for (const path of ["/bot12/getMe", "/api/bot12/getMe", "/api/bot/12/getMe", "/botnonsense/getMe", "/bot12", `/bot${token}/a/b`]) {
+      expect({ path, ...(await call(path)) }).toMatchObject({ path, status: 404, body: { ok: false, error_code: 404, description: "Not Found" } });
+    }
   });
 
   test("unknown method is 404 Not Found: method not found", async () => {

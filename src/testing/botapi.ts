@@ -8,6 +8,7 @@ import type { UserRow } from "../domain/users/table";
 import type { App } from "../app";
 import { findBotByUserId } from "../domain/bots/service";
 import { botRuntime } from "../domain/bots/updates";
+import { accountIdOf } from "../domain/bots/ids";
 
 /**
  * Helpers for Bot API tests: a person on the Client API creates bots, talks to them and
@@ -39,7 +40,7 @@ export { waitFor };
  * races on a loaded machine: the next request can overtake the poll it means to follow.
  */
 export async function waitForLongPoll(app: App, token: string): Promise<void> {
-  const found = await findBotByUserId(app.db, Number(token.split(":")[0]));
+  const found = await findBotByUserId(app.db, accountIdOf(Number(token.split(":")[0])));
   if (!found) throw new Error("no bot for that token");
   await waitFor(() => botRuntime(app).waiters.has(found.bot.id), 5_000, "the long poll to be registered");
 }

@@ -12,6 +12,7 @@ import type { BotContext, MethodTable } from "../context";
 import { badRequest } from "../errors";
 import { inlineButtons, parseReplyMarkup } from "../markup";
 import { serializeMessage, serializeUser } from "../serializers";
+import { accountIdOf } from "../../domain/bots/ids";
 import { post } from "./send";
 
 /**
@@ -88,7 +89,7 @@ export const paymentMethods: MethodTable = {
   },
 
   async refundStarPayment({ app, bot, params }) {
-    const userId = params.int("user_id", { required: true })!;
+    const userId = accountIdOf(params.int("user_id", { required: true })!);
     const chargeId = params.str("telegram_payment_charge_id", { required: true, max: 128 })!;
     const outcome = await refundPayment(app, { botId: bot.id, userId, chargeId });
     if (outcome !== "refunded") throw badRequest(REFUND_ERRORS[outcome]);

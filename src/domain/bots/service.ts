@@ -6,6 +6,7 @@ import { newCuid, randomToken } from "../../lib/ids";
 import { precompiled, splitPrefixedRow } from "../../db/compiled";
 import { createUser, findUserById, findUserByUsername } from "../users/service";
 import type { UserRow } from "../users/table";
+import { accountIdOf, botApiUserId } from "./ids";
 import type { BotPrivacy, BotRow } from "./table";
 
 /** How many bots one person may own. */
@@ -23,10 +24,10 @@ export interface BotWithUser {
   user: UserRow;
 }
 
-/** A new token `<bot user id>:<secret>` and the hash that is stored in its place. */
+/** A new token `<bot's Bot API id>:<secret>` and the hash that is stored in its place. */
 function mintToken(botUserId: number): { token: string; hash: string } {
   const secret = randomToken(27);
-  return { token: `${botUserId}:${secret}`, hash: sha256Hex(secret) };
+  return { token: `${botApiUserId(botUserId)}:${secret}`, hash: sha256Hex(secret) };
 }
 
 /** Creates the bot's account and its bot record; the token is returned once and never stored. */
@@ -62,7 +63,8 @@ export async function reissueToken(app: App, botId: number): Promise<string> {
   return token;
 }
 
-const TOKEN_RE = /^(\d{1,15}):([A-Za-z0-9_-]{10,100})$/;
+/** The prefix is the bot's Bot API id, or its row id in tokens issued before public ids (see ids.ts). */
+const TOKEN_RE = /^(\d{1,16}):([A-Za-z0-9_-]{10,100})$/;
 
 /**
  * Resolves a token to its bot, or null when the shape, the bot or the secret is wrong.
@@ -71,7 +73,7 @@ const TOKEN_RE = /^(\d{1,15}):([A-Za-z0-9_-]{10,100})$/;
 export async function findBotByToken(db: Db, token: string): Promise<BotWithUser | null> {
   const m = TOKEN_RE.exec(token);
   if (!m) return null;
-  const found = await findBotByUserId(db, Number(m[1]));
+  const found = await findBotByUserId(db, accountIdOf(Number(m[1])));
   if (!found) return null;
   return safeEqual(found.bot.token_secret_hash, sha256Hex(m[2]!)) ? found : null;
 }
@@ -117,7 +119,7 @@ export function forgetBotIdentities(app: App): void {
 export async function resolveBotToken(app: App, token: string): Promise<BotWithUser | null> {
   const m = TOKEN_RE.exec(token);
   if (!m) return null;
-  const userId = Number(m[1]);
+  const userId = accountIdOf(Number(m[1]));
   const cache = identityCache(app);
   const now = performance.now();
   const hit = cache.byUserId.get(userId);
