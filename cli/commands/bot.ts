@@ -5,9 +5,10 @@ import { requireUserByUsername } from "../../src/domain/users/service";
 import { toIso } from "../../src/lib/clock";
 import { globals, withApp } from "../context";
 import { CliError, emit } from "../output";
+import { botApiUserId } from "../../src/domain/bots/ids";
 
 const showBot = (app: App, { bot, user }: BotWithUser, owner: string | null) => ({
-  id: user.id,
+  id: botApiUserId(user.id),
   username: user.username,
   name: user.display_name,
   owner,

@@ -6,6 +6,7 @@ import type { UserRow } from "../../domain/users/table";
 import { verifyWebAppData } from "../../domain/bots/webapp";
 import { botWorld, botCall, createBotViaApi, openChat } from "../../testing/botapi";
 import { waitFor } from "../../testing/wait";
+import { botApiUserId } from "../../domain/bots/ids";
 
 let server: TestServer;
 let owner: TestClient;
@@ -99,7 +100,7 @@ describe("button presses (person side)", () => {
     const press = person.post(`/api/social/messages/${cid}/${messageId}/callback`, { data: "a" });
     const update = await waitFor(async () => (await call(token, "getUpdates")).body.result.find((u: any) => u.callback_query), 5000, "callback_query");
     const q = update.callback_query;
-    expect(q).toMatchObject({ from: { id: personUser.id, is_bot: false }, data: "a", message: { message_id: seq, text: "choose" } });
+    expect(q).toMatchObject({ from: { id: botApiUserId(personUser.id), is_bot: false }, data: "a", message: { message_id: seq, text: "choose" } });
     expect(typeof q.id).toBe("string");
     expect(typeof q.chat_instance).toBe("string");
     expect(await call(token, "answerCallbackQuery", { callback_query_id: q.id, text: "t".repeat(201) })).toMatchObject({ status: 400, body: { description: "Bad Request: text is too long (maximum 200)" } });
@@ -138,7 +139,7 @@ describe("button presses (person side)", () => {
     const initData = fragment.get("tgWebAppData")!;
     const fields = verifyWebAppData(token, initData);
     expect(fields).not.toBeNull();
-    expect(JSON.parse(fields!.user!)).toMatchObject({ id: personUser.id, username: personUser.username });
+    expect(JSON.parse(fields!.user!)).toMatchObject({ id: botApiUserId(personUser.id), username: personUser.username });
     // the spec's steps by hand: key = HMAC("WebAppData", sha256(secret)), hash = HMAC(key, data-check-string)
     const { createHash, createHmac } = await import("node:crypto");
     const params = new URLSearchParams(initData);

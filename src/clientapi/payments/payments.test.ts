@@ -8,6 +8,7 @@ import type { UserRow } from "../../domain/users/table";
 import { grantStars } from "../../domain/stars/service";
 import { auditLedger } from "../../domain/stars/ledger";
 import { botCall, createBotViaApi, history, openChat, waitFor, waitForMessage } from "../../testing/botapi";
+import { botApiUserId } from "../../domain/bots/ids";
 
 /**
  * End to end: a real grammY bot (long polling) sells to a person on the Client API through
@@ -160,7 +161,7 @@ describe("payments in stars with grammY", () => {
     expect(await balance()).toBe(58);
     unsubscribe();
     expect(events).toEqual([{ balance: 58 }]);
-    expect(queries.at(-1)).toEqual({ id: expect.any(String), payload: "ok-coffee", total: 42, fromId: personUser.id });
+    expect(queries.at(-1)).toEqual({ id: expect.any(String), payload: "ok-coffee", total: 42, fromId: botApiUserId(personUser.id) });
 
     const sp = await waitFor(() => payments.find((p) => p.invoice_payload === "ok-coffee"), 5000, "successful_payment");
     expect(sp.currency).toBe("XTR");
