@@ -10,6 +10,7 @@ import { makeUser } from "../testing/fixtures";
 import { startTestServer, type TestServer } from "../testing/server";
 import { waitFor } from "../testing/wait";
 import { FETCH_FAILED, fetchLimited, isPrivateAddress } from "./net";
+import { accountIdOf } from "../domain/bots/ids";
 
 /**
  * SSRF: with private targets off (the default), nothing a bot supplies reaches the instance's
@@ -130,7 +131,7 @@ describe("the Bot API with the default policy", () => {
   test("webhook delivery checks the stored URL again and records a neutral error", async () => {
     // a URL stored before this policy (or whose name now resolves elsewhere) is checked again at delivery
     await server.app.db.updateTable("bots").set({ webhook_url: `https://[::ffff:7f00:1]:${trap.port}/hook` }).where("id", "=", botId).execute();
-    const found = (await findBotByUserId(server.app.db, Number(token.split(":")[0])))!;
+    const found = (await findBotByUserId(server.app.db, accountIdOf(Number(token.split(":")[0]))))!;
     await enqueueUpdate(server.app, found.bot, "message", { message_id: 1, date: 0, chat: { id: chatId, type: "private" }, text: "hi" });
     const bot = await waitFor(async () => {
       const row = await server.app.db.selectFrom("bots").select(["webhook_last_error_message"]).where("id", "=", botId).executeTakeFirst();
