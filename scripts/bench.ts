@@ -52,10 +52,17 @@ interface Fixtures {
   /** the Bot API chat_id of the person's chat with the bot */
   botChatId: number;
   posts: number;
+  /** accounts the reader follows */
+  follows: number;
+  /** Cookie header of a signed-in account that follows nobody */
+  newcomerCookie: string;
   /** a post with CHAT_AND_COMMENT_COUNT comments, the first of them with as many replies */
   postId: string;
   commentId: string;
 }
+
+/** Up to this many posts are seeded through the domain (createPost); more are bulk-inserted by seed-feed.ts. */
+const SEED_THROUGH_DOMAIN_MAX = 5_000;
 
 /** chats in the person's chat list, and comments (and replies) under the benchmarked post */
 const CHAT_AND_COMMENT_COUNT = 20;
@@ -79,14 +86,29 @@ async function runChild(): Promise<void> {
   const friend = await makeUser(app, { username: "bench_friend" });
   // the feed: POSTS posts by 20 authors, half of them followed by the reader
   const authors = await Promise.all(Array.from({ length: 20 }, (_, i) => makeUser(app, { username: `bench_author${i}` })));
-  for (const a of authors.slice(0, 10)) await toggleFollow(app, reader.id, a.id);
-  for (let i = 0; i < postCount; i++) {
-    await createPost(app, authors[i % authors.length]!, { content: `Bench post ${i} with a #hashtag and a few words of text to render.` });
+  let follows = 10;
+  if (postCount <= SEED_THROUGH_DOMAIN_MAX) {
+    for (const a of authors.slice(0, follows)) await toggleFollow(app, reader.id, a.id);
+    for (let i = 0; i < postCount; i++) {
+      await createPost(app, authors[i % authors.length]!, { content: `Bench post ${i} with a #hashtag and a few words of text to render.` });
+    }
+  } else {
+    // a large feed: one author per 50 posts, the reader following up to 1,000 of them
+    const { seedLargeFeed } = await import("./seed-feed");
+    const seedAuthors = Math.min(100_000, Math.max(40, Math.floor(postCount / 50)));
+    follows = Math.min(1_000, Math.floor(seedAuthors / 2));
+    const t0 = performance.now();
+    seedLargeFeed(app.storage.sqlite, { posts: postCount, authors: seedAuthors, viewerId: reader.id, follows, now: app.clock.now() - 60_000 });
+    console.error(`seeded ${postCount} posts by ${seedAuthors} authors in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
+  // an account following nobody: its following feed has no rows to find, the worst case of a walk
+  const newcomer = await makeUser(app, { username: "bench_newcomer" });
 
   const client = new TestClient(server.url);
   const login = await client.login(reader.email!, reader.password);
   if (login.status !== 200) throw new Error(`login failed: ${JSON.stringify(login.body)}`);
+  const newcomerClient = new TestClient(server.url);
+  if ((await newcomerClient.login(newcomer.email!, newcomer.password)).status !== 200) throw new Error("the newcomer's login failed");
   const chat = await client.post(`/api/social/users/${friend.username}/message`, {});
   if (chat.status !== 200) throw new Error(`opening a chat failed: ${JSON.stringify(chat.body)}`);
 
@@ -131,6 +153,8 @@ async function runChild(): Promise<void> {
     botToken: bot.token,
     botChatId: reader.id,
     posts: postCount,
+    follows,
+    newcomerCookie: newcomerClient.cookieHeader(),
     postId: discussed.cuid,
     commentId: firstComment,
   };
@@ -158,6 +182,12 @@ function endpoints(f: Fixtures): Endpoint[] {
     { name: "GET /api/auth/csrf", request: { url: `${f.url}/api/auth/csrf` } },
     { name: "GET /api/auth/me", request: { url: `${f.url}/api/auth/me`, headers: session }, reference: "select" },
     { name: `GET /api/social/feed (${f.posts} posts)`, request: { url: `${f.url}/api/social/feed`, headers: session }, reference: "select" },
+    { name: `GET /api/social/feed?following=true (following ${f.follows})`, request: { url: `${f.url}/api/social/feed?following=true`, headers: session }, reference: "select" },
+    {
+      name: "GET /api/social/feed?following=true (following nobody)",
+      request: { url: `${f.url}/api/social/feed?following=true`, headers: { cookie: f.newcomerCookie, "user-agent": "socialctl-bench" } },
+      reference: "select",
+    },
     { name: `GET /api/social/messages (${CHAT_AND_COMMENT_COUNT + 2} chats)`, request: { url: `${f.url}/api/social/messages`, headers: session }, reference: "select" },
     { name: `GET /api/social/posts/{id}/comments (${CHAT_AND_COMMENT_COUNT})`, request: { url: `${f.url}/api/social/posts/${f.postId}/comments`, headers: session }, reference: "select" },
     { name: `GET /api/social/comments/{id}/replies (${CHAT_AND_COMMENT_COUNT})`, request: { url: `${f.url}/api/social/comments/${f.commentId}/replies`, headers: session }, reference: "select" },
@@ -197,15 +227,15 @@ async function main(): Promise<void> {
     console.error("--seconds, --threads and --connections must be positive integers");
     process.exit(1);
   }
-  const posts = Math.min(100_000, Math.max(0, Number(arg("posts", "1000")) || 0));
+  const posts = Math.min(2_000_000, Math.max(0, Number(arg("posts", "1000")) || 0));
   const only = arg("only", "")
     .split(",")
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
   // names only: the fixtures come from the seeded server later
-  const endpointNames = endpoints({ url: "http://127.0.0.1:0", cookie: "", csrf: "", conversationId: "", botToken: "", botChatId: 0, posts, postId: "", commentId: "" }).map((e) => e.name);
-  const selected = endpointNames.filter((name) => !only.length || only.some((o) => name.toLowerCase().includes(o)));
-  if (!selected.length) {
+  const endpointNames = endpoints({ url: "http://127.0.0.1:0", cookie: "", csrf: "", conversationId: "", botToken: "", botChatId: 0, posts, follows: 0, newcomerCookie: "", postId: "", commentId: "" }).map((e) => e.name);
+  const isSelected = (name: string) => !only.length || only.some((o) => name.toLowerCase().includes(o));
+  if (!endpointNames.some(isSelected)) {
     console.error(`--only matches none of: ${endpointNames.join(", ")}`);
     process.exit(1);
   }
@@ -249,7 +279,7 @@ async function main(): Promise<void> {
     await runReferences();
     const measured: { name: string; result: WrkResult; reference?: ReferenceKind }[] = [];
     for (const e of endpoints(fixtures)) {
-      if (!selected.includes(e.name)) continue;
+      if (!isSelected(e.name)) continue;
       await probe(e);
       const result = await runWrk(wrk, e.request, opts);
       console.log(`  ${e.name}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms${result.non2xx + result.socketErrors ? `, ${result.non2xx} non-2xx, ${result.socketErrors} socket errors` : ""}`);

@@ -3,6 +3,7 @@ import { startTestServer, type TestServer } from "../../testing/server";
 import { postIdAs } from "../../testing/posts";
 import { quickPerson } from "../../testing/fixtures";
 import { TestClient } from "../../testing/client";
+import { newCuid } from "../../lib/ids";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -113,6 +114,45 @@ describe("feed", () => {
     expect((await me.client.post(`/api/social/posts/${p2}/like`)).status).toBe(404);
     expect((await me.client.get(`/api/social/posts/${p3}`)).status).toBe(200);
     expect(await walk(me.client, `/api/social/users/${muted.user.username}/posts`, "posts")).toEqual([p3]);
+  });
+});
+
+describe("the following feed's two plans (a bounded walk, then per followed author)", () => {
+  // FOLLOWING_WALK_ROWS (1,000) posts by strangers, newer than a followed account's posts:
+  // the first plan (a walk of the newest posts) finds none of them and the second (per
+  // followed author) must; pages must cross from one plan to the other without gaps.
+  test("older posts of followed accounts are found behind many newer posts, page after page", async () => {
+    const me = await person();
+    const quiet = await person();
+    const busy = await person();
+    const stranger = await person();
+    await me.client.post(`/api/social/users/${quiet.user.username}/follow`);
+    await me.client.post(`/api/social/users/${busy.user.username}/follow`);
+    const { app } = server;
+    const now = app.clock.now();
+    const insert = (authorId: number, content: string, at: number) =>
+      app.db.insertInto("posts").values({ cuid: newCuid(), author_id: authorId, content, created_at: at }).returning("cuid").executeTakeFirstOrThrow();
+    // oldest first: the quiet account's posts, then 1,100 posts by a stranger, then busy's newest
+    const quietIds: string[] = [];
+    for (let i = 0; i < 5; i++) quietIds.push((await insert(quiet.user.id, `quiet ${i}`, now - 10_000_000 + i)).cuid);
+    await app.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < 1_100; i++) await trx.insertInto("posts").values({ cuid: newCuid(), author_id: stranger.user.id, content: `noise ${i}`, created_at: now - 5_000_000 + i }).execute();
+    });
+    const busyIds: string[] = [];
+    for (let i = 0; i < 3; i++) busyIds.push((await insert(busy.user.id, `busy ${i}`, now - 1_000 + i)).cuid);
+
+    const expected = [...busyIds.reverse(), ...quietIds.reverse()];
+    // pages of 2: the first is filled by the walk, the second crosses into the per-author plan
+    expect(await walk(me.client, "/api/social/feed?following=true&limit=2")).toEqual(expected);
+    expect(await walk(me.client, "/api/social/feed?following=true&limit=20")).toEqual(expected);
+    // an account following nobody sees only its own posts, and none when it has none
+    const newcomer = await person();
+    expect(await walk(newcomer.client, "/api/social/feed?following=true")).toEqual([]);
+    const own = await postIdAs(newcomer.client, "my first post");
+    expect(await walk(newcomer.client, "/api/social/feed?following=true")).toEqual([own]);
+    // hidden accounts stay hidden in the second plan too
+    await me.client.post(`/api/social/users/${quiet.user.username}/mute`);
+    expect(await walk(me.client, "/api/social/feed?following=true&limit=2")).toEqual(busyIds);
   });
 });
 
