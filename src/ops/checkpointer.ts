@@ -76,10 +76,15 @@ export async function startCheckpointer(app: CheckpointerHost, opts: { walBytes?
   const fallBack = (why: string) => {
     if (!alive) return;
     alive = false;
-    app.log.error("checkpoint worker failed; automatic checkpoints are back on", { error: why });
-    app.storage.sqlite.exec(`PRAGMA wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT}`);
     for (const p of pending.values()) p.reject(new Error(`checkpoint worker failed: ${why}`));
     pending.clear();
+    try {
+      app.storage.sqlite.exec(`PRAGMA wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT}`);
+    } catch {
+      // the database closed first (the worker died during shutdown): no commits left to checkpoint
+      return;
+    }
+    app.log.error("checkpoint worker failed; automatic checkpoints are back on", { error: why });
   };
 
   const ready = new Promise<void>((resolve, reject) => {
