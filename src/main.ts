@@ -26,9 +26,16 @@ export async function startServer(opts: {
 }): Promise<RunningServer> {
   const app = await openApp({ dataDir: opts.dataDir, overrides: opts.overrides, log: opts.log, clock: opts.clock });
   const http = createRootHttpApp(app);
+  try {
+    // long polls (getUpdates up to 25 s) and streams outlive Bun's 10 s idle default. reusePort
+    // off (Elysia turns it on): a second instance must not silently take a share of the requests
+    http.listen({ port: app.config.port, hostname: app.config.host, idleTimeout: 60, maxRequestBodySize: 130 * 1024 * 1024, reusePort: false });
+  } catch (err) {
+    await app.close();
+    if ((err as { code?: string }).code === "EADDRINUSE") throw new Error(`port ${app.config.port} on ${app.config.host} is already in use (another server?)`, { cause: err });
+    throw err;
+  }
   startWorkers(app);
-  // long polls (getUpdates up to 25 s) and streams outlive Bun's 10 s idle default
-  http.listen({ port: app.config.port, hostname: app.config.host, idleTimeout: 60, maxRequestBodySize: 130 * 1024 * 1024 });
   const server = http.server!;
   const port = server.port!;
   let stopping: Promise<void> | null = null;

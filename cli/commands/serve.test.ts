@@ -2,9 +2,9 @@ import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { CLI, cliHarness } from "../../src/testing/cli";
+import { CLI, cliHarness, runCli } from "../../src/testing/cli";
 
-const { dataDir, run, runJson, cleanup } = cliHarness();
+const { dataDir, tmp, run, runJson, expectOneLineFailure, cleanup } = cliHarness();
 afterAll(cleanup);
 // each step spawns processes; a busy machine (parallel test runs) makes them slow
 setDefaultTimeout(30_000);
@@ -93,5 +93,23 @@ describe("socialctl serve: graceful shutdown", () => {
     }
     // and nothing is left listening
     expect(await fetch(`${url}/healthz`).then(() => "answered", () => "refused")).toBe("refused");
+  });
+});
+
+describe("socialctl serve: a port already in use", () => {
+  test("is refused with a one-line error, not shared with the listener already there", async () => {
+    // another instance: Elysia's listen sets SO_REUSEPORT, so a second one used to bind beside it
+    const other = Bun.serve({ hostname: "127.0.0.1", port: 0, reusePort: true, fetch: () => new Response("the other instance") });
+    try {
+      const dir = tmp();
+      expect((await runCli(["--data-dir", dir, "init", "--yes"])).code).toBe(0);
+      const started = Date.now();
+      await expectOneLineFailure(runCli(["--data-dir", dir, "serve", "--port", String(other.port), "--host", "127.0.0.1"], { timeoutMs: 10_000 }), new RegExp(`port ${other.port}.*in use`));
+      // it gave up at once instead of serving until the test's timeout killed it
+      expect(Date.now() - started).toBeLessThan(10_000);
+      for (let i = 0; i < 5; i++) expect(await (await fetch(`http://127.0.0.1:${other.port}/`)).text()).toBe("the other instance");
+    } finally {
+      other.stop(true);
+    }
   });
 });

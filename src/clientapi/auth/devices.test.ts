@@ -4,6 +4,8 @@ import { TestClient } from "../../testing/client";
 import { makeUser, signedInClient } from "../../testing/fixtures";
 import { banUserDevices, unbanUserDevices } from "../../domain/auth/devices";
 import { setDisabled } from "../../domain/users/service";
+import { revokeOtherSessions } from "../../domain/sessions/service";
+import { ACCESS_COOKIE } from "../../http/cookies";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -80,5 +82,21 @@ describe("ACCOUNT_DISABLED", () => {
     expect((await new TestClient(server.url).login(user.email!, "wrong password")).body.error.code).toBe("INVALID_CREDENTIALS");
     await setDisabled(server.app.db, server.clock.now(), user.id, false);
     expect((await client.get("/api/auth/me")).status).toBe(200);
+  });
+
+  test("a session signed out by `socialctl user disable` answers ACCOUNT_DISABLED, not UNAUTHORIZED", async () => {
+    const { user, client } = await signedInClient(server);
+    // what the CLI does: disable, then sign the account out everywhere
+    await setDisabled(server.app.db, server.clock.now(), user.id, true);
+    await revokeOtherSessions(server.app.db, server.clock.now(), user.id, null);
+    const me = await client.get("/api/auth/me");
+    expect({ status: me.status, code: me.body.error?.code }).toEqual({ status: 403, code: "ACCOUNT_DISABLED" });
+    // only a token that was really issued learns it: made-up cookies stay UNAUTHORIZED
+    const stranger = new TestClient(server.url);
+    stranger.cookies.set(ACCESS_COOKIE, "nosuchsession.secret");
+    expect((await stranger.get("/api/auth/me")).status).toBe(401);
+    // enabled again, the signed-out session stays signed out
+    await setDisabled(server.app.db, server.clock.now(), user.id, false);
+    expect((await client.get("/api/auth/me")).status).toBe(401);
   });
 });

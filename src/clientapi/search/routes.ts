@@ -48,16 +48,18 @@ export function searchRoutes(app: App) {
   return new Elysia({ name: "client-search", prefix: "/social" }).use(requestContext(app)).get(
     "/search",
     async ({ query, user }) => {
+      // control characters (NUL ends a string in SQLite's FTS5 parser) separate words like spaces
+      const q = query.q.replace(/\p{Cc}/gu, " ");
       const only: SearchType | undefined = query.type;
       const limit = parseLimit(query.limit, only ? 20 : 10, 50);
       const cursor = only ? (query.cursor ?? null) : null;
       const blocked = await blockedEitherWayIds(app.db, user.id);
       const wants = (s: SearchType) => !only || only === s;
       const [people, posts, hashtags, messages] = await Promise.all([
-        wants("users") ? searchPeople(app.db, query.q, { excludeIds: blocked, cursor, limit }) : null,
-        wants("posts") ? postSearch.searchPosts(app.db, query.q, { excludeAuthorIds: blocked, cursor, limit }) : null,
-        wants("hashtags") ? searchHashtags(app.db, query.q, { cursor, limit }) : null,
-        wants("messages") ? searchMessages(app.db, user.id, query.q, { cursor: decodeCursor(cursor), limit }) : null,
+        wants("users") ? searchPeople(app.db, q, { excludeIds: blocked, cursor, limit }) : null,
+        wants("posts") ? postSearch.searchPosts(app.db, q, { excludeAuthorIds: blocked, cursor, limit }) : null,
+        wants("hashtags") ? searchHashtags(app.db, q, { cursor, limit }) : null,
+        wants("messages") ? searchMessages(app.db, user.id, q, { cursor: decodeCursor(cursor), limit }) : null,
       ]);
       let postViews: unknown[] = [];
       if (posts) {

@@ -194,3 +194,19 @@ describe("search messages", () => {
     expect(res.status).toBe(400);
   });
 });
+
+describe("hostile queries", () => {
+  test("NUL and other control characters are separators, not a 500", async () => {
+    const { client } = await person();
+    const id = await postIdAs(client, "control characters stay harmless");
+    for (const q of ["\0", "a\0b", "control\0", "\u0001\u001f\u007f", "harm\u0000less", "\0\0\0\0"]) {
+      for (const type of [undefined, "users", "posts", "hashtags", "messages"]) {
+        const res = await search(client, type ? { q, type } : { q });
+        expect({ q, type, status: res.status, success: res.body.success }).toEqual({ q, type, status: 200, success: true });
+      }
+    }
+    // the NUL splits terms, it does not end the query
+    const res = await search(client, { q: "control\0charac", type: "posts" });
+    expect(res.body.data.posts.map((p: any) => p.id)).toEqual([id]);
+  });
+});

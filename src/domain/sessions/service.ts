@@ -133,12 +133,14 @@ export async function authenticate(
     if (session && !session.revoked_at && session.access_expires_at > now && safeEqual(session.access_hash, access.hash)) {
       return withUser(db, now, loaded!, session, undefined, cookies.ip);
     }
+    if (session && signedOutByDisable(loaded!, access.hash)) throw accountDisabled();
   }
   const refresh = splitToken(cookies.refresh);
   if (!refresh) return null;
   const loaded = await loadSession(db, refresh.sessionCuid);
   if (!loaded) return null;
   const session = loaded.session;
+  if (signedOutByDisable(loaded, refresh.hash)) throw accountDisabled();
   if (session.revoked_at || session.refresh_expires_at <= now) return null;
   if (safeEqual(session.refresh_hash, refresh.hash)) {
     const newAccess = makeToken(session.cuid);
@@ -227,8 +229,19 @@ export async function listLiveSessions(db: Db, now: number, userId: number): Pro
     .execute();
 }
 
+const accountDisabled = () => new AppError(403, "ACCOUNT_DISABLED", "This account is disabled");
+
+/**
+ * Disabling an account also signs it out; a device still holding one of those tokens (the
+ * access or refresh token really issued, checked by hash) learns why: ACCOUNT_DISABLED, as
+ * documented, rather than a bare UNAUTHORIZED. Made-up tokens learn nothing.
+ */
+function signedOutByDisable({ session, user }: LoadedSession, hash: string): boolean {
+  return session.revoked_at !== null && user.disabled_at !== null && (safeEqual(session.access_hash, hash) || safeEqual(session.refresh_hash, hash));
+}
+
 /** The caller's account must be usable: disabled accounts are refused everywhere. */
 export function assertUsable(user: UserRow): void {
-  if (user.disabled_at) throw new AppError(403, "ACCOUNT_DISABLED", "This account is disabled");
+  if (user.disabled_at) throw accountDisabled();
 }
 
