@@ -6,6 +6,7 @@ import { createBackup, listBackups, type BackupProgress } from "../../src/ops/ba
 import { restoreBackup } from "../../src/ops/restore";
 import { CliError, emit, type GlobalOptions } from "../output";
 import { globals } from "../context";
+import { socialctl } from "../hints";
 
 const PHASES: Record<BackupProgress["phase"], string> = {
   snapshot: "Snapshotting the database",
@@ -125,7 +126,7 @@ export function registerBackup(program: Command) {
         emit(
           opts,
           { dataDir: result.dataDir, replaced: result.replaced, createdAt: manifest.createdAt, schemaVersion: manifest.schemaVersion, fileCount: manifest.fileCount, withoutDerived: manifest.withoutDerived },
-          `Restored the backup of ${manifest.createdAt} into ${result.dataDir}${result.replaced ? " (the previous instance was replaced)" : ""}. Start it with: socialctl serve`,
+          `Restored the backup of ${manifest.createdAt} into ${result.dataDir}${result.replaced ? " (the previous instance was replaced)" : ""}. Start it with: ${socialctl(opts)} serve`,
         );
       } catch (err) {
         progress.error("Restore failed; the data dir is unchanged");

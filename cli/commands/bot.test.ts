@@ -3,6 +3,9 @@ import { openApp } from "../../src/wiring";
 import { findBotByToken } from "../../src/domain/bots/service";
 import { silentLogger } from "../../src/lib/log";
 import { cliHarness } from "../../src/testing/cli";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { SERVER_LOCK_FILE } from "../../src/ops/server-lock";
 
 const { dataDir, run, runJson, expectOneLineFailure, cleanup } = cliHarness();
 afterAll(cleanup);
@@ -32,7 +35,20 @@ describe("socialctl bot", () => {
 
     const human = await run("bot", "create", "--owner", "owner", "--username", "second_bot", "--name", "Second");
     expect(human.code).toBe(0);
-    expect(human.stdout).toMatch(/^Created second_bot\nToken \(shown once, keep it secret\): \d+:[A-Za-z0-9_-]+\n$/);
+    const root = "http://127.0.0.1:3000"; // the default port
+    expect(human.stdout).toMatch(
+      new RegExp(`^Created second_bot\nToken \\(shown once, keep it secret\\): \\d+:[A-Za-z0-9_-]+\nAPI root for grammY, Telegraf, node-telegram-bot-api: ${root}\npython-telegram-bot base_url: ${root}/bot\n$`),
+    );
+    expect(created.json).toMatchObject({ apiRoot: root, libraries: { grammy: root, telegraf: root, "node-telegram-bot-api": root, "python-telegram-bot": `${root}/bot` } });
+
+    // a server listening elsewhere than the config's port (`serve --port`) is what libraries must reach
+    writeFileSync(join(dataDir, SERVER_LOCK_FILE), JSON.stringify({ pid: process.pid, url: "http://127.0.0.1:45678", startedAt: new Date().toISOString() }));
+    try {
+      const listed = await runJson("bot", "list");
+      expect(listed.json.bots[0]).toMatchObject({ apiRoot: "http://127.0.0.1:45678", libraries: { "python-telegram-bot": "http://127.0.0.1:45678/bot" } });
+    } finally {
+      rmSync(join(dataDir, SERVER_LOCK_FILE));
+    }
 
     const list = await runJson("bot", "list");
     expect(list.json.bots.map((b: any) => b.username)).toEqual(["helper_bot", "second_bot"]);

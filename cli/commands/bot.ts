@@ -6,6 +6,8 @@ import { toIso } from "../../src/lib/clock";
 import { globals, withApp } from "../context";
 import { CliError, emit } from "../output";
 import { botApiUserId } from "../../src/domain/bots/ids";
+import { libraryApiRoots } from "../../src/domain/bots/library-roots";
+import { effectiveBaseUrl } from "../../src/ops/server-lock";
 
 const showBot = (app: App, { bot, user }: BotWithUser, owner: string | null) => ({
   id: botApiUserId(user.id),
@@ -16,9 +18,13 @@ const showBot = (app: App, { bot, user }: BotWithUser, owner: string | null) => 
   privacy: bot.privacy,
   commands: botCommands(bot),
   webhookUrl: bot.webhook_url,
-  apiRoot: `${app.config.baseUrl}/api/bot/`,
+  ...libraryApiRoots(effectiveBaseUrl(app)),
   createdAt: toIso(bot.created_at),
 });
+
+/** The lines telling an owner what to give each bot library. */
+const howToConnect = (b: ReturnType<typeof showBot>): string =>
+  `API root for grammY, Telegraf, node-telegram-bot-api: ${b.apiRoot}\npython-telegram-bot base_url: ${b.libraries["python-telegram-bot"]}`;
 
 async function ownerName(app: App, ownerId: number): Promise<string | null> {
   const row = await app.db.selectFrom("users").select("username").where("id", "=", ownerId).executeTakeFirst();
@@ -42,7 +48,7 @@ export function registerBot(program: Command) {
         const made = await createBot(app, { ownerId: owner.id, username: f.username, name: f.name });
         return { ...showBot(app, made, owner.username), token: made.token };
       });
-      emit(opts, out, `Created ${out.username}\nToken (shown once, keep it secret): ${out.token}`);
+      emit(opts, out, () => `Created ${out.username}\nToken (shown once, keep it secret): ${out.token}\n${howToConnect(out)}`);
     });
 
   bot
@@ -58,7 +64,7 @@ export function registerBot(program: Command) {
         const token = await reissueToken(app, found.bot.id);
         return { ...showBot(app, found, await ownerName(app, found.bot.owner_id)), token };
       });
-      emit(opts, out, `New token for ${out.username} (shown once): ${out.token}`);
+      emit(opts, out, () => `New token for ${out.username} (shown once): ${out.token}\n${howToConnect(out)}`);
     });
 
   bot

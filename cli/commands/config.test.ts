@@ -71,7 +71,13 @@ describe("socialctl config, migrate, serve", () => {
     const empty = tmp();
     const p = Bun.spawnSync([process.execPath, CLI, "--data-dir", empty, "user", "list"], { stdin: "ignore" });
     expect(p.exitCode).toBe(1);
-    expect(p.stderr.toString().trim()).toBe(`socialctl: no instance in ${empty}: run 'socialctl init' first`);
+    expect(p.stderr.toString().trim()).toBe(`socialctl: no instance in ${empty}: run 'npx socialctl --data-dir ${empty} init' first`);
+  });
+
+  test("printed next steps name this CLI as run from source and the data dir, so they run as printed", async () => {
+    const dir = tmp();
+    const p = Bun.spawnSync([process.execPath, CLI, "--data-dir", dir, "init", "--yes"], { stdin: "ignore", env: { ...process.env, CI: "1" } });
+    expect(p.stdout.toString()).toContain(`Next: npx socialctl --data-dir ${dir} serve;`);
   });
 
   test("serve on an empty dir initialises, answers /healthz and stops on SIGTERM", async () => {

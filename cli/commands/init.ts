@@ -5,6 +5,7 @@ import { createUser } from "../../src/domain/users/service";
 import { emit, interactive, type GlobalOptions } from "../output";
 import { globals, withApp } from "../context";
 import { promptInit, type InitAnswers } from "../prompts/init";
+import { socialctl } from "../hints";
 
 /** Creates the data dir, config and database; idempotent on an existing instance. */
 export async function initInstance(opts: GlobalOptions, answers: InitAnswers) {
@@ -47,7 +48,7 @@ export function registerInit(program: Command) {
         [
           result.created ? `Initialised ${result.dataDir}` : `${result.dataDir} was already initialised; settings updated`,
           result.admin ? `Admin account: ${result.admin.username}` : "",
-          `Next: socialctl serve${opts.dataDir ? ` --data-dir ${opts.dataDir}` : ""}; the Client API will answer at ${result.baseUrl}/api`,
+          `Next: ${socialctl(opts)} serve; the Client API will answer at ${result.baseUrl}/api`,
         ].filter(Boolean).join("\n"),
       );
     });

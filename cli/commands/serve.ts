@@ -6,6 +6,8 @@ import { globals } from "../context";
 import { emit } from "../output";
 import { initInstance } from "./init";
 import { assertNoServerRunning, claimServerLock } from "../../src/ops/server-lock";
+import { socialctl } from "../hints";
+import { libraryApiRoots } from "../../src/domain/bots/library-roots";
 
 export function registerServe(program: Command) {
   program
@@ -26,10 +28,12 @@ export function registerServe(program: Command) {
       // the one JSON document of `serve --json`: where it listens (the log stays on stderr)
       if (opts.json) emit(opts, { url: server.url, baseUrl: app.config.baseUrl, dataDir, initialised: fresh }, "");
       if (fresh) {
+        const roots = libraryApiRoots(app.config.baseUrl);
         process.stderr.write(
           `\nA new instance was initialised in ${dataDir}.\n` +
-            `Client API: ${app.config.baseUrl}/api  ·  Bot API root for bot libraries: ${app.config.baseUrl}\n` +
-            `Next: socialctl user create --email E --username U --password P, then socialctl bot create --owner U --username NAME_bot --name N\n\n`,
+            `Client API: ${app.config.baseUrl}/api  ·  Bot API root for grammY, Telegraf, node-telegram-bot-api: ${roots.apiRoot}` +
+            `  ·  python-telegram-bot base_url: ${roots.libraries["python-telegram-bot"]}\n` +
+            `Next: ${socialctl(opts)} user create --email E --username U --password P, then ${socialctl(opts)} bot create --owner U --username NAME_bot --name N\n\n`,
         );
       }
       let stopping = false;

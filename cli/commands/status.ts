@@ -1,13 +1,14 @@
 import type { Command } from "commander";
 import { resolveDataDir } from "../../src/config";
 import { collectStatus, type InstanceStatus } from "../../src/ops/status";
-import { emit } from "../output";
+import { emit, type GlobalOptions } from "../output";
 import { globals } from "../context";
 import { formatBytes } from "./backup";
+import { socialctl } from "../hints";
 
-function describe(s: InstanceStatus): string {
+function describe(s: InstanceStatus, opts: GlobalOptions): string {
   const lines = [`socialctl ${s.version}, data dir ${s.dataDir}`];
-  if (!s.initialised) return [...lines, "No instance here yet: run 'socialctl init' or 'socialctl serve'."].join("\n");
+  if (!s.initialised) return [...lines, `No instance here yet: run '${socialctl(opts)} init' or '${socialctl(opts)} serve'.`].join("\n");
   const srv = s.server;
   lines.push(
     srv.running
@@ -40,6 +41,6 @@ export function registerStatus(program: Command) {
     .action(async (_f: unknown, cmd: Command) => {
       const opts = globals(cmd);
       const status = await collectStatus(resolveDataDir(opts.dataDir));
-      emit(opts, status, () => describe(status));
+      emit(opts, status, () => describe(status, opts));
     });
 }

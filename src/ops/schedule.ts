@@ -2,13 +2,15 @@ import { fileURLToPath } from "node:url";
 import type { App } from "../app";
 import { listBackups } from "./backup";
 
+/** Whether this is the compiled single executable (its modules live in Bun's embedded file system). */
+export const runningCompiled = (): boolean => import.meta.url.includes("$bunfs") || import.meta.url.includes("~BUN");
+
 /**
  * The command line that runs this same socialctl: the compiled binary runs itself; from
  * source, Bun runs cli/index.ts.
  */
 export function selfCommand(): string[] {
-  const compiled = import.meta.url.includes("$bunfs") || import.meta.url.includes("~BUN");
-  return compiled ? [process.execPath] : [process.execPath, fileURLToPath(new URL("../../cli/index.ts", import.meta.url))];
+  return runningCompiled() ? [process.execPath] : [process.execPath, fileURLToPath(new URL("../../cli/index.ts", import.meta.url))];
 }
 
 /**

@@ -37,6 +37,16 @@ export function readServerLock(dataDir: string): ServerLockInfo | null {
   }
 }
 
+/**
+ * The base URL links and bot library settings should name, seen from a command run beside
+ * the server: a configured baseUrl as it is; the derived default (loopback and the config's
+ * port) is replaced by the address the running server listens on (`serve --port` wins).
+ */
+export function effectiveBaseUrl(app: App): string {
+  if (app.config.baseUrl !== `http://127.0.0.1:${app.config.port}`) return app.config.baseUrl;
+  return readServerLock(app.dataDir)?.url ?? app.config.baseUrl;
+}
+
 /** Throws when another live process serves this data dir. */
 export function assertNoServerRunning(dataDir: string, doing: string): void {
   const running = readServerLock(dataDir);

@@ -30,6 +30,9 @@ describe("bots for their owners", () => {
     expect(token).toMatch(/^\d+:[A-Za-z0-9_-]{30,}$/);
     expect(bot).toMatchObject({ username: "Owned_bot", name: "Owned", enabled: true, privacy: "commands", description: "", commands: [] });
     expect(bot.startLink).toEndWith("/dashboard/messages?user=Owned_bot");
+    // each library's server setting: the instance root, and <root>/bot for python-telegram-bot
+    expect(bot.apiRoot).toBe(server.url);
+    expect(bot.libraries).toEqual({ grammy: server.url, telegraf: server.url, "node-telegram-bot-api": server.url, "python-telegram-bot": `${server.url}/bot` });
     const list = await owner.get("/api/bots");
     expect(list.body.data.bots.map((b: any) => b.username)).toEqual(["Owned_bot"]);
     expect(JSON.stringify(list.body)).not.toContain(token.split(":")[1]);

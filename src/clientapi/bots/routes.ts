@@ -7,6 +7,7 @@ import { requestContext } from "../../http/context";
 import { forbidden, notFound } from "../../lib/errors";
 import { toIso } from "../../lib/clock";
 import { serializePublicUser } from "../serializers/account";
+import { libraryApiRoots } from "../../domain/bots/library-roots";
 
 const CreateBody = t.Object({
   username: t.String({ minLength: 1, maxLength: 64 }),
@@ -35,6 +36,8 @@ function serializeOwnedBot(app: App, { bot, user }: BotWithUser) {
     commands: botCommands(bot),
     webhookUrl: bot.webhook_url,
     startLink: `${app.config.baseUrl}/dashboard/messages?user=${encodeURIComponent(user.username)}`,
+    // what to give each bot library as its server setting (apiRoot, and per library)
+    ...libraryApiRoots(app.config.baseUrl),
     createdAt: toIso(bot.created_at),
   };
 }
