@@ -9,6 +9,7 @@ import { DomainHooks } from "./domain/hooks";
 /** The one object every route factory, CLI command and domain service receives. */
 export interface App {
   readonly dataDir: string;
+  /** the effective config; read it per use, since reconfigure() replaces it while serving */
   readonly config: Config;
   readonly storage: Storage;
   readonly db: Db;
@@ -24,6 +25,11 @@ export interface App {
   close(): Promise<void>;
   /** Registers cleanup run by close(), newest first. */
   onClose(hook: () => void | Promise<void>): void;
+  /**
+   * Replaces already-validated values of the running config (the admin's live settings).
+   * Only keys every reader looks up per request may be changed here: see LIVE_CONFIG_KEYS.
+   */
+  reconfigure(values: Partial<Record<ConfigKey, unknown>>): void;
 }
 
 export interface CreateAppOptions {
@@ -40,7 +46,7 @@ export interface CreateAppOptions {
  * builds one with every feature's listeners installed; that is the one to use.
  */
 export async function createApp(opts: CreateAppOptions): Promise<App> {
-  const config = loadConfig(opts.dataDir, opts.overrides);
+  let config = loadConfig(opts.dataDir, opts.overrides);
   const log = opts.log ?? createLogger({ format: config["log.format"], level: config["log.level"] });
   const secret = ensureInstanceSecret(opts.dataDir);
   const storage = openStorage(dbPath(opts.dataDir));
@@ -51,7 +57,12 @@ export async function createApp(opts: CreateAppOptions): Promise<App> {
   let closed = false;
   const app: App = {
     dataDir: opts.dataDir,
-    config,
+    get config() {
+      return config;
+    },
+    reconfigure(values) {
+      config = Object.freeze({ ...config, ...values }) as Config;
+    },
     storage,
     db: storage.db,
     log,

@@ -1,11 +1,9 @@
 import type { Command } from "commander";
-import { setPostingBlockedUntil } from "../../src/domain/moderation/service";
+import { MAX_POSTING_BLOCK_MINUTES as MAX_MINUTES, setPostingBlockedUntil } from "../../src/domain/moderation/service";
 import { requireUserByUsername } from "../../src/domain/users/service";
 import { toIso } from "../../src/lib/clock";
 import { globals, withApp } from "../context";
 import { CliError, emit } from "../output";
-
-const MAX_MINUTES = 525_600 * 10;
 
 /** Moderation of content: `user block-posting U --minutes N` and `user unblock-posting U`. */
 export function registerModeration(program: Command) {

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { createUser, requireUserByUsername, setDisabled, setPassword } from "../../src/domain/users/service";
+import { createUser, listAccounts, requireUserByUsername, setPassword } from "../../src/domain/users/service";
+import { setAccountDisabled } from "../../src/domain/admin/accounts";
 import { revokeOtherSessions } from "../../src/domain/sessions/service";
 import { banUserDevices, unbanUserDevices } from "../../src/domain/auth/devices";
 import { toIso } from "../../src/lib/clock";
@@ -31,12 +32,10 @@ export function registerUser(program: Command) {
 
   user
     .command("list")
-    .description("list accounts")
+    .description("list accounts, newest first")
     .action(async (_f: unknown, cmd: Command) => {
       const opts = globals(cmd);
-      const rows = await withApp(opts, (app) =>
-        app.db.selectFrom("users").selectAll().where("deleted_at", "is", null).where("is_system", "=", 0).orderBy("id").execute(),
-      );
+      const { items: rows } = await withApp(opts, (app) => listAccounts(app.db, { cursor: null }));
       const list = rows.map((u) => ({
         id: u.cuid,
         username: u.username,
@@ -59,8 +58,7 @@ export function registerUser(program: Command) {
         const opts = globals(cmd);
         await withApp(opts, async (app) => {
           const u = await requireUserByUsername(app.db, username);
-          await setDisabled(app.db, app.clock.now(), u.id, disabled);
-          if (disabled) await revokeOtherSessions(app.db, app.clock.now(), u.id, null);
+          await setAccountDisabled(app, u.id, disabled);
         });
         emit(opts, { username, disabled }, `${username} ${disabled ? "disabled" : "enabled"}`);
       });

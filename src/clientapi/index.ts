@@ -11,6 +11,7 @@ import { storyRoutes } from "./stories/routes";
 import { chatsRoutes } from "./chats/routes";
 import { botRoutes } from "./bots/routes";
 import { starsRoutes } from "./stars/routes";
+import { adminRoutes } from "./admin";
 
 /** Every Client API resource, mounted under /api. One line per resource plugin. */
 export function clientApiRoutes(app: App) {
@@ -24,5 +25,6 @@ export function clientApiRoutes(app: App) {
     .use(storyRoutes(app))
     .use(botRoutes(app))
     .use(starsRoutes(app))
-    .use(chatsRoutes(app));
+    .use(chatsRoutes(app))
+    .use(adminRoutes(app));
 }

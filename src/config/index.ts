@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync, chmodSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { configKeys, isConfigKey, type Config, type ConfigKey } from "./keys";
+import { configKeys, isConfigKey, isLiveConfigKey, liveConfigKeys, type Config, type ConfigKey } from "./keys";
 import { randomToken } from "../lib/ids";
 
-export { configKeys, isConfigKey, type Config, type ConfigKey };
+export { configKeys, isConfigKey, isLiveConfigKey, liveConfigKeys, type Config, type ConfigKey };
 
 import { CONFIG_FILE, SECRET_FILE } from "./layout";
 
@@ -29,7 +29,14 @@ export function writeConfigFile(dataDir: string, values: Partial<Record<ConfigKe
   mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, CONFIG_FILE);
   const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, JSON.stringify(values, null, 2) + "\n", { mode: 0o600 });
+  // synced before the rename: a live setting an admin saw acknowledged survives a power cut
+  const fd = openSync(tmp, "w", 0o600);
+  try {
+    writeSync(fd, JSON.stringify(values, null, 2) + "\n");
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
   renameSync(tmp, path);
 }
 
@@ -46,10 +53,13 @@ export function parseConfigValue(key: string, raw: string): unknown {
 /** Sets KEY in the data dir's config file after validating it. */
 export function setConfigValue(dataDir: string, key: string, raw: string): unknown {
   const value = parseConfigValue(key, raw);
-  const values = readConfigFile(dataDir);
-  (values as Record<string, unknown>)[key] = value;
-  writeConfigFile(dataDir, values);
+  storeConfigValues(dataDir, { [key]: value });
   return value;
+}
+
+/** Merges already-parsed VALUES into the data dir's config file, keeping its other keys. */
+export function storeConfigValues(dataDir: string, values: Partial<Record<ConfigKey, unknown>>): void {
+  writeConfigFile(dataDir, { ...readConfigFile(dataDir), ...values });
 }
 
 /**

@@ -43,7 +43,7 @@ export const configKeys = {
   baseUrl: spec("", url, "public origin used in file URLs, links, webhooks (default http://127.0.0.1:<port>)"),
   port: spec(3000, int(0, 65535), "listen port"),
   host: spec("0.0.0.0", str, "listen address"),
-  registration: spec<"open" | "captcha" | "closed">("captcha", oneOf("open", "captcha", "closed"), "open, captcha or closed (CLI only)"),
+  registration: spec<"open" | "captcha" | "closed">("captcha", oneOf("open", "captcha", "closed"), "open, captcha or closed"),
   trustProxy: spec(false, bool, "take the client IP from X-Forwarded-For (behind a reverse proxy)"),
   "auth.accessTtlSeconds": spec(900, int(1, 86400), "access token lifetime"),
   "auth.refreshTtlSeconds": spec(2592000, int(60, 31536000), "refresh token lifetime"),
@@ -84,3 +84,14 @@ export type ConfigKey = keyof typeof configKeys;
 export type Config = { readonly [K in ConfigKey]: (typeof configKeys)[K]["default"] };
 
 export const isConfigKey = (key: string): key is ConfigKey => Object.hasOwn(configKeys, key);
+
+/**
+ * Keys an admin may change on the running server (PATCH /api/admin/settings). Each is read
+ * where it is used, per request, so a new value applies to the next request: the sign-up
+ * mode, the blocked-words list and the rate limits. Everything else (addresses, secrets,
+ * lifetimes baked into issued tokens, workers' timers) needs `config set` and a restart.
+ */
+export const isLiveConfigKey = (key: string): key is ConfigKey =>
+  isConfigKey(key) && (key === "registration" || key === "moderation.blockedWords" || key.startsWith("limits."));
+
+export const liveConfigKeys = (Object.keys(configKeys) as ConfigKey[]).filter(isLiveConfigKey);

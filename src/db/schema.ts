@@ -12,9 +12,10 @@ import type { PostsTables } from "../domain/posts/table";
 import type { CommentsTables } from "../domain/comments/table";
 import type { StarsTables } from "../domain/stars/table";
 import type { PaymentsTables } from "../domain/payments/table";
+import type { AdminTables } from "../domain/admin/table";
 
 /**
  * The whole database as Kysely sees it: each feature declares its tables in
  * domain/<feature>/table.ts and is listed here once.
  */
-export interface Database extends UsersTables, SessionsTables, AuthTables, RelationsTables, NotificationsTables, SettingsTables, StoriesTables, ChatsTables, BotsTables, UploadsTables, PostsTables, CommentsTables, StarsTables, PaymentsTables {}
+export interface Database extends UsersTables, SessionsTables, AuthTables, RelationsTables, NotificationsTables, SettingsTables, StoriesTables, ChatsTables, BotsTables, UploadsTables, PostsTables, CommentsTables, StarsTables, PaymentsTables, AdminTables {}

@@ -40,16 +40,23 @@ export function requestContext(app: App) {
     }))
     .macro({
       auth: {
-        async resolve({ request, server, set }) {
-          const found = await resolveAuth(app, request, clientIp(request, server, app.config.trustProxy));
-          if (!found) throw unauthorized();
-          assertUsable(found.user);
-          if (found.deviceBanned) throw deviceBanned();
-          if (found.renewed) addSetCookies(set as never, sessionCookies(app, found.renewed));
-          return { user: found.user, session: found.session };
-        },
+        resolve: ({ request, server, set }) => requireSignedIn(app, request, server, set),
       },
     });
+}
+
+/**
+ * The `auth` macro's check, for macros that build on it: the signed-in, usable account on a
+ * device that is not banned (renewing cookies when the access token had expired), or
+ * UNAUTHORIZED / ACCOUNT_DISABLED / DEVICE_BANNED.
+ */
+export async function requireSignedIn(app: App, request: Request, server: Parameters<typeof clientIp>[1], set: unknown) {
+  const found = await resolveAuth(app, request, clientIp(request, server, app.config.trustProxy));
+  if (!found) throw unauthorized();
+  assertUsable(found.user);
+  if (found.deviceBanned) throw deviceBanned();
+  if (found.renewed) addSetCookies(set as never, sessionCookies(app, found.renewed));
+  return { user: found.user, session: found.session };
 }
 
 export async function resolveAuth(app: App, request: Request, ip: string): Promise<Authenticated | null> {

@@ -22,17 +22,19 @@ export interface InstanceStatus {
 }
 
 /**
- * Everything an operator asks first, read without changing anything: the database is
- * opened read-only and never migrated, and a running server is asked for its uptime.
+ * Everything an operator asks first (`socialctl status`, GET /api/admin/status), read without
+ * changing anything: the database is opened read-only and never migrated, and a running server
+ * is asked for its uptime.
  */
-export async function collectStatus(dataDirInput: string): Promise<InstanceStatus> {
+export async function collectStatus(dataDirInput: string, opts: { self?: InstanceStatus["server"] } = {}): Promise<InstanceStatus> {
   const dataDir = resolve(dataDirInput);
   const initialised = existsSync(dbPath(dataDir));
   const status: InstanceStatus = {
     version: VERSION,
     dataDir,
     initialised,
-    server: await serverStatus(dataDir),
+    // the serving process describes itself (the admin API) instead of calling its own /healthz
+    server: opts.self ?? (await serverStatus(dataDir)),
     database: { sizeBytes: fileSize(dbPath(dataDir)), walSizeBytes: fileSize(`${dbPath(dataDir)}-wal`) },
     files: { count: 0, totalBytes: 0, byKind: null },
     counts: { accounts: null, posts: null, messages: null, bots: null, queuedBotUpdates: null },

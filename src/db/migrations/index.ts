@@ -10,6 +10,7 @@ import * as m20261122000300 from "./20261122000300_posts";
 import * as m20261122000900 from "./20261122000900_stars";
 import * as m20261122001400 from "./20261122001400_cleanup_indexes";
 import * as m20261124000100 from "./20261124000100_bot_api_ids";
+import * as m20261124000200 from "./20261124000200_admin_audit";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   "20261122000900_stars": m20261122000900,
   "20261122001400_cleanup_indexes": m20261122001400,
   "20261124000100_bot_api_ids": m20261124000100,
+  "20261124000200_admin_audit": m20261124000200,
 };

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { generateSecret, generateURI, verify } from "otplib";
 import type { App } from "../../app";
+import type { Db } from "../../db";
 import { AppError, fieldError, rateLimited } from "../../lib/errors";
 import { sha256Hex, verifyPassword } from "../../lib/crypto";
 import type { UserRow } from "../users/table";
@@ -160,10 +161,15 @@ async function confirmIdentity(app: App, user: UserRow, proof: { password?: stri
 /** Turns two-factor protection off after a password or code check. */
 export async function disableTwoFactor(app: App, user: UserRow, proof: { password?: string; code?: string }): Promise<void> {
   await confirmIdentity(app, user, proof);
-  await app.db
+  await clearTwoFactor(app.db, app.clock.now(), user.id);
+}
+
+/** Turns two-factor protection off without a proof: an administrator's reset for a locked-out person. */
+export async function clearTwoFactor(db: Db, now: number, userId: number): Promise<void> {
+  await db
     .updateTable("users")
-    .set({ two_factor_method: "none", totp_secret: null, totp_pending_secret: null, totp_last_step: null, recovery_codes: null, updated_at: app.clock.now() })
-    .where("id", "=", user.id)
+    .set({ two_factor_method: "none", totp_secret: null, totp_pending_secret: null, totp_last_step: null, recovery_codes: null, updated_at: now })
+    .where("id", "=", userId)
     .execute();
 }
 

@@ -242,6 +242,18 @@ export async function setBotEnabledByUsername(app: App, username: string, enable
   return { bot, user: found.user };
 }
 
+/**
+ * Blocks a bot by moderation, or lifts the block: a blocked bot's token is refused with 403
+ * "blocked by moderation", it gets no updates and its public card is gone. Its owner cannot
+ * lift this (unlike disabling).
+ */
+export async function setBotBlocked(app: App, botId: number, blocked: boolean): Promise<BotRow> {
+  const now = app.clock.now();
+  const bot = await app.db.updateTable("bots").set({ blocked_at: blocked ? now : null, updated_at: now }).where("id", "=", botId).returningAll().executeTakeFirstOrThrow();
+  forgetBotIdentities(app);
+  return bot;
+}
+
 /** Sets (url) or removes (null) the bot's webhook; errors and retry delays of the previous address are forgotten. */
 export async function setWebhookConfig(app: App, botId: number, webhook: { url: string; secret: string | null } | null): Promise<void> {
   await app.db

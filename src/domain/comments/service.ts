@@ -154,8 +154,16 @@ export async function createComment(
 export async function deleteComment(app: App, user: UserRow, cuid: string): Promise<void> {
   const { comment, post } = await findVisibleComment(app.db, user.id, cuid);
   if (comment.author_id !== user.id && post.author_id !== user.id) throw forbidden("Only the comment's author or the post's author can delete it");
-  await app.db.deleteFrom("comments").where("id", "=", comment.id).execute();
+  await removeComment(app.db, comment.id);
 }
+
+/** Removes a comment and the replies under it (its author, the post's author or an administrator). */
+export async function removeComment(db: Db, commentId: number): Promise<void> {
+  await db.deleteFrom("comments").where("id", "=", commentId).execute();
+}
+
+/** Any comment by public id, whoever wrote it (moderation looks past blocks and disabled authors). */
+export const findCommentByCuid = (db: Db, cuid: string) => db.selectFrom("comments").selectAll().where("cuid", "=", cuid).executeTakeFirst();
 
 /** Likes or unlikes a visible comment; its author is notified of a new like. */
 export async function toggleCommentLike(app: App, user: UserRow, cuid: string): Promise<{ liked: boolean; likeCount: number }> {

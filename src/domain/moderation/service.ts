@@ -12,6 +12,8 @@ import type { UserRow } from "../users/table";
 export type ContentAction = "post" | "comment";
 
 const HOUR_MS = 3_600_000;
+/** Longest posting block an admin can set: ten years, in minutes. */
+export const MAX_POSTING_BLOCK_MINUTES = 525_600 * 10;
 const limiterOf = limiterPerOwner<App>();
 
 /** Fails with POSTING_TEMPORARILY_BLOCKED while an admin's posting block on the account lasts. */

@@ -34,10 +34,13 @@ const isUniqueViolation = (err: unknown) => String(err).includes("UNIQUE");
 
 /** A post the viewer may see: its author (and a repost's original author) alive and not blocked either way. */
 export async function findVisiblePost(db: Db, viewerId: number, cuid: string): Promise<PostRow> {
-  const post = await db.selectFrom("posts").selectAll().where("cuid", "=", cuid).executeTakeFirst();
+  const post = await findPostByCuid(db, cuid);
   if (!post || !(await isPostVisibleTo(db, viewerId, post))) throw notFound("Post not found");
   return post;
 }
+
+/** Any post by public id, whoever wrote it (moderation looks past blocks and disabled authors). */
+export const findPostByCuid = (db: Db, cuid: string) => db.selectFrom("posts").selectAll().where("cuid", "=", cuid).executeTakeFirst();
 
 /** Whether VIEWER may see POST: its author (and a repost's original author) alive and not blocked either way. */
 export async function isPostVisibleTo(db: Db, viewerId: number, post: PostRow): Promise<boolean> {
@@ -218,10 +221,14 @@ export async function editPost(app: App, user: UserRow, cuid: string, input: { c
 
 /** Deletes the author's post (with its reposts, comments, likes); followers get post:deleted. */
 export async function deletePost(app: App, user: UserRow, cuid: string): Promise<void> {
-  const post = await findOwnPost(app.db, user, cuid);
+  await removePost(app, await findOwnPost(app.db, user, cuid));
+}
+
+/** Removes POST with its reposts, comments and likes, as its author or an administrator does. */
+export async function removePost(app: App, post: PostRow): Promise<void> {
   const reposts = await app.db.selectFrom("posts").select(["cuid", "author_id"]).where("repost_of_id", "=", post.id).execute();
   await app.db.deleteFrom("posts").where("id", "=", post.id).execute();
-  await announceDeleted(app, user.id, post.cuid);
+  await announceDeleted(app, post.author_id, post.cuid);
   for (const r of reposts) await announceDeleted(app, r.author_id, r.cuid);
 }
 

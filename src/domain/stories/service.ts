@@ -72,8 +72,16 @@ export async function markStoryViewed(db: Db, now: number, viewerId: number, sto
 /** Deletes the author's own story; someone else's visible story is FORBIDDEN. */
 export async function deleteStory(db: Db, now: number, userId: number, story: StoryRow): Promise<void> {
   if (story.author_id !== userId) throw forbidden("Only the author can delete a story");
-  await db.updateTable("stories").set({ deleted_at: now }).where("id", "=", story.id).execute();
+  await removeStory(db, now, story.id);
 }
+
+/** Takes a story down (its author or an administrator); its media goes with the stories cleanup. */
+export async function removeStory(db: Db, now: number, storyId: number): Promise<void> {
+  await db.updateTable("stories").set({ deleted_at: now }).where("id", "=", storyId).where("deleted_at", "is", null).execute();
+}
+
+/** A live story by public id, whoever wrote it (moderation looks past blocks). */
+export const findLiveStoryByCuid = (db: Db, now: number, cuid: string) => live(db, now).selectAll().where("stories.cuid", "=", cuid).executeTakeFirst();
 
 /** One page of a story's viewers, latest first; only the author may ask (others NOT_FOUND). */
 export async function listStoryViewers(db: Db, userId: number, story: StoryRow, opts: { cursor: Cursor | null; limit: number }) {

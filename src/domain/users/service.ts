@@ -2,6 +2,7 @@ import type { Db } from "../../db";
 import { AppError, validationError, type FieldErrors } from "../../lib/errors";
 import { hashPassword } from "../../lib/crypto";
 import { newCuid } from "../../lib/ids";
+import { pageOf, type Cursor } from "../../lib/paging";
 import type { UserRow } from "./table";
 
 export const USERNAME_RE = /^[A-Za-z0-9_]{3,32}$/;
@@ -90,6 +91,18 @@ export const findUserByUsername = (db: Db, username: string) =>
     .where("username_lower", "=", username.replace(/^@/, "").toLowerCase())
     .where("deleted_at", "is", null)
     .executeTakeFirst();
+
+/**
+ * Accounts (people and bots; not the system account nor deleted ones), newest first, paged
+ * by id (the cursor's time is informational); every one of them when no limit is given.
+ */
+export async function listAccounts(db: Db, page: { cursor: Cursor | null; limit?: number }): Promise<{ items: UserRow[]; nextCursor: string | null }> {
+  let q = db.selectFrom("users").selectAll().where("deleted_at", "is", null).where("is_system", "=", 0);
+  if (page.cursor) q = q.where("id", "<", page.cursor.id);
+  q = q.orderBy("id", "desc");
+  if (page.limit === undefined) return { items: await q.execute(), nextCursor: null };
+  return pageOf(await q.limit(page.limit + 1).execute(), page.limit, (u) => ({ t: u.created_at, id: u.id }));
+}
 
 export const findUserByEmail = (db: Db, email: string) =>
   db

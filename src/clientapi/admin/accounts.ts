@@ -1,0 +1,145 @@
+import { Elysia, t } from "elysia";
+import type { App } from "../../app";
+import { setAccountDisabled } from "../../domain/admin/accounts";
+import { banUserDevices, unbanUserDevices } from "../../domain/auth/devices";
+import { clearTwoFactor } from "../../domain/auth/two-factor";
+import { MAX_POSTING_BLOCK_MINUTES, setPostingBlockedUntil } from "../../domain/moderation/service";
+import { searchPeople } from "../../domain/search/people";
+import { findUserByEmail, listAccounts, requireUserByUsername } from "../../domain/users/service";
+import type { UserRow } from "../../domain/users/table";
+import { ok } from "../../http/envelope";
+import { toIso } from "../../lib/clock";
+import { fieldError, notFound } from "../../lib/errors";
+import { decodeCursor, parseLimit } from "../../lib/paging";
+import { serializeAccount } from "../serializers/account";
+import { adminContext, audit } from "./guard";
+
+const UsernameParams = t.Object({ username: t.String({ minLength: 1, maxLength: 64 }) });
+const SearchQuery = t.Object({
+  q: t.Optional(t.String({ maxLength: 200 })),
+  cursor: t.Optional(t.String({ maxLength: 200 })),
+  limit: t.Optional(t.String({ maxLength: 10 })),
+});
+const BlockPostingBody = t.Object({ minutes: t.Integer({ minimum: 1, maximum: MAX_POSTING_BLOCK_MINUTES }) });
+const looksLikeEmail = (q: string) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(q);
+
+/** An account as an administrator sees it: the owner's view plus its moderation state. */
+function serializeAdminAccount(app: App, user: UserRow) {
+  const blockedUntil = user.posting_blocked_until !== null && user.posting_blocked_until > app.clock.now() ? user.posting_blocked_until : null;
+  return {
+    ...serializeAccount(user),
+    disabled: user.disabled_at !== null,
+    disabledAt: user.disabled_at === null ? null : toIso(user.disabled_at),
+    postingBlockedUntil: blockedUntil === null ? null : toIso(blockedUntil),
+  };
+}
+
+/** The system account delivers codes: it is not an administrator's target. */
+async function requireTarget(app: App, username: string): Promise<UserRow> {
+  const user = await requireUserByUsername(app.db, username);
+  if (user.is_system) throw notFound(`User ${username} not found`);
+  return user;
+}
+
+/** Actions that would lock the acting administrator out of the admin area are refused. */
+function refuseSelf(admin: UserRow, target: UserRow, what: string) {
+  if (admin.id === target.id) throw fieldError("username", `is your own account: you cannot ${what} it`);
+}
+
+const label = (u: UserRow) => `@${u.username}`;
+
+/** /api/admin/accounts: search, disable / enable, ban devices, block posting, reset two-factor. */
+export function adminAccountRoutes(app: App) {
+  const act = async (admin: UserRow, target: UserRow, action: string, details: Record<string, unknown> = {}) => {
+    await audit(app, admin, { action, target: { type: "account", id: target.cuid, label: label(target) }, details });
+    return ok({ account: serializeAdminAccount(app, (await requireTarget(app, target.username))) , ...details });
+  };
+
+  return new Elysia({ name: "admin-accounts", prefix: "/accounts" })
+    .use(adminContext(app))
+    .get(
+      "/",
+      async ({ query }) => {
+        const limit = parseLimit(query.limit);
+        const q = (query.q ?? "").trim();
+        let page: { items: UserRow[]; nextCursor: string | null };
+        if (!q) page = await listAccounts(app.db, { cursor: decodeCursor(query.cursor), limit });
+        else if (looksLikeEmail(q)) {
+          const found = await findUserByEmail(app.db, q);
+          page = { items: found && !found.is_system ? [found] : [], nextCursor: null };
+        } else {
+          const hits = await searchPeople(app.db, q, { excludeIds: [], cursor: query.cursor ?? null, limit });
+          page = { items: hits.users, nextCursor: hits.nextCursor };
+        }
+        return ok({ accounts: page.items.map((u) => serializeAdminAccount(app, u)), pageInfo: { nextCursor: page.nextCursor } });
+      },
+      { admin: true, query: SearchQuery },
+    )
+    .get("/:username", async ({ params }) => ok({ account: serializeAdminAccount(app, await requireTarget(app, params.username)) }), { admin: true, params: UsernameParams })
+    .post(
+      "/:username/disable",
+      async ({ admin, params }) => {
+        const target = await requireTarget(app, params.username);
+        refuseSelf(admin, target, "disable");
+        const { sessionsRevoked } = await setAccountDisabled(app, target.id, true);
+        return act(admin, target, "account.disable", { sessionsRevoked });
+      },
+      { admin: true, params: UsernameParams },
+    )
+    .post(
+      "/:username/enable",
+      async ({ admin, params }) => {
+        const target = await requireTarget(app, params.username);
+        await setAccountDisabled(app, target.id, false);
+        return act(admin, target, "account.enable");
+      },
+      { admin: true, params: UsernameParams },
+    )
+    .post(
+      "/:username/ban-devices",
+      async ({ admin, params }) => {
+        const target = await requireTarget(app, params.username);
+        refuseSelf(admin, target, "ban the devices of");
+        const bannedDevices = await banUserDevices(app.db, app.clock.now(), target.id);
+        return act(admin, target, "account.ban-devices", { bannedDevices });
+      },
+      { admin: true, params: UsernameParams },
+    )
+    .post(
+      "/:username/unban-devices",
+      async ({ admin, params }) => {
+        const target = await requireTarget(app, params.username);
+        const unbannedDevices = await unbanUserDevices(app.db, target.id);
+        return act(admin, target, "account.unban-devices", { unbannedDevices });
+      },
+      { admin: true, params: UsernameParams },
+    )
+    .post(
+      "/:username/block-posting",
+      async ({ admin, params, body }) => {
+        const target = await requireTarget(app, params.username);
+        const now = app.clock.now();
+        await setPostingBlockedUntil(app.db, now, target.id, now + body.minutes * 60_000);
+        return act(admin, target, "account.block-posting", { minutes: body.minutes });
+      },
+      { admin: true, params: UsernameParams, body: BlockPostingBody },
+    )
+    .post(
+      "/:username/unblock-posting",
+      async ({ admin, params }) => {
+        const target = await requireTarget(app, params.username);
+        await setPostingBlockedUntil(app.db, app.clock.now(), target.id, null);
+        return act(admin, target, "account.unblock-posting");
+      },
+      { admin: true, params: UsernameParams },
+    )
+    .post(
+      "/:username/reset-two-factor",
+      async ({ admin, params }) => {
+        const target = await requireTarget(app, params.username);
+        await clearTwoFactor(app.db, app.clock.now(), target.id);
+        return act(admin, target, "account.reset-two-factor", { previousMethod: target.two_factor_method });
+      },
+      { admin: true, params: UsernameParams },
+    );
+}

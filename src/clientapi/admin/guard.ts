@@ -1,0 +1,26 @@
+import { Elysia } from "elysia";
+import type { App } from "../../app";
+import { recordAdminAction, type AdminAction } from "../../domain/admin/audit";
+import type { UserRow } from "../../domain/users/table";
+import { requestContext, requireSignedIn } from "../../http/context";
+import { forbidden } from "../../lib/errors";
+
+/**
+ * The `admin` macro of every /api/admin route: signed out is 401 UNAUTHORIZED (the `auth`
+ * macro), a signed-in account without the admin flag 403 FORBIDDEN. It gives `admin`, the
+ * acting administrator's account.
+ */
+export function adminContext(app: App) {
+  return new Elysia({ name: "admin-context" }).use(requestContext(app)).macro({
+    admin: {
+      async resolve({ request, server, set }) {
+        const { user, session } = await requireSignedIn(app, request, server, set);
+        if (user.is_admin !== 1) throw forbidden("Only administrators can do this");
+        return { admin: user, session };
+      },
+    },
+  });
+}
+
+/** Writes the audit entry of an action ADMIN has just taken (who, what, target, when). */
+export const audit = (app: App, admin: UserRow, entry: AdminAction) => recordAdminAction(app.db, app.clock.now(), admin, entry);

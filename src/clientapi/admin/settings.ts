@@ -1,0 +1,29 @@
+import { Elysia, t } from "elysia";
+import type { App } from "../../app";
+import { applyLiveSettings, liveSettings } from "../../domain/admin/settings";
+import { ok } from "../../http/envelope";
+import { adminContext, audit } from "./guard";
+
+/** key → new value; each value is validated by its key's own parser, as `config set` does. */
+const PatchBody = t.Record(t.String({ maxLength: 100 }), t.Union([t.String({ maxLength: 10_000 }), t.Number(), t.Boolean()]));
+
+/**
+ * /api/admin/settings: the config keys safe to change on a running server (registration,
+ * moderation.blockedWords, limits.*), applied at once and kept in the config file.
+ */
+export function adminSettingsRoutes(app: App) {
+  return new Elysia({ name: "admin-settings", prefix: "/settings" })
+    .use(adminContext(app))
+    .get("/", () => ok({ settings: liveSettings(app) }), { admin: true })
+    .patch(
+      "/",
+      async ({ admin, body }) => {
+        const changes = applyLiveSettings(app, body);
+        for (const c of changes) {
+          await audit(app, admin, { action: "setting.change", target: { type: "setting", id: c.key, label: c.key }, details: { from: c.from, to: c.to } });
+        }
+        return ok({ settings: liveSettings(app), changed: changes.map((c) => c.key) });
+      },
+      { admin: true, body: PatchBody },
+    );
+}

@@ -1,0 +1,19 @@
+import { Elysia } from "elysia";
+import type { App } from "../../app";
+import { ok } from "../../http/envelope";
+import { toIso } from "../../lib/clock";
+import { healthz } from "../../ops/health";
+import { collectStatus } from "../../ops/status";
+import { adminContext } from "./guard";
+
+/** /api/admin/status: what `socialctl status` prints, from the serving process itself. */
+export function adminStatusRoutes(app: App) {
+  return new Elysia({ name: "admin-status", prefix: "/status" }).use(adminContext(app)).get(
+    "/",
+    async () => {
+      const self = { running: true, pid: process.pid, url: app.config.baseUrl, startedAt: toIso(app.startedAt), uptimeSeconds: healthz(app).uptimeSeconds, healthy: true };
+      return ok({ status: await collectStatus(app.dataDir, { self }) });
+    },
+    { admin: true },
+  );
+}

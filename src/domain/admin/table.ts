@@ -1,0 +1,26 @@
+import type { Generated, Selectable } from "kysely";
+
+export type AuditTargetType = "account" | "post" | "comment" | "story" | "bot" | "setting";
+
+/** One action an administrator took; appended, never changed. */
+export interface AdminAuditTable {
+  id: Generated<number>;
+  cuid: string;
+  actor_id: number;
+  actor_username: string;
+  action: string;
+  target_type: AuditTargetType;
+  /** public id of the target: cuid, username or config key */
+  target_id: string;
+  /** what a reader recognises the target by: @username, the start of a post, a key */
+  target_label: string;
+  /** JSON object of the action's parameters and outcome */
+  details: Generated<string>;
+  created_at: number;
+}
+
+export type AdminAuditRow = Selectable<AdminAuditTable>;
+
+export interface AdminTables {
+  admin_audit: AdminAuditTable;
+}
