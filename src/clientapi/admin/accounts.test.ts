@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { TestClient } from "../../testing/client";
 import { makeUser, signedInClient } from "../../testing/fixtures";
 import type { TestServer } from "../../testing/server";
-import { totpAt } from "../auth/test-helpers";
-import { adminWorld, auditEntries, expectError } from "./test-helpers";
+import { totpAt } from "../../testing/auth";
+import { adminWorld, auditEntries, expectError } from "../../testing/admin";
 
 let server: TestServer;
 let admin: TestClient;

@@ -3,7 +3,7 @@ import type { TestClient } from "../../testing/client";
 import { quickPerson } from "../../testing/fixtures";
 import { uploadFor } from "../../testing/media";
 import type { TestServer } from "../../testing/server";
-import { adminWorld, auditEntries, expectError } from "./test-helpers";
+import { adminWorld, auditEntries, expectError } from "../../testing/admin";
 
 let server: TestServer;
 let admin: TestClient;

@@ -3,12 +3,12 @@ import { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { knownMigrationNames } from "../../db";
-import { botCall, createBotViaApi } from "../../botapi/test-helpers";
+import { botCall, createBotViaApi } from "../../testing/botapi";
 import { liveConfigKeys } from "../../config";
 import { TestClient } from "../../testing/client";
 import { quickPerson } from "../../testing/fixtures";
 import type { TestServer } from "../../testing/server";
-import { adminWorld, auditEntries, expectError } from "./test-helpers";
+import { adminWorld, auditEntries, expectError } from "../../testing/admin";
 
 let server: TestServer;
 let admin: TestClient;

@@ -1,8 +1,8 @@
 import { expect } from "bun:test";
-import type { ConfigKey } from "../../config";
-import type { TestClient } from "../../testing/client";
-import { signedInClient } from "../../testing/fixtures";
-import { startTestServer, type TestServer } from "../../testing/server";
+import type { ConfigKey } from "../config";
+import type { TestClient } from "./client";
+import { signedInClient } from "./fixtures";
+import { startTestServer, type TestServer } from "./server";
 
 export interface AdminWorld {
   server: TestServer;
