@@ -13,6 +13,7 @@
 import { readdirSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import type { BunPlugin } from "bun";
+import { WEB_BUILD_OPTIONS } from "../src/http/web-app";
 
 const root = resolve(import.meta.dir, "..");
 const outArg = process.argv.indexOf("--outfile");
@@ -69,7 +70,8 @@ if (import.meta.main) {
   const result = await Bun.build({
     entrypoints: [join(root, "cli/index.ts")],
     compile: { outfile, autoloadDotenv: false, autoloadBunfig: false },
-    minify: true,
+    // the web app (src/web, an HTML import of src/http/web-app.ts) is bundled and embedded with these
+    ...WEB_BUILD_OPTIONS,
     sourcemap: "linked",
     plugins: [sharpBindingPlugin()],
   });

@@ -11,7 +11,7 @@ beforeAll(async () => {
   console.log(`built dist/socialctl in ${Math.round(performance.now() - t0)} ms`);
 }, 120_000);
 
-test("the compiled binary copied alone serves, signs in and makes a thumbnail", async () => {
+test("the compiled binary copied alone serves the web app, signs in and makes a thumbnail", async () => {
   await expect(smokeBinary({ build: false })).resolves.toBeUndefined();
 }, 60_000);
 

@@ -184,6 +184,22 @@ export async function uploadPngWithThumbnail(call: Call): Promise<string> {
   return url;
 }
 
+/** The embedded web app: the page at / and at a deep link, and one of its hashed chunks. */
+export async function checkWebApp(base: string): Promise<void> {
+  const page = await fetch(`${base}/`, { headers: { accept: "text/html" } });
+  const html = await page.text();
+  if (page.status !== 200 || !html.includes('<div id="app">')) fail(`/ answered ${page.status}: ${html.slice(0, 200)}`);
+  const deep = await fetch(`${base}/auth/link?t=x`, { headers: { accept: "text/html" } });
+  if (deep.status !== 200 || (await deep.text()) !== html) fail(`a deep link answered ${deep.status} without the app page`);
+  const chunk = html.match(/src="(\/chunk-[^"]+\.js)"/)?.[1];
+  if (!chunk) fail("the page names no script chunk");
+  const js = await fetch(base + chunk);
+  const body = await js.text();
+  if (js.status !== 200 || !js.headers.get("content-type")?.startsWith("text/javascript") || body.length < 1000) fail(`${chunk} answered ${js.status} ${js.headers.get("content-type")} (${body.length} bytes)`);
+  if (js.headers.get("cache-control") !== "public, max-age=31536000, immutable") fail(`${chunk} is not cached as immutable: ${js.headers.get("cache-control")}`);
+  step(`web app served: / (${html.length} bytes) and ${chunk} (${body.length} bytes)`);
+}
+
 /** Runs FN, then stops SERVER; a failure of FN is reported rather than one of the stop it causes. */
 export async function stoppedAfter<T>(server: ServingBinary, fn: () => Promise<T>): Promise<T> {
   let result: T;
@@ -216,6 +232,7 @@ export async function smokeBinary(opts: { build?: boolean; keep?: boolean } = {}
     const { port, base } = await initInstance(dir);
     const server = await serveBinary(dir, port);
     await stoppedAfter(server, async () => {
+      await checkWebApp(base);
       await createUser(dir, SMOKE_USER);
       const call = await signIn(base, SMOKE_USER.email, SMOKE_USER.password);
       await uploadPngWithThumbnail(call);

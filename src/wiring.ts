@@ -13,6 +13,7 @@ import { installChatDelivery } from "./clientapi/chats/live";
 import { clientApiRoutes } from "./clientapi";
 import { fileRoutes } from "./media/serve";
 import { createHttpApp } from "./http/server";
+import { webAppRoutes } from "./http/web-app";
 
 /*
  * The composition root: the one module that knows every feature. Nothing imports it but the
@@ -53,5 +54,7 @@ export function createRootHttpApp(app: App) {
     .get("/healthz", () => healthz(app))
     .use(clientApiRoutes(app))
     .use(fileRoutes(app))
-    .use(botApiRoutes(app));
+    .use(botApiRoutes(app))
+    // last: its catch-all answers client routes with the app page and anything else with a JSON 404
+    .use(webAppRoutes(app));
 }

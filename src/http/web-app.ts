@@ -1,0 +1,186 @@
+import { Elysia } from "elysia";
+import { brotliCompress, constants as zlibConstants } from "node:zlib";
+import { promisify } from "node:util";
+import type { App } from "../app";
+import { notFound } from "../lib/errors";
+import index from "../web/index.html";
+
+/**
+ * Serves the web app (src/web/, bundled by Bun from the HTML import above): its hashed
+ * chunks, and its page for every client route (SPA fallback). In the compiled binary the
+ * bundle was made by `bun build --compile` and is embedded (`index.files`); from source it
+ * is bundled in memory on first use with the same options, so tests and `npm start` serve
+ * exactly what the binary serves, through the same headers.
+ */
+
+/** Bun.build options of the client bundle, shared with scripts/build.ts (the compiled binary). */
+export const WEB_BUILD_OPTIONS = {
+  // the development JSX runtime is several KB heavier and warns in the console
+  jsx: { development: false },
+  // absolute asset URLs: a deep link such as /auth/link?t=… must not resolve ./chunk.js relative to /auth/
+  publicPath: "/",
+  // screens are lazy imports; without splitting everything lands in one chunk
+  splitting: true,
+  minify: true,
+} as const;
+
+type Bytes = Uint8Array<ArrayBuffer>;
+
+interface WebFile {
+  body: Bytes;
+  contentType: string;
+  etag: string;
+  /** gzip and brotli variants, made on first request and kept */
+  encoded: Map<string, Promise<{ body: Bytes; etag: string }>>;
+}
+
+interface WebBundle {
+  page: WebFile;
+  /** "/chunk-abc123.js" → file; every name carries a content hash */
+  assets: Map<string, WebFile>;
+  /** JS of the first screen: the page's own scripts and their static imports (for budgets) */
+  entryScripts: string[];
+}
+
+const brotli = promisify(brotliCompress);
+const COMPRESSIBLE = /^(text\/|application\/(javascript|json|manifest\+json)|image\/svg\+xml)/;
+
+function webFile(body: Bytes, contentType: string): WebFile {
+  return { body, contentType, etag: `"${Bun.hash(body).toString(36)}"`, encoded: new Map() };
+}
+
+async function loadEmbedded(): Promise<WebBundle> {
+  const files = index.files!;
+  const assets = new Map<string, WebFile>();
+  let page: WebFile | null = null;
+  for (const f of files) {
+    const body = new Uint8Array(await Bun.file(f.path).arrayBuffer());
+    const file = webFile(body, f.headers["content-type"]);
+    if (f.loader === "html") page = file;
+    else assets.set(`/${f.path.split("/").pop()}`, file);
+  }
+  if (!page) throw new Error("the embedded web app has no page");
+  return { page, assets, entryScripts: scriptsOf(new TextDecoder().decode(page.body)) };
+}
+
+async function buildFromSource(): Promise<WebBundle> {
+  const result = await Bun.build({ entrypoints: [index.index], target: "browser", ...WEB_BUILD_OPTIONS });
+  if (!result.success) throw new AggregateError(result.logs, "the web app did not build");
+  const assets = new Map<string, WebFile>();
+  let page: WebFile | null = null;
+  for (const out of result.outputs) {
+    const file = webFile(new Uint8Array(await out.arrayBuffer()), out.type);
+    if (out.path.endsWith(".html")) page = file;
+    else assets.set(out.path.replace(/^\.\//, "/"), file);
+  }
+  if (!page) throw new Error("the web app build made no page");
+  return { page, assets, entryScripts: scriptsOf(new TextDecoder().decode(page.body)) };
+}
+
+const scriptsOf = (html: string) => [...html.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map((m) => m[1]!);
+
+let bundle: Promise<WebBundle> | null = null;
+/** The app's files, built or read once per process. */
+export function webBundle(): Promise<WebBundle> {
+  bundle ??= (index.files?.length ? loadEmbedded() : buildFromSource()).catch((err) => {
+    bundle = null;
+    throw err;
+  });
+  return bundle;
+}
+
+/** Chooses br, then gzip, from Accept-Encoding (q=0 refuses). */
+function pickEncoding(accept: string | null): "br" | "gzip" | null {
+  if (!accept) return null;
+  const offered = new Map<string, number>();
+  for (const part of accept.split(",")) {
+    const [name, ...params] = part.trim().toLowerCase().split(";");
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    offered.set(name!, q ? Number(q.slice(2)) : 1);
+  }
+  const ok = (name: string) => (offered.get(name) ?? offered.get("*") ?? 0) > 0;
+  return ok("br") ? "br" : ok("gzip") ? "gzip" : null;
+}
+
+function encodedVariant(file: WebFile, encoding: "br" | "gzip") {
+  let variant = file.encoded.get(encoding);
+  if (!variant) {
+    // brotli at its best level takes ~1 s for a few hundred KB: done off the event loop, once
+    const compressed =
+      encoding === "br"
+        ? brotli(file.body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: file.body.length } }).then((b) => new Uint8Array(b) as Bytes)
+        : Promise.resolve(Bun.gzipSync(file.body, { level: 9 }) as Bytes);
+    variant = compressed.then((body) => ({ body, etag: `${file.etag.slice(0, -1)}-${encoding}"` }));
+    file.encoded.set(encoding, variant);
+  }
+  return variant;
+}
+
+/** Whether an If-None-Match header names ETAG (or is *). */
+function matchesEtag(header: string | null, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === "*") return true;
+  return header.split(",").some((t) => t.trim().replace(/^W\//, "") === etag);
+}
+
+async function respond(request: Request, file: WebFile, headers: Record<string, string>): Promise<Response> {
+  const h: Record<string, string> = { "content-type": file.contentType, vary: "Accept-Encoding", "x-content-type-options": "nosniff", ...headers };
+  const encoding = COMPRESSIBLE.test(file.contentType) && file.body.length > 512 ? pickEncoding(request.headers.get("accept-encoding")) : null;
+  let body = file.body;
+  let etag = file.etag;
+  if (encoding) {
+    const variant = await encodedVariant(file, encoding);
+    body = variant.body;
+    etag = variant.etag;
+    h["content-encoding"] = encoding;
+  }
+  h.etag = etag;
+  if (matchesEtag(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers: h });
+  return new Response(request.method === "HEAD" ? null : body, { headers: h });
+}
+
+/** Paths that are never the app's: APIs (their 404s stay JSON), the Bot API, uploaded files. */
+export const isServerPath = (pathname: string) => /^\/(api(\/|$)|bot|files\/|healthz$)/.test(pathname);
+
+/** Headers of the page: it runs only our own scripts and styles, and shows media from this instance. */
+function pageHeaders(app: App): Record<string, string> {
+  const base = new URL(app.config.baseUrl);
+  const media = `'self' ${base.origin}`;
+  const sockets = `${base.protocol === "https:" ? "wss:" : "ws:"}//${base.host}`;
+  const csp = [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    // data: for the registration captcha (a PNG data URL), blob: for previews of files before upload
+    `img-src ${media} data: blob:`,
+    `media-src ${media} blob:`,
+    `connect-src 'self' ${sockets}`,
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+  return {
+    "content-security-policy": csp,
+    "referrer-policy": "same-origin",
+    "cross-origin-opener-policy": "same-origin",
+    "cache-control": "no-cache",
+  };
+}
+
+/** GET/HEAD of any path that is not the server's: a hashed chunk, the app page, or a JSON 404. */
+export function webAppRoutes(app: App) {
+  const headers = pageHeaders(app);
+  const serve = async ({ request }: { request: Request }) => {
+    const { pathname } = new URL(request.url);
+    if (isServerPath(pathname)) throw notFound();
+    const web = await webBundle();
+    const asset = web.assets.get(pathname);
+    if (asset) return respond(request, asset, { "cache-control": "public, max-age=31536000, immutable", "referrer-policy": "same-origin" });
+    // a client route: only browsers navigating (Accept: text/html) get the page; a missing chunk or a program gets a 404
+    if (!(request.headers.get("accept") ?? "").includes("text/html") || /\.[a-z0-9]+$/i.test(pathname)) throw notFound();
+    return respond(request, web.page, headers);
+  };
+  return new Elysia({ name: "web-app" }).get("/", serve).get("/*", serve).head("/", serve).head("/*", serve);
+}

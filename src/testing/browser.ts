@@ -1,0 +1,88 @@
+import { afterAll, beforeAll } from "bun:test";
+import { existsSync, mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import AxeBuilder from "@axe-core/playwright";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+
+/**
+ * Browser tests: playwright-core driving the system's chromium (Debian's package; no browser
+ * download), one browser per test file, a fresh context (cookies, storage) per person.
+ * Tests find things by label, role and text, as a person or a screen reader does.
+ */
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+const SHOTS = resolve(import.meta.dir, "../../.tmp/browser-failures");
+
+/**
+ * Whether browser tests can run here. Without chromium they fail under CI (CI=true), where
+ * .ci/run installs it, and are skipped with a message elsewhere.
+ */
+export function browserAvailable(): boolean {
+  if (existsSync(CHROMIUM_PATH)) return true;
+  if (process.env.CI) throw new Error(`chromium is missing at ${CHROMIUM_PATH}: browser tests cannot run (apt-get install -y chromium)`);
+  console.warn(`skipping browser tests: no chromium at ${CHROMIUM_PATH} (apt-get install -y chromium, or set CHROMIUM_PATH)`);
+  return false;
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS, headless: true });
+}
+
+/** One browser for the whole file: launched before its tests, closed after. */
+export function useBrowser(): { readonly browser: Browser } {
+  const holder: { browser?: Browser } = {};
+  beforeAll(async () => {
+    holder.browser = await launchBrowser();
+  }, 30_000);
+  afterAll(async () => {
+    await holder.browser?.close();
+  });
+  return {
+    get browser() {
+      if (!holder.browser) throw new Error("the browser is not launched yet");
+      return holder.browser;
+    },
+  };
+}
+
+export interface Person {
+  context: BrowserContext;
+  page: Page;
+}
+
+/** A new browser profile (own cookies) with one page, at BASEURL. */
+export async function newPerson(browser: Browser, baseURL: string, opts: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark" } = {}): Promise<Person> {
+  const context = await browser.newContext({ baseURL, viewport: opts.viewport ?? { width: 1280, height: 800 }, colorScheme: opts.colorScheme ?? "light", locale: "en-US", timezoneId: "UTC" });
+  context.setDefaultTimeout(10_000);
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+  page.on("console", (msg) => msg.type() === "error" && !/Failed to load resource/.test(msg.text()) && problems.push(`console error: ${msg.text()}`));
+  (page as Page & { problems?: string[] }).problems = problems;
+  return { context, page };
+}
+
+/** Uncaught errors and console errors the page produced so far (a CSP violation shows up here too). */
+export const pageProblems = (page: Page): string[] => (page as Page & { problems?: string[] }).problems ?? [];
+
+/** axe-core's WCAG 2.1 A/AA findings on the page as it is now, one line each (empty when clean). */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return result.violations.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`);
+}
+
+/**
+ * Runs a test body; on failure saves a screenshot of each given page under
+ * .tmp/browser-failures/ before rethrowing, so a red CI run shows what the browser saw.
+ */
+export async function withScreenshots(name: string, pages: () => Page[], body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (err) {
+    mkdirSync(SHOTS, { recursive: true });
+    const safe = name.replace(/[^a-z0-9]+/gi, "-").slice(0, 80);
+    await Promise.all(pages().map((p, i) => p.screenshot({ path: join(SHOTS, `${safe}-${i}.png`), fullPage: true }).catch(() => undefined)));
+    throw err;
+  }
+}

@@ -1,0 +1,38 @@
+import type { ComponentChildren } from "preact";
+import { useEffect } from "preact/hooks";
+
+export const APP_NAME = "socialctl";
+
+/**
+ * A screen's frame: sets the document title and renders the one h1, which receives focus
+ * after a client-side navigation so screen readers announce the new screen.
+ */
+export function Page({ title, heading, children, wide, actions }: { title: string; heading?: ComponentChildren; children?: ComponentChildren; wide?: boolean; actions?: ComponentChildren }) {
+  useEffect(() => {
+    document.title = `${title} · ${APP_NAME}`;
+  }, [title]);
+  return (
+    <section class={wide ? "page page-wide" : "page"} aria-labelledby="page-title">
+      <div class="page-head">
+        <h1 id="page-title" tabIndex={-1}>
+          {heading ?? title}
+        </h1>
+        {actions}
+      </div>
+      {children}
+    </section>
+  );
+}
+
+/** Moves focus to the new screen's heading (called on client-side route changes). */
+export function focusPageTitle(): void {
+  requestAnimationFrame(() => document.getElementById("page-title")?.focus({ preventScroll: true }));
+}
+
+export function Loading({ label = "Loading…" }: { label?: string }) {
+  return (
+    <p class="loading" role="status">
+      {label}
+    </p>
+  );
+}

@@ -1,0 +1,18 @@
+import type { AnyComponent } from "preact";
+
+/**
+ * One screen of the app. Each feature folder exports its list (screens/<feature>/routes.ts)
+ * and src/web/routes.ts joins them, so a new screen never touches another feature's files.
+ */
+export interface Screen {
+  /** preact-iso pattern: "/posts/:id" */
+  path: string;
+  /**
+   * signed-in: a signed-out visitor sees the sign-in form in its place (and the screen after
+   * signing in); signed-out: a signed-in person is sent to the feed; any: both.
+   */
+  access: "signed-in" | "signed-out" | "any";
+  component: AnyComponent<any>;
+  /** a link in the header for signed-in people, ordered by `order` */
+  nav?: { label: string; order: number; href?: string };
+}

@@ -1,0 +1,89 @@
+/** Shapes of the Client API's answers, as README documents them (unknown extra fields are ignored). */
+
+export interface Account {
+  id: string;
+  username: string;
+  email: string | null;
+  displayName: string;
+  bio: string | null;
+  avatarUrl: string | null;
+  coverUrl: string | null;
+  coverVideoUrl: string | null;
+  isBot: boolean;
+  isAdmin: boolean;
+  emailVerified: boolean;
+  twoFactorMethod: "totp" | "email" | "messenger" | null;
+  createdAt: string;
+}
+
+export interface PublicUser {
+  id: string;
+  username: string;
+  displayName: string;
+  avatarUrl: string | null;
+  isBot: boolean;
+}
+
+export interface PageInfo {
+  nextCursor: string | null;
+}
+
+export interface PostImage {
+  url: string;
+  kind: string;
+  mime: string;
+  width: number | null;
+  height: number | null;
+  thumbUrl: string | null;
+  posterUrl: string | null;
+}
+
+export interface PollOption {
+  id: string;
+  index: number;
+  text: string;
+  votes: number;
+}
+
+export interface Poll {
+  id: string;
+  question: string | null;
+  multiple: boolean;
+  options: PollOption[];
+  totalVoters: number;
+  myVotes: string[];
+  voted: boolean;
+}
+
+export interface Post {
+  id: string;
+  content: string;
+  author: PublicUser;
+  images: PostImage[];
+  poll: Poll | null;
+  likeCount: number;
+  commentCount: number;
+  repostCount: number;
+  liked: boolean;
+  bookmarked: boolean;
+  reposted: boolean;
+  isRepost: boolean;
+  repostOf: Post | null;
+  createdAt: string;
+  editedAt: string | null;
+}
+
+export interface Comment {
+  id: string;
+  postId: string;
+  replyToId: string | null;
+  content: string;
+  media: Array<{ url: string; type?: string }>;
+  author: PublicUser;
+  likeCount: number;
+  replyCount: number;
+  liked: boolean;
+  createdAt: string;
+}
+
+export type QrStatus = "PENDING" | "APPROVED" | "CLAIMED" | "EXPIRED" | "REFUSED";

@@ -1,0 +1,8 @@
+import { render } from "preact";
+import { App } from "./app";
+import "./styles/base.css";
+import "./styles/forms.css";
+import "./styles/shell.css";
+import "./styles/feed.css";
+
+render(<App />, document.getElementById("app")!);

@@ -1,0 +1,6 @@
+import type { Screen } from "./lib/screen";
+import { authScreens } from "./screens/auth/routes";
+import { feedScreens } from "./screens/feed/routes";
+
+/** Every screen of the app, feature by feature. Add a feature's list here. */
+export const screens: Screen[] = [...feedScreens, ...authScreens];

@@ -1,0 +1,88 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { FormError } from "../../components/field";
+import { QrCode } from "../../components/qr-code";
+import { api, describeError } from "../../lib/api";
+import { sessionStarted } from "../../lib/session";
+import type { Account, QrStatus } from "../../lib/types";
+
+interface QrStart {
+  token: string;
+  expiresAt: string;
+  pollIntervalMs: number;
+  link: string;
+}
+
+const ENDED: Partial<Record<QrStatus, string>> = {
+  EXPIRED: "This code has expired.",
+  REFUSED: "The sign-in was refused on the other device.",
+  CLAIMED: "This code was already used.",
+};
+
+/** Signing in without a password: a signed-in device scans this code (or opens its link) and approves. */
+export function QrSignIn() {
+  const [request, setRequest] = useState<QrStart | null>(null);
+  const [status, setStatus] = useState<QrStatus | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+
+  useEffect(() => () => clearTimeout(timer.current), []);
+
+  async function start() {
+    clearTimeout(timer.current);
+    setError(null);
+    try {
+      const started = await api.post<QrStart>("/auth/qr/start");
+      setRequest(started);
+      setStatus("PENDING");
+      poll(started);
+    } catch (err) {
+      setError(describeError(err));
+    }
+  }
+
+  function poll(req: QrStart) {
+    timer.current = setTimeout(async () => {
+      try {
+        const { status: now } = await api.get<{ status: QrStatus }>("/auth/qr/status", { token: req.token });
+        setStatus(now);
+        if (now === "APPROVED") {
+          const { account } = await api.post<{ account: Account }>("/auth/qr/claim", { token: req.token });
+          sessionStarted(account);
+          return;
+        }
+        if (now === "PENDING") poll(req);
+      } catch (err) {
+        setError(describeError(err));
+      }
+    }, req.pollIntervalMs);
+  }
+
+  return (
+    <section class="card qr-sign-in" aria-labelledby="qr-title">
+      <h2 id="qr-title">Sign in with a QR code</h2>
+      {!request ? (
+        <>
+          <p>Already signed in on your phone? Show a code here and scan it there; no password needed.</p>
+          <button type="button" onClick={start}>
+            Show a QR code
+          </button>
+        </>
+      ) : (
+        <>
+          <QrCode text={request.link} label="QR code to sign in on this browser" />
+          <div class="field">
+            <label for="qr-link">Sign-in link</label>
+            <input id="qr-link" readOnly value={request.link} onFocus={(e) => e.currentTarget.select()} />
+          </div>
+          <p role="status">{status === "PENDING" ? "Waiting for approval on your other device…" : status === "APPROVED" ? "Approved. Signing in…" : (status && ENDED[status]) || ""}</p>
+          {status && ENDED[status] && (
+            <button type="button" onClick={start}>
+              Show a new code
+            </button>
+          )}
+        </>
+      )}
+      <FormError message={error} />
+    </section>
+  );
+}

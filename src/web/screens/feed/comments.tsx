@@ -1,0 +1,165 @@
+import { useCallback, useState } from "preact/hooks";
+import { Avatar } from "../../components/avatar";
+import { FormError } from "../../components/field";
+import { Loading } from "../../components/page";
+import { api, describeError } from "../../lib/api";
+import { useAction } from "../../lib/use-action";
+import { formatCount, formatDateTime, formatRelative } from "../../lib/format";
+import { usePagedList } from "../../lib/paged";
+import { account } from "../../lib/session";
+import type { Comment, PageInfo } from "../../lib/types";
+import { RichText } from "./rich-text";
+
+/** Writing a comment or a reply. */
+function CommentForm({ postId, replyTo, onPosted, label }: { postId: string; replyTo?: Comment; onPosted: (c: Comment) => void; label: string }) {
+  const [content, setContent] = useState("");
+  const { busy, error, apiError, run } = useAction();
+  const id = `comment-${replyTo?.id ?? "new"}`;
+  const submit = run(async () => {
+    const { comment } = await api.post<{ comment: Comment }>(`/social/posts/${postId}/comments`, { content, ...(replyTo ? { replyToId: replyTo.id } : {}) });
+    setContent("");
+    onPosted(comment);
+  });
+  const fieldError = apiError?.field("content");
+  return (
+    <form class="form comment-form" onSubmit={submit}>
+      <div class="field">
+        <label for={id}>{label}</label>
+        <textarea id={id} rows={2} maxLength={2000} value={content} onInput={(e) => setContent(e.currentTarget.value)} required />
+        {fieldError && <p class="field-error">{fieldError}</p>}
+      </div>
+      <FormError message={error && !fieldError ? describeError(error) : null} />
+      <button type="submit" class="primary" disabled={busy || !content.trim()}>
+        {replyTo ? "Reply" : "Comment"}
+      </button>
+    </form>
+  );
+}
+
+/** One comment, its likes, replies (a thread, loaded on demand) and a reply form. */
+function CommentItem({ comment, postId, postAuthorId, onChange, onDeleted }: { comment: Comment; postId: string; postAuthorId: string; onChange: (c: Comment) => void; onDeleted: (c: Comment) => void }) {
+  const me = account.value;
+  const [replying, setReplying] = useState(false);
+  const [open, setOpen] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const loadReplies = useCallback(async (cursor: string | null) => {
+    const r = await api.get<{ comments: Comment[]; pageInfo: PageInfo }>(`/social/comments/${comment.id}/replies`, { cursor });
+    return { items: r.comments, nextCursor: r.pageInfo.nextCursor };
+  }, [comment.id]);
+  const name = comment.author.displayName || comment.author.username;
+
+  async function like() {
+    try {
+      const r = await api.post<{ liked: boolean; likeCount: number }>(`/social/comments/${comment.id}/like`);
+      onChange({ ...comment, liked: r.liked, likeCount: r.likeCount });
+    } catch (err) {
+      setError(describeError(err));
+    }
+  }
+  async function remove() {
+    try {
+      await api.delete(`/social/comments/${comment.id}`);
+      onDeleted(comment);
+    } catch (err) {
+      setError(describeError(err));
+    }
+  }
+  return (
+    <li class="comment">
+      <article aria-label={`Comment by ${name}`}>
+        <header class="post-head">
+          <Avatar user={comment.author} size={32} />
+          <div class="post-meta">
+            <a href={`/users/${comment.author.username}`}>{name}</a>{" "}
+            <time class="muted" dateTime={comment.createdAt} title={formatDateTime(comment.createdAt)}>
+              {formatRelative(comment.createdAt)}
+            </time>
+          </div>
+        </header>
+        {comment.content && <RichText text={comment.content} />}
+        <FormError message={error} />
+        <div class="post-actions">
+          <button type="button" class="small" aria-pressed={comment.liked} onClick={like}>
+            {comment.liked ? "Liked" : "Like"} <span class="count">{formatCount(comment.likeCount)}</span>
+          </button>
+          <button type="button" class="small" aria-expanded={replying} onClick={() => setReplying(!replying)}>
+            Reply
+          </button>
+          {(me?.id === comment.author.id || me?.id === postAuthorId) && (
+            <button type="button" class="small danger" onClick={remove}>
+              Delete comment
+            </button>
+          )}
+        </div>
+      </article>
+      {replying && (
+        <CommentForm
+          postId={postId}
+          replyTo={comment}
+          label={`Reply to ${name}`}
+          onPosted={() => {
+            setReplying(false);
+            setOpen(true);
+            onChange({ ...comment, replyCount: comment.replyCount + 1 });
+          }}
+        />
+      )}
+      {comment.replyCount > 0 && (
+        <button type="button" class="small link-like" aria-expanded={open} onClick={() => setOpen(!open)}>
+          {open ? "Hide replies" : comment.replyCount === 1 ? "Show 1 reply" : `Show ${formatCount(comment.replyCount)} replies`}
+        </button>
+      )}
+      {open && <Replies load={loadReplies} keyId={`${comment.id}:${comment.replyCount}`} postId={postId} postAuthorId={postAuthorId} />}
+    </li>
+  );
+}
+
+function Replies({ load, keyId, postId, postAuthorId }: { load: (c: string | null) => Promise<{ items: Comment[]; nextCursor: string | null }>; keyId: string; postId: string; postAuthorId: string }) {
+  const list = usePagedList<Comment>(keyId, load);
+  return <CommentTree list={list} postId={postId} postAuthorId={postAuthorId} label="Replies" />;
+}
+
+function CommentTree({ list, postId, postAuthorId, label }: { list: ReturnType<typeof usePagedList<Comment>>; postId: string; postAuthorId: string; label: string }) {
+  const replace = (c: Comment) => list.setItems((items) => items.map((x) => (x.id === c.id ? c : x)));
+  const drop = (c: Comment) => list.setItems((items) => items.filter((x) => x.id !== c.id));
+  return (
+    <>
+      <ul class="comments" aria-label={label}>
+        {list.items.map((c) => (
+          <CommentItem key={c.id} comment={c} postId={postId} postAuthorId={postAuthorId} onChange={replace} onDeleted={drop} />
+        ))}
+      </ul>
+      {list.loading && <Loading label="Loading comments…" />}
+      <FormError message={list.error} />
+      {!list.done && !list.loading && (
+        <button type="button" class="small" onClick={list.more}>
+          More
+        </button>
+      )}
+    </>
+  );
+}
+
+/** A post's comments, oldest first, with a form to add one. */
+export function Comments({ postId, postAuthorId, onCount }: { postId: string; postAuthorId: string; onCount: (delta: number) => void }) {
+  const load = useCallback(async (cursor: string | null) => {
+    const r = await api.get<{ comments: Comment[]; pageInfo: PageInfo }>(`/social/posts/${postId}/comments`, { cursor });
+    return { items: r.comments, nextCursor: r.pageInfo.nextCursor };
+  }, [postId]);
+  const list = usePagedList<Comment>(postId, load);
+  return (
+    <section class="card" aria-labelledby="comments-title">
+      <h2 id="comments-title">Comments</h2>
+      <CommentForm
+        postId={postId}
+        label="Write a comment"
+        onPosted={(c) => {
+          list.setItems((items) => [...items, c]);
+          onCount(1);
+        }}
+      />
+      {list.done && list.items.length === 0 && <p class="empty">No comments yet.</p>}
+      <CommentTree list={list} postId={postId} postAuthorId={postAuthorId} label="Comments" />
+    </section>
+  );
+}

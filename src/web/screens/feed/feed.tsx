@@ -1,0 +1,73 @@
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { Page } from "../../components/page";
+import { api } from "../../lib/api";
+import { formatNumber } from "../../lib/format";
+import { usePagedList } from "../../lib/paged";
+import { onRealtime } from "../../lib/realtime";
+import type { PageInfo, Post } from "../../lib/types";
+import { Composer } from "./composer";
+import { PostList } from "./post-list";
+
+/** The feed: every post, or followed accounts and mine; new posts announced live, deleted ones removed. */
+export function Feed() {
+  const [following, setFollowing] = useState(false);
+  const [fresh, setFresh] = useState(0);
+  const load = useCallback(
+    async (cursor: string | null) => {
+      const r = await api.get<{ feed: Post[]; pageInfo: PageInfo }>("/social/feed", { cursor, following: following || undefined });
+      return { items: r.feed, nextCursor: r.pageInfo.nextCursor };
+    },
+    [following],
+  );
+  const list = usePagedList<Post>(following ? "following" : "all", load);
+  // my own new post is already on screen: it is not news
+  const shownIds = useRef(new Set<string>());
+  shownIds.current = new Set(list.items.map((p) => p.id));
+
+  useEffect(() => {
+    const offNew = onRealtime("feed:new", ({ postIds }) => {
+      const unseen = postIds.filter((id) => !shownIds.current.has(id)).length;
+      if (unseen) setFresh((n) => n + unseen);
+    });
+    const offDeleted = onRealtime("post:deleted", ({ postId }) => list.setItems((items) => items.filter((p) => p.id !== postId && p.repostOf?.id !== postId)));
+    const offReset = onRealtime("stream:reset", () => setFresh((n) => n || 1));
+    return () => (offNew(), offDeleted(), offReset());
+  }, []);
+
+  function showNew() {
+    setFresh(0);
+    void list.reload();
+    scrollTo({ top: 0 });
+  }
+
+  function choose(next: boolean) {
+    setFresh(0);
+    setFollowing(next);
+  }
+
+  return (
+    <Page title="Feed">
+      <Composer
+        onPosted={(post) => {
+          list.setItems((items) => [post, ...items.filter((p) => p.id !== post.id)]);
+        }}
+      />
+      <div class="segmented" role="group" aria-label="Which posts">
+        <button type="button" aria-pressed={!following} onClick={() => choose(false)}>
+          All
+        </button>
+        <button type="button" aria-pressed={following} onClick={() => choose(true)}>
+          Following
+        </button>
+      </div>
+      <div class="new-posts" aria-live="polite">
+        {fresh > 0 && (
+          <button type="button" class="primary" onClick={showNew}>
+            {fresh === 1 ? "1 new post" : `${formatNumber(fresh)} new posts`}: show
+          </button>
+        )}
+      </div>
+      <PostList list={list} empty={following ? "Nobody you follow has posted yet." : "No posts yet. Write the first one!"} />
+    </Page>
+  );
+}

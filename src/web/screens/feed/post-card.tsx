@@ -1,0 +1,161 @@
+import { useState } from "preact/hooks";
+import { Avatar } from "../../components/avatar";
+import { Dialog } from "../../components/dialog";
+import { FormError } from "../../components/field";
+import { describeError } from "../../lib/api";
+import { formatCount, formatDateTime, formatRelative } from "../../lib/format";
+import { account } from "../../lib/session";
+import type { Post } from "../../lib/types";
+import { PollView } from "./poll-view";
+import { deletePost, editPost, shown, toggleBookmark, toggleLike, toggleRepost } from "./post-store";
+import { RichText } from "./rich-text";
+import { MAX_POST_LENGTH } from "./composer";
+
+/** One post in a list or on its own page, with its actions. ONCHANGE gets the new state; ONDELETED runs after a delete. */
+export function PostCard({ post: outer, onChange, onDeleted, headingLevel = 2 }: { post: Post; onChange: (p: Post) => void; onDeleted: (p: Post) => void; headingLevel?: 2 | 3 }) {
+  const post = shown(outer);
+  const me = account.value;
+  const mine = me?.id === post.author.id;
+  const [error, setError] = useState<string | null>(null);
+  const [editing, setEditing] = useState(false);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const [draft, setDraft] = useState(post.content);
+  const [busy, setBusy] = useState(false);
+  const H = headingLevel === 2 ? "h2" : "h3";
+
+  // a repost card shows the original; actions apply to the original, and the new state replaces it inside the repost
+  const update = (next: Post) => onChange(outer.isRepost && outer.repostOf ? { ...outer, repostOf: next } : next);
+
+  async function act(action: (p: Post) => Promise<Post>) {
+    setError(null);
+    try {
+      update(await action(post));
+    } catch (err) {
+      setError(describeError(err));
+    }
+  }
+
+  async function saveEdit(e: Event) {
+    e.preventDefault();
+    setBusy(true);
+    try {
+      update(await editPost(post, draft));
+      setEditing(false);
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function remove() {
+    setBusy(true);
+    try {
+      await deletePost(post);
+      setConfirmDelete(false);
+      onDeleted(outer);
+    } catch (err) {
+      setError(describeError(err));
+      setConfirmDelete(false);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const name = post.author.displayName || post.author.username;
+  return (
+    <article class="post card" aria-labelledby={`post-${outer.id}-author`}>
+      {outer.isRepost && (
+        <p class="repost-note">
+          Reposted by <a href={`/users/${outer.author.username}`}>@{outer.author.username}</a>
+        </p>
+      )}
+      <header class="post-head">
+        <Avatar user={post.author} />
+        <div class="post-meta">
+          <H class="post-author" id={`post-${outer.id}-author`}>
+            <a href={`/users/${post.author.username}`}>{name}</a> <span class="muted">@{post.author.username}</span>
+          </H>
+          <a class="muted post-time" href={`/posts/${post.id}`}>
+            <time dateTime={post.createdAt} title={formatDateTime(post.createdAt)}>
+              {formatRelative(post.createdAt)}
+            </time>
+            {post.editedAt && " · edited"}
+          </a>
+        </div>
+      </header>
+      {editing ? (
+        <form class="form" onSubmit={saveEdit}>
+          <label for={`edit-${post.id}`}>Edit your post</label>
+          <textarea id={`edit-${post.id}`} value={draft} maxLength={MAX_POST_LENGTH} rows={4} onInput={(e) => setDraft(e.currentTarget.value)} />
+          <div class="actions">
+            <button type="submit" class="primary" disabled={busy}>
+              Save
+            </button>
+            <button type="button" onClick={() => (setEditing(false), setDraft(post.content))}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : (
+        post.content && <RichText text={post.content} />
+      )}
+      {post.images.length > 0 && (
+        <div class={`post-media count-${Math.min(post.images.length, 4)}`}>
+          {post.images.map((img) =>
+            img.mime.startsWith("video/") ? (
+              <video key={img.url} src={img.url} poster={img.posterUrl ?? undefined} controls preload="none" />
+            ) : img.mime.startsWith("image/") ? (
+              <a key={img.url} href={img.url} target="_blank" rel="noopener">
+                <img src={img.thumbUrl ?? img.url} alt="Image attached to the post" loading="lazy" width={img.width ?? undefined} height={img.height ?? undefined} />
+              </a>
+            ) : (
+              <a key={img.url} href={img.url} download>
+                Download the attached file
+              </a>
+            ),
+          )}
+        </div>
+      )}
+      {post.poll && <PollView post={post} onChange={update} />}
+      <FormError message={error} />
+      <footer class="post-actions">
+        <button type="button" aria-pressed={post.liked} onClick={() => act(toggleLike)}>
+          {post.liked ? "Liked" : "Like"} <span class="count">{formatCount(post.likeCount)}</span>
+        </button>
+        <a href={`/posts/${post.id}`} class="button">
+          Comments <span class="count">{formatCount(post.commentCount)}</span>
+        </a>
+        <button type="button" aria-pressed={post.reposted} onClick={() => act(toggleRepost)}>
+          {post.reposted ? "Reposted" : "Repost"} <span class="count">{formatCount(post.repostCount)}</span>
+        </button>
+        <button type="button" aria-pressed={post.bookmarked} onClick={() => act(toggleBookmark)}>
+          {post.bookmarked ? "Saved" : "Save"}
+        </button>
+        {mine && !editing && (
+          <>
+            <button type="button" onClick={() => (setDraft(post.content), setEditing(true))}>
+              Edit
+            </button>
+            <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>
+              Delete
+            </button>
+          </>
+        )}
+      </footer>
+      {confirmDelete && (
+        <Dialog open title="Delete this post?" onClose={() => setConfirmDelete(false)}>
+          <p>It disappears for everyone, with its comments. This cannot be undone.</p>
+          <div class="actions">
+            <button type="button" class="danger" disabled={busy} onClick={remove}>
+              Delete the post
+            </button>
+            <button type="button" onClick={() => setConfirmDelete(false)} autoFocus>
+              Keep it
+            </button>
+          </div>
+        </Dialog>
+      )}
+    </article>
+  );
+}

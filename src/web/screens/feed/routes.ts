@@ -1,0 +1,18 @@
+import { h } from "preact";
+import { lazy } from "preact-iso";
+import type { Screen } from "../../lib/screen";
+import { signedIn } from "../../lib/session";
+import { SignIn } from "../auth/sign-in";
+
+const Feed = lazy(() => import("./feed").then((m) => m.Feed));
+
+/** "/" is the feed when signed in and the sign-in form when not (product spec). */
+function Home() {
+  return signedIn.value ? h(Feed, {}) : h(SignIn, {});
+}
+
+export const feedScreens: Screen[] = [
+  { path: "/", access: "any", component: Home, nav: { label: "Feed", order: 0 } },
+  { path: "/posts/:id", access: "signed-in", component: lazy(() => import("./post-view").then((m) => m.PostView)) },
+  { path: "/tags/:tag", access: "signed-in", component: lazy(() => import("./hashtag").then((m) => m.Hashtag)) },
+];
