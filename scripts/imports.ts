@@ -14,7 +14,8 @@ const ROOT = resolve(import.meta.dir, "..");
  */
 export const LAYERS: Array<[layer: number, prefixes: RegExp]> = [
   [0, /^src\/lib\//],
-  [1, /^src\/(config|db)\/|^src\/(domain\/\w+|media)\/table\.ts$|^src\/realtime\/(events|broker)\.ts$/],
+  // the browser app (src/web) talks to the server over HTTP only; it shares the realtime event list
+  [1, /^src\/web\/|^src\/(config|db)\/|^src\/(domain\/\w+|media)\/table\.ts$|^src\/realtime\/(events|broker)\.ts$/],
   [2, /^src\/(app|services)\.ts$|^src\/domain\/hooks\.ts$/],
   [3, /^src\/media\/(store|kinds|sniff|native|sharp|image|video|references|uploads)\.ts$/],
   [4, /^src\/domain\//],

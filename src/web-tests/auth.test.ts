@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { capturingLog, lastMail, totpAt } from "../clientapi/auth/test-helpers";
+import { capturingLog, lastMail, totpAt } from "../testing/auth";
 import { accessibilityViolations, browserAvailable, newPerson, pageProblems, useBrowser, withScreenshots } from "../testing/browser";
 import { TestClient } from "../testing/client";
 import { makeUser } from "../testing/fixtures";
