@@ -18,6 +18,9 @@ afterAll(() => server.stop());
 describe("who may use /api/admin", () => {
   const routes: Array<[string, string, unknown?]> = [
     ["GET", "/api/admin/accounts"],
+    ["POST", "/api/admin/accounts", { email: "x@example.test", username: "sneaky", password: "long enough pw", admin: true }],
+    ["POST", "/api/admin/accounts/someone/password", { password: "long enough pw" }],
+    ["POST", "/api/admin/accounts/someone/stars", { amount: 100 }],
     ["GET", "/api/admin/accounts/someone"],
     ["POST", "/api/admin/accounts/someone/disable"],
     ["POST", "/api/admin/accounts/someone/enable"],
@@ -108,7 +111,8 @@ describe("accounts", () => {
     const res = await admin.post(`/api/admin/accounts/${user.username}/disable`);
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ account: { username: user.username, disabled: true }, sessionsRevoked: 1 });
-    expect((await client.get("/api/auth/me")).status).toBe(401);
+    // its sessions are signed out; a device still holding one learns why
+    expectError(await client.get("/api/auth/me"), 403, "ACCOUNT_DISABLED");
     expectError(await new TestClient(server.url).login(user.email!, user.password), 403, "ACCOUNT_DISABLED");
     const [entry] = await auditEntries(admin, 1);
     expect(entry).toMatchObject({ actor: { username: adminName }, action: "account.disable", target: { type: "account", id: user.cuid, label: `@${user.username}` }, details: { sessionsRevoked: 1 } });
@@ -163,5 +167,46 @@ describe("accounts", () => {
     expect(res.body.data.account.twoFactorMethod).toBe("none");
     expect((await new TestClient(server.url).login(user.email!, user.password)).status).toBe(200);
     expect((await auditEntries(admin, 1))[0]).toMatchObject({ action: "account.reset-two-factor", details: { previousMethod: "totp" } });
+  });
+
+  test("create an account (optionally an admin), as user create does", async () => {
+    const res = await admin.post("/api/admin/accounts", { email: "Made@Example.test", username: "made_by_admin", password: "long enough pw", displayName: "Made", admin: true, verified: true });
+    expect(res.status).toBe(200);
+    expect(res.body.data.account).toMatchObject({ username: "made_by_admin", displayName: "Made", isAdmin: true, emailVerified: true });
+    const made = new TestClient(server.url);
+    expect((await made.login("made@example.test", "long enough pw")).status).toBe(200);
+    expect((await made.get("/api/admin/status")).status).toBe(200);
+    expect((await auditEntries(admin, 1))[0]).toMatchObject({ action: "account.create", target: { label: "@made_by_admin" }, details: { admin: true, verified: true } });
+
+    const taken = await admin.post("/api/admin/accounts", { email: "other@example.test", username: "Made_By_Admin", password: "long enough pw" });
+    expectError(taken, 400, "VALIDATION_ERROR");
+    expect(taken.body.error.details.fieldErrors.username).toEqual(["is taken"]);
+    expect((await admin.post("/api/admin/accounts", { email: "short@example.test", username: "shorty", password: "short" })).body.error.details.fieldErrors.password).toEqual(["must be at least 8 characters"]);
+    expectError(await admin.post("/api/admin/accounts", { username: "nomail", password: "long enough pw" }), 422, "VALIDATION_ERROR");
+    expect((await admin.get("/api/admin/accounts?q=shorty")).body.data.accounts).toEqual([]);
+  });
+
+  test("set a password: the old one stops working and the account is signed out", async () => {
+    const { user, client } = await signedInClient(server);
+    const res = await admin.post(`/api/admin/accounts/${user.username}/password`, { password: "a brand new secret" });
+    expect(res.body.data).toMatchObject({ sessionsRevoked: 1 });
+    expect((await client.get("/api/auth/me")).status).toBe(401);
+    expectError(await new TestClient(server.url).login(user.email!, user.password), 401, "INVALID_CREDENTIALS");
+    expect((await new TestClient(server.url).login(user.email!, "a brand new secret")).status).toBe(200);
+    const entry = (await auditEntries(admin, 1))[0];
+    expect(entry).toMatchObject({ action: "account.set-password", target: { id: user.cuid } });
+    expect(JSON.stringify(entry)).not.toContain("a brand new secret");
+    expect((await admin.post(`/api/admin/accounts/${user.username}/password`, { password: "short" })).body.error.details.fieldErrors).toEqual({ password: ["must be at least 8 characters"] });
+    expectError(await admin.post(`/api/admin/accounts/${adminName}/password`, { password: "long enough pw" }), 400, "VALIDATION_ERROR");
+  });
+
+  test("grant stars, as stars grant does", async () => {
+    const { user, client } = await signedInClient(server);
+    const res = await admin.post(`/api/admin/accounts/${user.username}/stars`, { amount: 250, reason: "welcome" });
+    expect(res.body.data).toMatchObject({ amount: 250, balance: 250 });
+    expect((await client.get("/api/stars/balance")).body.data.balance).toBe(250);
+    expect((await auditEntries(admin, 1))[0]).toMatchObject({ action: "stars.grant", details: { amount: 250, reason: "welcome", balance: 250 } });
+    expect((await admin.post(`/api/admin/accounts/${user.username}/stars`, { amount: 0 })).body.error.details.fieldErrors).toEqual({ amount: ["must be an integer from 1 to 1000000000"] });
+    expectError(await admin.post(`/api/admin/accounts/${user.username}/stars`, { amount: "lots" }), 422, "VALIDATION_ERROR");
   });
 });

@@ -5,7 +5,9 @@ import { banUserDevices, unbanUserDevices } from "../../domain/auth/devices";
 import { clearTwoFactor } from "../../domain/auth/two-factor";
 import { MAX_POSTING_BLOCK_MINUTES, setPostingBlockedUntil } from "../../domain/moderation/service";
 import { searchPeople } from "../../domain/search/people";
-import { findUserByEmail, listAccounts, requireUserByUsername } from "../../domain/users/service";
+import { createUser, findUserByEmail, listAccounts, requireUserByUsername, setPassword } from "../../domain/users/service";
+import { revokeSessionsAndNotify } from "../../domain/sessions/revoke";
+import { grantStars } from "../../domain/stars/service";
 import type { UserRow } from "../../domain/users/table";
 import { ok } from "../../http/envelope";
 import { toIso } from "../../lib/clock";
@@ -21,6 +23,16 @@ const SearchQuery = t.Object({
   limit: t.Optional(t.String({ maxLength: 10 })),
 });
 const BlockPostingBody = t.Object({ minutes: t.Integer({ minimum: 1, maximum: MAX_POSTING_BLOCK_MINUTES }) });
+const CreateBody = t.Object({
+  email: t.String({ maxLength: 320 }),
+  username: t.String({ maxLength: 64 }),
+  password: t.String({ maxLength: 128 }),
+  displayName: t.Optional(t.String({ maxLength: 64 })),
+  admin: t.Optional(t.Boolean()),
+  verified: t.Optional(t.Boolean()),
+});
+const PasswordBody = t.Object({ password: t.String({ maxLength: 128 }) });
+const GrantBody = t.Object({ amount: t.Integer(), reason: t.Optional(t.String({ maxLength: 200 })) });
 const looksLikeEmail = (q: string) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(q);
 
 /** An account as an administrator sees it: the owner's view plus its moderation state. */
@@ -48,7 +60,10 @@ function refuseSelf(admin: UserRow, target: UserRow, what: string) {
 
 const label = (u: UserRow) => `@${u.username}`;
 
-/** /api/admin/accounts: search, disable / enable, ban devices, block posting, reset two-factor. */
+/**
+ * /api/admin/accounts: search, create, disable / enable, ban devices, block posting, set a
+ * password, reset two-factor, grant stars: the `socialctl user` and `stars grant` commands.
+ */
 export function adminAccountRoutes(app: App) {
   const act = async (admin: UserRow, target: UserRow, action: string, details: Record<string, unknown> = {}) => {
     await audit(app, admin, { action, target: { type: "account", id: target.cuid, label: label(target) }, details });
@@ -74,6 +89,16 @@ export function adminAccountRoutes(app: App) {
         return ok({ accounts: page.items.map((u) => serializeAdminAccount(app, u)), pageInfo: { nextCursor: page.nextCursor } });
       },
       { admin: true, query: SearchQuery },
+    )
+    .post(
+      "/",
+      async ({ admin, body }) => {
+        // as `socialctl user create`: every field validated by the domain, the admin flag optional
+        const created = await createUser(app.db, app.clock.now(), { email: body.email, username: body.username, password: body.password, displayName: body.displayName, isAdmin: body.admin, verified: body.verified });
+        await app.hooks.emit("user:created", { userId: created.id });
+        return act(admin, created, "account.create", { admin: created.is_admin === 1, verified: created.email_verified_at !== null });
+      },
+      { admin: true, body: CreateBody },
     )
     .get("/:username", async ({ params }) => ok({ account: serializeAdminAccount(app, await requireTarget(app, params.username)) }), { admin: true, params: UsernameParams })
     .post(
@@ -132,6 +157,28 @@ export function adminAccountRoutes(app: App) {
         return act(admin, target, "account.unblock-posting");
       },
       { admin: true, params: UsernameParams },
+    )
+    .post(
+      "/:username/password",
+      async ({ admin, params, body }) => {
+        const target = await requireTarget(app, params.username);
+        refuseSelf(admin, target, "set a password for (change your own in the account settings)");
+        // as `socialctl user set-password`: the new password signs the account out everywhere
+        await setPassword(app.db, app.clock.now(), target.id, body.password);
+        const sessionsRevoked = await revokeSessionsAndNotify(app, target.id, null);
+        return act(admin, target, "account.set-password", { sessionsRevoked });
+      },
+      { admin: true, params: UsernameParams, body: PasswordBody },
+    )
+    .post(
+      "/:username/stars",
+      async ({ admin, params, body }) => {
+        const target = await requireTarget(app, params.username);
+        // as `socialctl stars grant`: the only way stars enter the system
+        const balance = await grantStars(app, target.id, body.amount, body.reason);
+        return act(admin, target, "stars.grant", { amount: body.amount, reason: body.reason ?? null, balance });
+      },
+      { admin: true, params: UsernameParams, body: GrantBody },
     )
     .post(
       "/:username/reset-two-factor",
