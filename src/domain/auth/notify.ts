@@ -13,6 +13,8 @@ export function mailerFor(app: App): Mailer {
       app.log,
     );
     mailers.set(app, m);
+    const opened = m;
+    app.onClose(() => opened.close());
   }
   return m;
 }
