@@ -4,6 +4,7 @@ import { multipartBoundary, readMultipart, type MultipartEvent } from "./multipa
 import { parseRange, contentDisposition } from "./serve";
 import { sniffType } from "./sniff";
 import { cleanFileName } from "./uploads";
+import { WEBM_HEAD } from "../testing/media";
 
 /** A body stream delivering BYTES cut at the given offsets. */
 function streamOf(bytes: Uint8Array, cuts: number[]): ReadableStream<Uint8Array> {
@@ -122,7 +123,7 @@ describe("sniffType", () => {
   const b = (...parts: Array<string | number[]>) => new Uint8Array(Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "latin1") : Buffer.from(p)))));
   test.each([
     [b([0xff, 0xd8, 0xff, 0xe1]), "image/jpeg"],
-    [b([0x89], "PNG\r\n", [0x1a, 0x0a]), "image/png"],
+    [b([0x89], "PNG\r\n", [0x1a, 0x0a], [0, 0, 0, 13], "IHDR"), "image/png"],
     [b("GIF89a"), "image/gif"],
     [b("RIFF\0\0\0\0WEBPVP8 "), "image/webp"],
     [b([0, 0, 0, 0x1c], "ftypavif"), "image/avif"],
@@ -130,10 +131,11 @@ describe("sniffType", () => {
     [b([0, 0, 0, 0x1c], "ftypqt  "), "video/quicktime"],
     [b([0, 0, 0, 0x1c], "ftypmp42"), "video/mp4"],
     [b([0, 0, 0, 0x1c], "ftypM4A "), "audio/mp4"],
-    [b([0x1a, 0x45, 0xdf, 0xa3], "....webm"), "video/webm"],
-    [b([0x1a, 0x45, 0xdf, 0xa3], "....matroska"), "video/x-matroska"],
-    [b("OggS\0\x02", "..................OpusHead"), "audio/ogg"],
-    [b("ID3\x04"), "audio/mpeg"],
+    [WEBM_HEAD, "video/webm"],
+    [b([0x1a, 0x45, 0xdf, 0xa3, 0xa3, 0x42, 0x86, 0x81, 0x01, 0x42, 0x82, 0x88], "matroska"), "video/x-matroska"],
+    // an Ogg page header (27 bytes and a one-entry segment table), then an Opus header
+    [b("OggS", [0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 19], "OpusHead", [1, 1, 0, 0]), "audio/ogg"],
+    [b("ID3", [4, 0, 0, 0, 0, 0, 0], [0xff, 0xfb, 0x90, 0x64]), "audio/mpeg"],
     [b([0xff, 0xfb, 0x90]), "audio/mpeg"],
     [b([0xff, 0xf1, 0x50]), "audio/aac"],
     [b("RIFF\0\0\0\0WAVEfmt "), "audio/wav"],
@@ -143,14 +145,18 @@ describe("sniffType", () => {
     [b("hello, мир 👋"), "text/plain; charset=utf-8"],
     [b("<svg xmlns='http://www.w3.org/2000/svg'/>"), "application/octet-stream"],
     [b("  <!DOCTYPE html>"), "application/octet-stream"],
+    // a ZIP whose first entry is a stored "mimetype" file (version, flags, method, time, date, crc, sizes, name length)
+    [b("PK\x03\x04", [20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0, 20, 0, 0, 0, 8, 0, 0, 0], "mimetypeapplication/epub+zip"), "application/epub+zip"],
+    // a format file-type knows but this table does not list is an opaque download
+    [b("8BPS", [0, 1, 0, 0, 0, 0, 0, 0]), "application/octet-stream"],
     [b([0, 1, 2, 3]), "application/octet-stream"],
     [b(), "application/octet-stream"],
-  ])("%# → %s", (head, mime) => {
-    expect(sniffType(head).mime).toBe(mime);
+  ])("%# → %s", async (head, mime) => {
+    expect((await sniffType(head)).mime).toBe(mime);
   });
 
-  test("SVG is never an image class", () => {
-    expect(sniffType(new TextEncoder().encode('<?xml version="1.0"?><svg/>')).class).toBe("file");
+  test("SVG is never an image class", async () => {
+    expect((await sniffType(new TextEncoder().encode('<?xml version="1.0"?><svg/>'))).class).toBe("file");
   });
 });
 

@@ -1,3 +1,4 @@
+import { fileTypeFromBuffer } from "file-type";
 import type { MediaClass } from "./kinds";
 
 /** What the bytes of a file really are, decided from magic numbers, never from names. */
@@ -43,66 +44,30 @@ export const TYPES_BY_EXT: Record<string, SniffedType> = Object.fromEntries(
     type("application/gzip", "gz", "file"),
     type("application/x-7z-compressed", "7z", "file"),
     type("application/vnd.rar", "rar", "file"),
+    type("application/vnd.openxmlformats-officedocument.wordprocessingml.document", "docx", "file"),
+    type("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "xlsx", "file"),
+    type("application/vnd.openxmlformats-officedocument.presentationml.presentation", "pptx", "file"),
+    type("application/vnd.oasis.opendocument.text", "odt", "file"),
+    type("application/epub+zip", "epub", "file"),
     type("text/plain; charset=utf-8", "txt", "file"),
     OCTET_STREAM,
   ].map((t) => [t.ext, t]),
 );
 
-const ascii = (bytes: Uint8Array, at: number, text: string): boolean => {
-  if (bytes.length < at + text.length) return false;
-  for (let i = 0; i < text.length; i++) if (bytes[at + i] !== text.charCodeAt(i)) return false;
-  return true;
-};
-
-const startsWith = (bytes: Uint8Array, sig: number[]): boolean => bytes.length >= sig.length && sig.every((b, i) => bytes[i] === b);
-
 const byExt = (ext: string): SniffedType => TYPES_BY_EXT[ext]!;
 
-/** Detects the type from the first bytes of a file (4 KB are plenty). */
-export function sniffType(head: Uint8Array): SniffedType {
-  if (startsWith(head, [0xff, 0xd8, 0xff])) return byExt("jpg");
-  if (startsWith(head, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return byExt("png");
-  if (ascii(head, 0, "GIF87a") || ascii(head, 0, "GIF89a")) return byExt("gif");
-  if (ascii(head, 0, "RIFF")) {
-    if (ascii(head, 8, "WEBP")) return byExt("webp");
-    if (ascii(head, 8, "WAVE")) return byExt("wav");
-    if (ascii(head, 8, "AVI ")) return byExt("avi");
-  }
-  if (ascii(head, 4, "ftyp")) return sniffFtyp(head);
-  if (startsWith(head, [0x1a, 0x45, 0xdf, 0xa3])) return sniffEbml(head);
-  if (ascii(head, 0, "OggS")) return sniffOgg(head);
-  if (ascii(head, 0, "ID3")) return byExt("mp3");
-  if (head.length >= 2 && head[0] === 0xff && (head[1]! & 0xe0) === 0xe0) {
-    // MPEG audio frame sync; layer bits 00 with MPEG-4/2 ID mean an AAC ADTS stream
-    return (head[1]! & 0x06) === 0 ? byExt("aac") : byExt("mp3");
-  }
-  if (ascii(head, 0, "fLaC")) return byExt("flac");
-  if (ascii(head, 0, "%PDF-")) return byExt("pdf");
-  if (startsWith(head, [0x50, 0x4b, 0x03, 0x04]) || startsWith(head, [0x50, 0x4b, 0x05, 0x06])) return byExt("zip");
-  if (startsWith(head, [0x1f, 0x8b])) return byExt("gz");
-  if (startsWith(head, [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c])) return byExt("7z");
-  if (ascii(head, 0, "Rar!\x1a\x07")) return byExt("rar");
+/** file-type's names for formats this table files under another extension (an Ogg of no known codec stays audio, as before). */
+const EXT_ALIASES: Record<string, string> = { opus: "ogg", oga: "ogg", spx: "ogg", ogx: "ogg", m4b: "m4a", f4a: "m4a", f4v: "mp4", m4v: "mp4", heif: "heic", qt: "mov" };
+
+/**
+ * Detects the type from the first bytes of a file (4 KB are plenty). file-type recognises
+ * the format; this table decides what it becomes here: a format it does not list is an
+ * opaque download, so a type file-type learns later never starts being served inline.
+ */
+export async function sniffType(head: Uint8Array): Promise<SniffedType> {
+  const found = await fileTypeFromBuffer(head);
+  if (found) return TYPES_BY_EXT[EXT_ALIASES[found.ext] ?? found.ext] ?? OCTET_STREAM;
   return sniffText(head);
-}
-
-function sniffFtyp(head: Uint8Array): SniffedType {
-  const brand = new TextDecoder("latin1").decode(head.subarray(8, 12));
-  if (brand === "avif" || brand === "avis") return byExt("avif");
-  if (["heic", "heix", "hevc", "hevx", "mif1", "msf1"].includes(brand)) return byExt("heic");
-  if (brand === "qt  ") return byExt("mov");
-  if (brand === "M4A " || brand === "M4B " || brand === "F4A ") return byExt("m4a");
-  if (brand.startsWith("3g")) return byExt("3gp");
-  return byExt("mp4");
-}
-
-function sniffEbml(head: Uint8Array): SniffedType {
-  const text = new TextDecoder("latin1").decode(head.subarray(0, 64));
-  return text.includes("webm") ? byExt("webm") : byExt("mkv");
-}
-
-function sniffOgg(head: Uint8Array): SniffedType {
-  const text = new TextDecoder("latin1").decode(head.subarray(0, 128));
-  return text.includes("theora") ? byExt("ogv") : byExt("ogg");
 }
 
 /**

@@ -56,7 +56,7 @@ export async function storeUpload(app: App, input: StoreUploadInput): Promise<Up
   if (blob.size > maxBytes) throw fileTooLarge(input.kind, maxBytes);
   if (blob.size === 0) throw fieldError("file", "is empty");
 
-  const sniffed = sniffType(await blob.slice(0, 4096).bytes());
+  const sniffed = await sniffType(await blob.slice(0, 4096).bytes());
   const accepts = spec.accepts as readonly MediaClass[];
   if (!accepts.includes(sniffed.class)) {
     throw fieldError("file", `must be ${accepts.map((c) => CLASS_NAMES[c]).join(" or ")} for kind "${input.kind}"; the content is ${sniffed.mime.split(";")[0]}`);
