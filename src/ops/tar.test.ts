@@ -2,7 +2,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { mkdirSync, symlinkSync, linkSync } from "node:fs";
 import { gunzipSync, gzipSync } from "node:zlib";
+import { create as createTar } from "tar";
 import { readTarGz, TarGzWriter } from "./tar";
 import { readEntries } from "../testing/tar";
 
@@ -53,5 +55,23 @@ describe("tar.gz writer and reader", () => {
     const w = new TarGzWriter(join(dir, "grown.tar.gz"));
     await expect(w.addFile("x", join(dir, "big.bin"), 10, Date.now())).rejects.toThrow("grew while it was archived");
     w.abort();
+  });
+
+  test("links and directories are refused, whatever they point at", async () => {
+    const src = join(dir, "links");
+    mkdirSync(join(src, "sub"), { recursive: true });
+    writeFileSync(join(src, "real"), "x");
+    symlinkSync("/etc/passwd", join(src, "sym"));
+    linkSync(join(src, "real"), join(src, "hard"));
+    const cases: Array<[string, string[], string]> = [
+      ["symlink", ["real", "sym"], "archive holds an unsupported entry type for sym"],
+      ["hardlink", ["real", "hard"], "archive holds an unsupported entry type for hard"],
+      ["directory", ["sub"], "archive holds an unsupported entry type for sub/"],
+    ];
+    for (const [name, paths, message] of cases) {
+      const file = join(dir, `${name}.tar.gz`);
+      await createTar({ gzip: true, file, cwd: src }, paths);
+      await expect(readEntries(file)).rejects.toThrow(message);
+    }
   });
 });
