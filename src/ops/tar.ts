@@ -1,28 +1,33 @@
 import { createReadStream, createWriteStream } from "node:fs";
 import { once } from "node:events";
 import type { Writable } from "node:stream";
+import { createGunzip, createGzip } from "node:zlib";
 import { Header, Pack, Parser, ReadEntry } from "tar";
 
 /**
  * Backup archives through npm's `tar` (the one npm itself uses): a .tar.gz of regular
  * files with relative POSIX paths (long names get PAX headers). Reading is strict: anything
- * but a regular file (links, directories, devices), a corrupt header, a truncated stream or
- * a decompression bomb is an error. Whether a path may be
+ * but a regular file (links, directories, devices), a corrupt header or a truncated stream
+ * is an error. Compression goes through node:zlib's streams rather than tar's own gzip
+ * (minizlib's synchronous calls): under Bun that failed now and then with Z_STREAM_ERROR or
+ * "write after end" when a process wrote several archives. Whether a path may be
  * unpacked at all is the caller's decision (restore checks every one against the manifest).
  */
 
 /** Writes a .tar.gz file entry by entry with backpressure. */
 export class TarGzWriter {
-  private readonly pack = new Pack({ gzip: { level: 6 }, portable: true, noDirRecurse: true });
+  private readonly pack = new Pack({ portable: true, noDirRecurse: true });
+  private readonly gzip = createGzip({ level: 6 });
   private readonly file: Writable;
   private readonly done: Promise<void>;
 
   constructor(path: string) {
     this.file = createWriteStream(path, { mode: 0o600 });
-    this.pack.pipe(this.file);
+    this.pack.pipe(this.gzip).pipe(this.file);
     this.done = new Promise((resolve, reject) => {
       this.file.on("finish", resolve);
       this.file.on("error", reject);
+      this.gzip.on("error", reject);
       this.pack.on("error", reject);
     });
     // surface write errors through finish() rather than as unhandled rejections
@@ -64,7 +69,7 @@ export class TarGzWriter {
 
   /** Waits while the compressed output is behind, so memory stays bounded. */
   private async flushed(): Promise<void> {
-    if (this.file.writableNeedDrain) await once(this.file, "drain");
+    if (this.gzip.writableNeedDrain) await once(this.gzip, "drain");
   }
 
   /** Writes the end-of-archive marker and waits until the file is flushed. */
@@ -75,8 +80,8 @@ export class TarGzWriter {
 
   /** Abandons the archive (the caller removes the file). */
   abort(): void {
-    // the pack is left to the garbage collector: destroying it mid-entry makes zlib throw later, outside any handler
-    this.pack.unpipe(this.file);
+    this.pack.unpipe(this.gzip);
+    this.gzip.destroy();
     this.file.destroy();
   }
 }
@@ -100,7 +105,8 @@ const REGULAR = new Set(["File", "OldFile"]);
  */
 export async function readTarGz(path: string, open: (entry: TarEntry) => EntrySink | null, opts: { stopAfter?: (entry: TarEntry) => boolean } = {}): Promise<void> {
   const source = createReadStream(path);
-  const parser = new Parser({ strict: true, gzip: true });
+  const gunzip = createGunzip();
+  const parser = new Parser({ strict: true });
   let settled = false;
   let sawEnd = false;
   let resolve!: () => void;
@@ -109,12 +115,12 @@ export async function readTarGz(path: string, open: (entry: TarEntry) => EntrySi
     resolve = res;
     reject = rej;
   });
-  // stops reading without aborting the parser: an abort mid-inflate makes zlib throw later, outside any handler
   const settle = (err: Error | null) => {
     if (settled) return;
     settled = true;
-    source.unpipe(parser);
+    gunzip.unpipe(parser);
     source.destroy();
+    gunzip.destroy();
     if (err) reject(err);
     else resolve();
   };
@@ -125,6 +131,7 @@ export async function readTarGz(path: string, open: (entry: TarEntry) => EntrySi
   parser.on("eof", () => (sawEnd = true));
   parser.on("end", () => settle(sawEnd ? null : new Error("archive is truncated")));
   source.on("error", (err) => settle(err));
+  gunzip.on("error", (err) => settle(new Error("archive is corrupt (gzip data error)", { cause: err })));
   parser.on("entry", (entry: ReadEntry) => {
     if (settled) return entry.resume();
     if (!REGULAR.has(entry.type)) return settle(new Error(`archive holds an unsupported entry type for ${entry.path}`));
@@ -153,7 +160,7 @@ export async function readTarGz(path: string, open: (entry: TarEntry) => EntrySi
       if (opts.stopAfter?.(info)) settle(null);
     });
   });
-  source.pipe(parser);
+  source.pipe(gunzip).pipe(parser);
   await finished;
 }
 
