@@ -6,6 +6,7 @@ import { installPostsHooks } from "./domain/posts/export";
 import { installStarsHooks } from "./domain/stars/export";
 import { installBotUpdateHooks } from "./botapi/emit";
 import { installPaymentUpdateHooks } from "./botapi/methods/payments";
+import { installCallbackQueryHooks } from "./botapi/methods/callbacks";
 import { startWebhookWorker } from "./botapi/webhooks";
 import { botApiRoutes } from "./botapi/routes";
 import { installNotificationDelivery } from "./clientapi/notifications/serialize";
@@ -37,6 +38,7 @@ function installListeners(app: App): void {
   installChatDelivery(app);
   installStarsHooks(app);
   installPaymentUpdateHooks(app);
+  installCallbackQueryHooks(app);
 }
 
 /**

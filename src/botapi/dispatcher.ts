@@ -3,23 +3,85 @@ import type { BotWithUser } from "../domain/bots/service";
 import type { BotMethod, MethodTable } from "./context";
 import { botError } from "./errors";
 import type { Params } from "./params";
-import { profileMethods } from "./methods/profile";
-import { updatesMethods } from "./methods/updates";
-import { sendMethods } from "./methods/send";
-import { callbackMethods } from "./callbacks";
-import { editMethods } from "./methods/edit";
-import { chatMethods } from "./methods/chats";
-import { paymentMethods } from "./methods/payments";
+import { profileMethods as profile } from "./methods/profile";
+import { updatesMethods as updates } from "./methods/updates";
+import { sendMethods as send } from "./methods/send";
+import { editMethods as edit } from "./methods/edit";
+import { callbackMethods as callbacks } from "./methods/callbacks";
+import { chatMethods as chats } from "./methods/chats";
+import { paymentMethods as payments } from "./methods/payments";
 
-/** Every Bot API method, keyed by lower-cased name: method names are case-insensitive. */
-const METHODS = new Map<string, BotMethod>();
-for (const table of [profileMethods, updatesMethods, sendMethods, editMethods, callbackMethods, chatMethods, paymentMethods] satisfies MethodTable[]) {
-  for (const [name, fn] of Object.entries(table)) METHODS.set(name.toLowerCase(), fn);
-}
+/**
+ * The Bot API's method table: every method name and its handler, by file. The compatible API
+ * matches names case-insensitively, so lookups go through the lower-cased index below.
+ */
+export const BOT_METHODS = {
+  // methods/profile.ts
+  getMe: profile.getMe,
+  setMyCommands: profile.setMyCommands,
+  getMyCommands: profile.getMyCommands,
+  deleteMyCommands: profile.deleteMyCommands,
+  setMyDescription: profile.setMyDescription,
+  getMyDescription: profile.getMyDescription,
+  setMyShortDescription: profile.setMyShortDescription,
+  getMyShortDescription: profile.getMyShortDescription,
+  close: profile.close,
+  logOut: profile.logOut,
+  // methods/updates.ts
+  getUpdates: updates.getUpdates,
+  setWebhook: updates.setWebhook,
+  deleteWebhook: updates.deleteWebhook,
+  getWebhookInfo: updates.getWebhookInfo,
+  // methods/send.ts
+  sendMessage: send.sendMessage,
+  sendPhoto: send.sendPhoto,
+  sendVideo: send.sendVideo,
+  sendAnimation: send.sendAnimation,
+  sendVoice: send.sendVoice,
+  sendVideoNote: send.sendVideoNote,
+  sendDocument: send.sendDocument,
+  sendAudio: send.sendAudio,
+  sendSticker: send.sendSticker,
+  sendMediaGroup: send.sendMediaGroup,
+  sendLocation: send.sendLocation,
+  sendVenue: send.sendVenue,
+  sendPoll: send.sendPoll,
+  sendDice: send.sendDice,
+  sendChatAction: send.sendChatAction,
+  forwardMessage: send.forwardMessage,
+  copyMessage: send.copyMessage,
+  // methods/edit.ts
+  editMessageText: edit.editMessageText,
+  editMessageCaption: edit.editMessageCaption,
+  editMessageReplyMarkup: edit.editMessageReplyMarkup,
+  deleteMessage: edit.deleteMessage,
+  pinChatMessage: edit.pinChatMessage,
+  unpinChatMessage: edit.unpinChatMessage,
+  setMessageReaction: edit.setMessageReaction,
+  // methods/callbacks.ts
+  answerCallbackQuery: callbacks.answerCallbackQuery,
+  // methods/chats.ts
+  getChat: chats.getChat,
+  getChatMemberCount: chats.getChatMemberCount,
+  getChatMember: chats.getChatMember,
+  getChatAdministrators: chats.getChatAdministrators,
+  banChatMember: chats.banChatMember,
+  unbanChatMember: chats.unbanChatMember,
+  promoteChatMember: chats.promoteChatMember,
+  setChatTitle: chats.setChatTitle,
+  setChatPhoto: chats.setChatPhoto,
+  leaveChat: chats.leaveChat,
+  // methods/payments.ts
+  sendInvoice: payments.sendInvoice,
+  answerPreCheckoutQuery: payments.answerPreCheckoutQuery,
+  refundStarPayment: payments.refundStarPayment,
+} satisfies MethodTable;
+
+const byLowerName = new Map<string, BotMethod>(Object.entries(BOT_METHODS).map(([name, fn]) => [name.toLowerCase(), fn]));
 
 /** Runs one Bot API method for a bot; unknown names are 404 "Not Found: method not found". */
 export async function callBotMethod(app: App, found: BotWithUser, name: string, params: Params, signal?: AbortSignal): Promise<unknown> {
-  const fn = METHODS.get(name.toLowerCase());
+  const fn = byLowerName.get(name.toLowerCase());
   if (!fn) throw botError(404, "Not Found: method not found");
   return fn({ app, bot: found.bot, me: found.user, params, signal });
 }

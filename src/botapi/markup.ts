@@ -1,4 +1,5 @@
 import { badRequest } from "./errors";
+import type { InlineButton } from "../domain/bots/buttons";
 
 const MAX_ROWS = 100;
 const MAX_BUTTONS_PER_ROW = 8;
@@ -6,16 +7,6 @@ const MAX_BUTTON_TEXT = 128;
 const MAX_CALLBACK_BYTES = 64;
 const MAX_URL = 512;
 const ACTIONS = ["callback_data", "url", "web_app", "copy_text", "switch_inline_query_current_chat", "pay"] as const;
-
-export interface InlineButton {
-  text: string;
-  callback_data?: string;
-  url?: string;
-  web_app?: { url: string };
-  copy_text?: { text: string };
-  switch_inline_query_current_chat?: string;
-  pay?: boolean;
-}
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
 
@@ -117,10 +108,4 @@ export function parseReplyMarkup(raw: unknown, opts: { allowPay?: boolean } = {}
     return out;
   }
   throw badRequest("can't parse reply keyboard markup JSON object");
-}
-
-/** The inline buttons of stored markup, flattened. */
-export function inlineButtons(markup: unknown): InlineButton[] {
-  if (!isObject(markup) || !Array.isArray(markup.inline_keyboard)) return [];
-  return (markup.inline_keyboard as unknown[]).flatMap((row) => (Array.isArray(row) ? (row as InlineButton[]) : []));
 }

@@ -24,6 +24,8 @@ export interface DomainHookPayloads {
   "chat:opened": { conversationId: number; userId: number; otherUserId: number; startLabel?: string };
   /** notifications: a notification was stored for RECIPIENT (the Client API delivers it live) */
   "notification:created": { recipientId: number; notificationId: number };
+  /** bots: PERSON pressed the button with callback DATA under MESSAGE; the bot must get press PRESSID (or the press is cancelled) */
+  "button:pressed": { pressId: string; botId: number; personId: number; conversationId: number; messageId: number; data: string };
   /** payments: PAYER pressed Pay on INVOICE; the bot must get pre_checkout_query QUERYID (or the query is cancelled) */
   "payment:pre-checkout": { queryId: string; invoiceId: number; payerId: number };
   /** payments: a payment was charged and its service message posted; the bot gets successful_payment */

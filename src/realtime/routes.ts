@@ -33,7 +33,7 @@ function fromThisSite(app: App, request: Request): boolean {
 /** /api/realtime/events (SSE) and /api/realtime/ws (WebSocket), cookie-authenticated. */
 export function realtimeRoutes(app: App) {
   const hub = realtimeHub(app);
-  return new Elysia({ name: "client-realtime", prefix: "/realtime" })
+  return new Elysia({ name: "client-realtime" })
     .use(requestContext(app))
     .get(
       "/events",

@@ -26,7 +26,7 @@ async function userParam(ctx: BotContext): Promise<UserRow> {
 
 const noRights = (what: string) => ({ 403: forbiddenBot(`not enough rights to ${what}`), 404: badRequest("user not found") });
 
-export const chatMethods: MethodTable = {
+export const chatMethods = {
   async getChat(ctx) {
     const view = await resolveChat(ctx, "chat_id", false);
     const chat: Record<string, unknown> = { ...serializeChat(view.conversation, view.other), accent_color_id: 0, max_reaction_count: 1 };
@@ -120,4 +120,4 @@ export const chatMethods: MethodTable = {
     await leaveGroup(ctx.app, { conversationId: view.conversation.id, userId: ctx.me.id });
     return true;
   },
-};
+} satisfies MethodTable;

@@ -43,7 +43,7 @@ async function applyEdit(ctx: BotContext, view: ChatView, row: MessageRow, patch
   return serializeMessage(ctx.app.db, view, updated);
 }
 
-export const editMethods: MethodTable = {
+export const editMethods = {
   async editMessageText(ctx) {
     const { text, entities } = await messageText(ctx);
     const { view, row } = await ownMessage(ctx);
@@ -132,4 +132,4 @@ export const editMethods: MethodTable = {
     });
     return true;
   },
-};
+} satisfies MethodTable;

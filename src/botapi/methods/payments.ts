@@ -10,7 +10,8 @@ import { findUserById } from "../../domain/users/service";
 import { chatViewFor, resolveChat } from "../chats";
 import type { BotContext, MethodTable } from "../context";
 import { badRequest } from "../errors";
-import { inlineButtons, parseReplyMarkup } from "../markup";
+import { parseReplyMarkup } from "../markup";
+import { inlineButtons } from "../../domain/bots/buttons";
 import { serializeMessage, serializeUser } from "../serializers";
 import { accountIdOf } from "../../domain/bots/ids";
 import { post } from "./send";
@@ -53,7 +54,7 @@ const REFUND_ERRORS: Record<Exclude<RefundOutcome, "refunded">, string> = {
   hold_over: "CHARGE_NOT_REFUNDABLE: the income hold of this payment is over",
 };
 
-export const paymentMethods: MethodTable = {
+export const paymentMethods = {
   async sendInvoice(ctx) {
     const { params } = ctx;
     const title = params.str("title", { required: true, max: INVOICE_LIMITS.title })!;
@@ -95,7 +96,7 @@ export const paymentMethods: MethodTable = {
     if (outcome !== "refunded") throw badRequest(REFUND_ERRORS[outcome]);
     return true;
   },
-};
+} satisfies MethodTable;
 
 /** A person pressed Pay: pre_checkout_query to the bot, or the query is cancelled when the bot cannot get it. */
 async function sendPreCheckoutQuery(app: App, p: { queryId: string; invoiceId: number; payerId: number }): Promise<void> {

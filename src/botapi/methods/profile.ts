@@ -21,7 +21,7 @@ function parseCommands(raw: unknown): BotCommand[] {
   });
 }
 
-export const profileMethods: MethodTable = {
+export const profileMethods = {
   async getMe({ me, bot }) {
     return serializeBotSelf(me, bot);
   },
@@ -60,4 +60,4 @@ export const profileMethods: MethodTable = {
   async logOut() {
     return true;
   },
-};
+} satisfies MethodTable;

@@ -100,7 +100,7 @@ async function sourceMessage(ctx: BotContext, target: ChatView, what: string) {
   return { source, row };
 }
 
-export const sendMethods: MethodTable = {
+export const sendMethods = {
   async sendMessage(ctx) {
     const view = await resolveChat(ctx);
     const { text, entities } = await messageText(ctx);
@@ -239,4 +239,4 @@ export const sendMethods: MethodTable = {
     });
     return { message_id: sent.message_id };
   },
-};
+} satisfies MethodTable;

@@ -15,7 +15,7 @@ function allowedUpdates({ params }: BotContext): string[] | undefined {
   return raw as string[];
 }
 
-export const updatesMethods: MethodTable = {
+export const updatesMethods = {
   async getUpdates(ctx) {
     const { app, bot, params } = ctx;
     if (bot.webhook_url) {
@@ -72,4 +72,4 @@ export const updatesMethods: MethodTable = {
     else if (bot.webhook_url) info.allowed_updates = [...UPDATE_TYPES];
     return info;
   },
-};
+} satisfies MethodTable;

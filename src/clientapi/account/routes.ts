@@ -24,7 +24,7 @@ const DeleteBody = t.Object({ password: t.String({ minLength: 1, maxLength: 128 
 
 /** The signed-in person's own account: profile, settings, export, deletion (/api/account/*). */
 export function accountRoutes(app: App) {
-  return new Elysia({ name: "client-account", prefix: "/account" })
+  return new Elysia({ name: "client-account" })
     .use(requestContext(app))
     .patch(
       "/profile",

@@ -13,15 +13,12 @@ import { ok } from "../../http/envelope";
 import { toIso } from "../../lib/clock";
 import { fieldError, notFound } from "../../lib/errors";
 import { decodeCursor, parseLimit } from "../../lib/paging";
+import { PageQuery } from "../input";
 import { serializeAccount } from "../serializers/account";
 import { adminContext, audit } from "./guard";
 
 const UsernameParams = t.Object({ username: t.String({ minLength: 1, maxLength: 64 }) });
-const SearchQuery = t.Object({
-  q: t.Optional(t.String({ maxLength: 200 })),
-  cursor: t.Optional(t.String({ maxLength: 200 })),
-  limit: t.Optional(t.String({ maxLength: 10 })),
-});
+const SearchQuery = t.Object({ q: t.Optional(t.String({ maxLength: 200 })), ...PageQuery.properties });
 const BlockPostingBody = t.Object({ minutes: t.Integer({ minimum: 1, maximum: MAX_POSTING_BLOCK_MINUTES }) });
 const CreateBody = t.Object({
   email: t.String({ maxLength: 320 }),
@@ -70,7 +67,7 @@ export function adminAccountRoutes(app: App) {
     return ok({ account: serializeAdminAccount(app, (await requireTarget(app, target.username))) , ...details });
   };
 
-  return new Elysia({ name: "admin-accounts", prefix: "/accounts" })
+  return new Elysia({ name: "admin-accounts" })
     .use(adminContext(app))
     .get(
       "/",

@@ -4,7 +4,7 @@ import { auditPage } from "../../domain/admin/audit";
 import type { AdminAuditRow } from "../../domain/admin/table";
 import { ok } from "../../http/envelope";
 import { toIso } from "../../lib/clock";
-import { PageQuery, pageRequest } from "../posts/query";
+import { PageQuery, pageRequest } from "../input";
 import { adminContext } from "./guard";
 
 function serializeAuditEntry(row: AdminAuditRow) {
@@ -20,7 +20,7 @@ function serializeAuditEntry(row: AdminAuditRow) {
 
 /** /api/admin/audit: the admin audit log, newest first, cursor-paged. */
 export function adminAuditRoutes(app: App) {
-  return new Elysia({ name: "admin-audit", prefix: "/audit" }).use(adminContext(app)).get(
+  return new Elysia({ name: "admin-audit" }).use(adminContext(app)).get(
     "/",
     async ({ query }) => {
       const page = await auditPage(app.db, pageRequest(query));

@@ -44,7 +44,7 @@ export function adminBotRoutes(app: App) {
     };
   const opts = { admin: true, params: UsernameParams } as const;
 
-  return new Elysia({ name: "admin-bots", prefix: "/bots" })
+  return new Elysia({ name: "admin-bots" })
     .use(adminContext(app))
     .get(
       "/",

@@ -72,7 +72,7 @@ export function adminContentRoutes(app: App) {
   };
   const opts = { admin: true, params: IdParams } as const;
 
-  return new Elysia({ name: "admin-content", prefix: "/content" })
+  return new Elysia({ name: "admin-content" })
     .use(adminContext(app))
     .get("/posts/:id", preview("post"), opts)
     .delete("/posts/:id", remove("post"), opts)

@@ -12,7 +12,7 @@ const PatchBody = t.Record(t.String({ maxLength: 100 }), t.Union([t.String({ max
  * moderation.blockedWords, limits.*), applied at once and kept in the config file.
  */
 export function adminSettingsRoutes(app: App) {
-  return new Elysia({ name: "admin-settings", prefix: "/settings" })
+  return new Elysia({ name: "admin-settings" })
     .use(adminContext(app))
     .get("/", () => ok({ settings: liveSettings(app) }), { admin: true })
     .patch(

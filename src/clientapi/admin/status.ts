@@ -8,7 +8,7 @@ import { adminContext } from "./guard";
 
 /** /api/admin/status: what `socialctl status` prints, from the serving process itself. */
 export function adminStatusRoutes(app: App) {
-  return new Elysia({ name: "admin-status", prefix: "/status" }).use(adminContext(app)).get(
+  return new Elysia({ name: "admin-status" }).use(adminContext(app)).get(
     "/",
     async () => {
       const self = { running: true, pid: process.pid, url: app.config.baseUrl, startedAt: toIso(app.startedAt), uptimeSeconds: healthz(app).uptimeSeconds, healthy: true };

@@ -17,7 +17,7 @@ export function emailRoutes(app: App) {
   return new Elysia({ name: "client-auth-email" })
     .use(requestContext(app))
     .post(
-      "/email/verify",
+      "/verify",
       async ({ body, request, ip }) => {
         if (body.token) {
           await verifyEmailWithToken(app, body.token);
@@ -33,5 +33,5 @@ export function emailRoutes(app: App) {
       },
       { body: VerifyBody },
     )
-    .post("/email/resend", async ({ user }) => ok({ sent: await resendEmailVerification(app, user) }), { auth: true });
+    .post("/resend", async ({ user }) => ok({ sent: await resendEmailVerification(app, user) }), { auth: true });
 }

@@ -12,7 +12,7 @@ export function passwordRoutes(app: App) {
   return new Elysia({ name: "client-auth-password" })
     .use(requestContext(app))
     .post(
-      "/password/change",
+      "/change",
       async ({ body, user, session, ip }) => {
         // guessing the current password from a stolen session costs login attempts
         loginLimiter(app).consume(ip);
@@ -22,7 +22,7 @@ export function passwordRoutes(app: App) {
       { auth: true, body: t.Object({ currentPassword: Password, newPassword: Password }) },
     )
     .post(
-      "/password/forgot",
+      "/forgot",
       async ({ body, ip }) => {
         loginLimiter(app).consume(ip);
         await requestPasswordReset(app, body.email);
@@ -32,7 +32,7 @@ export function passwordRoutes(app: App) {
       { body: t.Object({ email: t.String({ minLength: 1, maxLength: 254 }) }) },
     )
     .post(
-      "/password/reset",
+      "/reset",
       async ({ body }) => {
         await resetPassword(app, body.token, body.newPassword);
         return ok({ passwordChanged: true });

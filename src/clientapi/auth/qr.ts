@@ -16,13 +16,13 @@ const TokenBody = t.Object({ token: t.String({ minLength: 1, maxLength: 200 }) }
 export function qrRoutes(app: App) {
   return new Elysia({ name: "client-auth-qr" })
     .use(requestContext(app))
-    .post("/qr/start", async () => {
+    .post("/start", async () => {
       const { token, expiresAt } = await startQrLogin(app.db, app.clock.now());
       return ok({ token, expiresAt: toIso(expiresAt), pollIntervalMs: QR_POLL_INTERVAL_MS, link: `${app.config.baseUrl}/auth/link?t=${token}` });
     })
-    .get("/qr/status", async ({ query }) => ok({ status: await getQrStatus(app.db, app.clock.now(), query.token) }), { query: TokenBody })
+    .get("/status", async ({ query }) => ok({ status: await getQrStatus(app.db, app.clock.now(), query.token) }), { query: TokenBody })
     .post(
-      "/qr/approve",
+      "/approve",
       async ({ body, user }) => {
         await approveQrLogin(app.db, app.clock.now(), body.token, user.id);
         return ok({ status: "APPROVED" });
@@ -30,7 +30,7 @@ export function qrRoutes(app: App) {
       { auth: true, body: TokenBody },
     )
     .post(
-      "/qr/claim",
+      "/claim",
       async ({ body, request, ip, set }) => {
         await assertRequestDeviceAllowed(app, request);
         const userId = await claimQrLogin(app.db, app.clock.now(), body.token);

@@ -8,13 +8,18 @@ import { addSetCookies, requestContext } from "../../http/context";
 import { serializeAccount } from "../serializers/account";
 import { signIn } from "./login";
 import { assertRequestDeviceAllowed, openSession } from "./session-cookies";
-import { registerRoutes } from "./register";
-import { emailRoutes } from "./email";
-import { sessionRoutes } from "./sessions";
-import { passwordRoutes } from "./password";
-import { twoFactorRoutes } from "./two-factor";
-import { qrRoutes } from "./qr";
+import { createCaptcha } from "../../domain/auth/captcha";
+import { registerAccount } from "../../domain/auth/registration";
+import { loadSharp } from "../../media/sharp";
 
+const RegisterBody = t.Object({
+  email: t.String({ minLength: 1, maxLength: 254 }),
+  username: t.String({ minLength: 1, maxLength: 32 }),
+  password: t.String({ minLength: 1, maxLength: 128 }),
+  displayName: t.Optional(t.String({ maxLength: 64 })),
+  captchaId: t.Optional(t.String({ maxLength: 64 })),
+  captchaAnswer: t.Optional(t.String({ maxLength: 32 })),
+});
 const LoginBody = t.Object({
   email: t.String({ minLength: 1, maxLength: 254 }),
   password: t.String({ minLength: 1, maxLength: 128 }),
@@ -22,17 +27,12 @@ const LoginBody = t.Object({
 });
 
 /**
- * Sign-in side of the Client API, /api/auth/*:
- *   GET csrf, POST login, GET me, POST logout                 (here)
- *   GET captcha, POST register                                (register.ts)
- *   POST email/verify, POST email/resend                      (email.ts)
- *   GET sessions, DELETE sessions/:id, POST sessions/revoke-others (sessions.ts)
- *   POST password/change, password/forgot, password/reset     (password.ts)
- *   POST 2fa/totp/setup, 2fa/totp/enable, 2fa/disable, 2fa/method (two-factor.ts)
- *   POST qr/start, GET qr/status, POST qr/approve, qr/claim   (qr.ts)
+ * /api/auth: GET csrf, POST login, GET me, POST logout, GET captcha, POST register (self-service
+ * sign-up, which also signs the person in). Sessions, 2fa, qr, email and password have their
+ * own prefixes under /api/auth (see the route table in clientapi/index.ts).
  */
 export function authRoutes(app: App) {
-  return new Elysia({ name: "client-auth", prefix: "/auth" })
+  return new Elysia({ name: "client-auth" })
     .use(requestContext(app))
     .get("/csrf", ({ set }) => {
       const csrfToken = issueCsrfToken(app.secret);
@@ -63,10 +63,15 @@ export function authRoutes(app: App) {
       },
       { auth: true },
     )
-    .use(registerRoutes(app))
-    .use(emailRoutes(app))
-    .use(sessionRoutes(app))
-    .use(passwordRoutes(app))
-    .use(twoFactorRoutes(app))
-    .use(qrRoutes(app));
+    .get("/captcha", async () => ok(await createCaptcha(app.db, app.clock.now(), await loadSharp(app))))
+    .post(
+      "/register",
+      async ({ body, request, ip, set }) => {
+        await assertRequestDeviceAllowed(app, request);
+        const user = await registerAccount(app, body);
+        await openSession(app, { request, ip, set }, user);
+        return ok({ account: serializeAccount(user) });
+      },
+      { body: RegisterBody },
+    );
 }

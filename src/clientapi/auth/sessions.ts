@@ -22,12 +22,12 @@ const serializeSession = (s: SessionRow, currentId: number) => ({
 export function sessionRoutes(app: App) {
   return new Elysia({ name: "client-auth-sessions" })
     .use(requestContext(app))
-    .get("/sessions", async ({ user, session }) => {
+    .get("", async ({ user, session }) => {
       const rows = await listLiveSessions(app.db, app.clock.now(), user.id);
       return ok({ sessions: rows.map((s) => serializeSession(s, session.id)) });
     }, { auth: true })
     .delete(
-      "/sessions/:id",
+      "/:id",
       async ({ params, user, session, set }) => {
         const target = await findLiveSession(app.db, app.clock.now(), user.id, params.id);
         if (!target) throw notFound("No such session");
@@ -38,5 +38,5 @@ export function sessionRoutes(app: App) {
       },
       { auth: true, params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }) },
     )
-    .post("/sessions/revoke-others", async ({ user, session }) => ok({ revoked: await revokeSessionsAndNotify(app, user.id, session.id) }), { auth: true });
+    .post("/revoke-others", async ({ user, session }) => ok({ revoked: await revokeSessionsAndNotify(app, user.id, session.id) }), { auth: true });
 }

@@ -11,21 +11,21 @@ const Proof = { password: t.Optional(t.String({ minLength: 1, maxLength: 128 }))
 export function twoFactorRoutes(app: App) {
   return new Elysia({ name: "client-auth-2fa" })
     .use(requestContext(app))
-    .post("/2fa/totp/setup", async ({ user }) => ok(await startTotpSetup(app, user)), { auth: true })
+    .post("/totp/setup", async ({ user }) => ok(await startTotpSetup(app, user)), { auth: true })
     .post(
-      "/2fa/totp/enable",
+      "/totp/enable",
       async ({ body, user }) => ok({ twoFactorMethod: "totp", recoveryCodes: await enableTotp(app, user, body.code, body.password) }),
       { auth: true, body: t.Object({ code: Code, password: Proof.password }) },
     )
     .post(
-      "/2fa/disable",
+      "/disable",
       async ({ body, user }) => {
         await disableTwoFactor(app, user, body);
         return ok({ twoFactorMethod: "none" });
       },
       { auth: true, body: t.Object(Proof) },
     )
-    .post("/2fa/method", async ({ body, user }) => ok(await setTwoFactorMethod(app, user, body)), {
+    .post("/method", async ({ body, user }) => ok(await setTwoFactorMethod(app, user, body)), {
       auth: true,
       body: t.Object({ method: t.Union([t.Literal("totp"), t.Literal("email"), t.Literal("messenger")]), ...Proof }),
     });

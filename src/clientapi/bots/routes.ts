@@ -1,11 +1,11 @@
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { botCommands, createBot, findBotByUsername, listBotsOfOwner, reissueToken, requireOwnedBot, updateBotSettings, type BotWithUser } from "../../domain/bots/service";
-import { pressButton, webAppLaunchUrl } from "../../botapi/callbacks";
 import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
 import { forbidden, notFound } from "../../lib/errors";
 import { toIso } from "../../lib/clock";
+import { botIncome, withdrawIncome } from "../../domain/payments/income";
 import { serializePublicUser } from "../serializers/account";
 import { libraryApiRoots } from "../../domain/bots/library-roots";
 
@@ -13,14 +13,30 @@ const CreateBody = t.Object({
   username: t.String({ minLength: 1, maxLength: 64 }),
   name: t.String({ minLength: 1, maxLength: 64 }),
 });
+const WithdrawBody = t.Object({ amount: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000_000_000 })) });
 const PatchBody = t.Object({
   enabled: t.Optional(t.Boolean()),
   privacy: t.Optional(t.Union([t.Literal("all"), t.Literal("commands")])),
   description: t.Optional(t.String({ maxLength: 512 })),
   shortDescription: t.Optional(t.String({ maxLength: 120 })),
 });
-const PressBody = t.Object({ data: t.String({ minLength: 1, maxLength: 64 }) });
-const WebAppBody = t.Object({ url: t.String({ minLength: 1, maxLength: 512 }) });
+
+type Income = Awaited<ReturnType<typeof botIncome>>;
+const serializeIncome = (income: Income) => ({
+  held: income.held,
+  withdrawable: income.withdrawable,
+  nextReleaseAt: income.nextReleaseAt === null ? null : toIso(income.nextReleaseAt),
+  recentPayments: income.recentPayments.map((p) => ({
+    id: p.cuid,
+    chargeId: p.charge_id,
+    amount: p.amount,
+    status: p.status,
+    payer: { username: p.payerUsername },
+    holdUntil: toIso(p.hold_until),
+    released: p.released_at !== null,
+    createdAt: toIso(p.created_at),
+  })),
+});
 
 /** A bot as its owner sees it in "My bots". */
 function serializeOwnedBot(app: App, { bot, user }: BotWithUser) {
@@ -42,16 +58,13 @@ function serializeOwnedBot(app: App, { bot, user }: BotWithUser) {
   };
 }
 
-/**
- * Bots for their owners (/api/bots), a bot's public card (/api/social/bots/{username}) and the
- * person's side of bot buttons (/api/social/messages/{cid}/{mid}/callback and /web-app).
- */
+/** /api/bots: bots for their owners (create, settings, token) and their income from payments. */
 export function botRoutes(app: App) {
   return new Elysia({ name: "client-bots" })
     .use(requestContext(app))
-    .get("/bots", async ({ user }) => ok({ bots: (await listBotsOfOwner(app.db, user.id)).map((b) => serializeOwnedBot(app, b)) }), { auth: true })
+    .get("", async ({ user }) => ok({ bots: (await listBotsOfOwner(app.db, user.id)).map((b) => serializeOwnedBot(app, b)) }), { auth: true })
     .post(
-      "/bots",
+      "",
       async ({ user, body }) => {
         if (user.is_bot) throw forbidden("Bots cannot own bots");
         const made = await createBot(app, { ownerId: user.id, username: body.username, name: body.name });
@@ -61,7 +74,7 @@ export function botRoutes(app: App) {
       { auth: true, body: CreateBody },
     )
     .post(
-      "/bots/:username/token",
+      "/:username/token",
       async ({ user, params }) => {
         const found = await requireOwnedBot(app.db, user.id, params.username);
         const token = await reissueToken(app, found.bot.id);
@@ -70,7 +83,7 @@ export function botRoutes(app: App) {
       { auth: true },
     )
     .patch(
-      "/bots/:username",
+      "/:username",
       async ({ user, params, body }) => {
         const found = await requireOwnedBot(app.db, user.id, params.username);
         const bot = await updateBotSettings(app, found.bot.id, body);
@@ -78,8 +91,32 @@ export function botRoutes(app: App) {
       },
       { auth: true, body: PatchBody },
     )
+    // owner: {held, withdrawable, nextReleaseAt, holdSeconds, recentPayments}; withdraw {amount?}
     .get(
-      "/social/bots/:username",
+      "/:username/income",
+      async ({ user, params }) => {
+        const { user: botUser } = await requireOwnedBot(app.db, user.id, params.username);
+        return ok({ ...serializeIncome(await botIncome(app, botUser.id)), holdSeconds: app.config["payments.holdSeconds"] });
+      },
+      { auth: true },
+    )
+    .post(
+      "/:username/income/withdraw",
+      async ({ user, params, body }) => {
+        const { user: botUser } = await requireOwnedBot(app.db, user.id, params.username);
+        const out = await withdrawIncome(app, { botUserId: botUser.id, ownerId: user.id, amount: body?.amount });
+        return ok({ withdrawn: out.withdrawn, balance: out.balance, ...serializeIncome(out) });
+      },
+      { auth: true, body: t.Optional(WithdrawBody) },
+    );
+}
+
+/** /api/social/bots/{username}: a bot's public card. */
+export function botProfileRoutes(app: App) {
+  return new Elysia({ name: "client-bot-profile" })
+    .use(requestContext(app))
+    .get(
+      "/:username",
       async ({ params }) => {
         const found = await findBotByUsername(app.db, params.username);
         if (!found || found.bot.blocked_at) throw notFound("Bot not found");
@@ -94,15 +131,5 @@ export function botRoutes(app: App) {
         });
       },
       { auth: true },
-    )
-    .post(
-      "/social/messages/:cid/:mid/callback",
-      async ({ user, params, body }) => ok({ answer: await pressButton(app, user, params.cid, params.mid, body.data) }),
-      { auth: true, body: PressBody },
-    )
-    .post(
-      "/social/messages/:cid/:mid/web-app",
-      async ({ user, params, body }) => ok({ url: await webAppLaunchUrl(app, user, params.cid, params.mid, body.url) }),
-      { auth: true, body: WebAppBody },
     );
 }

@@ -23,6 +23,7 @@ import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
 import { fieldError, validationError } from "../../lib/errors";
 import { parseLimit } from "../../lib/paging";
+import { PageQuery } from "../input";
 import { markAttached, resolveOwnUpload } from "../../media/uploads";
 import { serializeConversation, serializeMember } from "./serialize";
 
@@ -37,7 +38,6 @@ const PromoteBody = t.Object({
   rights: t.Optional(t.Record(t.String(), t.Boolean())),
 });
 const JoinBody = t.Object({ code: t.String({ minLength: 1, maxLength: 200 }) });
-const ListQuery = t.Object({ cursor: t.Optional(t.String()), limit: t.Optional(t.String()) });
 
 /** Groups: /api/social/groups/* */
 export function chatGroupRoutes(app: App) {
@@ -49,7 +49,7 @@ export function chatGroupRoutes(app: App) {
   const shown = async (conversationId: number, viewerId: number) =>
     serializeConversation(app.db, (await findConversationById(app.db, conversationId))!, viewerId);
 
-  return new Elysia({ name: "client-chats-groups", prefix: "/social/groups" })
+  return new Elysia({ name: "client-chats-groups" })
     .use(requestContext(app))
     .post(
       "",
@@ -103,7 +103,7 @@ export function chatGroupRoutes(app: App) {
           nextCursor: page.nextCursor,
         });
       },
-      { auth: true, query: ListQuery },
+      { auth: true, query: PageQuery },
     )
     .post(
       "/:cid/members",

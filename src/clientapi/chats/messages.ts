@@ -8,7 +8,6 @@ import {
   listHistory,
   markMediaAttached,
   markRead,
-  openPrivateChat,
   requireMembershipByCuid,
   requireVisibleMessage,
   sendMessageIn,
@@ -18,16 +17,16 @@ import {
 } from "../../domain/chats";
 import { listChats } from "../../domain/chats/chat-list";
 import type { ConversationRow, MessageRow } from "../../domain/chats/table";
-import { requireUserByUsername } from "../../domain/users/service";
 import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
 import { RateLimiter } from "../../http/rate-limit";
-import { AppError, fieldError, rateLimited, validationError } from "../../lib/errors";
+import { AppError, fieldError, rateLimited } from "../../lib/errors";
 import { parseLimit } from "../../lib/paging";
+import { PageQuery, parseFlag } from "../input";
+import { payInvoice } from "../../domain/payments/pay";
+import { pressButton, webAppLaunchUrl } from "../../domain/bots/press";
 import { deliveredShape } from "./live";
 import { serializeChatList, serializeConversation, serializeMessage, serializeMessages } from "./serialize";
-
-const OpenBody = t.Object({ start: t.Optional(t.String({ maxLength: 200 })) });
 
 const SendBody = t.Object({
   content: t.Optional(t.String()),
@@ -42,36 +41,15 @@ const ReactionBody = t.Object({ emoji: t.Union([t.String({ maxLength: 32 }), t.N
 const ReadBody = t.Object({ messageId: t.Union([t.String(), t.Integer()]) });
 const ForwardBody = t.Object({ toConversationId: t.String({ minLength: 1, maxLength: 64 }), clientMessageId: t.Optional(t.String()) });
 const HistoryQuery = t.Object({ before: t.Optional(t.String()), limit: t.Optional(t.String()) });
-const ListQuery = t.Object({ cursor: t.Optional(t.String()), limit: t.Optional(t.String()) });
 const DeleteQuery = t.Object({ forEveryone: t.Optional(t.String()) });
+const PressBody = t.Object({ data: t.String({ minLength: 1, maxLength: 64 }) });
+const WebAppBody = t.Object({ url: t.String({ minLength: 1, maxLength: 512 }) });
 
 /**
- * Body parser for endpoints whose JSON body may be left out: an absent or blank body is `{}`,
- * but malformed JSON or a non-object is a 400 (Elysia's parser for an optional body would
- * silently drop it). Elysia reports an error thrown here as a PARSE error, which
- * src/http/errors.ts answers with 400 VALIDATION_ERROR `fieldErrors.body`.
+ * /api/social/messages: my chats, history, send, read, typing, edit, delete, reactions, pin,
+ * forward, and what a person does with a bot's message: press a button (callback), open a
+ * mini-app (web-app), pay an invoice (pay). Opening a private chat is under /social/users.
  */
-async function jsonOrEmpty({ request }: { request: Request }): Promise<unknown> {
-  const text = await request.text();
-  if (text.trim() === "") return {};
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw validationError({ body: ["is not valid JSON"] }, "Request body is not valid JSON");
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw validationError({ body: ["must be a JSON object"] });
-  return body;
-}
-
-/** "true"/"1" and "false"/"0"/absent; anything else names the field. */
-function queryFlag(raw: string | undefined, field: string): boolean {
-  if (raw === undefined || raw === "" || raw === "false" || raw === "0") return false;
-  if (raw === "true" || raw === "1") return true;
-  throw fieldError(field, "must be true or false");
-}
-
-/** Private chats and messages: /api/social/users/{username}/message and /api/social/messages/* */
 export function chatMessageRoutes(app: App) {
   /** Resolves a reply/read target given as the shown message id (cuid) or integer messageId, to a seq. */
   const seqOf = async (conversationId: number, ref: string | number, viewerId: number, field: string) => {
@@ -99,29 +77,20 @@ export function chatMessageRoutes(app: App) {
     return ok({ message: await shownMessage(conversation, row) });
   };
 
-  return new Elysia({ name: "client-chats-messages", prefix: "/social" })
+  return new Elysia({ name: "client-chats-messages" })
     .use(requestContext(app))
-    .post(
-      "/users/:username/message",
-      async ({ user, params, body }) => {
-        const other = await requireUserByUsername(app.db, params.username);
-        const conversation = await openPrivateChat(app, user.id, other.id, body.start !== undefined ? { startLabel: body.start } : {});
-        return ok({ conversationId: conversation.cuid, conversation: await serializeConversation(app.db, conversation, user.id) });
-      },
-      { auth: true, parse: jsonOrEmpty, body: OpenBody },
-    )
     .get(
-      "/messages",
+      "",
       async ({ user, query }) => {
         const limit = parseLimit(query.limit, 20, 100);
         const page = await listChats(app.db, user.id, query.cursor, limit);
         const chats = await serializeChatList(app.db, page.items);
         return ok({ conversations: chats, pageInfo: { nextCursor: page.nextCursor }, nextCursor: page.nextCursor });
       },
-      { auth: true, query: ListQuery },
+      { auth: true, query: PageQuery },
     )
     .get(
-      "/messages/:cid",
+      "/:cid",
       async ({ user, params, query }) => {
         const limit = parseLimit(query.limit, 30, 100);
         const membership = await requireMembershipByCuid(app.db, params.cid, user.id);
@@ -135,7 +104,7 @@ export function chatMessageRoutes(app: App) {
       { auth: true, query: HistoryQuery },
     )
     .post(
-      "/messages/:cid",
+      "/:cid",
       async ({ user, params, body }) => {
         const membership = await requireMembershipByCuid(app.db, params.cid, user.id);
         const { conversation } = membership;
@@ -155,7 +124,7 @@ export function chatMessageRoutes(app: App) {
       { auth: true, body: SendBody },
     )
     .post(
-      "/messages/:cid/read",
+      "/:cid/read",
       async ({ user, params, body }) => {
         const { conversation } = await requireMembershipByCuid(app.db, params.cid, user.id);
         const seq = await seqOf(conversation.id, body.messageId, user.id, "messageId");
@@ -165,7 +134,7 @@ export function chatMessageRoutes(app: App) {
       { auth: true, body: ReadBody },
     )
     .post(
-      "/messages/:cid/typing",
+      "/:cid/typing",
       async ({ user, params }) => {
         const { conversation } = await requireMembershipByCuid(app.db, params.cid, user.id);
         await typing(app, { conversationId: conversation.id, userId: user.id });
@@ -174,7 +143,7 @@ export function chatMessageRoutes(app: App) {
       { auth: true },
     )
     .patch(
-      "/messages/:cid/:mid",
+      "/:cid/:mid",
       async ({ user, params, body }) => {
         const { conversation } = await requireMembershipByCuid(app.db, params.cid, user.id);
         const target = await requireVisibleMessage(app.db, conversation.id, params.mid, user.id);
@@ -184,16 +153,16 @@ export function chatMessageRoutes(app: App) {
       { auth: true, body: EditBody },
     )
     .delete(
-      "/messages/:cid/:mid",
+      "/:cid/:mid",
       async ({ user, params, query }) => {
         const { conversation } = await requireMembershipByCuid(app.db, params.cid, user.id);
-        await deleteMessage(app, { conversationId: conversation.id, seq: params.mid, actorId: user.id, forEveryone: queryFlag(query.forEveryone, "forEveryone") });
+        await deleteMessage(app, { conversationId: conversation.id, seq: params.mid, actorId: user.id, forEveryone: parseFlag(query.forEveryone, "forEveryone") });
         return ok({});
       },
       { auth: true, query: DeleteQuery },
     )
     .post(
-      "/messages/:cid/:mid/reactions",
+      "/:cid/:mid/reactions",
       async ({ user, params, body }) => {
         const { conversation } = await requireMembershipByCuid(app.db, params.cid, user.id);
         const { reactions } = await setReaction(app, { conversationId: conversation.id, seq: params.mid, userId: user.id, emoji: body.emoji });
@@ -201,10 +170,10 @@ export function chatMessageRoutes(app: App) {
       },
       { auth: true, body: ReactionBody },
     )
-    .post("/messages/:cid/:mid/pin", ({ user, params }) => pin(user.id, params, true), { auth: true })
-    .delete("/messages/:cid/:mid/pin", ({ user, params }) => pin(user.id, params, false), { auth: true })
+    .post("/:cid/:mid/pin", ({ user, params }) => pin(user.id, params, true), { auth: true })
+    .delete("/:cid/:mid/pin", ({ user, params }) => pin(user.id, params, false), { auth: true })
     .post(
-      "/messages/:cid/:mid/forward",
+      "/:cid/:mid/forward",
       async ({ user, params, body }) => {
         const from = await requireMembershipByCuid(app.db, params.cid, user.id);
         const to = await requireMembershipByCuid(app.db, body.toConversationId, user.id);
@@ -219,5 +188,18 @@ export function chatMessageRoutes(app: App) {
         return ok({ message: await shownMessage(to.conversation, row) });
       },
       { auth: true, body: ForwardBody },
-    );
+    )
+    .post(
+      "/:cid/:mid/callback",
+      async ({ user, params, body }) => ok({ answer: await pressButton(app, user, params.cid, params.mid, body.data) }),
+      { auth: true, body: PressBody },
+    )
+    .post(
+      "/:cid/:mid/web-app",
+      async ({ user, params, body }) => ok({ url: await webAppLaunchUrl(app, user, params.cid, params.mid, body.url) }),
+      { auth: true, body: WebAppBody },
+    )
+    // answers once the bot answered its pre_checkout_query or the timeout passed:
+    // {status: "paid" | "declined" | "timeout", errorMessage?, balance?}
+    .post("/:cid/:mid/pay", async ({ user, params }) => ok(await payInvoice(app, user, params.cid, params.mid)), { auth: true });
 }

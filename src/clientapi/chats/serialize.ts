@@ -17,7 +17,7 @@ const senderOf = (user: UserRow | undefined) =>
     ? { id: user.cuid, username: user.username, displayName: user.display_name, avatarUrl: user.avatar_url, isBot: user.is_bot === 1, isSystem: user.is_system === 1 }
     : { id: null, username: "deleted", displayName: "Deleted account", avatarUrl: null, isBot: false, isSystem: false };
 
-// a single message (a send, its live event) has one sender: compiled once (precompiled.ts)
+// a single message (a send, its live event) has one sender: compiled once (db/compiled.ts)
 const userByIdQuery = precompiled((db, p: { id: number }) => db.selectFrom("users").selectAll().where("id", "=", p.id));
 
 async function usersById(db: Db, ids: number[]): Promise<Map<number, UserRow>> {

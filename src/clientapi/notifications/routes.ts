@@ -4,20 +4,16 @@ import { listNotifications, loadNotificationViews, markRead, unreadCount } from 
 import { blockedEitherWayIds } from "../../domain/relations/service";
 import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
-import { parseFlag } from "../posts/query";
+import { PageQuery, parseFlag } from "../input";
 import { decodeCursor, parseLimit } from "../../lib/paging";
 import { serializeNotification } from "./serialize";
 
-const ListQuery = t.Object({
-  cursor: t.Optional(t.String({ maxLength: 200 })),
-  limit: t.Optional(t.String({ maxLength: 10 })),
-  unread: t.Optional(t.String({ maxLength: 5 })),
-});
+const ListQuery = t.Object({ ...PageQuery.properties, unread: t.Optional(t.String({ maxLength: 5 })) });
 const ReadBody = t.Object({ ids: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 500 })) });
 
 /** Notifications: list (cursor, unread filter) and mark read, under /api/social/notifications. */
 export function notificationRoutes(app: App) {
-  return new Elysia({ name: "client-notifications", prefix: "/social/notifications" })
+  return new Elysia({ name: "client-notifications" })
     .use(requestContext(app))
     .get(
       "/",

@@ -4,13 +4,24 @@ import { toggleBlock, toggleFollow, toggleMute } from "../../domain/relations/ac
 import { listFollowPage, loadProfile, requireVisibleUser } from "../../domain/profiles/service";
 import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
-import { PageQuery, pageRequest } from "../posts/query";
+import { PageQuery, jsonOrEmpty, pageRequest } from "../input";
+import { userPostsPage } from "../../domain/posts/feed";
+import { userStories } from "../../domain/stories/service";
+import { openPrivateChat } from "../../domain/chats";
+import { requireUserByUsername } from "../../domain/users/service";
+import { postList } from "../posts/pages";
+import { serializeStory } from "../stories/serialize";
+import { serializeConversation } from "../chats/serialize";
 import { serializePublicUser } from "../serializers/account";
 import { serializeProfile } from "./serialize";
 
 const UsernameParams = t.Object({ username: t.String({ minLength: 1, maxLength: 64 }) });
+const OpenBody = t.Object({ start: t.Optional(t.String({ maxLength: 200 })) });
 
-/** People: profiles, followers/following, follow / block / mute toggles under /api/social/users. */
+/**
+ * /api/social/users/{username}: a person's profile, followers and following, follow / block /
+ * mute toggles, their posts and stories, and opening the private chat with them.
+ */
 export function peopleRoutes(app: App) {
   const followPage = (direction: "followers" | "following") =>
     async ({ params, query, user }: { params: { username: string }; query: { cursor?: string; limit?: string }; user: { id: number } }) => {
@@ -22,7 +33,7 @@ export function peopleRoutes(app: App) {
       });
     };
 
-  return new Elysia({ name: "client-people", prefix: "/social/users" })
+  return new Elysia({ name: "client-people" })
     .use(requestContext(app))
     .get(
       "/:username",
@@ -48,5 +59,30 @@ export function peopleRoutes(app: App) {
       "/:username/mute",
       async ({ params, user }) => ok(await toggleMute(app, user.id, (await requireVisibleUser(app.db, user.id, params.username)).id)),
       { auth: true, params: UsernameParams },
+    )
+    .get(
+      "/:username/posts",
+      async ({ params, query, user }) => {
+        const author = await requireVisibleUser(app.db, user.id, params.username);
+        return ok(postList(await userPostsPage(app.db, user.id, author, pageRequest(query))));
+      },
+      { auth: true, params: UsernameParams, query: PageQuery },
+    )
+    .get(
+      "/:username/stories",
+      async ({ params, user }) => {
+        const author = await requireVisibleUser(app.db, user.id, params.username);
+        return ok({ stories: (await userStories(app.db, app.clock.now(), user.id, author.id)).map(serializeStory) });
+      },
+      { auth: true, params: UsernameParams },
+    )
+    .post(
+      "/:username/message",
+      async ({ user, params, body }) => {
+        const other = await requireUserByUsername(app.db, params.username);
+        const conversation = await openPrivateChat(app, user.id, other.id, body.start !== undefined ? { startLabel: body.start } : {});
+        return ok({ conversationId: conversation.cuid, conversation: await serializeConversation(app.db, conversation, user.id) });
+      },
+      { auth: true, parse: jsonOrEmpty, body: OpenBody },
     );
 }

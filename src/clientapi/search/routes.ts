@@ -45,8 +45,8 @@ async function presentMessages(db: Db, rows: MessageRow[]) {
  * without, the first page of every list and a cursor per list in `cursors`.
  */
 export function searchRoutes(app: App) {
-  return new Elysia({ name: "client-search", prefix: "/social" }).use(requestContext(app)).get(
-    "/search",
+  return new Elysia({ name: "client-search" }).use(requestContext(app)).get(
+    "",
     async ({ query, user }) => {
       // control characters (NUL ends a string in SQLite's FTS5 parser) separate words like spaces
       const q = query.q.replace(/\p{Cc}/gu, " ");

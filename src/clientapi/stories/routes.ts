@@ -1,6 +1,5 @@
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
-import { requireVisibleUser } from "../../domain/profiles/service";
 import {
   CAPTION_MAX,
   createStory,
@@ -10,12 +9,11 @@ import {
   loadStoryViews,
   requireVisibleStory,
   storiesFeed,
-  userStories,
 } from "../../domain/stories/service";
 import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
 import { toIso } from "../../lib/clock";
-import { PageQuery, pageRequest } from "../posts/query";
+import { PageQuery, pageRequest } from "../input";
 import { serializePublicUser } from "../serializers/account";
 import { serializeStory, serializeStoryGroup } from "./serialize";
 
@@ -25,18 +23,18 @@ const CreateBody = t.Object({
 });
 const StoryParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });
 
-/** Stories (24 h): create, feed by followed author, per-user, view mark, viewers, delete. */
+/** /api/social/stories (24 h): create, feed by followed author, view mark, viewers, delete; a person's stories are under /social/users. */
 export function storyRoutes(app: App) {
   const visible = (viewerId: number, id: string) => requireVisibleStory(app.db, app.clock.now(), viewerId, id);
   const one = async (viewerId: number, story: Awaited<ReturnType<typeof visible>>) => serializeStory((await loadStoryViews(app.db, viewerId, [story]))[0]!);
 
-  return new Elysia({ name: "client-stories", prefix: "/social" })
+  return new Elysia({ name: "client-stories" })
     .use(requestContext(app))
-    .post("/stories", async ({ body, user }) => ok({ story: await one(user.id, await createStory(app, user, body)) }), { auth: true, body: CreateBody })
-    .get("/stories", async ({ user }) => ok({ groups: (await storiesFeed(app.db, app.clock.now(), user.id)).map(serializeStoryGroup) }), { auth: true })
-    .get("/stories/:id", async ({ params, user }) => ok({ story: await one(user.id, await visible(user.id, params.id)) }), { auth: true, params: StoryParams })
+    .post("", async ({ body, user }) => ok({ story: await one(user.id, await createStory(app, user, body)) }), { auth: true, body: CreateBody })
+    .get("", async ({ user }) => ok({ groups: (await storiesFeed(app.db, app.clock.now(), user.id)).map(serializeStoryGroup) }), { auth: true })
+    .get("/:id", async ({ params, user }) => ok({ story: await one(user.id, await visible(user.id, params.id)) }), { auth: true, params: StoryParams })
     .post(
-      "/stories/:id/view",
+      "/:id/view",
       async ({ params, user }) => {
         const story = await visible(user.id, params.id);
         await markStoryViewed(app.db, app.clock.now(), user.id, story);
@@ -45,7 +43,7 @@ export function storyRoutes(app: App) {
       { auth: true, params: StoryParams },
     )
     .get(
-      "/stories/:id/viewers",
+      "/:id/viewers",
       async ({ params, query, user }) => {
         const story = await visible(user.id, params.id);
         const page = await listStoryViewers(app.db, user.id, story, pageRequest(query));
@@ -57,19 +55,11 @@ export function storyRoutes(app: App) {
       { auth: true, params: StoryParams, query: PageQuery },
     )
     .delete(
-      "/stories/:id",
+      "/:id",
       async ({ params, user }) => {
         await deleteStory(app.db, app.clock.now(), user.id, await visible(user.id, params.id));
         return ok({ deleted: true });
       },
       { auth: true, params: StoryParams },
-    )
-    .get(
-      "/users/:username/stories",
-      async ({ params, user }) => {
-        const author = await requireVisibleUser(app.db, user.id, params.username);
-        return ok({ stories: (await userStories(app.db, app.clock.now(), user.id, author.id)).map(serializeStory) });
-      },
-      { auth: true, params: t.Object({ username: t.String({ minLength: 1, maxLength: 64 }) }) },
     );
 }

@@ -105,7 +105,7 @@ async function receiveUpload(app: App, request: Request, queryKind: UploadKind |
 /** POST /api/account/upload: multipart `file` + `kind` (also accepted as `?kind=`). */
 export function uploadRoutes(app: App) {
   return new Elysia({ name: "client-uploads" }).use(requestContext(app)).post(
-    "/account/upload",
+    "",
     async ({ request, user, query }) => {
       const queryKind = parseKind((query as Record<string, string | undefined>).kind);
       const { kind, file } = await receiveUpload(app, request, queryKind);

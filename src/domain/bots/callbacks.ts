@@ -64,6 +64,11 @@ export async function answerPress(app: App, botId: number, id: string, answer: C
   return true;
 }
 
+/** Ends the wait on press ID now, with no answer: the bot will not get it (allowed_updates). */
+export function cancelPress(app: App, id: string): void {
+  waiters(app).get(id)?.(null);
+}
+
 /** Ends every person's wait for an answer now (with none): the server is stopping. */
 export function releasePressWaiters(app: App): void {
   for (const resolve of [...waiters(app).values()]) resolve(null);

@@ -34,7 +34,7 @@ export function rightsOf(member: Pick<MemberRow, "role" | "rights">): Rights {
 
 export const hasRight = (member: Pick<MemberRow, "role" | "rights">, right: AdminRight): boolean => rightsOf(member)[right] === true;
 
-// every chat request loads these: compiled once (precompiled.ts)
+// every chat request loads these: compiled once (db/compiled.ts)
 const conversationByIdQuery = precompiled((db, p: { id: number }) => db.selectFrom("conversations").selectAll().where("id", "=", p.id));
 const conversationByCuidQuery = precompiled((db, p: { cuid: string }) => db.selectFrom("conversations").selectAll().where("cuid", "=", p.cuid));
 const memberQuery = precompiled((db, p: { conversationId: number; userId: number }) =>

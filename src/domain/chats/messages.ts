@@ -51,7 +51,7 @@ const findByClientId = (db: Db, conversationId: number, senderId: number, client
     .where("client_message_id", "=", clientMessageId)
     .executeTakeFirst();
 
-// the writes of every send, compiled once (precompiled.ts)
+// the writes of every send, compiled once (db/compiled.ts)
 const takeSeqQuery = precompiled((db, p: { conversationId: number; now: number }) =>
   db
     .updateTable("conversations")

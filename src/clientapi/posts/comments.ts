@@ -1,0 +1,48 @@
+import { Elysia } from "elysia";
+import type { App } from "../../app";
+import { deleteComment, findVisibleComment, loadCommentViews, toggleCommentLike } from "../../domain/comments/service";
+import { requestContext } from "../../http/context";
+import { ok } from "../../http/envelope";
+import { PageQuery } from "../input";
+import { IdParams, commentsResponse, likersResponse } from "./pages";
+import { serializeComment } from "./serialize";
+
+/** /api/social/comments: one comment, its deletion, likes and replies (comments are written under /social/posts). */
+export function commentRoutes(app: App) {
+  return new Elysia({ name: "client-comments" })
+    .use(requestContext(app))
+    .get(
+      "/:id",
+      async ({ params, user }) => {
+        const { comment } = await findVisibleComment(app.db, user.id, params.id);
+        const [view] = await loadCommentViews(app.db, user.id, [comment]);
+        return ok({ comment: serializeComment(view!) });
+      },
+      { auth: true, params: IdParams },
+    )
+    .delete(
+      "/:id",
+      async ({ params, user }) => {
+        await deleteComment(app, user, params.id);
+        return ok({ deleted: true });
+      },
+      { auth: true, params: IdParams },
+    )
+    .post("/:id/like", async ({ params, user }) => ok(await toggleCommentLike(app, user, params.id)), { auth: true, params: IdParams })
+    .get(
+      "/:id/likes",
+      async ({ params, query, user }) => {
+        const { comment } = await findVisibleComment(app.db, user.id, params.id);
+        return likersResponse(app, user.id, { commentId: comment.id }, query);
+      },
+      { auth: true, params: IdParams, query: PageQuery },
+    )
+    .get(
+      "/:id/replies",
+      async ({ params, query, user }) => {
+        const { comment } = await findVisibleComment(app.db, user.id, params.id);
+        return commentsResponse(app, user.id, { commentId: comment.id }, query);
+      },
+      { auth: true, params: IdParams, query: PageQuery },
+    );
+}

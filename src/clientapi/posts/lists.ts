@@ -1,0 +1,48 @@
+import { Elysia, t } from "elysia";
+import type { App } from "../../app";
+import { bookmarksPage, feedPage, hashtagPostsPage } from "../../domain/posts/feed";
+import { normalizeHashtag } from "../../domain/posts/text";
+import { requestContext } from "../../http/context";
+import { ok } from "../../http/envelope";
+import { fieldError } from "../../lib/errors";
+import { PageQuery, pageRequest, parseFlag } from "../input";
+import { postList } from "./pages";
+
+const FeedQuery = t.Object({ ...PageQuery.properties, following: t.Optional(t.String({ maxLength: 5 })) });
+
+/** /api/social/feed: the home feed (?following=true: followed authors only). */
+export function feedRoutes(app: App) {
+  return new Elysia({ name: "client-feed" })
+    .use(requestContext(app))
+    .get(
+      "",
+      async ({ query, user }) => ok(postList(await feedPage(app.db, user.id, { ...pageRequest(query), following: parseFlag(query.following, "following") }), "feed")),
+      { auth: true, query: FeedQuery },
+    );
+}
+
+/** /api/social/bookmarks: the posts I bookmarked. */
+export function bookmarkRoutes(app: App) {
+  return new Elysia({ name: "client-bookmarks" })
+    .use(requestContext(app))
+    .get(
+      "",
+      async ({ query, user }) => ok(postList(await bookmarksPage(app.db, user.id, pageRequest(query)))),
+      { auth: true, query: PageQuery },
+    );
+}
+
+/** /api/social/hashtags/{tag}/posts: posts with a hashtag. */
+export function hashtagRoutes(app: App) {
+  return new Elysia({ name: "client-hashtags" })
+    .use(requestContext(app))
+    .get(
+      "/:tag/posts",
+      async ({ params, query, user }) => {
+        const tag = normalizeHashtag(params.tag);
+        if (!tag) throw fieldError("tag", "must not be empty");
+        return ok({ hashtag: tag, ...postList(await hashtagPostsPage(app.db, user.id, tag, pageRequest(query))) });
+      },
+      { auth: true, params: t.Object({ tag: t.String({ minLength: 1, maxLength: 200 }) }), query: PageQuery },
+    );
+}
