@@ -10,6 +10,8 @@ export interface RunningServer {
   app: App;
   url: string;
   port: number;
+  /** Every registered route (method and path pattern), from the HTTP app's own table: what sweeps enumerate. */
+  routes: ReadonlyArray<{ method: string; path: string; hooks?: unknown }>;
   /** Stops accepting, lets in-flight requests finish, closes the database. */
   stop(): Promise<void>;
 }
@@ -42,6 +44,7 @@ export async function startServer(opts: {
   return {
     app,
     port,
+    routes: http.routes.map((r) => ({ method: r.method, path: r.path, hooks: r.hooks })),
     url: `http://${app.config.host === "0.0.0.0" ? "127.0.0.1" : app.config.host}:${port}`,
     stop() {
       stopping ??= (async () => {

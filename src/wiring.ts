@@ -12,6 +12,7 @@ import { botApiRoutes } from "./botapi/routes";
 import { installNotificationDelivery } from "./clientapi/notifications/serialize";
 import { installChatDelivery } from "./clientapi/chats/live";
 import { clientApiRoutes } from "./clientapi";
+import { UPLOAD_PATH } from "./clientapi/uploads/routes";
 import { fileRoutes } from "./media/serve";
 import { createHttpApp } from "./http/server";
 import { webAppRoutes } from "./http/web-app";
@@ -52,7 +53,7 @@ export function startWorkers(app: App): void {
 
 /** The root HTTP app: global guards and error mapping (http/server.ts), then every surface by prefix. */
 export function createRootHttpApp(app: App) {
-  return createHttpApp(app)
+  return createHttpApp(app, { largeBodyPaths: [UPLOAD_PATH] })
     .get("/healthz", () => healthz(app))
     .use(clientApiRoutes(app))
     .use(fileRoutes(app))

@@ -40,21 +40,37 @@ export function requestContext(app: App) {
     }))
     .macro({
       auth: {
+        // transform runs before the body is validated: a request without a usable session is
+        // refused at the cost of a cookie lookup, never of a schema walk over what it sent
+        transform: ({ request, server }) => checkSignedIn(app, request, server),
         resolve: ({ request, server, set }) => requireSignedIn(app, request, server, set),
       },
     });
 }
 
+/** The session found for a request by checkSignedIn (a transform, before validation), for its resolve. */
+const signedIn = new WeakMap<Request, Authenticated>();
+
 /**
- * The `auth` macro's check, for macros that build on it: the signed-in, usable account on a
- * device that is not banned (renewing cookies when the access token had expired), or
- * UNAUTHORIZED / ACCOUNT_DISABLED / DEVICE_BANNED.
+ * The `auth` macro's check, as a transform hook (before the body is validated): the signed-in,
+ * usable account on a device that is not banned, or UNAUTHORIZED / ACCOUNT_DISABLED / DEVICE_BANNED.
  */
-export async function requireSignedIn(app: App, request: Request, server: Parameters<typeof clientIp>[1], set: unknown) {
+export async function checkSignedIn(app: App, request: Request, server: Parameters<typeof clientIp>[1]): Promise<void> {
   const found = await resolveAuth(app, request, clientIp(request, server, app.config.trustProxy));
   if (!found) throw unauthorized();
   assertUsable(found.user);
   if (found.deviceBanned) throw deviceBanned();
+  signedIn.set(request, found);
+}
+
+/**
+ * The `auth` macro's result, for macros that build on it: the account and session
+ * checkSignedIn found (checking now if it did not run), renewing cookies when the access
+ * token had expired.
+ */
+export async function requireSignedIn(app: App, request: Request, server: Parameters<typeof clientIp>[1], set: unknown) {
+  if (!signedIn.has(request)) await checkSignedIn(app, request, server);
+  const found = signedIn.get(request)!;
   if (found.renewed) addSetCookies(set as never, sessionCookies(app, found.renewed));
   return { user: found.user, session: found.session };
 }

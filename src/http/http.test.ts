@@ -14,7 +14,7 @@ beforeAll(async () => {
   const log = createLogger({ level: "error", sink: (line) => logged.push(JSON.parse(line)) });
   server = await startTestServer({ baseUrl: "https://social.example.test", trustProxy: true }, { log });
   // the real root app with one route that has a bug, to see what a thrown error turns into
-  const http = createHttpApp(server.app).get("/api/test/boom", () => {
+  const http = createHttpApp(server.app, { largeBodyPaths: [] }).get("/api/test/boom", () => {
     throw new Error("SQLITE_CORRUPT at /srv/secret/social.db (password=hunter2)");
   });
   http.listen({ port: 0, hostname: "127.0.0.1" });

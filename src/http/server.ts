@@ -10,6 +10,9 @@ import { AbuseGuard, RateLimiter } from "./rate-limit";
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
+/** The largest Client API request body but for uploads: the biggest form (a post, a message with entities) is far below. */
+export const CLIENT_BODY_MAX_BYTES = 64 * 1024;
+
 /** Paths of the Client API: CSRF and per-IP limits apply. The Bot API has its own rules. */
 export function isClientApiPath(pathname: string): boolean {
   // only token paths (/api/bot/<token>/..., /api/bot<id>:...) are the Bot API; /api/bots is the Client API
@@ -44,8 +47,24 @@ function logRequests(app: App) {
     };
 }
 
+const bodyTooLarge = () => new AppError(413, "VALIDATION_ERROR", "Request body is too large", { fieldErrors: { body: [`is larger than ${CLIENT_BODY_MAX_BYTES} bytes`] } });
+const lengthRequired = () => new AppError(411, "VALIDATION_ERROR", "A request body needs a Content-Length", { fieldErrors: { body: ["needs a Content-Length header"] } });
+
+/**
+ * A Client API body is refused before a byte of it is read when it would cost more than any
+ * form needs: over CLIENT_BODY_MAX_BYTES by its Content-Length, or without one (chunked, so
+ * its size is unknown until read). LARGE_BODY_PATHS (uploads) stream and limit their own.
+ */
+function bodyProblem(request: Request, pathname: string, largeBodyPaths: ReadonlySet<string>): AppError | null {
+  if (!MUTATING.has(request.method) || largeBodyPaths.has(pathname)) return null;
+  const length = request.headers.get("content-length");
+  if (length === null) return request.headers.has("transfer-encoding") ? lengthRequired() : null;
+  return Number(length) > CLIENT_BODY_MAX_BYTES ? bodyTooLarge() : null;
+}
+
 /** The root HTTP app's shell: request log, global guards and error mapping; wiring.ts mounts the surfaces on it. */
-export function createHttpApp(app: App) {
+export function createHttpApp(app: App, opts: { largeBodyPaths: readonly string[] }) {
+  const largeBodyPaths = new Set(opts.largeBodyPaths);
   const limiter = new RateLimiter();
   const guard = new AbuseGuard(
     () => app.config["limits.blockAfterRejections"],
@@ -56,6 +75,8 @@ export function createHttpApp(app: App) {
     .onRequest(({ request, server }) => {
       const url = new URL(request.url);
       if (!isClientApiPath(url.pathname)) return;
+      const tooBig = bodyProblem(request, url.pathname, largeBodyPaths);
+      if (tooBig) return clientErrorResponse(tooBig);
       const ip = clientIp(request, server, app.config.trustProxy);
       const now = app.clock.now();
       const blocked = guard.blockedFor(ip, now);

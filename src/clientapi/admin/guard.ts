@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { App } from "../../app";
 import { recordAdminAction, type AdminAction } from "../../domain/admin/audit";
 import type { UserRow } from "../../domain/users/table";
-import { requestContext, requireSignedIn } from "../../http/context";
+import { checkSignedIn, requestContext, requireSignedIn } from "../../http/context";
 import { forbidden } from "../../lib/errors";
 
 /**
@@ -13,6 +13,7 @@ import { forbidden } from "../../lib/errors";
 export function adminContext(app: App) {
   return new Elysia({ name: "admin-context" }).use(requestContext(app)).macro({
     admin: {
+      transform: ({ request, server }) => checkSignedIn(app, request, server),
       async resolve({ request, server, set }) {
         const { user, session } = await requireSignedIn(app, request, server, set);
         if (user.is_admin !== 1) throw forbidden("Only administrators can do this");
