@@ -25,6 +25,8 @@ export const BOT_METHODS = {
   getMyDescription: profile.getMyDescription,
   setMyShortDescription: profile.setMyShortDescription,
   getMyShortDescription: profile.getMyShortDescription,
+  setMyName: profile.setMyName,
+  getMyName: profile.getMyName,
   close: profile.close,
   logOut: profile.logOut,
   // methods/updates.ts

@@ -19,8 +19,11 @@ export const FILE_FIELDS = {
 } as const;
 export type FileField = keyof typeof FILE_FIELDS;
 
+/** An animation is a GIF or a silent video (the spec's words): a GIF is kept as the image it is. */
+const isGifAnimation = (field: FileField, mime: string): boolean => field === "animation" && mime === "image/gif";
+
 function mediaItemOf(field: FileField, row: UploadRow, fileName?: string): MediaItem {
-  const item: MediaItem = { type: FILE_FIELDS[field].media, url: row.url, mime: row.mime, sizeBytes: row.size_bytes };
+  const item: MediaItem = { type: isGifAnimation(field, row.mime) ? "image" : FILE_FIELDS[field].media, url: row.url, mime: row.mime, sizeBytes: row.size_bytes };
   if (row.width !== null) item.width = row.width;
   if (row.height !== null) item.height = row.height;
   if (row.duration_ms !== null) item.durationMs = row.duration_ms;
@@ -36,6 +39,7 @@ function assertSuits(field: FileField, row: UploadRow): void {
   const kind = FILE_FIELDS[field].kind;
   const ok =
     kind === "chat-file" ||
+    isGifAnimation(field, row.mime) ||
     (kind === "chat-image" && row.mime.startsWith("image/")) ||
     (kind === "chat-video" && row.mime.startsWith("video/")) ||
     (kind === "chat-voice" && row.mime.startsWith("audio/"));
@@ -43,7 +47,9 @@ function assertSuits(field: FileField, row: UploadRow): void {
 }
 
 async function store(ctx: BotContext, field: FileField, data: Blob | Uint8Array, filename: string | undefined, mime: string | undefined): Promise<UploadRow> {
-  const kind = FILE_FIELDS[field].kind;
+  const head = data instanceof Blob ? new Uint8Array(await data.slice(0, 4).arrayBuffer()) : data.subarray(0, 4);
+  const gif = field === "animation" && new TextDecoder().decode(head) === "GIF8";
+  const kind = gif ? "chat-image" : FILE_FIELDS[field].kind;
   try {
     return await storeUpload(ctx.app, { ownerId: ctx.me.id, kind, data, filename, declaredMime: mime, maxBytes: BOT_FILE_LIMITS[kind] });
   } catch (err) {

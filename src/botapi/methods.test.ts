@@ -432,7 +432,13 @@ describe("chats and groups", () => {
     const strangerMember = (await call("getChatMember", { chat_id: groupId, user_id: stranger.id })).body.result;
     expect(strangerMember).toMatchObject({ status: "administrator", can_pin_messages: true, can_change_info: false });
     expect((await call("getChatAdministrators", { chat_id: groupId })).body.result.length).toBe(3);
-    // only the group's creator changes another administrator
+    // the promoter may change or revoke the rights it gave, as in the compatible API
+    expect((await call("promoteChatMember", { chat_id: groupId, user_id: stranger.id, can_pin_messages: true, can_invite_users: true })).body.result).toBe(true);
+    expect((await call("getChatMember", { chat_id: groupId, user_id: stranger.id })).body.result).toMatchObject({ status: "administrator", can_invite_users: true });
+    expect((await call("promoteChatMember", { chat_id: groupId, user_id: stranger.id })).body.result).toBe(true);
+    expect((await call("getChatMember", { chat_id: groupId, user_id: stranger.id })).body.result.status).toBe("member");
+    // an administrator the creator made is out of the bot's reach
+    expect((await person.post(`/api/social/groups/${gid}/members/${stranger.username}/promote`, { rights: { can_pin_messages: true } })).status).toBe(200);
     await bad("promoteChatMember", { chat_id: groupId, user_id: stranger.id }, 403, "Forbidden: not enough rights to promote chat member");
     await bad("banChatMember", { chat_id: groupId, user_id: stranger.id }, 403, "Forbidden: not enough rights to restrict/ban chat member");
     expect((await person.post(`/api/social/groups/${gid}/members/${stranger.username}/promote`, { role: "member" })).status).toBe(200);

@@ -87,6 +87,10 @@ function mediaFields(item: MediaItem, extra: Record<string, unknown>): Record<st
   const file = { file_id: item.url, file_unique_id: item.url, file_size: item.sizeBytes };
   switch (item.type) {
     case "image": {
+      if (extra.animation) {
+        const animation = { ...file, width: item.width ?? 0, height: item.height ?? 0, duration: 0, mime_type: item.mime, file_name: item.name };
+        return { animation, document: { ...file, file_name: item.name, mime_type: item.mime } };
+      }
       // one size: the stored image (its thumbnail's dimensions are not recorded)
       return { photo: [{ ...file, width: item.width ?? 0, height: item.height ?? 0 }] };
     }

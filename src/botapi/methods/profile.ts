@@ -1,6 +1,9 @@
-import { botCommands, updateBotSettings, DESCRIPTION_MAX, SHORT_DESCRIPTION_MAX, type BotCommand } from "../../domain/bots/service";
-import type { MethodTable } from "../context";
-import { badRequest } from "../errors";
+import { botCommands, forgetBotIdentities, updateBotSettings, DESCRIPTION_MAX, SHORT_DESCRIPTION_MAX, type BotCommand } from "../../domain/bots/service";
+import { botProfile, updateBotProfile, type BotProfile } from "../../domain/bots/profile";
+import { DISPLAY_NAME_MAX, updateProfile } from "../../domain/profiles/edit";
+import type { BotContext, MethodTable } from "../context";
+import { asBot, badRequest } from "../errors";
+import type { Params } from "../params";
 import { serializeBotSelf } from "../serializers";
 
 const COMMAND_RE = /^[a-z0-9_]{1,32}$/;
@@ -21,38 +24,123 @@ function parseCommands(raw: unknown): BotCommand[] {
   });
 }
 
+/** `language_code`: a two-letter ISO 639-1 code, or "" (absent) for everyone without a dedicated value. */
+function languageCode(params: Params): string {
+  const code = params.str("language_code") ?? "";
+  if (code !== "" && !/^[a-z]{2}$/.test(code)) throw badRequest("invalid language code specified");
+  return code;
+}
+
+const chatKey = (v: unknown, field: string): string => {
+  if (typeof v === "number" && Number.isSafeInteger(v)) return String(v);
+  if (typeof v === "string" && /^-?\d{1,16}$/.test(v.trim())) return String(Number(v.trim()));
+  if (typeof v === "string" && /^@[A-Za-z0-9_]{1,64}$/.test(v.trim())) return v.trim().toLowerCase();
+  throw badRequest(`can't parse BotCommandScope: ${field} is invalid`);
+};
+
+/** `scope` (BotCommandScope) as a key: "default", a type without a chat, or the type with its chat (and member). */
+function scopeKey(params: Params): string {
+  const raw = params.json("scope");
+  if (raw === undefined || raw === null) return "default";
+  if (typeof raw !== "object" || Array.isArray(raw)) throw badRequest("can't parse BotCommandScope: object expected");
+  const { type, chat_id, user_id } = raw as { type?: unknown; chat_id?: unknown; user_id?: unknown };
+  switch (type) {
+    case "default":
+    case "all_private_chats":
+    case "all_group_chats":
+    case "all_chat_administrators":
+      return type;
+    case "chat":
+    case "chat_administrators":
+      return `${type}:${chatKey(chat_id, "chat_id")}`;
+    case "chat_member":
+      return `${type}:${chatKey(chat_id, "chat_id")}:${chatKey(user_id, "user_id")}`;
+    default:
+      throw badRequest("can't parse BotCommandScope: unsupported type specified");
+  }
+}
+
+type TextField = "description" | "short_description" | "name";
+
+/** Sets (or with "" removes) a per-language text; the default lives in its column. */
+const setLocalized = (ctx: BotContext, field: TextField, lang: string, value: string) =>
+  updateBotProfile(ctx.app, ctx.bot.id, (p) => {
+    const texts = (p[field] ??= {});
+    if (value === "") delete texts[lang];
+    else texts[lang] = value;
+  });
+
+/** The text people with LANG see: theirs when set, else the default. */
+const localized = (profile: BotProfile, field: TextField, lang: string, fallback: string): string => (lang !== "" ? profile[field]?.[lang] : undefined) ?? fallback;
+
 export const profileMethods = {
   async getMe({ me, bot }) {
     return serializeBotSelf(me, bot);
   },
-  async setMyCommands({ app, bot, params }) {
-    const commands = parseCommands(params.json("commands", { required: true }));
-    await updateBotSettings(app, bot.id, { commands });
+
+  async setMyCommands(ctx) {
+    const commands = parseCommands(ctx.params.json("commands", { required: true }));
+    const scope = scopeKey(ctx.params);
+    const lang = languageCode(ctx.params);
+    if (scope === "default" && lang === "") await updateBotSettings(ctx.app, ctx.bot.id, { commands });
+    else await updateBotProfile(ctx.app, ctx.bot.id, (p) => void (((p.commands ??= {})[scope] ??= {})[lang] = commands));
     return true;
   },
-  async getMyCommands({ bot }) {
-    return botCommands(bot);
+  /** The list for the scope and language, falling back to the scope's list for everyone, then to the default scope's. */
+  async getMyCommands({ bot, params }) {
+    const scope = scopeKey(params);
+    const lang = languageCode(params);
+    const byScope = botProfile(bot).commands ?? {};
+    return byScope[scope]?.[lang] ?? byScope[scope]?.[""] ?? byScope.default?.[lang] ?? botCommands(bot);
   },
-  async deleteMyCommands({ app, bot }) {
-    await updateBotSettings(app, bot.id, { commands: [] });
+  async deleteMyCommands(ctx) {
+    const scope = scopeKey(ctx.params);
+    const lang = languageCode(ctx.params);
+    if (scope === "default" && lang === "") await updateBotSettings(ctx.app, ctx.bot.id, { commands: [] });
+    else
+      await updateBotProfile(ctx.app, ctx.bot.id, (p) => {
+        delete p.commands?.[scope]?.[lang];
+        if (p.commands?.[scope] && Object.keys(p.commands[scope]).length === 0) delete p.commands[scope];
+      });
     return true;
   },
-  async setMyDescription({ app, bot, params }) {
-    const description = params.str("description", { max: DESCRIPTION_MAX }) ?? "";
-    await updateBotSettings(app, bot.id, { description });
+
+  async setMyDescription(ctx) {
+    const description = ctx.params.str("description", { max: DESCRIPTION_MAX }) ?? "";
+    const lang = languageCode(ctx.params);
+    if (lang === "") await updateBotSettings(ctx.app, ctx.bot.id, { description });
+    else await setLocalized(ctx, "description", lang, description);
     return true;
   },
-  async getMyDescription({ bot }) {
-    return { description: bot.description };
+  async getMyDescription({ bot, params }) {
+    return { description: localized(botProfile(bot), "description", languageCode(params), bot.description) };
   },
-  async setMyShortDescription({ app, bot, params }) {
-    const shortDescription = params.str("short_description", { max: SHORT_DESCRIPTION_MAX }) ?? "";
-    await updateBotSettings(app, bot.id, { shortDescription });
+  async setMyShortDescription(ctx) {
+    const shortDescription = ctx.params.str("short_description", { max: SHORT_DESCRIPTION_MAX }) ?? "";
+    const lang = languageCode(ctx.params);
+    if (lang === "") await updateBotSettings(ctx.app, ctx.bot.id, { shortDescription });
+    else await setLocalized(ctx, "short_description", lang, shortDescription);
     return true;
   },
-  async getMyShortDescription({ bot }) {
-    return { short_description: bot.short_description };
+  async getMyShortDescription({ bot, params }) {
+    return { short_description: localized(botProfile(bot), "short_description", languageCode(params), bot.short_description) };
   },
+
+  /** The default name is the bot account's display name (getMe's first_name); "" keeps it, as it cannot be empty. */
+  async setMyName(ctx) {
+    const name = ctx.params.str("name", { max: DISPLAY_NAME_MAX }) ?? "";
+    const lang = languageCode(ctx.params);
+    if (lang !== "") await setLocalized(ctx, "name", lang, name);
+    else if (name.trim() !== "") {
+      await asBot(() => updateProfile(ctx.app, ctx.me, { displayName: name }), { 400: badRequest("name is invalid") });
+      forgetBotIdentities(ctx.app);
+    }
+    return true;
+  },
+  async getMyName({ me, bot, params }) {
+    return { name: localized(botProfile(bot), "name", languageCode(params), me.display_name) };
+  },
+
   // nothing to release: there is no cloud/local server split here
   async close() {
     return true;

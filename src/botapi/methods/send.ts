@@ -1,4 +1,6 @@
 import { randomInt } from "node:crypto";
+import type { App } from "../../app";
+import type { MessageEntity } from "../formatting";
 import { findMessageBySeq } from "../../domain/chats/access";
 import { forwardMessage, sendMessage, typing, type SendMessageInput } from "../../domain/chats/messages";
 import type { MediaItem } from "../../domain/chats/validate";
@@ -70,16 +72,22 @@ function sendFile(field: FileField, extraFlags: Record<string, unknown> = {}) {
 
 const DICE: Record<string, number> = { "🎲": 6, "🎯": 6, "🎳": 6, "🏀": 5, "⚽": 5, "🎰": 64 };
 
-function pollOptions(raw: unknown): string[] {
+/** Poll options: Strings or InputPollOption objects, whose text may carry markup (text_parse_mode / text_entities). */
+async function pollOptions(app: App, raw: unknown): Promise<{ text: string; text_entities?: MessageEntity[] }[]> {
   if (!Array.isArray(raw)) throw badRequest("options must be an Array");
   if (raw.length < 2) throw badRequest("poll must have at least 2 option");
   if (raw.length > 12) throw badRequest("poll can't have more than 12 options");
-  return raw.map((o) => {
-    const text = typeof o === "string" ? o : o && typeof o === "object" && typeof (o as { text?: unknown }).text === "string" ? (o as { text: string }).text : null;
-    if (text === null || text.trim().length === 0) throw badRequest("poll options must be non-empty");
+  const options = [];
+  for (const o of raw) {
+    const option = typeof o === "string" ? { text: o } : o && typeof o === "object" ? (o as { text?: unknown; text_parse_mode?: unknown; text_entities?: unknown }) : null;
+    if (option === null || typeof option.text !== "string" || option.text.trim().length === 0) throw badRequest("poll options must be non-empty");
+    const parseMode = typeof option.text_parse_mode === "string" ? option.text_parse_mode : undefined;
+    const { text, entities } = await formatText(app, option.text, parseMode, option.text_entities);
+    if (text.length === 0) throw badRequest("poll options must be non-empty");
     if (text.length > 100) throw badRequest("poll options length must not exceed 100");
-    return text;
-  });
+    options.push(entities.length ? { text, text_entities: entities } : { text });
+  }
+  return options;
 }
 
 function coordinates(ctx: BotContext) {
@@ -167,15 +175,19 @@ export const sendMethods = {
 
   async sendPoll(ctx) {
     const view = await resolveChat(ctx);
-    const question = ctx.params.str("question", { required: true, max: 300, empty: "poll question must be non-empty" })!;
-    const options = pollOptions(ctx.params.json("options", { required: true }));
+    const rawQuestion = ctx.params.str("question", { required: true, empty: "poll question must be non-empty" })!;
+    const { text: question, entities: questionEntities } = await formatText(ctx.app, rawQuestion, ctx.params.str("question_parse_mode"), ctx.params.json("question_entities"));
+    if (question === "") throw badRequest("poll question must be non-empty");
+    if (question.length > 300) throw badRequest("question is too long (maximum 300)");
+    const options = await pollOptions(ctx.app, ctx.params.json("options", { required: true }));
     const type = ctx.params.str("type") ?? "regular";
     if (type !== "regular" && type !== "quiz") throw badRequest("poll type must be regular or quiz");
     const multiple = ctx.params.bool("allows_multiple_answers") === true;
     const poll: Record<string, unknown> = {
       id: randomToken(12),
       question,
-      options: options.map((text) => ({ text, voter_count: 0 })),
+      question_entities: questionEntities.length ? questionEntities : undefined,
+      options: options.map((o) => ({ ...o, voter_count: 0 })),
       total_voter_count: 0,
       is_closed: ctx.params.bool("is_closed") === true,
       is_anonymous: ctx.params.bool("is_anonymous") ?? true,
@@ -187,6 +199,12 @@ export const sendMethods = {
       const correct = ctx.params.int("correct_option_id", { required: true });
       if (correct! < 0 || correct! >= options.length) throw badRequest("wrong correct option id specified");
       poll.correct_option_id = correct;
+      if (ctx.params.has("explanation")) {
+        const explanation = await formatText(ctx.app, ctx.params.str("explanation")!, ctx.params.str("explanation_parse_mode"), ctx.params.json("explanation_entities"));
+        if (explanation.text.length > 200) throw badRequest("explanation length must not exceed 200");
+        poll.explanation = explanation.text;
+        if (explanation.entities.length) poll.explanation_entities = explanation.entities;
+      }
     }
     return post(ctx, view, { content: "", extra: { poll } });
   },

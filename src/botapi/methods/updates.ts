@@ -30,7 +30,9 @@ export const updatesMethods = {
 
   async setWebhook(ctx) {
     const { app, bot, params } = ctx;
-    const url = params.str("url") ?? "";
+    let url = params.str("url") ?? "";
+    // as the compatible server does, an address without a scheme is taken as https
+    if (url !== "" && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url)) url = `https://${url}`;
     if (url === "") {
       await setWebhookConfig(app, bot.id, null);
       if (params.bool("drop_pending_updates")) await dropPendingUpdates(app, bot.id);

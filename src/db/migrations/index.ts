@@ -11,6 +11,8 @@ import * as m20261122000900 from "./20261122000900_stars";
 import * as m20261122001400 from "./20261122001400_cleanup_indexes";
 import * as m20261124000100 from "./20261124000100_bot_api_ids";
 import * as m20261124000200 from "./20261124000200_admin_audit";
+import * as m20261124071000 from "./20261124071000_bot_profile_variants";
+import * as m20261124071001 from "./20261124071001_member_promoted_by";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -29,4 +31,6 @@ export const migrations: Record<string, Migration> = {
   "20261122001400_cleanup_indexes": m20261122001400,
   "20261124000100_bot_api_ids": m20261124000100,
   "20261124000200_admin_audit": m20261124000200,
+  "20261124071000_bot_profile_variants": m20261124071000,
+  "20261124071001_member_promoted_by": m20261124071001,
 };

@@ -142,7 +142,7 @@ export async function resolveBotToken(app: App, token: string): Promise<BotWithU
 /** Every column of a bots row; the record type makes a column added to BotsTable fail to compile until listed here. */
 const BOT_COLUMNS = Object.keys({
   id: 1, cuid: 1, user_id: 1, owner_id: 1, token_secret_hash: 1, disabled_at: 1, blocked_at: 1, privacy: 1, description: 1,
-  short_description: 1, commands: 1, allowed_updates: 1, webhook_url: 1, webhook_secret: 1, webhook_last_error_date: 1,
+  short_description: 1, commands: 1, profile_json: 1, allowed_updates: 1, webhook_url: 1, webhook_secret: 1, webhook_last_error_date: 1,
   webhook_last_error_message: 1, created_at: 1, updated_at: 1,
 } satisfies Record<keyof BotRow, 1>) as (keyof BotRow)[];
 const BOT_PREFIX = "bot__";

@@ -19,6 +19,8 @@ export interface BotsTable {
   short_description: Generated<string>;
   /** JSON array of {command, description} */
   commands: Generated<string>;
+  /** JSON BotProfile (profile.ts): per-language/scope texts and commands, menu buttons; defaults live in the columns above */
+  profile_json: Generated<string>;
   /** JSON array of update types the bot asked for last (null: all) */
   allowed_updates: string | null;
   webhook_url: string | null;

@@ -147,7 +147,9 @@ export async function promoteMember(app: App, input: { conversationId: number; a
   if (!target || !isActive(target)) throw notFound("Not a member of this group");
   if (target.role === "creator") throw permissionDenied("The creator's role cannot be changed");
   if (input.userId === input.actorId) throw fieldError("username", "you cannot change your own rights");
-  if (target.role === "administrator" && membership.member.role !== "creator") throw permissionDenied("Only the creator may change administrators");
+  if (target.role === "administrator" && membership.member.role !== "creator" && target.promoted_by !== input.actorId) {
+    throw permissionDenied("Only the creator or whoever promoted them may change administrators");
+  }
   const mine = rightsOf(membership.member);
   const rights: Rights = {};
   for (const key of Object.keys(input.rights)) {
@@ -159,6 +161,12 @@ export async function promoteMember(app: App, input: { conversationId: number; a
   }
   const role: MemberRole = Object.keys(rights).length > 0 ? "administrator" : "member";
   await setRole(app, input.conversationId, input.userId, role, role === "administrator" ? rights : null, false);
+  await app.db
+    .updateTable("conversation_members")
+    .set({ promoted_by: role === "administrator" ? input.actorId : null })
+    .where("conversation_id", "=", input.conversationId)
+    .where("user_id", "=", input.userId)
+    .execute();
   await changed(app, input.conversationId, input.userId, input.actorId, target.role, role);
   return role;
 }

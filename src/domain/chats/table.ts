@@ -31,6 +31,8 @@ export interface ConversationMembersTable {
   role: MemberRole;
   /** JSON object of administrator rights (Bot API can_* flags) */
   rights: string | null;
+  /** who made this member an administrator (they may change or revoke it); null otherwise */
+  promoted_by: number | null;
   joined_at: number;
   last_read_seq: Generated<number>;
   /** start label of the deep link that opened a private chat with a bot */

@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { TestServer } from "../testing/server";
+import type { TestClient } from "../testing/client";
+import type { UserRow } from "../domain/users/table";
+import { botApiUserId } from "../domain/bots/ids";
+import { botCall, botWorld, createBotViaApi, history, openChat } from "../testing/botapi";
+
+/**
+ * Incompatibilities found by running other projects' own integration tests (node-telegram-bot-api's,
+ * python-telegram-bot's) against the instance, each pinned here.
+ */
+
+/** A 1×1 GIF. */
+const GIF_1x1 = Uint8Array.from(Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64"));
+
+let server: TestServer;
+let owner: TestClient;
+let person: TestClient;
+let personUser: UserRow;
+let token: string;
+let chatId: number;
+let cid: string;
+const call = (method: string, params: Record<string, unknown> = {}) => botCall(server.url, token, method, params);
+
+beforeAll(async () => {
+  ({ server, owner, person, personUser } = await botWorld({ "bot.allowPrivateWebhooks": true }));
+  token = await createBotViaApi(owner, "compat_bot", "Compat");
+  cid = await openChat(person, "compat_bot");
+  chatId = botApiUserId(personUser.id);
+});
+afterAll(() => server.stop());
+
+describe("compatibility details", () => {
+  test("sendAnimation takes a GIF (the spec: GIF or silent video)", async () => {
+    const form = new FormData();
+    form.set("chat_id", String(chatId));
+    form.set("animation", new File([GIF_1x1], "spin.gif", { type: "image/gif" }));
+    const res = await fetch(`${server.url}/bot${token}/sendAnimation`, { method: "POST", body: form });
+    const body = (await res.json()) as any;
+    expect(res.status).toBe(200);
+    expect(body.result.animation).toMatchObject({ mime_type: "image/gif", width: 1, height: 1, file_name: "spin.gif" });
+    expect(body.result.document.file_id).toBe(body.result.animation.file_id);
+    expect(body.result.photo).toBeUndefined();
+    // sending the same file again by its id works too
+    const again = await call("sendAnimation", { chat_id: chatId, animation: body.result.animation.file_id });
+    expect(again.body.result.animation.mime_type).toBe("image/gif");
+    const seen = (await history(person, cid)).at(-1);
+    expect(seen.media[0]).toMatchObject({ type: "image", mime: "image/gif" });
+  });
+
+  test("setWebhook without a scheme assumes https://", async () => {
+    expect((await call("setWebhook", { url: "127.0.0.1:9/hook" })).body.result).toBe(true);
+    expect((await call("getWebhookInfo")).body.result.url).toBe("https://127.0.0.1:9/hook");
+    expect((await call("deleteWebhook")).body.result).toBe(true);
+  });
+
+  test("descriptions, names and commands per language and scope, with the default as fallback", async () => {
+    expect((await call("setMyDescription", { description: "Hello" })).body.result).toBe(true);
+    expect((await call("setMyDescription", { description: "Hallo", language_code: "de" })).body.result).toBe(true);
+    expect((await call("getMyDescription")).body.result).toEqual({ description: "Hello" });
+    expect((await call("getMyDescription", { language_code: "de" })).body.result).toEqual({ description: "Hallo" });
+    expect((await call("getMyDescription", { language_code: "fr" })).body.result).toEqual({ description: "Hello" });
+    expect((await call("setMyShortDescription", { short_description: "Kurz", language_code: "de" })).body.result).toBe(true);
+    expect((await call("getMyShortDescription")).body.result).toEqual({ short_description: "" });
+    expect((await call("getMyShortDescription", { language_code: "de" })).body.result).toEqual({ short_description: "Kurz" });
+    // "" removes the language's own text
+    expect((await call("setMyDescription", { description: "", language_code: "de" })).body.result).toBe(true);
+    expect((await call("getMyDescription", { language_code: "de" })).body.result).toEqual({ description: "Hello" });
+
+    expect((await call("setMyName", { name: "Kompat", language_code: "de" })).body.result).toBe(true);
+    expect((await call("getMyName", { language_code: "de" })).body.result).toEqual({ name: "Kompat" });
+    expect((await call("getMyName")).body.result).toEqual({ name: "Compat" });
+    expect((await call("setMyName", { name: "Compat Two" })).body.result).toBe(true);
+    expect((await call("getMe")).body.result.first_name).toBe("Compat Two");
+
+    const list = (c: string) => [{ command: c, description: `does ${c}` }];
+    expect((await call("setMyCommands", { commands: list("all") })).body.result).toBe(true);
+    expect((await call("setMyCommands", { commands: list("private"), scope: { type: "all_private_chats" } })).body.result).toBe(true);
+    expect((await call("setMyCommands", { commands: list("deutsch"), language_code: "de" })).body.result).toBe(true);
+    expect((await call("setMyCommands", { commands: list("one"), scope: { type: "chat", chat_id: chatId } })).body.result).toBe(true);
+    expect((await call("getMyCommands")).body.result).toEqual(list("all"));
+    expect((await call("getMyCommands", { scope: { type: "all_private_chats" } })).body.result).toEqual(list("private"));
+    expect((await call("getMyCommands", { scope: { type: "all_private_chats" }, language_code: "de" })).body.result).toEqual(list("private"));
+    expect((await call("getMyCommands", { scope: { type: "all_group_chats" }, language_code: "de" })).body.result).toEqual(list("deutsch"));
+    expect((await call("getMyCommands", { scope: { type: "chat", chat_id: String(chatId) } })).body.result).toEqual(list("one"));
+    expect((await call("deleteMyCommands", { scope: { type: "all_private_chats" } })).body.result).toBe(true);
+    expect((await call("getMyCommands", { scope: { type: "all_private_chats" } })).body.result).toEqual(list("all"));
+    // the person's card shows the default list
+    expect((await person.get("/api/social/bots/compat_bot")).body.data.bot.commands).toEqual(list("all"));
+
+    for (const [params, description] of [
+      [{ language_code: "deutsch" }, "Bad Request: invalid language code specified"],
+      [{ scope: { type: "everywhere" } }, "Bad Request: can't parse BotCommandScope: unsupported type specified"],
+      [{ scope: { type: "chat" } }, "Bad Request: can't parse BotCommandScope: chat_id is invalid"],
+    ] as const) {
+      expect((await call("getMyCommands", params)).body).toEqual({ ok: false, error_code: 400, description });
+    }
+  });
+
+  test("poll questions and options take markup (question_parse_mode, InputPollOption text_parse_mode); quiz explanations too", async () => {
+    const r = await call("sendPoll", {
+      chat_id: chatId,
+      question: "<b>Best</b> tea?",
+      question_parse_mode: "HTML",
+      options: [{ text: "*Green*", text_parse_mode: "MarkdownV2" }, "Black", { text: "Oolong" }],
+      type: "quiz",
+      correct_option_id: 0,
+      explanation: "_fresh_",
+      explanation_parse_mode: "MarkdownV2",
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.result.poll).toMatchObject({
+      question: "Best tea?",
+      question_entities: [{ type: "bold", offset: 0, length: 4 }],
+      options: [{ text: "Green", text_entities: [{ type: "bold", offset: 0, length: 5 }], voter_count: 0 }, { text: "Black", voter_count: 0 }, { text: "Oolong", voter_count: 0 }],
+      correct_option_id: 0,
+      explanation: "fresh",
+      explanation_entities: [{ type: "italic", offset: 0, length: 5 }],
+    });
+    // people see the text, not the markup
+    const seen = (await history(person, cid)).at(-1);
+    expect(seen.poll.question).toBe("Best tea?");
+    expect(seen.poll.options.map((o: any) => o.text)).toEqual(["Green", "Black", "Oolong"]);
+  });
+});

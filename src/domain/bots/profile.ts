@@ -1,0 +1,31 @@
+import type { App } from "../../app";
+import { forgetBotIdentities, type BotCommand } from "./service";
+import type { BotRow } from "./table";
+
+/**
+ * What a bot set for particular languages and scopes (the compatible API keeps these apart
+ * and falls back to the defaults, which stay in the bots columns), and its menu buttons.
+ */
+export interface BotProfile {
+  /** language code → text */
+  description?: Record<string, string>;
+  short_description?: Record<string, string>;
+  name?: Record<string, string>;
+  /** scope key (see scopeKey in the Bot API layer) → language code ("" for all) → commands */
+  commands?: Record<string, Record<string, BotCommand[]>>;
+  /** "default" or a chat key → MenuButton object */
+  menu_button?: Record<string, Record<string, unknown>>;
+}
+
+export const botProfile = (bot: Pick<BotRow, "profile_json">): BotProfile => JSON.parse(bot.profile_json) as BotProfile;
+
+/** Changes a bot's profile in one transaction (read, change, write), so concurrent calls do not lose each other's parts. */
+export async function updateBotProfile(app: App, botId: number, change: (profile: BotProfile) => void): Promise<void> {
+  await app.db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom("bots").select("profile_json").where("id", "=", botId).executeTakeFirstOrThrow();
+    const profile = botProfile(row);
+    change(profile);
+    await trx.updateTable("bots").set({ profile_json: JSON.stringify(profile), updated_at: app.clock.now() }).where("id", "=", botId).execute();
+  });
+  forgetBotIdentities(app);
+}
