@@ -20,7 +20,8 @@ function guarded(screen: Screen): AnyComponent<any> {
     useEffect(() => {
       if (redirect) route("/", true);
     }, [redirect]);
-    if (screen.access === "signed-in" && !isIn) return <SignIn />;
+    if ((screen.access === "signed-in" || screen.access === "admin") && !isIn) return <SignIn />;
+    if (screen.access === "admin" && !account.value?.isAdmin) return <Refused />;
     if (redirect) return null;
     return <Component {...props} />;
   };
@@ -28,6 +29,20 @@ function guarded(screen: Screen): AnyComponent<any> {
 
 const routes = screens.map((s) => ({ path: s.path, component: guarded(s) }));
 const nav = screens.filter((s) => s.nav).sort((a, b) => a.nav!.order - b.nav!.order);
+
+/** What a signed-in person without the admin flag sees on an admin screen (the API refuses them too). */
+function Refused() {
+  return (
+    <Page title="Not available">
+      <div class="card">
+        <p role="alert">Only administrators of this instance can open this page.</p>
+        <p>
+          <a href="/">Go to the feed</a>
+        </p>
+      </div>
+    </Page>
+  );
+}
 
 function NotFound() {
   return (
@@ -54,11 +69,11 @@ function Header() {
           <>
             <nav aria-label="Main">
               <ul>
-                {nav.map((s) => {
+                {nav.filter((s) => s.access !== "admin" || me.isAdmin).map((s) => {
                   const href = s.nav!.href ?? s.path;
                   return (
                     <li key={href}>
-                      <a href={href} aria-current={path === href ? "page" : undefined}>
+                      <a href={href} aria-current={path === href || (href !== "/" && path.startsWith(`${href}/`)) ? "page" : undefined}>
                         {s.nav!.label}
                       </a>
                     </li>

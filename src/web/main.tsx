@@ -4,5 +4,6 @@ import "./styles/base.css";
 import "./styles/forms.css";
 import "./styles/shell.css";
 import "./styles/feed.css";
+import "./styles/admin.css";
 
 render(<App />, document.getElementById("app")!);

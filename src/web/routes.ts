@@ -1,6 +1,7 @@
 import type { Screen } from "./lib/screen";
 import { authScreens } from "./screens/auth/routes";
 import { feedScreens } from "./screens/feed/routes";
+import { adminScreens } from "./screens/admin/routes";
 
 /** Every screen of the app, feature by feature. Add a feature's list here. */
-export const screens: Screen[] = [...feedScreens, ...authScreens];
+export const screens: Screen[] = [...feedScreens, ...authScreens, ...adminScreens];

@@ -9,9 +9,10 @@ export interface Screen {
   path: string;
   /**
    * signed-in: a signed-out visitor sees the sign-in form in its place (and the screen after
-   * signing in); signed-out: a signed-in person is sent to the feed; any: both.
+   * signing in); signed-out: a signed-in person is sent to the feed; any: both; admin: as
+   * signed-in, and an account without the admin flag is refused (its nav link is not shown).
    */
-  access: "signed-in" | "signed-out" | "any";
+  access: "signed-in" | "signed-out" | "any" | "admin";
   component: AnyComponent<any>;
   /** a link in the header for signed-in people, ordered by `order` */
   nav?: { label: string; order: number; href?: string };

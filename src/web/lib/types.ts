@@ -12,7 +12,7 @@ export interface Account {
   isBot: boolean;
   isAdmin: boolean;
   emailVerified: boolean;
-  twoFactorMethod: "totp" | "email" | "messenger" | null;
+  twoFactorMethod: "none" | "totp" | "email" | "messenger";
   createdAt: string;
 }
 

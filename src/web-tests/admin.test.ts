@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Page } from "playwright-core";
+import { accessibilityViolations, browserAvailable, newPerson, pageProblems, useBrowser, withScreenshots } from "../testing/browser";
+import { TestClient } from "../testing/client";
+import { makeUser, quickPerson } from "../testing/fixtures";
+import { startTestServer, type TestServer } from "../testing/server";
+
+// The admin area of the web app, clicked through in chromium against a real server.
+const run = browserAvailable();
+let server: TestServer;
+const pages: Page[] = [];
+const b = run ? useBrowser() : null;
+/** Screenshots of the admin area at a desktop and a phone size, for a person to look at. */
+const SHOTS = resolve(import.meta.dir, "../../.tmp/admin-screens");
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.stop());
+
+async function person(viewport?: { width: number; height: number }) {
+  const p = await newPerson(b!.browser, server.url, viewport ? { viewport } : {});
+  pages.push(p.page);
+  return p;
+}
+
+async function expectAccessible(page: Page) {
+  expect(await accessibilityViolations(page)).toEqual([]);
+}
+
+async function signIn(page: Page, email: string, password: string) {
+  await page.goto("/");
+  await page.getByLabel("Email", { exact: true }).fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { level: 1, name: "Feed" }).waitFor();
+}
+
+const adminNav = (page: Page) => page.getByRole("navigation", { name: "Administration" });
+const accountRow = (page: Page, username: string) => page.getByRole("listitem").filter({ has: page.getByRole("heading", { level: 3, name: `@${username}` }) });
+
+const it = (name: string, body: () => Promise<void>) => test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 60_000);
+
+describe("web app: administration", () => {
+  it("an admin disables an account, removes a post, closes registration and sees the status figures; all logged", async () => {
+    const admin = await makeUser(server.app, { isAdmin: true });
+    const target = await makeUser(server.app, { username: "troublemaker" });
+    const author = await quickPerson(server);
+    const post = (await author.client.post("/api/social/posts", { content: "Buy followers at scam.example" })).body.data.post;
+
+    const { page, context } = await person();
+    await signIn(page, admin.email!, admin.password);
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" }).click();
+    await page.getByRole("heading", { level: 1, name: "Administration" }).waitFor();
+
+    // status figures, as socialctl status computes them
+    await page.getByRole("heading", { level: 2, name: "Instance status" }).waitFor();
+    const figure = (label: string) => page.locator("dl.figures div").filter({ has: page.getByText(label, { exact: true }) }).locator("dd");
+    await expect(figure("Accounts").textContent()).resolves.toMatch(/^\d+$/);
+    await expect(figure("Server").textContent()).resolves.toStartWith("running");
+    await expect(figure("Version").textContent()).resolves.toBe("0.1.0");
+    await expectAccessible(page);
+
+    // accounts: search, then disable with a confirmation
+    await adminNav(page).getByRole("link", { name: "Accounts" }).click();
+    await page.getByLabel("Search accounts").fill("troublemaker");
+    await page.getByRole("button", { name: "Search" }).click();
+    const row = accountRow(page, "troublemaker");
+    await row.getByRole("button", { name: "Disable" }).click();
+    const dialog = page.getByRole("dialog", { name: "Disable @troublemaker" });
+    await expectAccessible(page);
+    await dialog.getByRole("button", { name: "Disable account" }).click();
+    await page.getByRole("status").filter({ hasText: "@troublemaker is disabled" }).waitFor();
+    await row.getByText("Disabled", { exact: true }).waitFor();
+    await expect(row.getByRole("button", { name: "Enable" }).isVisible()).resolves.toBe(true);
+    expect((await new TestClient(server.url).login(target.email!, target.password)).body.error.code).toBe("ACCOUNT_DISABLED");
+    await expectAccessible(page);
+
+    // a bad value is shown beside its field, and nothing happens
+    await row.getByRole("button", { name: "Block posting" }).click();
+    const block = page.getByRole("dialog", { name: "Block posting by @troublemaker" });
+    await block.getByLabel("Minutes").fill("0");
+    await block.getByRole("button", { name: "Block posting" }).click();
+    const minutesError = block.locator(".field-error");
+    await minutesError.waitFor();
+    expect(await minutesError.textContent()).toBe("must be an integer from 1 to 5256000");
+    await expect(block.getByLabel("Minutes").getAttribute("aria-invalid")).resolves.toBe("true");
+    await expectAccessible(page);
+    await block.getByRole("button", { name: "Cancel" }).click();
+
+    // content: look a post up by its link and remove it
+    await adminNav(page).getByRole("link", { name: "Content" }).click();
+    await page.getByLabel("Id or link").fill(`${server.url}/posts/${post.id}`);
+    await page.getByRole("button", { name: "Look up" }).click();
+    await page.getByText("Buy followers at scam.example").waitFor();
+    await expectAccessible(page);
+    await page.getByRole("button", { name: "Remove post" }).click();
+    await page.getByRole("status").filter({ hasText: "is removed" }).waitFor();
+    expect((await author.client.get(`/api/social/posts/${post.id}`)).status).toBe(404);
+    expect(((await author.client.get("/api/social/feed")).body.data.feed as any[]).some((p) => p.id === post.id)).toBe(false);
+
+    // settings: close registration; the next sign-up is refused
+    await adminNav(page).getByRole("link", { name: "Settings" }).click();
+    await page.getByRole("radio", { name: /^Closed/ }).check();
+    await expectAccessible(page);
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved and in effect: registration." }).waitFor();
+    const signUp = await new TestClient(server.url).post("/api/auth/register", { email: "late@example.test", username: "late_comer", password: "long enough pw" });
+    expect(signUp.body.error.code).toBe("FORBIDDEN");
+
+    // the audit log lists every action, newest first
+    await adminNav(page).getByRole("link", { name: "Audit log" }).click();
+    const table = page.getByRole("table");
+    await table.getByRole("cell", { name: "setting.change" }).waitFor();
+    const actions = await table.locator("tbody tr td:nth-child(3)").allTextContents();
+    expect(actions).toEqual(["setting.change", "post.remove", "account.disable"]);
+    await expectAccessible(page);
+    expect(pageProblems(page)).toEqual([]);
+    await context.close();
+    await server.app.reconfigure({ registration: "open" });
+  });
+
+  it("a person without the admin flag sees no admin link and is refused", async () => {
+    const someone = await makeUser(server.app);
+    const { page, context } = await person();
+    await signIn(page, someone.email!, someone.password);
+    await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" }).count()).resolves.toBe(0);
+    await page.goto("/admin/accounts");
+    await page.getByRole("alert").filter({ hasText: "Only administrators" }).waitFor();
+    await expect(adminNav(page).count()).resolves.toBe(0);
+    await expectAccessible(page);
+    const status = await page.evaluate(async () => (await fetch("/api/admin/status")).status);
+    expect(status).toBe(403);
+    await context.close();
+  });
+
+  it("looks right on a desktop and on a phone (screenshots kept under .tmp/admin-screens)", async () => {
+    const admin = await makeUser(server.app, { isAdmin: true });
+    mkdirSync(SHOTS, { recursive: true });
+    for (const [label, viewport] of [["desktop", { width: 1280, height: 800 }], ["phone", { width: 390, height: 844 }]] as const) {
+      const { page, context } = await person(viewport);
+      await signIn(page, admin.email!, admin.password);
+      for (const section of ["", "accounts", "settings", "audit"]) {
+        await page.goto(section ? `/admin/${section}` : "/admin");
+        await page.getByRole("heading", { level: 1, name: "Administration" }).waitFor();
+        await page.getByRole("heading", { level: 2 }).first().waitFor();
+        await page.locator(".loading").waitFor({ state: "detached" });
+        await expectAccessible(page);
+        await page.screenshot({ path: join(SHOTS, `${label}-${section || "status"}.png`), fullPage: true });
+      }
+      expect(pageProblems(page)).toEqual([]);
+      await context.close();
+    }
+  });
+});

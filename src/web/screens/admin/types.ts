@@ -1,0 +1,53 @@
+/** Shapes of the admin API's answers (README, "Administration"). */
+import type { Account } from "../../lib/types";
+
+export interface AdminAccount extends Account {
+  disabled: boolean;
+  disabledAt: string | null;
+  postingBlockedUntil: string | null;
+}
+
+export interface AdminBot {
+  id: string;
+  username: string;
+  name: string;
+  owner: string | null;
+  enabled: boolean;
+  blocked: boolean;
+  createdAt: string;
+}
+
+export interface LiveSetting {
+  key: string;
+  value: string | number | boolean;
+  default: string | number | boolean;
+  describe: string;
+}
+
+export interface ContentItem {
+  kind: "post" | "comment" | "story";
+  id: string;
+  text: string;
+  author: { id: string | null; username: string | null };
+  createdAt: string;
+}
+
+export interface AuditEntry {
+  id: string;
+  actor: { username: string };
+  action: string;
+  target: { type: string; id: string; label: string };
+  details: Record<string, unknown>;
+  createdAt: string;
+}
+
+export interface InstanceStatus {
+  version: string;
+  dataDir: string;
+  server: { running: boolean; pid?: number; url?: string; startedAt?: string; uptimeSeconds?: number; healthy?: boolean };
+  database: { sizeBytes: number; walSizeBytes: number };
+  files: { count: number; totalBytes: number; byKind: Record<string, { count: number; bytes: number }> | null };
+  counts: Record<string, number | null>;
+  lastBackup: { path: string; createdAt: string; sizeBytes: number; kind: string } | null;
+  schema: { version: string | null; applied: number; pending: string[]; unknown: string[] };
+}
