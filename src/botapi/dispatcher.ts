@@ -10,6 +10,7 @@ import { editMethods as edit } from "./methods/edit";
 import { callbackMethods as callbacks } from "./methods/callbacks";
 import { chatMethods as chats } from "./methods/chats";
 import { paymentMethods as payments } from "./methods/payments";
+import { fileMethods as files } from "./methods/files";
 
 /**
  * The Bot API's method table: every method name and its handler, by file. The compatible API
@@ -77,6 +78,8 @@ export const BOT_METHODS = {
   sendInvoice: payments.sendInvoice,
   answerPreCheckoutQuery: payments.answerPreCheckoutQuery,
   refundStarPayment: payments.refundStarPayment,
+  // methods/files.ts
+  getFile: files.getFile,
 } satisfies MethodTable;
 
 const byLowerName = new Map<string, BotMethod>(Object.entries(BOT_METHODS).map(([name, fn]) => [name.toLowerCase(), fn]));

@@ -5,6 +5,8 @@ import type { TestClient } from "../testing/client";
 import type { UserRow } from "../domain/users/table";
 import { botApiUserId } from "../domain/bots/ids";
 import { grantStars } from "../domain/stars/service";
+import { storeUpload } from "../media/uploads";
+import { pngOf } from "../testing/media";
 import { botWorld, createBotViaApi, openChat, waitForMessage } from "../testing/botapi";
 
 /** Debian's python-telegram-bot 13.15 lives in the system python, not the pyenv one first on PATH. */
@@ -20,7 +22,7 @@ afterAll(() => server.stop());
 
 /** Runs fixtures/ptb-bot.py for TOKEN until the test is done; resolves once it polls. */
 async function runPtbBot(token: string): Promise<{ stop(): Promise<string> }> {
-  const child = Bun.spawn([PYTHON, join(import.meta.dir, "fixtures", "ptb-bot.py"), `${server.url}/bot`, token], { stdout: "pipe", stderr: "pipe" });
+  const child = Bun.spawn([PYTHON, join(import.meta.dir, "fixtures", "ptb-bot.py"), `${server.url}/bot`, `${server.url}/file/bot`, token], { stdout: "pipe", stderr: "pipe" });
   const reader = child.stdout.getReader();
   const first = await Promise.race([reader.read(), Bun.sleep(15_000).then(() => ({ value: undefined }))]);
   const stop = async () => {
@@ -34,7 +36,7 @@ async function runPtbBot(token: string): Promise<{ stop(): Promise<string> }> {
 }
 
 describe("python-telegram-bot 13.15 with base_url = <root>/bot", () => {
-  test("commands, inline keyboard with answers and edits, photo as bytes, a paid XTR invoice, webhook info", async () => {
+  test("commands, inline keyboard with answers and edits, photo as bytes, a paid XTR invoice, downloading a photo, webhook info", async () => {
     const token = await createBotViaApi(owner, "ptb_demo_bot", "PTB Demo");
     const bot = await runPtbBot(token);
     try {
@@ -66,6 +68,11 @@ describe("python-telegram-bot 13.15 with base_url = <root>/bot", () => {
       expect(paid.status).toBe(200);
       expect(paid.body.data.status).toBe("paid");
       await waitForMessage(person, cid, (m) => m.content === "paid 5 XTR for tea-1");
+
+      // what the person sends, downloaded by get_file().download_as_bytearray()
+      const upload = await storeUpload(server.app, { ownerId: personUser.id, kind: "chat-image", data: await pngOf(server.app, 20, 10) });
+      await person.post(`/api/social/messages/${cid}`, { content: "", media: [{ type: "image", url: upload.url }] });
+      await waitForMessage(person, cid, (m) => m.content === `ptb downloaded ${upload.size_bytes} bytes, starting PNG`);
 
       await person.post(`/api/social/messages/${cid}`, { content: "webhook" });
       await waitForMessage(person, cid, (m) => m.content === "webhook url=[] pending=0");

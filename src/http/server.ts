@@ -19,8 +19,8 @@ export function isClientApiPath(pathname: string): boolean {
   return pathname.startsWith("/api/") && !pathname.startsWith("/api/bot/") && !/^\/api\/bot\d/.test(pathname);
 }
 
-/** Hides bot tokens (/bot<token>/…, /api/bot<token>/…, /api/bot/<token>/…) before a path reaches a log line. */
-export const redactPath = (pathname: string): string => pathname.replace(/^(\/api\/bot\/|\/api\/bot(?=\d)|\/bot(?!s\/|s$))[^/]*/, "$1<redacted>");
+/** Hides bot tokens (/bot<token>/…, /api/bot<token>/…, /api/bot/<token>/…, /file/bot<token>/…) before a path reaches a log line. */
+export const redactPath = (pathname: string): string => pathname.replace(/^(\/api\/bot\/|\/api\/bot(?=\d)|\/bot(?!s\/|s$)|\/file\/bot)[^/]*/, "$1<redacted>");
 
 /**
  * One log line per request (method, path without tokens, status, duration to the response

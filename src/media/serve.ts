@@ -49,44 +49,52 @@ export function contentDisposition(type: "inline" | "attachment", name: string |
  * access, so no encoded path can reach outside the store.
  */
 export function fileRoutes(app: App) {
-  const store = fileStore(app);
   const serve = async ({ params, request }: { params: { name: string }; request: Request }) => {
     const name = params.name;
     // the exact path only: no trailing slash, no encoded separators (the name pattern has none)
     if (!FILE_NAME.test(name) || new URL(request.url).pathname !== `/files/${name}`) return clientErrorResponse(notFound());
-    const file = await store.get(name);
-    if (!file) return clientErrorResponse(notFound());
-    const ext = name.slice(name.lastIndexOf(".") + 1);
-    const type = TYPES_BY_EXT[ext] ?? OCTET_STREAM;
-    const inline = type.class !== "file";
-    const etag = `"${name.slice(0, 24)}-${file.size.toString(36)}"`;
-    const headers: Record<string, string> = {
-      "content-type": type.mime,
-      "x-content-type-options": "nosniff",
-      "content-disposition": inline ? "inline" : contentDisposition("attachment", await originalNameOf(app, name)),
-      "cache-control": `public, max-age=${YEAR_SECONDS}, immutable`,
-      etag,
-      "accept-ranges": "bytes",
-      // a file is never a page: no scripts, no plugins, even if a browser were to render it
-      "content-security-policy": "default-src 'none'; sandbox",
-      "last-modified": new Date(file.mtimeMs).toUTCString(),
-    };
-    const ifNoneMatch = request.headers.get("if-none-match");
-    if (ifNoneMatch && ifNoneMatch.split(",").some((t) => t.trim() === etag || t.trim() === "*")) {
-      return new Response(null, { status: 304, headers });
-    }
-    const ifRange = request.headers.get("if-range");
-    const range = ifRange && ifRange.trim() !== etag ? null : parseRange(request.headers.get("range"), file.size);
-    const head = request.method === "HEAD";
-    if (range === "unsatisfiable") {
-      return new Response(null, { status: 416, headers: { ...headers, "content-range": `bytes */${file.size}` } });
-    }
-    if (range) {
-      const length = range.end - range.start + 1;
-      const partial = { ...headers, "content-range": `bytes ${range.start}-${range.end}/${file.size}`, "content-length": String(length) };
-      return new Response(head ? null : file.body.slice(range.start, range.end + 1), { status: 206, headers: partial });
-    }
-    return new Response(head ? null : file.body, { status: 200, headers: { ...headers, "content-length": String(file.size) } });
+    return (await storedFileResponse(app, name, request)) ?? clientErrorResponse(notFound());
   };
   return new Elysia({ name: "files" }).get("/files/:name", serve).head("/files/:name", serve);
+}
+
+/**
+ * The answer for stored file NAME (already checked against FILE_NAME) to REQUEST, with the
+ * headers above, conditional requests and ranges; null when the store has no such file.
+ * Also serves the Bot API's download route (/file/bot<TOKEN>/<file_path>).
+ */
+export async function storedFileResponse(app: App, name: string, request: Request): Promise<Response | null> {
+  const file = await fileStore(app).get(name);
+  if (!file) return null;
+  const ext = name.slice(name.lastIndexOf(".") + 1);
+  const type = TYPES_BY_EXT[ext] ?? OCTET_STREAM;
+  const inline = type.class !== "file";
+  const etag = `"${name.slice(0, 24)}-${file.size.toString(36)}"`;
+  const headers: Record<string, string> = {
+    "content-type": type.mime,
+    "x-content-type-options": "nosniff",
+    "content-disposition": inline ? "inline" : contentDisposition("attachment", await originalNameOf(app, name)),
+    "cache-control": `public, max-age=${YEAR_SECONDS}, immutable`,
+    etag,
+    "accept-ranges": "bytes",
+    // a file is never a page: no scripts, no plugins, even if a browser were to render it
+    "content-security-policy": "default-src 'none'; sandbox",
+    "last-modified": new Date(file.mtimeMs).toUTCString(),
+  };
+  const ifNoneMatch = request.headers.get("if-none-match");
+  if (ifNoneMatch && ifNoneMatch.split(",").some((t) => t.trim() === etag || t.trim() === "*")) {
+    return new Response(null, { status: 304, headers });
+  }
+  const ifRange = request.headers.get("if-range");
+  const range = ifRange && ifRange.trim() !== etag ? null : parseRange(request.headers.get("range"), file.size);
+  const head = request.method === "HEAD";
+  if (range === "unsatisfiable") {
+    return new Response(null, { status: 416, headers: { ...headers, "content-range": `bytes */${file.size}` } });
+  }
+  if (range) {
+    const length = range.end - range.start + 1;
+    const partial = { ...headers, "content-range": `bytes ${range.start}-${range.end}/${file.size}`, "content-length": String(length) };
+    return new Response(head ? null : file.body.slice(range.start, range.end + 1), { status: 206, headers: partial });
+  }
+  return new Response(head ? null : file.body, { status: 200, headers: { ...headers, "content-length": String(file.size) } });
 }

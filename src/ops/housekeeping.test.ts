@@ -64,6 +64,7 @@ describe("request logs", () => {
     expect(redactPath("/bot1:abc/getMe")).toBe("/bot<redacted>/getMe");
     expect(redactPath("/api/bot/1:abc/getMe")).toBe("/api/bot/<redacted>/getMe");
     expect(redactPath("/api/bot1%3Aabc/getMe")).toBe("/api/bot<redacted>/getMe");
+    expect(redactPath("/file/bot1:abc/x.png")).toBe("/file/bot<redacted>/x.png");
     expect(redactPath("/api/bots/mine")).toBe("/api/bots/mine");
     expect(redactPath("/api/social/users/botfather/message")).toBe("/api/social/users/botfather/message");
     expect(redactPath("/files/ab/abcdef.png")).toBe("/files/ab/abcdef.png");
