@@ -232,7 +232,7 @@ describe("bad input of the less used methods", () => {
       status: 409,
       body: { ok: false, error_code: 409, description: "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first" },
     });
-    const unknown = await botCall(server.url, hookToken, "getFile", { file_id: "x" });
+    const unknown = await botCall(server.url, hookToken, "sendTelepathy", { thought: "x" });
     expect({ status: unknown.status, body: unknown.body }).toEqual({ status: 404, body: { ok: false, error_code: 404, description: "Not Found: method not found" } });
     expect((await botCall(server.url, hookToken, "deleteWebhook")).body.result).toBe(true);
   });
