@@ -18,6 +18,8 @@ export interface App {
   readonly events: EventBroker;
   /** cross-feature reactions inside the process (see domain/hooks.ts) */
   readonly hooks: DomainHooks;
+  /** per-App services (file store, realtime hub, limiters, mailer, …): see Services below */
+  readonly services: Services;
   /** instance secret: HMAC key for CSRF tokens and signed links */
   readonly secret: string;
   readonly startedAt: number;
@@ -39,6 +41,42 @@ export interface CreateAppOptions {
   log?: Logger;
   /** apply pending migrations on open (serve and tests do; `status` does not) */
   migrate?: boolean;
+  /** swaps service implementations in before anything uses them (another file store, a test double) */
+  services?: (services: Services) => void;
+}
+
+/** A per-App service: its name (for messages) and how to build the default implementation. */
+export interface ServiceKey<T> {
+  readonly name: string;
+  readonly create: (app: App) => T;
+}
+
+/** Declares a per-App service; the module that owns it keeps the key and exports a typed getter. */
+export const defineService = <T>(name: string, create: (app: App) => T): ServiceKey<T> => ({ name, create });
+
+/**
+ * The App's services, one instance per App (several Apps in one process, as in tests, never
+ * share state, and it goes away with its App). Each is built on first use from its key's
+ * default, unless an implementation was provided first: where PostgreSQL, Redis or S3
+ * backed versions plug in.
+ */
+export class Services {
+  private readonly instances = new Map<ServiceKey<unknown>, unknown>();
+
+  constructor(private readonly owner: () => App) {}
+
+  get<T>(key: ServiceKey<T>): T {
+    if (this.instances.has(key)) return this.instances.get(key) as T;
+    const made = key.create(this.owner());
+    this.instances.set(key, made);
+    return made;
+  }
+
+  /** Installs IMPL for KEY; refused once KEY is in use, so nobody holds the replaced one. */
+  provide<T>(key: ServiceKey<T>, impl: T): void {
+    if (this.instances.has(key)) throw new Error(`service ${key.name} is already in use: provide it before first use`);
+    this.instances.set(key, impl);
+  }
 }
 
 /**
@@ -69,6 +107,7 @@ export async function createApp(opts: CreateAppOptions): Promise<App> {
     clock: opts.clock ?? systemClock,
     events: new EventBroker(),
     hooks: new DomainHooks(log),
+    services: new Services(() => app),
     secret,
     startedAt: Date.now(),
     onClose: (hook) => closeHooks.push(hook),
@@ -85,5 +124,6 @@ export async function createApp(opts: CreateAppOptions): Promise<App> {
       await storage.close();
     },
   };
+  opts.services?.(app.services);
   return app;
 }

@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { importCycles, importGraph, upwardImports } from "../scripts/imports";
 
 /*
@@ -23,4 +25,10 @@ describe("imports", () => {
     expect(graph.get("src/wiring.ts")).toContain("src/app.ts");
     expect(graph.size).toBeGreaterThan(200);
   });
+});
+
+test("per-App state lives in app.services, not in module WeakMaps keyed by the App", () => {
+  const root = join(import.meta.dir, "..");
+  const offenders = [...importGraph().keys()].filter((file) => /WeakMap<\s*App\b/.test(readFileSync(join(root, file), "utf8")));
+  expect(offenders).toEqual([]);
 });

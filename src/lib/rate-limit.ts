@@ -71,16 +71,3 @@ export class AbuseGuard {
     if (!d.allowed) this.blockedUntil.set(ip, now + this.blockMs());
   }
 }
-
-/**
- * One RateLimiter per owner (an App): several Apps in one process (tests) never share
- * counters, and the counters go away with their App.
- */
-export function limiterPerOwner<K extends object>(): (owner: K) => RateLimiter {
-  const limiters = new WeakMap<K, RateLimiter>();
-  return (owner) => {
-    let limiter = limiters.get(owner);
-    if (!limiter) limiters.set(owner, (limiter = new RateLimiter()));
-    return limiter;
-  };
-}

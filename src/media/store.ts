@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { App } from "../app";
+import { defineService, type App } from "../app";
 import { randomToken } from "../lib/ids";
 import { filesDir, UPLOADS_TMP_DIR } from "../config/layout";
 
@@ -87,17 +87,11 @@ export class LocalFileStore implements FileStore {
   }
 }
 
-const stores = new WeakMap<App, FileStore>();
+/** The file store service: local under the data dir unless another store is provided. */
+export const fileStoreService = defineService<FileStore>("media:file-store", (app) => new LocalFileStore(filesDir(app.dataDir)));
 
-/** The App's file store (one per App; local under the data dir). */
-export function fileStore(app: App): FileStore {
-  let store = stores.get(app);
-  if (!store) {
-    store = new LocalFileStore(filesDir(app.dataDir));
-    stores.set(app, store);
-  }
-  return store;
-}
+/** The App's file store. */
+export const fileStore = (app: App): FileStore => app.services.get(fileStoreService);
 
 /** A scratch directory for streamed request bodies, inside the data dir (same filesystem as files/). */
 export function scratchDir(app: App): string {

@@ -1,4 +1,4 @@
-import type { App } from "../app";
+import { defineService, type App } from "../app";
 import { startCheckpointer, type Checkpointer } from "./checkpointer";
 
 /**
@@ -31,16 +31,9 @@ interface Registry {
   started: boolean;
 }
 
-const registries = new WeakMap<App, Registry>();
+const registry = defineService<Registry>("ops:housekeeping", () => ({ tasks: new Map(), started: false }));
 
-function registryOf(app: App): Registry {
-  let reg = registries.get(app);
-  if (!reg) {
-    reg = { tasks: new Map(), started: false };
-    registries.set(app, reg);
-  }
-  return reg;
-}
+const registryOf = (app: App): Registry => app.services.get(registry);
 
 /** Registers a periodic cleanup under a unique name; it runs every `everyMs` once housekeeping starts. */
 export function registerCleanup(app: App, name: string, everyMs: number, fn: CleanupFn): void {

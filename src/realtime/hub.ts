@@ -1,4 +1,4 @@
-import type { App } from "../app";
+import { defineService, type App } from "../app";
 import type { DeliveredEvent } from "./broker";
 import type { RealtimeEventName } from "./events";
 import { ResumeLog } from "./resume-log";
@@ -177,14 +177,11 @@ export class RealtimeHub {
   }
 }
 
-const hubs = new WeakMap<App, RealtimeHub>();
+/** The realtime hub service: in-process fan-out to this server's connections (a Redis-backed hub can be provided instead). */
+export const realtimeHubService = defineService("realtime:hub", (app) => new RealtimeHub(app));
 
 /** The hub of APP, created on first use (the realtime routes create it when the server starts). */
-export function realtimeHub(app: App): RealtimeHub {
-  let hub = hubs.get(app);
-  if (!hub) hubs.set(app, (hub = new RealtimeHub(app)));
-  return hub;
-}
+export const realtimeHub = (app: App): RealtimeHub => app.services.get(realtimeHubService);
 
 /** Parses a resume id (Last-Event-ID header or ?lastEventId=); junk is ignored like no id. */
 export function parseLastEventId(raw: string | null | undefined): number | null {

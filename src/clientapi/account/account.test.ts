@@ -132,7 +132,7 @@ describe("settings", () => {
 
 describe("GET /api/account/export", () => {
   test("holds the person's own data and no one else's private data", async () => {
-    registerExportSection("extras", async (_app, user) => ({ forUser: user.username }));
+    registerExportSection(server.app, "extras", async (_app, user) => ({ forUser: user.username }));
     const a = await person();
     const b = await person();
     const c = await person();

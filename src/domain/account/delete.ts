@@ -1,14 +1,14 @@
-import type { App } from "../../app";
-import { limiterPerOwner } from "../../lib/rate-limit";
+import { defineService, type App } from "../../app";
+import { RateLimiter } from "../../lib/rate-limit";
 import { verifyPassword } from "../../lib/crypto";
 import { fieldError, rateLimited } from "../../lib/errors";
 import type { UserRow } from "../users/table";
 
-const attempts = limiterPerOwner<App>();
+const attempts = defineService("account:delete-attempts", () => new RateLimiter());
 
 /** Password checks for deletion are limited like login attempts, per account. */
 async function checkPassword(app: App, user: UserRow, password: string): Promise<void> {
-  const d = attempts(app).check(`delete:${user.id}`, app.config["limits.loginPer10Min"], 600_000, app.clock.now());
+  const d = app.services.get(attempts).check(`delete:${user.id}`, app.config["limits.loginPer10Min"], 600_000, app.clock.now());
   if (!d.allowed) throw rateLimited(d.retryAfter);
   if (!user.password_hash || !(await verifyPassword(password, user.password_hash))) throw fieldError("password", "is incorrect");
 }

@@ -1,4 +1,4 @@
-import type { App } from "../../app";
+import { defineService, type App } from "../../app";
 import { toIso } from "../../lib/clock";
 import { getSettings } from "../settings/service";
 import type { UserRow } from "../users/table";
@@ -9,14 +9,14 @@ import type { UserRow } from "../users/table";
  */
 export type ExportSection = (app: App, user: UserRow) => Promise<unknown>;
 
-const sections = new Map<string, ExportSection>();
+const sections = defineService("account:export-sections", () => new Map<string, ExportSection>());
 
 /**
- * Adds a section to `GET /api/account/export` (posts, messages…). Features call it from
- * the wiring (wiring.ts); registering the same name again replaces it.
+ * Adds a section to APP's `GET /api/account/export` (posts, messages…). Features call it
+ * from their hook installers (run by wiring.ts); registering the same name again replaces it.
  */
-export function registerExportSection(name: string, section: ExportSection): void {
-  sections.set(name, section);
+export function registerExportSection(app: App, name: string, section: ExportSection): void {
+  app.services.get(sections).set(name, section);
 }
 
 /** Accounts on the other side of USER's follows, blocks or mutes, with the time. */
@@ -74,7 +74,7 @@ export async function exportAccountData(app: App, user: UserRow): Promise<Record
       revokedAt: s.revoked_at === null ? null : toIso(s.revoked_at),
     })),
   };
-  for (const [name, section] of sections) {
+  for (const [name, section] of app.services.get(sections)) {
     if (name in out || RESERVED.has(name)) continue;
     out[name] = await section(app, user);
   }

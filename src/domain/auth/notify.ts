@@ -1,23 +1,18 @@
-import type { App } from "../../app";
+import { defineService, type App } from "../../app";
 import { Mailer, type MailMessage } from "../../lib/mail";
 
-const mailers = new WeakMap<App, Mailer>();
-
 /** The instance's mailer: SMTP when smtp.host is set, else the server log. */
-export function mailerFor(app: App): Mailer {
-  let m = mailers.get(app);
-  if (!m) {
-    const c = app.config;
-    m = new Mailer(
-      c["smtp.host"] ? { host: c["smtp.host"], port: c["smtp.port"], user: c["smtp.user"], password: c["smtp.password"], from: c["smtp.from"] } : null,
-      app.log,
-    );
-    mailers.set(app, m);
-    const opened = m;
-    app.onClose(() => opened.close());
-  }
-  return m;
-}
+export const mailerService = defineService("auth:mailer", (app) => {
+  const c = app.config;
+  const mailer = new Mailer(
+    c["smtp.host"] ? { host: c["smtp.host"], port: c["smtp.port"], user: c["smtp.user"], password: c["smtp.password"], from: c["smtp.from"] } : null,
+    app.log,
+  );
+  app.onClose(() => mailer.close());
+  return mailer;
+});
+
+export const mailerFor = (app: App): Mailer => app.services.get(mailerService);
 
 /** Sends MSG without making the request wait for the mail server. */
 export const sendMail = (app: App, msg: MailMessage): void => mailerFor(app).sendLater(msg);

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { generateSecret, generateURI, verify } from "otplib";
-import type { App } from "../../app";
+import { defineService, type App } from "../../app";
 import type { Db } from "../../db";
 import { AppError, fieldError, rateLimited } from "../../lib/errors";
 import { sha256Hex, verifyPassword } from "../../lib/crypto";
@@ -23,13 +23,9 @@ const TOTP_PERIOD = 30;
 const invalidCode = () => new AppError(401, "TWO_FACTOR_INVALID_CODE", "The two-factor code is wrong");
 
 /** Per-account counters of wrong codes (in memory, like the rate limiters). */
-const failures = new WeakMap<App, Map<number, { count: number; resetAt: number }>>();
+const failures = defineService("auth:two-factor-failures", () => new Map<number, { count: number; resetAt: number }>());
 
-function failuresOf(app: App) {
-  let m = failures.get(app);
-  if (!m) failures.set(app, (m = new Map()));
-  return m;
-}
+const failuresOf = (app: App) => app.services.get(failures);
 
 function assertNotLockedOut(app: App, userId: number): void {
   const f = failuresOf(app).get(userId);

@@ -1,4 +1,4 @@
-import type { App } from "../../app";
+import { defineService, type App } from "../../app";
 import { randomToken } from "../../lib/ids";
 
 /** How long a button press can be answered (the compatible API's one minute). */
@@ -14,13 +14,9 @@ export interface CallbackAnswer {
  * Presses are rows (so a callback_query queued before a restart can still be answered);
  * the person waiting for the answer is an in-process promise keyed by the press id.
  */
-const waiting = new WeakMap<App, Map<string, (answer: CallbackAnswer | null) => void>>();
+const waiting = defineService("bots:press-waiters", () => new Map<string, (answer: CallbackAnswer | null) => void>());
 
-function waiters(app: App): Map<string, (answer: CallbackAnswer | null) => void> {
-  let map = waiting.get(app);
-  if (!map) waiting.set(app, (map = new Map()));
-  return map;
-}
+const waiters = (app: App): Map<string, (answer: CallbackAnswer | null) => void> => app.services.get(waiting);
 
 /** Registers a press of one of BOT's buttons; its id goes into the callback_query update. */
 export async function openPress(app: App, botId: number): Promise<{ id: string; answer: Promise<CallbackAnswer | null> }> {

@@ -1,4 +1,4 @@
-import type { App } from "../../app";
+import { defineService, type App } from "../../app";
 import type { Db } from "../../db";
 import { AppError, fieldError, notFound } from "../../lib/errors";
 import { safeEqual, sha256Hex } from "../../lib/crypto";
@@ -96,13 +96,9 @@ interface IdentityCache {
   byUserId: Map<number, { found: BotWithUser; generation: number; expiresAt: number }>;
 }
 
-const identityCaches = new WeakMap<App, IdentityCache>();
+const identities = defineService<IdentityCache>("bots:identity-cache", () => ({ generation: 0, byUserId: new Map() }));
 
-function identityCache(app: App): IdentityCache {
-  let cache = identityCaches.get(app);
-  if (!cache) identityCaches.set(app, (cache = { generation: 0, byUserId: new Map() }));
-  return cache;
-}
+const identityCache = (app: App): IdentityCache => app.services.get(identities);
 
 /** Forgets every cached token resolution: call after any write to the bots table. */
 export function forgetBotIdentities(app: App): void {

@@ -1,4 +1,4 @@
-import type { App } from "../../app";
+import { defineService, type App } from "../../app";
 import type { Db } from "../../db";
 import { precompiled } from "../../db/compiled";
 import { AppError } from "../../lib/errors";
@@ -29,13 +29,9 @@ interface BotRuntime {
   closing: boolean;
 }
 
-const runtimes = new WeakMap<App, BotRuntime>();
+const runtime = defineService<BotRuntime>("bots:runtime", () => ({ waiters: new Map(), onEnqueued: new Set(), closing: false }));
 
-export function botRuntime(app: App): BotRuntime {
-  let rt = runtimes.get(app);
-  if (!rt) runtimes.set(app, (rt = { waiters: new Map(), onEnqueued: new Set(), closing: false }));
-  return rt;
-}
+export const botRuntime = (app: App): BotRuntime => app.services.get(runtime);
 
 /** Registers a listener called after any update is queued (the webhook worker). */
 export function onUpdateEnqueued(app: App, listener: (botId: number) => void): () => void {

@@ -47,7 +47,7 @@ export function installChatHooks(app: App): void {
   app.hooks.on("auth:deliver-code", async ({ userId, code }) => {
     await sendSystemNotice(app, userId, `Your sign-in code: ${code}`);
   });
-  registerExportSection("messages", exportMessages);
+  registerExportSection(app, "messages", exportMessages);
   app.hooks.on("user:deleted", ({ userId }) => forgetDeletedAccount(app, userId));
 }
 

@@ -1,6 +1,6 @@
-import type { App } from "../../app";
+import { defineService, type App } from "../../app";
 import type { Db } from "../../db";
-import { limiterPerOwner } from "../../lib/rate-limit";
+import { RateLimiter } from "../../lib/rate-limit";
 import { AppError, rateLimited } from "../../lib/errors";
 import { toIso } from "../../lib/clock";
 import type { UserRow } from "../users/table";
@@ -14,7 +14,7 @@ export type ContentAction = "post" | "comment";
 const HOUR_MS = 3_600_000;
 /** Longest posting block an admin can set: ten years, in minutes. */
 export const MAX_POSTING_BLOCK_MINUTES = 525_600 * 10;
-const limiterOf = limiterPerOwner<App>();
+const contentLimiter = defineService("moderation:content-limiter", () => new RateLimiter());
 
 /** Fails with POSTING_TEMPORARILY_BLOCKED while an admin's posting block on the account lasts. */
 export function assertPostingAllowed(app: App, user: UserRow): void {
@@ -30,7 +30,7 @@ export function assertPostingAllowed(app: App, user: UserRow): void {
 /** Counts one new post or comment against the account's hourly budget; 429 RATE_LIMITED past it. */
 export function consumePublishBudget(app: App, userId: number, action: ContentAction): void {
   const limit = action === "post" ? app.config["limits.postsPerHour"] : app.config["limits.commentsPerHour"];
-  const d = limiterOf(app).check(`${action}:${userId}`, limit, HOUR_MS, app.clock.now());
+  const d = app.services.get(contentLimiter).check(`${action}:${userId}`, limit, HOUR_MS, app.clock.now());
   if (!d.allowed) throw rateLimited(d.retryAfter);
 }
 

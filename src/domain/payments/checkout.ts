@@ -1,4 +1,4 @@
-import type { App } from "../../app";
+import { defineService, type App } from "../../app";
 import { randomToken } from "../../lib/ids";
 
 /**
@@ -24,13 +24,9 @@ interface CheckoutState {
   busyInvoices: Set<number>;
 }
 
-const states = new WeakMap<App, CheckoutState>();
+const checkout = defineService<CheckoutState>("payments:checkout", () => ({ queries: new Map(), busyInvoices: new Set() }));
 
-function state(app: App): CheckoutState {
-  let s = states.get(app);
-  if (!s) states.set(app, (s = { queries: new Map(), busyInvoices: new Set() }));
-  return s;
-}
+const state = (app: App): CheckoutState => app.services.get(checkout);
 
 /** Marks an invoice as being paid; false when a Pay for it is already in flight. Synchronous on purpose. */
 export function claimInvoice(app: App, invoiceId: number): boolean {

@@ -11,7 +11,7 @@ import type { PostImage } from "./table";
  */
 export function installPostsHooks(app: App): void {
   app.hooks.on("user:deleted", ({ userId }) => dropSocialContentOf(app, userId));
-  registerExportSection("posts", async ({ db }, user) => {
+  registerExportSection(app, "posts", async ({ db }, user) => {
     const rows = await db
       .selectFrom("posts")
       .leftJoin("posts as o", "o.id", "posts.repost_of_id")
@@ -32,7 +32,7 @@ export function installPostsHooks(app: App): void {
       editedAt: r.edited_at === null ? null : toIso(r.edited_at),
     }));
   });
-  registerExportSection("comments", async ({ db }, user) => {
+  registerExportSection(app, "comments", async ({ db }, user) => {
     const rows = await db
       .selectFrom("comments")
       .innerJoin("posts", "posts.id", "comments.post_id")
@@ -52,9 +52,9 @@ export function installPostsHooks(app: App): void {
       .execute();
     return rows.map((r) => ({ postId: r.cuid, at: toIso(r.at) }));
   };
-  registerExportSection("bookmarks", marked("post_bookmarks"));
-  registerExportSection("likes", marked("post_likes"));
-  registerExportSection("pollVotes", async ({ db }, user) => {
+  registerExportSection(app, "bookmarks", marked("post_bookmarks"));
+  registerExportSection(app, "likes", marked("post_likes"));
+  registerExportSection(app, "pollVotes", async ({ db }, user) => {
     const rows = await db
       .selectFrom("poll_votes")
       .innerJoin("polls", "polls.id", "poll_votes.poll_id")

@@ -1,15 +1,14 @@
-import type { App } from "../../app";
-import { limiterPerOwner } from "../../lib/rate-limit";
+import { defineService, type App } from "../../app";
+import { RateLimiter } from "../../lib/rate-limit";
 import { AppError, fieldError, rateLimited } from "../../lib/errors";
 import { notify } from "../notifications/service";
 import { followCounts, hasBlocked, hasMuted, isFollowing, setBlocked, setFollowing, setMuted } from "./service";
 
 const HOUR_MS = 3_600_000;
-/** Follow limiters live as long as their App (tests run several Apps in one process). */
-const followLimiter = limiterPerOwner<App>();
+const followLimiter = defineService("relations:follow-limiter", () => new RateLimiter());
 
 function checkFollowLimit(app: App, userId: number): void {
-  const d = followLimiter(app).check(`follow:${userId}`, app.config["limits.followsPerHour"], HOUR_MS, app.clock.now());
+  const d = app.services.get(followLimiter).check(`follow:${userId}`, app.config["limits.followsPerHour"], HOUR_MS, app.clock.now());
   if (!d.allowed) throw rateLimited(d.retryAfter);
 }
 

@@ -7,7 +7,7 @@ import { walletBalance } from "./ledger";
 /** Hook listeners of the stars feature (installed for every App from wiring.ts). */
 export function installStarsHooks(app: App): void {
   void app;
-  registerExportSection("stars", exportStars);
+  registerExportSection(app, "stars", exportStars);
 }
 
 /** Data export: the person's balance and every change of it, with the other side's username only. */
