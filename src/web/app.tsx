@@ -71,10 +71,12 @@ function Header() {
               <ul>
                 {nav.filter((s) => s.access !== "admin" || me.isAdmin).map((s) => {
                   const href = s.nav!.href ?? s.path;
+                  const Badge = s.nav!.badge;
                   return (
                     <li key={href}>
                       <a href={href} aria-current={path === href || (href !== "/" && path.startsWith(`${href}/`)) ? "page" : undefined}>
                         {s.nav!.label}
+                        {Badge && <Badge />}
                       </a>
                     </li>
                   );

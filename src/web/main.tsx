@@ -5,5 +5,6 @@ import "./styles/forms.css";
 import "./styles/shell.css";
 import "./styles/feed.css";
 import "./styles/admin.css";
+import "./styles/personal.css";
 
 render(<App />, document.getElementById("app")!);

@@ -2,6 +2,7 @@ import type { Screen } from "./lib/screen";
 import { authScreens } from "./screens/auth/routes";
 import { feedScreens } from "./screens/feed/routes";
 import { adminScreens } from "./screens/admin/routes";
+import { notificationScreens } from "./screens/notifications/routes";
 
 /** Every screen of the app, feature by feature. Add a feature's list here. */
-export const screens: Screen[] = [...feedScreens, ...authScreens, ...adminScreens];
+export const screens: Screen[] = [...feedScreens, ...authScreens, ...adminScreens, ...notificationScreens];

@@ -14,6 +14,9 @@ export interface Screen {
    */
   access: "signed-in" | "signed-out" | "any" | "admin";
   component: AnyComponent<any>;
-  /** a link in the header for signed-in people, ordered by `order` */
-  nav?: { label: string; order: number; href?: string };
+  /**
+   * a link in the header for signed-in people, ordered by `order`; BADGE renders inside the
+   * link after the label (a live count), so it becomes part of the link's accessible name
+   */
+  nav?: { label: string; order: number; href?: string; badge?: AnyComponent };
 }

@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { accessibilityViolations, browserAvailable, pageProblems, useBrowser, withScreenshots } from "../testing/browser";
+import { quickPerson } from "../testing/fixtures";
+import { startTestServer, type TestServer } from "../testing/server";
+import { signedInBrowser } from "../testing/web-people";
+
+// Notifications in the web app: the live unread badge, the list, marking read, paging.
+const run = browserAvailable();
+let server: TestServer;
+const pages: Page[] = [];
+const b = run ? useBrowser() : null;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.stop());
+
+/** The header link's accessible name with N unread ("Notifications, 3 unread"). */
+const unread = (n: number) => new RegExp(`^Notifications\\W+${n} unread$`);
+const it = (name: string, body: () => Promise<void>) => test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 60_000);
+
+describe("web app: notifications", () => {
+  it("shows new notifications live with an unread badge, and marks them read one by one or all at once", async () => {
+    const me = await signedInBrowser(b!.browser, server);
+    pages.push(me.page);
+    const { page } = me;
+    const post = (await me.client.post("/api/social/posts", { content: "a post worth liking" })).body.data.post;
+
+    await page.goto("/notifications");
+    await page.getByRole("heading", { level: 1, name: "Notifications" }).waitFor();
+    await page.getByText("No notifications yet.").waitFor();
+    expect(await accessibilityViolations(page)).toEqual([]);
+    const navLink = page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: /^Notifications/ });
+    expect(await navLink.textContent()).toBe("Notifications");
+
+    // someone follows me and likes my post while I look: both arrive without a reload
+    const fan = await quickPerson(server, { displayName: "Fan Person" });
+    await fan.client.post(`/api/social/users/${me.user.username}/follow`);
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: unread(1) }).waitFor();
+    await fan.client.post(`/api/social/posts/${post.id}/like`);
+    await page.getByRole("link", { name: unread(2) }).waitFor();
+    const list = page.getByRole("list", { name: "Notifications" });
+    await list.getByRole("link", { name: "liked your post" }).waitFor();
+    await list.getByRole("link", { name: "followed you" }).waitFor();
+    expect(await list.getByRole("listitem").count()).toBe(2);
+    expect(await list.getByRole("link", { name: "liked your post" }).getAttribute("href")).toBe(`/posts/${post.id}`);
+    expect(await accessibilityViolations(page)).toEqual([]);
+
+    await page.getByRole("button", { name: "Mark read: Fan Person followed you" }).click();
+    await page.getByRole("link", { name: unread(1) }).waitFor();
+    expect(await page.getByRole("button", { name: /^Mark read/ }).count()).toBe(1);
+
+    // the Unread view leaves out what was read
+    await page.getByRole("button", { name: "Unread", exact: true }).click();
+    await list.getByRole("link", { name: "liked your post" }).waitFor();
+    expect(await list.getByRole("link", { name: "followed you" }).count()).toBe(0);
+
+    await page.getByRole("button", { name: "Mark all as read" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Notifications", exact: true }).waitFor();
+    expect(await page.getByRole("button", { name: /^Mark read/ }).count()).toBe(0);
+    expect((await me.client.get("/api/social/notifications?unread=true")).body.data.unreadCount).toBe(0);
+
+    // the badge is right after a reload too (read from the server, not kept in the page)
+    await fan.client.post(`/api/social/posts/${post.id}/repost`);
+    await page.reload();
+    await page.getByRole("link", { name: unread(1) }).waitFor();
+    expect(pageProblems(page)).toEqual([]);
+    await me.context.close();
+  });
+
+  it("pages through many notifications by cursor, on a phone in dark mode", async () => {
+    const me = await signedInBrowser(b!.browser, server, { viewport: { width: 390, height: 844 }, colorScheme: "dark" });
+    pages.push(me.page);
+    for (let i = 0; i < 23; i++) {
+      const fan = await quickPerson(server, { displayName: `Follower ${i}` });
+      await fan.client.post(`/api/social/users/${me.user.username}/follow`);
+    }
+    const { page } = me;
+    await page.goto("/notifications");
+    const items = page.getByRole("list", { name: "Notifications" }).getByRole("listitem");
+    await page.getByRole("link", { name: "Follower 22", exact: true }).waitFor();
+    // the first page holds 20; scrolling to the end loads the rest (or the button does, for keyboards)
+    await page.keyboard.press("End");
+    await page.getByRole("link", { name: "Follower 0", exact: true }).waitFor();
+    expect(await items.count()).toBe(23);
+    expect(await page.getByRole("link", { name: /^Follower \d+$/ }).count()).toBe(23);
+    await page.getByRole("link", { name: unread(23) }).waitFor();
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await me.context.close();
+  });
+});

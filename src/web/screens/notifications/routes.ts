@@ -1,0 +1,12 @@
+import { lazy } from "preact-iso";
+import type { Screen } from "../../lib/screen";
+import { UnreadBadge } from "./unread";
+
+export const notificationScreens: Screen[] = [
+  {
+    path: "/notifications",
+    access: "signed-in",
+    component: lazy(() => import("./notifications").then((m) => m.Notifications)),
+    nav: { label: "Notifications", order: 20, badge: UnreadBadge },
+  },
+];
