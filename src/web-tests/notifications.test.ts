@@ -1,29 +1,17 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Page } from "playwright-core";
-import { accessibilityViolations, browserAvailable, pageProblems, useBrowser, withScreenshots } from "../testing/browser";
+import { describe, expect } from "bun:test";
+import { accessibilityViolations, pageProblems } from "../testing/browser";
 import { quickPerson } from "../testing/fixtures";
-import { startTestServer, type TestServer } from "../testing/server";
-import { signedInBrowser } from "../testing/web-people";
+import { browserSuite } from "../testing/web-people";
 
 // Notifications in the web app: the live unread badge, the list, marking read, paging.
-const run = browserAvailable();
-let server: TestServer;
-const pages: Page[] = [];
-const b = run ? useBrowser() : null;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.stop());
-
+const suite = browserSuite();
+const it = suite.it;
 /** The header link's accessible name with N unread ("Notifications, 3 unread"). */
 const unread = (n: number) => new RegExp(`^Notifications\\W+${n} unread$`);
-const it = (name: string, body: () => Promise<void>) => test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 60_000);
 
 describe("web app: notifications", () => {
   it("shows new notifications live with an unread badge, and marks them read one by one or all at once", async () => {
-    const me = await signedInBrowser(b!.browser, server);
-    pages.push(me.page);
+    const me = await suite.person();
     const { page } = me;
     const post = (await me.client.post("/api/social/posts", { content: "a post worth liking" })).body.data.post;
 
@@ -35,7 +23,7 @@ describe("web app: notifications", () => {
     expect(await navLink.textContent()).toBe("Notifications");
 
     // someone follows me and likes my post while I look: both arrive without a reload
-    const fan = await quickPerson(server, { displayName: "Fan Person" });
+    const fan = await quickPerson(suite.server, { displayName: "Fan Person" });
     await fan.client.post(`/api/social/users/${me.user.username}/follow`);
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: unread(1) }).waitFor();
     await fan.client.post(`/api/social/posts/${post.id}/like`);
@@ -70,10 +58,9 @@ describe("web app: notifications", () => {
   });
 
   it("pages through many notifications by cursor, on a phone in dark mode", async () => {
-    const me = await signedInBrowser(b!.browser, server, { viewport: { width: 390, height: 844 }, colorScheme: "dark" });
-    pages.push(me.page);
+    const me = await suite.person({ viewport: { width: 390, height: 844 }, colorScheme: "dark" });
     for (let i = 0; i < 23; i++) {
-      const fan = await quickPerson(server, { displayName: `Follower ${i}` });
+      const fan = await quickPerson(suite.server, { displayName: `Follower ${i}` });
       await fan.client.post(`/api/social/users/${me.user.username}/follow`);
     }
     const { page } = me;

@@ -1,0 +1,204 @@
+import { useCallback, useEffect, useState } from "preact/hooks";
+import { useLocation } from "preact-iso";
+import { Avatar } from "../../components/avatar";
+import { Field, FormError } from "../../components/field";
+import { ListFooter } from "../../components/list-footer";
+import { Loading, Page } from "../../components/page";
+import { api, describeError } from "../../lib/api";
+import { formatNumber } from "../../lib/format";
+import { usePagedList } from "../../lib/paged";
+import type { Post, PublicUser } from "../../lib/types";
+import { PostCard } from "../feed/post-card";
+
+type SearchType = "users" | "posts" | "hashtags";
+interface Hashtag {
+  tag: string;
+  postCount: number;
+}
+interface SearchAnswer {
+  users: PublicUser[];
+  posts: Post[];
+  hashtags: Hashtag[];
+  nextCursor: string | null;
+  cursors: Record<SearchType, string | null>;
+}
+
+const TABS: Array<[SearchType | "all", string]> = [
+  ["all", "All"],
+  ["users", "People"],
+  ["posts", "Posts"],
+  ["hashtags", "Hashtags"],
+];
+const isType = (t: string | undefined): t is SearchType => t === "users" || t === "posts" || t === "hashtags";
+const postsWord = new Intl.PluralRules();
+
+/** /search?q=…&type=users|posts|hashtags: people, posts and hashtags; the query lives in the address, so results can be linked and go back. */
+export function Search() {
+  const { query, route } = useLocation();
+  const q = (query.q ?? "").trim();
+  const type = isType(query.type) ? query.type : "all";
+  const [draft, setDraft] = useState(q);
+  useEffect(() => setDraft(q), [q]);
+
+  const go = (nextQ: string, nextType: SearchType | "all") => {
+    const params = new URLSearchParams();
+    if (nextQ.trim()) params.set("q", nextQ.trim());
+    if (nextType !== "all") params.set("type", nextType);
+    const s = params.toString();
+    route(s ? `/search?${s}` : "/search");
+  };
+
+  return (
+    <Page title={q ? `Search: ${q}` : "Search"} heading="Search">
+      <form
+        class="card form search-form"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          go(draft, type);
+        }}
+      >
+        <Field label="Search for" type="search" value={draft} onValue={setDraft} hint="People by name, posts by their words, hashtags by their start." maxLength={200} />
+        <div class="actions">
+          <button type="submit" class="primary">
+            Search
+          </button>
+        </div>
+      </form>
+      <div class="segmented" role="group" aria-label="What to search">
+        {TABS.map(([t, label]) => (
+          <button key={t} type="button" aria-pressed={type === t} onClick={() => go(draft || q, t)}>
+            {label}
+          </button>
+        ))}
+      </div>
+      {!q ? <p class="empty">Type a name, a word or a #hashtag above.</p> : type === "all" ? <AllResults q={q} showMore={(t) => go(q, t)} /> : <TypedResults key={`${type}:${q}`} q={q} type={type} />}
+    </Page>
+  );
+}
+
+/** The first page of each kind, with a way to see more of one kind. */
+function AllResults({ q, showMore }: { q: string; showMore: (t: SearchType) => void }) {
+  const [answer, setAnswer] = useState<SearchAnswer | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    const abort = new AbortController();
+    setAnswer(null);
+    setError(null);
+    api
+      .get<SearchAnswer>("/social/search", { q }, abort.signal)
+      .then(setAnswer)
+      .catch((err) => (err as Error).name !== "AbortError" && setError(describeError(err)));
+    return () => abort.abort();
+  }, [q]);
+  if (error) return <FormError message={error} />;
+  if (!answer) return <Loading label="Searching…" />;
+  const { users, posts, hashtags, cursors } = answer;
+  if (!users.length && !posts.length && !hashtags.length) return <p class="empty">Nothing found for “{q}”.</p>;
+  const more = (t: SearchType, label: string) =>
+    cursors[t] && (
+      <button type="button" onClick={() => showMore(t)}>
+        {label}
+      </button>
+    );
+  return (
+    <>
+      {users.length > 0 && (
+        <section class="search-section" aria-labelledby="found-people">
+          <h2 id="found-people">People</h2>
+          <UserList users={users} />
+          {more("users", "More people")}
+        </section>
+      )}
+      {hashtags.length > 0 && (
+        <section class="search-section" aria-labelledby="found-tags">
+          <h2 id="found-tags">Hashtags</h2>
+          <HashtagList hashtags={hashtags} />
+          {more("hashtags", "More hashtags")}
+        </section>
+      )}
+      {posts.length > 0 && (
+        <section class="search-section" aria-labelledby="found-posts">
+          <h2 id="found-posts">Posts</h2>
+          <FoundPosts posts={posts} onChange={(p) => setAnswer({ ...answer, posts: posts.map((x) => (x.id === p.id ? p : x)) })} onDeleted={(p) => setAnswer({ ...answer, posts: posts.filter((x) => x.id !== p.id) })} />
+          {more("posts", "More posts")}
+        </section>
+      )}
+    </>
+  );
+}
+
+type Row = { id: string; user?: PublicUser; post?: Post; hashtag?: Hashtag };
+
+/** One kind of result, paged by the search's cursor. */
+function TypedResults({ q, type }: { q: string; type: SearchType }) {
+  const load = useCallback(
+    async (cursor: string | null) => {
+      const r = await api.get<SearchAnswer>("/social/search", { q, type, cursor });
+      const items: Row[] =
+        type === "users" ? r.users.map((user) => ({ id: user.id, user })) : type === "posts" ? r.posts.map((post) => ({ id: post.id, post })) : r.hashtags.map((hashtag) => ({ id: hashtag.tag, hashtag }));
+      return { items, nextCursor: r.nextCursor };
+    },
+    [q, type],
+  );
+  const list = usePagedList<Row>(`${type}:${q}`, load);
+  const noun = type === "users" ? "people" : type;
+  return (
+    <section class="search-section" aria-label={`Found ${noun}`}>
+      {type === "users" && list.items.length > 0 && <UserList users={list.items.map((r) => r.user!)} />}
+      {type === "hashtags" && list.items.length > 0 && <HashtagList hashtags={list.items.map((r) => r.hashtag!)} />}
+      {type === "posts" && (
+        <FoundPosts
+          posts={list.items.map((r) => r.post!)}
+          onChange={(p) => list.setItems((items) => items.map((r) => (r.id === p.id ? { id: p.id, post: p } : r)))}
+          onDeleted={(p) => list.setItems((items) => items.filter((r) => r.id !== p.id))}
+        />
+      )}
+      <ListFooter list={list} noun={noun} empty={`No ${noun} found for “${q}”.`} />
+    </section>
+  );
+}
+
+function UserList({ users }: { users: PublicUser[] }) {
+  return (
+    <ul class="card result-list">
+      {users.map((u) => (
+        <li key={u.id} class="result-person">
+          <Avatar user={u} size={40} />
+          <span class="result-name">
+            <a href={`/users/${u.username}`}>{u.displayName || u.username}</a>
+            <span class="muted">
+              @{u.username}
+              {u.isBot ? " · bot" : ""}
+            </span>
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function HashtagList({ hashtags }: { hashtags: Hashtag[] }) {
+  return (
+    <ul class="card result-list">
+      {hashtags.map((h) => (
+        <li key={h.tag} class="result-tag">
+          <a href={`/tags/${encodeURIComponent(h.tag)}`}>#{h.tag}</a>
+          <span class="muted">
+            {formatNumber(h.postCount)} {postsWord.select(h.postCount) === "one" ? "post" : "posts"}
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function FoundPosts({ posts, onChange, onDeleted }: { posts: Post[]; onChange: (p: Post) => void; onDeleted: (p: Post) => void }) {
+  return (
+    <div class="post-list">
+      {posts.map((p) => (
+        <PostCard key={p.id} post={p} onChange={onChange} onDeleted={onDeleted} headingLevel={3} />
+      ))}
+    </div>
+  );
+}
