@@ -41,6 +41,7 @@ describe("web app: notifications", () => {
 
     // the Unread view leaves out what was read
     await page.getByRole("button", { name: "Unread", exact: true }).click();
+    await list.getByRole("link", { name: "followed you" }).waitFor({ state: "detached" });
     await list.getByRole("link", { name: "liked your post" }).waitFor();
     expect(await list.getByRole("link", { name: "followed you" }).count()).toBe(0);
 
