@@ -4,7 +4,8 @@ import { feedScreens } from "./screens/feed/routes";
 import { adminScreens } from "./screens/admin/routes";
 import { notificationScreens } from "./screens/notifications/routes";
 import { searchScreens } from "./screens/search/routes";
+import { settingsScreens } from "./screens/settings/routes";
 import { starScreens } from "./screens/stars/routes";
 
 /** Every screen of the app, feature by feature. Add a feature's list here. */
-export const screens: Screen[] = [...feedScreens, ...authScreens, ...adminScreens, ...notificationScreens, ...searchScreens, ...starScreens];
+export const screens: Screen[] = [...feedScreens, ...authScreens, ...adminScreens, ...notificationScreens, ...searchScreens, ...starScreens, ...settingsScreens];

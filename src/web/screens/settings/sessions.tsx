@@ -1,0 +1,118 @@
+import { useEffect, useState } from "preact/hooks";
+import { FormError, Notice } from "../../components/field";
+import { Loading } from "../../components/page";
+import { api, describeError } from "../../lib/api";
+import { formatDateTime, formatRelative } from "../../lib/format";
+import { Section } from "./section";
+
+interface Session {
+  id: string;
+  userAgent: string | null;
+  ip: string | null;
+  createdAt: string;
+  lastSeenAt: string;
+  current: boolean;
+}
+
+const BROWSERS: Array<[RegExp, string]> = [
+  [/Edg\//, "Edge"],
+  [/OPR\//, "Opera"],
+  [/Firefox\//, "Firefox"],
+  [/Chrom(e|ium)\//, "Chrome"],
+  [/Safari\//, "Safari"],
+];
+const SYSTEMS: Array<[RegExp, string]> = [
+  [/Android/, "Android"],
+  [/iPhone|iPad|iOS/, "iOS"],
+  [/Mac OS X|Macintosh/, "macOS"],
+  [/Windows/, "Windows"],
+  [/CrOS/, "ChromeOS"],
+  [/Linux/, "Linux"],
+];
+
+/** "Firefox on Linux" for a browser; a program's own user agent as it is ("my-bot/1.0"). */
+export function deviceName(ua: string | null): string {
+  if (!ua) return "Unknown device";
+  const browser = BROWSERS.find(([re]) => re.test(ua))?.[1];
+  const system = SYSTEMS.find(([re]) => re.test(ua))?.[1];
+  if (browser && system) return `${browser} on ${system}`;
+  return browser ?? ua.split(" ")[0]!.slice(0, 60);
+}
+
+/** The devices signed in to this account; any but this one can be signed out, or all of them at once. */
+export function Sessions({ version }: { version: number }) {
+  const [sessions, setSessions] = useState<Session[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const load = () =>
+    api
+      .get<{ sessions: Session[] }>("/auth/sessions")
+      .then((r) => setSessions(r.sessions))
+      .catch((err) => setError(describeError(err)));
+  useEffect(() => void load(), [version]);
+
+  async function act(what: () => Promise<string>) {
+    setBusy(true);
+    setError(null);
+    setNotice(null);
+    try {
+      setNotice(await what());
+      await load();
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+  const revoke = (s: Session) =>
+    act(async () => {
+      await api.delete(`/auth/sessions/${s.id}`);
+      return `${deviceName(s.userAgent)} is signed out.`;
+    });
+  const revokeOthers = () =>
+    act(async () => {
+      const { revoked } = await api.post<{ revoked: number }>("/auth/sessions/revoke-others");
+      return revoked === 1 ? "1 other device is signed out." : `${new Intl.NumberFormat().format(revoked)} other devices are signed out.`;
+    });
+
+  const others = sessions?.filter((s) => !s.current).length ?? 0;
+  return (
+    <Section title="Devices" intro="Where you are signed in. Sign out a device you do not recognise, and change your password.">
+      {!sessions && !error && <Loading label="Loading devices…" />}
+      {sessions && (
+        <ul class="session-list" aria-label="Signed-in devices">
+          {sessions.map((s) => (
+            <li key={s.id} class="session">
+              <div class="session-what">
+                <p>
+                  <strong>{deviceName(s.userAgent)}</strong>
+                  {s.current && <span class="tag">This device</span>}
+                </p>
+                <p class="muted">
+                  {s.ip ? `${s.ip} · ` : ""}active <time dateTime={s.lastSeenAt} title={formatDateTime(s.lastSeenAt)}>{formatRelative(s.lastSeenAt)}</time> · signed in{" "}
+                  <time dateTime={s.createdAt}>{formatDateTime(s.createdAt)}</time>
+                </p>
+              </div>
+              {!s.current && (
+                <button type="button" class="small" disabled={busy} onClick={() => void revoke(s)} aria-label={`Sign out ${deviceName(s.userAgent)}, active ${formatRelative(s.lastSeenAt)}`}>
+                  Sign out
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      <FormError message={error} />
+      <Notice message={notice} />
+      {others > 0 && (
+        <div class="actions">
+          <button type="button" class="danger" disabled={busy} onClick={() => void revokeOthers()}>
+            Sign out all other devices
+          </button>
+        </div>
+      )}
+    </Section>
+  );
+}
