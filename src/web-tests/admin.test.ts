@@ -41,7 +41,7 @@ async function signIn(page: Page, email: string, password: string) {
 const adminNav = (page: Page) => page.getByRole("navigation", { name: "Administration" });
 const accountRow = (page: Page, username: string) => page.getByRole("listitem").filter({ has: page.getByRole("heading", { level: 3, name: `@${username}` }) });
 
-const it = (name: string, body: () => Promise<void>) => test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 60_000);
+const it = (name: string, body: () => Promise<void>) => test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 120_000);
 
 describe("web app: administration", () => {
   it("an admin disables an account, removes a post, closes registration and sees the status figures; all logged", async () => {
@@ -122,6 +122,30 @@ describe("web app: administration", () => {
     await server.app.reconfigure({ registration: "open" });
   });
 
+  it("an admin blocks a bot by moderation and lifts the block", async () => {
+    const admin = await makeUser(server.app, { isAdmin: true });
+    const owner = await quickPerson(server);
+    const token = (await owner.client.post("/api/bots", { username: "Spammy_bot", name: "Spammy" })).body.data.token as string;
+    const getMe = async () => (await fetch(`${server.url}/api/bot/${token}/getMe`)).status;
+    expect(await getMe()).toBe(200);
+
+    const { page, context } = await person();
+    await signIn(page, admin.email!, admin.password);
+    await page.goto("/admin/bots");
+    const row = page.getByRole("listitem").filter({ has: page.getByRole("heading", { level: 3, name: "@Spammy_bot" }) });
+    await row.getByRole("button", { name: "Block" }).click();
+    await page.getByRole("dialog", { name: "Block @Spammy_bot" }).getByRole("button", { name: "Block" }).click();
+    await row.getByText("Blocked by moderation").waitFor();
+    expect(await getMe()).toBe(403);
+    await expectAccessible(page);
+    await row.getByRole("button", { name: "Unblock" }).click();
+    await page.getByRole("dialog", { name: "Unblock @Spammy_bot" }).getByRole("button", { name: "Unblock" }).click();
+    await row.getByRole("button", { name: "Block" }).waitFor();
+    expect(await getMe()).toBe(200);
+    expect(pageProblems(page)).toEqual([]);
+    await context.close();
+  });
+
   it("a person without the admin flag sees no admin link and is refused", async () => {
     const someone = await makeUser(server.app);
     const { page, context } = await person();
@@ -136,13 +160,13 @@ describe("web app: administration", () => {
     await context.close();
   });
 
-  it("looks right on a desktop and on a phone (screenshots kept under .tmp/admin-screens)", async () => {
-    const admin = await makeUser(server.app, { isAdmin: true });
-    mkdirSync(SHOTS, { recursive: true });
-    for (const [label, viewport] of [["desktop", { width: 1280, height: 800 }], ["phone", { width: 390, height: 844 }]] as const) {
+  for (const [label, viewport] of [["desktop", { width: 1280, height: 800 }], ["phone", { width: 390, height: 844 }]] as const) {
+    it(`every section is accessible at ${viewport.width}x${viewport.height} (screenshots kept under .tmp/admin-screens)`, async () => {
+      const admin = await makeUser(server.app, { isAdmin: true });
+      mkdirSync(SHOTS, { recursive: true });
       const { page, context } = await person(viewport);
       await signIn(page, admin.email!, admin.password);
-      for (const section of ["", "accounts", "settings", "audit"]) {
+      for (const section of ["", "accounts", "content", "bots", "settings", "audit"]) {
         await page.goto(section ? `/admin/${section}` : "/admin");
         await page.getByRole("heading", { level: 1, name: "Administration" }).waitFor();
         await page.getByRole("heading", { level: 2 }).first().waitFor();
@@ -152,6 +176,6 @@ describe("web app: administration", () => {
       }
       expect(pageProblems(page)).toEqual([]);
       await context.close();
-    }
-  });
+    });
+  }
 });
