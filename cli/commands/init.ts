@@ -48,7 +48,7 @@ export function registerInit(program: Command) {
         [
           result.created ? `Initialised ${result.dataDir}` : `${result.dataDir} was already initialised; settings updated`,
           result.admin ? `Admin account: ${result.admin.username}` : "",
-          `Next: ${socialctl(opts)} serve; the Client API will answer at ${result.baseUrl}/api`,
+          `Next: ${socialctl(opts)} serve; then open ${result.baseUrl} in a browser (the Client API answers at ${result.baseUrl}/api)`,
         ].filter(Boolean).join("\n"),
       );
     });

@@ -31,9 +31,10 @@ export function registerServe(program: Command) {
         const roots = libraryApiRoots(app.config.baseUrl);
         process.stderr.write(
           `\nA new instance was initialised in ${dataDir}.\n` +
+            `Open ${app.config.baseUrl} in a browser to register or sign in.\n` +
             `Client API: ${app.config.baseUrl}/api  ·  Bot API root for grammY, Telegraf, node-telegram-bot-api: ${roots.apiRoot}` +
             `  ·  python-telegram-bot base_url: ${roots.libraries["python-telegram-bot"]}\n` +
-            `Next: ${socialctl(opts)} user create --email E --username U --password P, then ${socialctl(opts)} bot create --owner U --username NAME_bot --name N\n\n`,
+            `From the command line: ${socialctl(opts)} user create --email E --username U --password P, then ${socialctl(opts)} bot create --owner U --username NAME_bot --name N\n\n`,
         );
       }
       let stopping = false;

@@ -3,6 +3,10 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { App } from "../app";
+import type { UserRow } from "../domain/users/table";
+import type { TestClient } from "./client";
+import { quickPerson } from "./fixtures";
 
 /**
  * Browser tests: playwright-core driving the system's chromium (Debian's package; no browser
@@ -85,4 +89,18 @@ export async function withScreenshots(name: string, pages: () => Page[], body: (
     await Promise.all(pages().map((p, i) => p.screenshot({ path: join(SHOTS, `${safe}-${i}.png`), fullPage: true }).catch(() => undefined)));
     throw err;
   }
+}
+
+/**
+ * A person with a fresh account, already signed in (session cookies put in a new browser
+ * profile, no password round trip), looking at the feed. CLIENT acts as the same person
+ * over the API.
+ */
+export async function signedInPage(browser: Browser, server: { app: App; url: string }, username?: string, opts: Parameters<typeof newPerson>[2] = {}): Promise<Person & { client: TestClient; user: UserRow }> {
+  const { user, client } = await quickPerson(server, { username });
+  const person = await newPerson(browser, server.url, opts);
+  const { hostname } = new URL(server.url);
+  await person.context.addCookies([...client.cookies].map(([name, value]) => ({ name, value: encodeURIComponent(value), domain: hostname, path: "/", httpOnly: true, sameSite: "Lax" as const })));
+  await person.page.goto("/");
+  return { ...person, client, user };
 }

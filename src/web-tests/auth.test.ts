@@ -214,12 +214,36 @@ describe("web app: QR sign-in", () => {
     await signIn(phone.page, user.email!, user.password);
     await phone.page.getByRole("heading", { level: 1, name: "Sign in on another device" }).waitFor();
     await phone.page.getByText(`asks to sign in as @${user.username}`).waitFor();
+    await phone.page.getByText("Chrome on Linux").waitFor();
     await expectAccessible(phone.page);
     await phone.page.getByRole("button", { name: "Approve" }).click();
     await phone.page.getByText("Approved").waitFor();
 
     await laptop.page.getByRole("heading", { level: 1, name: "Feed" }).waitFor({ timeout: 15_000 });
     await laptop.page.getByText(`@${user.username}`).first().waitFor();
+    await phone.context.close();
+    await laptop.context.close();
+  });
+
+  it("a refused request tells the asking browser, which can show a new code", async () => {
+    const user = await makeUser(server.app);
+    const laptop = await person();
+    await laptop.page.goto("/");
+    await laptop.page.getByRole("button", { name: "Show a QR code" }).click();
+    const link = await laptop.page.getByLabel("Sign-in link", { exact: true }).inputValue();
+
+    const phone = await person();
+    await phone.page.goto("/");
+    await signIn(phone.page, user.email!, user.password);
+    await phone.page.getByRole("heading", { level: 1, name: "Feed" }).waitFor();
+    await phone.page.goto(link);
+    await phone.page.getByRole("button", { name: "Refuse" }).click();
+    await phone.page.getByText("Refused: the other device was not signed in.").waitFor();
+
+    await laptop.page.getByText("The sign-in was refused on the other device.").waitFor({ timeout: 15_000 });
+    await laptop.page.getByRole("button", { name: "Show a new code" }).click();
+    await laptop.page.getByText("Waiting for approval on your other device…").waitFor();
+    expect(await laptop.page.getByLabel("Sign-in link", { exact: true }).inputValue()).not.toBe(link);
     await phone.context.close();
     await laptop.context.close();
   });

@@ -56,6 +56,31 @@ describe("QR login", () => {
     expect(reapprove.body.error.details.fieldErrors.token).toEqual(["was already used"]);
   });
 
+  test("the request shows the asking device; a refused one can be neither approved nor claimed", async () => {
+    const { client: phone } = await signedInClient(server);
+    const program = new TestClient(server.url);
+    program.userAgent = "Mozilla/5.0 (X11; Linux x86_64) Chrome/150.0 Safari/537.36";
+    const qr = await start(program);
+    const seen = await phone.get(`/api/auth/qr/status?token=${qr.token}`);
+    expect(seen.body.data).toMatchObject({ status: "PENDING", device: { userAgent: program.userAgent, ip: "127.0.0.1" } });
+    expect(Math.abs(Date.parse(seen.body.data.device.requestedAt) - server.clock.now())).toBeLessThan(60_000);
+    expect((await program.post("/api/auth/qr/refuse", { token: qr.token })).status).toBe(401);
+    const refused = await phone.post("/api/auth/qr/refuse", { token: qr.token });
+    expect(refused.status).toBe(200);
+    expect(refused.body.data).toEqual({ status: "REFUSED" });
+    expect(await status(program, qr.token)).toBe("REFUSED");
+    const approve = await phone.post("/api/auth/qr/approve", { token: qr.token });
+    expect(approve.body.error.details.fieldErrors.token).toEqual(["was refused"]);
+    const claim = await program.post("/api/auth/qr/claim", { token: qr.token });
+    expect(claim.status).toBe(400);
+    expect(claim.body.error.details.fieldErrors.token).toEqual(["was refused"]);
+    expect(claim.headers.getSetCookie().some((c) => c.startsWith("auth_access_token="))).toBe(false);
+    // approved first: refusing comes too late
+    const other = await start(program);
+    await phone.post("/api/auth/qr/approve", { token: other.token });
+    expect((await phone.post("/api/auth/qr/refuse", { token: other.token })).body.error.details.fieldErrors.token).toEqual(["was already used"]);
+  });
+
   test("an expired request cannot be approved or claimed", async () => {
     const { client: phone } = await signedInClient(server);
     const program = new TestClient(server.url);

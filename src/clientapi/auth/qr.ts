@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
-import { approveQrLogin, claimQrLogin, getQrStatus, QR_POLL_INTERVAL_MS, startQrLogin } from "../../domain/auth/qr";
+import { approveQrLogin, claimQrLogin, getQrRequest, QR_POLL_INTERVAL_MS, refuseQrLogin, startQrLogin } from "../../domain/auth/qr";
 import { assertUsable } from "../../domain/sessions/service";
 import { findUserById } from "../../domain/users/service";
 import { requestContext } from "../../http/context";
@@ -12,20 +12,36 @@ import { assertRequestDeviceAllowed, openSession } from "./session-cookies";
 
 const TokenBody = t.Object({ token: t.String({ minLength: 1, maxLength: 200 }) });
 
-/** QR login: a program starts and polls; a signed-in device approves; the program claims its session once. */
+/** QR login: a program starts and polls; a signed-in device approves (or refuses); the program claims its session once. */
 export function qrRoutes(app: App) {
   return new Elysia({ name: "client-auth-qr" })
     .use(requestContext(app))
-    .post("/start", async () => {
-      const { token, expiresAt } = await startQrLogin(app.db, app.clock.now());
+    .post("/start", async ({ request, ip }) => {
+      const { token, expiresAt } = await startQrLogin(app.db, app.clock.now(), { userAgent: request.headers.get("user-agent") ?? "", ip });
       return ok({ token, expiresAt: toIso(expiresAt), pollIntervalMs: QR_POLL_INTERVAL_MS, link: `${app.config.baseUrl}/auth/link?t=${token}` });
     })
-    .get("/status", async ({ query }) => ok({ status: await getQrStatus(app.db, app.clock.now(), query.token) }), { query: TokenBody })
+    .get(
+      "/status",
+      async ({ query }) => {
+        // the device is the asker's own: whoever holds the token is the asker or the person deciding
+        const { status, device } = await getQrRequest(app.db, app.clock.now(), query.token);
+        return ok({ status, device: { ...device, requestedAt: toIso(device.requestedAt) } });
+      },
+      { query: TokenBody },
+    )
     .post(
       "/approve",
       async ({ body, user }) => {
         await approveQrLogin(app.db, app.clock.now(), body.token, user.id);
         return ok({ status: "APPROVED" });
+      },
+      { auth: true, body: TokenBody },
+    )
+    .post(
+      "/refuse",
+      async ({ body }) => {
+        await refuseQrLogin(app.db, app.clock.now(), body.token);
+        return ok({ status: "REFUSED" });
       },
       { auth: true, body: TokenBody },
     )

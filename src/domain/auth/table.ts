@@ -35,6 +35,11 @@ export interface QrLoginsTable {
   expires_at: number;
   approved_at: number | null;
   claimed_at: number | null;
+  /** the person refused it on their signed-in device */
+  refused_at: number | null;
+  /** the device that asked, shown to the person who approves */
+  user_agent: string | null;
+  ip: string | null;
   created_at: number;
 }
 

@@ -66,8 +66,12 @@ export function usePagedList<T extends { id: string }>(key: string, load: (curso
   return { items, setItems, loading, error, done, more, reload };
 }
 
-/** Calls ONVISIBLE whenever the returned element's sentinel scrolls into view (infinite scroll). */
-export function useOnVisible(onVisible: () => void) {
+/**
+ * Calls ONVISIBLE whenever the returned sentinel element comes into view (infinite scroll).
+ * It observes anew whenever GENERATION changes (pass the item count): an observer only
+ * reports changes, and a sentinel still in view after a short page would never report again.
+ */
+export function useOnVisible(onVisible: () => void, generation: number) {
   const ref = useRef<HTMLDivElement>(null);
   const cb = useRef(onVisible);
   cb.current = onVisible;
@@ -77,6 +81,6 @@ export function useOnVisible(onVisible: () => void) {
     const io = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && cb.current(), { rootMargin: "600px 0px" });
     io.observe(el);
     return () => io.disconnect();
-  }, []);
+  }, [generation]);
   return ref;
 }

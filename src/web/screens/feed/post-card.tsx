@@ -1,3 +1,4 @@
+import { memo } from "preact/compat";
 import { useState } from "preact/hooks";
 import { Avatar } from "../../components/avatar";
 import { Dialog } from "../../components/dialog";
@@ -12,7 +13,7 @@ import { RichText } from "./rich-text";
 import { MAX_POST_LENGTH } from "./composer";
 
 /** One post in a list or on its own page, with its actions. ONCHANGE gets the new state; ONDELETED runs after a delete. */
-export function PostCard({ post: outer, onChange, onDeleted, headingLevel = 2 }: { post: Post; onChange: (p: Post) => void; onDeleted: (p: Post) => void; headingLevel?: 2 | 3 }) {
+export const PostCard = memo(function PostCard({ post: outer, onChange, onDeleted, headingLevel = 2 }: { post: Post; onChange: (p: Post) => void; onDeleted: (p: Post) => void; headingLevel?: 2 | 3 }) {
   const post = shown(outer);
   const me = account.value;
   const mine = me?.id === post.author.id;
@@ -130,7 +131,7 @@ export function PostCard({ post: outer, onChange, onDeleted, headingLevel = 2 }:
           {post.reposted ? "Reposted" : "Repost"} <span class="count">{formatCount(post.repostCount)}</span>
         </button>
         <button type="button" aria-pressed={post.bookmarked} onClick={() => act(toggleBookmark)}>
-          {post.bookmarked ? "Saved" : "Save"}
+          {post.bookmarked ? "Bookmarked" : "Bookmark"}
         </button>
         {mine && !editing && (
           <>
@@ -158,4 +159,4 @@ export function PostCard({ post: outer, onChange, onDeleted, headingLevel = 2 }:
       )}
     </article>
   );
-}
+});

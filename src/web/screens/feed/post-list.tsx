@@ -1,3 +1,4 @@
+import { useCallback } from "preact/hooks";
 import { Loading } from "../../components/page";
 import { FormError } from "../../components/field";
 import { useOnVisible, type usePagedList } from "../../lib/paged";
@@ -6,9 +7,11 @@ import { PostCard } from "./post-card";
 
 /** Posts of a paged list, loading more as the end comes into view (and by a button, for keyboards). */
 export function PostList({ list, empty }: { list: ReturnType<typeof usePagedList<Post>>; empty: string }) {
-  const sentinel = useOnVisible(list.more);
-  const replace = (p: Post) => list.setItems((items) => items.map((x) => (x.id === p.id ? p : x)));
-  const drop = (p: Post) => list.setItems((items) => items.filter((x) => x.id !== p.id));
+  const sentinel = useOnVisible(list.more, list.items.length);
+  const { setItems } = list;
+  // stable callbacks: appending a page re-renders only the new cards (PostCard is memoised)
+  const replace = useCallback((p: Post) => setItems((items) => items.map((x) => (x.id === p.id ? p : x))), [setItems]);
+  const drop = useCallback((p: Post) => setItems((items) => items.filter((x) => x.id !== p.id)), [setItems]);
   return (
     <div class="post-list">
       {list.items.map((p) => (

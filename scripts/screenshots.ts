@@ -1,0 +1,74 @@
+#!/usr/bin/env bun
+/**
+ * Screenshots of the web app for README ("Using the web app"), taken from the real app: a
+ * test server on loopback seeded through the Client API, chromium at a desktop (1280×800)
+ * and a phone (390×844) size, light and dark. PNGs are palette-quantised by sharp to stay small.
+ *
+ * Usage: bun scripts/screenshots.ts [--out docs/screenshots]
+ */
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Page } from "playwright-core";
+import { loadSharp } from "../src/media/sharp";
+import { launchBrowser, newPerson, signedInPage } from "../src/testing/browser";
+import { quickPerson } from "../src/testing/fixtures";
+import { pngOf } from "../src/testing/media";
+import { postAs } from "../src/testing/posts";
+import { startTestServer } from "../src/testing/server";
+import { postUpload } from "../src/testing/uploads";
+
+const outArg = process.argv.indexOf("--out");
+const out = resolve(import.meta.dir, "..", outArg > 0 ? process.argv[outArg + 1]! : "docs/screenshots");
+mkdirSync(out, { recursive: true });
+
+const server = await startTestServer({ registration: "captcha" });
+const browser = await launchBrowser();
+const sharp = await loadSharp(server.app);
+
+async function shot(page: Page, name: string) {
+  await page.waitForLoadState("networkidle");
+  await Bun.sleep(200);
+  const png = await page.screenshot();
+  const small = await sharp(png).png({ palette: true, quality: 85, compressionLevel: 9 }).toBuffer();
+  await Bun.write(join(out, `${name}.png`), small);
+  console.log(`${name}.png ${Math.round(small.length / 1024)} KB`);
+}
+
+try {
+  // a small world: two people, a photo post, a poll, a conversation under a post
+  const ada = await quickPerson(server, { username: "ada", displayName: "Ada Lovelace" });
+  const grace = await quickPerson(server, { username: "grace", displayName: "Grace Hopper" });
+  const upload = await postUpload(ada.client, "post", await pngOf(server.app, 1200, 600), { filename: "sky.png", type: "image/png" });
+  await postAs(ada.client, { content: "The analytical engine weaves algebraic patterns just as the Jacquard loom weaves flowers and leaves. #engines", imageUrls: [upload.body.data.url] });
+  await postAs(grace.client, { content: "Settle this for the team, please.", poll: { question: "Which should we debug first?", options: ["The moth", "The compiler", "The coffee machine"] } });
+  const talk = await postAs(grace.client, "It's easier to ask forgiveness than it is to get permission. @ada agree?");
+  await ada.client.post(`/api/social/posts/${talk.id}/comments`, { content: "Entirely. Though the engine never asks either." });
+  await ada.client.post(`/api/social/posts/${talk.id}/like`);
+
+  for (const [scheme, viewport, suffix] of [
+    ["light", { width: 1280, height: 800 }, "desktop-light"],
+    ["dark", { width: 390, height: 844 }, "phone-dark"],
+  ] as const) {
+    const visitor = await newPerson(browser, server.url, { viewport, colorScheme: scheme });
+    await visitor.page.goto("/");
+    await visitor.page.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();
+    await shot(visitor.page, `sign-in-${suffix}`);
+    await visitor.context.close();
+
+    const me = await signedInPage(browser, server, `you_${suffix.replace("-", "_")}`, { viewport, colorScheme: scheme });
+    await me.page.getByText("analytical engine").waitFor();
+    await shot(me.page, `feed-${suffix}`);
+    await me.page.goto(`/posts/${talk.id}`);
+    await me.page.getByText("Though the engine never asks").waitFor();
+    await shot(me.page, `post-${suffix}`);
+    await me.context.close();
+  }
+  const phone = await newPerson(browser, server.url, { viewport: { width: 390, height: 844 }, colorScheme: "light" });
+  await phone.page.goto("/auth/register");
+  await phone.page.getByRole("img", { name: /distorted word/ }).waitFor();
+  await shot(phone.page, "register-phone-light");
+  await phone.context.close();
+} finally {
+  await browser.close();
+  await server.stop();
+}

@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { realtimeHub } from "../realtime/hub";
+import { accessibilityViolations, browserAvailable, pageProblems, signedInPage, useBrowser, withScreenshots } from "../testing/browser";
+import { quickPerson } from "../testing/fixtures";
+import { pngOf } from "../testing/media";
+import { postAs } from "../testing/posts";
+import { startTestServer, type TestServer } from "../testing/server";
+
+// The social side of the web app, clicked through in chromium against a real server.
+const run = browserAvailable();
+let server: TestServer;
+const pages: Page[] = [];
+const b = run ? useBrowser() : null;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.stop());
+
+async function person(username?: string, opts: Parameters<typeof signedInPage>[3] = {}) {
+  const p = await signedInPage(b!.browser, server, username, opts);
+  pages.push(p.page);
+  return p;
+}
+
+async function expectAccessible(page: Page) {
+  expect(await accessibilityViolations(page)).toEqual([]);
+}
+
+const it = (name: string, body: () => Promise<void>) => test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 60_000);
+
+const postCard = (page: Page, text: string | RegExp) => page.getByRole("article").filter({ hasText: text });
+
+describe("web app: the feed", () => {
+  it("writes posts with text, an image and a poll; likes, reposts, bookmarks, votes, edits and deletes", async () => {
+    const { page, context } = await person();
+    await page.getByRole("heading", { level: 1, name: "Feed" }).waitFor();
+    await expectAccessible(page);
+
+    const text = page.getByLabel("What's new?");
+    await text.fill("Hello #welcome from the browser");
+    await page.getByText("1,969 characters left").waitFor();
+    await text.fill("x".repeat(2001));
+    await page.getByText("1 characters too many").waitFor();
+    expect(await page.getByRole("button", { name: "Post", exact: true }).isDisabled()).toBe(true);
+    await text.fill("Hello #welcome from the browser");
+
+    await page.getByLabel("Add images").setInputFiles({ name: "blue.png", mimeType: "image/png", buffer: Buffer.from(await pngOf(server.app, 64, 48)) });
+    await page.getByRole("button", { name: "Remove blue.png" }).waitFor();
+    await page.getByRole("progressbar").waitFor({ state: "detached" });
+    await page.getByRole("button", { name: "Post", exact: true }).click();
+    const first = postCard(page, "Hello #welcome from the browser");
+    await first.getByRole("img", { name: "Image attached to the post" }).waitFor();
+    await first.getByRole("link", { name: "#welcome" }).waitFor();
+    expect(await text.inputValue()).toBe("");
+
+    // a poll
+    await page.getByRole("button", { name: "Poll", exact: true }).click();
+    await page.getByLabel("Question (optional)").fill("Tea or coffee?");
+    await page.getByLabel("Choice 1").fill("Tea");
+    await page.getByLabel("Choice 2").fill("Coffee");
+    await page.getByRole("button", { name: "Post", exact: true }).click();
+    const poll = postCard(page, "Tea or coffee?");
+    await poll.getByRole("radio", { name: "Coffee" }).check();
+    await poll.getByRole("button", { name: "Vote" }).click();
+    await poll.getByText("Coffee (your vote)").waitFor();
+    await expectAccessible(page);
+
+    // like, repost, save: each a toggle button that says its state
+    await first.getByRole("button", { name: /^Like/ }).click();
+    await first.getByRole("button", { name: "Liked 1", pressed: true }).waitFor();
+    await first.getByRole("button", { name: "Bookmark" }).click();
+    await first.getByRole("button", { name: "Bookmarked", pressed: true }).waitFor();
+    await first.getByRole("button", { name: /^Repost/ }).click();
+    await first.getByRole("button", { name: "Reposted 1", pressed: true }).waitFor();
+
+    // edit, then delete through the confirmation dialog
+    await first.getByRole("button", { name: "Edit" }).click();
+    await page.getByLabel("Edit your post").fill("Hello again #welcome");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await postCard(page, "Hello again #welcome").getByText("edited").waitFor();
+    await postCard(page, "Tea or coffee?").getByRole("button", { name: "Delete" }).click();
+    const dialog = page.getByRole("dialog", { name: "Delete this post?" });
+    await dialog.waitFor();
+    await expectAccessible(page);
+    await dialog.getByRole("button", { name: "Delete the post" }).click();
+    await postCard(page, "Tea or coffee?").waitFor({ state: "detached" });
+
+    // what the server stored
+    const stored = (await server.app.db.selectFrom("posts").select(["content"]).execute()).map((p) => p.content);
+    expect(stored).toContain("Hello again #welcome");
+    expect(stored).not.toContain("Tea or coffee?");
+    expect(pageProblems(page)).toEqual([]);
+    await context.close();
+  });
+
+  it("comments, replies in a thread, likes a comment, and follows a hashtag link", async () => {
+    const author = await quickPerson(server);
+    const post = await postAs(author.client, `Thread starter #threads${Date.now() % 1000}`);
+    const { page, context } = await person();
+    await page.goto(`/posts/${post.id}`);
+    await page.getByRole("heading", { level: 1, name: `Post by @${author.user.username}` }).waitFor();
+    await page.getByLabel("Write a comment").fill("First comment");
+    await page.getByRole("button", { name: "Comment", exact: true }).click();
+    const comment = page.getByRole("article", { name: /^Comment by/ }).filter({ hasText: "First comment" });
+    await comment.waitFor();
+    await comment.getByRole("button", { name: /^Like/ }).click();
+    await comment.getByRole("button", { name: "Liked 1", pressed: true }).waitFor();
+    await comment.getByRole("button", { name: "Reply" }).click();
+    await page.getByLabel(/^Reply to/).fill("A reply in the thread");
+    await page.getByRole("button", { name: "Reply", exact: true }).last().click();
+    await page.getByRole("list", { name: "Replies" }).getByText("A reply in the thread").waitFor();
+    await expectAccessible(page);
+
+    await page.getByRole("link", { name: post.content.split(" ")[2] }).click();
+    await page.getByRole("heading", { level: 1, name: post.content.split(" ")[2] }).waitFor();
+    await postCard(page, "Thread starter").waitFor();
+    await expectAccessible(page);
+    await context.close();
+  });
+
+  it("scrolls by cursor, announces new posts live, and shows the following feed", async () => {
+    const author = await quickPerson(server);
+    for (let i = 0; i < 45; i++) await postAs(author.client, `Numbered post ${i}`);
+    const { page, context, client } = await person();
+    await page.getByRole("heading", { level: 1, name: "Feed" }).waitFor();
+    await page.getByText("Numbered post 44").waitFor();
+    // the sentinel at the end loads the next page as it comes into view
+    for (let i = 0; i < 10 && !(await page.getByText("Numbered post 0", { exact: true }).count()); i++) {
+      await page.keyboard.press("End");
+      await page.mouse.wheel(0, 20_000);
+      await Bun.sleep(300);
+    }
+    await page.getByText("Numbered post 0", { exact: true }).waitFor();
+    expect(await page.getByRole("article").filter({ hasText: "Numbered post" }).count()).toBe(45);
+
+    // following: nobody yet, then the author after following them
+    await page.getByRole("button", { name: "Following" }).click();
+    await page.getByText("Nobody you follow has posted yet.").waitFor();
+    expect((await client.post(`/api/social/users/${author.user.username}/follow`)).status).toBe(200);
+    await page.getByRole("button", { name: "All" }).click();
+    await page.getByRole("button", { name: "Following" }).click();
+    await page.getByText("Numbered post 44").waitFor();
+
+    // a new post by someone I follow is announced, and shown on request
+    await postAs(author.client, "Fresh off the press");
+    await page.getByRole("button", { name: "1 new post: show" }).click();
+    await postCard(page, "Fresh off the press").waitFor();
+    await context.close();
+  });
+});
+
+describe("web app: the connection", () => {
+  it("shows a lost connection and recovers by itself", async () => {
+    const { page, context } = await person();
+    await page.getByRole("heading", { level: 1, name: "Feed" }).waitFor();
+    await page.waitForFunction(() => !document.querySelector(".connection-banner:not([hidden])"));
+    await Bun.sleep(300);
+    await context.setOffline(true);
+    realtimeHub(server.app).shutdown();
+    await page.getByRole("status").filter({ hasText: "Connection lost. Reconnecting…" }).waitFor();
+    await context.setOffline(false);
+    await page.getByText("Connection lost. Reconnecting…").waitFor({ state: "hidden", timeout: 20_000 });
+    await context.close();
+  });
+});
