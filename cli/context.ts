@@ -4,6 +4,7 @@ import { openApp } from "../src/wiring";
 import { resolveDataDir } from "../src/config";
 import { isInitialised } from "../src/config/layout";
 import { silentLogger } from "../src/lib/log";
+import { reportToRunningServer, type ReportedEvent } from "../src/ops/control";
 import { CliError, type GlobalOptions } from "./output";
 import { socialctl } from "./hints";
 
@@ -15,9 +16,24 @@ export async function withApp<T>(opts: GlobalOptions, fn: (app: App) => Promise<
   const dataDir = resolveDataDir(opts.dataDir);
   if (requireInit && !isInitialised(dataDir)) throw new CliError(`no instance in ${dataDir}: run '${socialctl(opts)} init' first`);
   const app = await openApp({ dataDir, log: silentLogger });
+  // what the command publishes goes nowhere in this process: the running server delivers it
+  const published: ReportedEvent[] = [];
+  const keepLog = app.events.afterPublish;
+  app.events.afterPublish = (e) => {
+    keepLog?.(e);
+    published.push({ userId: e.userId, event: e.event, data: e.data });
+  };
+  const writes = () => (app.storage.sqlite.query("SELECT total_changes() AS n").get() as { n: number }).n;
+  const before = writes();
+  let result: T;
+  let wrote: boolean;
   try {
-    return await fn(app);
+    result = await fn(app);
+    wrote = writes() > before || published.length > 0;
   } finally {
     await app.close();
   }
+  // a change is in effect on the running server (tokens, bans, streams, balances) before the command returns
+  if (wrote) await reportToRunningServer(dataDir, published);
+  return result;
 }

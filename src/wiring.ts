@@ -1,5 +1,9 @@
 import { createApp, type App, type CreateAppOptions } from "./app";
 import { startOpsWorkers } from "./ops";
+import { startControlSocket, type ReportedEvent } from "./ops/control";
+import { realtimeHub } from "./realtime/hub";
+import { forgetBotIdentities } from "./domain/bots/service";
+import { recheckLongPolls } from "./domain/bots/updates";
 import { healthz } from "./ops/health";
 import { installChatHooks } from "./domain/chats/system-account";
 import { installPostsHooks } from "./domain/posts/export";
@@ -49,6 +53,18 @@ function installListeners(app: App): void {
 export function startWorkers(app: App): void {
   startOpsWorkers(app);
   startWebhookWorker(app);
+  startControlSocket(app, (events) => applyReportedChange(app, events));
+}
+
+/**
+ * A change another process (a `socialctl` command) made to the database and reported on the
+ * control socket: cached bot tokens are dropped, the events it published are delivered here,
+ * and streams and parked long polls of whatever it revoked are ended, before it is answered.
+ */
+async function applyReportedChange(app: App, events: ReportedEvent[]): Promise<void> {
+  forgetBotIdentities(app);
+  for (const e of events) app.events.publish(e.userId, e.event, e.data as never);
+  await Promise.all([realtimeHub(app).closeRevoked(), recheckLongPolls(app)]);
 }
 
 /** The root HTTP app: global guards and error mapping (http/server.ts), then every surface by prefix. */

@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
 import type { App } from "../app";
-import { resolveBotToken, type BotWithUser } from "../domain/bots/service";
+import { botAccessError, resolveBotToken, type BotWithUser } from "../domain/bots/service";
 import { uploadVisibleToBot } from "../domain/bots/files";
 import { storedFileResponse } from "../media/serve";
 import { RateLimiter } from "../http/rate-limit";
 import { callBotMethod } from "./dispatcher";
-import { botError, forbiddenBot, toBotErrorBody } from "./errors";
+import { botError, toBotErrorBody } from "./errors";
 import { readParams } from "./params";
 import { omitAbsent } from "./serializers";
 
@@ -35,8 +35,8 @@ const notFoundBody = { ok: false, error_code: 404, description: "Not Found" };
 async function authorisedBot(app: App, limiter: RateLimiter, token: string): Promise<BotWithUser> {
   const found = await resolveBotToken(app, token);
   if (!found) throw botError(401, "Unauthorized");
-  if (found.bot.blocked_at) throw forbiddenBot("bot was blocked by moderation");
-  if (found.bot.disabled_at || found.user.disabled_at) throw forbiddenBot("bot was disabled by its owner");
+  const refused = botAccessError(found, found.bot.token_secret_hash);
+  if (refused) throw refused;
   const decision = limiter.check(`bot:${found.bot.id}`, app.config["limits.botCallsPerMinute"], 60_000, app.clock.now());
   if (!decision.allowed) throw botError(429, `Too Many Requests: retry after ${decision.retryAfter}`, decision.retryAfter);
   return found;

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
 import { startTestServer, type TestServer } from "../testing/server";
 import { makeUser } from "../testing/fixtures";
 import { BOT_IDENTITY_TTL_MS, createBot, findBotByUserId, reissueToken, setBotEnabledByUsername } from "../domain/bots/service";
@@ -175,11 +177,26 @@ describe("profile methods", () => {
     expect((await call(`/bot${fresh}/getWebhookInfo`)).body.result.allowed_updates).toBeUndefined();
   });
 
-  test("a change written by another process (straight to the database) is seen within the cache's lifetime", async () => {
+  test("a change committed by another connection (another process) is seen on the very next call", async () => {
     const owner = await makeUser(server.app);
     const made = await createBot(server.app, { ownerId: owner.id, username: "elsewhere_bot", name: "Elsewhere" });
     expect((await call(`/bot${made.token}/getMe`)).status).toBe(200);
-    await server.app.db.updateTable("bots").set({ disabled_at: Date.now() }).where("id", "=", made.bot.id).execute();
+    // a connection of its own, like a `socialctl` process's: the cache learns of it from data_version
+    const other = new Database(join(server.dataDir, "social.db"));
+    try {
+      other.run("PRAGMA busy_timeout = 5000");
+      other.run("UPDATE bots SET disabled_at = ? WHERE id = ?", [Date.now(), made.bot.id]);
+    } finally {
+      other.close();
+    }
+    expect(await call(`/bot${made.token}/getMe`)).toMatchObject({ status: 403, body: { description: "Forbidden: bot was disabled by its owner" } });
+  });
+
+  test("a change written by this process's other features is seen within the cache's lifetime", async () => {
+    const owner = await makeUser(server.app);
+    const made = await createBot(server.app, { ownerId: owner.id, username: "samewhere_bot", name: "Samewhere" });
+    expect((await call(`/bot${made.token}/getMe`)).status).toBe(200);
+    await server.app.db.updateTable("users").set({ disabled_at: Date.now() }).where("id", "=", made.user.id).execute();
     await Bun.sleep(BOT_IDENTITY_TTL_MS + 50);
     expect(await call(`/bot${made.token}/getMe`)).toMatchObject({ status: 403, body: { description: "Forbidden: bot was disabled by its owner" } });
   });

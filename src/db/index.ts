@@ -14,6 +14,12 @@ export interface Storage {
   db: Db;
   /** The raw connection, for the storage and search modules only (backups, FTS, pragmas). */
   sqlite: SqliteDatabase;
+  /**
+   * SQLite's PRAGMA data_version: it changes when another connection (another process: the
+   * CLI beside a running server) commits, never for this connection's own writes. Caches of
+   * rows other processes may change compare it on every read (a few microseconds).
+   */
+  dataVersion(): number;
   close(): Promise<void>;
 }
 
@@ -27,12 +33,15 @@ export function openStorage(path: string): Storage {
   sqlite.exec("PRAGMA foreign_keys = ON");
   const db = new Kysely<Database>({ dialect: bunSqliteDialect(sqlite) });
   let closed = false;
+  const dataVersion = sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version");
   return {
     db,
     sqlite,
+    dataVersion: () => dataVersion.get()!.data_version,
     async close() {
       if (closed) return;
       closed = true;
+      dataVersion.finalize();
       try {
         sqlite.exec("PRAGMA optimize");
       } catch {

@@ -150,8 +150,7 @@ export class RealtimeHub {
 
   /** Heartbeats, resume-log pruning, and closing streams whose session ended by other means. */
   private async tick(): Promise<void> {
-    const now = this.app.clock.now();
-    this.log.prune(now);
+    this.log.prune(this.app.clock.now());
     for (const entry of this.live) {
       try {
         entry.sink.heartbeat();
@@ -159,13 +158,30 @@ export class RealtimeHub {
         this.close(entry, "too-slow");
       }
     }
+    await this.closeRevoked();
+  }
+
+  /**
+   * Closes every stream whose session may no longer be used: signed out or expired, its
+   * account disabled or deleted, its device banned. Run by the heartbeat, and at once when
+   * another process (the CLI) reports a change.
+   */
+  async closeRevoked(): Promise<void> {
+    const now = this.app.clock.now();
     const bySession = new Map<number, Live[]>();
     for (const entry of this.live) bySession.set(entry.sessionId, [...(bySession.get(entry.sessionId) ?? []), entry]);
     const ids = [...bySession.keys()];
     for (let i = 0; i < ids.length; i += SESSION_CHECK_CHUNK) {
       const chunk = ids.slice(i, i + SESSION_CHECK_CHUNK);
-      const rows = await this.app.db.selectFrom("sessions").select(["id", "revoked_at", "refresh_expires_at"]).where("id", "in", chunk).execute();
-      const alive = new Set(rows.filter((r) => r.revoked_at === null && r.refresh_expires_at > now).map((r) => r.id));
+      const rows = await this.app.db
+        .selectFrom("sessions")
+        .innerJoin("users", "users.id", "sessions.user_id")
+        .leftJoin("banned_devices", "banned_devices.device_id", "sessions.device_id")
+        .select(["sessions.id", "sessions.revoked_at", "sessions.refresh_expires_at", "users.disabled_at", "users.deleted_at", "banned_devices.id as banned"])
+        .where("sessions.id", "in", chunk)
+        .execute();
+      const usable = rows.filter((r) => r.revoked_at === null && r.refresh_expires_at > now && r.disabled_at === null && r.deleted_at === null && r.banned === null);
+      const alive = new Set(usable.map((r) => r.id));
       for (const id of chunk) if (!alive.has(id)) for (const entry of bySession.get(id) ?? []) this.close(entry, "revoked");
     }
   }

@@ -82,10 +82,11 @@ export async function findBotByToken(db: Db, token: string): Promise<BotWithUser
  * How long a resolved token is trusted without reading the database again. Every change
  * made through this module (reissue, enable/disable, privacy, description, commands,
  * webhook, allowed_updates) forgets all cached bots at once, so within this process those
- * take effect on the very next call. The seam: changes made by ANOTHER process (a
- * `socialctl bot disable` / `token --reissue` against the data dir of a running server) or to
- * the bot's account row by other features (account disabled or deleted) reach a serving
- * process after at most this long. Several serving processes would each keep their own cache.
+ * take effect on the very next call; a commit by ANOTHER process (a `socialctl bot disable` /
+ * `token --reissue` against the data dir of a running server) changes the database's
+ * data_version, which every read compares, so those too take effect on the next call. What
+ * remains bounded by this lifetime: this process's other features changing the bot's account
+ * row (account disabled or deleted in-process).
  */
 export const BOT_IDENTITY_TTL_MS = 1000;
 const BOT_IDENTITY_MAX = 10_000;
@@ -93,10 +94,12 @@ const BOT_IDENTITY_MAX = 10_000;
 interface IdentityCache {
   /** bumped by every bots write in this process; entries of an older generation are stale */
   generation: number;
+  /** the database's data_version when the entries were read: another process's commit changes it */
+  dataVersion: number;
   byUserId: Map<number, { found: BotWithUser; generation: number; expiresAt: number }>;
 }
 
-const identities = defineService<IdentityCache>("bots:identity-cache", () => ({ generation: 0, byUserId: new Map() }));
+const identities = defineService<IdentityCache>("bots:identity-cache", (app) => ({ generation: 0, dataVersion: app.storage.dataVersion(), byUserId: new Map() }));
 
 const identityCache = (app: App): IdentityCache => app.services.get(identities);
 
@@ -118,6 +121,13 @@ export async function resolveBotToken(app: App, token: string): Promise<BotWithU
   const userId = accountIdOf(Number(m[1]));
   const cache = identityCache(app);
   const now = performance.now();
+  // another process committed (a `socialctl bot token --reissue`, `bot disable`, `user
+  // disable`): nothing cached may be trusted, whichever rows it changed
+  const version = app.storage.dataVersion();
+  if (version !== cache.dataVersion) {
+    forgetBotIdentities(app);
+    cache.dataVersion = version;
+  }
   const hit = cache.byUserId.get(userId);
   let found: BotWithUser | null;
   if (hit && hit.generation === cache.generation && hit.expiresAt > now) {
@@ -133,6 +143,18 @@ export async function resolveBotToken(app: App, token: string): Promise<BotWithU
     }
   }
   return safeEqual(found.bot.token_secret_hash, sha256Hex(m[2]!)) ? found : null;
+}
+
+/**
+ * Why a Bot API call made with a token whose secret hashes to TOKEN_HASH is refused, given
+ * the bot as it is now (FOUND, null when gone): 401 for an unknown or reissued token, 403 for
+ * a bot blocked by moderation or disabled (itself or its account); null when it may go on.
+ */
+export function botAccessError(found: BotWithUser | null, tokenHash: string): AppError | null {
+  if (!found || !safeEqual(found.bot.token_secret_hash, tokenHash)) return new AppError(401, "BOT_API", "Unauthorized");
+  if (found.bot.blocked_at) return new AppError(403, "BOT_API", "Forbidden: bot was blocked by moderation");
+  if (found.bot.disabled_at || found.user.disabled_at) return new AppError(403, "BOT_API", "Forbidden: bot was disabled by its owner");
+  return null;
 }
 
 /** Every column of a bots row; the record type makes a column added to BotsTable fail to compile until listed here. */

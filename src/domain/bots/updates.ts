@@ -3,7 +3,7 @@ import type { Db } from "../../db";
 import { precompiled } from "../../db/compiled";
 import { AppError } from "../../lib/errors";
 import { releasePressWaiters } from "./callbacks";
-import { forgetBotIdentities } from "./service";
+import { botAccessError, findBotByUserId, forgetBotIdentities } from "./service";
 import type { BotRow, BotUpdateRow } from "./table";
 
 /** Kinds of Update this server emits. */
@@ -16,9 +16,12 @@ export interface QueuedUpdate {
 }
 
 interface Waiter {
+  /** the bot's account and the token hash the call was made with, to tell when they are revoked */
+  botUserId: number;
+  tokenHash: string;
   wake(): void;
-  /** ends the waiting call with 409 (another getUpdates started) */
-  conflict(): void;
+  /** ends the waiting call with ERR (409: another getUpdates started; 401/403: token revoked, bot disabled) */
+  fail(err: AppError): void;
 }
 
 /** In-process state of the bot feature for one App: long-poll waiters and the webhook kick. */
@@ -137,7 +140,7 @@ export async function pollUpdates(
   opts: { offset?: number; limit: number; timeoutMs: number; signal?: AbortSignal },
 ): Promise<QueuedUpdate[]> {
   const rt = botRuntime(app);
-  rt.waiters.get(bot.id)?.conflict();
+  rt.waiters.get(bot.id)?.fail(conflictTerminated());
   if (opts.offset !== undefined) await acknowledge(app, bot.id, opts.offset);
   const first = await pending(app, bot.id, opts.limit);
   if (first.length > 0 || opts.timeoutMs <= 0 || rt.closing) return first;
@@ -154,9 +157,11 @@ export async function pollUpdates(
         finish();
         resolve();
       },
-      conflict: () => {
+      botUserId: bot.user_id,
+      tokenHash: bot.token_secret_hash,
+      fail: (err) => {
         finish();
-        reject(conflictTerminated());
+        reject(err);
       },
     };
     const timer = setTimeout(waiter.wake, opts.timeoutMs);
@@ -164,7 +169,23 @@ export async function pollUpdates(
     rt.waiters.set(bot.id, waiter);
     if (opts.signal?.aborted) waiter.wake();
   });
+  // the token may have been reissued or the bot disabled (by another process) while the call
+  // waited: what is queued now is not for this caller
+  const revoked = botAccessError(await findBotByUserId(app.db, bot.user_id), bot.token_secret_hash);
+  if (revoked) throw revoked;
   return pending(app, bot.id, opts.limit);
+}
+
+/**
+ * Ends, with the error a new call would get, every waiting getUpdates whose token was
+ * reissued or whose bot was disabled or blocked since it started: after another process
+ * (the CLI) changed bots, so the change reaches parked calls, not only new ones.
+ */
+export async function recheckLongPolls(app: App): Promise<void> {
+  for (const waiter of [...botRuntime(app).waiters.values()]) {
+    const revoked = botAccessError(await findBotByUserId(app.db, waiter.botUserId), waiter.tokenHash);
+    if (revoked) waiter.fail(revoked);
+  }
 }
 
 export async function dropPendingUpdates(app: App, botId: number): Promise<void> {
