@@ -8,7 +8,7 @@ import { useOnVisible, type usePagedList } from "../lib/paged";
  * NOUN names the items in the button and the loading note ("notifications").
  */
 export function ListFooter({ list, noun, empty }: { list: Pick<ReturnType<typeof usePagedList<{ id: string }>>, "items" | "loading" | "done" | "error" | "more" | "reload">; noun: string; empty: string }) {
-  const sentinel = useOnVisible(list.more);
+  const sentinel = useOnVisible(list.more, list.items.length);
   return (
     <>
       {!list.loading && list.done && list.items.length === 0 && !list.error && <p class="empty">{empty}</p>}
