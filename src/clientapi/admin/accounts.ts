@@ -15,7 +15,7 @@ import { fieldError, notFound } from "../../lib/errors";
 import { decodeCursor, parseLimit } from "../../lib/paging";
 import { PageQuery } from "../input";
 import { serializeAccount } from "../serializers/account";
-import { adminContext, audit } from "./guard";
+import { adminContext, logged } from "./guard";
 
 const UsernameParams = t.Object({ username: t.String({ minLength: 1, maxLength: 64 }) });
 const SearchQuery = t.Object({ q: t.Optional(t.String({ maxLength: 200 })), ...PageQuery.properties });
@@ -63,9 +63,13 @@ const label = (u: UserRow) => `@${u.username}`;
  * password, reset two-factor, grant stars: the `socialctl user` and `stars grant` commands.
  */
 export function adminAccountRoutes(app: App) {
-  const act = async (admin: UserRow, target: UserRow, action: string, details: Record<string, unknown> = {}) => {
-    await audit(app, admin, { action, target: { type: "account", id: target.cuid, label: label(target) }, details });
-    return ok({ account: serializeAdminAccount(app, (await requireTarget(app, target.username))) , ...details });
+  /**
+   * Runs CHANGE on TARGET under its audit entry (PARAMS: what the admin asked for; the change
+   * returns its outcome), then answers with the account as it is now, the params and the outcome.
+   */
+  const act = async (admin: UserRow, target: UserRow, action: string, change: () => Promise<Record<string, unknown>>, params: Record<string, unknown> = {}) => {
+    const outcome = await logged(app, admin, [{ action, target: { type: "account", id: target.cuid, label: label(target) }, details: params }], change, (details) => ({ details }));
+    return ok({ account: serializeAdminAccount(app, await requireTarget(app, target.username)), ...params, ...outcome });
   };
 
   return new Elysia({ name: "admin-accounts" })
@@ -92,9 +96,17 @@ export function adminAccountRoutes(app: App) {
       "/",
       async ({ admin, body }) => {
         // as `socialctl user create`: every field validated by the domain, the admin flag optional
-        const created = await createUser(app.db, app.clock.now(), { email: body.email, username: body.username, password: body.password, displayName: body.displayName, isAdmin: body.admin, verified: body.verified });
+        const params = { admin: body.admin === true, verified: body.verified === true };
+        // logged by the username asked for; the new account's id completes the entry
+        const created = await logged(
+          app,
+          admin,
+          [{ action: "account.create", target: { type: "account", id: body.username, label: `@${body.username}` }, details: params }],
+          () => createUser(app.db, app.clock.now(), { email: body.email, username: body.username, password: body.password, displayName: body.displayName, isAdmin: body.admin, verified: body.verified }),
+          (u) => ({ target: { type: "account", id: u.cuid, label: label(u) } }),
+        );
         await app.hooks.emit("user:created", { userId: created.id });
-        return act(admin, created, "account.create", { admin: created.is_admin === 1, verified: created.email_verified_at !== null });
+        return ok({ account: serializeAdminAccount(app, created) });
       },
       { admin: true, body: CreateBody },
     )
@@ -104,8 +116,7 @@ export function adminAccountRoutes(app: App) {
       async ({ admin, params }) => {
         const target = await requireTarget(app, params.username);
         refuseSelf(admin, target, "disable");
-        const { sessionsRevoked } = await setAccountDisabled(app, target.id, true);
-        return act(admin, target, "account.disable", { sessionsRevoked });
+        return act(admin, target, "account.disable", () => setAccountDisabled(app, target.id, true));
       },
       { admin: true, params: UsernameParams },
     )
@@ -113,8 +124,7 @@ export function adminAccountRoutes(app: App) {
       "/:username/enable",
       async ({ admin, params }) => {
         const target = await requireTarget(app, params.username);
-        await setAccountDisabled(app, target.id, false);
-        return act(admin, target, "account.enable");
+        return act(admin, target, "account.enable", async () => (await setAccountDisabled(app, target.id, false), {}));
       },
       { admin: true, params: UsernameParams },
     )
@@ -123,8 +133,7 @@ export function adminAccountRoutes(app: App) {
       async ({ admin, params }) => {
         const target = await requireTarget(app, params.username);
         refuseSelf(admin, target, "ban the devices of");
-        const bannedDevices = await banUserDevices(app.db, app.clock.now(), target.id);
-        return act(admin, target, "account.ban-devices", { bannedDevices });
+        return act(admin, target, "account.ban-devices", async () => ({ bannedDevices: await banUserDevices(app.db, app.clock.now(), target.id) }));
       },
       { admin: true, params: UsernameParams },
     )
@@ -132,8 +141,7 @@ export function adminAccountRoutes(app: App) {
       "/:username/unban-devices",
       async ({ admin, params }) => {
         const target = await requireTarget(app, params.username);
-        const unbannedDevices = await unbanUserDevices(app.db, target.id);
-        return act(admin, target, "account.unban-devices", { unbannedDevices });
+        return act(admin, target, "account.unban-devices", async () => ({ unbannedDevices: await unbanUserDevices(app.db, target.id) }));
       },
       { admin: true, params: UsernameParams },
     )
@@ -143,8 +151,7 @@ export function adminAccountRoutes(app: App) {
         const target = await requireTarget(app, params.username);
         if (!Number.isInteger(body.minutes) || body.minutes < 1 || body.minutes > MAX_POSTING_BLOCK_MINUTES) throw fieldError("minutes", `must be an integer from 1 to ${MAX_POSTING_BLOCK_MINUTES}`);
         const now = app.clock.now();
-        await setPostingBlockedUntil(app.db, now, target.id, now + body.minutes * 60_000);
-        return act(admin, target, "account.block-posting", { minutes: body.minutes });
+        return act(admin, target, "account.block-posting", async () => (await setPostingBlockedUntil(app.db, now, target.id, now + body.minutes * 60_000), {}), { minutes: body.minutes });
       },
       { admin: true, params: UsernameParams, body: BlockPostingBody },
     )
@@ -152,8 +159,7 @@ export function adminAccountRoutes(app: App) {
       "/:username/unblock-posting",
       async ({ admin, params }) => {
         const target = await requireTarget(app, params.username);
-        await setPostingBlockedUntil(app.db, app.clock.now(), target.id, null);
-        return act(admin, target, "account.unblock-posting");
+        return act(admin, target, "account.unblock-posting", async () => (await setPostingBlockedUntil(app.db, app.clock.now(), target.id, null), {}));
       },
       { admin: true, params: UsernameParams },
     )
@@ -163,9 +169,10 @@ export function adminAccountRoutes(app: App) {
         const target = await requireTarget(app, params.username);
         refuseSelf(admin, target, "set a password for (change your own in the account settings)");
         // as `socialctl user set-password`: the new password signs the account out everywhere
-        await setPassword(app.db, app.clock.now(), target.id, body.password);
-        const sessionsRevoked = await revokeSessionsAndNotify(app, target.id, null);
-        return act(admin, target, "account.set-password", { sessionsRevoked });
+        return act(admin, target, "account.set-password", async () => {
+          await setPassword(app.db, app.clock.now(), target.id, body.password);
+          return { sessionsRevoked: await revokeSessionsAndNotify(app, target.id, null) };
+        });
       },
       { admin: true, params: UsernameParams, body: PasswordBody },
     )
@@ -174,8 +181,7 @@ export function adminAccountRoutes(app: App) {
       async ({ admin, params, body }) => {
         const target = await requireTarget(app, params.username);
         // as `socialctl stars grant`: the only way stars enter the system
-        const balance = await grantStars(app, target.id, body.amount, body.reason);
-        return act(admin, target, "stars.grant", { amount: body.amount, reason: body.reason ?? null, balance });
+        return act(admin, target, "stars.grant", async () => ({ balance: await grantStars(app, target.id, body.amount, body.reason) }), { amount: body.amount, reason: body.reason ?? null });
       },
       { admin: true, params: UsernameParams, body: GrantBody },
     )
@@ -183,8 +189,7 @@ export function adminAccountRoutes(app: App) {
       "/:username/reset-two-factor",
       async ({ admin, params }) => {
         const target = await requireTarget(app, params.username);
-        await clearTwoFactor(app.db, app.clock.now(), target.id);
-        return act(admin, target, "account.reset-two-factor", { previousMethod: target.two_factor_method });
+        return act(admin, target, "account.reset-two-factor", async () => (await clearTwoFactor(app.db, app.clock.now(), target.id), {}), { previousMethod: target.two_factor_method });
       },
       { admin: true, params: UsernameParams },
     );

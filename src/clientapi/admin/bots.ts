@@ -5,7 +5,7 @@ import type { UserRow } from "../../domain/users/table";
 import { ok } from "../../http/envelope";
 import { toIso } from "../../lib/clock";
 import { notFound } from "../../lib/errors";
-import { adminContext, audit } from "./guard";
+import { adminContext, logged } from "./guard";
 
 const UsernameParams = t.Object({ username: t.String({ minLength: 1, maxLength: 64 }) });
 
@@ -37,8 +37,7 @@ export function adminBotRoutes(app: App) {
   const act = (action: string, change: (found: BotWithUser) => Promise<BotWithUser["bot"]>) =>
     async ({ admin, params }: { admin: UserRow; params: { username: string } }) => {
       const found = await requireBot(params.username);
-      const bot = await change(found);
-      await audit(app, admin, { action, target: { type: "bot", id: bot.cuid, label: `@${found.user.username}` } });
+      const bot = await logged(app, admin, [{ action, target: { type: "bot", id: found.bot.cuid, label: `@${found.user.username}` } }], () => change(found));
       const owners = await ownerNames([bot.owner_id]);
       return ok({ bot: serializeAdminBot({ bot, user: found.user }, owners.get(bot.owner_id) ?? null) });
     };

@@ -8,7 +8,7 @@ import type { UserRow } from "../../domain/users/table";
 import { ok } from "../../http/envelope";
 import { toIso } from "../../lib/clock";
 import { notFound } from "../../lib/errors";
-import { adminContext, audit } from "./guard";
+import { adminContext, logged } from "./guard";
 
 const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });
 
@@ -62,12 +62,8 @@ export function adminContentRoutes(app: App) {
   const preview = (kind: ContentItem["kind"]) => async ({ params }: { params: { id: string } }) => ok({ content: show(await find(kind, params.id)) });
   const remove = (kind: ContentItem["kind"]) => async ({ admin, params }: { admin: UserRow; params: { id: string } }) => {
     const found = await find(kind, params.id);
-    await removers[kind](found.item);
-    await audit(app, admin, {
-      action: `${kind}.remove`,
-      target: { type: kind as AuditTargetType, id: found.item.id, label: `@${found.author.username ?? "?"}: ${excerpt(found.item.text)}` },
-      details: { author: found.author.username },
-    });
+    const entry = { action: `${kind}.remove`, target: { type: kind as AuditTargetType, id: found.item.id, label: `@${found.author.username ?? "?"}: ${excerpt(found.item.text)}` }, details: { author: found.author.username } };
+    await logged(app, admin, [entry], () => removers[kind](found.item));
     return ok({ removed: show(found) });
   };
   const opts = { admin: true, params: IdParams } as const;

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { App } from "../../app";
-import { recordAdminAction, type AdminAction } from "../../domain/admin/audit";
+import { audited, type AdminAction } from "../../domain/admin/audit";
 import type { UserRow } from "../../domain/users/table";
 import { checkSignedIn, requestContext, requireSignedIn } from "../../http/context";
 import { forbidden } from "../../lib/errors";
@@ -23,5 +23,6 @@ export function adminContext(app: App) {
   });
 }
 
-/** Writes the audit entry of an action ADMIN has just taken (who, what, target, when). */
-export const audit = (app: App, admin: UserRow, entry: AdminAction) => recordAdminAction(app.db, app.clock.now(), admin, entry);
+/** Runs ACTION under its audit entries (who, what, target, when): see `audited`. */
+export const logged = <R>(app: App, admin: UserRow, entries: AdminAction[], action: () => Promise<R>, outcome?: (result: R) => Partial<AdminAction>) =>
+  audited(app.db, app.clock.now(), admin, entries, action, outcome);

@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
-import { applyLiveSettings, liveSettings } from "../../domain/admin/settings";
+import { applyLiveSettings, liveSettings, planLiveSettings } from "../../domain/admin/settings";
 import { ok } from "../../http/envelope";
-import { adminContext, audit } from "./guard";
+import { adminContext, logged } from "./guard";
 
 /** key → new value; each value is validated by its key's own parser, as `config set` does. */
 const PatchBody = t.Record(t.String({ maxLength: 100 }), t.Union([t.String({ maxLength: 10_000 }), t.Number(), t.Boolean()]));
@@ -18,10 +18,9 @@ export function adminSettingsRoutes(app: App) {
     .patch(
       "/",
       async ({ admin, body }) => {
-        const changes = applyLiveSettings(app, body);
-        for (const c of changes) {
-          await audit(app, admin, { action: "setting.change", target: { type: "setting", id: c.key, label: c.key }, details: { from: c.from, to: c.to } });
-        }
+        const changes = planLiveSettings(app, body);
+        const entries = changes.map((c) => ({ action: "setting.change", target: { type: "setting" as const, id: c.key, label: c.key }, details: { from: c.from, to: c.to } }));
+        await logged(app, admin, entries, async () => applyLiveSettings(app, changes));
         return ok({ settings: liveSettings(app), changed: changes.map((c) => c.key) });
       },
       { admin: true, body: PatchBody },

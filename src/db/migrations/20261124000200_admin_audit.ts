@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 
 /**
  * The admin audit log: one row per action an administrator took through the admin API
- * (who, what, on what, when). Rows are only ever appended. The actor's and target's names
+ * (who, what, on what, when), written before the action runs. The actor's and target's names
  * are copied in, so the log still reads after an account is renamed or deleted.
  */
 export async function up(db: Kysely<any>): Promise<void> {

@@ -14,12 +14,11 @@ export interface SettingChange {
 }
 
 /**
- * Validates every value exactly as `socialctl config set` does (each key's own parser), then
- * stores them in the config file (so a restart keeps them) and applies them to the running
- * server: the next request sees them. Nothing changes unless every value is valid. Keys that
- * only take effect at start-up are refused, naming the CLI command instead.
+ * Validates every value exactly as `socialctl config set` does (each key's own parser) and
+ * returns the changes it would make; nothing is applied. Keys that only take effect at
+ * start-up are refused, naming the CLI command instead. Any bad value fails the whole set.
  */
-export function applyLiveSettings(app: App, raw: Record<string, string | number | boolean>): SettingChange[] {
+export function planLiveSettings(app: App, raw: Record<string, string | number | boolean>): SettingChange[] {
   const errors: FieldErrors = {};
   const parsed: Partial<Record<ConfigKey, unknown>> = {};
   for (const [key, value] of Object.entries(raw)) {
@@ -35,8 +34,12 @@ export function applyLiveSettings(app: App, raw: Record<string, string | number 
   }
   if (Object.keys(errors).length) throw validationError(errors);
   if (Object.keys(parsed).length === 0) throw validationError({ body: ["give at least one setting to change"] });
-  const changes = (Object.keys(parsed) as ConfigKey[]).map((key) => ({ key, from: app.config[key], to: parsed[key] }));
-  storeConfigValues(app.dataDir, parsed);
-  app.reconfigure(parsed);
-  return changes;
+  return (Object.keys(parsed) as ConfigKey[]).map((key) => ({ key, from: app.config[key], to: parsed[key] }));
+}
+
+/** Stores planned CHANGES in the config file (so a restart keeps them) and applies them to the running server: the next request sees them. */
+export function applyLiveSettings(app: App, changes: SettingChange[]): void {
+  const values = Object.fromEntries(changes.map((c) => [c.key, c.to])) as Partial<Record<ConfigKey, unknown>>;
+  storeConfigValues(app.dataDir, values);
+  app.reconfigure(values);
 }

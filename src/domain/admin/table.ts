@@ -2,7 +2,10 @@ import type { Generated, Selectable } from "kysely";
 
 export type AuditTargetType = "account" | "post" | "comment" | "story" | "bot" | "setting";
 
-/** One action an administrator took; appended, never changed. */
+/**
+ * One action an administrator took: written before the action runs, completed with its outcome
+ * (details), withdrawn if the domain refused it (see `audited`).
+ */
 export interface AdminAuditTable {
   id: Generated<number>;
   cuid: string;
