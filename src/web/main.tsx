@@ -6,5 +6,6 @@ import "./styles/shell.css";
 import "./styles/feed.css";
 import "./styles/admin.css";
 import "./styles/personal.css";
+import "./styles/chat.css";
 
 render(<App />, document.getElementById("app")!);

@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { accessibilityViolations, browserAvailable, pageProblems, useBrowser, withScreenshots } from "../testing/browser";
+import { signedInBrowser } from "../testing/web-people";
+import { startTestServer, type TestServer } from "../testing/server";
+
+// Two people chatting live in two browser pages against a real server.
+const run = browserAvailable();
+let server: TestServer;
+const pages: Page[] = [];
+const b = run ? useBrowser() : null;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.stop());
+
+async function person(name: string, opts: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark" } = {}) {
+  const p = await signedInBrowser(b!.browser, server, { ...opts, username: `${name}_${Math.random().toString(36).slice(2, 6)}`, displayName: name });
+  pages.push(p.page);
+  return p;
+}
+
+const it = (name: string, body: () => Promise<void>) => test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 60_000);
+const messageItem = (page: Page, text: string | RegExp) => page.getByRole("listitem").filter({ has: page.locator(".msg-text", { hasText: text }) });
+
+describe("web app: chats", () => {
+  it("two people chat live: list order and unread count, typing, reply, edit, reactions, read marker, delete", async () => {
+    const ann = await person("Ann");
+    const bob = await person("Bob");
+    await bob.page.goto("/dashboard/messages");
+    await bob.page.getByRole("heading", { level: 1, name: "Messages" }).waitFor();
+    await bob.page.getByText("No chats yet").waitFor();
+
+    // Ann opens the chat by Bob's username; the address becomes the chat's own
+    await ann.page.goto(`/dashboard/messages?user=${bob.user.username}`);
+    await ann.page.getByRole("heading", { level: 2, name: "Bob" }).waitFor();
+    expect(ann.page.url()).toMatch(/\/dashboard\/messages\/[a-z0-9]+$/);
+    await ann.page.getByLabel("Message", { exact: true }).fill("Hello Bob, *this* is Ann");
+    await ann.page.getByRole("button", { name: "Send" }).click();
+    await messageItem(ann.page, "Hello Bob").waitFor();
+
+    // Bob's list shows the new chat with one unread message, live
+    const row = bob.page.getByRole("link", { name: /Ann/ });
+    await row.waitFor();
+    await row.getByLabel("1 unread").waitFor();
+    await row.click();
+    await messageItem(bob.page, "Hello Bob").waitFor();
+    await bob.page.getByRole("link", { name: /Ann/ }).getByLabel("1 unread").waitFor({ state: "detached" });
+    // Ann sees that Bob read it
+    await messageItem(ann.page, "Hello Bob").getByText("Read").waitFor();
+
+    // typing shows on the other side
+    await bob.page.getByLabel("Message", { exact: true }).pressSequentially("Hi", { delay: 20 });
+    await ann.page.getByText(`${bob.user.username} is typing…`).waitFor();
+
+    // Bob replies to Ann's message
+    await messageItem(bob.page, "Hello Bob").getByRole("button", { name: "Message actions" }).click();
+    await bob.page.getByRole("button", { name: "Reply", exact: true }).click();
+    await bob.page.getByText(`Replying to @${ann.user.username}`).waitFor();
+    await bob.page.getByLabel("Message", { exact: true }).fill("Hi Ann! #welcome /help");
+    await bob.page.getByLabel("Message", { exact: true }).press("Enter");
+    const reply = messageItem(ann.page, "Hi Ann!");
+    await reply.waitFor();
+    await reply.getByText(`@${ann.user.username}`, { exact: true }).waitFor();
+    await reply.getByRole("link", { name: "#welcome" }).waitFor();
+
+    // Ann reacts; Bob sees the reaction
+    await reply.getByRole("button", { name: "Message actions" }).click();
+    await ann.page.getByRole("button", { name: "React 👍" }).click();
+    await messageItem(bob.page, "Hi Ann!").getByRole("button", { name: "👍 1" }).waitFor();
+
+    // Ann edits her message; Bob sees the new text, marked edited
+    await messageItem(ann.page, "Hello Bob").getByRole("button", { name: "Message actions" }).click();
+    await ann.page.getByRole("button", { name: "Edit", exact: true }).click();
+    await ann.page.getByLabel("Message", { exact: true }).fill("Hello Bob (edited by Ann)");
+    await ann.page.getByRole("button", { name: "Save" }).click();
+    await messageItem(bob.page, "Hello Bob (edited by Ann)").locator(".msg-meta").getByText("edited").waitFor();
+
+    // pinning shows the pinned bar to both
+    await messageItem(ann.page, "Hi Ann!").getByRole("button", { name: "Message actions" }).click();
+    await ann.page.getByRole("button", { name: "Pin", exact: true }).click();
+    await bob.page.getByRole("button", { name: /Pinned message Hi Ann!/ }).waitFor();
+
+    // Bob deletes his reply for everyone; it disappears from Ann's page
+    await messageItem(bob.page, "Hi Ann!").getByRole("button", { name: "Message actions" }).click();
+    await bob.page.getByRole("button", { name: "Delete for everyone" }).click();
+    await messageItem(ann.page, "Hi Ann!").waitFor({ state: "detached" });
+
+    // the newest chat moves to the top of Ann's list when a second person writes
+    const cat = await person("Cat");
+    await ann.page.goto("/dashboard/messages");
+    const opened = await cat.client.post(`/api/social/users/${ann.user.username}/message`, {});
+    await cat.client.post(`/api/social/messages/${opened.body.data.conversationId}`, { content: "Cat here" });
+    await ann.page.locator(".chat-row").first().filter({ hasText: "Cat here" }).waitFor();
+
+    expect(await accessibilityViolations(ann.page)).toEqual([]);
+    expect(await accessibilityViolations(bob.page)).toEqual([]);
+    expect(pageProblems(ann.page)).toEqual([]);
+    expect(pageProblems(bob.page)).toEqual([]);
+    await ann.context.close();
+    await bob.context.close();
+    await cat.context.close();
+  });
+
+  it("history: older pages on scrolling up, day separators, a failed send retried once", async () => {
+    const dan = await person("Dan");
+    const eve = await person("Eve", { viewport: { width: 390, height: 844 }, colorScheme: "dark" });
+    const cid = (await dan.client.post(`/api/social/users/${eve.user.username}/message`, {})).body.data.conversationId;
+    for (let i = 1; i <= 90; i++) {
+      if (i === 46) server.clock.advance(2 * 86_400_000);
+      expect((await dan.client.post(`/api/social/messages/${cid}`, { content: `number ${i}` })).status).toBe(200);
+    }
+    await eve.page.goto(`/dashboard/messages/${cid}`);
+    await messageItem(eve.page, "number 90").waitFor();
+    // on a phone the open chat replaces the list; Back returns to it
+    expect(await eve.page.getByRole("heading", { level: 2, name: "Chats" }).isVisible()).toBe(false);
+    expect(await messageItem(eve.page, /^number 1$/).count()).toBe(0);
+    const history = eve.page.getByRole("region", { name: "Message history" });
+    for (let i = 0; i < 20 && !(await messageItem(eve.page, /^number 1$/).count()); i++) {
+      await history.evaluate((el) => (el.scrollTop = 0));
+      await eve.page.waitForTimeout(150);
+    }
+    await messageItem(eve.page, /^number 1$/).waitFor();
+    await eve.page.getByText("This is the beginning of the chat.").waitFor();
+    expect(await eve.page.locator(".day-separator").count()).toBe(2);
+
+    // the first attempt fails on the way; Retry sends it with the same clientMessageId
+    let failed = 0;
+    await eve.page.route(`**/api/social/messages/${cid}`, (route) => (route.request().method() === "POST" && failed++ === 0 ? route.abort() : route.continue()));
+    await eve.page.getByLabel("Message", { exact: true }).fill("flaky network");
+    await eve.page.getByRole("button", { name: "Send" }).click();
+    await eve.page.getByText("Not sent").waitFor();
+    await eve.page.getByRole("button", { name: "Retry" }).click();
+    await messageItem(eve.page, "flaky network").locator(".msg-meta").getByText("Sent").waitFor();
+    const shown = (await dan.client.get(`/api/social/messages/${cid}?limit=5`)).body.data.messages.filter((m: { content: string }) => m.content === "flaky network");
+    expect(shown.length).toBe(1);
+
+    await eve.page.getByRole("button", { name: "Back to chats" }).click();
+    await eve.page.getByRole("heading", { level: 2, name: "Chats" }).waitFor();
+    expect(await accessibilityViolations(eve.page)).toEqual([]);
+    await dan.context.close();
+    await eve.context.close();
+  });
+});

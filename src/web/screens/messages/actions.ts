@@ -1,0 +1,26 @@
+import { createContext } from "preact";
+import type { ChatMessage, Conversation } from "./types";
+
+/** What a message's controls can do in the open chat (given by the chat view to every bubble). */
+export interface ChatActions {
+  conversation: Conversation;
+  myId: string;
+  reply(m: ChatMessage): void;
+  edit(m: ChatMessage): void;
+  remove(m: ChatMessage, forEveryone: boolean): void;
+  react(m: ChatMessage, emoji: string | null): void;
+  pin(m: ChatMessage, pinned: boolean): void;
+  forward(m: ChatMessage): void;
+  /** puts TEXT into the message input (switch_inline_query_current_chat) */
+  setDraft(text: string): void;
+  /** sends TEXT as a message (a tapped /command) */
+  send(text: string): void;
+  openWebApp(m: ChatMessage, url: string): void;
+  pay(m: ChatMessage): void;
+  toast(text: string): void;
+  alert(text: string): void;
+  confirmLink(url: string): void;
+  viewImage(url: string, alt: string): void;
+}
+
+export const ChatActionsContext = createContext<ChatActions | null>(null);

@@ -1,0 +1,507 @@
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
+import { Avatar } from "../../components/avatar";
+import { Dialog } from "../../components/dialog";
+import { api, describeError } from "../../lib/api";
+import { onRealtime } from "../../lib/realtime";
+import { account } from "../../lib/session";
+import { ChatActionsContext, type ChatActions } from "./actions";
+import type { OutgoingMedia } from "./attachments";
+import { chats, markChatRead, rememberChat } from "./chat-store";
+import { Composer } from "./composer";
+import { GroupPanel } from "./group-panel";
+import { MessageBubble, PendingBubble } from "./message";
+import { PaymentSheet, useStarBalance } from "./payment-sheet";
+import type { BotCard, ChatMessage, Conversation, PendingMessage, ReplyMarkup } from "./types";
+import { WebAppPanel } from "./web-app-panel";
+
+const PAGE = 40;
+const day = new Intl.DateTimeFormat(undefined, { dateStyle: "full" });
+const newClientId = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`);
+
+interface History {
+  conversation: Conversation;
+  messages: ChatMessage[]; // oldest first
+  oldestCursor: string | null;
+}
+
+/** The open chat: header, pinned bar, history (older pages on scrolling up), input, and the bot's extras. */
+export function ChatView({ conversationId, onBack }: { conversationId: string; onBack: () => void }) {
+  const me = account.value!;
+  const [history, setHistory] = useState<History | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [olderLoading, setOlderLoading] = useState(false);
+  const [pending, setPending] = useState<PendingMessage[]>([]);
+  const [draft, setDraft] = useState("");
+  const [replyTo, setReplyTo] = useState<ChatMessage | null>(null);
+  const [editing, setEditing] = useState<ChatMessage | null>(null);
+  const [typingUser, setTypingUser] = useState<string | null>(null);
+  const [otherRead, setOtherRead] = useState(0);
+  const [bot, setBot] = useState<BotCard | null>(null);
+  const [toast, setToast] = useState<string | null>(null);
+  const [alertText, setAlertText] = useState<string | null>(null);
+  const [link, setLink] = useState<string | null>(null);
+  const [viewer, setViewer] = useState<{ url: string; alt: string } | null>(null);
+  const [forwarding, setForwarding] = useState<ChatMessage | null>(null);
+  const [paying, setPaying] = useState<ChatMessage | null>(null);
+  const [webApp, setWebApp] = useState<{ url: string; title: string } | null>(null);
+  const [usedKeyboard, setUsedKeyboard] = useState<string | null>(null);
+  const [showInfo, setShowInfo] = useState(false);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const scroller = useRef<HTMLDivElement>(null);
+  const topSentinel = useRef<HTMLDivElement>(null);
+  const anchor = useRef<{ height: number; top: number } | null>(null);
+  const stickToBottom = useRef(true);
+  const lastTypingSent = useRef(0);
+  const typingTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const toastTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const forcedReplyFor = useRef<string | null>(null);
+  useStarBalance();
+
+  const load = useCallback(async () => {
+    try {
+      const r = await api.get<{ conversation: Conversation; messages: ChatMessage[]; pageInfo: { oldestCursor: string | null } }>(`/social/messages/${conversationId}`, { limit: PAGE });
+      stickToBottom.current = true;
+      setHistory({ conversation: r.conversation, messages: [...r.messages].reverse(), oldestCursor: r.pageInfo.oldestCursor });
+      rememberChat(r.conversation);
+      setLoadError(null);
+      if (r.conversation.otherUser?.isBot) {
+        api.get<{ bot: BotCard }>(`/social/bots/${r.conversation.otherUser.username}`).then(
+          (b) => setBot(b.bot),
+          () => setBot(null),
+        );
+      } else setBot(null);
+    } catch (err) {
+      setLoadError(describeError(err));
+    }
+  }, [conversationId]);
+
+  useEffect(() => {
+    setHistory(null);
+    setPending([]);
+    setReplyTo(null);
+    setEditing(null);
+    setDraft("");
+    setTypingUser(null);
+    setOtherRead(0);
+    setWebApp(null);
+    setShowInfo(false);
+    void load();
+  }, [conversationId]);
+
+  const loadOlder = useCallback(async () => {
+    if (!history?.oldestCursor || olderLoading) return;
+    setOlderLoading(true);
+    try {
+      const r = await api.get<{ messages: ChatMessage[]; pageInfo: { oldestCursor: string | null } }>(`/social/messages/${conversationId}`, { limit: PAGE, before: history.oldestCursor });
+      const el = scroller.current;
+      if (el) anchor.current = { height: el.scrollHeight, top: el.scrollTop };
+      setHistory((h) => {
+        if (!h) return h;
+        const seen = new Set(h.messages.map((m) => m.id));
+        return { ...h, messages: [...[...r.messages].reverse().filter((m) => !seen.has(m.id)), ...h.messages], oldestCursor: r.pageInfo.oldestCursor };
+      });
+    } catch (err) {
+      setActionError(describeError(err));
+    } finally {
+      setOlderLoading(false);
+    }
+  }, [history?.oldestCursor, olderLoading, conversationId]);
+
+  // older messages were put above: keep what the person was looking at in place
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    if (anchor.current) {
+      el.scrollTop = anchor.current.top + (el.scrollHeight - anchor.current.height);
+      anchor.current = null;
+    } else if (stickToBottom.current) el.scrollTop = el.scrollHeight;
+  }, [history, pending]);
+
+  useEffect(() => {
+    const el = topSentinel.current;
+    if (!el || !scroller.current) return;
+    const io = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && void loadOlder(), { root: scroller.current, rootMargin: "400px 0px 0px 0px" });
+    io.observe(el);
+    return () => io.disconnect();
+  }, [loadOlder, !!history]);
+
+  // live: messages, edits, deletions, reactions, read markers and typing of this chat
+  useEffect(() => {
+    const mine = (cid: string) => cid === conversationId;
+    const upsert = (m: ChatMessage) =>
+      setHistory((h) => {
+        if (!h) return h;
+        const i = h.messages.findIndex((x) => x.id === m.id);
+        if (i >= 0) {
+          const next = h.messages.slice();
+          next[i] = m;
+          return { ...h, messages: next };
+        }
+        return { ...h, messages: [...h.messages, m] };
+      });
+    const offs = [
+      onRealtime("message:new", ({ conversationId: cid, message }) => {
+        if (!mine(cid)) return;
+        const m = message as ChatMessage;
+        const el = scroller.current;
+        stickToBottom.current = !el || el.scrollHeight - el.scrollTop - el.clientHeight < 120 || m.sender.id === me.id;
+        if (m.clientMessageId) setPending((p) => p.filter((x) => x.clientMessageId !== m.clientMessageId));
+        upsert(m);
+        if (m.sender.id !== me.id) setTypingUser(null);
+      }),
+      onRealtime("message:edited", ({ conversationId: cid, message }) => mine(cid) && upsert(message as ChatMessage)),
+      onRealtime("message:deleted", ({ conversationId: cid, messageId }) => {
+        if (mine(cid)) setHistory((h) => (h ? { ...h, messages: h.messages.filter((m) => m.id !== messageId) } : h));
+      }),
+      onRealtime("message:reaction", ({ conversationId: cid, messageId, reactions }) => {
+        if (mine(cid)) setHistory((h) => (h ? { ...h, messages: h.messages.map((m) => (m.id === messageId ? { ...m, reactions: reactions as ChatMessage["reactions"] } : m)) } : h));
+      }),
+      onRealtime("message:read", ({ conversationId: cid, userId, messageId }) => {
+        if (!mine(cid) || userId === me.id) return;
+        setHistory((h) => {
+          const seq = h?.messages.find((m) => m.id === messageId)?.messageId ?? Number(messageId);
+          if (Number.isFinite(seq)) setOtherRead((r) => Math.max(r, seq));
+          return h;
+        });
+      }),
+      onRealtime("typing", ({ conversationId: cid, user }) => {
+        if (!mine(cid) || user.id === me.id) return;
+        setTypingUser(user.username);
+        clearTimeout(typingTimer.current);
+        typingTimer.current = setTimeout(() => setTypingUser(null), 6000);
+      }),
+      onRealtime("chat:updated", ({ conversationId: cid, chat }) => {
+        if (mine(cid)) setHistory((h) => (h ? { ...h, conversation: { ...h.conversation, ...(chat as Partial<Conversation>) } } : h));
+      }),
+      onRealtime("stream:reset", () => void load()),
+    ];
+    return () => offs.forEach((off) => off());
+  }, [conversationId, load]);
+
+  // read marker: everything shown is read while the page is visible
+  const newestOther = [...(history?.messages ?? [])].reverse().find((m) => m.sender.id !== me.id)?.messageId ?? 0;
+  const lastRead = useRef(0);
+  useEffect(() => {
+    if (!history) return;
+    lastRead.current = Math.max(lastRead.current, history.conversation.lastReadMessageId);
+    const markIfVisible = () => {
+      if (document.visibilityState !== "visible" || newestOther <= lastRead.current) return;
+      lastRead.current = newestOther;
+      markChatRead(conversationId);
+      api.post(`/social/messages/${conversationId}/read`, { messageId: newestOther }).catch(() => (lastRead.current = 0));
+    };
+    markIfVisible();
+    document.addEventListener("visibilitychange", markIfVisible);
+    return () => document.removeEventListener("visibilitychange", markIfVisible);
+  }, [newestOther, !!history]);
+
+  const sendNow = useCallback(
+    async (p: PendingMessage, media?: OutgoingMedia[]) => {
+      setPending((list) => [...list.filter((x) => x.clientMessageId !== p.clientMessageId), { ...p, state: "sending", error: undefined }]);
+      stickToBottom.current = true;
+      try {
+        const body: Record<string, unknown> = { content: p.content, clientMessageId: p.clientMessageId };
+        if (p.replyTo) body.replyToId = p.replyTo.id;
+        if (media) body.media = media;
+        const { message } = await api.post<{ message: ChatMessage }>(`/social/messages/${conversationId}`, body);
+        setPending((list) => list.filter((x) => x.clientMessageId !== p.clientMessageId));
+        setHistory((h) => (h && !h.messages.some((m) => m.id === message.id) ? { ...h, messages: [...h.messages, message] } : h));
+      } catch (err) {
+        setPending((list) => list.map((x) => (x.clientMessageId === p.clientMessageId ? { ...x, state: "failed", error: describeError(err) } : x)));
+      }
+    },
+    [conversationId],
+  );
+
+  const media = useRef(new Map<string, OutgoingMedia[]>());
+  const send = useCallback(
+    (text: string, items?: OutgoingMedia[]) => {
+      const p: PendingMessage = { clientMessageId: newClientId(), content: text, replyTo, state: "sending", createdAt: new Date().toISOString() };
+      if (items) media.current.set(p.clientMessageId, items);
+      setReplyTo(null);
+      void sendNow(p, items);
+    },
+    [replyTo, sendNow],
+  );
+
+  const run = (fn: () => Promise<unknown>) => {
+    setActionError(null);
+    fn().catch((err) => setActionError(describeError(err)));
+  };
+
+  const showToast = (text: string) => {
+    setToast(text);
+    clearTimeout(toastTimer.current);
+    toastTimer.current = setTimeout(() => setToast(null), 4000);
+  };
+
+  const conversation = history?.conversation ?? null;
+  const actions: ChatActions | null = useMemo(
+    () =>
+      conversation && {
+        conversation,
+        myId: me.id,
+        reply: (m) => (setEditing(null), setReplyTo(m)),
+        edit: (m) => (setReplyTo(null), setEditing(m), setDraft(m.content)),
+        remove: (m, forEveryone) =>
+          run(async () => {
+            await api.delete(`/social/messages/${conversationId}/${m.id}`, undefined, forEveryone ? { forEveryone: true } : undefined);
+            setHistory((h) => (h ? { ...h, messages: h.messages.filter((x) => x.id !== m.id) } : h));
+          }),
+        react: (m, emoji) =>
+          run(async () => {
+            const { reactions } = await api.post<{ reactions: ChatMessage["reactions"] }>(`/social/messages/${conversationId}/${m.id}/reactions`, { emoji });
+            setHistory((h) => (h ? { ...h, messages: h.messages.map((x) => (x.id === m.id ? { ...x, reactions } : x)) } : h));
+          }),
+        pin: (m, pinned) =>
+          run(async () => {
+            const { message } = pinned ? await api.post<{ message: ChatMessage }>(`/social/messages/${conversationId}/${m.id}/pin`) : await api.delete<{ message: ChatMessage }>(`/social/messages/${conversationId}/${m.id}/pin`);
+            setHistory((h) => (h ? { ...h, messages: h.messages.map((x) => (x.id === message.id ? message : x)) } : h));
+          }),
+        forward: setForwarding,
+        setDraft: (text) => {
+          setDraft(text);
+          requestAnimationFrame(() => document.getElementById("chat-input")?.focus());
+        },
+        send: (text) => send(text),
+        openWebApp: (m, url) =>
+          run(async () => {
+            const r = await api.post<{ url: string }>(`/social/messages/${conversationId}/${m.id}/web-app`, { url });
+            setWebApp({ url: r.url, title: m.sender.displayName });
+          }),
+        pay: setPaying,
+        toast: showToast,
+        alert: setAlertText,
+        confirmLink: (url) => {
+          const target = new URL(url, location.href);
+          if (target.origin === location.origin) location.assign(target.href);
+          else setLink(target.href);
+        },
+        viewImage: (url, alt) => setViewer({ url, alt }),
+      },
+    [conversation, send, conversationId],
+  );
+
+  function typed() {
+    const now = Date.now();
+    if (now - lastTypingSent.current < 4000) return;
+    lastTypingSent.current = now;
+    api.post(`/social/messages/${conversationId}/typing`).catch(() => undefined);
+  }
+
+  async function saveEdit(m: ChatMessage, text: string) {
+    const { message } = await api.patch<{ message: ChatMessage }>(`/social/messages/${conversationId}/${m.id}`, { content: text });
+    setHistory((h) => (h ? { ...h, messages: h.messages.map((x) => (x.id === message.id ? message : x)) } : h));
+    setEditing(null);
+    setDraft("");
+  }
+
+  const messages = history?.messages ?? [];
+  // the bot's keyboard: the newest message of the other side that set or removed one
+  const keyboard: ReplyMarkup | null = useMemo(() => {
+    for (let i = messages.length - 1; i >= 0; i--) {
+      const m = messages[i]!;
+      if (m.sender.id === me.id || !m.replyMarkup) continue;
+      if (m.replyMarkup.remove_keyboard) return null;
+      if (m.replyMarkup.keyboard) return usedKeyboard === m.id ? null : m.replyMarkup;
+    }
+    return null;
+  }, [messages, usedKeyboard]);
+  const keyboardOwner = useMemo(() => [...messages].reverse().find((m) => m.sender.id !== me.id && m.replyMarkup?.keyboard)?.id ?? null, [messages]);
+
+  // force_reply: the bot's newest message asks for an answer to itself
+  const newest = messages[messages.length - 1];
+  useEffect(() => {
+    if (newest && newest.sender.id !== me.id && newest.replyMarkup?.force_reply && forcedReplyFor.current !== newest.id) {
+      forcedReplyFor.current = newest.id;
+      setEditing(null);
+      setReplyTo(newest);
+    }
+  }, [newest?.id]);
+
+  const pinned = useMemo(() => [...messages].reverse().find((m) => m.pinned) ?? null, [messages]);
+
+  if (loadError)
+    return (
+      <section class="chat-view" aria-label="Chat">
+        <p class="form-error" role="alert">
+          {loadError}
+        </p>
+        <button type="button" onClick={() => void load()}>
+          Try again
+        </button>
+      </section>
+    );
+  if (!history || !actions)
+    return (
+      <section class="chat-view" aria-label="Chat">
+        <p class="loading" role="status">
+          Loading the chat…
+        </p>
+      </section>
+    );
+
+  const title = conversation!.title ?? "Chat";
+  const other = conversation!.otherUser;
+  let lastDay = "";
+  return (
+    <ChatActionsContext.Provider value={actions}>
+      <div class={`chat-area ${webApp ? "with-web-app" : ""}`}>
+        <section class="chat-view" aria-labelledby="chat-title">
+          <header class="chat-head">
+            <button type="button" class="back-button" onClick={onBack} aria-label="Back to chats">
+              ←
+            </button>
+            {other ? <Avatar user={other} size={32} /> : <span class="avatar avatar-letter hue-3" aria-hidden="true" data-size="32">{title.charAt(0).toUpperCase()}</span>}
+            <div class="chat-head-text">
+              <h2 id="chat-title">{title}</h2>
+              <p class="muted chat-sub" aria-live="polite">
+                {typingUser ? `${typingUser} is typing…` : other ? `@${other.username}${other.isBot ? " · bot" : ""}` : `${conversation!.memberCount} members`}
+              </p>
+            </div>
+            {conversation!.type === "group" && (
+              <button type="button" onClick={() => setShowInfo(!showInfo)} aria-expanded={showInfo}>
+                Group info
+              </button>
+            )}
+          </header>
+          {pinned && (
+            <button type="button" class="pinned-bar" onClick={() => document.querySelector(`[data-message-id="${pinned.messageId}"]`)?.scrollIntoView({ block: "center" })}>
+              <span class="pinned-label">Pinned message</span> <span class="pinned-text">{pinned.content || "Attachment"}</span>
+            </button>
+          )}
+          {actionError && (
+            <p class="form-error" role="alert">
+              {actionError}
+            </p>
+          )}
+          <div class="history" ref={scroller} tabIndex={0} aria-label="Message history" role="region">
+            <div ref={topSentinel} class="history-top">
+              {olderLoading ? <p class="loading" role="status">Loading older messages…</p> : !history.oldestCursor && messages.length > 0 ? <p class="muted">This is the beginning of the chat.</p> : null}
+            </div>
+            {messages.length === 0 && pending.length === 0 && (
+              <div class="chat-empty">
+                {bot ? (
+                  <>
+                    <h3>{bot.displayName}</h3>
+                    {bot.description ? <p class="bot-description">{bot.description}</p> : <p class="muted">This bot has no description.</p>}
+                    <button type="button" class="primary" onClick={() => send("/start")}>
+                      Start
+                    </button>
+                  </>
+                ) : (
+                  <p class="muted">No messages yet. Say hello!</p>
+                )}
+              </div>
+            )}
+            <ol class="messages">
+              {messages.map((m) => {
+                const d = day.format(new Date(m.createdAt));
+                const sep = d !== lastDay;
+                lastDay = d;
+                return [
+                  sep && (
+                    <li key={`day-${d}`} class="day-separator">
+                      <span>{d}</span>
+                    </li>
+                  ),
+                  <MessageBubble key={m.id} message={m} readByOther={m.messageId <= otherRead} />,
+                ];
+              })}
+              {pending.map((p) => (
+                <PendingBubble
+                  key={p.clientMessageId}
+                  pending={p}
+                  onRetry={() => void sendNow(p, media.current.get(p.clientMessageId))}
+                  onDiscard={() => setPending((list) => list.filter((x) => x.clientMessageId !== p.clientMessageId))}
+                />
+              ))}
+            </ol>
+          </div>
+          <Composer
+            draft={draft}
+            setDraft={setDraft}
+            replyTo={replyTo}
+            editing={editing}
+            cancelMode={() => {
+              if (editing) setDraft("");
+              setReplyTo(null);
+              setEditing(null);
+            }}
+            onSend={send}
+            onEdit={saveEdit}
+            onTyping={typed}
+            bot={bot}
+            keyboard={keyboard}
+            onKeyboardUsed={() => setUsedKeyboard(keyboardOwner)}
+          />
+          <div class="toast" role="status" aria-live="polite">
+            {toast}
+          </div>
+        </section>
+        {showInfo && conversation!.type === "group" && <GroupPanel conversation={conversation!} onClose={() => setShowInfo(false)} />}
+        <WebAppPanel app={webApp} onClose={() => setWebApp(null)} />
+      </div>
+      <Dialog open={alertText !== null} title="Message from the bot" onClose={() => setAlertText(null)}>
+        <p>{alertText}</p>
+        <div class="dialog-actions">
+          <button type="button" class="primary" onClick={() => setAlertText(null)}>
+            OK
+          </button>
+        </div>
+      </Dialog>
+      <Dialog open={link !== null} title="Open this link?" onClose={() => setLink(null)}>
+        <p>This link leaves the site:</p>
+        <p class="link-preview">{link}</p>
+        <div class="dialog-actions">
+          <button type="button" onClick={() => setLink(null)}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            class="primary"
+            onClick={() => {
+              window.open(link!, "_blank", "noopener,noreferrer");
+              setLink(null);
+            }}
+          >
+            Open link
+          </button>
+        </div>
+      </Dialog>
+      <Dialog open={viewer !== null} title={viewer?.alt ?? "Photo"} onClose={() => setViewer(null)}>
+        {viewer && <img class="viewer-image" src={viewer.url} alt={viewer.alt} />}
+        <div class="dialog-actions">
+          <a href={viewer?.url} download>
+            Download
+          </a>
+          <button type="button" class="primary" onClick={() => setViewer(null)}>
+            Close
+          </button>
+        </div>
+      </Dialog>
+      <Dialog open={forwarding !== null} title="Forward to…" onClose={() => setForwarding(null)}>
+        <ul class="forward-list">
+          {chats.value.map((c) => (
+            <li key={c.id}>
+              <button
+                type="button"
+                onClick={() =>
+                  run(async () => {
+                    const m = forwarding!;
+                    setForwarding(null);
+                    await api.post(`/social/messages/${conversationId}/${m.id}/forward`, { toConversationId: c.id, clientMessageId: newClientId() });
+                    showToast(`Forwarded to ${c.title ?? "the chat"}`);
+                  })
+                }
+              >
+                {c.title ?? "Chat"}
+              </button>
+            </li>
+          ))}
+        </ul>
+      </Dialog>
+      <PaymentSheet message={paying} onClose={() => setPaying(null)} />
+    </ChatActionsContext.Provider>
+  );
+}

@@ -1,0 +1,231 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { describeError } from "../../lib/api";
+import { LIMITS_HINT, kindFor, tooLarge, uploadAttachment, type OutgoingMedia } from "./attachments";
+import type { BotCard, ChatMessage, ReplyMarkup } from "./types";
+
+export interface ComposerProps {
+  draft: string;
+  setDraft: (text: string) => void;
+  replyTo: ChatMessage | null;
+  editing: ChatMessage | null;
+  cancelMode: () => void;
+  onSend: (text: string, media?: OutgoingMedia[]) => void;
+  onEdit: (m: ChatMessage, text: string) => Promise<void>;
+  onTyping: () => void;
+  bot: BotCard | null;
+  /** the reply keyboard the bot shows now (null: the ordinary input) */
+  keyboard: ReplyMarkup | null;
+  onKeyboardUsed: () => void;
+}
+
+/** The message input: text, reply/edit mode, the bot's commands on "/", its reply keyboard, attachments and voice. */
+export function Composer(p: ComposerProps) {
+  const input = useRef<HTMLTextAreaElement>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const [editError, setEditError] = useState<string | null>(null);
+  const [upload, setUpload] = useState<{ name: string; progress: number } | null>(null);
+  const [attachError, setAttachError] = useState<string | null>(null);
+  const [keyboardOpen, setKeyboardOpen] = useState(true);
+  useEffect(() => setKeyboardOpen(true), [p.keyboard]);
+  useEffect(() => {
+    if (p.replyTo || p.editing) input.current?.focus();
+  }, [p.replyTo, p.editing]);
+
+  const commands = p.bot && p.draft.startsWith("/") && !/\s/.test(p.draft) ? p.bot.commands.filter((c) => `/${c.command}`.startsWith(p.draft.toLowerCase())) : [];
+
+  async function submit(e?: Event) {
+    e?.preventDefault();
+    const text = p.draft;
+    if (!text.trim()) return;
+    if (p.editing) {
+      try {
+        setEditError(null);
+        await p.onEdit(p.editing, text);
+      } catch (err) {
+        setEditError(describeError(err));
+      }
+      return;
+    }
+    p.onSend(text);
+    p.setDraft("");
+  }
+
+  async function attach(file: File, forceType?: OutgoingMedia["type"]) {
+    setAttachError(null);
+    const problem = tooLarge(file, kindFor(file).kind);
+    if (problem) return setAttachError(problem);
+    setUpload({ name: file.name, progress: 0 });
+    try {
+      const media = await uploadAttachment(file, (progress) => setUpload({ name: file.name, progress }), forceType);
+      p.onSend(p.draft, [media]);
+      p.setDraft("");
+    } catch (err) {
+      setAttachError(describeError(err));
+    } finally {
+      setUpload(null);
+    }
+  }
+
+  const kb = p.keyboard;
+  const placeholder = kb?.input_field_placeholder ?? (p.editing ? "Edit the message" : "Write a message");
+  return (
+    <div class="composer-wrap">
+      {(p.replyTo || p.editing) && (
+        <div class="composer-mode">
+          <p>
+            {p.editing ? "Editing" : `Replying to @${p.replyTo!.sender.username}`}: <span class="muted">{(p.editing ?? p.replyTo)!.content.slice(0, 80)}</span>
+          </p>
+          <button type="button" onClick={p.cancelMode}>
+            {p.editing ? "Cancel editing" : "Cancel reply"}
+          </button>
+        </div>
+      )}
+      {commands.length > 0 && (
+        <ul class="command-list" aria-label="Bot commands">
+          {commands.map((c) => (
+            <li key={c.command}>
+              <button
+                type="button"
+                onClick={() => {
+                  p.onSend(`/${c.command}`);
+                  p.setDraft("");
+                }}
+              >
+                <strong>/{c.command}</strong> <span class="muted">{c.description}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {upload && (
+        <p class="upload-progress" role="status">
+          Uploading {upload.name}… <progress max={1} value={upload.progress} aria-label={`Upload of ${upload.name}`} /> {Math.round(upload.progress * 100)}%
+        </p>
+      )}
+      {attachError && (
+        <p class="form-error" role="alert">
+          {attachError}
+        </p>
+      )}
+      {editError && (
+        <p class="form-error" role="alert">
+          {editError}
+        </p>
+      )}
+      <form class="composer" onSubmit={(e) => void submit(e)}>
+        <input
+          ref={fileInput}
+          type="file"
+          class="visually-hidden"
+          id="chat-attach"
+          aria-label="Choose a file to attach"
+          tabIndex={-1}
+          aria-describedby="chat-limits"
+          onChange={(e) => {
+            const f = e.currentTarget.files?.[0];
+            e.currentTarget.value = "";
+            if (f) void attach(f);
+          }}
+        />
+        <button type="button" class="icon-button" aria-label="Attach a file" title={LIMITS_HINT} onClick={() => fileInput.current?.click()} disabled={!!upload || !!p.editing}>
+          📎
+        </button>
+        <VoiceRecorder onRecorded={(f) => void attach(f, "voice")} disabled={!!upload || !!p.editing} />
+        <label class="visually-hidden" for="chat-input">
+          Message
+        </label>
+        <textarea
+          ref={input}
+          id="chat-input"
+          rows={1}
+          value={p.draft}
+          placeholder={placeholder}
+          maxLength={4096}
+          onInput={(e) => {
+            p.setDraft(e.currentTarget.value);
+            p.onTyping();
+          }}
+          onKeyDown={(e) => {
+            if (e.key === "Enter" && !e.shiftKey && !e.isComposing) void submit(e);
+            if (e.key === "Escape" && (p.replyTo || p.editing)) p.cancelMode();
+          }}
+        />
+        {kb?.keyboard && (
+          <button type="button" class="icon-button" aria-label={keyboardOpen ? "Hide the bot keyboard" : "Show the bot keyboard"} aria-expanded={keyboardOpen} onClick={() => setKeyboardOpen(!keyboardOpen)}>
+            ⌨
+          </button>
+        )}
+        <button type="submit" class="primary" disabled={!p.draft.trim()}>
+          {p.editing ? "Save" : "Send"}
+        </button>
+      </form>
+      <p id="chat-limits" class="visually-hidden">
+        {LIMITS_HINT}
+      </p>
+      {kb?.keyboard && keyboardOpen && (
+        <div class={`reply-keyboard ${kb.resize_keyboard ? "resized" : ""}`} role="group" aria-label="Bot keyboard">
+          {kb.keyboard.map((row, i) => (
+            <div class="rk-row" key={i}>
+              {row.map((b, j) => {
+                const text = typeof b === "string" ? b : b.text;
+                return (
+                  <button
+                    type="button"
+                    key={j}
+                    onClick={() => {
+                      p.onSend(text);
+                      if (kb.one_time_keyboard) {
+                        setKeyboardOpen(false);
+                        p.onKeyboardUsed();
+                      }
+                    }}
+                  >
+                    {text}
+                  </button>
+                );
+              })}
+            </div>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** Records a voice message with MediaRecorder (where the browser has a microphone). */
+function VoiceRecorder({ onRecorded, disabled }: { onRecorded: (f: File) => void; disabled: boolean }) {
+  const [rec, setRec] = useState<MediaRecorder | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  if (typeof MediaRecorder === "undefined" || !navigator.mediaDevices) return null;
+  async function start() {
+    setError(null);
+    try {
+      const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+      const r = new MediaRecorder(stream);
+      const chunks: Blob[] = [];
+      r.ondataavailable = (e) => chunks.push(e.data);
+      r.onstop = () => {
+        stream.getTracks().forEach((t) => t.stop());
+        const type = r.mimeType || "audio/webm";
+        onRecorded(new File(chunks, `voice.${type.includes("ogg") ? "ogg" : "webm"}`, { type }));
+        setRec(null);
+      };
+      r.start();
+      setRec(r);
+    } catch {
+      setError("No microphone is available.");
+    }
+  }
+  return (
+    <>
+      <button type="button" class="icon-button" aria-pressed={!!rec} aria-label={rec ? "Stop recording and send" : "Record a voice message"} disabled={disabled} onClick={() => (rec ? rec.stop() : void start())}>
+        {rec ? "⏹" : "🎤"}
+      </button>
+      {error && (
+        <span class="field-error" role="alert">
+          {error}
+        </span>
+      )}
+    </>
+  );
+}

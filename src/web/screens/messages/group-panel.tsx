@@ -1,0 +1,130 @@
+import { useEffect, useState } from "preact/hooks";
+import { Field, FormError } from "../../components/field";
+import { api, describeError } from "../../lib/api";
+import { useAction } from "../../lib/use-action";
+import { account } from "../../lib/session";
+import { useLocation } from "preact-iso";
+import type { Conversation } from "./types";
+
+interface Member {
+  user: { id: string; username: string; displayName: string; isBot: boolean };
+  role: "creator" | "administrator" | "member";
+  rights: Record<string, boolean>;
+}
+
+/** A group's members with their roles; add, remove, promote, invite link and leave, as my rights allow. */
+export function GroupPanel({ conversation, onClose }: { conversation: Conversation; onClose: () => void }) {
+  const { route } = useLocation();
+  const [members, setMembers] = useState<Member[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [username, setUsername] = useState("");
+  const [invite, setInvite] = useState<string | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const add = useAction();
+  const cid = conversation.id;
+  const creator = conversation.myRole === "creator";
+  const can = (right: string) => creator || !!conversation.myRights[right];
+
+  async function reload() {
+    try {
+      const r = await api.get<{ members: Member[] }>(`/social/groups/${cid}/members`, { limit: 100 });
+      setMembers(r.members);
+      setError(null);
+    } catch (err) {
+      setError(describeError(err));
+    }
+  }
+  useEffect(() => void reload(), [cid, conversation.memberCount]);
+
+  const act = (fn: () => Promise<unknown>) => async () => {
+    setError(null);
+    try {
+      await fn();
+      await reload();
+    } catch (err) {
+      setError(describeError(err));
+    }
+  };
+
+  return (
+    <aside class="group-panel" aria-labelledby="group-panel-title">
+      <div class="web-app-head">
+        <h2 id="group-panel-title">Group info</h2>
+        <button type="button" onClick={onClose}>
+          Close group info
+        </button>
+      </div>
+      <FormError message={error} />
+      <h3>{conversation.memberCount} members</h3>
+      <ul class="member-list">
+        {members.map((m) => (
+          <li key={m.user.id}>
+            <span>
+              {m.user.displayName} <span class="muted">@{m.user.username}</span> <span class="role-badge">{m.role === "member" ? (m.user.isBot ? "bot" : "member") : m.role}</span>
+            </span>
+            {m.user.id !== account.value?.id && m.role !== "creator" && (
+              <span class="member-actions">
+                {can("can_promote_members") && (
+                  <button type="button" onClick={act(() => api.post(`/social/groups/${cid}/members/${m.user.username}/promote`, { role: m.role === "administrator" ? "member" : "administrator" }))}>
+                    {m.role === "administrator" ? `Demote ${m.user.username}` : `Make ${m.user.username} admin`}
+                  </button>
+                )}
+                {can("can_restrict_members") && (
+                  <button type="button" class="danger" onClick={act(() => api.delete(`/social/groups/${cid}/members/${m.user.username}`))}>
+                    Remove {m.user.username}
+                  </button>
+                )}
+              </span>
+            )}
+          </li>
+        ))}
+      </ul>
+      {can("can_invite_users") && (
+        <>
+          <form
+            onSubmit={add.run(async () => {
+              await api.post(`/social/groups/${cid}/members`, { username: username.replace(/^@/, "").trim() });
+              setUsername("");
+              await reload();
+            })}
+          >
+            <Field label="Add a member (username)" value={username} onValue={setUsername} error={add.apiError?.field("username")} />
+            <FormError message={add.error && !add.apiError?.field("username") ? describeError(add.error) : null} />
+            <button type="submit" disabled={add.busy || !username.trim()}>
+              Add member
+            </button>
+          </form>
+          <div class="invite">
+            <button
+              type="button"
+              onClick={act(async () => {
+                const r = await api.post<{ inviteLink: string }>(`/social/groups/${cid}/invite`);
+                setInvite(r.inviteLink);
+                await navigator.clipboard?.writeText(r.inviteLink).then(
+                  () => setNote("Invite link copied. A new link replaces the old one."),
+                  () => setNote("Copy the link below. A new link replaces the old one."),
+                );
+              })}
+            >
+              Copy a new invite link
+            </button>
+            {invite && <input readOnly aria-label="Invite link" value={invite} onFocus={(e) => e.currentTarget.select()} />}
+            <p role="status" class="notice">
+              {note}
+            </p>
+          </div>
+        </>
+      )}
+      <button
+        type="button"
+        class="danger"
+        onClick={act(async () => {
+          await api.post(`/social/groups/${cid}/leave`);
+          route("/dashboard/messages");
+        })}
+      >
+        Leave the group
+      </button>
+    </aside>
+  );
+}

@@ -1,0 +1,78 @@
+import { useContext } from "preact/hooks";
+import { ChatActionsContext } from "./actions";
+import type { MessageMedia } from "./types";
+
+const bytes = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
+
+export function formatSize(n: number | null | undefined): string {
+  if (!n) return "";
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${bytes.format(n / 1024)} KB`;
+  return `${bytes.format(n / 1024 / 1024)} MB`;
+}
+
+export function formatDuration(ms: number | null | undefined): string {
+  const s = Math.round((ms ?? 0) / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+/** A message's attachments: images open in the viewer, a round video (`circle`) is shown round. */
+export function MediaList({ media }: { media: MessageMedia[] }) {
+  if (!media.length) return null;
+  return (
+    <div class="msg-media">
+      {media.map((m, i) => (
+        <MediaItem key={i} item={m} />
+      ))}
+    </div>
+  );
+}
+
+function MediaItem({ item }: { item: MessageMedia }) {
+  const actions = useContext(ChatActionsContext);
+  const thumb = item.thumb ?? item.thumbUrl ?? item.url;
+  switch (item.type) {
+    case "image":
+      return (
+        <button type="button" class="media-image" onClick={() => actions?.viewImage(item.url, item.name ?? "Photo")} aria-label={`Open photo${item.name ? ` ${item.name}` : ""}`}>
+          <img src={thumb} alt="" loading="lazy" width={item.width ?? undefined} height={item.height ?? undefined} />
+        </button>
+      );
+    case "sticker":
+      return <img class="media-sticker" src={item.url} alt={item.name ? `Sticker ${item.name}` : "Sticker"} loading="lazy" />;
+    case "video":
+      return item.name === "circle" ? (
+        <video class="media-circle" src={item.url} poster={item.posterUrl ?? undefined} controls preload="metadata" aria-label="Round video message" />
+      ) : (
+        <video class="media-video" src={item.url} poster={item.posterUrl ?? undefined} controls preload="metadata" aria-label={item.name ? `Video ${item.name}` : "Video"} />
+      );
+    case "voice":
+      return <VoicePlayer item={item} />;
+    default:
+      return (
+        <a class="media-file" href={item.url} download={item.name ?? true}>
+          <span class="file-icon" aria-hidden="true">📄</span>
+          <span class="file-name">{item.name ?? "File"}</span>
+          <span class="file-size">{formatSize(item.sizeBytes)}</span>
+        </a>
+      );
+  }
+}
+
+/** A voice message: its waveform drawn as bars beside the audio controls. */
+function VoicePlayer({ item }: { item: MessageMedia }) {
+  const wave = item.waveform?.length ? item.waveform : null;
+  return (
+    <div class="media-voice">
+      {wave && (
+        <span class="waveform" aria-hidden="true">
+          {wave.slice(0, 48).map((v, i) => (
+            <span key={i} class="bar" style={{ height: `${Math.max(8, Math.min(100, v))}%` }} />
+          ))}
+        </span>
+      )}
+      <audio src={item.url} controls preload="metadata" aria-label={`Voice message, ${formatDuration(item.durationMs)}`} />
+      <span class="voice-duration">{formatDuration(item.durationMs)}</span>
+    </div>
+  );
+}

@@ -1,0 +1,247 @@
+import { memo } from "preact/compat";
+import { useContext, useEffect, useRef, useState } from "preact/hooks";
+import { ChatActionsContext } from "./actions";
+import { MessageText } from "./entities";
+import { InlineKeyboard } from "./inline-keyboard";
+import { MediaList } from "./media";
+import type { ChatMessage, PendingMessage } from "./types";
+
+const time = new Intl.DateTimeFormat(undefined, { timeStyle: "short" });
+const QUICK_REACTIONS = ["👍", "❤️", "😂", "🔥", "😮"];
+
+export const formatTime = (iso: string) => time.format(new Date(iso));
+
+/** One message in the open chat; memo: a long history re-renders only what changed. */
+export const MessageBubble = memo(function MessageBubble({ message, readByOther }: { message: ChatMessage; readByOther: boolean }) {
+  const actions = useContext(ChatActionsContext)!;
+  const mine = message.sender.id === actions.myId;
+  if (message.kind === "system") {
+    return (
+      <li class="msg-system" data-message-id={message.messageId}>
+        <span>{message.content || describeSystem(message)}</span>
+      </li>
+    );
+  }
+  const showSender = !mine && actions.conversation.type === "group";
+  return (
+    <li class={`msg ${mine ? "mine" : "theirs"}`} data-message-id={message.messageId} aria-label={`${mine ? "You" : message.sender.displayName}, ${formatTime(message.createdAt)}`}>
+      <article class="bubble">
+        {showSender && <p class="msg-sender">{message.sender.displayName}</p>}
+        {message.forwardedFrom && <p class="msg-forwarded">Forwarded from {message.forwardedFrom.displayName ?? message.forwardedFrom.username}</p>}
+        {message.replyTo && (
+          <p class="msg-reply-preview">
+            <span class="reply-author">@{message.replyTo.sender.username}</span> {message.replyTo.content}
+          </p>
+        )}
+        <MediaList media={message.media} />
+        <Extras message={message} />
+        {message.invoice && <InvoiceCard message={message} />}
+        {message.content && (
+          <div class="msg-text">
+            <MessageText text={message.content} entities={message.entities} onCommand={message.sender.isBot || actions.conversation.otherUser?.isBot ? actions.send : undefined} />
+          </div>
+        )}
+        <p class="msg-meta">
+          {message.pinned && <span class="pin-mark">Pinned · </span>}
+          {message.editedAt && <span>edited · </span>}
+          <time dateTime={message.createdAt}>{formatTime(message.createdAt)}</time>
+          {mine && <span class="tick">{readByOther ? " · Read" : " · Sent"}</span>}
+        </p>
+        {message.reactions.length > 0 && (
+          <ul class="reactions" aria-label="Reactions">
+            {message.reactions.map((r) => {
+              const mineToo = r.userIds.includes(actions.myId);
+              return (
+                <li key={r.emoji}>
+                  <button type="button" aria-pressed={mineToo} onClick={() => actions.react(message, mineToo ? null : r.emoji)} aria-label={`${r.emoji} ${r.count}`}>
+                    {r.emoji} {r.count}
+                  </button>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+        <InlineKeyboard message={message} />
+      </article>
+      <MessageMenu message={message} mine={mine} />
+    </li>
+  );
+});
+
+function describeSystem(m: ChatMessage): string {
+  const action = m.system?.action ?? "update";
+  return action.replace(/_/g, " ");
+}
+
+/** The per-message menu: reply, react, edit, pin, forward, delete. */
+function MessageMenu({ message, mine }: { message: ChatMessage; mine: boolean }) {
+  const actions = useContext(ChatActionsContext)!;
+  const [open, setOpen] = useState(false);
+  const menu = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (open) menu.current?.scrollIntoView({ block: "nearest" });
+  }, [open]);
+  const conv = actions.conversation;
+  const canPin = conv.type === "private" || conv.myRole === "creator" || !!conv.myRights.can_pin_messages;
+  const canDeleteAll = mine || conv.myRole === "creator" || !!conv.myRights.can_delete_messages;
+  const act = (fn: () => void) => () => {
+    setOpen(false);
+    fn();
+  };
+  return (
+    <div class="msg-menu" onKeyDown={(e) => e.key === "Escape" && setOpen(false)}>
+      <button type="button" class="icon-button" aria-expanded={open} aria-label="Message actions" onClick={() => setOpen(!open)}>
+        ⋯
+      </button>
+      {open && (
+        <div class="menu" role="group" aria-label="Message actions" ref={menu}>
+          <div class="menu-reactions">
+            {QUICK_REACTIONS.map((e) => (
+              <button type="button" key={e} aria-label={`React ${e}`} onClick={act(() => actions.react(message, e))}>
+                {e}
+              </button>
+            ))}
+          </div>
+          <button type="button" onClick={act(() => actions.reply(message))}>
+            Reply
+          </button>
+          {mine && !message.media.length && !message.invoice && (
+            <button type="button" onClick={act(() => actions.edit(message))}>
+              Edit
+            </button>
+          )}
+          {canPin && (
+            <button type="button" onClick={act(() => actions.pin(message, !message.pinned))}>
+              {message.pinned ? "Unpin" : "Pin"}
+            </button>
+          )}
+          <button type="button" onClick={act(() => actions.forward(message))}>
+            Forward
+          </button>
+          {message.content && (
+            <button type="button" onClick={act(() => void navigator.clipboard?.writeText(message.content).then(() => actions.toast("Copied to the clipboard"), () => actions.toast("Could not copy")))}>
+              Copy text
+            </button>
+          )}
+          <button type="button" onClick={act(() => actions.remove(message, false))}>
+            Delete for me
+          </button>
+          {canDeleteAll && (
+            <button type="button" class="danger" onClick={act(() => actions.remove(message, true))}>
+              Delete for everyone
+            </button>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** Location, venue, dice, poll and contact messages. No map tiles: coordinates and a link out. */
+function Extras({ message }: { message: ChatMessage }) {
+  const venue = message.venue;
+  const loc = venue ? (venue.location ?? { latitude: venue.latitude!, longitude: venue.longitude! }) : message.location;
+  return (
+    <>
+      {loc && (
+        <p class="msg-location">
+          {venue && (
+            <>
+              <strong>{venue.title}</strong>
+              <br />
+              {venue.address}
+              <br />
+            </>
+          )}
+          📍 {loc.latitude.toFixed(5)}, {loc.longitude.toFixed(5)} ·{" "}
+          <a href={`https://www.openstreetmap.org/?mlat=${loc.latitude}&mlon=${loc.longitude}#map=16/${loc.latitude}/${loc.longitude}`} target="_blank" rel="noopener noreferrer">
+            Open map
+          </a>
+        </p>
+      )}
+      {message.dice && (
+        <p class="msg-dice" aria-label={`Dice ${message.dice.emoji} rolled ${message.dice.value}`}>
+          <span class="dice-emoji" aria-hidden="true">
+            {message.dice.emoji}
+          </span>{" "}
+          <strong aria-hidden="true">{message.dice.value}</strong>
+        </p>
+      )}
+      {message.poll && (
+        <div class="msg-poll">
+          <p>
+            <strong>{message.poll.question}</strong>
+          </p>
+          <ul>
+            {message.poll.options.map((o, i) => (
+              <li key={i}>
+                {o.text}
+                {o.voter_count !== undefined && <span class="poll-count"> · {o.voter_count}</span>}
+              </li>
+            ))}
+          </ul>
+          {message.poll.total_voter_count !== undefined && <p class="muted">{message.poll.total_voter_count} votes</p>}
+        </div>
+      )}
+      {message.contact && (
+        <p class="msg-contact">
+          👤 {message.contact.first_name} {message.contact.last_name ?? ""} · <a href={`tel:${message.contact.phone_number}`}>{message.contact.phone_number}</a>
+        </p>
+      )}
+    </>
+  );
+}
+
+/** An invoice: title, description, price in stars and Pay (or its outcome). */
+function InvoiceCard({ message }: { message: ChatMessage }) {
+  const actions = useContext(ChatActionsContext)!;
+  const inv = message.invoice!;
+  const hasPayButton = message.replyMarkup?.inline_keyboard?.some((row) => row.some((b) => b.pay));
+  return (
+    <section class="invoice" aria-label={`Invoice: ${inv.title}`}>
+      <h3>{inv.title}</h3>
+      <p>{inv.description}</p>
+      <p class="invoice-price">⭐ {inv.totalAmount}</p>
+      {inv.status === "paid" ? (
+        <p class="invoice-status paid">Paid</p>
+      ) : inv.status === "refunded" ? (
+        <p class="invoice-status">Refunded</p>
+      ) : (
+        !hasPayButton && (
+          <button type="button" class="primary" onClick={() => actions.pay(message)}>
+            Pay ⭐{inv.totalAmount}
+          </button>
+        )
+      )}
+    </section>
+  );
+}
+
+/** A message of mine the server has not confirmed: sending…, or failed with Retry. */
+export function PendingBubble({ pending, onRetry, onDiscard }: { pending: PendingMessage; onRetry: () => void; onDiscard: () => void }) {
+  return (
+    <li class={`msg mine pending ${pending.state}`} aria-label={pending.state === "failed" ? "You, not sent" : "You, sending"}>
+      <article class="bubble">
+        {pending.replyTo && <p class="msg-reply-preview">@{pending.replyTo.sender.username} {pending.replyTo.content}</p>}
+        <div class="msg-text">{pending.content}</div>
+        <p class="msg-meta">
+          {pending.state === "sending" ? (
+            <span role="status">Sending…</span>
+          ) : (
+            <>
+              <span class="field-error" role="alert">
+                Not sent{pending.error ? `: ${pending.error}` : ""}
+              </span>{" "}
+              <button type="button" class="link-like" onClick={onRetry}>
+                Retry
+              </button>{" "}
+              <button type="button" class="link-like" onClick={onDiscard}>
+                Discard
+              </button>
+            </>
+          )}
+        </p>
+      </article>
+    </li>
+  );
+}

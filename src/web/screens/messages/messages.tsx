@@ -1,0 +1,192 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { useLocation, useRoute } from "preact-iso";
+import { Avatar } from "../../components/avatar";
+import { Dialog } from "../../components/dialog";
+import { Field, FormError } from "../../components/field";
+import { Page } from "../../components/page";
+import { api, describeError, uploadFile } from "../../lib/api";
+import { useAction } from "../../lib/use-action";
+import { ChatView } from "./chat-view";
+import { chats, chatsError, chatsLoaded, chatsNextCursor, installChatListLive, loadChats, openChatId } from "./chat-store";
+import { formatTime } from "./message";
+import type { ChatListItem, Conversation } from "./types";
+
+const shortDay = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
+
+/**
+ * /dashboard/messages[/:cid]: the chat list and the open chat, side by side on a wide screen,
+ * one at a time on a phone. `?user=<username>[&start=<label>]` opens (or creates) that chat and,
+ * for a bot, sends `/start <label>`; the address is then replaced by the chat's own, so a
+ * reload does not send it again. `?join=<code>` joins a group by its invite.
+ */
+export function Messages() {
+  const { params } = useRoute();
+  const { query, route } = useLocation();
+  const cid = params.cid ?? null;
+  const [opening, setOpening] = useState<string | null>(null);
+  const [openError, setOpenError] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+  const handled = useRef<string | null>(null);
+
+  useEffect(() => {
+    installChatListLive();
+    if (!chatsLoaded.value) void loadChats();
+  }, []);
+  useEffect(() => {
+    openChatId.value = cid;
+    return () => void (openChatId.value = null);
+  }, [cid]);
+
+  // ?user= / ?join=: act once per address, then move to the chat's own address
+  const user = typeof query.user === "string" ? query.user : null;
+  const start = typeof query.start === "string" ? query.start : null;
+  const join = typeof query.join === "string" ? query.join : null;
+  useEffect(() => {
+    const key = `${user}|${start}|${join}`;
+    if ((!user && !join) || handled.current === key) return;
+    handled.current = key;
+    setOpenError(null);
+    setOpening(user ? `Opening the chat with @${user}…` : "Joining the group…");
+    const go = user
+      ? api.post<{ conversationId: string }>(`/social/users/${encodeURIComponent(user)}/message`, start ? { start } : {})
+      : api.post<{ conversationId: string }>("/social/groups/join", { code: join });
+    go.then(
+      (r) => {
+        setOpening(null);
+        void loadChats();
+        route(`/dashboard/messages/${r.conversationId}`, true);
+      },
+      (err) => {
+        setOpening(null);
+        setOpenError(describeError(err));
+      },
+    );
+  }, [user, start, join]);
+
+  const open = cid !== null;
+  return (
+    <Page title="Messages" wide>
+      <div class={`messenger ${open ? "has-open-chat" : ""}`}>
+        <section class="chat-list-pane" aria-labelledby="chat-list-title">
+          <div class="chat-list-head">
+            <h2 id="chat-list-title">Chats</h2>
+            <button type="button" onClick={() => setCreating(true)}>
+              New group
+            </button>
+          </div>
+          {opening && (
+            <p class="loading" role="status">
+              {opening}
+            </p>
+          )}
+          <FormError message={openError} />
+          <FormError message={chatsError.value} />
+          {!chatsLoaded.value ? (
+            <p class="loading" role="status">
+              Loading chats…
+            </p>
+          ) : chats.value.length === 0 ? (
+            <p class="empty">No chats yet. Open someone's profile and send them a message.</p>
+          ) : (
+            <ul class="chat-list">
+              {chats.value.map((c) => (
+                <ChatRow key={c.id} chat={c} current={c.id === cid} />
+              ))}
+            </ul>
+          )}
+          {chatsNextCursor.value && (
+            <button type="button" onClick={() => void loadChats(chatsNextCursor.value)}>
+              More chats
+            </button>
+          )}
+        </section>
+        <div class="chat-pane">
+          {cid ? (
+            <ChatView conversationId={cid} onBack={() => route("/dashboard/messages")} />
+          ) : (
+            <p class="empty chat-placeholder">Choose a chat.</p>
+          )}
+        </div>
+      </div>
+      <NewGroupDialog open={creating} onClose={() => setCreating(false)} onCreated={(id) => (setCreating(false), void loadChats(), route(`/dashboard/messages/${id}`))} />
+    </Page>
+  );
+}
+
+function preview(c: ChatListItem): string {
+  const m = c.lastMessage;
+  if (!m) return "No messages yet";
+  const text = m.content || (m.invoice ? `Invoice: ${m.invoice.title}` : m.media[0] ? `[${m.media[0].type === "image" ? "photo" : m.media[0].type}]` : m.dice ? m.dice.emoji : m.poll ? `Poll: ${m.poll.question}` : m.location || m.venue ? "Location" : "");
+  return c.type === "group" && m.kind === "user" ? `${m.sender.displayName}: ${text}` : text;
+}
+
+function ChatRow({ chat, current }: { chat: ChatListItem; current: boolean }) {
+  const when = chat.lastMessage?.createdAt ?? chat.lastMessageAt;
+  const today = when && new Date(when).toDateString() === new Date().toDateString();
+  const title = chat.title ?? "Chat";
+  return (
+    <li>
+      <a href={`/dashboard/messages/${chat.id}`} class="chat-row" aria-current={current ? "page" : undefined}>
+        {chat.otherUser ? <Avatar user={chat.otherUser} size={40} /> : chat.photoUrl ? <img class="avatar" src={chat.photoUrl} alt="" width={40} height={40} /> : <span class="avatar avatar-letter hue-5" aria-hidden="true">{title.charAt(0).toUpperCase()}</span>}
+        <span class="chat-row-text">
+          <span class="chat-row-top">
+            <span class="chat-title">{title}</span>
+            {when && <time dateTime={when}>{today ? formatTime(when) : shortDay.format(new Date(when))}</time>}
+          </span>
+          <span class="chat-row-bottom">
+            <span class="chat-preview">{preview(chat)}</span>
+            {chat.unreadCount > 0 && (
+              <span class="unread" aria-label={`${chat.unreadCount} unread`}>
+                {chat.unreadCount}
+              </span>
+            )}
+          </span>
+        </span>
+      </a>
+    </li>
+  );
+}
+
+/** Create a group: title, members (usernames) and an optional photo. */
+function NewGroupDialog({ open, onClose, onCreated }: { open: boolean; onClose: () => void; onCreated: (id: string) => void }) {
+  const [title, setTitle] = useState("");
+  const [members, setMembers] = useState("");
+  const [photo, setPhoto] = useState<File | null>(null);
+  const action = useAction();
+  const submit = action.run(async () => {
+    const names = members
+      .split(/[\s,]+/)
+      .map((m) => m.replace(/^@/, ""))
+      .filter(Boolean);
+    const r = await api.post<{ conversationId: string; conversation?: Conversation }>("/social/groups", { title: title.trim(), members: names });
+    if (photo) {
+      const up = await uploadFile(photo, "avatar");
+      await api.patch(`/social/groups/${r.conversationId}`, { photoUrl: up.url });
+    }
+    setTitle("");
+    setMembers("");
+    setPhoto(null);
+    onCreated(r.conversationId);
+  });
+  return (
+    <Dialog open={open} title="New group" onClose={onClose}>
+      <form onSubmit={submit}>
+        <Field label="Group title" value={title} onValue={setTitle} required maxLength={128} error={action.apiError?.field("title")} />
+        <Field label="Members" hint="Usernames, separated by commas or spaces" value={members} onValue={setMembers} error={action.apiError?.field("members")} />
+        <div class="field">
+          <label for="group-photo">Photo (optional)</label>
+          <input id="group-photo" type="file" accept="image/*" onChange={(e) => setPhoto(e.currentTarget.files?.[0] ?? null)} />
+        </div>
+        <FormError message={action.error && !action.apiError?.field("title") && !action.apiError?.field("members") ? describeError(action.error) : null} />
+        <div class="dialog-actions">
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" class="primary" disabled={action.busy || !title.trim()}>
+            Create group
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

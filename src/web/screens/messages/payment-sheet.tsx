@@ -1,0 +1,109 @@
+import { signal } from "@preact/signals";
+import { useEffect, useState } from "preact/hooks";
+import { Dialog } from "../../components/dialog";
+import { api, describeError } from "../../lib/api";
+import { onRealtime } from "../../lib/realtime";
+import type { ChatMessage } from "./types";
+
+/** My stars balance, kept live by `stars:balance` while a chat screen is mounted. */
+export const starBalance = signal<number | null>(null);
+
+export function useStarBalance(): void {
+  useEffect(() => {
+    api.get<{ balance: number }>("/stars/balance").then(
+      (r) => (starBalance.value = r.balance),
+      () => undefined,
+    );
+    return onRealtime("stars:balance", ({ balance }) => (starBalance.value = balance));
+  }, []);
+}
+
+type PayResult = { status: "paid"; balance: number } | { status: "declined"; errorMessage: string } | { status: "timeout" };
+
+/**
+ * Pay for an invoice: a confirmation with the price and my balance, then the result the
+ * server gives once the bot answered its pre-checkout query (or did not in time).
+ */
+export function PaymentSheet({ message, onClose }: { message: ChatMessage | null; onClose: () => void }) {
+  const [stage, setStage] = useState<"confirm" | "paying" | "done">("confirm");
+  const [result, setResult] = useState<PayResult | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    setStage("confirm");
+    setResult(null);
+    setError(null);
+  }, [message?.id]);
+  const inv = message?.invoice;
+  const balance = starBalance.value;
+
+  async function pay() {
+    if (!message) return;
+    setStage("paying");
+    setError(null);
+    try {
+      const r = await api.post<PayResult>(`/social/messages/${message.conversationId}/${message.id}/pay`);
+      if (r.status === "paid") starBalance.value = r.balance;
+      setResult(r);
+      setStage("done");
+    } catch (err) {
+      setError(describeError(err));
+      setStage("confirm");
+    }
+  }
+
+  return (
+    <Dialog open={!!message} title={inv ? `Pay for ${inv.title}` : "Payment"} onClose={onClose}>
+      {inv && (
+        <div class="payment-sheet">
+          <p>{inv.description}</p>
+          {inv.prices && inv.prices.length > 1 && (
+            <ul class="price-lines">
+              {inv.prices.map((p, i) => (
+                <li key={i}>
+                  {p.label}: ⭐ {p.amount}
+                </li>
+              ))}
+            </ul>
+          )}
+          <p class="invoice-price">Total: ⭐ {inv.totalAmount}</p>
+          <p>Your balance: ⭐ {balance ?? "…"}</p>
+          {stage !== "done" && (
+            <>
+              {error && (
+                <p class="form-error" role="alert">
+                  {error}
+                </p>
+              )}
+              {stage === "paying" && (
+                <p role="status" class="notice">
+                  <span class="spinner" aria-hidden="true" /> Waiting for the bot to confirm…
+                </p>
+              )}
+              <div class="dialog-actions">
+                <button type="button" onClick={onClose}>
+                  Cancel
+                </button>
+                <button type="button" class="primary" disabled={stage === "paying" || (balance !== null && balance < inv.totalAmount)} onClick={() => void pay()}>
+                  Pay ⭐{inv.totalAmount}
+                </button>
+              </div>
+              {balance !== null && balance < inv.totalAmount && <p class="field-error">Not enough stars for this payment.</p>}
+            </>
+          )}
+          {stage === "done" && result && (
+            <>
+              <p role="alert" class={`pay-result ${result.status}`}>
+                {result.status === "paid" ? "Paid." : result.status === "declined" ? `Declined: ${result.errorMessage}` : "The bot did not confirm in time. Nothing was charged."}
+              </p>
+              <div class="dialog-actions">
+                <button type="button" class="primary" onClick={onClose}>
+                  Done
+                </button>
+              </div>
+            </>
+          )}
+        </div>
+      )}
+    </Dialog>
+  );
+}

@@ -1,0 +1,9 @@
+import { lazy } from "preact-iso";
+import type { Screen } from "../../lib/screen";
+
+const Messages = lazy(() => import("./messages").then((m) => m.Messages));
+
+export const messagesScreens: Screen[] = [
+  { path: "/dashboard/messages", access: "signed-in", component: Messages, nav: { label: "Messages", order: 10 } },
+  { path: "/dashboard/messages/:cid", access: "signed-in", component: Messages },
+];
