@@ -4,6 +4,6 @@ import type { Screen } from "../../lib/screen";
 const Messages = lazy(() => import("./messages").then((m) => m.Messages));
 
 export const messagesScreens: Screen[] = [
-  { path: "/dashboard/messages", access: "signed-in", component: Messages, nav: { label: "Messages", order: 10 } },
+  { path: "/dashboard/messages", access: "signed-in", component: Messages, nav: { label: "Messages", order: 5 } },
   { path: "/dashboard/messages/:cid", access: "signed-in", component: Messages },
 ];
