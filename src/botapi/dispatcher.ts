@@ -11,6 +11,7 @@ import { callbackMethods as callbacks } from "./methods/callbacks";
 import { chatMethods as chats } from "./methods/chats";
 import { paymentMethods as payments } from "./methods/payments";
 import { fileMethods as files } from "./methods/files";
+import { unsupportedMethods as unsupported } from "./methods/unsupported";
 
 /**
  * The Bot API's method table: every method name and its handler, by file. The compatible API
@@ -28,6 +29,8 @@ export const BOT_METHODS = {
   getMyShortDescription: profile.getMyShortDescription,
   setMyName: profile.setMyName,
   getMyName: profile.getMyName,
+  setChatMenuButton: profile.setChatMenuButton,
+  getChatMenuButton: profile.getChatMenuButton,
   close: profile.close,
   logOut: profile.logOut,
   // methods/updates.ts
@@ -53,11 +56,15 @@ export const BOT_METHODS = {
   sendChatAction: send.sendChatAction,
   forwardMessage: send.forwardMessage,
   copyMessage: send.copyMessage,
+  forwardMessages: send.forwardMessages,
+  copyMessages: send.copyMessages,
   // methods/edit.ts
   editMessageText: edit.editMessageText,
   editMessageCaption: edit.editMessageCaption,
   editMessageReplyMarkup: edit.editMessageReplyMarkup,
   deleteMessage: edit.deleteMessage,
+  deleteMessages: edit.deleteMessages,
+  unpinAllChatMessages: edit.unpinAllChatMessages,
   pinChatMessage: edit.pinChatMessage,
   unpinChatMessage: edit.unpinChatMessage,
   setMessageReaction: edit.setMessageReaction,
@@ -74,12 +81,17 @@ export const BOT_METHODS = {
   setChatTitle: chats.setChatTitle,
   setChatPhoto: chats.setChatPhoto,
   leaveChat: chats.leaveChat,
+  exportChatInviteLink: chats.exportChatInviteLink,
+  createChatInviteLink: chats.createChatInviteLink,
+  getUserProfilePhotos: chats.getUserProfilePhotos,
   // methods/payments.ts
   sendInvoice: payments.sendInvoice,
   answerPreCheckoutQuery: payments.answerPreCheckoutQuery,
   refundStarPayment: payments.refundStarPayment,
   // methods/files.ts
   getFile: files.getFile,
+  // methods/unsupported.ts: families the product cannot back, answered in the compatible API's words
+  ...unsupported,
 } satisfies MethodTable;
 
 const byLowerName = new Map<string, BotMethod>(Object.entries(BOT_METHODS).map(([name, fn]) => [name.toLowerCase(), fn]));

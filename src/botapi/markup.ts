@@ -11,6 +11,18 @@ const ACTIONS = ["callback_data", "url", "web_app", "copy_text", "switch_inline_
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
 
 /** A button URL: http(s) link or a path inside the service, up to 512 characters. */
+/** A MenuButton (setChatMenuButton): `commands`, `default`, or `web_app` with text and an https URL. */
+export function parseMenuButton(raw: unknown): Record<string, unknown> {
+  if (raw === undefined || raw === null) return { type: "default" };
+  if (!isObject(raw)) throw badRequest("can't parse menu button: object expected");
+  if (raw.type === "commands" || raw.type === "default") return { type: raw.type };
+  if (raw.type !== "web_app") throw badRequest("can't parse menu button: unsupported type");
+  if (typeof raw.text !== "string" || raw.text.trim() === "" || raw.text.length > 128) throw badRequest("can't parse menu button: text must be 1-128 characters");
+  const wa = raw.web_app;
+  if (!isObject(wa) || !buttonUrlOk(wa.url, true)) throw badRequest("BUTTON_URL_INVALID: web_app url must be an https URL");
+  return { type: "web_app", text: raw.text, web_app: { url: wa.url } };
+}
+
 function buttonUrlOk(url: unknown, httpsOnly = false): url is string {
   if (typeof url !== "string" || url.length === 0 || url.length > MAX_URL) return false;
   if (!httpsOnly && url.startsWith("/") && !url.startsWith("//")) return true;

@@ -7,6 +7,7 @@ import type { UserRow } from "../domain/users/table";
 import { botApiUserId } from "../domain/bots/ids";
 import { toUnixSeconds } from "../lib/clock";
 import { detectEntities } from "./formatting";
+import { THUMB_SIZE } from "../media/image";
 
 /**
  * Bot API shapes (snake_case). Rows are turned into what the compatible API returns; absent
@@ -82,17 +83,39 @@ function rightsFlags(member: Pick<MemberRow, "role" | "rights">) {
 const json = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 const seconds = (ms: number | undefined) => (ms === undefined ? undefined : Math.round(ms / 1000));
 
+/** Dimensions of a picture scaled to fit inside MAX×MAX, never enlarged (how thumbnails and posters are made). */
+function fitted(width: number | undefined, height: number | undefined, max: number): { width: number; height: number } {
+  if (!width || !height) return { width: 0, height: 0 };
+  const scale = Math.min(1, max / width, max / height);
+  return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
+}
+
+/** The stored thumbnail (images: THUMB_SIZE box) or poster frame (videos: 640 px wide) as a PhotoSize. */
+export function thumbnailOf(item: MediaItem): Record<string, unknown> | undefined {
+  const url = item.thumb ?? item.posterUrl;
+  if (!url) return undefined;
+  const size = item.thumb ? fitted(item.width, item.height, THUMB_SIZE) : fitted(item.width, item.height && item.width ? Math.round((item.height * 640) / item.width) : 0, 640);
+  return { file_id: url, file_unique_id: url, ...size };
+}
+
+/** PhotoSizes of a picture, smallest first: its thumbnail (when it is smaller) and the original. */
+export function photoSizes(item: MediaItem): Record<string, unknown>[] {
+  const original = { file_id: item.url, file_unique_id: item.url, file_size: item.sizeBytes, width: item.width ?? 0, height: item.height ?? 0 };
+  const thumb = thumbnailOf(item);
+  return thumb && ((thumb.width as number) < original.width || (thumb.height as number) < original.height) ? [thumb, original] : [original];
+}
+
 /** Bot API objects for one attachment, keyed by the Message field they go into. */
 function mediaFields(item: MediaItem, extra: Record<string, unknown>): Record<string, unknown> {
   const file = { file_id: item.url, file_unique_id: item.url, file_size: item.sizeBytes };
+  const thumbnail = thumbnailOf(item);
   switch (item.type) {
     case "image": {
       if (extra.animation) {
         const animation = { ...file, width: item.width ?? 0, height: item.height ?? 0, duration: 0, mime_type: item.mime, file_name: item.name };
         return { animation, document: { ...file, file_name: item.name, mime_type: item.mime } };
       }
-      // one size: the stored image (its thumbnail's dimensions are not recorded)
-      return { photo: [{ ...file, width: item.width ?? 0, height: item.height ?? 0 }] };
+      return { photo: photoSizes(item) };
     }
     case "sticker":
       return { sticker: { ...file, width: item.width ?? 512, height: item.height ?? 512, is_animated: false, is_video: false, type: "regular" } };
@@ -100,13 +123,18 @@ function mediaFields(item: MediaItem, extra: Record<string, unknown>): Record<st
       return { voice: { ...file, duration: seconds(item.durationMs) ?? 0, mime_type: item.mime } };
     case "video": {
       if (item.name === "circle") return { video_note: { ...file, length: item.width ?? 0, duration: seconds(item.durationMs) ?? 0 } };
-      const video = { ...file, width: item.width ?? 0, height: item.height ?? 0, duration: seconds(item.durationMs) ?? 0, mime_type: item.mime, file_name: item.name };
-      if (extra.animation) return { animation: video, document: { ...file, file_name: item.name, mime_type: item.mime } };
+      const video = { ...file, width: item.width ?? 0, height: item.height ?? 0, duration: seconds(item.durationMs) ?? 0, mime_type: item.mime, file_name: item.name, thumbnail };
+      if (extra.animation) return { animation: video, document: { ...file, file_name: item.name, mime_type: item.mime, thumbnail } };
       return { video };
     }
     case "file": {
-      const document = { ...file, file_name: item.name, mime_type: item.mime };
-      if (extra.audio) return { audio: { ...document, duration: seconds(item.durationMs) ?? 0 }, document };
+      const document = { ...file, file_name: item.name, mime_type: item.mime, thumbnail };
+      if (extra.audio) {
+        // sendAudio's performer, title and duration (when the server could not measure it)
+        const given = typeof extra.audio === "object" ? (extra.audio as { performer?: string; title?: string; duration?: number }) : {};
+        const audio = { ...document, duration: seconds(item.durationMs) ?? given.duration ?? 0, performer: given.performer, title: given.title };
+        return { audio, document };
+      }
       return { document };
     }
   }

@@ -1,13 +1,14 @@
 import { ADMIN_RIGHTS, getMember, isActive, type Rights } from "../../domain/chats/access";
 import { listAdministrators, memberCount } from "../../domain/chats/conversations";
-import { leaveGroup, promoteMember, removeMember, renameGroup, setGroupPhoto } from "../../domain/chats/members";
+import { createInvite, leaveGroup, promoteMember, removeMember, renameGroup, setGroupPhoto } from "../../domain/chats/members";
+import { findUploadByUrl } from "../../media/uploads";
 import { findUserById } from "../../domain/users/service";
 import type { UserRow } from "../../domain/users/table";
 import { findPerson, resolveChat } from "../chats";
 import type { BotContext, MethodTable } from "../context";
 import { asBot, badRequest, forbiddenBot } from "../errors";
 import { inputFile } from "../files";
-import { serializeChat, serializeChatMember, type ChatView } from "../serializers";
+import { photoSizes, serializeChat, serializeChatMember, serializeUser, type ChatView } from "../serializers";
 
 /** A group chat from chat_id; private chats have no members to manage. */
 async function groupChat(ctx: BotContext): Promise<ChatView> {
@@ -112,6 +113,32 @@ export const chatMethods = {
     const photo = await inputFile(ctx, "photo", ctx.params.values.photo);
     await asBot(() => setGroupPhoto(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id, photoUrl: photo.url }), noRights("change chat photo"));
     return true;
+  },
+
+  /** A group has one invite link: a new one replaces (revokes) the previous, as exportChatInviteLink does. */
+  async exportChatInviteLink(ctx) {
+    const view = await groupChat(ctx);
+    return (await asBot(() => createInvite(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id }), noRights("invite users"))).inviteLink;
+  },
+  async createChatInviteLink(ctx) {
+    const view = await groupChat(ctx);
+    const name = ctx.params.str("name", { max: 32 });
+    if (ctx.params.bool("creates_join_request")) throw badRequest("join requests are not supported: groups have no approval queue");
+    ctx.params.int("expire_date");
+    ctx.params.int("member_limit", { min: 1, max: 99999 });
+    const { inviteLink } = await asBot(() => createInvite(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id }), noRights("invite users"));
+    return { invite_link: inviteLink, creator: serializeUser(ctx.me), creates_join_request: false, is_primary: true, is_revoked: false, name };
+  },
+
+  /** A person's avatar as their one profile photo (PhotoSizes: thumbnail and original). */
+  async getUserProfilePhotos(ctx) {
+    const user = await userParam(ctx);
+    const offset = ctx.params.int("offset", { min: 0 }) ?? 0;
+    const limit = ctx.params.int("limit", { min: 1, max: 100 }) ?? 100;
+    const avatar = user.avatar_url ? await findUploadByUrl(ctx.app, user.avatar_url) : undefined;
+    if (!avatar) return { total_count: 0, photos: [] };
+    const item = { type: "image" as const, url: avatar.url, mime: avatar.mime, sizeBytes: avatar.size_bytes, width: avatar.width ?? undefined, height: avatar.height ?? undefined, thumb: avatar.thumb_url };
+    return { total_count: 1, photos: offset === 0 && limit > 0 ? [photoSizes(item)] : [] };
   },
 
   async leaveChat(ctx) {

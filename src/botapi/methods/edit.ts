@@ -22,6 +22,33 @@ async function ownMessage(ctx: BotContext): Promise<{ view: ChatView; row: Messa
   return { view, row };
 }
 
+/** The chat's pinned messages, newest first. */
+async function pinnedSeqs(ctx: BotContext, view: ChatView): Promise<number[]> {
+  const rows = await ctx.app.db
+    .selectFrom("messages")
+    .select("seq")
+    .where("conversation_id", "=", view.conversation.id)
+    .where("pinned", "=", 1)
+    .where("deleted_at", "is", null)
+    .orderBy("seq", "desc")
+    .execute();
+  return rows.map((r) => r.seq);
+}
+
+const unpin = (ctx: BotContext, view: ChatView, seq: number) =>
+  asBot(() => setPinned(ctx.app, { conversationId: view.conversation.id, seq, actorId: ctx.me.id, pinned: false }), {
+    403: forbiddenBot("not enough rights to manage pinned messages in the chat"),
+    404: badRequest("message to unpin not found"),
+  });
+
+/** `message_ids` of the batch methods: 1 to 100 message ids. */
+export function messageIds(ctx: BotContext): number[] {
+  const raw = ctx.params.json("message_ids", { required: true });
+  if (!Array.isArray(raw) || raw.some((id) => !Number.isSafeInteger(id))) throw badRequest("message_ids must be an Array of Integer");
+  if (raw.length === 0 || raw.length > 100) throw badRequest("message_ids must contain 1-100 items");
+  return raw as number[];
+}
+
 /** reply_markup of an edit: omitted keeps the buttons (text/caption edits), null removes them. */
 function editedMarkup(ctx: BotContext, omitted: "keep" | "remove"): unknown {
   if (!ctx.params.given("reply_markup")) return omitted === "keep" ? undefined : null;
@@ -77,6 +104,19 @@ export const editMethods = {
     return true;
   },
 
+  /** Up to 100 at once; ids that are not found are skipped, as the compatible API does. */
+  async deleteMessages(ctx) {
+    const view = await resolveChat(ctx, "chat_id", false);
+    for (const seq of messageIds(ctx)) {
+      if (!(await findMessageBySeq(ctx.app.db, view.conversation.id, seq))) continue;
+      await asBot(() => deleteMessage(ctx.app, { conversationId: view.conversation.id, seq, actorId: ctx.me.id, forEveryone: true }), {
+        403: badRequest("message can't be deleted"),
+        404: badRequest("message to delete not found"),
+      });
+    }
+    return true;
+  },
+
   async pinChatMessage(ctx) {
     const view = await resolveChat(ctx, "chat_id", false);
     const seq = ctx.params.int("message_id", { required: true })!;
@@ -90,25 +130,16 @@ export const editMethods = {
 
   async unpinChatMessage(ctx) {
     const view = await resolveChat(ctx, "chat_id", false);
-    let seq = ctx.params.int("message_id");
-    if (seq === undefined) {
-      // without message_id the most recently pinned message is unpinned, as the compatible API does
-      const latest = await ctx.app.db
-        .selectFrom("messages")
-        .select("seq")
-        .where("conversation_id", "=", view.conversation.id)
-        .where("pinned", "=", 1)
-        .where("deleted_at", "is", null)
-        .orderBy("seq", "desc")
-        .executeTakeFirst();
-      if (!latest) return true;
-      seq = latest.seq;
-    }
-    const target = seq;
-    await asBot(
-      () => setPinned(ctx.app, { conversationId: view.conversation.id, seq: target, actorId: ctx.me.id, pinned: false }),
-      { 403: forbiddenBot("not enough rights to manage pinned messages in the chat"), 404: badRequest("message to unpin not found") },
-    );
+    // without message_id the most recently pinned message is unpinned, as the compatible API does
+    const seq = ctx.params.int("message_id") ?? (await pinnedSeqs(ctx, view))[0];
+    if (seq === undefined) return true;
+    await unpin(ctx, view, seq);
+    return true;
+  },
+
+  async unpinAllChatMessages(ctx) {
+    const view = await resolveChat(ctx, "chat_id", false);
+    for (const seq of await pinnedSeqs(ctx, view)) await unpin(ctx, view, seq);
     return true;
   },
 

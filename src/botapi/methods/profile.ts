@@ -5,6 +5,9 @@ import type { BotContext, MethodTable } from "../context";
 import { asBot, badRequest } from "../errors";
 import type { Params } from "../params";
 import { serializeBotSelf } from "../serializers";
+import { parseMenuButton } from "../markup";
+import { resolveChat } from "../chats";
+import { menuButtonFor } from "../../domain/bots/profile";
 
 const COMMAND_RE = /^[a-z0-9_]{1,32}$/;
 
@@ -58,6 +61,14 @@ function scopeKey(params: Params): string {
     default:
       throw badRequest("can't parse BotCommandScope: unsupported type specified");
   }
+}
+
+/** "default", or the private chat chat_id names (menu buttons exist in private chats only). */
+async function menuKey(ctx: BotContext): Promise<string> {
+  if (!ctx.params.has("chat_id")) return "default";
+  const view = await resolveChat(ctx, "chat_id", false);
+  if (view.conversation.type !== "private") throw badRequest("menu button can be set only in private chats");
+  return `chat:${view.conversation.id}`;
 }
 
 type TextField = "description" | "short_description" | "name";
@@ -139,6 +150,21 @@ export const profileMethods = {
   },
   async getMyName({ me, bot, params }) {
     return { name: localized(botProfile(bot), "name", languageCode(params), me.display_name) };
+  },
+
+  /** The button beside a person's input: per private chat (chat_id) or the default; shown by the app. */
+  async setChatMenuButton(ctx) {
+    const key = await menuKey(ctx);
+    const button = parseMenuButton(ctx.params.json("menu_button"));
+    await updateBotProfile(ctx.app, ctx.bot.id, (p) => {
+      const buttons = (p.menu_button ??= {});
+      if (button.type === "default") delete buttons[key];
+      else buttons[key] = button;
+    });
+    return true;
+  },
+  async getChatMenuButton(ctx) {
+    return menuButtonFor(botProfile(ctx.bot), await menuKey(ctx));
   },
 
   // nothing to release: there is no cloud/local server split here

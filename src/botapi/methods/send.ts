@@ -1,4 +1,7 @@
 import { randomInt } from "node:crypto";
+import type { MessageRow } from "../../domain/chats/table";
+import { AppError } from "../../lib/errors";
+import { messageIds } from "./edit";
 import type { App } from "../../app";
 import type { MessageEntity } from "../formatting";
 import { findMessageBySeq } from "../../domain/chats/access";
@@ -97,8 +100,7 @@ function coordinates(ctx: BotContext) {
 }
 
 /** The message a forward or copy takes: in from_chat_id when given, else in the target chat. */
-async function sourceMessage(ctx: BotContext, target: ChatView, what: string) {
-  const seq = ctx.params.int("message_id", { required: true })!;
+async function sourceMessage(ctx: BotContext, target: ChatView, what: string, seq = ctx.params.int("message_id", { required: true })!) {
   // the source chat must already exist: naming a person never opens a chat here
   const source = ctx.params.has("from_chat_id") ? await resolveChat(ctx, "from_chat_id", false) : target;
   const row = await findMessageBySeq(ctx.app.db, source.conversation.id, seq);
@@ -121,7 +123,12 @@ export const sendMethods = {
   sendVoice: sendFile("voice"),
   sendVideoNote: sendFile("video_note"),
   sendDocument: sendFile("document"),
-  sendAudio: sendFile("audio", { audio: true }),
+  async sendAudio(ctx) {
+    const performer = ctx.params.str("performer", { max: 64 });
+    const title = ctx.params.str("title", { max: 64 });
+    const duration = ctx.params.int("duration", { min: 0 });
+    return sendFile("audio", { audio: performer !== undefined || title !== undefined || duration !== undefined ? { performer, title, duration } : true })(ctx);
+  },
   sendSticker: sendFile("sticker"),
 
   async sendMediaGroup(ctx) {
@@ -228,33 +235,71 @@ export const sendMethods = {
 
   async forwardMessage(ctx) {
     const target = await resolveChat(ctx);
-    const { source, row } = await sourceMessage(ctx, target, "forward");
-    const sent = await asBot(
-      () => forwardMessage(ctx.app, { fromConversationId: source.conversation.id, seq: row.seq, actorId: ctx.me.id, toConversationId: target.conversation.id }),
-      { 400: badRequest("message can't be forwarded"), 403: blockedByUser(), 404: badRequest("message to forward not found") },
-    );
-    return (await serializeMessages(ctx.app.db, target, [sent]))[0];
+    return (await serializeMessages(ctx.app.db, target, [await forwardOne(ctx, target)]))[0];
   },
 
   async copyMessage(ctx) {
     const target = await resolveChat(ctx);
-    const { row } = await sourceMessage(ctx, target, "copy");
-    let content = row.content;
-    let entities: unknown[] | undefined = row.entities ? (JSON.parse(row.entities) as unknown[]) : undefined;
-    // a new caption applies to media; a text message is copied as it is
-    if (row.media !== null && ctx.params.given("caption")) {
-      const caption = await captionOf(ctx.app, ctx.params);
-      content = caption.text;
-      entities = caption.entities;
+    return { message_id: await copyOne(ctx, target) };
+  },
+
+  /** Returns the MessageIds of the forwards; messages that cannot be found or forwarded are skipped. */
+  async forwardMessages(ctx) {
+    const target = await resolveChat(ctx);
+    ctx.params.chatRef("from_chat_id");
+    const out = [];
+    for (const seq of messageIds(ctx)) {
+      const row = await skipUnavailable(() => forwardOne(ctx, target, seq));
+      if (row) out.push({ message_id: row.seq });
     }
-    const extra = row.extra ? (JSON.parse(row.extra) as Record<string, unknown>) : null;
-    if (extra) delete extra.media_group_id;
-    const sent = await post(ctx, target, {
-      content,
-      entities,
-      media: row.media ? (JSON.parse(row.media) as MediaItem[]) : undefined,
-      extra,
-    });
-    return { message_id: sent.message_id };
+    return out;
+  },
+
+  /** Returns the MessageIds of the copies; messages that cannot be found or copied are skipped. */
+  async copyMessages(ctx) {
+    const target = await resolveChat(ctx);
+    ctx.params.chatRef("from_chat_id");
+    const out = [];
+    for (const seq of messageIds(ctx)) {
+      const id = await skipUnavailable(() => copyOne(ctx, target, seq));
+      if (id !== null) out.push({ message_id: id });
+    }
+    return out;
   },
 } satisfies MethodTable;
+
+/** Forwards message_id (or SEQ) into TARGET with its author shown. */
+async function forwardOne(ctx: BotContext, target: ChatView, seq?: number): Promise<MessageRow> {
+  const { source, row } = await sourceMessage(ctx, target, "forward", seq);
+  return asBot(
+    () => forwardMessage(ctx.app, { fromConversationId: source.conversation.id, seq: row.seq, actorId: ctx.me.id, toConversationId: target.conversation.id }),
+    { 400: badRequest("message can't be forwarded"), 403: blockedByUser(), 404: badRequest("message to forward not found") },
+  );
+}
+
+/** Copies message_id (or SEQ) into TARGET without its author; a new caption applies to media. */
+async function copyOne(ctx: BotContext, target: ChatView, seq?: number): Promise<number> {
+  const { row } = await sourceMessage(ctx, target, "copy", seq);
+  let content = row.content;
+  let entities: unknown[] | undefined = row.entities ? (JSON.parse(row.entities) as unknown[]) : undefined;
+  // a new caption applies to media; a text message is copied as it is
+  if (row.media !== null && ctx.params.given("caption")) {
+    const caption = await captionOf(ctx.app, ctx.params);
+    content = caption.text;
+    entities = caption.entities;
+  }
+  const extra = row.extra ? (JSON.parse(row.extra) as Record<string, unknown>) : null;
+  if (extra) delete extra.media_group_id;
+  const sent = await post(ctx, target, { content, entities, media: row.media ? (JSON.parse(row.media) as MediaItem[]) : undefined, extra });
+  return sent.message_id as number;
+}
+
+/** The batch methods skip a message that is missing or cannot be forwarded/copied (a 400), and stop on anything else. */
+async function skipUnavailable<T>(fn: () => Promise<T>): Promise<T | null> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof AppError && err.status === 400) return null;
+    throw err;
+  }
+}

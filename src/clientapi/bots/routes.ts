@@ -8,6 +8,7 @@ import { toIso } from "../../lib/clock";
 import { botIncome, withdrawIncome } from "../../domain/payments/income";
 import { serializePublicUser } from "../serializers/account";
 import { libraryApiRoots } from "../../domain/bots/library-roots";
+import { botProfile, menuButtonFor } from "../../domain/bots/profile";
 
 const CreateBody = t.Object({
   username: t.String({ minLength: 1, maxLength: 64 }),
@@ -117,9 +118,11 @@ export function botProfileRoutes(app: App) {
     .use(requestContext(app))
     .get(
       "/:username",
-      async ({ params }) => {
+      async ({ params, user }) => {
         const found = await findBotByUsername(app.db, params.username);
         if (!found || found.bot.blocked_at) throw notFound("Bot not found");
+        const key = `${Math.min(user.id, found.user.id)}:${Math.max(user.id, found.user.id)}`;
+        const chat = await app.db.selectFrom("conversations").select("id").where("private_key", "=", key).executeTakeFirst();
         return ok({
           bot: {
             ...serializePublicUser(found.user),
@@ -127,6 +130,8 @@ export function botProfileRoutes(app: App) {
             shortDescription: found.bot.short_description,
             commands: botCommands(found.bot),
             enabled: found.bot.disabled_at === null,
+            // the button the app shows beside this person's input (setChatMenuButton): commands or a web_app
+            menuButton: menuButtonFor(botProfile(found.bot), chat ? `chat:${chat.id}` : "default"),
           },
         });
       },

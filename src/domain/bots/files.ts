@@ -14,6 +14,8 @@ export async function uploadVisibleToBot(db: Db, botUserId: number, key: string)
   const upload = await db.selectFrom("uploads").selectAll().where("storage_key", ">", `${stem}.`).where("storage_key", "<", `${stem}/`).executeTakeFirst();
   if (!upload) return undefined;
   if (upload.owner_id === botUserId) return upload;
+  // profile pictures are public (getUserProfilePhotos)
+  if (upload.kind === "avatar" && (await db.selectFrom("users").select("id").where("avatar_url", "=", upload.url).executeTakeFirst())) return upload;
   const seen = await db
     .selectFrom("messages as m")
     .innerJoin("conversation_members as cm", (j) => j.onRef("cm.conversation_id", "=", "m.conversation_id").on("cm.user_id", "=", botUserId))

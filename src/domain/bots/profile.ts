@@ -19,6 +19,11 @@ export interface BotProfile {
 
 export const botProfile = (bot: Pick<BotRow, "profile_json">): BotProfile => JSON.parse(bot.profile_json) as BotProfile;
 
+/** The menu button for KEY ("default" or "chat:<conversation id>"): the chat's own, else the bot's default, else commands. */
+export function menuButtonFor(profile: BotProfile, key: string): Record<string, unknown> {
+  return profile.menu_button?.[key] ?? profile.menu_button?.default ?? { type: "commands" };
+}
+
 /** Changes a bot's profile in one transaction (read, change, write), so concurrent calls do not lose each other's parts. */
 export async function updateBotProfile(app: App, botId: number, change: (profile: BotProfile) => void): Promise<void> {
   await app.db.transaction().execute(async (trx) => {

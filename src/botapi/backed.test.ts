@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { TestServer } from "../testing/server";
+import type { TestClient } from "../testing/client";
+import type { UserRow } from "../domain/users/table";
+import { botApiUserId } from "../domain/bots/ids";
+import { storeUpload } from "../media/uploads";
+import { botCall, botWorld, createBotViaApi, history, openChat } from "../testing/botapi";
+import { pngOf } from "../testing/media";
+
+/** Methods beyond the spec's tables that bots call and the product can back. */
+
+let server: TestServer;
+let owner: TestClient;
+let person: TestClient;
+let personUser: UserRow;
+let token: string;
+let chatId: number;
+let cid: string;
+const call = (method: string, params: Record<string, unknown> = {}) => botCall(server.url, token, method, params);
+const upload = async (method: string, field: string, file: File, extra: Record<string, string> = {}) => {
+  const form = new FormData();
+  form.set("chat_id", String(chatId));
+  form.set(field, file);
+  for (const [k, v] of Object.entries(extra)) form.set(k, v);
+  const res = await fetch(`${server.url}/bot${token}/${method}`, { method: "POST", body: form });
+  return { status: res.status, body: (await res.json()) as any };
+};
+const send = async (text: string) => (await call("sendMessage", { chat_id: chatId, text })).body.result.message_id as number;
+
+beforeAll(async () => {
+  ({ server, owner, person, personUser } = await botWorld());
+  token = await createBotViaApi(owner, "backed_bot", "Backed");
+  cid = await openChat(person, "backed_bot");
+  chatId = botApiUserId(personUser.id);
+});
+afterAll(() => server.stop());
+
+describe("files as the compatible API describes them", () => {
+  test("a photo comes back as PhotoSizes (thumbnail, original); documents carry a thumbnail; audio keeps performer, title, duration", async () => {
+    const png = await pngOf(server.app, 640, 480);
+    const photo = await upload("sendPhoto", "photo", new File([png], "wide.png", { type: "image/png" }));
+    expect(photo.status).toBe(200);
+    const sizes = photo.body.result.photo;
+    expect(sizes).toHaveLength(2);
+    expect(sizes[0]).toMatchObject({ width: 320, height: 240 });
+    expect(sizes[1]).toMatchObject({ width: 640, height: 480, file_size: expect.any(Number) });
+    // the thumbnail downloads through getFile like any file
+    const thumb = (await call("getFile", { file_id: sizes[0].file_id })).body.result;
+    const res = await fetch(`${server.url}/file/bot${token}/${thumb.file_path}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("image/webp");
+
+    const doc = await upload("sendDocument", "document", new File([png], "picture.png", { type: "image/png" }));
+    expect(doc.body.result.document.thumbnail).toMatchObject({ width: 320, height: 240 });
+
+    // stored as a file (audio is sent as a document); what the bot says about it is kept
+    const audio = await upload("sendAudio", "audio", new File([new TextEncoder().encode("not really music")], "song.mp3"), {
+      performer: "The Band",
+      title: "The Song",
+      duration: "215",
+    });
+    expect(audio.status).toBe(200);
+    expect(audio.body.result.audio).toMatchObject({ performer: "The Band", title: "The Song", duration: 215, file_name: "song.mp3" });
+  });
+});
+
+describe("batch and chat methods", () => {
+  test("deleteMessages skips missing ids; forwardMessages and copyMessages return MessageIds; unpinAllChatMessages", async () => {
+    const [a, b, c] = [await send("one"), await send("two"), await send("three")];
+    expect((await call("deleteMessages", { chat_id: chatId, message_ids: [a, b, 999999] })).body.result).toBe(true);
+    const left = (await history(person, cid)).map((m) => m.content);
+    expect(left).not.toContain("one");
+    expect(left).not.toContain("two");
+    expect(left).toContain("three");
+    expect((await call("deleteMessages", { chat_id: chatId, message_ids: [] })).body.description).toBe("Bad Request: message_ids must contain 1-100 items");
+
+    const mine = (await person.post(`/api/social/messages/${cid}`, { content: "from the person" })).body.data.message.messageId as number;
+    const forwarded = await call("forwardMessages", { chat_id: chatId, from_chat_id: chatId, message_ids: [mine, c, 999999] });
+    expect(forwarded.body.result).toHaveLength(2);
+    expect(forwarded.body.result[0]).toEqual({ message_id: expect.any(Number) });
+    const copied = await call("copyMessages", { chat_id: chatId, from_chat_id: chatId, message_ids: [c] });
+    expect(copied.body.result).toHaveLength(1);
+    const all = await history(person, cid);
+    expect(all.filter((m) => m.content === "three")).toHaveLength(3);
+
+    for (const id of [c, copied.body.result[0].message_id]) expect((await call("pinChatMessage", { chat_id: chatId, message_id: id })).body.result).toBe(true);
+    expect((await call("unpinAllChatMessages", { chat_id: chatId })).body.result).toBe(true);
+    const conversation = await server.app.db.selectFrom("conversations").select("id").where("cuid", "=", cid).executeTakeFirstOrThrow();
+    const pinned = await server.app.db.selectFrom("messages").select("seq").where("conversation_id", "=", conversation.id).where("pinned", "=", 1).execute();
+    expect(pinned).toEqual([]);
+  });
+
+  test("invite links of a group the bot administers", async () => {
+    const group = await person.post("/api/social/groups", { title: "Invites", members: ["backed_bot"] });
+    const gid = group.body.data.conversationId as string;
+    const groupId = -(await server.app.db.selectFrom("conversations").select("id").where("cuid", "=", gid).executeTakeFirstOrThrow()).id;
+    expect((await call("exportChatInviteLink", { chat_id: groupId })).body).toEqual({ ok: false, error_code: 403, description: "Forbidden: not enough rights to invite users" });
+    expect((await person.post(`/api/social/groups/${gid}/members/backed_bot/promote`, { rights: { can_invite_users: true } })).status).toBe(200);
+    const link = (await call("exportChatInviteLink", { chat_id: groupId })).body.result as string;
+    expect(link).toMatch(/\/dashboard\/messages\?join=[A-Za-z0-9_-]+$/);
+    const made = (await call("createChatInviteLink", { chat_id: groupId, name: "friends" })).body.result;
+    expect(made).toMatchObject({ invite_link: expect.stringContaining("?join="), creator: { id: botApiUserId((await server.app.db.selectFrom("users").select("id").where("username", "=", "backed_bot").executeTakeFirstOrThrow()).id) }, name: "friends", is_revoked: false });
+    expect(made.invite_link).not.toBe(link);
+  });
+
+  test("getUserProfilePhotos: the avatar as PhotoSizes, downloadable", async () => {
+    expect((await call("getUserProfilePhotos", { user_id: chatId })).body.result).toEqual({ total_count: 0, photos: [] });
+    const avatar = await storeUpload(server.app, { ownerId: personUser.id, kind: "avatar", data: await pngOf(server.app, 400, 400) });
+    await server.app.db.updateTable("users").set({ avatar_url: avatar.url }).where("id", "=", personUser.id).execute();
+    const photos = (await call("getUserProfilePhotos", { user_id: chatId })).body.result;
+    expect(photos.total_count).toBe(1);
+    expect(photos.photos[0].map((p: any) => p.width)).toEqual([320, 400]);
+    const file = (await call("getFile", { file_id: photos.photos[0][1].file_id })).body.result;
+    expect((await fetch(`${server.url}/file/bot${token}/${file.file_path}`)).status).toBe(200);
+  });
+
+  test("menu button: default and per chat, shown on the person's bot card", async () => {
+    expect((await call("getChatMenuButton")).body.result).toEqual({ type: "commands" });
+    const app = { type: "web_app", text: "Open shop", web_app: { url: "https://shop.example.com/app" } };
+    expect((await call("setChatMenuButton", { menu_button: app })).body.result).toBe(true);
+    expect((await call("getChatMenuButton", { chat_id: chatId })).body.result).toEqual(app);
+    expect((await person.get("/api/social/bots/backed_bot")).body.data.bot.menuButton).toEqual(app);
+    expect((await call("setChatMenuButton", { chat_id: chatId, menu_button: { type: "commands" } })).body.result).toBe(true);
+    expect((await person.get("/api/social/bots/backed_bot")).body.data.bot.menuButton).toEqual({ type: "commands" });
+    expect((await call("getChatMenuButton")).body.result).toEqual(app);
+    expect((await call("setChatMenuButton", { menu_button: { type: "web_app", text: "x", web_app: { url: "http://plain.example.com" } } })).body.description).toBe(
+      "Bad Request: BUTTON_URL_INVALID: web_app url must be an https URL",
+    );
+  });
+
+  test("families the product cannot back answer in the compatible API's words", async () => {
+    expect((await call("answerInlineQuery", { inline_query_id: "1", results: [] })).body).toEqual({
+      ok: false,
+      error_code: 400,
+      description: "Bad Request: query is too old and response timeout expired or query ID is invalid",
+    });
+    expect((await call("getStickerSet", { name: "animals" })).body.description).toBe("Bad Request: STICKERSET_INVALID");
+    expect((await call("createForumTopic", { chat_id: chatId, name: "t" })).body.description).toBe("Bad Request: the chat is not a forum");
+    expect((await call("sendGame", { chat_id: chatId, game_short_name: "g" })).body.description).toBe("Bad Request: GAME_SHORT_NAME_INVALID");
+    expect((await call("getBusinessConnection", { business_connection_id: "b" })).body.description).toBe("Bad Request: BUSINESS_CONNECTION_INVALID");
+  });
+});
