@@ -3,6 +3,7 @@ import type { ConfigKey } from "./config";
 import { createRootHttpApp, openApp, startWorkers } from "./wiring";
 import { endLongPolls } from "./domain/bots/updates";
 import { realtimeHub } from "./realtime/hub";
+import { metricsPlacement, startMetricsListener } from "./ops/metrics";
 import type { Logger } from "./lib/log";
 import type { Clock } from "./lib/clock";
 
@@ -40,6 +41,9 @@ export async function startServer(opts: {
   startWorkers(app);
   const server = http.server!;
   const port = server.port!;
+  const metricsListener = metricsPlacement(app) === "port" ? startMetricsListener(app) : null;
+  if (metricsListener) app.log.info("metrics listening", { url: `http://127.0.0.1:${metricsListener.port}/metrics` });
+  else if (app.config["metrics.enabled"] && metricsPlacement(app) === "off") app.log.warn("metrics.enabled is set but neither metrics.port nor metrics.token: /metrics is not served");
   let stopping: Promise<void> | null = null;
   return {
     app,
@@ -50,6 +54,7 @@ export async function startServer(opts: {
       stopping ??= (async () => {
         // bot long polls answer now and realtime streams end, instead of holding the shutdown up
         endLongPolls(app);
+        metricsListener?.stop();
         realtimeHub(app).shutdown();
         // in-flight requests finish; anything still open after the grace period is cut
         const drained = await Promise.race([server.stop(false).then(() => true), Bun.sleep(SHUTDOWN_GRACE_MS).then(() => false)]);

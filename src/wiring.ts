@@ -20,6 +20,7 @@ import { UPLOAD_PATH } from "./clientapi/uploads/routes";
 import { fileRoutes } from "./media/serve";
 import { createHttpApp } from "./http/server";
 import { webAppRoutes } from "./http/web-app";
+import { metricsRoutes } from "./ops/metrics";
 
 /*
  * The composition root: the one module that knows every feature. Nothing imports it but the
@@ -71,6 +72,7 @@ async function applyReportedChange(app: App, events: ReportedEvent[]): Promise<v
 export function createRootHttpApp(app: App) {
   return createHttpApp(app, { largeBodyPaths: [UPLOAD_PATH] })
     .get("/healthz", () => healthz(app))
+    .use(metricsRoutes(app))
     .use(clientApiRoutes(app))
     .use(fileRoutes(app))
     .use(botApiRoutes(app))

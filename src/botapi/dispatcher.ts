@@ -95,6 +95,11 @@ export const BOT_METHODS = {
 } satisfies MethodTable;
 
 const byLowerName = new Map<string, BotMethod>(Object.entries(BOT_METHODS).map(([name, fn]) => [name.toLowerCase(), fn]));
+/** lower-cased name → the name as the compatible API spells it */
+const nameByLowerName = new Map<string, string>(Object.keys(BOT_METHODS).map((name) => [name.toLowerCase(), name]));
+
+/** The method's name as the API spells it ("sendmessage" → "sendMessage"), or null when there is no such method. */
+export const canonicalMethodName = (name: string): string | null => nameByLowerName.get(name.toLowerCase()) ?? null;
 
 /** Runs one Bot API method for a bot; unknown names are 404 "Not Found: method not found". */
 export async function callBotMethod(app: App, found: BotWithUser, name: string, params: Params, signal?: AbortSignal): Promise<unknown> {

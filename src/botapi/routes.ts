@@ -4,7 +4,8 @@ import { botAccessError, resolveBotToken, type BotWithUser } from "../domain/bot
 import { uploadVisibleToBot } from "../domain/bots/files";
 import { storedFileResponse } from "../media/serve";
 import { RateLimiter } from "../http/rate-limit";
-import { callBotMethod } from "./dispatcher";
+import { callBotMethod, canonicalMethodName } from "./dispatcher";
+import { metricsFor } from "../ops/metrics";
 import { botError, toBotErrorBody } from "./errors";
 import { readParams } from "./params";
 import { omitAbsent } from "./serializers";
@@ -64,6 +65,7 @@ async function downloadFile(app: App, limiter: RateLimiter, token: string, key: 
 
 export function botApiRoutes(app: App) {
   const limiter = new RateLimiter();
+  const metrics = metricsFor(app);
   return new Elysia({ name: "bot-api" }).onRequest(async ({ request }) => {
     const url = new URL(request.url);
     const file = FILE_PATH.exec(url.pathname);
@@ -86,9 +88,12 @@ export function botApiRoutes(app: App) {
       const found = await authorisedBot(app, limiter, token);
       const params = await readParams(request, url);
       const result = await callBotMethod(app, found, method, params, request.signal);
+      metrics.botCalls.inc({ method: canonicalMethodName(method) ?? "unknown", code: "200" });
       return json(200, { ok: true, result: omitAbsent(result) });
     } catch (err) {
-      return errorResponse(app, err);
+      const res = errorResponse(app, err);
+      metrics.botCalls.inc({ method: canonicalMethodName(method) ?? "unknown", code: String(res.status) });
+      return res;
     }
   });
 }

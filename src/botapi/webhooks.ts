@@ -5,6 +5,7 @@ import { callBotMethod } from "./dispatcher";
 import { fetchPublic, outboundUrlProblem, readLimited, urlShapeProblem } from "./net";
 import { Params } from "./params";
 import { omitAbsent } from "./serializers";
+import { metricsFor } from "../ops/metrics";
 
 const MAX_BACKOFF_MS = 60_000;
 const FIRST_BACKOFF_MS = 500;
@@ -89,6 +90,7 @@ export function startWebhookWorker(app: App): void {
         const body = JSON.stringify(omitAbsent(toUpdate(row)));
         attempted = true;
         const failure = await post(found.bot.webhook_url, found.bot.webhook_secret, body, found);
+        metricsFor(app).webhookDeliveries.inc({ result: failure === null ? "ok" : "failed" });
         if (failure === null) {
           await app.db.deleteFrom("bot_updates").where("id", "=", row.id).execute();
           continue;

@@ -7,6 +7,7 @@ import { isValidCsrf } from "./csrf";
 import { clientErrorBody, clientErrorResponse } from "./envelope";
 import { toAppError } from "./errors";
 import { AbuseGuard, RateLimiter } from "./rate-limit";
+import { metricsFor } from "../ops/metrics";
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -22,12 +23,25 @@ export function isClientApiPath(pathname: string): boolean {
 /** Hides bot tokens (/bot<token>/…, /api/bot<token>/…, /api/bot/<token>/…, /file/bot<token>/…) before a path reaches a log line. */
 export const redactPath = (pathname: string): string => pathname.replace(/^(\/api\/bot\/|\/api\/bot(?=\d)|\/bot(?!s\/|s$)|\/file\/bot)[^/]*/, "$1<redacted>");
 
+/** Route pattern of each routed request (set before validation, so 422s carry it too). */
+const routeOf = new WeakMap<Request, string>();
+
+/**
+ * The metrics label of a request: its route pattern; the Bot API's token paths (answered
+ * before routing) as one pattern; anything else answered before routing (rate
+ * limits, CSRF refusals, paths no route matches) as "none", so raw paths with ids or tokens never become labels.
+ */
+function routeLabel(request: Request, path: string): string {
+  return routeOf.get(request) ?? (redactPath(path) !== path ? "/api/bot/:token/:method" : "none");
+}
+
 /**
  * One log line per request (method, path without tokens, status, duration to the response
- * head), never headers or cookies. Wraps the whole fetch handler, so answers given early by
- * guards and by the Bot API are logged too.
+ * head), never headers or cookies, and the request's metrics. Wraps the whole fetch handler,
+ * so answers given early by guards and by the Bot API are logged and counted too.
  */
 function logRequests(app: App) {
+  const metrics = metricsFor(app);
   return (handle: (...args: unknown[]) => unknown, request: Request) =>
     async (...args: unknown[]) => {
       const t0 = performance.now();
@@ -37,12 +51,10 @@ function logRequests(app: App) {
         if (res instanceof Response) status = res.status;
         return res;
       } finally {
-        app.log.info("request", {
-          method: request.method,
-          path: redactPath(new URL(request.url).pathname),
-          status,
-          ms: Math.round((performance.now() - t0) * 10) / 10,
-        });
+        const ms = performance.now() - t0;
+        const path = new URL(request.url).pathname;
+        app.log.info("request", { method: request.method, path: redactPath(path), status, ms: Math.round(ms * 10) / 10 });
+        metrics.observeRequest(request.method, routeLabel(request, path), status, ms / 1000);
       }
     };
 }
@@ -72,6 +84,7 @@ export function createHttpApp(app: App, opts: { largeBodyPaths: readonly string[
   );
   return new Elysia({ name: "root" })
     .wrap(logRequests(app))
+    .onTransform({ as: "global" }, ({ request, route }) => void routeOf.set(request, route))
     .onRequest(({ request, server }) => {
       const url = new URL(request.url);
       if (!isClientApiPath(url.pathname)) return;

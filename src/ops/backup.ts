@@ -35,7 +35,7 @@ export interface BackupResult {
   pruned: string[];
 }
 
-const ARCHIVE_RE = /^backup-.+\.tar\.gz$/;
+export const ARCHIVE_RE = /^backup-.+\.tar\.gz$/;
 
 /**
  * Hot backup of a data dir: a consistent database snapshot (VACUUM INTO on its own

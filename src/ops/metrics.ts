@@ -1,0 +1,185 @@
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { Elysia } from "elysia";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { App } from "../app";
+import { safeEqual } from "../lib/crypto";
+import { ARCHIVE_RE } from "./backup";
+import { backupsDir, dbPath } from "../config/layout";
+import { fileSize } from "./layout";
+import { realtimeHub } from "../realtime/hub";
+
+/**
+ * Prometheus metrics of one serving App (prom-client, text exposition format). Counters are
+ * bumped on the hot paths (≈ 1 µs per request); sizes, queue lengths and the backup age are
+ * read when scraped. prom-client's default Node.js metrics are left out on purpose: under
+ * Bun its event-loop and handle gauges report constants, and a metric that measures nothing
+ * is worse than none; the process's memory and CPU are read here instead.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly httpRequests = new Counter({
+    name: "social_http_requests_total",
+    help: "HTTP requests answered, by method, route pattern and status",
+    labelNames: ["method", "route", "status"] as const,
+    registers: [this.registry],
+  });
+
+  readonly httpDuration = new Histogram({
+    name: "social_http_request_duration_seconds",
+    help: "Time to the response head, by method, route pattern and status",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  readonly botCalls = new Counter({
+    name: "social_botapi_calls_total",
+    help: "Bot API calls by method (unknown names as \"unknown\") and error code (200 when ok)",
+    labelNames: ["method", "code"] as const,
+    registers: [this.registry],
+  });
+
+  readonly webhookDeliveries = new Counter({
+    name: "social_webhook_deliveries_total",
+    help: "Webhook delivery attempts by result (ok, failed)",
+    labelNames: ["result"] as const,
+    registers: [this.registry],
+  });
+
+  constructor(app: App) {
+    const registers = [this.registry];
+    const db = dbPath(app.dataDir);
+    new Gauge({
+      name: "social_bot_updates_queued",
+      help: "Bot updates stored and not yet delivered (getUpdates or webhook)",
+      registers,
+      async collect() {
+        const row = await app.db.selectFrom("bot_updates").select((e) => e.fn.countAll<number>().as("n")).where("delivered_at", "is", null).executeTakeFirst();
+        this.set(Number(row?.n ?? 0));
+      },
+    });
+    new Gauge({
+      name: "social_realtime_connections",
+      help: "Open realtime connections (WebSocket and SSE)",
+      registers,
+      collect() {
+        this.set(realtimeHub(app).connectionCount());
+      },
+    });
+    new Gauge({
+      name: "social_database_bytes",
+      help: "Size of social.db",
+      registers,
+      collect() {
+        this.set(fileSize(db));
+      },
+    });
+    new Gauge({
+      name: "social_database_wal_bytes",
+      help: "Size of social.db-wal",
+      registers,
+      collect() {
+        this.set(fileSize(`${db}-wal`));
+      },
+    });
+    new Gauge({
+      name: "social_backup_age_seconds",
+      help: "Seconds since the newest backup archive in data/backups was written (+Inf when there is none)",
+      registers,
+      collect() {
+        const newest = newestArchiveMtime(app.dataDir);
+        this.set(newest === null ? Infinity : Math.max(0, (Date.now() - newest) / 1000));
+      },
+    });
+    new Gauge({
+      name: "process_resident_memory_bytes",
+      help: "Resident memory of the server process",
+      registers,
+      collect() {
+        this.set(process.memoryUsage.rss());
+      },
+    });
+    new Counter({
+      name: "process_cpu_seconds_total",
+      help: "User and system CPU time of the server process",
+      registers,
+      collect() {
+        const u = process.cpuUsage();
+        this.reset();
+        this.inc((u.user + u.system) / 1e6);
+      },
+    });
+  }
+
+  /** One answered HTTP request; ROUTE is the route's pattern, never the raw path. */
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.httpRequests.inc(labels);
+    this.httpDuration.observe(labels, seconds);
+  }
+}
+
+/** Newest backup-*.tar.gz by mtime; a stat per archive, no archive opened. */
+function newestArchiveMtime(dataDir: string): number | null {
+  let newest: number | null = null;
+  try {
+    const dir = backupsDir(dataDir);
+    for (const name of readdirSync(dir)) {
+      if (!ARCHIVE_RE.test(name)) continue;
+      const m = statSync(join(dir, name)).mtimeMs;
+      if (newest === null || m > newest) newest = m;
+    }
+  } catch {
+    // no backups folder yet
+  }
+  return newest;
+}
+
+const all = new WeakMap<App, Metrics>();
+
+/** The App's metrics, created on first use (a counter bumped in a process that never serves them costs nothing more). */
+export function metricsFor(app: App): Metrics {
+  let m = all.get(app);
+  if (!m) all.set(app, (m = new Metrics(app)));
+  return m;
+}
+
+/** Where /metrics is served, from metrics.enabled / metrics.port / metrics.token. */
+export function metricsPlacement(app: App): "off" | "main" | "port" {
+  if (!app.config["metrics.enabled"]) return "off";
+  if (app.config["metrics.port"] > 0) return "port";
+  // on the public listener only behind a token: sizes and call counts are not for everyone
+  return app.config["metrics.token"] ? "main" : "off";
+}
+
+/** GET /metrics: the exposition text, behind `Authorization: Bearer <metrics.token>` when a token is set. */
+export async function metricsResponse(app: App, request: Request): Promise<Response> {
+  const token = app.config["metrics.token"];
+  if (token) {
+    const given = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
+    if (!safeEqual(given, token)) return new Response("unauthorized\n", { status: 401, headers: { "www-authenticate": 'Bearer realm="metrics"' } });
+  }
+  const registry = metricsFor(app).registry;
+  return new Response(await registry.metrics(), { headers: { "content-type": registry.contentType } });
+}
+
+/** The /metrics route on the main listener, when metrics are served there. */
+export function metricsRoutes(app: App) {
+  const routes = new Elysia({ name: "metrics" });
+  return metricsPlacement(app) === "main" ? routes.get("/metrics", ({ request }) => metricsResponse(app, request)) : routes;
+}
+
+/**
+ * A listener of its own on 127.0.0.1:metrics.port that answers /metrics only, so a scraper
+ * on the machine needs no token and nothing of it is reachable from outside. Returns its stop.
+ */
+export function startMetricsListener(app: App): { port: number; stop: () => void } {
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: app.config["metrics.port"],
+    fetch: (request) => (new URL(request.url).pathname === "/metrics" ? metricsResponse(app, request) : new Response("not found\n", { status: 404 })),
+  });
+  return { port: server.port!, stop: () => void server.stop(true) };
+}
