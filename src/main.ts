@@ -4,6 +4,7 @@ import { createRootHttpApp, openApp, startWorkers } from "./wiring";
 import { endLongPolls } from "./domain/bots/updates";
 import { realtimeHub } from "./realtime/hub";
 import { metricsPlacement, startMetricsListener } from "./ops/metrics";
+import { botLogOf } from "./domain/bots/log";
 import type { Logger } from "./lib/log";
 import type { Clock } from "./lib/clock";
 
@@ -55,6 +56,7 @@ export async function startServer(opts: {
         // bot long polls answer now and realtime streams end, instead of holding the shutdown up
         endLongPolls(app);
         metricsListener?.stop();
+        botLogOf(app).endFollowers();
         realtimeHub(app).shutdown();
         // in-flight requests finish; anything still open after the grace period is cut
         const drained = await Promise.race([server.stop(false).then(() => true), Bun.sleep(SHUTDOWN_GRACE_MS).then(() => false)]);

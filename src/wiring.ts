@@ -21,6 +21,7 @@ import { fileRoutes } from "./media/serve";
 import { createHttpApp } from "./http/server";
 import { webAppRoutes } from "./http/web-app";
 import { metricsRoutes } from "./ops/metrics";
+import { operatorLogRoutes } from "./botapi/log-routes";
 
 /*
  * The composition root: the one module that knows every feature. Nothing imports it but the
@@ -73,6 +74,7 @@ export function createRootHttpApp(app: App) {
   return createHttpApp(app, { largeBodyPaths: [UPLOAD_PATH] })
     .get("/healthz", () => healthz(app))
     .use(metricsRoutes(app))
+    .use(operatorLogRoutes(app))
     .use(clientApiRoutes(app))
     .use(fileRoutes(app))
     .use(botApiRoutes(app))

@@ -8,6 +8,7 @@ import { CliError, emit } from "../output";
 import { botApiUserId } from "../../src/domain/bots/ids";
 import { libraryApiRoots } from "../../src/domain/bots/library-roots";
 import { effectiveBaseUrl } from "../../src/ops/server-lock";
+import { registerBotLog } from "./bot-log";
 
 const showBot = (app: App, { bot, user }: BotWithUser, owner: string | null) => ({
   id: botApiUserId(user.id),
@@ -77,6 +78,8 @@ export function registerBot(program: Command) {
         bots.length === 0 ? "No bots." : bots.map((b) => `${b.username}\towner ${b.owner ?? "-"}\t${b.enabled ? "enabled" : "disabled"}\tprivacy ${b.privacy}`).join("\n"),
       );
     });
+
+  registerBotLog(bot);
 
   for (const [name, enabled] of [["disable", false], ["enable", true]] as const) {
     bot

@@ -7,7 +7,8 @@ import { RateLimiter } from "../http/rate-limit";
 import { callBotMethod, canonicalMethodName } from "./dispatcher";
 import { metricsFor } from "../ops/metrics";
 import { botError, toBotErrorBody } from "./errors";
-import { readParams } from "./params";
+import { readParams, type Params } from "./params";
+import { botLogOf, describeUpdate, loggable, loggableParams } from "../domain/bots/log";
 import { omitAbsent } from "./serializers";
 
 /**
@@ -43,8 +44,9 @@ async function authorisedBot(app: App, limiter: RateLimiter, token: string): Pro
   return found;
 }
 
-function errorResponse(app: App, err: unknown): Response {
-  const body = toBotErrorBody(err, app.log);
+const errorResponse = (app: App, err: unknown): Response => bodyResponse(toBotErrorBody(err, app.log));
+
+function bodyResponse(body: ReturnType<typeof toBotErrorBody>): Response {
   const headers: Record<string, string> = {};
   if (body.parameters?.retry_after !== undefined) headers["retry-after"] = String(body.parameters.retry_after);
   return json(body.error_code, body, headers);
@@ -84,16 +86,42 @@ export function botApiRoutes(app: App) {
     } catch {
       return json(404, notFoundBody);
     }
+    const started = performance.now();
+    // known once the bot is usable: refused tokens (wrong, disabled, rate-limited) are only counted
+    let botId: number | null = null;
+    let params: Params | null = null;
     try {
       const found = await authorisedBot(app, limiter, token);
-      const params = await readParams(request, url);
-      const result = await callBotMethod(app, found, method, params, request.signal);
+      botId = found.bot.id;
+      params = await readParams(request, url);
+      const result = omitAbsent(await callBotMethod(app, found, method, params, request.signal));
       metrics.botCalls.inc({ method: canonicalMethodName(method) ?? "unknown", code: "200" });
-      return json(200, { ok: true, result: omitAbsent(result) });
+      logCall(app, botId, method, params, performance.now() - started, { result });
+      return json(200, { ok: true, result });
     } catch (err) {
-      const res = errorResponse(app, err);
-      metrics.botCalls.inc({ method: canonicalMethodName(method) ?? "unknown", code: String(res.status) });
-      return res;
+      const body = toBotErrorBody(err, app.log);
+      metrics.botCalls.inc({ method: canonicalMethodName(method) ?? "unknown", code: String(body.error_code) });
+      if (botId !== null) logCall(app, botId, method, params, performance.now() - started, { error: { code: body.error_code, description: body.description } });
+      return bodyResponse(body);
     }
   });
+}
+
+/** One call in the bot's developer log; getUpdates also logs each update it handed over. */
+function logCall(app: App, botId: number, method: string, params: Params | null, ms: number, outcome: { result: unknown } | { error: { code: number; description: string } }): void {
+  const log = botLogOf(app);
+  const ok = "result" in outcome;
+  log.add(botId, {
+    kind: "call",
+    method,
+    params: params ? loggableParams(params.values, params.files) : undefined,
+    ok,
+    ...(ok ? { result: loggable(outcome.result) } : { error: outcome.error }),
+    ms: Math.round(ms * 10) / 10,
+  });
+  if (ok && Array.isArray(outcome.result) && canonicalMethodName(method) === "getUpdates") {
+    for (const update of outcome.result as Array<Record<string, unknown>>) {
+      log.add(botId, { kind: "update", method: "getUpdates", ok: true, update: describeUpdate(update) });
+    }
+  }
 }

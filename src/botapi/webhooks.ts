@@ -6,6 +6,7 @@ import { fetchPublic, outboundUrlProblem, readLimited, urlShapeProblem } from ".
 import { Params } from "./params";
 import { omitAbsent } from "./serializers";
 import { metricsFor } from "../ops/metrics";
+import { botLogOf, describeUpdate, loggable } from "../domain/bots/log";
 
 const MAX_BACKOFF_MS = 60_000;
 const FIRST_BACKOFF_MS = 500;
@@ -87,10 +88,21 @@ export function startWebhookWorker(app: App): void {
           .limit(1)
           .executeTakeFirst();
         if (!row || row.next_attempt_at > app.clock.now()) return;
-        const body = JSON.stringify(omitAbsent(toUpdate(row)));
+        const update = omitAbsent(toUpdate(row)) as Record<string, unknown>;
+        const body = JSON.stringify(update);
         attempted = true;
+        const started = performance.now();
         const failure = await post(found.bot.webhook_url, found.bot.webhook_secret, body, found);
         metricsFor(app).webhookDeliveries.inc({ result: failure === null ? "ok" : "failed" });
+        botLogOf(app).add(botId, {
+          kind: "update",
+          method: "webhook",
+          ok: failure === null,
+          update: describeUpdate(update),
+          result: loggable(update),
+          ...(failure === null ? {} : { error: { code: 0, description: failure } }),
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        });
         if (failure === null) {
           await app.db.deleteFrom("bot_updates").where("id", "=", row.id).execute();
           continue;

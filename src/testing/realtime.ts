@@ -78,12 +78,13 @@ export class SseClient {
   status = 0;
   private readonly abort = new AbortController();
 
-  static async open(baseUrl: string, client: TestClient | null, opts: { lastEventId?: number | string } = {}): Promise<SseClient> {
+  /** Opens the realtime event stream, or another SSE endpoint at OPTS.PATH. */
+  static async open(baseUrl: string, client: TestClient | null, opts: { lastEventId?: number | string; path?: string } = {}): Promise<SseClient> {
     const s = new SseClient();
     const headers: Record<string, string> = { accept: "text/event-stream" };
     if (client) headers.cookie = client.cookieHeader();
     if (opts.lastEventId !== undefined) headers["last-event-id"] = String(opts.lastEventId);
-    const res = await fetch(`${baseUrl}/api/realtime/events`, { headers, signal: s.abort.signal });
+    const res = await fetch(`${baseUrl}${opts.path ?? "/api/realtime/events"}`, { headers, signal: s.abort.signal });
     s.status = res.status;
     if (res.status !== 200) {
       s.ended = true;

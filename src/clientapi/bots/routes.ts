@@ -9,6 +9,8 @@ import { botIncome, withdrawIncome } from "../../domain/payments/income";
 import { serializePublicUser } from "../serializers/account";
 import { libraryApiRoots } from "../../domain/bots/library-roots";
 import { botProfile, menuButtonFor } from "../../domain/bots/profile";
+import { botLogOf } from "../../domain/bots/log";
+import { afterFrom, botLogResponse, LogQuery } from "../../botapi/log-routes";
 
 const CreateBody = t.Object({
   username: t.String({ minLength: 1, maxLength: 64 }),
@@ -61,6 +63,11 @@ function serializeOwnedBot(app: App, { bot, user }: BotWithUser) {
 
 /** /api/bots: bots for their owners (create, settings, token) and their income from payments. */
 export function botRoutes(app: App) {
+  /** The developer log of an owned bot (src/botapi/log-routes.ts): JSON, or live as SSE. */
+  const ownerLog = async (ownerId: number, username: string, query: { after?: number }, request: Request, follow: boolean) => {
+    const found = await requireOwnedBot(app.db, ownerId, username);
+    return botLogResponse(botLogOf(app), found.bot.id, { after: afterFrom(query, request), follow, signal: request.signal });
+  };
   return new Elysia({ name: "client-bots" })
     .use(requestContext(app))
     .get("", async ({ user }) => ok({ bots: (await listBotsOfOwner(app.db, user.id)).map((b) => serializeOwnedBot(app, b)) }), { auth: true })
@@ -83,6 +90,8 @@ export function botRoutes(app: App) {
       },
       { auth: true },
     )
+    .get("/:username/log", ({ user, params, query, request }) => ownerLog(user.id, params.username, query, request, false), { auth: true, query: LogQuery })
+    .get("/:username/log/stream", ({ user, params, query, request }) => ownerLog(user.id, params.username, query, request, true), { auth: true, query: LogQuery })
     .patch(
       "/:username",
       async ({ user, params, body }) => {
