@@ -2,7 +2,7 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Elysia } from "elysia";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { App } from "../app";
+import { defineService, type App } from "../app";
 import { safeEqual } from "../lib/crypto";
 import { ARCHIVE_RE } from "./backup";
 import { backupsDir, dbPath } from "../config/layout";
@@ -137,14 +137,10 @@ function newestArchiveMtime(dataDir: string): number | null {
   return newest;
 }
 
-const all = new WeakMap<App, Metrics>();
+/** The App's metrics; counters are bumped whether or not /metrics is served (≈ µs a request). */
+export const metricsService = defineService("ops:metrics", (app) => new Metrics(app));
 
-/** The App's metrics, created on first use (a counter bumped in a process that never serves them costs nothing more). */
-export function metricsFor(app: App): Metrics {
-  let m = all.get(app);
-  if (!m) all.set(app, (m = new Metrics(app)));
-  return m;
-}
+export const metricsFor = (app: App): Metrics => app.services.get(metricsService);
 
 /** Where /metrics is served, from metrics.enabled / metrics.port / metrics.token. */
 export function metricsPlacement(app: App): "off" | "main" | "port" {

@@ -1,4 +1,4 @@
-import type { App } from "../../app";
+import { defineService, type App } from "../../app";
 
 /**
  * The per-bot developer log: the last Bot API calls of each bot (method, parameters, result
@@ -124,11 +124,7 @@ export function describeUpdate(update: Record<string, unknown>): { updateId: num
   return { updateId: Number(update.update_id), type: Object.keys(update).find((k) => k !== "update_id") ?? "unknown" };
 }
 
-const logs = new WeakMap<App, BotLog>();
+/** The App's bot developer log (in memory, per serving process). */
+export const botLogService = defineService("bots:log", (app) => new BotLog(() => app.clock.now()));
 
-/** The App's bot log, created on first use. */
-export function botLogOf(app: App): BotLog {
-  let log = logs.get(app);
-  if (!log) logs.set(app, (log = new BotLog(() => app.clock.now())));
-  return log;
-}
+export const botLogOf = (app: App): BotLog => app.services.get(botLogService);
