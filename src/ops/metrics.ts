@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Elysia } from "elysia";
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type * as PromClient from "prom-client";
 import { defineService, type App } from "../app";
 import { safeEqual } from "../lib/crypto";
 import { ARCHIVE_RE } from "./backup";
@@ -16,17 +16,22 @@ import { realtimeHub } from "../realtime/hub";
  * Bun its event-loop and handle gauges report constants, and a metric that measures nothing
  * is worse than none; the process's memory and CPU are read here instead.
  */
-export class Metrics {
-  readonly registry = new Registry();
+/** prom-client, loaded when a serving process first counts (≈ 100 ms a CLI command never pays). */
+let promClient: typeof PromClient | null = null;
+const prom = (): typeof PromClient => (promClient ??= require("prom-client") as typeof PromClient);
 
-  readonly httpRequests = new Counter({
+export class Metrics {
+  private readonly lib = prom();
+  readonly registry = new this.lib.Registry();
+
+  readonly httpRequests = new this.lib.Counter({
     name: "social_http_requests_total",
     help: "HTTP requests answered, by method, route pattern and status",
     labelNames: ["method", "route", "status"] as const,
     registers: [this.registry],
   });
 
-  readonly httpDuration = new Histogram({
+  readonly httpDuration = new this.lib.Histogram({
     name: "social_http_request_duration_seconds",
     help: "Time to the response head, by method, route pattern and status",
     labelNames: ["method", "route", "status"] as const,
@@ -34,14 +39,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly botCalls = new Counter({
+  readonly botCalls = new this.lib.Counter({
     name: "social_botapi_calls_total",
     help: "Bot API calls by method (unknown names as \"unknown\") and error code (200 when ok)",
     labelNames: ["method", "code"] as const,
     registers: [this.registry],
   });
 
-  readonly webhookDeliveries = new Counter({
+  readonly webhookDeliveries = new this.lib.Counter({
     name: "social_webhook_deliveries_total",
     help: "Webhook delivery attempts by result (ok, failed)",
     labelNames: ["result"] as const,
@@ -51,7 +56,7 @@ export class Metrics {
   constructor(app: App) {
     const registers = [this.registry];
     const db = dbPath(app.dataDir);
-    new Gauge({
+    new this.lib.Gauge({
       name: "social_bot_updates_queued",
       help: "Bot updates stored and not yet delivered (getUpdates or webhook)",
       registers,
@@ -60,7 +65,7 @@ export class Metrics {
         this.set(Number(row?.n ?? 0));
       },
     });
-    new Gauge({
+    new this.lib.Gauge({
       name: "social_realtime_connections",
       help: "Open realtime connections (WebSocket and SSE)",
       registers,
@@ -68,7 +73,7 @@ export class Metrics {
         this.set(realtimeHub(app).connectionCount());
       },
     });
-    new Gauge({
+    new this.lib.Gauge({
       name: "social_database_bytes",
       help: "Size of social.db",
       registers,
@@ -76,7 +81,7 @@ export class Metrics {
         this.set(fileSize(db));
       },
     });
-    new Gauge({
+    new this.lib.Gauge({
       name: "social_database_wal_bytes",
       help: "Size of social.db-wal",
       registers,
@@ -84,7 +89,7 @@ export class Metrics {
         this.set(fileSize(`${db}-wal`));
       },
     });
-    new Gauge({
+    new this.lib.Gauge({
       name: "social_backup_age_seconds",
       help: "Seconds since the newest backup archive in data/backups was written (+Inf when there is none)",
       registers,
@@ -93,7 +98,7 @@ export class Metrics {
         this.set(newest === null ? Infinity : Math.max(0, (Date.now() - newest) / 1000));
       },
     });
-    new Gauge({
+    new this.lib.Gauge({
       name: "process_resident_memory_bytes",
       help: "Resident memory of the server process",
       registers,
@@ -101,7 +106,7 @@ export class Metrics {
         this.set(process.memoryUsage.rss());
       },
     });
-    new Counter({
+    new this.lib.Counter({
       name: "process_cpu_seconds_total",
       help: "User and system CPU time of the server process",
       registers,
