@@ -1,5 +1,6 @@
 import { badRequest } from "./errors";
 import type { InlineButton } from "../domain/bots/buttons";
+import type { MenuButtonValue } from "../domain/bots/profile";
 
 const MAX_ROWS = 100;
 const MAX_BUTTONS_PER_ROW = 8;
@@ -12,7 +13,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 
 /** A button URL: http(s) link or a path inside the service, up to 512 characters. */
 /** A MenuButton (setChatMenuButton): `commands`, `default`, or `web_app` with text and an https URL. */
-export function parseMenuButton(raw: unknown): Record<string, unknown> {
+export function parseMenuButton(raw: unknown): MenuButtonValue {
   if (raw === undefined || raw === null) return { type: "default" };
   if (!isObject(raw)) throw badRequest("can't parse menu button: object expected");
   if (raw.type === "commands" || raw.type === "default") return { type: raw.type };
@@ -20,7 +21,7 @@ export function parseMenuButton(raw: unknown): Record<string, unknown> {
   if (typeof raw.text !== "string" || raw.text.trim() === "" || raw.text.length > 128) throw badRequest("can't parse menu button: text must be 1-128 characters");
   const wa = raw.web_app;
   if (!isObject(wa) || !buttonUrlOk(wa.url, true)) throw badRequest("BUTTON_URL_INVALID: web_app url must be an https URL");
-  return { type: "web_app", text: raw.text, web_app: { url: wa.url } };
+  return { type: "web_app", text: raw.text, web_app: { url: wa.url as string } };
 }
 
 function buttonUrlOk(url: unknown, httpsOnly = false): url is string {

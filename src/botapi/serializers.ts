@@ -35,13 +35,21 @@ export function serializeUser(user: UserRow) {
   };
 }
 
-/** getMe: the bot itself, with its capabilities. */
+/** getMe: the bot itself, with its capabilities (every field the compatible API requires, see types.test.ts). */
 export function serializeBotSelf(user: UserRow, bot: BotRow) {
   return {
     ...serializeUser(user),
+    is_bot: true as const,
     can_join_groups: true,
     can_read_all_group_messages: bot.privacy === "all",
     supports_inline_queries: false,
+    // no business accounts, main mini-apps, forum topics, managed bots or join requests here
+    can_connect_to_business: false,
+    has_main_web_app: false,
+    has_topics_enabled: false,
+    allows_users_to_create_topics: false,
+    can_manage_bots: false,
+    supports_join_request_queries: false,
   };
 }
 
@@ -90,8 +98,16 @@ function fitted(width: number | undefined, height: number | undefined, max: numb
   return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
 }
 
+export interface PhotoSizeShape {
+  file_id: string;
+  file_unique_id: string;
+  width: number;
+  height: number;
+  file_size?: number;
+}
+
 /** The stored thumbnail (images: THUMB_SIZE box) or poster frame (videos: 640 px wide) as a PhotoSize. */
-export function thumbnailOf(item: MediaItem): Record<string, unknown> | undefined {
+export function thumbnailOf(item: MediaItem): PhotoSizeShape | undefined {
   const url = item.thumb ?? item.posterUrl;
   if (!url) return undefined;
   const size = item.thumb ? fitted(item.width, item.height, THUMB_SIZE) : fitted(item.width, item.height && item.width ? Math.round((item.height * 640) / item.width) : 0, 640);
@@ -99,10 +115,10 @@ export function thumbnailOf(item: MediaItem): Record<string, unknown> | undefine
 }
 
 /** PhotoSizes of a picture, smallest first: its thumbnail (when it is smaller) and the original. */
-export function photoSizes(item: MediaItem): Record<string, unknown>[] {
-  const original = { file_id: item.url, file_unique_id: item.url, file_size: item.sizeBytes, width: item.width ?? 0, height: item.height ?? 0 };
+export function photoSizes(item: MediaItem): PhotoSizeShape[] {
+  const original: PhotoSizeShape = { file_id: item.url, file_unique_id: item.url, file_size: item.sizeBytes, width: item.width ?? 0, height: item.height ?? 0 };
   const thumb = thumbnailOf(item);
-  return thumb && ((thumb.width as number) < original.width || (thumb.height as number) < original.height) ? [thumb, original] : [original];
+  return thumb && (thumb.width < original.width || thumb.height < original.height) ? [thumb, original] : [original];
 }
 
 /** Bot API objects for one attachment, keyed by the Message field they go into. */

@@ -32,7 +32,8 @@ describe("Bot API transport", () => {
       expect(r.status).toBe(200);
       expect(r.body).toEqual({
         ok: true,
-        result: { id: botUserId, is_bot: true, first_name: "Transport", username: "transport_bot", can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false },
+        result: { id: botUserId, is_bot: true, first_name: "Transport", username: "transport_bot", can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false,
+          can_connect_to_business: false, has_main_web_app: false, has_topics_enabled: false, allows_users_to_create_topics: false, can_manage_bots: false, supports_join_request_queries: false },
       });
     }
   });

@@ -59,7 +59,7 @@ export const updatesMethods = {
   },
 
   async getWebhookInfo({ bot }) {
-    const info: Record<string, unknown> = {
+    const info: { url: string; has_custom_certificate: boolean; pending_update_count: number; last_error_date?: number; last_error_message?: string; allowed_updates?: string[] } = {
       url: bot.webhook_url ?? "",
       has_custom_certificate: false,
       // the contract (service-api.md, WebhookInfo) states this is always 0; the queue itself is
@@ -70,7 +70,7 @@ export const updatesMethods = {
       info.last_error_date = toUnixSeconds(bot.webhook_last_error_date);
       info.last_error_message = bot.webhook_last_error_message ?? "";
     }
-    if (bot.allowed_updates) info.allowed_updates = JSON.parse(bot.allowed_updates);
+    if (bot.allowed_updates) info.allowed_updates = JSON.parse(bot.allowed_updates) as string[];
     else if (bot.webhook_url) info.allowed_updates = [...UPDATE_TYPES];
     return info;
   },

@@ -2,6 +2,9 @@ import type { App } from "../../app";
 import { forgetBotIdentities, type BotCommand } from "./service";
 import type { BotRow } from "./table";
 
+/** A MenuButton as the compatible API shapes it. */
+export type MenuButtonValue = { type: "commands" } | { type: "default" } | { type: "web_app"; text: string; web_app: { url: string } };
+
 /**
  * What a bot set for particular languages and scopes (the compatible API keeps these apart
  * and falls back to the defaults, which stay in the bots columns), and its menu buttons.
@@ -14,13 +17,13 @@ export interface BotProfile {
   /** scope key (see scopeKey in the Bot API layer) → language code ("" for all) → commands */
   commands?: Record<string, Record<string, BotCommand[]>>;
   /** "default" or a chat key → MenuButton object */
-  menu_button?: Record<string, Record<string, unknown>>;
+  menu_button?: Record<string, MenuButtonValue>;
 }
 
 export const botProfile = (bot: Pick<BotRow, "profile_json">): BotProfile => JSON.parse(bot.profile_json) as BotProfile;
 
 /** The menu button for KEY ("default" or "chat:<conversation id>"): the chat's own, else the bot's default, else commands. */
-export function menuButtonFor(profile: BotProfile, key: string): Record<string, unknown> {
+export function menuButtonFor(profile: BotProfile, key: string): MenuButtonValue {
   return profile.menu_button?.[key] ?? profile.menu_button?.default ?? { type: "commands" };
 }
 
