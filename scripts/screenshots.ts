@@ -41,6 +41,9 @@ try {
   const upload = await postUpload(ada.client, "post", await pngOf(server.app, 1200, 600), { filename: "sky.png", type: "image/png" });
   await postAs(ada.client, { content: "The analytical engine weaves algebraic patterns just as the Jacquard loom weaves flowers and leaves. #engines", imageUrls: [upload.body.data.url] });
   await postAs(grace.client, { content: "Settle this for the team, please.", poll: { question: "Which should we debug first?", options: ["The moth", "The compiler", "The coffee machine"] } });
+  const cover = await postUpload(ada.client, "cover", await pngOf(server.app, 1200, 400), { filename: "cover.png", type: "image/png" });
+  await ada.client.patch("/api/account/profile", { bio: "Lady of the engine. Notes on #engines and poetical science.", coverUrl: cover.body.data.url });
+  await grace.client.post("/api/social/users/ada/follow");
   const talk = await postAs(grace.client, "It's easier to ask forgiveness than it is to get permission. @ada agree?");
   await ada.client.post(`/api/social/posts/${talk.id}/comments`, { content: "Entirely. Though the engine never asks either." });
   await ada.client.post(`/api/social/posts/${talk.id}/like`);
@@ -61,6 +64,9 @@ try {
     await me.page.goto(`/posts/${talk.id}`);
     await me.page.getByText("Though the engine never asks").waitFor();
     await shot(me.page, `post-${suffix}`);
+    await me.page.goto("/users/ada");
+    await me.page.getByText("Lady of the engine").waitFor();
+    await shot(me.page, `profile-${suffix}`);
     await me.context.close();
   }
   const phone = await newPerson(browser, server.url, { viewport: { width: 390, height: 844 }, colorScheme: "light" });

@@ -70,7 +70,8 @@ function Header() {
             <nav aria-label="Main">
               <ul>
                 {nav.filter((s) => s.access !== "admin" || me.isAdmin).map((s) => {
-                  const href = s.nav!.href ?? s.path;
+                  const link = s.nav!.href;
+                  const href = typeof link === "function" ? link(me) : (link ?? s.path);
                   const Badge = s.nav!.badge;
                   return (
                     <li key={href}>

@@ -7,5 +7,6 @@ import "./styles/feed.css";
 import "./styles/admin.css";
 import "./styles/personal.css";
 import "./styles/chat.css";
+import "./styles/people.css";
 
 render(<App />, document.getElementById("app")!);

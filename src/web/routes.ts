@@ -7,6 +7,7 @@ import { searchScreens } from "./screens/search/routes";
 import { settingsScreens } from "./screens/settings/routes";
 import { starScreens } from "./screens/stars/routes";
 import { messagesScreens } from "./screens/messages/routes";
+import { peopleScreens } from "./screens/people/routes";
 
 /** Every screen of the app, feature by feature. Add a feature's list here. */
-export const screens: Screen[] = [...feedScreens, ...messagesScreens, ...authScreens, ...adminScreens, ...notificationScreens, ...searchScreens, ...starScreens, ...settingsScreens];
+export const screens: Screen[] = [...feedScreens, ...messagesScreens, ...authScreens, ...adminScreens, ...notificationScreens, ...searchScreens, ...starScreens, ...settingsScreens, ...peopleScreens];

@@ -1,11 +1,13 @@
 /** Dates and numbers in the browser's locale, through Intl. */
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: "long" });
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
 const compact = new Intl.NumberFormat(undefined, { notation: "compact", maximumFractionDigits: 1 });
 const plain = new Intl.NumberFormat();
 
 export const formatDateTime = (iso: string) => dateTime.format(new Date(iso));
+export const formatDate = (iso: string) => dateOnly.format(new Date(iso));
 export const formatNumber = (n: number) => plain.format(n);
 export const formatCount = (n: number) => (n < 10_000 ? plain.format(n) : compact.format(n));
 

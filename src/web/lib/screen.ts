@@ -1,4 +1,5 @@
 import type { AnyComponent } from "preact";
+import type { Account } from "./types";
 
 /**
  * One screen of the app. Each feature folder exports its list (screens/<feature>/routes.ts)
@@ -18,5 +19,5 @@ export interface Screen {
    * a link in the header for signed-in people, ordered by `order`; BADGE renders inside the
    * link after the label (a live count), so it becomes part of the link's accessible name
    */
-  nav?: { label: string; order: number; href?: string; badge?: AnyComponent };
+  nav?: { label: string; order: number; href?: string | ((me: Account) => string); badge?: AnyComponent };
 }

@@ -1,0 +1,140 @@
+import { useCallback, useEffect, useState } from "preact/hooks";
+import { Avatar } from "../../components/avatar";
+import { Dialog } from "../../components/dialog";
+import { FormError } from "../../components/field";
+import { Loading, Page } from "../../components/page";
+import { api, describeError } from "../../lib/api";
+import { formatCount, formatDate } from "../../lib/format";
+import { usePagedList } from "../../lib/paged";
+import { account } from "../../lib/session";
+import type { PageInfo, Post } from "../../lib/types";
+import { useAction } from "../../lib/use-action";
+import { PostList } from "../feed/post-list";
+import { RichText } from "../feed/rich-text";
+import { getProfile, toggleBlock, toggleFollow, toggleMute, type Profile } from "./profile-api";
+
+/** Follow, mute and block: each a toggle that says its state; blocking asks first. */
+function Relations({ profile, onChange }: { profile: Profile; onChange: (p: Profile) => void }) {
+  const { error, run, busy } = useAction();
+  const [confirmBlock, setConfirmBlock] = useState(false);
+  const follow = run(async () => {
+    const r = await toggleFollow(profile.username);
+    onChange({ ...profile, isFollowing: r.following, followersCount: r.followersCount });
+  });
+  const mute = run(async () => onChange({ ...profile, isMuted: (await toggleMute(profile.username)).muted }));
+  const block = run(async () => {
+    const r = await toggleBlock(profile.username);
+    setConfirmBlock(false);
+    // blocking removes follows both ways
+    onChange({ ...profile, isBlocked: r.blocked, isFollowing: r.blocked ? false : profile.isFollowing, followsYou: r.blocked ? false : profile.followsYou });
+  });
+  return (
+    <>
+      <div class="actions">
+        {!profile.isBlocked && (
+          <button type="button" class={profile.isFollowing ? "" : "primary"} aria-pressed={profile.isFollowing} disabled={busy} onClick={follow}>
+            {profile.isFollowing ? "Following" : "Follow"}
+          </button>
+        )}
+        <button type="button" aria-pressed={profile.isMuted} disabled={busy} onClick={mute}>
+          {profile.isMuted ? "Muted" : "Mute"}
+        </button>
+        <button type="button" class="danger" aria-pressed={profile.isBlocked} disabled={busy} onClick={() => (profile.isBlocked ? block() : setConfirmBlock(true))}>
+          {profile.isBlocked ? "Blocked" : "Block"}
+        </button>
+      </div>
+      <FormError message={error ? describeError(error) : null} />
+      {confirmBlock && (
+        <Dialog open title={`Block @${profile.username}?`} onClose={() => setConfirmBlock(false)}>
+          <p>You stop following each other, and neither of you sees the other's posts, comments or stories.</p>
+          <div class="actions">
+            <button type="button" class="danger" disabled={busy} onClick={() => block()}>
+              Block
+            </button>
+            <button type="button" autoFocus onClick={() => setConfirmBlock(false)}>
+              Cancel
+            </button>
+          </div>
+        </Dialog>
+      )}
+    </>
+  );
+}
+
+/** /users/:username: cover, avatar, bio, counts, relations and posts. */
+export function ProfileScreen({ username }: { username: string }) {
+  const [profile, setProfile] = useState<Profile | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    setProfile(null);
+    setError(null);
+    getProfile(username).then(setProfile, (err) => setError(describeError(err)));
+  }, [username]);
+  const load = useCallback(async (cursor: string | null) => {
+    const r = await api.get<{ posts: Post[]; pageInfo: PageInfo }>(`/social/users/${encodeURIComponent(username)}/posts`, { cursor });
+    return { items: r.posts, nextCursor: r.pageInfo.nextCursor };
+  }, [username]);
+  const posts = usePagedList<Post>(username, load);
+  const me = account.value;
+  const mine = me?.username.toLowerCase() === username.toLowerCase();
+
+  if (!profile) {
+    return (
+      <Page title={`@${username}`}>
+        {error ? <FormError message={error} /> : <Loading />}
+      </Page>
+    );
+  }
+  const name = profile.displayName || profile.username;
+  return (
+    <Page title={name} heading={<>{name}</>}>
+      <div class="card profile">
+        {profile.coverVideoUrl ? (
+          <video class="cover" src={profile.coverVideoUrl} autoPlay muted loop playsInline aria-label="Cover video" />
+        ) : profile.coverUrl ? (
+          <img class="cover" src={profile.coverUrl} alt="Cover picture" />
+        ) : (
+          <div class="cover cover-empty" />
+        )}
+        <div class="profile-head">
+          <Avatar user={profile} size={96} />
+          <div>
+            <p class="profile-username">
+              @{profile.username}
+              {profile.isBot && <span class="badge">bot</span>}
+              {profile.followsYou && <span class="badge">follows you</span>}
+            </p>
+            <p class="muted">Joined {formatDate(profile.createdAt)}</p>
+          </div>
+        </div>
+        {profile.bio && <RichText text={profile.bio} />}
+        <ul class="counts" aria-label="Counts">
+          <li>
+            <strong>{formatCount(profile.postsCount)}</strong> posts
+          </li>
+          <li>
+            <a href={`/users/${profile.username}/followers`}>
+              <strong>{formatCount(profile.followersCount)}</strong> followers
+            </a>
+          </li>
+          <li>
+            <a href={`/users/${profile.username}/following`}>
+              <strong>{formatCount(profile.followingCount)}</strong> following
+            </a>
+          </li>
+        </ul>
+        {mine ? (
+          <p>
+            <a class="button" href="/profile/edit">
+              Edit profile
+            </a>
+          </p>
+        ) : (
+          <Relations profile={profile} onChange={setProfile} />
+        )}
+      </div>
+      <h2>Posts</h2>
+      <PostList list={posts} empty={mine ? "You have not posted yet." : `@${profile.username} has not posted yet.`} />
+    </Page>
+  );
+}
