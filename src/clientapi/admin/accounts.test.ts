@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { TestClient } from "../../testing/client";
+import { SseClient } from "../../testing/realtime";
 import { makeUser, signedInClient } from "../../testing/fixtures";
 import type { TestServer } from "../../testing/server";
 import { totpAt } from "../../testing/auth";
@@ -11,7 +12,8 @@ let adminName: string;
 let person: TestClient;
 
 beforeAll(async () => {
-  ({ server, admin, adminName, person } = await adminWorld());
+  // heartbeats (which also close revoked streams) far apart: a stream ending shows the action ended it
+  ({ server, admin, adminName, person } = await adminWorld({ "realtime.heartbeatSeconds": 300 }));
 });
 afterAll(() => server.stop());
 
@@ -126,8 +128,12 @@ describe("accounts", () => {
 
   test("ban-devices refuses the person's devices, whoever uses them; unban lifts it", async () => {
     const { user, client } = await signedInClient(server);
+    const stream = await SseClient.open(server.url, client);
+    expect(stream.status).toBe(200);
     const res = await admin.post(`/api/admin/accounts/${user.username}/ban-devices`);
     expect(res.body.data).toMatchObject({ bannedDevices: 1 });
+    // its open stream ends now, not at the next heartbeat
+    await stream.waitEnded(10_000);
     expectError(await client.get("/api/auth/me"), 403, "DEVICE_BANNED");
     const someoneElse = await makeUser(server.app);
     expectError(await client.login(someoneElse.email!, someoneElse.password), 403, "DEVICE_BANNED");

@@ -15,6 +15,7 @@ import { fieldError, notFound } from "../../lib/errors";
 import { decodeCursor, parseLimit } from "../../lib/paging";
 import { PageQuery } from "../input";
 import { serializeAccount } from "../serializers/account";
+import { realtimeHub } from "../../realtime/hub";
 import { adminContext, logged } from "./guard";
 
 const UsernameParams = t.Object({ username: t.String({ minLength: 1, maxLength: 64 }) });
@@ -133,7 +134,10 @@ export function adminAccountRoutes(app: App) {
       async ({ admin, params }) => {
         const target = await requireTarget(app, params.username);
         refuseSelf(admin, target, "ban the devices of");
-        return act(admin, target, "account.ban-devices", async () => ({ bannedDevices: await banUserDevices(app.db, app.clock.now(), target.id) }));
+        const answer = await act(admin, target, "account.ban-devices", async () => ({ bannedDevices: await banUserDevices(app.db, app.clock.now(), target.id) }));
+        // open streams from the banned devices (anyone's) end now, not at the next heartbeat
+        await realtimeHub(app).closeRevoked();
+        return answer;
       },
       { admin: true, params: UsernameParams },
     )

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { findBotByUsername, listAllBots, setBotBlocked, updateBotSettings, type BotWithUser } from "../../domain/bots/service";
+import { recheckLongPolls } from "../../domain/bots/updates";
 import type { UserRow } from "../../domain/users/table";
 import { ok } from "../../http/envelope";
 import { toIso } from "../../lib/clock";
@@ -38,6 +39,8 @@ export function adminBotRoutes(app: App) {
     async ({ admin, params }: { admin: UserRow; params: { username: string } }) => {
       const found = await requireBot(params.username);
       const bot = await logged(app, admin, [{ action, target: { type: "bot", id: found.bot.cuid, label: `@${found.user.username}` } }], () => change(found));
+      // a getUpdates already waiting for a bot just disabled or blocked ends now, not when it times out
+      await recheckLongPolls(app);
       const owners = await ownerNames([bot.owner_id]);
       return ok({ bot: serializeAdminBot({ bot, user: found.user }, owners.get(bot.owner_id) ?? null) });
     };

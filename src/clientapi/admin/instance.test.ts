@@ -3,7 +3,8 @@ import { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { knownMigrationNames } from "../../db";
-import { botCall, createBotViaApi } from "../../testing/botapi";
+import { botCall, createBotViaApi, waitForLongPoll } from "../../testing/botapi";
+import { botRuntime } from "../../domain/bots/updates";
 import { liveConfigKeys } from "../../config";
 import { TestClient } from "../../testing/client";
 import { quickPerson } from "../../testing/fixtures";
@@ -103,7 +104,12 @@ describe("bots", () => {
     await admin.post("/api/admin/bots/Moderated_bot/enable");
     expect((await botCall(server.url, token, "getMe")).status).toBe(200);
 
+    // a getUpdates already waiting is ended by the block, not left parked until its timeout
+    const parked = botCall(server.url, token, "getUpdates", { timeout: 25 });
+    await waitForLongPoll(server.app, token);
     expect((await admin.post("/api/admin/bots/Moderated_bot/block")).body.data.bot).toMatchObject({ blocked: true });
+    expect(botRuntime(server.app).waiters.size).toBe(0);
+    expect(await parked).toMatchObject({ status: 403, body: { description: "Forbidden: bot was blocked by moderation" } });
     expect(await botCall(server.url, token, "getMe")).toMatchObject({ status: 403, body: { description: "Forbidden: bot was blocked by moderation" } });
     // the owner cannot lift a moderation block by enabling the bot
     await owner.client.patch("/api/bots/Moderated_bot", { enabled: true });
