@@ -13,6 +13,8 @@ import { registerStatus } from "./commands/status";
 import { registerMedia } from "./commands/media";
 import { registerBot } from "./commands/bot";
 import { registerStars } from "./commands/stars";
+import { registerPrint } from "./commands/print";
+import { registerDoctor } from "./commands/doctor";
 
 const output = commanderOutput();
 
@@ -37,6 +39,8 @@ export function buildProgram(): Command {
   registerMedia(program);
   registerBot(program);
   registerStars(program);
+  registerPrint(program);
+  registerDoctor(program);
   return program;
 }
 

@@ -4,7 +4,7 @@ import { startControlSocket, type ReportedEvent } from "./ops/control";
 import { realtimeHub } from "./realtime/hub";
 import { forgetBotIdentities } from "./domain/bots/service";
 import { recheckLongPolls } from "./domain/bots/updates";
-import { healthz } from "./ops/health";
+import { healthz, readyz } from "./ops/health";
 import { installChatHooks } from "./domain/chats/system-account";
 import { installPostsHooks } from "./domain/posts/export";
 import { installStarsHooks } from "./domain/stars/export";
@@ -73,6 +73,7 @@ async function applyReportedChange(app: App, events: ReportedEvent[]): Promise<v
 export function createRootHttpApp(app: App) {
   return createHttpApp(app, { largeBodyPaths: [UPLOAD_PATH] })
     .get("/healthz", () => healthz(app))
+    .get("/readyz", () => readyz(app))
     .use(metricsRoutes(app))
     .use(operatorLogRoutes(app))
     .use(clientApiRoutes(app))

@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import * as p from "@clack/prompts";
 import { setPriority } from "node:os";
 import { resolveDataDir } from "../../src/config";
 import { createBackup, listBackups, type BackupProgress } from "../../src/ops/backup";
@@ -7,6 +6,7 @@ import { restoreBackup } from "../../src/ops/restore";
 import { CliError, emit, type GlobalOptions } from "../output";
 import { globals } from "../context";
 import { socialctl } from "../hints";
+import { progressBars } from "../progress";
 
 const PHASES: Record<BackupProgress["phase"], string> = {
   snapshot: "Snapshotting the database",
@@ -24,23 +24,6 @@ export const formatBytes = (n: number): string => {
   }
   return `${i === 0 ? n : n.toFixed(1)} ${units[i]}`;
 };
-
-/** A spinner with phase and percentage on a TTY (not with --json); silent otherwise. */
-function progressReporter(opts: GlobalOptions) {
-  if (opts.json || !process.stdout.isTTY) return { update: (_: string) => {}, stop: (_: string) => {}, error: (_: string) => {} };
-  const spin = p.spinner({ indicator: "timer" });
-  let last = "";
-  spin.start("Starting");
-  return {
-    update(msg: string) {
-      if (msg !== last) spin.message((last = msg));
-    },
-    stop: (msg: string) => spin.stop(msg),
-    error: (msg: string) => spin.error(msg),
-  };
-}
-
-const percent = (done: number, total: number) => (total > 0 ? ` ${Math.floor((done / total) * 100)}%` : "");
 
 function parseKeep(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
@@ -67,14 +50,14 @@ export function registerBackup(program: Command) {
       } catch {
         // not permitted here: run at normal priority
       }
-      const progress = progressReporter(opts);
+      const progress = progressBars(opts);
       try {
         const result = await createBackup({
           dataDir: resolveDataDir(opts.dataDir),
           out: f.out,
           keep,
           withoutDerived: f.withoutDerived,
-          onProgress: (ev) => progress.update(`${PHASES[ev.phase]}${percent(ev.done, ev.total)}`),
+          onProgress: (ev) => progress.update(PHASES[ev.phase], ev.done, ev.total),
         });
         progress.stop(`Backup written: ${result.path}`);
         const { files: _files, ...summary } = result.manifest;
@@ -113,13 +96,13 @@ export function registerBackup(program: Command) {
     .option("--force", "replace the instance in the data dir (it must be stopped)")
     .action(async (file: string, f: { force?: boolean }, cmd: Command) => {
       const opts = globals(cmd);
-      const progress = progressReporter(opts);
+      const progress = progressBars(opts);
       try {
         const result = await restoreBackup({
           dataDir: resolveDataDir(opts.dataDir),
           file,
           force: f.force,
-          onProgress: (ev) => progress.update(`Unpacking and verifying${percent(ev.done, ev.total)}`),
+          onProgress: (ev) => progress.update("Unpacking and verifying", ev.done, ev.total),
         });
         progress.stop("Restored");
         const { manifest } = result;

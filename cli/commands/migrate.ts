@@ -5,6 +5,7 @@ import { migrateToLatest } from "../../src/db";
 import { silentLogger } from "../../src/lib/log";
 import { emit } from "../output";
 import { globals } from "../context";
+import { progressBars } from "../progress";
 
 export function registerMigrate(program: Command) {
   program
@@ -14,11 +15,16 @@ export function registerMigrate(program: Command) {
       const opts = globals(cmd);
       const app = await openApp({ dataDir: resolveDataDir(opts.dataDir), log: silentLogger, migrate: false });
       try {
+        const bars = progressBars(opts);
+        // on a terminal a bar; otherwise (logs, scripts) one line per migration on stderr, as before
+        const lines = !opts.json && !process.stdout.isTTY;
         const result = await migrateToLatest(app.db, {
           onProgress: (p) => {
-            if (!opts.json) process.stderr.write(p.ms === undefined ? `applying ${p.name} (${p.index}/${p.total})…\n` : `  done in ${Math.round(p.ms)} ms\n`);
+            bars.update("Applying migrations", p.ms === undefined ? p.index - 1 : p.index, p.total);
+            if (lines) process.stderr.write(p.ms === undefined ? `applying ${p.name} (${p.index}/${p.total})…\n` : `  done in ${Math.round(p.ms)} ms\n`);
           },
         });
+        bars.stop("Migrations applied");
         const applied = (result.results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
         emit(opts, { applied, snapshot: result.snapshot }, [
           applied.length ? `Applied:\n${applied.join("\n")}` : "Schema is up to date.",

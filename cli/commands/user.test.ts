@@ -31,7 +31,7 @@ describe("socialctl init and user", () => {
       run("user", "create", "--email", "c@example.test"),
       expectOneLineFailure(run("user", "create", "--email", "ANNA@example.test", "--username", "Anna", "--password", "anna password"), /email is already registered; username is taken/),
       expectOneLineFailure(run("user", "disable", "nobody"), /User nobody not found/),
-      expectOneLineFailure(run("user", "set-password", "anna"), /--password is required when not on a TTY/),
+      expectOneLineFailure(run("user", "set-password", "anna"), /no password: pass --password, answer the prompt on a terminal, or pipe it on stdin/),
       expectOneLineFailure(run("user", "set-password", "anna", "--password", "short"), /password must be at least 8 characters/),
     ]);
     expect(weak.code).toBe(1);

@@ -4,9 +4,9 @@ import { setAccountDisabled } from "../../src/domain/admin/accounts";
 import { revokeOtherSessions } from "../../src/domain/sessions/service";
 import { banUserDevices, unbanUserDevices } from "../../src/domain/auth/devices";
 import { toIso } from "../../src/lib/clock";
-import { emit, interactive, CliError } from "../output";
+import { emit } from "../output";
 import { globals, withApp } from "../context";
-import * as p from "@clack/prompts";
+import { readPassword } from "../prompts/password";
 
 export function registerUser(program: Command) {
   const user = program.command("user").description("account administration");
@@ -16,14 +16,15 @@ export function registerUser(program: Command) {
     .description("create an account")
     .requiredOption("--email <e>", "e-mail address")
     .requiredOption("--username <u>", "username")
-    .requiredOption("--password <p>", "password (8 to 128 characters)")
+    .option("--password <p>", "password (8 to 128 characters); asked for on a terminal or read from stdin when omitted")
     .option("--display-name <name>", "display name")
     .option("--admin", "make an administrator")
     .option("--verified", "mark the e-mail address as confirmed")
-    .action(async (f: { email: string; username: string; password: string; displayName?: string; admin?: boolean; verified?: boolean }, cmd: Command) => {
+    .action(async (f: { email: string; username: string; password?: string; displayName?: string; admin?: boolean; verified?: boolean }, cmd: Command) => {
       const opts = globals(cmd);
+      const password = await readPassword(opts, f.password, `Password for ${f.username}`);
       const u = await withApp(opts, async (app) => {
-        const created = await createUser(app.db, app.clock.now(), { email: f.email, username: f.username, password: f.password, displayName: f.displayName, isAdmin: f.admin, verified: f.verified });
+        const created = await createUser(app.db, app.clock.now(), { email: f.email, username: f.username, password, displayName: f.displayName, isAdmin: f.admin, verified: f.verified });
         await app.hooks.emit("user:created", { userId: created.id });
         return created;
       });
@@ -67,19 +68,13 @@ export function registerUser(program: Command) {
   user
     .command("set-password <username>")
     .description("set a new password (signs the account out everywhere)")
-    .option("--password <p>", "the new password (asked for on a TTY when omitted)")
+    .option("--password <p>", "the new password (asked for on a terminal or read from stdin when omitted)")
     .action(async (username: string, f: { password?: string }, cmd: Command) => {
       const opts = globals(cmd);
-      let password = f.password;
-      if (!password && interactive(opts)) {
-        const answer = await p.password({ message: `New password for ${username}` });
-        if (p.isCancel(answer)) process.exit(1);
-        password = answer;
-      }
-      if (!password) throw new CliError("--password is required when not on a TTY");
+      const password = await readPassword(opts, f.password, `New password for ${username}`);
       await withApp(opts, async (app) => {
         const u = await requireUserByUsername(app.db, username);
-        await setPassword(app.db, app.clock.now(), u.id, password!);
+        await setPassword(app.db, app.clock.now(), u.id, password);
         await revokeOtherSessions(app.db, app.clock.now(), u.id, null);
       });
       emit(opts, { username, passwordChanged: true }, `Password of ${username} changed`);

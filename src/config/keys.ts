@@ -69,7 +69,7 @@ export const configKeys = {
   "smtp.user": spec("", str, "SMTP user"),
   "smtp.password": spec("", str, "SMTP password"),
   "smtp.from": spec("", str, "sender address of e-mails"),
-  "log.format": spec<"json" | "human">("json", oneOf("json", "human"), "server log format"),
+  "log.format": spec<"auto" | "json" | "human">("auto", oneOf("auto", "json", "human"), "server log format: auto is human-readable on a terminal and JSON otherwise"),
   "log.level": spec<"debug" | "info" | "warn" | "error">("info", oneOf("debug", "info", "warn", "error"), "server log level"),
   "metrics.enabled": spec(false, bool, "serve Prometheus metrics at /metrics (on the main listener only with metrics.token, or on metrics.port)"),
   "metrics.port": spec(0, int(0, 65535), "serve /metrics on a listener of its own on 127.0.0.1:<port> instead of the main one (0: main listener)"),

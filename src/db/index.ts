@@ -1,6 +1,6 @@
 import { Database as SqliteDatabase } from "bun:sqlite";
 import { Kysely, Migrator, type Migration, type MigrationProvider, type MigrationResult, type MigrationResultSet } from "kysely";
-import { mkdirSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { bunSqliteDialect } from "./sqlite-dialect";
 import { migrations } from "./migrations";
@@ -25,7 +25,12 @@ export interface Storage {
 
 /** Opens (creating if needed) the SQLite database: WAL, busy timeout, foreign keys, one writer connection. */
 export function openStorage(path: string): Storage {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  if (path !== ":memory:") {
+    mkdirSync(dirname(path), { recursive: true });
+    // created owner-only, like the config and the secret; SQLite gives the WAL and shm files
+    // the database file's permissions, so they are 0600 too
+    if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
+  }
   const sqlite = new SqliteDatabase(path, { create: true, readwrite: true });
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA synchronous = NORMAL");

@@ -14,3 +14,8 @@ test("ids have cuid2's shape, are unique, and are cheap", () => {
   // informative only: never a timed assertion (the machine is shared and noisy)
   console.log(`newCuid: ${(perIdMs * 1000).toFixed(1)} µs per id`);
 });
+
+test("looksLikeCuid takes cuid2's shape only", () => {
+  for (const good of ["ab", "clh3x9k2a0000qz8y5t1v7w6e", "z".repeat(32)]) expect(looksLikeCuid(good)).toBe(true);
+  for (const bad of ["", "a", "Abc", "a-b", "a b", "z".repeat(33), "ab\n"]) expect(looksLikeCuid(bad)).toBe(false);
+});

@@ -1,5 +1,6 @@
 export type LogLevel = "debug" | "info" | "warn" | "error";
-export type LogFormat = "json" | "human";
+/** "auto": a readable line when stderr is a terminal, JSON lines otherwise (journald, files, collectors). */
+export type LogFormat = "auto" | "json" | "human";
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -13,7 +14,7 @@ const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 
 /** Structured logger: one JSON line per record, or a readable line for a terminal. Writes to stderr. */
 export function createLogger(opts: { level?: LogLevel; format?: LogFormat; sink?: (line: string) => void } = {}): Logger {
   const min = order[opts.level ?? "info"];
-  const format = opts.format ?? "json";
+  const format = opts.format === "auto" ? (opts.sink === undefined && process.stderr.isTTY ? "human" : "json") : (opts.format ?? "json");
   const sink = opts.sink ?? ((line: string) => process.stderr.write(line + "\n"));
   const emit = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (order[level] < min) return;

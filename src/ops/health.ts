@@ -5,3 +5,21 @@ import { VERSION } from "../config/layout";
 export function healthz(app: App) {
   return { status: "ok" as const, version: VERSION, uptimeSeconds: Math.floor((Date.now() - app.startedAt) / 1000) };
 }
+
+/**
+ * GET /readyz: whether this process can serve requests now. It reads the database file's
+ * header through the server's own connection (a closed, missing or unreadable database
+ * fails), so a load balancer or orchestrator stops sending traffic that would only fail.
+ * This instance has no other backing service (no PostgreSQL, Redis or bucket) to check.
+ */
+export function readyz(app: App): Response {
+  const checks: Record<string, string> = {};
+  try {
+    app.storage.sqlite.query("PRAGMA schema_version").get();
+    checks.database = "ok";
+  } catch (err) {
+    checks.database = (err as Error).message || String(err);
+  }
+  const ready = Object.values(checks).every((c) => c === "ok");
+  return Response.json({ status: ready ? "ready" : "unavailable", checks }, { status: ready ? 200 : 503 });
+}
