@@ -83,7 +83,7 @@ describe("fuzzing every Bot API method", () => {
       (p) => fetch(`${server.url}/bot${token}/${p.method}`, p.init),
       (p, { status, text, json, ms }) => {
         const enveloped = status < 300 ? json?.ok === true && "result" in json : json?.ok === false && json.error_code === status && typeof json.description === "string";
-        return status >= 500 || !enveloped || ms > 5_000 ? { method: p.method, value: p.label, status, answer: text.slice(0, 160), ms: Math.round(ms) } : null;
+        return status >= 500 || !enveloped || ms > 10_000 ? { method: p.method, value: p.label, status, answer: text.slice(0, 160), ms: Math.round(ms) } : null;
       },
     );
     console.log(`Bot API fuzz: ${probes.length} requests over ${methods.length} methods and ${names.length} parameters; slowest ${Math.round(slowest.ms)} ms (${slowest.item?.method})`);

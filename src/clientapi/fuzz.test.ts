@@ -85,7 +85,7 @@ describe("fuzzing every Client API route", () => {
       },
       (p, { status, text, json, ms }) => {
         const enveloped = status < 300 ? json?.success === true && "data" in json : json?.success === false && typeof json.error?.code === "string" && typeof json.error?.message === "string";
-        return status >= 500 || !enveloped || ms > 5_000 ? { route: p.route, path: p.path.slice(0, 120), body: p.body?.slice(0, 80), status, answer: text.slice(0, 160), ms: Math.round(ms) } : null;
+        return status >= 500 || !enveloped || ms > 10_000 ? { route: p.route, path: p.path.slice(0, 120), body: p.body?.slice(0, 80), status, answer: text.slice(0, 160), ms: Math.round(ms) } : null;
       },
     );
     console.log(`Client API fuzz: ${probes.length} requests over ${routes.length} routes; slowest ${Math.round(slowest.ms)} ms (${slowest.item?.route})`);

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { App } from "../app";
 import { authenticate, assertUsable, type Authenticated, type IssuedTokens } from "../domain/sessions/service";
 import { deviceBanned } from "../domain/auth/devices";
+import type { UserRow } from "../domain/users/table";
 import { unauthorized } from "../lib/errors";
 import { clientIp } from "./client-ip";
 import { ACCESS_COOKIE, REFRESH_COOKIE, parseCookies, serializeCookie } from "./cookies";
@@ -62,6 +63,9 @@ export async function checkSignedIn(app: App, request: Request, server: Paramete
   if (found.deviceBanned) throw deviceBanned();
   signedIn.set(request, found);
 }
+
+/** The account checkSignedIn found for REQUEST, for macros that check more of it before validation. */
+export const checkedAccount = (request: Request): UserRow | undefined => signedIn.get(request)?.user;
 
 /**
  * The `auth` macro's result, for macros that build on it: the account and session

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { App } from "../../app";
 import { audited, type AdminAction } from "../../domain/admin/audit";
 import type { UserRow } from "../../domain/users/table";
-import { checkSignedIn, requestContext, requireSignedIn } from "../../http/context";
+import { checkedAccount, checkSignedIn, requestContext, requireSignedIn } from "../../http/context";
 import { forbidden } from "../../lib/errors";
 
 /**
@@ -13,7 +13,11 @@ import { forbidden } from "../../lib/errors";
 export function adminContext(app: App) {
   return new Elysia({ name: "admin-context" }).use(requestContext(app)).macro({
     admin: {
-      transform: ({ request, server }) => checkSignedIn(app, request, server),
+      // before the body is validated, like the auth macro: a non-administrator learns nothing of the schema
+      async transform({ request, server }) {
+        await checkSignedIn(app, request, server);
+        if (checkedAccount(request)?.is_admin !== 1) throw forbidden("Only administrators can do this");
+      },
       async resolve({ request, server, set }) {
         const { user, session } = await requireSignedIn(app, request, server, set);
         if (user.is_admin !== 1) throw forbidden("Only administrators can do this");
