@@ -8,6 +8,7 @@ import { settingsScreens } from "./screens/settings/routes";
 import { starScreens } from "./screens/stars/routes";
 import { messagesScreens } from "./screens/messages/routes";
 import { peopleScreens } from "./screens/people/routes";
+import { storyScreens } from "./screens/stories/routes";
 
 /** Every screen of the app, feature by feature. Add a feature's list here. */
-export const screens: Screen[] = [...feedScreens, ...messagesScreens, ...authScreens, ...adminScreens, ...notificationScreens, ...searchScreens, ...starScreens, ...settingsScreens, ...peopleScreens];
+export const screens: Screen[] = [...feedScreens, ...messagesScreens, ...authScreens, ...adminScreens, ...notificationScreens, ...searchScreens, ...starScreens, ...settingsScreens, ...peopleScreens, ...storyScreens];

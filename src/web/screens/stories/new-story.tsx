@@ -1,0 +1,93 @@
+import { useState } from "preact/hooks";
+import { FormError, Notice } from "../../components/field";
+import { api, describeError, uploadFile, ApiError } from "../../lib/api";
+import { formatNumber } from "../../lib/format";
+import type { Story } from "../../lib/stories";
+
+const MAX_CAPTION = 200;
+const kindOf = (file: File) => (file.type.startsWith("video/") ? "story-video" : file.type.startsWith("audio/") ? "story-voice" : "story");
+const percent = new Intl.NumberFormat(undefined, { style: "percent" });
+
+/** Posting a story: a photo, video or voice recording (uploaded with progress) and an optional caption. */
+export function NewStory({ onPosted }: { onPosted: (story: Story) => void }) {
+  const [file, setFile] = useState<File | null>(null);
+  const [caption, setCaption] = useState("");
+  const [progress, setProgress] = useState<number | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [done, setDone] = useState(false);
+  const [inputKey, setInputKey] = useState(0);
+
+  async function submit(e: Event) {
+    e.preventDefault();
+    if (!file) return;
+    setError(null);
+    setDone(false);
+    setProgress(0);
+    try {
+      const upload = await uploadFile(file, kindOf(file), setProgress);
+      const { story } = await api.post<{ story: Story }>("/social/stories", { mediaUrl: upload.url, ...(caption.trim() ? { caption: caption.trim() } : {}) });
+      setFile(null);
+      setCaption("");
+      setInputKey((k) => k + 1);
+      setDone(true);
+      onPosted(story);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setProgress(null);
+    }
+  }
+
+  const apiError = error instanceof ApiError ? error : null;
+  // an upload refused for its size or type names `file`; the story's own checks name mediaUrl
+  const fileError = apiError && (apiError.field("file") ?? apiError.field("mediaUrl") ?? apiError.field("kind"));
+  const captionError = apiError?.field("caption");
+  const busy = progress !== null;
+  const left = MAX_CAPTION - caption.length;
+  return (
+    <form class="card form" id="new-story" aria-labelledby="new-story-title" onSubmit={submit}>
+      <h2 id="new-story-title">New story</h2>
+      <div class="field">
+        <label for="story-file">Photo, video or voice recording</label>
+        <input
+          key={inputKey}
+          id="story-file"
+          type="file"
+          accept="image/*,video/*,audio/*"
+          required
+          aria-invalid={fileError ? true : undefined}
+          aria-describedby={fileError ? "story-file-error" : undefined}
+          onChange={(e) => (setFile(e.currentTarget.files?.[0] ?? null), setDone(false))}
+        />
+        {fileError && (
+          <p class="field-error" id="story-file-error">
+            {fileError}
+          </p>
+        )}
+      </div>
+      <div class="field">
+        <label for="story-caption">Caption (optional)</label>
+        <textarea id="story-caption" rows={2} value={caption} onInput={(e) => setCaption(e.currentTarget.value)} aria-invalid={captionError || left < 0 ? true : undefined} aria-describedby="story-caption-count" />
+        <p class={left < 0 ? "field-error" : "hint"} id="story-caption-count">
+          {left < 0 ? `${formatNumber(-left)} characters too many` : `${formatNumber(left)} characters left`}
+        </p>
+        {captionError && <p class="field-error">Caption {captionError}</p>}
+      </div>
+      {busy && (
+        <div class="field">
+          <label for="story-progress">Uploading</label>
+          <progress id="story-progress" max={1} value={progress}>
+            {percent.format(progress)}
+          </progress>
+        </div>
+      )}
+      <FormError message={error && !fileError && !captionError ? describeError(error) : null} />
+      <Notice message={done ? "Your story is up for the next 24 hours." : null} />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy || !file || left < 0}>
+          {busy ? `Uploading ${percent.format(progress)}` : "Share the story"}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,61 @@
+import { useCallback, useEffect, useState } from "preact/hooks";
+import { FormError } from "../../components/field";
+import { Loading, Page } from "../../components/page";
+import { StoryRow } from "../../components/story-row";
+import { api, describeError } from "../../lib/api";
+import { formatNumber, formatRelative } from "../../lib/format";
+import { account } from "../../lib/session";
+import { storyViewerHref, type Story } from "../../lib/stories";
+import { NewStory } from "./new-story";
+
+const views = new Intl.PluralRules();
+
+/** /stories: followed accounts' stories, my own with their view counts, and a new one. */
+export function Stories() {
+  const me = account.value!;
+  const [mine, setMine] = useState<Story[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const loadMine = useCallback(
+    () =>
+      api
+        .get<{ stories: Story[] }>(`/social/users/${encodeURIComponent(me.username)}/stories`)
+        .then((r) => (setMine(r.stories), setError(null)))
+        .catch((err) => setError(describeError(err))),
+    [me.username],
+  );
+  useEffect(() => void loadMine(), [loadMine]);
+  return (
+    <Page title="Stories">
+      <StoryRow addLink={false} title="From people you follow" />
+      <section class="card story-mine" aria-labelledby="my-stories-title">
+        <h2 id="my-stories-title">Your stories</h2>
+        <p class="hint">Each story stays up for 24 hours.</p>
+        {!mine && !error && <Loading />}
+        <FormError message={error} />
+        {mine && mine.length === 0 && <p class="muted">You have no story up right now.</p>}
+        {mine && mine.length > 0 && (
+          <ul class="my-story-list">
+            {mine.map((s) => {
+              const n = s.viewsCount ?? 0;
+              return (
+                <li key={s.id}>
+                  <a href={storyViewerHref(me.username, s.id)} class="my-story">
+                    {s.thumbUrl ? <img src={s.thumbUrl} alt="" width={48} height={48} loading="lazy" /> : <span class="my-story-icon" aria-hidden="true">{s.mediaType === "voice" ? "♪" : "▶"}</span>}
+                    <span>
+                      {s.caption || (s.mediaType === "voice" ? "Voice story" : s.mediaType === "video" ? "Video story" : "Photo story")}
+                      <span class="muted">
+                        {" "}
+                        · {formatRelative(s.createdAt)} · {formatNumber(n)} {views.select(n) === "one" ? "view" : "views"}
+                      </span>
+                    </span>
+                  </a>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </section>
+      <NewStory onPosted={() => void loadMine()} />
+    </Page>
+  );
+}

@@ -1,0 +1,56 @@
+import { useCallback } from "preact/hooks";
+import { Avatar } from "../../components/avatar";
+import { Dialog } from "../../components/dialog";
+import { ListFooter } from "../../components/list-footer";
+import { api } from "../../lib/api";
+import { formatDateTime, formatRelative } from "../../lib/format";
+import { usePagedList } from "../../lib/paged";
+import type { PageInfo, PublicUser } from "../../lib/types";
+
+interface Viewer {
+  user: PublicUser;
+  viewedAt: string;
+}
+
+/** Who saw one of my stories, newest first, in a dialog. */
+export function StoryViewers({ storyId, open, onClose }: { storyId: string; open: boolean; onClose: () => void }) {
+  return (
+    <Dialog open={open} title="Viewers" onClose={onClose}>
+      <ViewerList storyId={storyId} />
+      <div class="actions">
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
+      </div>
+    </Dialog>
+  );
+}
+
+function ViewerList({ storyId }: { storyId: string }) {
+  const load = useCallback(
+    async (cursor: string | null) => {
+      const r = await api.get<{ viewers: Viewer[]; pageInfo: PageInfo }>(`/social/stories/${storyId}/viewers`, { cursor });
+      return { items: r.viewers.map((v) => ({ ...v, id: v.user.id })), nextCursor: r.pageInfo.nextCursor };
+    },
+    [storyId],
+  );
+  const list = usePagedList(storyId, load);
+  return (
+    <div class="viewers">
+      {list.items.length > 0 && (
+        <ul class="viewer-list" aria-label="People who saw this story">
+          {list.items.map((v) => (
+            <li key={v.id}>
+              <Avatar user={v.user} size={32} />
+              <a href={`/users/${v.user.username}`}>{v.user.displayName || v.user.username}</a>
+              <time class="muted" dateTime={v.viewedAt} title={formatDateTime(v.viewedAt)}>
+                {formatRelative(v.viewedAt)}
+              </time>
+            </li>
+          ))}
+        </ul>
+      )}
+      <ListFooter list={list} noun="viewers" empty="Nobody has seen this story yet." />
+    </div>
+  );
+}

@@ -1,0 +1,192 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { useLocation } from "preact-iso";
+import { Avatar } from "../../components/avatar";
+import { Dialog } from "../../components/dialog";
+import { FormError } from "../../components/field";
+import { Loading, Page } from "../../components/page";
+import { api, describeError } from "../../lib/api";
+import { formatDateTime, formatNumber, formatRelative } from "../../lib/format";
+import { account } from "../../lib/session";
+import { storyViewerHref, type Story, type StoryGroup } from "../../lib/stories";
+import { StoryViewers } from "./story-viewers";
+
+/**
+ * /stories/:username(?story=id): one person's stories, oldest first, starting at the first
+ * unseen one. Tap the right or left half, the buttons, or the arrow keys to move; a video or
+ * voice story moves on when it ends. After the last story the next followed account with
+ * unseen stories follows; Escape closes. Each story shown is marked seen.
+ */
+export function StoryViewer({ username }: { username: string }) {
+  const { query, route } = useLocation();
+  const me = account.value!;
+  const mine = me.username.toLowerCase() === username.toLowerCase();
+  const [stories, setStories] = useState<Story[] | null>(null);
+  const [index, setIndex] = useState(0);
+  const [error, setError] = useState<string | null>(null);
+  const [viewersOpen, setViewersOpen] = useState(false);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+
+  useEffect(() => {
+    setStories(null);
+    setError(null);
+    api
+      .get<{ stories: Story[] }>(`/social/users/${encodeURIComponent(username)}/stories`)
+      .then(({ stories: list }) => {
+        const wanted = list.findIndex((s) => s.id === query.story);
+        const unseen = list.findIndex((s) => !s.seen);
+        setIndex(wanted >= 0 ? wanted : !mine && unseen >= 0 ? unseen : 0);
+        setStories(list);
+      })
+      .catch((err) => setError(describeError(err)));
+  }, [username]);
+
+  const story = stories?.[index];
+
+  // seen as soon as shown (own stories are not counted)
+  useEffect(() => {
+    if (!story || mine || story.seen) return;
+    api
+      .post<{ story: Story }>(`/social/stories/${story.id}/view`)
+      .then(({ story: seen }) => setStories((list) => list && list.map((s) => (s.id === seen.id ? { ...s, seen: true } : s))))
+      .catch(() => undefined /* being marked seen is best effort: the story is on screen either way */);
+  }, [story?.id]);
+
+  async function nextPerson() {
+    try {
+      const { groups } = await api.get<{ groups: StoryGroup[] }>("/social/stories");
+      const next = groups.find((g) => g.hasUnseen && g.author.username.toLowerCase() !== username.toLowerCase());
+      route(next ? storyViewerHref(next.author.username) : "/stories");
+    } catch {
+      route("/stories");
+    }
+  }
+  const forward = () => (stories && index < stories.length - 1 ? setIndex(index + 1) : void nextPerson());
+  const back = () => index > 0 && setIndex(index - 1);
+
+  const keys = useRef({ forward, back, close: () => route("/stories") });
+  keys.current = { forward, back, close: () => route("/stories") };
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      // keys typed into a field, or inside an open dialog, are not story navigation
+      if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || (e.target as HTMLElement).closest("input, textarea, select, dialog")) return;
+      if (e.key === "ArrowRight") keys.current.forward();
+      else if (e.key === "ArrowLeft") keys.current.back();
+      else if (e.key === "Escape") keys.current.close();
+      else return;
+      e.preventDefault();
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, []);
+
+  async function remove() {
+    if (!story) return;
+    try {
+      await api.delete(`/social/stories/${story.id}`);
+      setConfirmDelete(false);
+      const rest = stories!.filter((s) => s.id !== story.id);
+      if (!rest.length) return route("/stories");
+      setStories(rest);
+      setIndex(Math.min(index, rest.length - 1));
+    } catch (err) {
+      setConfirmDelete(false);
+      setError(describeError(err));
+    }
+  }
+
+  const author = story?.author;
+  const name = author ? author.displayName || author.username : `@${username}`;
+  return (
+    <Page title={`Stories of ${name}`} heading={<span class="visually-hidden">Stories of {name}</span>}>
+      <div class="story-viewer">
+        <FormError message={error} />
+        {!stories && !error && <Loading label="Loading stories…" />}
+        {stories && stories.length === 0 && (
+          <p class="empty">
+            No stories from {name} in the last day. <a href="/stories">Back to stories</a>
+          </p>
+        )}
+        {story && author && (
+          <>
+            <div class="story-progress" aria-hidden="true">
+              {stories!.map((s, i) => (
+                <span key={s.id} class={i < index ? "done" : i === index ? "current" : ""} />
+              ))}
+            </div>
+            <div class="story-head">
+              <Avatar user={author} size={32} />
+              <span class="story-who">
+                <a href={`/users/${author.username}`}>{name}</a>
+                <time class="muted" dateTime={story.createdAt} title={formatDateTime(story.createdAt)}>
+                  {formatRelative(story.createdAt)}
+                </time>
+              </span>
+              <p class="story-count" aria-live="polite">
+                Story {formatNumber(index + 1)} of {formatNumber(stories!.length)}
+              </p>
+              <a class="button small" href="/stories">
+                Close
+              </a>
+            </div>
+            <div class="story-stage">
+              <StoryMedia key={story.id} story={story} name={name} onEnded={forward} />
+              <button type="button" class="story-tap story-tap-back" onClick={back} disabled={index === 0}>
+                <span class="visually-hidden">Previous story</span>
+              </button>
+              <button type="button" class="story-tap story-tap-forward" onClick={forward}>
+                <span class="visually-hidden">Next story</span>
+              </button>
+            </div>
+            {story.caption && <p class="story-caption">{story.caption}</p>}
+            <div class="actions story-actions">
+              <button type="button" onClick={back} disabled={index === 0}>
+                Previous
+              </button>
+              <button type="button" onClick={forward}>
+                Next
+              </button>
+              {mine && (
+                <>
+                  <button type="button" onClick={() => setViewersOpen(true)}>
+                    Viewers ({formatNumber(story.viewsCount ?? 0)})
+                  </button>
+                  <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>
+                    Delete this story
+                  </button>
+                </>
+              )}
+            </div>
+            <p class="hint">Tap the right or left side, or use the arrow keys, to move between stories.</p>
+            {mine && <StoryViewers storyId={story.id} open={viewersOpen} onClose={() => setViewersOpen(false)} />}
+            <Dialog open={confirmDelete} title="Delete this story?" onClose={() => setConfirmDelete(false)}>
+              <p>It disappears for everyone at once.</p>
+              <div class="actions">
+                <button type="button" class="primary danger-fill" onClick={() => void remove()}>
+                  Delete
+                </button>
+                <button type="button" onClick={() => setConfirmDelete(false)}>
+                  Keep it
+                </button>
+              </div>
+            </Dialog>
+          </>
+        )}
+      </div>
+    </Page>
+  );
+}
+
+function StoryMedia({ story, name, onEnded }: { story: Story; name: string; onEnded: () => void }) {
+  const label = story.caption ? `Story by ${name}: ${story.caption}` : `Story by ${name}`;
+  if (story.mediaType === "video")
+    return <video class="story-media" src={story.mediaUrl} poster={story.thumbUrl ?? undefined} controls autoPlay muted playsInline onEnded={onEnded} aria-label={label} />;
+  if (story.mediaType === "voice")
+    return (
+      <div class="story-media story-voice">
+        <Avatar user={story.author} size={96} />
+        <p>Voice story</p>
+        <audio src={story.mediaUrl} controls autoPlay onEnded={onEnded} aria-label={label} />
+      </div>
+    );
+  return <img class="story-media" src={story.mediaUrl} alt={label} />;
+}
