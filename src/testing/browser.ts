@@ -96,11 +96,21 @@ export async function withScreenshots(name: string, pages: () => Page[], body: (
  * profile, no password round trip), looking at the feed. CLIENT acts as the same person
  * over the API.
  */
-export async function signedInPage(browser: Browser, server: { app: App; url: string }, username?: string, opts: Parameters<typeof newPerson>[2] = {}): Promise<Person & { client: TestClient; user: UserRow }> {
-  const { user, client } = await quickPerson(server, { username });
+export async function signedInPage(
+  browser: Browser,
+  server: { app: App; url: string },
+  username?: string,
+  opts: Parameters<typeof newPerson>[2] & { displayName?: string } = {},
+): Promise<Person & { client: TestClient; user: UserRow }> {
+  const { user, client } = await quickPerson(server, { username, displayName: opts.displayName });
   const person = await newPerson(browser, server.url, opts);
-  const { hostname } = new URL(server.url);
-  await person.context.addCookies([...client.cookies].map(([name, value]) => ({ name, value: encodeURIComponent(value), domain: hostname, path: "/", httpOnly: true, sameSite: "Lax" as const })));
+  await person.context.addCookies(cookiesOf(client, server.url));
   await person.page.goto("/");
   return { ...person, client, user };
+}
+
+/** CLIENT's session cookies in the shape a browser context takes (to continue its session in a browser). */
+export function cookiesOf(client: TestClient, url: string) {
+  const { hostname } = new URL(url);
+  return [...client.cookies].map(([name, value]) => ({ name, value: encodeURIComponent(value), domain: hostname, path: "/", httpOnly: true, sameSite: "Lax" as const }));
 }

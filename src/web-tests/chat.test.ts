@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { accessibilityViolations, browserAvailable, pageProblems, useBrowser, withScreenshots } from "../testing/browser";
-import { signedInBrowser } from "../testing/web-people";
+import { accessibilityViolations, browserAvailable, pageProblems, signedInPage, useBrowser, withScreenshots } from "../testing/browser";
 import { startTestServer, type TestServer } from "../testing/server";
 
 // Two people chatting live in two browser pages against a real server.
@@ -16,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => server?.stop());
 
 async function person(name: string, opts: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark" } = {}) {
-  const p = await signedInBrowser(b!.browser, server, { ...opts, username: `${name}_${Math.random().toString(36).slice(2, 6)}`, displayName: name });
+  const p = await signedInPage(b!.browser, server, `${name}_${Math.random().toString(36).slice(2, 6)}`, { ...opts, displayName: name });
   pages.push(p.page);
   return p;
 }

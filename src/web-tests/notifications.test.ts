@@ -1,7 +1,7 @@
 import { describe, expect } from "bun:test";
 import { accessibilityViolations, pageProblems } from "../testing/browser";
 import { quickPerson } from "../testing/fixtures";
-import { browserSuite } from "../testing/web-people";
+import { browserSuite } from "../testing/browser-suite";
 
 // Notifications in the web app: the live unread badge, the list, marking read, paging.
 const suite = browserSuite();

@@ -1,7 +1,7 @@
 import { describe, expect } from "bun:test";
 import { accessibilityViolations, pageProblems } from "../testing/browser";
 import { quickPerson } from "../testing/fixtures";
-import { browserSuite } from "../testing/web-people";
+import { browserSuite } from "../testing/browser-suite";
 
 // Search in the web app: people, posts and hashtags, each leading where it should.
 const suite = browserSuite();

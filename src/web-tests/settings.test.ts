@@ -1,10 +1,10 @@
 import { describe, expect } from "bun:test";
 import { readFileSync } from "node:fs";
 import { totpAt } from "../testing/auth";
-import { accessibilityViolations, newPerson, pageProblems } from "../testing/browser";
+import { accessibilityViolations, cookiesOf, newPerson, pageProblems } from "../testing/browser";
 import { TestClient } from "../testing/client";
 import { signedInClient } from "../testing/fixtures";
-import { browserSuite, cookiesOf } from "../testing/web-people";
+import { browserSuite } from "../testing/browser-suite";
 
 // Settings in the web app: devices, password, two-factor, who may message me, export, deletion.
 const suite = browserSuite();

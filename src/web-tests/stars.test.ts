@@ -2,7 +2,7 @@ import { describe, expect } from "bun:test";
 import { grantStars } from "../domain/stars/service";
 import { accessibilityViolations, pageProblems } from "../testing/browser";
 import { quickPerson } from "../testing/fixtures";
-import { browserSuite } from "../testing/web-people";
+import { browserSuite } from "../testing/browser-suite";
 
 // Stars in the web app: the balance follows stars:balance live; the history pages by cursor.
 const suite = browserSuite();

@@ -2,7 +2,7 @@ import { describe, expect } from "bun:test";
 import { accessibilityViolations, pageProblems } from "../testing/browser";
 import { quickPerson } from "../testing/fixtures";
 import { pngOf, uploadFor } from "../testing/media";
-import { browserSuite } from "../testing/web-people";
+import { browserSuite } from "../testing/browser-suite";
 
 // Stories in the web app: the row of followed accounts, the viewer, posting one, its viewers.
 const suite = browserSuite();
