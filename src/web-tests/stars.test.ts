@@ -9,7 +9,7 @@ const suite = browserSuite();
 const it = suite.it;
 
 describe("web app: stars", () => {
-  it("shows the balance live and the history of grants and gifts, page after page", async () => {
+  it("shows the balance live, gives stars with errors beside the fields, and pages through the history", async () => {
     const me = await suite.person();
     const { page } = me;
     await page.goto("/");
@@ -35,7 +35,19 @@ describe("web app: stars", () => {
     await history.getByText("“for the coffee”").waitFor();
     expect(await accessibilityViolations(page)).toEqual([]);
 
-    await me.client.post("/api/stars/gift", { username: friend.user.username, amount: 15 });
+    const gift = page.getByRole("form", { name: "Give stars" });
+    await gift.getByLabel("To (username)").fill("nobody_has_this_name");
+    await gift.getByLabel("Amount").fill("15");
+    await gift.getByRole("button", { name: "Give" }).click();
+    await gift.getByText("Nobody has this username.").waitFor();
+    await gift.getByLabel("To (username)").fill(`@${friend.user.username}`);
+    await gift.getByLabel("Amount").fill("999999");
+    await gift.getByRole("button", { name: "Give" }).click();
+    await gift.getByText("Your balance is too low for this amount.").waitFor();
+    expect(await gift.getByLabel("Amount").getAttribute("aria-invalid")).toBe("true");
+    await gift.getByLabel("Amount").fill("15");
+    await gift.getByRole("button", { name: "Give" }).click();
+    await gift.getByText(`You gave 15 stars to @${friend.user.username}.`).waitFor();
     await history.getByText("Gift to Generous Friend").waitFor();
     await history.getByText("-15 stars").waitFor();
     await balance.getByText("1,525 stars").waitFor();

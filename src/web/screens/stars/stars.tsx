@@ -7,6 +7,7 @@ import { formatDateTime, formatNumber } from "../../lib/format";
 import { usePagedList } from "../../lib/paged";
 import { onRealtime } from "../../lib/realtime";
 import type { PageInfo } from "../../lib/types";
+import { GiftForm } from "./gift";
 
 interface Transaction {
   id: string;
@@ -42,7 +43,7 @@ function describe(t: Transaction) {
   }
 }
 
-/** /stars: the balance (live from `stars:balance`) and every movement of it, newest first. */
+/** /stars: the balance (live from `stars:balance`), giving stars, and every movement of the balance, newest first. */
 export function Stars() {
   const [balance, setBalance] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -79,8 +80,9 @@ export function Stars() {
           {balance === null ? "…" : <>{formatNumber(balance)} <span class="star-unit">stars</span></>}
         </p>
         <FormError message={error} />
-        <p class="hint">Stars pay for what bots sell. An administrator grants them; people can gift them in chats.</p>
+        <p class="hint">Stars pay for what bots sell. An administrator grants them, and people can give them to each other.</p>
       </div>
+      <GiftForm />
       <section class="search-section" aria-labelledby="history-title">
         <h2 id="history-title">History</h2>
         {list.items.length > 0 && (
