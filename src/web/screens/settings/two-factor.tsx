@@ -21,8 +21,8 @@ const STATUS: Record<Method, string> = {
 
 /** The method in force, or null when two-factor sign-in is off (the API says "none"). */
 function currentMethod(): Method | null {
-  const m = account.value?.twoFactorMethod as string | null | undefined;
-  return m === "totp" || m === "email" || m === "messenger" ? m : null;
+  const m = account.value?.twoFactorMethod;
+  return m && m !== "none" ? m : null;
 }
 
 /** Two-factor sign-in: authenticator setup by QR code, the method, turning it off; recovery codes shown once. */
