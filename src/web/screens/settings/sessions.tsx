@@ -58,8 +58,10 @@ export function Sessions({ version }: { version: number }) {
     setError(null);
     setNotice(null);
     try {
-      setNotice(await what());
+      const message = await what();
+      // the list is read again first, so the note and the list it speaks of appear together
       await load();
+      setNotice(message);
     } catch (err) {
       setError(describeError(err));
     } finally {
