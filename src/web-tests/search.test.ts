@@ -36,6 +36,7 @@ describe("web app: search", () => {
     await page.getByRole("button", { name: "People", pressed: true }).waitFor();
     expect(new URL(page.url()).search).toBe("?q=quokka&type=users");
     const found = page.getByRole("region", { name: "Found people" }).getByRole("listitem");
+    await page.getByRole("region", { name: "Found people" }).getByRole("link", { name: "Quokka number 0" }).waitFor();
     await page.keyboard.press("End");
     await page.getByRole("link", { name: "Quokka Keeper" }).waitFor();
     await page.keyboard.press("End");
