@@ -1,7 +1,7 @@
 import type { App } from "../app";
 import type { Db } from "../db";
 import { precompiled } from "../db/compiled";
-import { findConversationById, getMember, isActive } from "../domain/chats/access";
+import { findConversationById, getMember, isActive, otherPartyId } from "../domain/chats/access";
 import { ensurePrivateChat } from "../domain/chats/conversations";
 import type { ConversationRow } from "../domain/chats/table";
 import { isBlockedEitherWay } from "../domain/relations/service";
@@ -13,15 +13,10 @@ import type { BotContext } from "./context";
 import { blockedByUser, chatNotFound, forbiddenBot } from "./errors";
 import type { ChatView } from "./serializers";
 
-/** The other party of a private chat, seen from USERID's side. */
-async function otherParty(app: App, conversation: ConversationRow, userId: number): Promise<UserRow | null> {
-  if (conversation.type !== "private" || !conversation.private_key) return null;
-  const [a, b] = conversation.private_key.split(":").map(Number) as [number, number];
-  return (await personById(app.db, { id: a === userId ? b : a }))[0] ?? null;
-}
-
-export async function chatViewFor(app: App, conversation: ConversationRow, botUserId: number): Promise<ChatView> {
-  return { conversation, other: await otherParty(app, conversation, botUserId) };
+/** CONVERSATION as the bot BOTUSERID sees it: the other party of a private chat loaded (from DB, the executor in use). */
+export async function chatViewFor(db: Db, conversation: ConversationRow, botUserId: number): Promise<ChatView> {
+  const otherId = otherPartyId(conversation, botUserId);
+  return { conversation, other: otherId === null ? null : ((await personById(db, { id: otherId }))[0] ?? null) };
 }
 
 /*

@@ -1,4 +1,6 @@
 import type { App } from "../app";
+import type { Db } from "../db";
+import type { Scope } from "../db/transaction";
 import { findConversationById, getMember } from "../domain/chats/access";
 import type { ConversationRow, MessageRow } from "../domain/chats/table";
 import { ACTIVE_ROLES } from "../domain/chats/table";
@@ -10,8 +12,8 @@ import { detectEntities, type MessageEntity } from "./formatting";
 import { serializeChat, serializeChatMember, serializeMessage, serializeUser } from "./serializers";
 
 /** Bots currently in the conversation, except EXCLUDE. One query: most chats have none. */
-async function botMembers(app: App, conversationId: number, exclude: number): Promise<BotWithUser[]> {
-  const rows = await app.db
+async function botMembers(db: Db, conversationId: number, exclude: number): Promise<BotWithUser[]> {
+  const rows = await db
     .selectFrom("conversation_members as m")
     .innerJoin("bots", "bots.user_id", "m.user_id")
     .selectAll("bots")
@@ -19,14 +21,14 @@ async function botMembers(app: App, conversationId: number, exclude: number): Pr
     .where("m.role", "in", ACTIVE_ROLES)
     .where("m.user_id", "!=", exclude)
     .execute();
-  return attachUsers(app.db, rows);
+  return attachUsers(db, rows);
 }
 
 /**
  * Whether a group message reaches a bot in privacy mode ("commands"): commands meant for
  * every bot or for this one (/cmd, /cmd@this_bot) and replies to the bot's messages.
  */
-async function reachesBot(app: App, member: BotWithUser, conversation: ConversationRow, message: MessageRow): Promise<boolean> {
+async function reachesBot(db: Db, member: BotWithUser, conversation: ConversationRow, message: MessageRow): Promise<boolean> {
   if (conversation.type === "private" || member.bot.privacy === "all") return true;
   const entities = message.entities ? (JSON.parse(message.entities) as MessageEntity[]) : detectEntities(message.content);
   const command = entities.find((e) => e.type === "bot_command" && e.offset === 0);
@@ -36,7 +38,7 @@ async function reachesBot(app: App, member: BotWithUser, conversation: Conversat
     if (at < 0 || text.slice(at + 1).toLowerCase() === member.user.username.toLowerCase()) return true;
   }
   if (message.reply_to_seq !== null) {
-    const replied = await app.db
+    const replied = await db
       .selectFrom("messages")
       .select("sender_id")
       .where("conversation_id", "=", conversation.id)
@@ -47,23 +49,34 @@ async function reachesBot(app: App, member: BotWithUser, conversation: Conversat
   return false;
 }
 
-/** A person's message (new or edited) becomes an update for each bot in the chat it reaches. */
-async function messageToBots(app: App, type: UpdateType, conversationId: number, messageId: number, authorId: number): Promise<void> {
-  const bots = await botMembers(app, conversationId, authorId);
+/**
+ * A person's message becomes an update for each bot in the chat it reaches. A new message's
+ * updates are queued in SCOPE, the message's own transaction: stored together or not at all
+ * (a retry of the send then finds both); an edit's after the edit committed.
+ */
+async function messageToBots(app: App, type: UpdateType, conversation: ConversationRow, message: MessageRow, scope?: Scope): Promise<void> {
+  // bots do not see service messages, nor other bots' messages (below)
+  if (message.kind !== "user" || message.deleted_at !== null) return;
+  const db = scope?.db ?? app.db;
+  const bots = await botMembers(db, conversation.id, message.sender_id);
   if (bots.length === 0) return;
-  const [author, conversation, message] = await Promise.all([
-    findUserById(app.db, authorId),
+  const author = await findUserById(db, message.sender_id);
+  if (!author || author.is_bot) return;
+  for (const member of bots) {
+    if (!(await reachesBot(db, member, conversation, message))) continue;
+    // in a private chat with a bot, the author is the other party
+    const view = { conversation, other: conversation.type === "private" ? author : null, self: member.user };
+    await enqueueUpdate(app, member.bot, type, await serializeMessage(db, view, message), scope);
+  }
+}
+
+/** An edited message, loaded after the edit committed, for the bots it reaches. */
+async function editedToBots(app: App, conversationId: number, messageId: number): Promise<void> {
+  const [conversation, message] = await Promise.all([
     findConversationById(app.db, conversationId),
     app.db.selectFrom("messages").selectAll().where("id", "=", messageId).executeTakeFirst(),
   ]);
-  // bots do not see other bots' messages, nor service messages
-  if (!author || author.is_bot || !conversation || !message || message.kind !== "user" || message.deleted_at !== null) return;
-  for (const member of bots) {
-    if (!(await reachesBot(app, member, conversation, message))) continue;
-    // in a private chat with a bot, the author is the other party
-    const view = { conversation, other: conversation.type === "private" ? author : null, self: member.user };
-    await enqueueUpdate(app, member.bot, type, await serializeMessage(app.db, view, message));
-  }
+  if (conversation && message) await messageToBots(app, "edited_message", conversation, message);
 }
 
 /** A bot's own membership in a group changed: my_chat_member. */
@@ -89,7 +102,7 @@ async function membershipToBot(app: App, p: { conversationId: number; userId: nu
 
 /** Turns chat activity into bot updates. Registered once per App (wiring.ts). */
 export function installBotUpdateHooks(app: App): void {
-  app.hooks.on("message:created", (p) => messageToBots(app, "message", p.conversationId, p.messageId, p.senderId));
-  app.hooks.on("message:edited", (p) => messageToBots(app, "edited_message", p.conversationId, p.messageId, p.editorId));
+  app.hooks.within("message:storing", (scope, p) => messageToBots(app, "message", p.conversation, p.message, scope));
+  app.hooks.on("message:edited", (p) => editedToBots(app, p.conversationId, p.messageId));
   app.hooks.on("member:changed", (p) => membershipToBot(app, p));
 }

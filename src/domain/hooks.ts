@@ -1,3 +1,4 @@
+import type { Scope } from "../db/transaction";
 import type { Logger } from "../lib/log";
 
 /**
@@ -32,11 +33,23 @@ export interface DomainHookPayloads {
   "payment:succeeded": { paymentId: number; serviceMessageId: number };
 }
 
+/**
+ * Hooks run inside the emitting change's transaction (the listener gets its Scope): what a
+ * listener writes commits or rolls back with the change, and a failing listener fails it.
+ */
+export interface DomainTxHookPayloads {
+  /** chats: MESSAGE is being stored in CONVERSATION (the bots' updates are queued in the same transaction) */
+  "message:storing": { conversation: import("./chats/table").ConversationRow; message: import("./chats/table").MessageRow };
+}
+
 export type DomainHookName = keyof DomainHookPayloads;
+export type DomainTxHookName = keyof DomainTxHookPayloads;
 type Listener<K extends DomainHookName> = (payload: DomainHookPayloads[K]) => void | Promise<void>;
+type TxListener<K extends DomainTxHookName> = (scope: Scope, payload: DomainTxHookPayloads[K]) => Promise<void>;
 
 export class DomainHooks {
   private readonly listeners = new Map<DomainHookName, Array<Listener<any>>>();
+  private readonly txListeners = new Map<DomainTxHookName, Array<TxListener<any>>>();
 
   constructor(private readonly log: Logger) {}
 
@@ -44,6 +57,18 @@ export class DomainHooks {
     const list = this.listeners.get(name) ?? [];
     list.push(listener);
     this.listeners.set(name, list);
+  }
+
+  /** Registers a listener that runs inside the emitting change's transaction (see DomainTxHookPayloads). */
+  within<K extends DomainTxHookName>(name: K, listener: TxListener<K>): void {
+    const list = this.txListeners.get(name) ?? [];
+    list.push(listener);
+    this.txListeners.set(name, list);
+  }
+
+  /** Runs the in-transaction listeners of NAME in SCOPE, in registration order; a failure propagates (the change rolls back). */
+  async emitWithin<K extends DomainTxHookName>(scope: Scope, name: K, payload: DomainTxHookPayloads[K]): Promise<void> {
+    for (const listener of this.txListeners.get(name) ?? []) await listener(scope, payload);
   }
 
   /**

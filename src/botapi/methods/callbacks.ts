@@ -48,7 +48,7 @@ async function sendCallbackQuery(app: App, p: { pressId: string; botId: number; 
     queued = await enqueueUpdate(app, bot, "callback_query", {
       id: p.pressId,
       from: serializeUser(person),
-      message: await serializeMessage(app.db, await chatViewFor(app, conversation, bot.user_id), message),
+      message: await serializeMessage(app.db, await chatViewFor(app.db, conversation, bot.user_id), message),
       chat_instance: chatInstance(app, conversation.id),
       data: p.data,
     });

@@ -1,7 +1,7 @@
 import type { App } from "../../app";
 import { findBotByUserId } from "../../domain/bots/service";
 import { enqueueUpdate } from "../../domain/bots/updates";
-import { findConversationById, findMessageBySeq } from "../../domain/chats/access";
+import { findConversationById } from "../../domain/chats/access";
 import { answerQuery, cancelQuery } from "../../domain/payments/checkout";
 import { refundPayment, type RefundOutcome } from "../../domain/payments/income";
 import { createInvoice, findInvoiceById, findPaymentById, INVOICE_LIMITS, invoiceTotal, invoiceView } from "../../domain/payments/invoices";
@@ -71,9 +71,10 @@ export const paymentMethods = {
     const view = await resolveChat(ctx);
 
     const draft = { title, description, payload, startParameter, prices };
-    const sent = await post(ctx, view, { content: "", invoice: invoiceView(draft, "unpaid"), replyMarkup });
-    const row = (await findMessageBySeq(ctx.app.db, view.conversation.id, sent.message_id as number))!;
-    await createInvoice(ctx.app, { ...draft, messageId: row.id, conversationId: view.conversation.id, botId: ctx.bot.id, botUserId: ctx.me.id });
+    // the invoice message and its invoice row commit together: no message without its invoice
+    const sent = await post(ctx, view, { content: "", invoice: invoiceView(draft, "unpaid"), replyMarkup }, {}, async (scope, row) => {
+      await createInvoice(ctx.app, { ...draft, messageId: row.id, conversationId: view.conversation.id, botId: ctx.bot.id, botUserId: ctx.me.id }, scope);
+    });
     return { ...sent, invoice: { title, description, start_parameter: startParameter ?? "", currency: "XTR", total_amount: total } };
   },
 
@@ -130,7 +131,7 @@ async function sendSuccessfulPayment(app: App, p: { paymentId: number; serviceMe
   ]);
   if (!found || !conversation || !row) return;
   // the compatible API's service message: no text, just the payment
-  const { text: _text, entities: _entities, ...message } = await serializeMessage(app.db, await chatViewFor(app, conversation, found.user.id), row);
+  const { text: _text, entities: _entities, ...message } = await serializeMessage(app.db, await chatViewFor(app.db, conversation, found.user.id), row);
   await enqueueUpdate(app, found.bot, "message", {
     ...message,
     successful_payment: {

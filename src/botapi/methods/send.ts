@@ -4,8 +4,9 @@ import { AppError } from "../../lib/errors";
 import { messageIds } from "./edit";
 import type { App } from "../../app";
 import type { MessageEntity } from "../formatting";
-import { findMessageBySeq } from "../../domain/chats/access";
-import { forwardMessage, sendMessage, typing, type SendMessageInput } from "../../domain/chats/messages";
+import { findMessageBySeq, requireMembership } from "../../domain/chats/access";
+import { inTransaction, type Scope } from "../../db/transaction";
+import { forwardMessage, sendMessage, storeMessage, typing, type SendMessageInput } from "../../domain/chats/messages";
 import type { MediaItem } from "../../domain/chats/validate";
 import { isBlockedEitherWay } from "../../domain/relations/service";
 import { randomToken } from "../../lib/ids";
@@ -38,16 +39,32 @@ async function replyTarget(ctx: BotContext, view: ChatView): Promise<number | nu
   throw badRequest("message to be replied not found");
 }
 
-/** Posts a message from the bot into the chat and returns it as a Bot API Message. */
-export async function post(ctx: BotContext, view: ChatView, out: Outgoing, markupOpts: { allowPay?: boolean } = {}): Promise<Record<string, unknown>> {
+/**
+ * Posts a message from the bot into the chat and returns it as a Bot API Message. COMPOSE
+ * adds writes that commit with the message, in its transaction (an invoice's row).
+ */
+export async function post(
+  ctx: BotContext,
+  view: ChatView,
+  out: Outgoing,
+  markupOpts: { allowPay?: boolean } = {},
+  compose?: (scope: Scope, row: MessageRow) => Promise<void>,
+): Promise<Record<string, unknown>> {
   // accepted for compatibility (no push notifications, nothing to protect), but must be well-formed
   ctx.params.bool("disable_notification");
   ctx.params.bool("protect_content");
   const replyMarkup = out.replyMarkup !== undefined ? out.replyMarkup : parseReplyMarkup(ctx.params.json("reply_markup"), markupOpts);
   const replyToSeq = out.replyToSeq !== undefined ? out.replyToSeq : await replyTarget(ctx, view);
-  const row = await asBot(() => sendMessage(ctx.app, { ...out, replyMarkup: replyMarkup ?? undefined, replyToSeq, conversationId: view.conversation.id, senderId: ctx.me.id }), {
-    403: blockedByUser(),
-  });
+  const input = { ...out, replyMarkup: replyMarkup ?? undefined, replyToSeq };
+  const store = compose
+    ? () =>
+        inTransaction(ctx.app.db, async (scope) => {
+          const row = await storeMessage(scope, ctx.app, await requireMembership(scope.db, view.conversation.id, ctx.me.id), input);
+          await compose(scope, row);
+          return row;
+        })
+    : () => sendMessage(ctx.app, { ...input, conversationId: view.conversation.id, senderId: ctx.me.id });
+  const row = await asBot(store, { 403: blockedByUser() });
   return serializeMessage(ctx.app.db, view, row);
 }
 

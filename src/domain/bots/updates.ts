@@ -1,6 +1,7 @@
 import { defineService, type App } from "../../app";
 import type { Db } from "../../db";
 import { precompiled } from "../../db/compiled";
+import type { Scope } from "../../db/transaction";
 import { AppError } from "../../lib/errors";
 import { releasePressWaiters } from "./callbacks";
 import { botAccessError, findBotByUserId, forgetBotIdentities } from "./service";
@@ -48,19 +49,25 @@ const parseAllowed = (bot: BotRow): string[] | null => (bot.allowed_updates ? (J
 /**
  * Queues an update for a bot (durably) unless the bot excluded its type with allowed_updates,
  * then wakes its long poll or webhook delivery. Returns the update_id, or null when dropped.
+ * In SCOPE (the change it belongs to, e.g. the person's message) it commits with that change
+ * and wakes the bot once it has committed.
  */
-export async function enqueueUpdate(app: App, bot: BotRow, type: UpdateType, payload: unknown): Promise<number | null> {
+export async function enqueueUpdate(app: App, bot: BotRow, type: UpdateType, payload: unknown, scope?: Scope): Promise<number | null> {
   if (bot.disabled_at || bot.blocked_at) return null;
   const allowed = parseAllowed(bot);
   if (allowed && allowed.length > 0 && !allowed.includes(type)) return null;
   const now = app.clock.now();
-  const row = await app.db
+  const row = await (scope?.db ?? app.db)
     .insertInto("bot_updates")
     .values({ bot_id: bot.id, type, payload: JSON.stringify(payload), created_at: now })
     .returning("id")
     .executeTakeFirstOrThrow();
-  botRuntime(app).waiters.get(bot.id)?.wake();
-  notifyBotQueue(app, bot.id);
+  const wake = () => {
+    botRuntime(app).waiters.get(bot.id)?.wake();
+    notifyBotQueue(app, bot.id);
+  };
+  if (scope) scope.afterCommit(wake);
+  else wake();
   return row.id;
 }
 

@@ -22,6 +22,13 @@ export const chatNotFound = () => notFound("Conversation not found");
 export const messageNotFound = () => notFound("Message not found");
 export const permissionDenied = (message: string) => new AppError(403, "PERMISSION_DENIED", message);
 
+/** The other party of a private chat, seen from USERID's side: its private_key names both ("minId:maxId"); null in a group. */
+export function otherPartyId(conversation: Pick<ConversationRow, "type" | "private_key">, userId: number): number | null {
+  if (conversation.type !== "private" || !conversation.private_key) return null;
+  const [a, b] = conversation.private_key.split(":").map(Number) as [number, number];
+  return a === userId ? b : a;
+}
+
 export const isActive = (member: Pick<MemberRow, "role"> | undefined | null): boolean =>
   !!member && (ACTIVE_ROLES as readonly string[]).includes(member.role);
 

@@ -14,6 +14,7 @@ import {
   findMessageBySeq,
   hasRight,
   messageNotFound,
+  otherPartyId,
   permissionDenied,
   requireMembership,
   requireVisibleMessage,
@@ -21,6 +22,7 @@ import {
 } from "./access";
 import { publishMessageEvent } from "./notify";
 import { precompiled } from "../../db/compiled";
+import { inTransaction, type Scope } from "../../db/transaction";
 import type { ConversationRow, MessageRow } from "./table";
 import { checkClientMessageId, checkContent, checkEntities, checkMediaShape, toJson, type MediaItem } from "./validate";
 
@@ -87,26 +89,10 @@ const readOwnQuery = precompiled((db, p: { seq: number; conversationId: number; 
   db.updateTable("conversation_members").set({ last_read_seq: p.seq }).where("conversation_id", "=", p.conversationId).where("user_id", "=", p.userId),
 );
 
-/**
- * The other party of a private chat: its private_key names both ("minUserId:maxUserId"),
- * so no query is needed; the members table answers for a chat without one.
- */
-async function otherPartyId(db: Db, conversation: ConversationRow, userId: number): Promise<number | null> {
-  const pair = conversation.private_key?.split(":").map(Number);
-  if (pair?.length === 2 && pair.includes(userId)) return pair[0] === userId ? pair[1]! : pair[0]!;
-  const row = await db
-    .selectFrom("conversation_members")
-    .select("user_id")
-    .where("conversation_id", "=", conversation.id)
-    .where("user_id", "!=", userId)
-    .executeTakeFirst();
-  return row?.user_id ?? null;
-}
-
 /** In a private chat nobody writes across a block (bots included: a person who blocked a bot stops it). */
 async function assertNotBlocked(db: Db, conversation: ConversationRow, senderId: number): Promise<void> {
   if (conversation.type !== "private") return;
-  const other = await otherPartyId(db, conversation, senderId);
+  const other = otherPartyId(conversation, senderId);
   if (other !== null && (await isBlockedEitherWay(db, senderId, other))) throw forbidden("You cannot message this person");
 }
 
@@ -122,8 +108,8 @@ export async function sendMessage(app: App, input: SendMessageInput): Promise<Me
 
 /**
  * sendMessage for the sender of a MEMBERSHIP the caller has just loaded (requireMembershipByCuid),
- * so the send does not load it again. `replyChecked`: the caller already found `replyToSeq`
- * among the messages the sender sees.
+ * so the send does not load it again: storeMessage in a transaction of its own. A retry whose
+ * clientMessageId was stored meanwhile (a concurrent retry) answers the stored message.
  */
 export async function sendMessageIn(
   app: App,
@@ -131,7 +117,36 @@ export async function sendMessageIn(
   input: Omit<SendMessageInput, "conversationId" | "senderId">,
   opts: { replyChecked?: boolean } = {},
 ): Promise<MessageRow> {
-  const db = app.db;
+  try {
+    return await inTransaction(app.db, (scope) => storeMessage(scope, app, membership, input, opts));
+  } catch (err) {
+    // the unique index messages_client_id refused a repeat that raced this send
+    if (typeof input.clientMessageId === "string" && String(err).includes("UNIQUE")) {
+      const existing = await findByClientId(app.db, membership.conversation.id, membership.member.user_id, input.clientMessageId);
+      if (existing) return existing;
+    }
+    throw err;
+  }
+}
+
+/**
+ * Posts a message in SCOPE, the caller's transaction: whatever else the caller writes there
+ * commits or rolls back with it. Writes the seq, the row and the sender's read mark, and runs
+ * the "message:storing" listeners in the same transaction (the bots' updates: a message is
+ * never stored without them). Members see it live and "message:created" fires once SCOPE has
+ * committed. A repeated clientMessageId answers the stored message when a check refuses the
+ * send; a repeat that gets as far as the insert fails on the unique index (sendMessageIn
+ * then answers the stored message, which was stored with its bot updates).
+ * `replyChecked`: the caller already found `replyToSeq` among the messages the sender sees.
+ */
+export async function storeMessage(
+  scope: Scope,
+  app: App,
+  membership: Membership,
+  input: Omit<SendMessageInput, "conversationId" | "senderId">,
+  opts: { replyChecked?: boolean } = {},
+): Promise<MessageRow> {
+  const db = scope.db;
   const { conversation } = membership;
   const senderId = membership.member.user_id;
   const media = input.media === undefined ? [] : checkMediaShape(input.media);
@@ -156,44 +171,35 @@ export async function sendMessageIn(
   }
 
   const now = app.clock.now();
-  let row: MessageRow;
-  try {
-    row = await db.transaction().execute(async (trx) => {
-      const [bumped] = await takeSeqQuery(trx, { conversationId: conversation.id, now });
-      if (!bumped) throw chatNotFound();
-      const seq = bumped.last_seq;
-      const [inserted] = await insertMessageQuery(trx, {
-        cuid: newCuid(),
-        conversation_id: conversation.id,
-        seq,
-        sender_id: senderId,
-        kind,
-        content,
-        entities: entities.length ? JSON.stringify(entities) : null,
-        media: media.length ? JSON.stringify(media) : null,
-        reply_to_seq: input.replyToSeq ?? null,
-        reply_markup: toJson(input.replyMarkup),
-        invoice: toJson(input.invoice),
-        extra: toJson(input.extra),
-        system: toJson(input.system),
-        forwarded_from: toJson(input.forwardedFrom),
-        client_message_id: clientMessageId,
-        created_at: now,
-      });
-      // one's own message is read by oneself
-      await readOwnQuery(trx, { seq, conversationId: conversation.id, userId: senderId });
-      return inserted!;
-    });
-  } catch (err) {
-    // a repeat (or a concurrent retry) of a stored clientMessageId: the unique index refused it
-    if (clientMessageId && String(err).includes("UNIQUE")) {
-      const existing = await storedRepeat();
-      if (existing) return existing;
-    }
-    throw err;
-  }
-  await publishMessageEvent(app, conversation, row, "message:new");
-  await app.hooks.emit("message:created", { conversationId: conversation.id, messageId: row.id, senderId });
+  const [bumped] = await takeSeqQuery(db, { conversationId: conversation.id, now });
+  if (!bumped) throw chatNotFound();
+  const seq = bumped.last_seq;
+  const [inserted] = await insertMessageQuery(db, {
+    cuid: newCuid(),
+    conversation_id: conversation.id,
+    seq,
+    sender_id: senderId,
+    kind,
+    content,
+    entities: entities.length ? JSON.stringify(entities) : null,
+    media: media.length ? JSON.stringify(media) : null,
+    reply_to_seq: input.replyToSeq ?? null,
+    reply_markup: toJson(input.replyMarkup),
+    invoice: toJson(input.invoice),
+    extra: toJson(input.extra),
+    system: toJson(input.system),
+    forwarded_from: toJson(input.forwardedFrom),
+    client_message_id: clientMessageId,
+    created_at: now,
+  });
+  const row = inserted!;
+  // one's own message is read by oneself
+  await readOwnQuery(db, { seq, conversationId: conversation.id, userId: senderId });
+  await app.hooks.emitWithin(scope, "message:storing", { conversation, message: row });
+  scope.afterCommit(async () => {
+    await publishMessageEvent(app, conversation, row, "message:new");
+    await app.hooks.emit("message:created", { conversationId: conversation.id, messageId: row.id, senderId });
+  });
   return row;
 }
 

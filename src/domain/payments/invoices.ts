@@ -1,4 +1,5 @@
 import type { App } from "../../app";
+import type { Scope } from "../../db/transaction";
 import type { Db } from "../../db";
 import { findConversationById } from "../chats/access";
 import { publishMessageEvent } from "../chats/notify";
@@ -30,10 +31,11 @@ export function invoiceView(draft: Pick<InvoiceDraft, "title" | "description" | 
 export async function createInvoice(
   app: App,
   input: InvoiceDraft & { messageId: number; conversationId: number; botId: number; botUserId: number },
+  scope?: Scope,
 ): Promise<StarInvoiceRow> {
   const total = invoiceTotal(input.prices);
   if (!Number.isSafeInteger(total) || total < 1 || total > INVOICE_LIMITS.maxTotal) throw new Error(`invoice total out of range: ${total}`);
-  return app.db
+  return (scope?.db ?? app.db)
     .insertInto("star_invoices")
     .values({
       cuid: newCuid(),
@@ -62,9 +64,13 @@ export const findInvoiceById = (db: Db, id: number) => db.selectFrom("star_invoi
 export const findPaymentById = (db: Db, id: number) => db.selectFrom("star_payments").selectAll().where("id", "=", id).executeTakeFirst();
 
 /** Shows the invoice's new status on its message (paid, refunded) to everyone in the chat. */
-export async function showInvoiceStatus(app: App, invoice: StarInvoiceRow, status: InvoiceStatus): Promise<void> {
+export async function showInvoiceStatus(app: App, invoice: StarInvoiceRow, status: InvoiceStatus, scope?: Scope): Promise<void> {
+  const db = scope?.db ?? app.db;
   const view = invoiceView({ title: invoice.title, description: invoice.description, prices: JSON.parse(invoice.prices) as LabeledPrice[] }, status);
-  const row = await app.db.updateTable("messages").set({ invoice: JSON.stringify(view) }).where("id", "=", invoice.message_id).returningAll().executeTakeFirst();
-  const conversation = await findConversationById(app.db, invoice.conversation_id);
-  if (row && conversation) await publishMessageEvent(app, conversation, row, "message:edited");
+  const row = await db.updateTable("messages").set({ invoice: JSON.stringify(view) }).where("id", "=", invoice.message_id).returningAll().executeTakeFirst();
+  const conversation = await findConversationById(db, invoice.conversation_id);
+  if (!row || !conversation) return;
+  const publish = () => publishMessageEvent(app, conversation, row, "message:edited");
+  if (scope) scope.afterCommit(publish);
+  else await publish();
 }

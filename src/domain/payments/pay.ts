@@ -1,10 +1,11 @@
 import type { App } from "../../app";
+import { inTransaction, type Scope } from "../../db/transaction";
 import { AppError, fieldError, forbidden } from "../../lib/errors";
 import { newCuid, randomToken } from "../../lib/ids";
 import { findBotByUserId } from "../bots/service";
-import { getMember, isActive, requireMembershipByCuid, requireVisibleMessage } from "../chats/access";
-import { sendMessage } from "../chats/messages";
-import type { ConversationRow, MessageRow } from "../chats/table";
+import { getMember, isActive, requireMembershipByCuid, requireVisibleMessage, type Membership } from "../chats/access";
+import { storeMessage } from "../chats/messages";
+import type { MessageRow } from "../chats/table";
 import { insufficientBalance, postEntry, publishBalances, walletBalance } from "../stars/ledger";
 import type { UserRow } from "../users/table";
 import { claimInvoice, openQuery, releaseInvoice } from "./checkout";
@@ -21,55 +22,54 @@ const botUnavailable = () => forbidden("This bot cannot take payments now");
 const newChargeId = () => `stx${randomToken(24)}`;
 
 /**
- * Charges the payer and credits the bot's held income, in one transaction: the invoice flips
- * unpaid → paid (guarded, so it is paid at most once even across processes), the payer's
- * debit is guarded by the balance, and the payment row starts its hold.
+ * Charges the payer and credits the bot's held income, in SCOPE (the caller's transaction):
+ * the invoice flips unpaid → paid (guarded, so it is paid at most once even across
+ * processes), the payer's debit is guarded by the balance, and the payment row starts its
+ * hold. The payer sees the new balance once SCOPE has committed.
  */
-export async function chargeInvoice(app: App, invoice: StarInvoiceRow, payerId: number): Promise<{ payment: StarPaymentRow; balance: number }> {
+export async function chargeInvoice(scope: Scope, app: App, invoice: StarInvoiceRow, payerId: number): Promise<{ payment: StarPaymentRow; balance: number }> {
   const now = app.clock.now();
   const chargeId = newChargeId();
-  const result = await app.db.transaction().execute(async (trx) => {
-    const flipped = await trx
-      .updateTable("star_invoices")
-      .set({ status: "paid", paid_at: now })
-      .where("id", "=", invoice.id)
-      .where("status", "=", "unpaid")
-      .executeTakeFirst();
-    if (Number(flipped.numUpdatedRows) !== 1) throw invoiceAlreadyPaid();
-    const common = { kind: "payment" as const, reference: chargeId, note: invoice.title, now };
-    const balance = await postEntry(trx, { ...common, userId: payerId, account: "balance", amount: -invoice.total_amount, counterpartyId: invoice.bot_user_id });
-    await postEntry(trx, { ...common, userId: invoice.bot_user_id, account: "held", amount: invoice.total_amount, counterpartyId: payerId });
-    const payment = await trx
-      .insertInto("star_payments")
-      .values({
-        cuid: newCuid(),
-        charge_id: chargeId,
-        invoice_id: invoice.id,
-        bot_id: invoice.bot_id,
-        bot_user_id: invoice.bot_user_id,
-        payer_id: payerId,
-        conversation_id: invoice.conversation_id,
-        amount: invoice.total_amount,
-        payload: invoice.payload,
-        status: "paid",
-        hold_until: now + app.config["payments.holdSeconds"] * 1000,
-        created_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return { payment, balance };
-  });
-  await publishBalances(app, [payerId]);
-  return result;
+  const trx = scope.db;
+  const flipped = await trx
+    .updateTable("star_invoices")
+    .set({ status: "paid", paid_at: now })
+    .where("id", "=", invoice.id)
+    .where("status", "=", "unpaid")
+    .executeTakeFirst();
+  if (Number(flipped.numUpdatedRows) !== 1) throw invoiceAlreadyPaid();
+  const common = { kind: "payment" as const, reference: chargeId, note: invoice.title, now };
+  const balance = await postEntry(trx, { ...common, userId: payerId, account: "balance", amount: -invoice.total_amount, counterpartyId: invoice.bot_user_id });
+  await postEntry(trx, { ...common, userId: invoice.bot_user_id, account: "held", amount: invoice.total_amount, counterpartyId: payerId });
+  const payment = await trx
+    .insertInto("star_payments")
+    .values({
+      cuid: newCuid(),
+      charge_id: chargeId,
+      invoice_id: invoice.id,
+      bot_id: invoice.bot_id,
+      bot_user_id: invoice.bot_user_id,
+      payer_id: payerId,
+      conversation_id: invoice.conversation_id,
+      amount: invoice.total_amount,
+      payload: invoice.payload,
+      status: "paid",
+      hold_until: now + app.config["payments.holdSeconds"] * 1000,
+      created_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  scope.afterCommit(() => publishBalances(app, [payerId]));
+  return { payment, balance };
 }
 
 /** The invoice message a person acts on, with its chat; NOT_FOUND / VALIDATION_ERROR otherwise. */
 async function invoiceFor(app: App, payer: UserRow, conversationCuid: string, messageRef: string) {
-  const { conversation } = await requireMembershipByCuid(app.db, conversationCuid, payer.id);
-  const message = await requireVisibleMessage(app.db, conversation.id, messageRef, payer.id);
+  const membership = await requireMembershipByCuid(app.db, conversationCuid, payer.id);
+  const message = await requireVisibleMessage(app.db, membership.conversation.id, messageRef, payer.id);
   const invoice = await findInvoiceByMessage(app.db, message.id);
   if (!invoice) throw fieldError("messageId", "is not an invoice");
-  return { conversation, message, invoice };
+  return { membership, conversation: membership.conversation, message, invoice };
 }
 
 /**
@@ -81,7 +81,7 @@ async function invoiceFor(app: App, payer: UserRow, conversationCuid: string, me
  */
 export async function payInvoice(app: App, payer: UserRow, conversationCuid: string, messageRef: string, opts: { timeoutMs?: number } = {}): Promise<PayResult> {
   if (payer.is_bot) throw forbidden("Bots cannot pay invoices");
-  const { conversation, message, invoice } = await invoiceFor(app, payer, conversationCuid, messageRef);
+  const { membership, conversation, message, invoice } = await invoiceFor(app, payer, conversationCuid, messageRef);
   if (invoice.status !== "unpaid") throw invoiceAlreadyPaid();
   if (!claimInvoice(app, invoice.id)) throw paymentInProgress();
   try {
@@ -101,26 +101,32 @@ export async function payInvoice(app: App, payer: UserRow, conversationCuid: str
     if (answer === null) return { status: "timeout" };
     if (!answer.ok) return { status: "declined", errorMessage: answer.errorMessage ?? "" };
 
-    const charged = await chargeInvoice(app, invoice, payer.id);
-    await afterPayment(app, { conversation, invoiceMessage: message, invoice, payment: charged.payment, payer, botUser });
+    // the charge, the invoice showing paid and the service message commit together
+    const charged = await inTransaction(app.db, async (scope) => {
+      const charged = await chargeInvoice(scope, app, invoice, payer.id);
+      await recordPayment(scope, app, { membership, invoiceMessage: message, invoice, payment: charged.payment, payer, botUser });
+      return charged;
+    });
     return { status: "paid", balance: charged.balance };
   } finally {
     releaseInvoice(app, invoice.id);
   }
 }
 
-/** What follows a charge: the invoice shows paid, a service message, successful_payment to the bot. */
-async function afterPayment(
+/**
+ * What goes with a charge, in its SCOPE: the invoice shows paid and a service message is
+ * posted; once committed, the bot gets successful_payment.
+ */
+export async function recordPayment(
+  scope: Scope,
   app: App,
-  p: { conversation: ConversationRow; invoiceMessage: MessageRow; invoice: StarInvoiceRow; payment: StarPaymentRow; payer: UserRow; botUser: UserRow },
+  p: { membership: Membership; invoiceMessage: MessageRow; invoice: StarInvoiceRow; payment: StarPaymentRow; payer: UserRow; botUser: UserRow },
 ): Promise<void> {
-  await showInvoiceStatus(app, p.invoice, "paid");
-  const service = await sendMessage(app, {
-    conversationId: p.conversation.id,
-    senderId: p.payer.id,
+  await showInvoiceStatus(app, p.invoice, "paid", scope);
+  const service = await storeMessage(scope, app, p.membership, {
     kind: "system",
     content: `${p.payer.display_name} paid ${p.payment.amount} ⭐ to ${p.botUser.display_name} for "${p.invoice.title}"`,
     system: { action: "payment", invoiceMessageId: p.invoiceMessage.seq, totalAmount: p.payment.amount, currency: "XTR", chargeId: p.payment.charge_id },
   });
-  await app.hooks.emit("payment:succeeded", { paymentId: p.payment.id, serviceMessageId: service.id });
+  scope.afterCommit(() => app.hooks.emit("payment:succeeded", { paymentId: p.payment.id, serviceMessageId: service.id }));
 }
