@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
-import { botCall, botWorld, createBotViaApi, type BotWorld } from "../testing/botapi";
+import { botCall, botWorld, createBotViaApi, waitFor, type BotWorld } from "../testing/botapi";
 import { startTestServer } from "../testing/server";
 
 let world: BotWorld;
 let token: string;
 beforeAll(async () => {
-  world = await botWorld({ "metrics.enabled": true, "metrics.token": "scrape-secret" });
+  world = await botWorld({ "metrics.enabled": true, "metrics.token": "scrape-secret", "bot.allowPrivateWebhooks": true });
   token = await createBotViaApi(world.owner, "metrics_bot");
 });
 afterAll(() => world.server.stop());
@@ -85,6 +85,25 @@ describe("/metrics", () => {
     expect(Number(all.get("social_bot_updates_queued")!.metrics[0]!.value)).toBeGreaterThanOrEqual(1);
     expect(Number(all.get("social_realtime_connections")!.metrics[0]!.value)).toBe(1);
     await sse.body!.cancel();
+  });
+
+  test("webhook deliveries are counted by result", async () => {
+    const { server, person } = world;
+    const hook = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("{}") });
+    const delivered = async () => {
+      const m = (await families(server.url)).get("social_webhook_deliveries_total")?.metrics.find((x) => x.labels!.result === "ok");
+      return Number(m?.value ?? 0);
+    };
+    try {
+      const before = await delivered();
+      expect((await botCall(server.url, token, "setWebhook", { url: `http://127.0.0.1:${hook.port}/hook` })).status).toBe(200);
+      const chat = await person.post("/api/social/users/metrics_bot/message", {});
+      await person.post(`/api/social/messages/${chat.body.data.conversationId}`, { content: "to the webhook" });
+      await waitFor(async () => (await delivered()) > before, 10_000, "a counted delivery");
+    } finally {
+      await botCall(server.url, token, "deleteWebhook");
+      hook.stop(true);
+    }
   });
 
   test("the token is required: none or a wrong one is 401", async () => {
