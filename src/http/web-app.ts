@@ -156,6 +156,8 @@ function pageHeaders(app: App): Record<string, string> {
     `media-src ${media} blob:`,
     `connect-src 'self' ${sockets}`,
     "font-src 'self'",
+    // bots' mini-apps (web_app buttons are https only) run in a sandboxed frame of the chat
+    "frame-src https:",
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",

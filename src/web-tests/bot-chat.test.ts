@@ -1,0 +1,284 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHash, createHmac } from "node:crypto";
+import { Bot, InputFile } from "grammy";
+import type { Page } from "playwright-core";
+import { accessibilityViolations, browserAvailable, pageProblems, useBrowser, withScreenshots } from "../testing/browser";
+import { signedInBrowser } from "../testing/web-people";
+import { createBotViaApi, PNG_1x1, waitFor, waitForLongPoll } from "../testing/botapi";
+import { quickPerson } from "../testing/fixtures";
+import { grantStars } from "../domain/stars/service";
+import type { TestClient } from "../testing/client";
+import { startTestServer, type TestServer } from "../testing/server";
+
+// A person talks to a real grammY bot (running in this process, long polling the test
+// server) in the browser, the way the bot's developer expects it to look and behave.
+const run = browserAvailable();
+let server: TestServer;
+let owner: TestClient;
+const pages: Page[] = [];
+const b = run ? useBrowser() : null;
+
+beforeAll(async () => {
+  server = await startTestServer({ "payments.preCheckoutTimeoutSeconds": 2 });
+  owner = (await quickPerson(server)).client;
+});
+afterAll(() => server?.stop());
+
+const it = (name: string, body: () => Promise<void>) => test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 90_000);
+const messageItem = (page: Page, text: string | RegExp) => page.getByRole("listitem").filter({ has: page.locator(".msg-text", { hasText: text }) });
+
+/** Starts BOT's long polling and waits until the server holds its poll. */
+async function startBot(bot: Bot, token: string): Promise<() => Promise<void>> {
+  const running = bot.start({ timeout: 1, drop_pending_updates: true });
+  await waitForLongPoll(server.app, token);
+  return async () => {
+    await bot.stop();
+    await running;
+  };
+}
+
+/** The check the spec gives bots for mini-app launch data (service-api.md, "Mini-app launch data"). */
+function launchDataValid(initData: string, token: string): boolean {
+  const params = new URLSearchParams(initData);
+  const hash = params.get("hash");
+  params.delete("hash");
+  const check = [...params].map(([k, v]) => `${k}=${v}`).sort().join("\n");
+  const secret = createHmac("sha256", "WebAppData").update(createHash("sha256").update(token.split(":")[1]!).digest()).digest();
+  return hash === createHmac("sha256", secret).update(check).digest("hex");
+}
+
+describe("web app: a grammY bot as its developer expects", () => {
+  it("start link, description, commands, every inline button kind, mini-app, reply keyboard, force reply, edits, photo and document", async () => {
+    const token = await createBotViaApi(owner, "helper_web_bot", "Helper");
+    const bot = new Bot(token, { client: { apiRoot: server.url } });
+    await bot.api.setMyCommands([
+      { command: "help", description: "What I can do" },
+      { command: "colors", description: "Pick a color" },
+    ]);
+    await bot.api.setMyDescription("I show every kind of button.");
+    const starts: string[] = [];
+    const launches: string[] = [];
+    bot.command("start", async (ctx) => {
+      starts.push(ctx.match);
+      await ctx.reply(`Welcome, label ${ctx.match}. <b>Bold</b> and hidden <tg-spoiler>secret</tg-spoiler>`, {
+        parse_mode: "HTML",
+        reply_markup: {
+          inline_keyboard: [
+            [
+              { text: "Toast", callback_data: "toast" },
+              { text: "Alert", callback_data: "alert" },
+              { text: "Edit me", callback_data: "edit" },
+            ],
+            [
+              { text: "Docs", url: "https://example.com/docs" },
+              { text: "Copy code", copy_text: { text: "PROMO-42" } },
+              { text: "Search", switch_inline_query_current_chat: "pizza" },
+            ],
+            [{ text: "Open app", web_app: { url: "https://miniapp.example/app" } }],
+          ],
+        },
+      });
+    });
+    bot.callbackQuery("toast", (ctx) => ctx.answerCallbackQuery({ text: "Toasted!" }));
+    bot.callbackQuery("alert", (ctx) => ctx.answerCallbackQuery({ text: "This is an alert", show_alert: true }));
+    bot.callbackQuery("edit", async (ctx) => {
+      await ctx.editMessageText("Edited in place by the bot");
+      await ctx.answerCallbackQuery();
+    });
+    bot.command("colors", (ctx) =>
+      ctx.reply("Pick a color", { reply_markup: { keyboard: [[{ text: "Red" }, { text: "Blue" }]], resize_keyboard: true, one_time_keyboard: true, input_field_placeholder: "Your color" } }),
+    );
+    bot.hears(/^(Red|Blue)$/, (ctx) => ctx.reply(`You picked ${ctx.match[1]}`, { reply_markup: { remove_keyboard: true } }));
+    bot.hears("ask me", (ctx) => ctx.reply("What is your name?", { reply_markup: { force_reply: true } }));
+    bot.hears("photo please", (ctx) => ctx.replyWithPhoto(new InputFile(PNG_1x1, "dot.png"), { caption: "a dot" }));
+    bot.hears("doc please", (ctx) => ctx.replyWithDocument(new InputFile(new TextEncoder().encode("grammY notes"), "notes.txt")));
+    bot.on("message:text", (ctx) => ctx.reply(`echo: ${ctx.message.text}${ctx.message.reply_to_message ? ` (reply to ${ctx.message.reply_to_message.text})` : ""}`));
+    const stop = await startBot(bot, token);
+    try {
+      const { page, context } = await signedInBrowser(b!.browser, server, { displayName: "Pat" });
+      pages.push(page);
+      await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+      // the mini-app's own site, served to the frame: it sends its launch data home, as a mini-app does
+      await context.route("https://miniapp.example/**", async (route) => {
+        const url = new URL(route.request().url());
+        if (url.pathname === "/verify") {
+          launches.push(route.request().postData() ?? "");
+          return route.fulfill({ status: 204 });
+        }
+        return route.fulfill({
+          contentType: "text/html",
+          body: `<!doctype html><title>Mini-app</title><h1>Mini-app</h1><script>const p=new URLSearchParams(location.hash.slice(1));fetch("/verify",{method:"POST",body:p.get("tgWebAppData")});document.body.append("has launch data: "+p.has("tgWebAppData"))</script>`,
+        });
+      });
+
+      // an empty chat with a bot shows its description and a Start button
+      await page.goto("/dashboard/messages?user=helper_web_bot");
+      await page.getByText("I show every kind of button.").waitFor();
+      await page.getByRole("button", { name: "Start" }).waitFor();
+      expect(await accessibilityViolations(page)).toEqual([]);
+
+      // the start link reaches the bot once; a reload does not send it again
+      await page.goto("/dashboard/messages?user=helper_web_bot&start=promo-42");
+      const welcome = messageItem(page, "Welcome, label promo-42");
+      await welcome.waitFor();
+      expect(starts).toEqual(["promo-42"]);
+      await welcome.locator("strong", { hasText: "Bold" }).waitFor();
+      await page.reload();
+      await welcome.waitFor();
+      await page.waitForTimeout(300);
+      expect(starts).toEqual(["promo-42"]);
+
+      // the spoiler is hidden until tapped
+      await welcome.getByRole("button", { name: "Spoiler: show hidden text" }).click();
+      await welcome.locator(".spoiler.shown", { hasText: "secret" }).waitFor();
+
+      // callback_data: a toast, and a modal alert for show_alert
+      await welcome.getByRole("button", { name: "Toast" }).click();
+      await page.getByRole("status").filter({ hasText: "Toasted!" }).waitFor();
+      await welcome.getByRole("button", { name: "Alert" }).click();
+      const alert = page.getByRole("dialog", { name: "Message from the bot" });
+      await alert.getByText("This is an alert").waitFor();
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await alert.getByRole("button", { name: "OK" }).click();
+
+      // url: a confirmation before leaving for an external site
+      await welcome.getByRole("button", { name: "Docs" }).click();
+      const confirm = page.getByRole("dialog", { name: "Open this link?" });
+      await confirm.getByText("https://example.com/docs").waitFor();
+      await confirm.getByRole("button", { name: "Cancel" }).click();
+
+      // copy_text copies; switch_inline_query_current_chat fills the input
+      await welcome.getByRole("button", { name: "Copy code" }).click();
+      await page.getByRole("status").filter({ hasText: "Copied to the clipboard" }).waitFor();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("PROMO-42");
+      await welcome.getByRole("button", { name: "Search" }).click();
+      expect(await page.getByLabel("Message", { exact: true }).inputValue()).toBe("@helper_web_bot pizza");
+      await page.getByLabel("Message", { exact: true }).fill("");
+
+      // web_app: the mini-app in a sandboxed frame with launch data the bot can verify
+      await welcome.getByRole("button", { name: "Open app" }).click();
+      const frame = page.frameLocator('iframe[title="Mini-app: Helper"]');
+      await frame.getByText("has launch data: true").waitFor();
+      expect(await page.locator("iframe").getAttribute("sandbox")).toContain("allow-scripts");
+      await waitFor(() => launches.length > 0, 5000, "the mini-app's launch data");
+      expect(launchDataValid(launches[0]!, token)).toBe(true);
+      await page.getByRole("button", { name: "Close mini-app" }).click();
+
+      // the bot edits its message in place
+      await welcome.getByRole("button", { name: "Edit me" }).click();
+      await messageItem(page, "Edited in place by the bot").locator(".msg-meta").getByText("edited").waitFor();
+      expect(await messageItem(page, "Welcome, label").count()).toBe(0);
+
+      // its commands are offered on "/"
+      await page.getByLabel("Message", { exact: true }).fill("/");
+      const commands = page.getByRole("list", { name: "Bot commands" });
+      await commands.getByRole("button", { name: /\/help/ }).waitFor();
+      await commands.getByRole("button", { name: /\/colors/ }).click();
+
+      // a reply keyboard replaces the input's keyboard area; one press sends and hides it
+      const keyboard = page.getByRole("group", { name: "Bot keyboard" });
+      await keyboard.getByRole("button", { name: "Red" }).waitFor();
+      expect(await page.getByLabel("Message", { exact: true }).getAttribute("placeholder")).toBe("Your color");
+      await keyboard.getByRole("button", { name: "Red" }).click();
+      await messageItem(page, "You picked Red").waitFor();
+      await keyboard.waitFor({ state: "detached" });
+
+      // force_reply puts the input into reply mode
+      await page.getByLabel("Message", { exact: true }).fill("ask me");
+      await page.getByRole("button", { name: "Send" }).click();
+      await messageItem(page, "What is your name?").waitFor();
+      await page.getByText("Replying to @helper_web_bot").waitFor();
+      await page.getByLabel("Message", { exact: true }).fill("Pat");
+      await page.getByRole("button", { name: "Send" }).click();
+      await messageItem(page, "echo: Pat (reply to What is your name?)").waitFor();
+
+      // a photo (opens in the viewer) and a document from the bot
+      await page.getByLabel("Message", { exact: true }).fill("photo please");
+      await page.getByRole("button", { name: "Send" }).click();
+      await page.getByRole("button", { name: "Open photo" }).click();
+      await page.getByRole("dialog").getByRole("img").waitFor();
+      await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
+      await page.getByLabel("Message", { exact: true }).fill("doc please");
+      await page.getByRole("button", { name: "Send" }).click();
+      const doc = page.getByRole("link", { name: /notes\.txt/ });
+      await doc.waitFor();
+      expect(await (await fetch(server.url + new URL((await doc.getAttribute("href"))!, server.url).pathname)).text()).toBe("grammY notes");
+
+      expect(await accessibilityViolations(page)).toEqual([]);
+      expect(pageProblems(page)).toEqual([]);
+      await context.close();
+    } finally {
+      await stop();
+    }
+  });
+
+  it("payments: an invoice paid, one declined with the bot's message, one timed out; the balance changes live", async () => {
+    const token = await createBotViaApi(owner, "cafe_web_bot", "Cafe");
+    const bot = new Bot(token, { client: { apiRoot: server.url } });
+    const paid: string[] = [];
+    bot.hears(/^buy (\w+)$/, (ctx) => ctx.replyWithInvoice(`Coffee ${ctx.match[1]}`, "Hot coffee, freshly made", ctx.match[1]!, "XTR", [{ label: "Coffee", amount: 30 }]));
+    bot.on("pre_checkout_query", async (ctx) => {
+      const payload = ctx.preCheckoutQuery.invoice_payload;
+      if (payload === "slow") return; // never answered: the payment times out
+      await (payload === "ok" ? ctx.answerPreCheckoutQuery(true) : ctx.answerPreCheckoutQuery(false, { error_message: "Out of beans" }));
+    });
+    bot.on("message:successful_payment", (ctx) => void paid.push(ctx.message.successful_payment.invoice_payload));
+    const stop = await startBot(bot, token);
+    try {
+      const { page, context, user } = await signedInBrowser(b!.browser, server, { displayName: "Payer" });
+      pages.push(page);
+      await grantStars(server.app, user.id, 100);
+      await page.goto("/dashboard/messages?user=cafe_web_bot");
+      const send = async (text: string) => {
+        await page.getByLabel("Message", { exact: true }).fill(text);
+        await page.getByRole("button", { name: "Send" }).click();
+      };
+
+      // paid: the confirmation shows the balance, the result, and the balance drops
+      await send("buy ok");
+      const invoice = page.getByRole("region", { name: "Invoice: Coffee ok" });
+      await invoice.getByText("Hot coffee, freshly made").waitFor();
+      await invoice.getByText("⭐ 30").waitFor();
+      await page.getByRole("listitem").filter({ has: invoice }).getByRole("button", { name: /^Pay/ }).click();
+      const sheet = page.getByRole("dialog", { name: "Pay for Coffee ok" });
+      await sheet.getByText("Your balance: ⭐ 100").waitFor();
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await sheet.getByRole("button", { name: /^Pay/ }).click();
+      await sheet.getByRole("alert").filter({ hasText: "Paid." }).waitFor();
+      await sheet.getByText("Your balance: ⭐ 70").waitFor();
+      await waitFor(() => paid.includes("ok"), 5000, "successful_payment");
+      await sheet.getByRole("button", { name: "Done" }).click();
+      await invoice.getByText("Paid", { exact: true }).waitFor();
+
+      // declined with the bot's error_message; nothing charged
+      await send("buy no");
+      const declined = page.getByRole("region", { name: "Invoice: Coffee no" });
+      await page.getByRole("listitem").filter({ has: declined }).getByRole("button", { name: /^Pay/ }).click();
+      const sheet2 = page.getByRole("dialog", { name: "Pay for Coffee no" });
+      await sheet2.getByRole("button", { name: /^Pay/ }).click();
+      await sheet2.getByRole("alert").filter({ hasText: "Declined: Out of beans" }).waitFor();
+      await sheet2.getByText("Your balance: ⭐ 70").waitFor();
+      await sheet2.getByRole("button", { name: "Done" }).click();
+
+      // timed out: the bot never answers
+      await send("buy slow");
+      const slow = page.getByRole("region", { name: "Invoice: Coffee slow" });
+      await page.getByRole("listitem").filter({ has: slow }).getByRole("button", { name: /^Pay/ }).click();
+      const sheet3 = page.getByRole("dialog", { name: "Pay for Coffee slow" });
+      await sheet3.getByRole("button", { name: /^Pay/ }).click();
+      await sheet3.getByText("Waiting for the bot to confirm…").waitFor();
+      await sheet3.getByRole("alert").filter({ hasText: "did not confirm in time" }).waitFor();
+      await sheet3.getByText("Your balance: ⭐ 70").waitFor();
+      await sheet3.getByRole("button", { name: "Done" }).click();
+
+      // a grant made elsewhere reaches the open page live
+      await grantStars(server.app, user.id, 5);
+      await page.getByRole("listitem").filter({ has: slow }).getByRole("button", { name: /^Pay/ }).click();
+      await sheet3.getByText("Your balance: ⭐ 75").waitFor();
+      expect(pageProblems(page)).toEqual([]);
+      await context.close();
+    } finally {
+      await stop();
+    }
+  });
+});
