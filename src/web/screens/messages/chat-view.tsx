@@ -57,11 +57,18 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
   const forcedReplyFor = useRef<string | null>(null);
   useStarBalance();
 
+  // live messages that arrive while the history request is out: merged into its answer
+  const early = useRef<ChatMessage[]>([]);
   const load = useCallback(async () => {
+    early.current = [];
     try {
       const r = await api.get<{ conversation: Conversation; messages: ChatMessage[]; pageInfo: { oldestCursor: string | null } }>(`/social/messages/${conversationId}`, { limit: PAGE });
       stickToBottom.current = true;
-      setHistory({ conversation: r.conversation, messages: [...r.messages].reverse(), oldestCursor: r.pageInfo.oldestCursor });
+      const byId = new Map([...r.messages].reverse().map((m) => [m.id, m]));
+      for (const m of early.current) byId.set(m.id, m);
+      early.current = [];
+      const messages = [...byId.values()].sort((a, b) => a.messageId - b.messageId);
+      setHistory({ conversation: r.conversation, messages, oldestCursor: r.pageInfo.oldestCursor });
       rememberChat(r.conversation);
       setLoadError(null);
       if (r.conversation.otherUser?.isBot) {
@@ -117,6 +124,21 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
     } else if (stickToBottom.current) el.scrollTop = el.scrollHeight;
   }, [history, pending]);
 
+  // while the newest message is in view, it stays in view as content grows (images, layout)
+  const list = useRef<HTMLOListElement>(null);
+  useEffect(() => {
+    const el = scroller.current;
+    const ol = list.current;
+    if (!el || !ol) return;
+    const onScroll = () => (stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80);
+    const ro = new ResizeObserver(() => {
+      if (stickToBottom.current && !anchor.current) el.scrollTop = el.scrollHeight;
+    });
+    ro.observe(ol);
+    el.addEventListener("scroll", onScroll, { passive: true });
+    return () => (ro.disconnect(), el.removeEventListener("scroll", onScroll));
+  }, [!!history]);
+
   useEffect(() => {
     const el = topSentinel.current;
     if (!el || !scroller.current) return;
@@ -130,7 +152,10 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
     const mine = (cid: string) => cid === conversationId;
     const upsert = (m: ChatMessage) =>
       setHistory((h) => {
-        if (!h) return h;
+        if (!h) {
+          early.current.push(m);
+          return h;
+        }
         const i = h.messages.findIndex((x) => x.id === m.id);
         if (i >= 0) {
           const next = h.messages.slice();
@@ -151,7 +176,9 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
       }),
       onRealtime("message:edited", ({ conversationId: cid, message }) => mine(cid) && upsert(message as ChatMessage)),
       onRealtime("message:deleted", ({ conversationId: cid, messageId }) => {
-        if (mine(cid)) setHistory((h) => (h ? { ...h, messages: h.messages.filter((m) => m.id !== messageId) } : h));
+        if (!mine(cid)) return;
+        early.current = early.current.filter((m) => m.id !== messageId);
+        setHistory((h) => (h ? { ...h, messages: h.messages.filter((m) => m.id !== messageId) } : h));
       }),
       onRealtime("message:reaction", ({ conversationId: cid, messageId, reactions }) => {
         if (mine(cid)) setHistory((h) => (h ? { ...h, messages: h.messages.map((m) => (m.id === messageId ? { ...m, reactions: reactions as ChatMessage["reactions"] } : m)) } : h));
@@ -185,9 +212,10 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
     if (!history) return;
     lastRead.current = Math.max(lastRead.current, history.conversation.lastReadMessageId);
     const markIfVisible = () => {
-      if (document.visibilityState !== "visible" || newestOther <= lastRead.current) return;
-      lastRead.current = newestOther;
+      if (document.visibilityState !== "visible") return;
       markChatRead(conversationId);
+      if (newestOther <= lastRead.current) return;
+      lastRead.current = newestOther;
       api.post(`/social/messages/${conversationId}/read`, { messageId: newestOther }).catch(() => (lastRead.current = 0));
     };
     markIfVisible();
@@ -394,7 +422,7 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
                 )}
               </div>
             )}
-            <ol class="messages">
+            <ol class="messages" ref={list}>
               {messages.map((m) => {
                 const d = day.format(new Date(m.createdAt));
                 const sep = d !== lastDay;

@@ -201,7 +201,7 @@ function InvoiceCard({ message }: { message: ChatMessage }) {
     <section class="invoice" aria-label={`Invoice: ${inv.title}`}>
       <h3>{inv.title}</h3>
       <p>{inv.description}</p>
-      <p class="invoice-price">⭐ {inv.totalAmount}</p>
+      <p class="invoice-price">★ {inv.totalAmount}</p>
       {inv.status === "paid" ? (
         <p class="invoice-status paid">Paid</p>
       ) : inv.status === "refunded" ? (
@@ -209,7 +209,7 @@ function InvoiceCard({ message }: { message: ChatMessage }) {
       ) : (
         !hasPayButton && (
           <button type="button" class="primary" onClick={() => actions.pay(message)}>
-            Pay ⭐{inv.totalAmount}
+            Pay ★{inv.totalAmount}
           </button>
         )
       )}

@@ -63,10 +63,21 @@ export function Messages() {
     );
   }, [user, start, join]);
 
+  // the messenger fills the window below the header, whose height depends on the width
+  const frame = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = frame.current;
+    if (!el) return;
+    const measure = () => el.style.setProperty("--messenger-top", `${Math.max(0, el.getBoundingClientRect().top + scrollY)}px`);
+    measure();
+    addEventListener("resize", measure);
+    return () => removeEventListener("resize", measure);
+  }, []);
+
   const open = cid !== null;
   return (
     <Page title="Messages" wide>
-      <div class={`messenger ${open ? "has-open-chat" : ""}`}>
+      <div ref={frame} class={`messenger ${open ? "has-open-chat" : ""}`}>
         <section class="chat-list-pane" aria-labelledby="chat-list-title">
           <div class="chat-list-head">
             <h2 id="chat-list-title">Chats</h2>

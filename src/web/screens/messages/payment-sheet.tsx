@@ -60,13 +60,13 @@ export function PaymentSheet({ message, onClose }: { message: ChatMessage | null
             <ul class="price-lines">
               {inv.prices.map((p, i) => (
                 <li key={i}>
-                  {p.label}: ⭐ {p.amount}
+                  {p.label}: ★ {p.amount}
                 </li>
               ))}
             </ul>
           )}
-          <p class="invoice-price">Total: ⭐ {inv.totalAmount}</p>
-          <p>Your balance: ⭐ {balance ?? "…"}</p>
+          <p class="invoice-price">Total: ★ {inv.totalAmount}</p>
+          <p>Your balance: ★ {balance ?? "…"}</p>
           {stage !== "done" && (
             <>
               {error && (
@@ -84,7 +84,7 @@ export function PaymentSheet({ message, onClose }: { message: ChatMessage | null
                   Cancel
                 </button>
                 <button type="button" class="primary" disabled={stage === "paying" || (balance !== null && balance < inv.totalAmount)} onClick={() => void pay()}>
-                  Pay ⭐{inv.totalAmount}
+                  Pay ★{inv.totalAmount}
                 </button>
               </div>
               {balance !== null && balance < inv.totalAmount && <p class="field-error">Not enough stars for this payment.</p>}
