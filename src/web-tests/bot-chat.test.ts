@@ -238,14 +238,14 @@ describe("web app: a grammY bot as its developer expects", () => {
       await send("buy ok");
       const invoice = page.getByRole("region", { name: "Invoice: Coffee ok" });
       await invoice.getByText("Hot coffee, freshly made").waitFor();
-      await invoice.getByText("⭐ 30").waitFor();
+      await invoice.getByText("★ 30").waitFor();
       await page.getByRole("listitem").filter({ has: invoice }).getByRole("button", { name: /^Pay/ }).click();
       const sheet = page.getByRole("dialog", { name: "Pay for Coffee ok" });
-      await sheet.getByText("Your balance: ⭐ 100").waitFor();
+      await sheet.getByText("Your balance: ★ 100").waitFor();
       expect(await accessibilityViolations(page)).toEqual([]);
       await sheet.getByRole("button", { name: /^Pay/ }).click();
       await sheet.getByRole("alert").filter({ hasText: "Paid." }).waitFor();
-      await sheet.getByText("Your balance: ⭐ 70").waitFor();
+      await sheet.getByText("Your balance: ★ 70").waitFor();
       await waitFor(() => paid.includes("ok"), 5000, "successful_payment");
       await sheet.getByRole("button", { name: "Done" }).click();
       await invoice.getByText("Paid", { exact: true }).waitFor();
@@ -257,7 +257,7 @@ describe("web app: a grammY bot as its developer expects", () => {
       const sheet2 = page.getByRole("dialog", { name: "Pay for Coffee no" });
       await sheet2.getByRole("button", { name: /^Pay/ }).click();
       await sheet2.getByRole("alert").filter({ hasText: "Declined: Out of beans" }).waitFor();
-      await sheet2.getByText("Your balance: ⭐ 70").waitFor();
+      await sheet2.getByText("Your balance: ★ 70").waitFor();
       await sheet2.getByRole("button", { name: "Done" }).click();
 
       // timed out: the bot never answers
@@ -268,13 +268,60 @@ describe("web app: a grammY bot as its developer expects", () => {
       await sheet3.getByRole("button", { name: /^Pay/ }).click();
       await sheet3.getByText("Waiting for the bot to confirm…").waitFor();
       await sheet3.getByRole("alert").filter({ hasText: "did not confirm in time" }).waitFor();
-      await sheet3.getByText("Your balance: ⭐ 70").waitFor();
+      await sheet3.getByText("Your balance: ★ 70").waitFor();
       await sheet3.getByRole("button", { name: "Done" }).click();
 
       // a grant made elsewhere reaches the open page live
       await grantStars(server.app, user.id, 5);
       await page.getByRole("listitem").filter({ has: slow }).getByRole("button", { name: /^Pay/ }).click();
-      await sheet3.getByText("Your balance: ⭐ 75").waitFor();
+      await sheet3.getByText("Your balance: ★ 75").waitFor();
+      expect(pageProblems(page)).toEqual([]);
+      await context.close();
+    } finally {
+      await stop();
+    }
+  });
+
+  it("a voice message sent by the person reaches the bot; a group created with the bot tells it (my_chat_member)", async () => {
+    const token = await createBotViaApi(owner, "club_web_bot", "Club");
+    const bot = new Bot(token, { client: { apiRoot: server.url } });
+    const memberships: string[] = [];
+    const voices: number[] = [];
+    bot.on("message:voice", async (ctx) => {
+      voices.push(ctx.message.voice.duration);
+      await ctx.reply(`got a voice of ${ctx.message.voice.duration} s`);
+    });
+    bot.on("my_chat_member", (ctx) => void memberships.push(`${ctx.myChatMember.chat.type}:${ctx.myChatMember.new_chat_member.status}`));
+    const stop = await startBot(bot, token);
+    try {
+      const { page, context } = await signedInBrowser(b!.browser, server, { displayName: "Vic" });
+      pages.push(page);
+      await page.goto("/dashboard/messages?user=club_web_bot");
+      await page.getByRole("button", { name: "Start" }).waitFor();
+
+      // no microphone here: a generated one-second WAV goes the same way a recording does
+      await page.getByLabel("Choose a file to attach").setInputFiles({ name: "voice.wav", mimeType: "audio/wav", buffer: sineWav(1) });
+      await page.getByRole("listitem").filter({ has: page.getByLabel("Voice message, 0:01") }).waitFor();
+      await messageItem(page, "got a voice of 1 s").waitFor();
+      expect(voices).toEqual([1]);
+
+      // a group with the bot as a member
+      await page.getByRole("button", { name: "New group" }).click();
+      const dialog = page.getByRole("dialog", { name: "New group" });
+      await dialog.getByLabel("Group title").fill("Coffee club");
+      await dialog.getByLabel("Members").fill("club_web_bot");
+      await dialog.getByRole("button", { name: "Create group" }).click();
+      await page.getByRole("heading", { level: 2, name: "Coffee club" }).waitFor();
+      await waitFor(() => memberships.includes("group:member"), 5000, "my_chat_member");
+      await page.getByRole("button", { name: "Group info" }).click();
+      const info = page.getByRole("complementary", { name: "Group info" });
+      await info.getByText("creator").waitFor();
+      await info.getByText("@club_web_bot").waitFor();
+      await info.getByRole("button", { name: "Make club_web_bot admin" }).click();
+      await info.getByText("administrator").waitFor();
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await info.getByRole("button", { name: "Remove club_web_bot" }).click();
+      await waitFor(() => memberships.some((m) => m === "group:left" || m === "group:kicked"), 5000, "my_chat_member on removal");
       expect(pageProblems(page)).toEqual([]);
       await context.close();
     } finally {
@@ -282,3 +329,24 @@ describe("web app: a grammY bot as its developer expects", () => {
     }
   });
 });
+
+/** A mono 16-bit WAV of SECONDS of a 440 Hz tone. */
+function sineWav(seconds: number): Buffer {
+  const rate = 8000;
+  const n = rate * seconds;
+  const buf = Buffer.alloc(44 + n * 2);
+  buf.write("RIFF", 0);
+  buf.writeUInt32LE(36 + n * 2, 4);
+  buf.write("WAVEfmt ", 8);
+  buf.writeUInt32LE(16, 16);
+  buf.writeUInt16LE(1, 20);
+  buf.writeUInt16LE(1, 22);
+  buf.writeUInt32LE(rate, 24);
+  buf.writeUInt32LE(rate * 2, 28);
+  buf.writeUInt16LE(2, 32);
+  buf.writeUInt16LE(16, 34);
+  buf.write("data", 36);
+  buf.writeUInt32LE(n * 2, 40);
+  for (let i = 0; i < n; i++) buf.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 12000), 44 + i * 2);
+  return buf;
+}

@@ -1,0 +1,280 @@
+import { useEffect, useState } from "preact/hooks";
+import { Dialog } from "../../components/dialog";
+import { Field, FormError, Notice } from "../../components/field";
+import { Page } from "../../components/page";
+import { api, describeError } from "../../lib/api";
+import { useAction } from "../../lib/use-action";
+
+interface OwnedBot {
+  id: string;
+  username: string;
+  name: string;
+  enabled: boolean;
+  blocked: boolean;
+  privacy: "all" | "commands";
+  description: string | null;
+  shortDescription: string | null;
+  commands: Array<{ command: string; description: string }>;
+  webhookUrl: string | null;
+  startLink: string;
+  apiRoot: string;
+  libraries: Record<"grammy" | "telegraf" | "node-telegram-bot-api" | "python-telegram-bot", string>;
+}
+
+interface Income {
+  held: number;
+  withdrawable: number;
+  nextReleaseAt: string | null;
+}
+
+/**
+ * /dashboard/bots: the owner's bots. Create one (its token shown once), reissue the token,
+ * switch it on or off, privacy mode, description, its commands, income and withdrawal, and
+ * the one line each bot library needs to talk to this instance.
+ */
+export function MyBots() {
+  const [bots, setBots] = useState<OwnedBot[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [token, setToken] = useState<{ bot: OwnedBot; token: string } | null>(null);
+  const reload = () =>
+    api.get<{ bots: OwnedBot[] }>("/bots").then(
+      (r) => (setBots(r.bots), setError(null)),
+      (err) => setError(describeError(err)),
+    );
+  useEffect(() => void reload(), []);
+  const replace = (b: OwnedBot) => setBots((list) => list?.map((x) => (x.id === b.id ? b : x)) ?? [b]);
+
+  return (
+    <Page title="My bots">
+      <CreateBot
+        onCreated={(bot, t) => {
+          setBots((list) => [bot, ...(list ?? [])]);
+          setToken({ bot, token: t });
+        }}
+      />
+      <FormError message={error} />
+      {bots === null ? (
+        <p class="loading" role="status">
+          Loading your bots…
+        </p>
+      ) : bots.length === 0 ? (
+        <p class="empty">No bots yet. Create one above.</p>
+      ) : (
+        bots.map((b) => <BotCard key={b.id} bot={b} onChange={replace} onToken={(t) => setToken({ bot: b, token: t })} />)
+      )}
+      <Dialog open={token !== null} title={`Token of @${token?.bot.username ?? ""}`} onClose={() => setToken(null)}>
+        {token && <TokenShownOnce bot={token.bot} token={token.token} onClose={() => setToken(null)} />}
+      </Dialog>
+    </Page>
+  );
+}
+
+function CreateBot({ onCreated }: { onCreated: (bot: OwnedBot, token: string) => void }) {
+  const [username, setUsername] = useState("");
+  const [name, setName] = useState("");
+  const action = useAction();
+  const problem = username && !/_bot$/i.test(username) ? "A bot's username ends in _bot." : undefined;
+  return (
+    <form
+      class="card"
+      aria-labelledby="create-bot-title"
+      onSubmit={action.run(async () => {
+        const r = await api.post<{ bot: OwnedBot; token: string }>("/bots", { username: username.trim(), name: name.trim() });
+        setUsername("");
+        setName("");
+        onCreated(r.bot, r.token);
+      })}
+    >
+      <h2 id="create-bot-title">Create a bot</h2>
+      <Field label="Bot username" hint="Letters, digits and _, ending in _bot" value={username} onValue={setUsername} required maxLength={64} error={problem ?? action.apiError?.field("username")} />
+      <Field label="Bot name" value={name} onValue={setName} required maxLength={64} error={action.apiError?.field("name")} />
+      <FormError message={action.error && !action.apiError?.field("username") && !action.apiError?.field("name") ? describeError(action.error) : null} />
+      <button type="submit" class="primary" disabled={action.busy || !!problem || !username.trim() || !name.trim()}>
+        Create bot
+      </button>
+    </form>
+  );
+}
+
+function CopyButton({ text, label }: { text: string; label: string }) {
+  const [done, setDone] = useState<string | null>(null);
+  return (
+    <>
+      <button
+        type="button"
+        onClick={() =>
+          navigator.clipboard?.writeText(text).then(
+            () => setDone("Copied"),
+            () => setDone("Could not copy: select the text and copy it"),
+          )
+        }
+      >
+        {label}
+      </button>
+      <span role="status" class="muted">
+        {done}
+      </span>
+    </>
+  );
+}
+
+/** The token, this once, and where to paste it. */
+function TokenShownOnce({ bot, token, onClose }: { bot: OwnedBot; token: string; onClose: () => void }) {
+  return (
+    <div class="token-once">
+      <p>This token is shown only now. Keep it secret: anyone with it controls the bot.</p>
+      <input readOnly aria-label="Bot token" value={token} onFocus={(e) => e.currentTarget.select()} class="mono" />
+      <div class="actions">
+        <CopyButton text={token} label="Copy token" />
+      </div>
+      <ConnectPanel bot={bot} token={token} />
+      <div class="dialog-actions">
+        <button type="button" class="primary" onClick={onClose}>
+          I saved the token
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** The one-line change per bot library, with this instance's address filled in. */
+function ConnectPanel({ bot, token }: { bot: OwnedBot; token?: string }) {
+  const t = token ?? "<TOKEN>";
+  const l = bot.libraries;
+  const lines: Array<[string, string]> = [
+    ["grammY", `new Bot("${t}", { client: { apiRoot: "${l.grammy}" } })`],
+    ["Telegraf", `new Telegraf("${t}", { telegram: { apiRoot: "${l.telegraf}" } })`],
+    ["node-telegram-bot-api", `new TelegramBot("${t}", { polling: true, baseApiUrl: "${l["node-telegram-bot-api"]}" })`],
+    ["python-telegram-bot", `Updater("${t}", base_url="${l["python-telegram-bot"]}")`],
+  ];
+  return (
+    <section class="connect" aria-label={`Connect @${bot.username}`}>
+      <h3>Connect your bot</h3>
+      <p class="muted">
+        API root: <code>{bot.apiRoot}</code>
+      </p>
+      <dl>
+        {lines.map(([lib, code]) => (
+          <div key={lib}>
+            <dt>{lib}</dt>
+            <dd>
+              <code>{code}</code>
+            </dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}
+
+function BotCard({ bot, onChange, onToken }: { bot: OwnedBot; onChange: (b: OwnedBot) => void; onToken: (t: string) => void }) {
+  const [description, setDescription] = useState(bot.description ?? "");
+  const [confirmReissue, setConfirmReissue] = useState(false);
+  const [income, setIncome] = useState<Income | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const save = useAction();
+  const withdraw = useAction();
+  const loadIncome = () => api.get<Income>(`/bots/${bot.username}/income`).then(setIncome, () => undefined);
+  useEffect(() => void loadIncome(), [bot.username]);
+  const patch = (body: Record<string, unknown>) =>
+    save.run(async () => {
+      const r = await api.patch<{ bot: OwnedBot }>(`/bots/${bot.username}`, body);
+      onChange(r.bot);
+      setNote("Saved");
+    });
+
+  return (
+    <article class="card bot-card" aria-labelledby={`bot-${bot.id}`}>
+      <h2 id={`bot-${bot.id}`}>
+        {bot.name} <span class="muted">@{bot.username}</span>
+      </h2>
+      {bot.blocked && <p class="form-error">An administrator blocked this bot.</p>}
+      <p>
+        Start link: <a href={bot.startLink}>{bot.startLink}</a>
+      </p>
+      <div class="actions">
+        <label class="choice">
+          <input type="checkbox" checked={bot.enabled} onChange={(e) => void patch({ enabled: e.currentTarget.checked })()} /> Enabled
+        </label>
+        <label class="choice">
+          <input type="checkbox" checked={bot.privacy === "commands"} onChange={(e) => void patch({ privacy: e.currentTarget.checked ? "commands" : "all" })()} /> Privacy mode (in groups, only
+          commands reach the bot)
+        </label>
+      </div>
+      <form onSubmit={patch({ description })}>
+        <div class="field">
+          <label for={`desc-${bot.id}`}>Description</label>
+          <p class="hint" id={`desc-${bot.id}-hint`}>
+            Shown in an empty chat with the bot, above its Start button.
+          </p>
+          <textarea id={`desc-${bot.id}`} aria-describedby={`desc-${bot.id}-hint`} maxLength={512} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+        </div>
+        <button type="submit" disabled={save.busy}>
+          Save description
+        </button>
+      </form>
+      <FormError message={save.error ? describeError(save.error) : null} />
+      <Notice message={note} />
+      <h3>Commands</h3>
+      {bot.commands.length ? (
+        <ul class="command-summary">
+          {bot.commands.map((c) => (
+            <li key={c.command}>
+              <code>/{c.command}</code> {c.description}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p class="muted">None yet. Your bot sets them with setMyCommands.</p>
+      )}
+      <h3>Income</h3>
+      {income ? (
+        <>
+          <p>
+            Held: ★ {income.held} · Withdrawable: ★ {income.withdrawable}
+          </p>
+          <button
+            type="button"
+            disabled={withdraw.busy || income.withdrawable < 1}
+            onClick={withdraw.run(async () => {
+              const r = await api.post<Income & { withdrawn: number; balance: number }>(`/bots/${bot.username}/income/withdraw`, {});
+              setIncome(r);
+              setNote(`Withdrew ★ ${r.withdrawn}; your balance is ★ ${r.balance}.`);
+            })}
+          >
+            Withdraw to my balance
+          </button>
+          <FormError message={withdraw.error ? describeError(withdraw.error) : null} />
+        </>
+      ) : (
+        <p class="muted">Loading income…</p>
+      )}
+      <ConnectPanel bot={bot} />
+      <h3>Token</h3>
+      {confirmReissue ? (
+        <div class="warning" role="group" aria-label="Reissue the token">
+          <p>The current token stops working at once; the bot must be restarted with the new one.</p>
+          <button type="button" onClick={() => setConfirmReissue(false)}>
+            Cancel
+          </button>{" "}
+          <button
+            type="button"
+            class="danger"
+            onClick={save.run(async () => {
+              const r = await api.post<{ bot: OwnedBot; token: string }>(`/bots/${bot.username}/token`);
+              setConfirmReissue(false);
+              onChange(r.bot);
+              onToken(r.token);
+            })}
+          >
+            Reissue now
+          </button>
+        </div>
+      ) : (
+        <button type="button" onClick={() => setConfirmReissue(true)}>
+          Reissue the token
+        </button>
+      )}
+    </article>
+  );
+}
