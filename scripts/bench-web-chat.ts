@@ -1,0 +1,116 @@
+#!/usr/bin/env bun
+/**
+ * The chat screen's figures (issue 14), in chromium against a server on loopback:
+ *   - a chat of 10,000 messages: opening it, then scrolling up through its history page by
+ *     page (infinite scroll): long tasks over 50 ms recorded all along
+ *   - a new message appears in the other person's open chat: from the sender's request to
+ *     the text being in the receiver's DOM (wall clock of the same machine), p50 / p99
+ * A benchmark, not a test: numbers depend on the machine (README has the figures).
+ *
+ * Usage: bun scripts/bench-web-chat.ts [--messages 10000] [--sends 200] [--scroll-seconds 120]
+ */
+import { launchBrowser, newPerson } from "../src/testing/browser";
+import { quickPerson } from "../src/testing/fixtures";
+import { startTestServer } from "../src/testing/server";
+import { cookiesOf } from "../src/testing/web-people";
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const MESSAGES = arg("--messages", 10_000);
+const SENDS = arg("--sends", 200);
+const SCROLL_SECONDS = arg("--scroll-seconds", 120);
+
+const server = await startTestServer({ "limits.messagesPerMinute": 1_000_000 });
+const browser = await launchBrowser();
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
+
+try {
+  const ann = await quickPerson(server, { displayName: "Ann" });
+  const bob = await quickPerson(server, { displayName: "Bob" });
+  const cid: string = (await ann.client.post(`/api/social/users/${bob.user.username}/message`, {})).body.data.conversationId;
+  const seedStart = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < MESSAGES) {
+        const i = ++next;
+        const res = await (i % 3 ? ann : bob).client.post(`/api/social/messages/${cid}`, { content: `message ${i}: ${"lorem ipsum ".repeat(1 + (i % 7))}` });
+        if (res.status !== 200) throw new Error(`seeding failed: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+    }),
+  );
+  console.log(`seeded ${MESSAGES} messages in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
+
+  const viewer = await newPerson(browser, server.url, { viewport: { width: 1280, height: 800 } });
+  await viewer.context.addCookies(cookiesOf(bob.client, server.url));
+  const { page } = viewer;
+  await page.addInitScript(() => {
+    const w = window as unknown as { longTasks: number[]; seen: Map<string, number> };
+    w.longTasks = [];
+    w.seen = new Map();
+    new PerformanceObserver((list) => list.getEntries().forEach((e) => w.longTasks.push(e.duration))).observe({ type: "longtask", buffered: true });
+    // the moment each "live N" text enters the page
+    new MutationObserver((records) => {
+      for (const r of records)
+        for (const n of r.addedNodes) {
+          if (!(n instanceof Element)) continue;
+          for (const el of [n, ...n.querySelectorAll(".msg-text")]) {
+            const m = /^live (\d+)$/.exec(el.textContent ?? "");
+            if (m && el.classList.contains("msg-text") && !w.seen.has(m[1]!)) w.seen.set(m[1]!, Date.now());
+          }
+        }
+    }).observe(document, { subtree: true, childList: true });
+  });
+  // a first visit builds and caches the app's bundle: opening the chat is measured after it
+  await page.goto("/dashboard/messages");
+  await page.locator(".chat-row").first().waitFor({ timeout: 60_000 });
+  await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks.splice(0));
+  const openStart = performance.now();
+  await page.goto(`/dashboard/messages/${cid}`);
+  await page.locator(".msg-text", { hasText: `message ${MESSAGES}:` }).waitFor({ timeout: 60_000 });
+  const openMs = performance.now() - openStart;
+  const openTasks: number[] = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks.splice(0));
+
+  // scroll to the top again and again: each time the next older page loads above
+  const scrollStart = performance.now();
+  let loaded = 0;
+  while (performance.now() - scrollStart < SCROLL_SECONDS * 1000) {
+    loaded = await page.locator(".messages > li.msg").count();
+    if (loaded >= MESSAGES) break;
+    await page.evaluate(() => {
+      const h = document.querySelector(".history")!;
+      h.scrollTop = 0;
+    });
+    await page.waitForFunction((n) => document.querySelectorAll(".messages > li.msg").length > n || !!document.querySelector(".history-top .muted"), loaded, { timeout: 30_000 });
+  }
+  const scrollMs = performance.now() - scrollStart;
+  // and down through everything that is loaded, a screen at a time
+  await page.evaluate(async () => {
+    const h = document.querySelector(".history")!;
+    for (let y = 0; y < h.scrollHeight; y += 600) {
+      h.scrollTop = y;
+      await new Promise((r) => requestAnimationFrame(() => r(null)));
+    }
+  });
+  const scrollTasks: number[] = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks.splice(0));
+
+  // live delivery: Ann sends, Bob's open chat shows it
+  const delays: number[] = [];
+  for (let i = 1; i <= SENDS; i++) {
+    const t0 = Date.now();
+    await ann.client.post(`/api/social/messages/${cid}`, { content: `live ${i}` });
+    const seenAt = await page.waitForFunction((k) => (window as unknown as { seen: Map<string, number> }).seen.get(k), String(i), { timeout: 10_000, polling: 5 });
+    delays.push(((await seenAt.jsonValue()) as number) - t0);
+  }
+
+  const fmt = (xs: number[]) => `${xs.length} long tasks over 50 ms${xs.length ? ` (longest ${Math.max(...xs).toFixed(0)} ms)` : ""}`;
+  console.log(`open a chat of ${MESSAGES} messages: newest shown after ${openMs.toFixed(0)} ms; ${fmt(openTasks)}`);
+  console.log(`scroll up through ${loaded} loaded messages (${(scrollMs / 1000).toFixed(1)} s of paging) and back down: ${fmt(scrollTasks)}`);
+  console.log(`new message in the other person's open chat (${SENDS} sends): p50 ${pct(delays, 50)} ms, p99 ${pct(delays, 99)} ms, max ${Math.max(...delays)} ms`);
+  await viewer.context.close();
+} finally {
+  await browser.close();
+  server.stop();
+}
