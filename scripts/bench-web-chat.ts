@@ -9,10 +9,9 @@
  *
  * Usage: bun scripts/bench-web-chat.ts [--messages 10000] [--sends 200] [--scroll-seconds 120]
  */
-import { launchBrowser, newPerson } from "../src/testing/browser";
+import { cookiesOf, launchBrowser, newPerson } from "../src/testing/browser";
 import { quickPerson } from "../src/testing/fixtures";
 import { startTestServer } from "../src/testing/server";
-import { cookiesOf } from "../src/testing/web-people";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);

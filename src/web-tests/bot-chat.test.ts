@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, createHmac } from "node:crypto";
 import { Bot, InputFile } from "grammy";
 import type { Page } from "playwright-core";
-import { accessibilityViolations, browserAvailable, pageProblems, useBrowser, withScreenshots } from "../testing/browser";
-import { signedInBrowser } from "../testing/web-people";
+import { accessibilityViolations, browserAvailable, pageProblems, signedInPage, useBrowser, withScreenshots } from "../testing/browser";
 import { createBotViaApi, PNG_1x1, waitFor, waitForLongPoll } from "../testing/botapi";
 import { quickPerson } from "../testing/fixtures";
 import { grantStars } from "../domain/stars/service";
@@ -95,7 +94,7 @@ describe("web app: a grammY bot as its developer expects", () => {
     bot.on("message:text", (ctx) => ctx.reply(`echo: ${ctx.message.text}${ctx.message.reply_to_message ? ` (reply to ${ctx.message.reply_to_message.text})` : ""}`));
     const stop = await startBot(bot, token);
     try {
-      const { page, context } = await signedInBrowser(b!.browser, server, { displayName: "Pat" });
+      const { page, context } = await signedInPage(b!.browser, server, undefined, { displayName: "Pat" });
       pages.push(page);
       await context.grantPermissions(["clipboard-read", "clipboard-write"]);
       // the mini-app's own site, served to the frame: it sends its launch data home, as a mini-app does
@@ -225,7 +224,7 @@ describe("web app: a grammY bot as its developer expects", () => {
     bot.on("message:successful_payment", (ctx) => void paid.push(ctx.message.successful_payment.invoice_payload));
     const stop = await startBot(bot, token);
     try {
-      const { page, context, user } = await signedInBrowser(b!.browser, server, { displayName: "Payer" });
+      const { page, context, user } = await signedInPage(b!.browser, server, undefined, { displayName: "Payer" });
       pages.push(page);
       await grantStars(server.app, user.id, 100);
       await page.goto("/dashboard/messages?user=cafe_web_bot");
@@ -294,7 +293,7 @@ describe("web app: a grammY bot as its developer expects", () => {
     bot.on("my_chat_member", (ctx) => void memberships.push(`${ctx.myChatMember.chat.type}:${ctx.myChatMember.new_chat_member.status}`));
     const stop = await startBot(bot, token);
     try {
-      const { page, context } = await signedInBrowser(b!.browser, server, { displayName: "Vic" });
+      const { page, context } = await signedInPage(b!.browser, server, undefined, { displayName: "Vic" });
       pages.push(page);
       await page.goto("/dashboard/messages?user=club_web_bot");
       await page.getByRole("button", { name: "Start" }).waitFor();

@@ -1,6 +1,6 @@
 import { describe, expect } from "bun:test";
 import { accessibilityViolations, pageProblems } from "../testing/browser";
-import { browserSuite } from "../testing/web-people";
+import { browserSuite } from "../testing/browser-suite";
 import { waitFor } from "../testing/wait";
 
 // "My bots" (/dashboard/bots), clicked through as a bot developer.

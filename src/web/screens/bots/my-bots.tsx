@@ -176,11 +176,18 @@ function BotCard({ bot, onChange, onToken }: { bot: OwnedBot; onChange: (b: Owne
   const withdraw = useAction();
   const loadIncome = () => api.get<Income>(`/bots/${bot.username}/income`).then(setIncome, () => undefined);
   useEffect(() => void loadIncome(), [bot.username]);
-  const patch = (body: Record<string, unknown>) =>
+  const patch = (body: Partial<OwnedBot>) =>
     save.run(async () => {
-      const r = await api.patch<{ bot: OwnedBot }>(`/bots/${bot.username}`, body);
-      onChange(r.bot);
-      setNote("Saved");
+      // a switch moves at once; a refusal puts it back
+      onChange({ ...bot, ...body });
+      try {
+        const r = await api.patch<{ bot: OwnedBot }>(`/bots/${bot.username}`, body);
+        onChange(r.bot);
+        setNote("Saved");
+      } catch (err) {
+        onChange(bot);
+        throw err;
+      }
     });
 
   return (
