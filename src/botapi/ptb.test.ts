@@ -7,7 +7,7 @@ import { botApiUserId } from "../domain/bots/ids";
 import { grantStars } from "../domain/stars/service";
 import { storeUpload } from "../media/uploads";
 import { pngOf } from "../testing/media";
-import { botWorld, createBotViaApi, openChat, waitForMessage } from "../testing/botapi";
+import { botWorld, createBotViaApi, openChat, runBotProcess, waitForMessage } from "../testing/botapi";
 
 /** Debian's python-telegram-bot 13.15 lives in the system python, not the pyenv one first on PATH. */
 const PYTHON = "/usr/bin/python3";
@@ -21,19 +21,8 @@ beforeAll(async () => void ({ server, owner, person, personUser } = await botWor
 afterAll(() => server.stop());
 
 /** Runs fixtures/ptb-bot.py for TOKEN until the test is done; resolves once it polls. */
-async function runPtbBot(token: string): Promise<{ stop(): Promise<string> }> {
-  const child = Bun.spawn([PYTHON, join(import.meta.dir, "fixtures", "ptb-bot.py"), `${server.url}/bot`, `${server.url}/file/bot`, token], { stdout: "pipe", stderr: "pipe" });
-  const reader = child.stdout.getReader();
-  const first = await Promise.race([reader.read(), Bun.sleep(15_000).then(() => ({ value: undefined }))]);
-  const stop = async () => {
-    child.kill("SIGTERM");
-    await Promise.race([child.exited, Bun.sleep(5000)]);
-    if (child.exitCode === null) child.kill("SIGKILL");
-    return new Response(child.stderr).text();
-  };
-  if (!new TextDecoder().decode(first.value ?? new Uint8Array()).includes("ready")) throw new Error(`the PTB bot did not start: ${await stop()}`);
-  return { stop };
-}
+const runPtbBot = (token: string) =>
+  runBotProcess([PYTHON, join(import.meta.dir, "fixtures", "ptb-bot.py"), `${server.url}/bot`, `${server.url}/file/bot`, token]);
 
 describe("python-telegram-bot 13.15 with base_url = <root>/bot", () => {
   test("commands, inline keyboard with answers and edits, photo as bytes, a paid XTR invoice, downloading a photo, webhook info", async () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Telegraf, Markup } from "telegraf";
 import type { TestServer } from "../testing/server";
 import type { TestClient } from "../testing/client";
-import { botWorld, createBotViaApi, openChat, waitForMessage } from "../testing/botapi";
+import { botWorld, createBotViaApi, openChat, runBotProcess, waitForMessage } from "../testing/botapi";
 
 let server: TestServer;
 let owner: TestClient;
@@ -18,11 +18,8 @@ describe("Telegraf with apiRoot at the instance root", () => {
   // the polling bot runs under Node, as Telegraf bots do in production
   test("polling (under Node): start link, text, photo and document as parts named after the field, location, dice", async () => {
     const token = await createBotViaApi(owner, "telegraf_poll_bot", "Telegraf Poll");
-    const child = Bun.spawn(["node", join(import.meta.dir, "fixtures", "telegraf-bot.cjs"), server.url, token], { stdout: "pipe", stderr: "pipe" });
+    const bot = await runBotProcess(["node", join(import.meta.dir, "fixtures", "telegraf-bot.cjs"), server.url, token], 10_000);
     try {
-      const reader = child.stdout.getReader();
-      const first = await Promise.race([reader.read(), Bun.sleep(10_000).then(() => ({ value: undefined }))]);
-      expect(new TextDecoder().decode(first.value ?? new Uint8Array())).toContain("ready");
       const cid = await openChat(person, "telegraf_poll_bot", "abc_1");
       await waitForMessage(person, cid, (m) => m.content === "started with abc_1");
       await person.post(`/api/social/messages/${cid}`, { content: "hi" });
@@ -42,9 +39,7 @@ describe("Telegraf with apiRoot at the instance root", () => {
       expect(dice.dice.value).toBeGreaterThanOrEqual(1);
       expect(dice.dice.value).toBeLessThanOrEqual(6);
     } finally {
-      child.kill("SIGTERM");
-      await Promise.race([child.exited, Bun.sleep(3000)]);
-      if (child.exitCode === null) child.kill("SIGKILL");
+      await bot.stop();
     }
   }, 25_000);
 

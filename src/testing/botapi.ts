@@ -81,3 +81,21 @@ export async function botCall(baseUrl: string, token: string, method: string, pa
 export const PNG_1x1 = Uint8Array.from(
   Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64"),
 );
+
+/**
+ * Runs a bot in a child process (Telegraf under Node, python-telegram-bot under Debian's python)
+ * until stop(); resolves once it printed "ready". stop() ends it by its pid and returns its stderr.
+ */
+export async function runBotProcess(cmd: string[], readyMs = 15_000): Promise<{ stop(): Promise<string> }> {
+  const child = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe" });
+  const reader = child.stdout.getReader();
+  const first = await Promise.race([reader.read(), Bun.sleep(readyMs).then(() => ({ value: undefined }))]);
+  const stop = async () => {
+    child.kill("SIGTERM");
+    await Promise.race([child.exited, Bun.sleep(5000)]);
+    if (child.exitCode === null) child.kill("SIGKILL");
+    return new Response(child.stderr).text();
+  };
+  if (!new TextDecoder().decode(first.value ?? new Uint8Array()).includes("ready")) throw new Error(`the bot process did not start: ${await stop()}`);
+  return { stop };
+}
