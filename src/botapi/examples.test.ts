@@ -37,7 +37,8 @@ async function sendPicture(cid: string): Promise<Uint8Array> {
 
 /** Runs a grammY bot by long polling for the duration of FN. */
 async function withGrammy(bot: Bot, fn: () => Promise<void>): Promise<void> {
-  const running = bot.start({ timeout: 1, drop_pending_updates: true });
+  // a fresh bot has nothing pending: dropping pending updates could only race the first message
+  const running = bot.start({ timeout: 1 });
   try {
     await waitFor(() => bot.isRunning(), 5000, "the grammY bot to start");
     await fn();
@@ -128,7 +129,7 @@ describe("Telegraf's README examples", () => {
       await waitForMessage(person, cid, (m) => m.content === `fetched ${bytes.length} bytes from file`, WAIT_MS);
     } finally {
       const stderr = await bot.stop();
-      if (stderr) console.error("telegraf-docs-bot stderr:", stderr);
+      expect(stderr).not.toMatch(/Error/);
     }
   }, 45_000);
 });
