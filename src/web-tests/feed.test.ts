@@ -164,4 +164,28 @@ describe("web app: the connection", () => {
     await page.getByText("Connection lost. Reconnecting…").waitFor({ state: "hidden", timeout: 20_000 });
     await context.close();
   });
+  it("falls back to Server-Sent Events where WebSockets cannot connect, and still gets live posts", async () => {
+    const { page, context, client } = await person();
+    const author = await quickPerson(server);
+    expect((await client.post(`/api/social/users/${author.user.username}/follow`)).status).toBe(200);
+    // as behind a proxy that refuses upgrades: every WebSocket handshake gets a plain HTTP error
+    await page.addInitScript(() => {
+      const Real = WebSocket;
+      window.WebSocket = class extends Real {
+        constructor(url: string | URL, protocols?: string | string[]) {
+          super(String(url).replace("/api/realtime/ws", "/api/realtime/no-websockets-here"), protocols);
+        }
+      };
+    });
+    const sse = page.waitForRequest((req) => req.url().includes("/api/realtime/events"), { timeout: 20_000 });
+    await page.goto("/");
+    await page.getByRole("heading", { level: 1, name: "Feed" }).waitFor();
+    await sse;
+    await page.waitForFunction(() => !document.querySelector(".connection-banner:not([hidden])"));
+    await postAs(author.client, "Delivered over SSE");
+    await page.getByRole("button", { name: "1 new post: show" }).click();
+    await postCard(page, "Delivered over SSE").waitFor();
+    await context.close();
+  });
+
 });

@@ -109,7 +109,14 @@ function opened() {
 
 function connectWebSocket() {
   const url = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/api/realtime/ws${resumeQuery()}`;
-  const ws = new WebSocket(url);
+  let ws: WebSocket;
+  try {
+    ws = new WebSocket(url);
+  } catch {
+    // a policy or an extension that forbids WebSockets outright: use Server-Sent Events
+    transport = "sse";
+    return scheduleReconnect();
+  }
   socket = ws;
   let wasOpen = false;
   ws.onopen = () => {

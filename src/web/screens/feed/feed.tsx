@@ -27,10 +27,11 @@ export function Feed() {
   useEffect(() => {
     const offNew = onRealtime("feed:new", ({ postIds }) => {
       const unseen = postIds.filter((id) => !shownIds.current.has(id)).length;
-      if (unseen) setFresh((n) => n + unseen);
+      if (unseen) setFresh((n) => Math.max(n, 0) + unseen);
     });
     const offDeleted = onRealtime("post:deleted", ({ postId }) => list.setItems((items) => items.filter((p) => p.id !== postId && p.repostOf?.id !== postId)));
-    const offReset = onRealtime("stream:reset", () => setFresh((n) => n || 1));
+    // events were missed (a long disconnection): how many posts is unknown, only that there may be some
+    const offReset = onRealtime("stream:reset", () => setFresh((n) => n || -1));
     return () => (offNew(), offDeleted(), offReset());
   }, []);
 
@@ -61,9 +62,9 @@ export function Feed() {
         </button>
       </div>
       <div class="new-posts" aria-live="polite">
-        {fresh > 0 && (
+        {fresh !== 0 && (
           <button type="button" class="primary" onClick={showNew}>
-            {fresh === 1 ? "1 new post" : `${formatNumber(fresh)} new posts`}: show
+            {fresh < 0 ? "New posts" : fresh === 1 ? "1 new post" : `${formatNumber(fresh)} new posts`}: show
           </button>
         )}
       </div>
