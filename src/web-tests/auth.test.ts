@@ -41,7 +41,7 @@ describe("web app: signing in", () => {
     const user = await makeUser(server.app);
     const { page, context } = await person();
     await page.goto("/");
-    await expect(page.getByRole("heading", { level: 1, name: "Sign in" }).isVisible()).resolves.toBe(true);
+    await page.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();
     await expectAccessible(page);
 
     await signIn(page, user.email!, "not the password");
