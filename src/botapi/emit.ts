@@ -1,28 +1,14 @@
 import type { App } from "../app";
 import type { Db } from "../db";
 import type { Scope } from "../db/transaction";
-import { findConversationById, getMember } from "../domain/chats/access";
+import { findConversationById, findMessageById, findMessageBySeq, getMember } from "../domain/chats/access";
 import type { ConversationRow, MessageRow } from "../domain/chats/table";
-import { ACTIVE_ROLES } from "../domain/chats/table";
 import { enqueueUpdate, type UpdateType } from "../domain/bots/updates";
-import { attachUsers, type BotWithUser } from "../domain/bots/service";
+import { botMembersOf, findBotByUserId, type BotWithUser } from "../domain/bots/service";
 import { findUserById } from "../domain/users/service";
 import { toUnixSeconds } from "../lib/clock";
 import { detectEntities, type MessageEntity } from "./formatting";
 import { serializeChat, serializeChatMember, serializeMessage, serializeUser } from "./serializers";
-
-/** Bots currently in the conversation, except EXCLUDE. One query: most chats have none. */
-async function botMembers(db: Db, conversationId: number, exclude: number): Promise<BotWithUser[]> {
-  const rows = await db
-    .selectFrom("conversation_members as m")
-    .innerJoin("bots", "bots.user_id", "m.user_id")
-    .selectAll("bots")
-    .where("m.conversation_id", "=", conversationId)
-    .where("m.role", "in", ACTIVE_ROLES)
-    .where("m.user_id", "!=", exclude)
-    .execute();
-  return attachUsers(db, rows);
-}
 
 /**
  * Whether a group message reaches a bot in privacy mode ("commands"): commands meant for
@@ -38,12 +24,7 @@ async function reachesBot(db: Db, member: BotWithUser, conversation: Conversatio
     if (at < 0 || text.slice(at + 1).toLowerCase() === member.user.username.toLowerCase()) return true;
   }
   if (message.reply_to_seq !== null) {
-    const replied = await db
-      .selectFrom("messages")
-      .select("sender_id")
-      .where("conversation_id", "=", conversation.id)
-      .where("seq", "=", message.reply_to_seq)
-      .executeTakeFirst();
+    const replied = await findMessageBySeq(db, conversation.id, message.reply_to_seq);
     if (replied?.sender_id === member.user.id) return true;
   }
   return false;
@@ -58,7 +39,7 @@ async function messageToBots(app: App, type: UpdateType, conversation: Conversat
   // bots do not see service messages, nor other bots' messages (below)
   if (message.kind !== "user" || message.deleted_at !== null) return;
   const db = scope?.db ?? app.db;
-  const bots = await botMembers(db, conversation.id, message.sender_id);
+  const bots = await botMembersOf(db, conversation.id, message.sender_id);
   if (bots.length === 0) return;
   const author = await findUserById(db, message.sender_id);
   if (!author || author.is_bot) return;
@@ -74,18 +55,18 @@ async function messageToBots(app: App, type: UpdateType, conversation: Conversat
 async function editedToBots(app: App, conversationId: number, messageId: number): Promise<void> {
   const [conversation, message] = await Promise.all([
     findConversationById(app.db, conversationId),
-    app.db.selectFrom("messages").selectAll().where("id", "=", messageId).executeTakeFirst(),
+    findMessageById(app.db, messageId),
   ]);
   if (conversation && message) await messageToBots(app, "edited_message", conversation, message);
 }
 
 /** A bot's own membership in a group changed: my_chat_member. */
 async function membershipToBot(app: App, p: { conversationId: number; userId: number; actorId: number; oldRole: string | null; newRole: string }): Promise<void> {
-  const bot = await app.db.selectFrom("bots").selectAll().where("user_id", "=", p.userId).executeTakeFirst();
-  if (!bot) return;
-  const [conversation, botUser, actor, member] = await Promise.all([
+  const found = await findBotByUserId(app.db, p.userId);
+  if (!found) return;
+  const { bot, user: botUser } = found;
+  const [conversation, actor, member] = await Promise.all([
     findConversationById(app.db, p.conversationId),
-    findUserById(app.db, p.userId),
     findUserById(app.db, p.actorId),
     getMember(app.db, p.conversationId, p.userId),
   ]);

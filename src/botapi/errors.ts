@@ -15,6 +15,14 @@ export const forbiddenBot = (reason: string) => botError(403, `Forbidden: ${reas
 export const chatNotFound = () => badRequest("chat not found");
 export const blockedByUser = () => forbiddenBot("bot was blocked by the user");
 
+/** Domain refusals the compatible API words its own way: its exact descriptions, by the domain's code. */
+const WORDING: Record<string, string> = {
+  POLL_SUPERSEDED: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
+  BOT_TOKEN_INVALID: "Unauthorized",
+  BOT_BLOCKED: "Forbidden: bot was blocked by moderation",
+  BOT_DISABLED: "Forbidden: bot was disabled by its owner",
+};
+
 const PREFIX: Record<number, string> = {
   400: "Bad Request",
   401: "Unauthorized",
@@ -42,8 +50,8 @@ export function toBotErrorBody(err: unknown, log: Logger): BotErrorBody {
     let status = err.status;
     // the Bot API has no 422: schema problems are plain bad requests
     if (status === 422) status = 400;
-    let description = err.message;
-    if (err.code !== "BOT_API") {
+    let description = WORDING[err.code] ?? err.message;
+    if (err.code !== "BOT_API" && !(err.code in WORDING)) {
       const fields = (err.details as { fieldErrors?: Record<string, string[]> } | undefined)?.fieldErrors;
       const detail = fields && Object.keys(fields).length ? Object.entries(fields).map(([k, v]) => `${k} ${v.join(", ")}`).join("; ") : err.message;
       description = `${PREFIX[status] ?? "Error"}: ${detail}`;

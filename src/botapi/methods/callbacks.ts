@@ -2,7 +2,8 @@ import type { App } from "../../app";
 import { answerPress, cancelPress } from "../../domain/bots/callbacks";
 import { chatInstance } from "../../domain/bots/press";
 import { enqueueUpdate } from "../../domain/bots/updates";
-import { findConversationById } from "../../domain/chats/access";
+import { findConversationById, findMessageById } from "../../domain/chats/access";
+import { findBotById } from "../../domain/bots/service";
 import { findUserById } from "../../domain/users/service";
 import { chatViewFor } from "../chats";
 import type { MethodTable } from "../context";
@@ -39,10 +40,10 @@ async function sendCallbackQuery(app: App, p: { pressId: string; botId: number; 
   let queued: number | null = null;
   try {
     const [bot, person, conversation, message] = await Promise.all([
-      app.db.selectFrom("bots").selectAll().where("id", "=", p.botId).executeTakeFirst(),
+      findBotById(app.db, p.botId),
       findUserById(app.db, p.personId),
       findConversationById(app.db, p.conversationId),
-      app.db.selectFrom("messages").selectAll().where("id", "=", p.messageId).executeTakeFirst(),
+      findMessageById(app.db, p.messageId),
     ]);
     if (!bot || !person || !conversation || !message) return;
     queued = await enqueueUpdate(app, bot, "callback_query", {

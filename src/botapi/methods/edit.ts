@@ -1,4 +1,4 @@
-import { findMessageBySeq } from "../../domain/chats/access";
+import { findMessageBySeq, pinnedSeqs } from "../../domain/chats/access";
 import { deleteMessage, editMessage, setPinned, setReaction } from "../../domain/chats/messages";
 import type { MessageRow } from "../../domain/chats/table";
 import { resolveChat } from "../chats";
@@ -23,18 +23,6 @@ async function ownMessage(ctx: BotContext): Promise<{ view: ChatView; row: Messa
 }
 
 /** The chat's pinned messages, newest first. */
-async function pinnedSeqs(ctx: BotContext, view: ChatView): Promise<number[]> {
-  const rows = await ctx.app.db
-    .selectFrom("messages")
-    .select("seq")
-    .where("conversation_id", "=", view.conversation.id)
-    .where("pinned", "=", 1)
-    .where("deleted_at", "is", null)
-    .orderBy("seq", "desc")
-    .execute();
-  return rows.map((r) => r.seq);
-}
-
 const unpin = (ctx: BotContext, view: ChatView, seq: number) =>
   asBot(() => setPinned(ctx.app, { conversationId: view.conversation.id, seq, actorId: ctx.me.id, pinned: false }), {
     403: forbiddenBot("not enough rights to manage pinned messages in the chat"),
@@ -131,7 +119,7 @@ export const editMethods = {
   async unpinChatMessage(ctx) {
     const view = await resolveChat(ctx, "chat_id", false);
     // without message_id the most recently pinned message is unpinned, as the compatible API does
-    const seq = ctx.params.int("message_id") ?? (await pinnedSeqs(ctx, view))[0];
+    const seq = ctx.params.int("message_id") ?? (await pinnedSeqs(ctx.app.db, view.conversation.id))[0];
     if (seq === undefined) return true;
     await unpin(ctx, view, seq);
     return true;
@@ -139,7 +127,7 @@ export const editMethods = {
 
   async unpinAllChatMessages(ctx) {
     const view = await resolveChat(ctx, "chat_id", false);
-    for (const seq of await pinnedSeqs(ctx, view)) await unpin(ctx, view, seq);
+    for (const seq of await pinnedSeqs(ctx.app.db, view.conversation.id)) await unpin(ctx, view, seq);
     return true;
   },
 

@@ -1,7 +1,7 @@
 import type { App } from "../../app";
 import { findBotByUserId } from "../../domain/bots/service";
 import { enqueueUpdate } from "../../domain/bots/updates";
-import { findConversationById } from "../../domain/chats/access";
+import { findConversationById, findMessageById } from "../../domain/chats/access";
 import { answerQuery, cancelQuery } from "../../domain/payments/checkout";
 import { refundPayment, type RefundOutcome } from "../../domain/payments/income";
 import { createInvoice, findInvoiceById, findPaymentById, INVOICE_LIMITS, invoiceTotal, invoiceView } from "../../domain/payments/invoices";
@@ -127,7 +127,7 @@ async function sendSuccessfulPayment(app: App, p: { paymentId: number; serviceMe
   const [found, conversation, row] = await Promise.all([
     findBotByUserId(app.db, payment.bot_user_id),
     findConversationById(app.db, payment.conversation_id),
-    app.db.selectFrom("messages").selectAll().where("id", "=", p.serviceMessageId).executeTakeFirst(),
+    findMessageById(app.db, p.serviceMessageId),
   ]);
   if (!found || !conversation || !row) return;
   // the compatible API's service message: no text, just the payment

@@ -8,6 +8,7 @@ import { createUser, findUserById, findUserByUsername } from "../users/service";
 import type { UserRow } from "../users/table";
 import { accountIdOf, botApiUserId } from "./ids";
 import type { BotPrivacy, BotRow } from "./table";
+import { ACTIVE_ROLES } from "../chats/table";
 
 /** How many bots one person may own. */
 export const MAX_BOTS_PER_OWNER = 20;
@@ -151,9 +152,9 @@ export async function resolveBotToken(app: App, token: string): Promise<BotWithU
  * a bot blocked by moderation or disabled (itself or its account); null when it may go on.
  */
 export function botAccessError(found: BotWithUser | null, tokenHash: string): AppError | null {
-  if (!found || !safeEqual(found.bot.token_secret_hash, tokenHash)) return new AppError(401, "BOT_API", "Unauthorized");
-  if (found.bot.blocked_at) return new AppError(403, "BOT_API", "Forbidden: bot was blocked by moderation");
-  if (found.bot.disabled_at || found.user.disabled_at) return new AppError(403, "BOT_API", "Forbidden: bot was disabled by its owner");
+  if (!found || !safeEqual(found.bot.token_secret_hash, tokenHash)) return new AppError(401, "BOT_TOKEN_INVALID", "The bot token is unknown or was reissued");
+  if (found.bot.blocked_at) return new AppError(403, "BOT_BLOCKED", "The bot was blocked by moderation");
+  if (found.bot.disabled_at || found.user.disabled_at) return new AppError(403, "BOT_DISABLED", "The bot was disabled by its owner");
   return null;
 }
 
@@ -179,6 +180,8 @@ const botWithUserQuery = precompiled((db: Db, v: { userId: number }) =>
     .where("bots.user_id", "=", v.userId)
     .where("users.deleted_at", "is", null),
 );
+
+export const findBotById = (db: Db, id: number): Promise<BotRow | undefined> => db.selectFrom("bots").selectAll().where("id", "=", id).executeTakeFirst();
 
 export async function findBotByUserId(db: Db, userId: number): Promise<BotWithUser | null> {
   const [row] = await botWithUserQuery(db, { userId });
@@ -210,6 +213,19 @@ export async function listAllBots(db: Db): Promise<BotWithUser[]> {
 }
 
 /** Pairs bots with their accounts in one query. */
+/** Bots currently in the conversation, except EXCLUDE. One query: most chats have none. */
+export async function botMembersOf(db: Db, conversationId: number, exclude: number): Promise<BotWithUser[]> {
+  const rows = await db
+    .selectFrom("conversation_members as m")
+    .innerJoin("bots", "bots.user_id", "m.user_id")
+    .selectAll("bots")
+    .where("m.conversation_id", "=", conversationId)
+    .where("m.role", "in", ACTIVE_ROLES)
+    .where("m.user_id", "!=", exclude)
+    .execute();
+  return attachUsers(db, rows);
+}
+
 export async function attachUsers(db: Db, bots: BotRow[]): Promise<BotWithUser[]> {
   if (bots.length === 0) return [];
   const users = await db.selectFrom("users").selectAll().where("id", "in", bots.map((b) => b.user_id)).execute();

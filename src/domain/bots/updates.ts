@@ -133,8 +133,8 @@ async function pending(app: App, botId: number, limit: number): Promise<QueuedUp
   return (await pendingQuery(app.db, { botId, limit })).map(toUpdate);
 }
 
-export const conflictTerminated = () =>
-  new AppError(409, "BOT_API", "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running");
+/** A waiting getUpdates call ends with this when a newer call for the same bot starts. */
+export const pollSuperseded = () => new AppError(409, "POLL_SUPERSEDED", "Another getUpdates call for this bot took over");
 
 /**
  * getUpdates: acknowledges by offset, then returns queued updates, waiting up to
@@ -147,7 +147,7 @@ export async function pollUpdates(
   opts: { offset?: number; limit: number; timeoutMs: number; signal?: AbortSignal },
 ): Promise<QueuedUpdate[]> {
   const rt = botRuntime(app);
-  rt.waiters.get(bot.id)?.fail(conflictTerminated());
+  rt.waiters.get(bot.id)?.fail(pollSuperseded());
   if (opts.offset !== undefined) await acknowledge(app, bot.id, opts.offset);
   const first = await pending(app, bot.id, opts.limit);
   if (first.length > 0 || opts.timeoutMs <= 0 || rt.closing) return first;

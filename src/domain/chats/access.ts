@@ -90,6 +90,21 @@ export function requireRight(membership: Membership, right: AdminRight, what: st
 }
 
 /** A message of the conversation by its seq (the Bot API message_id); deleted ones are gone. */
+export const findMessageById = (db: Db, id: number): Promise<MessageRow | undefined> => db.selectFrom("messages").selectAll().where("id", "=", id).executeTakeFirst();
+
+/** The seqs of a conversation's pinned live messages, the most recently pinned first. */
+export async function pinnedSeqs(db: Db, conversationId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom("messages")
+    .select("seq")
+    .where("conversation_id", "=", conversationId)
+    .where("pinned", "=", 1)
+    .where("deleted_at", "is", null)
+    .orderBy("seq", "desc")
+    .execute();
+  return rows.map((r) => r.seq);
+}
+
 export const findMessageBySeq = (db: Db, conversationId: number, seq: number): Promise<MessageRow | undefined> =>
   db
     .selectFrom("messages")
