@@ -92,7 +92,7 @@ export function Notifications() {
 function NotificationItem({ n, onRead }: { n: Notification; onRead: () => void }) {
   const name = n.actor.displayName || n.actor.username;
   return (
-    <li class={n.read ? "notification" : "notification unread"}>
+    <li class={n.read ? "notification" : "notification notification-unread"}>
       <Avatar user={n.actor} size={40} />
       <div class="notification-body">
         <p>

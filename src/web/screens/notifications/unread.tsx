@@ -32,7 +32,7 @@ export function UnreadBadge() {
   const n = unreadCount.value;
   if (n <= 0) return null;
   return (
-    <span class="badge">
+    <span class="unread-badge">
       <span class="visually-hidden">, </span>
       {formatCount(n)}
       <span class="visually-hidden"> unread</span>
