@@ -48,6 +48,9 @@ try {
   await ada.client.post(`/api/social/posts/${talk.id}/comments`, { content: "Entirely. Though the engine never asks either." });
   await ada.client.post(`/api/social/posts/${talk.id}/like`);
 
+  const storyPicture = await postUpload(ada.client, "story", await pngOf(server.app, 720, 1280), { filename: "story.png", type: "image/png" });
+  await ada.client.post("/api/social/stories", { mediaUrl: storyPicture.body.data.url, caption: "Notes on the engine, page one" });
+
   for (const [scheme, viewport, suffix] of [
     ["light", { width: 1280, height: 800 }, "desktop-light"],
     ["dark", { width: 390, height: 844 }, "phone-dark"],
@@ -67,6 +70,22 @@ try {
     await me.page.goto("/users/ada");
     await me.page.getByText("Lady of the engine").waitFor();
     await shot(me.page, `profile-${suffix}`);
+
+    // a little activity around this person: notifications, a followed story, settings
+    const mine = await postAs(me.client, "Hello from the web app #engines");
+    await grace.client.post(`/api/social/users/${me.user.username}/follow`);
+    await ada.client.post(`/api/social/posts/${mine.id}/like`);
+    await ada.client.post(`/api/social/posts/${mine.id}/comments`, { content: "Welcome aboard!" });
+    await me.page.goto("/notifications");
+    await me.page.getByRole("link", { name: "commented on your post" }).waitFor();
+    await shot(me.page, `notifications-${suffix}`);
+    await me.client.post("/api/social/users/ada/follow");
+    await me.page.goto("/stories/ada");
+    await me.page.getByRole("img", { name: /^Story by Ada Lovelace/ }).waitFor();
+    await shot(me.page, `story-${suffix}`);
+    await me.page.goto("/settings");
+    await me.page.getByRole("list", { name: "Signed-in devices" }).waitFor();
+    await shot(me.page, `settings-${suffix}`);
     await me.context.close();
   }
   const phone = await newPerson(browser, server.url, { viewport: { width: 390, height: 844 }, colorScheme: "light" });
