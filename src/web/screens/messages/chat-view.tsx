@@ -16,13 +16,31 @@ import { WebAppPanel } from "./web-app-panel";
 
 const PAGE = 40;
 const day = new Intl.DateTimeFormat(undefined, { dateStyle: "full" });
+// each render walks the whole loaded history; Intl formatting is the costly part of it
+const dayLabels = new Map<string, string>();
+function dayOf(iso: string): string {
+  let label = dayLabels.get(iso);
+  if (label === undefined) {
+    if (dayLabels.size > 50_000) dayLabels.clear();
+    dayLabels.set(iso, (label = day.format(new Date(iso))));
+  }
+  return label;
+}
 const newClientId = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`);
 
 interface History {
   conversation: Conversation;
   messages: ChatMessage[]; // oldest first
   oldestCursor: string | null;
+  /** the newest messages were let go while reading far back: "Show the newest messages" reloads them */
+  newerDropped?: boolean;
 }
+
+/**
+ * At most this many messages are kept on the page: reading far back lets the newest go
+ * (a long history in the DOM makes every render and scroll slow).
+ */
+const WINDOW = 300;
 
 /** The open chat: header, pinned bar, history (older pages on scrolling up), input, and the bot's extras. */
 export function ChatView({ conversationId, onBack }: { conversationId: string; onBack: () => void }) {
@@ -49,7 +67,7 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
   const [actionError, setActionError] = useState<string | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const topSentinel = useRef<HTMLDivElement>(null);
-  const anchor = useRef<{ height: number; top: number } | null>(null);
+  const anchor = useRef<{ messageId: number; offset: number } | null>(null);
   const stickToBottom = useRef(true);
   const lastTypingSent = useRef(0);
   const typingTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -101,11 +119,16 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
     try {
       const r = await api.get<{ messages: ChatMessage[]; pageInfo: { oldestCursor: string | null } }>(`/social/messages/${conversationId}`, { limit: PAGE, before: history.oldestCursor });
       const el = scroller.current;
-      if (el) anchor.current = { height: el.scrollHeight, top: el.scrollTop };
+      const first = history.messages[0];
+      const firstEl = first && el?.querySelector<HTMLElement>(`[data-message-id="${first.messageId}"]`);
+      if (el && first && firstEl) anchor.current = { messageId: first.messageId, offset: firstEl.offsetTop - el.scrollTop };
       setHistory((h) => {
         if (!h) return h;
         const seen = new Set(h.messages.map((m) => m.id));
-        return { ...h, messages: [...[...r.messages].reverse().filter((m) => !seen.has(m.id)), ...h.messages], oldestCursor: r.pageInfo.oldestCursor };
+        const all = [...[...r.messages].reverse().filter((m) => !seen.has(m.id)), ...h.messages];
+        const dropped = all.length > WINDOW;
+        if (dropped) stickToBottom.current = false;
+        return { ...h, messages: dropped ? all.slice(0, WINDOW) : all, oldestCursor: r.pageInfo.oldestCursor, newerDropped: h.newerDropped || dropped };
       });
     } catch (err) {
       setActionError(describeError(err));
@@ -119,7 +142,9 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
     const el = scroller.current;
     if (!el) return;
     if (anchor.current) {
-      el.scrollTop = anchor.current.top + (el.scrollHeight - anchor.current.height);
+      // the message that was on top stays where it was on screen
+      const kept = el.querySelector<HTMLElement>(`[data-message-id="${anchor.current.messageId}"]`);
+      if (kept) el.scrollTop = kept.offsetTop - anchor.current.offset;
       anchor.current = null;
     } else if (stickToBottom.current) el.scrollTop = el.scrollHeight;
   }, [history, pending]);
@@ -162,6 +187,7 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
           next[i] = m;
           return { ...h, messages: next };
         }
+        if (h.newerDropped) return h;
         return { ...h, messages: [...h.messages, m] };
       });
     const offs = [
@@ -233,7 +259,7 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
         if (media) body.media = media;
         const { message } = await api.post<{ message: ChatMessage }>(`/social/messages/${conversationId}`, body);
         setPending((list) => list.filter((x) => x.clientMessageId !== p.clientMessageId));
-        setHistory((h) => (h && !h.messages.some((m) => m.id === message.id) ? { ...h, messages: [...h.messages, message] } : h));
+        setHistory((h) => (h && !h.newerDropped && !h.messages.some((m) => m.id === message.id) ? { ...h, messages: [...h.messages, message] } : h));
       } catch (err) {
         setPending((list) => list.map((x) => (x.clientMessageId === p.clientMessageId ? { ...x, state: "failed", error: describeError(err) } : x)));
       }
@@ -247,9 +273,11 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
       const p: PendingMessage = { clientMessageId: newClientId(), content: text, replyTo, state: "sending", createdAt: new Date().toISOString() };
       if (items) media.current.set(p.clientMessageId, items);
       setReplyTo(null);
+      // reading far back: what I send shows with the newest messages, loaded again
+      if (history?.newerDropped) void load();
       void sendNow(p, items);
     },
-    [replyTo, sendNow],
+    [replyTo, sendNow, history?.newerDropped],
   );
 
   const run = (fn: () => Promise<unknown>) => {
@@ -424,7 +452,7 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
             )}
             <ol class="messages" ref={list}>
               {messages.map((m) => {
-                const d = day.format(new Date(m.createdAt));
+                const d = dayOf(m.createdAt);
                 const sep = d !== lastDay;
                 lastDay = d;
                 return [
@@ -446,6 +474,11 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
               ))}
             </ol>
           </div>
+          {history.newerDropped && (
+            <button type="button" class="newest-button" onClick={() => void load()}>
+              Show the newest messages
+            </button>
+          )}
           <Composer
             draft={draft}
             setDraft={setDraft}
