@@ -96,7 +96,10 @@ try {
   });
   const scrollTasks: number[] = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks.splice(0));
 
-  // live delivery: Ann sends, Bob's open chat shows it
+  // live delivery: Ann sends, Bob's open chat shows it (back at the newest messages first)
+  const newest = page.getByRole("button", { name: "Show the newest messages" });
+  if (await newest.count()) await newest.click();
+  await page.locator(".msg-text", { hasText: `message ${MESSAGES}:` }).waitFor({ timeout: 60_000 });
   const delays: number[] = [];
   for (let i = 1; i <= SENDS; i++) {
     const t0 = Date.now();
