@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { CLI, cliHarness } from "../../src/testing/cli";
+import { cliHarness, startServeProcess } from "../../src/testing/cli";
 import { TestClient } from "../../src/testing/client";
 
 const { dataDir, run, runJson, cleanup } = cliHarness();
@@ -10,23 +10,10 @@ setDefaultTimeout(120_000);
 const SENDERS = 16;
 const KILLS = 6;
 
-/** `socialctl serve` in its own process on a free loopback port; resolves with its URL once it listens. */
+/** `socialctl serve` in its own process on a free loopback port, once it listens. */
 async function startServe(): Promise<{ proc: ReturnType<typeof Bun.spawn>; url: string }> {
-  const proc = Bun.spawn([process.execPath, CLI, "--data-dir", dataDir, "--json", "serve", "--port", "0", "--host", "127.0.0.1"], {
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "ignore",
-  });
-  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
-  let out = "";
-  const deadline = Date.now() + 30_000;
-  while (!out.includes("\n") && Date.now() < deadline) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    out += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return { proc, url: (JSON.parse(out.trim()) as { url: string }).url };
+  const { proc, listening } = await startServeProcess(dataDir);
+  return { proc, url: listening.url };
 }
 
 /** A client for URL carrying the session (cookies and CSRF token) of FROM: sessions outlive the process. */

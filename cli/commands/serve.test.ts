@@ -2,40 +2,14 @@ import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { CLI, cliHarness, runCli } from "../../src/testing/cli";
+import { CLI, cliHarness, runCli, startServeProcess } from "../../src/testing/cli";
 
 const { dataDir, tmp, run, runJson, expectOneLineFailure, cleanup } = cliHarness();
 afterAll(cleanup);
 // each step spawns processes; a busy machine (parallel test runs) makes them slow
 setDefaultTimeout(30_000);
 
-/** Starts `socialctl serve --json` on a free loopback port; resolves once it printed where it listens. */
-async function startServe() {
-  const proc = Bun.spawn([process.execPath, CLI, "--data-dir", dataDir, "--json", "serve", "--port", "0", "--host", "127.0.0.1"], {
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const stderr = new Response(proc.stderr).text();
-  const reader = proc.stdout.getReader();
-  let out = "";
-  const deadline = Date.now() + 15_000;
-  while (!out.includes("\n") && Date.now() < deadline) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    out += new TextDecoder().decode(value);
-  }
-  const listening = JSON.parse(out.trim()) as { url: string; dataDir: string };
-  const rest = (async () => {
-    let tail = "";
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return tail;
-      tail += new TextDecoder().decode(value);
-    }
-  })();
-  return { proc, listening, stdoutAfter: rest, stderr };
-}
+const startServe = () => startServeProcess(dataDir);
 
 describe("socialctl serve: graceful shutdown", () => {
   test("SIGTERM answers the long poll, ends streams, lets a login in flight finish, exits 0 and closes the database cleanly", async () => {

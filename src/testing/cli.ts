@@ -65,3 +65,31 @@ export function cliHarness() {
   };
   return { dataDir, tmp, run, runJson, expectOneLineFailure, cleanup };
 }
+
+/** Starts `socialctl serve --json` on DATADIR and a free loopback port; resolves once it printed where it listens. */
+export async function startServeProcess(dataDir: string) {
+  const proc = Bun.spawn([process.execPath, CLI, "--data-dir", dataDir, "--json", "serve", "--port", "0", "--host", "127.0.0.1"], {
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const stderr = new Response(proc.stderr).text();
+  const reader = proc.stdout.getReader();
+  let out = "";
+  const deadline = Date.now() + 15_000;
+  while (!out.includes("\n") && Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    out += new TextDecoder().decode(value);
+  }
+  const listening = JSON.parse(out.trim()) as { url: string; dataDir: string };
+  const rest = (async () => {
+    let tail = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return tail;
+      tail += new TextDecoder().decode(value);
+    }
+  })();
+  return { proc, listening, stdoutAfter: rest, stderr };
+}
