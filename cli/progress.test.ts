@@ -29,8 +29,9 @@ async function onTerminal(...args: string[]): Promise<string> {
 test("backup create and restore draw a bar per phase on a terminal", async () => {
   const out = await onTerminal("backup", "create", "--out", join(dir, "a.tar.gz"));
   // each phase's bar ends as a line of its own; the last one ends with the result
+  // (the bar's moving frames are drawn on a timer, so a small backup may finish a phase
+  // before one is drawn: the finished phases' lines are what is certain)
   for (const phase of ["◇  Snapshotting the database", "◇  Computing checksums", "◇  Backup written"]) expect(out).toContain(phase);
-  expect(out).toMatch(/━+ \w[\w ]+ 100%/);
   expect(out).toContain(`${join(dir, "a.tar.gz")} (`);
   const restored = await onTerminal("--data-dir", join(dir, "restored"), "backup", "restore", join(dir, "a.tar.gz"));
   expect(restored).toContain("◇  Restored");
