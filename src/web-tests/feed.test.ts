@@ -3,7 +3,7 @@ import type { Page } from "playwright-core";
 import { realtimeHub } from "../realtime/hub";
 import { accessibilityViolations, browserAvailable, pageProblems, signedInPage, useBrowser, withScreenshots } from "../testing/browser";
 import { quickPerson } from "../testing/fixtures";
-import { pngOf } from "../testing/media";
+import { pngOf, uploadFor } from "../testing/media";
 import { postAs } from "../testing/posts";
 import { startTestServer, type TestServer } from "../testing/server";
 
@@ -54,6 +54,9 @@ describe("web app: the feed", () => {
     await first.getByRole("img", { name: "Image attached to the post" }).waitFor();
     await first.getByRole("link", { name: "#welcome" }).waitFor();
     expect(await text.inputValue()).toBe("");
+    // my own post is on screen already: the server's feed:new for it is no news to me
+    await Bun.sleep(500);
+    expect(await page.getByRole("button", { name: /new posts?: show/ }).count()).toBe(0);
 
     // a poll
     await page.getByRole("button", { name: "Poll", exact: true }).click();
@@ -147,6 +150,13 @@ describe("web app: the feed", () => {
     await postAs(author.client, "Fresh off the press");
     await page.getByRole("button", { name: "1 new post: show" }).click();
     await postCard(page, "Fresh off the press").waitFor();
+
+    // their story appears live in the row at the top of the feed and opens the viewer
+    const mediaUrl = await uploadFor(server.app, author.user.id, "story");
+    expect((await author.client.post("/api/social/stories", { mediaUrl })).status).toBe(200);
+    const stories = page.getByRole("region", { name: "Stories" });
+    await stories.getByRole("link", { name: new RegExp(author.user.username) }).click();
+    await page.waitForURL(/\/stories\//);
     await context.close();
   });
 });

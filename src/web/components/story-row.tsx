@@ -38,7 +38,9 @@ export function StoryRow({ addLink = true, title = "Stories" }: { addLink?: bool
               <span class="story-ring" aria-hidden="true">
                 <span class="story-plus">+</span>
               </span>
-              <span class="story-name">Add a story</span>
+              <span class="story-name">
+                Add<span class="visually-hidden"> a story</span>
+              </span>
             </a>
           </li>
         )}

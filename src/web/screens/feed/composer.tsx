@@ -75,7 +75,7 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
   const pollError = apiError && Object.entries(apiError.fieldErrors).find(([f]) => f.startsWith("poll"))?.[1][0];
   const remaining = MAX_POST_LENGTH - content.length;
   return (
-    <form class="card form composer" onSubmit={submit} aria-label="New post">
+    <form class="card form post-composer" onSubmit={submit} aria-label="New post">
       <div class="field">
         <label for="composer-text">What's new?</label>
         <textarea id="composer-text" rows={3} value={content} onInput={(e) => setContent(e.currentTarget.value)} aria-describedby="composer-count" aria-invalid={over || !!contentError || undefined} />

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { Page } from "../../components/page";
+import { StoryRow } from "../../components/story-row";
 import { api } from "../../lib/api";
 import { formatNumber } from "../../lib/format";
 import { usePagedList } from "../../lib/paged";
@@ -11,7 +12,10 @@ import { PostList } from "./post-list";
 /** The feed: every post, or followed accounts and mine; new posts announced live, deleted ones removed. */
 export function Feed() {
   const [following, setFollowing] = useState(false);
-  const [fresh, setFresh] = useState(0);
+  // ids announced by feed:new and not on screen; a gap: events were missed, how many is unknown
+  const [announced, setAnnounced] = useState<ReadonlySet<string>>(new Set());
+  const [gap, setGap] = useState(false);
+  const fresh = gap ? -1 : announced.size;
   const load = useCallback(
     async (cursor: string | null) => {
       const r = await api.get<{ feed: Post[]; pageInfo: PageInfo }>("/social/feed", { cursor, following: following || undefined });
@@ -26,31 +30,39 @@ export function Feed() {
 
   useEffect(() => {
     const offNew = onRealtime("feed:new", ({ postIds }) => {
-      const unseen = postIds.filter((id) => !shownIds.current.has(id)).length;
-      if (unseen) setFresh((n) => Math.max(n, 0) + unseen);
+      const unseen = postIds.filter((id) => !shownIds.current.has(id));
+      if (unseen.length) setAnnounced((ids) => new Set([...ids, ...unseen]));
     });
     const offDeleted = onRealtime("post:deleted", ({ postId }) => list.setItems((items) => items.filter((p) => p.id !== postId && p.repostOf?.id !== postId)));
     // events were missed (a long disconnection): how many posts is unknown, only that there may be some
-    const offReset = onRealtime("stream:reset", () => setFresh((n) => n || -1));
+    const offReset = onRealtime("stream:reset", () => setGap(true));
     return () => (offNew(), offDeleted(), offReset());
   }, []);
 
+  function clearAnnounced() {
+    setAnnounced(new Set());
+    setGap(false);
+  }
+
   function showNew() {
-    setFresh(0);
+    clearAnnounced();
     void list.reload();
     scrollTo({ top: 0 });
   }
 
   function choose(next: boolean) {
-    setFresh(0);
+    clearAnnounced();
     setFollowing(next);
   }
 
   return (
     <Page title="Feed">
+      <StoryRow />
       <Composer
         onPosted={(post) => {
           list.setItems((items) => [post, ...items.filter((p) => p.id !== post.id)]);
+          // the server may announce my post before this answer arrives: it is not news to me
+          setAnnounced((ids) => (ids.has(post.id) ? new Set([...ids].filter((id) => id !== post.id)) : ids));
         }}
       />
       <div class="segmented" role="group" aria-label="Which posts">
