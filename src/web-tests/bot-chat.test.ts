@@ -197,6 +197,8 @@ describe("web app: a grammY bot as its developer expects", () => {
       await page.getByRole("button", { name: "Open photo" }).click();
       await page.getByRole("dialog").getByRole("img").waitFor();
       await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
+      // typing into the page while the modal is still open would go nowhere
+      await page.getByRole("dialog").waitFor({ state: "hidden" });
       await page.getByLabel("Message", { exact: true }).fill("doc please");
       await page.getByRole("button", { name: "Send" }).click();
       const doc = page.getByRole("link", { name: /notes\.txt/ });
@@ -229,6 +231,7 @@ describe("web app: a grammY bot as its developer expects", () => {
       await grantStars(server.app, user.id, 100);
       await page.goto("/dashboard/messages?user=cafe_web_bot");
       const send = async (text: string) => {
+        await page.getByRole("dialog").waitFor({ state: "hidden" });
         await page.getByLabel("Message", { exact: true }).fill(text);
         await page.getByRole("button", { name: "Send" }).click();
       };
