@@ -12,9 +12,14 @@ import { socialctl } from "./hints";
 export const globals = (cmd: Command): GlobalOptions => cmd.optsWithGlobals() as GlobalOptions;
 
 /** Opens the instance in the data dir for a one-shot command, and closes it afterwards. */
-export async function withApp<T>(opts: GlobalOptions, fn: (app: App) => Promise<T>, { requireInit = true } = {}): Promise<T> {
+export async function withApp<T>(
+  opts: GlobalOptions,
+  fn: (app: App) => Promise<T>,
+  { requireInit = true } = {},
+): Promise<T> {
   const dataDir = resolveDataDir(opts.dataDir);
-  if (requireInit && !isInitialised(dataDir)) throw new CliError(`no instance in ${dataDir}: run '${socialctl(opts)} init' first`);
+  if (requireInit && !isInitialised(dataDir))
+    throw new CliError(`no instance in ${dataDir}: run '${socialctl(opts)} init' first`);
   const app = await openApp({ dataDir, log: silentLogger });
   // what the command publishes goes nowhere in this process: the running server delivers it
   const published: ReportedEvent[] = [];

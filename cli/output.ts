@@ -26,7 +26,9 @@ function oneLine(err: unknown): string {
   const e = err as { message?: string; details?: { fieldErrors?: Record<string, string[]> } };
   const fields = e?.details?.fieldErrors;
   if (fields && Object.keys(fields).length) {
-    return Object.entries(fields).map(([k, v]) => `${k} ${v.join(", ")}`).join("; ");
+    return Object.entries(fields)
+      .map(([k, v]) => `${k} ${v.join(", ")}`)
+      .join("; ");
   }
   return String(e?.message ?? err).split("\n")[0]!;
 }
@@ -57,7 +59,12 @@ export function commanderOutput(argv: string[] = process.argv.slice(2)) {
         else if (exitCode === 0) doc = { help: held.out };
         // a command group called without its subcommand: commander shows the group's help on stderr
         else if (err.code === "commander.help") doc = { error: { message: "a subcommand is required (see --help)" } };
-        else doc = { error: { message: (held.err.trim().split("\n")[0] || err.message || "usage error").replace(/^error: /, "") } };
+        else
+          doc = {
+            error: {
+              message: (held.err.trim().split("\n")[0] || err.message || "usage error").replace(/^error: /, ""),
+            },
+          };
         process.stdout.write(JSON.stringify(doc) + "\n");
       }
       process.exit(exitCode);
@@ -66,4 +73,5 @@ export function commanderOutput(argv: string[] = process.argv.slice(2)) {
 }
 
 /** True when a person can answer prompts: a TTY on stdin and no --yes/--json. */
-export const interactive = (opts: GlobalOptions): boolean => Boolean(process.stdin.isTTY && !opts.yes && !opts.json && !process.env.CI);
+export const interactive = (opts: GlobalOptions): boolean =>
+  Boolean(process.stdin.isTTY && !opts.yes && !opts.json && !process.env.CI);

@@ -18,7 +18,15 @@ import { selfCommand } from "../src/ops/schedule";
 import { startCheckpointer } from "../src/ops/checkpointer";
 import { createLogger } from "../src/lib/log";
 
-const { values } = parseArgs({ options: { dir: { type: "string" }, mb: { type: "string", default: "1024" }, keep: { type: "boolean", default: false }, "auto-checkpoint": { type: "boolean", default: false }, rate: { type: "string", default: "0" } } });
+const { values } = parseArgs({
+  options: {
+    dir: { type: "string" },
+    mb: { type: "string", default: "1024" },
+    keep: { type: "boolean", default: false },
+    "auto-checkpoint": { type: "boolean", default: false },
+    rate: { type: "string", default: "0" },
+  },
+});
 /** writes per second of the loop; 0 = as fast as one connection goes */
 const rate = Number(values.rate);
 const targetBytes = Number(values.mb) * 1024 * 1024;
@@ -52,7 +60,9 @@ async function build(): Promise<void> {
     db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   }
   db.close();
-  console.log(`built ${(statSync(dbFile).size / 1024 / 1024).toFixed(0)} MB in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `built ${(statSync(dbFile).size / 1024 / 1024).toFixed(0)} MB in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  );
 }
 
 function fileSize(path: string): number {
@@ -74,7 +84,12 @@ function summarise(samples: number[]): Stats {
 }
 
 /** One autocommit insert at a time, yielding to the event loop between, until `until` resolves. */
-async function writeLoop(db: Database, until: Promise<unknown>, maxMs: number, slow: Array<{ atMs: number; ms: number }> = []): Promise<number[]> {
+async function writeLoop(
+  db: Database,
+  until: Promise<unknown>,
+  maxMs: number,
+  slow: Array<{ atMs: number; ms: number }> = [],
+): Promise<number[]> {
   const insert = db.prepare("INSERT INTO bench_writes (at, note) VALUES (?, ?)");
   const samples: number[] = [];
   const start = performance.now();
@@ -107,13 +122,20 @@ db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_tim
 // --auto-checkpoint measures SQLite's default instead (commits checkpoint and fsync themselves)
 const closers: Array<() => void> = [];
 if (!values["auto-checkpoint"]) {
-  await startCheckpointer({ storage: { sqlite: db }, log: createLogger({ level: "warn" }), onClose: (fn) => void closers.push(fn as () => void) });
+  await startCheckpointer({
+    storage: { sqlite: db },
+    log: createLogger({ level: "warn" }),
+    onClose: (fn) => void closers.push(fn as () => void),
+  });
 }
 db.exec("CREATE TABLE IF NOT EXISTS bench_writes (id INTEGER PRIMARY KEY, at INTEGER NOT NULL, note TEXT NOT NULL)");
 
 const before = summarise(await writeLoop(db, Bun.sleep(3000), 3000));
 const out = join(dataDir, "backups", `backup-bench-${Date.now()}.tar.gz`);
-const child = Bun.spawn([...selfCommand(), "--data-dir", dataDir, "--json", "backup", "create", "--out", out], { stdout: "pipe", stderr: "pipe" });
+const child = Bun.spawn([...selfCommand(), "--data-dir", dataDir, "--json", "backup", "create", "--out", out], {
+  stdout: "pipe",
+  stderr: "pipe",
+});
 const t0 = performance.now();
 const slow: Array<{ atMs: number; ms: number }> = [];
 const during = summarise(await writeLoop(db, child.exited, 15 * 60_000, slow));
@@ -132,7 +154,12 @@ console.log(
     {
       writeRate: rate || "unthrottled",
       databaseMB: Math.round(statSync(dbFile).size / 1024 / 1024),
-      backup: { archiveMB: Math.round(backup.sizeBytes / 1024 / 1024), snapshotMs: Math.round(backup.snapshotMs), totalMs: Math.round(backup.totalMs), wallMs: Math.round(performance.now() - t0) },
+      backup: {
+        archiveMB: Math.round(backup.sizeBytes / 1024 / 1024),
+        snapshotMs: Math.round(backup.snapshotMs),
+        totalMs: Math.round(backup.totalMs),
+        wallMs: Math.round(performance.now() - t0),
+      },
       writeLatencyMs: { before, during },
       // writes over 20 ms during the backup, by time since it started (the snapshot is the first snapshotMs)
       slowWrites: slow.sort((a, b) => b.ms - a.ms).slice(0, 10),

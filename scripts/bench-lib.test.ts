@@ -6,7 +6,12 @@ import { markdownTable, parseWrkOutput, processMemory, runWrk, wrkScript } from 
 
 describe("wrk script and report", () => {
   test("the Lua script sets method, headers and body, and reports one JSON line", () => {
-    const lua = wrkScript({ url: "http://127.0.0.1:1/x", method: "POST", headers: { "x-csrf-token": "a.b", cookie: 'k="v"' }, body: '{"text":"hi"}' });
+    const lua = wrkScript({
+      url: "http://127.0.0.1:1/x",
+      method: "POST",
+      headers: { "x-csrf-token": "a.b", cookie: 'k="v"' },
+      body: '{"text":"hi"}',
+    });
     expect(lua).toContain('wrk.method = "POST"');
     expect(lua).toContain('wrk.headers["x-csrf-token"] = "a.b"');
     expect(lua).toContain('wrk.headers["cookie"] = "k=\\"v\\""');
@@ -21,7 +26,9 @@ describe("wrk script and report", () => {
   });
 
   test("the report line becomes req/s and milliseconds", () => {
-    const r = parseWrkOutput("Running 5s test\nnoise\nBENCH_RESULT {\"requests\":1000,\"duration_us\":2000000,\"non2xx\":3,\"socket_errors\":2,\"p50_us\":1500,\"p99_us\":12000}\n");
+    const r = parseWrkOutput(
+      'Running 5s test\nnoise\nBENCH_RESULT {"requests":1000,"duration_us":2000000,"non2xx":3,"socket_errors":2,"p50_us":1500,"p99_us":12000}\n',
+    );
     expect(r).toEqual({ requests: 1000, rps: 500, p50Ms: 1.5, p99Ms: 12, non2xx: 3, socketErrors: 2 });
   });
 
@@ -46,7 +53,9 @@ describe("wrk script and report", () => {
   });
 
   test("runWrk refuses anything but loopback", async () => {
-    await expect(runWrk("/bin/false", { url: "http://example.com/" }, { seconds: 1, threads: 1, connections: 1 })).rejects.toThrow("loopback");
+    await expect(
+      runWrk("/bin/false", { url: "http://example.com/" }, { seconds: 1, threads: 1, connections: 1 }),
+    ).rejects.toThrow("loopback");
   });
 });
 
@@ -75,7 +84,12 @@ describe.skipIf(!wrk)("wrk against a recording server", () => {
   test("every request carries the headers and a body with a number unique in the run", async () => {
     const r = await runWrk(
       wrk!,
-      { url: `http://127.0.0.1:${server.port}/send`, method: "POST", headers: { "x-csrf-token": "tok" }, bodyTemplate: '{"clientMessageId":"bench-{n}"}' },
+      {
+        url: `http://127.0.0.1:${server.port}/send`,
+        method: "POST",
+        headers: { "x-csrf-token": "tok" },
+        bodyTemplate: '{"clientMessageId":"bench-{n}"}',
+      },
       { seconds: 1, threads: 2, connections: 4 },
     );
     expect(r.requests).toBeGreaterThan(0);

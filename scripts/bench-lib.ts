@@ -78,7 +78,11 @@ export async function spawnChild<T>(
     ipc: (message: T) => onReady(message),
   });
   const timer = setTimeout(() => child.kill(), timeoutMs);
-  const exited = child.exited.then((code) => Promise.reject(new Error(`${script} child exited (${code}) before it was ready${stderrFile ? `; see ${stderrFile}` : ""}`)));
+  const exited = child.exited.then((code) =>
+    Promise.reject(
+      new Error(`${script} child exited (${code}) before it was ready${stderrFile ? `; see ${stderrFile}` : ""}`),
+    ),
+  );
   const first = await Promise.race([ready, exited]);
   clearTimeout(timer);
   return {
@@ -190,7 +194,7 @@ export function wrkScript(req: WrkRequest): string {
   lines.push(
     "function done(summary, latency, requests)",
     "  local e = summary.errors",
-    "  io.write(string.format('BENCH_RESULT {\"requests\":%d,\"duration_us\":%d,\"non2xx\":%d,\"socket_errors\":%d,\"p50_us\":%d,\"p99_us\":%d}\\n',",
+    '  io.write(string.format(\'BENCH_RESULT {"requests":%d,"duration_us":%d,"non2xx":%d,"socket_errors":%d,"p50_us":%d,"p99_us":%d}\\n\',',
     "    summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout, latency:percentile(50), latency:percentile(99)))",
     "end",
   );
@@ -201,7 +205,14 @@ export function wrkScript(req: WrkRequest): string {
 export function parseWrkOutput(out: string): WrkResult {
   const m = out.match(/^BENCH_RESULT (\{.*\})$/m);
   if (!m) throw new Error(`could not read wrk's output:\n${out}`);
-  const r = JSON.parse(m[1]!) as { requests: number; duration_us: number; non2xx: number; socket_errors: number; p50_us: number; p99_us: number };
+  const r = JSON.parse(m[1]!) as {
+    requests: number;
+    duration_us: number;
+    non2xx: number;
+    socket_errors: number;
+    p50_us: number;
+    p99_us: number;
+  };
   return {
     requests: r.requests,
     rps: r.duration_us > 0 ? r.requests / (r.duration_us / 1e6) : 0,
@@ -220,7 +231,20 @@ export async function runWrk(wrk: string, req: WrkRequest, opts: WrkOptions): Pr
   try {
     const script = join(dir, "bench.lua");
     writeFileSync(script, wrkScript(req));
-    const p = Bun.spawn([wrk, `-t${opts.threads}`, `-c${opts.connections}`, `-d${opts.seconds}s`, "--timeout", "10s", "-s", script, req.url], { stdout: "pipe", stderr: "pipe" });
+    const p = Bun.spawn(
+      [
+        wrk,
+        `-t${opts.threads}`,
+        `-c${opts.connections}`,
+        `-d${opts.seconds}s`,
+        "--timeout",
+        "10s",
+        "-s",
+        script,
+        req.url,
+      ],
+      { stdout: "pipe", stderr: "pipe" },
+    );
     const killer = setTimeout(() => p.kill(), (opts.seconds + 30) * 1000);
     const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
     clearTimeout(killer);
@@ -244,7 +268,10 @@ export interface BenchRow {
 
 /** A markdown table of ROWS: req/s, p50, p99, ratio to the baseline and to the row's reference, failures. */
 export function markdownTable(rows: BenchRow[]): string {
-  const out = ["| endpoint | req/s | p50 ms | p99 ms | × bare | × reference | non-2xx |", "|---|---:|---:|---:|---:|---:|---:|"];
+  const out = [
+    "| endpoint | req/s | p50 ms | p99 ms | × bare | × reference | non-2xx |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+  ];
   for (const r of rows) {
     const failures = r.result.non2xx + r.result.socketErrors;
     const reference = r.reference ? `${r.reference.ratio.toFixed(2)} (${r.reference.name})` : "";

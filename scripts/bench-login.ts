@@ -13,7 +13,16 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { arg, LIFTED_LIMITS, requireWrk, runWrk, serveChild, spawnChild, startBaseline, type WrkResult } from "./bench-lib";
+import {
+  arg,
+  LIFTED_LIMITS,
+  requireWrk,
+  runWrk,
+  serveChild,
+  spawnChild,
+  startBaseline,
+  type WrkResult,
+} from "./bench-lib";
 
 const CHILD_FLAG = "--bench-login-child";
 
@@ -29,10 +38,17 @@ async function runChild(): Promise<void> {
   const { startServer } = await import("../src/main");
   const { silentLogger } = await import("../src/lib/log");
   const { makeUser } = await import("../src/testing/fixtures");
-  const server = await startServer({ dataDir: process.env.BENCH_DATA_DIR!, log: silentLogger, overrides: LIFTED_LIMITS });
+  const server = await startServer({
+    dataDir: process.env.BENCH_DATA_DIR!,
+    log: silentLogger,
+    overrides: LIFTED_LIMITS,
+  });
   const user = await makeUser(server.app);
-  const csrf = ((await (await fetch(`${server.url}/api/auth/csrf`)).json()) as { data: { csrfToken: string } }).data.csrfToken;
-  serveChild({ url: server.url, email: user.email!, password: user.password, csrf } satisfies Fixtures, () => server.stop());
+  const csrf = ((await (await fetch(`${server.url}/api/auth/csrf`)).json()) as { data: { csrfToken: string } }).data
+    .csrfToken;
+  serveChild({ url: server.url, email: user.email!, password: user.password, csrf } satisfies Fixtures, () =>
+    server.stop(),
+  );
 }
 
 async function main(): Promise<void> {
@@ -49,7 +65,11 @@ async function main(): Promise<void> {
     const login = {
       url: `${f.url}/api/auth/login`,
       method: "POST" as const,
-      headers: { "content-type": "application/json", cookie: `csrf_token=${encodeURIComponent(f.csrf)}`, "x-csrf-token": f.csrf },
+      headers: {
+        "content-type": "application/json",
+        cookie: `csrf_token=${encodeURIComponent(f.csrf)}`,
+        "x-csrf-token": f.csrf,
+      },
       body: JSON.stringify({ email: f.email, password: f.password }),
     };
     const probe = await fetch(login.url, { method: "POST", headers: login.headers, body: login.body });

@@ -35,7 +35,11 @@ async function runChild(): Promise<void> {
   const { newCuid } = await import("../src/lib/ids");
   const accounts = Number(process.env.BENCH_ACCOUNTS);
   const dataDir = process.env.BENCH_DATA_DIR!;
-  const server = await startServer({ dataDir, log: silentLogger, overrides: { port: 0, host: "127.0.0.1", "limits.clientRps": 1_000_000 } });
+  const server = await startServer({
+    dataDir,
+    log: silentLogger,
+    overrides: { port: 0, host: "127.0.0.1", "limits.clientRps": 1_000_000 },
+  });
   const { app } = server;
   const now = app.clock.now();
   // accounts inserted directly: no password hashing, the bench needs only sessions
@@ -44,7 +48,16 @@ async function runChild(): Promise<void> {
     for (let i = 0; i < accounts; i++) {
       const row = await trx
         .insertInto("users")
-        .values({ cuid: newCuid(), email: null, username: `bench${i}`, username_lower: `bench${i}`, display_name: `Bench ${i}`, password_hash: null, created_at: now, updated_at: now })
+        .values({
+          cuid: newCuid(),
+          email: null,
+          username: `bench${i}`,
+          username_lower: `bench${i}`,
+          display_name: `Bench ${i}`,
+          password_hash: null,
+          created_at: now,
+          updated_at: now,
+        })
         .returning("id")
         .executeTakeFirstOrThrow();
       userIds.push(row.id);
@@ -52,15 +65,29 @@ async function runChild(): Promise<void> {
   });
   const cookies: string[] = [];
   for (const userId of userIds) {
-    const { tokens } = await createSession(app.db, now, sessionTtls(app), { userId, userAgent: "bench", ip: "127.0.0.1" });
-    cookies.push(sessionCookies(app, tokens).map((c) => c.split(";")[0]).join("; "));
+    const { tokens } = await createSession(app.db, now, sessionTtls(app), {
+      userId,
+      userAgent: "bench",
+      ip: "127.0.0.1",
+    });
+    cookies.push(
+      sessionCookies(app, tokens)
+        .map((c) => c.split(";")[0])
+        .join("; "),
+    );
   }
   const send = (m: FromChild) => process.send!(m);
   process.on("message", async (m: ToChild) => {
     if (m.cmd === "stats") {
       Bun.gc(true);
       const mem = process.memoryUsage();
-      send({ type: "stats", rss: mem.rss, heapUsed: mem.heapUsed, connections: realtimeHub(app).connectionCount(), listeners: app.events.listenerCount() });
+      send({
+        type: "stats",
+        rss: mem.rss,
+        heapUsed: mem.heapUsed,
+        connections: realtimeHub(app).connectionCount(),
+        listeners: app.events.listenerCount(),
+      });
     } else if (m.cmd === "publish") {
       const t0 = performance.now();
       app.events.publish(userIds, "typing", { conversationId: m.marker, user: { id: "bench", username: "bench" } });
@@ -92,7 +119,9 @@ async function openSse(url: URL, cookie: string): Promise<BenchClient> {
       },
     },
   });
-  socket.write(`GET /api/realtime/events HTTP/1.1\r\nHost: ${url.host}\r\nCookie: ${cookie}\r\nAccept: text/event-stream\r\n\r\n`);
+  socket.write(
+    `GET /api/realtime/events HTTP/1.1\r\nHost: ${url.host}\r\nCookie: ${cookie}\r\nAccept: text/event-stream\r\n\r\n`,
+  );
   return { received: (marker) => text.includes(marker), close: () => socket.end() };
 }
 
@@ -162,8 +191,12 @@ async function main(): Promise<void> {
       await Bun.sleep(200);
       stats = await ask("stats", { cmd: "stats" });
     }
-    console.log(`opened ${clients.length} ${transport} connections in ${((performance.now() - t0) / 1000).toFixed(1)} s; server holds ${stats.connections}`);
-    console.log(`server rss ${mb(stats.rss)} MB (+${mb(stats.rss - before.rss)} MB, ${((stats.rss - before.rss) / Math.max(1, stats.connections) / 1024).toFixed(1)} KB per connection)`);
+    console.log(
+      `opened ${clients.length} ${transport} connections in ${((performance.now() - t0) / 1000).toFixed(1)} s; server holds ${stats.connections}`,
+    );
+    console.log(
+      `server rss ${mb(stats.rss)} MB (+${mb(stats.rss - before.rss)} MB, ${((stats.rss - before.rss) / Math.max(1, stats.connections) / 1024).toFixed(1)} KB per connection)`,
+    );
 
     for (let round = 1; round <= 3; round++) {
       const marker = `fanout-${round}-${Date.now()}`;
@@ -177,12 +210,16 @@ async function main(): Promise<void> {
         await Bun.sleep(2);
       }
       const total = performance.now() - start;
-      console.log(`fan-out ${round}: server publish ${published.ms.toFixed(1)} ms; all ${got}/${clients.length} clients had it after ${total.toFixed(1)} ms`);
+      console.log(
+        `fan-out ${round}: server publish ${published.ms.toFixed(1)} ms; all ${got}/${clients.length} clients had it after ${total.toFixed(1)} ms`,
+      );
     }
 
     for (const c of clients) c.close();
     stats = await drained();
-    console.log(`after disconnect: server holds ${stats.connections} connections, ${stats.listeners} broker listeners, rss ${mb(stats.rss)} MB`);
+    console.log(
+      `after disconnect: server holds ${stats.connections} connections, ${stats.listeners} broker listeners, rss ${mb(stats.rss)} MB`,
+    );
 
     // churn: many short-lived connections must leave nothing behind
     const cycles = Math.max(0, Number(arg("cycles", "10000")));

@@ -26,8 +26,12 @@ async function runReference(): Promise<void> {
   db.transaction(() => {
     for (let i = 0; i < ROWS; i++) seed.run(`Reference row ${i} with a few words of text`, Date.now());
   })();
-  const select = db.prepare<{ id: number; body: string; created_at: number }, [number]>("SELECT id, body, created_at FROM items WHERE id = ?");
-  const insert = db.prepare<{ id: number }, [string, number]>("INSERT INTO items (body, created_at) VALUES (?, ?) RETURNING id");
+  const select = db.prepare<{ id: number; body: string; created_at: number }, [number]>(
+    "SELECT id, body, created_at FROM items WHERE id = ?",
+  );
+  const insert = db.prepare<{ id: number }, [string, number]>(
+    "INSERT INTO items (body, created_at) VALUES (?, ?) RETURNING id",
+  );
 
   const app = new Elysia()
     .get("/select", () => ({ success: true, data: select.get(1 + Math.floor(Math.random() * ROWS)) }))

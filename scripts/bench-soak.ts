@@ -53,8 +53,18 @@ async function main(): Promise<void> {
         headers: { ...session, "content-type": "application/json", "x-csrf-token": f.csrf },
         body: JSON.stringify({ content: `soak ${n}`, clientMessageId: `soak-${n}` }),
       }),
-    () => fetch(`${bot}/sendMessage`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ chat_id: f.botChatId, text: `soak ${n}` }) }),
-    () => fetch(`${bot}/getUpdates`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ timeout: 0, offset: -1 }) }),
+    () =>
+      fetch(`${bot}/sendMessage`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ chat_id: f.botChatId, text: `soak ${n}` }),
+      }),
+    () =>
+      fetch(`${bot}/getUpdates`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ timeout: 0, offset: -1 }),
+      }),
     // a stream opened, read for a moment and dropped, as a closed browser tab does
     async () => {
       const controller = new AbortController();
@@ -106,7 +116,9 @@ async function main(): Promise<void> {
     const last = secondHalf.at(-1)!;
     const slope = last.minute > first.minute ? (last.rss - first.rss) / (last.minute - first.minute) : 0;
     console.log(`\n${n} requests in ${minutes} min (${Math.round(n / (minutes * 60))} req/s), ${failures} failed`);
-    console.log(`RSS ${mb(samples[0]!.rss)} MB at the start, ${mb(last.rss)} MB at the end, peak ${mb(processMemory(server.pid).peakRss)} MB`);
+    console.log(
+      `RSS ${mb(samples[0]!.rss)} MB at the start, ${mb(last.rss)} MB at the end, peak ${mb(processMemory(server.pid).peakRss)} MB`,
+    );
     console.log(`growth in the second half: ${(slope / 1024 / 1024).toFixed(2)} MB/min`);
   } finally {
     await server.stop();

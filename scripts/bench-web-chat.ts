@@ -23,19 +23,23 @@ const SCROLL_SECONDS = arg("--scroll-seconds", 120);
 
 const server = await startTestServer({ "limits.messagesPerMinute": 1_000_000 });
 const browser = await launchBrowser();
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 
 try {
   const ann = await quickPerson(server, { displayName: "Ann" });
   const bob = await quickPerson(server, { displayName: "Bob" });
-  const cid: string = (await ann.client.post(`/api/social/users/${bob.user.username}/message`, {})).body.data.conversationId;
+  const cid: string = (await ann.client.post(`/api/social/users/${bob.user.username}/message`, {})).body.data
+    .conversationId;
   const seedStart = performance.now();
   let next = 0;
   await Promise.all(
     Array.from({ length: 8 }, async () => {
       while (next < MESSAGES) {
         const i = ++next;
-        const res = await (i % 3 ? ann : bob).client.post(`/api/social/messages/${cid}`, { content: `message ${i}: ${"lorem ipsum ".repeat(1 + (i % 7))}` });
+        const res = await (i % 3 ? ann : bob).client.post(`/api/social/messages/${cid}`, {
+          content: `message ${i}: ${"lorem ipsum ".repeat(1 + (i % 7))}`,
+        });
         if (res.status !== 200) throw new Error(`seeding failed: ${res.status} ${JSON.stringify(res.body)}`);
       }
     }),
@@ -49,7 +53,10 @@ try {
     const w = window as unknown as { longTasks: number[]; seen: Map<string, number> };
     w.longTasks = [];
     w.seen = new Map();
-    new PerformanceObserver((list) => list.getEntries().forEach((e) => w.longTasks.push(e.duration))).observe({ type: "longtask", buffered: true });
+    new PerformanceObserver((list) => list.getEntries().forEach((e) => w.longTasks.push(e.duration))).observe({
+      type: "longtask",
+      buffered: true,
+    });
     // the moment each "live N" text enters the page
     new MutationObserver((records) => {
       for (const r of records)
@@ -70,18 +77,25 @@ try {
   await page.goto(`/dashboard/messages/${cid}`);
   await page.locator(".msg-text", { hasText: `message ${MESSAGES}:` }).waitFor({ timeout: 60_000 });
   const openMs = performance.now() - openStart;
-  const openTasks: number[] = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks.splice(0));
+  const openTasks: number[] = await page.evaluate(() =>
+    (window as unknown as { longTasks: number[] }).longTasks.splice(0),
+  );
 
   // scroll to the top again and again: each time the next older page loads above (the page
   // keeps a window of messages, so the oldest one shown is what moves)
-  const oldestShown = () => page.evaluate(() => Number(document.querySelector(".messages > li.msg")?.getAttribute("data-message-id") ?? 0));
+  const oldestShown = () =>
+    page.evaluate(() => Number(document.querySelector(".messages > li.msg")?.getAttribute("data-message-id") ?? 0));
   const scrollStart = performance.now();
   let reached = await oldestShown();
   while (performance.now() - scrollStart < SCROLL_SECONDS * 1000 && reached > 1) {
     await page.evaluate(() => {
       document.querySelector(".history")!.scrollTop = 0;
     });
-    await page.waitForFunction((n) => Number(document.querySelector(".messages > li.msg")?.getAttribute("data-message-id") ?? 0) < n, reached, { timeout: 30_000 });
+    await page.waitForFunction(
+      (n) => Number(document.querySelector(".messages > li.msg")?.getAttribute("data-message-id") ?? 0) < n,
+      reached,
+      { timeout: 30_000 },
+    );
     reached = await oldestShown();
   }
   const loaded = MESSAGES - reached + 1;
@@ -94,7 +108,9 @@ try {
       await new Promise((r) => requestAnimationFrame(() => r(null)));
     }
   });
-  const scrollTasks: number[] = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks.splice(0));
+  const scrollTasks: number[] = await page.evaluate(() =>
+    (window as unknown as { longTasks: number[] }).longTasks.splice(0),
+  );
 
   // live delivery: Ann sends, Bob's open chat shows it (back at the newest messages first)
   const newest = page.getByRole("button", { name: "Show the newest messages" });
@@ -104,14 +120,23 @@ try {
   for (let i = 1; i <= SENDS; i++) {
     const t0 = Date.now();
     await ann.client.post(`/api/social/messages/${cid}`, { content: `live ${i}` });
-    const seenAt = await page.waitForFunction((k) => (window as unknown as { seen: Map<string, number> }).seen.get(k), String(i), { timeout: 10_000, polling: 5 });
+    const seenAt = await page.waitForFunction(
+      (k) => (window as unknown as { seen: Map<string, number> }).seen.get(k),
+      String(i),
+      { timeout: 10_000, polling: 5 },
+    );
     delays.push(((await seenAt.jsonValue()) as number) - t0);
   }
 
-  const fmt = (xs: number[]) => `${xs.length} long tasks over 50 ms${xs.length ? ` (longest ${Math.max(...xs).toFixed(0)} ms)` : ""}`;
+  const fmt = (xs: number[]) =>
+    `${xs.length} long tasks over 50 ms${xs.length ? ` (longest ${Math.max(...xs).toFixed(0)} ms)` : ""}`;
   console.log(`open a chat of ${MESSAGES} messages: newest shown after ${openMs.toFixed(0)} ms; ${fmt(openTasks)}`);
-  console.log(`scroll up through ${loaded} messages (${(scrollMs / 1000).toFixed(1)} s of paging) and back down: ${fmt(scrollTasks)}`);
-  console.log(`new message in the other person's open chat (${SENDS} sends): p50 ${pct(delays, 50)} ms, p99 ${pct(delays, 99)} ms, max ${Math.max(...delays)} ms`);
+  console.log(
+    `scroll up through ${loaded} messages (${(scrollMs / 1000).toFixed(1)} s of paging) and back down: ${fmt(scrollTasks)}`,
+  );
+  console.log(
+    `new message in the other person's open chat (${SENDS} sends): p50 ${pct(delays, 50)} ms, p99 ${pct(delays, 99)} ms, max ${Math.max(...delays)} ms`,
+  );
   await viewer.context.close();
 } finally {
   await browser.close();

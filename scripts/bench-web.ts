@@ -50,7 +50,9 @@ async function timeTo(page: Page, url: string, selector: string): Promise<number
     }).observe(document, { childList: true, subtree: true });
   }, selector);
   await page.goto(url);
-  await page.waitForFunction(() => (window as unknown as { __shown?: number }).__shown !== undefined, null, { timeout: 15_000 });
+  await page.waitForFunction(() => (window as unknown as { __shown?: number }).__shown !== undefined, null, {
+    timeout: 15_000,
+  });
   return page.evaluate(() => (window as unknown as { __shown: number }).__shown);
 }
 
@@ -60,7 +62,14 @@ try {
   // 1,000 posts written straight to the database (the API's hourly post limit is for people)
   await server.app.db
     .insertInto("posts")
-    .values(Array.from({ length: POSTS }, (_, i) => ({ cuid: `benchpost${String(i).padStart(6, "0")}`, author_id: author.user.id, content: `Post number ${i}: a line of text long enough to wrap on a phone, with a #hashtag and a mention of @bench_author.`, created_at: now - (POSTS - i) * 1000 })))
+    .values(
+      Array.from({ length: POSTS }, (_, i) => ({
+        cuid: `benchpost${String(i).padStart(6, "0")}`,
+        author_id: author.user.id,
+        content: `Post number ${i}: a line of text long enough to wrap on a phone, with a #hashtag and a mention of @bench_author.`,
+        created_at: now - (POSTS - i) * 1000,
+      })),
+    )
     .execute();
 
   const results: Record<string, string> = {};
@@ -81,7 +90,8 @@ try {
       await person.context.close();
     }
     const total = [...js.values()].reduce((a, b) => a + b, 0);
-    results[label] = `JS ${(total / 1024).toFixed(1)} KB gzip in ${js.size} files; first screen median ${median(times).toFixed(0)} ms (min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)}, ${RUNS} cold loads)`;
+    results[label] =
+      `JS ${(total / 1024).toFixed(1)} KB gzip in ${js.size} files; first screen median ${median(times).toFixed(0)} ms (min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)}, ${RUNS} cold loads)`;
   }
 
   // scrolling 1,000 loaded posts: load every page, then scroll through while recording long tasks
@@ -92,7 +102,9 @@ try {
   // each page arrives as the end of the list comes into view; bounded in steps and in time
   for (let i = 0, count = 0; i < 400 && count < POSTS && performance.now() - loadStart < 180_000; i++) {
     await page.evaluate(() => scrollTo(0, document.body.scrollHeight));
-    await page.waitForFunction((n: number) => document.querySelectorAll("article.post").length > n, count, { timeout: 10_000 }).catch(() => undefined);
+    await page
+      .waitForFunction((n: number) => document.querySelectorAll("article.post").length > n, count, { timeout: 10_000 })
+      .catch(() => undefined);
     count = await page.locator("article.post").count();
   }
   const loaded = await page.locator("article.post").count();
@@ -113,7 +125,8 @@ try {
     return tasks;
   });
   await reader.context.close();
-  results[`scroll ${loaded} loaded posts (390 px wide)`] = `${longTasks.length} long tasks over 50 ms while scrolling${longTasks.length ? ` (longest ${Math.max(...longTasks).toFixed(0)} ms)` : ""}; loading them by infinite scroll took ${(loadMs / 1000).toFixed(1)} s`;
+  results[`scroll ${loaded} loaded posts (390 px wide)`] =
+    `${longTasks.length} long tasks over 50 ms while scrolling${longTasks.length ? ` (longest ${Math.max(...longTasks).toFixed(0)} ms)` : ""}; loading them by infinite scroll took ${(loadMs / 1000).toFixed(1)} s`;
 
   for (const [k, v] of Object.entries(results)) console.log(`${k}: ${v}`);
 } finally {

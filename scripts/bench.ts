@@ -85,12 +85,16 @@ async function runChild(): Promise<void> {
   const reader = await makeUser(app, { username: "bench_reader" });
   const friend = await makeUser(app, { username: "bench_friend" });
   // the feed: POSTS posts by 20 authors, half of them followed by the reader
-  const authors = await Promise.all(Array.from({ length: 20 }, (_, i) => makeUser(app, { username: `bench_author${i}` })));
+  const authors = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => makeUser(app, { username: `bench_author${i}` })),
+  );
   let follows = 10;
   if (postCount <= SEED_THROUGH_DOMAIN_MAX) {
     for (const a of authors.slice(0, follows)) await toggleFollow(app, reader.id, a.id);
     for (let i = 0; i < postCount; i++) {
-      await createPost(app, authors[i % authors.length]!, { content: `Bench post ${i} with a #hashtag and a few words of text to render.` });
+      await createPost(app, authors[i % authors.length]!, {
+        content: `Bench post ${i} with a #hashtag and a few words of text to render.`,
+      });
     }
   } else {
     // a large feed: one author per 50 posts, the reader following up to 1,000 of them
@@ -98,8 +102,16 @@ async function runChild(): Promise<void> {
     const seedAuthors = Math.min(100_000, Math.max(40, Math.floor(postCount / 50)));
     follows = Math.min(1_000, Math.floor(seedAuthors / 2));
     const t0 = performance.now();
-    seedLargeFeed(app.storage.sqlite, { posts: postCount, authors: seedAuthors, viewerId: reader.id, follows, now: app.clock.now() - 60_000 });
-    console.error(`seeded ${postCount} posts by ${seedAuthors} authors in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    seedLargeFeed(app.storage.sqlite, {
+      posts: postCount,
+      authors: seedAuthors,
+      viewerId: reader.id,
+      follows,
+      now: app.clock.now() - 60_000,
+    });
+    console.error(
+      `seeded ${postCount} posts by ${seedAuthors} authors in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
   }
   // an account following nobody: its following feed has no rows to find, the worst case of a walk
   const newcomer = await makeUser(app, { username: "bench_newcomer" });
@@ -108,7 +120,8 @@ async function runChild(): Promise<void> {
   const login = await client.login(reader.email!, reader.password);
   if (login.status !== 200) throw new Error(`login failed: ${JSON.stringify(login.body)}`);
   const newcomerClient = new TestClient(server.url);
-  if ((await newcomerClient.login(newcomer.email!, newcomer.password)).status !== 200) throw new Error("the newcomer's login failed");
+  if ((await newcomerClient.login(newcomer.email!, newcomer.password)).status !== 200)
+    throw new Error("the newcomer's login failed");
   const chat = await client.post(`/api/social/users/${friend.username}/message`, {});
   if (chat.status !== 200) throw new Error(`opening a chat failed: ${JSON.stringify(chat.body)}`);
 
@@ -118,17 +131,23 @@ async function runChild(): Promise<void> {
   for (let i = 0; i < CHAT_AND_COMMENT_COUNT; i++) {
     const writer = await makeUser(app, { username: `bench_writer${i}` });
     const conversation = await openPrivateChat(app, writer.id, reader.id);
-    for (const content of [`Hi ${i}`, `How are you, ${i}?`]) await sendMessage(app, { conversationId: conversation.id, senderId: writer.id, content });
+    for (const content of [`Hi ${i}`, `How are you, ${i}?`])
+      await sendMessage(app, { conversationId: conversation.id, senderId: writer.id, content });
   }
   // a post's comments and one comment's replies, by the authors in turn
   const { post: discussed } = await createPost(app, authors[0]!, { content: "A post with comments" });
   let firstComment = "";
   for (let i = 0; i < CHAT_AND_COMMENT_COUNT; i++) {
-    const comment = await createComment(app, authors[i % authors.length]!, discussed.cuid, { content: `Comment ${i} with a few words` });
+    const comment = await createComment(app, authors[i % authors.length]!, discussed.cuid, {
+      content: `Comment ${i} with a few words`,
+    });
     firstComment ||= comment.cuid;
   }
   for (let i = 0; i < CHAT_AND_COMMENT_COUNT; i++) {
-    await createComment(app, authors[(i + 1) % authors.length]!, discussed.cuid, { content: `Reply ${i}`, replyToId: firstComment });
+    await createComment(app, authors[(i + 1) % authors.length]!, discussed.cuid, {
+      content: `Reply ${i}`,
+      replyToId: firstComment,
+    });
   }
 
   const bot = await createBot(app, { ownerId: reader.id, username: "bench_bot", name: "Bench Bot" });
@@ -136,7 +155,11 @@ async function runChild(): Promise<void> {
   if (botChat.status !== 200) throw new Error(`opening the bot chat failed: ${JSON.stringify(botChat.body)}`);
   // take the /start update off the queue, as a polling bot would, so getUpdates polls an empty queue
   const call = async (method: string, params: object) => {
-    const res = await fetch(`${server.url}/bot${bot.token}/${method}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(params) });
+    const res = await fetch(`${server.url}/bot${bot.token}/${method}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(params),
+    });
     const body = (await res.json()) as { ok: boolean; result: any };
     if (!body.ok) throw new Error(`${method} failed: ${JSON.stringify(body)}`);
     return body.result;
@@ -181,18 +204,45 @@ function endpoints(f: Fixtures): Endpoint[] {
     { name: "GET /healthz", request: { url: `${f.url}/healthz` } },
     { name: "GET /api/auth/csrf", request: { url: `${f.url}/api/auth/csrf` } },
     { name: "GET /api/auth/me", request: { url: `${f.url}/api/auth/me`, headers: session }, reference: "select" },
-    { name: `GET /api/social/feed (${f.posts} posts)`, request: { url: `${f.url}/api/social/feed`, headers: session }, reference: "select" },
-    { name: `GET /api/social/feed?following=true (following ${f.follows})`, request: { url: `${f.url}/api/social/feed?following=true`, headers: session }, reference: "select" },
     {
-      name: "GET /api/social/feed?following=true (following nobody)",
-      request: { url: `${f.url}/api/social/feed?following=true`, headers: { cookie: f.newcomerCookie, "user-agent": "socialctl-bench" } },
+      name: `GET /api/social/feed (${f.posts} posts)`,
+      request: { url: `${f.url}/api/social/feed`, headers: session },
       reference: "select",
     },
-    { name: `GET /api/social/messages (${CHAT_AND_COMMENT_COUNT + 2} chats)`, request: { url: `${f.url}/api/social/messages`, headers: session }, reference: "select" },
-    { name: `GET /api/social/posts/{id}/comments (${CHAT_AND_COMMENT_COUNT})`, request: { url: `${f.url}/api/social/posts/${f.postId}/comments`, headers: session }, reference: "select" },
-    { name: `GET /api/social/comments/{id}/replies (${CHAT_AND_COMMENT_COUNT})`, request: { url: `${f.url}/api/social/comments/${f.commentId}/replies`, headers: session }, reference: "select" },
+    {
+      name: `GET /api/social/feed?following=true (following ${f.follows})`,
+      request: { url: `${f.url}/api/social/feed?following=true`, headers: session },
+      reference: "select",
+    },
+    {
+      name: "GET /api/social/feed?following=true (following nobody)",
+      request: {
+        url: `${f.url}/api/social/feed?following=true`,
+        headers: { cookie: f.newcomerCookie, "user-agent": "socialctl-bench" },
+      },
+      reference: "select",
+    },
+    {
+      name: `GET /api/social/messages (${CHAT_AND_COMMENT_COUNT + 2} chats)`,
+      request: { url: `${f.url}/api/social/messages`, headers: session },
+      reference: "select",
+    },
+    {
+      name: `GET /api/social/posts/{id}/comments (${CHAT_AND_COMMENT_COUNT})`,
+      request: { url: `${f.url}/api/social/posts/${f.postId}/comments`, headers: session },
+      reference: "select",
+    },
+    {
+      name: `GET /api/social/comments/{id}/replies (${CHAT_AND_COMMENT_COUNT})`,
+      request: { url: `${f.url}/api/social/comments/${f.commentId}/replies`, headers: session },
+      reference: "select",
+    },
     { name: "Bot API getMe", request: { url: `${bot}/getMe` }, reference: "select" },
-    { name: "Bot API getUpdates timeout=0", request: { url: `${bot}/getUpdates`, method: "POST", headers: json, body: JSON.stringify({ timeout: 0 }) }, reference: "select" },
+    {
+      name: "Bot API getUpdates timeout=0",
+      request: { url: `${bot}/getUpdates`, method: "POST", headers: json, body: JSON.stringify({ timeout: 0 }) },
+      reference: "select",
+    },
     // writes last, so the reads above all see the same database
     {
       name: "POST /api/social/messages/{cid}",
@@ -207,7 +257,12 @@ function endpoints(f: Fixtures): Endpoint[] {
     {
       name: "Bot API sendMessage",
       reference: "insert",
-      request: { url: `${bot}/sendMessage`, method: "POST", headers: json, body: JSON.stringify({ chat_id: f.botChatId, text: "Hello from the bench bot" }) },
+      request: {
+        url: `${bot}/sendMessage`,
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ chat_id: f.botChatId, text: "Hello from the bench bot" }),
+      },
     },
   ];
 }
@@ -217,12 +272,17 @@ async function probe(e: Endpoint): Promise<void> {
   const body = e.request.bodyTemplate?.replace("{n}", "probe") ?? e.request.body;
   const res = await fetch(e.request.url, { method: e.request.method ?? "GET", headers: e.request.headers, body });
   const text = await res.text();
-  if (res.status !== 200) throw new Error(`${e.name}: expected 200 before benchmarking, got ${res.status}: ${text.slice(0, 300)}`);
+  if (res.status !== 200)
+    throw new Error(`${e.name}: expected 200 before benchmarking, got ${res.status}: ${text.slice(0, 300)}`);
 }
 
 async function main(): Promise<void> {
   const wrk = requireWrk();
-  const opts = { seconds: Number(arg("seconds", "5")), threads: Number(arg("threads", "2")), connections: Number(arg("connections", "50")) };
+  const opts = {
+    seconds: Number(arg("seconds", "5")),
+    threads: Number(arg("threads", "2")),
+    connections: Number(arg("connections", "50")),
+  };
   if (![opts.seconds, opts.threads, opts.connections].every((n) => Number.isInteger(n) && n > 0 && n <= 10_000)) {
     console.error("--seconds, --threads and --connections must be positive integers");
     process.exit(1);
@@ -233,7 +293,19 @@ async function main(): Promise<void> {
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
   // names only: the fixtures come from the seeded server later
-  const endpointNames = endpoints({ url: "http://127.0.0.1:0", cookie: "", csrf: "", conversationId: "", botToken: "", botChatId: 0, posts, follows: 0, newcomerCookie: "", postId: "", commentId: "" }).map((e) => e.name);
+  const endpointNames = endpoints({
+    url: "http://127.0.0.1:0",
+    cookie: "",
+    csrf: "",
+    conversationId: "",
+    botToken: "",
+    botChatId: 0,
+    posts,
+    follows: 0,
+    newcomerCookie: "",
+    postId: "",
+    commentId: "",
+  }).map((e) => e.name);
   const isSelected = (name: string) => !only.length || only.some((o) => name.toLowerCase().includes(o));
   if (!endpointNames.some(isSelected)) {
     console.error(`--only matches none of: ${endpointNames.join(", ")}`);
@@ -266,13 +338,20 @@ async function main(): Promise<void> {
     console.log(`  bare Bun.serve: ${Math.round(baselineFirst.rps)} req/s`);
     const referenceRequests: Record<ReferenceKind, WrkRequest> = {
       select: { url: `${references.ready.url}/select` },
-      insert: { url: `${references.ready.url}/insert`, method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ content: "Hello from the benchmark" }) },
+      insert: {
+        url: `${references.ready.url}/insert`,
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ content: "Hello from the benchmark" }),
+      },
     };
     const referenceRuns: Record<ReferenceKind, WrkResult[]> = { select: [], insert: [] };
     const runReferences = async () => {
       for (const kind of ["select", "insert"] as const) {
         const result = await runWrk(wrk, referenceRequests[kind], opts);
-        console.log(`  reference ${REFERENCE_NAMES[kind]}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms`);
+        console.log(
+          `  reference ${REFERENCE_NAMES[kind]}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms`,
+        );
         referenceRuns[kind].push(result);
       }
     };
@@ -282,33 +361,54 @@ async function main(): Promise<void> {
       if (!isSelected(e.name)) continue;
       await probe(e);
       const result = await runWrk(wrk, e.request, opts);
-      console.log(`  ${e.name}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms${result.non2xx + result.socketErrors ? `, ${result.non2xx} non-2xx, ${result.socketErrors} socket errors` : ""}`);
+      console.log(
+        `  ${e.name}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms${result.non2xx + result.socketErrors ? `, ${result.non2xx} non-2xx, ${result.socketErrors} socket errors` : ""}`,
+      );
       measured.push({ name: e.name, result, reference: e.reference });
     }
     await runReferences();
     const baselineLast = await runWrk(wrk, baselineRequest, opts);
     const baselineRps = (baselineFirst.rps + baselineLast.rps) / 2;
-    const referenceRps = (kind: ReferenceKind) => referenceRuns[kind].reduce((sum, r) => sum + r.rps, 0) / referenceRuns[kind].length;
+    const referenceRps = (kind: ReferenceKind) =>
+      referenceRuns[kind].reduce((sum, r) => sum + r.rps, 0) / referenceRuns[kind].length;
     const referenceRow = (kind: ReferenceKind): BenchRow => {
       const [first, last] = referenceRuns[kind] as [WrkResult, WrkResult];
       const rps = referenceRps(kind);
       return {
         name: `reference: Elysia + one ${REFERENCE_NAMES[kind]} (mean of 2)`,
-        result: { ...first, rps, requests: first.requests + last.requests, p50Ms: Math.max(first.p50Ms, last.p50Ms), p99Ms: Math.max(first.p99Ms, last.p99Ms) },
+        result: {
+          ...first,
+          rps,
+          requests: first.requests + last.requests,
+          p50Ms: Math.max(first.p50Ms, last.p50Ms),
+          p99Ms: Math.max(first.p99Ms, last.p99Ms),
+        },
         ratio: rps / baselineRps,
       };
     };
     const memAfter = processMemory(server.pid);
 
     const rows: BenchRow[] = [
-      { name: "bare Bun.serve (baseline, mean of 2)", result: { ...baselineFirst, rps: baselineRps, requests: baselineFirst.requests + baselineLast.requests, p50Ms: Math.max(baselineFirst.p50Ms, baselineLast.p50Ms), p99Ms: Math.max(baselineFirst.p99Ms, baselineLast.p99Ms) }, ratio: 1 },
+      {
+        name: "bare Bun.serve (baseline, mean of 2)",
+        result: {
+          ...baselineFirst,
+          rps: baselineRps,
+          requests: baselineFirst.requests + baselineLast.requests,
+          p50Ms: Math.max(baselineFirst.p50Ms, baselineLast.p50Ms),
+          p99Ms: Math.max(baselineFirst.p99Ms, baselineLast.p99Ms),
+        },
+        ratio: 1,
+      },
       referenceRow("select"),
       referenceRow("insert"),
       ...measured.map((m) => ({
         name: m.name,
         result: m.result,
         ratio: m.result.rps / baselineRps,
-        reference: m.reference ? { name: REFERENCE_NAMES[m.reference], ratio: m.result.rps / referenceRps(m.reference) } : undefined,
+        reference: m.reference
+          ? { name: REFERENCE_NAMES[m.reference], ratio: m.result.rps / referenceRps(m.reference) }
+          : undefined,
       })),
     ];
     const table = markdownTable(rows);
@@ -317,13 +417,32 @@ async function main(): Promise<void> {
 
     const report = {
       date: new Date().toISOString(),
-      machine: { cpus: navigator.hardwareConcurrency, bun: Bun.version, platform: process.platform, arch: process.arch },
+      machine: {
+        cpus: navigator.hardwareConcurrency,
+        bun: Bun.version,
+        platform: process.platform,
+        arch: process.arch,
+      },
       wrk: opts,
       posts,
       baseline: { rps: baselineRps, runs: [baselineFirst, baselineLast] },
-      references: { select: { rps: referenceRps("select"), runs: referenceRuns.select }, insert: { rps: referenceRps("insert"), runs: referenceRuns.insert } },
-      endpoints: rows.slice(3).map((r) => ({ name: r.name, ratio: r.ratio, referenceRatio: r.reference?.ratio, reference: r.reference?.name, ...r.result })),
-      memory: { serverRssBefore: memBefore.rss, serverRssAfter: memAfter.rss, serverPeakRss: memAfter.peakRss, baselineRss: baselineMem.rss },
+      references: {
+        select: { rps: referenceRps("select"), runs: referenceRuns.select },
+        insert: { rps: referenceRps("insert"), runs: referenceRuns.insert },
+      },
+      endpoints: rows.slice(3).map((r) => ({
+        name: r.name,
+        ratio: r.ratio,
+        referenceRatio: r.reference?.ratio,
+        reference: r.reference?.name,
+        ...r.result,
+      })),
+      memory: {
+        serverRssBefore: memBefore.rss,
+        serverRssAfter: memAfter.rss,
+        serverPeakRss: memAfter.peakRss,
+        baselineRss: baselineMem.rss,
+      },
     };
     writeFileSync(RESULTS, JSON.stringify(report, null, 2) + "\n");
     console.log(`\nwritten to ${RESULTS}`);

@@ -27,9 +27,13 @@ export function nativeFiles(): { addon: string; libs: Array<{ abs: string; rel: 
   const vipsDir = join(modules, "@img", `sharp-libvips-${platform}`, "lib");
   const addons = readdirSync(addonDir).filter((f) => f.endsWith(".node"));
   const vips = readdirSync(vipsDir).filter((f) => /^libvips-cpp\.so/.test(f) || /^libvips-cpp.*\.dylib$/.test(f));
-  if (addons.length !== 1) throw new Error(`expected one sharp addon in ${addonDir}, found ${addons.join(", ") || "none"}`);
+  if (addons.length !== 1)
+    throw new Error(`expected one sharp addon in ${addonDir}, found ${addons.join(", ") || "none"}`);
   if (vips.length === 0) throw new Error(`no libvips library in ${vipsDir}`);
-  const libs = [join(addonDir, addons[0]!), ...vips.map((f) => join(vipsDir, f))].map((abs) => ({ abs, rel: relative(modules, abs) }));
+  const libs = [join(addonDir, addons[0]!), ...vips.map((f) => join(vipsDir, f))].map((abs) => ({
+    abs,
+    rel: relative(modules, abs),
+  }));
   return { addon: libs[0]!.rel, libs };
 }
 
@@ -79,5 +83,7 @@ if (import.meta.main) {
     for (const log of result.logs) console.error(log);
     process.exit(1);
   }
-  console.log(`built ${relative(process.cwd(), outfile) || outfile} in ${Math.round(performance.now() - started)} ms (${dirname(outfile)})`);
+  console.log(
+    `built ${relative(process.cwd(), outfile) || outfile} in ${Math.round(performance.now() - started)} ms (${dirname(outfile)})`,
+  );
 }

@@ -38,18 +38,42 @@ try {
   // a small world: two people, a photo post, a poll, a conversation under a post
   const ada = await quickPerson(server, { username: "ada", displayName: "Ada Lovelace" });
   const grace = await quickPerson(server, { username: "grace", displayName: "Grace Hopper" });
-  const upload = await postUpload(ada.client, "post", await pngOf(server.app, 1200, 600), { filename: "sky.png", type: "image/png" });
-  await postAs(ada.client, { content: "The analytical engine weaves algebraic patterns just as the Jacquard loom weaves flowers and leaves. #engines", imageUrls: [upload.body.data.url] });
-  await postAs(grace.client, { content: "Settle this for the team, please.", poll: { question: "Which should we debug first?", options: ["The moth", "The compiler", "The coffee machine"] } });
-  const cover = await postUpload(ada.client, "cover", await pngOf(server.app, 1200, 400), { filename: "cover.png", type: "image/png" });
-  await ada.client.patch("/api/account/profile", { bio: "Lady of the engine. Notes on #engines and poetical science.", coverUrl: cover.body.data.url });
+  const upload = await postUpload(ada.client, "post", await pngOf(server.app, 1200, 600), {
+    filename: "sky.png",
+    type: "image/png",
+  });
+  await postAs(ada.client, {
+    content:
+      "The analytical engine weaves algebraic patterns just as the Jacquard loom weaves flowers and leaves. #engines",
+    imageUrls: [upload.body.data.url],
+  });
+  await postAs(grace.client, {
+    content: "Settle this for the team, please.",
+    poll: { question: "Which should we debug first?", options: ["The moth", "The compiler", "The coffee machine"] },
+  });
+  const cover = await postUpload(ada.client, "cover", await pngOf(server.app, 1200, 400), {
+    filename: "cover.png",
+    type: "image/png",
+  });
+  await ada.client.patch("/api/account/profile", {
+    bio: "Lady of the engine. Notes on #engines and poetical science.",
+    coverUrl: cover.body.data.url,
+  });
   await grace.client.post("/api/social/users/ada/follow");
   const talk = await postAs(grace.client, "It's easier to ask forgiveness than it is to get permission. @ada agree?");
-  await ada.client.post(`/api/social/posts/${talk.id}/comments`, { content: "Entirely. Though the engine never asks either." });
+  await ada.client.post(`/api/social/posts/${talk.id}/comments`, {
+    content: "Entirely. Though the engine never asks either.",
+  });
   await ada.client.post(`/api/social/posts/${talk.id}/like`);
 
-  const storyPicture = await postUpload(ada.client, "story", await pngOf(server.app, 720, 1280), { filename: "story.png", type: "image/png" });
-  await ada.client.post("/api/social/stories", { mediaUrl: storyPicture.body.data.url, caption: "Notes on the engine, page one" });
+  const storyPicture = await postUpload(ada.client, "story", await pngOf(server.app, 720, 1280), {
+    filename: "story.png",
+    type: "image/png",
+  });
+  await ada.client.post("/api/social/stories", {
+    mediaUrl: storyPicture.body.data.url,
+    caption: "Notes on the engine, page one",
+  });
 
   for (const [scheme, viewport, suffix] of [
     ["light", { width: 1280, height: 800 }, "desktop-light"],
@@ -61,7 +85,10 @@ try {
     await shot(visitor.page, `sign-in-${suffix}`);
     await visitor.context.close();
 
-    const me = await signedInPage(browser, server, `you_${suffix.replace("-", "_")}`, { viewport, colorScheme: scheme });
+    const me = await signedInPage(browser, server, `you_${suffix.replace("-", "_")}`, {
+      viewport,
+      colorScheme: scheme,
+    });
     await me.page.getByText("analytical engine").waitFor();
     await shot(me.page, `feed-${suffix}`);
     await me.page.goto(`/posts/${talk.id}`);

@@ -44,21 +44,34 @@ export function seedLargeFeed(sqlite: SqliteDatabase, opts: SeedFeedOptions): nu
   const authorIds: number[] = [];
   insertInBatches(sqlite, opts.authors, (i) => {
     const username = `seed_${run}_${i}`;
-    const row = insertUser.get(newCuid(), `${username}@example.test`, username, `Seed author ${i}`, opts.now - 1_000_000_000) as { id: number };
+    const row = insertUser.get(
+      newCuid(),
+      `${username}@example.test`,
+      username,
+      `Seed author ${i}`,
+      opts.now - 1_000_000_000,
+    ) as { id: number };
     authorIds.push(row.id);
   });
 
   const insertFollow = sqlite.prepare("INSERT INTO follows (follower_id, followee_id, created_at) VALUES (?, ?, ?)");
   // followed authors spread over the whole range, so their posts are spread over time too
   const step = Math.max(1, Math.floor(opts.authors / Math.max(1, opts.follows)));
-  insertInBatches(sqlite, Math.min(opts.follows, opts.authors), (i) => insertFollow.run(opts.viewerId, authorIds[i * step]!, opts.now));
+  insertInBatches(sqlite, Math.min(opts.follows, opts.authors), (i) =>
+    insertFollow.run(opts.viewerId, authorIds[i * step]!, opts.now),
+  );
 
   const insertPost = sqlite.prepare("INSERT INTO posts (cuid, author_id, content, created_at) VALUES (?, ?, ?, ?)");
   const gapMs = 3_000;
   insertInBatches(sqlite, opts.posts, (i) => {
     // authors take turns in a scrambled order, as real posting does
     const author = authorIds[(i * 7919) % authorIds.length]!;
-    insertPost.run(newCuid(), author, `Seed post ${i} with a #hashtag and a few words of text to render.`, opts.now - (opts.posts - i) * gapMs);
+    insertPost.run(
+      newCuid(),
+      author,
+      `Seed post ${i} with a #hashtag and a few words of text to render.`,
+      opts.now - (opts.posts - i) * gapMs,
+    );
   });
   sqlite.exec("ANALYZE");
   return authorIds;

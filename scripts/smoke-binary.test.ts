@@ -1,7 +1,19 @@
 import { beforeAll, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { buildBinary, createUser, initInstance, runBinary, serveBinary, signIn, smokeBinary, SMOKE_USER, stoppedAfter, uploadPngWithThumbnail, withBinaryDir } from "./smoke-binary";
+import {
+  buildBinary,
+  createUser,
+  initInstance,
+  runBinary,
+  serveBinary,
+  signIn,
+  smokeBinary,
+  SMOKE_USER,
+  stoppedAfter,
+  uploadPngWithThumbnail,
+  withBinaryDir,
+} from "./smoke-binary";
 
 // The compiled binary, copied alone into empty folders. Built once here (about 10 s); the two
 // flows take a few seconds each, so this runs in every `npm test`, CI included.
@@ -24,7 +36,11 @@ test("a backup taken while serving restores into a fresh data dir with the binar
       await createUser(dir, SMOKE_USER);
       const call = await signIn(base, SMOKE_USER.email, SMOKE_USER.password);
       const url = await uploadPngWithThumbnail(call);
-      const profile = await call("/api/account/profile", { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ avatarUrl: url, bio: "kept by the backup" }) });
+      const profile = await call("/api/account/profile", {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ avatarUrl: url, bio: "kept by the backup" }),
+      });
       expect(profile.status).toBe(200);
       // the server keeps running (and answering) while the backup is written
       const made = JSON.parse(await runBinary(dir, ["--json", "backup", "create", "--out", archive]));
@@ -36,13 +52,18 @@ test("a backup taken while serving restores into a fresh data dir with the binar
 
     // a fresh data dir beside the first: restore through the binary, then serve it
     const restoredDir = join(dir, "restored");
-    const restored = JSON.parse(await runBinary(dir, ["--data-dir", restoredDir, "--json", "backup", "restore", archive]));
+    const restored = JSON.parse(
+      await runBinary(dir, ["--data-dir", restoredDir, "--json", "backup", "restore", archive]),
+    );
     expect(restored).toMatchObject({ dataDir: restoredDir, replaced: false, withoutDerived: false });
     expect(existsSync(join(restoredDir, "social.db"))).toBe(true);
     expect(readdirSync(restoredDir).some((n) => n.includes("restore-"))).toBe(false);
 
     // a second restore into the now occupied dir is refused without --force
-    const refused = Bun.spawnSync([join(dir, "socialctl"), "--data-dir", restoredDir, "backup", "restore", archive], { cwd: dir, stdin: "ignore" });
+    const refused = Bun.spawnSync([join(dir, "socialctl"), "--data-dir", restoredDir, "backup", "restore", archive], {
+      cwd: dir,
+      stdin: "ignore",
+    });
     expect(refused.exitCode).not.toBe(0);
     expect(refused.stderr.toString()).toContain("already holds an instance");
 
@@ -52,7 +73,13 @@ test("a backup taken while serving restores into a fresh data dir with the binar
       const me = await call("/api/auth/me");
       expect(me.status).toBe(200);
       const account = ((await me.json()) as { data: { account: Record<string, unknown> } }).data.account;
-      expect(account).toMatchObject({ username: SMOKE_USER.username, email: SMOKE_USER.email, bio: "kept by the backup", avatarUrl: avatar, emailVerified: true });
+      expect(account).toMatchObject({
+        username: SMOKE_USER.username,
+        email: SMOKE_USER.email,
+        bio: "kept by the backup",
+        avatarUrl: avatar,
+        emailVerified: true,
+      });
       const file = await fetch(avatar);
       expect(file.status).toBe(200);
       expect(file.headers.get("content-type")).toBe("image/png");

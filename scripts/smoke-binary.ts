@@ -42,15 +42,26 @@ async function freePort(): Promise<number> {
 
 /** Runs the copied binary in DIR with a clean environment (no data dir or port from the caller); its stdout. */
 export async function runBinary(dir: string, argv: string[]): Promise<string> {
-  const proc = Bun.spawn([join(dir, "socialctl"), ...argv], { cwd: dir, env: cleanEnv(), stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const proc = Bun.spawn([join(dir, "socialctl"), ...argv], {
+    cwd: dir,
+    env: cleanEnv(),
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+  });
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   if (code !== 0) fail(`socialctl ${argv.join(" ")} exited ${code}: ${err.trim() || out.trim()}`);
   return out;
 }
 
 function cleanEnv(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("SOCIAL_") && k !== "NODE_PATH") env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && !k.startsWith("SOCIAL_") && k !== "NODE_PATH") env[k] = v;
   return env;
 }
 
@@ -71,7 +82,11 @@ async function waitForHealth(url: string, proc: { exitCode: number | null }, std
 /** Builds dist/socialctl with scripts/build.ts. */
 export async function buildBinary(): Promise<void> {
   step("building dist/socialctl");
-  const build = Bun.spawn([process.execPath, join(root, "scripts/build.ts")], { cwd: root, stdout: "inherit", stderr: "inherit" });
+  const build = Bun.spawn([process.execPath, join(root, "scripts/build.ts")], {
+    cwd: root,
+    stdout: "inherit",
+    stderr: "inherit",
+  });
   if ((await build.exited) !== 0) fail("build failed");
 }
 
@@ -103,10 +118,17 @@ export interface ServingBinary {
 /** `serve` from DIR in the background (EXTRA are global flags such as --data-dir), once /healthz answers. */
 export async function serveBinary(dir: string, port: number, extra: string[] = []): Promise<ServingBinary> {
   const base = `http://127.0.0.1:${port}`;
-  const server = Bun.spawn([join(dir, "socialctl"), ...extra, "serve", "--port", String(port), "--host", "127.0.0.1"], { cwd: dir, env: cleanEnv(), stdout: "ignore", stderr: "pipe", stdin: "ignore" });
+  const server = Bun.spawn([join(dir, "socialctl"), ...extra, "serve", "--port", String(port), "--host", "127.0.0.1"], {
+    cwd: dir,
+    env: cleanEnv(),
+    stdout: "ignore",
+    stderr: "pipe",
+    stdin: "ignore",
+  });
   let serverErr = "";
   void (async () => {
-    for await (const chunk of server.stderr as ReadableStream<Uint8Array>) serverErr = (serverErr + new TextDecoder().decode(chunk)).slice(-4000);
+    for await (const chunk of server.stderr as ReadableStream<Uint8Array>)
+      serverErr = (serverErr + new TextDecoder().decode(chunk)).slice(-4000);
   })();
   try {
     await waitForHealth(base, server, () => serverErr);
@@ -133,8 +155,26 @@ export async function serveBinary(dir: string, port: number, extra: string[] = [
 }
 
 /** `user create --verified` through the binary. */
-export async function createUser(dir: string, user: { email: string; username: string; password: string }, extra: string[] = []): Promise<void> {
-  const created = JSON.parse(await runBinary(dir, [...extra, "--json", "user", "create", "--email", user.email, "--username", user.username, "--password", user.password, "--verified"]));
+export async function createUser(
+  dir: string,
+  user: { email: string; username: string; password: string },
+  extra: string[] = [],
+): Promise<void> {
+  const created = JSON.parse(
+    await runBinary(dir, [
+      ...extra,
+      "--json",
+      "user",
+      "create",
+      "--email",
+      user.email,
+      "--username",
+      user.username,
+      "--password",
+      user.password,
+      "--verified",
+    ]),
+  );
   if (created.username !== user.username) fail(`user create printed ${JSON.stringify(created)}`);
   step("user create");
 }
@@ -157,7 +197,11 @@ export async function signIn(base: string, email: string, password: string): Pro
     return res;
   };
   await call("/api/auth/csrf");
-  const login = await call("/api/auth/login", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) });
+  const login = await call("/api/auth/login", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email, password }),
+  });
   if (login.status !== 200) fail(`login answered ${login.status}: ${await login.text()}`);
   step("signed in over HTTP");
   return call;
@@ -169,15 +213,21 @@ export async function uploadPngWithThumbnail(call: Call): Promise<string> {
   form.append("kind", "avatar");
   form.append("file", new Blob([PNG], { type: "image/png" }), "smoke.png");
   const upload = await call("/api/account/upload", { method: "POST", body: form });
-  const body = (await upload.json()) as { success: boolean; data?: { url: string; thumb: string | null; width: number; height: number } };
+  const body = (await upload.json()) as {
+    success: boolean;
+    data?: { url: string; thumb: string | null; width: number; height: number };
+  };
   if (upload.status !== 200 || !body.success) fail(`upload answered ${upload.status}: ${JSON.stringify(body)}`);
   const { url, thumb, width, height } = body.data!;
   if (width !== 64 || height !== 48) fail(`upload recorded ${width}×${height}, expected 64×48`);
   if (!thumb) fail("upload made no thumbnail (sharp not working in the binary)");
   const thumbRes = await fetch(thumb);
   const bytes = new Uint8Array(await thumbRes.arrayBuffer());
-  const isWebp = new TextDecoder().decode(bytes.subarray(0, 4)) === "RIFF" && new TextDecoder().decode(bytes.subarray(8, 12)) === "WEBP";
-  if (thumbRes.status !== 200 || thumbRes.headers.get("content-type") !== "image/webp" || !isWebp) fail(`thumbnail ${thumb} answered ${thumbRes.status} ${thumbRes.headers.get("content-type")}`);
+  const isWebp =
+    new TextDecoder().decode(bytes.subarray(0, 4)) === "RIFF" &&
+    new TextDecoder().decode(bytes.subarray(8, 12)) === "WEBP";
+  if (thumbRes.status !== 200 || thumbRes.headers.get("content-type") !== "image/webp" || !isWebp)
+    fail(`thumbnail ${thumb} answered ${thumbRes.status} ${thumbRes.headers.get("content-type")}`);
   const file = await fetch(url);
   if (file.status !== 200) fail(`file ${url} answered ${file.status}`);
   step(`uploaded a PNG; thumbnail ${thumb} is a ${bytes.length}-byte webp`);
@@ -190,13 +240,16 @@ export async function checkWebApp(base: string): Promise<void> {
   const html = await page.text();
   if (page.status !== 200 || !html.includes('<div id="app">')) fail(`/ answered ${page.status}: ${html.slice(0, 200)}`);
   const deep = await fetch(`${base}/auth/link?t=x`, { headers: { accept: "text/html" } });
-  if (deep.status !== 200 || (await deep.text()) !== html) fail(`a deep link answered ${deep.status} without the app page`);
+  if (deep.status !== 200 || (await deep.text()) !== html)
+    fail(`a deep link answered ${deep.status} without the app page`);
   const chunk = html.match(/src="(\/chunk-[^"]+\.js)"/)?.[1];
   if (!chunk) fail("the page names no script chunk");
   const js = await fetch(base + chunk);
   const body = await js.text();
-  if (js.status !== 200 || !js.headers.get("content-type")?.startsWith("text/javascript") || body.length < 1000) fail(`${chunk} answered ${js.status} ${js.headers.get("content-type")} (${body.length} bytes)`);
-  if (js.headers.get("cache-control") !== "public, max-age=31536000, immutable") fail(`${chunk} is not cached as immutable: ${js.headers.get("cache-control")}`);
+  if (js.status !== 200 || !js.headers.get("content-type")?.startsWith("text/javascript") || body.length < 1000)
+    fail(`${chunk} answered ${js.status} ${js.headers.get("content-type")} (${body.length} bytes)`);
+  if (js.headers.get("cache-control") !== "public, max-age=31536000, immutable")
+    fail(`${chunk} is not cached as immutable: ${js.headers.get("cache-control")}`);
   step(`web app served: / (${html.length} bytes) and ${chunk} (${body.length} bytes)`);
 }
 

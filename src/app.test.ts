@@ -66,6 +66,8 @@ describe("per-App services", () => {
   test("an implementation can not be swapped once in use", async () => {
     const app = await open();
     fileStore(app);
-    expect(() => app.services.provide(fileStoreService, new MemoryFileStore())).toThrow("media:file-store is already in use");
+    expect(() => app.services.provide(fileStoreService, new MemoryFileStore())).toThrow(
+      "media:file-store is already in use",
+    );
   });
 });

@@ -89,7 +89,14 @@ export async function createApp(opts: CreateAppOptions): Promise<App> {
   const secret = ensureInstanceSecret(opts.dataDir);
   const storage = openStorage(dbPath(opts.dataDir));
   if (opts.migrate !== false) {
-    await migrateToLatest(storage.db, { onProgress: (p) => log.info(p.ms === undefined ? "applying migration" : "migration applied", { migration: p.name, step: `${p.index}/${p.total}`, ms: p.ms && Math.round(p.ms) }) });
+    await migrateToLatest(storage.db, {
+      onProgress: (p) =>
+        log.info(p.ms === undefined ? "applying migration" : "migration applied", {
+          migration: p.name,
+          step: `${p.index}/${p.total}`,
+          ms: p.ms && Math.round(p.ms),
+        }),
+    });
   }
   const closeHooks: Array<() => void | Promise<void>> = [];
   let closed = false;

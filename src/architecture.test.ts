@@ -29,6 +29,8 @@ describe("imports", () => {
 
 test("per-App state lives in app.services, not in module WeakMaps keyed by the App", () => {
   const root = join(import.meta.dir, "..");
-  const offenders = [...importGraph().keys()].filter((file) => /WeakMap<\s*App\b/.test(readFileSync(join(root, file), "utf8")));
+  const offenders = [...importGraph().keys()].filter((file) =>
+    /WeakMap<\s*App\b/.test(readFileSync(join(root, file), "utf8")),
+  );
   expect(offenders).toEqual([]);
 });

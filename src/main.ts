@@ -33,10 +33,19 @@ export async function startServer(opts: {
   try {
     // long polls (getUpdates up to 25 s) and streams outlive Bun's 10 s idle default. reusePort
     // off (Elysia turns it on): a second instance must not silently take a share of the requests
-    http.listen({ port: app.config.port, hostname: app.config.host, idleTimeout: 60, maxRequestBodySize: 130 * 1024 * 1024, reusePort: false });
+    http.listen({
+      port: app.config.port,
+      hostname: app.config.host,
+      idleTimeout: 60,
+      maxRequestBodySize: 130 * 1024 * 1024,
+      reusePort: false,
+    });
   } catch (err) {
     await app.close();
-    if ((err as { code?: string }).code === "EADDRINUSE") throw new Error(`port ${app.config.port} on ${app.config.host} is already in use (another server?)`, { cause: err });
+    if ((err as { code?: string }).code === "EADDRINUSE")
+      throw new Error(`port ${app.config.port} on ${app.config.host} is already in use (another server?)`, {
+        cause: err,
+      });
     throw err;
   }
   startWorkers(app);
@@ -44,7 +53,8 @@ export async function startServer(opts: {
   const port = server.port!;
   const metricsListener = metricsPlacement(app) === "port" ? startMetricsListener(app) : null;
   if (metricsListener) app.log.info("metrics listening", { url: `http://127.0.0.1:${metricsListener.port}/metrics` });
-  else if (app.config["metrics.enabled"] && metricsPlacement(app) === "off") app.log.warn("metrics.enabled is set but neither metrics.port nor metrics.token: /metrics is not served");
+  else if (app.config["metrics.enabled"] && metricsPlacement(app) === "off")
+    app.log.warn("metrics.enabled is set but neither metrics.port nor metrics.token: /metrics is not served");
   let stopping: Promise<void> | null = null;
   return {
     app,
@@ -59,7 +69,10 @@ export async function startServer(opts: {
         botLogOf(app).endFollowers();
         realtimeHub(app).shutdown();
         // in-flight requests finish; anything still open after the grace period is cut
-        const drained = await Promise.race([server.stop(false).then(() => true), Bun.sleep(SHUTDOWN_GRACE_MS).then(() => false)]);
+        const drained = await Promise.race([
+          server.stop(false).then(() => true),
+          Bun.sleep(SHUTDOWN_GRACE_MS).then(() => false),
+        ]);
         if (!drained) {
           app.log.warn("requests still open after the shutdown grace period were cut", { graceMs: SHUTDOWN_GRACE_MS });
           await server.stop(true);

@@ -71,14 +71,16 @@ async function applyReportedChange(app: App, events: ReportedEvent[]): Promise<v
 
 /** The root HTTP app: global guards and error mapping (http/server.ts), then every surface by prefix. */
 export function createRootHttpApp(app: App) {
-  return createHttpApp(app, { largeBodyPaths: [UPLOAD_PATH] })
-    .get("/healthz", () => healthz(app))
-    .get("/readyz", () => readyz(app))
-    .use(metricsRoutes(app))
-    .use(operatorLogRoutes(app))
-    .use(clientApiRoutes(app))
-    .use(fileRoutes(app))
-    .use(botApiRoutes(app))
-    // last: its catch-all answers client routes with the app page and anything else with a JSON 404
-    .use(webAppRoutes(app));
+  return (
+    createHttpApp(app, { largeBodyPaths: [UPLOAD_PATH] })
+      .get("/healthz", () => healthz(app))
+      .get("/readyz", () => readyz(app))
+      .use(metricsRoutes(app))
+      .use(operatorLogRoutes(app))
+      .use(clientApiRoutes(app))
+      .use(fileRoutes(app))
+      .use(botApiRoutes(app))
+      // last: its catch-all answers client routes with the app page and anything else with a JSON 404
+      .use(webAppRoutes(app))
+  );
 }

@@ -85,7 +85,10 @@ export function registerBackup(program: Command) {
         list.length === 0
           ? "No backups."
           : list
-              .map((b) => `${b.createdAt}\t${formatBytes(b.sizeBytes)}\t${b.schemaVersion ?? "-"}\t${b.fileCount ?? "-"} files\t${b.kind === "archive" ? "" : `${b.kind} `}${b.path}${b.error ? `\tUNREADABLE: ${b.error}` : ""}`)
+              .map(
+                (b) =>
+                  `${b.createdAt}\t${formatBytes(b.sizeBytes)}\t${b.schemaVersion ?? "-"}\t${b.fileCount ?? "-"} files\t${b.kind === "archive" ? "" : `${b.kind} `}${b.path}${b.error ? `\tUNREADABLE: ${b.error}` : ""}`,
+              )
               .join("\n"),
       );
     });
@@ -108,7 +111,14 @@ export function registerBackup(program: Command) {
         const { manifest } = result;
         emit(
           opts,
-          { dataDir: result.dataDir, replaced: result.replaced, createdAt: manifest.createdAt, schemaVersion: manifest.schemaVersion, fileCount: manifest.fileCount, withoutDerived: manifest.withoutDerived },
+          {
+            dataDir: result.dataDir,
+            replaced: result.replaced,
+            createdAt: manifest.createdAt,
+            schemaVersion: manifest.schemaVersion,
+            fileCount: manifest.fileCount,
+            withoutDerived: manifest.withoutDerived,
+          },
           `Restored the backup of ${manifest.createdAt} into ${result.dataDir}${result.replaced ? " (the previous instance was replaced)" : ""}. Start it with: ${socialctl(opts)} serve`,
         );
       } catch (err) {

@@ -30,14 +30,17 @@ function serverOf(opts: GlobalOptions) {
   const dataDir = resolveDataDir(opts.dataDir);
   if (!isInitialised(dataDir)) throw new CliError(`no instance in ${dataDir}`);
   const lock = readServerLock(dataDir);
-  if (!lock) throw new CliError(`no server is running on ${dataDir}: the bot log lives in the serving process's memory`);
+  if (!lock)
+    throw new CliError(`no server is running on ${dataDir}: the bot log lives in the serving process's memory`);
   return { url: lock.url, headers: { authorization: `Bearer ${operatorLogToken(ensureInstanceSecret(dataDir))}` } };
 }
 
 async function failed(res: Response, name: string): Promise<never> {
   const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
   if (res.status === 404) throw new CliError(`bot ${name} not found`);
-  throw new CliError(`the server refused the log request (${res.status}${body?.error?.message ? `: ${body.error.message}` : ""})`);
+  throw new CliError(
+    `the server refused the log request (${res.status}${body?.error?.message ? `: ${body.error.message}` : ""})`,
+  );
 }
 
 /** Reads an SSE body, calling ONENTRY for each `event: entry`, until the server ends it. */
@@ -73,10 +76,16 @@ export function registerBotLog(bot: Command) {
       if (!res.ok) await failed(res, username);
       if (!f.follow) {
         const { entries } = ((await res.json()) as { data: { entries: BotLogEntry[] } }).data;
-        emit(opts, { entries }, () => (entries.length ? entries.map(formatLogEntry).join("\n") : `No calls or updates of ${username} since the server started.`));
+        emit(opts, { entries }, () =>
+          entries.length
+            ? entries.map(formatLogEntry).join("\n")
+            : `No calls or updates of ${username} since the server started.`,
+        );
         return;
       }
       // one JSON document per line with --json: a stream has no single document
-      await readEntries(res.body!, (e) => process.stdout.write((opts.json ? JSON.stringify(e) : formatLogEntry(e)) + "\n"));
+      await readEntries(res.body!, (e) =>
+        process.stdout.write((opts.json ? JSON.stringify(e) : formatLogEntry(e)) + "\n"),
+      );
     });
 }

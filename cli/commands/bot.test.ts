@@ -23,13 +23,32 @@ async function tokenWorks(token: string): Promise<boolean> {
 describe("socialctl bot", () => {
   test("create, list, token --reissue, disable, enable", async () => {
     expect((await run("init", "--yes")).code).toBe(0);
-    expect((await run("user", "create", "--email", "owner@example.test", "--username", "owner", "--password", "owner password")).code).toBe(0);
+    expect(
+      (
+        await run(
+          "user",
+          "create",
+          "--email",
+          "owner@example.test",
+          "--username",
+          "owner",
+          "--password",
+          "owner password",
+        )
+      ).code,
+    ).toBe(0);
 
     const created = await runJson("bot", "create", "--owner", "owner", "--username", "helper_bot", "--name", "Helper");
     expect(created.code).toBe(0);
     const token = created.json.token as string;
     expect(typeof token).toBe("string");
-    expect(created.json).toMatchObject({ username: "helper_bot", name: "Helper", owner: "owner", enabled: true, privacy: "commands" });
+    expect(created.json).toMatchObject({
+      username: "helper_bot",
+      name: "Helper",
+      owner: "owner",
+      enabled: true,
+      privacy: "commands",
+    });
     expect(token.startsWith(`${created.json.id}:`)).toBe(true);
     expect(await tokenWorks(token)).toBe(true);
 
@@ -37,15 +56,26 @@ describe("socialctl bot", () => {
     expect(human.code).toBe(0);
     const root = "http://127.0.0.1:3000"; // the default port
     expect(human.stdout).toMatch(
-      new RegExp(`^Created second_bot\nToken \\(shown once, keep it secret\\): \\d+:[A-Za-z0-9_-]+\nAPI root for grammY, Telegraf, node-telegram-bot-api: ${root}\npython-telegram-bot base_url: ${root}/bot\n$`),
+      new RegExp(
+        `^Created second_bot\nToken \\(shown once, keep it secret\\): \\d+:[A-Za-z0-9_-]+\nAPI root for grammY, Telegraf, node-telegram-bot-api: ${root}\npython-telegram-bot base_url: ${root}/bot\n$`,
+      ),
     );
-    expect(created.json).toMatchObject({ apiRoot: root, libraries: { grammy: root, telegraf: root, "node-telegram-bot-api": root, "python-telegram-bot": `${root}/bot` } });
+    expect(created.json).toMatchObject({
+      apiRoot: root,
+      libraries: { grammy: root, telegraf: root, "node-telegram-bot-api": root, "python-telegram-bot": `${root}/bot` },
+    });
 
     // a server listening elsewhere than the config's port (`serve --port`) is what libraries must reach
-    writeFileSync(join(dataDir, SERVER_LOCK_FILE), JSON.stringify({ pid: process.pid, url: "http://127.0.0.1:45678", startedAt: new Date().toISOString() }));
+    writeFileSync(
+      join(dataDir, SERVER_LOCK_FILE),
+      JSON.stringify({ pid: process.pid, url: "http://127.0.0.1:45678", startedAt: new Date().toISOString() }),
+    );
     try {
       const listed = await runJson("bot", "list");
-      expect(listed.json.bots[0]).toMatchObject({ apiRoot: "http://127.0.0.1:45678", libraries: { "python-telegram-bot": "http://127.0.0.1:45678/bot" } });
+      expect(listed.json.bots[0]).toMatchObject({
+        apiRoot: "http://127.0.0.1:45678",
+        libraries: { "python-telegram-bot": "http://127.0.0.1:45678/bot" },
+      });
     } finally {
       rmSync(join(dataDir, SERVER_LOCK_FILE));
     }
@@ -65,9 +95,18 @@ describe("socialctl bot", () => {
 
   test("failures are one line with a non-zero exit", async () => {
     await Promise.all([
-      expectOneLineFailure(run("bot", "create", "--owner", "owner", "--username", "nosuffix", "--name", "X"), /username a bot username must end with _bot/),
-      expectOneLineFailure(run("bot", "create", "--owner", "ghost", "--username", "ghost_bot", "--name", "X"), /User ghost not found/),
-      expectOneLineFailure(run("bot", "create", "--owner", "owner", "--username", "helper_bot", "--name", "X"), /username is taken/),
+      expectOneLineFailure(
+        run("bot", "create", "--owner", "owner", "--username", "nosuffix", "--name", "X"),
+        /username a bot username must end with _bot/,
+      ),
+      expectOneLineFailure(
+        run("bot", "create", "--owner", "ghost", "--username", "ghost_bot", "--name", "X"),
+        /User ghost not found/,
+      ),
+      expectOneLineFailure(
+        run("bot", "create", "--owner", "owner", "--username", "helper_bot", "--name", "X"),
+        /username is taken/,
+      ),
       expectOneLineFailure(run("bot", "token", "helper_bot"), /use --reissue/),
       expectOneLineFailure(run("bot", "token", "ghost_bot", "--reissue"), /bot ghost_bot not found/),
       expectOneLineFailure(run("bot", "disable", "ghost_bot"), /Bot ghost_bot not found/),

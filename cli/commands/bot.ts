@@ -1,6 +1,14 @@
 import type { Command } from "commander";
 import type { App } from "../../src/app";
-import { botCommands, createBot, findBotByUsername, listAllBots, reissueToken, setBotEnabledByUsername, type BotWithUser } from "../../src/domain/bots/service";
+import {
+  botCommands,
+  createBot,
+  findBotByUsername,
+  listAllBots,
+  reissueToken,
+  setBotEnabledByUsername,
+  type BotWithUser,
+} from "../../src/domain/bots/service";
 import { requireUserByUsername } from "../../src/domain/users/service";
 import { toIso } from "../../src/lib/clock";
 import { globals, withApp } from "../context";
@@ -49,7 +57,11 @@ export function registerBot(program: Command) {
         const made = await createBot(app, { ownerId: owner.id, username: f.username, name: f.name });
         return { ...showBot(app, made, owner.username), token: made.token };
       });
-      emit(opts, out, () => `Created ${out.username}\nToken (shown once, keep it secret): ${out.token}\n${howToConnect(out)}`);
+      emit(
+        opts,
+        out,
+        () => `Created ${out.username}\nToken (shown once, keep it secret): ${out.token}\n${howToConnect(out)}`,
+      );
     });
 
   bot
@@ -73,15 +85,29 @@ export function registerBot(program: Command) {
     .description("list bots")
     .action(async (_f: unknown, cmd: Command) => {
       const opts = globals(cmd);
-      const bots = await withApp(opts, async (app) => Promise.all((await listAllBots(app.db)).map(async (b) => showBot(app, b, await ownerName(app, b.bot.owner_id)))));
+      const bots = await withApp(opts, async (app) =>
+        Promise.all(
+          (await listAllBots(app.db)).map(async (b) => showBot(app, b, await ownerName(app, b.bot.owner_id))),
+        ),
+      );
       emit(opts, { bots }, () =>
-        bots.length === 0 ? "No bots." : bots.map((b) => `${b.username}\towner ${b.owner ?? "-"}\t${b.enabled ? "enabled" : "disabled"}\tprivacy ${b.privacy}`).join("\n"),
+        bots.length === 0
+          ? "No bots."
+          : bots
+              .map(
+                (b) =>
+                  `${b.username}\towner ${b.owner ?? "-"}\t${b.enabled ? "enabled" : "disabled"}\tprivacy ${b.privacy}`,
+              )
+              .join("\n"),
       );
     });
 
   registerBotLog(bot);
 
-  for (const [name, enabled] of [["disable", false], ["enable", true]] as const) {
+  for (const [name, enabled] of [
+    ["disable", false],
+    ["enable", true],
+  ] as const) {
     bot
       .command(`${name} <username>`)
       .description(`${name} a bot${enabled ? "" : " (its token is refused with 403 until enabled)"}`)

@@ -13,7 +13,10 @@ describe("socialctl config, migrate, serve", () => {
   });
 
   test("config get / set validate keys and values", async () => {
-    expect((await runJson("config", "set", "limits.clientRps", "50")).json).toEqual({ key: "limits.clientRps", value: 50 });
+    expect((await runJson("config", "set", "limits.clientRps", "50")).json).toEqual({
+      key: "limits.clientRps",
+      value: 50,
+    });
     const [one, plain, all] = await Promise.all([
       runJson("config", "get", "limits.clientRps"),
       run("config", "get", "registration"),
@@ -71,18 +74,26 @@ describe("socialctl config, migrate, serve", () => {
     const empty = tmp();
     const p = Bun.spawnSync([process.execPath, CLI, "--data-dir", empty, "user", "list"], { stdin: "ignore" });
     expect(p.exitCode).toBe(1);
-    expect(p.stderr.toString().trim()).toBe(`socialctl: no instance in ${empty}: run 'npx socialctl --data-dir ${empty} init' first`);
+    expect(p.stderr.toString().trim()).toBe(
+      `socialctl: no instance in ${empty}: run 'npx socialctl --data-dir ${empty} init' first`,
+    );
   });
 
   test("printed next steps name this CLI as run from source and the data dir, so they run as printed", async () => {
     const dir = tmp();
-    const p = Bun.spawnSync([process.execPath, CLI, "--data-dir", dir, "init", "--yes"], { stdin: "ignore", env: { ...process.env, CI: "1" } });
+    const p = Bun.spawnSync([process.execPath, CLI, "--data-dir", dir, "init", "--yes"], {
+      stdin: "ignore",
+      env: { ...process.env, CI: "1" },
+    });
     expect(p.stdout.toString()).toContain(`Next: npx socialctl --data-dir ${dir} serve;`);
   });
 
   test("serve on an empty dir initialises, answers /healthz and stops on SIGTERM", async () => {
     const empty = tmp();
-    const proc = Bun.spawn([process.execPath, CLI, "--data-dir", empty, "serve", "--port", "0", "--host", "127.0.0.1"], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(
+      [process.execPath, CLI, "--data-dir", empty, "serve", "--port", "0", "--host", "127.0.0.1"],
+      { stdin: "ignore", stdout: "pipe", stderr: "pipe" },
+    );
     const reader = proc.stderr.getReader();
     let err = "";
     let url: string | undefined;

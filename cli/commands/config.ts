@@ -12,7 +12,11 @@ export function registerConfig(program: Command) {
       const opts = globals(cmd);
       const effective = loadConfig(resolveDataDir(opts.dataDir));
       if (key === undefined) {
-        emit(opts, effective, () => Object.entries(effective).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join("\n"));
+        emit(opts, effective, () =>
+          Object.entries(effective)
+            .map(([k, v]) => `${k} = ${JSON.stringify(v)}`)
+            .join("\n"),
+        );
         return;
       }
       if (!isConfigKey(key)) throw new CliError(`unknown config key "${key}"`);
@@ -32,6 +36,8 @@ export function registerConfig(program: Command) {
     .action((_f: unknown, cmd: Command) => {
       const opts = globals(cmd);
       const list = Object.entries(configKeys).map(([key, s]) => ({ key, default: s.default, describe: s.describe }));
-      emit(opts, { keys: list }, () => list.map((k) => `${k.key} (default ${JSON.stringify(k.default)}): ${k.describe}`).join("\n"));
+      emit(opts, { keys: list }, () =>
+        list.map((k) => `${k.key} (default ${JSON.stringify(k.default)}): ${k.describe}`).join("\n"),
+      );
     });
 }

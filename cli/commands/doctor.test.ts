@@ -26,32 +26,69 @@ describe("socialctl doctor", () => {
     expect(r.code).toBe(0);
     expect(r.json.ok).toBe(true);
     const c = byName(r.json.checks);
-    expect(Object.keys(c)).toEqual(["data dir", "permissions", "free disk", "database integrity", "migrations", "ffmpeg", "smtp", "clock"]);
-    for (const name of ["data dir", "permissions", "free disk", "database integrity", "migrations"]) expect(c[name]!.status).toBe("ok");
+    expect(Object.keys(c)).toEqual([
+      "data dir",
+      "permissions",
+      "free disk",
+      "database integrity",
+      "migrations",
+      "ffmpeg",
+      "smtp",
+      "clock",
+    ]);
+    for (const name of ["data dir", "permissions", "free disk", "database integrity", "migrations"])
+      expect(c[name]!.status).toBe("ok");
     expect(c.smtp).toMatchObject({ status: "skipped", detail: expect.stringContaining("smtp.host is not set") });
   });
 
   test("each problem is named with what to do, and a failure exits 1", async () => {
     chmodSync(join(dataDir, "social.db"), 0o644);
     const db = new Database(join(dataDir, "social.db"));
-    const last = (db.query("SELECT name FROM kysely_migration ORDER BY name DESC LIMIT 1").get() as { name: string }).name;
+    const last = (db.query("SELECT name FROM kysely_migration ORDER BY name DESC LIMIT 1").get() as { name: string })
+      .name;
     // as if this binary were newer than the database: its last migration not applied yet
     db.query("DELETE FROM kysely_migration WHERE name = ?").run(last);
     removedMigration = last;
     db.close();
-    for (const [k, v] of [["smtp.host", "127.0.0.1"], ["smtp.port", String(smtp.port)], ["smtp.user", "relay"], ["smtp.password", "wrong"]]) expect((await run("config", "set", k!, v!)).code).toBe(0);
+    for (const [k, v] of [
+      ["smtp.host", "127.0.0.1"],
+      ["smtp.port", String(smtp.port)],
+      ["smtp.user", "relay"],
+      ["smtp.password", "wrong"],
+    ])
+      expect((await run("config", "set", k!, v!)).code).toBe(0);
     // a time server five minutes ahead
-    const clock = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(null, { headers: { date: new Date(Date.now() + 300_000).toUTCString() } }) });
+    const clock = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () => new Response(null, { headers: { date: new Date(Date.now() + 300_000).toUTCString() } }),
+    });
     try {
       const r = await runJson("doctor", "--time-url", `http://127.0.0.1:${clock.port}/`);
       expect(r.code).toBe(1);
       expect(r.json.ok).toBe(false);
       const c = byName(r.json.checks);
       // the WAL and shm files SQLite made since took the database file's mode
-      expect(c.permissions).toMatchObject({ status: "warn", detail: expect.stringContaining("social.db (644)"), fix: expect.stringMatching(new RegExp(`^chmod 600 ${join(dataDir, "social.db")}( |$)`)) });
-      expect(c.migrations).toMatchObject({ status: "warn", detail: `1 pending: ${last}`, fix: expect.stringContaining("socialctl migrate") });
-      expect(c.smtp).toMatchObject({ status: "fail", detail: expect.stringContaining("535"), fix: expect.stringContaining("smtp.password") });
-      expect(c.clock).toMatchObject({ status: "fail", detail: expect.stringMatching(/^(299|300|301) s behind 127\.0\.0\.1/), fix: expect.stringContaining("time synchronisation") });
+      expect(c.permissions).toMatchObject({
+        status: "warn",
+        detail: expect.stringContaining("social.db (644)"),
+        fix: expect.stringMatching(new RegExp(`^chmod 600 ${join(dataDir, "social.db")}( |$)`)),
+      });
+      expect(c.migrations).toMatchObject({
+        status: "warn",
+        detail: `1 pending: ${last}`,
+        fix: expect.stringContaining("socialctl migrate"),
+      });
+      expect(c.smtp).toMatchObject({
+        status: "fail",
+        detail: expect.stringContaining("535"),
+        fix: expect.stringContaining("smtp.password"),
+      });
+      expect(c.clock).toMatchObject({
+        status: "fail",
+        detail: expect.stringMatching(/^(299|300|301) s behind 127\.0\.0\.1/),
+        fix: expect.stringContaining("time synchronisation"),
+      });
       const human = await run("doctor", "--time-url", `http://127.0.0.1:${clock.port}/`);
       expect(human.code).toBe(1);
       expect(human.stdout).toContain("WARN  permissions: readable by others: social.db (644)");
@@ -66,7 +103,10 @@ describe("socialctl doctor", () => {
     expect((await run("config", "set", "smtp.password", "relay-pass")).code).toBe(0);
     // the migration's changes are all there: only its record was taken away
     const db = new Database(join(dataDir, "social.db"));
-    db.query("INSERT INTO kysely_migration (name, timestamp) VALUES (?, ?)").run(removedMigration, new Date().toISOString());
+    db.query("INSERT INTO kysely_migration (name, timestamp) VALUES (?, ?)").run(
+      removedMigration,
+      new Date().toISOString(),
+    );
     db.close();
     const c = byName((await runJson("doctor")).json.checks);
     expect(c.smtp).toMatchObject({ status: "ok", detail: `127.0.0.1:${smtp.port} accepts a connection and the login` });
@@ -87,6 +127,9 @@ describe("socialctl doctor", () => {
     await Bun.write(join(dataDir, "social.db"), bytes);
     const r = await runJson("doctor");
     expect(r.code).toBe(1);
-    expect(byName(r.json.checks)["database integrity"]).toMatchObject({ status: "fail", fix: expect.stringContaining("backup restore") });
+    expect(byName(r.json.checks)["database integrity"]).toMatchObject({
+      status: "fail",
+      fix: expect.stringContaining("backup restore"),
+    });
   });
 });

@@ -21,7 +21,12 @@ describe("socialctl init", () => {
   test("without a TTY it never prompts, even without --yes", async () => {
     const dataDir = tmp();
     // stdin is an open pipe nobody writes to: a prompt would wait forever
-    const p = Bun.spawn([process.execPath, CLI, "--data-dir", dataDir, "--json", "init"], { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: envWithoutCi() });
+    const p = Bun.spawn([process.execPath, CLI, "--data-dir", dataDir, "--json", "init"], {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      env: envWithoutCi(),
+    });
     const timer = setTimeout(() => p.kill(), 20_000);
     const [out, code] = await Promise.all([new Response(p.stdout).text(), p.exited]);
     clearTimeout(timer);
@@ -34,7 +39,12 @@ describe("socialctl init", () => {
   test.skipIf(!script)("on a TTY it asks with @clack/prompts, including a first admin", async () => {
     const dataDir = tmp();
     const cmd = `stty cols 120 rows 40; exec ${process.execPath} ${CLI} --data-dir ${dataDir} init`;
-    const p = Bun.spawn([script!, "-qfec", cmd, "/dev/null"], { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: envWithoutCi() });
+    const p = Bun.spawn([script!, "-qfec", cmd, "/dev/null"], {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      env: envWithoutCi(),
+    });
     const timer = setTimeout(() => p.kill(), 25_000);
     const reader = p.stdout.getReader();
     let screen = "";
@@ -73,9 +83,19 @@ describe("socialctl init", () => {
     clearTimeout(timer);
     expect(code).toBe(0);
 
-    const list = Bun.spawnSync([process.execPath, CLI, "--data-dir", dataDir, "--json", "user", "list"], { stdin: "ignore" });
-    expect(JSON.parse(list.stdout.toString()).users).toEqual([expect.objectContaining({ username: "chief", email: "root@example.test", admin: true })]);
-    const config = Bun.spawnSync([process.execPath, CLI, "--data-dir", dataDir, "--json", "config", "get"], { stdin: "ignore" });
-    expect(JSON.parse(config.stdout.toString())).toMatchObject({ port: 4321, baseUrl: "https://social.example.test", registration: "open" });
+    const list = Bun.spawnSync([process.execPath, CLI, "--data-dir", dataDir, "--json", "user", "list"], {
+      stdin: "ignore",
+    });
+    expect(JSON.parse(list.stdout.toString()).users).toEqual([
+      expect.objectContaining({ username: "chief", email: "root@example.test", admin: true }),
+    ]);
+    const config = Bun.spawnSync([process.execPath, CLI, "--data-dir", dataDir, "--json", "config", "get"], {
+      stdin: "ignore",
+    });
+    expect(JSON.parse(config.stdout.toString())).toMatchObject({
+      port: 4321,
+      baseUrl: "https://social.example.test",
+      registration: "open",
+    });
   });
 });

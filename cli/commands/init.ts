@@ -46,10 +46,14 @@ export function registerInit(program: Command) {
       const result = await initInstance(opts, answers);
       emit(opts, result, () =>
         [
-          result.created ? `Initialised ${result.dataDir}` : `${result.dataDir} was already initialised; settings updated`,
+          result.created
+            ? `Initialised ${result.dataDir}`
+            : `${result.dataDir} was already initialised; settings updated`,
           result.admin ? `Admin account: ${result.admin.username}` : "",
           `Next: ${socialctl(opts)} serve; then open ${result.baseUrl} in a browser (the Client API answers at ${result.baseUrl}/api)`,
-        ].filter(Boolean).join("\n"),
+        ]
+          .filter(Boolean)
+          .join("\n"),
       );
     });
 }

@@ -34,7 +34,21 @@ describe("SIGKILL under load", () => {
     ]) {
       expect((await run("config", "set", key, value)).code).toBe(0);
     }
-    expect((await run("user", "create", "--email", "ann@example.test", "--username", "ann", "--password", "ann password", "--verified")).code).toBe(0);
+    expect(
+      (
+        await run(
+          "user",
+          "create",
+          "--email",
+          "ann@example.test",
+          "--username",
+          "ann",
+          "--password",
+          "ann password",
+          "--verified",
+        )
+      ).code,
+    ).toBe(0);
     const bot = await runJson("bot", "create", "--owner", "ann", "--username", "sink_bot", "--name", "Sink");
     expect(bot.code).toBe(0);
     const token = bot.json.token as string;
@@ -89,7 +103,9 @@ describe("SIGKILL under load", () => {
     const contents: string[] = [];
     let before: string | null = null;
     for (let page = 0; page < 1_000; page++) {
-      const res: { status: number; body: any } = await client.get(`/api/social/messages/${cid}?limit=100${before ? `&before=${before}` : ""}`);
+      const res: { status: number; body: any } = await client.get(
+        `/api/social/messages/${cid}?limit=100${before ? `&before=${before}` : ""}`,
+      );
       expect(res.status).toBe(200);
       contents.push(...res.body.data.messages.map((m: { content: string }) => m.content));
       before = res.body.data.pageInfo.nextCursor;
@@ -108,7 +124,8 @@ describe("SIGKILL under load", () => {
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ offset, timeout: 0, limit: 100 }),
       });
-      const updates = ((await res.json()) as { result: Array<{ update_id: number; message?: { text?: string } }> }).result;
+      const updates = ((await res.json()) as { result: Array<{ update_id: number; message?: { text?: string } }> })
+        .result;
       if (!updates.length) break;
       texts.push(...updates.map((u) => u.message?.text ?? ""));
       offset = updates.at(-1)!.update_id + 1;

@@ -21,15 +21,26 @@ export function registerMigrate(program: Command) {
         const result = await migrateToLatest(app.db, {
           onProgress: (p) => {
             bars.update("Applying migrations", p.ms === undefined ? p.index - 1 : p.index, p.total);
-            if (lines) process.stderr.write(p.ms === undefined ? `applying ${p.name} (${p.index}/${p.total})…\n` : `  done in ${Math.round(p.ms)} ms\n`);
+            if (lines)
+              process.stderr.write(
+                p.ms === undefined
+                  ? `applying ${p.name} (${p.index}/${p.total})…\n`
+                  : `  done in ${Math.round(p.ms)} ms\n`,
+              );
           },
         });
         bars.stop("Migrations applied");
         const applied = (result.results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
-        emit(opts, { applied, snapshot: result.snapshot }, [
-          applied.length ? `Applied:\n${applied.join("\n")}` : "Schema is up to date.",
-          result.snapshot ? `The database as it was before: ${result.snapshot}` : "",
-        ].filter(Boolean).join("\n"));
+        emit(
+          opts,
+          { applied, snapshot: result.snapshot },
+          [
+            applied.length ? `Applied:\n${applied.join("\n")}` : "Schema is up to date.",
+            result.snapshot ? `The database as it was before: ${result.snapshot}` : "",
+          ]
+            .filter(Boolean)
+            .join("\n"),
+        );
       } finally {
         await app.close();
       }

@@ -7,7 +7,8 @@ import { CliError, emit } from "../output";
 
 /** Moderation of content: `user block-posting U --minutes N` and `user unblock-posting U`. */
 export function registerModeration(program: Command) {
-  const user = program.commands.find((c) => c.name() === "user") ?? program.command("user").description("account administration");
+  const user =
+    program.commands.find((c) => c.name() === "user") ?? program.command("user").description("account administration");
 
   user
     .command("block-posting <username>")
@@ -16,7 +17,8 @@ export function registerModeration(program: Command) {
     .action(async (username: string, f: { minutes: string }, cmd: Command) => {
       const opts = globals(cmd);
       const minutes = Number(f.minutes);
-      if (!Number.isInteger(minutes) || minutes < 1 || minutes > MAX_MINUTES) throw new CliError(`--minutes must be an integer from 1 to ${MAX_MINUTES}`);
+      if (!Number.isInteger(minutes) || minutes < 1 || minutes > MAX_MINUTES)
+        throw new CliError(`--minutes must be an integer from 1 to ${MAX_MINUTES}`);
       const until = await withApp(opts, async (app) => {
         const u = await requireUserByUsername(app.db, username);
         const now = app.clock.now();

@@ -98,7 +98,8 @@ export function registerPrint(program: Command) {
     .description(`print a deployment file: ${Object.keys(TEMPLATES).join(", ")}`)
     .action((name: string, _f: unknown, cmd: Command) => {
       const opts = globals(cmd);
-      if (!Object.hasOwn(TEMPLATES, name)) throw new CliError(`unknown file ${name}: one of ${Object.keys(TEMPLATES).join(", ")}`);
+      if (!Object.hasOwn(TEMPLATES, name))
+        throw new CliError(`unknown file ${name}: one of ${Object.keys(TEMPLATES).join(", ")}`);
       const t = TEMPLATES[name as TemplateName];
       // the text as it is (no added newline), so `socialctl print nginx > site.conf` is the file
       if (opts.json) emit(opts, { name, description: t.description, text: t.text }, "");

@@ -60,7 +60,10 @@ describe("revocations from the CLI take effect before the command exits", () => 
     expect((await client.post("/api/social/posts", { content: "before the block" })).status).toBe(200);
     expect((await cli("user", "block-posting", user.username, "--minutes", "5")).code).toBe(0);
     const res = await client.post("/api/social/posts", { content: "after the block" });
-    expect({ status: res.status, code: res.body.error?.code }).toEqual({ status: 403, code: "POSTING_TEMPORARILY_BLOCKED" });
+    expect({ status: res.status, code: res.body.error?.code }).toEqual({
+      status: 403,
+      code: "POSTING_TEMPORARILY_BLOCKED",
+    });
   });
 
   test("bot token --reissue: the old token is refused at once (its parked long poll too), the new one works", async () => {
@@ -73,7 +76,10 @@ describe("revocations from the CLI take effect before the command exits", () => 
     expect(r.code).toBe(0);
     const fresh = r.json.token as string;
     const exitedAt = Date.now();
-    const [old, renewed] = await Promise.all([botCall(server.url, made.token, "getMe"), botCall(server.url, fresh, "getMe")]);
+    const [old, renewed] = await Promise.all([
+      botCall(server.url, made.token, "getMe"),
+      botCall(server.url, fresh, "getMe"),
+    ]);
     expect({ old: old.status, renewed: renewed.status }).toEqual({ old: 401, renewed: 200 });
     // the long poll parked with the old token was ended by the reissue, not left to run its 25 s
     const ended = await poll.answer;
@@ -107,7 +113,22 @@ describe("revocations from the CLI take effect before the command exits", () => 
     const dir = (await import("node:fs")).mkdtempSync(`${(await import("node:os")).tmpdir()}/socialctl-norun-`);
     try {
       expect((await runCli(["--data-dir", dir, "init", "--yes"])).code).toBe(0);
-      expect((await runCli(["--data-dir", dir, "user", "create", "--email", "z@example.test", "--username", "zed", "--password", "zed password"])).code).toBe(0);
+      expect(
+        (
+          await runCli([
+            "--data-dir",
+            dir,
+            "user",
+            "create",
+            "--email",
+            "z@example.test",
+            "--username",
+            "zed",
+            "--password",
+            "zed password",
+          ])
+        ).code,
+      ).toBe(0);
       const r = await runCli(["--data-dir", dir, "stars", "grant", "zed", "3"]);
       expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
     } finally {

@@ -14,7 +14,21 @@ const startServe = () => startServeProcess(dataDir);
 describe("socialctl serve: graceful shutdown", () => {
   test("SIGTERM answers the long poll, ends streams, lets a login in flight finish, exits 0 and closes the database cleanly", async () => {
     expect((await run("init", "--yes", "--registration", "open")).code).toBe(0);
-    expect((await run("user", "create", "--email", "ann@example.test", "--username", "ann", "--password", "ann password", "--verified")).code).toBe(0);
+    expect(
+      (
+        await run(
+          "user",
+          "create",
+          "--email",
+          "ann@example.test",
+          "--username",
+          "ann",
+          "--password",
+          "ann password",
+          "--verified",
+        )
+      ).code,
+    ).toBe(0);
     const bot = await runJson("bot", "create", "--owner", "ann", "--username", "waiter_bot", "--name", "Waiter");
     expect(bot.code).toBe(0);
 
@@ -26,19 +40,38 @@ describe("socialctl serve: graceful shutdown", () => {
     const csrf = (await (await fetch(`${url}/api/auth/csrf`)).json()).data.csrfToken as string;
     const loginInit = (): RequestInit => ({
       method: "POST",
-      headers: { "content-type": "application/json", "x-csrf-token": csrf, cookie: `csrf_token=${encodeURIComponent(csrf)}` },
+      headers: {
+        "content-type": "application/json",
+        "x-csrf-token": csrf,
+        cookie: `csrf_token=${encodeURIComponent(csrf)}`,
+      },
       body: JSON.stringify({ email: "ann@example.test", password: "ann password" }),
     });
     // a signed-in device holding an SSE stream open: shutdown must end it, not wait for it
     const first = await fetch(`${url}/api/auth/login`, loginInit());
     expect(first.status).toBe(200);
-    const session = first.headers.getSetCookie().map((l) => l.split(";")[0]).join("; ");
-    const sse = await fetch(`${url}/api/realtime/events`, { headers: { cookie: session, accept: "text/event-stream" } });
+    const session = first.headers
+      .getSetCookie()
+      .map((l) => l.split(";")[0])
+      .join("; ");
+    const sse = await fetch(`${url}/api/realtime/events`, {
+      headers: { cookie: session, accept: "text/event-stream" },
+    });
     expect(sse.status).toBe(200);
-    const sseEnded = new Response(sse.body).text().then(() => "ended", () => "ended");
-    const poll = fetch(`${url}/bot${bot.json.token}/getUpdates?timeout=20`).then(async (r) => ({ status: r.status, body: await r.json(), at: Date.now() }));
+    const sseEnded = new Response(sse.body).text().then(
+      () => "ended",
+      () => "ended",
+    );
+    const poll = fetch(`${url}/bot${bot.json.token}/getUpdates?timeout=20`).then(async (r) => ({
+      status: r.status,
+      body: await r.json(),
+      at: Date.now(),
+    }));
     await Bun.sleep(300); // the long poll is now waiting inside the server
-    const login = fetch(`${url}/api/auth/login`, loginInit()).then(async (r) => ({ status: r.status, body: await r.json() }));
+    const login = fetch(`${url}/api/auth/login`, loginInit()).then(async (r) => ({
+      status: r.status,
+      body: await r.json(),
+    }));
     await Bun.sleep(30); // the login is in flight (bcrypt takes longer than this)
     const signalledAt = Date.now();
     proc.kill("SIGTERM");
@@ -66,22 +99,38 @@ describe("socialctl serve: graceful shutdown", () => {
       db.close();
     }
     // and nothing is left listening
-    expect(await fetch(`${url}/healthz`).then(() => "answered", () => "refused")).toBe("refused");
+    expect(
+      await fetch(`${url}/healthz`).then(
+        () => "answered",
+        () => "refused",
+      ),
+    ).toBe("refused");
   });
 });
 
 describe("socialctl serve: a port already in use", () => {
   test("is refused with a one-line error, not shared with the listener already there", async () => {
     // another instance: Elysia's listen sets SO_REUSEPORT, so a second one used to bind beside it
-    const other = Bun.serve({ hostname: "127.0.0.1", port: 0, reusePort: true, fetch: () => new Response("the other instance") });
+    const other = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      reusePort: true,
+      fetch: () => new Response("the other instance"),
+    });
     try {
       const dir = tmp();
       expect((await runCli(["--data-dir", dir, "init", "--yes"])).code).toBe(0);
       const started = Date.now();
-      await expectOneLineFailure(runCli(["--data-dir", dir, "serve", "--port", String(other.port), "--host", "127.0.0.1"], { timeoutMs: 10_000 }), new RegExp(`port ${other.port}.*in use`));
+      await expectOneLineFailure(
+        runCli(["--data-dir", dir, "serve", "--port", String(other.port), "--host", "127.0.0.1"], {
+          timeoutMs: 10_000,
+        }),
+        new RegExp(`port ${other.port}.*in use`),
+      );
       // it gave up at once instead of serving until the test's timeout killed it
       expect(Date.now() - started).toBeLessThan(10_000);
-      for (let i = 0; i < 5; i++) expect(await (await fetch(`http://127.0.0.1:${other.port}/`)).text()).toBe("the other instance");
+      for (let i = 0; i < 5; i++)
+        expect(await (await fetch(`http://127.0.0.1:${other.port}/`)).text()).toBe("the other instance");
     } finally {
       other.stop(true);
     }

@@ -13,7 +13,11 @@ describe("socialctl stars", () => {
   test("grant credits stars and prints the new balance; balance reads it", async () => {
     await runJson("init", "--yes", "--registration", "open");
     await runJson("user", "create", "--email", "sam@example.test", "--username", "sam", "--password", "sam password 1");
-    expect((await runJson("stars", "grant", "sam", "25", "--reason", "launch gift")).json).toEqual({ username: "sam", granted: 25, balance: 25 });
+    expect((await runJson("stars", "grant", "sam", "25", "--reason", "launch gift")).json).toEqual({
+      username: "sam",
+      granted: 25,
+      balance: 25,
+    });
     expect((await runJson("stars", "grant", "SAM", "5")).json.balance).toBe(30);
     const human = await run("stars", "grant", "sam", "1");
     expect(human.code).toBe(0);
@@ -43,7 +47,10 @@ describe("socialctl stars", () => {
       expectOneLineFailure(run("stars", "grant", "sam", "0"), /amount must be a positive integer/),
       expectOneLineFailure(run("stars", "grant", "sam", "-5"), /./),
       expectOneLineFailure(run("stars", "grant", "sam", "2.5"), /amount must be a positive integer/),
-      expectOneLineFailure(run("stars", "grant", "sam", "2000000000"), /amount must be an integer from 1 to 1000000000/),
+      expectOneLineFailure(
+        run("stars", "grant", "sam", "2000000000"),
+        /amount must be an integer from 1 to 1000000000/,
+      ),
       expectOneLineFailure(run("stars", "grant", "nobody", "5"), /User nobody not found/),
     ]);
     const failed = await run("--json", "stars", "grant", "nobody", "5");

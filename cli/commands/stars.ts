@@ -14,7 +14,8 @@ export function registerStars(program: Command) {
     .option("--reason <text>", "shown in the person's transaction history")
     .action(async (username: string, rawAmount: string, f: { reason?: string }, cmd: Command) => {
       const opts = globals(cmd);
-      if (!/^\d{1,10}$/.test(rawAmount) || Number(rawAmount) < 1) throw new CliError("amount must be a positive integer");
+      if (!/^\d{1,10}$/.test(rawAmount) || Number(rawAmount) < 1)
+        throw new CliError("amount must be a positive integer");
       const amount = Number(rawAmount);
       const out = await withApp(opts, async (app) => {
         const user = await requireUserByUsername(app.db, username);

@@ -8,7 +8,8 @@ import { socialctl } from "../hints";
 
 function describe(s: InstanceStatus, opts: GlobalOptions): string {
   const lines = [`socialctl ${s.version}, data dir ${s.dataDir}`];
-  if (!s.initialised) return [...lines, `No instance here yet: run '${socialctl(opts)} init' or '${socialctl(opts)} serve'.`].join("\n");
+  if (!s.initialised)
+    return [...lines, `No instance here yet: run '${socialctl(opts)} init' or '${socialctl(opts)} serve'.`].join("\n");
   const srv = s.server;
   lines.push(
     srv.running
@@ -17,13 +18,24 @@ function describe(s: InstanceStatus, opts: GlobalOptions): string {
     `database: ${formatBytes(s.database.sizeBytes)} (WAL ${formatBytes(s.database.walSizeBytes)})`,
     `files: ${s.files.count} (${formatBytes(s.files.totalBytes)})`,
   );
-  for (const [kind, v] of Object.entries(s.files.byKind ?? {})) lines.push(`  ${kind}: ${v.count} (${formatBytes(v.bytes)})`);
-  const counts = Object.entries(s.counts).filter(([, n]) => n !== null).map(([k, n]) => `${k} ${n}`);
+  for (const [kind, v] of Object.entries(s.files.byKind ?? {}))
+    lines.push(`  ${kind}: ${v.count} (${formatBytes(v.bytes)})`);
+  const counts = Object.entries(s.counts)
+    .filter(([, n]) => n !== null)
+    .map(([k, n]) => `${k} ${n}`);
   if (counts.length) lines.push(`counts: ${counts.join(", ")}`);
-  lines.push(s.lastBackup ? `last backup: ${s.lastBackup.createdAt} ${s.lastBackup.path} (${formatBytes(s.lastBackup.sizeBytes)})` : "last backup: none");
+  lines.push(
+    s.lastBackup
+      ? `last backup: ${s.lastBackup.createdAt} ${s.lastBackup.path} (${formatBytes(s.lastBackup.sizeBytes)})`
+      : "last backup: none",
+  );
   lines.push(`schema: ${s.schema.version ?? "empty"}`);
-  if (s.schema.pending.length) lines.push(`pending migrations (applied by 'socialctl migrate' or on serve): ${s.schema.pending.join(", ")}`);
-  if (s.schema.unknown.length) lines.push(`WARNING: the database has migrations this socialctl does not know (${s.schema.unknown.join(", ")}): it was made by a newer version`);
+  if (s.schema.pending.length)
+    lines.push(`pending migrations (applied by 'socialctl migrate' or on serve): ${s.schema.pending.join(", ")}`);
+  if (s.schema.unknown.length)
+    lines.push(
+      `WARNING: the database has migrations this socialctl does not know (${s.schema.unknown.join(", ")}): it was made by a newer version`,
+    );
   return lines.join("\n");
 }
 

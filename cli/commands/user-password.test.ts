@@ -18,7 +18,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function passwordWorks(username: string, password: string): Promise<boolean> {
   const app = await openApp({ dataDir: dir, log: silentLogger });
   try {
-    const row = await app.db.selectFrom("users").select("password_hash").where("username", "=", username).executeTakeFirstOrThrow();
+    const row = await app.db
+      .selectFrom("users")
+      .select("password_hash")
+      .where("username", "=", username)
+      .executeTakeFirstOrThrow();
     return verifyPassword(password, row.password_hash!);
   } finally {
     await app.close();
@@ -26,21 +30,58 @@ async function passwordWorks(username: string, password: string): Promise<boolea
 }
 
 test("read from stdin when it is not a terminal", async () => {
-  const child = Bun.spawn([process.execPath, CLI, "--data-dir", dir, "--json", "user", "create", "--email", "pipe@example.test", "--username", "piped"], {
-    stdin: new TextEncoder().encode("from stdin 123\n"),
-    stdout: "pipe",
-    stderr: "pipe",
-    env: { ...process.env, CI: "1" },
-  });
-  const [out, , code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const child = Bun.spawn(
+    [
+      process.execPath,
+      CLI,
+      "--data-dir",
+      dir,
+      "--json",
+      "user",
+      "create",
+      "--email",
+      "pipe@example.test",
+      "--username",
+      "piped",
+    ],
+    {
+      stdin: new TextEncoder().encode("from stdin 123\n"),
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { ...process.env, CI: "1" },
+    },
+  );
+  const [out, , code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   expect(code).toBe(0);
   expect(JSON.parse(out)).toMatchObject({ username: "piped" });
   expect(await passwordWorks("piped", "from stdin 123")).toBe(true);
 });
 
 test("asked for on a terminal, without echo", async () => {
-  const line = [process.execPath, CLI, "--data-dir", dir, "user", "create", "--email", "tty@example.test", "--username", "typed"].map((a) => `'${a}'`).join(" ");
-  const child = Bun.spawn(["script", "-qec", `stty cols 120 rows 40; ${line}`, "/dev/null"], { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: { ...process.env, CI: "" } });
+  const line = [
+    process.execPath,
+    CLI,
+    "--data-dir",
+    dir,
+    "user",
+    "create",
+    "--email",
+    "tty@example.test",
+    "--username",
+    "typed",
+  ]
+    .map((a) => `'${a}'`)
+    .join(" ");
+  const child = Bun.spawn(["script", "-qec", `stty cols 120 rows 40; ${line}`, "/dev/null"], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, CI: "" },
+  });
   const timer = setTimeout(() => child.kill(), 30_000);
   // type once the prompt is up
   const reader = child.stdout.getReader();

@@ -14,25 +14,57 @@ describe("socialctl init and user", () => {
   test("init --yes --json creates the instance; again it is idempotent", async () => {
     const first = await runJson("init", "--yes", "--registration", "open", "--port", "4100");
     expect(first.code).toBe(0);
-    expect(first.json).toMatchObject({ dataDir, created: true, config: { registration: "open", port: 4100 }, baseUrl: "http://127.0.0.1:4100" });
+    expect(first.json).toMatchObject({
+      dataDir,
+      created: true,
+      config: { registration: "open", port: 4100 },
+      baseUrl: "http://127.0.0.1:4100",
+    });
     const [again] = await Promise.all([
       runJson("init", "--yes"),
-      expectOneLineFailure(run("init", "--yes", "--registration", "sometimes"), /registration.*must be one of open, captcha, closed/),
+      expectOneLineFailure(
+        run("init", "--yes", "--registration", "sometimes"),
+        /registration.*must be one of open, captcha, closed/,
+      ),
     ]);
     expect(again.json.created).toBe(false);
   });
 
   test("user create / list / disable / enable / set-password", async () => {
-    const created = await runJson("user", "create", "--email", "anna@example.test", "--username", "anna", "--password", "anna password", "--verified");
+    const created = await runJson(
+      "user",
+      "create",
+      "--email",
+      "anna@example.test",
+      "--username",
+      "anna",
+      "--password",
+      "anna password",
+      "--verified",
+    );
     expect(created.code).toBe(0);
-    expect(created.json).toMatchObject({ id: expect.any(String), username: "anna", email: "anna@example.test", verified: true });
+    expect(created.json).toMatchObject({
+      id: expect.any(String),
+      username: "anna",
+      email: "anna@example.test",
+      verified: true,
+    });
     const [weak, missing] = await Promise.all([
       run("--json", "user", "create", "--email", "b@example.test", "--username", "bob", "--password", "short"),
       run("user", "create", "--email", "c@example.test"),
-      expectOneLineFailure(run("user", "create", "--email", "ANNA@example.test", "--username", "Anna", "--password", "anna password"), /email is already registered; username is taken/),
+      expectOneLineFailure(
+        run("user", "create", "--email", "ANNA@example.test", "--username", "Anna", "--password", "anna password"),
+        /email is already registered; username is taken/,
+      ),
       expectOneLineFailure(run("user", "disable", "nobody"), /User nobody not found/),
-      expectOneLineFailure(run("user", "set-password", "anna"), /no password: pass --password, answer the prompt on a terminal, or pipe it on stdin/),
-      expectOneLineFailure(run("user", "set-password", "anna", "--password", "short"), /password must be at least 8 characters/),
+      expectOneLineFailure(
+        run("user", "set-password", "anna"),
+        /no password: pass --password, answer the prompt on a terminal, or pipe it on stdin/,
+      ),
+      expectOneLineFailure(
+        run("user", "set-password", "anna", "--password", "short"),
+        /password must be at least 8 characters/,
+      ),
     ]);
     expect(weak.code).toBe(1);
     expect(JSON.parse(weak.stdout)).toEqual({ error: { message: "password must be at least 8 characters" } });
@@ -40,11 +72,16 @@ describe("socialctl init and user", () => {
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain("required option");
 
-    expect((await runJson("user", "list")).json.users.map((u: any) => [u.username, u.disabled])).toEqual([["anna", false]]);
+    expect((await runJson("user", "list")).json.users.map((u: any) => [u.username, u.disabled])).toEqual([
+      ["anna", false],
+    ]);
     expect((await runJson("user", "disable", "anna")).json).toEqual({ username: "anna", disabled: true });
     expect((await runJson("user", "list")).json.users[0].disabled).toBe(true);
     expect((await runJson("user", "enable", "anna")).json).toEqual({ username: "anna", disabled: false });
-    expect((await runJson("user", "set-password", "anna", "--password", "new anna password")).json).toEqual({ username: "anna", passwordChanged: true });
+    expect((await runJson("user", "set-password", "anna", "--password", "new anna password")).json).toEqual({
+      username: "anna",
+      passwordChanged: true,
+    });
   });
 
   test("user ban-devices bans every device the account signed in from", async () => {
@@ -52,7 +89,12 @@ describe("socialctl init and user", () => {
     const anna = (await findUserByUsername(app.db, "anna"))!;
     const ttls = { accessTtlMs: 60_000, refreshTtlMs: 3600_000 };
     for (const deviceId of ["devAAAAAAAAAAAAAAAAAAAAA", "devBBBBBBBBBBBBBBBBBBBBB", "devAAAAAAAAAAAAAAAAAAAAA"]) {
-      await createSession(app.db, app.clock.now(), ttls, { userId: anna.id, userAgent: "t", ip: "127.0.0.1", deviceId });
+      await createSession(app.db, app.clock.now(), ttls, {
+        userId: anna.id,
+        userAgent: "t",
+        ip: "127.0.0.1",
+        deviceId,
+      });
     }
     await app.close();
     expect((await runJson("user", "ban-devices", "anna")).json).toEqual({ username: "anna", bannedDevices: 2 });
@@ -62,7 +104,9 @@ describe("socialctl init and user", () => {
     await check.close();
     expect(rows.map((r) => r.device_id)).toEqual(["devAAAAAAAAAAAAAAAAAAAAA", "devBBBBBBBBBBBBBBBBBBBBB"]);
     await Promise.all([
-      runJson("user", "unban-devices", "anna").then((r) => expect(r.json).toEqual({ username: "anna", unbannedDevices: 2 })),
+      runJson("user", "unban-devices", "anna").then((r) =>
+        expect(r.json).toEqual({ username: "anna", unbannedDevices: 2 }),
+      ),
       expectOneLineFailure(run("user", "ban-devices", "ghost"), /User ghost not found/),
     ]);
   });

@@ -20,16 +20,45 @@ export function registerUser(program: Command) {
     .option("--display-name <name>", "display name")
     .option("--admin", "make an administrator")
     .option("--verified", "mark the e-mail address as confirmed")
-    .action(async (f: { email: string; username: string; password?: string; displayName?: string; admin?: boolean; verified?: boolean }, cmd: Command) => {
-      const opts = globals(cmd);
-      const password = await readPassword(opts, f.password, `Password for ${f.username}`);
-      const u = await withApp(opts, async (app) => {
-        const created = await createUser(app.db, app.clock.now(), { email: f.email, username: f.username, password, displayName: f.displayName, isAdmin: f.admin, verified: f.verified });
-        await app.hooks.emit("user:created", { userId: created.id });
-        return created;
-      });
-      emit(opts, { id: u.cuid, username: u.username, email: u.email, admin: u.is_admin === 1, verified: u.email_verified_at !== null }, `Created ${u.username} <${u.email}>`);
-    });
+    .action(
+      async (
+        f: {
+          email: string;
+          username: string;
+          password?: string;
+          displayName?: string;
+          admin?: boolean;
+          verified?: boolean;
+        },
+        cmd: Command,
+      ) => {
+        const opts = globals(cmd);
+        const password = await readPassword(opts, f.password, `Password for ${f.username}`);
+        const u = await withApp(opts, async (app) => {
+          const created = await createUser(app.db, app.clock.now(), {
+            email: f.email,
+            username: f.username,
+            password,
+            displayName: f.displayName,
+            isAdmin: f.admin,
+            verified: f.verified,
+          });
+          await app.hooks.emit("user:created", { userId: created.id });
+          return created;
+        });
+        emit(
+          opts,
+          {
+            id: u.cuid,
+            username: u.username,
+            email: u.email,
+            admin: u.is_admin === 1,
+            verified: u.email_verified_at !== null,
+          },
+          `Created ${u.username} <${u.email}>`,
+        );
+      },
+    );
 
   user
     .command("list")
@@ -47,11 +76,21 @@ export function registerUser(program: Command) {
         createdAt: toIso(u.created_at),
       }));
       emit(opts, { users: list }, () =>
-        list.length === 0 ? "No accounts." : list.map((u) => `${u.username}\t${u.email ?? "-"}${u.admin ? "\tadmin" : ""}${u.bot ? "\tbot" : ""}${u.disabled ? "\tdisabled" : ""}`).join("\n"),
+        list.length === 0
+          ? "No accounts."
+          : list
+              .map(
+                (u) =>
+                  `${u.username}\t${u.email ?? "-"}${u.admin ? "\tadmin" : ""}${u.bot ? "\tbot" : ""}${u.disabled ? "\tdisabled" : ""}`,
+              )
+              .join("\n"),
       );
     });
 
-  for (const [name, disabled] of [["disable", true], ["enable", false]] as const) {
+  for (const [name, disabled] of [
+    ["disable", true],
+    ["enable", false],
+  ] as const) {
     user
       .command(`${name} <username>`)
       .description(`${name} an account${disabled ? " (signs it out everywhere)" : ""}`)
@@ -85,7 +124,9 @@ export function registerUser(program: Command) {
     .description("ban every device the account has signed in from (DEVICE_BANNED), whoever uses it")
     .action(async (username: string, _f: unknown, cmd: Command) => {
       const opts = globals(cmd);
-      const banned = await withApp(opts, async (app) => banUserDevices(app.db, app.clock.now(), (await requireUserByUsername(app.db, username)).id));
+      const banned = await withApp(opts, async (app) =>
+        banUserDevices(app.db, app.clock.now(), (await requireUserByUsername(app.db, username)).id),
+      );
       emit(opts, { username, bannedDevices: banned }, `${banned} device(s) of ${username} banned`);
     });
 
@@ -94,7 +135,9 @@ export function registerUser(program: Command) {
     .description("lift the device bans placed through the account")
     .action(async (username: string, _f: unknown, cmd: Command) => {
       const opts = globals(cmd);
-      const lifted = await withApp(opts, async (app) => unbanUserDevices(app.db, (await requireUserByUsername(app.db, username)).id));
+      const lifted = await withApp(opts, async (app) =>
+        unbanUserDevices(app.db, (await requireUserByUsername(app.db, username)).id),
+      );
       emit(opts, { username, unbannedDevices: lifted }, `${lifted} device ban(s) of ${username} lifted`);
     });
 }

@@ -22,9 +22,17 @@ function check(fn: () => unknown): string | undefined {
 }
 
 /** Interactive `socialctl init` on a TTY: base URL, port, registration, first admin. */
-export async function promptInit(defaults: { baseUrl?: string; port?: string; registration?: string }): Promise<InitAnswers> {
+export async function promptInit(defaults: {
+  baseUrl?: string;
+  port?: string;
+  registration?: string;
+}): Promise<InitAnswers> {
   p.intro("socialctl init");
-  const port = await p.text({ message: "Port to listen on", initialValue: defaults.port ?? "3000", validate: (v) => check(() => parseConfigValue("port", v ?? "")) });
+  const port = await p.text({
+    message: "Port to listen on",
+    initialValue: defaults.port ?? "3000",
+    validate: (v) => check(() => parseConfigValue("port", v ?? "")),
+  });
   if (cancelled(port)) process.exit(1);
   const baseUrl = await p.text({
     message: "Public base URL",
@@ -48,9 +56,15 @@ export async function promptInit(defaults: { baseUrl?: string; port?: string; re
   if (wantAdmin) {
     const email = await p.text({ message: "Admin e-mail", validate: (v) => emailProblem(v ?? "") ?? undefined });
     if (cancelled(email)) process.exit(1);
-    const username = await p.text({ message: "Admin username", validate: (v) => usernameProblem(v ?? "") ?? undefined });
+    const username = await p.text({
+      message: "Admin username",
+      validate: (v) => usernameProblem(v ?? "") ?? undefined,
+    });
     if (cancelled(username)) process.exit(1);
-    const password = await p.password({ message: "Admin password", validate: (v) => passwordProblem(v ?? "") ?? undefined });
+    const password = await p.password({
+      message: "Admin password",
+      validate: (v) => passwordProblem(v ?? "") ?? undefined,
+    });
     if (cancelled(password)) process.exit(1);
     admin = { email, username, password };
   }

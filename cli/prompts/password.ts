@@ -13,7 +13,8 @@ export async function readPassword(opts: GlobalOptions, given: string | undefine
     if (p.isCancel(answer)) process.exit(1);
     return answer;
   }
-  if (process.stdin.isTTY) throw new CliError("--password is required with --yes or --json on a terminal (or pipe the password on stdin)");
+  if (process.stdin.isTTY)
+    throw new CliError("--password is required with --yes or --json on a terminal (or pipe the password on stdin)");
   const text = await new Response(Bun.stdin.stream()).text();
   const line = text.split(/\r?\n/)[0] ?? "";
   if (!line) throw new CliError("no password: pass --password, answer the prompt on a terminal, or pipe it on stdin");

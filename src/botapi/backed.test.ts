@@ -25,7 +25,8 @@ const upload = async (method: string, field: string, file: File, extra: Record<s
   const res = await fetch(`${server.url}/bot${token}/${method}`, { method: "POST", body: form });
   return { status: res.status, body: (await res.json()) as any };
 };
-const send = async (text: string) => (await call("sendMessage", { chat_id: chatId, text })).body.result.message_id as number;
+const send = async (text: string) =>
+  (await call("sendMessage", { chat_id: chatId, text })).body.result.message_id as number;
 
 beforeAll(async () => {
   ({ server, owner, person, personUser } = await botWorld());
@@ -54,13 +55,23 @@ describe("files as the compatible API describes them", () => {
     expect(doc.body.result.document.thumbnail).toMatchObject({ width: 320, height: 240 });
 
     // stored as a file (audio is sent as a document); what the bot says about it is kept
-    const audio = await upload("sendAudio", "audio", new File([new TextEncoder().encode("not really music")], "song.mp3"), {
+    const audio = await upload(
+      "sendAudio",
+      "audio",
+      new File([new TextEncoder().encode("not really music")], "song.mp3"),
+      {
+        performer: "The Band",
+        title: "The Song",
+        duration: "215",
+      },
+    );
+    expect(audio.status).toBe(200);
+    expect(audio.body.result.audio).toMatchObject({
       performer: "The Band",
       title: "The Song",
-      duration: "215",
+      duration: 215,
+      file_name: "song.mp3",
     });
-    expect(audio.status).toBe(200);
-    expect(audio.body.result.audio).toMatchObject({ performer: "The Band", title: "The Song", duration: 215, file_name: "song.mp3" });
   });
 });
 
@@ -72,10 +83,17 @@ describe("batch and chat methods", () => {
     expect(left).not.toContain("one");
     expect(left).not.toContain("two");
     expect(left).toContain("three");
-    expect((await call("deleteMessages", { chat_id: chatId, message_ids: [] })).body.description).toBe("Bad Request: message_ids must contain 1-100 items");
+    expect((await call("deleteMessages", { chat_id: chatId, message_ids: [] })).body.description).toBe(
+      "Bad Request: message_ids must contain 1-100 items",
+    );
 
-    const mine = (await person.post(`/api/social/messages/${cid}`, { content: "from the person" })).body.data.message.messageId as number;
-    const forwarded = await call("forwardMessages", { chat_id: chatId, from_chat_id: chatId, message_ids: [mine, c, 999999] });
+    const mine = (await person.post(`/api/social/messages/${cid}`, { content: "from the person" })).body.data.message
+      .messageId as number;
+    const forwarded = await call("forwardMessages", {
+      chat_id: chatId,
+      from_chat_id: chatId,
+      message_ids: [mine, c, 999999],
+    });
     expect(forwarded.body.result).toHaveLength(2);
     expect(forwarded.body.result[0]).toEqual({ message_id: expect.any(Number) });
     const copied = await call("copyMessages", { chat_id: chatId, from_chat_id: chatId, message_ids: [c] });
@@ -83,29 +101,73 @@ describe("batch and chat methods", () => {
     const all = await history(person, cid);
     expect(all.filter((m) => m.content === "three")).toHaveLength(3);
 
-    for (const id of [c, copied.body.result[0].message_id]) expect((await call("pinChatMessage", { chat_id: chatId, message_id: id })).body.result).toBe(true);
+    for (const id of [c, copied.body.result[0].message_id])
+      expect((await call("pinChatMessage", { chat_id: chatId, message_id: id })).body.result).toBe(true);
     expect((await call("unpinAllChatMessages", { chat_id: chatId })).body.result).toBe(true);
-    const conversation = await server.app.db.selectFrom("conversations").select("id").where("cuid", "=", cid).executeTakeFirstOrThrow();
-    const pinned = await server.app.db.selectFrom("messages").select("seq").where("conversation_id", "=", conversation.id).where("pinned", "=", 1).execute();
+    const conversation = await server.app.db
+      .selectFrom("conversations")
+      .select("id")
+      .where("cuid", "=", cid)
+      .executeTakeFirstOrThrow();
+    const pinned = await server.app.db
+      .selectFrom("messages")
+      .select("seq")
+      .where("conversation_id", "=", conversation.id)
+      .where("pinned", "=", 1)
+      .execute();
     expect(pinned).toEqual([]);
   });
 
   test("invite links of a group the bot administers", async () => {
     const group = await person.post("/api/social/groups", { title: "Invites", members: ["backed_bot"] });
     const gid = group.body.data.conversationId as string;
-    const groupId = -(await server.app.db.selectFrom("conversations").select("id").where("cuid", "=", gid).executeTakeFirstOrThrow()).id;
-    expect((await call("exportChatInviteLink", { chat_id: groupId })).body).toEqual({ ok: false, error_code: 403, description: "Forbidden: not enough rights to invite users" });
-    expect((await person.post(`/api/social/groups/${gid}/members/backed_bot/promote`, { rights: { can_invite_users: true } })).status).toBe(200);
+    const groupId = -(
+      await server.app.db.selectFrom("conversations").select("id").where("cuid", "=", gid).executeTakeFirstOrThrow()
+    ).id;
+    expect((await call("exportChatInviteLink", { chat_id: groupId })).body).toEqual({
+      ok: false,
+      error_code: 403,
+      description: "Forbidden: not enough rights to invite users",
+    });
+    expect(
+      (
+        await person.post(`/api/social/groups/${gid}/members/backed_bot/promote`, {
+          rights: { can_invite_users: true },
+        })
+      ).status,
+    ).toBe(200);
     const link = (await call("exportChatInviteLink", { chat_id: groupId })).body.result as string;
     expect(link).toMatch(/\/dashboard\/messages\?join=[A-Za-z0-9_-]+$/);
     const made = (await call("createChatInviteLink", { chat_id: groupId, name: "friends" })).body.result;
-    expect(made).toMatchObject({ invite_link: expect.stringContaining("?join="), creator: { id: botApiUserId((await server.app.db.selectFrom("users").select("id").where("username", "=", "backed_bot").executeTakeFirstOrThrow()).id) }, name: "friends", is_revoked: false });
+    expect(made).toMatchObject({
+      invite_link: expect.stringContaining("?join="),
+      creator: {
+        id: botApiUserId(
+          (
+            await server.app.db
+              .selectFrom("users")
+              .select("id")
+              .where("username", "=", "backed_bot")
+              .executeTakeFirstOrThrow()
+          ).id,
+        ),
+      },
+      name: "friends",
+      is_revoked: false,
+    });
     expect(made.invite_link).not.toBe(link);
   });
 
   test("getUserProfilePhotos: the avatar as PhotoSizes, downloadable", async () => {
-    expect((await call("getUserProfilePhotos", { user_id: chatId })).body.result).toEqual({ total_count: 0, photos: [] });
-    const avatar = await storeUpload(server.app, { ownerId: personUser.id, kind: "avatar", data: await pngOf(server.app, 400, 400) });
+    expect((await call("getUserProfilePhotos", { user_id: chatId })).body.result).toEqual({
+      total_count: 0,
+      photos: [],
+    });
+    const avatar = await storeUpload(server.app, {
+      ownerId: personUser.id,
+      kind: "avatar",
+      data: await pngOf(server.app, 400, 400),
+    });
     await server.app.db.updateTable("users").set({ avatar_url: avatar.url }).where("id", "=", personUser.id).execute();
     const photos = (await call("getUserProfilePhotos", { user_id: chatId })).body.result;
     expect(photos.total_count).toBe(1);
@@ -120,12 +182,18 @@ describe("batch and chat methods", () => {
     expect((await call("setChatMenuButton", { menu_button: app })).body.result).toBe(true);
     expect((await call("getChatMenuButton", { chat_id: chatId })).body.result).toEqual(app);
     expect((await person.get("/api/social/bots/backed_bot")).body.data.bot.menuButton).toEqual(app);
-    expect((await call("setChatMenuButton", { chat_id: chatId, menu_button: { type: "commands" } })).body.result).toBe(true);
+    expect((await call("setChatMenuButton", { chat_id: chatId, menu_button: { type: "commands" } })).body.result).toBe(
+      true,
+    );
     expect((await person.get("/api/social/bots/backed_bot")).body.data.bot.menuButton).toEqual({ type: "commands" });
     expect((await call("getChatMenuButton")).body.result).toEqual(app);
-    expect((await call("setChatMenuButton", { menu_button: { type: "web_app", text: "x", web_app: { url: "http://plain.example.com" } } })).body.description).toBe(
-      "Bad Request: BUTTON_URL_INVALID: web_app url must be an https URL",
-    );
+    expect(
+      (
+        await call("setChatMenuButton", {
+          menu_button: { type: "web_app", text: "x", web_app: { url: "http://plain.example.com" } },
+        })
+      ).body.description,
+    ).toBe("Bad Request: BUTTON_URL_INVALID: web_app url must be an https URL");
   });
 
   test("families the product cannot back answer in the compatible API's words", async () => {
@@ -135,8 +203,14 @@ describe("batch and chat methods", () => {
       description: "Bad Request: query is too old and response timeout expired or query ID is invalid",
     });
     expect((await call("getStickerSet", { name: "animals" })).body.description).toBe("Bad Request: STICKERSET_INVALID");
-    expect((await call("createForumTopic", { chat_id: chatId, name: "t" })).body.description).toBe("Bad Request: the chat is not a forum");
-    expect((await call("sendGame", { chat_id: chatId, game_short_name: "g" })).body.description).toBe("Bad Request: GAME_SHORT_NAME_INVALID");
-    expect((await call("getBusinessConnection", { business_connection_id: "b" })).body.description).toBe("Bad Request: BUSINESS_CONNECTION_INVALID");
+    expect((await call("createForumTopic", { chat_id: chatId, name: "t" })).body.description).toBe(
+      "Bad Request: the chat is not a forum",
+    );
+    expect((await call("sendGame", { chat_id: chatId, game_short_name: "g" })).body.description).toBe(
+      "Bad Request: GAME_SHORT_NAME_INVALID",
+    );
+    expect((await call("getBusinessConnection", { business_connection_id: "b" })).body.description).toBe(
+      "Bad Request: BUSINESS_CONNECTION_INVALID",
+    );
   });
 });

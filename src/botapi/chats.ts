@@ -23,12 +23,19 @@ export async function chatViewFor(db: Db, conversation: ConversationRow, botUser
  * The two lookups of every send to a person (sendMessage's hot path), compiled once: building
  * the Kysely query cost more than SQLite's answer by primary key / unique index.
  */
-const personById = precompiled((db: Db, v: { id: number }) => db.selectFrom("users").selectAll().where("id", "=", v.id).where("deleted_at", "is", null));
-const privateChatByKey = precompiled((db: Db, v: { key: string }) => db.selectFrom("conversations").selectAll().where("private_key", "=", v.key));
+const personById = precompiled((db: Db, v: { id: number }) =>
+  db.selectFrom("users").selectAll().where("id", "=", v.id).where("deleted_at", "is", null),
+);
+const privateChatByKey = precompiled((db: Db, v: { key: string }) =>
+  db.selectFrom("conversations").selectAll().where("private_key", "=", v.key),
+);
 
 /** A person by Bot API id or @username, as Bot API user_id/chat_id parameters give them. */
 export async function findPerson(app: App, ref: number | string): Promise<UserRow | undefined> {
-  const user = typeof ref === "number" ? (await personById(app.db, { id: accountIdOf(ref) }))[0] : await findUserByUsername(app.db, ref);
+  const user =
+    typeof ref === "number"
+      ? (await personById(app.db, { id: accountIdOf(ref) }))[0]
+      : await findUserByUsername(app.db, ref);
   return user && !user.disabled_at && !user.is_system ? user : undefined;
 }
 

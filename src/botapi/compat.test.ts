@@ -60,9 +60,13 @@ describe("compatibility details", () => {
     expect((await call("getMyDescription")).body.result).toEqual({ description: "Hello" });
     expect((await call("getMyDescription", { language_code: "de" })).body.result).toEqual({ description: "Hallo" });
     expect((await call("getMyDescription", { language_code: "fr" })).body.result).toEqual({ description: "Hello" });
-    expect((await call("setMyShortDescription", { short_description: "Kurz", language_code: "de" })).body.result).toBe(true);
+    expect((await call("setMyShortDescription", { short_description: "Kurz", language_code: "de" })).body.result).toBe(
+      true,
+    );
     expect((await call("getMyShortDescription")).body.result).toEqual({ short_description: "" });
-    expect((await call("getMyShortDescription", { language_code: "de" })).body.result).toEqual({ short_description: "Kurz" });
+    expect((await call("getMyShortDescription", { language_code: "de" })).body.result).toEqual({
+      short_description: "Kurz",
+    });
     // "" removes the language's own text
     expect((await call("setMyDescription", { description: "", language_code: "de" })).body.result).toBe(true);
     expect((await call("getMyDescription", { language_code: "de" })).body.result).toEqual({ description: "Hello" });
@@ -75,14 +79,26 @@ describe("compatibility details", () => {
 
     const list = (c: string) => [{ command: c, description: `does ${c}` }];
     expect((await call("setMyCommands", { commands: list("all") })).body.result).toBe(true);
-    expect((await call("setMyCommands", { commands: list("private"), scope: { type: "all_private_chats" } })).body.result).toBe(true);
+    expect(
+      (await call("setMyCommands", { commands: list("private"), scope: { type: "all_private_chats" } })).body.result,
+    ).toBe(true);
     expect((await call("setMyCommands", { commands: list("deutsch"), language_code: "de" })).body.result).toBe(true);
-    expect((await call("setMyCommands", { commands: list("one"), scope: { type: "chat", chat_id: chatId } })).body.result).toBe(true);
+    expect(
+      (await call("setMyCommands", { commands: list("one"), scope: { type: "chat", chat_id: chatId } })).body.result,
+    ).toBe(true);
     expect((await call("getMyCommands")).body.result).toEqual(list("all"));
-    expect((await call("getMyCommands", { scope: { type: "all_private_chats" } })).body.result).toEqual(list("private"));
-    expect((await call("getMyCommands", { scope: { type: "all_private_chats" }, language_code: "de" })).body.result).toEqual(list("private"));
-    expect((await call("getMyCommands", { scope: { type: "all_group_chats" }, language_code: "de" })).body.result).toEqual(list("deutsch"));
-    expect((await call("getMyCommands", { scope: { type: "chat", chat_id: String(chatId) } })).body.result).toEqual(list("one"));
+    expect((await call("getMyCommands", { scope: { type: "all_private_chats" } })).body.result).toEqual(
+      list("private"),
+    );
+    expect(
+      (await call("getMyCommands", { scope: { type: "all_private_chats" }, language_code: "de" })).body.result,
+    ).toEqual(list("private"));
+    expect(
+      (await call("getMyCommands", { scope: { type: "all_group_chats" }, language_code: "de" })).body.result,
+    ).toEqual(list("deutsch"));
+    expect((await call("getMyCommands", { scope: { type: "chat", chat_id: String(chatId) } })).body.result).toEqual(
+      list("one"),
+    );
     expect((await call("deleteMyCommands", { scope: { type: "all_private_chats" } })).body.result).toBe(true);
     expect((await call("getMyCommands", { scope: { type: "all_private_chats" } })).body.result).toEqual(list("all"));
     // the person's card shows the default list
@@ -112,7 +128,11 @@ describe("compatibility details", () => {
     expect(r.body.result.poll).toMatchObject({
       question: "Best tea?",
       question_entities: [{ type: "bold", offset: 0, length: 4 }],
-      options: [{ text: "Green", text_entities: [{ type: "bold", offset: 0, length: 5 }], voter_count: 0 }, { text: "Black", voter_count: 0 }, { text: "Oolong", voter_count: 0 }],
+      options: [
+        { text: "Green", text_entities: [{ type: "bold", offset: 0, length: 5 }], voter_count: 0 },
+        { text: "Black", voter_count: 0 },
+        { text: "Oolong", voter_count: 0 },
+      ],
       correct_option_id: 0,
       explanation: "fresh",
       explanation_entities: [{ type: "italic", offset: 0, length: 5 }],

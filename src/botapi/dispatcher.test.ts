@@ -11,7 +11,17 @@ import { fileMethods } from "./methods/files";
 import { unsupportedMethods } from "./methods/unsupported";
 
 test("the method table lists every handler of every methods/ file, under its own name", () => {
-  const families = [profileMethods, updatesMethods, sendMethods, editMethods, callbackMethods, chatMethods, paymentMethods, fileMethods, unsupportedMethods];
+  const families = [
+    profileMethods,
+    updatesMethods,
+    sendMethods,
+    editMethods,
+    callbackMethods,
+    chatMethods,
+    paymentMethods,
+    fileMethods,
+    unsupportedMethods,
+  ];
   const handlers = families.flatMap((family) => Object.entries(family));
   expect(Object.keys(BOT_METHODS).sort()).toEqual(handlers.map(([name]) => name).sort());
   for (const [name, fn] of handlers) expect(BOT_METHODS[name as keyof typeof BOT_METHODS]).toBe(fn);

@@ -94,7 +94,9 @@ export const BOT_METHODS = {
   ...unsupported,
 } satisfies MethodTable;
 
-const byLowerName = new Map<string, BotMethod>(Object.entries(BOT_METHODS).map(([name, fn]) => [name.toLowerCase(), fn]));
+const byLowerName = new Map<string, BotMethod>(
+  Object.entries(BOT_METHODS).map(([name, fn]) => [name.toLowerCase(), fn]),
+);
 /** lower-cased name → the name as the compatible API spells it */
 const nameByLowerName = new Map<string, string>(Object.keys(BOT_METHODS).map((name) => [name.toLowerCase(), name]));
 
@@ -102,7 +104,13 @@ const nameByLowerName = new Map<string, string>(Object.keys(BOT_METHODS).map((na
 export const canonicalMethodName = (name: string): string | null => nameByLowerName.get(name.toLowerCase()) ?? null;
 
 /** Runs one Bot API method for a bot; unknown names are 404 "Not Found: method not found". */
-export async function callBotMethod(app: App, found: BotWithUser, name: string, params: Params, signal?: AbortSignal): Promise<unknown> {
+export async function callBotMethod(
+  app: App,
+  found: BotWithUser,
+  name: string,
+  params: Params,
+  signal?: AbortSignal,
+): Promise<unknown> {
   const fn = byLowerName.get(name.toLowerCase());
   if (!fn) throw botError(404, "Not Found: method not found");
   return fn({ app, bot: found.bot, me: found.user, params, signal });

@@ -14,9 +14,16 @@ import { serializeChat, serializeChatMember, serializeMessage, serializeUser } f
  * Whether a group message reaches a bot in privacy mode ("commands"): commands meant for
  * every bot or for this one (/cmd, /cmd@this_bot) and replies to the bot's messages.
  */
-async function reachesBot(db: Db, member: BotWithUser, conversation: ConversationRow, message: MessageRow): Promise<boolean> {
+async function reachesBot(
+  db: Db,
+  member: BotWithUser,
+  conversation: ConversationRow,
+  message: MessageRow,
+): Promise<boolean> {
   if (conversation.type === "private" || member.bot.privacy === "all") return true;
-  const entities = message.entities ? (JSON.parse(message.entities) as MessageEntity[]) : detectEntities(message.content);
+  const entities = message.entities
+    ? (JSON.parse(message.entities) as MessageEntity[])
+    : detectEntities(message.content);
   const command = entities.find((e) => e.type === "bot_command" && e.offset === 0);
   if (command) {
     const text = message.content.slice(command.offset, command.offset + command.length);
@@ -35,7 +42,13 @@ async function reachesBot(db: Db, member: BotWithUser, conversation: Conversatio
  * updates are queued in SCOPE, the message's own transaction: stored together or not at all
  * (a retry of the send then finds both); an edit's after the edit committed.
  */
-async function messageToBots(app: App, type: UpdateType, conversation: ConversationRow, message: MessageRow, scope?: Scope): Promise<void> {
+async function messageToBots(
+  app: App,
+  type: UpdateType,
+  conversation: ConversationRow,
+  message: MessageRow,
+  scope?: Scope,
+): Promise<void> {
   // bots do not see service messages, nor other bots' messages (below)
   if (message.kind !== "user" || message.deleted_at !== null) return;
   const db = scope?.db ?? app.db;
@@ -61,7 +74,10 @@ async function editedToBots(app: App, conversationId: number, messageId: number)
 }
 
 /** A bot's own membership in a group changed: my_chat_member. */
-async function membershipToBot(app: App, p: { conversationId: number; userId: number; actorId: number; oldRole: string | null; newRole: string }): Promise<void> {
+async function membershipToBot(
+  app: App,
+  p: { conversationId: number; userId: number; actorId: number; oldRole: string | null; newRole: string },
+): Promise<void> {
   const found = await findBotByUserId(app.db, p.userId);
   if (!found) return;
   const { bot, user: botUser } = found;

@@ -53,7 +53,12 @@ export function toBotErrorBody(err: unknown, log: Logger): BotErrorBody {
     let description = WORDING[err.code] ?? err.message;
     if (err.code !== "BOT_API" && !(err.code in WORDING)) {
       const fields = (err.details as { fieldErrors?: Record<string, string[]> } | undefined)?.fieldErrors;
-      const detail = fields && Object.keys(fields).length ? Object.entries(fields).map(([k, v]) => `${k} ${v.join(", ")}`).join("; ") : err.message;
+      const detail =
+        fields && Object.keys(fields).length
+          ? Object.entries(fields)
+              .map(([k, v]) => `${k} ${v.join(", ")}`)
+              .join("; ")
+          : err.message;
       description = `${PREFIX[status] ?? "Error"}: ${detail}`;
     }
     const body: BotErrorBody = { ok: false, error_code: status, description };

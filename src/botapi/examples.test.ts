@@ -30,8 +30,15 @@ const say = (cid: string, content: string) => person.post(`/api/social/messages/
 
 /** The person sends a picture; resolves to the stored file's bytes. */
 async function sendPicture(cid: string): Promise<Uint8Array> {
-  const upload = await storeUpload(server.app, { ownerId: personUser.id, kind: "chat-image", data: await pngOf(server.app, 30, 20) });
-  expect((await person.post(`/api/social/messages/${cid}`, { content: "", media: [{ type: "image", url: upload.url }] })).status).toBe(200);
+  const upload = await storeUpload(server.app, {
+    ownerId: personUser.id,
+    kind: "chat-image",
+    data: await pngOf(server.app, 30, 20),
+  });
+  expect(
+    (await person.post(`/api/social/messages/${cid}`, { content: "", media: [{ type: "image", url: upload.url }] }))
+      .status,
+  ).toBe(200);
   return new Uint8Array(await (await fetch(server.url + new URL(upload.url).pathname)).arrayBuffer());
 }
 
@@ -70,7 +77,9 @@ describe("grammY's documented examples", () => {
       await ctx.editMessageText("Page 5 of 31", { reply_markup: keyboard });
     });
     // "Payments" with Telegram Stars: XTR, no provider
-    bot.command("pay", (ctx) => ctx.replyWithInvoice("Test product", "Test description", "{}", "XTR", [{ amount: 1, label: "Test product" }]));
+    bot.command("pay", (ctx) =>
+      ctx.replyWithInvoice("Test product", "Test description", "{}", "XTR", [{ amount: 1, label: "Test product" }]),
+    );
     bot.on("pre_checkout_query", (ctx) => ctx.answerPreCheckoutQuery(true));
     bot.on("message:successful_payment", (ctx) => ctx.reply("Thanks for your purchase!"));
     // "Files": download what a person sent
@@ -90,7 +99,13 @@ describe("grammY's documented examples", () => {
 
       await say(cid, "/menu");
       const menu = await waitForMessage(person, cid, (m) => m.content === "Page 4 of 31", WAIT_MS);
-      expect(menu.replyMarkup.inline_keyboard[0].map((b: any) => b.text)).toEqual(["« 1", "‹ 3", "· 4 ·", "5 ›", "31 »"]);
+      expect(menu.replyMarkup.inline_keyboard[0].map((b: any) => b.text)).toEqual([
+        "« 1",
+        "‹ 3",
+        "· 4 ·",
+        "5 ›",
+        "31 »",
+      ]);
       const press = await person.post(`/api/social/messages/${cid}/${menu.id}/callback`, { data: "next" });
       expect(press.body.data.answer).toMatchObject({ text: "Turning the page" });
       await waitForMessage(person, cid, (m) => m.id === menu.id && m.content === "Page 5 of 31", WAIT_MS);
@@ -111,7 +126,12 @@ describe("Telegraf's README examples", () => {
   // under Node, as Telegraf bots run (its node-fetch transport does not finish under Bun's shim)
   test("start/help/hears, a command router with Telegraf.reply, and getFileLink", async () => {
     const token = await createBotViaApi(owner, "telegraf_docs_bot", "Docs");
-    const bot = await runBotProcess(["node", join(import.meta.dir, "fixtures", "telegraf-docs-bot.cjs"), server.url, token]);
+    const bot = await runBotProcess([
+      "node",
+      join(import.meta.dir, "fixtures", "telegraf-docs-bot.cjs"),
+      server.url,
+      token,
+    ]);
     try {
       const cid = await openChat(person, "telegraf_docs_bot");
       await say(cid, "/start");

@@ -23,7 +23,12 @@ export type FileField = keyof typeof FILE_FIELDS;
 const isGifAnimation = (field: FileField, mime: string): boolean => field === "animation" && mime === "image/gif";
 
 function mediaItemOf(field: FileField, row: UploadRow, fileName?: string): MediaItem {
-  const item: MediaItem = { type: isGifAnimation(field, row.mime) ? "image" : FILE_FIELDS[field].media, url: row.url, mime: row.mime, sizeBytes: row.size_bytes };
+  const item: MediaItem = {
+    type: isGifAnimation(field, row.mime) ? "image" : FILE_FIELDS[field].media,
+    url: row.url,
+    mime: row.mime,
+    sizeBytes: row.size_bytes,
+  };
   if (row.width !== null) item.width = row.width;
   if (row.height !== null) item.height = row.height;
   if (row.duration_ms !== null) item.durationMs = row.duration_ms;
@@ -46,12 +51,25 @@ function assertSuits(field: FileField, row: UploadRow): void {
   if (!ok) throw badRequest(`wrong type of the file for ${field}`);
 }
 
-async function store(ctx: BotContext, field: FileField, data: Blob | Uint8Array, filename: string | undefined, mime: string | undefined): Promise<UploadRow> {
+async function store(
+  ctx: BotContext,
+  field: FileField,
+  data: Blob | Uint8Array,
+  filename: string | undefined,
+  mime: string | undefined,
+): Promise<UploadRow> {
   const head = data instanceof Blob ? new Uint8Array(await data.slice(0, 4).arrayBuffer()) : data.subarray(0, 4);
   const gif = field === "animation" && new TextDecoder().decode(head) === "GIF8";
   const kind = gif ? "chat-image" : FILE_FIELDS[field].kind;
   try {
-    return await storeUpload(ctx.app, { ownerId: ctx.me.id, kind, data, filename, declaredMime: mime, maxBytes: BOT_FILE_LIMITS[kind] });
+    return await storeUpload(ctx.app, {
+      ownerId: ctx.me.id,
+      kind,
+      data,
+      filename,
+      declaredMime: mime,
+      maxBytes: BOT_FILE_LIMITS[kind],
+    });
   } catch (err) {
     if (err instanceof AppError && err.status === 413) throw botError(413, "Request Entity Too Large");
     if (err instanceof AppError && err.code === "VALIDATION_ERROR") {
@@ -67,7 +85,12 @@ async function store(ctx: BotContext, field: FileField, data: Blob | Uint8Array,
  * `attach://<part>`, a file URL of this instance (reused, not copied) or an https URL
  * (downloaded with size and time limits; private addresses refused).
  */
-export async function inputFile(ctx: BotContext, field: FileField, raw: unknown, opts: { fileName?: string; required?: boolean } = {}): Promise<MediaItem> {
+export async function inputFile(
+  ctx: BotContext,
+  field: FileField,
+  raw: unknown,
+  opts: { fileName?: string; required?: boolean } = {},
+): Promise<MediaItem> {
   const { params } = ctx;
   let value: unknown = raw;
   if (value === undefined || value === null || value === "") {
@@ -94,14 +117,23 @@ export async function inputFile(ctx: BotContext, field: FileField, raw: unknown,
   if (!/^https?:\/\//i.test(value)) throw badRequest(`wrong file identifier/HTTP URL specified for ${field}`);
   let fetched: Awaited<ReturnType<typeof fetchLimited>>;
   try {
-    fetched = await fetchLimited(ctx.app, value, BOT_FILE_LIMITS[FILE_FIELDS[field].kind], undefined, undefined, (cause) =>
-      ctx.app.log.info("bot file URL not fetched", { botId: ctx.bot.id, cause }),
+    fetched = await fetchLimited(
+      ctx.app,
+      value,
+      BOT_FILE_LIMITS[FILE_FIELDS[field].kind],
+      undefined,
+      undefined,
+      (cause) => ctx.app.log.info("bot file URL not fetched", { botId: ctx.bot.id, cause }),
     );
   } catch (err) {
     // one answer for every refused or failed fetch (no port or address oracle); only a URL of
     // the wrong shape is told apart, since that depends on the text alone
     const message = (err as Error).message;
-    throw badRequest(message === FETCH_FAILED ? `failed to get HTTP URL content for ${field}` : `failed to get HTTP URL content for ${field}: ${message}`);
+    throw badRequest(
+      message === FETCH_FAILED
+        ? `failed to get HTTP URL content for ${field}`
+        : `failed to get HTTP URL content for ${field}: ${message}`,
+    );
   }
   const row = await store(ctx, field, fetched.data, opts.fileName ?? fetched.name, fetched.mime ?? undefined);
   return mediaItemOf(field, row, opts.fileName);

@@ -51,7 +51,27 @@ function parameterNames(): string[] {
 
 /** per parameter: the wrong container types and a NUL, each tried past the other parameters */
 const ONE_AT_A_TIME: unknown[] = [[{}], { a: [] }, "\u0000"];
-const BAD_VALUES: unknown[] = [null, true, false, 0, -1, 2 ** 53, 1.5, "", "x", "-1", "@", "<b>", "\u0000", "a".repeat(5000), [], [null], [[[]]], {}, { a: {} }];
+const BAD_VALUES: unknown[] = [
+  null,
+  true,
+  false,
+  0,
+  -1,
+  2 ** 53,
+  1.5,
+  "",
+  "x",
+  "-1",
+  "@",
+  "<b>",
+  "\u0000",
+  "a".repeat(5000),
+  [],
+  [null],
+  [[[]]],
+  {},
+  { a: {} },
+];
 
 describe("fuzzing every Bot API method", () => {
   test("no bad parameter gets a 5xx, an answer outside the envelope, or a slow answer", async () => {
@@ -62,31 +82,70 @@ describe("fuzzing every Bot API method", () => {
     for (const method of methods) {
       for (const value of BAD_VALUES) {
         const params = Object.fromEntries(names.map((n) => [n, value]));
-        probes.push({ method, label: JSON.stringify(value).slice(0, 40), init: { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(params) } });
+        probes.push({
+          method,
+          label: JSON.stringify(value).slice(0, 40),
+          init: { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(params) },
+        });
       }
       // one parameter wrong at a time, the others naming real things
       for (const name of names) {
         for (const value of ONE_AT_A_TIME) {
-          probes.push({ method, label: `${name}=${JSON.stringify(value)}`, init: { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...baseline, [name]: value }) } });
+          probes.push({
+            method,
+            label: `${name}=${JSON.stringify(value)}`,
+            init: {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ ...baseline, [name]: value }),
+            },
+          });
         }
       }
       const form = new URLSearchParams(names.map((n) => [n, "\u0000{[<"]));
-      probes.push({ method, label: "form", init: { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form.toString() } });
-      probes.push({ method, label: "not JSON", init: { method: "POST", headers: { "content-type": "application/json" }, body: "{" } });
+      probes.push({
+        method,
+        label: "form",
+        init: {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: form.toString(),
+        },
+      });
+      probes.push({
+        method,
+        label: "not JSON",
+        init: { method: "POST", headers: { "content-type": "application/json" }, body: "{" },
+      });
     }
     // getUpdates' timeout on its own, never a value that parks the call
     for (const timeout of [-1, "x", [], {}, 1.5]) {
-      probes.push({ method: "getUpdates", label: `timeout ${JSON.stringify(timeout)}`, init: { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ timeout: timeout === 1.5 ? 0 : timeout }) } });
+      probes.push({
+        method: "getUpdates",
+        label: `timeout ${JSON.stringify(timeout)}`,
+        init: {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ timeout: timeout === 1.5 ? 0 : timeout }),
+        },
+      });
     }
     const { problems, slowest } = await sweep(
       probes,
       (p) => fetch(`${server.url}/bot${token}/${p.method}`, p.init),
       (p, { status, text, json, ms }) => {
-        const enveloped = status < 300 ? json?.ok === true && "result" in json : json?.ok === false && json.error_code === status && typeof json.description === "string";
-        return status >= 500 || !enveloped || ms > 10_000 ? { method: p.method, value: p.label, status, answer: text.slice(0, 160), ms: Math.round(ms) } : null;
+        const enveloped =
+          status < 300
+            ? json?.ok === true && "result" in json
+            : json?.ok === false && json.error_code === status && typeof json.description === "string";
+        return status >= 500 || !enveloped || ms > 10_000
+          ? { method: p.method, value: p.label, status, answer: text.slice(0, 160), ms: Math.round(ms) }
+          : null;
       },
     );
-    console.log(`Bot API fuzz: ${probes.length} requests over ${methods.length} methods and ${names.length} parameters; slowest ${Math.round(slowest.ms)} ms (${slowest.item?.method})`);
+    console.log(
+      `Bot API fuzz: ${probes.length} requests over ${methods.length} methods and ${names.length} parameters; slowest ${Math.round(slowest.ms)} ms (${slowest.item?.method})`,
+    );
     expect(problems).toEqual([]);
     expect((await fetch(`${server.url}/bot${token}/getMe`)).status).toBe(200);
   }, 300_000);

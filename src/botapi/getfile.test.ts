@@ -20,7 +20,10 @@ afterAll(() => server.stop());
 async function sendImage(cid: string, caption: string): Promise<Uint8Array> {
   const data = await pngOf(server.app, 40, 30);
   const upload = await storeUpload(server.app, { ownerId: personUser.id, kind: "chat-image", data });
-  const sent = await person.post(`/api/social/messages/${cid}`, { content: caption, media: [{ type: "image", url: upload.url }] });
+  const sent = await person.post(`/api/social/messages/${cid}`, {
+    content: caption,
+    media: [{ type: "image", url: upload.url }],
+  });
   expect(sent.status).toBe(200);
   return new Uint8Array(await (await fetch(server.url + new URL(upload.url).pathname)).arrayBuffer());
 }
@@ -48,19 +51,35 @@ describe("getFile and /file/bot<TOKEN>/<file_path> (compatibility extension)", (
       expect(got.size).toBe(original.length);
 
       // the largest PhotoSize is the original; thumbnails download too
-      const stored = await server.app.db.selectFrom("messages").select("media").where("content", "=", "look").executeTakeFirstOrThrow();
+      const stored = await server.app.db
+        .selectFrom("messages")
+        .select("media")
+        .where("content", "=", "look")
+        .executeTakeFirstOrThrow();
       const fileId = JSON.parse(stored.media!)[0].url as string;
-      expect((await botCall(server.url, token, "getFile", { file_id: fileId })).body.result).toMatchObject({ file_id: fileId, file_path: got.path, file_size: original.length });
+      expect((await botCall(server.url, token, "getFile", { file_id: fileId })).body.result).toMatchObject({
+        file_id: fileId,
+        file_path: got.path,
+        file_size: original.length,
+      });
 
       // a bot that never saw the file gets neither its path nor its bytes
-      expect((await botCall(server.url, otherToken, "getFile", { file_id: fileId })).body).toEqual({ ok: false, error_code: 400, description: "Bad Request: invalid file_id" });
+      expect((await botCall(server.url, otherToken, "getFile", { file_id: fileId })).body).toEqual({
+        ok: false,
+        error_code: 400,
+        description: "Bad Request: invalid file_id",
+      });
       const foreign = await fetch(`${server.url}/file/bot${otherToken}/${got.path}`);
       expect(foreign.status).toBe(404);
       expect(await foreign.json()).toEqual({ ok: false, error_code: 404, description: "Not Found" });
-      expect((await fetch(`${server.url}/file/bot${token.split(":")[0]}:${"x".repeat(30)}/${got.path}`)).status).toBe(401);
+      expect((await fetch(`${server.url}/file/bot${token.split(":")[0]}:${"x".repeat(30)}/${got.path}`)).status).toBe(
+        401,
+      );
       expect((await fetch(`${server.url}/file/bot${token}/../../config.json`)).status).toBe(404);
       expect((await fetch(`${server.url}/file/bot${token}/nonexistent000000000000000.png`)).status).toBe(404);
-      expect((await botCall(server.url, token, "getFile", { file_id: "https://elsewhere.example/x.png" })).status).toBe(400);
+      expect((await botCall(server.url, token, "getFile", { file_id: "https://elsewhere.example/x.png" })).status).toBe(
+        400,
+      );
       expect((await botCall(server.url, token, "getFile", {})).body.description).toBe("Bad Request: file_id is empty");
     } finally {
       await bot.stop();
@@ -74,7 +93,9 @@ describe("getFile and /file/bot<TOKEN>/<file_path> (compatibility extension)", (
     const form = new FormData();
     form.set("chat_id", String(botApiUserId(personUser.id)));
     form.set("document", new File([new TextEncoder().encode("bot notes")], "notes.txt", { type: "text/plain" }));
-    const sent = (await (await fetch(`${server.url}/bot${token}/sendDocument`, { method: "POST", body: form })).json()) as any;
+    const sent = (await (
+      await fetch(`${server.url}/bot${token}/sendDocument`, { method: "POST", body: form })
+    ).json()) as any;
     const file = (await botCall(server.url, token, "getFile", { file_id: sent.result.document.file_id })).body.result;
     expect(file.file_size).toBe(9);
     expect(await (await fetch(`${server.url}/file/bot${token}/${file.file_path}`)).text()).toBe("bot notes");

@@ -8,7 +8,11 @@ let server: TestServer;
 
 /** The integer id behind a group's conversation id (the Bot API shows it negated). */
 async function groupIdOf(conversationCuid: string): Promise<number> {
-  const row = await server.app.db.selectFrom("conversations").select("id").where("cuid", "=", conversationCuid).executeTakeFirstOrThrow();
+  const row = await server.app.db
+    .selectFrom("conversations")
+    .select("id")
+    .where("cuid", "=", conversationCuid)
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 let owner: TestClient;
@@ -23,14 +27,20 @@ describe("grammY against the instance", () => {
     const bot = new Bot(token, { client: { apiRoot: server.url } });
     const edits: string[] = [];
     bot.command("start", (ctx) =>
-      ctx.reply(`Welcome, label ${ctx.match}`, { reply_markup: { inline_keyboard: [[{ text: "Yes", callback_data: "yes" }]] } }),
+      ctx.reply(`Welcome, label ${ctx.match}`, {
+        reply_markup: { inline_keyboard: [[{ text: "Yes", callback_data: "yes" }]] },
+      }),
     );
     bot.on("callback_query:data", (ctx) => ctx.answerCallbackQuery({ text: `you said ${ctx.callbackQuery.data}` }));
     bot.on("edited_message:text", (ctx) => {
       edits.push(ctx.editedMessage.text);
     });
-    bot.hears("photo please", (ctx) => ctx.replyWithPhoto(new InputFile(PNG_1x1, "dot.png"), { caption: "<b>dot</b>", parse_mode: "HTML" }));
-    bot.hears("doc please", (ctx) => ctx.replyWithDocument(new InputFile(new TextEncoder().encode("grammY notes"), "notes.txt")));
+    bot.hears("photo please", (ctx) =>
+      ctx.replyWithPhoto(new InputFile(PNG_1x1, "dot.png"), { caption: "<b>dot</b>", parse_mode: "HTML" }),
+    );
+    bot.hears("doc please", (ctx) =>
+      ctx.replyWithDocument(new InputFile(new TextEncoder().encode("grammY notes"), "notes.txt")),
+    );
     bot.on("message:text", (ctx) => ctx.reply(`echo: ${ctx.message.text}`));
     const running = bot.start({ timeout: 2, drop_pending_updates: true });
     try {
@@ -48,7 +58,9 @@ describe("grammY against the instance", () => {
       expect(press.status).toBe(200);
       expect(press.body.data.answer).toEqual({ text: "you said yes", showAlert: false, url: null });
 
-      const edit = await person.patch(`/api/social/messages/${cid}/${sent.body.data.message.id}`, { content: "hello again" });
+      const edit = await person.patch(`/api/social/messages/${cid}/${sent.body.data.message.id}`, {
+        content: "hello again",
+      });
       expect(edit.status).toBe(200);
       await waitFor(() => edits.includes("hello again"), 5000, "edited_message");
 
@@ -82,7 +94,9 @@ describe("grammY against the instance", () => {
       const info = await bot.api.getWebhookInfo();
       expect(info.url).toBe(`http://127.0.0.1:${receiver.port}/hook`);
       expect(info.has_custom_certificate).toBe(false);
-      await expect(bot.api.getUpdates()).rejects.toThrow(/Conflict: can't use getUpdates method while webhook is active/);
+      await expect(bot.api.getUpdates()).rejects.toThrow(
+        /Conflict: can't use getUpdates method while webhook is active/,
+      );
       const cid = await openChat(person, "grammy_hook_bot");
       await person.post(`/api/social/messages/${cid}`, { content: "via webhook" });
       await waitForMessage(person, cid, (m) => m.content === "hooked: via webhook");
@@ -107,7 +121,9 @@ describe("grammY against the instance", () => {
       await waitFor(() => bot.isRunning(), 5000, "bot to start");
       const g = await person.post("/api/social/groups", { title: "Grammy group", members: [] });
       const gid = g.body.data.conversationId;
-      expect((await person.post(`/api/social/groups/${gid}/members`, { username: "grammy_group_bot" })).status).toBe(200);
+      expect((await person.post(`/api/social/groups/${gid}/members`, { username: "grammy_group_bot" })).status).toBe(
+        200,
+      );
       await waitFor(() => memberships.length === 1, 5000, "my_chat_member on add");
       // privacy "all" (set by the owner): every group message reaches the bot
       expect((await owner.patch("/api/bots/grammy_group_bot", { privacy: "all" })).status).toBe(200);
@@ -124,7 +140,9 @@ describe("grammY against the instance", () => {
       expect(groupIds[0]).toBe(groupIds[1]);
       const target = album[0]!.chat.id;
       expect((await bot.api.sendDice(target, "🏀")).dice?.value).toBeLessThanOrEqual(5);
-      expect((await bot.api.sendPoll(target, "Lunch?", [{ text: "Pizza" }, { text: "Salad" }])).poll?.options.length).toBe(2);
+      expect(
+        (await bot.api.sendPoll(target, "Lunch?", [{ text: "Pizza" }, { text: "Salad" }])).poll?.options.length,
+      ).toBe(2);
       expect((await bot.api.sendLocation(target, 1.5, 2.5)).location).toEqual({ latitude: 1.5, longitude: 2.5 });
       const seen = await history(person, gid);
       expect(seen.filter((m) => m.media?.[0]?.type === "image").length).toBe(2);

@@ -36,11 +36,15 @@ describe("Bot API ids", () => {
     const sent = await botCall(server.url, token, "sendMessage", { chat_id: update.message.chat.id, text: "hi" });
     expect(sent.body.result.chat.id).toBe(personId);
     expect(sent.body.result.from.id).toBe(id);
-    expect((await botCall(server.url, token, "getChatMember", { chat_id: personId, user_id: personId })).body.result.user.id).toBe(personId);
+    expect(
+      (await botCall(server.url, token, "getChatMember", { chat_id: personId, user_id: personId })).body.result.user.id,
+    ).toBe(personId);
 
     const group = await person.post("/api/social/groups", { title: "Ids", members: ["ids_shape_bot"] });
     expect(group.status).toBe(200);
-    const joined = (await botCall(server.url, token, "getUpdates", { offset: update.update_id + 1 })).body.result.find((u: any) => u.my_chat_member);
+    const joined = (await botCall(server.url, token, "getUpdates", { offset: update.update_id + 1 })).body.result.find(
+      (u: any) => u.my_chat_member,
+    );
     expect(joined.my_chat_member.chat.id).toBeLessThan(0);
     expect(joined.my_chat_member.from.id).toBe(personId);
   });
@@ -68,13 +72,29 @@ describe("Bot API ids", () => {
     const token = await createBotViaApi(owner, "ids_mention_bot", "Mention");
     await openChat(person, "ids_mention_bot");
     const personId = botApiUserId(personUser.id);
-    const sent = await botCall(server.url, token, "sendMessage", { chat_id: personId, text: "hi you", entities: [{ type: "text_mention", offset: 3, length: 3, user: { id: personId } }] });
+    const sent = await botCall(server.url, token, "sendMessage", {
+      chat_id: personId,
+      text: "hi you",
+      entities: [{ type: "text_mention", offset: 3, length: 3, user: { id: personId } }],
+    });
     expect(sent.body.result.entities[0].user.id).toBe(personId);
-    const row = await server.app.db.selectFrom("messages").select(["id", "entities"]).where("content", "=", "hi you").executeTakeFirstOrThrow();
+    const row = await server.app.db
+      .selectFrom("messages")
+      .select(["id", "entities"])
+      .where("content", "=", "hi you")
+      .executeTakeFirstOrThrow();
     // as an older version stored it: the row id
-    await server.app.db.updateTable("messages").set({ entities: row.entities!.replace(String(personId), String(personUser.id)) }).where("id", "=", row.id).execute();
+    await server.app.db
+      .updateTable("messages")
+      .set({ entities: row.entities!.replace(String(personId), String(personUser.id)) })
+      .where("id", "=", row.id)
+      .execute();
     await moveMentionIds(server.app.db);
-    const moved = await server.app.db.selectFrom("messages").select("entities").where("id", "=", row.id).executeTakeFirstOrThrow();
+    const moved = await server.app.db
+      .selectFrom("messages")
+      .select("entities")
+      .where("id", "=", row.id)
+      .executeTakeFirstOrThrow();
     expect(JSON.parse(moved.entities!)[0].user.id).toBe(personId);
   });
 });

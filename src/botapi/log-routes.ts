@@ -26,7 +26,11 @@ export const operatorLogToken = (secret: string): string => hmacSha256(secret, "
  * entry`), with `: ping` comments; a follower that falls far behind is cut off and resumes
  * with `after` (or Last-Event-ID).
  */
-export function botLogResponse(log: BotLog, botId: number, opts: { after: number; follow: boolean; signal: AbortSignal }): Response | ReturnType<typeof ok> {
+export function botLogResponse(
+  log: BotLog,
+  botId: number,
+  opts: { after: number; follow: boolean; signal: AbortSignal },
+): Response | ReturnType<typeof ok> {
   if (!opts.follow) return ok({ entries: log.entries(botId, opts.after), limit: BOT_LOG_ENTRIES });
   const encoder = new TextEncoder();
   let stop = () => {};
@@ -71,7 +75,11 @@ export function botLogResponse(log: BotLog, botId: number, opts: { after: number
     { highWaterMark: 0 },
   );
   return new Response(stream, {
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      "x-accel-buffering": "no",
+    },
   });
 }
 
@@ -101,7 +109,8 @@ const isLoopback = (ip: string): boolean => {
 export function operatorLogRoutes(app: App) {
   const expected = operatorLogToken(app.secret);
   const authorise = (request: Request, server: Parameters<typeof clientIp>[1]) => {
-    if (!isLoopback(clientIp(request, server, false))) throw forbidden("the operator log is served to loopback clients only");
+    if (!isLoopback(clientIp(request, server, false)))
+      throw forbidden("the operator log is served to loopback clients only");
     const given = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
     if (!safeEqual(given, expected)) throw unauthorized();
   };
@@ -111,12 +120,19 @@ export function operatorLogRoutes(app: App) {
     return found.bot.id;
   };
   const routes = new Elysia({ name: "operator-bot-log", prefix: "/api/ops/bots/:username" });
-  for (const [path, follow] of [["/log", false], ["/log/stream", true]] as const) {
+  for (const [path, follow] of [
+    ["/log", false],
+    ["/log/stream", true],
+  ] as const) {
     routes.get(
       path,
       async ({ params, query, request, server }) => {
         authorise(request, server);
-        return botLogResponse(botLogOf(app), await bot(params.username), { after: afterFrom(query, request), follow, signal: request.signal });
+        return botLogResponse(botLogOf(app), await bot(params.username), {
+          after: afterFrom(query, request),
+          follow,
+          signal: request.signal,
+        });
       },
       { query: LogQuery },
     );

@@ -41,7 +41,11 @@ describe("per-bot developer log", () => {
     const byMethod = (m: string) => entries.find((e) => e.kind === "call" && e.method === m);
     expect(byMethod("getMe")).toMatchObject({ ok: true, result: { username: "devlog_bot", is_bot: true } });
     expect(typeof byMethod("getMe").ms).toBe("number");
-    expect(byMethod("sendMessage")).toMatchObject({ ok: false, params: { chat_id: 999, text: "lost" }, error: { code: 400, description: "Bad Request: chat not found" } });
+    expect(byMethod("sendMessage")).toMatchObject({
+      ok: false,
+      params: { chat_id: 999, text: "lost" },
+      error: { code: 400, description: "Bad Request: chat not found" },
+    });
     expect(byMethod("sendPhoto").params.photo).toBe(`<file dot.png, ${PNG_1x1.length} bytes>`);
     expect(byMethod("sendPhoto").result.photo.length).toBeGreaterThan(0);
     expect(byMethod("setWebhook").params.secret_token).toBe("<hidden>");
@@ -73,17 +77,41 @@ describe("per-bot developer log", () => {
     let answer = 500;
     const hook = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("{}", { status: answer }) });
     try {
-      expect((await botCall(server.url, token, "setWebhook", { url: `http://127.0.0.1:${hook.port}/hook` })).status).toBe(200);
+      expect(
+        (await botCall(server.url, token, "setWebhook", { url: `http://127.0.0.1:${hook.port}/hook` })).status,
+      ).toBe(200);
       const last = (await ownerLog()).at(-1)!.id;
       const cid = await openChat(person, "devlog_bot");
       await person.post(`/api/social/messages/${cid}`, { content: "to the webhook" });
-      const failed = await waitFor(async () => (await ownerLog(last)).find((e) => e.kind === "update" && e.method === "webhook"), 10_000, "a failed delivery");
-      expect(failed).toMatchObject({ ok: false, update: { type: "message" }, error: { description: expect.any(String) } });
+      const failed = await waitFor(
+        async () => (await ownerLog(last)).find((e) => e.kind === "update" && e.method === "webhook"),
+        10_000,
+        "a failed delivery",
+      );
+      expect(failed).toMatchObject({
+        ok: false,
+        update: { type: "message" },
+        error: { description: expect.any(String) },
+      });
       answer = 200;
       // the update that failed goes out again; older queued updates may go first
-      const retried = await waitFor(async () => (await ownerLog(failed.id)).find((e) => e.kind === "update" && e.ok && e.update.updateId === failed.update.updateId), 15_000, "the retried delivery");
+      const retried = await waitFor(
+        async () =>
+          (await ownerLog(failed.id)).find(
+            (e) => e.kind === "update" && e.ok && e.update.updateId === failed.update.updateId,
+          ),
+        15_000,
+        "the retried delivery",
+      );
       expect(retried.method).toBe("webhook");
-      const mine = await waitFor(async () => (await ownerLog(last)).find((e) => e.kind === "update" && e.ok && e.result.message?.text === "to the webhook"), 15_000, "this message delivered");
+      const mine = await waitFor(
+        async () =>
+          (await ownerLog(last)).find(
+            (e) => e.kind === "update" && e.ok && e.result.message?.text === "to the webhook",
+          ),
+        15_000,
+        "this message delivered",
+      );
       expect(mine.update.type).toBe("message");
     } finally {
       await botCall(server.url, token, "deleteWebhook");
@@ -137,7 +165,22 @@ describe("socialctl bot log", () => {
 
   test("--follow prints new calls as they happen", async () => {
     const last = (await ownerLog()).at(-1)!.id;
-    const child = Bun.spawn([process.execPath, CLI, "--data-dir", dir(), "--json", "bot", "log", "devlog_bot", "--follow", "--after", String(last)], { stdout: "pipe", stderr: "pipe", env: { ...process.env, CI: "1" } });
+    const child = Bun.spawn(
+      [
+        process.execPath,
+        CLI,
+        "--data-dir",
+        dir(),
+        "--json",
+        "bot",
+        "log",
+        "devlog_bot",
+        "--follow",
+        "--after",
+        String(last),
+      ],
+      { stdout: "pipe", stderr: "pipe", env: { ...process.env, CI: "1" } },
+    );
     const timer = setTimeout(() => child.kill(), 15_000);
     try {
       await waitFor(() => botLogOf(world.server.app).followerCount() === 1, 10_000, "the CLI to follow");

@@ -18,9 +18,11 @@ export function parseMenuButton(raw: unknown): MenuButtonValue {
   if (!isObject(raw)) throw badRequest("can't parse menu button: object expected");
   if (raw.type === "commands" || raw.type === "default") return { type: raw.type };
   if (raw.type !== "web_app") throw badRequest("can't parse menu button: unsupported type");
-  if (typeof raw.text !== "string" || raw.text.trim() === "" || raw.text.length > 128) throw badRequest("can't parse menu button: text must be 1-128 characters");
+  if (typeof raw.text !== "string" || raw.text.trim() === "" || raw.text.length > 128)
+    throw badRequest("can't parse menu button: text must be 1-128 characters");
   const wa = raw.web_app;
-  if (!isObject(wa) || !buttonUrlOk(wa.url, true)) throw badRequest("BUTTON_URL_INVALID: web_app url must be an https URL");
+  if (!isObject(wa) || !buttonUrlOk(wa.url, true))
+    throw badRequest("BUTTON_URL_INVALID: web_app url must be an https URL");
   return { type: "web_app", text: raw.text, web_app: { url: wa.url as string } };
 }
 
@@ -29,7 +31,9 @@ function buttonUrlOk(url: unknown, httpsOnly = false): url is string {
   if (!httpsOnly && url.startsWith("/") && !url.startsWith("//")) return true;
   try {
     const u = new URL(url);
-    return httpsOnly ? u.protocol === "https:" : u.protocol === "https:" || u.protocol === "http:" || u.protocol === "tg:";
+    return httpsOnly
+      ? u.protocol === "https:"
+      : u.protocol === "https:" || u.protocol === "http:" || u.protocol === "tg:";
   } catch {
     return false;
   }
@@ -38,19 +42,23 @@ function buttonUrlOk(url: unknown, httpsOnly = false): url is string {
 function inlineButton(raw: unknown, allowPay: boolean): InlineButton {
   if (!isObject(raw)) throw badRequest("can't parse inline keyboard button: InlineKeyboardButton must be an Object");
   const text = raw.text;
-  if (typeof text !== "string" || text.length === 0) throw badRequest("can't parse inline keyboard button: Text must be non-empty");
+  if (typeof text !== "string" || text.length === 0)
+    throw badRequest("can't parse inline keyboard button: Text must be non-empty");
   if (text.length > MAX_BUTTON_TEXT) throw badRequest("BUTTON_TEXT_TOO_LONG");
   const present = ACTIONS.filter((a) => raw[a] !== undefined && raw[a] !== null && raw[a] !== false);
   if (raw.switch_inline_query !== undefined || raw.login_url !== undefined || raw.callback_game !== undefined) {
     throw badRequest("can't parse inline keyboard button: this button type is not supported (no inline mode)");
   }
-  if (present.length === 0) throw badRequest("can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard");
-  if (present.length > 1) throw badRequest("can't parse inline keyboard button: exactly one of the optional fields must be used");
+  if (present.length === 0)
+    throw badRequest("can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard");
+  if (present.length > 1)
+    throw badRequest("can't parse inline keyboard button: exactly one of the optional fields must be used");
   const button: InlineButton = { text };
   switch (present[0]!) {
     case "callback_data": {
       const data = raw.callback_data;
-      if (typeof data !== "string" || data.length === 0 || Buffer.byteLength(data) > MAX_CALLBACK_BYTES) throw badRequest("BUTTON_DATA_INVALID");
+      if (typeof data !== "string" || data.length === 0 || Buffer.byteLength(data) > MAX_CALLBACK_BYTES)
+        throw badRequest("BUTTON_DATA_INVALID");
       button.callback_data = data;
       break;
     }
@@ -60,18 +68,21 @@ function inlineButton(raw: unknown, allowPay: boolean): InlineButton {
       break;
     case "web_app": {
       const wa = raw.web_app;
-      if (!isObject(wa) || !buttonUrlOk(wa.url, true)) throw badRequest("BUTTON_URL_INVALID: web_app url must be an https URL");
+      if (!isObject(wa) || !buttonUrlOk(wa.url, true))
+        throw badRequest("BUTTON_URL_INVALID: web_app url must be an https URL");
       button.web_app = { url: wa.url as string };
       break;
     }
     case "copy_text": {
       const ct = raw.copy_text;
-      if (!isObject(ct) || typeof ct.text !== "string" || ct.text.length === 0 || ct.text.length > 256) throw badRequest("can't parse inline keyboard button: copy_text must have 1-256 characters of text");
+      if (!isObject(ct) || typeof ct.text !== "string" || ct.text.length === 0 || ct.text.length > 256)
+        throw badRequest("can't parse inline keyboard button: copy_text must have 1-256 characters of text");
       button.copy_text = { text: ct.text };
       break;
     }
     case "switch_inline_query_current_chat":
-      if (typeof raw.switch_inline_query_current_chat !== "string" || raw.switch_inline_query_current_chat.length > 256) throw badRequest("can't parse inline keyboard button: switch_inline_query_current_chat must be a String");
+      if (typeof raw.switch_inline_query_current_chat !== "string" || raw.switch_inline_query_current_chat.length > 256)
+        throw badRequest("can't parse inline keyboard button: switch_inline_query_current_chat must be a String");
       button.switch_inline_query_current_chat = raw.switch_inline_query_current_chat;
       break;
     case "pay":
@@ -86,8 +97,10 @@ function rows<T>(raw: unknown, name: string, cell: (v: unknown) => T): T[][] {
   if (!Array.isArray(raw)) throw badRequest(`can't parse reply keyboard markup JSON object: ${name} must be an Array`);
   if (raw.length > MAX_ROWS) throw badRequest(`too many rows in ${name} (maximum ${MAX_ROWS})`);
   return raw.map((row) => {
-    if (!Array.isArray(row)) throw badRequest(`can't parse reply keyboard markup JSON object: ${name} rows must be Arrays`);
-    if (row.length > MAX_BUTTONS_PER_ROW) throw badRequest(`too many buttons in a row of ${name} (maximum ${MAX_BUTTONS_PER_ROW})`);
+    if (!Array.isArray(row))
+      throw badRequest(`can't parse reply keyboard markup JSON object: ${name} rows must be Arrays`);
+    if (row.length > MAX_BUTTONS_PER_ROW)
+      throw badRequest(`too many buttons in a row of ${name} (maximum ${MAX_BUTTONS_PER_ROW})`);
     return row.map(cell);
   });
 }
@@ -96,28 +109,37 @@ function rows<T>(raw: unknown, name: string, cell: (v: unknown) => T): T[][] {
  * Validates `reply_markup`: an inline keyboard, a reply keyboard, ReplyKeyboardRemove or
  * ForceReply. Returns the normalized markup; undefined when absent; null when explicitly null.
  */
-export function parseReplyMarkup(raw: unknown, opts: { allowPay?: boolean } = {}): Record<string, unknown> | null | undefined {
+export function parseReplyMarkup(
+  raw: unknown,
+  opts: { allowPay?: boolean } = {},
+): Record<string, unknown> | null | undefined {
   if (raw === undefined) return undefined;
   if (raw === null) return null;
   if (!isObject(raw)) throw badRequest("can't parse reply keyboard markup JSON object");
   if (raw.inline_keyboard !== undefined) {
-    return { inline_keyboard: rows(raw.inline_keyboard, "inline_keyboard", (b) => inlineButton(b, opts.allowPay === true)) };
+    return {
+      inline_keyboard: rows(raw.inline_keyboard, "inline_keyboard", (b) => inlineButton(b, opts.allowPay === true)),
+    };
   }
   if (raw.keyboard !== undefined) {
     const keyboard = rows(raw.keyboard, "keyboard", (b) => {
       const text = typeof b === "string" ? b : isObject(b) && typeof b.text === "string" ? b.text : null;
-      if (text === null || text.length === 0 || text.length > MAX_BUTTON_TEXT) throw badRequest("can't parse keyboard button: Text must be 1-128 characters");
+      if (text === null || text.length === 0 || text.length > MAX_BUTTON_TEXT)
+        throw badRequest("can't parse keyboard button: Text must be 1-128 characters");
       return { text };
     });
     const out: Record<string, unknown> = { keyboard };
-    for (const k of ["resize_keyboard", "one_time_keyboard", "is_persistent", "selective"] as const) if (raw[k] === true) out[k] = true;
-    if (typeof raw.input_field_placeholder === "string") out.input_field_placeholder = raw.input_field_placeholder.slice(0, 64);
+    for (const k of ["resize_keyboard", "one_time_keyboard", "is_persistent", "selective"] as const)
+      if (raw[k] === true) out[k] = true;
+    if (typeof raw.input_field_placeholder === "string")
+      out.input_field_placeholder = raw.input_field_placeholder.slice(0, 64);
     return out;
   }
   if (raw.remove_keyboard === true) return { remove_keyboard: true };
   if (raw.force_reply === true) {
     const out: Record<string, unknown> = { force_reply: true };
-    if (typeof raw.input_field_placeholder === "string") out.input_field_placeholder = raw.input_field_placeholder.slice(0, 64);
+    if (typeof raw.input_field_placeholder === "string")
+      out.input_field_placeholder = raw.input_field_placeholder.slice(0, 64);
     return out;
   }
   throw badRequest("can't parse reply keyboard markup JSON object");

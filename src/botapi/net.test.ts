@@ -6,7 +6,29 @@ import { checkedAddress, FETCH_FAILED, fetchAt, isPrivateAddress } from "./net";
 
 describe("outbound address policy", () => {
   test("loopback, private, link-local, CGNAT, multicast, unspecified and IPv4-mapped addresses are private", () => {
-    for (const ip of ["127.0.0.1", "127.255.0.9", "10.0.0.1", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "224.0.0.1", "255.255.255.255", "::1", "::", "fe80::1", "fc00::1", "fd12:3456::1", "ff02::1", "::ffff:127.0.0.1", "::ffff:10.1.2.3", "::ffff:8.8.8.8", "not an ip"]) {
+    for (const ip of [
+      "127.0.0.1",
+      "127.255.0.9",
+      "10.0.0.1",
+      "172.16.0.1",
+      "172.31.255.255",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "0.0.0.0",
+      "224.0.0.1",
+      "255.255.255.255",
+      "::1",
+      "::",
+      "fe80::1",
+      "fc00::1",
+      "fd12:3456::1",
+      "ff02::1",
+      "::ffff:127.0.0.1",
+      "::ffff:10.1.2.3",
+      "::ffff:8.8.8.8",
+      "not an ip",
+    ]) {
       expect({ ip, private: isPrivateAddress(ip) }).toEqual({ ip, private: true });
     }
   });
@@ -38,11 +60,17 @@ describe("connections go to the checked address (no second DNS answer)", () => {
       },
     });
     try {
-      const res = await fetchAt(new URL(`https://hook.test:${receiver.port}/hook?x=1`), "127.0.0.1", { method: "POST", body: "{}", tls: { ca: cert } });
+      const res = await fetchAt(new URL(`https://hook.test:${receiver.port}/hook?x=1`), "127.0.0.1", {
+        method: "POST",
+        body: "{}",
+        tls: { ca: cert },
+      });
       expect(res.status).toBe(200);
       expect(seen).toEqual([{ host: `hook.test:${receiver.port}`, path: "/hook?x=1", body: "{}" }]);
       // the certificate is checked against the URL's name, not the address connected to
-      await expect(fetchAt(new URL(`https://other.test:${receiver.port}/`), "127.0.0.1", { tls: { ca: cert } })).rejects.toThrow();
+      await expect(
+        fetchAt(new URL(`https://other.test:${receiver.port}/`), "127.0.0.1", { tls: { ca: cert } }),
+      ).rejects.toThrow();
       expect(seen).toHaveLength(1);
     } finally {
       receiver.stop(true);

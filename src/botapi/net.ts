@@ -48,13 +48,18 @@ export function urlShapeProblem(app: App, raw: string): string | null {
   } catch {
     return "invalid URL";
   }
-  if (url.protocol !== "https:" && !(allowPrivate(app) && url.protocol === "http:")) return "an HTTPS URL must be provided";
+  if (url.protocol !== "https:" && !(allowPrivate(app) && url.protocol === "http:"))
+    return "an HTTPS URL must be provided";
   if (url.username || url.password) return "URL must not contain credentials";
   return null;
 }
 
 /** The URL's host without brackets, lower case, without the trailing dot of a rooted name. */
-const bareHost = (url: URL): string => url.hostname.replace(/^\[|\]$/g, "").toLowerCase().replace(/\.+$/, "");
+const bareHost = (url: URL): string =>
+  url.hostname
+    .replace(/^\[|\]$/g, "")
+    .toLowerCase()
+    .replace(/\.+$/, "");
 
 /** Names that never leave the machine or the site, whatever a resolver answers for them. */
 const isLocalName = (host: string): boolean =>
@@ -114,7 +119,11 @@ export async function checkedAddress(app: App, url: URL): Promise<string | null>
  * slip through. The Host header and the TLS server name (SNI and certificate check) stay
  * those of the URL.
  */
-export function fetchAt(url: URL, address: string | null, init: RequestInit & { tls?: Record<string, unknown> } = {}): Promise<Response> {
+export function fetchAt(
+  url: URL,
+  address: string | null,
+  init: RequestInit & { tls?: Record<string, unknown> } = {},
+): Promise<Response> {
   if (address === null) return fetch(url, init);
   const pinned = new URL(url);
   pinned.hostname = isIP(address) === 6 ? `[${address}]` : address;
@@ -128,7 +137,12 @@ export function fetchAt(url: URL, address: string | null, init: RequestInit & { 
  * address. Every failure (refused, unreachable, TLS, timeout) rejects with FETCH_FAILED; the
  * real cause goes to ON_CAUSE for the log.
  */
-export async function fetchPublic(app: App, url: URL, init: RequestInit & { tls?: Record<string, unknown> }, onCause?: (cause: string) => void): Promise<Response> {
+export async function fetchPublic(
+  app: App,
+  url: URL,
+  init: RequestInit & { tls?: Record<string, unknown> },
+  onCause?: (cause: string) => void,
+): Promise<Response> {
   try {
     return await fetchAt(url, await checkedAddress(app, url), init);
   } catch (err) {

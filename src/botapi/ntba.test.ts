@@ -20,9 +20,13 @@ describe("node-telegram-bot-api v2 with apiRoot", () => {
     const bot = new Bot(token, { apiRoot: server.url });
     const memberships: any[] = [];
     bot.command("start", (ctx) =>
-      ctx.reply(`hello from ntba ${ctx.match}`, { reply_markup: { inline_keyboard: [[{ text: "Tap", callback_data: "tap" }]] } }),
+      ctx.reply(`hello from ntba ${ctx.match}`, {
+        reply_markup: { inline_keyboard: [[{ text: "Tap", callback_data: "tap" }]] },
+      }),
     );
-    bot.on("callback_query", (ctx) => ctx.answerCallbackQuery({ text: `tapped ${ctx.callbackQuery!.data}`, url: "https://example.com/game" }));
+    bot.on("callback_query", (ctx) =>
+      ctx.answerCallbackQuery({ text: `tapped ${ctx.callbackQuery!.data}`, url: "https://example.com/game" }),
+    );
     bot.on("my_chat_member", (ctx) => {
       memberships.push((ctx.update as { my_chat_member?: unknown }).my_chat_member);
     });
@@ -35,8 +39,12 @@ describe("node-telegram-bot-api v2 with apiRoot", () => {
         ],
       }),
     );
-    bot.hears("poll", (ctx) => ctx.api.sendPoll({ chat_id: ctx.chat!.id, question: "Best?", options: [{ text: "A" }, { text: "B" }] }));
-    bot.hears("upload", (ctx) => ctx.api.sendPhoto({ chat_id: ctx.chat!.id, photo: new InputFile(PNG_1x1, { filename: "c.png" }) }));
+    bot.hears("poll", (ctx) =>
+      ctx.api.sendPoll({ chat_id: ctx.chat!.id, question: "Best?", options: [{ text: "A" }, { text: "B" }] }),
+    );
+    bot.hears("upload", (ctx) =>
+      ctx.api.sendPhoto({ chat_id: ctx.chat!.id, photo: new InputFile(PNG_1x1, { filename: "c.png" }) }),
+    );
     const polling = bot.startPolling(undefined, { timeout: 2 });
     try {
       const cid = await openChat(person, "ntba_bot", "x-1");
@@ -57,11 +65,18 @@ describe("node-telegram-bot-api v2 with apiRoot", () => {
       const gid = g.body.data.conversationId;
       await person.post(`/api/social/groups/${gid}/members`, { username: "ntba_bot" });
       await waitFor(() => memberships.length === 1, 5000, "my_chat_member on add");
-      expect(memberships[0]).toMatchObject({ chat: { type: "group", title: "NTBA group" }, from: { id: botApiUserId(personUser.id) }, new_chat_member: { status: "member" } });
+      expect(memberships[0]).toMatchObject({
+        chat: { type: "group", title: "NTBA group" },
+        from: { id: botApiUserId(personUser.id) },
+        new_chat_member: { status: "member" },
+      });
       const removed = await person.delete(`/api/social/groups/${gid}/members/ntba_bot`);
       expect(removed.status).toBe(200);
       await waitFor(() => memberships.length === 2, 5000, "my_chat_member on removal");
-      expect(memberships[1]).toMatchObject({ old_chat_member: { status: "member" }, new_chat_member: { status: "kicked" } });
+      expect(memberships[1]).toMatchObject({
+        old_chat_member: { status: "member" },
+        new_chat_member: { status: "kicked" },
+      });
     } finally {
       bot.stop();
       await polling;

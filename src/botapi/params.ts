@@ -48,7 +48,8 @@ export class Params {
   int(name: string, opts: { required?: boolean; min?: number; max?: number } = {}): number | undefined {
     const v = this.present(name, opts.required);
     if (v === undefined) return undefined;
-    const n = typeof v === "number" ? v : typeof v === "string" && /^-?\d{1,16}$/.test(v.trim()) ? Number(v.trim()) : NaN;
+    const n =
+      typeof v === "number" ? v : typeof v === "string" && /^-?\d{1,16}$/.test(v.trim()) ? Number(v.trim()) : NaN;
     if (!Number.isSafeInteger(n)) throw badRequest(`${name} must be an Integer`);
     if (opts.min !== undefined && n < opts.min) throw badRequest(`${name} must be at least ${opts.min}`);
     if (opts.max !== undefined && n > opts.max) throw badRequest(`${name} must be at most ${opts.max}`);
@@ -145,7 +146,8 @@ export async function readParams(request: Request, url: URL): Promise<Params> {
       const text = await body.text();
       if (text.trim() !== "") {
         const parsed = JSON.parse(text) as unknown;
-        if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw badRequest("request body must be a JSON object");
+        if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+          throw badRequest("request body must be a JSON object");
         Object.assign(values, parsed);
       }
     }

@@ -22,7 +22,13 @@ afterAll(() => server.stop());
 
 /** Runs fixtures/ptb-bot.py for TOKEN until the test is done; resolves once it polls. */
 const runPtbBot = (token: string) =>
-  runBotProcess([PYTHON, join(import.meta.dir, "fixtures", "ptb-bot.py"), `${server.url}/bot`, `${server.url}/file/bot`, token]);
+  runBotProcess([
+    PYTHON,
+    join(import.meta.dir, "fixtures", "ptb-bot.py"),
+    `${server.url}/bot`,
+    `${server.url}/file/bot`,
+    token,
+  ]);
 
 describe("python-telegram-bot 13.15 with base_url = <root>/bot", () => {
   test("commands, inline keyboard with answers and edits, photo as bytes, a paid XTR invoice, downloading a photo, webhook info", async () => {
@@ -59,7 +65,11 @@ describe("python-telegram-bot 13.15 with base_url = <root>/bot", () => {
       await waitForMessage(person, cid, (m) => m.content === "paid 5 XTR for tea-1");
 
       // what the person sends, downloaded by get_file().download_as_bytearray()
-      const upload = await storeUpload(server.app, { ownerId: personUser.id, kind: "chat-image", data: await pngOf(server.app, 20, 10) });
+      const upload = await storeUpload(server.app, {
+        ownerId: personUser.id,
+        kind: "chat-image",
+        data: await pngOf(server.app, 20, 10),
+      });
       await person.post(`/api/social/messages/${cid}`, { content: "", media: [{ type: "image", url: upload.url }] });
       await waitForMessage(person, cid, (m) => m.content === `ptb downloaded ${upload.size_bytes} bytes, starting PNG`);
 

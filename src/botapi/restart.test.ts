@@ -13,7 +13,14 @@ import { botCall, createBotViaApi, openChat, waitFor, waitForLongPoll } from "..
  * per-token call limit, which the second server sets low.
  */
 const dataDir = mkdtempSync(join(tmpdir(), "socialctl-bot-restart-"));
-const base = { port: 0, host: "127.0.0.1", registration: "open", "limits.clientRps": 1_000_000, "limits.loginPer10Min": 1_000_000, "bot.allowPrivateWebhooks": true } as const;
+const base = {
+  port: 0,
+  host: "127.0.0.1",
+  registration: "open",
+  "limits.clientRps": 1_000_000,
+  "limits.loginPer10Min": 1_000_000,
+  "bot.allowPrivateWebhooks": true,
+} as const;
 let running: RunningServer | null = null;
 
 afterAll(async () => {
@@ -23,7 +30,11 @@ afterAll(async () => {
 
 describe("restart and limits", () => {
   test("queued updates survive a restart in polling and webhook mode; 429 with retry_after", async () => {
-    running = await startServer({ dataDir, log: silentLogger, overrides: { ...base, "limits.botCallsPerMinute": 1_000_000 } });
+    running = await startServer({
+      dataDir,
+      log: silentLogger,
+      overrides: { ...base, "limits.botCallsPerMinute": 1_000_000 },
+    });
     const owner = (await signedInClient(running)).client;
     const person = (await signedInClient(running)).client;
     const pollToken = await createBotViaApi(owner, "durable_poll_bot");
@@ -39,9 +50,19 @@ describe("restart and limits", () => {
     await botCall(running.url, pollToken, "getUpdates", { offset: acked[0].update_id + 1 });
     // a pending long poll does not hold the shutdown up: it answers at once
     // a press queued before the restart stays answerable after it
-    const withButton = await botCall(running.url, pollToken, "sendMessage", { chat_id: (await botCall(running.url, pollToken, "getUpdates")).body.result[0].message.chat.id, text: "press", reply_markup: { inline_keyboard: [[{ text: "P", callback_data: "p" }]] } });
-    const pressed = person.post(`/api/social/messages/${pollChat}/${withButton.body.result.message_id}/callback`, { data: "p" });
-    await waitFor(async () => (await botCall(running!.url, pollToken, "getUpdates")).body.result.some((u: any) => u.callback_query), 5000, "callback_query");
+    const withButton = await botCall(running.url, pollToken, "sendMessage", {
+      chat_id: (await botCall(running.url, pollToken, "getUpdates")).body.result[0].message.chat.id,
+      text: "press",
+      reply_markup: { inline_keyboard: [[{ text: "P", callback_data: "p" }]] },
+    });
+    const pressed = person.post(`/api/social/messages/${pollChat}/${withButton.body.result.message_id}/callback`, {
+      data: "p",
+    });
+    await waitFor(
+      async () => (await botCall(running!.url, pollToken, "getUpdates")).body.result.some((u: any) => u.callback_query),
+      5000,
+      "callback_query",
+    );
     const otherToken = await createBotViaApi(owner, "waiting_bot");
     const waiting = botCall(running.url, otherToken, "getUpdates", { timeout: 20 });
     await waitForLongPoll(running.app, otherToken);
@@ -68,7 +89,9 @@ describe("restart and limits", () => {
       },
     });
     try {
-      expect((await botCall(url, hookToken, "setWebhook", { url: `http://127.0.0.1:${receiver.port}/` })).status).toBe(200);
+      expect((await botCall(url, hookToken, "setWebhook", { url: `http://127.0.0.1:${receiver.port}/` })).status).toBe(
+        200,
+      );
       await waitFor(() => received.length === 1, 8000, "the queued update delivered after restart");
       expect(received[0].message.text).toBe("kept for the webhook");
     } finally {
@@ -90,7 +113,12 @@ describe("restart and limits", () => {
     const retryAfter = limited!.body.parameters?.retry_after as number;
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
-    expect(limited!.body).toEqual({ ok: false, error_code: 429, description: `Too Many Requests: retry after ${retryAfter}`, parameters: { retry_after: retryAfter } });
+    expect(limited!.body).toEqual({
+      ok: false,
+      error_code: 429,
+      description: `Too Many Requests: retry after ${retryAfter}`,
+      parameters: { retry_after: retryAfter },
+    });
     expect(Number(limited!.headers.get("retry-after"))).toBe(retryAfter);
     // the limit is per token: the other bot is unaffected
     expect((await botCall(url, hookToken, "getMe")).status).toBe(200);

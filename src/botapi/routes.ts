@@ -39,8 +39,14 @@ async function authorisedBot(app: App, limiter: RateLimiter, token: string): Pro
   if (!found) throw botError(401, "Unauthorized");
   const refused = botAccessError(found, found.bot.token_secret_hash);
   if (refused) throw refused;
-  const decision = limiter.check(`bot:${found.bot.id}`, app.config["limits.botCallsPerMinute"], 60_000, app.clock.now());
-  if (!decision.allowed) throw botError(429, `Too Many Requests: retry after ${decision.retryAfter}`, decision.retryAfter);
+  const decision = limiter.check(
+    `bot:${found.bot.id}`,
+    app.config["limits.botCallsPerMinute"],
+    60_000,
+    app.clock.now(),
+  );
+  if (!decision.allowed)
+    throw botError(429, `Too Many Requests: retry after ${decision.retryAfter}`, decision.retryAfter);
   return found;
 }
 
@@ -53,7 +59,13 @@ function bodyResponse(body: ReturnType<typeof toBotErrorBody>): Response {
 }
 
 /** GET /file/bot<TOKEN>/<file_path>: a file the bot sent or received (getFile), else 404. */
-async function downloadFile(app: App, limiter: RateLimiter, token: string, key: string, request: Request): Promise<Response> {
+async function downloadFile(
+  app: App,
+  limiter: RateLimiter,
+  token: string,
+  key: string,
+  request: Request,
+): Promise<Response> {
   if (request.method !== "GET" && request.method !== "HEAD") return json(404, notFoundBody);
   try {
     const found = await authorisedBot(app, limiter, decodePart(token));
@@ -101,14 +113,24 @@ export function botApiRoutes(app: App) {
     } catch (err) {
       const body = toBotErrorBody(err, app.log);
       metrics.botCalls.inc({ method: canonicalMethodName(method) ?? "unknown", code: String(body.error_code) });
-      if (botId !== null) logCall(app, botId, method, params, performance.now() - started, { error: { code: body.error_code, description: body.description } });
+      if (botId !== null)
+        logCall(app, botId, method, params, performance.now() - started, {
+          error: { code: body.error_code, description: body.description },
+        });
       return bodyResponse(body);
     }
   });
 }
 
 /** One call in the bot's developer log; getUpdates also logs each update it handed over. */
-function logCall(app: App, botId: number, method: string, params: Params | null, ms: number, outcome: { result: unknown } | { error: { code: number; description: string } }): void {
+function logCall(
+  app: App,
+  botId: number,
+  method: string,
+  params: Params | null,
+  ms: number,
+  outcome: { result: unknown } | { error: { code: number; description: string } },
+): void {
   const log = botLogOf(app);
   const ok = "result" in outcome;
   log.add(botId, {

@@ -58,7 +58,8 @@ export const groupChatId = (conversationId: number): number => -conversationId;
 
 /** Chat as seen by the bot: a private chat is described by the other party. */
 export function serializeChat(conversation: ConversationRow, other: UserRow | null) {
-  if (conversation.type === "group") return { id: groupChatId(conversation.id), type: "group" as const, title: conversation.title ?? "" };
+  if (conversation.type === "group")
+    return { id: groupChatId(conversation.id), type: "group" as const, title: conversation.title ?? "" };
   return {
     id: other ? botApiUserId(other.id) : 0,
     type: "private" as const,
@@ -70,7 +71,8 @@ export function serializeChat(conversation: ConversationRow, other: UserRow | nu
 /** ChatMember: status and user; administrators carry their rights as can_* flags. */
 export function serializeChatMember(member: Pick<MemberRow, "role" | "rights">, user: UserRow) {
   const out: Record<string, unknown> = { status: member.role, user: serializeUser(user) };
-  if (member.role === "administrator") Object.assign(out, { can_be_edited: false, is_anonymous: false }, rightsFlags(member));
+  if (member.role === "administrator")
+    Object.assign(out, { can_be_edited: false, is_anonymous: false }, rightsFlags(member));
   if (member.role === "creator") out.is_anonymous = false;
   return out;
 }
@@ -110,13 +112,21 @@ export interface PhotoSizeShape {
 export function thumbnailOf(item: MediaItem): PhotoSizeShape | undefined {
   const url = item.thumb ?? item.posterUrl;
   if (!url) return undefined;
-  const size = item.thumb ? fitted(item.width, item.height, THUMB_SIZE) : fitted(item.width, item.height && item.width ? Math.round((item.height * 640) / item.width) : 0, 640);
+  const size = item.thumb
+    ? fitted(item.width, item.height, THUMB_SIZE)
+    : fitted(item.width, item.height && item.width ? Math.round((item.height * 640) / item.width) : 0, 640);
   return { file_id: url, file_unique_id: url, ...size };
 }
 
 /** PhotoSizes of a picture, smallest first: its thumbnail (when it is smaller) and the original. */
 export function photoSizes(item: MediaItem): PhotoSizeShape[] {
-  const original: PhotoSizeShape = { file_id: item.url, file_unique_id: item.url, file_size: item.sizeBytes, width: item.width ?? 0, height: item.height ?? 0 };
+  const original: PhotoSizeShape = {
+    file_id: item.url,
+    file_unique_id: item.url,
+    file_size: item.sizeBytes,
+    width: item.width ?? 0,
+    height: item.height ?? 0,
+  };
   const thumb = thumbnailOf(item);
   return thumb && (thumb.width < original.width || thumb.height < original.height) ? [thumb, original] : [original];
 }
@@ -128,27 +138,61 @@ function mediaFields(item: MediaItem, extra: Record<string, unknown>): Record<st
   switch (item.type) {
     case "image": {
       if (extra.animation) {
-        const animation = { ...file, width: item.width ?? 0, height: item.height ?? 0, duration: 0, mime_type: item.mime, file_name: item.name };
+        const animation = {
+          ...file,
+          width: item.width ?? 0,
+          height: item.height ?? 0,
+          duration: 0,
+          mime_type: item.mime,
+          file_name: item.name,
+        };
         return { animation, document: { ...file, file_name: item.name, mime_type: item.mime } };
       }
       return { photo: photoSizes(item) };
     }
     case "sticker":
-      return { sticker: { ...file, width: item.width ?? 512, height: item.height ?? 512, is_animated: false, is_video: false, type: "regular" } };
+      return {
+        sticker: {
+          ...file,
+          width: item.width ?? 512,
+          height: item.height ?? 512,
+          is_animated: false,
+          is_video: false,
+          type: "regular",
+        },
+      };
     case "voice":
       return { voice: { ...file, duration: seconds(item.durationMs) ?? 0, mime_type: item.mime } };
     case "video": {
-      if (item.name === "circle") return { video_note: { ...file, length: item.width ?? 0, duration: seconds(item.durationMs) ?? 0 } };
-      const video = { ...file, width: item.width ?? 0, height: item.height ?? 0, duration: seconds(item.durationMs) ?? 0, mime_type: item.mime, file_name: item.name, thumbnail };
-      if (extra.animation) return { animation: video, document: { ...file, file_name: item.name, mime_type: item.mime, thumbnail } };
+      if (item.name === "circle")
+        return { video_note: { ...file, length: item.width ?? 0, duration: seconds(item.durationMs) ?? 0 } };
+      const video = {
+        ...file,
+        width: item.width ?? 0,
+        height: item.height ?? 0,
+        duration: seconds(item.durationMs) ?? 0,
+        mime_type: item.mime,
+        file_name: item.name,
+        thumbnail,
+      };
+      if (extra.animation)
+        return { animation: video, document: { ...file, file_name: item.name, mime_type: item.mime, thumbnail } };
       return { video };
     }
     case "file": {
       const document = { ...file, file_name: item.name, mime_type: item.mime, thumbnail };
       if (extra.audio) {
         // sendAudio's performer, title and duration (when the server could not measure it)
-        const given = typeof extra.audio === "object" ? (extra.audio as { performer?: string; title?: string; duration?: number }) : {};
-        const audio = { ...document, duration: seconds(item.durationMs) ?? given.duration ?? 0, performer: given.performer, title: given.title };
+        const given =
+          typeof extra.audio === "object"
+            ? (extra.audio as { performer?: string; title?: string; duration?: number })
+            : {};
+        const audio = {
+          ...document,
+          duration: seconds(item.durationMs) ?? given.duration ?? 0,
+          performer: given.performer,
+          title: given.title,
+        };
         return { audio, document };
       }
       return { document };
@@ -177,13 +221,29 @@ async function usersFor(db: Db, view: ChatView, ids: number[]): Promise<Map<numb
 }
 
 /** Message objects for a bot, with reply_to_message one level deep. */
-export async function serializeMessages(db: Db, view: ChatView, rows: MessageRow[], depth = 0): Promise<Record<string, unknown>[]> {
+export async function serializeMessages(
+  db: Db,
+  view: ChatView,
+  rows: MessageRow[],
+  depth = 0,
+): Promise<Record<string, unknown>[]> {
   if (rows.length === 0) return [];
-  const users = await usersFor(db, view, rows.map((r) => r.sender_id));
+  const users = await usersFor(
+    db,
+    view,
+    rows.map((r) => r.sender_id),
+  );
   const chat = serializeChat(view.conversation, view.other);
-  const replySeqs = depth === 0 ? [...new Set(rows.flatMap((r) => (r.reply_to_seq === null ? [] : [r.reply_to_seq])))] : [];
+  const replySeqs =
+    depth === 0 ? [...new Set(rows.flatMap((r) => (r.reply_to_seq === null ? [] : [r.reply_to_seq])))] : [];
   const replies = replySeqs.length
-    ? await db.selectFrom("messages").selectAll().where("conversation_id", "=", view.conversation.id).where("seq", "in", replySeqs).where("deleted_at", "is", null).execute()
+    ? await db
+        .selectFrom("messages")
+        .selectAll()
+        .where("conversation_id", "=", view.conversation.id)
+        .where("seq", "in", replySeqs)
+        .where("deleted_at", "is", null)
+        .execute()
     : [];
   const replyObjects = new Map<number, Record<string, unknown>>();
   const serializedReplies = await serializeMessages(db, view, replies, depth + 1);
@@ -192,7 +252,9 @@ export async function serializeMessages(db: Db, view: ChatView, rows: MessageRow
     const f = json<{ sender?: { id?: string } }>(r.forwarded_from);
     return f?.sender?.id ? [f.sender.id] : [];
   });
-  const forwardUsers = forwardCuids.length ? await db.selectFrom("users").selectAll().where("cuid", "in", forwardCuids).execute() : [];
+  const forwardUsers = forwardCuids.length
+    ? await db.selectFrom("users").selectAll().where("cuid", "in", forwardCuids).execute()
+    : [];
   const forwardByCuid = new Map(forwardUsers.map((u) => [u.cuid, u]));
 
   return rows.map((m) => {
@@ -219,14 +281,22 @@ export async function serializeMessages(db: Db, view: ChatView, rows: MessageRow
       if (entities.length) out.entities = entities;
     }
     if (typeof extra.media_group_id === "string") out.media_group_id = extra.media_group_id;
-    for (const key of ["location", "venue", "dice", "poll"] as const) if (extra[key] !== undefined) out[key] = extra[key];
+    for (const key of ["location", "venue", "dice", "poll"] as const)
+      if (extra[key] !== undefined) out[key] = extra[key];
     const markup = json<Record<string, unknown>>(m.reply_markup);
     if (markup && Array.isArray(markup.inline_keyboard)) out.reply_markup = { inline_keyboard: markup.inline_keyboard };
     const invoice = json<{ title?: string; description?: string; currency?: string; totalAmount?: number }>(m.invoice);
     if (invoice?.title !== undefined) {
-      out.invoice = { title: invoice.title, description: invoice.description ?? "", start_parameter: "", currency: invoice.currency ?? "XTR", total_amount: invoice.totalAmount ?? 0 };
+      out.invoice = {
+        title: invoice.title,
+        description: invoice.description ?? "",
+        start_parameter: "",
+        currency: invoice.currency ?? "XTR",
+        total_amount: invoice.totalAmount ?? 0,
+      };
     }
-    if (m.reply_to_seq !== null && replyObjects.has(m.reply_to_seq)) out.reply_to_message = replyObjects.get(m.reply_to_seq);
+    if (m.reply_to_seq !== null && replyObjects.has(m.reply_to_seq))
+      out.reply_to_message = replyObjects.get(m.reply_to_seq);
     const forwarded = json<{ sender?: { id?: string }; date?: string }>(m.forwarded_from);
     if (forwarded) {
       const origin = forwarded.sender?.id ? forwardByCuid.get(forwarded.sender.id) : undefined;

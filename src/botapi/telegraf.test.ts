@@ -18,7 +18,10 @@ describe("Telegraf with apiRoot at the instance root", () => {
   // the polling bot runs under Node, as Telegraf bots do in production
   test("polling (under Node): start link, text, photo and document as parts named after the field, location, dice", async () => {
     const token = await createBotViaApi(owner, "telegraf_poll_bot", "Telegraf Poll");
-    const bot = await runBotProcess(["node", join(import.meta.dir, "fixtures", "telegraf-bot.cjs"), server.url, token], 10_000);
+    const bot = await runBotProcess(
+      ["node", join(import.meta.dir, "fixtures", "telegraf-bot.cjs"), server.url, token],
+      10_000,
+    );
     try {
       const cid = await openChat(person, "telegraf_poll_bot", "abc_1");
       await waitForMessage(person, cid, (m) => m.content === "started with abc_1");
@@ -72,8 +75,12 @@ describe("Telegraf with apiRoot at the instance root", () => {
   test("errors reach Telegraf as TelegramError with the compatible description", async () => {
     const token = await createBotViaApi(owner, "telegraf_err_bot");
     const bot = new Telegraf(token, { telegram: { apiRoot: server.url } });
-    await expect(bot.telegram.sendMessage(123456789, "x")).rejects.toMatchObject({ response: { ok: false, error_code: 400, description: "Bad Request: chat not found" } });
+    await expect(bot.telegram.sendMessage(123456789, "x")).rejects.toMatchObject({
+      response: { ok: false, error_code: 400, description: "Bad Request: chat not found" },
+    });
     const wrong = new Telegraf(`${token.split(":")[0]}:${"z".repeat(36)}`, { telegram: { apiRoot: server.url } });
-    await expect(wrong.telegram.getMe()).rejects.toMatchObject({ response: { error_code: 401, description: "Unauthorized" } });
+    await expect(wrong.telegram.getMe()).rejects.toMatchObject({
+      response: { error_code: 401, description: "Unauthorized" },
+    });
   });
 });

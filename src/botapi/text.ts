@@ -25,14 +25,24 @@ interface Formatted {
  */
 async function resolveMentions(db: Db, entities: MessageEntity[]): Promise<MessageEntity[]> {
   const given = (e: MessageEntity): number | undefined =>
-    e.type === "text_mention" ? (e.user as { id: number }).id : e.type === "text_link" && e.url ? linkUserId(e.url) : undefined;
+    e.type === "text_mention"
+      ? (e.user as { id: number }).id
+      : e.type === "text_link" && e.url
+        ? linkUserId(e.url)
+        : undefined;
   const idOf = (e: MessageEntity): number | undefined => {
     const id = given(e);
     return id === undefined ? undefined : accountIdOf(id);
   };
   const ids = [...new Set(entities.flatMap((e) => idOf(e) ?? []))];
   if (ids.length === 0) return entities;
-  const rows = await db.selectFrom("users").selectAll().where("id", "in", ids).where("disabled_at", "is", null).where("is_system", "=", 0).execute();
+  const rows = await db
+    .selectFrom("users")
+    .selectAll()
+    .where("id", "in", ids)
+    .where("disabled_at", "is", null)
+    .where("is_system", "=", 0)
+    .execute();
   const users = new Map(rows.map((u) => [u.id, u]));
   return entities.map((e) => {
     const id = idOf(e);
@@ -65,7 +75,12 @@ function trimFormatted(f: Formatted): Formatted {
  * trimmed. parseFormatted already adds the entities the compatible API detects by itself
  * (commands, mentions, links); mentions by id are resolved to their User.
  */
-export async function formatText(app: App, text: string, parseMode: string | undefined, entities: unknown): Promise<Formatted> {
+export async function formatText(
+  app: App,
+  text: string,
+  parseMode: string | undefined,
+  entities: unknown,
+): Promise<Formatted> {
   const parsed = trimFormatted(parseFormatted(text, parseMode || undefined, entities ?? undefined));
   return { text: parsed.text, entities: await resolveMentions(app.db, parsed.entities) };
 }

@@ -31,7 +31,10 @@ const conforming = {
   getMyShortDescription: true satisfies Conforms<ResultOf<"getMyShortDescription">, BotShortDescription>,
   getMyName: true satisfies Conforms<ResultOf<"getMyName">, BotName>,
   // allowed_updates echoes what the bot asked for, names this server never emits included
-  getWebhookInfo: true satisfies Conforms<ResultOf<"getWebhookInfo">, Omit<WebhookInfo, "allowed_updates"> & { allowed_updates?: string[] }>,
+  getWebhookInfo: true satisfies Conforms<
+    ResultOf<"getWebhookInfo">,
+    Omit<WebhookInfo, "allowed_updates"> & { allowed_updates?: string[] }
+  >,
   getFile: true satisfies Conforms<ResultOf<"getFile">, File>,
   getChatMenuButton: true satisfies Conforms<ResultOf<"getChatMenuButton">, MenuButton>,
   createChatInviteLink: true satisfies Conforms<ResultOf<"createChatInviteLink">, ChatInviteLink>,

@@ -10,13 +10,15 @@ let person: TestClient;
 beforeAll(async () => void ({ server, owner, person } = await botWorld({ "bot.allowPrivateWebhooks": true })));
 afterAll(() => server.stop());
 
-const call = (token: string, method: string, params: Record<string, unknown> = {}) => botCall(server.url, token, method, params);
+const call = (token: string, method: string, params: Record<string, unknown> = {}) =>
+  botCall(server.url, token, method, params);
 
 describe("getUpdates", () => {
   test("offset acknowledges durably, negative offset keeps the last N, limit bounds the batch", async () => {
     const token = await createBotViaApi(owner, "queue_bot");
     const cid = await openChat(person, "queue_bot");
-    for (const text of ["one", "two", "three", "four"]) await person.post(`/api/social/messages/${cid}`, { content: text });
+    for (const text of ["one", "two", "three", "four"])
+      await person.post(`/api/social/messages/${cid}`, { content: text });
     const all = await call(token, "getUpdates");
     expect(all.status).toBe(200);
     expect(all.body.result.map((u: any) => u.message.text)).toEqual(["one", "two", "three", "four"]);
@@ -67,7 +69,11 @@ describe("getUpdates", () => {
     expect(second.status).toBe(200);
     const r = await first;
     expect(r.status).toBe(409);
-    expect(r.body).toEqual({ ok: false, error_code: 409, description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running" });
+    expect(r.body).toEqual({
+      ok: false,
+      error_code: 409,
+      description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
+    });
   });
 
   test("allowed_updates is stored and filters what is queued", async () => {
@@ -83,10 +89,22 @@ describe("getUpdates", () => {
 
   test("bad parameters", async () => {
     const token = await createBotViaApi(owner, "badpoll_bot");
-    expect(await call(token, "getUpdates", { limit: 0 })).toMatchObject({ status: 400, body: { ok: false, error_code: 400, description: "Bad Request: limit must be at least 1" } });
-    expect(await call(token, "getUpdates", { limit: 101 })).toMatchObject({ status: 400, body: { description: "Bad Request: limit must be at most 100" } });
-    expect(await call(token, "getUpdates", { offset: "abc" })).toMatchObject({ status: 400, body: { description: "Bad Request: offset must be an Integer" } });
-    expect(await call(token, "getUpdates", { timeout: -1 })).toMatchObject({ status: 400, body: { description: "Bad Request: timeout must be at least 0" } });
+    expect(await call(token, "getUpdates", { limit: 0 })).toMatchObject({
+      status: 400,
+      body: { ok: false, error_code: 400, description: "Bad Request: limit must be at least 1" },
+    });
+    expect(await call(token, "getUpdates", { limit: 101 })).toMatchObject({
+      status: 400,
+      body: { description: "Bad Request: limit must be at most 100" },
+    });
+    expect(await call(token, "getUpdates", { offset: "abc" })).toMatchObject({
+      status: 400,
+      body: { description: "Bad Request: offset must be an Integer" },
+    });
+    expect(await call(token, "getUpdates", { timeout: -1 })).toMatchObject({
+      status: 400,
+      body: { description: "Bad Request: timeout must be at least 0" },
+    });
     expect(await call(token, "getUpdates", { allowed_updates: "message" })).toMatchObject({ status: 400 });
   });
   test("a person's photo reaches the bot as photo with its URL as file_id and the text as caption", async () => {
@@ -97,11 +115,23 @@ describe("getUpdates", () => {
     form.set("file", new File([PNG_1x1], "me.png", { type: "image/png" }));
     const up = await person.post("/api/account/upload", form);
     expect(up.status).toBe(200);
-    expect((await person.post(`/api/social/messages/${cid}`, { content: "look", media: [{ type: "image", url: up.body.data.url }] })).status).toBe(200);
+    expect(
+      (
+        await person.post(`/api/social/messages/${cid}`, {
+          content: "look",
+          media: [{ type: "image", url: up.body.data.url }],
+        })
+      ).status,
+    ).toBe(200);
     const update = (await call(token, "getUpdates")).body.result.at(-1);
     expect(update.message.caption).toBe("look");
     expect(update.message.text).toBeUndefined();
-    expect(update.message.photo[0]).toMatchObject({ file_id: up.body.data.url, file_unique_id: up.body.data.url, width: 1, height: 1 });
+    expect(update.message.photo[0]).toMatchObject({
+      file_id: up.body.data.url,
+      file_unique_id: up.body.data.url,
+      width: 1,
+      height: 1,
+    });
   });
 });
 
@@ -125,14 +155,21 @@ describe("webhooks", () => {
       },
     });
     try {
-      expect((await call(token, "setWebhook", { url: `http://127.0.0.1:${receiver.port}/h`, secret_token: "retry_secret" })).body.result).toBe(true);
+      expect(
+        (await call(token, "setWebhook", { url: `http://127.0.0.1:${receiver.port}/h`, secret_token: "retry_secret" }))
+          .body.result,
+      ).toBe(true);
       const cid = await openChat(person, "retry_bot");
       await person.post(`/api/social/messages/${cid}`, { content: "first" });
       await person.post(`/api/social/messages/${cid}`, { content: "second" });
-      await waitFor(async () => {
-        const info = await call(token, "getWebhookInfo");
-        return info.body.result.last_error_message !== undefined && info.body.result;
-      }, 5000, "a recorded webhook error");
+      await waitFor(
+        async () => {
+          const info = await call(token, "getWebhookInfo");
+          return info.body.result.last_error_message !== undefined && info.body.result;
+        },
+        5000,
+        "a recorded webhook error",
+      );
       const info = (await call(token, "getWebhookInfo")).body.result;
       expect(info.last_error_message).toBe("Wrong response from the webhook: 502 Bad Gateway");
       expect(typeof info.last_error_date).toBe("number");
@@ -157,18 +194,29 @@ describe("webhooks", () => {
       async fetch(req) {
         bodies.push(await req.text());
         const update = JSON.parse(bodies.at(-1)!) as any;
-        return Response.json({ method: "sendMessage", chat_id: update.message.chat.id, text: `auto: ${update.message.text}` });
+        return Response.json({
+          method: "sendMessage",
+          chat_id: update.message.chat.id,
+          text: `auto: ${update.message.text}`,
+        });
       },
     });
     try {
       await call(token, "setWebhook", { url: `http://127.0.0.1:${receiver.port}/` });
       const cid = await openChat(person, "reply_hook_bot");
       // a client may store fields set to null; the bot is never shown them
-      await person.post(`/api/social/messages/${cid}`, { content: "ping", entities: [{ type: "bold", offset: 0, length: 4, url: null }] });
-      await waitFor(async () => {
-        const res = await person.get(`/api/social/messages/${cid}`);
-        return res.body.data.messages.some((m: any) => m.content === "auto: ping");
-      }, 5000, "the webhook reply message");
+      await person.post(`/api/social/messages/${cid}`, {
+        content: "ping",
+        entities: [{ type: "bold", offset: 0, length: 4, url: null }],
+      });
+      await waitFor(
+        async () => {
+          const res = await person.get(`/api/social/messages/${cid}`);
+          return res.body.data.messages.some((m: any) => m.content === "auto: ping");
+        },
+        5000,
+        "the webhook reply message",
+      );
       expect(bodies).toHaveLength(1);
       expect(bodies[0]).not.toContain("null");
       expect(JSON.parse(bodies[0]!).message.entities).toEqual([{ type: "bold", offset: 0, length: 4 }]);

@@ -17,7 +17,8 @@ const IDLE_RECHECK_MS = 5_000;
 /** A webhook reply larger than this is not read (it cannot be a sensible method call). */
 const MAX_REPLY_BYTES = 1024 * 1024;
 
-export const backoffMs = (attempts: number): number => Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** Math.max(0, attempts - 1));
+export const backoffMs = (attempts: number): number =>
+  Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** Math.max(0, attempts - 1));
 
 /**
  * Delivers queued updates to webhooks: one update at a time per bot (order kept), retried
@@ -55,7 +56,11 @@ export function startWebhookWorker(app: App): void {
         .where("bots.disabled_at", "is", null)
         .where("bots.blocked_at", "is", null)
         .where("bot_updates.id", "in", (eb) =>
-          eb.selectFrom("bot_updates").select((e) => e.fn.min("id").as("id")).where("delivered_at", "is", null).groupBy("bot_id"),
+          eb
+            .selectFrom("bot_updates")
+            .select((e) => e.fn.min("id").as("id"))
+            .where("delivered_at", "is", null)
+            .groupBy("bot_id"),
         )
         .execute();
       let nextAt = now + IDLE_RECHECK_MS;
@@ -108,7 +113,11 @@ export function startWebhookWorker(app: App): void {
           continue;
         }
         const attempts = row.attempts + 1;
-        await app.db.updateTable("bot_updates").set({ attempts, next_attempt_at: app.clock.now() + backoffMs(attempts) }).where("id", "=", row.id).execute();
+        await app.db
+          .updateTable("bot_updates")
+          .set({ attempts, next_attempt_at: app.clock.now() + backoffMs(attempts) })
+          .where("id", "=", row.id)
+          .execute();
         await noteWebhookError(app, botId, failure);
         return;
       }
@@ -125,7 +134,12 @@ export function startWebhookWorker(app: App): void {
    * closed port and a timeout all read "Connection failed" there: the owner sets the URL, and
    * telling them apart would map the instance's network.
    */
-  async function post(url: string, secret: string | null, body: string, found: NonNullable<Awaited<ReturnType<typeof findBotByUserId>>>): Promise<string | null> {
+  async function post(
+    url: string,
+    secret: string | null,
+    body: string,
+    found: NonNullable<Awaited<ReturnType<typeof findBotByUserId>>>,
+  ): Promise<string | null> {
     const shape = urlShapeProblem(app, url);
     if (shape) return `Bad webhook: ${shape}`;
     const logCause = (cause: string) => app.log.info("webhook not delivered", { botId: found.bot.id, cause });
@@ -138,19 +152,28 @@ export function startWebhookWorker(app: App): void {
     try {
       const headers: Record<string, string> = { "Content-Type": "application/json" };
       if (secret) headers["X-Telegram-Bot-Api-Secret-Token"] = secret;
-      res = await fetchPublic(app, new URL(url), { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) }, logCause);
+      res = await fetchPublic(
+        app,
+        new URL(url),
+        { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) },
+        logCause,
+      );
     } catch {
       return "Connection failed";
     }
     const reply = await readLimited(res, MAX_REPLY_BYTES).catch(() => null);
     const text = reply ? new TextDecoder().decode(reply) : "";
-    if (res.status < 200 || res.status > 299) return `Wrong response from the webhook: ${res.status} ${res.statusText}`.trim();
+    if (res.status < 200 || res.status > 299)
+      return `Wrong response from the webhook: ${res.status} ${res.statusText}`.trim();
     await runWebhookReply(text, found);
     return null;
   }
 
   /** Telegraf's webhookReply: a 2xx JSON body with `method` is a Bot API call. */
-  async function runWebhookReply(text: string, found: NonNullable<Awaited<ReturnType<typeof findBotByUserId>>>): Promise<void> {
+  async function runWebhookReply(
+    text: string,
+    found: NonNullable<Awaited<ReturnType<typeof findBotByUserId>>>,
+  ): Promise<void> {
     if (!text.trim().startsWith("{")) return;
     let reply: Record<string, unknown>;
     try {

@@ -31,13 +31,26 @@ beforeAll(async () => {
     return r.body.data;
   };
   ids.chat = (await ok(alice.client.post(`/api/social/users/${carol.user.username}/message`, {}))).conversationId;
-  ids.message = (await ok(alice.client.post(`/api/social/messages/${ids.chat}`, { content: `${SECRET} in a chat` }))).message.id;
-  ids.group = (await ok(alice.client.post("/api/social/groups", { title: `${SECRET} group`, members: [carol.user.username] }))).conversationId;
-  ids.groupMessage = (await ok(alice.client.post(`/api/social/messages/${ids.group}`, { content: `${SECRET} in a group` }))).message.id;
+  ids.message = (
+    await ok(alice.client.post(`/api/social/messages/${ids.chat}`, { content: `${SECRET} in a chat` }))
+  ).message.id;
+  ids.group = (
+    await ok(alice.client.post("/api/social/groups", { title: `${SECRET} group`, members: [carol.user.username] }))
+  ).conversationId;
+  ids.groupMessage = (
+    await ok(alice.client.post(`/api/social/messages/${ids.group}`, { content: `${SECRET} in a group` }))
+  ).message.id;
   ids.post = (await ok(alice.client.post("/api/social/posts", { content: "a public post" }))).post?.id ?? "";
   if (!ids.post) ids.post = (await ok(alice.client.get(`/api/social/users/${alice.user.username}/posts`))).posts[0].id;
-  ids.comment = (await ok(alice.client.post(`/api/social/posts/${ids.post}/comments`, { content: "a public comment" }))).comment?.id ?? "";
-  ids.story = (await ok(alice.client.post("/api/social/stories", { mediaUrl: await uploadFor(server.app, alice.user.id, "story") }))).story?.id ?? "";
+  ids.comment =
+    (await ok(alice.client.post(`/api/social/posts/${ids.post}/comments`, { content: "a public comment" }))).comment
+      ?.id ?? "";
+  ids.story =
+    (
+      await ok(
+        alice.client.post("/api/social/stories", { mediaUrl: await uploadFor(server.app, alice.user.id, "story") }),
+      )
+    ).story?.id ?? "";
   ids.session = (await ok(alice.client.get("/api/auth/sessions"))).sessions[0].id;
   ids.bot = "alices_bot";
   await ok(alice.client.post("/api/bots", { username: ids.bot, name: "Alice's bot" }));
@@ -88,37 +101,66 @@ function withAlicesIds(path: string): string {
   if (p.startsWith("/api/auth/sessions/")) p = p.replace(":id", ids.session!);
   if (p.startsWith("/api/bots/") || p.startsWith("/api/social/bots/")) p = p.replace(":username", ids.bot!);
   // the rest name people and public things (and /api/admin, which Bob may not use at all)
-  return p.replace(/:username/g, alice.user.username).replace(/:tag/g, "news").replace(/:\w+/g, ids.post!);
+  return p
+    .replace(/:username/g, alice.user.username)
+    .replace(/:tag/g, "news")
+    .replace(/:\w+/g, ids.post!);
 }
 
 /** A valid value for each body field the routes with ids take, so the answer is about access, not shape. */
 const validBody = (fields: string[]): Record<string, unknown> => {
   const values: Record<string, unknown> = {
-    content: "probe", emoji: "👍", data: "d", url: "https://example.com/app", messageId: ids.message, toConversationId: ids.bobChat,
-    clientMessageId: `idor-${crypto.randomUUID()}`, title: "taken over", photoUrl: null, username: bob.user.username, role: "administrator",
-    rights: { can_change_info: true }, enabled: false, description: "taken over", shortDescription: "taken over", amount: 1, optionIds: [], options: [0], code: "x",
+    content: "probe",
+    emoji: "👍",
+    data: "d",
+    url: "https://example.com/app",
+    messageId: ids.message,
+    toConversationId: ids.bobChat,
+    clientMessageId: `idor-${crypto.randomUUID()}`,
+    title: "taken over",
+    photoUrl: null,
+    username: bob.user.username,
+    role: "administrator",
+    rights: { can_change_info: true },
+    enabled: false,
+    description: "taken over",
+    shortDescription: "taken over",
+    amount: 1,
+    optionIds: [],
+    options: [0],
+    code: "x",
   };
   return Object.fromEntries(fields.filter((f) => f in values).map((f) => [f, values[f]]));
 };
 
 describe("IDOR: one account's ids used by another", () => {
   test("every route with an id refuses Bob Alice's private things (403/404), and never shows them", async () => {
-    const routes = server.routes.filter((r) => r.path.includes(":") && !NOT_IDS.has(`${r.method} ${r.path}`) && r.method !== "WS");
+    const routes = server.routes.filter(
+      (r) => r.path.includes(":") && !NOT_IDS.has(`${r.method} ${r.path}`) && r.method !== "WS",
+    );
     expect(routes.length).toBeGreaterThan(40);
     const csrf = bob.client.cookies.get("csrf_token") ?? "";
     const { problems } = await sweep(
       routes,
       (r) => {
-        const fields = Object.keys((r.hooks as { body?: { properties?: Record<string, unknown> } })?.body?.properties ?? {});
+        const fields = Object.keys(
+          (r.hooks as { body?: { properties?: Record<string, unknown> } })?.body?.properties ?? {},
+        );
         const body = r.method === "GET" || r.method === "HEAD" ? undefined : JSON.stringify(validBody(fields));
-        return fetch(server.url + withAlicesIds(r.path), { method: r.method, headers: { cookie: bob.client.cookieHeader(), "x-csrf-token": csrf, "content-type": "application/json" }, body });
+        return fetch(server.url + withAlicesIds(r.path), {
+          method: r.method,
+          headers: { cookie: bob.client.cookieHeader(), "x-csrf-token": csrf, "content-type": "application/json" },
+          body,
+        });
       },
       (r, { status, text }) => {
         const route = `${r.method} ${r.path}`;
         if (text.includes(SECRET)) return { route, status, leaked: text.slice(0, 200) };
         if (OPEN_TO_OTHERS.has(route)) return status >= 500 ? { route, status } : null;
         // 401: a route that takes another credential altogether (the operator's loopback endpoints)
-        return status === 401 || status === 403 || status === 404 ? null : { route, status, answer: text.slice(0, 200) };
+        return status === 401 || status === 403 || status === 404
+          ? null
+          : { route, status, answer: text.slice(0, 200) };
       },
       1,
     );
@@ -127,7 +169,10 @@ describe("IDOR: one account's ids used by another", () => {
 
   test("Bob cannot put his message into Alice's chat by naming it in a body either", async () => {
     const own = await bob.client.post(`/api/social/messages/${ids.bobChat}`, { content: "bob's" });
-    const res = await bob.client.post(`/api/social/messages/${ids.bobChat}/${own.body.data.message.id}/forward`, { toConversationId: ids.chat, clientMessageId: "idor-forward" });
+    const res = await bob.client.post(`/api/social/messages/${ids.bobChat}/${own.body.data.message.id}/forward`, {
+      toConversationId: ids.chat,
+      clientMessageId: "idor-forward",
+    });
     expect([403, 404]).toContain(res.status);
   });
 
@@ -135,7 +180,9 @@ describe("IDOR: one account's ids used by another", () => {
     const history = await alice.client.get(`/api/social/messages/${ids.chat}`);
     expect(history.body.data.messages.map((m: any) => m.content)).toEqual([`${SECRET} in a chat`]);
     const members = await alice.client.get(`/api/social/groups/${ids.group}/members`);
-    expect(members.body.data.members.map((m: any) => m.user?.username ?? m.username).sort()).toEqual([alice.user.username, carol.user.username].sort());
+    expect(members.body.data.members.map((m: any) => m.user?.username ?? m.username).sort()).toEqual(
+      [alice.user.username, carol.user.username].sort(),
+    );
     expect((await alice.client.get(`/api/social/posts/${ids.post}`)).status).toBe(200);
     expect((await alice.client.get("/api/auth/me")).status).toBe(200);
     expect((await alice.client.get("/api/bots")).body.data.bots.map((b: any) => b.username)).toEqual([ids.bot]);

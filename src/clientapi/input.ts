@@ -5,10 +5,16 @@ import { decodeCursor, parseLimit } from "../lib/paging";
 /* Request input the Client API's routes share: the cursor query, boolean flags, optional JSON bodies. */
 
 /** `?cursor=&limit=` of every cursor-paged social list. */
-export const PageQuery = t.Object({ cursor: t.Optional(t.String({ maxLength: 200 })), limit: t.Optional(t.String({ maxLength: 10 })) });
+export const PageQuery = t.Object({
+  cursor: t.Optional(t.String({ maxLength: 200 })),
+  limit: t.Optional(t.String({ maxLength: 10 })),
+});
 
 /** Decodes PageQuery (bad values are VALIDATION_ERROR naming `cursor` or `limit`). */
-export const pageRequest = (query: { cursor?: string; limit?: string }) => ({ cursor: decodeCursor(query.cursor), limit: parseLimit(query.limit) });
+export const pageRequest = (query: { cursor?: string; limit?: string }) => ({
+  cursor: decodeCursor(query.cursor),
+  limit: parseLimit(query.limit),
+});
 
 /** A boolean query flag: true/1 or false/0 (absent or empty: false); anything else is a VALIDATION_ERROR on FIELD. */
 export function parseFlag(raw: string | undefined, field: string): boolean {
@@ -32,6 +38,7 @@ export async function jsonOrEmpty({ request }: { request: Request }): Promise<un
   } catch {
     throw validationError({ body: ["is not valid JSON"] }, "Request body is not valid JSON");
   }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw validationError({ body: ["must be a JSON object"] });
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw validationError({ body: ["must be a JSON object"] });
   return body;
 }

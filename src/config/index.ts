@@ -1,4 +1,15 @@
-import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join, resolve } from "node:path";
 import { configKeys, isConfigKey, isLiveConfigKey, liveConfigKeys, type Config, type ConfigKey } from "./keys";
 import { randomToken } from "../lib/ids";
@@ -21,7 +32,8 @@ export function readConfigFile(dataDir: string): Partial<Record<ConfigKey, unkno
   } catch (err) {
     throw new Error(`config file ${path} is not valid JSON: ${(err as Error).message}`);
   }
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error(`config file ${path} must hold a JSON object`);
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+    throw new Error(`config file ${path} must hold a JSON object`);
   return parsed as Partial<Record<ConfigKey, unknown>>;
 }
 

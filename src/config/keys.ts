@@ -11,20 +11,24 @@ export interface KeySpec<T> {
   describe: string;
 }
 
-const int = (min: number, max: number) => (raw: string): number => {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`must be an integer from ${min} to ${max}`);
-  return n;
-};
+const int =
+  (min: number, max: number) =>
+  (raw: string): number => {
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`must be an integer from ${min} to ${max}`);
+    return n;
+  };
 const bool = (raw: string): boolean => {
   if (["true", "1", "yes", "on"].includes(raw)) return true;
   if (["false", "0", "no", "off"].includes(raw)) return false;
   throw new Error("must be true or false");
 };
-const oneOf = <T extends string>(...values: T[]) => (raw: string): T => {
-  if (!values.includes(raw as T)) throw new Error(`must be one of ${values.join(", ")}`);
-  return raw as T;
-};
+const oneOf =
+  <T extends string>(...values: T[]) =>
+  (raw: string): T => {
+    if (!values.includes(raw as T)) throw new Error(`must be one of ${values.join(", ")}`);
+    return raw as T;
+  };
 const str = (raw: string): string => raw;
 const url = (raw: string): string => {
   if (raw === "") return raw;
@@ -43,24 +47,52 @@ export const configKeys = {
   baseUrl: spec("", url, "public origin used in file URLs, links, webhooks (default http://127.0.0.1:<port>)"),
   port: spec(3000, int(0, 65535), "listen port"),
   host: spec("0.0.0.0", str, "listen address"),
-  registration: spec<"open" | "captcha" | "closed">("captcha", oneOf("open", "captcha", "closed"), "open, captcha or closed"),
+  registration: spec<"open" | "captcha" | "closed">(
+    "captcha",
+    oneOf("open", "captcha", "closed"),
+    "open, captcha or closed",
+  ),
   trustProxy: spec(false, bool, "take the client IP from X-Forwarded-For (behind a reverse proxy)"),
   "auth.accessTtlSeconds": spec(900, int(1, 86400), "access token lifetime"),
   "auth.refreshTtlSeconds": spec(2592000, int(60, 31536000), "refresh token lifetime"),
   "auth.requireVerifiedEmail": spec(false, bool, "refuse sign-in until the e-mail address is confirmed"),
   "limits.clientRps": spec(20, int(1, 1000000), "Client API requests per second per IP"),
   "limits.loginPer10Min": spec(10, int(1, 1000000), "login and password-recovery attempts per IP per 10 minutes"),
-  "limits.blockAfterRejections": spec(200, int(1, 100000000), "rate-limited requests within a minute after which an address is blocked"),
+  "limits.blockAfterRejections": spec(
+    200,
+    int(1, 100000000),
+    "rate-limited requests within a minute after which an address is blocked",
+  ),
   "limits.blockSeconds": spec(600, int(1, 86400), "how long a hammering address stays blocked"),
   "limits.botCallsPerMinute": spec(600, int(1, 1000000), "Bot API calls per token per minute"),
   "limits.postsPerHour": spec(60, int(1, 1000000), "new posts and reposts per account per hour"),
   "limits.commentsPerHour": spec(200, int(1, 1000000), "new comments per account per hour"),
-  "moderation.blockedWords": spec("", str, "comma-separated words that make a post or comment rejected (CONTENT_REJECTED)"),
+  "moderation.blockedWords": spec(
+    "",
+    str,
+    "comma-separated words that make a post or comment rejected (CONTENT_REJECTED)",
+  ),
   "limits.followsPerHour": spec(200, int(1, 1000000), "follow and unfollow actions per account per hour"),
-  "limits.messagesPerMinute": spec(120, int(1, 1000000), "chat messages (sends and forwards) per account per minute in the Client API"),
-  "realtime.heartbeatSeconds": spec(15, int(1, 300), "heartbeat interval of realtime streams (SSE comments, WebSocket pings)"),
-  "realtime.retentionSeconds": spec(300, int(1, 86400), "how long recent events are kept for resuming a realtime stream"),
-  "realtime.maxBufferedEvents": spec(1000, int(10, 1000000), "events a slow realtime connection may fall behind before it is disconnected"),
+  "limits.messagesPerMinute": spec(
+    120,
+    int(1, 1000000),
+    "chat messages (sends and forwards) per account per minute in the Client API",
+  ),
+  "realtime.heartbeatSeconds": spec(
+    15,
+    int(1, 300),
+    "heartbeat interval of realtime streams (SSE comments, WebSocket pings)",
+  ),
+  "realtime.retentionSeconds": spec(
+    300,
+    int(1, 86400),
+    "how long recent events are kept for resuming a realtime stream",
+  ),
+  "realtime.maxBufferedEvents": spec(
+    1000,
+    int(10, 1000000),
+    "events a slow realtime connection may fall behind before it is disconnected",
+  ),
   "payments.preCheckoutTimeoutSeconds": spec(10, int(1, 300), "wait for answerPreCheckoutQuery"),
   "payments.holdSeconds": spec(259200, int(0, 31536000), "income hold before withdrawal"),
   "bot.allowPrivateWebhooks": spec(false, bool, "allow http and loopback/private addresses for webhooks and file URLs"),
@@ -69,18 +101,58 @@ export const configKeys = {
   "smtp.user": spec("", str, "SMTP user"),
   "smtp.password": spec("", str, "SMTP password"),
   "smtp.from": spec("", str, "sender address of e-mails"),
-  "log.format": spec<"auto" | "json" | "human">("auto", oneOf("auto", "json", "human"), "server log format: auto is human-readable on a terminal and JSON otherwise"),
-  "log.level": spec<"debug" | "info" | "warn" | "error">("info", oneOf("debug", "info", "warn", "error"), "server log level"),
-  "metrics.enabled": spec(false, bool, "serve Prometheus metrics at /metrics (on the main listener only with metrics.token, or on metrics.port)"),
-  "metrics.port": spec(0, int(0, 65535), "serve /metrics on a listener of its own on 127.0.0.1:<port> instead of the main one (0: main listener)"),
+  "log.format": spec<"auto" | "json" | "human">(
+    "auto",
+    oneOf("auto", "json", "human"),
+    "server log format: auto is human-readable on a terminal and JSON otherwise",
+  ),
+  "log.level": spec<"debug" | "info" | "warn" | "error">(
+    "info",
+    oneOf("debug", "info", "warn", "error"),
+    "server log level",
+  ),
+  "metrics.enabled": spec(
+    false,
+    bool,
+    "serve Prometheus metrics at /metrics (on the main listener only with metrics.token, or on metrics.port)",
+  ),
+  "metrics.port": spec(
+    0,
+    int(0, 65535),
+    "serve /metrics on a listener of its own on 127.0.0.1:<port> instead of the main one (0: main listener)",
+  ),
   "metrics.token": spec("", str, "bearer token /metrics requires (Authorization: Bearer <token>)"),
-  "backup.every": spec(0, parseDurationSeconds, "seconds between automatic backups by the server (0 off; 30m, 6h, 1d accepted)"),
+  "backup.every": spec(
+    0,
+    parseDurationSeconds,
+    "seconds between automatic backups by the server (0 off; 30m, 6h, 1d accepted)",
+  ),
   "backup.keep": spec(7, int(1, 10000), "automatic backups kept in data/backups (older ones are removed)"),
-  "housekeeping.everySeconds": spec(600, int(1, 86400), "how often the server checkpoints the WAL, optimizes the database and runs cleanups"),
-  "uploads.abandonAfterHours": spec(24, int(1, 87600), "uploads never attached to anything are removed after this many hours"),
-  "stories.mediaRetentionHours": spec(24, int(0, 87600), "hours after a story expires (24 h) or is deleted before it and its media files are removed"),
-  "bot.updateRetentionHours": spec(24, int(0, 87600), "hours a delivered bot update is kept before the server deletes it"),
-  "bot.pendingUpdateHours": spec(24, int(0, 87600), "hours an undelivered bot update waits for its bot before it is dropped, as Telegram does (0 keeps it until fetched)"),
+  "housekeeping.everySeconds": spec(
+    600,
+    int(1, 86400),
+    "how often the server checkpoints the WAL, optimizes the database and runs cleanups",
+  ),
+  "uploads.abandonAfterHours": spec(
+    24,
+    int(1, 87600),
+    "uploads never attached to anything are removed after this many hours",
+  ),
+  "stories.mediaRetentionHours": spec(
+    24,
+    int(0, 87600),
+    "hours after a story expires (24 h) or is deleted before it and its media files are removed",
+  ),
+  "bot.updateRetentionHours": spec(
+    24,
+    int(0, 87600),
+    "hours a delivered bot update is kept before the server deletes it",
+  ),
+  "bot.pendingUpdateHours": spec(
+    24,
+    int(0, 87600),
+    "hours an undelivered bot update waits for its bot before it is dropped, as Telegram does (0 keeps it until fetched)",
+  ),
 } satisfies Record<string, KeySpec<unknown>>;
 
 export type ConfigKey = keyof typeof configKeys;

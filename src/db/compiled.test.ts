@@ -15,7 +15,12 @@ describe("precompiled queries", () => {
     const names = [a.user.username, b.user.username];
     // the `in` list is a constant of the query; only p.id and p.minId are parameters, used out of order
     const query = precompiled((db, p: { minId: number; id: number }) =>
-      db.selectFrom("users").select(["id", "username"]).where("username", "in", names).where("id", "=", p.id).where("id", ">=", p.minId),
+      db
+        .selectFrom("users")
+        .select(["id", "username"])
+        .where("username", "in", names)
+        .where("id", "=", p.id)
+        .where("id", ">=", p.minId),
     );
     const db = server.app.db;
     expect(await query(db, { id: a.user.id, minId: 0 })).toEqual([{ id: a.user.id, username: a.user.username }]);
@@ -27,14 +32,20 @@ describe("precompiled queries", () => {
 
   test("writes run inside a transaction and roll back with it", async () => {
     const p = await quickPerson(server);
-    const rename = precompiled((db, q: { id: number; name: string }) => db.updateTable("users").set({ display_name: q.name }).where("id", "=", q.id).returning("display_name"));
+    const rename = precompiled((db, q: { id: number; name: string }) =>
+      db.updateTable("users").set({ display_name: q.name }).where("id", "=", q.id).returning("display_name"),
+    );
     const db = server.app.db;
     const failing = db.transaction().execute(async (trx) => {
       expect(await rename(trx, { id: p.user.id, name: "Inside" })).toEqual([{ display_name: "Inside" }]);
       throw new Error("undo");
     });
     await expect(failing).rejects.toThrow("undo");
-    const row = await db.selectFrom("users").select("display_name").where("id", "=", p.user.id).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom("users")
+      .select("display_name")
+      .where("id", "=", p.user.id)
+      .executeTakeFirstOrThrow();
     expect(row.display_name).toBe(p.user.username);
     expect(await rename(db, { id: p.user.id, name: "After" })).toEqual([{ display_name: "After" }]);
   });

@@ -44,8 +44,13 @@ export class ShapedQuery<V extends object, S, R> {
 }
 
 /** A query with a single shape, compiled once: later calls only bind their named parameters. */
-export function precompiled<P extends object, R>(build: (db: Db, params: P) => Compilable<R>): (db: Db, params: P) => Promise<R[]> {
-  const query = new ShapedQuery<P, null, R>((db, values) => build(db, values), () => "");
+export function precompiled<P extends object, R>(
+  build: (db: Db, params: P) => Compilable<R>,
+): (db: Db, params: P) => Promise<R[]> {
+  const query = new ShapedQuery<P, null, R>(
+    (db, values) => build(db, values),
+    () => "",
+  );
   return (db, params) => query.execute(db, null, params);
 }
 
@@ -53,7 +58,10 @@ export function precompiled<P extends object, R>(build: (db: Db, params: P) => C
  * Splits a row selected as `other.*` plus one table's columns aliased `<prefix><column>`
  * (the way to join a table with users.* without column names colliding) into the two rows.
  */
-export function splitPrefixedRow<Prefixed, Rest>(row: Record<string, unknown>, prefix: string): { prefixed: Prefixed; rest: Rest } {
+export function splitPrefixedRow<Prefixed, Rest>(
+  row: Record<string, unknown>,
+  prefix: string,
+): { prefixed: Prefixed; rest: Rest } {
   const prefixed: Record<string, unknown> = {};
   const rest: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(row)) {

@@ -1,5 +1,12 @@
 import { Database as SqliteDatabase } from "bun:sqlite";
-import { Kysely, Migrator, type Migration, type MigrationProvider, type MigrationResult, type MigrationResultSet } from "kysely";
+import {
+  Kysely,
+  Migrator,
+  type Migration,
+  type MigrationProvider,
+  type MigrationResult,
+  type MigrationResultSet,
+} from "kysely";
 import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { bunSqliteDialect } from "./sqlite-dialect";
@@ -98,7 +105,10 @@ export interface MigrateOptions {
  * Applies pending migrations one by one, after a snapshot of a non-empty database
  * (data/backups/pre-migrate-<time>.db); throws with the failing migration's name.
  */
-export async function migrateToLatest(db: Db, opts: MigrateOptions = {}): Promise<MigrationResultSet & { snapshot: string | null }> {
+export async function migrateToLatest(
+  db: Db,
+  opts: MigrateOptions = {},
+): Promise<MigrationResultSet & { snapshot: string | null }> {
   const migrator = createMigrator(db, opts.provider);
   const pending = (await migrator.getMigrations()).filter((m) => !m.executedAt).map((m) => m.name);
   if (pending.length === 0) return { results: [], snapshot: null };
@@ -112,7 +122,9 @@ export async function migrateToLatest(db: Db, opts: MigrateOptions = {}): Promis
     if (step.error) {
       const failed = step.results?.find((r) => r.status === "Error");
       const err = step.error as Error;
-      throw new Error(`migration ${failed?.migrationName ?? name} failed: ${err.message ?? String(err)}`, { cause: err });
+      throw new Error(`migration ${failed?.migrationName ?? name} failed: ${err.message ?? String(err)}`, {
+        cause: err,
+      });
     }
     if (!step.results?.length) break;
     opts.onProgress?.({ name, index: i + 1, total: pending.length, ms: performance.now() - t0 });

@@ -15,7 +15,9 @@ export async function snapshotBeforeMigrate(db: Kysely<any>, now = Date.now()): 
   const list = await sql<{ name: string; file: string }>`PRAGMA database_list`.execute(db);
   const file = list.rows.find((r) => r.name === "main")?.file;
   if (!file) return null;
-  const hasHistory = await sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'`.execute(db);
+  const hasHistory = await sql<{
+    n: number;
+  }>`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'`.execute(db);
   if (!hasHistory.rows[0]?.n) return null;
   const applied = await sql<{ n: number }>`SELECT count(*) AS n FROM kysely_migration`.execute(db);
   if (!applied.rows[0]?.n) return null;
@@ -29,6 +31,10 @@ export async function snapshotBeforeMigrate(db: Kysely<any>, now = Date.now()): 
 
 function prunePreMigrate(dir: string): void {
   if (!existsSync(dir)) return;
-  const old = readdirSync(dir).filter((n) => PRE_MIGRATE_RE.test(n)).sort().reverse().slice(PRE_MIGRATE_KEEP);
+  const old = readdirSync(dir)
+    .filter((n) => PRE_MIGRATE_RE.test(n))
+    .sort()
+    .reverse()
+    .slice(PRE_MIGRATE_KEEP);
   for (const name of old) rmSync(join(dir, name), { force: true });
 }

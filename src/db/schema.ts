@@ -18,4 +18,20 @@ import type { AdminTables } from "../domain/admin/table";
  * The whole database as Kysely sees it: each feature declares its tables in
  * domain/<feature>/table.ts and is listed here once.
  */
-export interface Database extends UsersTables, SessionsTables, AuthTables, RelationsTables, NotificationsTables, SettingsTables, StoriesTables, ChatsTables, BotsTables, UploadsTables, PostsTables, CommentsTables, StarsTables, PaymentsTables, AdminTables {}
+export interface Database
+  extends
+    UsersTables,
+    SessionsTables,
+    AuthTables,
+    RelationsTables,
+    NotificationsTables,
+    SettingsTables,
+    StoriesTables,
+    ChatsTables,
+    BotsTables,
+    UploadsTables,
+    PostsTables,
+    CommentsTables,
+    StarsTables,
+    PaymentsTables,
+    AdminTables {}

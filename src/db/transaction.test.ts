@@ -14,11 +14,11 @@ async function db() {
   return storage.db;
 }
 
-
 test("actions composed in one scope commit together; after-commit effects run once it has committed, in order", async () => {
   const d = await db();
   const seen: string[] = [];
-  const devices = async () => (await d.selectFrom("banned_devices").select("device_id").orderBy("id").execute()).map((r) => r.device_id);
+  const devices = async () =>
+    (await d.selectFrom("banned_devices").select("device_id").orderBy("id").execute()).map((r) => r.device_id);
   await inTransaction(d, async (scope) => {
     await scope.db.insertInto("banned_devices").values({ device_id: "a", user_id: null, created_at: 0 }).execute();
     scope.afterCommit(() => seen.push(`first, ${seen.length}`));
@@ -33,7 +33,8 @@ test("actions composed in one scope commit together; after-commit effects run on
 test("a failure anywhere rolls every composed action back, and no after-commit effect runs", async () => {
   const d = await db();
   const seen: string[] = [];
-  const devices = async () => (await d.selectFrom("banned_devices").select("device_id").execute()).map((r) => r.device_id);
+  const devices = async () =>
+    (await d.selectFrom("banned_devices").select("device_id").execute()).map((r) => r.device_id);
   const failed = await inTransaction(d, async (scope) => {
     await scope.db.insertInto("banned_devices").values({ device_id: "c", user_id: null, created_at: 0 }).execute();
     scope.afterCommit(() => seen.push("published"));

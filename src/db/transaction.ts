@@ -17,7 +17,9 @@ export interface Scope {
  */
 export async function inTransaction<T>(db: Db, fn: (scope: Scope) => Promise<T>): Promise<T> {
   const effects: Array<() => unknown> = [];
-  const result = await db.transaction().execute((trx) => fn({ db: trx, afterCommit: (effect) => void effects.push(effect) }));
+  const result = await db
+    .transaction()
+    .execute((trx) => fn({ db: trx, afterCommit: (effect) => void effects.push(effect) }));
   for (const effect of effects) await effect();
   return result;
 }

@@ -18,15 +18,34 @@ export interface DomainHookPayloads {
   /** chats: a message's text or buttons changed */
   "message:edited": { conversationId: number; messageId: number; editorId: number };
   /** chats: members should see this message live (new, or edited / pinned / unpinned); the Client API publishes its shape; message (as just written) and conversation, when the emitter holds them, spare listeners reloading them */
-  "message:live": { conversationId: number; messageId: number; event: "message:new" | "message:edited"; conversation?: Pick<import("./chats/table").ConversationRow, "id" | "cuid">; message?: import("./chats/table").MessageRow };
+  "message:live": {
+    conversationId: number;
+    messageId: number;
+    event: "message:new" | "message:edited";
+    conversation?: Pick<import("./chats/table").ConversationRow, "id" | "cuid">;
+    message?: import("./chats/table").MessageRow;
+  };
   /** chats: someone's membership changed (added, removed, left, promoted); oldRole null = never a member */
-  "member:changed": { conversationId: number; userId: number; actorId: number; oldRole: string | null; newRole: string };
+  "member:changed": {
+    conversationId: number;
+    userId: number;
+    actorId: number;
+    oldRole: string | null;
+    newRole: string;
+  };
   /** chats: USER opened the private chat with OTHERUSER (startLabel from a bot deep link) */
   "chat:opened": { conversationId: number; userId: number; otherUserId: number; startLabel?: string };
   /** notifications: a notification was stored for RECIPIENT (the Client API delivers it live) */
   "notification:created": { recipientId: number; notificationId: number };
   /** bots: PERSON pressed the button with callback DATA under MESSAGE; the bot must get press PRESSID (or the press is cancelled) */
-  "button:pressed": { pressId: string; botId: number; personId: number; conversationId: number; messageId: number; data: string };
+  "button:pressed": {
+    pressId: string;
+    botId: number;
+    personId: number;
+    conversationId: number;
+    messageId: number;
+    data: string;
+  };
   /** payments: PAYER pressed Pay on INVOICE; the bot must get pre_checkout_query QUERYID (or the query is cancelled) */
   "payment:pre-checkout": { queryId: string; invoiceId: number; payerId: number };
   /** payments: a payment was charged and its service message posted; the bot gets successful_payment */
@@ -39,7 +58,10 @@ export interface DomainHookPayloads {
  */
 export interface DomainTxHookPayloads {
   /** chats: MESSAGE is being stored in CONVERSATION (the bots' updates are queued in the same transaction) */
-  "message:storing": { conversation: import("./chats/table").ConversationRow; message: import("./chats/table").MessageRow };
+  "message:storing": {
+    conversation: import("./chats/table").ConversationRow;
+    message: import("./chats/table").MessageRow;
+  };
 }
 
 export type DomainHookName = keyof DomainHookPayloads;
@@ -82,7 +104,10 @@ export class DomainHooks {
       try {
         await listener(payload);
       } catch (err) {
-        this.log.error("hook listener failed", { hook: name, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+        this.log.error("hook listener failed", {
+          hook: name,
+          error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+        });
       }
     }
   }

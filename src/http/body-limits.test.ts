@@ -29,7 +29,9 @@ const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 /** Every Client API route that takes a body (the upload route streams its own, with its own limits). */
 function jsonRoutes() {
-  const routes = server.routes.filter((r) => r.path.startsWith("/api/") && BODY_METHODS.has(r.method) && r.path !== UPLOAD_PATH);
+  const routes = server.routes.filter(
+    (r) => r.path.startsWith("/api/") && BODY_METHODS.has(r.method) && r.path !== UPLOAD_PATH,
+  );
   expect(routes.length).toBeGreaterThan(40);
   return routes;
 }
@@ -48,7 +50,11 @@ function bigBody(fields: string[], bytes: number): string {
 function headersOf(who: "anon" | "member"): Record<string, string> {
   if (who === "anon") return { "content-type": "application/json", "x-csrf-token": anon.csrf, cookie: anon.cookie };
   const csrf = member.cookies.get("csrf_token") ?? "";
-  return { "content-type": "application/json", "x-csrf-token": csrf, cookie: [...member.cookies].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("; ") };
+  return {
+    "content-type": "application/json",
+    "x-csrf-token": csrf,
+    cookie: [...member.cookies].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("; "),
+  };
 }
 
 const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]!;
@@ -76,9 +82,18 @@ describe("request bodies are bounded before anything else", () => {
         const job = jobs[next++]!;
         const body = bigBody(Object.keys((job.hooks as any)?.body?.properties ?? {}), 1024 * 1024);
         const t0 = performance.now();
-        const res = await fetch(server.url + concrete(job.path), { method: job.method, headers: headersOf(job.who), body });
+        const res = await fetch(server.url + concrete(job.path), {
+          method: job.method,
+          headers: headersOf(job.who),
+          body,
+        });
         const json = (await res.json().catch(() => null)) as any;
-        answers.push({ route: `${job.who} ${job.method} ${job.path}`, status: res.status, code: json?.error?.code, ms: performance.now() - t0 });
+        answers.push({
+          route: `${job.who} ${job.method} ${job.path}`,
+          status: res.status,
+          code: json?.error?.code,
+          ms: performance.now() - t0,
+        });
       }
     };
     await Promise.all([worker(), worker(), worker(), worker()]);
@@ -89,7 +104,9 @@ describe("request bodies are bounded before anything else", () => {
     const slow = answers.filter((a) => a.ms > 2_000);
     expect(slow).toEqual([]);
     const healthP99 = p99(health);
-    console.log(`1 MB burst: ${answers.length} requests, slowest ${Math.round(Math.max(...answers.map((a) => a.ms)))} ms; /healthz ${health.length} probes, p99 ${healthP99.toFixed(1)} ms, max ${Math.max(...health).toFixed(1)} ms`);
+    console.log(
+      `1 MB burst: ${answers.length} requests, slowest ${Math.round(Math.max(...answers.map((a) => a.ms)))} ms; /healthz ${health.length} probes, p99 ${healthP99.toFixed(1)} ms, max ${Math.max(...health).toFixed(1)} ms`,
+    );
     // generous: the machine running the suite is shared; a stall (seconds) is what this catches
     expect(healthP99).toBeLessThan(500);
   });
@@ -102,9 +119,18 @@ describe("request bodies are bounded before anything else", () => {
           c.close();
         },
       });
-      const res = await fetch(server.url + concrete(r.path), { method: r.method, headers: headersOf("anon"), body: stream, duplex: "half" } as RequestInit);
+      const res = await fetch(server.url + concrete(r.path), {
+        method: r.method,
+        headers: headersOf("anon"),
+        body: stream,
+        duplex: "half",
+      } as RequestInit);
       const json = (await res.json()) as any;
-      expect({ route: r.path, status: res.status, code: json.error?.code }).toEqual({ route: r.path, status: 411, code: "VALIDATION_ERROR" });
+      expect({ route: r.path, status: res.status, code: json.error?.code }).toEqual({
+        route: r.path,
+        status: 411,
+        code: "VALIDATION_ERROR",
+      });
     }
   });
 
@@ -112,14 +138,22 @@ describe("request bodies are bounded before anything else", () => {
     const anonymous: string[] = [];
     for (const r of jsonRoutes()) {
       // which routes need a session: an empty body without one
-      const empty = await fetch(server.url + concrete(r.path), { method: r.method, headers: headersOf("anon"), body: "{}" });
+      const empty = await fetch(server.url + concrete(r.path), {
+        method: r.method,
+        headers: headersOf("anon"),
+        body: "{}",
+      });
       await empty.arrayBuffer();
       if (empty.status !== 401) continue;
       anonymous.push(r.path);
       const body = bigBody(Object.keys((r.hooks as any)?.body?.properties ?? {}), CLIENT_BODY_MAX_BYTES - 1024);
       const res = await fetch(server.url + concrete(r.path), { method: r.method, headers: headersOf("anon"), body });
       const json = (await res.json()) as any;
-      expect({ route: `${r.method} ${r.path}`, status: res.status, code: json.error?.code }).toEqual({ route: `${r.method} ${r.path}`, status: 401, code: "UNAUTHORIZED" });
+      expect({ route: `${r.method} ${r.path}`, status: res.status, code: json.error?.code }).toEqual({
+        route: `${r.method} ${r.path}`,
+        status: 401,
+        code: "UNAUTHORIZED",
+      });
     }
     expect(anonymous.length).toBeGreaterThan(30);
   });

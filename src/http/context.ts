@@ -17,8 +17,14 @@ export const sessionTtls = (app: App) => ({
 export function sessionCookies(app: App, tokens: IssuedTokens): string[] {
   const now = app.clock.now();
   return [
-    serializeCookie(app, ACCESS_COOKIE, tokens.accessToken, { httpOnly: true, maxAgeSeconds: (tokens.accessExpiresAt - now) / 1000 }),
-    serializeCookie(app, REFRESH_COOKIE, tokens.refreshToken, { httpOnly: true, maxAgeSeconds: (tokens.refreshExpiresAt - now) / 1000 }),
+    serializeCookie(app, ACCESS_COOKIE, tokens.accessToken, {
+      httpOnly: true,
+      maxAgeSeconds: (tokens.accessExpiresAt - now) / 1000,
+    }),
+    serializeCookie(app, REFRESH_COOKIE, tokens.refreshToken, {
+      httpOnly: true,
+      maxAgeSeconds: (tokens.refreshExpiresAt - now) / 1000,
+    }),
   ];
 }
 
@@ -72,7 +78,12 @@ export const checkedAccount = (request: Request): UserRow | undefined => signedI
  * checkSignedIn found (checking now if it did not run), renewing cookies when the access
  * token had expired.
  */
-export async function requireSignedIn(app: App, request: Request, server: Parameters<typeof clientIp>[1], set: unknown) {
+export async function requireSignedIn(
+  app: App,
+  request: Request,
+  server: Parameters<typeof clientIp>[1],
+  set: unknown,
+) {
   if (!signedIn.has(request)) await checkSignedIn(app, request, server);
   const found = signedIn.get(request)!;
   if (found.renewed) addSetCookies(set as never, sessionCookies(app, found.renewed));

@@ -28,10 +28,16 @@ export interface CookieOptions {
 
 /** One Set-Cookie value: path /, SameSite=Lax, Secure when the instance is served over https. */
 export function serializeCookie(app: App, name: string, value: string, opts: CookieOptions): string {
-  const parts = [`${name}=${encodeURIComponent(value)}`, "Path=/", `Max-Age=${Math.max(0, Math.round(opts.maxAgeSeconds))}`, "SameSite=Lax"];
+  const parts = [
+    `${name}=${encodeURIComponent(value)}`,
+    "Path=/",
+    `Max-Age=${Math.max(0, Math.round(opts.maxAgeSeconds))}`,
+    "SameSite=Lax",
+  ];
   if (opts.httpOnly) parts.push("HttpOnly");
   if (app.config.baseUrl.startsWith("https://")) parts.push("Secure");
   return parts.join("; ");
 }
 
-export const clearCookie = (app: App, name: string, httpOnly = true) => serializeCookie(app, name, "", { maxAgeSeconds: 0, httpOnly });
+export const clearCookie = (app: App, name: string, httpOnly = true) =>
+  serializeCookie(app, name, "", { maxAgeSeconds: 0, httpOnly });

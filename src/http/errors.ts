@@ -12,15 +12,23 @@ export function toAppError(code: string | number, error: unknown, log: Logger, p
     case "VALIDATION":
       return new AppError(422, "VALIDATION_ERROR", "Invalid request", { fieldErrors: schemaFieldErrors(error) });
     case "PARSE":
-      return new AppError(400, "VALIDATION_ERROR", "Request body is not valid JSON or form data", { fieldErrors: { body: ["could not be parsed"] } });
+      return new AppError(400, "VALIDATION_ERROR", "Request body is not valid JSON or form data", {
+        fieldErrors: { body: ["could not be parsed"] },
+      });
     case "NOT_FOUND":
       return new AppError(404, "NOT_FOUND", "Not found");
     case "INVALID_COOKIE_SIGNATURE":
       return new AppError(401, "UNAUTHORIZED", "Unauthorized");
   }
   const status = (error as { status?: unknown })?.status;
-  if (status === 413) return new AppError(413, "VALIDATION_ERROR", "Request body is too large", { fieldErrors: { body: ["is too large"] } });
-  log.error("unhandled error", { path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  if (status === 413)
+    return new AppError(413, "VALIDATION_ERROR", "Request body is too large", {
+      fieldErrors: { body: ["is too large"] },
+    });
+  log.error("unhandled error", {
+    path,
+    error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+  });
   return new AppError(500, "INTERNAL_ERROR", "Internal server error");
 }
 

@@ -26,7 +26,8 @@ afterAll(async () => {
   await server.stop();
 });
 
-const cookieNamed = (res: { headers: Headers }, name: string) => res.headers.getSetCookie().find((l) => l.startsWith(`${name}=`));
+const cookieNamed = (res: { headers: Headers }, name: string) =>
+  res.headers.getSetCookie().find((l) => l.startsWith(`${name}=`));
 
 describe("cookies on an https instance", () => {
   test("every cookie is Secure and SameSite=Lax; session and device cookies are httpOnly, csrf is not", async () => {
@@ -45,7 +46,9 @@ describe("cookies on an https instance", () => {
     }
     const logout = await c.post("/api/auth/logout");
     for (const name of ["auth_access_token", "auth_refresh_token"]) {
-      expect(cookieNamed(logout, name)!.split("; ")).toEqual(expect.arrayContaining(["Max-Age=0", "Secure", "HttpOnly"]));
+      expect(cookieNamed(logout, name)!.split("; ")).toEqual(
+        expect.arrayContaining(["Max-Age=0", "Secure", "HttpOnly"]),
+      );
     }
   });
 
@@ -72,7 +75,11 @@ describe("no CORS", () => {
       await fetch(`${server.url}/api/auth/me`, { headers: origin }),
       await fetch(`${server.url}/api/auth/login`, {
         method: "OPTIONS",
-        headers: { ...origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type,x-csrf-token" },
+        headers: {
+          ...origin,
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "content-type,x-csrf-token",
+        },
       }),
       await fetch(`${server.url}/healthz`, { headers: origin }),
     ];
@@ -91,7 +98,10 @@ describe("envelope", () => {
     expect(res.status).toBe(500);
     expect(res.headers.get("content-type")).toContain("application/json");
     const text = await res.text();
-    expect(JSON.parse(text)).toEqual({ success: false, error: { code: "INTERNAL_ERROR", message: "Internal server error", details: [] } });
+    expect(JSON.parse(text)).toEqual({
+      success: false,
+      error: { code: "INTERNAL_ERROR", message: "Internal server error", details: [] },
+    });
     for (const secret of ["SQLITE", "/srv/secret", "hunter2", "at "]) expect(text).not.toContain(secret);
     const record = logged.find((r) => r.msg === "unhandled error");
     expect(record).toMatchObject({ level: "error", path: "/api/test/boom" });
@@ -101,7 +111,13 @@ describe("envelope", () => {
   test("unknown extra request fields are ignored", async () => {
     const user = await makeUser(server.app);
     const c = new TestClient(server.url);
-    const login = await c.post("/api/auth/login", { email: user.email, password: user.password, rememberMe: true, device: { name: "x" }, extra: [1, 2] });
+    const login = await c.post("/api/auth/login", {
+      email: user.email,
+      password: user.password,
+      rememberMe: true,
+      device: { name: "x" },
+      extra: [1, 2],
+    });
     expect(login.status).toBe(200);
     expect(login.body.data.account.username).toBe(user.username);
     const reg = await new TestClient(server.url).post("/api/auth/register", {
@@ -112,13 +128,23 @@ describe("envelope", () => {
       isAdmin: true,
     });
     expect(reg.status).toBe(200);
-    const row = await server.app.db.selectFrom("users").select("is_admin").where("username", "=", "extra_fields").executeTakeFirstOrThrow();
+    const row = await server.app.db
+      .selectFrom("users")
+      .select("is_admin")
+      .where("username", "=", "extra_fields")
+      .executeTakeFirstOrThrow();
     expect(row.is_admin).toBe(0);
   });
 
   test("a body that is not JSON, or JSON of the wrong shape, is VALIDATION_ERROR", async () => {
     const c = new TestClient(server.url);
-    const cases: Array<[unknown, number]> = [["{", 400], ["[]", 422], ["null", 422], ['"text"', 422], ["42", 422]];
+    const cases: Array<[unknown, number]> = [
+      ["{", 400],
+      ["[]", 422],
+      ["null", 422],
+      ['"text"', 422],
+      ["42", 422],
+    ];
     for (const [body, status] of cases) {
       const res = await c.post("/api/auth/login", body, { headers: { "content-type": "application/json" } });
       expect(res.status).toBe(status);
@@ -134,7 +160,9 @@ describe("client address behind a trusted proxy", () => {
     const user = await makeUser(server.app);
     const c = new TestClient(server.url);
     const headers = { "x-forwarded-for": "6.6.6.6, 203.0.113.7" };
-    expect((await c.post("/api/auth/login", { email: user.email, password: user.password }, { headers })).status).toBe(200);
+    expect((await c.post("/api/auth/login", { email: user.email, password: user.password }, { headers })).status).toBe(
+      200,
+    );
     const list = await c.get("/api/auth/sessions", { headers });
     expect(list.body.data.sessions.map((s: { ip: string }) => s.ip)).toEqual(["203.0.113.7"]);
   });

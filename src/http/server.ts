@@ -21,7 +21,8 @@ export function isClientApiPath(pathname: string): boolean {
 }
 
 /** Hides bot tokens (/bot<token>/…, /api/bot<token>/…, /api/bot/<token>/…, /file/bot<token>/…) before a path reaches a log line. */
-export const redactPath = (pathname: string): string => pathname.replace(/^(\/api\/bot\/|\/api\/bot(?=\d)|\/bot(?!s\/|s$)|\/file\/bot)[^/]*/, "$1<redacted>");
+export const redactPath = (pathname: string): string =>
+  pathname.replace(/^(\/api\/bot\/|\/api\/bot(?=\d)|\/bot(?!s\/|s$)|\/file\/bot)[^/]*/, "$1<redacted>");
 
 /** Route pattern of each routed request (set before validation, so 422s carry it too). */
 const routeOf = new WeakMap<Request, string>();
@@ -53,14 +54,25 @@ function logRequests(app: App) {
       } finally {
         const ms = performance.now() - t0;
         const path = new URL(request.url).pathname;
-        app.log.info("request", { method: request.method, path: redactPath(path), status, ms: Math.round(ms * 10) / 10 });
+        app.log.info("request", {
+          method: request.method,
+          path: redactPath(path),
+          status,
+          ms: Math.round(ms * 10) / 10,
+        });
         metrics.observeRequest(request.method, routeLabel(request, path), status, ms / 1000);
       }
     };
 }
 
-const bodyTooLarge = () => new AppError(413, "VALIDATION_ERROR", "Request body is too large", { fieldErrors: { body: [`is larger than ${CLIENT_BODY_MAX_BYTES} bytes`] } });
-const lengthRequired = () => new AppError(411, "VALIDATION_ERROR", "A request body needs a Content-Length", { fieldErrors: { body: ["needs a Content-Length header"] } });
+const bodyTooLarge = () =>
+  new AppError(413, "VALIDATION_ERROR", "Request body is too large", {
+    fieldErrors: { body: [`is larger than ${CLIENT_BODY_MAX_BYTES} bytes`] },
+  });
+const lengthRequired = () =>
+  new AppError(411, "VALIDATION_ERROR", "A request body needs a Content-Length", {
+    fieldErrors: { body: ["needs a Content-Length header"] },
+  });
 
 /**
  * A Client API body is refused before a byte of it is read when it would cost more than any

@@ -9,7 +9,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const get = (path: string, headers: Record<string, string> = {}) => fetch(server.url + path, { headers, decompress: false } as RequestInit);
+const get = (path: string, headers: Record<string, string> = {}) =>
+  fetch(server.url + path, { headers, decompress: false } as RequestInit);
 const html = { accept: "text/html,application/xhtml+xml,*/*;q=0.8" };
 
 async function chunkPaths(): Promise<string[]> {
@@ -79,7 +80,13 @@ describe("web app over HTTP", () => {
   });
 
   test("client routes get the page when a browser navigates; APIs, files, chunks and programs get JSON 404s", async () => {
-    for (const path of ["/auth/link?t=abc", "/auth/verify-email?token=x", "/auth/reset-password?token=y", "/dashboard/messages?user=a&start=b", "/posts/abc/deep/path"]) {
+    for (const path of [
+      "/auth/link?t=abc",
+      "/auth/verify-email?token=x",
+      "/auth/reset-password?token=y",
+      "/dashboard/messages?user=a&start=b",
+      "/posts/abc/deep/path",
+    ]) {
       const res = await get(path, html);
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toStartWith("text/html");

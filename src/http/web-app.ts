@@ -108,7 +108,12 @@ function encodedVariant(file: WebFile, encoding: "br" | "gzip") {
     // brotli at its best level takes ~1 s for a few hundred KB: done off the event loop, once
     const compressed =
       encoding === "br"
-        ? brotli(file.body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: file.body.length } }).then((b) => new Uint8Array(b) as Bytes)
+        ? brotli(file.body, {
+            params: {
+              [zlibConstants.BROTLI_PARAM_QUALITY]: 11,
+              [zlibConstants.BROTLI_PARAM_SIZE_HINT]: file.body.length,
+            },
+          }).then((b) => new Uint8Array(b) as Bytes)
         : Promise.resolve(Bun.gzipSync(file.body, { level: 9 }) as Bytes);
     variant = compressed.then((body) => ({ body, etag: `${file.etag.slice(0, -1)}-${encoding}"` }));
     file.encoded.set(encoding, variant);
@@ -124,8 +129,16 @@ function matchesEtag(header: string | null, etag: string): boolean {
 }
 
 async function respond(request: Request, file: WebFile, headers: Record<string, string>): Promise<Response> {
-  const h: Record<string, string> = { "content-type": file.contentType, vary: "Accept-Encoding", "x-content-type-options": "nosniff", ...headers };
-  const encoding = COMPRESSIBLE.test(file.contentType) && file.body.length > 512 ? pickEncoding(request.headers.get("accept-encoding")) : null;
+  const h: Record<string, string> = {
+    "content-type": file.contentType,
+    vary: "Accept-Encoding",
+    "x-content-type-options": "nosniff",
+    ...headers,
+  };
+  const encoding =
+    COMPRESSIBLE.test(file.contentType) && file.body.length > 512
+      ? pickEncoding(request.headers.get("accept-encoding"))
+      : null;
   let body = file.body;
   let etag = file.etag;
   if (encoding) {
@@ -179,9 +192,14 @@ export function webAppRoutes(app: App) {
     if (isServerPath(pathname)) throw notFound();
     const web = await webBundle();
     const asset = web.assets.get(pathname);
-    if (asset) return respond(request, asset, { "cache-control": "public, max-age=31536000, immutable", "referrer-policy": "same-origin" });
+    if (asset)
+      return respond(request, asset, {
+        "cache-control": "public, max-age=31536000, immutable",
+        "referrer-policy": "same-origin",
+      });
     // a client route: only browsers navigating (Accept: text/html) get the page; a missing chunk or a program gets a 404
-    if (!(request.headers.get("accept") ?? "").includes("text/html") || /\.[a-z0-9]+$/i.test(pathname)) throw notFound();
+    if (!(request.headers.get("accept") ?? "").includes("text/html") || /\.[a-z0-9]+$/i.test(pathname))
+      throw notFound();
     return respond(request, web.page, headers);
   };
   return new Elysia({ name: "web-app" }).get("/", serve).get("/*", serve).head("/", serve).head("/*", serve);

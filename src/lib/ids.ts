@@ -12,8 +12,15 @@ const CUID_LENGTH = 24;
 export function newCuid(): string {
   const letter = String.fromCharCode(97 + Math.floor(Math.random() * 26));
   const salt = randomBytes(16).toString("hex");
-  const digest = new Bun.CryptoHasher("sha3-512").update(Date.now().toString(36) + salt + (counter++).toString(36) + fingerprint).digest("hex");
-  return letter + BigInt("0x" + digest).toString(36).slice(1, CUID_LENGTH);
+  const digest = new Bun.CryptoHasher("sha3-512")
+    .update(Date.now().toString(36) + salt + (counter++).toString(36) + fingerprint)
+    .digest("hex");
+  return (
+    letter +
+    BigInt("0x" + digest)
+      .toString(36)
+      .slice(1, CUID_LENGTH)
+  );
 }
 
 /** cuid2's own check (isCuid): 2 to 32 lower-case letters and digits. */

@@ -12,16 +12,28 @@ export interface Logger {
 const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 /** Structured logger: one JSON line per record, or a readable line for a terminal. Writes to stderr. */
-export function createLogger(opts: { level?: LogLevel; format?: LogFormat; sink?: (line: string) => void } = {}): Logger {
+export function createLogger(
+  opts: { level?: LogLevel; format?: LogFormat; sink?: (line: string) => void } = {},
+): Logger {
   const min = order[opts.level ?? "info"];
-  const format = opts.format === "auto" ? (opts.sink === undefined && process.stderr.isTTY ? "human" : "json") : (opts.format ?? "json");
+  const format =
+    opts.format === "auto"
+      ? opts.sink === undefined && process.stderr.isTTY
+        ? "human"
+        : "json"
+      : (opts.format ?? "json");
   const sink = opts.sink ?? ((line: string) => process.stderr.write(line + "\n"));
   const emit = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (order[level] < min) return;
     if (format === "json") {
       sink(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }));
     } else {
-      const rest = fields ? " " + Object.entries(fields).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ") : "";
+      const rest = fields
+        ? " " +
+          Object.entries(fields)
+            .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+            .join(" ")
+        : "";
       sink(`${new Date().toISOString()} ${level.toUpperCase()} ${msg}${rest}`);
     }
   };

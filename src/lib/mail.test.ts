@@ -37,8 +37,14 @@ async function sendOnce(s: SmtpSettings, msg: { to: string; subject: string; tex
 
 describe("SMTP delivery (nodemailer against smtp-server)", () => {
   test("STARTTLS before AUTH PLAIN, envelope, non-ASCII headers and body", async () => {
-    const longSubject = "Привет, это очень длинная тема письма, которая не помещается в одну строку заголовка ".repeat(2).trim();
-    await sendOnce(settings(starttls.port), { to: "anna@example.test", subject: longSubject + "\r\nBcc: evil@x.test", text: "Code 123456\n.line starting with a dot\n" });
+    const longSubject = "Привет, это очень длинная тема письма, которая не помещается в одну строку заголовка "
+      .repeat(2)
+      .trim();
+    await sendOnce(settings(starttls.port), {
+      to: "anna@example.test",
+      subject: longSubject + "\r\nBcc: evil@x.test",
+      text: "Code 123456\n.line starting with a dot\n",
+    });
     const [mail] = await starttls.waitFor(1);
     expect(mail!.secure).toBe(true);
     expect(mail!.auth).toBe("PLAIN mailer");
@@ -65,7 +71,9 @@ describe("SMTP delivery (nodemailer against smtp-server)", () => {
   });
 
   test("a refused login fails with the server's reply", async () => {
-    await expect(sendOnce(settings(starttls.port, "wrong"), { to: "x@example.test", subject: "s", text: "t" })).rejects.toThrow(/535/);
+    await expect(
+      sendOnce(settings(starttls.port, "wrong"), { to: "x@example.test", subject: "s", text: "t" }),
+    ).rejects.toThrow(/535/);
   });
 
   test("a refused recipient fails with the server's reply", async () => {
@@ -82,7 +90,11 @@ describe("SMTP delivery (nodemailer against smtp-server)", () => {
     const mailer = new Mailer(settings(starttls.port), silentLogger);
     const before = starttls.received.length;
     try {
-      await Promise.all(Array.from({ length: 10 }, (_, i) => mailer.send({ to: `p${i}@example.test`, subject: `n${i}`, text: `body ${i}` })));
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          mailer.send({ to: `p${i}@example.test`, subject: `n${i}`, text: `body ${i}` }),
+        ),
+      );
     } finally {
       mailer.close();
     }
@@ -101,7 +113,12 @@ describe("SMTP delivery (nodemailer against smtp-server)", () => {
     const lines: string[] = [];
     const mailer = new Mailer(null, createLogger({ sink: (l) => lines.push(l) }));
     expect(mailer.usesSmtp).toBe(false);
-    void mailer.send({ to: "c@example.test", subject: "Code", text: "Your code is 654321", logFields: { code: "654321" } });
+    void mailer.send({
+      to: "c@example.test",
+      subject: "Code",
+      text: "Your code is 654321",
+      logFields: { code: "654321" },
+    });
     // written synchronously, before the promise settles
     expect(lines.length).toBe(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: "info", to: "c@example.test", code: "654321" });

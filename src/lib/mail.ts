@@ -70,16 +70,28 @@ export class Mailer {
    */
   async send(msg: MailMessage): Promise<void> {
     if (!this.smtp) {
-      this.log.info("mail (no smtp.host configured)", { to: msg.to, subject: msg.subject, ...msg.logFields, text: msg.text });
+      this.log.info("mail (no smtp.host configured)", {
+        to: msg.to,
+        subject: msg.subject,
+        ...msg.logFields,
+        text: msg.text,
+      });
       return;
     }
     this.transport ??= createSmtpTransport(this.smtp);
-    await this.transport.sendMail({ from: this.smtp.from || `no-reply@${this.smtp.host}`, to: msg.to, subject: msg.subject, text: msg.text });
+    await this.transport.sendMail({
+      from: this.smtp.from || `no-reply@${this.smtp.host}`,
+      to: msg.to,
+      subject: msg.subject,
+      text: msg.text,
+    });
   }
 
   /** Sends in the background; a failure is logged and never reaches the request that caused it. */
   sendLater(msg: MailMessage): void {
-    this.send(msg).catch((err) => this.log.error("mail delivery failed", { to: msg.to, subject: msg.subject, error: String(err) }));
+    this.send(msg).catch((err) =>
+      this.log.error("mail delivery failed", { to: msg.to, subject: msg.subject, error: String(err) }),
+    );
   }
 
   /** Closes pooled SMTP connections (server shutdown, tests). */

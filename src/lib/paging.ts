@@ -20,7 +20,8 @@ export function decodeCursor(raw: string | undefined | null, field = "cursor"): 
   if (raw === undefined || raw === null || raw === "") return null;
   try {
     const v = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"));
-    if (Array.isArray(v) && v.length === 2 && Number.isSafeInteger(v[0]) && Number.isSafeInteger(v[1])) return { t: v[0], id: v[1] };
+    if (Array.isArray(v) && v.length === 2 && Number.isSafeInteger(v[0]) && Number.isSafeInteger(v[1]))
+      return { t: v[0], id: v[1] };
   } catch {
     // falls through to the validation error
   }
@@ -39,7 +40,11 @@ export function parseLimit(raw: string | number | undefined | null, fallback = 2
  * Given rows fetched with limit + 1 in descending (t, id) order, returns the page and the
  * cursor for the next one (null when the list has ended).
  */
-export function pageOf<T>(rows: T[], limit: number, key: (row: T) => Cursor): { items: T[]; nextCursor: string | null } {
+export function pageOf<T>(
+  rows: T[],
+  limit: number,
+  key: (row: T) => Cursor,
+): { items: T[]; nextCursor: string | null } {
   const items = rows.length > limit ? rows.slice(0, limit) : rows;
   const nextCursor = rows.length > limit ? encodeCursor(key(items[items.length - 1]!)) : null;
   return { items, nextCursor };

@@ -54,7 +54,10 @@ export class AbuseGuard {
   private readonly blockedUntil = new Map<string, number>();
   private readonly rejections = new RateLimiter();
 
-  constructor(private readonly threshold: () => number, private readonly blockMs: () => number) {}
+  constructor(
+    private readonly threshold: () => number,
+    private readonly blockMs: () => number,
+  ) {}
 
   blockedFor(ip: string, now: number): number {
     const until = this.blockedUntil.get(ip);

@@ -48,14 +48,26 @@ export async function processImage(app: App, input: Uint8Array, type: SniffedTyp
       .resize(THUMB_SIZE, THUMB_SIZE, { fit: "inside", withoutEnlargement: true })
       .webp({ quality: 75 })
       .toBuffer();
-    return { data: new Uint8Array(data), type: outType, width: info.width, height: info.pageHeight ?? info.height, thumb: new Uint8Array(thumb) };
+    return {
+      data: new Uint8Array(data),
+      type: outType,
+      width: info.width,
+      height: info.pageHeight ?? info.height,
+      thumb: new Uint8Array(thumb),
+    };
   } catch (err) {
-    throw fieldError("file", `is not a readable image (${err instanceof Error ? err.message.split("\n")[0] : "decode failed"})`);
+    throw fieldError(
+      "file",
+      `is not a readable image (${err instanceof Error ? err.message.split("\n")[0] : "decode failed"})`,
+    );
   }
 }
 
 /** Width, height and a thumbnail of an image kept byte-for-byte (files sent as documents). */
-export async function describeImage(app: App, input: Uint8Array): Promise<{ width: number; height: number; thumb: Uint8Array } | null> {
+export async function describeImage(
+  app: App,
+  input: Uint8Array,
+): Promise<{ width: number; height: number; thumb: Uint8Array } | null> {
   try {
     const sharp = await loadSharp(app);
     const meta = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
@@ -79,6 +91,12 @@ async function loadSharpOrFail(app: App) {
     return await loadSharp(app);
   } catch (err) {
     app.log.error("sharp unavailable", { error: err instanceof Error ? err.message : String(err) });
-    throw new AppError(500, "INTERNAL_ERROR", "Image processing is unavailable on this server (sharp failed to load)", [], { cause: err });
+    throw new AppError(
+      500,
+      "INTERNAL_ERROR",
+      "Image processing is unavailable on this server (sharp failed to load)",
+      [],
+      { cause: err },
+    );
   }
 }

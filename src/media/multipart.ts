@@ -62,7 +62,10 @@ function parsePartHeaders(raw: string): { name: string; filename: string | null;
  * Reads BODY as multipart with BOUNDARY, yielding each part's headers, its data chunks as
  * they arrive, and its end. Stopping iteration early cancels the body.
  */
-export async function* readMultipart(body: ReadableStream<Uint8Array>, boundary: string): AsyncGenerator<MultipartEvent> {
+export async function* readMultipart(
+  body: ReadableStream<Uint8Array>,
+  boundary: string,
+): AsyncGenerator<MultipartEvent> {
   // a leading CRLF lets the first boundary match the same delimiter as every later one
   const delimiter = Buffer.from(`\r\n--${boundary}`);
   const keep = delimiter.length + 4;
@@ -98,7 +101,8 @@ export async function* readMultipart(body: ReadableStream<Uint8Array>, boundary:
               if (buf.length > 256) throw new MultipartError("malformed boundary line");
               break;
             }
-            if (buf.subarray(0, eol).some((b) => b !== 0x20 && b !== 0x09)) throw new MultipartError("malformed boundary line");
+            if (buf.subarray(0, eol).some((b) => b !== 0x20 && b !== 0x09))
+              throw new MultipartError("malformed boundary line");
             buf = buf.subarray(eol + 2);
             state = "headers";
             progressed = true;

@@ -33,7 +33,9 @@ export async function referencedFileBases(app: App): Promise<Set<string>> {
   const found = new Set<string>();
   for (const { table, columns } of FILE_URL_COLUMNS) {
     const present = columns.map((c) => `(${c} IS NOT NULL AND ${c} NOT IN ('', '[]'))`).join(" OR ");
-    const page = app.storage.sqlite.prepare(`SELECT id, ${columns.join(", ")} FROM ${table} WHERE id > ? AND (${present}) ORDER BY id LIMIT ${SCAN_PAGE}`);
+    const page = app.storage.sqlite.prepare(
+      `SELECT id, ${columns.join(", ")} FROM ${table} WHERE id > ? AND (${present}) ORDER BY id LIMIT ${SCAN_PAGE}`,
+    );
     let after = 0;
     for (;;) {
       const rows = page.all(after) as Array<Record<string, string | number | null>>;
@@ -67,10 +69,21 @@ export async function purgeUnreferencedUploads(app: App, candidates: PurgeCandid
   let removed = 0;
   for (let i = 0; i < Math.max(used.length, unused.length); i += 500) {
     const markIds = used.slice(i, i + 500).map((u) => u.id);
-    if (markIds.length) await app.db.updateTable("uploads").set({ attached_at: now }).where("id", "in", markIds).where("attached_at", "is", null).execute();
+    if (markIds.length)
+      await app.db
+        .updateTable("uploads")
+        .set({ attached_at: now })
+        .where("id", "in", markIds)
+        .where("attached_at", "is", null)
+        .execute();
     const dropIds = unused.slice(i, i + 500).map((u) => u.id);
     if (!dropIds.length) continue;
-    const gone = await app.db.deleteFrom("uploads").where("id", "in", dropIds).where("attached_at", "is", null).returning(["storage_key", "thumb_url", "poster_url"]).execute();
+    const gone = await app.db
+      .deleteFrom("uploads")
+      .where("id", "in", dropIds)
+      .where("attached_at", "is", null)
+      .returning(["storage_key", "thumb_url", "poster_url"])
+      .execute();
     for (const row of gone) await deleteUploadFiles(app, row);
     removed += gone.length;
   }
@@ -78,7 +91,10 @@ export async function purgeUnreferencedUploads(app: App, candidates: PurgeCandid
 }
 
 /** Deletes an upload's stored files: the file itself, its thumbnail and its poster. */
-export async function deleteUploadFiles(app: App, row: Pick<UploadRow, "storage_key" | "thumb_url" | "poster_url">): Promise<void> {
+export async function deleteUploadFiles(
+  app: App,
+  row: Pick<UploadRow, "storage_key" | "thumb_url" | "poster_url">,
+): Promise<void> {
   const store = fileStore(app);
   const keys = new Set([row.storage_key]);
   for (const url of [row.thumb_url, row.poster_url]) {

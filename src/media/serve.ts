@@ -19,7 +19,10 @@ export function parseRange(header: string | null, size: number): ByteRange | nul
   if (!header) return null;
   const m = /^\s*bytes\s*=\s*(.*)$/i.exec(header);
   if (!m) return null;
-  const specs = m[1]!.split(",").map((s) => s.trim()).filter(Boolean);
+  const specs = m[1]!
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (specs.length !== 1) return specs.length === 0 ? "unsatisfiable" : null;
   const r = /^(\d*)-(\d*)$/.exec(specs[0]!);
   if (!r || (r[1] === "" && r[2] === "")) return "unsatisfiable";
@@ -52,7 +55,8 @@ export function fileRoutes(app: App) {
   const serve = async ({ params, request }: { params: { name: string }; request: Request }) => {
     const name = params.name;
     // the exact path only: no trailing slash, no encoded separators (the name pattern has none)
-    if (!FILE_NAME.test(name) || new URL(request.url).pathname !== `/files/${name}`) return clientErrorResponse(notFound());
+    if (!FILE_NAME.test(name) || new URL(request.url).pathname !== `/files/${name}`)
+      return clientErrorResponse(notFound());
     return (await storedFileResponse(app, name, request)) ?? clientErrorResponse(notFound());
   };
   return new Elysia({ name: "files" }).get("/files/:name", serve).head("/files/:name", serve);
@@ -93,8 +97,15 @@ export async function storedFileResponse(app: App, name: string, request: Reques
   }
   if (range) {
     const length = range.end - range.start + 1;
-    const partial = { ...headers, "content-range": `bytes ${range.start}-${range.end}/${file.size}`, "content-length": String(length) };
+    const partial = {
+      ...headers,
+      "content-range": `bytes ${range.start}-${range.end}/${file.size}`,
+      "content-length": String(length),
+    };
     return new Response(head ? null : file.body.slice(range.start, range.end + 1), { status: 206, headers: partial });
   }
-  return new Response(head ? null : file.body, { status: 200, headers: { ...headers, "content-length": String(file.size) } });
+  return new Response(head ? null : file.body, {
+    status: 200,
+    headers: { ...headers, "content-length": String(file.size) },
+  });
 }

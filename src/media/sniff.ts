@@ -57,7 +57,18 @@ export const TYPES_BY_EXT: Record<string, SniffedType> = Object.fromEntries(
 const byExt = (ext: string): SniffedType => TYPES_BY_EXT[ext]!;
 
 /** file-type's names for formats this table files under another extension (an Ogg of no known codec stays audio, as before). */
-const EXT_ALIASES: Record<string, string> = { opus: "ogg", oga: "ogg", spx: "ogg", ogx: "ogg", m4b: "m4a", f4a: "m4a", f4v: "mp4", m4v: "mp4", heif: "heic", qt: "mov" };
+const EXT_ALIASES: Record<string, string> = {
+  opus: "ogg",
+  oga: "ogg",
+  spx: "ogg",
+  ogx: "ogg",
+  m4b: "m4a",
+  f4a: "m4a",
+  f4v: "mp4",
+  m4v: "mp4",
+  heif: "heic",
+  qt: "mov",
+};
 
 /**
  * Detects the type from the first bytes of a file (4 KB are plenty). file-type recognises

@@ -88,7 +88,10 @@ export class LocalFileStore implements FileStore {
 }
 
 /** The file store service: local under the data dir unless another store is provided. */
-export const fileStoreService = defineService<FileStore>("media:file-store", (app) => new LocalFileStore(filesDir(app.dataDir)));
+export const fileStoreService = defineService<FileStore>(
+  "media:file-store",
+  (app) => new LocalFileStore(filesDir(app.dataDir)),
+);
 
 /** The App's file store. */
 export const fileStore = (app: App): FileStore => app.services.get(fileStoreService);

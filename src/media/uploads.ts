@@ -40,7 +40,12 @@ export function fileTooLarge(kind: string, maxBytes: number): AppError {
   });
 }
 
-const CLASS_NAMES: Record<MediaClass, string> = { image: "an image (JPEG, PNG, GIF, WebP, AVIF)", video: "a video", audio: "an audio recording", file: "a file" };
+const CLASS_NAMES: Record<MediaClass, string> = {
+  image: "an image (JPEG, PNG, GIF, WebP, AVIF)",
+  video: "a video",
+  audio: "an audio recording",
+  file: "a file",
+};
 
 /**
  * Stores one uploaded file: checks its size against the kind's limit, decides its real type
@@ -59,7 +64,10 @@ export async function storeUpload(app: App, input: StoreUploadInput): Promise<Up
   const sniffed = await sniffType(await blob.slice(0, 4096).bytes());
   const accepts = spec.accepts as readonly MediaClass[];
   if (!accepts.includes(sniffed.class)) {
-    throw fieldError("file", `must be ${accepts.map((c) => CLASS_NAMES[c]).join(" or ")} for kind "${input.kind}"; the content is ${sniffed.mime.split(";")[0]}`);
+    throw fieldError(
+      "file",
+      `must be ${accepts.map((c) => CLASS_NAMES[c]).join(" or ")} for kind "${input.kind}"; the content is ${sniffed.mime.split(";")[0]}`,
+    );
   }
 
   const base = randomToken(18);
@@ -133,7 +141,15 @@ interface PreparedMedia {
 
 /** Per-class processing. MEDIA_ONLY kinds re-encode images; file kinds keep bytes as sent. */
 async function prepareMedia(app: App, blob: Blob, type: SniffedType, mediaOnly: boolean): Promise<PreparedMedia> {
-  const plain: PreparedMedia = { data: blob, type, width: null, height: null, durationMs: null, thumb: null, poster: null };
+  const plain: PreparedMedia = {
+    data: blob,
+    type,
+    width: null,
+    height: null,
+    durationMs: null,
+    thumb: null,
+    poster: null,
+  };
   if (type.class === "image") {
     const bytes = await blob.bytes();
     if (mediaOnly) {
@@ -141,7 +157,9 @@ async function prepareMedia(app: App, blob: Blob, type: SniffedType, mediaOnly: 
       return { ...plain, data: img.data, type: img.type, width: img.width, height: img.height, thumb: img.thumb };
     }
     const described = await describeImage(app, bytes);
-    return described ? { ...plain, data: bytes, width: described.width, height: described.height, thumb: described.thumb } : { ...plain, data: bytes };
+    return described
+      ? { ...plain, data: bytes, width: described.width, height: described.height, thumb: described.thumb }
+      : { ...plain, data: bytes };
   }
   if (type.class !== "video" && type.class !== "audio") return plain;
   const tools = ffmpegTools();
@@ -157,7 +175,13 @@ async function prepareMedia(app: App, blob: Blob, type: SniffedType, mediaOnly: 
     if (type.class === "video" && (await makePoster(app, tools.ffmpeg, path, `${scratch}-p.jpg`))) {
       poster = await Bun.file(`${scratch}-p.jpg`).bytes();
     }
-    return { ...plain, width: probe?.width ?? null, height: probe?.height ?? null, durationMs: probe?.durationMs ?? null, poster };
+    return {
+      ...plain,
+      width: probe?.width ?? null,
+      height: probe?.height ?? null,
+      durationMs: probe?.durationMs ?? null,
+      poster,
+    };
   } finally {
     rmSync(`${scratch}.${type.ext}`, { force: true });
     rmSync(`${scratch}-p.jpg`, { force: true });
@@ -188,7 +212,10 @@ export function processingNotes(row: UploadRow): Record<string, string> | null {
 export function cleanFileName(name: string | undefined): string | null {
   if (!name) return null;
   const last = name.split(/[\\/]/).pop() ?? "";
-  const clean = last.replace(/[\x00-\x1f\x7f"]/g, "").trim().slice(0, 255);
+  const clean = last
+    .replace(/[\x00-\x1f\x7f"]/g, "")
+    .trim()
+    .slice(0, 255);
   return clean && clean !== "." && clean !== ".." ? clean : null;
 }
 
@@ -213,20 +240,36 @@ export async function findUploadByUrl(app: App, url: string): Promise<UploadRow 
  * The caller's own upload of one of KINDS behind URL, for attaching to a post, message,
  * story or profile; otherwise a VALIDATION_ERROR naming FIELD (default "url").
  */
-export async function resolveOwnUpload(app: App, url: string, ownerId: number, kinds: string[], field = "url"): Promise<UploadRow> {
+export async function resolveOwnUpload(
+  app: App,
+  url: string,
+  ownerId: number,
+  kinds: string[],
+  field = "url",
+): Promise<UploadRow> {
   const row = await findUploadByUrl(app, url);
   if (!row || row.owner_id !== ownerId) throw fieldError(field, "must be the address of a file you uploaded");
-  if (!kinds.includes(row.kind)) throw fieldError(field, `must be an upload of kind ${kinds.join(", ")} (this one is "${row.kind}")`);
+  if (!kinds.includes(row.kind))
+    throw fieldError(field, `must be an upload of kind ${kinds.join(", ")} (this one is "${row.kind}")`);
   return row;
 }
 
 /** Marks an upload as in use (first attachment time is kept). */
 export async function markAttached(db: Db, uploadId: number, at: number = Date.now()): Promise<void> {
-  await db.updateTable("uploads").set({ attached_at: at }).where("id", "=", uploadId).where("attached_at", "is", null).execute();
+  await db
+    .updateTable("uploads")
+    .set({ attached_at: at })
+    .where("id", "=", uploadId)
+    .where("attached_at", "is", null)
+    .execute();
 }
 
 /** The original name of a stored file, for the download name of documents. */
 export async function originalNameOf(app: App, key: string): Promise<string | null> {
-  const row = await app.db.selectFrom("uploads").select("original_name").where("storage_key", "=", key).executeTakeFirst();
+  const row = await app.db
+    .selectFrom("uploads")
+    .select("original_name")
+    .where("storage_key", "=", key)
+    .executeTakeFirst();
   return row?.original_name ?? null;
 }

@@ -16,7 +16,13 @@ export function ffmpegTools(): { ffmpeg: string; ffprobe: string } | null {
 }
 
 async function run(cmd: string[]): Promise<{ code: number; stdout: string }> {
-  const proc = Bun.spawn(cmd, { stdout: "pipe", stderr: "ignore", stdin: "ignore", timeout: TIMEOUT_MS, killSignal: "SIGKILL" });
+  const proc = Bun.spawn(cmd, {
+    stdout: "pipe",
+    stderr: "ignore",
+    stdin: "ignore",
+    timeout: TIMEOUT_MS,
+    killSignal: "SIGKILL",
+  });
   const stdout = await new Response(proc.stdout).text();
   const code = await proc.exited;
   return { code, stdout };
@@ -25,9 +31,21 @@ async function run(cmd: string[]): Promise<{ code: number; stdout: string }> {
 /** Duration and frame size of a video or audio file, by ffprobe. */
 export async function probeMedia(app: App, ffprobe: string, path: string): Promise<ProbeResult | null> {
   try {
-    const { code, stdout } = await run([ffprobe, "-v", "error", "-show_entries", "format=duration:stream=codec_type,width,height", "-of", "json", path]);
+    const { code, stdout } = await run([
+      ffprobe,
+      "-v",
+      "error",
+      "-show_entries",
+      "format=duration:stream=codec_type,width,height",
+      "-of",
+      "json",
+      path,
+    ]);
     if (code !== 0) return null;
-    const parsed = JSON.parse(stdout) as { format?: { duration?: string }; streams?: Array<{ codec_type?: string; width?: number; height?: number }> };
+    const parsed = JSON.parse(stdout) as {
+      format?: { duration?: string };
+      streams?: Array<{ codec_type?: string; width?: number; height?: number }>;
+    };
     const seconds = Number(parsed.format?.duration);
     const video = parsed.streams?.find((s) => s.codec_type === "video");
     return {
@@ -44,7 +62,25 @@ export async function probeMedia(app: App, ffprobe: string, path: string): Promi
 /** A JPEG poster frame (first second, at most 640 px wide) written to OUT; false when ffmpeg fails. */
 export async function makePoster(app: App, ffmpeg: string, path: string, out: string): Promise<boolean> {
   try {
-    const { code } = await run([ffmpeg, "-v", "error", "-y", "-ss", "0", "-i", path, "-frames:v", "1", "-vf", "scale='min(640,iw)':-2", "-f", "image2", "-c:v", "mjpeg", out]);
+    const { code } = await run([
+      ffmpeg,
+      "-v",
+      "error",
+      "-y",
+      "-ss",
+      "0",
+      "-i",
+      path,
+      "-frames:v",
+      "1",
+      "-vf",
+      "scale='min(640,iw)':-2",
+      "-f",
+      "image2",
+      "-c:v",
+      "mjpeg",
+      out,
+    ]);
     return code === 0 && (await Bun.file(out).exists());
   } catch (err) {
     app.log.warn("ffmpeg poster failed", { error: String(err) });

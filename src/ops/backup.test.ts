@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
@@ -36,8 +45,17 @@ beforeAll(async () => {
   server = await startTestServer();
   scratch = mkdtempSync(join(tmpdir(), "socialctl-backup-test-"));
   account = await signedInClient(server);
-  upload = await storeUpload(server.app, { ownerId: account.user.id, kind: "post", data: await pngOf(server.app, 64, 48), filename: "blue.png" });
-  bot = await createBot(server.app, { ownerId: account.user.id, username: `ops${Date.now() % 100000}_bot`, name: "Ops bot" });
+  upload = await storeUpload(server.app, {
+    ownerId: account.user.id,
+    kind: "post",
+    data: await pngOf(server.app, 64, 48),
+    filename: "blue.png",
+  });
+  bot = await createBot(server.app, {
+    ownerId: account.user.id,
+    username: `ops${Date.now() % 100000}_bot`,
+    name: "Ops bot",
+  });
   await grantStars(server.app, account.user.id, 250, "backup test");
   const posted = await account.client.post("/api/social/posts", { content: "before the backup #ops" });
   if (posted.status !== 200) throw new Error(`post failed: ${JSON.stringify(posted.body)}`);
@@ -100,14 +118,18 @@ describe("backup create against a live instance", () => {
     const db = openReadOnly(join(restoredDir, "social.db"));
     try {
       expect(integrityCheck(db)).toBe("ok");
-      const before = db.query("SELECT count(*) AS n FROM ops_writes WHERE id <= ?").get(committedBefore) as { n: number };
+      const before = db.query("SELECT count(*) AS n FROM ops_writes WHERE id <= ?").get(committedBefore) as {
+        n: number;
+      };
       expect(before.n).toBe(committedBefore);
       const rows = db.query("SELECT v FROM ops_writes WHERE id <= 3 ORDER BY id").all() as Array<{ v: string }>;
       expect(rows.map((r) => r.v)).toEqual(["before-0", "before-1", "before-2"]);
     } finally {
       db.close();
     }
-    expect(readFileSync(join(restoredDir, "secret"), "utf8")).toBe(readFileSync(join(server.dataDir, "secret"), "utf8"));
+    expect(readFileSync(join(restoredDir, "secret"), "utf8")).toBe(
+      readFileSync(join(server.dataDir, "secret"), "utf8"),
+    );
     // nothing but the data dir itself appears beside it
     expect(readdirSync(scratch)).toEqual(["restored"]);
   });
@@ -116,7 +138,13 @@ describe("backup create against a live instance", () => {
     const restored = await startServer({
       dataDir: restoredDir,
       log: silentLogger,
-      overrides: { port: 0, host: "127.0.0.1", baseUrl: server.app.config.baseUrl, "limits.clientRps": 1_000_000, "limits.loginPer10Min": 1_000_000 },
+      overrides: {
+        port: 0,
+        host: "127.0.0.1",
+        baseUrl: server.app.config.baseUrl,
+        "limits.clientRps": 1_000_000,
+        "limits.loginPer10Min": 1_000_000,
+      },
     });
     try {
       const fresh = new TestClient(restored.url);
@@ -140,7 +168,11 @@ describe("backup create against a live instance", () => {
       expect(balance.body.data.balance).toBe(250);
       const file = await fetch(`${restored.url}/files/${upload.storage_key}`);
       expect(file.status).toBe(200);
-      expect(Buffer.from(await file.arrayBuffer()).equals(readFileSync(join(server.dataDir, "files", upload.storage_key.slice(0, 2), upload.storage_key)))).toBe(true);
+      expect(
+        Buffer.from(await file.arrayBuffer()).equals(
+          readFileSync(join(server.dataDir, "files", upload.storage_key.slice(0, 2), upload.storage_key)),
+        ),
+      ).toBe(true);
     } finally {
       await restored.stop();
     }
@@ -148,7 +180,16 @@ describe("backup create against a live instance", () => {
 
   test("--without-derived leaves out thumbnails and says so in the manifest", async () => {
     const out = join(scratch, "lean", "backup-lean.tar.gz");
-    const run = await runCli(["--data-dir", server.dataDir, "--json", "backup", "create", "--out", out, "--without-derived"]);
+    const run = await runCli([
+      "--data-dir",
+      server.dataDir,
+      "--json",
+      "backup",
+      "create",
+      "--out",
+      out,
+      "--without-derived",
+    ]);
     expect(run.code).toBe(0);
     expect(run.json.path).toBe(out);
     expect(run.json.manifest.withoutDerived).toBe(true);
@@ -249,7 +290,9 @@ describe("backup restore refuses", () => {
     const dir = target();
     const run = await runCli(["--data-dir", dir, "backup", "restore", bad]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain("is newer than this socialctl knows (unknown migrations: 29991231235959_from_the_future)");
+    expect(run.stderr).toContain(
+      "is newer than this socialctl knows (unknown migrations: 29991231235959_from_the_future)",
+    );
     expect(existsSync(dir)).toBe(false);
   });
 
@@ -258,14 +301,25 @@ describe("backup restore refuses", () => {
     const manifest = JSON.parse(entries[0]!.data.toString());
     manifest.files.push({ path: "../escape", size: 1, sha256: "0".repeat(64) });
     manifest.fileCount++;
-    await writeEntries(join(scratch, "unsafe.tar.gz"), [{ path: "manifest.json", data: Buffer.from(JSON.stringify(manifest)) }, ...entries.slice(1)]);
+    await writeEntries(join(scratch, "unsafe.tar.gz"), [
+      { path: "manifest.json", data: Buffer.from(JSON.stringify(manifest)) },
+      ...entries.slice(1),
+    ]);
     const restore = (file: string) => restoreBackup({ dataDir: target(), file: join(scratch, file) });
     await expect(restore("unsafe.tar.gz")).rejects.toThrow("backup manifest names an unsafe path: ../escape");
 
-    await writeEntries(join(scratch, "extra.tar.gz"), [...entries, { path: "files/zz/extra.bin", data: Buffer.from("x") }]);
-    await expect(restore("extra.tar.gz")).rejects.toThrow("archive holds a file its manifest does not list: files/zz/extra.bin");
+    await writeEntries(join(scratch, "extra.tar.gz"), [
+      ...entries,
+      { path: "files/zz/extra.bin", data: Buffer.from("x") },
+    ]);
+    await expect(restore("extra.tar.gz")).rejects.toThrow(
+      "archive holds a file its manifest does not list: files/zz/extra.bin",
+    );
 
-    await writeEntries(join(scratch, "missing.tar.gz"), entries.filter((e) => e.path !== "secret"));
+    await writeEntries(
+      join(scratch, "missing.tar.gz"),
+      entries.filter((e) => e.path !== "secret"),
+    );
     await expect(restore("missing.tar.gz")).rejects.toThrow("archive is missing secret");
 
     await writeEntries(join(scratch, "no-manifest.tar.gz"), entries.slice(1));
@@ -293,7 +347,9 @@ describe("backup restore refuses", () => {
     expect(existsSync(join(server.dataDir, "social.db"))).toBe(true);
 
     // a corrupt archive with --force leaves the stopped instance exactly as it was
-    await expect(restoreBackup({ dataDir: restoredDir, file: join(scratch, "tampered.tar.gz"), force: true })).rejects.toThrow("checksum mismatch");
+    await expect(
+      restoreBackup({ dataDir: restoredDir, file: join(scratch, "tampered.tar.gz"), force: true }),
+    ).rejects.toThrow("checksum mismatch");
     expect(await sha256File(join(restoredDir, "social.db"))).toBe(before);
 
     // --force replaces a stopped instance and keeps its backups folder

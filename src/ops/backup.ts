@@ -1,7 +1,27 @@
-import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { toIso } from "../lib/clock";
-import { VERSION, PRE_MIGRATE_RE, CONFIG_FILE, DB_FILE, FILES_DIR, SECRET_FILE, backupsDir, dbPath, fileStamp } from "../config/layout";
+import {
+  VERSION,
+  PRE_MIGRATE_RE,
+  CONFIG_FILE,
+  DB_FILE,
+  FILES_DIR,
+  SECRET_FILE,
+  backupsDir,
+  dbPath,
+  fileStamp,
+} from "../config/layout";
 import { sha256File, instanceFiles } from "./layout";
 import { MANIFEST_NAME, type BackupManifest, type ManifestFile, readManifest } from "./manifest";
 import { appliedMigrations, columnNames, openReadOnly, tableExists, vacuumInto } from "./sqlite";
@@ -48,7 +68,8 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
   const started = performance.now();
   const dataDir = resolve(opts.dataDir);
   if (!existsSync(dbPath(dataDir))) throw new Error(`no instance in ${dataDir}: nothing to back up`);
-  if (opts.keep !== undefined && (!Number.isInteger(opts.keep) || opts.keep < 1)) throw new Error("--keep must be a positive integer");
+  if (opts.keep !== undefined && (!Number.isInteger(opts.keep) || opts.keep < 1))
+    throw new Error("--keep must be a positive integer");
   const createdAt = now();
   const out = resolve(opts.out ?? join(backupsDir(dataDir), `backup-${fileStamp(createdAt)}.tar.gz`));
   if (existsSync(out)) throw new Error(`${out} already exists`);
@@ -114,7 +135,14 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
     }
     renameSync(partial, out);
     const pruned = opts.keep ? pruneBackups(dirname(out), opts.keep) : [];
-    return { path: out, sizeBytes: statSync(out).size, manifest, snapshotMs, totalMs: performance.now() - started, pruned };
+    return {
+      path: out,
+      sizeBytes: statSync(out).size,
+      manifest,
+      snapshotMs,
+      totalMs: performance.now() - started,
+      pruned,
+    };
   } finally {
     rmSync(staging, { recursive: true, force: true });
     rmSync(partial, { force: true });
@@ -157,7 +185,9 @@ function inspectSnapshot(path: string): { migrations: string[]; derived: Set<str
     if (tableExists(db, "uploads")) {
       const cols = columnNames(db, "uploads").filter((c) => c === "thumb_url" || c === "poster_url");
       for (const col of cols) {
-        for (const row of db.query(`SELECT ${col} AS url FROM uploads WHERE ${col} IS NOT NULL`).all() as Array<{ url: string }>) {
+        for (const row of db.query(`SELECT ${col} AS url FROM uploads WHERE ${col} IS NOT NULL`).all() as Array<{
+          url: string;
+        }>) {
           const name = storedNameOf(row.url);
           if (name) derived.add(name);
         }
@@ -179,7 +209,9 @@ export function storedNameOf(url: string): string | null {
   }
   const at = pathname.lastIndexOf(`/${FILES_DIR}/`);
   if (at === -1) return null;
-  const name = decodeURIComponent(pathname.slice(at + FILES_DIR.length + 2)).split("/").at(-1);
+  const name = decodeURIComponent(pathname.slice(at + FILES_DIR.length + 2))
+    .split("/")
+    .at(-1);
   return name && name !== ".." && name !== "." ? name : null;
 }
 
@@ -208,9 +240,27 @@ export async function listBackups(dataDir: string): Promise<BackupListing[]> {
     if (ARCHIVE_RE.test(name)) {
       try {
         const m = await readManifest(path);
-        out.push({ kind: "archive", path, name, sizeBytes: st.size, createdAt: m.createdAt, schemaVersion: m.schemaVersion, fileCount: m.fileCount, withoutDerived: m.withoutDerived });
+        out.push({
+          kind: "archive",
+          path,
+          name,
+          sizeBytes: st.size,
+          createdAt: m.createdAt,
+          schemaVersion: m.schemaVersion,
+          fileCount: m.fileCount,
+          withoutDerived: m.withoutDerived,
+        });
       } catch (err) {
-        out.push({ kind: "archive", path, name, sizeBytes: st.size, createdAt: toIso(st.mtimeMs), schemaVersion: null, fileCount: null, error: (err as Error).message });
+        out.push({
+          kind: "archive",
+          path,
+          name,
+          sizeBytes: st.size,
+          createdAt: toIso(st.mtimeMs),
+          schemaVersion: null,
+          fileCount: null,
+          error: (err as Error).message,
+        });
       }
     } else if (PRE_MIGRATE_RE.test(name)) {
       let schemaVersion: string | null = null;
@@ -224,16 +274,29 @@ export async function listBackups(dataDir: string): Promise<BackupListing[]> {
       } catch {
         // listed with an unknown schema
       }
-      out.push({ kind: "pre-migrate", path, name, sizeBytes: st.size, createdAt: toIso(st.mtimeMs), schemaVersion, fileCount: null });
+      out.push({
+        kind: "pre-migrate",
+        path,
+        name,
+        sizeBytes: st.size,
+        createdAt: toIso(st.mtimeMs),
+        schemaVersion,
+        fileCount: null,
+      });
     }
   }
-  return out.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.name.localeCompare(a.name)));
+  return out.sort((a, b) =>
+    a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.name.localeCompare(a.name),
+  );
 }
 
 /** Deletes all but the newest `keep` backup archives in `dir`; returns the removed paths. */
 export function pruneBackups(dir: string, keep: number): string[] {
   if (!existsSync(dir)) return [];
-  const archives = readdirSync(dir).filter((n) => ARCHIVE_RE.test(n)).sort().reverse();
+  const archives = readdirSync(dir)
+    .filter((n) => ARCHIVE_RE.test(n))
+    .sort()
+    .reverse();
   const removed: string[] = [];
   for (const name of archives.slice(keep)) {
     rmSync(join(dir, name), { force: true });

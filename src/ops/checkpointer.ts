@@ -63,7 +63,10 @@ export const WAL_BYTES = 4 * 1024 * 1024;
 export type CheckpointerHost = Pick<App, "log" | "onClose"> & { storage: Pick<App["storage"], "sqlite"> };
 
 /** Starts the checkpoint worker for the serving process; null for an in-memory database. */
-export async function startCheckpointer(app: CheckpointerHost, opts: { walBytes?: number; pollMs?: number } = {}): Promise<Checkpointer | null> {
+export async function startCheckpointer(
+  app: CheckpointerHost,
+  opts: { walBytes?: number; pollMs?: number } = {},
+): Promise<Checkpointer | null> {
   const path = app.storage.sqlite.filename;
   if (!path || path === ":memory:") return null;
   const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: "application/javascript" }));
@@ -89,7 +92,13 @@ export async function startCheckpointer(app: CheckpointerHost, opts: { walBytes?
 
   const ready = new Promise<void>((resolve, reject) => {
     worker.onmessage = (e: MessageEvent) => {
-      const msg = e.data as { type: string; id?: number; result?: Omit<CheckpointResult, "walBytes">; walBytes?: number; error?: string };
+      const msg = e.data as {
+        type: string;
+        id?: number;
+        result?: Omit<CheckpointResult, "walBytes">;
+        walBytes?: number;
+        error?: string;
+      };
       if (msg.type === "ready") resolve();
       else if (msg.type === "error") app.log.warn("checkpoint failed", { error: msg.error });
       else if (msg.type === "done" && msg.id !== undefined) {

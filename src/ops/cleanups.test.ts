@@ -26,7 +26,12 @@ afterAll(() => server.stop());
 const sqlite = () => server.app.storage.sqlite;
 const keyOf = (url: string) => url.split("/").pop()!;
 const fileOnDisk = (url: string) => existsSync(join(server.dataDir, "files", keyOf(url).slice(0, 2), keyOf(url)));
-const uploadRow = (url: string) => sqlite().query("SELECT id, attached_at, thumb_url FROM uploads WHERE storage_key = ?").get(keyOf(url)) as { id: number; attached_at: number | null; thumb_url: string | null } | null;
+const uploadRow = (url: string) =>
+  sqlite().query("SELECT id, attached_at, thumb_url FROM uploads WHERE storage_key = ?").get(keyOf(url)) as {
+    id: number;
+    attached_at: number | null;
+    thumb_url: string | null;
+  } | null;
 
 async function cleanup(name: (typeof CLEANUP_NAMES)[number]): Promise<number | undefined> {
   const run = await runCleanup(server.app, name);
@@ -65,10 +70,18 @@ describe("abandoned uploads", () => {
     const storyImage = await uploadFor(app, uid, "story");
     const invoicePhoto = await uploadFor(app, uid, "chat-image");
     // path-only form, as some rows keep it
-    sqlite().query("UPDATE users SET avatar_url = ?, cover_url = ? WHERE id = ?").run(avatar, new URL(cover).pathname, uid);
-    const postId = sqlite().query("INSERT INTO posts (cuid, author_id, images, created_at) VALUES (?, ?, ?, ?) RETURNING id").get(newCuid(), uid, JSON.stringify([{ url: postImage }]), now) as { id: number };
-    sqlite().query("INSERT INTO comments (cuid, post_id, author_id, media, created_at) VALUES (?, ?, ?, ?, ?)").run(newCuid(), postId.id, uid, JSON.stringify([{ type: "image", url: commentImage }]), now);
-    sqlite().query("INSERT INTO stories (cuid, author_id, media_url, media_kind, created_at) VALUES (?, ?, ?, 'story', ?)").run(newCuid(), uid, storyImage, now);
+    sqlite()
+      .query("UPDATE users SET avatar_url = ?, cover_url = ? WHERE id = ?")
+      .run(avatar, new URL(cover).pathname, uid);
+    const postId = sqlite()
+      .query("INSERT INTO posts (cuid, author_id, images, created_at) VALUES (?, ?, ?, ?) RETURNING id")
+      .get(newCuid(), uid, JSON.stringify([{ url: postImage }]), now) as { id: number };
+    sqlite()
+      .query("INSERT INTO comments (cuid, post_id, author_id, media, created_at) VALUES (?, ?, ?, ?, ?)")
+      .run(newCuid(), postId.id, uid, JSON.stringify([{ type: "image", url: commentImage }]), now);
+    sqlite()
+      .query("INSERT INTO stories (cuid, author_id, media_url, media_kind, created_at) VALUES (?, ?, ?, 'story', ?)")
+      .run(newCuid(), uid, storyImage, now);
 
     // a real path that never marks its upload: a file sent by a bot
     const token = await createBotViaApi(owner.client, "cleanup_bot");
@@ -86,7 +99,9 @@ describe("abandoned uploads", () => {
     expect(uploadRow(botPhoto)?.attached_at).toBeNull();
     sqlite().query("UPDATE conversations SET photo_url = ? WHERE cuid = ?").run(groupPhoto, cid);
     sqlite()
-      .query("UPDATE messages SET invoice = ? WHERE id = (SELECT MIN(m.id) FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.cuid = ?)")
+      .query(
+        "UPDATE messages SET invoice = ? WHERE id = (SELECT MIN(m.id) FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.cuid = ?)",
+      )
       .run(JSON.stringify({ title: "t", photo_url: invoicePhoto }), cid);
 
     const referenced = [avatar, cover, postImage, commentImage, groupPhoto, storyImage, invoicePhoto, botPhoto];
@@ -180,7 +195,13 @@ describe("expired stories' media", () => {
       expect(uploadRow(s.url)).toBeNull();
       expect(fileOnDisk(s.url)).toBe(false);
     }
-    expect(sqlite().query("SELECT COUNT(*) AS n FROM story_views sv WHERE NOT EXISTS (SELECT 1 FROM stories s WHERE s.id = sv.story_id)").get()).toEqual({ n: 0 });
+    expect(
+      sqlite()
+        .query(
+          "SELECT COUNT(*) AS n FROM story_views sv WHERE NOT EXISTS (SELECT 1 FROM stories s WHERE s.id = sv.story_id)",
+        )
+        .get(),
+    ).toEqual({ n: 0 });
     expect(uploadRow(shared.url)!.attached_at).not.toBeNull();
     expect(fileOnDisk(shared.url)).toBe(true);
     for (const s of [deletedRecently, live]) {
@@ -197,16 +218,30 @@ describe("bot updates", () => {
   test("delivered updates past their retention and undelivered ones past 24 h are deleted; the rest stay", async () => {
     const app = server.app;
     const token = await createBotViaApi(owner.client, "retention_bot");
-    const botId = (sqlite().query("SELECT b.id FROM bots b JOIN users u ON u.id = b.user_id WHERE u.username = 'retention_bot'").get() as { id: number }).id;
+    const botId = (
+      sqlite()
+        .query("SELECT b.id FROM bots b JOIN users u ON u.id = b.user_id WHERE u.username = 'retention_bot'")
+        .get() as { id: number }
+    ).id;
     const now = app.clock.now();
     const insert = (createdAgoH: number, deliveredAgoH: number | null) =>
-      (sqlite().query("INSERT INTO bot_updates (bot_id, type, payload, created_at, delivered_at) VALUES (?, 'message', '{}', ?, ?) RETURNING id").get(botId, now - createdAgoH * HOUR, deliveredAgoH === null ? null : now - deliveredAgoH * HOUR) as { id: number }).id;
+      (
+        sqlite()
+          .query(
+            "INSERT INTO bot_updates (bot_id, type, payload, created_at, delivered_at) VALUES (?, 'message', '{}', ?, ?) RETURNING id",
+          )
+          .get(botId, now - createdAgoH * HOUR, deliveredAgoH === null ? null : now - deliveredAgoH * HOUR) as {
+          id: number;
+        }
+      ).id;
     const deliveredOld = insert(30, 25);
     const deliveredRecent = insert(30, 2);
     const pendingOld = insert(25, null);
     const pendingRecent = insert(23, null);
     expect(await cleanup("bots:updates")).toBe(2);
-    const left = (sqlite().query("SELECT id FROM bot_updates WHERE bot_id = ? ORDER BY id").all(botId) as Array<{ id: number }>).map((r) => r.id);
+    const left = (
+      sqlite().query("SELECT id FROM bot_updates WHERE bot_id = ? ORDER BY id").all(botId) as Array<{ id: number }>
+    ).map((r) => r.id);
     expect(left).toEqual([deliveredRecent, pendingRecent]);
     expect(left).not.toContain(deliveredOld);
     expect(left).not.toContain(pendingOld);

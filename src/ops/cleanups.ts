@@ -61,10 +61,21 @@ export async function removeExpiredStoryMedia(app: App): Promise<number> {
   // one transaction: the stories go and their uploads become unattached candidates together,
   // so a crash before the files are deleted leaves them to the abandoned-uploads cleanup
   await app.db.transaction().execute(async (tx) => {
-    await tx.deleteFrom("stories").where("id", "in", stories.map((s) => s.id)).execute();
+    await tx
+      .deleteFrom("stories")
+      .where(
+        "id",
+        "in",
+        stories.map((s) => s.id),
+      )
+      .execute();
     await tx.updateTable("uploads").set({ attached_at: null }).where("storage_key", "in", keys).execute();
   });
-  const uploads = await app.db.selectFrom("uploads").select(["id", "storage_key", "thumb_url", "poster_url"]).where("storage_key", "in", keys).execute();
+  const uploads = await app.db
+    .selectFrom("uploads")
+    .select(["id", "storage_key", "thumb_url", "poster_url"])
+    .where("storage_key", "in", keys)
+    .execute();
   return purgeUnreferencedUploads(app, uploads, now);
 }
 
@@ -84,13 +95,23 @@ export async function removeOldBotUpdates(app: App): Promise<number> {
       .select("id")
       .where((eb) =>
         pendingHours > 0
-          ? eb.or([eb("delivered_at", "<", deliveredBefore), eb.and([eb("delivered_at", "is", null), eb("created_at", "<", now - pendingHours * HOUR_MS)])])
+          ? eb.or([
+              eb("delivered_at", "<", deliveredBefore),
+              eb.and([eb("delivered_at", "is", null), eb("created_at", "<", now - pendingHours * HOUR_MS)]),
+            ])
           : eb("delivered_at", "<", deliveredBefore),
       )
       .limit(BATCH)
       .execute();
     if (ids.length === 0) break;
-    const res = await app.db.deleteFrom("bot_updates").where("id", "in", ids.map((r) => r.id)).executeTakeFirst();
+    const res = await app.db
+      .deleteFrom("bot_updates")
+      .where(
+        "id",
+        "in",
+        ids.map((r) => r.id),
+      )
+      .executeTakeFirst();
     deleted += Number(res.numDeletedRows);
     if (ids.length < BATCH) break;
     await new Promise((r) => setImmediate(r));

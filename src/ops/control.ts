@@ -30,7 +30,8 @@ function parseReport(line: string): ReportedEvent[] {
   const report = JSON.parse(line) as { events?: unknown };
   if (!Array.isArray(report.events)) throw new Error("a report needs an events array");
   return report.events.map((e: { userId?: unknown; event?: unknown; data?: unknown }) => {
-    if (!Number.isSafeInteger(e.userId) || typeof e.event !== "string" || !KNOWN_EVENTS.has(e.event)) throw new Error("malformed event in a report");
+    if (!Number.isSafeInteger(e.userId) || typeof e.event !== "string" || !KNOWN_EVENTS.has(e.event))
+      throw new Error("malformed event in a report");
     return { userId: e.userId as number, event: e.event as RealtimeEventName, data: e.data };
   });
 }
@@ -48,7 +49,9 @@ export function startControlSocket(app: App, onReport: (events: ReportedEvent[])
       await onReport(parseReport(line));
       return "ok";
     } catch (err) {
-      app.log.error("a change reported on the control socket was not applied", { error: err instanceof Error ? err.message : String(err) });
+      app.log.error("a change reported on the control socket was not applied", {
+        error: err instanceof Error ? err.message : String(err),
+      });
       return "error";
     }
   };
@@ -77,7 +80,10 @@ export function startControlSocket(app: App, onReport: (events: ReportedEvent[])
   } catch (err) {
     // e.g. a data dir path longer than a socket path may be: the server still runs, and the
     // database's data_version still tells it about other processes' writes on the next read
-    app.log.warn("control socket not started: CLI changes reach open streams and long polls only at their next check", { path, error: err instanceof Error ? err.message : String(err) });
+    app.log.warn("control socket not started: CLI changes reach open streams and long polls only at their next check", {
+      path,
+      error: err instanceof Error ? err.message : String(err),
+    });
     return;
   }
   app.onClose(() => {
@@ -91,7 +97,11 @@ export function startControlSocket(app: App, onReport: (events: ReportedEvent[])
  * published, to the server running there, and waits until that server has applied it.
  * Resolves false when no server listens; rejects when one does but does not confirm.
  */
-export function reportToRunningServer(dataDir: string, events: ReportedEvent[], timeoutMs = REPORT_TIMEOUT_MS): Promise<boolean> {
+export function reportToRunningServer(
+  dataDir: string,
+  events: ReportedEvent[],
+  timeoutMs = REPORT_TIMEOUT_MS,
+): Promise<boolean> {
   const path = join(dataDir, CONTROL_SOCKET);
   if (!existsSync(path)) return Promise.resolve(false);
   const notConfirmed = `the change is saved, but the server running on ${dataDir} did not confirm it`;
@@ -104,7 +114,10 @@ export function reportToRunningServer(dataDir: string, events: ReportedEvent[], 
       clearTimeout(timer);
       fn();
     };
-    const timer = setTimeout(() => settle(() => reject(new Error(`${notConfirmed} within ${timeoutMs / 1000} s`))), timeoutMs);
+    const timer = setTimeout(
+      () => settle(() => reject(new Error(`${notConfirmed} within ${timeoutMs / 1000} s`))),
+      timeoutMs,
+    );
     Bun.connect({
       unix: path,
       socket: {

@@ -31,7 +31,8 @@ const MIN_FREE_BYTES = 1024 ** 3;
 const SKEW_WARN_MS = 5_000;
 const SKEW_FAIL_MS = 30_000;
 
-const RESTORE_FIX = "stop the server and restore the last backup (`socialctl backup list`, `socialctl backup restore FILE --force`)";
+const RESTORE_FIX =
+  "stop the server and restore the last backup (`socialctl backup list`, `socialctl backup restore FILE --force`)";
 const GB = (n: number) => (n < 1024 ** 3 ? `${Math.ceil(n / 1024 ** 2)} MB` : `${(n / 1024 ** 3).toFixed(1)} GB`);
 
 /**
@@ -43,7 +44,12 @@ export async function runDoctor(opts: DoctorOptions): Promise<Check[]> {
   const checks: Check[] = [];
   checks.push(checkDataDir(dataDir));
   if (!existsSync(dbPath(dataDir))) {
-    checks.push({ name: "database", status: "fail", detail: `no social.db in ${dataDir}`, fix: "run `socialctl init` (or restore a backup into this data dir)" });
+    checks.push({
+      name: "database",
+      status: "fail",
+      detail: `no social.db in ${dataDir}`,
+      fix: "run `socialctl init` (or restore a backup into this data dir)",
+    });
     return checks;
   }
   checks.push(checkPermissions(dataDir));
@@ -56,11 +62,22 @@ export async function runDoctor(opts: DoctorOptions): Promise<Check[]> {
 }
 
 function checkDataDir(dataDir: string): Check {
-  if (!existsSync(dataDir)) return { name: "data dir", status: "fail", detail: `${dataDir} does not exist`, fix: "run `socialctl init`, or pass --data-dir (env SOCIAL_DATA_DIR) naming the instance" };
+  if (!existsSync(dataDir))
+    return {
+      name: "data dir",
+      status: "fail",
+      detail: `${dataDir} does not exist`,
+      fix: "run `socialctl init`, or pass --data-dir (env SOCIAL_DATA_DIR) naming the instance",
+    };
   try {
     accessSync(dataDir, constants.R_OK | constants.W_OK | constants.X_OK);
   } catch {
-    return { name: "data dir", status: "fail", detail: `${dataDir} is not readable and writable by this user`, fix: `run socialctl as the user that owns it (e.g. sudo -u social), or chown -R that user ${dataDir}` };
+    return {
+      name: "data dir",
+      status: "fail",
+      detail: `${dataDir} is not readable and writable by this user`,
+      fix: `run socialctl as the user that owns it (e.g. sudo -u social), or chown -R that user ${dataDir}`,
+    };
   }
   return { name: "data dir", status: "ok", detail: dataDir };
 }
@@ -70,11 +87,22 @@ function checkPermissions(dataDir: string): Check {
   const wide: string[] = [];
   for (const name of [CONFIG_FILE, SECRET_FILE, "social.db", "social.db-wal", "social.db-shm"]) {
     const path = join(dataDir, name);
-    if (existsSync(path) && (statSync(path).mode & 0o077) !== 0) wide.push(`${name} (${(statSync(path).mode & 0o777).toString(8)})`);
+    if (existsSync(path) && (statSync(path).mode & 0o077) !== 0)
+      wide.push(`${name} (${(statSync(path).mode & 0o777).toString(8)})`);
   }
-  if (!wide.length) return { name: "permissions", status: "ok", detail: "config, secret and database are readable by their owner only" };
+  if (!wide.length)
+    return {
+      name: "permissions",
+      status: "ok",
+      detail: "config, secret and database are readable by their owner only",
+    };
   const files = wide.map((w) => join(dataDir, w.split(" ")[0]!)).join(" ");
-  return { name: "permissions", status: "warn", detail: `readable by others: ${wide.join(", ")}`, fix: `chmod 600 ${files}` };
+  return {
+    name: "permissions",
+    status: "warn",
+    detail: `readable by others: ${wide.join(", ")}`,
+    fix: `chmod 600 ${files}`,
+  };
 }
 
 function checkDisk(dataDir: string): Check {
@@ -84,7 +112,13 @@ function checkDisk(dataDir: string): Check {
   // a backup writes a full copy of the database next to it before compressing
   const needed = Math.max(MIN_FREE_BYTES, 2 * db);
   const detail = `${GB(free)} free on the data dir's filesystem (database ${GB(db)})`;
-  if (free < needed) return { name: "free disk", status: "warn", detail, fix: `free space or move the data dir: backups and migrations need about ${GB(needed)}` };
+  if (free < needed)
+    return {
+      name: "free disk",
+      status: "warn",
+      detail,
+      fix: `free space or move the data dir: backups and migrations need about ${GB(needed)}`,
+    };
   return { name: "free disk", status: "ok", detail };
 }
 
@@ -93,7 +127,14 @@ function checkDatabase(dataDir: string): Check[] {
   try {
     db = openReadOnly(dbPath(dataDir));
   } catch (err) {
-    return [{ name: "database integrity", status: "fail", detail: `cannot open social.db: ${(err as Error).message}`, fix: "check the file's owner and permissions, or restore the last backup" }];
+    return [
+      {
+        name: "database integrity",
+        status: "fail",
+        detail: `cannot open social.db: ${(err as Error).message}`,
+        fix: "check the file's owner and permissions, or restore the last backup",
+      },
+    ];
   }
   try {
     const rows = db.query("PRAGMA quick_check").all() as Array<{ quick_check: string }>;
@@ -101,15 +142,30 @@ function checkDatabase(dataDir: string): Check[] {
     const integrity: Check =
       verdict === "ok"
         ? { name: "database integrity", status: "ok", detail: "PRAGMA quick_check: ok" }
-        : { name: "database integrity", status: "fail", detail: `PRAGMA quick_check: ${verdict.slice(0, 300)}`, fix: RESTORE_FIX };
+        : {
+            name: "database integrity",
+            status: "fail",
+            detail: `PRAGMA quick_check: ${verdict.slice(0, 300)}`,
+            fix: RESTORE_FIX,
+          };
     const applied = appliedMigrations(db);
     const known = knownMigrationNames();
     const pending = known.filter((m) => !applied.includes(m));
     const unknown = applied.filter((m) => !known.includes(m));
     const schema: Check = unknown.length
-      ? { name: "migrations", status: "fail", detail: `the database has ${unknown.length} migration(s) this socialctl does not know (${unknown[0]}…)`, fix: "use the newer socialctl binary that wrote them" }
+      ? {
+          name: "migrations",
+          status: "fail",
+          detail: `the database has ${unknown.length} migration(s) this socialctl does not know (${unknown[0]}…)`,
+          fix: "use the newer socialctl binary that wrote them",
+        }
       : pending.length
-        ? { name: "migrations", status: "warn", detail: `${pending.length} pending: ${pending.join(", ")}`, fix: "run `socialctl migrate` (`socialctl serve` applies them too, after a pre-migration copy)" }
+        ? {
+            name: "migrations",
+            status: "warn",
+            detail: `${pending.length} pending: ${pending.join(", ")}`,
+            fix: "run `socialctl migrate` (`socialctl serve` applies them too, after a pre-migration copy)",
+          }
         : { name: "migrations", status: "ok", detail: `schema ${applied.at(-1) ?? "empty"}, nothing pending` };
     return [integrity, schema];
   } catch (err) {
@@ -121,21 +177,44 @@ function checkDatabase(dataDir: string): Check[] {
 
 function checkFfmpeg(): Check {
   const missing = ["ffmpeg", "ffprobe"].filter((t) => !Bun.which(t));
-  if (!missing.length) return { name: "ffmpeg", status: "ok", detail: "ffmpeg and ffprobe are on PATH (video posters and durations)" };
-  return { name: "ffmpeg", status: "warn", detail: `${missing.join(" and ")} not on PATH: videos upload without a poster or duration`, fix: "install ffmpeg (apt-get install ffmpeg) on the server's PATH" };
+  if (!missing.length)
+    return { name: "ffmpeg", status: "ok", detail: "ffmpeg and ffprobe are on PATH (video posters and durations)" };
+  return {
+    name: "ffmpeg",
+    status: "warn",
+    detail: `${missing.join(" and ")} not on PATH: videos upload without a poster or duration`,
+    fix: "install ffmpeg (apt-get install ffmpeg) on the server's PATH",
+  };
 }
 
 async function checkSmtp(dataDir: string, timeoutMs: number): Promise<Check> {
   const config = loadConfig(dataDir);
-  if (!config["smtp.host"]) return { name: "smtp", status: "skipped", detail: "smtp.host is not set: codes and links go to the server log" };
+  if (!config["smtp.host"])
+    return { name: "smtp", status: "skipped", detail: "smtp.host is not set: codes and links go to the server log" };
   const where = `${config["smtp.host"]}:${config["smtp.port"]}`;
-  const transport = createSmtpTransport({ host: config["smtp.host"], port: config["smtp.port"], user: config["smtp.user"], password: config["smtp.password"], from: config["smtp.from"], timeoutMs });
+  const transport = createSmtpTransport({
+    host: config["smtp.host"],
+    port: config["smtp.port"],
+    user: config["smtp.user"],
+    password: config["smtp.password"],
+    from: config["smtp.from"],
+    timeoutMs,
+  });
   try {
     // connects, greets, upgrades to TLS when offered and signs in, as a delivery would
     await transport.verify();
-    return { name: "smtp", status: "ok", detail: `${where} accepts a connection${config["smtp.user"] ? " and the login" : ""}` };
+    return {
+      name: "smtp",
+      status: "ok",
+      detail: `${where} accepts a connection${config["smtp.user"] ? " and the login" : ""}`,
+    };
   } catch (err) {
-    return { name: "smtp", status: "fail", detail: `${where}: ${(err as Error).message}`, fix: "check smtp.host, smtp.port, smtp.user and smtp.password (`socialctl config get smtp`), and that a firewall lets the server reach it" };
+    return {
+      name: "smtp",
+      status: "fail",
+      detail: `${where}: ${(err as Error).message}`,
+      fix: "check smtp.host, smtp.port, smtp.user and smtp.password (`socialctl config get smtp`), and that a firewall lets the server reach it",
+    };
   } finally {
     transport.close();
   }
@@ -148,24 +227,48 @@ async function checkClock(timeUrl: string | undefined, timeoutMs: number): Promi
       const res = await fetch(timeUrl, { method: "HEAD", signal: AbortSignal.timeout(timeoutMs) });
       const received = Date.now();
       const date = Date.parse(res.headers.get("date") ?? "");
-      if (Number.isNaN(date)) return { name: "clock", status: "skipped", detail: `${timeUrl} sent no Date header`, fix: "pass another --time-url" };
+      if (Number.isNaN(date))
+        return {
+          name: "clock",
+          status: "skipped",
+          detail: `${timeUrl} sent no Date header`,
+          fix: "pass another --time-url",
+        };
       // the Date header has whole seconds: half a second of it is rounding, not skew
       const skew = (sent + received) / 2 - (date + 500);
       const detail = `${Math.abs(skew) < 1000 ? "within a second of" : `${(Math.abs(skew) / 1000).toFixed(0)} s ${skew > 0 ? "ahead of" : "behind"}`} ${new URL(timeUrl).host}`;
-      const fix = "enable time synchronisation (timedatectl set-ntp true, or chrony / systemd-timesyncd): two-factor codes, sessions and signed links depend on the clock";
+      const fix =
+        "enable time synchronisation (timedatectl set-ntp true, or chrony / systemd-timesyncd): two-factor codes, sessions and signed links depend on the clock";
       if (Math.abs(skew) > SKEW_FAIL_MS) return { name: "clock", status: "fail", detail, fix };
       if (Math.abs(skew) > SKEW_WARN_MS) return { name: "clock", status: "warn", detail, fix };
       return { name: "clock", status: "ok", detail };
     } catch (err) {
-      return { name: "clock", status: "skipped", detail: `${timeUrl}: ${(err as Error).message}`, fix: "pass a reachable --time-url" };
+      return {
+        name: "clock",
+        status: "skipped",
+        detail: `${timeUrl}: ${(err as Error).message}`,
+        fix: "pass a reachable --time-url",
+      };
     }
   }
   const timedatectl = Bun.which("timedatectl");
   if (timedatectl) {
     const run = Bun.spawnSync([timedatectl, "show", "-p", "NTPSynchronized", "--value"], { stderr: "ignore" });
     const answer = run.stdout.toString().trim();
-    if (run.exitCode === 0 && answer === "yes") return { name: "clock", status: "ok", detail: "synchronised by NTP (timedatectl)" };
-    if (run.exitCode === 0 && answer === "no") return { name: "clock", status: "warn", detail: "not synchronised by NTP (timedatectl)", fix: "timedatectl set-ntp true (or install chrony): two-factor codes, sessions and signed links depend on the clock" };
+    if (run.exitCode === 0 && answer === "yes")
+      return { name: "clock", status: "ok", detail: "synchronised by NTP (timedatectl)" };
+    if (run.exitCode === 0 && answer === "no")
+      return {
+        name: "clock",
+        status: "warn",
+        detail: "not synchronised by NTP (timedatectl)",
+        fix: "timedatectl set-ntp true (or install chrony): two-factor codes, sessions and signed links depend on the clock",
+      };
   }
-  return { name: "clock", status: "skipped", detail: "no NTP status available here", fix: "pass --time-url https://<a server you trust> to compare the clock with its Date header" };
+  return {
+    name: "clock",
+    status: "skipped",
+    detail: "no NTP status available here",
+    fix: "pass --time-url https://<a server you trust> to compare the clock with its Date header",
+  };
 }

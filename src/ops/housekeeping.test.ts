@@ -14,7 +14,10 @@ let server: TestServer;
 
 beforeAll(async () => {
   // a scheduled backup every 2 s, so the schedule can be seen working
-  server = await startTestServer({ "backup.every": "2s", "backup.keep": 2 }, { log: createLogger({ level: "debug", sink: (l) => lines.push(l) }) });
+  server = await startTestServer(
+    { "backup.every": "2s", "backup.keep": 2 },
+    { log: createLogger({ level: "debug", sink: (l) => lines.push(l) }) },
+  );
 });
 
 afterAll(() => server.stop());
@@ -37,16 +40,28 @@ describe("request logs", () => {
     const { client } = await signedInClient(server);
     lines.length = 0;
     const bot1 = await fetch(`${server.url}/bot${token}/getMe`);
-    const bot2 = await fetch(`${server.url}/api/bot/${token}/sendMessage`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const bot2 = await fetch(`${server.url}/api/bot/${token}/sendMessage`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     const bot3 = await fetch(`${server.url}/api/bot${encodeURIComponent(token)}/getUpdates?offset=1`);
     const me = await client.get("/api/auth/me");
-    const forged = await fetch(`${server.url}/api/auth/me`, { headers: { cookie: "auth_access_token=COOKIEsecretVALUE; auth_refresh_token=REFRESHsecretVALUE" } });
+    const forged = await fetch(`${server.url}/api/auth/me`, {
+      headers: { cookie: "auth_access_token=COOKIEsecretVALUE; auth_refresh_token=REFRESHsecretVALUE" },
+    });
     expect(me.status).toBe(200);
     expect(forged.status).toBe(401);
     await waitFor(() => requestLines().length >= 5, 2000, "five request log lines");
 
     const logged = requestLines();
-    expect(logged.map((r) => r.path)).toEqual(["/bot<redacted>/getMe", "/api/bot/<redacted>/sendMessage", "/api/bot<redacted>/getUpdates", "/api/auth/me", "/api/auth/me"]);
+    expect(logged.map((r) => r.path)).toEqual([
+      "/bot<redacted>/getMe",
+      "/api/bot/<redacted>/sendMessage",
+      "/api/bot<redacted>/getUpdates",
+      "/api/auth/me",
+      "/api/auth/me",
+    ]);
     expect(logged.map((r) => r.status)).toEqual([bot1.status, bot2.status, bot3.status, 200, 401]);
     expect(logged.map((r) => r.method)).toEqual(["GET", "POST", "GET", "GET", "GET"]);
     for (const r of logged) {
@@ -55,7 +70,13 @@ describe("request logs", () => {
       expect(Date.parse(r.time)).toBeGreaterThan(0);
     }
     const all = lines.join("\n");
-    for (const secret of ["AAHsecretTOKENpart_xyz", "123456789:", "COOKIEsecretVALUE", "REFRESHsecretVALUE", ...client.cookies.values()]) {
+    for (const secret of [
+      "AAHsecretTOKENpart_xyz",
+      "123456789:",
+      "COOKIEsecretVALUE",
+      "REFRESHsecretVALUE",
+      ...client.cookies.values(),
+    ]) {
       expect(all).not.toContain(secret);
     }
   });
@@ -73,7 +94,8 @@ describe("request logs", () => {
 
 describe("housekeeping", () => {
   test("the database task checkpoints the WAL; commits never checkpoint themselves", async () => {
-    const pragma = (name: string) => Object.values(server.app.storage.sqlite.query(`PRAGMA ${name}`).get() as object)[0];
+    const pragma = (name: string) =>
+      Object.values(server.app.storage.sqlite.query(`PRAGMA ${name}`).get() as object)[0];
     await waitFor(() => pragma("wal_autocheckpoint") === 0, 3000, "wal_autocheckpoint = 0");
     expect(pragma("journal_size_limit")).toBe(WAL_BYTES);
     server.app.storage.sqlite.exec("CREATE TABLE IF NOT EXISTS hk_rows (id INTEGER PRIMARY KEY, v TEXT)");
@@ -126,8 +148,12 @@ describe("housekeeping", () => {
   });
 
   test("bad registrations are refused", () => {
-    expect(() => registerCleanup(server.app, "test:counter", 1000, () => {})).toThrow("cleanup test:counter is registered twice");
-    expect(() => registerCleanup(server.app, "test:zero", 0, () => {})).toThrow("cleanup test:zero: everyMs must be a positive number");
+    expect(() => registerCleanup(server.app, "test:counter", 1000, () => {})).toThrow(
+      "cleanup test:counter is registered twice",
+    );
+    expect(() => registerCleanup(server.app, "test:zero", 0, () => {})).toThrow(
+      "cleanup test:zero: everyMs must be a positive number",
+    );
     expect(() => runCleanup(server.app, "nope")).toThrow("no cleanup named nope");
   });
 });

@@ -58,7 +58,10 @@ export function runCleanup(app: App, name: string): Promise<CleanupRun> {
       app.log.debug("cleanup done", { cleanup: name, result: run.result, ms: Math.round(run.ms) });
     } catch (err) {
       run = { name, ok: false, error: err instanceof Error ? err.message : String(err), ms: performance.now() - t0 };
-      app.log.error("cleanup failed", { cleanup: name, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+      app.log.error("cleanup failed", {
+        cleanup: name,
+        error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+      });
     }
     task.last = run;
     task.running = null;
@@ -85,7 +88,10 @@ function schedule(app: App, task: Task): void {
 export async function maintainDatabase(app: App, checkpointer: Checkpointer | null): Promise<number> {
   let checkpointed: number;
   if (checkpointer) checkpointed = (await checkpointer.checkpoint()).checkpointed;
-  else checkpointed = (app.storage.sqlite.query("PRAGMA wal_checkpoint(PASSIVE)").get() as { checkpointed: number } | null)?.checkpointed ?? 0;
+  else
+    checkpointed =
+      (app.storage.sqlite.query("PRAGMA wal_checkpoint(PASSIVE)").get() as { checkpointed: number } | null)
+        ?.checkpointed ?? 0;
   app.storage.sqlite.exec("PRAGMA optimize");
   return checkpointed;
 }
@@ -98,7 +104,10 @@ export function startHousekeeping(app: App): void {
     app.log.error("checkpoint worker did not start; commits checkpoint by themselves", { error: String(err) });
     return null;
   });
-  if (!reg.tasks.has("database")) registerCleanup(app, "database", app.config["housekeeping.everySeconds"] * 1000, async () => maintainDatabase(app, await checkpointer));
+  if (!reg.tasks.has("database"))
+    registerCleanup(app, "database", app.config["housekeeping.everySeconds"] * 1000, async () =>
+      maintainDatabase(app, await checkpointer),
+    );
   reg.started = true;
   for (const task of reg.tasks.values()) schedule(app, task);
   app.onClose(async () => {

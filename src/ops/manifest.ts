@@ -36,11 +36,19 @@ export function parseManifest(text: string): BackupManifest {
     throw new Error("backup manifest is not valid JSON");
   }
   const o = m as Partial<BackupManifest>;
-  if (!o || typeof o !== "object" || o.format !== "socialctl-backup") throw new Error("not a socialctl backup (manifest format)");
+  if (!o || typeof o !== "object" || o.format !== "socialctl-backup")
+    throw new Error("not a socialctl backup (manifest format)");
   if (o.formatVersion !== 1) throw new Error(`unsupported backup format version ${String(o.formatVersion)}`);
-  if (!Array.isArray(o.files) || !Array.isArray(o.migrations)) throw new Error("backup manifest lacks its file or migration list");
+  if (!Array.isArray(o.files) || !Array.isArray(o.migrations))
+    throw new Error("backup manifest lacks its file or migration list");
   for (const f of o.files) {
-    if (!f || typeof f.path !== "string" || typeof f.size !== "number" || typeof f.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(f.sha256)) {
+    if (
+      !f ||
+      typeof f.path !== "string" ||
+      typeof f.size !== "number" ||
+      typeof f.sha256 !== "string" ||
+      !/^[0-9a-f]{64}$/.test(f.sha256)
+    ) {
       throw new Error("backup manifest has a malformed file entry");
     }
     if (!isSafeRelativePath(f.path)) throw new Error(`backup manifest names an unsafe path: ${f.path}`);

@@ -6,12 +6,17 @@ import { startTestServer } from "../testing/server";
 let world: BotWorld;
 let token: string;
 beforeAll(async () => {
-  world = await botWorld({ "metrics.enabled": true, "metrics.token": "scrape-secret", "bot.allowPrivateWebhooks": true });
+  world = await botWorld({
+    "metrics.enabled": true,
+    "metrics.token": "scrape-secret",
+    "bot.allowPrivateWebhooks": true,
+  });
   token = await createBotViaApi(world.owner, "metrics_bot");
 });
 afterAll(() => world.server.stop());
 
-const scrape = (url: string, auth = "Bearer scrape-secret") => fetch(`${url}/metrics`, { headers: auth ? { authorization: auth } : {} });
+const scrape = (url: string, auth = "Bearer scrape-secret") =>
+  fetch(`${url}/metrics`, { headers: auth ? { authorization: auth } : {} });
 
 async function families(url: string) {
   const res = await scrape(url);
@@ -52,14 +57,22 @@ describe("/metrics", () => {
     expect(all.get("social_http_request_duration_seconds")!.type).toBe("HISTOGRAM");
     // this parser folds labelled histogram series together, so their lines are read as text
     const text = await (await scrape(server.url)).text();
-    const series = (suffix: string) => new RegExp(`^social_http_request_duration_seconds_${suffix}\\{([^}]*route="/api/auth/me"[^}]*)\\} (\\S+)$`, "m");
-    const inf = series("bucket").exec(text.split("\n").filter((l) => l.includes('le="+Inf"')).join("\n"))!;
+    const series = (suffix: string) =>
+      new RegExp(`^social_http_request_duration_seconds_${suffix}\\{([^}]*route="/api/auth/me"[^}]*)\\} (\\S+)$`, "m");
+    const inf = series("bucket").exec(
+      text
+        .split("\n")
+        .filter((l) => l.includes('le="+Inf"'))
+        .join("\n"),
+    )!;
     const count = series("count").exec(text)!;
     expect(inf[1]).toContain('status="200"');
     expect(Number(count[2])).toBeGreaterThanOrEqual(1);
     expect(Number(inf[2])).toBe(Number(count[2]));
 
-    const calls = all.get("social_botapi_calls_total")!.metrics.map((m) => [m.labels!.method, m.labels!.code, Number(m.value)]);
+    const calls = all
+      .get("social_botapi_calls_total")!
+      .metrics.map((m) => [m.labels!.method, m.labels!.code, Number(m.value)]);
     expect(calls).toContainEqual(["getMe", "200", 2]);
     expect(calls).toContainEqual(["unknown", "404", 1]);
     expect(calls).toContainEqual(["sendMessage", "400", 1]);
@@ -91,12 +104,16 @@ describe("/metrics", () => {
     const { server, person } = world;
     const hook = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("{}") });
     const delivered = async () => {
-      const m = (await families(server.url)).get("social_webhook_deliveries_total")?.metrics.find((x) => x.labels!.result === "ok");
+      const m = (await families(server.url))
+        .get("social_webhook_deliveries_total")
+        ?.metrics.find((x) => x.labels!.result === "ok");
       return Number(m?.value ?? 0);
     };
     try {
       const before = await delivered();
-      expect((await botCall(server.url, token, "setWebhook", { url: `http://127.0.0.1:${hook.port}/hook` })).status).toBe(200);
+      expect(
+        (await botCall(server.url, token, "setWebhook", { url: `http://127.0.0.1:${hook.port}/hook` })).status,
+      ).toBe(200);
       const chat = await person.post("/api/social/users/metrics_bot/message", {});
       await person.post(`/api/social/messages/${chat.body.data.conversationId}`, { content: "to the webhook" });
       await waitFor(async () => (await delivered()) > before, 10_000, "a counted delivery");

@@ -41,7 +41,7 @@ export class Metrics {
 
   readonly botCalls = new this.lib.Counter({
     name: "social_botapi_calls_total",
-    help: "Bot API calls by method (unknown names as \"unknown\") and error code (200 when ok)",
+    help: 'Bot API calls by method (unknown names as "unknown") and error code (200 when ok)',
     labelNames: ["method", "code"] as const,
     registers: [this.registry],
   });
@@ -61,7 +61,11 @@ export class Metrics {
       help: "Bot updates stored and not yet delivered (getUpdates or webhook)",
       registers,
       async collect() {
-        const row = await app.db.selectFrom("bot_updates").select((e) => e.fn.countAll<number>().as("n")).where("delivered_at", "is", null).executeTakeFirst();
+        const row = await app.db
+          .selectFrom("bot_updates")
+          .select((e) => e.fn.countAll<number>().as("n"))
+          .where("delivered_at", "is", null)
+          .executeTakeFirst();
         this.set(Number(row?.n ?? 0));
       },
     });
@@ -160,7 +164,8 @@ export async function metricsResponse(app: App, request: Request): Promise<Respo
   const token = app.config["metrics.token"];
   if (token) {
     const given = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
-    if (!safeEqual(given, token)) return new Response("unauthorized\n", { status: 401, headers: { "www-authenticate": 'Bearer realm="metrics"' } });
+    if (!safeEqual(given, token))
+      return new Response("unauthorized\n", { status: 401, headers: { "www-authenticate": 'Bearer realm="metrics"' } });
   }
   const registry = metricsFor(app).registry;
   return new Response(await registry.metrics(), { headers: { "content-type": registry.contentType } });
@@ -169,7 +174,9 @@ export async function metricsResponse(app: App, request: Request): Promise<Respo
 /** The /metrics route on the main listener, when metrics are served there. */
 export function metricsRoutes(app: App) {
   const routes = new Elysia({ name: "metrics" });
-  return metricsPlacement(app) === "main" ? routes.get("/metrics", ({ request }) => metricsResponse(app, request)) : routes;
+  return metricsPlacement(app) === "main"
+    ? routes.get("/metrics", ({ request }) => metricsResponse(app, request))
+    : routes;
 }
 
 /**
@@ -180,7 +187,10 @@ export function startMetricsListener(app: App): { port: number; stop: () => void
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: app.config["metrics.port"],
-    fetch: (request) => (new URL(request.url).pathname === "/metrics" ? metricsResponse(app, request) : new Response("not found\n", { status: 404 })),
+    fetch: (request) =>
+      new URL(request.url).pathname === "/metrics"
+        ? metricsResponse(app, request)
+        : new Response("not found\n", { status: 404 }),
   });
   return { port: server.port!, stop: () => void server.stop(true) };
 }

@@ -8,21 +8,33 @@ import { startTestServer, type TestServer } from "../testing/server";
 import { openReadOnly, tableExists } from "./sqlite";
 import { runCli } from "../testing/cli";
 
-const provider = (migrations: Record<string, Migration>): MigrationProvider => ({ getMigrations: async () => migrations });
+const provider = (migrations: Record<string, Migration>): MigrationProvider => ({
+  getMigrations: async () => migrations,
+});
 
 const notes: Migration = {
   async up(db: Kysely<any>) {
-    await db.schema.createTable("notes").addColumn("id", "integer", (c) => c.primaryKey()).addColumn("body", "text", (c) => c.notNull()).execute();
+    await db.schema
+      .createTable("notes")
+      .addColumn("id", "integer", (c) => c.primaryKey())
+      .addColumn("body", "text", (c) => c.notNull())
+      .execute();
   },
 };
 const tags: Migration = {
   async up(db: Kysely<any>) {
-    await db.schema.createTable("tags").addColumn("id", "integer", (c) => c.primaryKey()).execute();
+    await db.schema
+      .createTable("tags")
+      .addColumn("id", "integer", (c) => c.primaryKey())
+      .execute();
   },
 };
 const failing: Migration = {
   async up(db: Kysely<any>) {
-    await db.schema.createTable("half_done").addColumn("id", "integer", (c) => c.primaryKey()).execute();
+    await db.schema
+      .createTable("half_done")
+      .addColumn("id", "integer", (c) => c.primaryKey())
+      .execute();
     await sql`UPDATE notes SET body = 'overwritten'`.execute(db);
     await sql`DELETE FROM notes WHERE id = 2`.execute(db);
     throw new Error("boom in the middle");
@@ -76,14 +88,22 @@ describe("migrations", () => {
   });
 
   test("a failing migration leaves the database as it was", async () => {
-    const all = provider({ "20990101000000_notes": notes, "20990102000000_tags": tags, "20990103000000_broken": failing });
-    await expect(migrateToLatest(storage.db, { provider: all, snapshot: false })).rejects.toThrow("migration 20990103000000_broken failed: boom in the middle");
+    const all = provider({
+      "20990101000000_notes": notes,
+      "20990102000000_tags": tags,
+      "20990103000000_broken": failing,
+    });
+    await expect(migrateToLatest(storage.db, { provider: all, snapshot: false })).rejects.toThrow(
+      "migration 20990103000000_broken failed: boom in the middle",
+    );
     const rows = await sql<{ id: number; body: string }>`SELECT id, body FROM notes ORDER BY id`.execute(storage.db);
     expect(rows.rows).toEqual([
       { id: 1, body: "one" },
       { id: 2, body: "two" },
     ]);
-    const halfDone = await sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE name = 'half_done'`.execute(storage.db);
+    const halfDone = await sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE name = 'half_done'`.execute(
+      storage.db,
+    );
     expect(halfDone.rows[0]!.n).toBe(0);
     expect(await pendingMigrations(storage.db, all)).toEqual(["20990103000000_broken"]);
   });
@@ -91,7 +111,9 @@ describe("migrations", () => {
   test("only the newest three pre-migration snapshots are kept", async () => {
     for (let i = 4; i <= 7; i++) {
       const name = `2099010${i}000000_step`;
-      const step: Migration = { up: async (db) => void (await sql.raw(`CREATE TABLE step_${i} (id INTEGER)`).execute(db)) };
+      const step: Migration = {
+        up: async (db) => void (await sql.raw(`CREATE TABLE step_${i} (id INTEGER)`).execute(db)),
+      };
       const steps: Record<string, Migration> = { "20990101000000_notes": notes, "20990102000000_tags": tags };
       for (let j = 4; j <= i; j++) steps[`2099010${j}000000_step`] = j === i ? step : { up: async () => {} };
       const result = await migrateToLatest(storage.db, { provider: provider(steps) });

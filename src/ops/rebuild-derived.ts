@@ -20,7 +20,10 @@ export interface RebuildReport {
  * Makes again the thumbnails and video posters the uploads table lists but the file store
  * lacks (after restoring a backup made with --without-derived), from the original files.
  */
-export async function rebuildDerived(app: App, onProgress?: (done: number, total: number) => void): Promise<RebuildReport> {
+export async function rebuildDerived(
+  app: App,
+  onProgress?: (done: number, total: number) => void,
+): Promise<RebuildReport> {
   const store = fileStore(app);
   const rows = await app.db
     .selectFrom("uploads")
@@ -30,7 +33,11 @@ export async function rebuildDerived(app: App, onProgress?: (done: number, total
     .execute();
   const report: RebuildReport = { rebuilt: 0, present: 0, failed: [] };
   for (const [i, row] of rows.entries()) {
-    const derived = new Set([row.thumb_url, row.poster_url].map((u) => (u ? storedNameOf(u) : null)).filter((k): k is string => k !== null && k !== row.storage_key));
+    const derived = new Set(
+      [row.thumb_url, row.poster_url]
+        .map((u) => (u ? storedNameOf(u) : null))
+        .filter((k): k is string => k !== null && k !== row.storage_key),
+    );
     for (const key of derived) {
       if (await store.get(key)) {
         report.present++;
@@ -56,7 +63,8 @@ async function remake(app: App, originalKey: string, key: string): Promise<strin
     const scratch = join(scratchDir(app), randomToken(12));
     try {
       await Bun.write(`${scratch}.in`, original.body);
-      if (!(await makePoster(app, tools.ffmpeg, `${scratch}.in`, `${scratch}-p.jpg`))) return "ffmpeg could not read a frame";
+      if (!(await makePoster(app, tools.ffmpeg, `${scratch}.in`, `${scratch}-p.jpg`)))
+        return "ffmpeg could not read a frame";
       await store.put(key, await Bun.file(`${scratch}-p.jpg`).bytes());
       return null;
     } finally {

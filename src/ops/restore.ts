@@ -1,4 +1,15 @@
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, renameSync, rmSync, rmdirSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  rmdirSync,
+  writeSync,
+} from "node:fs";
 import { createHash } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
 import { knownMigrationNames } from "../db";
@@ -38,7 +49,8 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreResult
   if (!existsSync(file)) throw new Error(`no backup archive at ${file}`);
   assertNoServerRunning(dataDir, "restoring into its data dir");
   const occupied = existsSync(join(dataDir, DB_FILE));
-  if (occupied && !opts.force) throw new Error(`${dataDir} already holds an instance: stop it and pass --force to replace it`);
+  if (occupied && !opts.force)
+    throw new Error(`${dataDir} already holds an instance: stop it and pass --force to replace it`);
 
   const manifest = await readManifest(file);
   assertSchemaKnown(manifest);
@@ -62,11 +74,18 @@ export function assertSchemaKnown(manifest: BackupManifest): void {
   const known = new Set(knownMigrationNames());
   const unknown = manifest.migrations.filter((m) => !known.has(m));
   if (unknown.length) {
-    throw new Error(`the backup's schema (${manifest.schemaVersion}) is newer than this socialctl knows (unknown migrations: ${unknown.join(", ")}); upgrade socialctl first`);
+    throw new Error(
+      `the backup's schema (${manifest.schemaVersion}) is newer than this socialctl knows (unknown migrations: ${unknown.join(", ")}); upgrade socialctl first`,
+    );
   }
 }
 
-async function unpackVerified(file: string, manifest: BackupManifest, dest: string, onProgress?: RestoreOptions["onProgress"]) {
+async function unpackVerified(
+  file: string,
+  manifest: BackupManifest,
+  dest: string,
+  onProgress?: RestoreOptions["onProgress"],
+) {
   const expected = new Map(manifest.files.map((f) => [f.path, f]));
   const seen = new Set<string>();
   let first = true;
@@ -77,7 +96,8 @@ async function unpackVerified(file: string, manifest: BackupManifest, dest: stri
     }
     if (entry.path === MANIFEST_NAME) throw new Error("archive holds a second manifest");
     const want = expected.get(entry.path);
-    if (!want || !isSafeRelativePath(entry.path)) throw new Error(`archive holds a file its manifest does not list: ${entry.path}`);
+    if (!want || !isSafeRelativePath(entry.path))
+      throw new Error(`archive holds a file its manifest does not list: ${entry.path}`);
     if (seen.has(entry.path)) throw new Error(`archive holds ${entry.path} twice`);
     if (entry.size !== want.size) throw new Error(`size mismatch for ${entry.path}: the archive is corrupt`);
     seen.add(entry.path);
@@ -92,13 +112,17 @@ async function unpackVerified(file: string, manifest: BackupManifest, dest: stri
       },
       end() {
         closeSync(fd);
-        if (hash.digest("hex") !== want.sha256) throw new Error(`checksum mismatch for ${entry.path}: the archive is corrupt`);
+        if (hash.digest("hex") !== want.sha256)
+          throw new Error(`checksum mismatch for ${entry.path}: the archive is corrupt`);
         onProgress?.({ done: seen.size, total: expected.size });
       },
     };
   });
   const missing = manifest.files.filter((f) => !seen.has(f.path)).map((f) => f.path);
-  if (missing.length) throw new Error(`archive is missing ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` and ${missing.length - 5} more` : ""}`);
+  if (missing.length)
+    throw new Error(
+      `archive is missing ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` and ${missing.length - 5} more` : ""}`,
+    );
   if (!seen.has(DB_FILE)) throw new Error("archive holds no database");
 }
 
@@ -122,7 +146,8 @@ function swapInto(temp: string, dataDir: string): void {
   renameSync(dataDir, aside);
   renameSync(temp, dataDir);
   for (const name of CARRIED_OVER) {
-    if (existsSync(join(aside, name)) && !existsSync(join(dataDir, name))) renameSync(join(aside, name), join(dataDir, name));
+    if (existsSync(join(aside, name)) && !existsSync(join(dataDir, name)))
+      renameSync(join(aside, name), join(dataDir, name));
   }
   rmSync(aside, { recursive: true, force: true });
 }

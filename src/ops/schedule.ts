@@ -10,7 +10,9 @@ export const runningCompiled = (): boolean => import.meta.url.includes("$bunfs")
  * source, Bun runs cli/index.ts.
  */
 export function selfCommand(): string[] {
-  return runningCompiled() ? [process.execPath] : [process.execPath, fileURLToPath(new URL("../../cli/index.ts", import.meta.url))];
+  return runningCompiled()
+    ? [process.execPath]
+    : [process.execPath, fileURLToPath(new URL("../../cli/index.ts", import.meta.url))];
 }
 
 /**
@@ -26,13 +28,31 @@ export function startBackupSchedule(app: App): void {
   let stopped = false;
 
   const run = async () => {
-    const cmd = [...selfCommand(), "--data-dir", app.dataDir, "--json", "backup", "create", "--keep", String(app.config["backup.keep"])];
+    const cmd = [
+      ...selfCommand(),
+      "--data-dir",
+      app.dataDir,
+      "--json",
+      "backup",
+      "create",
+      "--keep",
+      String(app.config["backup.keep"]),
+    ];
     child = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-    const [out, err, code] = await Promise.all([new Response(child.stdout as ReadableStream).text(), new Response(child.stderr as ReadableStream).text(), child.exited]);
+    const [out, err, code] = await Promise.all([
+      new Response(child.stdout as ReadableStream).text(),
+      new Response(child.stderr as ReadableStream).text(),
+      child.exited,
+    ]);
     child = null;
     if (code === 0) {
       const result = JSON.parse(out) as { path: string; sizeBytes: number; snapshotMs: number; totalMs: number };
-      app.log.info("scheduled backup created", { path: result.path, sizeBytes: result.sizeBytes, snapshotMs: Math.round(result.snapshotMs), totalMs: Math.round(result.totalMs) });
+      app.log.info("scheduled backup created", {
+        path: result.path,
+        sizeBytes: result.sizeBytes,
+        snapshotMs: Math.round(result.snapshotMs),
+        totalMs: Math.round(result.totalMs),
+      });
     } else if (!stopped) {
       app.log.error("scheduled backup failed", { exitCode: code, error: err.trim().split("\n").at(-1) ?? "" });
     }

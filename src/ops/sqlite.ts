@@ -36,13 +36,17 @@ export function tableExists(db: SqliteDatabase, name: string): boolean {
 }
 
 export function columnNames(db: SqliteDatabase, table: string): string[] {
-  return (db.query(`PRAGMA table_info("${table.replace(/"/g, '""')}")`).all() as Array<{ name: string }>).map((c) => c.name);
+  return (db.query(`PRAGMA table_info("${table.replace(/"/g, '""')}")`).all() as Array<{ name: string }>).map(
+    (c) => c.name,
+  );
 }
 
 /** Names of the migrations applied to a database, oldest first (empty for a fresh one). */
 export function appliedMigrations(db: SqliteDatabase): string[] {
   if (!tableExists(db, "kysely_migration")) return [];
-  return (db.query("SELECT name FROM kysely_migration ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
+  return (db.query("SELECT name FROM kysely_migration ORDER BY name").all() as Array<{ name: string }>).map(
+    (r) => r.name,
+  );
 }
 
 /** Runs `PRAGMA integrity_check` and returns its verdict ("ok" when sound). */

@@ -49,13 +49,23 @@ describe("socialctl status", () => {
     expect(s.files.count).toBe(2); // the avatar and its thumbnail
     expect(s.files.totalBytes).toBeGreaterThan(0);
     expect(s.files.byKind.avatar.count).toBe(1);
-    const accounts = await server.app.db.selectFrom("users").select((eb) => eb.fn.countAll<number>().as("n")).where("is_bot", "=", 0).where("is_system", "=", 0).executeTakeFirstOrThrow();
+    const accounts = await server.app.db
+      .selectFrom("users")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("is_bot", "=", 0)
+      .where("is_system", "=", 0)
+      .executeTakeFirstOrThrow();
     expect(s.counts.accounts).toBe(Number(accounts.n));
     expect(s.counts.accounts).toBeGreaterThanOrEqual(2);
     expect(s.counts.posts).toBe(0);
     expect(s.counts.bots).toBe(0);
     expect(s.counts.queuedBotUpdates).toBe(0);
-    expect(s.schema).toEqual({ version: knownMigrationNames().at(-1), applied: knownMigrationNames().length, pending: [], unknown: [] });
+    expect(s.schema).toEqual({
+      version: knownMigrationNames().at(-1),
+      applied: knownMigrationNames().length,
+      pending: [],
+      unknown: [],
+    });
     expect(s.lastBackup).toBeNull();
 
     const backup = await createBackup({ dataDir: server.dataDir });
@@ -82,9 +92,14 @@ describe("socialctl status", () => {
     const dir = join(scratch, "stale");
     const storage = openStorage(join(dir, "social.db"));
     await migrateToLatest(storage.db);
-    await sql`INSERT INTO kysely_migration (name, timestamp) VALUES ('29991231235959_from_the_future', '2999-12-31')`.execute(storage.db);
+    await sql`INSERT INTO kysely_migration (name, timestamp) VALUES ('29991231235959_from_the_future', '2999-12-31')`.execute(
+      storage.db,
+    );
     await storage.close();
-    writeFileSync(join(dir, SERVER_LOCK_FILE), JSON.stringify({ pid: 2 ** 22 + 12345, url: "http://127.0.0.1:1", startedAt: "2026-01-01T00:00:00.000Z" }));
+    writeFileSync(
+      join(dir, SERVER_LOCK_FILE),
+      JSON.stringify({ pid: 2 ** 22 + 12345, url: "http://127.0.0.1:1", startedAt: "2026-01-01T00:00:00.000Z" }),
+    );
     expect(readServerLock(dir)).toBeNull();
     const run = await runCli(["--data-dir", dir, "--json", "status"]);
     expect(run.code).toBe(0);
@@ -92,14 +107,21 @@ describe("socialctl status", () => {
     expect(run.json.schema.unknown).toEqual(["29991231235959_from_the_future"]);
     expect(run.json.schema.version).toBe("29991231235959_from_the_future");
     const human = await runCli(["--data-dir", dir, "status"]);
-    expect(human.stdout).toContain("WARNING: the database has migrations this socialctl does not know (29991231235959_from_the_future)");
+    expect(human.stdout).toContain(
+      "WARNING: the database has migrations this socialctl does not know (29991231235959_from_the_future)",
+    );
   });
 
   test("a second server refuses to start on a data dir that has a live one", () => {
     expect(readServerLock(server.dataDir)?.pid).toBe(process.pid);
     // another live process (our parent) holds the data dir
-    writeFileSync(join(server.dataDir, SERVER_LOCK_FILE), JSON.stringify({ pid: process.ppid, url: "http://127.0.0.1:9", startedAt: "2026-01-01T00:00:00.000Z" }));
-    expect(() => claimServerLock(server)).toThrow(`a server (pid ${process.ppid}, http://127.0.0.1:9) is running on ${server.dataDir}: stop it before starting another`);
+    writeFileSync(
+      join(server.dataDir, SERVER_LOCK_FILE),
+      JSON.stringify({ pid: process.ppid, url: "http://127.0.0.1:9", startedAt: "2026-01-01T00:00:00.000Z" }),
+    );
+    expect(() => claimServerLock(server)).toThrow(
+      `a server (pid ${process.ppid}, http://127.0.0.1:9) is running on ${server.dataDir}: stop it before starting another`,
+    );
     rmSync(join(server.dataDir, SERVER_LOCK_FILE));
     claimServerLock(server);
     expect(readServerLock(server.dataDir)?.url).toBe(server.url);
@@ -113,7 +135,9 @@ describe("backup schedule settings", () => {
     expect(parseDurationSeconds("30m")).toBe(1800);
     expect(parseDurationSeconds("6h")).toBe(21600);
     expect(parseDurationSeconds("1d")).toBe(86400);
-    expect(() => parseDurationSeconds("6 hours")).toThrow('must be 0 (off), seconds, or a number with s, m, h or d (e.g. "6h")');
+    expect(() => parseDurationSeconds("6 hours")).toThrow(
+      'must be 0 (off), seconds, or a number with s, m, h or d (e.g. "6h")',
+    );
     expect(() => parseDurationSeconds("400d")).toThrow("must be at most 366 days");
     const dir = join(scratch, "config");
     let run = await runCli(["--data-dir", dir, "--json", "config", "set", "backup.every", "6h"]);

@@ -12,11 +12,24 @@ export interface InstanceStatus {
   version: string;
   dataDir: string;
   initialised: boolean;
-  server: { running: boolean; pid?: number; url?: string; startedAt?: string; uptimeSeconds?: number; healthy?: boolean };
+  server: {
+    running: boolean;
+    pid?: number;
+    url?: string;
+    startedAt?: string;
+    uptimeSeconds?: number;
+    healthy?: boolean;
+  };
   database: { sizeBytes: number; walSizeBytes: number };
   files: { count: number; totalBytes: number; byKind: Record<string, { count: number; bytes: number }> | null };
   /** null where the feature's table does not exist in this database */
-  counts: { accounts: number | null; posts: number | null; messages: number | null; bots: number | null; queuedBotUpdates: number | null };
+  counts: {
+    accounts: number | null;
+    posts: number | null;
+    messages: number | null;
+    bots: number | null;
+    queuedBotUpdates: number | null;
+  };
   lastBackup: Pick<BackupListing, "path" | "createdAt" | "sizeBytes" | "kind"> | null;
   schema: { version: string | null; applied: number; pending: string[]; unknown: string[] };
 }
@@ -26,7 +39,10 @@ export interface InstanceStatus {
  * changing anything: the database is opened read-only and never migrated, and a running server
  * is asked for its uptime.
  */
-export async function collectStatus(dataDirInput: string, opts: { self?: InstanceStatus["server"] } = {}): Promise<InstanceStatus> {
+export async function collectStatus(
+  dataDirInput: string,
+  opts: { self?: InstanceStatus["server"] } = {},
+): Promise<InstanceStatus> {
   const dataDir = resolve(dataDirInput);
   const initialised = existsSync(dbPath(dataDir));
   const status: InstanceStatus = {
@@ -45,7 +61,13 @@ export async function collectStatus(dataDirInput: string, opts: { self?: Instanc
   status.files.count = onDisk.length;
   status.files.totalBytes = onDisk.reduce((n, f) => n + f.size, 0);
   const archive = (await listBackups(dataDir)).find((b) => !b.error);
-  if (archive) status.lastBackup = { path: archive.path, createdAt: archive.createdAt, sizeBytes: archive.sizeBytes, kind: archive.kind };
+  if (archive)
+    status.lastBackup = {
+      path: archive.path,
+      createdAt: archive.createdAt,
+      sizeBytes: archive.sizeBytes,
+      kind: archive.kind,
+    };
   if (!initialised) {
     status.schema.pending = knownMigrationNames();
     return status;
@@ -79,7 +101,9 @@ function countRows(db: SqliteDatabase, table: string, conditions: string[]): num
   if (!tableExists(db, table)) return null;
   const cols = new Set(columnNames(db, table));
   const where = conditions.filter((c) => cols.has(c.split(" ")[0]!));
-  const row = db.query(`SELECT count(*) AS n FROM "${table}"${where.length ? ` WHERE ${where.join(" AND ")}` : ""}`).get() as { n: number };
+  const row = db
+    .query(`SELECT count(*) AS n FROM "${table}"${where.length ? ` WHERE ${where.join(" AND ")}` : ""}`)
+    .get() as { n: number };
   return row.n;
 }
 
@@ -87,14 +111,24 @@ function filesByKind(db: SqliteDatabase): InstanceStatus["files"]["byKind"] {
   if (!tableExists(db, "uploads")) return null;
   const cols = new Set(columnNames(db, "uploads"));
   if (!cols.has("kind") || !cols.has("size_bytes")) return null;
-  const rows = db.query("SELECT kind, count(*) AS count, coalesce(sum(size_bytes), 0) AS bytes FROM uploads GROUP BY kind ORDER BY kind").all() as Array<{ kind: string; count: number; bytes: number }>;
+  const rows = db
+    .query(
+      "SELECT kind, count(*) AS count, coalesce(sum(size_bytes), 0) AS bytes FROM uploads GROUP BY kind ORDER BY kind",
+    )
+    .all() as Array<{ kind: string; count: number; bytes: number }>;
   return Object.fromEntries(rows.map((r) => [r.kind, { count: r.count, bytes: r.bytes }]));
 }
 
 async function serverStatus(dataDir: string): Promise<InstanceStatus["server"]> {
   const lock = readServerLock(dataDir);
   if (!lock) return { running: false };
-  const out: InstanceStatus["server"] = { running: true, pid: lock.pid, url: lock.url, startedAt: lock.startedAt, healthy: false };
+  const out: InstanceStatus["server"] = {
+    running: true,
+    pid: lock.pid,
+    url: lock.url,
+    startedAt: lock.startedAt,
+    healthy: false,
+  };
   try {
     const res = await fetch(`${lock.url}/healthz`, { signal: AbortSignal.timeout(2000) });
     const body = (await res.json()) as { status?: string; uptimeSeconds?: number };

@@ -25,7 +25,12 @@ describe("tar.gz writer and reader", () => {
     await w.addFile(longName, join(dir, "big.bin"), big.length, Date.now());
     await w.finish();
     const entries = await readEntries(archive);
-    expect(entries.map((e) => [e.path, e.data.length])).toEqual([["manifest.json", 7], ["empty", 0], ["block", 512], [longName, big.length]]);
+    expect(entries.map((e) => [e.path, e.data.length])).toEqual([
+      ["manifest.json", 7],
+      ["empty", 0],
+      ["block", 512],
+      [longName, big.length],
+    ]);
     expect(entries[3]!.data.equals(big)).toBe(true);
     // the output is a plain ustar stream other tools read: magic and the long name's prefix field
     const tar = gunzipSync(readFileSync(archive));
@@ -35,10 +40,14 @@ describe("tar.gz writer and reader", () => {
 
   test("stopAfter reads only what is needed", async () => {
     const seen: string[] = [];
-    await readTarGz(join(dir, "a.tar.gz"), (e) => {
+    await readTarGz(
+      join(dir, "a.tar.gz"),
+      (e) => {
         seen.push(e.path);
         return null;
-      }, { stopAfter: (e) => e.path === "empty" });
+      },
+      { stopAfter: (e) => e.path === "empty" },
+    );
     expect(seen).toEqual(["manifest.json", "empty"]);
   });
 
@@ -49,7 +58,9 @@ describe("tar.gz writer and reader", () => {
     const bad = Buffer.from(tar);
     bad[10] = bad[10]! ^ 0x20;
     writeFileSync(join(dir, "header.tar.gz"), gzipSync(bad));
-    await expect(readEntries(join(dir, "header.tar.gz"))).rejects.toThrow("archive is corrupt (header checksum mismatch)");
+    await expect(readEntries(join(dir, "header.tar.gz"))).rejects.toThrow(
+      "archive is corrupt (header checksum mismatch)",
+    );
     writeFileSync(join(dir, "plain.tar.gz"), "hello");
     await expect(readEntries(join(dir, "plain.tar.gz"))).rejects.toThrow("archive is corrupt");
     const w = new TarGzWriter(join(dir, "grown.tar.gz"));
@@ -65,7 +76,11 @@ describe("tar.gz writer and reader", () => {
       return header.block!;
     };
     const base = { mode: 0o644, mtime: new Date(), size: 0 };
-    const real = Buffer.concat([block({ ...base, path: "real", type: "File", size: 1 }), Buffer.from("x"), Buffer.alloc(511)]);
+    const real = Buffer.concat([
+      block({ ...base, path: "real", type: "File", size: 1 }),
+      Buffer.from("x"),
+      Buffer.alloc(511),
+    ]);
     const cases: Array<[string, Buffer]> = [
       ["sym", block({ ...base, path: "sym", type: "SymbolicLink", linkpath: "/etc/passwd" })],
       ["hard", block({ ...base, path: "hard", type: "Link", linkpath: "real" })],

@@ -35,7 +35,9 @@ export class TarGzWriter {
   }
 
   private entry(path: string, size: number, mtimeMs: number): ReadEntry {
-    const entry = new ReadEntry(new Header({ path, size, mode: 0o600, mtime: new Date(Math.floor(mtimeMs / 1000) * 1000), type: "File" }));
+    const entry = new ReadEntry(
+      new Header({ path, size, mode: 0o600, mtime: new Date(Math.floor(mtimeMs / 1000) * 1000), type: "File" }),
+    );
     this.pack.add(entry);
     return entry;
   }
@@ -48,7 +50,13 @@ export class TarGzWriter {
   }
 
   /** Streams a file from disk; its size must not change while it is read. */
-  async addFile(path: string, source: string, size: number, mtimeMs: number, onBytes?: (n: number) => void): Promise<void> {
+  async addFile(
+    path: string,
+    source: string,
+    size: number,
+    mtimeMs: number,
+    onBytes?: (n: number) => void,
+  ): Promise<void> {
     const entry = this.entry(path, size, mtimeMs);
     let seen = 0;
     for await (const chunk of createReadStream(source)) {
@@ -103,7 +111,11 @@ const REGULAR = new Set(["File", "OldFile"]);
  * Reads a .tar.gz, calling `open` for each regular file; `stopAfter` ends reading early
  * (e.g. once the manifest is read). Throws on a truncated or corrupt archive.
  */
-export async function readTarGz(path: string, open: (entry: TarEntry) => EntrySink | null, opts: { stopAfter?: (entry: TarEntry) => boolean } = {}): Promise<void> {
+export async function readTarGz(
+  path: string,
+  open: (entry: TarEntry) => EntrySink | null,
+  opts: { stopAfter?: (entry: TarEntry) => boolean } = {},
+): Promise<void> {
   const source = createReadStream(path);
   const gunzip = createGunzip();
   const parser = new Parser({ strict: true });

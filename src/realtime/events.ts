@@ -15,7 +15,7 @@ export interface RealtimeEvents {
   /** a message's reactions now: reactions = [{emoji, count, userIds}] (one reaction per person) */
   "message:reaction": { conversationId: string; messageId: string; reactions: unknown };
   /** USER is typing in a chat (to the other members only; nothing is stored) */
-  "typing": { conversationId: string; user: { id: string; username: string } };
+  typing: { conversationId: string; user: { id: string; username: string } };
   /** a chat's title, photo or members changed: chat = {id, type, title, photoUrl, memberCount}; also sent to someone just removed */
   "chat:updated": { conversationId: string; chat: unknown };
   "post:deleted": { postId: string };

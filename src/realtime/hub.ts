@@ -57,7 +57,10 @@ export class RealtimeHub {
   private timer: ReturnType<typeof setInterval> | null = null;
 
   constructor(private readonly app: App) {
-    this.log = new ResumeLog({ perUser: RING_PER_USER, retentionMs: () => app.config["realtime.retentionSeconds"] * 1000 });
+    this.log = new ResumeLog({
+      perUser: RING_PER_USER,
+      retentionMs: () => app.config["realtime.retentionSeconds"] * 1000,
+    });
     const previous = app.events.afterPublish;
     app.events.afterPublish = (event) => {
       previous?.(event);
@@ -75,8 +78,21 @@ export class RealtimeHub {
    * (or `stream:reset` is sent when some were forgotten), then live ones follow in order
    * with no duplicates.
    */
-  connect(input: { userId: number; sessionId: number; sessionCuid: string; sink: StreamSink; lastEventId?: number | null }): Connection {
-    const entry: Live = { userId: input.userId, sessionId: input.sessionId, sessionCuid: input.sessionCuid, sink: input.sink, unsubscribe: () => {}, closed: false };
+  connect(input: {
+    userId: number;
+    sessionId: number;
+    sessionCuid: string;
+    sink: StreamSink;
+    lastEventId?: number | null;
+  }): Connection {
+    const entry: Live = {
+      userId: input.userId,
+      sessionId: input.sessionId,
+      sessionCuid: input.sessionCuid,
+      sink: input.sink,
+      unsubscribe: () => {},
+      closed: false,
+    };
     let lastSent = 0;
     const deliver = (event: DeliveredEvent) => {
       if (entry.closed || event.id <= lastSent) return;
@@ -108,7 +124,12 @@ export class RealtimeHub {
       if (gap) {
         // the client refetches its state; the reset carries the newest id so the next resume starts there
         lastSent = this.log.latestId;
-        input.sink.send({ id: this.idBase + this.log.latestId, userId: input.userId, event: "stream:reset", data: { reason: unknown ? "unknown-id" : "gap" } });
+        input.sink.send({
+          id: this.idBase + this.log.latestId,
+          userId: input.userId,
+          event: "stream:reset",
+          data: { reason: unknown ? "unknown-id" : "gap" },
+        });
       } else {
         for (const e of events) safeDeliver(e);
       }
@@ -138,7 +159,9 @@ export class RealtimeHub {
     if (this.timer) return;
     this.timer = setInterval(() => {
       // a failed session check (database closing, busy) waits for the next beat; it never crashes the process
-      this.tick().catch((err) => this.app.log.warn("realtime heartbeat failed", { error: err instanceof Error ? err.message : String(err) }));
+      this.tick().catch((err) =>
+        this.app.log.warn("realtime heartbeat failed", { error: err instanceof Error ? err.message : String(err) }),
+      );
     }, this.app.config["realtime.heartbeatSeconds"] * 1000);
     (this.timer as { unref?: () => void }).unref?.();
   }
@@ -177,12 +200,27 @@ export class RealtimeHub {
         .selectFrom("sessions")
         .innerJoin("users", "users.id", "sessions.user_id")
         .leftJoin("banned_devices", "banned_devices.device_id", "sessions.device_id")
-        .select(["sessions.id", "sessions.revoked_at", "sessions.refresh_expires_at", "users.disabled_at", "users.deleted_at", "banned_devices.id as banned"])
+        .select([
+          "sessions.id",
+          "sessions.revoked_at",
+          "sessions.refresh_expires_at",
+          "users.disabled_at",
+          "users.deleted_at",
+          "banned_devices.id as banned",
+        ])
         .where("sessions.id", "in", chunk)
         .execute();
-      const usable = rows.filter((r) => r.revoked_at === null && r.refresh_expires_at > now && r.disabled_at === null && r.deleted_at === null && r.banned === null);
+      const usable = rows.filter(
+        (r) =>
+          r.revoked_at === null &&
+          r.refresh_expires_at > now &&
+          r.disabled_at === null &&
+          r.deleted_at === null &&
+          r.banned === null,
+      );
       const alive = new Set(usable.map((r) => r.id));
-      for (const id of chunk) if (!alive.has(id)) for (const entry of bySession.get(id) ?? []) this.close(entry, "revoked");
+      for (const id of chunk)
+        if (!alive.has(id)) for (const entry of bySession.get(id) ?? []) this.close(entry, "revoked");
     }
   }
 

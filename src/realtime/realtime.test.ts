@@ -8,7 +8,11 @@ import { SseClient, WsClient, rawConnection, rawStreamRequest } from "../testing
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ "realtime.heartbeatSeconds": 1, "realtime.maxBufferedEvents": 20, "realtime.retentionSeconds": 60 });
+  server = await startTestServer({
+    "realtime.heartbeatSeconds": 1,
+    "realtime.maxBufferedEvents": 20,
+    "realtime.retentionSeconds": 60,
+  });
 });
 afterAll(() => server.stop());
 
@@ -19,7 +23,8 @@ async function chatOf(a: Person, b: Person): Promise<string> {
   return (await a.client.post(`/api/social/users/${b.user.username}/message`)).body.data.conversationId;
 }
 const say = (p: Person, cid: string, content: string) => p.client.post(`/api/social/messages/${cid}`, { content });
-const messagesIn = (frames: { event: string; data: any }[]) => frames.filter((f) => f.event === "message:new").map((f) => f.data.message.content);
+const messagesIn = (frames: { event: string; data: any }[]) =>
+  frames.filter((f) => f.event === "message:new").map((f) => f.data.message.content);
 
 describe("WebSocket", () => {
   test("delivers message:new frames {event, id, data} to both members; answers ping", async () => {
@@ -29,7 +34,17 @@ describe("WebSocket", () => {
     const wsB = await WsClient.open(server.url, b.client);
     expect((await say(a, cid, "hello over ws")).status).toBe(200);
     const [frame] = await wsB.waitFor((f) => f.some((x) => x.event === "message:new"));
-    expect(frame).toEqual({ event: "message:new", id: expect.any(Number), data: { conversationId: cid, message: expect.objectContaining({ content: "hello over ws", sender: expect.objectContaining({ username: a.user.username }) }) } });
+    expect(frame).toEqual({
+      event: "message:new",
+      id: expect.any(Number),
+      data: {
+        conversationId: cid,
+        message: expect.objectContaining({
+          content: "hello over ws",
+          sender: expect.objectContaining({ username: a.user.username }),
+        }),
+      },
+    });
     await wsA.waitFor((f) => messagesIn(f).includes("hello over ws"));
     // typing goes to the other side only
     await b.client.post(`/api/social/messages/${cid}/typing`);
@@ -43,7 +58,8 @@ describe("WebSocket", () => {
 
   test("edits, deletions, reactions, read markers and group changes reach the members", async () => {
     const [a, b, c] = [await person(), await person(), await person()];
-    const cid = (await a.client.post("/api/social/groups", { title: "Live", members: [b.user.username] })).body.data.conversationId;
+    const cid = (await a.client.post("/api/social/groups", { title: "Live", members: [b.user.username] })).body.data
+      .conversationId;
     const ws = await WsClient.open(server.url, b.client);
     const outsider = await WsClient.open(server.url, c.client);
     const m = (await say(a, cid, "v1")).body.data.message;
@@ -55,8 +71,15 @@ describe("WebSocket", () => {
     await a.client.post(`/api/social/groups/${cid}/members`, { username: c.user.username });
     const frames = await ws.waitFor((f) => f.filter((x) => x.event === "chat:updated").length >= 2);
     const by = (name: string) => frames.filter((f) => f.event === name).map((f) => f.data);
-    expect(by("message:edited")[0]).toMatchObject({ conversationId: cid, message: { id: m.id, content: "v2", editedAt: expect.any(String) } });
-    expect(by("message:reaction")[0]).toEqual({ conversationId: cid, messageId: m.id, reactions: [{ emoji: "🔥", count: 1, userIds: [a.user.cuid] }] });
+    expect(by("message:edited")[0]).toMatchObject({
+      conversationId: cid,
+      message: { id: m.id, content: "v2", editedAt: expect.any(String) },
+    });
+    expect(by("message:reaction")[0]).toEqual({
+      conversationId: cid,
+      messageId: m.id,
+      reactions: [{ emoji: "🔥", count: 1, userIds: [a.user.cuid] }],
+    });
     expect(by("message:read")[0]).toEqual({ conversationId: cid, userId: b.user.cuid, messageId: m.id });
     expect(by("message:deleted")[0]).toEqual({ conversationId: cid, messageId: m.id });
     expect(by("chat:updated").map((d) => d.chat)).toEqual([
@@ -75,13 +98,18 @@ describe("WebSocket", () => {
     const a = await person();
     // only the refresh token is presented, as after the 15-minute access lifetime
     a.client.cookies.delete("auth_access_token");
-    const sse = await fetch(`${server.url}/api/realtime/events`, { headers: { cookie: `auth_refresh_token=${encodeURIComponent(a.client.cookies.get("auth_refresh_token")!)}` } });
+    const sse = await fetch(`${server.url}/api/realtime/events`, {
+      headers: { cookie: `auth_refresh_token=${encodeURIComponent(a.client.cookies.get("auth_refresh_token")!)}` },
+    });
     expect(sse.status).toBe(200);
     expect(sse.headers.getSetCookie().some((c) => c.startsWith("auth_access_token="))).toBe(true);
     await sse.body!.cancel();
     const b = await person();
     b.client.cookies.delete("auth_access_token");
-    const raw = await rawConnection(server.url, rawStreamRequest("ws", `auth_refresh_token=${encodeURIComponent(b.client.cookies.get("auth_refresh_token")!)}`));
+    const raw = await rawConnection(
+      server.url,
+      rawStreamRequest("ws", `auth_refresh_token=${encodeURIComponent(b.client.cookies.get("auth_refresh_token")!)}`),
+    );
     const head = (await raw.until((all) => all.includes("\r\n\r\n"))).toString("latin1");
     expect(head).toStartWith("HTTP/1.1 101");
     expect(head.toLowerCase()).toContain("set-cookie: auth_access_token=");
@@ -100,20 +128,36 @@ describe("WebSocket", () => {
 
   test("refuses a connection without a session", async () => {
     await expect(WsClient.open(server.url, null)).rejects.toThrow();
-    const res = await fetch(`${server.url}/api/realtime/ws`, { headers: { upgrade: "websocket", connection: "Upgrade", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-version": "13" } });
+    const res = await fetch(`${server.url}/api/realtime/ws`, {
+      headers: {
+        upgrade: "websocket",
+        connection: "Upgrade",
+        "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+        "sec-websocket-version": "13",
+      },
+    });
     expect(res.status).toBe(401);
     expect((await res.json()).error.code).toBe("UNAUTHORIZED");
   });
 
   test("a page of another site cannot open a socket with the person's cookies; this site's pages can", async () => {
     const a = await person();
-    const upgrade = { upgrade: "websocket", connection: "Upgrade", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-version": "13", cookie: a.client.cookieHeader() };
+    const upgrade = {
+      upgrade: "websocket",
+      connection: "Upgrade",
+      "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+      "sec-websocket-version": "13",
+      cookie: a.client.cookieHeader(),
+    };
     for (const origin of ["https://evil.example", "null"]) {
       const res = await fetch(`${server.url}/api/realtime/ws`, { headers: { ...upgrade, origin } });
       expect(res.status).toBe(403);
       expect((await res.json()).error.code).toBe("FORBIDDEN");
     }
-    const raw = await rawConnection(server.url, rawStreamRequest("ws", a.client.cookieHeader()).replace("\r\n\r\n", `\r\nOrigin: ${server.url}\r\n\r\n`));
+    const raw = await rawConnection(
+      server.url,
+      rawStreamRequest("ws", a.client.cookieHeader()).replace("\r\n\r\n", `\r\nOrigin: ${server.url}\r\n\r\n`),
+    );
     expect((await raw.until((all) => all.includes("\r\n\r\n"))).toString("latin1")).toStartWith("HTTP/1.1 101");
     raw.socket.end();
   });
@@ -279,7 +323,11 @@ describe("Server-Sent Events", () => {
     const a = await person();
     const sse = await SseClient.open(server.url, a.client);
     // revoked straight in the database, as another process or the CLI would
-    await server.app.db.updateTable("sessions").set({ revoked_at: server.app.clock.now() }).where("user_id", "=", a.user.id).execute();
+    await server.app.db
+      .updateTable("sessions")
+      .set({ revoked_at: server.app.clock.now() })
+      .where("user_id", "=", a.user.id)
+      .execute();
     await sse.waitEnded(4000);
     expect(sse.ended).toBe(true);
   });
@@ -301,7 +349,11 @@ describe("Server-Sent Events", () => {
       for (const w of batch) w.close();
       await Promise.all(batch.map((w) => w.waitClosed()));
     }
-    await waitFor(() => server.app.events.listenerCount() === baseListeners && hub.connectionCount() === baseConnections, 3000, "listeners and connections back to their base");
+    await waitFor(
+      () => server.app.events.listenerCount() === baseListeners && hub.connectionCount() === baseConnections,
+      3000,
+      "listeners and connections back to their base",
+    );
     expect(server.app.events.listenerCount()).toBe(baseListeners);
     expect(hub.connectionCount()).toBe(baseConnections);
   });
@@ -312,7 +364,9 @@ describe("slow clients", () => {
     const [a, b] = [await person(), await person()];
     const hub = realtimeHub(server.app);
     const baseCount = hub.connectionCount();
-    const sseStall = await rawConnection(server.url, rawStreamRequest("sse", b.client.cookieHeader()), { stalled: true });
+    const sseStall = await rawConnection(server.url, rawStreamRequest("sse", b.client.cookieHeader()), {
+      stalled: true,
+    });
     const wsStall = await rawConnection(server.url, rawStreamRequest("ws", b.client.cookieHeader()), { stalled: true });
     const healthy = await WsClient.open(server.url, a.client);
     await waitFor(() => hub.connectionCount() >= baseCount + 3, 3000, "three connections");
@@ -320,7 +374,10 @@ describe("slow clients", () => {
     const big = "x".repeat(16 * 1024);
     // bounded: at most 4000 × 16 KB, stops as soon as both stalled clients are cut off
     for (let i = 0; i < 4000 && hub.connectionCount() > baseCount + 1; i++) {
-      server.app.events.publish([b.user.id, a.user.id], "typing", { conversationId: big, user: { id: String(i), username: "load" } });
+      server.app.events.publish([b.user.id, a.user.id], "typing", {
+        conversationId: big,
+        user: { id: String(i), username: "load" },
+      });
       if (i % 20 === 0) await Bun.sleep(1);
     }
     expect(hub.connectionCount()).toBe(baseCount + 1);

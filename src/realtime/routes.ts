@@ -40,15 +40,26 @@ export function realtimeRoutes(app: App) {
       ({ user, session, request, server, query }) => {
         // the stream outlives Bun's idle timeout; heartbeats keep proxies from closing it
         server?.timeout(request, 0);
-        const lastEventId = parseLastEventId(request.headers.get("last-event-id") ?? (query as Record<string, string | undefined>).lastEventId);
-        return sseResponse(hub, { userId: user.id, sessionId: session.id, sessionCuid: session.cuid }, lastEventId, request.signal);
+        const lastEventId = parseLastEventId(
+          request.headers.get("last-event-id") ?? (query as Record<string, string | undefined>).lastEventId,
+        );
+        return sseResponse(
+          hub,
+          { userId: user.id, sessionId: session.id, sessionCuid: session.cuid },
+          lastEventId,
+          request.signal,
+        );
       },
       { auth: true },
     )
     .ws("/ws", {
       async beforeHandle(context) {
         if (!fromThisSite(app, context.request)) throw forbidden("WebSocket connections from other sites are refused");
-        const found = await resolveAuth(app, context.request, clientIp(context.request, context.server, app.config.trustProxy));
+        const found = await resolveAuth(
+          app,
+          context.request,
+          clientIp(context.request, context.server, app.config.trustProxy),
+        );
         if (!found) throw unauthorized();
         assertUsable(found.user);
         // an expired access token was renewed: the handshake response carries the new cookies
@@ -67,7 +78,12 @@ export function realtimeRoutes(app: App) {
       message(ws, message) {
         // application-level ping for clients that cannot send protocol pings (browsers)
         const m = message as unknown;
-        if (m === "ping" || (typeof m === "object" && m !== null && ((m as { event?: unknown }).event === "ping" || (m as { type?: unknown }).type === "ping"))) {
+        if (
+          m === "ping" ||
+          (typeof m === "object" &&
+            m !== null &&
+            ((m as { event?: unknown }).event === "ping" || (m as { type?: unknown }).type === "ping"))
+        ) {
           ws.send(JSON.stringify({ event: "pong", id: null, data: { time: toIso(app.clock.now()) } }));
         }
       },

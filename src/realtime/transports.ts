@@ -17,10 +17,12 @@ function payloadJson(data: unknown): string {
 }
 
 /** One SSE frame: `id:` for Last-Event-ID resume, `event:` the name, `data:` the JSON payload. */
-export const sseFrame = (e: DeliveredEvent): string => `id: ${e.id}\nevent: ${e.event}\ndata: ${payloadJson(e.data)}\n\n`;
+export const sseFrame = (e: DeliveredEvent): string =>
+  `id: ${e.id}\nevent: ${e.event}\ndata: ${payloadJson(e.data)}\n\n`;
 
 /** One WebSocket frame: `{event, id, data}`. */
-export const wsFrame = (e: DeliveredEvent): string => `{"event":${JSON.stringify(e.event)},"id":${e.id},"data":${payloadJson(e.data)}}`;
+export const wsFrame = (e: DeliveredEvent): string =>
+  `{"event":${JSON.stringify(e.event)},"id":${e.id},"data":${payloadJson(e.data)}}`;
 
 export interface StreamOwner {
   userId: number;
@@ -33,7 +35,12 @@ export interface StreamOwner {
  * writer, so events the client has not taken stay in this stream's queue, where the hub
  * sees them (a client too far behind is cut off and resumes with Last-Event-ID).
  */
-export function sseResponse(hub: RealtimeHub, owner: StreamOwner, lastEventId: number | null, signal: AbortSignal): Response {
+export function sseResponse(
+  hub: RealtimeHub,
+  owner: StreamOwner,
+  lastEventId: number | null,
+  signal: AbortSignal,
+): Response {
   let connection: Connection | null = null;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let ended = false;
@@ -91,7 +98,12 @@ export function sseResponse(hub: RealtimeHub, owner: StreamOwner, lastEventId: n
  * Attaches an open WebSocket to the hub. Frames Bun could not write at once (send() → -1)
  * count as backlog until the socket drains; call the returned `drained` from the drain handler.
  */
-export function attachWebSocket(hub: RealtimeHub, owner: StreamOwner, lastEventId: number | null, ws: ServerWebSocket<unknown>): { connection: Connection; drained(): void } {
+export function attachWebSocket(
+  hub: RealtimeHub,
+  owner: StreamOwner,
+  lastEventId: number | null,
+  ws: ServerWebSocket<unknown>,
+): { connection: Connection; drained(): void } {
   let backlog = 0;
   let dropped = false;
   const connection = hub.connect({

@@ -6,7 +6,11 @@ import { createLogger, type Logger } from "../lib/log";
 import type { ManualClock } from "../lib/clock";
 
 /** A logger that keeps records, to read mails the server "sent" to its log (no smtp.host). */
-export function capturingLog(): { log: Logger; records: Array<Record<string, any>>; mails(to?: string): Array<Record<string, any>> } {
+export function capturingLog(): {
+  log: Logger;
+  records: Array<Record<string, any>>;
+  mails(to?: string): Array<Record<string, any>>;
+} {
   const records: Array<Record<string, any>> = [];
   const log = createLogger({ level: "info", format: "json", sink: (line) => records.push(JSON.parse(line)) });
   return {

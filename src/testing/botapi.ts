@@ -67,19 +67,36 @@ export async function history(client: TestClient, conversationId: string): Promi
 }
 
 /** Waits until a message matching PRED appears in the chat. */
-export async function waitForMessage(client: TestClient, conversationId: string, pred: (m: any) => boolean, ms = 5_000): Promise<any> {
+export async function waitForMessage(
+  client: TestClient,
+  conversationId: string,
+  pred: (m: any) => boolean,
+  ms = 5_000,
+): Promise<any> {
   return waitFor(async () => (await history(client, conversationId)).find(pred), ms, "a message in the chat");
 }
 
 /** Calls a Bot API method with a JSON body, returning status and parsed body. */
-export async function botCall(baseUrl: string, token: string, method: string, params: Record<string, unknown> = {}): Promise<{ status: number; body: any; headers: Headers }> {
-  const res = await fetch(`${baseUrl}/bot${token}/${method}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(params) });
+export async function botCall(
+  baseUrl: string,
+  token: string,
+  method: string,
+  params: Record<string, unknown> = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(`${baseUrl}/bot${token}/${method}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(params),
+  });
   return { status: res.status, body: await res.json(), headers: res.headers };
 }
 
 /** A 1×1 PNG. */
 export const PNG_1x1 = Uint8Array.from(
-  Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64"),
+  Buffer.from(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+    "base64",
+  ),
 );
 
 /**
@@ -96,6 +113,7 @@ export async function runBotProcess(cmd: string[], readyMs = 15_000): Promise<{ 
     if (child.exitCode === null) child.kill("SIGKILL");
     return new Response(child.stderr).text();
   };
-  if (!new TextDecoder().decode(first.value ?? new Uint8Array()).includes("ready")) throw new Error(`the bot process did not start: ${await stop()}`);
+  if (!new TextDecoder().decode(first.value ?? new Uint8Array()).includes("ready"))
+    throw new Error(`the bot process did not start: ${await stop()}`);
   return { stop };
 }

@@ -15,7 +15,15 @@ import { quickPerson } from "./fixtures";
  */
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+const ARGS = [
+  "--no-sandbox",
+  "--headless",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
 const SHOTS = resolve(import.meta.dir, "../../.tmp/browser-failures");
 
 /**
@@ -24,8 +32,11 @@ const SHOTS = resolve(import.meta.dir, "../../.tmp/browser-failures");
  */
 export function browserAvailable(): boolean {
   if (existsSync(CHROMIUM_PATH)) return true;
-  if (process.env.CI) throw new Error(`chromium is missing at ${CHROMIUM_PATH}: browser tests cannot run (apt-get install -y chromium)`);
-  console.warn(`skipping browser tests: no chromium at ${CHROMIUM_PATH} (apt-get install -y chromium, or set CHROMIUM_PATH)`);
+  if (process.env.CI)
+    throw new Error(`chromium is missing at ${CHROMIUM_PATH}: browser tests cannot run (apt-get install -y chromium)`);
+  console.warn(
+    `skipping browser tests: no chromium at ${CHROMIUM_PATH} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
+  );
   return false;
 }
 
@@ -56,13 +67,29 @@ export interface Person {
 }
 
 /** A new browser profile (own cookies) with one page, at BASEURL. */
-export async function newPerson(browser: Browser, baseURL: string, opts: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark" } = {}): Promise<Person> {
-  const context = await browser.newContext({ baseURL, viewport: opts.viewport ?? { width: 1280, height: 800 }, colorScheme: opts.colorScheme ?? "light", locale: "en-US", timezoneId: "UTC" });
+export async function newPerson(
+  browser: Browser,
+  baseURL: string,
+  opts: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark" } = {},
+): Promise<Person> {
+  const context = await browser.newContext({
+    baseURL,
+    viewport: opts.viewport ?? { width: 1280, height: 800 },
+    colorScheme: opts.colorScheme ?? "light",
+    locale: "en-US",
+    timezoneId: "UTC",
+  });
   context.setDefaultTimeout(10_000);
   const page = await context.newPage();
   const problems: string[] = [];
   page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-  page.on("console", (msg) => msg.type() === "error" && !/Failed to load resource/.test(msg.text()) && problems.push(`console error: ${msg.text()}`));
+  page.on(
+    "console",
+    (msg) =>
+      msg.type() === "error" &&
+      !/Failed to load resource/.test(msg.text()) &&
+      problems.push(`console error: ${msg.text()}`),
+  );
   (page as Page & { problems?: string[] }).problems = problems;
   return { context, page };
 }
@@ -73,7 +100,13 @@ export const pageProblems = (page: Page): string[] => (page as Page & { problems
 /** axe-core's WCAG 2.1 A/AA findings on the page as it is now, one line each (empty when clean). */
 export async function accessibilityViolations(page: Page): Promise<string[]> {
   const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-  return result.violations.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`);
+  return result.violations.map(
+    (v) =>
+      `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+        .map((n) => n.target.join(" "))
+        .slice(0, 3)
+        .join(", ")}`,
+  );
 }
 
 /**
@@ -86,7 +119,11 @@ export async function withScreenshots(name: string, pages: () => Page[], body: (
   } catch (err) {
     mkdirSync(SHOTS, { recursive: true });
     const safe = name.replace(/[^a-z0-9]+/gi, "-").slice(0, 80);
-    await Promise.all(pages().map((p, i) => p.screenshot({ path: join(SHOTS, `${safe}-${i}.png`), fullPage: true }).catch(() => undefined)));
+    await Promise.all(
+      pages().map((p, i) =>
+        p.screenshot({ path: join(SHOTS, `${safe}-${i}.png`), fullPage: true }).catch(() => undefined),
+      ),
+    );
     throw err;
   }
 }
@@ -112,5 +149,12 @@ export async function signedInPage(
 /** CLIENT's session cookies in the shape a browser context takes (to continue its session in a browser). */
 export function cookiesOf(client: TestClient, url: string) {
   const { hostname } = new URL(url);
-  return [...client.cookies].map(([name, value]) => ({ name, value: encodeURIComponent(value), domain: hostname, path: "/", httpOnly: true, sameSite: "Lax" as const }));
+  return [...client.cookies].map(([name, value]) => ({
+    name,
+    value: encodeURIComponent(value),
+    domain: hostname,
+    path: "/",
+    httpOnly: true,
+    sameSite: "Lax" as const,
+  }));
 }

@@ -17,9 +17,18 @@ export interface CliRun {
 
 /** Runs `socialctl ARGS` from source in a child process, as an operator would; bounded by a timeout. */
 export async function runCli(args: string[], opts: { timeoutMs?: number } = {}): Promise<CliRun> {
-  const child = Bun.spawn([process.execPath, CLI, ...args], { stdout: "pipe", stderr: "pipe", stdin: "ignore", env: { ...process.env, CI: "1" } });
+  const child = Bun.spawn([process.execPath, CLI, ...args], {
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+    env: { ...process.env, CI: "1" },
+  });
   const timer = setTimeout(() => child.kill(), opts.timeoutMs ?? 15_000);
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   clearTimeout(timer);
   let json: unknown = null;
   try {
@@ -68,11 +77,14 @@ export function cliHarness() {
 
 /** Starts `socialctl serve --json` on DATADIR and a free loopback port; resolves once it printed where it listens. */
 export async function startServeProcess(dataDir: string) {
-  const proc = Bun.spawn([process.execPath, CLI, "--data-dir", dataDir, "--json", "serve", "--port", "0", "--host", "127.0.0.1"], {
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const proc = Bun.spawn(
+    [process.execPath, CLI, "--data-dir", dataDir, "--json", "serve", "--port", "0", "--host", "127.0.0.1"],
+    {
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
   const stderr = new Response(proc.stderr).text();
   const reader = proc.stdout.getReader();
   let out = "";

@@ -15,7 +15,12 @@ export class TestClient {
 
   constructor(readonly baseUrl: string) {}
 
-  async request<T = any>(method: string, path: string, body?: unknown, opts: { headers?: Record<string, string>; csrf?: boolean } = {}): Promise<ApiResponse<T>> {
+  async request<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    opts: { headers?: Record<string, string>; csrf?: boolean } = {},
+  ): Promise<ApiResponse<T>> {
     const mutating = !["GET", "HEAD"].includes(method);
     if (mutating && opts.csrf !== false && !this.csrf) await this.fetchCsrf();
     const headers: Record<string, string> = { "user-agent": this.userAgent, ...opts.headers };
@@ -39,11 +44,16 @@ export class TestClient {
     return { status: res.status, headers: res.headers, body: parsed as T };
   }
 
-  get = <T = any>(path: string, opts?: { headers?: Record<string, string> }) => this.request<T>("GET", path, undefined, opts);
-  post = <T = any>(path: string, body?: unknown, opts?: { headers?: Record<string, string>; csrf?: boolean }) => this.request<T>("POST", path, body ?? {}, opts);
-  patch = <T = any>(path: string, body?: unknown, opts?: { headers?: Record<string, string>; csrf?: boolean }) => this.request<T>("PATCH", path, body ?? {}, opts);
-  put = <T = any>(path: string, body?: unknown, opts?: { headers?: Record<string, string>; csrf?: boolean }) => this.request<T>("PUT", path, body ?? {}, opts);
-  delete = <T = any>(path: string, body?: unknown, opts?: { headers?: Record<string, string>; csrf?: boolean }) => this.request<T>("DELETE", path, body, opts);
+  get = <T = any>(path: string, opts?: { headers?: Record<string, string> }) =>
+    this.request<T>("GET", path, undefined, opts);
+  post = <T = any>(path: string, body?: unknown, opts?: { headers?: Record<string, string>; csrf?: boolean }) =>
+    this.request<T>("POST", path, body ?? {}, opts);
+  patch = <T = any>(path: string, body?: unknown, opts?: { headers?: Record<string, string>; csrf?: boolean }) =>
+    this.request<T>("PATCH", path, body ?? {}, opts);
+  put = <T = any>(path: string, body?: unknown, opts?: { headers?: Record<string, string>; csrf?: boolean }) =>
+    this.request<T>("PUT", path, body ?? {}, opts);
+  delete = <T = any>(path: string, body?: unknown, opts?: { headers?: Record<string, string>; csrf?: boolean }) =>
+    this.request<T>("DELETE", path, body, opts);
 
   /** The jar as a Cookie header value, for raw fetch, socket and WebSocket requests. */
   cookieHeader(): string {

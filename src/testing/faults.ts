@@ -7,7 +7,9 @@ import type { Db } from "../db";
  * in the database (a trigger), so a test using it does not depend on how the code is built.
  */
 export async function withInsertFault<T>(db: Db, table: string, run: () => Promise<T>): Promise<T> {
-  await sql.raw(`CREATE TRIGGER inject_fault BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'injected fault'); END`).execute(db);
+  await sql
+    .raw(`CREATE TRIGGER inject_fault BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'injected fault'); END`)
+    .execute(db);
   try {
     return await run();
   } finally {

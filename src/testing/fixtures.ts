@@ -41,7 +41,10 @@ let quickCounter = 0;
  * Every request still goes through cookie authentication and CSRF; sign-in itself is
  * covered by the auth tests (use `signedInClient` where the password matters).
  */
-export async function quickPerson(server: { app: App; url: string }, input: { username?: string; displayName?: string } = {}): Promise<{ user: UserRow; client: TestClient }> {
+export async function quickPerson(
+  server: { app: App; url: string },
+  input: { username?: string; displayName?: string } = {},
+): Promise<{ user: UserRow; client: TestClient }> {
   const { app } = server;
   const now = app.clock.now();
   const username = input.username ?? `p${++quickCounter}_${Math.random().toString(36).slice(2, 7)}`;
@@ -61,7 +64,11 @@ export async function quickPerson(server: { app: App; url: string }, input: { us
     .returningAll()
     .executeTakeFirstOrThrow();
   await app.hooks.emit("user:created", { userId: user.id });
-  const { tokens } = await createSession(app.db, now, sessionTtls(app), { userId: user.id, userAgent: "socialctl-tests/1.0", ip: "127.0.0.1" });
+  const { tokens } = await createSession(app.db, now, sessionTtls(app), {
+    userId: user.id,
+    userAgent: "socialctl-tests/1.0",
+    ip: "127.0.0.1",
+  });
   const client = new TestClient(server.url);
   client.cookies.set(ACCESS_COOKIE, tokens.accessToken);
   client.cookies.set(REFRESH_COOKIE, tokens.refreshToken);

@@ -6,7 +6,11 @@ import { storeUpload, type UploadKind } from "../media/uploads";
 
 export async function pngOf(app: App, width: number, height: number): Promise<Uint8Array<ArrayBuffer>> {
   const sharp = await loadSharp(app);
-  return Uint8Array.from(await sharp({ create: { width, height, channels: 3, background: "#3366ff" } }).png().toBuffer());
+  return Uint8Array.from(
+    await sharp({ create: { width, height, channels: 3, background: "#3366ff" } })
+      .png()
+      .toBuffer(),
+  );
 }
 
 /** A JPEG carrying EXIF (camera make, GPS position) and orientation 6 (rotate 90° to show). */
@@ -31,8 +35,33 @@ export function padTo(head: Uint8Array, size: number): Uint8Array<ArrayBuffer> {
 }
 
 /** The start of an MP4 file (ftyp box); without ffmpeg nothing decodes further. */
-export const MP4_HEAD = new Uint8Array([0, 0, 0, 0x18, ...Buffer.from("ftypisom"), 0, 0, 2, 0, ...Buffer.from("isommp41")]);
-export const WEBM_HEAD = new Uint8Array([0x1a, 0x45, 0xdf, 0xa3, 0x9f, 0x42, 0x86, 0x81, 0x01, 0x42, 0x82, 0x84, ...Buffer.from("webm")]);
+export const MP4_HEAD = new Uint8Array([
+  0,
+  0,
+  0,
+  0x18,
+  ...Buffer.from("ftypisom"),
+  0,
+  0,
+  2,
+  0,
+  ...Buffer.from("isommp41"),
+]);
+export const WEBM_HEAD = new Uint8Array([
+  0x1a,
+  0x45,
+  0xdf,
+  0xa3,
+  0x9f,
+  0x42,
+  0x86,
+  0x81,
+  0x01,
+  0x42,
+  0x82,
+  0x84,
+  ...Buffer.from("webm"),
+]);
 
 /** A WAV header (8 kHz mono 8-bit) declaring SAMPLES bytes of data. */
 export function wavHead(samples: number): Uint8Array {
@@ -52,11 +81,15 @@ export function wavHead(samples: number): Uint8Array {
   return new Uint8Array(buf);
 }
 
-export const PDF_HEAD = Uint8Array.from(Buffer.from("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj<<>>endobj\n%%EOF\n", "latin1"));
+export const PDF_HEAD = Uint8Array.from(
+  Buffer.from("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj<<>>endobj\n%%EOF\n", "latin1"),
+);
 
 /** Stores a small real file for OWNER the way POST /api/account/upload does and returns its URL. */
 export async function uploadFor(app: App, ownerId: number, kind: UploadKind): Promise<string> {
-  const data = kind.endsWith("voice") ? new Uint8Array([...wavHead(800), ...new Uint8Array(800).fill(0x80)]) : await pngOf(app, 8, 6);
+  const data = kind.endsWith("voice")
+    ? new Uint8Array([...wavHead(800), ...new Uint8Array(800).fill(0x80)])
+    : await pngOf(app, 8, 6);
   const row = await storeUpload(app, { ownerId, kind, data });
   return row.url;
 }

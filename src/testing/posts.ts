@@ -9,4 +9,5 @@ export async function postAs(client: TestClient, body: string | Record<string, u
 }
 
 /** Creates a text post and returns its id. */
-export const postIdAs = async (client: TestClient, content: string): Promise<string> => (await postAs(client, content)).id;
+export const postIdAs = async (client: TestClient, content: string): Promise<string> =>
+  (await postAs(client, content)).id;

@@ -10,9 +10,10 @@ export interface Frame {
 
 /** A raw HTTP/1.1 request for a realtime endpoint, for tests that watch the wire or stop reading. */
 export function rawStreamRequest(transport: "ws" | "sse", cookie: string): string {
-  const head = transport === "ws"
-    ? "GET /api/realtime/ws HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-    : "GET /api/realtime/events HTTP/1.1\r\nAccept: text/event-stream\r\n";
+  const head =
+    transport === "ws"
+      ? "GET /api/realtime/ws HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+      : "GET /api/realtime/events HTTP/1.1\r\nAccept: text/event-stream\r\n";
   return `${head}Host: 127.0.0.1\r\nCookie: ${cookie}\r\n\r\n`;
 }
 
@@ -62,10 +63,16 @@ export async function rawConnection(baseUrl: string, request: string, opts: { st
 }
 
 /** Waits until PREDICATE holds over the frames received so far (bounded by TIMEOUTMS). */
-async function waitFor(frames: Frame[], predicate: (frames: Frame[]) => boolean, timeoutMs: number, what: string): Promise<Frame[]> {
+async function waitFor(
+  frames: Frame[],
+  predicate: (frames: Frame[]) => boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<Frame[]> {
   const deadline = Date.now() + timeoutMs;
   while (!predicate(frames)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; got ${JSON.stringify(frames.map((f) => f.event))}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}; got ${JSON.stringify(frames.map((f) => f.event))}`);
     await Bun.sleep(5);
   }
   return frames;
@@ -79,7 +86,11 @@ export class SseClient {
   private readonly abort = new AbortController();
 
   /** Opens the realtime event stream, or another SSE endpoint at OPTS.PATH. */
-  static async open(baseUrl: string, client: TestClient | null, opts: { lastEventId?: number | string; path?: string } = {}): Promise<SseClient> {
+  static async open(
+    baseUrl: string,
+    client: TestClient | null,
+    opts: { lastEventId?: number | string; path?: string } = {},
+  ): Promise<SseClient> {
     const s = new SseClient();
     const headers: Record<string, string> = { accept: "text/event-stream" };
     if (client) headers.cookie = client.cookieHeader();

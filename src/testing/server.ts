@@ -22,7 +22,10 @@ export interface TestServer extends RunningServer {
  * A real server on a random loopback port over a fresh data dir. Limits are lifted
  * (every test shares 127.0.0.1) unless the test sets them; registration is open.
  */
-export async function startTestServer(overrides: Partial<Record<ConfigKey, unknown>> = {}, opts: { log?: Logger } = {}): Promise<TestServer> {
+export async function startTestServer(
+  overrides: Partial<Record<ConfigKey, unknown>> = {},
+  opts: { log?: Logger } = {},
+): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "socialctl-test-"));
   const clock = new ManualClock();
   // a concrete port (not 0) so the derived baseUrl, and the file URLs built from it, are fetchable

@@ -27,7 +27,15 @@ const pem = readFileSync(join(import.meta.dir, "..", "botapi", "fixtures", "hook
  * self-signed certificate (unless `starttls: false`), AUTH against one user with the
  * given mechanisms, and every message kept, parsed.
  */
-export async function startTestSmtp(opts: { user?: string; password?: string; mechanisms?: Array<"PLAIN" | "LOGIN">; starttls?: boolean; rejectRcpt?: boolean } = {}) {
+export async function startTestSmtp(
+  opts: {
+    user?: string;
+    password?: string;
+    mechanisms?: Array<"PLAIN" | "LOGIN">;
+    starttls?: boolean;
+    rejectRcpt?: boolean;
+  } = {},
+) {
   const received: ReceivedMail[] = [];
   const server = new SMTPServer({
     secure: false,
@@ -40,7 +48,8 @@ export async function startTestSmtp(opts: { user?: string; password?: string; me
     allowInsecureAuth: opts.starttls === false,
     logger: false,
     onAuth(auth, session, done) {
-      if (auth.username === opts.user && auth.password === opts.password) return done(null, { user: `${auth.method} ${auth.username}` });
+      if (auth.username === opts.user && auth.password === opts.password)
+        return done(null, { user: `${auth.method} ${auth.username}` });
       done(Object.assign(new Error("Authentication failed"), { responseCode: 535 }));
     },
     onRcptTo(_address, _session, done) {

@@ -5,7 +5,10 @@ export async function readEntries(path: string): Promise<Array<{ path: string; d
   const out: Array<{ path: string; data: Buffer }> = [];
   await readTarGz(path, (entry) => {
     const chunks: Buffer[] = [];
-    return { write: (c) => void chunks.push(Buffer.from(c)), end: () => void out.push({ path: entry.path, data: Buffer.concat(chunks) }) };
+    return {
+      write: (c) => void chunks.push(Buffer.from(c)),
+      end: () => void out.push({ path: entry.path, data: Buffer.concat(chunks) }),
+    };
   });
   return out;
 }

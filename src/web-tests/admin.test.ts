@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Page } from "playwright-core";
-import { accessibilityViolations, browserAvailable, newPerson, pageProblems, useBrowser, withScreenshots } from "../testing/browser";
+import {
+  accessibilityViolations,
+  browserAvailable,
+  newPerson,
+  pageProblems,
+  useBrowser,
+  withScreenshots,
+} from "../testing/browser";
 import { TestClient } from "../testing/client";
 import { makeUser, quickPerson } from "../testing/fixtures";
 import { startTestServer, type TestServer } from "../testing/server";
@@ -39,16 +46,19 @@ async function signIn(page: Page, email: string, password: string) {
 }
 
 const adminNav = (page: Page) => page.getByRole("navigation", { name: "Administration" });
-const accountRow = (page: Page, username: string) => page.getByRole("listitem").filter({ has: page.getByRole("heading", { level: 3, name: `@${username}` }) });
+const accountRow = (page: Page, username: string) =>
+  page.getByRole("listitem").filter({ has: page.getByRole("heading", { level: 3, name: `@${username}` }) });
 
-const it = (name: string, body: () => Promise<void>) => test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 120_000);
+const it = (name: string, body: () => Promise<void>) =>
+  test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 120_000);
 
 describe("web app: administration", () => {
   it("an admin disables an account, removes a post, closes registration and sees the status figures; all logged", async () => {
     const admin = await makeUser(server.app, { isAdmin: true });
     const target = await makeUser(server.app, { username: "troublemaker" });
     const author = await quickPerson(server);
-    const post = (await author.client.post("/api/social/posts", { content: "Buy followers at scam.example" })).body.data.post;
+    const post = (await author.client.post("/api/social/posts", { content: "Buy followers at scam.example" })).body.data
+      .post;
 
     const { page, context } = await person();
     await signIn(page, admin.email!, admin.password);
@@ -57,7 +67,11 @@ describe("web app: administration", () => {
 
     // status figures, as socialctl status computes them
     await page.getByRole("heading", { level: 2, name: "Instance status" }).waitFor();
-    const figure = (label: string) => page.locator("dl.figures div").filter({ has: page.getByText(label, { exact: true }) }).locator("dd");
+    const figure = (label: string) =>
+      page
+        .locator("dl.figures div")
+        .filter({ has: page.getByText(label, { exact: true }) })
+        .locator("dd");
     await expect(figure("Accounts").textContent()).resolves.toMatch(/^\d+$/);
     await expect(figure("Server").textContent()).resolves.toStartWith("running");
     await expect(figure("Version").textContent()).resolves.toBe("0.1.0");
@@ -75,7 +89,9 @@ describe("web app: administration", () => {
     await page.getByRole("status").filter({ hasText: "@troublemaker is disabled" }).waitFor();
     await row.getByText("Disabled", { exact: true }).waitFor();
     await expect(row.getByRole("button", { name: "Enable" }).isVisible()).resolves.toBe(true);
-    expect((await new TestClient(server.url).login(target.email!, target.password)).body.error.code).toBe("ACCOUNT_DISABLED");
+    expect((await new TestClient(server.url).login(target.email!, target.password)).body.error.code).toBe(
+      "ACCOUNT_DISABLED",
+    );
     await expectAccessible(page);
 
     // a bad value is shown beside its field, and nothing happens
@@ -99,7 +115,9 @@ describe("web app: administration", () => {
     await page.getByRole("button", { name: "Remove post" }).click();
     await page.getByRole("status").filter({ hasText: "is removed" }).waitFor();
     expect((await author.client.get(`/api/social/posts/${post.id}`)).status).toBe(404);
-    expect(((await author.client.get("/api/social/feed")).body.data.feed as any[]).some((p) => p.id === post.id)).toBe(false);
+    expect(((await author.client.get("/api/social/feed")).body.data.feed as any[]).some((p) => p.id === post.id)).toBe(
+      false,
+    );
 
     // settings: close registration; the next sign-up is refused
     await adminNav(page).getByRole("link", { name: "Settings" }).click();
@@ -107,7 +125,11 @@ describe("web app: administration", () => {
     await expectAccessible(page);
     await page.getByRole("button", { name: "Save settings" }).click();
     await page.getByRole("status").filter({ hasText: "Saved and in effect: registration." }).waitFor();
-    const signUp = await new TestClient(server.url).post("/api/auth/register", { email: "late@example.test", username: "late_comer", password: "long enough pw" });
+    const signUp = await new TestClient(server.url).post("/api/auth/register", {
+      email: "late@example.test",
+      username: "late_comer",
+      password: "long enough pw",
+    });
     expect(signUp.body.error.code).toBe("FORBIDDEN");
 
     // the audit log lists every action, newest first
@@ -125,14 +147,17 @@ describe("web app: administration", () => {
   it("an admin blocks a bot by moderation and lifts the block", async () => {
     const admin = await makeUser(server.app, { isAdmin: true });
     const owner = await quickPerson(server);
-    const token = (await owner.client.post("/api/bots", { username: "Spammy_bot", name: "Spammy" })).body.data.token as string;
+    const token = (await owner.client.post("/api/bots", { username: "Spammy_bot", name: "Spammy" })).body.data
+      .token as string;
     const getMe = async () => (await fetch(`${server.url}/api/bot/${token}/getMe`)).status;
     expect(await getMe()).toBe(200);
 
     const { page, context } = await person();
     await signIn(page, admin.email!, admin.password);
     await page.goto("/admin/bots");
-    const row = page.getByRole("listitem").filter({ has: page.getByRole("heading", { level: 3, name: "@Spammy_bot" }) });
+    const row = page
+      .getByRole("listitem")
+      .filter({ has: page.getByRole("heading", { level: 3, name: "@Spammy_bot" }) });
     await row.getByRole("button", { name: "Block" }).click();
     await page.getByRole("dialog", { name: "Block @Spammy_bot" }).getByRole("button", { name: "Block" }).click();
     await row.getByText("Blocked by moderation").waitFor();
@@ -150,7 +175,9 @@ describe("web app: administration", () => {
     const someone = await makeUser(server.app);
     const { page, context } = await person();
     await signIn(page, someone.email!, someone.password);
-    await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" }).count()).resolves.toBe(0);
+    await expect(
+      page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" }).count(),
+    ).resolves.toBe(0);
     await page.goto("/admin/accounts");
     await page.getByRole("alert").filter({ hasText: "Only administrators" }).waitFor();
     await expect(adminNav(page).count()).resolves.toBe(0);
@@ -160,7 +187,10 @@ describe("web app: administration", () => {
     await context.close();
   });
 
-  for (const [label, viewport] of [["desktop", { width: 1280, height: 800 }], ["phone", { width: 390, height: 844 }]] as const) {
+  for (const [label, viewport] of [
+    ["desktop", { width: 1280, height: 800 }],
+    ["phone", { width: 390, height: 844 }],
+  ] as const) {
     it(`every section is accessible at ${viewport.width}x${viewport.height} (screenshots kept under .tmp/admin-screens)`, async () => {
       const admin = await makeUser(server.app, { isAdmin: true });
       mkdirSync(SHOTS, { recursive: true });

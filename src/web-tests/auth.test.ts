@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { capturingLog, lastMail, totpAt } from "../testing/auth";
-import { accessibilityViolations, browserAvailable, newPerson, pageProblems, useBrowser, withScreenshots } from "../testing/browser";
+import {
+  accessibilityViolations,
+  browserAvailable,
+  newPerson,
+  pageProblems,
+  useBrowser,
+  withScreenshots,
+} from "../testing/browser";
 import { TestClient } from "../testing/client";
 import { makeUser } from "../testing/fixtures";
 import { startTestServer, type TestServer } from "../testing/server";
@@ -34,7 +41,8 @@ async function signIn(page: Page, email: string, password: string) {
   await page.getByRole("button", { name: "Sign in" }).click();
 }
 
-const it = (name: string, body: () => Promise<void>) => test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 30_000);
+const it = (name: string, body: () => Promise<void>) =>
+  test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 30_000);
 
 describe("web app: signing in", () => {
   it("signs in with e-mail and password, shows the feed, and signs out", async () => {
@@ -45,7 +53,10 @@ describe("web app: signing in", () => {
     await expectAccessible(page);
 
     await signIn(page, user.email!, "not the password");
-    await page.getByRole("alert").filter({ hasText: /password/i }).waitFor();
+    await page
+      .getByRole("alert")
+      .filter({ hasText: /password/i })
+      .waitFor();
 
     await signIn(page, user.email!, user.password);
     await page.getByRole("heading", { level: 1, name: "Feed" }).waitFor();
@@ -67,7 +78,9 @@ describe("web app: signing in", () => {
     const api = new TestClient(server.url);
     await api.login(user.email!, user.password);
     const setup = await api.post("/api/auth/2fa/totp/setup");
-    const enabled = await api.post("/api/auth/2fa/totp/enable", { code: await totpAt(setup.body.data.secret, server.clock) });
+    const enabled = await api.post("/api/auth/2fa/totp/enable", {
+      code: await totpAt(setup.body.data.secret, server.clock),
+    });
     const recovery: string = enabled.body.data.recoveryCodes[0];
 
     const { page, context } = await person();
@@ -128,7 +141,11 @@ describe("web app: accounts", () => {
     await page.getByLabel("Password", { exact: true }).fill("a long enough password");
     const answer = async () => {
       await Bun.sleep(200);
-      const row = await server.app.db.selectFrom("auth_captchas").select("answer").orderBy("id", "desc").executeTakeFirstOrThrow();
+      const row = await server.app.db
+        .selectFrom("auth_captchas")
+        .select("answer")
+        .orderBy("id", "desc")
+        .executeTakeFirstOrThrow();
       return row.answer;
     };
     await page.getByLabel("The word in the picture", { exact: true }).fill(await answer());

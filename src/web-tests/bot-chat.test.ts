@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, createHmac } from "node:crypto";
 import { Bot, InputFile } from "grammy";
 import type { Page } from "playwright-core";
-import { accessibilityViolations, browserAvailable, pageProblems, signedInPage, useBrowser, withScreenshots } from "../testing/browser";
+import {
+  accessibilityViolations,
+  browserAvailable,
+  pageProblems,
+  signedInPage,
+  useBrowser,
+  withScreenshots,
+} from "../testing/browser";
 import { createBotViaApi, PNG_1x1, waitFor, waitForLongPoll } from "../testing/botapi";
 import { quickPerson } from "../testing/fixtures";
 import { grantStars } from "../domain/stars/service";
@@ -23,8 +30,10 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-const it = (name: string, body: () => Promise<void>) => test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 90_000);
-const messageItem = (page: Page, text: string | RegExp) => page.getByRole("listitem").filter({ has: page.locator(".msg-text", { hasText: text }) });
+const it = (name: string, body: () => Promise<void>) =>
+  test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 90_000);
+const messageItem = (page: Page, text: string | RegExp) =>
+  page.getByRole("listitem").filter({ has: page.locator(".msg-text", { hasText: text }) });
 
 /** Starts BOT's long polling and waits until the server holds its poll. */
 async function startBot(bot: Bot, token: string): Promise<() => Promise<void>> {
@@ -41,8 +50,13 @@ function launchDataValid(initData: string, token: string): boolean {
   const params = new URLSearchParams(initData);
   const hash = params.get("hash");
   params.delete("hash");
-  const check = [...params].map(([k, v]) => `${k}=${v}`).sort().join("\n");
-  const secret = createHmac("sha256", "WebAppData").update(createHash("sha256").update(token.split(":")[1]!).digest()).digest();
+  const check = [...params]
+    .map(([k, v]) => `${k}=${v}`)
+    .sort()
+    .join("\n");
+  const secret = createHmac("sha256", "WebAppData")
+    .update(createHash("sha256").update(token.split(":")[1]!).digest())
+    .digest();
   return hash === createHmac("sha256", secret).update(check).digest("hex");
 }
 
@@ -85,13 +99,28 @@ describe("web app: a grammY bot as its developer expects", () => {
       await ctx.answerCallbackQuery();
     });
     bot.command("colors", (ctx) =>
-      ctx.reply("Pick a color", { reply_markup: { keyboard: [[{ text: "Red" }, { text: "Blue" }]], resize_keyboard: true, one_time_keyboard: true, input_field_placeholder: "Your color" } }),
+      ctx.reply("Pick a color", {
+        reply_markup: {
+          keyboard: [[{ text: "Red" }, { text: "Blue" }]],
+          resize_keyboard: true,
+          one_time_keyboard: true,
+          input_field_placeholder: "Your color",
+        },
+      }),
     );
-    bot.hears(/^(Red|Blue)$/, (ctx) => ctx.reply(`You picked ${ctx.match[1]}`, { reply_markup: { remove_keyboard: true } }));
+    bot.hears(/^(Red|Blue)$/, (ctx) =>
+      ctx.reply(`You picked ${ctx.match[1]}`, { reply_markup: { remove_keyboard: true } }),
+    );
     bot.hears("ask me", (ctx) => ctx.reply("What is your name?", { reply_markup: { force_reply: true } }));
     bot.hears("photo please", (ctx) => ctx.replyWithPhoto(new InputFile(PNG_1x1, "dot.png"), { caption: "a dot" }));
-    bot.hears("doc please", (ctx) => ctx.replyWithDocument(new InputFile(new TextEncoder().encode("grammY notes"), "notes.txt")));
-    bot.on("message:text", (ctx) => ctx.reply(`echo: ${ctx.message.text}${ctx.message.reply_to_message ? ` (reply to ${ctx.message.reply_to_message.text})` : ""}`));
+    bot.hears("doc please", (ctx) =>
+      ctx.replyWithDocument(new InputFile(new TextEncoder().encode("grammY notes"), "notes.txt")),
+    );
+    bot.on("message:text", (ctx) =>
+      ctx.reply(
+        `echo: ${ctx.message.text}${ctx.message.reply_to_message ? ` (reply to ${ctx.message.reply_to_message.text})` : ""}`,
+      ),
+    );
     const stop = await startBot(bot, token);
     try {
       const { page, context } = await signedInPage(b!.browser, server, undefined, { displayName: "Pat" });
@@ -203,7 +232,9 @@ describe("web app: a grammY bot as its developer expects", () => {
       await page.getByRole("button", { name: "Send" }).click();
       const doc = page.getByRole("link", { name: /notes\.txt/ });
       await doc.waitFor();
-      expect(await (await fetch(server.url + new URL((await doc.getAttribute("href"))!, server.url).pathname)).text()).toBe("grammY notes");
+      expect(
+        await (await fetch(server.url + new URL((await doc.getAttribute("href"))!, server.url).pathname)).text(),
+      ).toBe("grammY notes");
 
       expect(await accessibilityViolations(page)).toEqual([]);
       expect(pageProblems(page)).toEqual([]);
@@ -217,11 +248,17 @@ describe("web app: a grammY bot as its developer expects", () => {
     const token = await createBotViaApi(owner, "cafe_web_bot", "Cafe");
     const bot = new Bot(token, { client: { apiRoot: server.url } });
     const paid: string[] = [];
-    bot.hears(/^buy (\w+)$/, (ctx) => ctx.replyWithInvoice(`Coffee ${ctx.match[1]}`, "Hot coffee, freshly made", ctx.match[1]!, "XTR", [{ label: "Coffee", amount: 30 }]));
+    bot.hears(/^buy (\w+)$/, (ctx) =>
+      ctx.replyWithInvoice(`Coffee ${ctx.match[1]}`, "Hot coffee, freshly made", ctx.match[1]!, "XTR", [
+        { label: "Coffee", amount: 30 },
+      ]),
+    );
     bot.on("pre_checkout_query", async (ctx) => {
       const payload = ctx.preCheckoutQuery.invoice_payload;
       if (payload === "slow") return; // never answered: the payment times out
-      await (payload === "ok" ? ctx.answerPreCheckoutQuery(true) : ctx.answerPreCheckoutQuery(false, { error_message: "Out of beans" }));
+      await (payload === "ok"
+        ? ctx.answerPreCheckoutQuery(true)
+        : ctx.answerPreCheckoutQuery(false, { error_message: "Out of beans" }));
     });
     bot.on("message:successful_payment", (ctx) => void paid.push(ctx.message.successful_payment.invoice_payload));
     const stop = await startBot(bot, token);
@@ -293,7 +330,10 @@ describe("web app: a grammY bot as its developer expects", () => {
       voices.push(ctx.message.voice.duration);
       await ctx.reply(`got a voice of ${ctx.message.voice.duration} s`);
     });
-    bot.on("my_chat_member", (ctx) => void memberships.push(`${ctx.myChatMember.chat.type}:${ctx.myChatMember.new_chat_member.status}`));
+    bot.on(
+      "my_chat_member",
+      (ctx) => void memberships.push(`${ctx.myChatMember.chat.type}:${ctx.myChatMember.new_chat_member.status}`),
+    );
     const stop = await startBot(bot, token);
     try {
       const { page, context } = await signedInPage(b!.browser, server, undefined, { displayName: "Vic" });
@@ -302,8 +342,13 @@ describe("web app: a grammY bot as its developer expects", () => {
       await page.getByRole("button", { name: "Start" }).waitFor();
 
       // no microphone here: a generated one-second WAV goes the same way a recording does
-      await page.getByLabel("Choose a file to attach").setInputFiles({ name: "voice.wav", mimeType: "audio/wav", buffer: sineWav(1) });
-      await page.getByRole("listitem").filter({ has: page.getByLabel("Voice message, 0:01") }).waitFor();
+      await page
+        .getByLabel("Choose a file to attach")
+        .setInputFiles({ name: "voice.wav", mimeType: "audio/wav", buffer: sineWav(1) });
+      await page
+        .getByRole("listitem")
+        .filter({ has: page.getByLabel("Voice message, 0:01") })
+        .waitFor();
       await messageItem(page, "got a voice of 1 s").waitFor();
       expect(voices).toEqual([1]);
 
@@ -323,7 +368,11 @@ describe("web app: a grammY bot as its developer expects", () => {
       await info.getByText("administrator").waitFor();
       expect(await accessibilityViolations(page)).toEqual([]);
       await info.getByRole("button", { name: "Remove club_web_bot" }).click();
-      await waitFor(() => memberships.some((m) => m === "group:left" || m === "group:kicked"), 5000, "my_chat_member on removal");
+      await waitFor(
+        () => memberships.some((m) => m === "group:left" || m === "group:kicked"),
+        5000,
+        "my_chat_member on removal",
+      );
       expect(pageProblems(page)).toEqual([]);
       await context.close();
     } finally {
@@ -349,6 +398,7 @@ function sineWav(seconds: number): Buffer {
   buf.writeUInt16LE(16, 34);
   buf.write("data", 36);
   buf.writeUInt32LE(n * 2, 40);
-  for (let i = 0; i < n; i++) buf.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 12000), 44 + i * 2);
+  for (let i = 0; i < n; i++)
+    buf.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 12000), 44 + i * 2);
   return buf;
 }

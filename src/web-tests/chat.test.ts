@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { accessibilityViolations, browserAvailable, pageProblems, signedInPage, useBrowser, withScreenshots } from "../testing/browser";
+import {
+  accessibilityViolations,
+  browserAvailable,
+  pageProblems,
+  signedInPage,
+  useBrowser,
+  withScreenshots,
+} from "../testing/browser";
 import { startTestServer, type TestServer } from "../testing/server";
 
 // Two people chatting live in two browser pages against a real server.
@@ -14,14 +21,22 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-async function person(name: string, opts: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark" } = {}) {
-  const p = await signedInPage(b!.browser, server, `${name}_${Math.random().toString(36).slice(2, 6)}`, { ...opts, displayName: name });
+async function person(
+  name: string,
+  opts: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark" } = {},
+) {
+  const p = await signedInPage(b!.browser, server, `${name}_${Math.random().toString(36).slice(2, 6)}`, {
+    ...opts,
+    displayName: name,
+  });
   pages.push(p.page);
   return p;
 }
 
-const it = (name: string, body: () => Promise<void>) => test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 60_000);
-const messageItem = (page: Page, text: string | RegExp) => page.getByRole("listitem").filter({ has: page.locator(".msg-text", { hasText: text }) });
+const it = (name: string, body: () => Promise<void>) =>
+  test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 60_000);
+const messageItem = (page: Page, text: string | RegExp) =>
+  page.getByRole("listitem").filter({ has: page.locator(".msg-text", { hasText: text }) });
 
 describe("web app: chats", () => {
   it("two people chat live: list order and unread count, typing, reply, edit, reactions, read marker, delete", async () => {
@@ -126,13 +141,17 @@ describe("web app: chats", () => {
 
     // the first attempt fails on the way; Retry sends it with the same clientMessageId
     let failed = 0;
-    await eve.page.route(`**/api/social/messages/${cid}`, (route) => (route.request().method() === "POST" && failed++ === 0 ? route.abort() : route.continue()));
+    await eve.page.route(`**/api/social/messages/${cid}`, (route) =>
+      route.request().method() === "POST" && failed++ === 0 ? route.abort() : route.continue(),
+    );
     await eve.page.getByLabel("Message", { exact: true }).fill("flaky network");
     await eve.page.getByRole("button", { name: "Send" }).click();
     await eve.page.getByText("Not sent").waitFor();
     await eve.page.getByRole("button", { name: "Retry" }).click();
     await messageItem(eve.page, "flaky network").locator(".msg-meta").getByText("Sent").waitFor();
-    const shown = (await dan.client.get(`/api/social/messages/${cid}?limit=5`)).body.data.messages.filter((m: { content: string }) => m.content === "flaky network");
+    const shown = (await dan.client.get(`/api/social/messages/${cid}?limit=5`)).body.data.messages.filter(
+      (m: { content: string }) => m.content === "flaky network",
+    );
     expect(shown.length).toBe(1);
 
     await eve.page.getByRole("button", { name: "Back to chats" }).click();

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { realtimeHub } from "../realtime/hub";
-import { accessibilityViolations, browserAvailable, pageProblems, signedInPage, useBrowser, withScreenshots } from "../testing/browser";
+import {
+  accessibilityViolations,
+  browserAvailable,
+  pageProblems,
+  signedInPage,
+  useBrowser,
+  withScreenshots,
+} from "../testing/browser";
 import { quickPerson } from "../testing/fixtures";
 import { pngOf, uploadFor } from "../testing/media";
 import { postAs } from "../testing/posts";
@@ -28,7 +35,8 @@ async function expectAccessible(page: Page) {
   expect(await accessibilityViolations(page)).toEqual([]);
 }
 
-const it = (name: string, body: () => Promise<void>) => test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 60_000);
+const it = (name: string, body: () => Promise<void>) =>
+  test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 60_000);
 
 const postCard = (page: Page, text: string | RegExp) => page.getByRole("article").filter({ hasText: text });
 
@@ -46,7 +54,9 @@ describe("web app: the feed", () => {
     expect(await page.getByRole("button", { name: "Post", exact: true }).isDisabled()).toBe(true);
     await text.fill("Hello #welcome from the browser");
 
-    await page.getByLabel("Add images").setInputFiles({ name: "blue.png", mimeType: "image/png", buffer: Buffer.from(await pngOf(server.app, 64, 48)) });
+    await page
+      .getByLabel("Add images")
+      .setInputFiles({ name: "blue.png", mimeType: "image/png", buffer: Buffer.from(await pngOf(server.app, 64, 48)) });
     await page.getByRole("button", { name: "Remove blue.png" }).waitFor();
     await page.getByRole("progressbar").waitFor({ state: "detached" });
     await page.getByRole("button", { name: "Post", exact: true }).click();
@@ -197,5 +207,4 @@ describe("web app: the connection", () => {
     await postCard(page, "Delivered over SSE").waitFor();
     await context.close();
   });
-
 });

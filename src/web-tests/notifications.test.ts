@@ -25,7 +25,10 @@ describe("web app: notifications", () => {
     // someone follows me and likes my post while I look: both arrive without a reload
     const fan = await quickPerson(suite.server, { displayName: "Fan Person" });
     await fan.client.post(`/api/social/users/${me.user.username}/follow`);
-    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: unread(1) }).waitFor();
+    await page
+      .getByRole("navigation", { name: "Main" })
+      .getByRole("link", { name: unread(1) })
+      .waitFor();
     await fan.client.post(`/api/social/posts/${post.id}/like`);
     await page.getByRole("link", { name: unread(2) }).waitFor();
     const list = page.getByRole("list", { name: "Notifications" });
@@ -46,7 +49,10 @@ describe("web app: notifications", () => {
     expect(await list.getByRole("link", { name: "followed you" }).count()).toBe(0);
 
     await page.getByRole("button", { name: "Mark all as read" }).click();
-    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Notifications", exact: true }).waitFor();
+    await page
+      .getByRole("navigation", { name: "Main" })
+      .getByRole("link", { name: "Notifications", exact: true })
+      .waitFor();
     expect(await page.getByRole("button", { name: /^Mark read/ }).count()).toBe(0);
     expect((await me.client.get("/api/social/notifications?unread=true")).body.data.unreadCount).toBe(0);
 

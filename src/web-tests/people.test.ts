@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { accessibilityViolations, browserAvailable, signedInPage, useBrowser, withScreenshots } from "../testing/browser";
+import {
+  accessibilityViolations,
+  browserAvailable,
+  signedInPage,
+  useBrowser,
+  withScreenshots,
+} from "../testing/browser";
 import { quickPerson } from "../testing/fixtures";
 import { pngOf } from "../testing/media";
 import { postAs } from "../testing/posts";
@@ -21,7 +27,8 @@ async function expectAccessible(page: Page) {
   expect(await accessibilityViolations(page)).toEqual([]);
 }
 
-const it = (name: string, body: () => Promise<void>) => test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 60_000);
+const it = (name: string, body: () => Promise<void>) =>
+  test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 60_000);
 
 describe("web app: profiles", () => {
   it("opens a profile from a mention, follows, mutes and blocks, and lists followers", async () => {
@@ -32,7 +39,10 @@ describe("web app: profiles", () => {
     await postAs(me.client, `Say hello to @${author.user.username}`);
     await postAs(author.client, "A post on my own profile");
     await me.page.reload();
-    await me.page.getByRole("link", { name: `@${author.user.username}` }).first().click();
+    await me.page
+      .getByRole("link", { name: `@${author.user.username}` })
+      .first()
+      .click();
     await me.page.getByRole("heading", { level: 1, name: "Mira Author" }).waitFor();
     await me.page.getByText("Writes about").waitFor();
     await me.page.getByText("A post on my own profile").waitFor();
@@ -57,7 +67,10 @@ describe("web app: profiles", () => {
   });
 
   it("edits my own profile with a new name, bio, picture and cover", async () => {
-    const me = await signedInPage(b!.browser, server, undefined, { viewport: { width: 390, height: 844 }, colorScheme: "dark" });
+    const me = await signedInPage(b!.browser, server, undefined, {
+      viewport: { width: 390, height: 844 },
+      colorScheme: "dark",
+    });
     pages.push(me.page);
     await me.page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Profile" }).click();
     await me.page.getByRole("link", { name: "Edit profile" }).click();
@@ -65,16 +78,24 @@ describe("web app: profiles", () => {
     await me.page.getByLabel("Display name").fill("Renamed Person");
     await me.page.getByLabel("Bio").fill("New bio with #tags");
     const png = Buffer.from(await pngOf(server.app, 300, 100));
-    await me.page.getByLabel("Choose a profile picture").setInputFiles({ name: "me.png", mimeType: "image/png", buffer: png });
+    await me.page
+      .getByLabel("Choose a profile picture")
+      .setInputFiles({ name: "me.png", mimeType: "image/png", buffer: png });
     await me.page.getByRole("button", { name: "Remove the profile picture" }).waitFor();
-    await me.page.getByLabel("Choose a cover picture or video").setInputFiles({ name: "cover.png", mimeType: "image/png", buffer: png });
+    await me.page
+      .getByLabel("Choose a cover picture or video")
+      .setInputFiles({ name: "cover.png", mimeType: "image/png", buffer: png });
     await me.page.getByRole("img", { name: "Cover picture" }).waitFor();
     await expectAccessible(me.page);
     await me.page.getByRole("button", { name: "Save" }).click();
     await me.page.getByRole("heading", { level: 1, name: "Renamed Person" }).waitFor();
     await me.page.getByText("New bio with").waitFor();
     await me.page.getByRole("img", { name: "Cover picture" }).waitFor();
-    const stored = await server.app.db.selectFrom("users").select(["display_name", "bio", "avatar_url", "cover_url"]).where("id", "=", me.user.id).executeTakeFirstOrThrow();
+    const stored = await server.app.db
+      .selectFrom("users")
+      .select(["display_name", "bio", "avatar_url", "cover_url"])
+      .where("id", "=", me.user.id)
+      .executeTakeFirstOrThrow();
     expect(stored).toMatchObject({ display_name: "Renamed Person", bio: "New bio with #tags" });
     expect(stored.avatar_url).toContain("/files/");
     expect(stored.cover_url).toContain("/files/");

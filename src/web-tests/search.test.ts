@@ -10,8 +10,10 @@ const it = suite.it;
 describe("web app: search", () => {
   it("finds people, posts and hashtags, pages one kind, and links to profiles, posts and tags", async () => {
     const author = await quickPerson(suite.server, { username: "quokka_keeper", displayName: "Quokka Keeper" });
-    const post = (await author.client.post("/api/social/posts", { content: "Quokkas smile all day #quokkalife" })).body.data.post;
-    for (let i = 0; i < 22; i++) await quickPerson(suite.server, { username: `quokka_${i}`, displayName: `Quokka number ${i}` });
+    const post = (await author.client.post("/api/social/posts", { content: "Quokkas smile all day #quokkalife" })).body
+      .data.post;
+    for (let i = 0; i < 22; i++)
+      await quickPerson(suite.server, { username: `quokka_${i}`, displayName: `Quokka number ${i}` });
 
     const me = await suite.person();
     const { page } = me;

@@ -29,7 +29,11 @@ async function device(email: string, password: string, userAgent: string) {
 describe("web app: settings", () => {
   it("lists devices and signs out one or all others; changes the password with errors beside the fields", async () => {
     const me = await personWithPassword();
-    const firefox = await device(me.user.email!, me.user.password, "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0");
+    const firefox = await device(
+      me.user.email!,
+      me.user.password,
+      "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0",
+    );
     const script = await device(me.user.email!, me.user.password, "my-script/2.0");
     const { page } = me;
     await page.goto("/");
@@ -91,7 +95,10 @@ describe("web app: settings", () => {
     expect(await codes.getByRole("listitem").count()).toBe(10);
     const first = (await codes.getByRole("listitem").first().textContent())!;
     expect(first).toMatch(/^[a-z0-9]{5}-[a-z0-9]{5}$/);
-    const [download] = await Promise.all([page.waitForEvent("download"), twoFactor.getByRole("button", { name: "Download the codes" }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      twoFactor.getByRole("button", { name: "Download the codes" }).click(),
+    ]);
     expect(readFileSync((await download.path())!, "utf8")).toContain(first);
     expect(await accessibilityViolations(page)).toEqual([]);
     await twoFactor.getByRole("button", { name: "I have saved them" }).click();
@@ -129,8 +136,13 @@ describe("web app: settings", () => {
     await messages.getByText("Saved.").waitFor();
     expect((await me.client.get("/api/account/settings")).body.data.settings.whoCanMessage).toBe("nobody");
 
-    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download my data" }).click()]);
-    expect(download.suggestedFilename()).toMatch(new RegExp(`^${me.user.username}-export-\\d{4}-\\d{2}-\\d{2}\\.json$`));
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download my data" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(
+      new RegExp(`^${me.user.username}-export-\\d{4}-\\d{2}-\\d{2}\\.json$`),
+    );
     const exported = JSON.parse(readFileSync((await download.path())!, "utf8"));
     expect(exported.account.username).toBe(me.user.username);
 

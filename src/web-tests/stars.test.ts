@@ -28,7 +28,10 @@ describe("web app: stars", () => {
     await history.getByText("+1,500 stars").waitFor();
     const friend = await quickPerson(suite.server, { displayName: "Generous Friend" });
     await grantStars(suite.server.app, friend.user.id, 100);
-    expect((await friend.client.post("/api/stars/gift", { username: me.user.username, amount: 40, note: "for the coffee" })).status).toBe(200);
+    expect(
+      (await friend.client.post("/api/stars/gift", { username: me.user.username, amount: 40, note: "for the coffee" }))
+        .status,
+    ).toBe(200);
     await balance.getByText("1,540 stars").waitFor();
     await history.getByRole("link", { name: "Generous Friend" }).waitFor();
     await history.getByText("Gift from Generous Friend").waitFor();

@@ -51,7 +51,10 @@ describe("web app: stories", () => {
     // a tap on the right side moves on, as on a phone
     await page.getByRole("button", { name: "Next story" }).click();
     await page.getByText("Story 2 of 2").waitFor();
-    const seenBoth = async () => (await me.client.get(`/api/social/users/${ann.user.username}/stories`)).body.data.stories.every((s: { seen: boolean }) => s.seen);
+    const seenBoth = async () =>
+      (await me.client.get(`/api/social/users/${ann.user.username}/stories`)).body.data.stories.every(
+        (s: { seen: boolean }) => s.seen,
+      );
     for (let i = 0; i < 50 && !(await seenBoth()); i++) await Bun.sleep(100);
     expect(await seenBoth()).toBe(true);
 
@@ -75,11 +78,19 @@ describe("web app: stories", () => {
   });
 
   it("posts a story with upload progress and lists who saw it, on a phone in dark mode", async () => {
-    const me = await suite.person({ viewport: { width: 390, height: 844 }, colorScheme: "dark", displayName: "Story Teller" });
+    const me = await suite.person({
+      viewport: { width: 390, height: 844 },
+      colorScheme: "dark",
+      displayName: "Story Teller",
+    });
     const { page } = me;
     await page.goto("/stories");
     const form = page.getByRole("form", { name: "New story" });
-    await form.getByLabel("Photo, video or voice recording").setInputFiles({ name: "day.png", mimeType: "image/png", buffer: Buffer.from(await pngOf(suite.server.app, 90, 160)) });
+    await form.getByLabel("Photo, video or voice recording").setInputFiles({
+      name: "day.png",
+      mimeType: "image/png",
+      buffer: Buffer.from(await pngOf(suite.server.app, 90, 160)),
+    });
     await form.getByLabel("Caption (optional)").fill("my day");
     await form.getByText("194 characters left").waitFor();
     // the upload is held back a moment so its progress can be seen
@@ -96,7 +107,9 @@ describe("web app: stories", () => {
     expect(await accessibilityViolations(page)).toEqual([]);
 
     // a file of a kind stories do not take is refused beside the field
-    await form.getByLabel("Photo, video or voice recording").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("just text") });
+    await form
+      .getByLabel("Photo, video or voice recording")
+      .setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("just text") });
     await form.getByRole("button", { name: "Share the story" }).click();
     await form.locator("#story-file-error").waitFor();
     expect(await form.getByLabel("Photo, video or voice recording").getAttribute("aria-invalid")).toBe("true");
@@ -115,7 +128,10 @@ describe("web app: stories", () => {
     await dialog.waitFor({ state: "hidden" });
 
     await page.getByRole("button", { name: "Delete this story" }).click();
-    await page.getByRole("dialog", { name: "Delete this story?" }).getByRole("button", { name: "Delete", exact: true }).click();
+    await page
+      .getByRole("dialog", { name: "Delete this story?" })
+      .getByRole("button", { name: "Delete", exact: true })
+      .click();
     await page.waitForURL("**/stories");
     await page.getByText("You have no story up right now.").waitFor();
     expect(pageProblems(page)).toEqual([]);

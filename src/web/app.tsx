@@ -69,19 +69,26 @@ function Header() {
           <>
             <nav aria-label="Main">
               <ul>
-                {nav.filter((s) => s.access !== "admin" || me.isAdmin).map((s) => {
-                  const link = s.nav!.href;
-                  const href = typeof link === "function" ? link(me) : (link ?? s.path);
-                  const Badge = s.nav!.badge;
-                  return (
-                    <li key={href}>
-                      <a href={href} aria-current={path === href || (href !== "/" && path.startsWith(`${href}/`)) ? "page" : undefined}>
-                        {s.nav!.label}
-                        {Badge && <Badge />}
-                      </a>
-                    </li>
-                  );
-                })}
+                {nav
+                  .filter((s) => s.access !== "admin" || me.isAdmin)
+                  .map((s) => {
+                    const link = s.nav!.href;
+                    const href = typeof link === "function" ? link(me) : (link ?? s.path);
+                    const Badge = s.nav!.badge;
+                    return (
+                      <li key={href}>
+                        <a
+                          href={href}
+                          aria-current={
+                            path === href || (href !== "/" && path.startsWith(`${href}/`)) ? "page" : undefined
+                          }
+                        >
+                          {s.nav!.label}
+                          {Badge && <Badge />}
+                        </a>
+                      </li>
+                    );
+                  })}
               </ul>
             </nav>
             <div class="account-menu">

@@ -12,4 +12,16 @@ import { storyScreens } from "./screens/stories/routes";
 import { botScreens } from "./screens/bots/routes";
 
 /** Every screen of the app, feature by feature. Add a feature's list here. */
-export const screens: Screen[] = [...feedScreens, ...messagesScreens, ...botScreens, ...authScreens, ...adminScreens, ...notificationScreens, ...searchScreens, ...starScreens, ...settingsScreens, ...peopleScreens, ...storyScreens];
+export const screens: Screen[] = [
+  ...feedScreens,
+  ...messagesScreens,
+  ...botScreens,
+  ...authScreens,
+  ...adminScreens,
+  ...notificationScreens,
+  ...searchScreens,
+  ...starScreens,
+  ...settingsScreens,
+  ...peopleScreens,
+  ...storyScreens,
+];

@@ -17,20 +17,25 @@ describe("entities arrays", () => {
     expect(parse("ab", undefined, '[{"type":"underline","offset":"0","length":2}]').entities).toEqual([
       entity("underline", 0, 2),
     ]);
-    expect(parse("😀 hi", undefined, [{ type: "bold", offset: 3, length: 2 }]).entities).toEqual([entity("bold", 3, 2)]);
+    expect(parse("😀 hi", undefined, [{ type: "bold", offset: 3, length: 2 }]).entities).toEqual([
+      entity("bold", 3, 2),
+    ]);
     expect(
       parse("hi there", undefined, [{ type: "text_link", offset: 3, length: 5, url: "Example.com/a b" }]).entities,
     ).toEqual([entity("text_link", 3, 5, { url: "http://example.com/a%20b" })]);
-    expect(parse("x", undefined, [{ type: "text_mention", offset: 0, length: 1, user: { id: 42, first_name: "A" } }]).entities).toEqual([
-      entity("text_mention", 0, 1, { user: { id: 42 } }),
-    ]);
+    expect(
+      parse("x", undefined, [{ type: "text_mention", offset: 0, length: 1, user: { id: 42, first_name: "A" } }])
+        .entities,
+    ).toEqual([entity("text_mention", 0, 1, { user: { id: 42 } })]);
     expect(parse("x", undefined, null)).toEqual({ text: "x", entities: [] });
     expect(parse("x", "", [{ type: "bold", offset: 0, length: 1 }]).entities).toEqual([entity("bold", 0, 1)]);
   });
 
   test("a boundary inside an emoji widens to the whole emoji; lone surrogates are refused", () => {
     expect(parse("a😀b", undefined, [{ type: "bold", offset: 2, length: 2 }]).entities).toEqual([entity("bold", 1, 3)]);
-    expect(parse("😀", undefined, [{ type: "italic", offset: 0, length: 1 }]).entities).toEqual([entity("italic", 0, 2)]);
+    expect(parse("😀", undefined, [{ type: "italic", offset: 0, length: 1 }]).entities).toEqual([
+      entity("italic", 0, 2),
+    ]);
     for (const mode of [undefined, "HTML", "MarkdownV2", "Markdown"]) {
       expectFailure(() => parse("a\ud83d", mode), "Bad Request: strings must be encoded in UTF-8");
     }
@@ -75,43 +80,85 @@ describe("entities arrays", () => {
     failsWith("not json", "Bad Request: can't parse entities JSON object");
     failsWith({ type: "bold" }, "Bad Request: expected an Array of MessageEntity");
     failsWith([1], "Bad Request: can't parse MessageEntity: expected an Object");
-    failsWith([{ type: "shiny", offset: 0, length: 1 }], "Bad Request: can't parse MessageEntity: Unsupported type specified");
+    failsWith(
+      [{ type: "shiny", offset: 0, length: 1 }],
+      "Bad Request: can't parse MessageEntity: Unsupported type specified",
+    );
     failsWith([{ offset: 0, length: 1 }], `Bad Request: can't parse MessageEntity: Can't find field "type"`);
-    failsWith([{ type: 5, offset: 0, length: 1 }], "Bad Request: can't parse MessageEntity: Unsupported type specified");
-    failsWith([{ type: ["bold"], offset: 0, length: 1 }], `Bad Request: can't parse MessageEntity: Field "type" must be of type String`);
+    failsWith(
+      [{ type: 5, offset: 0, length: 1 }],
+      "Bad Request: can't parse MessageEntity: Unsupported type specified",
+    );
+    failsWith(
+      [{ type: ["bold"], offset: 0, length: 1 }],
+      `Bad Request: can't parse MessageEntity: Field "type" must be of type String`,
+    );
     failsWith([{ type: "bold", length: 1 }], `Bad Request: can't parse MessageEntity: Can't find field "offset"`);
-    failsWith([{ type: "bold", offset: 1.5, length: 1 }], `Bad Request: can't parse MessageEntity: Field "offset" must be a valid Number`);
-    failsWith([{ type: "bold", offset: 0, length: "x" }], `Bad Request: can't parse MessageEntity: Field "length" must be a valid Number`);
+    failsWith(
+      [{ type: "bold", offset: 1.5, length: 1 }],
+      `Bad Request: can't parse MessageEntity: Field "offset" must be a valid Number`,
+    );
+    failsWith(
+      [{ type: "bold", offset: 0, length: "x" }],
+      `Bad Request: can't parse MessageEntity: Field "length" must be a valid Number`,
+    );
     failsWith([{ type: "bold", offset: -1, length: 1 }], "Bad Request: receive an entity with incorrect offset -1");
     failsWith([{ type: "bold", offset: 0, length: -1 }], "Bad Request: receive an entity with incorrect length -1");
-    failsWith([{ type: "bold", offset: 9, length: 1 }], "Bad Request: entity begins after the end of the text at UTF-16 offset 9");
+    failsWith(
+      [{ type: "bold", offset: 9, length: 1 }],
+      "Bad Request: entity begins after the end of the text at UTF-16 offset 9",
+    );
     failsWith(
       [{ type: "bold", offset: 3, length: 5 }],
       "Bad Request: entity beginning at UTF-16 offset 3 ends after the end of the text at UTF-16 offset 8",
     );
-    failsWith([{ type: "text_link", offset: 0, length: 2 }], `Bad Request: can't parse MessageEntity: Can't find field "url"`);
-    failsWith([{ type: "text_link", offset: 0, length: 2, url: "nodot" }], "Bad Request: entity URL 'nodot' is invalid: Wrong HTTP URL");
+    failsWith(
+      [{ type: "text_link", offset: 0, length: 2 }],
+      `Bad Request: can't parse MessageEntity: Can't find field "url"`,
+    );
+    failsWith(
+      [{ type: "text_link", offset: 0, length: 2, url: "nodot" }],
+      "Bad Request: entity URL 'nodot' is invalid: Wrong HTTP URL",
+    );
     failsWith(
       [{ type: "text_link", offset: 0, length: 2, url: "javascript:alert(1)" }],
       "Bad Request: entity URL 'javascript:alert(1)' is invalid: Unsupported URL protocol",
     );
-    failsWith([{ type: "custom_emoji", offset: 0, length: 2 }], `Bad Request: can't parse MessageEntity: Can't find field "custom_emoji_id"`);
+    failsWith(
+      [{ type: "custom_emoji", offset: 0, length: 2 }],
+      `Bad Request: can't parse MessageEntity: Can't find field "custom_emoji_id"`,
+    );
     failsWith(
       [{ type: "custom_emoji", offset: 0, length: 2, custom_emoji_id: "x" }],
       `Bad Request: can't parse MessageEntity: Field "custom_emoji_id" must be a valid Number`,
     );
-    failsWith([{ type: "custom_emoji", offset: 0, length: 2, custom_emoji_id: "0" }], "Bad Request: invalid custom emoji identifier specified");
-    failsWith([{ type: "text_mention", offset: 0, length: 2 }], `Bad Request: can't parse MessageEntity: Can't find field "user"`);
-    failsWith([{ type: "text_mention", offset: 0, length: 2, user: {} }], `Bad Request: can't parse MessageEntity: Can't find field "id"`);
+    failsWith(
+      [{ type: "custom_emoji", offset: 0, length: 2, custom_emoji_id: "0" }],
+      "Bad Request: invalid custom emoji identifier specified",
+    );
+    failsWith(
+      [{ type: "text_mention", offset: 0, length: 2 }],
+      `Bad Request: can't parse MessageEntity: Can't find field "user"`,
+    );
+    failsWith(
+      [{ type: "text_mention", offset: 0, length: 2, user: {} }],
+      `Bad Request: can't parse MessageEntity: Can't find field "id"`,
+    );
     // The text is only two UTF-16 units long: the emoji.
-    failsWith([{ type: "bold", offset: 0, length: 3 }], "Bad Request: entity beginning at UTF-16 offset 0 ends after the end of the text at UTF-16 offset 3", "😀");
+    failsWith(
+      [{ type: "bold", offset: 0, length: 3 }],
+      "Bad Request: entity beginning at UTF-16 offset 0 ends after the end of the text at UTF-16 offset 3",
+      "😀",
+    );
   });
 
   test("parse modes are case-insensitive; an unknown one is refused; markup wins over entities", () => {
     expectFailure(() => parseFormatted("x", "XML"), "Bad Request: unsupported parse_mode");
     expect(parseFormatted("<b>x</b>", "hTmL").entities).toEqual([entity("bold", 0, 1)]);
     expect(parseFormatted("*x*", "none")).toEqual({ text: "*x*", entities: [] });
-    expect(parseFormatted("*x*", "MARKDOWNV2", [{ type: "italic", offset: 0, length: 3 }]).entities).toEqual([entity("bold", 0, 1)]);
+    expect(parseFormatted("*x*", "MARKDOWNV2", [{ type: "italic", offset: 0, length: 3 }]).entities).toEqual([
+      entity("bold", 0, 1),
+    ]);
   });
 });
 
@@ -130,24 +177,26 @@ describe("detected entities", () => {
   });
 
   test("mentions, hashtags, cashtags", () => {
-    expect(detectEntities("@alice and @bo_b1, not a@bcd or @ab")).toEqual([entity("mention", 0, 6), entity("mention", 11, 6)]);
+    expect(detectEntities("@alice and @bo_b1, not a@bcd or @ab")).toEqual([
+      entity("mention", 0, 6),
+      entity("mention", 11, 6),
+    ]);
     expect(detectEntities("#tag #día #123 a#b #x#")).toEqual([entity("hashtag", 0, 4), entity("hashtag", 5, 4)]);
     expect(detectEntities("buy $BTC not $btc or $TOOLONGXX")).toEqual([entity("cashtag", 4, 4)]);
   });
 
   test("links and e-mail addresses", () => {
-    expect(detectEntities("see https://a.b.com/x?y=1. or example.com, (http://w.org/a_(b)) mail me@mail.example.org")).toEqual([
-      entity("url", 4, 21),
-      entity("url", 30, 11),
-      entity("url", 44, 18),
-      entity("email", 69, 19),
-    ]);
+    expect(
+      detectEntities("see https://a.b.com/x?y=1. or example.com, (http://w.org/a_(b)) mail me@mail.example.org"),
+    ).toEqual([entity("url", 4, 21), entity("url", 30, 11), entity("url", 44, 18), entity("email", 69, 19)]);
     expect(detectEntities("tg://resolve?domain=x")).toEqual([entity("url", 0, 21)]);
     expect(detectEntities("file.txt notes.docx version 1.2.3")).toEqual([]);
   });
 
   test("parseFormatted adds them except where markup made a link or code", () => {
-    expect(parseFormatted("<b>/start</b> <code>@alice</code> <a href='https://x.com'>y.com</a> #t", "HTML").entities).toEqual([
+    expect(
+      parseFormatted("<b>/start</b> <code>@alice</code> <a href='https://x.com'>y.com</a> #t", "HTML").entities,
+    ).toEqual([
       // Same range: ordered by type priority as the compatible API does.
       entity("bot_command", 0, 6),
       entity("bold", 0, 6),
@@ -155,13 +204,21 @@ describe("detected entities", () => {
       entity("text_link", 14, 5, { url: "https://x.com/" }),
       entity("hashtag", 20, 2),
     ]);
-    expect(parseFormatted("*see example\\.com*", "MarkdownV2", undefined, { detect: false }).entities).toEqual([entity("bold", 0, 15)]);
+    expect(parseFormatted("*see example\\.com*", "MarkdownV2", undefined, { detect: false }).entities).toEqual([
+      entity("bold", 0, 15),
+    ]);
   });
 });
 
 describe("cost", () => {
   test("long adversarial input is handled in linear-ish time", () => {
-    const inputs = ["a".repeat(20000), "a.".repeat(10000), "a-b.".repeat(5000), "https://" + "a.".repeat(8000), "(".repeat(5000) + "http://a.com/" + ")".repeat(5000)];
+    const inputs = [
+      "a".repeat(20000),
+      "a.".repeat(10000),
+      "a-b.".repeat(5000),
+      "https://" + "a.".repeat(8000),
+      "(".repeat(5000) + "http://a.com/" + ")".repeat(5000),
+    ];
     for (const input of inputs) {
       const started = performance.now();
       expect(Array.isArray(detectEntities(input))).toBe(true);

@@ -11,7 +11,8 @@ function integerField(entity: Record<string, unknown>, name: string): number {
   const value = entity[name];
   if (value === undefined || value === null) throw unparsable(`Can't find field "${name}"`);
   const number = typeof value === "string" && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
-  if (typeof number !== "number" || !Number.isInteger(number)) throw unparsable(`Field "${name}" must be a valid Number`);
+  if (typeof number !== "number" || !Number.isInteger(number))
+    throw unparsable(`Field "${name}" must be a valid Number`);
   return number;
 }
 

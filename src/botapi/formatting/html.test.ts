@@ -19,7 +19,10 @@ describe("HTML", () => {
       ["blockquote", "blockquote"],
     ];
     for (const [tag, type] of cases) {
-      expect(parse(`x <${tag}>inside</${tag}> y`, "HTML")).toEqual({ text: "x inside y", entities: [entity(type, 2, 6)] });
+      expect(parse(`x <${tag}>inside</${tag}> y`, "HTML")).toEqual({
+        text: "x inside y",
+        entities: [entity(type, 2, 6)],
+      });
     }
     expect(parse('<span class="tg-spoiler">s</span>', "HTML").entities).toEqual([entity("spoiler", 0, 1)]);
     expect(parse("<B>x</B><EM>y</eM>", "HTML").entities).toEqual([entity("bold", 0, 1), entity("italic", 1, 1)]);
@@ -93,13 +96,17 @@ describe("HTML", () => {
   });
 
   test("blockquote, expandable blockquote and custom emoji", () => {
-    expect(parse("<blockquote   cite=\"\" x y>a&lt;<pre  >b;</></>", "HTML").entities).toEqual([
+    expect(parse('<blockquote   cite="" x y>a&lt;<pre  >b;</></>', "HTML").entities).toEqual([
       entity("blockquote", 0, 4),
       entity("pre", 2, 2),
     ]);
-    expect(parse("<blockquote expandable=false>q</blockquote>", "HTML").entities).toEqual([entity("expandable_blockquote", 0, 1)]);
+    expect(parse("<blockquote expandable=false>q</blockquote>", "HTML").entities).toEqual([
+      entity("expandable_blockquote", 0, 1),
+    ]);
     expect(parse("<blockquote>a\nb</blockquote>c", "HTML").entities).toEqual([entity("blockquote", 0, 3)]);
-    expect(parse("<blockquote expandable>q</blockquote>", "HTML").entities).toEqual([entity("expandable_blockquote", 0, 1)]);
+    expect(parse("<blockquote expandable>q</blockquote>", "HTML").entities).toEqual([
+      entity("expandable_blockquote", 0, 1),
+    ]);
     expect(parse('<tg-emoji emoji-id="5368324170671202286">👍</tg-emoji>', "HTML").entities).toEqual([
       entity("custom_emoji", 0, 2, { custom_emoji_id: "5368324170671202286" }),
     ]);
@@ -132,10 +139,18 @@ describe("HTML", () => {
     parseFails("🏟 🏟&lt;<i    aba  =  ", "HTML", 'Unclosed start tag "i" at byte offset 13');
     parseFails("🏟 🏟&lt;<i    aba  =  190azAz-.,", "HTML", "Unexpected end of name token at byte offset 27");
     parseFails("🏟 🏟&lt;</", "HTML", "Unexpected end tag at byte offset 13");
-    parseFails("&#xDFDF", "HTML", "Text contains invalid Unicode characters after decoding HTML entities, check for unmatched surrogate code units");
+    parseFails(
+      "&#xDFDF",
+      "HTML",
+      "Text contains invalid Unicode characters after decoding HTML entities, check for unmatched surrogate code units",
+    );
     parseFails('<a ="x">y</a>', "HTML", 'Empty attribute name in the tag "a" at byte offset 0');
     parseFails('ab<a href=x"y">z</a>', "HTML", "Unexpected end of name token at byte offset 10");
     parseFails("<span>x</span>", "HTML", 'Tag "span" must have class "tg-spoiler" at byte offset 0');
-    parseFails("&#xD83D;", "HTML", "Text contains invalid Unicode characters after decoding HTML entities, check for unmatched surrogate code units");
+    parseFails(
+      "&#xD83D;",
+      "HTML",
+      "Text contains invalid Unicode characters after decoding HTML entities, check for unmatched surrogate code units",
+    );
   });
 });

@@ -37,7 +37,9 @@ function decodeReference(input: string, at: number): { char: string; next: numbe
     pos++;
     const hex = input[pos] === "x" || input[pos] === "X";
     if (hex) pos++;
-    const digits = hex ? /^[0-9a-fA-F]*/.exec(input.slice(pos, pos + 10))![0] : /^[0-9]*/.exec(input.slice(pos, pos + 10))![0];
+    const digits = hex
+      ? /^[0-9a-fA-F]*/.exec(input.slice(pos, pos + 10))![0]
+      : /^[0-9]*/.exec(input.slice(pos, pos + 10))![0];
     pos += digits.length;
     code = digits === "" ? 0 : parseInt(digits, hex ? 16 : 10);
     if (code === 0 || code >= 0x10ffff || pos - at >= 10) return undefined;

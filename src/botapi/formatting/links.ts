@@ -12,7 +12,8 @@ const HTTP_LINK = /^(?:(https?):\/\/)?((?:[^@/?#\s]*@)?)([^:/?#@\s]+)((?::\d{1,5
 const HOST_LABEL = /^(?:[\p{L}\p{N}](?:[\p{L}\p{N}_-]*[\p{L}\p{N}])?)$/u;
 
 export function checkLink(link: string): LinkCheck {
-  if (link === "" || link !== link.trim() || /[\u0000-\u001f\u007f]/.test(link)) return { ok: false, reason: "Wrong HTTP URL" };
+  if (link === "" || link !== link.trim() || /[\u0000-\u001f\u007f]/.test(link))
+    return { ok: false, reason: "Wrong HTTP URL" };
   const scheme = SCHEME.exec(link)?.[1]?.toLowerCase();
   if (scheme === "tg" || scheme === "ton") {
     const match = TG_LINK.exec(link);
@@ -28,7 +29,10 @@ export function checkLink(link: string): LinkCheck {
   const [, linkScheme = "http", userInfo, host, port, rest = "/"] = match;
   const labels = host!.toLowerCase().split(".");
   const isIp = labels.length === 4 && labels.every((label) => /^\d{1,3}$/.test(label) && Number(label) < 256);
-  if (!isIp && (labels.length < 2 || !labels.every((label) => HOST_LABEL.test(label)) || /^\d+$/.test(labels.at(-1)!))) {
+  if (
+    !isIp &&
+    (labels.length < 2 || !labels.every((label) => HOST_LABEL.test(label)) || /^\d+$/.test(labels.at(-1)!))
+  ) {
     return { ok: false, reason: "Wrong HTTP URL" };
   }
   const tail = (rest.startsWith("/") ? rest : `/${rest}`).replace(/\s/g, (space) => encodeURIComponent(space));

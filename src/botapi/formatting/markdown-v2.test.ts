@@ -35,10 +35,12 @@ describe("MarkdownV2", () => {
   });
 
   test("nesting as in the documentation", () => {
-    expect(parse(
-      "*bold _italic bold ~italic bold strikethrough ||italic bold strikethrough spoiler||~ __underline italic bold___ bold*",
-      "MarkdownV2",
-    )).toEqual(DOCUMENTED_NESTING);
+    expect(
+      parse(
+        "*bold _italic bold ~italic bold strikethrough ||italic bold strikethrough spoiler||~ __underline italic bold___ bold*",
+        "MarkdownV2",
+      ),
+    ).toEqual(DOCUMENTED_NESTING);
   });
 
   test("pre blocks: language, the first line break dropped, only ` and \\ escaped inside", () => {
@@ -66,7 +68,11 @@ describe("MarkdownV2", () => {
       expect(parse(`a\\${char}b`, "MarkdownV2")).toEqual({ text: `a${char}b`, entities: [] });
     }
     for (const char of ["#", "+", "-", "=", "{", "}", ".", "!", "(", ")", "]", "|"]) {
-      parseFails(`a${char}b`, "MarkdownV2", `Character '${char}' is reserved and must be escaped with the preceding '\\'`);
+      parseFails(
+        `a${char}b`,
+        "MarkdownV2",
+        `Character '${char}' is reserved and must be escaped with the preceding '\\'`,
+      );
     }
     parseFails("x >y", "MarkdownV2", "Character '>' is reserved and must be escaped with the preceding '\\'");
     parseFails("Version 1.0", "MarkdownV2", "Character '.' is reserved and must be escaped with the preceding '\\'");
@@ -144,12 +150,18 @@ describe("MarkdownV2", () => {
       text: "asd\nqew\nasdad",
       entities: [entity("expandable_blockquote", 0, 8), entity("spoiler", 5, 1)],
     });
-    expect(parse(">asd\n>q||ew||\nasdad", "MarkdownV2").entities).toEqual([entity("blockquote", 0, 8), entity("spoiler", 5, 2)]);
+    expect(parse(">asd\n>q||ew||\nasdad", "MarkdownV2").entities).toEqual([
+      entity("blockquote", 0, 8),
+      entity("spoiler", 5, 2),
+    ]);
     expect(parse(">asd\r\n>q||e||w||\r\n", "MarkdownV2").entities).toEqual([
       entity("expandable_blockquote", 0, 10),
       entity("spoiler", 6, 1),
     ]);
-    expect(parse(">asd\r\n>q||e||w||", "MarkdownV2").entities).toEqual([entity("expandable_blockquote", 0, 8), entity("spoiler", 6, 1)]);
+    expect(parse(">asd\r\n>q||e||w||", "MarkdownV2").entities).toEqual([
+      entity("expandable_blockquote", 0, 8),
+      entity("spoiler", 6, 1),
+    ]);
     expect(parse(">||", "MarkdownV2")).toEqual({ text: "", entities: [] });
     parseFails(">asd\n>q||e||w||\n||asdad", "MarkdownV2", "Can't find end of Spoiler entity at byte offset 16");
     parseFails(">asd\n>q||ew\n||asdad", "MarkdownV2", "Can't find end of Spoiler entity at byte offset 7");

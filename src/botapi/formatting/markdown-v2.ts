@@ -41,7 +41,8 @@ export function parseMarkdownV2(input: string): FormattedText {
   const open: Open[] = [];
   const size = input.length;
   let inQuote = false;
-  const reserved = (message: string) => parseError(`Character '${message}' is reserved and must be escaped with the preceding '\\'`);
+  const reserved = (message: string) =>
+    parseError(`Character '${message}' is reserved and must be escaped with the preceding '\\'`);
   const unclosed = (entity: Open) => {
     const name = entity.type === "pre" && entity.language !== undefined ? "PreCode" : NAMES[entity.type];
     return parseError(`Can't find end of ${name} entity at byte offset ${byteOffset(input, entity.at)}`);
@@ -68,7 +69,8 @@ export function parseMarkdownV2(input: string): FormattedText {
     const quote = open.pop()!;
     inQuote = false;
     const length = text.length - quote.offset;
-    if (length > 0) entities.push({ type: quote.expandable ? "expandable_blockquote" : "blockquote", offset: quote.offset, length });
+    if (length > 0)
+      entities.push({ type: quote.expandable ? "expandable_blockquote" : "blockquote", offset: quote.offset, length });
   };
   /** A line starts here: nothing but carriage returns since the last line break. */
   const atLineStart = () => {
@@ -91,7 +93,12 @@ export function parseMarkdownV2(input: string): FormattedText {
     }
 
     // `||` at the end of a quote's line (before an optional \r) makes the quote expandable.
-    if (top?.type === "blockquote" && char === "|" && input[i + 1] === "|" && /^\r?(\n|$)/.test(input.slice(i + 2, i + 4))) {
+    if (
+      top?.type === "blockquote" &&
+      char === "|" &&
+      input[i + 1] === "|" &&
+      /^\r?(\n|$)/.test(input.slice(i + 2, i + 4))
+    ) {
       top.expandable = true;
       i++;
       continue;
@@ -238,7 +245,8 @@ export function parseMarkdownV2(input: string): FormattedText {
         break;
       }
     }
-    if (!skip) entities.push({ type: entity.type, offset: entity.offset, length: text.length - entity.offset, ...extra });
+    if (!skip)
+      entities.push({ type: entity.type, offset: entity.offset, length: text.length - entity.offset, ...extra });
   }
   if (inQuote && open.at(-1)?.type === "blockquote") closeQuote();
   const left = open.at(-1);

@@ -2,7 +2,6 @@ import { checkLink } from "./links.ts";
 import { readPreOpening } from "./syntax.ts";
 import { byteOffset, parseError, type FormattedText, type MessageEntity } from "./types.ts";
 
-
 /**
  * Parses legacy Markdown (`parse_mode: "Markdown"`): *bold* _italic_ `code` ```pre``` [text](url),
  * no nesting, `\` escapes only _ * ` [ outside entities.
@@ -52,7 +51,11 @@ export function parseMarkdown(input: string): FormattedText {
           entities.push({ type: "bold", offset, length });
           break;
         case "`":
-          entities.push(isPre ? { type: "pre", offset, length, ...(language ? { language } : {}) } : { type: "code", offset, length });
+          entities.push(
+            isPre
+              ? { type: "pre", offset, length, ...(language ? { language } : {}) }
+              : { type: "code", offset, length },
+          );
           break;
         case "[": {
           let url: string;

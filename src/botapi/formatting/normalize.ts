@@ -29,7 +29,8 @@ const isLow = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 
 /** Widens entities whose start or end falls inside a surrogate pair (an emoji) to the whole character. */
 export function snapToCharacters(text: string, entities: MessageEntity[]): MessageEntity[] {
-  const splits = (at: number) => at > 0 && at < text.length && isHigh(text.charCodeAt(at - 1)) && isLow(text.charCodeAt(at));
+  const splits = (at: number) =>
+    at > 0 && at < text.length && isHigh(text.charCodeAt(at - 1)) && isLow(text.charCodeAt(at));
   return entities.map((entity) => {
     const start = splits(entity.offset) ? entity.offset - 1 : entity.offset;
     const end = entity.offset + entity.length;
@@ -39,9 +40,7 @@ export function snapToCharacters(text: string, entities: MessageEntity[]): Messa
 
 /** Sorts like the compatible API: by offset, longer first, then by type priority. */
 export function sortEntities(entities: MessageEntity[]): MessageEntity[] {
-  return entities.sort(
-    (a, b) => a.offset - b.offset || b.length - a.length || priority(a.type) - priority(b.type),
-  );
+  return entities.sort((a, b) => a.offset - b.offset || b.length - a.length || priority(a.type) - priority(b.type));
 }
 
 /** Keeps, in sorted order, each entity that does not overlap one kept before it. */
@@ -126,13 +125,17 @@ export function normalizeEntities(entities: MessageEntity[]): MessageEntity[] {
     for (let i = firstEndingAfter(codes, style.offset); i < codes.length && codes[i]!.offset < end(style); i++) {
       inside.push(codes[i]!);
     }
-    const outsideCode = cut(style, inside.flatMap((code) => [code.offset, end(code)])).filter(
-      (piece) => !inside.some((code) => overlaps(code, piece)),
-    );
+    const outsideCode = cut(
+      style,
+      inside.flatMap((code) => [code.offset, end(code)]),
+    ).filter((piece) => !inside.some((code) => overlaps(code, piece)));
     for (const piece of outsideCode) {
       const near = [...(covering[piece.offset] ?? []), ...(covering[end(piece) - 1] ?? [])];
       const crossing = near.filter((entity) => crosses(entity, piece));
-      cut(piece, crossing.flatMap((entity) => [entity.offset, end(entity)])).forEach(accept);
+      cut(
+        piece,
+        crossing.flatMap((entity) => [entity.offset, end(entity)]),
+      ).forEach(accept);
     }
   }
   return sortEntities(accepted);

@@ -5,19 +5,104 @@ import { FormattingError, parseFormatted, renderHtml, renderMarkdownV2, type Mes
 const RUNS = 250;
 
 const HTML_TOKENS = [
-  "<b>", "</b>", "<i>", "</i>", "<u>", "</u>", "<s>", "</s>", "<tg-spoiler>", "</tg-spoiler>",
-  '<span class="tg-spoiler">', "</span>", "<code>", "</code>", "<pre>", "</pre>",
-  '<code class="language-js">', '<a href="https://ex.com/p">', "<a href='tg://user?id=5'>", "</a>",
-  "<blockquote>", "<blockquote expandable>", "</blockquote>", '<tg-emoji emoji-id="5">', "</tg-emoji>",
-  "&lt;", "&gt;", "&amp;", "&quot;", "&#128512;", "&#x41;", "&nbsp;", "<", ">", "&", "\n", " ", "😀", "é",
-  "/start", "@alice", "#tag", "example.com", "<br>", "</>",
+  "<b>",
+  "</b>",
+  "<i>",
+  "</i>",
+  "<u>",
+  "</u>",
+  "<s>",
+  "</s>",
+  "<tg-spoiler>",
+  "</tg-spoiler>",
+  '<span class="tg-spoiler">',
+  "</span>",
+  "<code>",
+  "</code>",
+  "<pre>",
+  "</pre>",
+  '<code class="language-js">',
+  '<a href="https://ex.com/p">',
+  "<a href='tg://user?id=5'>",
+  "</a>",
+  "<blockquote>",
+  "<blockquote expandable>",
+  "</blockquote>",
+  '<tg-emoji emoji-id="5">',
+  "</tg-emoji>",
+  "&lt;",
+  "&gt;",
+  "&amp;",
+  "&quot;",
+  "&#128512;",
+  "&#x41;",
+  "&nbsp;",
+  "<",
+  ">",
+  "&",
+  "\n",
+  " ",
+  "😀",
+  "é",
+  "/start",
+  "@alice",
+  "#tag",
+  "example.com",
+  "<br>",
+  "</>",
 ];
 const MARKDOWN_V2_TOKENS = [
-  "*", "_", "__", "~", "||", "`", "```", "```js\n", "[", "]", "](https://ex.com/p)", "](tg://user?id=5)",
-  "![", "](tg://emoji?id=5)", ">", "\n>", "**>", "\n", "\\", "\\.", "\\*", "\\_", "\\`", ".", "!", "(", ")",
-  "😀", "é", " ", "/start", "@alice", "#", "example\\.com",
+  "*",
+  "_",
+  "__",
+  "~",
+  "||",
+  "`",
+  "```",
+  "```js\n",
+  "[",
+  "]",
+  "](https://ex.com/p)",
+  "](tg://user?id=5)",
+  "![",
+  "](tg://emoji?id=5)",
+  ">",
+  "\n>",
+  "**>",
+  "\n",
+  "\\",
+  "\\.",
+  "\\*",
+  "\\_",
+  "\\`",
+  ".",
+  "!",
+  "(",
+  ")",
+  "😀",
+  "é",
+  " ",
+  "/start",
+  "@alice",
+  "#",
+  "example\\.com",
 ];
-const MARKDOWN_TOKENS = ["*", "_", "`", "```", "```py\n", "[", "]", "](https://ex.com)", "\\_", "\\*", "\n", "😀", " ", "."];
+const MARKDOWN_TOKENS = [
+  "*",
+  "_",
+  "`",
+  "```",
+  "```py\n",
+  "[",
+  "]",
+  "](https://ex.com)",
+  "\\_",
+  "\\*",
+  "\n",
+  "😀",
+  " ",
+  ".",
+];
 
 // Any code point (fc.string with the full-Unicode unit takes seconds to set up, this does not).
 const codePoint = fc
@@ -57,15 +142,20 @@ function malformation(text: string, entities: MessageEntity[]): string {
   for (const [index, entity] of entities.entries()) {
     const end = entity.offset + entity.length;
     if (!Number.isInteger(entity.offset) || !Number.isInteger(entity.length)) return "not integers";
-    if (entity.offset < 0 || entity.length <= 0 || end > text.length) return `outside the text: ${JSON.stringify(entity)}`;
+    if (entity.offset < 0 || entity.length <= 0 || end > text.length)
+      return `outside the text: ${JSON.stringify(entity)}`;
     const previous = entities[index - 1];
-    if (previous && !(previous.offset < entity.offset || (previous.offset === entity.offset && previous.length >= entity.length))) {
+    if (
+      previous &&
+      !(previous.offset < entity.offset || (previous.offset === entity.offset && previous.length >= entity.length))
+    ) {
       return "not sorted";
     }
     for (const other of entities.slice(0, index)) {
       const otherEnd = other.offset + other.length;
       const disjoint = otherEnd <= entity.offset || end <= other.offset;
-      const nested = (other.offset <= entity.offset && end <= otherEnd) || (entity.offset <= other.offset && otherEnd <= end);
+      const nested =
+        (other.offset <= entity.offset && end <= otherEnd) || (entity.offset <= other.offset && otherEnd <= end);
       if (!disjoint && !nested) return `crossing: ${JSON.stringify([other, entity])}`;
     }
   }
@@ -124,7 +214,19 @@ describe("formatting properties", () => {
   });
 
   test("any valid entities render to MarkdownV2 that parses back the same (where MarkdownV2 can say it)", () => {
-    const types = ["bold", "italic", "underline", "strikethrough", "spoiler", "code", "pre", "blockquote", "expandable_blockquote", "text_link", "custom_emoji"];
+    const types = [
+      "bold",
+      "italic",
+      "underline",
+      "strikethrough",
+      "spoiler",
+      "code",
+      "pre",
+      "blockquote",
+      "expandable_blockquote",
+      "text_link",
+      "custom_emoji",
+    ];
     const anEntity = fc.record({
       type: fc.constantFrom(...types),
       offset: fc.integer({ min: 0, max: 12 }),
@@ -133,7 +235,9 @@ describe("formatting properties", () => {
       language: fc.constantFrom("js", "c++", ""),
       custom_emoji_id: fc.constant("5368324170671202286"),
     });
-    const text = fc.array(fc.constantFrom("a", "_", "*", "`", "\\", "\n", "\r", ">", "|", "😀", " ", "."), { maxLength: 12 }).map((chars) => chars.join(""));
+    const text = fc
+      .array(fc.constantFrom("a", "_", "*", "`", "\\", "\n", "\r", ">", "|", "😀", " ", "."), { maxLength: 12 })
+      .map((chars) => chars.join(""));
     fc.assert(
       fc.property(text, fc.array(anEntity, { maxLength: 8 }), (plain, raw) => {
         const given = raw.filter((entity) => entity.offset + entity.length <= plain.length);
@@ -146,9 +250,14 @@ describe("formatting properties", () => {
           if (quote.offset > 0 && plain[quote.offset - 1] !== "\n") return false;
           const end = endOf(quote);
           if (plain[end - 1] === "\n") {
-            return !parsed.entities.some((other) => other !== quote && other.offset >= quote.offset && endOf(other) === end);
+            return !parsed.entities.some(
+              (other) => other !== quote && other.offset >= quote.offset && endOf(other) === end,
+            );
           }
-          return end === plain.length && !parsed.entities.some((other) => other.offset < quote.offset && endOf(other) === end);
+          return (
+            end === plain.length &&
+            !parsed.entities.some((other) => other.offset < quote.offset && endOf(other) === end)
+          );
         });
         const expected = parseFormatted(plain, undefined, wholeLines, { detect: false });
         const markdown = renderMarkdownV2(parsed.text, parsed.entities);
@@ -159,7 +268,19 @@ describe("formatting properties", () => {
   });
 
   test("random entities arrays are accepted and made valid, or refused with a FormattingError", () => {
-    const types = ["bold", "italic", "underline", "strikethrough", "spoiler", "code", "pre", "blockquote", "text_link", "url", "phone_number"];
+    const types = [
+      "bold",
+      "italic",
+      "underline",
+      "strikethrough",
+      "spoiler",
+      "code",
+      "pre",
+      "blockquote",
+      "text_link",
+      "url",
+      "phone_number",
+    ];
     const anEntity = fc.record({
       type: fc.constantFrom(...types),
       offset: fc.integer({ min: -2, max: 14 }),
@@ -178,7 +299,11 @@ describe("formatting properties", () => {
         expect(parsed.text).toBe(text);
         expectWellFormed(parsed.text, parsed.entities);
         // Phone numbers have no markup; everything else survives a trip through HTML.
-        const expressible = parseFormatted(text, undefined, parsed.entities.filter((entity) => entity.type !== "phone_number"));
+        const expressible = parseFormatted(
+          text,
+          undefined,
+          parsed.entities.filter((entity) => entity.type !== "phone_number"),
+        );
         expect(parseFormatted(renderHtml(parsed.text, parsed.entities), "HTML")).toEqual(expressible);
       }),
       { numRuns: RUNS },

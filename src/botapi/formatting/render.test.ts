@@ -19,16 +19,21 @@ describe("rendering", () => {
     expect(renderHtml('q"', [entity("blockquote", 0, 2), entity("spoiler", 0, 1)])).toBe(
       "<blockquote><tg-spoiler>q</tg-spoiler>&quot;</blockquote>",
     );
-    expect(renderHtml("m e", [entity("text_mention", 0, 1, { user: { id: 7 } }), entity("custom_emoji", 2, 1, { custom_emoji_id: "5" })])).toBe(
-      '<a href="tg://user?id=7">m</a> <tg-emoji emoji-id="5">e</tg-emoji>',
-    );
+    expect(
+      renderHtml("m e", [
+        entity("text_mention", 0, 1, { user: { id: 7 } }),
+        entity("custom_emoji", 2, 1, { custom_emoji_id: "5" }),
+      ]),
+    ).toBe('<a href="tg://user?id=7">m</a> <tg-emoji emoji-id="5">e</tg-emoji>');
     // Entities the server finds by itself are plain text; out-of-range ones are ignored.
     expect(renderHtml("/start", [entity("bot_command", 0, 6), entity("bold", 4, 9)])).toBe("/start");
   });
 
   test("MarkdownV2 escapes the reserved characters and writes each entity's markers", () => {
     expect(renderMarkdownV2(text, entities)).toBe("*bold* _<it\\>_ & [link](https://a.com/x\\)y) `code` ```js\npre```");
-    expect(renderMarkdownV2("_*[]()~`>#+-=|{}.!\\", [])).toBe("\\_\\*\\[\\]\\(\\)\\~\\`\\>\\#\\+\\-\\=\\|\\{\\}\\.\\!\\\\");
+    expect(renderMarkdownV2("_*[]()~`>#+-=|{}.!\\", [])).toBe(
+      "\\_\\*\\[\\]\\(\\)\\~\\`\\>\\#\\+\\-\\=\\|\\{\\}\\.\\!\\\\",
+    );
     expect(renderMarkdownV2("a`\\b", [entity("code", 0, 4)])).toBe("`a\\`\\\\b`");
     expect(renderMarkdownV2("q1\nq2\nx", [entity("expandable_blockquote", 0, 6)])).toBe(">q1\n>q2||\nx");
     expect(renderMarkdownV2("q1\nq2", [entity("expandable_blockquote", 0, 5)])).toBe(">q1\n>q2||");

@@ -13,7 +13,9 @@ const validEntities = (text: string, entities: MessageEntity[]) =>
   normalizeEntities(
     snapToCharacters(
       text,
-      entities.filter((entity) => entity.offset >= 0 && entity.length > 0 && entity.offset + entity.length <= text.length),
+      entities.filter(
+        (entity) => entity.offset >= 0 && entity.length > 0 && entity.offset + entity.length <= text.length,
+      ),
     ),
   );
 

@@ -36,7 +36,10 @@ export const callbackMethods = {
 } satisfies MethodTable;
 
 /** A person pressed a button of a bot's message: the bot gets a callback_query carrying the press id. */
-async function sendCallbackQuery(app: App, p: { pressId: string; botId: number; personId: number; conversationId: number; messageId: number; data: string }): Promise<void> {
+async function sendCallbackQuery(
+  app: App,
+  p: { pressId: string; botId: number; personId: number; conversationId: number; messageId: number; data: string },
+): Promise<void> {
   let queued: number | null = null;
   try {
     const [bot, person, conversation, message] = await Promise.all([

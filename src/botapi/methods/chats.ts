@@ -1,6 +1,13 @@
 import { ADMIN_RIGHTS, getMember, isActive, type Rights } from "../../domain/chats/access";
 import { listAdministrators, memberCount } from "../../domain/chats/conversations";
-import { createInvite, leaveGroup, promoteMember, removeMember, renameGroup, setGroupPhoto } from "../../domain/chats/members";
+import {
+  createInvite,
+  leaveGroup,
+  promoteMember,
+  removeMember,
+  renameGroup,
+  setGroupPhoto,
+} from "../../domain/chats/members";
 import { findUploadByUrl } from "../../media/uploads";
 import { findUserById } from "../../domain/users/service";
 import type { UserRow } from "../../domain/users/table";
@@ -25,15 +32,23 @@ async function userParam(ctx: BotContext): Promise<UserRow> {
   return user;
 }
 
-const noRights = (what: string) => ({ 403: forbiddenBot(`not enough rights to ${what}`), 404: badRequest("user not found") });
+const noRights = (what: string) => ({
+  403: forbiddenBot(`not enough rights to ${what}`),
+  404: badRequest("user not found"),
+});
 
 export const chatMethods = {
   async getChat(ctx) {
     const view = await resolveChat(ctx, "chat_id", false);
-    const chat: Record<string, unknown> = { ...serializeChat(view.conversation, view.other), accent_color_id: 0, max_reaction_count: 1 };
+    const chat: Record<string, unknown> = {
+      ...serializeChat(view.conversation, view.other),
+      accent_color_id: 0,
+      max_reaction_count: 1,
+    };
     if (view.conversation.type === "private" && view.other?.bio) chat.bio = view.other.bio;
     const photo = view.conversation.type === "group" ? view.conversation.photo_url : view.other?.avatar_url;
-    if (photo) chat.photo = { small_file_id: photo, small_file_unique_id: photo, big_file_id: photo, big_file_unique_id: photo };
+    if (photo)
+      chat.photo = { small_file_id: photo, small_file_unique_id: photo, big_file_id: photo, big_file_unique_id: photo };
     return chat;
   },
 
@@ -73,7 +88,10 @@ export const chatMethods = {
     const member = await getMember(ctx.app.db, view.conversation.id, user.id);
     if (!isActive(member)) return true;
     if (member!.role === "creator") throw badRequest("can't remove chat owner");
-    await asBot(() => removeMember(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id, userId: user.id }), noRights("restrict/ban chat member"));
+    await asBot(
+      () => removeMember(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id, userId: user.id }),
+      noRights("restrict/ban chat member"),
+    );
     return true;
   },
 
@@ -93,7 +111,11 @@ export const chatMethods = {
     const member = await getMember(ctx.app.db, view.conversation.id, user.id);
     if (!isActive(member)) throw badRequest("user is not a member of the chat");
     if (member!.role === "creator") throw badRequest("can't change the rights of the chat owner");
-    await asBot(() => promoteMember(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id, userId: user.id, rights }), noRights("promote chat member"));
+    await asBot(
+      () =>
+        promoteMember(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id, userId: user.id, rights }),
+      noRights("promote chat member"),
+    );
     return true;
   },
 
@@ -102,32 +124,55 @@ export const chatMethods = {
     const title = ctx.params.str("title", { required: true, max: 128, empty: "chat title is empty" })!;
     if (title.trim() === "") throw badRequest("chat title is empty");
     if (title.trim() === view.conversation.title) throw badRequest("chat title is not modified");
-    await asBot(() => renameGroup(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id, title }), noRights("change chat info"));
+    await asBot(
+      () => renameGroup(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id, title }),
+      noRights("change chat info"),
+    );
     return true;
   },
 
   async setChatPhoto(ctx) {
     const view = await groupChat(ctx);
     const member = await getMember(ctx.app.db, view.conversation.id, ctx.me.id);
-    if (member?.role !== "creator" && member?.role !== "administrator") throw forbiddenBot("not enough rights to change chat photo");
+    if (member?.role !== "creator" && member?.role !== "administrator")
+      throw forbiddenBot("not enough rights to change chat photo");
     const photo = await inputFile(ctx, "photo", ctx.params.values.photo);
-    await asBot(() => setGroupPhoto(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id, photoUrl: photo.url }), noRights("change chat photo"));
+    await asBot(
+      () => setGroupPhoto(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id, photoUrl: photo.url }),
+      noRights("change chat photo"),
+    );
     return true;
   },
 
   /** A group has one invite link: a new one replaces (revokes) the previous, as exportChatInviteLink does. */
   async exportChatInviteLink(ctx) {
     const view = await groupChat(ctx);
-    return (await asBot(() => createInvite(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id }), noRights("invite users"))).inviteLink;
+    return (
+      await asBot(
+        () => createInvite(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id }),
+        noRights("invite users"),
+      )
+    ).inviteLink;
   },
   async createChatInviteLink(ctx) {
     const view = await groupChat(ctx);
     const name = ctx.params.str("name", { max: 32 });
-    if (ctx.params.bool("creates_join_request")) throw badRequest("join requests are not supported: groups have no approval queue");
+    if (ctx.params.bool("creates_join_request"))
+      throw badRequest("join requests are not supported: groups have no approval queue");
     ctx.params.int("expire_date");
     ctx.params.int("member_limit", { min: 1, max: 99999 });
-    const { inviteLink } = await asBot(() => createInvite(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id }), noRights("invite users"));
-    return { invite_link: inviteLink, creator: serializeUser(ctx.me), creates_join_request: false, is_primary: true, is_revoked: false, name };
+    const { inviteLink } = await asBot(
+      () => createInvite(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id }),
+      noRights("invite users"),
+    );
+    return {
+      invite_link: inviteLink,
+      creator: serializeUser(ctx.me),
+      creates_join_request: false,
+      is_primary: true,
+      is_revoked: false,
+      name,
+    };
   },
 
   /** A person's avatar as their one profile photo (PhotoSizes: thumbnail and original). */
@@ -137,7 +182,15 @@ export const chatMethods = {
     const limit = ctx.params.int("limit", { min: 1, max: 100 }) ?? 100;
     const avatar = user.avatar_url ? await findUploadByUrl(ctx.app, user.avatar_url) : undefined;
     if (!avatar) return { total_count: 0, photos: [] };
-    const item = { type: "image" as const, url: avatar.url, mime: avatar.mime, sizeBytes: avatar.size_bytes, width: avatar.width ?? undefined, height: avatar.height ?? undefined, thumb: avatar.thumb_url };
+    const item = {
+      type: "image" as const,
+      url: avatar.url,
+      mime: avatar.mime,
+      sizeBytes: avatar.size_bytes,
+      width: avatar.width ?? undefined,
+      height: avatar.height ?? undefined,
+      thumb: avatar.thumb_url,
+    };
     return { total_count: 1, photos: offset === 0 && limit > 0 ? [photoSizes(item)] : [] };
   },
 

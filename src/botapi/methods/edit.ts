@@ -32,7 +32,8 @@ const unpin = (ctx: BotContext, view: ChatView, seq: number) =>
 /** `message_ids` of the batch methods: 1 to 100 message ids. */
 export function messageIds(ctx: BotContext): number[] {
   const raw = ctx.params.json("message_ids", { required: true });
-  if (!Array.isArray(raw) || raw.some((id) => !Number.isSafeInteger(id))) throw badRequest("message_ids must be an Array of Integer");
+  if (!Array.isArray(raw) || raw.some((id) => !Number.isSafeInteger(id)))
+    throw badRequest("message_ids must be an Array of Integer");
   if (raw.length === 0 || raw.length > 100) throw badRequest("message_ids must contain 1-100 items");
   return raw as number[];
 }
@@ -43,9 +44,18 @@ function editedMarkup(ctx: BotContext, omitted: "keep" | "remove"): unknown {
   return parseReplyMarkup(ctx.params.json("reply_markup")) ?? null;
 }
 
-async function applyEdit(ctx: BotContext, view: ChatView, row: MessageRow, patch: { content?: string; entities?: unknown[]; replyMarkup?: unknown }) {
-  const sameText = patch.content === undefined || (patch.content === row.content && JSON.stringify(patch.entities ?? []) === JSON.stringify(row.entities ? JSON.parse(row.entities) : []));
-  const sameMarkup = patch.replyMarkup === undefined || JSON.stringify(patch.replyMarkup) === (row.reply_markup ?? "null");
+async function applyEdit(
+  ctx: BotContext,
+  view: ChatView,
+  row: MessageRow,
+  patch: { content?: string; entities?: unknown[]; replyMarkup?: unknown },
+) {
+  const sameText =
+    patch.content === undefined ||
+    (patch.content === row.content &&
+      JSON.stringify(patch.entities ?? []) === JSON.stringify(row.entities ? JSON.parse(row.entities) : []));
+  const sameMarkup =
+    patch.replyMarkup === undefined || JSON.stringify(patch.replyMarkup) === (row.reply_markup ?? "null");
   if (sameText && sameMarkup) throw badRequest(NOT_MODIFIED);
   const updated = await editMessage(ctx.app, {
     conversationId: view.conversation.id,
@@ -71,7 +81,11 @@ export const editMethods = {
     if (row.media === null) throw badRequest("there is no caption in the message to edit");
     const caption = await captionOf(ctx.app, ctx.params, MAX_TEXT);
     if (caption.text.trim() === "") throw badRequest("message caption is empty");
-    return applyEdit(ctx, view, row, { content: caption.text, entities: caption.entities, replyMarkup: editedMarkup(ctx, "keep") });
+    return applyEdit(ctx, view, row, {
+      content: caption.text,
+      entities: caption.entities,
+      replyMarkup: editedMarkup(ctx, "keep"),
+    });
   },
 
   async editMessageReplyMarkup(ctx) {
@@ -85,10 +99,14 @@ export const editMethods = {
     const row = await findMessageBySeq(ctx.app.db, view.conversation.id, seq);
     if (!row) throw badRequest("message to delete not found");
     // the compatible API reports someone else's message as a bad request, not a 403
-    await asBot(() => deleteMessage(ctx.app, { conversationId: view.conversation.id, seq, actorId: ctx.me.id, forEveryone: true }), {
-      403: badRequest("message can't be deleted"),
-      404: badRequest("message to delete not found"),
-    });
+    await asBot(
+      () =>
+        deleteMessage(ctx.app, { conversationId: view.conversation.id, seq, actorId: ctx.me.id, forEveryone: true }),
+      {
+        403: badRequest("message can't be deleted"),
+        404: badRequest("message to delete not found"),
+      },
+    );
     return true;
   },
 
@@ -97,10 +115,14 @@ export const editMethods = {
     const view = await resolveChat(ctx, "chat_id", false);
     for (const seq of messageIds(ctx)) {
       if (!(await findMessageBySeq(ctx.app.db, view.conversation.id, seq))) continue;
-      await asBot(() => deleteMessage(ctx.app, { conversationId: view.conversation.id, seq, actorId: ctx.me.id, forEveryone: true }), {
-        403: badRequest("message can't be deleted"),
-        404: badRequest("message to delete not found"),
-      });
+      await asBot(
+        () =>
+          deleteMessage(ctx.app, { conversationId: view.conversation.id, seq, actorId: ctx.me.id, forEveryone: true }),
+        {
+          403: badRequest("message can't be deleted"),
+          404: badRequest("message to delete not found"),
+        },
+      );
     }
     return true;
   },
@@ -111,7 +133,10 @@ export const editMethods = {
     ctx.params.bool("disable_notification");
     await asBot(
       () => setPinned(ctx.app, { conversationId: view.conversation.id, seq, actorId: ctx.me.id, pinned: true }),
-      { 403: forbiddenBot("not enough rights to manage pinned messages in the chat"), 404: badRequest("message to pin not found") },
+      {
+        403: forbiddenBot("not enough rights to manage pinned messages in the chat"),
+        404: badRequest("message to pin not found"),
+      },
     );
     return true;
   },

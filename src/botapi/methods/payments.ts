@@ -4,7 +4,14 @@ import { enqueueUpdate } from "../../domain/bots/updates";
 import { findConversationById, findMessageById } from "../../domain/chats/access";
 import { answerQuery, cancelQuery } from "../../domain/payments/checkout";
 import { refundPayment, type RefundOutcome } from "../../domain/payments/income";
-import { createInvoice, findInvoiceById, findPaymentById, INVOICE_LIMITS, invoiceTotal, invoiceView } from "../../domain/payments/invoices";
+import {
+  createInvoice,
+  findInvoiceById,
+  findPaymentById,
+  INVOICE_LIMITS,
+  invoiceTotal,
+  invoiceView,
+} from "../../domain/payments/invoices";
 import type { LabeledPrice } from "../../domain/payments/table";
 import { findUserById } from "../../domain/users/service";
 import { chatViewFor, resolveChat } from "../chats";
@@ -31,9 +38,11 @@ function labeledPrices(raw: unknown): LabeledPrice[] {
     if (!p || typeof p !== "object") throw badRequest(`prices[${i}] must be a LabeledPrice object`);
     const { label, amount } = p as { label?: unknown; amount?: unknown };
     if (typeof label !== "string" || label.trim() === "") throw badRequest(`prices[${i}].label is empty`);
-    if (label.length > INVOICE_LIMITS.label) throw badRequest(`prices[${i}].label is too long (maximum ${INVOICE_LIMITS.label})`);
+    if (label.length > INVOICE_LIMITS.label)
+      throw badRequest(`prices[${i}].label is too long (maximum ${INVOICE_LIMITS.label})`);
     const n = typeof amount === "string" && /^\d{1,9}$/.test(amount) ? Number(amount) : amount;
-    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 1) throw badRequest(`prices[${i}].amount must be a positive Integer number of stars`);
+    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 1)
+      throw badRequest(`prices[${i}].amount must be a positive Integer number of stars`);
     return { label, amount: n };
   });
 }
@@ -43,7 +52,8 @@ function invoiceMarkup(ctx: BotContext, total: number): Record<string, unknown> 
   const given = parseReplyMarkup(ctx.params.json("reply_markup"), { allowPay: true });
   if (given === undefined || given === null) return { inline_keyboard: [[{ text: `Pay ⭐️${total}`, pay: true }]] };
   const first = inlineButtons(given)[0];
-  if (!Array.isArray(given.inline_keyboard) || !first?.pay) throw badRequest("REPLY_MARKUP_BUY_EMPTY: the first button of an invoice's inline keyboard must be a Pay button");
+  if (!Array.isArray(given.inline_keyboard) || !first?.pay)
+    throw badRequest("REPLY_MARKUP_BUY_EMPTY: the first button of an invoice's inline keyboard must be a Pay button");
   return given;
 }
 
@@ -62,20 +72,41 @@ export const paymentMethods = {
     const payload = params.str("payload", { required: true, max: INVOICE_LIMITS.payload })!;
     const currency = params.str("currency") ?? "XTR";
     if (currency !== "XTR") throw badRequest("CURRENCY_INVALID: only XTR (stars) is accepted");
-    if (params.has("provider_token")) throw badRequest("PAYMENT_PROVIDER_INVALID: payments are in stars only, without providers");
+    if (params.has("provider_token"))
+      throw badRequest("PAYMENT_PROVIDER_INVALID: payments are in stars only, without providers");
     const startParameter = params.str("start_parameter", { max: 64 }) ?? null;
     const prices = labeledPrices(params.json("prices", { required: true }));
     const total = invoiceTotal(prices);
-    if (total > INVOICE_LIMITS.maxTotal) throw badRequest(`CURRENCY_TOTAL_AMOUNT_INVALID: the total must be 1 to ${INVOICE_LIMITS.maxTotal} stars`);
+    if (total > INVOICE_LIMITS.maxTotal)
+      throw badRequest(`CURRENCY_TOTAL_AMOUNT_INVALID: the total must be 1 to ${INVOICE_LIMITS.maxTotal} stars`);
     const replyMarkup = invoiceMarkup(ctx, total);
     const view = await resolveChat(ctx);
 
     const draft = { title, description, payload, startParameter, prices };
     // the invoice message and its invoice row commit together: no message without its invoice
-    const sent = await post(ctx, view, { content: "", invoice: invoiceView(draft, "unpaid"), replyMarkup }, {}, async (scope, row) => {
-      await createInvoice(ctx.app, { ...draft, messageId: row.id, conversationId: view.conversation.id, botId: ctx.bot.id, botUserId: ctx.me.id }, scope);
-    });
-    return { ...sent, invoice: { title, description, start_parameter: startParameter ?? "", currency: "XTR", total_amount: total } };
+    const sent = await post(
+      ctx,
+      view,
+      { content: "", invoice: invoiceView(draft, "unpaid"), replyMarkup },
+      {},
+      async (scope, row) => {
+        await createInvoice(
+          ctx.app,
+          {
+            ...draft,
+            messageId: row.id,
+            conversationId: view.conversation.id,
+            botId: ctx.bot.id,
+            botUserId: ctx.me.id,
+          },
+          scope,
+        );
+      },
+    );
+    return {
+      ...sent,
+      invoice: { title, description, start_parameter: startParameter ?? "", currency: "XTR", total_amount: total },
+    };
   },
 
   async answerPreCheckoutQuery({ app, bot, params }) {
@@ -83,7 +114,8 @@ export const paymentMethods = {
     const ok = params.bool("ok");
     if (ok === undefined) throw badRequest("ok is empty");
     const errorMessage = params.str("error_message", { max: 255 }) ?? null;
-    if (!ok && (errorMessage === null || errorMessage.trim() === "")) throw badRequest("error_message is empty: it is required when ok is false");
+    if (!ok && (errorMessage === null || errorMessage.trim() === ""))
+      throw badRequest("error_message is empty: it is required when ok is false");
     if (!answerQuery(app, bot.id, id, { ok, errorMessage: ok ? null : errorMessage })) {
       throw badRequest("query is too old and response timeout expired or query ID is invalid");
     }
@@ -100,12 +132,18 @@ export const paymentMethods = {
 } satisfies MethodTable;
 
 /** A person pressed Pay: pre_checkout_query to the bot, or the query is cancelled when the bot cannot get it. */
-async function sendPreCheckoutQuery(app: App, p: { queryId: string; invoiceId: number; payerId: number }): Promise<void> {
+async function sendPreCheckoutQuery(
+  app: App,
+  p: { queryId: string; invoiceId: number; payerId: number },
+): Promise<void> {
   let queued: number | null = null;
   try {
     const invoice = await findInvoiceById(app.db, p.invoiceId);
     if (!invoice) return;
-    const [found, payer] = await Promise.all([findBotByUserId(app.db, invoice.bot_user_id), findUserById(app.db, p.payerId)]);
+    const [found, payer] = await Promise.all([
+      findBotByUserId(app.db, invoice.bot_user_id),
+      findUserById(app.db, p.payerId),
+    ]);
     if (!found || !payer) return;
     queued = await enqueueUpdate(app, found.bot, "pre_checkout_query", {
       id: p.queryId,
@@ -131,7 +169,11 @@ async function sendSuccessfulPayment(app: App, p: { paymentId: number; serviceMe
   ]);
   if (!found || !conversation || !row) return;
   // the compatible API's service message: no text, just the payment
-  const { text: _text, entities: _entities, ...message } = await serializeMessage(app.db, await chatViewFor(app.db, conversation, found.user.id), row);
+  const {
+    text: _text,
+    entities: _entities,
+    ...message
+  } = await serializeMessage(app.db, await chatViewFor(app.db, conversation, found.user.id), row);
   await enqueueUpdate(app, found.bot, "message", {
     ...message,
     successful_payment: {

@@ -1,4 +1,11 @@
-import { botCommands, forgetBotIdentities, updateBotSettings, DESCRIPTION_MAX, SHORT_DESCRIPTION_MAX, type BotCommand } from "../../domain/bots/service";
+import {
+  botCommands,
+  forgetBotIdentities,
+  updateBotSettings,
+  DESCRIPTION_MAX,
+  SHORT_DESCRIPTION_MAX,
+  type BotCommand,
+} from "../../domain/bots/service";
 import { botProfile, updateBotProfile, type BotProfile } from "../../domain/bots/profile";
 import { DISPLAY_NAME_MAX, updateProfile } from "../../domain/profiles/edit";
 import type { BotContext, MethodTable } from "../context";
@@ -20,8 +27,10 @@ function parseCommands(raw: unknown): BotCommand[] {
     const { command, description } = c as { command?: unknown; description?: unknown };
     if (typeof command !== "string" || command.length === 0) throw badRequest("command must be non-empty");
     const name = command.replace(/^\//, "");
-    if (!COMMAND_RE.test(name)) throw badRequest("command must contain only lowercase English letters, digits and underscores (1-32 characters)");
-    if (typeof description !== "string" || description.length === 0) throw badRequest("command description must be non-empty");
+    if (!COMMAND_RE.test(name))
+      throw badRequest("command must contain only lowercase English letters, digits and underscores (1-32 characters)");
+    if (typeof description !== "string" || description.length === 0)
+      throw badRequest("command description must be non-empty");
     if (description.length > 256) throw badRequest("command description is too long (maximum 256)");
     return { command: name, description };
   });
@@ -82,7 +91,8 @@ const setLocalized = (ctx: BotContext, field: TextField, lang: string, value: st
   });
 
 /** The text people with LANG see: theirs when set, else the default. */
-const localized = (profile: BotProfile, field: TextField, lang: string, fallback: string): string => (lang !== "" ? profile[field]?.[lang] : undefined) ?? fallback;
+const localized = (profile: BotProfile, field: TextField, lang: string, fallback: string): string =>
+  (lang !== "" ? profile[field]?.[lang] : undefined) ?? fallback;
 
 export const profileMethods = {
   async getMe({ me, bot }) {
@@ -94,7 +104,8 @@ export const profileMethods = {
     const scope = scopeKey(ctx.params);
     const lang = languageCode(ctx.params);
     if (scope === "default" && lang === "") await updateBotSettings(ctx.app, ctx.bot.id, { commands });
-    else await updateBotProfile(ctx.app, ctx.bot.id, (p) => void (((p.commands ??= {})[scope] ??= {})[lang] = commands));
+    else
+      await updateBotProfile(ctx.app, ctx.bot.id, (p) => void (((p.commands ??= {})[scope] ??= {})[lang] = commands));
     return true;
   },
   /** The list for the scope and language, falling back to the scope's list for everyone, then to the default scope's. */
@@ -134,7 +145,9 @@ export const profileMethods = {
     return true;
   },
   async getMyShortDescription({ bot, params }) {
-    return { short_description: localized(botProfile(bot), "short_description", languageCode(params), bot.short_description) };
+    return {
+      short_description: localized(botProfile(bot), "short_description", languageCode(params), bot.short_description),
+    };
   },
 
   /** The default name is the bot account's display name (getMe's first_name); "" keeps it, as it cannot be empty. */

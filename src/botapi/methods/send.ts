@@ -26,7 +26,8 @@ async function replyTarget(ctx: BotContext, view: ChatView): Promise<number | nu
   let seq: number | undefined;
   let lenient = false;
   if (rp !== undefined && rp !== null) {
-    if (typeof rp !== "object" || !Number.isSafeInteger((rp as { message_id?: unknown }).message_id)) throw badRequest("reply_parameters must have an Integer message_id");
+    if (typeof rp !== "object" || !Number.isSafeInteger((rp as { message_id?: unknown }).message_id))
+      throw badRequest("reply_parameters must have an Integer message_id");
     seq = (rp as { message_id: number }).message_id;
     lenient = (rp as { allow_sending_without_reply?: unknown }).allow_sending_without_reply === true;
   } else {
@@ -53,13 +54,19 @@ export async function post(
   // accepted for compatibility (no push notifications, nothing to protect), but must be well-formed
   ctx.params.bool("disable_notification");
   ctx.params.bool("protect_content");
-  const replyMarkup = out.replyMarkup !== undefined ? out.replyMarkup : parseReplyMarkup(ctx.params.json("reply_markup"), markupOpts);
+  const replyMarkup =
+    out.replyMarkup !== undefined ? out.replyMarkup : parseReplyMarkup(ctx.params.json("reply_markup"), markupOpts);
   const replyToSeq = out.replyToSeq !== undefined ? out.replyToSeq : await replyTarget(ctx, view);
   const input = { ...out, replyMarkup: replyMarkup ?? undefined, replyToSeq };
   const store = compose
     ? () =>
         inTransaction(ctx.app.db, async (scope) => {
-          const row = await storeMessage(scope, ctx.app, await requireMembership(scope.db, view.conversation.id, ctx.me.id), input);
+          const row = await storeMessage(
+            scope,
+            ctx.app,
+            await requireMembership(scope.db, view.conversation.id, ctx.me.id),
+            input,
+          );
           await compose(scope, row);
           return row;
         })
@@ -99,8 +106,14 @@ async function pollOptions(app: App, raw: unknown): Promise<{ text: string; text
   if (raw.length > 12) throw badRequest("poll can't have more than 12 options");
   const options = [];
   for (const o of raw) {
-    const option = typeof o === "string" ? { text: o } : o && typeof o === "object" ? (o as { text?: unknown; text_parse_mode?: unknown; text_entities?: unknown }) : null;
-    if (option === null || typeof option.text !== "string" || option.text.trim().length === 0) throw badRequest("poll options must be non-empty");
+    const option =
+      typeof o === "string"
+        ? { text: o }
+        : o && typeof o === "object"
+          ? (o as { text?: unknown; text_parse_mode?: unknown; text_entities?: unknown })
+          : null;
+    if (option === null || typeof option.text !== "string" || option.text.trim().length === 0)
+      throw badRequest("poll options must be non-empty");
     const parseMode = typeof option.text_parse_mode === "string" ? option.text_parse_mode : undefined;
     const { text, entities } = await formatText(app, option.text, parseMode, option.text_entities);
     if (text.length === 0) throw badRequest("poll options must be non-empty");
@@ -117,7 +130,12 @@ function coordinates(ctx: BotContext) {
 }
 
 /** The message a forward or copy takes: in from_chat_id when given, else in the target chat. */
-async function sourceMessage(ctx: BotContext, target: ChatView, what: string, seq = ctx.params.int("message_id", { required: true })!) {
+async function sourceMessage(
+  ctx: BotContext,
+  target: ChatView,
+  what: string,
+  seq = ctx.params.int("message_id", { required: true })!,
+) {
   // the source chat must already exist: naming a person never opens a chat here
   const source = ctx.params.has("from_chat_id") ? await resolveChat(ctx, "from_chat_id", false) : target;
   const row = await findMessageBySeq(ctx.app.db, source.conversation.id, seq);
@@ -144,7 +162,12 @@ export const sendMethods = {
     const performer = ctx.params.str("performer", { max: 64 });
     const title = ctx.params.str("title", { max: 64 });
     const duration = ctx.params.int("duration", { min: 0 });
-    return sendFile("audio", { audio: performer !== undefined || title !== undefined || duration !== undefined ? { performer, title, duration } : true })(ctx);
+    return sendFile("audio", {
+      audio:
+        performer !== undefined || title !== undefined || duration !== undefined
+          ? { performer, title, duration }
+          : true,
+    })(ctx);
   },
   sendSticker: sendFile("sticker"),
 
@@ -156,15 +179,30 @@ export const sendMethods = {
     const items = raw.map((m, i) => {
       if (!m || typeof m !== "object") throw badRequest(`media[${i}] must be an InputMedia object`);
       const { type } = m as { type?: unknown };
-      if (type !== "photo" && type !== "video" && type !== "document" && type !== "audio") throw badRequest(`media[${i}]: type must be one of photo, video, document, audio`);
-      return m as { type: "photo" | "video" | "document" | "audio"; media?: unknown; caption?: unknown; parse_mode?: unknown; caption_entities?: unknown; has_spoiler?: unknown };
+      if (type !== "photo" && type !== "video" && type !== "document" && type !== "audio")
+        throw badRequest(`media[${i}]: type must be one of photo, video, document, audio`);
+      return m as {
+        type: "photo" | "video" | "document" | "audio";
+        media?: unknown;
+        caption?: unknown;
+        parse_mode?: unknown;
+        caption_entities?: unknown;
+        has_spoiler?: unknown;
+      };
     });
     const docs = items.filter((m) => m.type === "document" || m.type === "audio").length;
-    if (docs !== 0 && docs !== items.length) throw badRequest("documents and audio can't be mixed with other media types in a media group");
+    if (docs !== 0 && docs !== items.length)
+      throw badRequest("documents and audio can't be mixed with other media types in a media group");
     const captions = [];
     for (const [i, m] of items.entries()) {
-      if (m.caption !== undefined && typeof m.caption !== "string") throw badRequest(`media[${i}].caption must be a String`);
-      const out = await formatText(ctx.app, (m.caption as string | undefined) ?? "", typeof m.parse_mode === "string" ? m.parse_mode : ctx.params.str("parse_mode"), m.caption_entities);
+      if (m.caption !== undefined && typeof m.caption !== "string")
+        throw badRequest(`media[${i}].caption must be a String`);
+      const out = await formatText(
+        ctx.app,
+        (m.caption as string | undefined) ?? "",
+        typeof m.parse_mode === "string" ? m.parse_mode : ctx.params.str("parse_mode"),
+        m.caption_entities,
+      );
       if (out.text.length > MAX_CAPTION) throw badRequest("message caption is too long");
       captions.push(out);
     }
@@ -177,7 +215,16 @@ export const sendMethods = {
       const extra: Record<string, unknown> = { media_group_id: groupId };
       if (items[i]!.has_spoiler === true || items[i]!.has_spoiler === "true") extra.has_spoiler = true;
       if (items[i]!.type === "audio") extra.audio = true;
-      sent.push(await post(ctx, view, { content: captions[i]!.text, entities: captions[i]!.entities, media: [files[i]!], extra, replyMarkup: null, replyToSeq: i === 0 ? replyToSeq : null }));
+      sent.push(
+        await post(ctx, view, {
+          content: captions[i]!.text,
+          entities: captions[i]!.entities,
+          media: [files[i]!],
+          extra,
+          replyMarkup: null,
+          replyToSeq: i === 0 ? replyToSeq : null,
+        }),
+      );
     }
     return sent;
   },
@@ -200,7 +247,12 @@ export const sendMethods = {
   async sendPoll(ctx) {
     const view = await resolveChat(ctx);
     const rawQuestion = ctx.params.str("question", { required: true, empty: "poll question must be non-empty" })!;
-    const { text: question, entities: questionEntities } = await formatText(ctx.app, rawQuestion, ctx.params.str("question_parse_mode"), ctx.params.json("question_entities"));
+    const { text: question, entities: questionEntities } = await formatText(
+      ctx.app,
+      rawQuestion,
+      ctx.params.str("question_parse_mode"),
+      ctx.params.json("question_entities"),
+    );
     if (question === "") throw badRequest("poll question must be non-empty");
     if (question.length > 300) throw badRequest("question is too long (maximum 300)");
     const options = await pollOptions(ctx.app, ctx.params.json("options", { required: true }));
@@ -224,7 +276,12 @@ export const sendMethods = {
       if (correct! < 0 || correct! >= options.length) throw badRequest("wrong correct option id specified");
       poll.correct_option_id = correct;
       if (ctx.params.has("explanation")) {
-        const explanation = await formatText(ctx.app, ctx.params.str("explanation")!, ctx.params.str("explanation_parse_mode"), ctx.params.json("explanation_entities"));
+        const explanation = await formatText(
+          ctx.app,
+          ctx.params.str("explanation")!,
+          ctx.params.str("explanation_parse_mode"),
+          ctx.params.json("explanation_entities"),
+        );
         if (explanation.text.length > 200) throw badRequest("explanation length must not exceed 200");
         poll.explanation = explanation.text;
         if (explanation.entities.length) poll.explanation_entities = explanation.entities;
@@ -289,8 +346,18 @@ export const sendMethods = {
 async function forwardOne(ctx: BotContext, target: ChatView, seq?: number): Promise<MessageRow> {
   const { source, row } = await sourceMessage(ctx, target, "forward", seq);
   return asBot(
-    () => forwardMessage(ctx.app, { fromConversationId: source.conversation.id, seq: row.seq, actorId: ctx.me.id, toConversationId: target.conversation.id }),
-    { 400: badRequest("message can't be forwarded"), 403: blockedByUser(), 404: badRequest("message to forward not found") },
+    () =>
+      forwardMessage(ctx.app, {
+        fromConversationId: source.conversation.id,
+        seq: row.seq,
+        actorId: ctx.me.id,
+        toConversationId: target.conversation.id,
+      }),
+    {
+      400: badRequest("message can't be forwarded"),
+      403: blockedByUser(),
+      404: badRequest("message to forward not found"),
+    },
   );
 }
 
@@ -307,7 +374,12 @@ async function copyOne(ctx: BotContext, target: ChatView, seq?: number): Promise
   }
   const extra = row.extra ? (JSON.parse(row.extra) as Record<string, unknown>) : null;
   if (extra) delete extra.media_group_id;
-  const sent = await post(ctx, target, { content, entities, media: row.media ? (JSON.parse(row.media) as MediaItem[]) : undefined, extra });
+  const sent = await post(ctx, target, {
+    content,
+    entities,
+    media: row.media ? (JSON.parse(row.media) as MediaItem[]) : undefined,
+    extra,
+  });
   return sent.message_id as number;
 }
 

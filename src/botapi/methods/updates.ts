@@ -1,5 +1,11 @@
 import { setWebhookConfig } from "../../domain/bots/service";
-import { dropPendingUpdates, notifyBotQueue, pollUpdates, setAllowedUpdates, UPDATE_TYPES } from "../../domain/bots/updates";
+import {
+  dropPendingUpdates,
+  notifyBotQueue,
+  pollUpdates,
+  setAllowedUpdates,
+  UPDATE_TYPES,
+} from "../../domain/bots/updates";
 import { toUnixSeconds } from "../../lib/clock";
 import type { BotContext, MethodTable } from "../context";
 import { badRequest, botError } from "../errors";
@@ -10,7 +16,8 @@ const SECRET_RE = /^[A-Za-z0-9_-]{1,256}$/;
 function allowedUpdates({ params }: BotContext): string[] | undefined {
   const raw = params.json("allowed_updates");
   if (raw === undefined || raw === null) return undefined;
-  if (!Array.isArray(raw) || raw.some((t) => typeof t !== "string")) throw badRequest("allowed_updates must be an Array of String");
+  if (!Array.isArray(raw) || raw.some((t) => typeof t !== "string"))
+    throw badRequest("allowed_updates must be an Array of String");
   // unknown kinds (inline_query, channel_post...) are accepted and simply never emitted
   return raw as string[];
 }
@@ -19,7 +26,10 @@ export const updatesMethods = {
   async getUpdates(ctx) {
     const { app, bot, params } = ctx;
     if (bot.webhook_url) {
-      throw botError(409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first");
+      throw botError(
+        409,
+        "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+      );
     }
     const offset = params.int("offset");
     const limit = params.int("limit", { min: 1, max: 100 }) ?? 100;
@@ -59,7 +69,14 @@ export const updatesMethods = {
   },
 
   async getWebhookInfo({ bot }) {
-    const info: { url: string; has_custom_certificate: boolean; pending_update_count: number; last_error_date?: number; last_error_message?: string; allowed_updates?: string[] } = {
+    const info: {
+      url: string;
+      has_custom_certificate: boolean;
+      pending_update_count: number;
+      last_error_date?: number;
+      last_error_message?: string;
+      allowed_updates?: string[];
+    } = {
       url: bot.webhook_url ?? "",
       has_custom_certificate: false,
       // the contract (service-api.md, WebhookInfo) states this is always 0; the queue itself is

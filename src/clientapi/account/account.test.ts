@@ -6,7 +6,6 @@ import { canMessage, whoCanMessage } from "../../domain/settings/service";
 import { registerExportSection } from "../../domain/account/export";
 import { uploadFor } from "../../testing/media";
 
-
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
@@ -22,7 +21,11 @@ describe("PATCH /api/account/profile", () => {
     const a = await person();
     const res = await a.client.patch("/api/account/profile", { displayName: "  Анна 🌸 ", bio: "Привет, мир" });
     expect(res.status).toBe(200);
-    expect(res.body.data.profile).toMatchObject({ displayName: "Анна 🌸", bio: "Привет, мир", username: a.user.username });
+    expect(res.body.data.profile).toMatchObject({
+      displayName: "Анна 🌸",
+      bio: "Привет, мир",
+      username: a.user.username,
+    });
     expect(res.body.data.account.email).toBe(a.user.email);
     const b = await person();
     const seen = await b.client.get(`/api/social/users/${a.user.username}`);
@@ -60,7 +63,10 @@ describe("PATCH /api/account/profile", () => {
     res = await a.client.patch("/api/account/profile", { avatarUrl: othersAvatar });
     expect(res.status).toBe(400);
     expect(res.body.error.details.fieldErrors.avatarUrl).toHaveLength(1);
-    res = await a.client.patch("/api/account/profile", { coverUrl: postImage, coverVideoUrl: "https://evil.example/x.mp4" });
+    res = await a.client.patch("/api/account/profile", {
+      coverUrl: postImage,
+      coverVideoUrl: "https://evil.example/x.mp4",
+    });
     expect(res.status).toBe(400);
     expect(Object.keys(res.body.error.details.fieldErrors).sort()).toEqual(["coverUrl", "coverVideoUrl"]);
     res = await a.client.patch("/api/account/profile", { avatarUrl: cover });
@@ -68,7 +74,11 @@ describe("PATCH /api/account/profile", () => {
 
     res = await a.client.patch("/api/account/profile", { avatarUrl: null });
     expect(res.body.data.profile).toMatchObject({ avatarUrl: null, coverUrl: cover });
-    const row = await server.app.db.selectFrom("uploads").select("attached_at").where("url", "=", avatar).executeTakeFirstOrThrow();
+    const row = await server.app.db
+      .selectFrom("uploads")
+      .select("attached_at")
+      .where("url", "=", avatar)
+      .executeTakeFirstOrThrow();
     expect(row.attached_at).not.toBeNull();
   });
 
@@ -123,7 +133,9 @@ describe("settings", () => {
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe("VALIDATION_ERROR");
     expect(res.body.error.details.fieldErrors.whoCanMessage).toBeDefined();
-    res = await a.client.patch("/api/account/settings", "not json", { headers: { "content-type": "application/json" } });
+    res = await a.client.patch("/api/account/settings", "not json", {
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("VALIDATION_ERROR");
     expect((await a.client.get("/api/account/settings")).body.data.settings.whoCanMessage).toBe("everyone");
@@ -185,13 +197,17 @@ describe("DELETE /api/account", () => {
     const a = await withPassword();
     const b = await person();
     const mine = (await a.client.post("/api/social/posts", { content: "leaving soon #farewelltag" })).body.data.post;
-    const theirs = (await b.client.post("/api/social/posts", { content: "stay", poll: { options: ["x", "y"] } })).body.data.post;
+    const theirs = (await b.client.post("/api/social/posts", { content: "stay", poll: { options: ["x", "y"] } })).body
+      .data.post;
     await b.client.post(`/api/social/posts/${mine.id}/comments`, { content: "bye" });
     await a.client.post(`/api/social/posts/${theirs.id}/like`);
     await a.client.post(`/api/social/posts/${theirs.id}/bookmark`);
     await a.client.post(`/api/social/posts/${theirs.id}/comments`, { content: "a's comment" });
     await a.client.post(`/api/social/posts/${theirs.id}/poll/vote`, { options: [0] });
-    expect((await b.client.get(`/api/social/posts/${theirs.id}`)).body.data.post).toMatchObject({ likeCount: 1, commentCount: 1 });
+    expect((await b.client.get(`/api/social/posts/${theirs.id}`)).body.data.post).toMatchObject({
+      likeCount: 1,
+      commentCount: 1,
+    });
 
     expect((await a.client.delete("/api/account", { password: a.user.password })).status).toBe(200);
     const after = (await b.client.get(`/api/social/posts/${theirs.id}`)).body.data.post;
@@ -231,7 +247,11 @@ describe("DELETE /api/account", () => {
     res = await b.client.get("/api/social/notifications");
     expect(res.body.data.notifications).toEqual([]);
 
-    const row = await server.app.db.selectFrom("users").selectAll().where("id", "=", a.user.id).executeTakeFirstOrThrow();
+    const row = await server.app.db
+      .selectFrom("users")
+      .selectAll()
+      .where("id", "=", a.user.id)
+      .executeTakeFirstOrThrow();
     expect(row.deleted_at).not.toBeNull();
     expect(row.email).toBeNull();
     expect(row.password_hash).toBeNull();

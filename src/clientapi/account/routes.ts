@@ -19,7 +19,9 @@ const ProfileBody = t.Object({
   coverUrl: t.Optional(PictureUrl),
   coverVideoUrl: t.Optional(PictureUrl),
 });
-const SettingsBody = t.Object({ whoCanMessage: t.Optional(t.Union([t.Literal("everyone"), t.Literal("followed"), t.Literal("nobody")])) });
+const SettingsBody = t.Object({
+  whoCanMessage: t.Optional(t.Union([t.Literal("everyone"), t.Literal("followed"), t.Literal("nobody")])),
+});
 const DeleteBody = t.Object({ password: t.String({ minLength: 1, maxLength: 128 }) });
 
 /** The signed-in person's own account: profile, settings, export, deletion (/api/account/*). */
@@ -30,15 +32,22 @@ export function accountRoutes(app: App) {
       "/profile",
       async ({ body, user }) => {
         const updated = await updateProfile(app, user, body);
-        return ok({ account: serializeAccount(updated), profile: serializeProfile(await loadProfile(app.db, updated.id, updated)) });
+        return ok({
+          account: serializeAccount(updated),
+          profile: serializeProfile(await loadProfile(app.db, updated.id, updated)),
+        });
       },
       { auth: true, body: ProfileBody },
     )
     .get("/settings", async ({ user }) => ok({ settings: await getSettings(app.db, user.id) }), { auth: true })
-    .patch("/settings", async ({ body, user }) => ok({ settings: await updateSettings(app.db, app.clock.now(), user.id, body) }), {
-      auth: true,
-      body: SettingsBody,
-    })
+    .patch(
+      "/settings",
+      async ({ body, user }) => ok({ settings: await updateSettings(app.db, app.clock.now(), user.id, body) }),
+      {
+        auth: true,
+        body: SettingsBody,
+      },
+    )
     .get(
       "/export",
       async ({ user, set }) => {

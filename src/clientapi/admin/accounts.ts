@@ -5,7 +5,13 @@ import { banUserDevices, unbanUserDevices } from "../../domain/auth/devices";
 import { clearTwoFactor } from "../../domain/auth/two-factor";
 import { MAX_POSTING_BLOCK_MINUTES, setPostingBlockedUntil } from "../../domain/moderation/service";
 import { searchPeople } from "../../domain/search/people";
-import { createUser, findUserByEmail, listAccounts, requireUserByUsername, setPassword } from "../../domain/users/service";
+import {
+  createUser,
+  findUserByEmail,
+  listAccounts,
+  requireUserByUsername,
+  setPassword,
+} from "../../domain/users/service";
 import { revokeSessionsAndNotify } from "../../domain/sessions/revoke";
 import { grantStars } from "../../domain/stars/service";
 import type { UserRow } from "../../domain/users/table";
@@ -36,7 +42,10 @@ const looksLikeEmail = (q: string) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(q);
 
 /** An account as an administrator sees it: the owner's view plus its moderation state. */
 function serializeAdminAccount(app: App, user: UserRow) {
-  const blockedUntil = user.posting_blocked_until !== null && user.posting_blocked_until > app.clock.now() ? user.posting_blocked_until : null;
+  const blockedUntil =
+    user.posting_blocked_until !== null && user.posting_blocked_until > app.clock.now()
+      ? user.posting_blocked_until
+      : null;
   return {
     ...serializeAccount(user),
     disabled: user.disabled_at !== null,
@@ -68,9 +77,25 @@ export function adminAccountRoutes(app: App) {
    * Runs CHANGE on TARGET under its audit entry (PARAMS: what the admin asked for; the change
    * returns its outcome), then answers with the account as it is now, the params and the outcome.
    */
-  const act = async (admin: UserRow, target: UserRow, action: string, change: () => Promise<Record<string, unknown>>, params: Record<string, unknown> = {}) => {
-    const outcome = await logged(app, admin, [{ action, target: { type: "account", id: target.cuid, label: label(target) }, details: params }], change, (details) => ({ details }));
-    return ok({ account: serializeAdminAccount(app, await requireTarget(app, target.username)), ...params, ...outcome });
+  const act = async (
+    admin: UserRow,
+    target: UserRow,
+    action: string,
+    change: () => Promise<Record<string, unknown>>,
+    params: Record<string, unknown> = {},
+  ) => {
+    const outcome = await logged(
+      app,
+      admin,
+      [{ action, target: { type: "account", id: target.cuid, label: label(target) }, details: params }],
+      change,
+      (details) => ({ details }),
+    );
+    return ok({
+      account: serializeAdminAccount(app, await requireTarget(app, target.username)),
+      ...params,
+      ...outcome,
+    });
   };
 
   return new Elysia({ name: "admin-accounts" })
@@ -89,7 +114,10 @@ export function adminAccountRoutes(app: App) {
           const hits = await searchPeople(app.db, q, { excludeIds: [], cursor: query.cursor ?? null, limit });
           page = { items: hits.users, nextCursor: hits.nextCursor };
         }
-        return ok({ accounts: page.items.map((u) => serializeAdminAccount(app, u)), pageInfo: { nextCursor: page.nextCursor } });
+        return ok({
+          accounts: page.items.map((u) => serializeAdminAccount(app, u)),
+          pageInfo: { nextCursor: page.nextCursor },
+        });
       },
       { admin: true, query: SearchQuery },
     )
@@ -102,8 +130,22 @@ export function adminAccountRoutes(app: App) {
         const created = await logged(
           app,
           admin,
-          [{ action: "account.create", target: { type: "account", id: body.username, label: `@${body.username}` }, details: params }],
-          () => createUser(app.db, app.clock.now(), { email: body.email, username: body.username, password: body.password, displayName: body.displayName, isAdmin: body.admin, verified: body.verified }),
+          [
+            {
+              action: "account.create",
+              target: { type: "account", id: body.username, label: `@${body.username}` },
+              details: params,
+            },
+          ],
+          () =>
+            createUser(app.db, app.clock.now(), {
+              email: body.email,
+              username: body.username,
+              password: body.password,
+              displayName: body.displayName,
+              isAdmin: body.admin,
+              verified: body.verified,
+            }),
           (u) => ({ target: { type: "account", id: u.cuid, label: label(u) } }),
         );
         await app.hooks.emit("user:created", { userId: created.id });
@@ -111,7 +153,11 @@ export function adminAccountRoutes(app: App) {
       },
       { admin: true, body: CreateBody },
     )
-    .get("/:username", async ({ params }) => ok({ account: serializeAdminAccount(app, await requireTarget(app, params.username)) }), { admin: true, params: UsernameParams })
+    .get(
+      "/:username",
+      async ({ params }) => ok({ account: serializeAdminAccount(app, await requireTarget(app, params.username)) }),
+      { admin: true, params: UsernameParams },
+    )
     .post(
       "/:username/disable",
       async ({ admin, params }) => {
@@ -134,7 +180,9 @@ export function adminAccountRoutes(app: App) {
       async ({ admin, params }) => {
         const target = await requireTarget(app, params.username);
         refuseSelf(admin, target, "ban the devices of");
-        const answer = await act(admin, target, "account.ban-devices", async () => ({ bannedDevices: await banUserDevices(app.db, app.clock.now(), target.id) }));
+        const answer = await act(admin, target, "account.ban-devices", async () => ({
+          bannedDevices: await banUserDevices(app.db, app.clock.now(), target.id),
+        }));
         // open streams from the banned devices (anyone's) end now, not at the next heartbeat
         await realtimeHub(app).closeRevoked();
         return answer;
@@ -145,7 +193,9 @@ export function adminAccountRoutes(app: App) {
       "/:username/unban-devices",
       async ({ admin, params }) => {
         const target = await requireTarget(app, params.username);
-        return act(admin, target, "account.unban-devices", async () => ({ unbannedDevices: await unbanUserDevices(app.db, target.id) }));
+        return act(admin, target, "account.unban-devices", async () => ({
+          unbannedDevices: await unbanUserDevices(app.db, target.id),
+        }));
       },
       { admin: true, params: UsernameParams },
     )
@@ -153,9 +203,16 @@ export function adminAccountRoutes(app: App) {
       "/:username/block-posting",
       async ({ admin, params, body }) => {
         const target = await requireTarget(app, params.username);
-        if (!Number.isInteger(body.minutes) || body.minutes < 1 || body.minutes > MAX_POSTING_BLOCK_MINUTES) throw fieldError("minutes", `must be an integer from 1 to ${MAX_POSTING_BLOCK_MINUTES}`);
+        if (!Number.isInteger(body.minutes) || body.minutes < 1 || body.minutes > MAX_POSTING_BLOCK_MINUTES)
+          throw fieldError("minutes", `must be an integer from 1 to ${MAX_POSTING_BLOCK_MINUTES}`);
         const now = app.clock.now();
-        return act(admin, target, "account.block-posting", async () => (await setPostingBlockedUntil(app.db, now, target.id, now + body.minutes * 60_000), {}), { minutes: body.minutes });
+        return act(
+          admin,
+          target,
+          "account.block-posting",
+          async () => (await setPostingBlockedUntil(app.db, now, target.id, now + body.minutes * 60_000), {}),
+          { minutes: body.minutes },
+        );
       },
       { admin: true, params: UsernameParams, body: BlockPostingBody },
     )
@@ -163,7 +220,12 @@ export function adminAccountRoutes(app: App) {
       "/:username/unblock-posting",
       async ({ admin, params }) => {
         const target = await requireTarget(app, params.username);
-        return act(admin, target, "account.unblock-posting", async () => (await setPostingBlockedUntil(app.db, app.clock.now(), target.id, null), {}));
+        return act(
+          admin,
+          target,
+          "account.unblock-posting",
+          async () => (await setPostingBlockedUntil(app.db, app.clock.now(), target.id, null), {}),
+        );
       },
       { admin: true, params: UsernameParams },
     )
@@ -185,7 +247,13 @@ export function adminAccountRoutes(app: App) {
       async ({ admin, params, body }) => {
         const target = await requireTarget(app, params.username);
         // as `socialctl stars grant`: the only way stars enter the system
-        return act(admin, target, "stars.grant", async () => ({ balance: await grantStars(app, target.id, body.amount, body.reason) }), { amount: body.amount, reason: body.reason ?? null });
+        return act(
+          admin,
+          target,
+          "stars.grant",
+          async () => ({ balance: await grantStars(app, target.id, body.amount, body.reason) }),
+          { amount: body.amount, reason: body.reason ?? null },
+        );
       },
       { admin: true, params: UsernameParams, body: GrantBody },
     )
@@ -193,7 +261,13 @@ export function adminAccountRoutes(app: App) {
       "/:username/reset-two-factor",
       async ({ admin, params }) => {
         const target = await requireTarget(app, params.username);
-        return act(admin, target, "account.reset-two-factor", async () => (await clearTwoFactor(app.db, app.clock.now(), target.id), {}), { previousMethod: target.two_factor_method });
+        return act(
+          admin,
+          target,
+          "account.reset-two-factor",
+          async () => (await clearTwoFactor(app.db, app.clock.now(), target.id), {}),
+          { previousMethod: target.two_factor_method },
+        );
       },
       { admin: true, params: UsernameParams },
     );

@@ -1,6 +1,12 @@
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
-import { findBotByUsername, listAllBots, setBotBlocked, updateBotSettings, type BotWithUser } from "../../domain/bots/service";
+import {
+  findBotByUsername,
+  listAllBots,
+  setBotBlocked,
+  updateBotSettings,
+  type BotWithUser,
+} from "../../domain/bots/service";
 import { recheckLongPolls } from "../../domain/bots/updates";
 import type { UserRow } from "../../domain/users/table";
 import { ok } from "../../http/envelope";
@@ -35,10 +41,16 @@ export function adminBotRoutes(app: App) {
     return found;
   };
   /** Applies CHANGE to the bot, logs it, and answers with the bot as it is now. */
-  const act = (action: string, change: (found: BotWithUser) => Promise<BotWithUser["bot"]>) =>
+  const act =
+    (action: string, change: (found: BotWithUser) => Promise<BotWithUser["bot"]>) =>
     async ({ admin, params }: { admin: UserRow; params: { username: string } }) => {
       const found = await requireBot(params.username);
-      const bot = await logged(app, admin, [{ action, target: { type: "bot", id: found.bot.cuid, label: `@${found.user.username}` } }], () => change(found));
+      const bot = await logged(
+        app,
+        admin,
+        [{ action, target: { type: "bot", id: found.bot.cuid, label: `@${found.user.username}` } }],
+        () => change(found),
+      );
       // a getUpdates already waiting for a bot just disabled or blocked ends now, not when it times out
       await recheckLongPolls(app);
       const owners = await ownerNames([bot.owner_id]);
@@ -57,8 +69,24 @@ export function adminBotRoutes(app: App) {
       },
       { admin: true },
     )
-    .post("/:username/disable", act("bot.disable", (f) => updateBotSettings(app, f.bot.id, { enabled: false })), opts)
-    .post("/:username/enable", act("bot.enable", (f) => updateBotSettings(app, f.bot.id, { enabled: true })), opts)
-    .post("/:username/block", act("bot.block", (f) => setBotBlocked(app, f.bot.id, true)), opts)
-    .post("/:username/unblock", act("bot.unblock", (f) => setBotBlocked(app, f.bot.id, false)), opts);
+    .post(
+      "/:username/disable",
+      act("bot.disable", (f) => updateBotSettings(app, f.bot.id, { enabled: false })),
+      opts,
+    )
+    .post(
+      "/:username/enable",
+      act("bot.enable", (f) => updateBotSettings(app, f.bot.id, { enabled: true })),
+      opts,
+    )
+    .post(
+      "/:username/block",
+      act("bot.block", (f) => setBotBlocked(app, f.bot.id, true)),
+      opts,
+    )
+    .post(
+      "/:username/unblock",
+      act("bot.unblock", (f) => setBotBlocked(app, f.bot.id, false)),
+      opts,
+    );
 }

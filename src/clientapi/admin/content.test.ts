@@ -24,7 +24,12 @@ describe("removing content", () => {
     expect(await feedIds(reader.client)).toContain(post.id);
 
     const preview = await admin.get(`/api/admin/content/posts/${post.id}`);
-    expect(preview.body.data.content).toMatchObject({ kind: "post", id: post.id, text: "Spam spam lovely spam", author: { username: author.user.username } });
+    expect(preview.body.data.content).toMatchObject({
+      kind: "post",
+      id: post.id,
+      text: "Spam spam lovely spam",
+      author: { username: author.user.username },
+    });
     const res = await admin.delete(`/api/admin/content/posts/${post.id}`);
     expect(res.status).toBe(200);
     expect(res.body.data.removed).toMatchObject({ kind: "post", id: post.id });
@@ -51,12 +56,20 @@ describe("removing content", () => {
     const author = await quickPerson(server);
     const commenter = await quickPerson(server);
     const post = (await author.client.post("/api/social/posts", { content: "Ask me anything" })).body.data.post;
-    const comment = (await commenter.client.post(`/api/social/posts/${post.id}/comments`, { content: "rude words here" })).body.data.comment;
-    expect((await admin.get(`/api/admin/content/comments/${comment.id}`)).body.data.content).toMatchObject({ kind: "comment", text: "rude words here" });
+    const comment = (
+      await commenter.client.post(`/api/social/posts/${post.id}/comments`, { content: "rude words here" })
+    ).body.data.comment;
+    expect((await admin.get(`/api/admin/content/comments/${comment.id}`)).body.data.content).toMatchObject({
+      kind: "comment",
+      text: "rude words here",
+    });
     expect((await admin.delete(`/api/admin/content/comments/${comment.id}`)).status).toBe(200);
     const left = (await author.client.get(`/api/social/posts/${post.id}/comments`)).body.data.comments;
     expect(left).toEqual([]);
-    expect((await auditEntries(admin, 1))[0]).toMatchObject({ action: "comment.remove", target: { type: "comment", id: comment.id } });
+    expect((await auditEntries(admin, 1))[0]).toMatchObject({
+      action: "comment.remove",
+      target: { type: "comment", id: comment.id },
+    });
   });
 
   test("a story is gone for its viewers", async () => {
@@ -66,10 +79,16 @@ describe("removing content", () => {
     const mediaUrl = await uploadFor(server.app, author.user.id, "story");
     const story = (await author.client.post("/api/social/stories", { mediaUrl, caption: "look" })).body.data.story;
     expect((await fan.client.get(`/api/social/stories/${story.id}`)).status).toBe(200);
-    expect((await admin.delete(`/api/admin/content/stories/${story.id}`)).body.data.removed).toMatchObject({ kind: "story", text: "look" });
+    expect((await admin.delete(`/api/admin/content/stories/${story.id}`)).body.data.removed).toMatchObject({
+      kind: "story",
+      text: "look",
+    });
     expectError(await fan.client.get(`/api/social/stories/${story.id}`), 404, "NOT_FOUND");
     expect((await fan.client.get("/api/social/stories")).body.data.groups).toEqual([]);
-    expect((await auditEntries(admin, 1))[0]).toMatchObject({ action: "story.remove", target: { type: "story", id: story.id } });
+    expect((await auditEntries(admin, 1))[0]).toMatchObject({
+      action: "story.remove",
+      target: { type: "story", id: story.id },
+    });
     expectError(await admin.get(`/api/admin/content/stories/${story.id}`), 404, "NOT_FOUND");
   });
 

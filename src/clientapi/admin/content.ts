@@ -34,15 +34,28 @@ export function adminContentRoutes(app: App) {
   const finders: Record<ContentItem["kind"], (id: string) => Promise<ContentItem | undefined>> = {
     post: async (id) => {
       const p = await findPostByCuid(app.db, id);
-      return p && { kind: "post", rowId: p.id, id: p.cuid, authorId: p.author_id, text: p.content, createdAt: p.created_at };
+      return (
+        p && { kind: "post", rowId: p.id, id: p.cuid, authorId: p.author_id, text: p.content, createdAt: p.created_at }
+      );
     },
     comment: async (id) => {
       const c = await findCommentByCuid(app.db, id);
-      return c && { kind: "comment", rowId: c.id, id: c.cuid, authorId: c.author_id, text: c.content, createdAt: c.created_at };
+      return (
+        c && {
+          kind: "comment",
+          rowId: c.id,
+          id: c.cuid,
+          authorId: c.author_id,
+          text: c.content,
+          createdAt: c.created_at,
+        }
+      );
     },
     story: async (id) => {
       const s = await findLiveStoryByCuid(app.db, app.clock.now(), id);
-      return s && { kind: "story", rowId: s.id, id: s.cuid, authorId: s.author_id, text: s.caption, createdAt: s.created_at };
+      return (
+        s && { kind: "story", rowId: s.id, id: s.cuid, authorId: s.author_id, text: s.caption, createdAt: s.created_at }
+      );
     },
   };
   const removers: Record<ContentItem["kind"], (item: ContentItem) => Promise<void>> = {
@@ -54,18 +67,41 @@ export function adminContentRoutes(app: App) {
   const find = async (kind: ContentItem["kind"], id: string) => {
     const item = await finders[kind](id);
     if (!item) throw notFound(`${kind[0]!.toUpperCase()}${kind.slice(1)} not found`);
-    const author = await app.db.selectFrom("users").select(["cuid", "username"]).where("id", "=", item.authorId).executeTakeFirst();
+    const author = await app.db
+      .selectFrom("users")
+      .select(["cuid", "username"])
+      .where("id", "=", item.authorId)
+      .executeTakeFirst();
     return { item, author: { id: author?.cuid ?? null, username: author?.username ?? null } };
   };
-  const show = ({ item, author }: Awaited<ReturnType<typeof find>>) => ({ kind: item.kind, id: item.id, text: item.text, author, createdAt: toIso(item.createdAt) });
+  const show = ({ item, author }: Awaited<ReturnType<typeof find>>) => ({
+    kind: item.kind,
+    id: item.id,
+    text: item.text,
+    author,
+    createdAt: toIso(item.createdAt),
+  });
 
-  const preview = (kind: ContentItem["kind"]) => async ({ params }: { params: { id: string } }) => ok({ content: show(await find(kind, params.id)) });
-  const remove = (kind: ContentItem["kind"]) => async ({ admin, params }: { admin: UserRow; params: { id: string } }) => {
-    const found = await find(kind, params.id);
-    const entry = { action: `${kind}.remove`, target: { type: kind as AuditTargetType, id: found.item.id, label: `@${found.author.username ?? "?"}: ${excerpt(found.item.text)}` }, details: { author: found.author.username } };
-    await logged(app, admin, [entry], () => removers[kind](found.item));
-    return ok({ removed: show(found) });
-  };
+  const preview =
+    (kind: ContentItem["kind"]) =>
+    async ({ params }: { params: { id: string } }) =>
+      ok({ content: show(await find(kind, params.id)) });
+  const remove =
+    (kind: ContentItem["kind"]) =>
+    async ({ admin, params }: { admin: UserRow; params: { id: string } }) => {
+      const found = await find(kind, params.id);
+      const entry = {
+        action: `${kind}.remove`,
+        target: {
+          type: kind as AuditTargetType,
+          id: found.item.id,
+          label: `@${found.author.username ?? "?"}: ${excerpt(found.item.text)}`,
+        },
+        details: { author: found.author.username },
+      };
+      await logged(app, admin, [entry], () => removers[kind](found.item));
+      return ok({ removed: show(found) });
+    };
   const opts = { admin: true, params: IdParams } as const;
 
   return new Elysia({ name: "admin-content" })

@@ -28,5 +28,10 @@ export function adminContext(app: App) {
 }
 
 /** Runs ACTION under its audit entries (who, what, target, when): see `audited`. */
-export const logged = <R>(app: App, admin: UserRow, entries: AdminAction[], action: () => Promise<R>, outcome?: (result: R) => Partial<AdminAction>) =>
-  audited(app.db, app.clock.now(), admin, entries, action, outcome);
+export const logged = <R>(
+  app: App,
+  admin: UserRow,
+  entries: AdminAction[],
+  action: () => Promise<R>,
+  outcome?: (result: R) => Partial<AdminAction>,
+) => audited(app.db, app.clock.now(), admin, entries, action, outcome);

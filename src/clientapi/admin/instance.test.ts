@@ -23,7 +23,8 @@ afterAll(() => server.stop());
 
 const fresh = (n: string) => ({ email: `${n}@example.test`, username: n, password: "long enough pw" });
 const configFile = () => JSON.parse(readFileSync(join(server.dataDir, "config"), "utf8"));
-const setting = async (key: string) => (await admin.get("/api/admin/settings")).body.data.settings.find((s: any) => s.key === key);
+const setting = async (key: string) =>
+  (await admin.get("/api/admin/settings")).body.data.settings.find((s: any) => s.key === key);
 
 describe("live settings", () => {
   test("lists exactly the live keys with value, default and meaning", async () => {
@@ -31,7 +32,9 @@ describe("live settings", () => {
     expect(res.body.data.settings.map((s: any) => s.key)).toEqual(liveConfigKeys);
     expect(liveConfigKeys).toContain("registration");
     expect(liveConfigKeys).toContain("moderation.blockedWords");
-    expect(liveConfigKeys.every((k) => k === "registration" || k === "moderation.blockedWords" || k.startsWith("limits."))).toBe(true);
+    expect(
+      liveConfigKeys.every((k) => k === "registration" || k === "moderation.blockedWords" || k.startsWith("limits.")),
+    ).toBe(true);
     expect(await setting("registration")).toMatchObject({ value: "open", default: "captcha" });
   });
 
@@ -41,7 +44,12 @@ describe("live settings", () => {
     expect(closed.body.data.changed).toEqual(["registration"]);
     expectError(await new TestClient(server.url).post("/api/auth/register", fresh("after_close")), 403, "FORBIDDEN");
     expect(configFile().registration).toBe("closed");
-    expect((await auditEntries(admin, 1))[0]).toMatchObject({ actor: { username: adminName }, action: "setting.change", target: { type: "setting", id: "registration" }, details: { from: "open", to: "closed" } });
+    expect((await auditEntries(admin, 1))[0]).toMatchObject({
+      actor: { username: adminName },
+      action: "setting.change",
+      target: { type: "setting", id: "registration" },
+      details: { from: "open", to: "closed" },
+    });
 
     await admin.patch("/api/admin/settings", { registration: "captcha" });
     const anon = new TestClient(server.url);
@@ -55,7 +63,9 @@ describe("live settings", () => {
   test("the blocked-words list rejects the next post that uses one", async () => {
     const author = await quickPerson(server);
     expect((await author.client.post("/api/social/posts", { content: "buy cheapcoin now" })).status).toBe(200);
-    expect((await admin.patch("/api/admin/settings", { "moderation.blockedWords": "cheapcoin, scamlink" })).status).toBe(200);
+    expect(
+      (await admin.patch("/api/admin/settings", { "moderation.blockedWords": "cheapcoin, scamlink" })).status,
+    ).toBe(200);
     const refused = await author.client.post("/api/social/posts", { content: "buy CheapCoin now" });
     expectError(refused, 422, "CONTENT_REJECTED");
     expect(configFile()["moderation.blockedWords"]).toBe("cheapcoin, scamlink");
@@ -65,7 +75,11 @@ describe("live settings", () => {
 
   test("a limit applies at once (numbers or strings, validated like config set)", async () => {
     const author = await quickPerson(server);
-    expect((await admin.patch("/api/admin/settings", { "limits.postsPerHour": 1 })).body.data.settings.find((s: any) => s.key === "limits.postsPerHour").value).toBe(1);
+    expect(
+      (await admin.patch("/api/admin/settings", { "limits.postsPerHour": 1 })).body.data.settings.find(
+        (s: any) => s.key === "limits.postsPerHour",
+      ).value,
+    ).toBe(1);
     expect((await author.client.post("/api/social/posts", { content: "one" })).status).toBe(200);
     expectError(await author.client.post("/api/social/posts", { content: "two" }), 429, "RATE_LIMITED");
     await admin.patch("/api/admin/settings", { "limits.postsPerHour": "60" });
@@ -75,7 +89,13 @@ describe("live settings", () => {
   test("bad values, keys that need a restart and unknown keys change nothing", async () => {
     const before = configFile();
     const auditBefore = (await auditEntries(admin, 100)).length;
-    const bad = await admin.patch("/api/admin/settings", { registration: "sometimes", "limits.postsPerHour": 0, port: 8080, "no.such": 1, "limits.clientRps": 5 });
+    const bad = await admin.patch("/api/admin/settings", {
+      registration: "sometimes",
+      "limits.postsPerHour": 0,
+      port: 8080,
+      "no.such": 1,
+      "limits.clientRps": 5,
+    });
     expectError(bad, 400, "VALIDATION_ERROR");
     expect(bad.body.error.details.fieldErrors).toEqual({
       registration: ["must be one of open, captcha, closed"],
@@ -86,7 +106,11 @@ describe("live settings", () => {
     expect((await setting("limits.clientRps")).value).toBe(1_000_000);
     expectError(await admin.patch("/api/admin/settings", {}), 400, "VALIDATION_ERROR");
     expectError(await admin.patch("/api/admin/settings", { registration: ["open"] }), 422, "VALIDATION_ERROR");
-    expectError(await admin.patch("/api/admin/settings", "not json", { headers: { "content-type": "application/json" } }), 400, "VALIDATION_ERROR");
+    expectError(
+      await admin.patch("/api/admin/settings", "not json", { headers: { "content-type": "application/json" } }),
+      400,
+      "VALIDATION_ERROR",
+    );
     expect(configFile()).toEqual(before);
     expect((await auditEntries(admin, 100)).length).toBe(auditBefore);
   });
@@ -97,10 +121,15 @@ describe("bots", () => {
     const owner = await quickPerson(server);
     const token = await createBotViaApi(owner.client, "Moderated_bot");
     const list = await admin.get("/api/admin/bots");
-    expect(list.body.data.bots).toContainEqual(expect.objectContaining({ username: "Moderated_bot", owner: owner.user.username, enabled: true, blocked: false }));
+    expect(list.body.data.bots).toContainEqual(
+      expect.objectContaining({ username: "Moderated_bot", owner: owner.user.username, enabled: true, blocked: false }),
+    );
 
     expect((await admin.post("/api/admin/bots/moderated_bot/disable")).body.data.bot).toMatchObject({ enabled: false });
-    expect(await botCall(server.url, token, "getMe")).toMatchObject({ status: 403, body: { description: "Forbidden: bot was disabled by its owner" } });
+    expect(await botCall(server.url, token, "getMe")).toMatchObject({
+      status: 403,
+      body: { description: "Forbidden: bot was disabled by its owner" },
+    });
     await admin.post("/api/admin/bots/Moderated_bot/enable");
     expect((await botCall(server.url, token, "getMe")).status).toBe(200);
 
@@ -109,8 +138,14 @@ describe("bots", () => {
     await waitForLongPoll(server.app, token);
     expect((await admin.post("/api/admin/bots/Moderated_bot/block")).body.data.bot).toMatchObject({ blocked: true });
     expect(botRuntime(server.app).waiters.size).toBe(0);
-    expect(await parked).toMatchObject({ status: 403, body: { description: "Forbidden: bot was blocked by moderation" } });
-    expect(await botCall(server.url, token, "getMe")).toMatchObject({ status: 403, body: { description: "Forbidden: bot was blocked by moderation" } });
+    expect(await parked).toMatchObject({
+      status: 403,
+      body: { description: "Forbidden: bot was blocked by moderation" },
+    });
+    expect(await botCall(server.url, token, "getMe")).toMatchObject({
+      status: 403,
+      body: { description: "Forbidden: bot was blocked by moderation" },
+    });
     // the owner cannot lift a moderation block by enabling the bot
     await owner.client.patch("/api/bots/Moderated_bot", { enabled: true });
     expect((await botCall(server.url, token, "getMe")).status).toBe(403);
@@ -131,10 +166,19 @@ describe("bots", () => {
 describe("status and the audit log", () => {
   test("status gives what socialctl status computes, from the running server", async () => {
     const s = (await admin.get("/api/admin/status")).body.data.status;
-    expect(s).toMatchObject({ initialised: true, dataDir: server.dataDir, server: { running: true, healthy: true, pid: process.pid, url: server.url } });
+    expect(s).toMatchObject({
+      initialised: true,
+      dataDir: server.dataDir,
+      server: { running: true, healthy: true, pid: process.pid, url: server.url },
+    });
     expect(s.counts.accounts).toBeGreaterThanOrEqual(2);
     expect(s.database.sizeBytes).toBeGreaterThan(0);
-    expect(s.schema).toEqual({ version: knownMigrationNames().at(-1), applied: knownMigrationNames().length, pending: [], unknown: [] });
+    expect(s.schema).toEqual({
+      version: knownMigrationNames().at(-1),
+      applied: knownMigrationNames().length,
+      pending: [],
+      unknown: [],
+    });
   });
 
   test("the audit log pages newest first by cursor; a bad cursor is a VALIDATION_ERROR", async () => {
@@ -160,7 +204,9 @@ describe("status and the audit log", () => {
     // a second connection, as a restarted server would open it
     const file = new Database(join(server.dataDir, "social.db"), { readonly: true });
     try {
-      const rows = file.query("SELECT cuid, actor_username FROM admin_audit ORDER BY created_at DESC, id DESC").all() as Array<{ cuid: string; actor_username: string }>;
+      const rows = file
+        .query("SELECT cuid, actor_username FROM admin_audit ORDER BY created_at DESC, id DESC")
+        .all() as Array<{ cuid: string; actor_username: string }>;
       expect(rows.map((r) => r.cuid)).toEqual(answered.map((e) => e.id));
       expect(rows.every((r) => r.actor_username === adminName)).toBe(true);
     } finally {

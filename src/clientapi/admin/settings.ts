@@ -5,7 +5,10 @@ import { ok } from "../../http/envelope";
 import { adminContext, logged } from "./guard";
 
 /** key → new value; each value is validated by its key's own parser, as `config set` does. */
-const PatchBody = t.Record(t.String({ maxLength: 100 }), t.Union([t.String({ maxLength: 10_000 }), t.Number(), t.Boolean()]));
+const PatchBody = t.Record(
+  t.String({ maxLength: 100 }),
+  t.Union([t.String({ maxLength: 10_000 }), t.Number(), t.Boolean()]),
+);
 
 /**
  * /api/admin/settings: the config keys safe to change on a running server (registration,
@@ -19,7 +22,11 @@ export function adminSettingsRoutes(app: App) {
       "/",
       async ({ admin, body }) => {
         const changes = planLiveSettings(app, body);
-        const entries = changes.map((c) => ({ action: "setting.change", target: { type: "setting" as const, id: c.key, label: c.key }, details: { from: c.from, to: c.to } }));
+        const entries = changes.map((c) => ({
+          action: "setting.change",
+          target: { type: "setting" as const, id: c.key, label: c.key },
+          details: { from: c.from, to: c.to },
+        }));
         await logged(app, admin, entries, async () => applyLiveSettings(app, changes));
         return ok({ settings: liveSettings(app), changed: changes.map((c) => c.key) });
       },

@@ -11,7 +11,14 @@ export function adminStatusRoutes(app: App) {
   return new Elysia({ name: "admin-status" }).use(adminContext(app)).get(
     "/",
     async () => {
-      const self = { running: true, pid: process.pid, url: app.config.baseUrl, startedAt: toIso(app.startedAt), uptimeSeconds: healthz(app).uptimeSeconds, healthy: true };
+      const self = {
+        running: true,
+        pid: process.pid,
+        url: app.config.baseUrl,
+        startedAt: toIso(app.startedAt),
+        uptimeSeconds: healthz(app).uptimeSeconds,
+        healthy: true,
+      };
       return ok({ status: await collectStatus(app.dataDir, { self }) });
     },
     { admin: true },

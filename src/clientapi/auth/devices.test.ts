@@ -24,7 +24,11 @@ describe("device cookie", () => {
     const deviceId = c.cookies.get("device_id")!;
     const again = await c.login(user.email!, user.password);
     expect(again.headers.getSetCookie().some((l) => l.startsWith("device_id="))).toBe(false);
-    const rows = await server.app.db.selectFrom("sessions").select("device_id").where("user_id", "=", user.id).execute();
+    const rows = await server.app.db
+      .selectFrom("sessions")
+      .select("device_id")
+      .where("user_id", "=", user.id)
+      .execute();
     expect(rows.map((r) => r.device_id)).toEqual([deviceId, deviceId]);
   });
 
@@ -53,7 +57,11 @@ describe("DEVICE_BANNED", () => {
     expect(login.status).toBe(403);
     expect(login.body.error.code).toBe("DEVICE_BANNED");
     expect((await client.login("nobody@example.test", "whatever123")).body.error.code).toBe("DEVICE_BANNED");
-    const reg = await client.post("/api/auth/register", { email: "evader@example.test", username: "evader", password: "long enough pw" });
+    const reg = await client.post("/api/auth/register", {
+      email: "evader@example.test",
+      username: "evader",
+      password: "long enough pw",
+    });
     expect(reg.body.error.code).toBe("DEVICE_BANNED");
     const qr = (await otherDevice.post("/api/auth/qr/start")).body.data.token;
     await otherDevice.post("/api/auth/qr/approve", { token: qr });
@@ -79,7 +87,9 @@ describe("ACCOUNT_DISABLED", () => {
     expect(login.status).toBe(403);
     expect(login.body.error.code).toBe("ACCOUNT_DISABLED");
     // wrong password on a disabled account reveals nothing more than INVALID_CREDENTIALS
-    expect((await new TestClient(server.url).login(user.email!, "wrong password")).body.error.code).toBe("INVALID_CREDENTIALS");
+    expect((await new TestClient(server.url).login(user.email!, "wrong password")).body.error.code).toBe(
+      "INVALID_CREDENTIALS",
+    );
     await setDisabled(server.app.db, server.clock.now(), user.id, false);
     expect((await client.get("/api/auth/me")).status).toBe(200);
   });

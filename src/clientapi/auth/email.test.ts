@@ -77,7 +77,10 @@ describe("e-mail verification over SMTP", () => {
     const wrong = mail.code === "000000" ? "111111" : "000000";
     const first = await c.post("/api/auth/email/verify", { code: wrong });
     expect(first.status).toBe(400);
-    expect(first.body.error).toMatchObject({ code: "VALIDATION_ERROR", details: { fieldErrors: { code: ["is wrong"] } } });
+    expect(first.body.error).toMatchObject({
+      code: "VALIDATION_ERROR",
+      details: { fieldErrors: { code: ["is wrong"] } },
+    });
     for (let i = 0; i < 4; i++) await c.post("/api/auth/email/verify", { code: wrong });
     const dead = await c.post("/api/auth/email/verify", { code: mail.code });
     expect(dead.status).toBe(400);

@@ -27,7 +27,10 @@ describe("per-IP request rate", () => {
     }
     expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
     expect(statuses.slice(5)).toEqual([429, 429, 429, 429, 429]);
-    expect(limited!.body).toEqual({ success: false, error: { code: "RATE_LIMITED", message: expect.any(String), details: [] } });
+    expect(limited!.body).toEqual({
+      success: false,
+      error: { code: "RATE_LIMITED", message: expect.any(String), details: [] },
+    });
     expect(Number(limited!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
 
     // a new second would normally reset the window, but the address is now blocked
@@ -49,7 +52,8 @@ describe("login budget", () => {
   test("limits.loginPer10Min per IP, shared with password recovery", async () => {
     const user = await makeUser(login.app);
     const c = new TestClient(login.url);
-    for (let i = 0; i < 3; i++) expect((await c.login(user.email!, "wrong password")).body.error.code).toBe("INVALID_CREDENTIALS");
+    for (let i = 0; i < 3; i++)
+      expect((await c.login(user.email!, "wrong password")).body.error.code).toBe("INVALID_CREDENTIALS");
     const limited = await c.login(user.email!, user.password);
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe("RATE_LIMITED");

@@ -8,7 +8,9 @@ const attempts = defineService("auth:login-limiter", () => new RateLimiter());
 export function loginLimiter(app: App) {
   return {
     consume(ip: string) {
-      const d = app.services.get(attempts).check(`login:${ip}`, app.config["limits.loginPer10Min"], 600_000, app.clock.now());
+      const d = app.services
+        .get(attempts)
+        .check(`login:${ip}`, app.config["limits.loginPer10Min"], 600_000, app.clock.now());
       if (!d.allowed) throw rateLimited(d.retryAfter);
     },
   };

@@ -28,13 +28,24 @@ describe("csrf", () => {
     const c = new TestClient(server.url);
     let res = await c.post("/api/auth/login", { email: "a@b.cd", password: "x" }, { csrf: false });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ success: false, error: { code: "CSRF_TOKEN_INVALID", message: expect.any(String), details: [] } });
+    expect(res.body).toEqual({
+      success: false,
+      error: { code: "CSRF_TOKEN_INVALID", message: expect.any(String), details: [] },
+    });
     await c.fetchCsrf();
-    res = await c.post("/api/auth/login", { email: "a@b.cd", password: "x" }, { headers: { "x-csrf-token": c.csrf + "x" } });
+    res = await c.post(
+      "/api/auth/login",
+      { email: "a@b.cd", password: "x" },
+      { headers: { "x-csrf-token": c.csrf + "x" } },
+    );
     expect(res.body.error.code).toBe("CSRF_TOKEN_INVALID");
     // a forged pair that matches but is not signed by this instance
     c.cookies.set("csrf_token", "forged.value");
-    res = await c.post("/api/auth/login", { email: "a@b.cd", password: "x" }, { headers: { "x-csrf-token": "forged.value" } });
+    res = await c.post(
+      "/api/auth/login",
+      { email: "a@b.cd", password: "x" },
+      { headers: { "x-csrf-token": "forged.value" } },
+    );
     expect(res.body.error.code).toBe("CSRF_TOKEN_INVALID");
   });
 });
@@ -69,7 +80,10 @@ describe("csrf on every mutating auth endpoint", () => {
       for (const headers of [{}, { "x-csrf-token": other }, { "x-csrf-token": "" }] as Array<Record<string, string>>) {
         const res = await c.request(method, path, body, { csrf: false, headers });
         expect(res.status).toBe(403);
-        expect(res.body).toEqual({ success: false, error: { code: "CSRF_TOKEN_INVALID", message: "Missing or invalid CSRF token", details: [] } });
+        expect(res.body).toEqual({
+          success: false,
+          error: { code: "CSRF_TOKEN_INVALID", message: "Missing or invalid CSRF token", details: [] },
+        });
         expect(res.headers.getSetCookie()).toEqual([]);
       }
     }
@@ -78,7 +92,11 @@ describe("csrf on every mutating auth endpoint", () => {
     expect(me.status).toBe(200);
     expect(me.body.data.account.twoFactorMethod).toBe("none");
     expect((await c.get("/api/auth/sessions")).body.data.sessions).toHaveLength(1);
-    const registered = await server.app.db.selectFrom("users").select("id").where("username", "=", "csrf_user").execute();
+    const registered = await server.app.db
+      .selectFrom("users")
+      .select("id")
+      .where("username", "=", "csrf_user")
+      .execute();
     expect(registered).toEqual([]);
   });
 
@@ -120,7 +138,10 @@ describe("login", () => {
   test("wrong password and unknown e-mail both give INVALID_CREDENTIALS", async () => {
     const user = await makeUser(server.app);
     const c = new TestClient(server.url);
-    for (const [email, password] of [[user.email!, "wrong password"], ["nobody@example.test", "whatever123"]]) {
+    for (const [email, password] of [
+      [user.email!, "wrong password"],
+      ["nobody@example.test", "whatever123"],
+    ]) {
       const res = await c.login(email!, password!);
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe("INVALID_CREDENTIALS");
@@ -215,7 +236,11 @@ describe("login", () => {
     const code = await c.post("/api/auth/login", { email: user.email, password: user.password, twoFactorCode: 123456 });
     expect(code.status).toBe(422);
     expect(Object.keys(code.body.error.details.fieldErrors)).toEqual(["twoFactorCode"]);
-    const longCode = await c.post("/api/auth/login", { email: user.email, password: user.password, twoFactorCode: "1".repeat(33) });
+    const longCode = await c.post("/api/auth/login", {
+      email: user.email,
+      password: user.password,
+      twoFactorCode: "1".repeat(33),
+    });
     expect(longCode.status).toBe(422);
     expect(longCode.body.error.details.fieldErrors.twoFactorCode).toBeDefined();
     const longPw = await c.post("/api/auth/login", { email: user.email, password: "x".repeat(129) });

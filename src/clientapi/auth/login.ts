@@ -11,7 +11,10 @@ import { loginLimiter } from "./limits";
 const DUMMY_HASH = "$2b$10$CwTycUXWue0Thq9StjUM0uJ8.nMv1mYJ3bZ8uP9H5fJ2fQqGqGqGq";
 
 /** Checks credentials, account state and the second factor; returns the account allowed to sign in. */
-export async function signIn(app: App, input: { email: string; password: string; twoFactorCode?: string; ip: string }): Promise<UserRow> {
+export async function signIn(
+  app: App,
+  input: { email: string; password: string; twoFactorCode?: string; ip: string },
+): Promise<UserRow> {
   loginLimiter(app).consume(input.ip);
   const user = await findUserByEmail(app.db, input.email.trim());
   const valid = await verifyPassword(input.password, user?.password_hash ?? DUMMY_HASH).catch(() => false);

@@ -18,12 +18,18 @@ describe("password change", () => {
   test("needs the current password, keeps this session, signs out the others", async () => {
     const { user, clients } = await signedIn(2);
     const [a, b] = clients as [TestClient, TestClient];
-    const wrong = await a.post("/api/auth/password/change", { currentPassword: "not it at all", newPassword: "a new password" });
+    const wrong = await a.post("/api/auth/password/change", {
+      currentPassword: "not it at all",
+      newPassword: "a new password",
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error.details.fieldErrors).toEqual({ currentPassword: ["is incorrect"] });
     const short = await a.post("/api/auth/password/change", { currentPassword: user.password, newPassword: "short" });
     expect(short.body.error.details.fieldErrors).toEqual({ newPassword: ["must be at least 8 characters"] });
-    const res = await a.post("/api/auth/password/change", { currentPassword: user.password, newPassword: "a new password" });
+    const res = await a.post("/api/auth/password/change", {
+      currentPassword: user.password,
+      newPassword: "a new password",
+    });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ passwordChanged: true, revokedSessions: 1 });
     expect((await a.get("/api/auth/me")).status).toBe(200);
@@ -37,12 +43,20 @@ describe("password change", () => {
     const { clients } = await signedIn();
     const c = clients[0]!;
     expect((await c.post("/api/auth/password/change", { currentPassword: "x" })).status).toBe(422);
-    expect((await c.post("/api/auth/password/change", { currentPassword: 5, newPassword: "abcdefghij" })).status).toBe(422);
-    const huge = await c.post("/api/auth/password/change", { currentPassword: "abcdefghij", newPassword: "x".repeat(129) });
+    expect((await c.post("/api/auth/password/change", { currentPassword: 5, newPassword: "abcdefghij" })).status).toBe(
+      422,
+    );
+    const huge = await c.post("/api/auth/password/change", {
+      currentPassword: "abcdefghij",
+      newPassword: "x".repeat(129),
+    });
     expect(huge.status).toBe(422);
     expect(huge.body.error.details.fieldErrors.newPassword).toBeDefined();
     const anon = new TestClient(server.url);
-    expect((await anon.post("/api/auth/password/change", { currentPassword: "abcdefghij", newPassword: "abcdefghij" })).status).toBe(401);
+    expect(
+      (await anon.post("/api/auth/password/change", { currentPassword: "abcdefghij", newPassword: "abcdefghij" }))
+        .status,
+    ).toBe(401);
   });
 });
 
@@ -88,7 +102,9 @@ describe("forgot and reset", () => {
     await anon.post("/api/auth/password/forgot", { email: user.email });
     const second = tokenOf(lastMail(capture, user.email!, "password-reset"));
     expect(second).not.toBe(first);
-    expect((await anon.post("/api/auth/password/reset", { token: first, newPassword: "another password" })).status).toBe(400);
+    expect(
+      (await anon.post("/api/auth/password/reset", { token: first, newPassword: "another password" })).status,
+    ).toBe(400);
     server.clock.advance(3600_000 + 1000);
     const late = await anon.post("/api/auth/password/reset", { token: second, newPassword: "another password" });
     expect(late.status).toBe(400);

@@ -17,7 +17,8 @@ async function start(program: TestClient) {
   return res.body.data as { token: string; expiresAt: string; pollIntervalMs: number; link: string };
 }
 
-const status = async (c: TestClient, token: string) => (await c.get(`/api/auth/qr/status?token=${encodeURIComponent(token)}`)).body.data?.status;
+const status = async (c: TestClient, token: string) =>
+  (await c.get(`/api/auth/qr/status?token=${encodeURIComponent(token)}`)).body.data?.status;
 
 describe("QR login", () => {
   test("start → PENDING → approve → APPROVED → claim sets cookies once → CLAIMED", async () => {
@@ -62,7 +63,10 @@ describe("QR login", () => {
     program.userAgent = "Mozilla/5.0 (X11; Linux x86_64) Chrome/150.0 Safari/537.36";
     const qr = await start(program);
     const seen = await phone.get(`/api/auth/qr/status?token=${qr.token}`);
-    expect(seen.body.data).toMatchObject({ status: "PENDING", device: { userAgent: program.userAgent, ip: "127.0.0.1" } });
+    expect(seen.body.data).toMatchObject({
+      status: "PENDING",
+      device: { userAgent: program.userAgent, ip: "127.0.0.1" },
+    });
     expect(Math.abs(Date.parse(seen.body.data.device.requestedAt) - server.clock.now())).toBeLessThan(60_000);
     expect((await program.post("/api/auth/qr/refuse", { token: qr.token })).status).toBe(401);
     const refused = await phone.post("/api/auth/qr/refuse", { token: qr.token });
@@ -78,7 +82,9 @@ describe("QR login", () => {
     // approved first: refusing comes too late
     const other = await start(program);
     await phone.post("/api/auth/qr/approve", { token: other.token });
-    expect((await phone.post("/api/auth/qr/refuse", { token: other.token })).body.error.details.fieldErrors.token).toEqual(["was already used"]);
+    expect(
+      (await phone.post("/api/auth/qr/refuse", { token: other.token })).body.error.details.fieldErrors.token,
+    ).toEqual(["was already used"]);
   });
 
   test("an expired request cannot be approved or claimed", async () => {

@@ -1,6 +1,13 @@
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
-import { approveQrLogin, claimQrLogin, getQrRequest, QR_POLL_INTERVAL_MS, refuseQrLogin, startQrLogin } from "../../domain/auth/qr";
+import {
+  approveQrLogin,
+  claimQrLogin,
+  getQrRequest,
+  QR_POLL_INTERVAL_MS,
+  refuseQrLogin,
+  startQrLogin,
+} from "../../domain/auth/qr";
 import { assertUsable } from "../../domain/sessions/service";
 import { findUserById } from "../../domain/users/service";
 import { requestContext } from "../../http/context";
@@ -17,8 +24,16 @@ export function qrRoutes(app: App) {
   return new Elysia({ name: "client-auth-qr" })
     .use(requestContext(app))
     .post("/start", async ({ request, ip }) => {
-      const { token, expiresAt } = await startQrLogin(app.db, app.clock.now(), { userAgent: request.headers.get("user-agent") ?? "", ip });
-      return ok({ token, expiresAt: toIso(expiresAt), pollIntervalMs: QR_POLL_INTERVAL_MS, link: `${app.config.baseUrl}/auth/link?t=${token}` });
+      const { token, expiresAt } = await startQrLogin(app.db, app.clock.now(), {
+        userAgent: request.headers.get("user-agent") ?? "",
+        ip,
+      });
+      return ok({
+        token,
+        expiresAt: toIso(expiresAt),
+        pollIntervalMs: QR_POLL_INTERVAL_MS,
+        link: `${app.config.baseUrl}/auth/link?t=${token}`,
+      });
     })
     .get(
       "/status",

@@ -80,10 +80,19 @@ describe("captcha", () => {
     const c = new TestClient(server.url);
     const solved = await solvedCaptcha(c);
     const input = { ...fresh(), displayName: "New Person" };
-    const res = await c.post("/api/auth/register", { ...input, ...solved, captchaAnswer: ` ${solved.captchaAnswer.toUpperCase()} ` });
+    const res = await c.post("/api/auth/register", {
+      ...input,
+      ...solved,
+      captchaAnswer: ` ${solved.captchaAnswer.toUpperCase()} `,
+    });
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
-    expect(res.body.data.account).toMatchObject({ username: input.username, email: input.email, displayName: "New Person", emailVerified: false });
+    expect(res.body.data.account).toMatchObject({
+      username: input.username,
+      email: input.email,
+      displayName: "New Person",
+      emailVerified: false,
+    });
     expect(c.cookies.get("auth_access_token")).toBeTruthy();
     expect(c.cookies.get("auth_refresh_token")).toBeTruthy();
     expect(c.cookies.get("device_id")).toMatch(/^[A-Za-z0-9_-]{24}$/);
@@ -164,7 +173,10 @@ describe("closed registration", () => {
     const res = await c.post("/api/auth/register", fresh());
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe("FORBIDDEN");
-    const count = await closed.app.db.selectFrom("users").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const count = await closed.app.db
+      .selectFrom("users")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(0);
   });
 });

@@ -37,9 +37,18 @@ export function authRoutes(app: App) {
     .get("/csrf", ({ set }) => {
       const csrfToken = issueCsrfToken(app.secret);
       // readable by scripts (double submit): not httpOnly; lives as long as a refresh token
-      addSetCookies(set as never, [serializeCookie(app, CSRF_COOKIE, csrfToken, { httpOnly: false, maxAgeSeconds: app.config["auth.refreshTtlSeconds"] })]);
+      addSetCookies(set as never, [
+        serializeCookie(app, CSRF_COOKIE, csrfToken, {
+          httpOnly: false,
+          maxAgeSeconds: app.config["auth.refreshTtlSeconds"],
+        }),
+      ]);
       // the app explains the sign-up mode (open, captcha, closed) before anyone fills the form in
-      return ok({ csrfToken, captchaRequired: app.config.registration === "captcha", registration: app.config.registration });
+      return ok({
+        csrfToken,
+        captchaRequired: app.config.registration === "captcha",
+        registration: app.config.registration,
+      });
     })
     .post(
       "/login",

@@ -1,6 +1,12 @@
 import type { App } from "../../app";
 import { createSession } from "../../domain/sessions/service";
-import { assertDeviceAllowed, DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_SECONDS, isWellFormedDeviceId, newDeviceId } from "../../domain/auth/devices";
+import {
+  assertDeviceAllowed,
+  DEVICE_COOKIE,
+  DEVICE_COOKIE_MAX_AGE_SECONDS,
+  isWellFormedDeviceId,
+  newDeviceId,
+} from "../../domain/auth/devices";
 import type { UserRow } from "../../domain/users/table";
 import { parseCookies, serializeCookie } from "../../http/cookies";
 import { addSetCookies, sessionCookies, sessionTtls } from "../../http/context";
@@ -14,19 +20,26 @@ export const deviceIdOf = (request: Request): string | undefined => {
 };
 
 /** Refuses a banned device before any credential is checked (DEVICE_BANNED). */
-export const assertRequestDeviceAllowed = (app: App, request: Request) => assertDeviceAllowed(app.db, deviceIdOf(request));
+export const assertRequestDeviceAllowed = (app: App, request: Request) =>
+  assertDeviceAllowed(app.db, deviceIdOf(request));
 
 /**
  * Signs USER in on this device: opens a session bound to the device id (issuing the
  * long-lived device cookie on first sign-in) and sets the session cookies on the response.
  */
-export async function openSession(app: App, ctx: { request: Request; ip: string; set: unknown }, user: UserRow): Promise<void> {
+export async function openSession(
+  app: App,
+  ctx: { request: Request; ip: string; set: unknown },
+  user: UserRow,
+): Promise<void> {
   let deviceId = deviceIdOf(ctx.request);
   await assertDeviceAllowed(app.db, deviceId);
   const cookies: string[] = [];
   if (!deviceId) {
     deviceId = newDeviceId();
-    cookies.push(serializeCookie(app, DEVICE_COOKIE, deviceId, { httpOnly: true, maxAgeSeconds: DEVICE_COOKIE_MAX_AGE_SECONDS }));
+    cookies.push(
+      serializeCookie(app, DEVICE_COOKIE, deviceId, { httpOnly: true, maxAgeSeconds: DEVICE_COOKIE_MAX_AGE_SECONDS }),
+    );
   }
   const { tokens } = await createSession(app.db, app.clock.now(), sessionTtls(app), {
     userId: user.id,

@@ -22,10 +22,14 @@ const serializeSession = (s: SessionRow, currentId: number) => ({
 export function sessionRoutes(app: App) {
   return new Elysia({ name: "client-auth-sessions" })
     .use(requestContext(app))
-    .get("", async ({ user, session }) => {
-      const rows = await listLiveSessions(app.db, app.clock.now(), user.id);
-      return ok({ sessions: rows.map((s) => serializeSession(s, session.id)) });
-    }, { auth: true })
+    .get(
+      "",
+      async ({ user, session }) => {
+        const rows = await listLiveSessions(app.db, app.clock.now(), user.id);
+        return ok({ sessions: rows.map((s) => serializeSession(s, session.id)) });
+      },
+      { auth: true },
+    )
     .delete(
       "/:id",
       async ({ params, user, session, set }) => {
@@ -33,10 +37,15 @@ export function sessionRoutes(app: App) {
         if (!target) throw notFound("No such session");
         await revokeSession(app.db, app.clock.now(), target.id);
         app.events.publish(user.id, "session:revoked", { sessionId: target.cuid });
-        if (target.id === session.id) addSetCookies(set as never, [clearCookie(app, ACCESS_COOKIE), clearCookie(app, REFRESH_COOKIE)]);
+        if (target.id === session.id)
+          addSetCookies(set as never, [clearCookie(app, ACCESS_COOKIE), clearCookie(app, REFRESH_COOKIE)]);
         return ok({ revoked: true, current: target.id === session.id });
       },
       { auth: true, params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }) },
     )
-    .post("/revoke-others", async ({ user, session }) => ok({ revoked: await revokeSessionsAndNotify(app, user.id, session.id) }), { auth: true });
+    .post(
+      "/revoke-others",
+      async ({ user, session }) => ok({ revoked: await revokeSessionsAndNotify(app, user.id, session.id) }),
+      { auth: true },
+    );
 }

@@ -48,7 +48,11 @@ describe("TOTP", () => {
     expect(new Set(res.body.data.recoveryCodes).size).toBe(10);
     for (const code of res.body.data.recoveryCodes) expect(code).toMatch(/^[0-9a-f]{5}-[0-9a-f]{5}$/);
     expect((await client.get("/api/auth/me")).body.data.account.twoFactorMethod).toBe("totp");
-    const row = await server.app.db.selectFrom("users").select("recovery_codes").where("id", "=", user.id).executeTakeFirstOrThrow();
+    const row = await server.app.db
+      .selectFrom("users")
+      .select("recovery_codes")
+      .where("id", "=", user.id)
+      .executeTakeFirstOrThrow();
     for (const code of res.body.data.recoveryCodes) expect(row.recovery_codes).not.toContain(code);
   });
 
@@ -88,7 +92,9 @@ describe("TOTP", () => {
     const res = await client.post("/api/auth/2fa/totp/enable", { code, password: user.password });
     expect(res.status).toBe(200);
     expect(res.body.data.recoveryCodes).toHaveLength(10);
-    expect((await new TestClient(server.url).login(user.email!, user.password, recoveryCodes[1])).body.error.code).toBe("TWO_FACTOR_INVALID_CODE");
+    expect((await new TestClient(server.url).login(user.email!, user.password, recoveryCodes[1])).body.error.code).toBe(
+      "TWO_FACTOR_INVALID_CODE",
+    );
   });
 
   test("recovery codes sign in once each", async () => {
@@ -121,7 +127,8 @@ describe("TOTP", () => {
     const c = new TestClient(server.url);
     const right = await totpAt(secret, server.clock, 1);
     const wrong = right === "000000" ? "000001" : "000000";
-    for (let i = 0; i < 10; i++) expect((await c.login(user.email!, user.password, wrong)).body.error.code).toBe("TWO_FACTOR_INVALID_CODE");
+    for (let i = 0; i < 10; i++)
+      expect((await c.login(user.email!, user.password, wrong)).body.error.code).toBe("TWO_FACTOR_INVALID_CODE");
     const blocked = await c.login(user.email!, user.password, right);
     expect(blocked.status).toBe(429);
     expect(blocked.body.error.code).toBe("RATE_LIMITED");
@@ -145,7 +152,9 @@ describe("e-mail and messenger codes", () => {
     const wrong = await c.login(user.email!, user.password, code === "000000" ? "000001" : "000000");
     expect(wrong.body.error.code).toBe("TWO_FACTOR_INVALID_CODE");
     expect((await c.login(user.email!, user.password, code)).status).toBe(200);
-    expect((await new TestClient(server.url).login(user.email!, user.password, code)).body.error.code).toBe("TWO_FACTOR_INVALID_CODE");
+    expect((await new TestClient(server.url).login(user.email!, user.password, code)).body.error.code).toBe(
+      "TWO_FACTOR_INVALID_CODE",
+    );
   });
 
   test("e-mailed codes expire after ten minutes", async () => {

@@ -14,7 +14,8 @@ export function twoFactorRoutes(app: App) {
     .post("/totp/setup", async ({ user }) => ok(await startTotpSetup(app, user)), { auth: true })
     .post(
       "/totp/enable",
-      async ({ body, user }) => ok({ twoFactorMethod: "totp", recoveryCodes: await enableTotp(app, user, body.code, body.password) }),
+      async ({ body, user }) =>
+        ok({ twoFactorMethod: "totp", recoveryCodes: await enableTotp(app, user, body.code, body.password) }),
       { auth: true, body: t.Object({ code: Code, password: Proof.password }) },
     )
     .post(

@@ -1,6 +1,15 @@
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
-import { botCommands, createBot, findBotByUsername, listBotsOfOwner, reissueToken, requireOwnedBot, updateBotSettings, type BotWithUser } from "../../domain/bots/service";
+import {
+  botCommands,
+  createBot,
+  findBotByUsername,
+  listBotsOfOwner,
+  reissueToken,
+  requireOwnedBot,
+  updateBotSettings,
+  type BotWithUser,
+} from "../../domain/bots/service";
 import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
 import { forbidden, notFound } from "../../lib/errors";
@@ -64,86 +73,116 @@ function serializeOwnedBot(app: App, { bot, user }: BotWithUser) {
 /** /api/bots: bots for their owners (create, settings, token) and their income from payments. */
 export function botRoutes(app: App) {
   /** The developer log of an owned bot (src/botapi/log-routes.ts): JSON, or live as SSE. */
-  const ownerLog = async (ownerId: number, username: string, query: { after?: number }, request: Request, follow: boolean) => {
+  const ownerLog = async (
+    ownerId: number,
+    username: string,
+    query: { after?: number },
+    request: Request,
+    follow: boolean,
+  ) => {
     const found = await requireOwnedBot(app.db, ownerId, username);
-    return botLogResponse(botLogOf(app), found.bot.id, { after: afterFrom(query, request), follow, signal: request.signal });
+    return botLogResponse(botLogOf(app), found.bot.id, {
+      after: afterFrom(query, request),
+      follow,
+      signal: request.signal,
+    });
   };
-  return new Elysia({ name: "client-bots" })
-    .use(requestContext(app))
-    .get("", async ({ user }) => ok({ bots: (await listBotsOfOwner(app.db, user.id)).map((b) => serializeOwnedBot(app, b)) }), { auth: true })
-    .post(
-      "",
-      async ({ user, body }) => {
-        if (user.is_bot) throw forbidden("Bots cannot own bots");
-        const made = await createBot(app, { ownerId: user.id, username: body.username, name: body.name });
-        // the token is shown this once: only its hash is kept
-        return ok({ bot: serializeOwnedBot(app, made), token: made.token });
-      },
-      { auth: true, body: CreateBody },
-    )
-    .post(
-      "/:username/token",
-      async ({ user, params }) => {
-        const found = await requireOwnedBot(app.db, user.id, params.username);
-        const token = await reissueToken(app, found.bot.id);
-        return ok({ bot: serializeOwnedBot(app, found), token });
-      },
-      { auth: true },
-    )
-    .get("/:username/log", ({ user, params, query, request }) => ownerLog(user.id, params.username, query, request, false), { auth: true, query: LogQuery })
-    .get("/:username/log/stream", ({ user, params, query, request }) => ownerLog(user.id, params.username, query, request, true), { auth: true, query: LogQuery })
-    .patch(
-      "/:username",
-      async ({ user, params, body }) => {
-        const found = await requireOwnedBot(app.db, user.id, params.username);
-        const bot = await updateBotSettings(app, found.bot.id, body);
-        return ok({ bot: serializeOwnedBot(app, { bot, user: found.user }) });
-      },
-      { auth: true, body: PatchBody },
-    )
-    // owner: {held, withdrawable, nextReleaseAt, holdSeconds, recentPayments}; withdraw {amount?}
-    .get(
-      "/:username/income",
-      async ({ user, params }) => {
-        const { user: botUser } = await requireOwnedBot(app.db, user.id, params.username);
-        return ok({ ...serializeIncome(await botIncome(app, botUser.id)), holdSeconds: app.config["payments.holdSeconds"] });
-      },
-      { auth: true },
-    )
-    .post(
-      "/:username/income/withdraw",
-      async ({ user, params, body }) => {
-        const { user: botUser } = await requireOwnedBot(app.db, user.id, params.username);
-        const out = await withdrawIncome(app, { botUserId: botUser.id, ownerId: user.id, amount: body?.amount });
-        return ok({ withdrawn: out.withdrawn, balance: out.balance, ...serializeIncome(out) });
-      },
-      { auth: true, body: t.Optional(WithdrawBody) },
-    );
+  return (
+    new Elysia({ name: "client-bots" })
+      .use(requestContext(app))
+      .get(
+        "",
+        async ({ user }) =>
+          ok({ bots: (await listBotsOfOwner(app.db, user.id)).map((b) => serializeOwnedBot(app, b)) }),
+        { auth: true },
+      )
+      .post(
+        "",
+        async ({ user, body }) => {
+          if (user.is_bot) throw forbidden("Bots cannot own bots");
+          const made = await createBot(app, { ownerId: user.id, username: body.username, name: body.name });
+          // the token is shown this once: only its hash is kept
+          return ok({ bot: serializeOwnedBot(app, made), token: made.token });
+        },
+        { auth: true, body: CreateBody },
+      )
+      .post(
+        "/:username/token",
+        async ({ user, params }) => {
+          const found = await requireOwnedBot(app.db, user.id, params.username);
+          const token = await reissueToken(app, found.bot.id);
+          return ok({ bot: serializeOwnedBot(app, found), token });
+        },
+        { auth: true },
+      )
+      .get(
+        "/:username/log",
+        ({ user, params, query, request }) => ownerLog(user.id, params.username, query, request, false),
+        { auth: true, query: LogQuery },
+      )
+      .get(
+        "/:username/log/stream",
+        ({ user, params, query, request }) => ownerLog(user.id, params.username, query, request, true),
+        { auth: true, query: LogQuery },
+      )
+      .patch(
+        "/:username",
+        async ({ user, params, body }) => {
+          const found = await requireOwnedBot(app.db, user.id, params.username);
+          const bot = await updateBotSettings(app, found.bot.id, body);
+          return ok({ bot: serializeOwnedBot(app, { bot, user: found.user }) });
+        },
+        { auth: true, body: PatchBody },
+      )
+      // owner: {held, withdrawable, nextReleaseAt, holdSeconds, recentPayments}; withdraw {amount?}
+      .get(
+        "/:username/income",
+        async ({ user, params }) => {
+          const { user: botUser } = await requireOwnedBot(app.db, user.id, params.username);
+          return ok({
+            ...serializeIncome(await botIncome(app, botUser.id)),
+            holdSeconds: app.config["payments.holdSeconds"],
+          });
+        },
+        { auth: true },
+      )
+      .post(
+        "/:username/income/withdraw",
+        async ({ user, params, body }) => {
+          const { user: botUser } = await requireOwnedBot(app.db, user.id, params.username);
+          const out = await withdrawIncome(app, { botUserId: botUser.id, ownerId: user.id, amount: body?.amount });
+          return ok({ withdrawn: out.withdrawn, balance: out.balance, ...serializeIncome(out) });
+        },
+        { auth: true, body: t.Optional(WithdrawBody) },
+      )
+  );
 }
 
 /** /api/social/bots/{username}: a bot's public card. */
 export function botProfileRoutes(app: App) {
-  return new Elysia({ name: "client-bot-profile" })
-    .use(requestContext(app))
-    .get(
-      "/:username",
-      async ({ params, user }) => {
-        const found = await findBotByUsername(app.db, params.username);
-        if (!found || found.bot.blocked_at) throw notFound("Bot not found");
-        const key = `${Math.min(user.id, found.user.id)}:${Math.max(user.id, found.user.id)}`;
-        const chat = await app.db.selectFrom("conversations").select("id").where("private_key", "=", key).executeTakeFirst();
-        return ok({
-          bot: {
-            ...serializePublicUser(found.user),
-            description: found.bot.description,
-            shortDescription: found.bot.short_description,
-            commands: botCommands(found.bot),
-            enabled: found.bot.disabled_at === null,
-            // the button the app shows beside this person's input (setChatMenuButton): commands or a web_app
-            menuButton: menuButtonFor(botProfile(found.bot), chat ? `chat:${chat.id}` : "default"),
-          },
-        });
-      },
-      { auth: true },
-    );
+  return new Elysia({ name: "client-bot-profile" }).use(requestContext(app)).get(
+    "/:username",
+    async ({ params, user }) => {
+      const found = await findBotByUsername(app.db, params.username);
+      if (!found || found.bot.blocked_at) throw notFound("Bot not found");
+      const key = `${Math.min(user.id, found.user.id)}:${Math.max(user.id, found.user.id)}`;
+      const chat = await app.db
+        .selectFrom("conversations")
+        .select("id")
+        .where("private_key", "=", key)
+        .executeTakeFirst();
+      return ok({
+        bot: {
+          ...serializePublicUser(found.user),
+          description: found.bot.description,
+          shortDescription: found.bot.short_description,
+          commands: botCommands(found.bot),
+          enabled: found.bot.disabled_at === null,
+          // the button the app shows beside this person's input (setChatMenuButton): commands or a web_app
+          menuButton: menuButtonFor(botProfile(found.bot), chat ? `chat:${chat.id}` : "default"),
+        },
+      });
+    },
+    { auth: true },
+  );
 }

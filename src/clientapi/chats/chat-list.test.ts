@@ -15,11 +15,16 @@ afterAll(() => server.stop());
 const person = () => quickPerson(server);
 
 /** Opens a private chat from FROM to TO's username and sends TEXTS; returns the chat's cuid. */
-async function chatWith(from: Awaited<ReturnType<typeof person>>, to: Awaited<ReturnType<typeof person>>, texts: string[]): Promise<string> {
+async function chatWith(
+  from: Awaited<ReturnType<typeof person>>,
+  to: Awaited<ReturnType<typeof person>>,
+  texts: string[],
+): Promise<string> {
   const res = await from.client.post(`/api/social/users/${to.user.username}/message`, {});
   expect(res.status).toBe(200);
   const cid = res.body.data.conversationId as string;
-  for (const content of texts) expect((await from.client.post(`/api/social/messages/${cid}`, { content })).status).toBe(200);
+  for (const content of texts)
+    expect((await from.client.post(`/api/social/messages/${cid}`, { content })).status).toBe(200);
   return cid;
 }
 
@@ -37,7 +42,11 @@ describe("chat list in few statements", () => {
     expect(page.items.map((i) => i.conversation.id)[0]).toBe(group.id);
     expect(page.items.map((i) => i.unreadCount)).toEqual([0, 2, 2, 2]);
     expect(page.items.map((i) => i.memberCount)).toEqual([3, 2, 2, 2]);
-    expect(page.items.slice(1).map((i) => i.otherUserId)).toEqual([others[2]!.user.id, others[1]!.user.id, others[0]!.user.id]);
+    expect(page.items.slice(1).map((i) => i.otherUserId)).toEqual([
+      others[2]!.user.id,
+      others[1]!.user.id,
+      others[0]!.user.id,
+    ]);
     expect(page.items.map((i) => i.member.user_id)).toEqual([me.user.id, me.user.id, me.user.id, me.user.id]);
     expect(page.items[0]!.member.role).toBe("creator");
 
@@ -45,8 +54,18 @@ describe("chat list in few statements", () => {
     const shown = await serializeChatList(db, page.items);
     // senders and other parties in one query, reactions in another (no replied-to messages here)
     expect(counter.statements).toBe(2);
-    expect(shown.map((c) => c.title)).toEqual(["Team", others[2]!.user.display_name, others[1]!.user.display_name, others[0]!.user.display_name]);
-    expect(shown.map((c) => (c.lastMessage as any).content)).toEqual([`${me.user.username} created the group "Team"`, "last 2", "last 1", "last 0"]);
+    expect(shown.map((c) => c.title)).toEqual([
+      "Team",
+      others[2]!.user.display_name,
+      others[1]!.user.display_name,
+      others[0]!.user.display_name,
+    ]);
+    expect(shown.map((c) => (c.lastMessage as any).content)).toEqual([
+      `${me.user.username} created the group "Team"`,
+      "last 2",
+      "last 1",
+      "last 0",
+    ]);
     expect((shown[1]!.lastMessage as any).sender.username).toBe(others[2]!.user.username);
     expect(shown[1]!.otherUser!.username).toBe(others[2]!.user.username);
     expect(shown[0]!.otherUser).toBeNull();
@@ -57,7 +76,9 @@ describe("chat list in few statements", () => {
     const first = await listChats(db, me.user.id, undefined, 2);
     const second = await listChats(db, me.user.id, first.nextCursor!, 2);
     expect(counter.statements).toBe(2);
-    expect([...first.items, ...second.items].map((i) => i.conversation.id)).toEqual(page.items.map((i) => i.conversation.id));
+    expect([...first.items, ...second.items].map((i) => i.conversation.id)).toEqual(
+      page.items.map((i) => i.conversation.id),
+    );
     expect(second.nextCursor).toBeNull();
   });
 
@@ -68,8 +89,22 @@ describe("chat list in few statements", () => {
     let res = await me.client.get("/api/social/messages");
     expect(res.status).toBe(200);
     let chat = res.body.data.conversations[0];
-    expect(chat).toMatchObject({ id: cid, type: "private", unreadCount: 3, memberCount: 2, myRole: "member", lastReadMessageId: 0, title: friend.user.display_name });
-    expect(chat.lastMessage).toMatchObject({ content: "three", messageId: 3, conversationId: cid, replyTo: null, reactions: [] });
+    expect(chat).toMatchObject({
+      id: cid,
+      type: "private",
+      unreadCount: 3,
+      memberCount: 2,
+      myRole: "member",
+      lastReadMessageId: 0,
+      title: friend.user.display_name,
+    });
+    expect(chat.lastMessage).toMatchObject({
+      content: "three",
+      messageId: 3,
+      conversationId: cid,
+      replyTo: null,
+      reactions: [],
+    });
 
     // hidden for me: the list shows the previous message and no longer counts it as unread
     expect((await me.client.delete(`/api/social/messages/${cid}/3`)).status).toBe(200);
@@ -77,7 +112,9 @@ describe("chat list in few statements", () => {
     expect(chat.lastMessage.content).toBe("two");
     expect(chat.unreadCount).toBe(2);
     // the friend still sees it
-    expect((await friend.client.get("/api/social/messages")).body.data.conversations[0].lastMessage.content).toBe("three");
+    expect((await friend.client.get("/api/social/messages")).body.data.conversations[0].lastMessage.content).toBe(
+      "three",
+    );
 
     // a reply and a reaction on the last message show in the list
     expect((await me.client.post(`/api/social/messages/${cid}`, { content: "answer", replyToId: 1 })).status).toBe(200);
@@ -88,7 +125,10 @@ describe("chat list in few statements", () => {
     expect((await me.client.post(`/api/social/messages/${cid}/read`, { messageId: 4 })).status).toBe(200);
     chat = (await me.client.get("/api/social/messages")).body.data.conversations[0];
     expect(chat).toMatchObject({ unreadCount: 0, lastReadMessageId: 4 });
-    expect(chat.lastMessage).toMatchObject({ content: "answer", replyTo: { messageId: 1, content: "one", sender: { username: friend.user.username } } });
+    expect(chat.lastMessage).toMatchObject({
+      content: "answer",
+      replyTo: { messageId: 1, content: "one", sender: { username: friend.user.username } },
+    });
     expect(chat.lastMessage.reactions).toEqual([{ emoji: "👍", count: 1, userIds: [friend.user.cuid] }]);
     const single = (await me.client.get(`/api/social/messages/${cid}?limit=1`)).body.data;
     expect(single.messages[0]).toEqual(chat.lastMessage);

@@ -5,7 +5,15 @@ import { makeUser } from "../../testing/fixtures";
 import { quickPerson } from "../../testing/fixtures";
 import { storeUpload } from "../../media/uploads";
 import { MP4_HEAD, padTo, pngOf, wavHead } from "../../testing/media";
-import { editMessage, findConversationByCuid, findMessageBySeq, memberCount, openPrivateChat, postSystemMessage, sendMessage } from "../../domain/chats";
+import {
+  editMessage,
+  findConversationByCuid,
+  findMessageBySeq,
+  memberCount,
+  openPrivateChat,
+  postSystemMessage,
+  sendMessage,
+} from "../../domain/chats";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -34,7 +42,11 @@ describe("private chats", () => {
     expect(first.body.success).toBe(true);
     const cid = first.body.data.conversationId;
     expect(typeof cid).toBe("string");
-    expect(first.body.data.conversation).toMatchObject({ type: "private", otherUser: { username: b.user.username }, memberCount: 2 });
+    expect(first.body.data.conversation).toMatchObject({
+      type: "private",
+      otherUser: { username: b.user.username },
+      memberCount: 2,
+    });
     const again = await a.client.post(`/api/social/users/${b.user.username}/message`);
     expect(again.body.data.conversationId).toBe(cid);
     const back = await b.client.post(`/api/social/users/${a.user.username}/message`);
@@ -111,7 +123,12 @@ describe("private chats", () => {
 
   test("start labels reach bots as /start <label>; bad labels are refused", async () => {
     const a = await person();
-    const bot = await makeUser(server.app, { username: `helper${Date.now() % 100000}_bot`, isBot: true, email: null, password: null });
+    const bot = await makeUser(server.app, {
+      username: `helper${Date.now() % 100000}_bot`,
+      isBot: true,
+      email: null,
+      password: null,
+    });
     let res = await a.client.post(`/api/social/users/${bot.username}/message`, { start: "bad label!" });
     expect(res.status).toBe(400);
     expect(res.body.error.details.fieldErrors.start).toBeDefined();
@@ -123,7 +140,12 @@ describe("private chats", () => {
     expect(res.status).toBe(200);
     const cid = res.body.data.conversationId;
     const conv = (await findConversationByCuid(server.app.db, cid))!;
-    expect(opened).toContainEqual({ conversationId: conv.id, userId: a.user.id, otherUserId: bot.id, startLabel: "promo-2024_A" });
+    expect(opened).toContainEqual({
+      conversationId: conv.id,
+      userId: a.user.id,
+      otherUserId: bot.id,
+      startLabel: "promo-2024_A",
+    });
     const history = await a.client.get(`/api/social/messages/${cid}`);
     expect(history.body.data.messages[0]).toMatchObject({
       content: "/start promo-2024_A",
@@ -131,7 +153,12 @@ describe("private chats", () => {
       sender: { username: a.user.username, isBot: false },
     });
     // the bot answers through the domain (the Bot API path) and the person sees isBot
-    await sendMessage(server.app, { conversationId: conv.id, senderId: bot.id, content: "Hi!", replyMarkup: { inline_keyboard: [[{ text: "Go", callback_data: "go" }]] } });
+    await sendMessage(server.app, {
+      conversationId: conv.id,
+      senderId: bot.id,
+      content: "Hi!",
+      replyMarkup: { inline_keyboard: [[{ text: "Go", callback_data: "go" }]] },
+    });
     const after = await a.client.get(`/api/social/messages/${cid}`);
     expect(after.body.data.messages[0]).toMatchObject({
       content: "Hi!",
@@ -145,24 +172,53 @@ describe("domain API used by the Bot API", () => {
   test("bots answer but never start chats; edits keep or remove buttons; outsiders get NOT_FOUND", async () => {
     const a = await person();
     const outsider = await person();
-    const bot = await makeUser(server.app, { username: `answer${Date.now() % 100000}_bot`, isBot: true, email: null, password: null });
+    const bot = await makeUser(server.app, {
+      username: `answer${Date.now() % 100000}_bot`,
+      isBot: true,
+      email: null,
+      password: null,
+    });
     await expect(openPrivateChat(server.app, bot.id, a.user.id)).rejects.toMatchObject({ status: 403 });
     const cid = await openChat(a, { user: bot } as unknown as Person);
     const conv = (await findConversationByCuid(server.app.db, cid))!;
     expect((await openPrivateChat(server.app, bot.id, a.user.id)).id).toBe(conv.id);
     const keyboard = { inline_keyboard: [[{ text: "A", callback_data: "a" }]] };
-    const sent = await sendMessage(server.app, { conversationId: conv.id, senderId: bot.id, content: "pick", replyMarkup: keyboard });
+    const sent = await sendMessage(server.app, {
+      conversationId: conv.id,
+      senderId: bot.id,
+      content: "pick",
+      replyMarkup: keyboard,
+    });
     expect(sent.seq).toBe(1);
-    let edited = await editMessage(server.app, { conversationId: conv.id, seq: sent.seq, editorId: bot.id, content: "pick again" });
+    let edited = await editMessage(server.app, {
+      conversationId: conv.id,
+      seq: sent.seq,
+      editorId: bot.id,
+      content: "pick again",
+    });
     expect(JSON.parse(edited.reply_markup!)).toEqual(keyboard);
-    edited = await editMessage(server.app, { conversationId: conv.id, seq: sent.seq, editorId: bot.id, replyMarkup: null });
+    edited = await editMessage(server.app, {
+      conversationId: conv.id,
+      seq: sent.seq,
+      editorId: bot.id,
+      replyMarkup: null,
+    });
     expect(edited.reply_markup).toBeNull();
     expect(edited.content).toBe("pick again");
-    await expect(editMessage(server.app, { conversationId: conv.id, seq: sent.seq, editorId: a.user.id, content: "x" })).rejects.toMatchObject({ code: "PERMISSION_DENIED" });
-    await expect(sendMessage(server.app, { conversationId: conv.id, senderId: outsider.user.id, content: "x" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(
+      editMessage(server.app, { conversationId: conv.id, seq: sent.seq, editorId: a.user.id, content: "x" }),
+    ).rejects.toMatchObject({ code: "PERMISSION_DENIED" });
+    await expect(
+      sendMessage(server.app, { conversationId: conv.id, senderId: outsider.user.id, content: "x" }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(findMessageBySeq(server.app.db, conv.id, 99)).resolves.toBeUndefined();
     const shown = (await a.client.get(`/api/social/messages/${cid}`)).body.data.messages[0];
-    expect(shown).toMatchObject({ messageId: 1, content: "pick again", replyMarkup: null, editedAt: expect.any(String) });
+    expect(shown).toMatchObject({
+      messageId: 1,
+      content: "pick again",
+      replyMarkup: null,
+      editedAt: expect.any(String),
+    });
     expect(await memberCount(server.app.db, conv.id)).toBe(2);
   });
 });
@@ -303,22 +359,35 @@ describe("messages", () => {
     try {
       const first = (await send(a, cid, { content: "hello" })).body.data.message;
       const reply = (await send(b, cid, { content: "hi back", replyToId: first.id })).body.data.message;
-      for (const [sent, text] of [[first, "hello"], [reply, "hi back"]] as const) {
+      for (const [sent, text] of [
+        [first, "hello"],
+        [reply, "hi back"],
+      ] as const) {
         const events = seen.filter((e) => e.event === "message:new" && e.data.message.id === sent.id);
         expect(events.map((e) => e.userId).sort()).toEqual([a.user.id, b.user.id].sort());
         for (const e of events) expect(e.data).toEqual({ conversationId: cid, message: sent });
         expect(sent).toMatchObject({ content: text, reactions: [], conversationId: cid });
       }
-      expect(reply).toMatchObject({ replyToId: first.id, replyTo: { id: first.id, content: "hello", sender: { username: a.user.username } }, sender: { username: b.user.username } });
+      expect(reply).toMatchObject({
+        replyToId: first.id,
+        replyTo: { id: first.id, content: "hello", sender: { username: a.user.username } },
+        sender: { username: b.user.username },
+      });
       // a message reacted to shows its reactions when it comes back (the history reads them)
-      expect((await b.client.post(`/api/social/messages/${cid}/${first.id}/reactions`, { emoji: "👍" })).status).toBe(200);
+      expect((await b.client.post(`/api/social/messages/${cid}/${first.id}/reactions`, { emoji: "👍" })).status).toBe(
+        200,
+      );
       const history = await a.client.get(`/api/social/messages/${cid}`);
       const shown = history.body.data.messages.find((m: any) => m.id === first.id);
       expect(shown.reactions).toEqual([{ emoji: "👍", count: 1, userIds: [b.user.cuid] }]);
       // an edit answers what its message:edited event shows, reactions included
       const edited = await a.client.patch(`/api/social/messages/${cid}/${first.id}`, { content: "hello again" });
       expect(edited.status).toBe(200);
-      expect(edited.body.data.message).toMatchObject({ id: first.id, content: "hello again", reactions: [{ emoji: "👍", count: 1, userIds: [b.user.cuid] }] });
+      expect(edited.body.data.message).toMatchObject({
+        id: first.id,
+        content: "hello again",
+        reactions: [{ emoji: "👍", count: 1, userIds: [b.user.cuid] }],
+      });
       const editEvents = seen.filter((e) => e.event === "message:edited" && e.data.message.id === first.id);
       expect(editEvents).toHaveLength(2);
       for (const e of editEvents) expect(e.data).toEqual({ conversationId: cid, message: edited.body.data.message });
@@ -399,11 +468,18 @@ describe("messages", () => {
     expect(res.status).toBe(400);
     res = await a.client.delete(`/api/social/messages/${cid}/${m2.id}`);
     expect(res.status).toBe(200);
-    expect((await a.client.get(`/api/social/messages/${cid}`)).body.data.messages.map((x: any) => x.content)).toEqual(["again"]);
-    expect((await b.client.get(`/api/social/messages/${cid}`)).body.data.messages.map((x: any) => x.content)).toEqual(["b's", "again"]);
+    expect((await a.client.get(`/api/social/messages/${cid}`)).body.data.messages.map((x: any) => x.content)).toEqual([
+      "again",
+    ]);
+    expect((await b.client.get(`/api/social/messages/${cid}`)).body.data.messages.map((x: any) => x.content)).toEqual([
+      "b's",
+      "again",
+    ]);
     res = await a.client.delete(`/api/social/messages/${cid}/${m.id}?forEveryone=true`);
     expect(res.status).toBe(200);
-    expect((await b.client.get(`/api/social/messages/${cid}`)).body.data.messages.map((x: any) => x.content)).toEqual(["b's"]);
+    expect((await b.client.get(`/api/social/messages/${cid}`)).body.data.messages.map((x: any) => x.content)).toEqual([
+      "b's",
+    ]);
     res = await a.client.delete(`/api/social/messages/${cid}/${m.id}?forEveryone=true`);
     expect(res.status).toBe(404);
   });
@@ -414,7 +490,12 @@ describe("messages", () => {
     const m = (await send(a, cid, { content: "question?" })).body.data.message;
     const r = (await send(b, cid, { content: "answer", replyToId: m.id })).body.data.message;
     expect(r.replyToId).toBe(m.id);
-    expect(r.replyTo).toMatchObject({ id: m.id, messageId: m.messageId, content: "question?", sender: { username: a.user.username } });
+    expect(r.replyTo).toMatchObject({
+      id: m.id,
+      messageId: m.messageId,
+      content: "question?",
+      sender: { username: a.user.username },
+    });
 
     let res = await a.client.post(`/api/social/messages/${cid}/${r.id}/reactions`, { emoji: "👍" });
     expect(res.status).toBe(200);
@@ -426,7 +507,9 @@ describe("messages", () => {
       { emoji: "👍", count: 1, userIds: [b.user.cuid] },
     ]);
     // the history shows the same order
-    const shownAgain = (await a.client.get(`/api/social/messages/${cid}`)).body.data.messages.find((x: { id: string }) => x.id === r.id);
+    const shownAgain = (await a.client.get(`/api/social/messages/${cid}`)).body.data.messages.find(
+      (x: { id: string }) => x.id === r.id,
+    );
     expect(shownAgain.reactions.map((x: { emoji: string }) => x.emoji)).toEqual(["❤️", "👍"]);
     res = await a.client.post(`/api/social/messages/${cid}/${r.id}/reactions`, { emoji: null });
     expect(res.body.data.reactions).toEqual([{ emoji: "👍", count: 1, userIds: [b.user.cuid] }]);
@@ -448,10 +531,16 @@ describe("messages", () => {
     const toC = await openChat(b, c);
     res = await b.client.post(`/api/social/messages/${cid}/${m.id}/forward`, { toConversationId: toC });
     expect(res.status).toBe(200);
-    expect(res.body.data.message).toMatchObject({ content: "question?", sender: { username: b.user.username }, forwardedFrom: { sender: { username: a.user.username }, messageId: m.messageId } });
+    expect(res.body.data.message).toMatchObject({
+      content: "question?",
+      sender: { username: b.user.username },
+      forwardedFrom: { sender: { username: a.user.username }, messageId: m.messageId },
+    });
     res = await c.client.get(`/api/social/messages/${toC}`);
     expect(res.body.data.messages[0].forwardedFrom.sender.username).toBe(a.user.username);
-    res = await b.client.post(`/api/social/messages/${cid}/${m.id}/forward`, { toConversationId: "ckunknownconversation00" });
+    res = await b.client.post(`/api/social/messages/${cid}/${m.id}/forward`, {
+      toConversationId: "ckunknownconversation00",
+    });
     expect(res.status).toBe(404);
     res = await b.client.post(`/api/social/messages/${cid}/${m.id}/forward`, {});
     expect(res.status).toBe(422);
@@ -460,9 +549,24 @@ describe("messages", () => {
   test("media must be this instance's uploads owned by the sender; server-measured fields win", async () => {
     const [a, b] = [await person(), await person()];
     const cid = await openChat(a, b);
-    const mine = await storeUpload(server.app, { ownerId: a.user.id, kind: "chat-image", data: await pngOf(server.app, 12, 7) });
-    const theirs = await storeUpload(server.app, { ownerId: b.user.id, kind: "chat-image", data: await pngOf(server.app, 5, 5) });
-    const attachedAt = async () => (await server.app.db.selectFrom("uploads").select("attached_at").where("id", "=", mine.id).executeTakeFirstOrThrow()).attached_at;
+    const mine = await storeUpload(server.app, {
+      ownerId: a.user.id,
+      kind: "chat-image",
+      data: await pngOf(server.app, 12, 7),
+    });
+    const theirs = await storeUpload(server.app, {
+      ownerId: b.user.id,
+      kind: "chat-image",
+      data: await pngOf(server.app, 5, 5),
+    });
+    const attachedAt = async () =>
+      (
+        await server.app.db
+          .selectFrom("uploads")
+          .select("attached_at")
+          .where("id", "=", mine.id)
+          .executeTakeFirstOrThrow()
+      ).attached_at;
     // a refused send leaves the file unattached (the cleanup of abandoned uploads may take it)
     let res = await send(a, cid, { content: "x".repeat(4097), media: [{ type: "image", url: mine.url }] });
     expect(res.status).toBe(400);
@@ -471,7 +575,14 @@ describe("messages", () => {
     expect(res.status).toBe(200);
     expect(await attachedAt()).toBeGreaterThan(0);
     expect(res.body.data.message.content).toBe("");
-    expect(res.body.data.message.media[0]).toMatchObject({ type: "image", url: mine.url, width: 12, height: 7, sizeBytes: mine.size_bytes, mime: "image/png" });
+    expect(res.body.data.message.media[0]).toMatchObject({
+      type: "image",
+      url: mine.url,
+      width: 12,
+      height: 7,
+      sizeBytes: mine.size_bytes,
+      mime: "image/png",
+    });
     res = await send(a, cid, { content: "caption", media: [{ type: "image", url: theirs.url }] });
     expect(res.status).toBe(400);
     expect(res.body.error.details.fieldErrors["media.0.url"]).toBeDefined();
@@ -493,14 +604,34 @@ describe("messages", () => {
   test("round videos and voice keep name, duration and waveform; video files can't pose as voice", async () => {
     const [a, b] = [await person(), await person()];
     const cid = await openChat(a, b);
-    const video = await storeUpload(server.app, { ownerId: a.user.id, kind: "chat-video", data: padTo(MP4_HEAD, 4096) });
-    const voice = await storeUpload(server.app, { ownerId: a.user.id, kind: "chat-voice", data: padTo(wavHead(4000), 4044) });
-    let res = await send(a, cid, { media: [{ type: "video", url: video.url, name: "circle", durationMs: 5200, width: 240, height: 240 }] });
+    const video = await storeUpload(server.app, {
+      ownerId: a.user.id,
+      kind: "chat-video",
+      data: padTo(MP4_HEAD, 4096),
+    });
+    const voice = await storeUpload(server.app, {
+      ownerId: a.user.id,
+      kind: "chat-voice",
+      data: padTo(wavHead(4000), 4044),
+    });
+    let res = await send(a, cid, {
+      media: [{ type: "video", url: video.url, name: "circle", durationMs: 5200, width: 240, height: 240 }],
+    });
     expect(res.status).toBe(200);
-    expect(res.body.data.message.media).toEqual([expect.objectContaining({ type: "video", url: video.url, name: "circle", durationMs: 5200, sizeBytes: 4096 })]);
-    res = await send(a, cid, { content: "listen", media: [{ type: "voice", url: voice.url, durationMs: 500, waveform: [0, 12, 31, 7] }] });
+    expect(res.body.data.message.media).toEqual([
+      expect.objectContaining({ type: "video", url: video.url, name: "circle", durationMs: 5200, sizeBytes: 4096 }),
+    ]);
+    res = await send(a, cid, {
+      content: "listen",
+      media: [{ type: "voice", url: voice.url, durationMs: 500, waveform: [0, 12, 31, 7] }],
+    });
     expect(res.status).toBe(200);
-    expect(res.body.data.message.media[0]).toMatchObject({ type: "voice", url: voice.url, durationMs: 500, waveform: [0, 12, 31, 7] });
+    expect(res.body.data.message.media[0]).toMatchObject({
+      type: "voice",
+      url: voice.url,
+      durationMs: 500,
+      waveform: [0, 12, 31, 7],
+    });
     res = await send(a, cid, { media: [{ type: "voice", url: video.url }] });
     expect(res.status).toBe(400);
     expect(res.body.error.details.fieldErrors["media.0.url"]).toBeDefined();
@@ -516,9 +647,15 @@ describe("messages", () => {
 
   test("message shapes: every field present; invoices, buttons and system messages as the bot flows need", async () => {
     const a = await person();
-    const bot = await makeUser(server.app, { username: `shop${Date.now() % 100000}_bot`, isBot: true, email: null, password: null });
+    const bot = await makeUser(server.app, {
+      username: `shop${Date.now() % 100000}_bot`,
+      isBot: true,
+      email: null,
+      password: null,
+    });
     const cid = await openChat(a, { user: bot } as unknown as Person);
-    const plain = (await send(a, cid, { content: "hi *there*", entities: [{ type: "bold", offset: 3, length: 7 }] })).body.data.message;
+    const plain = (await send(a, cid, { content: "hi *there*", entities: [{ type: "bold", offset: 3, length: 7 }] }))
+      .body.data.message;
     expect(plain).toMatchObject({
       id: expect.any(String),
       messageId: 1,
@@ -534,12 +671,39 @@ describe("messages", () => {
       editedAt: null,
     });
     const conv = (await findConversationByCuid(server.app.db, cid))!;
-    const invoice = { title: "Gold", description: "1 month", payload: "p-1", currency: "XTR", prices: [{ label: "Gold", amount: 50 }], totalAmount: 50 };
-    await sendMessage(server.app, { conversationId: conv.id, senderId: bot.id, invoice, replyMarkup: { inline_keyboard: [[{ text: "Pay 50 ⭐", pay: true }]] } });
-    await postSystemMessage(server.app, conv.id, bot.id, "Payment of 50 stars made", { action: "payment_made", amount: 50, payload: "p-1" });
+    const invoice = {
+      title: "Gold",
+      description: "1 month",
+      payload: "p-1",
+      currency: "XTR",
+      prices: [{ label: "Gold", amount: 50 }],
+      totalAmount: 50,
+    };
+    await sendMessage(server.app, {
+      conversationId: conv.id,
+      senderId: bot.id,
+      invoice,
+      replyMarkup: { inline_keyboard: [[{ text: "Pay 50 ⭐", pay: true }]] },
+    });
+    await postSystemMessage(server.app, conv.id, bot.id, "Payment of 50 stars made", {
+      action: "payment_made",
+      amount: 50,
+      payload: "p-1",
+    });
     const [system, bill] = (await a.client.get(`/api/social/messages/${cid}?limit=2`)).body.data.messages;
-    expect(bill).toMatchObject({ kind: "user", content: "", invoice, replyMarkup: { inline_keyboard: [[{ text: "Pay 50 ⭐", pay: true }]] }, sender: { username: bot.username, isBot: true } });
-    expect(system).toMatchObject({ kind: "system", content: "Payment of 50 stars made", system: { action: "payment_made", amount: 50 }, invoice: null });
+    expect(bill).toMatchObject({
+      kind: "user",
+      content: "",
+      invoice,
+      replyMarkup: { inline_keyboard: [[{ text: "Pay 50 ⭐", pay: true }]] },
+      sender: { username: bot.username, isBot: true },
+    });
+    expect(system).toMatchObject({
+      kind: "system",
+      content: "Payment of 50 stars made",
+      system: { action: "payment_made", amount: 50 },
+      invoice: null,
+    });
     // an invoice is not forwarded (it can be paid once, in its chat)
     const other = await openChat(a, await person());
     const res = await a.client.post(`/api/social/messages/${cid}/${bill.id}/forward`, { toConversationId: other });
@@ -565,6 +729,9 @@ describe("messages", () => {
     const res = await a.client.get("/api/social/messages");
     const chat = res.body.data.conversations.find((x: any) => x.otherUser?.username === "system");
     expect(chat).toBeDefined();
-    expect(chat.lastMessage).toMatchObject({ content: "Your sign-in code: 123456", sender: { username: "system", isSystem: true } });
+    expect(chat.lastMessage).toMatchObject({
+      content: "Your sign-in code: 123456",
+      sender: { username: "system", isSystem: true },
+    });
   });
 });

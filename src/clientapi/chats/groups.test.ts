@@ -24,7 +24,8 @@ async function group(owner: Person, title: string, members: Person[]): Promise<s
   return res.body.data.conversationId;
 }
 
-const contents = async (p: Person, cid: string) => (await p.client.get(`/api/social/messages/${cid}?limit=100`)).body.data.messages.map((m: any) => m.content).reverse();
+const contents = async (p: Person, cid: string) =>
+  (await p.client.get(`/api/social/messages/${cid}?limit=100`)).body.data.messages.map((m: any) => m.content).reverse();
 
 describe("groups", () => {
   test("create with members; everyone reads and writes; strangers get NOT_FOUND", async () => {
@@ -32,8 +33,16 @@ describe("groups", () => {
     const cid = await group(a, "Trip", [b, c]);
     let res = await b.client.get(`/api/social/messages/${cid}`);
     expect(res.status).toBe(200);
-    expect(res.body.data.conversation).toMatchObject({ type: "group", title: "Trip", memberCount: 3, myRole: "member" });
-    expect(res.body.data.messages[0]).toMatchObject({ kind: "system", system: { action: "group_created", title: "Trip" } });
+    expect(res.body.data.conversation).toMatchObject({
+      type: "group",
+      title: "Trip",
+      memberCount: 3,
+      myRole: "member",
+    });
+    expect(res.body.data.messages[0]).toMatchObject({
+      kind: "system",
+      system: { action: "group_created", title: "Trip" },
+    });
     expect((await c.client.post(`/api/social/messages/${cid}`, { content: "hello all" })).status).toBe(200);
     expect(await contents(a, cid)).toEqual([`${a.user.username} created the group "Trip"`, "hello all"]);
     res = await a.client.get(`/api/social/groups/${cid}/members`);
@@ -102,14 +111,20 @@ describe("groups", () => {
     expect(res.status).toBe(403);
     res = await b.client.delete(`/api/social/groups/${cid}/members/${c.user.username}`);
     expect(res.status).toBe(403);
-    res = await b.client.post(`/api/social/groups/${cid}/members/${c.user.username}/promote`, { role: "administrator" });
+    res = await b.client.post(`/api/social/groups/${cid}/members/${c.user.username}/promote`, {
+      role: "administrator",
+    });
     expect(res.status).toBe(403);
 
     // promote b with chosen rights
-    res = await a.client.post(`/api/social/groups/${cid}/members/${b.user.username}/promote`, { rights: { can_change_info: true, can_invite_users: true } });
+    res = await a.client.post(`/api/social/groups/${cid}/members/${b.user.username}/promote`, {
+      rights: { can_change_info: true, can_invite_users: true },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data.role).toBe("administrator");
-    res = await a.client.post(`/api/social/groups/${cid}/members/${b.user.username}/promote`, { rights: { can_fly: true } });
+    res = await a.client.post(`/api/social/groups/${cid}/members/${b.user.username}/promote`, {
+      rights: { can_fly: true },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.details.fieldErrors["rights.can_fly"]).toBeDefined();
     res = await a.client.post(`/api/social/groups/${cid}/members/${b.user.username}/promote`, {});
@@ -117,7 +132,11 @@ describe("groups", () => {
     res = await b.client.patch(`/api/social/groups/${cid}`, { title: "Club 2" });
     expect(res.status).toBe(200);
     expect(res.body.data.conversation.title).toBe("Club 2");
-    const photo = await storeUpload(server.app, { ownerId: b.user.id, kind: "chat-image", data: await pngOf(server.app, 4, 4) });
+    const photo = await storeUpload(server.app, {
+      ownerId: b.user.id,
+      kind: "chat-image",
+      data: await pngOf(server.app, 4, 4),
+    });
     res = await b.client.patch(`/api/social/groups/${cid}`, { photoUrl: photo.url });
     expect(res.body.data.conversation.photoUrl).toBe(photo.url);
     res = await b.client.post(`/api/social/groups/${cid}/members`, { username: d.user.username });
@@ -126,26 +145,32 @@ describe("groups", () => {
     expect(res.status).toBe(400);
     // b lacks can_restrict_members, can_pin_messages and can_promote_members
     expect((await b.client.delete(`/api/social/groups/${cid}/members/${d.user.username}`)).status).toBe(403);
-    expect((await b.client.post(`/api/social/groups/${cid}/members/${c.user.username}/promote`, { role: "administrator" })).status).toBe(403);
+    expect(
+      (await b.client.post(`/api/social/groups/${cid}/members/${c.user.username}/promote`, { role: "administrator" }))
+        .status,
+    ).toBe(403);
     const m = (await c.client.post(`/api/social/messages/${cid}`, { content: "pin me" })).body.data.message;
     expect((await b.client.post(`/api/social/messages/${cid}/${m.id}/pin`)).status).toBe(403);
     expect((await a.client.post(`/api/social/messages/${cid}/${m.id}/pin`)).status).toBe(200);
     // the creator deletes anyone's message for everyone
     expect((await a.client.delete(`/api/social/messages/${cid}/${m.id}?forEveryone=true`)).status).toBe(200);
 
-    expect((await a.client.get(`/api/social/messages/${cid}?limit=100`)).body.data.messages.map((x: any) => x.system?.action).filter(Boolean).reverse()).toEqual([
-      "group_created",
-      "title_changed",
-      "photo_changed",
-      "member_added",
-    ]);
+    expect(
+      (await a.client.get(`/api/social/messages/${cid}?limit=100`)).body.data.messages
+        .map((x: any) => x.system?.action)
+        .filter(Boolean)
+        .reverse(),
+    ).toEqual(["group_created", "title_changed", "photo_changed", "member_added"]);
     res = await b.client.patch(`/api/social/groups/${cid}`, { photoUrl: null });
     expect(res.body.data.conversation.photoUrl).toBeNull();
     // demote back to member: an empty rights set
     res = await a.client.post(`/api/social/groups/${cid}/members/${b.user.username}/promote`, { rights: {} });
     expect(res.body.data.role).toBe("member");
     res = await a.client.get(`/api/social/groups/${cid}/members`);
-    expect(res.body.data.members.find((x: any) => x.user.username === b.user.username)).toMatchObject({ role: "member", rights: {} });
+    expect(res.body.data.members.find((x: any) => x.user.username === b.user.username)).toMatchObject({
+      role: "member",
+      rights: {},
+    });
     res = await a.client.post(`/api/social/groups/${cid}/members/${a.user.username}/promote`, { role: "member" });
     expect(res.status).toBe(403);
   });
@@ -202,10 +227,14 @@ describe("groups", () => {
     expect([await roleOf(a), await roleOf(b), await roleOf(c)]).toEqual(["creator", "member", "member"]);
     // b and c become administrators; b (not the creator) cannot remove c, nor promote anyone
     for (const p of [b, c]) {
-      const res = await a.client.post(`/api/social/groups/${cid}/members/${p.user.username}/promote`, { role: "administrator" });
+      const res = await a.client.post(`/api/social/groups/${cid}/members/${p.user.username}/promote`, {
+        role: "administrator",
+      });
       expect(res.body.data.role).toBe("administrator");
     }
-    expect((await a.client.get(`/api/social/groups/${cid}/members`)).body.data.members.map((m: any) => m.role)).toEqual(["creator", "administrator", "administrator"]);
+    expect((await a.client.get(`/api/social/groups/${cid}/members`)).body.data.members.map((m: any) => m.role)).toEqual(
+      ["creator", "administrator", "administrator"],
+    );
     let res = await b.client.delete(`/api/social/groups/${cid}/members/${c.user.username}`);
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe("PERMISSION_DENIED");
@@ -222,12 +251,24 @@ describe("groups", () => {
     // the creator kicks b: state "kicked", the chat disappears from b's list, only an invite brings b back
     expect((await a.client.delete(`/api/social/groups/${cid}/members/${b.user.username}`)).status).toBe(200);
     expect(await roleOf(b)).toBe("kicked");
-    expect((await b.client.get("/api/social/messages")).body.data.conversations.map((x: any) => x.id)).not.toContain(cid);
+    expect((await b.client.get("/api/social/messages")).body.data.conversations.map((x: any) => x.id)).not.toContain(
+      cid,
+    );
     res = await a.client.post(`/api/social/groups/${cid}/members`, { username: b.user.username });
     expect(res.status).toBe(403);
-    expect((await b.client.post("/api/social/groups/join", { code: (await a.client.post(`/api/social/groups/${cid}/invite`)).body.data.code })).status).toBe(200);
+    expect(
+      (
+        await b.client.post("/api/social/groups/join", {
+          code: (await a.client.post(`/api/social/groups/${cid}/invite`)).body.data.code,
+        })
+      ).status,
+    ).toBe(200);
     expect(await roleOf(b)).toBe("member");
-    expect((await b.client.get(`/api/social/messages/${cid}`)).body.data.conversation).toMatchObject({ myRole: "member", myRights: {}, memberCount: 3 });
+    expect((await b.client.get(`/api/social/messages/${cid}`)).body.data.conversation).toMatchObject({
+      myRole: "member",
+      myRights: {},
+      memberCount: 3,
+    });
   });
 
   test("a deleted account leaves its groups, hands them on, and its messages are wiped", async () => {
@@ -251,7 +292,12 @@ describe("groups", () => {
 
   test("adding a bot emits member:changed; members list pages", async () => {
     const a = await person();
-    const bot = await makeUser(server.app, { username: `grp${Date.now() % 100000}_bot`, isBot: true, email: null, password: null });
+    const bot = await makeUser(server.app, {
+      username: `grp${Date.now() % 100000}_bot`,
+      isBot: true,
+      email: null,
+      password: null,
+    });
     const others = (await Promise.all([1, 2, 3].map(() => person()))).map((p) => p.user);
     const res0 = await a.client.post("/api/social/groups", { title: "Bots", members: others.map((o) => o.username) });
     const cid = res0.body.data.conversationId;
@@ -259,18 +305,24 @@ describe("groups", () => {
     memberChanges.length = 0;
     const res = await a.client.post(`/api/social/groups/${cid}/members`, { username: bot.username });
     expect(res.status).toBe(200);
-    expect(memberChanges).toEqual([{ conversationId: conv.id, userId: bot.id, actorId: a.user.id, oldRole: null, newRole: "member" }]);
+    expect(memberChanges).toEqual([
+      { conversationId: conv.id, userId: bot.id, actorId: a.user.id, oldRole: null, newRole: "member" },
+    ]);
     let page = await a.client.get(`/api/social/groups/${cid}/members?limit=2`);
     const seen = page.body.data.members.map((m: any) => m.user.username);
     expect(seen[0]).toBe(a.user.username);
     let guard = 0;
     while (page.body.data.pageInfo.nextCursor && guard++ < 5) {
-      page = await a.client.get(`/api/social/groups/${cid}/members?limit=2&cursor=${page.body.data.pageInfo.nextCursor}`);
+      page = await a.client.get(
+        `/api/social/groups/${cid}/members?limit=2&cursor=${page.body.data.pageInfo.nextCursor}`,
+      );
       seen.push(...page.body.data.members.map((m: any) => m.user.username));
     }
     expect(seen.sort()).toEqual([a.user.username, bot.username, ...others.map((o) => o.username)].sort());
     memberChanges.length = 0;
     await a.client.delete(`/api/social/groups/${cid}/members/${bot.username}`);
-    expect(memberChanges).toEqual([{ conversationId: conv.id, userId: bot.id, actorId: a.user.id, oldRole: "member", newRole: "kicked" }]);
+    expect(memberChanges).toEqual([
+      { conversationId: conv.id, userId: bot.id, actorId: a.user.id, oldRole: "member", newRole: "kicked" },
+    ]);
   });
 });

@@ -31,7 +31,10 @@ const CreateBody = t.Object({
   title: t.String({ maxLength: 1000 }),
   members: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 1000 })),
 });
-const UpdateBody = t.Object({ title: t.Optional(t.String({ maxLength: 1000 })), photoUrl: t.Optional(t.Union([t.String({ maxLength: 2048 }), t.Null()])) });
+const UpdateBody = t.Object({
+  title: t.Optional(t.String({ maxLength: 1000 })),
+  photoUrl: t.Optional(t.Union([t.String({ maxLength: 2048 }), t.Null()])),
+});
 const MemberBody = t.Object({ username: t.String({ minLength: 1, maxLength: 64 }) });
 const PromoteBody = t.Object({
   role: t.Optional(t.Union([t.Literal("administrator"), t.Literal("member")])),
@@ -43,10 +46,12 @@ const JoinBody = t.Object({ code: t.String({ minLength: 1, maxLength: 200 }) });
 
 /** An object of known rights to booleans; its cost is bounded by the number of rights, whatever was sent. */
 function parseRights(raw: unknown): Rights {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw fieldError("rights", `must be an object of ${ADMIN_RIGHTS.join(", ")} to true or false`);
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    throw fieldError("rights", `must be an object of ${ADMIN_RIGHTS.join(", ")} to true or false`);
   const keys = Object.keys(raw);
   const unknown = keys.find((k) => !(ADMIN_RIGHTS as readonly string[]).includes(k));
-  if (unknown !== undefined) throw fieldError(`rights.${unknown.slice(0, 64)}`, `is not one of ${ADMIN_RIGHTS.join(", ")}`);
+  if (unknown !== undefined)
+    throw fieldError(`rights.${unknown.slice(0, 64)}`, `is not one of ${ADMIN_RIGHTS.join(", ")}`);
   const wrong = keys.find((k) => typeof (raw as Record<string, unknown>)[k] !== "boolean");
   if (wrong !== undefined) throw fieldError(`rights.${wrong}`, "must be true or false");
   return raw as Rights;
@@ -75,7 +80,8 @@ export function chatGroupRoutes(app: App) {
           if (found && found.is_system !== 1) ids.push(found.id);
           else unknown.push(name);
         }
-        if (unknown.length) throw validationError({ members: [`unknown accounts: ${unknown.slice(0, 10).join(", ")}`] });
+        if (unknown.length)
+          throw validationError({ members: [`unknown accounts: ${unknown.slice(0, 10).join(", ")}`] });
         const conv = await createGroup(app, user.id, body.title, ids);
         return ok({ conversationId: conv.cuid, conversation: await shown(conv.id, user.id) });
       },
@@ -93,11 +99,20 @@ export function chatGroupRoutes(app: App) {
       "/:cid",
       async ({ user, params, body }) => {
         const { conversation } = await group(params.cid, user.id);
-        if (body.title === undefined && body.photoUrl === undefined) throw validationError({ title: ["give title or photoUrl"], photoUrl: ["give title or photoUrl"] });
-        if (body.title !== undefined) await renameGroup(app, { conversationId: conversation.id, actorId: user.id, title: body.title });
+        if (body.title === undefined && body.photoUrl === undefined)
+          throw validationError({ title: ["give title or photoUrl"], photoUrl: ["give title or photoUrl"] });
+        if (body.title !== undefined)
+          await renameGroup(app, { conversationId: conversation.id, actorId: user.id, title: body.title });
         if (body.photoUrl !== undefined) {
-          const upload = body.photoUrl === null ? null : await resolveOwnUpload(app, body.photoUrl, user.id, ["chat-image", "avatar"], "photoUrl");
-          await setGroupPhoto(app, { conversationId: conversation.id, actorId: user.id, photoUrl: upload?.url ?? null });
+          const upload =
+            body.photoUrl === null
+              ? null
+              : await resolveOwnUpload(app, body.photoUrl, user.id, ["chat-image", "avatar"], "photoUrl");
+          await setGroupPhoto(app, {
+            conversationId: conversation.id,
+            actorId: user.id,
+            photoUrl: upload?.url ?? null,
+          });
           // in use now: the cleanup of abandoned uploads must keep it
           if (upload) await markAttached(app.db, upload.id, app.clock.now());
         }
@@ -109,7 +124,12 @@ export function chatGroupRoutes(app: App) {
       "/:cid/members",
       async ({ user, params, query }) => {
         const { conversation } = await group(params.cid, user.id);
-        const page = await listMembers(app, { conversationId: conversation.id, viewerId: user.id, cursor: query.cursor, limit: parseLimit(query.limit, 50, 200) });
+        const page = await listMembers(app, {
+          conversationId: conversation.id,
+          viewerId: user.id,
+          cursor: query.cursor,
+          limit: parseLimit(query.limit, 50, 200),
+        });
         return ok({
           members: page.items.map((i) => serializeMember(i.member, i.user)),
           pageInfo: { nextCursor: page.nextCursor },
@@ -149,7 +169,12 @@ export function chatGroupRoutes(app: App) {
         else if (body.role === "administrator") rights = defaultAdminRights(membership);
         else if (body.role === "member") rights = {};
         else throw validationError({ rights: ["give rights or role"], role: ["give rights or role"] });
-        const role = await promoteMember(app, { conversationId: membership.conversation.id, actorId: user.id, userId: target.id, rights });
+        const role = await promoteMember(app, {
+          conversationId: membership.conversation.id,
+          actorId: user.id,
+          userId: target.id,
+          rights,
+        });
         return ok({ role, conversation: await shown(membership.conversation.id, user.id) });
       },
       { auth: true, body: PromoteBody },

@@ -27,7 +27,9 @@ export function installChatDelivery(app: App): void {
     ]);
     if (!conversation || !row || memberIds.length === 0) return;
     // a message this very send wrote has no reactions yet
-    const message = await serializeMessage(app.db, conversation, row, { fresh: event === "message:new" && row === heldRow });
+    const message = await serializeMessage(app.db, conversation, row, {
+      fresh: event === "message:new" && row === heldRow,
+    });
     if (row === heldRow) delivered.set(row, message);
     app.events.publish(memberIds, event, { conversationId: conversation.cuid, message });
   });

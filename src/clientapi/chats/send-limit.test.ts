@@ -11,7 +11,8 @@ afterAll(() => server.stop());
 test("sends per account per minute are limited; the window passes", async () => {
   const [a, b] = [await quickPerson(server), await quickPerson(server)];
   const cid = (await a.client.post(`/api/social/users/${b.user.username}/message`)).body.data.conversationId;
-  for (let i = 0; i < 3; i++) expect((await a.client.post(`/api/social/messages/${cid}`, { content: `m${i}` })).status).toBe(200);
+  for (let i = 0; i < 3; i++)
+    expect((await a.client.post(`/api/social/messages/${cid}`, { content: `m${i}` })).status).toBe(200);
   let res = await a.client.post(`/api/social/messages/${cid}`, { content: "flood" });
   expect(res.status).toBe(429);
   expect(res.body.error.code).toBe("RATE_LIMITED");

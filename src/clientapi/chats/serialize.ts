@@ -14,7 +14,14 @@ const EXTRA_KEYS = ["caption", "location", "venue", "dice", "poll", "contact"] a
 
 const senderOf = (user: UserRow | undefined) =>
   user
-    ? { id: user.cuid, username: user.username, displayName: user.display_name, avatarUrl: user.avatar_url, isBot: user.is_bot === 1, isSystem: user.is_system === 1 }
+    ? {
+        id: user.cuid,
+        username: user.username,
+        displayName: user.display_name,
+        avatarUrl: user.avatar_url,
+        isBot: user.is_bot === 1,
+        isSystem: user.is_system === 1,
+      }
     : { id: null, username: "deleted", displayName: "Deleted account", avatarUrl: null, isBot: false, isSystem: false };
 
 // a single message (a send, its live event) has one sender: compiled once (db/compiled.ts)
@@ -23,7 +30,10 @@ const userByIdQuery = precompiled((db, p: { id: number }) => db.selectFrom("user
 async function usersById(db: Db, ids: number[]): Promise<Map<number, UserRow>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
-  const rows = unique.length === 1 ? await userByIdQuery(db, { id: unique[0]! }) : await db.selectFrom("users").selectAll().where("id", "in", unique).execute();
+  const rows =
+    unique.length === 1
+      ? await userByIdQuery(db, { id: unique[0]! })
+      : await db.selectFrom("users").selectAll().where("id", "in", unique).execute();
   return new Map(rows.map((u) => [u.id, u]));
 }
 
@@ -33,7 +43,12 @@ async function usersById(db: Db, ids: number[]): Promise<Map<number, UserRow>> {
  * reactions in a few batched queries; `fresh`: the rows were just written, so nobody has
  * reacted to them yet and the reactions query is spared.
  */
-export async function serializeMessages(db: Db, conversation: Pick<ConversationRow, "id" | "cuid">, rows: MessageRow[], opts: { fresh?: boolean } = {}) {
+export async function serializeMessages(
+  db: Db,
+  conversation: Pick<ConversationRow, "id" | "cuid">,
+  rows: MessageRow[],
+  opts: { fresh?: boolean } = {},
+) {
   return (await renderMessages(db, rows, () => conversation, opts)).messages;
 }
 
@@ -58,12 +73,20 @@ async function renderMessages(
     ? await db
         .selectFrom("messages")
         .selectAll()
-        .where((eb) => eb.or([...replyKeys].map(([cid, seqs]) => eb.and([eb("conversation_id", "=", cid), eb("seq", "in", [...seqs])]))))
+        .where((eb) =>
+          eb.or(
+            [...replyKeys].map(([cid, seqs]) => eb.and([eb("conversation_id", "=", cid), eb("seq", "in", [...seqs])])),
+          ),
+        )
         .where("deleted_at", "is", null)
         .execute()
     : [];
   const replyByKey = new Map(replies.map((r) => [`${r.conversation_id}:${r.seq}`, r]));
-  const users = await usersById(db, [...rows.map((r) => r.sender_id), ...replies.map((r) => r.sender_id), ...moreUserIds]);
+  const users = await usersById(db, [
+    ...rows.map((r) => r.sender_id),
+    ...replies.map((r) => r.sender_id),
+    ...moreUserIds,
+  ]);
   const reactionRows =
     opts.fresh || rows.length === 0
       ? []
@@ -71,7 +94,11 @@ async function renderMessages(
           .selectFrom("message_reactions")
           .innerJoin("users", "users.id", "message_reactions.user_id")
           .select(["message_reactions.message_id", "message_reactions.emoji", "users.cuid as userId"])
-          .where("message_reactions.message_id", "in", rows.map((r) => r.id))
+          .where(
+            "message_reactions.message_id",
+            "in",
+            rows.map((r) => r.id),
+          )
           .orderBy("message_reactions.created_at")
           .orderBy("message_reactions.user_id")
           .execute();
@@ -101,7 +128,12 @@ async function renderMessages(
       sender: senderOf(users.get(m.sender_id)),
       replyToId: reply ? reply.cuid : null,
       replyTo: reply
-        ? { id: reply.cuid, messageId: reply.seq, content: reply.content.slice(0, 200), sender: { username: senderOf(users.get(reply.sender_id)).username } }
+        ? {
+            id: reply.cuid,
+            messageId: reply.seq,
+            content: reply.content.slice(0, 200),
+            sender: { username: senderOf(users.get(reply.sender_id)).username },
+          }
         : null,
       forwardedFrom: fromJson(m.forwarded_from),
       reactions: groupReactions(reactionRowsByMessage.get(m.id) ?? []),
@@ -116,7 +148,12 @@ async function renderMessages(
   return { messages, users };
 }
 
-export async function serializeMessage(db: Db, conversation: Pick<ConversationRow, "id" | "cuid">, row: MessageRow, opts: { fresh?: boolean } = {}) {
+export async function serializeMessage(
+  db: Db,
+  conversation: Pick<ConversationRow, "id" | "cuid">,
+  row: MessageRow,
+  opts: { fresh?: boolean } = {},
+) {
   return (await serializeMessages(db, conversation, [row], opts))[0]!;
 }
 
@@ -126,7 +163,12 @@ export type ClientMessage = Awaited<ReturnType<typeof serializeMessage>>;
  * A conversation as the Client API shows it to one member. A private chat is titled and
  * pictured by the other party.
  */
-export async function serializeConversation(db: Db, conversation: ConversationRow, viewerId: number, member?: MemberRow) {
+export async function serializeConversation(
+  db: Db,
+  conversation: ConversationRow,
+  viewerId: number,
+  member?: MemberRow,
+) {
   let other: UserRow | undefined;
   if (conversation.type === "private") {
     other = await db
@@ -137,12 +179,24 @@ export async function serializeConversation(db: Db, conversation: ConversationRo
       .where("conversation_members.user_id", "!=", viewerId)
       .executeTakeFirst();
   }
-  const me = member ?? (await db.selectFrom("conversation_members").selectAll().where("conversation_id", "=", conversation.id).where("user_id", "=", viewerId).executeTakeFirst());
+  const me =
+    member ??
+    (await db
+      .selectFrom("conversation_members")
+      .selectAll()
+      .where("conversation_id", "=", conversation.id)
+      .where("user_id", "=", viewerId)
+      .executeTakeFirst());
   return conversationView(conversation, me, other, await memberCount(db, conversation.id));
 }
 
 /** A conversation as one member sees it, from rows already loaded (OTHER: a private chat's other party). */
-function conversationView(conversation: ConversationRow, me: MemberRow | undefined, other: UserRow | undefined, members: number) {
+function conversationView(
+  conversation: ConversationRow,
+  me: MemberRow | undefined,
+  other: UserRow | undefined,
+  members: number,
+) {
   const otherUser = other ? serializePublicUser(other) : null;
   return {
     id: conversation.cuid,
@@ -167,11 +221,18 @@ function conversationView(conversation: ConversationRow, me: MemberRow | undefin
 export async function serializeChatList(db: Db, items: ChatListItem[]) {
   const byId = new Map(items.map((i) => [i.conversation.id, i.conversation]));
   const lastMessages = items.flatMap((i) => (i.lastMessage ? [i.lastMessage] : []));
-  const others = items.flatMap((i) => (i.conversation.type === "private" && i.otherUserId !== null ? [i.otherUserId] : []));
+  const others = items.flatMap((i) =>
+    i.conversation.type === "private" && i.otherUserId !== null ? [i.otherUserId] : [],
+  );
   const { messages, users } = await renderMessages(db, lastMessages, (m) => byId.get(m.conversation_id)!, {}, others);
   const rendered = new Map(lastMessages.map((m, i) => [m.id, messages[i]!]));
   return items.map((i) => ({
-    ...conversationView(i.conversation, i.member, i.conversation.type === "private" && i.otherUserId !== null ? users.get(i.otherUserId) : undefined, i.memberCount),
+    ...conversationView(
+      i.conversation,
+      i.member,
+      i.conversation.type === "private" && i.otherUserId !== null ? users.get(i.otherUserId) : undefined,
+      i.memberCount,
+    ),
     lastMessage: i.lastMessage ? rendered.get(i.lastMessage.id)! : null,
     unreadCount: i.unreadCount,
   }));

@@ -5,7 +5,6 @@ import { makeUser, quickPerson } from "../../testing/fixtures";
 import { notify } from "../../domain/notifications/service";
 import type { DeliveredEvent } from "../../realtime/broker";
 
-
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
@@ -42,7 +41,13 @@ describe("notify", () => {
       {
         id: expect.any(String),
         type: "mention",
-        actor: { id: b.user.cuid, username: b.user.username, displayName: b.user.display_name, avatarUrl: null, isBot: false },
+        actor: {
+          id: b.user.cuid,
+          username: b.user.username,
+          displayName: b.user.display_name,
+          avatarUrl: null,
+          isBot: false,
+        },
         postId: null,
         commentId: null,
         read: false,

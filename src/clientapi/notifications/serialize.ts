@@ -1,5 +1,10 @@
 import type { App } from "../../app";
-import { findNotification, loadNotificationViews, unreadCount, type NotificationView } from "../../domain/notifications/service";
+import {
+  findNotification,
+  loadNotificationViews,
+  unreadCount,
+  type NotificationView,
+} from "../../domain/notifications/service";
 import { toIso } from "../../lib/clock";
 import { serializePublicUser } from "../serializers/account";
 
@@ -23,6 +28,9 @@ export function installNotificationDelivery(app: App): void {
     if (!row) return;
     const [view] = await loadNotificationViews(app.db, [row]);
     if (!view) return;
-    app.events.publish(recipientId, "notification:new", { notification: serializeNotification(view), unreadCount: await unreadCount(app.db, recipientId) });
+    app.events.publish(recipientId, "notification:new", {
+      notification: serializeNotification(view),
+      unreadCount: await unreadCount(app.db, recipientId),
+    });
   });
 }

@@ -73,7 +73,8 @@ afterAll(async () => {
 });
 
 const prices = (...amounts: number[]) => amounts.map((amount, i) => ({ label: `item ${i + 1}`, amount }));
-const invoice = (payload: string, amounts: number[], title = "Coffee") => bot.api.sendInvoice(personUser.id, title, "Hot coffee", payload, "XTR", prices(...amounts));
+const invoice = (payload: string, amounts: number[], title = "Coffee") =>
+  bot.api.sendInvoice(personUser.id, title, "Hot coffee", payload, "XTR", prices(...amounts));
 const pay = (messageId: string) => person.post(`/api/social/messages/${cid}/${messageId}/pay`);
 const balance = async () => (await person.get("/api/stars/balance")).body.data.balance as number;
 /** The invoice message as the person's app shows it. */
@@ -107,19 +108,58 @@ describe("payments in stars with grammY", () => {
     const cases: Array<[() => Promise<unknown>, RegExp]> = [
       [() => bot.api.sendInvoice(personUser.id, "T", "d", "p", "USD", prices(5)), /CURRENCY_INVALID/],
       [() => bot.api.sendInvoice(personUser.id, "", "d", "p", "XTR", prices(5)), /title is empty/],
-      [() => bot.api.sendInvoice(personUser.id, "x".repeat(65), "d", "p", "XTR", prices(5)), /title is too long \(maximum 64\)/],
-      [() => bot.api.sendInvoice(personUser.id, "T", "d".repeat(256), "p", "XTR", prices(5)), /description is too long \(maximum 255\)/],
-      [() => bot.api.sendInvoice(personUser.id, "T", "d", "", "XTR", prices(5)), /payload is empty/],
-      [() => bot.api.sendInvoice(personUser.id, "T", "d", "p".repeat(129), "XTR", prices(5)), /payload is too long \(maximum 128\)/],
-      [() => bot.api.sendInvoice(personUser.id, "T", "d", "p", "XTR", []), /prices must be non-empty/],
-      [() => bot.api.sendInvoice(personUser.id, "T", "d", "p", "XTR", prices(0)), /prices\[0\]\.amount must be a positive Integer/],
-      [() => bot.api.sendInvoice(personUser.id, "T", "d", "p", "XTR", prices(1.5)), /prices\[0\]\.amount must be a positive Integer/],
-      [() => botCall(server.url, token, "sendInvoice", { chat_id: personUser.id, title: "T", payload: "p" }).then(asGrammy), /prices is empty/],
-      [() => botCall(server.url, token, "sendInvoice", { chat_id: personUser.id, title: "T", payload: "p", prices: "nope" }).then(asGrammy), /can't parse prices JSON object/],
-      [() => bot.api.sendInvoice(personUser.id, "T", "d", "p", "XTR", prices(60000, 40001)), /CURRENCY_TOTAL_AMOUNT_INVALID/],
-      [() => bot.api.sendInvoice(personUser.id, "T", "d", "p", "XTR", [{ label: "", amount: 3 }]), /prices\[0\]\.label is empty/],
       [
-        () => bot.api.sendInvoice(personUser.id, "T", "d", "p", "XTR", prices(5), { reply_markup: { inline_keyboard: [[{ text: "Info", callback_data: "i" }]] } }),
+        () => bot.api.sendInvoice(personUser.id, "x".repeat(65), "d", "p", "XTR", prices(5)),
+        /title is too long \(maximum 64\)/,
+      ],
+      [
+        () => bot.api.sendInvoice(personUser.id, "T", "d".repeat(256), "p", "XTR", prices(5)),
+        /description is too long \(maximum 255\)/,
+      ],
+      [() => bot.api.sendInvoice(personUser.id, "T", "d", "", "XTR", prices(5)), /payload is empty/],
+      [
+        () => bot.api.sendInvoice(personUser.id, "T", "d", "p".repeat(129), "XTR", prices(5)),
+        /payload is too long \(maximum 128\)/,
+      ],
+      [() => bot.api.sendInvoice(personUser.id, "T", "d", "p", "XTR", []), /prices must be non-empty/],
+      [
+        () => bot.api.sendInvoice(personUser.id, "T", "d", "p", "XTR", prices(0)),
+        /prices\[0\]\.amount must be a positive Integer/,
+      ],
+      [
+        () => bot.api.sendInvoice(personUser.id, "T", "d", "p", "XTR", prices(1.5)),
+        /prices\[0\]\.amount must be a positive Integer/,
+      ],
+      [
+        () =>
+          botCall(server.url, token, "sendInvoice", { chat_id: personUser.id, title: "T", payload: "p" }).then(
+            asGrammy,
+          ),
+        /prices is empty/,
+      ],
+      [
+        () =>
+          botCall(server.url, token, "sendInvoice", {
+            chat_id: personUser.id,
+            title: "T",
+            payload: "p",
+            prices: "nope",
+          }).then(asGrammy),
+        /can't parse prices JSON object/,
+      ],
+      [
+        () => bot.api.sendInvoice(personUser.id, "T", "d", "p", "XTR", prices(60000, 40001)),
+        /CURRENCY_TOTAL_AMOUNT_INVALID/,
+      ],
+      [
+        () => bot.api.sendInvoice(personUser.id, "T", "d", "p", "XTR", [{ label: "", amount: 3 }]),
+        /prices\[0\]\.label is empty/,
+      ],
+      [
+        () =>
+          bot.api.sendInvoice(personUser.id, "T", "d", "p", "XTR", prices(5), {
+            reply_markup: { inline_keyboard: [[{ text: "Info", callback_data: "i" }]] },
+          }),
         /REPLY_MARKUP_BUY_EMPTY/,
       ],
       [() => bot.api.sendInvoice(999999, "T", "d", "p", "XTR", prices(5)), /chat not found/],
@@ -130,29 +170,75 @@ describe("payments in stars with grammY", () => {
       expect(err.description).toMatch(pattern);
     }
     // providers do not exist: a provider token is refused; a missing currency means XTR
-    expect((await botCall(server.url, token, "sendInvoice", { chat_id: personUser.id, title: "T", payload: "p", provider_token: "123:TEST", prices: prices(5) })).body).toMatchObject({
+    expect(
+      (
+        await botCall(server.url, token, "sendInvoice", {
+          chat_id: personUser.id,
+          title: "T",
+          payload: "p",
+          provider_token: "123:TEST",
+          prices: prices(5),
+        })
+      ).body,
+    ).toMatchObject({
       ok: false,
       error_code: 400,
       description: expect.stringMatching(/PAYMENT_PROVIDER_INVALID/),
     });
-    const noCurrency = await botCall(server.url, token, "sendInvoice", { chat_id: personUser.id, title: "Tea", payload: "ok-tea", prices: JSON.stringify(prices(2, 3)) });
-    expect(noCurrency.body.result.invoice).toEqual({ title: "Tea", description: "", start_parameter: "", currency: "XTR", total_amount: 5 });
+    const noCurrency = await botCall(server.url, token, "sendInvoice", {
+      chat_id: personUser.id,
+      title: "Tea",
+      payload: "ok-tea",
+      prices: JSON.stringify(prices(2, 3)),
+    });
+    expect(noCurrency.body.result.invoice).toEqual({
+      title: "Tea",
+      description: "",
+      start_parameter: "",
+      currency: "XTR",
+      total_amount: 5,
+    });
     // the largest total is accepted
-    expect((await bot.api.sendInvoice(personUser.id, "Big", "", "ok-big", "XTR", prices(60000, 40000))).invoice?.total_amount).toBe(100000);
+    expect(
+      (await bot.api.sendInvoice(personUser.id, "Big", "", "ok-big", "XTR", prices(60000, 40000))).invoice
+        ?.total_amount,
+    ).toBe(100000);
     // a pay button outside an invoice is refused
-    const payButton = await botCall(server.url, token, "sendMessage", { chat_id: personUser.id, text: "x", reply_markup: { inline_keyboard: [[{ text: "Pay", pay: true }]] } });
+    const payButton = await botCall(server.url, token, "sendMessage", {
+      chat_id: personUser.id,
+      text: "x",
+      reply_markup: { inline_keyboard: [[{ text: "Pay", pay: true }]] },
+    });
     expect(payButton.status).toBe(400);
     expect((await history(person, cid)).filter((m) => m.invoice).length).toBe(2);
   });
 
   test("paid: charged once, service message, successful_payment to the bot", async () => {
     const events: unknown[] = [];
-    const unsubscribe = server.app.events.subscribe(personUser.id, (e) => e.event === "stars:balance" && events.push(e.data));
+    const unsubscribe = server.app.events.subscribe(
+      personUser.id,
+      (e) => e.event === "stars:balance" && events.push(e.data),
+    );
     const sent = await invoice("ok-coffee", [30, 12]);
-    expect(sent.invoice).toEqual({ title: "Coffee", description: "Hot coffee", start_parameter: "", currency: "XTR", total_amount: 42 });
-    expect((sent as { reply_markup?: { inline_keyboard: unknown[][] } }).reply_markup?.inline_keyboard[0]?.[0]).toEqual({ text: "Pay ⭐️42", pay: true });
+    expect(sent.invoice).toEqual({
+      title: "Coffee",
+      description: "Hot coffee",
+      start_parameter: "",
+      currency: "XTR",
+      total_amount: 42,
+    });
+    expect((sent as { reply_markup?: { inline_keyboard: unknown[][] } }).reply_markup?.inline_keyboard[0]?.[0]).toEqual(
+      { text: "Pay ⭐️42", pay: true },
+    );
     const msg = await shown(sent.message_id);
-    expect(msg.invoice).toEqual({ title: "Coffee", description: "Hot coffee", currency: "XTR", totalAmount: 42, prices: prices(30, 12), status: "unpaid" });
+    expect(msg.invoice).toEqual({
+      title: "Coffee",
+      description: "Hot coffee",
+      currency: "XTR",
+      totalAmount: 42,
+      prices: prices(30, 12),
+      status: "unpaid",
+    });
     expect(msg.replyMarkup.inline_keyboard[0][0].pay).toBe(true);
 
     const res = await pay(msg.id);
@@ -161,7 +247,12 @@ describe("payments in stars with grammY", () => {
     expect(await balance()).toBe(58);
     unsubscribe();
     expect(events).toEqual([{ balance: 58 }]);
-    expect(queries.at(-1)).toEqual({ id: expect.any(String), payload: "ok-coffee", total: 42, fromId: botApiUserId(personUser.id) });
+    expect(queries.at(-1)).toEqual({
+      id: expect.any(String),
+      payload: "ok-coffee",
+      total: 42,
+      fromId: botApiUserId(personUser.id),
+    });
 
     const sp = await waitFor(() => payments.find((p) => p.invoice_payload === "ok-coffee"), 5000, "successful_payment");
     expect(sp.currency).toBe("XTR");
@@ -171,7 +262,10 @@ describe("payments in stars with grammY", () => {
 
     const after = await history(person, cid);
     const service = after.find((m) => m.system?.action === "payment");
-    expect(service).toMatchObject({ kind: "system", system: { totalAmount: 42, currency: "XTR", invoiceMessageId: sent.message_id } });
+    expect(service).toMatchObject({
+      kind: "system",
+      system: { totalAmount: 42, currency: "XTR", invoiceMessageId: sent.message_id },
+    });
     expect(after.find((m) => m.messageId === sent.message_id).invoice.status).toBe("paid");
 
     const again = await pay(msg.id);
@@ -182,7 +276,11 @@ describe("payments in stars with grammY", () => {
       ["payment", -42, 58],
       ["grant", 100, 100],
     ]);
-    expect(tx[0]).toMatchObject({ reference: sp.telegram_payment_charge_id, note: "Coffee", counterparty: { username: "shop_pay_bot", isBot: true } });
+    expect(tx[0]).toMatchObject({
+      reference: sp.telegram_payment_charge_id,
+      note: "Coffee",
+      counterparty: { username: "shop_pay_bot", isBot: true },
+    });
     await expectBooksBalanced();
   });
 
@@ -193,7 +291,10 @@ describe("payments in stars with grammY", () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ status: "declined", errorMessage: "Out of stock" });
     expect(await balance()).toBe(58);
-    const noMessage = await botCall(server.url, token, "answerPreCheckoutQuery", { pre_checkout_query_id: "whatever", ok: false });
+    const noMessage = await botCall(server.url, token, "answerPreCheckoutQuery", {
+      pre_checkout_query_id: "whatever",
+      ok: false,
+    });
     expect(noMessage.status).toBe(400);
     expect(noMessage.body.description).toMatch(/error_message is empty/);
     const noOk = await botCall(server.url, token, "answerPreCheckoutQuery", { pre_checkout_query_id: "whatever" });
@@ -236,9 +337,18 @@ describe("payments in stars with grammY", () => {
 
   test("a bot that left pre_checkout_query out of allowed_updates cannot answer: timeout at once", async () => {
     const quietToken = await createBotViaApi(owner, "quiet_shop_bot", "Quiet shop");
-    expect((await botCall(server.url, quietToken, "getUpdates", { timeout: 0, allowed_updates: ["message"] })).body.ok).toBe(true);
+    expect(
+      (await botCall(server.url, quietToken, "getUpdates", { timeout: 0, allowed_updates: ["message"] })).body.ok,
+    ).toBe(true);
     const qcid = await openChat(person, "quiet_shop_bot");
-    const sent = (await botCall(server.url, quietToken, "sendInvoice", { chat_id: personUser.id, title: "Tea", payload: "ok-quiet", prices: prices(2) })).body.result;
+    const sent = (
+      await botCall(server.url, quietToken, "sendInvoice", {
+        chat_id: personUser.id,
+        title: "Tea",
+        payload: "ok-quiet",
+        prices: prices(2),
+      })
+    ).body.result;
     const msg = await waitForMessage(person, qcid, (m) => m.messageId === sent.message_id);
     const t0 = Date.now();
     const res = await person.post(`/api/social/messages/${qcid}/${msg.id}/pay`);
@@ -256,7 +366,10 @@ describe("payments in stars with grammY", () => {
     const before = queries.length;
     const res = await pay(msg.id);
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ success: false, error: { code: "INSUFFICIENT_BALANCE", details: { balance: 58, required: 500 } } });
+    expect(res.body).toMatchObject({
+      success: false,
+      error: { code: "INSUFFICIENT_BALANCE", details: { balance: 58, required: 500 } },
+    });
     await Bun.sleep(200);
     expect(queries.length).toBe(before);
     // not an invoice, unknown message, someone else's chat
@@ -290,24 +403,35 @@ describe("payments in stars with grammY", () => {
   test("refund during the hold, once; wrong charge or user refused", async () => {
     const sp = payments.find((p) => p.invoice_payload === "ok-coffee")!;
     const events: unknown[] = [];
-    const unsubscribe = server.app.events.subscribe(personUser.id, (e) => e.event === "stars:balance" && events.push(e.data));
+    const unsubscribe = server.app.events.subscribe(
+      personUser.id,
+      (e) => e.event === "stars:balance" && events.push(e.data),
+    );
     expect(await bot.api.refundStarPayment(personUser.id, sp.telegram_payment_charge_id)).toBe(true);
     expect(await balance()).toBe(90);
     const twice = await botError(bot.api.refundStarPayment(personUser.id, sp.telegram_payment_charge_id));
     expect(twice.error_code).toBe(400);
     expect(twice.description).toBe("Bad Request: CHARGE_ALREADY_REFUNDED");
-    expect((await botError(bot.api.refundStarPayment(personUser.id, "stxnope"))).description).toBe("Bad Request: CHARGE_NOT_FOUND");
+    expect((await botError(bot.api.refundStarPayment(personUser.id, "stxnope"))).description).toBe(
+      "Bad Request: CHARGE_NOT_FOUND",
+    );
     const double = payments.find((p) => p.invoice_payload === "ok-double")!;
-    expect((await botError(bot.api.refundStarPayment(personUser.id + 1000, double.telegram_payment_charge_id))).description).toMatch(/USER_ID_INVALID/);
+    expect(
+      (await botError(bot.api.refundStarPayment(personUser.id + 1000, double.telegram_payment_charge_id))).description,
+    ).toMatch(/USER_ID_INVALID/);
     const missing = await botCall(server.url, token, "refundStarPayment", { user_id: personUser.id });
     expect(missing.body.description).toBe("Bad Request: telegram_payment_charge_id is empty");
-    const noUser = await botCall(server.url, token, "refundStarPayment", { telegram_payment_charge_id: sp.telegram_payment_charge_id });
+    const noUser = await botCall(server.url, token, "refundStarPayment", {
+      telegram_payment_charge_id: sp.telegram_payment_charge_id,
+    });
     expect(noUser.body).toMatchObject({ ok: false, error_code: 400, description: "Bad Request: user_id is empty" });
     unsubscribe();
     // only the refund changed the balance: one event, nothing for the refused calls
     expect(events).toEqual([{ balance: 90 }]);
     const after = await history(person, cid);
-    expect(after.find((m) => m.system?.action === "refund" && m.system.chargeId === sp.telegram_payment_charge_id)).toMatchObject({ kind: "system", system: { totalAmount: 42 } });
+    expect(
+      after.find((m) => m.system?.action === "refund" && m.system.chargeId === sp.telegram_payment_charge_id),
+    ).toMatchObject({ kind: "system", system: { totalAmount: 42 } });
     const refunded = after.filter((m) => m.invoice?.title === "Coffee" && m.invoice.totalAmount === 42);
     expect(refunded.map((m) => m.invoice.status)).toEqual(["refunded"]);
     // a refunded invoice stays closed
@@ -321,7 +445,12 @@ describe("payments in stars with grammY", () => {
 
   test("after the hold: refund refused, income withdrawable by the owner", async () => {
     const income = await owner.get("/api/bots/shop_pay_bot/income");
-    expect(income.body.data).toMatchObject({ held: 10, withdrawable: 0, holdSeconds: HOLD_SECONDS, nextReleaseAt: expect.any(String) });
+    expect(income.body.data).toMatchObject({
+      held: 10,
+      withdrawable: 0,
+      holdSeconds: HOLD_SECONDS,
+      nextReleaseAt: expect.any(String),
+    });
     expect((await person.get("/api/bots/shop_pay_bot/income")).status).toBe(404);
     const early = await owner.post("/api/bots/shop_pay_bot/income/withdraw", {});
     expect(early.status).toBe(400);
@@ -341,7 +470,10 @@ describe("payments in stars with grammY", () => {
     const bad = await owner.post("/api/bots/shop_pay_bot/income/withdraw", { amount: 0 });
     expect(bad.status).toBe(422);
     const ownerEvents: unknown[] = [];
-    const unsubscribe = server.app.events.subscribe(ownerUser.id, (e) => e.event === "stars:balance" && ownerEvents.push(e.data));
+    const unsubscribe = server.app.events.subscribe(
+      ownerUser.id,
+      (e) => e.event === "stars:balance" && ownerEvents.push(e.data),
+    );
     const part = await owner.post("/api/bots/shop_pay_bot/income/withdraw", { amount: 4 });
     expect(part.body.data).toMatchObject({ withdrawn: 4, balance: 4, held: 0, withdrawable: 6 });
     const rest = await owner.post("/api/bots/shop_pay_bot/income/withdraw");
@@ -363,7 +495,11 @@ describe("payments in stars with grammY", () => {
     hookBot.on("message:successful_payment", (ctx) => {
       got.push(ctx.message.successful_payment);
     });
-    const receiver = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: webhookCallback(hookBot, "std/http", { secretToken: "pay_secret" }) });
+    const receiver = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: webhookCallback(hookBot, "std/http", { secretToken: "pay_secret" }),
+    });
     try {
       await hookBot.api.setWebhook(`http://127.0.0.1:${receiver.port}/hook`, { secret_token: "pay_secret" });
       const hcid = await openChat(person, "hook_shop_bot");
@@ -384,7 +520,11 @@ describe("payments in stars with grammY", () => {
     const group = await person.post("/api/social/groups", { title: "Coffee club", members: ["shop_pay_bot"] });
     expect(group.status).toBe(200);
     const gcid = group.body.data.conversationId as string;
-    const row = await server.app.db.selectFrom("conversations").select("id").where("cuid", "=", gcid).executeTakeFirstOrThrow();
+    const row = await server.app.db
+      .selectFrom("conversations")
+      .select("id")
+      .where("cuid", "=", gcid)
+      .executeTakeFirstOrThrow();
     const sent = await bot.api.sendInvoice(-row.id, "Group coffee", "", "ok-group", "XTR", prices(5));
     expect(sent.chat).toMatchObject({ id: -row.id, type: "group" });
     const msg = await waitForMessage(person, gcid, (m) => m.messageId === sent.message_id);

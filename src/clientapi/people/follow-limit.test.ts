@@ -2,7 +2,6 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { makeUser, quickPerson } from "../../testing/fixtures";
 
-
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer({ "limits.followsPerHour": 3 });
@@ -30,5 +29,8 @@ test("follows are limited per account per hour with 429 RATE_LIMITED and Retry-A
   expect((await b.client.post(`/api/social/users/${targets[3]!.username}/follow`)).status).toBe(200);
   // after the hour the account may follow again
   server.clock.advance(retryAfter * 1000);
-  expect((await a.client.post(`/api/social/users/${targets[3]!.username}/follow`)).body.data).toEqual({ following: true, followersCount: 2 });
+  expect((await a.client.post(`/api/social/users/${targets[3]!.username}/follow`)).body.data).toEqual({
+    following: true,
+    followersCount: 2,
+  });
 });

@@ -2,8 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { TestClient } from "../../testing/client";
 import { quickPerson } from "../../testing/fixtures";
-import { hiddenAuthorIds, isBlockedEitherWay, followedIds, followerIds, isFollowing } from "../../domain/relations/service";
-
+import {
+  hiddenAuthorIds,
+  isBlockedEitherWay,
+  followedIds,
+  followerIds,
+  isFollowing,
+} from "../../domain/relations/service";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -38,7 +43,10 @@ describe("profiles", () => {
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
     });
     expect(res.body.data.profile.email).toBeUndefined();
-    await server.app.db.insertInto("posts").values({ cuid: `p-${b.user.cuid}`, author_id: b.user.id, created_at: server.clock.now() }).execute();
+    await server.app.db
+      .insertInto("posts")
+      .values({ cuid: `p-${b.user.cuid}`, author_id: b.user.id, created_at: server.clock.now() })
+      .execute();
     expect((await a.client.get(`/api/social/users/${b.user.username}`)).body.data.profile.postsCount).toBe(1);
     // case-insensitive, @ allowed
     res = await a.client.get(`/api/social/users/@${b.user.username.toUpperCase()}`);
@@ -70,13 +78,27 @@ describe("follow", () => {
     expect(await followerIds(server.app.db, b.user.id)).toEqual([a.user.id]);
 
     res = await a.client.get(`/api/social/users/${b.user.username}`);
-    expect(res.body.data.profile).toMatchObject({ followersCount: 1, followingCount: 0, isFollowing: true, followsYou: false });
+    expect(res.body.data.profile).toMatchObject({
+      followersCount: 1,
+      followingCount: 0,
+      isFollowing: true,
+      followsYou: false,
+    });
     res = await b.client.get(`/api/social/users/${a.user.username}`);
-    expect(res.body.data.profile).toMatchObject({ followersCount: 0, followingCount: 1, isFollowing: false, followsYou: true });
+    expect(res.body.data.profile).toMatchObject({
+      followersCount: 0,
+      followingCount: 1,
+      isFollowing: false,
+      followsYou: true,
+    });
 
     res = await b.client.get("/api/social/notifications");
     expect(res.body.data.notifications).toHaveLength(1);
-    expect(res.body.data.notifications[0]).toMatchObject({ type: "follow", actor: { username: a.user.username }, read: false });
+    expect(res.body.data.notifications[0]).toMatchObject({
+      type: "follow",
+      actor: { username: a.user.username },
+      read: false,
+    });
 
     res = await a.client.post(`/api/social/users/${b.user.username}/follow`);
     expect(res.body.data).toEqual({ following: false, followersCount: 0 });
@@ -136,7 +158,15 @@ describe("followers and following lists", () => {
 
     const res = await fans[0]!.client.get(`/api/social/users/${fans[0]!.user.username}/following`);
     expect(res.body.data.users).toEqual([
-      { id: star.user.cuid, username: star.user.username, displayName: star.user.username, avatarUrl: null, isBot: false, bio: "", isFollowing: true },
+      {
+        id: star.user.cuid,
+        username: star.user.username,
+        displayName: star.user.username,
+        avatarUrl: null,
+        isBot: false,
+        bio: "",
+        isFollowing: true,
+      },
     ]);
     expect(res.body.data.pageInfo.nextCursor).toBeNull();
   });
@@ -179,7 +209,12 @@ describe("block and mute", () => {
     expect(res.status).toBe(404);
     // the blocker sees the flag and cannot follow until unblocking
     res = await a.client.get(`/api/social/users/${b.user.username}`);
-    expect(res.body.data.profile).toMatchObject({ isBlocked: true, isFollowing: false, followersCount: 0, followingCount: 0 });
+    expect(res.body.data.profile).toMatchObject({
+      isBlocked: true,
+      isFollowing: false,
+      followersCount: 0,
+      followingCount: 0,
+    });
     res = await a.client.post(`/api/social/users/${b.user.username}/follow`);
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe("FORBIDDEN");
@@ -228,11 +263,17 @@ describe("privacy", () => {
     const b = await person();
     await a.client.post(`/api/social/users/${b.user.username}/follow`);
     await b.client.post(`/api/social/users/${a.user.username}/follow`);
-    const aPost = (await a.client.post("/api/social/posts", { content: `hello @${b.user.username} #privacycheck`, clientPostId: "a-secret-key" })).body.data.post;
+    const aPost = (
+      await a.client.post("/api/social/posts", {
+        content: `hello @${b.user.username} #privacycheck`,
+        clientPostId: "a-secret-key",
+      })
+    ).body.data.post;
     const bPost = (await b.client.post("/api/social/posts", { content: "b writes" })).body.data.post;
     await a.client.post(`/api/social/posts/${bPost.id}/like`);
     await a.client.post(`/api/social/posts/${bPost.id}/bookmark`);
-    const comment = (await a.client.post(`/api/social/posts/${bPost.id}/comments`, { content: "a comments" })).body.data.comment;
+    const comment = (await a.client.post(`/api/social/posts/${bPost.id}/comments`, { content: "a comments" })).body.data
+      .comment;
 
     const paths = [
       `/api/social/users/${a.user.username}`,
@@ -265,8 +306,12 @@ describe("privacy", () => {
     expect(seen).toMatchObject({ bookmarked: false, liked: false, likeCount: 1 });
     expect((await b.client.get("/api/social/bookmarks")).body.data.posts).toEqual([]);
     // B was notified of A's mention, like and comment; A's own notifications stay A's
-    const kinds = (await b.client.get("/api/social/notifications")).body.data.notifications.map((n: any) => n.type).sort();
+    const kinds = (await b.client.get("/api/social/notifications")).body.data.notifications
+      .map((n: any) => n.type)
+      .sort();
     expect(kinds).toEqual(expect.arrayContaining(["comment", "follow", "like", "mention"]));
-    expect((await a.client.get("/api/social/notifications")).body.data.notifications.map((n: any) => n.type)).toEqual(["follow"]);
+    expect((await a.client.get("/api/social/notifications")).body.data.notifications.map((n: any) => n.type)).toEqual([
+      "follow",
+    ]);
   });
 });

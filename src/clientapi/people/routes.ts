@@ -23,8 +23,17 @@ const OpenBody = t.Object({ start: t.Optional(t.String({ maxLength: 200 })) });
  * mute toggles, their posts and stories, and opening the private chat with them.
  */
 export function peopleRoutes(app: App) {
-  const followPage = (direction: "followers" | "following") =>
-    async ({ params, query, user }: { params: { username: string }; query: { cursor?: string; limit?: string }; user: { id: number } }) => {
+  const followPage =
+    (direction: "followers" | "following") =>
+    async ({
+      params,
+      query,
+      user,
+    }: {
+      params: { username: string };
+      query: { cursor?: string; limit?: string };
+      user: { id: number };
+    }) => {
       const target = await requireVisibleUser(app.db, user.id, params.username);
       const page = await listFollowPage(app.db, user.id, target.id, direction, pageRequest(query));
       return ok({
@@ -47,17 +56,20 @@ export function peopleRoutes(app: App) {
     .get("/:username/following", followPage("following"), { auth: true, params: UsernameParams, query: PageQuery })
     .post(
       "/:username/follow",
-      async ({ params, user }) => ok(await toggleFollow(app, user.id, (await requireVisibleUser(app.db, user.id, params.username)).id)),
+      async ({ params, user }) =>
+        ok(await toggleFollow(app, user.id, (await requireVisibleUser(app.db, user.id, params.username)).id)),
       { auth: true, params: UsernameParams },
     )
     .post(
       "/:username/block",
-      async ({ params, user }) => ok(await toggleBlock(app, user.id, (await requireVisibleUser(app.db, user.id, params.username)).id)),
+      async ({ params, user }) =>
+        ok(await toggleBlock(app, user.id, (await requireVisibleUser(app.db, user.id, params.username)).id)),
       { auth: true, params: UsernameParams },
     )
     .post(
       "/:username/mute",
-      async ({ params, user }) => ok(await toggleMute(app, user.id, (await requireVisibleUser(app.db, user.id, params.username)).id)),
+      async ({ params, user }) =>
+        ok(await toggleMute(app, user.id, (await requireVisibleUser(app.db, user.id, params.username)).id)),
       { auth: true, params: UsernameParams },
     )
     .get(
@@ -80,8 +92,16 @@ export function peopleRoutes(app: App) {
       "/:username/message",
       async ({ user, params, body }) => {
         const other = await requireUserByUsername(app.db, params.username);
-        const conversation = await openPrivateChat(app, user.id, other.id, body.start !== undefined ? { startLabel: body.start } : {});
-        return ok({ conversationId: conversation.cuid, conversation: await serializeConversation(app.db, conversation, user.id) });
+        const conversation = await openPrivateChat(
+          app,
+          user.id,
+          other.id,
+          body.start !== undefined ? { startLabel: body.start } : {},
+        );
+        return ok({
+          conversationId: conversation.cuid,
+          conversation: await serializeConversation(app.db, conversation, user.id),
+        });
       },
       { auth: true, parse: jsonOrEmpty, body: OpenBody },
     );

@@ -14,14 +14,20 @@ afterAll(() => server.stop());
 
 const person = () => quickPerson(server);
 
-async function commentAs(client: Awaited<ReturnType<typeof person>>["client"], postId: string, body: Record<string, unknown>): Promise<any> {
+async function commentAs(
+  client: Awaited<ReturnType<typeof person>>["client"],
+  postId: string,
+  body: Record<string, unknown>,
+): Promise<any> {
   const res = await client.post(`/api/social/posts/${postId}/comments`, body);
   expect(res.status).toBe(200);
   return res.body.data.comment;
 }
 
-const postRowId = async (cuid: string) => (await server.app.db.selectFrom("posts").select("id").where("cuid", "=", cuid).executeTakeFirstOrThrow()).id;
-const commentRow = (cuid: string) => server.app.db.selectFrom("comments").selectAll().where("cuid", "=", cuid).executeTakeFirstOrThrow();
+const postRowId = async (cuid: string) =>
+  (await server.app.db.selectFrom("posts").select("id").where("cuid", "=", cuid).executeTakeFirstOrThrow()).id;
+const commentRow = (cuid: string) =>
+  server.app.db.selectFrom("comments").selectAll().where("cuid", "=", cuid).executeTakeFirstOrThrow();
 
 describe("comment views in few statements", () => {
   test("a page of comments or replies is one statement, whatever the page holds", async () => {
@@ -29,7 +35,8 @@ describe("comment views in few statements", () => {
     const reader = await person();
     const postId = await postIdAs(author.client, "discuss");
     const top = [];
-    for (let i = 0; i < 4; i++) top.push(await commentAs(i % 2 ? reader.client : author.client, postId, { content: `c${i}` }));
+    for (let i = 0; i < 4; i++)
+      top.push(await commentAs(i % 2 ? reader.client : author.client, postId, { content: `c${i}` }));
     for (let i = 0; i < 3; i++) await commentAs(author.client, postId, { content: `r${i}`, replyToId: top[0].id });
     expect((await reader.client.post(`/api/social/comments/${top[0].id}/like`)).status).toBe(200);
     expect((await author.client.post(`/api/social/comments/${top[0].id}/like`)).status).toBe(200);
@@ -40,15 +47,22 @@ describe("comment views in few statements", () => {
     const page = await commentsPage(db, reader.user.id, { postId: pid }, { cursor: null, limit: 3 });
     expect(counter.statements).toBe(1);
     expect(page.items.map((v) => v.row.content)).toEqual(["c0", "c1", "c2"]);
-    expect(page.items.map((v) => [v.likeCount, v.replyCount, v.liked, v.postCuid, v.replyToCuid, v.author.id])).toEqual([
-      [2, 3, true, postId, null, author.user.id],
-      [0, 0, false, postId, null, reader.user.id],
-      [0, 0, false, postId, null, author.user.id],
-    ]);
+    expect(page.items.map((v) => [v.likeCount, v.replyCount, v.liked, v.postCuid, v.replyToCuid, v.author.id])).toEqual(
+      [
+        [2, 3, true, postId, null, author.user.id],
+        [0, 0, false, postId, null, reader.user.id],
+        [0, 0, false, postId, null, author.user.id],
+      ],
+    );
     expect(page.nextCursor).not.toBeNull();
 
     counter.statements = 0;
-    const rest = await commentsPage(db, reader.user.id, { postId: pid }, { cursor: decodeCursor(page.nextCursor!), limit: 3 });
+    const rest = await commentsPage(
+      db,
+      reader.user.id,
+      { postId: pid },
+      { cursor: decodeCursor(page.nextCursor!), limit: 3 },
+    );
     expect(counter.statements).toBe(1);
     expect(rest.items.map((v) => v.row.content)).toEqual(["c3"]);
     expect(rest.nextCursor).toBeNull();
@@ -71,7 +85,10 @@ describe("comment views in few statements", () => {
     expect(counter.statements).toBe(2);
     expect(views[0]!.likeCount).toBe(2);
     counter.statements = 0;
-    await expect(findVisibleComment(db, reader.user.id, "no-such-comment")).rejects.toMatchObject({ status: 404, code: "NOT_FOUND" });
+    await expect(findVisibleComment(db, reader.user.id, "no-such-comment")).rejects.toMatchObject({
+      status: 404,
+      code: "NOT_FOUND",
+    });
     expect(counter.statements).toBe(1);
   });
 
@@ -89,7 +106,9 @@ describe("comment views in few statements", () => {
     // the friend no longer sees the blocker's reply, nor counts it
     let res = await friend.client.get(`/api/social/posts/${postId}/comments`);
     expect(res.status).toBe(200);
-    expect(res.body.data.comments.map((c: any) => [c.content, c.replyCount, c.liked, c.likeCount])).toEqual([["root", 1, true, 1]]);
+    expect(res.body.data.comments.map((c: any) => [c.content, c.replyCount, c.liked, c.likeCount])).toEqual([
+      ["root", 1, true, 1],
+    ]);
     res = await friend.client.get(`/api/social/comments/${root.id}/replies`);
     expect(res.body.data.comments.map((c: any) => c.content)).toEqual(["friend's reply"]);
     expect((await friend.client.get(`/api/social/comments/${blockedReply.id}`)).status).toBe(404);
@@ -99,15 +118,25 @@ describe("comment views in few statements", () => {
 
     // the author sees both, and has not liked
     res = await author.client.get(`/api/social/posts/${postId}/comments`);
-    expect(res.body.data.comments.map((c: any) => [c.content, c.replyCount, c.liked, c.likeCount])).toEqual([["root", 2, false, 1]]);
+    expect(res.body.data.comments.map((c: any) => [c.content, c.replyCount, c.liked, c.likeCount])).toEqual([
+      ["root", 2, false, 1],
+    ]);
     res = await author.client.get(`/api/social/comments/${root.id}/replies?limit=1`);
     expect(res.body.data.comments.map((c: any) => c.content)).toEqual(["friend's reply"]);
-    res = await author.client.get(`/api/social/comments/${root.id}/replies?limit=1&cursor=${res.body.data.pageInfo.nextCursor}`);
-    expect(res.body.data.comments.map((c: any) => [c.content, c.replyToId, c.author.username])).toEqual([["blocker's reply", root.id, blocker.user.username]]);
+    res = await author.client.get(
+      `/api/social/comments/${root.id}/replies?limit=1&cursor=${res.body.data.pageInfo.nextCursor}`,
+    );
+    expect(res.body.data.comments.map((c: any) => [c.content, c.replyToId, c.author.username])).toEqual([
+      ["blocker's reply", root.id, blocker.user.username],
+    ]);
     expect(res.body.data.pageInfo.nextCursor).toBeNull();
 
     // a deleted author's comment disappears from lists and lookups
-    await server.app.db.updateTable("users").set({ deleted_at: server.app.clock.now() }).where("id", "=", blocker.user.id).execute();
+    await server.app.db
+      .updateTable("users")
+      .set({ deleted_at: server.app.clock.now() })
+      .where("id", "=", blocker.user.id)
+      .execute();
     expect((await author.client.get(`/api/social/comments/${blockedReply.id}`)).status).toBe(404);
     res = await author.client.get(`/api/social/comments/${root.id}/replies`);
     expect(res.body.data.comments.map((c: any) => c.content)).toEqual(["friend's reply"]);

@@ -13,7 +13,6 @@ afterAll(() => server.stop());
 
 const person = () => quickPerson(server);
 
-
 async function commentAs(client: TestClient, postId: string, body: Record<string, unknown>) {
   const res = await client.post(`/api/social/posts/${postId}/comments`, body);
   expect(res.status).toBe(200);
@@ -21,7 +20,12 @@ async function commentAs(client: TestClient, postId: string, body: Record<string
 }
 
 const notificationsOf = (userId: number, type: string) =>
-  server.app.db.selectFrom("notifications").selectAll().where("recipient_id", "=", userId).where("type", "=", type as never).execute();
+  server.app.db
+    .selectFrom("notifications")
+    .selectAll()
+    .where("recipient_id", "=", userId)
+    .where("type", "=", type as never)
+    .execute();
 
 describe("comments", () => {
   test("create, list oldest first with cursor, counts on the post, notification", async () => {
@@ -29,13 +33,23 @@ describe("comments", () => {
     const commenter = await person();
     const postId = await postIdAs(author.client, "discuss");
     const c1 = await commentAs(commenter.client, postId, { content: "first!" });
-    expect(c1).toMatchObject({ postId, replyToId: null, content: "first!", media: [], likeCount: 0, replyCount: 0, liked: false });
+    expect(c1).toMatchObject({
+      postId,
+      replyToId: null,
+      content: "first!",
+      media: [],
+      likeCount: 0,
+      replyCount: 0,
+      liked: false,
+    });
     expect(c1.author.username).toBe(commenter.user.username);
     const c2 = await commentAs(author.client, postId, { content: "thanks" });
     const c3 = await commentAs(commenter.client, postId, { content: "third" });
     let res = await author.client.get(`/api/social/posts/${postId}/comments?limit=2`);
     expect(res.body.data.comments.map((c: any) => c.id)).toEqual([c1.id, c2.id]);
-    res = await author.client.get(`/api/social/posts/${postId}/comments?limit=2&cursor=${res.body.data.pageInfo.nextCursor}`);
+    res = await author.client.get(
+      `/api/social/posts/${postId}/comments?limit=2&cursor=${res.body.data.pageInfo.nextCursor}`,
+    );
     expect(res.body.data.comments.map((c: any) => c.id)).toEqual([c3.id]);
     expect(res.body.data.pageInfo.nextCursor).toBeNull();
     expect((await author.client.get(`/api/social/posts/${postId}`)).body.data.post.commentCount).toBe(3);
@@ -78,7 +92,10 @@ describe("comments", () => {
     const voice = await uploadFor(server.app, user.id, "comment-voice");
     const postImage = await uploadFor(server.app, user.id, "post");
     const c = await commentAs(client, postId, { media: [{ url: image }, { url: voice, type: "voice" }] });
-    expect(c.media.map((m: any) => [m.type, m.url])).toEqual([["image", image], ["voice", voice]]);
+    expect(c.media.map((m: any) => [m.type, m.url])).toEqual([
+      ["image", image],
+      ["voice", voice],
+    ]);
     let res = await client.post(`/api/social/posts/${postId}/comments`, { media: [{ url: postImage }] });
     expect(res.status).toBe(400);
     expect(res.body.error.details.fieldErrors["media.0.url"]).toBeDefined();
@@ -105,7 +122,9 @@ describe("comments", () => {
     // like toggle
     res = await author.client.post(`/api/social/comments/${reply.id}/like`);
     expect(res.body.data).toEqual({ liked: true, likeCount: 1 });
-    expect((await author.client.get(`/api/social/comments/${reply.id}/likes`)).body.data.users.map((u: any) => u.username)).toEqual([author.user.username]);
+    expect(
+      (await author.client.get(`/api/social/comments/${reply.id}/likes`)).body.data.users.map((u: any) => u.username),
+    ).toEqual([author.user.username]);
     res = await author.client.post(`/api/social/comments/${reply.id}/like`);
     expect(res.body.data).toEqual({ liked: false, likeCount: 0 });
     expect((await author.client.post("/api/social/comments/missing/like")).status).toBe(404);
@@ -137,12 +156,19 @@ describe("comments", () => {
     res = await author.client.post(`/api/social/posts/${blockerPost}/comments`, { content: "hey" });
     expect(res.status).toBe(404);
     // on a third person's post each sees the comments minus the other's
-    const seenByAuthor = (await author.client.get(`/api/social/posts/${bystanderPost}/comments`)).body.data.comments.map((c: any) => c.content);
+    const seenByAuthor = (
+      await author.client.get(`/api/social/posts/${bystanderPost}/comments`)
+    ).body.data.comments.map((c: any) => c.content);
     expect(seenByAuthor).toEqual(["author's comment"]);
-    const seenByBlocker = (await blocker.client.get(`/api/social/posts/${bystanderPost}/comments`)).body.data.comments.map((c: any) => c.content);
+    const seenByBlocker = (
+      await blocker.client.get(`/api/social/posts/${bystanderPost}/comments`)
+    ).body.data.comments.map((c: any) => c.content);
     expect(seenByBlocker).toEqual(["before the block"]);
     expect((await author.client.get(`/api/social/comments/${early.id}`)).status).toBe(404);
-    res = await author.client.post(`/api/social/posts/${bystanderPost}/comments`, { content: "x", replyToId: early.id });
+    res = await author.client.post(`/api/social/posts/${bystanderPost}/comments`, {
+      content: "x",
+      replyToId: early.id,
+    });
     expect(res.status).toBe(400);
     const all = (await bystander.client.get(`/api/social/posts/${bystanderPost}/comments`)).body.data.comments;
     expect(all).toHaveLength(2);
@@ -151,7 +177,10 @@ describe("comments", () => {
   test("mentions in posts and comments notify; hashtags in posts too", async () => {
     const author = await person();
     const friend = await person();
-    const postId = await postIdAs(author.client, `hi @${friend.user.username} and @nobody_known, mail a@${friend.user.username}.com`);
+    const postId = await postIdAs(
+      author.client,
+      `hi @${friend.user.username} and @nobody_known, mail a@${friend.user.username}.com`,
+    );
     let notes = await notificationsOf(friend.user.id, "mention");
     expect(notes).toHaveLength(1);
     // editing without a new mention does not notify again

@@ -28,7 +28,10 @@ export function commentRoutes(app: App) {
       },
       { auth: true, params: IdParams },
     )
-    .post("/:id/like", async ({ params, user }) => ok(await toggleCommentLike(app, user, params.id)), { auth: true, params: IdParams })
+    .post("/:id/like", async ({ params, user }) => ok(await toggleCommentLike(app, user, params.id)), {
+      auth: true,
+      params: IdParams,
+    })
     .get(
       "/:id/likes",
       async ({ params, query, user }) => {

@@ -13,7 +13,6 @@ afterAll(() => server.stop());
 
 const person = () => quickPerson(server);
 
-
 /** Walks every page of PATH (bounded), returning the ids in order. */
 async function walk(client: TestClient, path: string, key = "feed", maxPages = 50): Promise<string[]> {
   const ids: string[] = [];
@@ -131,12 +130,25 @@ describe("the following feed's two plans (a bounded walk, then per followed auth
     const { app } = server;
     const now = app.clock.now();
     const insert = (authorId: number, content: string, at: number) =>
-      app.db.insertInto("posts").values({ cuid: newCuid(), author_id: authorId, content, created_at: at }).returning("cuid").executeTakeFirstOrThrow();
+      app.db
+        .insertInto("posts")
+        .values({ cuid: newCuid(), author_id: authorId, content, created_at: at })
+        .returning("cuid")
+        .executeTakeFirstOrThrow();
     // oldest first: the quiet account's posts, then 1,100 posts by a stranger, then busy's newest
     const quietIds: string[] = [];
     for (let i = 0; i < 5; i++) quietIds.push((await insert(quiet.user.id, `quiet ${i}`, now - 10_000_000 + i)).cuid);
     await app.db.transaction().execute(async (trx) => {
-      for (let i = 0; i < 1_100; i++) await trx.insertInto("posts").values({ cuid: newCuid(), author_id: stranger.user.id, content: `noise ${i}`, created_at: now - 5_000_000 + i }).execute();
+      for (let i = 0; i < 1_100; i++)
+        await trx
+          .insertInto("posts")
+          .values({
+            cuid: newCuid(),
+            author_id: stranger.user.id,
+            content: `noise ${i}`,
+            created_at: now - 5_000_000 + i,
+          })
+          .execute();
     });
     const busyIds: string[] = [];
     for (let i = 0; i < 3; i++) busyIds.push((await insert(busy.user.id, `busy ${i}`, now - 1_000 + i)).cuid);
@@ -166,13 +178,21 @@ describe("gone accounts", () => {
     let ids = await walk(reader.client, "/api/social/feed?limit=100");
     expect(ids).toContain(post);
     expect(ids).toContain(repost);
-    await server.app.db.updateTable("users").set({ disabled_at: server.clock.now() }).where("id", "=", leaving.user.id).execute();
+    await server.app.db
+      .updateTable("users")
+      .set({ disabled_at: server.clock.now() })
+      .where("id", "=", leaving.user.id)
+      .execute();
     ids = await walk(reader.client, "/api/social/feed?limit=100");
     expect(ids).not.toContain(post);
     expect(ids).not.toContain(repost);
     expect((await reader.client.get(`/api/social/posts/${post}`)).status).toBe(404);
     expect((await reader.client.get(`/api/social/posts/${repost}`)).status).toBe(404);
-    await server.app.db.updateTable("users").set({ disabled_at: null, deleted_at: server.clock.now() }).where("id", "=", leaving.user.id).execute();
+    await server.app.db
+      .updateTable("users")
+      .set({ disabled_at: null, deleted_at: server.clock.now() })
+      .where("id", "=", leaving.user.id)
+      .execute();
     expect(await walk(reader.client, "/api/social/feed?limit=100")).not.toContain(repost);
   });
 });
@@ -200,7 +220,9 @@ describe("a person's posts and hashtags", () => {
     const b = await postIdAs(author.client, "again #bun");
     await postIdAs(author.client, "mail me at x#bun@example.com is not a tag");
     expect(await walk(author.client, "/api/social/hashtags/BUN/posts", "posts")).toEqual([b, a]);
-    expect(await walk(author.client, `/api/social/hashtags/${encodeURIComponent("привет")}/posts`, "posts")).toEqual([a]);
+    expect(await walk(author.client, `/api/social/hashtags/${encodeURIComponent("привет")}/posts`, "posts")).toEqual([
+      a,
+    ]);
     expect(await walk(author.client, "/api/social/hashtags/nothing/posts", "posts")).toEqual([]);
     // editing replaces the post's tags
     await author.client.patch(`/api/social/posts/${b}`, { content: "now #deno" });

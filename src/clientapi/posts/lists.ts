@@ -12,37 +12,41 @@ const FeedQuery = t.Object({ ...PageQuery.properties, following: t.Optional(t.St
 
 /** /api/social/feed: the home feed (?following=true: followed authors only). */
 export function feedRoutes(app: App) {
-  return new Elysia({ name: "client-feed" })
-    .use(requestContext(app))
-    .get(
-      "",
-      async ({ query, user }) => ok(postList(await feedPage(app.db, user.id, { ...pageRequest(query), following: parseFlag(query.following, "following") }), "feed")),
-      { auth: true, query: FeedQuery },
-    );
+  return new Elysia({ name: "client-feed" }).use(requestContext(app)).get(
+    "",
+    async ({ query, user }) =>
+      ok(
+        postList(
+          await feedPage(app.db, user.id, {
+            ...pageRequest(query),
+            following: parseFlag(query.following, "following"),
+          }),
+          "feed",
+        ),
+      ),
+    { auth: true, query: FeedQuery },
+  );
 }
 
 /** /api/social/bookmarks: the posts I bookmarked. */
 export function bookmarkRoutes(app: App) {
   return new Elysia({ name: "client-bookmarks" })
     .use(requestContext(app))
-    .get(
-      "",
-      async ({ query, user }) => ok(postList(await bookmarksPage(app.db, user.id, pageRequest(query)))),
-      { auth: true, query: PageQuery },
-    );
+    .get("", async ({ query, user }) => ok(postList(await bookmarksPage(app.db, user.id, pageRequest(query)))), {
+      auth: true,
+      query: PageQuery,
+    });
 }
 
 /** /api/social/hashtags/{tag}/posts: posts with a hashtag. */
 export function hashtagRoutes(app: App) {
-  return new Elysia({ name: "client-hashtags" })
-    .use(requestContext(app))
-    .get(
-      "/:tag/posts",
-      async ({ params, query, user }) => {
-        const tag = normalizeHashtag(params.tag);
-        if (!tag) throw fieldError("tag", "must not be empty");
-        return ok({ hashtag: tag, ...postList(await hashtagPostsPage(app.db, user.id, tag, pageRequest(query))) });
-      },
-      { auth: true, params: t.Object({ tag: t.String({ minLength: 1, maxLength: 200 }) }), query: PageQuery },
-    );
+  return new Elysia({ name: "client-hashtags" }).use(requestContext(app)).get(
+    "/:tag/posts",
+    async ({ params, query, user }) => {
+      const tag = normalizeHashtag(params.tag);
+      if (!tag) throw fieldError("tag", "must not be empty");
+      return ok({ hashtag: tag, ...postList(await hashtagPostsPage(app.db, user.id, tag, pageRequest(query))) });
+    },
+    { auth: true, params: t.Object({ tag: t.String({ minLength: 1, maxLength: 200 }) }), query: PageQuery },
+  );
 }

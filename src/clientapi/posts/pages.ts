@@ -12,19 +12,32 @@ import { serializeComment, serializePost } from "./serialize";
 export const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });
 
 /** `{users, pageInfo}`: who liked a post or a comment. */
-export async function likersResponse(app: App, viewerId: number, target: { postId: number } | { commentId: number }, query: { cursor?: string; limit?: string }) {
+export async function likersResponse(
+  app: App,
+  viewerId: number,
+  target: { postId: number } | { commentId: number },
+  query: { cursor?: string; limit?: string },
+) {
   const page = await likersPage(app.db, viewerId, target, pageRequest(query));
   return ok({ users: page.items.map(serializePublicUser), pageInfo: { nextCursor: page.nextCursor } });
 }
 
 /** `{comments, pageInfo}`: a post's comments or a comment's replies. */
-export async function commentsResponse(app: App, viewerId: number, parent: { postId: number } | { commentId: number }, query: { cursor?: string; limit?: string }) {
+export async function commentsResponse(
+  app: App,
+  viewerId: number,
+  parent: { postId: number } | { commentId: number },
+  query: { cursor?: string; limit?: string },
+) {
   const page = await commentsPage(app.db, viewerId, parent, pageRequest(query));
   return ok({ comments: page.items.map(serializeComment), pageInfo: { nextCursor: page.nextCursor } });
 }
 
 /** `{posts (or KEY), pageInfo}`: one page of a post list. */
-export const postList = (page: { items: Parameters<typeof serializePost>[0][]; nextCursor: string | null }, key = "posts") => ({
+export const postList = (
+  page: { items: Parameters<typeof serializePost>[0][]; nextCursor: string | null },
+  key = "posts",
+) => ({
   [key]: page.items.map(serializePost),
   pageInfo: { nextCursor: page.nextCursor },
 });

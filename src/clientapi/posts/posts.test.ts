@@ -21,7 +21,6 @@ function recordEvents(userId: number) {
   return { seen, stop };
 }
 
-
 describe("create post", () => {
   test("returns the full post shape", async () => {
     const { client, user } = await person();
@@ -70,7 +69,10 @@ describe("create post", () => {
     expect(res.body.error.details.fieldErrors.clientPostId).toBeDefined();
     res = await client.post("/api/social/posts", { content: "hi", poll: { options: ["only one"] } });
     expect(res.status).toBe(422);
-    res = await client.post("/api/social/posts", { content: "hi", poll: { options: Array.from({ length: 13 }, (_, i) => `o${i}`) } });
+    res = await client.post("/api/social/posts", {
+      content: "hi",
+      poll: { options: Array.from({ length: 13 }, (_, i) => `o${i}`) },
+    });
     expect(res.status).toBe(422);
     res = await client.post("/api/social/posts", { content: "hi", poll: { options: ["a", "  "] } });
     expect(res.status).toBe(400);
@@ -78,13 +80,19 @@ describe("create post", () => {
     res = await client.post("/api/social/posts", { content: "hi", poll: { options: ["a", "x".repeat(101)] } });
     expect(res.status).toBe(400);
     expect(res.body.error.details.fieldErrors["poll.options"]).toEqual(["each option must be 1 to 100 characters"]);
-    res = await client.post("/api/social/posts", { content: "hi", poll: { question: "?".repeat(301), options: ["a", "b"] } });
+    res = await client.post("/api/social/posts", {
+      content: "hi",
+      poll: { question: "?".repeat(301), options: ["a", "b"] },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.details.fieldErrors["poll.question"]).toBeDefined();
     res = await client.post("/api/social/posts", { content: "hi", poll: { options: ["a", "x".repeat(401)] } });
     expect(res.status).toBe(422);
     // limits count characters: 100 emoji (200 UTF-16 units) make a valid option, 300 a valid question
-    res = await client.post("/api/social/posts", { content: "emoji poll", poll: { question: "🎉".repeat(300), options: ["😀".repeat(100), "b"] } });
+    res = await client.post("/api/social/posts", {
+      content: "emoji poll",
+      poll: { question: "🎉".repeat(300), options: ["😀".repeat(100), "b"] },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data.post.poll.options[0].text).toBe("😀".repeat(100));
     res = await client.post("/api/social/posts", { content: "hi", imageUrls: ["https://elsewhere.example/a.png"] });
@@ -110,7 +118,12 @@ describe("create post", () => {
     const avatar = await uploadFor(server.app, user.id, "avatar");
     const post = await postAs(client, { content: "", imageUrls: [mine] });
     expect(post.images).toHaveLength(1);
-    expect(post.images[0]).toMatchObject({ url: mine, kind: "post", width: expect.any(Number), height: expect.any(Number) });
+    expect(post.images[0]).toMatchObject({
+      url: mine,
+      kind: "post",
+      width: expect.any(Number),
+      height: expect.any(Number),
+    });
     let res = await client.post("/api/social/posts", { content: "x", imageUrls: [theirs] });
     expect(res.body.error.details.fieldErrors["imageUrls.0"]).toBeDefined();
     res = await client.post("/api/social/posts", { content: "x", imageUrls: [avatar] });
@@ -127,10 +140,17 @@ describe("create post", () => {
     const b = await postAs(client, { content: "once again", clientPostId: "key-1" });
     expect(b.id).toBe(a.id);
     expect(b.content).toBe("once");
-    const burst = await Promise.all(Array.from({ length: 8 }, () => client.post("/api/social/posts", { content: "burst", clientPostId: "key-2" })));
+    const burst = await Promise.all(
+      Array.from({ length: 8 }, () => client.post("/api/social/posts", { content: "burst", clientPostId: "key-2" })),
+    );
     expect(burst.every((r) => r.status === 200)).toBe(true);
     expect(new Set(burst.map((r) => r.body.data.post.id)).size).toBe(1);
-    const rows = await server.app.db.selectFrom("posts").select("id").where("author_id", "=", user.id).where("client_post_id", "in", ["key-1", "key-2"]).execute();
+    const rows = await server.app.db
+      .selectFrom("posts")
+      .select("id")
+      .where("author_id", "=", user.id)
+      .where("client_post_id", "in", ["key-1", "key-2"])
+      .execute();
     expect(rows).toHaveLength(2);
     // the key is per author: someone else's same key is a new post
     const other = await person();
@@ -180,7 +200,8 @@ describe("edit and delete", () => {
     const res = await author.client.delete(`/api/social/posts/${post.id}`);
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ deleted: true });
-    for (const rec of [fEvents, aEvents]) expect(rec.seen.map((e) => [e.event, e.data])).toContainEqual(["post:deleted", { postId: post.id }]);
+    for (const rec of [fEvents, aEvents])
+      expect(rec.seen.map((e) => [e.event, e.data])).toContainEqual(["post:deleted", { postId: post.id }]);
     expect(sEvents.seen.filter((e) => e.event === "post:deleted")).toHaveLength(0);
     [fEvents, aEvents, sEvents].forEach((r) => r.stop());
     expect((await author.client.get(`/api/social/posts/${post.id}`)).status).toBe(404);
@@ -216,18 +237,32 @@ describe("likes, reposts, bookmarks", () => {
     expect(res.body.data).toEqual({ liked: true, likeCount: 2 });
     res = await fan.client.get(`/api/social/posts/${post.id}/likes?limit=1`);
     expect(res.body.data.users.map((u: any) => u.username)).toEqual([author.user.username]);
-    const next = await fan.client.get(`/api/social/posts/${post.id}/likes?limit=1&cursor=${res.body.data.pageInfo.nextCursor}`);
+    const next = await fan.client.get(
+      `/api/social/posts/${post.id}/likes?limit=1&cursor=${res.body.data.pageInfo.nextCursor}`,
+    );
     expect(next.body.data.users.map((u: any) => u.username)).toEqual([fan.user.username]);
     expect(next.body.data.pageInfo.nextCursor).toBeNull();
-    expect((await fan.client.get(`/api/social/posts/${post.id}`)).body.data.post).toMatchObject({ liked: true, likeCount: 2 });
+    expect((await fan.client.get(`/api/social/posts/${post.id}`)).body.data.post).toMatchObject({
+      liked: true,
+      likeCount: 2,
+    });
     res = await fan.client.post(`/api/social/posts/${post.id}/like`);
     expect(res.body.data).toEqual({ liked: false, likeCount: 1 });
-    const notes = await server.app.db.selectFrom("notifications").selectAll().where("recipient_id", "=", author.user.id).where("type", "=", "like").execute();
+    const notes = await server.app.db
+      .selectFrom("notifications")
+      .selectAll()
+      .where("recipient_id", "=", author.user.id)
+      .where("type", "=", "like")
+      .execute();
     expect(notes).toHaveLength(1);
     expect(notes[0]!.actor_id).toBe(fan.user.id);
     expect((await fan.client.post("/api/social/posts/missing/like")).status).toBe(404);
-    expect((await fan.client.get(`/api/social/posts/${post.id}/likes?limit=0`)).body.error.code).toBe("VALIDATION_ERROR");
-    expect((await fan.client.get(`/api/social/posts/${post.id}/likes?cursor=%%%`)).body.error.details.fieldErrors.cursor).toBeDefined();
+    expect((await fan.client.get(`/api/social/posts/${post.id}/likes?limit=0`)).body.error.code).toBe(
+      "VALIDATION_ERROR",
+    );
+    expect(
+      (await fan.client.get(`/api/social/posts/${post.id}/likes?cursor=%%%`)).body.error.details.fieldErrors.cursor,
+    ).toBeDefined();
   });
 
   test("repost toggles, shows the original and reaches the feed", async () => {
@@ -247,7 +282,12 @@ describe("likes, reposts, bookmarks", () => {
     expect((await sharer.client.get(`/api/social/posts/${repost.id}`)).status).toBe(404);
     res = await sharer.client.post(`/api/social/posts/${post.id}/repost`);
     expect(res.body.data.reposted).toBe(true);
-    const notes = await server.app.db.selectFrom("notifications").select("type").where("recipient_id", "=", author.user.id).where("type", "=", "repost").execute();
+    const notes = await server.app.db
+      .selectFrom("notifications")
+      .select("type")
+      .where("recipient_id", "=", author.user.id)
+      .where("type", "=", "repost")
+      .execute();
     expect(notes.length).toBeGreaterThanOrEqual(1);
     // deleting the original removes reposts too
     await author.client.delete(`/api/social/posts/${post.id}`);
@@ -279,9 +319,16 @@ describe("polls", () => {
   test("single choice: one vote per account, counts and myVotes", async () => {
     const author = await person();
     const voter = await person();
-    const post = await postAs(author.client, { content: "Tea or coffee?", poll: { question: "Pick one", options: ["Tea", "Coffee", "Water"] } });
+    const post = await postAs(author.client, {
+      content: "Tea or coffee?",
+      poll: { question: "Pick one", options: ["Tea", "Coffee", "Water"] },
+    });
     expect(post.poll).toMatchObject({ question: "Pick one", multiple: false, totalVoters: 0, myVotes: [] });
-    expect(post.poll.options.map((o: any) => [o.text, o.index, o.votes])).toEqual([["Tea", 0, 0], ["Coffee", 1, 0], ["Water", 2, 0]]);
+    expect(post.poll.options.map((o: any) => [o.text, o.index, o.votes])).toEqual([
+      ["Tea", 0, 0],
+      ["Coffee", 1, 0],
+      ["Water", 2, 0],
+    ]);
     let res = await voter.client.post(`/api/social/posts/${post.id}/poll/vote`, { options: [1] });
     expect(res.status).toBe(200);
     expect(res.body.data.poll.options[1].votes).toBe(1);
@@ -315,7 +362,9 @@ describe("polls", () => {
     const author = await person();
     const voter = await person();
     const post = await postAs(author.client, { content: "", poll: { options: ["A", "B", "C"], multiple: true } });
-    const burst = await Promise.all(Array.from({ length: 4 }, () => voter.client.post(`/api/social/posts/${post.id}/poll/vote`, { options: [0, 2] })));
+    const burst = await Promise.all(
+      Array.from({ length: 4 }, () => voter.client.post(`/api/social/posts/${post.id}/poll/vote`, { options: [0, 2] })),
+    );
     expect(burst.filter((r) => r.status === 200)).toHaveLength(1);
     expect(burst.filter((r) => r.status === 409)).toHaveLength(3);
     const got = (await voter.client.get(`/api/social/posts/${post.id}`)).body.data.post.poll;
@@ -340,7 +389,15 @@ describe("account export", () => {
     expect(res.status).toBe(200);
     const data = res.body.data.export;
     expect(data.posts).toEqual([
-      { id: mine.id, content: "exported #data", images: [], repostOf: null, poll: { question: "", multiple: false, options: ["x", "y"] }, createdAt: mine.createdAt, editedAt: null },
+      {
+        id: mine.id,
+        content: "exported #data",
+        images: [],
+        repostOf: null,
+        poll: { question: "", multiple: false, options: ["x", "y"] },
+        createdAt: mine.createdAt,
+        editedAt: null,
+      },
     ]);
     expect(data.comments.map((c: any) => [c.postId, c.content])).toEqual([[theirs.id, "my comment"]]);
     expect(data.likes.map((l: any) => l.postId)).toEqual([theirs.id]);

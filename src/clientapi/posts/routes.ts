@@ -2,7 +2,16 @@ import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { createComment, loadCommentViews } from "../../domain/comments/service";
 import { findVisiblePostView } from "../../domain/posts/feed";
-import { createPost, deletePost, editPost, findVisiblePost, toggleBookmark, toggleLike, toggleRepost, votePoll } from "../../domain/posts/service";
+import {
+  createPost,
+  deletePost,
+  editPost,
+  findVisiblePost,
+  toggleBookmark,
+  toggleLike,
+  toggleRepost,
+  votePoll,
+} from "../../domain/posts/service";
 import { loadPostViews } from "../../domain/posts/view";
 import { blockedEitherWayIds } from "../../domain/relations/service";
 import type { PostRow } from "../../domain/posts/table";
@@ -37,7 +46,13 @@ const VoteBody = t.Object({
 const CommentBody = t.Object({
   content: t.Optional(t.String({ maxLength: 8000 })),
   media: t.Optional(
-    t.Array(t.Object({ url: t.String({ minLength: 1, maxLength: 2048 }), type: t.Optional(t.Union([t.Literal("image"), t.Literal("video"), t.Literal("voice")])) }), { maxItems: 4 }),
+    t.Array(
+      t.Object({
+        url: t.String({ minLength: 1, maxLength: 2048 }),
+        type: t.Optional(t.Union([t.Literal("image"), t.Literal("video"), t.Literal("voice")])),
+      }),
+      { maxItems: 4 },
+    ),
   ),
   replyToId: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
 });
@@ -45,7 +60,12 @@ const CommentBody = t.Object({
 /** /api/social/posts: create, read, edit, delete; likes, reposts, bookmarks, poll votes; a post's comments. */
 export function postRoutes(app: App) {
   const viewRow = async (viewer: UserRow, post: PostRow) => {
-    const [view] = await loadPostViews(app.db, viewer.id, [post], new Set(await blockedEitherWayIds(app.db, viewer.id)));
+    const [view] = await loadPostViews(
+      app.db,
+      viewer.id,
+      [post],
+      new Set(await blockedEitherWayIds(app.db, viewer.id)),
+    );
     return serializePost(view!);
   };
 
@@ -59,7 +79,11 @@ export function postRoutes(app: App) {
       },
       { auth: true, body: CreatePostBody },
     )
-    .get("/:id", async ({ params, user }) => ok({ post: serializePost(await findVisiblePostView(app.db, user.id, params.id)) }), { auth: true, params: IdParams })
+    .get(
+      "/:id",
+      async ({ params, user }) => ok({ post: serializePost(await findVisiblePostView(app.db, user.id, params.id)) }),
+      { auth: true, params: IdParams },
+    )
     .patch(
       "/:id",
       async ({ params, body, user }) => {
@@ -76,7 +100,10 @@ export function postRoutes(app: App) {
       },
       { auth: true, params: IdParams },
     )
-    .post("/:id/like", async ({ params, user }) => ok(await toggleLike(app, user, params.id)), { auth: true, params: IdParams })
+    .post("/:id/like", async ({ params, user }) => ok(await toggleLike(app, user, params.id)), {
+      auth: true,
+      params: IdParams,
+    })
     .get(
       "/:id/likes",
       async ({ params, query, user }) => {
@@ -89,11 +116,18 @@ export function postRoutes(app: App) {
       "/:id/repost",
       async ({ params, user }) => {
         const r = await toggleRepost(app, user, params.id);
-        return ok({ reposted: r.reposted, repostCount: r.repostCount, repost: r.repost ? await viewRow(user, r.repost) : null });
+        return ok({
+          reposted: r.reposted,
+          repostCount: r.repostCount,
+          repost: r.repost ? await viewRow(user, r.repost) : null,
+        });
       },
       { auth: true, params: IdParams },
     )
-    .post("/:id/bookmark", async ({ params, user }) => ok(await toggleBookmark(app, user, params.id)), { auth: true, params: IdParams })
+    .post("/:id/bookmark", async ({ params, user }) => ok(await toggleBookmark(app, user, params.id)), {
+      auth: true,
+      params: IdParams,
+    })
     .post(
       "/:id/poll/vote",
       async ({ params, body, user }) => {

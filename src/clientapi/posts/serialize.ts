@@ -10,7 +10,15 @@ export function serializePost(v: PostView): Record<string, unknown> {
     id: p.cuid,
     content: p.content,
     author: serializePublicUser(v.author),
-    images: v.images.map((i) => ({ url: i.url, kind: i.kind, mime: i.mime, width: i.width, height: i.height, thumbUrl: i.thumbUrl, posterUrl: i.posterUrl })),
+    images: v.images.map((i) => ({
+      url: i.url,
+      kind: i.kind,
+      mime: i.mime,
+      width: i.width,
+      height: i.height,
+      thumbUrl: i.thumbUrl,
+      posterUrl: i.posterUrl,
+    })),
     poll: v.poll && {
       id: v.poll.cuid,
       question: v.poll.question,

@@ -40,7 +40,10 @@ describe("post views in few statements", () => {
     expect(one.poll!.cuid).toBe(polled.poll.id);
     expect(counter.statements).toBe(2);
     counter.statements = 0;
-    await expect(findVisiblePostView(db, reader.user.id, "no-such-post")).rejects.toMatchObject({ status: 404, code: "NOT_FOUND" });
+    await expect(findVisiblePostView(db, reader.user.id, "no-such-post")).rejects.toMatchObject({
+      status: 404,
+      code: "NOT_FOUND",
+    });
     expect(counter.statements).toBe(1);
   });
 
@@ -79,7 +82,10 @@ describe("post views in few statements", () => {
   test("a post looks the same in the feed and on its own, counters and own state included", async () => {
     const author = await person();
     const viewer = await person();
-    const post = await postAs(author.client, { content: "compare #same", poll: { options: ["x", "y", "z"], multiple: true } });
+    const post = await postAs(author.client, {
+      content: "compare #same",
+      poll: { options: ["x", "y", "z"], multiple: true },
+    });
     // chosen out of position order: myVotes keeps the order of choice
     expect((await viewer.client.post(`/api/social/posts/${post.id}/poll/vote`, { options: [2, 0] })).status).toBe(200);
     expect((await author.client.post(`/api/social/posts/${post.id}/poll/vote`, { options: [0] })).status).toBe(200);
@@ -90,9 +96,23 @@ describe("post views in few statements", () => {
     expect(feed.find((p: any) => p.id === post.id)).toEqual(single);
     const tagged = (await viewer.client.get("/api/social/hashtags/same/posts")).body.data.posts;
     expect(tagged.find((p: any) => p.id === post.id)).toEqual(single);
-    expect(single).toMatchObject({ liked: true, likeCount: 1, commentCount: 1, repostCount: 0, bookmarked: false, reposted: false, isRepost: false });
+    expect(single).toMatchObject({
+      liked: true,
+      likeCount: 1,
+      commentCount: 1,
+      repostCount: 0,
+      bookmarked: false,
+      reposted: false,
+      isRepost: false,
+    });
     expect(single.clientPostId).toBeUndefined();
-    expect(single.author).toEqual({ id: author.user.cuid, username: author.user.username, displayName: author.user.display_name, avatarUrl: null, isBot: false });
+    expect(single.author).toEqual({
+      id: author.user.cuid,
+      username: author.user.username,
+      displayName: author.user.display_name,
+      avatarUrl: null,
+      isBot: false,
+    });
     const [x, , z] = post.poll.options.map((o: any) => o.id);
     expect(single.poll.myVotes).toEqual([z, x]);
     expect(single.poll.options.map((o: any) => o.votes)).toEqual([2, 0, 1]);

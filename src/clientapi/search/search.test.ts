@@ -14,8 +14,8 @@ afterAll(() => server.stop());
 
 const person = (input: Parameters<typeof quickPerson>[1] = {}) => quickPerson(server, input);
 
-
-const search = (client: TestClient, params: Record<string, string>) => client.get(`/api/social/search?${new URLSearchParams(params)}`);
+const search = (client: TestClient, params: Record<string, string>) =>
+  client.get(`/api/social/search?${new URLSearchParams(params)}`);
 
 describe("search posts (FTS5)", () => {
   test("ranked full-text matches in Latin, Cyrillic, accents and emoji", async () => {
@@ -119,11 +119,17 @@ describe("search people and hashtags", () => {
     expect(res.body.data.users.map((u: any) => u.username)).toEqual(["ivanka"]);
     expect(res.body.data.nextCursor).toBeNull();
     // a profile change is searchable at once
-    await server.app.db.updateTable("users").set({ display_name: "Ivanka Новая" }).where("id", "=", iva.user.id).execute();
+    await server.app.db
+      .updateTable("users")
+      .set({ display_name: "Ivanka Новая" })
+      .where("id", "=", iva.user.id)
+      .execute();
     res = await search(client, { q: "новая", type: "users" });
     expect(res.body.data.users.map((u: any) => u.username)).toEqual(["ivanka"]);
     // blocked either way: gone from each other's results
-    await ivan.client.post(`/api/social/users/${(await server.app.db.selectFrom("users").select("username").where("id", "=", iva.user.id).executeTakeFirstOrThrow()).username}/block`);
+    await ivan.client.post(
+      `/api/social/users/${(await server.app.db.selectFrom("users").select("username").where("id", "=", iva.user.id).executeTakeFirstOrThrow()).username}/block`,
+    );
     res = await search(ivan.client, { q: "ivan", type: "users" });
     expect(res.body.data.users.map((u: any) => u.username)).toEqual(["ivan_petrov"]);
     res = await search(client, { q: "%", type: "users" });
@@ -177,11 +183,15 @@ describe("search messages", () => {
     const outsider = await person();
     const chat = await openPrivateChat(server.app, a.user.id, b.user.id);
     const texts = ["Встреча в КАФЕ завтра", "see you at the café", "unrelated", "Кафе закрыто", "cafe? 🎉"];
-    for (const content of texts) await sendMessage(server.app, { conversationId: chat.id, senderId: a.user.id, content });
+    for (const content of texts)
+      await sendMessage(server.app, { conversationId: chat.id, senderId: a.user.id, content });
     let res = await search(b.client, { q: "кафе", type: "messages" });
     expect(res.status).toBe(200);
     expect(res.body.data.messages.map((m: any) => m.content)).toEqual(["Кафе закрыто", "Встреча в КАФЕ завтра"]);
-    expect(res.body.data.messages[0]).toMatchObject({ conversationId: chat.cuid, sender: { username: a.user.username } });
+    expect(res.body.data.messages[0]).toMatchObject({
+      conversationId: chat.cuid,
+      sender: { username: a.user.username },
+    });
     res = await search(a.client, { q: "CAFE", type: "messages", limit: "1" });
     expect(res.body.data.messages.map((m: any) => m.content)).toEqual(["cafe? 🎉"]);
     res = await search(a.client, { q: "CAFE", type: "messages", limit: "1", cursor: res.body.data.nextCursor });
@@ -202,7 +212,12 @@ describe("hostile queries", () => {
     for (const q of ["\0", "a\0b", "control\0", "\u0001\u001f\u007f", "harm\u0000less", "\0\0\0\0"]) {
       for (const type of [undefined, "users", "posts", "hashtags", "messages"]) {
         const res = await search(client, type ? { q, type } : { q });
-        expect({ q, type, status: res.status, success: res.body.success }).toEqual({ q, type, status: 200, success: true });
+        expect({ q, type, status: res.status, success: res.body.success }).toEqual({
+          q,
+          type,
+          status: 200,
+          success: true,
+        });
       }
     }
     // the NUL splits terms, it does not end the query

@@ -21,7 +21,9 @@ export function serializeAccount(user: UserRow) {
 }
 
 /** Another account as anyone may see it: no e-mail, no security settings. */
-export function serializePublicUser(user: Pick<UserRow, "cuid" | "username" | "display_name" | "avatar_url" | "is_bot">) {
+export function serializePublicUser(
+  user: Pick<UserRow, "cuid" | "username" | "display_name" | "avatar_url" | "is_bot">,
+) {
   return {
     id: user.cuid,
     username: user.username,

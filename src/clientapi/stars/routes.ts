@@ -1,6 +1,13 @@
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
-import { giftStars, listTransactions, MAX_GIFT, MAX_NOTE, starBalance, type TransactionRow } from "../../domain/stars/service";
+import {
+  giftStars,
+  listTransactions,
+  MAX_GIFT,
+  MAX_NOTE,
+  starBalance,
+  type TransactionRow,
+} from "../../domain/stars/service";
 import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
 import { toIso } from "../../lib/clock";
@@ -22,7 +29,14 @@ function serializeTransaction(r: TransactionRow) {
     balanceAfter: r.balance_after,
     reference: r.reference,
     note: r.note,
-    counterparty: r.counterpartyCuid ? { id: r.counterpartyCuid, username: r.counterpartyUsername, displayName: r.counterpartyName, isBot: r.counterpartyIsBot === 1 } : null,
+    counterparty: r.counterpartyCuid
+      ? {
+          id: r.counterpartyCuid,
+          username: r.counterpartyUsername,
+          displayName: r.counterpartyName,
+          isBot: r.counterpartyIsBot === 1,
+        }
+      : null,
     createdAt: toIso(r.created_at),
   };
 }
@@ -48,8 +62,16 @@ export function starsRoutes(app: App) {
     .post(
       "/gift",
       async ({ user, body }) => {
-        const gift = await giftStars(app, { senderId: user.id, recipientUsername: body.username, amount: body.amount, note: body.note });
-        return ok({ balance: gift.balance, gift: { id: gift.giftId, amount: body.amount, note: gift.note, to: { username: gift.recipient.username } } });
+        const gift = await giftStars(app, {
+          senderId: user.id,
+          recipientUsername: body.username,
+          amount: body.amount,
+          note: body.note,
+        });
+        return ok({
+          balance: gift.balance,
+          gift: { id: gift.giftId, amount: body.amount, note: gift.note, to: { username: gift.recipient.username } },
+        });
       },
       { auth: true, body: GiftBody },
     );

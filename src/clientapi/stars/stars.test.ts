@@ -31,14 +31,23 @@ describe("stars for people", () => {
 
   test("grant and gift: one step each, every changed balance gets stars:balance", async () => {
     const seen: Array<[number, unknown]> = [];
-    const offA = server.app.events.subscribe(aliceUser.id, (e) => e.event === "stars:balance" && seen.push([aliceUser.id, e.data]));
-    const offB = server.app.events.subscribe(bobUser.id, (e) => e.event === "stars:balance" && seen.push([bobUser.id, e.data]));
+    const offA = server.app.events.subscribe(
+      aliceUser.id,
+      (e) => e.event === "stars:balance" && seen.push([aliceUser.id, e.data]),
+    );
+    const offB = server.app.events.subscribe(
+      bobUser.id,
+      (e) => e.event === "stars:balance" && seen.push([bobUser.id, e.data]),
+    );
     expect(await grantStars(server.app, aliceUser.id, 50, "welcome")).toBe(50);
     const res = await alice.post("/api/stars/gift", { username: bobUser.username, amount: 20, note: "  for lunch  " });
     offA();
     offB();
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ balance: 30, gift: { id: expect.any(String), amount: 20, note: "for lunch", to: { username: bobUser.username } } });
+    expect(res.body.data).toMatchObject({
+      balance: 30,
+      gift: { id: expect.any(String), amount: 20, note: "for lunch", to: { username: bobUser.username } },
+    });
     expect(seen).toEqual([
       [aliceUser.id, { balance: 50 }],
       [aliceUser.id, { balance: 30 }],
@@ -54,7 +63,12 @@ describe("stars for people", () => {
         balanceAfter: 20,
         reference: res.body.data.gift.id,
         note: "for lunch",
-        counterparty: { id: aliceUser.cuid, username: aliceUser.username, displayName: aliceUser.display_name, isBot: false },
+        counterparty: {
+          id: aliceUser.cuid,
+          username: aliceUser.username,
+          displayName: aliceUser.display_name,
+          isBot: false,
+        },
         createdAt: expect.any(String),
       },
     ]);
@@ -80,7 +94,9 @@ describe("stars for people", () => {
       expect([res.status, res.body.error?.code]).toEqual([status, code]);
       if (field) expect(Object.keys(res.body.error.details.fieldErrors)).toContain(field);
     }
-    expect((await alice.post("/api/stars/gift", { username: bobUser.username, amount: 1 }, { csrf: false })).status).toBe(403);
+    expect(
+      (await alice.post("/api/stars/gift", { username: bobUser.username, amount: 1 }, { csrf: false })).status,
+    ).toBe(403);
     // blocked either way: no gifts
     expect((await bob.post(`/api/social/users/${aliceUser.username}/block`)).status).toBe(200);
     const blocked = await alice.post("/api/stars/gift", { username: bobUser.username, amount: 1 });
@@ -109,9 +125,15 @@ describe("stars for people", () => {
     }
     expect(seen).toEqual([5, 4, 3, 2, 1]);
     const badLimit = await client.get("/api/stars/transactions?limit=0");
-    expect([badLimit.status, badLimit.body.error.details.fieldErrors.limit]).toEqual([400, ["must be an integer from 1 to 100"]]);
+    expect([badLimit.status, badLimit.body.error.details.fieldErrors.limit]).toEqual([
+      400,
+      ["must be an integer from 1 to 100"],
+    ]);
     const badCursor = await client.get("/api/stars/transactions?cursor=%%%");
-    expect([badCursor.status, badCursor.body.error.details.fieldErrors.cursor]).toEqual([400, ["is not a valid cursor"]]);
+    expect([badCursor.status, badCursor.body.error.details.fieldErrors.cursor]).toEqual([
+      400,
+      ["is not a valid cursor"],
+    ]);
   });
 
   test("the data export holds the balance and its history", async () => {
@@ -119,14 +141,30 @@ describe("stars for people", () => {
     expect(res.status).toBe(200);
     expect(res.body.data.export.stars).toEqual({
       balance: 20,
-      transactions: [{ kind: "gift", amount: 20, balanceAfter: 20, reference: expect.any(String), note: "for lunch", counterparty: aliceUser.username, createdAt: expect.any(String) }],
+      transactions: [
+        {
+          kind: "gift",
+          amount: 20,
+          balanceAfter: 20,
+          reference: expect.any(String),
+          note: "for lunch",
+          counterparty: aliceUser.username,
+          createdAt: expect.any(String),
+        },
+      ],
     });
   });
 
   test("bot income is its owner's only", async () => {
     await createBotViaApi(alice, "income_view_bot");
     const mine = await alice.get("/api/bots/income_view_bot/income");
-    expect(mine.body.data).toEqual({ held: 0, withdrawable: 0, nextReleaseAt: null, recentPayments: [], holdSeconds: 259200 });
+    expect(mine.body.data).toEqual({
+      held: 0,
+      withdrawable: 0,
+      nextReleaseAt: null,
+      recentPayments: [],
+      holdSeconds: 259200,
+    });
     expect((await bob.get("/api/bots/income_view_bot/income")).status).toBe(404);
     expect((await bob.post("/api/bots/income_view_bot/income/withdraw", { amount: 1 })).status).toBe(404);
     expect((await alice.get("/api/bots/no_such_bot/income")).status).toBe(404);

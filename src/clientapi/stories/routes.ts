@@ -26,13 +26,25 @@ const StoryParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });
 /** /api/social/stories (24 h): create, feed by followed author, view mark, viewers, delete; a person's stories are under /social/users. */
 export function storyRoutes(app: App) {
   const visible = (viewerId: number, id: string) => requireVisibleStory(app.db, app.clock.now(), viewerId, id);
-  const one = async (viewerId: number, story: Awaited<ReturnType<typeof visible>>) => serializeStory((await loadStoryViews(app.db, viewerId, [story]))[0]!);
+  const one = async (viewerId: number, story: Awaited<ReturnType<typeof visible>>) =>
+    serializeStory((await loadStoryViews(app.db, viewerId, [story]))[0]!);
 
   return new Elysia({ name: "client-stories" })
     .use(requestContext(app))
-    .post("", async ({ body, user }) => ok({ story: await one(user.id, await createStory(app, user, body)) }), { auth: true, body: CreateBody })
-    .get("", async ({ user }) => ok({ groups: (await storiesFeed(app.db, app.clock.now(), user.id)).map(serializeStoryGroup) }), { auth: true })
-    .get("/:id", async ({ params, user }) => ok({ story: await one(user.id, await visible(user.id, params.id)) }), { auth: true, params: StoryParams })
+    .post("", async ({ body, user }) => ok({ story: await one(user.id, await createStory(app, user, body)) }), {
+      auth: true,
+      body: CreateBody,
+    })
+    .get(
+      "",
+      async ({ user }) =>
+        ok({ groups: (await storiesFeed(app.db, app.clock.now(), user.id)).map(serializeStoryGroup) }),
+      { auth: true },
+    )
+    .get("/:id", async ({ params, user }) => ok({ story: await one(user.id, await visible(user.id, params.id)) }), {
+      auth: true,
+      params: StoryParams,
+    })
     .post(
       "/:id/view",
       async ({ params, user }) => {

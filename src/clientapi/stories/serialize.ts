@@ -5,7 +5,11 @@ import type { UserRow } from "../../domain/users/table";
 import { toIso } from "../../lib/clock";
 import { serializePublicUser } from "../serializers/account";
 
-const MEDIA_TYPE: Record<StoryMediaKind, "image" | "video" | "voice"> = { story: "image", "story-video": "video", "story-voice": "voice" };
+const MEDIA_TYPE: Record<StoryMediaKind, "image" | "video" | "voice"> = {
+  story: "image",
+  "story-video": "video",
+  "story-voice": "voice",
+};
 
 /** A story as the Client API shows it; `viewsCount` only to its author. */
 export function serializeStory(v: StoryView) {
@@ -25,6 +29,16 @@ export function serializeStory(v: StoryView) {
 }
 
 /** One author's group in the stories feed. */
-export function serializeStoryGroup(g: { author: UserRow; stories: StoryView[]; hasUnseen: boolean; latestAt: number }) {
-  return { author: serializePublicUser(g.author), stories: g.stories.map(serializeStory), hasUnseen: g.hasUnseen, latestAt: toIso(g.latestAt) };
+export function serializeStoryGroup(g: {
+  author: UserRow;
+  stories: StoryView[];
+  hasUnseen: boolean;
+  latestAt: number;
+}) {
+  return {
+    author: serializePublicUser(g.author),
+    stories: g.stories.map(serializeStory),
+    hasUnseen: g.hasUnseen,
+    latestAt: toIso(g.latestAt),
+  };
 }

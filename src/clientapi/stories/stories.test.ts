@@ -5,7 +5,6 @@ import { quickPerson } from "../../testing/fixtures";
 import type { DeliveredEvent } from "../../realtime/broker";
 import { uploadFor } from "../../testing/media";
 
-
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
@@ -59,7 +58,10 @@ describe("creating stories", () => {
     expect(res.body.error.details.fieldErrors.mediaUrl).toHaveLength(1);
     res = await a.client.post("/api/social/stories", { mediaUrl: avatar });
     expect(res.body.error.details.fieldErrors.mediaUrl[0]).toContain("story");
-    res = await a.client.post("/api/social/stories", { mediaUrl: "https://example.com/a.jpg", caption: "x".repeat(201) });
+    res = await a.client.post("/api/social/stories", {
+      mediaUrl: "https://example.com/a.jpg",
+      caption: "x".repeat(201),
+    });
     expect(Object.keys(res.body.error.details.fieldErrors).sort()).toEqual(["caption", "mediaUrl"]);
     res = await a.client.post("/api/social/stories", { mediaUrl: own, caption: "x".repeat(201) });
     expect(res.body.error.details.fieldErrors.caption).toHaveLength(1);
@@ -112,7 +114,9 @@ describe("feed, views and viewers", () => {
 
     res = await bob.client.get(`/api/social/stories/${b1.id}/viewers`);
     expect(res.status).toBe(200);
-    expect(res.body.data.viewers).toEqual([{ user: expect.objectContaining({ username: me.user.username }), viewedAt: expect.any(String) }]);
+    expect(res.body.data.viewers).toEqual([
+      { user: expect.objectContaining({ username: me.user.username }), viewedAt: expect.any(String) },
+    ]);
     expect(res.body.data.pageInfo.nextCursor).toBeNull();
     res = await bob.client.get(`/api/social/users/${bob.user.username}/stories`);
     expect(res.body.data.stories[0]).toMatchObject({ id: b1.id, viewsCount: 1, seen: true });
@@ -140,7 +144,9 @@ describe("feed, views and viewers", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     for (let i = 0; i < 4; i++) {
-      const res: any = await owner.client.get(`/api/social/stories/${story.id}/viewers?limit=2${cursor ? `&cursor=${cursor}` : ""}`);
+      const res: any = await owner.client.get(
+        `/api/social/stories/${story.id}/viewers?limit=2${cursor ? `&cursor=${cursor}` : ""}`,
+      );
       seen.push(...res.body.data.viewers.map((v: any) => v.user.username));
       cursor = res.body.data.pageInfo.nextCursor;
       if (!cursor) break;

@@ -23,17 +23,24 @@ async function fileOfSize(kind: UploadKind, size: number): Promise<Uint8Array> {
   return padTo(wavHead(size - 44), size);
 }
 
-test.each(Object.keys(UPLOAD_KINDS) as UploadKind[])("%s takes a file of exactly its limit and refuses one byte more", async (kind) => {
-  const limit = UPLOAD_KINDS[kind].maxBytes;
-  const atLimit = await fileOfSize(kind, limit);
-  const ok = await postUpload(alice.client, kind, atLimit);
-  expect(ok.status).toBe(200);
-  expect(ok.body.data.kind).toBe(kind);
-  // images are re-encoded (smaller); everything else is stored byte for byte
-  if (UPLOAD_KINDS[kind].accepts.length > 1 || UPLOAD_KINDS[kind].accepts[0] !== "image") expect(ok.body.data.sizeBytes).toBe(limit);
+test.each(Object.keys(UPLOAD_KINDS) as UploadKind[])(
+  "%s takes a file of exactly its limit and refuses one byte more",
+  async (kind) => {
+    const limit = UPLOAD_KINDS[kind].maxBytes;
+    const atLimit = await fileOfSize(kind, limit);
+    const ok = await postUpload(alice.client, kind, atLimit);
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.kind).toBe(kind);
+    // images are re-encoded (smaller); everything else is stored byte for byte
+    if (UPLOAD_KINDS[kind].accepts.length > 1 || UPLOAD_KINDS[kind].accepts[0] !== "image")
+      expect(ok.body.data.sizeBytes).toBe(limit);
 
-  const over = await postUpload(alice.client, kind, padTo(atLimit, limit + 1));
-  expect(over.status).toBe(413);
-  expect(over.body.error.code).toBe("VALIDATION_ERROR");
-  expect(over.body.error.details.fieldErrors.file).toEqual([`must be at most ${limit / 1024 / 1024} MB (${limit} bytes) for kind "${kind}"`]);
-}, 20_000);
+    const over = await postUpload(alice.client, kind, padTo(atLimit, limit + 1));
+    expect(over.status).toBe(413);
+    expect(over.body.error.code).toBe("VALIDATION_ERROR");
+    expect(over.body.error.details.fieldErrors.file).toEqual([
+      `must be at most ${limit / 1024 / 1024} MB (${limit} bytes) for kind "${kind}"`,
+    ]);
+  },
+  20_000,
+);

@@ -35,9 +35,14 @@ interface ReceivedFile {
  * against the kind's limit (or the largest limit while the kind is still unknown), and the
  * request fails as soon as it is over, without reading the rest of the body.
  */
-async function receiveUpload(app: App, request: Request, queryKind: UploadKind | null): Promise<{ kind: UploadKind; file: ReceivedFile }> {
+async function receiveUpload(
+  app: App,
+  request: Request,
+  queryKind: UploadKind | null,
+): Promise<{ kind: UploadKind; file: ReceivedFile }> {
   const boundary = multipartBoundary(request.headers.get("content-type"));
-  if (!boundary || !request.body) throw fieldError("file", "is required: send multipart/form-data with a `file` part and a `kind` field");
+  if (!boundary || !request.body)
+    throw fieldError("file", "is required: send multipart/form-data with a `file` part and a `kind` field");
   const declaredLength = Number(request.headers.get("content-length") ?? NaN);
   const limitOf = (kind: UploadKind | null) => (kind ? UPLOAD_KINDS[kind].maxBytes : MAX_UPLOAD_BYTES);
   // a truthful Content-Length over the limit is refused before a single byte is read
@@ -47,7 +52,13 @@ async function receiveUpload(app: App, request: Request, queryKind: UploadKind |
 
   let kind = queryKind;
   let file: ReceivedFile | null = null;
-  let current: { name: string; text?: Uint8Array[]; textBytes: number; sink?: ReturnType<ReturnType<typeof Bun.file>["writer"]>; fileBytes: number } | null = null;
+  let current: {
+    name: string;
+    text?: Uint8Array[];
+    textBytes: number;
+    sink?: ReturnType<ReturnType<typeof Bun.file>["writer"]>;
+    fileBytes: number;
+  } | null = null;
   const scratch = join(scratchDir(app), `${randomToken(12)}.upload`);
   let consumed = 0;
   try {
@@ -56,9 +67,15 @@ async function receiveUpload(app: App, request: Request, queryKind: UploadKind |
         if (ev.name === "file" && ev.filename !== null) {
           if (file) throw fieldError("file", "must be sent once");
           const remaining = declaredLength - consumed;
-          if (kind && Number.isFinite(remaining) && remaining > limitOf(kind) + FRAMING_SLACK) throw fileTooLarge(kind, limitOf(kind));
+          if (kind && Number.isFinite(remaining) && remaining > limitOf(kind) + FRAMING_SLACK)
+            throw fileTooLarge(kind, limitOf(kind));
           file = { path: scratch, filename: ev.filename, contentType: ev.contentType };
-          current = { name: "file", textBytes: 0, sink: Bun.file(scratch).writer({ highWaterMark: 1024 * 1024 }), fileBytes: 0 };
+          current = {
+            name: "file",
+            textBytes: 0,
+            sink: Bun.file(scratch).writer({ highWaterMark: 1024 * 1024 }),
+            fileBytes: 0,
+          };
         } else {
           current = { name: ev.name, text: [], textBytes: 0, fileBytes: 0 };
         }

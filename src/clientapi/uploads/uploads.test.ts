@@ -36,7 +36,15 @@ describe("POST /api/account/upload", () => {
     const d = res.body.data;
     expect(d.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/files\/[A-Za-z0-9_-]{24}\.png$/);
     expect(d.thumb).toMatch(/\/files\/[A-Za-z0-9_-]{24}-t\.webp$/);
-    expect(d).toMatchObject({ posterUrl: null, kind: "avatar", mime: "image/png", width: 40, height: 30, name: "me.png", processing: null });
+    expect(d).toMatchObject({
+      posterUrl: null,
+      kind: "avatar",
+      mime: "image/png",
+      width: 40,
+      height: 30,
+      name: "me.png",
+      processing: null,
+    });
     expect(d.sizeBytes).toBeGreaterThan(0);
 
     const file = await fetch(local(d.url));
@@ -62,7 +70,9 @@ describe("POST /api/account/upload", () => {
   test("a large image gets a thumbnail at most 320 px", async () => {
     const res = await postUpload(alice.client, "post", await pngOf(s.app, 1000, 500));
     expect(res.status).toBe(200);
-    const meta = await (await loadSharp(s.app))(new Uint8Array(await (await fetch(local(res.body.data.thumb))).arrayBuffer())).metadata();
+    const meta = await (
+      await loadSharp(s.app)
+    )(new Uint8Array(await (await fetch(local(res.body.data.thumb))).arrayBuffer())).metadata();
     expect([meta.width, meta.height]).toEqual([320, 160]);
   });
 
@@ -141,7 +151,11 @@ describe("POST /api/account/upload", () => {
     const form = new FormData();
     form.append("kind", "avatar");
     form.append("file", new Blob([png as Uint8Array<ArrayBuffer>]), "a.png");
-    const res = await fetch(`${s.url}/api/account/upload`, { method: "POST", headers: { cookie: authHeaders(alice.client).cookie }, body: form });
+    const res = await fetch(`${s.url}/api/account/upload`, {
+      method: "POST",
+      headers: { cookie: authHeaders(alice.client).cookie },
+      body: form,
+    });
     expect(res.status).toBe(403);
     expect(((await res.json()) as any).error.code).toBe("CSRF_TOKEN_INVALID");
   });
@@ -150,7 +164,9 @@ describe("POST /api/account/upload", () => {
     const ok = await postUpload(alice.client, "cover", png, { kindLast: true });
     expect(ok.status).toBe(200);
     expect(ok.body.data.kind).toBe("cover");
-    const over = await postUpload(alice.client, "cover", padTo(png, UPLOAD_KINDS.cover.maxBytes + 1), { kindLast: true });
+    const over = await postUpload(alice.client, "cover", padTo(png, UPLOAD_KINDS.cover.maxBytes + 1), {
+      kindLast: true,
+    });
     expect(over.status).toBe(413);
     expect(over.body.error.details.fieldErrors.file[0]).toContain("5 MB");
   });
@@ -167,7 +183,10 @@ describe("real types from the bytes", () => {
   test("image kinds refuse non-images whatever they claim to be", async () => {
     const cases: Array<[Uint8Array, string]> = [
       [new Uint8Array(Buffer.from("just some text pretending to be a photo")), "photo.jpg"],
-      [new Uint8Array(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>')), "icon.svg"],
+      [
+        new Uint8Array(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>')),
+        "icon.svg",
+      ],
       [padTo(MP4_HEAD, 2000), "clip.png"],
       [PDF_HEAD, "doc.png"],
       [new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 4, 5]), "broken.jpg"],
@@ -182,14 +201,28 @@ describe("real types from the bytes", () => {
 
   test("AVIF becomes WebP; an animated GIF keeps its frames", async () => {
     const sharp = await loadSharp(s.app);
-    const avif = Uint8Array.from(await sharp({ create: { width: 30, height: 20, channels: 3, background: "#ff00ff" } }).avif().toBuffer());
+    const avif = Uint8Array.from(
+      await sharp({ create: { width: 30, height: 20, channels: 3, background: "#ff00ff" } })
+        .avif()
+        .toBuffer(),
+    );
     const a = await postUpload(alice.client, "story", avif, { filename: "x.avif" });
     expect(a.status).toBe(200);
     expect(a.body.data).toMatchObject({ mime: "image/webp", width: 30, height: 20 });
     expect(a.body.data.url).toEndWith(".webp");
 
-    const frames = await Promise.all(["#f00", "#0f0", "#00f"].map((c) => sharp({ create: { width: 12, height: 8, channels: 3, background: c } }).png().toBuffer()));
-    const gif = Uint8Array.from(await sharp(frames, { join: { animated: true } }).gif({ delay: 100 }).toBuffer());
+    const frames = await Promise.all(
+      ["#f00", "#0f0", "#00f"].map((c) =>
+        sharp({ create: { width: 12, height: 8, channels: 3, background: c } })
+          .png()
+          .toBuffer(),
+      ),
+    );
+    const gif = Uint8Array.from(
+      await sharp(frames, { join: { animated: true } })
+        .gif({ delay: 100 })
+        .toBuffer(),
+    );
     const g = await postUpload(alice.client, "comment-image", gif, { filename: "x.gif" });
     expect(g.status).toBe(200);
     expect(g.body.data).toMatchObject({ mime: "image/gif", width: 12, height: 8 });
@@ -210,7 +243,14 @@ describe("real types from the bytes", () => {
     ihdr.writeUInt32BE(30000, 0);
     ihdr.writeUInt32BE(30000, 4);
     ihdr.set([8, 2, 0, 0, 0], 8);
-    const bomb = Uint8Array.from(Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", Buffer.alloc(16)), chunk("IEND", Buffer.alloc(0))]));
+    const bomb = Uint8Array.from(
+      Buffer.concat([
+        Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+        chunk("IHDR", ihdr),
+        chunk("IDAT", Buffer.alloc(16)),
+        chunk("IEND", Buffer.alloc(0)),
+      ]),
+    );
     const res = await postUpload(alice.client, "post", bomb, { filename: "bomb.png" });
     expect(res.status).toBe(400);
     expect(res.body.error.details.fieldErrors.file[0]).toStartWith("is not a readable image");
@@ -229,7 +269,10 @@ describe("real types from the bytes", () => {
       ['<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>', "logo.svg"],
       ["<!doctype html><html><script>alert(document.cookie)</script></html>", "page.html"],
     ] as const) {
-      const res = await postUpload(alice.client, "chat-file", new Uint8Array(Buffer.from(text)), { filename: name, type: "image/svg+xml" });
+      const res = await postUpload(alice.client, "chat-file", new Uint8Array(Buffer.from(text)), {
+        filename: name,
+        type: "image/svg+xml",
+      });
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({ mime: "application/octet-stream", thumb: null, width: null });
       expect(res.body.data.url).toEndWith(".bin");
@@ -242,12 +285,21 @@ describe("real types from the bytes", () => {
   });
 
   test("documents keep their bytes and download under their (Unicode) name", async () => {
-    const res = await postUpload(alice.client, "post-file", PDF_HEAD, { filename: "C:\\Users\\me\\Отчёт 2026.pdf", type: "text/plain" });
+    const res = await postUpload(alice.client, "post-file", PDF_HEAD, {
+      filename: "C:\\Users\\me\\Отчёт 2026.pdf",
+      type: "text/plain",
+    });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ mime: "application/pdf", name: "Отчёт 2026.pdf", sizeBytes: PDF_HEAD.length });
+    expect(res.body.data).toMatchObject({
+      mime: "application/pdf",
+      name: "Отчёт 2026.pdf",
+      sizeBytes: PDF_HEAD.length,
+    });
     const file = await fetch(local(res.body.data.url));
     expect(file.headers.get("content-type")).toBe("application/pdf");
-    expect(file.headers.get("content-disposition")).toBe(`attachment; filename="_____ 2026.pdf"; filename*=UTF-8''${encodeURIComponent("Отчёт 2026.pdf")}`);
+    expect(file.headers.get("content-disposition")).toBe(
+      `attachment; filename="_____ 2026.pdf"; filename*=UTF-8''${encodeURIComponent("Отчёт 2026.pdf")}`,
+    );
     expect(new Uint8Array(await file.arrayBuffer())).toEqual(PDF_HEAD);
   });
 
@@ -261,7 +313,10 @@ describe("real types from the bytes", () => {
   });
 
   test("videos and voice are recognised; without ffmpeg the upload says why there is no poster", async () => {
-    const video = await postUpload(alice.client, "chat-video", padTo(MP4_HEAD, 4096), { filename: "clip.mov", type: "video/quicktime" });
+    const video = await postUpload(alice.client, "chat-video", padTo(MP4_HEAD, 4096), {
+      filename: "clip.mov",
+      type: "video/quicktime",
+    });
     expect(video.status).toBe(200);
     expect(video.body.data.mime).toBe("video/mp4");
     if (ffmpegTools() === null) {
@@ -278,7 +333,10 @@ describe("real types from the bytes", () => {
     const webm = await postUpload(alice.client, "story-video", padTo(WEBM_HEAD, 1000));
     expect(webm.body.data.mime).toBe("video/webm");
 
-    const voice = await postUpload(alice.client, "comment-voice", padTo(wavHead(4000), 4044), { filename: "v.ogg", type: "audio/ogg" });
+    const voice = await postUpload(alice.client, "comment-voice", padTo(wavHead(4000), 4044), {
+      filename: "v.ogg",
+      type: "audio/ogg",
+    });
     expect(voice.status).toBe(200);
     expect(voice.body.data).toMatchObject({ mime: "audio/wav", posterUrl: null, processing: null });
     expect((await fetch(local(voice.body.data.url))).headers.get("content-type")).toBe("audio/wav");
@@ -297,10 +355,19 @@ describe("with ffmpeg on PATH", () => {
   }
 
   test.skipIf(tools === null)("a real video gets a poster, its duration and frame size", async () => {
-    const mp4 = await encode(["-f", "lavfi", "-i", "testsrc=duration=1.5:size=160x120:rate=10", "-c:v", "mpeg4", "-f", "mp4"], "mp4");
+    const mp4 = await encode(
+      ["-f", "lavfi", "-i", "testsrc=duration=1.5:size=160x120:rate=10", "-c:v", "mpeg4", "-f", "mp4"],
+      "mp4",
+    );
     const res = await postUpload(alice.client, "post-video", mp4, { filename: "clip.mp4" });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ mime: "video/mp4", width: 160, height: 120, durationMs: 1500, processing: null });
+    expect(res.body.data).toMatchObject({
+      mime: "video/mp4",
+      width: 160,
+      height: 120,
+      durationMs: 1500,
+      processing: null,
+    });
     expect(res.body.data.posterUrl).toMatch(/-p\.jpg$/);
     expect(res.body.data.thumb).toBe(res.body.data.posterUrl);
     const poster = await fetch(local(res.body.data.posterUrl));
@@ -310,7 +377,10 @@ describe("with ffmpeg on PATH", () => {
   });
 
   test.skipIf(tools === null)("a voice recording gets its duration", async () => {
-    const ogg = await encode(["-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:a", "libopus", "-f", "ogg"], "ogg");
+    const ogg = await encode(
+      ["-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:a", "libopus", "-f", "ogg"],
+      "ogg",
+    );
     const res = await postUpload(alice.client, "chat-voice", ogg, { filename: "voice.ogg" });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ mime: "audio/ogg", posterUrl: null, processing: null });
@@ -338,7 +408,9 @@ describe("size limits", () => {
   test("a chunked body without Content-Length is cut off at the limit", async () => {
     const boundary = "----chunked";
     const enc = new TextEncoder();
-    const head = enc.encode(`--${boundary}\r\ncontent-disposition: form-data; name="kind"\r\n\r\nstory\r\n--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="a.jpg"\r\n\r\n`);
+    const head = enc.encode(
+      `--${boundary}\r\ncontent-disposition: form-data; name="kind"\r\n\r\nstory\r\n--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="a.jpg"\r\n\r\n`,
+    );
     const chunk = new Uint8Array(256 * 1024);
     const total = 60 * 1024 * 1024;
     let pulled = 0;
@@ -364,15 +436,28 @@ describe("size limits", () => {
 
   test("bots get their own limits through maxBytes", async () => {
     const big = padTo(await jpegWithGps(s.app), 7 * 1024 * 1024);
-    const row = await storeUpload(s.app, { ownerId: alice.user.id, kind: "chat-image", data: big, maxBytes: 10 * 1024 * 1024 });
+    const row = await storeUpload(s.app, {
+      ownerId: alice.user.id,
+      kind: "chat-image",
+      data: big,
+      maxBytes: 10 * 1024 * 1024,
+    });
     expect(row.mime).toBe("image/jpeg");
-    await expect(storeUpload(s.app, { ownerId: alice.user.id, kind: "chat-image", data: big })).rejects.toMatchObject({ status: 413, code: "VALIDATION_ERROR" });
+    await expect(storeUpload(s.app, { ownerId: alice.user.id, kind: "chat-image", data: big })).rejects.toMatchObject({
+      status: 413,
+      code: "VALIDATION_ERROR",
+    });
   });
 
   test("a client that goes away mid-upload leaves no scratch file and no upload", async () => {
     const boundary = "----gone";
-    const before = await s.app.db.selectFrom("uploads").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
-    const head = new TextEncoder().encode(`--${boundary}\r\ncontent-disposition: form-data; name="kind"\r\n\r\nchat-file\r\n--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="a.bin"\r\n\r\n`);
+    const before = await s.app.db
+      .selectFrom("uploads")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
+    const head = new TextEncoder().encode(
+      `--${boundary}\r\ncontent-disposition: form-data; name="kind"\r\n\r\nchat-file\r\n--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="a.bin"\r\n\r\n`,
+    );
     const abort = new AbortController();
     let sent = 0;
     const body = new ReadableStream<Uint8Array>({
@@ -397,7 +482,10 @@ describe("size limits", () => {
     // the server notices the closed connection on its next read
     await waitFor(() => readdirSync(join(s.dataDir, "files", ".tmp")).length === 0, 1000, "the temp dir to empty");
     expect(readdirSync(join(s.dataDir, "files", ".tmp"))).toEqual([]);
-    const after = await s.app.db.selectFrom("uploads").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const after = await s.app.db
+      .selectFrom("uploads")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
     expect(after.n).toBe(before.n);
   });
 
@@ -505,9 +593,17 @@ describe("uploads in the domain (used by posts, messages, profiles, bots)", () =
     const url: string = res.body.data.url;
     const row = await resolveOwnUpload(s.app, url, alice.user.id, ["post", "post-video"]);
     expect(row.kind).toBe("post");
-    await expect(resolveOwnUpload(s.app, url, bob.user.id, ["post"])).rejects.toMatchObject({ status: 400, code: "VALIDATION_ERROR", details: { fieldErrors: { url: ["must be the address of a file you uploaded"] } } });
-    await expect(resolveOwnUpload(s.app, url, alice.user.id, ["avatar"], "avatarUrl")).rejects.toMatchObject({ details: { fieldErrors: { avatarUrl: [expect.stringContaining("avatar")] } } });
-    await expect(resolveOwnUpload(s.app, "https://elsewhere.example/x.png", alice.user.id, ["post"])).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+    await expect(resolveOwnUpload(s.app, url, bob.user.id, ["post"])).rejects.toMatchObject({
+      status: 400,
+      code: "VALIDATION_ERROR",
+      details: { fieldErrors: { url: ["must be the address of a file you uploaded"] } },
+    });
+    await expect(resolveOwnUpload(s.app, url, alice.user.id, ["avatar"], "avatarUrl")).rejects.toMatchObject({
+      details: { fieldErrors: { avatarUrl: [expect.stringContaining("avatar")] } },
+    });
+    await expect(
+      resolveOwnUpload(s.app, "https://elsewhere.example/x.png", alice.user.id, ["post"]),
+    ).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
   });
 
   test("markAttached keeps the first attachment time", async () => {
@@ -521,7 +617,13 @@ describe("uploads in the domain (used by posts, messages, profiles, bots)", () =
 });
 
 /** Sends only the head of a POST whose Content-Length announces LENGTH bytes, and reads the answer. */
-async function rawPost(path: string, headers: Record<string, string>, boundary: string, length: number, bodyStart: string): Promise<{ status: number; body: string }> {
+async function rawPost(
+  path: string,
+  headers: Record<string, string>,
+  boundary: string,
+  length: number,
+  bodyStart: string,
+): Promise<{ status: number; body: string }> {
   const lines = [
     `POST ${path} HTTP/1.1`,
     `host: 127.0.0.1`,

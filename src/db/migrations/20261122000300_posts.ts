@@ -18,9 +18,13 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex("posts_author_time").on("posts").columns(["author_id", "created_at", "id"]).execute();
   await db.schema.createIndex("posts_repost_of").on("posts").column("repost_of_id").execute();
   // idempotent creation: one post per (author, clientPostId), even for concurrent duplicates
-  await sql`CREATE UNIQUE INDEX posts_client_id ON posts (author_id, client_post_id) WHERE client_post_id IS NOT NULL`.execute(db);
+  await sql`CREATE UNIQUE INDEX posts_client_id ON posts (author_id, client_post_id) WHERE client_post_id IS NOT NULL`.execute(
+    db,
+  );
   // one repost of a post per account
-  await sql`CREATE UNIQUE INDEX posts_one_repost ON posts (author_id, repost_of_id) WHERE repost_of_id IS NOT NULL`.execute(db);
+  await sql`CREATE UNIQUE INDEX posts_one_repost ON posts (author_id, repost_of_id) WHERE repost_of_id IS NOT NULL`.execute(
+    db,
+  );
 
   const userPostPair = async (name: string, target: string, targetTable: string) => {
     await db.schema
@@ -35,7 +39,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   };
   await userPostPair("post_likes", "post_id", "posts");
   await userPostPair("post_bookmarks", "post_id", "posts");
-  await db.schema.createIndex("post_likes_post_time").on("post_likes").columns(["post_id", "created_at", "id"]).execute();
+  await db.schema
+    .createIndex("post_likes_post_time")
+    .on("post_likes")
+    .columns(["post_id", "created_at", "id"])
+    .execute();
 
   await db.schema
     .createTable("polls")
@@ -92,33 +100,61 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("created_at", "integer", (c) => c.notNull())
     .execute();
   await db.schema.createIndex("comments_post_time").on("comments").columns(["post_id", "created_at", "id"]).execute();
-  await db.schema.createIndex("comments_reply_time").on("comments").columns(["reply_to_id", "created_at", "id"]).execute();
+  await db.schema
+    .createIndex("comments_reply_time")
+    .on("comments")
+    .columns(["reply_to_id", "created_at", "id"])
+    .execute();
   await userPostPair("comment_likes", "comment_id", "comments");
 
   // Full-text index of posts (search module). Rows are written by src/domain/search with the
   // text normalised there (emoji split into their own tokens); the trigger drops a post's row
   // however the post goes (delete, account removal cascade).
-  await sql`CREATE VIRTUAL TABLE posts_fts USING fts5(body, tokenize = "unicode61 remove_diacritics 2 categories 'L* N* Co So Sk'")`.execute(db);
-  await sql`CREATE TRIGGER posts_fts_delete AFTER DELETE ON posts BEGIN DELETE FROM posts_fts WHERE rowid = old.id; END`.execute(db);
+  await sql`CREATE VIRTUAL TABLE posts_fts USING fts5(body, tokenize = "unicode61 remove_diacritics 2 categories 'L* N* Co So Sk'")`.execute(
+    db,
+  );
+  await sql`CREATE TRIGGER posts_fts_delete AFTER DELETE ON posts BEGIN DELETE FROM posts_fts WHERE rowid = old.id; END`.execute(
+    db,
+  );
 
   // People search by any word of username or display name (prefix, any script), kept in
   // step with the users table by triggers so every way of changing a profile is covered.
-  await sql`CREATE VIRTUAL TABLE users_fts USING fts5(username, display_name, content = 'users', content_rowid = 'id', tokenize = "unicode61 remove_diacritics 2")`.execute(db);
+  await sql`CREATE VIRTUAL TABLE users_fts USING fts5(username, display_name, content = 'users', content_rowid = 'id', tokenize = "unicode61 remove_diacritics 2")`.execute(
+    db,
+  );
   await sql`CREATE TRIGGER users_fts_insert AFTER INSERT ON users BEGIN
-    INSERT INTO users_fts (rowid, username, display_name) VALUES (new.id, new.username, new.display_name); END`.execute(db);
+    INSERT INTO users_fts (rowid, username, display_name) VALUES (new.id, new.username, new.display_name); END`.execute(
+    db,
+  );
   await sql`CREATE TRIGGER users_fts_delete AFTER DELETE ON users BEGIN
-    INSERT INTO users_fts (users_fts, rowid, username, display_name) VALUES ('delete', old.id, old.username, old.display_name); END`.execute(db);
+    INSERT INTO users_fts (users_fts, rowid, username, display_name) VALUES ('delete', old.id, old.username, old.display_name); END`.execute(
+    db,
+  );
   await sql`CREATE TRIGGER users_fts_update AFTER UPDATE OF username, display_name ON users BEGIN
     INSERT INTO users_fts (users_fts, rowid, username, display_name) VALUES ('delete', old.id, old.username, old.display_name);
-    INSERT INTO users_fts (rowid, username, display_name) VALUES (new.id, new.username, new.display_name); END`.execute(db);
+    INSERT INTO users_fts (rowid, username, display_name) VALUES (new.id, new.username, new.display_name); END`.execute(
+    db,
+  );
   await sql`INSERT INTO users_fts (users_fts) VALUES ('rebuild')`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ["users_fts_insert", "users_fts_delete", "users_fts_update", "posts_fts_delete"]) await sql`DROP TRIGGER IF EXISTS ${sql.raw(t)}`.execute(db);
+  for (const t of ["users_fts_insert", "users_fts_delete", "users_fts_update", "posts_fts_delete"])
+    await sql`DROP TRIGGER IF EXISTS ${sql.raw(t)}`.execute(db);
   await sql`DROP TABLE IF EXISTS users_fts`.execute(db);
   await sql`DROP TABLE IF EXISTS posts_fts`.execute(db);
-  for (const t of ["comment_likes", "comments", "post_hashtags", "hashtags", "poll_votes", "poll_options", "polls", "post_bookmarks", "post_likes", "posts"]) {
+  for (const t of [
+    "comment_likes",
+    "comments",
+    "post_hashtags",
+    "hashtags",
+    "poll_votes",
+    "poll_options",
+    "polls",
+    "post_bookmarks",
+    "post_likes",
+    "posts",
+  ]) {
     await db.schema.dropTable(t).execute();
   }
 }

@@ -15,7 +15,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     await db.schema.createIndex(`${name}_${b}`).on(name).columns([b, "created_at", "id"]).execute();
   };
   await pairTable("follows", "follower_id", "followee_id");
-  await db.schema.createIndex("follows_follower_time").on("follows").columns(["follower_id", "created_at", "id"]).execute();
+  await db.schema
+    .createIndex("follows_follower_time")
+    .on("follows")
+    .columns(["follower_id", "created_at", "id"])
+    .execute();
   await pairTable("blocks", "blocker_id", "blocked_id");
   await pairTable("mutes", "muter_id", "muted_id");
 
@@ -31,7 +35,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("read_at", "integer")
     .addColumn("created_at", "integer", (c) => c.notNull())
     .execute();
-  await db.schema.createIndex("notifications_recipient").on("notifications").columns(["recipient_id", "created_at", "id"]).execute();
+  await db.schema
+    .createIndex("notifications_recipient")
+    .on("notifications")
+    .columns(["recipient_id", "created_at", "id"])
+    .execute();
   await sql`CREATE INDEX notifications_unread ON notifications (recipient_id) WHERE read_at IS NULL`.execute(db);
 
   await db.schema

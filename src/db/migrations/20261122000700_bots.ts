@@ -36,7 +36,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
     .addColumn("next_attempt_at", "integer", (c) => c.notNull().defaultTo(0))
     .execute();
-  await db.schema.createIndex("bot_updates_queue").on("bot_updates").columns(["bot_id", "delivered_at", "id"]).execute();
+  await db.schema
+    .createIndex("bot_updates_queue")
+    .on("bot_updates")
+    .columns(["bot_id", "delivered_at", "id"])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

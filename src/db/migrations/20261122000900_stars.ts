@@ -13,10 +13,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("user_id", "integer", (c) => c.notNull().references("users.id"))
     // balance: a person's spendable stars; held / income: a bot's income during and after the hold
     .addColumn("account", "text", (c) => c.notNull().check(sql`account IN ('balance', 'held', 'income')`))
-    .addColumn("balance", "integer", (c) => c.notNull().defaultTo(0).check(sql`balance >= 0`))
+    .addColumn("balance", "integer", (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`balance >= 0`),
+    )
     .addColumn("updated_at", "integer", (c) => c.notNull())
     .execute();
-  await db.schema.createIndex("star_wallets_account").unique().on("star_wallets").columns(["user_id", "account"]).execute();
+  await db.schema
+    .createIndex("star_wallets_account")
+    .unique()
+    .on("star_wallets")
+    .columns(["user_id", "account"])
+    .execute();
 
   await db.schema
     .createTable("star_ledger")
@@ -27,14 +37,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("account", "text", (c) => c.notNull())
     .addColumn("amount", "integer", (c) => c.notNull().check(sql`amount <> 0`))
     .addColumn("balance_after", "integer", (c) => c.notNull().check(sql`balance_after >= 0`))
-    .addColumn("kind", "text", (c) => c.notNull().check(sql`kind IN ('grant', 'payment', 'refund', 'hold_release', 'withdrawal', 'gift')`))
+    .addColumn("kind", "text", (c) =>
+      c.notNull().check(sql`kind IN ('grant', 'payment', 'refund', 'hold_release', 'withdrawal', 'gift')`),
+    )
     // charge id of a payment/refund, id of a gift or withdrawal (shared by its two rows)
     .addColumn("reference", "text")
     .addColumn("counterparty_id", "integer", (c) => c.references("users.id"))
     .addColumn("note", "text")
     .addColumn("created_at", "integer", (c) => c.notNull())
     .execute();
-  await db.schema.createIndex("star_ledger_account").on("star_ledger").columns(["user_id", "account", "created_at", "id"]).execute();
+  await db.schema
+    .createIndex("star_ledger_account")
+    .on("star_ledger")
+    .columns(["user_id", "account", "created_at", "id"])
+    .execute();
   await db.schema.createIndex("star_ledger_kind").on("star_ledger").columns(["kind"]).execute();
 
   await db.schema
@@ -52,7 +68,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("currency", "text", (c) => c.notNull().defaultTo("XTR"))
     .addColumn("total_amount", "integer", (c) => c.notNull().check(sql`total_amount BETWEEN 1 AND 100000`))
     .addColumn("prices", "text", (c) => c.notNull())
-    .addColumn("status", "text", (c) => c.notNull().defaultTo("unpaid").check(sql`status IN ('unpaid', 'paid', 'refunded')`))
+    .addColumn("status", "text", (c) =>
+      c
+        .notNull()
+        .defaultTo("unpaid")
+        .check(sql`status IN ('unpaid', 'paid', 'refunded')`),
+    )
     .addColumn("created_at", "integer", (c) => c.notNull())
     .addColumn("paid_at", "integer")
     .execute();
@@ -78,7 +99,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("refunded_at", "integer")
     .addColumn("created_at", "integer", (c) => c.notNull())
     .execute();
-  await db.schema.createIndex("star_payments_bot").on("star_payments").columns(["bot_user_id", "status", "released_at", "hold_until"]).execute();
+  await db.schema
+    .createIndex("star_payments_bot")
+    .on("star_payments")
+    .columns(["bot_user_id", "status", "released_at", "hold_until"])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -8,9 +8,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`CREATE INDEX stories_deleted ON stories (deleted_at) WHERE deleted_at IS NOT NULL`.execute(db);
   // bot updates past their retention, delivered or not
   await db.schema.createIndex("bot_updates_created").on("bot_updates").column("created_at").execute();
-  await sql`CREATE INDEX bot_updates_delivered ON bot_updates (delivered_at) WHERE delivered_at IS NOT NULL`.execute(db);
+  await sql`CREATE INDEX bot_updates_delivered ON bot_updates (delivered_at) WHERE delivered_at IS NOT NULL`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const name of ["uploads_unattached", "stories_deleted", "bot_updates_created", "bot_updates_delivered"]) await db.schema.dropIndex(name).ifExists().execute();
+  for (const name of ["uploads_unattached", "stories_deleted", "bot_updates_created", "bot_updates_delivered"])
+    await db.schema.dropIndex(name).ifExists().execute();
 }

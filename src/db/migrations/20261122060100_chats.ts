@@ -32,8 +32,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("start_label", "text")
     .addColumn("updated_at", "integer", (c) => c.notNull())
     .execute();
-  await db.schema.createIndex("conversation_members_pair").unique().on("conversation_members").columns(["conversation_id", "user_id"]).execute();
-  await db.schema.createIndex("conversation_members_user").on("conversation_members").columns(["user_id", "role"]).execute();
+  await db.schema
+    .createIndex("conversation_members_pair")
+    .unique()
+    .on("conversation_members")
+    .columns(["conversation_id", "user_id"])
+    .execute();
+  await db.schema
+    .createIndex("conversation_members_user")
+    .on("conversation_members")
+    .columns(["user_id", "role"])
+    .execute();
 
   await db.schema
     .createTable("messages")
@@ -58,8 +67,15 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("edited_at", "integer")
     .addColumn("deleted_at", "integer")
     .execute();
-  await db.schema.createIndex("messages_conversation_seq").unique().on("messages").columns(["conversation_id", "seq"]).execute();
-  await sql`CREATE UNIQUE INDEX messages_client_id ON messages (conversation_id, sender_id, client_message_id) WHERE client_message_id IS NOT NULL`.execute(db);
+  await db.schema
+    .createIndex("messages_conversation_seq")
+    .unique()
+    .on("messages")
+    .columns(["conversation_id", "seq"])
+    .execute();
+  await sql`CREATE UNIQUE INDEX messages_client_id ON messages (conversation_id, sender_id, client_message_id) WHERE client_message_id IS NOT NULL`.execute(
+    db,
+  );
 
   await db.schema
     .createTable("message_reactions")

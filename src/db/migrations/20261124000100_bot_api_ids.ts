@@ -10,7 +10,11 @@ const BASE = 7_000_000_000;
 
 /** Moves every stored text_mention id that is on the wrong side of the base by DELTA. */
 async function shiftMentions(db: Kysely<any>, delta: number): Promise<void> {
-  const rows = await db.selectFrom("messages").select(["id", "entities"]).where("entities", "like", '%"text_mention"%').execute();
+  const rows = await db
+    .selectFrom("messages")
+    .select(["id", "entities"])
+    .where("entities", "like", '%"text_mention"%')
+    .execute();
   for (const row of rows as { id: number; entities: string }[]) {
     const entities = JSON.parse(row.entities) as { type?: string; user?: { id?: unknown } }[];
     let changed = false;
@@ -20,7 +24,12 @@ async function shiftMentions(db: Kysely<any>, delta: number): Promise<void> {
       e.user!.id = id + delta;
       changed = true;
     }
-    if (changed) await db.updateTable("messages").set({ entities: JSON.stringify(entities) }).where("id", "=", row.id).execute();
+    if (changed)
+      await db
+        .updateTable("messages")
+        .set({ entities: JSON.stringify(entities) })
+        .where("id", "=", row.id)
+        .execute();
   }
 }
 

@@ -11,5 +11,6 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const column of ["refused_at", "ip", "user_agent"]) await db.schema.alterTable("qr_logins").dropColumn(column).execute();
+  for (const column of ["refused_at", "ip", "user_agent"])
+    await db.schema.alterTable("qr_logins").dropColumn(column).execute();
 }

@@ -8,9 +8,12 @@ const attempts = defineService("account:delete-attempts", () => new RateLimiter(
 
 /** Password checks for deletion are limited like login attempts, per account. */
 async function checkPassword(app: App, user: UserRow, password: string): Promise<void> {
-  const d = app.services.get(attempts).check(`delete:${user.id}`, app.config["limits.loginPer10Min"], 600_000, app.clock.now());
+  const d = app.services
+    .get(attempts)
+    .check(`delete:${user.id}`, app.config["limits.loginPer10Min"], 600_000, app.clock.now());
   if (!d.allowed) throw rateLimited(d.retryAfter);
-  if (!user.password_hash || !(await verifyPassword(password, user.password_hash))) throw fieldError("password", "is incorrect");
+  if (!user.password_hash || !(await verifyPassword(password, user.password_hash)))
+    throw fieldError("password", "is incorrect");
 }
 
 /**
@@ -46,13 +49,36 @@ export async function deleteAccount(app: App, user: UserRow, password: string): 
       })
       .where("id", "=", id)
       .execute();
-    const sessions = await tx.updateTable("sessions").set({ revoked_at: now }).where("user_id", "=", id).where("revoked_at", "is", null).returning("cuid").execute();
-    await tx.deleteFrom("follows").where((eb) => eb.or([eb("follower_id", "=", id), eb("followee_id", "=", id)])).execute();
-    await tx.deleteFrom("blocks").where((eb) => eb.or([eb("blocker_id", "=", id), eb("blocked_id", "=", id)])).execute();
-    await tx.deleteFrom("mutes").where((eb) => eb.or([eb("muter_id", "=", id), eb("muted_id", "=", id)])).execute();
-    await tx.deleteFrom("notifications").where((eb) => eb.or([eb("recipient_id", "=", id), eb("actor_id", "=", id)])).execute();
+    const sessions = await tx
+      .updateTable("sessions")
+      .set({ revoked_at: now })
+      .where("user_id", "=", id)
+      .where("revoked_at", "is", null)
+      .returning("cuid")
+      .execute();
+    await tx
+      .deleteFrom("follows")
+      .where((eb) => eb.or([eb("follower_id", "=", id), eb("followee_id", "=", id)]))
+      .execute();
+    await tx
+      .deleteFrom("blocks")
+      .where((eb) => eb.or([eb("blocker_id", "=", id), eb("blocked_id", "=", id)]))
+      .execute();
+    await tx
+      .deleteFrom("mutes")
+      .where((eb) => eb.or([eb("muter_id", "=", id), eb("muted_id", "=", id)]))
+      .execute();
+    await tx
+      .deleteFrom("notifications")
+      .where((eb) => eb.or([eb("recipient_id", "=", id), eb("actor_id", "=", id)]))
+      .execute();
     await tx.deleteFrom("user_settings").where("user_id", "=", id).execute();
-    await tx.updateTable("stories").set({ deleted_at: now }).where("author_id", "=", id).where("deleted_at", "is", null).execute();
+    await tx
+      .updateTable("stories")
+      .set({ deleted_at: now })
+      .where("author_id", "=", id)
+      .where("deleted_at", "is", null)
+      .execute();
     return sessions.map((s) => s.cuid);
   });
   for (const sessionId of revoked) app.events.publish(id, "session:revoked", { sessionId });

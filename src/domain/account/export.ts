@@ -20,7 +20,13 @@ export function registerExportSection(app: App, name: string, section: ExportSec
 }
 
 /** Accounts on the other side of USER's follows, blocks or mutes, with the time. */
-async function relationList(app: App, table: "follows" | "blocks" | "mutes", mine: string, other: string, userId: number) {
+async function relationList(
+  app: App,
+  table: "follows" | "blocks" | "mutes",
+  mine: string,
+  other: string,
+  userId: number,
+) {
   const rows = await (app.db as any)
     .selectFrom(table)
     .innerJoin("users", "users.id", `${table}.${other}`)
@@ -29,7 +35,10 @@ async function relationList(app: App, table: "follows" | "blocks" | "mutes", min
     .where("users.deleted_at", "is", null)
     .orderBy(`${table}.created_at`, "asc")
     .execute();
-  return (rows as Array<{ username: string; since: number }>).map((r) => ({ username: r.username, since: toIso(r.since) }));
+  return (rows as Array<{ username: string; since: number }>).map((r) => ({
+    username: r.username,
+    since: toIso(r.since),
+  }));
 }
 
 /** Top-level names the Client API fills itself (account, profile, notifications); sections never take them. */
@@ -64,7 +73,13 @@ export async function exportAccountData(app: App, user: UserRow): Promise<Record
     },
     blocks: await relationList(app, "blocks", "blocker_id", "blocked_id", user.id),
     mutes: await relationList(app, "mutes", "muter_id", "muted_id", user.id),
-    stories: stories.map((s) => ({ id: s.cuid, mediaUrl: s.media_url, kind: s.media_kind, caption: s.caption, createdAt: toIso(s.created_at) })),
+    stories: stories.map((s) => ({
+      id: s.cuid,
+      mediaUrl: s.media_url,
+      kind: s.media_kind,
+      caption: s.caption,
+      createdAt: toIso(s.created_at),
+    })),
     sessions: sessions.map((s) => ({
       id: s.cuid,
       userAgent: s.user_agent,

@@ -55,7 +55,8 @@ export async function audited<R>(
   try {
     result = await action();
   } catch (err) {
-    if (err instanceof AppError && err.status < 500) await db.deleteFrom("admin_audit").where("id", "in", ids).execute();
+    if (err instanceof AppError && err.status < 500)
+      await db.deleteFrom("admin_audit").where("id", "in", ids).execute();
     else for (const [i, entry] of entries.entries()) await setDetails(db, ids[i]!, { ...entry.details, failed: true });
     throw err;
   }
@@ -65,19 +66,32 @@ export async function audited<R>(
     const target = done.target ?? first.target;
     await db
       .updateTable("admin_audit")
-      .set({ target_id: target.id, target_label: target.label, details: JSON.stringify({ ...first.details, ...done.details }) })
+      .set({
+        target_id: target.id,
+        target_label: target.label,
+        details: JSON.stringify({ ...first.details, ...done.details }),
+      })
       .where("id", "=", ids[0]!)
       .execute();
   }
   return result;
 }
 
-const setDetails = (db: Db, id: number, details: Record<string, unknown>) => db.updateTable("admin_audit").set({ details: JSON.stringify(details) }).where("id", "=", id).execute();
+const setDetails = (db: Db, id: number, details: Record<string, unknown>) =>
+  db
+    .updateTable("admin_audit")
+    .set({ details: JSON.stringify(details) })
+    .where("id", "=", id)
+    .execute();
 
 /** One page of the audit log, newest first. */
 export async function auditPage(db: Db, page: { cursor: Cursor | null; limit: number }) {
   let q = db.selectFrom("admin_audit").selectAll();
   if (page.cursor) q = q.where(beforeKey("created_at", "id", page.cursor));
-  const rows = await q.orderBy("created_at", "desc").orderBy("id", "desc").limit(page.limit + 1).execute();
+  const rows = await q
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(page.limit + 1)
+    .execute();
   return pageOf(rows, page.limit, (r) => ({ t: r.created_at, id: r.id }));
 }

@@ -1,10 +1,22 @@
 import type { App } from "../../app";
-import { configKeys, isConfigKey, isLiveConfigKey, liveConfigKeys, storeConfigValues, type ConfigKey } from "../../config";
+import {
+  configKeys,
+  isConfigKey,
+  isLiveConfigKey,
+  liveConfigKeys,
+  storeConfigValues,
+  type ConfigKey,
+} from "../../config";
 import { validationError, type FieldErrors } from "../../lib/errors";
 
 /** The settings an admin may change while the server runs, with their current values. */
 export function liveSettings(app: App) {
-  return liveConfigKeys.map((key) => ({ key, value: app.config[key], default: configKeys[key].default, describe: configKeys[key].describe }));
+  return liveConfigKeys.map((key) => ({
+    key,
+    value: app.config[key],
+    default: configKeys[key].default,
+    describe: configKeys[key].describe,
+  }));
 }
 
 export interface SettingChange {
@@ -23,7 +35,11 @@ export function planLiveSettings(app: App, raw: Record<string, string | number |
   const parsed: Partial<Record<ConfigKey, unknown>> = {};
   for (const [key, value] of Object.entries(raw)) {
     if (!isLiveConfigKey(key)) {
-      errors[key] = [isConfigKey(key) ? "cannot be changed on a running server: use socialctl config set and restart" : "is not a config key"];
+      errors[key] = [
+        isConfigKey(key)
+          ? "cannot be changed on a running server: use socialctl config set and restart"
+          : "is not a config key",
+      ];
       continue;
     }
     try {

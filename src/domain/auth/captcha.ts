@@ -15,26 +15,214 @@ type Stroke = Array<[number, number]>;
  * the same from source and from the compiled binary. Look-alikes (0/O, 1/I, 2/Z, 5/S, 8/B) are left out.
  */
 const GLYPHS: Record<string, Stroke[]> = {
-  A: [[[0, 6], [2, 0], [4, 6]], [[1, 3.5], [3, 3.5]]],
-  C: [[[4, 1], [3, 0], [1, 0], [0, 1], [0, 5], [1, 6], [3, 6], [4, 5]]],
-  E: [[[4, 0], [0, 0], [0, 6], [4, 6]], [[0, 3], [3, 3]]],
-  F: [[[4, 0], [0, 0], [0, 6]], [[0, 3], [3, 3]]],
-  H: [[[0, 0], [0, 6]], [[4, 0], [4, 6]], [[0, 3], [4, 3]]],
-  K: [[[0, 0], [0, 6]], [[4, 0], [0, 3.5]], [[1.5, 2.5], [4, 6]]],
-  L: [[[0, 0], [0, 6], [4, 6]]],
-  M: [[[0, 6], [0, 0], [2, 3], [4, 0], [4, 6]]],
-  N: [[[0, 6], [0, 0], [4, 6], [4, 0]]],
-  P: [[[0, 6], [0, 0], [3, 0], [4, 1], [4, 2], [3, 3], [0, 3]]],
-  R: [[[0, 6], [0, 0], [3, 0], [4, 1], [4, 2], [3, 3], [0, 3]], [[2, 3], [4, 6]]],
-  T: [[[0, 0], [4, 0]], [[2, 0], [2, 6]]],
-  U: [[[0, 0], [0, 5], [1, 6], [3, 6], [4, 5], [4, 0]]],
-  V: [[[0, 0], [2, 6], [4, 0]]],
-  W: [[[0, 0], [1, 6], [2, 2], [3, 6], [4, 0]]],
-  X: [[[0, 0], [4, 6]], [[4, 0], [0, 6]]],
-  Y: [[[0, 0], [2, 3], [4, 0]], [[2, 3], [2, 6]]],
-  "3": [[[0, 0], [4, 0], [2, 2.5], [3.5, 3.2], [4, 4.5], [3, 6], [1, 6], [0, 5]]],
-  "4": [[[3, 6], [3, 0], [0, 4], [4, 4]]],
-  "7": [[[0, 0], [4, 0], [1.5, 6]]],
+  A: [
+    [
+      [0, 6],
+      [2, 0],
+      [4, 6],
+    ],
+    [
+      [1, 3.5],
+      [3, 3.5],
+    ],
+  ],
+  C: [
+    [
+      [4, 1],
+      [3, 0],
+      [1, 0],
+      [0, 1],
+      [0, 5],
+      [1, 6],
+      [3, 6],
+      [4, 5],
+    ],
+  ],
+  E: [
+    [
+      [4, 0],
+      [0, 0],
+      [0, 6],
+      [4, 6],
+    ],
+    [
+      [0, 3],
+      [3, 3],
+    ],
+  ],
+  F: [
+    [
+      [4, 0],
+      [0, 0],
+      [0, 6],
+    ],
+    [
+      [0, 3],
+      [3, 3],
+    ],
+  ],
+  H: [
+    [
+      [0, 0],
+      [0, 6],
+    ],
+    [
+      [4, 0],
+      [4, 6],
+    ],
+    [
+      [0, 3],
+      [4, 3],
+    ],
+  ],
+  K: [
+    [
+      [0, 0],
+      [0, 6],
+    ],
+    [
+      [4, 0],
+      [0, 3.5],
+    ],
+    [
+      [1.5, 2.5],
+      [4, 6],
+    ],
+  ],
+  L: [
+    [
+      [0, 0],
+      [0, 6],
+      [4, 6],
+    ],
+  ],
+  M: [
+    [
+      [0, 6],
+      [0, 0],
+      [2, 3],
+      [4, 0],
+      [4, 6],
+    ],
+  ],
+  N: [
+    [
+      [0, 6],
+      [0, 0],
+      [4, 6],
+      [4, 0],
+    ],
+  ],
+  P: [
+    [
+      [0, 6],
+      [0, 0],
+      [3, 0],
+      [4, 1],
+      [4, 2],
+      [3, 3],
+      [0, 3],
+    ],
+  ],
+  R: [
+    [
+      [0, 6],
+      [0, 0],
+      [3, 0],
+      [4, 1],
+      [4, 2],
+      [3, 3],
+      [0, 3],
+    ],
+    [
+      [2, 3],
+      [4, 6],
+    ],
+  ],
+  T: [
+    [
+      [0, 0],
+      [4, 0],
+    ],
+    [
+      [2, 0],
+      [2, 6],
+    ],
+  ],
+  U: [
+    [
+      [0, 0],
+      [0, 5],
+      [1, 6],
+      [3, 6],
+      [4, 5],
+      [4, 0],
+    ],
+  ],
+  V: [
+    [
+      [0, 0],
+      [2, 6],
+      [4, 0],
+    ],
+  ],
+  W: [
+    [
+      [0, 0],
+      [1, 6],
+      [2, 2],
+      [3, 6],
+      [4, 0],
+    ],
+  ],
+  X: [
+    [
+      [0, 0],
+      [4, 6],
+    ],
+    [
+      [4, 0],
+      [0, 6],
+    ],
+  ],
+  Y: [
+    [
+      [0, 0],
+      [2, 3],
+      [4, 0],
+    ],
+    [
+      [2, 3],
+      [2, 6],
+    ],
+  ],
+  "3": [
+    [
+      [0, 0],
+      [4, 0],
+      [2, 2.5],
+      [3.5, 3.2],
+      [4, 4.5],
+      [3, 6],
+      [1, 6],
+      [0, 5],
+    ],
+  ],
+  "4": [
+    [
+      [3, 6],
+      [3, 0],
+      [0, 4],
+      [4, 4],
+    ],
+  ],
+  "7": [
+    [
+      [0, 0],
+      [4, 0],
+      [1.5, 6],
+    ],
+  ],
 };
 const ALPHABET = Object.keys(GLYPHS);
 
@@ -43,9 +231,13 @@ const f = (n: number) => n.toFixed(1);
 
 /** SVG of TEXT: jittered, rotated stroke glyphs over noise curves and dots. */
 export function captchaSvg(text: string): string {
-  const parts: string[] = [`<rect width="${WIDTH}" height="${HEIGHT}" fill="rgb(${randomInt(225, 256)},${randomInt(225, 256)},${randomInt(225, 256)})"/>`];
+  const parts: string[] = [
+    `<rect width="${WIDTH}" height="${HEIGHT}" fill="rgb(${randomInt(225, 256)},${randomInt(225, 256)},${randomInt(225, 256)})"/>`,
+  ];
   for (let i = 0; i < 40; i++) {
-    parts.push(`<circle cx="${f(rnd(0, WIDTH))}" cy="${f(rnd(0, HEIGHT))}" r="${f(rnd(0.5, 2))}" fill="rgb(${randomInt(80, 200)},${randomInt(80, 200)},${randomInt(80, 200)})"/>`);
+    parts.push(
+      `<circle cx="${f(rnd(0, WIDTH))}" cy="${f(rnd(0, HEIGHT))}" r="${f(rnd(0.5, 2))}" fill="rgb(${randomInt(80, 200)},${randomInt(80, 200)},${randomInt(80, 200)})"/>`,
+    );
   }
   const scale = 6;
   [...text].forEach((ch, i) => {
@@ -58,7 +250,9 @@ export function captchaSvg(text: string): string {
       const pts = stroke.map(([x, y]) => `${f((x - 2 + rnd(-0.25, 0.25)) * s)},${f((y - 3 + rnd(-0.25, 0.25)) * s)}`);
       return `<polyline points="${pts.join(" ")}" fill="none" stroke="${color}" stroke-width="${f(rnd(2.5, 4))}" stroke-linecap="round" stroke-linejoin="round"/>`;
     });
-    parts.push(`<g transform="translate(${f(cx)},${f(cy)}) rotate(${f(angle)}) skewX(${f(rnd(-12, 12))})">${paths.join("")}</g>`);
+    parts.push(
+      `<g transform="translate(${f(cx)},${f(cy)}) rotate(${f(angle)}) skewX(${f(rnd(-12, 12))})">${paths.join("")}</g>`,
+    );
   });
   for (let i = 0; i < 5; i++) {
     const y = () => f(rnd(5, HEIGHT - 5));
@@ -75,10 +269,15 @@ export function captchaSvg(text: string): string {
  */
 export async function createCaptcha(db: Db, now: number, sharp: Sharp): Promise<{ captchaId: string; image: string }> {
   const answer = Array.from({ length: LENGTH }, () => ALPHABET[randomInt(0, ALPHABET.length)]!).join("");
-  const png = await sharp(Buffer.from(captchaSvg(answer))).png().toBuffer();
+  const png = await sharp(Buffer.from(captchaSvg(answer)))
+    .png()
+    .toBuffer();
   const captchaId = newCuid();
   await db.deleteFrom("auth_captchas").where("expires_at", "<=", now).execute();
-  await db.insertInto("auth_captchas").values({ cuid: captchaId, answer: answer.toLowerCase(), expires_at: now + CAPTCHA_TTL_MS, created_at: now }).execute();
+  await db
+    .insertInto("auth_captchas")
+    .values({ cuid: captchaId, answer: answer.toLowerCase(), expires_at: now + CAPTCHA_TTL_MS, created_at: now })
+    .execute();
   return { captchaId, image: `data:image/png;base64,${png.toString("base64")}` };
 }
 
@@ -87,7 +286,11 @@ export async function createCaptcha(db: Db, now: number, sharp: Sharp): Promise<
  * by any attempt, right or wrong, so one image allows one guess.
  */
 export async function solveCaptcha(db: Db, now: number, captchaId: string, answer: string): Promise<boolean> {
-  const row = await db.deleteFrom("auth_captchas").where("cuid", "=", captchaId).returning(["answer", "expires_at"]).executeTakeFirst();
+  const row = await db
+    .deleteFrom("auth_captchas")
+    .where("cuid", "=", captchaId)
+    .returning(["answer", "expires_at"])
+    .executeTakeFirst();
   if (!row || row.expires_at <= now) return false;
   return row.answer === answer.trim().toLowerCase();
 }

@@ -73,20 +73,40 @@ export type CodeCheck = "ok" | "wrong" | "none";
  * Checks a six-digit CODE against USER's live secret of PURPOSE and uses it up when right.
  * A wrong guess counts; after MAX_CODE_ATTEMPTS the code is dead ("none" from then on).
  */
-export async function consumeCode(db: Db, now: number, userId: number, purpose: AuthCodePurpose, code: string): Promise<CodeCheck> {
+export async function consumeCode(
+  db: Db,
+  now: number,
+  userId: number,
+  purpose: AuthCodePurpose,
+  code: string,
+): Promise<CodeCheck> {
   const row = await findLiveCode(db, now, userId, purpose);
   if (!row || !row.code_hash || row.attempts >= MAX_CODE_ATTEMPTS) return "none";
   if (row.code_hash !== hashCode(purpose, userId, code)) {
-    await db.updateTable("auth_codes").set((eb) => ({ attempts: eb("attempts", "+", 1) })).where("id", "=", row.id).execute();
+    await db
+      .updateTable("auth_codes")
+      .set((eb) => ({ attempts: eb("attempts", "+", 1) }))
+      .where("id", "=", row.id)
+      .execute();
     return "wrong";
   }
   // compare-and-set: two racing requests cannot both use one code
-  const used = await db.updateTable("auth_codes").set({ used_at: now }).where("id", "=", row.id).where("used_at", "is", null).executeTakeFirst();
+  const used = await db
+    .updateTable("auth_codes")
+    .set({ used_at: now })
+    .where("id", "=", row.id)
+    .where("used_at", "is", null)
+    .executeTakeFirst();
   return used.numUpdatedRows > 0n ? "ok" : "none";
 }
 
 /** Uses up a link TOKEN of PURPOSE; returns the owner's user id, or null when unknown, used or expired. */
-export async function consumeToken(db: Db, now: number, purpose: AuthCodePurpose, token: string): Promise<number | null> {
+export async function consumeToken(
+  db: Db,
+  now: number,
+  purpose: AuthCodePurpose,
+  token: string,
+): Promise<number | null> {
   const row = await db
     .updateTable("auth_codes")
     .set({ used_at: now })

@@ -8,7 +8,8 @@ export const DEVICE_COOKIE_MAX_AGE_SECONDS = 400 * 86400;
 
 export const newDeviceId = (): string => randomToken(18);
 /** A device id as we issue it: base64url of 18 bytes. Anything else is replaced by a fresh one. */
-export const isWellFormedDeviceId = (value: string | undefined): value is string => !!value && /^[A-Za-z0-9_-]{24}$/.test(value);
+export const isWellFormedDeviceId = (value: string | undefined): value is string =>
+  !!value && /^[A-Za-z0-9_-]{24}$/.test(value);
 
 export const deviceBanned = () => new AppError(403, "DEVICE_BANNED", "This device is banned");
 
@@ -25,7 +26,13 @@ export async function assertDeviceAllowed(db: Db, deviceId: string | null | unde
 
 /** Bans every device USER has signed in from; returns how many devices were newly banned. */
 export async function banUserDevices(db: Db, now: number, userId: number): Promise<number> {
-  const devices = await db.selectFrom("sessions").select("device_id").distinct().where("user_id", "=", userId).where("device_id", "is not", null).execute();
+  const devices = await db
+    .selectFrom("sessions")
+    .select("device_id")
+    .distinct()
+    .where("user_id", "=", userId)
+    .where("device_id", "is not", null)
+    .execute();
   let banned = 0;
   for (const { device_id } of devices) {
     const res = await db

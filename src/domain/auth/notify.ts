@@ -5,7 +5,15 @@ import { Mailer, type MailMessage } from "../../lib/mail";
 export const mailerService = defineService("auth:mailer", (app) => {
   const c = app.config;
   const mailer = new Mailer(
-    c["smtp.host"] ? { host: c["smtp.host"], port: c["smtp.port"], user: c["smtp.user"], password: c["smtp.password"], from: c["smtp.from"] } : null,
+    c["smtp.host"]
+      ? {
+          host: c["smtp.host"],
+          port: c["smtp.port"],
+          user: c["smtp.user"],
+          password: c["smtp.password"],
+          from: c["smtp.from"],
+        }
+      : null,
     app.log,
   );
   app.onClose(() => mailer.close());

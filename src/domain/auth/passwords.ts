@@ -10,10 +10,18 @@ import { passwordResetMail, sendMail } from "./notify";
 const RESET_TTL_MS = 3600_000;
 
 /** Changes the password after checking the current one; signs out every other session. */
-export async function changePassword(app: App, user: UserRow, keepSessionId: number, currentPassword: string, newPassword: string): Promise<number> {
+export async function changePassword(
+  app: App,
+  user: UserRow,
+  keepSessionId: number,
+  currentPassword: string,
+  newPassword: string,
+): Promise<number> {
   const problem = passwordProblem(newPassword);
   if (problem) throw fieldError("newPassword", problem);
-  const valid = user.password_hash ? await verifyPassword(currentPassword, user.password_hash).catch(() => false) : false;
+  const valid = user.password_hash
+    ? await verifyPassword(currentPassword, user.password_hash).catch(() => false)
+    : false;
   if (!valid) throw fieldError("currentPassword", "is incorrect");
   await setPassword(app.db, app.clock.now(), user.id, newPassword);
   return revokeSessionsAndNotify(app, user.id, keepSessionId);
@@ -26,7 +34,13 @@ export async function changePassword(app: App, user: UserRow, keepSessionId: num
 export async function requestPasswordReset(app: App, email: string): Promise<void> {
   const user = await findUserByEmail(app.db, email.trim());
   if (!user || !user.email || user.is_bot || user.is_system || user.disabled_at) return;
-  const { token } = await issueCode(app.db, app.clock.now(), { userId: user.id, purpose: "password_reset", ttlMs: RESET_TTL_MS, withCode: false, withToken: true });
+  const { token } = await issueCode(app.db, app.clock.now(), {
+    userId: user.id,
+    purpose: "password_reset",
+    ttlMs: RESET_TTL_MS,
+    withCode: false,
+    withToken: true,
+  });
   sendMail(app, passwordResetMail(app, user.email, token!));
 }
 
@@ -42,6 +56,11 @@ export async function resetPassword(app: App, token: string, newPassword: string
   if (userId === null) throw fieldError("token", "is invalid, used or expired");
   const now = app.clock.now();
   await setPassword(app.db, now, userId, newPassword);
-  await app.db.updateTable("users").set({ email_verified_at: now }).where("id", "=", userId).where("email_verified_at", "is", null).execute();
+  await app.db
+    .updateTable("users")
+    .set({ email_verified_at: now })
+    .where("id", "=", userId)
+    .where("email_verified_at", "is", null)
+    .execute();
   await revokeSessionsAndNotify(app, userId, null);
 }

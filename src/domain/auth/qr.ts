@@ -19,10 +19,26 @@ export function qrStatus(row: QrLoginRow, now: number): QrStatus {
 }
 
 /** A new QR login request from DEVICE; the token is shown once (as the link in the QR code). */
-export async function startQrLogin(db: Db, now: number, device: { userAgent: string; ip: string }): Promise<{ token: string; expiresAt: number }> {
+export async function startQrLogin(
+  db: Db,
+  now: number,
+  device: { userAgent: string; ip: string },
+): Promise<{ token: string; expiresAt: number }> {
   const token = randomToken(24);
-  await db.deleteFrom("qr_logins").where("expires_at", "<=", now - 3600_000).execute();
-  await db.insertInto("qr_logins").values({ token_hash: hashQr(token), expires_at: now + QR_TTL_MS, created_at: now, user_agent: device.userAgent.slice(0, 512), ip: device.ip }).execute();
+  await db
+    .deleteFrom("qr_logins")
+    .where("expires_at", "<=", now - 3600_000)
+    .execute();
+  await db
+    .insertInto("qr_logins")
+    .values({
+      token_hash: hashQr(token),
+      expires_at: now + QR_TTL_MS,
+      created_at: now,
+      user_agent: device.userAgent.slice(0, 512),
+      ip: device.ip,
+    })
+    .execute();
   return { token, expiresAt: now + QR_TTL_MS };
 }
 
@@ -40,11 +56,23 @@ export interface QrRequest {
 
 export async function getQrRequest(db: Db, now: number, token: string): Promise<QrRequest> {
   const row = await requireQr(db, token);
-  return { status: qrStatus(row, now), device: { userAgent: row.user_agent ?? "", ip: row.ip ?? "", requestedAt: row.created_at } };
+  return {
+    status: qrStatus(row, now),
+    device: { userAgent: row.user_agent ?? "", ip: row.ip ?? "", requestedAt: row.created_at },
+  };
 }
 
 const refuse = (status: QrStatus) =>
-  fieldError("token", status === "EXPIRED" ? "has expired" : status === "PENDING" ? "is not approved yet" : status === "REFUSED" ? "was refused" : "was already used");
+  fieldError(
+    "token",
+    status === "EXPIRED"
+      ? "has expired"
+      : status === "PENDING"
+        ? "is not approved yet"
+        : status === "REFUSED"
+          ? "was refused"
+          : "was already used",
+  );
 
 /** A signed-in person confirms the login on their device: USER will be signed in by the claimer. */
 export async function approveQrLogin(db: Db, now: number, token: string, userId: number): Promise<void> {
@@ -66,7 +94,13 @@ export async function refuseQrLogin(db: Db, now: number, token: string): Promise
   const row = await requireQr(db, token);
   const status = qrStatus(row, now);
   if (status !== "PENDING") throw refuse(status === "APPROVED" ? "CLAIMED" : status);
-  const res = await db.updateTable("qr_logins").set({ refused_at: now }).where("id", "=", row.id).where("approved_at", "is", null).where("refused_at", "is", null).executeTakeFirst();
+  const res = await db
+    .updateTable("qr_logins")
+    .set({ refused_at: now })
+    .where("id", "=", row.id)
+    .where("approved_at", "is", null)
+    .where("refused_at", "is", null)
+    .executeTakeFirst();
   if (res.numUpdatedRows === 0n) throw refuse("CLAIMED");
 }
 
@@ -75,7 +109,12 @@ export async function claimQrLogin(db: Db, now: number, token: string): Promise<
   const row = await requireQr(db, token);
   const status = qrStatus(row, now);
   if (status !== "APPROVED") throw refuse(status);
-  const res = await db.updateTable("qr_logins").set({ claimed_at: now }).where("id", "=", row.id).where("claimed_at", "is", null).executeTakeFirst();
+  const res = await db
+    .updateTable("qr_logins")
+    .set({ claimed_at: now })
+    .where("id", "=", row.id)
+    .where("claimed_at", "is", null)
+    .executeTakeFirst();
   if (res.numUpdatedRows === 0n) throw refuse("CLAIMED");
   return row.user_id!;
 }

@@ -24,7 +24,12 @@ export async function registerAccount(app: App, input: RegistrationInput): Promi
   const mode = app.config.registration;
   if (mode === "closed") throw forbidden("Registration is closed on this instance");
   if (mode === "captcha") {
-    if (!input.captchaId || !input.captchaAnswer) throw new AppError(400, "CAPTCHA_REQUIRED", "Solve the captcha (GET /api/auth/captcha) and send captchaId and captchaAnswer");
+    if (!input.captchaId || !input.captchaAnswer)
+      throw new AppError(
+        400,
+        "CAPTCHA_REQUIRED",
+        "Solve the captcha (GET /api/auth/captcha) and send captchaId and captchaAnswer",
+      );
     if (!(await solveCaptcha(app.db, app.clock.now(), input.captchaId, input.captchaAnswer))) {
       throw new AppError(400, "CAPTCHA_FAILED", "The captcha answer is wrong or expired; get a new captcha");
     }

@@ -30,7 +30,8 @@ const failuresOf = (app: App) => app.services.get(failures);
 function assertNotLockedOut(app: App, userId: number): void {
   const f = failuresOf(app).get(userId);
   const now = app.clock.now();
-  if (f && f.resetAt > now && f.count >= MAX_FAILURES) throw rateLimited(Math.max(1, Math.ceil((f.resetAt - now) / 1000)));
+  if (f && f.resetAt > now && f.count >= MAX_FAILURES)
+    throw rateLimited(Math.max(1, Math.ceil((f.resetAt - now) / 1000)));
 }
 
 function noteFailure(app: App, userId: number): void {
@@ -104,7 +105,11 @@ async function consumeTotp(app: App, user: UserRow, code: string): Promise<boole
 /** First step of TOTP enrolment: a new secret (pending until a code proves the app has it). */
 export async function startTotpSetup(app: App, user: UserRow): Promise<{ secret: string; otpauthUrl: string }> {
   const secret = generateSecret();
-  await app.db.updateTable("users").set({ totp_pending_secret: secret, updated_at: app.clock.now() }).where("id", "=", user.id).execute();
+  await app.db
+    .updateTable("users")
+    .set({ totp_pending_secret: secret, updated_at: app.clock.now() })
+    .where("id", "=", user.id)
+    .execute();
   const issuer = new URL(app.config.baseUrl).host;
   return { secret, otpauthUrl: generateURI({ issuer, label: user.username, secret }) };
 }
@@ -128,7 +133,13 @@ export async function enableTotp(app: App, user: UserRow, code: string, password
   }
   await app.db
     .updateTable("users")
-    .set({ totp_secret: user.totp_pending_secret, totp_pending_secret: null, totp_last_step: step, two_factor_method: "totp", updated_at: app.clock.now() })
+    .set({
+      totp_secret: user.totp_pending_secret,
+      totp_pending_secret: null,
+      totp_last_step: step,
+      two_factor_method: "totp",
+      updated_at: app.clock.now(),
+    })
     .where("id", "=", user.id)
     .execute();
   return replaceRecoveryCodes(app, user.id);
@@ -140,7 +151,9 @@ export async function enableTotp(app: App, user: UserRow, code: string, password
  */
 async function confirmIdentity(app: App, user: UserRow, proof: { password?: string; code?: string }): Promise<void> {
   if (proof.password !== undefined) {
-    const okPassword = user.password_hash ? await verifyPassword(proof.password, user.password_hash).catch(() => false) : false;
+    const okPassword = user.password_hash
+      ? await verifyPassword(proof.password, user.password_hash).catch(() => false)
+      : false;
     if (!okPassword) throw fieldError("password", "is incorrect");
     return;
   }
@@ -155,7 +168,11 @@ async function confirmIdentity(app: App, user: UserRow, proof: { password?: stri
 }
 
 /** Turns two-factor protection off after a password or code check. */
-export async function disableTwoFactor(app: App, user: UserRow, proof: { password?: string; code?: string }): Promise<void> {
+export async function disableTwoFactor(
+  app: App,
+  user: UserRow,
+  proof: { password?: string; code?: string },
+): Promise<void> {
   await confirmIdentity(app, user, proof);
   await clearTwoFactor(app.db, app.clock.now(), user.id);
 }
@@ -164,7 +181,14 @@ export async function disableTwoFactor(app: App, user: UserRow, proof: { passwor
 export async function clearTwoFactor(db: Db, now: number, userId: number): Promise<void> {
   await db
     .updateTable("users")
-    .set({ two_factor_method: "none", totp_secret: null, totp_pending_secret: null, totp_last_step: null, recovery_codes: null, updated_at: now })
+    .set({
+      two_factor_method: "none",
+      totp_secret: null,
+      totp_pending_secret: null,
+      totp_last_step: null,
+      recovery_codes: null,
+      updated_at: now,
+    })
     .where("id", "=", userId)
     .execute();
 }
@@ -178,12 +202,20 @@ export async function setTwoFactorMethod(
   user: UserRow,
   input: { method: TwoFactorMethod; password?: string; code?: string },
 ): Promise<{ twoFactorMethod: TwoFactorMethod; recoveryCodes?: string[] }> {
-  if (input.method === "totp" && !user.totp_secret) throw fieldError("method", "set up an authenticator first: POST /api/auth/2fa/totp/setup, then totp/enable");
-  if (input.method === "email" && (!user.email || !user.email_verified_at)) throw fieldError("method", "confirm your e-mail address first");
+  if (input.method === "totp" && !user.totp_secret)
+    throw fieldError("method", "set up an authenticator first: POST /api/auth/2fa/totp/setup, then totp/enable");
+  if (input.method === "email" && (!user.email || !user.email_verified_at))
+    throw fieldError("method", "confirm your e-mail address first");
   await confirmIdentity(app, user, input);
-  await app.db.updateTable("users").set({ two_factor_method: input.method, updated_at: app.clock.now() }).where("id", "=", user.id).execute();
+  await app.db
+    .updateTable("users")
+    .set({ two_factor_method: input.method, updated_at: app.clock.now() })
+    .where("id", "=", user.id)
+    .execute();
   const hasCodes = user.recovery_codes && (JSON.parse(user.recovery_codes) as string[]).length > 0;
-  return hasCodes ? { twoFactorMethod: input.method } : { twoFactorMethod: input.method, recoveryCodes: await replaceRecoveryCodes(app, user.id) };
+  return hasCodes
+    ? { twoFactorMethod: input.method }
+    : { twoFactorMethod: input.method, recoveryCodes: await replaceRecoveryCodes(app, user.id) };
 }
 
 /** Sends a login code by e-mail or messenger unless a recent one is still live. */
@@ -192,7 +224,13 @@ async function deliverLoginCode(app: App, user: UserRow, method: "email" | "mess
   const purpose = method === "email" ? "login_email" : "login_messenger";
   const live = await findLiveCode(app.db, now, user.id, purpose);
   if (live && now - live.created_at < LOGIN_CODE_RESEND_MS && live.attempts === 0) return;
-  const { code } = await issueCode(app.db, now, { userId: user.id, purpose, ttlMs: LOGIN_CODE_TTL_MS, withCode: true, withToken: false });
+  const { code } = await issueCode(app.db, now, {
+    userId: user.id,
+    purpose,
+    ttlMs: LOGIN_CODE_TTL_MS,
+    withCode: true,
+    withToken: false,
+  });
   if (method === "email") {
     sendMail(app, loginCodeMail(user.email!, code!));
   } else {
@@ -213,15 +251,33 @@ export async function checkSecondFactor(app: App, user: UserRow, twoFactorCode: 
   if (method === "none") return;
   const code = twoFactorCode?.trim();
   if (!code) {
-    if (method === "totp") throw new AppError(401, "TWO_FACTOR_REQUIRED", "Enter the code from your authenticator app (twoFactorCode)");
+    if (method === "totp")
+      throw new AppError(401, "TWO_FACTOR_REQUIRED", "Enter the code from your authenticator app (twoFactorCode)");
     await deliverLoginCode(app, user, method);
-    if (method === "email") throw new AppError(401, "TWO_FACTOR_EMAIL_REQUIRED", "A sign-in code was sent to your e-mail; repeat with twoFactorCode");
-    throw new AppError(401, "TWO_FACTOR_TELEGRAM_REQUIRED", "A sign-in code was sent to your chats; repeat with twoFactorCode");
+    if (method === "email")
+      throw new AppError(
+        401,
+        "TWO_FACTOR_EMAIL_REQUIRED",
+        "A sign-in code was sent to your e-mail; repeat with twoFactorCode",
+      );
+    throw new AppError(
+      401,
+      "TWO_FACTOR_TELEGRAM_REQUIRED",
+      "A sign-in code was sent to your chats; repeat with twoFactorCode",
+    );
   }
   assertNotLockedOut(app, user.id);
   let passed = false;
   if (method === "totp") passed = await consumeTotp(app, user, code);
-  else if (/^\d{6}$/.test(code)) passed = (await consumeCode(app.db, app.clock.now(), user.id, method === "email" ? "login_email" : "login_messenger", code)) === "ok";
+  else if (/^\d{6}$/.test(code))
+    passed =
+      (await consumeCode(
+        app.db,
+        app.clock.now(),
+        user.id,
+        method === "email" ? "login_email" : "login_messenger",
+        code,
+      )) === "ok";
   if (!passed) passed = await consumeRecoveryCode(app, user, code);
   if (!passed) {
     noteFailure(app, user.id);
@@ -230,4 +286,5 @@ export async function checkSecondFactor(app: App, user: UserRow, twoFactorCode: 
 }
 
 /** How many unused recovery codes USER has left. */
-export const recoveryCodesLeft = (user: UserRow): number => (user.recovery_codes ? (JSON.parse(user.recovery_codes) as string[]).length : 0);
+export const recoveryCodesLeft = (user: UserRow): number =>
+  user.recovery_codes ? (JSON.parse(user.recovery_codes) as string[]).length : 0;

@@ -11,7 +11,13 @@ const RESEND_EVERY_MS = 60_000;
 /** Mails USER a confirmation code and link (a new pair replaces the old one). */
 export async function sendEmailVerification(app: App, user: UserRow): Promise<void> {
   if (!user.email) return;
-  const { code, token } = await issueCode(app.db, app.clock.now(), { userId: user.id, purpose: "email_verify", ttlMs: VERIFY_TTL_MS, withCode: true, withToken: true });
+  const { code, token } = await issueCode(app.db, app.clock.now(), {
+    userId: user.id,
+    purpose: "email_verify",
+    ttlMs: VERIFY_TTL_MS,
+    withCode: true,
+    withToken: true,
+  });
   sendMail(app, verificationMail(app, user.email, code!, token!));
 }
 
@@ -20,14 +26,20 @@ export async function resendEmailVerification(app: App, user: UserRow): Promise<
   if (user.email_verified_at) return false;
   const now = app.clock.now();
   const live = await findLiveCode(app.db, now, user.id, "email_verify");
-  if (live && now - live.created_at < RESEND_EVERY_MS) throw rateLimited(Math.ceil((live.created_at + RESEND_EVERY_MS - now) / 1000));
+  if (live && now - live.created_at < RESEND_EVERY_MS)
+    throw rateLimited(Math.ceil((live.created_at + RESEND_EVERY_MS - now) / 1000));
   await sendEmailVerification(app, user);
   return true;
 }
 
 async function markVerified(app: App, userId: number): Promise<void> {
   const now = app.clock.now();
-  await app.db.updateTable("users").set({ email_verified_at: now, updated_at: now }).where("id", "=", userId).where("email_verified_at", "is", null).execute();
+  await app.db
+    .updateTable("users")
+    .set({ email_verified_at: now, updated_at: now })
+    .where("id", "=", userId)
+    .where("email_verified_at", "is", null)
+    .execute();
 }
 
 /** Confirms the signed-in USER's address with the six-digit code from the mail. */
@@ -35,7 +47,8 @@ export async function verifyEmailWithCode(app: App, user: UserRow, code: string)
   if (user.email_verified_at) return;
   const result = await consumeCode(app.db, app.clock.now(), user.id, "email_verify", code.trim());
   if (result === "wrong") throw fieldError("code", "is wrong");
-  if (result === "none") throw fieldError("code", "has expired or was used up; ask for a new one (POST /api/auth/email/resend)");
+  if (result === "none")
+    throw fieldError("code", "has expired or was used up; ask for a new one (POST /api/auth/email/resend)");
   await markVerified(app, user.id);
 }
 

@@ -19,17 +19,28 @@ const waiting = defineService("bots:press-waiters", () => new Map<string, (answe
 const waiters = (app: App): Map<string, (answer: CallbackAnswer | null) => void> => app.services.get(waiting);
 
 /** Registers a press of one of BOT's buttons; its id goes into the callback_query update. */
-export async function openPress(app: App, botId: number): Promise<{ id: string; answer: Promise<CallbackAnswer | null> }> {
+export async function openPress(
+  app: App,
+  botId: number,
+): Promise<{ id: string; answer: Promise<CallbackAnswer | null> }> {
   const now = app.clock.now();
   await app.db.deleteFrom("bot_presses").where("expires_at", "<=", now).execute();
   const id = randomToken(12);
-  await app.db.insertInto("bot_presses").values({ id, bot_id: botId, expires_at: now + PRESS_TTL_MS, answered_at: null }).execute();
+  await app.db
+    .insertInto("bot_presses")
+    .values({ id, bot_id: botId, expires_at: now + PRESS_TTL_MS, answered_at: null })
+    .execute();
   const answer = new Promise<CallbackAnswer | null>((resolve) => waiters(app).set(id, resolve));
   return { id, answer };
 }
 
 /** Waits for the answer to press ID up to MS; null when it does not come in time. */
-export async function awaitAnswer(app: App, id: string, answer: Promise<CallbackAnswer | null>, ms: number): Promise<CallbackAnswer | null> {
+export async function awaitAnswer(
+  app: App,
+  id: string,
+  answer: Promise<CallbackAnswer | null>,
+  ms: number,
+): Promise<CallbackAnswer | null> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<null>((r) => (timer = setTimeout(() => r(null), ms)));
   try {

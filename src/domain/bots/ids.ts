@@ -14,4 +14,5 @@ export const BOT_API_ID_BASE = 7_000_000_000;
 export const botApiUserId = (accountId: number): number => accountId + BOT_API_ID_BASE;
 
 /** The account row id behind an id a bot gave (public ids and, from older versions, row ids). */
-export const accountIdOf = (botApiId: number): number => (botApiId >= BOT_API_ID_BASE ? botApiId - BOT_API_ID_BASE : botApiId);
+export const accountIdOf = (botApiId: number): number =>
+  botApiId >= BOT_API_ID_BASE ? botApiId - BOT_API_ID_BASE : botApiId;

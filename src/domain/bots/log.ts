@@ -84,12 +84,12 @@ export class BotLog {
     for (const set of this.followers.values()) n += set.size;
     return n;
   }
-
 }
 
 /** A value made safe and small for the log: files as name and size, long text cut, secrets masked. */
 export function loggable(value: unknown, depth = 0): unknown {
-  if (value instanceof Blob) return `<file${value instanceof File && value.name ? ` ${value.name}` : ""}, ${value.size} bytes>`;
+  if (value instanceof Blob)
+    return `<file${value instanceof File && value.name ? ` ${value.name}` : ""}, ${value.size} bytes>`;
   if (typeof value === "string") {
     const text = value.length > MAX_TEXT ? `${value.slice(0, MAX_TEXT)}… (${value.length} characters)` : value;
     return text.includes(":") ? text.replace(TOKEN_LIKE, "<token>") : text;

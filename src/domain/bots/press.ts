@@ -15,7 +15,12 @@ export const PRESS_WAIT_MS = 5_000;
 
 /** A stable opaque id of the chat a press happened in (the compatible API's chat_instance). */
 export const chatInstance = (app: App, conversationId: number): string =>
-  BigInt("0x" + Buffer.from(hmacSha256(app.secret, `chat_instance:${conversationId}`), "base64url").toString("hex").slice(0, 15)).toString();
+  BigInt(
+    "0x" +
+      Buffer.from(hmacSha256(app.secret, `chat_instance:${conversationId}`), "base64url")
+        .toString("hex")
+        .slice(0, 15),
+  ).toString();
 
 /** The bot-sent message a person acts on, with the bot behind it; NOT_FOUND otherwise. */
 async function botMessage(app: App, person: UserRow, conversationCuid: string, messageRef: string) {
@@ -32,22 +37,48 @@ async function botMessage(app: App, person: UserRow, conversationCuid: string, m
  * handed to the bot ("button:pressed", which the Bot API turns into a callback_query) and
  * waits, bounded, for the bot's answer; null when none comes or the bot cannot get it.
  */
-export async function pressButton(app: App, person: UserRow, conversationCuid: string, messageRef: string, data: string): Promise<CallbackAnswer | null> {
+export async function pressButton(
+  app: App,
+  person: UserRow,
+  conversationCuid: string,
+  messageRef: string,
+  data: string,
+): Promise<CallbackAnswer | null> {
   const { conversation, message, bot, buttons } = await botMessage(app, person, conversationCuid, messageRef);
-  if (!buttons.some((b) => b.callback_data === data)) throw fieldError("data", "is not the callback data of a button on this message");
+  if (!buttons.some((b) => b.callback_data === data))
+    throw fieldError("data", "is not the callback data of a button on this message");
   if (!isActive(await getMember(app.db, conversation.id, bot.user_id))) return null;
   const press = await openPress(app, bot.id);
-  await app.hooks.emit("button:pressed", { pressId: press.id, botId: bot.id, personId: person.id, conversationId: conversation.id, messageId: message.id, data });
+  await app.hooks.emit("button:pressed", {
+    pressId: press.id,
+    botId: bot.id,
+    personId: person.id,
+    conversationId: conversation.id,
+    messageId: message.id,
+    data,
+  });
   return awaitAnswer(app, press.id, press.answer, PRESS_WAIT_MS);
 }
 
 /** The signed launch URL of a web_app button for PERSON (`#tgWebAppData=...`). */
-export async function webAppLaunchUrl(app: App, person: UserRow, conversationCuid: string, messageRef: string, url: string): Promise<string> {
+export async function webAppLaunchUrl(
+  app: App,
+  person: UserRow,
+  conversationCuid: string,
+  messageRef: string,
+  url: string,
+): Promise<string> {
   const { conversation, bot, buttons } = await botMessage(app, person, conversationCuid, messageRef);
-  if (!buttons.some((b) => b.web_app?.url === url)) throw fieldError("url", "is not the address of a mini-app button on this message");
+  if (!buttons.some((b) => b.web_app?.url === url))
+    throw fieldError("url", "is not the address of a mini-app button on this message");
   const fields: Record<string, string> = {
     query_id: randomToken(12),
-    user: JSON.stringify({ id: botApiUserId(person.id), first_name: person.display_name, username: person.username, is_bot: false }),
+    user: JSON.stringify({
+      id: botApiUserId(person.id),
+      first_name: person.display_name,
+      username: person.username,
+      is_bot: false,
+    }),
     auth_date: String(toUnixSeconds(app.clock.now())),
     chat_instance: chatInstance(app, conversation.id),
     chat_type: conversation.type === "group" ? "group" : "private",

@@ -3,7 +3,8 @@ import { forgetBotIdentities, type BotCommand } from "./service";
 import type { BotRow } from "./table";
 
 /** A MenuButton as the compatible API shapes it. */
-export type MenuButtonValue = { type: "commands" } | { type: "default" } | { type: "web_app"; text: string; web_app: { url: string } };
+export type MenuButtonValue =
+  { type: "commands" } | { type: "default" } | { type: "web_app"; text: string; web_app: { url: string } };
 
 /**
  * What a bot set for particular languages and scopes (the compatible API keeps these apart
@@ -33,7 +34,11 @@ export async function updateBotProfile(app: App, botId: number, change: (profile
     const row = await trx.selectFrom("bots").select("profile_json").where("id", "=", botId).executeTakeFirstOrThrow();
     const profile = botProfile(row);
     change(profile);
-    await trx.updateTable("bots").set({ profile_json: JSON.stringify(profile), updated_at: app.clock.now() }).where("id", "=", botId).execute();
+    await trx
+      .updateTable("bots")
+      .set({ profile_json: JSON.stringify(profile), updated_at: app.clock.now() })
+      .where("id", "=", botId)
+      .execute();
   });
   forgetBotIdentities(app);
 }

@@ -39,8 +39,13 @@ export async function createBot(
   const owner = await findUserById(app.db, input.ownerId);
   if (!owner) throw notFound("Owner not found");
   if (owner.is_bot) throw fieldError("owner", "a bot cannot own bots");
-  const count = await app.db.selectFrom("bots").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", owner.id).executeTakeFirstOrThrow();
-  if (Number(count.n) >= MAX_BOTS_PER_OWNER) throw fieldError("username", `you can own at most ${MAX_BOTS_PER_OWNER} bots`);
+  const count = await app.db
+    .selectFrom("bots")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("owner_id", "=", owner.id)
+    .executeTakeFirstOrThrow();
+  if (Number(count.n) >= MAX_BOTS_PER_OWNER)
+    throw fieldError("username", `you can own at most ${MAX_BOTS_PER_OWNER} bots`);
   const name = input.name.trim();
   if (name.length === 0 || name.length > 64) throw fieldError("name", "must be 1 to 64 characters");
   const now = app.clock.now();
@@ -48,7 +53,14 @@ export async function createBot(
   const { token, hash } = mintToken(user.id);
   const bot = await app.db
     .insertInto("bots")
-    .values({ cuid: newCuid(), user_id: user.id, owner_id: owner.id, token_secret_hash: hash, created_at: now, updated_at: now })
+    .values({
+      cuid: newCuid(),
+      user_id: user.id,
+      owner_id: owner.id,
+      token_secret_hash: hash,
+      created_at: now,
+      updated_at: now,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
   await app.hooks.emit("user:created", { userId: user.id });
@@ -57,9 +69,17 @@ export async function createBot(
 
 /** New token for a bot; the previous one stops working at once. */
 export async function reissueToken(app: App, botId: number): Promise<string> {
-  const bot = await app.db.selectFrom("bots").select(["id", "user_id"]).where("id", "=", botId).executeTakeFirstOrThrow();
+  const bot = await app.db
+    .selectFrom("bots")
+    .select(["id", "user_id"])
+    .where("id", "=", botId)
+    .executeTakeFirstOrThrow();
   const { token, hash } = mintToken(bot.user_id);
-  await app.db.updateTable("bots").set({ token_secret_hash: hash, updated_at: app.clock.now() }).where("id", "=", bot.id).execute();
+  await app.db
+    .updateTable("bots")
+    .set({ token_secret_hash: hash, updated_at: app.clock.now() })
+    .where("id", "=", bot.id)
+    .execute();
   forgetBotIdentities(app);
   return token;
 }
@@ -100,7 +120,11 @@ interface IdentityCache {
   byUserId: Map<number, { found: BotWithUser; generation: number; expiresAt: number }>;
 }
 
-const identities = defineService<IdentityCache>("bots:identity-cache", (app) => ({ generation: 0, dataVersion: app.storage.dataVersion(), byUserId: new Map() }));
+const identities = defineService<IdentityCache>("bots:identity-cache", (app) => ({
+  generation: 0,
+  dataVersion: app.storage.dataVersion(),
+  byUserId: new Map(),
+}));
 
 const identityCache = (app: App): IdentityCache => app.services.get(identities);
 
@@ -152,17 +176,35 @@ export async function resolveBotToken(app: App, token: string): Promise<BotWithU
  * a bot blocked by moderation or disabled (itself or its account); null when it may go on.
  */
 export function botAccessError(found: BotWithUser | null, tokenHash: string): AppError | null {
-  if (!found || !safeEqual(found.bot.token_secret_hash, tokenHash)) return new AppError(401, "BOT_TOKEN_INVALID", "The bot token is unknown or was reissued");
+  if (!found || !safeEqual(found.bot.token_secret_hash, tokenHash))
+    return new AppError(401, "BOT_TOKEN_INVALID", "The bot token is unknown or was reissued");
   if (found.bot.blocked_at) return new AppError(403, "BOT_BLOCKED", "The bot was blocked by moderation");
-  if (found.bot.disabled_at || found.user.disabled_at) return new AppError(403, "BOT_DISABLED", "The bot was disabled by its owner");
+  if (found.bot.disabled_at || found.user.disabled_at)
+    return new AppError(403, "BOT_DISABLED", "The bot was disabled by its owner");
   return null;
 }
 
 /** Every column of a bots row; the record type makes a column added to BotsTable fail to compile until listed here. */
 const BOT_COLUMNS = Object.keys({
-  id: 1, cuid: 1, user_id: 1, owner_id: 1, token_secret_hash: 1, disabled_at: 1, blocked_at: 1, privacy: 1, description: 1,
-  short_description: 1, commands: 1, profile_json: 1, allowed_updates: 1, webhook_url: 1, webhook_secret: 1, webhook_last_error_date: 1,
-  webhook_last_error_message: 1, created_at: 1, updated_at: 1,
+  id: 1,
+  cuid: 1,
+  user_id: 1,
+  owner_id: 1,
+  token_secret_hash: 1,
+  disabled_at: 1,
+  blocked_at: 1,
+  privacy: 1,
+  description: 1,
+  short_description: 1,
+  commands: 1,
+  profile_json: 1,
+  allowed_updates: 1,
+  webhook_url: 1,
+  webhook_secret: 1,
+  webhook_last_error_date: 1,
+  webhook_last_error_message: 1,
+  created_at: 1,
+  updated_at: 1,
 } satisfies Record<keyof BotRow, 1>) as (keyof BotRow)[];
 const BOT_PREFIX = "bot__";
 
@@ -181,7 +223,8 @@ const botWithUserQuery = precompiled((db: Db, v: { userId: number }) =>
     .where("users.deleted_at", "is", null),
 );
 
-export const findBotById = (db: Db, id: number): Promise<BotRow | undefined> => db.selectFrom("bots").selectAll().where("id", "=", id).executeTakeFirst();
+export const findBotById = (db: Db, id: number): Promise<BotRow | undefined> =>
+  db.selectFrom("bots").selectAll().where("id", "=", id).executeTakeFirst();
 
 export async function findBotByUserId(db: Db, userId: number): Promise<BotWithUser | null> {
   const [row] = await botWithUserQuery(db, { userId });
@@ -205,7 +248,10 @@ export async function requireOwnedBot(db: Db, ownerId: number, username: string)
 }
 
 export async function listBotsOfOwner(db: Db, ownerId: number): Promise<BotWithUser[]> {
-  return attachUsers(db, await db.selectFrom("bots").selectAll().where("owner_id", "=", ownerId).orderBy("id").execute());
+  return attachUsers(
+    db,
+    await db.selectFrom("bots").selectAll().where("owner_id", "=", ownerId).orderBy("id").execute(),
+  );
 }
 
 export async function listAllBots(db: Db): Promise<BotWithUser[]> {
@@ -228,7 +274,15 @@ export async function botMembersOf(db: Db, conversationId: number, exclude: numb
 
 export async function attachUsers(db: Db, bots: BotRow[]): Promise<BotWithUser[]> {
   if (bots.length === 0) return [];
-  const users = await db.selectFrom("users").selectAll().where("id", "in", bots.map((b) => b.user_id)).execute();
+  const users = await db
+    .selectFrom("users")
+    .selectAll()
+    .where(
+      "id",
+      "in",
+      bots.map((b) => b.user_id),
+    )
+    .execute();
   const byId = new Map(users.map((u) => [u.id, u]));
   return bots.flatMap((bot) => {
     const user = byId.get(bot.user_id);
@@ -249,19 +303,27 @@ export async function updateBotSettings(app: App, botId: number, patch: BotSetti
   const set: Record<string, unknown> = { updated_at: app.clock.now() };
   if (patch.enabled !== undefined) set.disabled_at = patch.enabled ? null : app.clock.now();
   if (patch.privacy !== undefined) {
-    if (patch.privacy !== "all" && patch.privacy !== "commands") throw fieldError("privacy", 'must be "all" or "commands"');
+    if (patch.privacy !== "all" && patch.privacy !== "commands")
+      throw fieldError("privacy", 'must be "all" or "commands"');
     set.privacy = patch.privacy;
   }
   if (patch.description !== undefined) {
-    if (patch.description.length > DESCRIPTION_MAX) throw fieldError("description", `must be at most ${DESCRIPTION_MAX} characters`);
+    if (patch.description.length > DESCRIPTION_MAX)
+      throw fieldError("description", `must be at most ${DESCRIPTION_MAX} characters`);
     set.description = patch.description;
   }
   if (patch.shortDescription !== undefined) {
-    if (patch.shortDescription.length > SHORT_DESCRIPTION_MAX) throw fieldError("shortDescription", `must be at most ${SHORT_DESCRIPTION_MAX} characters`);
+    if (patch.shortDescription.length > SHORT_DESCRIPTION_MAX)
+      throw fieldError("shortDescription", `must be at most ${SHORT_DESCRIPTION_MAX} characters`);
     set.short_description = patch.shortDescription;
   }
   if (patch.commands !== undefined) set.commands = JSON.stringify(patch.commands);
-  const bot = await app.db.updateTable("bots").set(set).where("id", "=", botId).returningAll().executeTakeFirstOrThrow();
+  const bot = await app.db
+    .updateTable("bots")
+    .set(set)
+    .where("id", "=", botId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
   forgetBotIdentities(app);
   return bot;
 }
@@ -283,13 +345,22 @@ export async function setBotEnabledByUsername(app: App, username: string, enable
  */
 export async function setBotBlocked(app: App, botId: number, blocked: boolean): Promise<BotRow> {
   const now = app.clock.now();
-  const bot = await app.db.updateTable("bots").set({ blocked_at: blocked ? now : null, updated_at: now }).where("id", "=", botId).returningAll().executeTakeFirstOrThrow();
+  const bot = await app.db
+    .updateTable("bots")
+    .set({ blocked_at: blocked ? now : null, updated_at: now })
+    .where("id", "=", botId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
   forgetBotIdentities(app);
   return bot;
 }
 
 /** Sets (url) or removes (null) the bot's webhook; errors and retry delays of the previous address are forgotten. */
-export async function setWebhookConfig(app: App, botId: number, webhook: { url: string; secret: string | null } | null): Promise<void> {
+export async function setWebhookConfig(
+  app: App,
+  botId: number,
+  webhook: { url: string; secret: string | null } | null,
+): Promise<void> {
   await app.db
     .updateTable("bots")
     .set({
@@ -303,7 +374,12 @@ export async function setWebhookConfig(app: App, botId: number, webhook: { url: 
     .execute();
   forgetBotIdentities(app);
   // a new address gets the queue at once: backoff earned by the old one does not carry over
-  await app.db.updateTable("bot_updates").set({ attempts: 0, next_attempt_at: 0 }).where("bot_id", "=", botId).where("delivered_at", "is", null).execute();
+  await app.db
+    .updateTable("bot_updates")
+    .set({ attempts: 0, next_attempt_at: 0 })
+    .where("bot_id", "=", botId)
+    .where("delivered_at", "is", null)
+    .execute();
 }
 
 /** Records a failed webhook delivery for getWebhookInfo. */

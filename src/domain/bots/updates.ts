@@ -8,7 +8,13 @@ import { botAccessError, findBotByUserId, forgetBotIdentities } from "./service"
 import type { BotRow, BotUpdateRow } from "./table";
 
 /** Kinds of Update this server emits. */
-export const UPDATE_TYPES = ["message", "edited_message", "callback_query", "my_chat_member", "pre_checkout_query"] as const;
+export const UPDATE_TYPES = [
+  "message",
+  "edited_message",
+  "callback_query",
+  "my_chat_member",
+  "pre_checkout_query",
+] as const;
 export type UpdateType = (typeof UPDATE_TYPES)[number];
 
 export interface QueuedUpdate {
@@ -33,7 +39,11 @@ interface BotRuntime {
   closing: boolean;
 }
 
-const runtime = defineService<BotRuntime>("bots:runtime", () => ({ waiters: new Map(), onEnqueued: new Set(), closing: false }));
+const runtime = defineService<BotRuntime>("bots:runtime", () => ({
+  waiters: new Map(),
+  onEnqueued: new Set(),
+  closing: false,
+}));
 
 export const botRuntime = (app: App): BotRuntime => app.services.get(runtime);
 
@@ -44,7 +54,8 @@ export function onUpdateEnqueued(app: App, listener: (botId: number) => void): (
   return () => rt.onEnqueued.delete(listener);
 }
 
-const parseAllowed = (bot: BotRow): string[] | null => (bot.allowed_updates ? (JSON.parse(bot.allowed_updates) as string[]) : null);
+const parseAllowed = (bot: BotRow): string[] | null =>
+  bot.allowed_updates ? (JSON.parse(bot.allowed_updates) as string[]) : null;
 
 /**
  * Queues an update for a bot (durably) unless the bot excluded its type with allowed_updates,
@@ -52,7 +63,13 @@ const parseAllowed = (bot: BotRow): string[] | null => (bot.allowed_updates ? (J
  * In SCOPE (the change it belongs to, e.g. the person's message) it commits with that change
  * and wakes the bot once it has committed.
  */
-export async function enqueueUpdate(app: App, bot: BotRow, type: UpdateType, payload: unknown, scope?: Scope): Promise<number | null> {
+export async function enqueueUpdate(
+  app: App,
+  bot: BotRow,
+  type: UpdateType,
+  payload: unknown,
+  scope?: Scope,
+): Promise<number | null> {
   if (bot.disabled_at || bot.blocked_at) return null;
   const allowed = parseAllowed(bot);
   if (allowed && allowed.length > 0 && !allowed.includes(type)) return null;
@@ -76,7 +93,10 @@ export function notifyBotQueue(app: App, botId: number): void {
   for (const listener of botRuntime(app).onEnqueued) listener(botId);
 }
 
-export const toUpdate = (row: Pick<BotUpdateRow, "id" | "type" | "payload">): QueuedUpdate => ({ update_id: row.id, [row.type]: JSON.parse(row.payload) });
+export const toUpdate = (row: Pick<BotUpdateRow, "id" | "type" | "payload">): QueuedUpdate => ({
+  update_id: row.id,
+  [row.type]: JSON.parse(row.payload),
+});
 
 /**
  * Stores the bot's allowed_updates (an empty list means all types, as the compatible API does).
@@ -116,17 +136,22 @@ async function acknowledge(app: App, botId: number, offset: number): Promise<voi
  * getUpdates' statements, compiled once (every poll of every bot runs them; building the
  * Kysely query cost more than SQLite's answer from the bot_updates_queue index).
  */
-const acknowledgeBelow = precompiled(
-  (db: Db, v: { botId: number; offset: number }) => db.deleteFrom("bot_updates").where("bot_id", "=", v.botId).where("id", "<", v.offset),
+const acknowledgeBelow = precompiled((db: Db, v: { botId: number; offset: number }) =>
+  db.deleteFrom("bot_updates").where("bot_id", "=", v.botId).where("id", "<", v.offset),
 );
 
-const anyBelow = precompiled(
-  (db: Db, v: { botId: number; offset: number }) => db.selectFrom("bot_updates").select("id").where("bot_id", "=", v.botId).where("id", "<", v.offset).limit(1),
+const anyBelow = precompiled((db: Db, v: { botId: number; offset: number }) =>
+  db.selectFrom("bot_updates").select("id").where("bot_id", "=", v.botId).where("id", "<", v.offset).limit(1),
 );
 
-const pendingQuery = precompiled(
-  (db: Db, v: { botId: number; limit: number }) =>
-    db.selectFrom("bot_updates").select(["id", "type", "payload"]).where("bot_id", "=", v.botId).where("delivered_at", "is", null).orderBy("id").limit(v.limit),
+const pendingQuery = precompiled((db: Db, v: { botId: number; limit: number }) =>
+  db
+    .selectFrom("bot_updates")
+    .select(["id", "type", "payload"])
+    .where("bot_id", "=", v.botId)
+    .where("delivered_at", "is", null)
+    .orderBy("id")
+    .limit(v.limit),
 );
 
 async function pending(app: App, botId: number, limit: number): Promise<QueuedUpdate[]> {
@@ -134,7 +159,8 @@ async function pending(app: App, botId: number, limit: number): Promise<QueuedUp
 }
 
 /** A waiting getUpdates call ends with this when a newer call for the same bot starts. */
-export const pollSuperseded = () => new AppError(409, "POLL_SUPERSEDED", "Another getUpdates call for this bot took over");
+export const pollSuperseded = () =>
+  new AppError(409, "POLL_SUPERSEDED", "Another getUpdates call for this bot took over");
 
 /**
  * getUpdates: acknowledges by offset, then returns queued updates, waiting up to

@@ -31,6 +31,8 @@ export function verifyWebAppData(token: string, initData: string): Record<string
   const fields = Object.fromEntries(new URLSearchParams(initData));
   const hash = fields.hash;
   if (!hash) return null;
-  const expected = createHmac("sha256", webAppKey(sha256Hex(secret))).update(dataCheckString(fields)).digest("hex");
+  const expected = createHmac("sha256", webAppKey(sha256Hex(secret)))
+    .update(dataCheckString(fields))
+    .digest("hex");
   return safeEqual(hash, expected) ? fields : null;
 }

@@ -23,7 +23,10 @@ export const messageNotFound = () => notFound("Message not found");
 export const permissionDenied = (message: string) => new AppError(403, "PERMISSION_DENIED", message);
 
 /** The other party of a private chat, seen from USERID's side: its private_key names both ("minId:maxId"); null in a group. */
-export function otherPartyId(conversation: Pick<ConversationRow, "type" | "private_key">, userId: number): number | null {
+export function otherPartyId(
+  conversation: Pick<ConversationRow, "type" | "private_key">,
+  userId: number,
+): number | null {
   if (conversation.type !== "private" || !conversation.private_key) return null;
   const [a, b] = conversation.private_key.split(":").map(Number) as [number, number];
   return a === userId ? b : a;
@@ -39,21 +42,36 @@ export function rightsOf(member: Pick<MemberRow, "role" | "rights">): Rights {
   return fromJson<Rights>(member.rights) ?? {};
 }
 
-export const hasRight = (member: Pick<MemberRow, "role" | "rights">, right: AdminRight): boolean => rightsOf(member)[right] === true;
+export const hasRight = (member: Pick<MemberRow, "role" | "rights">, right: AdminRight): boolean =>
+  rightsOf(member)[right] === true;
 
 // every chat request loads these: compiled once (db/compiled.ts)
-const conversationByIdQuery = precompiled((db, p: { id: number }) => db.selectFrom("conversations").selectAll().where("id", "=", p.id));
-const conversationByCuidQuery = precompiled((db, p: { cuid: string }) => db.selectFrom("conversations").selectAll().where("cuid", "=", p.cuid));
+const conversationByIdQuery = precompiled((db, p: { id: number }) =>
+  db.selectFrom("conversations").selectAll().where("id", "=", p.id),
+);
+const conversationByCuidQuery = precompiled((db, p: { cuid: string }) =>
+  db.selectFrom("conversations").selectAll().where("cuid", "=", p.cuid),
+);
 const memberQuery = precompiled((db, p: { conversationId: number; userId: number }) =>
-  db.selectFrom("conversation_members").selectAll().where("conversation_id", "=", p.conversationId).where("user_id", "=", p.userId),
+  db
+    .selectFrom("conversation_members")
+    .selectAll()
+    .where("conversation_id", "=", p.conversationId)
+    .where("user_id", "=", p.userId),
 );
 const activeMemberIdsQuery = precompiled((db, p: { conversationId: number }) =>
-  db.selectFrom("conversation_members").select("user_id").where("conversation_id", "=", p.conversationId).where("role", "in", ACTIVE_ROLES),
+  db
+    .selectFrom("conversation_members")
+    .select("user_id")
+    .where("conversation_id", "=", p.conversationId)
+    .where("role", "in", ACTIVE_ROLES),
 );
 
-export const findConversationById = async (db: Db, id: number): Promise<ConversationRow | undefined> => (await conversationByIdQuery(db, { id }))[0];
+export const findConversationById = async (db: Db, id: number): Promise<ConversationRow | undefined> =>
+  (await conversationByIdQuery(db, { id }))[0];
 
-export const findConversationByCuid = async (db: Db, cuid: string): Promise<ConversationRow | undefined> => (await conversationByCuidQuery(db, { cuid }))[0];
+export const findConversationByCuid = async (db: Db, cuid: string): Promise<ConversationRow | undefined> =>
+  (await conversationByCuidQuery(db, { cuid }))[0];
 
 export const getMember = async (db: Db, conversationId: number, userId: number): Promise<MemberRow | undefined> =>
   (await memberQuery(db, { conversationId, userId }))[0];
@@ -82,7 +100,10 @@ export async function requireMembershipByCuid(db: Db, cuid: string, userId: numb
 }
 
 export function requireGroup(conversation: ConversationRow): void {
-  if (conversation.type !== "group") throw new AppError(400, "VALIDATION_ERROR", "This is not a group", { fieldErrors: { conversationId: ["is not a group"] } });
+  if (conversation.type !== "group")
+    throw new AppError(400, "VALIDATION_ERROR", "This is not a group", {
+      fieldErrors: { conversationId: ["is not a group"] },
+    });
 }
 
 export function requireRight(membership: Membership, right: AdminRight, what: string): void {
@@ -90,7 +111,8 @@ export function requireRight(membership: Membership, right: AdminRight, what: st
 }
 
 /** A message of the conversation by its seq (the Bot API message_id); deleted ones are gone. */
-export const findMessageById = (db: Db, id: number): Promise<MessageRow | undefined> => db.selectFrom("messages").selectAll().where("id", "=", id).executeTakeFirst();
+export const findMessageById = (db: Db, id: number): Promise<MessageRow | undefined> =>
+  db.selectFrom("messages").selectAll().where("id", "=", id).executeTakeFirst();
 
 /** The seqs of a conversation's pinned live messages, the most recently pinned first. */
 export async function pinnedSeqs(db: Db, conversationId: number): Promise<number[]> {
@@ -115,9 +137,15 @@ export const findMessageBySeq = (db: Db, conversationId: number, seq: number): P
     .executeTakeFirst();
 
 /** A visible message by the id the Client API shows (cuid) or its integer messageId. */
-export async function requireVisibleMessage(db: Db, conversationId: number, ref: string | number, viewerId: number): Promise<MessageRow> {
+export async function requireVisibleMessage(
+  db: Db,
+  conversationId: number,
+  ref: string | number,
+  viewerId: number,
+): Promise<MessageRow> {
   let message: MessageRow | undefined;
-  if (typeof ref === "number" || /^[0-9]{1,15}$/.test(ref)) message = await findMessageBySeq(db, conversationId, Number(ref));
+  if (typeof ref === "number" || /^[0-9]{1,15}$/.test(ref))
+    message = await findMessageBySeq(db, conversationId, Number(ref));
   else if (looksLikeCuid(ref))
     message = await db
       .selectFrom("messages")
@@ -127,7 +155,12 @@ export async function requireVisibleMessage(db: Db, conversationId: number, ref:
       .where("deleted_at", "is", null)
       .executeTakeFirst();
   if (!message) throw messageNotFound();
-  const hidden = await db.selectFrom("message_hidden").select("message_id").where("message_id", "=", message.id).where("user_id", "=", viewerId).executeTakeFirst();
+  const hidden = await db
+    .selectFrom("message_hidden")
+    .select("message_id")
+    .where("message_id", "=", message.id)
+    .where("user_id", "=", viewerId)
+    .executeTakeFirst();
   if (hidden) throw messageNotFound();
   return message;
 }

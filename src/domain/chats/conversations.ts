@@ -23,21 +23,45 @@ export async function requireLiveUser(db: Db, userId: number): Promise<UserRow> 
 }
 
 /** The private chat of two accounts, created on first use, without any privacy check. */
-export async function ensurePrivateChat(app: App, aId: number, bId: number): Promise<{ conversation: ConversationRow; created: boolean }> {
+export async function ensurePrivateChat(
+  app: App,
+  aId: number,
+  bId: number,
+): Promise<{ conversation: ConversationRow; created: boolean }> {
   const key = privateKey(aId, bId);
-  const existing = await app.db.selectFrom("conversations").selectAll().where("private_key", "=", key).executeTakeFirst();
+  const existing = await app.db
+    .selectFrom("conversations")
+    .selectAll()
+    .where("private_key", "=", key)
+    .executeTakeFirst();
   if (existing) return { conversation: existing, created: false };
   const now = app.clock.now();
   try {
     const conversation = await app.db.transaction().execute(async (trx) => {
       const conv = await trx
         .insertInto("conversations")
-        .values({ cuid: newCuid(), type: "private", private_key: key, created_by: aId, activity_at: now, created_at: now, updated_at: now })
+        .values({
+          cuid: newCuid(),
+          type: "private",
+          private_key: key,
+          created_by: aId,
+          activity_at: now,
+          created_at: now,
+          updated_at: now,
+        })
         .returningAll()
         .executeTakeFirstOrThrow();
       await trx
         .insertInto("conversation_members")
-        .values([aId, bId].map((user_id) => ({ conversation_id: conv.id, user_id, role: "member" as const, joined_at: now, updated_at: now })))
+        .values(
+          [aId, bId].map((user_id) => ({
+            conversation_id: conv.id,
+            user_id,
+            role: "member" as const,
+            joined_at: now,
+            updated_at: now,
+          })),
+        )
         .execute();
       return conv;
     });
@@ -45,7 +69,11 @@ export async function ensurePrivateChat(app: App, aId: number, bId: number): Pro
   } catch (err) {
     // the other side opened the same chat at the same moment
     if (!String(err).includes("UNIQUE")) throw err;
-    const again = await app.db.selectFrom("conversations").selectAll().where("private_key", "=", key).executeTakeFirstOrThrow();
+    const again = await app.db
+      .selectFrom("conversations")
+      .selectAll()
+      .where("private_key", "=", key)
+      .executeTakeFirstOrThrow();
     return { conversation: again, created: false };
   }
 }
@@ -56,14 +84,23 @@ export async function ensurePrivateChat(app: App, aId: number, bId: number): Pro
  * person opened. A `startLabel` to a bot posts "/start <label>" from A (the bot's deep link).
  * Emits `chat:opened`.
  */
-export async function openPrivateChat(app: App, aId: number, bId: number, opts: { startLabel?: string } = {}): Promise<ConversationRow> {
+export async function openPrivateChat(
+  app: App,
+  aId: number,
+  bId: number,
+  opts: { startLabel?: string } = {},
+): Promise<ConversationRow> {
   if (aId === bId) throw fieldError("username", "you cannot open a chat with yourself");
   const [a, b] = await Promise.all([requireLiveUser(app.db, aId), requireLiveUser(app.db, bId)]);
   if (opts.startLabel !== undefined) checkStartLabel(opts.startLabel);
   // someone who blocked you is not there for you, as on their profile
   if (await hasBlocked(app.db, bId, aId)) throw notFound("User not found");
   const key = privateKey(aId, bId);
-  const existing = await app.db.selectFrom("conversations").selectAll().where("private_key", "=", key).executeTakeFirst();
+  const existing = await app.db
+    .selectFrom("conversations")
+    .selectAll()
+    .where("private_key", "=", key)
+    .executeTakeFirst();
   if (a.is_bot === 1) {
     if (!existing) throw forbidden("A bot can't initiate a conversation with a user");
     if (await isBlockedEitherWay(app.db, aId, bId)) throw forbidden("You cannot message this person");
@@ -72,9 +109,16 @@ export async function openPrivateChat(app: App, aId: number, bId: number, opts: 
   } else if (!(await canMessage(app.db, aId, bId))) {
     // B already wrote in this chat: the conversation is theirs too, only a block stops it
     const bWrote = existing
-      ? await app.db.selectFrom("messages").select("id").where("conversation_id", "=", existing.id).where("sender_id", "=", bId).limit(1).executeTakeFirst()
+      ? await app.db
+          .selectFrom("messages")
+          .select("id")
+          .where("conversation_id", "=", existing.id)
+          .where("sender_id", "=", bId)
+          .limit(1)
+          .executeTakeFirst()
       : undefined;
-    if (!bWrote || (await isBlockedEitherWay(app.db, aId, bId))) throw forbidden("This person does not accept messages from you");
+    if (!bWrote || (await isBlockedEitherWay(app.db, aId, bId)))
+      throw forbidden("This person does not accept messages from you");
   }
   const { conversation } = existing ? { conversation: existing } : await ensurePrivateChat(app, aId, bId);
   const startLabel = b.is_bot === 1 ? opts.startLabel : undefined;
@@ -86,7 +130,12 @@ export async function openPrivateChat(app: App, aId: number, bId: number, opts: 
       .where("user_id", "=", aId)
       .execute();
   }
-  await app.hooks.emit("chat:opened", { conversationId: conversation.id, userId: aId, otherUserId: bId, ...(startLabel !== undefined ? { startLabel } : {}) });
+  await app.hooks.emit("chat:opened", {
+    conversationId: conversation.id,
+    userId: aId,
+    otherUserId: bId,
+    ...(startLabel !== undefined ? { startLabel } : {}),
+  });
   if (startLabel !== undefined) {
     await sendMessage(app, {
       conversationId: conversation.id,
@@ -99,23 +148,36 @@ export async function openPrivateChat(app: App, aId: number, bId: number, opts: 
 }
 
 /** System message of a group (member added, title changed...): kind "system", sent by the actor. */
-export async function postSystemMessage(app: App, conversationId: number, actorId: number, text: string, system: Record<string, unknown>) {
+export async function postSystemMessage(
+  app: App,
+  conversationId: number,
+  actorId: number,
+  text: string,
+  system: Record<string, unknown>,
+) {
   return sendMessage(app, { conversationId, senderId: actorId, kind: "system", content: text, system });
 }
 
 /** May ACTOR put TARGET into a group? Bots always (unless blocked); people by their message setting. */
 export async function assertMayAdd(db: Db, actor: UserRow, target: UserRow): Promise<void> {
   if (await isBlockedEitherWay(db, actor.id, target.id)) throw forbidden(`${target.username} cannot be added by you`);
-  if (target.is_bot !== 1 && !(await canMessage(db, actor.id, target.id))) throw forbidden(`${target.username} does not accept invitations from you`);
+  if (target.is_bot !== 1 && !(await canMessage(db, actor.id, target.id)))
+    throw forbidden(`${target.username} does not accept invitations from you`);
 }
 
 /** Creates a group with CREATOR as its creator and MEMBERS as ordinary members. Emits `member:changed` for each member. */
-export async function createGroup(app: App, creatorId: number, title: string, memberIds: number[]): Promise<ConversationRow> {
+export async function createGroup(
+  app: App,
+  creatorId: number,
+  title: string,
+  memberIds: number[],
+): Promise<ConversationRow> {
   const cleanTitle = checkTitle(title);
   const creator = await requireLiveUser(app.db, creatorId);
   if (creator.is_bot === 1) throw forbidden("Bots cannot create groups");
   const ids = [...new Set(memberIds)].filter((id) => id !== creatorId);
-  if (ids.length > MAX_GROUP_MEMBERS_ON_CREATE) throw fieldError("members", `must have at most ${MAX_GROUP_MEMBERS_ON_CREATE} people`);
+  if (ids.length > MAX_GROUP_MEMBERS_ON_CREATE)
+    throw fieldError("members", `must have at most ${MAX_GROUP_MEMBERS_ON_CREATE} people`);
   const members: UserRow[] = [];
   for (const id of ids) {
     const user = await findUserById(app.db, id);
@@ -127,21 +189,45 @@ export async function createGroup(app: App, creatorId: number, title: string, me
   const conversation = await app.db.transaction().execute(async (trx) => {
     const conv = await trx
       .insertInto("conversations")
-      .values({ cuid: newCuid(), type: "group", title: cleanTitle, created_by: creatorId, activity_at: now, created_at: now, updated_at: now })
+      .values({
+        cuid: newCuid(),
+        type: "group",
+        title: cleanTitle,
+        created_by: creatorId,
+        activity_at: now,
+        created_at: now,
+        updated_at: now,
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
     await trx
       .insertInto("conversation_members")
       .values([
         { conversation_id: conv.id, user_id: creatorId, role: "creator" as const, joined_at: now, updated_at: now },
-        ...members.map((m) => ({ conversation_id: conv.id, user_id: m.id, role: "member" as const, joined_at: now, updated_at: now })),
+        ...members.map((m) => ({
+          conversation_id: conv.id,
+          user_id: m.id,
+          role: "member" as const,
+          joined_at: now,
+          updated_at: now,
+        })),
       ])
       .execute();
     return conv;
   });
-  await postSystemMessage(app, conversation.id, creatorId, `${creator.username} created the group "${cleanTitle}"`, { action: "group_created", title: cleanTitle, actor: creator.username });
+  await postSystemMessage(app, conversation.id, creatorId, `${creator.username} created the group "${cleanTitle}"`, {
+    action: "group_created",
+    title: cleanTitle,
+    actor: creator.username,
+  });
   for (const m of members) {
-    await app.hooks.emit("member:changed", { conversationId: conversation.id, userId: m.id, actorId: creatorId, oldRole: null, newRole: "member" });
+    await app.hooks.emit("member:changed", {
+      conversationId: conversation.id,
+      userId: m.id,
+      actorId: creatorId,
+      oldRole: null,
+      newRole: "member",
+    });
   }
   return (await findConversationById(app.db, conversation.id))!;
 }

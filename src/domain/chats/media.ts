@@ -17,7 +17,11 @@ const KINDS_FOR: Record<MediaType, string[]> = {
  * win over what the client claimed; name, duration and waveform are kept from the client.
  * Nothing is written: once the message is stored, pass `uploadIds` to markMediaAttached.
  */
-export async function checkMessageMedia(app: App, raw: unknown, ownerId: number): Promise<{ media: MediaItem[]; uploadIds: number[] }> {
+export async function checkMessageMedia(
+  app: App,
+  raw: unknown,
+  ownerId: number,
+): Promise<{ media: MediaItem[]; uploadIds: number[] }> {
   const items = checkMediaShape(raw);
   const media: MediaItem[] = [];
   const uploadIds: number[] = [];

@@ -23,11 +23,25 @@ import { publishChatUpdated } from "./notify";
 import type { ConversationRow, MemberRole } from "./table";
 import { checkTitle } from "./validate";
 
-async function setRole(app: App, conversationId: number, userId: number, role: MemberRole, rights: Rights | null, joined: boolean) {
+async function setRole(
+  app: App,
+  conversationId: number,
+  userId: number,
+  role: MemberRole,
+  rights: Rights | null,
+  joined: boolean,
+) {
   const now = app.clock.now();
   await app.db
     .insertInto("conversation_members")
-    .values({ conversation_id: conversationId, user_id: userId, role, rights: rights ? JSON.stringify(rights) : null, joined_at: now, updated_at: now })
+    .values({
+      conversation_id: conversationId,
+      user_id: userId,
+      role,
+      rights: rights ? JSON.stringify(rights) : null,
+      joined_at: now,
+      updated_at: now,
+    })
     .onConflict((oc) =>
       oc.columns(["conversation_id", "user_id"]).doUpdateSet({
         role,
@@ -45,7 +59,14 @@ async function groupMembership(app: App, conversationId: number, actorId: number
   return membership;
 }
 
-async function changed(app: App, conversationId: number, userId: number, actorId: number, oldRole: string | null, newRole: MemberRole) {
+async function changed(
+  app: App,
+  conversationId: number,
+  userId: number,
+  actorId: number,
+  oldRole: string | null,
+  newRole: MemberRole,
+) {
   await app.hooks.emit("member:changed", { conversationId, userId, actorId, oldRole, newRole });
   await publishChatUpdated(app, conversationId, [userId]);
 }
@@ -54,32 +75,50 @@ async function changed(app: App, conversationId: number, userId: number, actorId
  * An administrator (can_invite_users) adds a person or a bot. Someone removed by an
  * administrator returns only by invitation link.
  */
-export async function addMember(app: App, input: { conversationId: number; actorId: number; userId: number }): Promise<void> {
+export async function addMember(
+  app: App,
+  input: { conversationId: number; actorId: number; userId: number },
+): Promise<void> {
   const membership = await groupMembership(app, input.conversationId, input.actorId);
   requireRight(membership, "can_invite_users", "add members");
-  const [actor, target] = await Promise.all([requireLiveUser(app.db, input.actorId), findUserById(app.db, input.userId)]);
+  const [actor, target] = await Promise.all([
+    requireLiveUser(app.db, input.actorId),
+    findUserById(app.db, input.userId),
+  ]);
   if (!target || target.disabled_at || target.is_system === 1) throw notFound("User not found");
   const existing = await getMember(app.db, input.conversationId, input.userId);
   if (isActive(existing)) throw fieldError("username", "is already a member");
   if (existing?.role === "kicked") throw forbidden("A removed member can return only by invitation link");
   await assertMayAdd(app.db, actor, target);
   await setRole(app, input.conversationId, target.id, "member", null, true);
-  await postSystemMessage(app, input.conversationId, actor.id, `${actor.username} added ${target.username}`, { action: "member_added", actor: actor.username, user: target.username });
+  await postSystemMessage(app, input.conversationId, actor.id, `${actor.username} added ${target.username}`, {
+    action: "member_added",
+    actor: actor.username,
+    user: target.username,
+  });
   await changed(app, input.conversationId, target.id, actor.id, existing?.role ?? null, "member");
 }
 
 /** An administrator (can_restrict_members) removes a member; only the creator removes administrators. */
-export async function removeMember(app: App, input: { conversationId: number; actorId: number; userId: number }): Promise<void> {
+export async function removeMember(
+  app: App,
+  input: { conversationId: number; actorId: number; userId: number },
+): Promise<void> {
   const membership = await groupMembership(app, input.conversationId, input.actorId);
   requireRight(membership, "can_restrict_members", "remove members");
   if (input.userId === input.actorId) throw fieldError("username", "use leave to leave the group");
   const target = await getMember(app.db, input.conversationId, input.userId);
   if (!target || !isActive(target)) throw notFound("Not a member of this group");
   if (target.role === "creator") throw permissionDenied("The creator cannot be removed");
-  if (target.role === "administrator" && membership.member.role !== "creator") throw permissionDenied("Only the creator may remove administrators");
+  if (target.role === "administrator" && membership.member.role !== "creator")
+    throw permissionDenied("Only the creator may remove administrators");
   await setRole(app, input.conversationId, input.userId, "kicked", null, false);
   const [actor, user] = await Promise.all([findUserById(app.db, input.actorId), findUserById(app.db, input.userId)]);
-  await postSystemMessage(app, input.conversationId, input.actorId, `${actor?.username} removed ${user?.username}`, { action: "member_removed", actor: actor?.username, user: user?.username });
+  await postSystemMessage(app, input.conversationId, input.actorId, `${actor?.username} removed ${user?.username}`, {
+    action: "member_removed",
+    actor: actor?.username,
+    user: user?.username,
+  });
   await changed(app, input.conversationId, input.userId, input.actorId, target.role, "kicked");
 }
 
@@ -87,7 +126,10 @@ export async function removeMember(app: App, input: { conversationId: number; ac
 export async function leaveGroup(app: App, input: { conversationId: number; userId: number }): Promise<void> {
   const membership = await groupMembership(app, input.conversationId, input.userId);
   const user = await findUserById(app.db, input.userId);
-  await postSystemMessage(app, input.conversationId, input.userId, `${user?.username} left the group`, { action: "member_left", user: user?.username });
+  await postSystemMessage(app, input.conversationId, input.userId, `${user?.username} left the group`, {
+    action: "member_left",
+    user: user?.username,
+  });
   await departGroup(app, input.conversationId, input.userId, membership.member.role);
 }
 
@@ -106,7 +148,13 @@ async function departGroup(app: App, conversationId: number, userId: number, old
       .executeTakeFirst();
     if (heir) {
       await setRole(app, conversationId, heir.user_id, "creator", null, false);
-      await app.hooks.emit("member:changed", { conversationId, userId: heir.user_id, actorId: userId, oldRole: heir.role, newRole: "creator" });
+      await app.hooks.emit("member:changed", {
+        conversationId,
+        userId: heir.user_id,
+        actorId: userId,
+        oldRole: heir.role,
+        newRole: "creator",
+      });
     }
   }
   await changed(app, conversationId, userId, userId, oldRole, "left");
@@ -128,7 +176,16 @@ export async function forgetDeletedAccount(app: App, userId: number): Promise<vo
   for (const g of groups) await departGroup(app, g.conversation_id, userId, g.role);
   await app.db
     .updateTable("messages")
-    .set({ deleted_at: app.clock.now(), content: "", entities: null, media: null, reply_markup: null, extra: null, invoice: null, pinned: 0 })
+    .set({
+      deleted_at: app.clock.now(),
+      content: "",
+      entities: null,
+      media: null,
+      reply_markup: null,
+      extra: null,
+      invoice: null,
+      pinned: 0,
+    })
     .where("sender_id", "=", userId)
     .where("deleted_at", "is", null)
     .execute();
@@ -140,7 +197,10 @@ export async function forgetDeletedAccount(app: App, userId: number): Promise<vo
  * Needs can_promote_members; nobody grants a right they lack; only the creator changes
  * another administrator.
  */
-export async function promoteMember(app: App, input: { conversationId: number; actorId: number; userId: number; rights: Rights }): Promise<MemberRole> {
+export async function promoteMember(
+  app: App,
+  input: { conversationId: number; actorId: number; userId: number; rights: Rights },
+): Promise<MemberRole> {
   const membership = await groupMembership(app, input.conversationId, input.actorId);
   requireRight(membership, "can_promote_members", "promote members");
   const target = await getMember(app.db, input.conversationId, input.userId);
@@ -178,25 +238,42 @@ export function defaultAdminRights(membership: Membership): Rights {
 }
 
 /** Renames a group (can_change_info) with a system message. */
-export async function renameGroup(app: App, input: { conversationId: number; actorId: number; title: string }): Promise<ConversationRow> {
+export async function renameGroup(
+  app: App,
+  input: { conversationId: number; actorId: number; title: string },
+): Promise<ConversationRow> {
   const membership = await groupMembership(app, input.conversationId, input.actorId);
   requireRight(membership, "can_change_info", "change the group");
   const title = checkTitle(input.title);
   const now = app.clock.now();
-  const conv = await app.db.updateTable("conversations").set({ title, updated_at: now }).where("id", "=", input.conversationId).returningAll().executeTakeFirstOrThrow();
+  const conv = await app.db
+    .updateTable("conversations")
+    .set({ title, updated_at: now })
+    .where("id", "=", input.conversationId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
   const actor = await findUserById(app.db, input.actorId);
-  await postSystemMessage(app, input.conversationId, input.actorId, `${actor?.username} renamed the group to "${title}"`, {
-    action: "title_changed",
-    actor: actor?.username,
-    title,
-    oldTitle: membership.conversation.title,
-  });
+  await postSystemMessage(
+    app,
+    input.conversationId,
+    input.actorId,
+    `${actor?.username} renamed the group to "${title}"`,
+    {
+      action: "title_changed",
+      actor: actor?.username,
+      title,
+      oldTitle: membership.conversation.title,
+    },
+  );
   await publishChatUpdated(app, input.conversationId);
   return conv;
 }
 
 /** Sets or (null) removes a group's photo (can_change_info); the URL is checked by the surface. */
-export async function setGroupPhoto(app: App, input: { conversationId: number; actorId: number; photoUrl: string | null }): Promise<ConversationRow> {
+export async function setGroupPhoto(
+  app: App,
+  input: { conversationId: number; actorId: number; photoUrl: string | null },
+): Promise<ConversationRow> {
   const membership = await groupMembership(app, input.conversationId, input.actorId);
   requireRight(membership, "can_change_info", "change the group");
   const conv = await app.db
@@ -206,47 +283,79 @@ export async function setGroupPhoto(app: App, input: { conversationId: number; a
     .returningAll()
     .executeTakeFirstOrThrow();
   const actor = await findUserById(app.db, input.actorId);
-  await postSystemMessage(app, input.conversationId, input.actorId, `${actor?.username} ${input.photoUrl ? "changed" : "removed"} the group photo`, {
-    action: input.photoUrl ? "photo_changed" : "photo_removed",
-    actor: actor?.username,
-    photoUrl: input.photoUrl,
-  });
+  await postSystemMessage(
+    app,
+    input.conversationId,
+    input.actorId,
+    `${actor?.username} ${input.photoUrl ? "changed" : "removed"} the group photo`,
+    {
+      action: input.photoUrl ? "photo_changed" : "photo_removed",
+      actor: actor?.username,
+      photoUrl: input.photoUrl,
+    },
+  );
   await publishChatUpdated(app, input.conversationId);
   return conv;
 }
 
 /** Link anyone can join by; a new link replaces (revokes) the previous one. */
-export const inviteLinkFor = (app: App, code: string) => `${app.config.baseUrl.replace(/\/$/, "")}/dashboard/messages?join=${code}`;
+export const inviteLinkFor = (app: App, code: string) =>
+  `${app.config.baseUrl.replace(/\/$/, "")}/dashboard/messages?join=${code}`;
 
-export async function createInvite(app: App, input: { conversationId: number; actorId: number }): Promise<{ code: string; inviteLink: string }> {
+export async function createInvite(
+  app: App,
+  input: { conversationId: number; actorId: number },
+): Promise<{ code: string; inviteLink: string }> {
   const membership = await groupMembership(app, input.conversationId, input.actorId);
   requireRight(membership, "can_invite_users", "create invite links");
   const code = randomToken(12);
-  await app.db.updateTable("conversations").set({ invite_code: code, updated_at: app.clock.now() }).where("id", "=", input.conversationId).execute();
+  await app.db
+    .updateTable("conversations")
+    .set({ invite_code: code, updated_at: app.clock.now() })
+    .where("id", "=", input.conversationId)
+    .execute();
   return { code, inviteLink: inviteLinkFor(app, code) };
 }
 
 /** Joins by an invite code; the way back for removed members. Joining twice is harmless. */
 export async function joinByInvite(app: App, input: { code: string; userId: number }): Promise<ConversationRow> {
   if (!/^[A-Za-z0-9_-]{8,64}$/.test(input.code)) throw fieldError("code", "is not a valid invite code");
-  const conv = await app.db.selectFrom("conversations").selectAll().where("invite_code", "=", input.code).where("type", "=", "group").executeTakeFirst();
+  const conv = await app.db
+    .selectFrom("conversations")
+    .selectAll()
+    .where("invite_code", "=", input.code)
+    .where("type", "=", "group")
+    .executeTakeFirst();
   if (!conv) throw notFound("Invite link not found or revoked");
   const user = await requireLiveUser(app.db, input.userId);
   const existing = await getMember(app.db, conv.id, user.id);
   if (isActive(existing)) return conv;
   await setRole(app, conv.id, user.id, "member", null, true);
-  await postSystemMessage(app, conv.id, user.id, `${user.username} joined by invite link`, { action: "member_joined", user: user.username });
+  await postSystemMessage(app, conv.id, user.id, `${user.username} joined by invite link`, {
+    action: "member_joined",
+    user: user.username,
+  });
   await changed(app, conv.id, user.id, user.id, existing?.role ?? null, "member");
   return conv;
 }
 
 /** Current members, creator and administrators first, cursor paged. */
-export async function listMembers(app: App, input: { conversationId: number; viewerId: number; cursor?: string; limit: number }) {
+export async function listMembers(
+  app: App,
+  input: { conversationId: number; viewerId: number; cursor?: string; limit: number },
+) {
   await requireMembership(app.db, input.conversationId, input.viewerId);
   const cursor = decodeCursor(input.cursor);
   // sort key: rank (creator 0, admin 1, member 2) as the cursor's t, member id as the tie-breaker
   const rank = (eb: ExpressionBuilder<Database, "conversation_members">) =>
-    eb.case().when("conversation_members.role", "=", "creator").then(0).when("conversation_members.role", "=", "administrator").then(1).else(2).end();
+    eb
+      .case()
+      .when("conversation_members.role", "=", "creator")
+      .then(0)
+      .when("conversation_members.role", "=", "administrator")
+      .then(1)
+      .else(2)
+      .end();
   let q = app.db
     .selectFrom("conversation_members")
     .innerJoin("users", "users.id", "conversation_members.user_id")
@@ -264,12 +373,20 @@ export async function listMembers(app: App, input: { conversationId: number; vie
     .orderBy("conversation_members.id")
     .limit(input.limit + 1);
   if (cursor) {
-    q = q.where((eb) => eb.or([eb(rank(eb), ">", cursor.t), eb.and([eb(rank(eb), "=", cursor.t), eb("conversation_members.id", ">", cursor.id)])]));
+    q = q.where((eb) =>
+      eb.or([
+        eb(rank(eb), ">", cursor.t),
+        eb.and([eb(rank(eb), "=", cursor.t), eb("conversation_members.id", ">", cursor.id)]),
+      ]),
+    );
   }
   const rows = await q.execute();
   const page = pageOf(rows, input.limit, (r) => ({ t: Number(r.rank), id: r.memberId }));
   return {
-    items: page.items.map((r) => ({ user: r as unknown as UserRow, member: { role: r.role, rights: r.rights, joined_at: r.joined_at } })),
+    items: page.items.map((r) => ({
+      user: r as unknown as UserRow,
+      member: { role: r.role, rights: r.rights, joined_at: r.joined_at },
+    })),
     nextCursor: page.nextCursor,
   };
 }

@@ -86,14 +86,19 @@ const insertMessageQuery = precompiled((db, p: NewMessage) =>
     .returningAll(),
 );
 const readOwnQuery = precompiled((db, p: { seq: number; conversationId: number; userId: number }) =>
-  db.updateTable("conversation_members").set({ last_read_seq: p.seq }).where("conversation_id", "=", p.conversationId).where("user_id", "=", p.userId),
+  db
+    .updateTable("conversation_members")
+    .set({ last_read_seq: p.seq })
+    .where("conversation_id", "=", p.conversationId)
+    .where("user_id", "=", p.userId),
 );
 
 /** In a private chat nobody writes across a block (bots included: a person who blocked a bot stops it). */
 async function assertNotBlocked(db: Db, conversation: ConversationRow, senderId: number): Promise<void> {
   if (conversation.type !== "private") return;
   const other = otherPartyId(conversation, senderId);
-  if (other !== null && (await isBlockedEitherWay(db, senderId, other))) throw forbidden("You cannot message this person");
+  if (other !== null && (await isBlockedEitherWay(db, senderId, other)))
+    throw forbidden("You cannot message this person");
 }
 
 /**
@@ -122,7 +127,12 @@ export async function sendMessageIn(
   } catch (err) {
     // the unique index messages_client_id refused a repeat that raced this send
     if (typeof input.clientMessageId === "string" && String(err).includes("UNIQUE")) {
-      const existing = await findByClientId(app.db, membership.conversation.id, membership.member.user_id, input.clientMessageId);
+      const existing = await findByClientId(
+        app.db,
+        membership.conversation.id,
+        membership.member.user_id,
+        input.clientMessageId,
+      );
       if (existing) return existing;
     }
     throw err;
@@ -153,15 +163,21 @@ export async function storeMessage(
   const kind = input.kind ?? "user";
   const hasBody = media.length > 0 || !!input.extra || !!input.invoice || kind === "system" || !!input.forwardedFrom;
   const content = checkContent(input.content ?? "", { allowEmpty: hasBody });
-  const entities = input.entities === undefined || input.entities === null ? [] : checkEntities(input.entities, content);
+  const entities =
+    input.entities === undefined || input.entities === null ? [] : checkEntities(input.entities, content);
   const clientMessageId = input.clientMessageId == null ? null : checkClientMessageId(input.clientMessageId);
   // A repeated clientMessageId answers the stored message. It is looked up only when a check
   // or the write refuses the send (the unique index messages_client_id refuses a repeat), so
   // a first send, by far the usual case, spends no query on it.
-  const storedRepeat = () => (clientMessageId ? findByClientId(db, conversation.id, senderId, clientMessageId) : Promise.resolve(undefined));
+  const storedRepeat = () =>
+    clientMessageId ? findByClientId(db, conversation.id, senderId, clientMessageId) : Promise.resolve(undefined);
   try {
     if (kind === "user") await assertNotBlocked(db, conversation, senderId);
-    if (input.replyToSeq != null && !opts.replyChecked && !(await findMessageBySeq(db, conversation.id, input.replyToSeq))) {
+    if (
+      input.replyToSeq != null &&
+      !opts.replyChecked &&
+      !(await findMessageBySeq(db, conversation.id, input.replyToSeq))
+    ) {
       throw fieldError("replyToId", "is not a message of this conversation");
     }
   } catch (err) {
@@ -219,8 +235,10 @@ export async function editMessage(app: App, input: EditMessageInput): Promise<Me
   const { conversation } = await requireMembership(db, input.conversationId, input.editorId);
   const message = await findMessageBySeq(db, conversation.id, input.seq);
   if (!message) throw messageNotFound();
-  if (message.sender_id !== input.editorId || message.kind !== "user") throw permissionDenied("Only the author may edit a message");
-  const patch: Partial<{ content: string; entities: string | null; reply_markup: string | null; edited_at: number }> = {};
+  if (message.sender_id !== input.editorId || message.kind !== "user")
+    throw permissionDenied("Only the author may edit a message");
+  const patch: Partial<{ content: string; entities: string | null; reply_markup: string | null; edited_at: number }> =
+    {};
   const hasMedia = message.media !== null || message.extra !== null || message.invoice !== null;
   if (input.content !== undefined) {
     const content = checkContent(input.content, { allowEmpty: hasMedia });
@@ -234,9 +252,18 @@ export async function editMessage(app: App, input: EditMessageInput): Promise<Me
   if (input.replyMarkup !== undefined) patch.reply_markup = toJson(input.replyMarkup);
   if (Object.keys(patch).length === 0) throw fieldError("content", "nothing to change");
   patch.edited_at = app.clock.now();
-  const row = await db.updateTable("messages").set(patch).where("id", "=", message.id).returningAll().executeTakeFirstOrThrow();
+  const row = await db
+    .updateTable("messages")
+    .set(patch)
+    .where("id", "=", message.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
   await publishMessageEvent(app, conversation, row, "message:edited");
-  await app.hooks.emit("message:edited", { conversationId: conversation.id, messageId: row.id, editorId: input.editorId });
+  await app.hooks.emit("message:edited", {
+    conversationId: conversation.id,
+    messageId: row.id,
+    editorId: input.editorId,
+  });
   return row;
 }
 
@@ -245,14 +272,24 @@ export async function editMessage(app: App, input: EditMessageInput): Promise<Me
  * administrator with can_delete_messages; the text and files are wiped. For me: hidden
  * from this member only.
  */
-export async function deleteMessage(app: App, input: { conversationId: number; seq: number | string; actorId: number; forEveryone: boolean }): Promise<void> {
+export async function deleteMessage(
+  app: App,
+  input: { conversationId: number; seq: number | string; actorId: number; forEveryone: boolean },
+): Promise<void> {
   const db = app.db;
   const membership = await requireMembership(db, input.conversationId, input.actorId);
   const message = await requireVisibleMessage(db, input.conversationId, input.seq, input.actorId);
   const { conversation } = membership;
   if (!input.forEveryone) {
-    await db.insertInto("message_hidden").values({ message_id: message.id, user_id: input.actorId }).onConflict((oc) => oc.doNothing()).execute();
-    app.events.publish(input.actorId, "message:deleted", { conversationId: conversation.cuid, messageId: message.cuid });
+    await db
+      .insertInto("message_hidden")
+      .values({ message_id: message.id, user_id: input.actorId })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    app.events.publish(input.actorId, "message:deleted", {
+      conversationId: conversation.cuid,
+      messageId: message.cuid,
+    });
     return;
   }
   const own = message.sender_id === input.actorId;
@@ -261,42 +298,76 @@ export async function deleteMessage(app: App, input: { conversationId: number; s
   }
   await db
     .updateTable("messages")
-    .set({ deleted_at: app.clock.now(), content: "", entities: null, media: null, reply_markup: null, extra: null, pinned: 0 })
+    .set({
+      deleted_at: app.clock.now(),
+      content: "",
+      entities: null,
+      media: null,
+      reply_markup: null,
+      extra: null,
+      pinned: 0,
+    })
     .where("id", "=", message.id)
     .execute();
   await db.deleteFrom("message_reactions").where("message_id", "=", message.id).execute();
-  app.events.publish(await activeMemberIds(db, conversation.id), "message:deleted", { conversationId: conversation.cuid, messageId: message.cuid });
+  app.events.publish(await activeMemberIds(db, conversation.id), "message:deleted", {
+    conversationId: conversation.cuid,
+    messageId: message.cuid,
+  });
 }
 
 /** Pins or unpins a message: either side of a private chat, administrators with can_pin_messages in groups. */
-export async function setPinned(app: App, input: { conversationId: number; seq: number | string; actorId: number; pinned: boolean }): Promise<MessageRow> {
+export async function setPinned(
+  app: App,
+  input: { conversationId: number; seq: number | string; actorId: number; pinned: boolean },
+): Promise<MessageRow> {
   const db = app.db;
   const membership = await requireMembership(db, input.conversationId, input.actorId);
-  if (membership.conversation.type === "group" && !hasRight(membership.member, "can_pin_messages")) throw permissionDenied("Only administrators may pin messages");
+  if (membership.conversation.type === "group" && !hasRight(membership.member, "can_pin_messages"))
+    throw permissionDenied("Only administrators may pin messages");
   const message = await requireVisibleMessage(db, input.conversationId, input.seq, input.actorId);
-  const row = await db.updateTable("messages").set({ pinned: input.pinned ? 1 : 0 }).where("id", "=", message.id).returningAll().executeTakeFirstOrThrow();
+  const row = await db
+    .updateTable("messages")
+    .set({ pinned: input.pinned ? 1 : 0 })
+    .where("id", "=", message.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
   await publishMessageEvent(app, membership.conversation, row, "message:edited");
   return row;
 }
 
 // one emoji (with modifiers / joiners), not free text
-const EMOJI_RE = /^(?:\p{Extended_Pictographic}|\p{Regional_Indicator}|[\u{1F3FB}-\u{1F3FF}\u200D\uFE0F\u20E3#*0-9])+$/u;
+const EMOJI_RE =
+  /^(?:\p{Extended_Pictographic}|\p{Regional_Indicator}|[\u{1F3FB}-\u{1F3FF}\u200D\uFE0F\u20E3#*0-9])+$/u;
 
 /** Sets (or with null removes) USER's one reaction on a message. Returns the message's reactions. */
-export async function setReaction(app: App, input: { conversationId: number; seq: number | string; userId: number; emoji: string | null }) {
+export async function setReaction(
+  app: App,
+  input: { conversationId: number; seq: number | string; userId: number; emoji: string | null },
+) {
   const db = app.db;
   const { conversation } = await requireMembership(db, input.conversationId, input.userId);
   const message = await requireVisibleMessage(db, input.conversationId, input.seq, input.userId);
   if (input.emoji === null) {
-    await db.deleteFrom("message_reactions").where("message_id", "=", message.id).where("user_id", "=", input.userId).execute();
+    await db
+      .deleteFrom("message_reactions")
+      .where("message_id", "=", message.id)
+      .where("user_id", "=", input.userId)
+      .execute();
   } else {
-    if (input.emoji.length > 16 || !EMOJI_RE.test(input.emoji) || !/\p{Extended_Pictographic}|\p{Regional_Indicator}/u.test(input.emoji)) {
+    if (
+      input.emoji.length > 16 ||
+      !EMOJI_RE.test(input.emoji) ||
+      !/\p{Extended_Pictographic}|\p{Regional_Indicator}/u.test(input.emoji)
+    ) {
       throw fieldError("emoji", "must be a single emoji");
     }
     await db
       .insertInto("message_reactions")
       .values({ message_id: message.id, user_id: input.userId, emoji: input.emoji, created_at: app.clock.now() })
-      .onConflict((oc) => oc.columns(["message_id", "user_id"]).doUpdateSet({ emoji: input.emoji!, created_at: app.clock.now() }))
+      .onConflict((oc) =>
+        oc.columns(["message_id", "user_id"]).doUpdateSet({ emoji: input.emoji!, created_at: app.clock.now() }),
+      )
       .execute();
   }
   const rows = await db
@@ -308,15 +379,23 @@ export async function setReaction(app: App, input: { conversationId: number; seq
     .orderBy("message_reactions.user_id")
     .execute();
   const reactions = groupReactions(rows);
-  app.events.publish(await activeMemberIds(db, conversation.id), "message:reaction", { conversationId: conversation.cuid, messageId: message.cuid, reactions });
+  app.events.publish(await activeMemberIds(db, conversation.id), "message:reaction", {
+    conversationId: conversation.cuid,
+    messageId: message.cuid,
+    reactions,
+  });
   return { message, reactions };
 }
 
 /** Moves USER's read marker forward to SEQ (never back, never past the last message). */
-export async function markRead(app: App, input: { conversationId: number; userId: number; seq: number }): Promise<number> {
+export async function markRead(
+  app: App,
+  input: { conversationId: number; userId: number; seq: number },
+): Promise<number> {
   const db = app.db;
   const { conversation, member } = await requireMembership(db, input.conversationId, input.userId);
-  if (!Number.isSafeInteger(input.seq) || input.seq < 0) throw fieldError("messageId", "must be a message of this conversation");
+  if (!Number.isSafeInteger(input.seq) || input.seq < 0)
+    throw fieldError("messageId", "must be a message of this conversation");
   const seq = Math.min(input.seq, conversation.last_seq);
   if (seq <= member.last_read_seq) return member.last_read_seq;
   await db
@@ -325,7 +404,10 @@ export async function markRead(app: App, input: { conversationId: number; userId
     .where("id", "=", member.id)
     .where("last_read_seq", "<", seq)
     .execute();
-  const [user, message] = await Promise.all([findUserById(db, input.userId), findMessageBySeq(db, conversation.id, seq)]);
+  const [user, message] = await Promise.all([
+    findUserById(db, input.userId),
+    findMessageBySeq(db, conversation.id, seq),
+  ]);
   app.events.publish(await activeMemberIds(db, conversation.id), "message:read", {
     conversationId: conversation.cuid,
     userId: user?.cuid ?? "",
@@ -339,20 +421,36 @@ export async function typing(app: App, input: { conversationId: number; userId: 
   const { conversation } = await requireMembership(app.db, input.conversationId, input.userId);
   const user = await findUserById(app.db, input.userId);
   const others = (await activeMemberIds(app.db, conversation.id)).filter((id) => id !== input.userId);
-  if (user && others.length) app.events.publish(others, "typing", { conversationId: conversation.cuid, user: { id: user.cuid, username: user.username } });
+  if (user && others.length)
+    app.events.publish(others, "typing", {
+      conversationId: conversation.cuid,
+      user: { id: user.cuid, username: user.username },
+    });
 }
 
 /** Forwards a message into another chat of the actor's, showing its original author. */
-export async function forwardMessage(app: App, input: { fromConversationId: number; seq: number | string; actorId: number; toConversationId: number; clientMessageId?: string | null }): Promise<MessageRow> {
+export async function forwardMessage(
+  app: App,
+  input: {
+    fromConversationId: number;
+    seq: number | string;
+    actorId: number;
+    toConversationId: number;
+    clientMessageId?: string | null;
+  },
+): Promise<MessageRow> {
   const db = app.db;
   await requireMembership(db, input.fromConversationId, input.actorId);
   const source = await requireVisibleMessage(db, input.fromConversationId, input.seq, input.actorId);
-  if (source.kind !== "user" || source.invoice !== null) throw fieldError("messageId", "this message cannot be forwarded");
+  if (source.kind !== "user" || source.invoice !== null)
+    throw fieldError("messageId", "this message cannot be forwarded");
   let forwardedFrom = source.forwarded_from ? JSON.parse(source.forwarded_from) : null;
   if (!forwardedFrom) {
     const author = await findUserById(db, source.sender_id);
     forwardedFrom = {
-      sender: author ? { id: author.cuid, username: author.username, displayName: author.display_name, isBot: author.is_bot === 1 } : null,
+      sender: author
+        ? { id: author.cuid, username: author.username, displayName: author.display_name, isBot: author.is_bot === 1 }
+        : null,
       messageId: source.seq,
       date: toIso(source.created_at),
     };
@@ -371,10 +469,24 @@ export async function forwardMessage(app: App, input: { fromConversationId: numb
 
 /** Filter: messages VIEWER has not deleted "for me". */
 const notHiddenFor = (viewerId: number) => (eb: ExpressionBuilder<Database, "messages">) =>
-  eb.not(eb.exists(eb.selectFrom("message_hidden").select("message_id").whereRef("message_hidden.message_id", "=", "messages.id").where("message_hidden.user_id", "=", viewerId)));
+  eb.not(
+    eb.exists(
+      eb
+        .selectFrom("message_hidden")
+        .select("message_id")
+        .whereRef("message_hidden.message_id", "=", "messages.id")
+        .where("message_hidden.user_id", "=", viewerId),
+    ),
+  );
 
 /** A page of the conversation's history visible to VIEWER, newest first. */
-export async function listHistory(app: App, membership: Membership, viewerId: number, before: string | undefined, limit: number) {
+export async function listHistory(
+  app: App,
+  membership: Membership,
+  viewerId: number,
+  before: string | undefined,
+  limit: number,
+) {
   const cursor = decodeCursor(before, "before");
   let q = app.db
     .selectFrom("messages")

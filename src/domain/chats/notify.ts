@@ -8,8 +8,19 @@ import type { ConversationRow, MessageRow } from "./table";
  * announces it through the `message:live` hook and the Client API publishes its own shape
  * (src/clientapi/chats/live.ts): domain code never imports a surface's serializer.
  */
-export async function publishMessageEvent(app: App, conversation: ConversationRow, row: MessageRow, event: "message:new" | "message:edited"): Promise<void> {
-  await app.hooks.emit("message:live", { conversationId: conversation.id, messageId: row.id, event, conversation, message: row });
+export async function publishMessageEvent(
+  app: App,
+  conversation: ConversationRow,
+  row: MessageRow,
+  event: "message:new" | "message:edited",
+): Promise<void> {
+  await app.hooks.emit("message:live", {
+    conversationId: conversation.id,
+    messageId: row.id,
+    event,
+    conversation,
+    message: row,
+  });
 }
 
 /** The part of a chat every member sees alike (per-viewer fields come from the chat endpoints). */
@@ -25,8 +36,15 @@ export async function chatSummary(app: App, conversation: ConversationRow) {
 
 /** Tells the members (and anyone just removed) that the chat's title, photo or members changed. */
 export async function publishChatUpdated(app: App, conversationId: number, alsoUserIds: number[] = []): Promise<void> {
-  const conversation = await app.db.selectFrom("conversations").selectAll().where("id", "=", conversationId).executeTakeFirst();
+  const conversation = await app.db
+    .selectFrom("conversations")
+    .selectAll()
+    .where("id", "=", conversationId)
+    .executeTakeFirst();
   if (!conversation) return;
   const ids = [...new Set([...(await activeMemberIds(app.db, conversationId)), ...alsoUserIds])];
-  app.events.publish(ids, "chat:updated", { conversationId: conversation.cuid, chat: await chatSummary(app, conversation) });
+  app.events.publish(ids, "chat:updated", {
+    conversationId: conversation.cuid,
+    chat: await chatSummary(app, conversation),
+  });
 }

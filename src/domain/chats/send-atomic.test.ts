@@ -27,12 +27,13 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-
 /** Every text the bot has been sent (acknowledging nothing), in order. */
 async function botSees(): Promise<string[]> {
   const res = await botCall(server.url, token, "getUpdates", { timeout: 0 });
   expect(res.status).toBe(200);
-  return (res.body.result as Array<{ message?: { text?: string } }>).flatMap((u) => (u.message?.text === undefined ? [] : [u.message.text]));
+  return (res.body.result as Array<{ message?: { text?: string } }>).flatMap((u) =>
+    u.message?.text === undefined ? [] : [u.message.text],
+  );
 }
 
 test("a message is never stored without its bot update: a failed queueing fails the send, the retry stores both once", async () => {
@@ -54,9 +55,15 @@ test("a message is never stored without its bot update: a failed queueing fails 
 });
 
 test("the send still answers a retry of a stored message with the same message, and the bot has it once", async () => {
-  const first = await person.post(`/api/social/messages/${cid}`, { content: "order #2", clientMessageId: "retry-me-2" });
+  const first = await person.post(`/api/social/messages/${cid}`, {
+    content: "order #2",
+    clientMessageId: "retry-me-2",
+  });
   expect(first.status).toBe(200);
-  const retry = await person.post(`/api/social/messages/${cid}`, { content: "order #2", clientMessageId: "retry-me-2" });
+  const retry = await person.post(`/api/social/messages/${cid}`, {
+    content: "order #2",
+    clientMessageId: "retry-me-2",
+  });
   expect(retry.body.data.message.id).toBe(first.body.data.message.id);
   expect((await botSees()).filter((t) => t === "order #2")).toEqual(["order #2"]);
 });

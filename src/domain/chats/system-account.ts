@@ -12,10 +12,22 @@ const SYSTEM_USERNAMES = ["system", "system_account", "instance_system"];
 
 /** The instance's system account (users.is_system = 1), created on first use. */
 export async function ensureSystemAccount(app: App): Promise<UserRow> {
-  const found = await app.db.selectFrom("users").selectAll().where("is_system", "=", 1).where("deleted_at", "is", null).orderBy("id").executeTakeFirst();
+  const found = await app.db
+    .selectFrom("users")
+    .selectAll()
+    .where("is_system", "=", 1)
+    .where("deleted_at", "is", null)
+    .orderBy("id")
+    .executeTakeFirst();
   if (found) return found;
   const taken = new Set(
-    (await app.db.selectFrom("users").select("username_lower").where("username_lower", "in", SYSTEM_USERNAMES).execute()).map((r) => r.username_lower),
+    (
+      await app.db
+        .selectFrom("users")
+        .select("username_lower")
+        .where("username_lower", "in", SYSTEM_USERNAMES)
+        .execute()
+    ).map((r) => r.username_lower),
   );
   const username = SYSTEM_USERNAMES.find((u) => !taken.has(u)) ?? `system_${newCuid().slice(0, 8)}`;
   const now = app.clock.now();
@@ -23,12 +35,27 @@ export async function ensureSystemAccount(app: App): Promise<UserRow> {
   try {
     return await app.db
       .insertInto("users")
-      .values({ cuid: newCuid(), email: null, username, username_lower: username, display_name: "System", password_hash: null, is_system: 1, created_at: now, updated_at: now })
+      .values({
+        cuid: newCuid(),
+        email: null,
+        username,
+        username_lower: username,
+        display_name: "System",
+        password_hash: null,
+        is_system: 1,
+        created_at: now,
+        updated_at: now,
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
   } catch (err) {
     // created concurrently by another request
-    const again = await app.db.selectFrom("users").selectAll().where("is_system", "=", 1).orderBy("id").executeTakeFirst();
+    const again = await app.db
+      .selectFrom("users")
+      .selectAll()
+      .where("is_system", "=", 1)
+      .orderBy("id")
+      .executeTakeFirst();
     if (again) return again;
     throw err;
   }
@@ -63,14 +90,27 @@ async function exportMessages(app: App, user: UserRow) {
   const messages = await app.db
     .selectFrom("messages")
     .innerJoin("conversations", "conversations.id", "messages.conversation_id")
-    .select(["conversations.cuid as conversationId", "messages.seq", "messages.content", "messages.media", "messages.created_at", "messages.edited_at"])
+    .select([
+      "conversations.cuid as conversationId",
+      "messages.seq",
+      "messages.content",
+      "messages.media",
+      "messages.created_at",
+      "messages.edited_at",
+    ])
     .where("messages.sender_id", "=", user.id)
     .where("messages.deleted_at", "is", null)
     .where("messages.kind", "=", "user")
     .orderBy("messages.id")
     .execute();
   return {
-    conversations: chats.map((c) => ({ id: c.cuid, type: c.type, title: c.title, role: c.role, joinedAt: toIso(c.joined_at) })),
+    conversations: chats.map((c) => ({
+      id: c.cuid,
+      type: c.type,
+      title: c.title,
+      role: c.role,
+      joinedAt: toIso(c.joined_at),
+    })),
     sent: messages.map((m) => ({
       conversationId: m.conversationId,
       messageId: m.seq,

@@ -47,11 +47,15 @@ export function checkEntities(entities: unknown, content: string, field = "entit
     const where = `${field}.${i}`;
     if (!e || typeof e !== "object") throw fieldError(where, "must be an object");
     const { type, offset, length, url } = e as Record<string, unknown>;
-    if (typeof type !== "string" || !ENTITY_TYPE_RE.test(type)) throw fieldError(`${where}.type`, "must be an entity type");
-    if (!Number.isInteger(offset) || (offset as number) < 0) throw fieldError(`${where}.offset`, "must be a non-negative integer");
-    if (!Number.isInteger(length) || (length as number) < 1) throw fieldError(`${where}.length`, "must be a positive integer");
+    if (typeof type !== "string" || !ENTITY_TYPE_RE.test(type))
+      throw fieldError(`${where}.type`, "must be an entity type");
+    if (!Number.isInteger(offset) || (offset as number) < 0)
+      throw fieldError(`${where}.offset`, "must be a non-negative integer");
+    if (!Number.isInteger(length) || (length as number) < 1)
+      throw fieldError(`${where}.length`, "must be a positive integer");
     if ((offset as number) + (length as number) > content.length) throw fieldError(where, "lies outside the text");
-    if (type === "text_link" && (typeof url !== "string" || url.length === 0 || url.length > 2048)) throw fieldError(`${where}.url`, "is required for text_link");
+    if (type === "text_link" && (typeof url !== "string" || url.length === 0 || url.length > 2048))
+      throw fieldError(`${where}.url`, "is required for text_link");
     return { ...(e as MessageEntity) };
   });
 }
@@ -66,23 +70,29 @@ export function checkMediaShape(media: unknown, field = "media"): MediaItem[] {
     const bad = (k: string, msg: string) => (errors[`${where}.${k}`] ??= []).push(msg);
     if (!m || typeof m !== "object" || Array.isArray(m)) throw fieldError(where, "must be an object");
     const item = m as Record<string, unknown>;
-    if (typeof item.type !== "string" || !(MEDIA_TYPES as readonly string[]).includes(item.type)) bad("type", `must be one of ${MEDIA_TYPES.join(", ")}`);
+    if (typeof item.type !== "string" || !(MEDIA_TYPES as readonly string[]).includes(item.type))
+      bad("type", `must be one of ${MEDIA_TYPES.join(", ")}`);
     if (typeof item.url !== "string" || item.url.length === 0 || item.url.length > 2048) bad("url", "is required");
-    if (item.name !== undefined && (typeof item.name !== "string" || item.name.length > 255)) bad("name", "must be a string of at most 255 characters");
-    if (item.mime !== undefined && (typeof item.mime !== "string" || item.mime.length > 255)) bad("mime", "must be a string");
+    if (item.name !== undefined && (typeof item.name !== "string" || item.name.length > 255))
+      bad("name", "must be a string of at most 255 characters");
+    if (item.mime !== undefined && (typeof item.mime !== "string" || item.mime.length > 255))
+      bad("mime", "must be a string");
     for (const k of ["sizeBytes", "width", "height", "durationMs"] as const) {
       const v = item[k];
-      if (v !== undefined && v !== null && (!Number.isInteger(v) || (v as number) < 0 || (v as number) > 2 ** 42)) bad(k, "must be a non-negative integer");
+      if (v !== undefined && v !== null && (!Number.isInteger(v) || (v as number) < 0 || (v as number) > 2 ** 42))
+        bad(k, "must be a non-negative integer");
     }
     if (item.waveform !== undefined && item.waveform !== null) {
       const w = item.waveform;
-      if (!Array.isArray(w) || w.length > 1024 || !w.every((x) => typeof x === "number" && Number.isFinite(x))) bad("waveform", "must be an array of at most 1024 numbers");
+      if (!Array.isArray(w) || w.length > 1024 || !w.every((x) => typeof x === "number" && Number.isFinite(x)))
+        bad("waveform", "must be an array of at most 1024 numbers");
     }
     if (Object.keys(errors).length) throw validationError(errors);
     const out: MediaItem = { type: item.type as MediaType, url: item.url as string };
     if (item.name !== undefined) out.name = item.name as string;
     if (item.mime !== undefined) out.mime = item.mime as string;
-    for (const k of ["sizeBytes", "width", "height", "durationMs"] as const) if (item[k] != null) out[k] = item[k] as number;
+    for (const k of ["sizeBytes", "width", "height", "durationMs"] as const)
+      if (item[k] != null) out[k] = item[k] as number;
     if (item.waveform != null) out.waveform = item.waveform as number[];
     if (typeof item.thumb === "string") out.thumb = item.thumb;
     if (typeof item.posterUrl === "string") out.posterUrl = item.posterUrl;
@@ -92,14 +102,16 @@ export function checkMediaShape(media: unknown, field = "media"): MediaItem[] {
 
 /** Idempotency key of a send: 1 to 64 characters. */
 export function checkClientMessageId(id: string, field = "clientMessageId"): string {
-  if (id.length === 0 || id.length > MAX_CLIENT_MESSAGE_ID) throw fieldError(field, `must be 1 to ${MAX_CLIENT_MESSAGE_ID} characters`);
+  if (id.length === 0 || id.length > MAX_CLIENT_MESSAGE_ID)
+    throw fieldError(field, `must be 1 to ${MAX_CLIENT_MESSAGE_ID} characters`);
   return id;
 }
 
 /** Group title: 1 to 128 characters after trimming. */
 export function checkTitle(title: string, field = "title"): string {
   const t = title.trim();
-  if (t.length === 0 || t.length > MAX_GROUP_TITLE) throw fieldError(field, `must be 1 to ${MAX_GROUP_TITLE} characters`);
+  if (t.length === 0 || t.length > MAX_GROUP_TITLE)
+    throw fieldError(field, `must be 1 to ${MAX_GROUP_TITLE} characters`);
   return t;
 }
 

@@ -36,7 +36,17 @@ export interface CommentView {
   liked: boolean;
 }
 
-const POST_COLUMNS = ["id", "cuid", "author_id", "content", "images", "repost_of_id", "client_post_id", "created_at", "edited_at"] as const;
+const POST_COLUMNS = [
+  "id",
+  "cuid",
+  "author_id",
+  "content",
+  "images",
+  "repost_of_id",
+  "client_post_id",
+  "created_at",
+  "edited_at",
+] as const;
 
 /**
  * A comment by cuid with its post (columns prefixed `p_`) and, in the same statement, what
@@ -70,8 +80,22 @@ const commentWithAccess = precompiled((db, v: { viewer: number; cuid: string }) 
             .select("b.blocker_id")
             .where((w) =>
               w.or([
-                w.and([w("b.blocker_id", "=", v.viewer), w.or([w("b.blocked_id", "=", w.ref("ca.id")), w("b.blocked_id", "=", w.ref("pa.id")), w("b.blocked_id", "=", w.ref("oa.id"))])]),
-                w.and([w("b.blocked_id", "=", v.viewer), w.or([w("b.blocker_id", "=", w.ref("ca.id")), w("b.blocker_id", "=", w.ref("pa.id")), w("b.blocker_id", "=", w.ref("oa.id"))])]),
+                w.and([
+                  w("b.blocker_id", "=", v.viewer),
+                  w.or([
+                    w("b.blocked_id", "=", w.ref("ca.id")),
+                    w("b.blocked_id", "=", w.ref("pa.id")),
+                    w("b.blocked_id", "=", w.ref("oa.id")),
+                  ]),
+                ]),
+                w.and([
+                  w("b.blocked_id", "=", v.viewer),
+                  w.or([
+                    w("b.blocker_id", "=", w.ref("ca.id")),
+                    w("b.blocker_id", "=", w.ref("pa.id")),
+                    w("b.blocker_id", "=", w.ref("oa.id")),
+                  ]),
+                ]),
               ]),
             ),
         )
@@ -84,17 +108,23 @@ const commentWithAccess = precompiled((db, v: { viewer: number; cuid: string }) 
  * A comment the viewer may see (one statement): on a visible post (its author and a repost's
  * original author live), by an author who is not deleted, none of them blocked either way.
  */
-export async function findVisibleComment(db: Db, viewerId: number, cuid: string): Promise<{ comment: CommentRow; post: PostRow }> {
+export async function findVisibleComment(
+  db: Db,
+  viewerId: number,
+  cuid: string,
+): Promise<{ comment: CommentRow; post: PostRow }> {
   const [found] = await commentWithAccess(db, { viewer: viewerId, cuid });
   if (!found) throw notFound("Comment not found");
   const { prefixed: post, rest } = splitPrefixedRow<PostRow, Record<string, unknown>>(found, "p_");
   const { prefixed: v, rest: comment } = splitPrefixedRow<Record<string, number | null>, CommentRow>(rest, "v_");
-  const live = (id: number | null, deleted: number | null, disabled: number | null) => id !== null && deleted === null && disabled === null;
+  const live = (id: number | null, deleted: number | null, disabled: number | null) =>
+    id !== null && deleted === null && disabled === null;
   const visible =
     v.comment_author !== null &&
     v.comment_author_deleted === null &&
     live(v.post_author, v.post_author_deleted, v.post_author_disabled) &&
-    (post.repost_of_id === null || (v.original !== null && live(v.original_author, v.original_author_deleted, v.original_author_disabled))) &&
+    (post.repost_of_id === null ||
+      (v.original !== null && live(v.original_author, v.original_author_deleted, v.original_author_disabled))) &&
     Number(v.blocked) !== 1;
   if (!visible) throw notFound("Comment not found");
   return { comment, post };
@@ -112,15 +142,18 @@ export async function createComment(
 ): Promise<CommentRow> {
   const post = await findVisiblePost(app.db, user.id, postCuid);
   const content = (input.content ?? "").trim();
-  if (charCount(content) > MAX_POST_LENGTH) throw fieldError("content", `must be at most ${MAX_POST_LENGTH} characters`);
+  if (charCount(content) > MAX_POST_LENGTH)
+    throw fieldError("content", `must be at most ${MAX_POST_LENGTH} characters`);
   const mediaIn = input.media ?? [];
   if (content.length === 0 && mediaIn.length === 0) throw fieldError("content", "must not be empty without media");
   if (mediaIn.length > MAX_COMMENT_MEDIA) throw fieldError("media", `must have at most ${MAX_COMMENT_MEDIA} items`);
   let parent: CommentRow | null = null;
   if (input.replyToId !== undefined) {
-    parent = (await app.db.selectFrom("comments").selectAll().where("cuid", "=", input.replyToId).executeTakeFirst()) ?? null;
+    parent =
+      (await app.db.selectFrom("comments").selectAll().where("cuid", "=", input.replyToId).executeTakeFirst()) ?? null;
     if (!parent || parent.post_id !== post.id) throw fieldError("replyToId", "must be a comment on this post");
-    if (await isBlockedEitherWay(app.db, user.id, parent.author_id)) throw fieldError("replyToId", "must be a comment on this post");
+    if (await isBlockedEitherWay(app.db, user.id, parent.author_id))
+      throw fieldError("replyToId", "must be a comment on this post");
   }
   assertPostingAllowed(app, user);
   assertContentAllowed(app, "content", content);
@@ -129,8 +162,18 @@ export async function createComment(
   for (const [i, m] of mediaIn.entries()) {
     const u = await resolveOwnUpload(app, m.url, user.id, Object.keys(MEDIA_TYPE_BY_KIND), `media.${i}.url`);
     const type = MEDIA_TYPE_BY_KIND[u.kind]!;
-    if (m.type !== undefined && m.type !== type) throw fieldError(`media.${i}.type`, `does not match the upload (a ${type})`);
-    media.push({ type, url: u.url, mime: u.mime, width: u.width, height: u.height, durationMs: u.duration_ms, thumbUrl: u.thumb_url, posterUrl: u.poster_url });
+    if (m.type !== undefined && m.type !== type)
+      throw fieldError(`media.${i}.type`, `does not match the upload (a ${type})`);
+    media.push({
+      type,
+      url: u.url,
+      mime: u.mime,
+      width: u.width,
+      height: u.height,
+      durationMs: u.duration_ms,
+      thumbUrl: u.thumb_url,
+      posterUrl: u.poster_url,
+    });
     uploadIds.push(u.id);
   }
   consumePublishBudget(app, user.id, "comment");
@@ -138,14 +181,35 @@ export async function createComment(
   const row = await app.db.transaction().execute(async (tx) => {
     const c = await tx
       .insertInto("comments")
-      .values({ cuid: newCuid(), post_id: post.id, author_id: user.id, reply_to_id: parent?.id ?? null, content, media: JSON.stringify(media), created_at: now })
+      .values({
+        cuid: newCuid(),
+        post_id: post.id,
+        author_id: user.id,
+        reply_to_id: parent?.id ?? null,
+        content,
+        media: JSON.stringify(media),
+        created_at: now,
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
     for (const id of uploadIds) await markAttached(tx, id, now);
     return c;
   });
-  await notify(app, { recipientId: post.author_id, actorId: user.id, type: "comment", postId: post.id, commentId: row.id });
-  if (parent && parent.author_id !== post.author_id) await notify(app, { recipientId: parent.author_id, actorId: user.id, type: "reply", postId: post.id, commentId: row.id });
+  await notify(app, {
+    recipientId: post.author_id,
+    actorId: user.id,
+    type: "comment",
+    postId: post.id,
+    commentId: row.id,
+  });
+  if (parent && parent.author_id !== post.author_id)
+    await notify(app, {
+      recipientId: parent.author_id,
+      actorId: user.id,
+      type: "reply",
+      postId: post.id,
+      commentId: row.id,
+    });
   await notifyMentions(app, user.id, post.id, content, "", row.id);
   return row;
 }
@@ -153,7 +217,8 @@ export async function createComment(
 /** Deletes a comment (and the replies under it): its author or the post's author may. */
 export async function deleteComment(app: App, user: UserRow, cuid: string): Promise<void> {
   const { comment, post } = await findVisibleComment(app.db, user.id, cuid);
-  if (comment.author_id !== user.id && post.author_id !== user.id) throw forbidden("Only the comment's author or the post's author can delete it");
+  if (comment.author_id !== user.id && post.author_id !== user.id)
+    throw forbidden("Only the comment's author or the post's author can delete it");
   await removeComment(app.db, comment.id);
 }
 
@@ -163,17 +228,38 @@ export async function removeComment(db: Db, commentId: number): Promise<void> {
 }
 
 /** Any comment by public id, whoever wrote it (moderation looks past blocks and disabled authors). */
-export const findCommentByCuid = (db: Db, cuid: string) => db.selectFrom("comments").selectAll().where("cuid", "=", cuid).executeTakeFirst();
+export const findCommentByCuid = (db: Db, cuid: string) =>
+  db.selectFrom("comments").selectAll().where("cuid", "=", cuid).executeTakeFirst();
 
 /** Likes or unlikes a visible comment; its author is notified of a new like. */
-export async function toggleCommentLike(app: App, user: UserRow, cuid: string): Promise<{ liked: boolean; likeCount: number }> {
+export async function toggleCommentLike(
+  app: App,
+  user: UserRow,
+  cuid: string,
+): Promise<{ liked: boolean; likeCount: number }> {
   const { comment } = await findVisibleComment(app.db, user.id, cuid);
   const { on, count } = await toggleMark(app.db, "comment_likes", comment.id, user.id, app.clock.now());
-  if (on) await notify(app, { recipientId: comment.author_id, actorId: user.id, type: "like", postId: comment.post_id, commentId: comment.id });
+  if (on)
+    await notify(app, {
+      recipientId: comment.author_id,
+      actorId: user.id,
+      type: "like",
+      postId: comment.post_id,
+      commentId: comment.id,
+    });
   return { liked: on, likeCount: count };
 }
 
-const COMMENT_COLUMNS = ["id", "cuid", "post_id", "author_id", "reply_to_id", "content", "media", "created_at"] as const;
+const COMMENT_COLUMNS = [
+  "id",
+  "cuid",
+  "post_id",
+  "author_id",
+  "reply_to_id",
+  "content",
+  "media",
+  "created_at",
+] as const;
 
 /** The ids of accounts blocked either way with VIEWER, as a subquery run inside the list's own statement. */
 const blockedEitherWay = (eb: ExpressionBuilder<Database, never>, viewerId: number) =>
@@ -200,14 +286,26 @@ function selectCommentViews(db: Db, viewerId: number) {
     .select((eb) => [
       "p.cuid as v_post_cuid",
       "parent.cuid as v_parent_cuid",
-      eb.selectFrom("comment_likes as l").select(eb.fn.countAll<number>().as("n")).whereRef("l.comment_id", "=", "comments.id").as("v_like_count"),
+      eb
+        .selectFrom("comment_likes as l")
+        .select(eb.fn.countAll<number>().as("n"))
+        .whereRef("l.comment_id", "=", "comments.id")
+        .as("v_like_count"),
       eb
         .selectFrom("comments as r")
         .select(eb.fn.countAll<number>().as("n"))
         .whereRef("r.reply_to_id", "=", "comments.id")
         .where("r.author_id", "not in", blockedEitherWay(eb as unknown as ExpressionBuilder<Database, never>, viewerId))
         .as("v_reply_count"),
-      eb.exists(eb.selectFrom("comment_likes as ml").select("ml.id").whereRef("ml.comment_id", "=", "comments.id").where("ml.user_id", "=", viewerId)).as("v_liked"),
+      eb
+        .exists(
+          eb
+            .selectFrom("comment_likes as ml")
+            .select("ml.id")
+            .whereRef("ml.comment_id", "=", "comments.id")
+            .where("ml.user_id", "=", viewerId),
+        )
+        .as("v_liked"),
     ]);
 }
 
@@ -215,7 +313,10 @@ type CommentViewRow = Awaited<ReturnType<ReturnType<typeof selectCommentViews>["
 
 function commentViewOf(r: CommentViewRow): CommentView {
   const { prefixed: row, rest } = splitPrefixedRow<CommentRow, Record<string, unknown>>(r, "c_");
-  const { prefixed: v, rest: author } = splitPrefixedRow<{ post_cuid: string; parent_cuid: string | null; like_count: number; reply_count: number; liked: number }, UserRow>(rest, "v_");
+  const { prefixed: v, rest: author } = splitPrefixedRow<
+    { post_cuid: string; parent_cuid: string | null; like_count: number; reply_count: number; liked: number },
+    UserRow
+  >(rest, "v_");
   return {
     row,
     postCuid: v.post_cuid,
@@ -230,13 +331,29 @@ function commentViewOf(r: CommentViewRow): CommentView {
 
 /** A page of a post's top-level comments or of one comment's replies, in one statement per page. */
 const commentPages = new ShapedQuery(
-  (db: Db, v: { viewer: number; parent: number; t: number; id: number }, shape: { of: "post" | "comment"; cursor: boolean; limit: number }) => {
+  (
+    db: Db,
+    v: { viewer: number; parent: number; t: number; id: number },
+    shape: { of: "post" | "comment"; cursor: boolean; limit: number },
+  ) => {
     let q = selectCommentViews(db, v.viewer)
       .where("users.deleted_at", "is", null)
-      .where((eb) => eb("comments.author_id", "not in", blockedEitherWay(eb as unknown as ExpressionBuilder<Database, never>, v.viewer)));
-    q = shape.of === "post" ? q.where("comments.post_id", "=", v.parent).where("comments.reply_to_id", "is", null) : q.where("comments.reply_to_id", "=", v.parent);
+      .where((eb) =>
+        eb(
+          "comments.author_id",
+          "not in",
+          blockedEitherWay(eb as unknown as ExpressionBuilder<Database, never>, v.viewer),
+        ),
+      );
+    q =
+      shape.of === "post"
+        ? q.where("comments.post_id", "=", v.parent).where("comments.reply_to_id", "is", null)
+        : q.where("comments.reply_to_id", "=", v.parent);
     if (shape.cursor) q = q.where(afterKey("comments.created_at", "comments.id", { t: v.t, id: v.id }));
-    return q.orderBy("comments.created_at", "asc").orderBy("comments.id", "asc").limit(literalLimit(shape.limit + 1));
+    return q
+      .orderBy("comments.created_at", "asc")
+      .orderBy("comments.id", "asc")
+      .limit(literalLimit(shape.limit + 1));
   },
   (s) => `${s.of}:${s.cursor ? 1 : 0}:${s.limit}`,
 );
@@ -245,10 +362,24 @@ const commentPages = new ShapedQuery(
  * Comments oldest first, keyset-paged on (created_at, id): top-level comments of a post,
  * or the direct replies to one comment. Accounts blocked either way are left out.
  */
-export async function commentsPage(db: Db, viewerId: number, parent: { postId: number } | { commentId: number }, page: PageRequest): Promise<Page<CommentView>> {
+export async function commentsPage(
+  db: Db,
+  viewerId: number,
+  parent: { postId: number } | { commentId: number },
+  page: PageRequest,
+): Promise<Page<CommentView>> {
   const c = page.cursor;
-  const shape = { of: "postId" in parent ? ("post" as const) : ("comment" as const), cursor: c !== null, limit: page.limit };
-  const rows = await commentPages.execute(db, shape, { viewer: viewerId, parent: "postId" in parent ? parent.postId : parent.commentId, t: c?.t ?? 0, id: c?.id ?? 0 });
+  const shape = {
+    of: "postId" in parent ? ("post" as const) : ("comment" as const),
+    cursor: c !== null,
+    limit: page.limit,
+  };
+  const rows = await commentPages.execute(db, shape, {
+    viewer: viewerId,
+    parent: "postId" in parent ? parent.postId : parent.commentId,
+    t: c?.t ?? 0,
+    id: c?.id ?? 0,
+  });
   return pageOf(rows.map(commentViewOf), page.limit, (v) => ({ t: v.row.created_at, id: v.row.id }));
 }
 
@@ -256,7 +387,11 @@ export async function commentsPage(db: Db, viewerId: number, parent: { postId: n
 export async function loadCommentViews(db: Db, viewerId: number, rows: CommentRow[]): Promise<CommentView[]> {
   if (!rows.length) return [];
   const found = await selectCommentViews(db, viewerId)
-    .where("comments.id", "in", rows.map((r) => r.id))
+    .where(
+      "comments.id",
+      "in",
+      rows.map((r) => r.id),
+    )
     .execute();
   const byId = new Map(found.map((r) => [r.c_id, commentViewOf(r)]));
   return rows.map((r) => byId.get(r.id)).filter((v): v is CommentView => v !== undefined);

@@ -5,7 +5,11 @@ import { runCli } from "../../testing/cli";
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ "limits.postsPerHour": 3, "limits.commentsPerHour": 2, "moderation.blockedWords": "spamword, Запрет ,," });
+  server = await startTestServer({
+    "limits.postsPerHour": 3,
+    "limits.commentsPerHour": 2,
+    "moderation.blockedWords": "spamword, Запрет ,,",
+  });
 });
 afterAll(() => server.stop());
 
@@ -16,7 +20,8 @@ describe("per-account limits", () => {
   test("posts per hour: 429 RATE_LIMITED with Retry-After, per account, reset after the hour", async () => {
     const { client } = await quickPerson(server);
     const other = await quickPerson(server);
-    for (let i = 0; i < 3; i++) expect((await client.post("/api/social/posts", { content: `post ${i}` })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await client.post("/api/social/posts", { content: `post ${i}` })).status).toBe(200);
     const res = await client.post("/api/social/posts", { content: "one too many" });
     expect(res.status).toBe(429);
     expect(res.body.error.code).toBe("RATE_LIMITED");
@@ -25,7 +30,10 @@ describe("per-account limits", () => {
     expect(retry).toBeLessThanOrEqual(3600);
     // an idempotent repeat of an existing post is not a new post
     const first = await other.client.post("/api/social/posts", { content: "keyed", clientPostId: "k" });
-    for (let i = 0; i < 4; i++) expect((await other.client.post("/api/social/posts", { content: "keyed", clientPostId: "k" })).body.data.post.id).toBe(first.body.data.post.id);
+    for (let i = 0; i < 4; i++)
+      expect(
+        (await other.client.post("/api/social/posts", { content: "keyed", clientPostId: "k" })).body.data.post.id,
+      ).toBe(first.body.data.post.id);
     expect((await other.client.post("/api/social/posts", { content: "second" })).status).toBe(200);
     server.clock.advance(3_601_000);
     expect((await client.post("/api/social/posts", { content: "next hour" })).status).toBe(200);
@@ -34,7 +42,8 @@ describe("per-account limits", () => {
   test("comments per hour", async () => {
     const { client } = await quickPerson(server);
     const post = (await client.post("/api/social/posts", { content: "thread" })).body.data.post.id;
-    for (let i = 0; i < 2; i++) expect((await client.post(`/api/social/posts/${post}/comments`, { content: `c${i}` })).status).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expect((await client.post(`/api/social/posts/${post}/comments`, { content: `c${i}` })).status).toBe(200);
     const res = await client.post(`/api/social/posts/${post}/comments`, { content: "c3" });
     expect(res.status).toBe(429);
     expect(res.body.error.code).toBe("RATE_LIMITED");
@@ -61,7 +70,9 @@ describe("word list", () => {
     expect(res.body.error.code).toBe("CONTENT_REJECTED");
     res = await client.post(`/api/social/posts/${id}/comments`, { content: "Spamword." });
     expect(res.body.error.code).toBe("CONTENT_REJECTED");
-    expect((await client.get(`/api/social/posts/${id}`)).body.data.post.content).toBe("spamwords and antispamword are other words");
+    expect((await client.get(`/api/social/posts/${id}`)).body.data.post.content).toBe(
+      "spamwords and antispamword are other words",
+    );
   });
 
   test("profile name and bio pass the word list too; nothing changes when rejected", async () => {
@@ -73,7 +84,11 @@ describe("word list", () => {
     res = await client.patch("/api/account/profile", { displayName: "Fine", bio: "а тут запрет" });
     expect(res.body.error.code).toBe("CONTENT_REJECTED");
     expect(res.body.error.details.fieldErrors.bio).toBeDefined();
-    const row = await server.app.db.selectFrom("users").select(["display_name", "bio"]).where("id", "=", user.id).executeTakeFirstOrThrow();
+    const row = await server.app.db
+      .selectFrom("users")
+      .select(["display_name", "bio"])
+      .where("id", "=", user.id)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ display_name: user.display_name, bio: "" });
     expect((await client.patch("/api/account/profile", { displayName: "Fine", bio: "clean" })).status).toBe(200);
   });
@@ -111,7 +126,11 @@ describe("posting block (CLI)", () => {
   }, 20_000);
 
   test("bad CLI input fails with one line", async () => {
-    for (const args of [["block-posting", "nobody_at_all", "--minutes", "5"], ["block-posting", "x", "--minutes", "abc"], ["unblock-posting", "nobody_at_all"]]) {
+    for (const args of [
+      ["block-posting", "nobody_at_all", "--minutes", "5"],
+      ["block-posting", "x", "--minutes", "abc"],
+      ["unblock-posting", "nobody_at_all"],
+    ]) {
       const r = await cli("user", ...args);
       expect(r.code).not.toBe(0);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);

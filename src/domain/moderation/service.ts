@@ -21,9 +21,15 @@ export function assertPostingAllowed(app: App, user: UserRow): void {
   const until = user.posting_blocked_until;
   const now = app.clock.now();
   if (until !== null && until > now) {
-    throw new AppError(403, "POSTING_TEMPORARILY_BLOCKED", `Posting is blocked until ${toIso(until)}`, {
-      blockedUntil: toIso(until),
-    }, { retryAfter: Math.ceil((until - now) / 1000) });
+    throw new AppError(
+      403,
+      "POSTING_TEMPORARILY_BLOCKED",
+      `Posting is blocked until ${toIso(until)}`,
+      {
+        blockedUntil: toIso(until),
+      },
+      { retryAfter: Math.ceil((until - now) / 1000) },
+    );
   }
 }
 
@@ -62,5 +68,9 @@ export function assertContentAllowed(app: App, field: string, text: string): voi
 
 /** Blocks posting for an account until UNTIL (ms), or lifts the block with null. */
 export async function setPostingBlockedUntil(db: Db, now: number, userId: number, until: number | null): Promise<void> {
-  await db.updateTable("users").set({ posting_blocked_until: until, updated_at: now }).where("id", "=", userId).execute();
+  await db
+    .updateTable("users")
+    .set({ posting_blocked_until: until, updated_at: now })
+    .where("id", "=", userId)
+    .execute();
 }

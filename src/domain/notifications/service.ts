@@ -73,10 +73,15 @@ function visibleTo(db: Db, recipientId: number, hidden: number[]) {
     .where("users.deleted_at", "is", null)
     .where((eb) =>
       eb.and([
-        eb.or([eb("notifications.post_id", "is", null), eb.exists(eb.selectFrom("posts").select("posts.id").whereRef("posts.id", "=", "notifications.post_id"))]),
+        eb.or([
+          eb("notifications.post_id", "is", null),
+          eb.exists(eb.selectFrom("posts").select("posts.id").whereRef("posts.id", "=", "notifications.post_id")),
+        ]),
         eb.or([
           eb("notifications.comment_id", "is", null),
-          eb.exists(eb.selectFrom("comments").select("comments.id").whereRef("comments.id", "=", "notifications.comment_id")),
+          eb.exists(
+            eb.selectFrom("comments").select("comments.id").whereRef("comments.id", "=", "notifications.comment_id"),
+          ),
         ]),
       ]),
     );
@@ -95,18 +100,30 @@ export async function unreadCount(db: Db, recipientId: number, hidden?: number[]
 }
 
 /** One page of the recipient's notifications, newest first (HIDDEN as for unreadCount). */
-export async function listNotifications(db: Db, recipientId: number, opts: { cursor: Cursor | null; limit: number; unreadOnly: boolean; hidden?: number[] }) {
+export async function listNotifications(
+  db: Db,
+  recipientId: number,
+  opts: { cursor: Cursor | null; limit: number; unreadOnly: boolean; hidden?: number[] },
+) {
   const hidden = opts.hidden ?? (await blockedEitherWayIds(db, recipientId));
   let q = visibleTo(db, recipientId, hidden).selectAll("notifications");
   if (opts.unreadOnly) q = q.where("notifications.read_at", "is", null);
   if (opts.cursor) q = q.where(beforeKey("notifications.created_at", "notifications.id", opts.cursor));
-  const rows = await q.orderBy("notifications.created_at", "desc").orderBy("notifications.id", "desc").limit(opts.limit + 1).execute();
+  const rows = await q
+    .orderBy("notifications.created_at", "desc")
+    .orderBy("notifications.id", "desc")
+    .limit(opts.limit + 1)
+    .execute();
   return pageOf(rows, opts.limit, (r) => ({ t: r.created_at, id: r.id }));
 }
 
 /** Marks the given notifications (by cuid) or, with no ids, all of them read; returns how many changed. */
 export async function markRead(db: Db, now: number, recipientId: number, cuids?: string[]): Promise<number> {
-  let q = db.updateTable("notifications").set({ read_at: now }).where("recipient_id", "=", recipientId).where("read_at", "is", null);
+  let q = db
+    .updateTable("notifications")
+    .set({ read_at: now })
+    .where("recipient_id", "=", recipientId)
+    .where("read_at", "is", null);
   if (cuids) {
     if (cuids.length === 0) return 0;
     q = q.where("cuid", "in", cuids);
@@ -136,8 +153,16 @@ export async function loadNotificationViews(db: Db, rows: NotificationRow[]): Pr
   const actorIds = [...new Set(rows.map((r) => r.actor_id))];
   const actors = actorIds.length ? await db.selectFrom("users").selectAll().where("id", "in", actorIds).execute() : [];
   const byId = new Map<number, UserRow>(actors.map((u) => [u.id, u]));
-  const posts = await cuidsOf(db, "posts", rows.flatMap((r) => (r.post_id === null ? [] : [r.post_id])));
-  const comments = await cuidsOf(db, "comments", rows.flatMap((r) => (r.comment_id === null ? [] : [r.comment_id])));
+  const posts = await cuidsOf(
+    db,
+    "posts",
+    rows.flatMap((r) => (r.post_id === null ? [] : [r.post_id])),
+  );
+  const comments = await cuidsOf(
+    db,
+    "comments",
+    rows.flatMap((r) => (r.comment_id === null ? [] : [r.comment_id])),
+  );
   return rows.flatMap((row) => {
     const actor = byId.get(row.actor_id);
     if (!actor) return [];

@@ -24,7 +24,10 @@ interface CheckoutState {
   busyInvoices: Set<number>;
 }
 
-const checkout = defineService<CheckoutState>("payments:checkout", () => ({ queries: new Map(), busyInvoices: new Set() }));
+const checkout = defineService<CheckoutState>("payments:checkout", () => ({
+  queries: new Map(),
+  busyInvoices: new Set(),
+}));
 
 const state = (app: App): CheckoutState => app.services.get(checkout);
 

@@ -32,7 +32,13 @@ export async function releaseMatured(app: App, botUserId: number): Promise<void>
         .where("released_at", "is", null)
         .executeTakeFirst();
       if (Number(done.numUpdatedRows) !== 1) continue;
-      const common = { userId: botUserId, kind: "hold_release" as const, reference: p.charge_id, counterpartyId: p.payer_id, now };
+      const common = {
+        userId: botUserId,
+        kind: "hold_release" as const,
+        reference: p.charge_id,
+        counterpartyId: p.payer_id,
+        now,
+      };
       await postEntry(trx, { ...common, account: "held", amount: -p.amount });
       await postEntry(trx, { ...common, account: "income", amount: p.amount });
     }
@@ -55,7 +61,16 @@ export async function botIncome(app: App, botUserId: number) {
     app.db
       .selectFrom("star_payments as p")
       .innerJoin("users as u", "u.id", "p.payer_id")
-      .select(["p.cuid", "p.charge_id", "p.amount", "p.status", "p.hold_until", "p.released_at", "p.created_at", "u.username as payerUsername"])
+      .select([
+        "p.cuid",
+        "p.charge_id",
+        "p.amount",
+        "p.status",
+        "p.hold_until",
+        "p.released_at",
+        "p.created_at",
+        "u.username as payerUsername",
+      ])
       .where("p.bot_user_id", "=", botUserId)
       .orderBy("p.id", "desc")
       .limit(20)
@@ -70,14 +85,31 @@ export async function botIncome(app: App, botUserId: number) {
  */
 export async function withdrawIncome(app: App, input: { botUserId: number; ownerId: number; amount?: number }) {
   await releaseMatured(app, input.botUserId);
-  if (input.amount !== undefined && (!Number.isSafeInteger(input.amount) || input.amount < 1)) throw fieldError("amount", "must be a positive integer");
+  if (input.amount !== undefined && (!Number.isSafeInteger(input.amount) || input.amount < 1))
+    throw fieldError("amount", "must be a positive integer");
   const amount = input.amount ?? (await walletBalance(app.db, input.botUserId, "income"));
   if (amount < 1) throw fieldError("amount", "there is no withdrawable income yet");
   const reference = newCuid();
   const now = app.clock.now();
   const balance = await app.db.transaction().execute(async (trx) => {
-    await postEntry(trx, { userId: input.botUserId, account: "income", amount: -amount, kind: "withdrawal", reference, counterpartyId: input.ownerId, now });
-    return postEntry(trx, { userId: input.ownerId, account: "balance", amount, kind: "withdrawal", reference, counterpartyId: input.botUserId, now });
+    await postEntry(trx, {
+      userId: input.botUserId,
+      account: "income",
+      amount: -amount,
+      kind: "withdrawal",
+      reference,
+      counterpartyId: input.ownerId,
+      now,
+    });
+    return postEntry(trx, {
+      userId: input.ownerId,
+      account: "balance",
+      amount,
+      kind: "withdrawal",
+      reference,
+      counterpartyId: input.botUserId,
+      now,
+    });
   });
   await publishBalances(app, [input.ownerId]);
   return { withdrawn: amount, balance, ...(await botIncome(app, input.botUserId)) };
@@ -89,8 +121,16 @@ export type RefundOutcome = "refunded" | "not_found" | "wrong_user" | "already_r
  * refundStarPayment: returns a payment's stars from the bot's held income to the payer, once,
  * and only while the hold lasts. One transaction; the payment flips paid → refunded guarded.
  */
-export async function refundPayment(app: App, input: { botId: number; userId: number; chargeId: string }): Promise<RefundOutcome> {
-  const payment = await app.db.selectFrom("star_payments").selectAll().where("charge_id", "=", input.chargeId).where("bot_id", "=", input.botId).executeTakeFirst();
+export async function refundPayment(
+  app: App,
+  input: { botId: number; userId: number; chargeId: string },
+): Promise<RefundOutcome> {
+  const payment = await app.db
+    .selectFrom("star_payments")
+    .selectAll()
+    .where("charge_id", "=", input.chargeId)
+    .where("bot_id", "=", input.botId)
+    .executeTakeFirst();
   if (!payment) return "not_found";
   if (payment.payer_id !== input.userId) return "wrong_user";
   if (payment.status === "refunded") return "already_refunded";
@@ -107,8 +147,20 @@ export async function refundPayment(app: App, input: { botId: number; userId: nu
       .executeTakeFirst();
     if (Number(flipped.numUpdatedRows) !== 1) return "already_refunded";
     const common = { kind: "refund" as const, reference: payment.charge_id, now };
-    await postEntry(trx, { ...common, userId: payment.bot_user_id, account: "held", amount: -payment.amount, counterpartyId: payment.payer_id });
-    await postEntry(trx, { ...common, userId: payment.payer_id, account: "balance", amount: payment.amount, counterpartyId: payment.bot_user_id });
+    await postEntry(trx, {
+      ...common,
+      userId: payment.bot_user_id,
+      account: "held",
+      amount: -payment.amount,
+      counterpartyId: payment.payer_id,
+    });
+    await postEntry(trx, {
+      ...common,
+      userId: payment.payer_id,
+      account: "balance",
+      amount: payment.amount,
+      counterpartyId: payment.bot_user_id,
+    });
     await trx.updateTable("star_invoices").set({ status: "refunded" }).where("id", "=", payment.invoice_id).execute();
     return "refunded";
   });

@@ -43,31 +43,62 @@ const balance = async () => (await person.get("/api/stars/balance")).body.data.b
 test("an invoice message is stored with its invoice or not at all", async () => {
   const before = (await history(person, cid)).length;
   const chatId = botApiUserId(personUser.id);
-  const failed = await withInsertFault(server.app.db, "star_invoices", () => botCall(server.url, token, "sendInvoice", { chat_id: chatId, title: "Coffee", description: "Hot", payload: "p1", currency: "XTR", prices: JSON.stringify([{ label: "cup", amount: 30 }]) }));
+  const failed = await withInsertFault(server.app.db, "star_invoices", () =>
+    botCall(server.url, token, "sendInvoice", {
+      chat_id: chatId,
+      title: "Coffee",
+      description: "Hot",
+      payload: "p1",
+      currency: "XTR",
+      prices: JSON.stringify([{ label: "cup", amount: 30 }]),
+    }),
+  );
   expect(failed.body.ok).toBe(false);
   expect((await history(person, cid)).length).toBe(before);
 
-  const sent = await botCall(server.url, token, "sendInvoice", { chat_id: chatId, title: "Coffee", description: "Hot", payload: "p1", currency: "XTR", prices: JSON.stringify([{ label: "cup", amount: 30 }]) });
+  const sent = await botCall(server.url, token, "sendInvoice", {
+    chat_id: chatId,
+    title: "Coffee",
+    description: "Hot",
+    payload: "p1",
+    currency: "XTR",
+    prices: JSON.stringify([{ label: "cup", amount: 30 }]),
+  });
   expect(sent.body.ok).toBe(true);
   expect((await history(person, cid)).length).toBe(before + 1);
 });
 
 test("a charge commits with its service message: a failure leaves the balance, the invoice and the chat as they were", async () => {
   const chatId = botApiUserId(personUser.id);
-  const sent = await botCall(server.url, token, "sendInvoice", { chat_id: chatId, title: "Tea", description: "Green", payload: "p2", currency: "XTR", prices: JSON.stringify([{ label: "cup", amount: 25 }]) });
+  const sent = await botCall(server.url, token, "sendInvoice", {
+    chat_id: chatId,
+    title: "Tea",
+    description: "Green",
+    payload: "p2",
+    currency: "XTR",
+    prices: JSON.stringify([{ label: "cup", amount: 25 }]),
+  });
   expect(sent.body.ok).toBe(true);
   const invoiceMessage = (await history(person, cid)).find((m) => m.messageId === sent.body.result.message_id);
   const startBalance = await balance();
   const messagesBefore = (await history(person, cid)).length;
 
   // the service message is the system message the payment posts
-  const failed = await withInsertFault(server.app.db, "messages WHEN NEW.kind = 'system'", () => person.post(`/api/social/messages/${cid}/${invoiceMessage.id}/pay`));
+  const failed = await withInsertFault(server.app.db, "messages WHEN NEW.kind = 'system'", () =>
+    person.post(`/api/social/messages/${cid}/${invoiceMessage.id}/pay`),
+  );
   expect(failed.status).toBe(500);
   expect(await balance()).toBe(startBalance);
   expect((await history(person, cid)).length).toBe(messagesBefore);
-  const invoice = await server.app.db.selectFrom("star_invoices").select("status").where("payload", "=", "p2").executeTakeFirstOrThrow();
+  const invoice = await server.app.db
+    .selectFrom("star_invoices")
+    .select("status")
+    .where("payload", "=", "p2")
+    .executeTakeFirstOrThrow();
   expect(invoice.status).toBe("unpaid");
-  expect(await server.app.db.selectFrom("star_payments").select("id").where("payload", "=", "p2").execute()).toEqual([]);
+  expect(await server.app.db.selectFrom("star_payments").select("id").where("payload", "=", "p2").execute()).toEqual(
+    [],
+  );
 
   const paid = await person.post(`/api/social/messages/${cid}/${invoiceMessage.id}/pay`);
   expect(paid.status).toBe(200);

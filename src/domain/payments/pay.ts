@@ -12,10 +12,12 @@ import { claimInvoice, openQuery, releaseInvoice } from "./checkout";
 import { findInvoiceByMessage, showInvoiceStatus } from "./invoices";
 import type { StarInvoiceRow, StarPaymentRow } from "./table";
 
-export type PayResult = { status: "paid"; balance: number } | { status: "declined"; errorMessage: string } | { status: "timeout" };
+export type PayResult =
+  { status: "paid"; balance: number } | { status: "declined"; errorMessage: string } | { status: "timeout" };
 
 export const invoiceAlreadyPaid = () => new AppError(409, "INVOICE_ALREADY_PAID", "This invoice has already been paid");
-const paymentInProgress = () => new AppError(409, "PAYMENT_IN_PROGRESS", "A payment of this invoice is already in progress");
+const paymentInProgress = () =>
+  new AppError(409, "PAYMENT_IN_PROGRESS", "A payment of this invoice is already in progress");
 const botUnavailable = () => forbidden("This bot cannot take payments now");
 
 /** A new charge id: telegram_payment_charge_id and provider_payment_charge_id of the payment. */
@@ -27,7 +29,12 @@ const newChargeId = () => `stx${randomToken(24)}`;
  * processes), the payer's debit is guarded by the balance, and the payment row starts its
  * hold. The payer sees the new balance once SCOPE has committed.
  */
-export async function chargeInvoice(scope: Scope, app: App, invoice: StarInvoiceRow, payerId: number): Promise<{ payment: StarPaymentRow; balance: number }> {
+export async function chargeInvoice(
+  scope: Scope,
+  app: App,
+  invoice: StarInvoiceRow,
+  payerId: number,
+): Promise<{ payment: StarPaymentRow; balance: number }> {
   const now = app.clock.now();
   const chargeId = newChargeId();
   const trx = scope.db;
@@ -39,8 +46,20 @@ export async function chargeInvoice(scope: Scope, app: App, invoice: StarInvoice
     .executeTakeFirst();
   if (Number(flipped.numUpdatedRows) !== 1) throw invoiceAlreadyPaid();
   const common = { kind: "payment" as const, reference: chargeId, note: invoice.title, now };
-  const balance = await postEntry(trx, { ...common, userId: payerId, account: "balance", amount: -invoice.total_amount, counterpartyId: invoice.bot_user_id });
-  await postEntry(trx, { ...common, userId: invoice.bot_user_id, account: "held", amount: invoice.total_amount, counterpartyId: payerId });
+  const balance = await postEntry(trx, {
+    ...common,
+    userId: payerId,
+    account: "balance",
+    amount: -invoice.total_amount,
+    counterpartyId: invoice.bot_user_id,
+  });
+  await postEntry(trx, {
+    ...common,
+    userId: invoice.bot_user_id,
+    account: "held",
+    amount: invoice.total_amount,
+    counterpartyId: payerId,
+  });
   const payment = await trx
     .insertInto("star_payments")
     .values({
@@ -79,7 +98,13 @@ async function invoiceFor(app: App, payer: UserRow, conversationCuid: string, me
  * chat, successful_payment to the bot; not ok → declined with the bot's message; no answer →
  * timeout, nothing charged. Presses of one invoice do not overlap.
  */
-export async function payInvoice(app: App, payer: UserRow, conversationCuid: string, messageRef: string, opts: { timeoutMs?: number } = {}): Promise<PayResult> {
+export async function payInvoice(
+  app: App,
+  payer: UserRow,
+  conversationCuid: string,
+  messageRef: string,
+  opts: { timeoutMs?: number } = {},
+): Promise<PayResult> {
   if (payer.is_bot) throw forbidden("Bots cannot pay invoices");
   const { membership, conversation, message, invoice } = await invoiceFor(app, payer, conversationCuid, messageRef);
   if (invoice.status !== "unpaid") throw invoiceAlreadyPaid();
@@ -89,7 +114,11 @@ export async function payInvoice(app: App, payer: UserRow, conversationCuid: str
     if (!found || found.bot.disabled_at !== null || found.bot.blocked_at !== null) throw botUnavailable();
     const { bot, user: botUser } = found;
     if (!isActive(await getMember(app.db, conversation.id, botUser.id))) throw botUnavailable();
-    const current = await app.db.selectFrom("star_invoices").select("status").where("id", "=", invoice.id).executeTakeFirstOrThrow();
+    const current = await app.db
+      .selectFrom("star_invoices")
+      .select("status")
+      .where("id", "=", invoice.id)
+      .executeTakeFirstOrThrow();
     if (current.status !== "unpaid") throw invoiceAlreadyPaid();
     const balance = await walletBalance(app.db, payer.id, "balance");
     if (balance < invoice.total_amount) throw insufficientBalance(balance, invoice.total_amount);
@@ -104,7 +133,14 @@ export async function payInvoice(app: App, payer: UserRow, conversationCuid: str
     // the charge, the invoice showing paid and the service message commit together
     const charged = await inTransaction(app.db, async (scope) => {
       const charged = await chargeInvoice(scope, app, invoice, payer.id);
-      await recordPayment(scope, app, { membership, invoiceMessage: message, invoice, payment: charged.payment, payer, botUser });
+      await recordPayment(scope, app, {
+        membership,
+        invoiceMessage: message,
+        invoice,
+        payment: charged.payment,
+        payer,
+        botUser,
+      });
       return charged;
     });
     return { status: "paid", balance: charged.balance };
@@ -120,13 +156,28 @@ export async function payInvoice(app: App, payer: UserRow, conversationCuid: str
 export async function recordPayment(
   scope: Scope,
   app: App,
-  p: { membership: Membership; invoiceMessage: MessageRow; invoice: StarInvoiceRow; payment: StarPaymentRow; payer: UserRow; botUser: UserRow },
+  p: {
+    membership: Membership;
+    invoiceMessage: MessageRow;
+    invoice: StarInvoiceRow;
+    payment: StarPaymentRow;
+    payer: UserRow;
+    botUser: UserRow;
+  },
 ): Promise<void> {
   await showInvoiceStatus(app, p.invoice, "paid", scope);
   const service = await storeMessage(scope, app, p.membership, {
     kind: "system",
     content: `${p.payer.display_name} paid ${p.payment.amount} ⭐ to ${p.botUser.display_name} for "${p.invoice.title}"`,
-    system: { action: "payment", invoiceMessageId: p.invoiceMessage.seq, totalAmount: p.payment.amount, currency: "XTR", chargeId: p.payment.charge_id },
+    system: {
+      action: "payment",
+      invoiceMessageId: p.invoiceMessage.seq,
+      totalAmount: p.payment.amount,
+      currency: "XTR",
+      chargeId: p.payment.charge_id,
+    },
   });
-  scope.afterCommit(() => app.hooks.emit("payment:succeeded", { paymentId: p.payment.id, serviceMessageId: service.id }));
+  scope.afterCommit(() =>
+    app.hooks.emit("payment:succeeded", { paymentId: p.payment.id, serviceMessageId: service.id }),
+  );
 }

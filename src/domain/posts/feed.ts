@@ -31,7 +31,8 @@ function hiddenAuthors(eb: ExpressionBuilder<Database, never>, viewerId: number,
     .select("blocked_id as uid")
     .where("blocker_id", "=", viewerId)
     .unionAll(eb.selectFrom("blocks").select("blocker_id as uid").where("blocked_id", "=", viewerId));
-  if (hide === "blockedOrMuted") q = q.unionAll(eb.selectFrom("mutes").select("muted_id as uid").where("muter_id", "=", viewerId));
+  if (hide === "blockedOrMuted")
+    q = q.unionAll(eb.selectFrom("mutes").select("muted_id as uid").where("muter_id", "=", viewerId));
   return q;
 }
 
@@ -59,7 +60,8 @@ interface ListShape {
 
 type PostAlias = "posts" | "p";
 
-const hiddenOf = (eb: ExpressionBuilder<any, any>, viewer: number, hide: Hide) => hiddenAuthors(eb as ExpressionBuilder<Database, never>, viewer, hide);
+const hiddenOf = (eb: ExpressionBuilder<any, any>, viewer: number, hide: Hide) =>
+  hiddenAuthors(eb as ExpressionBuilder<Database, never>, viewer, hide);
 
 /**
  * The account in column AUTHOR is live (a NOT EXISTS probe by primary key: a join on users
@@ -69,7 +71,15 @@ const hiddenOf = (eb: ExpressionBuilder<any, any>, viewer: number, hide: Hide) =
 function authorVisible(eb: ExpressionBuilder<any, any>, author: string, viewer: number, hide: Hide) {
   const ref = sql.ref(author);
   return eb.and([
-    eb.not(eb.exists(eb.selectFrom("users as du").select("du.id").where("du.id", "=", ref).where((e) => e.or([e("du.deleted_at", "is not", null), e("du.disabled_at", "is not", null)])))),
+    eb.not(
+      eb.exists(
+        eb
+          .selectFrom("users as du")
+          .select("du.id")
+          .where("du.id", "=", ref)
+          .where((e) => e.or([e("du.deleted_at", "is not", null), e("du.disabled_at", "is not", null)])),
+      ),
+    ),
     eb(ref, "not in", hiddenOf(eb, viewer, hide)),
   ]);
 }
@@ -109,10 +119,14 @@ const FOLLOWING_WALK_ROWS = 1_000;
  */
 function followingPageIds(db: Db, v: ListValues, shape: ListShape) {
   const hide: Hide = "blockedOrMuted";
-  const cursor = (alias: PostAlias) => (shape.cursor ? beforeKey(`${alias}.created_at`, `${alias}.id`, { t: v.t, id: v.id }) : sql<boolean>`1 = 1`);
+  const cursor = (alias: PostAlias) =>
+    shape.cursor ? beforeKey(`${alias}.created_at`, `${alias}.id`, { t: v.t, id: v.id }) : sql<boolean>`1 = 1`;
   const pageSize = shape.limit + 1;
   const followed = (eb: ExpressionBuilder<any, any>, author: string) =>
-    eb.or([eb(sql.ref(author), "=", v.viewer), eb(sql.ref(author), "in", eb.selectFrom("follows").select("followee_id").where("follower_id", "=", v.viewer))]);
+    eb.or([
+      eb(sql.ref(author), "=", v.viewer),
+      eb(sql.ref(author), "in", eb.selectFrom("follows").select("followee_id").where("follower_id", "=", v.viewer)),
+    ]);
   return db
     .with("walk", (qb) =>
       qb
@@ -127,7 +141,13 @@ function followingPageIds(db: Db, v: ListValues, shape: ListShape) {
             .as("p"),
         )
         .select("p.id")
-        .where((eb) => eb.and([followed(eb, "p.author_id"), authorVisible(eb, "p.author_id", v.viewer, hide), repostVisible(eb, "p", v.viewer, hide)]))
+        .where((eb) =>
+          eb.and([
+            followed(eb, "p.author_id"),
+            authorVisible(eb, "p.author_id", v.viewer, hide),
+            repostVisible(eb, "p", v.viewer, hide),
+          ]),
+        )
         .orderBy("p.created_at", "desc")
         .orderBy("p.id", "desc")
         .limit(literalLimit(pageSize)),
@@ -160,7 +180,13 @@ function followingPageIds(db: Db, v: ListValues, shape: ListShape) {
       ]),
     )
     .with("top", (qb) =>
-      qb.selectFrom("newest").innerJoin("posts as np", "np.id", "newest.pid").select("newest.uid").orderBy("np.created_at", "desc").orderBy("np.id", "desc").limit(literalLimit(pageSize)),
+      qb
+        .selectFrom("newest")
+        .innerJoin("posts as np", "np.id", "newest.pid")
+        .select("newest.uid")
+        .orderBy("np.created_at", "desc")
+        .orderBy("np.id", "desc")
+        .limit(literalLimit(pageSize)),
     )
     .with("per_author", (qb) =>
       qb
@@ -203,7 +229,10 @@ const postLists = new ShapedQuery(
     // the page's ids first (filters, order, limit), then the view columns for those rows only,
     // so counters are computed for the page's rows, not for every candidate
     const ids = shape.list === "following" ? followingPageIds(db, v, shape) : listPageIds(db, v, shape);
-    return selectPostViews(db, v.viewer).where("posts.id", "in", ids).orderBy("posts.created_at", "desc").orderBy("posts.id", "desc");
+    return selectPostViews(db, v.viewer)
+      .where("posts.id", "in", ids)
+      .orderBy("posts.created_at", "desc")
+      .orderBy("posts.id", "desc");
   },
   (s) => `${s.list}:${s.cursor ? 1 : 0}:${s.limit}`,
 );
@@ -214,30 +243,52 @@ function listPageIds(db: Db, v: ListValues, shape: ListShape) {
   let q = db
     .selectFrom("posts")
     .select("posts.id")
-    .where((eb) => eb.and([authorVisible(eb, "posts.author_id", v.viewer, hide), repostVisible(eb, "posts", v.viewer, hide)]));
+    .where((eb) =>
+      eb.and([authorVisible(eb, "posts.author_id", v.viewer, hide), repostVisible(eb, "posts", v.viewer, hide)]),
+    );
   if (shape.list === "user") {
     q = q.where("posts.author_id", "=", v.author);
   } else if (shape.list === "hashtag") {
     q = q.where("posts.id", "in", (eb) =>
-      eb.selectFrom("post_hashtags").innerJoin("hashtags", "hashtags.id", "post_hashtags.hashtag_id").select("post_hashtags.post_id").where("hashtags.tag", "=", v.tag),
+      eb
+        .selectFrom("post_hashtags")
+        .innerJoin("hashtags", "hashtags.id", "post_hashtags.hashtag_id")
+        .select("post_hashtags.post_id")
+        .where("hashtags.tag", "=", v.tag),
     );
   } else if (shape.list === "post") {
     q = q.where("posts.cuid", "=", v.cuid);
   }
   if (shape.cursor) q = q.where(beforeKey("posts.created_at", "posts.id", { t: v.t, id: v.id }));
-  return q.orderBy("posts.created_at", "desc").orderBy("posts.id", "desc").limit(literalLimit(shape.limit + 1));
+  return q
+    .orderBy("posts.created_at", "desc")
+    .orderBy("posts.id", "desc")
+    .limit(literalLimit(shape.limit + 1));
 }
 
 /** One page of a post list: the list query already left out reposts whose original is hidden. */
-async function listPage(db: Db, list: ListShape["list"], page: PageRequest, values: Pick<ListValues, "viewer"> & Partial<ListValues>): Promise<Page<PostView>> {
+async function listPage(
+  db: Db,
+  list: ListShape["list"],
+  page: PageRequest,
+  values: Pick<ListValues, "viewer"> & Partial<ListValues>,
+): Promise<Page<PostView>> {
   const c = page.cursor;
-  const rows = await postLists.execute(db, { list, cursor: c !== null, limit: page.limit }, { author: 0, tag: "", cuid: "", ...values, t: c?.t ?? 0, id: c?.id ?? 0 });
+  const rows = await postLists.execute(
+    db,
+    { list, cursor: c !== null, limit: page.limit },
+    { author: 0, tag: "", cuid: "", ...values, t: c?.t ?? 0, id: c?.id ?? 0 },
+  );
   const { items, nextCursor } = pageOf(rows, page.limit, (r) => ({ t: r.created_at, id: r.id }));
   return { items: await buildPostViews(db, values.viewer, items), nextCursor };
 }
 
 /** The home feed: every post, or (following) only accounts the viewer follows plus the viewer's own. */
-export function feedPage(db: Db, viewerId: number, opts: PageRequest & { following: boolean }): Promise<Page<PostView>> {
+export function feedPage(
+  db: Db,
+  viewerId: number,
+  opts: PageRequest & { following: boolean },
+): Promise<Page<PostView>> {
   return listPage(db, opts.following ? "following" : "feed", opts, { viewer: viewerId });
 }
 
@@ -273,7 +324,11 @@ export async function bookmarksPage(db: Db, viewerId: number, page: PageRequest)
   if (blocked.length) q = q.where("posts.author_id", "not in", blocked);
   const c = page.cursor;
   if (c) q = q.where(beforeKey("b.created_at", "b.id", c));
-  const rows = await q.orderBy("b.created_at", "desc").orderBy("b.id", "desc").limit(literalLimit(page.limit + 1)).execute();
+  const rows = await q
+    .orderBy("b.created_at", "desc")
+    .orderBy("b.id", "desc")
+    .limit(literalLimit(page.limit + 1))
+    .execute();
   const { items, nextCursor } = pageOf(rows, page.limit, (r) => ({ t: r.bookmarked_at, id: r.bookmark_id }));
   // a bookmarked repost stays listed; its original shows only while visible
   return { items: await buildPostViews(db, viewerId, items, new Set(blocked)), nextCursor };
@@ -283,11 +338,17 @@ export async function bookmarksPage(db: Db, viewerId: number, page: PageRequest)
  * Accounts that liked a post, most recent first; accounts blocked either way with the
  * viewer are left out. KIND selects post or comment likes.
  */
-export async function likersPage(db: Db, viewerId: number, target: { postId: number } | { commentId: number }, page: PageRequest): Promise<Page<UserRow & { liked_at: number }>> {
+export async function likersPage(
+  db: Db,
+  viewerId: number,
+  target: { postId: number } | { commentId: number },
+  page: PageRequest,
+): Promise<Page<UserRow & { liked_at: number }>> {
   const blocked = await blockedEitherWayIds(db, viewerId);
-  const base = "postId" in target
-    ? db.selectFrom("post_likes as l").where("l.post_id", "=", target.postId)
-    : db.selectFrom("comment_likes as l").where("l.comment_id", "=", target.commentId);
+  const base =
+    "postId" in target
+      ? db.selectFrom("post_likes as l").where("l.post_id", "=", target.postId)
+      : db.selectFrom("comment_likes as l").where("l.comment_id", "=", target.commentId);
   let q = base
     .innerJoin("users", "users.id", "l.user_id")
     .selectAll("users")
@@ -296,7 +357,11 @@ export async function likersPage(db: Db, viewerId: number, target: { postId: num
   if (blocked.length) q = q.where("users.id", "not in", blocked);
   const c = page.cursor;
   if (c) q = q.where(beforeKey("l.created_at", "l.id", c));
-  const rows = await q.orderBy("l.created_at", "desc").orderBy("l.id", "desc").limit(page.limit + 1).execute();
+  const rows = await q
+    .orderBy("l.created_at", "desc")
+    .orderBy("l.id", "desc")
+    .limit(page.limit + 1)
+    .execute();
   const { items, nextCursor } = pageOf(rows, page.limit, (r) => ({ t: r.liked_at, id: r.like_id }));
   return { items: items.map(({ like_id: _l, ...u }) => u), nextCursor };
 }

@@ -9,7 +9,13 @@ export type MarkTable = keyof typeof TARGET_COLUMN;
  * under double clicks: the unique pair index absorbs a concurrent second insert).
  * Returns the new state and the target's mark count.
  */
-export async function toggleMark(db: Db, table: MarkTable, targetId: number, userId: number, now: number): Promise<{ on: boolean; count: number }> {
+export async function toggleMark(
+  db: Db,
+  table: MarkTable,
+  targetId: number,
+  userId: number,
+  now: number,
+): Promise<{ on: boolean; count: number }> {
   // the three tables share their shape; one of them stands in for the typing
   const t = table as "post_likes";
   const column = TARGET_COLUMN[table] as "post_id";
@@ -18,10 +24,18 @@ export async function toggleMark(db: Db, table: MarkTable, targetId: number, use
   if (on) {
     await db
       .insertInto(t)
-      .values({ [column]: targetId, user_id: userId, created_at: now } as { post_id: number; user_id: number; created_at: number })
+      .values({ [column]: targetId, user_id: userId, created_at: now } as {
+        post_id: number;
+        user_id: number;
+        created_at: number;
+      })
       .onConflict((oc) => oc.columns([column, "user_id"]).doNothing())
       .execute();
   }
-  const n = await db.selectFrom(t).select((eb) => eb.fn.countAll<number>().as("n")).where(column, "=", targetId).executeTakeFirstOrThrow();
+  const n = await db
+    .selectFrom(t)
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where(column, "=", targetId)
+    .executeTakeFirstOrThrow();
   return { on, count: Number(n.n) };
 }

@@ -40,17 +40,28 @@ export async function findVisiblePost(db: Db, viewerId: number, cuid: string): P
 }
 
 /** Any post by public id, whoever wrote it (moderation looks past blocks and disabled authors). */
-export const findPostByCuid = (db: Db, cuid: string) => db.selectFrom("posts").selectAll().where("cuid", "=", cuid).executeTakeFirst();
+export const findPostByCuid = (db: Db, cuid: string) =>
+  db.selectFrom("posts").selectAll().where("cuid", "=", cuid).executeTakeFirst();
 
 /** Whether VIEWER may see POST: its author (and a repost's original author) alive and not blocked either way. */
 export async function isPostVisibleTo(db: Db, viewerId: number, post: PostRow): Promise<boolean> {
   const authorIds = [post.author_id];
   if (post.repost_of_id !== null) {
-    const original = await db.selectFrom("posts").select("author_id").where("id", "=", post.repost_of_id).executeTakeFirst();
+    const original = await db
+      .selectFrom("posts")
+      .select("author_id")
+      .where("id", "=", post.repost_of_id)
+      .executeTakeFirst();
     if (!original) return false;
     authorIds.push(original.author_id);
   }
-  const live = await db.selectFrom("users").select("id").where("id", "in", authorIds).where("deleted_at", "is", null).where("disabled_at", "is", null).execute();
+  const live = await db
+    .selectFrom("users")
+    .select("id")
+    .where("id", "in", authorIds)
+    .where("deleted_at", "is", null)
+    .where("disabled_at", "is", null)
+    .execute();
   if (live.length !== new Set(authorIds).size) return false;
   const blocked = new Set(await blockedEitherWayIds(db, viewerId));
   return !authorIds.some((id) => blocked.has(id));
@@ -70,18 +81,25 @@ function cleanPoll(poll: PollInput): PollInput {
   if (charCount(question) > 300) errors["poll.question"] = ["must be at most 300 characters"];
   const options = poll.options.map((o) => o.trim());
   if (options.length < 2 || options.length > 12) errors["poll.options"] = ["must have 2 to 12 options"];
-  else if (options.some((o) => o.length === 0 || charCount(o) > 100)) errors["poll.options"] = ["each option must be 1 to 100 characters"];
-  else if (new Set(options.map((o) => o.toLowerCase())).size !== options.length) errors["poll.options"] = ["options must differ"];
+  else if (options.some((o) => o.length === 0 || charCount(o) > 100))
+    errors["poll.options"] = ["each option must be 1 to 100 characters"];
+  else if (new Set(options.map((o) => o.toLowerCase())).size !== options.length)
+    errors["poll.options"] = ["options must differ"];
   if (Object.keys(errors).length) throw validationError(errors);
   return { question, options, multiple: poll.multiple ?? false };
 }
 
 /** Resolves attachment URLs to the author's own uploads of post kinds. */
-async function resolveImages(app: App, ownerId: number, urls: string[]): Promise<{ images: PostImage[]; uploads: UploadRow[] }> {
+async function resolveImages(
+  app: App,
+  ownerId: number,
+  urls: string[],
+): Promise<{ images: PostImage[]; uploads: UploadRow[] }> {
   if (urls.length > MAX_POST_IMAGES) throw fieldError("imageUrls", `must have at most ${MAX_POST_IMAGES} items`);
   if (new Set(urls).size !== urls.length) throw fieldError("imageUrls", "must not repeat a file");
   const uploads: UploadRow[] = [];
-  for (const [i, url] of urls.entries()) uploads.push(await resolveOwnUpload(app, url, ownerId, POST_UPLOAD_KINDS, `imageUrls.${i}`));
+  for (const [i, url] of urls.entries())
+    uploads.push(await resolveOwnUpload(app, url, ownerId, POST_UPLOAD_KINDS, `imageUrls.${i}`));
   const images = uploads.map((u) => ({
     url: u.url,
     kind: u.kind,
@@ -98,18 +116,38 @@ async function resolveImages(app: App, ownerId: number, urls: string[]): Promise
 async function saveHashtags(db: Db, now: number, postId: number, content: string): Promise<void> {
   await db.deleteFrom("post_hashtags").where("post_id", "=", postId).execute();
   for (const tag of parseHashtags(content)) {
-    await db.insertInto("hashtags").values({ tag, created_at: now }).onConflict((oc) => oc.column("tag").doNothing()).execute();
+    await db
+      .insertInto("hashtags")
+      .values({ tag, created_at: now })
+      .onConflict((oc) => oc.column("tag").doNothing())
+      .execute();
     const row = await db.selectFrom("hashtags").select("id").where("tag", "=", tag).executeTakeFirstOrThrow();
-    await db.insertInto("post_hashtags").values({ post_id: postId, hashtag_id: row.id }).onConflict((oc) => oc.columns(["hashtag_id", "post_id"]).doNothing()).execute();
+    await db
+      .insertInto("post_hashtags")
+      .values({ post_id: postId, hashtag_id: row.id })
+      .onConflict((oc) => oc.columns(["hashtag_id", "post_id"]).doNothing())
+      .execute();
   }
 }
 
 /** Notifies accounts newly mentioned in CONTENT (not those already in PREVIOUS). */
-export async function notifyMentions(app: App, actorId: number, postId: number, content: string, previous = "", commentId?: number): Promise<void> {
+export async function notifyMentions(
+  app: App,
+  actorId: number,
+  postId: number,
+  content: string,
+  previous = "",
+  commentId?: number,
+): Promise<void> {
   const before = new Set(parseMentions(previous));
   const names = parseMentions(content).filter((n) => !before.has(n));
   if (!names.length) return;
-  const users = await app.db.selectFrom("users").select("id").where("username_lower", "in", names).where("deleted_at", "is", null).execute();
+  const users = await app.db
+    .selectFrom("users")
+    .select("id")
+    .where("username_lower", "in", names)
+    .where("deleted_at", "is", null)
+    .execute();
   for (const u of users) await notify(app, { recipientId: u.id, actorId, type: "mention", postId, commentId });
 }
 
@@ -127,18 +165,25 @@ async function announce(app: App, authorId: number, postCuids: string[]): Promis
  * Creates a post. With clientPostId the call is idempotent per author: a repeat (even a
  * concurrent one, caught by the unique index) returns the first post and creates nothing.
  */
-export async function createPost(app: App, author: UserRow, input: NewPostInput): Promise<{ post: PostRow; created: boolean }> {
+export async function createPost(
+  app: App,
+  author: UserRow,
+  input: NewPostInput,
+): Promise<{ post: PostRow; created: boolean }> {
   const clientPostId = input.clientPostId;
   if (clientPostId !== undefined) {
-    if (clientPostId.length === 0 || clientPostId.length > 64) throw fieldError("clientPostId", "must be 1 to 64 characters");
+    if (clientPostId.length === 0 || clientPostId.length > 64)
+      throw fieldError("clientPostId", "must be 1 to 64 characters");
     const existing = await findByClientId(app.db, author.id, clientPostId);
     if (existing) return { post: existing, created: false };
   }
   const content = input.content.trim();
-  if (charCount(content) > MAX_POST_LENGTH) throw fieldError("content", `must be at most ${MAX_POST_LENGTH} characters`);
+  if (charCount(content) > MAX_POST_LENGTH)
+    throw fieldError("content", `must be at most ${MAX_POST_LENGTH} characters`);
   const poll = input.poll ? cleanPoll(input.poll) : null;
   const urls = input.imageUrls ?? [];
-  if (content.length === 0 && urls.length === 0 && !poll) throw fieldError("content", "must not be empty without images or a poll");
+  if (content.length === 0 && urls.length === 0 && !poll)
+    throw fieldError("content", "must not be empty without images or a poll");
   assertPostingAllowed(app, author);
   assertContentAllowed(app, "content", content);
   if (poll) {
@@ -154,7 +199,16 @@ export async function createPost(app: App, author: UserRow, input: NewPostInput)
     post = await app.db.transaction().execute(async (tx) => {
       const row = await tx
         .insertInto("posts")
-        .values({ cuid: newCuid(), author_id: author.id, content, images: JSON.stringify(images), repost_of_id: null, client_post_id: clientPostId ?? null, created_at: now, edited_at: null })
+        .values({
+          cuid: newCuid(),
+          author_id: author.id,
+          content,
+          images: JSON.stringify(images),
+          repost_of_id: null,
+          client_post_id: clientPostId ?? null,
+          created_at: now,
+          edited_at: null,
+        })
         .returningAll()
         .executeTakeFirstOrThrow();
       if (poll) {
@@ -186,22 +240,36 @@ export async function createPost(app: App, author: UserRow, input: NewPostInput)
 }
 
 const findByClientId = (db: Db, authorId: number, clientPostId: string) =>
-  db.selectFrom("posts").selectAll().where("author_id", "=", authorId).where("client_post_id", "=", clientPostId).executeTakeFirst();
+  db
+    .selectFrom("posts")
+    .selectAll()
+    .where("author_id", "=", authorId)
+    .where("client_post_id", "=", clientPostId)
+    .executeTakeFirst();
 
 /** Edits the author's post text and/or attachments; hashtags, index and new mentions follow. */
-export async function editPost(app: App, user: UserRow, cuid: string, input: { content?: string; imageUrls?: string[] }): Promise<PostRow> {
+export async function editPost(
+  app: App,
+  user: UserRow,
+  cuid: string,
+  input: { content?: string; imageUrls?: string[] },
+): Promise<PostRow> {
   const post = await findOwnPost(app.db, user, cuid);
   if (post.repost_of_id !== null) throw fieldError("content", "a repost has no content to edit");
-  if (input.content === undefined && input.imageUrls === undefined) throw fieldError("content", "give content or imageUrls to change");
+  if (input.content === undefined && input.imageUrls === undefined)
+    throw fieldError("content", "give content or imageUrls to change");
   assertPostingAllowed(app, user);
   const content = input.content !== undefined ? input.content.trim() : post.content;
-  if (charCount(content) > MAX_POST_LENGTH) throw fieldError("content", `must be at most ${MAX_POST_LENGTH} characters`);
+  if (charCount(content) > MAX_POST_LENGTH)
+    throw fieldError("content", `must be at most ${MAX_POST_LENGTH} characters`);
   assertContentAllowed(app, "content", content);
   let images = JSON.parse(post.images) as PostImage[];
   let uploads: UploadRow[] = [];
   if (input.imageUrls !== undefined) ({ images, uploads } = await resolveImages(app, user.id, input.imageUrls));
-  const hasPoll = (await app.db.selectFrom("polls").select("id").where("post_id", "=", post.id).executeTakeFirst()) !== undefined;
-  if (content.length === 0 && images.length === 0 && !hasPoll) throw fieldError("content", "must not be empty without images or a poll");
+  const hasPoll =
+    (await app.db.selectFrom("polls").select("id").where("post_id", "=", post.id).executeTakeFirst()) !== undefined;
+  if (content.length === 0 && images.length === 0 && !hasPoll)
+    throw fieldError("content", "must not be empty without images or a poll");
   const now = app.clock.now();
   const updated = await app.db.transaction().execute(async (tx) => {
     const row = await tx
@@ -226,7 +294,11 @@ export async function deletePost(app: App, user: UserRow, cuid: string): Promise
 
 /** Removes POST with its reposts, comments and likes, as its author or an administrator does. */
 export async function removePost(app: App, post: PostRow): Promise<void> {
-  const reposts = await app.db.selectFrom("posts").select(["cuid", "author_id"]).where("repost_of_id", "=", post.id).execute();
+  const reposts = await app.db
+    .selectFrom("posts")
+    .select(["cuid", "author_id"])
+    .where("repost_of_id", "=", post.id)
+    .execute();
   await app.db.deleteFrom("posts").where("id", "=", post.id).execute();
   await announceDeleted(app, post.author_id, post.cuid);
   for (const r of reposts) await announceDeleted(app, r.author_id, r.cuid);
@@ -238,7 +310,11 @@ async function announceDeleted(app: App, authorId: number, postCuid: string): Pr
 }
 
 /** Likes or unlikes a visible post; the author is notified of a new like. */
-export async function toggleLike(app: App, user: UserRow, cuid: string): Promise<{ liked: boolean; likeCount: number }> {
+export async function toggleLike(
+  app: App,
+  user: UserRow,
+  cuid: string,
+): Promise<{ liked: boolean; likeCount: number }> {
   const post = await findVisiblePost(app.db, user.id, cuid);
   const { on, count } = await toggleMark(app.db, "post_likes", post.id, user.id, app.clock.now());
   if (on) await notify(app, { recipientId: post.author_id, actorId: user.id, type: "like", postId: post.id });
@@ -257,12 +333,34 @@ export async function toggleBookmark(app: App, user: UserRow, cuid: string): Pro
  * caller's repost back. A new repost is a post: it counts against the hourly budget,
  * reaches followers' feeds, and notifies the original's author.
  */
-export async function toggleRepost(app: App, user: UserRow, cuid: string): Promise<{ reposted: boolean; repostCount: number; repost: PostRow | null }> {
+export async function toggleRepost(
+  app: App,
+  user: UserRow,
+  cuid: string,
+): Promise<{ reposted: boolean; repostCount: number; repost: PostRow | null }> {
   let target = await findVisiblePost(app.db, user.id, cuid);
-  if (target.repost_of_id !== null) target = await app.db.selectFrom("posts").selectAll().where("id", "=", target.repost_of_id).executeTakeFirstOrThrow();
+  if (target.repost_of_id !== null)
+    target = await app.db
+      .selectFrom("posts")
+      .selectAll()
+      .where("id", "=", target.repost_of_id)
+      .executeTakeFirstOrThrow();
   const count = async () =>
-    Number((await app.db.selectFrom("posts").select((eb) => eb.fn.countAll<number>().as("n")).where("repost_of_id", "=", target.id).executeTakeFirstOrThrow()).n);
-  const existing = await app.db.selectFrom("posts").select(["id", "cuid"]).where("author_id", "=", user.id).where("repost_of_id", "=", target.id).executeTakeFirst();
+    Number(
+      (
+        await app.db
+          .selectFrom("posts")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .where("repost_of_id", "=", target.id)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const existing = await app.db
+    .selectFrom("posts")
+    .select(["id", "cuid"])
+    .where("author_id", "=", user.id)
+    .where("repost_of_id", "=", target.id)
+    .executeTakeFirst();
   if (existing) {
     await app.db.deleteFrom("posts").where("id", "=", existing.id).execute();
     await announceDeleted(app, user.id, existing.cuid);
@@ -274,7 +372,16 @@ export async function toggleRepost(app: App, user: UserRow, cuid: string): Promi
   try {
     repost = await app.db
       .insertInto("posts")
-      .values({ cuid: newCuid(), author_id: user.id, content: "", images: "[]", repost_of_id: target.id, client_post_id: null, created_at: app.clock.now(), edited_at: null })
+      .values({
+        cuid: newCuid(),
+        author_id: user.id,
+        content: "",
+        images: "[]",
+        repost_of_id: target.id,
+        client_post_id: null,
+        created_at: app.clock.now(),
+        edited_at: null,
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
   } catch (err) {
@@ -291,23 +398,41 @@ export async function toggleRepost(app: App, user: UserRow, cuid: string): Promi
  * Votes in a post's poll, once per account: option cuids or 0-based indexes; several
  * only in a multiple-choice poll. The poll's author is notified. Returns the post.
  */
-export async function votePoll(app: App, user: UserRow, cuid: string, choice: { optionIds?: string[]; options?: number[] }): Promise<PostRow> {
+export async function votePoll(
+  app: App,
+  user: UserRow,
+  cuid: string,
+  choice: { optionIds?: string[]; options?: number[] },
+): Promise<PostRow> {
   const post = await findVisiblePost(app.db, user.id, cuid);
   const poll = await app.db.selectFrom("polls").selectAll().where("post_id", "=", post.id).executeTakeFirst();
   if (!poll) throw notFound("This post has no poll");
-  if ((choice.optionIds === undefined) === (choice.options === undefined)) throw fieldError("optionIds", "give either optionIds or options");
+  if ((choice.optionIds === undefined) === (choice.options === undefined))
+    throw fieldError("optionIds", "give either optionIds or options");
   const field = choice.optionIds !== undefined ? "optionIds" : "options";
   const picked: Array<string | number> = (choice.optionIds ?? choice.options)!;
   if (picked.length === 0) throw fieldError(field, "must choose at least one option");
   if (new Set(picked).size !== picked.length) throw fieldError(field, "must not repeat an option");
   if (poll.multiple === 0 && picked.length > 1) throw fieldError(field, "this poll allows one choice");
-  const options = await app.db.selectFrom("poll_options").selectAll().where("poll_id", "=", poll.id).orderBy("position").execute();
-  const chosen = picked.map((p) => (typeof p === "number" ? options.find((o) => o.position === p) : options.find((o) => o.cuid === p)));
+  const options = await app.db
+    .selectFrom("poll_options")
+    .selectAll()
+    .where("poll_id", "=", poll.id)
+    .orderBy("position")
+    .execute();
+  const chosen = picked.map((p) =>
+    typeof p === "number" ? options.find((o) => o.position === p) : options.find((o) => o.cuid === p),
+  );
   if (chosen.some((o) => o === undefined)) throw fieldError(field, "names an option this poll does not have");
   const now = app.clock.now();
   await app.db.transaction().execute(async (tx) => {
     // one vote per account: checked inside the write transaction (SQLite has one writer)
-    const already = await tx.selectFrom("poll_votes").select("id").where("poll_id", "=", poll.id).where("user_id", "=", user.id).executeTakeFirst();
+    const already = await tx
+      .selectFrom("poll_votes")
+      .select("id")
+      .where("poll_id", "=", poll.id)
+      .where("user_id", "=", user.id)
+      .executeTakeFirst();
     if (already) throw new AppError(409, "ALREADY_VOTED", "You have already voted in this poll");
     await tx
       .insertInto("poll_votes")

@@ -3,7 +3,10 @@ import type { UserRow } from "../users/table";
 import type { PostImage, PostRow } from "./table";
 
 /** What a post view shows of its author (the public profile fields and the liveness flags). */
-export type PostAuthor = Pick<UserRow, "id" | "cuid" | "username" | "display_name" | "avatar_url" | "is_bot" | "deleted_at" | "disabled_at">;
+export type PostAuthor = Pick<
+  UserRow,
+  "id" | "cuid" | "username" | "display_name" | "avatar_url" | "is_bot" | "deleted_at" | "disabled_at"
+>;
 
 /** A post with everything a reader sees: author, attachments, poll results, counters, own state. */
 export interface PostView {
@@ -64,9 +67,21 @@ export function selectPostViews(db: Db, viewerId: number) {
         "mb.id as bookmarked_id",
         "mr.id as reposted_id",
         "hp.id as poll_id",
-        eb.selectFrom("post_likes as l").select(eb.fn.countAll<number>().as("n")).whereRef("l.post_id", "=", "posts.id").as("like_count"),
-        eb.selectFrom("comments as c").select(eb.fn.countAll<number>().as("n")).whereRef("c.post_id", "=", "posts.id").as("comment_count"),
-        eb.selectFrom("posts as r").select(eb.fn.countAll<number>().as("n")).whereRef("r.repost_of_id", "=", "posts.id").as("repost_count"),
+        eb
+          .selectFrom("post_likes as l")
+          .select(eb.fn.countAll<number>().as("n"))
+          .whereRef("l.post_id", "=", "posts.id")
+          .as("like_count"),
+        eb
+          .selectFrom("comments as c")
+          .select(eb.fn.countAll<number>().as("n"))
+          .whereRef("c.post_id", "=", "posts.id")
+          .as("comment_count"),
+        eb
+          .selectFrom("posts as r")
+          .select(eb.fn.countAll<number>().as("n"))
+          .whereRef("r.repost_of_id", "=", "posts.id")
+          .as("repost_count"),
       ])
   );
 }
@@ -108,9 +123,22 @@ export async function loadPolls(db: Db, viewerId: number, postIds: number[]): Pr
       "o.cuid",
       "o.position",
       "o.text",
-      eb.selectFrom("poll_votes as v").select((v) => v.fn.count<number>("v.user_id").distinct().as("n")).whereRef("v.poll_id", "=", "p.id").as("voter_count"),
-      eb.selectFrom("poll_votes as v").select(eb.fn.countAll<number>().as("n")).whereRef("v.option_id", "=", "o.id").as("votes"),
-      eb.selectFrom("poll_votes as v").select((v) => v.fn.min<number>("v.id").as("n")).whereRef("v.option_id", "=", "o.id").where("v.user_id", "=", viewerId).as("my_vote"),
+      eb
+        .selectFrom("poll_votes as v")
+        .select((v) => v.fn.count<number>("v.user_id").distinct().as("n"))
+        .whereRef("v.poll_id", "=", "p.id")
+        .as("voter_count"),
+      eb
+        .selectFrom("poll_votes as v")
+        .select(eb.fn.countAll<number>().as("n"))
+        .whereRef("v.option_id", "=", "o.id")
+        .as("votes"),
+      eb
+        .selectFrom("poll_votes as v")
+        .select((v) => v.fn.min<number>("v.id").as("n"))
+        .whereRef("v.option_id", "=", "o.id")
+        .where("v.user_id", "=", viewerId)
+        .as("my_vote"),
     ])
     .where("p.post_id", "in", postIds)
     .orderBy("p.id")
@@ -120,14 +148,22 @@ export async function loadPolls(db: Db, viewerId: number, postIds: number[]): Pr
   for (const r of rows) {
     let poll = out.get(r.post_id);
     if (!poll) {
-      poll = { cuid: r.poll_cuid, question: r.question, multiple: r.multiple === 1, options: [], voterCount: Number(r.voter_count ?? 0), myVotes: [] };
+      poll = {
+        cuid: r.poll_cuid,
+        question: r.question,
+        multiple: r.multiple === 1,
+        options: [],
+        voterCount: Number(r.voter_count ?? 0),
+        myVotes: [],
+      };
       out.set(r.post_id, poll);
       mine.set(r.post_id, []);
     }
     poll.options.push({ cuid: r.cuid, position: r.position, text: r.text, votes: Number(r.votes ?? 0) });
     if (r.my_vote !== null) mine.get(r.post_id)!.push({ cuid: r.cuid, voteId: Number(r.my_vote) });
   }
-  for (const [postId, votes] of mine) out.get(postId)!.myVotes = votes.sort((a, b) => a.voteId - b.voteId).map((v) => v.cuid);
+  for (const [postId, votes] of mine)
+    out.get(postId)!.myVotes = votes.sort((a, b) => a.voteId - b.voteId).map((v) => v.cuid);
   return out;
 }
 
@@ -136,10 +172,17 @@ export async function loadPolls(db: Db, viewerId: number, postIds: number[]): Pr
  * in one more statement and polls in another, each only when the rows need them. HIDDEN
  * author ids make a repost's original invisible (repostOf null).
  */
-export async function buildPostViews(db: Db, viewerId: number, rows: PostViewRow[], hidden: ReadonlySet<number> = new Set()): Promise<PostView[]> {
+export async function buildPostViews(
+  db: Db,
+  viewerId: number,
+  rows: PostViewRow[],
+  hidden: ReadonlySet<number> = new Set(),
+): Promise<PostView[]> {
   if (!rows.length) return [];
   const originalIds = [...new Set(rows.map((r) => r.repost_of_id).filter((id): id is number => id !== null))];
-  const originals = originalIds.length ? await selectPostViews(db, viewerId).where("posts.id", "in", originalIds).execute() : [];
+  const originals = originalIds.length
+    ? await selectPostViews(db, viewerId).where("posts.id", "in", originalIds).execute()
+    : [];
   const withPoll = [...rows, ...originals].filter((r) => r.poll_id !== null).map((r) => r.id);
   const polls = await loadPolls(db, viewerId, withPoll);
   const build = (r: PostViewRow): PostView => ({
@@ -170,7 +213,13 @@ export async function buildPostViews(db: Db, viewerId: number, rows: PostViewRow
     const view = build(r);
     if (r.repost_of_id !== null) {
       const original = originalViews.get(r.repost_of_id);
-      if (original && !hidden.has(original.row.author_id) && original.author.deleted_at === null && original.author.disabled_at === null) view.repostOf = original;
+      if (
+        original &&
+        !hidden.has(original.row.author_id) &&
+        original.author.deleted_at === null &&
+        original.author.disabled_at === null
+      )
+        view.repostOf = original;
     }
     return view;
   });
@@ -180,10 +229,19 @@ export async function buildPostViews(db: Db, viewerId: number, rows: PostViewRow
  * Builds views of post ROWS for VIEWER in a fixed number of statements (no per-post round
  * trips), in the order given. HIDDEN author ids make a repost's original invisible.
  */
-export async function loadPostViews(db: Db, viewerId: number, rows: PostRow[], hidden: ReadonlySet<number> = new Set()): Promise<PostView[]> {
+export async function loadPostViews(
+  db: Db,
+  viewerId: number,
+  rows: PostRow[],
+  hidden: ReadonlySet<number> = new Set(),
+): Promise<PostView[]> {
   if (!rows.length) return [];
   const found = await selectPostViews(db, viewerId)
-    .where("posts.id", "in", rows.map((r) => r.id))
+    .where(
+      "posts.id",
+      "in",
+      rows.map((r) => r.id),
+    )
     .execute();
   const byId = new Map(found.map((r) => [r.id, r]));
   // a post deleted since ROWS were read is left out rather than shown half-built

@@ -34,7 +34,8 @@ export async function updateProfile(app: App, user: UserRow, patch: ProfilePatch
   const set: Record<string, string | null | number> = {};
   if (patch.displayName !== undefined) {
     const name = patch.displayName.trim();
-    if (name.length === 0 || [...name].length > DISPLAY_NAME_MAX) errors.displayName = [`must be 1 to ${DISPLAY_NAME_MAX} characters`];
+    if (name.length === 0 || [...name].length > DISPLAY_NAME_MAX)
+      errors.displayName = [`must be 1 to ${DISPLAY_NAME_MAX} characters`];
     else set.display_name = name;
   }
   if (patch.bio !== undefined) {
@@ -61,7 +62,12 @@ export async function updateProfile(app: App, user: UserRow, patch: ProfilePatch
   if (typeof set.bio === "string") assertContentAllowed(app, "bio", set.bio);
   if (Object.keys(set).length === 0) return user;
   const now = app.clock.now();
-  const updated = await app.db.updateTable("users").set({ ...set, updated_at: now }).where("id", "=", user.id).returningAll().executeTakeFirstOrThrow();
+  const updated = await app.db
+    .updateTable("users")
+    .set({ ...set, updated_at: now })
+    .where("id", "=", user.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
   for (const id of attach) await markAttached(app.db, id, now);
   return updated;
 }

@@ -21,7 +21,11 @@ export async function requireVisibleUser(db: Db, viewerId: number, username: str
 
 /** Number of posts (reposts included) by an account. */
 export async function countPosts(db: Db, userId: number): Promise<number> {
-  const row = await db.selectFrom("posts").select((eb) => eb.fn.countAll<number>().as("n")).where("author_id", "=", userId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom("posts")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("author_id", "=", userId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -48,7 +52,16 @@ export async function loadProfile(db: Db, viewerId: number, user: UserRow): Prom
     self ? false : hasBlocked(db, viewerId, user.id),
     self ? false : hasMuted(db, viewerId, user.id),
   ]);
-  return { user, followersCount: counts.followers, followingCount: counts.following, postsCount, isFollowing: isFollowingThem, followsYou, isBlocked, isMuted };
+  return {
+    user,
+    followersCount: counts.followers,
+    followingCount: counts.following,
+    postsCount,
+    isFollowing: isFollowingThem,
+    followsYou,
+    isBlocked,
+    isMuted,
+  };
 }
 
 /**
@@ -63,7 +76,8 @@ export async function listFollowPage(
   direction: "followers" | "following",
   opts: { cursor: Cursor | null; limit: number },
 ) {
-  const [mine, other] = direction === "followers" ? (["followee_id", "follower_id"] as const) : (["follower_id", "followee_id"] as const);
+  const [mine, other] =
+    direction === "followers" ? (["followee_id", "follower_id"] as const) : (["follower_id", "followee_id"] as const);
   const hidden = await blockedEitherWayIds(db, viewerId);
   let q = db
     .selectFrom("follows")
@@ -74,11 +88,27 @@ export async function listFollowPage(
     .where("users.deleted_at", "is", null);
   if (hidden.length) q = q.where("users.id", "not in", hidden);
   if (opts.cursor) q = q.where(beforeKey("follows.created_at", "follows.id", opts.cursor));
-  const rows = await q.orderBy("follows.created_at", "desc").orderBy("follows.id", "desc").limit(opts.limit + 1).execute();
+  const rows = await q
+    .orderBy("follows.created_at", "desc")
+    .orderBy("follows.id", "desc")
+    .limit(opts.limit + 1)
+    .execute();
   const page = pageOf(rows, opts.limit, (r) => ({ t: r.followed_at, id: r.follow_id }));
   const ids = page.items.map((r) => r.id);
   const viewerFollows = ids.length
-    ? new Set((await db.selectFrom("follows").select("followee_id").where("follower_id", "=", viewerId).where("followee_id", "in", ids).execute()).map((r) => r.followee_id))
+    ? new Set(
+        (
+          await db
+            .selectFrom("follows")
+            .select("followee_id")
+            .where("follower_id", "=", viewerId)
+            .where("followee_id", "in", ids)
+            .execute()
+        ).map((r) => r.followee_id),
+      )
     : new Set<number>();
-  return { users: page.items.map((u) => ({ user: u as UserRow, isFollowing: viewerFollows.has(u.id) })), nextCursor: page.nextCursor };
+  return {
+    users: page.items.map((u) => ({ user: u as UserRow, isFollowing: viewerFollows.has(u.id) })),
+    nextCursor: page.nextCursor,
+  };
 }

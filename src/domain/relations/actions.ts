@@ -8,7 +8,9 @@ const HOUR_MS = 3_600_000;
 const followLimiter = defineService("relations:follow-limiter", () => new RateLimiter());
 
 function checkFollowLimit(app: App, userId: number): void {
-  const d = app.services.get(followLimiter).check(`follow:${userId}`, app.config["limits.followsPerHour"], HOUR_MS, app.clock.now());
+  const d = app.services
+    .get(followLimiter)
+    .check(`follow:${userId}`, app.config["limits.followsPerHour"], HOUR_MS, app.clock.now());
   if (!d.allowed) throw rateLimited(d.retryAfter);
 }
 
@@ -26,7 +28,8 @@ export async function toggleFollow(app: App, followerId: number, followeeId: num
   const now = app.clock.now();
   const following = !(await isFollowing(app.db, followerId, followeeId));
   if (following) {
-    if (await hasBlocked(app.db, followerId, followeeId)) throw new AppError(403, "FORBIDDEN", "Unblock this account to follow it");
+    if (await hasBlocked(app.db, followerId, followeeId))
+      throw new AppError(403, "FORBIDDEN", "Unblock this account to follow it");
     if (await hasBlocked(app.db, followeeId, followerId)) throw new AppError(404, "NOT_FOUND", "User not found");
   }
   await setFollowing(app.db, now, followerId, followeeId, following);

@@ -45,13 +45,23 @@ export async function isBlockedEitherWay(db: Db, a: number, b: number): Promise<
 
 /** True when blocker blocked blocked (one direction). */
 export async function hasBlocked(db: Db, blocker: number, blocked: number): Promise<boolean> {
-  const row = await db.selectFrom("blocks").select("id").where("blocker_id", "=", blocker).where("blocked_id", "=", blocked).executeTakeFirst();
+  const row = await db
+    .selectFrom("blocks")
+    .select("id")
+    .where("blocker_id", "=", blocker)
+    .where("blocked_id", "=", blocked)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
 /** True when muter muted muted. */
 export async function hasMuted(db: Db, muter: number, muted: number): Promise<boolean> {
-  const row = await db.selectFrom("mutes").select("id").where("muter_id", "=", muter).where("muted_id", "=", muted).executeTakeFirst();
+  const row = await db
+    .selectFrom("mutes")
+    .select("id")
+    .where("muter_id", "=", muter)
+    .where("muted_id", "=", muted)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -69,7 +79,12 @@ export async function followerIds(db: Db, userId: number): Promise<number[]> {
 
 /** True when follower follows followee. */
 export async function isFollowing(db: Db, follower: number, followee: number): Promise<boolean> {
-  const row = await db.selectFrom("follows").select("id").where("follower_id", "=", follower).where("followee_id", "=", followee).executeTakeFirst();
+  const row = await db
+    .selectFrom("follows")
+    .select("id")
+    .where("follower_id", "=", follower)
+    .where("followee_id", "=", followee)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -102,7 +117,14 @@ const PAIR_COLUMNS = {
 } as const;
 
 /** Adds (idempotently) or removes the row A → B of a relation table. */
-async function setPair(db: Db, table: keyof typeof PAIR_COLUMNS, now: number, a: number, b: number, on: boolean): Promise<void> {
+async function setPair(
+  db: Db,
+  table: keyof typeof PAIR_COLUMNS,
+  now: number,
+  a: number,
+  b: number,
+  on: boolean,
+): Promise<void> {
   const [colA, colB] = PAIR_COLUMNS[table];
   // the three tables share this shape; Kysely cannot type a table chosen at run time
   const anyDb = db as unknown as Kysely<any>;
@@ -118,7 +140,13 @@ async function setPair(db: Db, table: keyof typeof PAIR_COLUMNS, now: number, a:
 }
 
 /** Makes follower follow followee (or stop); returns the new state. Callers check blocks first. */
-export async function setFollowing(db: Db, now: number, follower: number, followee: number, on: boolean): Promise<boolean> {
+export async function setFollowing(
+  db: Db,
+  now: number,
+  follower: number,
+  followee: number,
+  on: boolean,
+): Promise<boolean> {
   await setPair(db, "follows", now, follower, followee, on);
   return on;
 }

@@ -9,7 +9,11 @@ export interface HashtagHit {
 }
 
 /** Hashtags in use that start with Q (with or without #), alphabetical, with their post counts. */
-export async function searchHashtags(db: Db, q: string, opts: { cursor: string | null; limit: number }): Promise<{ hashtags: HashtagHit[]; nextCursor: string | null }> {
+export async function searchHashtags(
+  db: Db,
+  q: string,
+  opts: { cursor: string | null; limit: number },
+): Promise<{ hashtags: HashtagHit[]; nextCursor: string | null }> {
   const after = decodeKeyCursor(opts.cursor);
   const prefix = normalizeHashtag(q.trim());
   if (!prefix) return { hashtags: [], nextCursor: null };
@@ -20,7 +24,10 @@ export async function searchHashtags(db: Db, q: string, opts: { cursor: string |
     .where("hashtags.tag", "like", sql<string>`${likePrefix(prefix)} ESCAPE '\\'`)
     .groupBy("hashtags.id");
   if (after !== null) query = query.where("hashtags.tag", ">", after);
-  const rows = await query.orderBy("hashtags.tag").limit(opts.limit + 1).execute();
+  const rows = await query
+    .orderBy("hashtags.tag")
+    .limit(opts.limit + 1)
+    .execute();
   const page = rows.slice(0, opts.limit);
   return {
     hashtags: page.map((r) => ({ tag: r.tag, postCount: Number(r.n) })),

@@ -5,7 +5,10 @@ import { beforeKey } from "../posts/keyset";
 
 /** Case-, diacritic- and emoji-variant-insensitive form used to match message text. */
 export function foldForMatch(text: string): string {
-  return text.normalize("NFKD").replace(/[\p{M}\p{Emoji_Modifier}\u{200D}]/gu, "").toLowerCase();
+  return text
+    .normalize("NFKD")
+    .replace(/[\p{M}\p{Emoji_Modifier}\u{200D}]/gu, "")
+    .toLowerCase();
 }
 
 const BATCH = 200;
@@ -43,7 +46,9 @@ export async function searchMessages(
       .where("conversation_id", "in", conversationIds)
       .where("deleted_at", "is", null)
       .where("kind", "=", "user")
-      .where("id", "not in", (eb) => eb.selectFrom("message_hidden").select("message_id").where("user_id", "=", viewerId));
+      .where("id", "not in", (eb) =>
+        eb.selectFrom("message_hidden").select("message_id").where("user_id", "=", viewerId),
+      );
     const c = after;
     if (c) query = query.where(beforeKey("messages.created_at", "messages.id", c));
     const batch = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(BATCH).execute();

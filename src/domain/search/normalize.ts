@@ -8,7 +8,12 @@ const EMOJI_RE = /\p{Extended_Pictographic}/gu;
 const EMOJI_NOISE_RE = /[\p{Emoji_Modifier}\u{FE0E}\u{FE0F}\u{200D}]/gu;
 
 export function normalizeSearchText(text: string): string {
-  return text.normalize("NFC").replace(/ё/g, "е").replace(/Ё/g, "Е").replace(EMOJI_NOISE_RE, "").replace(EMOJI_RE, " $& ");
+  return text
+    .normalize("NFC")
+    .replace(/ё/g, "е")
+    .replace(/Ё/g, "Е")
+    .replace(EMOJI_NOISE_RE, "")
+    .replace(EMOJI_RE, " $& ");
 }
 
 /** Splits a search box input into FTS terms (non-empty, at most 16). */

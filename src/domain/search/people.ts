@@ -25,12 +25,18 @@ export const likePrefix = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`) +
  * starts with Q's words (any script, case and diacritics ignored). Alphabetical by
  * username; deleted, system and blocked-either-way accounts are left out.
  */
-export async function searchPeople(db: Db, q: string, opts: { excludeIds: number[]; cursor: string | null; limit: number }): Promise<{ users: UserRow[]; nextCursor: string | null }> {
+export async function searchPeople(
+  db: Db,
+  q: string,
+  opts: { excludeIds: number[]; cursor: string | null; limit: number },
+): Promise<{ users: UserRow[]; nextCursor: string | null }> {
   const after = decodeKeyCursor(opts.cursor);
   const plain = q.trim().replace(/^@/, "").toLowerCase();
   const terms = searchTerms(plain);
   if (!plain || !terms.length) return { users: [], nextCursor: null };
-  const { rows: hits } = await sql<{ id: number }>`SELECT rowid AS id FROM users_fts WHERE users_fts MATCH ${ftsQuery(terms)} LIMIT 5000`.execute(db);
+  const { rows: hits } = await sql<{
+    id: number;
+  }>`SELECT rowid AS id FROM users_fts WHERE users_fts MATCH ${ftsQuery(terms)} LIMIT 5000`.execute(db);
   let query = db
     .selectFrom("users")
     .selectAll()
@@ -38,11 +44,26 @@ export async function searchPeople(db: Db, q: string, opts: { excludeIds: number
     .where("is_system", "=", 0)
     .where((eb) => {
       const byName = eb("username_lower", "like", sql<string>`${likePrefix(plain)} ESCAPE '\\'`);
-      return hits.length ? eb.or([byName, eb("id", "in", hits.map((h) => h.id))]) : byName;
+      return hits.length
+        ? eb.or([
+            byName,
+            eb(
+              "id",
+              "in",
+              hits.map((h) => h.id),
+            ),
+          ])
+        : byName;
     });
   if (opts.excludeIds.length) query = query.where("id", "not in", opts.excludeIds);
   if (after !== null) query = query.where("username_lower", ">", after);
-  const rows = await query.orderBy("username_lower").limit(opts.limit + 1).execute();
+  const rows = await query
+    .orderBy("username_lower")
+    .limit(opts.limit + 1)
+    .execute();
   const users = rows.slice(0, opts.limit);
-  return { users, nextCursor: rows.length > opts.limit ? encodeKeyCursor(users[users.length - 1]!.username_lower) : null };
+  return {
+    users,
+    nextCursor: rows.length > opts.limit ? encodeKeyCursor(users[users.length - 1]!.username_lower) : null,
+  };
 }

@@ -12,7 +12,11 @@ import { ftsQuery, normalizeSearchText, searchTerms } from "./normalize";
 export interface PostSearchEngine {
   indexPost(db: Db, postId: number, text: string): Promise<void>;
   removePost(db: Db, postId: number): Promise<void>;
-  searchPosts(db: Db, q: string, opts: { excludeAuthorIds: number[]; cursor: string | null; limit: number }): Promise<{ postIds: number[]; nextCursor: string | null }>;
+  searchPosts(
+    db: Db,
+    q: string,
+    opts: { excludeAuthorIds: number[]; cursor: string | null; limit: number },
+  ): Promise<{ postIds: number[]; nextCursor: string | null }>;
 }
 
 /** Ranked keyset cursor: bm25 score of the last hit and its id. */
@@ -20,7 +24,14 @@ function decodeRankCursor(raw: string | null): { score: number; id: number } | n
   if (!raw) return null;
   try {
     const v = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"));
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === "number" && Number.isFinite(v[0]) && Number.isSafeInteger(v[1])) return { score: v[0], id: v[1] };
+    if (
+      Array.isArray(v) &&
+      v.length === 2 &&
+      typeof v[0] === "number" &&
+      Number.isFinite(v[0]) &&
+      Number.isSafeInteger(v[1])
+    )
+      return { score: v[0], id: v[1] };
   } catch {
     // falls through to the validation error
   }
@@ -33,7 +44,8 @@ const encodeRankCursor = (score: number, id: number) => Buffer.from(JSON.stringi
 export const sqliteFtsPostSearch: PostSearchEngine = {
   async indexPost(db, postId, text) {
     await sql`DELETE FROM posts_fts WHERE rowid = ${postId}`.execute(db);
-    if (text.trim().length > 0) await sql`INSERT INTO posts_fts (rowid, body) VALUES (${postId}, ${normalizeSearchText(text)})`.execute(db);
+    if (text.trim().length > 0)
+      await sql`INSERT INTO posts_fts (rowid, body) VALUES (${postId}, ${normalizeSearchText(text)})`.execute(db);
   },
 
   async removePost(db, postId) {
@@ -45,7 +57,9 @@ export const sqliteFtsPostSearch: PostSearchEngine = {
     const terms = searchTerms(q);
     if (terms.length === 0) return { postIds: [], nextCursor: null };
     const excluded = excludeAuthorIds.length ? sql`AND p.author_id NOT IN (${sql.join(excludeAuthorIds)})` : sql``;
-    const keyset = after ? sql`AND (bm25(posts_fts) > ${after.score} OR (bm25(posts_fts) = ${after.score} AND p.id > ${after.id}))` : sql``;
+    const keyset = after
+      ? sql`AND (bm25(posts_fts) > ${after.score} OR (bm25(posts_fts) = ${after.score} AND p.id > ${after.id}))`
+      : sql``;
     const { rows } = await sql<{ id: number; score: number }>`
       SELECT p.id AS id, bm25(posts_fts) AS score
       FROM posts_fts
@@ -56,7 +70,10 @@ export const sqliteFtsPostSearch: PostSearchEngine = {
       LIMIT ${limit + 1}`.execute(db);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    return { postIds: page.map((r) => r.id), nextCursor: rows.length > limit && last ? encodeRankCursor(last.score, last.id) : null };
+    return {
+      postIds: page.map((r) => r.id),
+      nextCursor: rows.length > limit && last ? encodeRankCursor(last.score, last.id) : null,
+    };
   },
 };
 

@@ -16,7 +16,12 @@ test("a live access token is resolved in one statement, account and device ban i
   const { app } = server;
   const user = await makeUser(app);
   const now = app.clock.now();
-  const { tokens } = await createSession(app.db, now, sessionTtls(app), { userId: user.id, userAgent: "t", ip: "127.0.0.1", deviceId: "d".repeat(24) });
+  const { tokens } = await createSession(app.db, now, sessionTtls(app), {
+    userId: user.id,
+    userAgent: "t",
+    ip: "127.0.0.1",
+    deviceId: "d".repeat(24),
+  });
   const { db, counter } = countingDb(app.db);
   const found = await authenticate(db, now, sessionTtls(app), { access: tokens.accessToken, ip: "127.0.0.1" });
   expect(counter.statements).toBe(1);
@@ -25,8 +30,13 @@ test("a live access token is resolved in one statement, account and device ban i
   expect(found?.session.user_id).toBe(user.id);
   expect(found?.deviceBanned).toBe(false);
 
-  await app.db.insertInto("banned_devices").values({ device_id: "d".repeat(24), user_id: user.id, created_at: now }).execute();
-  expect((await authenticate(app.db, now, sessionTtls(app), { access: tokens.accessToken, ip: "127.0.0.1" }))?.deviceBanned).toBe(true);
+  await app.db
+    .insertInto("banned_devices")
+    .values({ device_id: "d".repeat(24), user_id: user.id, created_at: now })
+    .execute();
+  expect(
+    (await authenticate(app.db, now, sessionTtls(app), { access: tokens.accessToken, ip: "127.0.0.1" }))?.deviceBanned,
+  ).toBe(true);
 
   await app.db.updateTable("users").set({ deleted_at: now }).where("id", "=", user.id).execute();
   expect(await authenticate(app.db, now, sessionTtls(app), { access: tokens.accessToken, ip: "127.0.0.1" })).toBeNull();

@@ -64,7 +64,12 @@ export async function createSession(
     .executeTakeFirstOrThrow();
   return {
     session,
-    tokens: { accessToken: access.token, refreshToken: refresh.token, accessExpiresAt: session.access_expires_at, refreshExpiresAt: session.refresh_expires_at },
+    tokens: {
+      accessToken: access.token,
+      refreshToken: refresh.token,
+      accessExpiresAt: session.access_expires_at,
+      refreshExpiresAt: session.refresh_expires_at,
+    },
   };
 }
 
@@ -78,8 +83,21 @@ export interface Authenticated {
 }
 
 const SESSION_COLUMNS = Object.keys({
-  id: 1, cuid: 1, user_id: 1, access_hash: 1, access_expires_at: 1, refresh_hash: 1, prev_refresh_hash: 1,
-  refresh_expires_at: 1, refreshed_at: 1, user_agent: 1, ip: 1, device_id: 1, created_at: 1, last_seen_at: 1, revoked_at: 1,
+  id: 1,
+  cuid: 1,
+  user_id: 1,
+  access_hash: 1,
+  access_expires_at: 1,
+  refresh_hash: 1,
+  prev_refresh_hash: 1,
+  refresh_expires_at: 1,
+  refreshed_at: 1,
+  user_agent: 1,
+  ip: 1,
+  device_id: 1,
+  created_at: 1,
+  last_seen_at: 1,
+  revoked_at: 1,
 } satisfies Record<keyof SessionRow, 1>) as (keyof SessionRow)[];
 const SESSION_PREFIX = "session__";
 
@@ -130,7 +148,12 @@ export async function authenticate(
   if (access) {
     const loaded = await loadSession(db, access.sessionCuid);
     const session = loaded?.session;
-    if (session && !session.revoked_at && session.access_expires_at > now && safeEqual(session.access_hash, access.hash)) {
+    if (
+      session &&
+      !session.revoked_at &&
+      session.access_expires_at > now &&
+      safeEqual(session.access_hash, access.hash)
+    ) {
       return withUser(db, now, loaded!, session, undefined, cookies.ip);
     }
     if (session && signedOutByDisable(loaded!, access.hash)) throw accountDisabled();
@@ -163,12 +186,19 @@ export async function authenticate(
       .returningAll()
       .executeTakeFirst();
     if (!updated) return withUser(db, now, loaded, session, undefined, cookies.ip);
-    return withUser(db, now, loaded, updated, {
-      accessToken: newAccess.token,
-      refreshToken: newRefresh.token,
-      accessExpiresAt: updated.access_expires_at,
-      refreshExpiresAt: updated.refresh_expires_at,
-    }, cookies.ip);
+    return withUser(
+      db,
+      now,
+      loaded,
+      updated,
+      {
+        accessToken: newAccess.token,
+        refreshToken: newRefresh.token,
+        accessExpiresAt: updated.access_expires_at,
+        refreshExpiresAt: updated.refresh_expires_at,
+      },
+      cookies.ip,
+    );
   }
   const justRotated = session.prev_refresh_hash && safeEqual(session.prev_refresh_hash, refresh.hash);
   if (justRotated && session.refreshed_at && now - session.refreshed_at < ROTATION_GRACE_MS) {
@@ -196,12 +226,26 @@ async function withUser(
 }
 
 export async function revokeSession(db: Db, now: number, sessionId: number): Promise<void> {
-  await db.updateTable("sessions").set({ revoked_at: now }).where("id", "=", sessionId).where("revoked_at", "is", null).execute();
+  await db
+    .updateTable("sessions")
+    .set({ revoked_at: now })
+    .where("id", "=", sessionId)
+    .where("revoked_at", "is", null)
+    .execute();
 }
 
 /** Revokes every live session of USER except KEEP; returns the revoked sessions' cuids. */
-export async function revokeOtherSessions(db: Db, now: number, userId: number, keepSessionId: number | null): Promise<string[]> {
-  let q = db.updateTable("sessions").set({ revoked_at: now }).where("user_id", "=", userId).where("revoked_at", "is", null);
+export async function revokeOtherSessions(
+  db: Db,
+  now: number,
+  userId: number,
+  keepSessionId: number | null,
+): Promise<string[]> {
+  let q = db
+    .updateTable("sessions")
+    .set({ revoked_at: now })
+    .where("user_id", "=", userId)
+    .where("revoked_at", "is", null);
   if (keepSessionId !== null) q = q.where("id", "!=", keepSessionId);
   const rows = await q.returning("cuid").execute();
   return rows.map((r) => r.cuid);
@@ -237,11 +281,14 @@ const accountDisabled = () => new AppError(403, "ACCOUNT_DISABLED", "This accoun
  * documented, rather than a bare UNAUTHORIZED. Made-up tokens learn nothing.
  */
 function signedOutByDisable({ session, user }: LoadedSession, hash: string): boolean {
-  return session.revoked_at !== null && user.disabled_at !== null && (safeEqual(session.access_hash, hash) || safeEqual(session.refresh_hash, hash));
+  return (
+    session.revoked_at !== null &&
+    user.disabled_at !== null &&
+    (safeEqual(session.access_hash, hash) || safeEqual(session.refresh_hash, hash))
+  );
 }
 
 /** The caller's account must be usable: disabled accounts are refused everywhere. */
 export function assertUsable(user: UserRow): void {
   if (user.disabled_at) throw accountDisabled();
 }
-

@@ -10,12 +10,21 @@ export const DEFAULT_SETTINGS: AccountSettings = { whoCanMessage: "everyone" };
 
 /** The account's settings, defaults filled in. */
 export async function getSettings(db: Db, userId: number): Promise<AccountSettings> {
-  const row = await db.selectFrom("user_settings").select("who_can_message").where("user_id", "=", userId).executeTakeFirst();
+  const row = await db
+    .selectFrom("user_settings")
+    .select("who_can_message")
+    .where("user_id", "=", userId)
+    .executeTakeFirst();
   return row ? { whoCanMessage: row.who_can_message } : { ...DEFAULT_SETTINGS };
 }
 
 /** Stores the changed settings (absent fields keep their value) and returns the result. */
-export async function updateSettings(db: Db, now: number, userId: number, patch: Partial<AccountSettings>): Promise<AccountSettings> {
+export async function updateSettings(
+  db: Db,
+  now: number,
+  userId: number,
+  patch: Partial<AccountSettings>,
+): Promise<AccountSettings> {
   const next = { ...(await getSettings(db, userId)), ...patch };
   await db
     .insertInto("user_settings")

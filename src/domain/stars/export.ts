@@ -15,7 +15,15 @@ async function exportStars(app: App, user: UserRow) {
   const rows = await app.db
     .selectFrom("star_ledger as l")
     .leftJoin("users as u", "u.id", "l.counterparty_id")
-    .select(["l.kind", "l.amount", "l.balance_after", "l.reference", "l.note", "l.created_at", "u.username as counterparty"])
+    .select([
+      "l.kind",
+      "l.amount",
+      "l.balance_after",
+      "l.reference",
+      "l.note",
+      "l.created_at",
+      "u.username as counterparty",
+    ])
     .where("l.user_id", "=", user.id)
     .where("l.account", "=", "balance")
     .orderBy("l.id")

@@ -54,12 +54,18 @@ beforeAll(async () => {
   // a bot in process: answers pre_checkout_query as the payload says (ok / decline / silent)
   onUpdateEnqueued(app, () => {
     void (async () => {
-      const rows = await app.db.selectFrom("bot_updates").selectAll().where("bot_id", "=", botId).where("type", "=", "pre_checkout_query").execute();
+      const rows = await app.db
+        .selectFrom("bot_updates")
+        .selectAll()
+        .where("bot_id", "=", botId)
+        .where("type", "=", "pre_checkout_query")
+        .execute();
       for (const row of rows) {
         await app.db.deleteFrom("bot_updates").where("id", "=", row.id).execute();
         const q = JSON.parse(row.payload) as { id: string; invoice_payload: string };
         if (q.invoice_payload.startsWith("ok")) answerQuery(app, botId, q.id, { ok: true, errorMessage: null });
-        else if (q.invoice_payload.startsWith("decline")) answerQuery(app, botId, q.id, { ok: false, errorMessage: "no" });
+        else if (q.invoice_payload.startsWith("decline"))
+          answerQuery(app, botId, q.id, { ok: false, errorMessage: "no" });
       }
     })();
   });
@@ -70,8 +76,19 @@ afterAll(() => server.stop());
 async function sendInvoiceTo(person: UserRow, amount: number, outcome: string): Promise<string> {
   const app = server.app;
   const conversation = chats.get(person.id)!;
-  const draft = { title: "Thing", description: "", payload: `${outcome}-${++invoiceNo}`, startParameter: null, prices: [{ label: "thing", amount }] };
-  const row = await sendMessage(app, { conversationId: conversation.id, senderId: botUserId, content: "", invoice: invoiceView(draft, "unpaid") });
+  const draft = {
+    title: "Thing",
+    description: "",
+    payload: `${outcome}-${++invoiceNo}`,
+    startParameter: null,
+    prices: [{ label: "thing", amount }],
+  };
+  const row = await sendMessage(app, {
+    conversationId: conversation.id,
+    senderId: botUserId,
+    content: "",
+    invoice: invoiceView(draft, "unpaid"),
+  });
   await createInvoice(app, { ...draft, messageId: row.id, conversationId: conversation.id, botId, botUserId });
   return String(row.seq);
 }
@@ -96,11 +113,17 @@ const simpleOp: fc.Arbitrary<Op> = fc.oneof(
     presses: fc.integer({ min: 1, max: 2 }),
   }),
   fc.record({ t: fc.constant("refund" as const), pick: fc.nat(), times: fc.integer({ min: 1, max: 2 }) }),
-  fc.record({ t: fc.constant("withdraw" as const), amount: fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }) }),
+  fc.record({
+    t: fc.constant("withdraw" as const),
+    amount: fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }),
+  }),
   fc.record({ t: fc.constant("advance" as const), hours: fc.integer({ min: 0, max: 80 }) }),
 );
 /** One step: a single operation, or a few at the same moment. */
-const step = fc.oneof(simpleOp.map((op) => [op]), fc.array(simpleOp, { minLength: 2, maxLength: 4 }));
+const step = fc.oneof(
+  simpleOp.map((op) => [op]),
+  fc.array(simpleOp, { minLength: 2, maxLength: 4 }),
+);
 
 /** The operation's answer, or null when it was refused in an expected way (and so did nothing). */
 async function orRefused<T>(p: Promise<T>): Promise<T | null> {
@@ -125,7 +148,9 @@ async function run(op: Op): Promise<void> {
     }
     case "gift": {
       const [from, to] = [people[op.from]!, people[op.to]!];
-      const gift = await orRefused(giftStars(app, { senderId: from.id, recipientUsername: to.username, amount: op.amount }));
+      const gift = await orRefused(
+        giftStars(app, { senderId: from.id, recipientUsername: to.username, amount: op.amount }),
+      );
       if (gift) {
         credit(from.id, -op.amount);
         credit(to.id, op.amount);
@@ -136,7 +161,9 @@ async function run(op: Op): Promise<void> {
       const person = people[op.who]!;
       const mid = await sendInvoiceTo(person, op.amount, op.outcome);
       const timeoutMs = op.outcome === "silent" ? 25 : 5_000;
-      const presses = Array.from({ length: op.presses }, () => orRefused(payInvoice(app, person, chats.get(person.id)!.cuid, mid, { timeoutMs })));
+      const presses = Array.from({ length: op.presses }, () =>
+        orRefused(payInvoice(app, person, chats.get(person.id)!.cuid, mid, { timeoutMs })),
+      );
       const results = await Promise.all(presses);
       const paid = results.filter((r) => r?.status === "paid").length;
       expect(paid).toBeLessThanOrEqual(op.outcome === "ok" ? 1 : 0);
@@ -145,10 +172,18 @@ async function run(op: Op): Promise<void> {
       return;
     }
     case "refund": {
-      const all = await app.db.selectFrom("star_payments").select(["charge_id", "payer_id", "amount"]).orderBy("id").execute();
+      const all = await app.db
+        .selectFrom("star_payments")
+        .select(["charge_id", "payer_id", "amount"])
+        .orderBy("id")
+        .execute();
       if (all.length === 0) return;
       const p = all[op.pick % all.length]!;
-      const outcomes = await Promise.all(Array.from({ length: op.times }, () => refundPayment(app, { botId, userId: p.payer_id, chargeId: p.charge_id })));
+      const outcomes = await Promise.all(
+        Array.from({ length: op.times }, () =>
+          refundPayment(app, { botId, userId: p.payer_id, chargeId: p.charge_id }),
+        ),
+      );
       for (const outcome of outcomes) expect(["refunded", "already_refunded", "hold_over"]).toContain(outcome);
       const refunded = outcomes.filter((o) => o === "refunded").length;
       expect(refunded).toBeLessThanOrEqual(1);
@@ -178,14 +213,17 @@ async function booksProblems(): Promise<string[]> {
   const audit = await auditLedger(app.db);
   if (audit.mismatchedWallets.length) problems.push(`wallets differ from their ledger: ${audit.mismatchedWallets}`);
   if (audit.negativeWallets.length) problems.push(`negative wallets: ${audit.negativeWallets}`);
-  if (audit.granted !== model.granted) problems.push(`ledger grants ${audit.granted}, the test granted ${model.granted}`);
-  if (audit.balances + audit.held + audit.withdrawable !== model.granted) problems.push(`wallets hold ${audit.balances + audit.held + audit.withdrawable}, granted ${model.granted}`);
+  if (audit.granted !== model.granted)
+    problems.push(`ledger grants ${audit.granted}, the test granted ${model.granted}`);
+  if (audit.balances + audit.held + audit.withdrawable !== model.granted)
+    problems.push(`wallets hold ${audit.balances + audit.held + audit.withdrawable}, granted ${model.granted}`);
   for (const p of people) {
     const actual = await walletBalance(app.db, p.id, "balance");
     const expected = model.balances.get(p.id) ?? 0;
     if (actual !== expected) problems.push(`${p.username}: balance ${actual}, expected ${expected}`);
   }
-  const botTotal = (await walletBalance(app.db, botUserId, "held")) + (await walletBalance(app.db, botUserId, "income"));
+  const botTotal =
+    (await walletBalance(app.db, botUserId, "held")) + (await walletBalance(app.db, botUserId, "income"));
   if (botTotal !== model.bot) problems.push(`bot income ${botTotal}, expected ${model.bot}`);
   // held income is exactly the paid, unreleased payments
   const unreleased = await app.db
@@ -206,7 +244,8 @@ async function booksProblems(): Promise<string[]> {
   for (const i of invoices) {
     if (seen.has(i.id)) problems.push(`invoice ${i.id} paid more than once`);
     seen.add(i.id);
-    if (i.status !== (i.paymentStatus ?? "unpaid")) problems.push(`invoice ${i.id} is ${i.status}, its payment ${i.paymentStatus}`);
+    if (i.status !== (i.paymentStatus ?? "unpaid"))
+      problems.push(`invoice ${i.id} is ${i.status}, its payment ${i.paymentStatus}`);
   }
   return problems;
 }
@@ -220,15 +259,33 @@ describe("the ledger", () => {
     const before = await grantStars(app, p.id, 3, "start");
     model.granted += 3;
     credit(p.id, 3);
-    await expect(app.db.transaction().execute((trx) => postEntry(trx, { userId: p.id, account: "balance", amount: -(before + 1), kind: "gift", now: app.clock.now() }))).rejects.toMatchObject({
+    await expect(
+      app.db.transaction().execute((trx) =>
+        postEntry(trx, {
+          userId: p.id,
+          account: "balance",
+          amount: -(before + 1),
+          kind: "gift",
+          now: app.clock.now(),
+        }),
+      ),
+    ).rejects.toMatchObject({
       code: "INSUFFICIENT_BALANCE",
     });
-    await expect(app.db.updateTable("star_wallets").set({ balance: -1 }).where("user_id", "=", p.id).execute()).rejects.toThrow(/CHECK constraint failed/);
+    await expect(
+      app.db.updateTable("star_wallets").set({ balance: -1 }).where("user_id", "=", p.id).execute(),
+    ).rejects.toThrow(/CHECK constraint failed/);
     expect(await walletBalance(app.db, p.id, "balance")).toBe(before);
     // a movement is all or nothing: a failing second leg undoes the first
     const gift = app.db.transaction().execute(async (trx) => {
       await postEntry(trx, { userId: p.id, account: "balance", amount: -1, kind: "gift", now: app.clock.now() });
-      await postEntry(trx, { userId: people[2]!.id, account: "balance", amount: -1_000, kind: "gift", now: app.clock.now() });
+      await postEntry(trx, {
+        userId: people[2]!.id,
+        account: "balance",
+        amount: -1_000,
+        kind: "gift",
+        now: app.clock.now(),
+      });
     });
     await expect(gift).rejects.toMatchObject({ code: "INSUFFICIENT_BALANCE" });
     expect(await walletBalance(app.db, p.id, "balance")).toBe(before);
@@ -249,7 +306,14 @@ describe("the ledger", () => {
     );
     // the runs did exercise every kind of movement
     const kinds = await server.app.db.selectFrom("star_ledger").select("kind").distinct().execute();
-    expect(kinds.map((k) => k.kind).sort()).toEqual(["gift", "grant", "hold_release", "payment", "refund", "withdrawal"]);
+    expect(kinds.map((k) => k.kind).sort()).toEqual([
+      "gift",
+      "grant",
+      "hold_release",
+      "payment",
+      "refund",
+      "withdrawal",
+    ]);
   }, 60_000);
 
   test("the books check is not vacuous: stars made or lost outside the rules are caught", async () => {
@@ -257,20 +321,42 @@ describe("the ledger", () => {
     const p = people[1]!;
     await checkBooks();
     // a wallet changed without a ledger row
-    await app.db.updateTable("star_wallets").set((eb) => ({ balance: eb("balance", "+", 1) })).where("user_id", "=", p.id).where("account", "=", "balance").execute();
+    await app.db
+      .updateTable("star_wallets")
+      .set((eb) => ({ balance: eb("balance", "+", 1) }))
+      .where("user_id", "=", p.id)
+      .where("account", "=", "balance")
+      .execute();
     expect((await booksProblems()).join("\n")).toMatch(/differ from their ledger[\s\S]*balance/);
-    await app.db.updateTable("star_wallets").set((eb) => ({ balance: eb("balance", "-", 1) })).where("user_id", "=", p.id).where("account", "=", "balance").execute();
+    await app.db
+      .updateTable("star_wallets")
+      .set((eb) => ({ balance: eb("balance", "-", 1) }))
+      .where("user_id", "=", p.id)
+      .where("account", "=", "balance")
+      .execute();
     await checkBooks();
     // stars created through the ledger by something that is not a grant (a refund nobody paid)
-    await app.db.transaction().execute((trx) => postEntry(trx, { userId: p.id, account: "balance", amount: 7, kind: "refund", now: app.clock.now() }));
+    await app.db
+      .transaction()
+      .execute((trx) =>
+        postEntry(trx, { userId: p.id, account: "balance", amount: 7, kind: "refund", now: app.clock.now() }),
+      );
     expect((await booksProblems()).join("\n")).toMatch(/wallets hold \d+, granted/);
-    await app.db.transaction().execute((trx) => postEntry(trx, { userId: p.id, account: "balance", amount: -7, kind: "payment", now: app.clock.now() }));
+    await app.db
+      .transaction()
+      .execute((trx) =>
+        postEntry(trx, { userId: p.id, account: "balance", amount: -7, kind: "payment", now: app.clock.now() }),
+      );
     await checkBooks();
     // stars lost: a debit with no credit on the other side
     await grantStars(app, p.id, 5);
     model.granted += 5;
     credit(p.id, 5);
-    await app.db.transaction().execute((trx) => postEntry(trx, { userId: p.id, account: "balance", amount: -1, kind: "payment", now: app.clock.now() }));
+    await app.db
+      .transaction()
+      .execute((trx) =>
+        postEntry(trx, { userId: p.id, account: "balance", amount: -1, kind: "payment", now: app.clock.now() }),
+      );
     expect((await booksProblems()).join("\n")).toMatch(/wallets hold \d+, granted[\s\S]*expected/);
   });
 });

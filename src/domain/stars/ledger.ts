@@ -25,12 +25,20 @@ export interface LedgerEntry {
 
 /** 400 INSUFFICIENT_BALANCE: the wallet holds less than the debit. */
 export function insufficientBalance(balance: number, required: number, what = "stars"): AppError {
-  return new AppError(400, "INSUFFICIENT_BALANCE", `Not enough ${what}: ${balance} available, ${required} needed`, { balance, required });
+  return new AppError(400, "INSUFFICIENT_BALANCE", `Not enough ${what}: ${balance} available, ${required} needed`, {
+    balance,
+    required,
+  });
 }
 
 /** Current balance of one wallet (0 when it was never used). */
 export async function walletBalance(db: Db, userId: number, account: StarAccount): Promise<number> {
-  const row = await db.selectFrom("star_wallets").select("balance").where("user_id", "=", userId).where("account", "=", account).executeTakeFirst();
+  const row = await db
+    .selectFrom("star_wallets")
+    .select("balance")
+    .where("user_id", "=", userId)
+    .where("account", "=", account)
+    .executeTakeFirst();
   return row?.balance ?? 0;
 }
 
@@ -39,7 +47,8 @@ export async function walletBalance(db: Db, userId: number, account: StarAccount
  * than the balance throws INSUFFICIENT_BALANCE and changes nothing. Returns the new balance.
  */
 export async function postEntry(db: Db, e: LedgerEntry): Promise<number> {
-  if (!Number.isSafeInteger(e.amount) || e.amount === 0) throw new Error(`ledger amount must be a non-zero integer, got ${e.amount}`);
+  if (!Number.isSafeInteger(e.amount) || e.amount === 0)
+    throw new Error(`ledger amount must be a non-zero integer, got ${e.amount}`);
   await db
     .insertInto("star_wallets")
     .values({ user_id: e.userId, account: e.account, balance: 0, updated_at: e.now })
@@ -53,7 +62,12 @@ export async function postEntry(db: Db, e: LedgerEntry): Promise<number> {
     .where("balance", ">=", e.amount < 0 ? -e.amount : 0)
     .returning(["id", "balance"])
     .executeTakeFirst();
-  if (!wallet) throw insufficientBalance(await walletBalance(db, e.userId, e.account), -e.amount, e.account === "balance" ? "stars" : "income");
+  if (!wallet)
+    throw insufficientBalance(
+      await walletBalance(db, e.userId, e.account),
+      -e.amount,
+      e.account === "balance" ? "stars" : "income",
+    );
   await db
     .insertInto("star_ledger")
     .values({
@@ -110,7 +124,15 @@ export async function auditLedger(db: Db): Promise<LedgerAudit> {
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number>("amount"), eb.lit(0)).as("total"))
     .where("kind", "=", "grant")
     .executeTakeFirstOrThrow();
-  const audit: LedgerAudit = { granted: Number(granted.total), inWallets: 0, balances: 0, held: 0, withdrawable: 0, mismatchedWallets: [], negativeWallets: [] };
+  const audit: LedgerAudit = {
+    granted: Number(granted.total),
+    inWallets: 0,
+    balances: 0,
+    held: 0,
+    withdrawable: 0,
+    mismatchedWallets: [],
+    negativeWallets: [],
+  };
   for (const w of wallets) {
     audit.inWallets += w.balance;
     if (w.account === "balance") audit.balances += w.balance;

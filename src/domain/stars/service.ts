@@ -18,7 +18,8 @@ export const starBalance = (db: Db, userId: number): Promise<number> => walletBa
 
 /** Stars can belong to people only: not bots, not the system account, not closed accounts. */
 function assertCanHoldStars(user: UserRow, field: string): void {
-  if (user.is_bot || user.is_system) throw fieldError(field, "stars belong to people only, not to bots or the system account");
+  if (user.is_bot || user.is_system)
+    throw fieldError(field, "stars belong to people only, not to bots or the system account");
   if (user.deleted_at !== null) throw notFound("User not found");
 }
 
@@ -27,13 +28,16 @@ function assertCanHoldStars(user: UserRow, field: string): void {
  * Returns the new balance.
  */
 export async function grantStars(app: App, userId: number, amount: number, reason?: string | null): Promise<number> {
-  if (!Number.isSafeInteger(amount) || amount < 1 || amount > MAX_GRANT) throw fieldError("amount", `must be an integer from 1 to ${MAX_GRANT}`);
+  if (!Number.isSafeInteger(amount) || amount < 1 || amount > MAX_GRANT)
+    throw fieldError("amount", `must be an integer from 1 to ${MAX_GRANT}`);
   const user = await findUserById(app.db, userId);
   if (!user) throw notFound("User not found");
   assertCanHoldStars(user, "username");
   const note = reason?.trim() ? reason.trim().slice(0, MAX_NOTE) : null;
   const now = app.clock.now();
-  const balance = await app.db.transaction().execute((trx) => postEntry(trx, { userId, account: "balance", amount, kind: "grant", note, now }));
+  const balance = await app.db
+    .transaction()
+    .execute((trx) => postEntry(trx, { userId, account: "balance", amount, kind: "grant", note, now }));
   await publishBalances(app, [userId]);
   return balance;
 }
@@ -46,20 +50,43 @@ export interface GiftInput {
 }
 
 /** Moves stars from one person to another in one transaction. Returns the sender's new balance and the gift. */
-export async function giftStars(app: App, input: GiftInput): Promise<{ balance: number; giftId: string; note: string | null; recipient: UserRow }> {
-  if (!Number.isSafeInteger(input.amount) || input.amount < 1 || input.amount > MAX_GIFT) throw fieldError("amount", `must be an integer from 1 to ${MAX_GIFT}`);
+export async function giftStars(
+  app: App,
+  input: GiftInput,
+): Promise<{ balance: number; giftId: string; note: string | null; recipient: UserRow }> {
+  if (!Number.isSafeInteger(input.amount) || input.amount < 1 || input.amount > MAX_GIFT)
+    throw fieldError("amount", `must be an integer from 1 to ${MAX_GIFT}`);
   const note = input.note?.trim() ? input.note.trim() : null;
   if (note && note.length > MAX_NOTE) throw fieldError("note", `must be at most ${MAX_NOTE} characters`);
   const recipient = await findUserByUsername(app.db, input.recipientUsername);
   if (!recipient || recipient.disabled_at !== null || recipient.deleted_at !== null) throw notFound("User not found");
   if (recipient.id === input.senderId) throw fieldError("username", "you cannot gift stars to yourself");
   assertCanHoldStars(recipient, "username");
-  if (await isBlockedEitherWay(app.db, input.senderId, recipient.id)) throw forbidden("You cannot gift stars to this person");
+  if (await isBlockedEitherWay(app.db, input.senderId, recipient.id))
+    throw forbidden("You cannot gift stars to this person");
   const giftId = newCuid();
   const now = app.clock.now();
   const balance = await app.db.transaction().execute(async (trx) => {
-    const after = await postEntry(trx, { userId: input.senderId, account: "balance", amount: -input.amount, kind: "gift", reference: giftId, counterpartyId: recipient.id, note, now });
-    await postEntry(trx, { userId: recipient.id, account: "balance", amount: input.amount, kind: "gift", reference: giftId, counterpartyId: input.senderId, note, now });
+    const after = await postEntry(trx, {
+      userId: input.senderId,
+      account: "balance",
+      amount: -input.amount,
+      kind: "gift",
+      reference: giftId,
+      counterpartyId: recipient.id,
+      note,
+      now,
+    });
+    await postEntry(trx, {
+      userId: recipient.id,
+      account: "balance",
+      amount: input.amount,
+      kind: "gift",
+      reference: giftId,
+      counterpartyId: input.senderId,
+      note,
+      now,
+    });
     return after;
   });
   await publishBalances(app, [input.senderId, recipient.id]);
@@ -73,13 +100,24 @@ export async function listTransactions(app: App, userId: number, cursorRaw: stri
     .selectFrom("star_ledger as l")
     .leftJoin("users as u", "u.id", "l.counterparty_id")
     .selectAll("l")
-    .select(["u.cuid as counterpartyCuid", "u.username as counterpartyUsername", "u.display_name as counterpartyName", "u.is_bot as counterpartyIsBot"])
+    .select([
+      "u.cuid as counterpartyCuid",
+      "u.username as counterpartyUsername",
+      "u.display_name as counterpartyName",
+      "u.is_bot as counterpartyIsBot",
+    ])
     .where("l.user_id", "=", userId)
     .where("l.account", "=", "balance")
     .orderBy("l.created_at", "desc")
     .orderBy("l.id", "desc")
     .limit(limit + 1);
-  if (cursor) q = q.where((eb) => eb.or([eb("l.created_at", "<", cursor.t), eb.and([eb("l.created_at", "=", cursor.t), eb("l.id", "<", cursor.id)])]));
+  if (cursor)
+    q = q.where((eb) =>
+      eb.or([
+        eb("l.created_at", "<", cursor.t),
+        eb.and([eb("l.created_at", "=", cursor.t), eb("l.id", "<", cursor.id)]),
+      ]),
+    );
   const rows = await q.execute();
   return pageOf(rows, limit, (r) => ({ t: r.created_at, id: r.id }));
 }

@@ -16,16 +16,25 @@ export const CAPTION_MAX = 200;
 /** Upper bound of stories read for one stories feed (followed authors × live stories). */
 const FEED_MAX_STORIES = 1000;
 
-
 /** Stories that have not expired nor been deleted at NOW. */
-const live = (db: Db, now: number) => db.selectFrom("stories").where("stories.deleted_at", "is", null).where("stories.created_at", ">", now - STORY_TTL_MS);
+const live = (db: Db, now: number) =>
+  db
+    .selectFrom("stories")
+    .where("stories.deleted_at", "is", null)
+    .where("stories.created_at", ">", now - STORY_TTL_MS);
 
 /** Publishes a story from one of the author's story uploads; followers get 'story:new'. */
-export async function createStory(app: App, author: UserRow, input: { mediaUrl: string; caption?: string }): Promise<StoryRow> {
+export async function createStory(
+  app: App,
+  author: UserRow,
+  input: { mediaUrl: string; caption?: string },
+): Promise<StoryRow> {
   const caption = (input.caption ?? "").trim();
   const errors: FieldErrors = {};
   if ([...caption].length > CAPTION_MAX) errors.caption = [`must be at most ${CAPTION_MAX} characters`];
-  const upload = await collectFieldErrors(errors, () => resolveOwnUpload(app, input.mediaUrl, author.id, [...STORY_MEDIA_KINDS], "mediaUrl"));
+  const upload = await collectFieldErrors(errors, () =>
+    resolveOwnUpload(app, input.mediaUrl, author.id, [...STORY_MEDIA_KINDS], "mediaUrl"),
+  );
   if (!upload || Object.keys(errors).length) throw validationError(errors);
   const now = app.clock.now();
   const story = await app.db
@@ -43,7 +52,11 @@ export async function createStory(app: App, author: UserRow, input: { mediaUrl: 
     .executeTakeFirstOrThrow();
   await markAttached(app.db, upload.id, now);
   const followers = await followerIds(app.db, author.id);
-  if (followers.length) app.events.publish(followers, "story:new", { storyId: story.cuid, author: { id: author.cuid, username: author.username } });
+  if (followers.length)
+    app.events.publish(followers, "story:new", {
+      storyId: story.cuid,
+      author: { id: author.cuid, username: author.username },
+    });
   return story;
 }
 
@@ -55,7 +68,8 @@ export async function requireVisibleStory(db: Db, now: number, viewerId: number,
     .where("stories.cuid", "=", cuid)
     .where("users.deleted_at", "is", null)
     .executeTakeFirst();
-  if (!story || (story.author_id !== viewerId && (await isBlockedEitherWay(db, viewerId, story.author_id)))) throw notFound("Story not found");
+  if (!story || (story.author_id !== viewerId && (await isBlockedEitherWay(db, viewerId, story.author_id))))
+    throw notFound("Story not found");
   return story;
 }
 
@@ -77,14 +91,25 @@ export async function deleteStory(db: Db, now: number, userId: number, story: St
 
 /** Takes a story down (its author or an administrator); its media goes with the stories cleanup. */
 export async function removeStory(db: Db, now: number, storyId: number): Promise<void> {
-  await db.updateTable("stories").set({ deleted_at: now }).where("id", "=", storyId).where("deleted_at", "is", null).execute();
+  await db
+    .updateTable("stories")
+    .set({ deleted_at: now })
+    .where("id", "=", storyId)
+    .where("deleted_at", "is", null)
+    .execute();
 }
 
 /** A live story by public id, whoever wrote it (moderation looks past blocks). */
-export const findLiveStoryByCuid = (db: Db, now: number, cuid: string) => live(db, now).selectAll().where("stories.cuid", "=", cuid).executeTakeFirst();
+export const findLiveStoryByCuid = (db: Db, now: number, cuid: string) =>
+  live(db, now).selectAll().where("stories.cuid", "=", cuid).executeTakeFirst();
 
 /** One page of a story's viewers, latest first; only the author may ask (others NOT_FOUND). */
-export async function listStoryViewers(db: Db, userId: number, story: StoryRow, opts: { cursor: Cursor | null; limit: number }) {
+export async function listStoryViewers(
+  db: Db,
+  userId: number,
+  story: StoryRow,
+  opts: { cursor: Cursor | null; limit: number },
+) {
   if (story.author_id !== userId) throw notFound("Story not found");
   const hidden = await blockedEitherWayIds(db, userId);
   let q = db
@@ -96,9 +121,16 @@ export async function listStoryViewers(db: Db, userId: number, story: StoryRow, 
     .where("users.deleted_at", "is", null);
   if (hidden.length) q = q.where("users.id", "not in", hidden);
   if (opts.cursor) q = q.where(beforeKey("story_views.viewed_at", "story_views.id", opts.cursor));
-  const rows = await q.orderBy("story_views.viewed_at", "desc").orderBy("story_views.id", "desc").limit(opts.limit + 1).execute();
+  const rows = await q
+    .orderBy("story_views.viewed_at", "desc")
+    .orderBy("story_views.id", "desc")
+    .limit(opts.limit + 1)
+    .execute();
   const page = pageOf(rows, opts.limit, (r) => ({ t: r.viewed_at, id: r.view_id }));
-  return { viewers: page.items.map((r) => ({ user: r as UserRow, viewedAt: r.viewed_at })), nextCursor: page.nextCursor };
+  return {
+    viewers: page.items.map((r) => ({ user: r as UserRow, viewedAt: r.viewed_at })),
+    nextCursor: page.nextCursor,
+  };
 }
 
 /** A story as VIEWER sees it: its author, whether the viewer saw it, and (for the author only) its view count. */
@@ -118,7 +150,12 @@ export async function loadStoryViews(db: Db, viewerId: number, stories: StoryRow
   const ownIds = stories.filter((s) => s.author_id === viewerId).map((s) => s.id);
   const [authors, seenRows, counts] = await Promise.all([
     db.selectFrom("users").selectAll().where("id", "in", authorIds).execute(),
-    db.selectFrom("story_views").select("story_id").where("viewer_id", "=", viewerId).where("story_id", "in", ids).execute(),
+    db
+      .selectFrom("story_views")
+      .select("story_id")
+      .where("viewer_id", "=", viewerId)
+      .where("story_id", "in", ids)
+      .execute(),
     ownIds.length
       ? db
           .selectFrom("story_views")
@@ -133,14 +170,24 @@ export async function loadStoryViews(db: Db, viewerId: number, stories: StoryRow
   const viewCount = new Map(counts.map((r) => [r.story_id, Number(r.n)]));
   return stories.map((row) => {
     const own = row.author_id === viewerId;
-    return { row, author: authorById.get(row.author_id)!, seen: own || seen.has(row.id), viewsCount: own ? (viewCount.get(row.id) ?? 0) : null };
+    return {
+      row,
+      author: authorById.get(row.author_id)!,
+      seen: own || seen.has(row.id),
+      viewsCount: own ? (viewCount.get(row.id) ?? 0) : null,
+    };
   });
 }
 
 /** AUTHOR's live stories, oldest first, as VIEWER sees them (none across a block). */
 export async function userStories(db: Db, now: number, viewerId: number, authorId: number) {
   if (viewerId !== authorId && (await isBlockedEitherWay(db, viewerId, authorId))) return [];
-  const rows = await live(db, now).selectAll("stories").where("stories.author_id", "=", authorId).orderBy("created_at", "asc").orderBy("id", "asc").execute();
+  const rows = await live(db, now)
+    .selectAll("stories")
+    .where("stories.author_id", "=", authorId)
+    .orderBy("created_at", "asc")
+    .orderBy("id", "asc")
+    .execute();
   return loadStoryViews(db, viewerId, rows);
 }
 
@@ -151,17 +198,27 @@ export async function userStories(db: Db, now: number, viewerId: number, authorI
 export async function storiesFeed(db: Db, now: number, viewerId: number) {
   const hidden = await hiddenAuthorIds(db, viewerId);
   let q = live(db, now)
-    .innerJoin("follows", (j) => j.onRef("follows.followee_id", "=", "stories.author_id").on("follows.follower_id", "=", viewerId))
+    .innerJoin("follows", (j) =>
+      j.onRef("follows.followee_id", "=", "stories.author_id").on("follows.follower_id", "=", viewerId),
+    )
     .innerJoin("users", "users.id", "stories.author_id")
     .selectAll("stories")
     .where("users.deleted_at", "is", null);
   if (hidden.length) q = q.where("stories.author_id", "not in", hidden);
-  const rows = await q.orderBy("stories.created_at", "desc").orderBy("stories.id", "desc").limit(FEED_MAX_STORIES).execute();
+  const rows = await q
+    .orderBy("stories.created_at", "desc")
+    .orderBy("stories.id", "desc")
+    .limit(FEED_MAX_STORIES)
+    .execute();
   const views = await loadStoryViews(db, viewerId, rows.reverse());
   const groups = new Map<number, { author: UserRow; stories: StoryView[]; hasUnseen: boolean; latestAt: number }>();
   for (const story of views) {
     let g = groups.get(story.author.id);
-    if (!g) groups.set(story.author.id, (g = { author: story.author, stories: [], hasUnseen: false, latestAt: story.row.created_at }));
+    if (!g)
+      groups.set(
+        story.author.id,
+        (g = { author: story.author, stories: [], hasUnseen: false, latestAt: story.row.created_at }),
+      );
     g.stories.push(story);
     g.hasUnseen ||= !story.seen;
     g.latestAt = Math.max(g.latestAt, story.row.created_at);

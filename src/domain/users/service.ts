@@ -18,7 +18,11 @@ export function usernameProblem(username: string, opts: { bot?: boolean } = {}):
 export const emailProblem = (email: string): string | null =>
   email.length <= 254 && EMAIL_RE.test(email) ? null : "must be a valid e-mail address";
 export const passwordProblem = (password: string): string | null =>
-  password.length < 8 ? "must be at least 8 characters" : password.length > 128 ? "must be at most 128 characters" : null;
+  password.length < 8
+    ? "must be at least 8 characters"
+    : password.length > 128
+      ? "must be at most 128 characters"
+      : null;
 
 export interface NewUser {
   email?: string | null;
@@ -73,7 +77,10 @@ export async function createUser(db: Db, now: number, input: NewUser): Promise<U
   } catch (err) {
     // a concurrent registration won a unique index between our check and insert
     const message = String(err);
-    if (message.includes("UNIQUE")) throw validationError(message.includes("email") ? { email: ["is already registered"] } : { username: ["is taken"] });
+    if (message.includes("UNIQUE"))
+      throw validationError(
+        message.includes("email") ? { email: ["is already registered"] } : { username: ["is taken"] },
+      );
     throw err;
   }
 }
@@ -96,7 +103,10 @@ export const findUserByUsername = (db: Db, username: string) =>
  * Accounts (people and bots; not the system account nor deleted ones), newest first, paged
  * by id (the cursor's time is informational); every one of them when no limit is given.
  */
-export async function listAccounts(db: Db, page: { cursor: Cursor | null; limit?: number }): Promise<{ items: UserRow[]; nextCursor: string | null }> {
+export async function listAccounts(
+  db: Db,
+  page: { cursor: Cursor | null; limit?: number },
+): Promise<{ items: UserRow[]; nextCursor: string | null }> {
   let q = db.selectFrom("users").selectAll().where("deleted_at", "is", null).where("is_system", "=", 0);
   if (page.cursor) q = q.where("id", "<", page.cursor.id);
   q = q.orderBy("id", "desc");
@@ -127,5 +137,9 @@ export async function setPassword(db: Db, now: number, userId: number, password:
 }
 
 export async function setDisabled(db: Db, now: number, userId: number, disabled: boolean): Promise<void> {
-  await db.updateTable("users").set({ disabled_at: disabled ? now : null, updated_at: now }).where("id", "=", userId).execute();
+  await db
+    .updateTable("users")
+    .set({ disabled_at: disabled ? now : null, updated_at: now })
+    .where("id", "=", userId)
+    .execute();
 }

@@ -4,7 +4,17 @@ import type { UserRow } from "./table";
 import { findUserByUsername } from "./service";
 
 /** Usernames people may not register: they would pass for the instance itself. */
-export const RESERVED_USERNAMES = new Set(["system", "admin", "administrator", "root", "support", "security", "moderator", "help", "official"]);
+export const RESERVED_USERNAMES = new Set([
+  "system",
+  "admin",
+  "administrator",
+  "root",
+  "support",
+  "security",
+  "moderator",
+  "help",
+  "official",
+]);
 
 /**
  * The instance's own account (users.is_system = 1), made on first use. It has no e-mail

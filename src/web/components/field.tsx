@@ -13,7 +13,9 @@ interface InputProps {
 }
 
 /** A labelled input with its hint and the server's error beside it (aria-describedby). */
-export function Field(props: InputProps & { label: string; error?: string; hint?: string; value: string; onValue: (value: string) => void }) {
+export function Field(
+  props: InputProps & { label: string; error?: string; hint?: string; value: string; onValue: (value: string) => void },
+) {
   const { label, error, hint, value, onValue, type = "text", ...input } = props;
   const id = useId();
   const described = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
@@ -25,7 +27,14 @@ export function Field(props: InputProps & { label: string; error?: string; hint?
           {hint}
         </p>
       )}
-      <input {...({ ...input, type } as Record<string, unknown>)} id={id} value={value} onInput={(e) => onValue(e.currentTarget.value)} aria-invalid={error ? true : undefined} aria-describedby={described} />
+      <input
+        {...({ ...input, type } as Record<string, unknown>)}
+        id={id}
+        value={value}
+        onInput={(e) => onValue(e.currentTarget.value)}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={described}
+      />
       {error && (
         <p class="field-error" id={`${id}-error`}>
           {error}

@@ -7,7 +7,18 @@ import { useOnVisible, type usePagedList } from "../lib/paged";
  * and more items as the end scrolls into view (or by the button, for keyboards).
  * NOUN names the items in the button and the loading note ("notifications").
  */
-export function ListFooter({ list, noun, empty }: { list: Pick<ReturnType<typeof usePagedList<{ id: string }>>, "items" | "loading" | "done" | "error" | "more" | "reload">; noun: string; empty: string }) {
+export function ListFooter({
+  list,
+  noun,
+  empty,
+}: {
+  list: Pick<
+    ReturnType<typeof usePagedList<{ id: string }>>,
+    "items" | "loading" | "done" | "error" | "more" | "reload"
+  >;
+  noun: string;
+  empty: string;
+}) {
   const sentinel = useOnVisible(list.more, list.items.length);
   return (
     <>

@@ -5,7 +5,19 @@ import { describeError, uploadFile, type Upload } from "../lib/api";
  * One picture (or video) chosen from the device and uploaded at once with a progress bar;
  * KINDOF picks the upload kind from the file (e.g. cover or cover-video).
  */
-export function MediaPicker({ label, accept, kindOf, onUploaded, disabled }: { label: string; accept: string; kindOf: (file: File) => string; onUploaded: (upload: Upload) => void; disabled?: boolean }) {
+export function MediaPicker({
+  label,
+  accept,
+  kindOf,
+  onUploaded,
+  disabled,
+}: {
+  label: string;
+  accept: string;
+  kindOf: (file: File) => string;
+  onUploaded: (upload: Upload) => void;
+  disabled?: boolean;
+}) {
   const id = useId();
   const [progress, setProgress] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -26,7 +38,14 @@ export function MediaPicker({ label, accept, kindOf, onUploaded, disabled }: { l
       <label class="button file-button" for={id}>
         {label}
       </label>
-      <input id={id} type="file" accept={accept} class="visually-hidden" disabled={disabled || progress !== null} onChange={(e) => (pick(e.currentTarget.files?.[0]), (e.currentTarget.value = ""))} />
+      <input
+        id={id}
+        type="file"
+        accept={accept}
+        class="visually-hidden"
+        disabled={disabled || progress !== null}
+        onChange={(e) => (pick(e.currentTarget.files?.[0]), (e.currentTarget.value = ""))}
+      />
       {progress !== null && <progress max={1} value={progress} aria-label={`Uploading: ${label}`} />}
       {error && <p class="field-error">{error}</p>}
     </div>

@@ -7,7 +7,19 @@ export const APP_NAME = "socialctl";
  * A screen's frame: sets the document title and renders the one h1, which receives focus
  * after a client-side navigation so screen readers announce the new screen.
  */
-export function Page({ title, heading, children, wide, actions }: { title: string; heading?: ComponentChildren; children?: ComponentChildren; wide?: boolean; actions?: ComponentChildren }) {
+export function Page({
+  title,
+  heading,
+  children,
+  wide,
+  actions,
+}: {
+  title: string;
+  heading?: ComponentChildren;
+  children?: ComponentChildren;
+  wide?: boolean;
+  actions?: ComponentChildren;
+}) {
   useEffect(() => {
     document.title = `${title} · ${APP_NAME}`;
   }, [title]);

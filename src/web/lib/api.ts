@@ -68,26 +68,45 @@ async function ensureCsrf(): Promise<string> {
 
 export function apiUrl(path: string, query?: Query): string {
   const url = new URL(`/api${path}`, location.origin);
-  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null && v !== "") url.searchParams.set(k, String(v));
+  for (const [k, v] of Object.entries(query ?? {}))
+    if (v !== undefined && v !== null && v !== "") url.searchParams.set(k, String(v));
   return url.pathname + url.search;
 }
 
 function errorFrom(status: number, body: Envelope<unknown> | null, retryAfterHeader: string | null): ApiError {
   const err = body?.error;
   const details = err?.details as { fieldErrors?: FieldErrors } | undefined;
-  const retryAfter = retryAfterHeader !== null && Number.isFinite(Number(retryAfterHeader)) ? Number(retryAfterHeader) : null;
-  return new ApiError(status, err?.code ?? "INTERNAL_ERROR", err?.message ?? `The server answered ${status}`, details?.fieldErrors ?? {}, retryAfter);
+  const retryAfter =
+    retryAfterHeader !== null && Number.isFinite(Number(retryAfterHeader)) ? Number(retryAfterHeader) : null;
+  return new ApiError(
+    status,
+    err?.code ?? "INTERNAL_ERROR",
+    err?.message ?? `The server answered ${status}`,
+    details?.fieldErrors ?? {},
+    retryAfter,
+  );
 }
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
-async function request<T>(method: string, path: string, opts: { body?: unknown; query?: Query; signal?: AbortSignal } = {}, retried = false): Promise<T> {
+async function request<T>(
+  method: string,
+  path: string,
+  opts: { body?: unknown; query?: Query; signal?: AbortSignal } = {},
+  retried = false,
+): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (MUTATING.has(method)) headers["x-csrf-token"] = await ensureCsrf();
   if (opts.body !== undefined) headers["content-type"] = "application/json";
   let res: Response;
   try {
-    res = await fetch(apiUrl(path, opts.query), { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: opts.signal, credentials: "same-origin" });
+    res = await fetch(apiUrl(path, opts.query), {
+      method,
+      headers,
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      signal: opts.signal,
+      credentials: "same-origin",
+    });
   } catch (err) {
     if ((err as Error).name === "AbortError") throw err;
     throw new ApiError(0, "NETWORK_ERROR", "Could not reach the server. Check your connection and try again.");
@@ -131,7 +150,12 @@ export interface Upload {
  * Uploads FILE as KIND, reporting progress (0..1). XMLHttpRequest because fetch does not
  * report upload progress.
  */
-export async function uploadFile(file: Blob, kind: string, onProgress?: (fraction: number) => void, name = "upload"): Promise<Upload> {
+export async function uploadFile(
+  file: Blob,
+  kind: string,
+  onProgress?: (fraction: number) => void,
+  name = "upload",
+): Promise<Upload> {
   const token = await ensureCsrf();
   const form = new FormData();
   form.append("kind", kind);
@@ -164,13 +188,19 @@ export async function uploadFile(file: Blob, kind: string, onProgress?: (fractio
 /** A person-readable sentence for an error, with the wait time of a rate limit. */
 export function describeError(err: unknown): string {
   if (err instanceof ApiError) {
-    if (err.code === "RATE_LIMITED") return err.retryAfter ? `Too many attempts. Try again in ${formatWait(err.retryAfter)}.` : "Too many attempts. Wait a moment and try again.";
+    if (err.code === "RATE_LIMITED")
+      return err.retryAfter
+        ? `Too many attempts. Try again in ${formatWait(err.retryAfter)}.`
+        : "Too many attempts. Wait a moment and try again.";
     return err.message;
   }
   return err instanceof Error ? err.message : String(err);
 }
 
 function formatWait(seconds: number): string {
-  if (seconds < 60) return new Intl.NumberFormat(undefined, { style: "unit", unit: "second", unitDisplay: "long" }).format(seconds);
-  return new Intl.NumberFormat(undefined, { style: "unit", unit: "minute", unitDisplay: "long" }).format(Math.ceil(seconds / 60));
+  if (seconds < 60)
+    return new Intl.NumberFormat(undefined, { style: "unit", unit: "second", unitDisplay: "long" }).format(seconds);
+  return new Intl.NumberFormat(undefined, { style: "unit", unit: "minute", unitDisplay: "long" }).format(
+    Math.ceil(seconds / 60),
+  );
 }

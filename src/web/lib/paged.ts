@@ -78,7 +78,9 @@ export function useOnVisible(onVisible: () => void, generation: number) {
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
-    const io = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && cb.current(), { rootMargin: "600px 0px" });
+    const io = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && cb.current(), {
+      rootMargin: "600px 0px",
+    });
     io.observe(el);
     return () => io.disconnect();
   }, [generation]);

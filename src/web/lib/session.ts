@@ -27,7 +27,11 @@ export async function recheckSession(): Promise<void> {
     if (!account.value || account.value.id !== me.id) sessionStarted(me);
     else account.value = me;
   } catch (err) {
-    if (err instanceof ApiError && (err.code === "UNAUTHORIZED" || err.code === "ACCOUNT_DISABLED" || err.code === "DEVICE_BANNED")) sessionEnded();
+    if (
+      err instanceof ApiError &&
+      (err.code === "UNAUTHORIZED" || err.code === "ACCOUNT_DISABLED" || err.code === "DEVICE_BANNED")
+    )
+      sessionEnded();
     else if (account.value === undefined) throw err;
   }
 }

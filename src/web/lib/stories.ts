@@ -23,4 +23,5 @@ export interface StoryGroup {
 }
 
 /** The viewer of one person's stories. */
-export const storyViewerHref = (username: string, storyId?: string) => `/stories/${encodeURIComponent(username)}${storyId ? `?story=${encodeURIComponent(storyId)}` : ""}`;
+export const storyViewerHref = (username: string, storyId?: string) =>
+  `/stories/${encodeURIComponent(username)}${storyId ? `?story=${encodeURIComponent(storyId)}` : ""}`;

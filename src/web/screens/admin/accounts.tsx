@@ -12,7 +12,11 @@ import type { AdminAccount } from "./types";
 
 type Answer = { account: AdminAccount } & Record<string, unknown>;
 /** An action on one account: its dialog, the endpoint, its body from the dialog's values, and what to say when done. */
-type AskInput = Omit<PendingAction, "run"> & { path: string; body?: (v: Record<string, string>) => unknown; said: (r: Answer) => string };
+type AskInput = Omit<PendingAction, "run"> & {
+  path: string;
+  body?: (v: Record<string, string>) => unknown;
+  said: (r: Answer) => string;
+};
 type Ask = (action: AskInput) => void;
 const path = (a: AdminAccount, action: string) => `/admin/accounts/${encodeURIComponent(a.username)}/${action}`;
 
@@ -22,7 +26,10 @@ export function Accounts() {
   const [query, setQuery] = useState("");
   const load = useCallback(
     async (cursor: string | null) => {
-      const r = await api.get<{ accounts: AdminAccount[]; pageInfo: PageInfo }>("/admin/accounts", { q: query, cursor });
+      const r = await api.get<{ accounts: AdminAccount[]; pageInfo: PageInfo }>("/admin/accounts", {
+        q: query,
+        cursor,
+      });
       return { items: r.accounts, nextCursor: r.pageInfo.nextCursor };
     },
     [query],
@@ -56,7 +63,13 @@ export function Accounts() {
           setQuery(q.trim());
         }}
       >
-        <Field type="search" label="Search accounts" hint="A name, a username or an exact e-mail address; empty lists the newest accounts." value={q} onValue={setQ} />
+        <Field
+          type="search"
+          label="Search accounts"
+          hint="A name, a username or an exact e-mail address; empty lists the newest accounts."
+          value={q}
+          onValue={setQ}
+        />
         <button type="submit" class="primary">
           Search
         </button>
@@ -103,7 +116,19 @@ function AccountRow({ account: a, ask }: { account: AdminAccount; ask: Ask }) {
       </p>
       <div class="actions" role="group" aria-label={`Actions for ${name}`}>
         {a.disabled ? (
-          <button type="button" class="small" onClick={() => ask({ title: `Enable ${name}`, text: `${name} will be able to sign in again.`, confirm: "Enable account", path: path(a, "enable"), said: () => `${name} is enabled.` })}>
+          <button
+            type="button"
+            class="small"
+            onClick={() =>
+              ask({
+                title: `Enable ${name}`,
+                text: `${name} will be able to sign in again.`,
+                confirm: "Enable account",
+                path: path(a, "enable"),
+                said: () => `${name} is enabled.`,
+              })
+            }
+          >
             Enable
           </button>
         ) : (
@@ -112,7 +137,15 @@ function AccountRow({ account: a, ask }: { account: AdminAccount; ask: Ask }) {
               type="button"
               class="small danger"
               onClick={() =>
-                ask({ title: `Disable ${name}`, text: `${name} is signed out everywhere and cannot sign in until enabled.`, confirm: "Disable account", danger: true, path: path(a, "disable"), said: (r) => `${name} is disabled; ${formatNumber(r.sessionsRevoked as number)} session(s) signed out.` })
+                ask({
+                  title: `Disable ${name}`,
+                  text: `${name} is signed out everywhere and cannot sign in until enabled.`,
+                  confirm: "Disable account",
+                  danger: true,
+                  path: path(a, "disable"),
+                  said: (r) =>
+                    `${name} is disabled; ${formatNumber(r.sessionsRevoked as number)} session(s) signed out.`,
+                })
               }
             >
               Disable
@@ -124,17 +157,48 @@ function AccountRow({ account: a, ask }: { account: AdminAccount; ask: Ask }) {
             type="button"
             class="danger"
             onClick={() =>
-              ask({ title: `Ban the devices of ${name}`, text: `Every browser or program ${name} signed in from is refused, whoever uses it.`, confirm: "Ban devices", danger: true, path: path(a, "ban-devices"), said: (r) => `${formatNumber(r.bannedDevices as number)} device(s) of ${name} banned.` })
+              ask({
+                title: `Ban the devices of ${name}`,
+                text: `Every browser or program ${name} signed in from is refused, whoever uses it.`,
+                confirm: "Ban devices",
+                danger: true,
+                path: path(a, "ban-devices"),
+                said: (r) => `${formatNumber(r.bannedDevices as number)} device(s) of ${name} banned.`,
+              })
             }
           >
             Ban devices
           </button>
         )}
-        <button type="button" class="small" onClick={() => ask({ title: `Lift the device bans of ${name}`, text: `The devices banned through ${name} can be used again.`, confirm: "Unban devices", path: path(a, "unban-devices"), said: (r) => `${formatNumber(r.unbannedDevices as number)} device ban(s) lifted.` })}>
+        <button
+          type="button"
+          class="small"
+          onClick={() =>
+            ask({
+              title: `Lift the device bans of ${name}`,
+              text: `The devices banned through ${name} can be used again.`,
+              confirm: "Unban devices",
+              path: path(a, "unban-devices"),
+              said: (r) => `${formatNumber(r.unbannedDevices as number)} device ban(s) lifted.`,
+            })
+          }
+        >
           Unban devices
         </button>
         {a.postingBlockedUntil ? (
-          <button type="button" class="small" onClick={() => ask({ title: `Let ${name} post again`, text: `${name} can post and comment again at once.`, confirm: "Unblock posting", path: path(a, "unblock-posting"), said: () => `${name} can post again.` })}>
+          <button
+            type="button"
+            class="small"
+            onClick={() =>
+              ask({
+                title: `Let ${name} post again`,
+                text: `${name} can post and comment again at once.`,
+                confirm: "Unblock posting",
+                path: path(a, "unblock-posting"),
+                said: () => `${name} can post again.`,
+              })
+            }
+          >
             Unblock posting
           </button>
         ) : (
@@ -158,7 +222,20 @@ function AccountRow({ account: a, ask }: { account: AdminAccount; ask: Ask }) {
           </button>
         )}
         {a.twoFactorMethod !== "none" && (
-          <button type="button" class="small" onClick={() => ask({ title: `Reset two-factor of ${name}`, text: `${name} signs in with the password alone, and can set two-factor up again.`, confirm: "Reset two-factor", danger: true, path: path(a, "reset-two-factor"), said: () => `Two-factor of ${name} is off.` })}>
+          <button
+            type="button"
+            class="small"
+            onClick={() =>
+              ask({
+                title: `Reset two-factor of ${name}`,
+                text: `${name} signs in with the password alone, and can set two-factor up again.`,
+                confirm: "Reset two-factor",
+                danger: true,
+                path: path(a, "reset-two-factor"),
+                said: () => `Two-factor of ${name} is off.`,
+              })
+            }
+          >
             Reset two-factor
           </button>
         )}
@@ -171,7 +248,15 @@ function AccountRow({ account: a, ask }: { account: AdminAccount; ask: Ask }) {
                 title: `Set a password for ${name}`,
                 text: `${name} is signed out everywhere and signs in with the new password.`,
                 confirm: "Set password",
-                fields: [{ name: "password", label: "New password", type: "password", hint: "8 to 128 characters", required: true }],
+                fields: [
+                  {
+                    name: "password",
+                    label: "New password",
+                    type: "password",
+                    hint: "8 to 128 characters",
+                    required: true,
+                  },
+                ],
                 path: path(a, "password"),
                 body: (v) => ({ password: v.password }),
                 said: () => `The password of ${name} is changed.`,
@@ -224,21 +309,57 @@ function CreateAccount({ onCreated }: { onCreated: (a: AdminAccount) => void }) 
         class="form"
         onSubmit={run(async () => {
           setMade(null);
-          const r = await api.post<{ account: AdminAccount }>("/admin/accounts", { ...form, displayName: form.displayName.trim() || undefined, admin, verified });
+          const r = await api.post<{ account: AdminAccount }>("/admin/accounts", {
+            ...form,
+            displayName: form.displayName.trim() || undefined,
+            admin,
+            verified,
+          });
           onCreated(r.account);
           setMade(`@${r.account.username} is created.`);
           setForm({ email: "", username: "", password: "", displayName: "" });
         })}
       >
-        <Field label="Email" type="email" autoComplete="off" required value={form.email} onValue={set("email")} error={apiError?.field("email")} />
-        <Field label="Username" autoComplete="off" required value={form.username} onValue={set("username")} error={apiError?.field("username")} />
-        <Field label="Display name" autoComplete="off" value={form.displayName} onValue={set("displayName")} error={apiError?.field("displayName")} />
-        <Field label="Password" type="password" autoComplete="new-password" required value={form.password} onValue={set("password")} error={apiError?.field("password")} hint="8 to 128 characters" />
+        <Field
+          label="Email"
+          type="email"
+          autoComplete="off"
+          required
+          value={form.email}
+          onValue={set("email")}
+          error={apiError?.field("email")}
+        />
+        <Field
+          label="Username"
+          autoComplete="off"
+          required
+          value={form.username}
+          onValue={set("username")}
+          error={apiError?.field("username")}
+        />
+        <Field
+          label="Display name"
+          autoComplete="off"
+          value={form.displayName}
+          onValue={set("displayName")}
+          error={apiError?.field("displayName")}
+        />
+        <Field
+          label="Password"
+          type="password"
+          autoComplete="new-password"
+          required
+          value={form.password}
+          onValue={set("password")}
+          error={apiError?.field("password")}
+          hint="8 to 128 characters"
+        />
         <label class="choice">
           <input type="checkbox" checked={admin} onChange={(e) => setAdmin(e.currentTarget.checked)} /> Administrator
         </label>
         <label class="choice">
-          <input type="checkbox" checked={verified} onChange={(e) => setVerified(e.currentTarget.checked)} /> E-mail address confirmed
+          <input type="checkbox" checked={verified} onChange={(e) => setVerified(e.currentTarget.checked)} /> E-mail
+          address confirmed
         </label>
         <FormError message={error && !onField ? describeError(error) : null} />
         <Notice message={made} />

@@ -13,7 +13,10 @@ export function Bots() {
   const [pending, setPending] = useState<PendingAction | null>(null);
   const [done, setDone] = useState<string | null>(null);
   useEffect(() => {
-    api.get<{ bots: AdminBot[] }>("/admin/bots").then((r) => setBots(r.bots), (err) => setError(describeError(err)));
+    api.get<{ bots: AdminBot[] }>("/admin/bots").then(
+      (r) => setBots(r.bots),
+      (err) => setError(describeError(err)),
+    );
   }, []);
 
   const ask = (b: AdminBot, action: string, title: string, text: string, danger = false) => {
@@ -54,20 +57,52 @@ export function Bots() {
             </p>
             <div class="actions" role="group" aria-label={`Actions for @${b.username}`}>
               {b.enabled ? (
-                <button type="button" class="small" onClick={() => ask(b, "disable", `Disable @${b.username}`, "Its token is refused until it is enabled; its owner can enable it again.", true)}>
+                <button
+                  type="button"
+                  class="small"
+                  onClick={() =>
+                    ask(
+                      b,
+                      "disable",
+                      `Disable @${b.username}`,
+                      "Its token is refused until it is enabled; its owner can enable it again.",
+                      true,
+                    )
+                  }
+                >
                   Disable
                 </button>
               ) : (
-                <button type="button" class="small" onClick={() => ask(b, "enable", `Enable @${b.username}`, "Its token works again.")}>
+                <button
+                  type="button"
+                  class="small"
+                  onClick={() => ask(b, "enable", `Enable @${b.username}`, "Its token works again.")}
+                >
                   Enable
                 </button>
               )}
               {b.blocked ? (
-                <button type="button" class="small" onClick={() => ask(b, "unblock", `Unblock @${b.username}`, "The moderation block is lifted.")}>
+                <button
+                  type="button"
+                  class="small"
+                  onClick={() => ask(b, "unblock", `Unblock @${b.username}`, "The moderation block is lifted.")}
+                >
                   Unblock
                 </button>
               ) : (
-                <button type="button" class="small danger" onClick={() => ask(b, "block", `Block @${b.username}`, "Its token is refused, it gets no updates and its public card is gone; only an administrator can lift this.", true)}>
+                <button
+                  type="button"
+                  class="small danger"
+                  onClick={() =>
+                    ask(
+                      b,
+                      "block",
+                      `Block @${b.username}`,
+                      "Its token is refused, it gets no updates and its public card is gone; only an administrator can lift this.",
+                      true,
+                    )
+                  }
+                >
                   Block
                 </button>
               )}

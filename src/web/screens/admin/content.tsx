@@ -12,7 +12,13 @@ const KINDS = [
 ] as const;
 
 /** The id in what was pasted: an id, or a link to the post ("…/posts/<id>"). */
-const idOf = (raw: string) => raw.trim().replace(/[?#].*$/, "").split("/").filter(Boolean).pop() ?? "";
+const idOf = (raw: string) =>
+  raw
+    .trim()
+    .replace(/[?#].*$/, "")
+    .split("/")
+    .filter(Boolean)
+    .pop() ?? "";
 
 /** Content: find a post, comment or story by its id or link and remove it; the blocked-words list. */
 export function Content() {
@@ -41,13 +47,19 @@ function RemoveContent() {
           setFound(null);
           setRemoved(null);
           removal.setError(null);
-          const r = await api.get<{ content: ContentItem }>(`/admin/content/${kind.plural}/${encodeURIComponent(idOf(raw))}`);
+          const r = await api.get<{ content: ContentItem }>(
+            `/admin/content/${kind.plural}/${encodeURIComponent(idOf(raw))}`,
+          );
           setFound(r.content);
         })}
       >
         <div class="field">
           <label for={kindId}>Kind</label>
-          <select id={kindId} value={kind.kind} onChange={(e) => setKind(KINDS.find((k) => k.kind === e.currentTarget.value)!)}>
+          <select
+            id={kindId}
+            value={kind.kind}
+            onChange={(e) => setKind(KINDS.find((k) => k.kind === e.currentTarget.value)!)}
+          >
             {KINDS.map((k) => (
               <option key={k.kind} value={k.kind}>
                 {k.label}
@@ -55,7 +67,14 @@ function RemoveContent() {
             ))}
           </select>
         </div>
-        <Field label="Id or link" hint="The id, or the address of the post's page." required autoComplete="off" value={raw} onValue={setRaw} />
+        <Field
+          label="Id or link"
+          hint="The id, or the address of the post's page."
+          required
+          autoComplete="off"
+          value={raw}
+          onValue={setRaw}
+        />
         <FormError message={lookup.error ? describeError(lookup.error) : null} />
         <div class="actions">
           <button type="submit" disabled={lookup.busy}>
@@ -66,7 +85,8 @@ function RemoveContent() {
       {found && (
         <article class="admin-preview" aria-label={`${found.kind} to remove`}>
           <p>
-            <strong>@{found.author.username ?? "deleted account"}</strong> <span class="muted">{formatDateTime(found.createdAt)}</span>
+            <strong>@{found.author.username ?? "deleted account"}</strong>{" "}
+            <span class="muted">{formatDateTime(found.createdAt)}</span>
           </p>
           <blockquote>{found.text || <span class="muted">(no text)</span>}</blockquote>
           <FormError message={removal.error ? describeError(removal.error) : null} />
@@ -100,7 +120,14 @@ function BlockedWords() {
   const id = useId();
   useEffect(() => {
     api.get<{ settings: LiveSetting[] }>("/admin/settings").then(
-      (r) => setWords(String(r.settings.find((s) => s.key === "moderation.blockedWords")?.value ?? "").split(",").map((w) => w.trim()).filter(Boolean).join("\n")),
+      (r) =>
+        setWords(
+          String(r.settings.find((s) => s.key === "moderation.blockedWords")?.value ?? "")
+            .split(",")
+            .map((w) => w.trim())
+            .filter(Boolean)
+            .join("\n"),
+        ),
       (err) => setSaved(describeError(err)),
     );
   }, []);
@@ -112,9 +139,16 @@ function BlockedWords() {
         class="form"
         onSubmit={run(async () => {
           setSaved(null);
-          const list = (words ?? "").split(/[\n,]/).map((w) => w.trim()).filter(Boolean);
+          const list = (words ?? "")
+            .split(/[\n,]/)
+            .map((w) => w.trim())
+            .filter(Boolean);
           await api.patch("/admin/settings", { "moderation.blockedWords": list.join(",") });
-          setSaved(list.length ? `${list.length} blocked word(s) saved; new posts and comments are checked at once.` : "No words are blocked now.");
+          setSaved(
+            list.length
+              ? `${list.length} blocked word(s) saved; new posts and comments are checked at once.`
+              : "No words are blocked now.",
+          );
         })}
       >
         <div class="field">
@@ -122,7 +156,15 @@ function BlockedWords() {
           <p class="hint" id={`${id}-hint`}>
             A post, comment or profile using one of them as a whole word (any case) is refused.
           </p>
-          <textarea id={id} rows={5} value={words ?? ""} disabled={words === null} aria-describedby={`${id}-hint`} aria-invalid={fieldError ? true : undefined} onInput={(e) => setWords(e.currentTarget.value)} />
+          <textarea
+            id={id}
+            rows={5}
+            value={words ?? ""}
+            disabled={words === null}
+            aria-describedby={`${id}-hint`}
+            aria-invalid={fieldError ? true : undefined}
+            onInput={(e) => setWords(e.currentTarget.value)}
+          />
           {fieldError && <p class="field-error">{fieldError}</p>}
         </div>
         <FormError message={error && !fieldError ? describeError(error) : null} />

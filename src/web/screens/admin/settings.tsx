@@ -24,7 +24,10 @@ export function Settings() {
     setDraft(Object.fromEntries(list.map((s) => [s.key, String(s.value)])));
   };
   useEffect(() => {
-    api.get<{ settings: LiveSetting[] }>("/admin/settings").then((r) => show(r.settings), (err) => setLoadError(describeError(err)));
+    api.get<{ settings: LiveSetting[] }>("/admin/settings").then(
+      (r) => show(r.settings),
+      (err) => setLoadError(describeError(err)),
+    );
   }, []);
   if (loadError) return <FormError message={loadError} />;
   if (!settings) return <Loading label="Loading settings…" />;
@@ -36,7 +39,9 @@ export function Settings() {
       aria-labelledby="settings-heading"
       onSubmit={run(async () => {
         setSaved(null);
-        const changed = Object.fromEntries(settings.filter((s) => draft[s.key] !== String(s.value)).map((s) => [s.key, draft[s.key]!]));
+        const changed = Object.fromEntries(
+          settings.filter((s) => draft[s.key] !== String(s.value)).map((s) => [s.key, draft[s.key]!]),
+        );
         if (!Object.keys(changed).length) return setSaved("Nothing changed.");
         const r = await api.patch<{ settings: LiveSetting[]; changed: string[] }>("/admin/settings", changed);
         show(r.settings);
@@ -45,13 +50,21 @@ export function Settings() {
     >
       <h2 id="settings-heading">Instance settings</h2>
       <p class="hint">
-        These apply to the next request and are kept in the config file. Other settings need <code>socialctl config set</code> and a restart.
+        These apply to the next request and are kept in the config file. Other settings need{" "}
+        <code>socialctl config set</code> and a restart.
       </p>
       <fieldset>
         <legend>Registration</legend>
         {MODES.map((m) => (
           <label key={m.value} class="choice">
-            <input type="radio" name="registration" value={m.value} checked={draft.registration === m.value} onChange={() => setDraft((d) => ({ ...d, registration: m.value }))} /> {m.label}
+            <input
+              type="radio"
+              name="registration"
+              value={m.value}
+              checked={draft.registration === m.value}
+              onChange={() => setDraft((d) => ({ ...d, registration: m.value }))}
+            />{" "}
+            {m.label}
             <span class="muted"> ({m.hint})</span>
           </label>
         ))}
@@ -75,7 +88,15 @@ export function Settings() {
           ))}
         </div>
       </fieldset>
-      <FormError message={error && !onField ? describeError(error) : onField ? "Some values are not valid: see the fields marked." : null} />
+      <FormError
+        message={
+          error && !onField
+            ? describeError(error)
+            : onField
+              ? "Some values are not valid: see the fields marked."
+              : null
+        }
+      />
       <Notice message={saved} />
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>

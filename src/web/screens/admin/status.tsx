@@ -10,26 +10,41 @@ const UNITS = ["byte", "kilobyte", "megabyte", "gigabyte", "terabyte"] as const;
 /** 1536 → "1.5 kB", in the browser's locale. */
 export function formatBytes(n: number): string {
   let i = 0;
-  while (n >= 1024 && i < UNITS.length - 1) (n /= 1024), i++;
-  return new Intl.NumberFormat(undefined, { style: "unit", unit: UNITS[i], unitDisplay: "short", maximumFractionDigits: 1 }).format(n);
+  while (n >= 1024 && i < UNITS.length - 1) ((n /= 1024), i++);
+  return new Intl.NumberFormat(undefined, {
+    style: "unit",
+    unit: UNITS[i],
+    unitDisplay: "short",
+    maximumFractionDigits: 1,
+  }).format(n);
 }
 
 function formatUptime(seconds: number): string {
   const d = Math.floor(seconds / 86400);
   const h = Math.floor((seconds % 86400) / 3600);
   const m = Math.floor((seconds % 3600) / 60);
-  const unit = (value: number, u: "day" | "hour" | "minute") => new Intl.NumberFormat(undefined, { style: "unit", unit: u, unitDisplay: "long" }).format(value);
+  const unit = (value: number, u: "day" | "hour" | "minute") =>
+    new Intl.NumberFormat(undefined, { style: "unit", unit: u, unitDisplay: "long" }).format(value);
   return d ? `${unit(d, "day")} ${unit(h, "hour")}` : h ? `${unit(h, "hour")} ${unit(m, "minute")}` : unit(m, "minute");
 }
 
-const COUNT_LABELS: Record<string, string> = { accounts: "Accounts", posts: "Posts", messages: "Messages", bots: "Bots", queuedBotUpdates: "Bot updates waiting" };
+const COUNT_LABELS: Record<string, string> = {
+  accounts: "Accounts",
+  posts: "Posts",
+  messages: "Messages",
+  bots: "Bots",
+  queuedBotUpdates: "Bot updates waiting",
+};
 
 /** The figures of `socialctl status`, from the running server. */
 export function Status() {
   const [status, setStatus] = useState<InstanceStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    api.get<{ status: InstanceStatus }>("/admin/status").then((r) => setStatus(r.status), (err) => setError(describeError(err)));
+    api.get<{ status: InstanceStatus }>("/admin/status").then(
+      (r) => setStatus(r.status),
+      (err) => setError(describeError(err)),
+    );
   }, []);
   if (error) return <FormError message={error} />;
   if (!status) return <Loading label="Loading the instance's status…" />;
@@ -42,7 +57,10 @@ export function Status() {
     ...Object.entries(s.counts)
       .filter(([, n]) => n !== null)
       .map(([k, n]): [string, string] => [COUNT_LABELS[k] ?? k, formatNumber(n!)]),
-    ["Last backup", s.lastBackup ? `${formatDateTime(s.lastBackup.createdAt)}, ${formatBytes(s.lastBackup.sizeBytes)}` : "none yet"],
+    [
+      "Last backup",
+      s.lastBackup ? `${formatDateTime(s.lastBackup.createdAt)}, ${formatBytes(s.lastBackup.sizeBytes)}` : "none yet",
+    ],
     ["Schema", s.schema.version ?? "empty"],
     ["Pending migrations", s.schema.pending.length ? s.schema.pending.join(", ") : "none"],
     ["Data directory", s.dataDir],
@@ -58,7 +76,12 @@ export function Status() {
           </div>
         ))}
       </dl>
-      {s.schema.unknown.length > 0 && <p role="alert">The database has migrations this version does not know ({s.schema.unknown.join(", ")}): it was made by a newer version.</p>}
+      {s.schema.unknown.length > 0 && (
+        <p role="alert">
+          The database has migrations this version does not know ({s.schema.unknown.join(", ")}): it was made by a newer
+          version.
+        </p>
+      )}
     </section>
   );
 }

@@ -44,7 +44,14 @@ export interface AuditEntry {
 export interface InstanceStatus {
   version: string;
   dataDir: string;
-  server: { running: boolean; pid?: number; url?: string; startedAt?: string; uptimeSeconds?: number; healthy?: boolean };
+  server: {
+    running: boolean;
+    pid?: number;
+    url?: string;
+    startedAt?: string;
+    uptimeSeconds?: number;
+    healthy?: boolean;
+  };
   database: { sizeBytes: number; walSizeBytes: number };
   files: { count: number; totalBytes: number; byKind: Record<string, { count: number; bytes: number }> | null };
   counts: Record<string, number | null>;

@@ -19,7 +19,9 @@ export function ForgotPassword() {
     <Page title="Reset your password">
       {sent ? (
         <div class="card">
-          <p role="status">If an account uses {email}, a link to set a new password is on its way. It works once, for one hour.</p>
+          <p role="status">
+            If an account uses {email}, a link to set a new password is on its way. It works once, for one hour.
+          </p>
           <p>
             <a href="/">Back to sign in</a>
           </p>
@@ -27,7 +29,15 @@ export function ForgotPassword() {
       ) : (
         <form class="card form" onSubmit={submit}>
           <p>Enter the e-mail address of your account and we will send you a link to set a new password.</p>
-          <Field label="Email" type="email" value={email} onValue={setEmail} autoComplete="email" required error={fieldError} />
+          <Field
+            label="Email"
+            type="email"
+            value={email}
+            onValue={setEmail}
+            autoComplete="email"
+            required
+            error={fieldError}
+          />
           <FormError message={error && !fieldError ? describeError(error) : null} />
           <div class="actions">
             <button type="submit" class="primary" disabled={busy}>

@@ -15,8 +15,26 @@ interface QrRequest {
 
 /** "Chrome on Linux" from a User-Agent string; the raw string when nothing is recognised. */
 export function describeDevice(userAgent: string): string {
-  const browser = /Edg\//.test(userAgent) ? "Edge" : /Firefox\//.test(userAgent) ? "Firefox" : /Chrom(e|ium)\//.test(userAgent) ? "Chrome" : /Safari\//.test(userAgent) ? "Safari" : null;
-  const os = /Android/.test(userAgent) ? "Android" : /iPhone|iPad/.test(userAgent) ? "iOS" : /Windows/.test(userAgent) ? "Windows" : /Mac OS X/.test(userAgent) ? "macOS" : /Linux/.test(userAgent) ? "Linux" : null;
+  const browser = /Edg\//.test(userAgent)
+    ? "Edge"
+    : /Firefox\//.test(userAgent)
+      ? "Firefox"
+      : /Chrom(e|ium)\//.test(userAgent)
+        ? "Chrome"
+        : /Safari\//.test(userAgent)
+          ? "Safari"
+          : null;
+  const os = /Android/.test(userAgent)
+    ? "Android"
+    : /iPhone|iPad/.test(userAgent)
+      ? "iOS"
+      : /Windows/.test(userAgent)
+        ? "Windows"
+        : /Mac OS X/.test(userAgent)
+          ? "macOS"
+          : /Linux/.test(userAgent)
+            ? "Linux"
+            : null;
   if (browser && os) return `${browser} on ${os}`;
   return browser ?? os ?? (userAgent || "An unknown device");
 }
@@ -61,12 +79,14 @@ export function QrApprove() {
             <p>
               {request.device ? (
                 <>
-                  <strong>{describeDevice(request.device.userAgent)}</strong> (address {request.device.ip}, asked {formatDateTime(request.device.requestedAt)})
+                  <strong>{describeDevice(request.device.userAgent)}</strong> (address {request.device.ip}, asked{" "}
+                  {formatDateTime(request.device.requestedAt)})
                 </>
               ) : (
                 "A device"
               )}{" "}
-              asks to sign in as <strong>@{me.username}</strong>. Approve only if it is yours and you just showed this code on it.
+              asks to sign in as <strong>@{me.username}</strong>. Approve only if it is yours and you just showed this
+              code on it.
             </p>
             <div class="actions">
               <button type="button" class="primary" disabled={busy} onClick={() => decide(true)}>
@@ -78,10 +98,21 @@ export function QrApprove() {
             </div>
           </>
         )}
-        {request && !outcome && request.status !== "PENDING" && <FormError message={request.status === "EXPIRED" ? "This code has expired. Show a new one on the other device." : "This code was already used."} />}
+        {request && !outcome && request.status !== "PENDING" && (
+          <FormError
+            message={
+              request.status === "EXPIRED"
+                ? "This code has expired. Show a new one on the other device."
+                : "This code was already used."
+            }
+          />
+        )}
         {outcome && (
           <p role="status">
-            {outcome === "approved" ? "Approved: the other device is signing in now." : "Refused: the other device was not signed in."} <a href="/">Back to the feed</a>
+            {outcome === "approved"
+              ? "Approved: the other device is signing in now."
+              : "Refused: the other device was not signed in."}{" "}
+            <a href="/">Back to the feed</a>
           </p>
         )}
         <FormError message={error} />

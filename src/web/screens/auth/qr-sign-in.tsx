@@ -74,7 +74,13 @@ export function QrSignIn() {
             <label for="qr-link">Sign-in link</label>
             <input id="qr-link" readOnly value={request.link} onFocus={(e) => e.currentTarget.select()} />
           </div>
-          <p role="status">{status === "PENDING" ? "Waiting for approval on your other device…" : status === "APPROVED" ? "Approved. Signing in…" : (status && ENDED[status]) || ""}</p>
+          <p role="status">
+            {status === "PENDING"
+              ? "Waiting for approval on your other device…"
+              : status === "APPROVED"
+                ? "Approved. Signing in…"
+                : (status && ENDED[status]) || ""}
+          </p>
           {status && ENDED[status] && (
             <button type="button" onClick={start}>
               Show a new code

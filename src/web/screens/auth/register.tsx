@@ -43,7 +43,10 @@ export function Register() {
     return (
       <Page title="Create an account">
         <div class="card">
-          <p>This instance does not take new sign-ups: its administrator creates accounts. Ask them for one, then <a href="/">sign in</a>.</p>
+          <p>
+            This instance does not take new sign-ups: its administrator creates accounts. Ask them for one, then{" "}
+            <a href="/">sign in</a>.
+          </p>
         </div>
       </Page>
     );
@@ -67,23 +70,76 @@ export function Register() {
     }
   });
 
-  const captchaError = apiError && (apiError.code === "CAPTCHA_FAILED" || apiError.code === "CAPTCHA_REQUIRED") ? "That was not the word in the picture. Try this new one." : apiError?.field("captchaAnswer");
-  const fieldNamed = apiError && Object.keys(apiError.fieldErrors).some((f) => ["email", "username", "password", "displayName", "captchaAnswer"].includes(f));
+  const captchaError =
+    apiError && (apiError.code === "CAPTCHA_FAILED" || apiError.code === "CAPTCHA_REQUIRED")
+      ? "That was not the word in the picture. Try this new one."
+      : apiError?.field("captchaAnswer");
+  const fieldNamed =
+    apiError &&
+    Object.keys(apiError.fieldErrors).some((f) =>
+      ["email", "username", "password", "displayName", "captchaAnswer"].includes(f),
+    );
   return (
     <Page title="Create an account">
       <form class="card form" onSubmit={submit}>
-        <p class="hint">{mode === "open" ? "Anyone may join this instance." : "Anyone may join this instance; a picture check keeps out programs."}</p>
-        <Field label="Email" type="email" value={email} onValue={setEmail} autoComplete="email" required error={apiError?.field("email")} />
-        <Field label="Username" value={username} onValue={setUsername} autoComplete="username" hint="Letters, digits and underscores; people mention you as @username." required error={apiError?.field("username")} />
-        <Field label="Display name (optional)" value={displayName} onValue={setDisplayName} autoComplete="name" error={apiError?.field("displayName")} />
-        <Field label="Password" type="password" value={password} onValue={setPassword} autoComplete="new-password" hint="At least 8 characters." required error={apiError?.field("password")} />
+        <p class="hint">
+          {mode === "open"
+            ? "Anyone may join this instance."
+            : "Anyone may join this instance; a picture check keeps out programs."}
+        </p>
+        <Field
+          label="Email"
+          type="email"
+          value={email}
+          onValue={setEmail}
+          autoComplete="email"
+          required
+          error={apiError?.field("email")}
+        />
+        <Field
+          label="Username"
+          value={username}
+          onValue={setUsername}
+          autoComplete="username"
+          hint="Letters, digits and underscores; people mention you as @username."
+          required
+          error={apiError?.field("username")}
+        />
+        <Field
+          label="Display name (optional)"
+          value={displayName}
+          onValue={setDisplayName}
+          autoComplete="name"
+          error={apiError?.field("displayName")}
+        />
+        <Field
+          label="Password"
+          type="password"
+          value={password}
+          onValue={setPassword}
+          autoComplete="new-password"
+          hint="At least 8 characters."
+          required
+          error={apiError?.field("password")}
+        />
         {mode === "captcha" && (
           <div class="captcha">
-            {captcha ? <img src={captcha.image} alt="A distorted word to type below" width={200} height={70} /> : <Loading label="Loading the picture…" />}
+            {captcha ? (
+              <img src={captcha.image} alt="A distorted word to type below" width={200} height={70} />
+            ) : (
+              <Loading label="Loading the picture…" />
+            )}
             <button type="button" onClick={newCaptcha}>
               New picture
             </button>
-            <Field label="The word in the picture" value={answer} onValue={setAnswer} autoComplete="off" required error={captchaError} />
+            <Field
+              label="The word in the picture"
+              value={answer}
+              onValue={setAnswer}
+              autoComplete="off"
+              required
+              error={captchaError}
+            />
           </div>
         )}
         <FormError message={error && !fieldNamed && !captchaError ? describeError(error) : null} />

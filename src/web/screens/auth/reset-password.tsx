@@ -37,9 +37,34 @@ export function ResetPassword() {
         </div>
       ) : (
         <form class="card form" onSubmit={submit}>
-          <Field label="New password" type="password" value={password} onValue={setPassword} autoComplete="new-password" hint="At least 8 characters." required error={apiError?.field("newPassword")} />
-          <Field label="Repeat the new password" type="password" value={confirm} onValue={setConfirm} autoComplete="new-password" required error={mismatch ? "The two passwords differ." : undefined} />
-          <FormError message={tokenError ? `This link ${tokenError}. Ask for a new one from the sign-in screen.` : error && !apiError?.field("newPassword") ? describeError(error) : null} />
+          <Field
+            label="New password"
+            type="password"
+            value={password}
+            onValue={setPassword}
+            autoComplete="new-password"
+            hint="At least 8 characters."
+            required
+            error={apiError?.field("newPassword")}
+          />
+          <Field
+            label="Repeat the new password"
+            type="password"
+            value={confirm}
+            onValue={setConfirm}
+            autoComplete="new-password"
+            required
+            error={mismatch ? "The two passwords differ." : undefined}
+          />
+          <FormError
+            message={
+              tokenError
+                ? `This link ${tokenError}. Ask for a new one from the sign-in screen.`
+                : error && !apiError?.field("newPassword")
+                  ? describeError(error)
+                  : null
+            }
+          />
           <div class="actions">
             <button type="submit" class="primary" disabled={busy}>
               Set the password

@@ -4,8 +4,20 @@ import type { Screen } from "../../lib/screen";
 /** Sign-in side: the paths mails and QR codes link to are contracts (product spec, "The web app"). */
 export const authScreens: Screen[] = [
   { path: "/auth/register", access: "signed-out", component: lazy(() => import("./register").then((m) => m.Register)) },
-  { path: "/auth/forgot-password", access: "signed-out", component: lazy(() => import("./forgot-password").then((m) => m.ForgotPassword)) },
-  { path: "/auth/reset-password", access: "any", component: lazy(() => import("./reset-password").then((m) => m.ResetPassword)) },
-  { path: "/auth/verify-email", access: "any", component: lazy(() => import("./verify-email").then((m) => m.VerifyEmail)) },
+  {
+    path: "/auth/forgot-password",
+    access: "signed-out",
+    component: lazy(() => import("./forgot-password").then((m) => m.ForgotPassword)),
+  },
+  {
+    path: "/auth/reset-password",
+    access: "any",
+    component: lazy(() => import("./reset-password").then((m) => m.ResetPassword)),
+  },
+  {
+    path: "/auth/verify-email",
+    access: "any",
+    component: lazy(() => import("./verify-email").then((m) => m.VerifyEmail)),
+  },
   { path: "/auth/link", access: "signed-in", component: lazy(() => import("./qr-approve").then((m) => m.QrApprove)) },
 ];

@@ -9,7 +9,8 @@ import { QrSignIn } from "./qr-sign-in";
 const TWO_FACTOR: Record<string, string> = {
   TWO_FACTOR_REQUIRED: "Enter the six-digit code from your authenticator app.",
   TWO_FACTOR_EMAIL_REQUIRED: "We e-mailed you a six-digit code. Enter it to finish signing in.",
-  TWO_FACTOR_TELEGRAM_REQUIRED: "A six-digit code was sent to you as a chat message from the system account. Enter it to finish signing in.",
+  TWO_FACTOR_TELEGRAM_REQUIRED:
+    "A six-digit code was sent to you as a chat message from the system account. Enter it to finish signing in.",
 };
 
 /**
@@ -43,7 +44,8 @@ export function SignIn() {
   }
 
   const apiError = error instanceof ApiError ? error : null;
-  const formMessage = error && !(apiError && Object.keys(apiError.fieldErrors).length) ? describeError(error) : apiError?.field("body");
+  const formMessage =
+    error && !(apiError && Object.keys(apiError.fieldErrors).length) ? describeError(error) : apiError?.field("body");
   return (
     <Page title="Sign in">
       <div class="auth-layout">
@@ -60,7 +62,11 @@ export function SignIn() {
                 inputMode="text"
                 required
                 autoFocus
-                error={apiError?.code === "TWO_FACTOR_INVALID_CODE" ? "That code is not right. Check it and try again." : apiError?.field("twoFactorCode")}
+                error={
+                  apiError?.code === "TWO_FACTOR_INVALID_CODE"
+                    ? "That code is not right. Check it and try again."
+                    : apiError?.field("twoFactorCode")
+                }
               />
               <FormError message={apiError?.code === "TWO_FACTOR_INVALID_CODE" ? null : formMessage} />
               <div class="actions">
@@ -74,8 +80,24 @@ export function SignIn() {
             </>
           ) : (
             <>
-              <Field label="Email" type="email" value={email} onValue={setEmail} autoComplete="username" required error={apiError?.field("email")} />
-              <Field label="Password" type="password" value={password} onValue={setPassword} autoComplete="current-password" required error={apiError?.field("password")} />
+              <Field
+                label="Email"
+                type="email"
+                value={email}
+                onValue={setEmail}
+                autoComplete="username"
+                required
+                error={apiError?.field("email")}
+              />
+              <Field
+                label="Password"
+                type="password"
+                value={password}
+                onValue={setPassword}
+                autoComplete="current-password"
+                required
+                error={apiError?.field("password")}
+              />
               <FormError message={formMessage} />
               <div class="actions">
                 <button type="submit" class="primary" disabled={busy}>

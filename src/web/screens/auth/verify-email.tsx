@@ -10,7 +10,9 @@ export function VerifyEmail() {
   const { query } = useLocation();
   const token = query.token ?? "";
   const [state, setState] = useState<"working" | "done" | "failed">(token ? "working" : "failed");
-  const [error, setError] = useState<string | null>(token ? null : "This link has no token. Open the link from the e-mail again.");
+  const [error, setError] = useState<string | null>(
+    token ? null : "This link has no token. Open the link from the e-mail again.",
+  );
 
   useEffect(() => {
     if (!token) return;

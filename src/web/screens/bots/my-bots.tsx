@@ -60,7 +60,9 @@ export function MyBots() {
       ) : bots.length === 0 ? (
         <p class="empty">No bots yet. Create one above.</p>
       ) : (
-        bots.map((b) => <BotCard key={b.id} bot={b} onChange={replace} onToken={(t) => setToken({ bot: b, token: t })} />)
+        bots.map((b) => (
+          <BotCard key={b.id} bot={b} onChange={replace} onToken={(t) => setToken({ bot: b, token: t })} />
+        ))
       )}
       <Dialog open={token !== null} title={`Token of @${token?.bot.username ?? ""}`} onClose={() => setToken(null)}>
         {token && <TokenShownOnce bot={token.bot} token={token.token} onClose={() => setToken(null)} />}
@@ -79,16 +81,40 @@ function CreateBot({ onCreated }: { onCreated: (bot: OwnedBot, token: string) =>
       class="card"
       aria-labelledby="create-bot-title"
       onSubmit={action.run(async () => {
-        const r = await api.post<{ bot: OwnedBot; token: string }>("/bots", { username: username.trim(), name: name.trim() });
+        const r = await api.post<{ bot: OwnedBot; token: string }>("/bots", {
+          username: username.trim(),
+          name: name.trim(),
+        });
         setUsername("");
         setName("");
         onCreated(r.bot, r.token);
       })}
     >
       <h2 id="create-bot-title">Create a bot</h2>
-      <Field label="Bot username" hint="Letters, digits and _, ending in _bot" value={username} onValue={setUsername} required maxLength={64} error={problem ?? action.apiError?.field("username")} />
-      <Field label="Bot name" value={name} onValue={setName} required maxLength={64} error={action.apiError?.field("name")} />
-      <FormError message={action.error && !action.apiError?.field("username") && !action.apiError?.field("name") ? describeError(action.error) : null} />
+      <Field
+        label="Bot username"
+        hint="Letters, digits and _, ending in _bot"
+        value={username}
+        onValue={setUsername}
+        required
+        maxLength={64}
+        error={problem ?? action.apiError?.field("username")}
+      />
+      <Field
+        label="Bot name"
+        value={name}
+        onValue={setName}
+        required
+        maxLength={64}
+        error={action.apiError?.field("name")}
+      />
+      <FormError
+        message={
+          action.error && !action.apiError?.field("username") && !action.apiError?.field("name")
+            ? describeError(action.error)
+            : null
+        }
+      />
       <button type="submit" class="primary" disabled={action.busy || !!problem || !username.trim() || !name.trim()}>
         Create bot
       </button>
@@ -144,7 +170,10 @@ function ConnectPanel({ bot, token }: { bot: OwnedBot; token?: string }) {
   const lines: Array<[string, string]> = [
     ["grammY", `new Bot("${t}", { client: { apiRoot: "${l.grammy}" } })`],
     ["Telegraf", `new Telegraf("${t}", { telegram: { apiRoot: "${l.telegraf}" } })`],
-    ["node-telegram-bot-api", `new TelegramBot("${t}", { polling: true, baseApiUrl: "${l["node-telegram-bot-api"]}" })`],
+    [
+      "node-telegram-bot-api",
+      `new TelegramBot("${t}", { polling: true, baseApiUrl: "${l["node-telegram-bot-api"]}" })`,
+    ],
     ["python-telegram-bot", `Updater("${t}", base_url="${l["python-telegram-bot"]}")`],
   ];
   return (
@@ -167,7 +196,15 @@ function ConnectPanel({ bot, token }: { bot: OwnedBot; token?: string }) {
   );
 }
 
-function BotCard({ bot, onChange, onToken }: { bot: OwnedBot; onChange: (b: OwnedBot) => void; onToken: (t: string) => void }) {
+function BotCard({
+  bot,
+  onChange,
+  onToken,
+}: {
+  bot: OwnedBot;
+  onChange: (b: OwnedBot) => void;
+  onToken: (t: string) => void;
+}) {
   const [description, setDescription] = useState(bot.description ?? "");
   const [confirmReissue, setConfirmReissue] = useState(false);
   const [income, setIncome] = useState<Income | null>(null);
@@ -201,11 +238,20 @@ function BotCard({ bot, onChange, onToken }: { bot: OwnedBot; onChange: (b: Owne
       </p>
       <div class="actions">
         <label class="choice">
-          <input type="checkbox" checked={bot.enabled} onChange={(e) => void patch({ enabled: e.currentTarget.checked })()} /> Enabled
+          <input
+            type="checkbox"
+            checked={bot.enabled}
+            onChange={(e) => void patch({ enabled: e.currentTarget.checked })()}
+          />{" "}
+          Enabled
         </label>
         <label class="choice">
-          <input type="checkbox" checked={bot.privacy === "commands"} onChange={(e) => void patch({ privacy: e.currentTarget.checked ? "commands" : "all" })()} /> Privacy mode (in groups, only
-          commands reach the bot)
+          <input
+            type="checkbox"
+            checked={bot.privacy === "commands"}
+            onChange={(e) => void patch({ privacy: e.currentTarget.checked ? "commands" : "all" })()}
+          />{" "}
+          Privacy mode (in groups, only commands reach the bot)
         </label>
       </div>
       <form onSubmit={patch({ description })}>
@@ -214,7 +260,13 @@ function BotCard({ bot, onChange, onToken }: { bot: OwnedBot; onChange: (b: Owne
           <p class="hint" id={`desc-${bot.id}-hint`}>
             Shown in an empty chat with the bot, above its Start button.
           </p>
-          <textarea id={`desc-${bot.id}`} aria-describedby={`desc-${bot.id}-hint`} maxLength={512} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+          <textarea
+            id={`desc-${bot.id}`}
+            aria-describedby={`desc-${bot.id}-hint`}
+            maxLength={512}
+            value={description}
+            onInput={(e) => setDescription(e.currentTarget.value)}
+          />
         </div>
         <button type="submit" disabled={save.busy}>
           Save description
@@ -244,7 +296,10 @@ function BotCard({ bot, onChange, onToken }: { bot: OwnedBot; onChange: (b: Owne
             type="button"
             disabled={withdraw.busy || income.withdrawable < 1}
             onClick={withdraw.run(async () => {
-              const r = await api.post<Income & { withdrawn: number; balance: number }>(`/bots/${bot.username}/income/withdraw`, {});
+              const r = await api.post<Income & { withdrawn: number; balance: number }>(
+                `/bots/${bot.username}/income/withdraw`,
+                {},
+              );
               setIncome(r);
               setNote(`Withdrew ★ ${r.withdrawn}; your balance is ★ ${r.balance}.`);
             })}

@@ -1,4 +1,11 @@
 import { lazy } from "preact-iso";
 import type { Screen } from "../../lib/screen";
 
-export const botScreens: Screen[] = [{ path: "/dashboard/bots", access: "signed-in", component: lazy(() => import("./my-bots").then((m) => m.MyBots)), nav: { label: "My bots", order: 35 } }];
+export const botScreens: Screen[] = [
+  {
+    path: "/dashboard/bots",
+    access: "signed-in",
+    component: lazy(() => import("./my-bots").then((m) => m.MyBots)),
+    nav: { label: "My bots", order: 35 },
+  },
+];

@@ -11,12 +11,25 @@ import type { Comment, PageInfo } from "../../lib/types";
 import { RichText } from "./rich-text";
 
 /** Writing a comment or a reply. */
-function CommentForm({ postId, replyTo, onPosted, label }: { postId: string; replyTo?: Comment; onPosted: (c: Comment) => void; label: string }) {
+function CommentForm({
+  postId,
+  replyTo,
+  onPosted,
+  label,
+}: {
+  postId: string;
+  replyTo?: Comment;
+  onPosted: (c: Comment) => void;
+  label: string;
+}) {
   const [content, setContent] = useState("");
   const { busy, error, apiError, run } = useAction();
   const id = `comment-${replyTo?.id ?? "new"}`;
   const submit = run(async () => {
-    const { comment } = await api.post<{ comment: Comment }>(`/social/posts/${postId}/comments`, { content, ...(replyTo ? { replyToId: replyTo.id } : {}) });
+    const { comment } = await api.post<{ comment: Comment }>(`/social/posts/${postId}/comments`, {
+      content,
+      ...(replyTo ? { replyToId: replyTo.id } : {}),
+    });
     setContent("");
     onPosted(comment);
   });
@@ -25,7 +38,14 @@ function CommentForm({ postId, replyTo, onPosted, label }: { postId: string; rep
     <form class="form comment-form" onSubmit={submit}>
       <div class="field">
         <label for={id}>{label}</label>
-        <textarea id={id} rows={2} maxLength={2000} value={content} onInput={(e) => setContent(e.currentTarget.value)} required />
+        <textarea
+          id={id}
+          rows={2}
+          maxLength={2000}
+          value={content}
+          onInput={(e) => setContent(e.currentTarget.value)}
+          required
+        />
         {fieldError && <p class="field-error">{fieldError}</p>}
       </div>
       <FormError message={error && !fieldError ? describeError(error) : null} />
@@ -37,15 +57,32 @@ function CommentForm({ postId, replyTo, onPosted, label }: { postId: string; rep
 }
 
 /** One comment, its likes, replies (a thread, loaded on demand) and a reply form. */
-function CommentItem({ comment, postId, postAuthorId, onChange, onDeleted }: { comment: Comment; postId: string; postAuthorId: string; onChange: (c: Comment) => void; onDeleted: (c: Comment) => void }) {
+function CommentItem({
+  comment,
+  postId,
+  postAuthorId,
+  onChange,
+  onDeleted,
+}: {
+  comment: Comment;
+  postId: string;
+  postAuthorId: string;
+  onChange: (c: Comment) => void;
+  onDeleted: (c: Comment) => void;
+}) {
   const me = account.value;
   const [replying, setReplying] = useState(false);
   const [open, setOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const loadReplies = useCallback(async (cursor: string | null) => {
-    const r = await api.get<{ comments: Comment[]; pageInfo: PageInfo }>(`/social/comments/${comment.id}/replies`, { cursor });
-    return { items: r.comments, nextCursor: r.pageInfo.nextCursor };
-  }, [comment.id]);
+  const loadReplies = useCallback(
+    async (cursor: string | null) => {
+      const r = await api.get<{ comments: Comment[]; pageInfo: PageInfo }>(`/social/comments/${comment.id}/replies`, {
+        cursor,
+      });
+      return { items: r.comments, nextCursor: r.pageInfo.nextCursor };
+    },
+    [comment.id],
+  );
   const name = comment.author.displayName || comment.author.username;
 
   async function like() {
@@ -106,27 +143,65 @@ function CommentItem({ comment, postId, postAuthorId, onChange, onDeleted }: { c
       )}
       {comment.replyCount > 0 && (
         <button type="button" class="small link-like" aria-expanded={open} onClick={() => setOpen(!open)}>
-          {open ? "Hide replies" : comment.replyCount === 1 ? "Show 1 reply" : `Show ${formatCount(comment.replyCount)} replies`}
+          {open
+            ? "Hide replies"
+            : comment.replyCount === 1
+              ? "Show 1 reply"
+              : `Show ${formatCount(comment.replyCount)} replies`}
         </button>
       )}
-      {open && <Replies load={loadReplies} keyId={`${comment.id}:${comment.replyCount}`} postId={postId} postAuthorId={postAuthorId} />}
+      {open && (
+        <Replies
+          load={loadReplies}
+          keyId={`${comment.id}:${comment.replyCount}`}
+          postId={postId}
+          postAuthorId={postAuthorId}
+        />
+      )}
     </li>
   );
 }
 
-function Replies({ load, keyId, postId, postAuthorId }: { load: (c: string | null) => Promise<{ items: Comment[]; nextCursor: string | null }>; keyId: string; postId: string; postAuthorId: string }) {
+function Replies({
+  load,
+  keyId,
+  postId,
+  postAuthorId,
+}: {
+  load: (c: string | null) => Promise<{ items: Comment[]; nextCursor: string | null }>;
+  keyId: string;
+  postId: string;
+  postAuthorId: string;
+}) {
   const list = usePagedList<Comment>(keyId, load);
   return <CommentTree list={list} postId={postId} postAuthorId={postAuthorId} label="Replies" />;
 }
 
-function CommentTree({ list, postId, postAuthorId, label }: { list: ReturnType<typeof usePagedList<Comment>>; postId: string; postAuthorId: string; label: string }) {
+function CommentTree({
+  list,
+  postId,
+  postAuthorId,
+  label,
+}: {
+  list: ReturnType<typeof usePagedList<Comment>>;
+  postId: string;
+  postAuthorId: string;
+  label: string;
+}) {
   const replace = (c: Comment) => list.setItems((items) => items.map((x) => (x.id === c.id ? c : x)));
   const drop = (c: Comment) => list.setItems((items) => items.filter((x) => x.id !== c.id));
   return (
     <>
       <ul class="comments" aria-label={label}>
         {list.items.map((c) => (
-          <CommentItem key={c.id} comment={c} postId={postId} postAuthorId={postAuthorId} onChange={replace} onDeleted={drop} />
+          <CommentItem
+            key={c.id}
+            comment={c}
+            postId={postId}
+            postAuthorId={postAuthorId}
+            onChange={replace}
+            onDeleted={drop}
+          />
         ))}
       </ul>
       {list.loading && <Loading label="Loading comments…" />}
@@ -141,11 +216,24 @@ function CommentTree({ list, postId, postAuthorId, label }: { list: ReturnType<t
 }
 
 /** A post's comments, oldest first, with a form to add one. */
-export function Comments({ postId, postAuthorId, onCount }: { postId: string; postAuthorId: string; onCount: (delta: number) => void }) {
-  const load = useCallback(async (cursor: string | null) => {
-    const r = await api.get<{ comments: Comment[]; pageInfo: PageInfo }>(`/social/posts/${postId}/comments`, { cursor });
-    return { items: r.comments, nextCursor: r.pageInfo.nextCursor };
-  }, [postId]);
+export function Comments({
+  postId,
+  postAuthorId,
+  onCount,
+}: {
+  postId: string;
+  postAuthorId: string;
+  onCount: (delta: number) => void;
+}) {
+  const load = useCallback(
+    async (cursor: string | null) => {
+      const r = await api.get<{ comments: Comment[]; pageInfo: PageInfo }>(`/social/posts/${postId}/comments`, {
+        cursor,
+      });
+      return { items: r.comments, nextCursor: r.pageInfo.nextCursor };
+    },
+    [postId],
+  );
   const list = usePagedList<Comment>(postId, load);
   return (
     <section class="card" aria-labelledby="comments-title">

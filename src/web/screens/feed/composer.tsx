@@ -17,7 +17,8 @@ interface Attachment {
   error: string | null;
 }
 
-const kindOf = (file: File) => (file.type.startsWith("video/") ? "post-video" : file.type.startsWith("image/") ? "post" : "post-file");
+const kindOf = (file: File) =>
+  file.type.startsWith("video/") ? "post-video" : file.type.startsWith("image/") ? "post" : "post-file";
 
 /** Writing a post: text with a counter, images uploaded as they are picked (with progress), an optional poll. */
 export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
@@ -31,7 +32,8 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
   // one id per draft: a retried submit after a lost answer does not post twice
   const [clientPostId, setClientPostId] = useState(() => crypto.randomUUID());
 
-  const patch = (key: string, change: Partial<Attachment>) => setAttachments((list) => list.map((a) => (a.key === key ? { ...a, ...change } : a)));
+  const patch = (key: string, change: Partial<Attachment>) =>
+    setAttachments((list) => list.map((a) => (a.key === key ? { ...a, ...change } : a)));
 
   function pick(files: FileList | null) {
     for (const file of Array.from(files ?? []).slice(0, MAX_IMAGES - attachments.length)) {
@@ -56,17 +58,19 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
 
   const submit = run(async () => {
     const { post } = await api.post<{ post: Post }>("/social/posts", {
-        content,
-        clientPostId,
-        imageUrls: attachments.filter((a) => a.url).map((a) => a.url),
-        ...(pollOn ? { poll: { ...(question.trim() ? { question: question.trim() } : {}), options: pollOptions, multiple } } : {}),
-      });
-      attachments.forEach((a) => a.preview && URL.revokeObjectURL(a.preview));
-      setContent("");
-      setAttachments([]);
-      setPollOn(false);
-      setQuestion("");
-      setOptions(["", ""]);
+      content,
+      clientPostId,
+      imageUrls: attachments.filter((a) => a.url).map((a) => a.url),
+      ...(pollOn
+        ? { poll: { ...(question.trim() ? { question: question.trim() } : {}), options: pollOptions, multiple } }
+        : {}),
+    });
+    attachments.forEach((a) => a.preview && URL.revokeObjectURL(a.preview));
+    setContent("");
+    setAttachments([]);
+    setPollOn(false);
+    setQuestion("");
+    setOptions(["", ""]);
     setClientPostId(crypto.randomUUID());
     onPosted(post);
   });
@@ -78,9 +82,18 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
     <form class="card form post-composer" onSubmit={submit} aria-label="New post">
       <div class="field">
         <label for="composer-text">What's new?</label>
-        <textarea id="composer-text" rows={3} value={content} onInput={(e) => setContent(e.currentTarget.value)} aria-describedby="composer-count" aria-invalid={over || !!contentError || undefined} />
+        <textarea
+          id="composer-text"
+          rows={3}
+          value={content}
+          onInput={(e) => setContent(e.currentTarget.value)}
+          aria-describedby="composer-count"
+          aria-invalid={over || !!contentError || undefined}
+        />
         <p id="composer-count" class={over ? "counter over" : "counter"} aria-live={remaining < 100 ? "polite" : "off"}>
-          {remaining >= 0 ? `${formatNumber(remaining)} characters left` : `${formatNumber(-remaining)} characters too many`}
+          {remaining >= 0
+            ? `${formatNumber(remaining)} characters left`
+            : `${formatNumber(-remaining)} characters too many`}
         </p>
         {contentError && <p class="field-error">{contentError}</p>}
       </div>
@@ -103,12 +116,22 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
           <legend>Poll</legend>
           <div class="field">
             <label for="poll-question">Question (optional)</label>
-            <input id="poll-question" value={question} maxLength={300} onInput={(e) => setQuestion(e.currentTarget.value)} />
+            <input
+              id="poll-question"
+              value={question}
+              maxLength={300}
+              onInput={(e) => setQuestion(e.currentTarget.value)}
+            />
           </div>
           {options.map((o, i) => (
             <div class="field" key={i}>
               <label for={`poll-option-${i}`}>Choice {i + 1}</label>
-              <input id={`poll-option-${i}`} value={o} maxLength={100} onInput={(e) => setOptions(options.map((x, j) => (j === i ? e.currentTarget.value : x)))} />
+              <input
+                id={`poll-option-${i}`}
+                value={o}
+                maxLength={100}
+                onInput={(e) => setOptions(options.map((x, j) => (j === i ? e.currentTarget.value : x)))}
+              />
             </div>
           ))}
           <div class="actions">
@@ -118,7 +141,8 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
               </button>
             )}
             <label class="choice">
-              <input type="checkbox" checked={multiple} onChange={(e) => setMultiple(e.currentTarget.checked)} /> Several answers allowed
+              <input type="checkbox" checked={multiple} onChange={(e) => setMultiple(e.currentTarget.checked)} />{" "}
+              Several answers allowed
             </label>
           </div>
           {pollError && <p class="field-error">{pollError}</p>}
@@ -128,7 +152,13 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
       <div class="actions composer-actions">
         <label class="button file-button">
           Add images
-          <input type="file" accept="image/*,video/*" multiple class="visually-hidden" onChange={(e) => (pick(e.currentTarget.files), (e.currentTarget.value = ""))} />
+          <input
+            type="file"
+            accept="image/*,video/*"
+            multiple
+            class="visually-hidden"
+            onChange={(e) => (pick(e.currentTarget.files), (e.currentTarget.value = ""))}
+          />
         </label>
         <button type="button" aria-pressed={pollOn} onClick={() => setPollOn(!pollOn)}>
           Poll

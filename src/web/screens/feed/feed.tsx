@@ -18,7 +18,10 @@ export function Feed() {
   const fresh = gap ? -1 : announced.size;
   const load = useCallback(
     async (cursor: string | null) => {
-      const r = await api.get<{ feed: Post[]; pageInfo: PageInfo }>("/social/feed", { cursor, following: following || undefined });
+      const r = await api.get<{ feed: Post[]; pageInfo: PageInfo }>("/social/feed", {
+        cursor,
+        following: following || undefined,
+      });
       return { items: r.feed, nextCursor: r.pageInfo.nextCursor };
     },
     [following],
@@ -33,7 +36,9 @@ export function Feed() {
       const unseen = postIds.filter((id) => !shownIds.current.has(id));
       if (unseen.length) setAnnounced((ids) => new Set([...ids, ...unseen]));
     });
-    const offDeleted = onRealtime("post:deleted", ({ postId }) => list.setItems((items) => items.filter((p) => p.id !== postId && p.repostOf?.id !== postId)));
+    const offDeleted = onRealtime("post:deleted", ({ postId }) =>
+      list.setItems((items) => items.filter((p) => p.id !== postId && p.repostOf?.id !== postId)),
+    );
     // events were missed (a long disconnection): how many posts is unknown, only that there may be some
     const offReset = onRealtime("stream:reset", () => setGap(true));
     return () => (offNew(), offDeleted(), offReset());
@@ -80,7 +85,10 @@ export function Feed() {
           </button>
         )}
       </div>
-      <PostList list={list} empty={following ? "Nobody you follow has posted yet." : "No posts yet. Write the first one!"} />
+      <PostList
+        list={list}
+        empty={following ? "Nobody you follow has posted yet." : "No posts yet. Write the first one!"}
+      />
     </Page>
   );
 }

@@ -7,10 +7,16 @@ import { PostList } from "./post-list";
 
 /** /tags/:tag: the posts carrying a hashtag, newest first. */
 export function Hashtag({ tag }: { tag: string }) {
-  const load = useCallback(async (cursor: string | null) => {
-    const r = await api.get<{ posts: Post[]; pageInfo: PageInfo }>(`/social/hashtags/${encodeURIComponent(tag)}/posts`, { cursor });
-    return { items: r.posts, nextCursor: r.pageInfo.nextCursor };
-  }, [tag]);
+  const load = useCallback(
+    async (cursor: string | null) => {
+      const r = await api.get<{ posts: Post[]; pageInfo: PageInfo }>(
+        `/social/hashtags/${encodeURIComponent(tag)}/posts`,
+        { cursor },
+      );
+      return { items: r.posts, nextCursor: r.pageInfo.nextCursor };
+    },
+    [tag],
+  );
   const list = usePagedList<Post>(tag, load);
   return (
     <Page title={`#${tag}`}>

@@ -13,7 +13,17 @@ import { RichText } from "./rich-text";
 import { MAX_POST_LENGTH } from "./composer";
 
 /** One post in a list or on its own page, with its actions. ONCHANGE gets the new state; ONDELETED runs after a delete. */
-export const PostCard = memo(function PostCard({ post: outer, onChange, onDeleted, headingLevel = 2 }: { post: Post; onChange: (p: Post) => void; onDeleted: (p: Post) => void; headingLevel?: 2 | 3 }) {
+export const PostCard = memo(function PostCard({
+  post: outer,
+  onChange,
+  onDeleted,
+  headingLevel = 2,
+}: {
+  post: Post;
+  onChange: (p: Post) => void;
+  onDeleted: (p: Post) => void;
+  headingLevel?: 2 | 3;
+}) {
   const post = shown(outer);
   const me = account.value;
   const mine = me?.id === post.author.id;
@@ -88,7 +98,13 @@ export const PostCard = memo(function PostCard({ post: outer, onChange, onDelete
       {editing ? (
         <form class="form" onSubmit={saveEdit}>
           <label for={`edit-${post.id}`}>Edit your post</label>
-          <textarea id={`edit-${post.id}`} value={draft} maxLength={MAX_POST_LENGTH} rows={4} onInput={(e) => setDraft(e.currentTarget.value)} />
+          <textarea
+            id={`edit-${post.id}`}
+            value={draft}
+            maxLength={MAX_POST_LENGTH}
+            rows={4}
+            onInput={(e) => setDraft(e.currentTarget.value)}
+          />
           <div class="actions">
             <button type="submit" class="primary" disabled={busy}>
               Save
@@ -108,7 +124,13 @@ export const PostCard = memo(function PostCard({ post: outer, onChange, onDelete
               <video key={img.url} src={img.url} poster={img.posterUrl ?? undefined} controls preload="none" />
             ) : img.mime.startsWith("image/") ? (
               <a key={img.url} href={img.url} target="_blank" rel="noopener">
-                <img src={img.thumbUrl ?? img.url} alt="Image attached to the post" loading="lazy" width={img.width ?? undefined} height={img.height ?? undefined} />
+                <img
+                  src={img.thumbUrl ?? img.url}
+                  alt="Image attached to the post"
+                  loading="lazy"
+                  width={img.width ?? undefined}
+                  height={img.height ?? undefined}
+                />
               </a>
             ) : (
               <a key={img.url} href={img.url} download>

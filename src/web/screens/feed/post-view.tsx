@@ -28,7 +28,17 @@ export function PostView({ id }: { id: string }) {
       {post && original && (
         <>
           <PostCard post={post} onChange={setPost} onDeleted={() => route("/", true)} />
-          <Comments postId={original.id} postAuthorId={original.author.id} onCount={(d) => setPost(post.isRepost ? { ...post, repostOf: { ...original, commentCount: original.commentCount + d } } : { ...post, commentCount: post.commentCount + d })} />
+          <Comments
+            postId={original.id}
+            postAuthorId={original.author.id}
+            onCount={(d) =>
+              setPost(
+                post.isRepost
+                  ? { ...post, repostOf: { ...original, commentCount: original.commentCount + d } }
+                  : { ...post, commentCount: post.commentCount + d },
+              )
+            }
+          />
         </>
       )}
     </Page>

@@ -13,7 +13,12 @@ export function RichText({ text }: { text: string }) {
     const [whole, mention, tag, link] = m;
     if (mention) parts.push(<a href={`/users/${mention.slice(1)}`}>{mention}</a>);
     else if (tag) parts.push(<a href={`/tags/${encodeURIComponent(tag.slice(1).toLowerCase())}`}>{tag}</a>);
-    else if (link) parts.push(<a href={link} rel="noopener noreferrer nofollow" target="_blank">{link}</a>);
+    else if (link)
+      parts.push(
+        <a href={link} rel="noopener noreferrer nofollow" target="_blank">
+          {link}
+        </a>,
+      );
     else parts.push(whole);
     last = at + whole.length;
   }

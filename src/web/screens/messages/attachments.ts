@@ -53,7 +53,8 @@ export async function measureAudio(blob: Blob): Promise<{ durationMs: number; wa
     const peaks: number[] = [];
     for (let b = 0; b < bars; b++) {
       let peak = 0;
-      for (let i = b * step; i < Math.min(data.length, (b + 1) * step); i += 16) peak = Math.max(peak, Math.abs(data[i]!));
+      for (let i = b * step; i < Math.min(data.length, (b + 1) * step); i += 16)
+        peak = Math.max(peak, Math.abs(data[i]!));
       peaks.push(peak);
     }
     const max = Math.max(...peaks, 0.0001);
@@ -64,7 +65,11 @@ export async function measureAudio(blob: Blob): Promise<{ durationMs: number; wa
 }
 
 /** Uploads FILE for a chat and describes it as a media item; voice gets duration and waveform. */
-export async function uploadAttachment(file: Blob, onProgress: (f: number) => void, forceType?: OutgoingMedia["type"]): Promise<OutgoingMedia> {
+export async function uploadAttachment(
+  file: Blob,
+  onProgress: (f: number) => void,
+  forceType?: OutgoingMedia["type"],
+): Promise<OutgoingMedia> {
   const { kind, type: guessed } = kindFor(file);
   const type = forceType ?? guessed;
   const measured = type === "voice" ? await measureAudio(file) : null;

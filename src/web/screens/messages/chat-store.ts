@@ -18,9 +18,14 @@ export const openChatId = signal<string | null>(null);
 
 export async function loadChats(cursor: string | null = null): Promise<void> {
   try {
-    const r = await api.get<{ conversations: ChatListItem[]; pageInfo: { nextCursor: string | null } }>("/social/messages", { cursor, limit: 50 });
+    const r = await api.get<{ conversations: ChatListItem[]; pageInfo: { nextCursor: string | null } }>(
+      "/social/messages",
+      { cursor, limit: 50 },
+    );
     // the open chat is being read: a count the server made a moment before its read marker is stale
-    const fresh = r.conversations.map((c) => (c.id === openChatId.value && document.visibilityState === "visible" ? { ...c, unreadCount: 0 } : c));
+    const fresh = r.conversations.map((c) =>
+      c.id === openChatId.value && document.visibilityState === "visible" ? { ...c, unreadCount: 0 } : c,
+    );
     chats.value = cursor ? [...chats.value, ...fresh.filter((c) => !chats.value.some((x) => x.id === c.id))] : fresh;
     chatsNextCursor.value = r.pageInfo.nextCursor;
     chatsError.value = null;

@@ -26,7 +26,8 @@ function dayOf(iso: string): string {
   }
   return label;
 }
-const newClientId = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`);
+const newClientId = () =>
+  crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`;
 
 interface History {
   conversation: Conversation;
@@ -80,7 +81,11 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
   const load = useCallback(async () => {
     early.current = [];
     try {
-      const r = await api.get<{ conversation: Conversation; messages: ChatMessage[]; pageInfo: { oldestCursor: string | null } }>(`/social/messages/${conversationId}`, { limit: PAGE });
+      const r = await api.get<{
+        conversation: Conversation;
+        messages: ChatMessage[];
+        pageInfo: { oldestCursor: string | null };
+      }>(`/social/messages/${conversationId}`, { limit: PAGE });
       stickToBottom.current = true;
       const byId = new Map([...r.messages].reverse().map((m) => [m.id, m]));
       for (const m of early.current) byId.set(m.id, m);
@@ -117,18 +122,27 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
     if (!history?.oldestCursor || olderLoading) return;
     setOlderLoading(true);
     try {
-      const r = await api.get<{ messages: ChatMessage[]; pageInfo: { oldestCursor: string | null } }>(`/social/messages/${conversationId}`, { limit: PAGE, before: history.oldestCursor });
+      const r = await api.get<{ messages: ChatMessage[]; pageInfo: { oldestCursor: string | null } }>(
+        `/social/messages/${conversationId}`,
+        { limit: PAGE, before: history.oldestCursor },
+      );
       const el = scroller.current;
       const first = history.messages[0];
       const firstEl = first && el?.querySelector<HTMLElement>(`[data-message-id="${first.messageId}"]`);
-      if (el && first && firstEl) anchor.current = { messageId: first.messageId, offset: firstEl.offsetTop - el.scrollTop };
+      if (el && first && firstEl)
+        anchor.current = { messageId: first.messageId, offset: firstEl.offsetTop - el.scrollTop };
       setHistory((h) => {
         if (!h) return h;
         const seen = new Set(h.messages.map((m) => m.id));
         const all = [...[...r.messages].reverse().filter((m) => !seen.has(m.id)), ...h.messages];
         const dropped = all.length > WINDOW;
         if (dropped) stickToBottom.current = false;
-        return { ...h, messages: dropped ? all.slice(0, WINDOW) : all, oldestCursor: r.pageInfo.oldestCursor, newerDropped: h.newerDropped || dropped };
+        return {
+          ...h,
+          messages: dropped ? all.slice(0, WINDOW) : all,
+          oldestCursor: r.pageInfo.oldestCursor,
+          newerDropped: h.newerDropped || dropped,
+        };
       });
     } catch (err) {
       setActionError(describeError(err));
@@ -167,7 +181,10 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
   useEffect(() => {
     const el = topSentinel.current;
     if (!el || !scroller.current) return;
-    const io = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && void loadOlder(), { root: scroller.current, rootMargin: "400px 0px 0px 0px" });
+    const io = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && void loadOlder(), {
+      root: scroller.current,
+      rootMargin: "400px 0px 0px 0px",
+    });
     io.observe(el);
     return () => io.disconnect();
   }, [loadOlder, !!history]);
@@ -207,7 +224,17 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
         setHistory((h) => (h ? { ...h, messages: h.messages.filter((m) => m.id !== messageId) } : h));
       }),
       onRealtime("message:reaction", ({ conversationId: cid, messageId, reactions }) => {
-        if (mine(cid)) setHistory((h) => (h ? { ...h, messages: h.messages.map((m) => (m.id === messageId ? { ...m, reactions: reactions as ChatMessage["reactions"] } : m)) } : h));
+        if (mine(cid))
+          setHistory((h) =>
+            h
+              ? {
+                  ...h,
+                  messages: h.messages.map((m) =>
+                    m.id === messageId ? { ...m, reactions: reactions as ChatMessage["reactions"] } : m,
+                  ),
+                }
+              : h,
+          );
       }),
       onRealtime("message:read", ({ conversationId: cid, userId, messageId }) => {
         if (!mine(cid) || userId === me.id) return;
@@ -224,7 +251,10 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
         typingTimer.current = setTimeout(() => setTypingUser(null), 6000);
       }),
       onRealtime("chat:updated", ({ conversationId: cid, chat }) => {
-        if (mine(cid)) setHistory((h) => (h ? { ...h, conversation: { ...h.conversation, ...(chat as Partial<Conversation>) } } : h));
+        if (mine(cid))
+          setHistory((h) =>
+            h ? { ...h, conversation: { ...h.conversation, ...(chat as Partial<Conversation>) } } : h,
+          );
       }),
       onRealtime("stream:reset", () => void load()),
     ];
@@ -242,7 +272,9 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
       markChatRead(conversationId);
       if (newestOther <= lastRead.current) return;
       lastRead.current = newestOther;
-      api.post(`/social/messages/${conversationId}/read`, { messageId: newestOther }).catch(() => (lastRead.current = 0));
+      api
+        .post(`/social/messages/${conversationId}/read`, { messageId: newestOther })
+        .catch(() => (lastRead.current = 0));
     };
     markIfVisible();
     document.addEventListener("visibilitychange", markIfVisible);
@@ -251,7 +283,10 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
 
   const sendNow = useCallback(
     async (p: PendingMessage, media?: OutgoingMedia[]) => {
-      setPending((list) => [...list.filter((x) => x.clientMessageId !== p.clientMessageId), { ...p, state: "sending", error: undefined }]);
+      setPending((list) => [
+        ...list.filter((x) => x.clientMessageId !== p.clientMessageId),
+        { ...p, state: "sending", error: undefined },
+      ]);
       stickToBottom.current = true;
       try {
         const body: Record<string, unknown> = { content: p.content, clientMessageId: p.clientMessageId };
@@ -259,9 +294,17 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
         if (media) body.media = media;
         const { message } = await api.post<{ message: ChatMessage }>(`/social/messages/${conversationId}`, body);
         setPending((list) => list.filter((x) => x.clientMessageId !== p.clientMessageId));
-        setHistory((h) => (h && !h.newerDropped && !h.messages.some((m) => m.id === message.id) ? { ...h, messages: [...h.messages, message] } : h));
+        setHistory((h) =>
+          h && !h.newerDropped && !h.messages.some((m) => m.id === message.id)
+            ? { ...h, messages: [...h.messages, message] }
+            : h,
+        );
       } catch (err) {
-        setPending((list) => list.map((x) => (x.clientMessageId === p.clientMessageId ? { ...x, state: "failed", error: describeError(err) } : x)));
+        setPending((list) =>
+          list.map((x) =>
+            x.clientMessageId === p.clientMessageId ? { ...x, state: "failed", error: describeError(err) } : x,
+          ),
+        );
       }
     },
     [conversationId],
@@ -270,7 +313,13 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
   const media = useRef(new Map<string, OutgoingMedia[]>());
   const send = useCallback(
     (text: string, items?: OutgoingMedia[]) => {
-      const p: PendingMessage = { clientMessageId: newClientId(), content: text, replyTo, state: "sending", createdAt: new Date().toISOString() };
+      const p: PendingMessage = {
+        clientMessageId: newClientId(),
+        content: text,
+        replyTo,
+        state: "sending",
+        createdAt: new Date().toISOString(),
+      };
       if (items) media.current.set(p.clientMessageId, items);
       setReplyTo(null);
       // reading far back: what I send shows with the newest messages, loaded again
@@ -301,17 +350,28 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
         edit: (m) => (setReplyTo(null), setEditing(m), setDraft(m.content)),
         remove: (m, forEveryone) =>
           run(async () => {
-            await api.delete(`/social/messages/${conversationId}/${m.id}`, undefined, forEveryone ? { forEveryone: true } : undefined);
+            await api.delete(
+              `/social/messages/${conversationId}/${m.id}`,
+              undefined,
+              forEveryone ? { forEveryone: true } : undefined,
+            );
             setHistory((h) => (h ? { ...h, messages: h.messages.filter((x) => x.id !== m.id) } : h));
           }),
         react: (m, emoji) =>
           run(async () => {
-            const { reactions } = await api.post<{ reactions: ChatMessage["reactions"] }>(`/social/messages/${conversationId}/${m.id}/reactions`, { emoji });
-            setHistory((h) => (h ? { ...h, messages: h.messages.map((x) => (x.id === m.id ? { ...x, reactions } : x)) } : h));
+            const { reactions } = await api.post<{ reactions: ChatMessage["reactions"] }>(
+              `/social/messages/${conversationId}/${m.id}/reactions`,
+              { emoji },
+            );
+            setHistory((h) =>
+              h ? { ...h, messages: h.messages.map((x) => (x.id === m.id ? { ...x, reactions } : x)) } : h,
+            );
           }),
         pin: (m, pinned) =>
           run(async () => {
-            const { message } = pinned ? await api.post<{ message: ChatMessage }>(`/social/messages/${conversationId}/${m.id}/pin`) : await api.delete<{ message: ChatMessage }>(`/social/messages/${conversationId}/${m.id}/pin`);
+            const { message } = pinned
+              ? await api.post<{ message: ChatMessage }>(`/social/messages/${conversationId}/${m.id}/pin`)
+              : await api.delete<{ message: ChatMessage }>(`/social/messages/${conversationId}/${m.id}/pin`);
             setHistory((h) => (h ? { ...h, messages: h.messages.map((x) => (x.id === message.id ? message : x)) } : h));
           }),
         forward: setForwarding,
@@ -346,7 +406,9 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
   }
 
   async function saveEdit(m: ChatMessage, text: string) {
-    const { message } = await api.patch<{ message: ChatMessage }>(`/social/messages/${conversationId}/${m.id}`, { content: text });
+    const { message } = await api.patch<{ message: ChatMessage }>(`/social/messages/${conversationId}/${m.id}`, {
+      content: text,
+    });
     setHistory((h) => (h ? { ...h, messages: h.messages.map((x) => (x.id === message.id ? message : x)) } : h));
     setEditing(null);
     setDraft("");
@@ -363,12 +425,20 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
     }
     return null;
   }, [messages, usedKeyboard]);
-  const keyboardOwner = useMemo(() => [...messages].reverse().find((m) => m.sender.id !== me.id && m.replyMarkup?.keyboard)?.id ?? null, [messages]);
+  const keyboardOwner = useMemo(
+    () => [...messages].reverse().find((m) => m.sender.id !== me.id && m.replyMarkup?.keyboard)?.id ?? null,
+    [messages],
+  );
 
   // force_reply: the bot's newest message asks for an answer to itself
   const newest = messages[messages.length - 1];
   useEffect(() => {
-    if (newest && newest.sender.id !== me.id && newest.replyMarkup?.force_reply && forcedReplyFor.current !== newest.id) {
+    if (
+      newest &&
+      newest.sender.id !== me.id &&
+      newest.replyMarkup?.force_reply &&
+      forcedReplyFor.current !== newest.id
+    ) {
       forcedReplyFor.current = newest.id;
       setEditing(null);
       setReplyTo(newest);
@@ -408,11 +478,21 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
             <button type="button" class="back-button" onClick={onBack} aria-label="Back to chats">
               ←
             </button>
-            {other ? <Avatar user={other} size={32} /> : <span class="avatar avatar-letter hue-3" aria-hidden="true" data-size="32">{title.charAt(0).toUpperCase()}</span>}
+            {other ? (
+              <Avatar user={other} size={32} />
+            ) : (
+              <span class="avatar avatar-letter hue-3" aria-hidden="true" data-size="32">
+                {title.charAt(0).toUpperCase()}
+              </span>
+            )}
             <div class="chat-head-text">
               <h2 id="chat-title">{title}</h2>
               <p class="muted chat-sub" aria-live="polite">
-                {typingUser ? `${typingUser} is typing…` : other ? `@${other.username}${other.isBot ? " · bot" : ""}` : `${conversation!.memberCount} members`}
+                {typingUser
+                  ? `${typingUser} is typing…`
+                  : other
+                    ? `@${other.username}${other.isBot ? " · bot" : ""}`
+                    : `${conversation!.memberCount} members`}
               </p>
             </div>
             {conversation!.type === "group" && (
@@ -422,8 +502,15 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
             )}
           </header>
           {pinned && (
-            <button type="button" class="pinned-bar" onClick={() => document.querySelector(`[data-message-id="${pinned.messageId}"]`)?.scrollIntoView({ block: "center" })}>
-              <span class="pinned-label">Pinned message</span> <span class="pinned-text">{pinned.content || "Attachment"}</span>
+            <button
+              type="button"
+              class="pinned-bar"
+              onClick={() =>
+                document.querySelector(`[data-message-id="${pinned.messageId}"]`)?.scrollIntoView({ block: "center" })
+              }
+            >
+              <span class="pinned-label">Pinned message</span>{" "}
+              <span class="pinned-text">{pinned.content || "Attachment"}</span>
             </button>
           )}
           {actionError && (
@@ -433,14 +520,24 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
           )}
           <div class="history" ref={scroller} tabIndex={0} aria-label="Message history" role="region">
             <div ref={topSentinel} class="history-top">
-              {olderLoading ? <p class="loading" role="status">Loading older messages…</p> : !history.oldestCursor && messages.length > 0 ? <p class="muted">This is the beginning of the chat.</p> : null}
+              {olderLoading ? (
+                <p class="loading" role="status">
+                  Loading older messages…
+                </p>
+              ) : !history.oldestCursor && messages.length > 0 ? (
+                <p class="muted">This is the beginning of the chat.</p>
+              ) : null}
             </div>
             {messages.length === 0 && pending.length === 0 && (
               <div class="chat-empty">
                 {bot ? (
                   <>
                     <h3>{bot.displayName}</h3>
-                    {bot.description ? <p class="bot-description">{bot.description}</p> : <p class="muted">This bot has no description.</p>}
+                    {bot.description ? (
+                      <p class="bot-description">{bot.description}</p>
+                    ) : (
+                      <p class="muted">This bot has no description.</p>
+                    )}
                     <button type="button" class="primary" onClick={() => send("/start")}>
                       Start
                     </button>
@@ -500,7 +597,9 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
             {toast}
           </div>
         </section>
-        {showInfo && conversation!.type === "group" && <GroupPanel conversation={conversation!} onClose={() => setShowInfo(false)} />}
+        {showInfo && conversation!.type === "group" && (
+          <GroupPanel conversation={conversation!} onClose={() => setShowInfo(false)} />
+        )}
         <WebAppPanel app={webApp} onClose={() => setWebApp(null)} />
       </div>
       <Dialog open={alertText !== null} title="Message from the bot" onClose={() => setAlertText(null)}>
@@ -551,7 +650,10 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
                   run(async () => {
                     const m = forwarding!;
                     setForwarding(null);
-                    await api.post(`/social/messages/${conversationId}/${m.id}/forward`, { toConversationId: c.id, clientMessageId: newClientId() });
+                    await api.post(`/social/messages/${conversationId}/${m.id}/forward`, {
+                      toConversationId: c.id,
+                      clientMessageId: newClientId(),
+                    });
                     showToast(`Forwarded to ${c.title ?? "the chat"}`);
                   })
                 }

@@ -31,7 +31,10 @@ export function Composer(p: ComposerProps) {
     if (p.replyTo || p.editing) input.current?.focus();
   }, [p.replyTo, p.editing]);
 
-  const commands = p.bot && p.draft.startsWith("/") && !/\s/.test(p.draft) ? p.bot.commands.filter((c) => `/${c.command}`.startsWith(p.draft.toLowerCase())) : [];
+  const commands =
+    p.bot && p.draft.startsWith("/") && !/\s/.test(p.draft)
+      ? p.bot.commands.filter((c) => `/${c.command}`.startsWith(p.draft.toLowerCase()))
+      : [];
 
   async function submit(e?: Event) {
     e?.preventDefault();
@@ -73,7 +76,8 @@ export function Composer(p: ComposerProps) {
       {(p.replyTo || p.editing) && (
         <div class="composer-mode">
           <p>
-            {p.editing ? "Editing" : `Replying to @${p.replyTo!.sender.username}`}: <span class="muted">{(p.editing ?? p.replyTo)!.content.slice(0, 80)}</span>
+            {p.editing ? "Editing" : `Replying to @${p.replyTo!.sender.username}`}:{" "}
+            <span class="muted">{(p.editing ?? p.replyTo)!.content.slice(0, 80)}</span>
           </p>
           <button type="button" onClick={p.cancelMode}>
             {p.editing ? "Cancel editing" : "Cancel reply"}
@@ -99,7 +103,8 @@ export function Composer(p: ComposerProps) {
       )}
       {upload && (
         <p class="upload-progress" role="status">
-          Uploading {upload.name}… <progress max={1} value={upload.progress} aria-label={`Upload of ${upload.name}`} /> {Math.round(upload.progress * 100)}%
+          Uploading {upload.name}… <progress max={1} value={upload.progress} aria-label={`Upload of ${upload.name}`} />{" "}
+          {Math.round(upload.progress * 100)}%
         </p>
       )}
       {attachError && (
@@ -127,8 +132,25 @@ export function Composer(p: ComposerProps) {
             if (f) void attach(f);
           }}
         />
-        <button type="button" class="icon-button" aria-label="Attach a file" title={LIMITS_HINT} onClick={() => fileInput.current?.click()} disabled={!!upload || !!p.editing}>
-          <svg viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M21 11.5l-8.6 8.6a5 5 0 0 1-7.1-7.1l8.6-8.6a3.4 3.4 0 0 1 4.8 4.8l-8.6 8.6a1.7 1.7 0 0 1-2.4-2.4l7.9-7.9" /></svg>
+        <button
+          type="button"
+          class="icon-button"
+          aria-label="Attach a file"
+          title={LIMITS_HINT}
+          onClick={() => fileInput.current?.click()}
+          disabled={!!upload || !!p.editing}
+        >
+          <svg
+            viewBox="0 0 24 24"
+            aria-hidden="true"
+            fill="none"
+            stroke="currentColor"
+            stroke-width="2"
+            stroke-linecap="round"
+            stroke-linejoin="round"
+          >
+            <path d="M21 11.5l-8.6 8.6a5 5 0 0 1-7.1-7.1l8.6-8.6a3.4 3.4 0 0 1 4.8 4.8l-8.6 8.6a1.7 1.7 0 0 1-2.4-2.4l7.9-7.9" />
+          </svg>
         </button>
         <VoiceRecorder onRecorded={(f) => void attach(f, "voice")} disabled={!!upload || !!p.editing} />
         <label class="visually-hidden" for="chat-input">
@@ -151,8 +173,17 @@ export function Composer(p: ComposerProps) {
           }}
         />
         {kb?.keyboard && (
-          <button type="button" class="icon-button" aria-label={keyboardOpen ? "Hide the bot keyboard" : "Show the bot keyboard"} aria-expanded={keyboardOpen} onClick={() => setKeyboardOpen(!keyboardOpen)}>
-            <svg viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2"><rect x="2" y="6" width="20" height="12" rx="2" /><path d="M6 10h0M10 10h0M14 10h0M18 10h0M7 14h10" stroke-linecap="round" /></svg>
+          <button
+            type="button"
+            class="icon-button"
+            aria-label={keyboardOpen ? "Hide the bot keyboard" : "Show the bot keyboard"}
+            aria-expanded={keyboardOpen}
+            onClick={() => setKeyboardOpen(!keyboardOpen)}
+          >
+            <svg viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2">
+              <rect x="2" y="6" width="20" height="12" rx="2" />
+              <path d="M6 10h0M10 10h0M14 10h0M18 10h0M7 14h10" stroke-linecap="round" />
+            </svg>
           </button>
         )}
         <button type="submit" class="primary" disabled={!p.draft.trim()}>
@@ -218,7 +249,14 @@ function VoiceRecorder({ onRecorded, disabled }: { onRecorded: (f: File) => void
   }
   return (
     <>
-      <button type="button" class="icon-button" aria-pressed={!!rec} aria-label={rec ? "Stop recording and send" : "Record a voice message"} disabled={disabled} onClick={() => (rec ? rec.stop() : void start())}>
+      <button
+        type="button"
+        class="icon-button"
+        aria-pressed={!!rec}
+        aria-label={rec ? "Stop recording and send" : "Record a voice message"}
+        disabled={disabled}
+        onClick={() => (rec ? rec.stop() : void start())}
+      >
         {rec ? STOP_ICON : MIC_ICON}
       </button>
       {error && (
@@ -231,8 +269,13 @@ function VoiceRecorder({ onRecorded, disabled }: { onRecorded: (f: File) => void
 }
 
 const MIC_ICON = (
-  <svg viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"><rect x="9" y="3" width="6" height="11" rx="3" /><path d="M5 11a7 7 0 0 0 14 0M12 18v3" /></svg>
+  <svg viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round">
+    <rect x="9" y="3" width="6" height="11" rx="3" />
+    <path d="M5 11a7 7 0 0 0 14 0M12 18v3" />
+  </svg>
 );
 const STOP_ICON = (
-  <svg viewBox="0 0 24 24" aria-hidden="true" fill="currentColor"><rect x="6" y="6" width="12" height="12" rx="2" /></svg>
+  <svg viewBox="0 0 24 24" aria-hidden="true" fill="currentColor">
+    <rect x="6" y="6" width="12" height="12" rx="2" />
+  </svg>
 );

@@ -7,12 +7,28 @@ import type { MessageEntity } from "./types";
  * strings count). Nested entities nest. Plain stretches still get mentions, hashtags, bot
  * commands and links recognised, since people's messages arrive without entities.
  */
-export function MessageText({ text, entities, onCommand }: { text: string; entities: MessageEntity[]; onCommand?: (command: string) => void }) {
-  const sorted = [...entities].filter((e) => e.length > 0 && e.offset >= 0 && e.offset + e.length <= text.length).sort((a, b) => a.offset - b.offset || b.length - a.length);
+export function MessageText({
+  text,
+  entities,
+  onCommand,
+}: {
+  text: string;
+  entities: MessageEntity[];
+  onCommand?: (command: string) => void;
+}) {
+  const sorted = [...entities]
+    .filter((e) => e.length > 0 && e.offset >= 0 && e.offset + e.length <= text.length)
+    .sort((a, b) => a.offset - b.offset || b.length - a.length);
   return <>{renderRange(text, sorted, 0, text.length, onCommand)}</>;
 }
 
-function renderRange(text: string, entities: MessageEntity[], from: number, to: number, onCommand?: (c: string) => void): ComponentChildren[] {
+function renderRange(
+  text: string,
+  entities: MessageEntity[],
+  from: number,
+  to: number,
+  onCommand?: (c: string) => void,
+): ComponentChildren[] {
   const out: ComponentChildren[] = [];
   let at = from;
   let i = 0;
@@ -29,7 +45,11 @@ function renderRange(text: string, entities: MessageEntity[], from: number, to: 
     const inner: MessageEntity[] = [];
     let j = i + 1;
     while (j < entities.length && entities[j]!.offset < end) inner.push(entities[j++]!);
-    out.push(<Entity entity={e} text={text.slice(e.offset, end)} onCommand={onCommand}>{renderRange(text, inner, e.offset, end, onCommand)}</Entity>);
+    out.push(
+      <Entity entity={e} text={text.slice(e.offset, end)} onCommand={onCommand}>
+        {renderRange(text, inner, e.offset, end, onCommand)}
+      </Entity>,
+    );
     at = end;
     i = j;
   }
@@ -37,7 +57,17 @@ function renderRange(text: string, entities: MessageEntity[], from: number, to: 
   return out;
 }
 
-function Entity({ entity, text, children, onCommand }: { entity: MessageEntity; text: string; children: ComponentChildren; onCommand?: (c: string) => void }) {
+function Entity({
+  entity,
+  text,
+  children,
+  onCommand,
+}: {
+  entity: MessageEntity;
+  text: string;
+  children: ComponentChildren;
+  onCommand?: (c: string) => void;
+}) {
   switch (entity.type) {
     case "bold":
       return <strong>{children}</strong>;
@@ -70,7 +100,11 @@ function Entity({ entity, text, children, onCommand }: { entity: MessageEntity; 
     case "mention":
       return <a href={`/dashboard/messages?user=${encodeURIComponent(text.slice(1))}`}>{children}</a>;
     case "text_mention":
-      return entity.user?.username ? <a href={`/dashboard/messages?user=${encodeURIComponent(entity.user.username)}`}>{children}</a> : <span>{children}</span>;
+      return entity.user?.username ? (
+        <a href={`/dashboard/messages?user=${encodeURIComponent(entity.user.username)}`}>{children}</a>
+      ) : (
+        <span>{children}</span>
+      );
     case "hashtag":
       return <a href={`/tags/${encodeURIComponent(text.slice(1).toLowerCase())}`}>{children}</a>;
     case "bot_command":
@@ -110,7 +144,8 @@ function Spoiler({ children }: { children: ComponentChildren }) {
 }
 
 // /command at a word start, @username, #hashtag, and web links
-const AUTO = /(^|\s)(\/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{3,32})?)|(@[A-Za-z0-9_]{3,32})|(#[\p{L}\p{N}_]+)|(https?:\/\/[^\s<]+[^\s<.,:;"')\]])/gu;
+const AUTO =
+  /(^|\s)(\/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{3,32})?)|(@[A-Za-z0-9_]{3,32})|(#[\p{L}\p{N}_]+)|(https?:\/\/[^\s<]+[^\s<.,:;"')\]])/gu;
 
 function autoLinks(text: string, onCommand?: (c: string) => void): ComponentChildren[] {
   const out: ComponentChildren[] = [];
@@ -120,7 +155,8 @@ function autoLinks(text: string, onCommand?: (c: string) => void): ComponentChil
     const at = m.index! + lead.length;
     if (at > last) out.push(text.slice(last, at));
     if (command) out.push(<CommandLink command={command} onCommand={onCommand} />);
-    else if (mention) out.push(<a href={`/dashboard/messages?user=${encodeURIComponent(mention.slice(1))}`}>{mention}</a>);
+    else if (mention)
+      out.push(<a href={`/dashboard/messages?user=${encodeURIComponent(mention.slice(1))}`}>{mention}</a>);
     else if (tag) out.push(<a href={`/tags/${encodeURIComponent(tag.slice(1).toLowerCase())}`}>{tag}</a>);
     else if (link) out.push(<ExternalLink href={link}>{link}</ExternalLink>);
     last = m.index! + whole.length;

@@ -60,17 +60,29 @@ export function GroupPanel({ conversation, onClose }: { conversation: Conversati
         {members.map((m) => (
           <li key={m.user.id}>
             <span>
-              {m.user.displayName} <span class="muted">@{m.user.username}</span> <span class="role-badge">{m.role === "member" ? (m.user.isBot ? "bot" : "member") : m.role}</span>
+              {m.user.displayName} <span class="muted">@{m.user.username}</span>{" "}
+              <span class="role-badge">{m.role === "member" ? (m.user.isBot ? "bot" : "member") : m.role}</span>
             </span>
             {m.user.id !== account.value?.id && m.role !== "creator" && (
               <span class="member-actions">
                 {can("can_promote_members") && (
-                  <button type="button" onClick={act(() => api.post(`/social/groups/${cid}/members/${m.user.username}/promote`, { role: m.role === "administrator" ? "member" : "administrator" }))}>
+                  <button
+                    type="button"
+                    onClick={act(() =>
+                      api.post(`/social/groups/${cid}/members/${m.user.username}/promote`, {
+                        role: m.role === "administrator" ? "member" : "administrator",
+                      }),
+                    )}
+                  >
                     {m.role === "administrator" ? `Demote ${m.user.username}` : `Make ${m.user.username} admin`}
                   </button>
                 )}
                 {can("can_restrict_members") && (
-                  <button type="button" class="danger" onClick={act(() => api.delete(`/social/groups/${cid}/members/${m.user.username}`))}>
+                  <button
+                    type="button"
+                    class="danger"
+                    onClick={act(() => api.delete(`/social/groups/${cid}/members/${m.user.username}`))}
+                  >
                     Remove {m.user.username}
                   </button>
                 )}
@@ -88,7 +100,12 @@ export function GroupPanel({ conversation, onClose }: { conversation: Conversati
               await reload();
             })}
           >
-            <Field label="Add a member (username)" value={username} onValue={setUsername} error={add.apiError?.field("username")} />
+            <Field
+              label="Add a member (username)"
+              value={username}
+              onValue={setUsername}
+              error={add.apiError?.field("username")}
+            />
             <FormError message={add.error && !add.apiError?.field("username") ? describeError(add.error) : null} />
             <button type="submit" disabled={add.busy || !username.trim()}>
               Add member
@@ -108,7 +125,9 @@ export function GroupPanel({ conversation, onClose }: { conversation: Conversati
             >
               Copy a new invite link
             </button>
-            {invite && <input readOnly aria-label="Invite link" value={invite} onFocus={(e) => e.currentTarget.select()} />}
+            {invite && (
+              <input readOnly aria-label="Invite link" value={invite} onFocus={(e) => e.currentTarget.select()} />
+            )}
             <p role="status" class="notice">
               {note}
             </p>

@@ -17,7 +17,9 @@ interface CallbackAnswer {
 export function InlineKeyboard({ message }: { message: ChatMessage }) {
   const settled = message.invoice && (message.invoice.status === "paid" || message.invoice.status === "refunded");
   // a paid invoice's Pay button has nothing left to do
-  const rows = (message.replyMarkup?.inline_keyboard ?? []).map((row) => row.filter((b) => !(settled && b.pay))).filter((row) => row.length);
+  const rows = (message.replyMarkup?.inline_keyboard ?? [])
+    .map((row) => row.filter((b) => !(settled && b.pay)))
+    .filter((row) => row.length);
   if (!rows.length) return null;
   return (
     <div class="inline-keyboard" role="group" aria-label="Bot buttons">
@@ -40,7 +42,10 @@ function KeyboardButton({ button, message }: { button: InlineButton; message: Ch
     if (button.callback_data !== undefined) {
       setBusy(true);
       try {
-        const { answer } = await api.post<{ answer: CallbackAnswer | null }>(`/social/messages/${message.conversationId}/${message.id}/callback`, { data: button.callback_data });
+        const { answer } = await api.post<{ answer: CallbackAnswer | null }>(
+          `/social/messages/${message.conversationId}/${message.id}/callback`,
+          { data: button.callback_data },
+        );
         if (answer?.text) (answer.showAlert ? actions.alert : actions.toast)(answer.text);
         else if (!answer) actions.toast("The bot did not answer.");
         if (answer?.url) actions.confirmLink(answer.url);
@@ -65,13 +70,36 @@ function KeyboardButton({ button, message }: { button: InlineButton; message: Ch
 
   const external = button.url !== undefined || button.web_app !== undefined;
   return (
-    <button type="button" class="ik-button" onClick={() => void press()} disabled={busy} aria-busy={busy || undefined} data-kind={kindOf(button)}>
+    <button
+      type="button"
+      class="ik-button"
+      onClick={() => void press()}
+      disabled={busy}
+      aria-busy={busy || undefined}
+      data-kind={kindOf(button)}
+    >
       {busy && <span class="spinner" aria-hidden="true" />}
       {button.text}
-      {external && <span class="ik-corner" aria-hidden="true">↗</span>}
+      {external && (
+        <span class="ik-corner" aria-hidden="true">
+          ↗
+        </span>
+      )}
     </button>
   );
 }
 
 const kindOf = (b: InlineButton) =>
-  b.callback_data !== undefined ? "callback" : b.url ? "url" : b.web_app ? "web_app" : b.copy_text ? "copy" : b.switch_inline_query_current_chat !== undefined ? "switch" : b.pay ? "pay" : "other";
+  b.callback_data !== undefined
+    ? "callback"
+    : b.url
+      ? "url"
+      : b.web_app
+        ? "web_app"
+        : b.copy_text
+          ? "copy"
+          : b.switch_inline_query_current_chat !== undefined
+            ? "switch"
+            : b.pay
+              ? "pay"
+              : "other";

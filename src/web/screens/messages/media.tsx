@@ -34,24 +34,47 @@ function MediaItem({ item }: { item: MessageMedia }) {
   switch (item.type) {
     case "image":
       return (
-        <button type="button" class="media-image" onClick={() => actions?.viewImage(item.url, item.name ?? "Photo")} aria-label={`Open photo${item.name ? ` ${item.name}` : ""}`}>
+        <button
+          type="button"
+          class="media-image"
+          onClick={() => actions?.viewImage(item.url, item.name ?? "Photo")}
+          aria-label={`Open photo${item.name ? ` ${item.name}` : ""}`}
+        >
           <img src={thumb} alt="" loading="lazy" width={item.width ?? undefined} height={item.height ?? undefined} />
         </button>
       );
     case "sticker":
-      return <img class="media-sticker" src={item.url} alt={item.name ? `Sticker ${item.name}` : "Sticker"} loading="lazy" />;
+      return (
+        <img class="media-sticker" src={item.url} alt={item.name ? `Sticker ${item.name}` : "Sticker"} loading="lazy" />
+      );
     case "video":
       return item.name === "circle" ? (
-        <video class="media-circle" src={item.url} poster={item.posterUrl ?? undefined} controls preload="metadata" aria-label="Round video message" />
+        <video
+          class="media-circle"
+          src={item.url}
+          poster={item.posterUrl ?? undefined}
+          controls
+          preload="metadata"
+          aria-label="Round video message"
+        />
       ) : (
-        <video class="media-video" src={item.url} poster={item.posterUrl ?? undefined} controls preload="metadata" aria-label={item.name ? `Video ${item.name}` : "Video"} />
+        <video
+          class="media-video"
+          src={item.url}
+          poster={item.posterUrl ?? undefined}
+          controls
+          preload="metadata"
+          aria-label={item.name ? `Video ${item.name}` : "Video"}
+        />
       );
     case "voice":
       return <VoicePlayer item={item} />;
     default:
       return (
         <a class="media-file" href={item.url} download={item.name ?? true}>
-          <span class="file-icon" aria-hidden="true">📄</span>
+          <span class="file-icon" aria-hidden="true">
+            📄
+          </span>
           <span class="file-name">{item.name ?? "File"}</span>
           <span class="file-size">{formatSize(item.sizeBytes)}</span>
         </a>
@@ -71,7 +94,12 @@ function VoicePlayer({ item }: { item: MessageMedia }) {
           ))}
         </span>
       )}
-      <audio src={item.url} controls preload="metadata" aria-label={`Voice message, ${formatDuration(item.durationMs)}`} />
+      <audio
+        src={item.url}
+        controls
+        preload="metadata"
+        aria-label={`Voice message, ${formatDuration(item.durationMs)}`}
+      />
       <span class="voice-duration">{formatDuration(item.durationMs)}</span>
     </div>
   );

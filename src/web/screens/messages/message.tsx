@@ -12,7 +12,13 @@ const QUICK_REACTIONS = ["👍", "❤️", "😂", "🔥", "😮"];
 export const formatTime = (iso: string) => time.format(new Date(iso));
 
 /** One message in the open chat; memo: a long history re-renders only what changed. */
-export const MessageBubble = memo(function MessageBubble({ message, readByOther }: { message: ChatMessage; readByOther: boolean }) {
+export const MessageBubble = memo(function MessageBubble({
+  message,
+  readByOther,
+}: {
+  message: ChatMessage;
+  readByOther: boolean;
+}) {
   const actions = useContext(ChatActionsContext)!;
   const mine = message.sender.id === actions.myId;
   if (message.kind === "system") {
@@ -24,10 +30,18 @@ export const MessageBubble = memo(function MessageBubble({ message, readByOther 
   }
   const showSender = !mine && actions.conversation.type === "group";
   return (
-    <li class={`msg ${mine ? "mine" : "theirs"}`} data-message-id={message.messageId} aria-label={`${mine ? "You" : message.sender.displayName}, ${formatTime(message.createdAt)}`}>
+    <li
+      class={`msg ${mine ? "mine" : "theirs"}`}
+      data-message-id={message.messageId}
+      aria-label={`${mine ? "You" : message.sender.displayName}, ${formatTime(message.createdAt)}`}
+    >
       <article class="bubble">
         {showSender && <p class="msg-sender">{message.sender.displayName}</p>}
-        {message.forwardedFrom && <p class="msg-forwarded">Forwarded from {message.forwardedFrom.displayName ?? message.forwardedFrom.username}</p>}
+        {message.forwardedFrom && (
+          <p class="msg-forwarded">
+            Forwarded from {message.forwardedFrom.displayName ?? message.forwardedFrom.username}
+          </p>
+        )}
         {message.replyTo && (
           <p class="msg-reply-preview">
             <span class="reply-author">@{message.replyTo.sender.username}</span> {message.replyTo.content}
@@ -38,7 +52,11 @@ export const MessageBubble = memo(function MessageBubble({ message, readByOther 
         {message.invoice && <InvoiceCard message={message} />}
         {message.content && (
           <div class="msg-text">
-            <MessageText text={message.content} entities={message.entities} onCommand={message.sender.isBot || actions.conversation.otherUser?.isBot ? actions.send : undefined} />
+            <MessageText
+              text={message.content}
+              entities={message.entities}
+              onCommand={message.sender.isBot || actions.conversation.otherUser?.isBot ? actions.send : undefined}
+            />
           </div>
         )}
         <p class="msg-meta">
@@ -53,7 +71,12 @@ export const MessageBubble = memo(function MessageBubble({ message, readByOther 
               const mineToo = r.userIds.includes(actions.myId);
               return (
                 <li key={r.emoji}>
-                  <button type="button" aria-pressed={mineToo} onClick={() => actions.react(message, mineToo ? null : r.emoji)} aria-label={`${r.emoji} ${r.count}`}>
+                  <button
+                    type="button"
+                    aria-pressed={mineToo}
+                    onClick={() => actions.react(message, mineToo ? null : r.emoji)}
+                    aria-label={`${r.emoji} ${r.count}`}
+                  >
                     {r.emoji} {r.count}
                   </button>
                 </li>
@@ -90,7 +113,13 @@ function MessageMenu({ message, mine }: { message: ChatMessage; mine: boolean })
   };
   return (
     <div class="msg-menu" onKeyDown={(e) => e.key === "Escape" && setOpen(false)}>
-      <button type="button" class="icon-button" aria-expanded={open} aria-label="Message actions" onClick={() => setOpen(!open)}>
+      <button
+        type="button"
+        class="icon-button"
+        aria-expanded={open}
+        aria-label="Message actions"
+        onClick={() => setOpen(!open)}
+      >
         ⋯
       </button>
       {open && (
@@ -119,7 +148,16 @@ function MessageMenu({ message, mine }: { message: ChatMessage; mine: boolean })
             Forward
           </button>
           {message.content && (
-            <button type="button" onClick={act(() => void navigator.clipboard?.writeText(message.content).then(() => actions.toast("Copied to the clipboard"), () => actions.toast("Could not copy")))}>
+            <button
+              type="button"
+              onClick={act(
+                () =>
+                  void navigator.clipboard?.writeText(message.content).then(
+                    () => actions.toast("Copied to the clipboard"),
+                    () => actions.toast("Could not copy"),
+                  ),
+              )}
+            >
               Copy text
             </button>
           )}
@@ -154,7 +192,11 @@ function Extras({ message }: { message: ChatMessage }) {
             </>
           )}
           📍 {loc.latitude.toFixed(5)}, {loc.longitude.toFixed(5)} ·{" "}
-          <a href={`https://www.openstreetmap.org/?mlat=${loc.latitude}&mlon=${loc.longitude}#map=16/${loc.latitude}/${loc.longitude}`} target="_blank" rel="noopener noreferrer">
+          <a
+            href={`https://www.openstreetmap.org/?mlat=${loc.latitude}&mlon=${loc.longitude}#map=16/${loc.latitude}/${loc.longitude}`}
+            target="_blank"
+            rel="noopener noreferrer"
+          >
             Open map
           </a>
         </p>
@@ -185,7 +227,8 @@ function Extras({ message }: { message: ChatMessage }) {
       )}
       {message.contact && (
         <p class="msg-contact">
-          👤 {message.contact.first_name} {message.contact.last_name ?? ""} · <a href={`tel:${message.contact.phone_number}`}>{message.contact.phone_number}</a>
+          👤 {message.contact.first_name} {message.contact.last_name ?? ""} ·{" "}
+          <a href={`tel:${message.contact.phone_number}`}>{message.contact.phone_number}</a>
         </p>
       )}
     </>
@@ -218,11 +261,26 @@ function InvoiceCard({ message }: { message: ChatMessage }) {
 }
 
 /** A message of mine the server has not confirmed: sending…, or failed with Retry. */
-export function PendingBubble({ pending, onRetry, onDiscard }: { pending: PendingMessage; onRetry: () => void; onDiscard: () => void }) {
+export function PendingBubble({
+  pending,
+  onRetry,
+  onDiscard,
+}: {
+  pending: PendingMessage;
+  onRetry: () => void;
+  onDiscard: () => void;
+}) {
   return (
-    <li class={`msg mine pending ${pending.state}`} aria-label={pending.state === "failed" ? "You, not sent" : "You, sending"}>
+    <li
+      class={`msg mine pending ${pending.state}`}
+      aria-label={pending.state === "failed" ? "You, not sent" : "You, sending"}
+    >
       <article class="bubble">
-        {pending.replyTo && <p class="msg-reply-preview">@{pending.replyTo.sender.username} {pending.replyTo.content}</p>}
+        {pending.replyTo && (
+          <p class="msg-reply-preview">
+            @{pending.replyTo.sender.username} {pending.replyTo.content}
+          </p>
+        )}
         <div class="msg-text">{pending.content}</div>
         <p class="msg-meta">
           {pending.state === "sending" ? (

@@ -7,7 +7,15 @@ import { Page } from "../../components/page";
 import { api, describeError, uploadFile } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
 import { ChatView } from "./chat-view";
-import { chats, chatsError, chatsLoaded, chatsNextCursor, installChatListLive, loadChats, openChatId } from "./chat-store";
+import {
+  chats,
+  chatsError,
+  chatsLoaded,
+  chatsNextCursor,
+  installChatListLive,
+  loadChats,
+  openChatId,
+} from "./chat-store";
 import { formatTime } from "./message";
 import type { ChatListItem, Conversation } from "./types";
 
@@ -48,7 +56,10 @@ export function Messages() {
     setOpenError(null);
     setOpening(user ? `Opening the chat with @${user}…` : "Joining the group…");
     const go = user
-      ? api.post<{ conversationId: string }>(`/social/users/${encodeURIComponent(user)}/message`, start ? { start } : {})
+      ? api.post<{ conversationId: string }>(
+          `/social/users/${encodeURIComponent(user)}/message`,
+          start ? { start } : {},
+        )
       : api.post<{ conversationId: string }>("/social/groups/join", { code: join });
     go.then(
       (r) => {
@@ -68,7 +79,8 @@ export function Messages() {
   useEffect(() => {
     const el = frame.current;
     if (!el) return;
-    const measure = () => el.style.setProperty("--messenger-top", `${Math.max(0, el.getBoundingClientRect().top + scrollY)}px`);
+    const measure = () =>
+      el.style.setProperty("--messenger-top", `${Math.max(0, el.getBoundingClientRect().top + scrollY)}px`);
     measure();
     addEventListener("resize", measure);
     return () => removeEventListener("resize", measure);
@@ -119,7 +131,11 @@ export function Messages() {
           )}
         </div>
       </div>
-      <NewGroupDialog open={creating} onClose={() => setCreating(false)} onCreated={(id) => (setCreating(false), void loadChats(), route(`/dashboard/messages/${id}`))} />
+      <NewGroupDialog
+        open={creating}
+        onClose={() => setCreating(false)}
+        onCreated={(id) => (setCreating(false), void loadChats(), route(`/dashboard/messages/${id}`))}
+      />
     </Page>
   );
 }
@@ -127,7 +143,19 @@ export function Messages() {
 function preview(c: ChatListItem): string {
   const m = c.lastMessage;
   if (!m) return "No messages yet";
-  const text = m.content || (m.invoice ? `Invoice: ${m.invoice.title}` : m.media[0] ? `[${m.media[0].type === "image" ? "photo" : m.media[0].type}]` : m.dice ? m.dice.emoji : m.poll ? `Poll: ${m.poll.question}` : m.location || m.venue ? "Location" : "");
+  const text =
+    m.content ||
+    (m.invoice
+      ? `Invoice: ${m.invoice.title}`
+      : m.media[0]
+        ? `[${m.media[0].type === "image" ? "photo" : m.media[0].type}]`
+        : m.dice
+          ? m.dice.emoji
+          : m.poll
+            ? `Poll: ${m.poll.question}`
+            : m.location || m.venue
+              ? "Location"
+              : "");
   return c.type === "group" && m.kind === "user" ? `${m.sender.displayName}: ${text}` : text;
 }
 
@@ -138,7 +166,15 @@ function ChatRow({ chat, current }: { chat: ChatListItem; current: boolean }) {
   return (
     <li>
       <a href={`/dashboard/messages/${chat.id}`} class="chat-row" aria-current={current ? "page" : undefined}>
-        {chat.otherUser ? <Avatar user={chat.otherUser} size={40} /> : chat.photoUrl ? <img class="avatar" src={chat.photoUrl} alt="" width={40} height={40} /> : <span class="avatar avatar-letter hue-5" aria-hidden="true">{title.charAt(0).toUpperCase()}</span>}
+        {chat.otherUser ? (
+          <Avatar user={chat.otherUser} size={40} />
+        ) : chat.photoUrl ? (
+          <img class="avatar" src={chat.photoUrl} alt="" width={40} height={40} />
+        ) : (
+          <span class="avatar avatar-letter hue-5" aria-hidden="true">
+            {title.charAt(0).toUpperCase()}
+          </span>
+        )}
         <span class="chat-row-text">
           <span class="chat-row-top">
             <span class="chat-title">{title}</span>
@@ -159,7 +195,15 @@ function ChatRow({ chat, current }: { chat: ChatListItem; current: boolean }) {
 }
 
 /** Create a group: title, members (usernames) and an optional photo. */
-function NewGroupDialog({ open, onClose, onCreated }: { open: boolean; onClose: () => void; onCreated: (id: string) => void }) {
+function NewGroupDialog({
+  open,
+  onClose,
+  onCreated,
+}: {
+  open: boolean;
+  onClose: () => void;
+  onCreated: (id: string) => void;
+}) {
   const [title, setTitle] = useState("");
   const [members, setMembers] = useState("");
   const [photo, setPhoto] = useState<File | null>(null);
@@ -169,7 +213,10 @@ function NewGroupDialog({ open, onClose, onCreated }: { open: boolean; onClose: 
       .split(/[\s,]+/)
       .map((m) => m.replace(/^@/, ""))
       .filter(Boolean);
-    const r = await api.post<{ conversationId: string; conversation?: Conversation }>("/social/groups", { title: title.trim(), members: names });
+    const r = await api.post<{ conversationId: string; conversation?: Conversation }>("/social/groups", {
+      title: title.trim(),
+      members: names,
+    });
     if (photo) {
       const up = await uploadFile(photo, "avatar");
       await api.patch(`/social/groups/${r.conversationId}`, { photoUrl: up.url });
@@ -182,13 +229,37 @@ function NewGroupDialog({ open, onClose, onCreated }: { open: boolean; onClose: 
   return (
     <Dialog open={open} title="New group" onClose={onClose}>
       <form onSubmit={submit}>
-        <Field label="Group title" value={title} onValue={setTitle} required maxLength={128} error={action.apiError?.field("title")} />
-        <Field label="Members" hint="Usernames, separated by commas or spaces" value={members} onValue={setMembers} error={action.apiError?.field("members")} />
+        <Field
+          label="Group title"
+          value={title}
+          onValue={setTitle}
+          required
+          maxLength={128}
+          error={action.apiError?.field("title")}
+        />
+        <Field
+          label="Members"
+          hint="Usernames, separated by commas or spaces"
+          value={members}
+          onValue={setMembers}
+          error={action.apiError?.field("members")}
+        />
         <div class="field">
           <label for="group-photo">Photo (optional)</label>
-          <input id="group-photo" type="file" accept="image/*" onChange={(e) => setPhoto(e.currentTarget.files?.[0] ?? null)} />
+          <input
+            id="group-photo"
+            type="file"
+            accept="image/*"
+            onChange={(e) => setPhoto(e.currentTarget.files?.[0] ?? null)}
+          />
         </div>
-        <FormError message={action.error && !action.apiError?.field("title") && !action.apiError?.field("members") ? describeError(action.error) : null} />
+        <FormError
+          message={
+            action.error && !action.apiError?.field("title") && !action.apiError?.field("members")
+              ? describeError(action.error)
+              : null
+          }
+        />
         <div class="dialog-actions">
           <button type="button" onClick={onClose}>
             Cancel

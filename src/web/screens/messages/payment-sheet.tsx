@@ -18,7 +18,8 @@ export function useStarBalance(): void {
   }, []);
 }
 
-type PayResult = { status: "paid"; balance: number } | { status: "declined"; errorMessage: string } | { status: "timeout" };
+type PayResult =
+  { status: "paid"; balance: number } | { status: "declined"; errorMessage: string } | { status: "timeout" };
 
 /**
  * Pay for an invoice: a confirmation with the price and my balance, then the result the
@@ -83,17 +84,28 @@ export function PaymentSheet({ message, onClose }: { message: ChatMessage | null
                 <button type="button" onClick={onClose}>
                   Cancel
                 </button>
-                <button type="button" class="primary" disabled={stage === "paying" || (balance !== null && balance < inv.totalAmount)} onClick={() => void pay()}>
+                <button
+                  type="button"
+                  class="primary"
+                  disabled={stage === "paying" || (balance !== null && balance < inv.totalAmount)}
+                  onClick={() => void pay()}
+                >
                   Pay ★{inv.totalAmount}
                 </button>
               </div>
-              {balance !== null && balance < inv.totalAmount && <p class="field-error">Not enough stars for this payment.</p>}
+              {balance !== null && balance < inv.totalAmount && (
+                <p class="field-error">Not enough stars for this payment.</p>
+              )}
             </>
           )}
           {stage === "done" && result && (
             <>
               <p role="alert" class={`pay-result ${result.status}`}>
-                {result.status === "paid" ? "Paid." : result.status === "declined" ? `Declined: ${result.errorMessage}` : "The bot did not confirm in time. Nothing was charged."}
+                {result.status === "paid"
+                  ? "Paid."
+                  : result.status === "declined"
+                    ? `Declined: ${result.errorMessage}`
+                    : "The bot did not confirm in time. Nothing was charged."}
               </p>
               <div class="dialog-actions">
                 <button type="button" class="primary" onClick={onClose}>

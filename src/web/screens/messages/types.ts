@@ -96,9 +96,20 @@ export interface ChatMessage {
   editedAt: string | null;
   caption?: string;
   location?: { latitude: number; longitude: number };
-  venue?: { location?: { latitude: number; longitude: number }; latitude?: number; longitude?: number; title: string; address: string };
+  venue?: {
+    location?: { latitude: number; longitude: number };
+    latitude?: number;
+    longitude?: number;
+    title: string;
+    address: string;
+  };
   dice?: { emoji: string; value: number };
-  poll?: { question: string; options: Array<{ text: string; voter_count?: number }>; total_voter_count?: number; is_closed?: boolean };
+  poll?: {
+    question: string;
+    options: Array<{ text: string; voter_count?: number }>;
+    total_voter_count?: number;
+    is_closed?: boolean;
+  };
   contact?: { phone_number: string; first_name: string; last_name?: string };
 }
 

@@ -29,7 +29,10 @@ export function Notifications() {
   const [actionError, setActionError] = useState<string | null>(null);
   const load = useCallback(
     async (cursor: string | null) => {
-      const page = await api.get<NotificationPage>("/social/notifications", { cursor, unread: onlyUnread || undefined });
+      const page = await api.get<NotificationPage>("/social/notifications", {
+        cursor,
+        unread: onlyUnread || undefined,
+      });
       unreadCount.value = page.unreadCount;
       return { items: page.notifications, nextCursor: page.pageInfo.nextCursor };
     },
@@ -49,7 +52,10 @@ export function Notifications() {
   async function markRead(ids?: string[]) {
     setActionError(null);
     try {
-      const r = await api.post<{ updated: number; unreadCount: number }>("/social/notifications/read", ids ? { ids } : {});
+      const r = await api.post<{ updated: number; unreadCount: number }>(
+        "/social/notifications/read",
+        ids ? { ids } : {},
+      );
       unreadCount.value = r.unreadCount;
       const done = ids ? new Set(ids) : null;
       list.setItems((items) => items.map((n) => (!done || done.has(n.id) ? { ...n, read: true } : n)));
@@ -84,7 +90,15 @@ export function Notifications() {
           ))}
         </ul>
       )}
-      <ListFooter list={list} noun="notifications" empty={onlyUnread ? "Nothing unread. You are all caught up." : "No notifications yet. Likes, comments, mentions and new followers show up here."} />
+      <ListFooter
+        list={list}
+        noun="notifications"
+        empty={
+          onlyUnread
+            ? "Nothing unread. You are all caught up."
+            : "No notifications yet. Likes, comments, mentions and new followers show up here."
+        }
+      />
     </Page>
   );
 }
@@ -107,7 +121,12 @@ function NotificationItem({ n, onRead }: { n: Notification; onRead: () => void }
         </time>
       </div>
       {!n.read && (
-        <button type="button" class="small" onClick={onRead} aria-label={`Mark read: ${name} ${WHAT[n.type] ?? n.type}`}>
+        <button
+          type="button"
+          class="small"
+          onClick={onRead}
+          aria-label={`Mark read: ${name} ${WHAT[n.type] ?? n.type}`}
+        >
           Mark read
         </button>
       )}

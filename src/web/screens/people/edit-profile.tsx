@@ -19,7 +19,10 @@ export function EditProfile() {
   const [displayName, setDisplayName] = useState(me.displayName);
   const [bio, setBio] = useState(me.bio ?? "");
   const [avatarUrl, setAvatarUrl] = useState(me.avatarUrl);
-  const [cover, setCover] = useState<{ url: string | null; video: boolean }>({ url: me.coverVideoUrl ?? me.coverUrl, video: !!me.coverVideoUrl });
+  const [cover, setCover] = useState<{ url: string | null; video: boolean }>({
+    url: me.coverVideoUrl ?? me.coverUrl,
+    video: !!me.coverVideoUrl,
+  });
   const { busy, error, apiError, run } = useAction();
 
   const save = run(async () => {
@@ -42,7 +45,12 @@ export function EditProfile() {
         <div class="media-row">
           <Avatar user={{ ...me, avatarUrl }} size={96} />
           <div class="actions">
-            <MediaPicker label="Choose a profile picture" accept="image/*" kindOf={() => "avatar"} onUploaded={(u) => setAvatarUrl(u.url)} />
+            <MediaPicker
+              label="Choose a profile picture"
+              accept="image/*"
+              kindOf={() => "avatar"}
+              onUploaded={(u) => setAvatarUrl(u.url)}
+            />
             {avatarUrl && (
               <button type="button" class="small" onClick={() => setAvatarUrl(null)}>
                 Remove the profile picture
@@ -52,9 +60,22 @@ export function EditProfile() {
         </div>
         {apiError?.field("avatarUrl") && <p class="field-error">{apiError.field("avatarUrl")}</p>}
         <div class="media-row">
-          {cover.url ? cover.video ? <video class="cover-preview" src={cover.url} muted aria-label="Cover video" /> : <img class="cover-preview" src={cover.url} alt="Cover picture" /> : <div class="cover-preview cover-empty" />}
+          {cover.url ? (
+            cover.video ? (
+              <video class="cover-preview" src={cover.url} muted aria-label="Cover video" />
+            ) : (
+              <img class="cover-preview" src={cover.url} alt="Cover picture" />
+            )
+          ) : (
+            <div class="cover-preview cover-empty" />
+          )}
           <div class="actions">
-            <MediaPicker label="Choose a cover picture or video" accept="image/*,video/*" kindOf={(f) => (f.type.startsWith("video/") ? "cover-video" : "cover")} onUploaded={(u) => setCover({ url: u.url, video: u.mime.startsWith("video/") })} />
+            <MediaPicker
+              label="Choose a cover picture or video"
+              accept="image/*,video/*"
+              kindOf={(f) => (f.type.startsWith("video/") ? "cover-video" : "cover")}
+              onUploaded={(u) => setCover({ url: u.url, video: u.mime.startsWith("video/") })}
+            />
             {cover.url && (
               <button type="button" class="small" onClick={() => setCover({ url: null, video: false })}>
                 Remove the cover
@@ -62,10 +83,24 @@ export function EditProfile() {
             )}
           </div>
         </div>
-        <Field label="Display name" value={displayName} onValue={setDisplayName} maxLength={64} required error={apiError?.field("displayName")} />
+        <Field
+          label="Display name"
+          value={displayName}
+          onValue={setDisplayName}
+          maxLength={64}
+          required
+          error={apiError?.field("displayName")}
+        />
         <div class="field">
           <label for="bio">Bio</label>
-          <textarea id="bio" rows={4} value={bio} onInput={(e) => setBio(e.currentTarget.value)} aria-describedby="bio-count" aria-invalid={bio.length > MAX_BIO || !!bioError || undefined} />
+          <textarea
+            id="bio"
+            rows={4}
+            value={bio}
+            onInput={(e) => setBio(e.currentTarget.value)}
+            aria-describedby="bio-count"
+            aria-invalid={bio.length > MAX_BIO || !!bioError || undefined}
+          />
           <p id="bio-count" class={bio.length > MAX_BIO ? "counter over" : "counter"}>
             {formatNumber(MAX_BIO - bio.length)} characters left
           </p>

@@ -29,7 +29,13 @@ function PersonItem({ person, onChange }: { person: PersonRow; onChange: (p: Per
         <FormError message={error} />
       </div>
       {me?.id !== person.id && (
-        <button type="button" class="small" aria-pressed={person.isFollowing} aria-label={`${person.isFollowing ? "Following" : "Follow"} @${person.username}`} onClick={follow}>
+        <button
+          type="button"
+          class="small"
+          aria-pressed={person.isFollowing}
+          aria-label={`${person.isFollowing ? "Following" : "Follow"} @${person.username}`}
+          onClick={follow}
+        >
           {person.isFollowing ? "Following" : "Follow"}
         </button>
       )}

@@ -26,20 +26,37 @@ function Relations({ profile, onChange }: { profile: Profile; onChange: (p: Prof
     const r = await toggleBlock(profile.username);
     setConfirmBlock(false);
     // blocking removes follows both ways
-    onChange({ ...profile, isBlocked: r.blocked, isFollowing: r.blocked ? false : profile.isFollowing, followsYou: r.blocked ? false : profile.followsYou });
+    onChange({
+      ...profile,
+      isBlocked: r.blocked,
+      isFollowing: r.blocked ? false : profile.isFollowing,
+      followsYou: r.blocked ? false : profile.followsYou,
+    });
   });
   return (
     <>
       <div class="actions">
         {!profile.isBlocked && (
-          <button type="button" class={profile.isFollowing ? "" : "primary"} aria-pressed={profile.isFollowing} disabled={busy} onClick={follow}>
+          <button
+            type="button"
+            class={profile.isFollowing ? "" : "primary"}
+            aria-pressed={profile.isFollowing}
+            disabled={busy}
+            onClick={follow}
+          >
             {profile.isFollowing ? "Following" : "Follow"}
           </button>
         )}
         <button type="button" aria-pressed={profile.isMuted} disabled={busy} onClick={mute}>
           {profile.isMuted ? "Muted" : "Mute"}
         </button>
-        <button type="button" class="danger" aria-pressed={profile.isBlocked} disabled={busy} onClick={() => (profile.isBlocked ? block() : setConfirmBlock(true))}>
+        <button
+          type="button"
+          class="danger"
+          aria-pressed={profile.isBlocked}
+          disabled={busy}
+          onClick={() => (profile.isBlocked ? block() : setConfirmBlock(true))}
+        >
           {profile.isBlocked ? "Blocked" : "Block"}
         </button>
       </div>
@@ -70,20 +87,22 @@ export function ProfileScreen({ username }: { username: string }) {
     setError(null);
     getProfile(username).then(setProfile, (err) => setError(describeError(err)));
   }, [username]);
-  const load = useCallback(async (cursor: string | null) => {
-    const r = await api.get<{ posts: Post[]; pageInfo: PageInfo }>(`/social/users/${encodeURIComponent(username)}/posts`, { cursor });
-    return { items: r.posts, nextCursor: r.pageInfo.nextCursor };
-  }, [username]);
+  const load = useCallback(
+    async (cursor: string | null) => {
+      const r = await api.get<{ posts: Post[]; pageInfo: PageInfo }>(
+        `/social/users/${encodeURIComponent(username)}/posts`,
+        { cursor },
+      );
+      return { items: r.posts, nextCursor: r.pageInfo.nextCursor };
+    },
+    [username],
+  );
   const posts = usePagedList<Post>(username, load);
   const me = account.value;
   const mine = me?.username.toLowerCase() === username.toLowerCase();
 
   if (!profile) {
-    return (
-      <Page title={`@${username}`}>
-        {error ? <FormError message={error} /> : <Loading />}
-      </Page>
-    );
+    return <Page title={`@${username}`}>{error ? <FormError message={error} /> : <Loading />}</Page>;
   }
   const name = profile.displayName || profile.username;
   return (

@@ -3,8 +3,25 @@ import type { Screen } from "../../lib/screen";
 
 /** People: profiles, their followers and following, editing my own profile. */
 export const peopleScreens: Screen[] = [
-  { path: "/users/:username", access: "signed-in", component: lazy(() => import("./profile").then((m) => m.ProfileScreen)), nav: { label: "Profile", order: 10, href: (me) => `/users/${me.username}` } },
-  { path: "/users/:username/followers", access: "signed-in", component: lazy(() => import("./people-list").then((m) => m.Followers)) },
-  { path: "/users/:username/following", access: "signed-in", component: lazy(() => import("./people-list").then((m) => m.Following)) },
-  { path: "/profile/edit", access: "signed-in", component: lazy(() => import("./edit-profile").then((m) => m.EditProfile)) },
+  {
+    path: "/users/:username",
+    access: "signed-in",
+    component: lazy(() => import("./profile").then((m) => m.ProfileScreen)),
+    nav: { label: "Profile", order: 10, href: (me) => `/users/${me.username}` },
+  },
+  {
+    path: "/users/:username/followers",
+    access: "signed-in",
+    component: lazy(() => import("./people-list").then((m) => m.Followers)),
+  },
+  {
+    path: "/users/:username/following",
+    access: "signed-in",
+    component: lazy(() => import("./people-list").then((m) => m.Following)),
+  },
+  {
+    path: "/profile/edit",
+    access: "signed-in",
+    component: lazy(() => import("./edit-profile").then((m) => m.EditProfile)),
+  },
 ];

@@ -1,4 +1,11 @@
 import { lazy } from "preact-iso";
 import type { Screen } from "../../lib/screen";
 
-export const searchScreens: Screen[] = [{ path: "/search", access: "signed-in", component: lazy(() => import("./search").then((m) => m.Search)), nav: { label: "Search", order: 10 } }];
+export const searchScreens: Screen[] = [
+  {
+    path: "/search",
+    access: "signed-in",
+    component: lazy(() => import("./search").then((m) => m.Search)),
+    nav: { label: "Search", order: 10 },
+  },
+];

@@ -58,7 +58,14 @@ export function Search() {
           go(draft, type);
         }}
       >
-        <Field label="Search for" type="search" value={draft} onValue={setDraft} hint="People by name, posts by their words, hashtags by their start." maxLength={200} />
+        <Field
+          label="Search for"
+          type="search"
+          value={draft}
+          onValue={setDraft}
+          hint="People by name, posts by their words, hashtags by their start."
+          maxLength={200}
+        />
         <div class="actions">
           <button type="submit" class="primary">
             Search
@@ -72,7 +79,13 @@ export function Search() {
           </button>
         ))}
       </div>
-      {!q ? <p class="empty">Type a name, a word or a #hashtag above.</p> : type === "all" ? <AllResults q={q} showMore={(t) => go(q, t)} /> : <TypedResults key={`${type}:${q}`} q={q} type={type} />}
+      {!q ? (
+        <p class="empty">Type a name, a word or a #hashtag above.</p>
+      ) : type === "all" ? (
+        <AllResults q={q} showMore={(t) => go(q, t)} />
+      ) : (
+        <TypedResults key={`${type}:${q}`} q={q} type={type} />
+      )}
     </Page>
   );
 }
@@ -120,7 +133,11 @@ function AllResults({ q, showMore }: { q: string; showMore: (t: SearchType) => v
       {posts.length > 0 && (
         <section class="search-section" aria-labelledby="found-posts">
           <h2 id="found-posts">Posts</h2>
-          <FoundPosts posts={posts} onChange={(p) => setAnswer({ ...answer, posts: posts.map((x) => (x.id === p.id ? p : x)) })} onDeleted={(p) => setAnswer({ ...answer, posts: posts.filter((x) => x.id !== p.id) })} />
+          <FoundPosts
+            posts={posts}
+            onChange={(p) => setAnswer({ ...answer, posts: posts.map((x) => (x.id === p.id ? p : x)) })}
+            onDeleted={(p) => setAnswer({ ...answer, posts: posts.filter((x) => x.id !== p.id) })}
+          />
           {more("posts", "More posts")}
         </section>
       )}
@@ -136,7 +153,11 @@ function TypedResults({ q, type }: { q: string; type: SearchType }) {
     async (cursor: string | null) => {
       const r = await api.get<SearchAnswer>("/social/search", { q, type, cursor });
       const items: Row[] =
-        type === "users" ? r.users.map((user) => ({ id: user.id, user })) : type === "posts" ? r.posts.map((post) => ({ id: post.id, post })) : r.hashtags.map((hashtag) => ({ id: hashtag.tag, hashtag }));
+        type === "users"
+          ? r.users.map((user) => ({ id: user.id, user }))
+          : type === "posts"
+            ? r.posts.map((post) => ({ id: post.id, post }))
+            : r.hashtags.map((hashtag) => ({ id: hashtag.tag, hashtag }));
       return { items, nextCursor: r.nextCursor };
     },
     [q, type],
@@ -193,7 +214,15 @@ function HashtagList({ hashtags }: { hashtags: Hashtag[] }) {
   );
 }
 
-function FoundPosts({ posts, onChange, onDeleted }: { posts: Post[]; onChange: (p: Post) => void; onDeleted: (p: Post) => void }) {
+function FoundPosts({
+  posts,
+  onChange,
+  onDeleted,
+}: {
+  posts: Post[];
+  onChange: (p: Post) => void;
+  onDeleted: (p: Post) => void;
+}) {
   return (
     <div class="post-list">
       {posts.map((p) => (

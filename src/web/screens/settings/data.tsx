@@ -16,11 +16,18 @@ export function ExportData() {
     setDone(false);
     const { export: data } = await api.get<{ export: unknown }>("/account/export");
     const day = new Date().toISOString().slice(0, 10);
-    saveFile(`${account.value?.username ?? "account"}-export-${day}.json`, JSON.stringify(data, null, 2), "application/json");
+    saveFile(
+      `${account.value?.username ?? "account"}-export-${day}.json`,
+      JSON.stringify(data, null, 2),
+      "application/json",
+    );
     setDone(true);
   });
   return (
-    <Section title="Your data" intro="Your profile, settings, follows, blocks, notifications, stories, sessions and more, as a JSON file.">
+    <Section
+      title="Your data"
+      intro="Your profile, settings, follows, blocks, notifications, stories, sessions and more, as a JSON file."
+    >
       <FormError message={error ? describeError(error) : null} />
       <Notice message={done ? "The file is downloaded." : null} />
       <div class="actions">
@@ -51,7 +58,10 @@ export function DeleteAccount() {
     setError(null);
   };
   return (
-    <Section title="Delete my account" intro="Your profile, posts, comments, likes, bookmarks and stories are removed and your username is freed. This cannot be undone.">
+    <Section
+      title="Delete my account"
+      intro="Your profile, posts, comments, likes, bookmarks and stories are removed and your username is freed. This cannot be undone."
+    >
       <div class="actions">
         <button type="button" class="danger" onClick={() => setOpen(true)}>
           Delete my account…
@@ -60,7 +70,16 @@ export function DeleteAccount() {
       <Dialog open={open} title="Delete your account?" onClose={close}>
         <form class="form" onSubmit={confirm}>
           <p>Everything you posted goes with it, and nobody can bring it back. Enter your password to confirm.</p>
-          <Field label="Password" type="password" autoComplete="current-password" required autoFocus value={password} onValue={setPassword} error={fieldMessage("Password", passwordError)} />
+          <Field
+            label="Password"
+            type="password"
+            autoComplete="current-password"
+            required
+            autoFocus
+            value={password}
+            onValue={setPassword}
+            error={fieldMessage("Password", passwordError)}
+          />
           <FormError message={error && !passwordError ? describeError(error) : null} />
           <div class="actions">
             <button type="submit" class="primary danger-fill" disabled={busy}>

@@ -28,9 +28,35 @@ export function PasswordChange({ onChanged }: { onChanged: () => void }) {
   return (
     <Section title="Password">
       <form class="form" onSubmit={submit}>
-        <Field label="Current password" type="password" autoComplete="current-password" required value={current} onValue={setCurrent} error={fieldMessage("Current password", currentError)} />
-        <Field label="New password" type="password" autoComplete="new-password" required minLength={8} hint="At least 8 characters." value={next} onValue={setNext} error={fieldMessage("New password", nextError)} />
-        <Field label="Repeat the new password" type="password" autoComplete="new-password" required value={repeat} onValue={setRepeat} error={mismatch ? "The two passwords differ." : undefined} />
+        <Field
+          label="Current password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={current}
+          onValue={setCurrent}
+          error={fieldMessage("Current password", currentError)}
+        />
+        <Field
+          label="New password"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={8}
+          hint="At least 8 characters."
+          value={next}
+          onValue={setNext}
+          error={fieldMessage("New password", nextError)}
+        />
+        <Field
+          label="Repeat the new password"
+          type="password"
+          autoComplete="new-password"
+          required
+          value={repeat}
+          onValue={setRepeat}
+          error={mismatch ? "The two passwords differ." : undefined}
+        />
         <FormError message={error && !currentError && !nextError ? describeError(error) : null} />
         <Notice message={done ? "Your password is changed. Your other devices were signed out." : null} />
         <div class="actions">

@@ -40,7 +40,13 @@ export function Privacy() {
             <legend>Who may message me</legend>
             {CHOICES.map(([value, label]) => (
               <label key={value} class="choice">
-                <input type="radio" name="who-can-message" value={value} checked={who === value} onChange={() => (setWho(value), setSaved(false))} />
+                <input
+                  type="radio"
+                  name="who-can-message"
+                  value={value}
+                  checked={who === value}
+                  onChange={() => (setWho(value), setSaved(false))}
+                />
                 {label}
               </label>
             ))}

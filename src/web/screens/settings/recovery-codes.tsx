@@ -8,7 +8,11 @@ import { saveFile } from "../../lib/download";
 export function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void }) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
-  const download = () => saveFile("recovery-codes.txt", `Recovery codes for ${location.host}\nEach works once, in place of a two-factor code.\n\n${codes.join("\n")}\n`);
+  const download = () =>
+    saveFile(
+      "recovery-codes.txt",
+      `Recovery codes for ${location.host}\nEach works once, in place of a two-factor code.\n\n${codes.join("\n")}\n`,
+    );
   return (
     <div class="recovery-codes" role="group" aria-labelledby="recovery-title">
       <h3 id="recovery-title" tabIndex={-1} ref={heading}>

@@ -1,4 +1,11 @@
 import { lazy } from "preact-iso";
 import type { Screen } from "../../lib/screen";
 
-export const settingsScreens: Screen[] = [{ path: "/settings", access: "signed-in", component: lazy(() => import("./settings").then((m) => m.Settings)), nav: { label: "Settings", order: 40 } }];
+export const settingsScreens: Screen[] = [
+  {
+    path: "/settings",
+    access: "signed-in",
+    component: lazy(() => import("./settings").then((m) => m.Settings)),
+    nav: { label: "Settings", order: 40 },
+  },
+];

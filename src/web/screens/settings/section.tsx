@@ -2,7 +2,15 @@ import type { ComponentChildren } from "preact";
 import { useId } from "preact/hooks";
 
 /** One part of the settings page: a card that is a landmark named by its heading. */
-export function Section({ title, children, intro }: { title: string; intro?: ComponentChildren; children: ComponentChildren }) {
+export function Section({
+  title,
+  children,
+  intro,
+}: {
+  title: string;
+  intro?: ComponentChildren;
+  children: ComponentChildren;
+}) {
   const id = useId();
   return (
     <section class="card settings-section" aria-labelledby={id}>

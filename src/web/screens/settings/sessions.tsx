@@ -76,12 +76,17 @@ export function Sessions({ version }: { version: number }) {
   const revokeOthers = () =>
     act(async () => {
       const { revoked } = await api.post<{ revoked: number }>("/auth/sessions/revoke-others");
-      return revoked === 1 ? "1 other device is signed out." : `${new Intl.NumberFormat().format(revoked)} other devices are signed out.`;
+      return revoked === 1
+        ? "1 other device is signed out."
+        : `${new Intl.NumberFormat().format(revoked)} other devices are signed out.`;
     });
 
   const others = sessions?.filter((s) => !s.current).length ?? 0;
   return (
-    <Section title="Devices" intro="Where you are signed in. Sign out a device you do not recognise, and change your password.">
+    <Section
+      title="Devices"
+      intro="Where you are signed in. Sign out a device you do not recognise, and change your password."
+    >
       {!sessions && !error && <Loading label="Loading devices…" />}
       {sessions && (
         <ul class="session-list" aria-label="Signed-in devices">
@@ -93,12 +98,21 @@ export function Sessions({ version }: { version: number }) {
                   {s.current && <span class="tag">This device</span>}
                 </p>
                 <p class="muted">
-                  {s.ip ? `${s.ip} · ` : ""}active <time dateTime={s.lastSeenAt} title={formatDateTime(s.lastSeenAt)}>{formatRelative(s.lastSeenAt)}</time> · signed in{" "}
-                  <time dateTime={s.createdAt}>{formatDateTime(s.createdAt)}</time>
+                  {s.ip ? `${s.ip} · ` : ""}active{" "}
+                  <time dateTime={s.lastSeenAt} title={formatDateTime(s.lastSeenAt)}>
+                    {formatRelative(s.lastSeenAt)}
+                  </time>{" "}
+                  · signed in <time dateTime={s.createdAt}>{formatDateTime(s.createdAt)}</time>
                 </p>
               </div>
               {!s.current && (
-                <button type="button" class="small" disabled={busy} onClick={() => void revoke(s)} aria-label={`Sign out ${deviceName(s.userAgent)}, active ${formatRelative(s.lastSeenAt)}`}>
+                <button
+                  type="button"
+                  class="small"
+                  disabled={busy}
+                  onClick={() => void revoke(s)}
+                  aria-label={`Sign out ${deviceName(s.userAgent)}, active ${formatRelative(s.lastSeenAt)}`}
+                >
                   Sign out
                 </button>
               )}

@@ -43,8 +43,19 @@ export function TwoFactor() {
         <RecoveryCodes codes={codes} onDone={() => setCodes(null)} />
       ) : (
         <>
-          <AuthenticatorSetup on={!!method} onEnabled={(c) => changed("Two-factor sign-in is on, with your authenticator app.", c)} />
-          <MethodChoice current={method} onChanged={(m, c) => changed(`You now confirm sign-ins by ${m === "totp" ? "authenticator app" : m === "email" ? "e-mail" : "messenger"}.`, c)} />
+          <AuthenticatorSetup
+            on={!!method}
+            onEnabled={(c) => changed("Two-factor sign-in is on, with your authenticator app.", c)}
+          />
+          <MethodChoice
+            current={method}
+            onChanged={(m, c) =>
+              changed(
+                `You now confirm sign-ins by ${m === "totp" ? "authenticator app" : m === "email" ? "e-mail" : "messenger"}.`,
+                c,
+              )
+            }
+          />
           {method && <TurnOff onDone={() => changed("Two-factor sign-in is off.")} />}
         </>
       )}
@@ -68,12 +79,19 @@ function AuthenticatorSetup({ on, onEnabled }: { on: boolean; onEnabled: (codes:
     setCode("");
   });
   const submit = enable.run(async () => {
-    const r = await api.post<{ recoveryCodes: string[] }>("/auth/2fa/totp/enable", { code: code.trim(), ...(on ? { password } : {}) });
+    const r = await api.post<{ recoveryCodes: string[] }>("/auth/2fa/totp/enable", {
+      code: code.trim(),
+      ...(on ? { password } : {}),
+    });
     setSetup(null);
     setPassword("");
     await onEnabled(r.recoveryCodes);
   });
-  const codeError = enable.apiError?.field("code") ?? (enable.apiError?.code === "TWO_FACTOR_INVALID_CODE" ? "That code is not right. Check the time on your phone and try the next code." : undefined);
+  const codeError =
+    enable.apiError?.field("code") ??
+    (enable.apiError?.code === "TWO_FACTOR_INVALID_CODE"
+      ? "That code is not right. Check the time on your phone and try the next code."
+      : undefined);
   const passwordError = enable.apiError?.field("password");
   if (!setup)
     return (
@@ -97,8 +115,28 @@ function AuthenticatorSetup({ on, onEnabled }: { on: boolean; onEnabled: (codes:
       <p class="hint">
         Cannot scan? Type this key into the app: <code class="secret">{setup.secret}</code>
       </p>
-      <Field label="Code from the app" inputMode="numeric" autoComplete="one-time-code" required maxLength={10} value={code} onValue={setCode} error={fieldMessage("Code", codeError)} />
-      {on && <Field label="Password" type="password" autoComplete="current-password" required hint="Two-factor sign-in is on already, so your password is needed to replace it." value={password} onValue={setPassword} error={fieldMessage("Password", passwordError)} />}
+      <Field
+        label="Code from the app"
+        inputMode="numeric"
+        autoComplete="one-time-code"
+        required
+        maxLength={10}
+        value={code}
+        onValue={setCode}
+        error={fieldMessage("Code", codeError)}
+      />
+      {on && (
+        <Field
+          label="Password"
+          type="password"
+          autoComplete="current-password"
+          required
+          hint="Two-factor sign-in is on already, so your password is needed to replace it."
+          value={password}
+          onValue={setPassword}
+          error={fieldMessage("Password", passwordError)}
+        />
+      )}
       <FormError message={enable.error && !codeError && !passwordError ? describeError(enable.error) : null} />
       <div class="actions">
         <button type="submit" class="primary" disabled={enable.busy}>
@@ -112,12 +150,21 @@ function AuthenticatorSetup({ on, onEnabled }: { on: boolean; onEnabled: (codes:
   );
 }
 
-function MethodChoice({ current, onChanged }: { current: Method | null; onChanged: (m: Method, codes?: string[]) => Promise<void> }) {
+function MethodChoice({
+  current,
+  onChanged,
+}: {
+  current: Method | null;
+  onChanged: (m: Method, codes?: string[]) => Promise<void>;
+}) {
   const [choice, setChoice] = useState<Method>(current ?? "email");
   const [password, setPassword] = useState("");
   const { busy, error, apiError, run } = useAction();
   const submit = run(async () => {
-    const r = await api.post<{ twoFactorMethod: Method; recoveryCodes?: string[] }>("/auth/2fa/method", { method: choice, password });
+    const r = await api.post<{ twoFactorMethod: Method; recoveryCodes?: string[] }>("/auth/2fa/method", {
+      method: choice,
+      password,
+    });
     setPassword("");
     await onChanged(r.twoFactorMethod, r.recoveryCodes);
   });
@@ -130,7 +177,13 @@ function MethodChoice({ current, onChanged }: { current: Method | null; onChange
         <legend>Send me the code by</legend>
         {METHODS.map(([value, label, hint]) => (
           <label key={value} class="choice choice-with-hint">
-            <input type="radio" name="two-factor-method" value={value} checked={choice === value} onChange={() => setChoice(value)} />
+            <input
+              type="radio"
+              name="two-factor-method"
+              value={value}
+              checked={choice === value}
+              onChange={() => setChoice(value)}
+            />
             <span>
               {label}
               {current === value && " (in use)"}
@@ -140,11 +193,21 @@ function MethodChoice({ current, onChanged }: { current: Method | null; onChange
         ))}
         {methodError && (
           <p class="field-error" id="method-error">
-            {methodError.startsWith("set up an authenticator") ? "Set up an authenticator app first (above)." : fieldMessage("This method needs you to", methodError)}
+            {methodError.startsWith("set up an authenticator")
+              ? "Set up an authenticator app first (above)."
+              : fieldMessage("This method needs you to", methodError)}
           </p>
         )}
       </fieldset>
-      <Field label="Password" type="password" autoComplete="current-password" required value={password} onValue={setPassword} error={fieldMessage("Password", passwordError)} />
+      <Field
+        label="Password"
+        type="password"
+        autoComplete="current-password"
+        required
+        value={password}
+        onValue={setPassword}
+        error={fieldMessage("Password", passwordError)}
+      />
       <FormError message={error && !methodError && !passwordError ? describeError(error) : null} />
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>
@@ -167,7 +230,15 @@ function TurnOff({ onDone }: { onDone: () => Promise<void> }) {
   return (
     <form class="subsection form" aria-label="Turn off two-factor" onSubmit={submit}>
       <h3>Turn off</h3>
-      <Field label="Password" type="password" autoComplete="current-password" required value={password} onValue={setPassword} error={fieldMessage("Password", passwordError)} />
+      <Field
+        label="Password"
+        type="password"
+        autoComplete="current-password"
+        required
+        value={password}
+        onValue={setPassword}
+        error={fieldMessage("Password", passwordError)}
+      />
       <FormError message={error && !passwordError ? describeError(error) : null} />
       <div class="actions">
         <button type="submit" class="danger" disabled={busy}>

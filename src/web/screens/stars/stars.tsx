@@ -24,7 +24,9 @@ const signed = new Intl.NumberFormat(undefined, { signDisplay: "exceptZero" });
 
 /** What a ledger line was, in words; the other side links to their profile. */
 function describe(t: Transaction) {
-  const who = t.counterparty && <a href={`/users/${t.counterparty.username}`}>{t.counterparty.displayName || `@${t.counterparty.username}`}</a>;
+  const who = t.counterparty && (
+    <a href={`/users/${t.counterparty.username}`}>{t.counterparty.displayName || `@${t.counterparty.username}`}</a>
+  );
   switch (t.kind) {
     case "grant":
       return "Granted by the instance";
@@ -77,10 +79,18 @@ export function Stars() {
           Your balance
         </p>
         <p class="star-amount" aria-live="polite">
-          {balance === null ? "…" : <>{formatNumber(balance)} <span class="star-unit">stars</span></>}
+          {balance === null ? (
+            "…"
+          ) : (
+            <>
+              {formatNumber(balance)} <span class="star-unit">stars</span>
+            </>
+          )}
         </p>
         <FormError message={error} />
-        <p class="hint">Stars pay for what bots sell. An administrator grants them, and people can give them to each other.</p>
+        <p class="hint">
+          Stars pay for what bots sell. An administrator grants them, and people can give them to each other.
+        </p>
       </div>
       <GiftForm />
       <section class="search-section" aria-labelledby="history-title">

@@ -5,7 +5,8 @@ import { formatNumber } from "../../lib/format";
 import type { Story } from "../../lib/stories";
 
 const MAX_CAPTION = 200;
-const kindOf = (file: File) => (file.type.startsWith("video/") ? "story-video" : file.type.startsWith("audio/") ? "story-voice" : "story");
+const kindOf = (file: File) =>
+  file.type.startsWith("video/") ? "story-video" : file.type.startsWith("audio/") ? "story-voice" : "story";
 const percent = new Intl.NumberFormat(undefined, { style: "percent" });
 
 /** Posting a story: a photo, video or voice recording (uploaded with progress) and an optional caption. */
@@ -25,7 +26,10 @@ export function NewStory({ onPosted }: { onPosted: (story: Story) => void }) {
     setProgress(0);
     try {
       const upload = await uploadFile(file, kindOf(file), setProgress);
-      const { story } = await api.post<{ story: Story }>("/social/stories", { mediaUrl: upload.url, ...(caption.trim() ? { caption: caption.trim() } : {}) });
+      const { story } = await api.post<{ story: Story }>("/social/stories", {
+        mediaUrl: upload.url,
+        ...(caption.trim() ? { caption: caption.trim() } : {}),
+      });
       setFile(null);
       setCaption("");
       setInputKey((k) => k + 1);
@@ -67,7 +71,14 @@ export function NewStory({ onPosted }: { onPosted: (story: Story) => void }) {
       </div>
       <div class="field">
         <label for="story-caption">Caption (optional)</label>
-        <textarea id="story-caption" rows={2} value={caption} onInput={(e) => setCaption(e.currentTarget.value)} aria-invalid={captionError || left < 0 ? true : undefined} aria-describedby="story-caption-count" />
+        <textarea
+          id="story-caption"
+          rows={2}
+          value={caption}
+          onInput={(e) => setCaption(e.currentTarget.value)}
+          aria-invalid={captionError || left < 0 ? true : undefined}
+          aria-describedby="story-caption-count"
+        />
         <p class={left < 0 ? "field-error" : "hint"} id="story-caption-count">
           {left < 0 ? `${formatNumber(-left)} characters too many` : `${formatNumber(left)} characters left`}
         </p>

@@ -2,6 +2,15 @@ import { lazy } from "preact-iso";
 import type { Screen } from "../../lib/screen";
 
 export const storyScreens: Screen[] = [
-  { path: "/stories", access: "signed-in", component: lazy(() => import("./stories").then((m) => m.Stories)), nav: { label: "Stories", order: 7 } },
-  { path: "/stories/:username", access: "signed-in", component: lazy(() => import("./viewer").then((m) => m.StoryViewer)) },
+  {
+    path: "/stories",
+    access: "signed-in",
+    component: lazy(() => import("./stories").then((m) => m.Stories)),
+    nav: { label: "Stories", order: 7 },
+  },
+  {
+    path: "/stories/:username",
+    access: "signed-in",
+    component: lazy(() => import("./viewer").then((m) => m.StoryViewer)),
+  },
 ];

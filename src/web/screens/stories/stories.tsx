@@ -40,12 +40,24 @@ export function Stories() {
               return (
                 <li key={s.id}>
                   <a href={storyViewerHref(me.username, s.id)} class="my-story">
-                    {s.thumbUrl ? <img src={s.thumbUrl} alt="" width={48} height={48} loading="lazy" /> : <span class="my-story-icon" aria-hidden="true">{s.mediaType === "voice" ? "♪" : "▶"}</span>}
+                    {s.thumbUrl ? (
+                      <img src={s.thumbUrl} alt="" width={48} height={48} loading="lazy" />
+                    ) : (
+                      <span class="my-story-icon" aria-hidden="true">
+                        {s.mediaType === "voice" ? "♪" : "▶"}
+                      </span>
+                    )}
                     <span>
-                      {s.caption || (s.mediaType === "voice" ? "Voice story" : s.mediaType === "video" ? "Video story" : "Photo story")}
+                      {s.caption ||
+                        (s.mediaType === "voice"
+                          ? "Voice story"
+                          : s.mediaType === "video"
+                            ? "Video story"
+                            : "Photo story")}
                       <span class="muted">
                         {" "}
-                        · {formatRelative(s.createdAt)} · {formatNumber(n)} {views.select(n) === "one" ? "view" : "views"}
+                        · {formatRelative(s.createdAt)} · {formatNumber(n)}{" "}
+                        {views.select(n) === "one" ? "view" : "views"}
                       </span>
                     </span>
                   </a>

@@ -29,7 +29,9 @@ export function StoryViewers({ storyId, open, onClose }: { storyId: string; open
 function ViewerList({ storyId }: { storyId: string }) {
   const load = useCallback(
     async (cursor: string | null) => {
-      const r = await api.get<{ viewers: Viewer[]; pageInfo: PageInfo }>(`/social/stories/${storyId}/viewers`, { cursor });
+      const r = await api.get<{ viewers: Viewer[]; pageInfo: PageInfo }>(`/social/stories/${storyId}/viewers`, {
+        cursor,
+      });
       return { items: r.viewers.map((v) => ({ ...v, id: v.user.id })), nextCursor: r.pageInfo.nextCursor };
     },
     [storyId],

@@ -47,7 +47,9 @@ export function StoryViewer({ username }: { username: string }) {
     if (!story || mine || story.seen) return;
     api
       .post<{ story: Story }>(`/social/stories/${story.id}/view`)
-      .then(({ story: seen }) => setStories((list) => list && list.map((s) => (s.id === seen.id ? { ...s, seen: true } : s))))
+      .then(({ story: seen }) =>
+        setStories((list) => list && list.map((s) => (s.id === seen.id ? { ...s, seen: true } : s))),
+      )
       .catch(() => undefined /* being marked seen is best effort: the story is on screen either way */);
   }, [story?.id]);
 
@@ -68,7 +70,14 @@ export function StoryViewer({ username }: { username: string }) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       // keys typed into a field, or inside an open dialog, are not story navigation
-      if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || (e.target as HTMLElement).closest("input, textarea, select, dialog")) return;
+      if (
+        e.defaultPrevented ||
+        e.altKey ||
+        e.ctrlKey ||
+        e.metaKey ||
+        (e.target as HTMLElement).closest("input, textarea, select, dialog")
+      )
+        return;
       if (e.key === "ArrowRight") keys.current.forward();
       else if (e.key === "ArrowLeft") keys.current.back();
       else if (e.key === "Escape") keys.current.close();
@@ -179,7 +188,19 @@ export function StoryViewer({ username }: { username: string }) {
 function StoryMedia({ story, name, onEnded }: { story: Story; name: string; onEnded: () => void }) {
   const label = story.caption ? `Story by ${name}: ${story.caption}` : `Story by ${name}`;
   if (story.mediaType === "video")
-    return <video class="story-media" src={story.mediaUrl} poster={story.thumbUrl ?? undefined} controls autoPlay muted playsInline onEnded={onEnded} aria-label={label} />;
+    return (
+      <video
+        class="story-media"
+        src={story.mediaUrl}
+        poster={story.thumbUrl ?? undefined}
+        controls
+        autoPlay
+        muted
+        playsInline
+        onEnded={onEnded}
+        aria-label={label}
+      />
+    );
   if (story.mediaType === "voice")
     return (
       <div class="story-media story-voice">
