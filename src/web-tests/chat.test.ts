@@ -1,40 +1,19 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect } from "bun:test";
 import type { Page } from "playwright-core";
-import {
-  accessibilityViolations,
-  browserAvailable,
-  pageProblems,
-  signedInPage,
-  useBrowser,
-  withScreenshots,
-} from "../testing/browser";
-import { startTestServer, type TestServer } from "../testing/server";
+import { accessibilityViolations, pageProblems } from "../testing/browser";
+import { browserSuite } from "../testing/browser-suite";
 
 // Two people chatting live in two browser pages against a real server.
-const run = browserAvailable();
-let server: TestServer;
-const pages: Page[] = [];
-const b = run ? useBrowser() : null;
+const suite = browserSuite();
+const { it } = suite;
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.stop());
-
-async function person(
+function person(
   name: string,
   opts: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark" } = {},
 ) {
-  const p = await signedInPage(b!.browser, server, `${name}_${Math.random().toString(36).slice(2, 6)}`, {
-    ...opts,
-    displayName: name,
-  });
-  pages.push(p.page);
-  return p;
+  return suite.person({ ...opts, username: `${name}_${Math.random().toString(36).slice(2, 6)}`, displayName: name });
 }
 
-const it = (name: string, body: () => Promise<void>) =>
-  test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 60_000);
 const messageItem = (page: Page, text: string | RegExp) =>
   page.getByRole("listitem").filter({ has: page.locator(".msg-text", { hasText: text }) });
 
@@ -122,7 +101,7 @@ describe("web app: chats", () => {
     const eve = await person("Eve", { viewport: { width: 390, height: 844 }, colorScheme: "dark" });
     const cid = (await dan.client.post(`/api/social/users/${eve.user.username}/message`, {})).body.data.conversationId;
     for (let i = 1; i <= 90; i++) {
-      if (i === 46) server.clock.advance(2 * 86_400_000);
+      if (i === 46) suite.server.clock.advance(2 * 86_400_000);
       expect((await dan.client.post(`/api/social/messages/${cid}`, { content: `number ${i}` })).status).toBe(200);
     }
     await eve.page.goto(`/dashboard/messages/${cid}`);

@@ -1,42 +1,23 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect } from "bun:test";
 import type { Page } from "playwright-core";
 import { realtimeHub } from "../realtime/hub";
-import {
-  accessibilityViolations,
-  browserAvailable,
-  pageProblems,
-  signedInPage,
-  useBrowser,
-  withScreenshots,
-} from "../testing/browser";
+import { accessibilityViolations, pageProblems, signedInPage } from "../testing/browser";
 import { quickPerson } from "../testing/fixtures";
 import { pngOf, uploadFor } from "../testing/media";
 import { postAs } from "../testing/posts";
-import { startTestServer, type TestServer } from "../testing/server";
+import { browserSuite } from "../testing/browser-suite";
 
 // The social side of the web app, clicked through in chromium against a real server.
-const run = browserAvailable();
-let server: TestServer;
-const pages: Page[] = [];
-const b = run ? useBrowser() : null;
+const suite = browserSuite();
+const { it } = suite;
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.stop());
-
-async function person(username?: string, opts: Parameters<typeof signedInPage>[3] = {}) {
-  const p = await signedInPage(b!.browser, server, username, opts);
-  pages.push(p.page);
-  return p;
+function person(username?: string, opts: Parameters<typeof signedInPage>[3] = {}) {
+  return suite.person({ ...opts, username });
 }
 
 async function expectAccessible(page: Page) {
   expect(await accessibilityViolations(page)).toEqual([]);
 }
-
-const it = (name: string, body: () => Promise<void>) =>
-  test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 60_000);
 
 const postCard = (page: Page, text: string | RegExp) => page.getByRole("article").filter({ hasText: text });
 
@@ -56,7 +37,11 @@ describe("web app: the feed", () => {
 
     await page
       .getByLabel("Add images")
-      .setInputFiles({ name: "blue.png", mimeType: "image/png", buffer: Buffer.from(await pngOf(server.app, 64, 48)) });
+      .setInputFiles({
+        name: "blue.png",
+        mimeType: "image/png",
+        buffer: Buffer.from(await pngOf(suite.server.app, 64, 48)),
+      });
     await page.getByRole("button", { name: "Remove blue.png" }).waitFor();
     await page.getByRole("progressbar").waitFor({ state: "detached" });
     await page.getByRole("button", { name: "Post", exact: true }).click();
@@ -64,7 +49,7 @@ describe("web app: the feed", () => {
     await first.getByRole("img", { name: "Image attached to the post" }).waitFor();
     await first.getByRole("link", { name: "#welcome" }).waitFor();
     expect(await text.inputValue()).toBe("");
-    // my own post is on screen already: the server's feed:new for it is no news to me
+    // my own post is on screen already: the suite.server's feed:new for it is no news to me
     await Bun.sleep(500);
     expect(await page.getByRole("button", { name: /new posts?: show/ }).count()).toBe(0);
 
@@ -100,8 +85,8 @@ describe("web app: the feed", () => {
     await dialog.getByRole("button", { name: "Delete the post" }).click();
     await postCard(page, "Tea or coffee?").waitFor({ state: "detached" });
 
-    // what the server stored
-    const stored = (await server.app.db.selectFrom("posts").select(["content"]).execute()).map((p) => p.content);
+    // what the suite.server stored
+    const stored = (await suite.server.app.db.selectFrom("posts").select(["content"]).execute()).map((p) => p.content);
     expect(stored).toContain("Hello again #welcome");
     expect(stored).not.toContain("Tea or coffee?");
     expect(pageProblems(page)).toEqual([]);
@@ -109,7 +94,7 @@ describe("web app: the feed", () => {
   });
 
   it("comments, replies in a thread, likes a comment, and follows a hashtag link", async () => {
-    const author = await quickPerson(server);
+    const author = await quickPerson(suite.server);
     const post = await postAs(author.client, `Thread starter #threads${Date.now() % 1000}`);
     const { page, context } = await person();
     await page.goto(`/posts/${post.id}`);
@@ -134,7 +119,7 @@ describe("web app: the feed", () => {
   });
 
   it("scrolls by cursor, announces new posts live, and shows the following feed", async () => {
-    const author = await quickPerson(server);
+    const author = await quickPerson(suite.server);
     for (let i = 0; i < 45; i++) await postAs(author.client, `Numbered post ${i}`);
     const { page, context, client } = await person();
     await page.getByRole("heading", { level: 1, name: "Feed" }).waitFor();
@@ -162,7 +147,7 @@ describe("web app: the feed", () => {
     await postCard(page, "Fresh off the press").waitFor();
 
     // their story appears live in the row at the top of the feed and opens the viewer
-    const mediaUrl = await uploadFor(server.app, author.user.id, "story");
+    const mediaUrl = await uploadFor(suite.server.app, author.user.id, "story");
     expect((await author.client.post("/api/social/stories", { mediaUrl })).status).toBe(200);
     const stories = page.getByRole("region", { name: "Stories" });
     await stories.getByRole("link", { name: new RegExp(author.user.username) }).click();
@@ -178,7 +163,7 @@ describe("web app: the connection", () => {
     await page.waitForFunction(() => !document.querySelector(".connection-banner:not([hidden])"));
     await Bun.sleep(300);
     await context.setOffline(true);
-    realtimeHub(server.app).shutdown();
+    realtimeHub(suite.server.app).shutdown();
     await page.getByRole("status").filter({ hasText: "Connection lost. Reconnecting…" }).waitFor();
     await context.setOffline(false);
     await page.getByText("Connection lost. Reconnecting…").waitFor({ state: "hidden", timeout: 20_000 });
@@ -186,7 +171,7 @@ describe("web app: the connection", () => {
   });
   it("falls back to Server-Sent Events where WebSockets cannot connect, and still gets live posts", async () => {
     const { page, context, client } = await person();
-    const author = await quickPerson(server);
+    const author = await quickPerson(suite.server);
     expect((await client.post(`/api/social/users/${author.user.username}/follow`)).status).toBe(200);
     // as behind a proxy that refuses upgrades: every WebSocket handshake gets a plain HTTP error
     await page.addInitScript(() => {

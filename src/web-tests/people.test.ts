@@ -1,41 +1,24 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect } from "bun:test";
 import type { Page } from "playwright-core";
-import {
-  accessibilityViolations,
-  browserAvailable,
-  signedInPage,
-  useBrowser,
-  withScreenshots,
-} from "../testing/browser";
+import { accessibilityViolations } from "../testing/browser";
 import { quickPerson } from "../testing/fixtures";
 import { pngOf } from "../testing/media";
 import { postAs } from "../testing/posts";
-import { startTestServer, type TestServer } from "../testing/server";
+import { browserSuite } from "../testing/browser-suite";
 
 // Profiles in the web app, clicked through in chromium against a real server.
-const run = browserAvailable();
-let server: TestServer;
-const pages: Page[] = [];
-const b = run ? useBrowser() : null;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.stop());
+const suite = browserSuite();
+const { it } = suite;
 
 async function expectAccessible(page: Page) {
   expect(await accessibilityViolations(page)).toEqual([]);
 }
 
-const it = (name: string, body: () => Promise<void>) =>
-  test.skipIf(!run)(name, () => withScreenshots(name, () => pages.splice(0), body), 60_000);
-
 describe("web app: profiles", () => {
   it("opens a profile from a mention, follows, mutes and blocks, and lists followers", async () => {
-    const author = await quickPerson(server, { displayName: "Mira Author" });
+    const author = await quickPerson(suite.server, { displayName: "Mira Author" });
     await author.client.patch("/api/account/profile", { bio: "Writes about #engines" });
-    const me = await signedInPage(b!.browser, server);
-    pages.push(me.page);
+    const me = await suite.person();
     await postAs(me.client, `Say hello to @${author.user.username}`);
     await postAs(author.client, "A post on my own profile");
     await me.page.reload();
@@ -67,17 +50,13 @@ describe("web app: profiles", () => {
   });
 
   it("edits my own profile with a new name, bio, picture and cover", async () => {
-    const me = await signedInPage(b!.browser, server, undefined, {
-      viewport: { width: 390, height: 844 },
-      colorScheme: "dark",
-    });
-    pages.push(me.page);
+    const me = await suite.person({ viewport: { width: 390, height: 844 }, colorScheme: "dark" });
     await me.page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Profile" }).click();
     await me.page.getByRole("link", { name: "Edit profile" }).click();
     await me.page.getByRole("heading", { level: 1, name: "Edit your profile" }).waitFor();
     await me.page.getByLabel("Display name").fill("Renamed Person");
     await me.page.getByLabel("Bio").fill("New bio with #tags");
-    const png = Buffer.from(await pngOf(server.app, 300, 100));
+    const png = Buffer.from(await pngOf(suite.server.app, 300, 100));
     await me.page
       .getByLabel("Choose a profile picture")
       .setInputFiles({ name: "me.png", mimeType: "image/png", buffer: png });
@@ -91,7 +70,7 @@ describe("web app: profiles", () => {
     await me.page.getByRole("heading", { level: 1, name: "Renamed Person" }).waitFor();
     await me.page.getByText("New bio with").waitFor();
     await me.page.getByRole("img", { name: "Cover picture" }).waitFor();
-    const stored = await server.app.db
+    const stored = await suite.server.app.db
       .selectFrom("users")
       .select(["display_name", "bio", "avatar_url", "cover_url"])
       .where("id", "=", me.user.id)
