@@ -35,13 +35,11 @@ describe("web app: the feed", () => {
     expect(await page.getByRole("button", { name: "Post", exact: true }).isDisabled()).toBe(true);
     await text.fill("Hello #welcome from the browser");
 
-    await page
-      .getByLabel("Add images")
-      .setInputFiles({
-        name: "blue.png",
-        mimeType: "image/png",
-        buffer: Buffer.from(await pngOf(suite.server.app, 64, 48)),
-      });
+    await page.getByLabel("Add images").setInputFiles({
+      name: "blue.png",
+      mimeType: "image/png",
+      buffer: Buffer.from(await pngOf(suite.server.app, 64, 48)),
+    });
     await page.getByRole("button", { name: "Remove blue.png" }).waitFor();
     await page.getByRole("progressbar").waitFor({ state: "detached" });
     await page.getByRole("button", { name: "Post", exact: true }).click();
