@@ -16,7 +16,7 @@ export const LAYERS: Array<[layer: number, prefixes: RegExp]> = [
   [0, /^src\/lib\//],
   // the browser app (src/web) talks to the server over HTTP only; it shares the realtime event list
   [1, /^src\/web\/|^src\/(config|db)\/|^src\/(domain\/\w+|media)\/table\.ts$|^src\/realtime\/(events|broker)\.ts$/],
-  [2, /^src\/(app|services)\.ts$|^src\/domain\/hooks\.ts$/],
+  [2, /^src\/(app|services)\.ts$|^src\/domain\/(hooks|events)\.ts$/],
   [3, /^src\/media\/(store|kinds|sniff|native|sharp|image|video|references|uploads)\.ts$/],
   [4, /^src\/domain\//],
   [5, /^src\/(realtime|media|ops|http)\//],

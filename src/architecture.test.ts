@@ -34,3 +34,28 @@ test("per-App state lives in app.services, not in module WeakMaps keyed by the A
   );
   expect(offenders).toEqual([]);
 });
+
+describe("the domain speaks domain, the surfaces speak wire", () => {
+  const root = join(import.meta.dir, "..");
+  const graph = importGraph();
+  const domainFiles = [...graph.keys()].filter((file) => file.startsWith("src/domain/"));
+
+  test("domain code publishes domain events (app.hooks.publish), never a surface's realtime payloads", () => {
+    expect(domainFiles.length).toBeGreaterThan(50);
+    const offenders = domainFiles.filter((file) =>
+      /\bevents\.publish\s*\(/.test(readFileSync(join(root, file), "utf8")),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  test("domain code imports no surface: not its serializers, not the realtime wire event list", () => {
+    const surface = /^src\/(clientapi|botapi|realtime)\//;
+    const offenders = domainFiles.flatMap((file) =>
+      graph
+        .get(file)!
+        .filter((dep) => surface.test(dep))
+        .map((dep) => `${file} → ${dep}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+});

@@ -15,6 +15,7 @@ import { startWebhookWorker } from "./botapi/webhooks";
 import { botApiRoutes } from "./botapi/routes";
 import { installNotificationDelivery } from "./clientapi/notifications/serialize";
 import { installChatDelivery } from "./clientapi/chats/live";
+import { installRealtimeDelivery } from "./clientapi/realtime";
 import { clientApiRoutes } from "./clientapi";
 import { UPLOAD_PATH } from "./clientapi/uploads/routes";
 import { fileRoutes } from "./media/serve";
@@ -43,6 +44,7 @@ function installListeners(app: App): void {
   installPostsHooks(app);
   installNotificationDelivery(app);
   installChatDelivery(app);
+  installRealtimeDelivery(app);
   installStarsHooks(app);
   installPaymentUpdateHooks(app);
   installCallbackQueryHooks(app);

@@ -1,10 +1,12 @@
 import type { Scope } from "../db/transaction";
 import type { Logger } from "../lib/log";
+import type { DomainEvent } from "./events";
 
 /**
  * In-process domain hooks: one feature reacts to another's changes without importing it
  * (a message in a chat with a bot becomes a bot update; a follow becomes a notification).
  * Each feature declares the hooks it emits here, with their payload, one entry each.
+ * What people see live goes by `publish` as a DomainEvent (./events.ts) instead.
  */
 export interface DomainHookPayloads {
   /** a new account exists (registration, CLI, bot creation) */
@@ -68,10 +70,12 @@ export type DomainHookName = keyof DomainHookPayloads;
 export type DomainTxHookName = keyof DomainTxHookPayloads;
 type Listener<K extends DomainHookName> = (payload: DomainHookPayloads[K]) => void | Promise<void>;
 type TxListener<K extends DomainTxHookName> = (scope: Scope, payload: DomainTxHookPayloads[K]) => Promise<void>;
+type EventListener = (event: DomainEvent) => void;
 
 export class DomainHooks {
   private readonly listeners = new Map<DomainHookName, Array<Listener<any>>>();
   private readonly txListeners = new Map<DomainTxHookName, Array<TxListener<any>>>();
+  private readonly eventListeners: EventListener[] = [];
 
   constructor(private readonly log: Logger) {}
 
@@ -106,6 +110,29 @@ export class DomainHooks {
       } catch (err) {
         this.log.error("hook listener failed", {
           hook: name,
+          error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+        });
+      }
+    }
+  }
+
+  /** Registers a listener for every domain event (src/domain/events.ts): a surface's live delivery. */
+  onEvent(listener: EventListener): void {
+    this.eventListeners.push(listener);
+  }
+
+  /**
+   * Announces EVENT once its change has committed. Listeners run at once, in registration
+   * order, so live events keep the order their changes happened in; a failing listener is
+   * logged and the others still run.
+   */
+  publish(event: DomainEvent): void {
+    for (const listener of this.eventListeners) {
+      try {
+        listener(event);
+      } catch (err) {
+        this.log.error("event listener failed", {
+          event: event.type,
           error: err instanceof Error ? (err.stack ?? err.message) : String(err),
         });
       }

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
-import { revokeSession } from "../../domain/sessions/service";
+import { revokeSessionAndNotify } from "../../domain/sessions/revoke";
 import { clearCookie, CSRF_COOKIE, ACCESS_COOKIE, REFRESH_COOKIE, serializeCookie } from "../../http/cookies";
 import { issueCsrfToken } from "../../http/csrf";
 import { ok } from "../../http/envelope";
@@ -65,8 +65,7 @@ export function authRoutes(app: App) {
     .post(
       "/logout",
       async ({ session, set }) => {
-        await revokeSession(app.db, app.clock.now(), session.id);
-        app.events.publish(session.user_id, "session:revoked", { sessionId: session.cuid });
+        await revokeSessionAndNotify(app, session);
         addSetCookies(set as never, [clearCookie(app, ACCESS_COOKIE), clearCookie(app, REFRESH_COOKIE)]);
         return ok({});
       },

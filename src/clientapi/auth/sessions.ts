@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
-import { findLiveSession, listLiveSessions, revokeSession } from "../../domain/sessions/service";
-import { revokeSessionsAndNotify } from "../../domain/sessions/revoke";
+import { findLiveSession, listLiveSessions } from "../../domain/sessions/service";
+import { revokeSessionAndNotify, revokeSessionsAndNotify } from "../../domain/sessions/revoke";
 import type { SessionRow } from "../../domain/sessions/table";
 import { ACCESS_COOKIE, REFRESH_COOKIE, clearCookie } from "../../http/cookies";
 import { addSetCookies, requestContext } from "../../http/context";
@@ -35,8 +35,7 @@ export function sessionRoutes(app: App) {
       async ({ params, user, session, set }) => {
         const target = await findLiveSession(app.db, app.clock.now(), user.id, params.id);
         if (!target) throw notFound("No such session");
-        await revokeSession(app.db, app.clock.now(), target.id);
-        app.events.publish(user.id, "session:revoked", { sessionId: target.cuid });
+        await revokeSessionAndNotify(app, target);
         if (target.id === session.id)
           addSetCookies(set as never, [clearCookie(app, ACCESS_COOKIE), clearCookie(app, REFRESH_COOKIE)]);
         return ok({ revoked: true, current: target.id === session.id });

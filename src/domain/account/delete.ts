@@ -81,6 +81,6 @@ export async function deleteAccount(app: App, user: UserRow, password: string): 
       .execute();
     return sessions.map((s) => s.cuid);
   });
-  for (const sessionId of revoked) app.events.publish(id, "session:revoked", { sessionId });
+  for (const sessionCuid of revoked) app.hooks.publish({ type: "session:revoked", to: [id], userId: id, sessionCuid });
   await app.hooks.emit("user:deleted", { userId: id });
 }

@@ -11,5 +11,5 @@ export * from "./conversations";
 export * from "./messages";
 export * from "./members";
 export * from "./media";
-export { publishMessageEvent, publishChatUpdated, chatSummary } from "./notify";
+export { publishMessageEvent, publishChatUpdated } from "./notify";
 export { ensureSystemAccount, sendSystemNotice } from "./system-account";

@@ -25,6 +25,7 @@ import { precompiled } from "../../db/compiled";
 import { inTransaction, type Scope } from "../../db/transaction";
 import type { ConversationRow, MessageRow } from "./table";
 import { checkClientMessageId, checkContent, checkEntities, checkMediaShape, toJson, type MediaItem } from "./validate";
+import { pick } from "../../lib/objects";
 
 export interface SendMessageInput {
   conversationId: number;
@@ -286,9 +287,11 @@ export async function deleteMessage(
       .values({ message_id: message.id, user_id: input.actorId })
       .onConflict((oc) => oc.doNothing())
       .execute();
-    app.events.publish(input.actorId, "message:deleted", {
-      conversationId: conversation.cuid,
-      messageId: message.cuid,
+    app.hooks.publish({
+      type: "message:deleted",
+      to: [input.actorId],
+      conversation: pick(conversation, "id", "cuid"),
+      message: pick(message, "id", "cuid"),
     });
     return;
   }
@@ -310,9 +313,11 @@ export async function deleteMessage(
     .where("id", "=", message.id)
     .execute();
   await db.deleteFrom("message_reactions").where("message_id", "=", message.id).execute();
-  app.events.publish(await activeMemberIds(db, conversation.id), "message:deleted", {
-    conversationId: conversation.cuid,
-    messageId: message.cuid,
+  app.hooks.publish({
+    type: "message:deleted",
+    to: await activeMemberIds(db, conversation.id),
+    conversation: pick(conversation, "id", "cuid"),
+    message: pick(message, "id", "cuid"),
   });
 }
 
@@ -379,9 +384,11 @@ export async function setReaction(
     .orderBy("message_reactions.user_id")
     .execute();
   const reactions = groupReactions(rows);
-  app.events.publish(await activeMemberIds(db, conversation.id), "message:reaction", {
-    conversationId: conversation.cuid,
-    messageId: message.cuid,
+  app.hooks.publish({
+    type: "message:reactions",
+    to: await activeMemberIds(db, conversation.id),
+    conversation: pick(conversation, "id", "cuid"),
+    message: pick(message, "id", "cuid"),
     reactions,
   });
   return { message, reactions };
@@ -408,10 +415,13 @@ export async function markRead(
     findUserById(db, input.userId),
     findMessageBySeq(db, conversation.id, seq),
   ]);
-  app.events.publish(await activeMemberIds(db, conversation.id), "message:read", {
-    conversationId: conversation.cuid,
-    userId: user?.cuid ?? "",
-    messageId: message?.cuid ?? String(seq),
+  app.hooks.publish({
+    type: "chat:read",
+    to: await activeMemberIds(db, conversation.id),
+    conversation: pick(conversation, "id", "cuid"),
+    reader: user ? pick(user, "id", "cuid") : null,
+    seq,
+    message: message ? pick(message, "id", "cuid") : null,
   });
   return seq;
 }
@@ -422,9 +432,11 @@ export async function typing(app: App, input: { conversationId: number; userId: 
   const user = await findUserById(app.db, input.userId);
   const others = (await activeMemberIds(app.db, conversation.id)).filter((id) => id !== input.userId);
   if (user && others.length)
-    app.events.publish(others, "typing", {
-      conversationId: conversation.cuid,
-      user: { id: user.cuid, username: user.username },
+    app.hooks.publish({
+      type: "chat:typing",
+      to: others,
+      conversation: pick(conversation, "id", "cuid"),
+      user: pick(user, "id", "cuid", "username"),
     });
 }
 

@@ -1,4 +1,5 @@
 import type { App } from "../../app";
+import { pick } from "../../lib/objects";
 import { activeMemberIds, memberCount } from "./access";
 import type { ConversationRow, MessageRow } from "./table";
 
@@ -23,17 +24,6 @@ export async function publishMessageEvent(
   });
 }
 
-/** The part of a chat every member sees alike (per-viewer fields come from the chat endpoints). */
-export async function chatSummary(app: App, conversation: ConversationRow) {
-  return {
-    id: conversation.cuid,
-    type: conversation.type,
-    title: conversation.title,
-    photoUrl: conversation.photo_url,
-    memberCount: await memberCount(app.db, conversation.id),
-  };
-}
-
 /** Tells the members (and anyone just removed) that the chat's title, photo or members changed. */
 export async function publishChatUpdated(app: App, conversationId: number, alsoUserIds: number[] = []): Promise<void> {
   const conversation = await app.db
@@ -42,9 +32,11 @@ export async function publishChatUpdated(app: App, conversationId: number, alsoU
     .where("id", "=", conversationId)
     .executeTakeFirst();
   if (!conversation) return;
-  const ids = [...new Set([...(await activeMemberIds(app.db, conversationId)), ...alsoUserIds])];
-  app.events.publish(ids, "chat:updated", {
-    conversationId: conversation.cuid,
-    chat: await chatSummary(app, conversation),
+  const to = [...new Set([...(await activeMemberIds(app.db, conversationId)), ...alsoUserIds])];
+  app.hooks.publish({
+    type: "chat:changed",
+    to,
+    conversation: pick(conversation, "id", "cuid", "type", "title", "photo_url"),
+    memberCount: await memberCount(app.db, conversationId),
   });
 }

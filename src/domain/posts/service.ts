@@ -12,6 +12,7 @@ import type { UserRow } from "../users/table";
 import { toggleMark } from "./marks";
 import type { PostImage, PostRow } from "./table";
 import { charCount, parseHashtags, parseMentions } from "./text";
+import { pick } from "../../lib/objects";
 
 export const MAX_POST_LENGTH = 2000;
 export const MAX_POST_IMAGES = 10;
@@ -152,13 +153,18 @@ export async function notifyMentions(
 }
 
 /** Tells the author's followers (except those who muted the author) and the author's other devices that posts appeared. */
-async function announce(app: App, authorId: number, postCuids: string[]): Promise<void> {
+async function announce(app: App, authorId: number, posts: Array<Pick<PostRow, "id" | "cuid">>): Promise<void> {
   const [followers, muters] = await Promise.all([
     followerIds(app.db, authorId),
     app.db.selectFrom("mutes").select("muter_id").where("muted_id", "=", authorId).execute(),
   ]);
   const muted = new Set(muters.map((m) => m.muter_id));
-  app.events.publish([...followers.filter((id) => !muted.has(id)), authorId], "feed:new", { postIds: postCuids });
+  app.hooks.publish({
+    type: "posts:published",
+    to: [...followers.filter((id) => !muted.has(id)), authorId],
+    authorId,
+    posts: posts.map((p) => pick(p, "id", "cuid")),
+  });
 }
 
 /**
@@ -234,7 +240,7 @@ export async function createPost(
     }
     throw err;
   }
-  await announce(app, author.id, [post.cuid]);
+  await announce(app, author.id, [post]);
   await notifyMentions(app, author.id, post.id, content);
   return { post, created: true };
 }
@@ -296,17 +302,17 @@ export async function deletePost(app: App, user: UserRow, cuid: string): Promise
 export async function removePost(app: App, post: PostRow): Promise<void> {
   const reposts = await app.db
     .selectFrom("posts")
-    .select(["cuid", "author_id"])
+    .select(["id", "cuid", "author_id"])
     .where("repost_of_id", "=", post.id)
     .execute();
   await app.db.deleteFrom("posts").where("id", "=", post.id).execute();
-  await announceDeleted(app, post.author_id, post.cuid);
-  for (const r of reposts) await announceDeleted(app, r.author_id, r.cuid);
+  await announceDeleted(app, post.author_id, post);
+  for (const r of reposts) await announceDeleted(app, r.author_id, r);
 }
 
-async function announceDeleted(app: App, authorId: number, postCuid: string): Promise<void> {
+async function announceDeleted(app: App, authorId: number, post: Pick<PostRow, "id" | "cuid">): Promise<void> {
   const followers = await followerIds(app.db, authorId);
-  app.events.publish([...followers, authorId], "post:deleted", { postId: postCuid });
+  app.hooks.publish({ type: "post:deleted", to: [...followers, authorId], post: pick(post, "id", "cuid") });
 }
 
 /** Likes or unlikes a visible post; the author is notified of a new like. */
@@ -363,7 +369,7 @@ export async function toggleRepost(
     .executeTakeFirst();
   if (existing) {
     await app.db.deleteFrom("posts").where("id", "=", existing.id).execute();
-    await announceDeleted(app, user.id, existing.cuid);
+    await announceDeleted(app, user.id, existing);
     return { reposted: false, repostCount: await count(), repost: null };
   }
   assertPostingAllowed(app, user);
@@ -389,7 +395,7 @@ export async function toggleRepost(
     if (!isUniqueViolation(err)) throw err;
     return { reposted: true, repostCount: await count(), repost: null };
   }
-  await announce(app, user.id, [repost.cuid]);
+  await announce(app, user.id, [repost]);
   await notify(app, { recipientId: target.author_id, actorId: user.id, type: "repost", postId: target.id });
   return { reposted: true, repostCount: await count(), repost };
 }

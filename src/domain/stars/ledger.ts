@@ -90,7 +90,8 @@ export async function postEntry(db: Db, e: LedgerEntry): Promise<number> {
 /** Tells each person their new balance (`stars:balance`), after the change committed. */
 export async function publishBalances(app: App, userIds: number[]): Promise<void> {
   for (const userId of new Set(userIds)) {
-    app.events.publish(userId, "stars:balance", { balance: await walletBalance(app.db, userId, "balance") });
+    const balance = await walletBalance(app.db, userId, "balance");
+    app.hooks.publish({ type: "stars:balance", to: [userId], userId, balance });
   }
 }
 

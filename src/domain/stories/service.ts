@@ -9,6 +9,7 @@ import type { UserRow } from "../users/table";
 import { collectFieldErrors } from "../profiles/field-errors";
 import { STORY_MEDIA_KINDS, type StoryRow } from "./table";
 import { beforeKey } from "../posts/keyset";
+import { pick } from "../../lib/objects";
 
 /** Stories are visible this long after creation; every query filters by created_at. */
 export const STORY_TTL_MS = 24 * 3_600_000;
@@ -52,11 +53,12 @@ export async function createStory(
     .executeTakeFirstOrThrow();
   await markAttached(app.db, upload.id, now);
   const followers = await followerIds(app.db, author.id);
-  if (followers.length)
-    app.events.publish(followers, "story:new", {
-      storyId: story.cuid,
-      author: { id: author.cuid, username: author.username },
-    });
+  app.hooks.publish({
+    type: "story:posted",
+    to: followers,
+    story: pick(story, "id", "cuid"),
+    author: pick(author, "id", "cuid", "username"),
+  });
   return story;
 }
 
