@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { markdownTable, parseWrkOutput, processMemory, runWrk, wrkScript } from "./bench-lib";
+import {
+  describeWriteGroups,
+  markdownTable,
+  parseWriteGroups,
+  parseWrkOutput,
+  processMemory,
+  runWrk,
+  wrkScript,
+} from "./bench-lib";
 
 // The benchmark plumbing only: what wrk is told to send and how its report is read.
 // No speed is asserted here (speed is measured by `npm run bench`, never in tests).
@@ -99,5 +107,31 @@ describe.skipIf(!wrk)("wrk against a recording server", () => {
     expect(r.non2xx).toBeGreaterThan(0);
     expect(r.non2xx).toBeLessThanOrEqual(Math.ceil(bodies.length / 10));
     expect(r.p99Ms).toBeGreaterThanOrEqual(r.p50Ms);
+  });
+});
+
+describe("write groups", () => {
+  const exposition = (ones: number, twos: number, eights: number) =>
+    [
+      "# HELP social_db_write_group_size Write transactions per database commit",
+      "# TYPE social_db_write_group_size histogram",
+      `social_db_write_group_size_bucket{le="1"} ${ones}`,
+      `social_db_write_group_size_bucket{le="2"} ${ones + twos}`,
+      `social_db_write_group_size_bucket{le="8"} ${ones + twos + eights}`,
+      `social_db_write_group_size_bucket{le="+Inf"} ${ones + twos + eights}`,
+      `social_db_write_group_size_sum ${ones + 2 * twos + 8 * eights}`,
+      `social_db_write_group_size_count ${ones + twos + eights}`,
+      'social_http_requests_total{method="GET",route="/",status="200"} 3',
+    ].join("\n");
+
+  test("the histogram is read from /metrics text, and a run is the difference of two readings", () => {
+    const before = parseWriteGroups(exposition(10, 0, 0));
+    expect(before).toEqual({ buckets: { "1": 10, "2": 10, "8": 10, "+Inf": 10 }, sum: 10, count: 10 });
+    // then 1 commit of one, 2 of two and 97 of eight
+    const after = parseWriteGroups(exposition(11, 2, 97));
+    expect(describeWriteGroups(before, after)).toBe(
+      "100 commits for 781 writes (mean 7.8 per commit; p50 ≤ 8, p99 ≤ 8)",
+    );
+    expect(describeWriteGroups(after, after)).toBe("no commits");
   });
 });

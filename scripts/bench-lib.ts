@@ -283,3 +283,45 @@ export function markdownTable(rows: BenchRow[]): string {
 }
 
 export const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+
+/* ---------------------------------------------------------------- write groups */
+
+/** The server's write-group histogram (`social_db_write_group_size` in /metrics): commits per size bucket. */
+export interface WriteGroups {
+  /** cumulative counts by upper bound ("1", "2", …, "+Inf") */
+  buckets: Record<string, number>;
+  /** transactions committed */
+  sum: number;
+  /** commits */
+  count: number;
+}
+
+/** Reads the write-group histogram out of a /metrics exposition text. */
+export function parseWriteGroups(text: string): WriteGroups {
+  const out: WriteGroups = { buckets: {}, sum: 0, count: 0 };
+  for (const line of text.split("\n")) {
+    const m = /^social_db_write_group_size_(bucket|sum|count)(?:\{le="([^"]+)"\})? (\S+)$/.exec(line);
+    if (!m) continue;
+    if (m[1] === "bucket") out.buckets[m[2]!] = Number(m[3]);
+    else out[m[1] as "sum" | "count"] = Number(m[3]);
+  }
+  return out;
+}
+
+/** What happened between two readings: "3,120 commits for 19,805 writes (mean 6.3 per commit; p50 ≤ 8, p99 ≤ 16)". */
+export function describeWriteGroups(before: WriteGroups, after: WriteGroups): string {
+  const count = after.count - before.count;
+  const sum = after.sum - before.sum;
+  if (count <= 0) return "no commits";
+  const bounds = Object.keys(after.buckets);
+  const upTo = (q: number) => bounds.find((b) => (after.buckets[b]! - (before.buckets[b] ?? 0)) / count >= q) ?? "+Inf";
+  const n = (x: number) => Math.round(x).toLocaleString("en-US");
+  return `${n(count)} commits for ${n(sum)} writes (mean ${(sum / count).toFixed(1)} per commit; p50 ≤ ${upTo(0.5)}, p99 ≤ ${upTo(0.99)})`;
+}
+
+/** Scrapes the write-group histogram of the server at URL (metrics served on the main listener behind TOKEN). */
+export async function fetchWriteGroups(url: string, token: string): Promise<WriteGroups> {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+  if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
+  return parseWriteGroups(await res.text());
+}

@@ -16,8 +16,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { randomBytes } from "node:crypto";
 import {
   arg,
+  describeWriteGroups,
+  fetchWriteGroups,
   LIFTED_LIMITS,
   markdownTable,
   mb,
@@ -59,6 +62,8 @@ interface Fixtures {
   /** a post with CHAT_AND_COMMENT_COUNT comments, the first of them with as many replies */
   postId: string;
   commentId: string;
+  /** bearer token of the server's /metrics (write-group sizes are read there around each write row) */
+  metricsToken: string;
 }
 
 /** Up to this many posts are seeded through the domain (createPost); more are bulk-inserted by seed-feed.ts. */
@@ -79,7 +84,11 @@ async function runChild(): Promise<void> {
   const dataDir = process.env.BENCH_DATA_DIR!;
   const postCount = Number(process.env.BENCH_POSTS);
   // the default logger, as `socialctl serve` runs: one JSON line per request (into a file here)
-  const server = await startServer({ dataDir, overrides: LIFTED_LIMITS });
+  const metricsToken = randomBytes(16).toString("hex");
+  const server = await startServer({
+    dataDir,
+    overrides: { ...LIFTED_LIMITS, "metrics.enabled": true, "metrics.token": metricsToken },
+  });
   const { app } = server;
 
   const reader = await makeUser(app, { username: "bench_reader" });
@@ -180,6 +189,7 @@ async function runChild(): Promise<void> {
     newcomerCookie: newcomerClient.cookieHeader(),
     postId: discussed.cuid,
     commentId: firstComment,
+    metricsToken,
   };
   serveChild(fixtures, () => server.stop());
 }
@@ -305,6 +315,7 @@ async function main(): Promise<void> {
     newcomerCookie: "",
     postId: "",
     commentId: "",
+    metricsToken: "",
   }).map((e) => e.name);
   const isSelected = (name: string) => !only.length || only.some((o) => name.toLowerCase().includes(o));
   if (!endpointNames.some(isSelected)) {
@@ -356,15 +367,19 @@ async function main(): Promise<void> {
       }
     };
     await runReferences();
-    const measured: { name: string; result: WrkResult; reference?: ReferenceKind }[] = [];
+    const measured: { name: string; result: WrkResult; reference?: ReferenceKind; writeGroups?: string }[] = [];
+    const writeGroups = () => fetchWriteGroups(fixtures.url, fixtures.metricsToken);
     for (const e of endpoints(fixtures)) {
       if (!isSelected(e.name)) continue;
       await probe(e);
+      const groupsBefore = e.reference === "insert" ? await writeGroups() : null;
       const result = await runWrk(wrk, e.request, opts);
+      // how many writes each commit carried during the row (group commit, src/db/group-commit.ts)
+      const groups = groupsBefore ? describeWriteGroups(groupsBefore, await writeGroups()) : undefined;
       console.log(
-        `  ${e.name}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms${result.non2xx + result.socketErrors ? `, ${result.non2xx} non-2xx, ${result.socketErrors} socket errors` : ""}`,
+        `  ${e.name}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms${result.non2xx + result.socketErrors ? `, ${result.non2xx} non-2xx, ${result.socketErrors} socket errors` : ""}${groups ? `\n    write groups: ${groups}` : ""}`,
       );
-      measured.push({ name: e.name, result, reference: e.reference });
+      measured.push({ name: e.name, result, reference: e.reference, writeGroups: groups });
     }
     await runReferences();
     const baselineLast = await runWrk(wrk, baselineRequest, opts);
@@ -412,8 +427,12 @@ async function main(): Promise<void> {
       })),
     ];
     const table = markdownTable(rows);
+    const groupLines = measured
+      .filter((m) => m.writeGroups)
+      .map((m) => `write groups during ${m.name}: ${m.writeGroups}`)
+      .join("\n");
     const memory = `server RSS: ${mb(memBefore.rss)} MB idle after seeding → ${mb(memAfter.rss)} MB after the runs (peak ${mb(memAfter.peakRss)} MB); baseline process ${mb(baselineMem.rss)} MB`;
-    console.log(`\n${table}\n\n${memory}`);
+    console.log(`\n${table}\n\n${groupLines ? `${groupLines}\n` : ""}${memory}`);
 
     const report = {
       date: new Date().toISOString(),
@@ -430,11 +449,12 @@ async function main(): Promise<void> {
         select: { rps: referenceRps("select"), runs: referenceRuns.select },
         insert: { rps: referenceRps("insert"), runs: referenceRuns.insert },
       },
-      endpoints: rows.slice(3).map((r) => ({
+      endpoints: rows.slice(3).map((r, i) => ({
         name: r.name,
         ratio: r.ratio,
         referenceRatio: r.reference?.ratio,
         reference: r.reference?.name,
+        writeGroups: measured[i]?.writeGroups,
         ...r.result,
       })),
       memory: {

@@ -10,6 +10,7 @@ import {
 import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { bunSqliteDialect } from "./sqlite-dialect";
+import { GroupCommit } from "./group-commit";
 import { migrations } from "./migrations";
 import { snapshotBeforeMigrate } from "./premigrate";
 import type { Database } from "./schema";
@@ -27,6 +28,14 @@ export interface Storage {
    * rows other processes may change compare it on every read (a few microseconds).
    */
   dataVersion(): number;
+  /**
+   * Runs FN in a write transaction and settles once it has committed (or rolled back). On
+   * SQLite the transactions asked for in one turn of the event loop share one commit, each
+   * in a savepoint of its own (db/group-commit.ts); FN must use the Db it is given.
+   */
+  transaction<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /** LISTENER gets how many transactions each commit carried (the write-group sizes). */
+  onWriteGroup(listener: (size: number) => void): void;
   close(): Promise<void>;
 }
 
@@ -46,13 +55,17 @@ export function openStorage(path: string): Storage {
   const db = new Kysely<Database>({ dialect: bunSqliteDialect(sqlite) });
   let closed = false;
   const dataVersion = sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version");
+  const groups = new GroupCommit(db, sqlite);
   return {
     db,
     sqlite,
     dataVersion: () => dataVersion.get()!.data_version,
+    transaction: (fn) => groups.run(fn),
+    onWriteGroup: (listener) => groups.onGroup(listener),
     async close() {
       if (closed) return;
       closed = true;
+      await groups.close();
       dataVersion.finalize();
       try {
         sqlite.exec("PRAGMA optimize");

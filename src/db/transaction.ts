@@ -1,4 +1,4 @@
-import type { Db } from "./index";
+import type { Db, Storage } from "./index";
 
 /**
  * Where a domain action runs: `db` is the executor (a transaction the caller opened, so
@@ -11,15 +11,18 @@ export interface Scope {
 }
 
 /**
- * Runs FN in one transaction on DB, then its after-commit effects in the order queued (none
- * when FN throws: the transaction rolled back). Inside FN, use `scope.db` only: the database
- * has one connection, which the open transaction holds.
+ * Runs FN in one transaction of STORAGE, then its after-commit effects in the order queued
+ * (none when FN throws: its writes rolled back). On SQLite, concurrent calls share one
+ * commit (Storage.transaction): FN's promise settles and its effects run only after that
+ * commit, and a failing FN undoes only its own writes. Inside FN, use `scope.db` only: the
+ * database has one connection, which the open transaction holds.
  */
-export async function inTransaction<T>(db: Db, fn: (scope: Scope) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  storage: Pick<Storage, "transaction">,
+  fn: (scope: Scope) => Promise<T>,
+): Promise<T> {
   const effects: Array<() => unknown> = [];
-  const result = await db
-    .transaction()
-    .execute((trx) => fn({ db: trx, afterCommit: (effect) => void effects.push(effect) }));
+  const result = await storage.transaction((db) => fn({ db, afterCommit: (effect) => void effects.push(effect) }));
   for (const effect of effects) await effect();
   return result;
 }

@@ -96,6 +96,12 @@ describe("/metrics", () => {
     expect(sse.status).toBe(200);
     const all = await families(server.url);
     expect(Number(all.get("social_bot_updates_queued")!.metrics[0]!.value)).toBeGreaterThanOrEqual(1);
+    // the send committed in a write group (of one: nothing else was writing)
+    const groups = all.get("social_db_write_group_size")!;
+    expect(groups.type).toBe("HISTOGRAM");
+    const sizes = groups.metrics[0] as unknown as { count: string; buckets: Record<string, string> };
+    expect(Number(sizes.count)).toBeGreaterThanOrEqual(1);
+    expect(Number(sizes.buckets["1"])).toBeGreaterThanOrEqual(1);
     expect(Number(all.get("social_realtime_connections")!.metrics[0]!.value)).toBe(1);
     await sse.body!.cancel();
   });

@@ -53,8 +53,16 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly writeGroups = new this.lib.Histogram({
+    name: "social_db_write_group_size",
+    help: "Write transactions per database commit: concurrent writes share one commit (group commit)",
+    buckets: [1, 2, 4, 8, 16, 32, 64],
+    registers: [this.registry],
+  });
+
   constructor(app: App) {
     const registers = [this.registry];
+    app.storage.onWriteGroup((size) => this.writeGroups.observe(size));
     const db = dbPath(app.dataDir);
     new this.lib.Gauge({
       name: "social_bot_updates_queued",

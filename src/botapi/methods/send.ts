@@ -60,7 +60,7 @@ export async function post(
   const input = { ...out, replyMarkup: replyMarkup ?? undefined, replyToSeq };
   const store = compose
     ? () =>
-        inTransaction(ctx.app.db, async (scope) => {
+        inTransaction(ctx.app.storage, async (scope) => {
           const row = await storeMessage(
             scope,
             ctx.app,

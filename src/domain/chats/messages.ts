@@ -124,7 +124,7 @@ export async function sendMessageIn(
   opts: { replyChecked?: boolean } = {},
 ): Promise<MessageRow> {
   try {
-    return await inTransaction(app.db, (scope) => storeMessage(scope, app, membership, input, opts));
+    return await inTransaction(app.storage, (scope) => storeMessage(scope, app, membership, input, opts));
   } catch (err) {
     // the unique index messages_client_id refused a repeat that raced this send
     if (typeof input.clientMessageId === "string" && String(err).includes("UNIQUE")) {

@@ -131,7 +131,7 @@ export async function payInvoice(
     if (!answer.ok) return { status: "declined", errorMessage: answer.errorMessage ?? "" };
 
     // the charge, the invoice showing paid and the service message commit together
-    const charged = await inTransaction(app.db, async (scope) => {
+    const charged = await inTransaction(app.storage, async (scope) => {
       const charged = await chargeInvoice(scope, app, invoice, payer.id);
       await recordPayment(scope, app, {
         membership,

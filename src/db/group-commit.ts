@@ -1,0 +1,138 @@
+import type { Database as SqliteDatabase } from "bun:sqlite";
+import { CompiledQuery, type Kysely } from "kysely";
+import type { Database } from "./schema";
+
+// Kysely<Database> is index.ts's Db, spelled out here because index.ts builds this writer
+type Db = Kysely<Database>;
+
+interface Job {
+  fn: (db: Db) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+  outcome?: { ok: true; value: unknown } | { ok: false; error: unknown };
+}
+
+const SAVEPOINT = CompiledQuery.raw("SAVEPOINT job");
+const RELEASE = CompiledQuery.raw("RELEASE job");
+const ROLLBACK_TO = CompiledQuery.raw("ROLLBACK TO job");
+
+/** The most transactions one commit carries: bounds how long one group holds the connection. */
+export const MAX_GROUP = 64;
+
+/**
+ * Group commit for SQLite's single writer connection. A commit is the dearest statement of a
+ * small write (a WAL frame per changed page, then the commit record), so the transactions
+ * asked for during one turn of the event loop run one after another inside ONE database
+ * transaction, each in a SAVEPOINT of its own, and are answered only once that transaction
+ * has committed: nothing is acknowledged before it is durable.
+ *
+ * A failing transaction rolls back to its savepoint and is answered with its error; its
+ * neighbours in the group commit. A group forms on setImmediate: every request the event loop
+ * handed over in the same turn has queued its transaction by then (bun:sqlite is synchronous,
+ * so a running group never yields to new requests; they form the next one). A group of one
+ * runs without a savepoint, exactly as a plain transaction.
+ */
+export class GroupCommit {
+  #queue: Job[] = [];
+  #scheduled = false;
+  #running: Promise<void> | null = null;
+  #closed = false;
+  readonly #listeners: Array<(size: number) => void> = [];
+
+  constructor(
+    private readonly db: Db,
+    private readonly sqlite: SqliteDatabase,
+    private readonly maxGroup = MAX_GROUP,
+  ) {}
+
+  /** Runs FN in a transaction shared with the others asked for in this turn; settles once that has committed. */
+  run<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(new Error("the database is closed"));
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      this.#schedule();
+    });
+  }
+
+  /** LISTENER gets the number of transactions of every group that committed (or failed to). */
+  onGroup(listener: (size: number) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  /** Refuses new transactions and waits for the queued ones to finish. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    while (this.#running || this.#queue.length) await (this.#running ?? this.#flush());
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#running) return;
+    this.#scheduled = true;
+    setImmediate(() => void this.#flush());
+  }
+
+  #flush(): Promise<void> {
+    this.#scheduled = false;
+    if (this.#running || this.#queue.length === 0) return this.#running ?? Promise.resolve();
+    const group = this.#queue.splice(0, this.maxGroup);
+    this.#running = this.#commit(group).finally(() => {
+      this.#running = null;
+      if (this.#queue.length) this.#schedule();
+    });
+    return this.#running;
+  }
+
+  async #commit(group: Job[]): Promise<void> {
+    // the job whose error ended the whole transaction: the group fails with that error
+    let aborter: Job | undefined;
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        if (group.length === 1) {
+          const job = group[0]!;
+          try {
+            job.outcome = { ok: true, value: await job.fn(trx) };
+          } catch (error) {
+            // kept even when rolling back fails too (SQLite may have rolled back already)
+            job.outcome = { ok: false, error };
+            throw error;
+          }
+          return;
+        }
+        for (const job of group) {
+          await this.#runInSavepoint(trx, job);
+          // Some errors (disk full, I/O, a RAISE(ROLLBACK)) make SQLite roll the whole
+          // transaction back: the jobs before this one are gone too (nobody was answered yet)
+          if (!this.sqlite.inTransaction) {
+            aborter = job;
+            throw new Error("the transaction was rolled back");
+          }
+        }
+      });
+    } catch (error) {
+      // nothing committed: every job that had succeeded is undone with the rest
+      const failed = aborter?.outcome;
+      const cause = failed && !failed.ok ? failed.error : error;
+      for (const job of group) if (job.outcome?.ok !== false || aborter) job.outcome = { ok: false, error: cause };
+    }
+    for (const listener of this.#listeners) listener(group.length);
+    for (const job of group) {
+      const outcome = job.outcome!;
+      if (outcome.ok) job.resolve(outcome.value);
+      else job.reject(outcome.error);
+    }
+  }
+
+  async #runInSavepoint(trx: Db, job: Job): Promise<void> {
+    await trx.executeQuery(SAVEPOINT);
+    try {
+      const value = await job.fn(trx);
+      await trx.executeQuery(RELEASE);
+      job.outcome = { ok: true, value };
+    } catch (error) {
+      job.outcome = { ok: false, error };
+      if (!this.sqlite.inTransaction) return;
+      await trx.executeQuery(ROLLBACK_TO);
+      await trx.executeQuery(RELEASE);
+    }
+  }
+}
