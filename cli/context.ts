@@ -23,11 +23,13 @@ export async function withApp<T>(
   const app = await openApp({ dataDir, log: silentLogger });
   // what the command publishes goes nowhere in this process: the running server delivers it
   const published: ReportedEvent[] = [];
-  const keepLog = app.events.afterPublish;
-  app.events.afterPublish = (e) => {
-    keepLog?.(e);
-    published.push({ userId: e.userId, event: e.event, data: e.data });
-  };
+  app.events.useCarrier({
+    carry: (userIds, event, data) => {
+      for (const userId of userIds) published.push({ userId, event, data });
+    },
+    resume: async () => ({ events: [] }),
+    prune: () => {},
+  });
   const writes = () => (app.storage.sqlite.query("SELECT total_changes() AS n").get() as { n: number }).n;
   const before = writes();
   let result: T;

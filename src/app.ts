@@ -4,6 +4,7 @@ import { migrateToLatest, openStorage, type Db, type Storage } from "./db";
 import { systemClock, type Clock } from "./lib/clock";
 import { createLogger, type Logger } from "./lib/log";
 import { EventBroker } from "./realtime/broker";
+import { LocalCarrier } from "./realtime/resume-log";
 import { DomainHooks } from "./domain/hooks";
 
 /** The one object every route factory, CLI command and domain service receives. */
@@ -112,7 +113,13 @@ export async function createApp(opts: CreateAppOptions): Promise<App> {
     db: storage.db,
     log,
     clock: opts.clock ?? systemClock,
-    events: new EventBroker(),
+    events: new EventBroker(
+      (broker) =>
+        new LocalCarrier(broker, {
+          retentionMs: () => config["realtime.retentionSeconds"] * 1000,
+          now: () => (opts.clock ?? systemClock).now(),
+        }),
+    ),
     hooks: new DomainHooks(log),
     services: new Services(() => app),
     secret,

@@ -23,6 +23,8 @@ import { createHttpApp } from "./http/server";
 import { webAppRoutes } from "./http/web-app";
 import { metricsRoutes } from "./ops/metrics";
 import { operatorLogRoutes } from "./botapi/log-routes";
+import { openClusterEngines } from "./cluster/engines";
+import { pubsub } from "./cluster/pubsub";
 
 /*
  * The composition root: the one module that knows every feature. Nothing imports it but the
@@ -33,6 +35,7 @@ import { operatorLogRoutes } from "./botapi/log-routes";
 /** An App with every feature's listeners installed: what the server, the CLI and tests use. */
 export async function openApp(opts: CreateAppOptions): Promise<App> {
   const app = await createApp(opts);
+  await openClusterEngines(app);
   installListeners(app);
   return app;
 }
@@ -48,6 +51,20 @@ function installListeners(app: App): void {
   installStarsHooks(app);
   installPaymentUpdateHooks(app);
   installCallbackQueryHooks(app);
+  // a node told about a change made elsewhere (another node's CLI report) re-checks its own streams and polls
+  const bus = pubsub(app);
+  bus.subscribe(RECHECK, (from) => {
+    if (from !== bus.nodeId) void recheckRevoked(app);
+  });
+  // events may have been lost on the way here: streams resume from the shared log
+  bus.onResync(() => realtimeHub(app).resync());
+}
+
+const RECHECK = "cluster:recheck";
+
+/** Ends streams and parked long polls whose session, account, token or bot is no longer usable. */
+async function recheckRevoked(app: App): Promise<void> {
+  await Promise.all([realtimeHub(app).closeRevoked(), recheckLongPolls(app)]);
 }
 
 /**
@@ -62,13 +79,15 @@ export function startWorkers(app: App): void {
 
 /**
  * A change another process (a `socialctl` command) made to the database and reported on the
- * control socket: cached bot tokens are dropped, the events it published are delivered here,
- * and streams and parked long polls of whatever it revoked are ended, before it is answered.
+ * control socket: cached bot tokens are dropped, the events it published are delivered, and
+ * streams and parked long polls of whatever it revoked are ended, on this node before it is
+ * answered, and on the other nodes as the messages reach them.
  */
 async function applyReportedChange(app: App, events: ReportedEvent[]): Promise<void> {
   forgetBotIdentities(app);
   for (const e of events) app.events.publish(e.userId, e.event, e.data as never);
-  await Promise.all([realtimeHub(app).closeRevoked(), recheckLongPolls(app)]);
+  await recheckRevoked(app);
+  await pubsub(app).publish(RECHECK, pubsub(app).nodeId);
 }
 
 /** The root HTTP app: global guards and error mapping (http/server.ts), then every surface by prefix. */

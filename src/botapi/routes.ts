@@ -3,7 +3,8 @@ import type { App } from "../app";
 import { botAccessError, resolveBotToken, type BotWithUser } from "../domain/bots/service";
 import { uploadVisibleToBot } from "../domain/bots/files";
 import { storedFileResponse } from "../media/serve";
-import { RateLimiter } from "../http/rate-limit";
+import type { RateLimiter } from "../http/rate-limit";
+import { rateLimiter } from "../cluster/counters";
 import { callBotMethod, canonicalMethodName } from "./dispatcher";
 import { metricsFor } from "../ops/metrics";
 import { botError, toBotErrorBody } from "./errors";
@@ -39,7 +40,7 @@ async function authorisedBot(app: App, limiter: RateLimiter, token: string): Pro
   if (!found) throw botError(401, "Unauthorized");
   const refused = botAccessError(found, found.bot.token_secret_hash);
   if (refused) throw refused;
-  const decision = limiter.check(
+  const decision = await limiter.check(
     `bot:${found.bot.id}`,
     app.config["limits.botCallsPerMinute"],
     60_000,
@@ -78,7 +79,7 @@ async function downloadFile(
 }
 
 export function botApiRoutes(app: App) {
-  const limiter = new RateLimiter();
+  const limiter = rateLimiter(app, "botapi");
   const metrics = metricsFor(app);
   return new Elysia({ name: "bot-api" }).onRequest(async ({ request }) => {
     const url = new URL(request.url);

@@ -1,4 +1,6 @@
 import type { App } from "../app";
+import { leases } from "../cluster/leases";
+import { pubsub } from "../cluster/pubsub";
 import { findBotByUserId, noteWebhookError } from "../domain/bots/service";
 import { onUpdateEnqueued, toUpdate } from "../domain/bots/updates";
 import { callBotMethod } from "./dispatcher";
@@ -11,6 +13,12 @@ import { botLogOf, describeUpdate, loggable } from "../domain/bots/log";
 const MAX_BACKOFF_MS = 60_000;
 const FIRST_BACKOFF_MS = 500;
 const DELIVERY_TIMEOUT_MS = 15_000;
+/**
+ * One node delivers a bot's updates at a time: it holds this lease, renewed before each update.
+ * A node that dies mid-delivery loses it after this long, and another node's scan takes over
+ * (the update it was sending is still queued, so it is sent again: at least once, in order).
+ */
+const DELIVERY_LEASE_MS = DELIVERY_TIMEOUT_MS * 2;
 /** When idle, look again this often anyway (clock moved by tests, a missed kick). */
 const IDLE_RECHECK_MS = 5_000;
 
@@ -80,8 +88,13 @@ export function startWebhookWorker(app: App): void {
     busy.add(botId);
     // only a delivery attempt calls for an immediate rescan; otherwise the scan's own timer stands
     let attempted = false;
+    const lease = `webhook:${botId}`;
+    const node = pubsub(app).nodeId;
+    let held = false;
     try {
       for (let i = 0; i < 1000 && !stopped; i++) {
+        // another node is delivering this bot's updates: its scan, not this one, carries on
+        if (!(held = await leases(app).acquire(lease, node, DELIVERY_LEASE_MS))) return;
         const found = await findBotByUserId(app.db, botUserId);
         if (!found?.bot.webhook_url || found.bot.disabled_at || found.bot.blocked_at) return;
         const row = await app.db
@@ -124,6 +137,10 @@ export function startWebhookWorker(app: App): void {
     } catch (err) {
       if (!stopped) app.log.error("webhook delivery failed", { botId, error: String(err) });
     } finally {
+      if (held)
+        await leases(app)
+          .release(lease, node)
+          .catch(() => false);
       busy.delete(botId);
       if (!stopped && attempted) schedule(0);
     }

@@ -41,6 +41,19 @@ const url = (raw: string): string => {
   if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error("must be an absolute http(s) URL");
   return raw.replace(/\/+$/, "");
 };
+/** redis://[user:password@]host[:port][/db] (rediss:// for TLS), or empty for none. */
+const redisUrl = (raw: string): string => {
+  if (raw === "") return raw;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new Error("must be a redis://host:port[/db] URL");
+  }
+  if ((u.protocol !== "redis:" && u.protocol !== "rediss:") || !u.hostname || !/^(\/[0-9]{0,2})?$/.test(u.pathname))
+    throw new Error("must be a redis://host:port[/db] URL");
+  return raw;
+};
 const spec = <T>(d: T, parse: (raw: string) => T, describe: string): KeySpec<T> => ({ default: d, parse, describe });
 
 export const configKeys = {
@@ -152,6 +165,11 @@ export const configKeys = {
     24,
     int(0, 87600),
     "hours an undelivered bot update waits for its bot before it is dropped, as Telegram does (0 keeps it until fetched)",
+  ),
+  "pubsub.url": spec(
+    "",
+    redisUrl,
+    "redis://host:port[/db]: realtime events, long-poll wake-ups, cache invalidation, leases and rate-limit counters shared by every node (empty: in this process)",
   ),
 } satisfies Record<string, KeySpec<unknown>>;
 

@@ -6,7 +6,8 @@ import { CSRF_COOKIE, parseCookies } from "./cookies";
 import { isValidCsrf } from "./csrf";
 import { clientErrorBody, clientErrorResponse } from "./envelope";
 import { toAppError } from "./errors";
-import { AbuseGuard, RateLimiter } from "./rate-limit";
+import { AbuseGuard } from "./rate-limit";
+import { rateLimiter } from "../cluster/counters";
 import { metricsFor } from "../ops/metrics";
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -89,15 +90,16 @@ function bodyProblem(request: Request, pathname: string, largeBodyPaths: Readonl
 /** The root HTTP app's shell: request log, global guards and error mapping; wiring.ts mounts the surfaces on it. */
 export function createHttpApp(app: App, opts: { largeBodyPaths: readonly string[] }) {
   const largeBodyPaths = new Set(opts.largeBodyPaths);
-  const limiter = new RateLimiter();
+  const limiter = rateLimiter(app, "client");
   const guard = new AbuseGuard(
     () => app.config["limits.blockAfterRejections"],
     () => app.config["limits.blockSeconds"] * 1000,
+    rateLimiter(app, "rejected"),
   );
   return new Elysia({ name: "root" })
     .wrap(logRequests(app))
     .onTransform({ as: "global" }, ({ request, route }) => void routeOf.set(request, route))
-    .onRequest(({ request, server }) => {
+    .onRequest(async ({ request, server }) => {
       const url = new URL(request.url);
       if (!isClientApiPath(url.pathname)) return;
       const tooBig = bodyProblem(request, url.pathname, largeBodyPaths);
@@ -106,9 +108,9 @@ export function createHttpApp(app: App, opts: { largeBodyPaths: readonly string[
       const now = app.clock.now();
       const blocked = guard.blockedFor(ip, now);
       if (blocked > 0) return clientErrorResponse(rateLimited(blocked));
-      const decision = limiter.check(`ip:${ip}`, app.config["limits.clientRps"], 1000, now);
+      const decision = await limiter.check(`ip:${ip}`, app.config["limits.clientRps"], 1000, now);
       if (!decision.allowed) {
-        guard.noteRejection(ip, now);
+        await guard.noteRejection(ip, now);
         return clientErrorResponse(rateLimited(decision.retryAfter));
       }
       if (MUTATING.has(request.method)) {

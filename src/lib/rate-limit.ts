@@ -1,17 +1,17 @@
 /**
- * Fixed-window counters kept in memory. The interface is the seam for a shared store
- * (Redis) when an instance runs on several machines.
+ * Fixed-window counters: in memory for one process, in Redis (cluster/redis.ts) when every
+ * node of an instance must count against the same limits.
  */
 export interface CounterStore {
   /** Adds one hit to KEY's current window and returns the window's count and its end (ms). */
-  hit(key: string, windowMs: number, now: number): { count: number; resetAt: number };
+  hit(key: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }>;
 }
 
 export class MemoryCounterStore implements CounterStore {
   private readonly windows = new Map<string, { count: number; resetAt: number }>();
   private lastSweep = 0;
 
-  hit(key: string, windowMs: number, now: number) {
+  async hit(key: string, windowMs: number, now: number) {
     this.sweep(now);
     let w = this.windows.get(key);
     if (!w || w.resetAt <= now) {
@@ -37,11 +37,15 @@ export interface LimitDecision {
 }
 
 export class RateLimiter {
-  constructor(private readonly store: CounterStore = new MemoryCounterStore()) {}
+  /** NAMESPACE keeps this limiter's keys apart from other limiters' in a shared STORE. */
+  constructor(
+    private readonly store: CounterStore = new MemoryCounterStore(),
+    private readonly namespace = "",
+  ) {}
 
   /** Counts one attempt under KEY; allowed while at most LIMIT attempts fall in the window. */
-  check(key: string, limit: number, windowMs: number, now: number): LimitDecision {
-    const w = this.store.hit(key, windowMs, now);
+  async check(key: string, limit: number, windowMs: number, now: number): Promise<LimitDecision> {
+    const w = await this.store.hit(this.namespace ? `${this.namespace}:${key}` : key, windowMs, now);
     return { allowed: w.count <= limit, retryAfter: Math.max(1, Math.ceil((w.resetAt - now) / 1000)) };
   }
 }
@@ -51,12 +55,13 @@ export class RateLimiter {
  * too many rejected requests within a minute → every request refused until the block ends.
  */
 export class AbuseGuard {
+  /** per node: each node blocks an address once the rejections counted by all nodes cross the threshold */
   private readonly blockedUntil = new Map<string, number>();
-  private readonly rejections = new RateLimiter();
 
   constructor(
     private readonly threshold: () => number,
     private readonly blockMs: () => number,
+    private readonly rejections: RateLimiter = new RateLimiter(),
   ) {}
 
   blockedFor(ip: string, now: number): number {
@@ -69,8 +74,8 @@ export class AbuseGuard {
     return Math.ceil((until - now) / 1000);
   }
 
-  noteRejection(ip: string, now: number): void {
-    const d = this.rejections.check(ip, this.threshold(), 60_000, now);
+  async noteRejection(ip: string, now: number): Promise<void> {
+    const d = await this.rejections.check(ip, this.threshold(), 60_000, now);
     if (!d.allowed) this.blockedUntil.set(ip, now + this.blockMs());
   }
 }

@@ -1,5 +1,6 @@
 import type { App } from "../app";
 import { VERSION } from "../config/layout";
+import { pubsub } from "../cluster/pubsub";
 
 /** GET /healthz: liveness without auth; `socialctl status` reads the uptime from it. */
 export function healthz(app: App) {
@@ -9,10 +10,10 @@ export function healthz(app: App) {
 /**
  * GET /readyz: whether this process can serve requests now. It reads the database file's
  * header through the server's own connection (a closed, missing or unreadable database
- * fails), so a load balancer or orchestrator stops sending traffic that would only fail.
- * This instance has no other backing service (no PostgreSQL, Redis or bucket) to check.
+ * fails) and, when the instance runs on several nodes, asks Redis (pubsub.url) too, so a
+ * load balancer or orchestrator stops sending traffic that would only fail.
  */
-export function readyz(app: App): Response {
+export async function readyz(app: App): Promise<Response> {
   const checks: Record<string, string> = {};
   try {
     app.storage.sqlite.query("PRAGMA schema_version").get();
@@ -20,6 +21,8 @@ export function readyz(app: App): Response {
   } catch (err) {
     checks.database = (err as Error).message || String(err);
   }
+  const bus = pubsub(app);
+  if (bus.engine !== "in-process") checks.pubsub = (await bus.problem()) ?? "ok";
   const ready = Object.values(checks).every((c) => c === "ok");
   return Response.json({ status: ready ? "ready" : "unavailable", checks }, { status: ready ? 200 : 503 });
 }

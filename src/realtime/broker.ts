@@ -1,7 +1,7 @@
 import type { RealtimeEventName, RealtimeEvents } from "./events";
 
 export interface DeliveredEvent<E extends RealtimeEventName = RealtimeEventName> {
-  /** increasing per process; transports use it for resume */
+  /** increasing across the instance (what clients resume from): ms since the epoch × 1000 + a counter */
   id: number;
   userId: number;
   event: E;
@@ -10,27 +10,66 @@ export interface DeliveredEvent<E extends RealtimeEventName = RealtimeEventName>
 
 export type EventListener = (event: DeliveredEvent) => void;
 
+/** What a resume finds: the events after the client's last id, or why it must refetch instead. */
+export type Resumed = { events: DeliveredEvent[] } | { reset: "gap" | "unknown-id"; latestId: number };
+
 /**
- * In-process pub/sub keyed by account. Domain code publishes; transports (WebSocket, SSE)
- * and in-process waiters subscribe. This is the seam where Redis/NATS would go.
+ * Events that mean nothing once missed ("is typing" is stale after a reconnect): delivered live,
+ * never replayed, so a burst of them cannot push real events out of an account's resume log.
+ */
+export const TRANSIENT_EVENTS: ReadonlySet<RealtimeEventName> = new Set<RealtimeEventName>(["typing"]);
+
+/**
+ * How published events reach the brokers of the instance and where they are kept for resume.
+ * The default carries them inside this process; cluster/redis.ts carries them through Redis
+ * to every node (each node's broker then delivers them to its own listeners).
+ */
+export interface EventCarrier {
+  /** Assigns ids, keeps the event for resume (unless transient) and has every node's broker deliver it. */
+  carry(userIds: readonly number[], event: RealtimeEventName, data: unknown): void;
+  /** The events kept for USER after LASTID (a client's Last-Event-ID). */
+  resume(userId: number, lastId: number): Promise<Resumed>;
+  /** Forgets events older than the retention window (run by the realtime heartbeat). */
+  prune(now: number): void;
+}
+
+/**
+ * Pub/sub keyed by account. Domain code publishes; transports (WebSocket, SSE) and in-process
+ * waiters subscribe. The carrier decides how far an event travels: this process, or every
+ * node of the instance (chosen once at start-up, see wiring.ts).
  */
 export class EventBroker {
-  private nextId = 1;
   private readonly listeners = new Map<number, Set<EventListener>>();
+  private carrier: EventCarrier;
 
-  publish<E extends RealtimeEventName>(userIds: number | readonly number[], event: E, data: RealtimeEvents[E]): void {
-    const ids = typeof userIds === "number" ? [userIds] : userIds;
-    for (const userId of ids) {
-      const delivered: DeliveredEvent<E> = { id: this.nextId++, userId, event, data };
-      this.afterPublish?.(delivered as DeliveredEvent);
-      const set = this.listeners.get(userId);
-      if (!set) continue;
-      for (const listener of set) listener(delivered as DeliveredEvent);
-    }
+  /** MAKECARRIER builds the carrier the broker starts with (the in-process LocalCarrier, resume-log.ts). */
+  constructor(makeCarrier: (broker: EventBroker) => EventCarrier) {
+    this.carrier = makeCarrier(this);
   }
 
-  /** Called for every published event before listeners; the realtime module keeps its resume log here. */
-  afterPublish?: (event: DeliveredEvent) => void;
+  /** Replaces the carrier; only at start-up, before anything is published. */
+  useCarrier(carrier: EventCarrier): void {
+    this.carrier = carrier;
+  }
+
+  publish<E extends RealtimeEventName>(userIds: number | readonly number[], event: E, data: RealtimeEvents[E]): void {
+    this.carrier.carry(typeof userIds === "number" ? [userIds] : userIds, event, data);
+  }
+
+  /** Hands an event the carrier brought to this process's listeners of its account. */
+  deliver(event: DeliveredEvent): void {
+    const set = this.listeners.get(event.userId);
+    if (!set) return;
+    for (const listener of set) listener(event);
+  }
+
+  resume(userId: number, lastId: number): Promise<Resumed> {
+    return this.carrier.resume(userId, lastId);
+  }
+
+  prune(now: number): void {
+    this.carrier.prune(now);
+  }
 
   subscribe(userId: number, listener: EventListener): () => void {
     let set = this.listeners.get(userId);

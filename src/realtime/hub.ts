@@ -1,7 +1,5 @@
 import { defineService, type App } from "../app";
-import type { DeliveredEvent } from "./broker";
-import type { RealtimeEventName } from "./events";
-import { ResumeLog } from "./resume-log";
+import type { DeliveredEvent, Resumed } from "./broker";
 
 /** What a transport (WebSocket, SSE) gives the hub for one connection. */
 export interface StreamSink {
@@ -22,13 +20,6 @@ export interface Connection {
   dispose(): void;
 }
 
-/** Per-account events remembered for resume: enough for a burst, not a backlog store. */
-const RING_PER_USER = 500;
-/**
- * Events that mean nothing once missed ("is typing" is stale after a reconnect): delivered live,
- * never replayed, so a burst of them cannot push real events out of an account's resume ring.
- */
-const TRANSIENT_EVENTS: ReadonlySet<RealtimeEventName> = new Set<RealtimeEventName>(["typing"]);
 /** Sessions are re-checked in chunks of this many ids (SQLite parameter limits). */
 const SESSION_CHECK_CHUNK = 500;
 
@@ -42,30 +33,16 @@ interface Live {
 }
 
 /**
- * The realtime hub of one App: keeps the resume log (through the broker's afterPublish),
- * attaches transports' connections to the broker, runs one heartbeat timer for all of them,
- * disconnects clients that fall too far behind, and closes the streams of revoked sessions.
+ * The realtime hub of one App: attaches transports' connections to the broker, replays what
+ * a resuming client missed (from the broker's resume log), runs one heartbeat timer for all
+ * connections, disconnects clients that fall too far behind, and closes the streams of
+ * revoked sessions.
  */
 export class RealtimeHub {
-  readonly log: ResumeLog;
-  /**
-   * Ids on the wire are the broker's ids plus this offset (start time in µs), so an id a client
-   * kept from before a restart is recognisably older than anything this process sent.
-   */
-  private readonly idBase = Date.now() * 1000;
   private readonly live = new Set<Live>();
   private timer: ReturnType<typeof setInterval> | null = null;
 
   constructor(private readonly app: App) {
-    this.log = new ResumeLog({
-      perUser: RING_PER_USER,
-      retentionMs: () => app.config["realtime.retentionSeconds"] * 1000,
-    });
-    const previous = app.events.afterPublish;
-    app.events.afterPublish = (event) => {
-      previous?.(event);
-      this.log.record(event, app.clock.now(), !TRANSIENT_EVENTS.has(event.event));
-    };
     app.onClose(() => this.shutdown());
   }
 
@@ -94,17 +71,20 @@ export class RealtimeHub {
       closed: false,
     };
     let lastSent = 0;
+    // live events arriving while the missed ones are looked up wait here, then follow them
+    let held: DeliveredEvent[] | null = input.lastEventId != null ? [] : null;
     const deliver = (event: DeliveredEvent) => {
+      if (held) return void held.push(event);
       if (entry.closed || event.id <= lastSent) return;
       if (event.event === "session:revoked") {
         if ((event.data as { sessionId: string }).sessionId !== entry.sessionCuid) return;
         lastSent = event.id;
-        input.sink.send({ ...event, id: this.idBase + event.id });
+        input.sink.send(event);
         this.close(entry, "revoked");
         return;
       }
       lastSent = event.id;
-      input.sink.send({ ...event, id: this.idBase + event.id });
+      input.sink.send(event);
       if (input.sink.behind(this.app.config["realtime.maxBufferedEvents"])) this.close(entry, "too-slow");
     };
     // a broken connection must never fail the publisher (publish runs inside domain calls)
@@ -118,21 +98,30 @@ export class RealtimeHub {
     entry.unsubscribe = this.app.events.subscribe(input.userId, safeDeliver);
     this.live.add(entry);
     if (input.lastEventId != null) {
-      const lastId = input.lastEventId - this.idBase;
-      const unknown = lastId < 0 || lastId > this.log.latestId;
-      const { events, gap } = unknown ? { events: [], gap: true } : this.log.since(input.userId, lastId);
-      if (gap) {
-        // the client refetches its state; the reset carries the newest id so the next resume starts there
-        lastSent = this.log.latestId;
-        input.sink.send({
-          id: this.idBase + this.log.latestId,
-          userId: input.userId,
-          event: "stream:reset",
-          data: { reason: unknown ? "unknown-id" : "gap" },
-        });
-      } else {
-        for (const e of events) safeDeliver(e);
-      }
+      const replay = (found: Resumed) => {
+        const live = held ?? [];
+        held = null;
+        if (entry.closed) return;
+        if ("reset" in found) {
+          // the client refetches its state; the reset carries the newest id so the next resume starts there
+          lastSent = found.latestId;
+          input.sink.send({
+            id: found.latestId,
+            userId: input.userId,
+            event: "stream:reset",
+            data: { reason: found.reset },
+          });
+        } else {
+          for (const e of found.events) safeDeliver(e);
+        }
+        for (const e of live) safeDeliver(e);
+      };
+      this.app.events.resume(input.userId, input.lastEventId).then(replay, (err) => {
+        // the shared log is unreachable: the client retries later rather than silently missing events
+        this.app.log.warn("realtime resume failed", { error: err instanceof Error ? err.message : String(err) });
+        held = null;
+        this.close(entry, "too-slow");
+      });
     }
     this.ensureTimer();
     return { userId: input.userId, sessionId: input.sessionId, dispose: () => this.drop(entry) };
@@ -173,7 +162,7 @@ export class RealtimeHub {
 
   /** Heartbeats, resume-log pruning, and closing streams whose session ended by other means. */
   private async tick(): Promise<void> {
-    this.log.prune(this.app.clock.now());
+    this.app.events.prune(this.app.clock.now());
     for (const entry of this.live) {
       try {
         entry.sink.heartbeat();
@@ -224,6 +213,14 @@ export class RealtimeHub {
     }
   }
 
+  /**
+   * Disconnects every stream so its client resumes from the shared log: events may have been
+   * lost on the way to this node (its connection to Redis dropped and came back).
+   */
+  resync(): void {
+    for (const entry of [...this.live]) this.close(entry, "too-slow");
+  }
+
   /** Ends every stream (at shutdown: streams never finish on their own, so the server could not drain). */
   shutdown(): void {
     for (const entry of [...this.live]) this.close(entry, "shutdown");
@@ -231,7 +228,7 @@ export class RealtimeHub {
   }
 }
 
-/** The realtime hub service: in-process fan-out to this server's connections (a Redis-backed hub can be provided instead). */
+/** The realtime hub service: fan-out to this server's connections (the broker's carrier reaches the other nodes). */
 export const realtimeHubService = defineService("realtime:hub", (app) => new RealtimeHub(app));
 
 /** The hub of APP, created on first use (the realtime routes create it when the server starts). */

@@ -1,4 +1,5 @@
-import type { DeliveredEvent } from "./broker";
+import { TRANSIENT_EVENTS, type DeliveredEvent, type EventBroker, type EventCarrier, type Resumed } from "./broker";
+import type { RealtimeEventName } from "./events";
 
 const PRUNE_EVERY_MS = 10_000;
 
@@ -57,5 +58,50 @@ export class ResumeLog {
     let n = 0;
     for (const ring of this.rings.values()) n += ring.events.length;
     return n;
+  }
+}
+
+/** Per-account events remembered for resume: enough for a burst, not a backlog store. */
+export const RESUME_PER_USER = 500;
+
+/**
+ * The in-process carrier: ids from this process (its start time in µs plus a counter, so an id
+ * a client kept from before a restart is recognisably older), the resume log in memory.
+ */
+export class LocalCarrier implements EventCarrier {
+  private readonly idBase = Date.now() * 1000;
+  private nextId = this.idBase + 1;
+  private readonly log: ResumeLog;
+
+  constructor(
+    private readonly broker: EventBroker,
+    private readonly opts: { retentionMs: () => number; now: () => number },
+  ) {
+    this.log = new ResumeLog({ perUser: RESUME_PER_USER, retentionMs: opts.retentionMs });
+  }
+
+  carry(userIds: readonly number[], event: RealtimeEventName, data: unknown): void {
+    const keep = !TRANSIENT_EVENTS.has(event);
+    for (const userId of userIds) {
+      const delivered = { id: this.nextId++, userId, event, data } as DeliveredEvent;
+      this.log.record(delivered, this.opts.now(), keep);
+      this.broker.deliver(delivered);
+    }
+  }
+
+  async resume(userId: number, lastId: number): Promise<Resumed> {
+    const latestId = Math.max(this.idBase, this.log.latestId);
+    if (lastId < this.idBase || lastId > latestId) return { reset: "unknown-id", latestId };
+    const { events, gap } = this.log.since(userId, lastId);
+    return gap ? { reset: "gap", latestId } : { events };
+  }
+
+  prune(now: number): void {
+    this.log.prune(now);
+  }
+
+  /** events held for resume (tests and the realtime benchmark watch memory with it) */
+  size(): number {
+    return this.log.size();
   }
 }

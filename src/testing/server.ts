@@ -6,7 +6,7 @@ import { ManualClock } from "../lib/clock";
 import { silentLogger, type Logger } from "../lib/log";
 import { startServer, type RunningServer } from "../main";
 
-function freeLoopbackPort(): number {
+export function freeLoopbackPort(): number {
   const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
   const port = probe.port!;
   probe.stop(true);
@@ -24,9 +24,10 @@ export interface TestServer extends RunningServer {
  */
 export async function startTestServer(
   overrides: Partial<Record<ConfigKey, unknown>> = {},
-  opts: { log?: Logger } = {},
+  opts: { log?: Logger; dataDir?: string } = {},
 ): Promise<TestServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), "socialctl-test-"));
+  // a given data dir (a second node of the same instance) belongs to the caller, who removes it
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "socialctl-test-"));
   const clock = new ManualClock();
   // a concrete port (not 0) so the derived baseUrl, and the file URLs built from it, are fetchable
   const port = overrides.port ?? freeLoopbackPort();
@@ -50,7 +51,7 @@ export async function startTestServer(
     dataDir,
     async stop() {
       await running.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -116,7 +116,7 @@ export const paymentMethods = {
     const errorMessage = params.str("error_message", { max: 255 }) ?? null;
     if (!ok && (errorMessage === null || errorMessage.trim() === ""))
       throw badRequest("error_message is empty: it is required when ok is false");
-    if (!answerQuery(app, bot.id, id, { ok, errorMessage: ok ? null : errorMessage })) {
+    if (!(await answerQuery(app, bot.id, id, { ok, errorMessage: ok ? null : errorMessage }))) {
       throw badRequest("query is too old and response timeout expired or query ID is invalid");
     }
     return true;
@@ -154,7 +154,7 @@ async function sendPreCheckoutQuery(
     });
   } finally {
     // not queued (e.g. the bot's allowed_updates leave pre_checkout_query out): nobody will answer
-    if (queued === null) cancelQuery(app, p.queryId);
+    if (queued === null) await cancelQuery(app, p.queryId);
   }
 }
 

@@ -1,14 +1,14 @@
 import { defineService, type App } from "../../app";
 import { rateLimited } from "../../lib/errors";
-import { RateLimiter } from "../../http/rate-limit";
+import { rateLimiter } from "../../cluster/counters";
 
-const attempts = defineService("auth:login-limiter", () => new RateLimiter());
+const attempts = defineService("auth:login-limiter", (app) => rateLimiter(app, "auth"));
 
 /** Login and password-recovery attempts share one budget per IP: limits.loginPer10Min per 10 minutes. */
 export function loginLimiter(app: App) {
   return {
-    consume(ip: string) {
-      const d = app.services
+    async consume(ip: string) {
+      const d = await app.services
         .get(attempts)
         .check(`login:${ip}`, app.config["limits.loginPer10Min"], 600_000, app.clock.now());
       if (!d.allowed) throw rateLimited(d.retryAfter);

@@ -15,7 +15,7 @@ export async function signIn(
   app: App,
   input: { email: string; password: string; twoFactorCode?: string; ip: string },
 ): Promise<UserRow> {
-  loginLimiter(app).consume(input.ip);
+  await loginLimiter(app).consume(input.ip);
   const user = await findUserByEmail(app.db, input.email.trim());
   const valid = await verifyPassword(input.password, user?.password_hash ?? DUMMY_HASH).catch(() => false);
   if (!user || !user.password_hash || !valid || user.is_bot || user.is_system) {

@@ -15,7 +15,7 @@ export function passwordRoutes(app: App) {
       "/change",
       async ({ body, user, session, ip }) => {
         // guessing the current password from a stolen session costs login attempts
-        loginLimiter(app).consume(ip);
+        await loginLimiter(app).consume(ip);
         const revokedSessions = await changePassword(app, user, session.id, body.currentPassword, body.newPassword);
         return ok({ passwordChanged: true, revokedSessions });
       },
@@ -24,7 +24,7 @@ export function passwordRoutes(app: App) {
     .post(
       "/forgot",
       async ({ body, ip }) => {
-        loginLimiter(app).consume(ip);
+        await loginLimiter(app).consume(ip);
         await requestPasswordReset(app, body.email);
         // the same answer whether or not the address has an account
         return ok({ sent: true });

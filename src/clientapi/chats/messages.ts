@@ -19,7 +19,7 @@ import { listChats } from "../../domain/chats/chat-list";
 import type { ConversationRow, MessageRow } from "../../domain/chats/table";
 import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
-import { RateLimiter } from "../../http/rate-limit";
+import { rateLimiter } from "../../cluster/counters";
 import { AppError, fieldError, rateLimited } from "../../lib/errors";
 import { parseLimit } from "../../lib/paging";
 import { PageQuery, parseFlag } from "../input";
@@ -71,9 +71,14 @@ export function chatMessageRoutes(app: App) {
     deliveredShape(row) ?? (await serializeMessage(app.db, conversation, row));
 
   // people (and programs acting as them) may not flood chats: per-account sends per minute
-  const limiter = new RateLimiter();
-  const checkSendRate = (userId: number) => {
-    const d = limiter.check(`chat-send:${userId}`, app.config["limits.messagesPerMinute"], 60_000, app.clock.now());
+  const limiter = rateLimiter(app, "chat-send");
+  const checkSendRate = async (userId: number) => {
+    const d = await limiter.check(
+      `chat-send:${userId}`,
+      app.config["limits.messagesPerMinute"],
+      60_000,
+      app.clock.now(),
+    );
     if (!d.allowed) throw rateLimited(d.retryAfter);
   };
   const pin = async (userId: number, params: { cid: string; mid: string }, pinned: boolean) => {
@@ -114,7 +119,7 @@ export function chatMessageRoutes(app: App) {
         async ({ user, params, body }) => {
           const membership = await requireMembershipByCuid(app.db, params.cid, user.id);
           const { conversation } = membership;
-          checkSendRate(user.id);
+          await checkSendRate(user.id);
           const attachments = body.media === undefined ? undefined : await checkMessageMedia(app, body.media, user.id);
           const replyToSeq =
             body.replyToId == null ? null : await seqOf(conversation.id, body.replyToId, user.id, "replyToId");
@@ -206,7 +211,7 @@ export function chatMessageRoutes(app: App) {
         async ({ user, params, body }) => {
           const from = await requireMembershipByCuid(app.db, params.cid, user.id);
           const to = await requireMembershipByCuid(app.db, body.toConversationId, user.id);
-          checkSendRate(user.id);
+          await checkSendRate(user.id);
           const row = await forwardMessage(app, {
             fromConversationId: from.conversation.id,
             seq: params.mid,

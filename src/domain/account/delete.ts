@@ -1,14 +1,14 @@
 import { defineService, type App } from "../../app";
-import { RateLimiter } from "../../lib/rate-limit";
+import { rateLimiter } from "../../cluster/counters";
 import { verifyPassword } from "../../lib/crypto";
 import { fieldError, rateLimited } from "../../lib/errors";
 import type { UserRow } from "../users/table";
 
-const attempts = defineService("account:delete-attempts", () => new RateLimiter());
+const attempts = defineService("account:delete-attempts", (app) => rateLimiter(app, "account"));
 
 /** Password checks for deletion are limited like login attempts, per account. */
 async function checkPassword(app: App, user: UserRow, password: string): Promise<void> {
-  const d = app.services
+  const d = await app.services
     .get(attempts)
     .check(`delete:${user.id}`, app.config["limits.loginPer10Min"], 600_000, app.clock.now());
   if (!d.allowed) throw rateLimited(d.retryAfter);

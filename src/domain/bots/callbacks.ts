@@ -1,4 +1,5 @@
 import { defineService, type App } from "../../app";
+import { pubsub } from "../../cluster/pubsub";
 import { randomToken } from "../../lib/ids";
 
 /** How long a button press can be answered (the compatible API's one minute). */
@@ -12,9 +13,20 @@ export interface CallbackAnswer {
 
 /**
  * Presses are rows (so a callback_query queued before a restart can still be answered);
- * the person waiting for the answer is an in-process promise keyed by the press id.
+ * the person waiting for the answer is an in-process promise keyed by the press id, on the
+ * node the press came to. The answer, claimed in the database by whichever node the bot
+ * called, reaches it on the "bots:press-answered" topic.
  */
-const waiting = defineService("bots:press-waiters", () => new Map<string, (answer: CallbackAnswer | null) => void>());
+const ANSWERED = "bots:press-answered";
+
+const waiting = defineService("bots:press-waiters", (app) => {
+  const map = new Map<string, (answer: CallbackAnswer | null) => void>();
+  pubsub(app).subscribe(ANSWERED, (message) => {
+    const { id, answer } = JSON.parse(message) as { id: string; answer: CallbackAnswer };
+    map.get(id)?.(answer);
+  });
+  return map;
+});
 
 const waiters = (app: App): Map<string, (answer: CallbackAnswer | null) => void> => app.services.get(waiting);
 
@@ -67,7 +79,8 @@ export async function answerPress(app: App, botId: number, id: string, answer: C
     .returning("id")
     .executeTakeFirst();
   if (!claimed) return false;
-  waiters(app).get(id)?.(answer);
+  waiters(app);
+  await pubsub(app).publish(ANSWERED, JSON.stringify({ id, answer }));
   return true;
 }
 

@@ -1,5 +1,6 @@
 import { defineService, type App } from "../../app";
 import type { Db } from "../../db";
+import { pubsub } from "../../cluster/pubsub";
 import { AppError, fieldError, notFound } from "../../lib/errors";
 import { safeEqual, sha256Hex } from "../../lib/crypto";
 import { newCuid, randomToken } from "../../lib/ids";
@@ -120,19 +121,31 @@ interface IdentityCache {
   byUserId: Map<number, { found: BotWithUser; generation: number; expiresAt: number }>;
 }
 
-const identities = defineService<IdentityCache>("bots:identity-cache", (app) => ({
-  generation: 0,
-  dataVersion: app.storage.dataVersion(),
-  byUserId: new Map(),
-}));
+/** Topic on which a node tells the others (cluster/pubsub.ts) that their cached bots are stale. */
+const BOTS_CHANGED = "bots:changed";
+
+const identities = defineService<IdentityCache>("bots:identity-cache", (app) => {
+  const cache: IdentityCache = { generation: 0, dataVersion: app.storage.dataVersion(), byUserId: new Map() };
+  const bus = pubsub(app);
+  bus.subscribe(BOTS_CHANGED, () => clearIdentities(cache));
+  bus.onResync(() => clearIdentities(cache));
+  return cache;
+});
 
 const identityCache = (app: App): IdentityCache => app.services.get(identities);
 
-/** Forgets every cached token resolution: call after any write to the bots table. */
-export function forgetBotIdentities(app: App): void {
-  const cache = identityCache(app);
+function clearIdentities(cache: IdentityCache): void {
   cache.generation++;
   cache.byUserId.clear();
+}
+
+/**
+ * Forgets every cached token resolution, on this node at once and on every other node as soon
+ * as the message reaches it: call after any write to the bots table.
+ */
+export function forgetBotIdentities(app: App): void {
+  clearIdentities(identityCache(app));
+  void pubsub(app).publish(BOTS_CHANGED, "");
 }
 
 /**
@@ -150,7 +163,7 @@ export async function resolveBotToken(app: App, token: string): Promise<BotWithU
   // disable`): nothing cached may be trusted, whichever rows it changed
   const version = app.storage.dataVersion();
   if (version !== cache.dataVersion) {
-    forgetBotIdentities(app);
+    clearIdentities(cache);
     cache.dataVersion = version;
   }
   const hit = cache.byUserId.get(userId);

@@ -1,4 +1,6 @@
 import { defineService, type App } from "../../app";
+import { leases } from "../../cluster/leases";
+import { pubsub } from "../../cluster/pubsub";
 import type { Db } from "../../db";
 import { precompiled } from "../../db/compiled";
 import type { Scope } from "../../db/transaction";
@@ -23,6 +25,8 @@ export interface QueuedUpdate {
 }
 
 interface Waiter {
+  /** which getUpdates call this is: a newer one (higher), on any node, ends it with 409 */
+  generation: number;
   /** the bot's account and the token hash the call was made with, to tell when they are revoked */
   botUserId: number;
   tokenHash: string;
@@ -34,16 +38,42 @@ interface Waiter {
 /** In-process state of the bot feature for one App: long-poll waiters and the webhook kick. */
 interface BotRuntime {
   waiters: Map<number, Waiter>;
+  /** the newest getUpdates generation heard of per bot */
+  newest: Map<number, number>;
   onEnqueued: Set<(botId: number) => void>;
   /** the server is stopping: long polls answer at once */
   closing: boolean;
 }
 
-const runtime = defineService<BotRuntime>("bots:runtime", () => ({
-  waiters: new Map(),
-  onEnqueued: new Set(),
-  closing: false,
-}));
+/*
+ * Topics between nodes (cluster/pubsub.ts): in one process they are direct calls. "bots:queued"
+ * `<botId> <1|0>`: BOT's queue or webhook changed (1: an update was queued, wake its long poll);
+ * "bots:poll" `<botId> <generation>`: a getUpdates call started, older ones end with 409.
+ */
+const QUEUED = "bots:queued";
+const POLL = "bots:poll";
+
+const runtime = defineService<BotRuntime>("bots:runtime", (app) => {
+  const rt: BotRuntime = { waiters: new Map(), newest: new Map(), onEnqueued: new Set(), closing: false };
+  const bus = pubsub(app);
+  bus.subscribe(QUEUED, (message) => {
+    const [botId, wake] = message.split(" ").map(Number) as [number, number];
+    if (wake) rt.waiters.get(botId)?.wake();
+    for (const listener of rt.onEnqueued) listener(botId);
+  });
+  bus.subscribe(POLL, (message) => {
+    const [botId, generation] = message.split(" ").map(Number) as [number, number];
+    if (generation > (rt.newest.get(botId) ?? 0)) rt.newest.set(botId, generation);
+    const waiter = rt.waiters.get(botId);
+    if (waiter && waiter.generation < generation) waiter.fail(pollSuperseded());
+  });
+  // messages may have been lost: every parked poll answers what is queued now, and the webhook worker looks again
+  bus.onResync(() => {
+    for (const waiter of [...rt.waiters.values()]) waiter.wake();
+    for (const listener of rt.onEnqueued) listener(0);
+  });
+  return rt;
+});
 
 export const botRuntime = (app: App): BotRuntime => app.services.get(runtime);
 
@@ -79,10 +109,7 @@ export async function enqueueUpdate(
     .values({ bot_id: bot.id, type, payload: JSON.stringify(payload), created_at: now })
     .returning("id")
     .executeTakeFirstOrThrow();
-  const wake = () => {
-    botRuntime(app).waiters.get(bot.id)?.wake();
-    notifyBotQueue(app, bot.id);
-  };
+  const wake = () => void pubsub(app).publish(QUEUED, `${bot.id} 1`);
   if (scope) scope.afterCommit(wake);
   else wake();
   return row.id;
@@ -90,7 +117,8 @@ export async function enqueueUpdate(
 
 /** Tells queue listeners (webhook delivery) that BOT's queue or webhook changed. */
 export function notifyBotQueue(app: App, botId: number): void {
-  for (const listener of botRuntime(app).onEnqueued) listener(botId);
+  botRuntime(app);
+  void pubsub(app).publish(QUEUED, `${botId} 0`);
 }
 
 export const toUpdate = (row: Pick<BotUpdateRow, "id" | "type" | "payload">): QueuedUpdate => ({
@@ -164,8 +192,8 @@ export const pollSuperseded = () =>
 
 /**
  * getUpdates: acknowledges by offset, then returns queued updates, waiting up to
- * timeoutMs for the first one (woken in-process by enqueueUpdate, no polling). A newer
- * call for the same bot ends a waiting one with 409.
+ * timeoutMs for the first one (woken by enqueueUpdate on any node, no polling). A newer
+ * call for the same bot, on any node, ends a waiting one with 409.
  */
 export async function pollUpdates(
   app: App,
@@ -173,7 +201,8 @@ export async function pollUpdates(
   opts: { offset?: number; limit: number; timeoutMs: number; signal?: AbortSignal },
 ): Promise<QueuedUpdate[]> {
   const rt = botRuntime(app);
-  rt.waiters.get(bot.id)?.fail(pollSuperseded());
+  const generation = await leases(app).next(`poll:${bot.id}`);
+  await pubsub(app).publish(POLL, `${bot.id} ${generation}`);
   if (opts.offset !== undefined) await acknowledge(app, bot.id, opts.offset);
   const first = await pending(app, bot.id, opts.limit);
   if (first.length > 0 || opts.timeoutMs <= 0 || rt.closing) return first;
@@ -186,6 +215,7 @@ export async function pollUpdates(
       if (rt.waiters.get(bot.id) === waiter) rt.waiters.delete(bot.id);
     };
     const waiter: Waiter = {
+      generation,
       wake: () => {
         finish();
         resolve();
@@ -199,6 +229,9 @@ export async function pollUpdates(
     };
     const timer = setTimeout(waiter.wake, opts.timeoutMs);
     opts.signal?.addEventListener("abort", onAbort);
+    // a newer call on another node whose message came before this call parked has won already
+    if ((rt.newest.get(bot.id) ?? 0) > generation) return waiter.fail(pollSuperseded());
+    rt.waiters.get(bot.id)?.fail(pollSuperseded());
     rt.waiters.set(bot.id, waiter);
     if (opts.signal?.aborted) waiter.wake();
   });

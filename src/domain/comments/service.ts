@@ -176,7 +176,7 @@ export async function createComment(
     });
     uploadIds.push(u.id);
   }
-  consumePublishBudget(app, user.id, "comment");
+  await consumePublishBudget(app, user.id, "comment");
   const now = app.clock.now();
   const row = await app.db.transaction().execute(async (tx) => {
     const c = await tx

@@ -1,6 +1,6 @@
 import { defineService, type App } from "../../app";
 import type { Db } from "../../db";
-import { RateLimiter } from "../../lib/rate-limit";
+import { rateLimiter } from "../../cluster/counters";
 import { AppError, rateLimited } from "../../lib/errors";
 import { toIso } from "../../lib/clock";
 import type { UserRow } from "../users/table";
@@ -14,7 +14,7 @@ export type ContentAction = "post" | "comment";
 const HOUR_MS = 3_600_000;
 /** Longest posting block an admin can set: ten years, in minutes. */
 export const MAX_POSTING_BLOCK_MINUTES = 525_600 * 10;
-const contentLimiter = defineService("moderation:content-limiter", () => new RateLimiter());
+const contentLimiter = defineService("moderation:content-limiter", (app) => rateLimiter(app, "content"));
 
 /** Fails with POSTING_TEMPORARILY_BLOCKED while an admin's posting block on the account lasts. */
 export function assertPostingAllowed(app: App, user: UserRow): void {
@@ -34,9 +34,9 @@ export function assertPostingAllowed(app: App, user: UserRow): void {
 }
 
 /** Counts one new post or comment against the account's hourly budget; 429 RATE_LIMITED past it. */
-export function consumePublishBudget(app: App, userId: number, action: ContentAction): void {
+export async function consumePublishBudget(app: App, userId: number, action: ContentAction): Promise<void> {
   const limit = action === "post" ? app.config["limits.postsPerHour"] : app.config["limits.commentsPerHour"];
-  const d = app.services.get(contentLimiter).check(`${action}:${userId}`, limit, HOUR_MS, app.clock.now());
+  const d = await app.services.get(contentLimiter).check(`${action}:${userId}`, limit, HOUR_MS, app.clock.now());
   if (!d.allowed) throw rateLimited(d.retryAfter);
 }
 

@@ -33,7 +33,7 @@ beforeAll(async () => {
   // the bot says yes to every pre-checkout query, straight away
   server.app.hooks.on("payment:pre-checkout", async ({ queryId }) => {
     const bot = await server.app.db.selectFrom("bots").select("id").executeTakeFirstOrThrow();
-    answerQuery(server.app, bot.id, queryId, { ok: true, errorMessage: null });
+    await answerQuery(server.app, bot.id, queryId, { ok: true, errorMessage: null });
   });
 });
 afterAll(() => server.stop());

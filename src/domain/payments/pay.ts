@@ -108,7 +108,9 @@ export async function payInvoice(
   if (payer.is_bot) throw forbidden("Bots cannot pay invoices");
   const { membership, conversation, message, invoice } = await invoiceFor(app, payer, conversationCuid, messageRef);
   if (invoice.status !== "unpaid") throw invoiceAlreadyPaid();
-  if (!claimInvoice(app, invoice.id)) throw paymentInProgress();
+  const waitMs = opts.timeoutMs ?? app.config["payments.preCheckoutTimeoutSeconds"] * 1000;
+  const claim = await claimInvoice(app, invoice.id, waitMs);
+  if (claim === null) throw paymentInProgress();
   try {
     const found = await findBotByUserId(app.db, invoice.bot_user_id);
     if (!found || found.bot.disabled_at !== null || found.bot.blocked_at !== null) throw botUnavailable();
@@ -123,10 +125,10 @@ export async function payInvoice(
     const balance = await walletBalance(app.db, payer.id, "balance");
     if (balance < invoice.total_amount) throw insufficientBalance(balance, invoice.total_amount);
 
-    const query = openQuery(app, bot.id);
+    const query = await openQuery(app, bot.id, waitMs);
     // the Bot API side queues pre_checkout_query, or cancels the query when the bot cannot get it
     await app.hooks.emit("payment:pre-checkout", { queryId: query.id, invoiceId: invoice.id, payerId: payer.id });
-    const answer = await query.wait(opts.timeoutMs ?? app.config["payments.preCheckoutTimeoutSeconds"] * 1000);
+    const answer = await query.answer;
     if (answer === null) return { status: "timeout" };
     if (!answer.ok) return { status: "declined", errorMessage: answer.errorMessage ?? "" };
 
@@ -145,7 +147,7 @@ export async function payInvoice(
     });
     return { status: "paid", balance: charged.balance };
   } finally {
-    releaseInvoice(app, invoice.id);
+    await releaseInvoice(app, invoice.id, claim);
   }
 }
 

@@ -197,7 +197,7 @@ export async function createPost(
     for (const o of poll.options) assertContentAllowed(app, "poll.options", o);
   }
   const { images, uploads } = await resolveImages(app, author.id, urls);
-  consumePublishBudget(app, author.id, "post");
+  await consumePublishBudget(app, author.id, "post");
 
   const now = app.clock.now();
   let post: PostRow;
@@ -373,7 +373,7 @@ export async function toggleRepost(
     return { reposted: false, repostCount: await count(), repost: null };
   }
   assertPostingAllowed(app, user);
-  consumePublishBudget(app, user.id, "post");
+  await consumePublishBudget(app, user.id, "post");
   let repost: PostRow;
   try {
     repost = await app.db

@@ -1,14 +1,14 @@
 import { defineService, type App } from "../../app";
-import { RateLimiter } from "../../lib/rate-limit";
+import { rateLimiter } from "../../cluster/counters";
 import { AppError, fieldError, rateLimited } from "../../lib/errors";
 import { notify } from "../notifications/service";
 import { followCounts, hasBlocked, hasMuted, isFollowing, setBlocked, setFollowing, setMuted } from "./service";
 
 const HOUR_MS = 3_600_000;
-const followLimiter = defineService("relations:follow-limiter", () => new RateLimiter());
+const followLimiter = defineService("relations:follow-limiter", (app) => rateLimiter(app, "relations"));
 
-function checkFollowLimit(app: App, userId: number): void {
-  const d = app.services
+async function checkFollowLimit(app: App, userId: number): Promise<void> {
+  const d = await app.services
     .get(followLimiter)
     .check(`follow:${userId}`, app.config["limits.followsPerHour"], HOUR_MS, app.clock.now());
   if (!d.allowed) throw rateLimited(d.retryAfter);
@@ -24,7 +24,7 @@ function refuseSelf(actorId: number, targetId: number, what: string): void {
  */
 export async function toggleFollow(app: App, followerId: number, followeeId: number) {
   refuseSelf(followerId, followeeId, "follow");
-  checkFollowLimit(app, followerId);
+  await checkFollowLimit(app, followerId);
   const now = app.clock.now();
   const following = !(await isFollowing(app.db, followerId, followeeId));
   if (following) {

@@ -63,9 +63,9 @@ beforeAll(async () => {
       for (const row of rows) {
         await app.db.deleteFrom("bot_updates").where("id", "=", row.id).execute();
         const q = JSON.parse(row.payload) as { id: string; invoice_payload: string };
-        if (q.invoice_payload.startsWith("ok")) answerQuery(app, botId, q.id, { ok: true, errorMessage: null });
+        if (q.invoice_payload.startsWith("ok")) await answerQuery(app, botId, q.id, { ok: true, errorMessage: null });
         else if (q.invoice_payload.startsWith("decline"))
-          answerQuery(app, botId, q.id, { ok: false, errorMessage: "no" });
+          await answerQuery(app, botId, q.id, { ok: false, errorMessage: "no" });
       }
     })();
   });

@@ -1,0 +1,401 @@
+import { RedisClient } from "bun";
+import { sha256Hex } from "../lib/crypto";
+import { randomToken } from "../lib/ids";
+import type { Logger } from "../lib/log";
+import type { CounterStore } from "../lib/rate-limit";
+import type { DeliveredEvent, EventBroker, EventCarrier, Resumed } from "../realtime/broker";
+import { TRANSIENT_EVENTS } from "../realtime/broker";
+import { RESUME_PER_USER } from "../realtime/resume-log";
+import type { RealtimeEventName } from "../realtime/events";
+import type { Leases } from "./leases";
+import type { PubSub } from "./pubsub";
+
+/*
+ * Redis behind the cluster seams (pubsub.url): one command connection and one subscriber
+ * connection per node, through Bun's built-in client. Bun's client gives up after a burst of
+ * failed reconnects and does not restore subscriptions, so both connections are reopened
+ * here (with backoff) and the subscription is renewed; anything that may have been missed
+ * meanwhile is re-read by the resync listeners (streams resume from the shared log, parked
+ * long polls look at the queue again).
+ *
+ * Everything goes over ONE channel per instance (`<prefix>bus`): one SUBSCRIBE, made before
+ * the node serves, so no feature can miss a message published while its own subscription
+ * was still on its way. A message is `<topic>\n<body>`. Pub/sub channels ignore Redis
+ * database numbers, so channel and keys are prefixed with a digest of the instance secret:
+ * two instances sharing one Redis server never hear each other.
+ */
+
+const RECONNECT_FIRST_MS = 250;
+const RECONNECT_MAX_MS = 5_000;
+const PING_TIMEOUT_MS = 2_000;
+/** A resume from an id older than this always starts with stream:reset (forgotten-id markers live this long). */
+const GONE_TTL_MS = 86_400_000;
+const REALTIME_TOPIC = "rt";
+
+/**
+ * Publishes one realtime event to many accounts atomically: ids (ms × 1000 + counter, from
+ * Redis's clock, so every node hands out increasing ids), each account's resume log (a sorted
+ * set trimmed by age and count, the newest forgotten id kept beside it), then one message.
+ * ARGV: prefix, event, data JSON, keep (1/0), per-account bound, retention ms, gone ttl ms, user ids…
+ */
+const PUBLISH_EVENT = `
+local prefix = ARGV[1]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local seqKey = prefix .. 'rt:seq'
+local last = tonumber(redis.call('GET', seqKey) or '0')
+local keep = ARGV[4] == '1'
+local perUser = tonumber(ARGV[5])
+local retention = tonumber(ARGV[6])
+local cutoff = string.format('%.0f', (now - retention) * 1000)
+local to = {}
+for i = 8, #ARGV do
+  local id = math.max(last + 1, now * 1000)
+  last = id
+  local sid = string.format('%.0f', id)
+  to[#to + 1] = '[' .. ARGV[i] .. ',' .. sid .. ']'
+  if keep then
+    local key = prefix .. 'rt:log:' .. ARGV[i]
+    redis.call('ZADD', key, sid, sid .. ' ' .. ARGV[2] .. ' ' .. ARGV[3])
+    local gone = nil
+    local old = redis.call('ZRANGEBYSCORE', key, '-inf', cutoff, 'WITHSCORES')
+    if #old > 0 then
+      gone = old[#old]
+      redis.call('ZREMRANGEBYSCORE', key, '-inf', cutoff)
+    end
+    local n = redis.call('ZCARD', key)
+    if n > perUser then
+      local popped = redis.call('ZPOPMIN', key, n - perUser)
+      gone = popped[#popped]
+    end
+    if gone then redis.call('SET', key .. ':gone', gone, 'PX', ARGV[7]) end
+    redis.call('PEXPIRE', key, retention)
+  end
+end
+redis.call('SET', seqKey, string.format('%.0f', last))
+redis.call('PUBLISH', prefix .. 'bus', '${REALTIME_TOPIC}\\n{"e":"' .. ARGV[2] .. '","to":[' .. table.concat(to, ',') .. '],"d":' .. ARGV[3] .. '}')
+return 1
+`;
+
+/**
+ * The kept events of one account after a client's last id, or why it must refetch:
+ * 'unknown-id' (newer than anything published), 'gap' (something after it was forgotten).
+ * ARGV: prefix, user id, last id, retention ms, gone ttl ms.
+ */
+const RESUME = `
+local prefix = ARGV[1]
+local latest = tonumber(redis.call('GET', prefix .. 'rt:seq') or '0')
+local latestS = string.format('%.0f', latest)
+local lastId = tonumber(ARGV[3])
+if lastId > latest then return {'unknown-id', latestS} end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local key = prefix .. 'rt:log:' .. ARGV[2]
+local gone = tonumber(redis.call('GET', key .. ':gone') or '0')
+local cutoff = string.format('%.0f', (now - tonumber(ARGV[4])) * 1000)
+if lastId < gone or lastId < (now - tonumber(ARGV[5])) * 1000 or redis.call('ZCOUNT', key, '(' .. ARGV[3], cutoff) > 0 then
+  return {'gap', latestS}
+end
+local events = redis.call('ZRANGEBYSCORE', key, '(' .. ARGV[3], '+inf')
+table.insert(events, 1, latestS)
+table.insert(events, 1, 'ok')
+return events
+`;
+
+/** One fixed window: the first hit starts it (and its expiry). Returns {count, ms left}. */
+const HIT = `
+local n = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {n, ttl}
+`;
+
+const ACQUIRE = `
+local v = redis.call('GET', KEYS[1])
+if v == false or v == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+return 0
+`;
+
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  return 1
+end
+return 0
+`;
+
+const NEXT = `
+local n = redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return n
+`;
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** A connection that reopens itself after Bun's client gave up, calling ONOPEN after each (re)open. */
+class Reopening {
+  client: RedisClient;
+  private closing = false;
+  private delay = RECONNECT_FIRST_MS;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  /** why the last (re)open failed; null while connected */
+  failure: string | null = "not connected yet";
+
+  constructor(
+    private readonly url: string,
+    private readonly name: string,
+    private readonly log: Logger,
+    private readonly onOpen: (client: RedisClient, reopened: boolean) => Promise<void>,
+  ) {
+    this.client = this.make();
+  }
+
+  private make(): RedisClient {
+    // the reconnecting is ours: a client Bun gave up on stays closed
+    const client = new RedisClient(this.url, { autoReconnect: false, enableOfflineQueue: false });
+    client.onclose = (err) => {
+      if (this.closing || client !== this.client) return;
+      this.failure = errorText(err) || "connection closed";
+      this.log.warn("redis connection lost; reconnecting", { connection: this.name, error: this.failure });
+      this.retry(true);
+    };
+    return client;
+  }
+
+  async open(reopened = false): Promise<void> {
+    try {
+      await this.client.connect();
+      await this.onOpen(this.client, reopened);
+      this.failure = null;
+      this.delay = RECONNECT_FIRST_MS;
+      if (reopened) this.log.info("redis connection restored", { connection: this.name });
+    } catch (err) {
+      this.failure = errorText(err);
+      if (!reopened) this.log.error("redis unreachable; retrying", { connection: this.name, error: this.failure });
+      this.retry(reopened);
+    }
+  }
+
+  private retry(reopened: boolean): void {
+    if (this.closing || this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (this.closing) return;
+      const old = this.client;
+      this.client = this.make();
+      try {
+        old.close();
+      } catch {
+        // already closed
+      }
+      void this.open(reopened);
+    }, this.delay);
+    this.delay = Math.min(RECONNECT_MAX_MS, this.delay * 2);
+  }
+
+  close(): void {
+    this.closing = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.client.close();
+  }
+}
+
+/**
+ * Every cluster seam on one Redis: pub/sub, the realtime carrier and resume log, rate-limit
+ * counters and leases. Built by cluster/engines.ts when `pubsub.url` is set.
+ */
+export class RedisEngines implements PubSub, CounterStore, Leases {
+  readonly engine = "redis";
+  readonly nodeId = randomToken(8);
+  private readonly prefix: string;
+  private readonly cmd: Reopening;
+  private readonly sub: Reopening;
+  private readonly topics = new Map<string, Set<(message: string) => void>>();
+  private readonly resyncs = new Set<() => void>();
+  private readonly shas = new Map<string, string>();
+  private lastCounterWarning = 0;
+
+  constructor(
+    url: string,
+    secret: string,
+    private readonly log: Logger,
+  ) {
+    this.prefix = `socialctl:${sha256Hex(secret).slice(0, 12)}:`;
+    this.cmd = new Reopening(url, "commands", log, async (client) => void (await client.send("PING", [])));
+    this.sub = new Reopening(url, "subscriber", log, async (client, reopened) => {
+      await client.subscribe(`${this.prefix}bus`, (message) => this.receive(message));
+      if (reopened) for (const listener of this.resyncs) listener();
+    });
+  }
+
+  /** Connects both connections; an unreachable Redis is logged and retried, never fatal (status and /readyz tell). */
+  async start(): Promise<void> {
+    await Promise.all([this.cmd.open(), this.sub.open()]);
+  }
+
+  close(): void {
+    this.cmd.close();
+    this.sub.close();
+  }
+
+  private receive(raw: string): void {
+    const nl = raw.indexOf("\n");
+    if (nl < 0) return;
+    const listeners = this.topics.get(raw.slice(0, nl));
+    if (!listeners) return;
+    const body = raw.slice(nl + 1);
+    for (const listener of listeners) {
+      try {
+        listener(body);
+      } catch (err) {
+        this.log.error("pub/sub listener failed", { error: errorText(err) });
+      }
+    }
+  }
+
+  /** Runs a Lua script by its digest, loading it on first use (and again after a Redis restart). */
+  private async script(source: string, keys: string[], args: string[]): Promise<unknown> {
+    const client = this.cmd.client;
+    let sha = this.shas.get(source);
+    if (sha) {
+      try {
+        return await client.send("EVALSHA", [sha, String(keys.length), ...keys, ...args]);
+      } catch (err) {
+        if (!errorText(err).includes("NOSCRIPT")) throw err;
+      }
+    }
+    sha = (await client.send("SCRIPT", ["LOAD", source])) as string;
+    this.shas.set(source, sha);
+    return client.send("EVALSHA", [sha, String(keys.length), ...keys, ...args]);
+  }
+
+  // ---- PubSub
+
+  async publish(topic: string, message: string): Promise<void> {
+    try {
+      await this.cmd.client.publish(`${this.prefix}bus`, `${topic}\n${message}`);
+    } catch (err) {
+      // other nodes learn what they missed when the connection is back (resync)
+      this.log.warn("redis publish failed", { topic, error: errorText(err) });
+    }
+  }
+
+  subscribe(topic: string, listener: (message: string) => void): () => void {
+    let set = this.topics.get(topic);
+    if (!set) this.topics.set(topic, (set = new Set()));
+    set.add(listener);
+    return () => set!.delete(listener);
+  }
+
+  onResync(listener: () => void): () => void {
+    this.resyncs.add(listener);
+    return () => this.resyncs.delete(listener);
+  }
+
+  async problem(): Promise<string | null> {
+    const down = this.cmd.failure ?? this.sub.failure;
+    if (down) return `redis: ${down}`;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      await Promise.race([
+        this.cmd.client.send("PING", []),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("no answer to PING")), PING_TIMEOUT_MS))),
+      ]);
+      return null;
+    } catch (err) {
+      return `redis: ${errorText(err)}`;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  // ---- CounterStore
+
+  async hit(key: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }> {
+    try {
+      const [count, ttl] = (await this.script(HIT, [`${this.prefix}rl:${key}`], [String(windowMs)])) as [
+        number,
+        number,
+      ];
+      return { count, resetAt: now + ttl };
+    } catch (err) {
+      // limits fail open while Redis is away (the node reports itself unready meanwhile)
+      if (Date.now() - this.lastCounterWarning > 10_000) {
+        this.lastCounterWarning = Date.now();
+        this.log.warn("rate-limit counters unavailable; not limiting", { error: errorText(err) });
+      }
+      return { count: 1, resetAt: now + windowMs };
+    }
+  }
+
+  // ---- Leases
+
+  async acquire(key: string, owner: string, ttlMs: number): Promise<boolean> {
+    return (await this.script(ACQUIRE, [`${this.prefix}lease:${key}`], [owner, String(ttlMs)])) === 1;
+  }
+
+  async release(key: string, owner: string): Promise<boolean> {
+    return (await this.script(RELEASE, [`${this.prefix}lease:${key}`], [owner])) === 1;
+  }
+
+  async next(key: string): Promise<number> {
+    return (await this.script(NEXT, [`${this.prefix}gen:${key}`], [String(GONE_TTL_MS)])) as number;
+  }
+
+  // ---- realtime
+
+  /** The realtime carrier for BROKER: ids, resume log and fan-out in Redis. */
+  carrierFor(broker: EventBroker, retentionMs: () => number): EventCarrier {
+    this.subscribe(REALTIME_TOPIC, (body) => {
+      const m = JSON.parse(body) as { e: RealtimeEventName; to: Array<[number, number]>; d: unknown };
+      for (const [userId, id] of m.to) broker.deliver({ id, userId, event: m.e, data: m.d } as DeliveredEvent);
+    });
+    return {
+      carry: (userIds, event, data) => {
+        if (userIds.length === 0) return;
+        const args = [
+          this.prefix,
+          event,
+          JSON.stringify(data),
+          TRANSIENT_EVENTS.has(event) ? "0" : "1",
+          String(RESUME_PER_USER),
+          String(retentionMs()),
+          String(GONE_TTL_MS),
+          ...userIds.map(String),
+        ];
+        this.script(PUBLISH_EVENT, [], args).catch((err) =>
+          this.log.error("realtime event not published", { event, error: errorText(err) }),
+        );
+      },
+      resume: async (userId, lastId) => {
+        const reply = (await this.script(
+          RESUME,
+          [],
+          [this.prefix, String(userId), String(lastId), String(retentionMs()), String(GONE_TTL_MS)],
+        )) as string[];
+        const [status, latest, ...members] = reply;
+        if (status !== "ok")
+          return { reset: status as "gap" | "unknown-id", latestId: Number(latest) } satisfies Resumed;
+        const events = members.map((member) => {
+          const a = member.indexOf(" ");
+          const b = member.indexOf(" ", a + 1);
+          return {
+            id: Number(member.slice(0, a)),
+            userId,
+            event: member.slice(a + 1, b) as RealtimeEventName,
+            data: JSON.parse(member.slice(b + 1)),
+          } as DeliveredEvent;
+        });
+        return { events };
+      },
+      // Redis trims each account's log as events are added, and expires it when it goes quiet
+      prune: () => {},
+    };
+  }
+}
