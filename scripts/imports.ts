@@ -15,7 +15,10 @@ const ROOT = resolve(import.meta.dir, "..");
 export const LAYERS: Array<[layer: number, prefixes: RegExp]> = [
   [0, /^src\/lib\//],
   // the browser app (src/web) talks to the server over HTTP only; it shares the realtime event list
-  [1, /^src\/web\/|^src\/(config|db)\/|^src\/(domain\/\w+|media)\/table\.ts$|^src\/realtime\/(events|broker|resume-log)\.ts$/],
+  [
+    1,
+    /^src\/web\/|^src\/(config|db)\/|^src\/(domain\/\w+|media)\/table\.ts$|^src\/realtime\/(events|broker|resume-log)\.ts$/,
+  ],
   [2, /^src\/(app|services)\.ts$|^src\/domain\/(hooks|events)\.ts$/],
   // the cluster engines (pub/sub, counters, leases; Redis behind them) serve the domain
   [3, /^src\/media\/(store|kinds|sniff|native|sharp|image|video|references|uploads)\.ts$|^src\/cluster\//],
