@@ -6,8 +6,8 @@ import { decodeCursor, parseLimit } from "../lib/paging";
 
 /** `?cursor=&limit=` of every cursor-paged social list. */
 export const PageQuery = t.Object({
-  cursor: t.Optional(t.String({ maxLength: 200 })),
-  limit: t.Optional(t.String({ maxLength: 10 })),
+  cursor: t.Optional(t.String({ maxLength: 200, description: "pageInfo.nextCursor of the previous page" })),
+  limit: t.Optional(t.String({ maxLength: 10, description: "items per page, 1 to 100 (default 20)" })),
 });
 
 /** Decodes PageQuery (bad values are VALIDATION_ERROR naming `cursor` or `limit`). */

@@ -35,6 +35,9 @@ export function addSetCookies(set: { headers: Record<string, unknown> }, cookies
   set.headers["set-cookie"] = [...list, ...cookies];
 }
 
+/** The name of the session-cookie security scheme in /api/openapi.json (src/clientapi/openapi.ts). */
+export const SESSION_SCHEME = "session";
+
 /**
  * Per-request context every Client API route plugin uses: the caller's IP, and the
  * `auth` macro. A route with `{ auth: true }` receives `user` and `session` (renewing
@@ -47,6 +50,8 @@ export function requestContext(app: App) {
     }))
     .macro({
       auth: {
+        // the OpenAPI document shows the route as needing a session (src/clientapi/openapi.ts adds its errors)
+        detail: { security: [{ [SESSION_SCHEME]: [] }] },
         // transform runs before the body is validated: a request without a usable session is
         // refused at the cost of a cookie lookup, never of a schema walk over what it sent
         transform: ({ request, server }) => checkSignedIn(app, request, server),

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { App } from "../app";
 import { assertUsable } from "../domain/sessions/service";
 import { clientIp } from "../http/client-ip";
-import { addSetCookies, requestContext, resolveAuth, sessionCookies } from "../http/context";
+import { SESSION_SCHEME, addSetCookies, requestContext, resolveAuth, sessionCookies } from "../http/context";
 import { forbidden, unauthorized } from "../lib/errors";
 import { toIso } from "../lib/clock";
 import { parseLastEventId, realtimeHub } from "./hub";
@@ -50,9 +50,24 @@ export function realtimeRoutes(app: App) {
           request.signal,
         );
       },
-      { auth: true },
+      {
+        auth: true,
+        detail: {
+          summary: "Live events as Server-Sent Events (Last-Event-ID or ?lastEventId= resumes)",
+          responses: {
+            200: {
+              description: "event: <name>, id: <n>, data: JSON",
+              content: { "text/event-stream": { schema: { type: "string" } } },
+            },
+          },
+        },
+      },
     )
     .ws("/ws", {
+      detail: {
+        summary: "Live events over a WebSocket (the preferred transport): JSON frames {event, id, data}",
+        security: [{ [SESSION_SCHEME]: [] }],
+      },
       async beforeHandle(context) {
         if (!fromThisSite(app, context.request)) throw forbidden("WebSocket connections from other sites are refused");
         const found = await resolveAuth(

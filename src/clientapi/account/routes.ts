@@ -1,3 +1,5 @@
+import { doc } from "../docs";
+import { Account, Profile } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { deleteAccount } from "../../domain/account/delete";
@@ -10,6 +12,11 @@ import { ok } from "../../http/envelope";
 import { serializeAccount } from "../serializers/account";
 import { serializeProfile } from "../people/serialize";
 import { buildAccountExport } from "./export";
+
+const Settings = t.Object(
+  { whoCanMessage: t.String({ description: "everyone, followed or nobody" }) },
+  { additionalProperties: true },
+);
 
 const PictureUrl = t.Union([t.String({ minLength: 1, maxLength: 1024 }), t.Null()]);
 const ProfileBody = t.Object({
@@ -37,15 +44,30 @@ export function accountRoutes(app: App) {
           profile: serializeProfile(await loadProfile(app.db, updated.id, updated)),
         });
       },
-      { auth: true, body: ProfileBody },
+      {
+        auth: true,
+        body: ProfileBody,
+        detail: doc(
+          "Edit the profile: display name, bio, avatar, cover picture or video (URLs from /api/account/upload)",
+          {
+            data: t.Object({ account: Account, profile: Profile }),
+          },
+        ),
+      },
     )
-    .get("/settings", async ({ user }) => ok({ settings: await getSettings(app.db, user.id) }), { auth: true })
+    .get("/settings", async ({ user }) => ok({ settings: await getSettings(app.db, user.id) }), {
+      auth: true,
+      detail: doc("The account's settings", { data: t.Object({ settings: Settings }) }),
+    })
     .patch(
       "/settings",
       async ({ body, user }) => ok({ settings: await updateSettings(app.db, app.clock.now(), user.id, body) }),
       {
         auth: true,
         body: SettingsBody,
+        detail: doc("Change settings: who may message me (everyone, followed, nobody)", {
+          data: t.Object({ settings: Settings }),
+        }),
       },
     )
     .get(
@@ -54,7 +76,12 @@ export function accountRoutes(app: App) {
         set.headers["cache-control"] = "no-store";
         return ok({ export: await buildAccountExport(app, user) });
       },
-      { auth: true },
+      {
+        auth: true,
+        detail: doc("Everything the account wrote and holds, as one JSON document", {
+          data: t.Object({ export: t.Object({}, { additionalProperties: true }) }),
+        }),
+      },
     )
     .delete(
       "/",
@@ -63,6 +90,13 @@ export function accountRoutes(app: App) {
         addSetCookies(set as never, [clearCookie(app, ACCESS_COOKIE), clearCookie(app, REFRESH_COOKIE)]);
         return ok({ deleted: true });
       },
-      { auth: true, body: DeleteBody },
+      {
+        auth: true,
+        body: DeleteBody,
+        detail: doc("Delete the account (needs the password)", {
+          data: t.Object({ deleted: t.Literal(true) }),
+          errors: ["INVALID_CREDENTIALS"],
+        }),
+      },
     );
 }

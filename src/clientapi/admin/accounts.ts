@@ -1,3 +1,5 @@
+import { doc, Open } from "../docs";
+import { Page } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { setAccountDisabled } from "../../domain/admin/accounts";
@@ -119,7 +121,11 @@ export function adminAccountRoutes(app: App) {
           pageInfo: { nextCursor: page.nextCursor },
         });
       },
-      { admin: true, query: SearchQuery },
+      {
+        admin: true,
+        query: SearchQuery,
+        detail: doc("Admin: find accounts by e-mail or username", { data: Page("accounts", Open) }),
+      },
     )
     .post(
       "/",
@@ -151,12 +157,16 @@ export function adminAccountRoutes(app: App) {
         await app.hooks.emit("user:created", { userId: created.id });
         return ok({ account: serializeAdminAccount(app, created) });
       },
-      { admin: true, body: CreateBody },
+      { admin: true, body: CreateBody, detail: doc("Admin: create an account", { data: t.Object({ account: Open }) }) },
     )
     .get(
       "/:username",
       async ({ params }) => ok({ account: serializeAdminAccount(app, await requireTarget(app, params.username)) }),
-      { admin: true, params: UsernameParams },
+      {
+        admin: true,
+        params: UsernameParams,
+        detail: doc("Admin: an account with its moderation state", { data: t.Object({ account: Open }) }),
+      },
     )
     .post(
       "/:username/disable",
@@ -165,7 +175,11 @@ export function adminAccountRoutes(app: App) {
         refuseSelf(admin, target, "disable");
         return act(admin, target, "account.disable", () => setAccountDisabled(app, target.id, true));
       },
-      { admin: true, params: UsernameParams },
+      {
+        admin: true,
+        params: UsernameParams,
+        detail: doc("Admin: disable an account (its sessions end)", { data: t.Object({ account: Open }) }),
+      },
     )
     .post(
       "/:username/enable",
@@ -173,7 +187,11 @@ export function adminAccountRoutes(app: App) {
         const target = await requireTarget(app, params.username);
         return act(admin, target, "account.enable", async () => (await setAccountDisabled(app, target.id, false), {}));
       },
-      { admin: true, params: UsernameParams },
+      {
+        admin: true,
+        params: UsernameParams,
+        detail: doc("Admin: enable an account", { data: t.Object({ account: Open }) }),
+      },
     )
     .post(
       "/:username/ban-devices",
@@ -187,7 +205,11 @@ export function adminAccountRoutes(app: App) {
         await realtimeHub(app).closeRevoked();
         return answer;
       },
-      { admin: true, params: UsernameParams },
+      {
+        admin: true,
+        params: UsernameParams,
+        detail: doc("Admin: ban the devices the account signed in from", { data: t.Object({ account: Open }) }),
+      },
     )
     .post(
       "/:username/unban-devices",
@@ -197,7 +219,11 @@ export function adminAccountRoutes(app: App) {
           unbannedDevices: await unbanUserDevices(app.db, target.id),
         }));
       },
-      { admin: true, params: UsernameParams },
+      {
+        admin: true,
+        params: UsernameParams,
+        detail: doc("Admin: lift the account's device bans", { data: t.Object({ account: Open }) }),
+      },
     )
     .post(
       "/:username/block-posting",
@@ -214,7 +240,12 @@ export function adminAccountRoutes(app: App) {
           { minutes: body.minutes },
         );
       },
-      { admin: true, params: UsernameParams, body: BlockPostingBody },
+      {
+        admin: true,
+        params: UsernameParams,
+        body: BlockPostingBody,
+        detail: doc("Admin: stop the account from publishing for a while", { data: t.Object({ account: Open }) }),
+      },
     )
     .post(
       "/:username/unblock-posting",
@@ -227,7 +258,11 @@ export function adminAccountRoutes(app: App) {
           async () => (await setPostingBlockedUntil(app.db, app.clock.now(), target.id, null), {}),
         );
       },
-      { admin: true, params: UsernameParams },
+      {
+        admin: true,
+        params: UsernameParams,
+        detail: doc("Admin: let the account publish again", { data: t.Object({ account: Open }) }),
+      },
     )
     .post(
       "/:username/password",
@@ -240,7 +275,12 @@ export function adminAccountRoutes(app: App) {
           return { sessionsRevoked: await revokeSessionsAndNotify(app, target.id, null) };
         });
       },
-      { admin: true, params: UsernameParams, body: PasswordBody },
+      {
+        admin: true,
+        params: UsernameParams,
+        body: PasswordBody,
+        detail: doc("Admin: set the account's password", { data: t.Object({ account: Open }) }),
+      },
     )
     .post(
       "/:username/stars",
@@ -255,7 +295,12 @@ export function adminAccountRoutes(app: App) {
           { amount: body.amount, reason: body.reason ?? null },
         );
       },
-      { admin: true, params: UsernameParams, body: GrantBody },
+      {
+        admin: true,
+        params: UsernameParams,
+        body: GrantBody,
+        detail: doc("Admin: grant stars to the account", { data: t.Object({}, { additionalProperties: true }) }),
+      },
     )
     .post(
       "/:username/reset-two-factor",
@@ -269,6 +314,10 @@ export function adminAccountRoutes(app: App) {
           { previousMethod: target.two_factor_method },
         );
       },
-      { admin: true, params: UsernameParams },
+      {
+        admin: true,
+        params: UsernameParams,
+        detail: doc("Admin: turn the account's two-factor sign-in off", { data: t.Object({ account: Open }) }),
+      },
     );
 }

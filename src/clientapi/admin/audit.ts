@@ -1,3 +1,5 @@
+import { doc, Open } from "../docs";
+import { Page } from "../schemas";
 import { Elysia } from "elysia";
 import type { App } from "../../app";
 import { auditPage } from "../../domain/admin/audit";
@@ -26,6 +28,10 @@ export function adminAuditRoutes(app: App) {
       const page = await auditPage(app.db, pageRequest(query));
       return ok({ entries: page.items.map(serializeAuditEntry), pageInfo: { nextCursor: page.nextCursor } });
     },
-    { admin: true, query: PageQuery },
+    {
+      admin: true,
+      query: PageQuery,
+      detail: doc("Admin: the audit log of administrators' actions, newest first", { data: Page("entries", Open) }),
+    },
   );
 }

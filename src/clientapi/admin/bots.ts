@@ -1,3 +1,4 @@
+import { doc, Open } from "../docs";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import {
@@ -67,26 +68,29 @@ export function adminBotRoutes(app: App) {
         const owners = await ownerNames([...new Set(bots.map((b) => b.bot.owner_id))]);
         return ok({ bots: bots.map((b) => serializeAdminBot(b, owners.get(b.bot.owner_id) ?? null)) });
       },
-      { admin: true },
+      { admin: true, detail: doc("Admin: every bot with its owner", { data: t.Object({ bots: t.Array(Open) }) }) },
     )
     .post(
       "/:username/disable",
       act("bot.disable", (f) => updateBotSettings(app, f.bot.id, { enabled: false })),
-      opts,
+      { ...opts, detail: doc("Admin: disable a bot", { data: t.Object({ bot: Open }) }) },
     )
     .post(
       "/:username/enable",
       act("bot.enable", (f) => updateBotSettings(app, f.bot.id, { enabled: true })),
-      opts,
+      { ...opts, detail: doc("Admin: enable a bot", { data: t.Object({ bot: Open }) }) },
     )
     .post(
       "/:username/block",
       act("bot.block", (f) => setBotBlocked(app, f.bot.id, true)),
-      opts,
+      {
+        ...opts,
+        detail: doc("Admin: block a bot (moderation; its owner cannot enable it)", { data: t.Object({ bot: Open }) }),
+      },
     )
     .post(
       "/:username/unblock",
       act("bot.unblock", (f) => setBotBlocked(app, f.bot.id, false)),
-      opts,
+      { ...opts, detail: doc("Admin: unblock a bot", { data: t.Object({ bot: Open }) }) },
     );
 }

@@ -1,3 +1,4 @@
+import { doc, Open } from "../docs";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { findCommentByCuid, removeComment } from "../../domain/comments/service";
@@ -106,10 +107,28 @@ export function adminContentRoutes(app: App) {
 
   return new Elysia({ name: "admin-content" })
     .use(adminContext(app))
-    .get("/posts/:id", preview("post"), opts)
-    .delete("/posts/:id", remove("post"), opts)
-    .get("/comments/:id", preview("comment"), opts)
-    .delete("/comments/:id", remove("comment"), opts)
-    .get("/stories/:id", preview("story"), opts)
-    .delete("/stories/:id", remove("story"), opts);
+    .get("/posts/:id", preview("post"), {
+      ...opts,
+      detail: doc("Admin: a post with its author", { data: t.Object({ content: Open }) }),
+    })
+    .delete("/posts/:id", remove("post"), {
+      ...opts,
+      detail: doc("Admin: remove a post", { data: t.Object({ removed: Open }) }),
+    })
+    .get("/comments/:id", preview("comment"), {
+      ...opts,
+      detail: doc("Admin: a comment with its author", { data: t.Object({ content: Open }) }),
+    })
+    .delete("/comments/:id", remove("comment"), {
+      ...opts,
+      detail: doc("Admin: remove a comment", { data: t.Object({ removed: Open }) }),
+    })
+    .get("/stories/:id", preview("story"), {
+      ...opts,
+      detail: doc("Admin: a story with its author", { data: t.Object({ content: Open }) }),
+    })
+    .delete("/stories/:id", remove("story"), {
+      ...opts,
+      detail: doc("Admin: remove a story", { data: t.Object({ removed: Open }) }),
+    });
 }

@@ -2,7 +2,8 @@ import { Elysia } from "elysia";
 import type { App } from "../../app";
 import { audited, type AdminAction } from "../../domain/admin/audit";
 import type { UserRow } from "../../domain/users/table";
-import { checkedAccount, checkSignedIn, requestContext, requireSignedIn } from "../../http/context";
+import { SESSION_SCHEME, checkedAccount, checkSignedIn, requestContext, requireSignedIn } from "../../http/context";
+import { ROUTE_ERRORS_KEY } from "../docs";
 import { forbidden } from "../../lib/errors";
 
 /**
@@ -13,6 +14,8 @@ import { forbidden } from "../../lib/errors";
 export function adminContext(app: App) {
   return new Elysia({ name: "admin-context" }).use(requestContext(app)).macro({
     admin: {
+      // in /api/openapi.json: a session is needed, and an account without the admin flag gets FORBIDDEN
+      detail: { security: [{ [SESSION_SCHEME]: [] }], [ROUTE_ERRORS_KEY]: ["FORBIDDEN"] },
       // before the body is validated, like the auth macro: a non-administrator learns nothing of the schema
       async transform({ request, server }) {
         await checkSignedIn(app, request, server);

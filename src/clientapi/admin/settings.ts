@@ -1,3 +1,4 @@
+import { doc, Open } from "../docs";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { applyLiveSettings, liveSettings, planLiveSettings } from "../../domain/admin/settings";
@@ -17,7 +18,10 @@ const PatchBody = t.Record(
 export function adminSettingsRoutes(app: App) {
   return new Elysia({ name: "admin-settings" })
     .use(adminContext(app))
-    .get("/", () => ok({ settings: liveSettings(app) }), { admin: true })
+    .get("/", () => ok({ settings: liveSettings(app) }), {
+      admin: true,
+      detail: doc("Admin: the instance settings that can change while serving", { data: t.Object({ settings: Open }) }),
+    })
     .patch(
       "/",
       async ({ admin, body }) => {
@@ -30,6 +34,12 @@ export function adminSettingsRoutes(app: App) {
         await logged(app, admin, entries, async () => applyLiveSettings(app, changes));
         return ok({ settings: liveSettings(app), changed: changes.map((c) => c.key) });
       },
-      { admin: true, body: PatchBody },
+      {
+        admin: true,
+        body: PatchBody,
+        detail: doc("Admin: change instance settings", {
+          data: t.Object({ settings: Open, changed: t.Array(t.String()) }),
+        }),
+      },
     );
 }

@@ -1,3 +1,5 @@
+import { t } from "elysia";
+import { doc, Open } from "../docs";
 import { Elysia } from "elysia";
 import type { App } from "../../app";
 import { ok } from "../../http/envelope";
@@ -21,6 +23,6 @@ export function adminStatusRoutes(app: App) {
       };
       return ok({ status: await collectStatus(app.dataDir, { self }) });
     },
-    { admin: true },
+    { admin: true, detail: doc("Admin: version, sizes, counts, backups", { data: t.Object({ status: Open }) }) },
   );
 }

@@ -1,3 +1,4 @@
+import { doc } from "../docs";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { resendEmailVerification, verifyEmailWithCode, verifyEmailWithToken } from "../../domain/auth/verification";
@@ -31,7 +32,16 @@ export function emailRoutes(app: App) {
         await verifyEmailWithCode(app, found.user, body.code);
         return ok({ emailVerified: true });
       },
-      { body: VerifyBody },
+      {
+        body: VerifyBody,
+        detail: doc("Confirm the e-mail address with the mailed code (signed in) or the link's token", {
+          data: t.Object({ emailVerified: t.Literal(true) }),
+          errors: ["UNAUTHORIZED", "ACCOUNT_DISABLED", "DEVICE_BANNED"],
+        }),
+      },
     )
-    .post("/resend", async ({ user }) => ok({ sent: await resendEmailVerification(app, user) }), { auth: true });
+    .post("/resend", async ({ user }) => ok({ sent: await resendEmailVerification(app, user) }), {
+      auth: true,
+      detail: doc("Mail the confirmation code and link again", { data: t.Object({ sent: t.Boolean() }) }),
+    });
 }

@@ -1,3 +1,4 @@
+import { doc } from "../docs";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { changePassword, requestPasswordReset, resetPassword } from "../../domain/auth/passwords";
@@ -19,7 +20,14 @@ export function passwordRoutes(app: App) {
         const revokedSessions = await changePassword(app, user, session.id, body.currentPassword, body.newPassword);
         return ok({ passwordChanged: true, revokedSessions });
       },
-      { auth: true, body: t.Object({ currentPassword: Password, newPassword: Password }) },
+      {
+        auth: true,
+        body: t.Object({ currentPassword: Password, newPassword: Password }),
+        detail: doc("Change the password; other devices are signed out", {
+          data: t.Object({ passwordChanged: t.Literal(true), revokedSessions: t.Integer() }),
+          errors: ["INVALID_CREDENTIALS"],
+        }),
+      },
     )
     .post(
       "/forgot",
@@ -29,7 +37,12 @@ export function passwordRoutes(app: App) {
         // the same answer whether or not the address has an account
         return ok({ sent: true });
       },
-      { body: t.Object({ email: t.String({ minLength: 1, maxLength: 254 }) }) },
+      {
+        body: t.Object({ email: t.String({ minLength: 1, maxLength: 254 }) }),
+        detail: doc("Mail a password-reset link (answers the same whether the address is known or not)", {
+          data: t.Object({ sent: t.Literal(true) }),
+        }),
+      },
     )
     .post(
       "/reset",
@@ -37,6 +50,11 @@ export function passwordRoutes(app: App) {
         await resetPassword(app, body.token, body.newPassword);
         return ok({ passwordChanged: true });
       },
-      { body: t.Object({ token: t.String({ minLength: 1, maxLength: 200 }), newPassword: Password }) },
+      {
+        body: t.Object({ token: t.String({ minLength: 1, maxLength: 200 }), newPassword: Password }),
+        detail: doc("Set a new password with the mailed token", {
+          data: t.Object({ passwordChanged: t.Literal(true) }),
+        }),
+      },
     );
 }

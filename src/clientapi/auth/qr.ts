@@ -1,3 +1,5 @@
+import { doc, Time } from "../docs";
+import { Account } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import {
@@ -23,18 +25,26 @@ const TokenBody = t.Object({ token: t.String({ minLength: 1, maxLength: 200 }) }
 export function qrRoutes(app: App) {
   return new Elysia({ name: "client-auth-qr" })
     .use(requestContext(app))
-    .post("/start", async ({ request, ip }) => {
-      const { token, expiresAt } = await startQrLogin(app.db, app.clock.now(), {
-        userAgent: request.headers.get("user-agent") ?? "",
-        ip,
-      });
-      return ok({
-        token,
-        expiresAt: toIso(expiresAt),
-        pollIntervalMs: QR_POLL_INTERVAL_MS,
-        link: `${app.config.baseUrl}/auth/link?t=${token}`,
-      });
-    })
+    .post(
+      "/start",
+      async ({ request, ip }) => {
+        const { token, expiresAt } = await startQrLogin(app.db, app.clock.now(), {
+          userAgent: request.headers.get("user-agent") ?? "",
+          ip,
+        });
+        return ok({
+          token,
+          expiresAt: toIso(expiresAt),
+          pollIntervalMs: QR_POLL_INTERVAL_MS,
+          link: `${app.config.baseUrl}/auth/link?t=${token}`,
+        });
+      },
+      {
+        detail: doc("Start a QR login: show `link` as a QR code, then poll /status", {
+          data: t.Object({ token: t.String(), expiresAt: Time, pollIntervalMs: t.Integer(), link: t.String() }),
+        }),
+      },
+    )
     .get(
       "/status",
       async ({ query }) => {
@@ -42,7 +52,12 @@ export function qrRoutes(app: App) {
         const { status, device } = await getQrRequest(app.db, app.clock.now(), query.token);
         return ok({ status, device: { ...device, requestedAt: toIso(device.requestedAt) } });
       },
-      { query: TokenBody },
+      {
+        query: TokenBody,
+        detail: doc("Poll a QR login: PENDING, APPROVED (then /claim), REFUSED, CLAIMED or EXPIRED", {
+          data: t.Object({ status: t.String(), device: t.Object({}, { additionalProperties: true }) }),
+        }),
+      },
     )
     .post(
       "/approve",
@@ -50,7 +65,13 @@ export function qrRoutes(app: App) {
         await approveQrLogin(app.db, app.clock.now(), body.token, user.id);
         return ok({ status: "APPROVED" });
       },
-      { auth: true, body: TokenBody },
+      {
+        auth: true,
+        body: TokenBody,
+        detail: doc("Approve a QR login from this signed-in device", {
+          data: t.Object({ status: t.Literal("APPROVED") }),
+        }),
+      },
     )
     .post(
       "/refuse",
@@ -58,7 +79,11 @@ export function qrRoutes(app: App) {
         await refuseQrLogin(app.db, app.clock.now(), body.token);
         return ok({ status: "REFUSED" });
       },
-      { auth: true, body: TokenBody },
+      {
+        auth: true,
+        body: TokenBody,
+        detail: doc("Refuse a QR login", { data: t.Object({ status: t.Literal("REFUSED") }) }),
+      },
     )
     .post(
       "/claim",
@@ -71,6 +96,12 @@ export function qrRoutes(app: App) {
         await openSession(app, { request, ip, set }, user);
         return ok({ account: serializeAccount(user) });
       },
-      { body: TokenBody },
+      {
+        body: TokenBody,
+        detail: doc("Claim an approved QR login: sets this program's session cookies", {
+          data: t.Object({ account: Account }),
+          errors: ["ACCOUNT_DISABLED", "DEVICE_BANNED"],
+        }),
+      },
     );
 }

@@ -1,4 +1,6 @@
 import { Elysia, t } from "elysia";
+import { doc } from "../docs";
+import { Account } from "../schemas";
 import type { App } from "../../app";
 import { revokeSessionAndNotify } from "../../domain/sessions/revoke";
 import { clearCookie, CSRF_COOKIE, ACCESS_COOKIE, REFRESH_COOKIE, serializeCookie } from "../../http/cookies";
@@ -34,22 +36,34 @@ const LoginBody = t.Object({
 export function authRoutes(app: App) {
   return new Elysia({ name: "client-auth" })
     .use(requestContext(app))
-    .get("/csrf", ({ set }) => {
-      const csrfToken = issueCsrfToken(app.secret);
-      // readable by scripts (double submit): not httpOnly; lives as long as a refresh token
-      addSetCookies(set as never, [
-        serializeCookie(app, CSRF_COOKIE, csrfToken, {
-          httpOnly: false,
-          maxAgeSeconds: app.config["auth.refreshTtlSeconds"],
+    .get(
+      "/csrf",
+      ({ set }) => {
+        const csrfToken = issueCsrfToken(app.secret);
+        // readable by scripts (double submit): not httpOnly; lives as long as a refresh token
+        addSetCookies(set as never, [
+          serializeCookie(app, CSRF_COOKIE, csrfToken, {
+            httpOnly: false,
+            maxAgeSeconds: app.config["auth.refreshTtlSeconds"],
+          }),
+        ]);
+        // the app explains the sign-up mode (open, captcha, closed) before anyone fills the form in
+        return ok({
+          csrfToken,
+          captchaRequired: app.config.registration === "captcha",
+          registration: app.config.registration,
+        });
+      },
+      {
+        detail: doc("Get a CSRF token (also set as the csrf_token cookie)", {
+          data: t.Object({
+            csrfToken: t.String(),
+            captchaRequired: t.Boolean(),
+            registration: t.String({ description: "open, captcha or closed" }),
+          }),
         }),
-      ]);
-      // the app explains the sign-up mode (open, captcha, closed) before anyone fills the form in
-      return ok({
-        csrfToken,
-        captchaRequired: app.config.registration === "captcha",
-        registration: app.config.registration,
-      });
-    })
+      },
+    )
     .post(
       "/login",
       async ({ body, request, ip, set }) => {
@@ -59,9 +73,27 @@ export function authRoutes(app: App) {
         await openSession(app, { request, ip, set }, user);
         return ok({ account: serializeAccount(user) });
       },
-      { body: LoginBody },
+      {
+        body: LoginBody,
+        detail: doc("Sign in with e-mail and password (sets the session cookies)", {
+          data: t.Object({ account: Account }),
+          errors: [
+            "INVALID_CREDENTIALS",
+            "EMAIL_NOT_VERIFIED",
+            "TWO_FACTOR_REQUIRED",
+            "TWO_FACTOR_EMAIL_REQUIRED",
+            "TWO_FACTOR_TELEGRAM_REQUIRED",
+            "TWO_FACTOR_INVALID_CODE",
+            "ACCOUNT_DISABLED",
+            "DEVICE_BANNED",
+          ],
+        }),
+      },
     )
-    .get("/me", ({ user }) => ok({ account: serializeAccount(user) }), { auth: true })
+    .get("/me", ({ user }) => ok({ account: serializeAccount(user) }), {
+      auth: true,
+      detail: doc("The signed-in account", { data: t.Object({ account: Account }) }),
+    })
     .post(
       "/logout",
       async ({ session, set }) => {
@@ -69,9 +101,13 @@ export function authRoutes(app: App) {
         addSetCookies(set as never, [clearCookie(app, ACCESS_COOKIE), clearCookie(app, REFRESH_COOKIE)]);
         return ok({});
       },
-      { auth: true },
+      { auth: true, detail: doc("Sign out this session (clears the session cookies)") },
     )
-    .get("/captcha", async () => ok(await createCaptcha(app.db, app.clock.now(), await loadSharp(app))))
+    .get("/captcha", async () => ok(await createCaptcha(app.db, app.clock.now(), await loadSharp(app))), {
+      detail: doc("A captcha image for registration", {
+        data: t.Object({ captchaId: t.String(), image: t.String({ description: "a PNG data: URL" }) }),
+      }),
+    })
     .post(
       "/register",
       async ({ body, request, ip, set }) => {
@@ -80,6 +116,12 @@ export function authRoutes(app: App) {
         await openSession(app, { request, ip, set }, user);
         return ok({ account: serializeAccount(user) });
       },
-      { body: RegisterBody },
+      {
+        body: RegisterBody,
+        detail: doc("Create an account and sign in", {
+          data: t.Object({ account: Account }),
+          errors: ["CAPTCHA_REQUIRED", "CAPTCHA_FAILED", "FORBIDDEN", "DEVICE_BANNED"],
+        }),
+      },
     );
 }

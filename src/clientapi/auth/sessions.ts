@@ -1,3 +1,5 @@
+import { doc } from "../docs";
+import { Session } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { findLiveSession, listLiveSessions } from "../../domain/sessions/service";
@@ -28,7 +30,10 @@ export function sessionRoutes(app: App) {
         const rows = await listLiveSessions(app.db, app.clock.now(), user.id);
         return ok({ sessions: rows.map((s) => serializeSession(s, session.id)) });
       },
-      { auth: true },
+      {
+        auth: true,
+        detail: doc("The account's signed-in devices", { data: t.Object({ sessions: t.Array(Session) }) }),
+      },
     )
     .delete(
       "/:id",
@@ -40,11 +45,20 @@ export function sessionRoutes(app: App) {
           addSetCookies(set as never, [clearCookie(app, ACCESS_COOKIE), clearCookie(app, REFRESH_COOKIE)]);
         return ok({ revoked: true, current: target.id === session.id });
       },
-      { auth: true, params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }) },
+      {
+        auth: true,
+        params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
+        detail: doc("Sign out one device", { data: t.Object({ revoked: t.Boolean(), current: t.Boolean() }) }),
+      },
     )
     .post(
       "/revoke-others",
       async ({ user, session }) => ok({ revoked: await revokeSessionsAndNotify(app, user.id, session.id) }),
-      { auth: true },
+      {
+        auth: true,
+        detail: doc("Sign out every other device", {
+          data: t.Object({ revoked: t.Integer({ description: "how many" }) }),
+        }),
+      },
     );
 }

@@ -1,3 +1,4 @@
+import { doc } from "../docs";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { disableTwoFactor, enableTotp, setTwoFactorMethod, startTotpSetup } from "../../domain/auth/two-factor";
@@ -11,12 +12,24 @@ const Proof = { password: t.Optional(t.String({ minLength: 1, maxLength: 128 }))
 export function twoFactorRoutes(app: App) {
   return new Elysia({ name: "client-auth-2fa" })
     .use(requestContext(app))
-    .post("/totp/setup", async ({ user }) => ok(await startTotpSetup(app, user)), { auth: true })
+    .post("/totp/setup", async ({ user }) => ok(await startTotpSetup(app, user)), {
+      auth: true,
+      detail: doc("Start TOTP enrolment: a secret and its otpauth:// URL for an authenticator app", {
+        data: t.Object({ secret: t.String(), otpauthUrl: t.String() }),
+      }),
+    })
     .post(
       "/totp/enable",
       async ({ body, user }) =>
         ok({ twoFactorMethod: "totp", recoveryCodes: await enableTotp(app, user, body.code, body.password) }),
-      { auth: true, body: t.Object({ code: Code, password: Proof.password }) },
+      {
+        auth: true,
+        body: t.Object({ code: Code, password: Proof.password }),
+        detail: doc("Turn TOTP on with a code from the authenticator; answers the recovery codes", {
+          data: t.Object({ twoFactorMethod: t.Literal("totp"), recoveryCodes: t.Array(t.String()) }),
+          errors: ["TWO_FACTOR_INVALID_CODE", "INVALID_CREDENTIALS"],
+        }),
+      },
     )
     .post(
       "/disable",
@@ -24,10 +37,21 @@ export function twoFactorRoutes(app: App) {
         await disableTwoFactor(app, user, body);
         return ok({ twoFactorMethod: "none" });
       },
-      { auth: true, body: t.Object(Proof) },
+      {
+        auth: true,
+        body: t.Object(Proof),
+        detail: doc("Turn two-factor sign-in off (with the password or a current code)", {
+          data: t.Object({ twoFactorMethod: t.Literal("none") }),
+          errors: ["TWO_FACTOR_INVALID_CODE", "INVALID_CREDENTIALS"],
+        }),
+      },
     )
     .post("/method", async ({ body, user }) => ok(await setTwoFactorMethod(app, user, body)), {
       auth: true,
       body: t.Object({ method: t.Union([t.Literal("totp"), t.Literal("email"), t.Literal("messenger")]), ...Proof }),
+      detail: doc("Choose how the second factor is delivered: totp, email or messenger", {
+        data: t.Object({ twoFactorMethod: t.String() }),
+        errors: ["TWO_FACTOR_INVALID_CODE", "INVALID_CREDENTIALS"],
+      }),
     });
 }

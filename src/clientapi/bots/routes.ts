@@ -1,3 +1,5 @@
+import { doc, NullableTime, Resource, Time } from "../docs";
+import { OwnedBot } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import {
@@ -20,6 +22,30 @@ import { libraryApiRoots } from "../../domain/bots/library-roots";
 import { botProfile, menuButtonFor } from "../../domain/bots/profile";
 import { botLogOf } from "../../domain/bots/log";
 import { afterFrom, botLogResponse, LogQuery } from "../../botapi/log-routes";
+
+const BotLog = t.Object({
+  entries: t.Array(
+    Resource({
+      id: t.Integer({ description: "pass as ?after= (or Last-Event-ID) to continue" }),
+      at: Time,
+      kind: t.Union([t.Literal("call"), t.Literal("update")]),
+      method: t.String({ description: "call: the method; update: getUpdates or webhook" }),
+      params: t.Optional(t.Record(t.String(), t.Unknown(), { description: "files elided, long values cut" })),
+      ok: t.Boolean(),
+      result: t.Optional(t.Unknown()),
+      error: t.Optional(t.Object({ code: t.Integer(), description: t.String() })),
+      ms: t.Optional(t.Number({ description: "latency" })),
+      update: t.Optional(t.Object({ updateId: t.Integer(), type: t.String() })),
+    }),
+  ),
+  limit: t.Integer({ description: "entries kept per bot" }),
+});
+const Income = Resource({
+  held: t.Integer(),
+  withdrawable: t.Integer(),
+  nextReleaseAt: NullableTime,
+  recentPayments: t.Array(t.Unknown()),
+});
 
 const CreateBody = t.Object({
   username: t.String({ minLength: 1, maxLength: 64 }),
@@ -94,7 +120,7 @@ export function botRoutes(app: App) {
         "",
         async ({ user }) =>
           ok({ bots: (await listBotsOfOwner(app.db, user.id)).map((b) => serializeOwnedBot(app, b)) }),
-        { auth: true },
+        { auth: true, detail: doc("My bots", { data: t.Object({ bots: t.Array(OwnedBot) }) }) },
       )
       .post(
         "",
@@ -104,7 +130,14 @@ export function botRoutes(app: App) {
           // the token is shown this once: only its hash is kept
           return ok({ bot: serializeOwnedBot(app, made), token: made.token });
         },
-        { auth: true, body: CreateBody },
+        {
+          auth: true,
+          body: CreateBody,
+          detail: doc("Create a bot (username ending in _bot); its token is shown this once", {
+            data: t.Object({ bot: OwnedBot, token: t.String() }),
+            errors: ["FORBIDDEN"],
+          }),
+        },
       )
       .post(
         "/:username/token",
@@ -113,17 +146,34 @@ export function botRoutes(app: App) {
           const token = await reissueToken(app, found.bot.id);
           return ok({ bot: serializeOwnedBot(app, found), token });
         },
-        { auth: true },
+        {
+          auth: true,
+          detail: doc("Issue a new token; the old one stops working at once", {
+            data: t.Object({ bot: OwnedBot, token: t.String() }),
+          }),
+        },
       )
       .get(
         "/:username/log",
         ({ user, params, query, request }) => ownerLog(user.id, params.username, query, request, false),
-        { auth: true, query: LogQuery },
+        {
+          auth: true,
+          query: LogQuery,
+          detail: doc("The bot's recent Bot API calls and delivered updates (kept in memory, newest last)", {
+            data: BotLog,
+          }),
+        },
       )
       .get(
         "/:username/log/stream",
         ({ user, params, query, request }) => ownerLog(user.id, params.username, query, request, true),
-        { auth: true, query: LogQuery },
+        {
+          auth: true,
+          query: LogQuery,
+          detail: doc("The same log live, as Server-Sent Events (event: entry, data: one entry as JSON)", {
+            content: { "text/event-stream": { schema: t.String() } },
+          }),
+        },
       )
       .patch(
         "/:username",
@@ -132,7 +182,13 @@ export function botRoutes(app: App) {
           const bot = await updateBotSettings(app, found.bot.id, body);
           return ok({ bot: serializeOwnedBot(app, { bot, user: found.user }) });
         },
-        { auth: true, body: PatchBody },
+        {
+          auth: true,
+          body: PatchBody,
+          detail: doc("Change a bot: enabled, privacy (all or commands), description, short description", {
+            data: t.Object({ bot: OwnedBot }),
+          }),
+        },
       )
       // owner: {held, withdrawable, nextReleaseAt, holdSeconds, recentPayments}; withdraw {amount?}
       .get(
@@ -144,7 +200,12 @@ export function botRoutes(app: App) {
             holdSeconds: app.config["payments.holdSeconds"],
           });
         },
-        { auth: true },
+        {
+          auth: true,
+          detail: doc("The bot's income in stars: held, withdrawable, recent payments", {
+            data: t.Composite([Income, t.Object({ holdSeconds: t.Integer() })]),
+          }),
+        },
       )
       .post(
         "/:username/income/withdraw",
@@ -153,7 +214,14 @@ export function botRoutes(app: App) {
           const out = await withdrawIncome(app, { botUserId: botUser.id, ownerId: user.id, amount: body?.amount });
           return ok({ withdrawn: out.withdrawn, balance: out.balance, ...serializeIncome(out) });
         },
-        { auth: true, body: t.Optional(WithdrawBody) },
+        {
+          auth: true,
+          body: t.Optional(WithdrawBody),
+          detail: doc("Move withdrawable income to my balance (all of it, or amount)", {
+            data: t.Composite([Income, t.Object({ withdrawn: t.Integer(), balance: t.Integer() })]),
+            errors: ["INSUFFICIENT_BALANCE"],
+          }),
+        },
       )
   );
 }
@@ -183,6 +251,11 @@ export function botProfileRoutes(app: App) {
         },
       });
     },
-    { auth: true },
+    {
+      auth: true,
+      detail: doc("A bot's public card: description, commands, menu button", {
+        data: t.Object({ bot: t.Object({}, { additionalProperties: true }) }),
+      }),
+    },
   );
 }

@@ -1,3 +1,5 @@
+import { doc, NullableString } from "../docs";
+import { Conversation, Member, Page } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import {
@@ -85,7 +87,13 @@ export function chatGroupRoutes(app: App) {
         const conv = await createGroup(app, user.id, body.title, ids);
         return ok({ conversationId: conv.cuid, conversation: await shown(conv.id, user.id) });
       },
-      { auth: true, body: CreateBody },
+      {
+        auth: true,
+        body: CreateBody,
+        detail: doc("Create a group with members (usernames); bots added receive my_chat_member", {
+          data: t.Object({ conversationId: t.String(), conversation: Conversation }),
+        }),
+      },
     )
     .post(
       "/join",
@@ -93,7 +101,13 @@ export function chatGroupRoutes(app: App) {
         const conv = await joinByInvite(app, { code: body.code, userId: user.id });
         return ok({ conversationId: conv.cuid, conversation: await shown(conv.id, user.id) });
       },
-      { auth: true, body: JoinBody },
+      {
+        auth: true,
+        body: JoinBody,
+        detail: doc("Join a group by its invite code", {
+          data: t.Object({ conversationId: t.String(), conversation: Conversation }),
+        }),
+      },
     )
     .patch(
       "/:cid",
@@ -118,7 +132,14 @@ export function chatGroupRoutes(app: App) {
         }
         return ok({ conversation: await shown(conversation.id, user.id) });
       },
-      { auth: true, body: UpdateBody },
+      {
+        auth: true,
+        body: UpdateBody,
+        detail: doc("Rename a group or change its photo", {
+          data: t.Object({ conversation: Conversation }),
+          errors: ["PERMISSION_DENIED"],
+        }),
+      },
     )
     .get(
       "/:cid/members",
@@ -136,7 +157,14 @@ export function chatGroupRoutes(app: App) {
           nextCursor: page.nextCursor,
         });
       },
-      { auth: true, query: PageQuery },
+      {
+        auth: true,
+        query: PageQuery,
+        detail: doc("A group's members", {
+          data: t.Composite([Page("members", Member), t.Object({ nextCursor: NullableString })]),
+          errors: ["PERMISSION_DENIED"],
+        }),
+      },
     )
     .post(
       "/:cid/members",
@@ -146,7 +174,14 @@ export function chatGroupRoutes(app: App) {
         await addMember(app, { conversationId: conversation.id, actorId: user.id, userId: target.id });
         return ok({ conversation: await shown(conversation.id, user.id) });
       },
-      { auth: true, body: MemberBody },
+      {
+        auth: true,
+        body: MemberBody,
+        detail: doc("Add a member (a bot receives my_chat_member)", {
+          data: t.Object({ conversation: Conversation }),
+          errors: ["PERMISSION_DENIED", "FORBIDDEN"],
+        }),
+      },
     )
     .delete(
       "/:cid/members/:username",
@@ -156,7 +191,13 @@ export function chatGroupRoutes(app: App) {
         await removeMember(app, { conversationId: conversation.id, actorId: user.id, userId: target.id });
         return ok({ conversation: await shown(conversation.id, user.id) });
       },
-      { auth: true },
+      {
+        auth: true,
+        detail: doc("Remove a member", {
+          data: t.Object({ conversation: Conversation }),
+          errors: ["PERMISSION_DENIED"],
+        }),
+      },
     )
     .post(
       "/:cid/members/:username/promote",
@@ -177,7 +218,14 @@ export function chatGroupRoutes(app: App) {
         });
         return ok({ role, conversation: await shown(membership.conversation.id, user.id) });
       },
-      { auth: true, body: PromoteBody },
+      {
+        auth: true,
+        body: PromoteBody,
+        detail: doc("Make a member an administrator (role or rights) or a plain member again", {
+          data: t.Object({ role: t.String(), conversation: Conversation }),
+          errors: ["PERMISSION_DENIED"],
+        }),
+      },
     )
     .post(
       "/:cid/leave",
@@ -186,7 +234,7 @@ export function chatGroupRoutes(app: App) {
         await leaveGroup(app, { conversationId: conversation.id, userId: user.id });
         return ok({});
       },
-      { auth: true },
+      { auth: true, detail: doc("Leave a group") },
     )
     .post(
       "/:cid/invite",
@@ -194,6 +242,12 @@ export function chatGroupRoutes(app: App) {
         const { conversation } = await group(params.cid, user.id);
         return ok(await createInvite(app, { conversationId: conversation.id, actorId: user.id }));
       },
-      { auth: true },
+      {
+        auth: true,
+        detail: doc("An invite link to the group", {
+          data: t.Object({ code: t.String(), inviteLink: t.String() }),
+          errors: ["PERMISSION_DENIED"],
+        }),
+      },
     );
 }

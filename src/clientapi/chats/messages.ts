@@ -1,3 +1,5 @@
+import { doc, NullableString } from "../docs";
+import { ChatListItem, Conversation, Message, Page } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import {
@@ -98,7 +100,13 @@ export function chatMessageRoutes(app: App) {
           const chats = await serializeChatList(app.db, page.items);
           return ok({ conversations: chats, pageInfo: { nextCursor: page.nextCursor }, nextCursor: page.nextCursor });
         },
-        { auth: true, query: PageQuery },
+        {
+          auth: true,
+          query: PageQuery,
+          detail: doc("My chats, most recent first, each with its last message and unread count", {
+            data: t.Composite([Page("conversations", ChatListItem), t.Object({ nextCursor: NullableString })]),
+          }),
+        },
       )
       .get(
         "/:cid",
@@ -112,7 +120,18 @@ export function chatMessageRoutes(app: App) {
             pageInfo: { oldestCursor: page.nextCursor, nextCursor: page.nextCursor },
           });
         },
-        { auth: true, query: HistoryQuery },
+        {
+          auth: true,
+          query: HistoryQuery,
+          detail: doc("A chat and a page of its history, newest last (?before=<pageInfo.oldestCursor> for older)", {
+            data: t.Object({
+              conversation: Conversation,
+              messages: t.Array(Message),
+              pageInfo: t.Object({ oldestCursor: NullableString, nextCursor: NullableString }),
+            }),
+            errors: ["PERMISSION_DENIED"],
+          }),
+        },
       )
       .post(
         "/:cid",
@@ -139,7 +158,17 @@ export function chatMessageRoutes(app: App) {
           if (attachments) await markMediaAttached(app, attachments.uploadIds);
           return ok({ message: await shownMessage(conversation, row) });
         },
-        { auth: true, body: SendBody },
+        {
+          auth: true,
+          body: SendBody,
+          detail: doc(
+            "Send a message (text, media from /api/account/upload, a reply); clientMessageId makes retries safe",
+            {
+              data: t.Object({ message: Message }),
+              errors: ["PERMISSION_DENIED", "FORBIDDEN", "BOT_DISABLED", "BOT_BLOCKED", "CONTENT_REJECTED"],
+            },
+          ),
+        },
       )
       .post(
         "/:cid/read",
@@ -149,7 +178,11 @@ export function chatMessageRoutes(app: App) {
           const lastReadMessageId = await markRead(app, { conversationId: conversation.id, userId: user.id, seq });
           return ok({ lastReadMessageId });
         },
-        { auth: true, body: ReadBody },
+        {
+          auth: true,
+          body: ReadBody,
+          detail: doc("Mark the chat read up to a message", { data: t.Object({ lastReadMessageId: t.Integer() }) }),
+        },
       )
       .post(
         "/:cid/typing",
@@ -158,7 +191,7 @@ export function chatMessageRoutes(app: App) {
           await typing(app, { conversationId: conversation.id, userId: user.id });
           return ok({});
         },
-        { auth: true },
+        { auth: true, detail: doc("Show the others that I am typing") },
       )
       .patch(
         "/:cid/:mid",
@@ -174,7 +207,14 @@ export function chatMessageRoutes(app: App) {
           });
           return ok({ message: await shownMessage(conversation, row) });
         },
-        { auth: true, body: EditBody },
+        {
+          auth: true,
+          body: EditBody,
+          detail: doc("Edit my message (a bot in the chat receives edited_message)", {
+            data: t.Object({ message: Message }),
+            errors: ["FORBIDDEN", "PERMISSION_DENIED"],
+          }),
+        },
       )
       .delete(
         "/:cid/:mid",
@@ -188,7 +228,13 @@ export function chatMessageRoutes(app: App) {
           });
           return ok({});
         },
-        { auth: true, query: DeleteQuery },
+        {
+          auth: true,
+          query: DeleteQuery,
+          detail: doc("Delete a message (for me, or ?forEveryone=true)", {
+            errors: ["FORBIDDEN", "PERMISSION_DENIED"],
+          }),
+        },
       )
       .post(
         "/:cid/:mid/reactions",
@@ -202,10 +248,23 @@ export function chatMessageRoutes(app: App) {
           });
           return ok({ reactions });
         },
-        { auth: true, body: ReactionBody },
+        {
+          auth: true,
+          body: ReactionBody,
+          detail: doc("Set my reaction to a message (null removes it)", {
+            data: t.Object({ reactions: t.Array(t.Unknown()) }),
+            errors: ["PERMISSION_DENIED"],
+          }),
+        },
       )
-      .post("/:cid/:mid/pin", ({ user, params }) => pin(user.id, params, true), { auth: true })
-      .delete("/:cid/:mid/pin", ({ user, params }) => pin(user.id, params, false), { auth: true })
+      .post("/:cid/:mid/pin", ({ user, params }) => pin(user.id, params, true), {
+        auth: true,
+        detail: doc("Pin a message", { data: t.Object({ message: Message }), errors: ["PERMISSION_DENIED"] }),
+      })
+      .delete("/:cid/:mid/pin", ({ user, params }) => pin(user.id, params, false), {
+        auth: true,
+        detail: doc("Unpin a message", { data: t.Object({ message: Message }), errors: ["PERMISSION_DENIED"] }),
+      })
       .post(
         "/:cid/:mid/forward",
         async ({ user, params, body }) => {
@@ -221,24 +280,64 @@ export function chatMessageRoutes(app: App) {
           });
           return ok({ message: await shownMessage(to.conversation, row) });
         },
-        { auth: true, body: ForwardBody },
+        {
+          auth: true,
+          body: ForwardBody,
+          detail: doc("Forward a message to another of my chats", {
+            data: t.Object({ message: Message }),
+            errors: ["PERMISSION_DENIED", "FORBIDDEN"],
+          }),
+        },
       )
       .post(
         "/:cid/:mid/callback",
         async ({ user, params, body }) =>
           ok({ answer: await pressButton(app, user, params.cid, params.mid, body.data) }),
-        { auth: true, body: PressBody },
+        {
+          auth: true,
+          body: PressBody,
+          detail: doc("Press an inline button of a bot's message; answers once the bot answers or a few seconds pass", {
+            data: t.Object({
+              answer: t.Union([
+                t.Object(
+                  { text: NullableString, showAlert: t.Boolean(), url: NullableString },
+                  { additionalProperties: true },
+                ),
+                t.Null(),
+              ]),
+            }),
+            errors: ["PERMISSION_DENIED"],
+          }),
+        },
       )
       .post(
         "/:cid/:mid/web-app",
         async ({ user, params, body }) =>
           ok({ url: await webAppLaunchUrl(app, user, params.cid, params.mid, body.url) }),
-        { auth: true, body: WebAppBody },
+        {
+          auth: true,
+          body: WebAppBody,
+          detail: doc("Open a bot's mini-app button: the URL with signed launch data (tgWebAppData) in its fragment", {
+            data: t.Object({ url: t.String() }),
+            errors: ["PERMISSION_DENIED"],
+          }),
+        },
       )
       // answers once the bot answered its pre_checkout_query or the timeout passed:
       // {status: "paid" | "declined" | "timeout", errorMessage?, balance?}
       .post("/:cid/:mid/pay", async ({ user, params }) => ok(await payInvoice(app, user, params.cid, params.mid)), {
         auth: true,
+        detail: doc("Pay a bot's invoice in stars; answers once the bot accepted or declined, or the wait ran out", {
+          data: t.Object(
+            {
+              status: t.Union([t.Literal("paid"), t.Literal("declined"), t.Literal("timeout")]),
+              errorMessage: t.Optional(t.String()),
+              balance: t.Optional(t.Integer()),
+            },
+            { additionalProperties: true },
+          ),
+          errors: ["INSUFFICIENT_BALANCE", "INVOICE_ALREADY_PAID", "PAYMENT_IN_PROGRESS", "PERMISSION_DENIED"],
+        }),
       })
   );
 }

@@ -1,3 +1,5 @@
+import { doc } from "../docs";
+import { Notification, Page } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { listNotifications, loadNotificationViews, markRead, unreadCount } from "../../domain/notifications/service";
@@ -31,7 +33,13 @@ export function notificationRoutes(app: App) {
           pageInfo: { nextCursor: page.nextCursor },
         });
       },
-      { auth: true, query: ListQuery },
+      {
+        auth: true,
+        query: ListQuery,
+        detail: doc("My notifications, newest first (?unread=true: unread only)", {
+          data: t.Composite([Page("notifications", Notification), t.Object({ unreadCount: t.Integer() })]),
+        }),
+      },
     )
     .post(
       "/read",
@@ -39,6 +47,12 @@ export function notificationRoutes(app: App) {
         const updated = await markRead(app.db, app.clock.now(), user.id, body?.ids);
         return ok({ updated, unreadCount: await unreadCount(app.db, user.id) });
       },
-      { auth: true, body: t.Optional(ReadBody) },
+      {
+        auth: true,
+        body: t.Optional(ReadBody),
+        detail: doc("Mark notifications read: the ids given, or all", {
+          data: t.Object({ updated: t.Integer(), unreadCount: t.Integer() }),
+        }),
+      },
     );
 }

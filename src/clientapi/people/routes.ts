@@ -1,3 +1,5 @@
+import { doc } from "../docs";
+import { Conversation, FollowUser, Page, Post, Profile, Story } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { toggleBlock, toggleFollow, toggleMute } from "../../domain/relations/actions";
@@ -50,27 +52,59 @@ export function peopleRoutes(app: App) {
         const target = await requireVisibleUser(app.db, user.id, params.username);
         return ok({ profile: serializeProfile(await loadProfile(app.db, user.id, target)) });
       },
-      { auth: true, params: UsernameParams },
+      {
+        auth: true,
+        params: UsernameParams,
+        detail: doc("A person's profile", { data: t.Object({ profile: Profile }) }),
+      },
     )
-    .get("/:username/followers", followPage("followers"), { auth: true, params: UsernameParams, query: PageQuery })
-    .get("/:username/following", followPage("following"), { auth: true, params: UsernameParams, query: PageQuery })
+    .get("/:username/followers", followPage("followers"), {
+      auth: true,
+      params: UsernameParams,
+      query: PageQuery,
+      detail: doc("Who follows a person", { data: Page("users", FollowUser) }),
+    })
+    .get("/:username/following", followPage("following"), {
+      auth: true,
+      params: UsernameParams,
+      query: PageQuery,
+      detail: doc("Whom a person follows", { data: Page("users", FollowUser) }),
+    })
     .post(
       "/:username/follow",
       async ({ params, user }) =>
         ok(await toggleFollow(app, user.id, (await requireVisibleUser(app.db, user.id, params.username)).id)),
-      { auth: true, params: UsernameParams },
+      {
+        auth: true,
+        params: UsernameParams,
+        detail: doc("Follow or unfollow (a toggle)", {
+          data: t.Object({ following: t.Boolean(), followersCount: t.Integer() }),
+          errors: ["FORBIDDEN"],
+        }),
+      },
     )
     .post(
       "/:username/block",
       async ({ params, user }) =>
         ok(await toggleBlock(app, user.id, (await requireVisibleUser(app.db, user.id, params.username)).id)),
-      { auth: true, params: UsernameParams },
+      {
+        auth: true,
+        params: UsernameParams,
+        detail: doc("Block or unblock (a toggle)", { data: t.Object({ blocked: t.Boolean() }), errors: ["FORBIDDEN"] }),
+      },
     )
     .post(
       "/:username/mute",
       async ({ params, user }) =>
         ok(await toggleMute(app, user.id, (await requireVisibleUser(app.db, user.id, params.username)).id)),
-      { auth: true, params: UsernameParams },
+      {
+        auth: true,
+        params: UsernameParams,
+        detail: doc("Mute or unmute (a toggle): their posts leave my feed", {
+          data: t.Object({ muted: t.Boolean() }),
+          errors: ["FORBIDDEN"],
+        }),
+      },
     )
     .get(
       "/:username/posts",
@@ -78,7 +112,12 @@ export function peopleRoutes(app: App) {
         const author = await requireVisibleUser(app.db, user.id, params.username);
         return ok(postList(await userPostsPage(app.db, user.id, author, pageRequest(query))));
       },
-      { auth: true, params: UsernameParams, query: PageQuery },
+      {
+        auth: true,
+        params: UsernameParams,
+        query: PageQuery,
+        detail: doc("A person's posts, newest first", { data: Page("posts", Post) }),
+      },
     )
     .get(
       "/:username/stories",
@@ -86,7 +125,11 @@ export function peopleRoutes(app: App) {
         const author = await requireVisibleUser(app.db, user.id, params.username);
         return ok({ stories: (await userStories(app.db, app.clock.now(), user.id, author.id)).map(serializeStory) });
       },
-      { auth: true, params: UsernameParams },
+      {
+        auth: true,
+        params: UsernameParams,
+        detail: doc("A person's stories of the last 24 hours", { data: t.Object({ stories: t.Array(Story) }) }),
+      },
     )
     .post(
       "/:username/message",
@@ -103,6 +146,14 @@ export function peopleRoutes(app: App) {
           conversation: await serializeConversation(app.db, conversation, user.id),
         });
       },
-      { auth: true, parse: jsonOrEmpty, body: OpenBody },
+      {
+        auth: true,
+        parse: jsonOrEmpty,
+        body: OpenBody,
+        detail: doc("Open (or find) the private chat with a person; a bot given `start` receives /start <start>", {
+          data: t.Object({ conversationId: t.String(), conversation: Conversation }),
+          errors: ["FORBIDDEN", "PERMISSION_DENIED", "BOT_DISABLED", "BOT_BLOCKED"],
+        }),
+      },
     );
 }

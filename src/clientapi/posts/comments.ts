@@ -1,3 +1,6 @@
+import { t } from "elysia";
+import { doc } from "../docs";
+import { Comment, Page, PublicUser } from "../schemas";
 import { Elysia } from "elysia";
 import type { App } from "../../app";
 import { deleteComment, findVisibleComment, loadCommentViews, toggleCommentLike } from "../../domain/comments/service";
@@ -18,7 +21,7 @@ export function commentRoutes(app: App) {
         const [view] = await loadCommentViews(app.db, user.id, [comment]);
         return ok({ comment: serializeComment(view!) });
       },
-      { auth: true, params: IdParams },
+      { auth: true, params: IdParams, detail: doc("A comment", { data: t.Object({ comment: Comment }) }) },
     )
     .delete(
       "/:id",
@@ -26,11 +29,21 @@ export function commentRoutes(app: App) {
         await deleteComment(app, user, params.id);
         return ok({ deleted: true });
       },
-      { auth: true, params: IdParams },
+      {
+        auth: true,
+        params: IdParams,
+        detail: doc("Delete my comment (or one on my post)", {
+          data: t.Object({ deleted: t.Literal(true) }),
+          errors: ["FORBIDDEN"],
+        }),
+      },
     )
     .post("/:id/like", async ({ params, user }) => ok(await toggleCommentLike(app, user, params.id)), {
       auth: true,
       params: IdParams,
+      detail: doc("Like or unlike a comment (a toggle)", {
+        data: t.Object({ liked: t.Boolean(), likeCount: t.Integer() }),
+      }),
     })
     .get(
       "/:id/likes",
@@ -38,7 +51,12 @@ export function commentRoutes(app: App) {
         const { comment } = await findVisibleComment(app.db, user.id, params.id);
         return likersResponse(app, user.id, { commentId: comment.id }, query);
       },
-      { auth: true, params: IdParams, query: PageQuery },
+      {
+        auth: true,
+        params: IdParams,
+        query: PageQuery,
+        detail: doc("Who liked a comment", { data: Page("users", PublicUser) }),
+      },
     )
     .get(
       "/:id/replies",
@@ -46,6 +64,11 @@ export function commentRoutes(app: App) {
         const { comment } = await findVisibleComment(app.db, user.id, params.id);
         return commentsResponse(app, user.id, { commentId: comment.id }, query);
       },
-      { auth: true, params: IdParams, query: PageQuery },
+      {
+        auth: true,
+        params: IdParams,
+        query: PageQuery,
+        detail: doc("Replies to a comment", { data: Page("comments", Comment) }),
+      },
     );
 }

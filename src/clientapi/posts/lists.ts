@@ -1,3 +1,5 @@
+import { doc } from "../docs";
+import { Page, Post } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { bookmarksPage, feedPage, hashtagPostsPage } from "../../domain/posts/feed";
@@ -24,7 +26,11 @@ export function feedRoutes(app: App) {
           "feed",
         ),
       ),
-    { auth: true, query: FeedQuery },
+    {
+      auth: true,
+      query: FeedQuery,
+      detail: doc("The home feed, newest first (?following=true: followed authors only)", { data: Page("feed", Post) }),
+    },
   );
 }
 
@@ -35,6 +41,7 @@ export function bookmarkRoutes(app: App) {
     .get("", async ({ query, user }) => ok(postList(await bookmarksPage(app.db, user.id, pageRequest(query)))), {
       auth: true,
       query: PageQuery,
+      detail: doc("The posts I bookmarked", { data: Page("posts", Post) }),
     });
 }
 
@@ -47,6 +54,13 @@ export function hashtagRoutes(app: App) {
       if (!tag) throw fieldError("tag", "must not be empty");
       return ok({ hashtag: tag, ...postList(await hashtagPostsPage(app.db, user.id, tag, pageRequest(query))) });
     },
-    { auth: true, params: t.Object({ tag: t.String({ minLength: 1, maxLength: 200 }) }), query: PageQuery },
+    {
+      auth: true,
+      params: t.Object({ tag: t.String({ minLength: 1, maxLength: 200 }) }),
+      query: PageQuery,
+      detail: doc("Posts with a hashtag", {
+        data: t.Composite([t.Object({ hashtag: t.String() }), Page("posts", Post)]),
+      }),
+    },
   );
 }

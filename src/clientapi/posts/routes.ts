@@ -1,3 +1,5 @@
+import { doc } from "../docs";
+import { Comment, Page, Post, PublicUser } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { createComment, loadCommentViews } from "../../domain/comments/service";
@@ -77,12 +79,19 @@ export function postRoutes(app: App) {
         const { post } = await createPost(app, user, { ...body, content: body.content ?? "" });
         return ok({ post: await viewRow(user, post) });
       },
-      { auth: true, body: CreatePostBody },
+      {
+        auth: true,
+        body: CreatePostBody,
+        detail: doc("Publish a post (text up to 2000 characters, images from /api/account/upload, a poll)", {
+          data: t.Object({ post: Post }),
+          errors: ["POSTING_TEMPORARILY_BLOCKED", "CONTENT_REJECTED"],
+        }),
+      },
     )
     .get(
       "/:id",
       async ({ params, user }) => ok({ post: serializePost(await findVisiblePostView(app.db, user.id, params.id)) }),
-      { auth: true, params: IdParams },
+      { auth: true, params: IdParams, detail: doc("A post", { data: t.Object({ post: Post }) }) },
     )
     .patch(
       "/:id",
@@ -90,7 +99,12 @@ export function postRoutes(app: App) {
         const post = await editPost(app, user, params.id, body);
         return ok({ post: await viewRow(user, post) });
       },
-      { auth: true, params: IdParams, body: EditPostBody },
+      {
+        auth: true,
+        params: IdParams,
+        body: EditPostBody,
+        detail: doc("Edit my post", { data: t.Object({ post: Post }), errors: ["FORBIDDEN", "CONTENT_REJECTED"] }),
+      },
     )
     .delete(
       "/:id",
@@ -98,11 +112,18 @@ export function postRoutes(app: App) {
         await deletePost(app, user, params.id);
         return ok({ deleted: true });
       },
-      { auth: true, params: IdParams },
+      {
+        auth: true,
+        params: IdParams,
+        detail: doc("Delete my post", { data: t.Object({ deleted: t.Literal(true) }), errors: ["FORBIDDEN"] }),
+      },
     )
     .post("/:id/like", async ({ params, user }) => ok(await toggleLike(app, user, params.id)), {
       auth: true,
       params: IdParams,
+      detail: doc("Like or unlike a post (a toggle)", {
+        data: t.Object({ liked: t.Boolean(), likeCount: t.Integer() }),
+      }),
     })
     .get(
       "/:id/likes",
@@ -110,7 +131,12 @@ export function postRoutes(app: App) {
         const post = await findVisiblePost(app.db, user.id, params.id);
         return likersResponse(app, user.id, { postId: post.id }, query);
       },
-      { auth: true, params: IdParams, query: PageQuery },
+      {
+        auth: true,
+        params: IdParams,
+        query: PageQuery,
+        detail: doc("Who liked a post", { data: Page("users", PublicUser) }),
+      },
     )
     .post(
       "/:id/repost",
@@ -122,11 +148,19 @@ export function postRoutes(app: App) {
           repost: r.repost ? await viewRow(user, r.repost) : null,
         });
       },
-      { auth: true, params: IdParams },
+      {
+        auth: true,
+        params: IdParams,
+        detail: doc("Repost or undo my repost (a toggle)", {
+          data: t.Object({ reposted: t.Boolean(), repostCount: t.Integer(), repost: t.Union([Post, t.Null()]) }),
+          errors: ["POSTING_TEMPORARILY_BLOCKED"],
+        }),
+      },
     )
     .post("/:id/bookmark", async ({ params, user }) => ok(await toggleBookmark(app, user, params.id)), {
       auth: true,
       params: IdParams,
+      detail: doc("Bookmark or unbookmark a post (a toggle)", { data: t.Object({ bookmarked: t.Boolean() }) }),
     })
     .post(
       "/:id/poll/vote",
@@ -134,7 +168,15 @@ export function postRoutes(app: App) {
         const post = await viewRow(user, await votePoll(app, user, params.id, body));
         return ok({ poll: post.poll, post });
       },
-      { auth: true, params: IdParams, body: VoteBody },
+      {
+        auth: true,
+        params: IdParams,
+        body: VoteBody,
+        detail: doc("Vote in a post's poll (option ids or indexes)", {
+          data: t.Object({ poll: t.Unknown(), post: Post }),
+          errors: ["ALREADY_VOTED"],
+        }),
+      },
     )
     .get(
       "/:id/comments",
@@ -142,7 +184,12 @@ export function postRoutes(app: App) {
         const post = await findVisiblePost(app.db, user.id, params.id);
         return commentsResponse(app, user.id, { postId: post.id }, query);
       },
-      { auth: true, params: IdParams, query: PageQuery },
+      {
+        auth: true,
+        params: IdParams,
+        query: PageQuery,
+        detail: doc("A post's comments", { data: Page("comments", Comment) }),
+      },
     )
     .post(
       "/:id/comments",
@@ -151,6 +198,14 @@ export function postRoutes(app: App) {
         const [view] = await loadCommentViews(app.db, user.id, [row]);
         return ok({ comment: serializeComment(view!) });
       },
-      { auth: true, params: IdParams, body: CommentBody },
+      {
+        auth: true,
+        params: IdParams,
+        body: CommentBody,
+        detail: doc("Comment on a post, or reply to a comment (replyToId)", {
+          data: t.Object({ comment: Comment }),
+          errors: ["FORBIDDEN", "POSTING_TEMPORARILY_BLOCKED", "CONTENT_REJECTED"],
+        }),
+      },
     );
 }

@@ -1,3 +1,5 @@
+import { doc, NullableString } from "../docs";
+import { Message, Post, PublicUser } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { findConversationById } from "../../domain/chats/access";
@@ -83,6 +85,23 @@ export function searchRoutes(app: App) {
         cursors,
       });
     },
-    { auth: true, query: SearchQuery },
+    {
+      auth: true,
+      query: SearchQuery,
+      detail: doc("Search people, posts, hashtags and my messages", {
+        description:
+          "With `type`, one list and its `nextCursor` (pass it as `cursor`); without, the first page of every list and a cursor per list in `cursors`.",
+        data: t.Object({
+          query: t.String(),
+          type: t.String(),
+          users: t.Array(PublicUser),
+          posts: t.Array(Post),
+          hashtags: t.Array(t.Unknown()),
+          messages: t.Array(Message),
+          nextCursor: NullableString,
+          cursors: t.Record(t.String(), NullableString),
+        }),
+      }),
+    },
   );
 }

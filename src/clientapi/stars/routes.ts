@@ -1,3 +1,5 @@
+import { doc, NullableString, Resource, Time } from "../docs";
+import { Page } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import {
@@ -50,14 +52,35 @@ function serializeTransaction(r: TransactionRow) {
 export function starsRoutes(app: App) {
   return new Elysia({ name: "client-stars" })
     .use(requestContext(app))
-    .get("/balance", async ({ user }) => ok({ balance: await starBalance(app.db, user.id) }), { auth: true })
+    .get("/balance", async ({ user }) => ok({ balance: await starBalance(app.db, user.id) }), {
+      auth: true,
+      detail: doc("My star balance", { data: t.Object({ balance: t.Integer() }) }),
+    })
     .get(
       "/transactions",
       async ({ user, query }) => {
         const page = await listTransactions(app, user.id, query.cursor, parseLimit(query.limit, 20, 100));
         return ok({ transactions: page.items.map(serializeTransaction), pageInfo: { nextCursor: page.nextCursor } });
       },
-      { auth: true, query: PageQuery },
+      {
+        auth: true,
+        query: PageQuery,
+        detail: doc("My star transactions, newest first", {
+          data: Page(
+            "transactions",
+            Resource({
+              id: t.String(),
+              kind: t.String(),
+              amount: t.Integer({ description: "negative when stars left the balance" }),
+              balanceAfter: t.Integer(),
+              reference: NullableString,
+              note: NullableString,
+              counterparty: t.Union([Resource({ id: t.String(), username: NullableString }), t.Null()]),
+              createdAt: Time,
+            }),
+          ),
+        }),
+      },
     )
     .post(
       "/gift",
@@ -73,6 +96,21 @@ export function starsRoutes(app: App) {
           gift: { id: gift.giftId, amount: body.amount, note: gift.note, to: { username: gift.recipient.username } },
         });
       },
-      { auth: true, body: GiftBody },
+      {
+        auth: true,
+        body: GiftBody,
+        detail: doc("Give stars to a person", {
+          data: t.Object({
+            balance: t.Integer(),
+            gift: t.Object({
+              id: t.String(),
+              amount: t.Integer(),
+              note: NullableString,
+              to: t.Object({ username: t.String() }),
+            }),
+          }),
+          errors: ["INSUFFICIENT_BALANCE", "FORBIDDEN"],
+        }),
+      },
     );
 }

@@ -1,3 +1,5 @@
+import { doc, Time } from "../docs";
+import { Page, PublicUser, Story } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import {
@@ -34,16 +36,33 @@ export function storyRoutes(app: App) {
     .post("", async ({ body, user }) => ok({ story: await one(user.id, await createStory(app, user, body)) }), {
       auth: true,
       body: CreateBody,
+      detail: doc("Publish a story for 24 hours (media from /api/account/upload: story, story-video, story-voice)", {
+        data: t.Object({ story: Story }),
+        errors: ["POSTING_TEMPORARILY_BLOCKED", "CONTENT_REJECTED"],
+      }),
     })
     .get(
       "",
       async ({ user }) =>
         ok({ groups: (await storiesFeed(app.db, app.clock.now(), user.id)).map(serializeStoryGroup) }),
-      { auth: true },
+      {
+        auth: true,
+        detail: doc("Stories of the people I follow, grouped by author", {
+          data: t.Object({
+            groups: t.Array(
+              t.Object(
+                { author: PublicUser, stories: t.Array(Story), hasUnseen: t.Boolean(), latestAt: Time },
+                { additionalProperties: true },
+              ),
+            ),
+          }),
+        }),
+      },
     )
     .get("/:id", async ({ params, user }) => ok({ story: await one(user.id, await visible(user.id, params.id)) }), {
       auth: true,
       params: StoryParams,
+      detail: doc("A story", { data: t.Object({ story: Story }) }),
     })
     .post(
       "/:id/view",
@@ -52,7 +71,7 @@ export function storyRoutes(app: App) {
         await markStoryViewed(app.db, app.clock.now(), user.id, story);
         return ok({ story: await one(user.id, story) });
       },
-      { auth: true, params: StoryParams },
+      { auth: true, params: StoryParams, detail: doc("Mark a story seen", { data: t.Object({ story: Story }) }) },
     )
     .get(
       "/:id/viewers",
@@ -64,7 +83,15 @@ export function storyRoutes(app: App) {
           pageInfo: { nextCursor: page.nextCursor },
         });
       },
-      { auth: true, params: StoryParams, query: PageQuery },
+      {
+        auth: true,
+        params: StoryParams,
+        query: PageQuery,
+        detail: doc("Who saw my story", {
+          data: Page("viewers", t.Object({ user: PublicUser, viewedAt: Time })),
+          errors: ["FORBIDDEN"],
+        }),
+      },
     )
     .delete(
       "/:id",
@@ -72,6 +99,10 @@ export function storyRoutes(app: App) {
         await deleteStory(app.db, app.clock.now(), user.id, await visible(user.id, params.id));
         return ok({ deleted: true });
       },
-      { auth: true, params: StoryParams },
+      {
+        auth: true,
+        params: StoryParams,
+        detail: doc("Delete my story", { data: t.Object({ deleted: t.Literal(true) }), errors: ["FORBIDDEN"] }),
+      },
     );
 }

@@ -1,3 +1,6 @@
+import { t } from "elysia";
+import { doc } from "../docs";
+import { Upload } from "../schemas";
 import { Elysia } from "elysia";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
@@ -142,6 +145,32 @@ export function uploadRoutes(app: App) {
         rmSync(file.path, { force: true });
       }
     },
-    { auth: true, parse: "none" },
+    {
+      auth: true,
+      parse: "none",
+      detail: doc(
+        "Upload a file (multipart/form-data): answers the URL to use in posts, messages, stories and the profile",
+        {
+          data: Upload,
+          description: `Size limits per kind: ${Object.entries(UPLOAD_KINDS)
+            .map(([kind, k]) => `${kind} ${k.maxBytes / 1024 / 1024} MB`)
+            .join(", ")}. A file over its limit is refused with 413 VALIDATION_ERROR.`,
+          requestBody: {
+            required: true,
+            content: {
+              "multipart/form-data": {
+                schema: t.Object({
+                  kind: t.Union(
+                    Object.keys(UPLOAD_KINDS).map((k) => t.Literal(k)),
+                    { description: "also accepted as ?kind=" },
+                  ),
+                  file: t.String({ format: "binary" }),
+                }),
+              },
+            },
+          },
+        },
+      ),
+    },
   );
 }
