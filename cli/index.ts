@@ -44,7 +44,8 @@ export function buildProgram(): Command {
   return program;
 }
 
-if (import.meta.main) {
+/** Runs the command line: a function rather than top-level await, as Bun's bytecode build of the binary expects. */
+async function main(): Promise<void> {
   const program = buildProgram();
   try {
     await program.parseAsync(process.argv);
@@ -54,3 +55,5 @@ if (import.meta.main) {
     fail(program.opts() as GlobalOptions, err);
   }
 }
+
+if (import.meta.main) void main();

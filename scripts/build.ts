@@ -77,6 +77,11 @@ if (import.meta.main) {
     // the web app (src/web, an HTML import of src/http/web-app.ts) is bundled and embedded with these
     ...WEB_BUILD_OPTIONS,
     sourcemap: "linked",
+    // JavaScriptCore bytecode compiled at build time: the binary skips parsing ≈ 2.5 MB of JS
+    // at every start (first response ≈ 2× sooner, ≈ +9 MB on disk). ESM keeps the web app's
+    // code splitting (and lazy `import()`s become chunks loaded on first use).
+    bytecode: true,
+    format: "esm",
     plugins: [sharpBindingPlugin()],
   });
   if (!result.success) {

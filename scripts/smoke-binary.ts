@@ -29,7 +29,8 @@ function fail(text: string): never {
   throw new Error(text);
 }
 
-async function freePort(): Promise<number> {
+/** A free loopback port (the OS picks it; closed again before it is returned). */
+export async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
     const srv = createServer();
     srv.once("error", rej);

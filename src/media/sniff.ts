@@ -1,4 +1,3 @@
-import { fileTypeFromBuffer } from "file-type";
 import type { MediaClass } from "./kinds";
 
 /** What the bytes of a file really are, decided from magic numbers, never from names. */
@@ -76,6 +75,8 @@ const EXT_ALIASES: Record<string, string> = {
  * opaque download, so a type file-type learns later never starts being served inline.
  */
 export async function sniffType(head: Uint8Array): Promise<SniffedType> {
+  // file-type and its tokenizers load with the first upload, not at start
+  const { fileTypeFromBuffer } = await import("file-type");
   const found = await fileTypeFromBuffer(head);
   if (found) return TYPES_BY_EXT[EXT_ALIASES[found.ext] ?? found.ext] ?? OCTET_STREAM;
   return sniffText(head);

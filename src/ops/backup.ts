@@ -25,7 +25,6 @@ import {
 import { sha256File, instanceFiles } from "./layout";
 import { MANIFEST_NAME, type BackupManifest, type ManifestFile, readManifest } from "./manifest";
 import { appliedMigrations, columnNames, openReadOnly, tableExists, vacuumInto } from "./sqlite";
-import { TarGzWriter } from "./tar";
 
 export interface BackupProgress {
   phase: "snapshot" | "files" | "checksums" | "compress";
@@ -117,6 +116,7 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
       files: listed,
     };
 
+    const { TarGzWriter } = await import("./tar");
     const writer = new TarGzWriter(partial);
     try {
       await writer.addBuffer(MANIFEST_NAME, Buffer.from(JSON.stringify(manifest, null, 2)), createdAt);

@@ -1,5 +1,3 @@
-import { readTarGz } from "./tar";
-
 /** The first entry of every backup archive: what it holds and how to check it. */
 export const MANIFEST_NAME = "manifest.json";
 
@@ -67,6 +65,7 @@ export function isSafeRelativePath(path: string): boolean {
 export async function readManifest(archive: string): Promise<BackupManifest> {
   let text: string | null = null;
   let first = true;
+  const { readTarGz } = await import("./tar");
   await readTarGz(
     archive,
     (entry) => {

@@ -17,7 +17,6 @@ import { BACKUPS_DIR, DB_FILE, fileStamp } from "../config/layout";
 import { MANIFEST_NAME, type BackupManifest, isSafeRelativePath, readManifest } from "./manifest";
 import { assertNoServerRunning } from "./server-lock";
 import { integrityCheck, openReadOnly } from "./sqlite";
-import { readTarGz } from "./tar";
 
 export interface RestoreOptions {
   dataDir: string;
@@ -89,6 +88,7 @@ async function unpackVerified(
   const expected = new Map(manifest.files.map((f) => [f.path, f]));
   const seen = new Set<string>();
   let first = true;
+  const { readTarGz } = await import("./tar");
   await readTarGz(file, (entry) => {
     if (first) {
       first = false;

@@ -12,6 +12,8 @@ import { Header, Pack, Parser, ReadEntry } from "tar";
  * (minizlib's synchronous calls): under Bun that failed now and then with Z_STREAM_ERROR or
  * "write after end" when a process wrote several archives. Whether a path may be
  * unpacked at all is the caller's decision (restore checks every one against the manifest).
+ * Callers import this module with `await import("./tar")` when they first touch an archive,
+ * so neither a serving process nor a CLI command loads npm's tar before it needs it.
  */
 
 /** Writes a .tar.gz file entry by entry with backpressure. */

@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { generateSecret, generateURI, verify } from "otplib";
 import { defineService, type App } from "../../app";
 import type { Db } from "../../db";
 import { AppError, fieldError, rateLimited } from "../../lib/errors";
@@ -75,9 +74,13 @@ async function consumeRecoveryCode(app: App, user: UserRow, code: string): Promi
   return res.numUpdatedRows > 0n;
 }
 
+/** otplib and its hash libraries, loaded when a code is first made or checked: most starts never need them. */
+const totp = () => import("otplib");
+
 /** Checks a TOTP code against SECRET; returns its time step, or null. Codes of the previous and next step count. */
 async function totpStep(app: App, secret: string, code: string, afterStep: number | null): Promise<number | null> {
   if (!/^\d{6}$/.test(code)) return null;
+  const { verify } = await totp();
   const result = await verify({
     secret,
     token: code,
@@ -104,6 +107,7 @@ async function consumeTotp(app: App, user: UserRow, code: string): Promise<boole
 
 /** First step of TOTP enrolment: a new secret (pending until a code proves the app has it). */
 export async function startTotpSetup(app: App, user: UserRow): Promise<{ secret: string; otpauthUrl: string }> {
+  const { generateSecret, generateURI } = await totp();
   const secret = generateSecret();
   await app.db
     .updateTable("users")
