@@ -32,10 +32,14 @@ export async function toggleMark(
       .onConflict((oc) => oc.columns([column, "user_id"]).doNothing())
       .execute();
   }
-  const n = await db
-    .selectFrom(t)
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where(column, "=", targetId)
-    .executeTakeFirstOrThrow();
+  // a post's likes are a counter column its triggers keep; other marks are counted
+  const n =
+    table === "post_likes"
+      ? await db.selectFrom("posts").select("like_count as n").where("id", "=", targetId).executeTakeFirstOrThrow()
+      : await db
+          .selectFrom(t)
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .where(column, "=", targetId)
+          .executeTakeFirstOrThrow();
   return { on, count: Number(n.n) };
 }

@@ -13,6 +13,9 @@ export interface PostsTable {
   client_post_id: string | null;
   created_at: number;
   edited_at: number | null;
+  /** rows of post_likes and comments (replies included) of this post, kept by triggers (see the counters migration) */
+  like_count: Generated<number>;
+  comment_count: Generated<number>;
 }
 
 /** An attachment of a post as stored: the upload's address and what we know about it. */

@@ -39,7 +39,8 @@ export interface PollView {
 
 /**
  * Posts joined with their authors, selecting in the same statement everything a view needs:
- * author columns, like/comment/repost counters (correlated subqueries, each an index lookup),
+ * author columns, counters (likes and comments are columns kept on write; reposts a correlated
+ * subquery, an index lookup),
  * the viewer's own marks and whether a poll is attached (left joins). List queries add their
  * WHERE/ORDER BY to this, so a page of views costs one statement (plus one for reposts'
  * originals and one for polls, only when the page has them).
@@ -68,16 +69,6 @@ export function selectPostViews(db: Db, viewerId: number) {
         "mr.id as reposted_id",
         "hp.id as poll_id",
         eb
-          .selectFrom("post_likes as l")
-          .select(eb.fn.countAll<number>().as("n"))
-          .whereRef("l.post_id", "=", "posts.id")
-          .as("like_count"),
-        eb
-          .selectFrom("comments as c")
-          .select(eb.fn.countAll<number>().as("n"))
-          .whereRef("c.post_id", "=", "posts.id")
-          .as("comment_count"),
-        eb
           .selectFrom("posts as r")
           .select(eb.fn.countAll<number>().as("n"))
           .whereRef("r.repost_of_id", "=", "posts.id")
@@ -101,6 +92,8 @@ export function postRowOf(r: PostViewRow): PostRow {
     client_post_id: r.client_post_id,
     created_at: r.created_at,
     edited_at: r.edited_at,
+    like_count: r.like_count,
+    comment_count: r.comment_count,
   };
 }
 

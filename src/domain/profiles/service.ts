@@ -3,7 +3,7 @@ import { notFound } from "../../lib/errors";
 import { pageOf, type Cursor } from "../../lib/paging";
 import { findUserByUsername } from "../users/service";
 import type { UserRow } from "../users/table";
-import { blockedEitherWayIds, followCounts, hasBlocked, hasMuted, isFollowing } from "../relations/service";
+import { blockedEitherWayIds, hasBlocked, hasMuted, isFollowing } from "../relations/service";
 import { beforeKey } from "../posts/keyset";
 
 /**
@@ -41,11 +41,10 @@ export interface ProfileView {
   isMuted: boolean;
 }
 
-/** Loads USER's profile as VIEWER sees it. */
+/** Loads USER's profile as VIEWER sees it (follow counts are USER's counter columns). */
 export async function loadProfile(db: Db, viewerId: number, user: UserRow): Promise<ProfileView> {
   const self = viewerId === user.id;
-  const [counts, postsCount, isFollowingThem, followsYou, isBlocked, isMuted] = await Promise.all([
-    followCounts(db, user.id),
+  const [postsCount, isFollowingThem, followsYou, isBlocked, isMuted] = await Promise.all([
     countPosts(db, user.id),
     self ? false : isFollowing(db, viewerId, user.id),
     self ? false : isFollowing(db, user.id, viewerId),
@@ -54,8 +53,8 @@ export async function loadProfile(db: Db, viewerId: number, user: UserRow): Prom
   ]);
   return {
     user,
-    followersCount: counts.followers,
-    followingCount: counts.following,
+    followersCount: user.followers_count,
+    followingCount: user.following_count,
     postsCount,
     isFollowing: isFollowingThem,
     followsYou,

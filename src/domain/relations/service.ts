@@ -88,25 +88,17 @@ export async function isFollowing(db: Db, follower: number, followee: number): P
   return row !== undefined;
 }
 
-/** Followers and following counts of an account, counting only live (not deleted) accounts. */
+/**
+ * Followers and following counts of an account (live accounts only: a deleted account's
+ * follows go with it), from the counter columns the follows triggers keep.
+ */
 export async function followCounts(db: Db, userId: number): Promise<{ followers: number; following: number }> {
-  const [followers, following] = await Promise.all([
-    db
-      .selectFrom("follows")
-      .innerJoin("users", "users.id", "follows.follower_id")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .where("follows.followee_id", "=", userId)
-      .where("users.deleted_at", "is", null)
-      .executeTakeFirstOrThrow(),
-    db
-      .selectFrom("follows")
-      .innerJoin("users", "users.id", "follows.followee_id")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .where("follows.follower_id", "=", userId)
-      .where("users.deleted_at", "is", null)
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { followers: Number(followers.n), following: Number(following.n) };
+  const row = await db
+    .selectFrom("users")
+    .select(["followers_count", "following_count"])
+    .where("id", "=", userId)
+    .executeTakeFirst();
+  return { followers: row?.followers_count ?? 0, following: row?.following_count ?? 0 };
 }
 
 /** The two account columns (from → to) of each relation table. */

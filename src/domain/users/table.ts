@@ -31,6 +31,9 @@ export interface UsersTable {
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
+  /** follows rows to and from this account, kept by triggers (see the counters migration) */
+  followers_count: Generated<number>;
+  following_count: Generated<number>;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -1,0 +1,235 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import fc from "fast-check";
+import { sql } from "kysely";
+import { startTestServer, type TestServer } from "../testing/server";
+import { countingDb } from "../testing/statements";
+import { AppError } from "../lib/errors";
+import { newCuid } from "../lib/ids";
+import { deleteAccount } from "./account/delete";
+import { createComment, deleteComment } from "./comments/service";
+import { createPost, deletePost, toggleLike, toggleRepost } from "./posts/service";
+import { loadPostViews } from "./posts/view";
+import { loadProfile, requireVisibleUser } from "./profiles/service";
+import { toggleBlock, toggleFollow } from "./relations/actions";
+import type { UserRow } from "./users/table";
+
+/**
+ * Property: after any mix of likes, comments and replies, comment and post deletions (with
+ * their cascades), reposts, follows, blocks and account removals, every counter column equals
+ * the count of its rows (followers and following counting live accounts only, as the reads
+ * used to), and the views that show them (post views, profiles) read the same numbers.
+ */
+
+const PASSWORD = "counter property";
+let server: TestServer;
+let passwordHash: string;
+
+beforeAll(async () => {
+  server = await startTestServer({ "limits.followsPerHour": 1_000_000, "limits.commentsPerHour": 1_000_000 });
+  // one cheap hash for every account of the property (account removal checks the password)
+  passwordHash = await Bun.password.hash(PASSWORD, { algorithm: "bcrypt", cost: 4 });
+});
+afterAll(() => server.stop());
+
+async function makePeople(n: number): Promise<UserRow[]> {
+  const now = server.app.clock.now();
+  const out: UserRow[] = [];
+  for (let i = 0; i < n; i++) {
+    const name = `c${newCuid().slice(0, 10)}`;
+    out.push(
+      await server.app.db
+        .insertInto("users")
+        .values({
+          cuid: newCuid(),
+          email: `${name}@example.test`,
+          username: name,
+          username_lower: name,
+          display_name: name,
+          password_hash: passwordHash,
+          email_verified_at: now,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow(),
+    );
+  }
+  return out;
+}
+
+/** Counters that differ from the rows they count: empty when all agree. */
+async function mismatches(): Promise<unknown[]> {
+  const { rows: posts } = await sql<{
+    id: number;
+    like_count: number;
+    comment_count: number;
+    likes: number;
+    comments: number;
+  }>`
+    SELECT id, like_count, comment_count,
+      (SELECT count(*) FROM post_likes l WHERE l.post_id = posts.id) AS likes,
+      (SELECT count(*) FROM comments c WHERE c.post_id = posts.id) AS comments
+    FROM posts`.execute(server.app.db);
+  const { rows: users } = await sql<{
+    id: number;
+    followers_count: number;
+    following_count: number;
+    followers: number;
+    following: number;
+  }>`
+    SELECT id, followers_count, following_count,
+      (SELECT count(*) FROM follows f JOIN users u ON u.id = f.follower_id WHERE f.followee_id = users.id AND u.deleted_at IS NULL) AS followers,
+      (SELECT count(*) FROM follows f JOIN users u ON u.id = f.followee_id WHERE f.follower_id = users.id AND u.deleted_at IS NULL) AS following
+    FROM users WHERE deleted_at IS NULL`.execute(server.app.db);
+  return [
+    ...posts.filter((p) => p.like_count !== p.likes || p.comment_count !== p.comments),
+    ...users.filter((u) => u.followers_count !== u.followers || u.following_count !== u.following),
+  ];
+}
+
+type Op =
+  | { kind: "like" | "repost" | "comment" | "deletePost"; who: number; post: number }
+  | { kind: "reply"; who: number; comment: number }
+  | { kind: "deleteComment"; comment: number }
+  | { kind: "follow" | "block"; who: number; whom: number }
+  | { kind: "removeAccount"; who: number };
+
+const PEOPLE = 5;
+const person = fc.integer({ min: 0, max: PEOPLE - 1 });
+const index = fc.nat({ max: 30 });
+const op: fc.Arbitrary<Op> = fc.oneof(
+  {
+    arbitrary: fc.record({
+      kind: fc.constantFrom("like", "repost", "comment", "deletePost"),
+      who: person,
+      post: index,
+    }),
+    weight: 6,
+  },
+  { arbitrary: fc.record({ kind: fc.constant("reply"), who: person, comment: index }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant("deleteComment"), comment: index }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constantFrom("follow", "block"), who: person, whom: person }), weight: 5 },
+  { arbitrary: fc.record({ kind: fc.constant("removeAccount"), who: person }), weight: 1 },
+) as fc.Arbitrary<Op>;
+
+test("counter columns equal the rows they count after random operations", async () => {
+  const app = server.app;
+  await fc.assert(
+    fc.asyncProperty(fc.array(op, { minLength: 5, maxLength: 40 }), async (ops) => {
+      const people = await makePeople(PEOPLE);
+      const posts: string[] = [];
+      const comments: Array<{ cuid: string; author: UserRow; post: string }> = [];
+      for (const p of people.slice(0, 3))
+        posts.push((await createPost(app, p, { content: `post of ${p.username}` })).post.cuid);
+      const removed = new Set<number>();
+      for (const o of ops) {
+        // a removed account has no session left: it acts no more
+        const actor = "who" in o ? o.who : null;
+        if (actor !== null && removed.has(actor)) continue;
+        try {
+          if (o.kind === "follow" || o.kind === "block") {
+            if (o.who === o.whom) continue;
+            const who = people[o.who]!;
+            // as the route does: the other account by username, which a removed account no longer has
+            const whom = await requireVisibleUser(app.db, who.id, people[o.whom]!.username);
+            if (o.kind === "follow") await toggleFollow(app, who.id, whom.id);
+            else await toggleBlock(app, who.id, whom.id);
+          } else if (o.kind === "removeAccount") {
+            await deleteAccount(app, people[o.who]!, PASSWORD);
+            removed.add(o.who);
+          } else if (o.kind === "deleteComment") {
+            const c = comments[o.comment % Math.max(1, comments.length)];
+            if (c && !removed.has(people.indexOf(c.author))) await deleteComment(app, c.author, c.cuid);
+          } else if (o.kind === "reply") {
+            const c = comments[o.comment % Math.max(1, comments.length)];
+            if (!c) continue;
+            const made = await createComment(app, people[o.who]!, c.post, { content: "a reply", replyToId: c.cuid });
+            comments.push({ cuid: made.cuid, author: people[o.who]!, post: c.post });
+          } else {
+            const who = people[o.who]!;
+            const post = posts[(o as { post: number }).post % posts.length]!;
+            if (o.kind === "like") await toggleLike(app, who, post);
+            else if (o.kind === "repost") await toggleRepost(app, who, post);
+            else if (o.kind === "deletePost") await deletePost(app, who, post);
+            else
+              comments.push({
+                cuid: (await createComment(app, who, post, { content: "a comment" })).cuid,
+                author: who,
+                post,
+              });
+          }
+        } catch (err) {
+          // refusals (a block, a deleted account or post, someone else's post) change nothing
+          if (!(err instanceof AppError)) throw err;
+        }
+      }
+      expect(await mismatches()).toEqual([]);
+      // the reads show the columns: post views and profiles agree with counting
+      const viewer = people[0]!;
+      const rows = await app.db
+        .selectFrom("posts")
+        .selectAll()
+        .where(
+          "author_id",
+          "in",
+          people.map((p) => p.id),
+        )
+        .execute();
+      for (const view of await loadPostViews(app.db, viewer.id, rows)) {
+        const likes = await app.db
+          .selectFrom("post_likes")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .where("post_id", "=", view.row.id)
+          .executeTakeFirstOrThrow();
+        const replies = await app.db
+          .selectFrom("comments")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .where("post_id", "=", view.row.id)
+          .executeTakeFirstOrThrow();
+        expect([view.likeCount, view.commentCount]).toEqual([Number(likes.n), Number(replies.n)]);
+      }
+      for (const p of people) {
+        const fresh = await app.db.selectFrom("users").selectAll().where("id", "=", p.id).executeTakeFirstOrThrow();
+        if (fresh.deleted_at !== null) continue;
+        const profile = await loadProfile(app.db, viewer.id, fresh);
+        const followers = await sql<{
+          n: number;
+        }>`SELECT count(*) AS n FROM follows f JOIN users u ON u.id = f.follower_id WHERE f.followee_id = ${p.id} AND u.deleted_at IS NULL`.execute(
+          app.db,
+        );
+        expect(profile.followersCount).toBe(Number(followers.rows[0]!.n));
+      }
+    }),
+    { numRuns: 25 },
+  );
+}, 240_000);
+
+test("the migration backfills the counters from existing rows", async () => {
+  const app = server.app;
+  // rows written past the triggers (as before the migration) are what the backfill statement counts
+  await sql`UPDATE posts SET like_count = 0, comment_count = 0`.execute(app.db);
+  await sql`UPDATE users SET followers_count = 0, following_count = 0`.execute(app.db);
+  const { migrations } = await import("../db/migrations");
+  const counters = migrations["20261124100000_counters"]!;
+  await app.db.transaction().execute(async (tx) => {
+    await counters.down!(tx);
+    await counters.up(tx);
+  });
+  expect(await mismatches()).toEqual([]);
+});
+
+test("a profile takes its follow counts from the account row: no statement counts follows", async () => {
+  const [viewer, shown, fan] = await makePeople(3);
+  await toggleFollow(server.app, fan!.id, shown!.id);
+  await toggleFollow(server.app, shown!.id, viewer!.id);
+  const fresh = await server.app.db
+    .selectFrom("users")
+    .selectAll()
+    .where("id", "=", shown!.id)
+    .executeTakeFirstOrThrow();
+  const { db, counter } = countingDb(server.app.db);
+  const profile = await loadProfile(db, viewer!.id, fresh);
+  expect([profile.followersCount, profile.followingCount, profile.followsYou]).toEqual([1, 1, true]);
+  // posts, follows either way, block, mute (the two follow counts were two more)
+  expect(counter.statements).toBe(5);
+});
