@@ -12,6 +12,8 @@ import { loadPostViews } from "./posts/view";
 import { loadProfile, requireVisibleUser } from "./profiles/service";
 import { toggleBlock, toggleFollow } from "./relations/actions";
 import type { UserRow } from "./users/table";
+import { createGroup, deleteMessage, markRead, openPrivateChat, sendMessage } from "./chats";
+import { listChats } from "./chats/chat-list";
 
 /**
  * Property: after any mix of likes, comments and replies, comment and post deletions (with
@@ -233,3 +235,115 @@ test("a profile takes its follow counts from the account row: no statement count
   // posts, follows either way, block, mute (the two follow counts were two more)
   expect(counter.statements).toBe(5);
 });
+
+/** Members whose unread counter differs from counting the messages they see after their marker. */
+async function unreadMismatches(): Promise<unknown[]> {
+  const { rows } = await sql<{ id: number; unread_count: number; counted: number }>`
+    SELECT m.id, m.unread_count, (
+      SELECT count(*) FROM messages x
+      WHERE x.conversation_id = m.conversation_id AND x.seq > m.last_read_seq AND x.sender_id <> m.user_id
+        AND x.deleted_at IS NULL
+        AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.message_id = x.id AND h.user_id = m.user_id)
+    ) AS counted
+    FROM conversation_members m`.execute(server.app.db);
+  return rows.filter((r) => r.unread_count !== r.counted);
+}
+
+type ChatOp =
+  | { kind: "send"; who: number; chat: number }
+  | { kind: "read"; who: number; chat: number; back: number }
+  | { kind: "deleteForEveryone" | "hide"; who: number; chat: number; back: number }
+  | { kind: "removeAccount"; who: number };
+
+const chatOp: fc.Arbitrary<ChatOp> = fc.oneof(
+  { arbitrary: fc.record({ kind: fc.constant("send"), who: person, chat: fc.nat({ max: 2 }) }), weight: 6 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant("read"),
+      who: person,
+      chat: fc.nat({ max: 2 }),
+      back: fc.nat({ max: 4 }),
+    }),
+    weight: 3,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constantFrom("deleteForEveryone", "hide"),
+      who: person,
+      chat: fc.nat({ max: 2 }),
+      back: fc.nat({ max: 4 }),
+    }),
+    weight: 2,
+  },
+  { arbitrary: fc.record({ kind: fc.constant("removeAccount"), who: person }), weight: 1 },
+) as fc.Arbitrary<ChatOp>;
+
+test("each member's unread counter equals the messages they have not read, after random chat operations", async () => {
+  const app = server.app;
+  await fc.assert(
+    fc.asyncProperty(fc.array(chatOp, { minLength: 5, maxLength: 40 }), async (ops) => {
+      const people = await makePeople(PEOPLE);
+      // a group of everyone and two private chats
+      const chats = [
+        (
+          await createGroup(
+            app,
+            people[0]!.id,
+            "counters",
+            people.slice(1).map((p) => p.id),
+          )
+        ).id,
+        (await openPrivateChat(app, people[0]!.id, people[1]!.id)).id,
+        (await openPrivateChat(app, people[2]!.id, people[1]!.id)).id,
+      ];
+      const removed = new Set<number>();
+      for (const o of ops) {
+        if (removed.has(o.who)) continue;
+        const who = people[o.who]!;
+        try {
+          if (o.kind === "removeAccount") {
+            await deleteAccount(app, who, PASSWORD);
+            removed.add(o.who);
+            continue;
+          }
+          const conversationId = chats[o.chat]!;
+          if (o.kind === "send") {
+            await sendMessage(app, { conversationId, senderId: who.id, content: `from ${who.username}` });
+            continue;
+          }
+          const { last_seq } = await app.db
+            .selectFrom("conversations")
+            .select("last_seq")
+            .where("id", "=", conversationId)
+            .executeTakeFirstOrThrow();
+          const seq = Math.max(1, last_seq - o.back);
+          if (o.kind === "read") await markRead(app, { conversationId, userId: who.id, seq });
+          else
+            await deleteMessage(app, {
+              conversationId,
+              seq,
+              actorId: who.id,
+              forEveryone: o.kind === "deleteForEveryone",
+            });
+        } catch (err) {
+          // not a member, not one's own message, a removed account: refused, nothing changed
+          if (!(err instanceof AppError)) throw err;
+        }
+      }
+      expect(await unreadMismatches()).toEqual([]);
+      // the chat list shows the counters (each equal to counting, checked above)
+      for (const p of people) {
+        if (removed.has(people.indexOf(p))) continue;
+        const page = await listChats(app.db, p.id, undefined, 50);
+        const counters = await app.db
+          .selectFrom("conversation_members")
+          .select(["conversation_id", "unread_count"])
+          .where("user_id", "=", p.id)
+          .execute();
+        const byChat = new Map(counters.map((c) => [c.conversation_id, c.unread_count]));
+        for (const item of page.items) expect(item.unreadCount).toBe(byChat.get(item.conversation.id)!);
+      }
+    }),
+    { numRuns: 25 },
+  );
+}, 240_000);

@@ -15,6 +15,7 @@ import * as m20261124071000 from "./20261124071000_bot_profile_variants";
 import * as m20261124071001 from "./20261124071001_member_promoted_by";
 import * as m20261124073000 from "./20261124073000_qr_device";
 import * as m20261124100000 from "./20261124100000_counters";
+import * as m20261124100100 from "./20261124100100_unread_counter";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   "20261124071001_member_promoted_by": m20261124071001,
   "20261124073000_qr_device": m20261124073000,
   "20261124100000_counters": m20261124100000,
+  "20261124100100_unread_counter": m20261124100100,
 };

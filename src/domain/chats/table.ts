@@ -35,6 +35,8 @@ export interface ConversationMembersTable {
   promoted_by: number | null;
   joined_at: number;
   last_read_seq: Generated<number>;
+  /** messages after last_read_seq that this member sees and did not send, kept by triggers */
+  unread_count: Generated<number>;
   /** start label of the deep link that opened a private chat with a bot */
   start_label: string | null;
   updated_at: number;
