@@ -113,6 +113,13 @@ end
 return {n, ttl}
 `;
 
+/** The open window of a counter: {count, ms left}, or nothing. */
+const PEEK = `
+local n = redis.call('GET', KEYS[1])
+if not n then return nil end
+return {tonumber(n), redis.call('PTTL', KEYS[1])}
+`;
+
 const ACQUIRE = `
 local v = redis.call('GET', KEYS[1])
 if v == false or v == ARGV[1] then
@@ -331,6 +338,16 @@ export class RedisEngines implements PubSub, CounterStore, Leases {
         this.log.warn("rate-limit counters unavailable; not limiting", { error: errorText(err) });
       }
       return { count: 1, resetAt: now + windowMs };
+    }
+  }
+
+  async peek(key: string, now: number): Promise<{ count: number; resetAt: number } | null> {
+    try {
+      const found = (await this.script(PEEK, [`${this.prefix}rl:${key}`], [])) as [number, number] | null;
+      return found && found[1] > 0 ? { count: found[0], resetAt: now + found[1] } : null;
+    } catch {
+      // as hit(): fail open while Redis is away
+      return null;
     }
   }
 

@@ -5,6 +5,8 @@
 export interface CounterStore {
   /** Adds one hit to KEY's current window and returns the window's count and its end (ms). */
   hit(key: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }>;
+  /** KEY's open window without counting a hit; null when none is open. */
+  peek(key: string, now: number): Promise<{ count: number; resetAt: number } | null>;
 }
 
 export class MemoryCounterStore implements CounterStore {
@@ -20,6 +22,11 @@ export class MemoryCounterStore implements CounterStore {
     }
     w.count++;
     return w;
+  }
+
+  async peek(key: string, now: number) {
+    const w = this.windows.get(key);
+    return w && w.resetAt > now ? w : null;
   }
 
   /** Drops ended windows at most once a second, so memory follows live keys only. */
@@ -47,6 +54,13 @@ export class RateLimiter {
   async check(key: string, limit: number, windowMs: number, now: number): Promise<LimitDecision> {
     const w = await this.store.hit(this.namespace ? `${this.namespace}:${key}` : key, windowMs, now);
     return { allowed: w.count <= limit, retryAfter: Math.max(1, Math.ceil((w.resetAt - now) / 1000)) };
+  }
+
+  /** Whether KEY still has room below LIMIT in its window, without counting an attempt. */
+  async exhausted(key: string, limit: number, now: number): Promise<LimitDecision> {
+    const w = await this.store.peek(this.namespace ? `${this.namespace}:${key}` : key, now);
+    if (!w || w.count < limit) return { allowed: true, retryAfter: 0 };
+    return { allowed: false, retryAfter: Math.max(1, Math.ceil((w.resetAt - now) / 1000)) };
   }
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { defineService, type App } from "../../app";
+import { rateLimiter } from "../../cluster/counters";
 import type { Db } from "../../db";
 import { AppError, fieldError, rateLimited } from "../../lib/errors";
 import { sha256Hex, verifyPassword } from "../../lib/crypto";
@@ -21,24 +22,16 @@ const TOTP_PERIOD = 30;
 
 const invalidCode = () => new AppError(401, "TWO_FACTOR_INVALID_CODE", "The two-factor code is wrong");
 
-/** Per-account counters of wrong codes (in memory, like the rate limiters). */
-const failures = defineService("auth:two-factor-failures", () => new Map<number, { count: number; resetAt: number }>());
+/** Per-account counters of wrong codes, on the rate-limit counters (shared by every node with pubsub.url). */
+const failures = defineService("auth:two-factor-failures", (app) => rateLimiter(app, "two-factor"));
 
-const failuresOf = (app: App) => app.services.get(failures);
-
-function assertNotLockedOut(app: App, userId: number): void {
-  const f = failuresOf(app).get(userId);
-  const now = app.clock.now();
-  if (f && f.resetAt > now && f.count >= MAX_FAILURES)
-    throw rateLimited(Math.max(1, Math.ceil((f.resetAt - now) / 1000)));
+async function assertNotLockedOut(app: App, userId: number): Promise<void> {
+  const d = await app.services.get(failures).exhausted(String(userId), MAX_FAILURES, app.clock.now());
+  if (!d.allowed) throw rateLimited(d.retryAfter);
 }
 
-function noteFailure(app: App, userId: number): void {
-  const m = failuresOf(app);
-  const now = app.clock.now();
-  const f = m.get(userId);
-  if (!f || f.resetAt <= now) m.set(userId, { count: 1, resetAt: now + FAILURE_WINDOW_MS });
-  else f.count++;
+async function noteFailure(app: App, userId: number): Promise<void> {
+  await app.services.get(failures).check(String(userId), MAX_FAILURES, FAILURE_WINDOW_MS, app.clock.now());
 }
 
 const normaliseRecovery = (code: string) => code.replace(/[\s-]/g, "").toLowerCase();
@@ -129,10 +122,10 @@ export async function enableTotp(app: App, user: UserRow, code: string, password
     if (password === undefined) throw fieldError("password", "is required while two-factor protection is on");
     await confirmIdentity(app, user, { password });
   }
-  assertNotLockedOut(app, user.id);
+  await assertNotLockedOut(app, user.id);
   const step = await totpStep(app, user.totp_pending_secret, code.trim(), null);
   if (step === null) {
-    noteFailure(app, user.id);
+    await noteFailure(app, user.id);
     throw invalidCode();
   }
   await app.db
@@ -162,10 +155,10 @@ async function confirmIdentity(app: App, user: UserRow, proof: { password?: stri
     return;
   }
   if (proof.code !== undefined) {
-    assertNotLockedOut(app, user.id);
+    await assertNotLockedOut(app, user.id);
     const code = proof.code.trim();
     if ((await consumeTotp(app, user, code)) || (await consumeRecoveryCode(app, user, code))) return;
-    noteFailure(app, user.id);
+    await noteFailure(app, user.id);
     throw invalidCode();
   }
   throw fieldError("password", "is required (or give a two-factor code)");
@@ -270,7 +263,7 @@ export async function checkSecondFactor(app: App, user: UserRow, twoFactorCode: 
       "A sign-in code was sent to your chats; repeat with twoFactorCode",
     );
   }
-  assertNotLockedOut(app, user.id);
+  await assertNotLockedOut(app, user.id);
   let passed = false;
   if (method === "totp") passed = await consumeTotp(app, user, code);
   else if (/^\d{6}$/.test(code))
@@ -284,7 +277,7 @@ export async function checkSecondFactor(app: App, user: UserRow, twoFactorCode: 
       )) === "ok";
   if (!passed) passed = await consumeRecoveryCode(app, user, code);
   if (!passed) {
-    noteFailure(app, user.id);
+    await noteFailure(app, user.id);
     throw invalidCode();
   }
 }
