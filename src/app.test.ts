@@ -26,7 +26,10 @@ afterEach(async () => {
 
 /** A file store in memory: what an S3-backed store would look like to the rest of the code. */
 class MemoryFileStore implements FileStore {
+  readonly engine = "local";
   readonly files = new Map<string, Uint8Array>();
+  redirectUrl = () => null;
+  problem = async () => null;
   async put(key: string, source: Blob | Uint8Array) {
     this.files.set(key, source instanceof Uint8Array ? source : new Uint8Array(await source.arrayBuffer()));
   }
@@ -36,7 +39,9 @@ class MemoryFileStore implements FileStore {
   }
   async get(key: string): Promise<StoredFile | null> {
     const bytes = this.files.get(key);
-    return bytes ? { size: bytes.length, mtimeMs: 0, body: new Blob([bytes as Uint8Array<ArrayBuffer>]) } : null;
+    if (!bytes) return null;
+    const body = new Blob([bytes as Uint8Array<ArrayBuffer>]);
+    return { size: bytes.length, mtimeMs: 0, body, send: (start?: number, end?: number) => body.slice(start, end) };
   }
   async delete(key: string) {
     this.files.delete(key);

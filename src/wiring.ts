@@ -25,6 +25,7 @@ import { metricsRoutes } from "./ops/metrics";
 import { operatorLogRoutes } from "./botapi/log-routes";
 import { openClusterEngines } from "./cluster/engines";
 import { pubsub } from "./cluster/pubsub";
+import { openS3FileStore } from "./media/s3-store";
 
 /*
  * The composition root: the one module that knows every feature. Nothing imports it but the
@@ -36,6 +37,7 @@ import { pubsub } from "./cluster/pubsub";
 export async function openApp(opts: CreateAppOptions): Promise<App> {
   const app = await createApp(opts);
   await openClusterEngines(app);
+  openS3FileStore(app);
   installListeners(app);
   return app;
 }

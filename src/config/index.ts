@@ -75,7 +75,8 @@ export function storeConfigValues(dataDir: string, values: Partial<Record<Config
 }
 
 /**
- * defaults ← config file ← environment (SOCIAL_PORT, SOCIAL_HOST, SOCIAL_BASE_URL) ← overrides,
+ * defaults ← config file ← environment (SOCIAL_PORT, SOCIAL_HOST, SOCIAL_BASE_URL,
+ * SOCIAL_S3_ACCESS_KEY_ID, SOCIAL_S3_SECRET_ACCESS_KEY) ← overrides,
  * validated once; an invalid value fails loudly naming its key.
  */
 export function loadConfig(dataDir: string, overrides: Partial<Record<ConfigKey, unknown>> = {}): Config {
@@ -99,7 +100,14 @@ function coerce(key: ConfigKey, value: unknown): unknown {
 
 function envLayer(): Partial<Record<ConfigKey, unknown>> {
   const env = process.env;
-  return { port: env.SOCIAL_PORT, host: env.SOCIAL_HOST, baseUrl: env.SOCIAL_BASE_URL };
+  return {
+    port: env.SOCIAL_PORT,
+    host: env.SOCIAL_HOST,
+    baseUrl: env.SOCIAL_BASE_URL,
+    // secrets kept out of the config file (and out of `config export`) when the operator prefers
+    "files.s3.accessKeyId": env.SOCIAL_S3_ACCESS_KEY_ID,
+    "files.s3.secretAccessKey": env.SOCIAL_S3_SECRET_ACCESS_KEY,
+  };
 }
 
 /** The instance secret (HMAC key for CSRF and signed links), made once at init. */

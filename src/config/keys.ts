@@ -171,6 +171,20 @@ export const configKeys = {
     redisUrl,
     "redis://host:port[/db]: realtime events, long-poll wake-ups, cache invalidation, leases and rate-limit counters shared by every node (empty: in this process)",
   ),
+  "files.s3.endpoint": spec(
+    "",
+    url,
+    "S3-compatible endpoint (https://s3.eu-central-1.amazonaws.com, http://minio:9000); with files.s3.bucket set, uploads live in the bucket",
+  ),
+  "files.s3.bucket": spec("", str, "bucket holding uploads, thumbnails and posters (empty: files under the data dir)"),
+  "files.s3.region": spec("us-east-1", str, "the bucket's region"),
+  "files.s3.accessKeyId": spec("", str, "access key id (env SOCIAL_S3_ACCESS_KEY_ID overrides)"),
+  "files.s3.secretAccessKey": spec("", str, "secret access key (env SOCIAL_S3_SECRET_ACCESS_KEY overrides)"),
+  "files.s3.serve": spec<"proxy" | "redirect">(
+    "proxy",
+    oneOf("proxy", "redirect"),
+    "proxy: the instance's file URLs stream from the bucket; redirect: they answer 302 to a presigned bucket URL",
+  ),
 } satisfies Record<string, KeySpec<unknown>>;
 
 export type ConfigKey = keyof typeof configKeys;

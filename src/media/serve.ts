@@ -4,6 +4,7 @@ import { clientErrorResponse } from "../http/envelope";
 import { notFound } from "../lib/errors";
 import { OCTET_STREAM, TYPES_BY_EXT } from "./sniff";
 import { fileStore } from "./store";
+import { REDIRECT_CACHE_SECONDS } from "./s3-store";
 import { FILE_NAME, originalNameOf } from "./uploads";
 
 const YEAR_SECONDS = 365 * 24 * 3600;
@@ -68,8 +69,17 @@ export function fileRoutes(app: App) {
  * Also serves the Bot API's download route (/file/bot<TOKEN>/<file_path>).
  */
 export async function storedFileResponse(app: App, name: string, request: Request): Promise<Response | null> {
-  const file = await fileStore(app).get(name);
+  const store = fileStore(app);
+  const file = await store.get(name);
   if (!file) return null;
+  const redirect = store.redirectUrl(name);
+  if (redirect) {
+    // the presigned URL expires: the redirect may be cached only for less than it lives
+    return new Response(null, {
+      status: 302,
+      headers: { location: redirect, "cache-control": `private, max-age=${REDIRECT_CACHE_SECONDS}` },
+    });
+  }
   const ext = name.slice(name.lastIndexOf(".") + 1);
   const type = TYPES_BY_EXT[ext] ?? OCTET_STREAM;
   const inline = type.class !== "file";
@@ -102,9 +112,9 @@ export async function storedFileResponse(app: App, name: string, request: Reques
       "content-range": `bytes ${range.start}-${range.end}/${file.size}`,
       "content-length": String(length),
     };
-    return new Response(head ? null : file.body.slice(range.start, range.end + 1), { status: 206, headers: partial });
+    return new Response(head ? null : file.send(range.start, range.end + 1), { status: 206, headers: partial });
   }
-  return new Response(head ? null : file.body, {
+  return new Response(head ? null : file.send(), {
     status: 200,
     headers: { ...headers, "content-length": String(file.size) },
   });

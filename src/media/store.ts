@@ -10,20 +10,28 @@ export interface StoredFile {
   mtimeMs: number;
   /** the whole file; `.slice(start, end)` reads a byte range lazily */
   body: Blob;
+  /** What a Response sends for bytes START..END-1 (all without them): the local file itself, so Bun can sendfile it, or a stream from the bucket. */
+  send(start?: number, end?: number): BodyInit;
 }
 
 /**
  * Where uploaded files live. Keys are server-made names (see uploads.ts), never user input.
- * The local directory is the default; an S3-compatible store (Bun's S3 client) can implement
- * the same three operations when an instance outgrows one machine.
+ * The local directory is the default; an S3-compatible bucket (s3-store.ts) takes its place
+ * when files.s3.bucket is set, so several nodes serve the same files.
  */
 export interface FileStore {
+  /** what status and /readyz name */
+  readonly engine: "local" | "s3";
   /** Stores SOURCE under KEY atomically: readers see the whole file or nothing. */
   put(key: string, source: Blob | Uint8Array): Promise<void>;
   /** Moves a local scratch file into the store under KEY (the path is gone afterwards). */
   moveIn(key: string, path: string): Promise<void>;
   get(key: string): Promise<StoredFile | null>;
   delete(key: string): Promise<void>;
+  /** Where to send a client for KEY instead of streaming it through this server, or null. */
+  redirectUrl(key: string): string | null;
+  /** null while the store is usable, else why not (for /readyz, status and doctor). */
+  problem(): Promise<string | null>;
 }
 
 /** Keys are validated by the caller; this only rejects anything that could leave the directory. */
@@ -31,6 +39,7 @@ const SAFE_KEY = /^[A-Za-z0-9_-]+(\.[a-z0-9]{1,5})?$/;
 
 /** Files under <data-dir>/files/<first two characters>/<key>, written via a temp file and rename. */
 export class LocalFileStore implements FileStore {
+  readonly engine = "local";
   private readonly tmpDir: string;
 
   constructor(private readonly root: string) {
@@ -79,11 +88,31 @@ export class LocalFileStore implements FileStore {
       return null;
     }
     if (!st.isFile()) return null;
-    return { size: st.size, mtimeMs: st.mtimeMs, body: Bun.file(path) };
+    const body = Bun.file(path);
+    return {
+      size: st.size,
+      mtimeMs: st.mtimeMs,
+      body,
+      send: (start, end) => (start === undefined ? body : body.slice(start, end)),
+    };
   }
 
   async delete(key: string): Promise<void> {
     rmSync(this.pathOf(key), { force: true });
+  }
+
+  redirectUrl(): null {
+    return null;
+  }
+
+  async problem(): Promise<string | null> {
+    // the database check already covers the data dir's disk; a files dir that cannot be made is the rest
+    try {
+      mkdirSync(this.tmpDir, { recursive: true });
+      return null;
+    } catch (err) {
+      return (err as Error).message;
+    }
   }
 }
 

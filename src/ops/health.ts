@@ -1,6 +1,7 @@
 import type { App } from "../app";
 import { VERSION } from "../config/layout";
 import { pubsub } from "../cluster/pubsub";
+import { fileStore } from "../media/store";
 
 /** GET /healthz: liveness without auth; `socialctl status` reads the uptime from it. */
 export function healthz(app: App) {
@@ -10,7 +11,8 @@ export function healthz(app: App) {
 /**
  * GET /readyz: whether this process can serve requests now. It reads the database file's
  * header through the server's own connection (a closed, missing or unreadable database
- * fails) and, when the instance runs on several nodes, asks Redis (pubsub.url) too, so a
+ * fails) and, when the instance runs on several nodes, asks Redis (pubsub.url) and the
+ * bucket (files.s3.*) too, so a
  * load balancer or orchestrator stops sending traffic that would only fail.
  */
 export async function readyz(app: App): Promise<Response> {
@@ -23,6 +25,8 @@ export async function readyz(app: App): Promise<Response> {
   }
   const bus = pubsub(app);
   if (bus.engine !== "in-process") checks.pubsub = (await bus.problem()) ?? "ok";
+  const files = fileStore(app);
+  if (files.engine !== "local") checks.files = (await files.problem()) ?? "ok";
   const ready = Object.values(checks).every((c) => c === "ok");
   return Response.json({ status: ready ? "ready" : "unavailable", checks }, { status: ready ? 200 : 503 });
 }
