@@ -1,8 +1,10 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
-import { CLI, cliHarness } from "../../src/testing/cli";
+import { readFileSync, statSync } from "node:fs";
+import { CLI, cliHarness, runCli } from "../../src/testing/cli";
 
-const { tmp, run, runJson, expectOneLineFailure, cleanup } = cliHarness();
+const harness = cliHarness();
+const { tmp, run, runJson, expectOneLineFailure, cleanup } = harness;
 afterAll(cleanup);
 // each step spawns processes; a busy machine (parallel test runs) makes them slow
 setDefaultTimeout(30_000);
@@ -62,6 +64,49 @@ describe("socialctl config, migrate, serve", () => {
     expect(plain.code).toBe(1);
     expect(plain.stdout).toBe("");
     expect(plain.stderr.trim()).toBe("error: required option '--username <u>' not specified");
+  });
+
+  test("config export / import carry the settings and the instance secret to another node's data dir", async () => {
+    const { dataDir } = harness;
+    await runJson("config", "set", "pubsub.url", "redis://10.0.0.5:6379/2");
+    const stdout = await runJson("config", "export");
+    expect(stdout.json).toMatchObject({ format: "socialctl-settings", version: 1 });
+    expect(stdout.json.config["pubsub.url"]).toBe("redis://10.0.0.5:6379/2");
+    const file = join(tmp(), "settings.json");
+    expect((await runJson("config", "export", "--out", file)).json).toEqual({
+      out: file,
+      keys: Object.keys(stdout.json.config).length,
+    });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    const node2 = tmp();
+    const imported = await runCli(["--data-dir", node2, "--json", "config", "import", file]);
+    expect(imported.code).toBe(0);
+    expect(imported.json).toMatchObject({ dataDir: node2, secretChanged: true });
+    expect(readFileSync(join(node2, "secret"), "utf8")).toBe(readFileSync(join(dataDir, "secret"), "utf8"));
+    expect(statSync(join(node2, "secret")).mode & 0o777).toBe(0o600);
+    const got = await runCli(["--data-dir", node2, "config", "get", "pubsub.url"]);
+    expect(got.stdout.trim()).toBe("redis://10.0.0.5:6379/2");
+
+    // a data dir of another instance keeps its secret unless told otherwise
+    const other = tmp();
+    expect((await runCli(["--data-dir", other, "init", "--yes"])).code).toBe(0);
+    await expectOneLineFailure(
+      runCli(["--data-dir", other, "config", "import", file]),
+      /already has another instance secret: pass --force/,
+    );
+    expect((await runCli(["--data-dir", other, "config", "import", file, "--force"])).code).toBe(0);
+    expect(readFileSync(join(other, "secret"), "utf8")).toBe(readFileSync(join(dataDir, "secret"), "utf8"));
+    // anything but an export is refused with a reason
+    const junk = join(tmp(), "junk.json");
+    await Bun.write(
+      junk,
+      JSON.stringify({ format: "socialctl-settings", version: 1, secret: "x".repeat(32), config: { port: "x" } }),
+    );
+    await expectOneLineFailure(
+      runCli(["--data-dir", tmp(), "config", "import", junk]),
+      /config key "port" must be an integer/,
+    );
   });
 
   test("migrate reports nothing pending on a current database", async () => {

@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { cliHarness } from "../../src/testing/cli";
 import { startTestSmtp } from "../../src/testing/smtp";
+import { startTestRedis } from "../../src/testing/redis";
+import { startTestS3 } from "../../src/testing/s3";
 
 const { dataDir, run, runJson, cleanup } = cliHarness();
 let smtp: Awaited<ReturnType<typeof startTestSmtp>>;
@@ -35,10 +37,17 @@ describe("socialctl doctor", () => {
       "ffmpeg",
       "smtp",
       "clock",
+      "pub/sub",
+      "file store",
     ]);
     for (const name of ["data dir", "permissions", "free disk", "database integrity", "migrations"])
       expect(c[name]!.status).toBe("ok");
     expect(c.smtp).toMatchObject({ status: "skipped", detail: expect.stringContaining("smtp.host is not set") });
+    expect(c["pub/sub"]).toMatchObject({ status: "skipped", detail: expect.stringContaining("pubsub.url is not set") });
+    expect(c["file store"]).toMatchObject({
+      status: "skipped",
+      detail: expect.stringContaining("files.s3.bucket is not set"),
+    });
   });
 
   test("each problem is named with what to do, and a failure exits 1", async () => {
@@ -112,6 +121,41 @@ describe("socialctl doctor", () => {
     expect(c.smtp).toMatchObject({ status: "ok", detail: `127.0.0.1:${smtp.port} accepts a connection and the login` });
     expect(c.permissions!.status).toBe("ok");
     expect(c.migrations!.status).toBe("ok");
+  });
+
+  test("with Redis and a bucket configured, doctor and status ask both, and name the one that does not answer", async () => {
+    const redis = await startTestRedis();
+    const s3 = await startTestS3();
+    try {
+      const settings: Array<[string, string]> = [
+        ["pubsub.url", redis.url],
+        ...Object.entries(s3.settings).map(([k, v]): [string, string] => [k, String(v)]),
+      ];
+      for (const [k, v] of settings) expect((await run("config", "set", k, v)).code).toBe(0);
+      const healthy = byName((await runJson("doctor")).json.checks);
+      expect(healthy["pub/sub"]).toMatchObject({ status: "ok", detail: `redis ${redis.url} answers` });
+      expect(healthy["file store"]).toMatchObject({ status: "ok", detail: `s3 bucket ${s3.bucket} answers` });
+      const status = (await runJson("status")).json;
+      expect(status.engines).toEqual({
+        pubsub: { engine: "redis", url: redis.url, problem: null },
+        files: { engine: "s3", endpoint: s3.endpoint, bucket: s3.bucket, problem: null },
+      });
+      expect((await run("status")).stdout).toContain(`pub/sub: redis ${redis.url} (ok)`);
+
+      await redis.stop();
+      expect((await run("config", "set", "files.s3.bucket", "no-such-bucket")).code).toBe(0);
+      const r = await runJson("doctor");
+      expect(r.code).toBe(1);
+      const broken = byName(r.json.checks);
+      expect(broken["pub/sub"]).toMatchObject({ status: "fail", fix: expect.stringContaining("pubsub.url") });
+      expect(broken["file store"]).toMatchObject({ status: "fail", fix: expect.stringContaining("files.s3.bucket") });
+      expect((await run("status")).stdout).toContain("pub/sub: redis");
+      expect((await runJson("status")).json.engines.pubsub.problem).toStartWith("redis: ");
+    } finally {
+      for (const k of ["pubsub.url", "files.s3.bucket"]) await run("config", "set", k, "");
+      await redis.stop();
+      await s3.stop();
+    }
   });
 
   test("a damaged database fails the integrity check", async () => {

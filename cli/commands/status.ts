@@ -29,6 +29,18 @@ function describe(s: InstanceStatus, opts: GlobalOptions): string {
       ? `last backup: ${s.lastBackup.createdAt} ${s.lastBackup.path} (${formatBytes(s.lastBackup.sizeBytes)})`
       : "last backup: none",
   );
+  if (s.engines) {
+    const { pubsub, files } = s.engines;
+    const health = (problem: string | null) => (problem ? `UNUSABLE: ${problem}` : "ok");
+    lines.push(
+      pubsub.engine === "redis"
+        ? `pub/sub: redis ${pubsub.url} (${health(pubsub.problem)})`
+        : "pub/sub: in this process (pubsub.url empty)",
+      files.engine === "s3"
+        ? `file store: s3 bucket ${files.bucket}${files.endpoint ? ` at ${files.endpoint}` : ""} (${health(files.problem)})`
+        : "file store: files under the data dir",
+    );
+  }
   lines.push(`schema: ${s.schema.version ?? "empty"}`);
   if (s.schema.pending.length)
     lines.push(`pending migrations (applied by 'socialctl migrate' or on serve): ${s.schema.pending.join(", ")}`);

@@ -6,6 +6,7 @@ import { knownMigrationNames } from "../db";
 import { createSmtpTransport } from "../lib/mail";
 import { fileSize } from "./layout";
 import { appliedMigrations, openReadOnly } from "./sqlite";
+import { probeEngines } from "./engines";
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skipped";
 
@@ -58,7 +59,39 @@ export async function runDoctor(opts: DoctorOptions): Promise<Check[]> {
   checks.push(checkFfmpeg());
   checks.push(await checkSmtp(dataDir, opts.timeoutMs ?? 10_000));
   checks.push(await checkClock(opts.timeUrl, opts.timeoutMs ?? 10_000));
+  checks.push(...(await checkEngines(dataDir)));
   return checks;
+}
+
+/** Redis (pubsub.url) and the bucket (files.s3.*) answer, when the config names them. */
+async function checkEngines(dataDir: string): Promise<Check[]> {
+  const { pubsub, files } = await probeEngines(dataDir);
+  return [
+    pubsub.engine === "in-process"
+      ? {
+          name: "pub/sub",
+          status: "skipped",
+          detail: "pubsub.url is not set: pub/sub stays in this process (one serving node)",
+        }
+      : pubsub.problem
+        ? {
+            name: "pub/sub",
+            status: "fail",
+            detail: `${pubsub.url}: ${pubsub.problem}`,
+            fix: "start Redis or correct it with `socialctl config set pubsub.url redis://host:port[/db]` (every node the same)",
+          }
+        : { name: "pub/sub", status: "ok", detail: `redis ${pubsub.url} answers` },
+    files.engine === "local"
+      ? { name: "file store", status: "skipped", detail: "files.s3.bucket is not set: files live under the data dir" }
+      : files.problem
+        ? {
+            name: "file store",
+            status: "fail",
+            detail: `bucket ${files.bucket}: ${files.problem}`,
+            fix: "check files.s3.endpoint, files.s3.bucket, files.s3.region and the access keys (env SOCIAL_S3_ACCESS_KEY_ID / SOCIAL_S3_SECRET_ACCESS_KEY)",
+          }
+        : { name: "file store", status: "ok", detail: `s3 bucket ${files.bucket} answers` },
+  ];
 }
 
 function checkDataDir(dataDir: string): Check {

@@ -6,6 +6,7 @@ import { knownMigrationNames } from "../db";
 import { listBackups, type BackupListing } from "./backup";
 import { fileSize, instanceFiles } from "./layout";
 import { readServerLock } from "./server-lock";
+import { probeEngines, type EngineReport } from "./engines";
 import { appliedMigrations, columnNames, openReadOnly, tableExists } from "./sqlite";
 
 export interface InstanceStatus {
@@ -32,6 +33,8 @@ export interface InstanceStatus {
   };
   lastBackup: Pick<BackupListing, "path" | "createdAt" | "sizeBytes" | "kind"> | null;
   schema: { version: string | null; applied: number; pending: string[]; unknown: string[] };
+  /** the pub/sub and file engines the config chooses, and whether each answers (null before init) */
+  engines: EngineReport | null;
 }
 
 /**
@@ -56,6 +59,7 @@ export async function collectStatus(
     counts: { accounts: null, posts: null, messages: null, bots: null, queuedBotUpdates: null },
     lastBackup: null,
     schema: { version: null, applied: 0, pending: [], unknown: [] },
+    engines: null,
   };
   const onDisk = instanceFiles(dataDir);
   status.files.count = onDisk.length;
@@ -72,6 +76,7 @@ export async function collectStatus(
     status.schema.pending = knownMigrationNames();
     return status;
   }
+  status.engines = await probeEngines(dataDir);
   const db = openReadOnly(dbPath(dataDir));
   try {
     const applied = appliedMigrations(db);
