@@ -6,6 +6,7 @@ import type { ConversationRow, MessageRow } from "../domain/chats/table";
 import { enqueueUpdate, type UpdateType } from "../domain/bots/updates";
 import { botMembersOf, findBotByUserId, type BotWithUser } from "../domain/bots/service";
 import { findUserById } from "../domain/users/service";
+import type { UserRow } from "../domain/users/table";
 import { toUnixSeconds } from "../lib/clock";
 import { detectEntities, type MessageEntity } from "./formatting";
 import { serializeChat, serializeChatMember, serializeMessage, serializeUser } from "./serializers";
@@ -48,13 +49,14 @@ async function messageToBots(
   conversation: ConversationRow,
   message: MessageRow,
   scope?: Scope,
+  sender?: UserRow,
 ): Promise<void> {
-  // bots do not see service messages, nor other bots' messages (below)
-  if (message.kind !== "user" || message.deleted_at !== null) return;
+  // bots do not see service messages, nor other bots' messages
+  if (message.kind !== "user" || message.deleted_at !== null || sender?.is_bot) return;
   const db = scope?.db ?? app.db;
   const bots = await botMembersOf(db, conversation.id, message.sender_id);
   if (bots.length === 0) return;
-  const author = await findUserById(db, message.sender_id);
+  const author = sender ?? (await findUserById(db, message.sender_id));
   if (!author || author.is_bot) return;
   for (const member of bots) {
     if (!(await reachesBot(db, member, conversation, message))) continue;
@@ -99,7 +101,9 @@ async function membershipToBot(
 
 /** Turns chat activity into bot updates. Registered once per App (wiring.ts). */
 export function installBotUpdateHooks(app: App): void {
-  app.hooks.within("message:storing", (scope, p) => messageToBots(app, "message", p.conversation, p.message, scope));
+  app.hooks.within("message:storing", (scope, p) =>
+    messageToBots(app, "message", p.conversation, p.message, scope, p.sender),
+  );
   app.hooks.on("message:edited", (p) => editedToBots(app, p.conversationId, p.messageId));
   app.hooks.on("member:changed", (p) => membershipToBot(app, p));
 }

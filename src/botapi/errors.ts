@@ -73,14 +73,17 @@ export function toBotErrorBody(err: unknown, log: Logger): BotErrorBody {
  * Runs a chats-domain call for a bot, turning its Client API refusals (by status) into the
  * Bot API descriptions given; anything else passes through.
  */
-export async function asBot<T>(fn: () => Promise<T>, byStatus: Partial<Record<400 | 403 | 404, AppError>>): Promise<T> {
+export async function asBot<T>(
+  fn: () => Promise<T>,
+  byStatus: Partial<Record<400 | 403 | 404, () => AppError>>,
+): Promise<T> {
   try {
     return await fn();
   } catch (err) {
     if (err instanceof AppError && err.code !== "BOT_API") {
       const status = err.status === 422 ? 400 : err.status;
       const mapped = byStatus[status as 400 | 403 | 404];
-      if (mapped) throw mapped;
+      if (mapped) throw mapped();
     }
     throw err;
   }

@@ -36,6 +36,8 @@ export interface Storage {
   transaction<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /** LISTENER gets how many transactions each commit carried (the write-group sizes). */
   onWriteGroup(listener: (size: number) => void): void;
+  /** Statements run through `db` since the storage opened (in /metrics; tests pin hot paths with it). */
+  statements(): number;
   close(): Promise<void>;
 }
 
@@ -52,7 +54,8 @@ export function openStorage(path: string): Storage {
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA busy_timeout = 5000");
   sqlite.exec("PRAGMA foreign_keys = ON");
-  const db = new Kysely<Database>({ dialect: bunSqliteDialect(sqlite) });
+  const counter = { statements: 0 };
+  const db = new Kysely<Database>({ dialect: bunSqliteDialect(sqlite, counter) });
   let closed = false;
   const dataVersion = sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version");
   const groups = new GroupCommit(db, sqlite);
@@ -62,6 +65,7 @@ export function openStorage(path: string): Storage {
     dataVersion: () => dataVersion.get()!.data_version,
     transaction: (fn) => groups.run(fn),
     onWriteGroup: (listener) => groups.onGroup(listener),
+    statements: () => counter.statements,
     async close() {
       if (closed) return;
       closed = true;

@@ -26,6 +26,8 @@ export interface DomainHookPayloads {
     event: "message:new" | "message:edited";
     conversation?: Pick<import("./chats/table").ConversationRow, "id" | "cuid">;
     message?: import("./chats/table").MessageRow;
+    /** the message's sender, when the emitter holds the row */
+    sender?: import("./users/table").UserRow;
   };
   /** chats: someone's membership changed (added, removed, left, promoted); oldRole null = never a member */
   "member:changed": {
@@ -63,6 +65,8 @@ export interface DomainTxHookPayloads {
   "message:storing": {
     conversation: import("./chats/table").ConversationRow;
     message: import("./chats/table").MessageRow;
+    /** the sender's account, when the sending surface holds it (spares loading it again) */
+    sender?: import("./users/table").UserRow;
   };
 }
 

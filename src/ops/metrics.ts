@@ -77,6 +77,15 @@ export class Metrics {
         this.set(Number(row?.n ?? 0));
       },
     });
+    new this.lib.Counter({
+      name: "social_db_statements_total",
+      help: "SQL statements run by the server (BEGIN, COMMIT and savepoints included)",
+      registers,
+      collect() {
+        this.reset();
+        this.inc(app.storage.statements());
+      },
+    });
     new this.lib.Gauge({
       name: "social_realtime_connections",
       help: "Open realtime connections (WebSocket and SSE)",

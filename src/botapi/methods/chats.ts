@@ -33,8 +33,8 @@ async function userParam(ctx: BotContext): Promise<UserRow> {
 }
 
 const noRights = (what: string) => ({
-  403: forbiddenBot(`not enough rights to ${what}`),
-  404: badRequest("user not found"),
+  403: () => forbiddenBot(`not enough rights to ${what}`),
+  404: () => badRequest("user not found"),
 });
 
 export const chatMethods = {

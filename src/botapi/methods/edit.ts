@@ -25,8 +25,8 @@ async function ownMessage(ctx: BotContext): Promise<{ view: ChatView; row: Messa
 /** The chat's pinned messages, newest first. */
 const unpin = (ctx: BotContext, view: ChatView, seq: number) =>
   asBot(() => setPinned(ctx.app, { conversationId: view.conversation.id, seq, actorId: ctx.me.id, pinned: false }), {
-    403: forbiddenBot("not enough rights to manage pinned messages in the chat"),
-    404: badRequest("message to unpin not found"),
+    403: () => forbiddenBot("not enough rights to manage pinned messages in the chat"),
+    404: () => badRequest("message to unpin not found"),
   });
 
 /** `message_ids` of the batch methods: 1 to 100 message ids. */
@@ -103,8 +103,8 @@ export const editMethods = {
       () =>
         deleteMessage(ctx.app, { conversationId: view.conversation.id, seq, actorId: ctx.me.id, forEveryone: true }),
       {
-        403: badRequest("message can't be deleted"),
-        404: badRequest("message to delete not found"),
+        403: () => badRequest("message can't be deleted"),
+        404: () => badRequest("message to delete not found"),
       },
     );
     return true;
@@ -119,8 +119,8 @@ export const editMethods = {
         () =>
           deleteMessage(ctx.app, { conversationId: view.conversation.id, seq, actorId: ctx.me.id, forEveryone: true }),
         {
-          403: badRequest("message can't be deleted"),
-          404: badRequest("message to delete not found"),
+          403: () => badRequest("message can't be deleted"),
+          404: () => badRequest("message to delete not found"),
         },
       );
     }
@@ -134,8 +134,8 @@ export const editMethods = {
     await asBot(
       () => setPinned(ctx.app, { conversationId: view.conversation.id, seq, actorId: ctx.me.id, pinned: true }),
       {
-        403: forbiddenBot("not enough rights to manage pinned messages in the chat"),
-        404: badRequest("message to pin not found"),
+        403: () => forbiddenBot("not enough rights to manage pinned messages in the chat"),
+        404: () => badRequest("message to pin not found"),
       },
     );
     return true;
@@ -171,8 +171,8 @@ export const editMethods = {
       }
     }
     await asBot(() => setReaction(ctx.app, { conversationId: view.conversation.id, seq, userId: ctx.me.id, emoji }), {
-      404: badRequest("message to react not found"),
-      400: badRequest("REACTION_INVALID"),
+      404: () => badRequest("message to react not found"),
+      400: () => badRequest("REACTION_INVALID"),
     });
     return true;
   },

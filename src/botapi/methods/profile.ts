@@ -156,7 +156,9 @@ export const profileMethods = {
     const lang = languageCode(ctx.params);
     if (lang !== "") await setLocalized(ctx, "name", lang, name);
     else if (name.trim() !== "") {
-      await asBot(() => updateProfile(ctx.app, ctx.me, { displayName: name }), { 400: badRequest("name is invalid") });
+      await asBot(() => updateProfile(ctx.app, ctx.me, { displayName: name }), {
+        400: () => badRequest("name is invalid"),
+      });
       forgetBotIdentities(ctx.app);
     }
     return true;

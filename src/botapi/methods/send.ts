@@ -4,9 +4,15 @@ import { AppError } from "../../lib/errors";
 import { messageIds } from "./edit";
 import type { App } from "../../app";
 import type { MessageEntity } from "../formatting";
-import { findMessageBySeq, requireMembership } from "../../domain/chats/access";
+import { findMessageBySeq, membershipOf } from "../../domain/chats/access";
 import { inTransaction, type Scope } from "../../db/transaction";
-import { forwardMessage, sendMessage, storeMessage, typing, type SendMessageInput } from "../../domain/chats/messages";
+import {
+  forwardMessage,
+  sendMessageIn,
+  storeMessage,
+  typing,
+  type SendMessageInput,
+} from "../../domain/chats/messages";
 import type { MediaItem } from "../../domain/chats/validate";
 import { isBlockedEitherWay } from "../../domain/relations/service";
 import { randomToken } from "../../lib/ids";
@@ -58,20 +64,18 @@ export async function post(
     out.replyMarkup !== undefined ? out.replyMarkup : parseReplyMarkup(ctx.params.json("reply_markup"), markupOpts);
   const replyToSeq = out.replyToSeq !== undefined ? out.replyToSeq : await replyTarget(ctx, view);
   const input = { ...out, replyMarkup: replyMarkup ?? undefined, replyToSeq };
+  // the chat is the one resolveChat just read; the bot's account is ctx.me
+  const opts = { sender: ctx.me, replyChecked: out.replyToSeq === undefined };
   const store = compose
     ? () =>
         inTransaction(ctx.app.storage, async (scope) => {
-          const row = await storeMessage(
-            scope,
-            ctx.app,
-            await requireMembership(scope.db, view.conversation.id, ctx.me.id),
-            input,
-          );
+          const membership = await membershipOf(scope.db, view.conversation, ctx.me.id);
+          const row = await storeMessage(scope, ctx.app, membership, input, opts);
           await compose(scope, row);
           return row;
         })
-    : () => sendMessage(ctx.app, { ...input, conversationId: view.conversation.id, senderId: ctx.me.id });
-  const row = await asBot(store, { 403: blockedByUser() });
+    : async () => sendMessageIn(ctx.app, await membershipOf(ctx.app.db, view.conversation, ctx.me.id), input, opts);
+  const row = await asBot(store, { 403: blockedByUser });
   return serializeMessage(ctx.app.db, view, row);
 }
 
@@ -354,9 +358,9 @@ async function forwardOne(ctx: BotContext, target: ChatView, seq?: number): Prom
         toConversationId: target.conversation.id,
       }),
     {
-      400: badRequest("message can't be forwarded"),
-      403: blockedByUser(),
-      404: badRequest("message to forward not found"),
+      400: () => badRequest("message can't be forwarded"),
+      403: () => blockedByUser(),
+      404: () => badRequest("message to forward not found"),
     },
   );
 }

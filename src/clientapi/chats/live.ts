@@ -19,18 +19,22 @@ export const deliveredShape = (row: MessageRow): ClientMessage | undefined => de
  * message shaped exactly as the chat endpoints show it.
  */
 export function installChatDelivery(app: App): void {
-  app.hooks.on("message:live", async ({ conversationId, messageId, event, conversation: held, message: heldRow }) => {
-    const [conversation, row, memberIds] = await Promise.all([
-      held ?? findConversationById(app.db, conversationId),
-      heldRow ?? app.db.selectFrom("messages").selectAll().where("id", "=", messageId).executeTakeFirst(),
-      activeMemberIds(app.db, conversationId),
-    ]);
-    if (!conversation || !row || memberIds.length === 0) return;
-    // a message this very send wrote has no reactions yet
-    const message = await serializeMessage(app.db, conversation, row, {
-      fresh: event === "message:new" && row === heldRow,
-    });
-    if (row === heldRow) delivered.set(row, message);
-    app.events.publish(memberIds, event, { conversationId: conversation.cuid, message });
-  });
+  app.hooks.on(
+    "message:live",
+    async ({ conversationId, messageId, event, conversation: held, message: heldRow, sender }) => {
+      const [conversation, row, memberIds] = await Promise.all([
+        held ?? findConversationById(app.db, conversationId),
+        heldRow ?? app.db.selectFrom("messages").selectAll().where("id", "=", messageId).executeTakeFirst(),
+        activeMemberIds(app.db, conversationId),
+      ]);
+      if (!conversation || !row || memberIds.length === 0) return;
+      // a message this very send wrote has no reactions yet
+      const message = await serializeMessage(app.db, conversation, row, {
+        fresh: event === "message:new" && row === heldRow,
+        known: sender && [sender],
+      });
+      if (row === heldRow) delivered.set(row, message);
+      app.events.publish(memberIds, event, { conversationId: conversation.cuid, message });
+    },
+  );
 }

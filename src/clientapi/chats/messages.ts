@@ -152,7 +152,7 @@ export function chatMessageRoutes(app: App) {
               replyToSeq,
               clientMessageId: body.clientMessageId ?? null,
             },
-            { replyChecked: true },
+            { replyChecked: true, sender: user },
           );
           // only now are the files in use: a refused send leaves them to the cleanup of abandoned uploads
           if (attachments) await markMediaAttached(app, attachments.uploadIds);

@@ -27,14 +27,23 @@ const senderOf = (user: UserRow | undefined) =>
 // a single message (a send, its live event) has one sender: compiled once (db/compiled.ts)
 const userByIdQuery = precompiled((db, p: { id: number }) => db.selectFrom("users").selectAll().where("id", "=", p.id));
 
-async function usersById(db: Db, ids: number[]): Promise<Map<number, UserRow>> {
-  const unique = [...new Set(ids)];
-  if (unique.length === 0) return new Map();
+async function usersById(db: Db, ids: number[], known: UserRow[] = []): Promise<Map<number, UserRow>> {
+  const found = new Map(known.map((u) => [u.id, u]));
+  const unique = [...new Set(ids)].filter((id) => !found.has(id));
+  if (unique.length === 0) return found;
   const rows =
     unique.length === 1
       ? await userByIdQuery(db, { id: unique[0]! })
       : await db.selectFrom("users").selectAll().where("id", "in", unique).execute();
-  return new Map(rows.map((u) => [u.id, u]));
+  for (const u of rows) found.set(u.id, u);
+  return found;
+}
+
+interface RenderOptions {
+  /** the rows were just written: nobody has reacted to them yet, so reactions are not read */
+  fresh?: boolean;
+  /** account rows the caller holds (a send's sender): not loaded again */
+  known?: UserRow[];
 }
 
 /**
@@ -47,7 +56,7 @@ export async function serializeMessages(
   db: Db,
   conversation: Pick<ConversationRow, "id" | "cuid">,
   rows: MessageRow[],
-  opts: { fresh?: boolean } = {},
+  opts: RenderOptions = {},
 ) {
   return (await renderMessages(db, rows, () => conversation, opts)).messages;
 }
@@ -61,7 +70,7 @@ async function renderMessages(
   db: Db,
   rows: MessageRow[],
   conversationOf: (row: MessageRow) => Pick<ConversationRow, "id" | "cuid">,
-  opts: { fresh?: boolean },
+  opts: RenderOptions,
   moreUserIds: number[] = [],
 ) {
   const replyKeys = new Map<number, Set<number>>();
@@ -82,11 +91,11 @@ async function renderMessages(
         .execute()
     : [];
   const replyByKey = new Map(replies.map((r) => [`${r.conversation_id}:${r.seq}`, r]));
-  const users = await usersById(db, [
-    ...rows.map((r) => r.sender_id),
-    ...replies.map((r) => r.sender_id),
-    ...moreUserIds,
-  ]);
+  const users = await usersById(
+    db,
+    [...rows.map((r) => r.sender_id), ...replies.map((r) => r.sender_id), ...moreUserIds],
+    opts.known,
+  );
   const reactionRows =
     opts.fresh || rows.length === 0
       ? []
@@ -152,7 +161,7 @@ export async function serializeMessage(
   db: Db,
   conversation: Pick<ConversationRow, "id" | "cuid">,
   row: MessageRow,
-  opts: { fresh?: boolean } = {},
+  opts: RenderOptions = {},
 ) {
   return (await serializeMessages(db, conversation, [row], opts))[0]!;
 }

@@ -271,19 +271,28 @@ export async function listAllBots(db: Db): Promise<BotWithUser[]> {
   return attachUsers(db, await db.selectFrom("bots").selectAll().orderBy("id").execute());
 }
 
-/** Pairs bots with their accounts in one query. */
-/** Bots currently in the conversation, except EXCLUDE. One query: most chats have none. */
-export async function botMembersOf(db: Db, conversationId: number, exclude: number): Promise<BotWithUser[]> {
-  const rows = await db
+// every message stored asks this (the bots' updates): one statement, compiled once
+const botMembersQuery = precompiled((db: Db, v: { conversationId: number; exclude: number }) =>
+  db
     .selectFrom("conversation_members as m")
     .innerJoin("bots", "bots.user_id", "m.user_id")
-    .selectAll("bots")
-    .where("m.conversation_id", "=", conversationId)
+    .innerJoin("users", "users.id", "bots.user_id")
+    .selectAll("users")
+    .select(BOT_COLUMNS.map((c) => `bots.${c} as ${BOT_PREFIX}${c}` as `bots.${typeof c}`))
+    .where("m.conversation_id", "=", v.conversationId)
     .where("m.role", "in", ACTIVE_ROLES)
-    .where("m.user_id", "!=", exclude)
-    .execute();
-  return attachUsers(db, rows);
+    .where("m.user_id", "!=", v.exclude),
+);
+
+/** Bots currently in the conversation with their accounts, except EXCLUDE. One statement: most chats have none. */
+export async function botMembersOf(db: Db, conversationId: number, exclude: number): Promise<BotWithUser[]> {
+  return (await botMembersQuery(db, { conversationId, exclude })).map((row) => {
+    const { prefixed: bot, rest: user } = splitPrefixedRow<BotRow, UserRow>(row as Record<string, unknown>, BOT_PREFIX);
+    return { bot, user };
+  });
 }
+
+/** Pairs bots with their accounts in one query. */
 
 export async function attachUsers(db: Db, bots: BotRow[]): Promise<BotWithUser[]> {
   if (bots.length === 0) return [];

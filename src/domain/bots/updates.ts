@@ -93,6 +93,14 @@ const parseAllowed = (bot: BotRow): string[] | null =>
  * In SCOPE (the change it belongs to, e.g. the person's message) it commits with that change
  * and wakes the bot once it has committed.
  */
+// every message to a bot queues one: compiled once (db/compiled.ts)
+const insertUpdateQuery = precompiled((db: Db, v: { botId: number; type: UpdateType; payload: string; now: number }) =>
+  db
+    .insertInto("bot_updates")
+    .values({ bot_id: v.botId, type: v.type, payload: v.payload, created_at: v.now })
+    .returning("id"),
+);
+
 export async function enqueueUpdate(
   app: App,
   bot: BotRow,
@@ -103,16 +111,16 @@ export async function enqueueUpdate(
   if (bot.disabled_at || bot.blocked_at) return null;
   const allowed = parseAllowed(bot);
   if (allowed && allowed.length > 0 && !allowed.includes(type)) return null;
-  const now = app.clock.now();
-  const row = await (scope?.db ?? app.db)
-    .insertInto("bot_updates")
-    .values({ bot_id: bot.id, type, payload: JSON.stringify(payload), created_at: now })
-    .returning("id")
-    .executeTakeFirstOrThrow();
+  const [row] = await insertUpdateQuery(scope?.db ?? app.db, {
+    botId: bot.id,
+    type,
+    payload: JSON.stringify(payload),
+    now: app.clock.now(),
+  });
   const wake = () => void pubsub(app).publish(QUEUED, `${bot.id} 1`);
   if (scope) scope.afterCommit(wake);
   else wake();
-  return row.id;
+  return row!.id;
 }
 
 /** Tells queue listeners (webhook delivery) that BOT's queue or webhook changed. */

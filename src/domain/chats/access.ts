@@ -82,7 +82,11 @@ export interface Membership {
 }
 
 /** USER's membership of a conversation already loaded; anyone but a current member gets NOT_FOUND. */
-async function membershipOf(db: Db, conversation: ConversationRow | undefined, userId: number): Promise<Membership> {
+export async function membershipOf(
+  db: Db,
+  conversation: ConversationRow | undefined,
+  userId: number,
+): Promise<Membership> {
   if (!conversation) throw chatNotFound();
   const member = await getMember(db, conversation.id, userId);
   if (!isActive(member)) throw chatNotFound();

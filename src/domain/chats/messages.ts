@@ -24,6 +24,7 @@ import { publishMessageEvent } from "./notify";
 import { precompiled } from "../../db/compiled";
 import { inTransaction, type Scope } from "../../db/transaction";
 import type { ConversationRow, MessageRow } from "./table";
+import type { UserRow } from "../users/table";
 import { checkClientMessageId, checkContent, checkEntities, checkMediaShape, toJson, type MediaItem } from "./validate";
 import { pick } from "../../lib/objects";
 
@@ -121,7 +122,7 @@ export async function sendMessageIn(
   app: App,
   membership: Membership,
   input: Omit<SendMessageInput, "conversationId" | "senderId">,
-  opts: { replyChecked?: boolean } = {},
+  opts: StoreOptions = {},
 ): Promise<MessageRow> {
   try {
     return await inTransaction(app.storage, (scope) => storeMessage(scope, app, membership, input, opts));
@@ -140,6 +141,13 @@ export async function sendMessageIn(
   }
 }
 
+export interface StoreOptions {
+  /** the caller already found `replyToSeq` among the messages the sender sees */
+  replyChecked?: boolean;
+  /** the sender's account row, when the caller holds it: the bots' updates and the live event then need not load it */
+  sender?: UserRow;
+}
+
 /**
  * Posts a message in SCOPE, the caller's transaction: whatever else the caller writes there
  * commits or rolls back with it. Writes the seq, the row and the sender's read mark, and runs
@@ -148,14 +156,13 @@ export async function sendMessageIn(
  * committed. A repeated clientMessageId answers the stored message when a check refuses the
  * send; a repeat that gets as far as the insert fails on the unique index (sendMessageIn
  * then answers the stored message, which was stored with its bot updates).
- * `replyChecked`: the caller already found `replyToSeq` among the messages the sender sees.
  */
 export async function storeMessage(
   scope: Scope,
   app: App,
   membership: Membership,
   input: Omit<SendMessageInput, "conversationId" | "senderId">,
-  opts: { replyChecked?: boolean } = {},
+  opts: StoreOptions = {},
 ): Promise<MessageRow> {
   const db = scope.db;
   const { conversation } = membership;
@@ -212,9 +219,10 @@ export async function storeMessage(
   const row = inserted!;
   // one's own message is read by oneself
   await readOwnQuery(db, { seq, conversationId: conversation.id, userId: senderId });
-  await app.hooks.emitWithin(scope, "message:storing", { conversation, message: row });
+  const sender = opts.sender?.id === senderId ? opts.sender : undefined;
+  await app.hooks.emitWithin(scope, "message:storing", { conversation, message: row, sender });
   scope.afterCommit(async () => {
-    await publishMessageEvent(app, conversation, row, "message:new");
+    await publishMessageEvent(app, conversation, row, "message:new", sender);
     await app.hooks.emit("message:created", { conversationId: conversation.id, messageId: row.id, senderId });
   });
   return row;

@@ -2,6 +2,7 @@ import type { App } from "../../app";
 import { pick } from "../../lib/objects";
 import { activeMemberIds, memberCount } from "./access";
 import type { ConversationRow, MessageRow } from "./table";
+import type { UserRow } from "../users/table";
 
 /**
  * Realtime side of chat changes. A message event carries the message as the Client API
@@ -14,6 +15,7 @@ export async function publishMessageEvent(
   conversation: ConversationRow,
   row: MessageRow,
   event: "message:new" | "message:edited",
+  sender?: UserRow,
 ): Promise<void> {
   await app.hooks.emit("message:live", {
     conversationId: conversation.id,
@@ -21,6 +23,7 @@ export async function publishMessageEvent(
     event,
     conversation,
     message: row,
+    sender,
   });
 }
 

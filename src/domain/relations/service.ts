@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Db } from "../../db";
+import { precompiled } from "../../db/compiled";
 
 /**
  * Follows, blocks and mutes between accounts. Other features (feed, search, comments,
@@ -28,19 +29,22 @@ export async function mutedIds(db: Db, userId: number): Promise<number[]> {
   return rows.map((r) => r.muted_id);
 }
 
-/** True when a blocked b or b blocked a. */
-export async function isBlockedEitherWay(db: Db, a: number, b: number): Promise<boolean> {
-  const row = await db
+// every message to a private chat asks this: compiled once (db/compiled.ts)
+const blockedEitherWayQuery = precompiled((db: Db, p: { a: number; b: number }) =>
+  db
     .selectFrom("blocks")
     .select("id")
     .where((eb) =>
       eb.or([
-        eb.and([eb("blocker_id", "=", a), eb("blocked_id", "=", b)]),
-        eb.and([eb("blocker_id", "=", b), eb("blocked_id", "=", a)]),
+        eb.and([eb("blocker_id", "=", p.a), eb("blocked_id", "=", p.b)]),
+        eb.and([eb("blocker_id", "=", p.b), eb("blocked_id", "=", p.a)]),
       ]),
-    )
-    .executeTakeFirst();
-  return row !== undefined;
+    ),
+);
+
+/** True when a blocked b or b blocked a. */
+export async function isBlockedEitherWay(db: Db, a: number, b: number): Promise<boolean> {
+  return (await blockedEitherWayQuery(db, { a, b })).length > 0;
 }
 
 /** True when blocker blocked blocked (one direction). */

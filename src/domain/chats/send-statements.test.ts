@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { botWorld, botCall, createBotViaApi, openChat, type BotWorld } from "../../testing/botapi";
+import { quickPerson } from "../../testing/fixtures";
+import { statementsDuring } from "../../testing/statements";
+import { requireMembershipByCuid } from "./access";
+import { sendMessageIn } from "./messages";
+
+/*
+ * The statements a send runs, pinned per request (BEGIN and COMMIT included). A send is
+ * the membership check, the block check, the seq, the row, the sender's read mark and the
+ * bots' updates in one transaction, then the members to notify; the chat, the sender and the
+ * bots are never read twice.
+ */
+
+let world: BotWorld;
+let token: string;
+let botChat: string;
+let friendChat: string;
+beforeAll(async () => {
+  world = await botWorld();
+  token = await createBotViaApi(world.owner, "pinned_send_bot");
+  botChat = await openChat(world.person, "pinned_send_bot");
+  friendChat = await openChat(world.person, (await quickPerson(world.server)).user.username);
+  await botCall(world.server.url, token, "getUpdates", { offset: -1 });
+});
+afterAll(() => world.server.stop());
+
+const counted = (run: () => Promise<{ status: number }>) =>
+  statementsDuring(world.server.app.storage, async () => expect((await run()).status).toBe(200));
+
+test("Bot API sendMessage to a person: 10 statements", async () => {
+  const send = () => botCall(world.server.url, token, "sendMessage", { chat_id: world.personUser.id, text: "hi" });
+  await send(); // the first call resolves the token; later ones find it in process
+  // person + chat by key, membership, then BEGIN, block check, seq, row, read mark, COMMIT,
+  // then the members to notify (a bot's own message reaches no bot: no bot query)
+  expect(await counted(send)).toBe(10);
+});
+
+test("Client API send to a person: 11 statements", async () => {
+  const send = () => world.person.post(`/api/social/messages/${friendChat}`, { content: "hello" });
+  // session, chat, membership, BEGIN, block check, seq, row, read mark, the chat's bots (none),
+  // COMMIT, members to notify (the sender comes from the session, not read again)
+  expect(await counted(send)).toBe(11);
+});
+
+test("a person's message to a bot: 9 statements in the domain, the bot's update in the same transaction", async () => {
+  const { app } = world.server;
+  const membership = await requireMembershipByCuid(app.db, botChat, world.personUser.id);
+  // counted in the domain: over HTTP the webhook worker's look at the queues (a timer the new
+  // update sets off) may or may not fall inside the request
+  const statements = await statementsDuring(app.storage, () =>
+    sendMessageIn(app, membership, { content: "to the bot" }, { sender: world.personUser }),
+  );
+  // BEGIN, block check, seq, row, read mark, the chat's bots with their accounts (one
+  // statement), the update, COMMIT, members to notify
+  expect(statements).toBe(9);
+  const updates = await botCall(world.server.url, token, "getUpdates", { timeout: 0 });
+  expect(updates.body.result.map((u: { message: { text: string } }) => u.message.text)).toEqual(["to the bot"]);
+});
