@@ -48,6 +48,17 @@ describe("the domain speaks domain, the surfaces speak wire", () => {
     expect(offenders).toEqual([]);
   });
 
+  test("the Bot API translates: its files call domain functions and build no query of their own", () => {
+    const botApi = [...graph.keys()].filter((file) => file.startsWith("src/botapi/"));
+    expect(botApi.length).toBeGreaterThan(20);
+    const offenders = botApi.filter((file) =>
+      /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|transaction)\(/.test(
+        readFileSync(join(root, file), "utf8"),
+      ),
+    );
+    expect(offenders).toEqual([]);
+  });
+
   test("domain code imports no surface: not its serializers, not the realtime wire event list", () => {
     const surface = /^src\/(clientapi|botapi|realtime)\//;
     const offenders = domainFiles.flatMap((file) =>

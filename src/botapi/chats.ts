@@ -1,13 +1,12 @@
 import type { App } from "../app";
 import type { Db } from "../db";
-import { precompiled } from "../db/compiled";
-import { findConversationById, getMember, isActive, otherPartyId } from "../domain/chats/access";
+import { findConversationById, findPrivateChat, getMember, isActive, otherPartyId } from "../domain/chats/access";
 import { ensurePrivateChat } from "../domain/chats/conversations";
 import type { ConversationRow } from "../domain/chats/table";
 import { isBlockedEitherWay } from "../domain/relations/service";
 import { canMessage } from "../domain/settings/service";
 import { accountIdOf } from "../domain/bots/ids";
-import { findUserByUsername } from "../domain/users/service";
+import { findUserById, findUserByUsername } from "../domain/users/service";
 import type { UserRow } from "../domain/users/table";
 import type { BotContext } from "./context";
 import { blockedByUser, chatNotFound, forbiddenBot } from "./errors";
@@ -16,26 +15,13 @@ import type { ChatView } from "./serializers";
 /** CONVERSATION as the bot BOTUSERID sees it: the other party of a private chat loaded (from DB, the executor in use). */
 export async function chatViewFor(db: Db, conversation: ConversationRow, botUserId: number): Promise<ChatView> {
   const otherId = otherPartyId(conversation, botUserId);
-  return { conversation, other: otherId === null ? null : ((await personById(db, { id: otherId }))[0] ?? null) };
+  return { conversation, other: otherId === null ? null : ((await findUserById(db, otherId)) ?? null) };
 }
-
-/*
- * The two lookups of every send to a person (sendMessage's hot path), compiled once: building
- * the Kysely query cost more than SQLite's answer by primary key / unique index.
- */
-const personById = precompiled((db: Db, v: { id: number }) =>
-  db.selectFrom("users").selectAll().where("id", "=", v.id).where("deleted_at", "is", null),
-);
-const privateChatByKey = precompiled((db: Db, v: { key: string }) =>
-  db.selectFrom("conversations").selectAll().where("private_key", "=", v.key),
-);
 
 /** A person by Bot API id or @username, as Bot API user_id/chat_id parameters give them. */
 export async function findPerson(app: App, ref: number | string): Promise<UserRow | undefined> {
   const user =
-    typeof ref === "number"
-      ? (await personById(app.db, { id: accountIdOf(ref) }))[0]
-      : await findUserByUsername(app.db, ref);
+    typeof ref === "number" ? await findUserById(app.db, accountIdOf(ref)) : await findUserByUsername(app.db, ref);
   return user && !user.disabled_at && !user.is_system ? user : undefined;
 }
 
@@ -61,8 +47,7 @@ export async function resolveChat(ctx: BotContext, name = "chat_id", create = tr
   if (!person) throw chatNotFound();
   if (person.id === me.id) throw chatNotFound();
   if (person.is_bot) throw forbiddenBot("bot can't send messages to bots");
-  const key = `${Math.min(me.id, person.id)}:${Math.max(me.id, person.id)}`;
-  const [existing] = await privateChatByKey(app.db, { key });
+  const existing = await findPrivateChat(app.db, me.id, person.id);
   // a block between the two is enforced by sending (see blockedByUser), not by reading the chat
   if (existing) return { conversation: existing, other: person, self: me };
   if (!create) throw chatNotFound();

@@ -1,7 +1,8 @@
 import type { Db } from "../db";
 import type { BotRow } from "../domain/bots/table";
 import type { ConversationRow, MemberRow, MessageRow } from "../domain/chats/table";
-import { rightsOf } from "../domain/chats/access";
+import { findMessagesBySeqs, rightsOf } from "../domain/chats/access";
+import { findUsersByCuids, findUsersByIds } from "../domain/users/service";
 import type { MediaItem } from "../domain/chats/validate";
 import type { UserRow } from "../domain/users/table";
 import { botApiUserId } from "../domain/bots/ids";
@@ -215,8 +216,7 @@ async function usersFor(db: Db, view: ChatView, ids: number[]): Promise<Map<numb
   for (const u of [view.other, view.self]) if (u) known.set(u.id, u);
   const missing = [...new Set(ids)].filter((id) => !known.has(id));
   if (missing.length === 0) return known;
-  const rows = await db.selectFrom("users").selectAll().where("id", "in", missing).execute();
-  for (const u of rows) known.set(u.id, u);
+  for (const u of await findUsersByIds(db, missing)) known.set(u.id, u);
   return known;
 }
 
@@ -236,15 +236,7 @@ export async function serializeMessages(
   const chat = serializeChat(view.conversation, view.other);
   const replySeqs =
     depth === 0 ? [...new Set(rows.flatMap((r) => (r.reply_to_seq === null ? [] : [r.reply_to_seq])))] : [];
-  const replies = replySeqs.length
-    ? await db
-        .selectFrom("messages")
-        .selectAll()
-        .where("conversation_id", "=", view.conversation.id)
-        .where("seq", "in", replySeqs)
-        .where("deleted_at", "is", null)
-        .execute()
-    : [];
+  const replies = await findMessagesBySeqs(db, view.conversation.id, replySeqs);
   const replyObjects = new Map<number, Record<string, unknown>>();
   const serializedReplies = await serializeMessages(db, view, replies, depth + 1);
   replies.forEach((r, i) => replyObjects.set(r.seq, serializedReplies[i]!));
@@ -252,9 +244,7 @@ export async function serializeMessages(
     const f = json<{ sender?: { id?: string } }>(r.forwarded_from);
     return f?.sender?.id ? [f.sender.id] : [];
   });
-  const forwardUsers = forwardCuids.length
-    ? await db.selectFrom("users").selectAll().where("cuid", "in", forwardCuids).execute()
-    : [];
+  const forwardUsers = await findUsersByCuids(db, forwardCuids);
   const forwardByCuid = new Map(forwardUsers.map((u) => [u.cuid, u]));
 
   return rows.map((m) => {

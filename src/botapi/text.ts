@@ -7,6 +7,7 @@ import { badRequest } from "./errors";
 import type { Params } from "./params";
 import { serializeUser } from "./serializers";
 import { accountIdOf } from "../domain/bots/ids";
+import { findUsersByIds } from "../domain/users/service";
 
 /** Longest message text (UTF-16 units, after markup is removed). */
 export const MAX_TEXT = 4096;
@@ -36,14 +37,8 @@ async function resolveMentions(db: Db, entities: MessageEntity[]): Promise<Messa
   };
   const ids = [...new Set(entities.flatMap((e) => idOf(e) ?? []))];
   if (ids.length === 0) return entities;
-  const rows = await db
-    .selectFrom("users")
-    .selectAll()
-    .where("id", "in", ids)
-    .where("disabled_at", "is", null)
-    .where("is_system", "=", 0)
-    .execute();
-  const users = new Map(rows.map((u) => [u.id, u]));
+  const rows = await findUsersByIds(db, ids);
+  const users = new Map(rows.filter((u) => !u.disabled_at && !u.is_system).map((u) => [u.id, u]));
   return entities.map((e) => {
     const id = idOf(e);
     if (id === undefined) return e;

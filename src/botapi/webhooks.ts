@@ -3,6 +3,7 @@ import { leases } from "../cluster/leases";
 import { pubsub } from "../cluster/pubsub";
 import { findBotByUserId, noteWebhookError } from "../domain/bots/service";
 import { onUpdateEnqueued, toUpdate } from "../domain/bots/updates";
+import { deferUpdate, oldestPendingUpdate, removeDeliveredUpdate, webhookBacklog } from "../domain/bots/webhook-queue";
 import { callBotMethod } from "./dispatcher";
 import { fetchPublic, outboundUrlProblem, readLimited, urlShapeProblem } from "./net";
 import { Params } from "./params";
@@ -56,26 +57,11 @@ export function startWebhookWorker(app: App): void {
     const now = app.clock.now();
     try {
       // per bot, the oldest pending update decides: order is kept, so it goes first
-      const due = await app.db
-        .selectFrom("bot_updates")
-        .innerJoin("bots", "bots.id", "bot_updates.bot_id")
-        .select(["bots.user_id", "bot_updates.bot_id", "bot_updates.next_attempt_at as next"])
-        .where("bots.webhook_url", "is not", null)
-        .where("bots.disabled_at", "is", null)
-        .where("bots.blocked_at", "is", null)
-        .where("bot_updates.id", "in", (eb) =>
-          eb
-            .selectFrom("bot_updates")
-            .select((e) => e.fn.min("id").as("id"))
-            .where("delivered_at", "is", null)
-            .groupBy("bot_id"),
-        )
-        .execute();
       let nextAt = now + IDLE_RECHECK_MS;
-      for (const row of due) {
-        if (busy.has(row.bot_id)) continue;
-        if (Number(row.next) <= now) void deliverAll(row.bot_id, row.user_id);
-        else nextAt = Math.min(nextAt, Number(row.next));
+      for (const row of await webhookBacklog(app.db)) {
+        if (busy.has(row.botId)) continue;
+        if (Number(row.dueAt) <= now) void deliverAll(row.botId, row.botUserId);
+        else nextAt = Math.min(nextAt, Number(row.dueAt));
       }
       schedule(nextAt - now);
     } catch (err) {
@@ -97,14 +83,7 @@ export function startWebhookWorker(app: App): void {
         if (!(held = await leases(app).acquire(lease, node, DELIVERY_LEASE_MS))) return;
         const found = await findBotByUserId(app.db, botUserId);
         if (!found?.bot.webhook_url || found.bot.disabled_at || found.bot.blocked_at) return;
-        const row = await app.db
-          .selectFrom("bot_updates")
-          .selectAll()
-          .where("bot_id", "=", botId)
-          .where("delivered_at", "is", null)
-          .orderBy("id")
-          .limit(1)
-          .executeTakeFirst();
+        const row = await oldestPendingUpdate(app.db, botId);
         if (!row || row.next_attempt_at > app.clock.now()) return;
         const update = omitAbsent(toUpdate(row)) as Record<string, unknown>;
         const body = JSON.stringify(update);
@@ -122,15 +101,11 @@ export function startWebhookWorker(app: App): void {
           ms: Math.round((performance.now() - started) * 10) / 10,
         });
         if (failure === null) {
-          await app.db.deleteFrom("bot_updates").where("id", "=", row.id).execute();
+          await removeDeliveredUpdate(app.db, row.id);
           continue;
         }
         const attempts = row.attempts + 1;
-        await app.db
-          .updateTable("bot_updates")
-          .set({ attempts, next_attempt_at: app.clock.now() + backoffMs(attempts) })
-          .where("id", "=", row.id)
-          .execute();
+        await deferUpdate(app.db, row.id, attempts, app.clock.now() + backoffMs(attempts));
         await noteWebhookError(app, botId, failure);
         return;
       }

@@ -21,6 +21,7 @@ import { serializePublicUser } from "../serializers/account";
 import { libraryApiRoots } from "../../domain/bots/library-roots";
 import { botProfile, menuButtonFor } from "../../domain/bots/profile";
 import { botLogOf } from "../../domain/bots/log";
+import { findPrivateChat } from "../../domain/chats/access";
 import { afterFrom, botLogResponse, LogQuery } from "../../botapi/log-routes";
 
 const BotLog = t.Object({
@@ -233,12 +234,7 @@ export function botProfileRoutes(app: App) {
     async ({ params, user }) => {
       const found = await findBotByUsername(app.db, params.username);
       if (!found || found.bot.blocked_at) throw notFound("Bot not found");
-      const key = `${Math.min(user.id, found.user.id)}:${Math.max(user.id, found.user.id)}`;
-      const chat = await app.db
-        .selectFrom("conversations")
-        .select("id")
-        .where("private_key", "=", key)
-        .executeTakeFirst();
+      const chat = await findPrivateChat(app.db, user.id, found.user.id);
       return ok({
         bot: {
           ...serializePublicUser(found.user),

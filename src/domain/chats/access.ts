@@ -52,6 +52,10 @@ const conversationByIdQuery = precompiled((db, p: { id: number }) =>
 const conversationByCuidQuery = precompiled((db, p: { cuid: string }) =>
   db.selectFrom("conversations").selectAll().where("cuid", "=", p.cuid),
 );
+// a bot's send to a person finds their private chat: compiled once too
+const privateChatQuery = precompiled((db, p: { key: string }) =>
+  db.selectFrom("conversations").selectAll().where("private_key", "=", p.key),
+);
 const memberQuery = precompiled((db, p: { conversationId: number; userId: number }) =>
   db
     .selectFrom("conversation_members")
@@ -72,6 +76,25 @@ export const findConversationById = async (db: Db, id: number): Promise<Conversa
 
 export const findConversationByCuid = async (db: Db, cuid: string): Promise<ConversationRow | undefined> =>
   (await conversationByCuidQuery(db, { cuid }))[0];
+
+/** The key naming the private chat of two accounts: "minId:maxId" (unique). */
+export const privateKey = (a: number, b: number): string => `${Math.min(a, b)}:${Math.max(a, b)}`;
+
+/** The private chat of accounts A and B, if it exists. */
+export const findPrivateChat = async (db: Db, a: number, b: number): Promise<ConversationRow | undefined> =>
+  (await privateChatQuery(db, { key: privateKey(a, b) }))[0];
+
+/** The live (not deleted) messages of a conversation at these SEQS; any order. */
+export const findMessagesBySeqs = (db: Db, conversationId: number, seqs: readonly number[]): Promise<MessageRow[]> =>
+  seqs.length
+    ? db
+        .selectFrom("messages")
+        .selectAll()
+        .where("conversation_id", "=", conversationId)
+        .where("seq", "in", seqs)
+        .where("deleted_at", "is", null)
+        .execute()
+    : Promise.resolve([]);
 
 export const getMember = async (db: Db, conversationId: number, userId: number): Promise<MemberRow | undefined> =>
   (await memberQuery(db, { conversationId, userId }))[0];

@@ -6,14 +6,12 @@ import { hasBlocked, isBlockedEitherWay } from "../relations/service";
 import { canMessage } from "../settings/service";
 import { findUserById } from "../users/service";
 import type { UserRow } from "../users/table";
-import { findConversationById } from "./access";
+import { findConversationById, findPrivateChat, privateKey } from "./access";
 import { sendMessage } from "./messages";
 import type { ConversationRow } from "./table";
 import { checkStartLabel, checkTitle } from "./validate";
 
 export const MAX_GROUP_MEMBERS_ON_CREATE = 200;
-
-const privateKey = (a: number, b: number) => `${Math.min(a, b)}:${Math.max(a, b)}`;
 
 /** A usable account by id, or NOT_FOUND. */
 export async function requireLiveUser(db: Db, userId: number): Promise<UserRow> {
@@ -28,12 +26,7 @@ export async function ensurePrivateChat(
   aId: number,
   bId: number,
 ): Promise<{ conversation: ConversationRow; created: boolean }> {
-  const key = privateKey(aId, bId);
-  const existing = await app.db
-    .selectFrom("conversations")
-    .selectAll()
-    .where("private_key", "=", key)
-    .executeTakeFirst();
+  const existing = await findPrivateChat(app.db, aId, bId);
   if (existing) return { conversation: existing, created: false };
   const now = app.clock.now();
   try {
@@ -43,7 +36,7 @@ export async function ensurePrivateChat(
         .values({
           cuid: newCuid(),
           type: "private",
-          private_key: key,
+          private_key: privateKey(aId, bId),
           created_by: aId,
           activity_at: now,
           created_at: now,
@@ -69,11 +62,8 @@ export async function ensurePrivateChat(
   } catch (err) {
     // the other side opened the same chat at the same moment
     if (!String(err).includes("UNIQUE")) throw err;
-    const again = await app.db
-      .selectFrom("conversations")
-      .selectAll()
-      .where("private_key", "=", key)
-      .executeTakeFirstOrThrow();
+    const again = await findPrivateChat(app.db, aId, bId);
+    if (!again) throw err;
     return { conversation: again, created: false };
   }
 }
@@ -95,12 +85,7 @@ export async function openPrivateChat(
   if (opts.startLabel !== undefined) checkStartLabel(opts.startLabel);
   // someone who blocked you is not there for you, as on their profile
   if (await hasBlocked(app.db, bId, aId)) throw notFound("User not found");
-  const key = privateKey(aId, bId);
-  const existing = await app.db
-    .selectFrom("conversations")
-    .selectAll()
-    .where("private_key", "=", key)
-    .executeTakeFirst();
+  const existing = await findPrivateChat(app.db, aId, bId);
   if (a.is_bot === 1) {
     if (!existing) throw forbidden("A bot can't initiate a conversation with a user");
     if (await isBlockedEitherWay(app.db, aId, bId)) throw forbidden("You cannot message this person");

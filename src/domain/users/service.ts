@@ -1,4 +1,5 @@
 import type { Db } from "../../db";
+import { precompiled } from "../../db/compiled";
 import { AppError, validationError, type FieldErrors } from "../../lib/errors";
 import { hashPassword } from "../../lib/crypto";
 import { newCuid } from "../../lib/ids";
@@ -85,8 +86,21 @@ export async function createUser(db: Db, now: number, input: NewUser): Promise<U
   }
 }
 
-export const findUserById = (db: Db, id: number) =>
-  db.selectFrom("users").selectAll().where("id", "=", id).where("deleted_at", "is", null).executeTakeFirst();
+// every send to a person looks the person up by id: compiled once (db/compiled.ts)
+const userByIdQuery = precompiled((db: Db, v: { id: number }) =>
+  db.selectFrom("users").selectAll().where("id", "=", v.id).where("deleted_at", "is", null),
+);
+
+export const findUserById = async (db: Db, id: number): Promise<UserRow | undefined> =>
+  (await userByIdQuery(db, { id }))[0];
+
+/** The accounts with these IDS, deleted ones included (authors of old messages); any order. */
+export const findUsersByIds = (db: Db, ids: readonly number[]): Promise<UserRow[]> =>
+  ids.length ? db.selectFrom("users").selectAll().where("id", "in", ids).execute() : Promise.resolve([]);
+
+/** The accounts with these CUIDS, deleted ones included; any order. */
+export const findUsersByCuids = (db: Db, cuids: readonly string[]): Promise<UserRow[]> =>
+  cuids.length ? db.selectFrom("users").selectAll().where("cuid", "in", cuids).execute() : Promise.resolve([]);
 
 export const findUserByCuid = (db: Db, cuid: string) =>
   db.selectFrom("users").selectAll().where("cuid", "=", cuid).where("deleted_at", "is", null).executeTakeFirst();
