@@ -4,9 +4,14 @@ import { decodeCursor, parseLimit } from "../lib/paging";
 
 /* Request input the Client API's routes share: the cursor query, boolean flags, optional JSON bodies. */
 
-/** `?cursor=&limit=` of every cursor-paged social list. */
+/** `?cursor=&limit=` of every cursor-paged list (a search cursor may carry a 64-character hashtag). */
 export const PageQuery = t.Object({
-  cursor: t.Optional(t.String({ maxLength: 200, description: "pageInfo.nextCursor of the previous page" })),
+  cursor: t.Optional(
+    t.String({
+      maxLength: 400,
+      description: "pageInfo.nextCursor of the previous page (in search: nextCursor or cursors.<type>)",
+    }),
+  ),
   limit: t.Optional(t.String({ maxLength: 10, description: "items per page, 1 to 100 (default 20)" })),
 });
 

@@ -12,6 +12,7 @@ import { searchPeople } from "../../domain/search/people";
 import { postRowsInOrder, postSearch } from "../../domain/search/posts";
 import { requestContext } from "../../http/context";
 import { ok } from "../../http/envelope";
+import { PageQuery } from "../input";
 import type { Db } from "../../db";
 import { decodeCursor, parseLimit } from "../../lib/paging";
 import { serializeMessages } from "../chats/serialize";
@@ -24,8 +25,10 @@ type SearchType = (typeof SEARCH_TYPES)[number];
 const SearchQuery = t.Object({
   q: t.String({ maxLength: 200 }),
   type: t.Optional(t.Union(SEARCH_TYPES.map((s) => t.Literal(s)))),
-  cursor: t.Optional(t.String({ maxLength: 400 })),
-  limit: t.Optional(t.String({ maxLength: 10 })),
+  cursor: PageQuery.properties.cursor,
+  limit: t.Optional(
+    t.String({ maxLength: 10, description: "items per list, 1 to 50 (default 20 with a type, 10 without)" }),
+  ),
 });
 
 /** Messages found across chats, each serialized the way its chat shows it, in the order found (one pass per chat). */

@@ -151,6 +151,31 @@ describe("search people and hashtags", () => {
     expect(res.body.data.hashtags).toEqual([]);
   });
 
+  test("hashtags page by the shared cursor, which carries the longest tag", async () => {
+    const { client } = await person();
+    // the longest tag (64 characters) of three-byte letters: its cursor is past 200 characters
+    const long = `ъ${"漢".repeat(63)}`;
+    await postIdAs(client, `#ъa #ъb #${long} #ъ龥`);
+    const seen: string[] = [];
+    const cursors: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 5; page++) {
+      const res = await search(client, { q: "ъ", type: "hashtags", limit: "1", ...(cursor ? { cursor } : {}) });
+      expect(res.status).toBe(200);
+      seen.push(...res.body.data.hashtags.map((h: any) => h.tag));
+      cursor = res.body.data.nextCursor;
+      if (!cursor) break;
+      cursors.push(cursor);
+    }
+    expect(seen).toEqual(["ъa", "ъb", long, "ъ龥"]);
+    expect(Math.max(...cursors.map((c) => c.length))).toBeGreaterThan(200);
+    // a cursor of another list (a time, not a name) is refused like garbage
+    const feedCursor = Buffer.from(JSON.stringify([1_700_000_000_000, 5])).toString("base64url");
+    const res = await search(client, { q: "ъ", type: "hashtags", cursor: feedCursor });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors.cursor).toBeDefined();
+  });
+
   test("all types at once, and bad input", async () => {
     const { client } = await person({ username: "solar_fan" });
     const p = await postIdAs(client, "solar power #solar");

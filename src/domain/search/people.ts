@@ -1,22 +1,8 @@
 import { sql } from "kysely";
 import type { Db } from "../../db";
-import { fieldError } from "../../lib/errors";
+import { decodeCursor, pageOf } from "../../lib/paging";
 import type { UserRow } from "../users/table";
 import { ftsQuery, searchTerms } from "./normalize";
-
-/** Cursor of alphabetical lists (people, hashtags): the last key returned. */
-export function decodeKeyCursor(raw: string | null): string | null {
-  if (!raw) return null;
-  try {
-    const v = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"));
-    if (Array.isArray(v) && v.length === 1 && typeof v[0] === "string") return v[0];
-  } catch {
-    // falls through to the validation error
-  }
-  throw fieldError("cursor", "is not a valid cursor");
-}
-
-export const encodeKeyCursor = (key: string) => Buffer.from(JSON.stringify([key])).toString("base64url");
 
 export const likePrefix = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`) + "%";
 
@@ -30,7 +16,7 @@ export async function searchPeople(
   q: string,
   opts: { excludeIds: number[]; cursor: string | null; limit: number },
 ): Promise<{ users: UserRow[]; nextCursor: string | null }> {
-  const after = decodeKeyCursor(opts.cursor);
+  const after = decodeCursor(opts.cursor, "cursor", "name");
   const plain = q.trim().replace(/^@/, "").toLowerCase();
   const terms = searchTerms(plain);
   if (!plain || !terms.length) return { users: [], nextCursor: null };
@@ -56,14 +42,12 @@ export async function searchPeople(
         : byName;
     });
   if (opts.excludeIds.length) query = query.where("id", "not in", opts.excludeIds);
-  if (after !== null) query = query.where("username_lower", ">", after);
+  // usernames are unique: the name alone places the cursor
+  if (after !== null) query = query.where("username_lower", ">", after.t);
   const rows = await query
     .orderBy("username_lower")
     .limit(opts.limit + 1)
     .execute();
-  const users = rows.slice(0, opts.limit);
-  return {
-    users,
-    nextCursor: rows.length > opts.limit ? encodeKeyCursor(users[users.length - 1]!.username_lower) : null,
-  };
+  const { items, nextCursor } = pageOf(rows, opts.limit, (u) => ({ t: u.username_lower, id: u.id }));
+  return { users: items, nextCursor };
 }

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../../db";
 import type { PostRow } from "../posts/table";
-import { fieldError } from "../../lib/errors";
+import { decodeCursor, encodeCursor } from "../../lib/paging";
 import { ftsQuery, normalizeSearchText, searchTerms } from "./normalize";
 
 /**
@@ -21,24 +21,11 @@ export interface PostSearchEngine {
 
 /** Ranked keyset cursor: bm25 score of the last hit and its id. */
 function decodeRankCursor(raw: string | null): { score: number; id: number } | null {
-  if (!raw) return null;
-  try {
-    const v = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"));
-    if (
-      Array.isArray(v) &&
-      v.length === 2 &&
-      typeof v[0] === "number" &&
-      Number.isFinite(v[0]) &&
-      Number.isSafeInteger(v[1])
-    )
-      return { score: v[0], id: v[1] };
-  } catch {
-    // falls through to the validation error
-  }
-  throw fieldError("cursor", "is not a valid cursor");
+  const cursor = decodeCursor(raw, "cursor", "score");
+  return cursor && { score: cursor.t, id: cursor.id };
 }
 
-const encodeRankCursor = (score: number, id: number) => Buffer.from(JSON.stringify([score, id])).toString("base64url");
+const encodeRankCursor = (score: number, id: number) => encodeCursor({ t: score, id });
 
 /** SQLite FTS5 (unicode61, diacritics removed), ranked by bm25 with the post id as tie-breaker. */
 export const sqliteFtsPostSearch: PostSearchEngine = {
