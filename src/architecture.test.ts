@@ -59,6 +59,16 @@ describe("the domain speaks domain, the surfaces speak wire", () => {
     expect(offenders).toEqual([]);
   });
 
+  test("the two surfaces stand apart: the Client API and the Bot API never import each other", () => {
+    const surfaceOf = (file: string) => /^src\/(clientapi|botapi)\//.exec(file)?.[1];
+    const offenders = [...graph].flatMap(([file, deps]) =>
+      deps
+        .filter((dep) => surfaceOf(file) && surfaceOf(dep) && surfaceOf(file) !== surfaceOf(dep))
+        .map((dep) => `${file} → ${dep}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
   test("domain code imports no surface: not its serializers, not the realtime wire event list", () => {
     const surface = /^src\/(clientapi|botapi|realtime)\//;
     const offenders = domainFiles.flatMap((file) =>

@@ -22,7 +22,7 @@ import { fileRoutes } from "./media/serve";
 import { createHttpApp } from "./http/server";
 import { webAppRoutes } from "./http/web-app";
 import { metricsRoutes } from "./ops/metrics";
-import { operatorLogRoutes } from "./botapi/log-routes";
+import { operatorLogRoutes } from "./ops/bot-log";
 import { openClusterEngines } from "./cluster/engines";
 import { pubsub } from "./cluster/pubsub";
 import { openS3FileStore } from "./media/s3-store";

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { ensureInstanceSecret, resolveDataDir } from "../../src/config";
 import { isInitialised } from "../../src/config/layout";
 import type { BotLogEntry } from "../../src/domain/bots/log";
-import { operatorLogToken } from "../../src/botapi/log-routes";
+import { operatorLogToken } from "../../src/ops/bot-log";
 import { readServerLock } from "../../src/ops/server-lock";
 import { globals } from "../context";
 import { CliError, emit, type GlobalOptions } from "../output";

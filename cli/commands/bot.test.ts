@@ -5,7 +5,7 @@ import { silentLogger } from "../../src/lib/log";
 import { cliHarness } from "../../src/testing/cli";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SERVER_LOCK_FILE } from "../../src/ops/server-lock";
+import { SERVER_LOCK_FILE } from "../../src/config/layout";
 
 const { dataDir, run, runJson, expectOneLineFailure, cleanup } = cliHarness();
 afterAll(cleanup);

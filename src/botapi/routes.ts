@@ -3,7 +3,7 @@ import type { App } from "../app";
 import { botAccessError, resolveBotToken, type BotWithUser } from "../domain/bots/service";
 import { uploadVisibleToBot } from "../domain/bots/files";
 import { storedFileResponse } from "../media/serve";
-import type { RateLimiter } from "../http/rate-limit";
+import type { RateLimiter } from "../lib/rate-limit";
 import { rateLimiter } from "../cluster/counters";
 import { callBotMethod, canonicalMethodName } from "./dispatcher";
 import { metricsFor } from "../ops/metrics";

@@ -10,6 +10,10 @@ export const FILES_DIR = "files";
 export const BACKUPS_DIR = "backups";
 export const CONFIG_FILE = "config";
 export const SECRET_FILE = "secret";
+/** written by `serve` while it runs (src/ops/server-lock.ts) */
+export const SERVER_LOCK_FILE = "server.pid";
+/** the serving process's control socket (src/ops/control.ts) */
+export const CONTROL_SOCKET = "control.sock";
 /** Uploads still being written, inside FILES_DIR; dot folders are not part of the instance's files. */
 export const UPLOADS_TMP_DIR = ".tmp";
 

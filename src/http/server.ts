@@ -6,7 +6,7 @@ import { CSRF_COOKIE, parseCookies } from "./cookies";
 import { isValidCsrf } from "./csrf";
 import { clientErrorBody, clientErrorResponse } from "./envelope";
 import { toAppError } from "./errors";
-import { AbuseGuard } from "./rate-limit";
+import { AbuseGuard } from "../lib/rate-limit";
 import { rateLimiter } from "../cluster/counters";
 import { metricsFor } from "../ops/metrics";
 

@@ -1,16 +1,16 @@
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { App } from "../app";
+import { CONTROL_SOCKET } from "../config/layout";
 import { realtimeEventNames, type RealtimeEventName } from "../realtime/events";
 
-/**
- * data/control.sock: the serving process's control socket. A one-shot command (the CLI) that
+/*
+ * data/control.sock (CONTROL_SOCKET): the serving process's control socket. A one-shot command (the CLI) that
  * changed the database reports it there, with the live events it published, and waits for
  * the answer; so what it changed (a reissued token, a banned device, a new balance) has taken
  * effect in the running server, open streams and parked long polls included, by the time the
  * command returns. The data dir's permissions are its access control, as for the database.
  */
-export const CONTROL_SOCKET = "control.sock";
 
 /** A realtime event a command published in its own process, for the server to deliver. */
 export interface ReportedEvent {

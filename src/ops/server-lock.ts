@@ -1,13 +1,13 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { App } from "../app";
+import { SERVER_LOCK_FILE } from "../config/layout";
 import { toIso } from "../lib/clock";
 
-/**
- * data/server.pid: written by `serve` while it runs, so `status` can find the running
- * server and `backup restore` refuses to pull the data dir from under it.
+/*
+ * data/server.pid (SERVER_LOCK_FILE): written by `serve` while it runs, so `status` can find
+ * the running server and `backup restore` refuses to pull the data dir from under it.
  */
-export const SERVER_LOCK_FILE = "server.pid";
 
 export interface ServerLockInfo {
   pid: number;

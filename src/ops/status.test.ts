@@ -10,7 +10,8 @@ import { pngOf } from "../testing/media";
 import { startTestServer, type TestServer } from "../testing/server";
 import { createBackup } from "./backup";
 import { parseDurationSeconds } from "../lib/duration";
-import { SERVER_LOCK_FILE, claimServerLock, readServerLock } from "./server-lock";
+import { SERVER_LOCK_FILE } from "../config/layout";
+import { claimServerLock, readServerLock } from "./server-lock";
 import { runCli } from "../testing/cli";
 
 let server: TestServer;

@@ -22,7 +22,7 @@ import { libraryApiRoots } from "../../domain/bots/library-roots";
 import { botProfile, menuButtonFor } from "../../domain/bots/profile";
 import { botLogOf } from "../../domain/bots/log";
 import { findPrivateChat } from "../../domain/chats/access";
-import { afterFrom, botLogResponse, LogQuery } from "../../botapi/log-routes";
+import { afterFrom, botLogResponse, LogQuery } from "../../ops/bot-log";
 
 const BotLog = t.Object({
   entries: t.Array(
@@ -99,7 +99,7 @@ function serializeOwnedBot(app: App, { bot, user }: BotWithUser) {
 
 /** /api/bots: bots for their owners (create, settings, token) and their income from payments. */
 export function botRoutes(app: App) {
-  /** The developer log of an owned bot (src/botapi/log-routes.ts): JSON, or live as SSE. */
+  /** The developer log of an owned bot (src/ops/bot-log.ts): JSON, or live as SSE. */
   const ownerLog = async (
     ownerId: number,
     username: string,
