@@ -56,7 +56,12 @@ function installListeners(app: App): void {
   // a node told about a change made elsewhere (another node's CLI report) re-checks its own streams and polls
   const bus = pubsub(app);
   bus.subscribe(RECHECK, (from) => {
-    if (from !== bus.nodeId) void recheckRevoked(app);
+    if (from !== bus.nodeId)
+      recheckRevoked(app).catch((err) =>
+        app.log.warn("re-check after another node's change failed", {
+          error: err instanceof Error ? err.message : String(err),
+        }),
+      );
   });
   // events may have been lost on the way here: streams resume from the shared log
   bus.onResync(() => realtimeHub(app).resync());

@@ -1,5 +1,6 @@
 import { defineService, type App } from "../app";
 import { randomToken } from "../lib/ids";
+import type { Logger } from "../lib/log";
 
 /**
  * Messages between the serving nodes of one instance: a parked long poll, a Pay press or a
@@ -26,8 +27,17 @@ export class LocalPubSub implements PubSub {
   readonly nodeId = randomToken(8);
   private readonly topics = new Map<string, Set<(message: string) => void>>();
 
+  constructor(private readonly log: Logger) {}
+
   async publish(topic: string, message: string): Promise<void> {
-    for (const listener of this.topics.get(topic) ?? []) listener(message);
+    for (const listener of this.topics.get(topic) ?? []) {
+      // as over Redis: one listener's failure is logged, never the publisher's (publishes run after commits)
+      try {
+        listener(message);
+      } catch (err) {
+        this.log.error("pub/sub listener failed", { topic, error: err instanceof Error ? err.message : String(err) });
+      }
+    }
   }
 
   subscribe(topic: string, listener: (message: string) => void): () => void {
@@ -48,7 +58,7 @@ export class LocalPubSub implements PubSub {
 }
 
 /** The pub/sub service: in this process unless the composition root provided another (Redis). */
-export const pubsubService = defineService<PubSub>("cluster:pubsub", () => new LocalPubSub());
+export const pubsubService = defineService<PubSub>("cluster:pubsub", (app) => new LocalPubSub(app.log));
 
 /** The App's pub/sub. */
 export const pubsub = (app: App): PubSub => app.services.get(pubsubService);
