@@ -4,6 +4,7 @@ import {
   markdownTable,
   parseWriteGroups,
   parseWrkOutput,
+  processCpuSeconds,
   processMemory,
   runWrk,
   wrkScript,
@@ -52,12 +53,29 @@ describe("wrk script and report", () => {
     ]);
     expect(table.split("\n")[2]).toBe("| GET /x | 1,234 | 1.00 | 2.35 | 0.26 |  | 3 |");
     expect(table.split("\n")[3]).toBe("| POST /y | 1,234 | 1.00 | 2.35 | 0.10 | 0.56 (INSERT) | 3 |");
+    // the CPU column appears when a row has it
+    const withCpu = markdownTable([
+      { name: "GET /x", result, ratio: 0.256 },
+      { name: "POST /y", result, ratio: 0.1, cpuUsPerRequest: 123.4 },
+    ]).split("\n");
+    expect(withCpu[0]).toEndWith("| non-2xx | CPU µs/req |");
+    expect(withCpu[2]).toBe("| GET /x | 1,234 | 1.00 | 2.35 | 0.26 |  | 3 |  |");
+    expect(withCpu[3]).toBe("| POST /y | 1,234 | 1.00 | 2.35 | 0.10 |  | 3 | 123 |");
   });
 
   test("memory is read from /proc for a live process", () => {
     const mem = processMemory(process.pid);
     expect(mem.rss).toBeGreaterThan(1024 * 1024);
     expect(mem.peakRss).toBeGreaterThanOrEqual(mem.rss);
+  });
+
+  test("CPU time is read from /proc and grows with work", () => {
+    const before = processCpuSeconds(process.pid);
+    const until = performance.now() + 50;
+    while (performance.now() < until); // busy for 50 ms
+    const after = processCpuSeconds(process.pid);
+    expect(before).toBeGreaterThan(0);
+    expect(after).toBeGreaterThan(before);
   });
 
   test("runWrk refuses anything but loopback", async () => {

@@ -50,6 +50,15 @@ export function processMemory(pid: number): { rss: number; peakRss: number } {
   return { rss: kb("VmRSS"), peakRss: kb("VmHWM") };
 }
 
+/** CPU time (user + system) a process has used so far, in seconds, from /proc (10 ms resolution). */
+export function processCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // the command name (2nd field) may hold spaces: count fields after its closing parenthesis
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 per second on Linux)
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 export interface ChildServer<T> {
   pid: number;
   /** What the child sent once it was listening. */
@@ -264,19 +273,26 @@ export interface BenchRow {
   ratio: number;
   /** req/s divided by the req/s of the reference doing the same kind of work (one SELECT / one INSERT) */
   reference?: { name: string; ratio: number };
+  /** CPU time the serving process spent per request during the run, in µs (steadier than req/s on a busy machine) */
+  cpuUsPerRequest?: number;
 }
 
-/** A markdown table of ROWS: req/s, p50, p99, ratio to the baseline and to the row's reference, failures. */
+/**
+ * A markdown table of ROWS: req/s, p50, p99, ratio to the baseline and to the row's reference,
+ * failures, and the server's CPU per request when any row has it.
+ */
 export function markdownTable(rows: BenchRow[]): string {
+  const cpu = rows.some((r) => r.cpuUsPerRequest !== undefined);
   const out = [
-    "| endpoint | req/s | p50 ms | p99 ms | × bare | × reference | non-2xx |",
-    "|---|---:|---:|---:|---:|---:|---:|",
+    `| endpoint | req/s | p50 ms | p99 ms | × bare | × reference | non-2xx |${cpu ? " CPU µs/req |" : ""}`,
+    `|---|---:|---:|---:|---:|---:|---:|${cpu ? "---:|" : ""}`,
   ];
   for (const r of rows) {
     const failures = r.result.non2xx + r.result.socketErrors;
     const reference = r.reference ? `${r.reference.ratio.toFixed(2)} (${r.reference.name})` : "";
+    const cpuCell = cpu ? ` ${r.cpuUsPerRequest === undefined ? "" : Math.round(r.cpuUsPerRequest)} |` : "";
     out.push(
-      `| ${r.name} | ${Math.round(r.result.rps).toLocaleString("en-US")} | ${r.result.p50Ms.toFixed(2)} | ${r.result.p99Ms.toFixed(2)} | ${r.ratio.toFixed(2)} | ${reference} | ${failures} |`,
+      `| ${r.name} | ${Math.round(r.result.rps).toLocaleString("en-US")} | ${r.result.p50Ms.toFixed(2)} | ${r.result.p99Ms.toFixed(2)} | ${r.ratio.toFixed(2)} | ${reference} | ${failures} |${cpuCell}`,
     );
   }
   return out.join("\n");

@@ -24,6 +24,7 @@ import {
   LIFTED_LIMITS,
   markdownTable,
   mb,
+  processCpuSeconds,
   processMemory,
   requireWrk,
   runWrk,
@@ -65,6 +66,9 @@ interface Fixtures {
   /** bearer token of the server's /metrics (write-group sizes are read there around each write row) */
   metricsToken: string;
 }
+
+/** A wrk result plus the serving process's CPU time per request during the run. */
+type Measured = WrkResult & { cpuUsPerRequest: number };
 
 /** Up to this many posts are seeded through the domain (createPost); more are bulk-inserted by seed-feed.ts. */
 const SEED_THROUGH_DOMAIN_MAX = 5_000;
@@ -342,10 +346,19 @@ async function main(): Promise<void> {
     const memBefore = processMemory(server.pid);
     const baselineMem = processMemory(baseline.pid);
 
+    /** A wrk run against the process PID serves, with that process's CPU time per request. */
+    const measure = async (pid: number, request: WrkRequest): Promise<Measured> => {
+      const cpuBefore = processCpuSeconds(pid);
+      const result = await runWrk(wrk, request, opts);
+      const cpuSeconds = processCpuSeconds(pid) - cpuBefore;
+      return { ...result, cpuUsPerRequest: result.requests > 0 ? (cpuSeconds * 1e6) / result.requests : 0 };
+    };
+    const meanCpu = (runs: Measured[]) => runs.reduce((sum, r) => sum + r.cpuUsPerRequest, 0) / runs.length;
+
     // the baseline runs before and after the endpoints; the ratio uses their mean
     const baselineRequest: WrkRequest = { url: `${baseline.ready.url}/` };
     console.log(`wrk: ${opts.threads} threads, ${opts.connections} connections, ${opts.seconds} s per endpoint`);
-    const baselineFirst = await runWrk(wrk, baselineRequest, opts);
+    const baselineFirst = await measure(baseline.pid, baselineRequest);
     console.log(`  bare Bun.serve: ${Math.round(baselineFirst.rps)} req/s`);
     const referenceRequests: Record<ReferenceKind, WrkRequest> = {
       select: { url: `${references.ready.url}/select` },
@@ -356,10 +369,10 @@ async function main(): Promise<void> {
         body: JSON.stringify({ content: "Hello from the benchmark" }),
       },
     };
-    const referenceRuns: Record<ReferenceKind, WrkResult[]> = { select: [], insert: [] };
+    const referenceRuns: Record<ReferenceKind, Measured[]> = { select: [], insert: [] };
     const runReferences = async () => {
       for (const kind of ["select", "insert"] as const) {
-        const result = await runWrk(wrk, referenceRequests[kind], opts);
+        const result = await measure(references.pid, referenceRequests[kind]);
         console.log(
           `  reference ${REFERENCE_NAMES[kind]}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms`,
         );
@@ -367,13 +380,13 @@ async function main(): Promise<void> {
       }
     };
     await runReferences();
-    const measured: { name: string; result: WrkResult; reference?: ReferenceKind; writeGroups?: string }[] = [];
+    const measured: { name: string; result: Measured; reference?: ReferenceKind; writeGroups?: string }[] = [];
     const writeGroups = () => fetchWriteGroups(fixtures.url, fixtures.metricsToken);
     for (const e of endpoints(fixtures)) {
       if (!isSelected(e.name)) continue;
       await probe(e);
       const groupsBefore = e.reference === "insert" ? await writeGroups() : null;
-      const result = await runWrk(wrk, e.request, opts);
+      const result = await measure(server.pid, e.request);
       // how many writes each commit carried during the row (group commit, src/db/group-commit.ts)
       const groups = groupsBefore ? describeWriteGroups(groupsBefore, await writeGroups()) : undefined;
       console.log(
@@ -382,12 +395,12 @@ async function main(): Promise<void> {
       measured.push({ name: e.name, result, reference: e.reference, writeGroups: groups });
     }
     await runReferences();
-    const baselineLast = await runWrk(wrk, baselineRequest, opts);
+    const baselineLast = await measure(baseline.pid, baselineRequest);
     const baselineRps = (baselineFirst.rps + baselineLast.rps) / 2;
     const referenceRps = (kind: ReferenceKind) =>
       referenceRuns[kind].reduce((sum, r) => sum + r.rps, 0) / referenceRuns[kind].length;
     const referenceRow = (kind: ReferenceKind): BenchRow => {
-      const [first, last] = referenceRuns[kind] as [WrkResult, WrkResult];
+      const [first, last] = referenceRuns[kind] as [Measured, Measured];
       const rps = referenceRps(kind);
       return {
         name: `reference: Elysia + one ${REFERENCE_NAMES[kind]} (mean of 2)`,
@@ -399,6 +412,7 @@ async function main(): Promise<void> {
           p99Ms: Math.max(first.p99Ms, last.p99Ms),
         },
         ratio: rps / baselineRps,
+        cpuUsPerRequest: meanCpu(referenceRuns[kind]),
       };
     };
     const memAfter = processMemory(server.pid);
@@ -414,6 +428,7 @@ async function main(): Promise<void> {
           p99Ms: Math.max(baselineFirst.p99Ms, baselineLast.p99Ms),
         },
         ratio: 1,
+        cpuUsPerRequest: meanCpu([baselineFirst, baselineLast]),
       },
       referenceRow("select"),
       referenceRow("insert"),
@@ -424,6 +439,7 @@ async function main(): Promise<void> {
         reference: m.reference
           ? { name: REFERENCE_NAMES[m.reference], ratio: m.result.rps / referenceRps(m.reference) }
           : undefined,
+        cpuUsPerRequest: m.result.cpuUsPerRequest,
       })),
     ];
     const table = markdownTable(rows);
