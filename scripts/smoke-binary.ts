@@ -2,8 +2,9 @@
 /**
  * End-to-end check of the compiled binary copied ALONE into an empty folder (no
  * node_modules anywhere near it): builds dist/socialctl, copies it to a temp dir, runs
- * `init --yes`, `serve` in the background, `user create`, signs in over HTTP, uploads a
- * PNG and checks that sharp made a webp thumbnail. Exits non-zero with the failing step.
+ * `init --yes`, `serve` in the background, checks the web app and the API reference it
+ * embeds, `user create`, signs in over HTTP, uploads a PNG and checks that sharp made a webp
+ * thumbnail. Exits non-zero with the failing step.
  * The steps are exported for scripts/smoke-binary.test.ts, which also runs a backup and
  * restore round trip through the binary.
  *
@@ -254,6 +255,27 @@ export async function checkWebApp(base: string): Promise<void> {
   step(`web app served: / (${html.length} bytes) and ${chunk} (${body.length} bytes)`);
 }
 
+/** The reference the binary serves offline: both OpenAPI documents, both pages and Swagger UI's embedded files. */
+export async function checkReference(base: string): Promise<void> {
+  const client = await fetch(`${base}/api/openapi.json`);
+  const doc = (await client.json()) as { openapi?: string; paths?: Record<string, unknown> };
+  if (client.status !== 200 || doc.openapi !== "3.1.0" || Object.keys(doc.paths ?? {}).length < 80)
+    fail(`/api/openapi.json answered ${client.status} with ${Object.keys(doc.paths ?? {}).length} paths`);
+  const bot = await fetch(`${base}/api/bot-openapi.json`);
+  const botDoc = (await bot.json()) as { paths?: Record<string, unknown> };
+  if (bot.status !== 200 || !botDoc.paths?.["/api/bot/{token}/sendMessage"])
+    fail(`/api/bot-openapi.json answered ${bot.status} without sendMessage`);
+  for (const page of ["/api/docs", "/api/bot-docs"]) {
+    const res = await fetch(base + page);
+    const html = await res.text();
+    if (res.status !== 200 || !html.includes("/api/docs/swagger-ui-bundle.js")) fail(`${page} answered ${res.status}`);
+  }
+  const script = await fetch(`${base}/api/docs/swagger-ui-bundle.js`);
+  const size = (await script.arrayBuffer()).byteLength;
+  if (script.status !== 200 || size < 1_000_000) fail(`Swagger UI's script answered ${script.status} (${size} bytes)`);
+  step(`reference served: ${Object.keys(doc.paths!).length} Client API paths, Swagger UI ${size} bytes embedded`);
+}
+
 /** Runs FN, then stops SERVER; a failure of FN is reported rather than one of the stop it causes. */
 export async function stoppedAfter<T>(server: ServingBinary, fn: () => Promise<T>): Promise<T> {
   let result: T;
@@ -287,6 +309,7 @@ export async function smokeBinary(opts: { build?: boolean; keep?: boolean } = {}
     const server = await serveBinary(dir, port);
     await stoppedAfter(server, async () => {
       await checkWebApp(base);
+      await checkReference(base);
       await createUser(dir, SMOKE_USER);
       const call = await signIn(base, SMOKE_USER.email, SMOKE_USER.password);
       await uploadPngWithThumbnail(call);

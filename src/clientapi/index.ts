@@ -69,5 +69,5 @@ export function clientApiRoutes(app: App) {
     .use(at("/admin/status", adminStatusRoutes(app)))
     .use(at("/admin/audit", adminAuditRoutes(app)));
   // /api/openapi.json, /api/docs, /api/bot-docs: the reference of the routes above, made from them
-  return api.use(referenceRoutes(api));
+  return api.use(referenceRoutes(app, api));
 }

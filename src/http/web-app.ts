@@ -26,7 +26,8 @@ export const WEB_BUILD_OPTIONS = {
 
 type Bytes = Uint8Array<ArrayBuffer>;
 
-interface WebFile {
+/** A file served with compression and an ETag (the web app's, and the API reference's). */
+export interface StaticFile {
   body: Bytes;
   contentType: string;
   etag: string;
@@ -35,9 +36,9 @@ interface WebFile {
 }
 
 interface WebBundle {
-  page: WebFile;
+  page: StaticFile;
   /** "/chunk-abc123.js" → file; every name carries a content hash */
-  assets: Map<string, WebFile>;
+  assets: Map<string, StaticFile>;
   /** JS of the first screen: the page's own scripts and their static imports (for budgets) */
   entryScripts: string[];
 }
@@ -45,17 +46,17 @@ interface WebBundle {
 const brotli = promisify(brotliCompress);
 const COMPRESSIBLE = /^(text\/|application\/(javascript|json|manifest\+json)|image\/svg\+xml)/;
 
-function webFile(body: Bytes, contentType: string): WebFile {
+export function staticFile(body: Bytes, contentType: string): StaticFile {
   return { body, contentType, etag: `"${Bun.hash(body).toString(36)}"`, encoded: new Map() };
 }
 
 async function loadEmbedded(): Promise<WebBundle> {
   const files = index.files!;
-  const assets = new Map<string, WebFile>();
-  let page: WebFile | null = null;
+  const assets = new Map<string, StaticFile>();
+  let page: StaticFile | null = null;
   for (const f of files) {
     const body = new Uint8Array(await Bun.file(f.path).arrayBuffer());
-    const file = webFile(body, f.headers["content-type"]);
+    const file = staticFile(body, f.headers["content-type"]);
     if (f.loader === "html") page = file;
     else assets.set(`/${f.path.split("/").pop()}`, file);
   }
@@ -66,10 +67,10 @@ async function loadEmbedded(): Promise<WebBundle> {
 async function buildFromSource(): Promise<WebBundle> {
   const result = await Bun.build({ entrypoints: [index.index], target: "browser", ...WEB_BUILD_OPTIONS });
   if (!result.success) throw new AggregateError(result.logs, "the web app did not build");
-  const assets = new Map<string, WebFile>();
-  let page: WebFile | null = null;
+  const assets = new Map<string, StaticFile>();
+  let page: StaticFile | null = null;
   for (const out of result.outputs) {
-    const file = webFile(new Uint8Array(await out.arrayBuffer()), out.type);
+    const file = staticFile(new Uint8Array(await out.arrayBuffer()), out.type);
     if (out.path.endsWith(".html")) page = file;
     else assets.set(out.path.replace(/^\.\//, "/"), file);
   }
@@ -102,7 +103,7 @@ function pickEncoding(accept: string | null): "br" | "gzip" | null {
   return ok("br") ? "br" : ok("gzip") ? "gzip" : null;
 }
 
-function encodedVariant(file: WebFile, encoding: "br" | "gzip") {
+function encodedVariant(file: StaticFile, encoding: "br" | "gzip") {
   let variant = file.encoded.get(encoding);
   if (!variant) {
     // brotli at its best level takes ~1 s for a few hundred KB: done off the event loop, once
@@ -110,7 +111,8 @@ function encodedVariant(file: WebFile, encoding: "br" | "gzip") {
       encoding === "br"
         ? brotli(file.body, {
             params: {
-              [zlibConstants.BROTLI_PARAM_QUALITY]: 11,
+              // the best level costs seconds on a large file (the API reference: Swagger UI, the OpenAPI documents)
+              [zlibConstants.BROTLI_PARAM_QUALITY]: file.body.length > 256 * 1024 ? 5 : 11,
               [zlibConstants.BROTLI_PARAM_SIZE_HINT]: file.body.length,
             },
           }).then((b) => new Uint8Array(b) as Bytes)
@@ -128,7 +130,12 @@ function matchesEtag(header: string | null, etag: string): boolean {
   return header.split(",").some((t) => t.trim().replace(/^W\//, "") === etag);
 }
 
-async function respond(request: Request, file: WebFile, headers: Record<string, string>): Promise<Response> {
+/** FILE for REQUEST: br or gzip when accepted, 304 for a matching If-None-Match, HEADERS added. */
+export async function respondWithFile(
+  request: Request,
+  file: StaticFile,
+  headers: Record<string, string>,
+): Promise<Response> {
   const h: Record<string, string> = {
     "content-type": file.contentType,
     vary: "Accept-Encoding",
@@ -193,14 +200,14 @@ export function webAppRoutes(app: App) {
     const web = await webBundle();
     const asset = web.assets.get(pathname);
     if (asset)
-      return respond(request, asset, {
+      return respondWithFile(request, asset, {
         "cache-control": "public, max-age=31536000, immutable",
         "referrer-policy": "same-origin",
       });
     // a client route: only browsers navigating (Accept: text/html) get the page; a missing chunk or a program gets a 404
     if (!(request.headers.get("accept") ?? "").includes("text/html") || /\.[a-z0-9]+$/i.test(pathname))
       throw notFound();
-    return respond(request, web.page, headers);
+    return respondWithFile(request, web.page, headers);
   };
   return new Elysia({ name: "web-app" }).get("/", serve).get("/*", serve).head("/", serve).head("/*", serve);
 }

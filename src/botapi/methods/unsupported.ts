@@ -7,11 +7,19 @@ import { badRequest } from "../errors";
  * such object (an inline query id that is unknown, a sticker set that does not exist, a chat that
  * is not a forum...), so libraries raise their usual error instead of "method not found".
  */
-const refuse =
-  (reason: string): BotMethod =>
-  async () => {
+/** What each method below answers, for the Bot API reference (src/botapi/reference.ts). */
+const refusals = new WeakMap<BotMethod, string>();
+
+const refuse = (reason: string): BotMethod => {
+  const method: BotMethod = async () => {
     throw badRequest(reason);
   };
+  refusals.set(method, reason);
+  return method;
+};
+
+/** The 400 description a method of this table answers (undefined for a method that is not one of them). */
+export const refusalOf = (method: BotMethod): string | undefined => refusals.get(method);
 
 const QUERY_INVALID = refuse("query is too old and response timeout expired or query ID is invalid");
 const STICKERSET_INVALID = refuse("STICKERSET_INVALID");
