@@ -1,4 +1,8 @@
 import { describe, expect } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { Bot, InputFile } from "grammy";
+import { PNG_1x1 } from "../testing/botapi";
 import { accessibilityViolations, pageProblems } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { waitFor } from "../testing/wait";
@@ -72,4 +76,43 @@ describe("web app: my bots", () => {
       await context.close();
     },
   );
+
+  suite.it("shows the bot's developer log live while a real bot makes calls and receives updates", async () => {
+    const { page, client, context } = await suite.person({ displayName: "Dev" });
+    const created = await client.post("/api/bots", { username: "log_demo_bot", name: "Log demo" });
+    const token: string = created.body.data.token;
+    await page.goto("/dashboard/bots");
+    const card = page.getByRole("article", { name: /Log demo/ });
+    await card.getByText("Developer log").click();
+    await card.getByRole("status").filter({ hasText: "Live." }).waitFor();
+    await card.getByText("Nothing yet").waitFor();
+
+    // a real bot library, pointed at this instance, while the page watches
+    const bot = new Bot(token, { client: { apiRoot: suite.server.url } });
+    await bot.api.getMe();
+    const log = card.getByRole("log", { name: "Log of @log_demo_bot" });
+    await log.getByText("getMe").waitFor();
+    // the person writes; the bot fetches the update and answers with a photo and a refused empty text
+    await client.post("/api/social/users/log_demo_bot/message", { start: "hello" });
+    const updates = await bot.api.getUpdates({ timeout: 0 });
+    expect(updates.length).toBe(1);
+    const chatId = updates[0]!.message!.chat.id;
+    await bot.api.sendPhoto(chatId, new InputFile(PNG_1x1, "dot.png"), { caption: "a dot" });
+    await bot.api.sendMessage(chatId, "").catch(() => undefined);
+    await log.getByText("update message via getUpdates").waitFor();
+    const photo = log.getByRole("listitem").filter({ hasText: "sendPhoto" });
+    // the file is elided to its name and size; the caption is shown
+    await photo.getByText(/<file dot\.png, \d+ bytes>/).waitFor();
+    await photo.getByText(/"caption":"a dot"/).waitFor();
+    const refused = log.getByRole("listitem").filter({ hasText: "sendMessage" });
+    await refused.getByText("error 400").waitFor();
+    await refused.getByText("Bad Request: message text is empty").waitFor();
+    // newest first
+    expect(await log.getByRole("listitem").first().textContent()).toContain("sendMessage");
+    expect(await accessibilityViolations(page)).toEqual([]);
+    mkdirSync(join(import.meta.dir, "../../.tmp/reference"), { recursive: true });
+    await page.screenshot({ path: join(import.meta.dir, "../../.tmp/reference/bot-log.png"), fullPage: true });
+    expect(pageProblems(page)).toEqual([]);
+    await context.close();
+  });
 });

@@ -4,6 +4,7 @@ import { Field, FormError, Notice } from "../../components/field";
 import { Page } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
+import { BotLog } from "./bot-log";
 
 interface OwnedBot {
   id: string;
@@ -29,8 +30,8 @@ interface Income {
 
 /**
  * /dashboard/bots: the owner's bots. Create one (its token shown once), reissue the token,
- * switch it on or off, privacy mode, description, its commands, income and withdrawal, and
- * the one line each bot library needs to talk to this instance.
+ * switch it on or off, privacy mode, description, its commands, income and withdrawal, the
+ * one line each bot library needs to talk to this instance, and its developer log, live.
  */
 export function MyBots() {
   const [bots, setBots] = useState<OwnedBot[] | null>(null);
@@ -312,6 +313,7 @@ function BotCard({
         <p class="muted">Loading income…</p>
       )}
       <ConnectPanel bot={bot} />
+      <BotLog username={bot.username} />
       <h3>Token</h3>
       {confirmReissue ? (
         <div class="warning" role="group" aria-label="Reissue the token">
