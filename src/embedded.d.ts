@@ -1,5 +1,5 @@
 // Files the compiled binary embeds: `with { type: "file" }` gives a path to read with Bun.file,
-// `with { type: "text" }` the file's text (src/clientapi/reference.ts, src/botapi/reference.ts).
+// `with { type: "text" }` the file's text (src/http/reference.ts, src/botapi/reference.ts).
 declare module "swagger-ui-dist/swagger-ui-bundle.js" {
   const path: string;
   export default path;

@@ -17,6 +17,9 @@ import { installNotificationDelivery } from "./clientapi/notifications/serialize
 import { installChatDelivery } from "./clientapi/chats/live";
 import { installRealtimeDelivery } from "./clientapi/realtime";
 import { clientApiRoutes } from "./clientapi";
+import { clientApiDocument } from "./clientapi/openapi";
+import { botApiDocument } from "./botapi/reference";
+import { referenceRoutes } from "./http/reference";
 import { UPLOAD_PATH } from "./clientapi/uploads/routes";
 import { fileRoutes } from "./media/serve";
 import { createHttpApp } from "./http/server";
@@ -99,13 +102,21 @@ async function applyReportedChange(app: App, events: ReportedEvent[]): Promise<v
 
 /** The root HTTP app: global guards and error mapping (http/server.ts), then every surface by prefix. */
 export function createRootHttpApp(app: App) {
+  const clientApi = clientApiRoutes(app);
   return (
     createHttpApp(app, { largeBodyPaths: [UPLOAD_PATH] })
       .get("/healthz", () => healthz(app))
       .get("/readyz", () => readyz(app))
       .use(metricsRoutes(app))
       .use(operatorLogRoutes(app))
-      .use(clientApiRoutes(app))
+      .use(clientApi)
+      // /api/openapi.json, /api/docs, /api/bot-openapi.json, /api/bot-docs: both surfaces described, made from them
+      .use(
+        referenceRoutes({
+          client: () => clientApiDocument(clientApi),
+          bot: () => botApiDocument(app.config["limits.botCallsPerMinute"]),
+        }),
+      )
       .use(fileRoutes(app))
       .use(botApiRoutes(app))
       // last: its catch-all answers client routes with the app page and anything else with a JSON 404

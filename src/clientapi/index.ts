@@ -26,7 +26,6 @@ import { adminContentRoutes } from "./admin/content";
 import { adminSettingsRoutes } from "./admin/settings";
 import { adminStatusRoutes } from "./admin/status";
 import { realtimeRoutes } from "../realtime/routes";
-import { referenceRoutes } from "./reference";
 
 /** Serves ROUTES (paths relative to PREFIX) under PREFIX. */
 const at = <Routes extends AnyElysia>(prefix: string, routes: Routes) => new Elysia({ prefix }).use(routes);
@@ -37,37 +36,37 @@ const at = <Routes extends AnyElysia>(prefix: string, routes: Routes) => new Ely
  * served by uploads/routes.ts, the rest of /api/account by account/routes.ts.
  */
 export function clientApiRoutes(app: App) {
-  const api = new Elysia({ name: "client-api", prefix: "/api" })
-    .use(at("/auth", authRoutes(app)))
-    .use(at("/auth/sessions", sessionRoutes(app)))
-    .use(at("/auth/2fa", twoFactorRoutes(app)))
-    .use(at("/auth/qr", qrRoutes(app)))
-    .use(at("/auth/email", emailRoutes(app)))
-    .use(at("/auth/password", passwordRoutes(app)))
-    .use(at("/account", accountRoutes(app)))
-    .use(at("/account/upload", uploadRoutes(app)))
-    .use(at("/social/users", peopleRoutes(app)))
-    .use(at("/social/posts", postRoutes(app)))
-    .use(at("/social/comments", commentRoutes(app)))
-    .use(at("/social/feed", feedRoutes(app)))
-    .use(at("/social/bookmarks", bookmarkRoutes(app)))
-    .use(at("/social/hashtags", hashtagRoutes(app)))
-    .use(at("/social/search", searchRoutes(app)))
-    .use(at("/social/stories", storyRoutes(app)))
-    .use(at("/social/notifications", notificationRoutes(app)))
-    .use(at("/social/messages", chatMessageRoutes(app)))
-    .use(at("/social/groups", chatGroupRoutes(app)))
-    .use(at("/social/bots", botProfileRoutes(app)))
-    .use(at("/bots", botRoutes(app)))
-    .use(at("/stars", starsRoutes(app)))
-    .use(at("/realtime", realtimeRoutes(app)))
-    // only for accounts with the admin flag (401 signed out, 403 FORBIDDEN otherwise); every change is audited
-    .use(at("/admin/accounts", adminAccountRoutes(app)))
-    .use(at("/admin/content", adminContentRoutes(app)))
-    .use(at("/admin/bots", adminBotRoutes(app)))
-    .use(at("/admin/settings", adminSettingsRoutes(app)))
-    .use(at("/admin/status", adminStatusRoutes(app)))
-    .use(at("/admin/audit", adminAuditRoutes(app)));
-  // /api/openapi.json, /api/docs, /api/bot-docs: the reference of the routes above, made from them
-  return api.use(referenceRoutes(app, api));
+  return (
+    new Elysia({ name: "client-api", prefix: "/api" })
+      .use(at("/auth", authRoutes(app)))
+      .use(at("/auth/sessions", sessionRoutes(app)))
+      .use(at("/auth/2fa", twoFactorRoutes(app)))
+      .use(at("/auth/qr", qrRoutes(app)))
+      .use(at("/auth/email", emailRoutes(app)))
+      .use(at("/auth/password", passwordRoutes(app)))
+      .use(at("/account", accountRoutes(app)))
+      .use(at("/account/upload", uploadRoutes(app)))
+      .use(at("/social/users", peopleRoutes(app)))
+      .use(at("/social/posts", postRoutes(app)))
+      .use(at("/social/comments", commentRoutes(app)))
+      .use(at("/social/feed", feedRoutes(app)))
+      .use(at("/social/bookmarks", bookmarkRoutes(app)))
+      .use(at("/social/hashtags", hashtagRoutes(app)))
+      .use(at("/social/search", searchRoutes(app)))
+      .use(at("/social/stories", storyRoutes(app)))
+      .use(at("/social/notifications", notificationRoutes(app)))
+      .use(at("/social/messages", chatMessageRoutes(app)))
+      .use(at("/social/groups", chatGroupRoutes(app)))
+      .use(at("/social/bots", botProfileRoutes(app)))
+      .use(at("/bots", botRoutes(app)))
+      .use(at("/stars", starsRoutes(app)))
+      .use(at("/realtime", realtimeRoutes(app)))
+      // only for accounts with the admin flag (401 signed out, 403 FORBIDDEN otherwise); every change is audited
+      .use(at("/admin/accounts", adminAccountRoutes(app)))
+      .use(at("/admin/content", adminContentRoutes(app)))
+      .use(at("/admin/bots", adminBotRoutes(app)))
+      .use(at("/admin/settings", adminSettingsRoutes(app)))
+      .use(at("/admin/status", adminStatusRoutes(app)))
+      .use(at("/admin/audit", adminAuditRoutes(app)))
+  );
 }

@@ -1,18 +1,16 @@
-import { Elysia, type AnyElysia } from "elysia";
-import type { App } from "../app";
+import { Elysia } from "elysia";
 import swaggerScript from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "file" };
 import swaggerStyle from "swagger-ui-dist/swagger-ui.css" with { type: "file" };
-import { botApiDocument } from "../botapi/reference";
 import { notFound } from "../lib/errors";
-import { respondWithFile, staticFile, type StaticFile } from "../http/web-app";
-import { clientApiDocument } from "./openapi";
+import { respondWithFile, staticFile, type StaticFile } from "./web-app";
 
 /*
  * The reference the instance serves about itself: the OpenAPI documents of the Client API
  * (/api/openapi.json, made from its routes) and of the Bot API (/api/bot-openapi.json, made from
  * the method table), each rendered by Swagger UI (/api/docs, /api/bot-docs). Swagger UI's files
  * come from the npm package and are embedded in the compiled binary (`with { type: "file" }`),
- * so the pages work offline; they are read, and the documents made, on first request only.
+ * so the pages work offline; they are read, and the documents made, on first request only. The
+ * documents come from the composition root (src/wiring.ts), which knows both surfaces.
  */
 
 /** The script that starts Swagger UI on a page: it reads which document from the page, and sends the CSRF header. */
@@ -76,18 +74,14 @@ const encoder = new TextEncoder();
 const textFile = (text: string, contentType: string) => staticFile(encoder.encode(text), contentType);
 
 /** /api/openapi.json, /api/bot-openapi.json, /api/docs, /api/bot-docs and Swagger UI's files under /api/docs/. */
-export function referenceRoutes(app: App, api: AnyElysia) {
+export function referenceRoutes(make: { client: () => object; bot: () => object }) {
   const documents = {
     client: null as StaticFile | null,
     bot: null as StaticFile | null,
   };
   const clientDocument = () =>
-    (documents.client ??= textFile(JSON.stringify(clientApiDocument(api)), "application/json; charset=utf-8"));
-  const botDocument = () =>
-    (documents.bot ??= textFile(
-      JSON.stringify(botApiDocument(app.config["limits.botCallsPerMinute"])),
-      "application/json; charset=utf-8",
-    ));
+    (documents.client ??= textFile(JSON.stringify(make.client()), "application/json; charset=utf-8"));
+  const botDocument = () => (documents.bot ??= textFile(JSON.stringify(make.bot()), "application/json; charset=utf-8"));
   const pages = {
     client: textFile(page("socialctl Client API", "/api/openapi.json"), "text/html; charset=utf-8"),
     bot: textFile(page("socialctl Bot API", "/api/bot-openapi.json"), "text/html; charset=utf-8"),
@@ -107,7 +101,7 @@ export function referenceRoutes(app: App, api: AnyElysia) {
 
   const hidden = { detail: { hide: true } };
   const noCache = { "cache-control": "no-cache" };
-  return new Elysia({ name: "client-reference" })
+  return new Elysia({ name: "reference", prefix: "/api" })
     .get("/openapi.json", ({ request }) => respondWithFile(request, clientDocument(), noCache), hidden)
     .get("/bot-openapi.json", ({ request }) => respondWithFile(request, botDocument(), noCache), hidden)
     .get("/docs", ({ request }) => respondWithFile(request, pages.client, PAGE_HEADERS), hidden)
