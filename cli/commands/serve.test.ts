@@ -37,7 +37,8 @@ describe("socialctl serve: graceful shutdown", () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(listening.dataDir).toBe(dataDir);
 
-    const csrf = (await (await fetch(`${url}/api/auth/csrf`)).json()).data.csrfToken as string;
+    const csrf = ((await (await fetch(`${url}/api/auth/csrf`)).json()) as { data: { csrfToken: string } }).data
+      .csrfToken as string;
     const loginInit = (): RequestInit => ({
       method: "POST",
       headers: {
@@ -70,7 +71,7 @@ describe("socialctl serve: graceful shutdown", () => {
     await Bun.sleep(300); // the long poll is now waiting inside the server
     const login = fetch(`${url}/api/auth/login`, loginInit()).then(async (r) => ({
       status: r.status,
-      body: await r.json(),
+      body: (await r.json()) as { data: { account: { username: string } } },
     }));
     await Bun.sleep(30); // the login is in flight (bcrypt takes longer than this)
     const signalledAt = Date.now();

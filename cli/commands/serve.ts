@@ -8,6 +8,7 @@ import { initInstance } from "./init";
 import { assertNoServerRunning, claimServerLock } from "../../src/ops/server-lock";
 import { socialctl } from "../hints";
 import { libraryApiRoots } from "../../src/domain/bots/library-roots";
+import { rebuildWebOnChange } from "../../src/http/web-app";
 
 export function registerServe(program: Command) {
   program
@@ -15,7 +16,8 @@ export function registerServe(program: Command) {
     .description("run the server (initialises an empty data dir with defaults)")
     .option("--port <n>", "listen port (overrides config)")
     .option("--host <h>", "listen address (overrides config)")
-    .action(async (flags: { port?: string; host?: string }, cmd: Command) => {
+    .option("--watch-web", "from source: rebuild the web app when src/web changes (npm run dev)")
+    .action(async (flags: { port?: string; host?: string; watchWeb?: boolean }, cmd: Command) => {
       const opts = globals(cmd);
       const dataDir = resolveDataDir(opts.dataDir);
       const fresh = !isInitialised(dataDir);
@@ -24,6 +26,8 @@ export function registerServe(program: Command) {
       const server = await startServer({ dataDir, overrides: { port: flags.port, host: flags.host } });
       claimServerLock(server);
       const { app } = server;
+      if (flags.watchWeb && !rebuildWebOnChange())
+        app.log.warn("--watch-web: this binary embeds the web app; nothing to watch");
       app.log.info("listening", { url: server.url, baseUrl: app.config.baseUrl, dataDir });
       // the one JSON document of `serve --json`: where it listens (the log stays on stderr)
       if (opts.json) emit(opts, { url: server.url, baseUrl: app.config.baseUrl, dataDir, initialised: fresh }, "");

@@ -102,7 +102,7 @@ describe("fuzzing every Bot API method", () => {
           });
         }
       }
-      const form = new URLSearchParams(names.map((n) => [n, "\u0000{[<"]));
+      const form = new URLSearchParams(names.map((n): [string, string] => [n, "\u0000{[<"]));
       probes.push({
         method,
         label: "form",

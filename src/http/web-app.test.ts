@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { startTestServer, type TestServer } from "../testing/server";
+import { readFileSync, writeFileSync } from "node:fs";
+import { rebuildWebOnChange, webBundle } from "./web-app";
 
 // The web app as HTTP serves it: page, chunks, caching, compression, security headers, SPA fallback.
 let server: TestServer;
@@ -102,12 +104,12 @@ describe("web app over HTTP", () => {
       const res = await get(path, headers);
       expect(res.status).toBe(404);
       expect(res.headers.get("content-type")).toStartWith("application/json");
-      expect((await res.json()).error.code).toBe("NOT_FOUND");
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("NOT_FOUND");
     }
     // the Bot API keeps its own envelope, whatever the Accept header says
     const bot = await get("/bot123:nope/getMe", html);
     expect(bot.headers.get("content-type")).toStartWith("application/json");
-    expect((await bot.json()).ok).toBe(false);
+    expect(((await bot.json()) as { ok: boolean }).ok).toBe(false);
     // HEAD is answered like GET, without a body
     const head = await fetch(`${server.url}/`, { method: "HEAD", headers: html });
     expect(head.status).toBe(200);
@@ -115,7 +117,24 @@ describe("web app over HTTP", () => {
   });
 
   test("the instance's sign-up mode is told to the app", async () => {
-    const res = await (await get("/api/auth/csrf")).json();
+    const res = (await (await get("/api/auth/csrf")).json()) as { data: unknown };
     expect(res.data).toMatchObject({ captchaRequired: false, registration: "open" });
+  });
+
+  test("from source (npm run dev), a change under src/web makes the next page load build anew", async () => {
+    const watcher = rebuildWebOnChange()!;
+    try {
+      const before = webBundle();
+      await before;
+      // the same bytes written again: a change event, and the tree stays as it was
+      const page = new URL("../web/index.html", import.meta.url).pathname;
+      writeFileSync(page, readFileSync(page));
+      const deadline = Date.now() + 5_000;
+      while (webBundle() === before && Date.now() < deadline) await Bun.sleep(20);
+      expect(webBundle()).not.toBe(before);
+      expect((await get("/", html)).status).toBe(200);
+    } finally {
+      watcher.close();
+    }
   });
 });

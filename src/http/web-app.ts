@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { brotliCompress, constants as zlibConstants } from "node:zlib";
 import { promisify } from "node:util";
+import { watch } from "node:fs";
 import type { App } from "../app";
 import { notFound } from "../lib/errors";
 import index from "../web/index.html";
@@ -88,6 +89,19 @@ export function webBundle(): Promise<WebBundle> {
     throw err;
   });
   return bundle;
+}
+
+/**
+ * `npm run dev`: from source, a change under src/web drops the bundle so the next page load is
+ * built from the new code (`bun --watch` restarts on server changes only: the web files are
+ * bundled, never imported by the server). The compiled binary has nothing to watch.
+ */
+export function rebuildWebOnChange(): { close(): void } | null {
+  if (index.files?.length) return null;
+  const webDir = new URL("../web/", import.meta.url).pathname;
+  return watch(webDir, { recursive: true }, () => {
+    bundle = null;
+  });
 }
 
 /** Chooses br, then gzip, from Accept-Encoding (q=0 refuses). */

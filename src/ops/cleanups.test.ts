@@ -93,7 +93,9 @@ describe("abandoned uploads", () => {
     const fd = new FormData();
     fd.set("chat_id", String(chatId));
     fd.set("photo", new File([PNG_1x1], "dot.png", { type: "image/png" }));
-    const sent = await fetch(`${server.url}/bot${token}/sendPhoto`, { method: "POST", body: fd }).then((r) => r.json());
+    const sent = await fetch(`${server.url}/bot${token}/sendPhoto`, { method: "POST", body: fd }).then(
+      (r) => r.json() as Promise<any>,
+    );
     expect(sent.ok).toBe(true);
     const botPhoto = sent.result.photo.at(-1).file_id as string;
     expect(uploadRow(botPhoto)?.attached_at).toBeNull();

@@ -14,7 +14,7 @@ describe("GET /readyz", () => {
       server.app.storage.sqlite.close();
       const down = await fetch(`${server.url}/readyz`);
       expect(down.status).toBe(503);
-      const body = await down.json();
+      const body = (await down.json()) as { status: string; checks: Record<string, string> };
       expect(body.status).toBe("unavailable");
       expect(body.checks.database).not.toBe("ok");
       // liveness is another question: the process still answers

@@ -28,7 +28,7 @@ describe("GET /healthz", () => {
   test("answers status, version and uptime without auth", async () => {
     const res = await fetch(`${server.url}/healthz`);
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = (await res.json()) as { status: string; version: string; uptimeSeconds: number };
     expect(body).toEqual({ status: "ok", version: "0.1.0", uptimeSeconds: expect.any(Number) });
     expect(body.uptimeSeconds).toBeGreaterThanOrEqual(0);
   });

@@ -137,7 +137,7 @@ describe("WebSocket", () => {
       },
     });
     expect(res.status).toBe(401);
-    expect((await res.json()).error.code).toBe("UNAUTHORIZED");
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("UNAUTHORIZED");
   });
 
   test("a page of another site cannot open a socket with the person's cookies; this site's pages can", async () => {
@@ -152,7 +152,7 @@ describe("WebSocket", () => {
     for (const origin of ["https://evil.example", "null"]) {
       const res = await fetch(`${server.url}/api/realtime/ws`, { headers: { ...upgrade, origin } });
       expect(res.status).toBe(403);
-      expect((await res.json()).error.code).toBe("FORBIDDEN");
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("FORBIDDEN");
     }
     const raw = await rawConnection(
       server.url,
@@ -218,7 +218,7 @@ describe("Server-Sent Events", () => {
   test("signed-out callers get UNAUTHORIZED in the envelope", async () => {
     const res = await fetch(`${server.url}/api/realtime/events`);
     expect(res.status).toBe(401);
-    expect((await res.json()).error.code).toBe("UNAUTHORIZED");
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("UNAUTHORIZED");
   });
 
   test("Last-Event-ID resume loses nothing; an unknown id gets stream:reset", async () => {

@@ -26,7 +26,7 @@ export class TestClient {
     const headers: Record<string, string> = { "user-agent": this.userAgent, ...opts.headers };
     if (this.cookies.size) headers.cookie = this.cookieHeader();
     if (mutating && opts.csrf !== false && this.csrf) headers["x-csrf-token"] ??= this.csrf;
-    let payload: BodyInit | undefined;
+    let payload: FormData | string | undefined;
     if (body instanceof FormData) payload = body;
     else if (body !== undefined) {
       headers["content-type"] ??= "application/json";

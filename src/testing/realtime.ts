@@ -102,11 +102,12 @@ export class SseClient {
       await res.text();
       return s;
     }
-    void s.pump(res.body!.getReader());
+    void s.pump(res.body!);
     return s;
   }
 
-  private async pump(reader: ReadableStreamDefaultReader<Uint8Array>) {
+  private async pump(body: ReadableStream<Uint8Array>) {
+    const reader = body.getReader();
     const decoder = new TextDecoder();
     let buf = "";
     try {
