@@ -144,6 +144,53 @@ describe("web app: administration", () => {
     await server.app.reconfigure({ registration: "open" });
   });
 
+  it("an admin removes someone's post from its card and a comment from under its post (audited); a person without the flag gets neither Remove nor Delete there", async () => {
+    const admin = await makeUser(server.app, { isAdmin: true });
+    const author = await quickPerson(server);
+    const post = (await author.client.post("/api/social/posts", { content: "Spam straight into the feed" })).body.data
+      .post;
+    const { page, context } = await person();
+    await signIn(page, admin.email!, admin.password);
+    const card = page.getByRole("article").filter({ hasText: "Spam straight into the feed" });
+    await card.waitFor();
+    await expect(card.getByRole("button", { name: "Delete" }).count()).resolves.toBe(0);
+    await card.getByRole("button", { name: "Remove" }).click();
+    const dialog = page.getByRole("dialog", { name: `Remove @${author.user.username}'s post?` });
+    await expectAccessible(page);
+    await dialog.getByRole("button", { name: "Remove the post" }).click();
+    await card.waitFor({ state: "detached" });
+    expect((await author.client.get(`/api/social/posts/${post.id}`)).status).toBe(404);
+    const auditor = new TestClient(server.url);
+    await auditor.login(admin.email!, admin.password);
+    const [latest] = (await auditor.get("/api/admin/audit?limit=1")).body.data.entries;
+    expect(latest).toMatchObject({ action: "post.remove", target: { id: post.id } });
+
+    // and a comment, from under its post
+    const fine = (await author.client.post("/api/social/posts", { content: "A fine post" })).body.data.post;
+    await author.client.post(`/api/social/posts/${fine.id}/comments`, { content: "A rude comment" });
+    await page.goto(`/posts/${fine.id}`);
+    const comment = page.getByRole("article", { name: /^Comment by / }).filter({ hasText: "A rude comment" });
+    await comment.getByRole("button", { name: "Remove comment" }).click();
+    await comment.waitFor({ state: "detached" });
+    const [removal] = (await auditor.get("/api/admin/audit?limit=1")).body.data.entries;
+    expect(removal).toMatchObject({ action: "comment.remove" });
+    expect((await author.client.get(`/api/social/posts/${fine.id}/comments`)).body.data.comments).toEqual([]);
+    expect(pageProblems(page)).toEqual([]);
+    await context.close();
+
+    // a person without the flag sees no Remove on someone else's post
+    const other = await quickPerson(server);
+    await other.client.post("/api/social/posts", { content: "An ordinary post" });
+    const someone = await makeUser(server.app);
+    const second = await person();
+    await signIn(second.page, someone.email!, someone.password);
+    const plain = second.page.getByRole("article").filter({ hasText: "An ordinary post" });
+    await plain.waitFor();
+    await expect(plain.getByRole("button", { name: "Remove" }).count()).resolves.toBe(0);
+    await expect(plain.getByRole("button", { name: "Delete" }).count()).resolves.toBe(0);
+    await second.context.close();
+  });
+
   it("an admin blocks a bot by moderation and lifts the block", async () => {
     const admin = await makeUser(server.app, { isAdmin: true });
     const owner = await quickPerson(server);

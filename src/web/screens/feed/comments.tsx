@@ -84,6 +84,9 @@ function CommentItem({
     [comment.id],
   );
   const name = comment.author.displayName || comment.author.username;
+  const mayDelete = me?.id === comment.author.id || me?.id === postAuthorId;
+  // an administrator removes anyone else's comment through the admin API, which logs it
+  const moderating = !mayDelete && Boolean(me?.isAdmin);
 
   async function like() {
     try {
@@ -95,7 +98,7 @@ function CommentItem({
   }
   async function remove() {
     try {
-      await api.delete(`/social/comments/${comment.id}`);
+      await api.delete(moderating ? `/admin/content/comments/${comment.id}` : `/social/comments/${comment.id}`);
       onDeleted(comment);
     } catch (err) {
       setError(describeError(err));
@@ -122,9 +125,9 @@ function CommentItem({
           <button type="button" class="small" aria-expanded={replying} onClick={() => setReplying(!replying)}>
             Reply
           </button>
-          {(me?.id === comment.author.id || me?.id === postAuthorId) && (
+          {(mayDelete || moderating) && (
             <button type="button" class="small danger" onClick={remove}>
-              Delete comment
+              {moderating ? "Remove comment" : "Delete comment"}
             </button>
           )}
         </div>

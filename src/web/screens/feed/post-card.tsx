@@ -27,6 +27,8 @@ export const PostCard = memo(function PostCard({
   const post = shown(outer);
   const me = account.value;
   const mine = me?.id === post.author.id;
+  // an administrator may remove anyone's post from where they see it, not only from /admin
+  const moderating = !mine && Boolean(me?.isAdmin);
   const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
@@ -62,7 +64,7 @@ export const PostCard = memo(function PostCard({
   async function remove() {
     setBusy(true);
     try {
-      await deletePost(post);
+      await deletePost(post, moderating);
       setConfirmDelete(false);
       onDeleted(outer);
     } catch (err) {
@@ -165,13 +167,25 @@ export const PostCard = memo(function PostCard({
             </button>
           </>
         )}
+        {moderating && (
+          <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>
+            Remove
+          </button>
+        )}
       </footer>
       {confirmDelete && (
-        <Dialog open title="Delete this post?" onClose={() => setConfirmDelete(false)}>
-          <p>It disappears for everyone, with its comments. This cannot be undone.</p>
+        <Dialog
+          open
+          title={moderating ? `Remove @${post.author.username}'s post?` : "Delete this post?"}
+          onClose={() => setConfirmDelete(false)}
+        >
+          <p>
+            It disappears for everyone, with its comments. This cannot be undone.
+            {moderating && " As an administrator you remove it for breaking the rules; the audit log records it."}
+          </p>
           <div class="actions">
             <button type="button" class="danger" disabled={busy} onClick={remove}>
-              Delete the post
+              {moderating ? "Remove the post" : "Delete the post"}
             </button>
             <button type="button" onClick={() => setConfirmDelete(false)} autoFocus>
               Keep it

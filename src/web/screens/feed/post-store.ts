@@ -27,8 +27,9 @@ export async function editPost(post: Post, content: string): Promise<Post> {
   return (await api.patch<{ post: Post }>(`/social/posts/${post.id}`, { content })).post;
 }
 
-export async function deletePost(post: Post): Promise<void> {
-  await api.delete(`/social/posts/${post.id}`);
+/** Deletes the viewer's own post, or, AS_ADMIN, removes anyone's through the admin API (audited). */
+export async function deletePost(post: Post, asAdmin = false): Promise<void> {
+  await api.delete(asAdmin ? `/admin/content/posts/${post.id}` : `/social/posts/${post.id}`);
 }
 
 /** The post a card shows: a repost shows its original. */
