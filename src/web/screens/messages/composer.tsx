@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { LineIcon } from "../../components/icon";
 import { describeError } from "../../lib/api";
 import { LIMITS_HINT, kindFor, tooLarge, uploadAttachment, type OutgoingMedia } from "./attachments";
+import { StickerButton, StickerPanel } from "./stickers";
 import type { BotCard, ChatMessage, ReplyMarkup } from "./types";
 
 export interface ComposerProps {
@@ -26,6 +28,7 @@ export function Composer(p: ComposerProps) {
   const [upload, setUpload] = useState<{ name: string; progress: number } | null>(null);
   const [attachError, setAttachError] = useState<string | null>(null);
   const [keyboardOpen, setKeyboardOpen] = useState(true);
+  const [stickersOpen, setStickersOpen] = useState(false);
   useEffect(() => setKeyboardOpen(true), [p.keyboard]);
   useEffect(() => {
     if (p.replyTo || p.editing) input.current?.focus();
@@ -101,6 +104,15 @@ export function Composer(p: ComposerProps) {
           ))}
         </ul>
       )}
+      {stickersOpen && (
+        <StickerPanel
+          onSend={(media) => {
+            // a sticker travels alone: the draft stays in the input
+            p.onSend("", [media]);
+            setStickersOpen(false);
+          }}
+        />
+      )}
       {upload && (
         <p class="upload-progress" role="status">
           Uploading {upload.name}… <progress max={1} value={upload.progress} aria-label={`Upload of ${upload.name}`} />{" "}
@@ -140,18 +152,15 @@ export function Composer(p: ComposerProps) {
           onClick={() => fileInput.current?.click()}
           disabled={!!upload || !!p.editing}
         >
-          <svg
-            viewBox="0 0 24 24"
-            aria-hidden="true"
-            fill="none"
-            stroke="currentColor"
-            stroke-width="2"
-            stroke-linecap="round"
-            stroke-linejoin="round"
-          >
+          <LineIcon>
             <path d="M21 11.5l-8.6 8.6a5 5 0 0 1-7.1-7.1l8.6-8.6a3.4 3.4 0 0 1 4.8 4.8l-8.6 8.6a1.7 1.7 0 0 1-2.4-2.4l7.9-7.9" />
-          </svg>
+          </LineIcon>
         </button>
+        <StickerButton
+          open={stickersOpen}
+          onToggle={() => setStickersOpen(!stickersOpen)}
+          disabled={!!upload || !!p.editing}
+        />
         <VoiceRecorder onRecorded={(f) => void attach(f, "voice")} disabled={!!upload || !!p.editing} />
         <label class="visually-hidden" for="chat-input">
           Message

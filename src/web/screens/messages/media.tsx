@@ -1,5 +1,7 @@
-import { useContext } from "preact/hooks";
+import { useContext, useState } from "preact/hooks";
+import { describeError } from "../../lib/api";
 import { ChatActionsContext } from "./actions";
+import { isSavedSticker, saveStickerFrom } from "./stickers";
 import type { MessageMedia } from "./types";
 
 const bytes = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
@@ -28,6 +30,32 @@ export function MediaList({ media }: { media: MessageMedia[] }) {
   );
 }
 
+/** A sticker in a chat, which the person can keep to send themselves. */
+function Sticker({ item }: { item: MessageMedia }) {
+  const [state, setState] = useState<"idle" | "saving" | "saved" | string>(isSavedSticker(item.url) ? "saved" : "idle");
+  const save = () => {
+    setState("saving");
+    saveStickerFrom(item.url).then(
+      () => setState("saved"),
+      (err) => setState(describeError(err)),
+    );
+  };
+  return (
+    <div class="sticker">
+      <img class="media-sticker" src={item.url} alt={item.name ? `Sticker ${item.name}` : "Sticker"} loading="lazy" />
+      {state === "saved" ? null : state === "idle" || state === "saving" ? (
+        <button type="button" class="small" onClick={save} disabled={state === "saving"}>
+          Save sticker
+        </button>
+      ) : (
+        <p class="form-error" role="alert">
+          {state}
+        </p>
+      )}
+    </div>
+  );
+}
+
 function MediaItem({ item }: { item: MessageMedia }) {
   const actions = useContext(ChatActionsContext);
   const thumb = item.thumb ?? item.thumbUrl ?? item.url;
@@ -44,9 +72,7 @@ function MediaItem({ item }: { item: MessageMedia }) {
         </button>
       );
     case "sticker":
-      return (
-        <img class="media-sticker" src={item.url} alt={item.name ? `Sticker ${item.name}` : "Sticker"} loading="lazy" />
-      );
+      return <Sticker item={item} />;
     case "video":
       return item.name === "circle" ? (
         <video

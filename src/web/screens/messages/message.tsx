@@ -29,9 +29,11 @@ export const MessageBubble = memo(function MessageBubble({
     );
   }
   const showSender = !mine && actions.conversation.type === "group";
+  // a sticker alone is shown without a bubble, as bot developers expect of sendSticker
+  const stickerOnly = !message.content && message.media.length === 1 && message.media[0]!.type === "sticker";
   return (
     <li
-      class={`msg ${mine ? "mine" : "theirs"}`}
+      class={`msg ${mine ? "mine" : "theirs"}${stickerOnly ? " sticker-only" : ""}`}
       data-message-id={message.messageId}
       aria-label={`${mine ? "You" : message.sender.displayName}, ${formatTime(message.createdAt)}`}
     >
