@@ -42,6 +42,9 @@ describe("web app: chats", () => {
     await bob.page.getByRole("link", { name: /Ann/ }).getByLabel("1 unread").waitFor({ state: "detached" });
     // Ann sees that Bob read it
     await messageItem(ann.page, "Hello Bob").getByText("Read").waitFor();
+    // and still after a reload (the chat carries how far the other side read)
+    await ann.page.reload();
+    await messageItem(ann.page, "Hello Bob").getByText("Read").waitFor();
 
     // typing shows on the other side
     await bob.page.getByLabel("Message", { exact: true }).pressSequentially("Hi", { delay: 20 });

@@ -266,6 +266,11 @@ describe("messages", () => {
     res = await b.client.post(`/api/social/messages/${cid}/read`, { messageId: 999 });
     expect(res.status).toBe(400);
     expect(res.body.error.details.fieldErrors.messageId).toBeDefined();
+    // the sender sees how far the other side read when opening the chat (its own marker apart)
+    res = await a.client.get(`/api/social/messages/${cid}?limit=1`);
+    expect(res.body.data.conversation).toMatchObject({ othersReadMessageId: 4, lastReadMessageId: 5 });
+    res = await b.client.get(`/api/social/messages/${cid}?limit=1`);
+    expect(res.body.data.conversation).toMatchObject({ othersReadMessageId: 5, lastReadMessageId: 4 });
   });
 
   test("bad input: oversize content, empty content, long clientMessageId, bad paging, unknown chat", async () => {

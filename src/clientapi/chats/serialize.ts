@@ -4,7 +4,7 @@ import type { UserRow } from "../../domain/users/table";
 import type { ConversationRow, MemberRow, MessageRow } from "../../domain/chats/table";
 import type { ChatListItem } from "../../domain/chats/chat-list";
 import { fromJson } from "../../domain/chats/validate";
-import { memberCount, rightsOf } from "../../domain/chats/access";
+import { membersAndReads, rightsOf } from "../../domain/chats/access";
 import { precompiled } from "../../db/compiled";
 import { toIso } from "../../lib/clock";
 import { serializePublicUser } from "../serializers/account";
@@ -196,7 +196,8 @@ export async function serializeConversation(
       .where("conversation_id", "=", conversation.id)
       .where("user_id", "=", viewerId)
       .executeTakeFirst());
-  return conversationView(conversation, me, other, await memberCount(db, conversation.id));
+  const { members, othersReadSeq } = await membersAndReads(db, conversation.id, viewerId);
+  return { ...conversationView(conversation, me, other, members), othersReadMessageId: othersReadSeq };
 }
 
 /** A conversation as one member sees it, from rows already loaded (OTHER: a private chat's other party). */

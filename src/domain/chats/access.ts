@@ -197,6 +197,29 @@ export async function activeMemberIds(db: Db, conversationId: number): Promise<n
   return (await activeMemberIdsQuery(db, { conversationId })).map((r) => r.user_id);
 }
 
+/**
+ * Number of people in the conversation now (bots included), and the furthest any of them
+ * but VIEWER has read (the "Read" mark on the viewer's own messages), in one statement.
+ */
+export async function membersAndReads(
+  db: Db,
+  conversationId: number,
+  viewerId: number,
+): Promise<{ members: number; othersReadSeq: number }> {
+  const row = await db
+    .selectFrom("conversation_members")
+    .select((eb) => [
+      eb.fn.countAll<number>().as("n"),
+      eb.fn
+        .max<number | null>(eb.case().when("user_id", "!=", viewerId).then(eb.ref("last_read_seq")).end())
+        .as("read"),
+    ])
+    .where("conversation_id", "=", conversationId)
+    .where("role", "in", ACTIVE_ROLES)
+    .executeTakeFirstOrThrow();
+  return { members: Number(row.n), othersReadSeq: Number(row.read ?? 0) };
+}
+
 /** Number of people in the conversation now (bots included). */
 export async function memberCount(db: Db, conversationId: number): Promise<number> {
   const row = await db

@@ -92,6 +92,7 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
       early.current = [];
       const messages = [...byId.values()].sort((a, b) => a.messageId - b.messageId);
       setHistory({ conversation: r.conversation, messages, oldestCursor: r.pageInfo.oldestCursor });
+      setOtherRead((seen) => Math.max(seen, r.conversation.othersReadMessageId ?? 0));
       rememberChat(r.conversation);
       setLoadError(null);
       if (r.conversation.otherUser?.isBot) {

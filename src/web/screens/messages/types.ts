@@ -124,6 +124,8 @@ export interface Conversation {
   myRole: string | null;
   myRights: Record<string, boolean>;
   lastReadMessageId: number;
+  /** the furthest another member has read (the opened chat only; the chat list leaves it out) */
+  othersReadMessageId?: number;
   lastMessageAt: string | null;
 }
 
