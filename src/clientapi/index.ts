@@ -23,6 +23,7 @@ import { adminAccountRoutes } from "./admin/accounts";
 import { adminAuditRoutes } from "./admin/audit";
 import { adminBotRoutes } from "./admin/bots";
 import { adminContentRoutes } from "./admin/content";
+import { adminMaintenanceRoutes } from "./admin/maintenance";
 import { adminSettingsRoutes } from "./admin/settings";
 import { adminStatusRoutes } from "./admin/status";
 import { realtimeRoutes } from "../realtime/routes";
@@ -68,5 +69,6 @@ export function clientApiRoutes(app: App) {
       .use(at("/admin/settings", adminSettingsRoutes(app)))
       .use(at("/admin/status", adminStatusRoutes(app)))
       .use(at("/admin/audit", adminAuditRoutes(app)))
+      .use(at("/admin/maintenance", adminMaintenanceRoutes(app)))
   );
 }

@@ -16,6 +16,37 @@ export function selfCommand(): string[] {
 }
 
 /**
+ * Runs `socialctl --data-dir DATA_DIR --json ARGS…` as a child process and answers its exit
+ * code and outputs; ON_CHILD gets the process (to kill it at shutdown). Backups run this way
+ * so the snapshot's synchronous SQLite work never stalls the serving event loop.
+ */
+export async function runSelf(
+  dataDir: string,
+  args: string[],
+  onChild?: (child: ReturnType<typeof Bun.spawn> | null) => void,
+): Promise<{ code: number; out: string; err: string }> {
+  const child = Bun.spawn([...selfCommand(), "--data-dir", dataDir, "--json", ...args], {
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+  });
+  onChild?.(child);
+  try {
+    const [out, err, code] = await Promise.all([
+      new Response(child.stdout as ReadableStream).text(),
+      new Response(child.stderr as ReadableStream).text(),
+      child.exited,
+    ]);
+    return { code, out, err };
+  } finally {
+    onChild?.(null);
+  }
+}
+
+/** The last line a failed child wrote to stderr: its error message. */
+export const lastLine = (text: string) => text.trim().split("\n").at(-1) ?? "";
+
+/**
  * Automatic backups (config backup.every, backup.keep) by the serving process. Each one
  * runs `socialctl backup create` in a child process, so the snapshot's synchronous
  * SQLite work and the compression never stall this process's event loop.
@@ -28,23 +59,11 @@ export function startBackupSchedule(app: App): void {
   let stopped = false;
 
   const run = async () => {
-    const cmd = [
-      ...selfCommand(),
-      "--data-dir",
+    const { code, out, err } = await runSelf(
       app.dataDir,
-      "--json",
-      "backup",
-      "create",
-      "--keep",
-      String(app.config["backup.keep"]),
-    ];
-    child = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-    const [out, err, code] = await Promise.all([
-      new Response(child.stdout as ReadableStream).text(),
-      new Response(child.stderr as ReadableStream).text(),
-      child.exited,
-    ]);
-    child = null;
+      ["backup", "create", "--keep", String(app.config["backup.keep"])],
+      (c) => (child = c),
+    );
     if (code === 0) {
       const result = JSON.parse(out) as { path: string; sizeBytes: number; snapshotMs: number; totalMs: number };
       app.log.info("scheduled backup created", {
@@ -54,7 +73,7 @@ export function startBackupSchedule(app: App): void {
         totalMs: Math.round(result.totalMs),
       });
     } else if (!stopped) {
-      app.log.error("scheduled backup failed", { exitCode: code, error: err.trim().split("\n").at(-1) ?? "" });
+      app.log.error("scheduled backup failed", { exitCode: code, error: lastLine(err) });
     }
   };
   const next = (delay: number) => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Page } from "playwright-core";
 import {
@@ -191,6 +191,41 @@ describe("web app: administration", () => {
     await second.context.close();
   });
 
+  it("an admin makes a backup, downloads it and rebuilds thumbnails, as the CLI would", async () => {
+    const admin = await makeUser(server.app, { isAdmin: true });
+    const { page, context } = await person();
+    await signIn(page, admin.email!, admin.password);
+    await page.goto("/admin");
+    await adminNav(page).getByRole("link", { name: "Backups" }).click();
+    await page.getByRole("heading", { level: 2, name: "Backups" }).waitFor();
+    await page
+      .getByText(/^No backups yet\.|^Made$/)
+      .first()
+      .waitFor();
+    await page.getByLabel(/^Leave out thumbnails/).check();
+    await page.getByRole("button", { name: "Make a backup now" }).click();
+    const written = page.getByRole("status").filter({ hasText: /^Backup backup-.+ is written/ });
+    await written.waitFor({ timeout: 30_000 });
+    const name = /Backup (backup-\S+\.tar\.gz)/.exec((await written.textContent())!)![1]!;
+    const row = page.getByRole("row").filter({ hasText: name });
+    await row.getByText("backup, without thumbnails").waitFor();
+    await expectAccessible(page);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      row.getByRole("link", { name: `Download ${name}` }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe(name);
+    expect(statSync((await download.path())!).size).toBeGreaterThan(0);
+
+    await page.getByRole("button", { name: "Rebuild thumbnails and posters" }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: /^Rebuilt \d+, already present \d+, failed 0\.$/ })
+      .waitFor();
+    expect(pageProblems(page)).toEqual([]);
+    await context.close();
+  });
+
   it("an admin blocks a bot by moderation and lifts the block", async () => {
     const admin = await makeUser(server.app, { isAdmin: true });
     const owner = await quickPerson(server);
@@ -243,7 +278,7 @@ describe("web app: administration", () => {
       mkdirSync(SHOTS, { recursive: true });
       const { page, context } = await person(viewport);
       await signIn(page, admin.email!, admin.password);
-      for (const section of ["", "accounts", "content", "bots", "settings", "audit"]) {
+      for (const section of ["", "accounts", "content", "bots", "settings", "maintenance", "audit"]) {
         await page.goto(section ? `/admin/${section}` : "/admin");
         await page.getByRole("heading", { level: 1, name: "Administration" }).waitFor();
         await page.getByRole("heading", { level: 2 }).first().waitFor();

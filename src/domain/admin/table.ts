@@ -1,6 +1,6 @@
 import type { Generated, Selectable } from "kysely";
 
-export type AuditTargetType = "account" | "post" | "comment" | "story" | "bot" | "setting";
+export type AuditTargetType = "account" | "post" | "comment" | "story" | "bot" | "setting" | "instance";
 
 /**
  * One action an administrator took: written before the action runs, completed with its outcome

@@ -11,6 +11,20 @@ export const formatDate = (iso: string) => dateOnly.format(new Date(iso));
 export const formatNumber = (n: number) => plain.format(n);
 export const formatCount = (n: number) => (n < 10_000 ? plain.format(n) : compact.format(n));
 
+const UNITS = ["byte", "kilobyte", "megabyte", "gigabyte", "terabyte"] as const;
+
+/** 1536 → "1.5 kB", in the browser's locale. */
+export function formatBytes(n: number): string {
+  let i = 0;
+  while (n >= 1024 && i < UNITS.length - 1) ((n /= 1024), i++);
+  return new Intl.NumberFormat(undefined, {
+    style: "unit",
+    unit: UNITS[i],
+    unitDisplay: "short",
+    maximumFractionDigits: 1,
+  }).format(n);
+}
+
 const STEPS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
   ["second", 60],
   ["minute", 60],

@@ -1,9 +1,11 @@
+import { useEffect, useRef } from "preact/hooks";
 import { useRoute } from "preact-iso";
 import { Page } from "../../components/page";
 import { Accounts } from "./accounts";
 import { AuditLog } from "./audit";
 import { Bots } from "./bots";
 import { Content } from "./content";
+import { Maintenance } from "./maintenance";
 import { Settings } from "./settings";
 import { Status } from "./status";
 
@@ -13,6 +15,7 @@ const SECTIONS = [
   { slug: "content", label: "Content", component: Content },
   { slug: "bots", label: "Bots", component: Bots },
   { slug: "settings", label: "Settings", component: Settings },
+  { slug: "maintenance", label: "Backups", component: Maintenance },
   { slug: "audit", label: "Audit log", component: AuditLog },
 ];
 
@@ -20,10 +23,15 @@ const SECTIONS = [
 export function Admin() {
   const { params } = useRoute();
   const current = SECTIONS.find((s) => s.slug === (params.section ?? "")) ?? null;
+  const nav = useRef<HTMLElement>(null);
+  // on a phone the sections scroll sideways: the open one is brought into view
+  useEffect(() => {
+    nav.current?.querySelector("[aria-current]")?.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }, [current]);
   const Section = current?.component;
   return (
     <Page title={current ? `Admin: ${current.label}` : "Admin"} heading="Administration" wide>
-      <nav aria-label="Administration" class="admin-nav">
+      <nav aria-label="Administration" class="admin-nav" ref={nav}>
         <ul>
           {SECTIONS.map((s) => {
             const href = s.slug ? `/admin/${s.slug}` : "/admin";

@@ -2,22 +2,8 @@ import { useEffect, useState } from "preact/hooks";
 import { FormError } from "../../components/field";
 import { Loading } from "../../components/page";
 import { api, describeError } from "../../lib/api";
-import { formatDateTime, formatNumber } from "../../lib/format";
+import { formatBytes, formatDateTime, formatNumber } from "../../lib/format";
 import type { InstanceStatus } from "./types";
-
-const UNITS = ["byte", "kilobyte", "megabyte", "gigabyte", "terabyte"] as const;
-
-/** 1536 → "1.5 kB", in the browser's locale. */
-export function formatBytes(n: number): string {
-  let i = 0;
-  while (n >= 1024 && i < UNITS.length - 1) ((n /= 1024), i++);
-  return new Intl.NumberFormat(undefined, {
-    style: "unit",
-    unit: UNITS[i],
-    unitDisplay: "short",
-    maximumFractionDigits: 1,
-  }).format(n);
-}
 
 function formatUptime(seconds: number): string {
   const d = Math.floor(seconds / 86400);

@@ -58,3 +58,21 @@ export interface InstanceStatus {
   lastBackup: { path: string; createdAt: string; sizeBytes: number; kind: string } | null;
   schema: { version: string | null; applied: number; pending: string[]; unknown: string[] };
 }
+
+/** A backup archive or pre-migration snapshot in data/backups (GET /api/admin/maintenance/backups). */
+export interface BackupEntry {
+  kind: "archive" | "pre-migrate";
+  name: string;
+  sizeBytes: number;
+  createdAt: string;
+  schemaVersion: string | null;
+  fileCount: number | null;
+  withoutDerived?: boolean;
+  error?: string;
+}
+
+export interface RebuildReport {
+  rebuilt: number;
+  present: number;
+  failed: Array<{ upload: string; file: string; reason: string }>;
+}

@@ -1,17 +1,9 @@
 import { useContext, useState } from "preact/hooks";
 import { describeError } from "../../lib/api";
+import { formatBytes } from "../../lib/format";
 import { ChatActionsContext } from "./actions";
 import { isSavedSticker, saveStickerFrom } from "./stickers";
 import type { MessageMedia } from "./types";
-
-const bytes = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
-
-export function formatSize(n: number | null | undefined): string {
-  if (!n) return "";
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${bytes.format(n / 1024)} KB`;
-  return `${bytes.format(n / 1024 / 1024)} MB`;
-}
 
 export function formatDuration(ms: number | null | undefined): string {
   const s = Math.round((ms ?? 0) / 1000);
@@ -102,7 +94,7 @@ function MediaItem({ item }: { item: MessageMedia }) {
             📄
           </span>
           <span class="file-name">{item.name ?? "File"}</span>
-          <span class="file-size">{formatSize(item.sizeBytes)}</span>
+          <span class="file-size">{item.sizeBytes ? formatBytes(item.sizeBytes) : ""}</span>
         </a>
       );
   }
