@@ -94,7 +94,7 @@ function Header() {
             <div class="account-menu">
               <span class="me">
                 <Avatar user={me} size={28} />
-                <span class="me-name">@{me.username}</span>
+                <span class="me-name visually-hidden">@{me.username}</span>
               </span>
               <button type="button" onClick={() => void signOut()}>
                 Sign out
