@@ -20,7 +20,7 @@ beforeAll(async () => {
   const res = await fetch(`${server.url}/api/openapi.json`);
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toContain("application/json");
-  document = await res.json();
+  document = (await res.json()) as Json;
   // the app's own routes, enumerated the way the server mounts them
   routes = (clientApiRoutes(server.app).routes as Route[]).filter((r) => !r.hooks.detail?.hide);
 });

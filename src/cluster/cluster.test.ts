@@ -269,7 +269,7 @@ describe("Redis going away and coming back", () => {
     await redis.kill();
     // a node without Redis says so, and the load balancer stops sending it traffic
     await waitFor(async () => (await fetch(`${b.url}/readyz`)).status === 503, 15_000, "B unready");
-    const unready = await (await fetch(`${b.url}/readyz`)).json();
+    const unready = (await (await fetch(`${b.url}/readyz`)).json()) as { checks: Record<string, string> };
     expect(unready.checks.database).toBe("ok");
     expect(unready.checks.pubsub).toStartWith("redis: ");
     await redis.revive();

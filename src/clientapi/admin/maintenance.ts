@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { doc, NullableString, Resource, Time } from "../docs";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { App } from "../../app";
@@ -12,6 +13,16 @@ import { adminContext, logged } from "./guard";
 
 const CreateBody = t.Object({ withoutDerived: t.Optional(t.Boolean()) });
 const NameParams = t.Object({ name: t.String({ minLength: 1, maxLength: 200 }) });
+
+const BackupDoc = Resource({
+  kind: t.Union([t.Literal("archive"), t.Literal("pre-migrate")]),
+  name: t.String(),
+  sizeBytes: t.Integer(),
+  createdAt: Time,
+  schemaVersion: NullableString,
+  fileCount: t.Union([t.Integer(), t.Null()]),
+});
+const RebuildDoc = Resource({ rebuilt: t.Integer(), present: t.Integer(), failed: t.Array(Resource({})) });
 
 /** A backup as the admin API shows it: where it lies on the server's disk is not the browser's business. */
 const shown = ({ path: _path, ...entry }: BackupListing) => entry;
@@ -56,7 +67,17 @@ export function adminMaintenanceRoutes(app: App) {
           everySeconds: app.config["backup.every"],
         });
       },
-      { admin: true },
+      {
+        admin: true,
+        detail: doc("Admin: the backups in the data folder, newest first", {
+          data: t.Object({
+            backups: t.Array(BackupDoc),
+            running: NullableString,
+            keep: t.Integer(),
+            everySeconds: t.Integer(),
+          }),
+        }),
+      },
     )
     .post(
       "/backups",
@@ -87,7 +108,14 @@ export function adminMaintenanceRoutes(app: App) {
             }),
           ),
         ).then((r) => ok({ backup: r.backup, pruned: r.pruned.map((p) => p.split("/").pop()) })),
-      { admin: true, body: CreateBody },
+      {
+        admin: true,
+        body: CreateBody,
+        detail: doc("Admin: make a backup now (answered once the archive is complete)", {
+          data: t.Object({ backup: t.Union([BackupDoc, t.Null()]), pruned: t.Array(t.String()) }),
+          errors: ["MAINTENANCE_RUNNING"],
+        }),
+      },
     )
     .get(
       "/backups/:name/download",
@@ -108,7 +136,14 @@ export function adminMaintenanceRoutes(app: App) {
         set.headers["cache-control"] = "no-store";
         return Bun.file(path);
       },
-      { admin: true, params: NameParams },
+      {
+        admin: true,
+        params: NameParams,
+        detail: doc("Admin: download a backup archive", {
+          content: { "application/gzip": { schema: t.String({ format: "binary" }) } },
+          errors: ["NOT_FOUND"],
+        }),
+      },
     )
     .post(
       "/media/rebuild-derived",
@@ -122,6 +157,12 @@ export function adminMaintenanceRoutes(app: App) {
             (r) => ({ details: { rebuilt: r.rebuilt, present: r.present, failed: r.failed.length } }),
           ),
         ).then((report) => ok({ report })),
-      { admin: true },
+      {
+        admin: true,
+        detail: doc("Admin: make missing thumbnails and video posters again", {
+          data: t.Object({ report: RebuildDoc }),
+          errors: ["MAINTENANCE_RUNNING"],
+        }),
+      },
     );
 }
