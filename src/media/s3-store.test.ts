@@ -127,7 +127,7 @@ describe("uploads in an S3 bucket", () => {
   test("/readyz checks the bucket", async () => {
     const ready = await fetch(`${server.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect((await ready.json()).checks.files).toBe("ok");
+    expect(((await ready.json()) as { checks: Record<string, string> }).checks.files).toBe("ok");
   });
 });
 
@@ -160,7 +160,7 @@ describe("an unusable bucket", () => {
     try {
       const res = await fetch(`${missing.url}/readyz`);
       expect(res.status).toBe(503);
-      const body = await res.json();
+      const body = (await res.json()) as { checks: Record<string, string> };
       expect(body.checks.database).toBe("ok");
       expect(body.checks.files).toStartWith("s3: ");
     } finally {

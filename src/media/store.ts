@@ -11,7 +11,7 @@ export interface StoredFile {
   /** the whole file; `.slice(start, end)` reads a byte range lazily */
   body: Blob;
   /** What a Response sends for bytes START..END-1 (all without them): the local file itself, so Bun can sendfile it, or a stream from the bucket. */
-  send(start?: number, end?: number): BodyInit;
+  send(start?: number, end?: number): Blob | ReadableStream;
 }
 
 /**
