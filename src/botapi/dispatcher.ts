@@ -68,6 +68,7 @@ export const BOT_METHODS = {
   pinChatMessage: edit.pinChatMessage,
   unpinChatMessage: edit.unpinChatMessage,
   setMessageReaction: edit.setMessageReaction,
+  stopPoll: edit.stopPoll,
   // methods/callbacks.ts
   answerCallbackQuery: callbacks.answerCallbackQuery,
   // methods/chats.ts

@@ -9,7 +9,15 @@ import { findUserById } from "../domain/users/service";
 import type { UserRow } from "../domain/users/table";
 import { toUnixSeconds } from "../lib/clock";
 import { detectEntities, type MessageEntity } from "./formatting";
-import { serializeChat, serializeChatMember, serializeMessage, serializeUser } from "./serializers";
+import { pollOf, pollTallies } from "../domain/chats/polls";
+import {
+  serializeChat,
+  serializeChatMember,
+  serializeMessage,
+  serializePoll,
+  serializeUser,
+  optionPersistentId,
+} from "./serializers";
 
 /**
  * Whether a group message reaches a bot in privacy mode ("commands"): commands meant for
@@ -99,6 +107,40 @@ async function membershipToBot(
   });
 }
 
+/**
+ * A vote in a poll a bot sent (not a forward of it): poll_answer (non-anonymous polls: who
+ * chose what; an empty option_ids is a vote taken back), then poll (the new counts), queued
+ * in the vote's own transaction.
+ */
+async function pollAnswerToBot(
+  app: App,
+  scope: Scope,
+  p: { message: MessageRow; userId: number; chosen: number[] },
+): Promise<void> {
+  const poll = pollOf(p.message);
+  if (!poll || p.message.forwarded_from !== null) return;
+  const found = await findBotByUserId(scope.db, p.message.sender_id);
+  if (!found) return;
+  if (!poll.is_anonymous) {
+    const voter = await findUserById(scope.db, p.userId);
+    if (voter)
+      await enqueueUpdate(
+        app,
+        found.bot,
+        "poll_answer",
+        {
+          poll_id: poll.id,
+          user: serializeUser(voter),
+          option_ids: p.chosen,
+          option_persistent_ids: p.chosen.map(optionPersistentId),
+        },
+        scope,
+      );
+  }
+  const tally = (await pollTallies(scope.db, [p.message])).get(p.message.id);
+  await enqueueUpdate(app, found.bot, "poll", serializePoll(poll, tally), scope);
+}
+
 /** Turns chat activity into bot updates. Registered once per App (wiring.ts). */
 export function installBotUpdateHooks(app: App): void {
   app.hooks.within("message:storing", (scope, p) =>
@@ -106,4 +148,5 @@ export function installBotUpdateHooks(app: App): void {
   );
   app.hooks.on("message:edited", (p) => editedToBots(app, p.conversationId, p.messageId));
   app.hooks.on("member:changed", (p) => membershipToBot(app, p));
+  app.hooks.within("poll:answered", (scope, p) => pollAnswerToBot(app, scope, p));
 }

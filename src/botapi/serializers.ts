@@ -3,6 +3,7 @@ import type { BotRow } from "../domain/bots/table";
 import type { ConversationRow, MemberRow, MessageRow } from "../domain/chats/table";
 import { findMessagesBySeqs, rightsOf } from "../domain/chats/access";
 import { findUsersByCuids, findUsersByIds } from "../domain/users/service";
+import { allowsRevoting, pollTallies, type PollTally, type StoredPoll } from "../domain/chats/polls";
 import type { MediaItem } from "../domain/chats/validate";
 import type { UserRow } from "../domain/users/table";
 import { botApiUserId } from "../domain/bots/ids";
@@ -201,6 +202,27 @@ function mediaFields(item: MediaItem, extra: Record<string, unknown>): Record<st
   }
 }
 
+/** An option's persistent_id: options are never added or removed here, so its position is stable. */
+export const optionPersistentId = (index: number): string => String(index);
+
+/** Poll: the poll as the bot sent it, with the counts of the stored votes. */
+export function serializePoll(poll: StoredPoll, tally: PollTally | undefined) {
+  return {
+    ...poll,
+    options: poll.options.map((o, i) => ({
+      persistent_id: optionPersistentId(i),
+      text: o.text,
+      text_entities: o.text_entities,
+      voter_count: tally?.counts[i] ?? 0,
+    })),
+    total_voter_count: tally?.voters ?? 0,
+    allows_revoting: allowsRevoting(poll),
+    // no membership age is kept: any member may vote
+    members_only: false,
+    correct_option_ids: poll.correct_option_id === undefined ? undefined : [poll.correct_option_id],
+  };
+}
+
 /** Context needed to serialize messages of one chat for a bot. */
 export interface ChatView {
   conversation: ConversationRow;
@@ -246,6 +268,7 @@ export async function serializeMessages(
   });
   const forwardUsers = await findUsersByCuids(db, forwardCuids);
   const forwardByCuid = new Map(forwardUsers.map((u) => [u.cuid, u]));
+  const tallies = await pollTallies(db, rows);
 
   return rows.map((m) => {
     const author = users.get(m.sender_id);
@@ -271,8 +294,8 @@ export async function serializeMessages(
       if (entities.length) out.entities = entities;
     }
     if (typeof extra.media_group_id === "string") out.media_group_id = extra.media_group_id;
-    for (const key of ["location", "venue", "dice", "poll"] as const)
-      if (extra[key] !== undefined) out[key] = extra[key];
+    for (const key of ["location", "venue", "dice"] as const) if (extra[key] !== undefined) out[key] = extra[key];
+    if (extra.poll !== undefined) out.poll = serializePoll(extra.poll as StoredPoll, tallies.get(m.id));
     const markup = json<Record<string, unknown>>(m.reply_markup);
     if (markup && Array.isArray(markup.inline_keyboard)) out.reply_markup = { inline_keyboard: markup.inline_keyboard };
     const invoice = json<{ title?: string; description?: string; currency?: string; totalAmount?: number }>(m.invoice);

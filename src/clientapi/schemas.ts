@@ -121,6 +121,28 @@ export const MessageMedia = Resource({
   url: t.String(),
 });
 
+export const ChatPoll = Resource(
+  {
+    id: t.String(),
+    question: t.String(),
+    options: t.Array(Resource({ index: t.Integer(), text: t.String(), voterCount: t.Integer() })),
+    totalVoterCount: t.Integer(),
+    isClosed: t.Boolean(),
+    isAnonymous: t.Boolean(),
+    type: t.Union([t.Literal("regular"), t.Literal("quiz")]),
+    allowsMultipleAnswers: t.Boolean(),
+    allowsRevoting: t.Boolean(),
+    correctOptionId: t.Union([t.Integer(), t.Null()], {
+      description: "a quiz's correct option, once the viewer answered or the poll closed",
+    }),
+    explanation: NullableString,
+    myVotes: t.Optional(
+      t.Array(t.Integer(), { description: "the viewer's options: in history and vote answers, not in live events" }),
+    ),
+  },
+  "a bot's poll in a chat, with the counts of the votes",
+);
+
 export const Message = Resource(
   {
     id: t.String(),
@@ -139,6 +161,7 @@ export const Message = Resource(
     clientMessageId: NullableString,
     createdAt: Time,
     editedAt: NullableTime,
+    poll: t.Optional(ChatPoll),
   },
   "a chat message",
 );

@@ -68,6 +68,13 @@ export interface DomainTxHookPayloads {
     /** the sender's account, when the sending surface holds it (spares loading it again) */
     sender?: import("./users/table").UserRow;
   };
+  /** chats: USER voted for CHOSEN (option indexes; empty: took the vote back) in the poll of MESSAGE (the bot that sent it gets poll_answer / poll) */
+  "poll:answered": {
+    conversation: import("./chats/table").ConversationRow;
+    message: import("./chats/table").MessageRow;
+    userId: number;
+    chosen: number[];
+  };
 }
 
 export type DomainHookName = keyof DomainHookPayloads;

@@ -379,6 +379,64 @@ describe("web app: a grammY bot as its developer expects", () => {
       await stop();
     }
   });
+
+  it("a poll: the person votes in the app, the grammY bot gets poll_answer and stops the poll, the app shows it closed", async () => {
+    const token = await createBotViaApi(owner, "survey_web_bot", "Survey");
+    const bot = new Bot(token, { client: { apiRoot: server.url } });
+    const answers: number[][] = [];
+    const sent = new Map<string, { chatId: number; messageId: number }>();
+    bot.command("poll", async (ctx) => {
+      const m = await ctx.replyWithPoll("Lunch?", [{ text: "Pizza" }, { text: "Salad" }, { text: "Soup" }], {
+        is_anonymous: false,
+      });
+      sent.set(m.poll.id, { chatId: m.chat.id, messageId: m.message_id });
+    });
+    let final: { is_closed: boolean; total_voter_count: number } | undefined;
+    bot.on("poll_answer", async (ctx) => {
+      answers.push(ctx.pollAnswer.option_ids);
+      // the second answer (after a vote taken back) ends the poll
+      if (answers.length < 3) return;
+      const where = sent.get(ctx.pollAnswer.poll_id)!;
+      final = await ctx.api.stopPoll(where.chatId, where.messageId);
+    });
+    const stop = await startBot(bot, token);
+    try {
+      const { page, context } = await signedInPage(b!.browser, server, undefined, { displayName: "Val" });
+      pages.push(page);
+      await page.goto("/dashboard/messages?user=survey_web_bot");
+      await page.getByRole("dialog").waitFor({ state: "hidden" });
+      await page.getByLabel("Message", { exact: true }).fill("/poll");
+      await page.getByRole("button", { name: "Send" }).click();
+
+      const poll = page.getByRole("form", { name: "Poll: Lunch?" });
+      await poll.getByText("Public poll: the bot sees your vote").waitFor();
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await poll.getByLabel("Salad").check();
+      await poll.getByRole("button", { name: "Vote" }).click();
+      const results = page.getByRole("region", { name: "Poll: Lunch?" });
+      await results.getByText("Salad (your vote)").waitFor();
+      await results.getByText("1 voted").waitFor();
+      await waitFor(() => answers.length === 1, 5000, "poll_answer");
+      expect(answers).toEqual([[1]]);
+
+      // take it back and choose again: the bot hears both, then stops the poll
+      await results.getByRole("button", { name: "Take back my vote" }).click();
+      await page.getByRole("form", { name: "Poll: Lunch?" }).getByLabel("Soup").check();
+      await page.getByRole("form", { name: "Poll: Lunch?" }).getByRole("button", { name: "Vote" }).click();
+      await waitFor(() => final !== undefined, 10_000, "the bot to stop the poll");
+      expect(answers).toEqual([[1], [], [2]]);
+      expect(final).toMatchObject({ is_closed: true, total_voter_count: 1 });
+      // the closed poll reaches the open page live: results, no way to change the vote
+      await results.getByText("1 voted · Poll closed").waitFor();
+      await results.getByText("Soup (your vote)").waitFor();
+      expect(await results.getByRole("button", { name: "Take back my vote" }).count()).toBe(0);
+      expect(await accessibilityViolations(page)).toEqual([]);
+      expect(pageProblems(page)).toEqual([]);
+      await context.close();
+    } finally {
+      await stop();
+    }
+  });
 });
 
 /** A mono 16-bit WAV of SECONDS of a 440 Hz tone. */

@@ -1,11 +1,13 @@
 import { findMessageBySeq, pinnedSeqs } from "../../domain/chats/access";
 import { deleteMessage, editMessage, setPinned, setReaction } from "../../domain/chats/messages";
+import { closePoll, pollOf, pollTallies, type StoredPoll } from "../../domain/chats/polls";
 import type { MessageRow } from "../../domain/chats/table";
+import { AppError } from "../../lib/errors";
 import { resolveChat } from "../chats";
 import type { BotContext, MethodTable } from "../context";
 import { asBot, badRequest, forbiddenBot } from "../errors";
 import { parseReplyMarkup } from "../markup";
-import { serializeMessage, type ChatView } from "../serializers";
+import { serializeMessage, serializePoll, type ChatView } from "../serializers";
 import { captionOf, MAX_TEXT, messageText } from "../text";
 
 const NOT_MODIFIED =
@@ -91,6 +93,28 @@ export const editMethods = {
   async editMessageReplyMarkup(ctx) {
     const { view, row } = await ownMessage(ctx);
     return applyEdit(ctx, view, row, { replyMarkup: editedMarkup(ctx, "remove") });
+  },
+
+  /** Closes a poll the bot sent; returns the final Poll. reply_markup replaces the buttons (omitted: none). */
+  async stopPoll(ctx) {
+    if (ctx.params.has("business_connection_id")) throw badRequest("business connections are not supported");
+    const view = await resolveChat(ctx, "chat_id", false);
+    const seq = ctx.params.int("message_id", { required: true })!;
+    const markup = editedMarkup(ctx, "remove");
+    const row = await findMessageBySeq(ctx.app.db, view.conversation.id, seq);
+    if (!row || !pollOf(row)) throw badRequest("message with poll to stop not found");
+    if (row.sender_id !== ctx.me.id || row.forwarded_from !== null) throw badRequest("message can't be edited");
+    const closed = await asBot(
+      () => closePoll(ctx.app, { conversationId: view.conversation.id, seq, actorId: ctx.me.id, replyMarkup: markup }),
+      {
+        404: () => badRequest("message with poll to stop not found"),
+        403: () => badRequest("message can't be edited"),
+      },
+    ).catch((err: unknown) => {
+      if (err instanceof AppError && err.code === "POLL_CLOSED") throw badRequest("poll has already been closed");
+      throw err;
+    });
+    return serializePoll(pollOf(closed) as StoredPoll, (await pollTallies(ctx.app.db, [closed])).get(closed.id));
   },
 
   async deleteMessage(ctx) {

@@ -267,18 +267,28 @@ export const sendMethods = {
       id: randomToken(12),
       question,
       question_entities: questionEntities.length ? questionEntities : undefined,
-      options: options.map((o) => ({ ...o, voter_count: 0 })),
-      total_voter_count: 0,
+      options,
       is_closed: ctx.params.bool("is_closed") === true,
       is_anonymous: ctx.params.bool("is_anonymous") ?? true,
       type,
       allows_multiple_answers: type === "quiz" ? false : multiple,
+      // a quiz answer is final unless the bot says otherwise; a regular vote can be taken back
+      allows_revoting: ctx.params.bool("allows_revoting") ?? type !== "quiz",
     };
     if (type === "quiz") {
       if (multiple) throw badRequest("quiz poll can't allow multiple answers");
-      const correct = ctx.params.int("correct_option_id", { required: true });
-      if (correct! < 0 || correct! >= options.length) throw badRequest("wrong correct option id specified");
+      // correct_option_ids is the newer form; quizzes here have one correct option
+      const ids = ctx.params.json("correct_option_ids");
+      let correct = ctx.params.int("correct_option_id");
+      if (ids !== undefined) {
+        if (!Array.isArray(ids) || ids.length !== 1 || !Number.isSafeInteger(ids[0]))
+          throw badRequest("quiz poll must have exactly one correct option");
+        correct = ids[0] as number;
+      }
+      if (correct === undefined) throw badRequest("correct_option_id is empty");
+      if (correct < 0 || correct >= options.length) throw badRequest("wrong correct option id specified");
       poll.correct_option_id = correct;
+      poll.correct_option_ids = [correct];
       if (ctx.params.has("explanation")) {
         const explanation = await formatText(
           ctx.app,
@@ -378,6 +388,8 @@ async function copyOne(ctx: BotContext, target: ChatView, seq?: number): Promise
   }
   const extra = row.extra ? (JSON.parse(row.extra) as Record<string, unknown>) : null;
   if (extra) delete extra.media_group_id;
+  // a copied poll is a new poll: its own id and votes, open again
+  if (extra?.poll) extra.poll = { ...(extra.poll as object), id: randomToken(12), is_closed: false };
   const sent = await post(ctx, target, {
     content,
     entities,

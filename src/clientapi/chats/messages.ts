@@ -1,8 +1,9 @@
 import { doc, NullableString } from "../docs";
-import { ChatListItem, Conversation, Message, Page } from "../schemas";
+import { ChatListItem, ChatPoll, Conversation, Message, Page } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import {
+  answerPoll,
   checkMessageMedia,
   deleteMessage,
   editMessage,
@@ -49,11 +50,14 @@ const HistoryQuery = t.Object({ before: t.Optional(t.String()), limit: t.Optiona
 const DeleteQuery = t.Object({ forEveryone: t.Optional(t.String()) });
 const PressBody = t.Object({ data: t.String({ minLength: 1, maxLength: 64 }) });
 const WebAppBody = t.Object({ url: t.String({ minLength: 1, maxLength: 512 }) });
+const PollVoteBody = t.Object({
+  options: t.Array(t.Integer({ minimum: 0, maximum: 11 }), { minItems: 1, maxItems: 12 }),
+});
 
 /**
  * /api/social/messages: my chats, history, send, read, typing, edit, delete, reactions, pin,
  * forward, and what a person does with a bot's message: press a button (callback), open a
- * mini-app (web-app), pay an invoice (pay). Opening a private chat is under /social/users.
+ * mini-app (web-app), pay an invoice (pay), vote in a poll or take the vote back (poll/vote). Opening a private chat is under /social/users.
  */
 export function chatMessageRoutes(app: App) {
   /** Resolves a reply/read target given as the shown message id (cuid) or integer messageId, to a seq. */
@@ -82,6 +86,18 @@ export function chatMessageRoutes(app: App) {
       app.clock.now(),
     );
     if (!d.allowed) throw rateLimited(d.retryAfter);
+  };
+  /** A vote (OPTIONS) or, with none, a vote taken back: answers the poll and message as this person sees them now. */
+  const answer = async (userId: number, params: { cid: string; mid: string }, options: number[]) => {
+    const { conversation } = await requireMembershipByCuid(app.db, params.cid, userId);
+    const { message: row } = await answerPoll(app, {
+      conversationId: conversation.id,
+      ref: params.mid,
+      userId,
+      options,
+    });
+    const message = await serializeMessage(app.db, conversation, row, { viewerId: userId });
+    return ok({ poll: message.poll, message });
   };
   const pin = async (userId: number, params: { cid: string; mid: string }, pinned: boolean) => {
     const { conversation } = await requireMembershipByCuid(app.db, params.cid, userId);
@@ -116,7 +132,7 @@ export function chatMessageRoutes(app: App) {
           const page = await listHistory(app, membership, user.id, query.before, limit);
           return ok({
             conversation: await serializeConversation(app.db, membership.conversation, user.id, membership.member),
-            messages: await serializeMessages(app.db, membership.conversation, page.items),
+            messages: await serializeMessages(app.db, membership.conversation, page.items, { viewerId: user.id }),
             pageInfo: { oldestCursor: page.nextCursor, nextCursor: page.nextCursor },
           });
         },
@@ -257,6 +273,21 @@ export function chatMessageRoutes(app: App) {
           }),
         },
       )
+      .post("/:cid/:mid/poll/vote", ({ user, params, body }) => answer(user.id, params, body.options), {
+        auth: true,
+        body: PollVoteBody,
+        detail: doc("Vote in a bot's poll (one vote set per person)", {
+          data: t.Object({ poll: ChatPoll, message: Message }),
+          errors: ["ALREADY_VOTED", "POLL_CLOSED"],
+        }),
+      })
+      .delete("/:cid/:mid/poll/vote", ({ user, params }) => answer(user.id, params, []), {
+        auth: true,
+        detail: doc("Take back my vote in a bot's poll", {
+          data: t.Object({ poll: ChatPoll, message: Message }),
+          errors: ["PERMISSION_DENIED", "POLL_CLOSED"],
+        }),
+      })
       .post("/:cid/:mid/pin", ({ user, params }) => pin(user.id, params, true), {
         auth: true,
         detail: doc("Pin a message", { data: t.Object({ message: Message }), errors: ["PERMISSION_DENIED"] }),

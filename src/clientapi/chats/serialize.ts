@@ -4,13 +4,51 @@ import type { UserRow } from "../../domain/users/table";
 import type { ConversationRow, MemberRow, MessageRow } from "../../domain/chats/table";
 import type { ChatListItem } from "../../domain/chats/chat-list";
 import { fromJson } from "../../domain/chats/validate";
+import {
+  allowsRevoting,
+  myPollVotes,
+  pollOf,
+  pollTallies,
+  type PollTally,
+  type StoredPoll,
+} from "../../domain/chats/polls";
 import { membersAndReads, rightsOf } from "../../domain/chats/access";
 import { precompiled } from "../../db/compiled";
 import { toIso } from "../../lib/clock";
 import { serializePublicUser } from "../serializers/account";
 
 /** Keys of a message's `extra` JSON that the Client API also shows at the top level. */
-const EXTRA_KEYS = ["caption", "location", "venue", "dice", "poll", "contact"] as const;
+const EXTRA_KEYS = ["caption", "location", "venue", "dice", "contact"] as const;
+
+/**
+ * A chat poll as the Client API shows it, with the counts of the stored votes. MINE (the
+ * viewer's options) is known when the answer is for one person (history, their vote) and left
+ * out of what every member gets alike (live events). A quiz's answer shows once the viewer
+ * answered or the poll closed.
+ */
+function serializeChatPoll(poll: StoredPoll, tally: PollTally | undefined, mine: number[] | undefined) {
+  const revealed = poll.type === "quiz" && (poll.is_closed || (mine !== undefined && mine.length > 0));
+  return {
+    id: poll.id,
+    question: poll.question,
+    questionEntities: poll.question_entities ?? [],
+    options: poll.options.map((o, i) => ({
+      index: i,
+      text: o.text,
+      entities: o.text_entities ?? [],
+      voterCount: tally?.counts[i] ?? 0,
+    })),
+    totalVoterCount: tally?.voters ?? 0,
+    isClosed: poll.is_closed,
+    isAnonymous: poll.is_anonymous,
+    type: poll.type,
+    allowsMultipleAnswers: poll.allows_multiple_answers,
+    allowsRevoting: allowsRevoting(poll),
+    correctOptionId: revealed ? (poll.correct_option_id ?? null) : null,
+    explanation: revealed ? (poll.explanation ?? null) : null,
+    myVotes: mine,
+  };
+}
 
 const senderOf = (user: UserRow | undefined) =>
   user
@@ -50,7 +88,8 @@ interface RenderOptions {
  * Messages as the Client API shows them (also the `message` of realtime events, which the
  * Bot API side reuses for bot-sent messages). Loads senders, replied-to messages and
  * reactions in a few batched queries; `fresh`: the rows were just written, so nobody has
- * reacted to them yet and the reactions query is spared.
+ * reacted to them yet and the reactions query is spared; `viewerId`: the answer is for this
+ * person alone (their own poll votes are shown).
  */
 export async function serializeMessages(
   db: Db,
@@ -59,6 +98,11 @@ export async function serializeMessages(
   opts: RenderOptions = {},
 ) {
   return (await renderMessages(db, rows, () => conversation, opts)).messages;
+}
+
+interface RenderOptions {
+  fresh?: boolean;
+  viewerId?: number;
 }
 
 /**
@@ -118,6 +162,12 @@ async function renderMessages(
     else reactionRowsByMessage.set(r.message_id, [r]);
   }
 
+  const tallies = await pollTallies(db, rows);
+  const mine =
+    opts.viewerId !== undefined && tallies.size > 0
+      ? await myPollVotes(db, [...tallies.keys()], opts.viewerId)
+      : undefined;
+
   const messages = rows.map((m) => {
     const conversation = conversationOf(m);
     const reply = m.reply_to_seq !== null ? replyByKey.get(`${conversation.id}:${m.reply_to_seq}`) : undefined;
@@ -152,6 +202,12 @@ async function renderMessages(
       editedAt: m.edited_at === null ? null : toIso(m.edited_at),
     };
     if (extra) for (const k of EXTRA_KEYS) if (extra[k] !== undefined) out[k] = extra[k];
+    const poll = pollOf(m);
+    if (poll) {
+      out.poll = serializeChatPoll(poll, tallies.get(m.id), mine ? (mine.get(m.id) ?? []) : undefined);
+      // the stored copy carries no counts: only the shaped poll above is shown
+      delete extra!.poll;
+    }
     return out;
   });
   return { messages, users };

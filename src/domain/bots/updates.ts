@@ -16,6 +16,8 @@ export const UPDATE_TYPES = [
   "callback_query",
   "my_chat_member",
   "pre_checkout_query",
+  "poll",
+  "poll_answer",
 ] as const;
 export type UpdateType = (typeof UPDATE_TYPES)[number];
 

@@ -11,5 +11,6 @@ export * from "./conversations";
 export * from "./messages";
 export * from "./members";
 export * from "./media";
+export * from "./polls";
 export { publishMessageEvent, publishChatUpdated } from "./notify";
 export { ensureSystemAccount, sendSystemNotice } from "./system-account";

@@ -321,6 +321,7 @@ export async function deleteMessage(
     .where("id", "=", message.id)
     .execute();
   await db.deleteFrom("message_reactions").where("message_id", "=", message.id).execute();
+  await db.deleteFrom("message_poll_votes").where("message_id", "=", message.id).execute();
   app.hooks.publish({
     type: "message:deleted",
     to: await activeMemberIds(db, conversation.id),

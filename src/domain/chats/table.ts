@@ -78,6 +78,15 @@ export interface MessageReactionsTable {
   created_at: number;
 }
 
+/** A person's vote in a poll sent into a chat (the poll itself is the message's extra.poll): one row per chosen option. */
+export interface MessagePollVotesTable {
+  message_id: number;
+  user_id: number;
+  /** 0-based index into the poll's options */
+  option_index: number;
+  created_at: number;
+}
+
 export interface MessageHiddenTable {
   message_id: number;
   user_id: number;
@@ -93,4 +102,5 @@ export interface ChatsTables {
   messages: MessagesTable;
   message_reactions: MessageReactionsTable;
   message_hidden: MessageHiddenTable;
+  message_poll_votes: MessagePollVotesTable;
 }

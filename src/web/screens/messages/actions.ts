@@ -17,6 +17,8 @@ export interface ChatActions {
   send(text: string): void;
   openWebApp(m: ChatMessage, url: string): void;
   pay(m: ChatMessage): void;
+  /** votes for OPTIONS in M's poll, or with none takes my vote back */
+  vote(m: ChatMessage, options: number[]): Promise<void>;
   toast(text: string): void;
   alert(text: string): void;
   confirmLink(url: string): void;

@@ -43,6 +43,12 @@ interface History {
  */
 const WINDOW = 300;
 
+/** A live event's message is the same for every member: it leaves out my own poll votes, so the ones I know stay. */
+function keepMyVotes(known: ChatMessage, next: ChatMessage): ChatMessage {
+  if (!next.poll || next.poll.myVotes !== undefined || known.poll?.myVotes === undefined) return next;
+  return { ...next, poll: { ...next.poll, myVotes: known.poll.myVotes } };
+}
+
 /** The open chat: header, pinned bar, history (older pages on scrolling up), input, and the bot's extras. */
 export function ChatView({ conversationId, onBack }: { conversationId: string; onBack: () => void }) {
   const me = account.value!;
@@ -202,7 +208,7 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
         const i = h.messages.findIndex((x) => x.id === m.id);
         if (i >= 0) {
           const next = h.messages.slice();
-          next[i] = m;
+          next[i] = keepMyVotes(h.messages[i]!, m);
           return { ...h, messages: next };
         }
         if (h.newerDropped) return h;
@@ -387,6 +393,16 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
             setWebApp({ url: r.url, title: m.sender.displayName });
           }),
         pay: setPaying,
+        vote: async (m, options) => {
+          const path = `/social/messages/${conversationId}/${m.id}/poll/vote`;
+          const { message } = options.length
+            ? await api.post<{ message: ChatMessage }>(path, { options })
+            : await api.delete<{ message: ChatMessage }>(path);
+          // the poll may have closed (a live event) while the vote was answered: closing is for good
+          const merge = (x: ChatMessage): ChatMessage =>
+            x.poll?.isClosed && message.poll ? { ...message, poll: { ...message.poll, isClosed: true } } : message;
+          setHistory((h) => (h ? { ...h, messages: h.messages.map((x) => (x.id === message.id ? merge(x) : x)) } : h));
+        },
         toast: showToast,
         alert: setAlertText,
         confirmLink: (url) => {

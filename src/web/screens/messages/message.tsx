@@ -1,6 +1,7 @@
 import { memo } from "preact/compat";
 import { useContext, useEffect, useRef, useState } from "preact/hooks";
 import { ChatActionsContext } from "./actions";
+import { ChatPollView } from "./chat-poll";
 import { MessageText } from "./entities";
 import { InlineKeyboard } from "./inline-keyboard";
 import { MediaList } from "./media";
@@ -211,22 +212,7 @@ function Extras({ message }: { message: ChatMessage }) {
           <strong aria-hidden="true">{message.dice.value}</strong>
         </p>
       )}
-      {message.poll && (
-        <div class="msg-poll">
-          <p>
-            <strong>{message.poll.question}</strong>
-          </p>
-          <ul>
-            {message.poll.options.map((o, i) => (
-              <li key={i}>
-                {o.text}
-                {o.voter_count !== undefined && <span class="poll-count"> · {o.voter_count}</span>}
-              </li>
-            ))}
-          </ul>
-          {message.poll.total_voter_count !== undefined && <p class="muted">{message.poll.total_voter_count} votes</p>}
-        </div>
-      )}
+      {message.poll && <ChatPollView message={message} poll={message.poll} />}
       {message.contact && (
         <p class="msg-contact">
           👤 {message.contact.first_name} {message.contact.last_name ?? ""} ·{" "}

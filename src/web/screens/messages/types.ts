@@ -104,13 +104,24 @@ export interface ChatMessage {
     address: string;
   };
   dice?: { emoji: string; value: number };
-  poll?: {
-    question: string;
-    options: Array<{ text: string; voter_count?: number }>;
-    total_voter_count?: number;
-    is_closed?: boolean;
-  };
+  poll?: ChatPoll;
   contact?: { phone_number: string; first_name: string; last_name?: string };
+}
+
+/** A bot's poll as the chat endpoints show it; myVotes is absent from live events (they are the same for everyone). */
+export interface ChatPoll {
+  id: string;
+  question: string;
+  options: Array<{ index: number; text: string; voterCount: number }>;
+  totalVoterCount: number;
+  isClosed: boolean;
+  isAnonymous: boolean;
+  type: "regular" | "quiz";
+  allowsMultipleAnswers: boolean;
+  allowsRevoting: boolean;
+  correctOptionId: number | null;
+  explanation: string | null;
+  myVotes?: number[];
 }
 
 export interface Conversation {
