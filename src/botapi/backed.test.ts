@@ -6,6 +6,10 @@ import { botApiUserId } from "../domain/bots/ids";
 import { storeUpload } from "../media/uploads";
 import { botCall, botWorld, createBotViaApi, history, openChat } from "../testing/botapi";
 import { pngOf } from "../testing/media";
+import { Bot, InputFile } from "grammy";
+import type { Message } from "@grammyjs/types";
+
+const sizesOf = (m: Message) => m.photo ?? [];
 
 /** Methods beyond the spec's tables that bots call and the product can back. */
 
@@ -194,6 +198,125 @@ describe("batch and chat methods", () => {
         })
       ).body.description,
     ).toBe("Bad Request: BUTTON_URL_INVALID: web_app url must be an https URL");
+  });
+
+  test("editMessageMedia: a photo becomes a document by upload, then an audio by URL; a text message gets media; refusals", async () => {
+    const bot = new Bot(token, { client: { apiRoot: server.url } });
+    const png = await pngOf(server.app, 64, 48);
+    const sent = await bot.api.sendPhoto(chatId, new InputFile(png, "first.png"), { caption: "first" });
+    const edited = await bot.api.editMessageMedia(chatId, sent.message_id, {
+      type: "document",
+      media: new InputFile(new TextEncoder().encode("plain notes"), "notes.txt"),
+      caption: "<b>now</b> a document",
+      parse_mode: "HTML",
+    });
+    expect(edited).toMatchObject({
+      message_id: sent.message_id,
+      caption: "now a document",
+      caption_entities: [{ type: "bold", offset: 0, length: 3 }],
+      document: { file_name: "notes.txt" },
+      edit_date: expect.any(Number),
+    });
+    expect((edited as { photo?: unknown }).photo).toBeUndefined();
+    // the person sees the new file and caption
+    const shown = (await history(person, cid)).find((m) => m.messageId === sent.message_id);
+    expect(shown).toMatchObject({ content: "now a document", media: [{ type: "file", name: "notes.txt" }] });
+
+    // by URL (a file of this instance is reused), as audio with what the bot says about it
+    const audio = await bot.api.editMessageMedia(chatId, sent.message_id, {
+      type: "audio",
+      media: (edited as { document: { file_id: string } }).document.file_id,
+      title: "Notes",
+      performer: "Me",
+    });
+    expect(audio).toMatchObject({ audio: { title: "Notes", performer: "Me" } });
+    expect((audio as Message).caption).toBeUndefined();
+
+    // a text message is replaced with media, its text becoming nothing unless a caption is given
+    const text = await send("words first");
+    const photo = await call("editMessageMedia", {
+      chat_id: chatId,
+      message_id: text,
+      media: { type: "photo", media: sizesOf(sent)[0]!.file_id, caption: "a picture now", has_spoiler: true },
+    });
+    expect(photo.body.result).toMatchObject({ caption: "a picture now", has_media_spoiler: true });
+    expect(photo.body.result.text).toBeUndefined();
+
+    const bad = async (params: Record<string, unknown>, description: string) =>
+      expect((await call("editMessageMedia", { chat_id: chatId, ...params })).body).toEqual({
+        ok: false,
+        error_code: 400,
+        description,
+      });
+    const same = sizesOf(sent)[0]!.file_id;
+    await bad(
+      { message_id: text, media: { type: "photo" } },
+      "Bad Request: can't parse InputMedia: Media is not specified",
+    );
+    await bad({ message_id: text, media: "{oops" }, "Bad Request: can't parse input media JSON object");
+    await bad({ message_id: text, media: [1] }, "Bad Request: can't parse InputMedia: expected an Object");
+    await bad(
+      { message_id: text, media: { type: "sticker", media: same } },
+      'Bad Request: can\'t parse InputMedia: unsupported media type "sticker"',
+    );
+    await bad({ message_id: 999_999, media: { type: "photo", media: same } }, "Bad Request: message to edit not found");
+    await bad(
+      {
+        message_id: text,
+        media: {
+          type: "photo",
+          media: photo.body.result.photo.at(-1).file_id,
+          caption: "a picture now",
+          has_spoiler: true,
+        },
+      },
+      "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message",
+    );
+    const dice = (await call("sendDice", { chat_id: chatId })).body.result.message_id;
+    await bad({ message_id: dice, media: { type: "photo", media: same } }, "Bad Request: message can't be edited");
+    const mine = await person.post(`/api/social/messages/${cid}`, { content: "the person's" });
+    await bad(
+      { message_id: mine.body.data.message.messageId, media: { type: "photo", media: same } },
+      "Bad Request: message can't be edited",
+    );
+  });
+
+  test("setChatDescription: an administrator with can_change_info describes the group; getChat and the members see it", async () => {
+    const group = await person.post("/api/social/groups", { title: "Described", members: ["backed_bot"] });
+    const gid = group.body.data.conversationId as string;
+    const groupId = -(
+      await server.app.db.selectFrom("conversations").select("id").where("cuid", "=", gid).executeTakeFirstOrThrow()
+    ).id;
+    const bot = new Bot(token, { client: { apiRoot: server.url } });
+    expect((await call("setChatDescription", { chat_id: groupId, description: "x" })).body).toEqual({
+      ok: false,
+      error_code: 403,
+      description: "Forbidden: not enough rights to change chat info",
+    });
+    await person.post(`/api/social/groups/${gid}/members/backed_bot/promote`, { rights: { can_change_info: true } });
+    expect(await bot.api.setChatDescription(groupId, "  A quiet place  ")).toBe(true);
+    expect((await bot.api.getChat(groupId)).description).toBe("A quiet place");
+    const seen = await person.get(`/api/social/messages/${gid}`);
+    expect(seen.body.data.conversation.description).toBe("A quiet place");
+    expect(
+      (await call("setChatDescription", { chat_id: groupId, description: "A quiet place" })).body.description,
+    ).toBe("Bad Request: chat description is not modified");
+    expect(
+      (await call("setChatDescription", { chat_id: groupId, description: "x".repeat(256) })).body.description,
+    ).toBe("Bad Request: chat description is too long");
+    // a private chat has no description (the wording of the other group-only methods)
+    expect((await call("setChatDescription", { chat_id: chatId, description: "x" })).body.description).toBe(
+      "Bad Request: chat member status can't be changed in private chats",
+    );
+    // without a description the field is left out, and people may change it too
+    expect(await bot.api.setChatDescription(groupId)).toBe(true);
+    expect((await bot.api.getChat(groupId)).description).toBeUndefined();
+    const patched = await person.patch(`/api/social/groups/${gid}`, { description: "Ours again" });
+    expect(patched.body.data.conversation.description).toBe("Ours again");
+    const long = await person.patch(`/api/social/groups/${gid}`, { description: "y".repeat(256) });
+    expect(long.status).toBe(400);
+    expect(long.body.error.details.fieldErrors.description).toEqual(["must be at most 255 characters"]);
+    expect((await bot.api.getChat(groupId)).description).toBe("Ours again");
   });
 
   test("families the product cannot back answer in the compatible API's words", async () => {

@@ -14,7 +14,14 @@ const toWire: { [T in DomainEventType]: (event: DomainEventOf<T>) => WireEvent }
     "chat:updated",
     {
       conversationId: c.cuid,
-      chat: { id: c.cuid, type: c.type, title: c.title, photoUrl: c.photo_url, memberCount },
+      chat: {
+        id: c.cuid,
+        type: c.type,
+        title: c.title,
+        description: c.description,
+        photoUrl: c.photo_url,
+        memberCount,
+      },
     },
   ],
   "message:deleted": (e) => ["message:deleted", { conversationId: e.conversation.cuid, messageId: e.message.cuid }],

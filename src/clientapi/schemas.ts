@@ -171,6 +171,7 @@ export const Conversation = Resource({
   conversationId: t.String(),
   type: t.String({ description: "private or group" }),
   title: NullableString,
+  description: NullableString,
   photoUrl: NullableString,
   otherUser: t.Union([PublicUser, t.Null()]),
   memberCount: t.Integer(),

@@ -16,11 +16,11 @@ type Person = Pick<UserRow, "id" | "cuid" | "username">;
  * processes can carry an event as JSON.
  */
 export type DomainEvent =
-  /** a chat's title, photo or members changed (TO includes anyone just removed) */
+  /** a chat's title, description, photo or members changed (TO includes anyone just removed) */
   | {
       type: "chat:changed";
       to: readonly number[];
-      conversation: Pick<ConversationRow, "id" | "cuid" | "type" | "title" | "photo_url">;
+      conversation: Pick<ConversationRow, "id" | "cuid" | "type" | "title" | "description" | "photo_url">;
       memberCount: number;
     }
   /** MESSAGE was deleted: for everyone (TO: the members) or for one member (TO: that member's devices) */

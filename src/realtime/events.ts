@@ -16,7 +16,7 @@ export interface RealtimeEvents {
   "message:reaction": { conversationId: string; messageId: string; reactions: unknown };
   /** USER is typing in a chat (to the other members only; nothing is stored) */
   typing: { conversationId: string; user: { id: string; username: string } };
-  /** a chat's title, photo or members changed: chat = {id, type, title, photoUrl, memberCount}; also sent to someone just removed */
+  /** a chat's title, description, photo or members changed: chat = {id, type, title, description, photoUrl, memberCount}; also sent to someone just removed */
   "chat:updated": { conversationId: string; chat: unknown };
   "post:deleted": { postId: string };
   "feed:new": { postIds: string[] };

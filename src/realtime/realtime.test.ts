@@ -83,8 +83,8 @@ describe("WebSocket", () => {
     expect(by("message:read")[0]).toEqual({ conversationId: cid, userId: b.user.cuid, messageId: m.id });
     expect(by("message:deleted")[0]).toEqual({ conversationId: cid, messageId: m.id });
     expect(by("chat:updated").map((d) => d.chat)).toEqual([
-      { id: cid, type: "group", title: "Live 2", photoUrl: null, memberCount: 2 },
-      { id: cid, type: "group", title: "Live 2", photoUrl: null, memberCount: 3 },
+      { id: cid, type: "group", title: "Live 2", description: null, photoUrl: null, memberCount: 2 },
+      { id: cid, type: "group", title: "Live 2", description: null, photoUrl: null, memberCount: 3 },
     ]);
     // the outsider saw nothing of the group until added
     const seen = await outsider.waitFor((f) => f.some((x) => x.event === "chat:updated"));

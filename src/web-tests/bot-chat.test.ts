@@ -330,10 +330,11 @@ describe("web app: a grammY bot as its developer expects", () => {
       voices.push(ctx.message.voice.duration);
       await ctx.reply(`got a voice of ${ctx.message.voice.duration} s`);
     });
-    bot.on(
-      "my_chat_member",
-      (ctx) => void memberships.push(`${ctx.myChatMember.chat.type}:${ctx.myChatMember.new_chat_member.status}`),
-    );
+    let groupChatId = 0;
+    bot.on("my_chat_member", (ctx) => {
+      memberships.push(`${ctx.myChatMember.chat.type}:${ctx.myChatMember.new_chat_member.status}`);
+      groupChatId = ctx.myChatMember.chat.id;
+    });
     const stop = await startBot(bot, token);
     try {
       const { page, context } = await signedInPage(b!.browser, server, undefined, { displayName: "Vic" });
@@ -366,6 +367,21 @@ describe("web app: a grammY bot as its developer expects", () => {
       await info.getByText("@club_web_bot").waitFor();
       await info.getByRole("button", { name: "Make club_web_bot admin" }).click();
       await info.getByText("administrator").waitFor();
+      // the bot, an administrator now, describes the group; the open panel shows it, and the
+      // person's own description is what the bot reads back
+      expect(await bot.api.setChatDescription(groupChatId, "Beans and talk")).toBe(true);
+      await waitFor(
+        async () => (await info.getByLabel("Description").inputValue()) === "Beans and talk",
+        5000,
+        "the description in the open panel",
+      );
+      await info.getByLabel("Description").fill("Beans, talk and cake");
+      await info.getByRole("button", { name: "Save description" }).click();
+      await waitFor(
+        async () => (await bot.api.getChat(groupChatId)).description === "Beans, talk and cake",
+        5000,
+        "the description the bot reads",
+      );
       expect(await accessibilityViolations(page)).toEqual([]);
       await info.getByRole("button", { name: "Remove club_web_bot" }).click();
       await waitFor(

@@ -6,6 +6,8 @@ import {
   promoteMember,
   removeMember,
   renameGroup,
+  describeGroup,
+  MAX_GROUP_DESCRIPTION,
   setGroupPhoto,
 } from "../../domain/chats/members";
 import { findUploadByUrl } from "../../media/uploads";
@@ -46,6 +48,8 @@ export const chatMethods = {
       max_reaction_count: 1,
     };
     if (view.conversation.type === "private" && view.other?.bio) chat.bio = view.other.bio;
+    if (view.conversation.type === "group" && view.conversation.description)
+      chat.description = view.conversation.description;
     const photo = view.conversation.type === "group" ? view.conversation.photo_url : view.other?.avatar_url;
     if (photo)
       chat.photo = { small_file_id: photo, small_file_unique_id: photo, big_file_id: photo, big_file_unique_id: photo };
@@ -126,6 +130,19 @@ export const chatMethods = {
     if (title.trim() === view.conversation.title) throw badRequest("chat title is not modified");
     await asBot(
       () => renameGroup(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id, title }),
+      noRights("change chat info"),
+    );
+    return true;
+  },
+
+  async setChatDescription(ctx) {
+    const view = await groupChat(ctx);
+    const description = ctx.params.str("description") ?? "";
+    if ([...description].length > MAX_GROUP_DESCRIPTION) throw badRequest("chat description is too long");
+    if ((description.trim() || null) === view.conversation.description)
+      throw badRequest("chat description is not modified");
+    await asBot(
+      () => describeGroup(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id, description }),
       noRights("change chat info"),
     );
     return true;

@@ -15,6 +15,7 @@ import {
   promoteMember,
   removeMember,
   renameGroup,
+  describeGroup,
   requireGroup,
   requireMembershipByCuid,
   setGroupPhoto,
@@ -35,6 +36,8 @@ const CreateBody = t.Object({
 });
 const UpdateBody = t.Object({
   title: t.Optional(t.String({ maxLength: 1000 })),
+  // counted in characters by the domain; the schema caps the size only
+  description: t.Optional(t.String({ maxLength: 1000 })),
   photoUrl: t.Optional(t.Union([t.String({ maxLength: 2048 }), t.Null()])),
 });
 const MemberBody = t.Object({ username: t.String({ minLength: 1, maxLength: 64 }) });
@@ -113,10 +116,18 @@ export function chatGroupRoutes(app: App) {
       "/:cid",
       async ({ user, params, body }) => {
         const { conversation } = await group(params.cid, user.id);
-        if (body.title === undefined && body.photoUrl === undefined)
-          throw validationError({ title: ["give title or photoUrl"], photoUrl: ["give title or photoUrl"] });
+        if (body.title === undefined && body.photoUrl === undefined && body.description === undefined) {
+          const give = ["give title, description or photoUrl"];
+          throw validationError({ title: give, description: give, photoUrl: give });
+        }
         if (body.title !== undefined)
           await renameGroup(app, { conversationId: conversation.id, actorId: user.id, title: body.title });
+        if (body.description !== undefined)
+          await describeGroup(app, {
+            conversationId: conversation.id,
+            actorId: user.id,
+            description: body.description,
+          });
         if (body.photoUrl !== undefined) {
           const upload =
             body.photoUrl === null
@@ -135,7 +146,7 @@ export function chatGroupRoutes(app: App) {
       {
         auth: true,
         body: UpdateBody,
-        detail: doc("Rename a group or change its photo", {
+        detail: doc("Rename a group, describe it or change its photo", {
           data: t.Object({ conversation: Conversation }),
           errors: ["PERMISSION_DENIED"],
         }),

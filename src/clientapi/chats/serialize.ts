@@ -269,6 +269,7 @@ function conversationView(
     conversationId: conversation.cuid,
     type: conversation.type,
     title: conversation.type === "private" ? (otherUser?.displayName ?? "Deleted account") : conversation.title,
+    description: conversation.description,
     photoUrl: conversation.type === "private" ? (otherUser?.avatarUrl ?? null) : conversation.photo_url,
     otherUser,
     memberCount: members,

@@ -17,6 +17,7 @@ import * as m20261124073000 from "./20261124073000_qr_device";
 import * as m20261124100000 from "./20261124100000_counters";
 import * as m20261124100100 from "./20261124100100_unread_counter";
 import * as m20261124113000 from "./20261124113000_message_poll_votes";
+import * as m20261124113100 from "./20261124113100_group_description";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   "20261124100000_counters": m20261124100000,
   "20261124100100_unread_counter": m20261124100100,
   "20261124113000_message_poll_votes": m20261124113000,
+  "20261124113100_group_description": m20261124113100,
 };

@@ -269,6 +269,29 @@ export async function renameGroup(
   return conv;
 }
 
+/** Longest group description, in characters (the compatible API's setChatDescription limit). */
+export const MAX_GROUP_DESCRIPTION = 255;
+
+/** Sets a group's description (can_change_info); empty removes it. Members see it change; no system message. */
+export async function describeGroup(
+  app: App,
+  input: { conversationId: number; actorId: number; description: string },
+): Promise<ConversationRow> {
+  const membership = await groupMembership(app, input.conversationId, input.actorId);
+  requireRight(membership, "can_change_info", "change the group");
+  const description = input.description.trim();
+  if ([...description].length > MAX_GROUP_DESCRIPTION)
+    throw fieldError("description", `must be at most ${MAX_GROUP_DESCRIPTION} characters`);
+  const conv = await app.db
+    .updateTable("conversations")
+    .set({ description: description === "" ? null : description, updated_at: app.clock.now() })
+    .where("id", "=", input.conversationId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await publishChatUpdated(app, input.conversationId);
+  return conv;
+}
+
 /** Sets or (null) removes a group's photo (can_change_info); the URL is checked by the surface. */
 export async function setGroupPhoto(
   app: App,

@@ -236,9 +236,13 @@ export interface EditMessageInput {
   entities?: unknown[] | null;
   /** undefined keeps the buttons, null removes them */
   replyMarkup?: unknown;
+  /** new attachments (checked by the surface, see checkMessageMedia): replaces the media; undefined keeps it */
+  media?: MediaItem[];
+  /** replaces the extra JSON (the attachment's flags); undefined keeps it */
+  extra?: Record<string, unknown> | null;
 }
 
-/** Edits one's own message (text, entities, buttons). Publishes `message:edited`, emits the hook. */
+/** Edits one's own message (text, entities, buttons, attachments). Publishes `message:edited`, emits the hook. */
 export async function editMessage(app: App, input: EditMessageInput): Promise<MessageRow> {
   const db = app.db;
   const { conversation } = await requireMembership(db, input.conversationId, input.editorId);
@@ -246,9 +250,23 @@ export async function editMessage(app: App, input: EditMessageInput): Promise<Me
   if (!message) throw messageNotFound();
   if (message.sender_id !== input.editorId || message.kind !== "user")
     throw permissionDenied("Only the author may edit a message");
-  const patch: Partial<{ content: string; entities: string | null; reply_markup: string | null; edited_at: number }> =
-    {};
-  const hasMedia = message.media !== null || message.extra !== null || message.invoice !== null;
+  const patch: Partial<{
+    content: string;
+    entities: string | null;
+    reply_markup: string | null;
+    media: string | null;
+    extra: string | null;
+    edited_at: number;
+  }> = {};
+  if (input.media !== undefined) {
+    const media = checkMediaShape(input.media);
+    patch.media = media.length ? JSON.stringify(media) : null;
+  }
+  if (input.extra !== undefined) patch.extra = toJson(input.extra);
+  const hasMedia =
+    (patch.media !== undefined ? patch.media !== null : message.media !== null) ||
+    (patch.extra !== undefined ? patch.extra !== null : message.extra !== null) ||
+    message.invoice !== null;
   if (input.content !== undefined) {
     const content = checkContent(input.content, { allowEmpty: hasMedia });
     const entities = input.entities ? checkEntities(input.entities, content) : [];

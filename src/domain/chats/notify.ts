@@ -27,7 +27,7 @@ export async function publishMessageEvent(
   });
 }
 
-/** Tells the members (and anyone just removed) that the chat's title, photo or members changed. */
+/** Tells the members (and anyone just removed) that the chat's title, description, photo or members changed. */
 export async function publishChatUpdated(app: App, conversationId: number, alsoUserIds: number[] = []): Promise<void> {
   const conversation = await app.db
     .selectFrom("conversations")
@@ -39,7 +39,7 @@ export async function publishChatUpdated(app: App, conversationId: number, alsoU
   app.hooks.publish({
     type: "chat:changed",
     to,
-    conversation: pick(conversation, "id", "cuid", "type", "title", "photo_url"),
+    conversation: pick(conversation, "id", "cuid", "type", "title", "description", "photo_url"),
     memberCount: await memberCount(app.db, conversationId),
   });
 }

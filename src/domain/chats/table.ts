@@ -10,6 +10,8 @@ export interface ConversationsTable {
   cuid: string;
   type: ConversationType;
   title: string | null;
+  /** a group's description, 0 to 255 characters (null: none) */
+  description: string | null;
   photo_url: string | null;
   /** "minUserId:maxUserId" for private chats (one chat per pair); null for groups */
   private_key: string | null;

@@ -12,7 +12,7 @@ interface Member {
   rights: Record<string, boolean>;
 }
 
-/** A group's members with their roles; add, remove, promote, invite link and leave, as my rights allow. */
+/** A group's description and members with their roles; describe, add, remove, promote, invite link and leave, as my rights allow. */
 export function GroupPanel({ conversation, onClose }: { conversation: Conversation; onClose: () => void }) {
   const { route } = useLocation();
   const [members, setMembers] = useState<Member[]>([]);
@@ -21,6 +21,10 @@ export function GroupPanel({ conversation, onClose }: { conversation: Conversati
   const [invite, setInvite] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const add = useAction();
+  const describe = useAction();
+  const [description, setDescription] = useState(conversation.description ?? "");
+  // another member (or a bot) may change it while the panel is open
+  useEffect(() => setDescription(conversation.description ?? ""), [conversation.description]);
   const cid = conversation.id;
   const creator = conversation.myRole === "creator";
   const can = (right: string) => creator || !!conversation.myRights[right];
@@ -55,6 +59,25 @@ export function GroupPanel({ conversation, onClose }: { conversation: Conversati
         </button>
       </div>
       <FormError message={error} />
+      {can("can_change_info") ? (
+        <form onSubmit={describe.run(() => api.patch(`/social/groups/${cid}`, { description: description.trim() }))}>
+          <Field
+            label="Description"
+            value={description}
+            onValue={setDescription}
+            maxLength={255}
+            error={describe.apiError?.field("description")}
+          />
+          <FormError
+            message={describe.error && !describe.apiError?.field("description") ? describeError(describe.error) : null}
+          />
+          <button type="submit" disabled={describe.busy || description.trim() === (conversation.description ?? "")}>
+            Save description
+          </button>
+        </form>
+      ) : (
+        conversation.description && <p class="group-description">{conversation.description}</p>
+      )}
       <h3>{conversation.memberCount} members</h3>
       <ul class="member-list">
         {members.map((m) => (

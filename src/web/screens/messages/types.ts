@@ -129,6 +129,8 @@ export interface Conversation {
   conversationId: string;
   type: "private" | "group";
   title: string | null;
+  /** a group's description (null: none) */
+  description: string | null;
   photoUrl: string | null;
   otherUser: { id: string; username: string; displayName: string; avatarUrl: string | null; isBot: boolean } | null;
   memberCount: number;
