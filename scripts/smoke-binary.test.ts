@@ -30,6 +30,27 @@ test("the compiled binary copied alone serves the web app, signs in and makes a 
 test("a backup taken while serving restores into a fresh data dir with the binary, which serves the same account", async () => {
   await withBinaryDir(false, async (dir) => {
     const { port, base } = await initInstance(dir);
+    // the next step init prints runs as printed: the binary beside it, with the data dir given
+    const hinted = join(dir, "hinted");
+    const said = await runBinary(dir, [
+      "--data-dir",
+      hinted,
+      "init",
+      "--yes",
+      "--port",
+      String(port),
+      "--base-url",
+      base,
+    ]);
+    const next = /Next: (.+) serve;/.exec(said)?.[1];
+    expect(next).toBe(`./socialctl --data-dir ${hinted}`);
+    const asPrinted = Bun.spawnSync(["sh", "-c", `${next} --json status`], {
+      cwd: dir,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect({ code: asPrinted.exitCode, err: asPrinted.stderr.toString() }).toEqual({ code: 0, err: "" });
+    expect(JSON.parse(asPrinted.stdout.toString()).dataDir).toBe(hinted);
     const first = await serveBinary(dir, port);
     const archive = join(dir, "hot.tar.gz");
     const avatar = await stoppedAfter(first, async () => {

@@ -72,11 +72,24 @@ export function serializeChat(conversation: ConversationRow, other: UserRow | nu
 
 /** ChatMember: status and user; administrators carry their rights as can_* flags. */
 export function serializeChatMember(member: Pick<MemberRow, "role" | "rights">, user: UserRow) {
-  const out: Record<string, unknown> = { status: member.role, user: serializeUser(user) };
-  if (member.role === "administrator")
-    Object.assign(out, { can_be_edited: false, is_anonymous: false }, rightsFlags(member));
-  if (member.role === "creator") out.is_anonymous = false;
-  return out;
+  const u = serializeUser(user);
+  switch (member.role) {
+    case "creator":
+      return { status: "creator" as const, user: u, is_anonymous: false };
+    case "administrator":
+      return {
+        status: "administrator" as const,
+        user: u,
+        can_be_edited: false,
+        is_anonymous: false,
+        ...rightsFlags(member),
+      };
+    case "kicked":
+      // removed, with no ban list: "banned" until nobody (until_date 0 is "forever" in the compatible API)
+      return { status: "kicked" as const, user: u, until_date: 0 };
+    default:
+      return { status: member.role, user: u };
+  }
 }
 
 function rightsFlags(member: Pick<MemberRow, "role" | "rights">) {
@@ -89,6 +102,12 @@ function rightsFlags(member: Pick<MemberRow, "role" | "rights">) {
     can_pin_messages: rights.can_pin_messages === true,
     can_promote_members: rights.can_promote_members === true,
     can_change_info: rights.can_change_info === true,
+    // rights of things groups here do not have (video chats, stories, welcome messages)
+    can_manage_video_chats: false,
+    can_post_stories: false,
+    can_edit_stories: false,
+    can_delete_stories: false,
+    can_send_welcome_messages: false,
   };
 }
 
@@ -133,8 +152,117 @@ export function photoSizes(item: MediaItem): PhotoSizeShape[] {
   return thumb && (thumb.width < original.width || thumb.height < original.height) ? [thumb, original] : [original];
 }
 
+interface FileShape {
+  file_id: string;
+  file_unique_id: string;
+  file_size?: number;
+}
+interface DocumentShape extends FileShape {
+  file_name?: string;
+  mime_type?: string;
+  thumbnail?: PhotoSizeShape;
+}
+interface VideoShape extends DocumentShape {
+  width: number;
+  height: number;
+  duration: number;
+}
+
+/** A stored entity as the Bot API shows it (stored entities were checked to be of these types). */
+type EntityShape = { offset: number; length: number } & (
+  | {
+      type:
+        | "mention"
+        | "hashtag"
+        | "cashtag"
+        | "bot_command"
+        | "url"
+        | "email"
+        | "phone_number"
+        | "bold"
+        | "italic"
+        | "underline"
+        | "strikethrough"
+        | "spoiler"
+        | "blockquote"
+        | "expandable_blockquote"
+        | "code";
+    }
+  | { type: "pre"; language?: string }
+  | { type: "text_link"; url: string }
+  | { type: "text_mention"; user: ReturnType<typeof serializeUser> }
+  | { type: "custom_emoji"; custom_emoji_id: string }
+);
+
+/** An inline keyboard button as stored (parseReplyMarkup let through exactly one action). */
+type InlineButtonShape = { text: string } & (
+  | { callback_data: string }
+  | { url: string }
+  | { web_app: { url: string } }
+  | { copy_text: { text: string } }
+  | { switch_inline_query_current_chat: string }
+  | { pay: boolean }
+);
+
+type MediaFields = {
+  photo?: PhotoSizeShape[];
+  animation?: VideoShape;
+  document?: DocumentShape;
+  audio?: DocumentShape & { duration: number; performer?: string; title?: string };
+  video?: VideoShape;
+  video_note?: FileShape & { length: number; duration: number };
+  voice?: FileShape & { duration: number; mime_type?: string };
+  sticker?: FileShape & {
+    width: number;
+    height: number;
+    is_animated: boolean;
+    is_video: boolean;
+    type: "regular";
+  };
+};
+
+type Origin =
+  | { type: "user"; sender_user: ReturnType<typeof serializeUser>; date: number }
+  | { type: "hidden_user"; sender_user_name: string; date: number };
+
+/** A message's extra JSON, as the sending methods stored it. */
+interface StoredExtra extends Record<string, unknown> {
+  location?: BotMessage["location"];
+  venue?: BotMessage["venue"];
+  dice?: BotMessage["dice"];
+  poll?: StoredPoll;
+  media_group_id?: string;
+  has_spoiler?: boolean;
+}
+
+/** Message as the Bot API shows it (types.test.ts holds it to the reference typings). */
+export interface BotMessage extends MediaFields {
+  message_id: number;
+  date: number;
+  chat: ReturnType<typeof serializeChat>;
+  from?: ReturnType<typeof serializeUser>;
+  edit_date?: number;
+  text?: string;
+  entities?: EntityShape[];
+  caption?: string;
+  caption_entities?: EntityShape[];
+  has_media_spoiler?: true;
+  media_group_id?: string;
+  location?: { latitude: number; longitude: number };
+  venue?: { location: { latitude: number; longitude: number }; title: string; address: string };
+  dice?: { emoji: string; value: number };
+  poll?: ReturnType<typeof serializePoll>;
+  reply_markup?: { inline_keyboard: InlineButtonShape[][] };
+  invoice?: { title: string; description: string; start_parameter: string; currency: string; total_amount: number };
+  /** one level deep: the message replied to carries no reply_to_message of its own */
+  reply_to_message?: Omit<BotMessage, "reply_to_message"> & { reply_to_message: undefined };
+  forward_origin?: Origin;
+  forward_from?: ReturnType<typeof serializeUser>;
+  forward_date?: number;
+}
+
 /** Bot API objects for one attachment, keyed by the Message field they go into. */
-function mediaFields(item: MediaItem, extra: Record<string, unknown>): Record<string, unknown> {
+function mediaFields(item: MediaItem, extra: Record<string, unknown>): MediaFields {
   const file = { file_id: item.url, file_unique_id: item.url, file_size: item.sizeBytes };
   const thumbnail = thumbnailOf(item);
   switch (item.type) {
@@ -160,7 +288,7 @@ function mediaFields(item: MediaItem, extra: Record<string, unknown>): Record<st
           height: item.height ?? 512,
           is_animated: false,
           is_video: false,
-          type: "regular",
+          type: "regular" as const,
         },
       };
     case "voice":
@@ -207,12 +335,16 @@ export const optionPersistentId = (index: number): string => String(index);
 
 /** Poll: the poll as the bot sent it, with the counts of the stored votes. */
 export function serializePoll(poll: StoredPoll, tally: PollTally | undefined) {
+  // entities were checked by sendPoll's formatting before they were stored
+  const entities = (list: unknown[] | undefined) => list as EntityShape[] | undefined;
   return {
     ...poll,
+    question_entities: entities(poll.question_entities),
+    explanation_entities: entities(poll.explanation_entities),
     options: poll.options.map((o, i) => ({
       persistent_id: optionPersistentId(i),
       text: o.text,
-      text_entities: o.text_entities,
+      text_entities: entities(o.text_entities),
       voter_count: tally?.counts[i] ?? 0,
     })),
     total_voter_count: tally?.voters ?? 0,
@@ -243,12 +375,7 @@ async function usersFor(db: Db, view: ChatView, ids: number[]): Promise<Map<numb
 }
 
 /** Message objects for a bot, with reply_to_message one level deep. */
-export async function serializeMessages(
-  db: Db,
-  view: ChatView,
-  rows: MessageRow[],
-  depth = 0,
-): Promise<Record<string, unknown>[]> {
+export async function serializeMessages(db: Db, view: ChatView, rows: MessageRow[], depth = 0): Promise<BotMessage[]> {
   if (rows.length === 0) return [];
   const users = await usersFor(
     db,
@@ -259,9 +386,9 @@ export async function serializeMessages(
   const replySeqs =
     depth === 0 ? [...new Set(rows.flatMap((r) => (r.reply_to_seq === null ? [] : [r.reply_to_seq])))] : [];
   const replies = await findMessagesBySeqs(db, view.conversation.id, replySeqs);
-  const replyObjects = new Map<number, Record<string, unknown>>();
+  const replyObjects = new Map<number, NonNullable<BotMessage["reply_to_message"]>>();
   const serializedReplies = await serializeMessages(db, view, replies, depth + 1);
-  replies.forEach((r, i) => replyObjects.set(r.seq, serializedReplies[i]!));
+  replies.forEach((r, i) => replyObjects.set(r.seq, { ...serializedReplies[i]!, reply_to_message: undefined }));
   const forwardCuids = rows.flatMap((r) => {
     const f = json<{ sender?: { id?: string } }>(r.forwarded_from);
     return f?.sender?.id ? [f.sender.id] : [];
@@ -272,17 +399,17 @@ export async function serializeMessages(
 
   return rows.map((m) => {
     const author = users.get(m.sender_id);
-    const out: Record<string, unknown> = {
+    const out: BotMessage = {
       message_id: m.seq,
       from: author ? serializeUser(author) : undefined,
       date: toUnixSeconds(m.created_at),
       chat,
     };
     if (m.edited_at !== null) out.edit_date = toUnixSeconds(m.edited_at);
-    const extra = json<Record<string, unknown>>(m.extra) ?? {};
+    const extra = json<StoredExtra>(m.extra) ?? {};
     const media = json<MediaItem[]>(m.media) ?? [];
     // people's messages carry no markup of their own: commands, mentions and links are detected
-    const entities = json<unknown[]>(m.entities) ?? (m.content ? detectEntities(m.content) : []);
+    const entities = (json<EntityShape[]>(m.entities) ?? (m.content ? detectEntities(m.content) : [])) as EntityShape[];
     for (const item of media.slice(0, 1)) Object.assign(out, mediaFields(item, extra));
     const hasAttachment = media.length > 0;
     if (hasAttachment) {
@@ -294,9 +421,11 @@ export async function serializeMessages(
       if (entities.length) out.entities = entities;
     }
     if (typeof extra.media_group_id === "string") out.media_group_id = extra.media_group_id;
-    for (const key of ["location", "venue", "dice"] as const) if (extra[key] !== undefined) out[key] = extra[key];
-    if (extra.poll !== undefined) out.poll = serializePoll(extra.poll as StoredPoll, tallies.get(m.id));
-    const markup = json<Record<string, unknown>>(m.reply_markup);
+    if (extra.location) out.location = extra.location;
+    if (extra.venue) out.venue = extra.venue;
+    if (extra.dice) out.dice = extra.dice;
+    if (extra.poll) out.poll = serializePoll(extra.poll, tallies.get(m.id));
+    const markup = json<{ inline_keyboard?: InlineButtonShape[][] }>(m.reply_markup);
     if (markup && Array.isArray(markup.inline_keyboard)) out.reply_markup = { inline_keyboard: markup.inline_keyboard };
     const invoice = json<{ title?: string; description?: string; currency?: string; totalAmount?: number }>(m.invoice);
     if (invoice?.title !== undefined) {
@@ -326,6 +455,6 @@ export async function serializeMessages(
   });
 }
 
-export async function serializeMessage(db: Db, view: ChatView, row: MessageRow): Promise<Record<string, unknown>> {
+export async function serializeMessage(db: Db, view: ChatView, row: MessageRow): Promise<BotMessage> {
   return (await serializeMessages(db, view, [row]))[0]!;
 }

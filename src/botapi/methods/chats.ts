@@ -42,18 +42,33 @@ const noRights = (what: string) => ({
 export const chatMethods = {
   async getChat(ctx) {
     const view = await resolveChat(ctx, "chat_id", false);
-    const chat: Record<string, unknown> = {
-      ...serializeChat(view.conversation, view.other),
+    const { conversation, other } = view;
+    const photoUrl = conversation.type === "group" ? conversation.photo_url : other?.avatar_url;
+    const common = {
       accent_color_id: 0,
       max_reaction_count: 1,
+      // no gifts here: none are accepted
+      accepted_gift_types: {
+        unlimited_gifts: false,
+        limited_gifts: false,
+        unique_gifts: false,
+        premium_subscription: false,
+        gifts_from_channels: false,
+      },
+      photo: photoUrl
+        ? {
+            small_file_id: photoUrl,
+            small_file_unique_id: photoUrl,
+            big_file_id: photoUrl,
+            big_file_unique_id: photoUrl,
+          }
+        : undefined,
     };
-    if (view.conversation.type === "private" && view.other?.bio) chat.bio = view.other.bio;
-    if (view.conversation.type === "group" && view.conversation.description)
-      chat.description = view.conversation.description;
-    const photo = view.conversation.type === "group" ? view.conversation.photo_url : view.other?.avatar_url;
-    if (photo)
-      chat.photo = { small_file_id: photo, small_file_unique_id: photo, big_file_id: photo, big_file_unique_id: photo };
-    return chat;
+    const chat = serializeChat(conversation, other);
+    // a group has a description, a person a bio
+    return chat.type === "group"
+      ? { ...chat, ...common, description: conversation.description ?? undefined }
+      : { ...chat, ...common, bio: other?.bio || undefined };
   },
 
   async getChatMemberCount(ctx) {

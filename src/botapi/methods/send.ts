@@ -21,7 +21,7 @@ import type { BotContext, MethodTable } from "../context";
 import { asBot, badRequest, blockedByUser } from "../errors";
 import { inputFile, type FileField } from "../files";
 import { parseReplyMarkup } from "../markup";
-import { serializeMessage, serializeMessages, type ChatView } from "../serializers";
+import { serializeMessage, serializeMessages, type BotMessage, type ChatView } from "../serializers";
 import { captionOf, formatText, MAX_CAPTION, messageText } from "../text";
 
 type Outgoing = Omit<SendMessageInput, "conversationId" | "senderId">;
@@ -56,7 +56,7 @@ export async function post(
   out: Outgoing,
   markupOpts: { allowPay?: boolean } = {},
   compose?: (scope: Scope, row: MessageRow) => Promise<void>,
-): Promise<Record<string, unknown>> {
+): Promise<BotMessage> {
   // accepted for compatibility (no push notifications, nothing to protect), but must be well-formed
   ctx.params.bool("disable_notification");
   ctx.params.bool("protect_content");
@@ -214,7 +214,7 @@ export const sendMethods = {
     const files: MediaItem[] = [];
     for (const m of items) files.push(await inputFile(ctx, m.type, m.media));
     const groupId = randomToken(12);
-    const sent: Record<string, unknown>[] = [];
+    const sent: BotMessage[] = [];
     for (let i = 0; i < items.length; i++) {
       const extra: Record<string, unknown> = { media_group_id: groupId };
       if (items[i]!.has_spoiler === true || items[i]!.has_spoiler === "true") extra.has_spoiler = true;
