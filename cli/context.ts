@@ -30,7 +30,7 @@ export async function withApp<T>(
     resume: async () => ({ events: [] }),
     prune: () => {},
   });
-  const writes = () => (app.storage.sqlite.query("SELECT total_changes() AS n").get() as { n: number }).n;
+  const writes = () => app.storage.changes();
   const before = writes();
   let result: T;
   let wrote: boolean;

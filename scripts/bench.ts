@@ -115,7 +115,7 @@ async function runChild(): Promise<void> {
     const seedAuthors = Math.min(100_000, Math.max(40, Math.floor(postCount / 50)));
     follows = Math.min(1_000, Math.floor(seedAuthors / 2));
     const t0 = performance.now();
-    seedLargeFeed(app.storage.sqlite, {
+    seedLargeFeed(app.storage.sqlite!, {
       posts: postCount,
       authors: seedAuthors,
       viewerId: reader.id,

@@ -1,6 +1,6 @@
 import { ensureInstanceSecret, loadConfig, type Config, type ConfigKey } from "./config";
 import { dbPath } from "./config/layout";
-import { migrateToLatest, openStorage, type Db, type Storage } from "./db";
+import { migrateToLatest, openInstanceStorage, type Db, type Storage } from "./db";
 import { systemClock, type Clock } from "./lib/clock";
 import { createLogger, type Logger } from "./lib/log";
 import { EventBroker } from "./realtime/broker";
@@ -88,7 +88,7 @@ export async function createApp(opts: CreateAppOptions): Promise<App> {
   let config = loadConfig(opts.dataDir, opts.overrides);
   const log = opts.log ?? createLogger({ format: config["log.format"], level: config["log.level"] });
   const secret = ensureInstanceSecret(opts.dataDir);
-  const storage = openStorage(dbPath(opts.dataDir));
+  const storage = openInstanceStorage(config["database.url"], dbPath(opts.dataDir));
   if (opts.migrate !== false) {
     await migrateToLatest(storage.db, {
       onProgress: (p) =>

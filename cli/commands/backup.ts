@@ -64,6 +64,7 @@ export function registerBackup(program: Command) {
         emit(opts, { ...result, manifest: summary }, () =>
           [
             `${result.path} (${formatBytes(result.sizeBytes)}, ${result.manifest.fileCount} files, schema ${result.manifest.schemaVersion ?? "empty"})`,
+            `covers ${result.manifest.database?.covers ?? "the database, files, config and instance secret"}`,
             `database snapshot took ${Math.round(result.snapshotMs)} ms; ${Math.round(result.totalMs)} ms in all`,
             ...result.pruned.map((r) => `removed old backup ${r}`),
             "The archive holds the instance secret and password hashes: store it privately.",

@@ -15,7 +15,9 @@ function describe(s: InstanceStatus, opts: GlobalOptions): string {
     srv.running
       ? `server: running (pid ${srv.pid}, ${srv.url})${srv.healthy ? `, up ${formatDuration(srv.uptimeSeconds ?? 0)}` : ", NOT answering /healthz"}`
       : "server: not running",
-    `database: ${formatBytes(s.database.sizeBytes)} (WAL ${formatBytes(s.database.walSizeBytes)})`,
+    s.database.engine === "postgres"
+      ? `database: ${s.database.server ?? "PostgreSQL"} (database.url), ${formatBytes(s.database.sizeBytes)}`
+      : `database: SQLite, ${formatBytes(s.database.sizeBytes)} (WAL ${formatBytes(s.database.walSizeBytes)})`,
     `files: ${s.files.count} (${formatBytes(s.files.totalBytes)})`,
   );
   for (const [kind, v] of Object.entries(s.files.byKind ?? {}))

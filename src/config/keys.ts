@@ -54,6 +54,19 @@ const redisUrl = (raw: string): string => {
     throw new Error("must be a redis://host:port[/db] URL");
   return raw;
 };
+/** postgres://user:pass@host:port/db (postgresql:// too), or empty for SQLite. */
+const postgresUrl = (raw: string): string => {
+  if (raw === "") return raw;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new Error("must be empty (SQLite) or postgres://user:pass@host:port/db");
+  }
+  if ((u.protocol !== "postgres:" && u.protocol !== "postgresql:") || !u.hostname || u.pathname.length < 2)
+    throw new Error("must be empty (SQLite) or postgres://user:pass@host:port/db");
+  return raw;
+};
 const spec = <T>(d: T, parse: (raw: string) => T, describe: string): KeySpec<T> => ({ default: d, parse, describe });
 
 export const configKeys = {
@@ -135,6 +148,11 @@ export const configKeys = {
     "serve /metrics on a listener of its own on 127.0.0.1:<port> instead of the main one (0: main listener)",
   ),
   "metrics.token": spec("", str, "bearer token /metrics requires (Authorization: Bearer <token>)"),
+  "database.url": spec(
+    "",
+    postgresUrl,
+    "empty: SQLite under the data dir; postgres://user:pass@host:port/db: PostgreSQL (every node of the instance the same)",
+  ),
   "backup.every": spec(
     0,
     parseDurationSeconds,

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** The version this build reports (healthz, status, backups, `socialctl --version`). */
@@ -23,8 +23,20 @@ export const dbPath = (dataDir: string) => join(dataDir, DB_FILE);
 export const filesDir = (dataDir: string) => join(dataDir, FILES_DIR);
 export const backupsDir = (dataDir: string) => join(dataDir, BACKUPS_DIR);
 
-/** An instance exists in DATADIR once its database does (`socialctl init` or a first `serve`). */
-export const isInitialised = (dataDir: string) => existsSync(dbPath(dataDir));
+/**
+ * An instance exists in DATADIR once its database does (`socialctl init` or a first `serve`):
+ * the SQLite file, or, on PostgreSQL, the instance secret beside a config naming database.url.
+ */
+export function isInitialised(dataDir: string): boolean {
+  if (existsSync(dbPath(dataDir))) return true;
+  if (!existsSync(join(dataDir, SECRET_FILE))) return false;
+  try {
+    const config = JSON.parse(readFileSync(join(dataDir, CONFIG_FILE), "utf8")) as Record<string, unknown>;
+    return typeof config["database.url"] === "string" && config["database.url"] !== "";
+  } catch {
+    return false;
+  }
+}
 
 /** A sortable, file-name-safe timestamp: 20261122T030900.123Z. */
 export const fileStamp = (ms: number): string => new Date(ms).toISOString().replace(/[-:]/g, "");

@@ -1,5 +1,6 @@
 import type { Compilable, CompiledQuery } from "kysely";
 import type { Db } from "./index";
+import { engineOf } from "./engine";
 
 /** Stands in for the per-call value named KEY while a query is compiled once. */
 class Slot {
@@ -12,7 +13,8 @@ const standIns = <V>(): V => new Proxy({}, { get: (_, key) => new Slot(String(ke
  * A hot query compiled once per shape and run with fresh values. Building and compiling a
  * Kysely query (joins, subqueries, keyset conditions) costs more CPU than SQLite spends
  * running a small one, so the compiled SQL is kept (the dialect adapter then reuses its
- * prepared statement) and only the parameters are filled in per call.
+ * prepared statement; Bun.SQL prepares per connection by SQL text) and only the parameters
+ * are filled in per call.
  *
  * BUILD gets stand-ins in place of VALUES: use them only as plain query values (a `where`
  * operand, a `set` or `values` field), never to decide the query's structure (no `in` lists,
@@ -30,7 +32,8 @@ export class ShapedQuery<V extends object, S, R> {
   ) {}
 
   async execute(db: Db, shape: S, values: V): Promise<R[]> {
-    const key = this.key(shape);
+    // the SQL text is the engine's own (placeholders, quoting): one process may hold both
+    const key = `${engineOf(db)}:${this.key(shape)}`;
     let compiled = this.#compiled.get(key);
     if (!compiled) {
       compiled = this.build(db, standIns<V>(), shape).compile();

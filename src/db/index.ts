@@ -11,6 +11,9 @@ import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { bunSqliteDialect } from "./sqlite-dialect";
 import { GroupCommit } from "./group-commit";
+import { bunPostgresDialect } from "./postgres-dialect";
+import type { Engine } from "./engine";
+import { isRetryableConflict } from "./errors";
 import { migrations } from "./migrations";
 import { snapshotBeforeMigrate } from "./premigrate";
 import type { Database } from "./schema";
@@ -19,13 +22,19 @@ export type { Database } from "./schema";
 export type Db = Kysely<Database>;
 
 export interface Storage {
+  readonly engine: Engine;
   db: Db;
-  /** The raw connection, for the storage and search modules only (backups, FTS, pragmas). */
-  sqlite: SqliteDatabase;
   /**
-   * SQLite's PRAGMA data_version: it changes when another connection (another process: the
-   * CLI beside a running server) commits, never for this connection's own writes. Caches of
-   * rows other processes may change compare it on every read (a few microseconds).
+   * The raw SQLite connection, for the storage and operations modules only (backups,
+   * checkpoints, pragmas); null on PostgreSQL.
+   */
+  sqlite: SqliteDatabase | null;
+  /**
+   * Changes when another connection (another process: the CLI beside a running server,
+   * another node) may have committed, never for this connection's own writes. Caches of rows
+   * other processes may change compare it on every read. SQLite: PRAGMA data_version (a few
+   * microseconds). PostgreSQL has no such counter: it changes on every call, so those caches
+   * always read the database (a change on any node holds at once).
    */
   dataVersion(): number;
   /**
@@ -38,7 +47,68 @@ export interface Storage {
   onWriteGroup(listener: (size: number) => void): void;
   /** Statements run through `db` since the storage opened (in /metrics; tests pin hot paths with it). */
   statements(): number;
+  /** Rows written through this storage so far (the CLI tells a running server when it wrote). */
+  changes(): number;
+  /** One round trip to the database: what /readyz checks. */
+  ping(): Promise<void>;
+  /** What `status` and `doctor` name: "SQLite 3.x" or "PostgreSQL 15.x". */
+  describe(): Promise<string>;
   close(): Promise<void>;
+}
+
+/** Opens the instance's database: PostgreSQL when database.url is set, else SQLite at SQLITE_PATH. */
+export function openInstanceStorage(databaseUrl: string, sqlitePath: string): Storage {
+  return databaseUrl ? openPostgresStorage(databaseUrl) : openStorage(sqlitePath);
+}
+
+/** Times a transaction PostgreSQL aborted for a conflict is tried in all. */
+const CONFLICT_ATTEMPTS = 5;
+
+/** PostgreSQL at URL (postgres://user:pass@host:port/db) through a pool of Bun.SQL connections. */
+export function openPostgresStorage(url: string): Storage {
+  let written = 0;
+  const counter = { statements: 0 };
+  const dialect = bunPostgresDialect({ url, counter, onWrite: () => void written++ });
+  const db = new Kysely<Database>({ dialect });
+  let version = 0;
+  let closed = false;
+  const groupListeners: Array<(size: number) => void> = [];
+  return {
+    engine: "postgres",
+    db,
+    sqlite: null,
+    dataVersion: () => ++version,
+    // each transaction is a commit of its own (PostgreSQL's concurrent writers need no grouping)
+    async transaction(fn) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const result = await db.transaction().execute(fn);
+          for (const listener of groupListeners) listener(1);
+          return result;
+        } catch (err) {
+          // a deadlock (two wallets locked in opposite orders) or a serialization failure
+          // rolled FN back whole: it runs again from the start
+          if (attempt < CONFLICT_ATTEMPTS && isRetryableConflict(err)) continue;
+          throw err;
+        }
+      }
+    },
+    onWriteGroup: (listener) => void groupListeners.push(listener),
+    statements: () => counter.statements,
+    changes: () => written,
+    async ping() {
+      await dialect.pool.unsafe("SELECT 1");
+    },
+    async describe() {
+      const [row] = (await dialect.pool.unsafe("SHOW server_version")) as { server_version: string }[];
+      return `PostgreSQL ${row?.server_version ?? "?"}`;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
 }
 
 /** Opens (creating if needed) the SQLite database: WAL, busy timeout, foreign keys, one writer connection. */
@@ -59,18 +129,29 @@ export function openStorage(path: string): Storage {
   let closed = false;
   const dataVersion = sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version");
   const groups = new GroupCommit(db, sqlite);
+  const totalChanges = sqlite.prepare<{ n: number }, []>("SELECT total_changes() AS n");
   return {
+    engine: "sqlite",
     db,
     sqlite,
     dataVersion: () => dataVersion.get()!.data_version,
     transaction: (fn) => groups.run(fn),
     onWriteGroup: (listener) => groups.onGroup(listener),
     statements: () => counter.statements,
+    changes: () => totalChanges.get()!.n,
+    async ping() {
+      // reads the file's header through this connection: a closed or unreadable database fails
+      sqlite.query("PRAGMA schema_version").get();
+    },
+    async describe() {
+      return `SQLite ${(sqlite.query("SELECT sqlite_version() AS v").get() as { v: string }).v}`;
+    },
     async close() {
       if (closed) return;
       closed = true;
       await groups.close();
       dataVersion.finalize();
+      totalChanges.finalize();
       try {
         sqlite.exec("PRAGMA optimize");
       } catch {
@@ -90,8 +171,10 @@ const staticProvider: MigrationProvider = {
 /**
  * Kysely's SQLite adapter runs migrations outside transactions; each one is wrapped in
  * its own here, so a failing migration leaves the database as the previous one left it.
+ * (On PostgreSQL the adapter already runs them in a transaction, DDL included.)
  */
-function transactional(provider: MigrationProvider): MigrationProvider {
+function transactional(db: Db, provider: MigrationProvider): MigrationProvider {
+  if (db.getExecutor().adapter.supportsTransactionalDdl) return provider;
   return {
     async getMigrations() {
       const out: Record<string, Migration> = {};
@@ -107,7 +190,7 @@ function transactional(provider: MigrationProvider): MigrationProvider {
 }
 
 export function createMigrator(db: Db, provider: MigrationProvider = staticProvider): Migrator {
-  return new Migrator({ db, provider: transactional(provider), allowUnorderedMigrations: true });
+  return new Migrator({ db, provider: transactional(db, provider), allowUnorderedMigrations: true });
 }
 
 export interface MigrateOptions {

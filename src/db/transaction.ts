@@ -22,7 +22,11 @@ export async function inTransaction<T>(
   fn: (scope: Scope) => Promise<T>,
 ): Promise<T> {
   const effects: Array<() => unknown> = [];
-  const result = await storage.transaction((db) => fn({ db, afterCommit: (effect) => void effects.push(effect) }));
+  const result = await storage.transaction((db) => {
+    // a transaction PostgreSQL aborted for a conflict runs FN again: only the last run's effects count
+    effects.length = 0;
+    return fn({ db, afterCommit: (effect) => void effects.push(effect) });
+  });
   for (const effect of effects) await effect();
   return result;
 }

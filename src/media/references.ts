@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { App } from "../app";
 import { fileStore } from "./store";
 import { FILE_NAME } from "./uploads";
@@ -33,12 +34,12 @@ export async function referencedFileBases(app: App): Promise<Set<string>> {
   const found = new Set<string>();
   for (const { table, columns } of FILE_URL_COLUMNS) {
     const present = columns.map((c) => `(${c} IS NOT NULL AND ${c} NOT IN ('', '[]'))`).join(" OR ");
-    const page = app.storage.sqlite.prepare(
-      `SELECT id, ${columns.join(", ")} FROM ${table} WHERE id > ? AND (${present}) ORDER BY id LIMIT ${SCAN_PAGE}`,
-    );
+    const page = (after: number) =>
+      sql<Record<string, string | number | null>>`SELECT id, ${sql.raw(columns.join(", "))} FROM ${sql.raw(table)}
+        WHERE id > ${after} AND (${sql.raw(present)}) ORDER BY id LIMIT ${SCAN_PAGE}`.execute(app.db);
     let after = 0;
     for (;;) {
-      const rows = page.all(after) as Array<Record<string, string | number | null>>;
+      const { rows } = await page(after);
       for (const row of rows) {
         for (const c of columns) {
           const text = row[c];

@@ -60,8 +60,8 @@ beforeAll(async () => {
   const posted = await account.client.post("/api/social/posts", { content: "before the backup #ops" });
   if (posted.status !== 200) throw new Error(`post failed: ${JSON.stringify(posted.body)}`);
   postId = posted.body.data.post.id;
-  server.app.storage.sqlite.exec("CREATE TABLE ops_writes (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
-  const insert = server.app.storage.sqlite.prepare("INSERT INTO ops_writes (v) VALUES (?)");
+  server.app.storage.sqlite!.exec("CREATE TABLE ops_writes (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
+  const insert = server.app.storage.sqlite!.prepare("INSERT INTO ops_writes (v) VALUES (?)");
   for (let i = 0; i < 500; i++) insert.run(`before-${i}`);
 });
 
@@ -72,8 +72,9 @@ afterAll(async () => {
 
 describe("backup create against a live instance", () => {
   test("writes continue during the backup and the archive holds every row committed before it", async () => {
-    const insert = server.app.storage.sqlite.prepare("INSERT INTO ops_writes (v) VALUES (?)");
-    committedBefore = (server.app.storage.sqlite.query("SELECT max(id) AS m FROM ops_writes").get() as { m: number }).m;
+    const insert = server.app.storage.sqlite!.prepare("INSERT INTO ops_writes (v) VALUES (?)");
+    committedBefore = (server.app.storage.sqlite!.query("SELECT max(id) AS m FROM ops_writes").get() as { m: number })
+      .m;
     let running = true;
     const writer = (async () => {
       for (let i = 0; running && i < 100_000; i++) {

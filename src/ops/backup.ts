@@ -10,7 +10,11 @@ import {
   statSync,
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import type { Kysely } from "kysely";
 import { toIso } from "../lib/clock";
+import { readConfigFile } from "../config";
+import { openPostgresStorage } from "../db";
+import { findPgDump, pgDumpInto } from "./postgres-tools";
 import {
   VERSION,
   PRE_MIGRATE_RE,
@@ -21,6 +25,7 @@ import {
   backupsDir,
   dbPath,
   fileStamp,
+  isInitialised,
 } from "../config/layout";
 import { sha256File, instanceFiles } from "./layout";
 import { MANIFEST_NAME, type BackupManifest, type ManifestFile, readManifest } from "./manifest";
@@ -66,7 +71,8 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
   const now = opts.now ?? Date.now;
   const started = performance.now();
   const dataDir = resolve(opts.dataDir);
-  if (!existsSync(dbPath(dataDir))) throw new Error(`no instance in ${dataDir}: nothing to back up`);
+  if (!isInitialised(dataDir)) throw new Error(`no instance in ${dataDir}: nothing to back up`);
+  const databaseUrl = String(readConfigFile(dataDir)["database.url"] ?? "");
   if (opts.keep !== undefined && (!Number.isInteger(opts.keep) || opts.keep < 1))
     throw new Error("--keep must be a positive integer");
   const createdAt = now();
@@ -79,10 +85,13 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
   const partial = `${out}.partial`;
   try {
     opts.onProgress?.({ phase: "snapshot", done: 0, total: 1 });
-    const snapshotMs = vacuumInto(dbPath(dataDir), join(staging, DB_FILE));
+    const snapshot = databaseUrl
+      ? await snapshotPostgres(databaseUrl, staging)
+      : { ms: vacuumInto(dbPath(dataDir), join(staging, DB_FILE)), ...inspectSnapshot(join(staging, DB_FILE)) };
+    const { migrations, derived, database } = { database: SQLITE_COVERS, ...snapshot };
+    const snapshotMs = snapshot.ms;
     opts.onProgress?.({ phase: "snapshot", done: 1, total: 1 });
 
-    const { migrations, derived } = inspectSnapshot(join(staging, DB_FILE));
     // files are listed after the snapshot: every file a snapshot row refers to was written before its row
     const files = instanceFiles(dataDir);
     const kept = opts.withoutDerived ? files.filter((f) => !derived.has(f.rel.split("/").at(-1)!)) : files;
@@ -94,7 +103,7 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
       if (existsSync(join(dataDir, name))) copyFileSync(join(dataDir, name), join(staging, name));
     }
 
-    const entries = [DB_FILE, CONFIG_FILE, SECRET_FILE].filter((n) => existsSync(join(staging, n)));
+    const entries = [DB_FILE, PG_DUMP_FILE, CONFIG_FILE, SECRET_FILE].filter((n) => existsSync(join(staging, n)));
     entries.push(...kept.map((f) => `${FILES_DIR}/${f.rel}`));
     const listed: ManifestFile[] = [];
     for (const [i, rel] of entries.entries()) {
@@ -113,6 +122,7 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
       totalBytes: listed.reduce((n, f) => n + f.size, 0),
       withoutDerived: Boolean(opts.withoutDerived),
       derivedOmitted: files.length - kept.length,
+      database,
       files: listed,
     };
 
@@ -146,6 +156,60 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
   } finally {
     rmSync(staging, { recursive: true, force: true });
     rmSync(partial, { force: true });
+  }
+}
+
+/** The database dump's name inside a PostgreSQL instance's archive (pg_restore reads it). */
+export const PG_DUMP_FILE = "database.pgdump";
+
+const SQLITE_COVERS: BackupManifest["database"] = {
+  engine: "sqlite",
+  file: DB_FILE,
+  covers: `the whole database (${DB_FILE}, a consistent copy), the files, config and instance secret`,
+};
+
+/**
+ * The database part of a PostgreSQL instance's backup: a pg_dump when pg_dump is installed
+ * (the whole database as one consistent snapshot), otherwise nothing of the database, and the
+ * manifest says so: the operator's own PostgreSQL backups must cover it then.
+ */
+async function snapshotPostgres(
+  url: string,
+  staging: string,
+): Promise<{ ms: number; migrations: string[]; derived: Set<string>; database: BackupManifest["database"] }> {
+  const pgDump = findPgDump();
+  const ms = pgDump ? await pgDumpInto(pgDump, url, join(staging, PG_DUMP_FILE)) : 0;
+  const storage = openPostgresStorage(url);
+  try {
+    const db = storage.db;
+    const migrations = (
+      await (db as Kysely<any>).selectFrom("kysely_migration").select("name").orderBy("name").execute()
+    ).map((r) => r.name as string);
+    const derived = new Set<string>();
+    for (const row of await db.selectFrom("uploads").select(["thumb_url", "poster_url"]).execute())
+      for (const url of [row.thumb_url, row.poster_url]) {
+        const name = url ? storedNameOf(url) : null;
+        if (name) derived.add(name);
+      }
+    return {
+      ms,
+      migrations,
+      derived,
+      database: pgDump
+        ? {
+            engine: "postgres",
+            file: PG_DUMP_FILE,
+            covers: `the whole PostgreSQL database (${PG_DUMP_FILE}: pg_dump custom format, one consistent snapshot; restore it with pg_restore --clean --if-exists --no-owner -d <database.url>), the files, config and instance secret`,
+          }
+        : {
+            engine: "postgres",
+            file: null,
+            covers:
+              "the files, config and instance secret only, NOT the database: pg_dump was not found (apt-get install postgresql-client); back up PostgreSQL with your own tools (pg_dump, base backups)",
+          },
+    };
+  } finally {
+    await storage.close();
   }
 }
 

@@ -62,12 +62,14 @@ export const WAL_BYTES = 4 * 1024 * 1024;
 /** What the checkpointer needs of the App (the benchmark passes its own). */
 export type CheckpointerHost = Pick<App, "log" | "onClose"> & { storage: Pick<App["storage"], "sqlite"> };
 
-/** Starts the checkpoint worker for the serving process; null for an in-memory database. */
+/** Starts the checkpoint worker for the serving process; null for an in-memory database or PostgreSQL. */
 export async function startCheckpointer(
   app: CheckpointerHost,
   opts: { walBytes?: number; pollMs?: number } = {},
 ): Promise<Checkpointer | null> {
-  const path = app.storage.sqlite.filename;
+  const sqlite = app.storage.sqlite;
+  if (!sqlite) return null;
+  const path = sqlite.filename;
   if (!path || path === ":memory:") return null;
   const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: "application/javascript" }));
   const worker = new Worker(url);
@@ -82,7 +84,7 @@ export async function startCheckpointer(
     for (const p of pending.values()) p.reject(new Error(`checkpoint worker failed: ${why}`));
     pending.clear();
     try {
-      app.storage.sqlite.exec(`PRAGMA wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT}`);
+      sqlite.exec(`PRAGMA wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT}`);
     } catch {
       // the database closed first (the worker died during shutdown): no commits left to checkpoint
       return;
@@ -118,8 +120,8 @@ export async function startCheckpointer(
   worker.postMessage({ type: "start", path, walBytes, pollMs: opts.pollMs ?? 500 });
   await ready;
   URL.revokeObjectURL(url);
-  app.storage.sqlite.exec("PRAGMA wal_autocheckpoint = 0");
-  app.storage.sqlite.exec(`PRAGMA journal_size_limit = ${walBytes}`);
+  sqlite.exec("PRAGMA wal_autocheckpoint = 0");
+  sqlite.exec(`PRAGMA journal_size_limit = ${walBytes}`);
   (worker as unknown as { unref(): void }).unref();
 
   app.onClose(() => {
@@ -128,7 +130,7 @@ export async function startCheckpointer(
     worker.terminate();
     for (const p of pending.values()) p.reject(new Error("shutting down"));
     pending.clear();
-    app.storage.sqlite.exec(`PRAGMA wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT}`);
+    sqlite.exec(`PRAGMA wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT}`);
   });
 
   return {

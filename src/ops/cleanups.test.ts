@@ -23,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const sqlite = () => server.app.storage.sqlite;
+const sqlite = () => server.app.storage.sqlite!;
 const keyOf = (url: string) => url.split("/").pop()!;
 const fileOnDisk = (url: string) => existsSync(join(server.dataDir, "files", keyOf(url).slice(0, 2), keyOf(url)));
 const uploadRow = (url: string) =>

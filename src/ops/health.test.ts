@@ -11,7 +11,7 @@ describe("GET /readyz", () => {
       expect(ok.status).toBe(200);
       expect(await ok.json()).toEqual({ status: "ready", checks: { database: "ok" } });
       // the connection going away (as after a failed disk or a shutdown) makes the process unready
-      server.app.storage.sqlite.close();
+      server.app.storage.sqlite!.close();
       const down = await fetch(`${server.url}/readyz`);
       expect(down.status).toBe(503);
       const body = (await down.json()) as { status: string; checks: Record<string, string> };

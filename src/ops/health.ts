@@ -9,16 +9,16 @@ export function healthz(app: App) {
 }
 
 /**
- * GET /readyz: whether this process can serve requests now. It reads the database file's
- * header through the server's own connection (a closed, missing or unreadable database
- * fails) and, when the instance runs on several nodes, asks Redis (pubsub.url) and the
+ * GET /readyz: whether this process can serve requests now. It makes one round trip to the
+ * database through the server's own connections (SQLite: reads the file's header; PostgreSQL:
+ * SELECT 1) and, when the instance runs on several nodes, asks Redis (pubsub.url) and the
  * bucket (files.s3.*) too, so a
  * load balancer or orchestrator stops sending traffic that would only fail.
  */
 export async function readyz(app: App): Promise<Response> {
   const checks: Record<string, string> = {};
   try {
-    app.storage.sqlite.query("PRAGMA schema_version").get();
+    await app.storage.ping();
     checks.database = "ok";
   } catch (err) {
     checks.database = (err as Error).message || String(err);

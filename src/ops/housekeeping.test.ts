@@ -95,11 +95,11 @@ describe("request logs", () => {
 describe("housekeeping", () => {
   test("the database task checkpoints the WAL; commits never checkpoint themselves", async () => {
     const pragma = (name: string) =>
-      Object.values(server.app.storage.sqlite.query(`PRAGMA ${name}`).get() as object)[0];
+      Object.values(server.app.storage.sqlite!.query(`PRAGMA ${name}`).get() as object)[0];
     await waitFor(() => pragma("wal_autocheckpoint") === 0, 3000, "wal_autocheckpoint = 0");
     expect(pragma("journal_size_limit")).toBe(WAL_BYTES);
-    server.app.storage.sqlite.exec("CREATE TABLE IF NOT EXISTS hk_rows (id INTEGER PRIMARY KEY, v TEXT)");
-    const insert = server.app.storage.sqlite.prepare("INSERT INTO hk_rows (v) VALUES (?)");
+    server.app.storage.sqlite!.exec("CREATE TABLE IF NOT EXISTS hk_rows (id INTEGER PRIMARY KEY, v TEXT)");
+    const insert = server.app.storage.sqlite!.prepare("INSERT INTO hk_rows (v) VALUES (?)");
     for (let i = 0; i < 200; i++) insert.run("x".repeat(200));
     // a scheduled backup's snapshot (a reader in another process) can hold the WAL for a moment
     let checkpointed = 0;
@@ -115,7 +115,7 @@ describe("housekeeping", () => {
 
   test("the worker folds a large WAL back on its own and the file is cut back", async () => {
     const wal = join(server.dataDir, "social.db-wal");
-    const insert = server.app.storage.sqlite.prepare("INSERT INTO hk_rows (v) VALUES (?)");
+    const insert = server.app.storage.sqlite!.prepare("INSERT INTO hk_rows (v) VALUES (?)");
     for (let i = 0; i < 1500; i++) insert.run("y".repeat(4000)); // ≈ 6 MB of WAL, over the mark
     expect(statSync(wal).size).toBeGreaterThan(WAL_BYTES);
     // once checkpointed, the next commit starts the WAL over and truncates it to the limit

@@ -86,13 +86,15 @@ function schedule(app: App, task: Task): void {
  * planner statistics. Returns the WAL pages checkpointed.
  */
 export async function maintainDatabase(app: App, checkpointer: Checkpointer | null): Promise<number> {
+  const sqlite = app.storage.sqlite;
+  // PostgreSQL: autovacuum keeps statistics and dead rows in check, and there is no WAL to fold
+  if (!sqlite) return 0;
   let checkpointed: number;
   if (checkpointer) checkpointed = (await checkpointer.checkpoint()).checkpointed;
   else
     checkpointed =
-      (app.storage.sqlite.query("PRAGMA wal_checkpoint(PASSIVE)").get() as { checkpointed: number } | null)
-        ?.checkpointed ?? 0;
-  app.storage.sqlite.exec("PRAGMA optimize");
+      (sqlite.query("PRAGMA wal_checkpoint(PASSIVE)").get() as { checkpointed: number } | null)?.checkpointed ?? 0;
+  sqlite.exec("PRAGMA optimize");
   return checkpointed;
 }
 

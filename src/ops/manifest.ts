@@ -20,6 +20,12 @@ export interface BackupManifest {
   totalBytes: number;
   withoutDerived: boolean;
   derivedOmitted: number;
+  /**
+   * Which engine the database was on, the file in the archive holding it (null: none, the
+   * operator's PostgreSQL backups must cover it) and, in words, what the archive covers.
+   * Absent in archives made before PostgreSQL support: those are SQLite's.
+   */
+  database?: { engine: "sqlite" | "postgres"; file: string | null; covers: string };
   files: ManifestFile[];
 }
 

@@ -53,6 +53,11 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreResult
 
   const manifest = await readManifest(file);
   assertSchemaKnown(manifest);
+  if (manifest.database?.engine === "postgres")
+    throw new Error(
+      `${file} is a backup of a PostgreSQL instance: it covers ${manifest.database.covers}. ` +
+        "Unpack it (tar xzf) into the data dir and restore the dump with pg_restore; backup restore only rebuilds SQLite instances",
+    );
 
   mkdirSync(dirname(dataDir), { recursive: true });
   const temp = mkdtempSync(join(dirname(dataDir), `.${basename(dataDir)}.restore-`));

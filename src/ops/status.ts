@@ -1,8 +1,11 @@
 import type { Database as SqliteDatabase } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { VERSION, dbPath } from "../config/layout";
-import { knownMigrationNames } from "../db";
+import { sql, type Kysely } from "kysely";
+import { readConfigFile } from "../config";
+import { VERSION, dbPath, isInitialised } from "../config/layout";
+import { knownMigrationNames, openPostgresStorage } from "../db";
+import type { Engine } from "../db/engine";
 import { listBackups, type BackupListing } from "./backup";
 import { fileSize, instanceFiles } from "./layout";
 import { readServerLock } from "./server-lock";
@@ -21,7 +24,8 @@ export interface InstanceStatus {
     uptimeSeconds?: number;
     healthy?: boolean;
   };
-  database: { sizeBytes: number; walSizeBytes: number };
+  /** engine: which one database.url chose; server: its version (PostgreSQL) */
+  database: { engine: Engine; server?: string; sizeBytes: number; walSizeBytes: number };
   files: { count: number; totalBytes: number; byKind: Record<string, { count: number; bytes: number }> | null };
   /** null where the feature's table does not exist in this database */
   counts: {
@@ -47,14 +51,19 @@ export async function collectStatus(
   opts: { self?: InstanceStatus["server"] } = {},
 ): Promise<InstanceStatus> {
   const dataDir = resolve(dataDirInput);
-  const initialised = existsSync(dbPath(dataDir));
+  const initialised = isInitialised(dataDir);
+  const databaseUrl = readConfigFile(dataDir)["database.url"];
   const status: InstanceStatus = {
     version: VERSION,
     dataDir,
     initialised,
     // the serving process describes itself (the admin API) instead of calling its own /healthz
     server: opts.self ?? (await serverStatus(dataDir)),
-    database: { sizeBytes: fileSize(dbPath(dataDir)), walSizeBytes: fileSize(`${dbPath(dataDir)}-wal`) },
+    database: {
+      engine: "sqlite",
+      sizeBytes: fileSize(dbPath(dataDir)),
+      walSizeBytes: fileSize(`${dbPath(dataDir)}-wal`),
+    },
     files: { count: 0, totalBytes: 0, byKind: null },
     counts: { accounts: null, posts: null, messages: null, bots: null, queuedBotUpdates: null },
     lastBackup: null,
@@ -77,16 +86,13 @@ export async function collectStatus(
     return status;
   }
   status.engines = await probeEngines(dataDir);
+  if (typeof databaseUrl === "string" && databaseUrl) {
+    await postgresStatus(status, databaseUrl);
+    return status;
+  }
   const db = openReadOnly(dbPath(dataDir));
   try {
-    const applied = appliedMigrations(db);
-    const known = knownMigrationNames();
-    status.schema = {
-      version: applied.at(-1) ?? null,
-      applied: applied.length,
-      pending: known.filter((m) => !applied.includes(m)),
-      unknown: applied.filter((m) => !known.includes(m)),
-    };
+    status.schema = schemaOf(appliedMigrations(db));
     status.counts = {
       accounts: countRows(db, "users", ["is_bot = 0", "is_system = 0", "deleted_at IS NULL"]),
       posts: countRows(db, "posts", ["deleted_at IS NULL"]),
@@ -99,6 +105,17 @@ export async function collectStatus(
     db.close();
   }
   return status;
+}
+
+/** The schema part of a status from the migrations a database has APPLIED (oldest first). */
+function schemaOf(applied: string[]): InstanceStatus["schema"] {
+  const known = knownMigrationNames();
+  return {
+    version: applied.at(-1) ?? null,
+    applied: applied.length,
+    pending: known.filter((m) => !applied.includes(m)),
+    unknown: applied.filter((m) => !known.includes(m)),
+  };
 }
 
 /** Counts rows, applying only the conditions whose column exists (tables are built by several features). */
@@ -122,6 +139,62 @@ function filesByKind(db: SqliteDatabase): InstanceStatus["files"]["byKind"] {
     )
     .all() as Array<{ kind: string; count: number; bytes: number }>;
   return Object.fromEntries(rows.map((r) => [r.kind, { count: r.count, bytes: r.bytes }]));
+}
+
+/**
+ * The database part of STATUS from PostgreSQL at URL, read only: the same counts through
+ * Kysely, its size as the server reports it (no WAL of the instance's own).
+ */
+async function postgresStatus(status: InstanceStatus, url: string): Promise<void> {
+  const storage = openPostgresStorage(url);
+  try {
+    const db = storage.db as Kysely<any>;
+    status.database = { engine: "postgres", server: await storage.describe(), sizeBytes: 0, walSizeBytes: 0 };
+    const size = await sql<{ n: number }>`SELECT pg_database_size(current_database()) AS n`.execute(db);
+    status.database.sizeBytes = Number(size.rows[0]?.n ?? 0);
+    const tables = new Map(
+      (await db.introspection.getTables({ withInternalKyselyTables: true })).map((t) => [
+        t.name,
+        new Set(t.columns.map((c) => c.name)),
+      ]),
+    );
+    const applied = tables.has("kysely_migration")
+      ? (await db.selectFrom("kysely_migration").select("name").orderBy("name").execute()).map((r) => r.name as string)
+      : [];
+    status.schema = schemaOf(applied);
+    const count = async (table: string, nullColumns: string[], zeroColumns: string[] = []) => {
+      const cols = tables.get(table);
+      if (!cols) return null;
+      let q = db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as("n"));
+      for (const c of nullColumns) if (cols.has(c)) q = q.where(c, "is", null);
+      for (const c of zeroColumns) if (cols.has(c)) q = q.where(c, "=", 0);
+      return Number((await q.executeTakeFirstOrThrow()).n);
+    };
+    status.counts = {
+      accounts: await count("users", ["deleted_at"], ["is_bot", "is_system"]),
+      posts: await count("posts", ["deleted_at"]),
+      messages: await count("messages", ["deleted_at"]),
+      bots: await count("bots", []),
+      queuedBotUpdates: await count("bot_updates", ["delivered_at"]),
+    };
+    if (tables.has("uploads")) {
+      const rows = await db
+        .selectFrom("uploads")
+        .select([
+          "kind",
+          (eb) => eb.fn.countAll<number>().as("count"),
+          (eb) => eb.fn.sum<number>("size_bytes").as("bytes"),
+        ])
+        .groupBy("kind")
+        .orderBy("kind")
+        .execute();
+      status.files.byKind = Object.fromEntries(
+        rows.map((r) => [r.kind as string, { count: Number(r.count), bytes: Number(r.bytes ?? 0) }]),
+      );
+    }
+  } finally {
+    await storage.close();
+  }
 }
 
 async function serverStatus(dataDir: string): Promise<InstanceStatus["server"]> {

@@ -5,13 +5,11 @@ import type { ConfigKey } from "../config";
 import { ManualClock } from "../lib/clock";
 import { silentLogger, type Logger } from "../lib/log";
 import { startServer, type RunningServer } from "../main";
+import { freshPostgresDatabase, testsOnPostgres } from "./postgres";
+import { freeLoopbackPort } from "./ports";
 
-export function freeLoopbackPort(): number {
-  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = probe.port!;
-  probe.stop(true);
-  return port;
-}
+/** Where the port probe lives (src/testing/ports.ts), for the tests that import it from here. */
+export { freeLoopbackPort };
 
 export interface TestServer extends RunningServer {
   clock: ManualClock;
@@ -31,6 +29,8 @@ export async function startTestServer(
   const clock = new ManualClock();
   // a concrete port (not 0) so the derived baseUrl, and the file URLs built from it, are fetchable
   const port = overrides.port ?? freeLoopbackPort();
+  // SOCIAL_TEST_DATABASE=postgres: the same tests against a fresh database on a throwaway cluster
+  const database = testsOnPostgres() ? { "database.url": await freshPostgresDatabase() } : {};
   const running = await startServer({
     dataDir,
     clock,
@@ -42,6 +42,7 @@ export async function startTestServer(
       "limits.clientRps": 1_000_000,
       "limits.loginPer10Min": 1_000_000,
       "limits.botCallsPerMinute": 1_000_000,
+      ...database,
       ...overrides,
     },
   });

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import { engineOf } from "../engine";
 
 /** Posts, likes, reposts, bookmarks, polls, hashtags, comments, and the posts full-text index. */
 export async function up(db: Kysely<any>): Promise<void> {
@@ -107,6 +108,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await userPostPair("comment_likes", "comment_id", "comments");
 
+  if (engineOf(db) === "postgres") await createPostgresSearch(db);
+  else await createSqliteSearch(db);
+}
+
+async function createSqliteSearch(db: Kysely<any>): Promise<void> {
   // Full-text index of posts (search module). Rows are written by src/domain/search with the
   // text normalised there (emoji split into their own tokens); the trigger drops a post's row
   // however the post goes (delete, account removal cascade).
@@ -138,10 +144,39 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`INSERT INTO users_fts (users_fts) VALUES ('rebuild')`.execute(db);
 }
 
+/**
+ * The same two indexes on PostgreSQL. Posts: a tsvector of the lexemes the search module
+ * computes (the SQLite tokenizer's rules, emoji included, which PostgreSQL's parser drops),
+ * GIN-indexed, its row going with the post's. People: an expression index over the names,
+ * case and accents folded by unaccent (a trusted extension: the database owner may create it)
+ * behind an IMMUTABLE wrapper, as an index expression must be.
+ */
+async function createPostgresSearch(db: Kysely<any>): Promise<void> {
+  await sql`CREATE TABLE posts_fts (post_id bigint PRIMARY KEY REFERENCES posts (id) ON DELETE CASCADE, body tsvector NOT NULL)`.execute(
+    db,
+  );
+  await sql`CREATE INDEX posts_fts_body ON posts_fts USING gin (body)`.execute(db);
+  await sql`CREATE EXTENSION IF NOT EXISTS unaccent`.execute(db);
+  // schema-qualified: an index expression is also evaluated with a bare search_path (pg_dump's restore)
+  const { rows } = await sql<{ schema: string }>`SELECT n.nspname AS schema FROM pg_extension e
+    JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'unaccent'`.execute(db);
+  const schema = sql.id(rows[0]!.schema);
+  await sql`CREATE FUNCTION social_unaccent(text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+    AS $$ SELECT ${schema}.unaccent(${sql.lit(`${rows[0]!.schema}.unaccent`)}::regdictionary, $1) $$`.execute(db);
+  await sql`CREATE INDEX users_fts ON users USING gin (to_tsvector('simple'::regconfig, social_unaccent(username || ' ' || display_name)))`.execute(
+    db,
+  );
+}
+
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ["users_fts_insert", "users_fts_delete", "users_fts_update", "posts_fts_delete"])
-    await sql`DROP TRIGGER IF EXISTS ${sql.raw(t)}`.execute(db);
-  await sql`DROP TABLE IF EXISTS users_fts`.execute(db);
+  if (engineOf(db) === "postgres") {
+    await sql`DROP INDEX IF EXISTS users_fts`.execute(db);
+    await sql`DROP FUNCTION IF EXISTS social_unaccent(text)`.execute(db);
+  } else {
+    for (const t of ["users_fts_insert", "users_fts_delete", "users_fts_update", "posts_fts_delete"])
+      await sql`DROP TRIGGER IF EXISTS ${sql.raw(t)}`.execute(db);
+    await sql`DROP TABLE IF EXISTS users_fts`.execute(db);
+  }
   await sql`DROP TABLE IF EXISTS posts_fts`.execute(db);
   for (const t of [
     "comment_likes",

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import { engineOf } from "../engine";
 
 /**
  * Stars: wallets (one row per account: a person's balance, a bot's held and withdrawable
@@ -7,6 +8,7 @@ import { sql, type Kysely } from "kysely";
  * the sum of its ledger rows.
  */
 export async function up(db: Kysely<any>): Promise<void> {
+  const pg = engineOf(db) === "postgres";
   await db.schema
     .createTable("star_wallets")
     .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
@@ -57,8 +59,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable("star_invoices")
     .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
     .addColumn("cuid", "text", (c) => c.notNull().unique())
-    .addColumn("message_id", "integer", (c) => c.notNull().unique().references("messages.id").onDelete("cascade"))
-    .addColumn("conversation_id", "integer", (c) => c.notNull().references("conversations.id").onDelete("cascade"))
+    // the chats migration sorts after this one: PostgreSQL, which checks that a referenced table
+    // exists, gets these two references from it (SQLite resolves them when used)
+    .addColumn("message_id", "integer", (c) =>
+      pg ? c.notNull().unique() : c.notNull().unique().references("messages.id").onDelete("cascade"),
+    )
+    .addColumn("conversation_id", "integer", (c) =>
+      pg ? c.notNull() : c.notNull().references("conversations.id").onDelete("cascade"),
+    )
     .addColumn("bot_id", "integer", (c) => c.notNull().references("bots.id").onDelete("cascade"))
     .addColumn("bot_user_id", "integer", (c) => c.notNull().references("users.id"))
     .addColumn("title", "text", (c) => c.notNull())

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import { engineOf } from "../engine";
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
@@ -93,9 +94,23 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("user_id", "integer", (c) => c.notNull().references("users.id").onDelete("cascade"))
     .addPrimaryKeyConstraint("message_hidden_pk", ["message_id", "user_id"])
     .execute();
+
+  // the references of star_invoices the stars migration (sorted earlier) left to this one
+  if (engineOf(db) === "postgres") {
+    await sql`ALTER TABLE star_invoices ADD CONSTRAINT star_invoices_message_fk FOREIGN KEY (message_id) REFERENCES messages (id) ON DELETE CASCADE`.execute(
+      db,
+    );
+    await sql`ALTER TABLE star_invoices ADD CONSTRAINT star_invoices_conversation_fk FOREIGN KEY (conversation_id) REFERENCES conversations (id) ON DELETE CASCADE`.execute(
+      db,
+    );
+  }
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  if (engineOf(db) === "postgres") {
+    await sql`ALTER TABLE star_invoices DROP CONSTRAINT IF EXISTS star_invoices_message_fk`.execute(db);
+    await sql`ALTER TABLE star_invoices DROP CONSTRAINT IF EXISTS star_invoices_conversation_fk`.execute(db);
+  }
   await db.schema.dropTable("message_hidden").execute();
   await db.schema.dropTable("message_reactions").execute();
   await db.schema.dropTable("messages").execute();

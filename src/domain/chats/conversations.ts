@@ -10,6 +10,7 @@ import { findConversationById, findPrivateChat, privateKey } from "./access";
 import { sendMessage } from "./messages";
 import type { ConversationRow } from "./table";
 import { checkStartLabel, checkTitle } from "./validate";
+import { isUniqueViolation } from "../../db/errors";
 
 export const MAX_GROUP_MEMBERS_ON_CREATE = 200;
 
@@ -61,7 +62,7 @@ export async function ensurePrivateChat(
     return { conversation, created: true };
   } catch (err) {
     // the other side opened the same chat at the same moment
-    if (!String(err).includes("UNIQUE")) throw err;
+    if (!isUniqueViolation(err)) throw err;
     const again = await findPrivateChat(app.db, aId, bId);
     if (!again) throw err;
     return { conversation: again, created: false };

@@ -27,6 +27,7 @@ import type { ConversationRow, MessageRow } from "./table";
 import type { UserRow } from "../users/table";
 import { checkClientMessageId, checkContent, checkEntities, checkMediaShape, toJson, type MediaItem } from "./validate";
 import { pick } from "../../lib/objects";
+import { isUniqueViolation } from "../../db/errors";
 
 export interface SendMessageInput {
   conversationId: number;
@@ -128,7 +129,7 @@ export async function sendMessageIn(
     return await inTransaction(app.storage, (scope) => storeMessage(scope, app, membership, input, opts));
   } catch (err) {
     // the unique index messages_client_id refused a repeat that raced this send
-    if (typeof input.clientMessageId === "string" && String(err).includes("UNIQUE")) {
+    if (typeof input.clientMessageId === "string" && isUniqueViolation(err)) {
       const existing = await findByClientId(
         app.db,
         membership.conversation.id,

@@ -13,6 +13,7 @@ import { toggleMark } from "./marks";
 import type { PostImage, PostRow } from "./table";
 import { charCount, parseHashtags, parseMentions } from "./text";
 import { pick } from "../../lib/objects";
+import { isUniqueViolation } from "../../db/errors";
 
 export const MAX_POST_LENGTH = 2000;
 export const MAX_POST_IMAGES = 10;
@@ -30,8 +31,6 @@ export interface NewPostInput {
   poll?: PollInput;
   clientPostId?: string;
 }
-
-const isUniqueViolation = (err: unknown) => String(err).includes("UNIQUE");
 
 /** A post the viewer may see: its author (and a repost's original author) alive and not blocked either way. */
 export async function findVisiblePost(db: Db, viewerId: number, cuid: string): Promise<PostRow> {

@@ -32,3 +32,54 @@ export function searchTerms(q: string): string[] {
 export function ftsQuery(terms: string[]): string {
   return terms.map((t, i) => `"${t.replace(/"/g, '""')}"${i === terms.length - 1 ? "*" : ""}`).join(" ");
 }
+
+/*
+ * PostgreSQL's text-search parser drops emoji and depends on the server's locale, so on
+ * PostgreSQL the lexemes are made here, by the rules of the SQLite index (unicode61 with
+ * categories L* N* Co So Sk, Latin diacritics removed, case folded), and handed over as
+ * tsvector / tsquery text, which PostgreSQL takes literally.
+ */
+const TOKEN_RE = /[\p{L}\p{N}\p{M}\p{Co}\p{So}\p{Sk}]+/gu;
+
+/** The index's tokens of TEXT (already normalizeSearchText'd): lower case, Latin letters without diacritics. */
+export function searchTokens(text: string): string[] {
+  return (text.match(TOKEN_RE) ?? []).map((t) =>
+    t
+      .toLowerCase()
+      .normalize("NFD")
+      .replace(/(\p{Script=Latin})\p{M}+/gu, "$1")
+      .normalize("NFC"),
+  );
+}
+
+/** A lexeme quoted for tsvector / tsquery input. */
+const quoteLexeme = (t: string) => `'${t.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
+
+/** tsvector text of TEXT: every lexeme with its positions (ranking counts them, phrases need them). */
+export function tsvectorText(text: string): string {
+  const positions = new Map<string, number[]>();
+  searchTokens(normalizeSearchText(text)).forEach((t, i) => {
+    // tsvector positions stop at 16383
+    const at = Math.min(i + 1, 16383);
+    const list = positions.get(t);
+    if (list) list.push(at);
+    else positions.set(t, [at]);
+  });
+  return [...positions].map(([t, at]) => `${quoteLexeme(t)}:${at.join(",")}`).join(" ");
+}
+
+/**
+ * tsquery text doing what ftsQuery does on SQLite: every term required, a term of several
+ * tokens a phrase, the last token a prefix. Null when no term has a token (nothing matches).
+ */
+export function tsqueryText(terms: string[]): string | null {
+  const phrases = terms.map((term) => searchTokens(term)).filter((tokens) => tokens.length > 0);
+  if (!phrases.length) return null;
+  return phrases
+    .map((tokens, i) =>
+      tokens
+        .map((t, j) => quoteLexeme(t) + (i === phrases.length - 1 && j === tokens.length - 1 ? ":*" : ""))
+        .join(" <-> "),
+    )
+    .join(" & ");
+}

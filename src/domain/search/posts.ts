@@ -2,11 +2,13 @@ import { sql } from "kysely";
 import type { Db } from "../../db";
 import type { PostRow } from "../posts/table";
 import { decodeCursor, encodeCursor } from "../../lib/paging";
-import { ftsQuery, normalizeSearchText, searchTerms } from "./normalize";
+import { fieldError } from "../../lib/errors";
+import { forEngine } from "../../db/engine";
+import { ftsQuery, normalizeSearchText, searchTerms, tsqueryText, tsvectorText } from "./normalize";
 
 /**
- * Full-text search over posts, behind an interface so another engine (Meilisearch,
- * PostgreSQL tsvector) can replace SQLite FTS5. Posts call indexPost/removePost on every
+ * Full-text search over posts, behind an interface so the engine can change (SQLite FTS5,
+ * PostgreSQL tsvector, another search server). Posts call indexPost/removePost on every
  * change; the engine answers ranked post ids with an opaque cursor.
  */
 export interface PostSearchEngine {
@@ -19,13 +21,23 @@ export interface PostSearchEngine {
   ): Promise<{ postIds: number[]; nextCursor: string | null }>;
 }
 
-/** Ranked keyset cursor: bm25 score of the last hit and its id. */
+/** Ranked keyset cursor: the score of the last hit (lower ranks first) and its id. */
 function decodeRankCursor(raw: string | null): { score: number; id: number } | null {
   const cursor = decodeCursor(raw, "cursor", "score");
   return cursor && { score: cursor.t, id: cursor.id };
 }
 
 const encodeRankCursor = (score: number, id: number) => encodeCursor({ t: score, id });
+
+/** A page of LIMIT from ROWS (one more fetched than shown, to know whether a next page exists). */
+function rankedPage(rows: { id: number; score: number }[], limit: number) {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    postIds: page.map((r) => r.id),
+    nextCursor: rows.length > limit && last ? encodeRankCursor(last.score, last.id) : null,
+  };
+}
 
 /** SQLite FTS5 (unicode61, diacritics removed), ranked by bm25 with the post id as tie-breaker. */
 export const sqliteFtsPostSearch: PostSearchEngine = {
@@ -55,12 +67,48 @@ export const sqliteFtsPostSearch: PostSearchEngine = {
       WHERE posts_fts MATCH ${ftsQuery(terms)} AND u.deleted_at IS NULL AND u.disabled_at IS NULL ${excluded} ${keyset}
       ORDER BY bm25(posts_fts), p.id
       LIMIT ${limit + 1}`.execute(db);
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return {
-      postIds: page.map((r) => r.id),
-      nextCursor: rows.length > limit && last ? encodeRankCursor(last.score, last.id) : null,
-    };
+    return rankedPage(rows, limit);
+  },
+};
+
+/**
+ * PostgreSQL full-text search: lexemes made by the same rules as the SQLite index (see
+ * normalize.ts), ranked by ts_rank (term frequency over log of the length, as bm25 weighs
+ * them), negated so that, as with bm25, the lower score ranks first.
+ */
+export const postgresFtsPostSearch: PostSearchEngine = {
+  async indexPost(db, postId, text) {
+    const body = tsvectorText(text);
+    if (!body) {
+      await sql`DELETE FROM posts_fts WHERE post_id = ${postId}`.execute(db);
+      return;
+    }
+    await sql`INSERT INTO posts_fts (post_id, body) VALUES (${postId}, ${body}::tsvector)
+      ON CONFLICT (post_id) DO UPDATE SET body = excluded.body`.execute(db);
+  },
+
+  async removePost(db, postId) {
+    await sql`DELETE FROM posts_fts WHERE post_id = ${postId}`.execute(db);
+  },
+
+  async searchPosts(db, q, { excludeAuthorIds, cursor, limit }) {
+    const after = decodeRankCursor(cursor);
+    const query = tsqueryText(searchTerms(q));
+    if (!query) return { postIds: [], nextCursor: null };
+    const score = sql<number>`(-ts_rank(f.body, ${query}::tsquery, 1))::float8`;
+    const excluded = excludeAuthorIds.length ? sql`AND p.author_id NOT IN (${sql.join(excludeAuthorIds)})` : sql``;
+    const keyset = after
+      ? sql`AND (${score} > ${after.score} OR (${score} = ${after.score} AND p.id > ${after.id}))`
+      : sql``;
+    const { rows } = await sql<{ id: number; score: number }>`
+      SELECT p.id AS id, ${score} AS score
+      FROM posts_fts f
+      JOIN posts p ON p.id = f.post_id
+      JOIN users u ON u.id = p.author_id
+      WHERE f.body @@ ${query}::tsquery AND u.deleted_at IS NULL AND u.disabled_at IS NULL ${excluded} ${keyset}
+      ORDER BY score, p.id
+      LIMIT ${limit + 1}`.execute(db);
+    return rankedPage(rows, limit);
   },
 };
 
@@ -72,5 +120,11 @@ export async function postRowsInOrder(db: Db, ids: number[]): Promise<PostRow[]>
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-/** The engine this instance uses. */
-export const postSearch: PostSearchEngine = sqliteFtsPostSearch;
+const engines = { sqlite: sqliteFtsPostSearch, postgres: postgresFtsPostSearch };
+
+/** The engine of the database it is given (the one the instance was opened on). */
+export const postSearch: PostSearchEngine = {
+  indexPost: (db, postId, text) => forEngine(db, engines).indexPost(db, postId, text),
+  removePost: (db, postId) => forEngine(db, engines).removePost(db, postId),
+  searchPosts: (db, q, opts) => forEngine(db, engines).searchPosts(db, q, opts),
+};

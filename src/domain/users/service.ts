@@ -5,6 +5,7 @@ import { hashPassword } from "../../lib/crypto";
 import { newCuid } from "../../lib/ids";
 import { pageOf, type Cursor } from "../../lib/paging";
 import type { UserRow } from "./table";
+import { isUniqueViolation } from "../../db/errors";
 
 export const USERNAME_RE = /^[A-Za-z0-9_]{3,32}$/;
 const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{1,63}$/;
@@ -78,7 +79,7 @@ export async function createUser(db: Db, now: number, input: NewUser): Promise<U
   } catch (err) {
     // a concurrent registration won a unique index between our check and insert
     const message = String(err);
-    if (message.includes("UNIQUE"))
+    if (isUniqueViolation(err))
       throw validationError(
         message.includes("email") ? { email: ["is already registered"] } : { username: ["is taken"] },
       );

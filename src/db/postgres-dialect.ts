@@ -1,0 +1,165 @@
+import {
+  CompiledQuery,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type DatabaseConnection,
+  type DataTypeNode,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryCompiler,
+  type QueryResult,
+  type TransactionSettings,
+} from "kysely";
+
+/*
+ * Kysely on PostgreSQL through Bun's built-in client (Bun.SQL): no driver package in the
+ * binary, and measured about twice node-postgres' throughput under Bun (README: Running on
+ * PostgreSQL). The dialect keeps the app's one schema vocabulary working on both engines:
+ * an `integer` column is 64-bit (as every SQLite integer is: ids, millisecond times), an
+ * auto-increment key is an identity column, and results hold plain numbers.
+ */
+
+/** int8 (count(*), bigint columns) and numeric (sum()) arrive as text: the app's values are safe integers. */
+const NUMERIC_OIDS = new Set([20, 1700]);
+
+function toPostgresValue(v: unknown): unknown {
+  // the schema stores flags as 0/1 integers and times as epoch milliseconds on both engines;
+  // a flag goes as untyped text, which the server reads as whatever the context needs (an
+  // integer column here, a boolean in Kysely's own catalog queries)
+  if (typeof v === "boolean") return v ? "1" : "0";
+  if (v instanceof Date) return v.getTime();
+  if (v === undefined) return null;
+  return v;
+}
+
+type Reserved = Awaited<ReturnType<Bun.SQL["reserve"]>>;
+type Rows = Record<string, unknown>[] & {
+  count: number;
+  affectedRows?: number;
+  command: string | null;
+  columns?: { name: string; type: number }[] | null;
+};
+
+const WRITE_COMMANDS = new Set(["INSERT", "UPDATE", "DELETE", "MERGE"]);
+
+/**
+ * One Kysely connection: a connection reserved from the pool, for one query or for a whole
+ * transaction (or a `db.connection()` block: the migrator's advisory lock is per session).
+ */
+class BunSqlConnection implements DatabaseConnection {
+  constructor(
+    readonly reserved: Reserved,
+    private readonly onWrite: () => void,
+    private readonly counter: { statements: number },
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    this.counter.statements++;
+    const rows = (await this.reserved.unsafe(query.sql, query.parameters.map(toPostgresValue) as unknown[])) as Rows;
+    const numeric = rows.columns?.filter((c) => NUMERIC_OIDS.has(c.type)).map((c) => c.name) ?? [];
+    if (numeric.length)
+      for (const row of rows)
+        for (const name of numeric) {
+          const v = row[name];
+          if (typeof v === "string") row[name] = Number(v);
+        }
+    const write = rows.command !== null && WRITE_COMMANDS.has(rows.command);
+    if (write) this.onWrite();
+    return {
+      rows: [...rows] as R[],
+      ...(write ? { numAffectedRows: BigInt(rows.affectedRows ?? rows.count) } : {}),
+    };
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error("streaming queries are not used by this app");
+  }
+}
+
+class BunSqlDriver implements Driver {
+  constructor(
+    private readonly pool: Bun.SQL,
+    private readonly onWrite: () => void,
+    private readonly counter: { statements: number },
+  ) {}
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new BunSqlConnection(await this.pool.reserve(), this.onWrite, this.counter);
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    let begin = "begin";
+    if (settings.isolationLevel) begin += ` isolation level ${settings.isolationLevel}`;
+    if (settings.accessMode) begin += ` ${settings.accessMode}`;
+    await connection.executeQuery(CompiledQuery.raw(begin));
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw("commit"));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw("rollback"));
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`savepoint "${name}"`));
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`rollback to savepoint "${name}"`));
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`release savepoint "${name}"`));
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as BunSqlConnection).reserved.release();
+  }
+
+  async destroy(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+/** The schema vocabulary of the migrations, read the way SQLite reads it (see the top of this file). */
+class AppPostgresQueryCompiler extends PostgresQueryCompiler {
+  protected override visitDataType(node: DataTypeNode): void {
+    this.append(node.dataType === "integer" ? "bigint" : node.dataType);
+  }
+
+  protected override getAutoIncrement(): string {
+    return "generated by default as identity";
+  }
+}
+
+export interface PostgresDialectOptions {
+  url: string;
+  /** pooled connections (each transaction holds one while it runs) */
+  max?: number;
+  /** called for every INSERT, UPDATE, DELETE run through this dialect */
+  onWrite?: () => void;
+  /** counts every statement run (Storage.statements) */
+  counter?: { statements: number };
+}
+
+/** Kysely's PostgreSQL adapter and introspector over a Bun.SQL pool. */
+export function bunPostgresDialect(opts: PostgresDialectOptions): Dialect & { pool: Bun.SQL } {
+  const pool = new Bun.SQL(opts.url, { max: opts.max ?? 10, idleTimeout: 60 });
+  const counter = opts.counter ?? { statements: 0 };
+  const written = opts.onWrite ?? (() => {});
+  const onWrite = () => written();
+  return {
+    pool,
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new BunSqlDriver(pool, onWrite, counter),
+    createIntrospector: (db: Kysely<any>) => new PostgresIntrospector(db),
+    createQueryCompiler: (): QueryCompiler => new AppPostgresQueryCompiler(),
+  };
+}
