@@ -8,6 +8,7 @@ import { registerUser } from "./commands/user";
 import { registerModeration } from "./commands/moderation";
 import { registerConfig } from "./commands/config";
 import { registerMigrate } from "./commands/migrate";
+import { registerMigrateToPostgres } from "./commands/migrate-to-postgres";
 import { registerBackup } from "./commands/backup";
 import { registerStatus } from "./commands/status";
 import { registerMedia } from "./commands/media";
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerModeration(program);
   registerConfig(program);
   registerMigrate(program);
+  registerMigrateToPostgres(program);
   registerBackup(program);
   registerStatus(program);
   registerMedia(program);

@@ -31,6 +31,9 @@ function toPostgresValue(v: unknown): unknown {
   if (typeof v === "boolean") return v ? "1" : "0";
   if (v instanceof Date) return v.getTime();
   if (v === undefined) return null;
+  // PostgreSQL's text cannot hold NUL (SQLite's can): it becomes U+FFFD, so input carrying one
+  // is stored with the replacement character and a lookup by it finds nothing, never a 500
+  if (typeof v === "string" && v.includes("\0")) return v.replaceAll("\0", "\uFFFD");
   return v;
 }
 

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../db";
+import { forEngine } from "../db/engine";
 
 /**
  * Runs RUN while every insert into TABLE fails ("injected fault"), then removes the fault.
@@ -7,12 +8,23 @@ import type { Db } from "../db";
  * in the database (a trigger), so a test using it does not depend on how the code is built.
  */
 export async function withInsertFault<T>(db: Db, table: string, run: () => Promise<T>): Promise<T> {
-  await sql
-    .raw(`CREATE TRIGGER inject_fault BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'injected fault'); END`)
-    .execute(db);
+  const [name, condition] = table.split(/ WHEN /);
+  const faults = {
+    sqlite: {
+      create: `CREATE TRIGGER inject_fault BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'injected fault'); END`,
+      drop: "DROP TRIGGER IF EXISTS inject_fault",
+    },
+    postgres: {
+      create: `CREATE OR REPLACE FUNCTION inject_fault() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected fault'; END $$;
+        CREATE TRIGGER inject_fault BEFORE INSERT ON ${name} FOR EACH ROW ${condition ? `WHEN (${condition})` : ""} EXECUTE FUNCTION inject_fault()`,
+      drop: `DROP TRIGGER IF EXISTS inject_fault ON ${name}`,
+    },
+  };
+  const fault = forEngine(db, faults);
+  for (const statement of fault.create.split(/;\n/)) await sql.raw(statement).execute(db);
   try {
     return await run();
   } finally {
-    await sql`DROP TRIGGER IF EXISTS inject_fault`.execute(db);
+    await sql.raw(fault.drop).execute(db);
   }
 }

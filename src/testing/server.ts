@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ConfigKey } from "../config";
+import { storeConfigValues, type ConfigKey } from "../config";
 import { ManualClock } from "../lib/clock";
 import { silentLogger, type Logger } from "../lib/log";
 import { startServer, type RunningServer } from "../main";
@@ -29,8 +29,9 @@ export async function startTestServer(
   const clock = new ManualClock();
   // a concrete port (not 0) so the derived baseUrl, and the file URLs built from it, are fetchable
   const port = overrides.port ?? freeLoopbackPort();
-  // SOCIAL_TEST_DATABASE=postgres: the same tests against a fresh database on a throwaway cluster
-  const database = testsOnPostgres() ? { "database.url": await freshPostgresDatabase() } : {};
+  // SOCIAL_TEST_DATABASE=postgres: the same tests against a fresh database on a throwaway
+  // cluster, named in the data dir's config so `socialctl` run on the dir uses it too
+  if (testsOnPostgres()) storeConfigValues(dataDir, { "database.url": await freshPostgresDatabase() });
   const running = await startServer({
     dataDir,
     clock,
@@ -42,7 +43,6 @@ export async function startTestServer(
       "limits.clientRps": 1_000_000,
       "limits.loginPer10Min": 1_000_000,
       "limits.botCallsPerMinute": 1_000_000,
-      ...database,
       ...overrides,
     },
   });

@@ -35,8 +35,9 @@ export async function notify(app: App, n: NewNotification): Promise<void> {
     .where("recipient_id", "=", n.recipientId)
     .where("actor_id", "=", n.actorId)
     .where("type", "=", n.type)
-    .where("post_id", "is", n.postId ?? null)
-    .where("comment_id", "is", n.commentId ?? null)
+    // null-safe equality, in the standard spelling both engines take (`IS ?` is SQLite's own)
+    .where("post_id", "is not distinct from", n.postId ?? null)
+    .where("comment_id", "is not distinct from", n.commentId ?? null)
     .where("created_at", ">", now - REPEAT_WINDOW_MS)
     .executeTakeFirst();
   if (same) return;

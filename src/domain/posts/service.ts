@@ -431,7 +431,13 @@ export async function votePoll(
   if (chosen.some((o) => o === undefined)) throw fieldError(field, "names an option this poll does not have");
   const now = app.clock.now();
   await app.db.transaction().execute(async (tx) => {
-    // one vote per account: checked inside the write transaction (SQLite has one writer)
+    // one vote per account, checked inside the write transaction: SQLite has one writer, and on
+    // PostgreSQL this no-op update locks the poll's row, so a concurrent vote waits, then sees this one
+    await tx
+      .updateTable("polls")
+      .set((eb) => ({ multiple: eb.ref("multiple") }))
+      .where("id", "=", poll.id)
+      .execute();
     const already = await tx
       .selectFrom("poll_votes")
       .select("id")

@@ -274,7 +274,7 @@ describe("the ledger", () => {
     });
     await expect(
       app.db.updateTable("star_wallets").set({ balance: -1 }).where("user_id", "=", p.id).execute(),
-    ).rejects.toThrow(/CHECK constraint failed/);
+    ).rejects.toThrow(/CHECK constraint failed|violates check constraint/);
     expect(await walletBalance(app.db, p.id, "balance")).toBe(before);
     // a movement is all or nothing: a failing second leg undoes the first
     const gift = app.db.transaction().execute(async (trx) => {
