@@ -20,7 +20,7 @@ const FILES = [
   "src/clientapi/payments/payments.test.ts",
   "src/domain/chats/send-atomic.test.ts",
   "src/domain/payments/pay-atomic.test.ts",
-  "src/domain/stars/ledger.test.ts",
+  "src/domain/stars/concurrent-gifts.test.ts",
   "src/botapi/grammy.test.ts",
   "src/botapi/telegraf.test.ts",
 ];

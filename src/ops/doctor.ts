@@ -1,12 +1,13 @@
 import { accessSync, constants, existsSync, statfsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { loadConfig } from "../config";
+import { loadConfig, readConfigFile } from "../config";
 import { CONFIG_FILE, DB_FILE, SECRET_FILE, dbPath } from "../config/layout";
-import { knownMigrationNames } from "../db";
 import { createSmtpTransport } from "../lib/mail";
 import { fileSize } from "./layout";
 import { appliedMigrations, openReadOnly } from "./sqlite";
 import { probeEngines } from "./engines";
+import { knownMigrationNames, openPostgresStorage } from "../db";
+import type { Kysely } from "kysely";
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skipped";
 
@@ -44,6 +45,15 @@ export async function runDoctor(opts: DoctorOptions): Promise<Check[]> {
   const dataDir = resolve(opts.dataDir);
   const checks: Check[] = [];
   checks.push(checkDataDir(dataDir));
+  const databaseUrl = readConfigFile(dataDir)["database.url"];
+  if (typeof databaseUrl === "string" && databaseUrl) {
+    checks.push(checkPermissions(dataDir));
+    checks.push(...(await checkPostgres(databaseUrl)));
+    checks.push(checkFfmpeg());
+    checks.push(await checkSmtp(dataDir, opts.timeoutMs ?? 10_000));
+    checks.push(await checkClock(opts.timeUrl, opts.timeoutMs ?? 10_000));
+    return checks;
+  }
   if (!existsSync(dbPath(dataDir))) {
     checks.push({
       name: "database",
@@ -181,31 +191,60 @@ function checkDatabase(dataDir: string): Check[] {
             detail: `PRAGMA quick_check: ${verdict.slice(0, 300)}`,
             fix: RESTORE_FIX,
           };
-    const applied = appliedMigrations(db);
-    const known = knownMigrationNames();
-    const pending = known.filter((m) => !applied.includes(m));
-    const unknown = applied.filter((m) => !known.includes(m));
-    const schema: Check = unknown.length
-      ? {
-          name: "migrations",
-          status: "fail",
-          detail: `the database has ${unknown.length} migration(s) this socialctl does not know (${unknown[0]}…)`,
-          fix: "use the newer socialctl binary that wrote them",
-        }
-      : pending.length
-        ? {
-            name: "migrations",
-            status: "warn",
-            detail: `${pending.length} pending: ${pending.join(", ")}`,
-            fix: "run `socialctl migrate` (`socialctl serve` applies them too, after a pre-migration copy)",
-          }
-        : { name: "migrations", status: "ok", detail: `schema ${applied.at(-1) ?? "empty"}, nothing pending` };
-    return [integrity, schema];
+    return [integrity, migrationsCheck(appliedMigrations(db))];
   } catch (err) {
     return [{ name: "database integrity", status: "fail", detail: (err as Error).message, fix: RESTORE_FIX }];
   } finally {
     db.close();
   }
+}
+
+/**
+ * database.url's PostgreSQL: reachable (integrity is the server's to keep: its checksums,
+ * amcheck, the operator's monitoring) and its migrations, read without changing anything.
+ */
+async function checkPostgres(url: string): Promise<Check[]> {
+  const storage = openPostgresStorage(url);
+  try {
+    const server: Check = { name: "database", status: "ok", detail: `${await storage.describe()} reachable` };
+    const applied = (
+      await (storage.db as Kysely<any>).selectFrom("kysely_migration").select("name").orderBy("name").execute()
+    ).map((r) => r.name as string);
+    return [server, migrationsCheck(applied)];
+  } catch (err) {
+    return [
+      {
+        name: "database",
+        status: "fail",
+        detail: `PostgreSQL (database.url): ${(err as Error).message}`,
+        fix: "check that PostgreSQL runs and database.url names a database this user may use",
+      },
+    ];
+  } finally {
+    await storage.close();
+  }
+}
+
+/** The migrations check from the names a database has APPLIED. */
+function migrationsCheck(applied: string[]): Check {
+  const known = knownMigrationNames();
+  const pending = known.filter((m) => !applied.includes(m));
+  const unknown = applied.filter((m) => !known.includes(m));
+  return unknown.length
+    ? {
+        name: "migrations",
+        status: "fail",
+        detail: `the database has ${unknown.length} migration(s) this socialctl does not know (${unknown[0]}…)`,
+        fix: "use the newer socialctl binary that wrote them",
+      }
+    : pending.length
+      ? {
+          name: "migrations",
+          status: "warn",
+          detail: `${pending.length} pending: ${pending.join(", ")}`,
+          fix: "run `socialctl migrate` (`socialctl serve` applies them too, after a pre-migration copy)",
+        }
+      : { name: "migrations", status: "ok", detail: `schema ${applied.at(-1) ?? "empty"}, nothing pending` };
 }
 
 function checkFfmpeg(): Check {

@@ -16,6 +16,7 @@ import { collectStatus } from "./status";
 import { PG_DUMP_FILE, createBackup } from "./backup";
 import { restoreBackup } from "./restore";
 import { readyz } from "./health";
+import { runDoctor } from "./doctor";
 
 // the operations of an instance whose database.url names PostgreSQL
 let dataDir: string;
@@ -52,6 +53,17 @@ describe("an instance on PostgreSQL", () => {
       pending: [],
       unknown: [],
     });
+  });
+
+  test("doctor checks PostgreSQL instead of a database file", async () => {
+    const checks = await runDoctor({ dataDir, timeUrl: undefined, timeoutMs: 2_000 });
+    const byName = Object.fromEntries(checks.map((c) => [c.name, c]));
+    expect(byName.database).toEqual({
+      name: "database",
+      status: "ok",
+      detail: expect.stringMatching(/^PostgreSQL \d+.* reachable$/),
+    });
+    expect(byName.migrations!.status).toBe("ok");
   });
 
   test("backup create holds a pg_dump of the database and says what it covers; restore refuses it by name", async () => {

@@ -3,8 +3,9 @@ import { fieldError } from "../../lib/errors";
 import { newCuid } from "../../lib/ids";
 import { findConversationById, getMember, isActive } from "../chats/access";
 import { sendMessage } from "../chats/messages";
-import { postEntry, publishBalances, walletBalance } from "../stars/ledger";
+import { lockWallets, postEntry, publishBalances, walletBalance } from "../stars/ledger";
 import { findInvoiceById, showInvoiceStatus } from "./invoices";
+import { inTransaction } from "../../db/transaction";
 
 /**
  * A bot's income: each payment is held (refundable, not withdrawable) until its hold_until,
@@ -14,7 +15,7 @@ import { findInvoiceById, showInvoiceStatus } from "./invoices";
 /** Moves every matured payment of the bot from held to withdrawable income (one transaction). */
 export async function releaseMatured(app: App, botUserId: number): Promise<void> {
   const now = app.clock.now();
-  await app.db.transaction().execute(async (trx) => {
+  await inTransaction(app.storage, async ({ db: trx }) => {
     const due = await trx
       .selectFrom("star_payments")
       .select(["id", "amount", "charge_id", "payer_id"])
@@ -91,7 +92,7 @@ export async function withdrawIncome(app: App, input: { botUserId: number; owner
   if (amount < 1) throw fieldError("amount", "there is no withdrawable income yet");
   const reference = newCuid();
   const now = app.clock.now();
-  const balance = await app.db.transaction().execute(async (trx) => {
+  const balance = await inTransaction(app.storage, async ({ db: trx }) => {
     await postEntry(trx, {
       userId: input.botUserId,
       account: "income",
@@ -136,7 +137,7 @@ export async function refundPayment(
   if (payment.status === "refunded") return "already_refunded";
   const now = app.clock.now();
   if (payment.released_at !== null || now >= payment.hold_until) return "hold_over";
-  const outcome = await app.db.transaction().execute(async (trx): Promise<RefundOutcome> => {
+  const outcome = await inTransaction(app.storage, async ({ db: trx }): Promise<RefundOutcome> => {
     const flipped = await trx
       .updateTable("star_payments")
       .set({ status: "refunded", refunded_at: now })
@@ -147,6 +148,14 @@ export async function refundPayment(
       .executeTakeFirst();
     if (Number(flipped.numUpdatedRows) !== 1) return "already_refunded";
     const common = { kind: "refund" as const, reference: payment.charge_id, now };
+    await lockWallets(
+      trx,
+      [
+        { userId: payment.bot_user_id, account: "held" },
+        { userId: payment.payer_id, account: "balance" },
+      ],
+      now,
+    );
     await postEntry(trx, {
       ...common,
       userId: payment.bot_user_id,

@@ -6,7 +6,7 @@ import { findBotByUserId } from "../bots/service";
 import { getMember, isActive, requireMembershipByCuid, requireVisibleMessage, type Membership } from "../chats/access";
 import { storeMessage } from "../chats/messages";
 import type { MessageRow } from "../chats/table";
-import { insufficientBalance, postEntry, publishBalances, walletBalance } from "../stars/ledger";
+import { insufficientBalance, lockWallets, postEntry, publishBalances, walletBalance } from "../stars/ledger";
 import type { UserRow } from "../users/table";
 import { claimInvoice, openQuery, releaseInvoice } from "./checkout";
 import { findInvoiceByMessage, showInvoiceStatus } from "./invoices";
@@ -46,6 +46,14 @@ export async function chargeInvoice(
     .executeTakeFirst();
   if (Number(flipped.numUpdatedRows) !== 1) throw invoiceAlreadyPaid();
   const common = { kind: "payment" as const, reference: chargeId, note: invoice.title, now };
+  await lockWallets(
+    trx,
+    [
+      { userId: payerId, account: "balance" },
+      { userId: invoice.bot_user_id, account: "held" },
+    ],
+    now,
+  );
   const balance = await postEntry(trx, {
     ...common,
     userId: payerId,

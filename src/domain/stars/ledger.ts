@@ -8,7 +8,7 @@ import type { LedgerKind, StarAccount } from "./table";
  * The ledger: the only code that changes a wallet. Each change is a guarded UPDATE
  * (`balance >= amount` for a debit, so a balance never goes negative even under concurrency;
  * the CHECK constraint backs it) plus one ledger row with the balance after it. Callers run
- * every multi-entry movement (charge, refund, gift, withdrawal) inside one db.transaction().
+ * every multi-entry movement (charge, refund, gift, withdrawal) inside one transaction (inTransaction: on PostgreSQL a deadlock between two wallets runs it again).
  */
 
 export interface LedgerEntry {
@@ -40,6 +40,29 @@ export async function walletBalance(db: Db, userId: number, account: StarAccount
     .where("account", "=", account)
     .executeTakeFirst();
   return row?.balance ?? 0;
+}
+
+/**
+ * Locks the wallets of a movement before any of them changes, in one order (user id, then
+ * account) whoever moves what to whom: on PostgreSQL a gift one way and a refund or gift the
+ * other way would otherwise lock the same two rows in opposite orders and deadlock. The
+ * no-op update is the row lock on PostgreSQL; on SQLite the transaction already writes alone.
+ */
+export async function lockWallets(db: Db, wallets: Array<{ userId: number; account: StarAccount }>, now: number) {
+  const ordered = [...wallets].sort((a, b) => a.userId - b.userId || a.account.localeCompare(b.account));
+  for (const w of ordered) {
+    await db
+      .insertInto("star_wallets")
+      .values({ user_id: w.userId, account: w.account, balance: 0, updated_at: now })
+      .onConflict((oc) => oc.columns(["user_id", "account"]).doNothing())
+      .execute();
+    await db
+      .updateTable("star_wallets")
+      .set((eb) => ({ balance: eb.ref("balance") }))
+      .where("user_id", "=", w.userId)
+      .where("account", "=", w.account)
+      .execute();
+  }
 }
 
 /**

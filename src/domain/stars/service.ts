@@ -6,7 +6,8 @@ import { decodeCursor, pageOf } from "../../lib/paging";
 import { isBlockedEitherWay } from "../relations/service";
 import { findUserById, findUserByUsername } from "../users/service";
 import type { UserRow } from "../users/table";
-import { postEntry, publishBalances, walletBalance } from "./ledger";
+import { lockWallets, postEntry, publishBalances, walletBalance } from "./ledger";
+import { inTransaction } from "../../db/transaction";
 
 /** Largest single grant (CLI) and gift. */
 export const MAX_GRANT = 1_000_000_000;
@@ -35,9 +36,9 @@ export async function grantStars(app: App, userId: number, amount: number, reaso
   assertCanHoldStars(user, "username");
   const note = reason?.trim() ? reason.trim().slice(0, MAX_NOTE) : null;
   const now = app.clock.now();
-  const balance = await app.db
-    .transaction()
-    .execute((trx) => postEntry(trx, { userId, account: "balance", amount, kind: "grant", note, now }));
+  const balance = await inTransaction(app.storage, ({ db: trx }) =>
+    postEntry(trx, { userId, account: "balance", amount, kind: "grant", note, now }),
+  );
   await publishBalances(app, [userId]);
   return balance;
 }
@@ -66,7 +67,15 @@ export async function giftStars(
     throw forbidden("You cannot gift stars to this person");
   const giftId = newCuid();
   const now = app.clock.now();
-  const balance = await app.db.transaction().execute(async (trx) => {
+  const balance = await inTransaction(app.storage, async ({ db: trx }) => {
+    await lockWallets(
+      trx,
+      [
+        { userId: input.senderId, account: "balance" },
+        { userId: recipient.id, account: "balance" },
+      ],
+      now,
+    );
     const after = await postEntry(trx, {
       userId: input.senderId,
       account: "balance",
