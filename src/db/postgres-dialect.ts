@@ -59,6 +59,11 @@ class BunSqlConnection implements DatabaseConnection {
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const trigger = translateSqliteTrigger(query.sql);
+    if (trigger) {
+      for (const statement of trigger) await this.reserved.unsafe(statement);
+      return { rows: [] };
+    }
     this.counter.statements++;
     const rows = (await this.reserved.unsafe(query.sql, query.parameters.map(toPostgresValue) as unknown[])) as Rows;
     const numeric = rows.columns?.filter((c) => NUMERIC_OIDS.has(c.type)).map((c) => c.name) ?? [];
@@ -129,6 +134,28 @@ class BunSqlDriver implements Driver {
   async destroy(): Promise<void> {
     await this.pool.close();
   }
+}
+
+const SQLITE_TRIGGER =
+  /^\s*CREATE TRIGGER (\w+) (AFTER|BEFORE) (INSERT|DELETE|UPDATE(?: OF \w+)?) ON (\w+)\s*(?:WHEN ([\s\S]*?))?\s*BEGIN\s([\s\S]*);?\s*END\s*$/i;
+
+/**
+ * Migrations write row triggers in SQLite's form (`CREATE TRIGGER t AFTER INSERT ON x WHEN …
+ * BEGIN …; END`, rows named new and old); on PostgreSQL the same trigger is a plpgsql function
+ * with the body and a FOR EACH ROW trigger calling it, so one migration serves both engines.
+ * Returns the statements, or null for any other SQL.
+ */
+export function translateSqliteTrigger(text: string): string[] | null {
+  const m = SQLITE_TRIGGER.exec(text);
+  if (!m) return null;
+  const [, name, timing, event, table, when, body] = m;
+  // a BEFORE trigger must hand the row on or the change is skipped; AFTER ones return nothing
+  const result = timing!.toUpperCase() === "BEFORE" ? (event!.toUpperCase() === "DELETE" ? "OLD" : "NEW") : "NULL";
+  const statements = body!.trim().replace(/;?\s*$/, ";");
+  return [
+    `CREATE OR REPLACE FUNCTION ${name}_fn() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN ${statements} RETURN ${result}; END $fn$`,
+    `CREATE TRIGGER ${name} ${timing} ${event} ON ${table} FOR EACH ROW ${when ? `WHEN (${when.trim()})` : ""} EXECUTE FUNCTION ${name}_fn()`,
+  ];
 }
 
 /** The schema vocabulary of the migrations, read the way SQLite reads it (see the top of this file). */
