@@ -18,7 +18,7 @@ beforeAll(async () => {
   token = await createBotViaApi(world.owner, "reference_bot");
   const res = await fetch(`${world.server.url}/api/bot-openapi.json`);
   expect(res.status).toBe(200);
-  document = await res.json();
+  document = (await res.json()) as Json;
 });
 afterAll(() => world.server.stop());
 

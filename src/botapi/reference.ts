@@ -2,6 +2,7 @@ import { t, type TSchema } from "elysia";
 import readme from "../../README.md" with { type: "text" };
 import { VERSION } from "../config/layout";
 import { DESCRIPTION_MAX, SHORT_DESCRIPTION_MAX } from "../domain/bots/service";
+import { MAX_GROUP_DESCRIPTION } from "../domain/chats/members";
 import { MAX_GROUP_TITLE } from "../domain/chats/validate";
 import { INVOICE_LIMITS } from "../domain/payments/invoices";
 import { DISPLAY_NAME_MAX } from "../domain/profiles/edit";
@@ -281,6 +282,24 @@ const METHOD_DOCS: Record<Supported, MethodDoc> = {
     },
     returns: "Message",
   },
+  editMessageMedia: {
+    summary: "Replace the attachment of the bot's message (a text message may get one; an album item keeps its kind)",
+    params: {
+      ...messageRef,
+      media: Json(
+        "InputMedia {type: photo, video, animation, audio or document; media: a URL, a file_id or attach://<field>; caption ≤ " +
+          MAX_CAPTION +
+          ", parse_mode, caption_entities, has_spoiler}",
+      ),
+      reply_markup: Markup,
+    },
+    returns: "Message",
+  },
+  stopPoll: {
+    summary: "Close a poll the bot sent; people can no longer vote",
+    params: { ...messageRef, reply_markup: Markup },
+    returns: "Poll",
+  },
   editMessageReplyMarkup: {
     summary: "Replace or remove the buttons of the bot's message",
     params: { ...messageRef, reply_markup: Markup },
@@ -354,6 +373,11 @@ const METHOD_DOCS: Record<Supported, MethodDoc> = {
   setChatTitle: {
     summary: "Rename a group",
     params: { chat_id: ChatId, title: t.String({ minLength: 1, maxLength: MAX_GROUP_TITLE }) },
+    returns: "True",
+  },
+  setChatDescription: {
+    summary: "Set or clear a group's description (needs can_change_info)",
+    params: { chat_id: ChatId, description: opt(t.String({ maxLength: MAX_GROUP_DESCRIPTION })) },
     returns: "True",
   },
   setChatPhoto: {
