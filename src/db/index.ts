@@ -120,9 +120,11 @@ export function openStorage(path: string): Storage {
     if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
   }
   const sqlite = new SqliteDatabase(path, { create: true, readwrite: true });
+  // the busy timeout first: switching to WAL takes a lock that processes opening the file at
+  // the same moment (several CLI commands at once) would otherwise meet as "database is locked"
+  sqlite.exec("PRAGMA busy_timeout = 5000");
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA synchronous = NORMAL");
-  sqlite.exec("PRAGMA busy_timeout = 5000");
   sqlite.exec("PRAGMA foreign_keys = ON");
   const counter = { statements: 0 };
   const db = new Kysely<Database>({ dialect: bunSqliteDialect(sqlite, counter) });
