@@ -3,6 +3,7 @@ import type { TestServer } from "../testing/server";
 import type { TestClient } from "../testing/client";
 import type { UserRow } from "../domain/users/table";
 import { botApiUserId } from "../domain/bots/ids";
+import { verifyWebAppData } from "../domain/bots/webapp";
 import { storeUpload } from "../media/uploads";
 import { botCall, botWorld, createBotViaApi, history, openChat } from "../testing/botapi";
 import { pngOf } from "../testing/media";
@@ -180,16 +181,31 @@ describe("batch and chat methods", () => {
     expect((await fetch(`${server.url}/file/bot${token}/${file.file_path}`)).status).toBe(200);
   });
 
-  test("menu button: default and per chat, shown on the person's bot card", async () => {
+  test("menu button: default and per chat, shown on the person's bot card, opened with signed launch data", async () => {
     expect((await call("getChatMenuButton")).body.result).toEqual({ type: "commands" });
+    const menuLaunch = () => person.post(`/api/social/messages/${cid}/web-app`);
+    expect((await menuLaunch()).status).toBe(404);
     const app = { type: "web_app", text: "Open shop", web_app: { url: "https://shop.example.com/app" } };
     expect((await call("setChatMenuButton", { menu_button: app })).body.result).toBe(true);
     expect((await call("getChatMenuButton", { chat_id: chatId })).body.result).toEqual(app);
     expect((await person.get("/api/social/bots/backed_bot")).body.data.bot.menuButton).toEqual(app);
+    const launch = new URL((await menuLaunch()).body.data.url);
+    expect(launch.origin + launch.pathname).toBe("https://shop.example.com/app");
+    const initData = new URLSearchParams(launch.hash.slice(1)).get("tgWebAppData")!;
+    const verified = verifyWebAppData(token, initData);
+    expect(verified?.chat_type).toBe("private");
+    expect(JSON.parse(verified!.user!).id).toBe(chatId);
+    expect(
+      verifyWebAppData(
+        token.replace(/.$/, (c) => (c === "a" ? "b" : "a")),
+        initData,
+      ),
+    ).toBeNull();
     expect((await call("setChatMenuButton", { chat_id: chatId, menu_button: { type: "commands" } })).body.result).toBe(
       true,
     );
     expect((await person.get("/api/social/bots/backed_bot")).body.data.bot.menuButton).toEqual({ type: "commands" });
+    expect((await menuLaunch()).status).toBe(404);
     expect((await call("getChatMenuButton")).body.result).toEqual(app);
     expect(
       (

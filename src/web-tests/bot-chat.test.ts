@@ -69,6 +69,9 @@ describe("web app: a grammY bot as its developer expects", () => {
       { command: "colors", description: "Pick a color" },
     ]);
     await bot.api.setMyDescription("I show every kind of button.");
+    await bot.api.setChatMenuButton({
+      menu_button: { type: "web_app", text: "Shop", web_app: { url: "https://miniapp.example/shop" } },
+    });
     const starts: string[] = [];
     const launches: string[] = [];
     bot.command("start", async (ctx) => {
@@ -190,6 +193,13 @@ describe("web app: a grammY bot as its developer expects", () => {
       expect(await page.locator("iframe").getAttribute("sandbox")).toContain("allow-scripts");
       await waitFor(() => launches.length > 0, 5000, "the mini-app's launch data");
       expect(launchDataValid(launches[0]!, token)).toBe(true);
+      await page.getByRole("button", { name: "Close mini-app" }).click();
+
+      // the bot's menu button (setChatMenuButton with a web_app) opens its mini-app beside the input
+      await page.getByRole("button", { name: "Shop", exact: true }).click();
+      await frame.getByText("has launch data: true").waitFor();
+      await waitFor(() => launches.length > 1, 5000, "the menu mini-app's launch data");
+      expect(launchDataValid(launches[1]!, token)).toBe(true);
       await page.getByRole("button", { name: "Close mini-app" }).click();
 
       // the bot edits its message in place

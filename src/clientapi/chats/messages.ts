@@ -27,7 +27,7 @@ import { AppError, fieldError, rateLimited } from "../../lib/errors";
 import { parseLimit } from "../../lib/paging";
 import { PageQuery, parseFlag } from "../input";
 import { payInvoice } from "../../domain/payments/pay";
-import { pressButton, webAppLaunchUrl } from "../../domain/bots/press";
+import { menuWebAppLaunchUrl, pressButton, webAppLaunchUrl } from "../../domain/bots/press";
 import { deliveredShape } from "./live";
 import { serializeChatList, serializeConversation, serializeMessage, serializeMessages } from "./serialize";
 
@@ -57,7 +57,7 @@ const PollVoteBody = t.Object({
 /**
  * /api/social/messages: my chats, history, send, read, typing, edit, delete, reactions, pin,
  * forward, and what a person does with a bot's message: press a button (callback), open a
- * mini-app (web-app), pay an invoice (pay), vote in a poll or take the vote back (poll/vote). Opening a private chat is under /social/users.
+ * mini-app (web-app; the bot's menu mini-app: /:cid/web-app), pay an invoice (pay), vote in a poll or take the vote back (poll/vote). Opening a private chat is under /social/users.
  */
 export function chatMessageRoutes(app: App) {
   /** Resolves a reply/read target given as the shown message id (cuid) or integer messageId, to a seq. */
@@ -208,6 +208,17 @@ export function chatMessageRoutes(app: App) {
           return ok({});
         },
         { auth: true, detail: doc("Show the others that I am typing") },
+      )
+      .post(
+        "/:cid/web-app",
+        async ({ user, params }) => ok({ url: await menuWebAppLaunchUrl(app, user, params.cid) }),
+        {
+          auth: true,
+          detail: doc(
+            "Open the mini-app a bot set as its menu button in my chat with it (setChatMenuButton): the URL with signed launch data in its fragment",
+            { data: t.Object({ url: t.String() }) },
+          ),
+        },
       )
       .patch(
         "/:cid/:mid",

@@ -9,6 +9,9 @@ import { inlineButtons } from "./buttons";
 import { awaitAnswer, openPress, type CallbackAnswer } from "./callbacks";
 import { botApiUserId } from "./ids";
 import { signWebAppData } from "./webapp";
+import { botProfile, menuButtonFor } from "./profile";
+import type { BotRow } from "./table";
+import type { ConversationRow } from "../chats/table";
 
 /** How long the person's press waits for the bot's answer before answering null. */
 export const PRESS_WAIT_MS = 5_000;
@@ -71,6 +74,39 @@ export async function webAppLaunchUrl(
   const { conversation, bot, buttons } = await botMessage(app, person, conversationCuid, messageRef);
   if (!buttons.some((b) => b.web_app?.url === url))
     throw fieldError("url", "is not the address of a mini-app button on this message");
+  return signedLaunchUrl(app, person, conversation, bot, url);
+}
+
+/**
+ * The signed launch URL of the mini-app a bot set as its menu button (setChatMenuButton) in
+ * PERSON's private chat with it; NOT_FOUND when the chat is not with a bot, or its menu button
+ * is not a web_app (the commands menu needs no launch).
+ */
+export async function menuWebAppLaunchUrl(app: App, person: UserRow, conversationCuid: string): Promise<string> {
+  const { conversation } = await requireMembershipByCuid(app.db, conversationCuid, person.id);
+  const bot =
+    conversation.type === "private"
+      ? await app.db
+          .selectFrom("bots")
+          .innerJoin("conversation_members as m", "m.user_id", "bots.user_id")
+          .selectAll("bots")
+          .where("m.conversation_id", "=", conversation.id)
+          .where("bots.user_id", "!=", person.id)
+          .executeTakeFirst()
+      : undefined;
+  if (!bot || bot.disabled_at !== null || bot.blocked_at !== null) throw notFound("This chat has no mini-app menu");
+  const button = menuButtonFor(botProfile(bot), `chat:${conversation.id}`);
+  if (button.type !== "web_app") throw notFound("This chat has no mini-app menu");
+  return signedLaunchUrl(app, person, conversation, bot, button.web_app.url);
+}
+
+function signedLaunchUrl(
+  app: App,
+  person: UserRow,
+  conversation: Pick<ConversationRow, "id" | "type">,
+  bot: Pick<BotRow, "token_secret_hash">,
+  url: string,
+): string {
   const fields: Record<string, string> = {
     query_id: randomToken(12),
     user: JSON.stringify({

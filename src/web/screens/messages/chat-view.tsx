@@ -609,6 +609,12 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
             bot={bot}
             keyboard={keyboard}
             onKeyboardUsed={() => setUsedKeyboard(keyboardOwner)}
+            onOpenMenuApp={() =>
+              run(async () => {
+                const r = await api.post<{ url: string }>(`/social/messages/${conversationId}/web-app`);
+                setWebApp({ url: r.url, title: bot?.displayName ?? "Mini-app" });
+              })
+            }
           />
           <div class="toast" role="status" aria-live="polite">
             {toast}

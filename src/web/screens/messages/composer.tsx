@@ -18,6 +18,8 @@ export interface ComposerProps {
   /** the reply keyboard the bot shows now (null: the ordinary input) */
   keyboard: ReplyMarkup | null;
   onKeyboardUsed: () => void;
+  /** opens the mini-app the bot set as its menu button */
+  onOpenMenuApp: () => void;
 }
 
 /** The message input: text, reply/edit mode, the bot's commands on "/", its reply keyboard, attachments and voice. */
@@ -130,6 +132,11 @@ export function Composer(p: ComposerProps) {
         </p>
       )}
       <form class="composer" onSubmit={(e) => void submit(e)}>
+        {p.bot?.menuButton.type === "web_app" && (
+          <button type="button" class="menu-app-button" onClick={p.onOpenMenuApp} disabled={!!p.editing}>
+            {p.bot.menuButton.text}
+          </button>
+        )}
         <input
           ref={fileInput}
           type="file"

@@ -164,4 +164,6 @@ export interface BotCard {
   shortDescription: string | null;
   commands: Array<{ command: string; description: string }>;
   enabled: boolean;
+  /** what the bot set with setChatMenuButton; a web_app one is a button beside the input */
+  menuButton: { type: "commands" } | { type: "default" } | { type: "web_app"; text: string; web_app: { url: string } };
 }
