@@ -349,7 +349,7 @@ describe("batch and chat methods", () => {
       "Bad Request: GAME_SHORT_NAME_INVALID",
     );
     expect((await call("getBusinessConnection", { business_connection_id: "b" })).body.description).toBe(
-      "Bad Request: BUSINESS_CONNECTION_INVALID",
+      "Bad Request: business connection not found",
     );
   });
 });

@@ -10,6 +10,7 @@ import { parseReplyMarkup } from "../markup";
 import { serializeMessage, serializePoll, type ChatView } from "../serializers";
 import { captionOf, formatText, MAX_CAPTION, MAX_TEXT, messageText } from "../text";
 import { inputFile } from "../files";
+import { BUSINESS_CONNECTION_NOT_FOUND } from "./unsupported";
 
 const NOT_MODIFIED =
   "message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message";
@@ -183,7 +184,7 @@ export const editMethods = {
 
   /** Closes a poll the bot sent; returns the final Poll. reply_markup replaces the buttons (omitted: none). */
   async stopPoll(ctx) {
-    if (ctx.params.has("business_connection_id")) throw badRequest("business connections are not supported");
+    if (ctx.params.has("business_connection_id")) throw badRequest(BUSINESS_CONNECTION_NOT_FOUND);
     const view = await resolveChat(ctx, "chat_id", false);
     const seq = ctx.params.int("message_id", { required: true })!;
     const markup = editedMarkup(ctx, "remove");

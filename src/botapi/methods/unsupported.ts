@@ -25,7 +25,9 @@ const QUERY_INVALID = refuse("query is too old and response timeout expired or q
 const STICKERSET_INVALID = refuse("STICKERSET_INVALID");
 const NOT_A_FORUM = refuse("the chat is not a forum");
 const GAME_INVALID = refuse("GAME_SHORT_NAME_INVALID");
-const BUSINESS_INVALID = refuse("BUSINESS_CONNECTION_INVALID");
+/** The compatible server's words for an unknown business_connection_id (its CONNECTION_ID_INVALID). */
+export const BUSINESS_CONNECTION_NOT_FOUND = "business connection not found";
+const BUSINESS_INVALID = refuse(BUSINESS_CONNECTION_NOT_FOUND);
 
 export const unsupportedMethods = {
   // inline mode
