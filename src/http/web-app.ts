@@ -211,6 +211,10 @@ export function webAppRoutes(app: App) {
   const serve = async ({ request }: { request: Request }) => {
     const { pathname } = new URL(request.url);
     if (isServerPath(pathname)) throw notFound();
+    const navigating = (request.headers.get("accept") ?? "").includes("text/html");
+    const fileLike = /\.[a-z0-9]+$/i.test(pathname);
+    // a program asking for a client route gets its JSON 404 without waiting for the app's files
+    if (!navigating && !fileLike) throw notFound();
     const web = await webBundle();
     const asset = web.assets.get(pathname);
     if (asset)
@@ -219,8 +223,7 @@ export function webAppRoutes(app: App) {
         "referrer-policy": "same-origin",
       });
     // a client route: only browsers navigating (Accept: text/html) get the page; a missing chunk or a program gets a 404
-    if (!(request.headers.get("accept") ?? "").includes("text/html") || /\.[a-z0-9]+$/i.test(pathname))
-      throw notFound();
+    if (!navigating || fileLike) throw notFound();
     return respondWithFile(request, web.page, headers);
   };
   return new Elysia({ name: "web-app" }).get("/", serve).get("/*", serve).head("/", serve).head("/*", serve);

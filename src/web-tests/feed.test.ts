@@ -72,10 +72,39 @@ describe("web app: the feed", () => {
     await first.getByRole("button", { name: "Reposted 1", pressed: true }).waitFor();
 
     // edit, then delete through the confirmation dialog
+    // edit the text and swap the image for another one
+    const [before] = await suite.server.app.db
+      .selectFrom("posts")
+      .select("images")
+      .where("content", "like", "Hello #welcome%")
+      .execute();
     await first.getByRole("button", { name: "Edit" }).click();
     await page.getByLabel("Edit your post").fill("Hello again #welcome");
+    // while editing, the card's text is in the text box: find the card by it
+    const editingCard = page.getByRole("article").filter({ has: page.getByLabel("Edit your post") });
+    await editingCard.getByRole("button", { name: "Remove image 1" }).click();
+    await editingCard.getByLabel("Add images").setInputFiles({
+      name: "green.png",
+      mimeType: "image/png",
+      buffer: Buffer.from(await pngOf(suite.server.app, 40, 40)),
+    });
+    await editingCard.getByRole("button", { name: "Remove green.png" }).waitFor();
+    await editingCard.getByRole("progressbar").waitFor({ state: "detached" });
+    await expectAccessible(page);
     await page.getByRole("button", { name: "Save", exact: true }).click();
-    await postCard(page, "Hello again #welcome").getByText("edited").waitFor();
+    const edited = postCard(page, "Hello again #welcome");
+    await edited.getByText("edited").waitFor();
+    await edited.getByRole("img", { name: "Image attached to the post" }).waitFor();
+    const [after] = await suite.server.app.db
+      .selectFrom("posts")
+      .select("images")
+      .where("content", "=", "Hello again #welcome")
+      .execute();
+    const urls = (images: string) =>
+      (JSON.parse(images) as Array<{ url: string; width: number }>).map((i) => [i.url, i.width]);
+    expect(urls(after!.images)).toHaveLength(1);
+    expect(urls(after!.images)[0]![1]).toBe(40);
+    expect(urls(after!.images)[0]![0]).not.toBe(urls(before!.images)[0]![0]);
     await postCard(page, "Tea or coffee?").getByRole("button", { name: "Delete" }).click();
     const dialog = page.getByRole("dialog", { name: "Delete this post?" });
     await dialog.waitFor();
@@ -98,12 +127,28 @@ describe("web app: the feed", () => {
     await page.goto(`/posts/${post.id}`);
     await page.getByRole("heading", { level: 1, name: `Post by @${author.user.username}` }).waitFor();
     await page.getByLabel("Write a comment").fill("First comment");
+    await page.getByLabel("Attach to the comment").setInputFiles({
+      name: "sky.png",
+      mimeType: "image/png",
+      buffer: Buffer.from(await pngOf(suite.server.app, 80, 60)),
+    });
+    await page.getByRole("button", { name: "Remove sky.png" }).waitFor();
+    await page.getByRole("progressbar").waitFor({ state: "detached" });
     await page.getByRole("button", { name: "Comment", exact: true }).click();
     const comment = page.getByRole("article", { name: /^Comment by/ }).filter({ hasText: "First comment" });
     await comment.waitFor();
+    await comment.getByRole("img", { name: /^Image in a comment by/ }).waitFor();
+    expect(await page.getByRole("button", { name: "Remove sky.png" }).count()).toBe(0);
     await comment.getByRole("button", { name: /^Like/ }).click();
     await comment.getByRole("button", { name: "Liked 1", pressed: true }).waitFor();
     await comment.getByRole("button", { name: "Reply" }).click();
+    // a reply may be only a picture
+    await page.getByLabel("Attach to the reply").setInputFiles({
+      name: "dot.png",
+      mimeType: "image/png",
+      buffer: Buffer.from(await pngOf(suite.server.app, 16, 16)),
+    });
+    await page.getByRole("progressbar").waitFor({ state: "detached" });
     await page.getByLabel(/^Reply to/).fill("A reply in the thread");
     await page.getByRole("button", { name: "Reply", exact: true }).last().click();
     await page.getByRole("list", { name: "Replies" }).getByText("A reply in the thread").waitFor();

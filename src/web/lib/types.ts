@@ -78,7 +78,16 @@ export interface Comment {
   postId: string;
   replyToId: string | null;
   content: string;
-  media: Array<{ url: string; type?: string }>;
+  media: Array<{
+    type: "image" | "video" | "voice";
+    url: string;
+    mime: string | null;
+    width: number | null;
+    height: number | null;
+    durationMs: number | null;
+    thumbUrl: string | null;
+    posterUrl: string | null;
+  }>;
   author: PublicUser;
   likeCount: number;
   replyCount: number;

@@ -1,4 +1,5 @@
 import { useCallback, useState } from "preact/hooks";
+import { AddFilesButton, AttachmentList, useAttachments } from "../../components/attachments";
 import { Avatar } from "../../components/avatar";
 import { FormError } from "../../components/field";
 import { Loading } from "../../components/page";
@@ -10,7 +11,12 @@ import { account } from "../../lib/session";
 import type { Comment, PageInfo } from "../../lib/types";
 import { RichText } from "./rich-text";
 
-/** Writing a comment or a reply. */
+/** As the server allows per comment (MAX_COMMENT_MEDIA). */
+const MAX_COMMENT_MEDIA = 4;
+const commentUploadKind = (file: File) =>
+  file.type.startsWith("video/") ? "comment-video" : file.type.startsWith("audio/") ? "comment-voice" : "comment-image";
+
+/** Writing a comment or a reply: text, and up to four images, videos or voice recordings. */
 function CommentForm({
   postId,
   replyTo,
@@ -23,16 +29,20 @@ function CommentForm({
   label: string;
 }) {
   const [content, setContent] = useState("");
+  const attachments = useAttachments(commentUploadKind, MAX_COMMENT_MEDIA);
   const { busy, error, apiError, run } = useAction();
   const id = `comment-${replyTo?.id ?? "new"}`;
   const submit = run(async () => {
     const { comment } = await api.post<{ comment: Comment }>(`/social/posts/${postId}/comments`, {
       content,
+      ...(attachments.urls.length ? { media: attachments.urls.map((url) => ({ url })) } : {}),
       ...(replyTo ? { replyToId: replyTo.id } : {}),
     });
     setContent("");
+    attachments.reset();
     onPosted(comment);
   });
+  const mediaError = apiError && Object.entries(apiError.fieldErrors).find(([f]) => f.startsWith("media"))?.[1][0];
   const fieldError = apiError?.field("content");
   return (
     <form class="form comment-form" onSubmit={submit}>
@@ -44,14 +54,27 @@ function CommentForm({
           maxLength={2000}
           value={content}
           onInput={(e) => setContent(e.currentTarget.value)}
-          required
         />
         {fieldError && <p class="field-error">{fieldError}</p>}
       </div>
-      <FormError message={error && !fieldError ? describeError(error) : null} />
-      <button type="submit" class="primary" disabled={busy || !content.trim()}>
-        {replyTo ? "Reply" : "Comment"}
-      </button>
+      <AttachmentList items={attachments.items} onRemove={attachments.remove} />
+      {mediaError && <p class="field-error">{mediaError}</p>}
+      <FormError message={error && !fieldError && !mediaError ? describeError(error) : null} />
+      <div class="actions">
+        <AddFilesButton
+          label={replyTo ? "Attach to the reply" : "Attach to the comment"}
+          accept="image/*,video/*,audio/*"
+          onPick={attachments.pick}
+          disabled={attachments.full}
+        />
+        <button
+          type="submit"
+          class="primary"
+          disabled={busy || attachments.uploading || (!content.trim() && attachments.urls.length === 0)}
+        >
+          {replyTo ? "Reply" : "Comment"}
+        </button>
+      </div>
     </form>
   );
 }
@@ -117,6 +140,7 @@ function CommentItem({
           </div>
         </header>
         {comment.content && <RichText text={comment.content} />}
+        <CommentMedia media={comment.media} author={name} />
         <FormError message={error} />
         <div class="post-actions">
           <button type="button" class="small" aria-pressed={comment.liked} onClick={like}>
@@ -162,6 +186,32 @@ function CommentItem({
         />
       )}
     </li>
+  );
+}
+
+/** A comment's images (thumbnail, opening the original), videos and voice recordings. */
+function CommentMedia({ media, author }: { media: Comment["media"]; author: string }) {
+  if (media.length === 0) return null;
+  return (
+    <div class="post-media comment-media">
+      {media.map((m) =>
+        m.type === "video" ? (
+          <video key={m.url} src={m.url} poster={m.posterUrl ?? undefined} controls preload="none" />
+        ) : m.type === "voice" ? (
+          <audio key={m.url} src={m.url} controls preload="none" aria-label={`Voice comment by ${author}`} />
+        ) : (
+          <a key={m.url} href={m.url} target="_blank" rel="noopener">
+            <img
+              src={m.thumbUrl ?? m.url}
+              alt={`Image in a comment by ${author}`}
+              loading="lazy"
+              width={m.width ?? undefined}
+              height={m.height ?? undefined}
+            />
+          </a>
+        ),
+      )}
+    </div>
   );
 }
 

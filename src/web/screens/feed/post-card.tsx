@@ -2,15 +2,17 @@ import { memo } from "preact/compat";
 import { useState } from "preact/hooks";
 import { Avatar } from "../../components/avatar";
 import { Dialog } from "../../components/dialog";
+import { AddFilesButton, AttachmentList, storedAttachment, useAttachments } from "../../components/attachments";
 import { FormError } from "../../components/field";
 import { describeError } from "../../lib/api";
+import { useAction } from "../../lib/use-action";
 import { formatCount, formatDateTime, formatRelative } from "../../lib/format";
 import { account } from "../../lib/session";
 import type { Post } from "../../lib/types";
 import { PollView } from "./poll-view";
 import { deletePost, editPost, shown, toggleBookmark, toggleLike, toggleRepost } from "./post-store";
 import { RichText } from "./rich-text";
-import { MAX_POST_LENGTH } from "./composer";
+import { MAX_POST_IMAGES, MAX_POST_LENGTH, postUploadKind } from "./composer";
 
 /** One post in a list or on its own page, with its actions. ONCHANGE gets the new state; ONDELETED runs after a delete. */
 export const PostCard = memo(function PostCard({
@@ -32,7 +34,6 @@ export const PostCard = memo(function PostCard({
   const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
-  const [draft, setDraft] = useState(post.content);
   const [busy, setBusy] = useState(false);
   const H = headingLevel === 2 ? "h2" : "h3";
 
@@ -45,19 +46,6 @@ export const PostCard = memo(function PostCard({
       update(await action(post));
     } catch (err) {
       setError(describeError(err));
-    }
-  }
-
-  async function saveEdit(e: Event) {
-    e.preventDefault();
-    setBusy(true);
-    try {
-      update(await editPost(post, draft));
-      setEditing(false);
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setBusy(false);
     }
   }
 
@@ -98,28 +86,15 @@ export const PostCard = memo(function PostCard({
         </div>
       </header>
       {editing ? (
-        <form class="form" onSubmit={saveEdit}>
-          <label for={`edit-${post.id}`}>Edit your post</label>
-          <textarea
-            id={`edit-${post.id}`}
-            value={draft}
-            maxLength={MAX_POST_LENGTH}
-            rows={4}
-            onInput={(e) => setDraft(e.currentTarget.value)}
-          />
-          <div class="actions">
-            <button type="submit" class="primary" disabled={busy}>
-              Save
-            </button>
-            <button type="button" onClick={() => (setEditing(false), setDraft(post.content))}>
-              Cancel
-            </button>
-          </div>
-        </form>
+        <PostEditForm
+          post={post}
+          onSaved={(next) => (update(next), setEditing(false))}
+          onCancel={() => setEditing(false)}
+        />
       ) : (
         post.content && <RichText text={post.content} />
       )}
-      {post.images.length > 0 && (
+      {!editing && post.images.length > 0 && (
         <div class={`post-media count-${Math.min(post.images.length, 4)}`}>
           {post.images.map((img) =>
             img.mime.startsWith("video/") ? (
@@ -159,7 +134,7 @@ export const PostCard = memo(function PostCard({
         </button>
         {mine && !editing && (
           <>
-            <button type="button" onClick={() => (setDraft(post.content), setEditing(true))}>
+            <button type="button" onClick={() => setEditing(true)}>
               Edit
             </button>
             <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>
@@ -196,3 +171,47 @@ export const PostCard = memo(function PostCard({
     </article>
   );
 });
+
+/** Editing one's own post: its text, and its images and videos (keep, remove, add more). */
+function PostEditForm({ post, onSaved, onCancel }: { post: Post; onSaved: (p: Post) => void; onCancel: () => void }) {
+  const [draft, setDraft] = useState(post.content);
+  const attachments = useAttachments(
+    postUploadKind,
+    MAX_POST_IMAGES,
+    post.images.map((i, n) =>
+      i.mime.startsWith("image/")
+        ? storedAttachment(i.url, i.thumbUrl ?? i.url, `image ${n + 1}`)
+        : storedAttachment(i.url, i.posterUrl, `${i.mime.startsWith("video/") ? "video" : "file"} ${n + 1}`),
+    ),
+  );
+  const { busy, error, run } = useAction();
+  const save = run(async () => onSaved(await editPost(post, draft, attachments.urls)));
+  return (
+    <form class="form" onSubmit={save}>
+      <label for={`edit-${post.id}`}>Edit your post</label>
+      <textarea
+        id={`edit-${post.id}`}
+        value={draft}
+        maxLength={MAX_POST_LENGTH}
+        rows={4}
+        onInput={(e) => setDraft(e.currentTarget.value)}
+      />
+      <AttachmentList items={attachments.items} onRemove={attachments.remove} />
+      <FormError message={error ? describeError(error) : null} />
+      <div class="actions">
+        <AddFilesButton
+          label="Add images"
+          accept="image/*,video/*"
+          onPick={attachments.pick}
+          disabled={attachments.full}
+        />
+        <button type="submit" class="primary" disabled={busy || attachments.uploading}>
+          Save
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

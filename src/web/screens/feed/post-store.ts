@@ -23,8 +23,9 @@ export async function votePoll(post: Post, optionIds: string[]): Promise<Post> {
   return r.post;
 }
 
-export async function editPost(post: Post, content: string): Promise<Post> {
-  return (await api.patch<{ post: Post }>(`/social/posts/${post.id}`, { content })).post;
+/** Changes the viewer's own post: its text and the files it carries (kept, removed, added). */
+export async function editPost(post: Post, content: string, imageUrls: string[]): Promise<Post> {
+  return (await api.patch<{ post: Post }>(`/social/posts/${post.id}`, { content, imageUrls })).post;
 }
 
 /** Deletes the viewer's own post, or, AS_ADMIN, removes anyone's through the admin API (audited). */

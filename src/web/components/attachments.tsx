@@ -1,0 +1,110 @@
+import { useState } from "preact/hooks";
+import { describeError, uploadFile } from "../lib/api";
+
+/** A file attached to a draft: being uploaded (url null), uploaded, failed, or already stored (editing). */
+export interface Attachment {
+  key: string;
+  name: string;
+  /** what the list shows: a local object URL while uploading, the thumbnail of a stored file */
+  preview: string | null;
+  progress: number;
+  url: string | null;
+  error: string | null;
+}
+
+/**
+ * The files of a draft (a post, a post being edited, a comment): each uploads as soon as it is
+ * picked, with its progress; KINDOF names the upload kind of a file, MAX caps the list.
+ */
+export function useAttachments(kindOf: (file: File) => string, max: number, initial: Attachment[] = []) {
+  const [items, setItems] = useState<Attachment[]>(initial);
+  const patch = (key: string, change: Partial<Attachment>) =>
+    setItems((list) => list.map((a) => (a.key === key ? { ...a, ...change } : a)));
+
+  function pick(files: FileList | null) {
+    for (const file of Array.from(files ?? []).slice(0, Math.max(0, max - items.length))) {
+      const key = crypto.randomUUID();
+      const preview = file.type.startsWith("image/") ? URL.createObjectURL(file) : null;
+      setItems((list) => [...list, { key, name: file.name, preview, progress: 0, url: null, error: null }]);
+      uploadFile(file, kindOf(file), (progress) => patch(key, { progress }), file.name)
+        .then((up) => patch(key, { url: up.url, progress: 1 }))
+        .catch((err) => patch(key, { error: describeError(err) }));
+    }
+  }
+
+  const release = (a: Attachment) => a.preview?.startsWith("blob:") && URL.revokeObjectURL(a.preview);
+  function remove(a: Attachment) {
+    release(a);
+    setItems((list) => list.filter((x) => x.key !== a.key));
+  }
+  function reset(next: Attachment[] = []) {
+    items.forEach(release);
+    setItems(next);
+  }
+
+  return {
+    items,
+    pick,
+    remove,
+    reset,
+    full: items.length >= max,
+    uploading: items.some((a) => !a.url && !a.error),
+    urls: items.flatMap((a) => (a.url ? [a.url] : [])),
+  };
+}
+
+/** A file already stored (a post's image when editing it) as an attachment of the draft, called NAME. */
+export const storedAttachment = (url: string, preview: string | null, name: string): Attachment => ({
+  key: url,
+  name,
+  preview,
+  progress: 1,
+  url,
+  error: null,
+});
+
+/** The draft's files with their progress, errors and a Remove button each. */
+export function AttachmentList({ items, onRemove }: { items: Attachment[]; onRemove: (a: Attachment) => void }) {
+  if (items.length === 0) return null;
+  return (
+    <ul class="attachments" aria-label="Attached files">
+      {items.map((a) => (
+        <li key={a.key}>
+          {a.preview ? <img src={a.preview} alt="" /> : <span class="file-name">{a.name}</span>}
+          {!a.url && !a.error && <progress max={1} value={a.progress} aria-label={`Uploading ${a.name}`} />}
+          {a.error && <span class="field-error">{a.error}</span>}
+          <button type="button" class="small" onClick={() => onRemove(a)}>
+            Remove {a.name}
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** A button-looking label over a hidden file input. */
+export function AddFilesButton({
+  label,
+  accept,
+  onPick,
+  disabled,
+}: {
+  label: string;
+  accept: string;
+  onPick: (files: FileList | null) => void;
+  disabled?: boolean;
+}) {
+  return (
+    <label class={`button file-button${disabled ? " disabled" : ""}`}>
+      {label}
+      <input
+        type="file"
+        accept={accept}
+        multiple
+        class="visually-hidden"
+        disabled={disabled}
+        onChange={(e) => (onPick(e.currentTarget.files), (e.currentTarget.value = ""))}
+      />
+    </label>
+  );
+}
