@@ -16,6 +16,8 @@ import { pngOf } from "../src/testing/media";
 import { postAs } from "../src/testing/posts";
 import { startTestServer } from "../src/testing/server";
 import { postUpload } from "../src/testing/uploads";
+import { botCall, createBotViaApi, openChat } from "../src/testing/botapi";
+import { botApiUserId } from "../src/domain/bots/ids";
 
 const outArg = process.argv.indexOf("--out");
 const out = resolve(import.meta.dir, "..", outArg > 0 ? process.argv[outArg + 1]! : "docs/screenshots");
@@ -75,6 +77,19 @@ try {
     caption: "Notes on the engine, page one",
   });
 
+  // a bot, as a bot developer sees theirs in the app: a description, commands, a menu mini-app
+  const botToken = await createBotViaApi(ada.client, "engine_bot", "Engine");
+  await botCall(server.url, botToken, "setMyDescription", { description: "I compute Bernoulli numbers." });
+  await botCall(server.url, botToken, "setMyCommands", {
+    commands: [
+      { command: "start", description: "Say hello" },
+      { command: "bernoulli", description: "The next Bernoulli number" },
+    ],
+  });
+  await botCall(server.url, botToken, "setChatMenuButton", {
+    menu_button: { type: "web_app", text: "Notes", web_app: { url: "https://example.org/notes" } },
+  });
+
   for (const [scheme, viewport, suffix] of [
     ["light", { width: 1280, height: 800 }, "desktop-light"],
     ["dark", { width: 390, height: 844 }, "phone-dark"],
@@ -113,6 +128,30 @@ try {
     await me.page.goto("/settings");
     await me.page.getByRole("list", { name: "Signed-in devices" }).waitFor();
     await shot(me.page, `settings-${suffix}`);
+
+    // chats: a bot's answer with its buttons, and the chat list beside it on a desktop
+    const withAda = await openChat(me.client, "ada");
+    await me.client.post(`/api/social/messages/${withAda}`, { content: "Is the engine ready for the tables?" });
+    await ada.client.post(`/api/social/messages/${withAda}`, { content: "Nearly. The cards are punched." });
+    const withBot = await openChat(me.client, "engine_bot");
+    await me.client.post(`/api/social/messages/${withBot}`, { content: "/start" });
+    await botCall(server.url, botToken, "sendMessage", {
+      chat_id: botApiUserId(me.user.id),
+      text: "Welcome! <b>What shall I compute?</b>",
+      parse_mode: "HTML",
+      reply_markup: {
+        inline_keyboard: [
+          [
+            { text: "Bernoulli numbers", callback_data: "bernoulli" },
+            { text: "Tables", callback_data: "tables" },
+          ],
+          [{ text: "Open the notes", web_app: { url: "https://example.org/notes" } }],
+        ],
+      },
+    });
+    await me.page.goto(`/dashboard/messages/${withBot}`);
+    await me.page.getByText("What shall I compute?", { exact: true }).waitFor();
+    await shot(me.page, `chat-${suffix}`);
     await me.context.close();
   }
   const phone = await newPerson(browser, server.url, { viewport: { width: 390, height: 844 }, colorScheme: "light" });
