@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
+  attributeLongTasks,
   describeWriteGroups,
   markdownTable,
   parseWriteGroups,
@@ -157,5 +158,42 @@ describe("write groups", () => {
       "100 commits for 781 writes (mean 7.8 per commit; p50 ≤ 8, p99 ≤ 8)",
     );
     expect(describeWriteGroups(after, after)).toBe("no commits");
+  });
+});
+
+describe("long-task attribution from a Chromium trace", () => {
+  test("only the renderer main thread's tasks over the limit count; self time is summed by event name", () => {
+    const main = { pid: 1, tid: 7 };
+    const ev = (name: string, ts: number, dur: number, tdur?: number, where = main) => ({
+      name,
+      ph: "X",
+      ts,
+      dur,
+      tdur,
+      ...where,
+    });
+    const { tasks, longestCpuMs, selfMs } = attributeLongTasks([
+      { name: "thread_name", ph: "M", ts: 0, ...main, args: { name: "CrRendererMain" } },
+      // a long task: 80 ms, of which 30 ms of script holding 10 ms of layout, and 40 ms of paint
+      ev("RunTask", 1_000, 80_000, 20_000),
+      ev("FunctionCall", 2_000, 30_000),
+      ev("Layout", 5_000, 10_000),
+      ev("Paint", 40_000, 40_000),
+      // short, and on another thread: not counted
+      ev("RunTask", 100_000, 30_000, 30_000),
+      ev("Layout", 101_000, 20_000),
+      ev("RunTask", 200_000, 90_000, 90_000, { pid: 1, tid: 8 }),
+    ]);
+    expect(tasks).toEqual([{ wallMs: 80, cpuMs: 20 }]);
+    expect(longestCpuMs).toBe(30);
+    expect(Object.fromEntries(selfMs)).toEqual({ FunctionCall: 20, Layout: 10, Paint: 40, RunTask: 10 });
+  });
+
+  test("a trace without a renderer main thread attributes nothing", () => {
+    expect(attributeLongTasks([{ name: "RunTask", ph: "X", ts: 0, dur: 90_000, pid: 1, tid: 1 }])).toEqual({
+      tasks: [],
+      longestCpuMs: 0,
+      selfMs: [],
+    });
   });
 });

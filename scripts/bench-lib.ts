@@ -341,3 +341,61 @@ export async function fetchWriteGroups(url: string, token: string): Promise<Writ
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
   return parseWriteGroups(await res.text());
 }
+
+/** One event of a Chromium trace (chrome://tracing's JSON format), the fields used here. */
+export interface TraceEvent {
+  name: string;
+  ph: string;
+  ts: number;
+  dur?: number;
+  /** thread (CPU) time, where the trace records it */
+  tdur?: number;
+  pid: number;
+  tid: number;
+  args?: { name?: string };
+}
+
+/**
+ * Where the renderer's long tasks went, from a Chromium trace (devtools.timeline categories):
+ * the main thread's tasks (RunTask) longer than OVER_MS by the wall clock, with their CPU
+ * time (a task can be long only because a busy machine took the core away), and the self
+ * time of every event inside them summed by name (Layout, Paint, FunctionCall, MinorGC…).
+ */
+export function attributeLongTasks(
+  events: TraceEvent[],
+  overMs = 50,
+): { tasks: { wallMs: number; cpuMs: number }[]; longestCpuMs: number; selfMs: [name: string, ms: number][] } {
+  const main = events.find((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain");
+  if (!main) return { tasks: [], longestCpuMs: 0, selfMs: [] };
+  const timed = events
+    .filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === "X" && e.dur !== undefined)
+    .sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
+  const self = new Map<string, number>();
+  const tasks: { wallMs: number; cpuMs: number }[] = [];
+  let longestCpuMs = 0;
+  for (let i = 0; i < timed.length;) {
+    const top = timed[i]!;
+    let j = i + 1;
+    while (j < timed.length && timed[j]!.ts < top.ts + top.dur!) j++;
+    if (top.name === "RunTask") longestCpuMs = Math.max(longestCpuMs, (top.tdur ?? top.dur!) / 1000);
+    if (top.name === "RunTask" && top.dur! > overMs * 1000) {
+      tasks.push({ wallMs: top.dur! / 1000, cpuMs: (top.tdur ?? top.dur!) / 1000 });
+      // self time: an event's duration less its direct children's
+      const stack: { e: TraceEvent; children: number }[] = [];
+      const closeUntil = (t: number) => {
+        while (stack.length && stack.at(-1)!.e.ts + stack.at(-1)!.e.dur! <= t) {
+          const done = stack.pop()!;
+          self.set(done.e.name, (self.get(done.e.name) ?? 0) + (done.e.dur! - done.children) / 1000);
+          if (stack.length) stack.at(-1)!.children += done.e.dur!;
+        }
+      };
+      for (let k = i; k < j; k++) {
+        closeUntil(timed[k]!.ts);
+        stack.push({ e: timed[k]!, children: 0 });
+      }
+      closeUntil(Infinity);
+    }
+    i = j;
+  }
+  return { tasks, longestCpuMs, selfMs: [...self].sort((a, b) => b[1] - a[1]) };
+}

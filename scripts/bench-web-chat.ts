@@ -7,11 +7,15 @@
  *     the text being in the receiver's DOM (wall clock of the same machine), p50 / p99
  * A benchmark, not a test: numbers depend on the machine (README has the figures).
  *
- * Usage: bun scripts/bench-web-chat.ts [--messages 10000] [--sends 200] [--scroll-seconds 120]
+ * Usage: bun scripts/bench-web-chat.ts [--messages 10000] [--sends 200] [--scroll-seconds 120] [--trace FILE]
+ * --trace records a Chromium trace of the scrolling into FILE and prints where its long tasks
+ * went (self time by trace event: script, style, layout, paint, GC).
  */
+import { writeFileSync } from "node:fs";
 import { cookiesOf, launchBrowser, newPerson } from "../src/testing/browser";
 import { quickPerson } from "../src/testing/fixtures";
 import { startTestServer } from "../src/testing/server";
+import { attributeLongTasks, type TraceEvent } from "./bench-lib";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);
@@ -20,6 +24,8 @@ const arg = (name: string, fallback: number) => {
 const MESSAGES = arg("--messages", 10_000);
 const SENDS = arg("--sends", 200);
 const SCROLL_SECONDS = arg("--scroll-seconds", 120);
+const traceAt = process.argv.indexOf("--trace");
+const TRACE = traceAt > 0 ? process.argv[traceAt + 1] : undefined;
 
 const server = await startTestServer({ "limits.messagesPerMinute": 1_000_000 });
 const browser = await launchBrowser();
@@ -85,6 +91,10 @@ try {
   // keeps a window of messages, so the oldest one shown is what moves)
   const oldestShown = () =>
     page.evaluate(() => Number(document.querySelector(".messages > li.msg")?.getAttribute("data-message-id") ?? 0));
+  if (TRACE)
+    await browser.startTracing(page, {
+      categories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8", "blink"],
+    });
   const scrollStart = performance.now();
   let reached = await oldestShown();
   while (performance.now() - scrollStart < SCROLL_SECONDS * 1000 && reached > 1) {
@@ -100,6 +110,9 @@ try {
   }
   const loaded = MESSAGES - reached + 1;
   const scrollMs = performance.now() - scrollStart;
+  const pagingTasks: number[] = await page.evaluate(() =>
+    (window as unknown as { longTasks: number[] }).longTasks.splice(0),
+  );
   // and down through everything that is loaded, a screen at a time
   await page.evaluate(async () => {
     const h = document.querySelector(".history")!;
@@ -108,9 +121,21 @@ try {
       await new Promise((r) => requestAnimationFrame(() => r(null)));
     }
   });
-  const scrollTasks: number[] = await page.evaluate(() =>
+  const downTasks: number[] = await page.evaluate(() =>
     (window as unknown as { longTasks: number[] }).longTasks.splice(0),
   );
+  if (TRACE) {
+    const trace = await browser.stopTracing();
+    writeFileSync(TRACE, trace);
+    const { tasks, longestCpuMs, selfMs } = attributeLongTasks(
+      JSON.parse(trace.toString()).traceEvents as TraceEvent[],
+    );
+    const busy = tasks.filter((t) => t.cpuMs > 50).length;
+    console.log(
+      `trace of the scrolling: ${tasks.length} main-thread tasks over 50 ms by the clock, ${busy} of them over 50 ms of CPU time (the longest task's CPU time: ${longestCpuMs.toFixed(0)} ms); self time in the long ones:`,
+    );
+    for (const [name, ms] of selfMs.slice(0, 12)) console.log(`  ${name.padEnd(40)} ${ms.toFixed(0).padStart(6)} ms`);
+  }
 
   // live delivery: Ann sends, Bob's open chat shows it (back at the newest messages first)
   const newest = page.getByRole("button", { name: "Show the newest messages" });
@@ -132,7 +157,7 @@ try {
     `${xs.length} long tasks over 50 ms${xs.length ? ` (longest ${Math.max(...xs).toFixed(0)} ms)` : ""}`;
   console.log(`open a chat of ${MESSAGES} messages: newest shown after ${openMs.toFixed(0)} ms; ${fmt(openTasks)}`);
   console.log(
-    `scroll up through ${loaded} messages (${(scrollMs / 1000).toFixed(1)} s of paging) and back down: ${fmt(scrollTasks)}`,
+    `scroll up through ${loaded} messages (${(scrollMs / 1000).toFixed(1)} s of paging): ${fmt(pagingTasks)}; back down through the ones on the page: ${fmt(downTasks)}`,
   );
   console.log(
     `new message in the other person's open chat (${SENDS} sends): p50 ${pct(delays, 50)} ms, p99 ${pct(delays, 99)} ms, max ${Math.max(...delays)} ms`,

@@ -3,8 +3,9 @@ import type { Page } from "playwright-core";
 import { accessibilityViolations, pageProblems } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 
-// Two people chatting live in two browser pages against a real server.
-const suite = browserSuite();
+// Two people chatting live in two browser pages against a real server (sending as fast as a
+// test seeds a long history).
+const suite = browserSuite({ "limits.messagesPerMinute": 1_000_000 });
 const { it } = suite;
 
 function person(
@@ -142,4 +143,60 @@ describe("web app: chats", () => {
     await dan.context.close();
     await eve.context.close();
   });
+  it("a long history: rows stay put as older pages arrive above, the page keeps a window, Show the newest messages", async () => {
+    const fay = await person("Fay");
+    const gus = await person("Gus");
+    const cid = (await fay.client.post(`/api/social/users/${gus.user.username}/message`, {})).body.data.conversationId;
+    for (let i = 1; i <= 340; i++)
+      expect((await fay.client.post(`/api/social/messages/${cid}`, { content: `line ${i}` })).status).toBe(200);
+    const page = gus.page;
+    await page.goto(`/dashboard/messages/${cid}`);
+    await messageItem(page, "line 340").waitFor();
+    const history = page.getByRole("region", { name: "Message history" });
+    // the newest row's element is remembered: an older page must not make it anew
+    await messageItem(page, "line 340").evaluate((el) => ((window as unknown as { probe: Element }).probe = el));
+
+    // to the top, and what is on top then, in one step (the older page may arrive right after)
+    const scrollToTop = () =>
+      history.evaluate((h) => {
+        h.scrollTop = 0;
+        const first = h.querySelector<HTMLElement>(".messages > li.msg")!;
+        return { id: first.dataset.messageId!, y: first.getBoundingClientRect().top };
+      });
+    const onTopOf = (id: string) =>
+      history.evaluate((h, mid) => h.querySelector(`[data-message-id="${mid}"]`)!.getBoundingClientRect().top, id);
+    for (let pageNo = 0; pageNo < 3; pageNo++) {
+      const before = await scrollToTop();
+      await page.waitForFunction(
+        (id) => document.querySelector<HTMLElement>(".messages > li.msg")?.dataset.messageId !== id,
+        before.id,
+      );
+      // the message that was on top is still where it was on the screen
+      expect(Math.abs((await onTopOf(before.id)) - before.y)).toBeLessThan(2);
+      expect(
+        await messageItem(page, "line 340").evaluate(
+          (el) => el === (window as unknown as { probe: Element }).probe && el.isConnected,
+        ),
+      ).toBe(true);
+    }
+
+    // far back, the newest messages are let go; the button brings them back
+    for (let i = 0; i < 20 && !(await messageItem(page, /^line 1$/).count()); i++) {
+      const { id } = await scrollToTop();
+      await page.waitForFunction(
+        (was) => document.querySelector<HTMLElement>(".messages > li.msg")?.dataset.messageId !== was,
+        id,
+      );
+    }
+    await page.getByText("This is the beginning of the chat.").waitFor();
+    expect(await messageItem(page, "line 340").count()).toBe(0);
+    expect(await page.locator(".messages > li.msg").count()).toBeLessThanOrEqual(300);
+    await page.getByRole("button", { name: "Show the newest messages" }).click();
+    await messageItem(page, "line 340").waitFor();
+    expect(await messageItem(page, /^line 1$/).count()).toBe(0);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    expect(pageProblems(page)).toEqual([]);
+    await fay.context.close();
+    await gus.context.close();
+  }, 120_000);
 });

@@ -565,18 +565,21 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
               </div>
             )}
             <ol class="messages" ref={list}>
-              {messages.map((m) => {
+              {/* one flat keyed list: an array per message would be an unkeyed fragment matched by
+                  position, so each older page put above would make every row on the page anew */}
+              {messages.flatMap((m) => {
                 const d = dayOf(m.createdAt);
                 const sep = d !== lastDay;
                 lastDay = d;
-                return [
-                  sep && (
-                    <li key={`day-${d}`} class="day-separator">
-                      <span>{d}</span>
-                    </li>
-                  ),
-                  <MessageBubble key={m.id} message={m} readByOther={m.messageId <= otherRead} />,
-                ];
+                const bubble = <MessageBubble key={m.id} message={m} readByOther={m.messageId <= otherRead} />;
+                return sep
+                  ? [
+                      <li key={`day-${d}`} class="day-separator">
+                        <span>{d}</span>
+                      </li>,
+                      bubble,
+                    ]
+                  : [bubble];
               })}
               {pending.map((p) => (
                 <PendingBubble
