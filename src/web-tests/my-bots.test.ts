@@ -77,6 +77,52 @@ describe("web app: my bots", () => {
     },
   );
 
+  suite.it(
+    "edits the bot's commands: rows added, changed and removed; an error beside its field; the bot reads them",
+    async () => {
+      const { page, client, context } = await suite.person({ displayName: "Dev" });
+      const token: string = (await client.post("/api/bots", { username: "menu_demo_bot", name: "Menu demo" })).body.data
+        .token;
+      const bot = new Bot(token, { client: { apiRoot: suite.server.url } });
+      await bot.api.setMyCommands([{ command: "start", description: "Begin" }]);
+      await page.goto("/dashboard/bots");
+      const editor = page.getByRole("form", { name: "Commands" });
+      expect(await editor.getByLabel("Command 1", { exact: true }).inputValue()).toBe("start");
+      expect(await editor.getByLabel("Description 1", { exact: true }).inputValue()).toBe("Begin");
+
+      await editor.getByRole("button", { name: "Add a command" }).click();
+      await editor.getByLabel("Command 2", { exact: true }).fill("Weather-Now");
+      await editor.getByLabel("Description 2", { exact: true }).fill("Today's weather");
+      await editor.getByRole("button", { name: "Add a command" }).click();
+      await editor.getByLabel("Command 3", { exact: true }).fill("help");
+      await editor.getByLabel("Description 3", { exact: true }).fill("What I do");
+      await editor.getByRole("button", { name: "Save commands" }).click();
+      // the server's refusal, beside the field it is about, named as its description
+      const problem = "command must contain only lowercase English letters, digits and underscores (1-32 characters)";
+      await editor.getByText(problem).waitFor();
+      await editor.getByRole("textbox", { name: "Command 2", exact: true, description: problem }).waitFor();
+      expect(await editor.getByLabel("Command 2", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+      expect(await accessibilityViolations(page)).toEqual([]);
+      expect((await bot.api.getMyCommands()).map((c) => c.command)).toEqual(["start"]);
+
+      await editor.getByLabel("Command 2", { exact: true }).fill("weather");
+      await editor.getByRole("button", { name: "Remove command 1" }).click();
+      expect(await editor.getByLabel("Command 1", { exact: true }).inputValue()).toBe("weather");
+      await editor.getByRole("button", { name: "Save commands" }).click();
+      await editor.getByRole("status").filter({ hasText: "Commands saved" }).waitFor();
+      expect(await bot.api.getMyCommands()).toEqual([
+        { command: "weather", description: "Today's weather" },
+        { command: "help", description: "What I do" },
+      ]);
+      // a reload shows what was saved
+      await page.reload();
+      expect(await editor.getByLabel("Command 2", { exact: true }).inputValue()).toBe("help");
+      expect(await editor.getByLabel("Command 3", { exact: true }).count()).toBe(0);
+      expect(pageProblems(page)).toEqual([]);
+      await context.close();
+    },
+  );
+
   suite.it("shows the bot's developer log live while a real bot makes calls and receives updates", async () => {
     const { page, client, context } = await suite.person({ displayName: "Dev" });
     const created = await client.post("/api/bots", { username: "log_demo_bot", name: "Log demo" });

@@ -4,8 +4,8 @@ import {
   updateBotSettings,
   DESCRIPTION_MAX,
   SHORT_DESCRIPTION_MAX,
-  type BotCommand,
 } from "../../domain/bots/service";
+import { parseBotCommands } from "../../domain/bots/commands";
 import { botProfile, updateBotProfile, type BotProfile } from "../../domain/bots/profile";
 import { DISPLAY_NAME_MAX, updateProfile } from "../../domain/profiles/edit";
 import type { BotContext, MethodTable } from "../context";
@@ -15,26 +15,6 @@ import { serializeBotSelf } from "../serializers";
 import { parseMenuButton } from "../markup";
 import { resolveChat } from "../chats";
 import { menuButtonFor } from "../../domain/bots/profile";
-
-const COMMAND_RE = /^[a-z0-9_]{1,32}$/;
-
-/** Validates a setMyCommands list with the compatible API's limits and wording. */
-function parseCommands(raw: unknown): BotCommand[] {
-  if (!Array.isArray(raw)) throw badRequest("commands must be an Array of BotCommand");
-  if (raw.length > 100) throw badRequest("too many commands specified (maximum 100)");
-  return raw.map((c, i) => {
-    if (!c || typeof c !== "object") throw badRequest(`commands[${i}] must be a BotCommand`);
-    const { command, description } = c as { command?: unknown; description?: unknown };
-    if (typeof command !== "string" || command.length === 0) throw badRequest("command must be non-empty");
-    const name = command.replace(/^\//, "");
-    if (!COMMAND_RE.test(name))
-      throw badRequest("command must contain only lowercase English letters, digits and underscores (1-32 characters)");
-    if (typeof description !== "string" || description.length === 0)
-      throw badRequest("command description must be non-empty");
-    if (description.length > 256) throw badRequest("command description is too long (maximum 256)");
-    return { command: name, description };
-  });
-}
 
 /** `language_code`: a two-letter ISO 639-1 code, or "" (absent) for everyone without a dedicated value. */
 function languageCode(params: Params): string {
@@ -100,7 +80,7 @@ export const profileMethods = {
   },
 
   async setMyCommands(ctx) {
-    const commands = parseCommands(ctx.params.json("commands", { required: true }));
+    const commands = parseBotCommands(ctx.params.json("commands", { required: true }), (reason) => badRequest(reason));
     const scope = scopeKey(ctx.params);
     const lang = languageCode(ctx.params);
     if (scope === "default" && lang === "") await updateBotSettings(ctx.app, ctx.bot.id, { commands });

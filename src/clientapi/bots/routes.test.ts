@@ -96,6 +96,52 @@ describe("bots for their owners", () => {
     expect((await call(fresh, "getMe")).status).toBe(200);
   });
 
+  test("the owner edits the commands; the bot sees them through getMyCommands; the Bot API's limits apply", async () => {
+    const { token } = (await owner.post("/api/bots", { username: "cmds_bot", name: "Cmds" })).body.data;
+    const list = [
+      { command: "/start", description: "Begin" },
+      { command: "help", description: "What I do" },
+    ];
+    const patched = await owner.patch("/api/bots/cmds_bot", { commands: list });
+    expect(patched.status).toBe(200);
+    // a leading slash is dropped, as setMyCommands does
+    const saved = [
+      { command: "start", description: "Begin" },
+      { command: "help", description: "What I do" },
+    ];
+    expect(patched.body.data.bot.commands).toEqual(saved);
+    expect((await call(token, "getMyCommands")).body.result).toEqual(saved);
+    expect((await person.get("/api/social/bots/cmds_bot")).body.data.bot.commands).toEqual(saved);
+
+    // the same refusals as setMyCommands, each naming the field it is about
+    const refused = async (commands: unknown[]) => {
+      const owned = await owner.patch("/api/bots/cmds_bot", { commands });
+      const viaBot = await call(token, "setMyCommands", { commands });
+      expect(owned.status).toBe(400);
+      expect(viaBot.status).toBe(400);
+      const [field, [reason]] = Object.entries(owned.body.error.details.fieldErrors as Record<string, string[]>)[0]!;
+      expect(viaBot.body.description).toBe(`Bad Request: ${reason}`);
+      return field;
+    };
+    expect(
+      await refused([
+        { command: "ok", description: "fine" },
+        { command: "Bad-Name", description: "x" },
+      ]),
+    ).toBe("commands.1.command");
+    expect(await refused([{ command: "c".repeat(33), description: "x" }])).toBe("commands.0.command");
+    expect(await refused([{ command: "ok", description: "" }])).toBe("commands.0.description");
+    expect(await refused([{ command: "ok", description: "d".repeat(257) }])).toBe("commands.0.description");
+    expect(await refused(Array.from({ length: 101 }, (_, i) => ({ command: `c${i}`, description: "x" })))).toBe(
+      "commands",
+    );
+    // nothing was changed by a refused list; an empty one clears them
+    expect((await call(token, "getMyCommands")).body.result).toEqual(saved);
+    expect((await owner.patch("/api/bots/cmds_bot", { commands: [] })).body.data.bot.commands).toEqual([]);
+    expect((await call(token, "getMyCommands")).body.result).toEqual([]);
+    expect((await outsider.patch("/api/bots/cmds_bot", { commands: list })).status).toBe(404);
+  });
+
   test("bad input and other people's bots", async () => {
     expect((await owner.post("/api/bots", { username: "nobotsuffix", name: "X" })).body.error).toMatchObject({
       code: "VALIDATION_ERROR",

@@ -14,7 +14,8 @@ import {
 } from "../../domain/bots/service";
 import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
-import { forbidden, notFound } from "../../lib/errors";
+import { fieldError, forbidden, notFound } from "../../lib/errors";
+import { parseBotCommands } from "../../domain/bots/commands";
 import { toIso } from "../../lib/clock";
 import { botIncome, withdrawIncome } from "../../domain/payments/income";
 import { serializePublicUser } from "../serializers/account";
@@ -58,6 +59,12 @@ const PatchBody = t.Object({
   privacy: t.Optional(t.Union([t.Literal("all"), t.Literal("commands")])),
   description: t.Optional(t.String({ maxLength: 512 })),
   shortDescription: t.Optional(t.String({ maxLength: 120 })),
+  commands: t.Optional(
+    t.Array(t.Object({ command: t.String(), description: t.String() }), {
+      description:
+        "the list everyone sees (setMyCommands without scope or language): at most 100; command 1-32 of a-z, 0-9, _; description 1-256 characters",
+    }),
+  ),
 });
 
 type Income = Awaited<ReturnType<typeof botIncome>>;
@@ -180,13 +187,15 @@ export function botRoutes(app: App) {
         "/:username",
         async ({ user, params, body }) => {
           const found = await requireOwnedBot(app.db, user.id, params.username);
-          const bot = await updateBotSettings(app, found.bot.id, body);
+          const commands =
+            body.commands && parseBotCommands(body.commands, (reason, field) => fieldError(field, reason));
+          const bot = await updateBotSettings(app, found.bot.id, { ...body, commands });
           return ok({ bot: serializeOwnedBot(app, { bot, user: found.user }) });
         },
         {
           auth: true,
           body: PatchBody,
-          detail: doc("Change a bot: enabled, privacy (all or commands), description, short description", {
+          detail: doc("Change a bot: enabled, privacy (all or commands), description, short description, commands", {
             data: t.Object({ bot: OwnedBot }),
           }),
         },

@@ -5,6 +5,7 @@ import { Page } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
 import { BotLog } from "./bot-log";
+import { CommandsEditor, type BotCommand } from "./commands-editor";
 
 interface OwnedBot {
   id: string;
@@ -15,7 +16,7 @@ interface OwnedBot {
   privacy: "all" | "commands";
   description: string | null;
   shortDescription: string | null;
-  commands: Array<{ command: string; description: string }>;
+  commands: BotCommand[];
   webhookUrl: string | null;
   startLink: string;
   apiRoot: string;
@@ -275,18 +276,12 @@ function BotCard({
       </form>
       <FormError message={save.error ? describeError(save.error) : null} />
       <Notice message={note} />
-      <h3>Commands</h3>
-      {bot.commands.length ? (
-        <ul class="command-summary">
-          {bot.commands.map((c) => (
-            <li key={c.command}>
-              <code>/{c.command}</code> {c.description}
-            </li>
-          ))}
-        </ul>
-      ) : (
-        <p class="muted">None yet. Your bot sets them with setMyCommands.</p>
-      )}
+      <CommandsEditor
+        key={bot.id}
+        username={bot.username}
+        commands={bot.commands}
+        onSaved={(commands) => onChange({ ...bot, commands })}
+      />
       <h3>Income</h3>
       {income ? (
         <>
