@@ -3,6 +3,7 @@ import { setPriority } from "node:os";
 import { resolveDataDir } from "../../src/config";
 import { createBackup, listBackups, type BackupProgress } from "../../src/ops/backup";
 import { restoreBackup } from "../../src/ops/restore";
+import { verifyBackup } from "../../src/ops/verify";
 import { CliError, emit, type GlobalOptions } from "../output";
 import { globals } from "../context";
 import { socialctl } from "../hints";
@@ -10,6 +11,7 @@ import { progressBars } from "../progress";
 
 const PHASES: Record<BackupProgress["phase"], string> = {
   snapshot: "Snapshotting the database",
+  bucket: "Listing the bucket",
   files: "Collecting files",
   checksums: "Computing checksums",
   compress: "Compressing",
@@ -60,11 +62,24 @@ export function registerBackup(program: Command) {
           onProgress: (ev) => progress.update(PHASES[ev.phase], ev.done, ev.total),
         });
         progress.stop(`Backup written: ${result.path}`);
-        const { files: _files, ...summary } = result.manifest;
-        emit(opts, { ...result, manifest: summary }, () =>
+        const { files: _files, bucket, ...summary } = result.manifest;
+        // the object list stays in the archive's manifest; the summary says what it covers
+        const bucketSummary = bucket && { ...bucket, objects: undefined, missing: bucket.missing.length };
+        emit(opts, { ...result, manifest: { ...summary, ...(bucketSummary ? { bucket: bucketSummary } : {}) } }, () =>
           [
             `${result.path} (${formatBytes(result.sizeBytes)}, ${result.manifest.fileCount} files, schema ${result.manifest.schemaVersion ?? "empty"})`,
             `covers ${result.manifest.database?.covers ?? "the database, files, config and instance secret"}`,
+            ...(bucket
+              ? [
+                  `lists ${bucket.covers} (${formatBytes(bucket.totalBytes)})`,
+                  ...(bucket.missing.length
+                    ? [
+                        `WARNING: ${bucket.missing.length} files the database references are not in the bucket (${bucket.missing.slice(0, 3).join(", ")}${bucket.missing.length > 3 ? ", …" : ""}); if they are still under the data dir's files/, run: ${socialctl(opts)} media to-s3 ${bucket.bucket}`,
+                      ]
+                    : []),
+                  `Check later that the bucket still holds them: ${socialctl(opts)} backup verify ${result.path}`,
+                ]
+              : []),
             `database snapshot took ${Math.round(result.snapshotMs)} ms; ${Math.round(result.totalMs)} ms in all`,
             ...result.pruned.map((r) => `removed old backup ${r}`),
             "The archive holds the instance secret and password hashes: store it privately.",
@@ -88,11 +103,13 @@ export function registerBackup(program: Command) {
           : list
               .map(
                 (b) =>
-                  `${b.createdAt}\t${formatBytes(b.sizeBytes)}\t${b.schemaVersion ?? "-"}\t${b.fileCount ?? "-"} files\t${b.kind === "archive" ? "" : `${b.kind} `}${b.path}${b.error ? `\tUNREADABLE: ${b.error}` : ""}`,
+                  `${b.createdAt}\t${formatBytes(b.sizeBytes)}\t${b.schemaVersion ?? "-"}\t${b.fileCount ?? "-"} files${b.bucketObjects !== undefined ? ` + ${b.bucketObjects} in the bucket` : ""}\t${b.kind === "archive" ? "" : `${b.kind} `}${b.path}${b.error ? `\tUNREADABLE: ${b.error}` : ""}`,
               )
               .join("\n"),
       );
     });
+
+  registerVerify(backup);
 
   backup
     .command("restore <file>")
@@ -119,12 +136,72 @@ export function registerBackup(program: Command) {
             schemaVersion: manifest.schemaVersion,
             fileCount: manifest.fileCount,
             withoutDerived: manifest.withoutDerived,
+            ...(manifest.bucket
+              ? { bucket: { bucket: manifest.bucket.bucket, objectCount: manifest.bucket.objectCount } }
+              : {}),
           },
-          `Restored the backup of ${manifest.createdAt} into ${result.dataDir}${result.replaced ? " (the previous instance was replaced)" : ""}. Start it with: ${socialctl(opts)} serve`,
+          [
+            `Restored the backup of ${manifest.createdAt} into ${result.dataDir}${result.replaced ? " (the previous instance was replaced)" : ""}.`,
+            ...(manifest.bucket
+              ? [
+                  `Its files are the ${manifest.bucket.objectCount} objects of bucket ${manifest.bucket.bucket} the archive lists; check they are all still there: ${socialctl(opts)} backup verify ${file}`,
+                ]
+              : []),
+            `Start it with: ${socialctl(opts)} serve`,
+          ].join("\n"),
         );
       } catch (err) {
         progress.error("Restore failed; the data dir is unchanged");
         throw err;
       }
+    });
+}
+
+/** socialctl backup verify FILE: the archive's checksums, and the bucket objects it lists. */
+function registerVerify(backup: Command) {
+  backup
+    .command("verify <file>")
+    .description("check an archive's files against its manifest and that the bucket still holds the objects it lists")
+    .action(async (file: string, _f: unknown, cmd: Command) => {
+      const opts = globals(cmd);
+      const progress = progressBars(opts);
+      let report;
+      try {
+        report = await verifyBackup({
+          dataDir: resolveDataDir(opts.dataDir),
+          file,
+          onProgress: (p) =>
+            progress.update(p.step === "archive" ? "Checking the archive" : "Listing the bucket", p.done, p.total),
+        });
+        progress.stop("Checked");
+      } catch (err) {
+        progress.error("The archive fails its check");
+        throw err;
+      }
+      const b = report.bucket;
+      const few = (keys: string[]) => `${keys.slice(0, 5).join(", ")}${keys.length > 5 ? ", …" : ""}`;
+      emit(opts, report, () =>
+        [
+          `${report.file}: ${report.archiveFiles} files match their sha256 (backup of ${report.createdAt}, schema ${report.schemaVersion ?? "empty"})`,
+          ...(b
+            ? [
+                `bucket ${b.bucket}${b.endpoint ? ` at ${b.endpoint}` : ""}: ${b.present} of ${b.listed} listed objects present with the same size and ETag`,
+                ...(b.missing.length ? [`MISSING ${b.missing.length}: ${few(b.missing)}`] : []),
+                ...(b.changed.length ? [`CHANGED ${b.changed.length} (size or ETag differ): ${few(b.changed)}`] : []),
+                ...(b.derivedMissing.length || b.derivedChanged.length
+                  ? [
+                      `${b.derivedMissing.length + b.derivedChanged.length} thumbnails or posters missing or changed (after a restore, ${socialctl(opts)} media rebuild-derived makes them again)`,
+                    ]
+                  : []),
+                ...(report.ok
+                  ? []
+                  : [
+                      "Restore the missing objects from the bucket's versions or replica before relying on this backup.",
+                    ]),
+              ]
+            : ["the files are in the archive (no bucket)"]),
+        ].join("\n"),
+      );
+      if (!report.ok) process.exitCode = 1;
     });
 }

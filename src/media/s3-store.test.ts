@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { S3Client } from "bun";
+import type { S3Client } from "bun";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../config";
@@ -28,13 +28,7 @@ const local = (url: string) => `${server.url}/files/${keyOf(url)}`;
 beforeAll(async () => {
   s3 = await startTestS3();
   server = await startTestServer(s3.settings);
-  bucket = new S3Client({
-    endpoint: s3.endpoint,
-    bucket: s3.bucket,
-    region: "us-east-1",
-    accessKeyId: "S3RVER",
-    secretAccessKey: "S3RVER",
-  });
+  bucket = s3.client;
 });
 
 afterAll(async () => {

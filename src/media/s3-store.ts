@@ -5,6 +5,13 @@ import type { Config } from "../config";
 import { OCTET_STREAM, TYPES_BY_EXT } from "./sniff";
 import { fileStoreService, type FileStore, type StoredFile } from "./store";
 
+/** One object as a bucket listing names it. */
+export interface BucketObject {
+  key: string;
+  size: number;
+  etag: string;
+}
+
 /** A presigned URL lives this long; the redirect to it may be cached a little less. */
 const PRESIGN_SECONDS = 3600;
 export const REDIRECT_CACHE_SECONDS = PRESIGN_SECONDS - 300;
@@ -99,6 +106,22 @@ export class S3FileStore implements FileStore {
   /** A presigned GET of KEY when files.s3.serve is redirect, else null (the instance streams it). */
   redirectUrl(key: string): string | null {
     return this.redirects ? this.client.presign(key, { expiresIn: PRESIGN_SECONDS }) : null;
+  }
+
+  /**
+   * Every object of the bucket, a page (up to 1,000) at a time: what a backup
+   * lists and verifies. ETag is as the bucket reports it (an MD5 of the bytes for a single
+   * PUT; something else for multipart uploads and some encryption modes).
+   */
+  async *listObjects(): AsyncGenerator<BucketObject[]> {
+    let continuationToken: string | undefined;
+    for (;;) {
+      const page = await this.client.list({ maxKeys: 1000, continuationToken });
+      const objects = (page.contents ?? []).map((o) => ({ key: o.key, size: o.size ?? 0, etag: o.eTag ?? "" }));
+      if (objects.length) yield objects;
+      if (!page.isTruncated || !page.nextContinuationToken) return;
+      continuationToken = page.nextContinuationToken;
+    }
   }
 
   /** null while the bucket answers a listing, else why it does not. */

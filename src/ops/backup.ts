@@ -12,7 +12,7 @@ import {
 import { dirname, join, resolve } from "node:path";
 import type { Kysely } from "kysely";
 import { toIso } from "../lib/clock";
-import { readConfigFile } from "../config";
+import { loadConfig, type Config } from "../config";
 import { openPostgresStorage } from "../db";
 import { findPgDump, pgDumpInto } from "./postgres-tools";
 import {
@@ -28,11 +28,12 @@ import {
   isInitialised,
 } from "../config/layout";
 import { sha256File, instanceFiles } from "./layout";
-import { MANIFEST_NAME, type BackupManifest, type ManifestFile, readManifest } from "./manifest";
+import { MANIFEST_NAME, type BackupManifest, type ManifestBucket, type ManifestFile, readManifest } from "./manifest";
+import { bucketContents, bucketOf, objectsOf, storedKeysOf, type StoredKey } from "./bucket";
 import { appliedMigrations, columnNames, openReadOnly, tableExists, vacuumInto } from "./sqlite";
 
 export interface BackupProgress {
-  phase: "snapshot" | "files" | "checksums" | "compress";
+  phase: "snapshot" | "bucket" | "files" | "checksums" | "compress";
   done: number;
   total: number;
 }
@@ -72,7 +73,9 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
   const started = performance.now();
   const dataDir = resolve(opts.dataDir);
   if (!isInitialised(dataDir)) throw new Error(`no instance in ${dataDir}: nothing to back up`);
-  const databaseUrl = String(readConfigFile(dataDir)["database.url"] ?? "");
+  const config = loadConfig(dataDir);
+  const databaseUrl = config["database.url"];
+  const inBucket = Boolean(config["files.s3.bucket"]);
   if (opts.keep !== undefined && (!Number.isInteger(opts.keep) || opts.keep < 1))
     throw new Error("--keep must be a positive integer");
   const createdAt = now();
@@ -86,14 +89,21 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
   try {
     opts.onProgress?.({ phase: "snapshot", done: 0, total: 1 });
     const snapshot = databaseUrl
-      ? await snapshotPostgres(databaseUrl, staging)
-      : { ms: vacuumInto(dbPath(dataDir), join(staging, DB_FILE)), ...inspectSnapshot(join(staging, DB_FILE)) };
-    const { migrations, derived, database } = { database: SQLITE_COVERS, ...snapshot };
+      ? await snapshotPostgres(databaseUrl, staging, inBucket)
+      : {
+          ms: vacuumInto(dbPath(dataDir), join(staging, DB_FILE)),
+          database: sqliteCovers(inBucket),
+          ...inspectSnapshot(join(staging, DB_FILE)),
+        };
+    const { migrations, stored, database } = snapshot;
+    const derived = new Set(stored.filter((k) => k.derived).map((k) => k.key));
     const snapshotMs = snapshot.ms;
     opts.onProgress?.({ phase: "snapshot", done: 1, total: 1 });
 
     // files are listed after the snapshot: every file a snapshot row refers to was written before its row
-    const files = instanceFiles(dataDir);
+    const bucket = inBucket ? await listBucket(config, stored, opts.onProgress) : undefined;
+    // with a bucket, files left under the data dir are not the instance's (the server never reads them)
+    const files = inBucket ? [] : instanceFiles(dataDir);
     const kept = opts.withoutDerived ? files.filter((f) => !derived.has(f.rel.split("/").at(-1)!)) : files;
     for (const [i, f] of kept.entries()) {
       stageFile(join(dataDir, FILES_DIR, f.rel), join(staging, FILES_DIR, f.rel));
@@ -124,6 +134,7 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
       derivedOmitted: files.length - kept.length,
       database,
       files: listed,
+      ...(bucket ? { bucket } : {}),
     };
 
     const { TarGzWriter } = await import("./tar");
@@ -162,11 +173,44 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
 /** The database dump's name inside a PostgreSQL instance's archive (pg_restore reads it). */
 export const PG_DUMP_FILE = "database.pgdump";
 
-const SQLITE_COVERS: BackupManifest["database"] = {
+/** What an archive holds beside the database: the files, unless they are in a bucket. */
+const restCovered = (inBucket: boolean) =>
+  inBucket
+    ? "config and instance secret (the files are in the bucket: listed, not copied)"
+    : "the files, config and instance secret";
+
+const sqliteCovers = (inBucket: boolean): BackupManifest["database"] => ({
   engine: "sqlite",
   file: DB_FILE,
-  covers: `the whole database (${DB_FILE}, a consistent copy), the files, config and instance secret`,
-};
+  covers: `the whole database (${DB_FILE}, a consistent copy), ${restCovered(inBucket)}`,
+});
+
+/**
+ * The bucket's part of a backup: the objects the snapshot's uploads name, as the bucket's
+ * listing gives them (key, size, ETag). No bytes are copied, and no sha256 taken, which would
+ * mean reading the whole bucket back on every backup.
+ */
+async function listBucket(
+  config: Config,
+  stored: StoredKey[],
+  onProgress: CreateBackupOptions["onProgress"],
+): Promise<ManifestBucket> {
+  const contents = await bucketContents(bucketOf(config), (listed) =>
+    onProgress?.({ phase: "bucket", done: listed, total: Math.max(listed, stored.length) }),
+  );
+  const { objects, missing } = objectsOf(stored, contents);
+  const name = config["files.s3.bucket"];
+  return {
+    endpoint: config["files.s3.endpoint"] || null,
+    bucket: name,
+    region: config["files.s3.region"],
+    objectCount: objects.length,
+    totalBytes: objects.reduce((n, o) => n + o.size, 0),
+    missing,
+    covers: `the names, sizes and ETags of the ${objects.length} objects of bucket ${name} the database references, NOT their bytes: the bucket's own versioning (keeping deleted and overwritten versions at least as long as you keep backups) or replication must keep them`,
+    objects,
+  };
+}
 
 /**
  * The database part of a PostgreSQL instance's backup: a pg_dump when pg_dump is installed
@@ -176,7 +220,8 @@ const SQLITE_COVERS: BackupManifest["database"] = {
 async function snapshotPostgres(
   url: string,
   staging: string,
-): Promise<{ ms: number; migrations: string[]; derived: Set<string>; database: BackupManifest["database"] }> {
+  inBucket: boolean,
+): Promise<{ ms: number; migrations: string[]; stored: StoredKey[]; database: BackupManifest["database"] }> {
   const pgDump = findPgDump();
   const ms = pgDump ? await pgDumpInto(pgDump, url, join(staging, PG_DUMP_FILE)) : 0;
   const storage = openPostgresStorage(url);
@@ -185,27 +230,24 @@ async function snapshotPostgres(
     const migrations = (
       await (db as Kysely<any>).selectFrom("kysely_migration").select("name").orderBy("name").execute()
     ).map((r) => r.name as string);
-    const derived = new Set<string>();
-    for (const row of await db.selectFrom("uploads").select(["thumb_url", "poster_url"]).execute())
-      for (const url of [row.thumb_url, row.poster_url]) {
-        const name = url ? storedNameOf(url) : null;
-        if (name) derived.add(name);
-      }
+    // read after the dump: an upload made between the two is listed too, which does no harm
+    const stored = storedKeysOf(
+      await db.selectFrom("uploads").select(["storage_key", "thumb_url", "poster_url"]).orderBy("id").execute(),
+    );
     return {
       ms,
       migrations,
-      derived,
+      stored,
       database: pgDump
         ? {
             engine: "postgres",
             file: PG_DUMP_FILE,
-            covers: `the whole PostgreSQL database (${PG_DUMP_FILE}: pg_dump custom format, one consistent snapshot; restore it with pg_restore --clean --if-exists --no-owner -d <database.url>), the files, config and instance secret`,
+            covers: `the whole PostgreSQL database (${PG_DUMP_FILE}: pg_dump custom format, one consistent snapshot; restore it with pg_restore --clean --if-exists --no-owner -d <database.url>), ${restCovered(inBucket)}`,
           }
         : {
             engine: "postgres",
             file: null,
-            covers:
-              "the files, config and instance secret only, NOT the database: pg_dump was not found (apt-get install postgresql-client); back up PostgreSQL with your own tools (pg_dump, base backups)",
+            covers: `${restCovered(inBucket)} only, NOT the database: pg_dump was not found (apt-get install postgresql-client); back up PostgreSQL with your own tools (pg_dump, base backups)`,
           },
     };
   } finally {
@@ -238,45 +280,23 @@ function stageFile(from: string, to: string): void {
   }
 }
 
-/**
- * Reads what the snapshot says about itself: the applied migrations and the names of the
- * derived files, which are the ones the uploads table lists as a thumb or a poster.
- */
-function inspectSnapshot(path: string): { migrations: string[]; derived: Set<string> } {
+/** Reads what the snapshot says about itself: the applied migrations and the files its uploads table names. */
+function inspectSnapshot(path: string): { migrations: string[]; stored: StoredKey[] } {
   const db = openReadOnly(path);
   try {
-    const derived = new Set<string>();
+    let stored: StoredKey[] = [];
     if (tableExists(db, "uploads")) {
       const cols = columnNames(db, "uploads").filter((c) => c === "thumb_url" || c === "poster_url");
-      for (const col of cols) {
-        for (const row of db.query(`SELECT ${col} AS url FROM uploads WHERE ${col} IS NOT NULL`).all() as Array<{
-          url: string;
-        }>) {
-          const name = storedNameOf(row.url);
-          if (name) derived.add(name);
-        }
-      }
+      stored = storedKeysOf(
+        db.query(`SELECT ${["storage_key", ...cols].join(", ")} FROM uploads ORDER BY id`).all() as Array<{
+          storage_key: string;
+        }>,
+      );
     }
-    return { migrations: appliedMigrations(db), derived };
+    return { migrations: appliedMigrations(db), stored };
   } finally {
     db.close();
   }
-}
-
-/** The stored file name that one of this instance's file URLs (absolute or path-only) points at. */
-export function storedNameOf(url: string): string | null {
-  let pathname: string;
-  try {
-    pathname = new URL(url, "http://local").pathname;
-  } catch {
-    return null;
-  }
-  const at = pathname.lastIndexOf(`/${FILES_DIR}/`);
-  if (at === -1) return null;
-  const name = decodeURIComponent(pathname.slice(at + FILES_DIR.length + 2))
-    .split("/")
-    .at(-1);
-  return name && name !== ".." && name !== "." ? name : null;
 }
 
 export interface BackupListing {
@@ -288,6 +308,8 @@ export interface BackupListing {
   schemaVersion: string | null;
   fileCount: number | null;
   withoutDerived?: boolean;
+  /** objects of the bucket the archive lists (not holds); absent when the files are in the archive */
+  bucketObjects?: number;
   /** why the entry could not be read (a damaged archive is listed, not hidden) */
   error?: string;
 }
@@ -313,6 +335,7 @@ export async function listBackups(dataDir: string): Promise<BackupListing[]> {
           schemaVersion: m.schemaVersion,
           fileCount: m.fileCount,
           withoutDerived: m.withoutDerived,
+          ...(m.bucket ? { bucketObjects: m.bucket.objectCount } : {}),
         });
       } catch (err) {
         out.push({

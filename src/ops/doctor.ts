@@ -52,6 +52,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<Check[]> {
     checks.push(checkFfmpeg());
     checks.push(await checkSmtp(dataDir, opts.timeoutMs ?? 10_000));
     checks.push(await checkClock(opts.timeUrl, opts.timeoutMs ?? 10_000));
+    checks.push(...(await checkEngines(dataDir)));
     return checks;
   }
   if (!existsSync(dbPath(dataDir))) {

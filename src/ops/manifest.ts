@@ -7,6 +7,33 @@ export interface ManifestFile {
   sha256: string;
 }
 
+/** An object of the instance's bucket, listed (not copied) by a backup. */
+export interface ManifestObject {
+  key: string;
+  size: number;
+  /** as the bucket reported it, quotes included */
+  etag: string;
+  /** a thumbnail or poster (made again from its original by `media rebuild-derived`) */
+  derived?: true;
+}
+
+/**
+ * With files.s3.* set, the files are the bucket's: the archive lists the objects the database
+ * references instead of holding them, and says what the bucket's own versioning or
+ * replication must keep.
+ */
+export interface ManifestBucket {
+  endpoint: string | null;
+  bucket: string;
+  region: string;
+  objectCount: number;
+  totalBytes: number;
+  /** keys the database references that the bucket did not hold when the backup was made */
+  missing: string[];
+  covers: string;
+  objects: ManifestObject[];
+}
+
 export interface BackupManifest {
   format: "socialctl-backup";
   formatVersion: 1;
@@ -27,6 +54,8 @@ export interface BackupManifest {
    */
   database?: { engine: "sqlite" | "postgres"; file: string | null; covers: string };
   files: ManifestFile[];
+  /** present when the instance kept its files in a bucket (absent: the files are in `files`) */
+  bucket?: ManifestBucket;
 }
 
 const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
@@ -58,7 +87,27 @@ export function parseManifest(text: string): BackupManifest {
     if (!isSafeRelativePath(f.path)) throw new Error(`backup manifest names an unsafe path: ${f.path}`);
   }
   if (o.fileCount !== o.files.length) throw new Error("backup manifest file count does not match its file list");
+  if (o.bucket !== undefined) parseBucket(o.bucket);
   return o as BackupManifest;
+}
+
+const OBJECT_KEY = /^[A-Za-z0-9_-]+(\.[a-z0-9]{1,5})?$/;
+
+function parseBucket(b: Partial<ManifestBucket>): void {
+  if (!b || typeof b !== "object" || typeof b.bucket !== "string" || !Array.isArray(b.objects))
+    throw new Error("backup manifest has a malformed bucket listing");
+  for (const o of b.objects) {
+    if (
+      !o ||
+      typeof o.key !== "string" ||
+      !OBJECT_KEY.test(o.key) ||
+      typeof o.size !== "number" ||
+      typeof o.etag !== "string"
+    )
+      throw new Error("backup manifest has a malformed bucket object");
+  }
+  if (b.objectCount !== b.objects.length)
+    throw new Error("backup manifest object count does not match its object list");
 }
 
 /** Relative, normalised, inside the data dir: no absolute paths, no `..`, no empty segments. */

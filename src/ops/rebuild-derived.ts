@@ -5,7 +5,7 @@ import { randomToken } from "../lib/ids";
 import { describeImage } from "../media/image";
 import { fileStore, scratchDir } from "../media/store";
 import { ffmpegTools, makePoster } from "../media/video";
-import { storedNameOf } from "./backup";
+import { storedNameOf } from "./bucket";
 
 export interface RebuildReport {
   /** derived files that were missing and are back */

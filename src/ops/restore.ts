@@ -63,6 +63,7 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreResult
   const temp = mkdtempSync(join(dirname(dataDir), `.${basename(dataDir)}.restore-`));
   try {
     await unpackVerified(file, manifest, temp, opts.onProgress);
+    if (!existsSync(join(temp, DB_FILE))) throw new Error("archive holds no database");
     const verdict = checkDatabase(join(temp, DB_FILE));
     if (verdict !== "ok") throw new Error(`the backup's database fails its integrity check: ${verdict}`);
     swapInto(temp, dataDir);
@@ -84,12 +85,17 @@ export function assertSchemaKnown(manifest: BackupManifest): void {
   }
 }
 
-async function unpackVerified(
+/**
+ * Reads every entry of the archive FILE after its manifest, checking each against MANIFEST
+ * (listed, once, same size and sha256) and that none is missing; writes them under DEST, or
+ * nowhere when DEST is null (a check only). Throws at the first difference.
+ */
+export async function unpackVerified(
   file: string,
   manifest: BackupManifest,
-  dest: string,
+  dest: string | null,
   onProgress?: RestoreOptions["onProgress"],
-) {
+): Promise<void> {
   const expected = new Map(manifest.files.map((f) => [f.path, f]));
   const seen = new Set<string>();
   let first = true;
@@ -106,17 +112,20 @@ async function unpackVerified(
     if (seen.has(entry.path)) throw new Error(`archive holds ${entry.path} twice`);
     if (entry.size !== want.size) throw new Error(`size mismatch for ${entry.path}: the archive is corrupt`);
     seen.add(entry.path);
-    const target = join(dest, entry.path);
-    mkdirSync(dirname(target), { recursive: true });
-    const fd = openSync(target, "wx", 0o600);
+    let fd: number | null = null;
+    if (dest !== null) {
+      const target = join(dest, entry.path);
+      mkdirSync(dirname(target), { recursive: true });
+      fd = openSync(target, "wx", 0o600);
+    }
     const hash = createHash("sha256");
     return {
       write(chunk) {
         hash.update(chunk);
-        writeSync(fd, chunk);
+        if (fd !== null) writeSync(fd, chunk);
       },
       end() {
-        closeSync(fd);
+        if (fd !== null) closeSync(fd);
         if (hash.digest("hex") !== want.sha256)
           throw new Error(`checksum mismatch for ${entry.path}: the archive is corrupt`);
         onProgress?.({ done: seen.size, total: expected.size });
@@ -128,7 +137,6 @@ async function unpackVerified(
     throw new Error(
       `archive is missing ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` and ${missing.length - 5} more` : ""}`,
     );
-  if (!seen.has(DB_FILE)) throw new Error("archive holds no database");
 }
 
 function checkDatabase(path: string): string {

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { S3Client } from "bun";
 import S3rver from "s3rver";
 import type { ConfigKey } from "../config";
 
@@ -11,6 +12,8 @@ export interface TestS3 {
   directory: string;
   /** the files.s3.* settings of an instance using this bucket */
   settings: Partial<Record<ConfigKey, unknown>>;
+  /** a client of the bucket, for tests looking at (or changing) what it holds behind the instance's back */
+  client: S3Client;
   stop(): Promise<void>;
 }
 
@@ -30,6 +33,8 @@ export async function startTestS3(bucket = "media"): Promise<TestS3> {
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   let stopped = false;
+  // s3rver's fixed credentials
+  const credentials = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
   return {
     endpoint,
     bucket,
@@ -38,10 +43,10 @@ export async function startTestS3(bucket = "media"): Promise<TestS3> {
       "files.s3.endpoint": endpoint,
       "files.s3.bucket": bucket,
       "files.s3.region": "us-east-1",
-      // s3rver's fixed credentials
-      "files.s3.accessKeyId": "S3RVER",
-      "files.s3.secretAccessKey": "S3RVER",
+      "files.s3.accessKeyId": credentials.accessKeyId,
+      "files.s3.secretAccessKey": credentials.secretAccessKey,
     },
+    client: new S3Client({ endpoint, bucket, region: "us-east-1", ...credentials }),
     async stop() {
       if (stopped) return;
       stopped = true;
