@@ -23,6 +23,7 @@ const FILES = [
   "src/domain/stars/concurrent-gifts.test.ts",
   "src/botapi/grammy.test.ts",
   "src/botapi/telegraf.test.ts",
+  "src/ops/to-s3.test.ts",
 ];
 
 export {};

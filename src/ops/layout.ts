@@ -1,4 +1,4 @@
-import { createReadStream, existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { filesDir } from "../config/layout";
@@ -32,9 +32,12 @@ export function walkFiles(root: string): Array<{ rel: string; size: number; mtim
 export const instanceFiles = (dataDir: string) =>
   walkFiles(filesDir(dataDir)).filter((f) => !f.rel.split("/").some((seg) => seg.startsWith(".")));
 
-export async function sha256File(path: string): Promise<string> {
+export const sha256File = (path: string): Promise<string> => sha256Blob(Bun.file(path));
+
+/** sha256 of a Blob read as a stream (a local file, or an object read back from a bucket). */
+export async function sha256Blob(blob: Blob): Promise<string> {
   const hash = createHash("sha256");
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  for await (const chunk of blob.stream()) hash.update(chunk);
   return hash.digest("hex");
 }
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { storeConfigValues, type ConfigKey } from "../config";
+import { readConfigFile, storeConfigValues, type ConfigKey } from "../config";
 import { ManualClock } from "../lib/clock";
 import { silentLogger, type Logger } from "../lib/log";
 import { startServer, type RunningServer } from "../main";
@@ -30,8 +30,10 @@ export async function startTestServer(
   // a concrete port (not 0) so the derived baseUrl, and the file URLs built from it, are fetchable
   const port = overrides.port ?? freeLoopbackPort();
   // SOCIAL_TEST_DATABASE=postgres: the same tests against a fresh database on a throwaway
-  // cluster, named in the data dir's config so `socialctl` run on the dir uses it too
-  if (testsOnPostgres()) storeConfigValues(dataDir, { "database.url": await freshPostgresDatabase() });
+  // cluster, named in the data dir's config so `socialctl` run on the dir uses it too; a given
+  // data dir that names one already (the instance started again, another node) keeps it
+  if (testsOnPostgres() && !readConfigFile(dataDir)["database.url"])
+    storeConfigValues(dataDir, { "database.url": await freshPostgresDatabase() });
   const running = await startServer({
     dataDir,
     clock,
