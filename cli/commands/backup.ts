@@ -113,9 +113,15 @@ export function registerBackup(program: Command) {
 
   backup
     .command("restore <file>")
-    .description("restore an archive into a stopped instance or an empty data dir (verifies it first)")
+    .description(
+      "restore an archive into a stopped instance or an empty data dir (verifies it first; a PostgreSQL instance's dump goes into an empty database with pg_restore)",
+    )
     .option("--force", "replace the instance in the data dir (it must be stopped)")
-    .action(async (file: string, f: { force?: boolean }, cmd: Command) => {
+    .option(
+      "--database-url <url>",
+      "a PostgreSQL instance's archive: pg_restore into this empty database instead of the one its config names",
+    )
+    .action(async (file: string, f: { force?: boolean; databaseUrl?: string }, cmd: Command) => {
       const opts = globals(cmd);
       const progress = progressBars(opts);
       try {
@@ -123,6 +129,7 @@ export function registerBackup(program: Command) {
           dataDir: resolveDataDir(opts.dataDir),
           file,
           force: f.force,
+          databaseUrl: f.databaseUrl,
           onProgress: (ev) => progress.update("Unpacking and verifying", ev.done, ev.total),
         });
         progress.stop("Restored");
@@ -136,12 +143,18 @@ export function registerBackup(program: Command) {
             schemaVersion: manifest.schemaVersion,
             fileCount: manifest.fileCount,
             withoutDerived: manifest.withoutDerived,
+            ...(result.databaseUrl ? { databaseUrl: result.databaseUrl } : {}),
             ...(manifest.bucket
               ? { bucket: { bucket: manifest.bucket.bucket, objectCount: manifest.bucket.objectCount } }
               : {}),
           },
           [
             `Restored the backup of ${manifest.createdAt} into ${result.dataDir}${result.replaced ? " (the previous instance was replaced)" : ""}.`,
+            ...(result.databaseUrl
+              ? [
+                  `Its PostgreSQL dump went into ${result.databaseUrl} (pg_restore, one transaction; database.url names it).`,
+                ]
+              : []),
             ...(manifest.bucket
               ? [
                   `Its files are the ${manifest.bucket.objectCount} objects of bucket ${manifest.bucket.bucket} the archive lists; check they are all still there: ${socialctl(opts)} backup verify ${file}`,

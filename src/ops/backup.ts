@@ -14,7 +14,7 @@ import type { Kysely } from "kysely";
 import { toIso } from "../lib/clock";
 import { loadConfig, type Config } from "../config";
 import { openPostgresStorage } from "../db";
-import { findPgDump, pgDumpInto } from "./postgres-tools";
+import { findPgTool, pgDumpInto } from "./postgres-tools";
 import {
   VERSION,
   PRE_MIGRATE_RE,
@@ -222,7 +222,7 @@ async function snapshotPostgres(
   staging: string,
   inBucket: boolean,
 ): Promise<{ ms: number; migrations: string[]; stored: StoredKey[]; database: BackupManifest["database"] }> {
-  const pgDump = findPgDump();
+  const pgDump = findPgTool("pg_dump");
   const ms = pgDump ? await pgDumpInto(pgDump, url, join(staging, PG_DUMP_FILE)) : 0;
   const storage = openPostgresStorage(url);
   try {
@@ -242,7 +242,7 @@ async function snapshotPostgres(
         ? {
             engine: "postgres",
             file: PG_DUMP_FILE,
-            covers: `the whole PostgreSQL database (${PG_DUMP_FILE}: pg_dump custom format, one consistent snapshot; restore it with pg_restore --clean --if-exists --no-owner -d <database.url>), ${restCovered(inBucket)}`,
+            covers: `the whole PostgreSQL database (${PG_DUMP_FILE}: pg_dump custom format, one consistent snapshot; socialctl backup restore puts it into an empty database with pg_restore), ${restCovered(inBucket)}`,
           }
         : {
             engine: "postgres",

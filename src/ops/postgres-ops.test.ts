@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setConfigValue } from "../config";
+import { readConfigFile, setConfigValue } from "../config";
 import { isInitialised } from "../config/layout";
 import { knownMigrationNames } from "../db";
 import { silentLogger } from "../lib/log";
@@ -12,11 +12,14 @@ import { makeUser } from "../testing/fixtures";
 import { freshPostgresDatabase } from "../testing/postgres";
 import { postgresBinDir } from "./postgres-tools";
 import { readEntries } from "../testing/tar";
+import { cliHarness, runCli } from "../testing/cli";
 import { collectStatus } from "./status";
 import { PG_DUMP_FILE, createBackup } from "./backup";
-import { restoreBackup } from "./restore";
 import { readyz } from "./health";
 import { runDoctor } from "./doctor";
+
+const cli = cliHarness();
+const { expectOneLineFailure } = cli;
 
 // the operations of an instance whose database.url names PostgreSQL
 let dataDir: string;
@@ -30,6 +33,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app.close();
   rmSync(dataDir, { recursive: true, force: true });
+  cli.cleanup();
 });
 
 describe("an instance on PostgreSQL", () => {
@@ -66,7 +70,7 @@ describe("an instance on PostgreSQL", () => {
     expect(byName.migrations!.status).toBe("ok");
   });
 
-  test("backup create holds a pg_dump of the database and says what it covers; restore refuses it by name", async () => {
+  test("backup create holds a pg_dump of the database and says what it covers", async () => {
     const out = join(dataDir, "backups", "pg.tar.gz");
     const result = await createBackup({ dataDir, out });
     expect(result.manifest.database).toEqual({
@@ -83,8 +87,47 @@ describe("an instance on PostgreSQL", () => {
     await Bun.write(dumpFile, dump.data);
     const list = Bun.spawnSync([join(postgresBinDir()!, "pg_restore"), "--list", dumpFile]);
     expect(list.stdout.toString()).toContain("TABLE DATA public users");
-    await expect(restoreBackup({ dataDir: join(dataDir, "elsewhere"), file: out })).rejects.toThrow(
-      /PostgreSQL instance.*pg_restore/,
-    );
   });
+
+  test("backup restore puts the dump into an empty database with pg_restore; the restored instance serves its data", async () => {
+    const out = join(dataDir, "backups", "pg-restore.tar.gz");
+    await createBackup({ dataDir, out });
+    const restoredDir = join(dataDir, "restored");
+    // the database the archive's config names is the live one: not empty, so nothing happens
+    const refused = await runCli(["--data-dir", restoredDir, "backup", "restore", out]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/is not empty \(table .*\): restore into a new database/),
+    ]);
+    expect(existsSync(restoredDir)).toBe(false);
+    await expectOneLineFailure(
+      runCli(["--data-dir", restoredDir, "backup", "restore", out, "--database-url", "mysql://x"]),
+      /database\.url/,
+    );
+
+    const target = await freshPostgresDatabase({ empty: true });
+    const run = await runCli(["--data-dir", restoredDir, "--json", "backup", "restore", out, "--database-url", target]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.json).toMatchObject({ dataDir: restoredDir, replaced: false, databaseUrl: target });
+    expect(readConfigFile(restoredDir)["database.url"]).toBe(target);
+    expect(readFileSync(join(restoredDir, "secret"), "utf8")).toBe(readFileSync(join(dataDir, "secret"), "utf8"));
+    expect(existsSync(join(restoredDir, PG_DUMP_FILE))).toBe(false);
+    const restored = await openApp({ dataDir: restoredDir, log: silentLogger });
+    try {
+      expect(restored.storage.engine).toBe("postgres");
+      const people = await restored.db.selectFrom("users").select("username").execute();
+      expect(people.map((p) => p.username)).toContain("pg_person");
+      // identity sequences came along: a new row takes the next key
+      const ids = (await restored.db.selectFrom("users").select("id").execute()).map((u) => u.id);
+      expect((await makeUser(restored, { username: "after_restore" })).id).toBeGreaterThan(Math.max(...ids));
+    } finally {
+      await restored.close();
+    }
+    // a second restore into the now filled database refuses it too
+    await expectOneLineFailure(
+      runCli(["--data-dir", join(dataDir, "again"), "backup", "restore", out, "--database-url", target]),
+      /is not empty/,
+    );
+  }, 120_000);
 });

@@ -12,8 +12,13 @@ import {
 } from "node:fs";
 import { createHash } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
-import { knownMigrationNames } from "../db";
-import { BACKUPS_DIR, DB_FILE, fileStamp } from "../config/layout";
+import { sql, type Kysely } from "kysely";
+import { knownMigrationNames, openPostgresStorage } from "../db";
+import { parseConfigValue, readConfigFile, storeConfigValues } from "../config";
+import { BACKUPS_DIR, DB_FILE, fileStamp, isInitialised } from "../config/layout";
+import { PG_DUMP_FILE } from "./backup";
+import { redactUrl } from "./engines";
+import { findPgTool, pgRestoreFrom } from "./postgres-tools";
 import { MANIFEST_NAME, type BackupManifest, isSafeRelativePath, readManifest } from "./manifest";
 import { assertNoServerRunning } from "./server-lock";
 import { integrityCheck, openReadOnly } from "./sqlite";
@@ -23,6 +28,8 @@ export interface RestoreOptions {
   file: string;
   /** replace an existing (stopped) instance */
   force?: boolean;
+  /** a PostgreSQL instance's archive: restore its dump into this empty database instead of the one its config names */
+  databaseUrl?: string;
   onProgress?: (p: { done: number; total: number }) => void;
 }
 
@@ -31,6 +38,8 @@ export interface RestoreResult {
   manifest: BackupManifest;
   /** true when an existing instance was replaced */
   replaced: boolean;
+  /** the PostgreSQL database the dump went into (password hidden) */
+  databaseUrl?: string;
 }
 
 /** Folders of the current data dir that survive a restore: the backups themselves. */
@@ -47,31 +56,82 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreResult
   const file = resolve(opts.file);
   if (!existsSync(file)) throw new Error(`no backup archive at ${file}`);
   assertNoServerRunning(dataDir, "restoring into its data dir");
-  const occupied = existsSync(join(dataDir, DB_FILE));
+  const occupied = isInitialised(dataDir);
   if (occupied && !opts.force)
     throw new Error(`${dataDir} already holds an instance: stop it and pass --force to replace it`);
 
   const manifest = await readManifest(file);
   assertSchemaKnown(manifest);
-  if (manifest.database?.engine === "postgres")
+  const postgres = manifest.database?.engine === "postgres";
+  if (postgres && !manifest.database!.file)
     throw new Error(
-      `${file} is a backup of a PostgreSQL instance: it covers ${manifest.database.covers}. ` +
-        "Unpack it (tar xzf) into the data dir and restore the dump with pg_restore; backup restore only rebuilds SQLite instances",
+      `${file} holds no database (pg_dump was missing when it was made): it covers ${manifest.database!.covers}`,
+    );
+  if (!postgres && opts.databaseUrl !== undefined)
+    throw new Error(`${file} is a backup of a SQLite instance: --database-url is for PostgreSQL instances' archives`);
+  const pgRestore = postgres ? findPgTool("pg_restore") : null;
+  if (postgres && !pgRestore)
+    throw new Error(
+      "pg_restore was not found: install the PostgreSQL client tools (apt-get install postgresql-client)",
     );
 
   mkdirSync(dirname(dataDir), { recursive: true });
   const temp = mkdtempSync(join(dirname(dataDir), `.${basename(dataDir)}.restore-`));
+  let databaseUrl: string | undefined;
   try {
     await unpackVerified(file, manifest, temp, opts.onProgress);
-    if (!existsSync(join(temp, DB_FILE))) throw new Error("archive holds no database");
-    const verdict = checkDatabase(join(temp, DB_FILE));
-    if (verdict !== "ok") throw new Error(`the backup's database fails its integrity check: ${verdict}`);
+    if (postgres) {
+      databaseUrl = await restorePostgres(temp, manifest, pgRestore!, opts.databaseUrl);
+    } else {
+      if (!existsSync(join(temp, DB_FILE))) throw new Error("archive holds no database");
+      const verdict = checkDatabase(join(temp, DB_FILE));
+      if (verdict !== "ok") throw new Error(`the backup's database fails its integrity check: ${verdict}`);
+    }
     swapInto(temp, dataDir);
   } catch (err) {
     rmSync(temp, { recursive: true, force: true });
     throw err;
   }
-  return { dataDir, manifest, replaced: occupied };
+  return { dataDir, manifest, replaced: occupied, ...(databaseUrl ? { databaseUrl: redactUrl(databaseUrl) } : {}) };
+}
+
+/**
+ * The database part of restoring a PostgreSQL instance's archive unpacked in TEMP: its dump
+ * goes into the database the archive's config names (or URL), which must be empty, in one
+ * transaction; the restored migrations must be the manifest's. The dump is not kept in the
+ * data dir (the archive has it). Returns the database's URL.
+ */
+async function restorePostgres(
+  temp: string,
+  manifest: BackupManifest,
+  pgRestore: string,
+  url: string | undefined,
+): Promise<string> {
+  const target = url ?? String(readConfigFile(temp)["database.url"] ?? "");
+  if (!target) throw new Error("the archive's config names no database.url: pass --database-url postgres://…");
+  parseConfigValue("database.url", target);
+  if (url !== undefined) storeConfigValues(temp, { "database.url": url });
+  const storage = openPostgresStorage(target);
+  try {
+    const { rows } = await sql<{ name: string }>`
+      SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() LIMIT 1`.execute(
+      storage.db,
+    );
+    if (rows.length)
+      throw new Error(
+        `the database ${redactUrl(target)} is not empty (table ${rows[0]!.name}): restore into a new database (createdb, then --database-url) or empty this one first`,
+      );
+    await pgRestoreFrom(pgRestore, target, join(temp, PG_DUMP_FILE));
+    const restored = (
+      await (storage.db as Kysely<any>).selectFrom("kysely_migration").select("name").orderBy("name").execute()
+    ).map((r) => r.name as string);
+    if (restored.join() !== manifest.migrations.join())
+      throw new Error("the restored database's migrations differ from the backup's manifest");
+  } finally {
+    await storage.close();
+  }
+  rmSync(join(temp, PG_DUMP_FILE), { force: true });
+  return target;
 }
 
 /** Refuses a backup made by a newer socialctl: one with migrations this binary does not know. */
