@@ -3,7 +3,7 @@ import { Bot } from "grammy";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { botCall, createBotViaApi, openChat, waitForLongPoll } from "../testing/botapi";
+import { botCall, createBotViaApi, openChat, pressButtonAndPay, waitForLongPoll } from "../testing/botapi";
 import { TestClient } from "../testing/client";
 import { quickPerson, signedInClient } from "../testing/fixtures";
 import { SseClient, WsClient } from "../testing/realtime";
@@ -168,36 +168,10 @@ describe("two nodes on one Redis", () => {
     bot.on("pre_checkout_query", (ctx) => ctx.answerPreCheckoutQuery(true));
     const running = bot.start({ timeout: 5 });
     try {
-      const chatId = botApiUserId(person.user.id);
-      const menu = await botCall(b.url, token, "sendMessage", {
-        chat_id: chatId,
-        text: "pick",
-        reply_markup: { inline_keyboard: [[{ text: "Tea", callback_data: "tea" }]] },
-      });
-      expect(menu.status).toBe(200);
-      const press = await person.client.post(`/api/social/messages/${cid}/${menu.body.result.message_id}/callback`, {
-        data: "tea",
-      });
-      expect(press.status).toBe(200);
-      expect(press.body.data.answer.text).toBe("got tea");
-
-      const invoice = await botCall(b.url, token, "sendInvoice", {
-        chat_id: chatId,
-        title: "Tea",
-        description: "A cup",
-        payload: "tea-1",
-        currency: "XTR",
-        prices: [{ label: "cup", amount: 7 }],
-      });
-      expect(invoice.status).toBe(200);
-      const paid = await person.client.post(`/api/social/messages/${cid}/${invoice.body.result.message_id}/pay`);
-      expect(paid.status).toBe(200);
-      expect(paid.body.data.status).toBe("paid");
+      const invoiceId = await pressButtonAndPay(b.url, token, botApiUserId(person.user.id), person.client, cid);
       expect((await person.client.get("/api/stars/balance")).body.data.balance).toBe(43);
       // paid once: a second press is refused whichever node it reaches
-      const again = await onNode(person.client, b).post(
-        `/api/social/messages/${cid}/${invoice.body.result.message_id}/pay`,
-      );
+      const again = await onNode(person.client, b).post(`/api/social/messages/${cid}/${invoiceId}/pay`);
       expect(again.status).toBeGreaterThanOrEqual(400);
     } finally {
       await bot.stop();

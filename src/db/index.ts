@@ -2,6 +2,7 @@ import { Database as SqliteDatabase } from "bun:sqlite";
 import {
   Kysely,
   Migrator,
+  sql,
   type Migration,
   type MigrationProvider,
   type MigrationResult,
@@ -43,6 +44,14 @@ export interface Storage {
    * in a savepoint of its own (db/group-commit.ts); FN must use the Db it is given.
    */
   transaction<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /**
+   * Takes, in the transaction DB belongs to and until it ends, the lock of queue KEY of TABLE,
+   * so rows appended to that queue by concurrent transactions become visible in the order of
+   * their ids. A reader that acknowledges "everything below id N" then never drops a row that
+   * committed after it read, under a lower id. SQLite: nothing to take (one writer; a write
+   * group commits at once). PostgreSQL: a transaction-level advisory lock.
+   */
+  lockQueue(db: Db, table: OrderedQueue, key: number): Promise<void>;
   /** LISTENER gets how many transactions each commit carried (the write-group sizes). */
   onWriteGroup(listener: (size: number) => void): void;
   /** Statements run through `db` since the storage opened (in /metrics; tests pin hot paths with it). */
@@ -60,6 +69,10 @@ export interface Storage {
 export function openInstanceStorage(databaseUrl: string, sqlitePath: string): Storage {
   return databaseUrl ? openPostgresStorage(databaseUrl) : openStorage(sqlitePath);
 }
+
+/** Tables read as ordered queues (see Storage.lockQueue), each with its advisory-lock class on PostgreSQL. */
+const QUEUE_LOCK_CLASSES = { bot_updates: 1 } as const;
+export type OrderedQueue = keyof typeof QUEUE_LOCK_CLASSES;
 
 /** Times a transaction PostgreSQL aborted for a conflict is tried in all. */
 const CONFLICT_ATTEMPTS = 5;
@@ -92,6 +105,12 @@ export function openPostgresStorage(url: string): Storage {
           throw err;
         }
       }
+    },
+    async lockQueue(executor, table, key) {
+      // the two-int form: keys beyond int4 share a lock, which only serialises a little more
+      await sql`SELECT pg_advisory_xact_lock(${QUEUE_LOCK_CLASSES[table]}::int, ${key % 2 ** 31}::int)`.execute(
+        executor,
+      );
     },
     onWriteGroup: (listener) => void groupListeners.push(listener),
     statements: () => counter.statements,
@@ -138,6 +157,7 @@ export function openStorage(path: string): Storage {
     sqlite,
     dataVersion: () => dataVersion.get()!.data_version,
     transaction: (fn) => groups.run(fn),
+    lockQueue: async () => {},
     onWriteGroup: (listener) => groups.onGroup(listener),
     statements: () => counter.statements,
     changes: () => totalChanges.get()!.n,

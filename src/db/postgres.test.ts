@@ -11,6 +11,7 @@ import {
 import { engineOf } from "./engine";
 import { inTransaction } from "./transaction";
 import { freshPostgresDatabase } from "../testing/postgres";
+import { waitFor } from "../testing/wait";
 
 let pg: Storage;
 beforeAll(async () => {
@@ -89,6 +90,38 @@ describe("PostgreSQL storage", () => {
       .where("username", "in", ["kept", "after"])
       .execute();
     expect(names.map((r) => r.username).sort()).toEqual(["after", "kept"]);
+  });
+
+  test("lockQueue: rows appended to one queue become visible in the order of their ids", async () => {
+    // a reader acknowledging "every id below N" (getUpdates' offset) must never see a higher id
+    // while a lower one is still uncommitted: it would later delete that row unread
+    await sql`CREATE TABLE queue_probe (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, label text)`.execute(pg.db);
+    const advisory = async (granted: boolean) =>
+      (
+        await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks
+          WHERE locktype = 'advisory' AND granted = ${granted}`.execute(pg.db)
+      ).rows[0]!.n;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const append = (label: string, key: number, hold?: Promise<void>) =>
+      pg.transaction(async (db) => {
+        await pg.lockQueue(db, "bot_updates", key);
+        await sql`INSERT INTO queue_probe (label) VALUES (${label})`.execute(db);
+        await hold;
+      });
+    const first = append("first", 7, held);
+    await waitFor(async () => (await advisory(true)) === 1, 10_000, "the first append to hold the queue");
+    const second = append("second", 7);
+    await waitFor(async () => (await advisory(false)) === 1, 10_000, "the second append to wait for it");
+    // another queue is not held up by this one
+    await append("other queue", 8);
+    const visible = async () =>
+      (await sql<{ label: string }>`SELECT label FROM queue_probe ORDER BY id`.execute(pg.db)).rows.map((r) => r.label);
+    expect(await visible()).toEqual(["other queue"]);
+    release();
+    await Promise.all([first, second]);
+    expect(await visible()).toEqual(["first", "other queue", "second"]);
+    await sql`DROP TABLE queue_probe`.execute(pg.db);
   });
 
   test("ping, describe, changes", async () => {

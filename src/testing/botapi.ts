@@ -91,6 +91,45 @@ export async function botCall(
   return { status: res.status, body: await res.json(), headers: res.headers };
 }
 
+/**
+ * The bot (its API at BOT_URL) sends CHAT_ID a "Tea" button and a 7-star invoice; the person
+ * (PERSON, in conversation CID, perhaps on another node) presses the button and pays. The bot
+ * must answer both (a callback answer "got <data>", an approved pre-checkout) wherever it
+ * polls. Returns the invoice's message id.
+ */
+export async function pressButtonAndPay(
+  botUrl: string,
+  token: string,
+  chatId: number,
+  person: TestClient,
+  cid: string,
+): Promise<number> {
+  const menu = await botCall(botUrl, token, "sendMessage", {
+    chat_id: chatId,
+    text: "pick",
+    reply_markup: { inline_keyboard: [[{ text: "Tea", callback_data: "tea" }]] },
+  });
+  expect(menu.status).toBe(200);
+  const press = await person.post(`/api/social/messages/${cid}/${menu.body.result.message_id}/callback`, {
+    data: "tea",
+  });
+  expect(press.status).toBe(200);
+  expect(press.body.data.answer.text).toBe("got tea");
+  const invoice = await botCall(botUrl, token, "sendInvoice", {
+    chat_id: chatId,
+    title: "Tea",
+    description: "A cup",
+    payload: "tea-1",
+    currency: "XTR",
+    prices: [{ label: "cup", amount: 7 }],
+  });
+  expect(invoice.status).toBe(200);
+  const paid = await person.post(`/api/social/messages/${cid}/${invoice.body.result.message_id}/pay`);
+  expect(paid.status).toBe(200);
+  expect(paid.body.data.status).toBe("paid");
+  return invoice.body.result.message_id as number;
+}
+
 /** A 1×1 PNG. */
 export const PNG_1x1 = Uint8Array.from(
   Buffer.from(

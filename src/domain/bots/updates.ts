@@ -3,7 +3,7 @@ import { leases } from "../../cluster/leases";
 import { pubsub } from "../../cluster/pubsub";
 import type { Db } from "../../db";
 import { precompiled } from "../../db/compiled";
-import type { Scope } from "../../db/transaction";
+import { inTransaction, type Scope } from "../../db/transaction";
 import { AppError } from "../../lib/errors";
 import { releasePressWaiters } from "./callbacks";
 import { botAccessError, findBotByUserId, forgetBotIdentities } from "./service";
@@ -92,8 +92,8 @@ const parseAllowed = (bot: BotRow): string[] | null =>
 /**
  * Queues an update for a bot (durably) unless the bot excluded its type with allowed_updates,
  * then wakes its long poll or webhook delivery. Returns the update_id, or null when dropped.
- * In SCOPE (the change it belongs to, e.g. the person's message) it commits with that change
- * and wakes the bot once it has committed.
+ * In SCOPE (the change it belongs to, e.g. the person's message) it commits with that change,
+ * without one in a transaction of its own; the bot is woken once it has committed.
  */
 // every message to a bot queues one: compiled once (db/compiled.ts)
 const insertUpdateQuery = precompiled((db: Db, v: { botId: number; type: UpdateType; payload: string; now: number }) =>
@@ -113,15 +113,18 @@ export async function enqueueUpdate(
   if (bot.disabled_at || bot.blocked_at) return null;
   const allowed = parseAllowed(bot);
   if (allowed && allowed.length > 0 && !allowed.includes(type)) return null;
-  const [row] = await insertUpdateQuery(scope?.db ?? app.db, {
+  if (!scope) return inTransaction(app.storage, (own) => enqueueUpdate(app, bot, type, payload, own));
+  // getUpdates acknowledges "every update below offset": an update committed after a
+  // higher-numbered one was read would be deleted unseen (concurrent transactions on
+  // PostgreSQL, on any node), so the bot's queue takes its ids in commit order
+  await app.storage.lockQueue(scope.db, "bot_updates", bot.id);
+  const [row] = await insertUpdateQuery(scope.db, {
     botId: bot.id,
     type,
     payload: JSON.stringify(payload),
     now: app.clock.now(),
   });
-  const wake = () => void pubsub(app).publish(QUEUED, `${bot.id} 1`);
-  if (scope) scope.afterCommit(wake);
-  else wake();
+  scope.afterCommit(() => void pubsub(app).publish(QUEUED, `${bot.id} 1`));
   return row!.id;
 }
 
