@@ -40,17 +40,35 @@ async function main(): Promise<void> {
     stderrFile: "/dev/null",
   });
   const f = server.ready;
-  const session = { cookie: f.cookie, "user-agent": "socialctl-soak" };
+  // a cookie jar, as a browser keeps one: the server renews the session on the response after
+  // the access token expires (15 min) and rotates the refresh token, so the old cookies stop working
+  const jar = new Map(
+    f.cookie.split("; ").map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+  );
+  const session = () => ({
+    cookie: [...jar].map(([name, value]) => `${name}=${value}`).join("; "),
+    "user-agent": "socialctl-soak",
+  });
+  const keepCookies = (res: Response) => {
+    for (const line of res.headers.getSetCookie()) {
+      const pair = line.slice(0, line.indexOf(";") < 0 ? undefined : line.indexOf(";"));
+      jar.set(pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1));
+    }
+  };
   const bot = `${f.url}/bot${f.botToken}`;
   let n = 0;
   const requests: Array<() => Promise<unknown>> = [
-    () => fetch(`${f.url}/api/social/feed`, { headers: session }),
-    () => fetch(`${f.url}/api/auth/me`, { headers: session }),
-    () => fetch(`${f.url}/api/social/messages`, { headers: session }),
+    () => fetch(`${f.url}/api/social/feed`, { headers: session() }),
+    () => fetch(`${f.url}/api/auth/me`, { headers: session() }),
+    () => fetch(`${f.url}/api/social/messages`, { headers: session() }),
     () =>
       fetch(`${f.url}/api/social/messages/${f.conversationId}`, {
         method: "POST",
-        headers: { ...session, "content-type": "application/json", "x-csrf-token": f.csrf },
+        headers: {
+          ...session(),
+          "content-type": "application/json",
+          "x-csrf-token": jar.get("csrf_token") ?? f.csrf,
+        },
         body: JSON.stringify({ content: `soak ${n}`, clientMessageId: `soak-${n}` }),
       }),
     () =>
@@ -68,7 +86,7 @@ async function main(): Promise<void> {
     // a stream opened, read for a moment and dropped, as a closed browser tab does
     async () => {
       const controller = new AbortController();
-      const res = await fetch(`${f.url}/api/realtime/events`, { headers: session, signal: controller.signal });
+      const res = await fetch(`${f.url}/api/realtime/events`, { headers: session(), signal: controller.signal });
       await Bun.sleep(200);
       controller.abort();
       return res;
@@ -102,6 +120,7 @@ async function main(): Promise<void> {
         inFlight++;
         request()
           .then((res) => {
+            if (res instanceof Response) keepCookies(res);
             if (res instanceof Response && !res.ok && res.status !== 409) failures++;
             return res instanceof Response ? res.arrayBuffer().catch(() => undefined) : undefined;
           })
