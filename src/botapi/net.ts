@@ -152,10 +152,41 @@ export async function fetchPublic(
 }
 
 /**
- * Downloads a file from a bot-supplied URL with a size cap and a time limit; redirects are
- * followed by hand so each hop is checked again. A URL of the wrong shape rejects with its
- * reason; every other failure (refused address, network, HTTP status, size, redirects) with
- * FETCH_FAILED. TLS is for tests that waive the certificate check.
+ * A GET of a bot-supplied URL, redirects followed by hand so each hop is checked again; the
+ * final response (not a redirect) and its URL. A URL of the wrong shape rejects with its
+ * reason; every other failure (refused address, network, time, redirects) with FETCH_FAILED.
+ * TLS is for tests that waive the certificate check.
+ */
+export async function fetchFollowing(
+  app: App,
+  raw: string,
+  opts: { signal: AbortSignal; tls?: Record<string, unknown>; onCause?: (cause: string) => void },
+): Promise<{ res: Response; url: URL }> {
+  const shape = urlShapeProblem(app, raw);
+  if (shape) throw new Error(shape);
+  let current = raw;
+  for (let hop = 0; hop < 4; hop++) {
+    const problem = outboundUrlProblem(app, current);
+    if (problem) {
+      opts.onCause?.(problem);
+      throw new Error(FETCH_FAILED);
+    }
+    const url = new URL(current);
+    const res = await fetchPublic(app, url, { redirect: "manual", signal: opts.signal, tls: opts.tls }, opts.onCause);
+    if (res.status >= 300 && res.status < 400 && res.headers.get("location")) {
+      current = new URL(res.headers.get("location")!, url).toString();
+      await res.body?.cancel();
+      continue;
+    }
+    return { res, url };
+  }
+  opts.onCause?.("too many redirects");
+  throw new Error(FETCH_FAILED);
+}
+
+/**
+ * Downloads a file from a bot-supplied URL with a size cap and a time limit (fetchFollowing);
+ * a failing HTTP status or a body over the cap rejects with FETCH_FAILED too.
  */
 export async function fetchLimited(
   app: App,
@@ -165,37 +196,22 @@ export async function fetchLimited(
   tls?: Record<string, unknown>,
   onCause?: (cause: string) => void,
 ): Promise<{ data: Uint8Array; mime: string | null; name: string }> {
-  const shape = urlShapeProblem(app, raw);
-  if (shape) throw new Error(shape);
   const fail = (cause: string) => {
     onCause?.(cause);
     return new Error(FETCH_FAILED);
   };
-  let current = raw;
-  const deadline = AbortSignal.timeout(timeoutMs);
-  for (let hop = 0; hop < 4; hop++) {
-    const problem = outboundUrlProblem(app, current);
-    if (problem) throw fail(problem);
-    const url = new URL(current);
-    const res = await fetchPublic(app, url, { redirect: "manual", signal: deadline, tls }, onCause);
-    if (res.status >= 300 && res.status < 400 && res.headers.get("location")) {
-      current = new URL(res.headers.get("location")!, url).toString();
-      await res.body?.cancel();
-      continue;
-    }
-    if (!res.ok) throw fail(`HTTP ${res.status}`);
-    const data = await readLimited(res, maxBytes).catch(() => null);
-    if (!data) throw fail("file is too big or unreadable");
-    const last = url.pathname.split("/").pop() || "file";
-    let name = last;
-    try {
-      name = decodeURIComponent(last);
-    } catch {
-      // a malformed %-escape: the name stays as written
-    }
-    return { data, mime: res.headers.get("content-type")?.split(";")[0]?.trim() ?? null, name };
+  const { res, url } = await fetchFollowing(app, raw, { signal: AbortSignal.timeout(timeoutMs), tls, onCause });
+  if (!res.ok) throw fail(`HTTP ${res.status}`);
+  const data = await readLimited(res, maxBytes).catch(() => null);
+  if (!data) throw fail("file is too big or unreadable");
+  const last = url.pathname.split("/").pop() || "file";
+  let name = last;
+  try {
+    name = decodeURIComponent(last);
+  } catch {
+    // a malformed %-escape: the name stays as written
   }
-  throw fail("too many redirects");
+  return { data, mime: res.headers.get("content-type")?.split(";")[0]?.trim() ?? null, name };
 }
 
 /** A response body of at most MAX bytes (by Content-Length and as it streams), else null. */

@@ -29,6 +29,7 @@ import { PageQuery, parseFlag } from "../input";
 import { payInvoice } from "../../domain/payments/pay";
 import { menuWebAppLaunchUrl, pressButton, webAppLaunchUrl } from "../../domain/bots/press";
 import { deliveredShape } from "./live";
+import { webAppFraming } from "./web-app-framing";
 import { serializeChatList, serializeConversation, serializeMessage, serializeMessages } from "./serialize";
 
 const SendBody = t.Object({
@@ -50,6 +51,13 @@ const HistoryQuery = t.Object({ before: t.Optional(t.String()), limit: t.Optiona
 const DeleteQuery = t.Object({ forEveryone: t.Optional(t.String()) });
 const PressBody = t.Object({ data: t.String({ minLength: 1, maxLength: 64 }) });
 const WebAppBody = t.Object({ url: t.String({ minLength: 1, maxLength: 512 }) });
+const WebAppLaunch = t.Object({
+  url: t.String(),
+  framing: t.Union([t.Literal("allowed"), t.Literal("refused"), t.Literal("unknown")], {
+    description:
+      "refused: the page forbids frames (CSP frame-ancestors or X-Frame-Options), so open it in a new tab; unknown: it could not be asked",
+  }),
+});
 const PollVoteBody = t.Object({
   options: t.Array(t.Integer({ minimum: 0, maximum: 11 }), { minItems: 1, maxItems: 12 }),
 });
@@ -211,12 +219,15 @@ export function chatMessageRoutes(app: App) {
       )
       .post(
         "/:cid/web-app",
-        async ({ user, params }) => ok({ url: await menuWebAppLaunchUrl(app, user, params.cid) }),
+        async ({ user, params }) => {
+          const url = await menuWebAppLaunchUrl(app, user, params.cid);
+          return ok({ url, framing: await webAppFraming(app, url) });
+        },
         {
           auth: true,
           detail: doc(
-            "Open the mini-app a bot set as its menu button in my chat with it (setChatMenuButton): the URL with signed launch data in its fragment",
-            { data: t.Object({ url: t.String() }) },
+            "Open the mini-app a bot set as its menu button in my chat with it (setChatMenuButton): the URL with signed launch data in its fragment, and whether its page lets the app frame it",
+            { data: WebAppLaunch },
           ),
         },
       )
@@ -354,15 +365,21 @@ export function chatMessageRoutes(app: App) {
       )
       .post(
         "/:cid/:mid/web-app",
-        async ({ user, params, body }) =>
-          ok({ url: await webAppLaunchUrl(app, user, params.cid, params.mid, body.url) }),
+        async ({ user, params, body }) => {
+          // the button is checked first: only a mini-app of this message is ever fetched
+          const url = await webAppLaunchUrl(app, user, params.cid, params.mid, body.url);
+          return ok({ url, framing: await webAppFraming(app, url) });
+        },
         {
           auth: true,
           body: WebAppBody,
-          detail: doc("Open a bot's mini-app button: the URL with signed launch data (tgWebAppData) in its fragment", {
-            data: t.Object({ url: t.String() }),
-            errors: ["PERMISSION_DENIED"],
-          }),
+          detail: doc(
+            "Open a bot's mini-app button: the URL with signed launch data (tgWebAppData) in its fragment, and whether its page lets the app frame it",
+            {
+              data: WebAppLaunch,
+              errors: ["PERMISSION_DENIED"],
+            },
+          ),
         },
       )
       // answers once the bot answered its pre_checkout_query or the timeout passed:

@@ -12,9 +12,10 @@ import { GroupPanel } from "./group-panel";
 import { MessageBubble, PendingBubble } from "./message";
 import { PaymentSheet, useStarBalance } from "./payment-sheet";
 import type { BotCard, ChatMessage, Conversation, PendingMessage, ReplyMarkup } from "./types";
-import { WebAppPanel } from "./web-app-panel";
+import { openWebApp, WebAppPanel, type OpenWebApp, type WebAppFraming } from "./web-app-panel";
 
 const PAGE = 40;
+type WebAppLaunch = { url: string; framing: WebAppFraming };
 const day = new Intl.DateTimeFormat(undefined, { dateStyle: "full" });
 // each render walks the whole loaded history; Intl formatting is the costly part of it
 const dayLabels = new Map<string, string>();
@@ -68,7 +69,7 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
   const [viewer, setViewer] = useState<{ url: string; alt: string } | null>(null);
   const [forwarding, setForwarding] = useState<ChatMessage | null>(null);
   const [paying, setPaying] = useState<ChatMessage | null>(null);
-  const [webApp, setWebApp] = useState<{ url: string; title: string } | null>(null);
+  const [webApp, setWebApp] = useState<OpenWebApp | null>(null);
   const [usedKeyboard, setUsedKeyboard] = useState<string | null>(null);
   const [showInfo, setShowInfo] = useState(false);
   const [actionError, setActionError] = useState<string | null>(null);
@@ -389,8 +390,8 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
         send: (text) => send(text),
         openWebApp: (m, url) =>
           run(async () => {
-            const r = await api.post<{ url: string }>(`/social/messages/${conversationId}/${m.id}/web-app`, { url });
-            setWebApp({ url: r.url, title: m.sender.displayName });
+            const r = await api.post<WebAppLaunch>(`/social/messages/${conversationId}/${m.id}/web-app`, { url });
+            setWebApp(openWebApp(r, m.sender.displayName));
           }),
         pay: setPaying,
         vote: async (m, options) => {
@@ -614,8 +615,8 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
             onKeyboardUsed={() => setUsedKeyboard(keyboardOwner)}
             onOpenMenuApp={() =>
               run(async () => {
-                const r = await api.post<{ url: string }>(`/social/messages/${conversationId}/web-app`);
-                setWebApp({ url: r.url, title: bot?.displayName ?? "Mini-app" });
+                const r = await api.post<WebAppLaunch>(`/social/messages/${conversationId}/web-app`);
+                setWebApp(openWebApp(r, bot?.displayName ?? "Mini-app"));
               })
             }
           />

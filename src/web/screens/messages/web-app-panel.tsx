@@ -1,25 +1,64 @@
+/** What the server found when it asked the mini-app's page whether it may be framed. */
+export type WebAppFraming = "allowed" | "refused" | "unknown";
+
+export interface OpenWebApp {
+  url: string;
+  title: string;
+  framing: WebAppFraming;
+}
+
+/**
+ * Opens a mini-app: beside the chat in a frame, or, when its page refuses to be framed, in a
+ * new tab at once (still within the tap that asked for it), the panel then saying so.
+ */
+export function openWebApp(launch: { url: string; framing: WebAppFraming }, title: string): OpenWebApp {
+  if (launch.framing === "refused") window.open(launch.url, "_blank", "noopener,noreferrer");
+  return { ...launch, title };
+}
+
 /**
  * A bot's mini-app in a sandboxed frame beside the chat. The launch data travels in the URL's
  * fragment (tgWebAppData, signed by the server); there is no JavaScript bridge, as the spec
- * says. A page that refuses to be framed can be opened in a new tab from the panel's header.
+ * says. A page that refuses to be framed is not framed: it is opened in a new tab, and the
+ * panel offers the link again (a blocked pop-up). When the server could not ask the page, the
+ * frame is tried and the panel says what a blank frame means.
  */
-export function WebAppPanel({ app, onClose }: { app: { url: string; title: string } | null; onClose: () => void }) {
+export function WebAppPanel({ app, onClose }: { app: OpenWebApp | null; onClose: () => void }) {
   if (!app) return null;
   // the bot's page gets its own origin's rights, never ours: a same-origin page stays without them
   const sameOrigin = new URL(app.url, location.href).origin === location.origin;
   const sandbox = sameOrigin ? "allow-scripts allow-forms" : "allow-scripts allow-forms allow-same-origin allow-popups";
+  const newTab = (primary: boolean) => (
+    <a href={app.url} target="_blank" rel="noopener noreferrer" class={primary ? "button primary" : undefined}>
+      Open in a new tab
+    </a>
+  );
   return (
     <aside class="web-app-panel" aria-label={`Mini-app: ${app.title}`}>
       <div class="web-app-head">
         <h2>{app.title}</h2>
-        <a href={app.url} target="_blank" rel="noopener noreferrer">
-          Open in a new tab
-        </a>
+        {app.framing !== "refused" && newTab(false)}
         <button type="button" onClick={onClose}>
           Close mini-app
         </button>
       </div>
-      <iframe src={app.url} title={`Mini-app: ${app.title}`} sandbox={sandbox} referrerpolicy="no-referrer" />
+      {app.framing === "refused" ? (
+        <div class="web-app-refused">
+          <p role="status">
+            This mini-app's page does not allow being shown inside another site, so it opened in a new tab.
+          </p>
+          <p>{newTab(true)}</p>
+        </div>
+      ) : (
+        <>
+          {app.framing === "unknown" && (
+            <p class="hint">
+              If the mini-app stays blank, its page may not allow being shown here: open it in a new tab.
+            </p>
+          )}
+          <iframe src={app.url} title={`Mini-app: ${app.title}`} sandbox={sandbox} referrerpolicy="no-referrer" />
+        </>
+      )}
     </aside>
   );
 }
