@@ -4,7 +4,7 @@ import { BOT_FILE_LIMITS, findUploadByUrl, storeUpload } from "../media/uploads"
 import type { UploadRow } from "../media/table";
 import type { BotContext } from "./context";
 import { badRequest, botError } from "./errors";
-import { FETCH_FAILED, fetchLimited } from "./net";
+import { FETCH_FAILED, fetchLimited } from "../http/outbound";
 
 /** The Bot API file fields and how each is stored and shown. */
 export const FILE_FIELDS = {

@@ -9,7 +9,7 @@ import { enqueueUpdate } from "../domain/bots/updates";
 import { makeUser } from "../testing/fixtures";
 import { startTestServer, type TestServer } from "../testing/server";
 import { waitFor } from "../testing/wait";
-import { FETCH_FAILED, fetchLimited, isPrivateAddress } from "./net";
+import { FETCH_FAILED, fetchLimited, isPrivateAddress } from "../http/outbound";
 import { accountIdOf } from "../domain/bots/ids";
 
 /**

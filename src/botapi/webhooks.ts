@@ -5,7 +5,7 @@ import { findBotByUserId, noteWebhookError } from "../domain/bots/service";
 import { onUpdateEnqueued, toUpdate } from "../domain/bots/updates";
 import { deferUpdate, oldestPendingUpdate, removeDeliveredUpdate, webhookBacklog } from "../domain/bots/webhook-queue";
 import { callBotMethod } from "./dispatcher";
-import { fetchPublic, outboundUrlProblem, readLimited, urlShapeProblem } from "./net";
+import { fetchPublic, outboundUrlProblem, readLimited, urlShapeProblem } from "../http/outbound";
 import { Params } from "./params";
 import { omitAbsent } from "./serializers";
 import { metricsFor } from "../ops/metrics";

@@ -9,7 +9,7 @@ import {
 import { toUnixSeconds } from "../../lib/clock";
 import type { BotContext, MethodTable } from "../context";
 import { badRequest, botError } from "../errors";
-import { webhookUrlProblem } from "../net";
+import { webhookUrlProblem } from "../../http/outbound";
 
 const SECRET_RE = /^[A-Za-z0-9_-]{1,256}$/;
 

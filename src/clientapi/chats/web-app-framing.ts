@@ -1,5 +1,5 @@
 import type { App } from "../../app";
-import { allowPrivate, fetchFollowing } from "../../botapi/net";
+import { allowPrivate, fetchFollowing } from "../../http/outbound";
 
 /**
  * Whether a mini-app's page lets this instance's web app show it in a frame: "refused" when its

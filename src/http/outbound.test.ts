@@ -1,8 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { App } from "../app";
-import { checkedAddress, FETCH_FAILED, fetchAt, isPrivateAddress } from "./net";
+import { TEST_TLS } from "../testing/tls";
+import { checkedAddress, FETCH_FAILED, fetchAt, isPrivateAddress } from "./outbound";
 
 describe("outbound address policy", () => {
   test("loopback, private, link-local, CGNAT, multicast, unspecified and IPv4-mapped addresses are private", () => {
@@ -41,10 +40,8 @@ describe("outbound address policy", () => {
 });
 
 describe("connections go to the checked address (no second DNS answer)", () => {
-  // a self-signed certificate for the name hook.test (fixtures/hook-test-tls.pem: certificate, then key)
-  const pem = readFileSync(join(import.meta.dir, "fixtures", "hook-test-tls.pem"), "utf8");
-  const cert = pem.slice(0, pem.indexOf("-----BEGIN PRIVATE KEY-----"));
-  const key = pem.slice(pem.indexOf("-----BEGIN PRIVATE KEY-----"));
+  // the test certificate is self-signed for the name hook.test
+  const { cert, key } = TEST_TLS;
   const noPrivate = { config: { "bot.allowPrivateWebhooks": false } } as unknown as App;
 
   test("fetchAt connects to the address with the URL's Host header and TLS name", async () => {
