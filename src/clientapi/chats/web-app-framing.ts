@@ -19,16 +19,25 @@ const CHECK_TIMEOUT_MS = 3000;
  */
 export async function webAppFraming(app: App, url: string): Promise<Framing> {
   const frameOrigin = new URL(app.config.baseUrl).origin;
-  try {
+  const signal = AbortSignal.timeout(CHECK_TIMEOUT_MS);
+  const ask = async (): Promise<Framing> => {
     const { res, url: final } = await fetchFollowing(app, url.replace(/#.*$/, ""), {
-      signal: AbortSignal.timeout(CHECK_TIMEOUT_MS),
+      signal,
       tls: allowPrivate(app) ? { rejectUnauthorized: false } : undefined,
       onCause: (cause) => app.log.info("mini-app framing not checked", { url, cause }),
     });
     await res.body?.cancel();
     return framingVerdict(res.headers, frameOrigin, final.origin);
+  };
+  // the signal stops the requests; the race also bounds the name lookups, which take no signal
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<Framing>((resolve) => (timer = setTimeout(() => resolve("unknown"), CHECK_TIMEOUT_MS)));
+  try {
+    return await Promise.race([ask(), late]);
   } catch {
     return "unknown";
+  } finally {
+    clearTimeout(timer);
   }
 }
 
