@@ -3,6 +3,7 @@ import { resolveDataDir } from "../../src/config";
 import { moveToPostgres } from "../../src/ops/to-postgres";
 import { emit } from "../output";
 import { globals } from "../context";
+import { socialctl } from "../hints";
 import { progressBars } from "../progress";
 
 export function registerMigrateToPostgres(program: Command) {
@@ -24,7 +25,7 @@ export function registerMigrateToPostgres(program: Command) {
           ...result.tables.map((t) => `${t.table}: ${t.rows} rows, sha256 ${t.sqlite.slice(0, 16)} on both`),
           `${rows} rows in ${result.tables.length} tables copied and verified, ${result.indexedPosts} posts indexed for search, in ${Math.round(result.ms)} ms.`,
           "database.url now names the PostgreSQL database: the next start serves from it. The SQLite file is left as it was.",
-          "Files stay in the data dir: copy the data dir (config, secret, files) to every node.",
+          `Files stay in the data dir: for several nodes, move them into a bucket (${socialctl(opts)} media to-s3 BUCKET) and give every node the config and secret (${socialctl(opts)} config export).`,
         ].join("\n"),
       );
     });
