@@ -69,17 +69,21 @@ export function registerBackup(program: Command) {
           [
             `${result.path} (${formatBytes(result.sizeBytes)}, ${result.manifest.fileCount} files, schema ${result.manifest.schemaVersion ?? "empty"})`,
             `covers ${result.manifest.database?.covers ?? "the database, files, config and instance secret"}`,
-            ...(bucket
+            ...(bucket?.listingError
               ? [
-                  `lists ${bucket.covers} (${formatBytes(bucket.totalBytes)})`,
-                  ...(bucket.missing.length
-                    ? [
-                        `WARNING: ${bucket.missing.length} files the database references are not in the bucket (${bucket.missing.slice(0, 3).join(", ")}${bucket.missing.length > 3 ? ", …" : ""}); if they are still under the data dir's files/, run: ${socialctl(opts)} media to-s3 ${bucket.bucket}`,
-                      ]
-                    : []),
-                  `Check later that the bucket still holds them: ${socialctl(opts)} backup verify ${result.path}`,
+                  `WARNING: the archive holds ${bucket.covers}. The database is backed up all the same; check the bucket settings (${socialctl(opts)} doctor) and back up again.`,
                 ]
-              : []),
+              : bucket
+                ? [
+                    `lists ${bucket.covers} (${formatBytes(bucket.totalBytes)})`,
+                    ...(bucket.missing.length
+                      ? [
+                          `WARNING: ${bucket.missing.length} files the database references are not in the bucket (${bucket.missing.slice(0, 3).join(", ")}${bucket.missing.length > 3 ? ", …" : ""}); if they are still under the data dir's files/, run: ${socialctl(opts)} media to-s3 ${bucket.bucket}`,
+                        ]
+                      : []),
+                    `Check later that the bucket still holds them: ${socialctl(opts)} backup verify ${result.path}`,
+                  ]
+                : []),
             `database snapshot took ${Math.round(result.snapshotMs)} ms; ${Math.round(result.totalMs)} ms in all`,
             ...result.pruned.map((r) => `removed old backup ${r}`),
             "The archive holds the instance secret and password hashes: store it privately.",
@@ -199,6 +203,11 @@ function registerVerify(backup: Command) {
           ...(b
             ? [
                 `bucket ${b.bucket}${b.endpoint ? ` at ${b.endpoint}` : ""}: ${b.present} of ${b.listed} listed objects present with the same size and ETag`,
+                ...(b.listingError
+                  ? [
+                      `the archive lists no objects: the bucket could not be listed when it was made (${b.listingError})`,
+                    ]
+                  : []),
                 ...(b.missing.length ? [`MISSING ${b.missing.length}: ${few(b.missing)}`] : []),
                 ...(b.changed.length ? [`CHANGED ${b.changed.length} (size or ETag differ): ${few(b.changed)}`] : []),
                 ...(b.derivedMissing.length || b.derivedChanged.length

@@ -114,6 +114,28 @@ describe("backup create with a bucket", () => {
   });
 });
 
+test("a bucket that cannot be listed: the database is backed up all the same, with a warning, and verify fails", async () => {
+  const dataDir = join(scratch, "unlisted");
+  storeConfigValues(dataDir, { ...s3.settings, "files.s3.bucket": "no-such-bucket" });
+  const app = await openApp({ dataDir, log: silentLogger });
+  await makeUser(app, { username: "still_backed_up" });
+  await app.close();
+  const out = join(scratch, "unlisted.tar.gz");
+  const run = await runCli(["--data-dir", dataDir, "backup", "create", "--out", out]);
+  expect(run.code).toBe(0);
+  expect(run.stdout).toContain("WARNING: the archive holds no record of the 0 objects of bucket no-such-bucket");
+  expect(run.stdout).toContain("The database is backed up all the same");
+  const manifest = await readManifest(out);
+  expect(manifest.files.map((f) => f.path)).toContain("social.db");
+  const why = manifest.bucket!.listingError!;
+  expect(why).toMatch(/bucket/i);
+  expect(manifest.bucket!.objects).toEqual([]);
+  const verify = await runCli(["--data-dir", dataDir, "--json", "backup", "verify", out]);
+  expect(verify.code).toBe(1);
+  expect(verify.json.ok).toBe(false);
+  expect(verify.json.bucket.listingError).toBe(why);
+});
+
 describe("restore and verify with a bucket", () => {
   test("a restored instance serves the listed files from the bucket", async () => {
     const restoredDir = join(scratch, "restored");

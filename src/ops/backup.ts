@@ -195,15 +195,29 @@ async function listBucket(
   stored: StoredKey[],
   onProgress: CreateBackupOptions["onProgress"],
 ): Promise<ManifestBucket> {
-  const contents = await bucketContents(bucketOf(config), (listed) =>
-    onProgress?.({ phase: "bucket", done: listed, total: Math.max(listed, stored.length) }),
-  );
-  const { objects, missing } = objectsOf(stored, contents);
   const name = config["files.s3.bucket"];
+  const where = { endpoint: config["files.s3.endpoint"] || null, bucket: name, region: config["files.s3.region"] };
+  let contents;
+  try {
+    contents = await bucketContents(bucketOf(config), (listed) =>
+      onProgress?.({ phase: "bucket", done: listed, total: Math.max(listed, stored.length) }),
+    );
+  } catch (err) {
+    // the database's backup matters more than the listing: it is written all the same, saying so
+    const why = (err as Error).message || String(err);
+    return {
+      ...where,
+      objectCount: 0,
+      totalBytes: 0,
+      missing: [],
+      listingError: why,
+      covers: `no record of the ${stored.length} objects of bucket ${name} the database references: the bucket could not be listed (${why}); its own versioning or replication must keep them`,
+      objects: [],
+    };
+  }
+  const { objects, missing } = objectsOf(stored, contents);
   return {
-    endpoint: config["files.s3.endpoint"] || null,
-    bucket: name,
-    region: config["files.s3.region"],
+    ...where,
     objectCount: objects.length,
     totalBytes: objects.reduce((n, o) => n + o.size, 0),
     missing,

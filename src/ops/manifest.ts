@@ -30,6 +30,8 @@ export interface ManifestBucket {
   totalBytes: number;
   /** keys the database references that the bucket did not hold when the backup was made */
   missing: string[];
+  /** why the bucket could not be listed (then `objects` is empty: the archive records no files) */
+  listingError?: string;
   covers: string;
   objects: ManifestObject[];
 }

@@ -17,6 +17,8 @@ export interface BucketVerdict {
   /** thumbnails and posters gone or rewritten (`media rebuild-derived` makes them again) */
   derivedMissing: string[];
   derivedChanged: string[];
+  /** the bucket could not be listed when the archive was made: nothing to check against */
+  listingError?: string;
 }
 
 export interface VerifyReport {
@@ -26,7 +28,7 @@ export interface VerifyReport {
   /** every file in the archive matched its manifest entry (size and sha256) */
   archiveFiles: number;
   bucket: BucketVerdict | null;
-  /** false when an original the archive lists is no longer in the bucket as it was */
+  /** false when an original the archive lists is no longer in the bucket as it was, or it lists none for want of a listing */
   ok: boolean;
 }
 
@@ -53,7 +55,7 @@ export async function verifyBackup(opts: {
     schemaVersion: manifest.schemaVersion,
     archiveFiles: manifest.files.length,
     bucket,
-    ok: !bucket || (bucket.missing.length === 0 && bucket.changed.length === 0),
+    ok: !bucket || (!bucket.listingError && bucket.missing.length === 0 && bucket.changed.length === 0),
   };
 }
 
@@ -63,6 +65,16 @@ async function verifyBucket(
   onProgress: Parameters<typeof verifyBackup>[0]["onProgress"],
 ): Promise<BucketVerdict> {
   const listed = manifest.bucket!;
+  const empty = { missing: [], changed: [], derivedMissing: [], derivedChanged: [] };
+  if (listed.listingError)
+    return {
+      endpoint: listed.endpoint,
+      bucket: listed.bucket,
+      listed: 0,
+      present: 0,
+      ...empty,
+      listingError: listed.listingError,
+    };
   const config = loadConfig(resolve(dataDir), {
     "files.s3.endpoint": listed.endpoint ?? "",
     "files.s3.region": listed.region,
