@@ -3,6 +3,7 @@
  * holds, their memory cost, and the time to fan one event out to all of them.
  *
  *   bun scripts/bench-realtime.ts [--connections 10000] [--transport sse|ws|both] [--accounts N] [--cycles 10000]
+ *                                 [--rounds 3] [--profile]
  *
  * Next to each transport it measures a bare reference in the same run: a plain Bun.serve
  * holding the same number of SSE streams or WebSockets and writing one frame to each (the
@@ -12,7 +13,9 @@
  * The server runs in a child process on a fresh temporary data dir (loopback only), so its
  * memory is measured apart from the clients'. Afterwards it runs --cycles short connect/disconnect
  * cycles and reports that no connection or broker listener is left behind. Clients are raw TCP sockets (SSE) or Bun
- * WebSockets in this process. Everything is bounded: connection count ≤ 18,000 (the fd limit
+ * WebSockets in this process. --profile writes a CPU profile of the server child (markdown,
+ * Bun's --cpu-prof-md) into .tmp/; it covers the set-up (accounts, sessions) too, so look at the
+ * realtime functions in it. Everything is bounded: connection count ≤ 18,000 (the fd limit
  * here is 20,000 per process), every wait has a deadline, and the data dir is removed.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -27,7 +30,7 @@ type ToChild = { cmd: "stats" } | { cmd: "publish"; marker: string } | { cmd: "s
 type FromChild =
   | { type: "ready"; url: string; cookies: string[] }
   | { type: "stats"; rss: number; heapUsed: number; connections: number; listeners: number }
-  | { type: "published"; ms: number };
+  | { type: "published"; ms: number; cpuMs: number };
 
 /* ---------------------------------------------------------------- server side (child) */
 
@@ -95,8 +98,10 @@ async function runChild(): Promise<void> {
       });
     } else if (m.cmd === "publish") {
       const t0 = performance.now();
+      const c0 = process.cpuUsage();
       app.events.publish(userIds, "typing", { conversationId: m.marker, user: { id: "bench", username: "bench" } });
-      send({ type: "published", ms: performance.now() - t0 });
+      const cpu = process.cpuUsage(c0);
+      send({ type: "published", ms: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000 });
     } else if (m.cmd === "stop") {
       await server.stop();
       process.exit(0);
@@ -172,11 +177,13 @@ process.on("message", (m) => {
     send({ type: "stats", rss: mem.rss, heapUsed: mem.heapUsed, connections: streams.size + sockets.size, listeners: 0 });
   } else if (m.cmd === "publish") {
     const t0 = performance.now();
+    const c0 = process.cpuUsage();
     const data = JSON.stringify({ type: "typing", data: { conversationId: m.marker, user: { id: "bench", username: "bench" } } });
     const frame = encoder.encode("event: typing\\ndata: " + data + "\\n\\n");
     for (const c of streams) c.enqueue(frame);
     for (const ws of sockets) ws.send(data);
-    send({ type: "published", ms: performance.now() - t0 });
+    const cpu = process.cpuUsage(c0);
+    send({ type: "published", ms: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000 });
   } else if (m.cmd === "stop") {
     server.stop(true);
     process.exit(0);
@@ -191,6 +198,10 @@ interface RunResult {
   kbPerConnection: number;
   /** publish → every client had the event, ms, per round */
   fanoutMs: number[];
+  /** the server's own publish loop (every frame handed to its socket), ms, per round */
+  publishMs: number[];
+  /** CPU time (user + system) of that loop, ms, per round: what the load on the machine disturbs least */
+  publishCpuMs: number[];
 }
 
 /** Open files this process may hold; re-runs itself under a raised soft limit when NEEDED is more. */
@@ -219,12 +230,13 @@ function ensureOpenFiles(needed: number): void {
 
 /**
  * Starts SCRIPT (the server child or the bare reference), opens CONNECTIONS idle clients of
- * TRANSPORT, measures memory and three fan-outs, and (for the server, with CYCLES > 0) checks
+ * TRANSPORT, measures memory and ROUNDS fan-outs, and (for the server, with CYCLES > 0) checks
  * that connect/disconnect churn leaves nothing behind.
  */
 async function runAgainst(
   label: string,
   argv: string[],
+  rounds: number,
   env: Record<string, string>,
   transport: "sse" | "ws",
   connections: number,
@@ -289,7 +301,9 @@ async function runAgainst(
     );
 
     const fanoutMs: number[] = [];
-    for (let round = 1; round <= 3; round++) {
+    const publishMs: number[] = [];
+    const publishCpuMs: number[] = [];
+    for (let round = 1; round <= rounds; round++) {
       const marker = `fanout-${round}-${Date.now()}`;
       const start = performance.now();
       const published = await ask("published", { cmd: "publish", marker });
@@ -302,8 +316,10 @@ async function runAgainst(
       }
       const total = performance.now() - start;
       fanoutMs.push(total);
+      publishMs.push(published.ms);
+      publishCpuMs.push(published.cpuMs);
       console.log(
-        `${label}: fan-out ${round}: publish ${published.ms.toFixed(1)} ms; all ${got}/${clients.length} clients had it after ${total.toFixed(1)} ms`,
+        `${label}: fan-out ${round}: publish ${published.ms.toFixed(1)} ms (CPU ${published.cpuMs.toFixed(1)} ms); all ${got}/${clients.length} clients had it after ${total.toFixed(1)} ms`,
       );
     }
 
@@ -328,7 +344,7 @@ async function runAgainst(
         `${label}: after ${cycles} connect/disconnect cycles (${((performance.now() - t1) / 1000).toFixed(1)} s): ${stats.connections} connections, ${stats.listeners} broker listeners, rss ${mb(stats.rss)} MB`,
       );
     }
-    return { connections: clients.length, kbPerConnection, fanoutMs };
+    return { connections: clients.length, kbPerConnection, fanoutMs, publishMs, publishCpuMs };
   } finally {
     child.send({ cmd: "stop" } satisfies ToChild);
     await Promise.race([child.exited, Bun.sleep(10_000)]);
@@ -344,6 +360,9 @@ async function main(): Promise<void> {
   const transports: Array<"sse" | "ws"> = which === "both" ? ["sse", "ws"] : [which === "ws" ? "ws" : "sse"];
   const accounts = Math.min(connections, Math.max(1, Number(arg("accounts", String(connections)))));
   const cycles = Math.max(0, Number(arg("cycles", "10000")));
+  const rounds = Math.min(50, Math.max(1, Number(arg("rounds", "3"))));
+  const profile = process.argv.includes("--profile");
+  const tmp = join(import.meta.dir, "..", ".tmp");
   // this process holds every client socket at once, plus a margin for the runtime's own files
   ensureOpenFiles(connections + 1_000);
   const refDir = mkdtempSync(join(tmpdir(), "socialctl-bench-rt-bare-"));
@@ -352,14 +371,15 @@ async function main(): Promise<void> {
   const rows: string[] = [];
   try {
     for (const transport of transports) {
-      const bare = await runAgainst("bare Bun", [bareScript], {}, transport, connections, accounts, 0);
+      const bare = await runAgainst("bare Bun", [bareScript], rounds, {}, transport, connections, accounts, 0);
       const dataDir = mkdtempSync(join(tmpdir(), "socialctl-bench-rt-"));
       let real: RunResult;
       try {
         console.log(`starting the server with ${accounts} accounts…`);
         real = await runAgainst(
           "socialctl",
-          [import.meta.path, CHILD_FLAG],
+          [...(profile ? ["--cpu-prof-md", `--cpu-prof-dir=${tmp}`] : []), import.meta.path, CHILD_FLAG],
+          rounds,
           { BENCH_ACCOUNTS: String(accounts), BENCH_DATA_DIR: dataDir },
           transport,
           connections,
@@ -371,7 +391,7 @@ async function main(): Promise<void> {
       }
       const ratio = median(real.fanoutMs) / median(bare.fanoutMs);
       rows.push(
-        `| ${transport === "sse" ? "SSE" : "WebSocket"} | ${real.connections} | ${median(bare.fanoutMs).toFixed(0)} | ${median(real.fanoutMs).toFixed(0)} | ${ratio.toFixed(2)} | ${bare.kbPerConnection.toFixed(1)} | ${real.kbPerConnection.toFixed(1)} |`,
+        `| ${transport === "sse" ? "SSE" : "WebSocket"} | ${real.connections} | ${median(bare.fanoutMs).toFixed(0)} | ${median(real.fanoutMs).toFixed(0)} | ${ratio.toFixed(2)} | ${median(bare.publishMs).toFixed(0)} / ${median(real.publishMs).toFixed(0)} | ${median(bare.publishCpuMs).toFixed(0)} / ${median(real.publishCpuMs).toFixed(0)} | ${(median(real.publishCpuMs) / median(bare.publishCpuMs)).toFixed(2)} | ${bare.kbPerConnection.toFixed(1)} | ${real.kbPerConnection.toFixed(1)} |`,
       );
     }
   } finally {
@@ -382,10 +402,12 @@ async function main(): Promise<void> {
     .trim()
     .replace(/.*load average: /, "");
   console.log(
-    `\none event to every idle connection, median of 3 rounds (publish → every client had it); load average ${load}\n`,
+    `\none event to every idle connection, median of ${rounds} rounds (publish → every client had it; publish loop: the server's own loop); load average ${load}\n`,
   );
-  console.log("| transport | connections | bare Bun ms | socialctl ms | × bare | bare KB/conn | socialctl KB/conn |");
-  console.log("|---|---:|---:|---:|---:|---:|---:|");
+  console.log(
+    "| transport | connections | bare Bun ms | socialctl ms | × bare | publish loop ms bare / socialctl | its CPU ms bare / socialctl | × bare CPU | bare KB/conn | socialctl KB/conn |",
+  );
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const r of rows) console.log(r);
 }
 

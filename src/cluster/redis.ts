@@ -33,9 +33,10 @@ const GONE_TTL_MS = 86_400_000;
 const REALTIME_TOPIC = "rt";
 
 /**
- * Publishes one realtime event to many accounts atomically: ids (ms × 1000 + counter, from
- * Redis's clock, so every node hands out increasing ids), each account's resume log (a sorted
- * set trimmed by age and count, the newest forgotten id kept beside it), then one message.
+ * Publishes one realtime event to many accounts atomically: its id (ms × 1000 + counter, from
+ * Redis's clock, so every node hands out increasing ids; one for all its accounts, so a node
+ * writes its frames once), each account's resume log (a sorted set trimmed by age and count,
+ * the newest forgotten id kept beside it), then one message.
  * ARGV: prefix, event, data JSON, keep (1/0), per-account bound, retention ms, gone ttl ms, user ids…
  */
 const PUBLISH_EVENT = `
@@ -48,12 +49,11 @@ local keep = ARGV[4] == '1'
 local perUser = tonumber(ARGV[5])
 local retention = tonumber(ARGV[6])
 local cutoff = string.format('%.0f', (now - retention) * 1000)
+local id = math.max(last + 1, now * 1000)
+local sid = string.format('%.0f', id)
 local to = {}
 for i = 8, #ARGV do
-  local id = math.max(last + 1, now * 1000)
-  last = id
-  local sid = string.format('%.0f', id)
-  to[#to + 1] = '[' .. ARGV[i] .. ',' .. sid .. ']'
+  to[#to + 1] = ARGV[i]
   if keep then
     local key = prefix .. 'rt:log:' .. ARGV[i]
     redis.call('ZADD', key, sid, sid .. ' ' .. ARGV[2] .. ' ' .. ARGV[3])
@@ -72,8 +72,8 @@ for i = 8, #ARGV do
     redis.call('PEXPIRE', key, retention)
   end
 end
-redis.call('SET', seqKey, string.format('%.0f', last))
-redis.call('PUBLISH', prefix .. 'bus', '${REALTIME_TOPIC}\\n{"e":"' .. ARGV[2] .. '","to":[' .. table.concat(to, ',') .. '],"d":' .. ARGV[3] .. '}')
+redis.call('SET', seqKey, sid)
+redis.call('PUBLISH', prefix .. 'bus', '${REALTIME_TOPIC}\\n{"e":"' .. ARGV[2] .. '","id":' .. sid .. ',"to":[' .. table.concat(to, ',') .. '],"d":' .. ARGV[3] .. '}')
 return 1
 `;
 
@@ -370,8 +370,8 @@ export class RedisEngines implements PubSub, CounterStore, Leases {
   /** The realtime carrier for BROKER: ids, resume log and fan-out in Redis. */
   carrierFor(broker: EventBroker, retentionMs: () => number): EventCarrier {
     this.subscribe(REALTIME_TOPIC, (body) => {
-      const m = JSON.parse(body) as { e: RealtimeEventName; to: Array<[number, number]>; d: unknown };
-      for (const [userId, id] of m.to) broker.deliver({ id, userId, event: m.e, data: m.d } as DeliveredEvent);
+      const m = JSON.parse(body) as { e: RealtimeEventName; id: number; to: number[]; d: unknown };
+      for (const userId of m.to) broker.deliver({ id: m.id, userId, event: m.e, data: m.d } as DeliveredEvent);
     });
     return {
       carry: (userIds, event, data) => {

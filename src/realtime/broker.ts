@@ -1,7 +1,10 @@
 import type { RealtimeEventName, RealtimeEvents } from "./events";
 
 export interface DeliveredEvent<E extends RealtimeEventName = RealtimeEventName> {
-  /** increasing across the instance (what clients resume from): ms since the epoch × 1000 + a counter */
+  /**
+   * increasing across the instance (what clients resume from): ms since the epoch × 1000 + a
+   * counter. One per publish: every recipient of one publish gets the same id.
+   */
   id: number;
   userId: number;
   event: E;
@@ -25,7 +28,7 @@ export const TRANSIENT_EVENTS: ReadonlySet<RealtimeEventName> = new Set<Realtime
  * to every node (each node's broker then delivers them to its own listeners).
  */
 export interface EventCarrier {
-  /** Assigns ids, keeps the event for resume (unless transient) and has every node's broker deliver it. */
+  /** Assigns the event its id (one for all USERIDS), keeps it for resume (unless transient) and has every node's broker deliver it. */
   carry(userIds: readonly number[], event: RealtimeEventName, data: unknown): void;
   /** The events kept for USER after LASTID (a client's Last-Event-ID). */
   resume(userId: number, lastId: number): Promise<Resumed>;

@@ -71,6 +71,7 @@ export class RealtimeHub {
       closed: false,
     };
     let lastSent = 0;
+    const maxBuffered = this.app.config["realtime.maxBufferedEvents"];
     // live events arriving while the missed ones are looked up wait here, then follow them
     let held: DeliveredEvent[] | null = input.lastEventId != null ? [] : null;
     const deliver = (event: DeliveredEvent) => {
@@ -85,7 +86,7 @@ export class RealtimeHub {
       }
       lastSent = event.id;
       input.sink.send(event);
-      if (input.sink.behind(this.app.config["realtime.maxBufferedEvents"])) this.close(entry, "too-slow");
+      if (input.sink.behind(maxBuffered)) this.close(entry, "too-slow");
     };
     // a broken connection must never fail the publisher (publish runs inside domain calls)
     const safeDeliver = (event: DeliveredEvent) => {

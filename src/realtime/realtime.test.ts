@@ -359,6 +359,44 @@ describe("Server-Sent Events", () => {
   });
 });
 
+describe("one event to many accounts", () => {
+  test("its recipients share one id on both transports, and each resumes after it on its own", async () => {
+    const [a, b, c] = [await person(), await person(), await person()];
+    const hub = realtimeHub(server.app);
+    const before = hub.connectionCount();
+    const wsA = await WsClient.open(server.url, a.client);
+    const sseB = await SseClient.open(server.url, b.client);
+    const wsC = await WsClient.open(server.url, c.client);
+    const payload = { balance: 7 };
+    server.app.events.publish([a.user.id, b.user.id, c.user.id], "stars:balance", payload);
+    const isIt = (f: { event: string; data: any }) => f.event === "stars:balance" && f.data.balance === 7;
+    const [fa] = (await wsA.waitFor((f) => f.some(isIt))).filter(isIt);
+    const [fb] = (await sseB.waitFor((f) => f.some(isIt))).filter(isIt);
+    const [fc] = (await wsC.waitFor((f) => f.some(isIt))).filter(isIt);
+    expect(fa).toEqual({ event: "stars:balance", id: expect.any(Number), data: { balance: 7 } });
+    expect(fb).toMatchObject({ event: "stars:balance", id: fa!.id, data: { balance: 7 } });
+    expect(fc).toEqual(fa!);
+    // the same payload object published again is a new event: a new id, never the cached frame
+    server.app.events.publish([a.user.id, c.user.id], "stars:balance", payload);
+    await wsA.waitFor((f) => f.filter(isIt).length === 2);
+    expect(wsA.frames.filter(isIt)[1]!.id).toBe(fa!.id! + 1);
+    wsA.close();
+    wsC.close();
+    sseB.close();
+    await sseB.waitEnded();
+    // b missed one event of its own; resuming from the shared id replays exactly that one
+    server.app.events.publish(b.user.id, "stars:balance", { balance: 8 });
+    const resumed = await SseClient.open(server.url, b.client, { lastEventId: fb!.id! });
+    const replayed = await resumed.waitFor((f) => f.some((x) => x.event === "stars:balance"));
+    await Bun.sleep(50);
+    expect(resumed.frames.map((x) => [x.event, x.data])).toEqual([["stars:balance", { balance: 8 }]]);
+    expect(replayed[0]!.id).toBeGreaterThan(fb!.id!);
+    resumed.close();
+    // the next test counts the server's connections: none of these may still be closing
+    await waitFor(() => hub.connectionCount() === before, 10_000, "this test's streams to close");
+  });
+});
+
 describe("slow clients", () => {
   test("a client that stops reading is cut off; others keep receiving", async () => {
     const [a, b] = [await person(), await person()];

@@ -81,10 +81,14 @@ export class LocalCarrier implements EventCarrier {
   }
 
   carry(userIds: readonly number[], event: RealtimeEventName, data: unknown): void {
+    if (userIds.length === 0) return;
     const keep = !TRANSIENT_EVENTS.has(event);
+    const now = this.opts.now();
+    // one publish is one event: its recipients share the id, so its frames are written once
+    const id = this.nextId++;
     for (const userId of userIds) {
-      const delivered = { id: this.nextId++, userId, event, data } as DeliveredEvent;
-      this.log.record(delivered, this.opts.now(), keep);
+      const delivered = { id, userId, event, data } as DeliveredEvent;
+      this.log.record(delivered, now, keep);
       this.broker.deliver(delivered);
     }
   }
