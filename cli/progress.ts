@@ -1,4 +1,5 @@
-import * as p from "@clack/prompts";
+import type * as Clack from "@clack/prompts";
+import { clack } from "./prompts/clack";
 import type { GlobalOptions } from "./output";
 
 const BAR_STEPS = 100;
@@ -20,7 +21,7 @@ const silent: Progress = { update() {}, stop() {}, error() {} };
  */
 export function progressBars(opts: GlobalOptions): Progress {
   if (opts.json || !process.stdout.isTTY) return silent;
-  let bar: ReturnType<typeof p.progress> | null = null;
+  let bar: ReturnType<typeof Clack.progress> | null = null;
   let step = "";
   let at = 0;
   const finish = (message?: string) => {
@@ -35,7 +36,7 @@ export function progressBars(opts: GlobalOptions): Progress {
         finish();
         step = next;
         at = 0;
-        bar = p.progress({ max: BAR_STEPS, style: "heavy" });
+        bar = clack().progress({ max: BAR_STEPS, style: "heavy" });
         bar.start(step);
       }
       const target = total > 0 ? Math.min(BAR_STEPS, Math.floor((done / total) * BAR_STEPS)) : 0;

@@ -17,8 +17,6 @@ import { installNotificationDelivery } from "./clientapi/notifications/serialize
 import { installChatDelivery } from "./clientapi/chats/live";
 import { installRealtimeDelivery } from "./clientapi/realtime";
 import { clientApiRoutes } from "./clientapi";
-import { clientApiDocument } from "./clientapi/openapi";
-import { botApiDocument } from "./botapi/reference";
 import { referenceRoutes } from "./http/reference";
 import { UPLOAD_PATH } from "./clientapi/uploads/routes";
 import { fileRoutes } from "./media/serve";
@@ -110,11 +108,12 @@ export function createRootHttpApp(app: App) {
       .use(metricsRoutes(app))
       .use(operatorLogRoutes(app))
       .use(clientApi)
-      // /api/openapi.json, /api/docs, /api/bot-openapi.json, /api/bot-docs: both surfaces described, made from them
+      // /api/openapi.json, /api/docs, /api/bot-openapi.json, /api/bot-docs: both surfaces described, made
+      // from them; the builders (and the README the Bot API one quotes) are loaded by the first request
       .use(
         referenceRoutes({
-          client: () => clientApiDocument(clientApi),
-          bot: () => botApiDocument(app.config["limits.botCallsPerMinute"]),
+          client: async () => (await import("./clientapi/openapi")).clientApiDocument(clientApi),
+          bot: async () => (await import("./botapi/reference")).botApiDocument(app.config["limits.botCallsPerMinute"]),
         }),
       )
       .use(fileRoutes(app))

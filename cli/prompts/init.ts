@@ -1,4 +1,4 @@
-import * as p from "@clack/prompts";
+import { clack } from "./clack";
 import { emailProblem, passwordProblem, usernameProblem } from "../../src/domain/users/service";
 import { parseConfigValue } from "../../src/config";
 
@@ -10,7 +10,7 @@ export interface InitAnswers {
   admin?: { email: string; username: string; password: string };
 }
 
-const cancelled = (v: unknown): v is symbol => p.isCancel(v);
+const cancelled = (v: unknown): v is symbol => clack().isCancel(v);
 
 function check(fn: () => unknown): string | undefined {
   try {
@@ -27,6 +27,7 @@ export async function promptInit(defaults: {
   port?: string;
   registration?: string;
 }): Promise<InitAnswers> {
+  const p = clack();
   p.intro("socialctl init");
   const port = await p.text({
     message: "Port to listen on",

@@ -1,4 +1,4 @@
-import * as p from "@clack/prompts";
+import { clack } from "./clack";
 import { CliError, interactive, type GlobalOptions } from "../output";
 
 /**
@@ -9,6 +9,7 @@ import { CliError, interactive, type GlobalOptions } from "../output";
 export async function readPassword(opts: GlobalOptions, given: string | undefined, message: string): Promise<string> {
   if (given) return given;
   if (interactive(opts)) {
+    const p = clack();
     const answer = await p.password({ message });
     if (p.isCancel(answer)) process.exit(1);
     return answer;

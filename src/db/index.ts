@@ -231,7 +231,9 @@ export async function migrateToLatest(
   db: Db,
   opts: MigrateOptions = {},
 ): Promise<MigrationResultSet & { snapshot: string | null }> {
-  const migrator = createMigrator(db, opts.provider);
+  const provider = opts.provider ?? staticProvider;
+  if (await upToDate(db, provider)) return { results: [], snapshot: null };
+  const migrator = createMigrator(db, provider);
   const pending = (await migrator.getMigrations()).filter((m) => !m.executedAt).map((m) => m.name);
   if (pending.length === 0) return { results: [], snapshot: null };
   const snapshot = opts.snapshot === false ? null : await snapshotBeforeMigrate(db);
@@ -252,6 +254,22 @@ export async function migrateToLatest(
     opts.onProgress?.({ name, index: i + 1, total: pending.length, ms: performance.now() - t0 });
   }
   return { results, snapshot };
+}
+
+/**
+ * Whether every migration of PROVIDER is applied, read with one SELECT: Kysely's Migrator
+ * introspects every table of the schema before it reads its history, a cost each restart of an
+ * up-to-date server would pay for nothing. Any doubt (no history table yet) answers false.
+ */
+async function upToDate(db: Db, provider: MigrationProvider): Promise<boolean> {
+  let applied: Set<string>;
+  try {
+    const { rows } = await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(db);
+    applied = new Set(rows.map((r) => r.name));
+  } catch {
+    return false;
+  }
+  return Object.keys(await provider.getMigrations()).every((name) => applied.has(name));
 }
 
 /** Names of migrations this binary knows that the database has not applied. */

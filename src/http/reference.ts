@@ -73,15 +73,24 @@ const PAGE_HEADERS = {
 const encoder = new TextEncoder();
 const textFile = (text: string, contentType: string) => staticFile(encoder.encode(text), contentType);
 
-/** /api/openapi.json, /api/bot-openapi.json, /api/docs, /api/bot-docs and Swagger UI's files under /api/docs/. */
-export function referenceRoutes(make: { client: () => object; bot: () => object }) {
-  const documents = {
-    client: null as StaticFile | null,
-    bot: null as StaticFile | null,
+/**
+ * /api/openapi.json, /api/bot-openapi.json, /api/docs, /api/bot-docs and Swagger UI's files under
+ * /api/docs/. MAKE builds each document on its first request (its builder may be imported only then).
+ */
+export function referenceRoutes(make: { client: () => Promise<object>; bot: () => Promise<object> }) {
+  const once = (build: () => Promise<object>) => {
+    let file: Promise<StaticFile> | null = null;
+    return () =>
+      (file ??= build().then(
+        (doc) => textFile(JSON.stringify(doc), "application/json; charset=utf-8"),
+        (err) => {
+          file = null;
+          throw err;
+        },
+      ));
   };
-  const clientDocument = () =>
-    (documents.client ??= textFile(JSON.stringify(make.client()), "application/json; charset=utf-8"));
-  const botDocument = () => (documents.bot ??= textFile(JSON.stringify(make.bot()), "application/json; charset=utf-8"));
+  const clientDocument = once(make.client);
+  const botDocument = once(make.bot);
   const pages = {
     client: textFile(page("socialctl Client API", "/api/openapi.json"), "text/html; charset=utf-8"),
     bot: textFile(page("socialctl Bot API", "/api/bot-openapi.json"), "text/html; charset=utf-8"),
@@ -102,8 +111,8 @@ export function referenceRoutes(make: { client: () => object; bot: () => object 
   const hidden = { detail: { hide: true } };
   const noCache = { "cache-control": "no-cache" };
   return new Elysia({ name: "reference", prefix: "/api" })
-    .get("/openapi.json", ({ request }) => respondWithFile(request, clientDocument(), noCache), hidden)
-    .get("/bot-openapi.json", ({ request }) => respondWithFile(request, botDocument(), noCache), hidden)
+    .get("/openapi.json", async ({ request }) => respondWithFile(request, await clientDocument(), noCache), hidden)
+    .get("/bot-openapi.json", async ({ request }) => respondWithFile(request, await botDocument(), noCache), hidden)
     .get("/docs", ({ request }) => respondWithFile(request, pages.client, PAGE_HEADERS), hidden)
     .get("/bot-docs", ({ request }) => respondWithFile(request, pages.bot, PAGE_HEADERS), hidden)
     .get(

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes } from "./crypto";
 
 // cuid2's own generator hashes with a pure-JS SHA3 and bignumber.js (≈0.4 ms an id, ~30% of a
 // message send's CPU). This is the same construction — time, random salt, a counter and a

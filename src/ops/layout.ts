@@ -1,5 +1,5 @@
+import { sha256 } from "../lib/crypto";
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { filesDir } from "../config/layout";
 
@@ -36,7 +36,7 @@ export const sha256File = (path: string): Promise<string> => sha256Blob(Bun.file
 
 /** sha256 of a Blob read as a stream (a local file, or an object read back from a bucket). */
 export async function sha256Blob(blob: Blob): Promise<string> {
-  const hash = createHash("sha256");
+  const hash = sha256();
   for await (const chunk of blob.stream()) hash.update(chunk);
   return hash.digest("hex");
 }

@@ -1,3 +1,4 @@
+import { sha256 } from "../lib/crypto";
 import {
   closeSync,
   existsSync,
@@ -10,7 +11,6 @@ import {
   rmdirSync,
   writeSync,
 } from "node:fs";
-import { createHash } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
 import { sql, type Kysely } from "kysely";
 import { knownMigrationNames, openPostgresStorage } from "../db";
@@ -178,7 +178,7 @@ export async function unpackVerified(
       mkdirSync(dirname(target), { recursive: true });
       fd = openSync(target, "wx", 0o600);
     }
-    const hash = createHash("sha256");
+    const hash = sha256();
     return {
       write(chunk) {
         hash.update(chunk);

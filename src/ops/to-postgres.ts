@@ -1,5 +1,5 @@
+import { sha256 } from "../lib/crypto";
 import { sql, type Kysely } from "kysely";
-import { createHash } from "node:crypto";
 import { resolve } from "node:path";
 import { parseConfigValue, readConfigFile, storeConfigValues } from "../config";
 import { dbPath } from "../config/layout";
@@ -162,7 +162,7 @@ async function checksum(db: Kysely<any>, t: CopiedTable): Promise<{ rows: number
   for await (const batch of readBatches(db, t.name, t.key))
     for (const row of batch)
       rowHashes.push(
-        createHash("sha256")
+        sha256()
           .update(
             JSON.stringify(
               Object.keys(row)
@@ -172,7 +172,7 @@ async function checksum(db: Kysely<any>, t: CopiedTable): Promise<{ rows: number
           )
           .digest("hex"),
       );
-  const hash = createHash("sha256");
+  const hash = sha256();
   for (const h of rowHashes.sort()) hash.update(h);
   return { rows: rowHashes.length, sha256: hash.digest("hex") };
 }

@@ -1,4 +1,4 @@
-import { randomInt } from "node:crypto";
+import { randomInt } from "../../lib/crypto";
 import type { MessageRow } from "../../domain/chats/table";
 import { AppError } from "../../lib/errors";
 import { messageIds } from "./edit";

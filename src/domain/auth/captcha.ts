@@ -1,4 +1,4 @@
-import { randomInt } from "node:crypto";
+import { randomInt } from "../../lib/crypto";
 import type { Sharp } from "../../media/sharp";
 import type { Db } from "../../db";
 import { newCuid } from "../../lib/ids";

@@ -1,6 +1,5 @@
-import { randomInt } from "node:crypto";
 import type { Db } from "../../db";
-import { sha256Hex } from "../../lib/crypto";
+import { randomInt, sha256Hex } from "../../lib/crypto";
 import { randomToken } from "../../lib/ids";
 import type { AuthCodePurpose, AuthCodeRow } from "./table";
 

@@ -1,9 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { defineService, type App } from "../../app";
 import { rateLimiter } from "../../cluster/counters";
 import type { Db } from "../../db";
 import { AppError, fieldError, rateLimited } from "../../lib/errors";
-import { sha256Hex, verifyPassword } from "../../lib/crypto";
+import { sha256Hex, verifyPassword, randomBytes } from "../../lib/crypto";
 import type { UserRow } from "../users/table";
 import { ensureSystemAccount } from "../users/system";
 import { consumeCode, findLiveCode, issueCode } from "./codes";

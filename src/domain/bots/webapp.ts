@@ -1,5 +1,4 @@
-import { createHmac } from "node:crypto";
-import { safeEqual, sha256Hex } from "../../lib/crypto";
+import { hmacSha256Of, safeEqual, sha256Hex } from "../../lib/crypto";
 
 /**
  * Mini-app launch data, signed as the spec's verification steps say: the key is
@@ -9,7 +8,7 @@ import { safeEqual, sha256Hex } from "../../lib/crypto";
  * token secret, which is exactly what the key needs, so it can sign without the token.
  */
 export function webAppKey(tokenSecretHashHex: string): Buffer {
-  return createHmac("sha256", "WebAppData").update(Buffer.from(tokenSecretHashHex, "hex")).digest();
+  return hmacSha256Of("WebAppData").update(Buffer.from(tokenSecretHashHex, "hex")).digest();
 }
 
 export const dataCheckString = (fields: Record<string, string>): string =>
@@ -21,7 +20,7 @@ export const dataCheckString = (fields: Record<string, string>): string =>
 
 /** The query string a mini-app receives in `#tgWebAppData=`, with its `hash`. */
 export function signWebAppData(tokenSecretHashHex: string, fields: Record<string, string>): string {
-  const hash = createHmac("sha256", webAppKey(tokenSecretHashHex)).update(dataCheckString(fields)).digest("hex");
+  const hash = hmacSha256Of(webAppKey(tokenSecretHashHex)).update(dataCheckString(fields)).digest("hex");
   return new URLSearchParams({ ...fields, hash }).toString();
 }
 
@@ -31,7 +30,7 @@ export function verifyWebAppData(token: string, initData: string): Record<string
   const fields = Object.fromEntries(new URLSearchParams(initData));
   const hash = fields.hash;
   if (!hash) return null;
-  const expected = createHmac("sha256", webAppKey(sha256Hex(secret)))
+  const expected = hmacSha256Of(webAppKey(sha256Hex(secret)))
     .update(dataCheckString(fields))
     .digest("hex");
   return safeEqual(hash, expected) ? fields : null;
