@@ -96,6 +96,7 @@ const wrk = Bun.which("wrk");
 
 describe.skipIf(!wrk)("wrk against a recording server", () => {
   const bodies: string[] = [];
+  const paths: string[] = [];
   let badRequests = 0;
   let server: ReturnType<typeof Bun.serve>;
 
@@ -107,6 +108,7 @@ describe.skipIf(!wrk)("wrk against a recording server", () => {
         if (req.method !== "POST" || req.headers.get("x-csrf-token") !== "tok") badRequests++;
         const body = await req.text();
         bodies.push(body);
+        paths.push(new URL(req.url).pathname);
         // every tenth request fails, so the failure count must be non-zero
         return new Response("{}", { status: bodies.length % 10 === 0 ? 500 : 200 });
       },
@@ -132,6 +134,28 @@ describe.skipIf(!wrk)("wrk against a recording server", () => {
     expect(r.non2xx).toBeGreaterThan(0);
     expect(r.non2xx).toBeLessThanOrEqual(Math.ceil(bodies.length / 10));
     expect(r.p99Ms).toBeGreaterThanOrEqual(r.p50Ms);
+  });
+
+  test("requests take the given paths in turn", async () => {
+    paths.length = 0;
+    const r = await runWrk(
+      wrk!,
+      {
+        url: `http://127.0.0.1:${server.port}/`,
+        method: "POST",
+        headers: { "x-csrf-token": "tok" },
+        paths: ["/chat/a", "/chat/b", "/chat/c"],
+        bodyTemplate: '{"clientMessageId":"p-{n}"}',
+      },
+      { seconds: 1, threads: 1, connections: 1 },
+    );
+    expect(r.requests).toBeGreaterThan(3);
+    // one connection: each request takes the path after the previous one's, every path is used
+    const order = ["/chat/a", "/chat/b", "/chat/c"];
+    const next = paths.slice(0, 6).map((p) => order[(order.indexOf(p) + 1) % order.length]);
+    expect(paths.slice(1, 6)).toEqual(next.slice(0, 5));
+    expect(new Set(paths)).toEqual(new Set(order));
+    expect(() => wrkScript({ url: "http://127.0.0.1:1/", paths: ["chat"] })).toThrow("paths");
   });
 });
 

@@ -164,6 +164,11 @@ export interface WrkRequest {
    * (per wrk thread and request), e.g. for idempotency keys.
    */
   bodyTemplate?: string;
+  /**
+   * Paths (on the URL's origin) the requests take in turn, e.g. sends spread over many chats
+   * so that no one chat's row lock decides the result.
+   */
+  paths?: string[];
 }
 
 export interface WrkOptions {
@@ -190,16 +195,21 @@ export function wrkScript(req: WrkRequest): string {
   const lines = [`wrk.method = ${lua(req.method ?? "GET")}`];
   for (const [k, v] of Object.entries(req.headers ?? {})) lines.push(`wrk.headers[${lua(k)}] = ${lua(v)}`);
   if (req.body !== undefined) lines.push(`wrk.body = ${lua(req.body)}`);
+  let body = "nil";
   if (req.bodyTemplate !== undefined) {
     const [before, after] = req.bodyTemplate.split("{n}");
     if (after === undefined) throw new Error("bodyTemplate needs a {n} placeholder");
-    lines.push(
-      "local threads = 0",
-      "function setup(thread) threads = threads + 1; thread:set('tid', threads) end",
-      "local n = 0",
-      `function request() n = n + 1; return wrk.format(nil, nil, nil, ${lua(before!)} .. tid .. '-' .. n .. ${lua(after)}) end`,
-    );
+    lines.push("local threads = 0", "function setup(thread) threads = threads + 1; thread:set('tid', threads) end");
+    body = `${lua(before!)} .. tid .. '-' .. n .. ${lua(after)}`;
   }
+  let path = "nil";
+  if (req.paths !== undefined) {
+    if (req.paths.length === 0 || req.paths.some((p) => !p.startsWith("/"))) throw new Error("paths must start with /");
+    lines.push(`local paths = { ${req.paths.map(lua).join(", ")} }`);
+    path = "paths[n % #paths + 1]";
+  }
+  if (body !== "nil" || path !== "nil")
+    lines.push("local n = 0", `function request() n = n + 1; return wrk.format(nil, ${path}, nil, ${body}) end`);
   lines.push(
     "function done(summary, latency, requests)",
     "  local e = summary.errors",

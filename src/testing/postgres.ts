@@ -33,8 +33,13 @@ function runAsPostgres(bin: string, args: string[]): void {
     throw new Error(`${bin} ${args.join(" ")} failed (${res.status}): ${res.stderr || res.stdout || res.error}`);
 }
 
-/** Makes and starts a cluster; throws with the reason when PostgreSQL is not installed. */
-export async function startPostgresCluster(): Promise<PostgresCluster> {
+/**
+ * Makes and starts a cluster; throws with the reason when PostgreSQL is not installed. With
+ * OPTS.commitsWritten a commit waits until its WAL is written to the OS (synchronous_commit
+ * on, fsync still off): what SQLite's WAL with synchronous=NORMAL guarantees (a commit
+ * survives the process, not a power cut), for benchmarks comparing the two.
+ */
+export async function startPostgresCluster(opts: { commitsWritten?: boolean } = {}): Promise<PostgresCluster> {
   const bin = postgresBinDir();
   if (!bin) throw new Error("PostgreSQL is not installed (apt-get install postgresql; .ci/run does it)");
   const dir = mkdtempSync(join(tmpdir(), "socialctl-pg-"));
@@ -63,7 +68,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     `-k ${dir}`,
     "-c listen_addresses=127.0.0.1",
     "-c fsync=off",
-    "-c synchronous_commit=off",
+    `-c synchronous_commit=${opts.commitsWritten ? "on" : "off"}`,
     "-c full_page_writes=off",
     "-c max_connections=200",
     "-c shared_buffers=32MB",
