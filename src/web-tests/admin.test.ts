@@ -247,7 +247,7 @@ describe("web app: administration", () => {
     await expectAccessible(page);
     await row.getByRole("button", { name: "Unblock" }).click();
     await page.getByRole("dialog", { name: "Unblock @Spammy_bot" }).getByRole("button", { name: "Unblock" }).click();
-    await row.getByRole("button", { name: "Block" }).waitFor();
+    await row.getByRole("button", { name: "Block", exact: true }).waitFor();
     expect(await getMe()).toBe(200);
     expect(pageProblems(page)).toEqual([]);
     await context.close();
