@@ -26,7 +26,6 @@ import { waitFor } from "../testing/wait";
 setDefaultTimeout(120_000);
 
 interface Node {
-  name: string;
   dataDir: string;
   url: string;
   proc: ReturnType<typeof Bun.spawn>;
@@ -66,9 +65,9 @@ async function cli(dataDir: string, ...args: string[]) {
   return run;
 }
 
-async function startNode(name: string, dataDir: string): Promise<Node> {
+async function startNode(dataDir: string): Promise<Node> {
   const { proc, listening } = await startServeProcess(dataDir);
-  return { name, dataDir, url: listening.url, proc };
+  return { dataDir, url: listening.url, proc };
 }
 
 beforeAll(async () => {
@@ -81,7 +80,8 @@ beforeAll(async () => {
   s3 = bucket;
   for (let i = 0; i < 4; i++) dirs.push(mkdtempSync(join(tmpdir(), "socialctl-nodes-")));
   const [first, second, third, exchange] = dirs as [string, string, string, string];
-  // node 1 is set up as README's "Running on several machines" says; `init` migrates the empty database
+  // node 1 gets the keys of README's "Running on several machines" (written as `config set` writes
+  // them, in one go: a CLI run per key costs seconds here); `init` migrates the empty database
   storeConfigValues(first, {
     "database.url": databaseUrl,
     "pubsub.url": redis.url,
@@ -118,7 +118,7 @@ beforeAll(async () => {
   const exported = join(exchange, "node.json");
   await cli(first, "config", "export", "--out", exported);
   await Promise.all([second, third].map((dir) => cli(dir, "config", "import", exported)));
-  nodes = await Promise.all([startNode("A", first), startNode("B", second), startNode("C", third)]);
+  nodes = await Promise.all([first, second, third].map(startNode));
   const [a, , c] = nodes as [Node, Node, Node];
 
   admin = new TestClient(a.url);

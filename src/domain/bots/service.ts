@@ -281,7 +281,10 @@ const botMembersQuery = precompiled((db: Db, v: { conversationId: number; exclud
     .select(BOT_COLUMNS.map((c) => `bots.${c} as ${BOT_PREFIX}${c}` as `bots.${typeof c}`))
     .where("m.conversation_id", "=", v.conversationId)
     .where("m.role", "in", ACTIVE_ROLES)
-    .where("m.user_id", "!=", v.exclude),
+    .where("m.user_id", "!=", v.exclude)
+    // one order everywhere: a message to a group queues an update per bot, each under its bot's
+    // queue lock (Storage.lockQueue), and two groups sharing two bots must not take them crosswise
+    .orderBy("bots.id"),
 );
 
 /** Bots currently in the conversation with their accounts, except EXCLUDE. One statement: most chats have none. */
