@@ -4,9 +4,13 @@
  * to its first successful HTTP response, and its resident memory once idle, next to a compiled
  * hello-world `Bun.serve` built with the same flags and measured in the same run, alternating.
  *
- *   bun scripts/bench-start.ts [--runs 7] [--settle-ms 3000] [--no-build] [--binary PATH]
+ *   bun scripts/bench-start.ts [--runs 7] [--settle-ms 3000] [--no-build] [--binary PATH] [--before PATH]
  *
- * --binary measures another build (e.g. one of an older commit) instead of building dist/socialctl.
+ * --binary measures another build (e.g. one of an older commit) instead of building dist/socialctl;
+ * --before also measures an older build, alternating with the new one run by run, so both see
+ * the same load. Besides the time, each row shows the CPU time the process had used when it
+ * answered (from /proc, 10 ms ticks): on a busy machine the wall time follows the load, the CPU
+ * time much less.
  *
  * Each run of socialctl starts on an empty data dir (serve initialises it: config, secrets,
  * migrations) and, apart from that, on a data dir initialised beforehand (a restart). The
@@ -16,7 +20,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { arg, processMemory } from "./bench-lib";
+import { arg, processCpuSeconds, processMemory } from "./bench-lib";
 import { buildBinary, freePort } from "./smoke-binary";
 
 const root = resolve(import.meta.dir, "..");
@@ -26,6 +30,8 @@ const server = Bun.serve({ port: Number(process.argv[2]), hostname: "127.0.0.1",
 
 interface Sample {
   firstMs: number;
+  /** CPU time (user + system) of the process when its first response arrived */
+  cpuMs: number;
   rssMiB: number;
 }
 
@@ -35,12 +41,14 @@ async function measure(argv: string[], url: string, settleMs: number): Promise<S
   const proc = Bun.spawn(argv, { stdout: "ignore", stderr: "ignore", stdin: "ignore" });
   try {
     let firstMs = NaN;
+    let cpuMs = NaN;
     const deadline = t0 + 15_000;
     while (performance.now() < deadline && proc.exitCode === null) {
       try {
         const res = await fetch(url);
         if (res.ok) {
           firstMs = performance.now() - t0;
+          cpuMs = processCpuSeconds(proc.pid) * 1000;
           break;
         }
       } catch {
@@ -50,7 +58,7 @@ async function measure(argv: string[], url: string, settleMs: number): Promise<S
     }
     if (Number.isNaN(firstMs)) throw new Error(`${argv.join(" ")} did not answer ${url} within 15 s`);
     await Bun.sleep(settleMs);
-    return { firstMs, rssMiB: processMemory(proc.pid).rss / 1024 / 1024 };
+    return { firstMs, cpuMs, rssMiB: processMemory(proc.pid).rss / 1024 / 1024 };
   } finally {
     proc.kill("SIGTERM");
     await Promise.race([proc.exited, Bun.sleep(10_000)]);
@@ -82,53 +90,63 @@ async function main(): Promise<void> {
     });
     if (!built.success) throw new AggregateError(built.logs, "the hello-world reference did not build");
 
-    const samples: Record<"hello" | "empty" | "initialised", Sample[]> = { hello: [], empty: [], initialised: [] };
+    const before = arg("before", "");
+    const builds: Array<{ name: string; path: string }> = [
+      ...(before ? [{ name: "before", path: resolve(before) }] : []),
+      { name: before ? "after" : "socialctl", path: binary },
+    ];
+    const samples = new Map<string, Sample[]>([["hello", []]]);
+    const add = (key: string, s: Sample) => samples.set(key, [...(samples.get(key) ?? []), s]);
+    const show = (s: Sample) => `${s.firstMs.toFixed(0)} ms (CPU ${s.cpuMs.toFixed(0)}) ${s.rssMiB.toFixed(1)} MiB`;
     for (let run = 1; run <= runs; run++) {
       let port = await freePort();
-      samples.hello.push(await measure([hello, String(port)], `http://127.0.0.1:${port}/`, settleMs));
+      add("hello", await measure([hello, String(port)], `http://127.0.0.1:${port}/`, settleMs));
+      const line = [`run ${run}: hello ${show(samples.get("hello")!.at(-1)!)}`];
+      for (const build of builds) {
+        const serve = (dir: string) => [
+          build.path,
+          "--data-dir",
+          dir,
+          "serve",
+          "--port",
+          String(port),
+          "--host",
+          "127.0.0.1",
+        ];
+        const empty = join(work, `${build.name}-empty-${run}`);
+        port = await freePort();
+        add(`${build.name}: empty data dir`, await measure(serve(empty), `http://127.0.0.1:${port}/healthz`, settleMs));
 
-      const empty = join(work, `empty-${run}`);
-      port = await freePort();
-      const serve = (dir: string) => [
-        binary,
-        "--data-dir",
-        dir,
-        "serve",
-        "--port",
-        String(port),
-        "--host",
-        "127.0.0.1",
-      ];
-      samples.empty.push(await measure(serve(empty), `http://127.0.0.1:${port}/healthz`, settleMs));
-
-      const initialised = join(work, `init-${run}`);
-      port = await freePort();
-      const init = Bun.spawnSync([binary, "--data-dir", initialised, "init", "--yes", "--port", String(port)]);
-      if (init.exitCode !== 0) throw new Error(`init failed: ${init.stderr.toString()}`);
-      samples.initialised.push(await measure(serve(initialised), `http://127.0.0.1:${port}/healthz`, settleMs));
-      const last = (k: keyof typeof samples) => samples[k].at(-1)!;
-      console.log(
-        `run ${run}: hello ${last("hello").firstMs.toFixed(0)} ms ${last("hello").rssMiB.toFixed(1)} MiB · ` +
-          `empty dir ${last("empty").firstMs.toFixed(0)} ms ${last("empty").rssMiB.toFixed(1)} MiB · ` +
-          `initialised ${last("initialised").firstMs.toFixed(0)} ms ${last("initialised").rssMiB.toFixed(1)} MiB`,
-      );
+        const initialised = join(work, `${build.name}-init-${run}`);
+        port = await freePort();
+        const init = Bun.spawnSync([build.path, "--data-dir", initialised, "init", "--yes", "--port", String(port)]);
+        if (init.exitCode !== 0) throw new Error(`init failed: ${init.stderr.toString()}`);
+        add(
+          `${build.name}: initialised data dir`,
+          await measure(serve(initialised), `http://127.0.0.1:${port}/healthz`, settleMs),
+        );
+        line.push(
+          `${build.name}: empty dir ${show(samples.get(`${build.name}: empty data dir`)!.at(-1)!)}, ` +
+            `initialised ${show(samples.get(`${build.name}: initialised data dir`)!.at(-1)!)}`,
+        );
+      }
+      console.log(line.join(" · "));
     }
 
-    const helloFirst = median(samples.hello.map((s) => s.firstMs));
-    const helloRss = median(samples.hello.map((s) => s.rssMiB));
-    const rows: Array<[string, Sample[]]> = [
-      ["compiled hello-world Bun.serve (reference)", samples.hello],
-      ["socialctl serve, empty data dir", samples.empty],
-      ["socialctl serve, initialised data dir", samples.initialised],
-    ];
+    const hellos = samples.get("hello")!;
+    const helloFirst = median(hellos.map((s) => s.firstMs));
+    const helloRss = median(hellos.map((s) => s.rssMiB));
     console.log(`\n${runs} runs, medians; idle RSS ${settleMs} ms after the first response; load: ${loadAverage()}\n`);
-    console.log("| binary | first response ms (min–max) | × hello | idle RSS MiB | × hello |");
-    console.log("|---|---:|---:|---:|---:|");
-    for (const [name, s] of rows) {
+    console.log(
+      "| binary | first response ms (min–max) | × hello | CPU ms at first response | idle RSS MiB | × hello |",
+    );
+    console.log("|---|---:|---:|---:|---:|---:|");
+    for (const [key, s] of samples) {
+      const name = key === "hello" ? "compiled hello-world Bun.serve (reference)" : key;
       const first = s.map((x) => x.firstMs);
       const rss = median(s.map((x) => x.rssMiB));
       console.log(
-        `| ${name} | ${median(first).toFixed(0)} (${Math.min(...first).toFixed(0)}–${Math.max(...first).toFixed(0)}) | ${(median(first) / helloFirst).toFixed(1)} | ${rss.toFixed(1)} | ${(rss / helloRss).toFixed(1)} |`,
+        `| ${name} | ${median(first).toFixed(0)} (${Math.min(...first).toFixed(0)}–${Math.max(...first).toFixed(0)}) | ${(median(first) / helloFirst).toFixed(1)} | ${median(s.map((x) => x.cpuMs)).toFixed(0)} | ${rss.toFixed(1)} | ${(rss / helloRss).toFixed(1)} |`,
       );
     }
   } finally {

@@ -1,4 +1,3 @@
-import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import { badRequest, botError } from "./errors";
 
 /** Largest request body the Bot API reads (files up to 50 MB plus form overhead). */
@@ -115,10 +114,12 @@ async function decodedBody(request: Request, type: string): Promise<Request | Re
   if (encoding === "identity" || encoding === "") return request;
   const raw = Buffer.from(await request.arrayBuffer());
   const opts = { maxOutputLength: MAX_BOT_BODY };
+  // loaded by the first compressed body: node:zlib is a heavy module few bot libraries need
+  const zlib = require("node:zlib") as typeof import("node:zlib");
   let body: Buffer;
-  if (encoding === "gzip" || encoding === "x-gzip") body = gunzipSync(raw, opts);
-  else if (encoding === "deflate") body = inflateSync(raw, opts);
-  else if (encoding === "br") body = brotliDecompressSync(raw, opts);
+  if (encoding === "gzip" || encoding === "x-gzip") body = zlib.gunzipSync(raw, opts);
+  else if (encoding === "deflate") body = zlib.inflateSync(raw, opts);
+  else if (encoding === "br") body = zlib.brotliDecompressSync(raw, opts);
   else throw badRequest(`unsupported Content-Encoding ${encoding}`);
   return new Response(new Uint8Array(body), { headers: { "content-type": type } });
 }

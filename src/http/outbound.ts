@@ -1,7 +1,12 @@
-import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
+import type { LookupAddress } from "node:dns";
 import ipaddr from "ipaddr.js";
 import type { App } from "../app";
+
+// node:net and node:dns load with their stream machinery (several MiB): required on first use,
+// by webhook and file-URL checks, not by every start
+const isIP = (input: string): number => (require("node:net") as typeof import("node:net")).isIP(input);
+const lookup = (host: string, opts: { all: true }): Promise<LookupAddress[]> =>
+  (require("node:dns/promises") as typeof import("node:dns/promises")).lookup(host, opts);
 
 /**
  * Outbound requests on behalf of bots (webhooks, file URLs) must not reach the instance's
