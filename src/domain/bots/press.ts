@@ -1,5 +1,5 @@
 import type { App } from "../../app";
-import { getMember, isActive, requireMembershipByCuid, requireVisibleMessage } from "../chats/access";
+import { getMember, isActive, otherPartyId, requireMembershipByCuid, requireVisibleMessage } from "../chats/access";
 import type { UserRow } from "../users/table";
 import { hmacSha256 } from "../../lib/crypto";
 import { fieldError, notFound } from "../../lib/errors";
@@ -9,6 +9,7 @@ import { inlineButtons } from "./buttons";
 import { awaitAnswer, openPress, type CallbackAnswer } from "./callbacks";
 import { botApiUserId } from "./ids";
 import { signWebAppData } from "./webapp";
+import { findBotByUserId } from "./service";
 import { botProfile, menuButtonFor } from "./profile";
 import type { BotRow } from "./table";
 import type { ConversationRow } from "../chats/table";
@@ -84,16 +85,8 @@ export async function webAppLaunchUrl(
  */
 export async function menuWebAppLaunchUrl(app: App, person: UserRow, conversationCuid: string): Promise<string> {
   const { conversation } = await requireMembershipByCuid(app.db, conversationCuid, person.id);
-  const bot =
-    conversation.type === "private"
-      ? await app.db
-          .selectFrom("bots")
-          .innerJoin("conversation_members as m", "m.user_id", "bots.user_id")
-          .selectAll("bots")
-          .where("m.conversation_id", "=", conversation.id)
-          .where("bots.user_id", "!=", person.id)
-          .executeTakeFirst()
-      : undefined;
+  const otherId = otherPartyId(conversation, person.id);
+  const bot = otherId === null ? null : (await findBotByUserId(app.db, otherId))?.bot;
   if (!bot || bot.disabled_at !== null || bot.blocked_at !== null) throw notFound("This chat has no mini-app menu");
   const button = menuButtonFor(botProfile(bot), `chat:${conversation.id}`);
   if (button.type !== "web_app") throw notFound("This chat has no mini-app menu");
