@@ -273,6 +273,52 @@ describe("messages", () => {
     expect(res.body.data.conversation).toMatchObject({ othersReadMessageId: 5, lastReadMessageId: 4 });
   });
 
+  test("paging back down with after: each page says where the history goes on, both ways", async () => {
+    const [a, b] = [await person(), await person()];
+    const cid = await openChat(a, b);
+    for (let i = 1; i <= 7; i++) expect((await send(a, cid, { content: `m${i}` })).status).toBe(200);
+    const page = async (query: string, limit = 3) => {
+      const res = await b.client.get(`/api/social/messages/${cid}?limit=${limit}${query}`);
+      expect(res.status).toBe(200);
+      const { messages, pageInfo } = res.body.data;
+      return { contents: messages.map((m: any) => m.content), ...pageInfo };
+    };
+    const newest = await page("");
+    expect(newest).toMatchObject({ contents: ["m7", "m6", "m5"], newestCursor: null });
+    const middle = await page(`&before=${newest.oldestCursor}`);
+    expect(middle.contents).toEqual(["m4", "m3", "m2"]);
+    const first = await page(`&before=${middle.oldestCursor}`);
+    expect(first).toMatchObject({ contents: ["m1"], oldestCursor: null });
+    // back down from the beginning: newest first within a page, as every page
+    const down1 = await page(`&after=${first.newestCursor}`);
+    expect(down1.contents).toEqual(["m4", "m3", "m2"]);
+    expect(down1.oldestCursor).toBe(middle.oldestCursor);
+    const down2 = await page(`&after=${down1.newestCursor}`);
+    expect(down2).toMatchObject({ contents: ["m7", "m6", "m5"], newestCursor: null });
+    // and up again from a page loaded going down
+    expect((await page(`&before=${down2.oldestCursor}`)).contents).toEqual(["m4", "m3", "m2"]);
+
+    // a message deleted for me is skipped going down too; at the newest end the page is empty
+    const m6 = (await b.client.get(`/api/social/messages/${cid}?limit=2`)).body.data.messages[1];
+    expect(m6.content).toBe("m6");
+    expect((await b.client.delete(`/api/social/messages/${cid}/${m6.id}`)).status).toBe(200);
+    expect(await page(`&after=${down1.newestCursor}`)).toMatchObject({ contents: ["m7", "m5"], newestCursor: null });
+    const m7 = await page("", 1);
+    expect(await page(`&after=${m7.oldestCursor}`)).toMatchObject({
+      contents: [],
+      oldestCursor: m7.oldestCursor,
+      newestCursor: null,
+    });
+
+    let res = await b.client.get(
+      `/api/social/messages/${cid}?after=${first.newestCursor}&before=${newest.oldestCursor}`,
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors.after).toBeDefined();
+    res = await b.client.get(`/api/social/messages/${cid}?after=garbage`);
+    expect(res.body.error.details.fieldErrors.after).toBeDefined();
+  });
+
   test("bad input: oversize content, empty content, long clientMessageId, bad paging, unknown chat", async () => {
     const [a, b] = [await person(), await person()];
     const cid = await openChat(a, b);

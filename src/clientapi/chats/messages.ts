@@ -47,7 +47,11 @@ const ForwardBody = t.Object({
   toConversationId: t.String({ minLength: 1, maxLength: 64 }),
   clientMessageId: t.Optional(t.String()),
 });
-const HistoryQuery = t.Object({ before: t.Optional(t.String()), limit: t.Optional(t.String()) });
+const HistoryQuery = t.Object({
+  before: t.Optional(t.String()),
+  after: t.Optional(t.String()),
+  limit: t.Optional(t.String()),
+});
 const DeleteQuery = t.Object({ forEveryone: t.Optional(t.String()) });
 const PressBody = t.Object({ data: t.String({ minLength: 1, maxLength: 64 }) });
 const WebAppBody = t.Object({ url: t.String({ minLength: 1, maxLength: 512 }) });
@@ -137,24 +141,31 @@ export function chatMessageRoutes(app: App) {
         async ({ user, params, query }) => {
           const limit = parseLimit(query.limit, 30, 100);
           const membership = await requireMembershipByCuid(app.db, params.cid, user.id);
-          const page = await listHistory(app, membership, user.id, query.before, limit);
+          const page = await listHistory(app, membership, user.id, query.before, limit, query.after);
           return ok({
             conversation: await serializeConversation(app.db, membership.conversation, user.id, membership.member),
             messages: await serializeMessages(app.db, membership.conversation, page.items, { viewerId: user.id }),
-            pageInfo: { oldestCursor: page.nextCursor, nextCursor: page.nextCursor },
+            pageInfo: { oldestCursor: page.olderCursor, newestCursor: page.newerCursor, nextCursor: page.olderCursor },
           });
         },
         {
           auth: true,
           query: HistoryQuery,
-          detail: doc("A chat and a page of its history, newest last (?before=<pageInfo.oldestCursor> for older)", {
-            data: t.Object({
-              conversation: Conversation,
-              messages: t.Array(Message),
-              pageInfo: t.Object({ oldestCursor: NullableString, nextCursor: NullableString }),
-            }),
-            errors: ["PERMISSION_DENIED"],
-          }),
+          detail: doc(
+            "A chat and a page of its history, newest first (?before=<pageInfo.oldestCursor> for older, ?after=<pageInfo.newestCursor> for newer; null where the history ends)",
+            {
+              data: t.Object({
+                conversation: Conversation,
+                messages: t.Array(Message),
+                pageInfo: t.Object({
+                  oldestCursor: NullableString,
+                  newestCursor: NullableString,
+                  nextCursor: NullableString,
+                }),
+              }),
+              errors: ["PERMISSION_DENIED"],
+            },
+          ),
         },
       )
       .post(

@@ -5,7 +5,7 @@ import { fieldError, forbidden } from "../../lib/errors";
 import { newCuid } from "../../lib/ids";
 import { groupReactions } from "./reactions";
 import { toIso } from "../../lib/clock";
-import { decodeCursor, pageOf } from "../../lib/paging";
+import { decodeCursor, encodeCursor, pageOf } from "../../lib/paging";
 import { isBlockedEitherWay } from "../relations/service";
 import { findUserById } from "../users/service";
 import {
@@ -519,24 +519,45 @@ const notHiddenFor = (viewerId: number) => (eb: ExpressionBuilder<Database, "mes
     ),
   );
 
-/** A page of the conversation's history visible to VIEWER, newest first. */
+/**
+ * A page of the conversation's history visible to VIEWER, newest first: the newest LIMIT, those
+ * just older than BEFORE, or those just newer than AFTER (a reader paging back down). Each page
+ * says where the history goes on: olderCursor / newerCursor, null where it ends.
+ */
 export async function listHistory(
   app: App,
   membership: Membership,
   viewerId: number,
   before: string | undefined,
   limit: number,
+  after?: string,
 ) {
-  const cursor = decodeCursor(before, "before");
+  if (before && after) throw fieldError("after", "cannot be combined with before");
+  const older = decodeCursor(before, "before");
+  const newer = decodeCursor(after, "after");
   let q = app.db
     .selectFrom("messages")
     .selectAll()
     .where("conversation_id", "=", membership.conversation.id)
     .where("deleted_at", "is", null)
     .where(notHiddenFor(viewerId))
-    .orderBy("seq", "desc")
+    .orderBy("seq", newer ? "asc" : "desc")
     .limit(limit + 1);
-  if (cursor) q = q.where("seq", "<", cursor.t);
+  if (older) q = q.where("seq", "<", older.t);
+  if (newer) q = q.where("seq", ">", newer.t);
   const rows = await q.execute();
-  return pageOf(rows, limit, (m) => ({ t: m.seq, id: m.id }));
+  const key = (m: MessageRow) => ({ t: m.seq, id: m.id });
+  const page = pageOf(rows, limit, key);
+  if (!newer) {
+    // a page of older messages has newer ones after it: the message it was asked before, at least
+    const newest = page.items[0];
+    const newerCursor = older ? (newest ? encodeCursor(key(newest)) : before!) : null;
+    return { items: page.items, olderCursor: page.nextCursor, newerCursor };
+  }
+  const oldest = page.items[0];
+  return {
+    items: page.items.reverse(),
+    olderCursor: oldest ? encodeCursor(key(oldest)) : after!,
+    newerCursor: page.nextCursor,
+  };
 }
