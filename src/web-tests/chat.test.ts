@@ -1,5 +1,6 @@
 import { describe, expect } from "bun:test";
 import type { Page } from "playwright-core";
+import { requireMembershipByCuid, sendMessage } from "../domain/chats";
 import { accessibilityViolations, pageProblems } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 
@@ -199,4 +200,108 @@ describe("web app: chats", () => {
     await fay.context.close();
     await gus.context.close();
   }, 120_000);
+  it("far back and all the way down again: every message shown once and in order, the row read stays put, live ones wait below", async () => {
+    const hal = await person("Hal");
+    const ivy = await person("Ivy");
+    const cid = (await hal.client.post(`/api/social/users/${ivy.user.username}/message`, {})).body.data.conversationId;
+    // seeded in-process (the send path without HTTP): the browser is what is tested here
+    const { app } = suite.server;
+    const conversationId = (await requireMembershipByCuid(app.db, cid, hal.user.id)).conversation.id;
+    const N = 2400;
+    for (let i = 1; i <= N; i += 8)
+      await Promise.all(
+        Array.from({ length: Math.min(8, N + 1 - i) }, (_, k) =>
+          sendMessage(app, {
+            conversationId,
+            senderId: (i + k) % 3 ? hal.user.id : ivy.user.id,
+            content: `line ${i + k}`,
+            clientMessageId: `seed-${i + k}`,
+          }),
+        ),
+      );
+    const page = ivy.page;
+    await page.goto(`/dashboard/messages/${cid}`);
+    await messageItem(page, `line ${N}`).waitFor();
+    const history = page.getByRole("region", { name: "Message history" });
+
+    // what the page shows, in order, and the first row in view with its place on the screen;
+    // TO moves the scroll first, in the same step (the next page may arrive right after)
+    const look = (to: "top" | "bottom" | "none") =>
+      history.evaluate((h, where) => {
+        if (where === "top") h.scrollTop = 0;
+        if (where === "bottom") h.scrollTop = h.scrollHeight;
+        const rows = [...h.querySelectorAll<HTMLElement>(".messages > li.msg")];
+        const top = h.getBoundingClientRect().top;
+        const inView = rows.find((r) => r.getBoundingClientRect().bottom > top)!;
+        return {
+          ids: rows.map((r) => Number(r.dataset.messageId)),
+          inView: inView.dataset.messageId!,
+          y: inView.getBoundingClientRect().top,
+        };
+      }, to);
+    const yOf = (id: string) =>
+      history.evaluate((h, mid) => h.querySelector(`[data-message-id="${mid}"]`)!.getBoundingClientRect().top, id);
+    const consecutive = (ids: number[]) => ids.every((id, i) => i === 0 || id === ids[i - 1]! + 1);
+
+    // up to the beginning, a page at a time
+    let seen = await look("none");
+    for (let i = 0; i < 100 && seen.ids[0] !== 1; i++) {
+      const was = await look("top");
+      await page.waitForFunction(
+        (id) => document.querySelector<HTMLElement>(".messages > li.msg")?.dataset.messageId !== String(id),
+        was.ids[0],
+      );
+      expect(Math.abs((await yOf(was.inView)) - was.y)).toBeLessThan(2);
+      seen = await look("none");
+      expect(consecutive(seen.ids)).toBe(true);
+      expect(seen.ids.length).toBeLessThanOrEqual(300);
+    }
+    expect(seen.ids[0]).toBe(1);
+    await page.getByText("This is the beginning of the chat.").waitFor();
+    const newest = page.getByRole("button", { name: "Show the newest messages" });
+    await newest.waitFor();
+
+    // a message arriving now does not move what is read (it waits below, beyond what is shown)
+    const still = await look("none");
+    expect((await hal.client.post(`/api/social/messages/${cid}`, { content: "live while away" })).status).toBe(200);
+    await page.waitForTimeout(300);
+    expect(Math.abs((await yOf(still.inView)) - still.y)).toBeLessThan(2);
+    expect(await messageItem(page, "live while away").count()).toBe(0);
+
+    // and all the way down again: each window continues the last one without a gap, so every
+    // message was shown, once, in order; the row in view stays put as pages come and go
+    let reached = seen.ids[seen.ids.length - 1]!;
+    for (let i = 0; i < 100 && (await newest.count()); i++) {
+      const was = await look("bottom");
+      await page.waitForFunction(
+        (last) => {
+          const rows = document.querySelectorAll<HTMLElement>(".messages > li.msg");
+          return rows[rows.length - 1]?.dataset.messageId !== String(last);
+        },
+        was.ids[was.ids.length - 1],
+      );
+      expect(Math.abs((await yOf(was.inView)) - was.y)).toBeLessThan(2);
+      seen = await look("none");
+      expect(consecutive(seen.ids)).toBe(true);
+      expect(seen.ids.length).toBeLessThanOrEqual(300);
+      expect(seen.ids[0]).toBeLessThanOrEqual(reached + 1);
+      reached = seen.ids[seen.ids.length - 1]!;
+    }
+    expect(reached).toBe(N + 1);
+    await messageItem(page, "live while away").waitFor();
+    expect(await newest.count()).toBe(0);
+
+    // back with the newest, a live message shows at the bottom of the view
+    await look("bottom");
+    expect((await hal.client.post(`/api/social/messages/${cid}`, { content: "live at the bottom" })).status).toBe(200);
+    await messageItem(page, "live at the bottom").waitFor();
+    await page.waitForFunction(() => {
+      const h = document.querySelector(".history")!;
+      return h.scrollHeight - h.scrollTop - h.clientHeight < 2;
+    });
+    expect(await accessibilityViolations(page)).toEqual([]);
+    expect(pageProblems(page)).toEqual([]);
+    await hal.context.close();
+    await ivy.context.close();
+  }, 240_000);
 });

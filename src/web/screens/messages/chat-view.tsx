@@ -33,16 +33,81 @@ const newClientId = () =>
 interface History {
   conversation: Conversation;
   messages: ChatMessage[]; // oldest first
+  /** where the history goes on above the first message shown; null: the beginning of the chat */
   oldestCursor: string | null;
-  /** the newest messages were let go while reading far back: "Show the newest messages" reloads them */
-  newerDropped?: boolean;
+  /**
+   * where it goes on below the last one shown; null: the newest messages are shown and live ones
+   * join them. Set once the newest were let go while reading far back: scrolling down pages them
+   * in again, "Show the newest messages" jumps there.
+   */
+  newestCursor: string | null;
+}
+
+interface HistoryPage {
+  conversation: Conversation;
+  messages: ChatMessage[]; // newest first
+  pageInfo: { oldestCursor: string | null; newestCursor: string | null };
 }
 
 /**
- * At most this many messages are kept on the page: reading far back lets the newest go
- * (a long history in the DOM makes every render and scroll slow).
+ * At most this many messages are kept on the page: reading far back lets the newest go, and
+ * reading back down lets the oldest go (a long history in the DOM makes every render and scroll slow).
  */
 const WINDOW = 300;
+
+/** Cursors of the messages at the ends of the pages loaded: the window is cut only where one leads on. */
+type Edges = Map<number, string>;
+
+function rememberEdges(edges: Edges, page: HistoryPage): void {
+  const newest = page.messages[0];
+  const oldest = page.messages[page.messages.length - 1];
+  if (oldest && page.pageInfo.oldestCursor) edges.set(oldest.messageId, page.pageInfo.oldestCursor);
+  if (newest && page.pageInfo.newestCursor) edges.set(newest.messageId, page.pageInfo.newestCursor);
+}
+
+/** Lets the newest messages go beyond the window (an older page came in above). */
+function trimNewest(h: History, edges: Edges): History {
+  if (h.messages.length <= WINDOW) return h;
+  for (let i = WINDOW - 1; i > 0; i--) {
+    const cursor = edges.get(h.messages[i]!.messageId);
+    if (cursor) return { ...h, messages: h.messages.slice(0, i + 1), newestCursor: cursor };
+  }
+  return h;
+}
+
+/** Lets the oldest messages go beyond the window (a newer page came in below). */
+function trimOldest(h: History, edges: Edges): History {
+  const n = h.messages.length;
+  if (n <= WINDOW) return h;
+  for (let i = n - WINDOW; i < n - 1; i++) {
+    const cursor = edges.get(h.messages[i]!.messageId);
+    if (cursor) return { ...h, messages: h.messages.slice(i), oldestCursor: cursor };
+  }
+  return h;
+}
+
+/**
+ * The first message row in view and how far below the history's top edge it is: a page put in
+ * or let go at either end keeps it where it was on the screen. Rows are in order, so a binary
+ * search reads a handful of positions instead of laying out every row.
+ */
+function rowInView(scroller: HTMLElement, list: HTMLElement): { row: HTMLElement; offset: number } | null {
+  const top = scroller.getBoundingClientRect().top;
+  const rows = list.children;
+  let lo = 0;
+  let hi = rows.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (rows[mid]!.getBoundingClientRect().bottom <= top) lo = mid + 1;
+    else hi = mid;
+  }
+  // a day separator moves when a page of the same day comes in above it: a message does not
+  for (let i = lo; i < rows.length; i++) {
+    const row = rows[i] as HTMLElement;
+    if (row.dataset.messageId) return { row, offset: row.getBoundingClientRect().top - top };
+  }
+  return null;
+}
 
 /** A live event's message is the same for every member: it leaves out my own poll votes, so the ones I know stay. */
 function keepMyVotes(known: ChatMessage, next: ChatMessage): ChatMessage {
@@ -55,7 +120,7 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
   const me = account.value!;
   const [history, setHistory] = useState<History | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
-  const [olderLoading, setOlderLoading] = useState(false);
+  const [paging, setPaging] = useState<"older" | "newer" | null>(null);
   const [pending, setPending] = useState<PendingMessage[]>([]);
   const [draft, setDraft] = useState("");
   const [replyTo, setReplyTo] = useState<ChatMessage | null>(null);
@@ -75,7 +140,14 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
   const [actionError, setActionError] = useState<string | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const topSentinel = useRef<HTMLDivElement>(null);
-  const anchor = useRef<{ messageId: number; offset: number } | null>(null);
+  const bottomSentinel = useRef<HTMLDivElement>(null);
+  const list = useRef<HTMLOListElement>(null);
+  const anchor = useRef<{ row: HTMLElement; offset: number } | null>(null);
+  const edges = useRef<Edges>(new Map());
+  // each load of the newest page starts over: a page asked for before it is not merged into it
+  const generation = useRef(0);
+  // live messages that came while the newest were let go: merged when paging down reaches them
+  const missed = useRef<ChatMessage[]>([]);
   const stickToBottom = useRef(true);
   const lastTypingSent = useRef(0);
   const typingTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -87,18 +159,25 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
   const early = useRef<ChatMessage[]>([]);
   const load = useCallback(async () => {
     early.current = [];
+    const run = ++generation.current;
     try {
-      const r = await api.get<{
-        conversation: Conversation;
-        messages: ChatMessage[];
-        pageInfo: { oldestCursor: string | null };
-      }>(`/social/messages/${conversationId}`, { limit: PAGE });
+      const r = await api.get<HistoryPage>(`/social/messages/${conversationId}`, { limit: PAGE });
+      if (run !== generation.current) return;
       stickToBottom.current = true;
+      anchor.current = null;
+      edges.current.clear();
+      missed.current = [];
+      rememberEdges(edges.current, r);
       const byId = new Map([...r.messages].reverse().map((m) => [m.id, m]));
       for (const m of early.current) byId.set(m.id, m);
       early.current = [];
       const messages = [...byId.values()].sort((a, b) => a.messageId - b.messageId);
-      setHistory({ conversation: r.conversation, messages, oldestCursor: r.pageInfo.oldestCursor });
+      setHistory({
+        conversation: r.conversation,
+        messages,
+        oldestCursor: r.pageInfo.oldestCursor,
+        newestCursor: null,
+      });
       setOtherRead((seen) => Math.max(seen, r.conversation.othersReadMessageId ?? 0));
       rememberChat(r.conversation);
       setLoadError(null);
@@ -126,58 +205,70 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
     void load();
   }, [conversationId]);
 
-  const loadOlder = useCallback(async () => {
-    if (!history?.oldestCursor || olderLoading) return;
-    setOlderLoading(true);
-    try {
-      const r = await api.get<{ messages: ChatMessage[]; pageInfo: { oldestCursor: string | null } }>(
-        `/social/messages/${conversationId}`,
-        { limit: PAGE, before: history.oldestCursor },
-      );
-      const el = scroller.current;
-      const first = history.messages[0];
-      const firstEl = first && el?.querySelector<HTMLElement>(`[data-message-id="${first.messageId}"]`);
-      if (el && first && firstEl)
-        anchor.current = { messageId: first.messageId, offset: firstEl.offsetTop - el.scrollTop };
-      setHistory((h) => {
-        if (!h) return h;
-        const seen = new Set(h.messages.map((m) => m.id));
-        const all = [...[...r.messages].reverse().filter((m) => !seen.has(m.id)), ...h.messages];
-        const dropped = all.length > WINDOW;
-        if (dropped) stickToBottom.current = false;
-        return {
-          ...h,
-          messages: dropped ? all.slice(0, WINDOW) : all,
-          oldestCursor: r.pageInfo.oldestCursor,
-          newerDropped: h.newerDropped || dropped,
-        };
-      });
-    } catch (err) {
-      setActionError(describeError(err));
-    } finally {
-      setOlderLoading(false);
-    }
-  }, [history?.oldestCursor, olderLoading, conversationId]);
+  /** The next page above (older) or below (newer) what is shown; the window lets the far end go. */
+  const loadMore = useCallback(
+    async (toward: "older" | "newer") => {
+      const cursor = toward === "older" ? history?.oldestCursor : history?.newestCursor;
+      if (!cursor || paging) return;
+      setPaging(toward);
+      const run = generation.current;
+      try {
+        const r = await api.get<HistoryPage>(`/social/messages/${conversationId}`, {
+          limit: PAGE,
+          [toward === "older" ? "before" : "after"]: cursor,
+        });
+        if (run !== generation.current) return;
+        rememberEdges(edges.current, r);
+        const el = scroller.current;
+        anchor.current = el && list.current ? rowInView(el, list.current) : null;
+        stickToBottom.current = false;
+        setHistory((h) => {
+          if (!h) return h;
+          const seen = new Set(h.messages.map((m) => m.id));
+          const fresh = [...r.messages].reverse().filter((m) => !seen.has(m.id));
+          if (toward === "older")
+            return trimNewest(
+              { ...h, messages: [...fresh, ...h.messages], oldestCursor: r.pageInfo.oldestCursor },
+              edges.current,
+            );
+          const messages = [...h.messages, ...fresh];
+          if (!r.pageInfo.newestCursor) {
+            // caught up with the newest: live ones that came while this page was asked for follow it
+            const last = messages[messages.length - 1]?.messageId ?? 0;
+            for (const m of missed.current) if (m.messageId > last) messages.push(m);
+            missed.current = [];
+          }
+          return trimOldest({ ...h, messages, newestCursor: r.pageInfo.newestCursor }, edges.current);
+        });
+      } catch (err) {
+        setActionError(describeError(err));
+      } finally {
+        setPaging(null);
+      }
+    },
+    [history?.oldestCursor, history?.newestCursor, paging, conversationId],
+  );
 
-  // older messages were put above: keep what the person was looking at in place
+  // a page put in or let go at either end: the row that was in view stays where it was on the screen
   useLayoutEffect(() => {
     const el = scroller.current;
     if (!el) return;
-    if (anchor.current) {
-      // the message that was on top stays where it was on screen
-      const kept = el.querySelector<HTMLElement>(`[data-message-id="${anchor.current.messageId}"]`);
-      if (kept) el.scrollTop = kept.offsetTop - anchor.current.offset;
-      anchor.current = null;
-    } else if (stickToBottom.current) el.scrollTop = el.scrollHeight;
+    const a = anchor.current;
+    anchor.current = null;
+    if (a?.row.isConnected)
+      el.scrollTop += a.row.getBoundingClientRect().top - el.getBoundingClientRect().top - a.offset;
+    else if (stickToBottom.current) el.scrollTop = el.scrollHeight;
   }, [history, pending]);
 
   // while the newest message is in view, it stays in view as content grows (images, layout)
-  const list = useRef<HTMLOListElement>(null);
+  const atNewest = useRef(true);
+  atNewest.current = !history?.newestCursor;
   useEffect(() => {
     const el = scroller.current;
     const ol = list.current;
     if (!el || !ol) return;
-    const onScroll = () => (stickToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80);
+    const onScroll = () =>
+      (stickToBottom.current = atNewest.current && el.scrollHeight - el.scrollTop - el.clientHeight < 80);
     const ro = new ResizeObserver(() => {
       if (stickToBottom.current && !anchor.current) el.scrollTop = el.scrollHeight;
     });
@@ -186,16 +277,26 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
     return () => (ro.disconnect(), el.removeEventListener("scroll", onScroll));
   }, [!!history]);
 
+  // near either end of what is shown, the next page there loads (a new observer reports at once
+  // whether its end is still near, so fast scrolling keeps paging)
   useEffect(() => {
-    const el = topSentinel.current;
-    if (!el || !scroller.current) return;
-    const io = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && void loadOlder(), {
-      root: scroller.current,
-      rootMargin: "400px 0px 0px 0px",
+    const root = scroller.current;
+    if (!root) return;
+    const observers = (
+      [
+        [topSentinel.current, "older", "400px 0px 0px 0px"],
+        [bottomSentinel.current, "newer", "0px 0px 400px 0px"],
+      ] as const
+    ).map(([target, toward, rootMargin]) => {
+      const io = new IntersectionObserver((e) => e.some((x) => x.isIntersecting) && void loadMore(toward), {
+        root,
+        rootMargin,
+      });
+      if (target) io.observe(target);
+      return io;
     });
-    io.observe(el);
-    return () => io.disconnect();
-  }, [loadOlder, !!history]);
+    return () => observers.forEach((io) => io.disconnect());
+  }, [loadMore, !!history]);
 
   // live: messages, edits, deletions, reactions, read markers and typing of this chat
   useEffect(() => {
@@ -212,7 +313,11 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
           next[i] = keepMyVotes(h.messages[i]!, m);
           return { ...h, messages: next };
         }
-        if (h.newerDropped) return h;
+        if (h.newestCursor) {
+          // the newest are not shown: paging down reaches it (or this, if its page was asked for already)
+          if (!missed.current.some((x) => x.id === m.id)) missed.current = [...missed.current.slice(-199), m];
+          return h;
+        }
         return { ...h, messages: [...h.messages, m] };
       });
     const offs = [
@@ -220,7 +325,8 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
         if (!mine(cid)) return;
         const m = message as ChatMessage;
         const el = scroller.current;
-        stickToBottom.current = !el || el.scrollHeight - el.scrollTop - el.clientHeight < 120 || m.sender.id === me.id;
+        stickToBottom.current =
+          atNewest.current && (!el || el.scrollHeight - el.scrollTop - el.clientHeight < 120 || m.sender.id === me.id);
         if (m.clientMessageId) setPending((p) => p.filter((x) => x.clientMessageId !== m.clientMessageId));
         upsert(m);
         if (m.sender.id !== me.id) setTypingUser(null);
@@ -303,7 +409,7 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
         const { message } = await api.post<{ message: ChatMessage }>(`/social/messages/${conversationId}`, body);
         setPending((list) => list.filter((x) => x.clientMessageId !== p.clientMessageId));
         setHistory((h) =>
-          h && !h.newerDropped && !h.messages.some((m) => m.id === message.id)
+          h && !h.newestCursor && !h.messages.some((m) => m.id === message.id)
             ? { ...h, messages: [...h.messages, message] }
             : h,
         );
@@ -331,10 +437,10 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
       if (items) media.current.set(p.clientMessageId, items);
       setReplyTo(null);
       // reading far back: what I send shows with the newest messages, loaded again
-      if (history?.newerDropped) void load();
+      if (history?.newestCursor) void load();
       void sendNow(p, items);
     },
-    [replyTo, sendNow, history?.newerDropped],
+    [replyTo, sendNow, history?.newestCursor],
   );
 
   const run = (fn: () => Promise<unknown>) => {
@@ -538,7 +644,7 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
           )}
           <div class="history" ref={scroller} tabIndex={0} aria-label="Message history" role="region">
             <div ref={topSentinel} class="history-top">
-              {olderLoading ? (
+              {paging === "older" ? (
                 <p class="loading" role="status">
                   Loading older messages…
                 </p>
@@ -591,8 +697,17 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
                 />
               ))}
             </ol>
+            {history.newestCursor && (
+              <div ref={bottomSentinel} class="history-bottom">
+                {paging === "newer" && (
+                  <p class="loading" role="status">
+                    Loading newer messages…
+                  </p>
+                )}
+              </div>
+            )}
           </div>
-          {history.newerDropped && (
+          {history.newestCursor && (
             <button type="button" class="newest-button" onClick={() => void load()}>
               Show the newest messages
             </button>
