@@ -11,6 +11,8 @@ import { startTestServer, type TestServer } from "../testing/server";
 import { postUpload } from "../testing/uploads";
 import { ffmpegTools } from "./video";
 import { fileStore } from "./store";
+import { S3FileStore } from "./s3-store";
+import pLimit from "p-limit";
 
 /*
  * files.s3.*: uploads, thumbnails and posters in a real S3-compatible server (s3rver on
@@ -144,6 +146,26 @@ describe("presigned redirects (files.s3.serve = redirect)", () => {
       expect((await fetch(`${redirecting.url}/files/${"y".repeat(24)}.png`, { redirect: "manual" })).status).toBe(404);
     } finally {
       await redirecting.stop();
+    }
+  });
+});
+
+describe("a bucket of more than 1,000 objects", () => {
+  test("is listed whole, a page of up to 1,000 at a time, each object once", async () => {
+    const many = await startTestS3("many");
+    try {
+      const keys = Array.from({ length: 1003 }, (_, i) => `k${String(i).padStart(4, "0")}.txt`);
+      const limit = pLimit(16);
+      await Promise.all(keys.map((key) => limit(() => many.client.write(key, key))));
+      const store = new S3FileStore({ ...many.settings, "files.s3.serve": "proxy" } as never);
+      const pages = [];
+      for await (const page of store.listObjects()) pages.push(page);
+      expect(pages.map((page) => page.length)).toEqual([1000, 3]);
+      const listed = pages.flat();
+      expect(listed.map((o) => o.key).sort()).toEqual(keys);
+      expect(listed.every((o) => o.size === 9 && o.etag.length > 0)).toBe(true);
+    } finally {
+      await many.stop();
     }
   });
 });
