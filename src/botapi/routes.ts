@@ -11,6 +11,7 @@ import { botError, toBotErrorBody } from "./errors";
 import { readParams, type Params } from "./params";
 import { botLogOf, describeUpdate, loggable, loggableParams } from "../domain/bots/log";
 import { omitAbsent } from "./serializers";
+import { requestPath } from "../http/request-path";
 
 /**
  * /api/bot/<TOKEN>/<method> (canonical), /api/bot<TOKEN>/<method> and /bot<TOKEN>/<method>
@@ -82,12 +83,14 @@ export function botApiRoutes(app: App) {
   const limiter = rateLimiter(app, "botapi");
   const metrics = metricsFor(app);
   return new Elysia({ name: "bot-api" }).onRequest(async ({ request }) => {
-    const url = new URL(request.url);
-    const file = FILE_PATH.exec(url.pathname);
+    const path = requestPath(request);
+    // every request of every surface passes here: the rest of them leave after two comparisons
+    if (!path.startsWith("/bot") && !path.startsWith("/api/bot") && !path.startsWith("/file/bot")) return;
+    const file = FILE_PATH.exec(path);
     if (file) return downloadFile(app, limiter, file[1]!, file[2]!, request);
-    const m = BOT_PATH.exec(url.pathname);
+    const m = BOT_PATH.exec(path);
     if (!m) {
-      if (BOT_PREFIX.test(url.pathname)) return json(404, notFoundBody);
+      if (BOT_PREFIX.test(path)) return json(404, notFoundBody);
       return;
     }
     let token: string;
@@ -106,14 +109,14 @@ export function botApiRoutes(app: App) {
     try {
       const found = await authorisedBot(app, limiter, token);
       botId = found.bot.id;
-      params = await readParams(request, url);
+      params = await readParams(request, new URL(request.url));
       const result = omitAbsent(await callBotMethod(app, found, method, params, request.signal));
-      metrics.botCalls.inc({ method: canonicalMethodName(method) ?? "unknown", code: "200" });
+      metrics.countBotCall(canonicalMethodName(method) ?? "unknown", "200");
       logCall(app, botId, method, params, performance.now() - started, { result });
       return json(200, { ok: true, result });
     } catch (err) {
       const body = toBotErrorBody(err, app.log);
-      metrics.botCalls.inc({ method: canonicalMethodName(method) ?? "unknown", code: String(body.error_code) });
+      metrics.countBotCall(canonicalMethodName(method) ?? "unknown", String(body.error_code));
       if (botId !== null)
         logCall(app, botId, method, params, performance.now() - started, {
           error: { code: body.error_code, description: body.description },

@@ -67,9 +67,11 @@ export function splitPrefixedRow<Prefixed, Rest>(
 ): { prefixed: Prefixed; rest: Rest } {
   const prefixed: Record<string, unknown> = {};
   const rest: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(row)) {
-    if (key.startsWith(prefix)) prefixed[key.slice(prefix.length)] = value;
-    else rest[key] = value;
+  // for…in rather than Object.entries: this runs on every signed-in request (sessions/service.ts), and
+  // the entries array of a 40-column row cost twice the split itself
+  for (const key in row) {
+    if (key.startsWith(prefix)) prefixed[key.slice(prefix.length)] = row[key];
+    else rest[key] = row[key];
   }
   return { prefixed: prefixed as Prefixed, rest: rest as Rest };
 }

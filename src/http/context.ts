@@ -38,15 +38,25 @@ export function addSetCookies(set: { headers: Record<string, unknown> }, cookies
 /** The name of the session-cookie security scheme in /api/openapi.json (src/clientapi/openapi.ts). */
 export const SESSION_SCHEME = "session";
 
+/** The caller's IP of each Client API request, as the root guard (http/server.ts) found it for the rate limit. */
+const clientIps = new WeakMap<Request, string>();
+
+/** Keeps IP, found by the root guard for REQUEST's rate limit, so `ip` below need not ask the socket again. */
+export function rememberClientIp(request: Request, ip: string): void {
+  clientIps.set(request, ip);
+}
+
 /**
  * Per-request context every Client API route plugin uses: the caller's IP, and the
  * `auth` macro. A route with `{ auth: true }` receives `user` and `session` (renewing
  * cookies when the access token had expired) or fails with UNAUTHORIZED.
  */
 export function requestContext(app: App) {
+  // hooks take their context destructured: Elysia reads which parts a hook uses from its
+  // source, and a hook using the whole context makes every request parse its headers, cookies and query
   return new Elysia({ name: "request-context" })
     .derive({ as: "global" }, ({ request, server }) => ({
-      ip: clientIp(request, server, app.config.trustProxy),
+      ip: clientIps.get(request) ?? clientIp(request, server, app.config.trustProxy),
     }))
     .macro({
       auth: {
@@ -54,8 +64,8 @@ export function requestContext(app: App) {
         detail: { security: [{ [SESSION_SCHEME]: [] }] },
         // transform runs before the body is validated: a request without a usable session is
         // refused at the cost of a cookie lookup, never of a schema walk over what it sent
-        transform: ({ request, server }) => checkSignedIn(app, request, server),
-        resolve: ({ request, server, set }) => requireSignedIn(app, request, server, set),
+        transform: ({ request, ip }) => checkSignedIn(app, request, ip),
+        resolve: ({ request, ip, set }) => requireSignedIn(app, request, ip, set),
       },
     });
 }
@@ -67,8 +77,8 @@ const signedIn = new WeakMap<Request, Authenticated>();
  * The `auth` macro's check, as a transform hook (before the body is validated): the signed-in,
  * usable account on a device that is not banned, or UNAUTHORIZED / ACCOUNT_DISABLED / DEVICE_BANNED.
  */
-export async function checkSignedIn(app: App, request: Request, server: Parameters<typeof clientIp>[1]): Promise<void> {
-  const found = await resolveAuth(app, request, clientIp(request, server, app.config.trustProxy));
+export async function checkSignedIn(app: App, request: Request, ip: string): Promise<void> {
+  const found = await resolveAuth(app, request, ip);
   if (!found) throw unauthorized();
   assertUsable(found.user);
   if (found.deviceBanned) throw deviceBanned();
@@ -83,13 +93,8 @@ export const checkedAccount = (request: Request): UserRow | undefined => signedI
  * checkSignedIn found (checking now if it did not run), renewing cookies when the access
  * token had expired.
  */
-export async function requireSignedIn(
-  app: App,
-  request: Request,
-  server: Parameters<typeof clientIp>[1],
-  set: unknown,
-) {
-  if (!signedIn.has(request)) await checkSignedIn(app, request, server);
+export async function requireSignedIn(app: App, request: Request, ip: string, set: unknown) {
+  if (!signedIn.has(request)) await checkSignedIn(app, request, ip);
   const found = signedIn.get(request)!;
   if (found.renewed) addSetCookies(set as never, sessionCookies(app, found.renewed));
   return { user: found.user, session: found.session };

@@ -12,6 +12,11 @@ export function parseCookies(header: string | null): Record<string, string> {
     if (eq <= 0) continue;
     const name = part.slice(0, eq).trim();
     const raw = part.slice(eq + 1).trim();
+    // every signed-in request parses its cookies, and session tokens are never escaped
+    if (!raw.includes("%")) {
+      out[name] = raw;
+      continue;
+    }
     try {
       out[name] = decodeURIComponent(raw);
     } catch {

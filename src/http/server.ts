@@ -9,6 +9,8 @@ import { toAppError } from "./errors";
 import { AbuseGuard } from "../lib/rate-limit";
 import { rateLimiter } from "../cluster/counters";
 import { metricsFor } from "../ops/metrics";
+import { requestPath } from "./request-path";
+import { rememberClientIp } from "./context";
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -54,7 +56,7 @@ function logRequests(app: App) {
         return res;
       } finally {
         const ms = performance.now() - t0;
-        const path = new URL(request.url).pathname;
+        const path = requestPath(request);
         app.log.info("request", {
           method: request.method,
           path: redactPath(path),
@@ -100,11 +102,12 @@ export function createHttpApp(app: App, opts: { largeBodyPaths: readonly string[
     .wrap(logRequests(app))
     .onTransform({ as: "global" }, ({ request, route }) => void routeOf.set(request, route))
     .onRequest(async ({ request, server }) => {
-      const url = new URL(request.url);
-      if (!isClientApiPath(url.pathname)) return;
-      const tooBig = bodyProblem(request, url.pathname, largeBodyPaths);
+      const path = requestPath(request);
+      if (!isClientApiPath(path)) return;
+      const tooBig = bodyProblem(request, path, largeBodyPaths);
       if (tooBig) return clientErrorResponse(tooBig);
       const ip = clientIp(request, server, app.config.trustProxy);
+      rememberClientIp(request, ip);
       const now = app.clock.now();
       const blocked = guard.blockedFor(ip, now);
       if (blocked > 0) return clientErrorResponse(rateLimited(blocked));
@@ -121,8 +124,7 @@ export function createHttpApp(app: App, opts: { largeBodyPaths: readonly string[
       }
     })
     .onError({ as: "global" }, ({ code, error, set, request }) => {
-      const path = new URL(request.url).pathname;
-      const err = toAppError(code, error, app.log, redactPath(path));
+      const err = toAppError(code, error, app.log, redactPath(requestPath(request)));
       set.status = err.status;
       if (err.retryAfter !== undefined) set.headers["retry-after"] = String(err.retryAfter);
       set.headers["content-type"] = "application/json; charset=utf-8";

@@ -10,7 +10,8 @@ import pLimit from "p-limit";
 /** An incremental SHA-256 (`update` as often as needed, then `digest("hex")`). */
 export const sha256 = (): Bun.CryptoHasher => new Bun.CryptoHasher("sha256");
 
-export const sha256Hex = (input: string | Uint8Array): string => sha256().update(input).digest("hex");
+/** SHA-256 in hex, in one native call (every signed-in request and Bot API call hashes its token). */
+export const sha256Hex = (input: string | Uint8Array): string => Bun.SHA256.hash(input, "hex");
 
 /** An incremental HMAC-SHA256 under KEY. */
 export const hmacSha256Of = (key: string | Uint8Array): Bun.CryptoHasher => new Bun.CryptoHasher("sha256", key);

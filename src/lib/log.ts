@@ -22,11 +22,12 @@ export function createLogger(
         ? "human"
         : "json"
       : (opts.format ?? "json");
-  const sink = opts.sink ?? ((line: string) => process.stderr.write(line + "\n"));
+  const stderr = opts.sink ? null : (stderrLines ??= bufferedStderr());
+  const sink = opts.sink ?? ((line: string) => stderr!.write(line));
   const emit = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (order[level] < min) return;
     if (format === "json") {
-      sink(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }));
+      sink(JSON.stringify({ time: isoNow(), level, msg, ...fields }));
     } else {
       const rest = fields
         ? " " +
@@ -34,14 +35,64 @@ export function createLogger(
             .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
             .join(" ")
         : "";
-      sink(`${new Date().toISOString()} ${level.toUpperCase()} ${msg}${rest}`);
+      sink(`${isoNow()} ${level.toUpperCase()} ${msg}${rest}`);
     }
+    // a warning or an error is on stderr at once, in order with whatever else the process prints then
+    if (stderr && order[level] >= order.warn) stderr.flush();
   };
   return {
     debug: (m, f) => emit("debug", m, f),
     info: (m, f) => emit("info", m, f),
     warn: (m, f) => emit("warn", m, f),
     error: (m, f) => emit("error", m, f),
+  };
+}
+
+let isoMs = 0;
+let iso = "";
+/** The time as ISO 8601, formatted once per millisecond: a busy server logs many lines in each. */
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== isoMs) {
+    isoMs = ms;
+    iso = new Date(ms).toISOString();
+  }
+  return iso;
+}
+
+/** The process's one stderr buffer, shared by its loggers (their lines stay in order). */
+let stderrLines: ReturnType<typeof bufferedStderr> | undefined;
+
+/**
+ * Writes lines to stderr, those of one turn of the event loop in one write: a server logs
+ * a line per request, and a write per line was a system call on every request. Lines keep
+ * their order and are written before the process exits (process.exit and uncaught errors
+ * included), and at once when 64 KiB are waiting or when FLUSH is called.
+ */
+function bufferedStderr(): { write(line: string): void; flush(): void } {
+  let waiting = "";
+  let scheduled = false;
+  const flush = () => {
+    if (waiting === "") return;
+    const out = waiting;
+    waiting = "";
+    process.stderr.write(out);
+  };
+  const scheduledFlush = () => {
+    scheduled = false;
+    flush();
+  };
+  process.on("exit", flush);
+  return {
+    write(line) {
+      waiting += line + "\n";
+      if (waiting.length >= 64 * 1024) flush();
+      else if (!scheduled) {
+        scheduled = true;
+        setImmediate(scheduledFlush);
+      }
+    },
+    flush,
   };
 }
 

@@ -17,12 +17,12 @@ export function adminContext(app: App) {
       // in /api/openapi.json: a session is needed, and an account without the admin flag gets FORBIDDEN
       detail: { security: [{ [SESSION_SCHEME]: [] }], [ROUTE_ERRORS_KEY]: ["FORBIDDEN"] },
       // before the body is validated, like the auth macro: a non-administrator learns nothing of the schema
-      async transform({ request, server }) {
-        await checkSignedIn(app, request, server);
+      async transform({ request, ip }) {
+        await checkSignedIn(app, request, ip);
         if (checkedAccount(request)?.is_admin !== 1) throw forbidden("Only administrators can do this");
       },
-      async resolve({ request, server, set }) {
-        const { user, session } = await requireSignedIn(app, request, server, set);
+      async resolve({ request, ip, set }) {
+        const { user, session } = await requireSignedIn(app, request, ip, set);
         if (user.is_admin !== 1) throw forbidden("Only administrators can do this");
         return { admin: user, session };
       },
