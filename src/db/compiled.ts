@@ -1,6 +1,7 @@
 import type { Compilable, CompiledQuery } from "kysely";
 import type { Db } from "./index";
 import { engineOf } from "./engine";
+import { directRunnerOf } from "./sqlite-dialect";
 
 /** Stands in for the per-call value named KEY while a query is compiled once. */
 class Slot {
@@ -14,7 +15,8 @@ const standIns = <V>(): V => new Proxy({}, { get: (_, key) => new Slot(String(ke
  * Kysely query (joins, subqueries, keyset conditions) costs more CPU than SQLite spends
  * running a small one, so the compiled SQL is kept (the dialect adapter then reuses its
  * prepared statement; Bun.SQL prepares per connection by SQL text) and only the parameters
- * are filled in per call.
+ * are filled in per call. On SQLite the statement then runs straight on bun:sqlite
+ * (sqlite-dialect.ts DirectRunner), without Kysely's executor around it.
  *
  * BUILD gets stand-ins in place of VALUES: use them only as plain query values (a `where`
  * operand, a `set` or `values` field), never to decide the query's structure (no `in` lists,
@@ -42,7 +44,9 @@ export class ShapedQuery<V extends object, S, R> {
     }
     const given = values as Record<string, unknown>;
     const parameters = compiled.parameters.map((p) => (p instanceof Slot ? given[p.key] : p));
-    return (await db.executeQuery<R>({ ...compiled, parameters })).rows;
+    // on SQLite, straight on the prepared statement where Kysely's executor would add nothing
+    const rows = directRunnerOf(db)?.run(db, compiled, parameters);
+    return rows ?? (await db.executeQuery<R>({ ...compiled, parameters })).rows;
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Database as SqliteDatabase } from "bun:sqlite";
-import { CompiledQuery, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import type { Database } from "./schema";
+import { directRunnerOf, type DirectRunner } from "./sqlite-dialect";
 
 // Kysely<Database> is index.ts's Db, spelled out here because index.ts builds this writer
 type Db = Kysely<Database>;
@@ -11,10 +12,6 @@ interface Job {
   reject: (error: unknown) => void;
   outcome?: { ok: true; value: unknown } | { ok: false; error: unknown };
 }
-
-const SAVEPOINT = CompiledQuery.raw("SAVEPOINT job");
-const RELEASE = CompiledQuery.raw("RELEASE job");
-const ROLLBACK_TO = CompiledQuery.raw("ROLLBACK TO job");
 
 /** The most transactions one commit carries: bounds how long one group holds the connection. */
 export const MAX_GROUP = 64;
@@ -38,12 +35,16 @@ export class GroupCommit {
   #running: Promise<void> | null = null;
   #closed = false;
   readonly #listeners: Array<(size: number) => void> = [];
+  /** the savepoints are run straight on the connection, which the group's transaction holds */
+  readonly #direct: DirectRunner;
 
   constructor(
     private readonly db: Db,
     private readonly sqlite: SqliteDatabase,
     private readonly maxGroup = MAX_GROUP,
-  ) {}
+  ) {
+    this.#direct = directRunnerOf(db)!;
+  }
 
   /** Runs FN in a transaction shared with the others asked for in this turn; settles once that has committed. */
   run<T>(fn: (db: Db) => Promise<T>): Promise<T> {
@@ -123,16 +124,16 @@ export class GroupCommit {
   }
 
   async #runInSavepoint(trx: Db, job: Job): Promise<void> {
-    await trx.executeQuery(SAVEPOINT);
+    this.#direct.exec("SAVEPOINT job");
     try {
       const value = await job.fn(trx);
-      await trx.executeQuery(RELEASE);
+      this.#direct.exec("RELEASE job");
       job.outcome = { ok: true, value };
     } catch (error) {
       job.outcome = { ok: false, error };
       if (!this.sqlite.inTransaction) return;
-      await trx.executeQuery(ROLLBACK_TO);
-      await trx.executeQuery(RELEASE);
+      this.#direct.exec("ROLLBACK TO job");
+      this.#direct.exec("RELEASE job");
     }
   }
 }

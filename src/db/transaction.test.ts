@@ -7,6 +7,7 @@ import { sql } from "kysely";
 import { openStorage, migrateToLatest, type Db, type Storage } from "./index";
 import { MAX_GROUP } from "./group-commit";
 import { inTransaction } from "./transaction";
+import { precompiled } from "./compiled";
 
 let storage: Storage | null = null;
 let dir: string | null = null;
@@ -31,6 +32,11 @@ async function open(): Promise<{ storage: Storage; path: string; groups: number[
 const ban = async (db: Db, deviceId: string): Promise<void> => {
   await db.insertInto("banned_devices").values({ device_id: deviceId, user_id: null, created_at: 0 }).execute();
 };
+// compiled once: on SQLite these run straight on bun:sqlite (sqlite-dialect.ts DirectRunner), not through Kysely's executor
+const banQuery = precompiled((db, p: { deviceId: string }) =>
+  db.insertInto("banned_devices").values({ device_id: p.deviceId, user_id: null, created_at: 0 }),
+);
+const banDirect = async (db: Db, deviceId: string): Promise<void> => void (await banQuery(db, { deviceId }));
 const banned = async (db: Db) =>
   (await db.selectFrom("banned_devices").select("device_id").orderBy("device_id").execute()).map((r) => r.device_id);
 
@@ -176,4 +182,56 @@ test("close waits for the queued transactions and then refuses new ones", async 
   await queued;
   await closing;
   await expect(inTransaction(storage, (scope) => ban(scope.db, "h1"))).rejects.toThrow("closed");
+});
+
+test("compiled-once writes run straight on SQLite keep the savepoints: a failing job undoes only its own", async () => {
+  const { storage, groups } = await open();
+  const outcomes = await Promise.all(
+    [["i0"], ["i1", "i0"], ["i2"]].map((ids) =>
+      inTransaction(storage, async (scope) => {
+        for (const id of ids) await banDirect(scope.db, id);
+      }).then(
+        () => "ok",
+        (e: Error) => e.message,
+      ),
+    ),
+  );
+  expect(groups).toEqual([3]);
+  expect(outcomes[0]).toBe("ok");
+  expect(outcomes[1]).toContain("UNIQUE");
+  expect(outcomes[2]).toBe("ok");
+  expect(await banned(storage.db)).toEqual(["i0", "i2"]);
+});
+
+test("a compiled-once write outside the transaction holding the connection waits for it, not inside it", async () => {
+  const { storage } = await open();
+  let outside: Promise<void> | undefined;
+  const failed = inTransaction(storage, async (scope) => {
+    await banDirect(scope.db, "j0");
+    // while this transaction holds the connection (a real wait, the event loop turns), another
+    // request writes through the database itself: run inside, it would roll back with this job
+    outside = banDirect(storage.db, "j1");
+    await Bun.sleep(20);
+    throw new Error("refused");
+  }).catch((e: Error) => e.message);
+  expect(await failed).toBe("refused");
+  await outside;
+  expect(await banned(storage.db)).toEqual(["j1"]);
+});
+
+test("after SQLite rolled the whole transaction back, a compiled-once write of the job fails instead of autocommitting", async () => {
+  const { storage } = await open();
+  await sql`CREATE TRIGGER roll_all BEFORE INSERT ON banned_devices WHEN NEW.device_id = 'bad' BEGIN SELECT RAISE(ROLLBACK, 'rolled back'); END`.execute(
+    storage.db,
+  );
+  const outcome = await inTransaction(storage, async (scope) => {
+    await banDirect(scope.db, "k0");
+    await banDirect(scope.db, "bad").catch(() => {});
+    await banDirect(scope.db, "k1");
+  }).then(
+    () => "ok",
+    (e: Error) => e.message,
+  );
+  expect(outcome).toBe("the transaction was rolled back");
+  expect(await banned(storage.db)).toEqual([]);
 });
