@@ -144,7 +144,10 @@ async function pollAnswerToBot(
 /** Turns chat activity into bot updates. Registered once per App (wiring.ts). */
 export function installBotUpdateHooks(app: App): void {
   app.hooks.within("message:storing", (scope, p) =>
-    messageToBots(app, "message", p.conversation, p.message, scope, p.sender),
+    // most chats have no bot but the sender: then no query for bots at all
+    p.members.some((m) => m.is_bot && m.user_id !== p.message.sender_id)
+      ? messageToBots(app, "message", p.conversation, p.message, scope, p.sender)
+      : Promise.resolve(),
   );
   app.hooks.on("message:edited", (p) => editedToBots(app, p.conversationId, p.messageId));
   app.hooks.on("member:changed", (p) => membershipToBot(app, p));

@@ -61,21 +61,31 @@ export function precompiled<P extends object, R>(
   return (db, params) => query.execute(db, null, params);
 }
 
+/** Column names with their prefix cut, per prefix: bounded by the schema's column names. */
+const unprefixed = new Map<string, Map<string, string>>();
+
 /**
  * Splits a row selected as `other.*` plus one table's columns aliased `<prefix><column>`
  * (the way to join a table with users.* without column names colliding) into the two rows.
+ * Each cut column name is made once.
  */
 export function splitPrefixedRow<Prefixed, Rest>(
   row: Record<string, unknown>,
   prefix: string,
 ): { prefixed: Prefixed; rest: Rest } {
+  let names = unprefixed.get(prefix);
+  if (!names) unprefixed.set(prefix, (names = new Map()));
   const prefixed: Record<string, unknown> = {};
   const rest: Record<string, unknown> = {};
   // for…in rather than Object.entries: this runs on every signed-in request (sessions/service.ts), and
   // the entries array of a 40-column row cost twice the split itself
   for (const key in row) {
-    if (key.startsWith(prefix)) prefixed[key.slice(prefix.length)] = row[key];
-    else rest[key] = row[key];
+    const value = row[key];
+    if (key.startsWith(prefix)) {
+      let name = names.get(key);
+      if (name === undefined) names.set(key, (name = key.slice(prefix.length)));
+      prefixed[name] = value;
+    } else rest[key] = value;
   }
   return { prefixed: prefixed as Prefixed, rest: rest as Rest };
 }

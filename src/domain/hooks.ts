@@ -28,6 +28,8 @@ export interface DomainHookPayloads {
     message?: import("./chats/table").MessageRow;
     /** the message's sender, when the emitter holds the row */
     sender?: import("./users/table").UserRow;
+    /** the members to show it to, when the emitter read them (a new message: in its own transaction) */
+    memberIds?: number[];
   };
   /** chats: someone's membership changed (added, removed, left, promoted); oldRole null = never a member */
   "member:changed": {
@@ -67,6 +69,8 @@ export interface DomainTxHookPayloads {
     message: import("./chats/table").MessageRow;
     /** the sender's account, when the sending surface holds it (spares loading it again) */
     sender?: import("./users/table").UserRow;
+    /** the chat's current members, read in this transaction (a chat without bots needs no bot query) */
+    members: readonly import("./chats/access").ChatMember[];
   };
   /** chats: USER voted for CHOSEN (option indexes; empty: took the vote back) in the poll of MESSAGE (the bot that sent it gets poll_answer / poll) */
   "poll:answered": {

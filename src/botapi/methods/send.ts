@@ -6,13 +6,7 @@ import type { App } from "../../app";
 import type { MessageEntity } from "../formatting";
 import { findMessageBySeq, membershipOf } from "../../domain/chats/access";
 import { inTransaction, type Scope } from "../../db/transaction";
-import {
-  forwardMessage,
-  sendMessageIn,
-  storeMessage,
-  typing,
-  type SendMessageInput,
-} from "../../domain/chats/messages";
+import { forwardMessage, storeMessage, typing, type SendMessageInput } from "../../domain/chats/messages";
 import type { MediaItem } from "../../domain/chats/validate";
 import { isBlockedEitherWay } from "../../domain/relations/service";
 import { randomToken } from "../../lib/ids";
@@ -64,17 +58,17 @@ export async function post(
     out.replyMarkup !== undefined ? out.replyMarkup : parseReplyMarkup(ctx.params.json("reply_markup"), markupOpts);
   const replyToSeq = out.replyToSeq !== undefined ? out.replyToSeq : await replyTarget(ctx, view);
   const input = { ...out, replyMarkup: replyMarkup ?? undefined, replyToSeq };
-  // the chat is the one resolveChat just read; the bot's account is ctx.me
+  // the chat is the one resolveChat just read; the bot's account is ctx.me. The bot's
+  // membership is read in the send's transaction (cheaper there than a read of its own, and
+  // checked where the message is written); a bot sends no clientMessageId, so no repeat to catch
   const opts = { sender: ctx.me, replyChecked: out.replyToSeq === undefined };
-  const store = compose
-    ? () =>
-        inTransaction(ctx.app.storage, async (scope) => {
-          const membership = await membershipOf(scope.db, view.conversation, ctx.me.id);
-          const row = await storeMessage(scope, ctx.app, membership, input, opts);
-          await compose(scope, row);
-          return row;
-        })
-    : async () => sendMessageIn(ctx.app, await membershipOf(ctx.app.db, view.conversation, ctx.me.id), input, opts);
+  const store = () =>
+    inTransaction(ctx.app.storage, async (scope) => {
+      const membership = await membershipOf(scope.db, view.conversation, ctx.me.id);
+      const row = await storeMessage(scope, ctx.app, membership, input, opts);
+      if (compose) await compose(scope, row);
+      return row;
+    });
   const row = await asBot(store, { 403: blockedByUser });
   return serializeMessage(ctx.app.db, view, row);
 }

@@ -21,11 +21,11 @@ export const deliveredShape = (row: MessageRow): ClientMessage | undefined => de
 export function installChatDelivery(app: App): void {
   app.hooks.on(
     "message:live",
-    async ({ conversationId, messageId, event, conversation: held, message: heldRow, sender }) => {
+    async ({ conversationId, messageId, event, conversation: held, message: heldRow, sender, memberIds: heldIds }) => {
       const [conversation, row, memberIds] = await Promise.all([
         held ?? findConversationById(app.db, conversationId),
         heldRow ?? app.db.selectFrom("messages").selectAll().where("id", "=", messageId).executeTakeFirst(),
-        activeMemberIds(app.db, conversationId),
+        heldIds ?? activeMemberIds(app.db, conversationId),
       ]);
       if (!conversation || !row || memberIds.length === 0) return;
       // a message this very send wrote has no reactions yet

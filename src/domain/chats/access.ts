@@ -1,7 +1,7 @@
 import type { Db } from "../../db";
 import { AppError, notFound } from "../../lib/errors";
 import { looksLikeCuid } from "../../lib/ids";
-import { precompiled } from "../../db/compiled";
+import { precompiled, splitPrefixedRow } from "../../db/compiled";
 import { fromJson } from "./validate";
 import { ACTIVE_ROLES, type ConversationRow, type MemberRow, type MessageRow } from "./table";
 
@@ -63,6 +63,30 @@ const memberQuery = precompiled((db, p: { conversationId: number; userId: number
     .where("conversation_id", "=", p.conversationId)
     .where("user_id", "=", p.userId),
 );
+// every chat request by the chat's cuid: the chat and the member's row in one statement
+const MEMBER_COLUMNS = Object.keys({
+  id: 1,
+  conversation_id: 1,
+  user_id: 1,
+  role: 1,
+  rights: 1,
+  promoted_by: 1,
+  joined_at: 1,
+  last_read_seq: 1,
+  unread_count: 1,
+  start_label: 1,
+  updated_at: 1,
+} satisfies Record<keyof MemberRow, 1>) as (keyof MemberRow)[];
+const MEMBER_PREFIX = "member__";
+const membershipByCuidQuery = precompiled((db, p: { cuid: string; userId: number }) =>
+  db
+    .selectFrom("conversations")
+    .innerJoin("conversation_members as m", "m.conversation_id", "conversations.id")
+    .selectAll("conversations")
+    .select(MEMBER_COLUMNS.map((c) => `m.${c} as ${MEMBER_PREFIX}${c}` as `m.${typeof c}`))
+    .where("conversations.cuid", "=", p.cuid)
+    .where("m.user_id", "=", p.userId),
+);
 const activeMemberIdsQuery = precompiled((db, p: { conversationId: number }) =>
   db
     .selectFrom("conversation_members")
@@ -99,6 +123,9 @@ export const findMessagesBySeqs = (db: Db, conversationId: number, seqs: readonl
 export const getMember = async (db: Db, conversationId: number, userId: number): Promise<MemberRow | undefined> =>
   (await memberQuery(db, { conversationId, userId }))[0];
 
+/** A current member of a chat, as a message's transaction reads them (see activeMembers). */
+export type ChatMember = { user_id: number; is_bot: number };
+
 export interface Membership {
   conversation: ConversationRow;
   member: MemberRow;
@@ -121,9 +148,16 @@ export async function requireMembership(db: Db, conversationId: number, userId: 
   return membershipOf(db, await findConversationById(db, conversationId), userId);
 }
 
-/** Same as requireMembership, by the cuid the Client API shows. */
+/** Same as requireMembership, by the cuid the Client API shows (one statement). */
 export async function requireMembershipByCuid(db: Db, cuid: string, userId: number): Promise<Membership> {
-  return membershipOf(db, looksLikeCuid(cuid) ? await findConversationByCuid(db, cuid) : undefined, userId);
+  const [row] = looksLikeCuid(cuid) ? await membershipByCuidQuery(db, { cuid, userId }) : [];
+  if (!row) throw chatNotFound();
+  const { prefixed: member, rest: conversation } = splitPrefixedRow<MemberRow, ConversationRow>(
+    row as Record<string, unknown>,
+    MEMBER_PREFIX,
+  );
+  if (!isActive(member)) throw chatNotFound();
+  return { conversation, member };
 }
 
 export function requireGroup(conversation: ConversationRow): void {
@@ -191,6 +225,19 @@ export async function requireVisibleMessage(
   if (hidden) throw messageNotFound();
   return message;
 }
+
+const activeMembersQuery = precompiled((db, p: { conversationId: number }) =>
+  db
+    .selectFrom("conversation_members as m")
+    .innerJoin("users", "users.id", "m.user_id")
+    .select(["m.user_id", "users.is_bot"])
+    .where("m.conversation_id", "=", p.conversationId)
+    .where("m.role", "in", ACTIVE_ROLES),
+);
+
+/** The people currently in the conversation, each with whether the account is a bot's. */
+export const activeMembers = (db: Db, conversationId: number): Promise<ChatMember[]> =>
+  activeMembersQuery(db, { conversationId });
 
 /** User ids of the people currently in the conversation. */
 export async function activeMemberIds(db: Db, conversationId: number): Promise<number[]> {

@@ -10,6 +10,7 @@ import { isBlockedEitherWay } from "../relations/service";
 import { findUserById } from "../users/service";
 import {
   activeMemberIds,
+  activeMembers,
   chatNotFound,
   findMessageBySeq,
   hasRight,
@@ -220,10 +221,14 @@ export async function storeMessage(
   const row = inserted!;
   // one's own message is read by oneself
   await readOwnQuery(db, { seq, conversationId: conversation.id, userId: senderId });
+  // who sees it, read here rather than after the commit: inside the transaction a statement
+  // is cheaper (no read transaction of its own), and the bots' hook learns there are none
+  const members = await activeMembers(db, conversation.id);
   const sender = opts.sender?.id === senderId ? opts.sender : undefined;
-  await app.hooks.emitWithin(scope, "message:storing", { conversation, message: row, sender });
+  await app.hooks.emitWithin(scope, "message:storing", { conversation, message: row, sender, members });
+  const memberIds = members.map((m) => m.user_id);
   scope.afterCommit(async () => {
-    await publishMessageEvent(app, conversation, row, "message:new", sender);
+    await publishMessageEvent(app, conversation, row, "message:new", sender, memberIds);
     await app.hooks.emit("message:created", { conversationId: conversation.id, messageId: row.id, senderId });
   });
   return row;

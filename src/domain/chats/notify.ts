@@ -16,6 +16,7 @@ export async function publishMessageEvent(
   row: MessageRow,
   event: "message:new" | "message:edited",
   sender?: UserRow,
+  memberIds?: number[],
 ): Promise<void> {
   await app.hooks.emit("message:live", {
     conversationId: conversation.id,
@@ -24,6 +25,7 @@ export async function publishMessageEvent(
     conversation,
     message: row,
     sender,
+    memberIds,
   });
 }
 
