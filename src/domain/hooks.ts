@@ -70,7 +70,7 @@ export interface DomainTxHookPayloads {
     /** the sender's account, when the sending surface holds it (spares loading it again) */
     sender?: import("./users/table").UserRow;
     /** the chat's current members, read in this transaction (a chat without bots needs no bot query) */
-    members: readonly import("./chats/access").ChatMember[];
+    members: readonly import("./chats/table").ChatMember[];
   };
   /** chats: USER voted for CHOSEN (option indexes; empty: took the vote back) in the poll of MESSAGE (the bot that sent it gets poll_answer / poll) */
   "poll:answered": {

@@ -3,7 +3,7 @@ import { AppError, notFound } from "../../lib/errors";
 import { looksLikeCuid } from "../../lib/ids";
 import { precompiled, splitPrefixedRow } from "../../db/compiled";
 import { fromJson } from "./validate";
-import { ACTIVE_ROLES, type ConversationRow, type MemberRow, type MessageRow } from "./table";
+import { ACTIVE_ROLES, type ChatMember, type ConversationRow, type MemberRow, type MessageRow } from "./table";
 
 /** Administrator rights, named as the compatible bot API names them. */
 export const ADMIN_RIGHTS = [
@@ -122,9 +122,6 @@ export const findMessagesBySeqs = (db: Db, conversationId: number, seqs: readonl
 
 export const getMember = async (db: Db, conversationId: number, userId: number): Promise<MemberRow | undefined> =>
   (await memberQuery(db, { conversationId, userId }))[0];
-
-/** A current member of a chat, as a message's transaction reads them (see activeMembers). */
-export type ChatMember = { user_id: number; is_bot: number };
 
 export interface Membership {
   conversation: ConversationRow;

@@ -97,6 +97,8 @@ export interface MessageHiddenTable {
 export type ConversationRow = Selectable<ConversationsTable>;
 export type MemberRow = Selectable<ConversationMembersTable>;
 export type MessageRow = Selectable<MessagesTable>;
+/** A current member of a chat, as a message's transaction reads them (access.ts activeMembers). */
+export type ChatMember = { user_id: number; is_bot: number };
 
 export interface ChatsTables {
   conversations: ConversationsTable;
