@@ -409,3 +409,27 @@ export function attributeLongTasks(
   }
   return { tasks, longestCpuMs, selfMs: [...self].sort((a, b) => b[1] - a[1]) };
 }
+
+/** A V8 CPU profile (CDP Profiler.stop) summed by function: self time in ms, most first. */
+export function selfTimeByFunction(profile: {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  samples?: number[];
+  timeDeltas?: number[];
+}): [name: string, ms: number][] {
+  const names = new Map(
+    profile.nodes.map((n) => {
+      const { functionName, url, lineNumber } = n.callFrame;
+      const file = url.split("/").pop() || url;
+      return [n.id, `${functionName || "(anonymous)"}${file ? ` ${file}:${lineNumber + 1}` : ""}`];
+    }),
+  );
+  const self = new Map<string, number>();
+  const samples = profile.samples ?? [];
+  const deltas = profile.timeDeltas ?? [];
+  // each sample's time is the delta to the next one
+  for (let i = 0; i < samples.length; i++) {
+    const name = names.get(samples[i]!) ?? "?";
+    self.set(name, (self.get(name) ?? 0) + (deltas[i + 1] ?? 0) / 1000);
+  }
+  return [...self].sort((a, b) => b[1] - a[1]);
+}

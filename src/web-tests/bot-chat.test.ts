@@ -90,13 +90,18 @@ describe("web app: a grammY bot as its developer expects", () => {
               { text: "Copy code", copy_text: { text: "PROMO-42" } },
               { text: "Search", switch_inline_query_current_chat: "pizza" },
             ],
-            [{ text: "Open app", web_app: { url: "https://miniapp.example/app" } }],
+            [
+              { text: "Open app", web_app: { url: "https://miniapp.example/app" } },
+              { text: "Silent", callback_data: "silent" },
+            ],
           ],
         },
       });
     });
     bot.callbackQuery("toast", (ctx) => ctx.answerCallbackQuery({ text: "Toasted!" }));
     bot.callbackQuery("alert", (ctx) => ctx.answerCallbackQuery({ text: "This is an alert", show_alert: true }));
+    // never answered: the button spins until the server stops waiting
+    bot.callbackQuery("silent", () => undefined);
     bot.callbackQuery("edit", async (ctx) => {
       await ctx.editMessageText("Edited in place by the bot");
       await ctx.answerCallbackQuery();
@@ -171,6 +176,11 @@ describe("web app: a grammY bot as its developer expects", () => {
       await alert.getByText("This is an alert").waitFor();
       expect(await accessibilityViolations(page)).toEqual([]);
       await alert.getByRole("button", { name: "OK" }).click();
+      // a callback the bot never answers: a spinner, then the app says so
+      await welcome.getByRole("button", { name: "Silent" }).click();
+      await welcome.locator('button[aria-busy="true"]', { hasText: "Silent" }).waitFor();
+      await page.getByRole("status").filter({ hasText: "The bot did not answer." }).waitFor({ timeout: 15_000 });
+      expect(await welcome.getByRole("button", { name: "Silent" }).getAttribute("aria-busy")).toBeNull();
 
       // url: a confirmation before leaving for an external site
       await welcome.getByRole("button", { name: "Docs" }).click();
@@ -258,10 +268,25 @@ describe("web app: a grammY bot as its developer expects", () => {
     const token = await createBotViaApi(owner, "cafe_web_bot", "Cafe");
     const bot = new Bot(token, { client: { apiRoot: server.url } });
     const paid: string[] = [];
+    // the first invoice carries the bot's own keyboard with a pay button (which must come first)
     bot.hears(/^buy (\w+)$/, (ctx) =>
-      ctx.replyWithInvoice(`Coffee ${ctx.match[1]}`, "Hot coffee, freshly made", ctx.match[1]!, "XTR", [
-        { label: "Coffee", amount: 30 },
-      ]),
+      ctx.replyWithInvoice(
+        `Coffee ${ctx.match[1]}`,
+        "Hot coffee, freshly made",
+        ctx.match[1]!,
+        "XTR",
+        [{ label: "Coffee", amount: 30 }],
+        ctx.match[1] === "ok"
+          ? {
+              reply_markup: {
+                inline_keyboard: [
+                  [{ text: "Pay 30 stars now", pay: true }],
+                  [{ text: "Menu", url: "https://example.com/menu" }],
+                ],
+              },
+            }
+          : {},
+      ),
     );
     bot.on("pre_checkout_query", async (ctx) => {
       const payload = ctx.preCheckoutQuery.invoice_payload;
@@ -288,7 +313,10 @@ describe("web app: a grammY bot as its developer expects", () => {
       const invoice = page.getByRole("region", { name: "Invoice: Coffee ok" });
       await invoice.getByText("Hot coffee, freshly made").waitFor();
       await invoice.getByText("★ 30").waitFor();
-      await page.getByRole("listitem").filter({ has: invoice }).getByRole("button", { name: /^Pay/ }).click();
+      // the inline keyboard's pay button stands in for the app's own Pay
+      const okItem = page.getByRole("listitem").filter({ has: invoice });
+      expect(await okItem.getByRole("button", { name: /^Pay/ }).count()).toBe(1);
+      await okItem.getByRole("button", { name: "Pay 30 stars now" }).click();
       const sheet = page.getByRole("dialog", { name: "Pay for Coffee ok" });
       await sheet.getByText("Your balance: ★ 100").waitFor();
       expect(await accessibilityViolations(page)).toEqual([]);
@@ -298,6 +326,9 @@ describe("web app: a grammY bot as its developer expects", () => {
       await waitFor(() => paid.includes("ok"), 5000, "successful_payment");
       await sheet.getByRole("button", { name: "Done" }).click();
       await invoice.getByText("Paid", { exact: true }).waitFor();
+      // paid: its pay button has nothing left to do; the other buttons stay
+      await okItem.getByRole("button", { name: "Pay 30 stars now" }).waitFor({ state: "detached" });
+      await okItem.getByRole("button", { name: "Menu" }).waitFor();
 
       // declined with the bot's error_message; nothing charged
       await send("buy no");

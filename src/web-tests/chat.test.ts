@@ -191,7 +191,7 @@ describe("web app: chats", () => {
     }
     await page.getByText("This is the beginning of the chat.").waitFor();
     expect(await messageItem(page, "line 340").count()).toBe(0);
-    expect(await page.locator(".messages > li.msg").count()).toBeLessThanOrEqual(300);
+    expect(await page.locator(".messages > li.msg").count()).toBeLessThanOrEqual(200);
     await page.getByRole("button", { name: "Show the newest messages" }).click();
     await messageItem(page, "line 340").waitFor();
     expect(await messageItem(page, /^line 1$/).count()).toBe(0);
@@ -254,7 +254,7 @@ describe("web app: chats", () => {
       expect(Math.abs((await yOf(was.inView)) - was.y)).toBeLessThan(2);
       seen = await look("none");
       expect(consecutive(seen.ids)).toBe(true);
-      expect(seen.ids.length).toBeLessThanOrEqual(300);
+      expect(seen.ids.length).toBeLessThanOrEqual(200);
     }
     expect(seen.ids[0]).toBe(1);
     await page.getByText("This is the beginning of the chat.").waitFor();
@@ -283,7 +283,7 @@ describe("web app: chats", () => {
       expect(Math.abs((await yOf(was.inView)) - was.y)).toBeLessThan(2);
       seen = await look("none");
       expect(consecutive(seen.ids)).toBe(true);
-      expect(seen.ids.length).toBeLessThanOrEqual(300);
+      expect(seen.ids.length).toBeLessThanOrEqual(200);
       expect(seen.ids[0]).toBeLessThanOrEqual(reached + 1);
       reached = seen.ids[seen.ids.length - 1]!;
     }

@@ -1,3 +1,4 @@
+import { memo } from "preact/compat";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { Avatar } from "../../components/avatar";
 import { Dialog } from "../../components/dialog";
@@ -15,6 +16,10 @@ import type { BotCard, ChatMessage, Conversation, PendingMessage, ReplyMarkup } 
 import { openWebApp, WebAppPanel, type OpenWebApp, type WebAppFraming } from "./web-app-panel";
 
 const PAGE = 40;
+/** rows of a page put in per frame */
+const SLICE = 20;
+/** Resolves once the browser has painted a frame (a task of its own after it). */
+const afterPaint = () => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 type WebAppLaunch = { url: string; framing: WebAppFraming };
 const day = new Intl.DateTimeFormat(undefined, { dateStyle: "full" });
 // each render walks the whole loaded history; Intl formatting is the costly part of it
@@ -53,7 +58,7 @@ interface HistoryPage {
  * At most this many messages are kept on the page: reading far back lets the newest go, and
  * reading back down lets the oldest go (a long history in the DOM makes every render and scroll slow).
  */
-const WINDOW = 300;
+const WINDOW = 200;
 
 /** Cursors of the messages at the ends of the pages loaded: the window is cut only where one leads on. */
 type Edges = Map<number, string>;
@@ -108,6 +113,64 @@ function rowInView(scroller: HTMLElement, list: HTMLElement): { row: HTMLElement
   }
   return null;
 }
+
+/**
+ * The history is rendered in blocks of the messages whose messageId falls in the same run of
+ * BLOCK: a block is memoised on its messages, so a page put in above or below (or a keystroke in
+ * the input) renders and diffs only the blocks it changed, not the whole window.
+ */
+const BLOCK = 40;
+
+function blocksOf(messages: ChatMessage[]): ChatMessage[][] {
+  const blocks: ChatMessage[][] = [];
+  let current: ChatMessage[] = [];
+  let no = -1;
+  for (const m of messages) {
+    const n = Math.floor(m.messageId / BLOCK);
+    if (n !== no && current.length) (blocks.push(current), (current = []));
+    no = n;
+    current.push(m);
+  }
+  if (current.length) blocks.push(current);
+  return blocks;
+}
+
+const sameItems = <T,>(a: T[], b: T[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** One block's rows with their day separators (DAY_BEFORE: the day of the message above it). */
+const MessageBlock = memo(
+  function MessageBlock({
+    messages,
+    dayBefore,
+    readUpTo,
+  }: {
+    messages: ChatMessage[];
+    dayBefore: string;
+    readUpTo: number;
+  }) {
+    let lastDay = dayBefore;
+    return (
+      <>
+        {/* keyed rows: the rows already shown keep their elements */}
+        {messages.flatMap((m) => {
+          const d = dayOf(m.createdAt);
+          const sep = d !== lastDay;
+          lastDay = d;
+          const bubble = <MessageBubble key={m.id} message={m} readByOther={m.messageId <= readUpTo} />;
+          return sep
+            ? [
+                <li key={`day-${d}`} class="day-separator">
+                  <span>{d}</span>
+                </li>,
+                bubble,
+              ]
+            : [bubble];
+        })}
+      </>
+    );
+  },
+  (a, b) => a.dayBefore === b.dayBefore && a.readUpTo === b.readUpTo && sameItems(a.messages, b.messages),
+);
 
 /** A live event's message is the same for every member: it leaves out my own poll votes, so the ones I know stay. */
 function keepMyVotes(known: ChatMessage, next: ChatMessage): ChatMessage {
@@ -219,27 +282,36 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
         });
         if (run !== generation.current) return;
         rememberEdges(edges.current, r);
-        const el = scroller.current;
-        anchor.current = el && list.current ? rowInView(el, list.current) : null;
         stickToBottom.current = false;
-        setHistory((h) => {
-          if (!h) return h;
-          const seen = new Set(h.messages.map((m) => m.id));
-          const fresh = [...r.messages].reverse().filter((m) => !seen.has(m.id));
-          if (toward === "older")
-            return trimNewest(
-              { ...h, messages: [...fresh, ...h.messages], oldestCursor: r.pageInfo.oldestCursor },
-              edges.current,
-            );
-          const messages = [...h.messages, ...fresh];
-          if (!r.pageInfo.newestCursor) {
-            // caught up with the newest: live ones that came while this page was asked for follow it
-            const last = messages[messages.length - 1]?.messageId ?? 0;
-            for (const m of missed.current) if (m.messageId > last) messages.push(m);
-            missed.current = [];
-          }
-          return trimOldest({ ...h, messages, newestCursor: r.pageInfo.newestCursor }, edges.current);
-        });
+        // the page goes in a few rows per frame, nearest first: each step is a short task even on a
+        // busy machine (a whole page at once laid out for tens of ms), and the row read stays put
+        const incoming = [...r.messages].reverse(); // oldest first
+        while (incoming.length) {
+          const slice = toward === "older" ? incoming.splice(-SLICE) : incoming.splice(0, SLICE);
+          const done = incoming.length === 0;
+          const el = scroller.current;
+          anchor.current = el && list.current ? rowInView(el, list.current) : null;
+          setHistory((h) => {
+            if (!h) return h;
+            const seen = new Set(h.messages.map((m) => m.id));
+            const fresh = slice.filter((m) => !seen.has(m.id));
+            if (toward === "older") {
+              const next = { ...h, messages: [...fresh, ...h.messages] };
+              return trimNewest(done ? { ...next, oldestCursor: r.pageInfo.oldestCursor } : next, edges.current);
+            }
+            const messages = [...h.messages, ...fresh];
+            if (!done) return trimOldest({ ...h, messages }, edges.current);
+            if (!r.pageInfo.newestCursor) {
+              // caught up with the newest: live ones that came while this page was asked for follow it
+              const last = messages[messages.length - 1]?.messageId ?? 0;
+              for (const m of missed.current) if (m.messageId > last) messages.push(m);
+              missed.current = [];
+            }
+            return trimOldest({ ...h, messages, newestCursor: r.pageInfo.newestCursor }, edges.current);
+          });
+          if (!done) await afterPaint();
+          if (run !== generation.current) return;
+        }
       } catch (err) {
         setActionError(describeError(err));
       } finally {
@@ -425,22 +497,27 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
   );
 
   const media = useRef(new Map<string, OutgoingMedia[]>());
+  // what a send reads when it happens, kept out of its identity: the chat's actions (a context
+  // every message row reads) stay the same object while pages come and go or a reply is chosen,
+  // so a page put in renders its new rows only
+  const sendState = useRef({ replyTo, behind: false });
+  sendState.current = { replyTo, behind: !!history?.newestCursor };
   const send = useCallback(
     (text: string, items?: OutgoingMedia[]) => {
       const p: PendingMessage = {
         clientMessageId: newClientId(),
         content: text,
-        replyTo,
+        replyTo: sendState.current.replyTo,
         state: "sending",
         createdAt: new Date().toISOString(),
       };
       if (items) media.current.set(p.clientMessageId, items);
       setReplyTo(null);
       // reading far back: what I send shows with the newest messages, loaded again
-      if (history?.newestCursor) void load();
+      if (sendState.current.behind) void load();
       void sendNow(p, items);
     },
-    [replyTo, sendNow, history?.newestCursor],
+    [sendNow, load],
   );
 
   const run = (fn: () => Promise<unknown>) => {
@@ -569,6 +646,7 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
     }
   }, [newest?.id]);
 
+  const blocks = useMemo(() => blocksOf(messages), [messages]);
   const pinned = useMemo(() => [...messages].reverse().find((m) => m.pinned) ?? null, [messages]);
 
   if (loadError)
@@ -593,7 +671,6 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
 
   const title = conversation!.title ?? "Chat";
   const other = conversation!.otherUser;
-  let lastDay = "";
   return (
     <ChatActionsContext.Provider value={actions}>
       <div class={`chat-area ${webApp ? "with-web-app" : ""}`}>
@@ -642,76 +719,76 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
               {actionError}
             </p>
           )}
-          <div class="history" ref={scroller} tabIndex={0} aria-label="Message history" role="region">
-            <div ref={topSentinel} class="history-top">
-              {paging === "older" ? (
-                <p class="loading" role="status">
-                  Loading older messages…
-                </p>
-              ) : !history.oldestCursor && messages.length > 0 ? (
-                <p class="muted">This is the beginning of the chat.</p>
-              ) : null}
-            </div>
-            {messages.length === 0 && pending.length === 0 && (
-              <div class="chat-empty">
-                {bot ? (
-                  <>
-                    <h3>{bot.displayName}</h3>
-                    {bot.description ? (
-                      <p class="bot-description">{bot.description}</p>
-                    ) : (
-                      <p class="muted">This bot has no description.</p>
-                    )}
-                    <button type="button" class="primary" onClick={() => send("/start")}>
-                      Start
-                    </button>
-                  </>
-                ) : (
-                  <p class="muted">No messages yet. Say hello!</p>
-                )}
-              </div>
-            )}
-            <ol class="messages" ref={list}>
-              {/* one flat keyed list: an array per message would be an unkeyed fragment matched by
-                  position, so each older page put above would make every row on the page anew */}
-              {messages.flatMap((m) => {
-                const d = dayOf(m.createdAt);
-                const sep = d !== lastDay;
-                lastDay = d;
-                const bubble = <MessageBubble key={m.id} message={m} readByOther={m.messageId <= otherRead} />;
-                return sep
-                  ? [
-                      <li key={`day-${d}`} class="day-separator">
-                        <span>{d}</span>
-                      </li>,
-                      bubble,
-                    ]
-                  : [bubble];
-              })}
-              {pending.map((p) => (
-                <PendingBubble
-                  key={p.clientMessageId}
-                  pending={p}
-                  onRetry={() => void sendNow(p, media.current.get(p.clientMessageId))}
-                  onDiscard={() => setPending((list) => list.filter((x) => x.clientMessageId !== p.clientMessageId))}
-                />
-              ))}
-            </ol>
-            {history.newestCursor && (
-              <div ref={bottomSentinel} class="history-bottom">
-                {paging === "newer" && (
+          <div class="history-frame">
+            <div class="history" ref={scroller} tabIndex={0} aria-label="Message history" role="region">
+              <div ref={topSentinel} class="history-top">
+                {paging === "older" ? (
                   <p class="loading" role="status">
-                    Loading newer messages…
+                    Loading older messages…
                   </p>
-                )}
+                ) : !history.oldestCursor && messages.length > 0 ? (
+                  <p class="muted">This is the beginning of the chat.</p>
+                ) : null}
               </div>
+              {messages.length === 0 && pending.length === 0 && (
+                <div class="chat-empty">
+                  {bot ? (
+                    <>
+                      <h3>{bot.displayName}</h3>
+                      {bot.description ? (
+                        <p class="bot-description">{bot.description}</p>
+                      ) : (
+                        <p class="muted">This bot has no description.</p>
+                      )}
+                      <button type="button" class="primary" onClick={() => send("/start")}>
+                        Start
+                      </button>
+                    </>
+                  ) : (
+                    <p class="muted">No messages yet. Say hello!</p>
+                  )}
+                </div>
+              )}
+              <ol class="messages" ref={list}>
+                {blocks.map((block, i) => {
+                  const first = block[0]!.messageId;
+                  const last = block[block.length - 1]!.messageId;
+                  return (
+                    <MessageBlock
+                      key={Math.floor(first / BLOCK)}
+                      messages={block}
+                      dayBefore={i ? dayOf(blocks[i - 1]!.at(-1)!.createdAt) : ""}
+                      // a block read through (or not at all) keeps the same value as the marker moves
+                      readUpTo={Math.max(first - 1, Math.min(otherRead, last))}
+                    />
+                  );
+                })}
+                {pending.map((p) => (
+                  <PendingBubble
+                    key={p.clientMessageId}
+                    pending={p}
+                    onRetry={() => void sendNow(p, media.current.get(p.clientMessageId))}
+                    onDiscard={() => setPending((list) => list.filter((x) => x.clientMessageId !== p.clientMessageId))}
+                  />
+                ))}
+              </ol>
+              {history.newestCursor && (
+                <div ref={bottomSentinel} class="history-bottom">
+                  {paging === "newer" && (
+                    <p class="loading" role="status">
+                      Loading newer messages…
+                    </p>
+                  )}
+                </div>
+              )}
+            </div>
+            {/* over the history, not below it: showing or hiding it never resizes what is read */}
+            {history.newestCursor && (
+              <button type="button" class="newest-button" onClick={() => void load()}>
+                Show the newest messages
+              </button>
             )}
           </div>
-          {history.newestCursor && (
-            <button type="button" class="newest-button" onClick={() => void load()}>
-              Show the newest messages
-            </button>
-          )}
           <Composer
             draft={draft}
             setDraft={setDraft}
