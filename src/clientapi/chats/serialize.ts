@@ -50,7 +50,10 @@ function serializeChatPoll(poll: StoredPoll, tally: PollTally | undefined, mine:
   };
 }
 
-const senderOf = (user: UserRow | undefined) =>
+/** What a message shows of its sender (a full account row, or the chat list's joined columns). */
+type SenderRow = Pick<UserRow, "id" | "cuid" | "username" | "display_name" | "avatar_url" | "is_bot" | "is_system">;
+
+const senderOf = (user: SenderRow | undefined) =>
   user
     ? {
         id: user.cuid,
@@ -65,8 +68,8 @@ const senderOf = (user: UserRow | undefined) =>
 // a single message (a send, its live event) has one sender: compiled once (db/compiled.ts)
 const userByIdQuery = precompiled((db, p: { id: number }) => db.selectFrom("users").selectAll().where("id", "=", p.id));
 
-async function usersById(db: Db, ids: number[], known: UserRow[] = []): Promise<Map<number, UserRow>> {
-  const found = new Map(known.map((u) => [u.id, u]));
+async function usersById(db: Db, ids: number[], known: SenderRow[] = []): Promise<Map<number, SenderRow>> {
+  const found = new Map<number, SenderRow>(known.map((u) => [u.id, u]));
   const unique = [...new Set(ids)].filter((id) => !found.has(id));
   if (unique.length === 0) return found;
   const rows =
@@ -80,8 +83,10 @@ async function usersById(db: Db, ids: number[], known: UserRow[] = []): Promise<
 interface RenderOptions {
   /** the rows were just written: nobody has reacted to them yet, so reactions are not read */
   fresh?: boolean;
-  /** account rows the caller holds (a send's sender): not loaded again */
-  known?: UserRow[];
+  /** account rows the caller holds (a send's sender, the chat list's senders): not loaded again */
+  known?: SenderRow[];
+  /** the caller knows which of the rows have reactions (ids): only theirs are read */
+  reacted?: ReadonlySet<number>;
 }
 
 /**
@@ -97,7 +102,7 @@ export async function serializeMessages(
   rows: MessageRow[],
   opts: RenderOptions = {},
 ) {
-  return (await renderMessages(db, rows, () => conversation, opts)).messages;
+  return renderMessages(db, rows, () => conversation, opts);
 }
 
 interface RenderOptions {
@@ -107,15 +112,14 @@ interface RenderOptions {
 
 /**
  * Renders ROWS (of any conversations, CONVERSATION OF each) in a fixed number of statements:
- * replied-to messages, the senders (plus MORE USER IDS, returned in `users` for the caller)
- * and the reactions, one batched query each.
+ * replied-to messages, the senders and the reactions, one batched query each (none for what
+ * the caller already knows).
  */
 async function renderMessages(
   db: Db,
   rows: MessageRow[],
   conversationOf: (row: MessageRow) => Pick<ConversationRow, "id" | "cuid">,
   opts: RenderOptions,
-  moreUserIds: number[] = [],
 ) {
   const replyKeys = new Map<number, Set<number>>();
   for (const r of rows) {
@@ -135,13 +139,10 @@ async function renderMessages(
         .execute()
     : [];
   const replyByKey = new Map(replies.map((r) => [`${r.conversation_id}:${r.seq}`, r]));
-  const users = await usersById(
-    db,
-    [...rows.map((r) => r.sender_id), ...replies.map((r) => r.sender_id), ...moreUserIds],
-    opts.known,
-  );
+  const users = await usersById(db, [...rows.map((r) => r.sender_id), ...replies.map((r) => r.sender_id)], opts.known);
+  const reacted = opts.fresh ? [] : opts.reacted ? rows.filter((r) => opts.reacted!.has(r.id)) : rows;
   const reactionRows =
-    opts.fresh || rows.length === 0
+    reacted.length === 0
       ? []
       : await db
           .selectFrom("message_reactions")
@@ -150,7 +151,7 @@ async function renderMessages(
           .where(
             "message_reactions.message_id",
             "in",
-            rows.map((r) => r.id),
+            reacted.map((r) => r.id),
           )
           .orderBy("message_reactions.created_at")
           .orderBy("message_reactions.user_id")
@@ -210,7 +211,7 @@ async function renderMessages(
     }
     return out;
   });
-  return { messages, users };
+  return messages;
 }
 
 export async function serializeMessage(
@@ -258,9 +259,12 @@ export async function serializeConversation(
 
 /** A conversation as one member sees it, from rows already loaded (OTHER: a private chat's other party). */
 function conversationView(
-  conversation: ConversationRow,
-  me: MemberRow | undefined,
-  other: UserRow | undefined,
+  conversation: Pick<
+    ConversationRow,
+    "cuid" | "type" | "title" | "description" | "photo_url" | "created_at" | "last_message_at"
+  >,
+  me: Pick<MemberRow, "role" | "rights" | "last_read_seq"> | undefined,
+  other: Pick<UserRow, "cuid" | "username" | "display_name" | "avatar_url" | "is_bot"> | undefined,
   members: number,
 ) {
   const otherUser = other ? serializePublicUser(other) : null;
@@ -283,21 +287,32 @@ function conversationView(
 
 /**
  * The chat list as the Client API shows it: each chat with its last message and unread count.
- * Senders, other parties, replied-to messages and reactions are loaded once for the page.
+ * Senders and other parties come joined with the page; replied-to messages and reactions are
+ * read once for the page, and only when some last message has them.
  */
 export async function serializeChatList(db: Db, items: ChatListItem[]) {
   const byId = new Map(items.map((i) => [i.conversation.id, i.conversation]));
-  const lastMessages = items.flatMap((i) => (i.lastMessage ? [i.lastMessage] : []));
-  const others = items.flatMap((i) =>
-    i.conversation.type === "private" && i.otherUserId !== null ? [i.otherUserId] : [],
-  );
-  const { messages, users } = await renderMessages(db, lastMessages, (m) => byId.get(m.conversation_id)!, {}, others);
+  const lastMessages: MessageRow[] = [];
+  const senders: SenderRow[] = [];
+  const reacted = new Set<number>();
+  for (const i of items) {
+    // a private chat's other party is often the sender of a replied-to message too
+    if (i.other) senders.push(i.other);
+    if (!i.lastMessage) continue;
+    lastMessages.push(i.lastMessage);
+    if (i.lastSender) senders.push(i.lastSender);
+    if (i.lastMessageReacted) reacted.add(i.lastMessage.id);
+  }
+  const messages = await renderMessages(db, lastMessages, (m) => byId.get(m.conversation_id)!, {
+    known: senders,
+    reacted,
+  });
   const rendered = new Map(lastMessages.map((m, i) => [m.id, messages[i]!]));
   return items.map((i) => ({
     ...conversationView(
       i.conversation,
       i.member,
-      i.conversation.type === "private" && i.otherUserId !== null ? users.get(i.otherUserId) : undefined,
+      i.conversation.type === "private" ? (i.other ?? undefined) : undefined,
       i.memberCount,
     ),
     lastMessage: i.lastMessage ? rendered.get(i.lastMessage.id)! : null,

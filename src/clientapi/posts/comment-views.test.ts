@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { commentsPage, findVisibleComment, loadCommentViews } from "../../domain/comments/service";
+import { findVisiblePost } from "../../domain/posts/service";
 import { decodeCursor } from "../../lib/paging";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { countingDb } from "../../testing/statements";
@@ -43,6 +44,10 @@ describe("comment views in few statements", () => {
 
     const { db, counter } = countingDb(server.app.db);
     const pid = await postRowId(postId);
+    // the post and whether the reader may see it (authors live, no blocks): one statement
+    counter.statements = 0;
+    expect((await findVisiblePost(db, reader.user.id, postId)).id).toBe(pid);
+    expect(counter.statements).toBe(1);
     counter.statements = 0;
     const page = await commentsPage(db, reader.user.id, { postId: pid }, { cursor: null, limit: 3 });
     expect(counter.statements).toBe(1);

@@ -1,8 +1,9 @@
 import type { ExpressionBuilder } from "kysely";
 import type { Database, Db } from "../../db";
-import { ShapedQuery, splitPrefixedRow } from "../../db/compiled";
+import { ShapedQuery } from "../../db/compiled";
 import { decodeCursor, pageOf } from "../../lib/paging";
 import { literalLimit } from "../posts/keyset";
+import type { UserRow } from "../users/table";
 import {
   ACTIVE_ROLES,
   type ConversationMembersTable,
@@ -15,54 +16,37 @@ import {
 /** The chat list query's outer tables: the membership `m` and its chat `c`. */
 type Outer = Database & { m: ConversationMembersTable; c: ConversationsTable };
 
+/** What the chat list shows of a chat. */
+export type ChatListConversation = Pick<
+  ConversationRow,
+  "id" | "cuid" | "type" | "title" | "description" | "photo_url" | "created_at" | "last_message_at" | "activity_at"
+>;
+/** What the chat list shows of the viewer's membership. */
+export type ChatListMember = Pick<MemberRow, "user_id" | "role" | "rights" | "last_read_seq">;
+/** An account as the chat list shows it: a last message's sender, a private chat's other party. */
+export type ChatListUser = Pick<
+  UserRow,
+  "id" | "cuid" | "username" | "display_name" | "avatar_url" | "is_bot" | "is_system"
+>;
+
 /** One chat of the viewer's chat list, with everything the list shows of it. */
 export interface ChatListItem {
-  conversation: ConversationRow;
+  conversation: ChatListConversation;
   /** the viewer's membership */
-  member: MemberRow;
+  member: ChatListMember;
   /** the newest message the viewer sees (not deleted, not hidden for them) */
   lastMessage: MessageRow | null;
+  /** its sender (null without a last message, or when the account row is gone) */
+  lastSender: ChatListUser | null;
+  /** whether anyone reacted to the last message (its reactions are read only then) */
+  lastMessageReacted: boolean;
   /** messages from others after the viewer's read mark */
   unreadCount: number;
   /** people in the chat now */
   memberCount: number;
-  /** private chats: the other party's account id (null for groups or when it is gone) */
-  otherUserId: number | null;
+  /** private chats: the other party (null for groups or when it is gone) */
+  other: ChatListUser | null;
 }
-
-const MEMBER_COLUMNS = [
-  "id",
-  "conversation_id",
-  "user_id",
-  "role",
-  "rights",
-  "joined_at",
-  "last_read_seq",
-  "start_label",
-  "updated_at",
-] as const;
-const MESSAGE_COLUMNS = [
-  "id",
-  "cuid",
-  "conversation_id",
-  "seq",
-  "sender_id",
-  "kind",
-  "content",
-  "entities",
-  "media",
-  "reply_to_seq",
-  "reply_markup",
-  "invoice",
-  "extra",
-  "system",
-  "forwarded_from",
-  "client_message_id",
-  "pinned",
-  "created_at",
-  "edited_at",
-  "deleted_at",
-] as const;
 
 /** Messages of the outer query's chat `c` that VIEWER sees: not deleted, not hidden for them. */
 const visibleMessages = (eb: ExpressionBuilder<Outer, "c" | "m">, viewer: number) =>
@@ -84,8 +68,10 @@ const visibleMessages = (eb: ExpressionBuilder<Outer, "c" | "m">, viewer: number
 
 /**
  * A page of the chat list in one statement: the viewer's chats by newest activity, each with
- * its last visible message (joined), unread count (the member's counter column), member count
- * and the other party of a private chat (correlated subqueries, each an index lookup).
+ * its last visible message and that message's sender (joined), the other party of a private
+ * chat (joined), the unread count (the member's counter column), the member count and whether
+ * the last message has reactions (correlated subqueries, each an index lookup). Only the
+ * columns the list shows are selected: a page's cost is mostly its rows' columns.
  */
 const chatPages = new ShapedQuery(
   (db: Db, v: { viewer: number; t: number; id: number }, shape: { cursor: boolean; limit: number }) => {
@@ -104,12 +90,72 @@ const chatPages = new ShapedQuery(
           ),
         ),
       )
-      .selectAll("c")
-      .select(MEMBER_COLUMNS.map((col) => `m.${col} as my_${col}` as const))
-      .select(MESSAGE_COLUMNS.map((col) => `lm.${col} as lm_${col}` as const))
-      .select((eb) => [
+      .leftJoin("users as su", "su.id", "lm.sender_id")
+      .leftJoin("users as ou", (j) =>
+        j
+          .on("c.type", "=", "private")
+          .on((eb) =>
+            eb(
+              "ou.id",
+              "=",
+              eb
+                .selectFrom("conversation_members as om")
+                .select("om.user_id")
+                .whereRef("om.conversation_id", "=", "c.id")
+                .where("om.user_id", "!=", v.viewer)
+                .limit(1),
+            ),
+          ),
+      )
+      .select([
+        "c.id",
+        "c.cuid",
+        "c.type",
+        "c.title",
+        "c.description",
+        "c.photo_url",
+        "c.created_at",
+        "c.last_message_at",
+        "c.activity_at",
+        "m.role as my_role",
+        "m.rights as my_rights",
+        "m.last_read_seq as my_last_read_seq",
         // kept by triggers on every message, hide and read (see the unread_counter migration)
-        "m.unread_count as unread_count",
+        "m.unread_count",
+        "lm.id as lm_id",
+        "lm.cuid as lm_cuid",
+        "lm.seq as lm_seq",
+        "lm.sender_id as lm_sender_id",
+        "lm.kind as lm_kind",
+        "lm.content as lm_content",
+        "lm.entities as lm_entities",
+        "lm.media as lm_media",
+        "lm.reply_to_seq as lm_reply_to_seq",
+        "lm.reply_markup as lm_reply_markup",
+        "lm.invoice as lm_invoice",
+        "lm.extra as lm_extra",
+        "lm.system as lm_system",
+        "lm.forwarded_from as lm_forwarded_from",
+        "lm.client_message_id as lm_client_message_id",
+        "lm.pinned as lm_pinned",
+        "lm.created_at as lm_created_at",
+        "lm.edited_at as lm_edited_at",
+        "su.id as su_id",
+        "su.cuid as su_cuid",
+        "su.username as su_username",
+        "su.display_name as su_display_name",
+        "su.avatar_url as su_avatar_url",
+        "su.is_bot as su_is_bot",
+        "su.is_system as su_is_system",
+        "ou.id as ou_id",
+        "ou.cuid as ou_cuid",
+        "ou.username as ou_username",
+        "ou.display_name as ou_display_name",
+        "ou.avatar_url as ou_avatar_url",
+        "ou.is_bot as ou_is_bot",
+        "ou.is_system as ou_is_system",
+      ])
+      .select((eb) => [
         eb
           .selectFrom("conversation_members as cm")
           .select(eb.fn.countAll<number>().as("n"))
@@ -117,12 +163,8 @@ const chatPages = new ShapedQuery(
           .where("cm.role", "in", ACTIVE_ROLES)
           .as("member_count"),
         eb
-          .selectFrom("conversation_members as om")
-          .select("om.user_id")
-          .whereRef("om.conversation_id", "=", "c.id")
-          .where("om.user_id", "!=", v.viewer)
-          .limit(1)
-          .as("other_user_id"),
+          .exists(eb.selectFrom("message_reactions as r").select("r.message_id").whereRef("r.message_id", "=", "lm.id"))
+          .as("lm_reacted"),
       ])
       .where("m.user_id", "=", v.viewer)
       .where("m.role", "in", ACTIVE_ROLES);
@@ -138,6 +180,80 @@ const chatPages = new ShapedQuery(
   (s) => `${s.cursor ? 1 : 0}:${s.limit}`,
 );
 
+type ChatPageRow = Awaited<ReturnType<typeof chatPages.execute>>[number];
+
+// rows are mapped field by field: generic prefix splitting (Object.entries, string slicing)
+// cost more than the statement itself on a page of chats
+function itemOf(r: ChatPageRow, viewerId: number): ChatListItem {
+  return {
+    conversation: {
+      id: r.id,
+      cuid: r.cuid,
+      type: r.type,
+      title: r.title,
+      description: r.description,
+      photo_url: r.photo_url,
+      created_at: r.created_at,
+      last_message_at: r.last_message_at,
+      activity_at: r.activity_at,
+    },
+    member: { user_id: viewerId, role: r.my_role, rights: r.my_rights, last_read_seq: r.my_last_read_seq },
+    lastMessage:
+      r.lm_id === null
+        ? null
+        : {
+            id: r.lm_id,
+            cuid: r.lm_cuid!,
+            conversation_id: r.id,
+            seq: r.lm_seq!,
+            sender_id: r.lm_sender_id!,
+            kind: r.lm_kind!,
+            content: r.lm_content!,
+            entities: r.lm_entities,
+            media: r.lm_media,
+            reply_to_seq: r.lm_reply_to_seq,
+            reply_markup: r.lm_reply_markup,
+            invoice: r.lm_invoice,
+            extra: r.lm_extra,
+            system: r.lm_system,
+            forwarded_from: r.lm_forwarded_from,
+            client_message_id: r.lm_client_message_id,
+            pinned: r.lm_pinned!,
+            created_at: r.lm_created_at!,
+            edited_at: r.lm_edited_at,
+            // the last visible message is never deleted
+            deleted_at: null,
+          },
+    lastSender:
+      r.su_id === null
+        ? null
+        : {
+            id: r.su_id,
+            cuid: r.su_cuid!,
+            username: r.su_username!,
+            display_name: r.su_display_name!,
+            avatar_url: r.su_avatar_url,
+            is_bot: r.su_is_bot!,
+            is_system: r.su_is_system!,
+          },
+    lastMessageReacted: Number(r.lm_reacted) === 1 || (r.lm_reacted as unknown) === true,
+    unreadCount: Number(r.unread_count ?? 0),
+    memberCount: Number(r.member_count ?? 0),
+    other:
+      r.ou_id === null
+        ? null
+        : {
+            id: r.ou_id,
+            cuid: r.ou_cuid!,
+            username: r.ou_username!,
+            display_name: r.ou_display_name!,
+            avatar_url: r.ou_avatar_url,
+            is_bot: r.ou_is_bot!,
+            is_system: r.ou_is_system!,
+          },
+  };
+}
+
 /** A page of VIEWER's chats, newest activity first (one statement). */
 export async function listChats(
   db: Db,
@@ -152,18 +268,5 @@ export async function listChats(
     { viewer: viewerId, t: cursor?.t ?? 0, id: cursor?.id ?? 0 },
   );
   const page = pageOf(rows, limit, (c) => ({ t: c.activity_at, id: c.id }));
-  const items = page.items.map((row): ChatListItem => {
-    const { prefixed: message, rest } = splitPrefixedRow<MessageRow, Record<string, unknown>>(row, "lm_");
-    const { prefixed: member, rest: chat } = splitPrefixedRow<MemberRow, Record<string, unknown>>(rest, "my_");
-    const { unread_count, member_count, other_user_id, ...conversation } = chat;
-    return {
-      conversation: conversation as unknown as ConversationRow,
-      member,
-      lastMessage: message.id === null ? null : message,
-      unreadCount: Number(unread_count ?? 0),
-      memberCount: Number(member_count ?? 0),
-      otherUserId: other_user_id === null || other_user_id === undefined ? null : Number(other_user_id),
-    };
-  });
-  return { items, nextCursor: page.nextCursor };
+  return { items: page.items.map((r) => itemOf(r, viewerId)), nextCursor: page.nextCursor };
 }

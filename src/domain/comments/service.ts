@@ -1,7 +1,7 @@
 import type { App } from "../../app";
 import type { ExpressionBuilder } from "kysely";
 import type { Database, Db } from "../../db";
-import { precompiled, ShapedQuery, splitPrefixedRow } from "../../db/compiled";
+import { precompiled, ShapedQuery } from "../../db/compiled";
 import { fieldError, forbidden, notFound } from "../../lib/errors";
 import { newCuid } from "../../lib/ids";
 import { pageOf } from "../../lib/paging";
@@ -9,7 +9,7 @@ import { markAttached, resolveOwnUpload } from "../../media/uploads";
 import { assertContentAllowed, assertPostingAllowed, consumePublishBudget } from "../moderation/service";
 import { notify } from "../notifications/service";
 import type { PageRequest, Page } from "../posts/feed";
-import { findVisiblePost, MAX_POST_LENGTH, notifyMentions } from "../posts/service";
+import { blockedEitherWayWithAny, findVisiblePost, MAX_POST_LENGTH, notifyMentions } from "../posts/service";
 import { afterKey, literalLimit } from "../posts/keyset";
 import { toggleMark } from "../posts/marks";
 import type { PostRow } from "../posts/table";
@@ -25,33 +25,25 @@ const MEDIA_TYPE_BY_KIND: Record<string, CommentMedia["type"]> = {
   "comment-voice": "voice",
 };
 
+/** What a comment view shows of its author. */
+export type CommentAuthor = Pick<UserRow, "id" | "cuid" | "username" | "display_name" | "avatar_url" | "is_bot">;
+
 export interface CommentView {
   row: CommentRow;
   postCuid: string;
   replyToCuid: string | null;
-  author: UserRow;
+  author: CommentAuthor;
   media: CommentMedia[];
   likeCount: number;
   replyCount: number;
   liked: boolean;
 }
 
-const POST_COLUMNS = [
-  "id",
-  "cuid",
-  "author_id",
-  "content",
-  "images",
-  "repost_of_id",
-  "client_post_id",
-  "created_at",
-  "edited_at",
-] as const;
-
 /**
- * A comment by cuid with its post (columns prefixed `p_`) and, in the same statement, what
- * decides whether the viewer may see it: the liveness of the comment's author, the post's
- * author and a repost's original author, and whether any of them and the viewer blocked the other.
+ * A comment by cuid with its post's author and repost (columns prefixed `p_`) and, in the
+ * same statement, what decides whether the viewer may see it: the liveness of the comment's
+ * author, the post's author and a repost's original author, and whether any of them and the
+ * viewer blocked the other.
  */
 const commentWithAccess = precompiled((db, v: { viewer: number; cuid: string }) =>
   db
@@ -62,8 +54,10 @@ const commentWithAccess = precompiled((db, v: { viewer: number; cuid: string }) 
     .leftJoin("posts as o", "o.id", "p.repost_of_id")
     .leftJoin("users as oa", "oa.id", "o.author_id")
     .selectAll("comments")
-    .select(POST_COLUMNS.map((col) => `p.${col} as p_${col}` as const))
     .select((eb) => [
+      "p.cuid as p_cuid",
+      "p.author_id as p_author_id",
+      "p.repost_of_id as p_repost_of_id",
       "ca.id as v_comment_author",
       "ca.deleted_at as v_comment_author_deleted",
       "pa.id as v_post_author",
@@ -73,33 +67,7 @@ const commentWithAccess = precompiled((db, v: { viewer: number; cuid: string }) 
       "oa.id as v_original_author",
       "oa.deleted_at as v_original_author_deleted",
       "oa.disabled_at as v_original_author_disabled",
-      eb
-        .exists(
-          eb
-            .selectFrom("blocks as b")
-            .select("b.blocker_id")
-            .where((w) =>
-              w.or([
-                w.and([
-                  w("b.blocker_id", "=", v.viewer),
-                  w.or([
-                    w("b.blocked_id", "=", w.ref("ca.id")),
-                    w("b.blocked_id", "=", w.ref("pa.id")),
-                    w("b.blocked_id", "=", w.ref("oa.id")),
-                  ]),
-                ]),
-                w.and([
-                  w("b.blocked_id", "=", v.viewer),
-                  w.or([
-                    w("b.blocker_id", "=", w.ref("ca.id")),
-                    w("b.blocker_id", "=", w.ref("pa.id")),
-                    w("b.blocker_id", "=", w.ref("oa.id")),
-                  ]),
-                ]),
-              ]),
-            ),
-        )
-        .as("v_blocked"),
+      blockedEitherWayWithAny(eb, v.viewer, ["ca.id", "pa.id", "oa.id"]).as("v_blocked"),
     ])
     .where("comments.cuid", "=", v.cuid),
 );
@@ -112,22 +80,32 @@ export async function findVisibleComment(
   db: Db,
   viewerId: number,
   cuid: string,
-): Promise<{ comment: CommentRow; post: PostRow }> {
-  const [found] = await commentWithAccess(db, { viewer: viewerId, cuid });
-  if (!found) throw notFound("Comment not found");
-  const { prefixed: post, rest } = splitPrefixedRow<PostRow, Record<string, unknown>>(found, "p_");
-  const { prefixed: v, rest: comment } = splitPrefixedRow<Record<string, number | null>, CommentRow>(rest, "v_");
+): Promise<{ comment: CommentRow; post: Pick<PostRow, "id" | "cuid" | "author_id"> }> {
+  const [v] = await commentWithAccess(db, { viewer: viewerId, cuid });
   const live = (id: number | null, deleted: number | null, disabled: number | null) =>
     id !== null && deleted === null && disabled === null;
   const visible =
-    v.comment_author !== null &&
-    v.comment_author_deleted === null &&
-    live(v.post_author, v.post_author_deleted, v.post_author_disabled) &&
-    (post.repost_of_id === null ||
-      (v.original !== null && live(v.original_author, v.original_author_deleted, v.original_author_disabled))) &&
-    Number(v.blocked) !== 1;
+    v !== undefined &&
+    v.v_comment_author !== null &&
+    v.v_comment_author_deleted === null &&
+    live(v.v_post_author, v.v_post_author_deleted, v.v_post_author_disabled) &&
+    (v.p_repost_of_id === null ||
+      (v.v_original !== null &&
+        live(v.v_original_author, v.v_original_author_deleted, v.v_original_author_disabled))) &&
+    // SQLite answers 0/1, PostgreSQL false/true
+    Number(v.v_blocked) !== 1;
   if (!visible) throw notFound("Comment not found");
-  return { comment, post };
+  const comment: CommentRow = {
+    id: v.id,
+    cuid: v.cuid,
+    post_id: v.post_id,
+    author_id: v.author_id,
+    reply_to_id: v.reply_to_id,
+    content: v.content,
+    media: v.media,
+    created_at: v.created_at,
+  };
+  return { comment, post: { id: v.post_id, cuid: v.p_cuid, author_id: v.p_author_id } };
 }
 
 /**
@@ -250,17 +228,6 @@ export async function toggleCommentLike(
   return { liked: on, likeCount: count };
 }
 
-const COMMENT_COLUMNS = [
-  "id",
-  "cuid",
-  "post_id",
-  "author_id",
-  "reply_to_id",
-  "content",
-  "media",
-  "created_at",
-] as const;
-
 /** The ids of accounts blocked either way with VIEWER, as a subquery run inside the list's own statement. */
 const blockedEitherWay = (eb: ExpressionBuilder<Database, never>, viewerId: number) =>
   eb
@@ -270,10 +237,10 @@ const blockedEitherWay = (eb: ExpressionBuilder<Database, never>, viewerId: numb
     .unionAll(eb.selectFrom("blocks").select("blocker_id as uid").where("blocked_id", "=", viewerId));
 
 /**
- * Comments joined with their authors (users.*), selecting in the same statement everything a
- * view needs: the comment's columns (prefixed `c_`), its post's and parent's cuids, like and
- * reply counts and the viewer's like (prefixed `v_`). Replies by accounts blocked either way
- * with the viewer are not counted.
+ * Comments joined with their authors' public columns, selecting in the same statement
+ * everything a view needs: the comment's columns, its post's and parent's cuids, like and
+ * reply counts and the viewer's like. Replies by accounts blocked either way with the viewer
+ * are not counted.
  */
 function selectCommentViews(db: Db, viewerId: number) {
   return db
@@ -281,22 +248,35 @@ function selectCommentViews(db: Db, viewerId: number) {
     .innerJoin("users", "users.id", "comments.author_id")
     .innerJoin("posts as p", "p.id", "comments.post_id")
     .leftJoin("comments as parent", "parent.id", "comments.reply_to_id")
-    .selectAll("users")
-    .select(COMMENT_COLUMNS.map((col) => `comments.${col} as c_${col}` as const))
+    .select([
+      "comments.id",
+      "comments.cuid",
+      "comments.post_id",
+      "comments.author_id",
+      "comments.reply_to_id",
+      "comments.content",
+      "comments.media",
+      "comments.created_at",
+      "users.cuid as a_cuid",
+      "users.username as a_username",
+      "users.display_name as a_display_name",
+      "users.avatar_url as a_avatar_url",
+      "users.is_bot as a_is_bot",
+      "p.cuid as post_cuid",
+      "parent.cuid as parent_cuid",
+    ])
     .select((eb) => [
-      "p.cuid as v_post_cuid",
-      "parent.cuid as v_parent_cuid",
       eb
         .selectFrom("comment_likes as l")
         .select(eb.fn.countAll<number>().as("n"))
         .whereRef("l.comment_id", "=", "comments.id")
-        .as("v_like_count"),
+        .as("like_count"),
       eb
         .selectFrom("comments as r")
         .select(eb.fn.countAll<number>().as("n"))
         .whereRef("r.reply_to_id", "=", "comments.id")
         .where("r.author_id", "not in", blockedEitherWay(eb as unknown as ExpressionBuilder<Database, never>, viewerId))
-        .as("v_reply_count"),
+        .as("reply_count"),
       eb
         .exists(
           eb
@@ -305,27 +285,40 @@ function selectCommentViews(db: Db, viewerId: number) {
             .whereRef("ml.comment_id", "=", "comments.id")
             .where("ml.user_id", "=", viewerId),
         )
-        .as("v_liked"),
+        .as("liked"),
     ]);
 }
 
 type CommentViewRow = Awaited<ReturnType<ReturnType<typeof selectCommentViews>["executeTakeFirstOrThrow"]>>;
 
+// mapped field by field: generic prefix splitting cost more than the page's statement
 function commentViewOf(r: CommentViewRow): CommentView {
-  const { prefixed: row, rest } = splitPrefixedRow<CommentRow, Record<string, unknown>>(r, "c_");
-  const { prefixed: v, rest: author } = splitPrefixedRow<
-    { post_cuid: string; parent_cuid: string | null; like_count: number; reply_count: number; liked: number },
-    UserRow
-  >(rest, "v_");
   return {
-    row,
-    postCuid: v.post_cuid,
-    replyToCuid: v.parent_cuid ?? null,
-    author,
-    media: JSON.parse(row.media) as CommentMedia[],
-    likeCount: Number(v.like_count ?? 0),
-    replyCount: Number(v.reply_count ?? 0),
-    liked: Number(v.liked) === 1,
+    row: {
+      id: r.id,
+      cuid: r.cuid,
+      post_id: r.post_id,
+      author_id: r.author_id,
+      reply_to_id: r.reply_to_id,
+      content: r.content,
+      media: r.media,
+      created_at: r.created_at,
+    },
+    postCuid: r.post_cuid,
+    replyToCuid: r.parent_cuid ?? null,
+    author: {
+      id: r.author_id,
+      cuid: r.a_cuid,
+      username: r.a_username,
+      display_name: r.a_display_name,
+      avatar_url: r.a_avatar_url,
+      is_bot: r.a_is_bot,
+    },
+    media: JSON.parse(r.media) as CommentMedia[],
+    likeCount: Number(r.like_count ?? 0),
+    replyCount: Number(r.reply_count ?? 0),
+    // SQLite answers 1, PostgreSQL true
+    liked: Number(r.liked) === 1,
   };
 }
 
@@ -393,6 +386,6 @@ export async function loadCommentViews(db: Db, viewerId: number, rows: CommentRo
       rows.map((r) => r.id),
     )
     .execute();
-  const byId = new Map(found.map((r) => [r.c_id, commentViewOf(r)]));
+  const byId = new Map(found.map((r) => [r.id, commentViewOf(r)]));
   return rows.map((r) => byId.get(r.id)).filter((v): v is CommentView => v !== undefined);
 }

@@ -1,15 +1,18 @@
 import type { App } from "../../app";
-import type { Db } from "../../db";
+import { sql, type ExpressionBuilder } from "kysely";
+import type { Database, Db } from "../../db";
+import { precompiled } from "../../db/compiled";
 import { AppError, fieldError, forbidden, notFound, validationError, type FieldErrors } from "../../lib/errors";
 import { newCuid } from "../../lib/ids";
 import { markAttached, resolveOwnUpload } from "../../media/uploads";
 import type { UploadRow } from "../../media/table";
 import { assertContentAllowed, assertPostingAllowed, consumePublishBudget } from "../moderation/service";
 import { notify } from "../notifications/service";
-import { blockedEitherWayIds, followerIds } from "../relations/service";
+import { followerIds } from "../relations/service";
 import { postSearch } from "../search/posts";
 import type { UserRow } from "../users/table";
 import { toggleMark } from "./marks";
+import { postRowOf } from "./view";
 import type { PostImage, PostRow } from "./table";
 import { charCount, parseHashtags, parseMentions } from "./text";
 import { pick } from "../../lib/objects";
@@ -32,40 +35,76 @@ export interface NewPostInput {
   clientPostId?: string;
 }
 
-/** A post the viewer may see: its author (and a repost's original author) alive and not blocked either way. */
+/**
+ * Whether VIEWER and any account whose id is in one of the query's COLUMNS blocked the other,
+ * as an EXISTS for a select list (one index probe per account, in the query's own statement).
+ */
+export function blockedEitherWayWithAny<DB, TB extends keyof DB>(
+  eb: ExpressionBuilder<DB, TB>,
+  viewer: number,
+  columns: string[],
+) {
+  const w = eb as unknown as ExpressionBuilder<Database, never>;
+  return w.exists(
+    w
+      .selectFrom("blocks as b")
+      .select("b.blocker_id")
+      .where((x) =>
+        x.or([
+          x.and([x("b.blocker_id", "=", viewer), x.or(columns.map((c) => x("b.blocked_id", "=", sql.ref<number>(c))))]),
+          x.and([x("b.blocked_id", "=", viewer), x.or(columns.map((c) => x("b.blocker_id", "=", sql.ref<number>(c))))]),
+        ]),
+      ),
+  );
+}
+
+/**
+ * A post by cuid and, in the same statement, what decides whether the viewer may see it: the
+ * liveness of its author and of a repost's original author, and whether either of them and
+ * the viewer blocked the other.
+ */
+const postWithAccess = precompiled((db, v: { viewer: number; cuid: string }) =>
+  db
+    .selectFrom("posts")
+    .leftJoin("users as pa", "pa.id", "posts.author_id")
+    .leftJoin("posts as o", "o.id", "posts.repost_of_id")
+    .leftJoin("users as oa", "oa.id", "o.author_id")
+    .selectAll("posts")
+    .select((eb) => [
+      "pa.id as v_author",
+      "pa.deleted_at as v_author_deleted",
+      "pa.disabled_at as v_author_disabled",
+      "o.id as v_original",
+      "oa.id as v_original_author",
+      "oa.deleted_at as v_original_author_deleted",
+      "oa.disabled_at as v_original_author_disabled",
+      blockedEitherWayWithAny(eb, v.viewer, ["pa.id", "oa.id"]).as("v_blocked"),
+    ])
+    .where("posts.cuid", "=", v.cuid),
+);
+
+/** A post the viewer may see (one statement): its author (and a repost's original author) alive and not blocked either way. */
 export async function findVisiblePost(db: Db, viewerId: number, cuid: string): Promise<PostRow> {
-  const post = await findPostByCuid(db, cuid);
-  if (!post || !(await isPostVisibleTo(db, viewerId, post))) throw notFound("Post not found");
-  return post;
+  const [r] = await postWithAccess(db, { viewer: viewerId, cuid });
+  const visible =
+    r !== undefined &&
+    r.v_author !== null &&
+    r.v_author_deleted === null &&
+    r.v_author_disabled === null &&
+    (r.repost_of_id === null ||
+      (r.v_original !== null &&
+        r.v_original_author !== null &&
+        r.v_original_author_deleted === null &&
+        r.v_original_author_disabled === null)) &&
+    // SQLite answers 0/1, PostgreSQL false/true
+    Number(r.v_blocked) !== 1;
+  if (!visible) throw notFound("Post not found");
+  return postRowOf(r);
 }
 
 /** Any post by public id, whoever wrote it (moderation looks past blocks and disabled authors). */
 export const findPostByCuid = (db: Db, cuid: string) =>
   db.selectFrom("posts").selectAll().where("cuid", "=", cuid).executeTakeFirst();
-
-/** Whether VIEWER may see POST: its author (and a repost's original author) alive and not blocked either way. */
-export async function isPostVisibleTo(db: Db, viewerId: number, post: PostRow): Promise<boolean> {
-  const authorIds = [post.author_id];
-  if (post.repost_of_id !== null) {
-    const original = await db
-      .selectFrom("posts")
-      .select("author_id")
-      .where("id", "=", post.repost_of_id)
-      .executeTakeFirst();
-    if (!original) return false;
-    authorIds.push(original.author_id);
-  }
-  const live = await db
-    .selectFrom("users")
-    .select("id")
-    .where("id", "in", authorIds)
-    .where("deleted_at", "is", null)
-    .where("disabled_at", "is", null)
-    .execute();
-  if (live.length !== new Set(authorIds).size) return false;
-  const blocked = new Set(await blockedEitherWayIds(db, viewerId));
-  return !authorIds.some((id) => blocked.has(id));
-}
 
 /** The post the author may change: others get NOT_FOUND when they cannot see it, FORBIDDEN when they can. */
 async function findOwnPost(db: Db, user: UserRow, cuid: string): Promise<PostRow> {

@@ -80,8 +80,8 @@ export function selectPostViews(db: Db, viewerId: number) {
 /** One row of selectPostViews. */
 export type PostViewRow = Awaited<ReturnType<ReturnType<typeof selectPostViews>["executeTakeFirstOrThrow"]>>;
 
-/** The plain post row of a view row (the columns of the posts table only). */
-export function postRowOf(r: PostViewRow): PostRow {
+/** The plain post row of a wider row (a view row, a row with access columns): the posts table's columns only. */
+export function postRowOf(r: PostRow): PostRow {
   return {
     id: r.id,
     cuid: r.cuid,
