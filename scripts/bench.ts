@@ -60,9 +60,11 @@ interface Fixtures {
   follows: number;
   /** Cookie header of a signed-in account that follows nobody */
   newcomerCookie: string;
-  /** a post with CHAT_AND_COMMENT_COUNT comments, the first of them with as many replies */
+  /** a post with COMMENT_COUNT comments, the first of them with as many replies */
   postId: string;
   commentId: string;
+  /** one of the authors, whose profile is benchmarked */
+  profileUsername: string;
   /** bearer token of the server's /metrics (write-group sizes are read there around each write row) */
   metricsToken: string;
 }
@@ -73,8 +75,13 @@ type Measured = WrkResult & { cpuUsPerRequest: number };
 /** Up to this many posts are seeded through the domain (createPost); more are bulk-inserted by seed-feed.ts. */
 const SEED_THROUGH_DOMAIN_MAX = 5_000;
 
-/** chats in the person's chat list, and comments (and replies) under the benchmarked post */
-const CHAT_AND_COMMENT_COUNT = 20;
+/** people who wrote to the benchmarked person: with the chat opened with a friend and the bot's, 50 chats */
+const WRITER_COUNT = 48;
+const CHAT_COUNT = WRITER_COUNT + 2;
+/** the chat list's default page (src/clientapi/chats/messages.ts) */
+const CHAT_PAGE = 20;
+/** comments (and replies) under the benchmarked post */
+const COMMENT_COUNT = 20;
 
 /* ---------------------------------------------------------------- server side (child) */
 
@@ -141,7 +148,7 @@ async function runChild(): Promise<void> {
   // the chat list: people who wrote to the reader (two messages each), besides the chats above
   const { openPrivateChat, sendMessage } = await import("../src/domain/chats");
   const { createComment } = await import("../src/domain/comments/service");
-  for (let i = 0; i < CHAT_AND_COMMENT_COUNT; i++) {
+  for (let i = 0; i < WRITER_COUNT; i++) {
     const writer = await makeUser(app, { username: `bench_writer${i}` });
     const conversation = await openPrivateChat(app, writer.id, reader.id);
     for (const content of [`Hi ${i}`, `How are you, ${i}?`])
@@ -150,13 +157,13 @@ async function runChild(): Promise<void> {
   // a post's comments and one comment's replies, by the authors in turn
   const { post: discussed } = await createPost(app, authors[0]!, { content: "A post with comments" });
   let firstComment = "";
-  for (let i = 0; i < CHAT_AND_COMMENT_COUNT; i++) {
+  for (let i = 0; i < COMMENT_COUNT; i++) {
     const comment = await createComment(app, authors[i % authors.length]!, discussed.cuid, {
       content: `Comment ${i} with a few words`,
     });
     firstComment ||= comment.cuid;
   }
-  for (let i = 0; i < CHAT_AND_COMMENT_COUNT; i++) {
+  for (let i = 0; i < COMMENT_COUNT; i++) {
     await createComment(app, authors[(i + 1) % authors.length]!, discussed.cuid, {
       content: `Reply ${i}`,
       replyToId: firstComment,
@@ -193,6 +200,7 @@ async function runChild(): Promise<void> {
     newcomerCookie: newcomerClient.cookieHeader(),
     postId: discussed.cuid,
     commentId: firstComment,
+    profileUsername: authors[0]!.username,
     metricsToken,
   };
   serveChild(fixtures, () => server.stop());
@@ -237,17 +245,27 @@ function endpoints(f: Fixtures): Endpoint[] {
       reference: "select",
     },
     {
-      name: `GET /api/social/messages (${CHAT_AND_COMMENT_COUNT + 2} chats)`,
+      name: `GET /api/social/messages (${CHAT_PAGE} of ${CHAT_COUNT} chats)`,
       request: { url: `${f.url}/api/social/messages`, headers: session },
       reference: "select",
     },
     {
-      name: `GET /api/social/posts/{id}/comments (${CHAT_AND_COMMENT_COUNT})`,
+      name: `GET /api/social/messages?limit=${CHAT_COUNT} (all ${CHAT_COUNT} chats)`,
+      request: { url: `${f.url}/api/social/messages?limit=${CHAT_COUNT}`, headers: session },
+      reference: "select",
+    },
+    {
+      name: `GET /api/social/posts/{id}/comments (${COMMENT_COUNT})`,
       request: { url: `${f.url}/api/social/posts/${f.postId}/comments`, headers: session },
       reference: "select",
     },
     {
-      name: `GET /api/social/comments/{id}/replies (${CHAT_AND_COMMENT_COUNT})`,
+      name: "GET /api/social/users/{username} (profile)",
+      request: { url: `${f.url}/api/social/users/${f.profileUsername}`, headers: session },
+      reference: "select",
+    },
+    {
+      name: `GET /api/social/comments/{id}/replies (${COMMENT_COUNT})`,
       request: { url: `${f.url}/api/social/comments/${f.commentId}/replies`, headers: session },
       reference: "select",
     },
@@ -319,6 +337,7 @@ async function main(): Promise<void> {
     newcomerCookie: "",
     postId: "",
     commentId: "",
+    profileUsername: "",
     metricsToken: "",
   }).map((e) => e.name);
   const isSelected = (name: string) => !only.length || only.some((o) => name.toLowerCase().includes(o));

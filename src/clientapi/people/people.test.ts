@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { TestClient } from "../../testing/client";
 import { quickPerson } from "../../testing/fixtures";
+import { countingDb } from "../../testing/statements";
+import { loadProfileByUsername, requireVisibleUser } from "../../domain/profiles/service";
 import {
   hiddenAuthorIds,
   isBlockedEitherWay,
@@ -63,6 +65,28 @@ describe("profiles", () => {
     const anon = await new TestClient(server.url).get(`/api/social/users/${a.user.username}`);
     expect(anon.status).toBe(401);
     expect(anon.body.error.code).toBe("UNAUTHORIZED");
+  });
+
+  test("a profile by username is one statement, relations and NOT_FOUND included", async () => {
+    const a = await person();
+    const b = await person();
+    expect((await a.client.post(`/api/social/users/${b.user.username}/follow`)).status).toBe(200);
+    expect((await a.client.post(`/api/social/users/${b.user.username}/mute`)).status).toBe(200);
+    const { db, counter } = countingDb(server.app.db);
+    const seen = await loadProfileByUsername(db, a.user.id, b.user.username);
+    expect(counter.statements).toBe(1);
+    expect(seen).toMatchObject({ followersCount: 1, isFollowing: true, followsYou: false, isMuted: true });
+    const mine = await loadProfileByUsername(db, a.user.id, `@${a.user.username.toUpperCase()}`);
+    expect(mine).toMatchObject({ followingCount: 1, isFollowing: false, isMuted: false });
+    // blocked by b: b no longer exists for a, in the same one statement
+    expect((await b.client.post(`/api/social/users/${a.user.username}/block`)).status).toBe(200);
+    counter.statements = 0;
+    await expect(loadProfileByUsername(db, a.user.id, b.user.username)).rejects.toMatchObject({ status: 404 });
+    await expect(requireVisibleUser(db, a.user.id, b.user.username)).rejects.toMatchObject({ status: 404 });
+    expect(counter.statements).toBe(2);
+    // the blocker still sees whom they blocked (to unblock them)
+    expect((await loadProfileByUsername(db, b.user.id, a.user.username)).isBlocked).toBe(true);
+    expect((await requireVisibleUser(db, b.user.id, a.user.username)).id).toBe(a.user.id);
   });
 });
 

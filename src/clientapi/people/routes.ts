@@ -3,7 +3,7 @@ import { Conversation, FollowUser, Page, Post, Profile, Story } from "../schemas
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { toggleBlock, toggleFollow, toggleMute } from "../../domain/relations/actions";
-import { listFollowPage, loadProfile, requireVisibleUser } from "../../domain/profiles/service";
+import { listFollowPage, loadProfileByUsername, requireVisibleUser } from "../../domain/profiles/service";
 import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
 import { PageQuery, jsonOrEmpty, pageRequest } from "../input";
@@ -49,8 +49,7 @@ export function peopleRoutes(app: App) {
     .get(
       "/:username",
       async ({ params, user }) => {
-        const target = await requireVisibleUser(app.db, user.id, params.username);
-        return ok({ profile: serializeProfile(await loadProfile(app.db, user.id, target)) });
+        return ok({ profile: serializeProfile(await loadProfileByUsername(app.db, user.id, params.username)) });
       },
       {
         auth: true,

@@ -1,37 +1,74 @@
-import type { Db } from "../../db";
+import { sql } from "kysely";
+import type { Database, Db } from "../../db";
+import { precompiled, ShapedQuery } from "../../db/compiled";
 import { notFound } from "../../lib/errors";
 import { pageOf, type Cursor } from "../../lib/paging";
-import { findUserByUsername } from "../users/service";
+import { usernameKey } from "../users/service";
 import type { UserRow } from "../users/table";
-import { blockedEitherWayIds, hasBlocked, hasMuted, isFollowing } from "../relations/service";
+import { blockedEitherWayIds } from "../relations/service";
 import { beforeKey } from "../posts/keyset";
 
 /**
- * Resolves USERNAME for VIEWER: an account that is deleted, or that blocked the viewer,
- * does not exist for them (NOT_FOUND). The viewer may still see someone they blocked
- * (to unblock them).
+ * Whether a row of TABLE (a follow, block or mute: FROM did it to TO) links the outer query's
+ * account `users` and VIEWER in the direction given (an EXISTS for its select list: one probe
+ * of the pair's unique index).
+ */
+function relation<T extends "follows" | "blocks" | "mutes">(
+  table: T,
+  from: keyof Database[T] & string,
+  to: keyof Database[T] & string,
+  direction: "viewer→them" | "them→viewer",
+  viewer: number,
+) {
+  const [viewerSide, theirSide] = direction === "viewer→them" ? [from, to] : [to, from];
+  return sql<boolean>`exists (select 1 from ${sql.table(table)} as r where ${sql.ref(`r.${viewerSide}`)} = ${viewer} and ${sql.ref(`r.${theirSide}`)} = ${sql.ref("users.id")})`;
+}
+
+const visibleUserQuery = precompiled((db, v: { viewer: number; username: string }) =>
+  db
+    .selectFrom("users")
+    .selectAll("users")
+    .select(() => relation("blocks", "blocker_id", "blocked_id", "them→viewer", v.viewer).as("blocked_viewer"))
+    .where("users.username_lower", "=", v.username)
+    .where("users.deleted_at", "is", null),
+);
+
+/** Not found for the viewer: no such account, the system account, or one that blocked the viewer. */
+const hiddenFrom = (viewerId: number, u: { id: number; is_system: number; blocked_viewer: unknown } | undefined) =>
+  !u || u.is_system === 1 || (u.id !== viewerId && Number(u.blocked_viewer) === 1);
+
+/**
+ * Resolves USERNAME for VIEWER (one statement): an account that is deleted, or that blocked
+ * the viewer, does not exist for them (NOT_FOUND). The viewer may still see someone they
+ * blocked (to unblock them).
  */
 export async function requireVisibleUser(db: Db, viewerId: number, username: string): Promise<UserRow> {
-  const user = await findUserByUsername(db, username);
-  if (!user || user.is_system === 1 || (user.id !== viewerId && (await hasBlocked(db, user.id, viewerId)))) {
-    throw notFound(`User ${username} not found`);
-  }
+  const [found] = await visibleUserQuery(db, { viewer: viewerId, username: usernameKey(username) });
+  if (hiddenFrom(viewerId, found)) throw notFound(`User ${username} not found`);
+  const { blocked_viewer: _, ...user } = found!;
   return user;
 }
 
-/** Number of posts (reposts included) by an account. */
-export async function countPosts(db: Db, userId: number): Promise<number> {
-  const row = await db
-    .selectFrom("posts")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("author_id", "=", userId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
+/** What a profile shows of its account. */
+export type ProfileUser = Pick<
+  UserRow,
+  | "id"
+  | "cuid"
+  | "username"
+  | "display_name"
+  | "avatar_url"
+  | "is_bot"
+  | "bio"
+  | "cover_url"
+  | "cover_video_url"
+  | "created_at"
+  | "followers_count"
+  | "following_count"
+>;
 
 /** A person's profile as VIEWER sees it: counts and the relations between them. */
 export interface ProfileView {
-  user: UserRow;
+  user: ProfileUser;
   followersCount: number;
   followingCount: number;
   postsCount: number;
@@ -41,26 +78,96 @@ export interface ProfileView {
   isMuted: boolean;
 }
 
-/** Loads USER's profile as VIEWER sees it (follow counts are USER's counter columns). */
-export async function loadProfile(db: Db, viewerId: number, user: UserRow): Promise<ProfileView> {
-  const self = viewerId === user.id;
-  const [postsCount, isFollowingThem, followsYou, isBlocked, isMuted] = await Promise.all([
-    countPosts(db, user.id),
-    self ? false : isFollowing(db, viewerId, user.id),
-    self ? false : isFollowing(db, user.id, viewerId),
-    self ? false : hasBlocked(db, viewerId, user.id),
-    self ? false : hasMuted(db, viewerId, user.id),
-  ]);
+/**
+ * A profile in one statement: the account's shown columns, its follow counters (columns kept
+ * on write), its posts counted (an index range of posts_author_time) and the relations with
+ * the viewer (index probes), found by username (deleted accounts are not) or by id.
+ */
+const profiles = new ShapedQuery(
+  (db: Db, v: { viewer: number; id: number; username: string }, by: "id" | "username") => {
+    const q = db
+      .selectFrom("users")
+      .select([
+        "users.id",
+        "users.cuid",
+        "users.username",
+        "users.display_name",
+        "users.avatar_url",
+        "users.is_bot",
+        "users.is_system",
+        "users.bio",
+        "users.cover_url",
+        "users.cover_video_url",
+        "users.created_at",
+        "users.followers_count",
+        "users.following_count",
+      ])
+      .select((eb) => [
+        eb
+          .selectFrom("posts")
+          .select(eb.fn.countAll<number>().as("n"))
+          .whereRef("posts.author_id", "=", "users.id")
+          .as("posts_count"),
+        relation("follows", "follower_id", "followee_id", "viewer→them", v.viewer).as("is_following"),
+        relation("follows", "follower_id", "followee_id", "them→viewer", v.viewer).as("follows_you"),
+        relation("blocks", "blocker_id", "blocked_id", "viewer→them", v.viewer).as("is_blocked"),
+        relation("blocks", "blocker_id", "blocked_id", "them→viewer", v.viewer).as("blocked_viewer"),
+        relation("mutes", "muter_id", "muted_id", "viewer→them", v.viewer).as("is_muted"),
+      ]);
+    return by === "id"
+      ? q.where("users.id", "=", v.id)
+      : q.where("users.username_lower", "=", v.username).where("users.deleted_at", "is", null);
+  },
+  (by) => by,
+);
+
+type ProfileRow = Awaited<ReturnType<typeof profiles.execute>>[number];
+
+// SQLite answers EXISTS with 0/1, PostgreSQL with false/true
+const yes = (v: unknown) => Number(v) === 1;
+
+function profileOf(viewerId: number, r: ProfileRow): ProfileView {
+  const self = viewerId === r.id;
   return {
-    user,
-    followersCount: user.followers_count,
-    followingCount: user.following_count,
-    postsCount,
-    isFollowing: isFollowingThem,
-    followsYou,
-    isBlocked,
-    isMuted,
+    user: {
+      id: r.id,
+      cuid: r.cuid,
+      username: r.username,
+      display_name: r.display_name,
+      avatar_url: r.avatar_url,
+      is_bot: r.is_bot,
+      bio: r.bio,
+      cover_url: r.cover_url,
+      cover_video_url: r.cover_video_url,
+      created_at: r.created_at,
+      followers_count: r.followers_count,
+      following_count: r.following_count,
+    },
+    followersCount: Number(r.followers_count),
+    followingCount: Number(r.following_count),
+    postsCount: Number(r.posts_count ?? 0),
+    isFollowing: !self && yes(r.is_following),
+    followsYou: !self && yes(r.follows_you),
+    isBlocked: !self && yes(r.is_blocked),
+    isMuted: !self && yes(r.is_muted),
   };
+}
+
+/** USER's profile as VIEWER sees it (one statement). */
+export async function loadProfile(db: Db, viewerId: number, user: Pick<UserRow, "id">): Promise<ProfileView> {
+  const [row] = await profiles.execute(db, "id", { viewer: viewerId, id: user.id, username: "" });
+  if (!row) throw notFound("User not found");
+  return profileOf(viewerId, row);
+}
+
+/**
+ * The profile of USERNAME as VIEWER sees it, in one statement; NOT_FOUND as requireVisibleUser
+ * says (deleted, the system account, or blocked the viewer).
+ */
+export async function loadProfileByUsername(db: Db, viewerId: number, username: string): Promise<ProfileView> {
+  const [row] = await profiles.execute(db, "username", { viewer: viewerId, id: 0, username: usernameKey(username) });
+  if (hiddenFrom(viewerId, row)) throw notFound(`User ${username} not found`);
+  return profileOf(viewerId, row!);
 }
 
 /**

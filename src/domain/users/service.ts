@@ -106,11 +106,14 @@ export const findUsersByCuids = (db: Db, cuids: readonly string[]): Promise<User
 export const findUserByCuid = (db: Db, cuid: string) =>
   db.selectFrom("users").selectAll().where("cuid", "=", cuid).where("deleted_at", "is", null).executeTakeFirst();
 
+/** The unique lookup key of a username as typed (case-insensitive, an optional leading @). */
+export const usernameKey = (username: string) => username.replace(/^@/, "").toLowerCase();
+
 export const findUserByUsername = (db: Db, username: string) =>
   db
     .selectFrom("users")
     .selectAll()
-    .where("username_lower", "=", username.replace(/^@/, "").toLowerCase())
+    .where("username_lower", "=", usernameKey(username))
     .where("deleted_at", "is", null)
     .executeTakeFirst();
 
