@@ -119,14 +119,20 @@ describe("feed", () => {
 describe("the following feed's two plans (a bounded walk, then per followed author)", () => {
   // FOLLOWING_WALK_ROWS (1,000) posts by strangers, newer than a followed account's posts:
   // the first plan (a walk of the newest posts) finds none of them and the second (per
-  // followed author) must; pages must cross from one plan to the other without gaps.
+  // followed author) must; pages must cross from one plan to the other without gaps. The
+  // walk runs for viewers following FOLLOWING_WALK_MIN_FOLLOWS (3) or more; below, the second
+  // plan alone must give the same pages.
   test("older posts of followed accounts are found behind many newer posts, page after page", async () => {
     const me = await person();
+    const few = await person();
     const quiet = await person();
     const busy = await person();
+    const idle = await person();
     const stranger = await person();
-    await me.client.post(`/api/social/users/${quiet.user.username}/follow`);
-    await me.client.post(`/api/social/users/${busy.user.username}/follow`);
+    for (const followed of [quiet, busy, idle])
+      expect((await me.client.post(`/api/social/users/${followed.user.username}/follow`)).status).toBe(200);
+    for (const followed of [quiet, busy])
+      expect((await few.client.post(`/api/social/users/${followed.user.username}/follow`)).status).toBe(200);
     const { app } = server;
     const now = app.clock.now();
     const insert = (authorId: number, content: string, at: number) =>
@@ -157,6 +163,9 @@ describe("the following feed's two plans (a bounded walk, then per followed auth
     // pages of 2: the first is filled by the walk, the second crosses into the per-author plan
     expect(await walk(me.client, "/api/social/feed?following=true&limit=2")).toEqual(expected);
     expect(await walk(me.client, "/api/social/feed?following=true&limit=20")).toEqual(expected);
+    // following two: no walk, the same pages
+    expect(await walk(few.client, "/api/social/feed?following=true&limit=2")).toEqual(expected);
+    expect(await walk(few.client, "/api/social/feed?following=true&limit=20")).toEqual(expected);
     // an account following nobody sees only its own posts, and none when it has none
     const newcomer = await person();
     expect(await walk(newcomer.client, "/api/social/feed?following=true")).toEqual([]);
