@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
-import { join } from "node:path";
 import { startTestServer, type TestServer } from "../testing/server";
 import { makeUser } from "../testing/fixtures";
 import {
@@ -11,6 +9,7 @@ import {
   setBotEnabledByUsername,
 } from "../domain/bots/service";
 import { botApiUserId } from "../domain/bots/ids";
+import { openOtherConnection } from "../testing/sql";
 
 let server: TestServer;
 let token: string;
@@ -313,12 +312,11 @@ describe("profile methods", () => {
     const made = await createBot(server.app, { ownerId: owner.id, username: "elsewhere_bot", name: "Elsewhere" });
     expect((await call(`/bot${made.token}/getMe`)).status).toBe(200);
     // a connection of its own, like a `socialctl` process's: the cache learns of it from data_version
-    const other = new Database(join(server.dataDir, "social.db"));
+    const other = openOtherConnection(server.dataDir);
     try {
-      other.run("PRAGMA busy_timeout = 5000");
-      other.run("UPDATE bots SET disabled_at = ? WHERE id = ?", [Date.now(), made.bot.id]);
+      await other.db.updateTable("bots").set({ disabled_at: Date.now() }).where("id", "=", made.bot.id).execute();
     } finally {
-      other.close();
+      await other.close();
     }
     expect(await call(`/bot${made.token}/getMe`)).toMatchObject({
       status: 403,

@@ -139,13 +139,20 @@ class BunSqlDriver implements Driver {
 const SQLITE_TRIGGER =
   /^\s*CREATE TRIGGER (\w+) (AFTER|BEFORE) (INSERT|DELETE|UPDATE(?: OF \w+)?) ON (\w+)\s*(?:WHEN ([\s\S]*?))?\s*BEGIN\s([\s\S]*);?\s*END\s*$/i;
 
+const SQLITE_DROP_TRIGGER = /^\s*DROP TRIGGER (?:IF EXISTS )?(\w+)\s*;?\s*$/i;
+
 /**
  * Migrations write row triggers in SQLite's form (`CREATE TRIGGER t AFTER INSERT ON x WHEN …
  * BEGIN …; END`, rows named new and old); on PostgreSQL the same trigger is a plpgsql function
- * with the body and a FOR EACH ROW trigger calling it, so one migration serves both engines.
- * Returns the statements, or null for any other SQL.
+ * with the body and a FOR EACH ROW trigger calling it, so one migration serves both engines;
+ * a `DROP TRIGGER t` (which names no table) drops that function. Returns the statements, or
+ * null for any other SQL.
  */
 export function translateSqliteTrigger(text: string): string[] | null {
+  // SQLite's DROP TRIGGER names no table (PostgreSQL's must): dropping the trigger's function
+  // drops the trigger with it
+  const drop = SQLITE_DROP_TRIGGER.exec(text);
+  if (drop) return [`DROP FUNCTION IF EXISTS ${drop[1]}_fn() CASCADE`];
   const m = SQLITE_TRIGGER.exec(text);
   if (!m) return null;
   const [, name, timing, event, table, when, body] = m;

@@ -10,7 +10,7 @@ import { startServer } from "../main";
 import { storeUpload } from "../media/uploads";
 import { quickPerson } from "../testing/fixtures";
 import { pngOf } from "../testing/media";
-import { freshPostgresDatabase } from "../testing/postgres";
+import { freshPostgresDatabase, testsOnPostgres } from "../testing/postgres";
 import { startTestS3, type TestS3 } from "../testing/s3";
 import { startTestServer, type TestServer } from "../testing/server";
 import { postUpload } from "../testing/uploads";
@@ -139,10 +139,20 @@ test("a bucket that cannot be listed: the database is backed up all the same, wi
 describe("restore and verify with a bucket", () => {
   test("a restored instance serves the listed files from the bucket", async () => {
     const restoredDir = join(scratch, "restored");
-    const run = await runCli(["--data-dir", restoredDir, "--json", "backup", "restore", archive]);
+    // on PostgreSQL a restore goes into an empty database (it refuses the live one)
+    const into = async () =>
+      testsOnPostgres() ? ["--database-url", await freshPostgresDatabase({ empty: true })] : [];
+    const run = await runCli(["--data-dir", restoredDir, "--json", "backup", "restore", archive, ...(await into())]);
     expect(run.stderr).toBe("");
     expect(run.json.bucket).toEqual({ bucket: s3.bucket, objectCount: 2 });
-    const human = await runCli(["--data-dir", join(scratch, "restored-2"), "backup", "restore", archive]);
+    const human = await runCli([
+      "--data-dir",
+      join(scratch, "restored-2"),
+      "backup",
+      "restore",
+      archive,
+      ...(await into()),
+    ]);
     expect(human.stdout).toContain(`the 2 objects of bucket ${s3.bucket}`);
     const restored = await startServer({
       dataDir: restoredDir,

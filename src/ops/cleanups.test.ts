@@ -9,6 +9,7 @@ import { scratchDir } from "../media/store";
 import type { TestClient } from "../testing/client";
 import { signedInClient } from "../testing/fixtures";
 import { startTestServer, type TestServer } from "../testing/server";
+import { queryRow, queryRows } from "../testing/sql";
 import type { UserRow } from "../domain/users/table";
 import { CLEANUP_NAMES } from "./cleanups";
 import { cleanupTasks, runCleanup } from "./housekeeping";
@@ -23,15 +24,15 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const sqlite = () => server.app.storage.sqlite!;
+const db = () => server.app.db;
 const keyOf = (url: string) => url.split("/").pop()!;
 const fileOnDisk = (url: string) => existsSync(join(server.dataDir, "files", keyOf(url).slice(0, 2), keyOf(url)));
 const uploadRow = (url: string) =>
-  sqlite().query("SELECT id, attached_at, thumb_url FROM uploads WHERE storage_key = ?").get(keyOf(url)) as {
-    id: number;
-    attached_at: number | null;
-    thumb_url: string | null;
-  } | null;
+  queryRow<{ id: number; attached_at: number | null; thumb_url: string | null }>(
+    db(),
+    "SELECT id, attached_at, thumb_url FROM uploads WHERE storage_key = ?",
+    keyOf(url),
+  );
 
 async function cleanup(name: (typeof CLEANUP_NAMES)[number]): Promise<number | undefined> {
   const run = await runCleanup(server.app, name);
@@ -59,7 +60,7 @@ describe("abandoned uploads", () => {
     const now = app.clock.now();
     const abandoned = await uploadFor(app, uid, "post");
     const attached = await uploadFor(app, uid, "post");
-    sqlite().query("UPDATE uploads SET attached_at = ? WHERE storage_key = ?").run(now, keyOf(attached));
+    await queryRows(db(), "UPDATE uploads SET attached_at = ? WHERE storage_key = ?", now, keyOf(attached));
 
     // references written without marking the upload, in every column that can hold a file URL
     const avatar = await uploadFor(app, uid, "avatar");
@@ -70,18 +71,38 @@ describe("abandoned uploads", () => {
     const storyImage = await uploadFor(app, uid, "story");
     const invoicePhoto = await uploadFor(app, uid, "chat-image");
     // path-only form, as some rows keep it
-    sqlite()
-      .query("UPDATE users SET avatar_url = ?, cover_url = ? WHERE id = ?")
-      .run(avatar, new URL(cover).pathname, uid);
-    const postId = sqlite()
-      .query("INSERT INTO posts (cuid, author_id, images, created_at) VALUES (?, ?, ?, ?) RETURNING id")
-      .get(newCuid(), uid, JSON.stringify([{ url: postImage }]), now) as { id: number };
-    sqlite()
-      .query("INSERT INTO comments (cuid, post_id, author_id, media, created_at) VALUES (?, ?, ?, ?, ?)")
-      .run(newCuid(), postId.id, uid, JSON.stringify([{ type: "image", url: commentImage }]), now);
-    sqlite()
-      .query("INSERT INTO stories (cuid, author_id, media_url, media_kind, created_at) VALUES (?, ?, ?, 'story', ?)")
-      .run(newCuid(), uid, storyImage, now);
+    await queryRows(
+      db(),
+      "UPDATE users SET avatar_url = ?, cover_url = ? WHERE id = ?",
+      avatar,
+      new URL(cover).pathname,
+      uid,
+    );
+    const postId = (await queryRow(
+      db(),
+      "INSERT INTO posts (cuid, author_id, images, created_at) VALUES (?, ?, ?, ?) RETURNING id",
+      newCuid(),
+      uid,
+      JSON.stringify([{ url: postImage }]),
+      now,
+    )) as { id: number };
+    await queryRows(
+      db(),
+      "INSERT INTO comments (cuid, post_id, author_id, media, created_at) VALUES (?, ?, ?, ?, ?)",
+      newCuid(),
+      postId.id,
+      uid,
+      JSON.stringify([{ type: "image", url: commentImage }]),
+      now,
+    );
+    await queryRows(
+      db(),
+      "INSERT INTO stories (cuid, author_id, media_url, media_kind, created_at) VALUES (?, ?, ?, 'story', ?)",
+      newCuid(),
+      uid,
+      storyImage,
+      now,
+    );
 
     // a real path that never marks its upload: a file sent by a bot
     const token = await createBotViaApi(owner.client, "cleanup_bot");
@@ -98,45 +119,46 @@ describe("abandoned uploads", () => {
     );
     expect(sent.ok).toBe(true);
     const botPhoto = sent.result.photo.at(-1).file_id as string;
-    expect(uploadRow(botPhoto)?.attached_at).toBeNull();
-    sqlite().query("UPDATE conversations SET photo_url = ? WHERE cuid = ?").run(groupPhoto, cid);
-    sqlite()
-      .query(
-        "UPDATE messages SET invoice = ? WHERE id = (SELECT MIN(m.id) FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.cuid = ?)",
-      )
-      .run(JSON.stringify({ title: "t", photo_url: invoicePhoto }), cid);
+    expect((await uploadRow(botPhoto))?.attached_at).toBeNull();
+    await queryRows(db(), "UPDATE conversations SET photo_url = ? WHERE cuid = ?", groupPhoto, cid);
+    await queryRows(
+      db(),
+      "UPDATE messages SET invoice = ? WHERE id = (SELECT MIN(m.id) FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.cuid = ?)",
+      JSON.stringify({ title: "t", photo_url: invoicePhoto }),
+      cid,
+    );
 
     const referenced = [avatar, cover, postImage, commentImage, groupPhoto, storyImage, invoicePhoto, botPhoto];
-    const abandonedThumb = uploadRow(abandoned)!.thumb_url!;
+    const abandonedThumb = (await uploadRow(abandoned))!.thumb_url!;
     expect(fileOnDisk(abandonedThumb)).toBe(true);
     expect((await fetch(abandoned)).status).toBe(200);
 
     // within the grace period nothing goes
     server.clock.advance(23 * HOUR);
     expect(await cleanup("uploads:abandoned")).toBe(0);
-    expect(uploadRow(abandoned)).not.toBeNull();
+    expect(await uploadRow(abandoned)).not.toBeNull();
 
     server.clock.advance(2 * HOUR);
     const fresh = await uploadFor(app, uid, "post");
     expect(await cleanup("uploads:abandoned")).toBe(1);
 
-    expect(uploadRow(abandoned)).toBeNull();
+    expect(await uploadRow(abandoned)).toBeNull();
     expect(fileOnDisk(abandoned)).toBe(false);
     expect(fileOnDisk(abandonedThumb)).toBe(false);
     expect((await fetch(abandoned)).status).toBe(404);
     for (const url of [attached, fresh, ...referenced]) {
-      expect(uploadRow(url)).not.toBeNull();
+      expect(await uploadRow(url)).not.toBeNull();
       expect(fileOnDisk(url)).toBe(true);
     }
     expect((await fetch(botPhoto)).status).toBe(200);
     // found in use: marked, so later runs do not look for them again
-    for (const url of referenced) expect(uploadRow(url)!.attached_at).toBeGreaterThan(now + 24 * HOUR);
-    expect(uploadRow(fresh)!.attached_at).toBeNull();
+    for (const url of referenced) expect((await uploadRow(url))!.attached_at).toBeGreaterThan(now + 24 * HOUR);
+    expect((await uploadRow(fresh))!.attached_at).toBeNull();
 
     // a second run has nothing left to do
     expect(await cleanup("uploads:abandoned")).toBe(0);
     // the story row above was written by hand; it must not count in the stories test
-    sqlite().query("DELETE FROM stories WHERE media_url = ?").run(storyImage);
+    await queryRows(db(), "DELETE FROM stories WHERE media_url = ?", storyImage);
   });
 });
 
@@ -166,7 +188,8 @@ describe("expired stories' media", () => {
     expect(res.status).toBe(200);
     return { id: res.body.data.story.id, url: mediaUrl };
   }
-  const storyExists = (cuid: string) => sqlite().query("SELECT 1 FROM stories WHERE cuid = ?").get(cuid) !== null;
+  const storyExists = async (cuid: string) =>
+    (await queryRow(db(), "SELECT 1 FROM stories WHERE cuid = ?", cuid)) !== null;
 
   test("stories past 24 h plus the retention lose their rows and media; live, recently deleted and shared media stay", async () => {
     const app = server.app;
@@ -178,7 +201,7 @@ describe("expired stories' media", () => {
     expect((await viewer.client.post(`/api/social/stories/${expired.id}/view`)).status).toBe(200);
     expect((await client.delete(`/api/social/stories/${deletedLongAgo.id}`)).status).toBe(200);
     // the same file also used as the cover: the story goes, the file stays
-    sqlite().query("UPDATE users SET cover_url = ? WHERE id = ?").run(shared.url, user.id);
+    await queryRows(db(), "UPDATE users SET cover_url = ? WHERE id = ?", shared.url, user.id);
 
     server.clock.advance(30 * HOUR);
     const deletedRecently = await postStory(client, user.id);
@@ -186,28 +209,27 @@ describe("expired stories' media", () => {
     const live = await postStory(client, user.id);
     // deleted 30 h ago: gone; expired 6 h ago, within the 24 h retention: kept
     expect(await cleanup("stories:media")).toBe(1);
-    expect(storyExists(deletedLongAgo.id)).toBe(false);
-    expect(storyExists(expired.id)).toBe(true);
+    expect(await storyExists(deletedLongAgo.id)).toBe(false);
+    expect(await storyExists(expired.id)).toBe(true);
     expect(fileOnDisk(expired.url)).toBe(true);
 
     server.clock.advance(19 * HOUR);
     expect(await cleanup("stories:media")).toBe(1);
-    for (const s of [expired, shared, deletedLongAgo]) expect(storyExists(s.id)).toBe(false);
+    for (const s of [expired, shared, deletedLongAgo]) expect(await storyExists(s.id)).toBe(false);
     for (const s of [expired, deletedLongAgo]) {
-      expect(uploadRow(s.url)).toBeNull();
+      expect(await uploadRow(s.url)).toBeNull();
       expect(fileOnDisk(s.url)).toBe(false);
     }
     expect(
-      sqlite()
-        .query(
-          "SELECT COUNT(*) AS n FROM story_views sv WHERE NOT EXISTS (SELECT 1 FROM stories s WHERE s.id = sv.story_id)",
-        )
-        .get(),
+      await queryRow(
+        db(),
+        "SELECT COUNT(*) AS n FROM story_views sv WHERE NOT EXISTS (SELECT 1 FROM stories s WHERE s.id = sv.story_id)",
+      ),
     ).toEqual({ n: 0 });
-    expect(uploadRow(shared.url)!.attached_at).not.toBeNull();
+    expect((await uploadRow(shared.url))!.attached_at).not.toBeNull();
     expect(fileOnDisk(shared.url)).toBe(true);
     for (const s of [deletedRecently, live]) {
-      expect(storyExists(s.id)).toBe(true);
+      expect(await storyExists(s.id)).toBe(true);
       expect(fileOnDisk(s.url)).toBe(true);
     }
     const mine = await client.get(`/api/social/stories/${live.id}`);
@@ -221,28 +243,31 @@ describe("bot updates", () => {
     const app = server.app;
     const token = await createBotViaApi(owner.client, "retention_bot");
     const botId = (
-      sqlite()
-        .query("SELECT b.id FROM bots b JOIN users u ON u.id = b.user_id WHERE u.username = 'retention_bot'")
-        .get() as { id: number }
+      (await queryRow(
+        db(),
+        "SELECT b.id FROM bots b JOIN users u ON u.id = b.user_id WHERE u.username = 'retention_bot'",
+      )) as { id: number }
     ).id;
     const now = app.clock.now();
-    const insert = (createdAgoH: number, deliveredAgoH: number | null) =>
+    const insert = async (createdAgoH: number, deliveredAgoH: number | null) =>
       (
-        sqlite()
-          .query(
-            "INSERT INTO bot_updates (bot_id, type, payload, created_at, delivered_at) VALUES (?, 'message', '{}', ?, ?) RETURNING id",
-          )
-          .get(botId, now - createdAgoH * HOUR, deliveredAgoH === null ? null : now - deliveredAgoH * HOUR) as {
+        (await queryRow(
+          db(),
+          "INSERT INTO bot_updates (bot_id, type, payload, created_at, delivered_at) VALUES (?, 'message', '{}', ?, ?) RETURNING id",
+          botId,
+          now - createdAgoH * HOUR,
+          deliveredAgoH === null ? null : now - deliveredAgoH * HOUR,
+        )) as {
           id: number;
         }
       ).id;
-    const deliveredOld = insert(30, 25);
-    const deliveredRecent = insert(30, 2);
-    const pendingOld = insert(25, null);
-    const pendingRecent = insert(23, null);
+    const deliveredOld = await insert(30, 25);
+    const deliveredRecent = await insert(30, 2);
+    const pendingOld = await insert(25, null);
+    const pendingRecent = await insert(23, null);
     expect(await cleanup("bots:updates")).toBe(2);
     const left = (
-      sqlite().query("SELECT id FROM bot_updates WHERE bot_id = ? ORDER BY id").all(botId) as Array<{ id: number }>
+      (await queryRows(db(), "SELECT id FROM bot_updates WHERE bot_id = ? ORDER BY id", botId)) as Array<{ id: number }>
     ).map((r) => r.id);
     expect(left).toEqual([deliveredRecent, pendingRecent]);
     expect(left).not.toContain(deliveredOld);

@@ -1,6 +1,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Elysia } from "elysia";
+import { sql } from "kysely";
 import type * as PromClient from "prom-client";
 import { defineService, type App } from "../app";
 import { safeEqual } from "../lib/crypto";
@@ -193,10 +194,12 @@ export class Metrics {
     });
     new this.lib.Gauge({
       name: "social_database_bytes",
-      help: "Size of social.db",
+      help: "Size of the database: social.db, or the PostgreSQL database as its server reports it",
       registers,
-      collect() {
-        this.set(fileSize(db));
+      async collect() {
+        if (app.storage.sqlite) return this.set(fileSize(db));
+        const { rows } = await sql<{ n: number }>`SELECT pg_database_size(current_database()) AS n`.execute(app.db);
+        this.set(Number(rows[0]?.n ?? 0));
       },
     });
     new this.lib.Gauge({

@@ -3,6 +3,8 @@ import { expect } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { storeConfigValues } from "../config";
+import { freshPostgresDatabase, testsOnPostgres } from "./postgres";
 
 /** The socialctl entry point, run from source by Bun. */
 export const CLI = fileURLToPath(new URL("../../cli/index.ts", import.meta.url));
@@ -48,9 +50,17 @@ export function cliHarness() {
     return d;
   };
   const dataDir = tmp();
+  // SOCIAL_TEST_DATABASE=postgres: the data dir names a fresh database before the first
+  // command, so `init` and every command after it (and openApp on the dir) use PostgreSQL
+  const prepared = testsOnPostgres()
+    ? freshPostgresDatabase().then((url) => storeConfigValues(dataDir, { "database.url": url }))
+    : Promise.resolve();
 
   /** Runs socialctl in a child process, as an operator would. */
-  const run = (...args: string[]) => runCli(["--data-dir", dataDir, ...args]);
+  const run = async (...args: string[]) => {
+    await prepared;
+    return runCli(["--data-dir", dataDir, ...args]);
+  };
 
   /** With --json: stdout is exactly one JSON document. */
   async function runJson(...args: string[]) {

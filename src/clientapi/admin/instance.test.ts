@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { knownMigrationNames } from "../../db";
@@ -10,6 +9,7 @@ import { TestClient } from "../../testing/client";
 import { quickPerson } from "../../testing/fixtures";
 import type { TestServer } from "../../testing/server";
 import { adminWorld, auditEntries, expectError } from "../../testing/admin";
+import { openOtherConnection } from "../../testing/sql";
 
 let server: TestServer;
 let admin: TestClient;
@@ -202,15 +202,18 @@ describe("status and the audit log", () => {
   test("each entry is committed to the database file when the action is answered", async () => {
     const answered = await auditEntries(admin, 100);
     // a second connection, as a restarted server would open it
-    const file = new Database(join(server.dataDir, "social.db"), { readonly: true });
+    const other = openOtherConnection(server.dataDir);
     try {
-      const rows = file
-        .query("SELECT cuid, actor_username FROM admin_audit ORDER BY created_at DESC, id DESC")
-        .all() as Array<{ cuid: string; actor_username: string }>;
+      const rows = await other.db
+        .selectFrom("admin_audit")
+        .select(["cuid", "actor_username"])
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .execute();
       expect(rows.map((r) => r.cuid)).toEqual(answered.map((e) => e.id));
       expect(rows.every((r) => r.actor_username === adminName)).toBe(true);
     } finally {
-      file.close();
+      await other.close();
     }
   });
 });
