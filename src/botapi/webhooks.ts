@@ -15,11 +15,13 @@ const MAX_BACKOFF_MS = 60_000;
 const FIRST_BACKOFF_MS = 500;
 const DELIVERY_TIMEOUT_MS = 15_000;
 /**
- * One node delivers a bot's updates at a time: it holds this lease, renewed before each update.
- * A node that dies mid-delivery loses it after this long, and another node's scan takes over
- * (the update it was sending is still queued, so it is sent again: at least once, in order).
+ * One node delivers a bot's updates at a time: it holds this lease while it delivers, renewed
+ * every LEASE_RENEW_MS (before each update and during a slow one). A node that dies
+ * mid-delivery loses it within this long and another node's scan takes over: the update it was
+ * sending is still queued, so it goes again under the same update_id (at least once, in order).
  */
-const DELIVERY_LEASE_MS = DELIVERY_TIMEOUT_MS * 2;
+const DELIVERY_LEASE_MS = 10_000;
+const LEASE_RENEW_MS = 3_000;
 /** When idle, look again this often anyway (clock moved by tests, a missed kick). */
 const IDLE_RECHECK_MS = 5_000;
 
@@ -77,8 +79,20 @@ export function startWebhookWorker(app: App): void {
     const lease = `webhook:${botId}`;
     const node = pubsub(app).nodeId;
     let held = false;
+    // a renewal that fails (another node holds the lease: this process stalled past it, or the
+    // lease store is away) ends this delivery at once, its POST aborted and nothing recorded,
+    // so two nodes never go on sending one bot's updates side by side
+    const lost = new AbortController();
+    const renewal = setInterval(() => {
+      leases(app)
+        .acquire(lease, node, DELIVERY_LEASE_MS)
+        .then(
+          (ok) => ok || lost.abort(),
+          () => lost.abort(),
+        );
+    }, LEASE_RENEW_MS);
     try {
-      for (let i = 0; i < 1000 && !stopped; i++) {
+      for (let i = 0; i < 1000 && !stopped && !lost.signal.aborted; i++) {
         // another node is delivering this bot's updates: its scan, not this one, carries on
         if (!(held = await leases(app).acquire(lease, node, DELIVERY_LEASE_MS))) return;
         const found = await findBotByUserId(app.db, botUserId);
@@ -89,7 +103,10 @@ export function startWebhookWorker(app: App): void {
         const body = JSON.stringify(update);
         attempted = true;
         const started = performance.now();
-        const failure = await post(found.bot.webhook_url, found.bot.webhook_secret, body, found);
+        const failure = await post(found.bot.webhook_url, found.bot.webhook_secret, body, found, lost.signal);
+        // the lease went to another node mid-POST: that node delivers this update (again); the
+        // bot's server may have got it from both, always under this one update_id
+        if (failure !== null && lost.signal.aborted) return;
         metricsFor(app).webhookDeliveries.inc({ result: failure === null ? "ok" : "failed" });
         botLogOf(app).add(botId, {
           kind: "update",
@@ -101,6 +118,7 @@ export function startWebhookWorker(app: App): void {
           ms: Math.round((performance.now() - started) * 10) / 10,
         });
         if (failure === null) {
+          // acknowledged (2xx): removed even if the lease was lost meanwhile, so never sent again
           await removeDeliveredUpdate(app.db, row.id);
           continue;
         }
@@ -112,6 +130,7 @@ export function startWebhookWorker(app: App): void {
     } catch (err) {
       if (!stopped) app.log.error("webhook delivery failed", { botId, error: String(err) });
     } finally {
+      clearInterval(renewal);
       if (held)
         await leases(app)
           .release(lease, node)
@@ -131,6 +150,7 @@ export function startWebhookWorker(app: App): void {
     secret: string | null,
     body: string,
     found: NonNullable<Awaited<ReturnType<typeof findBotByUserId>>>,
+    leaseLost: AbortSignal,
   ): Promise<string | null> {
     const shape = urlShapeProblem(app, url);
     if (shape) return `Bad webhook: ${shape}`;
@@ -147,7 +167,13 @@ export function startWebhookWorker(app: App): void {
       res = await fetchPublic(
         app,
         new URL(url),
-        { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) },
+        {
+          method: "POST",
+          headers,
+          body,
+          redirect: "manual",
+          signal: AbortSignal.any([leaseLost, AbortSignal.timeout(DELIVERY_TIMEOUT_MS)]),
+        },
         logCause,
       );
     } catch {

@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Bot } from "grammy";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { storeConfigValues } from "../config";
+import { openPostgresStorage } from "../db";
 import { botCall, openChat, pressButtonAndPay } from "../testing/botapi";
 import { runCli, startServeProcess } from "../testing/cli";
 import { TestClient } from "../testing/client";
 import { freshPostgresDatabase } from "../testing/postgres";
+import { startFailoverProxy, type FailoverProxy } from "../testing/proxy";
 import { SseClient, WsClient } from "../testing/realtime";
 import { startTestRedis, type TestRedis } from "../testing/redis";
 import { startTestS3, type TestS3 } from "../testing/s3";
@@ -19,7 +21,8 @@ import { waitFor } from "../testing/wait";
  * on its own loopback port and its own data dir (the same settings and instance secret, carried
  * with `config export` / `config import`), sharing a throwaway PostgreSQL cluster, a real
  * redis-server and an S3-compatible bucket (s3rver). People and a grammY bot are spread over
- * the nodes; one node is killed with SIGKILL while they send.
+ * the nodes; one node is killed with SIGKILL while they send (the one the bot polls through a
+ * load balancer), then the node delivering a webhook bot's updates is killed mid-POST.
  */
 
 // three servers started from source, several CLI runs and a PostgreSQL cluster on a shared machine
@@ -36,17 +39,23 @@ const PERSONS = 6;
 /** messages each person sends in the kill test (one chat each, one at a time: the chat's order is the send order) */
 const PER_PERSON = 40;
 
+let databaseUrl: string;
 let redis: TestRedis;
 let s3: TestS3;
 let nodes: Node[] = [];
 let admin: TestClient;
 let relayToken: string;
 let soloToken: string;
+let hookToken: string;
 const persons: Array<{ username: string; home: TestClient }> = [];
 const dirs: string[] = [];
 
-/** The grammY bot, polling node C for the whole file: every text message it got, in arrival order. */
+/**
+ * The grammY bot, polling through a load balancer that sends it to B (killed in the kill test),
+ * then to the next node that answers: every text message it got, in arrival order.
+ */
 let bot: Bot;
+let balancer: FailoverProxy;
 let polling: Promise<void>;
 const received: Array<{ updateId: number; chatId: number; text: string }> = [];
 
@@ -71,11 +80,8 @@ async function startNode(dataDir: string): Promise<Node> {
 }
 
 beforeAll(async () => {
-  const [databaseUrl, r, bucket] = await Promise.all([
-    freshPostgresDatabase({ empty: true }),
-    startTestRedis(),
-    startTestS3(),
-  ]);
+  const [url, r, bucket] = await Promise.all([freshPostgresDatabase({ empty: true }), startTestRedis(), startTestS3()]);
+  databaseUrl = url;
   redis = r;
   s3 = bucket;
   for (let i = 0; i < 4; i++) dirs.push(mkdtempSync(join(tmpdir(), "socialctl-nodes-")));
@@ -92,6 +98,8 @@ beforeAll(async () => {
     "limits.loginPer10Min": 1_000_000,
     "limits.botCallsPerMinute": 1_000_000,
     "limits.blockAfterRejections": 100_000_000,
+    // the webhook bot's server is on loopback
+    "bot.allowPrivateWebhooks": true,
   });
   await cli(first, "init", "--yes", "--registration", "open");
   await cli(
@@ -107,19 +115,20 @@ beforeAll(async () => {
     "--admin",
     "--verified",
   );
-  const [relay, solo] = await Promise.all(
-    ["relay_bot", "solo_bot"].map(async (username) => {
+  const [relay, solo, hook] = await Promise.all(
+    ["relay_bot", "solo_bot", "hook_bot"].map(async (username) => {
       const run = await cli(first, "--json", "bot", "create", "--owner", "ann", "--username", username, "--name", "B");
       return run.json.token as string;
     }),
   );
   relayToken = relay!;
   soloToken = solo!;
+  hookToken = hook!;
   const exported = join(exchange, "node.json");
   await cli(first, "config", "export", "--out", exported);
   await Promise.all([second, third].map((dir) => cli(dir, "config", "import", exported)));
   nodes = await Promise.all([first, second, third].map(startNode));
-  const [a, , c] = nodes as [Node, Node, Node];
+  const [a, b, c] = nodes as [Node, Node, Node];
 
   admin = new TestClient(a.url);
   expect((await admin.login(ADMIN.email, ADMIN.password)).status).toBe(200);
@@ -139,7 +148,8 @@ beforeAll(async () => {
     persons.push({ username, home: client });
   }
 
-  bot = new Bot(relayToken, { client: { apiRoot: c.url } });
+  balancer = startFailoverProxy([b.url, c.url, a.url]);
+  bot = new Bot(relayToken, { client: { apiRoot: balancer.url } });
   bot.on("message:text", (ctx) => {
     received.push({ updateId: ctx.update.update_id, chatId: ctx.chat.id, text: ctx.message.text });
   });
@@ -152,6 +162,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (bot?.isRunning()) await bot.stop();
   await polling?.catch(() => {});
+  balancer?.stop();
   for (const node of nodes) {
     if (node.proc.exitCode !== null || node.proc.signalCode) continue;
     node.proc.kill("SIGTERM");
@@ -174,7 +185,7 @@ describe("three nodes on PostgreSQL, Redis and a bucket", () => {
     }
   });
 
-  test("a message through A reaches a person's WebSocket and SSE stream on B and the bot's parked getUpdates on C", async () => {
+  test("a message through A reaches a person's WebSocket and SSE stream on B and the bot's parked getUpdates on B", async () => {
     const [a, b] = nodes as [Node, Node, Node];
     const [sender, reader] = persons as [(typeof persons)[0], (typeof persons)[0]];
     const onA = onNode(sender.home, a);
@@ -195,8 +206,9 @@ describe("three nodes on PostgreSQL, Redis and a bucket", () => {
 
     const toBot = await openChat(onA, "relay_bot");
     expect((await onA.post(`/api/social/messages/${toBot}`, { content: "hello bot" })).status).toBe(200);
-    // grammY's poll on C waits up to 30 s: the message arrives with the wake-up Redis carried from A
-    const got = await waitFor(() => received.find((u) => u.text === "hello bot"), 15_000, "the update on C");
+    // grammY's poll on B waits up to 30 s: the message arrives with the wake-up Redis carried from A
+    expect(balancer.current()).toBe(b.url);
+    const got = await waitFor(() => received.find((u) => u.text === "hello bot"), 15_000, "the update on B");
     expect(got.chatId).toBeGreaterThan(0);
   });
 
@@ -216,7 +228,7 @@ describe("three nodes on PostgreSQL, Redis and a bucket", () => {
     expect(newer.every((s) => s === 200)).toBe(true);
   });
 
-  test("a button and a Pay pressed on A are answered by the grammY bot polling C; the invoice is paid once", async () => {
+  test("a button and a Pay pressed on A are answered by the grammY bot polling B; the invoice is paid once", async () => {
     const [a, b, c] = nodes as [Node, Node, Node];
     const buyer = persons[1]!;
     const onA = onNode(buyer.home, a);
@@ -246,7 +258,7 @@ describe("three nodes on PostgreSQL, Redis and a bucket", () => {
     expect(filesHolding(b.dataDir, bytes)).toEqual([]);
   });
 
-  test("SIGKILL of one node while people send through all three loses no acknowledged message or update", async () => {
+  test("SIGKILL of the node the bot polls, while people send through all three, loses no acknowledged message or update", async () => {
     const [a, b] = nodes as [Node, Node, Node];
     const chats = await Promise.all(persons.map((p) => openChat(p.home, "relay_bot")));
     const chatIds = await Promise.all(persons.map((p, k) => chatIdSeenByBot(p.home, chats[k]!, `${p.username} here`)));
@@ -256,6 +268,7 @@ describe("three nodes on PostgreSQL, Redis and a bucket", () => {
     let retried = 0;
     const killAt = Math.floor((PERSONS * PER_PERSON) / 3);
     let killed = false;
+    let pollingB = false;
 
     /** One message, first through node (i + k) % 3, then the next nodes with the same clientMessageId. */
     const sendOne = async (k: number, i: number) => {
@@ -271,6 +284,7 @@ describe("three nodes on PostgreSQL, Redis and a bucket", () => {
             acknowledged[k]!.push(content);
             if (++acked >= killAt && !killed) {
               killed = true;
+              pollingB = balancer.current() === b.url;
               b.proc.kill("SIGKILL");
             }
             return;
@@ -308,9 +322,13 @@ describe("three nodes on PostgreSQL, Redis and a bucket", () => {
       expect(acknowledged[k]).toHaveLength(PER_PERSON);
     }
 
-    // the bot got each acknowledged message's update exactly once, in order per chat
+    // the bot got each acknowledged message's update exactly once, in order per chat, though its
+    // getUpdates went to B until B died and then, after the balancer's 502, to C
     const ours = (u: { text: string }) => ofLoad(u.text);
     await waitFor(() => received.filter(ours).length >= PERSONS * PER_PERSON, 60_000, "the bot's updates");
+    expect(pollingB).toBe(true);
+    expect(balancer.failures()).toBeGreaterThan(0);
+    expect(balancer.current()).toBe(nodes[2]!.url);
     await bot.stop();
     await polling;
     // nothing is left in the queue to arrive later as a duplicate
@@ -326,7 +344,115 @@ describe("three nodes on PostgreSQL, Redis and a bucket", () => {
       expect(updates.filter((u) => u.chatId === chatIds[k]).map((u) => u.text)).toEqual(acknowledged[k]!);
     }
   });
+  test("SIGKILL of the node delivering a webhook mid-POST: another node redelivers that update under the same id once the lease expires; acknowledged ones never come again", async () => {
+    // B died in the kill test: A and C are left, either may be the bot's deliverer
+    const alive = [nodes[0]!, nodes[2]!];
+    const posts: Array<{ update: any; text: string; pid: number | null }> = [];
+    let holdText: string | null = null;
+    const receiver = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      idleTimeout: 0,
+      async fetch(req, server) {
+        const update = (await req.json()) as any;
+        const text = update.message?.text as string;
+        // which node's process holds the other end of this connection
+        const pid = pidOfPeer(server.requestIP(req)!.port, alive);
+        posts.push({ update, text, pid });
+        // the POST of holdText is never answered: its node is killed while it waits
+        if (text === holdText && posts.filter((p) => p.text === text).length === 1)
+          return new Promise<Response>(() => {});
+        return Response.json({});
+      },
+    });
+    try {
+      const person = persons[3]!;
+      const via = (node: Node) => onNode(person.home, node);
+      expect((await botCall(alive[0]!.url, hookToken, "setWebhook", { url: `${receiver.url}/hook` })).status).toBe(200);
+      const cid = await openChat(via(alive[0]!), "hook_bot");
+      const send = async (node: Node, text: string) =>
+        expect((await via(node).post(`/api/social/messages/${cid}`, { content: text })).status).toBe(200);
+      const arrived = (text: string, times = 1) =>
+        waitFor(() => posts.filter((p) => p.text === text).length >= times || null, 60_000, `"${text}" at the webhook`);
+
+      for (let i = 0; i < 4; i++) await send(alive[i % 2]!, `w${i}`);
+      await arrived("w3");
+      holdText = "w4";
+      await send(alive[0]!, "w4");
+      await arrived("w4");
+      const held = posts.find((p) => p.text === "w4")!;
+      const deliverer = alive.find((n) => n.proc.pid === held.pid);
+      expect(deliverer).toBeDefined();
+      const survivor = alive.find((n) => n !== deliverer)!;
+      deliverer!.proc.kill("SIGKILL");
+      await deliverer!.proc.exited;
+      for (let i = 5; i < 8; i++) await send(survivor, `w${i}`);
+      // the survivor's scan takes the lease once the dead node's expires (10 s), then sends w4 again
+      await arrived("w7");
+
+      const texts = posts.map((p) => p.text);
+      expect(texts).toEqual(["w0", "w1", "w2", "w3", "w4", "w4", "w5", "w6", "w7"]);
+      const [first, again] = posts.filter((p) => p.text === "w4");
+      // the same update, under the same id, from the node that took over
+      expect(again!.update).toEqual(first!.update);
+      expect(again!.pid).toBe(survivor.proc.pid!);
+      // acknowledged updates (answered 2xx before the kill) never came again; ids only grow
+      const ids = posts.map((p) => p.update.update_id as number);
+      expect(new Set(ids).size).toBe(ids.length - 1);
+      expect(ids).toEqual([...ids].sort((x, y) => x - y));
+      // and nothing is left in its queue to come later
+      const storage = openPostgresStorage(databaseUrl);
+      try {
+        const left = await storage.db
+          .selectFrom("bot_updates")
+          .innerJoin("bots", "bots.id", "bot_updates.bot_id")
+          .innerJoin("users", "users.id", "bots.user_id")
+          .select("bot_updates.id")
+          .where("users.username", "=", "hook_bot")
+          .execute();
+        expect(left).toEqual([]);
+      } finally {
+        await storage.close();
+      }
+    } finally {
+      receiver.stop(true);
+    }
+  });
 });
+
+/**
+ * Which of NODES' processes owns the loopback TCP socket bound to local PORT (the client end of
+ * a connection the test's server accepted): the socket's inode from /proc/net/tcp, then the
+ * process holding a file descriptor on it. Null when none does.
+ */
+function pidOfPeer(port: number, nodes: Node[]): number | null {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
+  const inodes = new Set<string>();
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    for (const line of readFileSync(table, "utf8").split("\n").slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols[1]?.endsWith(`:${hexPort}`)) inodes.add(cols[9]!);
+    }
+  }
+  for (const node of nodes) {
+    const fds = `/proc/${node.proc.pid}/fd`;
+    let open: string[];
+    try {
+      open = readdirSync(fds);
+    } catch {
+      continue; // a killed node: no process, no descriptors
+    }
+    for (const fd of open) {
+      try {
+        const link = readlinkSync(`${fds}/${fd}`);
+        if (inodes.has(link.slice("socket:[".length, -1))) return node.proc.pid!;
+      } catch {
+        // the descriptor closed meanwhile
+      }
+    }
+  }
+  return null;
+}
 
 /** A message of the load in the kill test (not the one each person sent first). */
 const ofLoad = (text: string) => /^p\d+-m\d+$/.test(text);
