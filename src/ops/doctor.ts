@@ -7,7 +7,7 @@ import { fileSize } from "./layout";
 import { appliedMigrations, openReadOnly } from "./sqlite";
 import { probeEngines } from "./engines";
 import { knownMigrationNames, openPostgresStorage } from "../db";
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skipped";
 
@@ -48,7 +48,10 @@ export async function runDoctor(opts: DoctorOptions): Promise<Check[]> {
   const databaseUrl = readConfigFile(dataDir)["database.url"];
   if (typeof databaseUrl === "string" && databaseUrl) {
     checks.push(checkPermissions(dataDir));
-    checks.push(...(await checkPostgres(databaseUrl)));
+    const postgres = await checkPostgres(databaseUrl);
+    // backups write their pg_dump under the data dir, scratch files live there too
+    if (postgres.sizeBytes !== null) checks.push(checkDisk(dataDir, postgres.sizeBytes));
+    checks.push(...postgres.checks);
     checks.push(checkFfmpeg());
     checks.push(await checkSmtp(dataDir, opts.timeoutMs ?? 10_000));
     checks.push(await checkClock(opts.timeUrl, opts.timeoutMs ?? 10_000));
@@ -65,7 +68,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<Check[]> {
     return checks;
   }
   checks.push(checkPermissions(dataDir));
-  checks.push(checkDisk(dataDir));
+  checks.push(checkDisk(dataDir, fileSize(dbPath(dataDir)) + fileSize(`${dbPath(dataDir)}-wal`)));
   checks.push(...checkDatabase(dataDir));
   checks.push(checkFfmpeg());
   checks.push(await checkSmtp(dataDir, opts.timeoutMs ?? 10_000));
@@ -149,11 +152,11 @@ function checkPermissions(dataDir: string): Check {
   };
 }
 
-function checkDisk(dataDir: string): Check {
+/** Room on the data dir's filesystem for a backup of a database of DB bytes. */
+function checkDisk(dataDir: string, db: number): Check {
   const fs = statfsSync(dataDir);
   const free = fs.bavail * fs.bsize;
-  const db = fileSize(dbPath(dataDir)) + fileSize(`${dbPath(dataDir)}-wal`);
-  // a backup writes a full copy of the database next to it before compressing
+  // a backup writes a full copy of the database (SQLite's file, or a pg_dump) before compressing
   const needed = Math.max(MIN_FREE_BYTES, 2 * db);
   const detail = `${GB(free)} free on the data dir's filesystem (database ${GB(db)})`;
   if (free < needed)
@@ -200,30 +203,98 @@ function checkDatabase(dataDir: string): Check[] {
   }
 }
 
+/** Connections a node's pool may hold (src/db: bunPostgresDialect's default). */
+const NODE_POOL_CONNECTIONS = 10;
+
 /**
- * database.url's PostgreSQL: reachable (integrity is the server's to keep: its checksums,
- * amcheck, the operator's monitoring) and its migrations, read without changing anything.
+ * database.url's PostgreSQL, read without changing anything: reachable and writable (not a
+ * standby or a read-only default), the counterpart of SQLite's integrity check (data
+ * checksums, and the pages that failed them), room for another node's connections, and the
+ * migrations. Also the database's size, for the free-disk check. Corruption PostgreSQL cannot
+ * see without checksums is the server's operator's (amcheck, monitoring).
  */
-async function checkPostgres(url: string): Promise<Check[]> {
+async function checkPostgres(url: string): Promise<{ checks: Check[]; sizeBytes: number | null }> {
   const storage = openPostgresStorage(url);
+  const db = storage.db as Kysely<any>;
+  const one = async <T>(query: ReturnType<typeof sql<T>>): Promise<T> => (await query.execute(db)).rows[0]!;
   try {
-    const server: Check = { name: "database", status: "ok", detail: `${await storage.describe()} reachable` };
-    const applied = (
-      await (storage.db as Kysely<any>).selectFrom("kysely_migration").select("name").orderBy("name").execute()
-    ).map((r) => r.name as string);
-    return [server, migrationsCheck(applied)];
+    const server = await storage.describe();
+    const { read_only } = await one(
+      sql<{ read_only: string }>`SELECT current_setting('transaction_read_only') AS read_only`,
+    );
+    const { standby } = await one(sql<{ standby: boolean }>`SELECT pg_is_in_recovery() AS standby`);
+    const database: Check =
+      read_only === "on"
+        ? {
+            name: "database",
+            status: "fail",
+            detail: `${server} reachable but read-only (${standby ? "a standby in recovery" : "default_transaction_read_only is on"})`,
+            fix: "point database.url at the primary, or `ALTER DATABASE … SET default_transaction_read_only = off`",
+          }
+        : { name: "database", status: "ok", detail: `${server} reachable` };
+    const { size } = await one(sql<{ size: number }>`SELECT pg_database_size(current_database()) AS size`);
+    const checks = [database, await checkPostgresIntegrity(db), await checkPostgresConnections(db)];
+    const applied = (await db.selectFrom("kysely_migration").select("name").orderBy("name").execute()).map(
+      (r) => r.name as string,
+    );
+    return { checks: [...checks, migrationsCheck(applied)], sizeBytes: Number(size) };
   } catch (err) {
-    return [
-      {
-        name: "database",
-        status: "fail",
-        detail: `PostgreSQL (database.url): ${(err as Error).message}`,
-        fix: "check that PostgreSQL runs and database.url names a database this user may use",
-      },
-    ];
+    return {
+      checks: [
+        {
+          name: "database",
+          status: "fail",
+          detail: `PostgreSQL (database.url): ${(err as Error).message}`,
+          fix: "check that PostgreSQL runs and database.url names a database this user may use",
+        },
+      ],
+      sizeBytes: null,
+    };
   } finally {
     await storage.close();
   }
+}
+
+/** SQLite's quick_check's counterpart: pages that failed their checksum, when the cluster keeps checksums. */
+async function checkPostgresIntegrity(db: Kysely<any>): Promise<Check> {
+  const { rows } = await sql<{ checksums: string; failures: number | null }>`
+    SELECT current_setting('data_checksums') AS checksums,
+      (SELECT checksum_failures FROM pg_stat_database WHERE datname = current_database()) AS failures`.execute(db);
+  const { checksums, failures } = rows[0]!;
+  if (checksums !== "on")
+    return {
+      name: "database integrity",
+      status: "skipped",
+      detail: "the cluster keeps no data checksums (initdb's default), so PostgreSQL cannot tell a damaged page",
+      fix: "enable them with `pg_checksums --enable` while the PostgreSQL server is stopped (or initdb --data-checksums)",
+    };
+  if (Number(failures ?? 0) > 0)
+    return {
+      name: "database integrity",
+      status: "fail",
+      detail: `${failures} page(s) of this database failed their checksum (pg_stat_database.checksum_failures)`,
+      fix: "see PostgreSQL's log for the pages; restore the last backup or fail over to a replica (`socialctl backup restore FILE --database-url URL`)",
+    };
+  return { name: "database integrity", status: "ok", detail: "data checksums on, no page failed them" };
+}
+
+/** Whether the server has room for another node's pool, beside the connections open now. */
+async function checkPostgresConnections(db: Kysely<any>): Promise<Check> {
+  const { rows } = await sql<{ max: number; reserved: number; used: number }>`
+    SELECT current_setting('max_connections')::int AS max,
+      current_setting('superuser_reserved_connections')::int AS reserved,
+      (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend') AS used`.execute(db);
+  const { max, reserved, used } = rows[0]!;
+  const free = Number(max) - Number(reserved) - Number(used);
+  const detail = `${used} of ${Number(max) - Number(reserved)} connections in use (each node's pool holds up to ${NODE_POOL_CONNECTIONS})`;
+  if (free < NODE_POOL_CONNECTIONS)
+    return {
+      name: "connections",
+      status: "warn",
+      detail,
+      fix: "raise max_connections in postgresql.conf (a restart of PostgreSQL), or put PgBouncer in front of it",
+    };
+  return { name: "connections", status: "ok", detail };
 }
 
 /** The migrations check from the names a database has APPLIED. */

@@ -62,12 +62,55 @@ describe("an instance on PostgreSQL", () => {
   test("doctor checks PostgreSQL instead of a database file", async () => {
     const checks = await runDoctor({ dataDir, timeUrl: undefined, timeoutMs: 2_000 });
     const byName = Object.fromEntries(checks.map((c) => [c.name, c]));
+    expect(checks.map((c) => c.name).slice(0, 7)).toEqual([
+      "data dir",
+      "permissions",
+      "free disk",
+      "database",
+      "database integrity",
+      "connections",
+      "migrations",
+    ]);
     expect(byName.database).toEqual({
       name: "database",
       status: "ok",
       detail: expect.stringMatching(/^PostgreSQL \d+.* reachable$/),
     });
+    // the test cluster is made without data checksums, as initdb makes it by default
+    expect(byName["database integrity"]).toMatchObject({
+      status: "skipped",
+      detail: expect.stringContaining("no data checksums"),
+      fix: expect.stringContaining("pg_checksums --enable"),
+    });
+    expect(byName.connections).toMatchObject({
+      status: "ok",
+      detail: expect.stringMatching(/^\d+ of 197 connections in use/),
+    });
+    expect(byName["free disk"]!.detail).toMatch(/free on the data dir's filesystem \(database \d+ MB\)/);
     expect(byName.migrations!.status).toBe("ok");
+  });
+
+  test("doctor fails a database it cannot write to (a standby, or read-only by default), saying what to do", async () => {
+    const url = await freshPostgresDatabase();
+    const name = new URL(url).pathname.slice(1);
+    const admin = new Bun.SQL(url, { max: 1 });
+    try {
+      await admin.unsafe(`ALTER DATABASE "${name}" SET default_transaction_read_only = on`);
+    } finally {
+      await admin.close();
+    }
+    const readOnlyDir = mkdtempSync(join(tmpdir(), "socialctl-pgops-ro-"));
+    try {
+      setConfigValue(readOnlyDir, "database.url", url);
+      const checks = await runDoctor({ dataDir: readOnlyDir, timeUrl: undefined, timeoutMs: 2_000 });
+      expect(checks.find((c) => c.name === "database")).toMatchObject({
+        status: "fail",
+        detail: expect.stringContaining("read-only (default_transaction_read_only is on)"),
+        fix: expect.stringContaining("primary"),
+      });
+    } finally {
+      rmSync(readOnlyDir, { recursive: true, force: true });
+    }
   });
 
   test("backup create holds a pg_dump of the database and says what it covers", async () => {
