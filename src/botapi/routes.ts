@@ -30,8 +30,10 @@ const FILE_PATH = /^\/file\/bot([^/]+)\/([^/]+)$/;
 /** Path parts are rarely escaped: only those with a % are decoded (throws on a bad escape). */
 const decodePart = (part: string): string => (part.includes("%") ? decodeURIComponent(part) : part);
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+const JSON_HEADERS: Record<string, string> = { "content-type": "application/json" };
+
+const json = (status: number, body: unknown, headers?: Record<string, string>) =>
+  new Response(JSON.stringify(body), { status, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS });
 
 const notFoundBody = { ok: false, error_code: 404, description: "Not Found" };
 
@@ -55,9 +57,8 @@ async function authorisedBot(app: App, limiter: RateLimiter, token: string): Pro
 const errorResponse = (app: App, err: unknown): Response => bodyResponse(toBotErrorBody(err, app.log));
 
 function bodyResponse(body: ReturnType<typeof toBotErrorBody>): Response {
-  const headers: Record<string, string> = {};
-  if (body.parameters?.retry_after !== undefined) headers["retry-after"] = String(body.parameters.retry_after);
-  return json(body.error_code, body, headers);
+  const retryAfter = body.parameters?.retry_after;
+  return json(body.error_code, body, retryAfter === undefined ? undefined : { "retry-after": String(retryAfter) });
 }
 
 /** GET /file/bot<TOKEN>/<file_path>: a file the bot sent or received (getFile), else 404. */

@@ -23,6 +23,14 @@ describe("hashes and HMACs (Bun's hasher) agree with node:crypto", () => {
     expect(safeEqual("abc", "abc")).toBe(true);
     expect(safeEqual("abc", "abd")).toBe(false);
     expect(safeEqual("abc", "abcd")).toBe(false);
+    expect(safeEqual("abcd", "abc")).toBe(false);
+    expect(safeEqual("", "")).toBe(true);
+    expect(safeEqual("", "a")).toBe(false);
+    expect(safeEqual("a", "")).toBe(false);
+    expect(safeEqual("ä€😀", "ä€😀")).toBe(true);
+    expect(safeEqual("ä€😀", "ä€😁")).toBe(false);
+    // a code unit that differs only beyond the low byte
+    expect(safeEqual("\u0100", "\u0000")).toBe(false);
   });
 });
 

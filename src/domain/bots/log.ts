@@ -102,11 +102,13 @@ export function loggable(value: unknown, depth = 0): unknown {
   }
   const out: Record<string, unknown> = {};
   let n = 0;
-  for (const [k, v] of Object.entries(value)) {
+  // for…in, not Object.entries: every Bot API call logs its parameters and result through here
+  for (const k in value) {
     if (n++ >= MAX_ITEMS) {
       out["…"] = `${Object.keys(value).length} keys`;
       break;
     }
+    const v = (value as Record<string, unknown>)[k];
     out[k] = SECRET_PARAMS.has(k) && v ? "<hidden>" : loggable(v, depth + 1);
   }
   return out;
