@@ -75,7 +75,7 @@ export function Composer(p: ComposerProps) {
   }
 
   const kb = p.keyboard;
-  const placeholder = kb?.input_field_placeholder ?? (p.editing ? "Edit the message" : "Write a message");
+  const placeholder = kb?.input_field_placeholder ?? (p.editing ? "Edit the message" : "Message");
   return (
     <div class="composer-wrap">
       {(p.replyTo || p.editing) && (
