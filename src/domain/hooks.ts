@@ -87,6 +87,9 @@ type Listener<K extends DomainHookName> = (payload: DomainHookPayloads[K]) => vo
 type TxListener<K extends DomainTxHookName> = (scope: Scope, payload: DomainTxHookPayloads[K]) => Promise<void>;
 type EventListener = (event: DomainEvent) => void;
 
+/** What emitting a hook without listeners returns: one settled promise, shared. */
+const DONE: Promise<void> = Promise.resolve();
+
 export class DomainHooks {
   private readonly listeners = new Map<DomainHookName, Array<Listener<any>>>();
   private readonly txListeners = new Map<DomainTxHookName, Array<TxListener<any>>>();
@@ -108,17 +111,26 @@ export class DomainHooks {
   }
 
   /** Runs the in-transaction listeners of NAME in SCOPE, in registration order; a failure propagates (the change rolls back). */
-  async emitWithin<K extends DomainTxHookName>(scope: Scope, name: K, payload: DomainTxHookPayloads[K]): Promise<void> {
-    for (const listener of this.txListeners.get(name) ?? []) await listener(scope, payload);
+  emitWithin<K extends DomainTxHookName>(scope: Scope, name: K, payload: DomainTxHookPayloads[K]): Promise<void> {
+    const list = this.txListeners.get(name);
+    return list ? this.#runWithin(list, scope, payload) : DONE;
+  }
+
+  async #runWithin(list: Array<TxListener<any>>, scope: Scope, payload: unknown): Promise<void> {
+    for (const listener of list) await listener(scope, payload as never);
   }
 
   /**
    * Runs listeners in registration order after the emitting change has committed.
    * A failing listener is logged and does not undo or block the change that happened.
    */
-  async emit<K extends DomainHookName>(name: K, payload: DomainHookPayloads[K]): Promise<void> {
+  emit<K extends DomainHookName>(name: K, payload: DomainHookPayloads[K]): Promise<void> {
     const list = this.listeners.get(name);
-    if (!list) return;
+    // a hook nobody listens to costs no async call (every message sent emits "message:created")
+    return list ? this.#run(name, list, payload) : DONE;
+  }
+
+  async #run(name: DomainHookName, list: Array<Listener<any>>, payload: unknown): Promise<void> {
     for (const listener of list) {
       try {
         await listener(payload);

@@ -22,11 +22,15 @@ export function installChatDelivery(app: App): void {
   app.hooks.on(
     "message:live",
     async ({ conversationId, messageId, event, conversation: held, message: heldRow, sender, memberIds: heldIds }) => {
-      const [conversation, row, memberIds] = await Promise.all([
-        held ?? findConversationById(app.db, conversationId),
-        heldRow ?? app.db.selectFrom("messages").selectAll().where("id", "=", messageId).executeTakeFirst(),
-        heldIds ?? activeMemberIds(app.db, conversationId),
-      ]);
+      // a new message's emitter holds all three (no promises to wait for)
+      const [conversation, row, memberIds] =
+        held && heldRow && heldIds
+          ? [held, heldRow, heldIds]
+          : await Promise.all([
+              held ?? findConversationById(app.db, conversationId),
+              heldRow ?? app.db.selectFrom("messages").selectAll().where("id", "=", messageId).executeTakeFirst(),
+              heldIds ?? activeMemberIds(app.db, conversationId),
+            ]);
       if (!conversation || !row || memberIds.length === 0) return;
       // a message this very send wrote has no reactions yet
       const message = await serializeMessage(app.db, conversation, row, {
