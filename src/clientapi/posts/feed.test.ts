@@ -119,9 +119,8 @@ describe("feed", () => {
 describe("the following feed's two plans (a bounded walk, then per followed author)", () => {
   // FOLLOWING_WALK_ROWS (1,000) posts by strangers, newer than a followed account's posts:
   // the first plan (a walk of the newest posts) finds none of them and the second (per
-  // followed author) must; pages must cross from one plan to the other without gaps. The
-  // walk runs for viewers following FOLLOWING_WALK_MIN_FOLLOWS (3) or more; below, the second
-  // plan alone must give the same pages.
+  // followed author) must; pages must cross from one plan to the other without gaps, for a
+  // viewer following three accounts (one without posts) as for one following two.
   test("older posts of followed accounts are found behind many newer posts, page after page", async () => {
     const me = await person();
     const few = await person();
@@ -163,7 +162,7 @@ describe("the following feed's two plans (a bounded walk, then per followed auth
     // pages of 2: the first is filled by the walk, the second crosses into the per-author plan
     expect(await walk(me.client, "/api/social/feed?following=true&limit=2")).toEqual(expected);
     expect(await walk(me.client, "/api/social/feed?following=true&limit=20")).toEqual(expected);
-    // following two: no walk, the same pages
+    // following two: the same pages
     expect(await walk(few.client, "/api/social/feed?following=true&limit=2")).toEqual(expected);
     expect(await walk(few.client, "/api/social/feed?following=true&limit=20")).toEqual(expected);
     // an account following nobody sees only its own posts, and none when it has none
