@@ -4,6 +4,7 @@ import { loadConfig, readConfigFile } from "../config";
 import { CONFIG_FILE, DB_FILE, SECRET_FILE, dbPath } from "../config/layout";
 import { createSmtpTransport } from "../lib/mail";
 import { fileSize } from "./layout";
+import { postgresDatabaseBytes } from "./database-size";
 import { appliedMigrations, openReadOnly } from "./sqlite";
 import { probeEngines } from "./engines";
 import { knownMigrationNames, openPostgresStorage } from "../db";
@@ -232,12 +233,11 @@ async function checkPostgres(url: string): Promise<{ checks: Check[]; sizeBytes:
             fix: "point database.url at the primary, or `ALTER DATABASE … SET default_transaction_read_only = off`",
           }
         : { name: "database", status: "ok", detail: `${server} reachable` };
-    const { size } = await one(sql<{ size: number }>`SELECT pg_database_size(current_database()) AS size`);
     const checks = [database, await checkPostgresIntegrity(db), await checkPostgresConnections(db)];
     const applied = (await db.selectFrom("kysely_migration").select("name").orderBy("name").execute()).map(
       (r) => r.name as string,
     );
-    return { checks: [...checks, migrationsCheck(applied)], sizeBytes: Number(size) };
+    return { checks: [...checks, migrationsCheck(applied)], sizeBytes: await postgresDatabaseBytes(db) };
   } catch (err) {
     return {
       checks: [

@@ -1,13 +1,13 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Elysia } from "elysia";
-import { sql } from "kysely";
 import type * as PromClient from "prom-client";
 import { defineService, type App } from "../app";
 import { safeEqual } from "../lib/crypto";
 import { ARCHIVE_RE } from "./backup";
 import { backupsDir, dbPath } from "../config/layout";
 import { fileSize } from "./layout";
+import { postgresDatabaseBytes } from "./database-size";
 import { realtimeHub } from "../realtime/hub";
 
 /**
@@ -198,8 +198,7 @@ export class Metrics {
       registers,
       async collect() {
         if (app.storage.sqlite) return this.set(fileSize(db));
-        const { rows } = await sql<{ n: number }>`SELECT pg_database_size(current_database()) AS n`.execute(app.db);
-        this.set(Number(rows[0]?.n ?? 0));
+        this.set(await postgresDatabaseBytes(app.db));
       },
     });
     new this.lib.Gauge({

@@ -1,13 +1,14 @@
 import type { Database as SqliteDatabase } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { sql, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import { readConfigFile } from "../config";
 import { VERSION, dbPath, isInitialised } from "../config/layout";
 import { knownMigrationNames, openPostgresStorage } from "../db";
 import type { Engine } from "../db/engine";
 import { listBackups, type BackupListing } from "./backup";
 import { fileSize, instanceFiles } from "./layout";
+import { postgresDatabaseBytes } from "./database-size";
 import { readServerLock } from "./server-lock";
 import { probeEngines, type EngineReport } from "./engines";
 import { appliedMigrations, columnNames, openReadOnly, tableExists } from "./sqlite";
@@ -150,8 +151,7 @@ async function postgresStatus(status: InstanceStatus, url: string): Promise<void
   try {
     const db = storage.db as Kysely<any>;
     status.database = { engine: "postgres", server: await storage.describe(), sizeBytes: 0, walSizeBytes: 0 };
-    const size = await sql<{ n: number }>`SELECT pg_database_size(current_database()) AS n`.execute(db);
-    status.database.sizeBytes = Number(size.rows[0]?.n ?? 0);
+    status.database.sizeBytes = await postgresDatabaseBytes(db);
     const tables = new Map(
       (await db.introspection.getTables({ withInternalKyselyTables: true })).map((t) => [
         t.name,
