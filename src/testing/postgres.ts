@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { migrateToLatest, openPostgresStorage } from "../db";
 import { postgresBinDir } from "../ops/postgres-tools";
 import { freeLoopbackPort } from "./ports";
+import { atEndOfRun } from "./end-of-run";
 
 /**
  * A throwaway PostgreSQL cluster for tests: Debian's server binaries, `initdb` in a temp dir
@@ -84,7 +85,9 @@ export async function startPostgresCluster(opts: { commitsWritten?: boolean } = 
       rmSync(dir, { recursive: true, force: true });
     }
   };
-  // the process may end without anyone calling stop (a failed test file): the cluster goes too
+  // the process may end without anyone calling stop (a failed test file, the shared cluster):
+  // the cluster goes too, at the end of a test run or of any other process (a benchmark)
+  atEndOfRun(stop);
   process.once("exit", stop);
   const url = (name: string) => `postgres://${SUPERUSER}@127.0.0.1:${port}/${name}`;
   return {
