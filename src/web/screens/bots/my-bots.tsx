@@ -256,7 +256,14 @@ function BotCard({
           Privacy mode (in groups, only commands reach the bot)
         </label>
       </div>
-      <form onSubmit={patch({ description })}>
+      <form
+        onSubmit={(e) => {
+          // what the field shows at submit, not the state of the render this handler came from
+          // (a CI run once saved "" right after the field was filled)
+          const text = new FormData(e.currentTarget).get("description");
+          return patch({ description: typeof text === "string" ? text : description })(e);
+        }}
+      >
         <div class="field">
           <label for={`desc-${bot.id}`}>Description</label>
           <p class="hint" id={`desc-${bot.id}-hint`}>
@@ -264,6 +271,7 @@ function BotCard({
           </p>
           <textarea
             id={`desc-${bot.id}`}
+            name="description"
             aria-describedby={`desc-${bot.id}-hint`}
             maxLength={512}
             value={description}
