@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { TestServer } from "../testing/server";
 import type { TestClient } from "../testing/client";
+import { statementsDuring } from "../testing/statements";
 import { botWorld, botCall, createBotViaApi, openChat, PNG_1x1, waitFor, waitForLongPoll } from "../testing/botapi";
 
 let server: TestServer;
@@ -39,6 +40,31 @@ describe("getUpdates", () => {
     expect(last.body.result.map((u: any) => u.message.text)).toEqual(["four"]);
     expect((await call(token, "getUpdates")).body.result.map((u: any) => u.message.text)).toEqual(["four"]);
     expect((await call(token, "getUpdates", { offset: ids[3] + 1 })).body.result).toEqual([]);
+  });
+
+  test("a poll reads its queue in one statement; a repeated offset adds one read, a new one its delete", async () => {
+    const token = await createBotViaApi(owner, "counted_bot");
+    const cid = await openChat(person, "counted_bot");
+    await person.post(`/api/social/messages/${cid}`, { content: "hello" });
+    const started = await call(token, "getUpdates");
+    const next = started.body.result.at(-1).update_id + 1;
+    await call(token, "getUpdates", { offset: next });
+    const idle = await statementsDuring(server.app.storage, () => call(token, "getUpdates", { timeout: 0 }));
+    const repeated = await statementsDuring(server.app.storage, () => call(token, "getUpdates", { offset: next }));
+    // on SQLite the token's bot comes from the identity cache (PostgreSQL has none and reads it):
+    // the queue's read is then the call's only statement
+    if (server.app.storage.engine === "sqlite") expect(idle).toBe(1);
+    expect(repeated - idle).toBe(1);
+    for (const text of ["a", "b", "c"]) await person.post(`/api/social/messages/${cid}`, { content: text });
+    // any limit of the range: each is its own compiled shape
+    for (const limit of [1, 2, 100])
+      expect((await call(token, "getUpdates", { limit })).body.result.length).toBe(Math.min(limit, 3));
+    const ids = (await call(token, "getUpdates")).body.result.map((u: any) => u.update_id);
+    const acknowledging = await statementsDuring(server.app.storage, () =>
+      call(token, "getUpdates", { offset: ids[2] }),
+    );
+    expect(acknowledging - idle).toBe(2);
+    expect((await call(token, "getUpdates")).body.result.map((u: any) => u.message.text)).toEqual(["c"]);
   });
 
   test("long poll is woken at once by a new update", async () => {

@@ -2,7 +2,8 @@ import { defineService, type App } from "../../app";
 import { leases } from "../../cluster/leases";
 import { pubsub } from "../../cluster/pubsub";
 import type { Db } from "../../db";
-import { precompiled } from "../../db/compiled";
+import { precompiled, ShapedQuery } from "../../db/compiled";
+import { literalLimit } from "../posts/keyset";
 import { inTransaction, type Scope } from "../../db/transaction";
 import { AppError } from "../../lib/errors";
 import { releasePressWaiters } from "./callbacks";
@@ -175,28 +176,38 @@ async function acknowledge(app: App, botId: number, offset: number): Promise<voi
 
 /*
  * getUpdates' statements, compiled once (every poll of every bot runs them; building the
- * Kysely query cost more than SQLite's answer from the bot_updates_queue index).
+ * Kysely query cost more than SQLite's answer from the bot_updates_queue index). Their LIMITs
+ * are literals: SQLite prepares a statement with `LIMIT ?` again whenever the parameter is
+ * bound, which made an empty queue's read cost ≈ 15 µs instead of ≈ 0.5.
  */
 const acknowledgeBelow = precompiled((db: Db, v: { botId: number; offset: number }) =>
   db.deleteFrom("bot_updates").where("bot_id", "=", v.botId).where("id", "<", v.offset),
 );
 
 const anyBelow = precompiled((db: Db, v: { botId: number; offset: number }) =>
-  db.selectFrom("bot_updates").select("id").where("bot_id", "=", v.botId).where("id", "<", v.offset).limit(1),
-);
-
-const pendingQuery = precompiled((db: Db, v: { botId: number; limit: number }) =>
   db
     .selectFrom("bot_updates")
-    .select(["id", "type", "payload"])
+    .select("id")
     .where("bot_id", "=", v.botId)
-    .where("delivered_at", "is", null)
-    .orderBy("id")
-    .limit(v.limit),
+    .where("id", "<", v.offset)
+    .limit(literalLimit(1)),
+);
+
+/** One shape per limit (1–100, getUpdates' range; almost every library sends 100 or nothing). */
+const pendingQuery = new ShapedQuery(
+  (db: Db, v: { botId: number }, limit: number) =>
+    db
+      .selectFrom("bot_updates")
+      .select(["id", "type", "payload"])
+      .where("bot_id", "=", v.botId)
+      .where("delivered_at", "is", null)
+      .orderBy("id")
+      .limit(literalLimit(limit)),
+  String,
 );
 
 async function pending(app: App, botId: number, limit: number): Promise<QueuedUpdate[]> {
-  return (await pendingQuery(app.db, { botId, limit })).map(toUpdate);
+  return (await pendingQuery.execute(app.db, limit, { botId })).map(toUpdate);
 }
 
 /** A waiting getUpdates call ends with this when a newer call for the same bot starts. */
