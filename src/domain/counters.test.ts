@@ -6,7 +6,7 @@ import { countingDb } from "../testing/statements";
 import { AppError } from "../lib/errors";
 import { newCuid } from "../lib/ids";
 import { deleteAccount } from "./account/delete";
-import { createComment, deleteComment } from "./comments/service";
+import { commentsPage, createComment, deleteComment, toggleCommentLike } from "./comments/service";
 import { createPost, deletePost, toggleLike, toggleRepost } from "./posts/service";
 import { loadPostViews } from "./posts/view";
 import { loadProfile, requireVisibleUser } from "./profiles/service";
@@ -83,15 +83,27 @@ async function mismatches(): Promise<unknown[]> {
       (SELECT count(*) FROM follows f JOIN users u ON u.id = f.follower_id WHERE f.followee_id = users.id AND u.deleted_at IS NULL) AS followers,
       (SELECT count(*) FROM follows f JOIN users u ON u.id = f.followee_id WHERE f.follower_id = users.id AND u.deleted_at IS NULL) AS following
     FROM users WHERE deleted_at IS NULL`.execute(server.app.db);
+  const { rows: comments } = await sql<{
+    id: number;
+    like_count: number;
+    reply_count: number;
+    likes: number;
+    replies: number;
+  }>`
+    SELECT id, like_count, reply_count,
+      (SELECT count(*) FROM comment_likes l WHERE l.comment_id = comments.id) AS likes,
+      (SELECT count(*) FROM comments r WHERE r.reply_to_id = comments.id) AS replies
+    FROM comments`.execute(server.app.db);
   return [
     ...posts.filter((p) => p.like_count !== p.likes || p.comment_count !== p.comments),
+    ...comments.filter((c) => c.like_count !== c.likes || c.reply_count !== c.replies),
     ...users.filter((u) => u.followers_count !== u.followers || u.following_count !== u.following),
   ];
 }
 
 type Op =
   | { kind: "like" | "repost" | "comment" | "deletePost"; who: number; post: number }
-  | { kind: "reply"; who: number; comment: number }
+  | { kind: "reply" | "likeComment"; who: number; comment: number }
   | { kind: "deleteComment"; comment: number }
   | { kind: "follow" | "block"; who: number; whom: number }
   | { kind: "removeAccount"; who: number };
@@ -108,7 +120,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     }),
     weight: 6,
   },
-  { arbitrary: fc.record({ kind: fc.constant("reply"), who: person, comment: index }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constantFrom("reply", "likeComment"), who: person, comment: index }), weight: 3 },
   { arbitrary: fc.record({ kind: fc.constant("deleteComment"), comment: index }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constantFrom("follow", "block"), who: person, whom: person }), weight: 5 },
   { arbitrary: fc.record({ kind: fc.constant("removeAccount"), who: person }), weight: 1 },
@@ -142,6 +154,9 @@ test("counter columns equal the rows they count after random operations", async 
           } else if (o.kind === "deleteComment") {
             const c = comments[o.comment % Math.max(1, comments.length)];
             if (c && !removed.has(people.indexOf(c.author))) await deleteComment(app, c.author, c.cuid);
+          } else if (o.kind === "likeComment") {
+            const c = comments[o.comment % Math.max(1, comments.length)];
+            if (c) await toggleCommentLike(app, people[o.who]!, c.cuid);
           } else if (o.kind === "reply") {
             const c = comments[o.comment % Math.max(1, comments.length)];
             if (!c) continue;
@@ -190,6 +205,19 @@ test("counter columns equal the rows they count after random operations", async 
           .executeTakeFirstOrThrow();
         expect([view.likeCount, view.commentCount]).toEqual([Number(likes.n), Number(replies.n)]);
       }
+      // comment pages: likes from the column, replies from the column unless the viewer has blocks,
+      // when the replies of accounts blocked either way are left out of the count
+      for (const post of rows) {
+        const page = await commentsPage(app.db, viewer.id, { post, replyTo: null }, { cursor: null, limit: 100 });
+        for (const view of page.items) {
+          const { rows: counted } = await sql<{ likes: number; replies: number }>`
+            SELECT (SELECT count(*) FROM comment_likes l WHERE l.comment_id = ${view.row.id}) AS likes,
+              (SELECT count(*) FROM comments r WHERE r.reply_to_id = ${view.row.id} AND NOT EXISTS (
+                SELECT 1 FROM blocks b WHERE (b.blocker_id = ${viewer.id} AND b.blocked_id = r.author_id)
+                  OR (b.blocked_id = ${viewer.id} AND b.blocker_id = r.author_id))) AS replies`.execute(app.db);
+          expect([view.likeCount, view.replyCount]).toEqual([Number(counted[0]!.likes), Number(counted[0]!.replies)]);
+        }
+      }
       for (const p of people) {
         const fresh = await app.db.selectFrom("users").selectAll().where("id", "=", p.id).executeTakeFirstOrThrow();
         if (fresh.deleted_at !== null) continue;
@@ -206,17 +234,20 @@ test("counter columns equal the rows they count after random operations", async 
   );
 }, 240_000);
 
-test("the migration backfills the counters from existing rows", async () => {
+test("the migrations backfill the counters from existing rows", async () => {
   const app = server.app;
-  // rows written past the triggers (as before the migration) are what the backfill statement counts
+  // rows written past the triggers (as before the migrations) are what the backfill statements count
   await sql`UPDATE posts SET like_count = 0, comment_count = 0`.execute(app.db);
   await sql`UPDATE users SET followers_count = 0, following_count = 0`.execute(app.db);
+  await sql`UPDATE comments SET like_count = 0, reply_count = 0`.execute(app.db);
   const { migrations } = await import("../db/migrations");
-  const counters = migrations["20261124100000_counters"]!;
-  await app.db.transaction().execute(async (tx) => {
-    await counters.down!(tx);
-    await counters.up(tx);
-  });
+  for (const name of ["20261124100000_counters", "20261124190000_comment_counters"]) {
+    const counters = migrations[name]!;
+    await app.db.transaction().execute(async (tx) => {
+      await counters.down!(tx);
+      await counters.up(tx);
+    });
+  }
   expect(await mismatches()).toEqual([]);
 });
 

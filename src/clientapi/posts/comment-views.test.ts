@@ -46,10 +46,11 @@ describe("comment views in few statements", () => {
     const pid = await postRowId(postId);
     // the post and whether the reader may see it (authors live, no blocks): one statement
     counter.statements = 0;
-    expect((await findVisiblePost(db, reader.user.id, postId)).id).toBe(pid);
+    const post = await findVisiblePost(db, reader.user.id, postId);
+    expect(post.id).toBe(pid);
     expect(counter.statements).toBe(1);
     counter.statements = 0;
-    const page = await commentsPage(db, reader.user.id, { postId: pid }, { cursor: null, limit: 3 });
+    const page = await commentsPage(db, reader.user.id, { post, replyTo: null }, { cursor: null, limit: 3 });
     expect(counter.statements).toBe(1);
     expect(page.items.map((v) => v.row.content)).toEqual(["c0", "c1", "c2"]);
     expect(page.items.map((v) => [v.likeCount, v.replyCount, v.liked, v.postCuid, v.replyToCuid, v.author.id])).toEqual(
@@ -65,7 +66,7 @@ describe("comment views in few statements", () => {
     const rest = await commentsPage(
       db,
       reader.user.id,
-      { postId: pid },
+      { post, replyTo: null },
       { cursor: decodeCursor(page.nextCursor!), limit: 3 },
     );
     expect(counter.statements).toBe(1);
@@ -74,7 +75,7 @@ describe("comment views in few statements", () => {
 
     const parent = await commentRow(top[0].id);
     counter.statements = 0;
-    const replies = await commentsPage(db, author.user.id, { commentId: parent.id }, { cursor: null, limit: 10 });
+    const replies = await commentsPage(db, author.user.id, { post, replyTo: parent }, { cursor: null, limit: 10 });
     expect(counter.statements).toBe(1);
     expect(replies.items.map((v) => [v.row.content, v.replyToCuid, v.liked])).toEqual([
       ["r0", top[0].id, false],

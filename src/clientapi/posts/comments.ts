@@ -61,8 +61,8 @@ export function commentRoutes(app: App) {
     .get(
       "/:id/replies",
       async ({ params, query, user }) => {
-        const { comment } = await findVisibleComment(app.db, user.id, params.id);
-        return commentsResponse(app, user.id, { commentId: comment.id }, query);
+        const { comment, post } = await findVisibleComment(app.db, user.id, params.id);
+        return commentsResponse(app, user.id, { post, replyTo: comment }, query);
       },
       {
         auth: true,

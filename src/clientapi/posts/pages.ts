@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import type { App } from "../../app";
-import { commentsPage } from "../../domain/comments/service";
+import { commentsPage, type CommentPlace } from "../../domain/comments/service";
 import { likersPage } from "../../domain/posts/feed";
 import { ok } from "../../http/envelope";
 import { pageRequest } from "../input";
@@ -26,10 +26,10 @@ export async function likersResponse(
 export async function commentsResponse(
   app: App,
   viewerId: number,
-  parent: { postId: number } | { commentId: number },
+  place: CommentPlace,
   query: { cursor?: string; limit?: string },
 ) {
-  const page = await commentsPage(app.db, viewerId, parent, pageRequest(query));
+  const page = await commentsPage(app.db, viewerId, place, pageRequest(query));
   return ok({ comments: page.items.map(serializeComment), pageInfo: { nextCursor: page.nextCursor } });
 }
 

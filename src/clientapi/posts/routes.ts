@@ -182,7 +182,7 @@ export function postRoutes(app: App) {
       "/:id/comments",
       async ({ params, query, user }) => {
         const post = await findVisiblePost(app.db, user.id, params.id);
-        return commentsResponse(app, user.id, { postId: post.id }, query);
+        return commentsResponse(app, user.id, { post, replyTo: null }, query);
       },
       {
         auth: true,

@@ -28,8 +28,11 @@ const MEDIA_TYPE_BY_KIND: Record<string, CommentMedia["type"]> = {
 /** What a comment view shows of its author. */
 export type CommentAuthor = Pick<UserRow, "id" | "cuid" | "username" | "display_name" | "avatar_url" | "is_bot">;
 
+/** A comment's own columns, without its counters (a view's counts are the viewer's). */
+export type CommentFields = Omit<CommentRow, "like_count" | "reply_count">;
+
 export interface CommentView {
-  row: CommentRow;
+  row: CommentFields;
   postCuid: string;
   replyToCuid: string | null;
   author: CommentAuthor;
@@ -80,7 +83,7 @@ export async function findVisibleComment(
   db: Db,
   viewerId: number,
   cuid: string,
-): Promise<{ comment: CommentRow; post: Pick<PostRow, "id" | "cuid" | "author_id"> }> {
+): Promise<{ comment: CommentFields; post: Pick<PostRow, "id" | "cuid" | "author_id"> }> {
   const [v] = await commentWithAccess(db, { viewer: viewerId, cuid });
   const live = (id: number | null, deleted: number | null, disabled: number | null) =>
     id !== null && deleted === null && disabled === null;
@@ -95,7 +98,7 @@ export async function findVisibleComment(
     // SQLite answers 0/1, PostgreSQL false/true
     Number(v.v_blocked) !== 1;
   if (!visible) throw notFound("Comment not found");
-  const comment: CommentRow = {
+  const comment: CommentFields = {
     id: v.id,
     cuid: v.cuid,
     post_id: v.post_id,
@@ -228,84 +231,93 @@ export async function toggleCommentLike(
   return { liked: on, likeCount: count };
 }
 
-/** The ids of accounts blocked either way with VIEWER, as a subquery run inside the list's own statement. */
-const blockedEitherWay = (eb: ExpressionBuilder<Database, never>, viewerId: number) =>
-  eb
-    .selectFrom("blocks")
-    .select("blocked_id as uid")
-    .where("blocker_id", "=", viewerId)
-    .unionAll(eb.selectFrom("blocks").select("blocker_id as uid").where("blocked_id", "=", viewerId));
+/**
+ * Whether VIEWER and anyone blocked the other, computed once per statement (it depends on the
+ * viewer only): a comment's reply count is then counted without the blocked accounts' replies,
+ * and otherwise read from its counter column.
+ */
+const viewerHasBlocks = (eb: ExpressionBuilder<Database, never>, viewerId: number) =>
+  eb.or([
+    eb.exists(eb.selectFrom("blocks").select("blocks.id").where("blocks.blocker_id", "=", viewerId)),
+    eb.exists(eb.selectFrom("blocks").select("blocks.id").where("blocks.blocked_id", "=", viewerId)),
+  ]);
 
 /**
  * Comments joined with their authors' public columns, selecting in the same statement
- * everything a view needs: the comment's columns, its post's and parent's cuids, like and
- * reply counts and the viewer's like. Replies by accounts blocked either way with the viewer
- * are not counted.
+ * everything a view needs besides the post's and parent's cuids: the comment's columns, its
+ * like and reply counts (counter columns; replies by accounts blocked either way with the
+ * viewer are not counted) and the viewer's like.
  */
 function selectCommentViews(db: Db, viewerId: number) {
   return db
     .selectFrom("comments")
     .innerJoin("users", "users.id", "comments.author_id")
-    .innerJoin("posts as p", "p.id", "comments.post_id")
-    .leftJoin("comments as parent", "parent.id", "comments.reply_to_id")
     .select([
       "comments.id",
       "comments.cuid",
-      "comments.post_id",
       "comments.author_id",
-      "comments.reply_to_id",
       "comments.content",
       "comments.media",
       "comments.created_at",
+      "comments.like_count",
       "users.cuid as a_cuid",
       "users.username as a_username",
       "users.display_name as a_display_name",
       "users.avatar_url as a_avatar_url",
       "users.is_bot as a_is_bot",
-      "p.cuid as post_cuid",
-      "parent.cuid as parent_cuid",
     ])
-    .select((eb) => [
-      eb
-        .selectFrom("comment_likes as l")
-        .select(eb.fn.countAll<number>().as("n"))
-        .whereRef("l.comment_id", "=", "comments.id")
-        .as("like_count"),
-      eb
-        .selectFrom("comments as r")
-        .select(eb.fn.countAll<number>().as("n"))
-        .whereRef("r.reply_to_id", "=", "comments.id")
-        .where("r.author_id", "not in", blockedEitherWay(eb as unknown as ExpressionBuilder<Database, never>, viewerId))
-        .as("reply_count"),
-      eb
-        .exists(
-          eb
-            .selectFrom("comment_likes as ml")
-            .select("ml.id")
-            .whereRef("ml.comment_id", "=", "comments.id")
-            .where("ml.user_id", "=", viewerId),
-        )
-        .as("liked"),
-    ]);
+    .select((eb) => {
+      const e = eb as unknown as ExpressionBuilder<Database, never>;
+      return [
+        eb
+          .case()
+          .when(viewerHasBlocks(e, viewerId))
+          .then(
+            eb
+              .selectFrom("comments as r")
+              .select(eb.fn.countAll<number>().as("n"))
+              .whereRef("r.reply_to_id", "=", "comments.id")
+              .where((x) => x.not(blockedEitherWayWithAny(x, viewerId, ["r.author_id"]))),
+          )
+          .else(eb.ref("comments.reply_count"))
+          .end()
+          .as("reply_count"),
+        eb
+          .exists(
+            eb
+              .selectFrom("comment_likes as ml")
+              .select("ml.id")
+              .whereRef("ml.comment_id", "=", "comments.id")
+              .where("ml.user_id", "=", viewerId),
+          )
+          .as("liked"),
+      ];
+    });
 }
 
 type CommentViewRow = Awaited<ReturnType<ReturnType<typeof selectCommentViews>["executeTakeFirstOrThrow"]>>;
 
+/** Where the comments of a view list are: their post, and the comment they answer (null: top level). */
+export interface CommentPlace {
+  post: { id: number; cuid: string };
+  replyTo: { id: number; cuid: string } | null;
+}
+
 // mapped field by field: generic prefix splitting cost more than the page's statement
-function commentViewOf(r: CommentViewRow): CommentView {
+function commentViewOf(r: CommentViewRow, place: CommentPlace): CommentView {
   return {
     row: {
       id: r.id,
       cuid: r.cuid,
-      post_id: r.post_id,
+      post_id: place.post.id,
       author_id: r.author_id,
-      reply_to_id: r.reply_to_id,
+      reply_to_id: place.replyTo?.id ?? null,
       content: r.content,
       media: r.media,
       created_at: r.created_at,
     },
-    postCuid: r.post_cuid,
-    replyToCuid: r.parent_cuid ?? null,
+    postCuid: place.post.cuid,
+    replyToCuid: place.replyTo?.cuid ?? null,
     author: {
       id: r.author_id,
       cuid: r.a_cuid,
@@ -315,7 +327,7 @@ function commentViewOf(r: CommentViewRow): CommentView {
       is_bot: r.a_is_bot,
     },
     media: JSON.parse(r.media) as CommentMedia[],
-    likeCount: Number(r.like_count ?? 0),
+    likeCount: Number(r.like_count),
     replyCount: Number(r.reply_count ?? 0),
     // SQLite answers 1, PostgreSQL true
     liked: Number(r.liked) === 1,
@@ -331,13 +343,7 @@ const commentPages = new ShapedQuery(
   ) => {
     let q = selectCommentViews(db, v.viewer)
       .where("users.deleted_at", "is", null)
-      .where((eb) =>
-        eb(
-          "comments.author_id",
-          "not in",
-          blockedEitherWay(eb as unknown as ExpressionBuilder<Database, never>, v.viewer),
-        ),
-      );
+      .where((eb) => eb.not(blockedEitherWayWithAny(eb, v.viewer, ["comments.author_id"])));
     q =
       shape.of === "post"
         ? q.where("comments.post_id", "=", v.parent).where("comments.reply_to_id", "is", null)
@@ -352,40 +358,49 @@ const commentPages = new ShapedQuery(
 );
 
 /**
- * Comments oldest first, keyset-paged on (created_at, id): top-level comments of a post,
- * or the direct replies to one comment. Accounts blocked either way are left out.
+ * Comments oldest first, keyset-paged on (created_at, id): the top-level comments of POST, or
+ * the direct replies to REPLYTO (a comment on POST). Accounts blocked either way are left out.
  */
 export async function commentsPage(
   db: Db,
   viewerId: number,
-  parent: { postId: number } | { commentId: number },
+  place: CommentPlace,
   page: PageRequest,
 ): Promise<Page<CommentView>> {
   const c = page.cursor;
-  const shape = {
-    of: "postId" in parent ? ("post" as const) : ("comment" as const),
-    cursor: c !== null,
-    limit: page.limit,
-  };
+  const shape = { of: place.replyTo ? ("comment" as const) : ("post" as const), cursor: c !== null, limit: page.limit };
   const rows = await commentPages.execute(db, shape, {
     viewer: viewerId,
-    parent: "postId" in parent ? parent.postId : parent.commentId,
+    parent: place.replyTo?.id ?? place.post.id,
     t: c?.t ?? 0,
     id: c?.id ?? 0,
   });
-  return pageOf(rows.map(commentViewOf), page.limit, (v) => ({ t: v.row.created_at, id: v.row.id }));
+  const items: CommentView[] = [];
+  for (const r of rows) items.push(commentViewOf(r, place));
+  return pageOf(items, page.limit, (v) => ({ t: v.row.created_at, id: v.row.id }));
 }
 
 /** Views of comment ROWS for VIEWER in one statement, in the order given (a comment deleted meanwhile is left out). */
-export async function loadCommentViews(db: Db, viewerId: number, rows: CommentRow[]): Promise<CommentView[]> {
+export async function loadCommentViews(db: Db, viewerId: number, rows: CommentFields[]): Promise<CommentView[]> {
   if (!rows.length) return [];
   const found = await selectCommentViews(db, viewerId)
+    .innerJoin("posts as p", "p.id", "comments.post_id")
+    .leftJoin("comments as parent", "parent.id", "comments.reply_to_id")
+    .select(["comments.post_id", "comments.reply_to_id", "p.cuid as post_cuid", "parent.cuid as parent_cuid"])
     .where(
       "comments.id",
       "in",
       rows.map((r) => r.id),
     )
     .execute();
-  const byId = new Map(found.map((r) => [r.id, commentViewOf(r)]));
+  const byId = new Map(
+    found.map((r) => [
+      r.id,
+      commentViewOf(r, {
+        post: { id: r.post_id, cuid: r.post_cuid },
+        replyTo: r.reply_to_id === null ? null : { id: r.reply_to_id, cuid: r.parent_cuid! },
+      }),
+    ]),
+  );
   return rows.map((r) => byId.get(r.id)).filter((v): v is CommentView => v !== undefined);
 }

@@ -11,6 +11,10 @@ export interface CommentsTable {
   /** JSON array of CommentMedia */
   media: Generated<string>;
   created_at: number;
+  /** comment_likes rows of this comment (kept by triggers: 20261124190000_comment_counters) */
+  like_count: Generated<number>;
+  /** comments answering this one directly, whoever wrote them (kept by triggers) */
+  reply_count: Generated<number>;
 }
 
 export interface CommentMedia {
