@@ -37,7 +37,9 @@ export interface NewPostInput {
 
 /**
  * Whether VIEWER and any account whose id is in one of the query's COLUMNS blocked the other,
- * as an EXISTS for a select list (one index probe per account, in the query's own statement).
+ * for a select list or a condition: one EXISTS per account and direction, each a probe of the
+ * blocks pair index, in the query's own statement. (One EXISTS with the pairs OR-ed made SQLite
+ * build a row set per evaluation: ≈ 5–10 µs for a post's two accounts, against ≈ 1 µs.)
  */
 export function blockedEitherWayWithAny<DB, TB extends keyof DB>(
   eb: ExpressionBuilder<DB, TB>,
@@ -45,17 +47,15 @@ export function blockedEitherWayWithAny<DB, TB extends keyof DB>(
   columns: string[],
 ) {
   const w = eb as unknown as ExpressionBuilder<Database, never>;
-  return w.exists(
-    w
-      .selectFrom("blocks as b")
-      .select("b.blocker_id")
-      .where((x) =>
-        x.or([
-          x.and([x("b.blocker_id", "=", viewer), x.or(columns.map((c) => x("b.blocked_id", "=", sql.ref<number>(c))))]),
-          x.and([x("b.blocked_id", "=", viewer), x.or(columns.map((c) => x("b.blocker_id", "=", sql.ref<number>(c))))]),
-        ]),
-      ),
-  );
+  const probe = (from: "blocker_id" | "blocked_id", to: "blocker_id" | "blocked_id", column: string) =>
+    w.exists(
+      w
+        .selectFrom("blocks as b")
+        .select("b.blocker_id")
+        .where(`b.${from}`, "=", viewer)
+        .where(`b.${to}`, "=", sql.ref<number>(column)),
+    );
+  return w.or(columns.flatMap((c) => [probe("blocker_id", "blocked_id", c), probe("blocked_id", "blocker_id", c)]));
 }
 
 /**
