@@ -32,14 +32,15 @@ export async function toggleMark(
       .onConflict((oc) => oc.columns([column, "user_id"]).doNothing())
       .execute();
   }
-  // a post's likes are a counter column its triggers keep; other marks are counted
+  // likes are counter columns their triggers keep (a post's, a comment's); bookmarks are counted
+  const liked = (table === "post_likes" ? "posts" : "comments") as "posts";
   const n =
-    table === "post_likes"
-      ? await db.selectFrom("posts").select("like_count as n").where("id", "=", targetId).executeTakeFirstOrThrow()
-      : await db
+    table === "post_bookmarks"
+      ? await db
           .selectFrom(t)
           .select((eb) => eb.fn.countAll<number>().as("n"))
           .where(column, "=", targetId)
-          .executeTakeFirstOrThrow();
+          .executeTakeFirstOrThrow()
+      : await db.selectFrom(liked).select("like_count as n").where("id", "=", targetId).executeTakeFirstOrThrow();
   return { on, count: Number(n.n) };
 }
