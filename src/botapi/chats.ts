@@ -1,6 +1,13 @@
 import type { App } from "../app";
 import type { Db } from "../db";
-import { findConversationById, findPrivateChat, getMember, isActive, otherPartyId } from "../domain/chats/access";
+import {
+  findConversationById,
+  findPrivateChat,
+  findUserWithPrivateChat,
+  getMember,
+  isActive,
+  otherPartyId,
+} from "../domain/chats/access";
 import { ensurePrivateChat } from "../domain/chats/conversations";
 import type { ConversationRow } from "../domain/chats/table";
 import { isBlockedEitherWay } from "../domain/relations/service";
@@ -22,7 +29,24 @@ export async function chatViewFor(db: Db, conversation: ConversationRow, botUser
 export async function findPerson(app: App, ref: number | string): Promise<UserRow | undefined> {
   const user =
     typeof ref === "number" ? await findUserById(app.db, accountIdOf(ref)) : await findUserByUsername(app.db, ref);
-  return user && !user.disabled_at && !user.is_system ? user : undefined;
+  return reachable(user);
+}
+
+const reachable = (user: UserRow | undefined) => (user && !user.disabled_at && !user.is_system ? user : undefined);
+
+/** The person REF and their private chat with BOTUSERID if it exists: by Bot API id one statement (every send to a person). */
+async function findPersonAndChat(
+  app: App,
+  ref: number | string,
+  botUserId: number,
+): Promise<{ person: UserRow | undefined; chat: ConversationRow | undefined }> {
+  if (typeof ref === "number") {
+    const found = await findUserWithPrivateChat(app.db, accountIdOf(ref), botUserId);
+    const person = reachable(found?.user);
+    return { person, chat: person && found!.chat };
+  }
+  const person = await findPerson(app, ref);
+  return { person, chat: person && (await findPrivateChat(app.db, botUserId, person.id)) };
 }
 
 /**
@@ -43,11 +67,10 @@ export async function resolveChat(ctx: BotContext, name = "chat_id", create = tr
     if (!isActive(member)) throw forbiddenBot("bot is not a member of the group chat");
     return { conversation, other: null, self: me };
   }
-  const person = await findPerson(app, ref);
+  const { person, chat: existing } = await findPersonAndChat(app, ref, me.id);
   if (!person) throw chatNotFound();
   if (person.id === me.id) throw chatNotFound();
   if (person.is_bot) throw forbiddenBot("bot can't send messages to bots");
-  const existing = await findPrivateChat(app.db, me.id, person.id);
   // a block between the two is enforced by sending (see blockedByUser), not by reading the chat
   if (existing) return { conversation: existing, other: person, self: me };
   if (!create) throw chatNotFound();

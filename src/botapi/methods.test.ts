@@ -131,6 +131,19 @@ describe("sending", () => {
     expect((await call("sendMessage", { chat_id: user.id, text: "again" })).status).toBe(200);
   });
 
+  test("by id, a disabled or deleted account, or a bot's, is no chat to send to (even with a chat open)", async () => {
+    const { client, user } = await signedInClient(server);
+    await openChat(client, "methods_bot");
+    expect((await call("sendMessage", { chat_id: user.id, text: "open" })).status).toBe(200);
+    const users = server.app.db.updateTable("users").where("id", "=", user.id);
+    await users.set({ disabled_at: server.clock.now() }).execute();
+    await bad("sendMessage", { chat_id: user.id, text: "disabled" }, 400, "Bad Request: chat not found");
+    await users.set({ disabled_at: null, deleted_at: server.clock.now() }).execute();
+    await bad("sendMessage", { chat_id: user.id, text: "deleted" }, 400, "Bad Request: chat not found");
+    const otherBot = (await botCall(server.url, otherToken, "getMe")).body.result.id as number;
+    await bad("sendMessage", { chat_id: otherBot, text: "hi" }, 403, "Forbidden: bot can't send messages to bots");
+  });
+
   test("sendMessage bad input", async () => {
     await bad("sendMessage", { chat_id: chatId }, 400, "Bad Request: message text is empty");
     await bad("sendMessage", { chat_id: chatId, text: "   " }, 400, "Bad Request: message text is empty");

@@ -3,6 +3,7 @@ import { AppError, notFound } from "../../lib/errors";
 import { looksLikeCuid } from "../../lib/ids";
 import { precompiled, splitPrefixedRow } from "../../db/compiled";
 import { fromJson } from "./validate";
+import type { UserRow } from "../users/table";
 import { ACTIVE_ROLES, type ChatMember, type ConversationRow, type MemberRow, type MessageRow } from "./table";
 
 /** Administrator rights, named as the compatible bot API names them. */
@@ -87,6 +88,33 @@ const membershipByCuidQuery = precompiled((db, p: { cuid: string; userId: number
     .where("conversations.cuid", "=", p.cuid)
     .where("m.user_id", "=", p.userId),
 );
+// a bot's send to a person: the person and their private chat with the bot in one statement
+const CONVERSATION_COLUMNS = Object.keys({
+  id: 1,
+  cuid: 1,
+  type: 1,
+  title: 1,
+  description: 1,
+  photo_url: 1,
+  private_key: 1,
+  invite_code: 1,
+  created_by: 1,
+  last_seq: 1,
+  last_message_at: 1,
+  activity_at: 1,
+  created_at: 1,
+  updated_at: 1,
+} satisfies Record<keyof ConversationRow, 1>) as (keyof ConversationRow)[];
+const CHAT_PREFIX = "chat__";
+const userWithPrivateChatQuery = precompiled((db, p: { userId: number; key: string }) =>
+  db
+    .selectFrom("users")
+    .leftJoin("conversations as c", (join) => join.on("c.private_key", "=", p.key))
+    .selectAll("users")
+    .select(CONVERSATION_COLUMNS.map((c) => `c.${c} as ${CHAT_PREFIX}${c}` as `c.${typeof c}`))
+    .where("users.id", "=", p.userId)
+    .where("users.deleted_at", "is", null),
+);
 const activeMemberIdsQuery = precompiled((db, p: { conversationId: number }) =>
   db
     .selectFrom("conversation_members")
@@ -107,6 +135,24 @@ export const privateKey = (a: number, b: number): string => `${Math.min(a, b)}:$
 /** The private chat of accounts A and B, if it exists. */
 export const findPrivateChat = async (db: Db, a: number, b: number): Promise<ConversationRow | undefined> =>
   (await privateChatQuery(db, { key: privateKey(a, b) }))[0];
+
+/**
+ * The account USERID (not deleted) and its private chat with OTHERID, if there is one, in one
+ * statement (findUserById then findPrivateChat).
+ */
+export async function findUserWithPrivateChat(
+  db: Db,
+  userId: number,
+  otherId: number,
+): Promise<{ user: UserRow; chat: ConversationRow | undefined } | undefined> {
+  const [row] = await userWithPrivateChatQuery(db, { userId, key: privateKey(userId, otherId) });
+  if (!row) return undefined;
+  const { prefixed: chat, rest: user } = splitPrefixedRow<ConversationRow, UserRow>(
+    row as Record<string, unknown>,
+    CHAT_PREFIX,
+  );
+  return { user, chat: chat.id == null ? undefined : chat };
+}
 
 /** The live (not deleted) messages of a conversation at these SEQS; any order. */
 export const findMessagesBySeqs = (db: Db, conversationId: number, seqs: readonly number[]): Promise<MessageRow[]> =>
