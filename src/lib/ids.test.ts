@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { looksLikeCuid, newCuid } from "./ids";
+import { CUID_WINDOW, looksLikeCuid, newCuid } from "./ids";
 
 test("ids have cuid2's shape, are unique, and are cheap", () => {
   const seen = new Set<string>();
@@ -15,13 +15,23 @@ test("ids have cuid2's shape, are unique, and are cheap", () => {
   console.log(`newCuid: ${(perIdMs * 1000).toFixed(1)} µs per id`);
 });
 
-test("every position of an id varies over the whole alphabet (the digest, not padding or a constant)", () => {
-  const ids = Array.from({ length: 5000 }, newCuid);
+test("ids share their first 4 characters in runs of CUID_WINDOW; every position varies over its whole alphabet", () => {
+  const ids = Array.from({ length: CUID_WINDOW * 500 }, newCuid);
+  const runs: number[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    if (i > 0 && ids[i]!.slice(0, 4) === ids[i - 1]!.slice(0, 4)) runs[runs.length - 1]!++;
+    else runs.push(1);
+  }
+  // a new prefix starts every CUID_WINDOW ids (two windows drawing the same prefix in a row are
+  // a one-in-a-million chance): the first run is what was left of the window before this test
+  expect(Math.max(...runs.slice(1, -1))).toBe(CUID_WINDOW);
   for (let at = 0; at < 24; at++) {
+    // 500 prefixes and 32,000 digests: each hits every letter (the first) or base-36 digit
     const seen = new Set(ids.map((id) => id[at]));
-    // 5,000 draws of 26 letters (the first) or 36 digits hit every one of them
     expect(seen.size).toBe(at === 0 ? 26 : 36);
   }
+  // the rest comes from the digest: no two ids of a window share it
+  expect(new Set(ids.map((id) => id.slice(4))).size).toBe(ids.length);
 });
 
 test("looksLikeCuid takes cuid2's shape only", () => {

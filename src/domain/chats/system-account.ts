@@ -29,7 +29,7 @@ export async function ensureSystemAccount(app: App): Promise<UserRow> {
         .execute()
     ).map((r) => r.username_lower),
   );
-  const username = SYSTEM_USERNAMES.find((u) => !taken.has(u)) ?? `system_${newCuid().slice(0, 8)}`;
+  const username = SYSTEM_USERNAMES.find((u) => !taken.has(u)) ?? `system_${newCuid().slice(-8)}`;
   const now = app.clock.now();
   // inserted directly: the account has no e-mail or password and never signs in
   try {

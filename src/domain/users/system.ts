@@ -24,7 +24,7 @@ export async function ensureSystemAccount(db: Db, now: number): Promise<UserRow>
   const existing = await db.selectFrom("users").selectAll().where("is_system", "=", 1).orderBy("id").executeTakeFirst();
   if (existing) return existing;
   // "system" is reserved for registration, but the CLI may have given it to a person
-  const username = (await findUserByUsername(db, "system")) ? `system_${newCuid().slice(0, 6)}` : "system";
+  const username = (await findUserByUsername(db, "system")) ? `system_${newCuid().slice(-6)}` : "system";
   return db
     .insertInto("users")
     .values({
