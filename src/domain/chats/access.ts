@@ -4,6 +4,7 @@ import { looksLikeCuid } from "../../lib/ids";
 import { precompiled, splitPrefixedRow } from "../../db/compiled";
 import { fromJson } from "./validate";
 import type { UserRow } from "../users/table";
+import { blockBetween } from "../relations/service";
 import { ACTIVE_ROLES, type ChatMember, type ConversationRow, type MemberRow, type MessageRow } from "./table";
 
 /** Administrator rights, named as the compatible bot API names them. */
@@ -281,6 +282,33 @@ const activeMembersQuery = precompiled((db, p: { conversationId: number }) =>
 /** The people currently in the conversation, each with whether the account is a bot's. */
 export const activeMembers = (db: Db, conversationId: number): Promise<ChatMember[]> =>
   activeMembersQuery(db, { conversationId });
+
+// a message to a private chat: its members and the block check between the two in one statement
+const activeMembersBlockedQuery = precompiled((db, p: { conversationId: number; a: number; b: number }) =>
+  db
+    .selectFrom("conversation_members as m")
+    .innerJoin("users", "users.id", "m.user_id")
+    .select(["m.user_id", "users.is_bot"])
+    .select((eb) => eb.exists(eb.selectFrom("blocks").select("id").where(blockBetween(p.a, p.b))).as("blocked"))
+    .where("m.conversation_id", "=", p.conversationId)
+    .where("m.role", "in", ACTIVE_ROLES),
+);
+
+/**
+ * activeMembers, and whether A and B block each other (either way, as isBlockedEitherWay), in
+ * one statement; null for the block when the conversation has no current member to carry it.
+ */
+export async function activeMembersAndBlock(
+  db: Db,
+  conversationId: number,
+  a: number,
+  b: number,
+): Promise<{ members: ChatMember[]; blocked: boolean | null }> {
+  const rows = await activeMembersBlockedQuery(db, { conversationId, a, b });
+  const members = rows.map((r) => ({ user_id: r.user_id, is_bot: r.is_bot }));
+  // SQLite answers 0/1, PostgreSQL a boolean
+  return { members, blocked: rows.length ? Boolean(rows[0]!.blocked) : null };
+}
 
 /** User ids of the people currently in the conversation. */
 export async function activeMemberIds(db: Db, conversationId: number): Promise<number[]> {

@@ -1,5 +1,5 @@
-import type { Kysely } from "kysely";
-import type { Db } from "../../db";
+import type { ExpressionBuilder, Kysely } from "kysely";
+import type { Database, Db } from "../../db";
 import { precompiled } from "../../db/compiled";
 
 /**
@@ -29,17 +29,16 @@ export async function mutedIds(db: Db, userId: number): Promise<number[]> {
   return rows.map((r) => r.muted_id);
 }
 
+/** A block between A and B, either way: the rows of `blocks` a query selects from it (a where condition). */
+export const blockBetween = (a: number, b: number) => (eb: ExpressionBuilder<Database, "blocks">) =>
+  eb.or([
+    eb.and([eb("blocker_id", "=", a), eb("blocked_id", "=", b)]),
+    eb.and([eb("blocker_id", "=", b), eb("blocked_id", "=", a)]),
+  ]);
+
 // every message to a private chat asks this: compiled once (db/compiled.ts)
 const blockedEitherWayQuery = precompiled((db: Db, p: { a: number; b: number }) =>
-  db
-    .selectFrom("blocks")
-    .select("id")
-    .where((eb) =>
-      eb.or([
-        eb.and([eb("blocker_id", "=", p.a), eb("blocked_id", "=", p.b)]),
-        eb.and([eb("blocker_id", "=", p.b), eb("blocked_id", "=", p.a)]),
-      ]),
-    ),
+  db.selectFrom("blocks").select("id").where(blockBetween(p.a, p.b)),
 );
 
 /** True when a blocked b or b blocked a. */
