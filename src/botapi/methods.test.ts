@@ -144,6 +144,21 @@ describe("sending", () => {
     await bad("sendMessage", { chat_id: otherBot, text: "hi" }, 403, "Forbidden: bot can't send messages to bots");
   });
 
+  test("a bot no longer a member of a person's private chat cannot send there, and nothing is stored", async () => {
+    const { client, user } = await signedInClient(server);
+    const cid = await openChat(client, "methods_bot");
+    expect((await call("sendMessage", { chat_id: user.id, text: "member" })).status).toBe(200);
+    await server.app.db
+      .updateTable("conversation_members")
+      .set({ role: "left" })
+      .where("user_id", "in", (eb) => eb.selectFrom("users").select("id").where("username", "=", "methods_bot"))
+      .where("conversation_id", "in", (eb) => eb.selectFrom("conversations").select("id").where("cuid", "=", cid))
+      .execute();
+    const res = await call("sendMessage", { chat_id: user.id, text: "gone" });
+    expect(res.body).toMatchObject({ ok: false, error_code: 400, description: "Bad Request: chat not found" });
+    expect((await history(client, cid)).map((m) => m.content)).toEqual(["member"]);
+  });
+
   test("sendMessage bad input", async () => {
     await bad("sendMessage", { chat_id: chatId }, 400, "Bad Request: message text is empty");
     await bad("sendMessage", { chat_id: chatId, text: "   " }, 400, "Bad Request: message text is empty");

@@ -4,7 +4,7 @@ import { AppError } from "../../lib/errors";
 import { messageIds } from "./edit";
 import type { App } from "../../app";
 import type { MessageEntity } from "../formatting";
-import { findMessageBySeq, membershipOf } from "../../domain/chats/access";
+import { findMessageBySeq } from "../../domain/chats/access";
 import { inTransaction, type Scope } from "../../db/transaction";
 import { forwardMessage, storeMessage, typing, type SendMessageInput } from "../../domain/chats/messages";
 import type { MediaItem } from "../../domain/chats/validate";
@@ -12,7 +12,7 @@ import { isBlockedEitherWay } from "../../domain/relations/service";
 import { randomToken } from "../../lib/ids";
 import { resolveChat } from "../chats";
 import type { BotContext, MethodTable } from "../context";
-import { asBot, badRequest, blockedByUser } from "../errors";
+import { asBot, badRequest, blockedByUser, chatNotFound } from "../errors";
 import { inputFile, type FileField } from "../files";
 import { parseReplyMarkup } from "../markup";
 import { serializeMessage, serializeMessages, type BotMessage, type ChatView } from "../serializers";
@@ -59,17 +59,19 @@ export async function post(
   const replyToSeq = out.replyToSeq !== undefined ? out.replyToSeq : await replyTarget(ctx, view);
   const input = { ...out, replyMarkup: replyMarkup ?? undefined, replyToSeq };
   // the chat is the one resolveChat just read; the bot's account is ctx.me. The bot's
-  // membership is read in the send's transaction (cheaper there than a read of its own, and
-  // checked where the message is written); a bot sends no clientMessageId, so no repeat to catch
-  const opts = { sender: ctx.me, replyChecked: out.replyToSeq === undefined };
+  // membership is checked in the send's transaction, against the chat's members the send reads
+  // anyway (checkMember: where the message is written, no statement of its own); a bot sends
+  // no clientMessageId, so no repeat to catch
+  const opts = { sender: ctx.me, replyChecked: out.replyToSeq === undefined, checkMember: true };
+  const sending = { conversation: view.conversation, member: { user_id: ctx.me.id } };
   const store = () =>
     inTransaction(ctx.app.storage, async (scope) => {
-      const membership = await membershipOf(scope.db, view.conversation, ctx.me.id);
-      const row = await storeMessage(scope, ctx.app, membership, input, opts);
+      const row = await storeMessage(scope, ctx.app, sending, input, opts);
       if (compose) await compose(scope, row);
       return row;
     });
-  const row = await asBot(store, { 403: blockedByUser });
+  // the chat gone, or the bot no longer in it, as the compatible API says it
+  const row = await asBot(store, { 403: blockedByUser, 404: chatNotFound });
   return serializeMessage(ctx.app.db, view, row);
 }
 

@@ -25,7 +25,7 @@ import {
 import { publishMessageEvent } from "./notify";
 import { precompiled } from "../../db/compiled";
 import { inTransaction, type Scope } from "../../db/transaction";
-import type { ChatMember, ConversationRow, MessageRow } from "./table";
+import type { ChatMember, ConversationRow, MemberRow, MessageRow } from "./table";
 import type { UserRow } from "../users/table";
 import { checkClientMessageId, checkContent, checkEntities, checkMediaShape, toJson, type MediaItem } from "./validate";
 import { pick } from "../../lib/objects";
@@ -100,21 +100,21 @@ const readOwnQuery = precompiled((db, p: { seq: number; conversationId: number; 
 );
 
 /**
- * The chat's current members, checking first that in a private chat nobody writes across a
- * block (bots included: a person who blocked a bot stops it): one statement for both there.
+ * The chat's current members and, in a private chat, whether a block stands between the sender
+ * and the other party (nobody writes across one, bots included: a person who blocked a bot
+ * stops it): one statement for both there.
  */
-async function membersIfNotBlocked(
+async function membersAndBlock(
   db: Db,
   conversation: ConversationRow,
   senderId: number,
   kind: string,
-): Promise<ChatMember[]> {
+): Promise<{ members: ChatMember[]; blocked: boolean }> {
   const other = kind === "user" ? otherPartyId(conversation, senderId) : null;
-  if (other === null) return activeMembers(db, conversation.id);
+  if (other === null) return { members: await activeMembers(db, conversation.id), blocked: false };
   const { members, blocked } = await activeMembersAndBlock(db, conversation.id, senderId, other);
   // no current member to carry the answer (the sender left meanwhile): asked on its own
-  if (blocked ?? (await isBlockedEitherWay(db, senderId, other))) throw forbidden("You cannot message this person");
-  return members;
+  return { members, blocked: blocked ?? (await isBlockedEitherWay(db, senderId, other)) };
 }
 
 /**
@@ -155,7 +155,18 @@ export async function sendMessageIn(
   }
 }
 
+/** Who posts where: a Membership, or only the sender's id when storeMessage checks the membership (StoreOptions.checkMember). */
+export interface Sending {
+  conversation: ConversationRow;
+  member: Pick<MemberRow, "user_id">;
+}
+
 export interface StoreOptions {
+  /**
+   * the caller has not checked that the sender is a current member: it is checked against the
+   * members the send reads anyway (NOT_FOUND when not), a statement fewer than a membership read
+   */
+  checkMember?: boolean;
   /** the caller already found `replyToSeq` among the messages the sender sees */
   replyChecked?: boolean;
   /** the sender's account row, when the caller holds it: the bots' updates and the live event then need not load it */
@@ -174,7 +185,7 @@ export interface StoreOptions {
 export async function storeMessage(
   scope: Scope,
   app: App,
-  membership: Membership,
+  membership: Sending,
   input: Omit<SendMessageInput, "conversationId" | "senderId">,
   opts: StoreOptions = {},
 ): Promise<MessageRow> {
@@ -197,7 +208,10 @@ export async function storeMessage(
   try {
     // who sees it, read here rather than after the commit: inside the transaction a statement
     // is cheaper (no read transaction of its own), and the bots' hook learns there are none
-    members = await membersIfNotBlocked(db, conversation, senderId, kind);
+    const found = await membersAndBlock(db, conversation, senderId, kind);
+    if (opts.checkMember && !found.members.some((m) => m.user_id === senderId)) throw chatNotFound();
+    if (found.blocked) throw forbidden("You cannot message this person");
+    members = found.members;
     if (
       input.replyToSeq != null &&
       !opts.replyChecked &&
