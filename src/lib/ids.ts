@@ -7,7 +7,7 @@ import { randomBytes } from "./crypto";
 // 32-bit word instead of through a BigInt: ≈1.5 µs an id (≈3.4 µs with hex strings and a BigInt).
 //
 // One difference in shape: ids made one after another share their first 4 characters (a random
-// letter and 3 digits, drawn anew every WINDOW ids) and only the other 20 come from the digest.
+// letter and 3 digits, drawn anew every CUID_WINDOW ids) and only the other 20 come from the digest.
 // Every table's cuid column has a unique index, and fully random keys put each new row in a
 // different leaf of it: a group commit of 45 messages then wrote ≈ 58 pages to the WAL, 45 of
 // them leaves of the cuid index; with the shared prefix a window's ids sit in one or two leaves
