@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chownSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -32,6 +32,21 @@ function runAsPostgres(bin: string, args: string[]): void {
   const res = spawnSync(cmd, argv, { encoding: "utf8", cwd: "/" });
   if (res.status !== 0)
     throw new Error(`${bin} ${args.join(" ")} failed (${res.status}): ${res.stderr || res.stdout || res.error}`);
+}
+
+/**
+ * Stops the cluster in DATA and removes DIR from a detached shell the exiting process does not
+ * wait for (immediate mode: a test cluster keeps nothing).
+ */
+function stopDetached(pgCtl: string, data: string, dir: string): void {
+  const asRoot = process.getuid?.() === 0;
+  const stopCmd = `${asRoot ? `runuser -u ${SUPERUSER} -- ` : ""}'${pgCtl}' -D '${data}' -m immediate -w stop`;
+  const child = spawn("sh", ["-c", `${stopCmd} >/dev/null 2>&1; rm -rf '${dir}'`], {
+    cwd: "/",
+    detached: true,
+    stdio: "ignore",
+  });
+  child.unref();
 }
 
 /**
@@ -86,9 +101,16 @@ export async function startPostgresCluster(opts: { commitsWritten?: boolean } = 
     }
   };
   // the process may end without anyone calling stop (a failed test file, the shared cluster):
-  // the cluster goes too, at the end of a test run or of any other process (a benchmark)
-  atEndOfRun(stop);
-  process.once("exit", stop);
+  // the cluster goes too, at the end of a test run or of any other process (a benchmark). At
+  // the end of a test run nothing waits for it: a synchronous stop inside bun's global afterAll
+  // was reported as a timed-out hook once under load (≈ 18), failing a green run
+  const stopInBackground = () => {
+    if (stopped) return;
+    stopped = true;
+    stopDetached(join(bin, "pg_ctl"), data, dir);
+  };
+  atEndOfRun(stopInBackground);
+  process.once("exit", stopInBackground);
   const url = (name: string) => `postgres://${SUPERUSER}@127.0.0.1:${port}/${name}`;
   return {
     port,
