@@ -116,11 +116,11 @@ describe("feed", () => {
   });
 });
 
-describe("the following feed's two plans (a bounded walk, then per followed author)", () => {
-  // FOLLOWING_WALK_ROWS (1,000) posts by strangers, newer than a followed account's posts:
-  // the first plan (a walk of the newest posts) finds none of them and the second (per
-  // followed author) must; pages must cross from one plan to the other without gaps, for a
-  // viewer following three accounts (one without posts) as for one following two.
+describe("the following feed, kept on write (feed_entries)", () => {
+  // 1,100 posts by strangers, newer than a followed account's posts: the page walks the
+  // reader's own entries, never the posts between; pages cross from one followed account's
+  // posts to another's without gaps, for a viewer following three accounts (one without
+  // posts) as for one following two.
   test("older posts of followed accounts are found behind many newer posts, page after page", async () => {
     const me = await person();
     const few = await person();
@@ -159,7 +159,7 @@ describe("the following feed's two plans (a bounded walk, then per followed auth
     for (let i = 0; i < 3; i++) busyIds.push((await insert(busy.user.id, `busy ${i}`, now - 1_000 + i)).cuid);
 
     const expected = [...busyIds.reverse(), ...quietIds.reverse()];
-    // pages of 2: the first is filled by the walk, the second crosses into the per-author plan
+    // pages of 2: the second crosses from busy's posts to quiet's
     expect(await walk(me.client, "/api/social/feed?following=true&limit=2")).toEqual(expected);
     expect(await walk(me.client, "/api/social/feed?following=true&limit=20")).toEqual(expected);
     // following two: the same pages
@@ -170,9 +170,54 @@ describe("the following feed's two plans (a bounded walk, then per followed auth
     expect(await walk(newcomer.client, "/api/social/feed?following=true")).toEqual([]);
     const own = await postIdAs(newcomer.client, "my first post");
     expect(await walk(newcomer.client, "/api/social/feed?following=true")).toEqual([own]);
-    // hidden accounts stay hidden in the second plan too
+    // a muted account leaves the feed
     await me.client.post(`/api/social/users/${quiet.user.username}/mute`);
     expect(await walk(me.client, "/api/social/feed?following=true&limit=2")).toEqual(busyIds);
+  });
+
+  test("follows, unfollows, mutes, blocks and deletions change what the following feed shows", async () => {
+    const me = await person();
+    const friend = await person();
+    const other = await person();
+    const following = () => walk(me.client, "/api/social/feed?following=true&limit=2");
+    const follow = async (p: { user: { username: string } }, verb = "follow") =>
+      expect((await me.client.post(`/api/social/users/${p.user.username}/${verb}`)).status).toBe(200);
+    const early = await postIdAs(friend.client, "before the follow");
+    const mine = await postIdAs(me.client, "mine");
+    expect(await following()).toEqual([mine]);
+    // a follow brings the followed account's earlier posts in, in their place in time
+    await follow(friend);
+    expect(await following()).toEqual([mine, early]);
+    const later = await postIdAs(friend.client, "after the follow");
+    // a followed account's repost of someone else's post, with its original
+    const shared = (await friend.client.post(`/api/social/posts/${await postIdAs(other.client, "shared")}/repost`)).body
+      .data.repost.id;
+    const page = (await me.client.get("/api/social/feed?following=true")).body.data.feed;
+    expect(page.map((p: any) => p.id)).toEqual([shared, later, mine, early]);
+    expect(page[0].repostOf.content).toBe("shared");
+    // a deleted post leaves, and a repost goes with its original
+    expect((await friend.client.delete(`/api/social/posts/${later}`)).status).toBe(200);
+    expect((await other.client.delete(`/api/social/posts/${page[0].repostOf.id}`)).status).toBe(200);
+    expect(await following()).toEqual([mine, early]);
+    // unfollow, and back
+    await follow(friend);
+    expect(await following()).toEqual([mine]);
+    await follow(friend);
+    expect(await following()).toEqual([mine, early]);
+    // a mute takes them out, unmuting puts them back
+    await follow(friend, "mute");
+    expect(await following()).toEqual([mine]);
+    await follow(friend, "mute");
+    expect(await following()).toEqual([mine, early]);
+    // a block (either way) ends the follow: unblocking does not bring it back
+    await follow(friend, "block");
+    expect(await following()).toEqual([mine]);
+    await follow(friend, "block");
+    expect(await following()).toEqual([mine]);
+    await follow(friend);
+    expect(await following()).toEqual([mine, early]);
+    expect((await friend.client.post(`/api/social/users/${me.user.username}/block`)).status).toBe(200);
+    expect(await following()).toEqual([mine]);
   });
 });
 

@@ -58,7 +58,7 @@ interface ListShape {
   limit: number;
 }
 
-type PostAlias = "posts" | "p";
+type PostAlias = "posts" | "p" | "t";
 
 const hiddenOf = (eb: ExpressionBuilder<any, any>, viewer: number, hide: Hide) =>
   hiddenAuthors(eb as ExpressionBuilder<Database, never>, viewer, hide);
@@ -101,123 +101,42 @@ function repostVisible(eb: ExpressionBuilder<any, any>, alias: PostAlias, viewer
   ]);
 }
 
-/** Posts the following feed's first plan walks (newest first) before it falls back to the second. */
-const FOLLOWING_WALK_ROWS = 1_000;
-
 /**
- * The page's post ids of the following feed, at a cost bounded by a constant plus the follow
- * count, never by the number of posts. Two plans in one statement:
- * - walk: the newest FOLLOWING_WALK_ROWS posts (before the cursor), keeping followed authors'
- *   visible ones. When followed accounts post often this fills the page (≈ 0.2 ms on 1M
- *   posts) and is exact: every followed post newer than the window's end is in the window.
- *   An unbounded walk cost 299 ms on 1M posts for an account following nobody (and so did a
- *   condition on the viewer's follow count inside the walk: SQLite tests it per walked row,
- *   and when false the LIMIT never fills, 43 ms a page on 1M posts).
- * - per author, only when the walk came up short: each followed account's newest visible post
- *   before the cursor (one index probe each), the LIMIT authors whose newest post is newest
- *   (no other author can have a post on the page: the page holds LIMIT posts, each by an
- *   author whose newest post is at least as new), then up to LIMIT posts of each, merged. The
- *   walk's rows are among these, so the union of both, used as an IN set, is the page.
+ * The page's post ids of the following feed: the newest visible rows of the viewer's
+ * feed_entries (posts of followed, unmuted accounts, kept on write by triggers: see the
+ * feed_entries migration) and the newest of the viewer's own posts, each a walk of its index
+ * from the cursor that stops at LIMIT + 1 visible rows; the page is the newest LIMIT + 1 of
+ * both. A page costs the same whatever the reader follows and however many posts exist (the
+ * search of the posts table it replaces walked all 1M posts for a reader following nobody).
  */
 function followingPageIds(db: Db, v: ListValues, shape: ListShape) {
   const hide: Hide = "blockedOrMuted";
-  const cursor = (alias: PostAlias) =>
-    shape.cursor ? beforeKey(`${alias}.created_at`, `${alias}.id`, { t: v.t, id: v.id }) : sql<boolean>`1 = 1`;
-  const pageSize = shape.limit + 1;
-  const followed = (eb: ExpressionBuilder<any, any>, author: string) =>
-    eb.or([
-      eb(sql.ref(author), "=", v.viewer),
-      eb(sql.ref(author), "in", eb.selectFrom("follows").select("followee_id").where("follower_id", "=", v.viewer)),
-    ]);
+  const pageSize = literalLimit(shape.limit + 1);
+  const cursor = (time: string, id: string) =>
+    shape.cursor ? beforeKey(time, id, { t: v.t, id: v.id }) : sql<boolean>`1 = 1`;
+  const followed = db
+    .selectFrom("feed_entries as t")
+    .select(["t.post_id as id"])
+    .where("t.owner_id", "=", v.viewer)
+    .where(cursor("t.created_at", "t.post_id"))
+    .where((eb) => eb.and([authorVisible(eb, "t.author_id", v.viewer, hide), repostVisible(eb, "t", v.viewer, hide)]))
+    .orderBy("t.created_at", "desc")
+    .orderBy("t.post_id", "desc")
+    .limit(pageSize);
+  const own = db
+    .selectFrom("posts as p")
+    .select("p.id")
+    .where("p.author_id", "=", v.viewer)
+    .where(cursor("p.created_at", "p.id"))
+    .where((eb) => repostVisible(eb, "p", v.viewer, hide))
+    .orderBy("p.created_at", "desc")
+    .orderBy("p.id", "desc")
+    .limit(pageSize);
+  // each arm as a subquery: a compound SELECT takes no ORDER BY or LIMIT in its arms
   return db
-    .with("walk", (qb) =>
-      qb
-        .selectFrom((sub) =>
-          sub
-            .selectFrom("posts as p")
-            .select(["p.id", "p.author_id", "p.repost_of_id", "p.created_at"])
-            .where(cursor("p"))
-            .orderBy("p.created_at", "desc")
-            .orderBy("p.id", "desc")
-            .limit(literalLimit(FOLLOWING_WALK_ROWS))
-            .as("p"),
-        )
-        .select("p.id")
-        .where((eb) =>
-          eb.and([
-            followed(eb, "p.author_id"),
-            authorVisible(eb, "p.author_id", v.viewer, hide),
-            repostVisible(eb, "p", v.viewer, hide),
-          ]),
-        )
-        .orderBy("p.created_at", "desc")
-        .orderBy("p.id", "desc")
-        .limit(literalLimit(pageSize)),
-    )
-    .with("walked", (qb) => qb.selectFrom("walk").select((eb) => eb.fn.countAll<number>().as("n")))
-    .with("f", (qb) =>
-      qb
-        // the second plan runs only when the walk came up short: the one-row count is the
-        // outer loop (CROSS JOIN keeps SQLite from reordering it), so a full walk skips the rest
-        .selectFrom("walked")
-        .crossJoin("users as fu")
-        .select("fu.id as uid")
-        .where("walked.n", "<", sql.lit(pageSize))
-        .where((eb) => followed(eb, "fu.id"))
-        .where((eb) => authorVisible(eb, "fu.id", v.viewer, hide)),
-    )
-    .with("newest", (qb) =>
-      qb.selectFrom("f").select((eb) => [
-        "f.uid",
-        eb
-          .selectFrom("posts as p")
-          .select("p.id")
-          .whereRef("p.author_id", "=", "f.uid")
-          .where(cursor("p"))
-          .where((e) => repostVisible(e, "p", v.viewer, hide))
-          .orderBy("p.created_at", "desc")
-          .orderBy("p.id", "desc")
-          .limit(1)
-          .as("pid"),
-      ]),
-    )
-    .with("top", (qb) =>
-      qb
-        .selectFrom("newest")
-        .innerJoin("posts as np", "np.id", "newest.pid")
-        .select("newest.uid")
-        .orderBy("np.created_at", "desc")
-        .orderBy("np.id", "desc")
-        .limit(literalLimit(pageSize)),
-    )
-    .with("per_author", (qb) =>
-      qb
-        .selectFrom("top")
-        .innerJoin("posts as pa", (join) =>
-          join.on((eb) =>
-            eb(
-              "pa.id",
-              "in",
-              eb
-                .selectFrom("posts as p")
-                .select("p.id")
-                .whereRef("p.author_id", "=", "top.uid")
-                .where(cursor("p"))
-                .where((e) => repostVisible(e, "p", v.viewer, hide))
-                .orderBy("p.created_at", "desc")
-                .orderBy("p.id", "desc")
-                .limit(literalLimit(pageSize)),
-            ),
-          ),
-        )
-        .select("pa.id")
-        .orderBy("pa.created_at", "desc")
-        .orderBy("pa.id", "desc")
-        .limit(literalLimit(pageSize)),
-    )
-    .selectFrom("walk")
-    .select("walk.id")
-    .unionAll((eb) => eb.selectFrom("per_author").select("per_author.id"));
+    .selectFrom(followed.as("f"))
+    .select("f.id")
+    .unionAll(db.selectFrom(own.as("o")).select("o.id"));
 }
 
 /**
@@ -234,7 +153,8 @@ const postLists = new ShapedQuery(
     return selectPostViews(db, v.viewer)
       .where("posts.id", "in", ids)
       .orderBy("posts.created_at", "desc")
-      .orderBy("posts.id", "desc");
+      .orderBy("posts.id", "desc")
+      .limit(literalLimit(shape.limit + 1));
   },
   (s) => `${s.list}:${s.cursor ? 1 : 0}:${s.limit}`,
 );

@@ -75,6 +75,18 @@ export interface PostHashtagsTable {
   hashtag_id: number;
 }
 
+/**
+ * The following feed kept on write: a row per (reader, post of an account the reader follows
+ * and has not muted), kept by triggers (see the feed_entries migration).
+ */
+export interface FeedEntriesTable {
+  owner_id: number;
+  post_id: number;
+  author_id: number;
+  repost_of_id: number | null;
+  created_at: number;
+}
+
 export type PostRow = Selectable<PostsTable>;
 export type PollRow = Selectable<PollsTable>;
 export type PollOptionRow = Selectable<PollOptionsTable>;
@@ -88,4 +100,5 @@ export interface PostsTables {
   poll_votes: PollVotesTable;
   hashtags: HashtagsTable;
   post_hashtags: PostHashtagsTable;
+  feed_entries: FeedEntriesTable;
 }
