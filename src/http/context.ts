@@ -1,6 +1,12 @@
 import { Elysia } from "elysia";
-import type { App } from "../app";
-import { authenticate, assertUsable, type Authenticated, type IssuedTokens } from "../domain/sessions/service";
+import { defineService, type App } from "../app";
+import {
+  authenticate,
+  assertUsable,
+  SessionCache,
+  type Authenticated,
+  type IssuedTokens,
+} from "../domain/sessions/service";
 import { deviceBanned } from "../domain/auth/devices";
 import type { UserRow } from "../domain/users/table";
 import { unauthorized } from "../lib/errors";
@@ -100,12 +106,19 @@ export async function requireSignedIn(app: App, request: Request, ip: string, se
   return { user: found.user, session: found.session };
 }
 
+/** The sessions read by this App's requests (SQLite only: see SessionCache). */
+const sessionCache = defineService<SessionCache | null>("sessions:cache", (app) =>
+  app.storage.engine === "sqlite" ? new SessionCache(app.storage) : null,
+);
+
 export async function resolveAuth(app: App, request: Request, ip: string): Promise<Authenticated | null> {
   const cookies = parseCookies(request.headers.get("cookie"));
   if (!cookies[ACCESS_COOKIE] && !cookies[REFRESH_COOKIE]) return null;
-  return authenticate(app.db, app.clock.now(), sessionTtls(app), {
-    access: cookies[ACCESS_COOKIE],
-    refresh: cookies[REFRESH_COOKIE],
-    ip,
-  });
+  return authenticate(
+    app.db,
+    app.clock.now(),
+    sessionTtls(app),
+    { access: cookies[ACCESS_COOKIE], refresh: cookies[REFRESH_COOKIE], ip },
+    app.services.get(sessionCache) ?? undefined,
+  );
 }

@@ -1,9 +1,14 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { authenticate, createSession } from "./service";
 import { sessionTtls } from "../../http/context";
 import { startTestServer, type TestServer } from "../../testing/server";
-import { countingDb } from "../../testing/statements";
-import { makeUser } from "../../testing/fixtures";
+import { countingDb, statementsDuring } from "../../testing/statements";
+import { makeUser, quickPerson } from "../../testing/fixtures";
+import { TestClient } from "../../testing/client";
+import { testsOnPostgres } from "../../testing/postgres";
+import { ACCESS_COOKIE, REFRESH_COOKIE } from "../../http/cookies";
+import { dbPath } from "../../config/layout";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -40,4 +45,85 @@ test("a live access token is resolved in one statement, account and device ban i
 
   await app.db.updateTable("users").set({ deleted_at: now }).where("id", "=", user.id).execute();
   expect(await authenticate(app.db, now, sessionTtls(app), { access: tokens.accessToken, ip: "127.0.0.1" })).toBeNull();
+});
+
+describe("sessions read again only after a write (SQLite)", () => {
+  const me = (client: TestClient) => client.get("/api/auth/me");
+  const sqliteOnly = test.skipIf(testsOnPostgres());
+  const onDevice = async (deviceId: string) => {
+    const user = await makeUser(server.app);
+    const { tokens } = await createSession(server.app.db, server.app.clock.now(), sessionTtls(server.app), {
+      userId: user.id,
+      userAgent: "t",
+      ip: "127.0.0.1",
+      deviceId,
+    });
+    const client = new TestClient(server.url);
+    client.cookies.set(ACCESS_COOKIE, tokens.accessToken);
+    client.cookies.set(REFRESH_COOKIE, tokens.refreshToken);
+    return { user, client };
+  };
+
+  test("a session unchanged since its last request is not read again; any write, anywhere, reads it again", async () => {
+    const { app } = server;
+    const { user, client } = await quickPerson(server);
+    const other = await quickPerson(server);
+    expect((await me(client)).status).toBe(200);
+    const repeated = await statementsDuring(app.storage, async () => expect((await me(client)).status).toBe(200));
+    // PostgreSQL: other nodes write unseen, so every request reads its session
+    expect(repeated).toBe(app.storage.engine === "sqlite" ? 0 : 1);
+    // a write to a row that has nothing to do with the session still counts as a change
+    await app.db.updateTable("users").set({ bio: "changed" }).where("id", "=", other.user.id).execute();
+    expect(await statementsDuring(app.storage, () => me(client))).toBe(1);
+    // a change of the account shows on the next request
+    await app.db.updateTable("users").set({ display_name: "Renamed" }).where("id", "=", user.id).execute();
+    expect((await me(client)).body.data.account.displayName).toBe("Renamed");
+    await app.db.updateTable("sessions").set({ revoked_at: app.clock.now() }).where("user_id", "=", user.id).execute();
+    expect((await me(client)).status).toBe(401);
+  });
+
+  test("an access token that expires while its session is kept in memory is renewed, then refused once both expired", async () => {
+    const { app } = server;
+    const { client } = await quickPerson(server);
+    expect((await me(client)).status).toBe(200);
+    expect((await me(client)).status).toBe(200);
+    const access = client.cookies.get(ACCESS_COOKIE);
+    server.clock.advance(app.config["auth.accessTtlSeconds"] * 1000 + 1);
+    const renewed = await me(client);
+    expect(renewed.status).toBe(200);
+    expect(client.cookies.get(ACCESS_COOKIE)).not.toBe(access);
+    server.clock.advance(app.config["auth.refreshTtlSeconds"] * 1000 + 1);
+    expect((await me(client)).status).toBe(401);
+  });
+
+  // another connection to the same file is what the CLI beside a running server is
+  sqliteOnly(
+    "a revocation, a disabled account or a banned device committed by another process applies at once",
+    async () => {
+      const { app } = server;
+      const other = new Database(dbPath(server.dataDir));
+      try {
+        const revoked = await quickPerson(server);
+        const disabled = await quickPerson(server);
+        const banned = await onDevice("e".repeat(24));
+        for (const { client } of [revoked, disabled, banned]) {
+          expect((await me(client)).status).toBe(200);
+          expect((await me(client)).status).toBe(200);
+        }
+        const now = app.clock.now();
+        other.run("UPDATE sessions SET revoked_at = ? WHERE user_id = ?", [now, revoked.user.id]);
+        expect((await me(revoked.client)).status).toBe(401);
+        other.run("UPDATE users SET disabled_at = ? WHERE id = ?", [now, disabled.user.id]);
+        expect((await me(disabled.client)).body.error.code).toBe("ACCOUNT_DISABLED");
+        other.run("INSERT INTO banned_devices (device_id, user_id, created_at) VALUES (?, ?, ?)", [
+          "e".repeat(24),
+          banned.user.id,
+          now,
+        ]);
+        expect((await me(banned.client)).body.error.code).toBe("DEVICE_BANNED");
+      } finally {
+        other.close();
+      }
+    },
+  );
 });
