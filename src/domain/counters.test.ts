@@ -12,7 +12,16 @@ import { loadPostViews } from "./posts/view";
 import { loadProfile, requireVisibleUser } from "./profiles/service";
 import { toggleBlock, toggleFollow } from "./relations/actions";
 import type { UserRow } from "./users/table";
-import { createGroup, deleteMessage, markRead, openPrivateChat, sendMessage } from "./chats";
+import {
+  addMember,
+  createGroup,
+  deleteMessage,
+  leaveGroup,
+  markRead,
+  openPrivateChat,
+  removeMember,
+  sendMessage,
+} from "./chats";
 import { listChats } from "./chats/chat-list";
 
 /**
@@ -106,7 +115,11 @@ type Op =
   | { kind: "reply" | "likeComment"; who: number; comment: number }
   | { kind: "deleteComment"; comment: number }
   | { kind: "follow" | "block"; who: number; whom: number }
-  | { kind: "removeAccount"; who: number };
+  | { kind: "removeAccount"; who: number }
+  // in the group (people[0] created it: they add and remove)
+  | { kind: "leave"; who: number }
+  | { kind: "add"; who: number }
+  | { kind: "remove"; who: number };
 
 const PEOPLE = 5;
 const person = fc.integer({ min: 0, max: PEOPLE - 1 });
@@ -286,11 +299,26 @@ async function unreadMismatches(): Promise<unknown[]> {
   return rows.filter((r) => r.unread_count !== r.counted);
 }
 
+/** Chats whose member counter differs from counting the people in them now. */
+async function memberCountMismatches(): Promise<unknown[]> {
+  const { rows } = await sql<{ id: number; member_count: number; counted: number }>`
+    SELECT c.id, c.member_count, (
+      SELECT count(*) FROM conversation_members m
+      WHERE m.conversation_id = c.id AND m.role IN ('creator', 'administrator', 'member')
+    ) AS counted
+    FROM conversations c`.execute(server.app.db);
+  return rows.filter((r) => Number(r.member_count) !== Number(r.counted));
+}
+
 type ChatOp =
   | { kind: "send"; who: number; chat: number }
   | { kind: "read"; who: number; chat: number; back: number }
   | { kind: "deleteForEveryone" | "hide"; who: number; chat: number; back: number }
-  | { kind: "removeAccount"; who: number };
+  | { kind: "removeAccount"; who: number }
+  // in the group (people[0] created it: they add and remove)
+  | { kind: "leave"; who: number }
+  | { kind: "add"; who: number }
+  | { kind: "remove"; who: number };
 
 const chatOp: fc.Arbitrary<ChatOp> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant("send"), who: person, chat: fc.nat({ max: 2 }) }), weight: 6 },
@@ -313,9 +341,10 @@ const chatOp: fc.Arbitrary<ChatOp> = fc.oneof(
     weight: 2,
   },
   { arbitrary: fc.record({ kind: fc.constant("removeAccount"), who: person }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constantFrom("leave", "add", "remove"), who: person }), weight: 2 },
 ) as fc.Arbitrary<ChatOp>;
 
-test("each member's unread counter equals the messages they have not read, after random chat operations", async () => {
+test("each member's unread counter equals the messages they have not read, and each chat's member counter its members, after random chat operations", async () => {
   const app = server.app;
   await fc.assert(
     fc.asyncProperty(fc.array(chatOp, { minLength: 5, maxLength: 40 }), async (ops) => {
@@ -343,6 +372,13 @@ test("each member's unread counter equals the messages they have not read, after
             removed.add(o.who);
             continue;
           }
+          if (o.kind === "leave" || o.kind === "add" || o.kind === "remove") {
+            const input = { conversationId: chats[0]!, actorId: people[0]!.id, userId: who.id };
+            if (o.kind === "leave") await leaveGroup(app, input);
+            else if (o.kind === "add") await addMember(app, input);
+            else await removeMember(app, input);
+            continue;
+          }
           const conversationId = chats[o.chat]!;
           if (o.kind === "send") {
             await sendMessage(app, { conversationId, senderId: who.id, content: `from ${who.username}` });
@@ -368,19 +404,40 @@ test("each member's unread counter equals the messages they have not read, after
         }
       }
       expect(await unreadMismatches()).toEqual([]);
+      expect(await memberCountMismatches()).toEqual([]);
       // the chat list shows the counters (each equal to counting, checked above)
       for (const p of people) {
         if (removed.has(people.indexOf(p))) continue;
-        const page = await listChats(app.db, p.id, undefined, 50);
+        const page = await listChats(app.db, p, undefined, 50);
         const counters = await app.db
           .selectFrom("conversation_members")
-          .select(["conversation_id", "unread_count"])
+          .innerJoin("conversations", "conversations.id", "conversation_members.conversation_id")
+          .select(["conversation_id", "unread_count", "member_count"])
           .where("user_id", "=", p.id)
           .execute();
-        const byChat = new Map(counters.map((c) => [c.conversation_id, c.unread_count]));
-        for (const item of page.items) expect(item.unreadCount).toBe(byChat.get(item.conversation.id)!);
+        const byChat = new Map(counters.map((c) => [c.conversation_id, c]));
+        for (const item of page.items) {
+          expect(item.unreadCount).toBe(Number(byChat.get(item.conversation.id)!.unread_count));
+          expect(item.memberCount).toBe(Number(byChat.get(item.conversation.id)!.member_count));
+        }
       }
     }),
     { numRuns: 25 },
   );
 }, 240_000);
+
+test("the member counter migration backfills each chat's count from its members", async () => {
+  const app = server.app;
+  const [a, b, c] = await makePeople(3);
+  await createGroup(app, a!.id, "backfill", [b!.id, c!.id]);
+  await openPrivateChat(app, a!.id, b!.id);
+  const { migrations } = await import("../db/migrations");
+  const memberCount = migrations["20261124194000_chat_member_count"]!;
+  await app.db.transaction().execute(async (tx) => {
+    await memberCount.down!(tx);
+    await memberCount.up(tx);
+  });
+  expect(await memberCountMismatches()).toEqual([]);
+  const counts = await app.db.selectFrom("conversations").select("member_count").execute();
+  expect(counts.some((r) => Number(r.member_count) === 3)).toBe(true);
+});

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { listChats } from "../../domain/chats/chat-list";
-import { createGroup } from "../../domain/chats";
+import { createGroup, sendMessage } from "../../domain/chats";
 import { quickPerson } from "../../testing/fixtures";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { countingDb } from "../../testing/statements";
@@ -36,7 +36,7 @@ describe("chat list in few statements", () => {
     const group = await createGroup(server.app, me.user.id, "Team", [others[0]!.user.id, others[1]!.user.id]);
 
     const { db, counter } = countingDb(server.app.db);
-    const page = await listChats(db, me.user.id, undefined, 10);
+    const page = await listChats(db, me.user, undefined, 10);
     expect(counter.statements).toBe(1);
     expect(page.nextCursor).toBeNull();
     expect(page.items.map((i) => i.conversation.id)[0]).toBe(group.id);
@@ -74,13 +74,42 @@ describe("chat list in few statements", () => {
 
     // paging keeps the statement count per page
     counter.statements = 0;
-    const first = await listChats(db, me.user.id, undefined, 2);
-    const second = await listChats(db, me.user.id, first.nextCursor!, 2);
+    const first = await listChats(db, me.user, undefined, 2);
+    const second = await listChats(db, me.user, first.nextCursor!, 2);
     expect(counter.statements).toBe(2);
     expect([...first.items, ...second.items].map((i) => i.conversation.id)).toEqual(
       page.items.map((i) => i.conversation.id),
     );
     expect(second.nextCursor).toBeNull();
+  });
+
+  test("a last message's sender is the viewer, the other party or a third party, each shown as themselves", async () => {
+    const me = await person();
+    const friend = await person();
+    const third = await person();
+    const privateCid = await chatWith(friend, me, ["from the friend"]);
+    const group = await createGroup(server.app, me.user.id, "Trio", [friend.user.id, third.user.id]);
+    await sendMessage(server.app, { conversationId: group.id, senderId: third.user.id, content: "from the third" });
+    const shownSender = async (cid: string) => {
+      const chats = (await me.client.get("/api/social/messages")).body.data.conversations as any[];
+      return chats.find((c) => c.id === cid).lastMessage.sender;
+    };
+    const as = (p: Awaited<ReturnType<typeof person>>) => ({
+      id: p.user.cuid,
+      username: p.user.username,
+      displayName: p.user.display_name,
+      avatarUrl: p.user.avatar_url,
+      isBot: false,
+      isSystem: false,
+    });
+    expect(await shownSender(privateCid)).toEqual(as(friend));
+    expect(await shownSender(group.cuid)).toEqual(as(third));
+    expect((await me.client.post(`/api/social/messages/${privateCid}`, { content: "from me" })).status).toBe(200);
+    expect(await shownSender(privateCid)).toEqual(as(me));
+    // the friend's list: the last message is the other party's (mine), the group's a third party's
+    const theirs = (await friend.client.get("/api/social/messages")).body.data.conversations as any[];
+    expect(theirs.find((c) => c.id === privateCid).lastMessage.sender).toEqual(as(me));
+    expect(theirs.find((c) => c.id === group.cuid).lastMessage.sender).toEqual(as(third));
   });
 
   test("the list over HTTP: last visible message, unread counts, replies, reactions and bad paging", async () => {
@@ -125,7 +154,7 @@ describe("chat list in few statements", () => {
     expect(chat.unreadCount).toBe(0);
     expect((await me.client.post(`/api/social/messages/${cid}/read`, { messageId: 4 })).status).toBe(200);
     const { db, counter } = countingDb(server.app.db);
-    const page = await listChats(db, me.user.id, undefined, 20);
+    const page = await listChats(db, me.user, undefined, 20);
     expect(page.items[0]!.lastMessageReacted).toBe(true);
     counter.statements = 0;
     await serializeChatList(db, page.items);

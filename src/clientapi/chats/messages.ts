@@ -124,7 +124,7 @@ export function chatMessageRoutes(app: App) {
         "",
         async ({ user, query }) => {
           const limit = parseLimit(query.limit, 20, 100);
-          const page = await listChats(app.db, user.id, query.cursor, limit);
+          const page = await listChats(app.db, user, query.cursor, limit);
           const chats = await serializeChatList(app.db, page.items);
           return ok({ conversations: chats, pageInfo: { nextCursor: page.nextCursor }, nextCursor: page.nextCursor });
         },

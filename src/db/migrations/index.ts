@@ -20,6 +20,7 @@ import * as m20261124113000 from "./20261124113000_message_poll_votes";
 import * as m20261124113100 from "./20261124113100_group_description";
 import * as m20261124190000 from "./20261124190000_comment_counters";
 import * as m20261124193000 from "./20261124193000_feed_entries";
+import * as m20261124194000 from "./20261124194000_chat_member_count";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   "20261124113100_group_description": m20261124113100,
   "20261124190000_comment_counters": m20261124190000,
   "20261124193000_feed_entries": m20261124193000,
+  "20261124194000_chat_member_count": m20261124194000,
 };

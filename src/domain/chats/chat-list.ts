@@ -68,10 +68,12 @@ const visibleMessages = (eb: ExpressionBuilder<Outer, "c" | "m">, viewer: number
 
 /**
  * A page of the chat list in one statement: the viewer's chats by newest activity, each with
- * its last visible message and that message's sender (joined), the other party of a private
- * chat (joined), the unread count (the member's counter column), the member count and whether
- * the last message has reactions (correlated subqueries, each an index lookup). Only the
- * columns the list shows are selected: a page's cost is mostly its rows' columns.
+ * its last visible message (joined), the other party of a private chat (joined), that
+ * message's sender when it is neither the viewer nor the other party (joined), the unread and
+ * member counts (counter columns) and whether the last message has reactions (an EXISTS, an
+ * index lookup). Only the columns the list shows are selected: a page's cost is mostly its
+ * rows' columns. The rows come unordered: sorting them again by activity here would sort the
+ * wide rows (SQLite copies each whole row into a temporary B-tree), so listChats orders them.
  */
 const chatPages = new ShapedQuery(
   (db: Db, v: { viewer: number; t: number; id: number }, shape: { cursor: boolean; limit: number }) => {
@@ -93,100 +95,105 @@ const chatPages = new ShapedQuery(
       .orderBy("pc.id", "desc")
       .limit(literalLimit(shape.limit + 1))
       .as("pg");
-    return db
-      .selectFrom(page)
-      .innerJoin("conversation_members as m", "m.id", "pg.mid")
-      .innerJoin("conversations as c", "c.id", "pg.cid")
-      .leftJoin("messages as lm", (j) =>
-        j.on((eb) =>
-          eb(
-            "lm.id",
-            "=",
-            visibleMessages(eb as unknown as ExpressionBuilder<Outer, "c" | "m">, v.viewer)
-              .select("x.id")
-              .orderBy("x.seq", "desc")
-              .limit(1),
-          ),
-        ),
-      )
-      .leftJoin("users as su", "su.id", "lm.sender_id")
-      .leftJoin("users as ou", (j) =>
-        j
-          .on("c.type", "=", "private")
-          .on((eb) =>
+    return (
+      db
+        .selectFrom(page)
+        .innerJoin("conversation_members as m", "m.id", "pg.mid")
+        .innerJoin("conversations as c", "c.id", "pg.cid")
+        .leftJoin("messages as lm", (j) =>
+          j.on((eb) =>
             eb(
-              "ou.id",
+              "lm.id",
               "=",
-              eb
-                .selectFrom("conversation_members as om")
-                .select("om.user_id")
-                .whereRef("om.conversation_id", "=", "c.id")
-                .where("om.user_id", "!=", v.viewer)
+              visibleMessages(eb as unknown as ExpressionBuilder<Outer, "c" | "m">, v.viewer)
+                .select("x.id")
+                .orderBy("x.seq", "desc")
                 .limit(1),
             ),
           ),
-      )
-      .select([
-        "c.id",
-        "c.cuid",
-        "c.type",
-        "c.title",
-        "c.description",
-        "c.photo_url",
-        "c.created_at",
-        "c.last_message_at",
-        "c.activity_at",
-        "m.role as my_role",
-        "m.rights as my_rights",
-        "m.last_read_seq as my_last_read_seq",
-        // kept by triggers on every message, hide and read (see the unread_counter migration)
-        "m.unread_count",
-        "lm.id as lm_id",
-        "lm.cuid as lm_cuid",
-        "lm.seq as lm_seq",
-        "lm.sender_id as lm_sender_id",
-        "lm.kind as lm_kind",
-        "lm.content as lm_content",
-        "lm.entities as lm_entities",
-        "lm.media as lm_media",
-        "lm.reply_to_seq as lm_reply_to_seq",
-        "lm.reply_markup as lm_reply_markup",
-        "lm.invoice as lm_invoice",
-        "lm.extra as lm_extra",
-        "lm.system as lm_system",
-        "lm.forwarded_from as lm_forwarded_from",
-        "lm.client_message_id as lm_client_message_id",
-        "lm.pinned as lm_pinned",
-        "lm.created_at as lm_created_at",
-        "lm.edited_at as lm_edited_at",
-        "su.id as su_id",
-        "su.cuid as su_cuid",
-        "su.username as su_username",
-        "su.display_name as su_display_name",
-        "su.avatar_url as su_avatar_url",
-        "su.is_bot as su_is_bot",
-        "su.is_system as su_is_system",
-        "ou.id as ou_id",
-        "ou.cuid as ou_cuid",
-        "ou.username as ou_username",
-        "ou.display_name as ou_display_name",
-        "ou.avatar_url as ou_avatar_url",
-        "ou.is_bot as ou_is_bot",
-        "ou.is_system as ou_is_system",
-      ])
-      .select((eb) => [
-        eb
-          .selectFrom("conversation_members as cm")
-          .select(eb.fn.countAll<number>().as("n"))
-          .whereRef("cm.conversation_id", "=", "c.id")
-          .where("cm.role", "in", ACTIVE_ROLES)
-          .as("member_count"),
-        eb
-          .exists(eb.selectFrom("message_reactions as r").select("r.message_id").whereRef("r.message_id", "=", "lm.id"))
-          .as("lm_reacted"),
-      ])
-      .orderBy("c.activity_at", "desc")
-      .orderBy("c.id", "desc");
+        )
+        .leftJoin("users as ou", (j) =>
+          j
+            .on("c.type", "=", "private")
+            .on((eb) =>
+              eb(
+                "ou.id",
+                "=",
+                eb
+                  .selectFrom("conversation_members as om")
+                  .select("om.user_id")
+                  .whereRef("om.conversation_id", "=", "c.id")
+                  .where("om.user_id", "!=", v.viewer)
+                  .limit(1),
+              ),
+            ),
+        )
+        // the sender's columns only for a third party: in a private chat the last message is
+        // the viewer's or the other party's, whose rows the caller and `ou` already hold
+        .leftJoin("users as su", (j) =>
+          j
+            .onRef("su.id", "=", "lm.sender_id")
+            .on("su.id", "!=", v.viewer)
+            .on((eb) => eb.or([eb("ou.id", "is", null), eb("su.id", "!=", eb.ref("ou.id"))])),
+        )
+        .select([
+          "c.id",
+          "c.cuid",
+          "c.type",
+          "c.title",
+          "c.description",
+          "c.photo_url",
+          "c.created_at",
+          "c.last_message_at",
+          "c.activity_at",
+          // kept by triggers on conversation_members (see the chat_member_count migration)
+          "c.member_count",
+          "m.role as my_role",
+          "m.rights as my_rights",
+          "m.last_read_seq as my_last_read_seq",
+          // kept by triggers on every message, hide and read (see the unread_counter migration)
+          "m.unread_count",
+          "lm.id as lm_id",
+          "lm.cuid as lm_cuid",
+          "lm.seq as lm_seq",
+          "lm.sender_id as lm_sender_id",
+          "lm.kind as lm_kind",
+          "lm.content as lm_content",
+          "lm.entities as lm_entities",
+          "lm.media as lm_media",
+          "lm.reply_to_seq as lm_reply_to_seq",
+          "lm.reply_markup as lm_reply_markup",
+          "lm.invoice as lm_invoice",
+          "lm.extra as lm_extra",
+          "lm.system as lm_system",
+          "lm.forwarded_from as lm_forwarded_from",
+          "lm.client_message_id as lm_client_message_id",
+          "lm.pinned as lm_pinned",
+          "lm.created_at as lm_created_at",
+          "lm.edited_at as lm_edited_at",
+          "su.id as su_id",
+          "su.cuid as su_cuid",
+          "su.username as su_username",
+          "su.display_name as su_display_name",
+          "su.avatar_url as su_avatar_url",
+          "su.is_bot as su_is_bot",
+          "su.is_system as su_is_system",
+          "ou.id as ou_id",
+          "ou.cuid as ou_cuid",
+          "ou.username as ou_username",
+          "ou.display_name as ou_display_name",
+          "ou.avatar_url as ou_avatar_url",
+          "ou.is_bot as ou_is_bot",
+          "ou.is_system as ou_is_system",
+        ])
+        .select((eb) =>
+          eb
+            .exists(
+              eb.selectFrom("message_reactions as r").select("r.message_id").whereRef("r.message_id", "=", "lm.id"),
+            )
+            .as("lm_reacted"),
+        )
+    );
   },
   (s) => `${s.cursor ? 1 : 0}:${s.limit}`,
 );
@@ -195,7 +202,19 @@ type ChatPageRow = Awaited<ReturnType<typeof chatPages.execute>>[number];
 
 // rows are mapped field by field: generic prefix splitting (Object.entries, string slicing)
 // cost more than the statement itself on a page of chats
-function itemOf(r: ChatPageRow, viewerId: number): ChatListItem {
+function itemOf(r: ChatPageRow, viewer: ChatListUser): ChatListItem {
+  const other: ChatListUser | null =
+    r.ou_id === null
+      ? null
+      : {
+          id: r.ou_id,
+          cuid: r.ou_cuid!,
+          username: r.ou_username!,
+          display_name: r.ou_display_name!,
+          avatar_url: r.ou_avatar_url,
+          is_bot: r.ou_is_bot!,
+          is_system: r.ou_is_system!,
+        };
   return {
     conversation: {
       id: r.id,
@@ -208,7 +227,7 @@ function itemOf(r: ChatPageRow, viewerId: number): ChatListItem {
       last_message_at: r.last_message_at,
       activity_at: r.activity_at,
     },
-    member: { user_id: viewerId, role: r.my_role, rights: r.my_rights, last_read_seq: r.my_last_read_seq },
+    member: { user_id: viewer.id, role: r.my_role, rights: r.my_rights, last_read_seq: r.my_last_read_seq },
     lastMessage:
       r.lm_id === null
         ? null
@@ -235,10 +254,10 @@ function itemOf(r: ChatPageRow, viewerId: number): ChatListItem {
             // the last visible message is never deleted
             deleted_at: null,
           },
+    // the query joins the sender only when it is neither the viewer nor the other party
     lastSender:
-      r.su_id === null
-        ? null
-        : {
+      r.su_id !== null
+        ? {
             id: r.su_id,
             cuid: r.su_cuid!,
             username: r.su_username!,
@@ -246,29 +265,26 @@ function itemOf(r: ChatPageRow, viewerId: number): ChatListItem {
             avatar_url: r.su_avatar_url,
             is_bot: r.su_is_bot!,
             is_system: r.su_is_system!,
-          },
+          }
+        : r.lm_sender_id === viewer.id
+          ? viewer
+          : other !== null && r.lm_sender_id === other.id
+            ? other
+            : null,
     lastMessageReacted: Number(r.lm_reacted) === 1 || (r.lm_reacted as unknown) === true,
     unreadCount: Number(r.unread_count ?? 0),
-    memberCount: Number(r.member_count ?? 0),
-    other:
-      r.ou_id === null
-        ? null
-        : {
-            id: r.ou_id,
-            cuid: r.ou_cuid!,
-            username: r.ou_username!,
-            display_name: r.ou_display_name!,
-            avatar_url: r.ou_avatar_url,
-            is_bot: r.ou_is_bot!,
-            is_system: r.ou_is_system!,
-          },
+    memberCount: Number(r.member_count),
+    other,
   };
 }
+
+/** Newest activity first, the list's (t, id) order. */
+const byActivity = (a: ChatPageRow, b: ChatPageRow) => b.activity_at - a.activity_at || b.id - a.id;
 
 /** A page of VIEWER's chats, newest activity first (one statement). */
 export async function listChats(
   db: Db,
-  viewerId: number,
+  viewer: ChatListUser,
   cursorRaw: string | undefined,
   limit: number,
 ): Promise<{ items: ChatListItem[]; nextCursor: string | null }> {
@@ -276,8 +292,8 @@ export async function listChats(
   const rows = await chatPages.execute(
     db,
     { cursor: cursor !== null, limit },
-    { viewer: viewerId, t: cursor?.t ?? 0, id: cursor?.id ?? 0 },
+    { viewer: viewer.id, t: cursor?.t ?? 0, id: cursor?.id ?? 0 },
   );
-  const page = pageOf(rows, limit, (c) => ({ t: c.activity_at, id: c.id }));
-  return { items: page.items.map((r) => itemOf(r, viewerId)), nextCursor: page.nextCursor };
+  const page = pageOf(rows.sort(byActivity), limit, (c) => ({ t: c.activity_at, id: c.id }));
+  return { items: page.items.map((r) => itemOf(r, viewer)), nextCursor: page.nextCursor };
 }

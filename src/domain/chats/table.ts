@@ -22,6 +22,8 @@ export interface ConversationsTable {
   last_message_at: number | null;
   /** newest activity (creation or last message): the chat list's sort key */
   activity_at: number;
+  /** people in the chat now (ACTIVE_ROLES), kept by triggers on conversation_members */
+  member_count: Generated<number>;
   created_at: number;
   updated_at: number;
 }
