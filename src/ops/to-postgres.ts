@@ -58,6 +58,9 @@ export async function moveToPostgres(
     }
     let indexedPosts = 0;
     await pg.db.transaction().execute(async (trx) => {
+      // the copied rows carry their counter columns (likes, followers, unread, members) already:
+      // the triggers that keep them would count every copied child row a second time
+      for (const t of tables) await sql`ALTER TABLE ${sql.table(t.name)} DISABLE TRIGGER USER`.execute(trx);
       for (const t of tables) {
         const total = await countRows(lite.db as Kysely<any>, t.name);
         let done = 0;
@@ -77,6 +80,7 @@ export async function moveToPostgres(
       );
       for (const r of rows) await postgresFtsPostSearch.indexPost(trx, r.id, r.body);
       indexedPosts = rows.length;
+      for (const t of tables) await sql`ALTER TABLE ${sql.table(t.name)} ENABLE TRIGGER USER`.execute(trx);
     });
     const copies: TableCopy[] = [];
     for (const t of tables) {
