@@ -89,3 +89,27 @@ export function splitPrefixedRow<Prefixed, Rest>(
   }
   return { prefixed: prefixed as Prefixed, rest: rest as Rest };
 }
+
+/**
+ * A read of rows by a list of ids, compiled once per list length (BUILD gets the ids as
+ * stand-ins, for an `in` list): for reads by the ids a page names, whose count varies a little.
+ * No ids: no statement.
+ */
+export function compiledByIds<R>(
+  build: (db: Db, ids: number[]) => Compilable<R>,
+): (db: Db, ids: Iterable<number>) => Promise<R[]> {
+  const query = new ShapedQuery(
+    (db: Db, values: Record<string, number>, shape: { count: number }) =>
+      build(
+        db,
+        Array.from({ length: shape.count }, (_, i) => values[`id${i}`]!),
+      ),
+    (shape) => String(shape.count),
+  );
+  return async (db, ids) => {
+    const values: Record<string, number> = {};
+    let count = 0;
+    for (const id of ids) values[`id${count++}`] = id;
+    return count === 0 ? [] : query.execute(db, { count }, values);
+  };
+}

@@ -137,7 +137,7 @@ class BunSqlDriver implements Driver {
 }
 
 const SQLITE_TRIGGER =
-  /^\s*CREATE TRIGGER (\w+) (AFTER|BEFORE) (INSERT|DELETE|UPDATE(?: OF \w+)?) ON (\w+)\s*(?:WHEN ([\s\S]*?))?\s*BEGIN\s([\s\S]*);?\s*END\s*$/i;
+  /^\s*CREATE TRIGGER (\w+) (AFTER|BEFORE) (INSERT|DELETE|UPDATE(?: OF \w+(?:\s*,\s*\w+)*)?) ON (\w+)\s*(?:WHEN ([\s\S]*?))?\s*BEGIN\s([\s\S]*);?\s*END\s*$/i;
 
 const SQLITE_DROP_TRIGGER = /^\s*DROP TRIGGER (?:IF EXISTS )?(\w+)\s*;?\s*$/i;
 

@@ -22,7 +22,7 @@ import {
   removeMember,
   sendMessage,
 } from "./chats";
-import { listChats } from "./chats/chat-list";
+import { chatListPeopleOf, listChats } from "./chats/chat-list";
 
 /**
  * Property: after any mix of likes, comments and replies, comment and post deletions (with
@@ -408,7 +408,7 @@ test("each member's unread counter equals the messages they have not read, and e
       // the chat list shows the counters (each equal to counting, checked above)
       for (const p of people) {
         if (removed.has(people.indexOf(p))) continue;
-        const page = await listChats(app.db, p, undefined, 50);
+        const page = await listChats(app.db, chatListPeopleOf(app), p, undefined, 50);
         const counters = await app.db
           .selectFrom("conversation_members")
           .innerJoin("conversations", "conversations.id", "conversation_members.conversation_id")

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { listChats } from "../../domain/chats/chat-list";
+import { listChats, type ChatListUser } from "../../domain/chats/chat-list";
+import { KeptByVersion } from "../../lib/kept-by-version";
 import { createGroup, sendMessage } from "../../domain/chats";
 import { quickPerson } from "../../testing/fixtures";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { countingDb } from "../../testing/statements";
-import { serializeChatList } from "./serialize";
+import { MessageShapes, messageShapesOf, serializeChatList } from "./serialize";
+import type { MessageRow } from "../../domain/chats/table";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -35,8 +37,13 @@ describe("chat list in few statements", () => {
     for (const [i, o] of others.entries()) await chatWith(o, me, [`first ${i}`, `last ${i}`]);
     const group = await createGroup(server.app, me.user.id, "Team", [others[0]!.user.id, others[1]!.user.id]);
 
+    const people = new KeptByVersion<ChatListUser>(100);
     const { db, counter } = countingDb(server.app.db);
-    const page = await listChats(db, me.user, undefined, 10);
+    const page = await listChats(db, people, me.user, undefined, 10);
+    // the page, then the shown columns of the accounts it names, which are kept
+    expect(counter.statements).toBe(2);
+    counter.statements = 0;
+    expect(await listChats(db, people, me.user, undefined, 10)).toEqual(page);
     expect(counter.statements).toBe(1);
     expect(page.nextCursor).toBeNull();
     expect(page.items.map((i) => i.conversation.id)[0]).toBe(group.id);
@@ -51,9 +58,15 @@ describe("chat list in few statements", () => {
     expect(page.items.map((i) => i.member.user_id)).toEqual([me.user.id, me.user.id, me.user.id, me.user.id]);
     expect(page.items[0]!.member.role).toBe("creator");
 
+    const shapes = new MessageShapes();
     counter.statements = 0;
-    const shown = await serializeChatList(db, page.items);
-    // senders and other parties came with the page; nobody replied or reacted
+    const shown = await serializeChatList(db, shapes, page.items);
+    // the last messages' rows, read once: senders and other parties came with the page, nobody
+    // replied or reacted
+    expect(counter.statements).toBe(1);
+    // then their shapes are kept: no statement
+    counter.statements = 0;
+    expect(await serializeChatList(db, shapes, page.items)).toEqual(shown);
     expect(counter.statements).toBe(0);
     expect(shown.map((c) => c.title)).toEqual([
       "Team",
@@ -74,8 +87,8 @@ describe("chat list in few statements", () => {
 
     // paging keeps the statement count per page
     counter.statements = 0;
-    const first = await listChats(db, me.user, undefined, 2);
-    const second = await listChats(db, me.user, first.nextCursor!, 2);
+    const first = await listChats(db, people, me.user, undefined, 2);
+    const second = await listChats(db, people, me.user, first.nextCursor!, 2);
     expect(counter.statements).toBe(2);
     expect([...first.items, ...second.items].map((i) => i.conversation.id)).toEqual(
       page.items.map((i) => i.conversation.id),
@@ -154,12 +167,13 @@ describe("chat list in few statements", () => {
     expect(chat.unreadCount).toBe(0);
     expect((await me.client.post(`/api/social/messages/${cid}/read`, { messageId: 4 })).status).toBe(200);
     const { db, counter } = countingDb(server.app.db);
-    const page = await listChats(db, me.user, undefined, 20);
+    const page = await listChats(db, new KeptByVersion<ChatListUser>(100), me.user, undefined, 20);
     expect(page.items[0]!.lastMessageReacted).toBe(true);
     counter.statements = 0;
-    await serializeChatList(db, page.items);
-    // the replied-to message and the reactions (the reply's sender is the other party, known)
-    expect(counter.statements).toBe(2);
+    await serializeChatList(db, new MessageShapes(), page.items);
+    // the last message's row (a reply's shape is never kept), the replied-to message and the
+    // reactions (the reply's sender is the other party, known)
+    expect(counter.statements).toBe(3);
     chat = (await me.client.get("/api/social/messages")).body.data.conversations[0];
     expect(chat).toMatchObject({ unreadCount: 0, lastReadMessageId: 4 });
     expect(chat.lastMessage).toMatchObject({
@@ -180,5 +194,80 @@ describe("chat list in few statements", () => {
     res = await stranger.client.get("/api/social/messages");
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ conversations: [], pageInfo: { nextCursor: null } });
+  });
+
+  test("a kept last message shows every change: edits, pins, reactions, the sender's name, deletion, a change made outside the app's code", async () => {
+    const me = await person();
+    const friend = await person();
+    const cid = await chatWith(friend, me, ["hello"]);
+    const last = async () =>
+      ((await me.client.get("/api/social/messages")).body.data.conversations as any[]).find((c) => c.id === cid)
+        .lastMessage;
+    const history = async () => (await me.client.get(`/api/social/messages/${cid}?limit=1`)).body.data.messages[0];
+    const shapes = messageShapesOf(server.app);
+    expect((await last()).content).toBe("hello");
+    const kept = shapes.size;
+    // read again: the same shape, kept
+    expect(await last()).toEqual(await history());
+    expect(shapes.size).toBe(kept);
+
+    expect((await friend.client.patch(`/api/social/messages/${cid}/1`, { content: "hello, edited" })).status).toBe(200);
+    expect(await last()).toMatchObject({ content: "hello, edited", editedAt: expect.any(String) });
+    expect((await me.client.post(`/api/social/messages/${cid}/1/pin`, {})).status).toBe(200);
+    expect((await last()).pinned).toBe(true);
+    expect((await me.client.post(`/api/social/messages/${cid}/1/reactions`, { emoji: "🔥" })).status).toBe(200);
+    expect((await last()).reactions).toEqual([{ emoji: "🔥", count: 1, userIds: [me.user.cuid] }]);
+    expect((await me.client.post(`/api/social/messages/${cid}/1/reactions`, { emoji: null })).status).toBe(200);
+    expect((await last()).reactions).toEqual([]);
+    expect((await friend.client.patch("/api/account/profile", { displayName: "Renamed Friend" })).status).toBe(200);
+    expect((await last()).sender.displayName).toBe("Renamed Friend");
+    expect(await last()).toEqual(await history());
+    const chat = async () =>
+      ((await me.client.get("/api/social/messages")).body.data.conversations as any[]).find((c) => c.id === cid);
+    expect((await chat()).title).toBe("Renamed Friend");
+
+    // a change the app's code does not make (another process, a node, an operator's SQL)
+    await server.app.db
+      .updateTable("messages")
+      .set({ content: "changed elsewhere" })
+      .where("cuid", "=", (await last()).id)
+      .execute();
+    expect((await last()).content).toBe("changed elsewhere");
+    await server.app.db
+      .updateTable("users")
+      .set({ avatar_url: "/media/elsewhere.png" })
+      .where("id", "=", friend.user.id)
+      .execute();
+    expect(await chat()).toMatchObject({
+      photoUrl: "/media/elsewhere.png",
+      otherUser: { avatarUrl: "/media/elsewhere.png" },
+      lastMessage: { sender: { avatarUrl: "/media/elsewhere.png" } },
+    });
+
+    expect((await friend.client.post(`/api/social/messages/${cid}`, { content: "second" })).status).toBe(200);
+    expect((await last()).content).toBe("second");
+    expect((await friend.client.delete(`/api/social/messages/${cid}/2?forEveryone=true`)).status).toBe(200);
+    expect(await last()).toMatchObject({ content: "changed elsewhere", pinned: true });
+    expect(await last()).toEqual(await history());
+  });
+
+  test("kept shapes: only those that depend on their own row, by version, at most as many as the bound", () => {
+    const shapes = new MessageShapes(2);
+    const row = (id: number, more: Partial<MessageRow> = {}) =>
+      ({ id, version: 0, reply_to_seq: null, extra: null, ...more }) as MessageRow;
+    shapes.keep(row(1), { content: "one" });
+    expect(shapes.get({ id: 1, version: 0, sender_id: 9 })).toEqual({ content: "one" });
+    // another version of the row is not the kept one
+    expect(shapes.get({ id: 1, version: 1, sender_id: 9 })).toBeUndefined();
+    // a reply (its replied-to message changes apart from it) and a poll (votes) are not kept
+    shapes.keep(row(2, { reply_to_seq: 1 }), { content: "reply" });
+    shapes.keep(row(3, { extra: JSON.stringify({ poll: { question: "?" } }) }), { content: "poll" });
+    expect(shapes.size).toBe(1);
+    shapes.keep(row(4), { content: "four" });
+    shapes.keep(row(5), { content: "five" });
+    // the oldest went first
+    expect(shapes.size).toBe(2);
+    expect(shapes.get({ id: 1, version: 0, sender_id: 9 })).toBeUndefined();
+    expect(shapes.get({ id: 5, version: 0, sender_id: 9 })).toEqual({ content: "five" });
   });
 });

@@ -18,7 +18,7 @@ import {
   setReaction,
   typing,
 } from "../../domain/chats";
-import { listChats } from "../../domain/chats/chat-list";
+import { chatListPeopleOf, listChats } from "../../domain/chats/chat-list";
 import type { ConversationRow, MessageRow } from "../../domain/chats/table";
 import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
@@ -30,7 +30,13 @@ import { payInvoice } from "../../domain/payments/pay";
 import { menuWebAppLaunchUrl, pressButton, webAppLaunchUrl } from "../../domain/bots/press";
 import { deliveredShape } from "./live";
 import { webAppFraming } from "./web-app-framing";
-import { serializeChatList, serializeConversation, serializeMessage, serializeMessages } from "./serialize";
+import {
+  messageShapesOf,
+  serializeChatList,
+  serializeConversation,
+  serializeMessage,
+  serializeMessages,
+} from "./serialize";
 
 const SendBody = t.Object({
   content: t.Optional(t.String()),
@@ -124,8 +130,8 @@ export function chatMessageRoutes(app: App) {
         "",
         async ({ user, query }) => {
           const limit = parseLimit(query.limit, 20, 100);
-          const page = await listChats(app.db, user, query.cursor, limit);
-          const chats = await serializeChatList(app.db, page.items);
+          const page = await listChats(app.db, chatListPeopleOf(app), user, query.cursor, limit);
+          const chats = await serializeChatList(app.db, messageShapesOf(app), page.items);
           return ok({ conversations: chats, pageInfo: { nextCursor: page.nextCursor }, nextCursor: page.nextCursor });
         },
         {

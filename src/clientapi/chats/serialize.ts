@@ -2,7 +2,9 @@ import { groupReactions } from "../../domain/chats/reactions";
 import type { Db } from "../../db";
 import type { UserRow } from "../../domain/users/table";
 import type { ConversationRow, MemberRow, MessageRow } from "../../domain/chats/table";
-import type { ChatListItem } from "../../domain/chats/chat-list";
+import { findMessagesByIds, type ChatListItem, type LastMessageRef } from "../../domain/chats/chat-list";
+import { defineService, type App } from "../../app";
+import { KeptByVersion } from "../../lib/kept-by-version";
 import { fromJson } from "../../domain/chats/validate";
 import {
   allowsRevoting,
@@ -110,6 +112,26 @@ interface RenderOptions {
   viewerId?: number;
 }
 
+/** The reactions to messages IDS (one statement, none for no ids), by message, in the order they were set. */
+async function reactionsOf(db: Db, ids: number[]): Promise<Map<number, Array<{ emoji: string; userId: string }>>> {
+  const byMessage = new Map<number, Array<{ emoji: string; userId: string }>>();
+  if (ids.length === 0) return byMessage;
+  const rows = await db
+    .selectFrom("message_reactions")
+    .innerJoin("users", "users.id", "message_reactions.user_id")
+    .select(["message_reactions.message_id", "message_reactions.emoji", "users.cuid as userId"])
+    .where("message_reactions.message_id", "in", ids)
+    .orderBy("message_reactions.created_at")
+    .orderBy("message_reactions.user_id")
+    .execute();
+  for (const r of rows) {
+    const list = byMessage.get(r.message_id);
+    if (list) list.push(r);
+    else byMessage.set(r.message_id, [r]);
+  }
+  return byMessage;
+}
+
 /**
  * Renders ROWS (of any conversations, CONVERSATION OF each) in a fixed number of statements:
  * replied-to messages, the senders and the reactions, one batched query each (none for what
@@ -141,27 +163,10 @@ async function renderMessages(
   const replyByKey = new Map(replies.map((r) => [`${r.conversation_id}:${r.seq}`, r]));
   const users = await usersById(db, [...rows.map((r) => r.sender_id), ...replies.map((r) => r.sender_id)], opts.known);
   const reacted = opts.fresh ? [] : opts.reacted ? rows.filter((r) => opts.reacted!.has(r.id)) : rows;
-  const reactionRows =
-    reacted.length === 0
-      ? []
-      : await db
-          .selectFrom("message_reactions")
-          .innerJoin("users", "users.id", "message_reactions.user_id")
-          .select(["message_reactions.message_id", "message_reactions.emoji", "users.cuid as userId"])
-          .where(
-            "message_reactions.message_id",
-            "in",
-            reacted.map((r) => r.id),
-          )
-          .orderBy("message_reactions.created_at")
-          .orderBy("message_reactions.user_id")
-          .execute();
-  const reactionRowsByMessage = new Map<number, Array<{ emoji: string; userId: string }>>();
-  for (const r of reactionRows) {
-    const list = reactionRowsByMessage.get(r.message_id);
-    if (list) list.push(r);
-    else reactionRowsByMessage.set(r.message_id, [r]);
-  }
+  const reactionRowsByMessage = await reactionsOf(
+    db,
+    reacted.map((r) => r.id),
+  );
 
   const tallies = await pollTallies(db, rows);
   const mine =
@@ -285,39 +290,100 @@ function conversationView(
   };
 }
 
+/** Most last-message shapes kept per App (a few KB each): the oldest kept goes first. */
+const MAX_KEPT_SHAPES = 5_000;
+
+/**
+ * The chat list's last messages as the Client API shows them, kept by message id with the
+ * version of the row each was made from (messages.version, which a trigger raises on every
+ * change of the row, by any process or node): a kept shape whose version differs is made again.
+ * Only shapes that depend on their own row alone are kept: not a reply (the replied-to message
+ * changes apart from it), not a poll (its counts change with every vote). The sender and the
+ * reactions, which change apart from the row, are put in on every read.
+ */
+export class MessageShapes {
+  readonly #kept: KeptByVersion<ClientMessage>;
+
+  constructor(max = MAX_KEPT_SHAPES) {
+    this.#kept = new KeptByVersion(max);
+  }
+
+  get(ref: LastMessageRef): ClientMessage | undefined {
+    return this.#kept.get(ref.id, ref.version);
+  }
+
+  keep(row: MessageRow, shape: ClientMessage): void {
+    if (row.reply_to_seq === null && pollOf(row) === null) this.#kept.keep(row.id, row.version, shape);
+  }
+
+  get size(): number {
+    return this.#kept.size;
+  }
+}
+
+const messageShapesService = defineService("clientapi:chat-message-shapes", () => new MessageShapes());
+
+/** The App's kept last-message shapes. */
+export const messageShapesOf = (app: App): MessageShapes => app.services.get(messageShapesService);
+
 /**
  * The chat list as the Client API shows it: each chat with its last message and unread count.
- * Senders and other parties come joined with the page; replied-to messages and reactions are
- * read once for the page, and only when some last message has them.
+ * Senders and other parties come joined with the page; last messages come from SHAPES, and only
+ * those not kept are read (one statement) and made, with their replied-to messages; reactions
+ * are read once for the page, and only when some last message has them.
  */
-export async function serializeChatList(db: Db, items: ChatListItem[]) {
+export async function serializeChatList(db: Db, shapes: MessageShapes, items: ChatListItem[]) {
   const byId = new Map(items.map((i) => [i.conversation.id, i.conversation]));
-  const lastMessages: MessageRow[] = [];
+  const kept: Array<ClientMessage | undefined> = [];
+  const missing: number[] = [];
   const senders: SenderRow[] = [];
   const reacted = new Set<number>();
+  const reactedKept: number[] = [];
   for (const i of items) {
+    const shape = i.lastMessage ? shapes.get(i.lastMessage) : undefined;
+    kept.push(shape);
+    if (!i.lastMessage) continue;
+    if (shape) {
+      if (i.lastMessageReacted) reactedKept.push(i.lastMessage.id);
+      continue;
+    }
+    missing.push(i.lastMessage.id);
     // a private chat's other party is often the sender of a replied-to message too
     if (i.other) senders.push(i.other);
-    if (!i.lastMessage) continue;
-    lastMessages.push(i.lastMessage);
     if (i.lastSender) senders.push(i.lastSender);
     if (i.lastMessageReacted) reacted.add(i.lastMessage.id);
   }
-  const messages = await renderMessages(db, lastMessages, (m) => byId.get(m.conversation_id)!, {
-    known: senders,
-    reacted,
+  const rows = await findMessagesByIds(db, missing);
+  const made = await renderMessages(db, rows, (m) => byId.get(m.conversation_id)!, { known: senders, reacted });
+  const madeById = new Map<number, ClientMessage>();
+  for (const [n, row] of rows.entries()) {
+    shapes.keep(row, made[n]!);
+    madeById.set(row.id, made[n]!);
+  }
+  const reactions = await reactionsOf(db, reactedKept);
+  return items.map((i, n) => {
+    const shape = kept[n];
+    let lastMessage: ClientMessage | null = null;
+    if (shape)
+      // the kept shape with this read's sender and reactions, in their places
+      lastMessage = {
+        ...shape,
+        sender: senderOf(i.lastSender ?? undefined),
+        reactions: i.lastMessageReacted ? groupReactions(reactions.get(i.lastMessage!.id) ?? []) : [],
+      };
+    // a row changed or gone between the two statements shows as it is now (gone: as the page had no message)
+    else if (i.lastMessage) lastMessage = madeById.get(i.lastMessage.id) ?? null;
+    return {
+      ...conversationView(
+        i.conversation,
+        i.member,
+        i.conversation.type === "private" ? (i.other ?? undefined) : undefined,
+        i.memberCount,
+      ),
+      lastMessage,
+      unreadCount: i.unreadCount,
+    };
   });
-  const rendered = new Map(lastMessages.map((m, i) => [m.id, messages[i]!]));
-  return items.map((i) => ({
-    ...conversationView(
-      i.conversation,
-      i.member,
-      i.conversation.type === "private" ? (i.other ?? undefined) : undefined,
-      i.memberCount,
-    ),
-    lastMessage: i.lastMessage ? rendered.get(i.lastMessage.id)! : null,
-    unreadCount: i.unreadCount,
-  }));
 }
 
 /** A member as the members list shows it. */

@@ -21,6 +21,8 @@ import * as m20261124113100 from "./20261124113100_group_description";
 import * as m20261124190000 from "./20261124190000_comment_counters";
 import * as m20261124193000 from "./20261124193000_feed_entries";
 import * as m20261124194000 from "./20261124194000_chat_member_count";
+import * as m20261124194100 from "./20261124194100_message_version";
+import * as m20261124194200 from "./20261124194200_user_profile_version";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -49,4 +51,6 @@ export const migrations: Record<string, Migration> = {
   "20261124190000_comment_counters": m20261124190000,
   "20261124193000_feed_entries": m20261124193000,
   "20261124194000_chat_member_count": m20261124194000,
+  "20261124194100_message_version": m20261124194100,
+  "20261124194200_user_profile_version": m20261124194200,
 };

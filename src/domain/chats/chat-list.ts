@@ -1,6 +1,8 @@
 import type { ExpressionBuilder } from "kysely";
+import { defineService, type App } from "../../app";
 import type { Database, Db } from "../../db";
-import { ShapedQuery } from "../../db/compiled";
+import { KeptByVersion } from "../../lib/kept-by-version";
+import { compiledByIds, ShapedQuery } from "../../db/compiled";
 import { decodeCursor, pageOf } from "../../lib/paging";
 import { literalLimit } from "../posts/keyset";
 import type { UserRow } from "../users/table";
@@ -29,13 +31,20 @@ export type ChatListUser = Pick<
   "id" | "cuid" | "username" | "display_name" | "avatar_url" | "is_bot" | "is_system"
 >;
 
+/**
+ * The last message of a chat as the list reads it: which message and which version of its row
+ * (messages.version, one more on every change), so its serialized shape can be kept between
+ * reads; `findMessagesByIds` reads the rows of those not kept.
+ */
+export type LastMessageRef = Pick<MessageRow, "id" | "version" | "sender_id">;
+
 /** One chat of the viewer's chat list, with everything the list shows of it. */
 export interface ChatListItem {
   conversation: ChatListConversation;
   /** the viewer's membership */
   member: ChatListMember;
   /** the newest message the viewer sees (not deleted, not hidden for them) */
-  lastMessage: MessageRow | null;
+  lastMessage: LastMessageRef | null;
   /** its sender (null without a last message, or when the account row is gone) */
   lastSender: ChatListUser | null;
   /** whether anyone reacted to the last message (its reactions are read only then) */
@@ -153,38 +162,15 @@ const chatPages = new ShapedQuery(
           "m.last_read_seq as my_last_read_seq",
           // kept by triggers on every message, hide and read (see the unread_counter migration)
           "m.unread_count",
+          // the message by id and version only: its shape is kept by those (clientapi/chats/serialize.ts)
           "lm.id as lm_id",
-          "lm.cuid as lm_cuid",
-          "lm.seq as lm_seq",
+          "lm.version as lm_version",
           "lm.sender_id as lm_sender_id",
-          "lm.kind as lm_kind",
-          "lm.content as lm_content",
-          "lm.entities as lm_entities",
-          "lm.media as lm_media",
-          "lm.reply_to_seq as lm_reply_to_seq",
-          "lm.reply_markup as lm_reply_markup",
-          "lm.invoice as lm_invoice",
-          "lm.extra as lm_extra",
-          "lm.system as lm_system",
-          "lm.forwarded_from as lm_forwarded_from",
-          "lm.client_message_id as lm_client_message_id",
-          "lm.pinned as lm_pinned",
-          "lm.created_at as lm_created_at",
-          "lm.edited_at as lm_edited_at",
+          // accounts by id and profile version only: their shown columns are kept by those
           "su.id as su_id",
-          "su.cuid as su_cuid",
-          "su.username as su_username",
-          "su.display_name as su_display_name",
-          "su.avatar_url as su_avatar_url",
-          "su.is_bot as su_is_bot",
-          "su.is_system as su_is_system",
+          "su.profile_version as su_version",
           "ou.id as ou_id",
-          "ou.cuid as ou_cuid",
-          "ou.username as ou_username",
-          "ou.display_name as ou_display_name",
-          "ou.avatar_url as ou_avatar_url",
-          "ou.is_bot as ou_is_bot",
-          "ou.is_system as ou_is_system",
+          "ou.profile_version as ou_version",
         ])
         .select((eb) =>
           eb
@@ -202,19 +188,8 @@ type ChatPageRow = Awaited<ReturnType<typeof chatPages.execute>>[number];
 
 // rows are mapped field by field: generic prefix splitting (Object.entries, string slicing)
 // cost more than the statement itself on a page of chats
-function itemOf(r: ChatPageRow, viewer: ChatListUser): ChatListItem {
-  const other: ChatListUser | null =
-    r.ou_id === null
-      ? null
-      : {
-          id: r.ou_id,
-          cuid: r.ou_cuid!,
-          username: r.ou_username!,
-          display_name: r.ou_display_name!,
-          avatar_url: r.ou_avatar_url,
-          is_bot: r.ou_is_bot!,
-          is_system: r.ou_is_system!,
-        };
+function itemOf(r: ChatPageRow, viewer: ChatListUser, people: Map<number, ChatListUser>): ChatListItem {
+  const other = r.ou_id === null ? null : (people.get(r.ou_id) ?? null);
   return {
     conversation: {
       id: r.id,
@@ -228,44 +203,11 @@ function itemOf(r: ChatPageRow, viewer: ChatListUser): ChatListItem {
       activity_at: r.activity_at,
     },
     member: { user_id: viewer.id, role: r.my_role, rights: r.my_rights, last_read_seq: r.my_last_read_seq },
-    lastMessage:
-      r.lm_id === null
-        ? null
-        : {
-            id: r.lm_id,
-            cuid: r.lm_cuid!,
-            conversation_id: r.id,
-            seq: r.lm_seq!,
-            sender_id: r.lm_sender_id!,
-            kind: r.lm_kind!,
-            content: r.lm_content!,
-            entities: r.lm_entities,
-            media: r.lm_media,
-            reply_to_seq: r.lm_reply_to_seq,
-            reply_markup: r.lm_reply_markup,
-            invoice: r.lm_invoice,
-            extra: r.lm_extra,
-            system: r.lm_system,
-            forwarded_from: r.lm_forwarded_from,
-            client_message_id: r.lm_client_message_id,
-            pinned: r.lm_pinned!,
-            created_at: r.lm_created_at!,
-            edited_at: r.lm_edited_at,
-            // the last visible message is never deleted
-            deleted_at: null,
-          },
+    lastMessage: r.lm_id === null ? null : { id: r.lm_id, version: Number(r.lm_version), sender_id: r.lm_sender_id! },
     // the query joins the sender only when it is neither the viewer nor the other party
     lastSender:
       r.su_id !== null
-        ? {
-            id: r.su_id,
-            cuid: r.su_cuid!,
-            username: r.su_username!,
-            display_name: r.su_display_name!,
-            avatar_url: r.su_avatar_url,
-            is_bot: r.su_is_bot!,
-            is_system: r.su_is_system!,
-          }
+        ? (people.get(r.su_id) ?? null)
         : r.lm_sender_id === viewer.id
           ? viewer
           : other !== null && r.lm_sender_id === other.id
@@ -278,12 +220,64 @@ function itemOf(r: ChatPageRow, viewer: ChatListUser): ChatListItem {
   };
 }
 
+/** Most accounts' shown columns kept per App (for the chat list's other parties and senders). */
+const MAX_KEPT_PEOPLE = 10_000;
+const keptPeopleService = defineService(
+  "chats:chat-list-people",
+  () => new KeptByVersion<ChatListUser>(MAX_KEPT_PEOPLE),
+);
+
+/** The accounts' shown columns the App's chat lists keep, by id and profile version. */
+export const chatListPeopleOf = (app: App): KeptByVersion<ChatListUser> => app.services.get(keptPeopleService);
+
+// the shown columns of the accounts a page names and the App does not keep
+const peopleByIds = compiledByIds((db, ids) =>
+  db
+    .selectFrom("users")
+    .select(["id", "cuid", "username", "display_name", "avatar_url", "is_bot", "is_system", "profile_version"])
+    .where("id", "in", ids),
+);
+
+/** The page's accounts (other parties and third-party senders) by id: kept ones as kept, the rest read once. */
+async function peopleOf(db: Db, kept: KeptByVersion<ChatListUser>, rows: ChatPageRow[]) {
+  const people = new Map<number, ChatListUser>();
+  const missing = new Set<number>();
+  const want = (id: number | null, version: number | null) => {
+    if (id === null || people.has(id)) return;
+    const user = kept.get(id, Number(version));
+    if (user) people.set(id, user);
+    else missing.add(id);
+  };
+  for (const r of rows) {
+    want(r.ou_id, r.ou_version);
+    want(r.su_id, r.su_version);
+  }
+  for (const u of await peopleByIds(db, missing)) {
+    const user: ChatListUser = {
+      id: u.id,
+      cuid: u.cuid,
+      username: u.username,
+      display_name: u.display_name,
+      avatar_url: u.avatar_url,
+      is_bot: u.is_bot,
+      is_system: u.is_system,
+    };
+    kept.keep(u.id, Number(u.profile_version), user);
+    people.set(u.id, user);
+  }
+  return people;
+}
+
 /** Newest activity first, the list's (t, id) order. */
 const byActivity = (a: ChatPageRow, b: ChatPageRow) => b.activity_at - a.activity_at || b.id - a.id;
 
-/** A page of VIEWER's chats, newest activity first (one statement). */
+/**
+ * A page of VIEWER's chats, newest activity first: one statement, and one more for the accounts
+ * (other parties, senders) whose shown columns KEPT does not hold at their profile version.
+ */
 export async function listChats(
   db: Db,
+  kept: KeptByVersion<ChatListUser>,
   viewer: ChatListUser,
   cursorRaw: string | undefined,
   limit: number,
@@ -295,5 +289,12 @@ export async function listChats(
     { viewer: viewer.id, t: cursor?.t ?? 0, id: cursor?.id ?? 0 },
   );
   const page = pageOf(rows.sort(byActivity), limit, (c) => ({ t: c.activity_at, id: c.id }));
-  return { items: page.items.map((r) => itemOf(r, viewer)), nextCursor: page.nextCursor };
+  const people = await peopleOf(db, kept, page.items);
+  return { items: page.items.map((r) => itemOf(r, viewer, people)), nextCursor: page.nextCursor };
 }
+
+// the chat list's last messages whose shape is not kept
+const messagesByIds = compiledByIds((db, ids) => db.selectFrom("messages").selectAll().where("id", "in", ids));
+
+/** The rows of messages IDS (any order; no ids, no statement). */
+export const findMessagesByIds = (db: Db, ids: number[]): Promise<MessageRow[]> => messagesByIds(db, ids);

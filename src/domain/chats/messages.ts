@@ -66,7 +66,7 @@ const takeSeqQuery = precompiled((db, p: { conversationId: number; now: number }
     .where("id", "=", p.conversationId)
     .returning("last_seq"),
 );
-type NewMessage = Omit<MessageRow, "id" | "pinned" | "edited_at" | "deleted_at">;
+type NewMessage = Omit<MessageRow, "id" | "pinned" | "edited_at" | "deleted_at" | "version">;
 const insertMessageQuery = precompiled((db, p: NewMessage) =>
   db
     .insertInto("messages")
@@ -248,7 +248,7 @@ export async function storeMessage(
     created_at: now,
   };
   const [inserted] = await insertMessageQuery(db, written);
-  const row: MessageRow = { id: inserted!.id, ...written, pinned: 0, edited_at: null, deleted_at: null };
+  const row: MessageRow = { id: inserted!.id, ...written, pinned: 0, edited_at: null, deleted_at: null, version: 0 };
   // one's own message is read by oneself
   await readOwnQuery(db, { seq, conversationId: conversation.id, userId: senderId });
   const sender = opts.sender?.id === senderId ? opts.sender : undefined;

@@ -73,6 +73,8 @@ export interface MessagesTable {
   created_at: number;
   edited_at: number | null;
   deleted_at: number | null;
+  /** one more on every change of the row (a trigger): with the id, names what the row holds */
+  version: Generated<number>;
 }
 
 export interface MessageReactionsTable {

@@ -34,6 +34,8 @@ export interface UsersTable {
   /** follows rows to and from this account, kept by triggers (see the counters migration) */
   followers_count: Generated<number>;
   following_count: Generated<number>;
+  /** one more on every change of cuid, username, display name, picture or flags (a trigger) */
+  profile_version: Generated<number>;
 }
 
 export type UserRow = Selectable<UsersTable>;
