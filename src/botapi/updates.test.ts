@@ -49,20 +49,30 @@ describe("getUpdates", () => {
     const started = await call(token, "getUpdates");
     const next = started.body.result.at(-1).update_id + 1;
     await call(token, "getUpdates", { offset: next });
-    const idle = await statementsDuring(server.app.storage, () => call(token, "getUpdates", { timeout: 0 }));
-    const repeated = await statementsDuring(server.app.storage, () => call(token, "getUpdates", { offset: next }));
-    // on SQLite the token's bot comes from the identity cache (PostgreSQL has none and reads it):
+    // on SQLite the token's bot comes from the identity cache (PostgreSQL has none and reads it),
+    // which forgets it after BOT_IDENTITY_TTL_MS of real time: a call that crosses that (a busy
+    // machine) reads it once more, so each count is the fewest of a few tries
+    const sqlite = server.app.storage.engine === "sqlite";
+    const fewest = async (tries: number, measure: () => Promise<number>) => {
+      let best = Infinity;
+      for (let i = 0; i < tries; i++) best = Math.min(best, await measure());
+      return best;
+    };
+    const count = (params: Record<string, unknown>) =>
+      statementsDuring(server.app.storage, () => call(token, "getUpdates", params));
+    const idle = await fewest(3, () => count({ timeout: 0 }));
+    const repeated = await fewest(3, () => count({ offset: next }));
     // the queue's read is then the call's only statement
-    if (server.app.storage.engine === "sqlite") expect(idle).toBe(1);
+    if (sqlite) expect(idle).toBe(1);
     expect(repeated - idle).toBe(1);
     for (const text of ["a", "b", "c"]) await person.post(`/api/social/messages/${cid}`, { content: text });
     // any limit of the range: each is its own compiled shape
     for (const limit of [1, 2, 100])
       expect((await call(token, "getUpdates", { limit })).body.result.length).toBe(Math.min(limit, 3));
+    // acknowledging happens once per offset: each try acknowledges one more update
     const ids = (await call(token, "getUpdates")).body.result.map((u: any) => u.update_id);
-    const acknowledging = await statementsDuring(server.app.storage, () =>
-      call(token, "getUpdates", { offset: ids[2] }),
-    );
+    let acknowledged = 0;
+    const acknowledging = await fewest(2, () => count({ offset: ids[++acknowledged] }));
     expect(acknowledging - idle).toBe(2);
     expect((await call(token, "getUpdates")).body.result.map((u: any) => u.message.text)).toEqual(["c"]);
   });
