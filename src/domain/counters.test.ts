@@ -2,9 +2,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import fc from "fast-check";
 import { sql } from "kysely";
 import { startTestServer, type TestServer } from "../testing/server";
+import { insertPeople } from "../testing/fixtures";
 import { countingDb } from "../testing/statements";
 import { AppError } from "../lib/errors";
-import { newCuid } from "../lib/ids";
 import { deleteAccount } from "./account/delete";
 import { commentsPage, createComment, deleteComment, toggleCommentLike } from "./comments/service";
 import { createPost, deletePost, toggleLike, toggleRepost } from "./posts/service";
@@ -42,31 +42,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-async function makePeople(n: number): Promise<UserRow[]> {
-  const now = server.app.clock.now();
-  const out: UserRow[] = [];
-  for (let i = 0; i < n; i++) {
-    const name = `c${newCuid().slice(0, 10)}`;
-    out.push(
-      await server.app.db
-        .insertInto("users")
-        .values({
-          cuid: newCuid(),
-          email: `${name}@example.test`,
-          username: name,
-          username_lower: name,
-          display_name: name,
-          password_hash: passwordHash,
-          email_verified_at: now,
-          created_at: now,
-          updated_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow(),
-    );
-  }
-  return out;
-}
+const makePeople = (n: number) => insertPeople(server.app, n, passwordHash);
 
 /** Counters that differ from the rows they count: empty when all agree. */
 async function mismatches(): Promise<unknown[]> {

@@ -74,3 +74,34 @@ export async function quickPerson(
   client.cookies.set(REFRESH_COOKIE, tokens.refreshToken);
   return { user, client };
 }
+
+/**
+ * N verified accounts inserted as rows, all with PASSWORD_HASH (property tests make hundreds:
+ * one cheap hash for all instead of one createUser each).
+ */
+export async function insertPeople(app: App, n: number, passwordHash: string): Promise<UserRow[]> {
+  const now = app.clock.now();
+  const out: UserRow[] = [];
+  for (let i = 0; i < n; i++) {
+    // the end of a cuid: ids made together share their first characters
+    const name = `p${newCuid().slice(-12)}`;
+    out.push(
+      await app.db
+        .insertInto("users")
+        .values({
+          cuid: newCuid(),
+          email: `${name}@example.test`,
+          username: name,
+          username_lower: name,
+          display_name: name,
+          password_hash: passwordHash,
+          email_verified_at: now,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow(),
+    );
+  }
+  return out;
+}

@@ -2,12 +2,11 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import fc from "fast-check";
 import { sql } from "kysely";
 import { startTestServer, type TestServer } from "../../testing/server";
+import { insertPeople } from "../../testing/fixtures";
 import { AppError } from "../../lib/errors";
-import { newCuid } from "../../lib/ids";
 import { decodeCursor } from "../../lib/paging";
 import { deleteAccount } from "../account/delete";
 import { toggleBlock, toggleFollow, toggleMute } from "../relations/actions";
-import type { UserRow } from "../users/table";
 import { feedPage } from "./feed";
 import { createPost, deletePost, toggleRepost } from "./service";
 
@@ -30,31 +29,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-async function makePeople(n: number): Promise<UserRow[]> {
-  const now = server.app.clock.now();
-  const out: UserRow[] = [];
-  for (let i = 0; i < n; i++) {
-    const name = `f${newCuid().slice(0, 10)}`;
-    out.push(
-      await server.app.db
-        .insertInto("users")
-        .values({
-          cuid: newCuid(),
-          email: `${name}@example.test`,
-          username: name,
-          username_lower: name,
-          display_name: name,
-          password_hash: passwordHash,
-          email_verified_at: now,
-          created_at: now,
-          updated_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow(),
-    );
-  }
-  return out;
-}
+const makePeople = (n: number) => insertPeople(server.app, n, passwordHash);
 
 /** Rows of feed_entries that differ from following and muting as they stand: empty when all agree. */
 async function entryMismatches(): Promise<unknown[]> {
