@@ -29,6 +29,9 @@ export async function withApp<T>(
     },
     resume: async () => ({ events: [] }),
     prune: () => {},
+    watch: () => {},
+    // the running server, told of these events, knows who is connected
+    wants: () => true,
   });
   const writes = () => app.storage.changes();
   const before = writes();

@@ -413,6 +413,9 @@ export class RedisEngines implements PubSub, CounterStore, Leases {
       },
       // Redis trims each account's log as events are added, and expires it when it goes quiet
       prune: () => {},
+      // a connection may be on any node and every event is kept in the shared log: always wanted
+      watch: () => {},
+      wants: () => true,
     };
   }
 }

@@ -34,6 +34,13 @@ export interface EventCarrier {
   resume(userId: number, lastId: number): Promise<Resumed>;
   /** Forgets events older than the retention window (run by the realtime heartbeat). */
   prune(now: number): void;
+  /** USER's connection to this process opened (CONNECTED true) or ended. */
+  watch(userId: number, connected: boolean): void;
+  /**
+   * Whether an event for USERIDS could reach anyone: a connection now, or a resume later. False
+   * lets the publisher skip building the event (a message's live shape for people not online).
+   */
+  wants(userIds: readonly number[]): boolean;
 }
 
 /**
@@ -66,6 +73,11 @@ export class EventBroker {
     for (const listener of set) listener(event);
   }
 
+  /** Whether publishing to USERIDS can reach anyone (EventCarrier.wants); when false, building the event may be skipped. */
+  wants(userIds: readonly number[]): boolean {
+    return this.carrier.wants(userIds);
+  }
+
   resume(userId: number, lastId: number): Promise<Resumed> {
     return this.carrier.resume(userId, lastId);
   }
@@ -78,9 +90,14 @@ export class EventBroker {
     let set = this.listeners.get(userId);
     if (!set) this.listeners.set(userId, (set = new Set()));
     set.add(listener);
+    this.carrier.watch(userId, true);
+    let subscribed = true;
     return () => {
+      if (!subscribed) return;
+      subscribed = false;
       set!.delete(listener);
       if (set!.size === 0) this.listeners.delete(userId);
+      this.carrier.watch(userId, false);
     };
   }
 

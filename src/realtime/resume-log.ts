@@ -7,12 +7,18 @@ interface Ring {
   events: Array<{ at: number; event: DeliveredEvent }>;
   /** highest event id this ring has forgotten (by size or age); resuming from below it has a gap */
   forgottenUpTo: number;
+  /** the account's connections to this process now */
+  connections: number;
+  /** when its last connection ended (while none is open): the ring goes once the retention window has passed */
+  idleSince: number;
 }
 
 /**
  * Recent events per account, so a client that reconnects with its last seen id misses
- * nothing within the retention window. Bounded per account (count) and in time; an emptied
- * ring stays (a few bytes per account) so a later resume still notices its gap.
+ * nothing within the retention window. Only accounts that have a connection, or had one within
+ * the window, have a ring (a resume can only come from a client that was connected): an event
+ * for anyone else is not kept, and nobody need build it (`wants`). Bounded per account (count)
+ * and in time.
  */
 export class ResumeLog {
   private readonly rings = new Map<number, Ring>();
@@ -22,35 +28,56 @@ export class ResumeLog {
 
   constructor(private readonly opts: { perUser: number; retentionMs: () => number }) {}
 
+  /**
+   * USER connected (CONNECTED true) or a connection of theirs ended. A new ring knows nothing
+   * before now: resuming from an older id (a client of another account's) is a gap.
+   */
+  watch(userId: number, connected: boolean, now: number): void {
+    let ring = this.rings.get(userId);
+    if (!ring) {
+      if (!connected) return;
+      this.rings.set(userId, (ring = { events: [], forgottenUpTo: this.latestId, connections: 0, idleSince: now }));
+    }
+    ring.connections = Math.max(0, ring.connections + (connected ? 1 : -1));
+    if (ring.connections === 0) ring.idleSince = now;
+  }
+
+  /** Whether an event for any of USERIDS would be kept (someone of them is or was lately connected). */
+  wants(userIds: readonly number[]): boolean {
+    for (const userId of userIds) if (this.rings.has(userId)) return true;
+    return false;
+  }
+
   /** Remembers EVENT for resume; with KEEP false only its id counts as sent (live-only events). */
   record(event: DeliveredEvent, now: number, keep = true): void {
-    // pruning also runs here, so rings of accounts that never connect stay within the window
+    // pruning also runs here, so rings of accounts that went away stay within the window
     if (now - this.lastPrune > PRUNE_EVERY_MS) this.prune(now);
     this.latestId = Math.max(this.latestId, event.id);
     if (!keep) return;
-    let ring = this.rings.get(event.userId);
-    if (!ring) this.rings.set(event.userId, (ring = { events: [], forgottenUpTo: 0 }));
+    const ring = this.rings.get(event.userId);
+    if (!ring) return;
     ring.events.push({ at: now, event });
     if (ring.events.length > this.opts.perUser) ring.forgottenUpTo = ring.events.shift()!.event.id;
   }
 
   /**
    * Events of USER after LASTID. `gap` is true when some may have been forgotten (too old or
-   * too many): the client must refetch its state.
+   * too many, or not kept: no ring): the client must refetch its state.
    */
   since(userId: number, lastId: number): { events: DeliveredEvent[]; gap: boolean } {
     const ring = this.rings.get(userId);
-    if (!ring) return { events: [], gap: false };
+    if (!ring) return { events: [], gap: lastId < this.latestId };
     const events = ring.events.filter((e) => e.event.id > lastId).map((e) => e.event);
     return { events, gap: lastId < ring.forgottenUpTo };
   }
 
-  /** Forgets events older than the retention window. */
+  /** Forgets events older than the retention window, and the rings of accounts gone longer than it. */
   prune(now: number): void {
     this.lastPrune = now;
     const cutoff = now - this.opts.retentionMs();
-    for (const ring of this.rings.values()) {
+    for (const [userId, ring] of this.rings) {
       while (ring.events.length && ring.events[0]!.at < cutoff) ring.forgottenUpTo = ring.events.shift()!.event.id;
+      if (ring.connections === 0 && ring.idleSince < cutoff) this.rings.delete(userId);
     }
   }
 
@@ -58,6 +85,11 @@ export class ResumeLog {
     let n = 0;
     for (const ring of this.rings.values()) n += ring.events.length;
     return n;
+  }
+
+  /** accounts with a ring (tests watch that it stays bounded) */
+  accounts(): number {
+    return this.rings.size;
   }
 }
 
@@ -93,6 +125,14 @@ export class LocalCarrier implements EventCarrier {
     }
   }
 
+  watch(userId: number, connected: boolean): void {
+    this.log.watch(userId, connected, this.opts.now());
+  }
+
+  wants(userIds: readonly number[]): boolean {
+    return this.log.wants(userIds);
+  }
+
   async resume(userId: number, lastId: number): Promise<Resumed> {
     const latestId = Math.max(this.idBase, this.log.latestId);
     if (lastId < this.idBase || lastId > latestId) return { reset: "unknown-id", latestId };
@@ -107,5 +147,10 @@ export class LocalCarrier implements EventCarrier {
   /** events held for resume (tests and the realtime benchmark watch memory with it) */
   size(): number {
     return this.log.size();
+  }
+
+  /** accounts whose events are kept (connected now or within the retention window) */
+  accounts(): number {
+    return this.log.accounts();
   }
 }

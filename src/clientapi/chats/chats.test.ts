@@ -447,6 +447,25 @@ describe("messages", () => {
     }
   });
 
+  test("with nobody connected the send answers the message as the history shows it; a repeat shows its reactions", async () => {
+    const [a, b] = [await person(), await person()];
+    const cid = await openChat(a, b);
+    // nobody of the chat has a stream: no live event is built, the route shapes the answer
+    expect(server.app.events.wants([a.user.id, b.user.id])).toBe(false);
+    const first = (await send(a, cid, { content: "hello", clientMessageId: "k-1" })).body.data.message;
+    const reply = (await send(b, cid, { content: "hi back", replyToId: first.id })).body.data.message;
+    const history = (await a.client.get(`/api/social/messages/${cid}`)).body.data.messages;
+    expect(history).toEqual([reply, first]);
+    expect(reply).toMatchObject({ replyToId: first.id, replyTo: { id: first.id, content: "hello" } });
+    expect(first).toMatchObject({ content: "hello", reactions: [], sender: { username: a.user.username } });
+    // a retry of the stored send answers it as it is now, reactions included
+    expect((await b.client.post(`/api/social/messages/${cid}/${first.id}/reactions`, { emoji: "👍" })).status).toBe(
+      200,
+    );
+    const retry = (await send(a, cid, { content: "hello", clientMessageId: "k-1" })).body.data.message;
+    expect(retry).toEqual({ ...first, reactions: [{ emoji: "👍", count: 1, userIds: [b.user.cuid] }] });
+  });
+
   test("a stranger gets NOT_FOUND for someone else's chat and messages", async () => {
     const [a, b, eve] = [await person(), await person(), await person()];
     const cid = await openChat(a, b);

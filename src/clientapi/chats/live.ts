@@ -31,7 +31,8 @@ export function installChatDelivery(app: App): void {
               heldRow ?? app.db.selectFrom("messages").selectAll().where("id", "=", messageId).executeTakeFirst(),
               heldIds ?? activeMemberIds(app.db, conversationId),
             ]);
-      if (!conversation || !row || memberIds.length === 0) return;
+      // nobody online or lately so: nobody to show it to, now or on a resume (the sender's answer is shaped by the route)
+      if (!conversation || !row || !app.events.wants(memberIds)) return;
       // a message this very send wrote has no reactions yet
       const message = await serializeMessage(app.db, conversation, row, {
         fresh: event === "message:new" && row === heldRow,

@@ -8,6 +8,7 @@ import {
   deleteMessage,
   editMessage,
   forwardMessage,
+  isJustStored,
   listHistory,
   markMediaAttached,
   markRead,
@@ -197,7 +198,11 @@ export function chatMessageRoutes(app: App) {
           );
           // only now are the files in use: a refused send leaves them to the cleanup of abandoned uploads
           if (attachments) await markMediaAttached(app, attachments.uploadIds);
-          return ok({ message: await shownMessage(conversation, row) });
+          // the live event's shape when someone was shown it; else built here (a repeat's stored row may have reactions)
+          const message =
+            deliveredShape(row) ??
+            (await serializeMessage(app.db, conversation, row, { fresh: isJustStored(row), known: [user] }));
+          return ok({ message });
         },
         {
           auth: true,

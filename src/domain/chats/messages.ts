@@ -155,6 +155,12 @@ export async function sendMessageIn(
   }
 }
 
+/** Rows storeMessage wrote (the objects it returned): just written, so nobody has reacted to them yet. */
+const justStored = new WeakSet<MessageRow>();
+
+/** True when ROW is the very object storeMessage returned for the message it wrote (not a repeat's stored row). */
+export const isJustStored = (row: MessageRow): boolean => justStored.has(row);
+
 /** Who posts where: a Membership, or only the sender's id when storeMessage checks the membership (StoreOptions.checkMember). */
 export interface Sending {
   conversation: ConversationRow;
@@ -249,6 +255,7 @@ export async function storeMessage(
   };
   const [inserted] = await insertMessageQuery(db, written);
   const row: MessageRow = { id: inserted!.id, ...written, pinned: 0, edited_at: null, deleted_at: null, version: 0 };
+  justStored.add(row);
   // one's own message is read by oneself
   await readOwnQuery(db, { seq, conversationId: conversation.id, userId: senderId });
   const sender = opts.sender?.id === senderId ? opts.sender : undefined;
