@@ -58,6 +58,14 @@ export interface Storage {
   statements(): number;
   /** Rows written through this storage so far (the CLI tells a running server when it wrote). */
   changes(): number;
+  /**
+   * A counter of the rows this connection writes to TABLES (inserted, updated or deleted, by
+   * triggers and cascades too; a rolled-back write takes its count back), for caches of those
+   * tables' rows that writes elsewhere must not clear; other connections' commits show in
+   * dataVersion. SQLite: a TEMP table kept by TEMP triggers (this connection's own, nothing
+   * in the file). null on PostgreSQL, where such caches are not kept.
+   */
+  writesTo(tables: readonly string[]): (() => number) | null;
   /** One round trip to the database: what /readyz checks. */
   ping(): Promise<void>;
   /** What `status` and `doctor` name: "SQLite 3.x" or "PostgreSQL 15.x". */
@@ -115,6 +123,7 @@ export function openPostgresStorage(url: string): Storage {
     onWriteGroup: (listener) => void groupListeners.push(listener),
     statements: () => counter.statements,
     changes: () => written,
+    writesTo: () => null,
     async ping() {
       await dialect.pool.unsafe("SELECT 1");
     },
@@ -151,6 +160,7 @@ export function openStorage(path: string): Storage {
   const dataVersion = sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version");
   const groups = new GroupCommit(db, sqlite);
   const totalChanges = sqlite.prepare<{ n: number }, []>("SELECT total_changes() AS n");
+  const counters: Array<{ finalize(): void }> = [];
   return {
     engine: "sqlite",
     db,
@@ -161,6 +171,20 @@ export function openStorage(path: string): Storage {
     onWriteGroup: (listener) => groups.onGroup(listener),
     statements: () => counter.statements,
     changes: () => totalChanges.get()!.n,
+    writesTo(tables) {
+      const counter = `writes_to_${tables.join("_")}`;
+      sqlite.exec(`CREATE TEMP TABLE IF NOT EXISTS ${counter} (n INTEGER NOT NULL)`);
+      sqlite.exec(`INSERT INTO temp.${counter} (n) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM temp.${counter})`);
+      for (const table of tables)
+        for (const op of ["INSERT", "UPDATE", "DELETE"])
+          sqlite.exec(
+            `CREATE TEMP TRIGGER IF NOT EXISTS ${counter}_${table}_${op.toLowerCase()} AFTER ${op} ON main.${table} ` +
+              `BEGIN UPDATE temp.${counter} SET n = n + 1; END`,
+          );
+      const read = sqlite.prepare<{ n: number }, []>(`SELECT n FROM temp.${counter}`);
+      counters.push(read);
+      return () => read.get()!.n;
+    },
     async ping() {
       // reads the file's header through this connection: a closed or unreadable database fails
       sqlite.query("PRAGMA schema_version").get();
@@ -174,6 +198,7 @@ export function openStorage(path: string): Storage {
       await groups.close();
       dataVersion.finalize();
       totalChanges.finalize();
+      for (const read of counters) read.finalize();
       try {
         sqlite.exec("PRAGMA optimize");
       } catch {

@@ -47,7 +47,7 @@ test("a live access token is resolved in one statement, account and device ban i
   expect(await authenticate(app.db, now, sessionTtls(app), { access: tokens.accessToken, ip: "127.0.0.1" })).toBeNull();
 });
 
-describe("sessions read again only after a write (SQLite)", () => {
+describe("sessions read again only after a write to their tables (SQLite)", () => {
   const me = (client: TestClient) => client.get("/api/auth/me");
   const sqliteOnly = test.skipIf(testsOnPostgres());
   const onDevice = async (deviceId: string) => {
@@ -64,20 +64,32 @@ describe("sessions read again only after a write (SQLite)", () => {
     return { user, client };
   };
 
-  test("a session unchanged since its last request is not read again; any write, anywhere, reads it again", async () => {
+  test("a session unchanged since its last request is not read again; a write to accounts, sessions or bans reads it again", async () => {
     const { app } = server;
     const { user, client } = await quickPerson(server);
     const other = await quickPerson(server);
     expect((await me(client)).status).toBe(200);
     const repeated = await statementsDuring(app.storage, async () => expect((await me(client)).status).toBe(200));
     // PostgreSQL: other nodes write unseen, so every request reads its session
-    expect(repeated).toBe(app.storage.engine === "sqlite" ? 0 : 1);
-    // a write to a row that has nothing to do with the session still counts as a change
+    const read = app.storage.engine === "sqlite" ? 0 : 1;
+    expect(repeated).toBe(read);
+    // writes to other tables (a chat message, by the session's own account) leave it kept
+    const cid = (await client.post(`/api/social/users/${other.user.username}/message`)).body.data.conversationId;
+    expect((await client.post(`/api/social/messages/${cid}`, { content: "hello" })).status).toBe(200);
+    expect(await statementsDuring(app.storage, () => me(client))).toBe(read);
+    // a write to an account that has nothing to do with the session still counts as a change
     await app.db.updateTable("users").set({ bio: "changed" }).where("id", "=", other.user.id).execute();
     expect(await statementsDuring(app.storage, () => me(client))).toBe(1);
     // a change of the account shows on the next request
     await app.db.updateTable("users").set({ display_name: "Renamed" }).where("id", "=", user.id).execute();
     expect((await me(client)).body.data.account.displayName).toBe("Renamed");
+    const banned = await onDevice("f".repeat(24));
+    expect((await me(banned.client)).status).toBe(200);
+    await app.db
+      .insertInto("banned_devices")
+      .values({ device_id: "f".repeat(24), user_id: banned.user.id, created_at: app.clock.now() })
+      .execute();
+    expect((await me(banned.client)).body.error.code).toBe("DEVICE_BANNED");
     await app.db.updateTable("sessions").set({ revoked_at: app.clock.now() }).where("user_id", "=", user.id).execute();
     expect((await me(client)).status).toBe(401);
   });

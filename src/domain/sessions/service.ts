@@ -163,36 +163,44 @@ function toLoadedSession(row: Record<string, unknown>): LoadedSession {
 /** Sessions kept by a SessionCache at most; past this it starts again empty. */
 const SESSION_CACHE_MAX = 10_000;
 
+/** The tables a LoadedSession is read from: a write to any of them may change one. */
+const SESSION_TABLES = ["sessions", "users", "banned_devices"] as const;
+
 /**
- * Sessions as last read (account and device ban included), reused while nothing at all has
- * been written to the database since: no commit by another connection (Storage.dataVersion:
- * the CLI beside a running server) and no row changed by this one
- * (Storage.changes counts every row inserted, updated or deleted, by triggers and cascades
- * too, and rolled-back ones). Revocation, sign-out, rotation, a ban, a disabled or edited
- * account, the last-seen write: each is a write, so the next request reads the database again;
- * expiry is checked against the clock on every request as before. Only for SQLite: on
- * PostgreSQL other nodes write without this process seeing a counter move, so sessions are
- * always read there.
+ * Sessions as last read (account and device ban included), reused while none of the tables
+ * they are read from has been written since: no commit by another connection
+ * (Storage.dataVersion: the CLI beside a running server) and no row of sessions, users or
+ * banned_devices changed by this one (Storage.writesTo counts them, by triggers and cascades
+ * too). Revocation, sign-out, rotation, a ban, a disabled or edited account, the last-seen
+ * write: each is such a write, so the next request reads the database again; writes to other
+ * tables (a chat message, a like) leave the sessions kept. Expiry is checked against the clock
+ * on every request as before. Only for SQLite: on PostgreSQL other nodes write without this
+ * process seeing a counter move, so sessions are always read there.
  */
 export class SessionCache {
   #dataVersion = -1;
-  #changes = -1;
-  readonly #byCuid = new Map<string, { loaded: LoadedSession; dataVersion: number; changes: number }>();
+  #writes = -1;
+  readonly #byCuid = new Map<string, { loaded: LoadedSession; dataVersion: number; writes: number }>();
+  readonly #writesCount: () => number;
 
-  constructor(private readonly storage: Pick<Storage, "dataVersion" | "changes">) {}
+  constructor(private readonly storage: Pick<Storage, "dataVersion" | "writesTo">) {
+    const count = storage.writesTo(SESSION_TABLES);
+    if (!count) throw new Error("sessions are kept only where the storage counts writes per table (SQLite)");
+    this.#writesCount = count;
+  }
 
-  /** CUID's session, from memory if read since the last write, else from DB (and kept). */
+  /** CUID's session, from memory if read since the last write to its tables, else from DB (and kept). */
   async load(db: Db, sessionCuid: string): Promise<LoadedSession | null> {
     // read before the session: a write made while it is read (it may wait for a transaction) stamps it stale
     const dataVersion = this.storage.dataVersion();
-    const changes = this.storage.changes();
-    if (dataVersion !== this.#dataVersion || changes !== this.#changes) {
+    const writes = this.#writesCount();
+    if (dataVersion !== this.#dataVersion || writes !== this.#writes) {
       this.#byCuid.clear();
       this.#dataVersion = dataVersion;
-      this.#changes = changes;
+      this.#writes = writes;
     }
     const hit = this.#byCuid.get(sessionCuid);
-    if (hit && hit.dataVersion === dataVersion && hit.changes === changes) return hit.loaded;
+    if (hit && hit.dataVersion === dataVersion && hit.writes === writes) return hit.loaded;
     const loaded = await readSession(db, sessionCuid);
     // only sessions that exist: made-up tokens cannot fill memory
     if (!loaded) return null;
@@ -200,7 +208,7 @@ export class SessionCache {
     // shared by every request of the session until the next write: nobody may change them in place
     Object.freeze(loaded.user);
     Object.freeze(loaded.session);
-    this.#byCuid.set(sessionCuid, { loaded, dataVersion, changes });
+    this.#byCuid.set(sessionCuid, { loaded, dataVersion, writes });
     return loaded;
   }
 }
