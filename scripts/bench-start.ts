@@ -15,7 +15,9 @@
  * Each run of socialctl starts on an empty data dir (serve initialises it: config, secrets,
  * migrations) and, apart from that, on a data dir initialised beforehand (a restart). The
  * clock starts just before the spawn; the poll of `/healthz` is a tight loop of 1 ms sleeps
- * (bounded: 15 s). Loopback only; every process is stopped and every data dir removed.
+ * (bounded: 15 s). Right after it, socialctl gets its first Client API request (`GET
+ * /api/auth/me`, signed out: 401), timed on its own: that request builds the Client API, which a
+ * start leaves for later. Loopback only; every process is stopped and every data dir removed.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -33,10 +35,13 @@ interface Sample {
   /** CPU time (user + system) of the process when its first response arrived */
   cpuMs: number;
   rssMiB: number;
+  /** the request made right after the first response (socialctl's first Client API request): its time and CPU */
+  nextMs?: number;
+  nextCpuMs?: number;
 }
 
-/** Spawns ARGV, times the first 200 from URL, waits SETTLE_MS, reads the RSS, stops it. */
-async function measure(argv: string[], url: string, settleMs: number): Promise<Sample> {
+/** Spawns ARGV, times the first 200 from URL, then one request to NEXT if given, waits SETTLE_MS, reads the RSS, stops it. */
+async function measure(argv: string[], url: string, settleMs: number, next?: string): Promise<Sample> {
   const t0 = performance.now();
   const proc = Bun.spawn(argv, { stdout: "ignore", stderr: "ignore", stdin: "ignore" });
   try {
@@ -57,8 +62,14 @@ async function measure(argv: string[], url: string, settleMs: number): Promise<S
       await Bun.sleep(1);
     }
     if (Number.isNaN(firstMs)) throw new Error(`${argv.join(" ")} did not answer ${url} within 15 s`);
+    let after: Pick<Sample, "nextMs" | "nextCpuMs"> = {};
+    if (next) {
+      const t1 = performance.now();
+      await (await fetch(next)).arrayBuffer();
+      after = { nextMs: performance.now() - t1, nextCpuMs: processCpuSeconds(proc.pid) * 1000 - cpuMs };
+    }
     await Bun.sleep(settleMs);
-    return { firstMs, cpuMs, rssMiB: processMemory(proc.pid).rss / 1024 / 1024 };
+    return { firstMs, cpuMs, rssMiB: processMemory(proc.pid).rss / 1024 / 1024, ...after };
   } finally {
     proc.kill("SIGTERM");
     await Promise.race([proc.exited, Bun.sleep(10_000)]);
@@ -97,7 +108,8 @@ async function main(): Promise<void> {
     ];
     const samples = new Map<string, Sample[]>([["hello", []]]);
     const add = (key: string, s: Sample) => samples.set(key, [...(samples.get(key) ?? []), s]);
-    const show = (s: Sample) => `${s.firstMs.toFixed(0)} ms (CPU ${s.cpuMs.toFixed(0)}) ${s.rssMiB.toFixed(1)} MiB`;
+    const show = (s: Sample) =>
+      `${s.firstMs.toFixed(0)} ms (CPU ${s.cpuMs.toFixed(0)})${s.nextMs === undefined ? "" : ` then ${s.nextMs.toFixed(0)} ms`} ${s.rssMiB.toFixed(1)} MiB`;
     for (let run = 1; run <= runs; run++) {
       let port = await freePort();
       add("hello", await measure([hello, String(port)], `http://127.0.0.1:${port}/`, settleMs));
@@ -115,7 +127,11 @@ async function main(): Promise<void> {
         ];
         const empty = join(work, `${build.name}-empty-${run}`);
         port = await freePort();
-        add(`${build.name}: empty data dir`, await measure(serve(empty), `http://127.0.0.1:${port}/healthz`, settleMs));
+        const base = () => `http://127.0.0.1:${port}`;
+        add(
+          `${build.name}: empty data dir`,
+          await measure(serve(empty), `${base()}/healthz`, settleMs, `${base()}/api/auth/me`),
+        );
 
         const initialised = join(work, `${build.name}-init-${run}`);
         port = await freePort();
@@ -123,7 +139,7 @@ async function main(): Promise<void> {
         if (init.exitCode !== 0) throw new Error(`init failed: ${init.stderr.toString()}`);
         add(
           `${build.name}: initialised data dir`,
-          await measure(serve(initialised), `http://127.0.0.1:${port}/healthz`, settleMs),
+          await measure(serve(initialised), `${base()}/healthz`, settleMs, `${base()}/api/auth/me`),
         );
         line.push(
           `${build.name}: empty dir ${show(samples.get(`${build.name}: empty data dir`)!.at(-1)!)}, ` +
@@ -138,15 +154,19 @@ async function main(): Promise<void> {
     const helloRss = median(hellos.map((s) => s.rssMiB));
     console.log(`\n${runs} runs, medians; idle RSS ${settleMs} ms after the first response; load: ${loadAverage()}\n`);
     console.log(
-      "| binary | first response ms (min–max) | × hello | CPU ms at first response | idle RSS MiB | × hello |",
+      "| binary | first response ms (min–max) | × hello | CPU ms at first response | first Client API request ms (CPU ms) | idle RSS MiB | × hello |",
     );
-    console.log("|---|---:|---:|---:|---:|---:|");
+    console.log("|---|---:|---:|---:|---:|---:|---:|");
     for (const [key, s] of samples) {
       const name = key === "hello" ? "compiled hello-world Bun.serve (reference)" : key;
       const first = s.map((x) => x.firstMs);
       const rss = median(s.map((x) => x.rssMiB));
+      const next =
+        s[0]?.nextMs === undefined
+          ? "–"
+          : `${median(s.map((x) => x.nextMs!)).toFixed(1)} (${median(s.map((x) => x.nextCpuMs!)).toFixed(0)})`;
       console.log(
-        `| ${name} | ${median(first).toFixed(0)} (${Math.min(...first).toFixed(0)}–${Math.max(...first).toFixed(0)}) | ${(median(first) / helloFirst).toFixed(1)} | ${median(s.map((x) => x.cpuMs)).toFixed(0)} | ${rss.toFixed(1)} | ${(rss / helloRss).toFixed(1)} |`,
+        `| ${name} | ${median(first).toFixed(0)} (${Math.min(...first).toFixed(0)}–${Math.max(...first).toFixed(0)}) | ${(median(first) / helloFirst).toFixed(1)} | ${median(s.map((x) => x.cpuMs)).toFixed(0)} | ${next} | ${rss.toFixed(1)} | ${(rss / helloRss).toFixed(1)} |`,
       );
     }
   } finally {

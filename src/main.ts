@@ -12,8 +12,11 @@ export interface RunningServer {
   app: App;
   url: string;
   port: number;
-  /** Every registered route (method and path pattern), from the HTTP app's own table: what sweeps enumerate. */
-  routes: ReadonlyArray<{ method: string; path: string; hooks?: unknown }>;
+  /**
+   * Every registered route (method and path pattern), from the HTTP apps' own tables: what sweeps
+   * enumerate. Builds the Client API if no request has yet (see createRootHttpApp).
+   */
+  routes(): Promise<ReadonlyArray<{ method: string; path: string; hooks?: unknown }>>;
   /** Stops accepting, lets in-flight requests finish, closes the database. */
   stop(): Promise<void>;
 }
@@ -29,7 +32,7 @@ export async function startServer(opts: {
   clock?: Clock;
 }): Promise<RunningServer> {
   const app = await openApp({ dataDir: opts.dataDir, overrides: opts.overrides, log: opts.log, clock: opts.clock });
-  const http = createRootHttpApp(app);
+  const { http, routes } = createRootHttpApp(app);
   try {
     // long polls (getUpdates up to 25 s) and streams outlive Bun's 10 s idle default. reusePort
     // off (Elysia turns it on): a second instance must not silently take a share of the requests
@@ -59,7 +62,7 @@ export async function startServer(opts: {
   return {
     app,
     port,
-    routes: http.routes.map((r) => ({ method: r.method, path: r.path, hooks: r.hooks })),
+    routes: async () => (await routes()).map((r) => ({ method: r.method, path: r.path, hooks: r.hooks })),
     url: `http://${app.config.host === "0.0.0.0" ? "127.0.0.1" : app.config.host}:${port}`,
     stop() {
       stopping ??= (async () => {

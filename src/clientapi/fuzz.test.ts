@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../testing/server";
 import { signedInClient } from "../testing/fixtures";
 import type { TestClient } from "../testing/client";
-import { UPLOAD_PATH } from "./uploads/routes";
+import { UPLOAD_PATH } from "./uploads/path";
 import { sweep } from "../testing/sweep";
 
 /**
@@ -121,7 +121,7 @@ function probesFor(route: { method: string; path: string; hooks?: unknown }): Pr
 describe("fuzzing every Client API route", () => {
   test("no bad input gets a 5xx, an answer outside the envelope, or a slow answer", async () => {
     // the reference (openapi.json, docs pages: detail.hide) is no part of the API it describes
-    const routes = server.routes.filter(
+    const routes = (await server.routes()).filter(
       (r) =>
         r.path.startsWith("/api/") &&
         !SKIPPED.has(`${r.method} ${r.path}`) &&

@@ -135,7 +135,7 @@ const validBody = (fields: string[]): Record<string, unknown> => {
 
 describe("IDOR: one account's ids used by another", () => {
   test("every route with an id refuses Bob Alice's private things (403/404), and never shows them", async () => {
-    const routes = server.routes.filter(
+    const routes = (await server.routes()).filter(
       (r) => r.path.includes(":") && !NOT_IDS.has(`${r.method} ${r.path}`) && r.method !== "WS",
     );
     expect(routes.length).toBeGreaterThan(40);

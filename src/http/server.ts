@@ -1,6 +1,7 @@
-import { Elysia } from "elysia";
+import { Elysia, type AnyElysia } from "elysia";
+import type { Server } from "bun";
 import type { App } from "../app";
-import { AppError, rateLimited } from "../lib/errors";
+import { AppError, notFound, rateLimited } from "../lib/errors";
 import { clientIp } from "./client-ip";
 import { CSRF_COOKIE, parseCookies } from "./cookies";
 import { isValidCsrf } from "./csrf";
@@ -100,7 +101,7 @@ export function createHttpApp(app: App, opts: { largeBodyPaths: readonly string[
   );
   return new Elysia({ name: "root" })
     .wrap(logRequests(app))
-    .onTransform({ as: "global" }, ({ request, route }) => void routeOf.set(request, route))
+    .use(routeHooks(app))
     .onRequest(async ({ request, server }) => {
       const path = requestPath(request);
       if (!isClientApiPath(path)) return;
@@ -122,7 +123,13 @@ export function createHttpApp(app: App, opts: { largeBodyPaths: readonly string[
           return clientErrorResponse(new AppError(403, "CSRF_TOKEN_INVALID", "Missing or invalid CSRF token"));
         }
       }
-    })
+    });
+}
+
+/** The route label of each request (metrics) and the mapping of anything thrown to the error envelope. */
+function routeHooks(app: App) {
+  return new Elysia({ name: "route-hooks" })
+    .onTransform({ as: "global" }, ({ request, route }) => void routeOf.set(request, route))
     .onError({ as: "global" }, ({ code, error, set, request }) => {
       const err = toAppError(code, error, app.log, redactPath(requestPath(request)));
       set.status = err.status;
@@ -130,4 +137,57 @@ export function createHttpApp(app: App, opts: { largeBodyPaths: readonly string[
       set.headers["content-type"] = "application/json; charset=utf-8";
       return clientErrorBody(err);
     });
+}
+
+/** A method's own routes (the web app's `GET /*`) win over an ALL route, so the catch-all is one route per method. */
+const HANDED_OVER_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+
+/**
+ * A surface of the root HTTP app built on its first request instead of at start (wiring.ts:
+ * the Client API, whose ≈ 130 routes and the modules behind them were a third of a restart's
+ * CPU). Until then, and after, the root holds one catch-all per method under PREFIX that hands
+ * the request, unread (the surface parses and validates its own bodies), to the surface's own
+ * Elysia app. The root's request log, metrics and guards have run once by then; the surface adds
+ * the route label and error mapping. Routes the root has itself under PREFIX (the API
+ * reference, the operator log, the Bot API) are more specific and match first. Requests that
+ * arrive while it is being built wait for that one build.
+ */
+export function lazySurface<Surface extends AnyElysia>(app: App, prefix: string, build: () => Promise<Surface>) {
+  let handler: AnyElysia | null = null;
+  let building: Promise<{ surface: Surface; handler: AnyElysia }> | null = null;
+  const built = () =>
+    (building ??= (async () => {
+      const t0 = performance.now();
+      const surface = await build();
+      const composed = new Elysia({ name: `surface:${prefix}` })
+        .use(routeHooks(app))
+        // the surface routes with Elysia's own router, not Bun's (the root's), and it leaves a
+        // parameter that is not valid percent-encoding null: no such thing, as a 404
+        .onTransform({ as: "global" }, ({ params }) => {
+          for (const key in params) if ((params as Record<string, unknown>)[key] === null) throw notFound();
+        })
+        .use(surface);
+      // the handler (its routes and their hooks) is composed here, not by the first request to each route
+      void composed.fetch;
+      handler = composed;
+      app.log.info("surface built on its first use", { prefix, ms: Math.round((performance.now() - t0) * 10) / 10 });
+      return { surface, handler: composed };
+    })());
+  const handOver = async ({ request, server }: { request: Request; server: Server<unknown> | null }) => {
+    const to = handler ?? (await built()).handler;
+    // WebSocket upgrades and socket timeouts reach Bun's server through it
+    to.server ??= server;
+    return to.fetch(request);
+  };
+  let catchAll = new Elysia({ name: `lazy-surface:${prefix}` });
+  for (const method of HANDED_OVER_METHODS)
+    catchAll = catchAll.route(method, `${prefix}/*`, handOver, { parse: "none", detail: { hide: true } });
+  return {
+    /** the surface (built now if no request has built it yet) */
+    surface: async () => (await built()).surface,
+    /** mounted on the root in place of the surface */
+    catchAll,
+    /** whether ROUTE is one of the catch-alls rather than a route of the surface */
+    isCatchAll: (route: { path: string }) => route.path === `${prefix}/*`,
+  };
 }

@@ -122,9 +122,6 @@ async function receiveUpload(
   return { kind, file };
 }
 
-/** The one Client API route whose body is large: it streams it and applies its own limits. */
-export const UPLOAD_PATH = "/api/account/upload";
-
 /** POST /api/account/upload: multipart `file` + `kind` (also accepted as `?kind=`). */
 export function uploadRoutes(app: App) {
   return new Elysia({ name: "client-uploads" }).use(requestContext(app)).post(
