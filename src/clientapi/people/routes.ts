@@ -8,6 +8,7 @@ import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
 import { PageQuery, jsonOrEmpty, pageRequest } from "../input";
 import { userPostsPage } from "../../domain/posts/feed";
+import { keptPostViewsOf } from "../../domain/posts/view";
 import { userStories } from "../../domain/stories/service";
 import { openPrivateChat } from "../../domain/chats";
 import { requireUserByUsername } from "../../domain/users/service";
@@ -109,7 +110,7 @@ export function peopleRoutes(app: App) {
       "/:username/posts",
       async ({ params, query, user }) => {
         const author = await requireVisibleUser(app.db, user.id, params.username);
-        return ok(postList(await userPostsPage(app.db, user.id, author, pageRequest(query))));
+        return ok(postList(await userPostsPage(app.db, keptPostViewsOf(app), user.id, author, pageRequest(query))));
       },
       {
         auth: true,

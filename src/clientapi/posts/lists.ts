@@ -3,6 +3,7 @@ import { Page, Post } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { bookmarksPage, feedPage, hashtagPostsPage } from "../../domain/posts/feed";
+import { keptPostViewsOf } from "../../domain/posts/view";
 import { normalizeHashtag } from "../../domain/posts/text";
 import { requestContext } from "../../http/context";
 import { ok } from "../../http/envelope";
@@ -19,7 +20,7 @@ export function feedRoutes(app: App) {
     async ({ query, user }) =>
       ok(
         postList(
-          await feedPage(app.db, user.id, {
+          await feedPage(app.db, keptPostViewsOf(app), user.id, {
             ...pageRequest(query),
             following: parseFlag(query.following, "following"),
           }),
@@ -38,11 +39,16 @@ export function feedRoutes(app: App) {
 export function bookmarkRoutes(app: App) {
   return new Elysia({ name: "client-bookmarks" })
     .use(requestContext(app))
-    .get("", async ({ query, user }) => ok(postList(await bookmarksPage(app.db, user.id, pageRequest(query)))), {
-      auth: true,
-      query: PageQuery,
-      detail: doc("The posts I bookmarked", { data: Page("posts", Post) }),
-    });
+    .get(
+      "",
+      async ({ query, user }) =>
+        ok(postList(await bookmarksPage(app.db, keptPostViewsOf(app), user.id, pageRequest(query)))),
+      {
+        auth: true,
+        query: PageQuery,
+        detail: doc("The posts I bookmarked", { data: Page("posts", Post) }),
+      },
+    );
 }
 
 /** /api/social/hashtags/{tag}/posts: posts with a hashtag. */
@@ -52,7 +58,10 @@ export function hashtagRoutes(app: App) {
     async ({ params, query, user }) => {
       const tag = normalizeHashtag(params.tag);
       if (!tag) throw fieldError("tag", "must not be empty");
-      return ok({ hashtag: tag, ...postList(await hashtagPostsPage(app.db, user.id, tag, pageRequest(query))) });
+      return ok({
+        hashtag: tag,
+        ...postList(await hashtagPostsPage(app.db, keptPostViewsOf(app), user.id, tag, pageRequest(query))),
+      });
     },
     {
       auth: true,

@@ -14,7 +14,7 @@ import {
   toggleRepost,
   votePoll,
 } from "../../domain/posts/service";
-import { loadPostViews } from "../../domain/posts/view";
+import { keptPostViewsOf, loadPostViews } from "../../domain/posts/view";
 import { blockedEitherWayIds } from "../../domain/relations/service";
 import type { PostRow } from "../../domain/posts/table";
 import type { UserRow } from "../../domain/users/table";
@@ -64,6 +64,7 @@ export function postRoutes(app: App) {
   const viewRow = async (viewer: UserRow, post: PostRow) => {
     const [view] = await loadPostViews(
       app.db,
+      keptPostViewsOf(app),
       viewer.id,
       [post],
       new Set(await blockedEitherWayIds(app.db, viewer.id)),
@@ -90,7 +91,8 @@ export function postRoutes(app: App) {
     )
     .get(
       "/:id",
-      async ({ params, user }) => ok({ post: serializePost(await findVisiblePostView(app.db, user.id, params.id)) }),
+      async ({ params, user }) =>
+        ok({ post: serializePost(await findVisiblePostView(app.db, keptPostViewsOf(app), user.id, params.id)) }),
       { auth: true, params: IdParams, detail: doc("A post", { data: t.Object({ post: Post }) }) },
     )
     .patch(

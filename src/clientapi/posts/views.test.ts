@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "kysely";
 import { feedPage, findVisiblePostView, userPostsPage } from "../../domain/posts/feed";
+import { keptPostViewsOf } from "../../domain/posts/view";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { countingDb as countingStatements } from "../../testing/statements";
 import { postAs, postIdAs } from "../../testing/posts";
@@ -16,31 +18,49 @@ const person = () => quickPerson(server);
 const countingDb = () => countingStatements(server.app.db);
 
 describe("post views in few statements", () => {
-  test("a feed page is one statement; reposts' originals and polls add one each, only when present", async () => {
+  test("a feed page is one statement once its posts and authors are kept; originals and polls add one each, only when present", async () => {
     const reader = await person();
     const writer = await person();
     for (let i = 0; i < 5; i++) await postIdAs(writer.client, `plain ${i}`);
     const { db, counter } = countingDb();
-    const plain = await feedPage(db, reader.user.id, { cursor: null, limit: 5, following: false });
+    const kept = keptPostViewsOf(server.app);
+    const page = () => feedPage(db, kept, reader.user.id, { cursor: null, limit: 5, following: false });
+    // answering each new post made its view, so its core and author are kept
+    const plain = await page();
     expect(plain.items.map((v) => v.row.content)).toEqual(["plain 4", "plain 3", "plain 2", "plain 1", "plain 0"]);
+    expect(counter.statements).toBe(1);
+    // changed outside the app's code (as the CLI or another node would): their columns are read again
+    const [, second, third] = plain.items;
+    await sql`UPDATE posts SET content = 'changed' WHERE id = ${second!.row.id}`.execute(server.app.db);
+    await sql`UPDATE users SET display_name = 'Renamed' WHERE id = ${writer.user.id}`.execute(server.app.db);
+    counter.statements = 0;
+    const changed = await page();
+    expect(changed.items.map((v) => v.row.content)).toEqual(["plain 4", "changed", "plain 2", "plain 1", "plain 0"]);
+    expect(changed.items.map((v) => v.author.display_name)).toEqual(Array(5).fill("Renamed"));
+    expect(counter.statements).toBe(3);
+    await sql`DELETE FROM posts WHERE id = ${third!.row.id}`.execute(server.app.db);
+    counter.statements = 0;
+    expect((await page()).items.map((v) => v.row.content)).toEqual(["plain 4", "changed", "plain 1", "plain 0"]);
     expect(counter.statements).toBe(1);
 
     const polled = await postAs(writer.client, { content: "vote", poll: { options: ["a", "b"] } });
     const original = await postIdAs(writer.client, "to share");
     expect((await reader.client.post(`/api/social/posts/${original}/repost`)).status).toBe(200);
+    const mixedPage = () => feedPage(db, kept, reader.user.id, { cursor: null, limit: 3, following: false });
+    await mixedPage();
     counter.statements = 0;
-    const mixed = await feedPage(db, reader.user.id, { cursor: null, limit: 3, following: false });
+    const mixed = await mixedPage();
     expect(mixed.items.map((v) => v.row.content)).toEqual(["", "to share", "vote"]);
     expect(mixed.items[0]!.repostOf!.row.cuid).toBe(original);
     expect(mixed.items[2]!.poll!.options.map((o) => o.text)).toEqual(["a", "b"]);
     expect(counter.statements).toBe(3);
 
     counter.statements = 0;
-    const one = await findVisiblePostView(db, reader.user.id, polled.id);
+    const one = await findVisiblePostView(db, kept, reader.user.id, polled.id);
     expect(one.poll!.cuid).toBe(polled.poll.id);
     expect(counter.statements).toBe(2);
     counter.statements = 0;
-    await expect(findVisiblePostView(db, reader.user.id, "no-such-post")).rejects.toMatchObject({
+    await expect(findVisiblePostView(db, kept, reader.user.id, "no-such-post")).rejects.toMatchObject({
       status: 404,
       code: "NOT_FOUND",
     });
@@ -75,7 +95,10 @@ describe("post views in few statements", () => {
     expect(next.pageInfo.nextCursor).toBeNull();
     const other = await person();
     await postIdAs(other.client, "someone else");
-    const theirs = await userPostsPage(server.app.db, a.user.id, other.user, { cursor: null, limit: 2 });
+    const theirs = await userPostsPage(server.app.db, keptPostViewsOf(server.app), a.user.id, other.user, {
+      cursor: null,
+      limit: 2,
+    });
     expect(theirs.items.map((v) => v.row.content)).toEqual(["someone else"]);
   });
 
@@ -121,6 +144,49 @@ describe("post views in few statements", () => {
     const mine = (await author.client.get(`/api/social/posts/${post.id}`)).body.data.post;
     expect(mine.poll.myVotes).toEqual([x]);
     expect(mine.liked).toBe(false);
+  });
+
+  test("kept post views follow likes, comments, reposts, edits, renames and deletions by anyone", async () => {
+    const author = await person();
+    const viewer = await person();
+    const other = await person();
+    const id = await postIdAs(author.client, "kept #kept");
+    const shown = async () => {
+      const feed = (await viewer.client.get("/api/social/feed?limit=100")).body.data.feed;
+      const post = feed.find((p: any) => p.id === id);
+      // the same post on its own and in a hashtag's list, each from the same kept parts
+      if (post) {
+        expect((await viewer.client.get(`/api/social/posts/${id}`)).body.data.post).toEqual(post);
+        const tagged = (await viewer.client.get("/api/social/hashtags/kept/posts")).body.data.posts;
+        expect(tagged.find((p: any) => p.id === id)).toEqual(post);
+      }
+      return post;
+    };
+    expect(await shown()).toMatchObject({ content: "kept #kept", likeCount: 0, liked: false });
+    expect((await other.client.post(`/api/social/posts/${id}/like`)).status).toBe(200);
+    expect(await shown()).toMatchObject({ likeCount: 1, liked: false });
+    expect((await viewer.client.post(`/api/social/posts/${id}/like`)).status).toBe(200);
+    expect(await shown()).toMatchObject({ likeCount: 2, liked: true });
+    expect((await other.client.post(`/api/social/posts/${id}/comments`, { content: "hi" })).status).toBe(200);
+    expect(await shown()).toMatchObject({ commentCount: 1 });
+    expect((await other.client.post(`/api/social/posts/${id}/repost`)).status).toBe(200);
+    expect(await shown()).toMatchObject({ repostCount: 1, reposted: false });
+    expect((await other.client.post(`/api/social/posts/${id}/repost`)).status).toBe(200);
+    expect(await shown()).toMatchObject({ repostCount: 0 });
+    expect((await author.client.patch(`/api/social/posts/${id}`, { content: "edited #kept" })).status).toBe(200);
+    const edited = await shown();
+    expect(edited).toMatchObject({ content: "edited #kept", likeCount: 2, commentCount: 1 });
+    expect(edited.editedAt).not.toBeNull();
+    expect((await author.client.patch("/api/account/profile", { displayName: "Renamed Author" })).status).toBe(200);
+    expect((await shown()).author.displayName).toBe("Renamed Author");
+    // a repost shows its original from the same kept parts, and follows it
+    expect((await viewer.client.post(`/api/social/posts/${id}/repost`)).status).toBe(200);
+    const feed = (await viewer.client.get("/api/social/feed?limit=100")).body.data.feed;
+    const repost = feed.find((p: any) => p.repostOf?.id === id);
+    expect(repost.repostOf).toEqual({ ...(await shown()), reposted: true, repostCount: 1 });
+    expect((await author.client.delete(`/api/social/posts/${id}`)).status).toBe(200);
+    expect(await shown()).toBeUndefined();
+    expect((await viewer.client.get(`/api/social/posts/${id}`)).status).toBe(404);
   });
 
   test("bad ids and bad paging still answer in the envelope", async () => {

@@ -4,7 +4,7 @@ import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { findConversationById } from "../../domain/chats/access";
 import type { MessageRow } from "../../domain/chats/table";
-import { loadPostViews } from "../../domain/posts/view";
+import { keptPostViewsOf, loadPostViews } from "../../domain/posts/view";
 import { blockedEitherWayIds } from "../../domain/relations/service";
 import { searchHashtags } from "../../domain/search/hashtags";
 import { searchMessages } from "../../domain/search/messages";
@@ -69,7 +69,9 @@ export function searchRoutes(app: App) {
       let postViews: unknown[] = [];
       if (posts) {
         const ordered = await postRowsInOrder(app.db, posts.postIds);
-        postViews = (await loadPostViews(app.db, user.id, ordered, new Set(blocked))).map(serializePost);
+        postViews = (await loadPostViews(app.db, keptPostViewsOf(app), user.id, ordered, new Set(blocked))).map(
+          serializePost,
+        );
       }
       const cursors = {
         users: people?.nextCursor ?? null,

@@ -23,6 +23,7 @@ import * as m20261124193000 from "./20261124193000_feed_entries";
 import * as m20261124194000 from "./20261124194000_chat_member_count";
 import * as m20261124194100 from "./20261124194100_message_version";
 import * as m20261124194200 from "./20261124194200_user_profile_version";
+import * as m20261124215000 from "./20261124215000_post_version";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -53,4 +54,5 @@ export const migrations: Record<string, Migration> = {
   "20261124194000_chat_member_count": m20261124194000,
   "20261124194100_message_version": m20261124194100,
   "20261124194200_user_profile_version": m20261124194200,
+  "20261124215000_post_version": m20261124215000,
 };

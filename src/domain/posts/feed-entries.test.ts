@@ -8,6 +8,7 @@ import { decodeCursor } from "../../lib/paging";
 import { deleteAccount } from "../account/delete";
 import { toggleBlock, toggleFollow, toggleMute } from "../relations/actions";
 import { feedPage } from "./feed";
+import { keptPostViewsOf } from "./view";
 import { createPost, deletePost, toggleRepost } from "./service";
 
 /**
@@ -91,7 +92,11 @@ async function walkFollowing(viewer: number, limit: number): Promise<string[]> {
   const out: string[] = [];
   let cursor: string | null = null;
   for (let i = 0; i < 100; i++) {
-    const page = await feedPage(server.app.db, viewer, { cursor: decodeCursor(cursor), limit, following: true });
+    const page = await feedPage(server.app.db, keptPostViewsOf(server.app), viewer, {
+      cursor: decodeCursor(cursor),
+      limit,
+      following: true,
+    });
     out.push(...page.items.map((v) => v.row.cuid));
     cursor = page.nextCursor;
     if (!cursor) return out;

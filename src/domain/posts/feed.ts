@@ -6,7 +6,7 @@ import { blockedEitherWayIds } from "../relations/service";
 import type { UserRow } from "../users/table";
 import { ShapedQuery } from "../../db/compiled";
 import { beforeKey, literalLimit } from "./keyset";
-import { buildPostViews, selectPostViews, type PostView } from "./view";
+import { buildPostViews, selectPostRefs, type KeptPostViews, type PostView } from "./view";
 
 export interface PageRequest {
   cursor: Cursor | null;
@@ -140,24 +140,27 @@ function followingPageIds(db: Db, v: ListValues, shape: ListShape) {
 }
 
 /**
- * Post views newest first, keyset-paged on (created_at, id): a page starts strictly after the
+ * Post refs newest first, keyset-paged on (created_at, id): a page starts strictly after the
  * cursor, so posts inserted meanwhile never repeat or shift later pages. Hidden authors (the
  * home feed also hides muted ones) and reposts of their posts are left out, and so are
  * deleted or disabled accounts. One statement per page, compiled once per shape.
  */
 const postLists = new ShapedQuery(
   (db: Db, v: ListValues, shape: ListShape) => {
-    // the page's ids first (filters, order, limit), then the view columns for those rows only,
-    // so counters are computed for the page's rows, not for every candidate
-    const ids = shape.list === "following" ? followingPageIds(db, v, shape) : listPageIds(db, v, shape);
-    return selectPostViews(db, v.viewer)
-      .where("posts.id", "in", ids)
+    // the page's ids first (filters, order, limit), then the refs for those rows only
+    if (shape.list !== "following") return selectPostRefs(db, v.viewer, listPageIds(db, v, shape));
+    // the following feed's ids are the newest of two walks: LIMIT + 1 of up to twice as many
+    return selectPostRefs(db, v.viewer, followingPageIds(db, v, shape))
       .orderBy("posts.created_at", "desc")
       .orderBy("posts.id", "desc")
       .limit(literalLimit(shape.limit + 1));
   },
   (s) => `${s.list}:${s.cursor ? 1 : 0}:${s.limit}`,
 );
+
+/** Newest first, the lists' (t, id) order (a page's rows come in its ids' order, which SQL does not promise). */
+const newestFirst = (a: { created_at: number; id: number }, b: { created_at: number; id: number }) =>
+  b.created_at - a.created_at || b.id - a.id;
 
 /** The page's post ids of every list but the following feed: a walk of the time index, or of the list's own rows. */
 function listPageIds(db: Db, v: ListValues, shape: ListShape) {
@@ -191,6 +194,7 @@ function listPageIds(db: Db, v: ListValues, shape: ListShape) {
 /** One page of a post list: the list query already left out reposts whose original is hidden. */
 async function listPage(
   db: Db,
+  kept: KeptPostViews,
   list: ListShape["list"],
   page: PageRequest,
   values: Pick<ListValues, "viewer"> & Partial<ListValues>,
@@ -201,43 +205,66 @@ async function listPage(
     { list, cursor: c !== null, limit: page.limit },
     { author: 0, tag: "", cuid: "", ...values, t: c?.t ?? 0, id: c?.id ?? 0 },
   );
-  const { items, nextCursor } = pageOf(rows, page.limit, (r) => ({ t: r.created_at, id: r.id }));
-  return { items: await buildPostViews(db, values.viewer, items), nextCursor };
+  const { items, nextCursor } = pageOf(rows.sort(newestFirst), page.limit, (r) => ({ t: r.created_at, id: r.id }));
+  return { items: await buildPostViews(db, kept, values.viewer, items), nextCursor };
 }
 
 /** The home feed: every post, or (following) only accounts the viewer follows plus the viewer's own. */
 export function feedPage(
   db: Db,
+  kept: KeptPostViews,
   viewerId: number,
   opts: PageRequest & { following: boolean },
 ): Promise<Page<PostView>> {
-  return listPage(db, opts.following ? "following" : "feed", opts, { viewer: viewerId });
+  return listPage(db, kept, opts.following ? "following" : "feed", opts, { viewer: viewerId });
 }
 
 /** One account's posts and reposts (a profile's list); muted accounts stay visible here. */
-export function userPostsPage(db: Db, viewerId: number, author: UserRow, page: PageRequest): Promise<Page<PostView>> {
-  return listPage(db, "user", page, { viewer: viewerId, author: author.id });
+export function userPostsPage(
+  db: Db,
+  kept: KeptPostViews,
+  viewerId: number,
+  author: UserRow,
+  page: PageRequest,
+): Promise<Page<PostView>> {
+  return listPage(db, kept, "user", page, { viewer: viewerId, author: author.id });
 }
 
 /** Posts with a hashtag, newest first. */
-export function hashtagPostsPage(db: Db, viewerId: number, tag: string, page: PageRequest): Promise<Page<PostView>> {
-  return listPage(db, "hashtag", page, { viewer: viewerId, tag });
+export function hashtagPostsPage(
+  db: Db,
+  kept: KeptPostViews,
+  viewerId: number,
+  tag: string,
+  page: PageRequest,
+): Promise<Page<PostView>> {
+  return listPage(db, kept, "hashtag", page, { viewer: viewerId, tag });
 }
 
 /**
  * The view of one post VIEWER may see (its author, and a repost's original author, live and
  * not blocked either way: the rule of findVisiblePost), in one statement; NOT_FOUND otherwise.
  */
-export async function findVisiblePostView(db: Db, viewerId: number, cuid: string): Promise<PostView> {
-  const { items } = await listPage(db, "post", { cursor: null, limit: 1 }, { viewer: viewerId, cuid });
+export async function findVisiblePostView(
+  db: Db,
+  kept: KeptPostViews,
+  viewerId: number,
+  cuid: string,
+): Promise<PostView> {
+  const { items } = await listPage(db, kept, "post", { cursor: null, limit: 1 }, { viewer: viewerId, cuid });
   if (!items[0]) throw notFound("Post not found");
   return items[0];
 }
 
 /** The viewer's bookmarks, most recently saved first (cursor on the bookmark's time). */
-export async function bookmarksPage(db: Db, viewerId: number, page: PageRequest): Promise<Page<PostView>> {
+export async function bookmarksPage(
+  db: Db,
+  kept: KeptPostViews,
+  viewerId: number,
+  page: PageRequest,
+): Promise<Page<PostView>> {
   const blocked = await blockedEitherWayIds(db, viewerId);
-  let q = selectPostViews(db, viewerId)
+  let q = selectPostRefs(db, viewerId)
     .innerJoin("post_bookmarks as b", "b.post_id", "posts.id")
     .select(["b.id as bookmark_id", "b.created_at as bookmarked_at"])
     .where("b.user_id", "=", viewerId)
@@ -253,7 +280,7 @@ export async function bookmarksPage(db: Db, viewerId: number, page: PageRequest)
     .execute();
   const { items, nextCursor } = pageOf(rows, page.limit, (r) => ({ t: r.bookmarked_at, id: r.bookmark_id }));
   // a bookmarked repost stays listed; its original shows only while visible
-  return { items: await buildPostViews(db, viewerId, items, new Set(blocked)), nextCursor };
+  return { items: await buildPostViews(db, kept, viewerId, items, new Set(blocked)), nextCursor };
 }
 
 /**

@@ -16,6 +16,10 @@ export interface PostsTable {
   /** rows of post_likes and comments (replies included) of this post, kept by triggers (see the counters migration) */
   like_count: Generated<number>;
   comment_count: Generated<number>;
+  /** posts reposting this one, kept by triggers (see the post_version migration) */
+  repost_count: Generated<number>;
+  /** one more on every change of the row, its counters included, or of its poll's presence (a trigger) */
+  version: Generated<number>;
 }
 
 /** An attachment of a post as stored: the upload's address and what we know about it. */

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startTestServer, type TestServer } from "../../testing/server";
+import { quickPerson } from "../../testing/fixtures";
+import { postAs, postIdAs } from "../../testing/posts";
+
+/** posts.version and posts.repost_count: raised and kept by triggers, filled by their migration. */
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.stop());
+
+const person = () => quickPerson(server);
+const columns = (cuid: string) =>
+  server.app.db
+    .selectFrom("posts")
+    .select(["version", "repost_count"])
+    .where("cuid", "=", cuid)
+    .executeTakeFirstOrThrow();
+
+test("a post's version rises with every change of its row and counters, and only then", async () => {
+  const author = await person();
+  const other = await person();
+  const id = await postIdAs(author.client, "versioned");
+  let last = (await columns(id)).version;
+  const rises = async (what: () => Promise<unknown>) => {
+    await what();
+    const now = (await columns(id)).version;
+    expect(now).toBeGreaterThan(last);
+    last = now;
+  };
+  await rises(() => other.client.post(`/api/social/posts/${id}/like`));
+  await rises(() => other.client.post(`/api/social/posts/${id}/like`));
+  await rises(() => other.client.post(`/api/social/posts/${id}/comments`, { content: "a comment" }));
+  await rises(() => other.client.post(`/api/social/posts/${id}/repost`));
+  expect((await columns(id)).repost_count).toBe(1);
+  await rises(() => other.client.post(`/api/social/posts/${id}/repost`));
+  expect((await columns(id)).repost_count).toBe(0);
+  await rises(() => author.client.patch(`/api/social/posts/${id}`, { content: "edited" }));
+  // what is read per request leaves it: bookmarks, and the poll's votes
+  await other.client.post(`/api/social/posts/${id}/bookmark`);
+  expect((await columns(id)).version).toBe(last);
+  const polled = await postAs(author.client, { content: "poll", poll: { options: ["a", "b"] } });
+  const before = (await columns(polled.id)).version;
+  expect((await other.client.post(`/api/social/posts/${polled.id}/poll/vote`, { options: [0] })).status).toBe(200);
+  expect((await columns(polled.id)).version).toBe(before);
+});
+
+test("the migration fills repost_count from existing reposts", async () => {
+  const app = server.app;
+  const author = await person();
+  const ids = [await postIdAs(author.client, "shared twice"), await postIdAs(author.client, "shared never")];
+  for (const p of [await person(), await person()])
+    expect((await p.client.post(`/api/social/posts/${ids[0]}/repost`)).status).toBe(200);
+  const { migrations } = await import("../../db/migrations");
+  const migration = migrations["20261124215000_post_version"]!;
+  await app.db.transaction().execute(async (tx) => {
+    await migration.down!(tx);
+    await migration.up(tx);
+  });
+  expect((await columns(ids[0]!)).repost_count).toBe(2);
+  expect((await columns(ids[1]!)).repost_count).toBe(0);
+  // and the triggers are back
+  expect((await (await person()).client.post(`/api/social/posts/${ids[1]}/repost`)).status).toBe(200);
+  expect((await columns(ids[1]!)).repost_count).toBe(1);
+});
