@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { commentsPage, findVisibleComment, loadCommentViews } from "../../domain/comments/service";
-import { findVisiblePost } from "../../domain/posts/service";
+import { sql } from "kysely";
+import { commentsPage, findVisibleComment, keptCommentViewsOf, loadCommentViews } from "../../domain/comments/service";
+import { findVisiblePost, findVisiblePostPlace } from "../../domain/posts/service";
 import { decodeCursor } from "../../lib/paging";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { countingDb } from "../../testing/statements";
@@ -31,7 +32,7 @@ const commentRow = (cuid: string) =>
   server.app.db.selectFrom("comments").selectAll().where("cuid", "=", cuid).executeTakeFirstOrThrow();
 
 describe("comment views in few statements", () => {
-  test("a page of comments or replies is one statement, whatever the page holds", async () => {
+  test("a page of comments or replies is one statement once its comments and authors are kept, whatever the page holds", async () => {
     const author = await person();
     const reader = await person();
     const postId = await postIdAs(author.client, "discuss");
@@ -49,8 +50,21 @@ describe("comment views in few statements", () => {
     const post = await findVisiblePost(db, reader.user.id, postId);
     expect(post.id).toBe(pid);
     expect(counter.statements).toBe(1);
+    // the comments route reads only its id, cuid and author, under the same rule
     counter.statements = 0;
-    const page = await commentsPage(db, reader.user.id, { post, replyTo: null }, { cursor: null, limit: 3 });
+    expect(await findVisiblePostPlace(db, reader.user.id, postId)).toEqual({
+      id: pid,
+      cuid: postId,
+      author_id: author.user.id,
+    });
+    expect(counter.statements).toBe(1);
+    const kept = keptCommentViewsOf(server.app);
+    // the likes raised the first comment's version since its answer made its view: read once more
+    counter.statements = 0;
+    await commentsPage(db, kept, reader.user.id, { post, replyTo: null }, { cursor: null, limit: 3 });
+    expect(counter.statements).toBe(2);
+    counter.statements = 0;
+    const page = await commentsPage(db, kept, reader.user.id, { post, replyTo: null }, { cursor: null, limit: 3 });
     expect(counter.statements).toBe(1);
     expect(page.items.map((v) => v.row.content)).toEqual(["c0", "c1", "c2"]);
     expect(page.items.map((v) => [v.likeCount, v.replyCount, v.liked, v.postCuid, v.replyToCuid, v.author.id])).toEqual(
@@ -65,6 +79,7 @@ describe("comment views in few statements", () => {
     counter.statements = 0;
     const rest = await commentsPage(
       db,
+      kept,
       reader.user.id,
       { post, replyTo: null },
       { cursor: decodeCursor(page.nextCursor!), limit: 3 },
@@ -75,7 +90,13 @@ describe("comment views in few statements", () => {
 
     const parent = await commentRow(top[0].id);
     counter.statements = 0;
-    const replies = await commentsPage(db, author.user.id, { post, replyTo: parent }, { cursor: null, limit: 10 });
+    const replies = await commentsPage(
+      db,
+      kept,
+      author.user.id,
+      { post, replyTo: parent },
+      { cursor: null, limit: 10 },
+    );
     expect(counter.statements).toBe(1);
     expect(replies.items.map((v) => [v.row.content, v.replyToCuid, v.liked])).toEqual([
       ["r0", top[0].id, false],
@@ -87,7 +108,7 @@ describe("comment views in few statements", () => {
     const found = await findVisibleComment(db, reader.user.id, top[0].id);
     expect(found.comment.id).toBe(parent.id);
     expect(found.post.cuid).toBe(postId);
-    const views = await loadCommentViews(db, reader.user.id, [found.comment]);
+    const views = await loadCommentViews(db, kept, reader.user.id, [found.comment]);
     expect(counter.statements).toBe(2);
     expect(views[0]!.likeCount).toBe(2);
     counter.statements = 0;
@@ -96,6 +117,51 @@ describe("comment views in few statements", () => {
       code: "NOT_FOUND",
     });
     expect(counter.statements).toBe(1);
+
+    // changed outside the app's code (as the CLI or another node would): read again
+    await sql`UPDATE comments SET content = 'changed' WHERE cuid = ${top[1].id}`.execute(server.app.db);
+    await sql`UPDATE users SET display_name = 'Renamed' WHERE id = ${reader.user.id}`.execute(server.app.db);
+    counter.statements = 0;
+    const changed = await commentsPage(db, kept, author.user.id, { post, replyTo: null }, { cursor: null, limit: 3 });
+    expect(changed.items.map((v) => [v.row.content, v.author.display_name])).toEqual([
+      ["c0", author.user.display_name],
+      ["changed", "Renamed"],
+      ["c2", author.user.display_name],
+    ]);
+    expect(counter.statements).toBe(3);
+  });
+
+  test("kept comment views follow likes, replies, deletions and renames by anyone", async () => {
+    const author = await person();
+    const viewer = await person();
+    const other = await person();
+    const postId = await postIdAs(author.client, "kept comments");
+    const root = await commentAs(author.client, postId, { content: "root" });
+    const shown = async () => {
+      const list = (await viewer.client.get(`/api/social/posts/${postId}/comments`)).body.data.comments;
+      const c = list.find((x: any) => x.id === root.id);
+      if (c) expect((await viewer.client.get(`/api/social/comments/${root.id}`)).body.data.comment).toEqual(c);
+      return c;
+    };
+    expect(await shown()).toMatchObject({ content: "root", likeCount: 0, replyCount: 0, liked: false });
+    expect((await other.client.post(`/api/social/comments/${root.id}/like`)).status).toBe(200);
+    expect(await shown()).toMatchObject({ likeCount: 1, liked: false });
+    expect((await viewer.client.post(`/api/social/comments/${root.id}/like`)).status).toBe(200);
+    expect(await shown()).toMatchObject({ likeCount: 2, liked: true });
+    const reply = await commentAs(other.client, postId, { content: "reply", replyToId: root.id });
+    expect(await shown()).toMatchObject({ replyCount: 1 });
+    const replies = (await viewer.client.get(`/api/social/comments/${root.id}/replies`)).body.data.comments;
+    expect(replies.map((c: any) => [c.content, c.replyToId, c.author.username])).toEqual([
+      ["reply", root.id, other.user.username],
+    ]);
+    expect((await other.client.patch("/api/account/profile", { displayName: "Renamed Other" })).status).toBe(200);
+    const renamed = (await viewer.client.get(`/api/social/comments/${root.id}/replies`)).body.data.comments;
+    expect(renamed[0].author.displayName).toBe("Renamed Other");
+    expect((await other.client.delete(`/api/social/comments/${reply.id}`)).status).toBe(200);
+    expect(await shown()).toMatchObject({ replyCount: 0, likeCount: 2 });
+    expect((await author.client.delete(`/api/social/comments/${root.id}`)).status).toBe(200);
+    expect(await shown()).toBeUndefined();
+    expect((await viewer.client.get(`/api/social/comments/${root.id}`)).status).toBe(404);
   });
 
   test("the same compiled queries still apply each viewer's blocks and likes", async () => {

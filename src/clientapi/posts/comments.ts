@@ -3,7 +3,13 @@ import { doc } from "../docs";
 import { Comment, Page, PublicUser } from "../schemas";
 import { Elysia } from "elysia";
 import type { App } from "../../app";
-import { deleteComment, findVisibleComment, loadCommentViews, toggleCommentLike } from "../../domain/comments/service";
+import {
+  deleteComment,
+  findVisibleComment,
+  keptCommentViewsOf,
+  loadCommentViews,
+  toggleCommentLike,
+} from "../../domain/comments/service";
 import { requestContext } from "../../http/context";
 import { ok } from "../../http/envelope";
 import { PageQuery } from "../input";
@@ -18,7 +24,7 @@ export function commentRoutes(app: App) {
       "/:id",
       async ({ params, user }) => {
         const { comment } = await findVisibleComment(app.db, user.id, params.id);
-        const [view] = await loadCommentViews(app.db, user.id, [comment]);
+        const [view] = await loadCommentViews(app.db, keptCommentViewsOf(app), user.id, [comment]);
         return ok({ comment: serializeComment(view!) });
       },
       { auth: true, params: IdParams, detail: doc("A comment", { data: t.Object({ comment: Comment }) }) },

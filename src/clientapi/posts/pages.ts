@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import type { App } from "../../app";
-import { commentsPage, type CommentPlace } from "../../domain/comments/service";
+import { commentsPage, keptCommentViewsOf, type CommentPlace } from "../../domain/comments/service";
 import { likersPage } from "../../domain/posts/feed";
 import { ok } from "../../http/envelope";
 import { pageRequest } from "../input";
@@ -29,7 +29,7 @@ export async function commentsResponse(
   place: CommentPlace,
   query: { cursor?: string; limit?: string },
 ) {
-  const page = await commentsPage(app.db, viewerId, place, pageRequest(query));
+  const page = await commentsPage(app.db, keptCommentViewsOf(app), viewerId, place, pageRequest(query));
   return ok({ comments: page.items.map(serializeComment), pageInfo: { nextCursor: page.nextCursor } });
 }
 

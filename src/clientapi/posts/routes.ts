@@ -2,13 +2,14 @@ import { doc } from "../docs";
 import { Comment, Page, Post, PublicUser } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
-import { createComment, loadCommentViews } from "../../domain/comments/service";
+import { createComment, keptCommentViewsOf, loadCommentViews } from "../../domain/comments/service";
 import { findVisiblePostView } from "../../domain/posts/feed";
 import {
   createPost,
   deletePost,
   editPost,
   findVisiblePost,
+  findVisiblePostPlace,
   toggleBookmark,
   toggleLike,
   toggleRepost,
@@ -183,7 +184,7 @@ export function postRoutes(app: App) {
     .get(
       "/:id/comments",
       async ({ params, query, user }) => {
-        const post = await findVisiblePost(app.db, user.id, params.id);
+        const post = await findVisiblePostPlace(app.db, user.id, params.id);
         return commentsResponse(app, user.id, { post, replyTo: null }, query);
       },
       {
@@ -197,7 +198,7 @@ export function postRoutes(app: App) {
       "/:id/comments",
       async ({ params, body, user }) => {
         const row = await createComment(app, user, params.id, body);
-        const [view] = await loadCommentViews(app.db, user.id, [row]);
+        const [view] = await loadCommentViews(app.db, keptCommentViewsOf(app), user.id, [row]);
         return ok({ comment: serializeComment(view!) });
       },
       {

@@ -1,4 +1,4 @@
-import type { CommentView } from "../../domain/comments/service";
+import type { CommentCore, CommentView } from "../../domain/comments/service";
 import type { PostAuthor, PostCore, PostView } from "../../domain/posts/view";
 import { toIso } from "../../lib/clock";
 import { serializePublicUser } from "../serializers/account";
@@ -89,18 +89,27 @@ export function serializePost(v: PostView): Record<string, unknown> {
   };
 }
 
-/** A comment as the Client API shows it. */
+// a comment's shape every reader sees alike, made once per kept core
+const commentShapes = new WeakMap<CommentCore, { id: string; content: string; createdAt: string }>();
+
+/** A comment as the Client API shows it (the parts every reader sees alike made once per kept core and author). */
 export function serializeComment(v: CommentView) {
+  let shared = commentShapes.get(v.core);
+  if (!shared)
+    commentShapes.set(
+      v.core,
+      (shared = { id: v.core.row.cuid, content: v.core.row.content, createdAt: toIso(v.core.row.created_at) }),
+    );
   return {
-    id: v.row.cuid,
+    id: shared.id,
     postId: v.postCuid,
     replyToId: v.replyToCuid,
-    content: v.row.content,
+    content: shared.content,
     media: v.media,
-    author: serializePublicUser(v.author),
+    author: authorShapeOf(v.author),
     likeCount: v.likeCount,
     replyCount: v.replyCount,
     liked: v.liked,
-    createdAt: toIso(v.row.created_at),
+    createdAt: shared.createdAt,
   };
 }

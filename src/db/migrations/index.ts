@@ -24,6 +24,7 @@ import * as m20261124194000 from "./20261124194000_chat_member_count";
 import * as m20261124194100 from "./20261124194100_message_version";
 import * as m20261124194200 from "./20261124194200_user_profile_version";
 import * as m20261124215000 from "./20261124215000_post_version";
+import * as m20261124215100 from "./20261124215100_comment_version";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   "20261124194100_message_version": m20261124194100,
   "20261124194200_user_profile_version": m20261124194200,
   "20261124215000_post_version": m20261124215000,
+  "20261124215100_comment_version": m20261124215100,
 };

@@ -1,7 +1,8 @@
-import type { App } from "../../app";
+import { defineService, type App } from "../../app";
 import type { ExpressionBuilder } from "kysely";
 import type { Database, Db } from "../../db";
-import { precompiled, ShapedQuery } from "../../db/compiled";
+import { compiledByIds, precompiled, ShapedQuery } from "../../db/compiled";
+import { KeptByVersion } from "../../lib/kept-by-version";
 import { fieldError, forbidden, notFound } from "../../lib/errors";
 import { newCuid } from "../../lib/ids";
 import { pageOf } from "../../lib/paging";
@@ -13,6 +14,7 @@ import { blockedEitherWayWithAny, findVisiblePost, MAX_POST_LENGTH, notifyMentio
 import { afterKey, literalLimit } from "../posts/keyset";
 import { toggleMark } from "../posts/marks";
 import type { PostRow } from "../posts/table";
+import { authorsOf, keptPostViewsOf, type PostAuthor } from "../posts/view";
 import { charCount } from "../posts/text";
 import { isBlockedEitherWay } from "../relations/service";
 import type { UserRow } from "../users/table";
@@ -25,14 +27,27 @@ const MEDIA_TYPE_BY_KIND: Record<string, CommentMedia["type"]> = {
   "comment-voice": "voice",
 };
 
-/** What a comment view shows of its author. */
-export type CommentAuthor = Pick<UserRow, "id" | "cuid" | "username" | "display_name" | "avatar_url" | "is_bot">;
+/** What a comment view shows of its author (a post's author's columns, kept alike). */
+export type CommentAuthor = PostAuthor;
 
-/** A comment's own columns, without its counters (a view's counts are the viewer's). */
-export type CommentFields = Omit<CommentRow, "like_count" | "reply_count">;
+/** A comment's own columns, without its counters (a view's counts are the viewer's) and version. */
+export type CommentFields = Omit<CommentRow, "like_count" | "reply_count" | "version">;
+
+/**
+ * What every reader sees alike of a comment at one version of its row: its columns, media and
+ * like count (its reply count depends on the reader's blocks and is read per page). Kept by
+ * the App and shared between views: never changed once made.
+ */
+export interface CommentCore {
+  row: CommentFields;
+  media: CommentMedia[];
+  likeCount: number;
+}
 
 export interface CommentView {
   row: CommentFields;
+  /** the viewer-independent part the view was made from */
+  core: CommentCore;
   postCuid: string;
   replyToCuid: string | null;
   author: CommentAuthor;
@@ -236,6 +251,28 @@ export async function toggleCommentLike(
  * viewer only): a comment's reply count is then counted without the blocked accounts' replies,
  * and otherwise read from its counter column.
  */
+/** Most comment cores kept per App: the oldest kept goes first. */
+const MAX_KEPT_COMMENTS = 5_000;
+
+/**
+ * The App's kept comment cores, by comment id and comments.version, and comment authors' shown
+ * columns, by account id and users.profile_version (the same kept authors as post views'):
+ * both versions are raised by triggers on every change, whoever makes it, so a kept value whose
+ * version a read does not name is not used, and nothing has to be told of changes.
+ */
+export interface KeptCommentViews {
+  comments: KeptByVersion<CommentCore>;
+  authors: KeptByVersion<CommentAuthor>;
+}
+
+const keptCommentViewsService = defineService("comments:kept-views", (app): KeptCommentViews => ({
+  comments: new KeptByVersion<CommentCore>(MAX_KEPT_COMMENTS),
+  authors: keptPostViewsOf(app).authors,
+}));
+
+/** The comment cores and authors APP keeps for its comment views. */
+export const keptCommentViewsOf = (app: App): KeptCommentViews => app.services.get(keptCommentViewsService);
+
 const viewerHasBlocks = (eb: ExpressionBuilder<Database, never>, viewerId: number) =>
   eb.or([
     eb.exists(eb.selectFrom("blocks").select("blocks.id").where("blocks.blocker_id", "=", viewerId)),
@@ -243,28 +280,22 @@ const viewerHasBlocks = (eb: ExpressionBuilder<Database, never>, viewerId: numbe
   ]);
 
 /**
- * Comments joined with their authors' public columns, selecting in the same statement
- * everything a view needs besides the post's and parent's cuids: the comment's columns, its
- * like and reply counts (counter columns; replies by accounts blocked either way with the
- * viewer are not counted) and the viewer's like.
+ * What a page of comment views reads per request, besides the kept parts: each comment's id,
+ * version, author and author's profile version, its time (the page's key), its reply count
+ * (the counter column, or when the viewer has blocks a count without the replies of accounts
+ * blocked either way) and the viewer's like. The comments' and authors' columns are read only
+ * for those not kept.
  */
-function selectCommentViews(db: Db, viewerId: number) {
+function selectCommentRefs(db: Db, viewerId: number) {
   return db
     .selectFrom("comments")
     .innerJoin("users", "users.id", "comments.author_id")
     .select([
       "comments.id",
-      "comments.cuid",
+      "comments.version",
       "comments.author_id",
-      "comments.content",
-      "comments.media",
       "comments.created_at",
-      "comments.like_count",
-      "users.cuid as a_cuid",
-      "users.username as a_username",
-      "users.display_name as a_display_name",
-      "users.avatar_url as a_avatar_url",
-      "users.is_bot as a_is_bot",
+      "users.profile_version as a_version",
     ])
     .select((eb) => {
       const e = eb as unknown as ExpressionBuilder<Database, never>;
@@ -295,7 +326,26 @@ function selectCommentViews(db: Db, viewerId: number) {
     });
 }
 
-type CommentViewRow = Awaited<ReturnType<ReturnType<typeof selectCommentViews>["executeTakeFirstOrThrow"]>>;
+type CommentRef = Awaited<ReturnType<ReturnType<typeof selectCommentRefs>["executeTakeFirstOrThrow"]>>;
+
+// the columns of comments whose core is not kept
+const commentsByIds = compiledByIds((db, ids) =>
+  db
+    .selectFrom("comments")
+    .select([
+      "id",
+      "cuid",
+      "post_id",
+      "author_id",
+      "reply_to_id",
+      "content",
+      "media",
+      "created_at",
+      "like_count",
+      "version",
+    ])
+    .where("id", "in", ids),
+);
 
 /** Where the comments of a view list are: their post, and the comment they answer (null: top level). */
 export interface CommentPlace {
@@ -303,35 +353,66 @@ export interface CommentPlace {
   replyTo: { id: number; cuid: string } | null;
 }
 
-// mapped field by field: generic prefix splitting cost more than the page's statement
-function commentViewOf(r: CommentViewRow, place: CommentPlace): CommentView {
-  return {
-    row: {
-      id: r.id,
-      cuid: r.cuid,
-      post_id: place.post.id,
-      author_id: r.author_id,
-      reply_to_id: place.replyTo?.id ?? null,
-      content: r.content,
-      media: r.media,
-      created_at: r.created_at,
-    },
-    postCuid: place.post.cuid,
-    replyToCuid: place.replyTo?.cuid ?? null,
-    author: {
-      id: r.author_id,
-      cuid: r.a_cuid,
-      username: r.a_username,
-      display_name: r.a_display_name,
-      avatar_url: r.a_avatar_url,
-      is_bot: r.a_is_bot,
-    },
-    media: JSON.parse(r.media) as CommentMedia[],
-    likeCount: Number(r.like_count),
-    replyCount: Number(r.reply_count ?? 0),
-    // SQLite answers 1, PostgreSQL true
-    liked: Number(r.liked) === 1,
-  };
+/**
+ * Views of REFS at PLACE (null: each ref carries its own) for the viewer the refs were read for,
+ * in their order: cores and authors KEPT holds as kept, the rest read (one statement each, only
+ * when something is missing) and kept. A comment deleted since its ref was read is left out.
+ */
+async function buildCommentViews(
+  db: Db,
+  kept: KeptCommentViews,
+  refs: Array<CommentRef & { place?: CommentPlace }>,
+  place: CommentPlace | null,
+): Promise<CommentView[]> {
+  const cores = new Map<number, CommentCore>();
+  const missing: number[] = [];
+  const wantedAuthors = new Map<number, number>();
+  for (const r of refs) {
+    const core = kept.comments.get(r.id, Number(r.version));
+    if (core) cores.set(r.id, core);
+    else missing.push(r.id);
+    wantedAuthors.set(r.author_id, Number(r.a_version));
+  }
+  for (const c of await commentsByIds(db, missing)) {
+    const core: CommentCore = {
+      row: {
+        id: c.id,
+        cuid: c.cuid,
+        post_id: c.post_id,
+        author_id: c.author_id,
+        reply_to_id: c.reply_to_id,
+        content: c.content,
+        media: c.media,
+        created_at: c.created_at,
+      },
+      media: JSON.parse(c.media) as CommentMedia[],
+      likeCount: Number(c.like_count),
+    };
+    // kept by the version this read saw (newer than the ref's when the comment changed meanwhile)
+    kept.comments.keep(c.id, Number(c.version), core);
+    cores.set(c.id, core);
+  }
+  const authors = await authorsOf(db, kept.authors, wantedAuthors);
+  const views: CommentView[] = [];
+  for (const r of refs) {
+    const core = cores.get(r.id);
+    const author = authors.get(r.author_id);
+    const at = place ?? r.place;
+    if (!core || !author || !at) continue;
+    views.push({
+      row: core.row,
+      core,
+      postCuid: at.post.cuid,
+      replyToCuid: at.replyTo?.cuid ?? null,
+      author,
+      media: core.media,
+      likeCount: core.likeCount,
+      replyCount: Number(r.reply_count ?? 0),
+      // SQLite answers 1, PostgreSQL true
+      liked: Number(r.liked) === 1,
+    });
+  }
+  return views;
 }
 
 /** A page of a post's top-level comments or of one comment's replies, in one statement per page. */
@@ -341,7 +422,7 @@ const commentPages = new ShapedQuery(
     v: { viewer: number; parent: number; t: number; id: number },
     shape: { of: "post" | "comment"; cursor: boolean; limit: number },
   ) => {
-    let q = selectCommentViews(db, v.viewer)
+    let q = selectCommentRefs(db, v.viewer)
       .where("users.deleted_at", "is", null)
       .where((eb) => eb.not(blockedEitherWayWithAny(eb, v.viewer, ["comments.author_id"])));
     q =
@@ -363,6 +444,7 @@ const commentPages = new ShapedQuery(
  */
 export async function commentsPage(
   db: Db,
+  kept: KeptCommentViews,
   viewerId: number,
   place: CommentPlace,
   page: PageRequest,
@@ -375,15 +457,19 @@ export async function commentsPage(
     t: c?.t ?? 0,
     id: c?.id ?? 0,
   });
-  const items: CommentView[] = [];
-  for (const r of rows) items.push(commentViewOf(r, place));
-  return pageOf(items, page.limit, (v) => ({ t: v.row.created_at, id: v.row.id }));
+  const { items, nextCursor } = pageOf(rows, page.limit, (r) => ({ t: r.created_at, id: r.id }));
+  return { items: await buildCommentViews(db, kept, items, place), nextCursor };
 }
 
-/** Views of comment ROWS for VIEWER in one statement, in the order given (a comment deleted meanwhile is left out). */
-export async function loadCommentViews(db: Db, viewerId: number, rows: CommentFields[]): Promise<CommentView[]> {
+/** Views of comment ROWS for VIEWER, in the order given (a comment deleted meanwhile is left out). */
+export async function loadCommentViews(
+  db: Db,
+  kept: KeptCommentViews,
+  viewerId: number,
+  rows: CommentFields[],
+): Promise<CommentView[]> {
   if (!rows.length) return [];
-  const found = await selectCommentViews(db, viewerId)
+  const found = await selectCommentRefs(db, viewerId)
     .innerJoin("posts as p", "p.id", "comments.post_id")
     .leftJoin("comments as parent", "parent.id", "comments.reply_to_id")
     .select(["comments.post_id", "comments.reply_to_id", "p.cuid as post_cuid", "parent.cuid as parent_cuid"])
@@ -396,11 +482,15 @@ export async function loadCommentViews(db: Db, viewerId: number, rows: CommentFi
   const byId = new Map(
     found.map((r) => [
       r.id,
-      commentViewOf(r, {
-        post: { id: r.post_id, cuid: r.post_cuid },
-        replyTo: r.reply_to_id === null ? null : { id: r.reply_to_id, cuid: r.parent_cuid! },
-      }),
+      {
+        ...r,
+        place: {
+          post: { id: r.post_id, cuid: r.post_cuid },
+          replyTo: r.reply_to_id === null ? null : { id: r.reply_to_id, cuid: r.parent_cuid! },
+        },
+      },
     ]),
   );
-  return rows.map((r) => byId.get(r.id)).filter((v): v is CommentView => v !== undefined);
+  const ordered = rows.map((r) => byId.get(r.id)).filter((r) => r !== undefined);
+  return buildCommentViews(db, kept, ordered, null);
 }

@@ -15,6 +15,8 @@ export interface CommentsTable {
   like_count: Generated<number>;
   /** comments answering this one directly, whoever wrote them (kept by triggers) */
   reply_count: Generated<number>;
+  /** one more on every change of the row, its counters included (a trigger: 20261124215100_comment_version) */
+  version: Generated<number>;
 }
 
 export interface CommentMedia {

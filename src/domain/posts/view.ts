@@ -232,41 +232,22 @@ export async function loadPolls(db: Db, viewerId: number, postIds: number[]): Pr
 }
 
 /**
- * Cores and authors of REFS: the kept ones as kept, the rest read (one statement for posts, one
- * for authors, each only when something is missing) and kept. A post deleted since its ref was
- * read has no core and is left out by the caller.
+ * The shown columns of the accounts WANTED (id → profile version): the ones KEPT holds at that
+ * version as kept, the rest read in one statement (none when all are kept) and kept.
  */
-async function coresOf(db: Db, kept: KeptPostViews, refs: PostRef[]) {
-  const cores = new Map<number, PostCore>();
+export async function authorsOf(
+  db: Db,
+  kept: KeptByVersion<PostAuthor>,
+  wanted: ReadonlyMap<number, number>,
+): Promise<Map<number, PostAuthor>> {
   const authors = new Map<number, PostAuthor>();
-  const missingPosts = new Set<number>();
-  const missingAuthors = new Set<number>();
-  for (const r of refs) {
-    const core = kept.posts.get(r.id, Number(r.version));
-    if (core) cores.set(r.id, core);
-    else missingPosts.add(r.id);
-    if (authors.has(r.author_id)) continue;
-    const author = kept.authors.get(r.author_id, Number(r.a_version));
-    if (author) authors.set(r.author_id, author);
-    else missingAuthors.add(r.author_id);
+  const missing: number[] = [];
+  for (const [id, version] of wanted) {
+    const author = kept.get(id, version);
+    if (author) authors.set(id, author);
+    else missing.push(id);
   }
-  const posts = await postsByIds(db, missingPosts);
-  const people = await authorsByIds(db, missingAuthors);
-  for (const p of posts) {
-    const core: PostCore = {
-      row: postRowOf(p),
-      images: JSON.parse(p.images) as PostImage[],
-      likeCount: Number(p.like_count),
-      commentCount: Number(p.comment_count),
-      repostCount: Number(p.repost_count),
-      // SQLite answers 0/1, PostgreSQL false/true
-      hasPoll: Number(p.has_poll) === 1 || (p.has_poll as unknown) === true,
-    };
-    // kept by the version this read saw (newer than the ref's when the post changed meanwhile)
-    kept.posts.keep(p.id, Number(p.version), core);
-    cores.set(p.id, core);
-  }
-  for (const u of people) {
+  for (const u of await authorsByIds(db, missing)) {
     const author: PostAuthor = {
       id: u.id,
       cuid: u.cuid,
@@ -275,10 +256,42 @@ async function coresOf(db: Db, kept: KeptPostViews, refs: PostRef[]) {
       avatar_url: u.avatar_url,
       is_bot: u.is_bot,
     };
-    kept.authors.keep(u.id, Number(u.profile_version), author);
+    kept.keep(u.id, Number(u.profile_version), author);
     authors.set(u.id, author);
   }
-  return { cores, authors };
+  return authors;
+}
+
+/**
+ * Cores and authors of REFS: the kept ones as kept, the rest read (one statement for posts, one
+ * for authors, each only when something is missing) and kept. A post deleted since its ref was
+ * read has no core and is left out by the caller.
+ */
+async function coresOf(db: Db, kept: KeptPostViews, refs: PostRef[]) {
+  const cores = new Map<number, PostCore>();
+  const missing: number[] = [];
+  const wantedAuthors = new Map<number, number>();
+  for (const r of refs) {
+    const core = kept.posts.get(r.id, Number(r.version));
+    if (core) cores.set(r.id, core);
+    else missing.push(r.id);
+    wantedAuthors.set(r.author_id, Number(r.a_version));
+  }
+  for (const p of await postsByIds(db, missing)) {
+    const core: PostCore = {
+      row: postRowOf(p),
+      images: JSON.parse(p.images) as PostImage[],
+      likeCount: Number(p.like_count),
+      commentCount: Number(p.comment_count),
+      repostCount: Number(p.repost_count),
+      // SQLite answers 0/1, PostgreSQL false/true
+      hasPoll: Number(p.has_poll) === 1,
+    };
+    // kept by the version this read saw (newer than the ref's when the post changed meanwhile)
+    kept.posts.keep(p.id, Number(p.version), core);
+    cores.set(p.id, core);
+  }
+  return { cores, authors: await authorsOf(db, kept.authors, wantedAuthors) };
 }
 
 /**
