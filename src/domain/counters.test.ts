@@ -64,10 +64,13 @@ async function mismatches(): Promise<unknown[]> {
     id: number;
     followers_count: number;
     following_count: number;
+    posts_count: number;
     followers: number;
     following: number;
+    posts: number;
   }>`
-    SELECT id, followers_count, following_count,
+    SELECT id, followers_count, following_count, posts_count,
+      (SELECT count(*) FROM posts p WHERE p.author_id = users.id) AS posts,
       (SELECT count(*) FROM follows f JOIN users u ON u.id = f.follower_id WHERE f.followee_id = users.id AND u.deleted_at IS NULL) AS followers,
       (SELECT count(*) FROM follows f JOIN users u ON u.id = f.followee_id WHERE f.follower_id = users.id AND u.deleted_at IS NULL) AS following
     FROM users WHERE deleted_at IS NULL`.execute(server.app.db);
@@ -85,7 +88,9 @@ async function mismatches(): Promise<unknown[]> {
   return [
     ...posts.filter((p) => p.like_count !== p.likes || p.comment_count !== p.comments || p.repost_count !== p.reposts),
     ...comments.filter((c) => c.like_count !== c.likes || c.reply_count !== c.replies),
-    ...users.filter((u) => u.followers_count !== u.followers || u.following_count !== u.following),
+    ...users.filter(
+      (u) => u.followers_count !== u.followers || u.following_count !== u.following || u.posts_count !== u.posts,
+    ),
   ];
 }
 

@@ -25,6 +25,7 @@ import * as m20261124194100 from "./20261124194100_message_version";
 import * as m20261124194200 from "./20261124194200_user_profile_version";
 import * as m20261124215000 from "./20261124215000_post_version";
 import * as m20261124215100 from "./20261124215100_comment_version";
+import * as m20261124215200 from "./20261124215200_user_posts_count";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -57,4 +58,5 @@ export const migrations: Record<string, Migration> = {
   "20261124194200_user_profile_version": m20261124194200,
   "20261124215000_post_version": m20261124215000,
   "20261124215100_comment_version": m20261124215100,
+  "20261124215200_user_posts_count": m20261124215200,
 };

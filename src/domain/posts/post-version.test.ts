@@ -3,7 +3,7 @@ import { startTestServer, type TestServer } from "../../testing/server";
 import { quickPerson } from "../../testing/fixtures";
 import { postAs, postIdAs } from "../../testing/posts";
 
-/** posts.version and posts.repost_count: raised and kept by triggers, filled by their migration. */
+/** posts.version, posts.repost_count and users.posts_count: raised and kept by triggers, filled by their migrations. */
 
 let server: TestServer;
 beforeAll(async () => {
@@ -64,4 +64,33 @@ test("the migration fills repost_count from existing reposts", async () => {
   // and the triggers are back
   expect((await (await person()).client.post(`/api/social/posts/${ids[1]}/repost`)).status).toBe(200);
   expect((await columns(ids[1]!)).repost_count).toBe(1);
+});
+
+test("the migration fills users.posts_count from existing posts and reposts", async () => {
+  const app = server.app;
+  const [writer, sharer] = [await person(), await person()];
+  const id = await postIdAs(writer.client, "one");
+  await postIdAs(writer.client, "two");
+  expect((await sharer.client.post(`/api/social/posts/${id}/repost`)).status).toBe(200);
+  const counts = async () =>
+    (
+      await app.db
+        .selectFrom("users")
+        .select("posts_count")
+        .where("id", "in", [writer.user.id, sharer.user.id])
+        .orderBy("id")
+        .execute()
+    ).map((r) => r.posts_count);
+  expect(await counts()).toEqual([2, 1]);
+  const { migrations } = await import("../../db/migrations");
+  const migration = migrations["20261124215200_user_posts_count"]!;
+  await app.db.transaction().execute(async (tx) => {
+    await migration.down!(tx);
+    await migration.up(tx);
+  });
+  expect(await counts()).toEqual([2, 1]);
+  expect((await writer.client.delete(`/api/social/posts/${id}`)).status).toBe(200);
+  // the repost goes with its original
+  expect(await counts()).toEqual([1, 0]);
+  expect((await sharer.client.get(`/api/social/users/${writer.user.username}`)).body.data.profile.postsCount).toBe(1);
 });

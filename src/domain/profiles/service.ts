@@ -79,8 +79,8 @@ export interface ProfileView {
 }
 
 /**
- * A profile in one statement: the account's shown columns, its follow counters (columns kept
- * on write), its posts counted (an index range of posts_author_time) and the relations with
+ * A profile in one statement: the account's shown columns, its follow and post counters
+ * (columns kept on write) and the relations with
  * the viewer (index probes), found by username (deleted accounts are not) or by id.
  */
 const profiles = new ShapedQuery(
@@ -101,13 +101,9 @@ const profiles = new ShapedQuery(
         "users.created_at",
         "users.followers_count",
         "users.following_count",
+        "users.posts_count",
       ])
-      .select((eb) => [
-        eb
-          .selectFrom("posts")
-          .select(eb.fn.countAll<number>().as("n"))
-          .whereRef("posts.author_id", "=", "users.id")
-          .as("posts_count"),
+      .select(() => [
         relation("follows", "follower_id", "followee_id", "viewer→them", v.viewer).as("is_following"),
         relation("follows", "follower_id", "followee_id", "them→viewer", v.viewer).as("follows_you"),
         relation("blocks", "blocker_id", "blocked_id", "viewer→them", v.viewer).as("is_blocked"),

@@ -36,6 +36,8 @@ export interface UsersTable {
   following_count: Generated<number>;
   /** one more on every change of cuid, username, display name, picture or flags (a trigger) */
   profile_version: Generated<number>;
+  /** the account's posts, reposts included, kept by triggers (20261124215200_user_posts_count) */
+  posts_count: Generated<number>;
 }
 
 export type UserRow = Selectable<UsersTable>;
