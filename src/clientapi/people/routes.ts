@@ -12,7 +12,7 @@ import { keptPostViewsOf } from "../../domain/posts/view";
 import { userStories } from "../../domain/stories/service";
 import { openPrivateChat } from "../../domain/chats";
 import { requireUserByUsername } from "../../domain/users/service";
-import { postList } from "../posts/pages";
+import { postListJson } from "../posts/pages";
 import { serializeStory } from "../stories/serialize";
 import { serializeConversation } from "../chats/serialize";
 import { serializePublicUser } from "../serializers/account";
@@ -108,9 +108,12 @@ export function peopleRoutes(app: App) {
     )
     .get(
       "/:username/posts",
-      async ({ params, query, user }) => {
+      async ({ params, query, user, set }) => {
         const author = await requireVisibleUser(app.db, user.id, params.username);
-        return ok(postList(await userPostsPage(app.db, keptPostViewsOf(app), user.id, author, pageRequest(query))));
+        return postListJson(
+          set,
+          await userPostsPage(app.db, keptPostViewsOf(app), user.id, author, pageRequest(query)),
+        );
       },
       {
         auth: true,

@@ -6,10 +6,9 @@ import { bookmarksPage, feedPage, hashtagPostsPage } from "../../domain/posts/fe
 import { keptPostViewsOf } from "../../domain/posts/view";
 import { normalizeHashtag } from "../../domain/posts/text";
 import { requestContext } from "../../http/context";
-import { ok } from "../../http/envelope";
 import { fieldError } from "../../lib/errors";
 import { PageQuery, pageRequest, parseFlag } from "../input";
-import { postList } from "./pages";
+import { postListJson } from "./pages";
 
 const FeedQuery = t.Object({ ...PageQuery.properties, following: t.Optional(t.String({ maxLength: 5 })) });
 
@@ -17,15 +16,14 @@ const FeedQuery = t.Object({ ...PageQuery.properties, following: t.Optional(t.St
 export function feedRoutes(app: App) {
   return new Elysia({ name: "client-feed" }).use(requestContext(app)).get(
     "",
-    async ({ query, user }) =>
-      ok(
-        postList(
-          await feedPage(app.db, keptPostViewsOf(app), user.id, {
-            ...pageRequest(query),
-            following: parseFlag(query.following, "following"),
-          }),
-          "feed",
-        ),
+    async ({ query, user, set }) =>
+      postListJson(
+        set,
+        await feedPage(app.db, keptPostViewsOf(app), user.id, {
+          ...pageRequest(query),
+          following: parseFlag(query.following, "following"),
+        }),
+        "feed",
       ),
     {
       auth: true,
@@ -41,8 +39,8 @@ export function bookmarkRoutes(app: App) {
     .use(requestContext(app))
     .get(
       "",
-      async ({ query, user }) =>
-        ok(postList(await bookmarksPage(app.db, keptPostViewsOf(app), user.id, pageRequest(query)))),
+      async ({ query, user, set }) =>
+        postListJson(set, await bookmarksPage(app.db, keptPostViewsOf(app), user.id, pageRequest(query))),
       {
         auth: true,
         query: PageQuery,
@@ -55,13 +53,11 @@ export function bookmarkRoutes(app: App) {
 export function hashtagRoutes(app: App) {
   return new Elysia({ name: "client-hashtags" }).use(requestContext(app)).get(
     "/:tag/posts",
-    async ({ params, query, user }) => {
+    async ({ params, query, user, set }) => {
       const tag = normalizeHashtag(params.tag);
       if (!tag) throw fieldError("tag", "must not be empty");
-      return ok({
-        hashtag: tag,
-        ...postList(await hashtagPostsPage(app.db, keptPostViewsOf(app), user.id, tag, pageRequest(query))),
-      });
+      const page = await hashtagPostsPage(app.db, keptPostViewsOf(app), user.id, tag, pageRequest(query));
+      return postListJson(set, page, "posts", { hashtag: tag });
     },
     {
       auth: true,

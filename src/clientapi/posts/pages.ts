@@ -5,7 +5,7 @@ import { likersPage } from "../../domain/posts/feed";
 import { ok } from "../../http/envelope";
 import { pageRequest } from "../input";
 import { serializePublicUser } from "../serializers/account";
-import { serializeComment, serializePost } from "./serialize";
+import { postJson, serializeComment } from "./serialize";
 
 /* Paged answers the posts, comments and people routes share. */
 
@@ -33,11 +33,20 @@ export async function commentsResponse(
   return ok({ comments: page.items.map(serializeComment), pageInfo: { nextCursor: page.nextCursor } });
 }
 
-/** `{posts (or KEY), pageInfo}`: one page of a post list. */
-export const postList = (
-  page: { items: Parameters<typeof serializePost>[0][]; nextCursor: string | null },
+/**
+ * The success envelope of `{[KEY]: posts, pageInfo}` (after the fields of BEFORE, when given) as
+ * JSON text, the posts written by postJson; SET gets the JSON content type, so Elysia sends the
+ * text as it is. The same bytes as returning ok(postList(…)), with less CPU per page.
+ */
+export function postListJson(
+  set: { headers: Record<string, unknown> },
+  page: { items: Parameters<typeof postJson>[0][]; nextCursor: string | null },
   key = "posts",
-) => ({
-  [key]: page.items.map(serializePost),
-  pageInfo: { nextCursor: page.nextCursor },
-});
+  before?: Record<string, unknown>,
+): string {
+  set.headers["content-type"] = "application/json;charset=utf-8";
+  let posts = "";
+  for (const v of page.items) posts += (posts ? "," : "") + postJson(v);
+  const fields = before ? JSON.stringify(before).slice(1, -1) + "," : "";
+  return `{"success":true,"data":{${fields}${JSON.stringify(key)}:[${posts}],"pageInfo":{"nextCursor":${JSON.stringify(page.nextCursor)}}}}`;
+}

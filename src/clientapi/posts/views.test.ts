@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "kysely";
 import { feedPage, findVisiblePostView, userPostsPage } from "../../domain/posts/feed";
 import { keptPostViewsOf } from "../../domain/posts/view";
+import { postJson, serializePost } from "./serialize";
+import { uploadFor } from "../../testing/media";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { countingDb as countingStatements } from "../../testing/statements";
 import { postAs, postIdAs } from "../../testing/posts";
@@ -187,6 +189,43 @@ describe("post views in few statements", () => {
     expect((await author.client.delete(`/api/social/posts/${id}`)).status).toBe(200);
     expect(await shown()).toBeUndefined();
     expect((await viewer.client.get(`/api/social/posts/${id}`)).status).toBe(404);
+  });
+
+  test("a post list's JSON text is the JSON of its posts' shapes, byte for byte", async () => {
+    const author = await person();
+    const viewer = await person();
+    const image = await uploadFor(server.app, author.user.id, "post");
+    const withImage = await postAs(author.client, {
+      content: 'quotes " and \\ and ünïcode 🎉',
+      imageUrls: [image],
+      clientPostId: "mine-1",
+    });
+    const polled = await postAs(author.client, { content: "vote", poll: { options: ["a", "b"] } });
+    expect((await viewer.client.post(`/api/social/posts/${polled.id}/poll/vote`, { options: [1] })).status).toBe(200);
+    expect((await viewer.client.post(`/api/social/posts/${withImage.id}/like`)).status).toBe(200);
+    expect((await viewer.client.post(`/api/social/posts/${withImage.id}/bookmark`)).status).toBe(200);
+    expect((await viewer.client.post(`/api/social/posts/${withImage.id}/repost`)).status).toBe(200);
+    expect((await author.client.patch(`/api/social/posts/${polled.id}`, { content: "vote, edited" })).status).toBe(200);
+    const kept = keptPostViewsOf(server.app);
+    for (const who of [author, viewer]) {
+      const page = await feedPage(server.app.db, kept, who.user.id, { cursor: null, limit: 100, following: false });
+      const mine = page.items.filter((v) => [author.user.id, viewer.user.id].includes(v.row.author_id));
+      expect(mine.length).toBe(3);
+      for (const v of mine) expect(postJson(v)).toBe(JSON.stringify(serializePost(v)));
+      // and over HTTP, as the list routes send it
+      const res = await fetch(`${server.url}/api/social/feed?limit=3`, {
+        headers: { cookie: who.client.cookieHeader() },
+      });
+      expect(res.headers.get("content-type")).toBe("application/json;charset=utf-8");
+      const text = await res.text();
+      const nextCursor = JSON.parse(text).data.pageInfo.nextCursor;
+      expect(text).toBe(
+        JSON.stringify({
+          success: true,
+          data: { feed: page.items.slice(0, 3).map(serializePost), pageInfo: { nextCursor } },
+        }),
+      );
+    }
   });
 
   test("bad ids and bad paging still answer in the envelope", async () => {
