@@ -1,3 +1,5 @@
+// before the Client API's modules declare their schemas: t.Integer compiles its checker on first use
+import "./http/lazy-integer";
 import { createApp, type App, type CreateAppOptions } from "./app";
 import { startOpsWorkers } from "./ops";
 import { startControlSocket, type ReportedEvent } from "./ops/control";
