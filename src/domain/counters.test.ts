@@ -22,7 +22,7 @@ import {
   removeMember,
   sendMessage,
 } from "./chats";
-import { chatListPeopleOf, listChats } from "./chats/chat-list";
+import { listChats } from "./chats/chat-list";
 
 /**
  * Property: after any mix of likes, comments and replies, comment and post deletions (with
@@ -313,6 +313,28 @@ async function memberCountMismatches(): Promise<unknown[]> {
   return rows.filter((r) => Number(r.member_count) !== Number(r.counted));
 }
 
+/** Chats whose kept last message differs from their newest message not deleted for everyone. */
+async function lastMessageMismatches(): Promise<unknown[]> {
+  const { rows } = await sql<{ id: number; last_message_id: number | null; newest: number | null }>`
+    SELECT c.id, c.last_message_id, (
+      SELECT x.id FROM messages x WHERE x.conversation_id = c.id AND x.deleted_at IS NULL ORDER BY x.seq DESC LIMIT 1
+    ) AS newest
+    FROM conversations c`.execute(server.app.db);
+  return rows.filter((r) => r.last_message_id !== r.newest);
+}
+
+/** The newest message of each of VIEWER's chats that they see (not deleted, not hidden for them), by chat. */
+async function newestSeenBy(viewer: number): Promise<Map<number, number | null>> {
+  const { rows } = await sql<{ conversation_id: number; newest: number | null }>`
+    SELECT m.conversation_id, (
+      SELECT x.id FROM messages x WHERE x.conversation_id = m.conversation_id AND x.deleted_at IS NULL
+        AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.message_id = x.id AND h.user_id = ${viewer})
+      ORDER BY x.seq DESC LIMIT 1
+    ) AS newest
+    FROM conversation_members m WHERE m.user_id = ${viewer}`.execute(server.app.db);
+  return new Map(rows.map((r) => [r.conversation_id, r.newest]));
+}
+
 type ChatOp =
   | { kind: "send"; who: number; chat: number }
   | { kind: "read"; who: number; chat: number; back: number }
@@ -408,10 +430,12 @@ test("each member's unread counter equals the messages they have not read, and e
       }
       expect(await unreadMismatches()).toEqual([]);
       expect(await memberCountMismatches()).toEqual([]);
-      // the chat list shows the counters (each equal to counting, checked above)
+      expect(await lastMessageMismatches()).toEqual([]);
+      // the chat list shows the counters (each equal to counting, checked above) and the newest
+      // message each viewer sees
       for (const p of people) {
         if (removed.has(people.indexOf(p))) continue;
-        const page = await listChats(app.db, chatListPeopleOf(app), p, undefined, 50);
+        const page = await listChats(app.db, p.id, undefined, 50);
         const counters = await app.db
           .selectFrom("conversation_members")
           .innerJoin("conversations", "conversations.id", "conversation_members.conversation_id")
@@ -419,15 +443,45 @@ test("each member's unread counter equals the messages they have not read, and e
           .where("user_id", "=", p.id)
           .execute();
         const byChat = new Map(counters.map((c) => [c.conversation_id, c]));
+        const newest = await newestSeenBy(p.id);
         for (const item of page.items) {
-          expect(item.unreadCount).toBe(Number(byChat.get(item.conversation.id)!.unread_count));
-          expect(item.memberCount).toBe(Number(byChat.get(item.conversation.id)!.member_count));
+          expect(item.lastMessage?.id ?? null).toBe(newest.get(item.conversationId) ?? null);
+          expect(item.unreadCount).toBe(Number(byChat.get(item.conversationId)!.unread_count));
+          expect(item.memberCount).toBe(Number(byChat.get(item.conversationId)!.member_count));
         }
       }
     }),
     { numRuns: 25 },
   );
 }, 240_000);
+
+test("the last message migration fills each chat's newest message not deleted for everyone", async () => {
+  const app = server.app;
+  const [a, b] = await makePeople(2);
+  const chat = await openPrivateChat(app, a!.id, b!.id);
+  for (const content of ["one", "two", "three"])
+    await sendMessage(app, { conversationId: chat.id, senderId: a!.id, content });
+  await deleteMessage(app, { conversationId: chat.id, seq: 3, actorId: a!.id, forEveryone: true });
+  const { migrations } = await import("../db/migrations");
+  const lastMessage = migrations["20261124214100_chat_last_message"]!;
+  await app.db.transaction().execute(async (tx) => {
+    await lastMessage.down!(tx);
+    await lastMessage.up(tx);
+  });
+  expect(await lastMessageMismatches()).toEqual([]);
+  const row = await app.db
+    .selectFrom("conversations")
+    .select("last_message_id")
+    .where("id", "=", chat.id)
+    .executeTakeFirstOrThrow();
+  const two = await app.db
+    .selectFrom("messages")
+    .select("id")
+    .where("conversation_id", "=", chat.id)
+    .where("seq", "=", 2)
+    .executeTakeFirstOrThrow();
+  expect(row.last_message_id).toBe(two.id);
+});
 
 test("the member counter migration backfills each chat's count from its members", async () => {
   const app = server.app;

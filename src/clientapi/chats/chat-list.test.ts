@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { listChats, type ChatListUser } from "../../domain/chats/chat-list";
-import { KeptByVersion } from "../../lib/kept-by-version";
+import { listChats } from "../../domain/chats/chat-list";
 import { createGroup, sendMessage } from "../../domain/chats";
 import { quickPerson } from "../../testing/fixtures";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { countingDb } from "../../testing/statements";
-import { MessageShapes, messageShapesOf, serializeChatList } from "./serialize";
+import { ChatListKept, chatListJson, chatListKeptOf, MessageShapes } from "./serialize";
 import type { MessageRow } from "../../domain/chats/table";
+import type { Db } from "../../db";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -15,6 +15,12 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const person = () => quickPerson(server);
+
+/** VIEWER's chat list as the Client API shows it, made with the given kept pieces (fresh ones: made from the rows alone). */
+async function shownList(db: Db, viewer: number, kept = new ChatListKept()) {
+  const page = await listChats(db, viewer, undefined, 50);
+  return JSON.parse(await chatListJson(db, kept, viewer, page.items)) as any[];
+}
 
 /** Opens a private chat from FROM to TO's username and sends TEXTS; returns the chat's cuid. */
 async function chatWith(
@@ -31,67 +37,65 @@ async function chatWith(
 }
 
 describe("chat list in few statements", () => {
-  test("a page of chats is one statement; serializing it adds none unless last messages have replies or reactions", async () => {
+  test("a page of chats is one statement; serializing it adds none once its chats and last messages are kept", async () => {
     const me = await person();
     const others = [await person(), await person(), await person()];
     for (const [i, o] of others.entries()) await chatWith(o, me, [`first ${i}`, `last ${i}`]);
     const group = await createGroup(server.app, me.user.id, "Team", [others[0]!.user.id, others[1]!.user.id]);
 
-    const people = new KeptByVersion<ChatListUser>(100);
     const { db, counter } = countingDb(server.app.db);
-    const page = await listChats(db, people, me.user, undefined, 10);
-    // the page, then the shown columns of the accounts it names, which are kept
-    expect(counter.statements).toBe(2);
+    const page = await listChats(db, me.user.id, undefined, 10);
+    expect(counter.statements).toBe(1);
     counter.statements = 0;
-    expect(await listChats(db, people, me.user, undefined, 10)).toEqual(page);
+    expect(await listChats(db, me.user.id, undefined, 10)).toEqual(page);
     expect(counter.statements).toBe(1);
     expect(page.nextCursor).toBeNull();
-    expect(page.items.map((i) => i.conversation.id)[0]).toBe(group.id);
+    expect(page.items.map((i) => i.conversationId)[0]).toBe(group.id);
     expect(page.items.map((i) => i.unreadCount)).toEqual([0, 2, 2, 2]);
     expect(page.items.map((i) => i.memberCount)).toEqual([3, 2, 2, 2]);
-    expect(page.items[0]!.other).toBeNull();
-    expect(page.items.slice(1).map((i) => i.other?.id)).toEqual([
-      others[2]!.user.id,
-      others[1]!.user.id,
-      others[0]!.user.id,
-    ]);
-    expect(page.items.map((i) => i.member.user_id)).toEqual([me.user.id, me.user.id, me.user.id, me.user.id]);
     expect(page.items[0]!.member.role).toBe("creator");
 
-    const shapes = new MessageShapes();
+    const kept = new ChatListKept();
     counter.statements = 0;
-    const shown = await serializeChatList(db, shapes, page.items);
-    // the last messages' rows, read once: senders and other parties came with the page, nobody
-    // replied or reacted
-    expect(counter.statements).toBe(1);
-    // then their shapes are kept: no statement
+    const json = await chatListJson(db, kept, me.user.id, page.items);
+    // nothing kept yet: the chats, the last messages' rows, the accounts they show (other
+    // parties, senders) and the messages' reactions, one statement each
+    expect(counter.statements).toBe(4);
+    // then all of it is kept: no statement, the same JSON
     counter.statements = 0;
-    expect(await serializeChatList(db, shapes, page.items)).toEqual(shown);
+    expect(await chatListJson(db, kept, me.user.id, page.items)).toBe(json);
     expect(counter.statements).toBe(0);
+    const shown = JSON.parse(json) as any[];
     expect(shown.map((c) => c.title)).toEqual([
       "Team",
       others[2]!.user.display_name,
       others[1]!.user.display_name,
       others[0]!.user.display_name,
     ]);
-    expect(shown.map((c) => (c.lastMessage as any).content)).toEqual([
+    expect(shown.map((c) => c.lastMessage.content)).toEqual([
       `${me.user.username} created the group "Team"`,
       "last 2",
       "last 1",
       "last 0",
     ]);
-    expect((shown[1]!.lastMessage as any).sender.username).toBe(others[2]!.user.username);
-    expect(shown[1]!.otherUser!.username).toBe(others[2]!.user.username);
+    expect(shown[1]!.lastMessage.sender.username).toBe(others[2]!.user.username);
+    expect(shown.slice(1).map((c) => c.otherUser.username)).toEqual([
+      others[2]!.user.username,
+      others[1]!.user.username,
+      others[0]!.user.username,
+    ]);
     expect(shown[0]!.otherUser).toBeNull();
     expect(shown[0]!.myRole).toBe("creator");
+    expect(Object.keys(shown[0]!.myRights).length).toBeGreaterThan(0);
+    expect(shown[1]!.myRights).toEqual({});
 
     // paging keeps the statement count per page
     counter.statements = 0;
-    const first = await listChats(db, people, me.user, undefined, 2);
-    const second = await listChats(db, people, me.user, first.nextCursor!, 2);
+    const first = await listChats(db, me.user.id, undefined, 2);
+    const second = await listChats(db, me.user.id, first.nextCursor!, 2);
     expect(counter.statements).toBe(2);
-    expect([...first.items, ...second.items].map((i) => i.conversation.id)).toEqual(
-      page.items.map((i) => i.conversation.id),
+    expect([...first.items, ...second.items].map((i) => i.conversationId)).toEqual(
+      page.items.map((i) => i.conversationId),
     );
     expect(second.nextCursor).toBeNull();
   });
@@ -167,13 +171,17 @@ describe("chat list in few statements", () => {
     expect(chat.unreadCount).toBe(0);
     expect((await me.client.post(`/api/social/messages/${cid}/read`, { messageId: 4 })).status).toBe(200);
     const { db, counter } = countingDb(server.app.db);
-    const page = await listChats(db, new KeptByVersion<ChatListUser>(100), me.user, undefined, 20);
-    expect(page.items[0]!.lastMessageReacted).toBe(true);
+    const page = await listChats(db, me.user.id, undefined, 20);
+    const kept = new ChatListKept();
     counter.statements = 0;
-    await serializeChatList(db, new MessageShapes(), page.items);
-    // the last message's row (a reply's shape is never kept), the replied-to message and the
-    // reactions (the reply's sender is the other party, known)
-    expect(counter.statements).toBe(3);
+    await chatListJson(db, kept, me.user.id, page.items);
+    // the chat, the last message's row, the accounts (the reply's sender and the other party,
+    // who wrote the replied-to message), the replied-to message and the reactions
+    expect(counter.statements).toBe(5);
+    // a reply is kept too, by its replied-to message's version as well
+    counter.statements = 0;
+    await chatListJson(db, kept, me.user.id, page.items);
+    expect(counter.statements).toBe(0);
     chat = (await me.client.get("/api/social/messages")).body.data.conversations[0];
     expect(chat).toMatchObject({ unreadCount: 0, lastReadMessageId: 4 });
     expect(chat.lastMessage).toMatchObject({
@@ -204,7 +212,7 @@ describe("chat list in few statements", () => {
       ((await me.client.get("/api/social/messages")).body.data.conversations as any[]).find((c) => c.id === cid)
         .lastMessage;
     const history = async () => (await me.client.get(`/api/social/messages/${cid}?limit=1`)).body.data.messages[0];
-    const shapes = messageShapesOf(server.app);
+    const shapes = chatListKeptOf(server.app).messages;
     expect((await last()).content).toBe("hello");
     const kept = shapes.size;
     // read again: the same shape, kept
@@ -251,23 +259,182 @@ describe("chat list in few statements", () => {
     expect(await last()).toEqual(await history());
   });
 
-  test("kept shapes: only those that depend on their own row, by version, at most as many as the bound", () => {
+  test("a kept chat view shows every change of the chat, its members and its last message's reactions, as a list made afresh does", async () => {
+    const me = await person();
+    const friend = await person();
+    const third = await person();
+    const group = await createGroup(server.app, me.user.id, "Before", [friend.user.id]);
+    const privateCid = await chatWith(friend, me, ["hi"]);
+    await sendMessage(server.app, { conversationId: group.id, senderId: friend.user.id, content: "in the group" });
+    const app = server.app;
+    const list = async () => (await me.client.get("/api/social/messages")).body.data.conversations as any[];
+    const shownGroup = async () => (await list()).find((c) => c.id === group.cuid);
+    // the App's kept pieces give what a list made from the rows alone gives
+    const sameAsFresh = async () => expect(await list()).toEqual(await shownList(app.db, me.user.id));
+    expect(await shownGroup()).toMatchObject({ title: "Before", memberCount: 2, myRole: "creator" });
+    await sameAsFresh();
+
+    // the chat's own columns, through the app and through SQL from outside its code
+    expect((await me.client.patch(`/api/social/groups/${group.cuid}`, { title: "After" })).status).toBe(200);
+    expect(await shownGroup()).toMatchObject({ title: "After" });
+    await app.db
+      .updateTable("conversations")
+      .set({ description: "Said elsewhere" })
+      .where("id", "=", group.id)
+      .execute();
+    expect(await shownGroup()).toMatchObject({ title: "After", description: "Said elsewhere" });
+    await app.db
+      .updateTable("conversations")
+      .set({ photo_url: "/media/group.png" })
+      .where("id", "=", group.id)
+      .execute();
+    expect((await shownGroup()).photoUrl).toBe("/media/group.png");
+    await sameAsFresh();
+
+    // members: a new one counts, and what the viewer may do is theirs on every read
+    expect(
+      (await me.client.post(`/api/social/groups/${group.cuid}/members`, { username: third.user.username })).status,
+    ).toBe(200);
+    const asFriend = async () =>
+      ((await friend.client.get("/api/social/messages")).body.data.conversations as any[]).find(
+        (c) => c.id === group.cuid,
+      );
+    expect(await asFriend()).toMatchObject({ memberCount: 3, myRole: "member", myRights: {} });
+    expect(
+      (
+        await me.client.post(`/api/social/groups/${group.cuid}/members/${friend.user.username}/promote`, {
+          rights: { can_pin_messages: true },
+        })
+      ).status,
+    ).toBe(200);
+    expect(await asFriend()).toMatchObject({ myRole: "administrator", myRights: { can_pin_messages: true } });
+    await sameAsFresh();
+
+    // reactions to the last message, set from outside the app's code, then taken back
+    const lastId = async () =>
+      (
+        await app.db
+          .selectFrom("messages")
+          .select("id")
+          .where("conversation_id", "=", group.id)
+          .orderBy("seq", "desc")
+          .executeTakeFirstOrThrow()
+      ).id;
+    await app.db
+      .insertInto("message_reactions")
+      .values({ message_id: await lastId(), user_id: friend.user.id, emoji: "🎉", created_at: app.clock.now() })
+      .execute();
+    expect((await shownGroup()).lastMessage.reactions).toEqual([
+      { emoji: "🎉", count: 1, userIds: [friend.user.cuid] },
+    ]);
+    await app.db.updateTable("message_reactions").set({ emoji: "👀" }).where("user_id", "=", friend.user.id).execute();
+    expect((await shownGroup()).lastMessage.reactions).toEqual([
+      { emoji: "👀", count: 1, userIds: [friend.user.cuid] },
+    ]);
+    await sameAsFresh();
+    await app.db.deleteFrom("message_reactions").where("user_id", "=", friend.user.id).execute();
+    expect((await shownGroup()).lastMessage.reactions).toEqual([]);
+
+    // the private chat's other party renamed from outside: its title, picture and the sender change
+    await app.db
+      .updateTable("users")
+      .set({ display_name: "Friend Elsewhere" })
+      .where("id", "=", friend.user.id)
+      .execute();
+    const shownPrivate = (await list()).find((c) => c.id === privateCid);
+    expect(shownPrivate).toMatchObject({
+      title: "Friend Elsewhere",
+      otherUser: { displayName: "Friend Elsewhere" },
+      lastMessage: { sender: { displayName: "Friend Elsewhere" } },
+    });
+    // a new message moves the chat's last message time; a message read moves the viewer's marks
+    expect((await friend.client.post(`/api/social/messages/${privateCid}`, { content: "again" })).status).toBe(200);
+    expect((await me.client.post(`/api/social/messages/${privateCid}/read`, { messageId: 2 })).status).toBe(200);
+    const again = (await list()).find((c) => c.id === privateCid);
+    expect(again).toMatchObject({ lastMessage: { content: "again" }, unreadCount: 0, lastReadMessageId: 2 });
+    expect(again.lastMessageAt).toBe(again.lastMessage.createdAt);
+    await sameAsFresh();
+  });
+
+  test("a kept reply, poll or former member's message shows changes of what it shows beyond its own row", async () => {
+    const me = await person();
+    const friend = await person();
+    const third = await person();
+    const app = server.app;
+    const cid = await chatWith(friend, me, ["question"]);
+    const list = async () => (await me.client.get("/api/social/messages")).body.data.conversations as any[];
+    const shownIn = async (id: string) => (await list()).find((c) => c.id === id);
+    const sameAsFresh = async () => expect(await list()).toEqual(await shownList(app.db, me.user.id));
+
+    // a reply: the message it answers is edited, then deleted for everyone
+    expect((await me.client.post(`/api/social/messages/${cid}`, { content: "answer", replyToId: 1 })).status).toBe(200);
+    expect((await shownIn(cid)).lastMessage.replyTo).toMatchObject({ content: "question" });
+    expect((await friend.client.patch(`/api/social/messages/${cid}/1`, { content: "question, edited" })).status).toBe(
+      200,
+    );
+    expect((await shownIn(cid)).lastMessage.replyTo).toMatchObject({ content: "question, edited" });
+    await sameAsFresh();
+    expect((await friend.client.delete(`/api/social/messages/${cid}/1?forEveryone=true`)).status).toBe(200);
+    expect((await shownIn(cid)).lastMessage).toMatchObject({ content: "answer", replyTo: null });
+    await sameAsFresh();
+
+    // a poll: its counts follow the votes
+    const group = await createGroup(app, me.user.id, "Pollsters", [friend.user.id, third.user.id]);
+    const poll = {
+      id: "p1",
+      question: "Tea?",
+      options: [{ text: "Green" }, { text: "Black" }],
+      is_closed: false,
+      is_anonymous: true,
+      type: "regular",
+      allows_multiple_answers: false,
+    };
+    await sendMessage(app, { conversationId: group.id, senderId: friend.user.id, content: "", extra: { poll } });
+    expect((await shownIn(group.cuid)).lastMessage.poll.totalVoterCount).toBe(0);
+    const seq = (await shownIn(group.cuid)).lastMessage.messageId;
+    expect(
+      (await third.client.post(`/api/social/messages/${group.cuid}/${seq}/poll/vote`, { options: [1] })).status,
+    ).toBe(200);
+    expect((await shownIn(group.cuid)).lastMessage.poll).toMatchObject({ totalVoterCount: 1 });
+    expect((await shownIn(group.cuid)).lastMessage.poll.options[1].voterCount).toBe(1);
+    await sameAsFresh();
+
+    // a message by someone who has left the group since, renamed from outside the app's code
+    await sendMessage(app, { conversationId: group.id, senderId: third.user.id, content: "bye" });
+    expect((await third.client.post(`/api/social/groups/${group.cuid}/leave`, {})).status).toBe(200);
+    await app.db
+      .updateTable("messages")
+      .set({ deleted_at: app.clock.now() })
+      .where("conversation_id", "=", group.id)
+      .where("kind", "=", "system")
+      .where("seq", ">", seq + 1)
+      .execute();
+    expect((await shownIn(group.cuid)).lastMessage).toMatchObject({ content: "bye" });
+    await app.db
+      .updateTable("users")
+      .set({ username: `${third.user.username}_x` })
+      .where("id", "=", third.user.id)
+      .execute();
+    expect((await shownIn(group.cuid)).lastMessage.sender.username).toBe(`${third.user.username}_x`);
+    await sameAsFresh();
+  });
+
+  test("kept shapes: by the versions of the message, of the message it replies to and of its chat, at most as many as the bound", () => {
     const shapes = new MessageShapes(2);
-    const row = (id: number, more: Partial<MessageRow> = {}) =>
-      ({ id, version: 0, reply_to_seq: null, extra: null, ...more }) as MessageRow;
-    shapes.keep(row(1), { content: "one" });
-    expect(shapes.get({ id: 1, version: 0, sender_id: 9 })).toEqual({ content: "one" });
-    // another version of the row is not the kept one
-    expect(shapes.get({ id: 1, version: 1, sender_id: 9 })).toBeUndefined();
-    // a reply (its replied-to message changes apart from it) and a poll (votes) are not kept
-    shapes.keep(row(2, { reply_to_seq: 1 }), { content: "reply" });
-    shapes.keep(row(3, { extra: JSON.stringify({ poll: { question: "?" } }) }), { content: "poll" });
-    expect(shapes.size).toBe(1);
-    shapes.keep(row(4), { content: "four" });
-    shapes.keep(row(5), { content: "five" });
+    const ref = (id: number, version = 0, replyVersion: number | null = null) => ({ id, version, replyVersion });
+    shapes.keep(ref(1), 0, "one");
+    expect(shapes.get(ref(1), 0)).toBe("one");
+    // another version of the row, of the replied-to message or of the chat is not the kept one
+    expect(shapes.get(ref(1, 1), 0)).toBeUndefined();
+    expect(shapes.get(ref(1, 0, 0), 0)).toBeUndefined();
+    expect(shapes.get(ref(1), 1)).toBeUndefined();
+    shapes.keep(ref(2, 0, 3), 0, "reply");
+    expect(shapes.get(ref(2, 0, 3), 0)).toBe("reply");
+    expect(shapes.get(ref(2, 0, 4), 0)).toBeUndefined();
+    shapes.keep(ref(3), 0, "three");
     // the oldest went first
     expect(shapes.size).toBe(2);
-    expect(shapes.get({ id: 1, version: 0, sender_id: 9 })).toBeUndefined();
-    expect(shapes.get({ id: 5, version: 0, sender_id: 9 })).toEqual({ content: "five" });
+    expect(shapes.get(ref(1), 0)).toBeUndefined();
+    expect(shapes.get(ref(3), 0)).toBe("three");
   });
 });

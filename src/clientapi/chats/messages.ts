@@ -19,7 +19,7 @@ import {
   setReaction,
   typing,
 } from "../../domain/chats";
-import { chatListPeopleOf, listChats } from "../../domain/chats/chat-list";
+import { listChats } from "../../domain/chats/chat-list";
 import type { ConversationRow, MessageRow } from "../../domain/chats/table";
 import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
@@ -31,13 +31,7 @@ import { payInvoice } from "../../domain/payments/pay";
 import { menuWebAppLaunchUrl, pressButton, webAppLaunchUrl } from "../../domain/bots/press";
 import { deliveredShape } from "./live";
 import { webAppFraming } from "./web-app-framing";
-import {
-  messageShapesOf,
-  serializeChatList,
-  serializeConversation,
-  serializeMessage,
-  serializeMessages,
-} from "./serialize";
+import { chatListJson, chatListKeptOf, serializeConversation, serializeMessage, serializeMessages } from "./serialize";
 
 const SendBody = t.Object({
   content: t.Optional(t.String()),
@@ -129,11 +123,14 @@ export function chatMessageRoutes(app: App) {
       .use(requestContext(app))
       .get(
         "",
-        async ({ user, query }) => {
+        async ({ user, query, set }) => {
           const limit = parseLimit(query.limit, 20, 100);
-          const page = await listChats(app.db, chatListPeopleOf(app), user, query.cursor, limit);
-          const chats = await serializeChatList(app.db, messageShapesOf(app), page.items);
-          return ok({ conversations: chats, pageInfo: { nextCursor: page.nextCursor }, nextCursor: page.nextCursor });
+          const page = await listChats(app.db, user.id, query.cursor, limit);
+          const chats = await chatListJson(app.db, chatListKeptOf(app), user.id, page.items);
+          const next = page.nextCursor === null ? "null" : JSON.stringify(page.nextCursor);
+          // ok() around the chats' kept JSON as text: JSON.stringify would make the ≈ 1 KB a chat again
+          set.headers["content-type"] = "application/json; charset=utf-8";
+          return `{"success":true,"data":{"conversations":${chats},"pageInfo":{"nextCursor":${next}},"nextCursor":${next}}}`;
         },
         {
           auth: true,

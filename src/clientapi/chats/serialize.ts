@@ -2,7 +2,15 @@ import { groupReactions } from "../../domain/chats/reactions";
 import type { Db } from "../../db";
 import type { UserRow } from "../../domain/users/table";
 import type { ConversationRow, MemberRow, MessageRow } from "../../domain/chats/table";
-import { findMessagesByIds, type ChatListItem, type LastMessageRef } from "../../domain/chats/chat-list";
+import {
+  findChatListConversations,
+  findChatListPeople,
+  findMessagesByIds,
+  type ChatListConversation,
+  type ChatListItem,
+  type ChatListUser,
+  type LastMessageRef,
+} from "../../domain/chats/chat-list";
 import { defineService, type App } from "../../app";
 import { KeptByVersion } from "../../lib/kept-by-version";
 import { fromJson } from "../../domain/chats/validate";
@@ -14,7 +22,7 @@ import {
   type PollTally,
   type StoredPoll,
 } from "../../domain/chats/polls";
-import { membersAndReads, rightsOf } from "../../domain/chats/access";
+import { membersAndReads, otherPartyId, rightsOf } from "../../domain/chats/access";
 import { precompiled } from "../../db/compiled";
 import { toIso } from "../../lib/clock";
 import { serializePublicUser } from "../serializers/account";
@@ -290,30 +298,36 @@ function conversationView(
   };
 }
 
-/** Most last-message shapes kept per App (a few KB each): the oldest kept goes first. */
+/** Most last messages kept per App, as JSON (≈ 0.5–2 KB each): the oldest kept goes first. */
 const MAX_KEPT_SHAPES = 5_000;
 
 /**
- * The chat list's last messages as the Client API shows them, kept by message id with the
- * version of the row each was made from (messages.version, which a trigger raises on every
- * change of the row, by any process or node): a kept shape whose version differs is made again.
- * Only shapes that depend on their own row alone are kept: not a reply (the replied-to message
- * changes apart from it), not a poll (its counts change with every vote). The sender and the
- * reactions, which change apart from the row, are put in on every read.
+ * The versions a last message's JSON is made from: its row's (messages.version, which triggers
+ * raise on every change of the row, of its reactions and of its poll's votes), the replied-to
+ * message's (a reply shows it) and its chat's (conversations.version, raised when the profile
+ * of anyone in the chat changes: the senders shown).
+ */
+const messageVersion = (ref: LastMessageRef, chatVersion: number) =>
+  `${ref.version}:${ref.replyVersion}:${chatVersion}`;
+
+/**
+ * The chat list's last messages as the Client API shows them, as JSON, kept by message id with
+ * the versions they were made from (messageVersion), which change with whatever they show, by
+ * any process or node: a kept one whose versions differ is made again.
  */
 export class MessageShapes {
-  readonly #kept: KeptByVersion<ClientMessage>;
+  readonly #kept: KeptByVersion<string, string>;
 
   constructor(max = MAX_KEPT_SHAPES) {
     this.#kept = new KeptByVersion(max);
   }
 
-  get(ref: LastMessageRef): ClientMessage | undefined {
-    return this.#kept.get(ref.id, ref.version);
+  get(ref: LastMessageRef, chatVersion: number): string | undefined {
+    return this.#kept.get(ref.id, messageVersion(ref, chatVersion));
   }
 
-  keep(row: MessageRow, shape: ClientMessage): void {
-    if (row.reply_to_seq === null && pollOf(row) === null) this.#kept.keep(row.id, row.version, shape);
+  keep(ref: LastMessageRef, chatVersion: number, json: string): void {
+    this.#kept.keep(ref.id, messageVersion(ref, chatVersion), json);
   }
 
   get size(): number {
@@ -321,69 +335,171 @@ export class MessageShapes {
   }
 }
 
-const messageShapesService = defineService("clientapi:chat-message-shapes", () => new MessageShapes());
+/**
+ * What the chat list shows of a chat to one member, apart from that member's own parts and the
+ * counters, as JSON pieces: HEAD is the object's start up to the other party; CREATED
+ * and LAST_AT (the value of LAST_MESSAGE_AT, made again when only that moved) are values.
+ */
+interface ChatHead {
+  /** the chat's cuid (its last message shows it too) */
+  cuid: string;
+  head: string;
+  created: string;
+  lastMessageAt: number | null;
+  lastAt: string;
+}
 
-/** The App's kept last-message shapes. */
-export const messageShapesOf = (app: App): MessageShapes => app.services.get(messageShapesService);
+/** Most chat heads kept per App, by membership (≈ 0.3 KB each). */
+const MAX_KEPT_HEADS = 10_000;
+const MAX_KEPT_RIGHTS = 1_000;
 
 /**
- * The chat list as the Client API shows it: each chat with its last message and unread count.
- * Senders and other parties come joined with the page; last messages come from SHAPES, and only
- * those not kept are read (one statement) and made, with their replied-to messages; reactions
- * are read once for the page, and only when some last message has them.
+ * The App's kept chat-list pieces: last messages as JSON (MessageShapes), chats' heads by
+ * membership and chat version (a private chat is titled by its other party, which differs per
+ * member) and the JSON of members' rights by role and stored rights.
  */
-export async function serializeChatList(db: Db, shapes: MessageShapes, items: ChatListItem[]) {
-  const byId = new Map(items.map((i) => [i.conversation.id, i.conversation]));
-  const kept: Array<ClientMessage | undefined> = [];
-  const missing: number[] = [];
-  const senders: SenderRow[] = [];
-  const reacted = new Set<number>();
-  const reactedKept: number[] = [];
-  for (const i of items) {
-    const shape = i.lastMessage ? shapes.get(i.lastMessage) : undefined;
-    kept.push(shape);
-    if (!i.lastMessage) continue;
-    if (shape) {
-      if (i.lastMessageReacted) reactedKept.push(i.lastMessage.id);
-      continue;
+export class ChatListKept {
+  readonly messages: MessageShapes;
+  readonly heads: KeptByVersion<ChatHead>;
+  readonly #rights = new Map<string, string>();
+
+  constructor(max: { messages?: number; heads?: number } = {}) {
+    this.messages = new MessageShapes(max.messages);
+    this.heads = new KeptByVersion(max.heads ?? MAX_KEPT_HEADS);
+  }
+
+  /** myRights as JSON: a few distinct values (roles × stored sets), bounded all the same. */
+  rightsJson(member: Pick<MemberRow, "role" | "rights">): string {
+    const key = `${member.role}\n${member.rights ?? ""}`;
+    let json = this.#rights.get(key);
+    if (json === undefined) {
+      if (this.#rights.size >= MAX_KEPT_RIGHTS) this.#rights.clear();
+      this.#rights.set(key, (json = JSON.stringify(rightsOf(member))));
     }
-    missing.push(i.lastMessage.id);
-    // a private chat's other party is often the sender of a replied-to message too
-    if (i.other) senders.push(i.other);
-    if (i.lastSender) senders.push(i.lastSender);
-    if (i.lastMessageReacted) reacted.add(i.lastMessage.id);
+    return json;
   }
-  const rows = await findMessagesByIds(db, missing);
-  const made = await renderMessages(db, rows, (m) => byId.get(m.conversation_id)!, { known: senders, reacted });
-  const madeById = new Map<number, ClientMessage>();
-  for (const [n, row] of rows.entries()) {
-    shapes.keep(row, made[n]!);
-    madeById.set(row.id, made[n]!);
+}
+
+const chatListKeptService = defineService("clientapi:chat-list-kept", () => new ChatListKept());
+
+/** The App's kept chat-list pieces. */
+export const chatListKeptOf = (app: App): ChatListKept => app.services.get(chatListKeptService);
+
+/** The JSON of an ISO time, or null. */
+const isoJson = (ms: number | null) => (ms === null ? "null" : `"${toIso(ms)}"`);
+
+/**
+ * VIEWER's chat list as the Client API shows it, as the JSON of its array: each chat with its
+ * last message and the viewer's unread count. Each chat's view and each last message are JSON
+ * kept by the versions the page read (ChatListKept): the list is ≈ 1 KB a chat, and making it
+ * again on every page (objects, then JSON.stringify) cost more than its statement. Only the
+ * viewer's own parts and the counters are written per page. What is not kept is read (the
+ * chats, the accounts they show, the messages with their replied-to messages and reactions:
+ * one statement each, none when all is kept) and made once.
+ */
+export async function chatListJson(db: Db, kept: ChatListKept, viewer: number, items: ChatListItem[]): Promise<string> {
+  const heads: Array<ChatHead | undefined> = [];
+  const messages: Array<string | undefined> = [];
+  let missing = false;
+  for (const i of items) {
+    const head = kept.heads.get(i.memberId, i.version);
+    const message = i.lastMessage ? kept.messages.get(i.lastMessage, i.version) : undefined;
+    heads.push(head);
+    messages.push(message);
+    if (!head || (i.lastMessage && message === undefined)) missing = true;
   }
-  const reactions = await reactionsOf(db, reactedKept);
-  return items.map((i, n) => {
-    const shape = kept[n];
-    let lastMessage: ClientMessage | null = null;
-    if (shape)
-      // the kept shape with this read's sender and reactions, in their places
-      lastMessage = {
-        ...shape,
-        sender: senderOf(i.lastSender ?? undefined),
-        reactions: i.lastMessageReacted ? groupReactions(reactions.get(i.lastMessage!.id) ?? []) : [],
-      };
-    // a row changed or gone between the two statements shows as it is now (gone: as the page had no message)
-    else if (i.lastMessage) lastMessage = madeById.get(i.lastMessage.id) ?? null;
-    return {
-      ...conversationView(
-        i.conversation,
-        i.member,
-        i.conversation.type === "private" ? (i.other ?? undefined) : undefined,
-        i.memberCount,
-      ),
-      lastMessage,
-      unreadCount: i.unreadCount,
-    };
+  if (missing) await makeMissing(db, kept, viewer, items, heads, messages);
+  // one string made of the kept ones (JavaScriptCore joins them without copying until written)
+  let out = "[";
+  for (const [n, i] of items.entries()) {
+    const h = heads[n];
+    // a chat gone between the page and the reading of its columns is left out
+    if (!h) continue;
+    if (h.lastMessageAt !== i.lastMessageAt) {
+      h.lastMessageAt = i.lastMessageAt;
+      h.lastAt = isoJson(i.lastMessageAt);
+    }
+    if (out.length > 1) out += ",";
+    out += `${h.head},"memberCount":${i.memberCount},"myRole":${JSON.stringify(i.member.role)},"myRights":${kept.rightsJson(i.member)},"lastReadMessageId":${i.member.last_read_seq},"createdAt":${h.created},"lastMessageAt":${h.lastAt},"lastMessage":${messages[n] ?? "null"},"unreadCount":${i.unreadCount}}`;
+  }
+  return `${out}]`;
+}
+
+/** Reads and makes the heads and last messages of ITEMS that HEADS and MESSAGES lack (keeping them), in place. */
+async function makeMissing(
+  db: Db,
+  kept: ChatListKept,
+  viewer: number,
+  items: ChatListItem[],
+  heads: Array<ChatHead | undefined>,
+  messages: Array<string | undefined>,
+) {
+  const chats = new Map(
+    (
+      await findChatListConversations(
+        db,
+        items.filter((_, n) => !heads[n]).map((i) => i.conversationId),
+      )
+    ).map((c) => [c.id, c]),
+  );
+  const rows = await findMessagesByIds(
+    db,
+    items.filter((i, n) => i.lastMessage && messages[n] === undefined).map((i) => i.lastMessage!.id),
+  );
+  const others = [...chats.values()].map((c) => otherPartyId(c, viewer)).filter((id) => id !== null);
+  const people = await findChatListPeople(db, new Set([...others, ...rows.map((r) => r.sender_id)]));
+  const byId = new Map(people.map((p) => [p.id, p]));
+  const cuids = new Map<number, string>();
+  for (const [n, i] of items.entries()) {
+    let head = heads[n];
+    const chat = chats.get(i.conversationId);
+    if (!head && chat) {
+      const other = otherPartyId(chat, viewer);
+      head = chatHead(chat, other === null ? undefined : byId.get(other), i.lastMessageAt);
+      kept.heads.keep(i.memberId, i.version, head);
+      heads[n] = head;
+    }
+    if (head) cuids.set(i.conversationId, head.cuid);
+  }
+  const shown = rows.filter((m) => cuids.has(m.conversation_id));
+  const made = await renderMessages(
+    db,
+    shown,
+    (m) => ({ id: m.conversation_id, cuid: cuids.get(m.conversation_id)! }),
+    {
+      known: people,
+    },
+  );
+  const madeById = new Map(shown.map((row, n) => [row.id, { json: JSON.stringify(made[n]) }]));
+  for (const [n, i] of items.entries()) {
+    if (!i.lastMessage || messages[n] !== undefined) continue;
+    const m = madeById.get(i.lastMessage.id);
+    // a message gone between the page and the reading of its row shows as no message
+    if (m) kept.messages.keep(i.lastMessage, i.version, m.json);
+    messages[n] = m?.json ?? "null";
+  }
+}
+
+/** A chat's head (see ChatHead) for one member; OTHER: a private chat's other party (undefined when gone). */
+function chatHead(chat: ChatListConversation, other: ChatListUser | undefined, lastMessageAt: number | null): ChatHead {
+  // the chat as one member sees it, of which the member's own parts and the counters are left out here
+  const view = conversationView({ ...chat, last_message_at: lastMessageAt }, undefined, other, 0);
+  const head = JSON.stringify({
+    id: view.id,
+    conversationId: view.conversationId,
+    type: view.type,
+    title: view.title,
+    description: view.description,
+    photoUrl: view.photoUrl,
+    otherUser: view.otherUser,
   });
+  return {
+    cuid: chat.cuid,
+    head: head.slice(0, -1),
+    created: JSON.stringify(view.createdAt),
+    lastMessageAt,
+    lastAt: JSON.stringify(view.lastMessageAt),
+  };
 }
 
 /** A member as the members list shows it. */

@@ -23,6 +23,8 @@ import * as m20261124193000 from "./20261124193000_feed_entries";
 import * as m20261124194000 from "./20261124194000_chat_member_count";
 import * as m20261124194100 from "./20261124194100_message_version";
 import * as m20261124194200 from "./20261124194200_user_profile_version";
+import * as m20261124214000 from "./20261124214000_chat_list_versions";
+import * as m20261124214100 from "./20261124214100_chat_last_message";
 import * as m20261124215000 from "./20261124215000_post_version";
 import * as m20261124215100 from "./20261124215100_comment_version";
 import * as m20261124215200 from "./20261124215200_user_posts_count";
@@ -56,6 +58,8 @@ export const migrations: Record<string, Migration> = {
   "20261124194000_chat_member_count": m20261124194000,
   "20261124194100_message_version": m20261124194100,
   "20261124194200_user_profile_version": m20261124194200,
+  "20261124214000_chat_list_versions": m20261124214000,
+  "20261124214100_chat_last_message": m20261124214100,
   "20261124215000_post_version": m20261124215000,
   "20261124215100_comment_version": m20261124215100,
   "20261124215200_user_posts_count": m20261124215200,

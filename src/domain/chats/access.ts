@@ -104,6 +104,8 @@ const CONVERSATION_COLUMNS = Object.keys({
   last_message_at: 1,
   activity_at: 1,
   member_count: 1,
+  version: 1,
+  last_message_id: 1,
   created_at: 1,
   updated_at: 1,
 } satisfies Record<keyof ConversationRow, 1>) as (keyof ConversationRow)[];

@@ -24,6 +24,10 @@ export interface ConversationsTable {
   activity_at: number;
   /** people in the chat now (ACTIVE_ROLES), kept by triggers on conversation_members */
   member_count: Generated<number>;
+  /** the newest message not deleted for everyone (kept by triggers on messages) */
+  last_message_id: number | null;
+  /** one more on every change of what the chat list shows of the chat itself (a trigger) */
+  version: Generated<number>;
   created_at: number;
   updated_at: number;
 }
