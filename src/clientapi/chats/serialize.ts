@@ -336,20 +336,32 @@ export class MessageShapes {
 }
 
 /**
- * What the chat list shows of a chat to one member, apart from that member's own parts and the
- * counters, as JSON pieces: HEAD is the object's start up to the other party; CREATED
- * and LAST_AT (the value of LAST_MESSAGE_AT, made again when only that moved) are values.
+ * What the chat list shows of a chat to one member, as JSON: HEAD, the object's start up to the
+ * other party, and CREATED (a value), both made from the chat's version; ITEM, the whole chat
+ * as last written for the member with the page's numbers it was written with (the last
+ * message's versions, the counters and the member's own parts), written again when one moved.
  */
 interface ChatHead {
   /** the chat's cuid (its last message shows it too) */
   cuid: string;
   head: string;
   created: string;
-  lastMessageAt: number | null;
-  lastAt: string;
+  item: { json: string; of: ChatListItem } | null;
 }
 
-/** Most chat heads kept per App, by membership (≈ 0.3 KB each). */
+/** Whether A and B (a chat as two pages read it, at one chat version) show the same. */
+const sameShown = (a: ChatListItem, b: ChatListItem): boolean =>
+  a.lastMessageAt === b.lastMessageAt &&
+  a.memberCount === b.memberCount &&
+  a.unreadCount === b.unreadCount &&
+  a.member.last_read_seq === b.member.last_read_seq &&
+  a.member.role === b.member.role &&
+  a.member.rights === b.member.rights &&
+  a.lastMessage?.id === b.lastMessage?.id &&
+  a.lastMessage?.version === b.lastMessage?.version &&
+  a.lastMessage?.replyVersion === b.lastMessage?.replyVersion;
+
+/** Most chats kept per App, by membership (≈ 1.5 KB each with the item). */
 const MAX_KEPT_HEADS = 10_000;
 const MAX_KEPT_RIGHTS = 1_000;
 
@@ -385,9 +397,6 @@ const chatListKeptService = defineService("clientapi:chat-list-kept", () => new 
 /** The App's kept chat-list pieces. */
 export const chatListKeptOf = (app: App): ChatListKept => app.services.get(chatListKeptService);
 
-/** The JSON of an ISO time, or null. */
-const isoJson = (ms: number | null) => (ms === null ? "null" : `"${toIso(ms)}"`);
-
 /**
  * VIEWER's chat list as the Client API shows it, as the JSON of its array: each chat with its
  * last message and the viewer's unread count. Each chat's view and each last message are JSON
@@ -403,27 +412,50 @@ export async function chatListJson(db: Db, kept: ChatListKept, viewer: number, i
   let missing = false;
   for (const i of items) {
     const head = kept.heads.get(i.memberId, i.version);
-    const message = i.lastMessage ? kept.messages.get(i.lastMessage, i.version) : undefined;
+    const ready = head?.item != null && sameShown(head.item.of, i);
+    const message = !ready && i.lastMessage ? kept.messages.get(i.lastMessage, i.version) : undefined;
     heads.push(head);
     messages.push(message);
-    if (!head || (i.lastMessage && message === undefined)) missing = true;
+    if (!head || (!ready && i.lastMessage && message === undefined)) missing = true;
   }
   if (missing) await makeMissing(db, kept, viewer, items, heads, messages);
-  // one string made of the kept ones (JavaScriptCore joins them without copying until written)
+  // the kept items are flat strings: JavaScriptCore joins them without copying until the
+  // answer is written, then copies each once (a string of many small pieces costs more)
   let out = "[";
   for (const [n, i] of items.entries()) {
     const h = heads[n];
     // a chat gone between the page and the reading of its columns is left out
     if (!h) continue;
-    if (h.lastMessageAt !== i.lastMessageAt) {
-      h.lastMessageAt = i.lastMessageAt;
-      h.lastAt = isoJson(i.lastMessageAt);
-    }
+    if (h.item === null || !sameShown(h.item.of, i)) h.item = { json: itemJson(kept, h, i, messages[n]), of: i };
     if (out.length > 1) out += ",";
-    out += `${h.head},"memberCount":${i.memberCount},"myRole":${JSON.stringify(i.member.role)},"myRights":${kept.rightsJson(i.member)},"lastReadMessageId":${i.member.last_read_seq},"createdAt":${h.created},"lastMessageAt":${h.lastAt},"lastMessage":${messages[n] ?? "null"},"unreadCount":${i.unreadCount}}`;
+    out += h.item.json;
   }
   return `${out}]`;
 }
+
+/** Chat I of a member's list as JSON, from its HEAD, the JSON of its last MESSAGE (undefined: none) and the page's numbers. */
+const itemJson = (kept: ChatListKept, h: ChatHead, i: ChatListItem, message: string | undefined): string =>
+  // join: one flat string (a template literal would leave a tree of its pieces)
+  [
+    h.head,
+    ',"memberCount":',
+    i.memberCount,
+    ',"myRole":',
+    JSON.stringify(i.member.role),
+    ',"myRights":',
+    kept.rightsJson(i.member),
+    ',"lastReadMessageId":',
+    i.member.last_read_seq,
+    ',"createdAt":',
+    h.created,
+    ',"lastMessageAt":',
+    i.lastMessageAt === null ? "null" : JSON.stringify(toIso(i.lastMessageAt)),
+    ',"lastMessage":',
+    message ?? "null",
+    ',"unreadCount":',
+    i.unreadCount,
+    "}",
+  ].join("");
 
 /** Reads and makes the heads and last messages of ITEMS that HEADS and MESSAGES lack (keeping them), in place. */
 async function makeMissing(
@@ -455,7 +487,7 @@ async function makeMissing(
     const chat = chats.get(i.conversationId);
     if (!head && chat) {
       const other = otherPartyId(chat, viewer);
-      head = chatHead(chat, other === null ? undefined : byId.get(other), i.lastMessageAt);
+      head = chatHead(chat, other === null ? undefined : byId.get(other));
       kept.heads.keep(i.memberId, i.version, head);
       heads[n] = head;
     }
@@ -481,9 +513,9 @@ async function makeMissing(
 }
 
 /** A chat's head (see ChatHead) for one member; OTHER: a private chat's other party (undefined when gone). */
-function chatHead(chat: ChatListConversation, other: ChatListUser | undefined, lastMessageAt: number | null): ChatHead {
+function chatHead(chat: ChatListConversation, other: ChatListUser | undefined): ChatHead {
   // the chat as one member sees it, of which the member's own parts and the counters are left out here
-  const view = conversationView({ ...chat, last_message_at: lastMessageAt }, undefined, other, 0);
+  const view = conversationView({ ...chat, last_message_at: null }, undefined, other, 0);
   const head = JSON.stringify({
     id: view.id,
     conversationId: view.conversationId,
@@ -493,13 +525,7 @@ function chatHead(chat: ChatListConversation, other: ChatListUser | undefined, l
     photoUrl: view.photoUrl,
     otherUser: view.otherUser,
   });
-  return {
-    cuid: chat.cuid,
-    head: head.slice(0, -1),
-    created: JSON.stringify(view.createdAt),
-    lastMessageAt,
-    lastAt: JSON.stringify(view.lastMessageAt),
-  };
+  return { cuid: chat.cuid, head: head.slice(0, -1), created: JSON.stringify(view.createdAt), item: null };
 }
 
 /** A member as the members list shows it. */
