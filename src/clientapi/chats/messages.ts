@@ -14,6 +14,7 @@ import {
   markRead,
   requireMembershipByCuid,
   requireVisibleMessage,
+  sendMessageByCuid,
   sendMessageIn,
   setPinned,
   setReaction,
@@ -21,6 +22,7 @@ import {
 } from "../../domain/chats";
 import { listChats } from "../../domain/chats/chat-list";
 import type { ConversationRow, MessageRow } from "../../domain/chats/table";
+import type { UserRow } from "../../domain/users/table";
 import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
 import { rateLimiter } from "../../cluster/counters";
@@ -88,6 +90,11 @@ export function chatMessageRoutes(app: App) {
   /** A message just written, as its live event showed it to the members (the same object), else serialized. */
   const shownMessage = async (conversation: ConversationRow, row: MessageRow) =>
     deliveredShape(row) ?? (await serializeMessage(app.db, conversation, row));
+
+  /** A message just sent: its live event's shape when someone was shown it, else built here (a repeat's stored row may have reactions). */
+  const sentMessage = async (conversation: ConversationRow, row: MessageRow, sender: UserRow) =>
+    deliveredShape(row) ??
+    (await serializeMessage(app.db, conversation, row, { fresh: isJustStored(row), known: [sender] }));
 
   // people (and programs acting as them) may not flood chats: per-account sends per minute
   const limiter = rateLimiter(app, "chat-send");
@@ -175,6 +182,17 @@ export function chatMessageRoutes(app: App) {
       .post(
         "/:cid",
         async ({ user, params, body }) => {
+          const content = {
+            content: body.content,
+            entities: body.entities,
+            clientMessageId: body.clientMessageId ?? null,
+          };
+          if (body.media === undefined && body.replyToId == null) {
+            // nothing to look up in the chat first: its membership is read in the send's transaction
+            await checkSendRate(user.id);
+            const { conversation, row } = await sendMessageByCuid(app, params.cid, user.id, content, { sender: user });
+            return ok({ message: await sentMessage(conversation, row, user) });
+          }
           const membership = await requireMembershipByCuid(app.db, params.cid, user.id);
           const { conversation } = membership;
           await checkSendRate(user.id);
@@ -184,22 +202,12 @@ export function chatMessageRoutes(app: App) {
           const row = await sendMessageIn(
             app,
             membership,
-            {
-              content: body.content,
-              entities: body.entities,
-              media: attachments?.media,
-              replyToSeq,
-              clientMessageId: body.clientMessageId ?? null,
-            },
+            { ...content, media: attachments?.media, replyToSeq },
             { replyChecked: true, sender: user },
           );
           // only now are the files in use: a refused send leaves them to the cleanup of abandoned uploads
           if (attachments) await markMediaAttached(app, attachments.uploadIds);
-          // the live event's shape when someone was shown it; else built here (a repeat's stored row may have reactions)
-          const message =
-            deliveredShape(row) ??
-            (await serializeMessage(app.db, conversation, row, { fresh: isJustStored(row), known: [user] }));
-          return ok({ message });
+          return ok({ message: await sentMessage(conversation, row, user) });
         },
         {
           auth: true,

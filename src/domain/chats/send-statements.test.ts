@@ -7,9 +7,10 @@ import { sendMessageIn } from "./messages";
 
 /*
  * The statements a send runs, pinned per request (BEGIN and COMMIT included). A send is
- * the membership check, then in one transaction the members to notify with the block check
- * (one statement), the seq, the row, the sender's read mark and the bots' updates; the chat,
- * the sender and the bots are never read twice, and a chat without bots asks for none.
+ * the membership check (a plain Client API send: inside its transaction), then in one
+ * transaction the members to notify with the block check (one statement), the seq, the row,
+ * the sender's read mark and the bots' updates; the chat, the sender and the bots are never
+ * read twice, and a chat without bots asks for none.
  */
 
 let world: BotWorld;
@@ -43,9 +44,10 @@ test("Bot API sendMessage to a person: 7 statements, 1 outside the transaction",
 test("Client API send to a person: 7 statements", async () => {
   const send = () => world.person.post(`/api/social/messages/${friendChat}`, { content: "hello" });
   await send(); // the session is read once, then kept: a send writes no session, account or ban
-  // chat with membership (one statement), BEGIN, the members to notify with the block check
-  // (none a bot: no query for the chat's bots), seq, row, read mark, COMMIT (the sender comes
-  // from the session, not read again); PostgreSQL reads the session on every request
+  // BEGIN, the chat with the sender's membership (one statement, in the transaction), the members
+  // to notify with the block check (none a bot: no query for the chat's bots), seq, row, read
+  // mark, COMMIT (the sender comes from the session, not read again); PostgreSQL reads the
+  // session on every request
   expect(await counted(send)).toBe(7 + onPostgres());
 });
 
