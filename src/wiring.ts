@@ -123,9 +123,15 @@ export function createRootHttpApp(app: App) {
     .use(fileRoutes(app))
     .use(botApiRoutes(app))
     // last: its catch-all answers client routes with the app page and anything else with a JSON 404
-    .use(webAppRoutes(app));
+    .use(webAppRoutes(app))
+    // once built, its routes join the root's (more specific than both catch-alls, so order is moot)
+    .use(clientApi.mounted);
   return {
     http,
-    routes: async () => [...http.routes.filter((r) => !clientApi.isCatchAll(r)), ...(await clientApi.surface()).routes],
+    routes: async () => {
+      await clientApi.surface();
+      await http.modules;
+      return http.routes.filter((r) => !clientApi.isCatchAll(r));
+    },
   };
 }

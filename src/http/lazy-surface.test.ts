@@ -59,6 +59,14 @@ describe("the Client API built on its first request", () => {
     expect(undecodable.status).toBe(404);
     expect(undecodable.body.error.code).toBe("NOT_FOUND");
     expect(builds()).toHaveLength(1);
+
+    // built, its routes are the root's own: Bun's router answers HEAD with the GET body's length,
+    // where a handed-over request (Elysia's router) says 0
+    const csrf = await fetch(`${server.url}/api/auth/csrf`);
+    const length = String((await csrf.arrayBuffer()).byteLength);
+    const head = await fetch(`${server.url}/api/auth/csrf`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-length")).toBe(length);
   });
 
   test("the route list and the OpenAPI document build it when no request has; the catch-all is never listed", async () => {

@@ -150,11 +150,16 @@ const HANDED_OVER_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "O
  * Elysia app. The root's request log, metrics and guards have run once by then; the surface adds
  * the route label and error mapping. Routes the root has itself under PREFIX (the API
  * reference, the operator log, the Bot API) are more specific and match first. Requests that
- * arrive while it is being built wait for that one build.
+ * arrive while it is being built wait for that one build. Once built, `mounted` hands the surface
+ * to the root (`root.use(mounted)`: Elysia's lazy module), which maps its routes into Bun's
+ * router and reloads the server, so from then on a request reaches its route directly, as if the
+ * surface had been there from the start; the catch-all only serves the requests of the build.
  */
 export function lazySurface<Surface extends AnyElysia>(app: App, prefix: string, build: () => Promise<Surface>) {
   let handler: AnyElysia | null = null;
   let building: Promise<{ surface: Surface; handler: AnyElysia }> | null = null;
+  let mount: (surface: Surface) => void;
+  const mounted = new Promise<Surface>((resolve) => (mount = resolve));
   const built = () =>
     (building ??= (async () => {
       const t0 = performance.now();
@@ -170,6 +175,7 @@ export function lazySurface<Surface extends AnyElysia>(app: App, prefix: string,
       // the handler (its routes and their hooks) is composed here, not by the first request to each route
       void composed.fetch;
       handler = composed;
+      mount(surface);
       app.log.info("surface built on its first use", { prefix, ms: Math.round((performance.now() - t0) * 10) / 10 });
       return { surface, handler: composed };
     })());
@@ -187,6 +193,8 @@ export function lazySurface<Surface extends AnyElysia>(app: App, prefix: string,
     surface: async () => (await built()).surface,
     /** mounted on the root in place of the surface */
     catchAll,
+    /** the surface once built, for the root to `use` (never settles if nothing builds it) */
+    mounted,
     /** whether ROUTE is one of the catch-alls rather than a route of the surface */
     isCatchAll: (route: { path: string }) => route.path === `${prefix}/*`,
   };
