@@ -155,7 +155,7 @@ function AccountRow({ account: a, ask }: { account: AdminAccount; ask: Ask }) {
         {!self && (
           <button
             type="button"
-            class="danger"
+            class="small danger"
             onClick={() =>
               ask({
                 title: `Ban the devices of ${name}`,
