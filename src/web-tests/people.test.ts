@@ -39,6 +39,18 @@ describe("web app: profiles", () => {
     await expectAccessible(me.page);
     await me.page.getByRole("link", { name: `Back to @${author.user.username}` }).click();
 
+    // a private chat starts from the profile
+    await me.page.getByRole("link", { name: "Message", exact: true }).click();
+    await me.page.waitForURL(/\/dashboard\/messages\/[^/?]+$/);
+    await me.page.getByRole("heading", { name: "Mira Author" }).waitFor();
+    await me.page.getByLabel("Message", { exact: true }).fill("Hello from your profile");
+    await me.page.getByRole("button", { name: "Send", exact: true }).click();
+    await me.page.getByText("Hello from your profile").last().waitFor();
+    const chats = await author.client.get("/api/social/messages");
+    expect(chats.body.data.conversations[0].lastMessage.content).toBe("Hello from your profile");
+    await me.page.goto(`/users/${author.user.username}`);
+    await me.page.getByRole("heading", { level: 1, name: "Mira Author" }).waitFor();
+
     await me.page.getByRole("button", { name: "Mute" }).click();
     await me.page.getByRole("button", { name: "Muted", pressed: true }).waitFor();
     await me.page.getByRole("button", { name: "Block" }).click();
@@ -46,6 +58,7 @@ describe("web app: profiles", () => {
     await dialog.getByRole("button", { name: "Block" }).click();
     await me.page.getByRole("button", { name: "Blocked", pressed: true }).waitFor();
     expect(await me.page.getByRole("button", { name: "Following" }).count()).toBe(0);
+    expect(await me.page.getByRole("link", { name: "Message", exact: true }).count()).toBe(0);
     await me.context.close();
   });
 

@@ -47,6 +47,11 @@ function Relations({ profile, onChange }: { profile: Profile; onChange: (p: Prof
             {profile.isFollowing ? "Following" : "Follow"}
           </button>
         )}
+        {!profile.isBlocked && (
+          <a class="button" href={`/dashboard/messages?user=${encodeURIComponent(profile.username)}`}>
+            Message
+          </a>
+        )}
         <button type="button" aria-pressed={profile.isMuted} disabled={busy} onClick={mute}>
           {profile.isMuted ? "Muted" : "Mute"}
         </button>
