@@ -10,6 +10,7 @@ import { twoFactorRoutes } from "./auth/two-factor";
 import { botProfileRoutes, botRoutes } from "./bots/routes";
 import { chatGroupRoutes } from "./chats/groups";
 import { chatMessageRoutes } from "./chats/messages";
+import { chatUnreadRoutes } from "./chats/unread";
 import { notificationRoutes } from "./notifications/routes";
 import { peopleRoutes } from "./people/routes";
 import { commentRoutes } from "./posts/comments";
@@ -56,6 +57,8 @@ export function clientApiRoutes(app: App) {
       .use(at("/social/search", searchRoutes(app)))
       .use(at("/social/stories", storyRoutes(app)))
       .use(at("/social/notifications", notificationRoutes(app)))
+      // before the chat routes: "/unread" is not a conversation id
+      .use(at("/social/messages", chatUnreadRoutes(app)))
       .use(at("/social/messages", chatMessageRoutes(app)))
       .use(at("/social/groups", chatGroupRoutes(app)))
       .use(at("/social/bots", botProfileRoutes(app)))

@@ -16,6 +16,13 @@ function person(
   return suite.person({ ...opts, username: `${name}_${Math.random().toString(36).slice(2, 6)}`, displayName: name });
 }
 
+/** The header's Messages link with N unread chats ("Messages, 1 unread chat"), or with none. */
+const messagesLink = (page: Page, unreadChats: number) =>
+  page.getByRole("navigation", { name: "Main" }).getByRole("link", {
+    name: unreadChats ? new RegExp(`^Messages\\W+${unreadChats} unread chats?$`) : "Messages",
+    exact: !unreadChats,
+  });
+
 const messageItem = (page: Page, text: string | RegExp) =>
   page.getByRole("listitem").filter({ has: page.locator(".msg-text", { hasText: text }) });
 
@@ -39,9 +46,12 @@ describe("web app: chats", () => {
     const row = bob.page.getByRole("link", { name: /Ann/ });
     await row.waitFor();
     await row.getByLabel("1 unread").waitFor();
+    // and the header counts the chat, live
+    await messagesLink(bob.page, 1).waitFor();
     await row.click();
     await messageItem(bob.page, "Hello Bob").waitFor();
     await bob.page.getByRole("link", { name: /Ann/ }).getByLabel("1 unread").waitFor({ state: "detached" });
+    await messagesLink(bob.page, 0).waitFor();
     // Ann sees that Bob read it
     await messageItem(ann.page, "Hello Bob").getByText("Read").waitFor();
     // and still after a reload (the chat carries how far the other side read)
@@ -91,6 +101,7 @@ describe("web app: chats", () => {
     const opened = await cat.client.post(`/api/social/users/${ann.user.username}/message`, {});
     await cat.client.post(`/api/social/messages/${opened.body.data.conversationId}`, { content: "Cat here" });
     await ann.page.locator(".chat-row").first().filter({ hasText: "Cat here" }).waitFor();
+    await messagesLink(ann.page, 1).waitFor();
 
     expect(await accessibilityViolations(ann.page)).toEqual([]);
     expect(await accessibilityViolations(bob.page)).toEqual([]);

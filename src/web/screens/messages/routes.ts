@@ -1,9 +1,15 @@
 import { lazy } from "preact-iso";
 import type { Screen } from "../../lib/screen";
+import { UnreadChatsBadge } from "./unread";
 
 const Messages = lazy(() => import("./messages").then((m) => m.Messages));
 
 export const messagesScreens: Screen[] = [
-  { path: "/dashboard/messages", access: "signed-in", component: Messages, nav: { label: "Messages", order: 5 } },
+  {
+    path: "/dashboard/messages",
+    access: "signed-in",
+    component: Messages,
+    nav: { label: "Messages", order: 5, badge: UnreadChatsBadge },
+  },
   { path: "/dashboard/messages/:cid", access: "signed-in", component: Messages },
 ];

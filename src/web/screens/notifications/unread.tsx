@@ -1,7 +1,7 @@
 import { signal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import { api } from "../../lib/api";
-import { formatCount } from "../../lib/format";
+import { CountBadge } from "../../components/count-badge";
 import { onRealtime } from "../../lib/realtime";
 import type { NotificationPage } from "./types";
 
@@ -29,13 +29,5 @@ export function UnreadBadge() {
     const offReset = onRealtime("stream:reset", () => void refreshUnread());
     return () => (offNew(), offReset());
   }, []);
-  const n = unreadCount.value;
-  if (n <= 0) return null;
-  return (
-    <span class="unread-badge">
-      <span class="visually-hidden">, </span>
-      {formatCount(n)}
-      <span class="visually-hidden"> unread</span>
-    </span>
-  );
+  return <CountBadge count={unreadCount.value} noun="unread" />;
 }

@@ -1,0 +1,47 @@
+import { signal } from "@preact/signals";
+import { useEffect } from "preact/hooks";
+import { CountBadge } from "../../components/count-badge";
+import { api } from "../../lib/api";
+import { onRealtime } from "../../lib/realtime";
+
+/** Chats with messages I have not read: the header's Messages badge. */
+export const unreadChats = signal(0);
+
+async function refreshUnreadChats(): Promise<void> {
+  try {
+    unreadChats.value = (await api.get<{ unreadChats: number }>("/social/messages/unread")).unreadChats;
+  } catch {
+    // the badge is a hint; the chat screens show errors where they happen
+  }
+}
+
+/** A burst of events (a busy group, reading a long chat) asks the server once. */
+const REFRESH_DELAY_MS = 300;
+
+/**
+ * The unread-chats count inside the header's Messages link. The server keeps each chat's
+ * unread count on every message, hide and read, so the badge asks it again whenever a message
+ * arrives, is deleted or my read marker moves (in this tab or another), and after a stream reset.
+ */
+export function UnreadChatsBadge() {
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const refreshSoon = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => void refreshUnreadChats(), REFRESH_DELAY_MS);
+    };
+    void refreshUnreadChats();
+    const offs = [
+      onRealtime("message:new", refreshSoon),
+      onRealtime("message:deleted", refreshSoon),
+      onRealtime("message:read", refreshSoon),
+      onRealtime("chat:updated", refreshSoon),
+      onRealtime("stream:reset", refreshSoon),
+    ];
+    return () => {
+      clearTimeout(timer);
+      for (const off of offs) off();
+    };
+  }, []);
+  return <CountBadge count={unreadChats.value} noun={unreadChats.value === 1 ? "unread chat" : "unread chats"} />;
+}
