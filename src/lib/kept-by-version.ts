@@ -24,3 +24,32 @@ export class KeptByVersion<V, Version extends number | string = number> {
     return this.#kept.size;
   }
 }
+
+/**
+ * The values of WANTED (id → the version a read named): those KEPT holds at that version as
+ * kept, the rest made by MAKE from the rows READ returns for their ids (called only when some
+ * are missing: one statement) and kept by the version each row carries (newer than the one
+ * named when the row changed meanwhile). An id READ does not return (deleted meanwhile) has no
+ * value.
+ */
+export async function keptOrRead<V, Row>(
+  kept: KeptByVersion<V>,
+  wanted: ReadonlyMap<number, number>,
+  read: (ids: number[]) => Promise<Row[]>,
+  make: (row: Row) => { id: number; version: number; value: V },
+): Promise<Map<number, V>> {
+  const values = new Map<number, V>();
+  const missing: number[] = [];
+  for (const [id, version] of wanted) {
+    const value = kept.get(id, version);
+    if (value !== undefined) values.set(id, value);
+    else missing.push(id);
+  }
+  if (missing.length === 0) return values;
+  for (const row of await read(missing)) {
+    const { id, version, value } = make(row);
+    kept.keep(id, version, value);
+    values.set(id, value);
+  }
+  return values;
+}

@@ -7,6 +7,8 @@ import { startTestServer, type TestServer } from "../../testing/server";
 import { countingDb } from "../../testing/statements";
 import { postIdAs } from "../../testing/posts";
 import { quickPerson } from "../../testing/fixtures";
+import { uploadFor } from "../../testing/media";
+import { serializeComment } from "./serialize";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -212,6 +214,61 @@ describe("comment views in few statements", () => {
     expect((await author.client.get(`/api/social/comments/${blockedReply.id}`)).status).toBe(404);
     res = await author.client.get(`/api/social/comments/${root.id}/replies`);
     expect(res.body.data.comments.map((c: any) => c.content)).toEqual(["friend's reply"]);
+  });
+
+  test("a comment list's JSON text is the JSON of its comments' shapes, byte for byte, as likes, replies and blocks change it", async () => {
+    const author = await person();
+    const liker = await person();
+    const blocked = await person();
+    const postId = await postIdAs(author.client, "texts");
+    const image = await uploadFor(server.app, author.user.id, "comment-image");
+    const root = await commentAs(author.client, postId, {
+      content: 'quotes " and \\ and ünïcode 🎉',
+      media: [{ url: image }],
+    });
+    await commentAs(liker.client, postId, { content: "second" });
+    const post = await findVisiblePost(server.app.db, author.user.id, postId);
+    const place = { post, replyTo: null };
+    const kept = keptCommentViewsOf(server.app);
+    // each reader's answer is the JSON of the views made for them, with the page's cursor
+    const check = async (who: Awaited<ReturnType<typeof person>>, path: string, expected: unknown[]) => {
+      const res = await fetch(`${server.url}${path}?limit=1`, { headers: { cookie: who.client.cookieHeader() } });
+      expect(res.headers.get("content-type")).toBe("application/json;charset=utf-8");
+      const text = await res.text();
+      const { nextCursor } = JSON.parse(text).data.pageInfo;
+      const at = path.includes("/replies")
+        ? { post, replyTo: (await findVisibleComment(server.app.db, who.user.id, root.id)).comment }
+        : place;
+      const page = await commentsPage(server.app.db, kept, who.user.id, at, { cursor: null, limit: 1 });
+      expect(text).toBe(
+        JSON.stringify({
+          success: true,
+          data: { comments: page.items.map(serializeComment), pageInfo: { nextCursor } },
+        }),
+      );
+      expect(JSON.parse(text).data.comments.map((c: any) => [c.content, c.likeCount, c.replyCount, c.liked])).toEqual(
+        expected,
+      );
+    };
+    const comments = `/api/social/posts/${postId}/comments`;
+    const rootText = root.content;
+    await check(liker, comments, [[rootText, 0, 0, false]]);
+    await check(liker, comments, [[rootText, 0, 0, false]]);
+    expect((await liker.client.post(`/api/social/comments/${root.id}/like`)).status).toBe(200);
+    await check(liker, comments, [[rootText, 1, 0, true]]);
+    await check(author, comments, [[rootText, 1, 0, false]]);
+    await check(liker, comments, [[rootText, 1, 0, true]]);
+    await commentAs(blocked.client, postId, { content: "a reply", replyToId: root.id });
+    await check(liker, comments, [[rootText, 1, 1, true]]);
+    await check(liker, `/api/social/comments/${root.id}/replies`, [["a reply", 0, 0, false]]);
+    // a block changes the reply count one reader sees, not the other's
+    expect((await liker.client.post(`/api/social/users/${blocked.user.username}/block`)).status).toBe(200);
+    await check(liker, comments, [[rootText, 1, 0, true]]);
+    await check(author, comments, [[rootText, 1, 1, false]]);
+    await check(liker, comments, [[rootText, 1, 0, true]]);
+    await check(liker, `/api/social/comments/${root.id}/replies`, []);
+    expect((await author.client.patch("/api/account/profile", { displayName: "Renamed" })).status).toBe(200);
+    await check(liker, comments, [[rootText, 1, 0, true]]);
   });
 
   test("bad ids and bad paging answer in the envelope", async () => {

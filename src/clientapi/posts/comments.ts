@@ -66,9 +66,9 @@ export function commentRoutes(app: App) {
     )
     .get(
       "/:id/replies",
-      async ({ params, query, user }) => {
+      async ({ params, query, user, set }) => {
         const { comment, post } = await findVisibleComment(app.db, user.id, params.id);
-        return commentsResponse(app, user.id, { post, replyTo: comment }, query);
+        return commentsResponse(app, set, user.id, { post, replyTo: comment }, query);
       },
       {
         auth: true,

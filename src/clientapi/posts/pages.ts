@@ -5,7 +5,7 @@ import { likersPage } from "../../domain/posts/feed";
 import { ok } from "../../http/envelope";
 import { pageRequest } from "../input";
 import { serializePublicUser } from "../serializers/account";
-import { postJson, serializeComment } from "./serialize";
+import { commentJson, postJson } from "./serialize";
 
 /* Paged answers the posts, comments and people routes share. */
 
@@ -22,31 +22,54 @@ export async function likersResponse(
   return ok({ users: page.items.map(serializePublicUser), pageInfo: { nextCursor: page.nextCursor } });
 }
 
-/** `{comments, pageInfo}`: a post's comments or a comment's replies. */
+/** What a route's answer gets its headers set on. */
+type SetHeaders = { headers: Record<string, unknown> };
+
+/**
+ * `{comments, pageInfo}`: a post's comments or a comment's replies, as JSON text written from
+ * the comments' kept texts (see pageJson).
+ */
 export async function commentsResponse(
   app: App,
+  set: SetHeaders,
   viewerId: number,
   place: CommentPlace,
   query: { cursor?: string; limit?: string },
-) {
+): Promise<string> {
   const page = await commentsPage(app.db, keptCommentViewsOf(app), viewerId, place, pageRequest(query));
-  return ok({ comments: page.items.map(serializeComment), pageInfo: { nextCursor: page.nextCursor } });
+  let comments = "";
+  for (const v of page.items) comments += (comments ? "," : "") + commentJson(v);
+  return pageJson(set, "comments", comments, page.nextCursor);
 }
 
 /**
  * The success envelope of `{[KEY]: posts, pageInfo}` (after the fields of BEFORE, when given) as
- * JSON text, the posts written by postJson; SET gets the JSON content type, so Elysia sends the
- * text as it is. The same bytes as returning ok(postList(…)), with less CPU per page.
+ * JSON text, the posts written by postJson (see pageJson).
  */
 export function postListJson(
-  set: { headers: Record<string, unknown> },
+  set: SetHeaders,
   page: { items: Parameters<typeof postJson>[0][]; nextCursor: string | null },
   key = "posts",
   before?: Record<string, unknown>,
 ): string {
-  set.headers["content-type"] = "application/json;charset=utf-8";
   let posts = "";
   for (const v of page.items) posts += (posts ? "," : "") + postJson(v);
+  return pageJson(set, key, posts, page.nextCursor, before);
+}
+
+/**
+ * The success envelope of `{[KEY]: [ITEMS], pageInfo: {nextCursor}}` (after the fields of
+ * BEFORE, when given) as JSON text; SET gets the JSON content type, so Elysia sends the text as
+ * it is. The same bytes as returning ok({…}) of the items' shapes, with less CPU per page.
+ */
+function pageJson(
+  set: SetHeaders,
+  key: string,
+  items: string,
+  nextCursor: string | null,
+  before?: Record<string, unknown>,
+): string {
+  set.headers["content-type"] = "application/json;charset=utf-8";
   const fields = before ? JSON.stringify(before).slice(1, -1) + "," : "";
-  return `{"success":true,"data":{${fields}${JSON.stringify(key)}:[${posts}],"pageInfo":{"nextCursor":${JSON.stringify(page.nextCursor)}}}}`;
+  return `{"success":true,"data":{${fields}${JSON.stringify(key)}:[${items}],"pageInfo":{"nextCursor":${JSON.stringify(nextCursor)}}}}`;
 }

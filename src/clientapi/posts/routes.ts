@@ -183,9 +183,9 @@ export function postRoutes(app: App) {
     )
     .get(
       "/:id/comments",
-      async ({ params, query, user }) => {
+      async ({ params, query, user, set }) => {
         const post = await findVisiblePostPlace(app.db, user.id, params.id);
-        return commentsResponse(app, user.id, { post, replyTo: null }, query);
+        return commentsResponse(app, set, user.id, { post, replyTo: null }, query);
       },
       {
         auth: true,

@@ -228,6 +228,40 @@ describe("post views in few statements", () => {
     }
   });
 
+  test("a post's kept JSON text follows the reader's marks, the author's profile and its counters", async () => {
+    const author = await person();
+    const reader = await person();
+    const id = await postIdAs(author.client, "kept text");
+    const shownText = async (who: Awaited<ReturnType<typeof person>>) => {
+      const res = await fetch(`${server.url}/api/social/users/${author.user.username}/posts`, {
+        headers: { cookie: who.client.cookieHeader() },
+      });
+      const page = await userPostsPage(server.app.db, keptPostViewsOf(server.app), who.user.id, author.user, {
+        cursor: null,
+        limit: 20,
+      });
+      const text = await res.text();
+      expect(text).toBe(
+        JSON.stringify({
+          success: true,
+          data: { posts: page.items.map(serializePost), pageInfo: { nextCursor: null } },
+        }),
+      );
+      return JSON.parse(text).data.posts.find((p: any) => p.id === id);
+    };
+    expect(await shownText(reader)).toMatchObject({ liked: false, bookmarked: false, likeCount: 0 });
+    expect((await reader.client.post(`/api/social/posts/${id}/bookmark`)).status).toBe(200);
+    // a bookmark changes no row of the post: the same kept core, another text
+    expect(await shownText(reader)).toMatchObject({ liked: false, bookmarked: true, likeCount: 0 });
+    expect(await shownText(author)).toMatchObject({ bookmarked: false, clientPostId: null });
+    expect((await reader.client.post(`/api/social/posts/${id}/like`)).status).toBe(200);
+    expect(await shownText(reader)).toMatchObject({ liked: true, bookmarked: true, likeCount: 1 });
+    expect((await author.client.patch("/api/account/profile", { displayName: "Renamed Author" })).status).toBe(200);
+    expect((await shownText(reader)).author.displayName).toBe("Renamed Author");
+    expect((await reader.client.post(`/api/social/posts/${id}/bookmark`)).status).toBe(200);
+    expect(await shownText(reader)).toMatchObject({ liked: true, bookmarked: false, likeCount: 1 });
+  });
+
   test("bad ids and bad paging still answer in the envelope", async () => {
     const { client } = await person();
     let res = await client.get("/api/social/posts/does-not-exist");

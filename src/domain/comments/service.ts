@@ -14,9 +14,9 @@ import { blockedEitherWayWithAny, findVisiblePost, MAX_POST_LENGTH, notifyMentio
 import { afterKey, literalLimit } from "../posts/keyset";
 import { toggleMark } from "../posts/marks";
 import type { PostRow } from "../posts/table";
-import { authorsOf, keptPostViewsOf, type PostAuthor } from "../posts/view";
+import { coresAndAuthorsOf, keptPostViewsOf, type PostAuthor } from "../posts/view";
 import { charCount } from "../posts/text";
-import { isBlockedEitherWay } from "../relations/service";
+import { hidesNobody, isBlockedEitherWay } from "../relations/service";
 import type { UserRow } from "../users/table";
 import type { CommentMedia, CommentRow } from "./table";
 
@@ -246,11 +246,6 @@ export async function toggleCommentLike(
   return { liked: on, likeCount: count };
 }
 
-/**
- * Whether VIEWER and anyone blocked the other, computed once per statement (it depends on the
- * viewer only): a comment's reply count is then counted without the blocked accounts' replies,
- * and otherwise read from its counter column.
- */
 /** Most comment cores kept per App: the oldest kept goes first. */
 const MAX_KEPT_COMMENTS = 5_000;
 
@@ -273,12 +268,6 @@ const keptCommentViewsService = defineService("comments:kept-views", (app): Kept
 /** The comment cores and authors APP keeps for its comment views. */
 export const keptCommentViewsOf = (app: App): KeptCommentViews => app.services.get(keptCommentViewsService);
 
-const viewerHasBlocks = (eb: ExpressionBuilder<Database, never>, viewerId: number) =>
-  eb.or([
-    eb.exists(eb.selectFrom("blocks").select("blocks.id").where("blocks.blocker_id", "=", viewerId)),
-    eb.exists(eb.selectFrom("blocks").select("blocks.id").where("blocks.blocked_id", "=", viewerId)),
-  ]);
-
 /**
  * What a page of comment views reads per request, besides the kept parts: each comment's id,
  * version, author and author's profile version, its time (the page's key), its reply count
@@ -300,17 +289,18 @@ function selectCommentRefs(db: Db, viewerId: number) {
     .select((eb) => {
       const e = eb as unknown as ExpressionBuilder<Database, never>;
       return [
+        // the counter, or for a viewer with blocks the replies counted without blocked accounts'
         eb
           .case()
-          .when(viewerHasBlocks(e, viewerId))
-          .then(
+          .when(hidesNobody(e, viewerId, false))
+          .then(eb.ref("comments.reply_count"))
+          .else(
             eb
               .selectFrom("comments as r")
               .select(eb.fn.countAll<number>().as("n"))
               .whereRef("r.reply_to_id", "=", "comments.id")
               .where((x) => x.not(blockedEitherWayWithAny(x, viewerId, ["r.author_id"]))),
           )
-          .else(eb.ref("comments.reply_count"))
           .end()
           .as("reply_count"),
         eb
@@ -364,35 +354,30 @@ async function buildCommentViews(
   refs: Array<CommentRef & { place?: CommentPlace }>,
   place: CommentPlace | null,
 ): Promise<CommentView[]> {
-  const cores = new Map<number, CommentCore>();
-  const missing: number[] = [];
-  const wantedAuthors = new Map<number, number>();
-  for (const r of refs) {
-    const core = kept.comments.get(r.id, Number(r.version));
-    if (core) cores.set(r.id, core);
-    else missing.push(r.id);
-    wantedAuthors.set(r.author_id, Number(r.a_version));
-  }
-  for (const c of await commentsByIds(db, missing)) {
-    const core: CommentCore = {
-      row: {
-        id: c.id,
-        cuid: c.cuid,
-        post_id: c.post_id,
-        author_id: c.author_id,
-        reply_to_id: c.reply_to_id,
-        content: c.content,
-        media: c.media,
-        created_at: c.created_at,
+  const { cores, authors } = await coresAndAuthorsOf(
+    db,
+    { cores: kept.comments, authors: kept.authors },
+    refs,
+    (ids) => commentsByIds(db, ids),
+    (c) => ({
+      id: c.id,
+      version: Number(c.version),
+      value: {
+        row: {
+          id: c.id,
+          cuid: c.cuid,
+          post_id: c.post_id,
+          author_id: c.author_id,
+          reply_to_id: c.reply_to_id,
+          content: c.content,
+          media: c.media,
+          created_at: c.created_at,
+        },
+        media: JSON.parse(c.media) as CommentMedia[],
+        likeCount: Number(c.like_count),
       },
-      media: JSON.parse(c.media) as CommentMedia[],
-      likeCount: Number(c.like_count),
-    };
-    // kept by the version this read saw (newer than the ref's when the comment changed meanwhile)
-    kept.comments.keep(c.id, Number(c.version), core);
-    cores.set(c.id, core);
-  }
-  const authors = await authorsOf(db, kept.authors, wantedAuthors);
+    }),
+  );
   const views: CommentView[] = [];
   for (const r of refs) {
     const core = cores.get(r.id);
@@ -424,7 +409,13 @@ const commentPages = new ShapedQuery(
   ) => {
     let q = selectCommentRefs(db, v.viewer)
       .where("users.deleted_at", "is", null)
-      .where((eb) => eb.not(blockedEitherWayWithAny(eb, v.viewer, ["comments.author_id"])));
+      // the per-row probes only for a viewer with blocks (evaluated once: most viewers have none)
+      .where((eb) =>
+        eb.or([
+          hidesNobody(eb as unknown as ExpressionBuilder<Database, never>, v.viewer, false),
+          eb.not(blockedEitherWayWithAny(eb, v.viewer, ["comments.author_id"])),
+        ]),
+      );
     q =
       shape.of === "post"
         ? q.where("comments.post_id", "=", v.parent).where("comments.reply_to_id", "is", null)

@@ -2,11 +2,11 @@ import { sql, type ExpressionBuilder } from "kysely";
 import type { Database, Db } from "../../db";
 import { notFound } from "../../lib/errors";
 import { pageOf, type Cursor } from "../../lib/paging";
-import { blockedEitherWayIds } from "../relations/service";
+import { blockedEitherWayIds, hidesNobody } from "../relations/service";
 import type { UserRow } from "../users/table";
 import { ShapedQuery } from "../../db/compiled";
 import { beforeKey, literalLimit } from "./keyset";
-import { buildPostViews, selectPostRefs, type KeptPostViews, type PostView } from "./view";
+import { buildPostViews, POST_REF_COLUMNS, selectPostRefs, type KeptPostViews, type PostView } from "./view";
 
 export interface PageRequest {
   cursor: Cursor | null;
@@ -60,8 +60,15 @@ interface ListShape {
 
 type PostAlias = "posts" | "p" | "t";
 
-const hiddenOf = (eb: ExpressionBuilder<any, any>, viewer: number, hide: Hide) =>
-  hiddenAuthors(eb as ExpressionBuilder<Database, never>, viewer, hide);
+/** The account in column AUTHOR is not hidden from VIEWER. */
+function notHidden(eb: ExpressionBuilder<any, any>, author: string, viewer: number, hide: Hide) {
+  const e = eb as ExpressionBuilder<Database, never>;
+  // the list is built only for a viewer who hides someone (it cost three index searches and a temporary index)
+  return e.or([
+    hidesNobody(e, viewer, hide === "blockedOrMuted"),
+    e(sql.ref(author), "not in", hiddenAuthors(e, viewer, hide)),
+  ]);
+}
 
 /**
  * The account in column AUTHOR is live (a NOT EXISTS probe by primary key: a join on users
@@ -80,7 +87,7 @@ function authorVisible(eb: ExpressionBuilder<any, any>, author: string, viewer: 
           .where((e) => e.or([e("du.deleted_at", "is not", null), e("du.disabled_at", "is not", null)])),
       ),
     ),
-    eb(ref, "not in", hiddenOf(eb, viewer, hide)),
+    notHidden(eb, author, viewer, hide),
   ]);
 }
 
@@ -96,27 +103,28 @@ function repostVisible(eb: ExpressionBuilder<any, any>, alias: PostAlias, viewer
         .where("o.id", "=", sql.ref(`${alias}.repost_of_id`))
         .where("ou.deleted_at", "is", null)
         .where("ou.disabled_at", "is", null)
-        .where("o.author_id", "not in", hiddenOf(eb, viewer, hide)),
+        .where((e) => notHidden(e, "o.author_id", viewer, hide)),
     ),
   ]);
 }
 
 /**
- * The page's post ids of the following feed: the newest visible rows of the viewer's
+ * The page's posts of the following feed: the newest visible rows of the viewer's
  * feed_entries (posts of followed, unmuted accounts, kept on write by triggers: see the
  * feed_entries migration) and the newest of the viewer's own posts, each a walk of its index
  * from the cursor that stops at LIMIT + 1 visible rows; the page is the newest LIMIT + 1 of
- * both. A page costs the same whatever the reader follows and however many posts exist (the
- * search of the posts table it replaces walked all 1M posts for a reader following nobody).
+ * both, and only those are read from posts. A page costs the same whatever the reader follows
+ * and however many posts exist (the search of the posts table it replaces walked all 1M posts
+ * for a reader following nobody).
  */
-function followingPageIds(db: Db, v: ListValues, shape: ListShape) {
+function followingPagePosts(db: Db, v: ListValues, shape: ListShape) {
   const hide: Hide = "blockedOrMuted";
   const pageSize = literalLimit(shape.limit + 1);
   const cursor = (time: string, id: string) =>
     shape.cursor ? beforeKey(time, id, { t: v.t, id: v.id }) : sql<boolean>`1 = 1`;
   const followed = db
     .selectFrom("feed_entries as t")
-    .select(["t.post_id as id"])
+    .select(["t.post_id as id", "t.created_at"])
     .where("t.owner_id", "=", v.viewer)
     .where(cursor("t.created_at", "t.post_id"))
     .where((eb) => eb.and([authorVisible(eb, "t.author_id", v.viewer, hide), repostVisible(eb, "t", v.viewer, hide)]))
@@ -125,7 +133,7 @@ function followingPageIds(db: Db, v: ListValues, shape: ListShape) {
     .limit(pageSize);
   const own = db
     .selectFrom("posts as p")
-    .select("p.id")
+    .select(["p.id", "p.created_at"])
     .where("p.author_id", "=", v.viewer)
     .where(cursor("p.created_at", "p.id"))
     .where((eb) => repostVisible(eb, "p", v.viewer, hide))
@@ -133,10 +141,14 @@ function followingPageIds(db: Db, v: ListValues, shape: ListShape) {
     .orderBy("p.id", "desc")
     .limit(pageSize);
   // each arm as a subquery: a compound SELECT takes no ORDER BY or LIMIT in its arms
-  return db
+  const newest = db
     .selectFrom(followed.as("f"))
-    .select("f.id")
-    .unionAll(db.selectFrom(own.as("o")).select("o.id"));
+    .select(["f.id", "f.created_at"])
+    .unionAll(db.selectFrom(own.as("o")).select(["o.id", "o.created_at"]))
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(pageSize);
+  return db.selectFrom(newest.as("n")).innerJoin("posts", "posts.id", "n.id").select(POST_REF_COLUMNS);
 }
 
 /**
@@ -146,15 +158,13 @@ function followingPageIds(db: Db, v: ListValues, shape: ListShape) {
  * deleted or disabled accounts. One statement per page, compiled once per shape.
  */
 const postLists = new ShapedQuery(
-  (db: Db, v: ListValues, shape: ListShape) => {
-    // the page's ids first (filters, order, limit), then the refs for those rows only
-    if (shape.list !== "following") return selectPostRefs(db, v.viewer, listPageIds(db, v, shape));
-    // the following feed's ids are the newest of two walks: LIMIT + 1 of up to twice as many
-    return selectPostRefs(db, v.viewer, followingPageIds(db, v, shape))
-      .orderBy("posts.created_at", "desc")
-      .orderBy("posts.id", "desc")
-      .limit(literalLimit(shape.limit + 1));
-  },
+  (db: Db, v: ListValues, shape: ListShape) =>
+    // the page's posts first (filters, order, limit), then the refs for those rows only
+    selectPostRefs(
+      db,
+      v.viewer,
+      shape.list === "following" ? followingPagePosts(db, v, shape) : listPagePosts(db, v, shape),
+    ),
   (s) => `${s.list}:${s.cursor ? 1 : 0}:${s.limit}`,
 );
 
@@ -162,12 +172,12 @@ const postLists = new ShapedQuery(
 const newestFirst = (a: { created_at: number; id: number }, b: { created_at: number; id: number }) =>
   b.created_at - a.created_at || b.id - a.id;
 
-/** The page's post ids of every list but the following feed: a walk of the time index, or of the list's own rows. */
-function listPageIds(db: Db, v: ListValues, shape: ListShape) {
+/** The page's posts of every list but the following feed: a walk of the time index, or of the list's own rows. */
+function listPagePosts(db: Db, v: ListValues, shape: ListShape) {
   const hide: Hide = shape.list === "feed" ? "blockedOrMuted" : "blocked";
   let q = db
     .selectFrom("posts")
-    .select("posts.id")
+    .select(POST_REF_COLUMNS)
     .where((eb) =>
       eb.and([authorVisible(eb, "posts.author_id", v.viewer, hide), repostVisible(eb, "posts", v.viewer, hide)]),
     );
@@ -192,7 +202,7 @@ function listPageIds(db: Db, v: ListValues, shape: ListShape) {
 }
 
 /** One page of a post list: the list query already left out reposts whose original is hidden. */
-async function listPage(
+async function postListPage(
   db: Db,
   kept: KeptPostViews,
   list: ListShape["list"],
@@ -216,7 +226,7 @@ export function feedPage(
   viewerId: number,
   opts: PageRequest & { following: boolean },
 ): Promise<Page<PostView>> {
-  return listPage(db, kept, opts.following ? "following" : "feed", opts, { viewer: viewerId });
+  return postListPage(db, kept, opts.following ? "following" : "feed", opts, { viewer: viewerId });
 }
 
 /** One account's posts and reposts (a profile's list); muted accounts stay visible here. */
@@ -227,7 +237,7 @@ export function userPostsPage(
   author: UserRow,
   page: PageRequest,
 ): Promise<Page<PostView>> {
-  return listPage(db, kept, "user", page, { viewer: viewerId, author: author.id });
+  return postListPage(db, kept, "user", page, { viewer: viewerId, author: author.id });
 }
 
 /** Posts with a hashtag, newest first. */
@@ -238,7 +248,7 @@ export function hashtagPostsPage(
   tag: string,
   page: PageRequest,
 ): Promise<Page<PostView>> {
-  return listPage(db, kept, "hashtag", page, { viewer: viewerId, tag });
+  return postListPage(db, kept, "hashtag", page, { viewer: viewerId, tag });
 }
 
 /**
@@ -251,7 +261,7 @@ export async function findVisiblePostView(
   viewerId: number,
   cuid: string,
 ): Promise<PostView> {
-  const { items } = await listPage(db, kept, "post", { cursor: null, limit: 1 }, { viewer: viewerId, cuid });
+  const { items } = await postListPage(db, kept, "post", { cursor: null, limit: 1 }, { viewer: viewerId, cuid });
   if (!items[0]) throw notFound("Post not found");
   return items[0];
 }

@@ -2,7 +2,7 @@ import { defineService, type App } from "../../app";
 import type { SelectQueryBuilder } from "kysely";
 import type { Database, Db } from "../../db";
 import { compiledByIds, ShapedQuery } from "../../db/compiled";
-import { KeptByVersion } from "../../lib/kept-by-version";
+import { KeptByVersion, keptOrRead } from "../../lib/kept-by-version";
 import type { UserRow } from "../users/table";
 import type { PostImage, PostRow } from "./table";
 
@@ -77,29 +77,44 @@ const keptPostViewsService = defineService("posts:kept-views", (): KeptPostViews
 /** The post cores and authors APP keeps for its post views. */
 export const keptPostViewsOf = (app: App): KeptPostViews => app.services.get(keptPostViewsService);
 
+/** The columns of posts a page of post refs reads per post (a page's subquery selects them: see selectPostRefs). */
+export const POST_REF_COLUMNS = [
+  "posts.id",
+  "posts.version",
+  "posts.author_id",
+  "posts.repost_of_id",
+  "posts.created_at",
+] as const;
+
 /**
  * What a page of post views reads per request, besides the kept parts: each post's id, version,
  * author and author's profile version and liveness, its place in a list (time, repost), and the
  * viewer's marks (left joins on unique indexes: at most one row each). List queries add their
  * WHERE/ORDER BY to this; the posts' and authors' columns are read only for those not kept.
+ * PAGE, when given, is the page's posts as a subquery selecting POST_REF_COLUMNS (from the rows
+ * its walk already read, so the page's posts are not looked up again by id).
  */
-export function selectPostRefs(db: Db, viewerId: number, page?: SelectQueryBuilder<Database, any, { id: number }>) {
-  // a page's ids as the outer loop (a subquery in FROM) rather than `posts.id IN (…)`: SQLite then
-  // neither probes the IN list's table per post nor sorts the rows again (≈ 27 → 20 µs for 21 posts)
-  const from = (
-    page ? db.selectFrom(page.as("pg")).innerJoin("posts", "posts.id", "pg.id") : db.selectFrom("posts")
-  ) as ReturnType<typeof db.selectFrom<"posts">>;
+export function selectPostRefs(
+  db: Db,
+  viewerId: number,
+  page?: SelectQueryBuilder<
+    Database,
+    any,
+    Pick<PostRow, "id" | "version" | "author_id" | "repost_of_id" | "created_at">
+  >,
+) {
+  // the page as the outer loop (a subquery in FROM, named as the table it stands for) rather than
+  // `posts.id IN (…)`: SQLite then neither probes the IN list's table per post nor sorts the rows again
+  const from = (page ? db.selectFrom(page.as("posts")) : db.selectFrom("posts")) as ReturnType<
+    typeof db.selectFrom<"posts">
+  >;
   return from
     .innerJoin("users", "users.id", "posts.author_id")
     .leftJoin("post_likes as ml", (j) => j.onRef("ml.post_id", "=", "posts.id").on("ml.user_id", "=", viewerId))
     .leftJoin("post_bookmarks as mb", (j) => j.onRef("mb.post_id", "=", "posts.id").on("mb.user_id", "=", viewerId))
     .leftJoin("posts as mr", (j) => j.onRef("mr.repost_of_id", "=", "posts.id").on("mr.author_id", "=", viewerId))
     .select([
-      "posts.id",
-      "posts.version",
-      "posts.author_id",
-      "posts.repost_of_id",
-      "posts.created_at",
+      ...POST_REF_COLUMNS,
       "users.profile_version as a_version",
       "users.deleted_at as a_deleted_at",
       "users.disabled_at as a_disabled_at",
@@ -235,64 +250,82 @@ export async function loadPolls(db: Db, viewerId: number, postIds: number[]): Pr
  * The shown columns of the accounts WANTED (id → profile version): the ones KEPT holds at that
  * version as kept, the rest read in one statement (none when all are kept) and kept.
  */
-export async function authorsOf(
+function authorsOf(
   db: Db,
   kept: KeptByVersion<PostAuthor>,
   wanted: ReadonlyMap<number, number>,
 ): Promise<Map<number, PostAuthor>> {
-  const authors = new Map<number, PostAuthor>();
-  const missing: number[] = [];
-  for (const [id, version] of wanted) {
-    const author = kept.get(id, version);
-    if (author) authors.set(id, author);
-    else missing.push(id);
-  }
-  for (const u of await authorsByIds(db, missing)) {
-    const author: PostAuthor = {
+  return keptOrRead(
+    kept,
+    wanted,
+    (ids) => authorsByIds(db, ids),
+    (u) => ({
       id: u.id,
-      cuid: u.cuid,
-      username: u.username,
-      display_name: u.display_name,
-      avatar_url: u.avatar_url,
-      is_bot: u.is_bot,
-    };
-    kept.keep(u.id, Number(u.profile_version), author);
-    authors.set(u.id, author);
-  }
-  return authors;
+      version: Number(u.profile_version),
+      value: {
+        id: u.id,
+        cuid: u.cuid,
+        username: u.username,
+        display_name: u.display_name,
+        avatar_url: u.avatar_url,
+        is_bot: u.is_bot,
+      },
+    }),
+  );
+}
+
+/** A ref of a kept view's row: its id and version, its author and the author's profile version. */
+interface KeptRef {
+  id: number;
+  version: number | bigint;
+  author_id: number;
+  a_version: number | bigint;
 }
 
 /**
- * Cores and authors of REFS: the kept ones as kept, the rest read (one statement for posts, one
- * for authors, each only when something is missing) and kept. A post deleted since its ref was
- * read has no core and is left out by the caller.
+ * Cores (kept by row id and version) and authors (by account id and profile version) of REFS:
+ * the kept ones as kept, the rest read (READ for cores, made by MAKE; one statement for cores,
+ * one for authors, each only when something is missing) and kept. A ref whose row was deleted
+ * since it was read has no core and is left out by the caller. Post and comment views share it.
  */
-async function coresOf(db: Db, kept: KeptPostViews, refs: PostRef[]) {
-  const cores = new Map<number, PostCore>();
-  const missing: number[] = [];
+export async function coresAndAuthorsOf<Core, Row>(
+  db: Db,
+  kept: { cores: KeptByVersion<Core>; authors: KeptByVersion<PostAuthor> },
+  refs: readonly KeptRef[],
+  read: (ids: number[]) => Promise<Row[]>,
+  make: (row: Row) => { id: number; version: number; value: Core },
+): Promise<{ cores: Map<number, Core>; authors: Map<number, PostAuthor> }> {
+  const wantedCores = new Map<number, number>();
   const wantedAuthors = new Map<number, number>();
   for (const r of refs) {
-    const core = kept.posts.get(r.id, Number(r.version));
-    if (core) cores.set(r.id, core);
-    else missing.push(r.id);
+    wantedCores.set(r.id, Number(r.version));
     wantedAuthors.set(r.author_id, Number(r.a_version));
   }
-  for (const p of await postsByIds(db, missing)) {
-    const core: PostCore = {
-      row: postRowOf(p),
-      images: JSON.parse(p.images) as PostImage[],
-      likeCount: Number(p.like_count),
-      commentCount: Number(p.comment_count),
-      repostCount: Number(p.repost_count),
-      // SQLite answers 0/1, PostgreSQL false/true
-      hasPoll: Number(p.has_poll) === 1,
-    };
-    // kept by the version this read saw (newer than the ref's when the post changed meanwhile)
-    kept.posts.keep(p.id, Number(p.version), core);
-    cores.set(p.id, core);
-  }
+  const cores = await keptOrRead(kept.cores, wantedCores, read, make);
   return { cores, authors: await authorsOf(db, kept.authors, wantedAuthors) };
 }
+
+/** Cores and authors of post REFS (see coresAndAuthorsOf). */
+const postCoresOf = (db: Db, kept: KeptPostViews, refs: PostRef[]) =>
+  coresAndAuthorsOf(
+    db,
+    { cores: kept.posts, authors: kept.authors },
+    refs,
+    (ids) => postsByIds(db, ids),
+    (p) => ({
+      id: p.id,
+      version: Number(p.version),
+      value: {
+        row: postRowOf(p),
+        images: JSON.parse(p.images) as PostImage[],
+        likeCount: Number(p.like_count),
+        commentCount: Number(p.comment_count),
+        repostCount: Number(p.repost_count),
+        // SQLite answers 0/1, PostgreSQL false/true
+        hasPoll: Number(p.has_poll) === 1,
+      },
+    }),
+  );
 
 /**
  * Builds views of REFS (from selectPostRefs) for VIEWER, in their order: reposts' originals'
@@ -312,7 +345,7 @@ export async function buildPostViews(
   for (const r of refs) if (r.repost_of_id !== null) originalIds.add(r.repost_of_id);
   const originals = await refsOf(db, viewerId, originalIds);
   const all = originals.length ? [...refs, ...originals] : refs;
-  const { cores, authors } = await coresOf(db, kept, all);
+  const { cores, authors } = await postCoresOf(db, kept, all);
   const withPoll: number[] = [];
   for (const r of all) if (cores.get(r.id)?.hasPoll) withPoll.push(r.id);
   const polls = await loadPolls(db, viewerId, withPoll);

@@ -29,6 +29,22 @@ export async function mutedIds(db: Db, userId: number): Promise<number[]> {
   return rows.map((r) => r.muted_id);
 }
 
+/**
+ * VIEWER blocked nobody and nobody blocked VIEWER (WITH MUTES: nor did VIEWER mute anyone), as
+ * a condition of a list's statement. Not correlated, so it is evaluated once per statement: put
+ * first in an OR, it spares most viewers (who hide nobody) a list's per-row block probes or
+ * hidden-account list (≈ 2 µs of a 20-row page's statement either way).
+ */
+export function hidesNobody(eb: ExpressionBuilder<Database, never>, viewerId: number, withMutes: boolean) {
+  const none = [
+    eb.not(eb.exists(eb.selectFrom("blocks").select("blocks.id").where("blocks.blocker_id", "=", viewerId))),
+    eb.not(eb.exists(eb.selectFrom("blocks").select("blocks.id").where("blocks.blocked_id", "=", viewerId))),
+  ];
+  if (withMutes)
+    none.push(eb.not(eb.exists(eb.selectFrom("mutes").select("mutes.id").where("mutes.muter_id", "=", viewerId))));
+  return eb.and(none);
+}
+
 /** A block between A and B, either way: the rows of `blocks` a query selects from it (a where condition). */
 export const blockBetween = (a: number, b: number) => (eb: ExpressionBuilder<Database, "blocks">) =>
   eb.or([
