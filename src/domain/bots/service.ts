@@ -9,7 +9,7 @@ import { createUser, findUserById, findUserByUsername } from "../users/service";
 import type { UserRow } from "../users/table";
 import { accountIdOf, botApiUserId } from "./ids";
 import type { BotPrivacy, BotRow } from "./table";
-import { ACTIVE_ROLES } from "../chats/table";
+import { isActiveRole } from "../chats/table";
 
 /** How many bots one person may own. */
 export const MAX_BOTS_PER_OWNER = 20;
@@ -280,7 +280,7 @@ const botMembersQuery = precompiled((db: Db, v: { conversationId: number; exclud
     .selectAll("users")
     .select(BOT_COLUMNS.map((c) => `bots.${c} as ${BOT_PREFIX}${c}` as `bots.${typeof c}`))
     .where("m.conversation_id", "=", v.conversationId)
-    .where("m.role", "in", ACTIVE_ROLES)
+    .where(isActiveRole("m.role"))
     .where("m.user_id", "!=", v.exclude)
     // one order everywhere: a message to a group queues an update per bot, each under its bot's
     // queue lock (Storage.lockQueue), and two groups sharing two bots must not take them crosswise

@@ -5,7 +5,14 @@ import { precompiled, splitPrefixedRow } from "../../db/compiled";
 import { fromJson } from "./validate";
 import type { UserRow } from "../users/table";
 import { blockBetween } from "../relations/service";
-import { ACTIVE_ROLES, type ChatMember, type ConversationRow, type MemberRow, type MessageRow } from "./table";
+import {
+  ACTIVE_ROLES,
+  isActiveRole,
+  type ChatMember,
+  type ConversationRow,
+  type MemberRow,
+  type MessageRow,
+} from "./table";
 
 /** Administrator rights, named as the compatible bot API names them. */
 export const ADMIN_RIGHTS = [
@@ -124,7 +131,7 @@ const activeMemberIdsQuery = precompiled((db, p: { conversationId: number }) =>
     .selectFrom("conversation_members")
     .select("user_id")
     .where("conversation_id", "=", p.conversationId)
-    .where("role", "in", ACTIVE_ROLES),
+    .where(isActiveRole("role")),
 );
 
 export const findConversationById = async (db: Db, id: number): Promise<ConversationRow | undefined> =>
@@ -279,7 +286,7 @@ const activeMembersQuery = precompiled((db, p: { conversationId: number }) =>
     .innerJoin("users", "users.id", "m.user_id")
     .select(["m.user_id", "users.is_bot"])
     .where("m.conversation_id", "=", p.conversationId)
-    .where("m.role", "in", ACTIVE_ROLES),
+    .where(isActiveRole("m.role")),
 );
 
 /** The people currently in the conversation, each with whether the account is a bot's. */
@@ -294,7 +301,7 @@ const activeMembersBlockedQuery = precompiled((db, p: { conversationId: number; 
     .select(["m.user_id", "users.is_bot"])
     .select((eb) => eb.exists(eb.selectFrom("blocks").select("id").where(blockBetween(p.a, p.b))).as("blocked"))
     .where("m.conversation_id", "=", p.conversationId)
-    .where("m.role", "in", ACTIVE_ROLES),
+    .where(isActiveRole("m.role")),
 );
 
 /**

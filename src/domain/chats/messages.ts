@@ -92,13 +92,6 @@ const insertMessageQuery = precompiled((db, p: NewMessage) =>
     // the rest of the row is what was just written: reading it back would cost ≈ 20 columns a send
     .returning("id"),
 );
-const readOwnQuery = precompiled((db, p: { seq: number; conversationId: number; userId: number }) =>
-  db
-    .updateTable("conversation_members")
-    .set({ last_read_seq: p.seq })
-    .where("conversation_id", "=", p.conversationId)
-    .where("user_id", "=", p.userId),
-);
 
 /**
  * The chat's current members and, in a private chat, whether a block stands between the sender
@@ -215,8 +208,8 @@ export interface StoreOptions {
 
 /**
  * Posts a message in SCOPE, the caller's transaction: whatever else the caller writes there
- * commits or rolls back with it. Writes the seq, the row and the sender's read mark, and runs
- * the "message:storing" listeners in the same transaction (the bots' updates: a message is
+ * commits or rolls back with it. Writes the seq and the row (whose insert moves the sender's
+ * read mark: migration 20261125001000_send_read_mark), and runs the "message:storing" listeners in the same transaction (the bots' updates: a message is
  * never stored without them). Members see it live and "message:created" fires once SCOPE has
  * committed. A repeated clientMessageId answers the stored message when a check refuses the
  * send; a repeat that gets as far as the insert fails on the unique index (sendMessageIn
@@ -290,8 +283,6 @@ export async function storeMessage(
   const [inserted] = await insertMessageQuery(db, written);
   const row: MessageRow = { id: inserted!.id, ...written, pinned: 0, edited_at: null, deleted_at: null, version: 0 };
   justStored.add(row);
-  // one's own message is read by oneself
-  await readOwnQuery(db, { seq, conversationId: conversation.id, userId: senderId });
   const sender = opts.sender?.id === senderId ? opts.sender : undefined;
   await app.hooks.emitWithin(scope, "message:storing", { conversation, message: row, sender, members });
   const memberIds = members.map((m) => m.user_id);

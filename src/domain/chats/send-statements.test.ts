@@ -8,8 +8,8 @@ import { sendMessageIn } from "./messages";
 /*
  * The statements a send runs, pinned per request (BEGIN and COMMIT included). A send is
  * the membership check (a plain Client API send: inside its transaction), then in one
- * transaction the members to notify with the block check (one statement), the seq, the row,
- * the sender's read mark and the bots' updates; the chat, the sender and the bots are never
+ * transaction the members to notify with the block check (one statement), the seq, the row
+ * (its insert also moves the sender's read mark) and the bots' updates; the chat, the sender and the bots are never
  * read twice, and a chat without bots asks for none.
  */
 
@@ -32,26 +32,26 @@ const onPostgres = () => (world.server.app.storage.engine === "postgres" ? 1 : 0
 const counted = (run: () => Promise<{ status: number }>) =>
   statementsDuring(world.server.app.storage, async () => expect((await run()).status).toBe(200));
 
-test("Bot API sendMessage to a person: 7 statements, 1 outside the transaction", async () => {
+test("Bot API sendMessage to a person: 6 statements, 1 outside the transaction", async () => {
   const send = () => botCall(world.server.url, token, "sendMessage", { chat_id: world.personUser.id, text: "hi" });
   await send(); // the first call resolves the token; later ones find it in process
   // the person with their chat (one statement), then BEGIN, the members to notify with the
-  // block check (the bot's membership checked among them), seq, row, read mark, COMMIT (a bot's
-  // own message reaches no bot: no bot query); PostgreSQL reads the token's bot on every call
-  expect(await counted(send)).toBe(7 + onPostgres());
+  // block check (the bot's membership checked among them), seq, row (and read mark), COMMIT (a
+  // bot's own message reaches no bot: no bot query); PostgreSQL reads the token's bot on every call
+  expect(await counted(send)).toBe(6 + onPostgres());
 });
 
-test("Client API send to a person: 7 statements", async () => {
+test("Client API send to a person: 6 statements", async () => {
   const send = () => world.person.post(`/api/social/messages/${friendChat}`, { content: "hello" });
   await send(); // the session is read once, then kept: a send writes no session, account or ban
   // BEGIN, the chat with the sender's membership (one statement, in the transaction), the members
-  // to notify with the block check (none a bot: no query for the chat's bots), seq, row, read
-  // mark, COMMIT (the sender comes from the session, not read again); PostgreSQL reads the
+  // to notify with the block check (none a bot: no query for the chat's bots), seq, row (and read
+  // mark), COMMIT (the sender comes from the session, not read again); PostgreSQL reads the
   // session on every request
-  expect(await counted(send)).toBe(7 + onPostgres());
+  expect(await counted(send)).toBe(6 + onPostgres());
 });
 
-test("a person's message to a bot: 8 statements in the domain, the bot's update in the same transaction", async () => {
+test("a person's message to a bot: 7 statements in the domain, the bot's update in the same transaction", async () => {
   const { app } = world.server;
   const membership = await requireMembershipByCuid(app.db, botChat, world.personUser.id);
   // counted in the domain: over HTTP the webhook worker's look at the queues (a timer the new
@@ -59,10 +59,10 @@ test("a person's message to a bot: 8 statements in the domain, the bot's update 
   const statements = await statementsDuring(app.storage, () =>
     sendMessageIn(app, membership, { content: "to the bot" }, { sender: world.personUser }),
   );
-  // BEGIN, the members (one of them a bot) with the block check, seq, row, read mark, the chat's
-  // bots with their accounts (one statement), the update, COMMIT; PostgreSQL takes the bot's
-  // queue lock before the update (update ids in commit order)
-  expect(statements).toBe(8 + onPostgres());
+  // BEGIN, the members (one of them a bot) with the block check, seq, row (and read mark), the
+  // chat's bots with their accounts (one statement), the update, COMMIT; PostgreSQL takes the
+  // bot's queue lock before the update (update ids in commit order)
+  expect(statements).toBe(7 + onPostgres());
   const updates = await botCall(world.server.url, token, "getUpdates", { timeout: 0 });
   expect(updates.body.result.map((u: { message: { text: string } }) => u.message.text)).toEqual(["to the bot"]);
 });

@@ -1,9 +1,20 @@
-import type { Generated, Selectable } from "kysely";
+import type { ExpressionBuilder, Generated, Selectable } from "kysely";
 
 export type ConversationType = "private" | "group";
 export type MemberRole = "creator" | "administrator" | "member" | "left" | "kicked";
 /** roles of people who are in the chat now */
 export const ACTIVE_ROLES: readonly MemberRole[] = ["creator", "administrator", "member"];
+
+/**
+ * WHERE COLUMN is one of ACTIVE_ROLES, spelled as equalities: SQLite runs `role IN (?, ?, ?)`
+ * by filling a temporary table on every execution (≈ 1 µs a statement, more than the rest of a
+ * two-member lookup), the ORs it tests in place.
+ */
+export const isActiveRole =
+  (column: "role" | "m.role") =>
+  // any: the helper serves queries over conversation_members under either name
+  (eb: ExpressionBuilder<any, any>) =>
+    eb.or(ACTIVE_ROLES.map((role) => eb(column, "=", role)));
 
 export interface ConversationsTable {
   id: Generated<number>;
