@@ -323,6 +323,14 @@ async function lastMessageMismatches(): Promise<unknown[]> {
   return rows.filter((r) => r.last_message_id !== r.newest);
 }
 
+/** Memberships whose copy of their chat's activity (the chat list's order) differs from the chat's. */
+async function activityMismatches(): Promise<unknown[]> {
+  const { rows } = await sql<{ id: number; activity_at: number; chat: number }>`
+    SELECT m.id, m.activity_at, c.activity_at AS chat
+    FROM conversation_members m JOIN conversations c ON c.id = m.conversation_id`.execute(server.app.db);
+  return rows.filter((r) => Number(r.activity_at) !== Number(r.chat));
+}
+
 /** The newest message of each of VIEWER's chats that they see (not deleted, not hidden for them), by chat. */
 async function newestSeenBy(viewer: number): Promise<Map<number, number | null>> {
   const { rows } = await sql<{ conversation_id: number; newest: number | null }>`
@@ -431,6 +439,7 @@ test("each member's unread counter equals the messages they have not read, and e
       expect(await unreadMismatches()).toEqual([]);
       expect(await memberCountMismatches()).toEqual([]);
       expect(await lastMessageMismatches()).toEqual([]);
+      expect(await activityMismatches()).toEqual([]);
       // the chat list shows the counters (each equal to counting, checked above) and the newest
       // message each viewer sees
       for (const p of people) {
@@ -481,6 +490,24 @@ test("the last message migration fills each chat's newest message not deleted fo
     .where("seq", "=", 2)
     .executeTakeFirstOrThrow();
   expect(row.last_message_id).toBe(two.id);
+});
+
+test("the member activity migration copies each chat's activity to its memberships", async () => {
+  const app = server.app;
+  const [a, b, c] = await makePeople(3);
+  await createGroup(app, a!.id, "activity", [b!.id, c!.id]);
+  const chat = await openPrivateChat(app, a!.id, b!.id);
+  server.clock.advance(1_000);
+  await sendMessage(app, { conversationId: chat.id, senderId: a!.id, content: "later" });
+  const { migrations } = await import("../db/migrations");
+  const activity = migrations["20261125002000_chat_member_activity"]!;
+  await app.db.transaction().execute(async (tx) => {
+    await activity.down!(tx);
+    await activity.up(tx);
+  });
+  expect(await activityMismatches()).toEqual([]);
+  const mine = await listChats(app.db, a!.id, undefined, 50);
+  expect(mine.items.map((i) => i.conversationId)[0]).toBe(chat.id);
 });
 
 test("the member counter migration backfills each chat's count from its members", async () => {

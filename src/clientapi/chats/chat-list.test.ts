@@ -23,6 +23,12 @@ async function shownList(db: Db, viewer: number, kept = new ChatListKept()) {
   return JSON.parse(await chatListJson(db, kept, viewer, page.items)) as any[];
 }
 
+/** A chat's id by its cuid, and its cuid by its id. */
+const chatId = async (cuid: string) =>
+  (await server.app.db.selectFrom("conversations").select("id").where("cuid", "=", cuid).executeTakeFirstOrThrow()).id;
+const chatCuid = async (id: number) =>
+  (await server.app.db.selectFrom("conversations").select("cuid").where("id", "=", id).executeTakeFirstOrThrow()).cuid;
+
 /** Opens a private chat from FROM to TO's username and sends TEXTS; returns the chat's cuid. */
 async function chatWith(
   from: Awaited<ReturnType<typeof person>>,
@@ -204,6 +210,99 @@ describe("chat list in few statements", () => {
     res = await stranger.client.get("/api/social/messages");
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ conversations: [], pageInfo: { nextCursor: null } });
+  });
+
+  test("pages come in the chats' activity order, ties by chat id, whoever moves a chat; chats left or removed from are not listed", async () => {
+    const me = await person();
+    const others = await Promise.all(Array.from({ length: 6 }, () => person()));
+    const chats: number[] = [];
+    for (const o of others) chats.push(await chatId(await chatWith(o, me, ["hi"])));
+    const group = await createGroup(server.app, me.user.id, "Ties", [others[0]!.user.id]);
+    chats.push(group.id);
+    // four chats at one moment, set outside the app's code (the CLI, another node, an operator's SQL)
+    const tie = server.clock.now() - 60_000;
+    await server.app.db
+      .updateTable("conversations")
+      .set({ activity_at: tie })
+      .where("id", "in", [chats[1]!, chats[2]!, chats[4]!, group.id])
+      .execute();
+    /** MY chats in the list's order, read from the chats' own rows */
+    const expected = async (viewer: number) =>
+      (
+        await server.app.db
+          .selectFrom("conversations as c")
+          .innerJoin("conversation_members as m", "m.conversation_id", "c.id")
+          .select(["c.id", "c.activity_at"])
+          .where("m.user_id", "=", viewer)
+          .where("m.role", "in", ["creator", "administrator", "member"])
+          .execute()
+      )
+        .sort((a, b) => b.activity_at - a.activity_at || b.id - a.id)
+        .map((c) => c.id);
+    /** every page of VIEWER's list, LIMIT chats each, over HTTP: the chats' ids in order */
+    const paged = async (client: typeof me.client, limit: number) => {
+      const ids: number[] = [];
+      let cursor: string | null = null;
+      for (let pages = 0; pages < 20; pages++) {
+        const res: { status: number; body: any } = await client.get(
+          `/api/social/messages?limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`,
+        );
+        expect(res.status).toBe(200);
+        for (const c of res.body.data.conversations) ids.push(await chatId(c.id));
+        cursor = res.body.data.pageInfo.nextCursor;
+        if (cursor === null) return ids;
+        expect(res.body.data.conversations).toHaveLength(limit);
+      }
+      throw new Error("the pages did not end");
+    };
+    let order = await expected(me.user.id);
+    expect(order).toHaveLength(7);
+    // the tied chats, newest id first, between the others
+    expect(order.filter((id) => [chats[1], chats[2], chats[4], group.id].includes(id))).toEqual([
+      group.id,
+      chats[4]!,
+      chats[2]!,
+      chats[1]!,
+    ]);
+    for (const limit of [1, 2, 3, 7, 20]) expect(await paged(me.client, limit)).toEqual(order);
+
+    // a send moves its chat first; a page of one statement still
+    expect(
+      (await others[1]!.client.post(`/api/social/messages/${await chatCuid(chats[1]!)}`, { content: "up" })).status,
+    ).toBe(200);
+    order = await expected(me.user.id);
+    expect(order[0]).toBe(chats[1]);
+    expect(await paged(me.client, 2)).toEqual(order);
+    const { db, counter } = countingDb(server.app.db);
+    const first = await listChats(db, me.user.id, undefined, 2);
+    await listChats(db, me.user.id, first.nextCursor!, 2);
+    expect(counter.statements).toBe(2);
+
+    // a member added outside the app's code is listed by the chat's activity, as the chat's others are
+    const newcomer = await person();
+    const theirs = await chatWith(others[5]!, newcomer, ["before"]);
+    await server.app.db
+      .updateTable("conversations")
+      .set({ activity_at: server.clock.now() + 60_000 })
+      .where("id", "=", group.id)
+      .execute();
+    await server.app.db
+      .insertInto("conversation_members")
+      .values({
+        conversation_id: group.id,
+        user_id: newcomer.user.id,
+        role: "member",
+        joined_at: tie,
+        updated_at: tie,
+      })
+      .execute();
+    expect(await paged(newcomer.client, 1)).toEqual([group.id, await chatId(theirs)]);
+
+    // a group left or removed from is not listed
+    expect((await others[0]!.client.post(`/api/social/groups/${group.cuid}/leave`, {})).status).toBe(200);
+    expect(await paged(others[0]!.client, 1)).not.toContain(group.id);
+    expect(await paged(others[0]!.client, 1)).toEqual(await expected(others[0]!.user.id));
+    expect(await paged(me.client, 3)).toEqual(await expected(me.user.id));
   });
 
   test("a kept last message shows every change: edits, pins, reactions, the sender's name, deletion, a change made outside the app's code", async () => {

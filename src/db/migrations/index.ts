@@ -29,6 +29,7 @@ import * as m20261124215000 from "./20261124215000_post_version";
 import * as m20261124215100 from "./20261124215100_comment_version";
 import * as m20261124215200 from "./20261124215200_user_posts_count";
 import * as m20261125001000 from "./20261125001000_send_read_mark";
+import * as m20261125002000 from "./20261125002000_chat_member_activity";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -65,4 +66,5 @@ export const migrations: Record<string, Migration> = {
   "20261124215100_comment_version": m20261124215100,
   "20261124215200_user_posts_count": m20261124215200,
   "20261125001000_send_read_mark": m20261125001000,
+  "20261125002000_chat_member_activity": m20261125002000,
 };

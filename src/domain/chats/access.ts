@@ -83,6 +83,7 @@ const MEMBER_COLUMNS = Object.keys({
   joined_at: 1,
   last_read_seq: 1,
   unread_count: 1,
+  activity_at: 1,
   start_label: 1,
   updated_at: 1,
 } satisfies Record<keyof MemberRow, 1>) as (keyof MemberRow)[];

@@ -2,6 +2,7 @@ import type { ExpressionBuilder } from "kysely";
 import type { Database, Db } from "../../db";
 import { compiledByIds, ShapedQuery } from "../../db/compiled";
 import { decodeCursor, pageOf } from "../../lib/paging";
+import { literalLimit } from "../posts/keyset";
 import type { UserRow } from "../users/table";
 import {
   ACTIVE_ROLES,
@@ -88,18 +89,17 @@ const visibleMessages = (eb: ExpressionBuilder<Outer, "c" | "m">, viewer: number
     );
 
 /**
- * The viewer's chats after the cursor in one statement, each with its last visible message
- * (joined: the chat's last_message_id, kept by triggers, searched only when the viewer hid that
- * one), of which only ids and versions are read, with the unread and member counts
- * (counter columns) and the viewer's membership. What the list shows of a chat and of its last
- * message is kept by those versions (clientapi/chats/serialize.ts): a page's cost is mostly
- * its rows, and SQLite pays per row. The rows come unordered: ordering them, or cutting a page
- * of them with ORDER BY … LIMIT, makes SQLite copy every row into a temporary B-tree (≈ 0.3 µs
- * a chat, as much as the row itself), so listChats orders them and cuts the page. A page
- * therefore reads every chat of the viewer after the cursor, as the sort before it did.
+ * A page of the viewer's chats in one statement, newest activity first: each membership
+ * carries its chat's activity (conversation_members.activity_at, kept by triggers) and the
+ * (user_id, activity_at, conversation_id) index holds them in the list's order, so the page is
+ * one range read of LIMIT rows (neither sorted nor read past the page). Each comes with its
+ * last visible message (joined: the chat's last_message_id, kept by triggers, searched only
+ * when the viewer hid that one), of which only ids and versions are read, the unread and
+ * member counts (counter columns) and the viewer's membership. What the list shows of a chat
+ * and of its last message is kept by those versions (clientapi/chats/serialize.ts).
  */
 const chatRows = new ShapedQuery(
-  (db: Db, v: { viewer: number; t: number; id: number }, shape: { cursor: boolean }) => {
+  (db: Db, v: { viewer: number; t: number; id: number }, shape: { cursor: boolean; limit: number }) => {
     let rows = db
       .selectFrom("conversation_members as m")
       .innerJoin("conversations as c", "c.id", "m.conversation_id")
@@ -141,7 +141,7 @@ const chatRows = new ShapedQuery(
         "c.id",
         "c.version",
         "c.last_message_at",
-        "c.activity_at",
+        "m.activity_at",
         // kept by triggers on conversation_members (see the chat_member_count migration)
         "c.member_count",
         "m.role as my_role",
@@ -155,13 +155,13 @@ const chatRows = new ShapedQuery(
       ])
       .where("m.user_id", "=", v.viewer)
       .where("m.role", "in", ACTIVE_ROLES);
+    // the row value compares in the index's order, so the cursor is where the range read starts
     if (shape.cursor)
-      rows = rows.where((eb) =>
-        eb.or([eb("c.activity_at", "<", v.t), eb.and([eb("c.activity_at", "=", v.t), eb("c.id", "<", v.id)])]),
-      );
-    return rows;
+      rows = rows.where((eb) => eb(eb.refTuple("m.activity_at", "m.conversation_id"), "<", eb.tuple(v.t, v.id)));
+    return rows.orderBy("m.activity_at", "desc").orderBy("m.conversation_id", "desc").limit(literalLimit(shape.limit));
   },
-  (s) => (s.cursor ? "cursor" : "first"),
+  // one shape per page size and cursor (LIMIT a literal: SQLite plans `LIMIT ?` for any row count)
+  (s) => `${s.cursor ? "cursor" : "first"}:${s.limit}`,
 );
 
 type ChatPageRow = Awaited<ReturnType<typeof chatRows.execute>>[number];
@@ -187,9 +187,6 @@ const itemOf = (r: ChatPageRow): ChatListItem => ({
   memberCount: Number(r.member_count),
 });
 
-/** Newest activity first, the list's (t, id) order. */
-const byActivity = (a: ChatPageRow, b: ChatPageRow) => b.activity_at - a.activity_at || b.id - a.id;
-
 /** A page of VIEWER's chats, newest activity first, in one statement (what each shows is kept by its versions). */
 export async function listChats(
   db: Db,
@@ -200,10 +197,10 @@ export async function listChats(
   const cursor = decodeCursor(cursorRaw);
   const rows = await chatRows.execute(
     db,
-    { cursor: cursor !== null },
+    { cursor: cursor !== null, limit: limit + 1 },
     { viewer, t: cursor?.t ?? 0, id: cursor?.id ?? 0 },
   );
-  const page = pageOf(rows.sort(byActivity), limit, (c) => ({ t: c.activity_at, id: c.id }));
+  const page = pageOf(rows, limit, (c) => ({ t: c.activity_at, id: c.id }));
   return { items: page.items.map(itemOf), nextCursor: page.nextCursor };
 }
 

@@ -56,6 +56,8 @@ export interface ConversationMembersTable {
   last_read_seq: Generated<number>;
   /** messages after last_read_seq that this member sees and did not send, kept by triggers */
   unread_count: Generated<number>;
+  /** the chat's activity_at, copied by triggers: the chat list's order per member (an index) */
+  activity_at: Generated<number>;
   /** start label of the deep link that opened a private chat with a bot */
   start_label: string | null;
   updated_at: number;
