@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../../db";
-import { ACTIVE_ROLES } from "./table";
+import { isActiveRole } from "./table";
 
 export interface UnreadChats {
   /** chats with at least one message VIEWER has not read */
@@ -21,7 +21,7 @@ export async function unreadChats(db: Db, viewer: number): Promise<UnreadChats> 
       sql<number>`coalesce(sum(unread_count), 0)`.as("messages"),
     ])
     .where("user_id", "=", viewer)
-    .where("role", "in", ACTIVE_ROLES)
+    .where(isActiveRole("role"))
     .executeTakeFirst();
   return { chats: Number(row?.chats ?? 0), messages: Number(row?.messages ?? 0) };
 }
