@@ -11,7 +11,7 @@ import { deviceBanned } from "../domain/auth/devices";
 import type { UserRow } from "../domain/users/table";
 import { unauthorized } from "../lib/errors";
 import { clientIp } from "./client-ip";
-import { ACCESS_COOKIE, REFRESH_COOKIE, parseCookies, serializeCookie } from "./cookies";
+import { ACCESS_COOKIE, REFRESH_COOKIE, cookieValue, serializeCookie } from "./cookies";
 
 /** Session lifetimes from config, in ms. */
 export const sessionTtls = (app: App) => ({
@@ -112,13 +112,15 @@ const sessionCache = defineService<SessionCache | null>("sessions:cache", (app) 
 );
 
 export async function resolveAuth(app: App, request: Request, ip: string): Promise<Authenticated | null> {
-  const cookies = parseCookies(request.headers.get("cookie"));
-  if (!cookies[ACCESS_COOKIE] && !cookies[REFRESH_COOKIE]) return null;
+  const header = request.headers.get("cookie");
+  const access = cookieValue(header, ACCESS_COOKIE);
+  const refresh = cookieValue(header, REFRESH_COOKIE);
+  if (!access && !refresh) return null;
   return authenticate(
     app.db,
     app.clock.now(),
     sessionTtls(app),
-    { access: cookies[ACCESS_COOKIE], refresh: cookies[REFRESH_COOKIE], ip },
+    { access, refresh, ip },
     app.services.get(sessionCache) ?? undefined,
   );
 }

@@ -4,26 +4,40 @@ export const ACCESS_COOKIE = "auth_access_token";
 export const REFRESH_COOKIE = "auth_refresh_token";
 export const CSRF_COOKIE = "csrf_token";
 
-export function parseCookies(header: string | null): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!header) return out;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq <= 0) continue;
-    const name = part.slice(0, eq).trim();
-    const raw = part.slice(eq + 1).trim();
-    // every signed-in request parses its cookies, and session tokens are never escaped
-    if (!raw.includes("%")) {
-      out[name] = raw;
-      continue;
-    }
-    try {
-      out[name] = decodeURIComponent(raw);
-    } catch {
-      out[name] = raw;
-    }
+/**
+ * The value of the cookie NAME in a Cookie header (the last one when it is sent twice; names and
+ * values trimmed, values URL-decoded when escaped), found without splitting the whole header:
+ * every signed-in request looks up its session cookies, a few of the header's cookies.
+ */
+export function cookieValue(header: string | null, name: string): string | undefined {
+  if (!header) return undefined;
+  let found: string | undefined;
+  for (let at = header.indexOf(name); at >= 0; at = header.indexOf(name, at + 1)) {
+    // the whole name of a cookie: only blanks between it and the ';' (or the start) before it…
+    let before = at - 1;
+    while (before >= 0 && isBlank(header[before]!)) before--;
+    if (before >= 0 && header[before] !== ";") continue;
+    // …and between it and its '='
+    let eq = at + name.length;
+    while (eq < header.length && isBlank(header[eq]!)) eq++;
+    if (header[eq] !== "=") continue;
+    const end = header.indexOf(";", eq);
+    found = decodeCookieValue(header.slice(eq + 1, end < 0 ? header.length : end).trim());
   }
-  return out;
+  return found;
+}
+
+/** Blank as String.prototype.trim sees it (names and values are trimmed). */
+const isBlank = (ch: string) => ch.trim() === "";
+
+function decodeCookieValue(raw: string): string {
+  // every signed-in request reads its cookies, and session tokens are never escaped
+  if (!raw.includes("%")) return raw;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }
 
 export interface CookieOptions {

@@ -3,7 +3,7 @@ import type { Server } from "bun";
 import type { App } from "../app";
 import { AppError, notFound, rateLimited } from "../lib/errors";
 import { clientIp } from "./client-ip";
-import { CSRF_COOKIE, parseCookies } from "./cookies";
+import { CSRF_COOKIE, cookieValue } from "./cookies";
 import { isValidCsrf } from "./csrf";
 import { clientErrorBody, clientErrorResponse } from "./envelope";
 import { toAppError } from "./errors";
@@ -47,27 +47,41 @@ function routeLabel(request: Request, path: string): string {
  */
 function logRequests(app: App) {
   const metrics = metricsFor(app);
-  return (handle: (...args: unknown[]) => unknown, request: Request) =>
-    async (...args: unknown[]) => {
+  const done = (request: Request, status: number, t0: number) => {
+    const ms = performance.now() - t0;
+    const path = requestPath(request);
+    app.log.info("request", {
+      method: request.method,
+      path: redactPath(path),
+      status,
+      ms: Math.round(ms * 10) / 10,
+    });
+    metrics.observeRequest(request.method, routeLabel(request, path), status, ms / 1000);
+  };
+  // Elysia asks for the wrapper of a route's handler on every request: it is made once per handler
+  const wrapped = new WeakMap<Handle, Handle>();
+  const wrap =
+    (handle: Handle): Handle =>
+    async (request) => {
       const t0 = performance.now();
       let status = 500;
       try {
-        const res = await handle(...args);
+        const res = await handle(request);
         if (res instanceof Response) status = res.status;
         return res;
       } finally {
-        const ms = performance.now() - t0;
-        const path = requestPath(request);
-        app.log.info("request", {
-          method: request.method,
-          path: redactPath(path),
-          status,
-          ms: Math.round(ms * 10) / 10,
-        });
-        metrics.observeRequest(request.method, routeLabel(request, path), status, ms / 1000);
+        done(request, status, t0);
       }
     };
+  return (handle: Handle) => {
+    let w = wrapped.get(handle);
+    if (!w) wrapped.set(handle, (w = wrap(handle)));
+    return w;
+  };
 }
+
+/** A fetch handler as Elysia's wrap sees it: Bun's adapter calls it with the request alone. */
+type Handle = (request: Request) => unknown;
 
 const bodyTooLarge = () =>
   new AppError(413, "VALIDATION_ERROR", "Request body is too large", {
@@ -118,7 +132,7 @@ export function createHttpApp(app: App, opts: { largeBodyPaths: readonly string[
         return clientErrorResponse(rateLimited(decision.retryAfter));
       }
       if (MUTATING.has(request.method)) {
-        const cookie = parseCookies(request.headers.get("cookie"))[CSRF_COOKIE];
+        const cookie = cookieValue(request.headers.get("cookie"), CSRF_COOKIE);
         if (!isValidCsrf(app.secret, request.headers.get("x-csrf-token"), cookie)) {
           return clientErrorResponse(new AppError(403, "CSRF_TOKEN_INVALID", "Missing or invalid CSRF token"));
         }

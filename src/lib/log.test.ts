@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
 import { fileURLToPath } from "node:url";
+import { createLogger } from "./log";
 
 const LOG_MODULE = fileURLToPath(new URL("./log.ts", import.meta.url));
 const program = `import { createLogger } from ${JSON.stringify(LOG_MODULE)}; createLogger({ format: "auto" }).info("hello", { n: 1 });`;
@@ -27,4 +28,24 @@ test('log.format "auto": a readable line on a terminal, JSON otherwise', async (
   expect(JSON.parse(piped)).toMatchObject({ level: "info", msg: "hello", n: 1 });
   const terminal = await logLine(true);
   expect(terminal).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z INFO hello n=1$/);
+});
+
+test("a JSON line holds the record's time, level and message, then its fields", () => {
+  const lines: string[] = [];
+  const log = createLogger({ format: "json", level: "debug", sink: (line) => lines.push(line) });
+  log.info("request", { method: "GET", path: '/a"b\\c', status: 200, ms: 1.5 });
+  log.warn("plain");
+  log.debug("empty fields", {});
+  log.error("odd", { msg: "the field's", level: 7, nested: { a: [1, null] }, gone: undefined });
+  const records = lines.map((line) => JSON.parse(line));
+  for (const r of records) expect(r.time).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
+  expect(records.map(({ time: _, ...rest }) => rest)).toEqual([
+    { level: "info", msg: "request", method: "GET", path: '/a"b\\c', status: 200, ms: 1.5 },
+    { level: "warn", msg: "plain" },
+    { level: "debug", msg: "empty fields" },
+    // a field named like the record's own keys wins, once
+    { level: 7, msg: "the field's", nested: { a: [1, null] } },
+  ]);
+  expect(Object.keys(JSON.parse(lines[0]!))).toEqual(["time", "level", "msg", "method", "path", "status", "ms"]);
+  expect(lines[3]!.match(/"msg"/g)).toHaveLength(1);
 });

@@ -27,7 +27,16 @@ export function createLogger(
   const emit = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (order[level] < min) return;
     if (format === "json") {
-      sink(JSON.stringify({ time: isoNow(), level, msg, ...fields }));
+      if (fields !== undefined && ("time" in fields || "level" in fields || "msg" in fields)) {
+        sink(JSON.stringify({ time: isoNow(), level, msg, ...fields }));
+      } else {
+        // the fields' JSON after the record's own keys, not the fields spread into a copy first: a
+        // server writes a line per request
+        const rest = fields === undefined ? "{}" : JSON.stringify(fields);
+        sink(
+          `{"time":"${isoNow()}","level":"${level}","msg":${JSON.stringify(msg)}${rest.length > 2 ? "," + rest.slice(1) : "}"}`,
+        );
+      }
     } else {
       const rest = fields
         ? " " +

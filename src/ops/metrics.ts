@@ -51,7 +51,9 @@ interface Series {
  * formats them as it formats its own counters and histograms.
  */
 export class LabelledSeries {
-  private readonly series = new Map<string, Series>();
+  private readonly series: Series[] = [];
+  /** the series by their label values, one Map level per label: no key string built per observation */
+  private byValues = new Map<string | number, unknown>();
 
   constructor(
     private readonly labelNames: readonly string[],
@@ -59,32 +61,41 @@ export class LabelledSeries {
   ) {}
 
   /** One observation of VALUE under the label VALUES, given in the order of labelNames. */
-  observe(values: readonly string[], value = 0): void {
-    const key = values.join("\n");
-    let s = this.series.get(key);
+  observe(values: readonly (string | number)[], value = 0): void {
+    let level = this.byValues;
+    const last = values.length - 1;
+    for (let i = 0; i < last; i++) {
+      let next = level.get(values[i]!) as Map<string | number, unknown> | undefined;
+      if (!next) level.set(values[i]!, (next = new Map()));
+      level = next;
+    }
+    let s = level.get(values[last]!) as Series | undefined;
     if (!s) {
       const labels: Record<string, string> = {};
-      this.labelNames.forEach((name, i) => (labels[name] = values[i]!));
+      this.labelNames.forEach((name, i) => (labels[name] = String(values[i])));
       s = { labels, count: 0, sum: 0, buckets: this.bounds.map(() => 0) };
-      this.series.set(key, s);
+      level.set(values[last]!, s);
+      this.series.push(s);
     }
     s.count++;
     s.sum += value;
-    const i = this.bounds.findIndex((bound) => value <= bound);
-    if (i >= 0) s.buckets[i]!++;
+    const bounds = this.bounds;
+    for (let i = 0; i < bounds.length; i++)
+      if (value <= bounds[i]!) {
+        s.buckets[i]!++;
+        break;
+      }
   }
 
   /** A counter of the observations, for Registry.registerMetric. */
   counter(name: string, help: string): RegisteredMetric {
-    return this.metric(name, help, "counter", () =>
-      [...this.series.values()].map((s) => ({ labels: s.labels, value: s.count })),
-    );
+    return this.metric(name, help, "counter", () => this.series.map((s) => ({ labels: s.labels, value: s.count })));
   }
 
   /** A histogram of the observed values (cumulative buckets, +Inf, sum, count) as prom-client's Histogram exports it. */
   histogram(name: string, help: string): RegisteredMetric {
     return this.metric(name, help, "histogram", () =>
-      [...this.series.values()].flatMap((s) => {
+      this.series.flatMap((s) => {
         let acc = 0;
         const sharedLabels = s.labels;
         return [
@@ -104,7 +115,11 @@ export class LabelledSeries {
 
   private metric(name: string, help: string, type: string, values: () => unknown[]): RegisteredMetric {
     const get = async () => ({ name, help, type, values: values(), aggregator: "sum" });
-    return { name, help, type, get, reset: () => this.series.clear() };
+    const reset = () => {
+      this.series.length = 0;
+      this.byValues = new Map();
+    };
+    return { name, help, type, get, reset };
   }
 }
 
@@ -246,7 +261,7 @@ export class Metrics {
 
   /** One answered HTTP request; ROUTE is the route's pattern, never the raw path. */
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    this.requests.observe([method, route, String(status)], seconds);
+    this.requests.observe([method, route, status], seconds);
   }
 
   /** One Bot API call: METHOD as the API spells it ("unknown" for no such method), CODE its error code or "200". */

@@ -8,14 +8,14 @@ import {
   newDeviceId,
 } from "../../domain/auth/devices";
 import type { UserRow } from "../../domain/users/table";
-import { parseCookies, serializeCookie } from "../../http/cookies";
+import { cookieValue, serializeCookie } from "../../http/cookies";
 import { addSetCookies, sessionCookies, sessionTtls } from "../../http/context";
 
 type SetLike = { headers: Record<string, unknown> };
 
 /** The caller's device id cookie, when it is one we issued. */
 export const deviceIdOf = (request: Request): string | undefined => {
-  const v = parseCookies(request.headers.get("cookie"))[DEVICE_COOKIE];
+  const v = cookieValue(request.headers.get("cookie"), DEVICE_COOKIE);
   return isWellFormedDeviceId(v) ? v : undefined;
 };
 
