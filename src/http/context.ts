@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { defineService, type App } from "../app";
 import {
   authenticate,
+  authenticateKept,
   assertUsable,
   SessionCache,
   type Authenticated,
@@ -111,16 +112,23 @@ const sessionCache = defineService<SessionCache | null>("sessions:cache", (app) 
   app.storage.engine === "sqlite" ? new SessionCache(app.storage) : null,
 );
 
-export async function resolveAuth(app: App, request: Request, ip: string): Promise<Authenticated | null> {
+/**
+ * The session behind REQUEST's cookies (see authenticate); answered without a promise when the
+ * App keeps the session and nothing needs writing, as for most signed-in requests.
+ */
+export function resolveAuth(
+  app: App,
+  request: Request,
+  ip: string,
+): Authenticated | null | Promise<Authenticated | null> {
   const header = request.headers.get("cookie");
   const access = cookieValue(header, ACCESS_COOKIE);
   const refresh = cookieValue(header, REFRESH_COOKIE);
   if (!access && !refresh) return null;
-  return authenticate(
-    app.db,
-    app.clock.now(),
-    sessionTtls(app),
-    { access, refresh, ip },
-    app.services.get(sessionCache) ?? undefined,
+  const cache = app.services.get(sessionCache) ?? undefined;
+  const now = app.clock.now();
+  return (
+    (cache && authenticateKept(now, access, cache)) ??
+    authenticate(app.db, now, sessionTtls(app), { access, refresh, ip }, cache)
   );
 }

@@ -108,6 +108,29 @@ describe("sessions read again only after a write to their tables (SQLite)", () =
     expect((await me(client)).status).toBe(401);
   });
 
+  test("a session kept in memory still has its last-seen time written once a minute, and a deleted account is refused", async () => {
+    const { app } = server;
+    const { user, client } = await quickPerson(server);
+    const lastSeen = async () =>
+      (
+        await app.db
+          .selectFrom("sessions")
+          .select("last_seen_at")
+          .where("user_id", "=", user.id)
+          .executeTakeFirstOrThrow()
+      ).last_seen_at;
+    expect((await me(client)).status).toBe(200);
+    expect((await me(client)).status).toBe(200);
+    const before = await lastSeen();
+    server.clock.advance(61_000);
+    expect((await me(client)).status).toBe(200);
+    // the clock also moves on its own (the request wrote its own now)
+    expect(await lastSeen()).toBeGreaterThanOrEqual(before + 61_000);
+    expect((await me(client)).status).toBe(200);
+    await app.db.updateTable("users").set({ deleted_at: app.clock.now() }).where("id", "=", user.id).execute();
+    expect((await me(client)).status).toBe(401);
+  });
+
   // another connection to the same file is what the CLI beside a running server is
   sqliteOnly(
     "a revocation, a disabled account or a banned device committed by another process applies at once",

@@ -189,6 +189,14 @@ export class SessionCache {
     this.#writesCount = count;
   }
 
+  /** CUID's session from memory, when it was read since the last write to its tables; else undefined (see load). */
+  peek(sessionCuid: string): LoadedSession | undefined {
+    const dataVersion = this.storage.dataVersion();
+    const writes = this.#writesCount();
+    if (dataVersion !== this.#dataVersion || writes !== this.#writes) return undefined;
+    return this.#byCuid.get(sessionCuid)?.loaded;
+  }
+
   /** CUID's session, from memory if read since the last write to its tables, else from DB (and kept). */
   async load(db: Db, sessionCuid: string): Promise<LoadedSession | null> {
     // read before the session: a write made while it is read (it may wait for a transaction) stamps it stale
@@ -216,6 +224,32 @@ export class SessionCache {
 async function readSession(db: Db, sessionCuid: string): Promise<LoadedSession | null> {
   const [row] = await sessionWithUserQuery(db, { cuid: sessionCuid });
   return row ? toLoadedSession(row as Record<string, unknown>) : null;
+}
+
+/**
+ * The session behind a live ACCESS token when CACHE holds it and answering needs no write (no
+ * renewal, no last-seen update): what authenticate would answer, without a promise or a
+ * statement. Undefined when authenticate must decide.
+ */
+export function authenticateKept(
+  now: number,
+  access: string | undefined,
+  cache: SessionCache,
+): Authenticated | undefined {
+  const token = splitToken(access);
+  if (!token) return undefined;
+  const loaded = cache.peek(token.sessionCuid);
+  if (!loaded) return undefined;
+  const { session, user, deviceBanned } = loaded;
+  if (
+    session.revoked_at ||
+    session.access_expires_at <= now ||
+    !safeEqual(session.access_hash, token.hash) ||
+    user.deleted_at !== null ||
+    now - session.last_seen_at > LAST_SEEN_EVERY_MS
+  )
+    return undefined;
+  return { user, session, renewed: undefined, deviceBanned };
 }
 
 /**
