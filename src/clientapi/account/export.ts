@@ -1,7 +1,7 @@
 import type { App } from "../../app";
 import { exportAccountData } from "../../domain/account/export";
 import { listNotifications, loadNotificationViews } from "../../domain/notifications/service";
-import { loadProfile } from "../../domain/profiles/service";
+import { keptProfilesOf, loadProfile } from "../../domain/profiles/service";
 import { blockedEitherWayIds } from "../../domain/relations/service";
 import type { UserRow } from "../../domain/users/table";
 import { toIso } from "../../lib/clock";
@@ -28,7 +28,7 @@ export async function buildAccountExport(app: App, user: UserRow): Promise<Recor
   return {
     exportedAt: toIso(app.clock.now()),
     account: serializeAccount(user),
-    profile: serializeProfile(await loadProfile(app.db, user.id, user)),
+    profile: serializeProfile(await loadProfile(app.db, keptProfilesOf(app), user.id, user)),
     ...(await exportAccountData(app, user)),
     notifications,
   };

@@ -3,7 +3,11 @@ import { startTestServer, type TestServer } from "../../testing/server";
 import { TestClient } from "../../testing/client";
 import { quickPerson } from "../../testing/fixtures";
 import { countingDb } from "../../testing/statements";
-import { loadProfileByUsername, requireVisibleUser } from "../../domain/profiles/service";
+import { loadProfileByUsername, requireVisibleUser, type ProfileUser } from "../../domain/profiles/service";
+import { KeptByVersion } from "../../lib/kept-by-version";
+import { ok } from "../../http/envelope";
+import { profileJson, serializeProfile } from "./serialize";
+import { sql } from "kysely";
 import {
   hiddenAuthorIds,
   isBlockedEitherWay,
@@ -67,26 +71,103 @@ describe("profiles", () => {
     expect(anon.body.error.code).toBe("UNAUTHORIZED");
   });
 
-  test("a profile by username is one statement, relations and NOT_FOUND included", async () => {
+  test("a profile by username is one statement once its shown columns are kept, relations and NOT_FOUND included", async () => {
     const a = await person();
     const b = await person();
     expect((await a.client.post(`/api/social/users/${b.user.username}/follow`)).status).toBe(200);
     expect((await a.client.post(`/api/social/users/${b.user.username}/mute`)).status).toBe(200);
+    const kept = new KeptByVersion<Readonly<ProfileUser>>(10);
     const { db, counter } = countingDb(server.app.db);
-    const seen = await loadProfileByUsername(db, a.user.id, b.user.username);
+    const first = await loadProfileByUsername(db, kept, a.user.id, b.user.username);
+    // the counters and relations, then the shown columns, which are kept
+    expect(counter.statements).toBe(2);
+    counter.statements = 0;
+    const seen = await loadProfileByUsername(db, kept, a.user.id, b.user.username);
     expect(counter.statements).toBe(1);
+    expect(seen.user).toBe(first.user);
     expect(seen).toMatchObject({ followersCount: 1, isFollowing: true, followsYou: false, isMuted: true });
-    const mine = await loadProfileByUsername(db, a.user.id, `@${a.user.username.toUpperCase()}`);
+    const mine = await loadProfileByUsername(db, kept, a.user.id, `@${a.user.username.toUpperCase()}`);
     expect(mine).toMatchObject({ followingCount: 1, isFollowing: false, isMuted: false });
     // blocked by b: b no longer exists for a, in the same one statement
     expect((await b.client.post(`/api/social/users/${a.user.username}/block`)).status).toBe(200);
     counter.statements = 0;
-    await expect(loadProfileByUsername(db, a.user.id, b.user.username)).rejects.toMatchObject({ status: 404 });
+    await expect(loadProfileByUsername(db, kept, a.user.id, b.user.username)).rejects.toMatchObject({ status: 404 });
     await expect(requireVisibleUser(db, a.user.id, b.user.username)).rejects.toMatchObject({ status: 404 });
     expect(counter.statements).toBe(2);
     // the blocker still sees whom they blocked (to unblock them)
-    expect((await loadProfileByUsername(db, b.user.id, a.user.username)).isBlocked).toBe(true);
+    expect((await loadProfileByUsername(db, kept, b.user.id, a.user.username)).isBlocked).toBe(true);
     expect((await requireVisibleUser(db, b.user.id, a.user.username)).id).toBe(a.user.id);
+  });
+
+  test("a kept profile shows every change of its account, by the API or by SQL outside the app", async () => {
+    const a = await person();
+    const b = await person();
+    const profileOf = async () => {
+      const res = await a.client.get(`/api/social/users/${b.user.username}`);
+      expect(res.status).toBe(200);
+      return res.body.data.profile;
+    };
+    const one = await profileOf();
+    expect(await profileOf()).toEqual(one);
+    // by the API: the owner's edit
+    const edit = await b.client.patch("/api/account/profile", { displayName: "Bee", bio: 'says "hi" ✓' });
+    expect(edit.status).toBe(200);
+    expect(await profileOf()).toMatchObject({ displayName: "Bee", bio: 'says "hi" ✓', followersCount: 0 });
+    // counters and relations are read on every request, the shown columns staying kept
+    expect((await a.client.post(`/api/social/users/${b.user.username}/follow`)).status).toBe(200);
+    expect((await b.client.post(`/api/social/users/${a.user.username}/follow`)).status).toBe(200);
+    expect(await profileOf()).toMatchObject({
+      bio: 'says "hi" ✓',
+      followersCount: 1,
+      followingCount: 1,
+      isFollowing: true,
+      followsYou: true,
+    });
+    // by SQL outside the app's code (the CLI, another node): each shown column
+    const sqlite = server.app.storage.sqlite;
+    const change = async (column: string, value: string | number) => {
+      if (sqlite) sqlite.run(`UPDATE users SET ${column} = ? WHERE id = ?`, [value, b.user.id]);
+      else await sql`UPDATE users SET ${sql.ref(column)} = ${value} WHERE id = ${b.user.id}`.execute(server.app.db);
+    };
+    for (const [column, value, field, shown] of [
+      ["bio", "written elsewhere", "bio", "written elsewhere"],
+      ["cover_url", "/files/cover.png", "coverUrl", "/files/cover.png"],
+      ["cover_video_url", "/files/cover.mp4", "coverVideoUrl", "/files/cover.mp4"],
+      ["display_name", "Bea", "displayName", "Bea"],
+      ["avatar_url", "/files/a.png", "avatarUrl", "/files/a.png"],
+      ["created_at", Date.UTC(2020, 0, 2), "createdAt", "2020-01-02T00:00:00.000Z"],
+    ] as const) {
+      await change(column, value);
+      expect([column, (await profileOf())[field]]).toEqual([column, shown]);
+    }
+  });
+
+  test("a profile's JSON text is what serializing its view gives", async () => {
+    const a = await person();
+    const b = await person();
+    await b.client.patch("/api/account/profile", { displayName: 'Zoë \u2028"Z" \\ x', bio: "line\nbreak </script>" });
+    expect((await a.client.post(`/api/social/users/${b.user.username}/follow`)).status).toBe(200);
+    const kept = new KeptByVersion<Readonly<ProfileUser>>(10);
+    for (const [viewer, name] of [
+      [a, b.user.username],
+      [b, a.user.username],
+      [a, a.user.username],
+    ] as const) {
+      const view = await loadProfileByUsername(server.app.db, kept, viewer.user.id, name);
+      for (let i = 0; i < 2; i++) {
+        const set = { headers: {} as Record<string, unknown> };
+        expect(profileJson(set, view)).toBe(JSON.stringify(ok({ profile: serializeProfile(view) })));
+        expect(set.headers["content-type"]).toBe("application/json;charset=utf-8");
+      }
+    }
+    const res = await fetch(`${server.url}/api/social/users/${b.user.username}`, {
+      headers: { cookie: a.client.cookieHeader() },
+    });
+    expect(res.headers.get("content-type")).toBe("application/json;charset=utf-8");
+    expect(((await res.json()) as any).data.profile).toMatchObject({
+      displayName: 'Zoë \u2028"Z" \\ x',
+      bio: "line\nbreak </script>",
+    });
   });
 });
 

@@ -3,7 +3,12 @@ import { Conversation, FollowUser, Page, Post, Profile, Story } from "../schemas
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { toggleBlock, toggleFollow, toggleMute } from "../../domain/relations/actions";
-import { listFollowPage, loadProfileByUsername, requireVisibleUser } from "../../domain/profiles/service";
+import {
+  keptProfilesOf,
+  listFollowPage,
+  loadProfileByUsername,
+  requireVisibleUser,
+} from "../../domain/profiles/service";
 import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
 import { PageQuery, jsonOrEmpty, pageRequest } from "../input";
@@ -16,7 +21,7 @@ import { postListJson } from "../posts/pages";
 import { serializeStory } from "../stories/serialize";
 import { serializeConversation } from "../chats/serialize";
 import { serializePublicUser } from "../serializers/account";
-import { serializeProfile } from "./serialize";
+import { profileJson } from "./serialize";
 
 const UsernameParams = t.Object({ username: t.String({ minLength: 1, maxLength: 64 }) });
 const OpenBody = t.Object({ start: t.Optional(t.String({ maxLength: 200 })) });
@@ -49,9 +54,8 @@ export function peopleRoutes(app: App) {
     .use(requestContext(app))
     .get(
       "/:username",
-      async ({ params, user }) => {
-        return ok({ profile: serializeProfile(await loadProfileByUsername(app.db, user.id, params.username)) });
-      },
+      async ({ params, user, set }) =>
+        profileJson(set, await loadProfileByUsername(app.db, keptProfilesOf(app), user.id, params.username)),
       {
         auth: true,
         params: UsernameParams,

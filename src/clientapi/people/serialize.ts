@@ -1,4 +1,4 @@
-import type { ProfileView } from "../../domain/profiles/service";
+import type { ProfileUser, ProfileView } from "../../domain/profiles/service";
 import { toIso } from "../../lib/clock";
 import { serializePublicUser } from "../serializers/account";
 
@@ -18,4 +18,30 @@ export function serializeProfile(v: ProfileView) {
     isMuted: v.isMuted,
     createdAt: toIso(v.user.created_at),
   };
+}
+
+/** The JSON of a profile's kept columns, before and after its counters and relations, made once per kept value. */
+const shownJsons = new WeakMap<Readonly<ProfileUser>, { head: string; tail: string }>();
+
+/**
+ * The success envelope of `{profile}` as JSON text, the account's shown columns written once per
+ * kept value (ProfileView.user) and the counters and relations around them; SET gets the JSON
+ * content type, so Elysia sends the text as it is. The same bytes as returning
+ * ok({ profile: serializeProfile(v) }).
+ */
+export function profileJson(set: { headers: Record<string, unknown> }, v: ProfileView): string {
+  let shown = shownJsons.get(v.user);
+  if (!shown) {
+    const u = v.user;
+    const head = JSON.stringify({
+      ...serializePublicUser(u),
+      bio: u.bio,
+      coverUrl: u.cover_url,
+      coverVideoUrl: u.cover_video_url,
+    });
+    shown = { head: head.slice(0, -1), tail: `,"createdAt":${JSON.stringify(toIso(u.created_at))}}` };
+    shownJsons.set(u, shown);
+  }
+  set.headers["content-type"] = "application/json;charset=utf-8";
+  return `{"success":true,"data":{"profile":${shown.head},"followersCount":${v.followersCount},"followingCount":${v.followingCount},"postsCount":${v.postsCount},"isFollowing":${v.isFollowing},"followsYou":${v.followsYou},"isBlocked":${v.isBlocked},"isMuted":${v.isMuted}${shown.tail}}}`;
 }

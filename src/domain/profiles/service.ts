@@ -7,6 +7,8 @@ import { usernameKey } from "../users/service";
 import type { UserRow } from "../users/table";
 import { blockedEitherWayIds } from "../relations/service";
 import { beforeKey } from "../posts/keyset";
+import { defineService, type App } from "../../app";
+import { KeptByVersion } from "../../lib/kept-by-version";
 
 /**
  * Whether a row of TABLE (a follow, block or mute: FROM did it to TO) links the outer query's
@@ -49,7 +51,10 @@ export async function requireVisibleUser(db: Db, viewerId: number, username: str
   return user;
 }
 
-/** What a profile shows of its account. */
+/**
+ * What a profile shows of its account apart from counters and relations: the columns whose every
+ * change raises users.profile_version (a trigger), so they are kept by (id, version).
+ */
 export type ProfileUser = Pick<
   UserRow,
   | "id"
@@ -62,13 +67,12 @@ export type ProfileUser = Pick<
   | "cover_url"
   | "cover_video_url"
   | "created_at"
-  | "followers_count"
-  | "following_count"
 >;
 
 /** A person's profile as VIEWER sees it: counts and the relations between them. */
 export interface ProfileView {
-  user: ProfileUser;
+  /** shared by every read of the account at its profile version: never changed in place */
+  user: Readonly<ProfileUser>;
   followersCount: number;
   followingCount: number;
   postsCount: number;
@@ -78,27 +82,35 @@ export interface ProfileView {
   isMuted: boolean;
 }
 
+/** Most profiles' shown columns kept per App (≈ 0.5 KB each): the oldest kept goes first. */
+const MAX_KEPT_PROFILES = 5_000;
+
+const keptProfilesService = defineService(
+  "profiles:kept",
+  () => new KeptByVersion<Readonly<ProfileUser>>(MAX_KEPT_PROFILES),
+);
+
 /**
- * A profile in one statement: the account's shown columns, its follow and post counters
- * (columns kept on write) and the relations with
- * the viewer (index probes), found by username (deleted accounts are not) or by id.
+ * The profiles' shown columns APP keeps, by account id and users.profile_version: the version is
+ * raised by a trigger on every change of them, whoever makes it (this process, the CLI, another
+ * node), so a kept value whose version a read does not name is simply not used.
  */
-const profiles = new ShapedQuery(
+export const keptProfilesOf = (app: App): KeptByVersion<Readonly<ProfileUser>> => app.services.get(keptProfilesService);
+
+/**
+ * What a profile read needs besides its kept columns, in one statement: the account's id, profile
+ * version and whether it is the system account, its follow and post counters (columns kept on
+ * write) and the relations with the viewer (index probes), found by username (deleted accounts
+ * are not) or by id.
+ */
+const profileRefs = new ShapedQuery(
   (db: Db, v: { viewer: number; id: number; username: string }, by: "id" | "username") => {
     const q = db
       .selectFrom("users")
       .select([
         "users.id",
-        "users.cuid",
-        "users.username",
-        "users.display_name",
-        "users.avatar_url",
-        "users.is_bot",
+        "users.profile_version",
         "users.is_system",
-        "users.bio",
-        "users.cover_url",
-        "users.cover_video_url",
-        "users.created_at",
         "users.followers_count",
         "users.following_count",
         "users.posts_count",
@@ -117,28 +129,50 @@ const profiles = new ShapedQuery(
   (by) => by,
 );
 
-type ProfileRow = Awaited<ReturnType<typeof profiles.execute>>[number];
+/** The shown columns of a profile not kept at the version its refs named. */
+const profileUserQuery = precompiled((db, v: { id: number }) =>
+  db
+    .selectFrom("users")
+    .select([
+      "id",
+      "profile_version",
+      "cuid",
+      "username",
+      "display_name",
+      "avatar_url",
+      "is_bot",
+      "bio",
+      "cover_url",
+      "cover_video_url",
+      "created_at",
+    ])
+    .where("id", "=", v.id),
+);
+
+type ProfileRefs = Awaited<ReturnType<typeof profileRefs.execute>>[number];
 
 // SQLite answers EXISTS with 0/1, PostgreSQL with false/true
 const yes = (v: unknown) => Number(v) === 1;
 
-function profileOf(viewerId: number, r: ProfileRow): ProfileView {
+/** The profile of the account REFS found: its shown columns as KEPT holds them at their version, else read (and kept). */
+async function profileOf(
+  db: Db,
+  kept: KeptByVersion<Readonly<ProfileUser>>,
+  viewerId: number,
+  r: ProfileRefs,
+): Promise<ProfileView> {
+  let user = kept.get(r.id, Number(r.profile_version));
+  if (!user) {
+    const [u] = await profileUserQuery(db, { id: r.id });
+    if (!u) throw notFound("User not found");
+    const { profile_version: version, ...shown } = u;
+    user = Object.freeze(shown);
+    // kept by the version this read saw (newer than the refs' when the account changed meanwhile)
+    kept.keep(u.id, Number(version), user);
+  }
   const self = viewerId === r.id;
   return {
-    user: {
-      id: r.id,
-      cuid: r.cuid,
-      username: r.username,
-      display_name: r.display_name,
-      avatar_url: r.avatar_url,
-      is_bot: r.is_bot,
-      bio: r.bio,
-      cover_url: r.cover_url,
-      cover_video_url: r.cover_video_url,
-      created_at: r.created_at,
-      followers_count: r.followers_count,
-      following_count: r.following_count,
-    },
+    user,
     followersCount: Number(r.followers_count),
     followingCount: Number(r.following_count),
     postsCount: Number(r.posts_count ?? 0),
@@ -149,21 +183,35 @@ function profileOf(viewerId: number, r: ProfileRow): ProfileView {
   };
 }
 
-/** USER's profile as VIEWER sees it (one statement). */
-export async function loadProfile(db: Db, viewerId: number, user: Pick<UserRow, "id">): Promise<ProfileView> {
-  const [row] = await profiles.execute(db, "id", { viewer: viewerId, id: user.id, username: "" });
+/** USER's profile as VIEWER sees it: one statement when KEPT holds its shown columns, else two. */
+export async function loadProfile(
+  db: Db,
+  kept: KeptByVersion<Readonly<ProfileUser>>,
+  viewerId: number,
+  user: Pick<UserRow, "id">,
+): Promise<ProfileView> {
+  const [row] = await profileRefs.execute(db, "id", { viewer: viewerId, id: user.id, username: "" });
   if (!row) throw notFound("User not found");
-  return profileOf(viewerId, row);
+  return profileOf(db, kept, viewerId, row);
 }
 
 /**
- * The profile of USERNAME as VIEWER sees it, in one statement; NOT_FOUND as requireVisibleUser
- * says (deleted, the system account, or blocked the viewer).
+ * The profile of USERNAME as VIEWER sees it, in one statement when KEPT holds its shown columns
+ * (else two); NOT_FOUND as requireVisibleUser says (deleted, the system account, or blocked the viewer).
  */
-export async function loadProfileByUsername(db: Db, viewerId: number, username: string): Promise<ProfileView> {
-  const [row] = await profiles.execute(db, "username", { viewer: viewerId, id: 0, username: usernameKey(username) });
+export async function loadProfileByUsername(
+  db: Db,
+  kept: KeptByVersion<Readonly<ProfileUser>>,
+  viewerId: number,
+  username: string,
+): Promise<ProfileView> {
+  const [row] = await profileRefs.execute(db, "username", {
+    viewer: viewerId,
+    id: 0,
+    username: usernameKey(username),
+  });
   if (hiddenFrom(viewerId, row)) throw notFound(`User ${username} not found`);
-  return profileOf(viewerId, row!);
+  return profileOf(db, kept, viewerId, row!);
 }
 
 /**

@@ -34,7 +34,7 @@ export interface UsersTable {
   /** follows rows to and from this account, kept by triggers (see the counters migration) */
   followers_count: Generated<number>;
   following_count: Generated<number>;
-  /** one more on every change of cuid, username, display name, picture or flags (a trigger) */
+  /** one more on every change of cuid, username, display name, picture, flags, bio, cover or creation time (a trigger) */
   profile_version: Generated<number>;
   /** the account's posts, reposts included, kept by triggers (20261124215200_user_posts_count) */
   posts_count: Generated<number>;
