@@ -7,7 +7,7 @@ import { clearCookie, CSRF_COOKIE, ACCESS_COOKIE, REFRESH_COOKIE, serializeCooki
 import { issueCsrfToken } from "../../http/csrf";
 import { ok } from "../../http/envelope";
 import { addSetCookies, requestContext } from "../../http/context";
-import { serializeAccount } from "../serializers/account";
+import { accountJson, serializeAccount } from "../serializers/account";
 import { signIn } from "./login";
 import { assertRequestDeviceAllowed, openSession } from "./session-cookies";
 import { createCaptcha } from "../../domain/auth/captcha";
@@ -90,7 +90,7 @@ export function authRoutes(app: App) {
         }),
       },
     )
-    .get("/me", ({ user }) => ok({ account: serializeAccount(user) }), {
+    .get("/me", ({ user, set }) => accountJson(set, user), {
       auth: true,
       detail: doc("The signed-in account", { data: t.Object({ account: Account }) }),
     })

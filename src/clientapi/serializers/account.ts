@@ -20,6 +20,22 @@ export function serializeAccount(user: UserRow) {
   };
 }
 
+/** The JSON of accounts' own views, by the row they were made from (a signed-in request's row is kept and frozen: SessionCache). */
+const accountJsons = new WeakMap<UserRow, string>();
+
+/**
+ * The success envelope of `{account: serializeAccount(USER)}` as JSON text, the account's JSON
+ * made once per row object (shared by the requests of a kept session until its account changes);
+ * SET gets the JSON content type, so Elysia sends the text as it is. The same bytes as returning
+ * ok({ account: serializeAccount(user) }).
+ */
+export function accountJson(set: { headers: Record<string, unknown> }, user: UserRow): string {
+  let account = accountJsons.get(user);
+  if (account === undefined) accountJsons.set(user, (account = JSON.stringify(serializeAccount(user))));
+  set.headers["content-type"] = "application/json;charset=utf-8";
+  return `{"success":true,"data":{"account":${account}}}`;
+}
+
 /** Another account as anyone may see it: no e-mail, no security settings. */
 export function serializePublicUser(
   user: Pick<UserRow, "cuid" | "username" | "display_name" | "avatar_url" | "is_bot">,
