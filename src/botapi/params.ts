@@ -125,9 +125,11 @@ async function decodedBody(request: Request, type: string): Promise<Request | Re
 }
 
 /** Reads the request into Params; unparsable bodies are 400 in the Bot API envelope. */
-export async function readParams(request: Request, url: URL): Promise<Params> {
+export async function readParams(request: Request): Promise<Params> {
   const values: Record<string, unknown> = {};
-  for (const [k, v] of url.searchParams) values[k] = v;
+  // the query alone, not a URL object: most calls have none (Bun's request URLs carry no fragment)
+  const query = request.url.indexOf("?");
+  if (query >= 0) for (const [k, v] of new URLSearchParams(request.url.slice(query + 1))) values[k] = v;
   const files = new Map<string, File>();
   if (request.method === "GET" || request.method === "HEAD") return new Params(values, files);
   const length = Number(request.headers.get("content-length") ?? "0");

@@ -110,7 +110,7 @@ export function botApiRoutes(app: App) {
     try {
       const found = await authorisedBot(app, limiter, token);
       botId = found.bot.id;
-      params = await readParams(request, new URL(request.url));
+      params = await readParams(request);
       const result = omitAbsent(await callBotMethod(app, found, method, params, request.signal));
       metrics.countBotCall(canonicalMethodName(method) ?? "unknown", "200");
       logCall(app, botId, method, params, performance.now() - started, { result });
