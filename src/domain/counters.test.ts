@@ -336,6 +336,15 @@ async function activityMismatches(): Promise<unknown[]> {
   return rows.filter((r) => Number(r.activity_at) !== Number(r.chat));
 }
 
+/** Memberships with messages they hid in their chat whose hint (has_hidden, which the chat list trusts when 0) says none. */
+async function hiddenFlagMismatches(): Promise<unknown[]> {
+  const { rows } = await sql<{ id: number }>`
+    SELECT m.id FROM conversation_members m
+    WHERE m.has_hidden = 0 AND EXISTS (SELECT 1 FROM message_hidden h JOIN messages x ON x.id = h.message_id
+      WHERE h.user_id = m.user_id AND x.conversation_id = m.conversation_id)`.execute(server.app.db);
+  return rows;
+}
+
 /** The newest message of each of VIEWER's chats that they see (not deleted, not hidden for them), by chat. */
 async function newestSeenBy(viewer: number): Promise<Map<number, number | null>> {
   const { rows } = await sql<{ conversation_id: number; newest: number | null }>`
@@ -445,6 +454,7 @@ test("each member's unread counter equals the messages they have not read, and e
       expect(await memberCountMismatches()).toEqual([]);
       expect(await lastMessageMismatches()).toEqual([]);
       expect(await activityMismatches()).toEqual([]);
+      expect(await hiddenFlagMismatches()).toEqual([]);
       // the chat list shows the counters (each equal to counting, checked above) and the newest
       // message each viewer sees
       for (const p of people) {
@@ -478,9 +488,14 @@ test("the last message migration fills each chat's newest message not deleted fo
   await deleteMessage(app, { conversationId: chat.id, seq: 3, actorId: a!.id, forEveryone: true });
   const { migrations } = await import("../db/migrations");
   const lastMessage = migrations["20261124214100_chat_last_message"]!;
+  // the later migration on the same table first, so the columns come back in their order
+  // (PostgreSQL's cached plans of `SELECT *` refuse another)
+  const later = migrations["20261125002100_chat_list_last_message_version"]!;
   await app.db.transaction().execute(async (tx) => {
+    await later.down!(tx);
     await lastMessage.down!(tx);
     await lastMessage.up(tx);
+    await later.up(tx);
   });
   expect(await lastMessageMismatches()).toEqual([]);
   const row = await app.db
@@ -506,13 +521,51 @@ test("the member activity migration copies each chat's activity to its membershi
   await sendMessage(app, { conversationId: chat.id, senderId: a!.id, content: "later" });
   const { migrations } = await import("../db/migrations");
   const activity = migrations["20261125002000_chat_member_activity"]!;
+  // the later migration on the same table first, so the columns come back in their order
+  // (PostgreSQL's cached plans of `SELECT *` refuse another)
+  const later = migrations["20261125002100_chat_list_last_message_version"]!;
   await app.db.transaction().execute(async (tx) => {
+    await later.down!(tx);
     await activity.down!(tx);
     await activity.up(tx);
+    await later.up(tx);
   });
   expect(await activityMismatches()).toEqual([]);
   const mine = await listChats(app.db, a!.id, undefined, 50);
   expect(mine.items.map((i) => i.conversationId)[0]).toBe(chat.id);
+});
+
+test("the last message version migration marks the memberships with hidden messages", async () => {
+  const app = server.app;
+  const [a, b] = await makePeople(2);
+  const chat = await openPrivateChat(app, a!.id, b!.id);
+  for (const content of ["one", "two"]) await sendMessage(app, { conversationId: chat.id, senderId: a!.id, content });
+  await deleteMessage(app, { conversationId: chat.id, seq: 2, actorId: b!.id, forEveryone: false });
+  const { migrations } = await import("../db/migrations");
+  const lastVersion = migrations["20261125002100_chat_list_last_message_version"]!;
+  await app.db.transaction().execute(async (tx) => {
+    await lastVersion.down!(tx);
+    await lastVersion.up(tx);
+  });
+  expect(await hiddenFlagMismatches()).toEqual([]);
+  const flags = await app.db
+    .selectFrom("conversation_members")
+    .select(["user_id", "has_hidden"])
+    .where("conversation_id", "=", chat.id)
+    .orderBy("user_id")
+    .execute();
+  expect(flags.map((f) => [f.user_id, Number(f.has_hidden)])).toEqual([
+    [a!.id, 0],
+    [b!.id, 1],
+  ]);
+  const page = await listChats(app.db, b!.id, undefined, 50);
+  const one = await app.db
+    .selectFrom("messages")
+    .select("id")
+    .where("conversation_id", "=", chat.id)
+    .where("seq", "=", 1)
+    .executeTakeFirstOrThrow();
+  expect(page.items.find((i) => i.conversationId === chat.id)!.lastMessage?.id).toBe(one.id);
 });
 
 test("the member counter migration backfills each chat's count from its members", async () => {

@@ -520,18 +520,87 @@ describe("chat list in few statements", () => {
     await sameAsFresh();
   });
 
-  test("kept shapes: by the versions of the message, of the message it replies to and of its chat, at most as many as the bound", () => {
+  test("a chat where the viewer hid messages shows the newest they see, read in one more statement a page; removals and memberships made outside the app's code show", async () => {
+    const me = await person();
+    const friend = await person();
+    const cid = await chatWith(friend, me, ["one", "two", "three"]);
+    const id = await chatId(cid);
+    const shown = async (who: typeof me) =>
+      ((await who.client.get("/api/social/messages")).body.data.conversations as any[]).find((c) => c.id === cid)
+        .lastMessage;
+    const statements = async (viewer: number) => {
+      const { db, counter } = countingDb(server.app.db);
+      await listChats(db, viewer, undefined, 20);
+      return counter.statements;
+    };
+    const sameAsFresh = async (who: typeof me) =>
+      expect((await who.client.get("/api/social/messages")).body.data.conversations).toEqual(
+        await shownList(server.app.db, who.user.id),
+      );
+    expect(await statements(me.user.id)).toBe(1);
+
+    expect((await me.client.delete(`/api/social/messages/${cid}/3`)).status).toBe(200);
+    expect((await shown(me)).content).toBe("two");
+    expect(await statements(me.user.id)).toBe(2);
+    // the other member hid nothing: their page is one statement and shows the last message
+    expect(await statements(friend.user.id)).toBe(1);
+    expect((await shown(friend)).content).toBe("three");
+
+    // a later message is the newest the viewer sees again
+    expect((await friend.client.post(`/api/social/messages/${cid}`, { content: "four", replyToId: 2 })).status).toBe(
+      200,
+    );
+    for (const who of [me, friend]) {
+      expect(await shown(who)).toMatchObject({ content: "four", replyTo: { content: "two" } });
+      await sameAsFresh(who);
+    }
+
+    // the message it replies to removed by SQL outside the app's code (an operator, another process)
+    await server.app.db.deleteFrom("messages").where("conversation_id", "=", id).where("seq", "=", 2).execute();
+    for (const who of [me, friend]) {
+      expect(await shown(who)).toMatchObject({ content: "four", replyTo: null });
+      await sameAsFresh(who);
+    }
+
+    // hidden too: the newest left for the viewer is the first
+    expect((await me.client.delete(`/api/social/messages/${cid}/4`)).status).toBe(200);
+    expect((await shown(me)).content).toBe("one");
+    // the membership made again outside the app's code, over the hides that stayed
+    const member = await server.app.db
+      .selectFrom("conversation_members")
+      .selectAll()
+      .where("conversation_id", "=", id)
+      .where("user_id", "=", me.user.id)
+      .executeTakeFirstOrThrow();
+    await server.app.db.deleteFrom("conversation_members").where("id", "=", member.id).execute();
+    await server.app.db
+      .insertInto("conversation_members")
+      .values({
+        conversation_id: id,
+        user_id: me.user.id,
+        role: "member",
+        joined_at: member.joined_at,
+        updated_at: member.updated_at,
+      })
+      .execute();
+    expect((await shown(me)).content).toBe("one");
+    await sameAsFresh(me);
+    expect((await shown(friend)).content).toBe("four");
+  });
+
+  test("kept shapes: by what the page read of the message (its chat's message version, or its own and its replied-to message's) and its chat's version, at most as many as the bound", () => {
     const shapes = new MessageShapes(2);
-    const ref = (id: number, version = 0, replyVersion: number | null = null) => ({ id, version, replyVersion });
+    const ref = (id: number, version = "c0") => ({ id, version });
     shapes.keep(ref(1), 0, "one");
     expect(shapes.get(ref(1), 0)).toBe("one");
-    // another version of the row, of the replied-to message or of the chat is not the kept one
-    expect(shapes.get(ref(1, 1), 0)).toBeUndefined();
-    expect(shapes.get(ref(1, 0, 0), 0)).toBeUndefined();
+    // another message version of the chat, another chat version, or the same message read as
+    // a hidden-aware search (its row's and replied-to message's versions) is not the kept one
+    expect(shapes.get(ref(1, "c1"), 0)).toBeUndefined();
     expect(shapes.get(ref(1), 1)).toBeUndefined();
-    shapes.keep(ref(2, 0, 3), 0, "reply");
-    expect(shapes.get(ref(2, 0, 3), 0)).toBe("reply");
-    expect(shapes.get(ref(2, 0, 4), 0)).toBeUndefined();
+    expect(shapes.get(ref(1, "0:null"), 0)).toBeUndefined();
+    shapes.keep(ref(2, "0:3"), 0, "reply");
+    expect(shapes.get(ref(2, "0:3"), 0)).toBe("reply");
+    expect(shapes.get(ref(2, "0:4"), 0)).toBeUndefined();
     shapes.keep(ref(3), 0, "three");
     // the oldest went first
     expect(shapes.size).toBe(2);

@@ -302,13 +302,11 @@ function conversationView(
 const MAX_KEPT_SHAPES = 5_000;
 
 /**
- * The versions a last message's JSON is made from: its row's (messages.version, which triggers
- * raise on every change of the row, of its reactions and of its poll's votes), the replied-to
- * message's (a reply shows it) and its chat's (conversations.version, raised when the profile
+ * The versions a last message's JSON is made from: its ref's (what the page read of the
+ * message: see LastMessageRef) and its chat's (conversations.version, raised when the profile
  * of anyone in the chat changes: the senders shown).
  */
-const messageVersion = (ref: LastMessageRef, chatVersion: number) =>
-  `${ref.version}:${ref.replyVersion}:${chatVersion}`;
+const messageVersion = (ref: LastMessageRef, chatVersion: number) => `${ref.version}:${chatVersion}`;
 
 /**
  * The chat list's last messages as the Client API shows them, as JSON, kept by message id with
@@ -358,8 +356,7 @@ const sameShown = (a: ChatListItem, b: ChatListItem): boolean =>
   a.member.role === b.member.role &&
   a.member.rights === b.member.rights &&
   a.lastMessage?.id === b.lastMessage?.id &&
-  a.lastMessage?.version === b.lastMessage?.version &&
-  a.lastMessage?.replyVersion === b.lastMessage?.replyVersion;
+  a.lastMessage?.version === b.lastMessage?.version;
 
 /** Most chats kept per App, by membership (≈ 1.5 KB each with the item). */
 const MAX_KEPT_HEADS = 10_000;

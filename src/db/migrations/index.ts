@@ -30,6 +30,7 @@ import * as m20261124215100 from "./20261124215100_comment_version";
 import * as m20261124215200 from "./20261124215200_user_posts_count";
 import * as m20261125001000 from "./20261125001000_send_read_mark";
 import * as m20261125002000 from "./20261125002000_chat_member_activity";
+import * as m20261125002100 from "./20261125002100_chat_list_last_message_version";
 import * as m20261125004000 from "./20261125004000_profile_version_shown";
 
 /**
@@ -68,5 +69,6 @@ export const migrations: Record<string, Migration> = {
   "20261124215200_user_posts_count": m20261124215200,
   "20261125001000_send_read_mark": m20261125001000,
   "20261125002000_chat_member_activity": m20261125002000,
+  "20261125002100_chat_list_last_message_version": m20261125002100,
   "20261125004000_profile_version_shown": m20261125004000,
 };

@@ -84,6 +84,7 @@ const MEMBER_COLUMNS = Object.keys({
   last_read_seq: 1,
   unread_count: 1,
   activity_at: 1,
+  has_hidden: 1,
   start_label: 1,
   updated_at: 1,
 } satisfies Record<keyof MemberRow, 1>) as (keyof MemberRow)[];
@@ -113,6 +114,7 @@ const CONVERSATION_COLUMNS = Object.keys({
   activity_at: 1,
   member_count: 1,
   version: 1,
+  last_message_version: 1,
   last_message_id: 1,
   created_at: 1,
   updated_at: 1,

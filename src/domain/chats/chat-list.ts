@@ -4,17 +4,10 @@ import { compiledByIds, ShapedQuery } from "../../db/compiled";
 import { decodeCursor, pageOf } from "../../lib/paging";
 import { literalLimit } from "../posts/keyset";
 import type { UserRow } from "../users/table";
-import {
-  ACTIVE_ROLES,
-  type ConversationMembersTable,
-  type ConversationRow,
-  type ConversationsTable,
-  type MemberRow,
-  type MessageRow,
-} from "./table";
+import { isActiveRole, type ConversationRow, type ConversationsTable, type MemberRow, type MessageRow } from "./table";
 
-/** The chat list query's outer tables: the membership `m` and its chat `c`. */
-type Outer = Database & { m: ConversationMembersTable; c: ConversationsTable };
+/** The hidden-aware last message query's outer table: the chat `c`. */
+type Outer = Database & { c: ConversationsTable };
 
 /** What the chat list shows of a chat itself (read only when its kept view is missing or stale). */
 export type ChatListConversation = Pick<
@@ -30,15 +23,17 @@ export type ChatListUser = Pick<
 >;
 
 /**
- * The last message of a chat as the list reads it: which message, which version of its row
- * (messages.version, one more on every change of the row, its reactions or its poll's votes)
- * and, for a reply, of the replied-to message's row (null: none, or gone), so its serialized
- * shape can be kept between reads; `findMessagesByIds` reads the rows of those not kept.
+ * The last message of a chat as the list reads it: which message, and VERSION, a name of
+ * everything its serialized shape is made from besides its chat's version, so the shape can
+ * be kept between reads (`findMessagesByIds` reads the rows of those not kept). Most chats name
+ * it by the chat's last_message_version (`c<n>`: one more on every change or removal of any
+ * message of the chat, so of the last one and of the one it replies to); a chat whose
+ * messages the viewer hid names its newest message they see by that message's row version and
+ * the replied-to message's (`<v>:<v or null>`).
  */
 export interface LastMessageRef {
   id: number;
-  version: number;
-  replyVersion: number | null;
+  version: string;
 }
 
 /**
@@ -71,7 +66,7 @@ export interface ChatListItem {
 }
 
 /** Messages of the outer query's chat `c` that VIEWER sees: not deleted, not hidden for them. */
-const visibleMessages = (eb: ExpressionBuilder<Outer, "c" | "m">, viewer: number) =>
+const visibleMessages = (eb: ExpressionBuilder<Outer, "c">, viewer: number) =>
   eb
     .selectFrom("messages as x")
     .whereRef("x.conversation_id", "=", "c.id")
@@ -91,51 +86,19 @@ const visibleMessages = (eb: ExpressionBuilder<Outer, "c" | "m">, viewer: number
 /**
  * A page of the viewer's chats in one statement, newest activity first: each membership
  * carries its chat's activity (conversation_members.activity_at, kept by triggers) and the
- * (user_id, activity_at, conversation_id) index holds them in the list's order, so the page is
- * one range read of LIMIT rows (neither sorted nor read past the page). Each comes with its
- * last visible message (joined: the chat's last_message_id, kept by triggers, searched only
- * when the viewer hid that one), of which only ids and versions are read, the unread and
- * member counts (counter columns) and the viewer's membership. What the list shows of a chat
- * and of its last message is kept by those versions (clientapi/chats/serialize.ts).
+ * (user_id, activity_at, conversation_id, …) index holds them in the list's order with the
+ * member's own columns, so the page is one range read of LIMIT index entries (neither sorted
+ * nor read past the page) and each chat's row: its counters, its version, its last message not
+ * deleted (last_message_id) and that message's version (last_message_version), all columns kept
+ * by triggers. No message is read: what the list shows of a chat and of its last message is
+ * kept by those versions (clientapi/chats/serialize.ts). A chat where the viewer hid messages
+ * (has_hidden) may show an older one: hiddenAwareLast reads those.
  */
 const chatRows = new ShapedQuery(
   (db: Db, v: { viewer: number; t: number; id: number }, shape: { cursor: boolean; limit: number }) => {
     let rows = db
       .selectFrom("conversation_members as m")
       .innerJoin("conversations as c", "c.id", "m.conversation_id")
-      // the chat's newest message not deleted (a column kept by triggers), unless the viewer
-      // hid it: then the newest they see, searched
-      .leftJoin("messages as lm", (j) =>
-        j.on((eb) =>
-          eb(
-            "lm.id",
-            "=",
-            eb
-              .case()
-              .when(
-                eb.exists(
-                  eb
-                    .selectFrom("message_hidden as hh")
-                    .select("hh.message_id")
-                    .whereRef("hh.message_id", "=", "c.last_message_id")
-                    .where("hh.user_id", "=", v.viewer),
-                ),
-              )
-              .then(
-                visibleMessages(eb as unknown as ExpressionBuilder<Outer, "c" | "m">, v.viewer)
-                  .select("x.id")
-                  .orderBy("x.seq", "desc")
-                  .limit(1),
-              )
-              .else(eb.ref("c.last_message_id"))
-              .end(),
-          ),
-        ),
-      )
-      // a reply shows the message it answers: its version names that part of the shape
-      .leftJoin("messages as rm", (j) =>
-        j.onRef("rm.conversation_id", "=", "c.id").onRef("rm.seq", "=", "lm.reply_to_seq"),
-      )
       .select([
         "m.id as mid",
         "c.id",
@@ -149,12 +112,12 @@ const chatRows = new ShapedQuery(
         "m.last_read_seq as my_last_read_seq",
         // kept by triggers on every message, hide and read (see the unread_counter migration)
         "m.unread_count",
-        "lm.id as lm_id",
-        "lm.version as lm_version",
-        "rm.version as rm_version",
+        "m.has_hidden",
+        "c.last_message_id as lm_id",
+        "c.last_message_version as lm_version",
       ])
       .where("m.user_id", "=", v.viewer)
-      .where("m.role", "in", ACTIVE_ROLES);
+      .where(isActiveRole("m.role"));
     // the row value compares in the index's order, so the cursor is where the range read starts
     if (shape.cursor)
       rows = rows.where((eb) => eb(eb.refTuple("m.activity_at", "m.conversation_id"), "<", eb.tuple(v.t, v.id)));
@@ -164,11 +127,63 @@ const chatRows = new ShapedQuery(
   (s) => `${s.cursor ? "cursor" : "first"}:${s.limit}`,
 );
 
+/**
+ * The newest message VIEWER sees in each of the chats IDS (the chat's last message unless they
+ * hid it: then searched), with its row's version and its replied-to message's: for the chats
+ * where the viewer hid messages. One shape per count of chats.
+ */
+const hiddenAwareLast = new ShapedQuery(
+  (db: Db, v: Record<string, number>, shape: { count: number }) =>
+    db
+      .selectFrom("conversations as c")
+      .leftJoin("messages as lm", (j) =>
+        j.on((eb) =>
+          eb(
+            "lm.id",
+            "=",
+            eb
+              .case()
+              .when(
+                eb.exists(
+                  eb
+                    .selectFrom("message_hidden as hh")
+                    .select("hh.message_id")
+                    .whereRef("hh.message_id", "=", "c.last_message_id")
+                    .where("hh.user_id", "=", v.viewer!),
+                ),
+              )
+              .then(
+                visibleMessages(eb as unknown as ExpressionBuilder<Outer, "c">, v.viewer!)
+                  .select("x.id")
+                  .orderBy("x.seq", "desc")
+                  .limit(1),
+              )
+              .else(eb.ref("c.last_message_id"))
+              .end(),
+          ),
+        ),
+      )
+      // a reply shows the message it answers: its version names that part of the shape
+      .leftJoin("messages as rm", (j) =>
+        j.onRef("rm.conversation_id", "=", "c.id").onRef("rm.seq", "=", "lm.reply_to_seq"),
+      )
+      .select(["c.id", "lm.id as lm_id", "lm.version as lm_version", "rm.version as rm_version"])
+      .where(
+        "c.id",
+        "in",
+        Array.from({ length: shape.count }, (_, i) => v[`id${i}`]!),
+      ),
+  (shape) => String(shape.count),
+);
+
 type ChatPageRow = Awaited<ReturnType<typeof chatRows.execute>>[number];
+
+/** A searched last message (hiddenAwareLast), or none the viewer sees. */
+type SearchedLast = LastMessageRef | null;
 
 // rows are mapped field by field: generic prefix splitting (Object.entries, string slicing)
 // cost more than the statement itself on a page of chats
-const itemOf = (r: ChatPageRow): ChatListItem => ({
+const itemOf = (r: ChatPageRow, searched: Map<number, SearchedLast> | undefined): ChatListItem => ({
   memberId: r.mid,
   conversationId: r.id,
   version: Number(r.version),
@@ -176,16 +191,24 @@ const itemOf = (r: ChatPageRow): ChatListItem => ({
   lastMessageAt: r.last_message_at,
   member: { role: r.my_role, rights: r.my_rights, last_read_seq: r.my_last_read_seq },
   lastMessage:
-    r.lm_id === null
-      ? null
-      : {
-          id: r.lm_id,
-          version: Number(r.lm_version),
-          replyVersion: r.rm_version === null ? null : Number(r.rm_version),
-        },
+    r.has_hidden === 1
+      ? (searched?.get(r.id) ?? null)
+      : r.lm_id === null
+        ? null
+        : { id: r.lm_id, version: `c${r.lm_version}` },
   unreadCount: Number(r.unread_count ?? 0),
   memberCount: Number(r.member_count),
 });
+
+/** The newest message VIEWER sees in each of chats IDS (hiddenAwareLast), by chat. */
+async function searchLast(db: Db, viewer: number, ids: number[]): Promise<Map<number, SearchedLast>> {
+  const values: Record<string, number> = { viewer };
+  for (const [i, id] of ids.entries()) values[`id${i}`] = id;
+  const rows = await hiddenAwareLast.execute(db, { count: ids.length }, values);
+  return new Map(
+    rows.map((r) => [r.id, r.lm_id === null ? null : { id: r.lm_id, version: `${r.lm_version}:${r.rm_version}` }]),
+  );
+}
 
 /** A page of VIEWER's chats, newest activity first, in one statement (what each shows is kept by its versions). */
 export async function listChats(
@@ -201,7 +224,11 @@ export async function listChats(
     { viewer, t: cursor?.t ?? 0, id: cursor?.id ?? 0 },
   );
   const page = pageOf(rows, limit, (c) => ({ t: c.activity_at, id: c.id }));
-  return { items: page.items.map(itemOf), nextCursor: page.nextCursor };
+  // a chat where the viewer hid messages: its newest they see, searched (one statement for the page)
+  let hidden: number[] | undefined;
+  for (const r of page.items) if (r.has_hidden === 1) (hidden ??= []).push(r.id);
+  const searched = hidden && (await searchLast(db, viewer, hidden));
+  return { items: page.items.map((r) => itemOf(r, searched)), nextCursor: page.nextCursor };
 }
 
 // the chats whose kept view is missing or stale

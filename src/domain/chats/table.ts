@@ -39,6 +39,8 @@ export interface ConversationsTable {
   last_message_id: number | null;
   /** one more on every change of what the chat list shows of the chat itself (a trigger) */
   version: Generated<number>;
+  /** one more on every change or removal of any of the chat's messages (triggers): names the last message's shape with its id */
+  last_message_version: Generated<number>;
   created_at: number;
   updated_at: number;
 }
@@ -58,6 +60,8 @@ export interface ConversationMembersTable {
   unread_count: Generated<number>;
   /** the chat's activity_at, copied by triggers: the chat list's order per member (an index) */
   activity_at: Generated<number>;
+  /** 1 once the member hid a message of the chat (a trigger; never lowered): the chat list then searches what they see */
+  has_hidden: Generated<number>;
   /** start label of the deep link that opened a private chat with a bot */
   start_label: string | null;
   updated_at: number;
