@@ -49,6 +49,25 @@ async function findPersonAndChat(
   return { person, chat: person && (await findPrivateChat(app.db, botUserId, person.id)) };
 }
 
+/** A person the bot ME may write to, else the Bot API's refusal. */
+function checkPerson(person: UserRow | undefined, me: UserRow): asserts person is UserRow {
+  if (!person) throw chatNotFound();
+  if (person.id === me.id) throw chatNotFound();
+  if (person.is_bot) throw forbiddenBot("bot can't send messages to bots");
+}
+
+/**
+ * resolveChat for a person named by Bot API id (REF > 0), read with DB: a send reads it in its
+ * own transaction, where a read costs less than on its own. Undefined when the two have no
+ * chat yet (resolveChat opens it, in a transaction of its own).
+ */
+export async function findPersonChat(db: Db, me: UserRow, ref: number): Promise<ChatView | undefined> {
+  const found = await findUserWithPrivateChat(db, accountIdOf(ref), me.id);
+  const person = reachable(found?.user);
+  checkPerson(person, me);
+  return found!.chat && { conversation: found!.chat, other: person, self: me };
+}
+
 /**
  * Resolves `chat_id` for the calling bot: a negative id is a group the bot is in; a positive
  * id or @username is a person, whose private chat with the bot is created when missing
@@ -68,9 +87,7 @@ export async function resolveChat(ctx: BotContext, name = "chat_id", create = tr
     return { conversation, other: null, self: me };
   }
   const { person, chat: existing } = await findPersonAndChat(app, ref, me.id);
-  if (!person) throw chatNotFound();
-  if (person.id === me.id) throw chatNotFound();
-  if (person.is_bot) throw forbiddenBot("bot can't send messages to bots");
+  checkPerson(person, me);
   // a block between the two is enforced by sending (see blockedByUser), not by reading the chat
   if (existing) return { conversation: existing, other: person, self: me };
   if (!create) throw chatNotFound();

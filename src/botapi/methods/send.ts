@@ -10,7 +10,7 @@ import { forwardMessage, storeMessage, typing, type SendMessageInput } from "../
 import type { MediaItem } from "../../domain/chats/validate";
 import { isBlockedEitherWay } from "../../domain/relations/service";
 import { randomToken } from "../../lib/ids";
-import { resolveChat } from "../chats";
+import { findPersonChat, resolveChat } from "../chats";
 import type { BotContext, MethodTable } from "../context";
 import { asBot, badRequest, blockedByUser, chatNotFound } from "../errors";
 import { inputFile, type FileField } from "../files";
@@ -40,6 +40,25 @@ async function replyTarget(ctx: BotContext, view: ChatView): Promise<number | nu
   throw badRequest("message to be replied not found");
 }
 
+/** OUT with the options every send takes, checked before its chat is needed (reply_markup, the ignored flags). */
+function withSendOptions(ctx: BotContext, out: Outgoing, markupOpts: { allowPay?: boolean }): Outgoing {
+  // accepted for compatibility (no push notifications, nothing to protect), but must be well-formed
+  ctx.params.bool("disable_notification");
+  ctx.params.bool("protect_content");
+  const replyMarkup =
+    out.replyMarkup !== undefined ? out.replyMarkup : parseReplyMarkup(ctx.params.json("reply_markup"), markupOpts);
+  return { ...out, replyMarkup: replyMarkup ?? undefined };
+}
+
+/**
+ * The bot's account is ctx.me. The bot's membership is checked in the send's transaction,
+ * against the chat's members the send reads anyway (checkMember: where the message is written,
+ * no statement of its own); a bot sends no clientMessageId, so no repeat to catch.
+ */
+const storeOptions = (ctx: BotContext, replyChecked: boolean) => ({ sender: ctx.me, replyChecked, checkMember: true });
+/** The chat gone, or the bot no longer in it, as the compatible API says it. */
+const REFUSALS = { 403: blockedByUser, 404: chatNotFound };
+
 /**
  * Posts a message from the bot into the chat and returns it as a Bot API Message. COMPOSE
  * adds writes that commit with the message, in its transaction (an invoice's row).
@@ -51,18 +70,11 @@ export async function post(
   markupOpts: { allowPay?: boolean } = {},
   compose?: (scope: Scope, row: MessageRow) => Promise<void>,
 ): Promise<BotMessage> {
-  // accepted for compatibility (no push notifications, nothing to protect), but must be well-formed
-  ctx.params.bool("disable_notification");
-  ctx.params.bool("protect_content");
-  const replyMarkup =
-    out.replyMarkup !== undefined ? out.replyMarkup : parseReplyMarkup(ctx.params.json("reply_markup"), markupOpts);
+  const prepared = withSendOptions(ctx, out, markupOpts);
   const replyToSeq = out.replyToSeq !== undefined ? out.replyToSeq : await replyTarget(ctx, view);
-  const input = { ...out, replyMarkup: replyMarkup ?? undefined, replyToSeq };
-  // the chat is the one resolveChat just read; the bot's account is ctx.me. The bot's
-  // membership is checked in the send's transaction, against the chat's members the send reads
-  // anyway (checkMember: where the message is written, no statement of its own); a bot sends
-  // no clientMessageId, so no repeat to catch
-  const opts = { sender: ctx.me, replyChecked: out.replyToSeq === undefined, checkMember: true };
+  const input = { ...prepared, replyToSeq };
+  const opts = storeOptions(ctx, out.replyToSeq === undefined);
+  // the chat is the one resolveChat just read
   const sending = { conversation: view.conversation, member: { user_id: ctx.me.id } };
   const store = () =>
     inTransaction(ctx.app.storage, async (scope) => {
@@ -70,9 +82,39 @@ export async function post(
       if (compose) await compose(scope, row);
       return row;
     });
-  // the chat gone, or the bot no longer in it, as the compatible API says it
-  const row = await asBot(store, { 403: blockedByUser, 404: chatNotFound });
+  const row = await asBot(store, REFUSALS);
   return serializeMessage(ctx.app.db, view, row);
+}
+
+/**
+ * sendMessage to a person by Bot API id (REF), replying to nothing: the person and their chat
+ * with the bot are read in the send's transaction, where a read costs less than on its own.
+ * The refusals come in resolveChat's order (the chat's before the text's). Undefined, with
+ * nothing written, when the two have no chat yet: resolveChat opens it.
+ */
+async function sendToPerson(ctx: BotContext, ref: number): Promise<BotMessage | undefined> {
+  // the text is formatted first: a mention by id reads its account, which no statement outside
+  // the send's transaction could do while that transaction holds the connection
+  let input: Outgoing | undefined;
+  let invalid: { error: unknown } | undefined;
+  try {
+    const { text, entities } = await messageText(ctx);
+    input = { ...withSendOptions(ctx, { content: text, entities }, {}), replyToSeq: null };
+  } catch (error) {
+    invalid = { error };
+  }
+  let view: ChatView | undefined;
+  const store = () =>
+    inTransaction(ctx.app.storage, async (scope) => {
+      view = await findPersonChat(scope.db, ctx.me, ref);
+      // no chat yet, or a text to refuse once the chat is known: nothing written
+      if (!view || invalid) return undefined;
+      const sending = { conversation: view.conversation, member: { user_id: ctx.me.id } };
+      return storeMessage(scope, ctx.app, sending, input!, storeOptions(ctx, true));
+    });
+  const row = await asBot(store, REFUSALS);
+  if (view && invalid) throw invalid.error;
+  return row && serializeMessage(ctx.app.db, view!, row);
 }
 
 /** sendPhoto, sendVideo, ...: one attachment with an optional caption. */
@@ -147,6 +189,16 @@ async function sourceMessage(
 
 export const sendMethods = {
   async sendMessage(ctx) {
+    const ref = ctx.params.chatRef()!;
+    if (
+      typeof ref === "number" &&
+      ref > 0 &&
+      !ctx.params.has("reply_parameters") &&
+      !ctx.params.has("reply_to_message_id")
+    ) {
+      const sent = await sendToPerson(ctx, ref);
+      if (sent) return sent;
+    }
     const view = await resolveChat(ctx);
     const { text, entities } = await messageText(ctx);
     return post(ctx, view, { content: text, entities });

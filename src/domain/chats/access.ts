@@ -98,6 +98,16 @@ const membershipByCuidQuery = precompiled((db, p: { cuid: string; userId: number
     .where("conversations.cuid", "=", p.cuid)
     .where("m.user_id", "=", p.userId),
 );
+// a send by the chat's cuid needs only the chat and that the sender is in it: no member row to split off
+const chatOfMemberByCuidQuery = precompiled((db, p: { cuid: string; userId: number }) =>
+  db
+    .selectFrom("conversations")
+    .innerJoin("conversation_members as m", "m.conversation_id", "conversations.id")
+    .selectAll("conversations")
+    .where("conversations.cuid", "=", p.cuid)
+    .where("m.user_id", "=", p.userId)
+    .where(isActiveRole("m.role")),
+);
 // a bot's send to a person: the person and their private chat with the bot in one statement
 const CONVERSATION_COLUMNS = Object.keys({
   id: 1,
@@ -215,6 +225,13 @@ export async function requireMembershipByCuid(db: Db, cuid: string, userId: numb
   );
   if (!isActive(member)) throw chatNotFound();
   return { conversation, member };
+}
+
+/** The conversation the Client API names by CUID when USER is a current member of it, else NOT_FOUND (one statement). */
+export async function requireChatOfMemberByCuid(db: Db, cuid: string, userId: number): Promise<ConversationRow> {
+  const [conversation] = looksLikeCuid(cuid) ? await chatOfMemberByCuidQuery(db, { cuid, userId }) : [];
+  if (!conversation) throw chatNotFound();
+  return conversation;
 }
 
 export function requireGroup(conversation: ConversationRow): void {

@@ -18,8 +18,8 @@ import {
   messageNotFound,
   otherPartyId,
   permissionDenied,
+  requireChatOfMemberByCuid,
   requireMembership,
-  requireMembershipByCuid,
   requireVisibleMessage,
   type Membership,
 } from "./access";
@@ -140,8 +140,8 @@ export async function sendMessageIn(
 }
 
 /**
- * sendMessageIn for the chat the Client API names by CUID: the sender's membership (NOT_FOUND
- * when not a current member) is read in the send's transaction, where a read needs no read
+ * sendMessageIn for the chat the Client API names by CUID: the chat, with the check that the
+ * sender is a current member of it (NOT_FOUND when not), is read in the send's transaction, where a read needs no read
  * transaction of its own (under a write load an autocommit read of it cost ≈ 8 µs, about twice
  * the same read inside). For sends that need nothing else of the chat first (no reply to
  * resolve, no files to check).
@@ -156,9 +156,8 @@ export async function sendMessageByCuid(
   let conversation: ConversationRow | undefined;
   try {
     const row = await inTransaction(app.storage, async (scope) => {
-      const membership = await requireMembershipByCuid(scope.db, cuid, senderId);
-      conversation = membership.conversation;
-      return storeMessage(scope, app, membership, input, opts);
+      conversation = await requireChatOfMemberByCuid(scope.db, cuid, senderId);
+      return storeMessage(scope, app, { conversation, member: { user_id: senderId } }, input, opts);
     });
     return { conversation: conversation!, row };
   } catch (err) {

@@ -32,10 +32,10 @@ const onPostgres = () => (world.server.app.storage.engine === "postgres" ? 1 : 0
 const counted = (run: () => Promise<{ status: number }>) =>
   statementsDuring(world.server.app.storage, async () => expect((await run()).status).toBe(200));
 
-test("Bot API sendMessage to a person: 6 statements, 1 outside the transaction", async () => {
+test("Bot API sendMessage to a person: 6 statements, all in the send's transaction", async () => {
   const send = () => botCall(world.server.url, token, "sendMessage", { chat_id: world.personUser.id, text: "hi" });
   await send(); // the first call resolves the token; later ones find it in process
-  // the person with their chat (one statement), then BEGIN, the members to notify with the
+  // BEGIN, the person with their chat (one statement), the members to notify with the
   // block check (the bot's membership checked among them), seq, row (and read mark), COMMIT (a
   // bot's own message reaches no bot: no bot query); PostgreSQL reads the token's bot on every call
   expect(await counted(send)).toBe(6 + onPostgres());
