@@ -524,11 +524,15 @@ test("the member activity migration copies each chat's activity to its membershi
   // the later migration on the same table first, so the columns come back in their order
   // (PostgreSQL's cached plans of `SELECT *` refuse another)
   const later = migrations["20261125002100_chat_list_last_message_version"]!;
+  // and the one that moved a send's activity copy into the unread counter's trigger
+  const sendActivity = migrations["20261125010000_send_member_activity"]!;
   await app.db.transaction().execute(async (tx) => {
+    await sendActivity.down!(tx);
     await later.down!(tx);
     await activity.down!(tx);
     await activity.up(tx);
     await later.up(tx);
+    await sendActivity.up(tx);
   });
   expect(await activityMismatches()).toEqual([]);
   const mine = await listChats(app.db, a!.id, undefined, 50);
