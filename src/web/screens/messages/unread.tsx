@@ -2,6 +2,8 @@ import { signal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import { CountBadge } from "../../components/count-badge";
 import { api } from "../../lib/api";
+import { account } from "../../lib/session";
+import type { ChatMessage } from "./types";
 import { onRealtime } from "../../lib/realtime";
 
 /** Chats with messages I have not read: the header's Messages badge. */
@@ -20,8 +22,9 @@ const REFRESH_DELAY_MS = 300;
 
 /**
  * The unread-chats count inside the header's Messages link. The server keeps each chat's
- * unread count on every message, hide and read, so the badge asks it again whenever a message
- * arrives, is deleted or my read marker moves (in this tab or another), and after a stream reset.
+ * unread count on every message, hide and read, so the badge asks it again whenever someone
+ * else's message arrives, a message is deleted or my read marker moves (in this tab or another),
+ * and after a stream reset.
  */
 export function UnreadChatsBadge() {
   useEffect(() => {
@@ -31,10 +34,12 @@ export function UnreadChatsBadge() {
       timer = setTimeout(() => void refreshUnreadChats(), REFRESH_DELAY_MS);
     };
     void refreshUnreadChats();
+    const me = () => account.value?.id;
     const offs = [
-      onRealtime("message:new", refreshSoon),
+      // my own messages are never unread for me, and others' read markers do not move mine
+      onRealtime("message:new", ({ message }) => (message as ChatMessage).sender.id !== me() && refreshSoon()),
       onRealtime("message:deleted", refreshSoon),
-      onRealtime("message:read", refreshSoon),
+      onRealtime("message:read", ({ userId }) => userId === me() && refreshSoon()),
       onRealtime("chat:updated", refreshSoon),
       onRealtime("stream:reset", refreshSoon),
     ];
