@@ -1,5 +1,5 @@
 import type { ComponentChildren } from "preact";
-import { useEffect, useId, useRef } from "preact/hooks";
+import { useId, useLayoutEffect, useRef } from "preact/hooks";
 
 /** A modal <dialog>: focus moves in, Escape closes, focus returns to the opener. */
 export function Dialog({
@@ -15,7 +15,10 @@ export function Dialog({
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const id = useId();
-  useEffect(() => {
+  // in the render's own commit, not after the next frame: a closed dialog that stayed modal
+  // until then kept the page inert, and what was typed into it in that moment was lost
+  // (a test filled the bot's description there and saved "")
+  useLayoutEffect(() => {
     const d = ref.current!;
     if (open && !d.open) d.showModal();
     if (!open && d.open) d.close();
