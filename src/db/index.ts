@@ -66,10 +66,12 @@ export interface Storage {
    * A counter of the rows this connection writes to TABLES (inserted, updated or deleted, by
    * triggers and cascades too; a rolled-back write takes its count back), for caches of those
    * tables' rows that writes elsewhere must not clear; other connections' commits show in
-   * dataVersion. SQLite: a TEMP table kept by TEMP triggers (this connection's own, nothing
-   * in the file). null on PostgreSQL, where such caches are not kept.
+   * dataVersion. TABLES maps each table to the columns a cache does not keep: an UPDATE that
+   * sets only those is not counted (trigger-kept counters, a last-seen time). SQLite: a TEMP
+   * table kept by TEMP triggers (this connection's own, nothing in the file). null on
+   * PostgreSQL, where such caches are not kept.
    */
-  writesTo(tables: readonly string[]): (() => number) | null;
+  writesTo(tables: Readonly<Record<string, readonly string[]>>): (() => number) | null;
   /** One round trip to the database: what /readyz checks. */
   ping(): Promise<void>;
   /** What `status` and `doctor` name: "SQLite 3.x" or "PostgreSQL 15.x". */
@@ -185,15 +187,30 @@ export function openStorage(path: string): Storage {
     statements: () => counter.statements,
     changes: () => totalChanges.get()!.n,
     writesTo(tables) {
-      const counter = `writes_to_${tables.join("_")}`;
+      const counter = `writes_to_${Object.keys(tables).join("_")}`;
       sqlite.exec(`CREATE TEMP TABLE IF NOT EXISTS ${counter} (n INTEGER NOT NULL)`);
       sqlite.exec(`INSERT INTO temp.${counter} (n) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM temp.${counter})`);
-      for (const table of tables)
-        for (const op of ["INSERT", "UPDATE", "DELETE"])
-          sqlite.exec(
-            `CREATE TEMP TRIGGER IF NOT EXISTS ${counter}_${table}_${op.toLowerCase()} AFTER ${op} ON main.${table} ` +
-              `BEGIN UPDATE temp.${counter} SET n = n + 1; END`,
-          );
+      for (const [table, notKept] of Object.entries(tables)) {
+        // the kept columns as the table has them now (migrations ran): a column added later
+        // is counted by the next process, which builds these triggers again
+        const columns = sqlite
+          .query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${table}')`)
+          .all()
+          .map((c) => c.name);
+        if (columns.length === 0) throw new Error(`writesTo: no table ${table}`);
+        const kept = columns.filter((c) => !notKept.includes(c)).map((c) => `"${c}"`);
+        const events = {
+          insert: "INSERT",
+          delete: "DELETE",
+          update: kept.length ? `UPDATE OF ${kept.join(", ")}` : null,
+        };
+        for (const [name, event] of Object.entries(events))
+          if (event)
+            sqlite.exec(
+              `CREATE TEMP TRIGGER IF NOT EXISTS ${counter}_${table}_${name} AFTER ${event} ON main.${table} ` +
+                `BEGIN UPDATE temp.${counter} SET n = n + 1; END`,
+            );
+      }
       const read = sqlite.prepare<{ n: number }, []>(`SELECT n FROM temp.${counter}`);
       counters.push(read);
       return () => read.get()!.n;

@@ -94,6 +94,37 @@ describe("sessions read again only after a write to their tables (SQLite)", () =
     expect((await me(client)).status).toBe(401);
   });
 
+  test("writes that only move an account's counters or a session's last-seen time leave sessions kept", async () => {
+    const { app } = server;
+    const { user, client } = await quickPerson(server);
+    const fan = await quickPerson(server);
+    const read = app.storage.engine === "sqlite" ? 0 : 1;
+    expect((await me(client)).status).toBe(200);
+    // posts_count and the follow counts are moved by triggers on every post and follow
+    expect((await client.post("/api/social/posts", { content: "counted" })).status).toBe(200);
+    expect((await fan.client.post(`/api/social/users/${user.username}/follow`)).status).toBe(200);
+    expect(await statementsDuring(app.storage, () => me(client))).toBe(read);
+    const { profile } = (await fan.client.get(`/api/social/users/${user.username}`)).body.data;
+    expect(profile).toMatchObject({ postsCount: 1, followersCount: 1 });
+    // the once-a-minute last-seen write is this request's own; the kept copy shows it, so the
+    // next requests neither read the session nor write the time again
+    const lastSeen = async () =>
+      (
+        await app.db
+          .selectFrom("sessions")
+          .select("last_seen_at")
+          .where("user_id", "=", user.id)
+          .executeTakeFirstOrThrow()
+      ).last_seen_at;
+    server.clock.advance(61_000);
+    expect(await statementsDuring(app.storage, () => me(client))).toBe(read + 1);
+    const seen = await lastSeen();
+    expect(await statementsDuring(app.storage, () => me(client))).toBe(read);
+    server.clock.advance(61_000);
+    expect(await statementsDuring(app.storage, () => me(client))).toBe(read + 1);
+    expect(await lastSeen()).toBeGreaterThanOrEqual(seen + 61_000);
+  });
+
   test("an access token that expires while its session is kept in memory is renewed, then refused once both expired", async () => {
     const { app } = server;
     const { client } = await quickPerson(server);

@@ -3,7 +3,7 @@ import { precompiled } from "../../db/compiled";
 import { AppError } from "../../lib/errors";
 import { safeEqual, sha256Hex } from "../../lib/crypto";
 import { newCuid, randomToken } from "../../lib/ids";
-import type { UserRow } from "../users/table";
+import { type UserRow, USER_COUNTER_COLUMNS } from "../users/table";
 import type { SessionRow } from "./table";
 
 export interface SessionTtls {
@@ -142,7 +142,8 @@ interface LoadedSession {
  */
 function toLoadedSession(row: Record<string, unknown>): LoadedSession {
   const user: Record<string, unknown> = {};
-  for (const key in row) if (key !== BANNED && !key.startsWith(SESSION_PREFIX)) user[key] = row[key];
+  for (const key in row)
+    if (key !== BANNED && !key.startsWith(SESSION_PREFIX) && !COUNTERS.has(key)) user[key] = row[key];
   const r = row as { [K in keyof SignedInSession as `${typeof SESSION_PREFIX}${K}`]: SignedInSession[K] };
   const session: SignedInSession = {
     id: r.session__id,
@@ -163,17 +164,28 @@ function toLoadedSession(row: Record<string, unknown>): LoadedSession {
 /** Sessions kept by a SessionCache at most; past this it starts again empty. */
 const SESSION_CACHE_MAX = 10_000;
 
-/** The tables a LoadedSession is read from: a write to any of them may change one. */
-const SESSION_TABLES = ["sessions", "users", "banned_devices"] as const;
+const COUNTERS: ReadonlySet<string> = new Set(USER_COUNTER_COLUMNS);
+
+/**
+ * The tables a LoadedSession is read from, each with the columns it does not keep: a write to
+ * any other column may change one. Left out: the counters (every post and follow moves them)
+ * and the last-seen time and address (written once a minute per session: SessionCache.seen).
+ */
+const SESSION_TABLES = {
+  sessions: ["last_seen_at", "ip"],
+  users: USER_COUNTER_COLUMNS,
+  banned_devices: [],
+} as const satisfies Record<string, readonly string[]>;
 
 /**
  * Sessions as last read (account and device ban included), reused while none of the tables
  * they are read from has been written since: no commit by another connection
  * (Storage.dataVersion: the CLI beside a running server) and no row of sessions, users or
  * banned_devices changed by this one (Storage.writesTo counts them, by triggers and cascades
- * too). Revocation, sign-out, rotation, a ban, a disabled or edited account, the last-seen
- * write: each is such a write, so the next request reads the database again; writes to other
- * tables (a chat message, a like) leave the sessions kept. Expiry is checked against the clock
+ * too). Revocation, sign-out, rotation, a ban, a disabled or edited account: each is such a
+ * write, so the next request reads the database again; writes to other tables (a chat message,
+ * a like) and to the columns left out (an account's counters, a session's last-seen time, which
+ * this process writes and then sets on its kept copy) leave the sessions kept. Expiry is checked against the clock
  * on every request as before. Only for SQLite: on PostgreSQL other nodes write without this
  * process seeing a counter move, so sessions are always read there.
  */
@@ -195,6 +207,17 @@ export class SessionCache {
     const writes = this.#writesCount();
     if (dataVersion !== this.#dataVersion || writes !== this.#writes) return undefined;
     return this.#byCuid.get(sessionCuid)?.loaded;
+  }
+
+  /**
+   * CUID's session was seen at NOW, and this process wrote that (last_seen_at is not counted as a
+   * write, so the kept copy must show it, or every request would write it again).
+   */
+  seen(sessionCuid: string, now: number): void {
+    const hit = this.#byCuid.get(sessionCuid);
+    if (!hit) return;
+    const session = Object.freeze({ ...hit.loaded.session, last_seen_at: now });
+    this.#byCuid.set(sessionCuid, { ...hit, loaded: { ...hit.loaded, session } });
   }
 
   /** CUID's session, from memory if read since the last write to its tables, else from DB (and kept). */
@@ -278,7 +301,7 @@ export async function authenticate(
       session.access_expires_at > now &&
       safeEqual(session.access_hash, access.hash)
     ) {
-      return withUser(db, now, loaded!, session, undefined, cookies.ip);
+      return withUser(db, now, loaded!, session, undefined, cookies.ip, cache);
     }
     if (session && signedOutByDisable(loaded!, access.hash)) throw accountDisabled();
   }
@@ -309,7 +332,7 @@ export async function authenticate(
       .where("refresh_hash", "=", session.refresh_hash)
       .returningAll()
       .executeTakeFirst();
-    if (!updated) return withUser(db, now, loaded, session, undefined, cookies.ip);
+    if (!updated) return withUser(db, now, loaded, session, undefined, cookies.ip, cache);
     return withUser(
       db,
       now,
@@ -322,11 +345,12 @@ export async function authenticate(
         refreshExpiresAt: updated.refresh_expires_at,
       },
       cookies.ip,
+      cache,
     );
   }
   const justRotated = session.prev_refresh_hash && safeEqual(session.prev_refresh_hash, refresh.hash);
   if (justRotated && session.refreshed_at && now - session.refreshed_at < ROTATION_GRACE_MS) {
-    return withUser(db, now, loaded, session, undefined, cookies.ip);
+    return withUser(db, now, loaded, session, undefined, cookies.ip, cache);
   }
   // Any other refresh token naming this session was rotated away before (by its owner or by a
   // thief who renewed it, perhaps several times since): two parties hold the session, so it ends.
@@ -341,10 +365,12 @@ async function withUser(
   session: SignedInSession,
   renewed: IssuedTokens | undefined,
   ip: string,
+  cache: SessionCache | undefined,
 ): Promise<Authenticated | null> {
   if (user.deleted_at !== null) return null;
   if (!renewed && now - session.last_seen_at > LAST_SEEN_EVERY_MS) {
     await db.updateTable("sessions").set({ last_seen_at: now, ip }).where("id", "=", session.id).execute();
+    cache?.seen(session.cuid, now);
   }
   return { user, session, renewed, deviceBanned };
 }

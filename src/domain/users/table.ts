@@ -40,7 +40,15 @@ export interface UsersTable {
   posts_count: Generated<number>;
 }
 
-export type UserRow = Selectable<UsersTable>;
+/**
+ * The columns triggers keep as counts (follows, posts). An account as the app passes it around
+ * (UserRow) leaves them out, so kept sessions (SessionCache) outlive the writes that move them;
+ * whoever shows a count reads it with the rest of what it shows.
+ */
+export const USER_COUNTER_COLUMNS = ["followers_count", "following_count", "posts_count"] as const;
+
+/** An account's row without its counters (USER_COUNTER_COLUMNS): a full row is one too. */
+export type UserRow = Omit<Selectable<UsersTable>, (typeof USER_COUNTER_COLUMNS)[number]>;
 
 export interface UsersTables {
   users: UsersTable;
