@@ -25,7 +25,7 @@ const EXCLUDED: Record<string, string> = {
   "cli/commands/serve.test.ts": "the SQLite file's WAL and locking under `serve`",
   "cli/progress.test.ts": "a terminal's progress output over a SQLite migration",
   "src/domain/chats/send-statements.test.ts":
-    "pins SQLite's statement counts; PostgreSQL runs one more where a bot's token is read (no cache there) or its queue locked",
+    "pins SQLite's statement counts; PostgreSQL runs more where a bot's token is read (no cache there), its queue locked or a message's seq taken",
   "cli/commands/doctor.test.ts":
     "SQLite's checks (the file's integrity and permissions, free disk); PostgreSQL's are in postgres-ops.test.ts",
 };

@@ -24,7 +24,7 @@ import {
   type Membership,
 } from "./access";
 import { publishMessageEvent } from "./notify";
-import { precompiled } from "../../db/compiled";
+import { insertMessageRow, type NewMessage } from "./message-row";
 import { inTransaction, type Scope } from "../../db/transaction";
 import type { ChatMember, ConversationRow, MemberRow, MessageRow } from "./table";
 import type { UserRow } from "../users/table";
@@ -58,40 +58,6 @@ const findByClientId = (db: Db, conversationId: number, senderId: number, client
     .where("sender_id", "=", senderId)
     .where("client_message_id", "=", clientMessageId)
     .executeTakeFirst();
-
-// the writes of every send, compiled once (db/compiled.ts)
-const takeSeqQuery = precompiled((db, p: { conversationId: number; now: number }) =>
-  db
-    .updateTable("conversations")
-    .set((eb) => ({ last_seq: eb("last_seq", "+", 1), last_message_at: p.now, activity_at: p.now, updated_at: p.now }))
-    .where("id", "=", p.conversationId)
-    .returning("last_seq"),
-);
-type NewMessage = Omit<MessageRow, "id" | "pinned" | "edited_at" | "deleted_at" | "version">;
-const insertMessageQuery = precompiled((db, p: NewMessage) =>
-  db
-    .insertInto("messages")
-    .values({
-      cuid: p.cuid,
-      conversation_id: p.conversation_id,
-      seq: p.seq,
-      sender_id: p.sender_id,
-      kind: p.kind,
-      content: p.content,
-      entities: p.entities,
-      media: p.media,
-      reply_to_seq: p.reply_to_seq,
-      reply_markup: p.reply_markup,
-      invoice: p.invoice,
-      extra: p.extra,
-      system: p.system,
-      forwarded_from: p.forwarded_from,
-      client_message_id: p.client_message_id,
-      created_at: p.created_at,
-    })
-    // the rest of the row is what was just written: reading it back would cost ≈ 20 columns a send
-    .returning("id"),
-);
 
 /**
  * The chat's current members and, in a private chat, whether a block stands between the sender
@@ -258,13 +224,9 @@ export async function storeMessage(
   }
 
   const now = app.clock.now();
-  const [bumped] = await takeSeqQuery(db, { conversationId: conversation.id, now });
-  if (!bumped) throw chatNotFound();
-  const seq = bumped.last_seq;
   const written: NewMessage = {
     cuid: newCuid(),
     conversation_id: conversation.id,
-    seq,
     sender_id: senderId,
     kind,
     content,
@@ -279,8 +241,18 @@ export async function storeMessage(
     client_message_id: clientMessageId,
     created_at: now,
   };
-  const [inserted] = await insertMessageQuery(db, written);
-  const row: MessageRow = { id: inserted!.id, ...written, pinned: 0, edited_at: null, deleted_at: null, version: 0 };
+  // the chat's next seq is taken with the row (message-row.ts)
+  const inserted = await insertMessageRow(db, written);
+  if (!inserted) throw chatNotFound();
+  const row: MessageRow = {
+    id: inserted.id,
+    ...written,
+    seq: inserted.seq,
+    pinned: 0,
+    edited_at: null,
+    deleted_at: null,
+    version: 0,
+  };
   justStored.add(row);
   const sender = opts.sender?.id === senderId ? opts.sender : undefined;
   await app.hooks.emitWithin(scope, "message:storing", { conversation, message: row, sender, members });

@@ -8,9 +8,9 @@ import { sendMessageIn } from "./messages";
 /*
  * The statements a send runs, pinned per request (BEGIN and COMMIT included). A send is
  * the membership check (a plain Client API send: inside its transaction), then in one
- * transaction the members to notify with the block check (one statement), the seq, the row
- * (its insert also moves the sender's read mark) and the bots' updates; the chat, the sender and the bots are never
- * read twice, and a chat without bots asks for none.
+ * transaction the members to notify with the block check (one statement), the row (its insert
+ * takes the chat's next seq and moves the sender's read mark) and the bots' updates; the chat,
+ * the sender and the bots are never read twice, and a chat without bots asks for none.
  */
 
 let world: BotWorld;
@@ -26,32 +26,37 @@ beforeAll(async () => {
 });
 afterAll(() => world.server.stop());
 
-/** PostgreSQL runs one statement more where noted: it keeps no sessions or tokens in memory, and it orders a bot's updates with a lock */
-const onPostgres = () => (world.server.app.storage.engine === "postgres" ? 1 : 0);
+/**
+ * PostgreSQL runs more statements where noted: it keeps no sessions or tokens in memory, it
+ * orders a bot's updates with a lock, and it takes a message's seq with an UPDATE of the chat
+ * (its row lock orders concurrent sends) where SQLite takes it in the message's INSERT
+ */
+const onPostgres = (n: number) => (world.server.app.storage.engine === "postgres" ? n : 0);
 
 const counted = (run: () => Promise<{ status: number }>) =>
   statementsDuring(world.server.app.storage, async () => expect((await run()).status).toBe(200));
 
-test("Bot API sendMessage to a person: 6 statements, all in the send's transaction", async () => {
+test("Bot API sendMessage to a person: 5 statements, all in the send's transaction", async () => {
   const send = () => botCall(world.server.url, token, "sendMessage", { chat_id: world.personUser.id, text: "hi" });
   await send(); // the first call resolves the token; later ones find it in process
   // BEGIN, the person with their chat (one statement), the members to notify with the
-  // block check (the bot's membership checked among them), seq, row (and read mark), COMMIT (a
-  // bot's own message reaches no bot: no bot query); PostgreSQL reads the token's bot on every call
-  expect(await counted(send)).toBe(6 + onPostgres());
+  // block check (the bot's membership checked among them), row (its seq and read mark), COMMIT
+  // (a bot's own message reaches no bot: no bot query); PostgreSQL reads the token's bot on
+  // every call and takes the seq on its own
+  expect(await counted(send)).toBe(5 + onPostgres(2));
 });
 
-test("Client API send to a person: 6 statements", async () => {
+test("Client API send to a person: 5 statements", async () => {
   const send = () => world.person.post(`/api/social/messages/${friendChat}`, { content: "hello" });
   await send(); // the session is read once, then kept: a send writes no session, account or ban
   // BEGIN, the chat with the sender's membership (one statement, in the transaction), the members
-  // to notify with the block check (none a bot: no query for the chat's bots), seq, row (and read
-  // mark), COMMIT (the sender comes from the session, not read again); PostgreSQL reads the
-  // session on every request
-  expect(await counted(send)).toBe(6 + onPostgres());
+  // to notify with the block check (none a bot: no query for the chat's bots), row (its seq and
+  // read mark), COMMIT (the sender comes from the session, not read again); PostgreSQL reads the
+  // session on every request and takes the seq on its own
+  expect(await counted(send)).toBe(5 + onPostgres(2));
 });
 
-test("a person's message to a bot: 7 statements in the domain, the bot's update in the same transaction", async () => {
+test("a person's message to a bot: 6 statements in the domain, the bot's update in the same transaction", async () => {
   const { app } = world.server;
   const membership = await requireMembershipByCuid(app.db, botChat, world.personUser.id);
   // counted in the domain: over HTTP the webhook worker's look at the queues (a timer the new
@@ -59,10 +64,10 @@ test("a person's message to a bot: 7 statements in the domain, the bot's update 
   const statements = await statementsDuring(app.storage, () =>
     sendMessageIn(app, membership, { content: "to the bot" }, { sender: world.personUser }),
   );
-  // BEGIN, the members (one of them a bot) with the block check, seq, row (and read mark), the
-  // chat's bots with their accounts (one statement), the update, COMMIT; PostgreSQL takes the
-  // bot's queue lock before the update (update ids in commit order)
-  expect(statements).toBe(7 + onPostgres());
+  // BEGIN, the members (one of them a bot) with the block check, row (its seq and read mark),
+  // the chat's bots with their accounts (one statement), the update, COMMIT; PostgreSQL takes
+  // the seq on its own and the bot's queue lock before the update (update ids in commit order)
+  expect(statements).toBe(6 + onPostgres(2));
   const updates = await botCall(world.server.url, token, "getUpdates", { timeout: 0 });
   expect(updates.body.result.map((u: { message: { text: string } }) => u.message.text)).toEqual(["to the bot"]);
 });
