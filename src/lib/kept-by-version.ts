@@ -5,17 +5,22 @@
  * nothing needs to be told of changes. Bounded: when full, the value kept longest goes first.
  * A value made from several rows names all their versions in one (a string of them, VERSION).
  */
-export class KeptByVersion<V, Version extends number | string = number> {
-  readonly #kept = new Map<number, { version: Version; value: V }>();
+export class KeptByVersion<V, Version extends number | string = number, Id extends number | string = number> {
+  readonly #kept = new Map<Id, { version: Version; value: V }>();
 
   constructor(private readonly max: number) {}
 
-  get(id: number, version: Version): V | undefined {
+  get(id: Id, version: Version): V | undefined {
     const kept = this.#kept.get(id);
     return kept !== undefined && kept.version === version ? kept.value : undefined;
   }
 
-  keep(id: number, version: Version, value: V): void {
+  /** What is kept for ID at whatever version (for a read that must name something of it before it learns the version). */
+  peek(id: Id): { version: Version; value: V } | undefined {
+    return this.#kept.get(id);
+  }
+
+  keep(id: Id, version: Version, value: V): void {
     if (!this.#kept.has(id) && this.#kept.size >= this.max) this.#kept.delete(this.#kept.keys().next().value!);
     this.#kept.set(id, { version, value });
   }

@@ -13,7 +13,8 @@ import {
 import { requestContext } from "../../http/context";
 import { ok } from "../../http/envelope";
 import { PageQuery } from "../input";
-import { IdParams, commentsResponse, likersResponse } from "./pages";
+import { IdParams, likersResponse } from "./pages";
+import { repliesResponse } from "./comment-pages";
 import { serializeComment } from "./serialize";
 
 /** /api/social/comments: one comment, its deletion, likes and replies (comments are written under /social/posts). */
@@ -64,17 +65,10 @@ export function commentRoutes(app: App) {
         detail: doc("Who liked a comment", { data: Page("users", PublicUser) }),
       },
     )
-    .get(
-      "/:id/replies",
-      async ({ params, query, user, set }) => {
-        const { comment, post } = await findVisibleComment(app.db, user.id, params.id);
-        return commentsResponse(app, set, user.id, { post, replyTo: comment }, query);
-      },
-      {
-        auth: true,
-        params: IdParams,
-        query: PageQuery,
-        detail: doc("Replies to a comment", { data: Page("comments", Comment) }),
-      },
-    );
+    .get("/:id/replies", async ({ params, query, user, set }) => repliesResponse(app, set, user.id, params.id, query), {
+      auth: true,
+      params: IdParams,
+      query: PageQuery,
+      detail: doc("Replies to a comment", { data: Page("comments", Comment) }),
+    });
 }

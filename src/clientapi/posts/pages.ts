@@ -1,11 +1,10 @@
 import { t } from "elysia";
 import type { App } from "../../app";
-import { commentsPage, keptCommentViewsOf, type CommentPlace } from "../../domain/comments/service";
 import { likersPage } from "../../domain/posts/feed";
 import { ok } from "../../http/envelope";
 import { pageRequest } from "../input";
 import { serializePublicUser } from "../serializers/account";
-import { commentJson, postJson } from "./serialize";
+import { postJson } from "./serialize";
 
 /* Paged answers the posts, comments and people routes share. */
 
@@ -23,24 +22,7 @@ export async function likersResponse(
 }
 
 /** What a route's answer gets its headers set on. */
-type SetHeaders = { headers: Record<string, unknown> };
-
-/**
- * `{comments, pageInfo}`: a post's comments or a comment's replies, as JSON text written from
- * the comments' kept texts (see pageJson).
- */
-export async function commentsResponse(
-  app: App,
-  set: SetHeaders,
-  viewerId: number,
-  place: CommentPlace,
-  query: { cursor?: string; limit?: string },
-): Promise<string> {
-  const page = await commentsPage(app.db, keptCommentViewsOf(app), viewerId, place, pageRequest(query));
-  let comments = "";
-  for (const v of page.items) comments += (comments ? "," : "") + commentJson(v);
-  return pageJson(set, "comments", comments, page.nextCursor);
-}
+export type SetHeaders = { headers: Record<string, unknown> };
 
 /**
  * The success envelope of `{[KEY]: posts, pageInfo}` (after the fields of BEFORE, when given) as
@@ -62,7 +44,7 @@ export function postListJson(
  * BEFORE, when given) as JSON text; SET gets the JSON content type, so Elysia sends the text as
  * it is. The same bytes as returning ok({…}) of the items' shapes, with less CPU per page.
  */
-function pageJson(
+export function pageJson(
   set: SetHeaders,
   key: string,
   items: string,
@@ -70,6 +52,19 @@ function pageJson(
   before?: Record<string, unknown>,
 ): string {
   set.headers["content-type"] = "application/json;charset=utf-8";
+  const [head, tail] = pageJsonAround(key, nextCursor, before);
+  return head + items + tail;
+}
+
+/** The text of pageJson's answer before and after its items. */
+export function pageJsonAround(
+  key: string,
+  nextCursor: string | null,
+  before?: Record<string, unknown>,
+): [head: string, tail: string] {
   const fields = before ? JSON.stringify(before).slice(1, -1) + "," : "";
-  return `{"success":true,"data":{${fields}${JSON.stringify(key)}:[${items}],"pageInfo":{"nextCursor":${JSON.stringify(nextCursor)}}}}`;
+  return [
+    `{"success":true,"data":{${fields}${JSON.stringify(key)}:[`,
+    `],"pageInfo":{"nextCursor":${JSON.stringify(nextCursor)}}}}`,
+  ];
 }

@@ -9,7 +9,6 @@ import {
   deletePost,
   editPost,
   findVisiblePost,
-  findVisiblePostPlace,
   toggleBookmark,
   toggleLike,
   toggleRepost,
@@ -22,7 +21,8 @@ import type { UserRow } from "../../domain/users/table";
 import { requestContext } from "../../http/context";
 import { ok } from "../../http/envelope";
 import { PageQuery } from "../input";
-import { IdParams, commentsResponse, likersResponse } from "./pages";
+import { IdParams, likersResponse } from "./pages";
+import { postCommentsResponse } from "./comment-pages";
 import { serializeComment, serializePost } from "./serialize";
 
 // lengths are counted in characters (code points) by the domain; the schema caps the size only
@@ -184,8 +184,7 @@ export function postRoutes(app: App) {
     .get(
       "/:id/comments",
       async ({ params, query, user, set }) => {
-        const post = await findVisiblePostPlace(app.db, user.id, params.id);
-        return commentsResponse(app, set, user.id, { post, replyTo: null }, query);
+        return postCommentsResponse(app, set, user.id, params.id, query);
       },
       {
         auth: true,

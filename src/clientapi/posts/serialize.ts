@@ -156,7 +156,7 @@ export function postJson(v: PostView): string {
  * S in one piece: a string built by `+` is a tree of its parts, and each answer that contains
  * it would walk and copy that tree again; searching it makes the engine join it once, in place.
  */
-function flat(s: string): string {
+export function flat(s: string): string {
   s.indexOf("\u0000");
   return s;
 }

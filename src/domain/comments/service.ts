@@ -10,7 +10,14 @@ import { markAttached, resolveOwnUpload } from "../../media/uploads";
 import { assertContentAllowed, assertPostingAllowed, consumePublishBudget } from "../moderation/service";
 import { notify } from "../notifications/service";
 import type { PageRequest, Page } from "../posts/feed";
-import { blockedEitherWayWithAny, findVisiblePost, MAX_POST_LENGTH, notifyMentions } from "../posts/service";
+import {
+  blockedEitherWayWithAny,
+  findVisiblePost,
+  MAX_POST_LENGTH,
+  notifyMentions,
+  postAccess,
+  visibleByAccess,
+} from "../posts/service";
 import { afterKey, literalLimit } from "../posts/keyset";
 import { toggleMark } from "../posts/marks";
 import type { PostRow } from "../posts/table";
@@ -63,8 +70,8 @@ export interface CommentView {
  * author, the post's author and a repost's original author, and whether any of them and the
  * viewer blocked the other.
  */
-const commentWithAccess = precompiled((db, v: { viewer: number; cuid: string }) =>
-  db
+function commentAccess(db: Db, v: { viewer: number; cuid: string }) {
+  return db
     .selectFrom("comments")
     .innerJoin("posts as p", "p.id", "comments.post_id")
     .leftJoin("users as ca", "ca.id", "comments.author_id")
@@ -87,19 +94,18 @@ const commentWithAccess = precompiled((db, v: { viewer: number; cuid: string }) 
       "oa.disabled_at as v_original_author_disabled",
       blockedEitherWayWithAny(eb, v.viewer, ["ca.id", "pa.id", "oa.id"]).as("v_blocked"),
     ])
-    .where("comments.cuid", "=", v.cuid),
-);
+    .where("comments.cuid", "=", v.cuid);
+}
 
-/**
- * A comment the viewer may see (one statement): on a visible post (its author and a repost's
- * original author live), by an author who is not deleted, none of them blocked either way.
- */
-export async function findVisibleComment(
-  db: Db,
-  viewerId: number,
-  cuid: string,
-): Promise<{ comment: CommentFields; post: Pick<PostRow, "id" | "cuid" | "author_id"> }> {
-  const [v] = await commentWithAccess(db, { viewer: viewerId, cuid });
+const commentWithAccess = precompiled((db, v: { viewer: number; cuid: string }) => commentAccess(db, v));
+
+type CommentAccessRow = Awaited<ReturnType<typeof commentWithAccess>>[number];
+
+/** The comment of access row V and its post, when the viewer may see it (see findVisibleComment). */
+function visibleComment(v: CommentAccessRow | undefined): {
+  comment: CommentFields;
+  post: Pick<PostRow, "id" | "cuid" | "author_id">;
+} {
   const live = (id: number | null, deleted: number | null, disabled: number | null) =>
     id !== null && deleted === null && disabled === null;
   const visible =
@@ -124,6 +130,136 @@ export async function findVisibleComment(
     created_at: v.created_at,
   };
   return { comment, post: { id: v.post_id, cuid: v.p_cuid, author_id: v.p_author_id } };
+}
+
+/**
+ * A comment the viewer may see (one statement): on a visible post (its author and a repost's
+ * original author live), by an author who is not deleted, none of them blocked either way.
+ */
+export async function findVisibleComment(
+  db: Db,
+  viewerId: number,
+  cuid: string,
+): Promise<{ comment: CommentFields; post: Pick<PostRow, "id" | "cuid" | "author_id"> }> {
+  const [v] = await commentWithAccess(db, { viewer: viewerId, cuid });
+  return visibleComment(v);
+}
+
+/** A range of comment ids (a kept page's lowest and highest): lo > hi is an empty range. */
+export interface CommentIdRange {
+  lo: number;
+  hi: number;
+}
+
+/**
+ * What says whether a kept page of a thread answers a reader as it is: the thread's version
+ * (comment_threads), whether the reader hides nobody (no blocks either way: the page is then
+ * what everyone who hides nobody sees, their likes apart) and whether they liked any comment
+ * with an id in the page's range.
+ */
+export interface ThreadState {
+  /** comment_threads.version; -1 when the thread has no row (it never had a comment) */
+  version: number;
+  hidesNobody: boolean;
+  likedInRange: boolean;
+}
+
+/** The thread's version and the reader's marks (see ThreadState), for the select list of an access query. */
+function threadStateColumns(eb: ExpressionBuilder<any, any>, v: { viewer: number } & CommentIdRange) {
+  const e = eb as unknown as ExpressionBuilder<Database, never>;
+  return [
+    hidesNobody(e, v.viewer, false).as("t_hides_nobody"),
+    e
+      .exists(
+        e
+          .selectFrom("comment_likes as tl")
+          .select("tl.id")
+          .where("tl.user_id", "=", v.viewer)
+          .where("tl.comment_id", ">=", v.lo)
+          .where("tl.comment_id", "<=", v.hi),
+      )
+      .as("t_liked"),
+  ];
+}
+
+const threadStateOf = (r: { t_version: number | null; t_hides_nobody: unknown; t_liked: unknown }): ThreadState => ({
+  version: r.t_version === null ? -1 : Number(r.t_version),
+  // SQLite answers 0/1, PostgreSQL false/true
+  hidesNobody: Number(r.t_hides_nobody) === 1,
+  likedInRange: Number(r.t_liked) === 1,
+});
+
+const postThreadQuery = precompiled((db, v: { viewer: number; cuid: string } & CommentIdRange) =>
+  postAccess(db, v)
+    .leftJoin("comment_threads as t", (j) => j.onRef("t.post_id", "=", "posts.id").on("t.parent_id", "=", 0))
+    .select(["posts.id", "posts.cuid", "posts.author_id", "t.version as t_version"])
+    .select((eb) => threadStateColumns(eb, v)),
+);
+
+/**
+ * A post the viewer may see (findVisiblePostPlace's rule) and the state of its top-level
+ * comment thread for them, RANGE being the ids of a kept page of it: one statement.
+ */
+export async function findPostThread(
+  db: Db,
+  viewerId: number,
+  cuid: string,
+  range: CommentIdRange,
+): Promise<{ post: Pick<PostRow, "id" | "cuid" | "author_id">; thread: ThreadState }> {
+  const [r] = await postThreadQuery(db, { viewer: viewerId, cuid, ...range });
+  if (!visibleByAccess(r)) throw notFound("Post not found");
+  return { post: { id: r!.id, cuid: r!.cuid, author_id: r!.author_id }, thread: threadStateOf(r!) };
+}
+
+const commentThreadQuery = precompiled((db, v: { viewer: number; cuid: string } & CommentIdRange) =>
+  commentAccess(db, v)
+    .leftJoin("comment_threads as t", (j) =>
+      j.onRef("t.post_id", "=", "comments.post_id").onRef("t.parent_id", "=", "comments.id"),
+    )
+    .select("t.version as t_version")
+    .select((eb) => threadStateColumns(eb, v)),
+);
+
+/**
+ * A comment the viewer may see (findVisibleComment's rule), its post, and the state of its
+ * replies thread for them, RANGE being the ids of a kept page of it: one statement.
+ */
+export async function findCommentThread(
+  db: Db,
+  viewerId: number,
+  cuid: string,
+  range: CommentIdRange,
+): Promise<{
+  comment: CommentFields;
+  post: Pick<PostRow, "id" | "cuid" | "author_id">;
+  thread: ThreadState;
+}> {
+  const [r] = await commentThreadQuery(db, { viewer: viewerId, cuid, ...range });
+  return { ...visibleComment(r), thread: threadStateOf(r!) };
+}
+
+/** Which of the comments IDS the viewer liked (one statement: a probe each). */
+const likedAmongQuery = new ShapedQuery(
+  (db: Db, v: Record<string, number>, shape: { count: number }) =>
+    db
+      .selectFrom("comment_likes")
+      .select("comment_id")
+      .where("user_id", "=", v.viewer!)
+      .where(
+        "comment_id",
+        "in",
+        Array.from({ length: shape.count }, (_, i) => v[`id${i}`]!),
+      ),
+  (shape) => String(shape.count),
+);
+
+/** The ids among IDS of comments VIEWER liked. */
+export async function likedAmong(db: Db, viewerId: number, ids: readonly number[]): Promise<Set<number>> {
+  if (!ids.length) return new Set();
+  const values: Record<string, number> = { viewer: viewerId };
+  ids.forEach((id, i) => (values[`id${i}`] = id));
+  const rows = await likedAmongQuery.execute(db, { count: ids.length }, values);
+  return new Set(rows.map((r) => r.comment_id));
 }
 
 /**
@@ -275,7 +411,7 @@ export const keptCommentViewsOf = (app: App): KeptCommentViews => app.services.g
  * blocked either way) and the viewer's like. The comments' and authors' columns are read only
  * for those not kept.
  */
-function selectCommentRefs(db: Db, viewerId: number) {
+function selectCommentRefs(db: Db, viewerId: number, asEveryone = false) {
   return db
     .selectFrom("comments")
     .innerJoin("users", "users.id", "comments.author_id")
@@ -290,19 +426,22 @@ function selectCommentRefs(db: Db, viewerId: number) {
       const e = eb as unknown as ExpressionBuilder<Database, never>;
       return [
         // the counter, or for a viewer with blocks the replies counted without blocked accounts'
-        eb
-          .case()
-          .when(hidesNobody(e, viewerId, false))
-          .then(eb.ref("comments.reply_count"))
-          .else(
-            eb
-              .selectFrom("comments as r")
-              .select(eb.fn.countAll<number>().as("n"))
-              .whereRef("r.reply_to_id", "=", "comments.id")
-              .where((x) => x.not(blockedEitherWayWithAny(x, viewerId, ["r.author_id"]))),
-          )
-          .end()
-          .as("reply_count"),
+        // (read as everyone: the counter)
+        asEveryone
+          ? eb.ref("comments.reply_count").as("reply_count")
+          : eb
+              .case()
+              .when(hidesNobody(e, viewerId, false))
+              .then(eb.ref("comments.reply_count"))
+              .else(
+                eb
+                  .selectFrom("comments as r")
+                  .select(eb.fn.countAll<number>().as("n"))
+                  .whereRef("r.reply_to_id", "=", "comments.id")
+                  .where((x) => x.not(blockedEitherWayWithAny(x, viewerId, ["r.author_id"]))),
+              )
+              .end()
+              .as("reply_count"),
         eb
           .exists(
             eb
@@ -405,12 +544,12 @@ const commentPages = new ShapedQuery(
   (
     db: Db,
     v: { viewer: number; parent: number; t: number; id: number },
-    shape: { of: "post" | "comment"; cursor: boolean; limit: number },
+    shape: { of: "post" | "comment"; cursor: boolean; limit: number; asEveryone: boolean },
   ) => {
-    let q = selectCommentRefs(db, v.viewer)
-      .where("users.deleted_at", "is", null)
-      // the per-row probes only for a viewer with blocks (evaluated once: most viewers have none)
-      .where((eb) =>
+    let q = selectCommentRefs(db, v.viewer, shape.asEveryone).where("users.deleted_at", "is", null);
+    // the per-row probes only for a viewer with blocks (evaluated once: most viewers have none)
+    if (!shape.asEveryone)
+      q = q.where((eb) =>
         eb.or([
           hidesNobody(eb as unknown as ExpressionBuilder<Database, never>, v.viewer, false),
           eb.not(blockedEitherWayWithAny(eb, v.viewer, ["comments.author_id"])),
@@ -426,12 +565,15 @@ const commentPages = new ShapedQuery(
       .orderBy("comments.id", "asc")
       .limit(literalLimit(shape.limit + 1));
   },
-  (s) => `${s.of}:${s.cursor ? 1 : 0}:${s.limit}`,
+  (s) => `${s.of}:${s.cursor ? 1 : 0}:${s.limit}:${s.asEveryone ? 1 : 0}`,
 );
 
 /**
  * Comments oldest first, keyset-paged on (created_at, id): the top-level comments of POST, or
- * the direct replies to REPLYTO (a comment on POST). Accounts blocked either way are left out.
+ * the direct replies to REPLYTO (a comment on POST). Accounts blocked either way are left out;
+ * AS_EVERYONE reads the page as a viewer who hides nobody sees it (their likes still theirs),
+ * for a caller that learnt in the same request that the viewer hides nobody and keeps the page
+ * for others (blocks made since then do not make it theirs).
  */
 export async function commentsPage(
   db: Db,
@@ -439,9 +581,15 @@ export async function commentsPage(
   viewerId: number,
   place: CommentPlace,
   page: PageRequest,
+  asEveryone = false,
 ): Promise<Page<CommentView>> {
   const c = page.cursor;
-  const shape = { of: place.replyTo ? ("comment" as const) : ("post" as const), cursor: c !== null, limit: page.limit };
+  const shape = {
+    of: place.replyTo ? ("comment" as const) : ("post" as const),
+    cursor: c !== null,
+    limit: page.limit,
+    asEveryone,
+  };
   const rows = await commentPages.execute(db, shape, {
     viewer: viewerId,
     parent: place.replyTo?.id ?? place.post.id,

@@ -37,9 +37,21 @@ export interface CommentLikesTable {
   created_at: number;
 }
 
+/**
+ * A comment thread's version: a post's top-level comments (parent_id 0) or one comment's direct
+ * replies, one more on every change of what a page of it shows to a reader who hides nobody
+ * (triggers: 20261125033000_comment_threads). No row: the thread never had a comment.
+ */
+export interface CommentThreadsTable {
+  post_id: number;
+  parent_id: number;
+  version: number;
+}
+
 export type CommentRow = Selectable<CommentsTable>;
 
 export interface CommentsTables {
   comments: CommentsTable;
   comment_likes: CommentLikesTable;
+  comment_threads: CommentThreadsTable;
 }

@@ -63,7 +63,7 @@ export function blockedEitherWayWithAny<DB, TB extends keyof DB>(
  * liveness of its author and of a repost's original author, and whether either of them and
  * the viewer blocked the other. Callers add the post's columns they need.
  */
-function postAccess(db: Db, v: { viewer: number; cuid: string }) {
+export function postAccess(db: Db, v: { viewer: number; cuid: string }) {
   return db
     .selectFrom("posts")
     .leftJoin("users as pa", "pa.id", "posts.author_id")
@@ -93,7 +93,7 @@ const postPlaceWithAccess = precompiled((db, v: { viewer: number; cuid: string }
 );
 
 /** Whether the post of access row R is visible: its author (and a repost's original author) alive and not blocked either way. */
-function visibleByAccess(r: PostAccessRow | undefined): boolean {
+export function visibleByAccess(r: PostAccessRow | undefined): boolean {
   return (
     r !== undefined &&
     r.v_author !== null &&
