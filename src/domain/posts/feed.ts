@@ -71,25 +71,19 @@ function notHidden(eb: ExpressionBuilder<any, any>, author: string, viewer: numb
 }
 
 /**
- * The account in column AUTHOR is live (a NOT EXISTS probe by primary key: a join on users
- * made SQLite build a Bloom filter over every account on every page, 766 of 829 µs of a page
- * on 1M posts) and not hidden from VIEWER.
+ * The author of a walk's rows (users as `a`, joined by the walk: see followingPagePosts) is live and
+ * not hidden from VIEWER.
  */
 function authorVisible(eb: ExpressionBuilder<any, any>, author: string, viewer: number, hide: Hide) {
-  const ref = sql.ref(author);
-  return eb.and([
-    eb.not(
-      eb.exists(
-        eb
-          .selectFrom("users as du")
-          .select("du.id")
-          .where("du.id", "=", ref)
-          .where((e) => e.or([e("du.deleted_at", "is not", null), e("du.disabled_at", "is not", null)])),
-      ),
-    ),
-    notHidden(eb, author, viewer, hide),
-  ]);
+  return eb.and([eb("a.deleted_at", "is", null), eb("a.disabled_at", "is", null), notHidden(eb, author, viewer, hide)]);
 }
+
+/** The columns of a walk's author a page of refs needs (read once, by the walk: see selectPostRefs). */
+const WALK_AUTHOR_COLUMNS = [
+  "a.profile_version as a_version",
+  "a.deleted_at as a_deleted_at",
+  "a.disabled_at as a_disabled_at",
+] as const;
 
 /** A post on ALIAS is not a repost, or a repost whose original's author is live and not hidden. */
 function repostVisible(eb: ExpressionBuilder<any, any>, alias: PostAlias, viewer: number, hide: Hide) {
@@ -122,9 +116,14 @@ function followingPagePosts(db: Db, v: ListValues, shape: ListShape) {
   const pageSize = literalLimit(shape.limit + 1);
   const cursor = (time: string, id: string) =>
     shape.cursor ? beforeKey(time, id, { t: v.t, id: v.id }) : sql<boolean>`1 = 1`;
+  // the author joined as a LEFT JOIN, though every post has one: its conditions on `a` (IS NULL) keep
+  // it one, so each walked row's author is looked up by primary key; as an inner join (as once a
+  // join on users did) SQLite built a Bloom filter over every account on every page (766 of 829 µs
+  // of a page on 1M posts). The walk reads the author's columns the page needs as it checks them.
   const followed = db
     .selectFrom("feed_entries as t")
-    .select(["t.post_id as id", "t.created_at"])
+    .leftJoin("users as a", "a.id", "t.author_id")
+    .select(["t.post_id as id", "t.created_at", ...WALK_AUTHOR_COLUMNS])
     .where("t.owner_id", "=", v.viewer)
     .where(cursor("t.created_at", "t.post_id"))
     .where((eb) => eb.and([authorVisible(eb, "t.author_id", v.viewer, hide), repostVisible(eb, "t", v.viewer, hide)]))
@@ -133,7 +132,8 @@ function followingPagePosts(db: Db, v: ListValues, shape: ListShape) {
     .limit(pageSize);
   const own = db
     .selectFrom("posts as p")
-    .select(["p.id", "p.created_at"])
+    .leftJoin("users as a", "a.id", "p.author_id")
+    .select(["p.id", "p.created_at", ...WALK_AUTHOR_COLUMNS])
     .where("p.author_id", "=", v.viewer)
     .where(cursor("p.created_at", "p.id"))
     .where((eb) => repostVisible(eb, "p", v.viewer, hide))
@@ -143,12 +143,15 @@ function followingPagePosts(db: Db, v: ListValues, shape: ListShape) {
   // each arm as a subquery: a compound SELECT takes no ORDER BY or LIMIT in its arms
   const newest = db
     .selectFrom(followed.as("f"))
-    .select(["f.id", "f.created_at"])
-    .unionAll(db.selectFrom(own.as("o")).select(["o.id", "o.created_at"]))
+    .selectAll()
+    .unionAll(db.selectFrom(own.as("o")).selectAll())
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")
     .limit(pageSize);
-  return db.selectFrom(newest.as("n")).innerJoin("posts", "posts.id", "n.id").select(POST_REF_COLUMNS);
+  return db
+    .selectFrom(newest.as("n"))
+    .innerJoin("posts", "posts.id", "n.id")
+    .select([...POST_REF_COLUMNS, "n.a_version", "n.a_deleted_at", "n.a_disabled_at"]);
 }
 
 /**
@@ -164,6 +167,7 @@ const postLists = new ShapedQuery(
       db,
       v.viewer,
       shape.list === "following" ? followingPagePosts(db, v, shape) : listPagePosts(db, v, shape),
+      true,
     ),
   (s) => `${s.list}:${s.cursor ? 1 : 0}:${s.limit}`,
 );
@@ -175,9 +179,11 @@ const newestFirst = (a: { created_at: number; id: number }, b: { created_at: num
 /** The page's posts of every list but the following feed: a walk of the time index, or of the list's own rows. */
 function listPagePosts(db: Db, v: ListValues, shape: ListShape) {
   const hide: Hide = shape.list === "feed" ? "blockedOrMuted" : "blocked";
+  // the author as in the following feed's walk (a LEFT JOIN: see followingPagePosts)
   let q = db
     .selectFrom("posts")
-    .select(POST_REF_COLUMNS)
+    .leftJoin("users as a", "a.id", "posts.author_id")
+    .select([...POST_REF_COLUMNS, ...WALK_AUTHOR_COLUMNS])
     .where((eb) =>
       eb.and([authorVisible(eb, "posts.author_id", v.viewer, hide), repostVisible(eb, "posts", v.viewer, hide)]),
     );

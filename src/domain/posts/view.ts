@@ -1,5 +1,5 @@
 import { defineService, type App } from "../../app";
-import type { SelectQueryBuilder } from "kysely";
+import { sql, type SelectQueryBuilder } from "kysely";
 import type { Database, Db } from "../../db";
 import { compiledByIds, ShapedQuery } from "../../db/compiled";
 import { KeptByVersion, keptOrRead } from "../../lib/kept-by-version";
@@ -86,13 +86,22 @@ export const POST_REF_COLUMNS = [
   "posts.created_at",
 ] as const;
 
+/** The columns a page of post refs reads per post of its author (see selectPostRefs). */
+export type PostRefAuthor = {
+  a_version: number | bigint;
+  a_deleted_at: number | null;
+  a_disabled_at: number | null;
+};
+
 /**
  * What a page of post views reads per request, besides the kept parts: each post's id, version,
  * author and author's profile version and liveness, its place in a list (time, repost), and the
  * viewer's marks (left joins on unique indexes: at most one row each). List queries add their
  * WHERE/ORDER BY to this; the posts' and authors' columns are read only for those not kept.
  * PAGE, when given, is the page's posts as a subquery selecting POST_REF_COLUMNS (from the rows
- * its walk already read, so the page's posts are not looked up again by id).
+ * its walk already read, so the page's posts are not looked up again by id); when it also
+ * selects the author's columns (PostRefAuthor: the walk read them as it checked the author is
+ * live), users is not read again either.
  */
 export function selectPostRefs(
   db: Db,
@@ -100,24 +109,32 @@ export function selectPostRefs(
   page?: SelectQueryBuilder<
     Database,
     any,
-    Pick<PostRow, "id" | "version" | "author_id" | "repost_of_id" | "created_at">
+    Pick<PostRow, "id" | "version" | "author_id" | "repost_of_id" | "created_at"> & {
+      // a LEFT JOIN's types (the walk's author always exists)
+      [K in keyof PostRefAuthor]?: PostRefAuthor[K] | null;
+    }
   >,
+  pageReadAuthors = false,
 ) {
   // the page as the outer loop (a subquery in FROM, named as the table it stands for) rather than
   // `posts.id IN (…)`: SQLite then neither probes the IN list's table per post nor sorts the rows again
   const from = (page ? db.selectFrom(page.as("posts")) : db.selectFrom("posts")) as ReturnType<
     typeof db.selectFrom<"posts">
   >;
-  return from
-    .innerJoin("users", "users.id", "posts.author_id")
+  const author = pageReadAuthors ? "posts" : "users";
+  const withAuthors = from.innerJoin("users", "users.id", "posts.author_id");
+  // typed as joined either way (callers filter on users' columns only when the page did not read them)
+  return (pageReadAuthors ? (from as unknown as typeof withAuthors) : withAuthors)
     .leftJoin("post_likes as ml", (j) => j.onRef("ml.post_id", "=", "posts.id").on("ml.user_id", "=", viewerId))
     .leftJoin("post_bookmarks as mb", (j) => j.onRef("mb.post_id", "=", "posts.id").on("mb.user_id", "=", viewerId))
     .leftJoin("posts as mr", (j) => j.onRef("mr.repost_of_id", "=", "posts.id").on("mr.author_id", "=", viewerId))
     .select([
       ...POST_REF_COLUMNS,
-      "users.profile_version as a_version",
-      "users.deleted_at as a_deleted_at",
-      "users.disabled_at as a_disabled_at",
+      sql
+        .ref<PostRefAuthor["a_version"]>(`${author}.${pageReadAuthors ? "a_version" : "profile_version"}`)
+        .as("a_version"),
+      sql.ref<number | null>(`${author}.${pageReadAuthors ? "a_deleted_at" : "deleted_at"}`).as("a_deleted_at"),
+      sql.ref<number | null>(`${author}.${pageReadAuthors ? "a_disabled_at" : "disabled_at"}`).as("a_disabled_at"),
       "ml.id as liked_id",
       "mb.id as bookmarked_id",
       "mr.id as reposted_id",
