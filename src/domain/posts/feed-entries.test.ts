@@ -14,7 +14,7 @@ import { createPost, deletePost, toggleRepost } from "./service";
 /**
  * Property: after any mix of posts, reposts, post deletions, follows, unfollows, mutes,
  * unmutes, blocks, account removals and disabled accounts, feed_entries holds exactly the
- * posts of followed, unmuted accounts for each reader, and the following feed, walked page by
+ * reader's own posts and the posts of followed, unmuted accounts for each reader, and the following feed, walked page by
  * page, shows what the rule says: the reader's own posts and those of followed accounts,
  * newest first, without hidden (blocked either way, muted, deleted or disabled) authors and
  * reposts of them, each post once.
@@ -39,7 +39,9 @@ async function entryMismatches(): Promise<unknown[]> {
       SELECT f.follower_id AS owner_id, p.id AS post_id, p.author_id, p.repost_of_id, p.created_at
       FROM follows f JOIN posts p ON p.author_id = f.followee_id
       WHERE f.follower_id <> f.followee_id
-        AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.muter_id = f.follower_id AND m.muted_id = f.followee_id))
+        AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.muter_id = f.follower_id AND m.muted_id = f.followee_id)
+      UNION ALL
+      SELECT p.author_id, p.id, p.author_id, p.repost_of_id, p.created_at FROM posts p)
     SELECT 'missing' AS side, e.owner_id, e.post_id FROM expected e
       WHERE NOT EXISTS (SELECT 1 FROM feed_entries t WHERE t.owner_id = e.owner_id AND t.post_id = e.post_id
         AND t.author_id = e.author_id AND t.created_at = e.created_at
@@ -180,20 +182,65 @@ test("feed_entries and the following feed follow every write", async () => {
   );
 }, 240_000);
 
-test("the migration fills feed_entries from existing follows and posts", async () => {
+/** Runs the down, then the up, of the feed_entries migrations, the newest down first. */
+async function redoFeedEntryMigrations(names: string[]) {
+  const { migrations } = await import("../../db/migrations");
+  await server.app.db.transaction().execute(async (tx) => {
+    for (const name of [...names].reverse()) await migrations[name]!.down!(tx);
+    for (const name of names) await migrations[name]!.up(tx);
+  });
+}
+
+test("the migrations fill feed_entries from existing follows and posts, the readers' own posts included", async () => {
   const app = server.app;
   const [reader, followed, muted] = await makePeople(3);
   for (const p of [followed!, muted!]) await createPost(app, p, { content: "before the migration" });
+  const own = await createPost(app, reader!, { content: "mine" });
   await toggleFollow(app, reader!.id, followed!.id);
   await toggleFollow(app, reader!.id, muted!.id);
   await toggleMute(app, reader!.id, muted!.id);
-  const { migrations } = await import("../../db/migrations");
-  const entries = migrations["20261124193000_feed_entries"]!;
-  await app.db.transaction().execute(async (tx) => {
-    await entries.down!(tx);
-    await entries.up(tx);
-  });
+  await redoFeedEntryMigrations(["20261124193000_feed_entries", "20261125032000_feed_entries_own_posts"]);
   expect(await entryMismatches()).toEqual([]);
-  const rows = await app.db.selectFrom("feed_entries").select("author_id").where("owner_id", "=", reader!.id).execute();
-  expect(rows.map((r) => r.author_id)).toEqual([followed!.id]);
+  const rows = await app.db
+    .selectFrom("feed_entries")
+    .select(["author_id", "post_id"])
+    .where("owner_id", "=", reader!.id)
+    .orderBy("author_id")
+    .execute();
+  expect(rows.map((r) => r.author_id)).toEqual([reader!.id, followed!.id]);
+  expect(rows[0]!.post_id).toBe(own.post.id);
+
+  // without the own-posts migration the reader's own posts are not entries; back up, they are again
+  const { migrations } = await import("../../db/migrations");
+  await app.db.transaction().execute((tx) => migrations["20261125032000_feed_entries_own_posts"]!.down!(tx));
+  const withoutOwn = await app.db
+    .selectFrom("feed_entries")
+    .select("post_id")
+    .where("owner_id", "=", reader!.id)
+    .execute();
+  expect(withoutOwn.map((r) => r.post_id)).not.toContain(own.post.id);
+  await app.db.transaction().execute((tx) => migrations["20261125032000_feed_entries_own_posts"]!.up(tx));
+  expect(await entryMismatches()).toEqual([]);
+});
+
+test("an account that follows or mutes itself by SQL keeps its own posts in its following feed", async () => {
+  const app = server.app;
+  const [reader] = await makePeople(1);
+  const { post } = await createPost(app, reader!, { content: "still mine" });
+  const following = async () =>
+    (await feedPage(app.db, keptPostViewsOf(app), reader!.id, { cursor: null, limit: 5, following: true })).items.map(
+      (v) => v.row.cuid,
+    );
+  expect(await following()).toEqual([post.cuid]);
+  // the app refuses both; the CLI's SQL or another tool might not
+  await sql`INSERT INTO follows (follower_id, followee_id, created_at) VALUES (${reader!.id}, ${reader!.id}, 1)`.execute(
+    app.db,
+  );
+  await sql`DELETE FROM follows WHERE follower_id = ${reader!.id}`.execute(app.db);
+  await sql`INSERT INTO mutes (muter_id, muted_id, created_at) VALUES (${reader!.id}, ${reader!.id}, 1)`.execute(
+    app.db,
+  );
+  await sql`DELETE FROM mutes WHERE muter_id = ${reader!.id}`.execute(app.db);
+  expect(await entryMismatches()).toEqual([]);
+  expect(await following()).toEqual([post.cuid]);
 });

@@ -104,52 +104,30 @@ function repostVisible(eb: ExpressionBuilder<any, any>, alias: PostAlias, viewer
 
 /**
  * The page's posts of the following feed: the newest visible rows of the viewer's
- * feed_entries (posts of followed, unmuted accounts, kept on write by triggers: see the
- * feed_entries migration) and the newest of the viewer's own posts, each a walk of its index
- * from the cursor that stops at LIMIT + 1 visible rows; the page is the newest LIMIT + 1 of
- * both, and only those are read from posts. A page costs the same whatever the reader follows
- * and however many posts exist (the search of the posts table it replaces walked all 1M posts
- * for a reader following nobody).
+ * feed_entries (the viewer's own posts and those of followed, unmuted accounts, kept on write
+ * by triggers: see the feed_entries migrations), a walk of its primary key from the cursor
+ * that stops at LIMIT + 1 visible rows; only those are read from posts. A page costs the same
+ * whatever the reader follows and however many posts exist (the search of the posts table it
+ * replaces walked all 1M posts for a reader following nobody).
  */
 function followingPagePosts(db: Db, v: ListValues, shape: ListShape) {
   const hide: Hide = "blockedOrMuted";
-  const pageSize = literalLimit(shape.limit + 1);
-  const cursor = (time: string, id: string) =>
-    shape.cursor ? beforeKey(time, id, { t: v.t, id: v.id }) : sql<boolean>`1 = 1`;
   // the author joined as a LEFT JOIN, though every post has one: its conditions on `a` (IS NULL) keep
   // it one, so each walked row's author is looked up by primary key; as an inner join (as once a
   // join on users did) SQLite built a Bloom filter over every account on every page (766 of 829 µs
   // of a page on 1M posts). The walk reads the author's columns the page needs as it checks them.
-  const followed = db
+  const walk = db
     .selectFrom("feed_entries as t")
     .leftJoin("users as a", "a.id", "t.author_id")
-    .select(["t.post_id as id", "t.created_at", ...WALK_AUTHOR_COLUMNS])
+    .select(["t.post_id as id", ...WALK_AUTHOR_COLUMNS])
     .where("t.owner_id", "=", v.viewer)
-    .where(cursor("t.created_at", "t.post_id"))
+    .$if(shape.cursor, (q) => q.where(beforeKey("t.created_at", "t.post_id", { t: v.t, id: v.id })))
     .where((eb) => eb.and([authorVisible(eb, "t.author_id", v.viewer, hide), repostVisible(eb, "t", v.viewer, hide)]))
     .orderBy("t.created_at", "desc")
     .orderBy("t.post_id", "desc")
-    .limit(pageSize);
-  const own = db
-    .selectFrom("posts as p")
-    .leftJoin("users as a", "a.id", "p.author_id")
-    .select(["p.id", "p.created_at", ...WALK_AUTHOR_COLUMNS])
-    .where("p.author_id", "=", v.viewer)
-    .where(cursor("p.created_at", "p.id"))
-    .where((eb) => repostVisible(eb, "p", v.viewer, hide))
-    .orderBy("p.created_at", "desc")
-    .orderBy("p.id", "desc")
-    .limit(pageSize);
-  // each arm as a subquery: a compound SELECT takes no ORDER BY or LIMIT in its arms
-  const newest = db
-    .selectFrom(followed.as("f"))
-    .selectAll()
-    .unionAll(db.selectFrom(own.as("o")).selectAll())
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .limit(pageSize);
+    .limit(literalLimit(shape.limit + 1));
   return db
-    .selectFrom(newest.as("n"))
+    .selectFrom(walk.as("n"))
     .innerJoin("posts", "posts.id", "n.id")
     .select([...POST_REF_COLUMNS, "n.a_version", "n.a_deleted_at", "n.a_disabled_at"]);
 }
