@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { listChats } from "../../domain/chats/chat-list";
+import { listChats, readChatList } from "../../domain/chats/chat-list";
 import { createGroup, sendMessage } from "../../domain/chats";
 import { quickPerson } from "../../testing/fixtures";
 import { startTestServer, type TestServer } from "../../testing/server";
@@ -19,8 +19,7 @@ const person = () => quickPerson(server);
 
 /** VIEWER's chat list as the Client API shows it, made with the given kept pieces (fresh ones: made from the rows alone). */
 async function shownList(db: Db, viewer: number, kept = new ChatListKept()) {
-  const page = await listChats(db, viewer, undefined, 50);
-  return JSON.parse(await chatListJson(db, kept, viewer, page.items)) as any[];
+  return JSON.parse(await chatListJson(db, kept, viewer, await readChatList(db, viewer, undefined, 50))) as any[];
 }
 
 /** A chat's id by its cuid, and its cuid by its id. */
@@ -63,14 +62,15 @@ describe("chat list in few statements", () => {
     expect(page.items[0]!.member.role).toBe("creator");
 
     const kept = new ChatListKept();
+    const read = await readChatList(db, me.user.id, undefined, 10);
     counter.statements = 0;
-    const json = await chatListJson(db, kept, me.user.id, page.items);
+    const json = await chatListJson(db, kept, me.user.id, read);
     // nothing kept yet: the chats, the last messages' rows, the accounts they show (other
     // parties, senders) and the messages' reactions, one statement each
     expect(counter.statements).toBe(4);
     // then all of it is kept: no statement, the same JSON
     counter.statements = 0;
-    expect(await chatListJson(db, kept, me.user.id, page.items)).toBe(json);
+    expect(await chatListJson(db, kept, me.user.id, read)).toBe(json);
     expect(counter.statements).toBe(0);
     const shown = JSON.parse(json) as any[];
     expect(shown.map((c) => c.title)).toEqual([
@@ -179,16 +179,16 @@ describe("chat list in few statements", () => {
     expect(chat.unreadCount).toBe(0);
     expect((await me.client.post(`/api/social/messages/${cid}/read`, { messageId: 4 })).status).toBe(200);
     const { db, counter } = countingDb(server.app.db);
-    const page = await listChats(db, me.user.id, undefined, 20);
+    const page = await readChatList(db, me.user.id, undefined, 20);
     const kept = new ChatListKept();
     counter.statements = 0;
-    await chatListJson(db, kept, me.user.id, page.items);
+    await chatListJson(db, kept, me.user.id, page);
     // the chat, the last message's row, the accounts (the reply's sender and the other party,
     // who wrote the replied-to message), the replied-to message and the reactions
     expect(counter.statements).toBe(5);
     // a reply is kept too, by its replied-to message's version as well
     counter.statements = 0;
-    await chatListJson(db, kept, me.user.id, page.items);
+    await chatListJson(db, kept, me.user.id, page);
     expect(counter.statements).toBe(0);
     chat = (await me.client.get("/api/social/messages")).body.data.conversations[0];
     expect(chat).toMatchObject({ unreadCount: 0, lastReadMessageId: 4 });
@@ -455,6 +455,89 @@ describe("chat list in few statements", () => {
     expect(again).toMatchObject({ lastMessage: { content: "again" }, unreadCount: 0, lastReadMessageId: 2 });
     expect(again.lastMessageAt).toBe(again.lastMessage.createdAt);
     await sameAsFresh();
+  });
+
+  test("a kept chat is written again when any one number it shows moves alone, changed outside the app's code", async () => {
+    const me = await person();
+    const friend = await person();
+    const third = await person();
+    const app = server.app;
+    const group = await createGroup(app, me.user.id, "Numbers", [friend.user.id, third.user.id]);
+    for (const content of ["one", "two", "three"])
+      await sendMessage(app, { conversationId: group.id, senderId: friend.user.id, content });
+    const shown = async () =>
+      ((await me.client.get("/api/social/messages")).body.data.conversations as any[]).find((c) => c.id === group.cuid);
+    const sameAsFresh = async () =>
+      expect((await me.client.get("/api/social/messages")).body.data.conversations).toEqual(
+        await shownList(app.db, me.user.id),
+      );
+    const mine = () =>
+      app.db
+        .updateTable("conversation_members")
+        .where("conversation_id", "=", group.id)
+        .where("user_id", "=", me.user.id);
+    const version = async () =>
+      (await app.db.selectFrom("conversations").select("version").where("id", "=", group.id).executeTakeFirstOrThrow())
+        .version;
+    // the group's first message (its creation) is mine, so read
+    expect(await shown()).toMatchObject({ unreadCount: 3, lastReadMessageId: 1, memberCount: 3, myRole: "creator" });
+    // the chat's version stays: only the page's numbers tell these changes
+    const before = await version();
+
+    // the read mark back to before the group's first message (mine): the unread count stays
+    await mine().set({ last_read_seq: 0 }).execute();
+    expect(await shown()).toMatchObject({ lastReadMessageId: 0, unreadCount: 3 });
+    await mine().set({ unread_count: 7 }).execute();
+    expect((await shown()).unreadCount).toBe(7);
+    await mine().set({ role: "administrator" }).execute();
+    expect(await shown()).toMatchObject({ myRole: "administrator", myRights: {} });
+    await mine()
+      .set({ rights: JSON.stringify({ can_pin_messages: true }) })
+      .execute();
+    expect((await shown()).myRights).toEqual({ can_pin_messages: true });
+    await app.db.updateTable("conversations").set({ member_count: 5 }).where("id", "=", group.id).execute();
+    expect((await shown()).memberCount).toBe(5);
+    const at = app.clock.now() + 5_000;
+    await app.db.updateTable("conversations").set({ last_message_at: at }).where("id", "=", group.id).execute();
+    expect((await shown()).lastMessageAt).toBe(new Date(at).toISOString());
+    await sameAsFresh();
+    // the last message: another one named, or the same one's version moved
+    const seq = async (n: number) =>
+      (
+        await app.db
+          .selectFrom("messages")
+          .select("id")
+          .where("conversation_id", "=", group.id)
+          .where("seq", "=", n)
+          .executeTakeFirstOrThrow()
+      ).id;
+    await app.db
+      .updateTable("conversations")
+      .set({ last_message_id: await seq(3) })
+      .where("id", "=", group.id)
+      .execute();
+    expect((await shown()).lastMessage.content).toBe("two");
+    await app.db
+      .updateTable("messages")
+      .set({ content: "two, changed" })
+      .where("id", "=", await seq(3))
+      .execute();
+    expect((await shown()).lastMessage.content).toBe("two, changed");
+    await sameAsFresh();
+    await app.db
+      .updateTable("conversations")
+      .set({ last_message_id: await seq(4) })
+      .where("id", "=", group.id)
+      .execute();
+    expect((await shown()).lastMessage.content).toBe("three");
+    // hidden for me, then the hides and the mark taken away again: the chat's own last message shows
+    expect((await me.client.delete(`/api/social/messages/${group.cuid}/4`)).status).toBe(200);
+    expect((await shown()).lastMessage.content).toBe("two, changed");
+    await app.db.deleteFrom("message_hidden").where("user_id", "=", me.user.id).execute();
+    await mine().set({ has_hidden: 0 }).execute();
+    expect((await shown()).lastMessage.content).toBe("three");
+    await sameAsFresh();
+    expect(await version()).toBe(before);
   });
 
   test("a kept reply, poll or former member's message shows changes of what it shows beyond its own row", async () => {

@@ -20,7 +20,7 @@ import {
   setReaction,
   typing,
 } from "../../domain/chats";
-import { listChats } from "../../domain/chats/chat-list";
+import { readChatList } from "../../domain/chats/chat-list";
 import type { ConversationRow, MessageRow } from "../../domain/chats/table";
 import type { UserRow } from "../../domain/users/table";
 import { ok } from "../../http/envelope";
@@ -132,8 +132,8 @@ export function chatMessageRoutes(app: App) {
         "",
         async ({ user, query, set }) => {
           const limit = parseLimit(query.limit, 20, 100);
-          const page = await listChats(app.db, user.id, query.cursor, limit);
-          const chats = await chatListJson(app.db, chatListKeptOf(app), user.id, page.items);
+          const page = await readChatList(app.db, user.id, query.cursor, limit);
+          const chats = await chatListJson(app.db, chatListKeptOf(app), user.id, page);
           const next = page.nextCursor === null ? "null" : JSON.stringify(page.nextCursor);
           // ok() around the chats' kept JSON as text: JSON.stringify would make the ≈ 1 KB a chat again
           set.headers["content-type"] = "application/json; charset=utf-8";

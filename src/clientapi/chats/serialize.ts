@@ -3,11 +3,14 @@ import type { Db } from "../../db";
 import type { UserRow } from "../../domain/users/table";
 import type { ConversationRow, MemberRow, MessageRow } from "../../domain/chats/table";
 import {
+  chatListItem,
   findChatListConversations,
   findChatListPeople,
   findMessagesByIds,
   type ChatListConversation,
   type ChatListItem,
+  type ChatListPage,
+  type ChatListRow,
   type ChatListUser,
   type LastMessageRef,
 } from "../../domain/chats/chat-list";
@@ -336,27 +339,47 @@ export class MessageShapes {
 /**
  * What the chat list shows of a chat to one member, as JSON: HEAD, the object's start up to the
  * other party, and CREATED (a value), both made from the chat's version; ITEM, the whole chat
- * as last written for the member with the page's numbers it was written with (the last
- * message's versions, the counters and the member's own parts), written again when one moved.
+ * as last written for the member with the page's row it was written from (OF: the last
+ * message's versions, the counters and the member's own parts) and the last message it shows,
+ * written again when one moved.
  */
 interface ChatHead {
   /** the chat's cuid (its last message shows it too) */
   cuid: string;
   head: string;
   created: string;
-  item: { json: string; of: ChatListItem } | null;
+  item: KeptItem | null;
 }
 
-/** Whether A and B (a chat as two pages read it, at one chat version) show the same. */
-const sameShown = (a: ChatListItem, b: ChatListItem): boolean =>
-  a.lastMessageAt === b.lastMessageAt &&
-  a.memberCount === b.memberCount &&
-  a.unreadCount === b.unreadCount &&
-  a.member.last_read_seq === b.member.last_read_seq &&
-  a.member.role === b.member.role &&
-  a.member.rights === b.member.rights &&
-  a.lastMessage?.id === b.lastMessage?.id &&
-  a.lastMessage?.version === b.lastMessage?.version;
+interface KeptItem {
+  json: string;
+  of: ChatListRow;
+  last: LastMessageRef | null;
+}
+
+const sameRef = (a: LastMessageRef | null, b: LastMessageRef | null): boolean =>
+  a === b || (a !== null && b !== null && a.id === b.id && a.version === b.version);
+
+/**
+ * Whether chat R of a page (at the chat version ITEM was written for) shows what ITEM shows:
+ * compared on the row's own fields, so a page whose chats are all kept makes nothing.
+ */
+const sameShown = (item: KeptItem, r: ChatListRow, searched: ChatListPage["searched"]): boolean => {
+  const a = item.of;
+  return (
+    a.last_message_at === r.last_message_at &&
+    a.member_count === r.member_count &&
+    a.unread_count === r.unread_count &&
+    a.my_last_read_seq === r.my_last_read_seq &&
+    a.my_role === r.my_role &&
+    a.my_rights === r.my_rights &&
+    a.has_hidden === r.has_hidden &&
+    // a member who hid messages sees the newest they see, searched; anyone else the chat's last
+    (r.has_hidden === 1
+      ? sameRef(item.last, searched?.get(r.id) ?? null)
+      : a.lm_id === r.lm_id && a.lm_version === r.lm_version)
+  );
+};
 
 /** Most chats kept per App, by membership (≈ 1.5 KB each with the item). */
 const MAX_KEPT_HEADS = 10_000;
@@ -398,36 +421,63 @@ export const chatListKeptOf = (app: App): ChatListKept => app.services.get(chatL
  * VIEWER's chat list as the Client API shows it, as the JSON of its array: each chat with its
  * last message and the viewer's unread count. Each chat's view and each last message are JSON
  * kept by the versions the page read (ChatListKept): the list is ≈ 1 KB a chat, and making it
- * again on every page (objects, then JSON.stringify) cost more than its statement. Only the
- * viewer's own parts and the counters are written per page. What is not kept is read (the
- * chats, the accounts they show, the messages with their replied-to messages and reactions:
- * one statement each, none when all is kept) and made once.
+ * again on every page (objects, then JSON.stringify) cost more than its statement. A chat
+ * whose numbers (the viewer's own parts, the counters, the last message's versions) are those
+ * its kept JSON was written from is that JSON, compared on the page's row as read; the others
+ * are written again from kept parts. What is not kept is read (the chats, the accounts they
+ * show, the messages with their replied-to messages and reactions: one statement each, none
+ * when all is kept) and made once.
  */
-export async function chatListJson(db: Db, kept: ChatListKept, viewer: number, items: ChatListItem[]): Promise<string> {
+export async function chatListJson(db: Db, kept: ChatListKept, viewer: number, page: ChatListPage): Promise<string> {
+  const { rows, searched } = page;
+  const texts: Array<string | undefined> = new Array(rows.length);
+  let changed: number[] | undefined;
+  for (let n = 0; n < rows.length; n++) {
+    const r = rows[n]!;
+    const item = kept.heads.get(r.mid, Number(r.version))?.item;
+    if (item && sameShown(item, r, searched)) texts[n] = item.json;
+    else (changed ??= []).push(n);
+  }
+  if (changed) await writeChanged(db, kept, viewer, page, changed, texts);
+  // the kept items are flat strings: JavaScriptCore joins them without copying until the
+  // answer is written, then copies each once (a string of many small pieces costs more)
+  let out = "[";
+  for (const text of texts) {
+    // a chat gone between the page and the reading of its columns is left out
+    if (text === undefined) continue;
+    if (out.length > 1) out += ",";
+    out += text;
+  }
+  return `${out}]`;
+}
+
+/** Writes the chats CHANGED (indexes of PAGE's rows) into TEXTS from kept parts, reading and making what is missing. */
+async function writeChanged(
+  db: Db,
+  kept: ChatListKept,
+  viewer: number,
+  page: ChatListPage,
+  changed: number[],
+  texts: Array<string | undefined>,
+) {
+  const items = changed.map((n) => chatListItem(page, page.rows[n]!));
   const heads: Array<ChatHead | undefined> = [];
   const messages: Array<string | undefined> = [];
   let missing = false;
   for (const i of items) {
     const head = kept.heads.get(i.memberId, i.version);
-    const ready = head?.item != null && sameShown(head.item.of, i);
-    const message = !ready && i.lastMessage ? kept.messages.get(i.lastMessage, i.version) : undefined;
+    const message = i.lastMessage ? kept.messages.get(i.lastMessage, i.version) : undefined;
     heads.push(head);
     messages.push(message);
-    if (!head || (!ready && i.lastMessage && message === undefined)) missing = true;
+    if (!head || (i.lastMessage && message === undefined)) missing = true;
   }
   if (missing) await makeMissing(db, kept, viewer, items, heads, messages);
-  // the kept items are flat strings: JavaScriptCore joins them without copying until the
-  // answer is written, then copies each once (a string of many small pieces costs more)
-  let out = "[";
-  for (const [n, i] of items.entries()) {
-    const h = heads[n];
-    // a chat gone between the page and the reading of its columns is left out
+  for (const [k, i] of items.entries()) {
+    const h = heads[k];
     if (!h) continue;
-    if (h.item === null || !sameShown(h.item.of, i)) h.item = { json: itemJson(kept, h, i, messages[n]), of: i };
-    if (out.length > 1) out += ",";
-    out += h.item.json;
+    h.item = { json: itemJson(kept, h, i, messages[k]), of: page.rows[changed[k]!]!, last: i.lastMessage };
+    texts[changed[k]!] = h.item.json;
   }
-  return `${out}]`;
 }
 
 /** Chat I of a member's list as JSON, from its HEAD, the JSON of its last MESSAGE (undefined: none) and the page's numbers. */

@@ -176,29 +176,49 @@ const hiddenAwareLast = new ShapedQuery(
   (shape) => String(shape.count),
 );
 
-type ChatPageRow = Awaited<ReturnType<typeof chatRows.execute>>[number];
+/**
+ * One chat of the viewer's list as the page's statement reads it: the membership (MID), the
+ * chat (ID) and its version, the numbers the list shows and the last message's id and version
+ * (see ChatListItem, which is made of these). A page hands its rows on as read, so a chat whose
+ * kept JSON was written from equal numbers is answered without making anything.
+ */
+export type ChatListRow = Awaited<ReturnType<typeof chatRows.execute>>[number];
 
 /** A searched last message (hiddenAwareLast), or none the viewer sees. */
 type SearchedLast = LastMessageRef | null;
 
+/** A page of the viewer's chat list as read: its rows in the list's order, and what follows it. */
+export interface ChatListPage {
+  rows: ChatListRow[];
+  /** for the rows whose member hid messages of the chat (has_hidden): the newest message they see, by chat */
+  searched: ReadonlyMap<number, SearchedLast> | undefined;
+  nextCursor: string | null;
+}
+
 // rows are mapped field by field: generic prefix splitting (Object.entries, string slicing)
 // cost more than the statement itself on a page of chats
-const itemOf = (r: ChatPageRow, searched: Map<number, SearchedLast> | undefined): ChatListItem => ({
+const itemOf = (r: ChatListRow, searched: ReadonlyMap<number, SearchedLast> | undefined): ChatListItem => ({
   memberId: r.mid,
   conversationId: r.id,
   version: Number(r.version),
   activityAt: r.activity_at,
   lastMessageAt: r.last_message_at,
   member: { role: r.my_role, rights: r.my_rights, last_read_seq: r.my_last_read_seq },
-  lastMessage:
-    r.has_hidden === 1
-      ? (searched?.get(r.id) ?? null)
-      : r.lm_id === null
-        ? null
-        : { id: r.lm_id, version: `c${r.lm_version}` },
+  lastMessage: lastMessageOf(r, searched),
   unreadCount: Number(r.unread_count ?? 0),
   memberCount: Number(r.member_count),
 });
+
+/** The last message row R names for its member: the chat's, or the one searched when they hid messages. */
+export const lastMessageOf = (r: ChatListRow, searched: ReadonlyMap<number, SearchedLast> | undefined) =>
+  r.has_hidden === 1
+    ? (searched?.get(r.id) ?? null)
+    : r.lm_id === null
+      ? null
+      : { id: r.lm_id, version: `c${r.lm_version}` };
+
+/** Chat R of PAGE as a ChatListItem. */
+export const chatListItem = (page: ChatListPage, r: ChatListRow): ChatListItem => itemOf(r, page.searched);
 
 /** The newest message VIEWER sees in each of chats IDS (hiddenAwareLast), by chat. */
 async function searchLast(db: Db, viewer: number, ids: number[]): Promise<Map<number, SearchedLast>> {
@@ -210,13 +230,13 @@ async function searchLast(db: Db, viewer: number, ids: number[]): Promise<Map<nu
   );
 }
 
-/** A page of VIEWER's chats, newest activity first, in one statement (what each shows is kept by its versions). */
-export async function listChats(
+/** A page of VIEWER's chats as read, newest activity first, in one statement (two when they hid messages of some). */
+export async function readChatList(
   db: Db,
   viewer: number,
   cursorRaw: string | undefined,
   limit: number,
-): Promise<{ items: ChatListItem[]; nextCursor: string | null }> {
+): Promise<ChatListPage> {
   const cursor = decodeCursor(cursorRaw);
   const rows = await chatRows.execute(
     db,
@@ -228,7 +248,18 @@ export async function listChats(
   let hidden: number[] | undefined;
   for (const r of page.items) if (r.has_hidden === 1) (hidden ??= []).push(r.id);
   const searched = hidden && (await searchLast(db, viewer, hidden));
-  return { items: page.items.map((r) => itemOf(r, searched)), nextCursor: page.nextCursor };
+  return { rows: page.items, searched, nextCursor: page.nextCursor };
+}
+
+/** A page of VIEWER's chats, newest activity first (readChatList, each row as a ChatListItem). */
+export async function listChats(
+  db: Db,
+  viewer: number,
+  cursorRaw: string | undefined,
+  limit: number,
+): Promise<{ items: ChatListItem[]; nextCursor: string | null }> {
+  const page = await readChatList(db, viewer, cursorRaw, limit);
+  return { items: page.rows.map((r) => itemOf(r, page.searched)), nextCursor: page.nextCursor };
 }
 
 // the chats whose kept view is missing or stale
