@@ -99,11 +99,43 @@ const membershipByCuidQuery = precompiled((db, p: { cuid: string; userId: number
     .where("m.user_id", "=", p.userId),
 );
 // a send by the chat's cuid needs only the chat and that the sender is in it: no member row to split off
-const chatOfMemberByCuidQuery = precompiled((db, p: { cuid: string; userId: number }) =>
+// a Client API send: the chat with the sender's membership check and, in a private chat, the
+// other party's membership and a block between the two (requireChatForSendByCuid)
+const SEND_PREFIX = "send__";
+const chatForSendByCuidQuery = precompiled((db, p: { cuid: string; userId: number }) =>
   db
     .selectFrom("conversations")
     .innerJoin("conversation_members as m", "m.conversation_id", "conversations.id")
+    .innerJoin("users as mu", "mu.id", "m.user_id")
+    .leftJoin("conversation_members as o", (join) =>
+      join
+        .onRef("o.conversation_id", "=", "conversations.id")
+        .on("conversations.type", "=", "private")
+        .on("o.user_id", "<>", p.userId),
+    )
+    .leftJoin("users as ou", "ou.id", "o.user_id")
     .selectAll("conversations")
+    .select([
+      "mu.is_bot as send__is_bot",
+      "o.user_id as send__other_id",
+      "o.role as send__other_role",
+      "ou.is_bot as send__other_is_bot",
+    ])
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom("blocks")
+            .select("blocks.id")
+            .where((b) =>
+              b.or([
+                b.and([b("blocks.blocker_id", "=", p.userId), b("blocks.blocked_id", "=", b.ref("o.user_id"))]),
+                b.and([b("blocks.blocker_id", "=", b.ref("o.user_id")), b("blocks.blocked_id", "=", p.userId)]),
+              ]),
+            ),
+        )
+        .as("send__blocked"),
+    )
     .where("conversations.cuid", "=", p.cuid)
     .where("m.user_id", "=", p.userId)
     .where(isActiveRole("m.role")),
@@ -227,11 +259,41 @@ export async function requireMembershipByCuid(db: Db, cuid: string, userId: numb
   return { conversation, member };
 }
 
-/** The conversation the Client API names by CUID when USER is a current member of it, else NOT_FOUND (one statement). */
-export async function requireChatOfMemberByCuid(db: Db, cuid: string, userId: number): Promise<ConversationRow> {
-  const [conversation] = looksLikeCuid(cuid) ? await chatOfMemberByCuidQuery(db, { cuid, userId }) : [];
-  if (!conversation) throw chatNotFound();
-  return conversation;
+/** Who a message reaches, and whether a block stands between its sender and a private chat's other party. */
+export interface SendAudience {
+  members: ChatMember[];
+  blocked: boolean;
+}
+
+/**
+ * The conversation the Client API names by CUID when USER is a current member of it, else
+ * NOT_FOUND, for a send (one statement). In a private chat it also tells the send its
+ * audience: the two members (the other party while a current member) and whether either
+ * blocks the other, which a send would read next (a group's members are read by the send).
+ */
+export async function requireChatForSendByCuid(
+  db: Db,
+  cuid: string,
+  userId: number,
+): Promise<{ conversation: ConversationRow; audience?: SendAudience }> {
+  const [row] = looksLikeCuid(cuid) ? await chatForSendByCuidQuery(db, { cuid, userId }) : [];
+  if (!row) throw chatNotFound();
+  const { prefixed: send, rest: conversation } = splitPrefixedRow<
+    {
+      is_bot: number;
+      other_id: number | null;
+      other_role: MemberRow["role"] | null;
+      other_is_bot: number | null;
+      blocked: unknown;
+    },
+    ConversationRow
+  >(row as Record<string, unknown>, SEND_PREFIX);
+  if (conversation.type !== "private") return { conversation };
+  const members: ChatMember[] = [{ user_id: userId, is_bot: send.is_bot }];
+  if (send.other_id !== null && isActive({ role: send.other_role! }))
+    members.push({ user_id: send.other_id, is_bot: send.other_is_bot! });
+  // SQLite answers 0/1, PostgreSQL a boolean
+  return { conversation, audience: { members, blocked: Boolean(send.blocked) } };
 }
 
 export function requireGroup(conversation: ConversationRow): void {

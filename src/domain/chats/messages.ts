@@ -18,10 +18,11 @@ import {
   messageNotFound,
   otherPartyId,
   permissionDenied,
-  requireChatOfMemberByCuid,
+  requireChatForSendByCuid,
   requireMembership,
   requireVisibleMessage,
   type Membership,
+  type SendAudience,
 } from "./access";
 import { publishMessageEvent } from "./notify";
 import { insertMessageRow, type NewMessage } from "./message-row";
@@ -109,7 +110,8 @@ export async function sendMessageIn(
  * sendMessageIn for the chat the Client API names by CUID: the chat, with the check that the
  * sender is a current member of it (NOT_FOUND when not), is read in the send's transaction, where a read needs no read
  * transaction of its own (under a write load an autocommit read of it cost ≈ 8 µs, about twice
- * the same read inside). For sends that need nothing else of the chat first (no reply to
+ * the same read inside); a private chat's two members and the block check come with it, so
+ * the send reads no members. For sends that need nothing else of the chat first (no reply to
  * resolve, no files to check).
  */
 export async function sendMessageByCuid(
@@ -122,8 +124,10 @@ export async function sendMessageByCuid(
   let conversation: ConversationRow | undefined;
   try {
     const row = await inTransaction(app.storage, async (scope) => {
-      conversation = await requireChatOfMemberByCuid(scope.db, cuid, senderId);
-      return storeMessage(scope, app, { conversation, member: { user_id: senderId } }, input, opts);
+      const found = await requireChatForSendByCuid(scope.db, cuid, senderId);
+      conversation = found.conversation;
+      const sending = { conversation, member: { user_id: senderId } };
+      return storeMessage(scope, app, sending, input, { ...opts, audience: found.audience });
     });
     return { conversation: conversation!, row };
   } catch (err) {
@@ -169,6 +173,8 @@ export interface StoreOptions {
   replyChecked?: boolean;
   /** the sender's account row, when the caller holds it: the bots' updates and the live event then need not load it */
   sender?: UserRow;
+  /** the chat's members and the block check, read by the caller in this transaction (requireChatForSendByCuid) */
+  audience?: SendAudience;
 }
 
 /**
@@ -206,7 +212,8 @@ export async function storeMessage(
   try {
     // who sees it, read here rather than after the commit: inside the transaction a statement
     // is cheaper (no read transaction of its own), and the bots' hook learns there are none
-    const found = await membersAndBlock(db, conversation, senderId, kind);
+    const found =
+      opts.audience && kind === "user" ? opts.audience : await membersAndBlock(db, conversation, senderId, kind);
     if (opts.checkMember && !found.members.some((m) => m.user_id === senderId)) throw chatNotFound();
     if (found.blocked) throw forbidden("You cannot message this person");
     members = found.members;

@@ -3,6 +3,7 @@ import { botWorld, botCall, createBotViaApi, openChat, type BotWorld } from "../
 import { quickPerson } from "../../testing/fixtures";
 import { statementsDuring } from "../../testing/statements";
 import { requireMembershipByCuid } from "./access";
+import { createGroup } from "./conversations";
 import { sendMessageIn } from "./messages";
 
 /*
@@ -17,11 +18,14 @@ let world: BotWorld;
 let token: string;
 let botChat: string;
 let friendChat: string;
+let groupChat: string;
 beforeAll(async () => {
   world = await botWorld();
   token = await createBotViaApi(world.owner, "pinned_send_bot");
   botChat = await openChat(world.person, "pinned_send_bot");
-  friendChat = await openChat(world.person, (await quickPerson(world.server)).user.username);
+  const friend = await quickPerson(world.server);
+  friendChat = await openChat(world.person, friend.user.username);
+  groupChat = (await createGroup(world.server.app, world.personUser.id, "pinned sends", [friend.user.id])).cuid;
   await botCall(world.server.url, token, "getUpdates", { offset: -1 });
 });
 afterAll(() => world.server.stop());
@@ -46,13 +50,21 @@ test("Bot API sendMessage to a person: 5 statements, all in the send's transacti
   expect(await counted(send)).toBe(5 + onPostgres(2));
 });
 
-test("Client API send to a person: 5 statements", async () => {
+test("Client API send to a person: 4 statements", async () => {
   const send = () => world.person.post(`/api/social/messages/${friendChat}`, { content: "hello" });
   await send(); // the session is read once, then kept: a send writes no session, account or ban
-  // BEGIN, the chat with the sender's membership (one statement, in the transaction), the members
-  // to notify with the block check (none a bot: no query for the chat's bots), row (its seq and
+  // BEGIN, the chat with the sender's membership, the other party's and the block check (one
+  // statement, in the transaction; neither a bot: no query for the chat's bots), row (its seq and
   // read mark), COMMIT (the sender comes from the session, not read again); PostgreSQL reads the
   // session on every request and takes the seq on its own
+  expect(await counted(send)).toBe(4 + onPostgres(2));
+});
+
+test("Client API send to a group: 5 statements", async () => {
+  const send = () => world.person.post(`/api/social/messages/${groupChat}`, { content: "hello all" });
+  await send();
+  // BEGIN, the chat with the sender's membership, the members to notify (a group's are read on
+  // their own), row (its seq and read mark), COMMIT
   expect(await counted(send)).toBe(5 + onPostgres(2));
 });
 
