@@ -58,6 +58,22 @@ describe("per-bot developer log", () => {
     expect(cid).toBeTruthy();
   });
 
+  test("a call's result is made small when the log is read, the same at every read", async () => {
+    const { server, person } = world;
+    await openChat(person, "devlog_bot");
+    const last = (await ownerLog()).at(-1)!.id;
+    const long = "x".repeat(600);
+    const chatId = botApiUserId(world.personUser.id);
+    expect((await botCall(server.url, token, "sendMessage", { chat_id: chatId, text: long })).status).toBe(200);
+    const entries = await ownerLog(last);
+    const sent = entries.find((e) => e.kind === "call" && e.method === "sendMessage");
+    const cut = `${"x".repeat(500)}… (600 characters)`;
+    expect(sent).toMatchObject({ ok: true, params: { chat_id: chatId, text: cut }, result: { text: cut } });
+    expect(Object.keys(sent)).toEqual(["id", "at", "kind", "method", "params", "ok", "result", "ms"]);
+    expect(Date.parse(sent.at)).toBeGreaterThan(0);
+    expect(await ownerLog(last)).toEqual(entries);
+  });
+
   test("getUpdates logs each update it hands over", async () => {
     const { server, person } = world;
     const cid = await openChat(person, "devlog_bot");

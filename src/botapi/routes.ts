@@ -138,14 +138,18 @@ function logCall(
 ): void {
   const log = botLogOf(app);
   const ok = "result" in outcome;
-  log.add(botId, {
-    kind: "call",
+  const entry = {
+    kind: "call" as const,
     method,
     params: params ? loggableParams(params.values, params.files) : undefined,
     ok,
-    ...(ok ? { result: loggable(outcome.result) } : { error: outcome.error }),
+    ...(ok ? { result: undefined as unknown } : { error: outcome.error }),
     ms: Math.round(ms * 10) / 10,
-  });
+  };
+  // a single object (a sent message) is made loggable only if someone reads the log; a list
+  // (getUpdates' updates) is cut to its first items now, not kept whole until then
+  if (ok && !Array.isArray(outcome.result)) log.add(botId, entry, () => ({ result: loggable(outcome.result) }));
+  else log.add(botId, ok ? { ...entry, result: loggable(outcome.result) } : entry);
   if (ok && Array.isArray(outcome.result) && canonicalMethodName(method) === "getUpdates") {
     for (const update of outcome.result as Array<Record<string, unknown>>) {
       log.add(botId, { kind: "update", method: "getUpdates", ok: true, update: describeUpdate(update) });

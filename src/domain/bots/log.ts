@@ -40,26 +40,54 @@ interface Follower {
   end(): void;
 }
 
+/**
+ * An entry as kept. Most entries are never read, so what costs to show (the time as text, a
+ * call's result made safe and small) is made when the entry is first read, by LATER for the
+ * result: it holds the call's own answer, which nothing changes once the call has returned.
+ */
+interface Kept {
+  id: number;
+  at: number;
+  entry: Omit<BotLogEntry, "id" | "at">;
+  later?: () => Partial<BotLogEntry>;
+  shown?: BotLogEntry;
+}
+
+function shownOf(kept: Kept): BotLogEntry {
+  if (!kept.shown) {
+    kept.shown = { id: kept.id, at: new Date(kept.at).toISOString(), ...kept.entry, ...kept.later?.() };
+    kept.later = undefined;
+  }
+  return kept.shown;
+}
+
 export class BotLog {
-  private readonly rings = new Map<number, BotLogEntry[]>();
+  private readonly rings = new Map<number, Kept[]>();
   private readonly followers = new Map<number, Set<Follower>>();
   private nextId = 1;
 
   constructor(private readonly now: () => number) {}
 
-  /** Adds an entry for BOTID (its bots.id) and hands it to whoever follows that bot live. */
-  add(botId: number, entry: Omit<BotLogEntry, "id" | "at">): void {
-    const full: BotLogEntry = { id: this.nextId++, at: new Date(this.now()).toISOString(), ...entry };
+  /**
+   * Adds an entry for BOTID (its bots.id) and hands it to whoever follows that bot live. LATER
+   * makes the entry's costlier fields when it is first read (see Kept); its fields replace
+   * ENTRY's, in ENTRY's order.
+   */
+  add(botId: number, entry: Omit<BotLogEntry, "id" | "at">, later?: () => Partial<BotLogEntry>): void {
+    const kept: Kept = { id: this.nextId++, at: this.now(), entry, later };
     let ring = this.rings.get(botId);
     if (!ring) this.rings.set(botId, (ring = []));
-    ring.push(full);
+    ring.push(kept);
     if (ring.length > BOT_LOG_ENTRIES) ring.splice(0, ring.length - BOT_LOG_ENTRIES);
-    for (const f of this.followers.get(botId) ?? []) f.entry(full);
+    const followers = this.followers.get(botId);
+    if (followers) for (const f of followers) f.entry(shownOf(kept));
   }
 
   /** The kept entries of BOTID, oldest first, after entry id AFTER when given. */
   entries(botId: number, after = 0): BotLogEntry[] {
-    return (this.rings.get(botId) ?? []).filter((e) => e.id > after);
+    const out: BotLogEntry[] = [];
+    for (const kept of this.rings.get(botId) ?? []) if (kept.id > after) out.push(shownOf(kept));
+    return out;
   }
 
   /** Hands FOLLOWER every new entry of BOTID until the returned function is called. */
