@@ -34,6 +34,27 @@ export class ShapedQuery<V extends object, S, R> {
   ) {}
 
   async execute(db: Db, shape: S, values: V): Promise<R[]> {
+    const compiled = this.#compiledFor(db, shape);
+    const parameters = this.#parameters(compiled, values);
+    // on SQLite, straight on the prepared statement where Kysely's executor would add nothing
+    const rows = directRunnerOf(db)?.run(db, compiled, parameters);
+    return rows ?? (await db.executeQuery<R>({ ...compiled, parameters })).rows;
+  }
+
+  /**
+   * The rows now, without a promise, where execute would run the statement straight on SQLite;
+   * undefined where it goes through Kysely (PostgreSQL, plugins, a transaction holding the
+   * connection): call execute then. For reads answered in one synchronous step when all else
+   * they need is kept.
+   */
+  runNow(db: Db, shape: S, values: V): R[] | undefined {
+    const direct = directRunnerOf(db);
+    if (!direct) return undefined;
+    const compiled = this.#compiledFor(db, shape);
+    return direct.run(db, compiled, this.#parameters(compiled, values));
+  }
+
+  #compiledFor(db: Db, shape: S): CompiledQuery<R> {
     // the SQL text is the engine's own (placeholders, quoting): one process may hold both
     const key = `${engineOf(db)}:${this.key(shape)}`;
     let compiled = this.#compiled.get(key);
@@ -42,11 +63,12 @@ export class ShapedQuery<V extends object, S, R> {
       if (this.#compiled.size >= this.maxShapes) this.#compiled.clear();
       this.#compiled.set(key, compiled);
     }
+    return compiled;
+  }
+
+  #parameters(compiled: CompiledQuery<R>, values: V): unknown[] {
     const given = values as Record<string, unknown>;
-    const parameters = compiled.parameters.map((p) => (p instanceof Slot ? given[p.key] : p));
-    // on SQLite, straight on the prepared statement where Kysely's executor would add nothing
-    const rows = directRunnerOf(db)?.run(db, compiled, parameters);
-    return rows ?? (await db.executeQuery<R>({ ...compiled, parameters })).rows;
+    return compiled.parameters.map((p) => (p instanceof Slot ? given[p.key] : p));
   }
 }
 

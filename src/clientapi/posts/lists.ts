@@ -16,15 +16,14 @@ const FeedQuery = t.Object({ ...PageQuery.properties, following: t.Optional(t.St
 export function feedRoutes(app: App) {
   return new Elysia({ name: "client-feed" }).use(requestContext(app)).get(
     "",
-    async ({ query, user, set }) =>
-      postListJson(
-        set,
-        await feedPage(app.db, keptPostViewsOf(app), user.id, {
-          ...pageRequest(query),
-          following: parseFlag(query.following, "following"),
-        }),
-        "feed",
-      ),
+    ({ query, user, set }) => {
+      const page = feedPage(app.db, keptPostViewsOf(app), user.id, {
+        ...pageRequest(query),
+        following: parseFlag(query.following, "following"),
+      });
+      // most pages are answered without a promise (see feedPage)
+      return page instanceof Promise ? page.then((p) => postListJson(set, p, "feed")) : postListJson(set, page, "feed");
+    },
     {
       auth: true,
       query: FeedQuery,

@@ -345,6 +345,43 @@ const postCoresOf = (db: Db, kept: KeptPostViews, refs: PostRef[]) =>
   );
 
 /**
+ * Views of REFS for VIEWER made from kept parts alone, now: when every ref is a post that is
+ * not a repost, has no poll, and whose core and author KEPT holds at the versions the refs
+ * name (most pages, most of the time); undefined otherwise (buildPostViews then reads what is
+ * missing).
+ */
+export function keptPostViewsNow(
+  kept: KeptPostViews,
+  viewerId: number,
+  refs: readonly PostRef[],
+): PostView[] | undefined {
+  const views: PostView[] = [];
+  for (const r of refs) {
+    if (r.repost_of_id !== null) return undefined;
+    const core = kept.posts.get(r.id, Number(r.version));
+    if (core === undefined || core.hasPoll) return undefined;
+    const author = kept.authors.get(r.author_id, Number(r.a_version));
+    if (author === undefined) return undefined;
+    views.push({
+      row: core.row,
+      core,
+      author,
+      images: core.images,
+      poll: null,
+      likeCount: core.likeCount,
+      commentCount: core.commentCount,
+      repostCount: core.repostCount,
+      liked: r.liked_id !== null,
+      bookmarked: r.bookmarked_id !== null,
+      reposted: r.reposted_id !== null,
+      own: r.author_id === viewerId,
+      repostOf: null,
+    });
+  }
+  return views;
+}
+
+/**
  * Builds views of REFS (from selectPostRefs) for VIEWER, in their order: reposts' originals'
  * refs are read in one more statement, polls in another, and posts and authors KEPT does not
  * hold in one each, each only when needed. HIDDEN author ids make a repost's original
