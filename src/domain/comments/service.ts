@@ -65,10 +65,10 @@ export interface CommentView {
 }
 
 /**
- * A comment by cuid with its post's author and repost (columns prefixed `p_`) and, in the
- * same statement, what decides whether the viewer may see it: the liveness of the comment's
- * author, the post's author and a repost's original author, and whether any of them and the
- * viewer blocked the other.
+ * A comment by cuid with its post (columns prefixed `p_`) and, in the same statement,
+ * what decides whether the viewer may see it: the liveness of the comment's author, the post's
+ * author and a repost's original author, and whether any of them and the viewer blocked the
+ * other. Callers add the comment's other columns they need.
  */
 function commentAccess(db: Db, v: { viewer: number; cuid: string }) {
   return db
@@ -78,7 +78,6 @@ function commentAccess(db: Db, v: { viewer: number; cuid: string }) {
     .leftJoin("users as pa", "pa.id", "p.author_id")
     .leftJoin("posts as o", "o.id", "p.repost_of_id")
     .leftJoin("users as oa", "oa.id", "o.author_id")
-    .selectAll("comments")
     .select((eb) => [
       "p.cuid as p_cuid",
       "p.author_id as p_author_id",
@@ -97,15 +96,14 @@ function commentAccess(db: Db, v: { viewer: number; cuid: string }) {
     .where("comments.cuid", "=", v.cuid);
 }
 
-const commentWithAccess = precompiled((db, v: { viewer: number; cuid: string }) => commentAccess(db, v));
+const commentWithAccess = precompiled((db, v: { viewer: number; cuid: string }) =>
+  commentAccess(db, v).selectAll("comments"),
+);
 
-type CommentAccessRow = Awaited<ReturnType<typeof commentWithAccess>>[number];
+type CommentAccessRow = Awaited<ReturnType<ReturnType<typeof commentAccess>["executeTakeFirstOrThrow"]>>;
 
-/** The comment of access row V and its post, when the viewer may see it (see findVisibleComment). */
-function visibleComment(v: CommentAccessRow | undefined): {
-  comment: CommentFields;
-  post: Pick<PostRow, "id" | "cuid" | "author_id">;
-} {
+/** Whether the comment of access row V is one the viewer may see (see findVisibleComment). */
+function visibleByCommentAccess<R extends CommentAccessRow>(v: R | undefined): v is R {
   const live = (id: number | null, deleted: number | null, disabled: number | null) =>
     id !== null && deleted === null && disabled === null;
   const visible =
@@ -118,18 +116,7 @@ function visibleComment(v: CommentAccessRow | undefined): {
         live(v.v_original_author, v.v_original_author_deleted, v.v_original_author_disabled))) &&
     // SQLite answers 0/1, PostgreSQL false/true
     Number(v.v_blocked) !== 1;
-  if (!visible) throw notFound("Comment not found");
-  const comment: CommentFields = {
-    id: v.id,
-    cuid: v.cuid,
-    post_id: v.post_id,
-    author_id: v.author_id,
-    reply_to_id: v.reply_to_id,
-    content: v.content,
-    media: v.media,
-    created_at: v.created_at,
-  };
-  return { comment, post: { id: v.post_id, cuid: v.p_cuid, author_id: v.p_author_id } };
+  return visible;
 }
 
 /**
@@ -142,7 +129,18 @@ export async function findVisibleComment(
   cuid: string,
 ): Promise<{ comment: CommentFields; post: Pick<PostRow, "id" | "cuid" | "author_id"> }> {
   const [v] = await commentWithAccess(db, { viewer: viewerId, cuid });
-  return visibleComment(v);
+  if (!visibleByCommentAccess(v)) throw notFound("Comment not found");
+  const comment: CommentFields = {
+    id: v.id,
+    cuid: v.cuid,
+    post_id: v.post_id,
+    author_id: v.author_id,
+    reply_to_id: v.reply_to_id,
+    content: v.content,
+    media: v.media,
+    created_at: v.created_at,
+  };
+  return { comment, post: { id: v.post_id, cuid: v.p_cuid, author_id: v.p_author_id } };
 }
 
 /** A range of comment ids (a kept page's lowest and highest): lo > hi is an empty range. */
@@ -216,7 +214,7 @@ const commentThreadQuery = precompiled((db, v: { viewer: number; cuid: string } 
     .leftJoin("comment_threads as t", (j) =>
       j.onRef("t.post_id", "=", "comments.post_id").onRef("t.parent_id", "=", "comments.id"),
     )
-    .select("t.version as t_version")
+    .select(["comments.id", "comments.cuid", "comments.post_id", "t.version as t_version"])
     .select((eb) => threadStateColumns(eb, v)),
 );
 
@@ -230,12 +228,17 @@ export async function findCommentThread(
   cuid: string,
   range: CommentIdRange,
 ): Promise<{
-  comment: CommentFields;
+  comment: Pick<CommentFields, "id" | "cuid">;
   post: Pick<PostRow, "id" | "cuid" | "author_id">;
   thread: ThreadState;
 }> {
   const [r] = await commentThreadQuery(db, { viewer: viewerId, cuid, ...range });
-  return { ...visibleComment(r), thread: threadStateOf(r!) };
+  if (!visibleByCommentAccess(r)) throw notFound("Comment not found");
+  return {
+    comment: { id: r.id, cuid: r.cuid },
+    post: { id: r.post_id, cuid: r.p_cuid, author_id: r.p_author_id },
+    thread: threadStateOf(r),
+  };
 }
 
 /** Which of the comments IDS the viewer liked (one statement: a probe each). */
