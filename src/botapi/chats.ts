@@ -4,12 +4,14 @@ import {
   findConversationById,
   findPrivateChat,
   findUserWithPrivateChat,
+  findUserWithPrivateChatForSend,
   getMember,
   isActive,
   otherPartyId,
+  type SendAudience,
 } from "../domain/chats/access";
 import { ensurePrivateChat } from "../domain/chats/conversations";
-import type { ConversationRow } from "../domain/chats/table";
+import type { ChatMember, ConversationRow } from "../domain/chats/table";
 import { isBlockedEitherWay } from "../domain/relations/service";
 import { canMessage } from "../domain/settings/service";
 import { accountIdOf } from "../domain/bots/ids";
@@ -58,14 +60,24 @@ function checkPerson(person: UserRow | undefined, me: UserRow): asserts person i
 
 /**
  * resolveChat for a person named by Bot API id (REF > 0), read with DB: a send reads it in its
- * own transaction, where a read costs less than on its own. Undefined when the two have no
- * chat yet (resolveChat opens it, in a transaction of its own).
+ * own transaction, where a read costs less than on its own, with what the send needs of the
+ * chat's members (AUDIENCE: the two while current members, and a block between them).
+ * Undefined when the two have no chat yet (resolveChat opens it, in a transaction of its own).
  */
-export async function findPersonChat(db: Db, me: UserRow, ref: number): Promise<ChatView | undefined> {
-  const found = await findUserWithPrivateChat(db, accountIdOf(ref), me.id);
+export async function findPersonChat(
+  db: Db,
+  me: UserRow,
+  ref: number,
+): Promise<{ view: ChatView; audience: SendAudience } | undefined> {
+  const found = await findUserWithPrivateChatForSend(db, accountIdOf(ref), me.id);
   const person = reachable(found?.user);
   checkPerson(person, me);
-  return found!.chat && { conversation: found!.chat, other: person, self: me };
+  const { chat, active, blocked } = found!;
+  if (!chat) return undefined;
+  const members: ChatMember[] = [];
+  if (active.other) members.push({ user_id: me.id, is_bot: me.is_bot });
+  if (active.user) members.push({ user_id: person.id, is_bot: person.is_bot });
+  return { view: { conversation: chat, other: person, self: me }, audience: { members, blocked } };
 }
 
 /**

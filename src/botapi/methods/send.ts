@@ -106,11 +106,12 @@ async function sendToPerson(ctx: BotContext, ref: number): Promise<BotMessage | 
   let view: ChatView | undefined;
   const store = () =>
     inTransaction(ctx.app.storage, async (scope) => {
-      view = await findPersonChat(scope.db, ctx.me, ref);
+      const found = await findPersonChat(scope.db, ctx.me, ref);
+      view = found?.view;
       // no chat yet, or a text to refuse once the chat is known: nothing written
-      if (!view || invalid) return undefined;
-      const sending = { conversation: view.conversation, member: { user_id: ctx.me.id } };
-      return storeMessage(scope, ctx.app, sending, input!, storeOptions(ctx, true));
+      if (!found || invalid) return undefined;
+      const sending = { conversation: found.view.conversation, member: { user_id: ctx.me.id } };
+      return storeMessage(scope, ctx.app, sending, input!, { ...storeOptions(ctx, true), audience: found.audience });
     });
   const row = await asBot(store, REFUSALS);
   if (view && invalid) throw invalid.error;

@@ -162,14 +162,30 @@ const CONVERSATION_COLUMNS = Object.keys({
   updated_at: 1,
 } satisfies Record<keyof ConversationRow, 1>) as (keyof ConversationRow)[];
 const CHAT_PREFIX = "chat__";
-const userWithPrivateChatQuery = precompiled((db, p: { userId: number; key: string }) =>
+const userWithPrivateChat = (db: Db, p: { userId: number; key: string }) =>
   db
     .selectFrom("users")
     .leftJoin("conversations as c", (join) => join.on("c.private_key", "=", p.key))
     .selectAll("users")
     .select(CONVERSATION_COLUMNS.map((c) => `c.${c} as ${CHAT_PREFIX}${c}` as `c.${typeof c}`))
     .where("users.id", "=", p.userId)
-    .where("users.deleted_at", "is", null),
+    .where("users.deleted_at", "is", null);
+const userWithPrivateChatQuery = precompiled(userWithPrivateChat);
+// a send to the person: with both memberships in the chat and the block check (findUserWithPrivateChatForSend)
+const userWithPrivateChatForSendQuery = precompiled((db, p: { userId: number; otherId: number; key: string }) =>
+  userWithPrivateChat(db, p)
+    .leftJoin("conversation_members as um", (join) =>
+      join.onRef("um.conversation_id", "=", "c.id").onRef("um.user_id", "=", "users.id"),
+    )
+    .leftJoin("conversation_members as om", (join) =>
+      join.onRef("om.conversation_id", "=", "c.id").on("om.user_id", "=", p.otherId),
+    )
+    .select(["um.role as send__role", "om.role as send__other_role"])
+    .select((eb) =>
+      eb
+        .exists(eb.selectFrom("blocks").select("blocks.id").where(blockBetween(p.userId, p.otherId)))
+        .as("send__blocked"),
+    ),
 );
 const activeMemberIdsQuery = precompiled((db, p: { conversationId: number }) =>
   db
@@ -208,6 +224,46 @@ export async function findUserWithPrivateChat(
     CHAT_PREFIX,
   );
   return { user, chat: chat.id == null ? undefined : chat };
+}
+
+/**
+ * findUserWithPrivateChat for a send by OTHERID to USERID: also whether each of the two is a
+ * current member of the chat and whether either blocks the other, which the send would read
+ * next (one statement for what were two).
+ */
+export async function findUserWithPrivateChatForSend(
+  db: Db,
+  userId: number,
+  otherId: number,
+): Promise<
+  | {
+      user: UserRow;
+      chat: ConversationRow | undefined;
+      active: { user: boolean; other: boolean };
+      blocked: boolean;
+    }
+  | undefined
+> {
+  const [row] = await userWithPrivateChatForSendQuery(db, { userId, otherId, key: privateKey(userId, otherId) });
+  if (!row) return undefined;
+  const { prefixed: chat, rest } = splitPrefixedRow<ConversationRow, Record<string, unknown>>(
+    row as Record<string, unknown>,
+    CHAT_PREFIX,
+  );
+  const { prefixed: send, rest: user } = splitPrefixedRow<
+    { role: MemberRow["role"] | null; other_role: MemberRow["role"] | null; blocked: unknown },
+    UserRow
+  >(rest, SEND_PREFIX);
+  return {
+    user,
+    chat: chat.id == null ? undefined : chat,
+    active: {
+      user: isActive(send.role && { role: send.role }),
+      other: isActive(send.other_role && { role: send.other_role }),
+    },
+    // SQLite answers 0/1, PostgreSQL a boolean
+    blocked: Boolean(send.blocked),
+  };
 }
 
 /** The live (not deleted) messages of a conversation at these SEQS; any order. */
