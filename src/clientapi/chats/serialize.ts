@@ -338,16 +338,18 @@ export class MessageShapes {
 
 /**
  * What the chat list shows of a chat to one member, as JSON: HEAD, the object's start up to the
- * other party, and CREATED (a value), both made from the chat's version; ITEM, the whole chat
- * as last written for the member with the page's row it was written from (OF: the last
- * message's versions, the counters and the member's own parts) and the last message it shows,
- * written again when one moved.
+ * other party, CREATED, ROLE and RIGHTS (values: the member's role and rights), all made from
+ * the chat's version; ITEM, the whole chat as last written for the member with the page's row
+ * it was written from (OF: the last message's versions, the counters and the member's read
+ * mark and unread count) and the last message it shows, written again when one moved.
  */
 interface ChatHead {
   /** the chat's cuid (its last message shows it too) */
   cuid: string;
   head: string;
   created: string;
+  role: string;
+  rights: string;
   item: KeptItem | null;
 }
 
@@ -371,8 +373,6 @@ const sameShown = (item: KeptItem, r: ChatListRow, searched: ChatListPage["searc
     a.member_count === r.member_count &&
     a.unread_count === r.unread_count &&
     a.my_last_read_seq === r.my_last_read_seq &&
-    a.my_role === r.my_role &&
-    a.my_rights === r.my_rights &&
     a.has_hidden === r.has_hidden &&
     // a member who hid messages sees the newest they see, searched; anyone else the chat's last
     (r.has_hidden === 1
@@ -383,32 +383,19 @@ const sameShown = (item: KeptItem, r: ChatListRow, searched: ChatListPage["searc
 
 /** Most chats kept per App, by membership (≈ 1.5 KB each with the item). */
 const MAX_KEPT_HEADS = 10_000;
-const MAX_KEPT_RIGHTS = 1_000;
 
 /**
- * The App's kept chat-list pieces: last messages as JSON (MessageShapes), chats' heads by
- * membership and chat version (a private chat is titled by its other party, which differs per
- * member) and the JSON of members' rights by role and stored rights.
+ * The App's kept chat-list pieces: last messages as JSON (MessageShapes) and chats' heads by
+ * membership and chat version (a private chat is titled by its other party, and the role and
+ * rights are the member's: both differ per member).
  */
 export class ChatListKept {
   readonly messages: MessageShapes;
   readonly heads: KeptByVersion<ChatHead>;
-  readonly #rights = new Map<string, string>();
 
   constructor(max: { messages?: number; heads?: number } = {}) {
     this.messages = new MessageShapes(max.messages);
     this.heads = new KeptByVersion(max.heads ?? MAX_KEPT_HEADS);
-  }
-
-  /** myRights as JSON: a few distinct values (roles × stored sets), bounded all the same. */
-  rightsJson(member: Pick<MemberRow, "role" | "rights">): string {
-    const key = `${member.role}\n${member.rights ?? ""}`;
-    let json = this.#rights.get(key);
-    if (json === undefined) {
-      if (this.#rights.size >= MAX_KEPT_RIGHTS) this.#rights.clear();
-      this.#rights.set(key, (json = JSON.stringify(rightsOf(member))));
-    }
-    return json;
   }
 }
 
@@ -475,22 +462,22 @@ async function writeChanged(
   for (const [k, i] of items.entries()) {
     const h = heads[k];
     if (!h) continue;
-    h.item = { json: itemJson(kept, h, i, messages[k]), of: page.rows[changed[k]!]!, last: i.lastMessage };
+    h.item = { json: itemJson(h, i, messages[k]), of: page.rows[changed[k]!]!, last: i.lastMessage };
     texts[changed[k]!] = h.item.json;
   }
 }
 
 /** Chat I of a member's list as JSON, from its HEAD, the JSON of its last MESSAGE (undefined: none) and the page's numbers. */
-const itemJson = (kept: ChatListKept, h: ChatHead, i: ChatListItem, message: string | undefined): string =>
+const itemJson = (h: ChatHead, i: ChatListItem, message: string | undefined): string =>
   // join: one flat string (a template literal would leave a tree of its pieces)
   [
     h.head,
     ',"memberCount":',
     i.memberCount,
     ',"myRole":',
-    JSON.stringify(i.member.role),
+    h.role,
     ',"myRights":',
-    kept.rightsJson(i.member),
+    h.rights,
     ',"lastReadMessageId":',
     i.member.last_read_seq,
     ',"createdAt":',
@@ -517,9 +504,9 @@ async function makeMissing(
     (
       await findChatListConversations(
         db,
-        items.filter((_, n) => !heads[n]).map((i) => i.conversationId),
+        items.filter((_, n) => !heads[n]).map((i) => i.memberId),
       )
-    ).map((c) => [c.id, c]),
+    ).map((c) => [c.mid, c]),
   );
   const rows = await findMessagesByIds(
     db,
@@ -531,7 +518,7 @@ async function makeMissing(
   const cuids = new Map<number, string>();
   for (const [n, i] of items.entries()) {
     let head = heads[n];
-    const chat = chats.get(i.conversationId);
+    const chat = chats.get(i.memberId);
     if (!head && chat) {
       const other = otherPartyId(chat, viewer);
       head = chatHead(chat, other === null ? undefined : byId.get(other));
@@ -559,10 +546,10 @@ async function makeMissing(
   }
 }
 
-/** A chat's head (see ChatHead) for one member; OTHER: a private chat's other party (undefined when gone). */
+/** A chat's head (see ChatHead) for the member it was read for; OTHER: a private chat's other party (undefined when gone). */
 function chatHead(chat: ChatListConversation, other: ChatListUser | undefined): ChatHead {
-  // the chat as one member sees it, of which the member's own parts and the counters are left out here
-  const view = conversationView({ ...chat, last_message_at: null }, undefined, other, 0);
+  // the chat as the member sees it, of which the read mark and the counters are left out here
+  const view = conversationView({ ...chat, last_message_at: null }, { ...chat, last_read_seq: 0 }, other, 0);
   const head = JSON.stringify({
     id: view.id,
     conversationId: view.conversationId,
@@ -572,7 +559,14 @@ function chatHead(chat: ChatListConversation, other: ChatListUser | undefined): 
     photoUrl: view.photoUrl,
     otherUser: view.otherUser,
   });
-  return { cuid: chat.cuid, head: head.slice(0, -1), created: JSON.stringify(view.createdAt), item: null };
+  return {
+    cuid: chat.cuid,
+    head: head.slice(0, -1),
+    created: JSON.stringify(view.createdAt),
+    role: JSON.stringify(view.myRole),
+    rights: JSON.stringify(view.myRights),
+    item: null,
+  };
 }
 
 /** A member as the members list shows it. */

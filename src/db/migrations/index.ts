@@ -34,6 +34,7 @@ import * as m20261125002100 from "./20261125002100_chat_list_last_message_versio
 import * as m20261125004000 from "./20261125004000_profile_version_shown";
 import * as m20261125010000 from "./20261125010000_send_member_activity";
 import * as m20261125030000 from "./20261125030000_send_seq_in_insert";
+import * as m20261125031000 from "./20261125031000_chat_member_role_version";
 import * as m20261125032000 from "./20261125032000_feed_entries_own_posts";
 import * as m20261125033000 from "./20261125033000_comment_threads";
 
@@ -77,6 +78,7 @@ export const migrations: Record<string, Migration> = {
   "20261125004000_profile_version_shown": m20261125004000,
   "20261125010000_send_member_activity": m20261125010000,
   "20261125030000_send_seq_in_insert": m20261125030000,
+  "20261125031000_chat_member_role_version": m20261125031000,
   "20261125032000_feed_entries_own_posts": m20261125032000,
   "20261125033000_comment_threads": m20261125033000,
 };

@@ -9,13 +9,18 @@ import { isActiveRole, type ConversationRow, type ConversationsTable, type Membe
 /** The hidden-aware last message query's outer table: the chat `c`. */
 type Outer = Database & { c: ConversationsTable };
 
-/** What the chat list shows of a chat itself (read only when its kept view is missing or stale). */
+/**
+ * What the chat list shows of a chat itself and of one member's role and rights in it (MID:
+ * the membership), read only when its kept view is missing or stale: the chat's version names
+ * both (a member's role and rights raise it: the chat_member_role_version migration).
+ */
 export type ChatListConversation = Pick<
   ConversationRow,
   "id" | "cuid" | "type" | "title" | "description" | "photo_url" | "private_key" | "created_at"
->;
-/** What the chat list shows of the viewer's membership. */
-export type ChatListMember = Pick<MemberRow, "role" | "rights" | "last_read_seq">;
+> &
+  Pick<MemberRow, "role" | "rights"> & { mid: number };
+/** What the chat list shows of the viewer's membership on every page (role and rights: with the chat's view). */
+export type ChatListMember = Pick<MemberRow, "last_read_seq">;
 /** An account as the chat list shows it: a last message's sender, a private chat's other party. */
 export type ChatListUser = Pick<
   UserRow,
@@ -38,9 +43,9 @@ export interface LastMessageRef {
 
 /**
  * One chat of the viewer's chat list as a page names it: numbers only. What the list shows of
- * the chat itself and of its last message is kept by the versions here (clientapi/chats/serialize.ts);
- * the viewer's own parts (role, rights, read mark, unread count) and the counters are read on
- * every page.
+ * the chat itself, of the viewer's role and rights in it and of its last message is kept by the
+ * versions here (clientapi/chats/serialize.ts); the viewer's read mark and unread count and the
+ * counters are read on every page.
  */
 export interface ChatListItem {
   /** the viewer's membership (conversation_members.id) */
@@ -48,9 +53,9 @@ export interface ChatListItem {
   conversationId: number;
   /**
    * conversations.version: one more on every change of the chat's own shown columns, of its
-   * members (joined, removed) and of the profile of anyone in it (triggers; see the
-   * chat_list_versions migration), i.e. of everything the chat's view and its last message's
-   * sender show
+   * members (joined, removed, their role or rights) and of the profile of anyone in it
+   * (triggers; see the chat_list_versions and chat_member_role_version migrations), i.e. of
+   * everything the chat's view, the viewer's role and rights and its last message's sender show
    */
   version: number;
   activityAt: number;
@@ -107,8 +112,6 @@ const chatRows = new ShapedQuery(
         "m.activity_at",
         // kept by triggers on conversation_members (see the chat_member_count migration)
         "c.member_count",
-        "m.role as my_role",
-        "m.rights as my_rights",
         "m.last_read_seq as my_last_read_seq",
         // kept by triggers on every message, hide and read (see the unread_counter migration)
         "m.unread_count",
@@ -203,7 +206,7 @@ const itemOf = (r: ChatListRow, searched: ReadonlyMap<number, SearchedLast> | un
   version: Number(r.version),
   activityAt: r.activity_at,
   lastMessageAt: r.last_message_at,
-  member: { role: r.my_role, rights: r.my_rights, last_read_seq: r.my_last_read_seq },
+  member: { last_read_seq: r.my_last_read_seq },
   lastMessage: lastMessageOf(r, searched),
   unreadCount: Number(r.unread_count ?? 0),
   memberCount: Number(r.member_count),
@@ -262,17 +265,30 @@ export async function listChats(
   return { items: page.rows.map((r) => itemOf(r, page.searched)), nextCursor: page.nextCursor };
 }
 
-// the chats whose kept view is missing or stale
-const conversationsByIds = compiledByIds((db, ids) =>
+// the chats whose kept view is missing or stale, by membership
+const conversationsByMembers = compiledByIds((db, mids) =>
   db
-    .selectFrom("conversations")
-    .select(["id", "cuid", "type", "title", "description", "photo_url", "private_key", "created_at"])
-    .where("id", "in", ids),
+    .selectFrom("conversation_members as m")
+    .innerJoin("conversations as c", "c.id", "m.conversation_id")
+    .select([
+      "m.id as mid",
+      "m.role",
+      "m.rights",
+      "c.id",
+      "c.cuid",
+      "c.type",
+      "c.title",
+      "c.description",
+      "c.photo_url",
+      "c.private_key",
+      "c.created_at",
+    ])
+    .where("m.id", "in", mids),
 );
 
-/** What the chat list shows of chats IDS (any order; no ids, no statement). */
-export const findChatListConversations = (db: Db, ids: Iterable<number>): Promise<ChatListConversation[]> =>
-  conversationsByIds(db, ids);
+/** What the chat list shows of the chats of memberships MIDS, with the member's role and rights (any order; no ids, no statement). */
+export const findChatListConversations = (db: Db, mids: Iterable<number>): Promise<ChatListConversation[]> =>
+  conversationsByMembers(db, mids);
 
 // the other parties and senders of the chats and messages not kept
 const peopleByIds = compiledByIds((db, ids) =>
