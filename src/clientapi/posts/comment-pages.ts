@@ -7,6 +7,8 @@ import {
   likedAmong,
   type CommentIdRange,
   type CommentPlace,
+  type CommentThread,
+  type PostThread,
   type CommentView,
   type ThreadState,
 } from "../../domain/comments/service";
@@ -52,39 +54,42 @@ const keptPagesService = defineService(
 
 type PageQueryValues = { cursor?: string; limit?: string };
 
-/** `{comments, pageInfo}` of a visible post's top-level comments as JSON text: one statement when its page is kept. */
-export async function postCommentsResponse(
+/**
+ * `{comments, pageInfo}` of a visible post's top-level comments as JSON text: one statement when
+ * its page is kept, answered without a promise when that statement runs straight on SQLite and
+ * the reader liked none of the page's comments.
+ */
+export function postCommentsResponse(
   app: App,
   set: SetHeaders,
   viewerId: number,
   postCuid: string,
   query: PageQueryValues,
-): Promise<string> {
+): string | Promise<string> {
   const page = pageRequest(query);
   const key = `p:${postCuid}:${page.limit}:${query.cursor ?? ""}`;
   const kept = app.services.get(keptPagesService).peek(key);
-  const { post, thread } = await findPostThread(app.db, viewerId, postCuid, kept?.value.range ?? NO_RANGE);
-  return answer(app, set, viewerId, { post, replyTo: null }, thread, page, key, post.id);
+  const found = findPostThread(app.db, viewerId, postCuid, kept?.value.range ?? NO_RANGE);
+  const answerFor = ({ post, thread }: PostThread) =>
+    answer(app, set, viewerId, { post, replyTo: null }, thread, page, key, post.id);
+  return found instanceof Promise ? found.then(answerFor) : answerFor(found);
 }
 
-/** `{comments, pageInfo}` of a visible comment's replies as JSON text: one statement when its page is kept. */
-export async function repliesResponse(
+/** `{comments, pageInfo}` of a visible comment's replies as JSON text (as postCommentsResponse). */
+export function repliesResponse(
   app: App,
   set: SetHeaders,
   viewerId: number,
   commentCuid: string,
   query: PageQueryValues,
-): Promise<string> {
+): string | Promise<string> {
   const page = pageRequest(query);
   const key = `c:${commentCuid}:${page.limit}:${query.cursor ?? ""}`;
   const kept = app.services.get(keptPagesService).peek(key);
-  const { comment, post, thread } = await findCommentThread(
-    app.db,
-    viewerId,
-    commentCuid,
-    kept?.value.range ?? NO_RANGE,
-  );
-  return answer(app, set, viewerId, { post, replyTo: comment }, thread, page, key, comment.id);
+  const found = findCommentThread(app.db, viewerId, commentCuid, kept?.value.range ?? NO_RANGE);
+  const answerFor = ({ comment, post, thread }: CommentThread) =>
+    answer(app, set, viewerId, { post, replyTo: comment }, thread, page, key, comment.id);
+  return found instanceof Promise ? found.then(answerFor) : answerFor(found);
 }
 
 /**
@@ -93,7 +98,7 @@ export async function repliesResponse(
  * spliced in: one more statement only when they liked a comment in the page's range of ids),
  * else read as before, and kept when the viewer hides nobody.
  */
-async function answer(
+function answer(
   app: App,
   set: SetHeaders,
   viewerId: number,
@@ -102,19 +107,34 @@ async function answer(
   page: PageRequest,
   key: string,
   parentId: number,
-): Promise<string> {
+): string | Promise<string> {
   const pages = app.services.get(keptPagesService);
   const version = `${parentId}:${thread.version}`;
   const kept = thread.hidesNobody ? pages.get(key, version) : undefined;
   if (kept) {
     set.headers["content-type"] = "application/json;charset=utf-8";
     if (!thread.likedInRange) return kept.plain;
-    const liked = await likedAmong(app.db, viewerId, kept.ids);
-    if (liked.size === 0) return kept.plain;
-    let text = kept.pieces[0]!;
-    for (let i = 0; i < kept.ids.length; i++) text += liked.has(kept.ids[i]!) + kept.pieces[i + 1]!;
-    return text;
+    return likedAmong(app.db, viewerId, kept.ids).then((liked) => {
+      if (liked.size === 0) return kept.plain;
+      let text = kept.pieces[0]!;
+      for (let i = 0; i < kept.ids.length; i++) text += liked.has(kept.ids[i]!) + kept.pieces[i + 1]!;
+      return text;
+    });
   }
+  return readAndKeep(app, set, viewerId, place, thread, page, key, version);
+}
+
+/** The page read as before (see answer), kept under VERSION when the viewer hides nobody. */
+async function readAndKeep(
+  app: App,
+  set: SetHeaders,
+  viewerId: number,
+  place: CommentPlace,
+  thread: ThreadState,
+  page: PageRequest,
+  key: string,
+  version: string,
+): Promise<string> {
   // read as a viewer who hides nobody when this one does, so the page is everyone's to keep
   // (the version was read first: a change made meanwhile raised it past the one kept under)
   const result = await commentsPage(app.db, keptCommentViewsOf(app), viewerId, place, page, thread.hidesNobody);
@@ -122,7 +142,7 @@ async function answer(
   for (const v of result.items) comments += (comments ? "," : "") + commentJson(v);
   const text = pageJson(set, "comments", comments, result.nextCursor);
   if (thread.hidesNobody && text.length <= MAX_KEPT_PAGE_TEXT)
-    pages.keep(key, version, keptPageOf(result.items, result.nextCursor));
+    app.services.get(keptPagesService).keep(key, version, keptPageOf(result.items, result.nextCursor));
   return text;
 }
 

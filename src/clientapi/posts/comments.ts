@@ -65,7 +65,7 @@ export function commentRoutes(app: App) {
         detail: doc("Who liked a comment", { data: Page("users", PublicUser) }),
       },
     )
-    .get("/:id/replies", async ({ params, query, user, set }) => repliesResponse(app, set, user.id, params.id, query), {
+    .get("/:id/replies", ({ params, query, user, set }) => repliesResponse(app, set, user.id, params.id, query), {
       auth: true,
       params: IdParams,
       query: PageQuery,

@@ -181,18 +181,12 @@ export function postRoutes(app: App) {
         }),
       },
     )
-    .get(
-      "/:id/comments",
-      async ({ params, query, user, set }) => {
-        return postCommentsResponse(app, set, user.id, params.id, query);
-      },
-      {
-        auth: true,
-        params: IdParams,
-        query: PageQuery,
-        detail: doc("A post's comments", { data: Page("comments", Comment) }),
-      },
-    )
+    .get("/:id/comments", ({ params, query, user, set }) => postCommentsResponse(app, set, user.id, params.id, query), {
+      auth: true,
+      params: IdParams,
+      query: PageQuery,
+      detail: doc("A post's comments", { data: Page("comments", Comment) }),
+    })
     .post(
       "/:id/comments",
       async ({ params, body, user }) => {
