@@ -362,23 +362,34 @@ export function keptPostViewsNow(
     if (core === undefined || core.hasPoll) return undefined;
     const author = kept.authors.get(r.author_id, Number(r.a_version));
     if (author === undefined) return undefined;
-    views.push({
-      row: core.row,
-      core,
-      author,
-      images: core.images,
-      poll: null,
-      likeCount: core.likeCount,
-      commentCount: core.commentCount,
-      repostCount: core.repostCount,
-      liked: r.liked_id !== null,
-      bookmarked: r.bookmarked_id !== null,
-      reposted: r.reposted_id !== null,
-      own: r.author_id === viewerId,
-      repostOf: null,
-    });
+    views.push(postViewOf(r, core, author, null, viewerId));
   }
   return views;
+}
+
+/** The view of the post REF names for VIEWER, from its parts (repostOf is the caller's). */
+function postViewOf(
+  r: PostRef,
+  core: PostView["core"],
+  author: PostView["author"],
+  poll: PostView["poll"],
+  viewerId: number,
+): PostView {
+  return {
+    row: core.row,
+    core,
+    author,
+    images: core.images,
+    poll,
+    likeCount: core.likeCount,
+    commentCount: core.commentCount,
+    repostCount: core.repostCount,
+    liked: r.liked_id !== null,
+    bookmarked: r.bookmarked_id !== null,
+    reposted: r.reposted_id !== null,
+    own: r.author_id === viewerId,
+    repostOf: null,
+  };
 }
 
 /**
@@ -407,21 +418,7 @@ export async function buildPostViews(
     const core = cores.get(r.id);
     const author = authors.get(r.author_id);
     if (!core || !author) return null;
-    return {
-      row: core.row,
-      core,
-      author,
-      images: core.images,
-      poll: polls.get(r.id) ?? null,
-      likeCount: core.likeCount,
-      commentCount: core.commentCount,
-      repostCount: core.repostCount,
-      liked: r.liked_id !== null,
-      bookmarked: r.bookmarked_id !== null,
-      reposted: r.reposted_id !== null,
-      own: r.author_id === viewerId,
-      repostOf: null,
-    };
+    return postViewOf(r, core, author, polls.get(r.id) ?? null, viewerId);
   };
   const originalViews = new Map<number, PostView>();
   for (const o of originals) {

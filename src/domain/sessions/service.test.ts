@@ -49,6 +49,14 @@ test("a live access token is resolved in one statement, account and device ban i
 
 describe("sessions read again only after a write to their tables (SQLite)", () => {
   const me = (client: TestClient) => client.get("/api/auth/me");
+  const lastSeenOf = async (userId: number) =>
+    (
+      await server.app.db
+        .selectFrom("sessions")
+        .select("last_seen_at")
+        .where("user_id", "=", userId)
+        .executeTakeFirstOrThrow()
+    ).last_seen_at;
   const sqliteOnly = test.skipIf(testsOnPostgres());
   const onDevice = async (deviceId: string) => {
     const user = await makeUser(server.app);
@@ -108,14 +116,7 @@ describe("sessions read again only after a write to their tables (SQLite)", () =
     expect(profile).toMatchObject({ postsCount: 1, followersCount: 1 });
     // the once-a-minute last-seen write is this request's own; the kept copy shows it, so the
     // next requests neither read the session nor write the time again
-    const lastSeen = async () =>
-      (
-        await app.db
-          .selectFrom("sessions")
-          .select("last_seen_at")
-          .where("user_id", "=", user.id)
-          .executeTakeFirstOrThrow()
-      ).last_seen_at;
+    const lastSeen = () => lastSeenOf(user.id);
     server.clock.advance(61_000);
     expect(await statementsDuring(app.storage, () => me(client))).toBe(read + 1);
     const seen = await lastSeen();
@@ -142,14 +143,7 @@ describe("sessions read again only after a write to their tables (SQLite)", () =
   test("a session kept in memory still has its last-seen time written once a minute, and a deleted account is refused", async () => {
     const { app } = server;
     const { user, client } = await quickPerson(server);
-    const lastSeen = async () =>
-      (
-        await app.db
-          .selectFrom("sessions")
-          .select("last_seen_at")
-          .where("user_id", "=", user.id)
-          .executeTakeFirstOrThrow()
-      ).last_seen_at;
+    const lastSeen = () => lastSeenOf(user.id);
     expect((await me(client)).status).toBe(200);
     expect((await me(client)).status).toBe(200);
     const before = await lastSeen();
