@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useLayoutEffect, useState } from "preact/hooks";
 import { Dialog } from "../../components/dialog";
 import { Field, FormError } from "../../components/field";
 import { describeError } from "../../lib/api";
@@ -28,7 +28,10 @@ export interface PendingAction {
 export function ActionDialog({ action, onClose }: { action: PendingAction | null; onClose: () => void }) {
   const [values, setValues] = useState<Record<string, string>>({});
   const { busy, error, apiError, setError, run } = useAction();
-  useEffect(() => {
+  // in the commit that opens the dialog (Dialog shows it there too): reset after the next frame,
+  // it overwrote what was typed at once (a CI run blocked posting for the default 60 minutes
+  // after "0" had been typed)
+  useLayoutEffect(() => {
     setValues(Object.fromEntries((action?.fields ?? []).map((f) => [f.name, f.initial ?? ""])));
     setError(null);
   }, [action]);
