@@ -54,6 +54,16 @@ export class ShapedQuery<V extends object, S, R> {
     return direct.run(db, compiled, this.#parameters(compiled, values));
   }
 
+  /**
+   * THEN of the rows: called now, without a promise, where the statement runs straight on
+   * SQLite (runNow), else once execute has them. For reads whose answer is made synchronously
+   * when all else it needs is kept.
+   */
+  withRows<T>(db: Db, shape: S, values: V, then: (rows: R[]) => T | Promise<T>): T | Promise<T> {
+    const rows = this.runNow(db, shape, values);
+    return rows !== undefined ? then(rows) : this.execute(db, shape, values).then(then);
+  }
+
   #compiledFor(db: Db, shape: S): CompiledQuery<R> {
     // the SQL text is the engine's own (placeholders, quoting): one process may hold both
     const key = `${engineOf(db)}:${this.key(shape)}`;
@@ -120,16 +130,25 @@ export function splitPrefixedRow<Prefixed, Rest>(
 export function compiledByIds<R>(
   build: (db: Db, ids: number[]) => Compilable<R>,
 ): (db: Db, ids: Iterable<number>) => Promise<R[]> {
+  const read = compiledForViewerByIds<R>((db, _viewer, ids) => build(db, ids));
+  return (db, ids) => read(db, 0, ids);
+}
+
+/** compiledByIds for a read that also names the viewer (BUILD gets a stand-in for it too). */
+export function compiledForViewerByIds<R>(
+  build: (db: Db, viewer: number, ids: number[]) => Compilable<R>,
+): (db: Db, viewer: number, ids: Iterable<number>) => Promise<R[]> {
   const query = new ShapedQuery(
     (db: Db, values: Record<string, number>, shape: { count: number }) =>
       build(
         db,
+        values.viewer!,
         Array.from({ length: shape.count }, (_, i) => values[`id${i}`]!),
       ),
     (shape) => String(shape.count),
   );
-  return async (db, ids) => {
-    const values: Record<string, number> = {};
+  return async (db, viewer, ids) => {
+    const values: Record<string, number> = { viewer };
     let count = 0;
     for (const id of ids) values[`id${count++}`] = id;
     return count === 0 ? [] : query.execute(db, { count }, values);

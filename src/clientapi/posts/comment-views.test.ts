@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "kysely";
-import { commentsPage, findVisibleComment, keptCommentViewsOf, loadCommentViews } from "../../domain/comments/service";
-import { findVisiblePost, findVisiblePostPlace } from "../../domain/posts/service";
+import {
+  commentsPage,
+  findPostThread,
+  findVisibleComment,
+  keptCommentViewsOf,
+  loadCommentViews,
+} from "../../domain/comments/service";
+import { findVisiblePost } from "../../domain/posts/service";
 import { decodeCursor } from "../../lib/paging";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { countingDb } from "../../testing/statements";
@@ -52,12 +58,12 @@ describe("comment views in few statements", () => {
     const post = await findVisiblePost(db, reader.user.id, postId);
     expect(post.id).toBe(pid);
     expect(counter.statements).toBe(1);
-    // the comments route reads only its id, cuid and author, under the same rule
+    // the comments route reads only its id, cuid and author, under the same rule, with its
+    // thread's state for the reader (its version, blocks, likes in a kept page's range)
     counter.statements = 0;
-    expect(await findVisiblePostPlace(db, reader.user.id, postId)).toEqual({
-      id: pid,
-      cuid: postId,
-      author_id: author.user.id,
+    expect(await findPostThread(db, reader.user.id, postId, { lo: 1, hi: 0 })).toMatchObject({
+      post: { id: pid, cuid: postId, author_id: author.user.id },
+      thread: { hidesNobody: true, likedInRange: false },
     });
     expect(counter.statements).toBe(1);
     const kept = keptCommentViewsOf(server.app);

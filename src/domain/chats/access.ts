@@ -4,7 +4,7 @@ import { looksLikeCuid } from "../../lib/ids";
 import { precompiled, splitPrefixedRow } from "../../db/compiled";
 import { fromJson } from "./validate";
 import type { UserRow } from "../users/table";
-import { blockBetween } from "../relations/service";
+import { blockBetween, blockedEitherWayWithAny } from "../relations/service";
 import {
   ACTIVE_ROLES,
   isActiveRole,
@@ -121,21 +121,8 @@ const chatForSendByCuidQuery = precompiled((db, p: { cuid: string; userId: numbe
       "o.role as send__other_role",
       "ou.is_bot as send__other_is_bot",
     ])
-    .select((eb) =>
-      eb
-        .exists(
-          eb
-            .selectFrom("blocks")
-            .select("blocks.id")
-            .where((b) =>
-              b.or([
-                b.and([b("blocks.blocker_id", "=", p.userId), b("blocks.blocked_id", "=", b.ref("o.user_id"))]),
-                b.and([b("blocks.blocker_id", "=", b.ref("o.user_id")), b("blocks.blocked_id", "=", p.userId)]),
-              ]),
-            ),
-        )
-        .as("send__blocked"),
-    )
+    // a probe per direction (one EXISTS with the pairs OR-ed costs several times as much)
+    .select((eb) => blockedEitherWayWithAny(eb, p.userId, ["o.user_id"]).as("send__blocked"))
     .where("conversations.cuid", "=", p.cuid)
     .where("m.user_id", "=", p.userId)
     .where(isActiveRole("m.role")),

@@ -1,6 +1,6 @@
 import type { ExpressionBuilder } from "kysely";
 import type { Database, Db } from "../../db";
-import { compiledByIds, ShapedQuery } from "../../db/compiled";
+import { compiledByIds, compiledForViewerByIds, ShapedQuery } from "../../db/compiled";
 import { decodeCursor, pageOf } from "../../lib/paging";
 import { literalLimit } from "../posts/keyset";
 import type { UserRow } from "../users/table";
@@ -135,48 +135,42 @@ const chatRows = new ShapedQuery(
  * hid it: then searched), with its row's version and its replied-to message's: for the chats
  * where the viewer hid messages. One shape per count of chats.
  */
-const hiddenAwareLast = new ShapedQuery(
-  (db: Db, v: Record<string, number>, shape: { count: number }) =>
-    db
-      .selectFrom("conversations as c")
-      .leftJoin("messages as lm", (j) =>
-        j.on((eb) =>
-          eb(
-            "lm.id",
-            "=",
-            eb
-              .case()
-              .when(
-                eb.exists(
-                  eb
-                    .selectFrom("message_hidden as hh")
-                    .select("hh.message_id")
-                    .whereRef("hh.message_id", "=", "c.last_message_id")
-                    .where("hh.user_id", "=", v.viewer!),
-                ),
-              )
-              .then(
-                visibleMessages(eb as unknown as ExpressionBuilder<Outer, "c">, v.viewer!)
-                  .select("x.id")
-                  .orderBy("x.seq", "desc")
-                  .limit(1),
-              )
-              .else(eb.ref("c.last_message_id"))
-              .end(),
-          ),
+const hiddenAwareLast = compiledForViewerByIds((db, viewer, ids) =>
+  db
+    .selectFrom("conversations as c")
+    .leftJoin("messages as lm", (j) =>
+      j.on((eb) =>
+        eb(
+          "lm.id",
+          "=",
+          eb
+            .case()
+            .when(
+              eb.exists(
+                eb
+                  .selectFrom("message_hidden as hh")
+                  .select("hh.message_id")
+                  .whereRef("hh.message_id", "=", "c.last_message_id")
+                  .where("hh.user_id", "=", viewer),
+              ),
+            )
+            .then(
+              visibleMessages(eb as unknown as ExpressionBuilder<Outer, "c">, viewer)
+                .select("x.id")
+                .orderBy("x.seq", "desc")
+                .limit(1),
+            )
+            .else(eb.ref("c.last_message_id"))
+            .end(),
         ),
-      )
-      // a reply shows the message it answers: its version names that part of the shape
-      .leftJoin("messages as rm", (j) =>
-        j.onRef("rm.conversation_id", "=", "c.id").onRef("rm.seq", "=", "lm.reply_to_seq"),
-      )
-      .select(["c.id", "lm.id as lm_id", "lm.version as lm_version", "rm.version as rm_version"])
-      .where(
-        "c.id",
-        "in",
-        Array.from({ length: shape.count }, (_, i) => v[`id${i}`]!),
       ),
-  (shape) => String(shape.count),
+    )
+    // a reply shows the message it answers: its version names that part of the shape
+    .leftJoin("messages as rm", (j) =>
+      j.onRef("rm.conversation_id", "=", "c.id").onRef("rm.seq", "=", "lm.reply_to_seq"),
+    )
+    .select(["c.id", "lm.id as lm_id", "lm.version as lm_version", "rm.version as rm_version"])
+    .where("c.id", "in", ids),
 );
 
 /**
@@ -225,9 +219,7 @@ export const chatListItem = (page: ChatListPage, r: ChatListRow): ChatListItem =
 
 /** The newest message VIEWER sees in each of chats IDS (hiddenAwareLast), by chat. */
 async function searchLast(db: Db, viewer: number, ids: number[]): Promise<Map<number, SearchedLast>> {
-  const values: Record<string, number> = { viewer };
-  for (const [i, id] of ids.entries()) values[`id${i}`] = id;
-  const rows = await hiddenAwareLast.execute(db, { count: ids.length }, values);
+  const rows = await hiddenAwareLast(db, viewer, ids);
   return new Map(
     rows.map((r) => [r.id, r.lm_id === null ? null : { id: r.lm_id, version: `${r.lm_version}:${r.rm_version}` }]),
   );

@@ -1,7 +1,7 @@
 import { defineService, type App } from "../../app";
 import type { ExpressionBuilder } from "kysely";
 import type { Database, Db } from "../../db";
-import { compiledByIds, precompiled, ShapedQuery } from "../../db/compiled";
+import { compiledByIds, compiledForViewerByIds, precompiled, ShapedQuery } from "../../db/compiled";
 import { KeptByVersion } from "../../lib/kept-by-version";
 import { fieldError, forbidden, notFound } from "../../lib/errors";
 import { newCuid } from "../../lib/ids";
@@ -10,20 +10,13 @@ import { markAttached, resolveOwnUpload } from "../../media/uploads";
 import { assertContentAllowed, assertPostingAllowed, consumePublishBudget } from "../moderation/service";
 import { notify } from "../notifications/service";
 import type { PageRequest, Page } from "../posts/feed";
-import {
-  blockedEitherWayWithAny,
-  findVisiblePost,
-  MAX_POST_LENGTH,
-  notifyMentions,
-  postAccess,
-  visibleByAccess,
-} from "../posts/service";
+import { findVisiblePost, MAX_POST_LENGTH, notifyMentions, postAccess, visibleByAccess } from "../posts/service";
 import { afterKey, literalLimit } from "../posts/keyset";
 import { toggleMark } from "../posts/marks";
 import type { PostRow } from "../posts/table";
 import { coresAndAuthorsOf, keptPostViewsOf, type PostAuthor } from "../posts/view";
 import { charCount } from "../posts/text";
-import { hidesNobody, isBlockedEitherWay } from "../relations/service";
+import { blockedEitherWayWithAny, hidesNobody, isBlockedEitherWay } from "../relations/service";
 import type { UserRow } from "../users/table";
 import type { CommentMedia, CommentRow } from "./table";
 
@@ -212,7 +205,7 @@ function postThreadOf(r: Awaited<ReturnType<typeof postThreadQuery.execute>>[num
 /**
  * A post the viewer may see (findVisiblePostPlace's rule) and the state of its top-level
  * comment thread for them, RANGE being the ids of a kept page of it: one statement. Answered
- * without a promise where the statement runs straight on SQLite (ShapedQuery.runNow).
+ * without a promise where the statement runs straight on SQLite (ShapedQuery.withRows).
  */
 export function findPostThread(
   db: Db,
@@ -220,10 +213,7 @@ export function findPostThread(
   cuid: string,
   range: CommentIdRange,
 ): PostThread | Promise<PostThread> {
-  const values = { viewer: viewerId, cuid, ...range };
-  const rows = postThreadQuery.runNow(db, null, values);
-  if (rows !== undefined) return postThreadOf(rows[0]);
-  return postThreadQuery.execute(db, null, values).then((r) => postThreadOf(r[0]));
+  return postThreadQuery.withRows(db, null, { viewer: viewerId, cuid, ...range }, (r) => postThreadOf(r[0]));
 }
 
 const commentThreadQuery = new ShapedQuery(
@@ -262,34 +252,17 @@ export function findCommentThread(
   cuid: string,
   range: CommentIdRange,
 ): CommentThread | Promise<CommentThread> {
-  const values = { viewer: viewerId, cuid, ...range };
-  const rows = commentThreadQuery.runNow(db, null, values);
-  if (rows !== undefined) return commentThreadOf(rows[0]);
-  return commentThreadQuery.execute(db, null, values).then((r) => commentThreadOf(r[0]));
+  return commentThreadQuery.withRows(db, null, { viewer: viewerId, cuid, ...range }, (r) => commentThreadOf(r[0]));
 }
 
 /** Which of the comments IDS the viewer liked (one statement: a probe each). */
-const likedAmongQuery = new ShapedQuery(
-  (db: Db, v: Record<string, number>, shape: { count: number }) =>
-    db
-      .selectFrom("comment_likes")
-      .select("comment_id")
-      .where("user_id", "=", v.viewer!)
-      .where(
-        "comment_id",
-        "in",
-        Array.from({ length: shape.count }, (_, i) => v[`id${i}`]!),
-      ),
-  (shape) => String(shape.count),
+const likedAmongQuery = compiledForViewerByIds((db, viewer, ids) =>
+  db.selectFrom("comment_likes").select("comment_id").where("user_id", "=", viewer).where("comment_id", "in", ids),
 );
 
 /** The ids among IDS of comments VIEWER liked. */
 export async function likedAmong(db: Db, viewerId: number, ids: readonly number[]): Promise<Set<number>> {
-  if (!ids.length) return new Set();
-  const values: Record<string, number> = { viewer: viewerId };
-  ids.forEach((id, i) => (values[`id${i}`] = id));
-  const rows = await likedAmongQuery.execute(db, { count: ids.length }, values);
-  return new Set(rows.map((r) => r.comment_id));
+  return new Set((await likedAmongQuery(db, viewerId, ids)).map((r) => r.comment_id));
 }
 
 /**

@@ -153,7 +153,6 @@ const postLists = new ShapedQuery(
       db,
       v.viewer,
       shape.list === "following" ? followingPagePosts(db, v, shape) : listPagePosts(db, v, shape),
-      true,
     ),
   (s) => `${s.list}:${s.cursor ? 1 : 0}:${s.limit}`,
 );
@@ -210,9 +209,7 @@ function postListPage(
   const c = page.cursor;
   const shape = { list, cursor: c !== null, limit: page.limit };
   const values = { author: 0, tag: "", cuid: "", ...given, t: c?.t ?? 0, id: c?.id ?? 0 };
-  const rows = postLists.runNow(db, shape, values);
-  if (rows !== undefined) return viewsOfPage(db, kept, given.viewer, page, rows);
-  return postLists.execute(db, shape, values).then((r) => viewsOfPage(db, kept, given.viewer, page, r));
+  return postLists.withRows(db, shape, values, (rows) => viewsOfPage(db, kept, given.viewer, page, rows));
 }
 
 /** The page of ROWS: answered now when its views are all kept, else once buildPostViews has read what is missing. */

@@ -1,7 +1,7 @@
 import { defineService, type App } from "../../app";
 import { sql, type SelectQueryBuilder } from "kysely";
 import type { Database, Db } from "../../db";
-import { compiledByIds, ShapedQuery } from "../../db/compiled";
+import { compiledByIds, compiledForViewerByIds, ShapedQuery } from "../../db/compiled";
 import { KeptByVersion, keptOrRead } from "../../lib/kept-by-version";
 import type { UserRow } from "../users/table";
 import type { PostImage, PostRow } from "./table";
@@ -98,10 +98,9 @@ export type PostRefAuthor = {
  * author and author's profile version and liveness, its place in a list (time, repost), and the
  * viewer's marks (left joins on unique indexes: at most one row each). List queries add their
  * WHERE/ORDER BY to this; the posts' and authors' columns are read only for those not kept.
- * PAGE, when given, is the page's posts as a subquery selecting POST_REF_COLUMNS (from the rows
- * its walk already read, so the page's posts are not looked up again by id); when it also
- * selects the author's columns (PostRefAuthor: the walk read them as it checked the author is
- * live), users is not read again either.
+ * PAGE, when given, is the page's posts as a subquery selecting POST_REF_COLUMNS and their
+ * author's columns (PostRefAuthor), from the rows its walk already read as it checked each
+ * author is live: neither the page's posts nor their authors are looked up again.
  */
 export function selectPostRefs(
   db: Db,
@@ -111,30 +110,26 @@ export function selectPostRefs(
     any,
     Pick<PostRow, "id" | "version" | "author_id" | "repost_of_id" | "created_at"> & {
       // a LEFT JOIN's types (the walk's author always exists)
-      [K in keyof PostRefAuthor]?: PostRefAuthor[K] | null;
+      [K in keyof PostRefAuthor]: PostRefAuthor[K] | null;
     }
   >,
-  pageReadAuthors = false,
 ) {
   // the page as the outer loop (a subquery in FROM, named as the table it stands for) rather than
   // `posts.id IN (…)`: SQLite then neither probes the IN list's table per post nor sorts the rows again
   const from = (page ? db.selectFrom(page.as("posts")) : db.selectFrom("posts")) as ReturnType<
     typeof db.selectFrom<"posts">
   >;
-  const author = pageReadAuthors ? "posts" : "users";
   const withAuthors = from.innerJoin("users", "users.id", "posts.author_id");
-  // typed as joined either way (callers filter on users' columns only when the page did not read them)
-  return (pageReadAuthors ? (from as unknown as typeof withAuthors) : withAuthors)
+  // typed as joined either way (callers filter on users' columns only when they give no page)
+  return (page ? (from as unknown as typeof withAuthors) : withAuthors)
     .leftJoin("post_likes as ml", (j) => j.onRef("ml.post_id", "=", "posts.id").on("ml.user_id", "=", viewerId))
     .leftJoin("post_bookmarks as mb", (j) => j.onRef("mb.post_id", "=", "posts.id").on("mb.user_id", "=", viewerId))
     .leftJoin("posts as mr", (j) => j.onRef("mr.repost_of_id", "=", "posts.id").on("mr.author_id", "=", viewerId))
     .select([
       ...POST_REF_COLUMNS,
-      sql
-        .ref<PostRefAuthor["a_version"]>(`${author}.${pageReadAuthors ? "a_version" : "profile_version"}`)
-        .as("a_version"),
-      sql.ref<number | null>(`${author}.${pageReadAuthors ? "a_deleted_at" : "deleted_at"}`).as("a_deleted_at"),
-      sql.ref<number | null>(`${author}.${pageReadAuthors ? "a_disabled_at" : "disabled_at"}`).as("a_disabled_at"),
+      sql.ref<PostRefAuthor["a_version"]>(page ? "posts.a_version" : "users.profile_version").as("a_version"),
+      sql.ref<number | null>(page ? "posts.a_deleted_at" : "users.deleted_at").as("a_deleted_at"),
+      sql.ref<number | null>(page ? "posts.a_disabled_at" : "users.disabled_at").as("a_disabled_at"),
       "ml.id as liked_id",
       "mb.id as bookmarked_id",
       "mr.id as reposted_id",
@@ -145,22 +140,7 @@ export function selectPostRefs(
 export type PostRef = Awaited<ReturnType<ReturnType<typeof selectPostRefs>["executeTakeFirstOrThrow"]>>;
 
 /** The refs of posts by ids for a viewer, compiled once per id count. */
-const postRefsByIds = new ShapedQuery(
-  (db: Db, v: Record<string, number>, shape: { count: number }) =>
-    selectPostRefs(db, v.viewer!).where(
-      "posts.id",
-      "in",
-      Array.from({ length: shape.count }, (_, i) => v[`id${i}`]!),
-    ),
-  (shape) => String(shape.count),
-);
-
-async function refsOf(db: Db, viewerId: number, ids: Iterable<number>): Promise<PostRef[]> {
-  const values: Record<string, number> = { viewer: viewerId };
-  let count = 0;
-  for (const id of ids) values[`id${count++}`] = id;
-  return count === 0 ? [] : postRefsByIds.execute(db, { count }, values);
-}
+const refsOf = compiledForViewerByIds((db, viewer, ids) => selectPostRefs(db, viewer).where("posts.id", "in", ids));
 
 // the columns of posts whose core is not kept, with their poll's presence
 const postsByIds = compiledByIds((db, ids) =>

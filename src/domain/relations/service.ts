@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Kysely } from "kysely";
+import { sql, type ExpressionBuilder, type Kysely } from "kysely";
 import type { Database, Db } from "../../db";
 import { precompiled } from "../../db/compiled";
 
@@ -43,6 +43,29 @@ export function hidesNobody(eb: ExpressionBuilder<Database, never>, viewerId: nu
   if (withMutes)
     none.push(eb.not(eb.exists(eb.selectFrom("mutes").select("mutes.id").where("mutes.muter_id", "=", viewerId))));
   return eb.and(none);
+}
+
+/**
+ * Whether VIEWER and any account whose id is in one of the query's COLUMNS blocked the other,
+ * for a select list or a condition: one EXISTS per account and direction, each a probe of the
+ * blocks pair index, in the query's own statement. (One EXISTS with the pairs OR-ed made SQLite
+ * build a row set per evaluation: ≈ 5–10 µs for a post's two accounts, against ≈ 1 µs.)
+ */
+export function blockedEitherWayWithAny<DB, TB extends keyof DB>(
+  eb: ExpressionBuilder<DB, TB>,
+  viewer: number,
+  columns: string[],
+) {
+  const w = eb as unknown as ExpressionBuilder<Database, never>;
+  const probe = (from: "blocker_id" | "blocked_id", to: "blocker_id" | "blocked_id", column: string) =>
+    w.exists(
+      w
+        .selectFrom("blocks as b")
+        .select("b.blocker_id")
+        .where(`b.${from}`, "=", viewer)
+        .where(`b.${to}`, "=", sql.ref<number>(column)),
+    );
+  return w.or(columns.flatMap((c) => [probe("blocker_id", "blocked_id", c), probe("blocked_id", "blocker_id", c)]));
 }
 
 /** A block between A and B, either way: the rows of `blocks` a query selects from it (a where condition). */
