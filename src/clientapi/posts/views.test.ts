@@ -8,6 +8,7 @@ import { startTestServer, type TestServer } from "../../testing/server";
 import { countingDb as countingStatements } from "../../testing/statements";
 import { postAs, postIdAs } from "../../testing/posts";
 import { quickPerson } from "../../testing/fixtures";
+import { queryRow, queryRows } from "../../testing/sql";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -177,6 +178,61 @@ describe("post views in few statements", () => {
       limit: 2,
     });
     expect(theirs.items.map((v) => v.row.content)).toEqual(["someone else"]);
+  });
+
+  test("a reader's marks show on every post, inside, at the ends of and outside the range of posts they marked", async () => {
+    const author = await person();
+    const reader = await person();
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await postIdAs(author.client, `range ${i}`));
+    const mark = async (i: number, what: "like" | "bookmark" | "repost") =>
+      expect((await reader.client.post(`/api/social/posts/${ids[i]}/${what}`)).status).toBe(200);
+    // likes at both ends of their range with an unliked post between, one bookmark (lowest = highest), one repost
+    await mark(1, "like");
+    await mark(3, "like");
+    await mark(2, "bookmark");
+    await mark(4, "repost");
+    const marks = async () => {
+      const res = await reader.client.get(`/api/social/users/${author.user.username}/posts?limit=10`);
+      expect(res.status).toBe(200);
+      const shown = new Map(res.body.data.posts.map((p: any) => [p.id, p]));
+      return ids.map((id) => {
+        const p: any = shown.get(id);
+        return (p.liked ? "L" : "-") + (p.bookmarked ? "B" : "-") + (p.reposted ? "R" : "-");
+      });
+    };
+    expect(await marks()).toEqual(["---", "L--", "-B-", "L--", "--R", "---"]);
+    // marks written outside the app's code (as the CLI or another node would), beyond either end and inside
+    const db = server.app.db;
+    const postId = async (cuid: string) =>
+      (await queryRow<{ id: number }>(db, "SELECT id FROM posts WHERE cuid = ?", cuid))!.id;
+    const now = Date.now();
+    for (const [table, i] of [
+      ["post_likes", 5],
+      ["post_bookmarks", 0],
+      ["post_bookmarks", 4],
+    ] as const)
+      await queryRows(
+        db,
+        `INSERT INTO ${table} (post_id, user_id, created_at) VALUES (?, ?, ?)`,
+        await postId(ids[i]!),
+        reader.user.id,
+        now,
+      );
+    await queryRows(
+      db,
+      "DELETE FROM post_likes WHERE post_id = ? AND user_id = ?",
+      await postId(ids[1]!),
+      reader.user.id,
+    );
+    expect(await marks()).toEqual(["-B-", "---", "-B-", "L--", "-BR", "L--"]);
+    // the page's statement reads the marks the same way with the migration's indexes taken away and put back
+    const { migrations } = await import("../../db/migrations");
+    const byAccount = migrations["20261125042000_marks_by_account"]!;
+    await db.transaction().execute((tx) => byAccount.down!(tx));
+    expect(await marks()).toEqual(["-B-", "---", "-B-", "L--", "-BR", "L--"]);
+    await db.transaction().execute((tx) => byAccount.up(tx));
+    expect(await marks()).toEqual(["-B-", "---", "-B-", "L--", "-BR", "L--"]);
   });
 
   test("a post looks the same in the feed and on its own, counters and own state included", async () => {
