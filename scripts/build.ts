@@ -8,12 +8,20 @@
  * relative layout (the addon's rpath $ORIGIN/../../sharp-libvips-<platform>/lib then finds
  * libvips) and calls process.dlopen.
  *
- * Usage: bun scripts/build.ts [--outfile dist/socialctl]
+ * The bytecode is laid out by a profile of the start (Bun's `--bytecode-order`): the build
+ * runs once, the binary so built serves a few requests on a scratch data dir while Bun records
+ * which functions it loaded, and the build runs again with the functions of that start packed
+ * at the front, so a serving process maps ≈ 4.5 MiB less of its own bytecode. The profile
+ * holds hashes of the functions' syntax, not code or positions, and lives only for the build.
+ *
+ * Usage: bun scripts/build.ts [--outfile dist/socialctl] [--no-order]
  */
-import { readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import type { BunPlugin } from "bun";
 import { WEB_BUILD_OPTIONS } from "../src/http/web-app";
+import { freePort } from "./smoke-binary";
 
 const root = resolve(import.meta.dir, "..");
 const outArg = process.argv.indexOf("--outfile");
@@ -69,11 +77,10 @@ function sharpBindingPlugin(): BunPlugin {
   };
 }
 
-if (import.meta.main) {
-  const started = performance.now();
+async function build(bytecodeOrder?: string): Promise<void> {
   const result = await Bun.build({
     entrypoints: [join(root, "cli/index.ts")],
-    compile: { outfile, autoloadDotenv: false, autoloadBunfig: false },
+    compile: { outfile, autoloadDotenv: false, autoloadBunfig: false, ...(bytecodeOrder ? { bytecodeOrder } : {}) },
     // the web app (src/web, an HTML import of src/http/web-app.ts) is bundled and embedded with these
     ...WEB_BUILD_OPTIONS,
     sourcemap: "linked",
@@ -88,7 +95,72 @@ if (import.meta.main) {
     for (const log of result.logs) console.error(log);
     process.exit(1);
   }
+}
+
+/**
+ * The requests of the recorded start: the probe, the first Client API request (which builds the
+ * Client API), the CSRF token a page asks first and the web app's page.
+ */
+const RECORDED_PATHS = ["/healthz", "/api/auth/me", "/api/auth/csrf", "/"];
+
+/**
+ * Runs BINARY's `serve` on a scratch data dir with Bun recording the functions it loads, through
+ * RECORDED_PATHS, and writes the profile to ORDER_FILE on the server's exit. Bounded: 30 s to
+ * answer, 10 s to stop.
+ */
+async function recordStart(binary: string, orderFile: string, dir: string): Promise<void> {
+  const port = await freePort();
+  const dataDir = join(dir, "data");
+  const env: Record<string, string | undefined> = { ...process.env, BUN_BYTECODE_ORDER_OUT: orderFile };
+  for (const key of Object.keys(env)) if (key.startsWith("SOCIAL_")) delete env[key];
+  const serve = Bun.spawn([binary, "--data-dir", dataDir, "serve", "--port", String(port), "--host", "127.0.0.1"], {
+    env,
+    stdout: "ignore",
+    stderr: "pipe",
+    stdin: "ignore",
+  });
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    const deadline = performance.now() + 30_000;
+    for (;;) {
+      if (serve.exitCode !== null || performance.now() > deadline)
+        throw new Error(`the build's serve did not answer: ${await new Response(serve.stderr).text()}`);
+      const up = await fetch(`${base}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (up) break;
+      await Bun.sleep(20);
+    }
+    for (const path of RECORDED_PATHS) await (await fetch(`${base}${path}`)).arrayBuffer();
+  } finally {
+    // the profile is written as the process exits
+    serve.kill("SIGTERM");
+    let timer: Timer | undefined;
+    await Promise.race([serve.exited, new Promise((res) => (timer = setTimeout(res, 10_000)))]);
+    clearTimeout(timer);
+    serve.kill("SIGKILL");
+  }
+  if (!statSync(orderFile, { throwIfNoEntry: false })?.size)
+    throw new Error("the build's serve wrote no bytecode profile");
+}
+
+if (import.meta.main) {
+  const started = performance.now();
+  await build();
+  let laidOut = "";
+  if (!process.argv.includes("--no-order")) {
+    const scratch = mkdtempSync(join(tmpdir(), "socialctl-build-"));
+    try {
+      const orderFile = join(scratch, "serve.order");
+      await recordStart(outfile, orderFile, scratch);
+      await build(orderFile);
+      laidOut = ", bytecode laid out by a recorded start";
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }
   console.log(
-    `built ${relative(process.cwd(), outfile) || outfile} in ${Math.round(performance.now() - started)} ms (${dirname(outfile)})`,
+    `built ${relative(process.cwd(), outfile) || outfile} in ${Math.round(performance.now() - started)} ms${laidOut} (${dirname(outfile)})`,
   );
 }
