@@ -491,11 +491,15 @@ test("the last message migration fills each chat's newest message not deleted fo
   // the later migration on the same table first, so the columns come back in their order
   // (PostgreSQL's cached plans of `SELECT *` refuse another)
   const later = migrations["20261125002100_chat_list_last_message_version"]!;
+  // and the one trigger of a stored message, which reads the column
+  const oneTrigger = migrations["20261125040000_send_one_trigger"]!;
   await app.db.transaction().execute(async (tx) => {
+    await oneTrigger.down!(tx);
     await later.down!(tx);
     await lastMessage.down!(tx);
     await lastMessage.up(tx);
     await later.up(tx);
+    await oneTrigger.up(tx);
   });
   expect(await lastMessageMismatches()).toEqual([]);
   const row = await app.db
@@ -526,13 +530,17 @@ test("the member activity migration copies each chat's activity to its membershi
   const later = migrations["20261125002100_chat_list_last_message_version"]!;
   // and the one that moved a send's activity copy into the unread counter's trigger
   const sendActivity = migrations["20261125010000_send_member_activity"]!;
+  // and the one that folded that trigger into a stored message's only one
+  const oneTrigger = migrations["20261125040000_send_one_trigger"]!;
   await app.db.transaction().execute(async (tx) => {
+    await oneTrigger.down!(tx);
     await sendActivity.down!(tx);
     await later.down!(tx);
     await activity.down!(tx);
     await activity.up(tx);
     await later.up(tx);
     await sendActivity.up(tx);
+    await oneTrigger.up(tx);
   });
   expect(await activityMismatches()).toEqual([]);
   const mine = await listChats(app.db, a!.id, undefined, 50);

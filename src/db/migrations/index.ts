@@ -37,6 +37,7 @@ import * as m20261125030000 from "./20261125030000_send_seq_in_insert";
 import * as m20261125031000 from "./20261125031000_chat_member_role_version";
 import * as m20261125032000 from "./20261125032000_feed_entries_own_posts";
 import * as m20261125033000 from "./20261125033000_comment_threads";
+import * as m20261125040000 from "./20261125040000_send_one_trigger";
 import * as m20261125042000 from "./20261125042000_marks_by_account";
 
 /**
@@ -82,5 +83,6 @@ export const migrations: Record<string, Migration> = {
   "20261125031000_chat_member_role_version": m20261125031000,
   "20261125032000_feed_entries_own_posts": m20261125032000,
   "20261125033000_comment_threads": m20261125033000,
+  "20261125040000_send_one_trigger": m20261125040000,
   "20261125042000_marks_by_account": m20261125042000,
 };

@@ -9,7 +9,7 @@ export type NewMessage = Omit<MessageRow, "id" | "seq" | "pinned" | "edited_at" 
 /**
  * The storage of a new message: the one place a send's SQL differs by engine (as the search
  * modules' does). Both take the chat's next seq and write the row; the chat's last seq, last
- * message time and activity then follow the row (trigger messages_take_seq). Undefined when
+ * message time and activity then follow the row (trigger messages_stored). Undefined when
  * the chat is gone.
  */
 export const insertMessageRow = (db: Db, row: NewMessage): Promise<{ id: number; seq: number } | undefined> =>
@@ -39,7 +39,7 @@ type Column = (typeof COLUMNS)[number];
 /**
  * SQLite: the seq is read from the chat in the INSERT itself (one writer: nothing can take it
  * between the read and the write), one statement where an UPDATE … RETURNING of the chat and
- * the INSERT were two; the chat's row is moved by the trigger before the message lands.
+ * the INSERT were two; the chat's row is moved by the message's trigger.
  */
 const insertTakingSeqQuery = precompiled((db, p: NewMessage) =>
   db

@@ -180,7 +180,7 @@ export interface StoreOptions {
 /**
  * Posts a message in SCOPE, the caller's transaction: whatever else the caller writes there
  * commits or rolls back with it. Writes the seq and the row (whose insert moves the sender's
- * read mark: migration 20261125001000_send_read_mark), and runs the "message:storing" listeners in the same transaction (the bots' updates: a message is
+ * read mark: trigger messages_stored, migration 20261125040000_send_one_trigger), and runs the "message:storing" listeners in the same transaction (the bots' updates: a message is
  * never stored without them). Members see it live and "message:created" fires once SCOPE has
  * committed. A repeated clientMessageId answers the stored message when a check refuses the
  * send; a repeat that gets as far as the insert fails on the unique index (sendMessageIn

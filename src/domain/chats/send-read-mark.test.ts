@@ -7,7 +7,7 @@ import { newCuid } from "../../lib/ids";
 
 /*
  * A send moves its sender's read marker to the message it stores, in the insert itself (the
- * trigger messages_read_own), whoever inserts: the Client API, the Bot API, SQL outside the app.
+ * trigger messages_stored), whoever inserts: the Client API, the Bot API, SQL outside the app.
  */
 
 let server: TestServer;
@@ -90,4 +90,56 @@ test("a message inserted by SQL outside the app moves its sender's mark forward,
   expect((await marks())[bobId]!.read).toBe(Number(top.last_seq) + 10);
   // alice's mark is not hers to move by bob's messages; both are unread for her
   expect((await marks())[aliceId]).toEqual({ read: before[aliceId]!.read, unread: before[aliceId]!.unread + 2 });
+});
+
+test("a read mark moved to the chat's newest message leaves the count at 0; anywhere else, or over a count above 0, it counts again", async () => {
+  const seqs: number[] = [];
+  for (const content of ["a", "b", "c"]) {
+    const res = await alice.post(`/api/social/messages/${cid}`, { content });
+    expect(res.status).toBe(200);
+    seqs.push(res.body.data.message.messageId);
+  }
+  // bob reads up to the first of the three through the API: two left
+  expect((await bob.post(`/api/social/messages/${cid}/read`, { messageId: seqs[0] })).status).toBe(200);
+  expect((await marks())[bobId]).toEqual({ read: seqs[0], unread: 2 });
+  // and to the newest
+  expect((await bob.post(`/api/social/messages/${cid}/read`, { messageId: seqs[2] })).status).toBe(200);
+  expect((await marks())[bobId]).toEqual({ read: seqs[2], unread: 0 });
+  const setMark = (seq: number) =>
+    queryRows(
+      server.app.db,
+      "UPDATE conversation_members SET last_read_seq = ? WHERE conversation_id = ? AND user_id = ?",
+      seq,
+      chatId,
+      bobId,
+    );
+  // by SQL outside the app: back before the newest (a count of 0 over unread messages is counted again)
+  await setMark(seqs[1]!);
+  expect((await marks())[bobId]).toEqual({ read: seqs[1], unread: 1 });
+  // to the newest with a count above 0: nothing after it, so 0
+  await setMark(seqs[2]!);
+  expect((await marks())[bobId]).toEqual({ read: seqs[2], unread: 0 });
+  // bob's own send reads alice's messages before it too
+  await setMark(seqs[0]!);
+  expect((await marks())[bobId]!.unread).toBe(2);
+  const own = await bob.post(`/api/social/messages/${cid}`, { content: "d" });
+  expect((await marks())[bobId]).toEqual({ read: own.body.data.message.messageId, unread: 0 });
+});
+
+test("the migration goes down and up again, and the marks and counts come out the same either way", async () => {
+  const { migrations } = await import("../../db/migrations");
+  const oneTrigger = migrations["20261125040000_send_one_trigger"]!;
+  const before = await marks();
+  await server.app.db.transaction().execute((tx) => oneTrigger.down!(tx));
+  const one = await alice.post(`/api/social/messages/${cid}`, { content: "while down" });
+  expect(await marks()).toEqual({
+    [aliceId]: { read: one.body.data.message.messageId, unread: 0 },
+    [bobId]: { read: before[bobId]!.read, unread: before[bobId]!.unread + 1 },
+  });
+  await server.app.db.transaction().execute((tx) => oneTrigger.up(tx));
+  const two = await bob.post(`/api/social/messages/${cid}`, { content: "up again" });
+  expect(await marks()).toEqual({
+    [aliceId]: { read: one.body.data.message.messageId, unread: 1 },
+    [bobId]: { read: two.body.data.message.messageId, unread: 0 },
+  });
 });

@@ -7,7 +7,7 @@ import { newCuid } from "../../lib/ids";
 
 /*
  * A message takes its chat's next seq with its row (message-row.ts), and the chat follows the
- * newest row (trigger messages_take_seq): its last seq, last message time and activity, which
+ * newest row (trigger messages_stored): its last seq, last message time and activity, which
  * the chat list's order copies to every member. Whoever inserts: the Client API, the Bot API,
  * SQL outside the app.
  */
@@ -130,12 +130,16 @@ test("the Bot API's sends take seqs the same way", async () => {
   }
 });
 
-test("the migration goes down and up again", async () => {
+test("the migrations go down and up again", async () => {
   const { migrations } = await import("../../db/migrations");
   const takeSeq = migrations["20261125030000_send_seq_in_insert"]!;
+  // the later one folded that trigger into the only one of a stored message
+  const oneTrigger = migrations["20261125040000_send_one_trigger"]!;
   await server.app.db.transaction().execute(async (tx) => {
+    await oneTrigger.down!(tx);
     await takeSeq.down!(tx);
     await takeSeq.up(tx);
+    await oneTrigger.up(tx);
   });
   const before = await chat();
   server.clock.advance(1_000);
