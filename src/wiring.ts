@@ -14,7 +14,7 @@ import { installBotUpdateHooks } from "./botapi/emit";
 import { installPaymentUpdateHooks } from "./botapi/methods/payments";
 import { installCallbackQueryHooks } from "./botapi/methods/callbacks";
 import { startWebhookWorker } from "./botapi/webhooks";
-import { botApiRoutes } from "./botapi/routes";
+import { botApiBeforeRouting } from "./botapi/routes";
 import { installNotificationDelivery } from "./clientapi/notifications/serialize";
 import { installChatDelivery } from "./clientapi/chats/live";
 import { installRealtimeDelivery } from "./clientapi/realtime";
@@ -106,7 +106,8 @@ async function applyReportedChange(app: App, events: ReportedEvent[]): Promise<v
 export function createRootHttpApp(app: App) {
   // built on its first request, not at start (its modules too): its ≈ 130 routes were a third of a restart's CPU
   const clientApi = lazySurface(app, "/api", async () => (await import("./clientapi")).clientApiRoutes(app));
-  const http = createHttpApp(app, { largeBodyPaths: [UPLOAD_PATH] })
+  // the Bot API's token paths are answered before routing, by the root's front door
+  const http = createHttpApp(app, { largeBodyPaths: [UPLOAD_PATH], beforeRouting: botApiBeforeRouting(app) })
     .get("/healthz", () => healthz(app))
     .get("/readyz", () => readyz(app))
     .use(metricsRoutes(app))
@@ -121,7 +122,6 @@ export function createRootHttpApp(app: App) {
       }),
     )
     .use(fileRoutes(app))
-    .use(botApiRoutes(app))
     // last: its catch-all answers client routes with the app page and anything else with a JSON 404
     .use(webAppRoutes(app))
     // once built, its routes join the root's (more specific than both catch-alls, so order is moot)

@@ -1,4 +1,3 @@
-import { Elysia } from "elysia";
 import type { App } from "../app";
 import { botAccessError, resolveBotToken, type BotWithUser } from "../domain/bots/service";
 import { uploadVisibleToBot } from "../domain/bots/files";
@@ -11,7 +10,7 @@ import { botError, toBotErrorBody } from "./errors";
 import { readParams, type Params } from "./params";
 import { botLogOf, describeUpdate, loggable, loggableParams } from "../domain/bots/log";
 import { omitAbsent } from "./serializers";
-import { requestPath } from "../http/request-path";
+import type { BeforeRouting } from "../http/server";
 
 /**
  * /api/bot/<TOKEN>/<method> (canonical), /api/bot<TOKEN>/<method> and /bot<TOKEN>/<method>
@@ -80,13 +79,14 @@ async function downloadFile(
   }
 }
 
-export function botApiRoutes(app: App) {
+/**
+ * The Bot API, answered before routing (the root's front door, http/server.ts, calls it with
+ * every request's path but the Client API's): a Response for token and file paths, else undefined.
+ */
+export function botApiBeforeRouting(app: App): BeforeRouting {
   const limiter = rateLimiter(app, "botapi");
   const metrics = metricsFor(app);
-  return new Elysia({ name: "bot-api" }).onRequest(async ({ request }) => {
-    const path = requestPath(request);
-    // every request of every surface passes here: the rest of them leave after two comparisons
-    if (!path.startsWith("/bot") && !path.startsWith("/api/bot") && !path.startsWith("/file/bot")) return;
+  const answer = async (request: Request, path: string): Promise<Response | undefined> => {
     const file = FILE_PATH.exec(path);
     if (file) return downloadFile(app, limiter, file[1]!, file[2]!, request);
     const m = BOT_PATH.exec(path);
@@ -124,7 +124,12 @@ export function botApiRoutes(app: App) {
         });
       return bodyResponse(body);
     }
-  });
+  };
+  return (request, path) =>
+    // every request but the Client API's passes here: the rest of them leave after three comparisons
+    path.startsWith("/bot") || path.startsWith("/api/bot") || path.startsWith("/file/bot")
+      ? answer(request, path)
+      : undefined;
 }
 
 /** One call in the bot's developer log; getUpdates also logs each update it handed over. */

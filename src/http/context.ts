@@ -45,10 +45,10 @@ export function addSetCookies(set: { headers: Record<string, unknown> }, cookies
 /** The name of the session-cookie security scheme in /api/openapi.json (src/clientapi/openapi.ts). */
 export const SESSION_SCHEME = "session";
 
-/** The caller's IP of each Client API request, as the root guard (http/server.ts) found it for the rate limit. */
+/** The caller's IP of each Client API request, as the root's front door (http/server.ts) found it for the rate limit. */
 const clientIps = new WeakMap<Request, string>();
 
-/** Keeps IP, found by the root guard for REQUEST's rate limit, so `ip` below need not ask the socket again. */
+/** Keeps IP, found by the root's front door for REQUEST's rate limit, so `ip` below need not ask the socket again. */
 export function rememberClientIp(request: Request, ip: string): void {
   clientIps.set(request, ip);
 }
@@ -61,20 +61,25 @@ export function rememberClientIp(request: Request, ip: string): void {
 export function requestContext(app: App) {
   // hooks take their context destructured: Elysia reads which parts a hook uses from its
   // source, and a hook using the whole context makes every request parse its headers, cookies and query
-  return new Elysia({ name: "request-context" })
-    .derive({ as: "global" }, ({ request, server }) => ({
-      ip: clientIps.get(request) ?? clientIp(request, server, app.config.trustProxy),
-    }))
-    .macro({
-      auth: {
-        // the OpenAPI document shows the route as needing a session (src/clientapi/openapi.ts adds its errors)
-        detail: { security: [{ [SESSION_SCHEME]: [] }] },
-        // transform runs before the body is validated: a request without a usable session is
-        // refused at the cost of a cookie lookup, never of a schema walk over what it sent
-        transform: ({ request, ip }) => checkSignedIn(app, request, ip),
-        resolve: ({ request, ip, set }) => requireSignedIn(app, request, ip, set),
-      },
-    });
+  return (
+    new Elysia({ name: "request-context" })
+      // the root's front door found every Client API request's IP; only a surface handling requests
+      // without the root (none in a server) falls back to the headers, or "local". Not asking for
+      // `server` here spares every request Elysia's getter for it
+      .derive({ as: "global" }, ({ request }) => ({
+        ip: clientIps.get(request) ?? clientIp(request, null, app.config.trustProxy),
+      }))
+      .macro({
+        auth: {
+          // the OpenAPI document shows the route as needing a session (src/clientapi/openapi.ts adds its errors)
+          detail: { security: [{ [SESSION_SCHEME]: [] }] },
+          // transform runs before the body is validated: a request without a usable session is
+          // refused at the cost of a cookie lookup, never of a schema walk over what it sent
+          transform: ({ request, ip }) => checkSignedIn(app, request, ip),
+          resolve: ({ request, ip, set }) => requireSignedIn(app, request, ip, set),
+        },
+      })
+  );
 }
 
 /** The session found for a request by checkSignedIn (a transform, before validation), for its resolve. */
@@ -84,8 +89,13 @@ const signedIn = new WeakMap<Request, Authenticated>();
  * The `auth` macro's check, as a transform hook (before the body is validated): the signed-in,
  * usable account on a device that is not banned, or UNAUTHORIZED / ACCOUNT_DISABLED / DEVICE_BANNED.
  */
-export async function checkSignedIn(app: App, request: Request, ip: string): Promise<void> {
-  const found = await resolveAuth(app, request, ip);
+export function checkSignedIn(app: App, request: Request, ip: string): void | Promise<void> {
+  const found = resolveAuth(app, request, ip);
+  // a kept session is checked without a promise (Elysia awaits the hook either way)
+  return found instanceof Promise ? found.then((f) => acceptSignedIn(request, f)) : acceptSignedIn(request, found);
+}
+
+function acceptSignedIn(request: Request, found: Authenticated | null): void {
   if (!found) throw unauthorized();
   assertUsable(found.user);
   if (found.deviceBanned) throw deviceBanned();
@@ -100,9 +110,17 @@ export const checkedAccount = (request: Request): UserRow | undefined => signedI
  * checkSignedIn found (checking now if it did not run), renewing cookies when the access
  * token had expired.
  */
-export async function requireSignedIn(app: App, request: Request, ip: string, set: unknown) {
-  if (!signedIn.has(request)) await checkSignedIn(app, request, ip);
-  const found = signedIn.get(request)!;
+export function requireSignedIn(app: App, request: Request, ip: string, set: unknown): SignedIn | Promise<SignedIn> {
+  const found = signedIn.get(request);
+  if (found) return signedInResult(app, found, set);
+  const checked = checkSignedIn(app, request, ip);
+  const result = () => signedInResult(app, signedIn.get(request)!, set);
+  return checked instanceof Promise ? checked.then(result) : result();
+}
+
+type SignedIn = Pick<Authenticated, "user" | "session">;
+
+function signedInResult(app: App, found: Authenticated, set: unknown): SignedIn {
   if (found.renewed) addSetCookies(set as never, sessionCookies(app, found.renewed));
   return { user: found.user, session: found.session };
 }

@@ -4,7 +4,7 @@ import type { App } from "../app";
 import { AppError, notFound, rateLimited } from "../lib/errors";
 import { clientIp } from "./client-ip";
 import { CSRF_COOKIE, cookieValue } from "./cookies";
-import { isValidCsrf } from "./csrf";
+import { csrfCheck } from "./csrf";
 import { clientErrorBody, clientErrorResponse } from "./envelope";
 import { toAppError } from "./errors";
 import { AbuseGuard } from "../lib/rate-limit";
@@ -36,52 +36,18 @@ const routeOf = new WeakMap<Request, string>();
  * before routing) as one pattern; anything else answered before routing (rate
  * limits, CSRF refusals, paths no route matches) as "none", so raw paths with ids or tokens never become labels.
  */
-function routeLabel(request: Request, path: string): string {
-  return routeOf.get(request) ?? (redactPath(path) !== path ? "/api/bot/:token/:method" : "none");
-}
-
-/**
- * One log line per request (method, path without tokens, status, duration to the response
- * head), never headers or cookies, and the request's metrics. Wraps the whole fetch handler,
- * so answers given early by guards and by the Bot API are logged and counted too.
- */
-function logRequests(app: App) {
-  const metrics = metricsFor(app);
-  const done = (request: Request, status: number, t0: number) => {
-    const ms = performance.now() - t0;
-    const path = requestPath(request);
-    app.log.info("request", {
-      method: request.method,
-      path: redactPath(path),
-      status,
-      ms: Math.round(ms * 10) / 10,
-    });
-    metrics.observeRequest(request.method, routeLabel(request, path), status, ms / 1000);
-  };
-  // Elysia asks for the wrapper of a route's handler on every request: it is made once per handler
-  const wrapped = new WeakMap<Handle, Handle>();
-  const wrap =
-    (handle: Handle): Handle =>
-    async (request) => {
-      const t0 = performance.now();
-      let status = 500;
-      try {
-        const res = await handle(request);
-        if (res instanceof Response) status = res.status;
-        return res;
-      } finally {
-        done(request, status, t0);
-      }
-    };
-  return (handle: Handle) => {
-    let w = wrapped.get(handle);
-    if (!w) wrapped.set(handle, (w = wrap(handle)));
-    return w;
-  };
+function routeLabel(request: Request, path: string, redacted: string): string {
+  return routeOf.get(request) ?? (redacted !== path ? "/api/bot/:token/:method" : "none");
 }
 
 /** A fetch handler as Elysia's wrap sees it: Bun's adapter calls it with the request alone. */
 type Handle = (request: Request) => unknown;
+
+/**
+ * What answers a request before routing, given its path: a Response (or its promise), or
+ * undefined to let the routes answer. The Bot API's token paths are such a surface.
+ */
+export type BeforeRouting = (request: Request, path: string) => Response | Promise<Response | undefined> | undefined;
 
 const bodyTooLarge = () =>
   new AppError(413, "VALIDATION_ERROR", "Request body is too large", {
@@ -104,8 +70,36 @@ function bodyProblem(request: Request, pathname: string, largeBodyPaths: Readonl
   return Number(length) > CLIENT_BODY_MAX_BYTES ? bodyTooLarge() : null;
 }
 
-/** The root HTTP app's shell: request log, global guards and error mapping; wiring.ts mounts the surfaces on it. */
-export function createHttpApp(app: App, opts: { largeBodyPaths: readonly string[] }) {
+const csrfRefused = () => new AppError(403, "CSRF_TOKEN_INVALID", "Missing or invalid CSRF token");
+
+interface FrontDoorOptions {
+  largeBodyPaths: readonly string[];
+  beforeRouting?: BeforeRouting;
+}
+
+/**
+ * The root HTTP app's shell: the front door every request passes (request log and metrics,
+ * the Client API's guards, what answers before routing) and the error mapping; wiring.ts
+ * mounts the surfaces on it.
+ */
+export function createHttpApp(app: App, opts: FrontDoorOptions) {
+  const root = new Elysia({ name: "root" });
+  return root.wrap(frontDoor(app, opts, () => root.server)).use(routeHooks(app));
+}
+
+/**
+ * The front door: Elysia's wrap of every request's handler, so it runs once per request
+ * before its route's hooks, whichever route (or none) matched. In order: the Client API's
+ * guards (body size, per-IP rate limit and abuse block, CSRF on changes), then BEFORE_ROUTING
+ * (the Bot API), then the route; around all of it one log line (method, path without tokens,
+ * status, duration to the response head; never headers or cookies) and the request's
+ * metrics, so answers given by the guards and before routing are logged and counted too.
+ * One function rather than Elysia's onRequest hooks: with any such hook every request's
+ * handler also built its URL and awaited each hook in turn; here, with the rate limits in
+ * memory (one node), a request that passes awaits nothing before its route.
+ */
+function frontDoor(app: App, opts: FrontDoorOptions, server: () => Server<unknown> | null | undefined) {
+  const metrics = metricsFor(app);
   const largeBodyPaths = new Set(opts.largeBodyPaths);
   const limiter = rateLimiter(app, "client");
   const guard = new AbuseGuard(
@@ -113,31 +107,69 @@ export function createHttpApp(app: App, opts: { largeBodyPaths: readonly string[
     () => app.config["limits.blockSeconds"] * 1000,
     rateLimiter(app, "rejected"),
   );
-  return new Elysia({ name: "root" })
-    .wrap(logRequests(app))
-    .use(routeHooks(app))
-    .onRequest(async ({ request, server }) => {
+  const validCsrf = csrfCheck(app.secret);
+  const beforeRouting = opts.beforeRouting;
+
+  const refuseRate = async (ip: string, now: number, retryAfter: number) => {
+    await guard.noteRejection(ip, now);
+    return clientErrorResponse(rateLimited(retryAfter));
+  };
+  const checkCsrf = (request: Request): Response | undefined => {
+    if (!MUTATING.has(request.method)) return undefined;
+    const cookie = cookieValue(request.headers.get("cookie"), CSRF_COOKIE);
+    return validCsrf(request.headers.get("x-csrf-token"), cookie) ? undefined : clientErrorResponse(csrfRefused());
+  };
+  /** The Client API's guards: a refusal (or its promise), or undefined to go on. */
+  const guardClientApi = (request: Request, path: string): Response | Promise<Response | undefined> | undefined => {
+    const tooBig = bodyProblem(request, path, largeBodyPaths);
+    if (tooBig) return clientErrorResponse(tooBig);
+    const ip = clientIp(request, server(), app.config.trustProxy);
+    rememberClientIp(request, ip);
+    const now = app.clock.now();
+    const blocked = guard.blockedFor(ip, now);
+    if (blocked > 0) return clientErrorResponse(rateLimited(blocked));
+    const decision = limiter.checkNow(`ip:${ip}`, app.config["limits.clientRps"], 1000, now);
+    if (decision instanceof Promise)
+      return decision.then((d) => (d.allowed ? checkCsrf(request) : refuseRate(ip, now, d.retryAfter)));
+    return decision.allowed ? checkCsrf(request) : refuseRate(ip, now, decision.retryAfter);
+  };
+
+  const done = (request: Request, path: string, status: number, t0: number) => {
+    const ms = performance.now() - t0;
+    const redacted = redactPath(path);
+    app.log.info("request", { method: request.method, path: redacted, status, ms: Math.round(ms * 10) / 10 });
+    metrics.observeRequest(request.method, routeLabel(request, path, redacted), status, ms / 1000);
+  };
+
+  // Elysia asks for the wrapper of a route's handler on every request: it is made once per handler
+  const wrapped = new WeakMap<Handle, Handle>();
+  const wrap =
+    (handle: Handle): Handle =>
+    async (request) => {
+      const t0 = performance.now();
       const path = requestPath(request);
-      if (!isClientApiPath(path)) return;
-      const tooBig = bodyProblem(request, path, largeBodyPaths);
-      if (tooBig) return clientErrorResponse(tooBig);
-      const ip = clientIp(request, server, app.config.trustProxy);
-      rememberClientIp(request, ip);
-      const now = app.clock.now();
-      const blocked = guard.blockedFor(ip, now);
-      if (blocked > 0) return clientErrorResponse(rateLimited(blocked));
-      const decision = await limiter.check(`ip:${ip}`, app.config["limits.clientRps"], 1000, now);
-      if (!decision.allowed) {
-        await guard.noteRejection(ip, now);
-        return clientErrorResponse(rateLimited(decision.retryAfter));
-      }
-      if (MUTATING.has(request.method)) {
-        const cookie = cookieValue(request.headers.get("cookie"), CSRF_COOKIE);
-        if (!isValidCsrf(app.secret, request.headers.get("x-csrf-token"), cookie)) {
-          return clientErrorResponse(new AppError(403, "CSRF_TOKEN_INVALID", "Missing or invalid CSRF token"));
+      let status = 500;
+      try {
+        let early: Response | Promise<Response | undefined> | undefined;
+        try {
+          early = isClientApiPath(path) ? guardClientApi(request, path) : beforeRouting?.(request, path);
+          if (early instanceof Promise) early = await early;
+        } catch (err) {
+          // as routeHooks' onError answers what a route throws
+          early = clientErrorResponse(toAppError("UNKNOWN", err, app.log, redactPath(path)));
         }
+        const res = early ?? (await handle(request));
+        if (res instanceof Response) status = res.status;
+        return res;
+      } finally {
+        done(request, path, status, t0);
       }
-    });
+    };
+  return (handle: Handle) => {
+    let w = wrapped.get(handle);
+    if (!w) wrapped.set(handle, (w = wrap(handle)));
+    return w;
+  };
 }
 
 /** The route label of each request (metrics) and the mapping of anything thrown to the error envelope. */

@@ -7,6 +7,8 @@ export interface CounterStore {
   hit(key: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }>;
   /** KEY's open window without counting a hit; null when none is open. */
   peek(key: string, now: number): Promise<{ count: number; resetAt: number } | null>;
+  /** hit without a promise, where the store can answer at once (in memory) */
+  hitNow?(key: string, windowMs: number, now: number): { count: number; resetAt: number };
 }
 
 export class MemoryCounterStore implements CounterStore {
@@ -14,6 +16,10 @@ export class MemoryCounterStore implements CounterStore {
   private lastSweep = 0;
 
   async hit(key: string, windowMs: number, now: number) {
+    return this.hitNow(key, windowMs, now);
+  }
+
+  hitNow(key: string, windowMs: number, now: number) {
     this.sweep(now);
     let w = this.windows.get(key);
     if (!w || w.resetAt <= now) {
@@ -43,6 +49,11 @@ export interface LimitDecision {
   retryAfter: number;
 }
 
+const decide = (w: { count: number; resetAt: number }, limit: number, now: number): LimitDecision => ({
+  allowed: w.count <= limit,
+  retryAfter: Math.max(1, Math.ceil((w.resetAt - now) / 1000)),
+});
+
 export class RateLimiter {
   /** NAMESPACE keeps this limiter's keys apart from other limiters' in a shared STORE. */
   constructor(
@@ -52,8 +63,14 @@ export class RateLimiter {
 
   /** Counts one attempt under KEY; allowed while at most LIMIT attempts fall in the window. */
   async check(key: string, limit: number, windowMs: number, now: number): Promise<LimitDecision> {
-    const w = await this.store.hit(this.namespace ? `${this.namespace}:${key}` : key, windowMs, now);
-    return { allowed: w.count <= limit, retryAfter: Math.max(1, Math.ceil((w.resetAt - now) / 1000)) };
+    return this.checkNow(key, limit, windowMs, now);
+  }
+
+  /** check, answered without a promise when the store counts in memory (a limit every request passes). */
+  checkNow(key: string, limit: number, windowMs: number, now: number): LimitDecision | Promise<LimitDecision> {
+    const name = this.namespace ? `${this.namespace}:${key}` : key;
+    if (this.store.hitNow) return decide(this.store.hitNow(name, windowMs, now), limit, now);
+    return this.store.hit(name, windowMs, now).then((w) => decide(w, limit, now));
   }
 
   /** Whether KEY still has room below LIMIT in its window, without counting an attempt. */

@@ -126,6 +126,31 @@ describe("sessions read again only after a write to their tables (SQLite)", () =
     expect(await lastSeen()).toBeGreaterThanOrEqual(seen + 61_000);
   });
 
+  test("a kept session answers only its own access token: another secret under its id is refused, and the token after a renewal", async () => {
+    const { app } = server;
+    const { client } = await quickPerson(server);
+    const read = app.storage.engine === "sqlite" ? 0 : 1;
+    expect((await me(client)).status).toBe(200);
+    // answered from memory, its secret compared as it was last found to match
+    expect(await statementsDuring(app.storage, async () => expect((await me(client)).status).toBe(200))).toBe(read);
+    const access = client.cookies.get(ACCESS_COOKIE)!;
+    const [sessionCuid, secret] = access.split(".") as [string, string];
+    const forger = new TestClient(server.url);
+    for (const forged of [`${sessionCuid}.${secret.slice(0, -1)}x`, `${sessionCuid}.${secret}x`, `${sessionCuid}.x`]) {
+      forger.cookies.set(ACCESS_COOKIE, forged);
+      expect((await me(forger)).status).toBe(401);
+    }
+    // the remembered secret still answers, from memory
+    expect(await statementsDuring(app.storage, async () => expect((await me(client)).status).toBe(200))).toBe(read);
+    // a renewal writes the session: the old access token is no longer its token
+    server.clock.advance(app.config["auth.accessTtlSeconds"] * 1000 + 1);
+    expect((await me(client)).status).toBe(200);
+    expect(client.cookies.get(ACCESS_COOKIE)).not.toBe(access);
+    forger.cookies.set(ACCESS_COOKIE, access);
+    expect((await me(forger)).status).toBe(401);
+    expect((await me(client)).status).toBe(200);
+  });
+
   test("an access token that expires while its session is kept in memory is renewed, then refused once both expired", async () => {
     const { app } = server;
     const { client } = await quickPerson(server);

@@ -28,11 +28,17 @@ const makeToken = (sessionCuid: string) => {
   return { token: `${sessionCuid}.${secret}`, hash: sha256Hex(secret) };
 };
 
-function splitToken(token: string | undefined): { sessionCuid: string; hash: string } | null {
+/** A token's two parts, `<session cuid>.<secret>`, or null when it has not that shape. */
+function tokenParts(token: string | undefined): { sessionCuid: string; secret: string } | null {
   if (!token) return null;
   const dot = token.indexOf(".");
   if (dot <= 0 || dot === token.length - 1 || token.length > 200) return null;
-  return { sessionCuid: token.slice(0, dot), hash: sha256Hex(token.slice(dot + 1)) };
+  return { sessionCuid: token.slice(0, dot), secret: token.slice(dot + 1) };
+}
+
+function splitToken(token: string | undefined): { sessionCuid: string; hash: string } | null {
+  const parts = tokenParts(token);
+  return parts && { sessionCuid: parts.sessionCuid, hash: sha256Hex(parts.secret) };
 }
 
 /** Opens a session (a signed-in device) and returns its tokens. */
@@ -161,6 +167,14 @@ function toLoadedSession(row: Record<string, unknown>): LoadedSession {
   return { session, user: user as UserRow, deviceBanned: row[BANNED] !== null };
 }
 
+/** A session kept by a SessionCache, with the access-token secret last found to match it. */
+interface KeptSession {
+  loaded: LoadedSession;
+  dataVersion: number;
+  writes: number;
+  verifiedSecret?: string;
+}
+
 /** Sessions kept by a SessionCache at most; past this it starts again empty. */
 const SESSION_CACHE_MAX = 10_000;
 
@@ -192,7 +206,7 @@ const SESSION_TABLES = {
 export class SessionCache {
   #dataVersion = -1;
   #writes = -1;
-  readonly #byCuid = new Map<string, { loaded: LoadedSession; dataVersion: number; writes: number }>();
+  readonly #byCuid = new Map<string, KeptSession>();
   readonly #writesCount: () => number;
 
   constructor(private readonly storage: Pick<Storage, "dataVersion" | "writesTo">) {
@@ -202,11 +216,27 @@ export class SessionCache {
   }
 
   /** CUID's session from memory, when it was read since the last write to its tables; else undefined (see load). */
-  peek(sessionCuid: string): LoadedSession | undefined {
+  #peek(sessionCuid: string): KeptSession | undefined {
     const dataVersion = this.storage.dataVersion();
     const writes = this.#writesCount();
     if (dataVersion !== this.#dataVersion || writes !== this.#writes) return undefined;
-    return this.#byCuid.get(sessionCuid)?.loaded;
+    return this.#byCuid.get(sessionCuid);
+  }
+
+  /**
+   * CUID's kept session when SECRET is its live access token's secret: the secret that last
+   * matched the kept access_hash is compared as it is, so only a session's first request after a
+   * read (or a different token) hashes it. Any write to the session (renewal, sign-out) drops the
+   * kept copy and the remembered secret with it.
+   */
+  peekVerified(sessionCuid: string, secret: string): LoadedSession | undefined {
+    const kept = this.#peek(sessionCuid);
+    if (!kept) return undefined;
+    if (kept.verifiedSecret !== undefined && safeEqual(kept.verifiedSecret, secret)) return kept.loaded;
+    if (!safeEqual(kept.loaded.session.access_hash, sha256Hex(secret))) return undefined;
+    // the process sees this secret on every request of the session anyway; kept no longer than the session
+    kept.verifiedSecret = secret;
+    return kept.loaded;
   }
 
   /**
@@ -259,15 +289,14 @@ export function authenticateKept(
   access: string | undefined,
   cache: SessionCache,
 ): Authenticated | undefined {
-  const token = splitToken(access);
+  const token = tokenParts(access);
   if (!token) return undefined;
-  const loaded = cache.peek(token.sessionCuid);
+  const loaded = cache.peekVerified(token.sessionCuid, token.secret);
   if (!loaded) return undefined;
   const { session, user, deviceBanned } = loaded;
   if (
     session.revoked_at ||
     session.access_expires_at <= now ||
-    !safeEqual(session.access_hash, token.hash) ||
     user.deleted_at !== null ||
     now - session.last_seen_at > LAST_SEEN_EVERY_MS
   )
