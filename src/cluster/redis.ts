@@ -4,7 +4,7 @@ import { randomToken } from "../lib/ids";
 import type { Logger } from "../lib/log";
 import type { CounterStore } from "../lib/rate-limit";
 import type { DeliveredEvent, EventBroker, EventCarrier, Resumed } from "../realtime/broker";
-import { TRANSIENT_EVENTS } from "../realtime/broker";
+import { payloadJsonOf, TRANSIENT_EVENTS } from "../realtime/broker";
 import { RESUME_PER_USER } from "../realtime/resume-log";
 import type { RealtimeEventName } from "../realtime/events";
 import type { Leases } from "./leases";
@@ -379,7 +379,7 @@ export class RedisEngines implements PubSub, CounterStore, Leases {
         const args = [
           this.prefix,
           event,
-          JSON.stringify(data),
+          payloadJsonOf(data),
           TRANSIENT_EVENTS.has(event) ? "0" : "1",
           String(RESUME_PER_USER),
           String(retentionMs()),

@@ -13,6 +13,23 @@ export interface DeliveredEvent<E extends RealtimeEventName = RealtimeEventName>
 
 export type EventListener = (event: DeliveredEvent) => void;
 
+/** Payloads whose JSON text their publisher made already (withPayloadJson). */
+const payloadTexts = new WeakMap<object, string>();
+
+/**
+ * DATA, noted as having JSON text JSON (what JSON.stringify(DATA) gives, which the publisher
+ * needed anyway: a send answers with the same message), so carriers and transports write that
+ * text instead of serializing the payload again. DATA must not change afterwards.
+ */
+export function withPayloadJson<T extends object>(data: T, json: string): T {
+  payloadTexts.set(data, json);
+  return data;
+}
+
+/** The JSON text of an event's payload: the publisher's (withPayloadJson), else serialized now. */
+export const payloadJsonOf = (data: unknown): string =>
+  (typeof data === "object" && data !== null && payloadTexts.get(data)) || JSON.stringify(data);
+
 /** What a resume finds: the events after the client's last id, or why it must refetch instead. */
 export type Resumed = { events: DeliveredEvent[] } | { reset: "gap" | "unknown-id"; latestId: number };
 

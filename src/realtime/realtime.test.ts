@@ -56,6 +56,31 @@ describe("WebSocket", () => {
     wsB.close();
   });
 
+  test("a send's answer and its live event write the same message text, the one the history shows", async () => {
+    const [a, b] = [await person(), await person()];
+    const cid = await chatOf(a, b);
+    const ws = await WsClient.open(server.url, b.client);
+    const raw: string[] = [];
+    ws.ws.addEventListener("message", (e) => raw.push(String(e.data)));
+    const sends = [
+      { content: "plain" },
+      { content: "bold and an id", entities: [{ type: "bold", offset: 0, length: 4 }], clientMessageId: "same-1" },
+    ];
+    for (const body of sends) {
+      const sent = await a.client.post(`/api/social/messages/${cid}`, body);
+      expect(sent.status).toBe(200);
+      const message = sent.body.data.message;
+      await ws.waitFor((f) => f.some((x) => x.event === "message:new" && x.data.message.id === message.id));
+      const frame = ws.frames.find((x) => x.event === "message:new" && x.data.message.id === message.id)!;
+      expect(raw).toContain(
+        `{"event":"message:new","id":${frame.id},"data":{"conversationId":${JSON.stringify(cid)},"message":${JSON.stringify(message)}}}`,
+      );
+      const history = await a.client.get(`/api/social/messages/${cid}`);
+      expect(history.body.data.messages.find((m: { id: string }) => m.id === message.id)).toEqual(message);
+    }
+    ws.close();
+  });
+
   test("edits, deletions, reactions, read markers and group changes reach the members", async () => {
     const [a, b, c] = [await person(), await person(), await person()];
     const cid = (await a.client.post("/api/social/groups", { title: "Live", members: [b.user.username] })).body.data

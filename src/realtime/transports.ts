@@ -1,5 +1,5 @@
 import type { ServerWebSocket } from "bun";
-import type { DeliveredEvent } from "./broker";
+import { payloadJsonOf, type DeliveredEvent } from "./broker";
 import type { Connection, RealtimeHub } from "./hub";
 
 const encoder = new TextEncoder();
@@ -30,7 +30,7 @@ function framesOf(e: DeliveredEvent): Frames {
 }
 
 function payloadJson(frames: Frames, e: DeliveredEvent): string {
-  return (frames.json ??= JSON.stringify(e.data));
+  return (frames.json ??= payloadJsonOf(e.data));
 }
 
 /** The SSE frame of E: `id:` for Last-Event-ID resume, `event:` the name, `data:` the JSON payload. */

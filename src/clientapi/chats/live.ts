@@ -1,7 +1,8 @@
 import type { App } from "../../app";
 import { activeMemberIds, findConversationById } from "../../domain/chats";
 import type { MessageRow } from "../../domain/chats/table";
-import { serializeMessage, type ClientMessage } from "./serialize";
+import { withPayloadJson } from "../../realtime/broker";
+import { freshMessageShape, serializeMessage, type ClientMessage } from "./serialize";
 
 /**
  * The shape each message row was last delivered in. The send endpoint answers with the very
@@ -12,6 +13,16 @@ const delivered = new WeakMap<MessageRow, ClientMessage>();
 
 /** The message as its live event showed it, when ROW (the same object) was just delivered. */
 export const deliveredShape = (row: MessageRow): ClientMessage | undefined => delivered.get(row);
+
+/** Each shape's JSON text, made once: a send's answer and its live event write the same message. */
+const messageJsons = new WeakMap<ClientMessage, string>();
+
+/** JSON.stringify(MESSAGE), made once per shape object (which must not change once shaped). */
+export function messageJsonOf(message: ClientMessage): string {
+  let json = messageJsons.get(message);
+  if (json === undefined) messageJsons.set(message, (json = JSON.stringify(message)));
+  return json;
+}
 
 /**
  * Live delivery of chat messages: on the domain's `message:live` hook, the message goes to
@@ -34,12 +45,15 @@ export function installChatDelivery(app: App): void {
       // nobody online or lately so: nobody to show it to, now or on a resume (the sender's answer is shaped by the route)
       if (!conversation || !row || !app.events.wants(memberIds)) return;
       // a message this very send wrote has no reactions yet
-      const message = await serializeMessage(app.db, conversation, row, {
-        fresh: event === "message:new" && row === heldRow,
-        known: sender && [sender],
-      });
+      const fresh = event === "message:new" && row === heldRow;
+      const message =
+        (fresh && sender && freshMessageShape(conversation, row, sender)) ||
+        (await serializeMessage(app.db, conversation, row, { fresh, known: sender && [sender] }));
       if (row === heldRow) delivered.set(row, message);
-      app.events.publish(memberIds, event, { conversationId: conversation.cuid, message });
+      // the payload's text around the message's, which the send's answer writes too
+      const payload = { conversationId: conversation.cuid, message };
+      const json = `{"conversationId":${JSON.stringify(conversation.cuid)},"message":${messageJsonOf(message)}}`;
+      app.events.publish(memberIds, event, withPayloadJson(payload, json));
     },
   );
 }

@@ -31,9 +31,17 @@ import { parseLimit } from "../../lib/paging";
 import { PageQuery, parseFlag } from "../input";
 import { payInvoice } from "../../domain/payments/pay";
 import { menuWebAppLaunchUrl, pressButton, webAppLaunchUrl } from "../../domain/bots/press";
-import { deliveredShape } from "./live";
+import { deliveredShape, messageJsonOf } from "./live";
 import { webAppFraming } from "./web-app-framing";
-import { chatListJson, chatListKeptOf, serializeConversation, serializeMessage, serializeMessages } from "./serialize";
+import {
+  chatListJson,
+  chatListKeptOf,
+  freshMessageShape,
+  serializeConversation,
+  serializeMessage,
+  serializeMessages,
+  type ClientMessage,
+} from "./serialize";
 
 const SendBody = t.Object({
   content: t.Optional(t.String()),
@@ -94,7 +102,13 @@ export function chatMessageRoutes(app: App) {
   /** A message just sent: its live event's shape when someone was shown it, else built here (a repeat's stored row may have reactions). */
   const sentMessage = async (conversation: ConversationRow, row: MessageRow, sender: UserRow) =>
     deliveredShape(row) ??
+    (isJustStored(row) ? freshMessageShape(conversation, row, sender) : undefined) ??
     (await serializeMessage(app.db, conversation, row, { fresh: isJustStored(row), known: [sender] }));
+  /** ok({ message }) as JSON text, the message's own text shared with its live event (messageJsonOf). */
+  const sentAnswer = (message: ClientMessage, set: { headers: Record<string, string | number> }) => {
+    set.headers["content-type"] = "application/json; charset=utf-8";
+    return `{"success":true,"data":{"message":${messageJsonOf(message)}}}`;
+  };
 
   // people (and programs acting as them) may not flood chats: per-account sends per minute
   const limiter = rateLimiter(app, "chat-send");
@@ -181,7 +195,7 @@ export function chatMessageRoutes(app: App) {
       )
       .post(
         "/:cid",
-        async ({ user, params, body }) => {
+        async ({ user, params, body, set }) => {
           const content = {
             content: body.content,
             entities: body.entities,
@@ -191,7 +205,7 @@ export function chatMessageRoutes(app: App) {
             // nothing to look up in the chat first: its membership is read in the send's transaction
             await checkSendRate(user.id);
             const { conversation, row } = await sendMessageByCuid(app, params.cid, user.id, content, { sender: user });
-            return ok({ message: await sentMessage(conversation, row, user) });
+            return sentAnswer(await sentMessage(conversation, row, user), set);
           }
           const membership = await requireMembershipByCuid(app.db, params.cid, user.id);
           const { conversation } = membership;
@@ -207,7 +221,7 @@ export function chatMessageRoutes(app: App) {
           );
           // only now are the files in use: a refused send leaves them to the cleanup of abandoned uploads
           if (attachments) await markMediaAttached(app, attachments.uploadIds);
-          return ok({ message: await sentMessage(conversation, row, user) });
+          return sentAnswer(await sentMessage(conversation, row, user), set);
         },
         {
           auth: true,

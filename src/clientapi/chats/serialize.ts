@@ -185,49 +185,84 @@ async function renderMessages(
       ? await myPollVotes(db, [...tallies.keys()], opts.viewerId)
       : undefined;
 
-  const messages = rows.map((m) => {
+  return rows.map((m) => {
     const conversation = conversationOf(m);
     const reply = m.reply_to_seq !== null ? replyByKey.get(`${conversation.id}:${m.reply_to_seq}`) : undefined;
-    const extra = fromJson<Record<string, unknown>>(m.extra);
-    const out: Record<string, unknown> = {
-      id: m.cuid,
-      messageId: m.seq,
-      conversationId: conversation.cuid,
-      kind: m.kind,
-      content: m.content,
-      entities: fromJson<unknown[]>(m.entities) ?? [],
-      media: fromJson<unknown[]>(m.media) ?? [],
-      replyMarkup: fromJson(m.reply_markup),
-      invoice: fromJson(m.invoice),
-      extra,
-      system: fromJson(m.system),
-      sender: senderOf(users.get(m.sender_id)),
-      replyToId: reply ? reply.cuid : null,
-      replyTo: reply
-        ? {
-            id: reply.cuid,
-            messageId: reply.seq,
-            content: reply.content.slice(0, 200),
-            sender: { username: senderOf(users.get(reply.sender_id)).username },
-          }
-        : null,
-      forwardedFrom: fromJson(m.forwarded_from),
-      reactions: groupReactions(reactionRowsByMessage.get(m.id) ?? []),
-      pinned: m.pinned === 1,
-      clientMessageId: m.client_message_id,
-      createdAt: toIso(m.created_at),
-      editedAt: m.edited_at === null ? null : toIso(m.edited_at),
-    };
-    if (extra) for (const k of EXTRA_KEYS) if (extra[k] !== undefined) out[k] = extra[k];
     const poll = pollOf(m);
-    if (poll) {
-      out.poll = serializeChatPoll(poll, tallies.get(m.id), mine ? (mine.get(m.id) ?? []) : undefined);
-      // the stored copy carries no counts: only the shaped poll above is shown
-      delete extra!.poll;
-    }
-    return out;
+    return messageShape(m, conversation, users.get(m.sender_id), {
+      reply: reply && { row: reply, senderUsername: senderOf(users.get(reply.sender_id)).username },
+      reactions: groupReactions(reactionRowsByMessage.get(m.id) ?? []),
+      poll: poll ? serializeChatPoll(poll, tallies.get(m.id), mine ? (mine.get(m.id) ?? []) : undefined) : undefined,
+    });
   });
-  return messages;
+}
+
+/** What a message shows besides its own row: each read by renderMessages (none for a message just sent). */
+interface MessageParts {
+  reply?: { row: MessageRow; senderUsername: string };
+  reactions: ReturnType<typeof groupReactions>;
+  poll?: ReturnType<typeof serializeChatPoll>;
+}
+
+/** The Client API shape of message M, from its row, its sender and PARTS. */
+function messageShape(
+  m: MessageRow,
+  conversation: Pick<ConversationRow, "cuid">,
+  sender: SenderRow | undefined,
+  parts: MessageParts,
+): Record<string, unknown> {
+  const extra = fromJson<Record<string, unknown>>(m.extra);
+  const reply = parts.reply?.row;
+  const out: Record<string, unknown> = {
+    id: m.cuid,
+    messageId: m.seq,
+    conversationId: conversation.cuid,
+    kind: m.kind,
+    content: m.content,
+    entities: fromJson<unknown[]>(m.entities) ?? [],
+    media: fromJson<unknown[]>(m.media) ?? [],
+    replyMarkup: fromJson(m.reply_markup),
+    invoice: fromJson(m.invoice),
+    extra,
+    system: fromJson(m.system),
+    sender: senderOf(sender),
+    replyToId: reply ? reply.cuid : null,
+    replyTo: reply
+      ? {
+          id: reply.cuid,
+          messageId: reply.seq,
+          content: reply.content.slice(0, 200),
+          sender: { username: parts.reply!.senderUsername },
+        }
+      : null,
+    forwardedFrom: fromJson(m.forwarded_from),
+    reactions: parts.reactions,
+    pinned: m.pinned === 1,
+    clientMessageId: m.client_message_id,
+    createdAt: toIso(m.created_at),
+    editedAt: m.edited_at === null ? null : toIso(m.edited_at),
+  };
+  if (extra) for (const k of EXTRA_KEYS) if (extra[k] !== undefined) out[k] = extra[k];
+  if (parts.poll) {
+    out.poll = parts.poll;
+    // the stored copy carries no counts: only the shaped poll above is shown
+    delete extra!.poll;
+  }
+  return out;
+}
+
+/**
+ * A message a send has just written (ROW, by SENDER), shaped without a statement or a promise:
+ * nobody has reacted to it yet and it replies to nothing and holds no poll, so nothing else is
+ * read for it. Undefined for any other message (serializeMessage then reads what it shows).
+ */
+export function freshMessageShape(
+  conversation: Pick<ConversationRow, "cuid">,
+  row: MessageRow,
+  sender: SenderRow,
+): ClientMessage | undefined {
+  if (row.reply_to_seq !== null || row.sender_id !== sender.id || pollOf(row)) return undefined;
+  return messageShape(row, conversation, sender, { reactions: [] });
 }
 
 export async function serializeMessage(
