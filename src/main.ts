@@ -24,6 +24,26 @@ export interface RunningServer {
 /** How long a stopping server waits for in-flight requests (uploads, logins) before cutting them. */
 const SHUTDOWN_GRACE_MS = 15_000;
 
+/** How long after listening the JIT's normal policy comes back if no request has built the Client API. */
+const START_JIT_GRACE_MS = 30_000;
+
+/**
+ * The compiled binary starts with the JIT's tier-up thresholds scaled (scripts/build.ts:
+ * `jitPolicy`), so the start's run-once code (module evaluation, route registration, the Client
+ * API built by its first request) stays in the interpreter instead of being compiled and kept;
+ * they are put back once the Client API is built, or after a grace period (an instance only bots
+ * talk to). From source the policy is already the normal one.
+ */
+function endOfStart(clientApiBuilt: Promise<unknown>): void {
+  const normal = () => {
+    clearTimeout(grace);
+    Bun.unsafe.setJITPolicy(1);
+  };
+  const grace = setTimeout(normal, START_JIT_GRACE_MS);
+  grace.unref?.();
+  void clientApiBuilt.then(normal);
+}
+
 /** config → openApp (createApp, migrate, listeners) → workers → listen. Used by `socialctl serve` and by tests. */
 export async function startServer(opts: {
   dataDir: string;
@@ -32,7 +52,7 @@ export async function startServer(opts: {
   clock?: Clock;
 }): Promise<RunningServer> {
   const app = await openApp({ dataDir: opts.dataDir, overrides: opts.overrides, log: opts.log, clock: opts.clock });
-  const { http, routes } = createRootHttpApp(app);
+  const { http, routes, clientApiBuilt } = createRootHttpApp(app);
   try {
     // long polls (getUpdates up to 25 s) and streams outlive Bun's 10 s idle default. reusePort
     // off (Elysia turns it on): a second instance must not silently take a share of the requests
@@ -52,6 +72,7 @@ export async function startServer(opts: {
     throw err;
   }
   startWorkers(app);
+  endOfStart(clientApiBuilt);
   const server = http.server!;
   const port = server.port!;
   const metricsListener = metricsPlacement(app) === "port" ? startMetricsListener(app) : null;

@@ -128,6 +128,8 @@ export function createRootHttpApp(app: App) {
     .use(clientApi.mounted);
   return {
     http,
+    /** settles once the Client API is built (never, if no request needs it) */
+    clientApiBuilt: clientApi.mounted,
     routes: async () => {
       await clientApi.surface();
       await http.modules;
