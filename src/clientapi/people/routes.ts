@@ -3,12 +3,7 @@ import { Conversation, FollowUser, Page, Post, Profile, Story } from "../schemas
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { toggleBlock, toggleFollow, toggleMute } from "../../domain/relations/actions";
-import {
-  keptProfilesOf,
-  listFollowPage,
-  loadProfileByUsername,
-  requireVisibleUser,
-} from "../../domain/profiles/service";
+import { listFollowPage, requireVisibleUser } from "../../domain/profiles/service";
 import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
 import { PageQuery, jsonOrEmpty, pageRequest } from "../input";
@@ -21,7 +16,7 @@ import { postListJson } from "../posts/pages";
 import { serializeStory } from "../stories/serialize";
 import { serializeConversation } from "../chats/serialize";
 import { serializePublicUser } from "../serializers/account";
-import { profileJson } from "./serialize";
+import { profileResponse } from "./profile";
 
 const UsernameParams = t.Object({ username: t.String({ minLength: 1, maxLength: 64 }) });
 const OpenBody = t.Object({ start: t.Optional(t.String({ maxLength: 200 })) });
@@ -52,16 +47,11 @@ export function peopleRoutes(app: App) {
 
   return new Elysia({ name: "client-people" })
     .use(requestContext(app))
-    .get(
-      "/:username",
-      async ({ params, user, set }) =>
-        profileJson(set, await loadProfileByUsername(app.db, keptProfilesOf(app), user.id, params.username)),
-      {
-        auth: true,
-        params: UsernameParams,
-        detail: doc("A person's profile", { data: t.Object({ profile: Profile }) }),
-      },
-    )
+    .get("/:username", ({ params, user, set }) => profileResponse(app, set, user.id, params.username), {
+      auth: true,
+      params: UsernameParams,
+      detail: doc("A person's profile", { data: t.Object({ profile: Profile }) }),
+    })
     .get("/:username/followers", followPage("followers"), {
       auth: true,
       params: UsernameParams,

@@ -9,6 +9,7 @@ import { blockedEitherWayIds } from "../relations/service";
 import { beforeKey } from "../posts/keyset";
 import { defineService, type App } from "../../app";
 import { KeptByVersion } from "../../lib/kept-by-version";
+import type { KeySource } from "../../db/changed-keys";
 
 /**
  * Whether a row of TABLE (a follow, block or mute: FROM did it to TO) links the outer query's
@@ -154,22 +155,24 @@ type ProfileRefs = Awaited<ReturnType<typeof profileRefs.execute>>[number];
 // SQLite answers EXISTS with 0/1, PostgreSQL with false/true
 const yes = (v: unknown) => Number(v) === 1;
 
-/** The profile of the account REFS found: its shown columns as KEPT holds them at their version, else read (and kept). */
-async function profileOf(
-  db: Db,
-  kept: KeptByVersion<Readonly<ProfileUser>>,
-  viewerId: number,
-  r: ProfileRefs,
-): Promise<ProfileView> {
-  let user = kept.get(r.id, Number(r.profile_version));
-  if (!user) {
-    const [u] = await profileUserQuery(db, { id: r.id });
-    if (!u) throw notFound("User not found");
-    const { profile_version: version, ...shown } = u;
-    user = Object.freeze(shown);
-    // kept by the version this read saw (newer than the refs' when the account changed meanwhile)
-    kept.keep(u.id, Number(version), user);
-  }
+/** The key space of accounts in the sources of kept answers (db/changed-keys.ts). */
+export const ACCOUNT_KEYS = 0;
+
+/**
+ * The rows a profile read (loadProfileByUsername) depends on, each naming the profile's
+ * account: its own row (shown columns, counters, username, deletion) and the follows, blocks
+ * and mutes between it and the viewer; so an answer kept while no write names its account is
+ * the answer read afresh (see KeptAnswers).
+ */
+export const PROFILE_SOURCES: readonly KeySource[] = [
+  { table: "users", columns: ["id"], space: ACCOUNT_KEYS },
+  { table: "follows", columns: ["follower_id", "followee_id"], space: ACCOUNT_KEYS },
+  { table: "blocks", columns: ["blocker_id", "blocked_id"], space: ACCOUNT_KEYS },
+  { table: "mutes", columns: ["muter_id", "muted_id"], space: ACCOUNT_KEYS },
+];
+
+/** The view of the account REFS found, its shown columns USER. */
+function viewOf(user: Readonly<ProfileUser>, viewerId: number, r: ProfileRefs): ProfileView {
   const self = viewerId === r.id;
   return {
     user,
@@ -181,6 +184,28 @@ async function profileOf(
     isBlocked: !self && yes(r.is_blocked),
     isMuted: !self && yes(r.is_muted),
   };
+}
+
+/**
+ * The profile of the account REFS found: its shown columns as KEPT holds them at their version
+ * (answered now, without a promise), else read (and kept).
+ */
+function profileOf(
+  db: Db,
+  kept: KeptByVersion<Readonly<ProfileUser>>,
+  viewerId: number,
+  r: ProfileRefs,
+): ProfileView | Promise<ProfileView> {
+  const user = kept.get(r.id, Number(r.profile_version));
+  if (user) return viewOf(user, viewerId, r);
+  return profileUserQuery(db, { id: r.id }).then(([u]) => {
+    if (!u) throw notFound("User not found");
+    const { profile_version: version, ...shown } = u;
+    const read = Object.freeze(shown);
+    // kept by the version this read saw (newer than the refs' when the account changed meanwhile)
+    kept.keep(u.id, Number(version), read);
+    return viewOf(read, viewerId, r);
+  });
 }
 
 /** USER's profile as VIEWER sees it: one statement when KEPT holds its shown columns, else two. */
@@ -197,21 +222,20 @@ export async function loadProfile(
 
 /**
  * The profile of USERNAME as VIEWER sees it, in one statement when KEPT holds its shown columns
- * (else two); NOT_FOUND as requireVisibleUser says (deleted, the system account, or blocked the viewer).
+ * (else two); NOT_FOUND as requireVisibleUser says (deleted, the system account, or blocked the
+ * viewer). Answered now, without a promise (a NOT_FOUND thrown now), where the statement runs
+ * straight on SQLite and the shown columns are kept (ShapedQuery.withRows).
  */
-export async function loadProfileByUsername(
+export function loadProfileByUsername(
   db: Db,
   kept: KeptByVersion<Readonly<ProfileUser>>,
   viewerId: number,
   username: string,
-): Promise<ProfileView> {
-  const [row] = await profileRefs.execute(db, "username", {
-    viewer: viewerId,
-    id: 0,
-    username: usernameKey(username),
+): ProfileView | Promise<ProfileView> {
+  return profileRefs.withRows(db, "username", { viewer: viewerId, id: 0, username: usernameKey(username) }, ([row]) => {
+    if (hiddenFrom(viewerId, row)) throw notFound(`User ${username} not found`);
+    return profileOf(db, kept, viewerId, row!);
   });
-  if (hiddenFrom(viewerId, row)) throw notFound(`User ${username} not found`);
-  return profileOf(db, kept, viewerId, row!);
 }
 
 /**

@@ -1,0 +1,51 @@
+import { defineService, type App } from "../../app";
+import { KeptAnswers } from "../../db/changed-keys";
+import { ACCOUNT_KEYS, keptProfilesOf, loadProfileByUsername, PROFILE_SOURCES } from "../../domain/profiles/service";
+import { usernameKey } from "../../domain/users/service";
+import type { SetHeaders } from "../posts/pages";
+import { profileJson } from "./serialize";
+
+/** Most profile answers kept per App (≈ 0.5 KB each). */
+const MAX_KEPT_ANSWERS = 5_000;
+
+/**
+ * The App's profile answers as JSON text, by viewer and username, each dropped when a write
+ * names the profile's account (PROFILE_SOURCES); none on PostgreSQL.
+ */
+const keptAnswersService = defineService("profiles:kept-answers", (app) =>
+  app.storage.engine === "sqlite"
+    ? new KeptAnswers<string>(app.storage, "profiles", PROFILE_SOURCES, MAX_KEPT_ANSWERS)
+    : null,
+);
+
+/** The App's kept profile answers (null on PostgreSQL), for tests. */
+export const keptProfileAnswersOf = (app: App) => app.services.get(keptAnswersService);
+
+/**
+ * `{profile}` of USERNAME as VIEWER sees it, as JSON text: the answer kept since no row it was
+ * read from changed (no statement on the database), else read (one statement when the shown
+ * columns are kept, answered without a promise on SQLite) and kept when read in the same step.
+ */
+export function profileResponse(
+  app: App,
+  set: SetHeaders,
+  viewerId: number,
+  username: string,
+): string | Promise<string> {
+  const answers = app.services.get(keptAnswersService);
+  const key = `${viewerId}:${usernameKey(username)}`;
+  const current = answers?.current() ?? false;
+  if (current) {
+    const kept = answers!.get(key);
+    if (kept !== undefined) {
+      set.headers["content-type"] = "application/json;charset=utf-8";
+      return kept;
+    }
+  }
+  const view = loadProfileByUsername(app.db, keptProfilesOf(app), viewerId, username);
+  if (view instanceof Promise) return view.then((v) => profileJson(set, v));
+  const text = profileJson(set, view);
+  // read in this same step, with nothing written since current(): what the rows say now
+  if (current) answers!.keep(key, [{ space: ACCOUNT_KEYS, key: view.user.id }], text);
+  return text;
+}
