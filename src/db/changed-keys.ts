@@ -3,13 +3,16 @@ import type { Storage } from "./index";
 
 /**
  * A table whose rows name keys: every insert, update or deletion of a row changes the keys its
- * COLUMNS hold (NULLs name nothing), all of one kind, SPACE (say 0 for accounts, 1 for posts).
+ * COLUMNS hold (NULLs name nothing), all of one kind, SPACE (KEY_SPACES: accounts, posts).
  */
 export interface KeySource {
   table: string;
   columns: readonly string[];
   space: number;
 }
+
+/** The key spaces the app's sources name: account ids and post ids. */
+export const KEY_SPACES = { accounts: 0, posts: 1 } as const;
 
 /** A key of one space, as ChangedKeys logs it. */
 export interface ChangedKey {

@@ -1,6 +1,6 @@
 import { defineService, type App } from "../../app";
-import { KeptAnswers } from "../../db/changed-keys";
-import { ACCOUNT_KEYS, keptProfilesOf, loadProfileByUsername, PROFILE_SOURCES } from "../../domain/profiles/service";
+import { KEY_SPACES, KeptAnswers } from "../../db/changed-keys";
+import { keptProfilesOf, loadProfileByUsername, PROFILE_SOURCES } from "../../domain/profiles/service";
 import { usernameKey } from "../../domain/users/service";
 import type { SetHeaders } from "../posts/pages";
 import { profileJson } from "./serialize";
@@ -46,6 +46,6 @@ export function profileResponse(
   if (view instanceof Promise) return view.then((v) => profileJson(set, v));
   const text = profileJson(set, view);
   // read in this same step, with nothing written since current(): what the rows say now
-  if (current) answers!.keep(key, [{ space: ACCOUNT_KEYS, key: view.user.id }], text);
+  if (current) answers!.keep(key, [{ space: KEY_SPACES.accounts, key: view.user.id }], text);
   return text;
 }

@@ -56,6 +56,16 @@ async function freshText(who: Person, postId: string, replyTo: string | null, li
   });
 }
 
+/** What FRESH gives, or 404 when it finds the post or comment not visible. */
+async function freshOr404(fresh: () => Promise<string>): Promise<string | number> {
+  try {
+    return await fresh();
+  } catch (err) {
+    if ((err as { status?: number }).status === 404) return 404;
+    throw err;
+  }
+}
+
 /** Each reader's answer, read twice (the second from the kept page), is the fresh page's text. */
 async function expectFresh(readers: Person[], postId: string, replyTo: string | null = null, limit = 20) {
   const path = replyTo ? `/api/social/comments/${replyTo}/replies` : `/api/social/posts/${postId}/comments`;
@@ -98,7 +108,11 @@ describe("kept comment pages", () => {
     expect(await count(reader)).toBeGreaterThan(1 + sessionRead);
     // then a reader who liked none of the page's comments: the post, its thread's version and their marks
     expect(await count(reader)).toBe(1 + sessionRead);
+    // and then nothing on SQLite, the reader's answer kept until a write names a row it was read from
+    const keptForReader = server.app.storage.engine === "sqlite" ? 0 : 1 + sessionRead;
+    expect(await count(reader)).toBe(keptForReader);
     expect(await count(author)).toBe(1 + sessionRead);
+    expect(await count(author)).toBe(keptForReader);
     // a reader who liked one: which of the page's comments they liked, one more
     expect(await count(liker)).toBe(2 + sessionRead);
     expect(await contents(liker, path)).toEqual([
@@ -114,6 +128,7 @@ describe("kept comment pages", () => {
     await commentAs(reader, postId, { content: "a reply", replyToId: first.id });
     expect(await count(author, reply)).toBeGreaterThan(1 + sessionRead);
     expect(await count(author, reply)).toBe(1 + sessionRead);
+    expect(await count(author, reply)).toBe(keptForReader);
     expect(await contents(author, reply)).toEqual([["a reply", 0, 0, false]]);
   });
 
@@ -232,6 +247,70 @@ describe("kept comment pages", () => {
     await both();
     await sql`DELETE FROM comments WHERE cuid = ${reply.id}`.execute(db);
     await both();
+  });
+
+  test("a reader's kept answer follows every write that changes whether they may read it", async () => {
+    const db = server.app.db;
+    const [author, original, commenter, reader] = [await person(), await person(), await person(), await person()];
+    const postId = await postIdAs(author.client, "access");
+    const root = await commentAs(commenter, postId, { content: "root" });
+    await commentAs(author, postId, { content: "a reply", replyToId: root.id });
+    // a repost's comments are its own thread, seen only while its original and that one's author are
+    const originalId = await postIdAs(original.client, "the original");
+    const repost = await author.client.post(`/api/social/posts/${originalId}/repost`);
+    expect(repost.status).toBe(200);
+    const repostId = repost.body.data.repost.id;
+    await commentAs(commenter, repostId, { content: "on the repost" });
+    const paths = [
+      `/api/social/posts/${postId}/comments`,
+      `/api/social/comments/${root.id}/replies`,
+      `/api/social/posts/${repostId}/comments`,
+    ];
+    /** Each path, read twice by the reader: what reading it afresh gives (a 404 included). */
+    const expectAll = async (what: string, only = paths) => {
+      for (const path of only) {
+        const fresh = path.includes("/replies")
+          ? await freshOr404(() => freshText(reader, postId, root.id, 20, null))
+          : await freshOr404(() => freshText(reader, path.split("/")[4]!, null, 20, null));
+        for (let i = 0; i < 2; i++) {
+          const res = await fetch(`${server.url}${path}`, { headers: { cookie: reader.client.cookieHeader() } });
+          const got = res.status === 200 ? await res.text() : res.status;
+          expect([what, path, got]).toEqual([what, path, fresh]);
+        }
+      }
+    };
+    await expectAll("start");
+    const now = server.app.clock.now();
+    // the post's author, a repost's original author, the replied comment's author: each disabled, then back
+    for (const [who, column] of [
+      [author, "disabled_at"],
+      [original, "disabled_at"],
+      [commenter, "deleted_at"],
+    ] as const) {
+      await sql`UPDATE users SET ${sql.ref(column)} = ${now} WHERE id = ${who.user.id}`.execute(db);
+      await expectAll(`${who.user.username} ${column}`);
+      await sql`UPDATE users SET ${sql.ref(column)} = NULL WHERE id = ${who.user.id}`.execute(db);
+      await expectAll(`${who.user.username} back`);
+    }
+    // blocks either way with the post's author, by the API and by SQL
+    expect((await reader.client.post(`/api/social/users/${author.user.username}/block`)).status).toBe(200);
+    await expectAll("the reader blocks the author");
+    expect((await reader.client.post(`/api/social/users/${author.user.username}/block`)).status).toBe(200);
+    await expectAll("and unblocks");
+    await sql`INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES (${original.user.id}, ${reader.user.id}, ${now})`.execute(
+      db,
+    );
+    await expectAll("the original's author blocks the reader by SQL");
+    await sql`DELETE FROM blocks WHERE blocker_id = ${original.user.id}`.execute(db);
+    await expectAll("and unblocks by SQL");
+    // the post's row: its public id changed by SQL (the old one names nothing), then back
+    await sql`UPDATE posts SET cuid = ${`${postId}x`} WHERE cuid = ${postId}`.execute(db);
+    await expectAll("the post's id changed", [paths[0]!]);
+    await sql`UPDATE posts SET cuid = ${postId} WHERE cuid = ${`${postId}x`}`.execute(db);
+    await expectAll("and back");
+    // the original removed: the repost goes with it
+    await sql`DELETE FROM posts WHERE cuid = ${originalId}`.execute(db);
+    await expectAll("the original removed");
   });
 
   test("a thread's version rises with each change of what its pages show, and only then", async () => {

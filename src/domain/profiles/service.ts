@@ -9,7 +9,7 @@ import { blockedEitherWayIds } from "../relations/service";
 import { beforeKey } from "../posts/keyset";
 import { defineService, type App } from "../../app";
 import { KeptByVersion } from "../../lib/kept-by-version";
-import type { KeySource } from "../../db/changed-keys";
+import { KEY_SPACES, type KeySource } from "../../db/changed-keys";
 
 /**
  * Whether a row of TABLE (a follow, block or mute: FROM did it to TO) links the outer query's
@@ -155,9 +155,6 @@ type ProfileRefs = Awaited<ReturnType<typeof profileRefs.execute>>[number];
 // SQLite answers EXISTS with 0/1, PostgreSQL with false/true
 const yes = (v: unknown) => Number(v) === 1;
 
-/** The key space of accounts in the sources of kept answers (db/changed-keys.ts). */
-export const ACCOUNT_KEYS = 0;
-
 /**
  * The rows a profile read (loadProfileByUsername) depends on, each naming the profile's
  * account: its own row (shown columns, counters, username, deletion) and the follows, blocks
@@ -165,10 +162,10 @@ export const ACCOUNT_KEYS = 0;
  * the answer read afresh (see KeptAnswers).
  */
 export const PROFILE_SOURCES: readonly KeySource[] = [
-  { table: "users", columns: ["id"], space: ACCOUNT_KEYS },
-  { table: "follows", columns: ["follower_id", "followee_id"], space: ACCOUNT_KEYS },
-  { table: "blocks", columns: ["blocker_id", "blocked_id"], space: ACCOUNT_KEYS },
-  { table: "mutes", columns: ["muter_id", "muted_id"], space: ACCOUNT_KEYS },
+  { table: "users", columns: ["id"], space: KEY_SPACES.accounts },
+  { table: "follows", columns: ["follower_id", "followee_id"], space: KEY_SPACES.accounts },
+  { table: "blocks", columns: ["blocker_id", "blocked_id"], space: KEY_SPACES.accounts },
+  { table: "mutes", columns: ["muter_id", "muted_id"], space: KEY_SPACES.accounts },
 ];
 
 /** The view of the account REFS found, its shown columns USER. */
