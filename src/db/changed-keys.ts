@@ -43,8 +43,11 @@ export class ChangedKeys {
   readonly #sqlite: SqliteDatabase;
   readonly #read: Statement<ChangedKey & { seq: number }, [number]>;
   readonly #trim: Statement<unknown, [number]>;
+  readonly #count: Statement<{ n: number }, []>;
   #seen = 0;
   #taken = 0;
+  /** log entries read so far */
+  #logged = 0;
   #dataVersion: number;
 
   constructor(
@@ -70,7 +73,18 @@ export class ChangedKeys {
     }
     this.#read = sqlite.prepare(`SELECT seq, space, key FROM temp.${log} WHERE seq > ? AND key IS NOT NULL`);
     this.#trim = sqlite.prepare(`DELETE FROM temp.${log} WHERE seq <= ?`);
+    this.#count = sqlite.prepare(`SELECT count(*) AS n FROM temp.${log}`);
     this.#dataVersion = storage.dataVersion();
+  }
+
+  /** How many entries of the log have been read (taken) since it was made. */
+  get logged(): number {
+    return this.#logged;
+  }
+
+  /** The entries in the log now, read or not (for tests: the log stays short). */
+  get length(): number {
+    return this.#count.get()!.n;
   }
 
   /**
@@ -83,6 +97,7 @@ export class ChangedKeys {
     const dataVersion = this.storage.dataVersion();
     const rows = this.#read.all(this.#seen);
     if (rows.length) this.#seen = rows[rows.length - 1]!.seq;
+    this.#logged += rows.length;
     if (this.#seen - this.#taken >= TRIM_EVERY) {
       this.#trim.run(this.#seen);
       this.#taken = this.#seen;
@@ -138,6 +153,16 @@ export class KeptAnswers<T> {
     return true;
   }
 
+  /**
+   * Brings the answers up to date without a request (current() outside any step that reads),
+   * so the log of changed keys is read and trimmed; the number of log entries read.
+   */
+  catchUp(): number {
+    const before = this.#changes.logged;
+    this.current();
+    return this.#changes.logged - before;
+  }
+
   /** The answer kept under KEY; call current() first, in the same synchronous step. */
   get(key: string): T | undefined {
     return this.#byKey.get(key)?.value;
@@ -161,6 +186,11 @@ export class KeptAnswers<T> {
 
   get size(): number {
     return this.#byKey.size;
+  }
+
+  /** The entries in the log of changed keys now, read or not. */
+  get logLength(): number {
+    return this.#changes.length;
   }
 
   #drop(key: string): void {

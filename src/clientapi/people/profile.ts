@@ -1,5 +1,6 @@
 import { defineService, type App } from "../../app";
-import { KEY_SPACES, KeptAnswers } from "../../db/changed-keys";
+import { KEY_SPACES } from "../../db/changed-keys";
+import { keptAnswersFor } from "../kept-answers";
 import { keptProfilesOf, loadProfileByUsername, PROFILE_SOURCES } from "../../domain/profiles/service";
 import { usernameKey } from "../../domain/users/service";
 import type { SetHeaders } from "../posts/pages";
@@ -13,9 +14,7 @@ const MAX_KEPT_ANSWERS = 5_000;
  * names the profile's account (PROFILE_SOURCES); none on PostgreSQL.
  */
 const keptAnswersService = defineService("profiles:kept-answers", (app) =>
-  app.storage.engine === "sqlite"
-    ? new KeptAnswers<string>(app.storage, "profiles", PROFILE_SOURCES, MAX_KEPT_ANSWERS)
-    : null,
+  keptAnswersFor<string>(app, "profiles", PROFILE_SOURCES, MAX_KEPT_ANSWERS),
 );
 
 /** The App's kept profile answers (null on PostgreSQL), for tests. */

@@ -1,5 +1,6 @@
 import { defineService, type App } from "../../app";
-import { KEY_SPACES, KeptAnswers, type ChangedKey } from "../../db/changed-keys";
+import { KEY_SPACES, type ChangedKey } from "../../db/changed-keys";
+import { keptAnswersFor } from "../kept-answers";
 import {
   commentsPage,
   findCommentThread,
@@ -66,9 +67,7 @@ const MAX_KEPT_ANSWERS = 5_000;
  * none on PostgreSQL.
  */
 const keptAnswersService = defineService("comments:kept-answers", (app) =>
-  app.storage.engine === "sqlite"
-    ? new KeptAnswers<KeptCommentPage>(app.storage, "comment_pages", THREAD_PAGE_SOURCES, MAX_KEPT_ANSWERS)
-    : null,
+  keptAnswersFor<KeptCommentPage>(app, "comment_pages", THREAD_PAGE_SOURCES, MAX_KEPT_ANSWERS),
 );
 
 type PageQueryValues = { cursor?: string; limit?: string };

@@ -1,0 +1,20 @@
+import type { App } from "../app";
+import { KeptAnswers, type KeySource } from "../db/changed-keys";
+import { registerCleanup } from "../ops/housekeeping";
+
+/** How often a serving process brings its kept answers up to date when no request does. */
+export const KEPT_ANSWERS_CATCH_UP_MS = 10_000;
+
+/**
+ * The App's KeptAnswers named NAME over SOURCES, at most MAX (null on PostgreSQL, see
+ * KeptAnswers). Their log of changed keys grows with every write to SOURCES and is trimmed only
+ * as it is read: a housekeeping task reads it every KEPT_ANSWERS_CATCH_UP_MS, so an instance
+ * that writes much and reads these answers seldom keeps a short log, not one of every write
+ * since the last read.
+ */
+export function keptAnswersFor<T>(app: App, name: string, sources: readonly KeySource[], max: number) {
+  if (app.storage.engine !== "sqlite") return null;
+  const answers = new KeptAnswers<T>(app.storage, name, sources, max);
+  registerCleanup(app, `kept-answers:${name}`, KEPT_ANSWERS_CATCH_UP_MS, () => answers.catchUp());
+  return answers;
+}
