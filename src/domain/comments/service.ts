@@ -241,7 +241,7 @@ function postThreadOf(r: Awaited<ReturnType<typeof postThreadQuery.execute>>[num
 }
 
 /**
- * A post the viewer may see (findVisiblePostPlace's rule) and the state of its top-level
+ * A post the viewer may see (findVisiblePost's rule) and the state of its top-level
  * comment thread for them, RANGE being the ids of a kept page of it: one statement. Answered
  * without a promise where the statement runs straight on SQLite (ShapedQuery.withRows).
  */
