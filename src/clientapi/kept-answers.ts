@@ -1,6 +1,7 @@
 import type { App } from "../app";
 import { KeptAnswers, type KeySource } from "../db/changed-keys";
 import { registerCleanup } from "../ops/housekeeping";
+import type { SetHeaders } from "./posts/pages";
 
 /** How often a serving process brings its kept answers up to date when no request does. */
 export const KEPT_ANSWERS_CATCH_UP_MS = 10_000;
@@ -17,4 +18,17 @@ export function keptAnswersFor<T>(app: App, name: string, sources: readonly KeyS
   const answers = new KeptAnswers<T>(app.storage, name, sources, max);
   registerCleanup(app, `kept-answers:${name}`, KEPT_ANSWERS_CATCH_UP_MS, () => answers.catchUp());
   return answers;
+}
+
+/**
+ * The JSON text ANSWERS keep under KEY, SET given its content type, when no write named a row
+ * it was read from since it was kept; else whether an answer read now, in this same synchronous
+ * step, may be kept under KEY (KeptAnswers.current: false on PostgreSQL and in a transaction).
+ */
+export function keptJson(answers: KeptAnswers<string> | null, set: SetHeaders, key: string): string | boolean {
+  if (!answers?.current()) return false;
+  const kept = answers.get(key);
+  if (kept === undefined) return true;
+  set.headers["content-type"] = "application/json;charset=utf-8";
+  return kept;
 }

@@ -3,16 +3,24 @@ import type { Storage } from "./index";
 
 /**
  * A table whose rows name keys: every insert, update or deletion of a row changes the keys its
- * COLUMNS hold (NULLs name nothing), all of one kind, SPACE (KEY_SPACES: accounts, posts).
+ * COLUMNS hold (NULLs name nothing), all of one kind, SPACE (KEY_SPACES). A number among the
+ * COLUMNS is a key itself, named by every write logged: answers that any such write may change
+ * depend on it. ON narrows the writes logged to some kinds, UPDATEOF an update to one that sets
+ * one of those columns (triggers' updates included).
  */
 export interface KeySource {
   table: string;
-  columns: readonly string[];
+  columns: readonly (string | number)[];
   space: number;
+  on?: readonly ("insert" | "update" | "delete")[];
+  updateOf?: readonly string[];
 }
 
-/** The key spaces the app's sources name: account ids and post ids. */
-export const KEY_SPACES = { accounts: 0, posts: 1 } as const;
+/**
+ * The key spaces the app's sources name: account ids, post ids, and readers' home feeds (a
+ * reader's id, or a key naming many: see FEED_PAGE_SOURCES).
+ */
+export const KEY_SPACES = { accounts: 0, posts: 1, feeds: 2 } as const;
 
 /** A key of one space, as ChangedKeys logs it. */
 export interface ChangedKey {
@@ -62,15 +70,19 @@ export class ChangedKeys {
     // AUTOINCREMENT: a seq is never given again once its entry is deleted, so none is missed;
     // no constraint on the key: a trigger here must never fail the write it logs
     sqlite.exec(`CREATE TEMP TABLE ${log} (seq INTEGER PRIMARY KEY AUTOINCREMENT, space INTEGER, key INTEGER)`);
-    for (const { table, columns, space } of sources) {
-      const rows = (side: "NEW" | "OLD") => columns.map((c) => `(${space}, ${side}."${c}")`);
+    sources.forEach(({ table, columns, space, on, updateOf }, i) => {
+      const rows = (side: "NEW" | "OLD") =>
+        columns.map((c) => `(${space}, ${typeof c === "number" ? c : `${side}."${c}"`})`);
       const events = { insert: rows("NEW"), delete: rows("OLD"), update: [...rows("OLD"), ...rows("NEW")] };
-      for (const [event, values] of Object.entries(events))
+      for (const [event, values] of Object.entries(events)) {
+        if (on && !on.includes(event as "insert")) continue;
+        const of = event === "update" && updateOf ? ` OF ${updateOf.map((c) => `"${c}"`).join(", ")}` : "";
         sqlite.exec(
-          `CREATE TEMP TRIGGER ${log}_${table}_${event} AFTER ${event.toUpperCase()} ON main.${table} ` +
-            `BEGIN INSERT INTO temp.${log} (space, key) VALUES ${values.join(", ")}; END`,
+          `CREATE TEMP TRIGGER ${log}_${i}_${table}_${event} AFTER ${event.toUpperCase()}${of} ON main.${table} ` +
+            `BEGIN INSERT INTO temp.${log} (space, key) VALUES ${[...new Set(values)].join(", ")}; END`,
         );
-    }
+      }
+    });
     this.#read = sqlite.prepare(`SELECT seq, space, key FROM temp.${log} WHERE seq > ? AND key IS NOT NULL`);
     this.#trim = sqlite.prepare(`DELETE FROM temp.${log} WHERE seq <= ?`);
     this.#count = sqlite.prepare(`SELECT count(*) AS n FROM temp.${log}`);

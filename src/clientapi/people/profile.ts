@@ -1,6 +1,6 @@
 import { defineService, type App } from "../../app";
 import { KEY_SPACES } from "../../db/changed-keys";
-import { keptAnswersFor } from "../kept-answers";
+import { keptAnswersFor, keptJson } from "../kept-answers";
 import { keptProfilesOf, loadProfileByUsername, PROFILE_SOURCES } from "../../domain/profiles/service";
 import { usernameKey } from "../../domain/users/service";
 import type { SetHeaders } from "../posts/pages";
@@ -33,18 +33,12 @@ export function profileResponse(
 ): string | Promise<string> {
   const answers = app.services.get(keptAnswersService);
   const key = `${viewerId}:${usernameKey(username)}`;
-  const current = answers?.current() ?? false;
-  if (current) {
-    const kept = answers!.get(key);
-    if (kept !== undefined) {
-      set.headers["content-type"] = "application/json;charset=utf-8";
-      return kept;
-    }
-  }
+  const kept = keptJson(answers, set, key);
+  if (typeof kept === "string") return kept;
   const view = loadProfileByUsername(app.db, keptProfilesOf(app), viewerId, username);
   if (view instanceof Promise) return view.then((v) => profileJson(set, v));
   const text = profileJson(set, view);
   // read in this same step, with nothing written since current(): what the rows say now
-  if (current) answers!.keep(key, [{ space: KEY_SPACES.accounts, key: view.user.id }], text);
+  if (kept) answers!.keep(key, [{ space: KEY_SPACES.accounts, key: view.user.id }], text);
   return text;
 }

@@ -2,34 +2,26 @@ import { doc } from "../docs";
 import { Page, Post } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
-import { bookmarksPage, feedPage, hashtagPostsPage } from "../../domain/posts/feed";
+import { bookmarksPage, hashtagPostsPage } from "../../domain/posts/feed";
 import { keptPostViewsOf } from "../../domain/posts/view";
 import { normalizeHashtag } from "../../domain/posts/text";
 import { requestContext } from "../../http/context";
 import { fieldError } from "../../lib/errors";
-import { PageQuery, pageRequest, parseFlag } from "../input";
+import { PageQuery, pageRequest } from "../input";
+import { feedResponse } from "./feed-answers";
 import { postListJson } from "./pages";
 
 const FeedQuery = t.Object({ ...PageQuery.properties, following: t.Optional(t.String({ maxLength: 5 })) });
 
 /** /api/social/feed: the home feed (?following=true: followed authors only). */
 export function feedRoutes(app: App) {
-  return new Elysia({ name: "client-feed" }).use(requestContext(app)).get(
-    "",
-    ({ query, user, set }) => {
-      const page = feedPage(app.db, keptPostViewsOf(app), user.id, {
-        ...pageRequest(query),
-        following: parseFlag(query.following, "following"),
-      });
-      // most pages are answered without a promise (see feedPage)
-      return page instanceof Promise ? page.then((p) => postListJson(set, p, "feed")) : postListJson(set, page, "feed");
-    },
-    {
+  return new Elysia({ name: "client-feed" })
+    .use(requestContext(app))
+    .get("", ({ query, user, set }) => feedResponse(app, set, user.id, query), {
       auth: true,
       query: FeedQuery,
       detail: doc("The home feed, newest first (?following=true: followed authors only)", { data: Page("feed", Post) }),
-    },
-  );
+    });
 }
 
 /** /api/social/bookmarks: the posts I bookmarked. */

@@ -1,0 +1,50 @@
+import { defineService, type App } from "../../app";
+import { FEED_PAGE_SOURCES, feedPage, feedPageReadFrom } from "../../domain/posts/feed";
+import { keptPostViewsOf } from "../../domain/posts/view";
+import { keptAnswersFor, keptJson } from "../kept-answers";
+import { pageRequest, parseFlag } from "../input";
+import { postListJson, type SetHeaders } from "./pages";
+import { flat } from "./serialize";
+
+/** Most home feed answers kept per App, all readers together (a page of 20 ≈ 10 KB). */
+const MAX_KEPT_ANSWERS = 1_000;
+/** A longer answer (a page of up to 100 long posts) is not kept. */
+const MAX_KEPT_TEXT = 32 * 1024;
+
+/**
+ * The App's home feed answers as JSON text, by reader, list (following or all posts), limit and
+ * cursor, each dropped when a write names a row it was read from (FEED_PAGE_SOURCES); none on
+ * PostgreSQL.
+ */
+const keptAnswersService = defineService("feed:kept-answers", (app) =>
+  keptAnswersFor<string>(app, "feed_pages", FEED_PAGE_SOURCES, MAX_KEPT_ANSWERS),
+);
+
+/** The App's kept home feed answers (null on PostgreSQL), for tests. */
+export const keptFeedAnswersOf = (app: App) => app.services.get(keptAnswersService);
+
+/**
+ * `{feed, pageInfo}` of VIEWER's home feed as JSON text: the answer kept since no row it was read
+ * from changed (no statement on the database), else read (see feedPage) and kept when it was
+ * answered in the same synchronous step as the check (no write can have come between), as most
+ * pages are; pages with a repost or a poll, read with a promise, are not kept.
+ */
+export function feedResponse(
+  app: App,
+  set: SetHeaders,
+  viewerId: number,
+  query: { cursor?: string; limit?: string; following?: string },
+): string | Promise<string> {
+  const request = pageRequest(query);
+  const following = parseFlag(query.following, "following");
+  const answers = app.services.get(keptAnswersService);
+  const key = `${viewerId}:${following ? "f" : "a"}:${request.limit}:${query.cursor ?? ""}`;
+  const kept = keptJson(answers, set, key);
+  if (typeof kept === "string") return kept;
+  const page = feedPage(app.db, keptPostViewsOf(app), viewerId, { ...request, following });
+  if (page instanceof Promise) return page.then((p) => postListJson(set, p, "feed"));
+  const text = postListJson(set, page, "feed");
+  if (kept && text.length <= MAX_KEPT_TEXT)
+    answers!.keep(key, feedPageReadFrom(viewerId, following, page.items), flat(text));
+  return text;
+}

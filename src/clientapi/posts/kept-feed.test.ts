@@ -1,0 +1,278 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { sql } from "kysely";
+import { startTestServer, type TestServer } from "../../testing/server";
+import { quickPerson } from "../../testing/fixtures";
+import { statementsDuring } from "../../testing/statements";
+import { testsOnPostgres } from "../../testing/postgres";
+import { postIdAs } from "../../testing/posts";
+import { queryRow } from "../../testing/sql";
+import { feedPage } from "../../domain/posts/feed";
+import type { KeptPostViews, PostAuthor, PostCore } from "../../domain/posts/view";
+import { KeptByVersion } from "../../lib/kept-by-version";
+import { dbPath } from "../../config/layout";
+import { runCleanup } from "../../ops/housekeeping";
+import { pageRequest } from "../input";
+import { keptFeedAnswersOf } from "./feed-answers";
+import { postListJson } from "./pages";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.stop());
+
+const sqliteOnly = test.skipIf(testsOnPostgres());
+type Person = Awaited<ReturnType<typeof quickPerson>>;
+
+/** A page of the home feed: following or all posts, LIMIT, and the cursor of the page before (or none). */
+interface FeedRequest {
+  following: boolean;
+  limit: number;
+  cursor?: string;
+}
+
+const query = (r: FeedRequest) =>
+  `following=${r.following}&limit=${r.limit}${r.cursor ? `&cursor=${encodeURIComponent(r.cursor)}` : ""}`;
+
+/** READER's answer over HTTP: status and body text. */
+async function served(reader: Person, r: FeedRequest): Promise<[number, string]> {
+  const res = await fetch(`${server.url}/api/social/feed?${query(r)}`, {
+    headers: { cookie: reader.client.cookieHeader() },
+  });
+  return [res.status, await res.text()];
+}
+
+/** Nothing kept: every post and author read from the database. */
+const nothingKept = (): KeptPostViews => ({
+  posts: new KeptByVersion<PostCore>(1),
+  authors: new KeptByVersion<PostAuthor>(1),
+});
+
+/** The answer made afresh from the database, and its next cursor. */
+async function afresh(reader: Person, r: FeedRequest): Promise<{ text: string; nextCursor: string | null }> {
+  const page = await feedPage(server.app.db, nothingKept(), reader.user.id, {
+    ...pageRequest({ cursor: r.cursor, limit: String(r.limit) }),
+    following: r.following,
+  });
+  return { text: postListJson({ headers: {} }, page, "feed"), nextCursor: page.nextCursor };
+}
+
+/**
+ * Each reader's first two pages of both lists, each read twice (the second kept when it can
+ * be), equal the pages made afresh, byte for byte.
+ */
+async function expectExact(readers: Person[], what: string): Promise<void> {
+  for (const reader of readers)
+    for (const following of [true, false]) {
+      let r: FeedRequest | null = { following, limit: 2 };
+      for (let page = 0; page < 2 && r; page++) {
+        const want = await afresh(reader, r);
+        for (let i = 0; i < 2; i++) {
+          const [status, text] = await served(reader, r);
+          const where = [what, reader.user.username, following, page, i];
+          expect([...where, status, text]).toEqual([...where, 200, want.text]);
+        }
+        r = want.nextCursor ? { ...r, cursor: want.nextCursor } : null;
+      }
+    }
+}
+
+/** Follows (or unfollows: the route toggles) TARGET as WHO. */
+const toggle = async (who: Person, what: "follow" | "mute" | "block", target: Person) =>
+  expect((await who.client.post(`/api/social/users/${target.user.username}/${what}`)).status).toBe(200);
+
+describe("kept home feed answers", () => {
+  test("every answer is the page made afresh, after each change by the API and by SQL outside the app's code", async () => {
+    const [a, b, c, d] = [
+      await quickPerson(server),
+      await quickPerson(server),
+      await quickPerson(server),
+      await quickPerson(server),
+    ];
+    const readers = [a, b];
+    const all = (what: string) => expectExact(readers, what);
+    await toggle(a, "follow", b);
+    await toggle(a, "follow", c);
+    const ids: Record<string, string> = {};
+    for (const [who, name] of [
+      [b, "b1"],
+      [c, "c1"],
+      [d, "d1"],
+      [b, "b2"],
+      [a, "a1"],
+      [c, "c2"],
+    ] as const)
+      ids[name] = await postIdAs(who.client, name);
+    await all("start");
+    const api = async (who: Person, method: "post" | "patch" | "delete", path: string, body?: object) => {
+      const res = await who.client[method](path, body);
+      expect([path, res.status]).toEqual([path, 200]);
+    };
+    // posts of a followed account, of an unfollowed one, the reader's own
+    ids.b3 = await postIdAs(b.client, "b3");
+    await all("b posts");
+    ids.d2 = await postIdAs(d.client, "d2");
+    await all("d (not followed) posts");
+    // the reader's marks and others' on the page's posts (counters and the reader's own parts)
+    await api(a, "post", `/api/social/posts/${ids.b3}/like`);
+    await all("a likes b3");
+    await api(d, "post", `/api/social/posts/${ids.c2}/like`);
+    await all("d likes c2");
+    await api(a, "post", `/api/social/posts/${ids.c2}/bookmark`);
+    await all("a bookmarks c2");
+    await api(a, "post", `/api/social/posts/${ids.c2}/bookmark`);
+    await all("a unbookmarks c2");
+    await api(d, "post", `/api/social/posts/${ids.c2}/comments`, { content: "a comment" });
+    await all("d comments on c2");
+    await api(a, "post", `/api/social/posts/${ids.c1}/repost`);
+    await all("a reposts c1");
+    await api(a, "post", `/api/social/posts/${ids.c1}/repost`);
+    await all("a undoes the repost");
+    await api(b, "patch", `/api/social/posts/${ids.b3}`, { content: "b3 edited" });
+    await all("b edits b3");
+    await api(b, "patch", "/api/account/profile", { displayName: "Bee" });
+    await all("b edits the profile");
+    // follows, mutes and blocks, either way
+    await toggle(a, "follow", d);
+    await all("a follows d");
+    await toggle(a, "follow", d);
+    await all("a unfollows d");
+    await toggle(a, "mute", c);
+    await all("a mutes c");
+    await toggle(a, "mute", c);
+    await all("a unmutes c");
+    // not followed: its posts leave the all-posts feed only
+    await toggle(a, "mute", d);
+    await all("a mutes d");
+    await toggle(a, "mute", d);
+    await all("a unmutes d");
+    await toggle(a, "block", d);
+    await all("a blocks d");
+    await toggle(a, "block", d);
+    await all("a unblocks d");
+    await toggle(c, "block", a);
+    await all("c blocks a (and a's follow of c goes)");
+    await toggle(c, "block", a);
+    await toggle(a, "follow", c);
+    await all("c unblocks a, a follows c again");
+    await api(b, "delete", `/api/social/posts/${ids.b3}`);
+    await all("b deletes b3");
+
+    // by SQL outside the app's code on the app's own database (its triggers included)
+    const id = async (cuid: string) =>
+      Number((await queryRow<{ id: number }>(server.app.db, "SELECT id FROM posts WHERE cuid = ?", cuid))!.id);
+    const now = server.clock.now();
+    await sql`INSERT INTO posts (cuid, author_id, images, created_at) VALUES ('sql-b', ${b.user.id}, '[]', ${now})`.execute(
+      server.app.db,
+    );
+    await all("b posts by SQL");
+    await sql`INSERT INTO posts (cuid, author_id, images, created_at) VALUES ('sql-d', ${d.user.id}, '[]', ${now})`.execute(
+      server.app.db,
+    );
+    await all("d posts by SQL");
+    await sql`UPDATE posts SET created_at = ${now + 1} WHERE cuid = ${ids.d1}`.execute(server.app.db);
+    await all("d1 moved to the top by SQL");
+    await sql`INSERT INTO post_likes (post_id, user_id, created_at) VALUES (${await id("sql-b")}, ${a.user.id}, ${now})`.execute(
+      server.app.db,
+    );
+    await all("a likes sql-b by SQL");
+    await sql`INSERT INTO post_bookmarks (post_id, user_id, created_at) VALUES (${await id("sql-d")}, ${a.user.id}, ${now})`.execute(
+      server.app.db,
+    );
+    await all("a bookmarks sql-d by SQL");
+    await sql`UPDATE posts SET content = 'changed by SQL' WHERE cuid = 'sql-b'`.execute(server.app.db);
+    await all("sql-b edited by SQL");
+    await sql`UPDATE users SET display_name = 'Renamed by SQL' WHERE id = ${c.user.id}`.execute(server.app.db);
+    await all("c renamed by SQL");
+    await sql`INSERT INTO mutes (muter_id, muted_id, created_at) VALUES (${a.user.id}, ${b.user.id}, ${now})`.execute(
+      server.app.db,
+    );
+    await all("a mutes b by SQL");
+    await sql`DELETE FROM mutes WHERE muter_id = ${a.user.id}`.execute(server.app.db);
+    await all("a's mute removed by SQL");
+    await sql`INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES (${d.user.id}, ${a.user.id}, ${now})`.execute(
+      server.app.db,
+    );
+    await all("d blocks a by SQL");
+    await sql`DELETE FROM blocks WHERE blocker_id = ${d.user.id}`.execute(server.app.db);
+    await all("d's block removed by SQL");
+    // an author gone and back: the pages that skipped its posts show them again
+    for (const column of ["disabled_at", "deleted_at"]) {
+      await sql`UPDATE users SET ${sql.ref(column)} = ${now} WHERE id = ${c.user.id}`.execute(server.app.db);
+      await all(`c's ${column} set by SQL`);
+      await sql`UPDATE users SET ${sql.ref(column)} = NULL WHERE id = ${c.user.id}`.execute(server.app.db);
+      await all(`c's ${column} cleared by SQL`);
+    }
+    await sql`DELETE FROM feed_entries WHERE owner_id = ${a.user.id} AND post_id = ${await id("sql-b")}`.execute(
+      server.app.db,
+    );
+    await all("an entry of a's taken out by SQL");
+    await sql`DELETE FROM posts WHERE cuid = 'sql-d'`.execute(server.app.db);
+    await all("sql-d deleted by SQL");
+  });
+
+  // another connection to the same file is what the CLI beside a running server is
+  sqliteOnly("a write committed by another connection applies at once", async () => {
+    const [a, b] = [await quickPerson(server), await quickPerson(server)];
+    await toggle(a, "follow", b);
+    await postIdAs(b.client, "first");
+    await expectExact([a], "start");
+    const other = new Database(dbPath(server.dataDir));
+    try {
+      other.run("UPDATE posts SET content = 'elsewhere' WHERE author_id = ?", [b.user.id]);
+      await expectExact([a], "b's post edited from another connection");
+      expect(JSON.parse((await served(a, { following: true, limit: 2 }))[1]).data.feed[0].content).toBe("elsewhere");
+    } finally {
+      other.close();
+    }
+  });
+
+  sqliteOnly("a kept answer runs no statement on the database; writes about other rows leave it kept", async () => {
+    const [a, b, c] = [await quickPerson(server), await quickPerson(server), await quickPerson(server)];
+    await toggle(a, "follow", b);
+    const shown = await postIdAs(b.client, "shown");
+    const other = await postIdAs(c.client, "elsewhere");
+    const page = () => served(a, { following: true, limit: 20 });
+    await page();
+    expect(await statementsDuring(server.app.storage, page)).toBe(0);
+    // not about a's following feed: still kept
+    await c.client.post(`/api/social/posts/${other}/like`);
+    await postIdAs(c.client, "elsewhere too");
+    expect(await statementsDuring(server.app.storage, page)).toBe(0);
+    // a post on it liked: read again (with its new row: not kept, as a page read with a promise is
+    // not), then in one step (its one statement) and kept
+    await c.client.post(`/api/social/posts/${shown}/like`);
+    expect(await statementsDuring(server.app.storage, page)).toBe(2);
+    expect(await statementsDuring(server.app.storage, page)).toBe(1);
+    expect(await statementsDuring(server.app.storage, page)).toBe(0);
+    expect(JSON.parse((await page())[1]).data.feed[0].likeCount).toBe(1);
+    // a new post of a followed account: read again
+    await postIdAs(b.client, "newer");
+    expect(await statementsDuring(server.app.storage, page)).toBe(1);
+    expect(JSON.parse((await page())[1]).data.feed.map((p: { content: string }) => p.content)).toEqual([
+      "newer",
+      "shown",
+    ]);
+  });
+
+  sqliteOnly(
+    "writes no request reads after are caught up by housekeeping: the log stays short, the answers they changed go",
+    async () => {
+      const [a, b] = [await quickPerson(server), await quickPerson(server)];
+      await toggle(a, "follow", b);
+      const shown = await postIdAs(b.client, "shown");
+      await served(a, { following: true, limit: 5 });
+      const answers = keptFeedAnswersOf(server.app)!;
+      const kept = answers.size;
+      // by the app's own connection, as its writes are, with no feed read between them
+      for (let i = 0; i < 300; i++)
+        await sql`UPDATE posts SET content = ${`edit ${i}`} WHERE cuid = ${shown}`.execute(server.app.db);
+      expect(answers.logLength).toBeGreaterThanOrEqual(300);
+      expect((await runCleanup(server.app, "kept-answers:feed_pages")).ok).toBe(true);
+      expect(answers.logLength).toBe(0);
+      expect(answers.size).toBe(kept - 1);
+      await expectExact([a], "after the catch-up");
+    },
+  );
+});
