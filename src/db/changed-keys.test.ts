@@ -109,6 +109,23 @@ test("a NULL names nothing, and a write it is in is not refused", () => {
   expect(changes.take()).toEqual([{ seq: 2, space: 2, key: 9 }] as never);
 });
 
+test("a source may log a constant key, some kinds of writes only, and updates of some columns only", () => {
+  const { storage, sqlite } = open();
+  const changes = new ChangedKeys(storage, "narrow", [
+    { table: "others", columns: ["a", -1], space: 0, on: ["insert", "update"], updateOf: ["a"] },
+    // a second source on the same table, its triggers apart
+    { table: "others", columns: [7], space: 0, on: ["delete"] },
+  ]);
+  sqlite.run("INSERT INTO others (a) VALUES (5)");
+  expect(keys(changes)).toEqual([5, -1]);
+  sqlite.run("UPDATE others SET id = 40");
+  expect(keys(changes)).toEqual([]);
+  sqlite.run("UPDATE others SET a = 6");
+  expect(keys(changes)).toEqual([5, -1, 6]);
+  sqlite.run("DELETE FROM others");
+  expect(keys(changes)).toEqual([7]);
+});
+
 test("kept answers are dropped by a write naming any row they were read from, and bounded", () => {
   const { storage, sqlite } = open();
   const sources: KeySource[] = [...PAIRS, { table: "others", columns: ["a"], space: 1 }];
