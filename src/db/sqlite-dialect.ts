@@ -8,6 +8,9 @@ import {
   type SqliteStatement,
 } from "kysely";
 
+/** The values of a statement that takes none (never written to: there is nothing to convert). */
+const NO_VALUES: unknown[] = [];
+
 interface CachedStatement extends SqliteStatement {
   stmt: Statement;
 }
@@ -31,8 +34,10 @@ export class DirectRunner {
    * transaction while one holds the connection (Kysely's mutex then makes the statement wait
    * for that transaction to end; run here, it would land inside it, in someone else's
    * savepoint). Outside a transaction a statement is atomic: bun:sqlite is synchronous.
+   * PARAMETERS is the caller's own array, made for this call: its values are turned into
+   * SQLite's in place (one array a statement, not two).
    */
-  run<R>(db: Kysely<any>, query: CompiledQuery<R>, parameters: readonly unknown[]): R[] | undefined {
+  run<R>(db: Kysely<any>, query: CompiledQuery<R>, parameters: unknown[]): R[] | undefined {
     if (db.getExecutor().plugins.length !== 0) return undefined;
     if (db.isTransaction !== this.sqlite.inTransaction) {
       if (!db.isTransaction) return undefined;
@@ -44,15 +49,15 @@ export class DirectRunner {
 
   /** Runs SQL (no parameters) on the connection as it is: for the storage module's own statements (savepoints). */
   exec(sql: string): void {
-    this.#run(sql, []);
+    this.#run(sql, NO_VALUES);
   }
 
-  #run(sql: string, parameters: readonly unknown[]): unknown[] {
+  #run(sql: string, values: unknown[]): unknown[] {
     const entry = this.prepare(sql);
     this.counter.statements++;
-    const values = parameters.map(toSqliteValue) as never[];
-    if (entry.reader) return entry.stmt.all(...values);
-    entry.stmt.run(...values);
+    for (let i = 0; i < values.length; i++) values[i] = toSqliteValue(values[i]);
+    if (entry.reader) return entry.stmt.all(...(values as never[]));
+    entry.stmt.run(...(values as never[]));
     return [];
   }
 }

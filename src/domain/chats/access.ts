@@ -1,7 +1,7 @@
 import type { Db } from "../../db";
 import { AppError, notFound } from "../../lib/errors";
 import { looksLikeCuid } from "../../lib/ids";
-import { precompiled, splitPrefixedRow } from "../../db/compiled";
+import { precompiled, precompiledNow, splitPrefixedRow } from "../../db/compiled";
 import { fromJson } from "./validate";
 import type { UserRow } from "../users/table";
 import { blockBetween, blockedEitherWayWithAny } from "../relations/service";
@@ -102,7 +102,7 @@ const membershipByCuidQuery = precompiled((db, p: { cuid: string; userId: number
 // a Client API send: the chat with the sender's membership check and, in a private chat, the
 // other party's membership and a block between the two (requireChatForSendByCuid)
 const SEND_PREFIX = "send__";
-const chatForSendByCuidQuery = precompiled((db, p: { cuid: string; userId: number }) =>
+const chatForSendByCuidQuery = precompiledNow((db, p: { cuid: string; userId: number }) =>
   db
     .selectFrom("conversations")
     .innerJoin("conversation_members as m", "m.conversation_id", "conversations.id")
@@ -314,12 +314,19 @@ export interface SendAudience {
  * audience: the two members (the other party while a current member) and whether either
  * blocks the other, which a send would read next (a group's members are read by the send).
  */
-export async function requireChatForSendByCuid(
-  db: Db,
-  cuid: string,
-  userId: number,
-): Promise<{ conversation: ConversationRow; audience?: SendAudience }> {
-  const [row] = looksLikeCuid(cuid) ? await chatForSendByCuidQuery(db, { cuid, userId }) : [];
+export function requireChatForSendByCuid(db: Db, cuid: string, userId: number): ChatForSend | Promise<ChatForSend> {
+  if (!looksLikeCuid(cuid)) throw chatNotFound();
+  // at once, without a promise, in a send's transaction on SQLite
+  return chatForSendByCuidQuery(db, { cuid, userId }, ([row]) => chatForSendOf(row, userId));
+}
+
+/** What requireChatForSendByCuid answers. */
+export interface ChatForSend {
+  conversation: ConversationRow;
+  audience?: SendAudience;
+}
+
+function chatForSendOf(row: object | undefined, userId: number): ChatForSend {
   if (!row) throw chatNotFound();
   const { prefixed: send, rest: conversation } = splitPrefixedRow<
     {

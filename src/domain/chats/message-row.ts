@@ -1,6 +1,6 @@
 import type { Db } from "../../db";
-import { precompiled } from "../../db/compiled";
-import { forEngine } from "../../db/engine";
+import { precompiled, precompiledNow } from "../../db/compiled";
+import { forEngine, type Engine } from "../../db/engine";
 import type { MessageRow } from "./table";
 
 /** A message row as a send writes it: the seq and what the database makes are not given. */
@@ -12,7 +12,7 @@ export type NewMessage = Omit<MessageRow, "id" | "seq" | "pinned" | "edited_at" 
  * message time and activity then follow the row (trigger messages_stored). Undefined when
  * the chat is gone.
  */
-export const insertMessageRow = (db: Db, row: NewMessage): Promise<{ id: number; seq: number } | undefined> =>
+export const insertMessageRow = (db: Db, row: NewMessage): Inserted | Promise<Inserted> =>
   forEngine(db, engines)(db, row);
 
 /** The columns a send writes, in one order for both statements. */
@@ -41,7 +41,7 @@ type Column = (typeof COLUMNS)[number];
  * between the read and the write), one statement where an UPDATE … RETURNING of the chat and
  * the INSERT were two; the chat's row is moved by the message's trigger.
  */
-const insertTakingSeqQuery = precompiled((db, p: NewMessage) =>
+const insertTakingSeqQuery = precompiledNow((db, p: NewMessage) =>
   db
     .insertInto("messages")
     .columns(COLUMNS)
@@ -79,8 +79,11 @@ const insertWithSeqQuery = precompiled((db, p: NewMessage & { seq: number }) =>
     .returning("id"),
 );
 
-const engines = {
-  sqlite: async (db: Db, row: NewMessage) => (await insertTakingSeqQuery(db, row))[0],
+type Inserted = { id: number; seq: number } | undefined;
+
+const engines: Record<Engine, (db: Db, row: NewMessage) => Inserted | Promise<Inserted>> = {
+  // the id and seq at once where the statement runs straight on SQLite (a send's transaction): no promise
+  sqlite: (db: Db, row: NewMessage) => insertTakingSeqQuery(db, row, (rows) => rows[0]),
   postgres: async (db: Db, row: NewMessage) => {
     const [bumped] = await takeSeqQuery(db, { conversationId: row.conversation_id, now: row.created_at });
     if (!bumped) return undefined;

@@ -25,7 +25,7 @@ import {
   type SendAudience,
 } from "./access";
 import { publishMessageEvent } from "./notify";
-import { insertMessageRow, type NewMessage } from "./message-row";
+import { insertMessageRow } from "./message-row";
 import { inTransaction, type Scope } from "../../db/transaction";
 import type { ChatMember, ConversationRow, MemberRow, MessageRow } from "./table";
 import type { UserRow } from "../users/table";
@@ -231,7 +231,9 @@ export async function storeMessage(
   }
 
   const now = app.clock.now();
-  const written: NewMessage = {
+  // the row as the send returns it, made once: the insert reads its columns from it (message-row.ts)
+  const row: MessageRow = {
+    id: 0,
     cuid: newCuid(),
     conversation_id: conversation.id,
     sender_id: senderId,
@@ -247,19 +249,17 @@ export async function storeMessage(
     forwarded_from: toJson(input.forwardedFrom),
     client_message_id: clientMessageId,
     created_at: now,
-  };
-  // the chat's next seq is taken with the row (message-row.ts)
-  const inserted = await insertMessageRow(db, written);
-  if (!inserted) throw chatNotFound();
-  const row: MessageRow = {
-    id: inserted.id,
-    ...written,
-    seq: inserted.seq,
+    seq: 0,
     pinned: 0,
     edited_at: null,
     deleted_at: null,
     version: 0,
   };
+  // the chat's next seq is taken with the row (message-row.ts)
+  const inserted = await insertMessageRow(db, row);
+  if (!inserted) throw chatNotFound();
+  row.id = inserted.id;
+  row.seq = inserted.seq;
   justStored.add(row);
   const sender = opts.sender?.id === senderId ? opts.sender : undefined;
   await app.hooks.emitWithin(scope, "message:storing", { conversation, message: row, sender, members });
