@@ -3,7 +3,7 @@ import type { BotRow } from "../domain/bots/table";
 import type { ConversationRow, MemberRow, MessageRow } from "../domain/chats/table";
 import { findMessagesBySeqs, rightsOf } from "../domain/chats/access";
 import { findUsersByCuids, findUsersByIds } from "../domain/users/service";
-import { allowsRevoting, pollTallies, type PollTally, type StoredPoll } from "../domain/chats/polls";
+import { allowsRevoting, pollOf, pollTallies, type PollTally, type StoredPoll } from "../domain/chats/polls";
 import type { MediaItem } from "../domain/chats/validate";
 import type { UserRow } from "../domain/users/table";
 import { botApiUserId } from "../domain/bots/ids";
@@ -378,6 +378,15 @@ async function usersFor(db: Db, view: ChatView, ids: number[]): Promise<Map<numb
   return known;
 }
 
+/** What a message's shape may need read besides its row: the messages replied to, forwarded authors, poll counts. */
+interface MessageLookups {
+  replies: Map<number, NonNullable<BotMessage["reply_to_message"]>>;
+  forwardedAuthors: Map<string, UserRow>;
+  tallies: Map<number, PollTally>;
+}
+
+const NOTHING_LOOKED_UP: MessageLookups = { replies: new Map(), forwardedAuthors: new Map(), tallies: new Map() };
+
 /** Message objects for a bot, with reply_to_message one level deep. */
 export async function serializeMessages(db: Db, view: ChatView, rows: MessageRow[], depth = 0): Promise<BotMessage[]> {
   if (rows.length === 0) return [];
@@ -398,65 +407,87 @@ export async function serializeMessages(db: Db, view: ChatView, rows: MessageRow
     return f?.sender?.id ? [f.sender.id] : [];
   });
   const forwardUsers = await findUsersByCuids(db, forwardCuids);
-  const forwardByCuid = new Map(forwardUsers.map((u) => [u.cuid, u]));
-  const tallies = await pollTallies(db, rows);
+  const lookups: MessageLookups = {
+    replies: replyObjects,
+    forwardedAuthors: new Map(forwardUsers.map((u) => [u.cuid, u])),
+    tallies: await pollTallies(db, rows),
+  };
+  return rows.map((m) => messageShape(m, users.get(m.sender_id), chat, lookups));
+}
 
-  return rows.map((m) => {
-    const author = users.get(m.sender_id);
-    const out: BotMessage = {
-      message_id: m.seq,
-      from: author ? serializeUser(author) : undefined,
-      date: toUnixSeconds(m.created_at),
-      chat,
+/**
+ * ROW as serializeMessages shapes it, at once (no statement, no promise) when nothing about it
+ * must be read: its author is the view's bot or other party, and it replies to nothing, is no
+ * forward and holds no poll (a message a bot has just sent, mostly); undefined otherwise.
+ */
+export function messageShapeNow(view: ChatView, row: MessageRow): BotMessage | undefined {
+  if (row.reply_to_seq !== null || row.forwarded_from !== null || pollOf(row)) return undefined;
+  const author =
+    row.sender_id === view.self?.id ? view.self : row.sender_id === view.other?.id ? view.other : undefined;
+  if (!author) return undefined;
+  return messageShape(row, author, serializeChat(view.conversation, view.other), NOTHING_LOOKED_UP);
+}
+
+/** One message's shape, from its row, its author (when live) and what was read for it. */
+function messageShape(
+  m: MessageRow,
+  author: UserRow | undefined,
+  chat: ReturnType<typeof serializeChat>,
+  lookups: MessageLookups,
+): BotMessage {
+  const out: BotMessage = {
+    message_id: m.seq,
+    from: author ? serializeUser(author) : undefined,
+    date: toUnixSeconds(m.created_at),
+    chat,
+  };
+  if (m.edited_at !== null) out.edit_date = toUnixSeconds(m.edited_at);
+  const extra = json<StoredExtra>(m.extra) ?? {};
+  const media = json<MediaItem[]>(m.media) ?? [];
+  // people's messages carry no markup of their own: commands, mentions and links are detected
+  const entities = (json<EntityShape[]>(m.entities) ?? (m.content ? detectEntities(m.content) : [])) as EntityShape[];
+  for (const item of media.slice(0, 1)) Object.assign(out, mediaFields(item, extra));
+  const hasAttachment = media.length > 0;
+  if (hasAttachment) {
+    if (m.content) out.caption = m.content;
+    if (entities.length) out.caption_entities = entities;
+    if (extra.has_spoiler) out.has_media_spoiler = true;
+  } else if (m.content) {
+    out.text = m.content;
+    if (entities.length) out.entities = entities;
+  }
+  if (typeof extra.media_group_id === "string") out.media_group_id = extra.media_group_id;
+  if (extra.location) out.location = extra.location;
+  if (extra.venue) out.venue = extra.venue;
+  if (extra.dice) out.dice = extra.dice;
+  if (extra.poll) out.poll = serializePoll(extra.poll, lookups.tallies.get(m.id));
+  const markup = json<{ inline_keyboard?: InlineButtonShape[][] }>(m.reply_markup);
+  if (markup && Array.isArray(markup.inline_keyboard)) out.reply_markup = { inline_keyboard: markup.inline_keyboard };
+  const invoice = json<{ title?: string; description?: string; currency?: string; totalAmount?: number }>(m.invoice);
+  if (invoice?.title !== undefined) {
+    out.invoice = {
+      title: invoice.title,
+      description: invoice.description ?? "",
+      start_parameter: "",
+      currency: invoice.currency ?? "XTR",
+      total_amount: invoice.totalAmount ?? 0,
     };
-    if (m.edited_at !== null) out.edit_date = toUnixSeconds(m.edited_at);
-    const extra = json<StoredExtra>(m.extra) ?? {};
-    const media = json<MediaItem[]>(m.media) ?? [];
-    // people's messages carry no markup of their own: commands, mentions and links are detected
-    const entities = (json<EntityShape[]>(m.entities) ?? (m.content ? detectEntities(m.content) : [])) as EntityShape[];
-    for (const item of media.slice(0, 1)) Object.assign(out, mediaFields(item, extra));
-    const hasAttachment = media.length > 0;
-    if (hasAttachment) {
-      if (m.content) out.caption = m.content;
-      if (entities.length) out.caption_entities = entities;
-      if (extra.has_spoiler) out.has_media_spoiler = true;
-    } else if (m.content) {
-      out.text = m.content;
-      if (entities.length) out.entities = entities;
+  }
+  if (m.reply_to_seq !== null && lookups.replies.has(m.reply_to_seq))
+    out.reply_to_message = lookups.replies.get(m.reply_to_seq);
+  const forwarded = json<{ sender?: { id?: string }; date?: string }>(m.forwarded_from);
+  if (forwarded) {
+    const origin = forwarded.sender?.id ? lookups.forwardedAuthors.get(forwarded.sender.id) : undefined;
+    const date = forwarded.date ? toUnixSeconds(Date.parse(forwarded.date)) : toUnixSeconds(m.created_at);
+    if (origin) {
+      out.forward_origin = { type: "user", sender_user: serializeUser(origin), date };
+      out.forward_from = serializeUser(origin);
+    } else {
+      out.forward_origin = { type: "hidden_user", sender_user_name: "Deleted account", date };
     }
-    if (typeof extra.media_group_id === "string") out.media_group_id = extra.media_group_id;
-    if (extra.location) out.location = extra.location;
-    if (extra.venue) out.venue = extra.venue;
-    if (extra.dice) out.dice = extra.dice;
-    if (extra.poll) out.poll = serializePoll(extra.poll, tallies.get(m.id));
-    const markup = json<{ inline_keyboard?: InlineButtonShape[][] }>(m.reply_markup);
-    if (markup && Array.isArray(markup.inline_keyboard)) out.reply_markup = { inline_keyboard: markup.inline_keyboard };
-    const invoice = json<{ title?: string; description?: string; currency?: string; totalAmount?: number }>(m.invoice);
-    if (invoice?.title !== undefined) {
-      out.invoice = {
-        title: invoice.title,
-        description: invoice.description ?? "",
-        start_parameter: "",
-        currency: invoice.currency ?? "XTR",
-        total_amount: invoice.totalAmount ?? 0,
-      };
-    }
-    if (m.reply_to_seq !== null && replyObjects.has(m.reply_to_seq))
-      out.reply_to_message = replyObjects.get(m.reply_to_seq);
-    const forwarded = json<{ sender?: { id?: string }; date?: string }>(m.forwarded_from);
-    if (forwarded) {
-      const origin = forwarded.sender?.id ? forwardByCuid.get(forwarded.sender.id) : undefined;
-      const date = forwarded.date ? toUnixSeconds(Date.parse(forwarded.date)) : toUnixSeconds(m.created_at);
-      if (origin) {
-        out.forward_origin = { type: "user", sender_user: serializeUser(origin), date };
-        out.forward_from = serializeUser(origin);
-      } else {
-        out.forward_origin = { type: "hidden_user", sender_user_name: "Deleted account", date };
-      }
-      out.forward_date = date;
-    }
-    return out;
-  });
+    out.forward_date = date;
+  }
+  return out;
 }
 
 export async function serializeMessage(db: Db, view: ChatView, row: MessageRow): Promise<BotMessage> {

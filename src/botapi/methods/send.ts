@@ -15,7 +15,7 @@ import type { BotContext, MethodTable } from "../context";
 import { asBot, badRequest, blockedByUser, chatNotFound } from "../errors";
 import { inputFile, type FileField } from "../files";
 import { parseReplyMarkup } from "../markup";
-import { serializeMessage, serializeMessages, type BotMessage, type ChatView } from "../serializers";
+import { messageShapeNow, serializeMessage, serializeMessages, type BotMessage, type ChatView } from "../serializers";
 import { captionOf, formatText, MAX_CAPTION, messageText } from "../text";
 
 type Outgoing = Omit<SendMessageInput, "conversationId" | "senderId">;
@@ -83,7 +83,7 @@ export async function post(
       return row;
     });
   const row = await asBot(store, REFUSALS);
-  return serializeMessage(ctx.app.db, view, row);
+  return messageShapeNow(view, row) ?? serializeMessage(ctx.app.db, view, row);
 }
 
 /**
@@ -115,7 +115,7 @@ async function sendToPerson(ctx: BotContext, ref: number): Promise<BotMessage | 
     });
   const row = await asBot(store, REFUSALS);
   if (view && invalid) throw invalid.error;
-  return row && serializeMessage(ctx.app.db, view!, row);
+  return row && (messageShapeNow(view!, row) ?? serializeMessage(ctx.app.db, view!, row));
 }
 
 /** sendPhoto, sendVideo, ...: one attachment with an optional caption. */
