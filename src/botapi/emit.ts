@@ -147,7 +147,7 @@ export function installBotUpdateHooks(app: App): void {
     // most chats have no bot but the sender: then no query for bots at all
     p.members.some((m) => m.is_bot && m.user_id !== p.message.sender_id)
       ? messageToBots(app, "message", p.conversation, p.message, scope, p.sender)
-      : Promise.resolve(),
+      : undefined,
   );
   app.hooks.on("message:edited", (p) => editedToBots(app, p.conversationId, p.messageId));
   app.hooks.on("member:changed", (p) => membershipToBot(app, p));

@@ -27,6 +27,9 @@ export async function inTransaction<T>(
     effects.length = 0;
     return fn({ db, afterCommit: (effect) => void effects.push(effect) });
   });
-  for (const effect of effects) await effect();
+  for (const effect of effects) {
+    const done = effect();
+    if (done instanceof Promise) await done;
+  }
   return result;
 }

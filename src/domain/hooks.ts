@@ -84,11 +84,8 @@ export interface DomainTxHookPayloads {
 export type DomainHookName = keyof DomainHookPayloads;
 export type DomainTxHookName = keyof DomainTxHookPayloads;
 type Listener<K extends DomainHookName> = (payload: DomainHookPayloads[K]) => void | Promise<void>;
-type TxListener<K extends DomainTxHookName> = (scope: Scope, payload: DomainTxHookPayloads[K]) => Promise<void>;
+type TxListener<K extends DomainTxHookName> = (scope: Scope, payload: DomainTxHookPayloads[K]) => void | Promise<void>;
 type EventListener = (event: DomainEvent) => void;
-
-/** What emitting a hook without listeners returns: one settled promise, shared. */
-const DONE: Promise<void> = Promise.resolve();
 
 export class DomainHooks {
   private readonly listeners = new Map<DomainHookName, Array<Listener<any>>>();
@@ -110,37 +107,84 @@ export class DomainHooks {
     this.txListeners.set(name, list);
   }
 
-  /** Runs the in-transaction listeners of NAME in SCOPE, in registration order; a failure propagates (the change rolls back). */
-  emitWithin<K extends DomainTxHookName>(scope: Scope, name: K, payload: DomainTxHookPayloads[K]): Promise<void> {
+  /**
+   * Runs the in-transaction listeners of NAME in SCOPE, in registration order; a failure
+   * propagates (the change rolls back). Undefined when every listener finished at once (a
+   * listener with nothing to do need not make a promise: every message stored emits this).
+   */
+  emitWithin<K extends DomainTxHookName>(
+    scope: Scope,
+    name: K,
+    payload: DomainTxHookPayloads[K],
+  ): void | Promise<void> {
     const list = this.txListeners.get(name);
-    return list ? this.#runWithin(list, scope, payload) : DONE;
+    if (!list) return;
+    for (let i = 0; i < list.length; i++) {
+      const pending = list[i]!(scope, payload as never);
+      if (pending) return this.#runWithinFrom(list, i, pending, scope, payload);
+    }
   }
 
-  async #runWithin(list: Array<TxListener<any>>, scope: Scope, payload: unknown): Promise<void> {
-    for (const listener of list) await listener(scope, payload as never);
+  /** The rest of emitWithin once listener I has returned PENDING: each listener after the one before has settled. */
+  async #runWithinFrom(
+    list: Array<TxListener<any>>,
+    i: number,
+    pending: Promise<void>,
+    scope: Scope,
+    payload: unknown,
+  ): Promise<void> {
+    await pending;
+    for (let j = i + 1; j < list.length; j++) await list[j]!(scope, payload as never);
   }
 
   /**
    * Runs listeners in registration order after the emitting change has committed.
    * A failing listener is logged and does not undo or block the change that happened.
+   * Undefined when every listener finished at once (a hook nobody listens to, or whose
+   * listeners have nothing to do, costs no promise: every message sent emits two).
    */
-  emit<K extends DomainHookName>(name: K, payload: DomainHookPayloads[K]): Promise<void> {
+  emit<K extends DomainHookName>(name: K, payload: DomainHookPayloads[K]): void | Promise<void> {
     const list = this.listeners.get(name);
-    // a hook nobody listens to costs no async call (every message sent emits "message:created")
-    return list ? this.#run(name, list, payload) : DONE;
+    if (!list) return;
+    for (let i = 0; i < list.length; i++) {
+      let pending: void | Promise<void>;
+      try {
+        pending = list[i]!(payload);
+      } catch (err) {
+        this.#failed(name, err);
+        continue;
+      }
+      if (pending) return this.#runFrom(name, list, i, pending, payload);
+    }
   }
 
-  async #run(name: DomainHookName, list: Array<Listener<any>>, payload: unknown): Promise<void> {
-    for (const listener of list) {
+  /** The rest of emit once listener I has returned PENDING: each listener after the one before has settled. */
+  async #runFrom(
+    name: DomainHookName,
+    list: Array<Listener<any>>,
+    i: number,
+    pending: Promise<void>,
+    payload: unknown,
+  ): Promise<void> {
+    try {
+      await pending;
+    } catch (err) {
+      this.#failed(name, err);
+    }
+    for (let j = i + 1; j < list.length; j++) {
       try {
-        await listener(payload);
+        await list[j]!(payload);
       } catch (err) {
-        this.log.error("hook listener failed", {
-          hook: name,
-          error: err instanceof Error ? (err.stack ?? err.message) : String(err),
-        });
+        this.#failed(name, err);
       }
     }
+  }
+
+  #failed(name: DomainHookName, err: unknown): void {
+    this.log.error("hook listener failed", {
+      hook: name,
+      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+    });
   }
 
   /** Registers a listener for every domain event (src/domain/events.ts): a surface's live delivery. */

@@ -1,6 +1,7 @@
 import type { App } from "../../app";
 import { activeMemberIds, findConversationById } from "../../domain/chats";
 import type { MessageRow } from "../../domain/chats/table";
+import type { DomainHookPayloads } from "../../domain/hooks";
 import { withPayloadJson } from "../../realtime/broker";
 import { freshMessageShape, serializeMessage, type ClientMessage } from "./serialize";
 
@@ -30,30 +31,39 @@ export function messageJsonOf(message: ClientMessage): string {
  * message shaped exactly as the chat endpoints show it.
  */
 export function installChatDelivery(app: App): void {
-  app.hooks.on(
-    "message:live",
-    async ({ conversationId, messageId, event, conversation: held, message: heldRow, sender, memberIds: heldIds }) => {
-      // a new message's emitter holds all three (no promises to wait for)
-      const [conversation, row, memberIds] =
-        held && heldRow && heldIds
-          ? [held, heldRow, heldIds]
-          : await Promise.all([
-              held ?? findConversationById(app.db, conversationId),
-              heldRow ?? app.db.selectFrom("messages").selectAll().where("id", "=", messageId).executeTakeFirst(),
-              heldIds ?? activeMemberIds(app.db, conversationId),
-            ]);
-      // nobody online or lately so: nobody to show it to, now or on a resume (the sender's answer is shaped by the route)
-      if (!conversation || !row || !app.events.wants(memberIds)) return;
-      // a message this very send wrote has no reactions yet
-      const fresh = event === "message:new" && row === heldRow;
-      const message =
-        (fresh && sender && freshMessageShape(conversation, row, sender)) ||
-        (await serializeMessage(app.db, conversation, row, { fresh, known: sender && [sender] }));
-      if (row === heldRow) delivered.set(row, message);
-      // the payload's text around the message's, which the send's answer writes too
-      const payload = { conversationId: conversation.cuid, message };
-      const json = `{"conversationId":${JSON.stringify(conversation.cuid)},"message":${messageJsonOf(message)}}`;
-      app.events.publish(memberIds, event, withPayloadJson(payload, json));
-    },
+  const deliver = async ({
+    conversationId,
+    messageId,
+    event,
+    conversation: held,
+    message: heldRow,
+    sender,
+    memberIds: heldIds,
+  }: DomainHookPayloads["message:live"]) => {
+    // a new message's emitter holds all three (no promises to wait for)
+    const [conversation, row, memberIds] =
+      held && heldRow && heldIds
+        ? [held, heldRow, heldIds]
+        : await Promise.all([
+            held ?? findConversationById(app.db, conversationId),
+            heldRow ?? app.db.selectFrom("messages").selectAll().where("id", "=", messageId).executeTakeFirst(),
+            heldIds ?? activeMemberIds(app.db, conversationId),
+          ]);
+    // nobody online or lately so: nobody to show it to, now or on a resume (the sender's answer is shaped by the route)
+    if (!conversation || !row || !app.events.wants(memberIds)) return;
+    // a message this very send wrote has no reactions yet
+    const fresh = event === "message:new" && row === heldRow;
+    const message =
+      (fresh && sender && freshMessageShape(conversation, row, sender)) ||
+      (await serializeMessage(app.db, conversation, row, { fresh, known: sender && [sender] }));
+    if (row === heldRow) delivered.set(row, message);
+    // the payload's text around the message's, which the send's answer writes too
+    const payload = { conversationId: conversation.cuid, message };
+    const json = `{"conversationId":${JSON.stringify(conversation.cuid)},"message":${messageJsonOf(message)}}`;
+    app.events.publish(memberIds, event, withPayloadJson(payload, json));
+  };
+  app.hooks.on("message:live", (p) =>
+    // a new message's emitter holds the chat, row and members: nobody to show it to, no promise
+    p.conversation && p.message && p.memberIds && !app.events.wants(p.memberIds) ? undefined : deliver(p),
   );
 }

@@ -262,11 +262,15 @@ export async function storeMessage(
   row.seq = inserted.seq;
   justStored.add(row);
   const sender = opts.sender?.id === senderId ? opts.sender : undefined;
-  await app.hooks.emitWithin(scope, "message:storing", { conversation, message: row, sender, members });
+  const storing = app.hooks.emitWithin(scope, "message:storing", { conversation, message: row, sender, members });
+  if (storing) await storing;
   const memberIds = members.map((m) => m.user_id);
-  scope.afterCommit(async () => {
-    await publishMessageEvent(app, conversation, row, "message:new", sender, memberIds);
-    await app.hooks.emit("message:created", { conversationId: conversation.id, messageId: row.id, senderId });
+  const created = () =>
+    app.hooks.emit("message:created", { conversationId: conversation.id, messageId: row.id, senderId });
+  scope.afterCommit(() => {
+    // no promise where nobody is shown it live (hooks.ts: listeners with nothing to do finish at once)
+    const live = publishMessageEvent(app, conversation, row, "message:new", sender, memberIds);
+    return live ? live.then(created) : created();
   });
   return row;
 }

@@ -10,15 +10,15 @@ import type { UserRow } from "../users/table";
  * announces it through the `message:live` hook and the Client API publishes its own shape
  * (src/clientapi/chats/live.ts): domain code never imports a surface's serializer.
  */
-export async function publishMessageEvent(
+export function publishMessageEvent(
   app: App,
   conversation: ConversationRow,
   row: MessageRow,
   event: "message:new" | "message:edited",
   sender?: UserRow,
   memberIds?: number[],
-): Promise<void> {
-  await app.hooks.emit("message:live", {
+): void | Promise<void> {
+  return app.hooks.emit("message:live", {
     conversationId: conversation.id,
     messageId: row.id,
     event,
