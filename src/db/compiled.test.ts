@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../testing/server";
 import { quickPerson } from "../testing/fixtures";
-import { precompiled, ShapedQuery } from "./compiled";
+import { precompiled, rowSplitter, ShapedQuery, splitPrefixedRow } from "./compiled";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -48,5 +48,31 @@ describe("precompiled queries", () => {
       .executeTakeFirstOrThrow();
     expect(row.display_name).toBe(p.user.username);
     expect(await rename(db, { id: p.user.id, name: "After" })).toEqual([{ display_name: "After" }]);
+  });
+});
+
+describe("rowSplitter", () => {
+  test("splits a joined row as splitPrefixedRow does, each part holding its named columns", async () => {
+    const a = await quickPerson(server);
+    const [row] = await server.app.db
+      .selectFrom("users")
+      .select(["users.id", "users.username", "users.display_name as x__name", "users.cuid as x__cuid"])
+      .where("users.id", "=", a.user.id)
+      .execute();
+    const split = rowSplitter<{ user: { id: number; username: string }; x: { name: string; cuid: string } }>({
+      user: ["", ["id", "username"]],
+      x: ["x__", ["name", "cuid"]],
+    });
+    const parts = split(row!);
+    const general = splitPrefixedRow<{ name: string; cuid: string }, { id: number; username: string }>(row!, "x__");
+    expect(parts).toEqual({ user: general.rest, x: general.prefixed });
+    expect(JSON.stringify(parts.user)).toBe(JSON.stringify(general.rest));
+    expect(parts.x).toEqual({ name: a.user.display_name, cuid: a.user.cuid });
+  });
+
+  test("takes only column names (they become code)", () => {
+    expect(() => rowSplitter({ user: ["", ["id", "x; throw 1"]] })).toThrow("is not a column name");
+    expect(() => rowSplitter({ user: ["p-", ["id"]] })).toThrow("is not a column name");
+    expect(() => rowSplitter({ "a b": ["", ["id"]] })).toThrow("is not a column name");
   });
 });

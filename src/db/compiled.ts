@@ -114,6 +114,33 @@ export function precompiledNow<P extends object, R>(
   return (db, params, then) => query.withRows(db, null, params, then);
 }
 
+/** What rowSplitter is given per part of a row: the part's column prefix ("" for unprefixed) and its columns. */
+export type RowParts<Parts> = {
+  [P in keyof Parts]: readonly [prefix: string, columns: readonly (keyof Parts[P] & string)[]];
+};
+
+const COLUMN_NAME = /^[a-z_][a-z0-9_]*$/;
+
+/**
+ * splitPrefixedRow for the rows of one statement whose columns are all named in PARTS (its
+ * select list built from the same arrays, never `table.*`): each part is made by one object
+ * literal, compiled once from those names, instead of key by key (a literal makes an object of
+ * fixed shape at once: ≈ 0.1 µs for a 50-column row against ≈ 1–2 µs for splitPrefixedRow, which
+ * must look at every key it meets).
+ */
+export function rowSplitter<Parts extends Record<string, object>>(parts: RowParts<Parts>): (row: object) => Parts {
+  const fields: string[] = [];
+  for (const [part, [prefix, columns]] of Object.entries(parts) as Array<
+    [string, readonly [string, readonly string[]]]
+  >) {
+    for (const name of [part, prefix, ...columns])
+      if (name !== "" && !COLUMN_NAME.test(name)) throw new Error(`rowSplitter: ${name} is not a column name`);
+    fields.push(`${part}: { ${columns.map((c) => `${c}: row.${prefix}${c}`).join(", ")} }`);
+  }
+  // the names are the program's own column names, checked above: nothing from outside enters the code
+  return new Function("row", `return { ${fields.join(", ")} };`) as (row: object) => Parts;
+}
+
 /** Column names with their prefix cut, per prefix: bounded by the schema's column names. */
 const unprefixed = new Map<string, Map<string, string>>();
 

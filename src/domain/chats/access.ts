@@ -1,9 +1,9 @@
 import type { Db } from "../../db";
 import { AppError, notFound } from "../../lib/errors";
 import { looksLikeCuid } from "../../lib/ids";
-import { precompiled, precompiledNow, splitPrefixedRow } from "../../db/compiled";
+import { precompiled, precompiledNow, rowSplitter, splitPrefixedRow } from "../../db/compiled";
 import { fromJson } from "./validate";
-import type { UserRow } from "../users/table";
+import { USER_ROW_COLUMNS, type UserRow } from "../users/table";
 import { blockBetween, blockedEitherWayWithAny } from "../relations/service";
 import {
   ACTIVE_ROLES,
@@ -98,36 +98,7 @@ const membershipByCuidQuery = precompiled((db, p: { cuid: string; userId: number
     .where("conversations.cuid", "=", p.cuid)
     .where("m.user_id", "=", p.userId),
 );
-// a send by the chat's cuid needs only the chat and that the sender is in it: no member row to split off
-// a Client API send: the chat with the sender's membership check and, in a private chat, the
-// other party's membership and a block between the two (requireChatForSendByCuid)
-const SEND_PREFIX = "send__";
-const chatForSendByCuidQuery = precompiledNow((db, p: { cuid: string; userId: number }) =>
-  db
-    .selectFrom("conversations")
-    .innerJoin("conversation_members as m", "m.conversation_id", "conversations.id")
-    .innerJoin("users as mu", "mu.id", "m.user_id")
-    .leftJoin("conversation_members as o", (join) =>
-      join
-        .onRef("o.conversation_id", "=", "conversations.id")
-        .on("conversations.type", "=", "private")
-        .on("o.user_id", "<>", p.userId),
-    )
-    .leftJoin("users as ou", "ou.id", "o.user_id")
-    .selectAll("conversations")
-    .select([
-      "mu.is_bot as send__is_bot",
-      "o.user_id as send__other_id",
-      "o.role as send__other_role",
-      "ou.is_bot as send__other_is_bot",
-    ])
-    // a probe per direction (one EXISTS with the pairs OR-ed costs several times as much)
-    .select((eb) => blockedEitherWayWithAny(eb, p.userId, ["o.user_id"]).as("send__blocked"))
-    .where("conversations.cuid", "=", p.cuid)
-    .where("m.user_id", "=", p.userId)
-    .where(isActiveRole("m.role")),
-);
-// a bot's send to a person: the person and their private chat with the bot in one statement
+/** ConversationRow's columns: for statements that name what they select (rowSplitter). */
 const CONVERSATION_COLUMNS = Object.keys({
   id: 1,
   cuid: 1,
@@ -148,12 +119,55 @@ const CONVERSATION_COLUMNS = Object.keys({
   created_at: 1,
   updated_at: 1,
 } satisfies Record<keyof ConversationRow, 1>) as (keyof ConversationRow)[];
+// a send by the chat's cuid needs only the chat and that the sender is in it: no member row to split off
+// a Client API send: the chat with the sender's membership check and, in a private chat, the
+// other party's membership and a block between the two (requireChatForSendByCuid)
+const SEND_PREFIX = "send__";
+const chatForSendByCuidQuery = precompiledNow((db, p: { cuid: string; userId: number }) =>
+  db
+    .selectFrom("conversations")
+    .innerJoin("conversation_members as m", "m.conversation_id", "conversations.id")
+    .innerJoin("users as mu", "mu.id", "m.user_id")
+    .leftJoin("conversation_members as o", (join) =>
+      join
+        .onRef("o.conversation_id", "=", "conversations.id")
+        .on("conversations.type", "=", "private")
+        .on("o.user_id", "<>", p.userId),
+    )
+    .leftJoin("users as ou", "ou.id", "o.user_id")
+    .select(CONVERSATION_COLUMNS.map((c) => `conversations.${c}` as const))
+    .select([
+      "mu.is_bot as send__is_bot",
+      "o.user_id as send__other_id",
+      "o.role as send__other_role",
+      "ou.is_bot as send__other_is_bot",
+    ])
+    // a probe per direction (one EXISTS with the pairs OR-ed costs several times as much)
+    .select((eb) => blockedEitherWayWithAny(eb, p.userId, ["o.user_id"]).as("send__blocked"))
+    .where("conversations.cuid", "=", p.cuid)
+    .where("m.user_id", "=", p.userId)
+    .where(isActiveRole("m.role")),
+);
+const chatForSendParts = rowSplitter<{
+  conversation: ConversationRow;
+  send: {
+    is_bot: number;
+    other_id: number | null;
+    other_role: MemberRow["role"] | null;
+    other_is_bot: number | null;
+    blocked: unknown;
+  };
+}>({
+  conversation: ["", CONVERSATION_COLUMNS],
+  send: [SEND_PREFIX, ["is_bot", "other_id", "other_role", "other_is_bot", "blocked"]],
+});
+// a bot's send to a person: the person and their private chat with the bot in one statement
 const CHAT_PREFIX = "chat__";
 const userWithPrivateChat = (db: Db, p: { userId: number; key: string }) =>
   db
     .selectFrom("users")
     .leftJoin("conversations as c", (join) => join.on("c.private_key", "=", p.key))
-    .selectAll("users")
+    .select(USER_ROW_COLUMNS.map((c) => `users.${c}` as const))
     .select(CONVERSATION_COLUMNS.map((c) => `c.${c} as ${CHAT_PREFIX}${c}` as `c.${typeof c}`))
     .where("users.id", "=", p.userId)
     .where("users.deleted_at", "is", null);
@@ -174,6 +188,19 @@ const userWithPrivateChatForSendQuery = precompiled((db, p: { userId: number; ot
         .as("send__blocked"),
     ),
 );
+const userWithPrivateChatParts = rowSplitter<{ user: UserRow; chat: ConversationRow }>({
+  user: ["", USER_ROW_COLUMNS],
+  chat: [CHAT_PREFIX, CONVERSATION_COLUMNS],
+});
+const userWithPrivateChatForSendParts = rowSplitter<{
+  user: UserRow;
+  chat: ConversationRow;
+  send: { role: MemberRow["role"] | null; other_role: MemberRow["role"] | null; blocked: unknown };
+}>({
+  user: ["", USER_ROW_COLUMNS],
+  chat: [CHAT_PREFIX, CONVERSATION_COLUMNS],
+  send: [SEND_PREFIX, ["role", "other_role", "blocked"]],
+});
 const activeMemberIdsQuery = precompiled((db, p: { conversationId: number }) =>
   db
     .selectFrom("conversation_members")
@@ -206,10 +233,7 @@ export async function findUserWithPrivateChat(
 ): Promise<{ user: UserRow; chat: ConversationRow | undefined } | undefined> {
   const [row] = await userWithPrivateChatQuery(db, { userId, key: privateKey(userId, otherId) });
   if (!row) return undefined;
-  const { prefixed: chat, rest: user } = splitPrefixedRow<ConversationRow, UserRow>(
-    row as Record<string, unknown>,
-    CHAT_PREFIX,
-  );
+  const { user, chat } = userWithPrivateChatParts(row);
   return { user, chat: chat.id == null ? undefined : chat };
 }
 
@@ -233,14 +257,7 @@ export async function findUserWithPrivateChatForSend(
 > {
   const [row] = await userWithPrivateChatForSendQuery(db, { userId, otherId, key: privateKey(userId, otherId) });
   if (!row) return undefined;
-  const { prefixed: chat, rest } = splitPrefixedRow<ConversationRow, Record<string, unknown>>(
-    row as Record<string, unknown>,
-    CHAT_PREFIX,
-  );
-  const { prefixed: send, rest: user } = splitPrefixedRow<
-    { role: MemberRow["role"] | null; other_role: MemberRow["role"] | null; blocked: unknown },
-    UserRow
-  >(rest, SEND_PREFIX);
+  const { user, chat, send } = userWithPrivateChatForSendParts(row);
   return {
     user,
     chat: chat.id == null ? undefined : chat,
@@ -328,16 +345,7 @@ export interface ChatForSend {
 
 function chatForSendOf(row: object | undefined, userId: number): ChatForSend {
   if (!row) throw chatNotFound();
-  const { prefixed: send, rest: conversation } = splitPrefixedRow<
-    {
-      is_bot: number;
-      other_id: number | null;
-      other_role: MemberRow["role"] | null;
-      other_is_bot: number | null;
-      blocked: unknown;
-    },
-    ConversationRow
-  >(row as Record<string, unknown>, SEND_PREFIX);
+  const { conversation, send } = chatForSendParts(row);
   if (conversation.type !== "private") return { conversation };
   const members: ChatMember[] = [{ user_id: userId, is_bot: send.is_bot }];
   if (send.other_id !== null && isActive({ role: send.other_role! }))

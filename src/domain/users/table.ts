@@ -50,6 +50,36 @@ export const USER_COUNTER_COLUMNS = ["followers_count", "following_count", "post
 /** An account's row without its counters (USER_COUNTER_COLUMNS): a full row is one too. */
 export type UserRow = Omit<Selectable<UsersTable>, (typeof USER_COUNTER_COLUMNS)[number]>;
 
+/** UserRow's columns, in the table's order: for a statement that names what it selects (compiled.ts rowSplitter). */
+export const USER_ROW_COLUMNS = Object.keys({
+  id: 1,
+  cuid: 1,
+  email: 1,
+  username: 1,
+  username_lower: 1,
+  display_name: 1,
+  bio: 1,
+  avatar_url: 1,
+  cover_url: 1,
+  cover_video_url: 1,
+  password_hash: 1,
+  is_admin: 1,
+  is_bot: 1,
+  is_system: 1,
+  email_verified_at: 1,
+  disabled_at: 1,
+  posting_blocked_until: 1,
+  two_factor_method: 1,
+  totp_secret: 1,
+  recovery_codes: 1,
+  created_at: 1,
+  updated_at: 1,
+  deleted_at: 1,
+  totp_pending_secret: 1,
+  totp_last_step: 1,
+  profile_version: 1,
+} satisfies Record<keyof UserRow, 1>) as (keyof UserRow)[];
+
 export interface UsersTables {
   users: UsersTable;
 }
