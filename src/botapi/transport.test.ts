@@ -90,6 +90,16 @@ describe("Bot API transport", () => {
     }
   });
 
+  test("a kept bot's remembered secret lets nothing else through: other secrets, near misses, the empty one", async () => {
+    expect((await call(`/bot${token}/getMe`)).status).toBe(200);
+    expect((await call(`/bot${token}/getMe`)).status).toBe(200);
+    const secret = token.slice(token.indexOf(":") + 1);
+    const last = secret.at(-1) === "a" ? "b" : "a";
+    for (const wrong of [secret.slice(0, -1) + last, secret.slice(0, -1), `${secret}x`, "", "x".repeat(secret.length)])
+      expect({ wrong, ...(await call(`/bot${botUserId}:${wrong}/getMe`)) }).toMatchObject({ wrong, status: 401 });
+    expect((await call(`/bot${token}/getMe`)).status).toBe(200);
+  });
+
   test("unknown method is 404 Not Found: method not found", async () => {
     const r = await call(`/bot${token}/sendTelepathy`);
     expect(r.status).toBe(404);

@@ -118,7 +118,15 @@ interface IdentityCache {
   generation: number;
   /** the database's data_version when the entries were read: another process's commit changes it */
   dataVersion: number;
-  byUserId: Map<number, { found: BotWithUser; generation: number; expiresAt: number }>;
+  byUserId: Map<number, KeptIdentity>;
+}
+
+interface KeptIdentity {
+  found: BotWithUser;
+  generation: number;
+  expiresAt: number;
+  /** the token secret that last matched the kept bot's hash: the same secret again needs no hashing */
+  verifiedSecret?: string;
 }
 
 /** Topic on which a node tells the others (cluster/pubsub.ts) that their cached bots are stale. */
@@ -150,8 +158,8 @@ export function forgetBotIdentities(app: App): void {
 
 /**
  * findBotByToken for the Bot API's every call: a bot resolved in the last
- * BOT_IDENTITY_TTL_MS (real time) is answered from memory, the secret still compared by hash
- * in constant time. Only found bots are cached (wrong tokens cannot fill memory).
+ * BOT_IDENTITY_TTL_MS (real time) is answered from memory, the secret still compared in
+ * constant time (see verified). Only found bots are cached (wrong tokens cannot fill memory).
  */
 export async function resolveBotToken(app: App, token: string): Promise<BotWithUser | null> {
   const m = TOKEN_RE.exec(token);
@@ -166,21 +174,31 @@ export async function resolveBotToken(app: App, token: string): Promise<BotWithU
     clearIdentities(cache);
     cache.dataVersion = version;
   }
+  const secret = m[2]!;
   const hit = cache.byUserId.get(userId);
-  let found: BotWithUser | null;
-  if (hit && hit.generation === cache.generation && hit.expiresAt > now) {
-    found = hit.found;
-  } else {
-    const generation = cache.generation;
-    found = await findBotByUserId(app.db, userId);
-    if (!found) return null;
-    // a write that raced the read has bumped the generation: its result is not kept
-    if (generation === cache.generation) {
-      if (cache.byUserId.size >= BOT_IDENTITY_MAX) cache.byUserId.clear();
-      cache.byUserId.set(userId, { found, generation, expiresAt: now + BOT_IDENTITY_TTL_MS });
-    }
+  if (hit && hit.generation === cache.generation && hit.expiresAt > now) return verified(hit, secret);
+  const generation = cache.generation;
+  const found = await findBotByUserId(app.db, userId);
+  if (!found) return null;
+  const read: KeptIdentity = { found, generation, expiresAt: now + BOT_IDENTITY_TTL_MS };
+  // a write that raced the read has bumped the generation: its result is not kept
+  if (generation === cache.generation) {
+    if (cache.byUserId.size >= BOT_IDENTITY_MAX) cache.byUserId.clear();
+    cache.byUserId.set(userId, read);
   }
-  return safeEqual(found.bot.token_secret_hash, sha256Hex(m[2]!)) ? found : null;
+  return verified(read, secret);
+}
+
+/**
+ * KEPT's bot when SECRET is its token's, compared in constant time: by hash, or with the secret
+ * that matched it last (the process sees it on every call of the bot anyway; it goes with the
+ * kept entry, on any write to bots or after BOT_IDENTITY_TTL_MS).
+ */
+function verified(kept: KeptIdentity, secret: string): BotWithUser | null {
+  if (kept.verifiedSecret !== undefined && safeEqual(kept.verifiedSecret, secret)) return kept.found;
+  if (!safeEqual(kept.found.bot.token_secret_hash, sha256Hex(secret))) return null;
+  kept.verifiedSecret = secret;
+  return kept.found;
 }
 
 /**
