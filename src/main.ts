@@ -5,6 +5,7 @@ import { endLongPolls } from "./domain/bots/updates";
 import { realtimeHub } from "./realtime/hub";
 import { metricsPlacement, startMetricsListener } from "./ops/metrics";
 import { botLogOf } from "./domain/bots/log";
+import { runningCompiled } from "./ops/schedule";
 import type { Logger } from "./lib/log";
 import type { Clock } from "./lib/clock";
 
@@ -28,20 +29,43 @@ const SHUTDOWN_GRACE_MS = 15_000;
 const START_JIT_GRACE_MS = 30_000;
 
 /**
+ * How long after the Client API is built the JIT's normal policy comes back: past the root's
+ * own run-once work on it (Elysia maps its ≈ 130 routes into Bun's router and reloads the
+ * server once the build settles), which at the normal policy was JIT-compiled (≈ 30 functions).
+ */
+const JIT_AFTER_BUILD_MS = 1_000;
+
+/**
  * The compiled binary starts with the JIT's tier-up thresholds scaled (scripts/build.ts:
  * `jitPolicy`), so the start's run-once code (module evaluation, route registration, the Client
- * API built by its first request) stays in the interpreter instead of being compiled and kept;
- * they are put back once the Client API is built, or after a grace period (an instance only bots
- * talk to). From source the policy is already the normal one.
+ * API built by its first request and mounted on the root) stays in the interpreter: a compile
+ * touches the JIT's own machine code and memory, ≈ 3.5 MiB of an idle process for the ≈ 30
+ * functions the build and the mount compiled at the normal policy. They are put back a moment
+ * after the Client API is built, or after a grace period (an instance only bots talk to); then
+ * the binary drops the bytecode the start linked and ran once (`Bun.shrink`: JavaScriptCore's
+ * code deleted, relinked from the bundle by the next call that needs it; ≈ 1.3 MiB), which a
+ * process from source, whose tests start hundreds of servers, does not. From source the policy
+ * is already the normal one. END does both (tests give their own).
  */
-function endOfStart(clientApiBuilt: Promise<unknown>): void {
-  const normal = () => {
-    clearTimeout(grace);
-    Bun.unsafe.setJITPolicy(1);
-  };
-  const grace = setTimeout(normal, START_JIT_GRACE_MS);
+export function endOfStart(
+  clientApiBuilt: Promise<unknown>,
+  end: () => void = endStart,
+  wait = { graceMs: START_JIT_GRACE_MS, afterBuildMs: JIT_AFTER_BUILD_MS },
+): void {
+  // twice when the grace period ends before a request builds the Client API: the build's own
+  // run-once code is dropped too
+  const grace = setTimeout(end, wait.graceMs);
   grace.unref?.();
-  void clientApiBuilt.then(normal);
+  void clientApiBuilt.then(() => {
+    clearTimeout(grace);
+    setTimeout(end, wait.afterBuildMs).unref?.();
+  });
+}
+
+/** The end of the start: the JIT's normal policy, and (compiled) the start's run-once code dropped. */
+function endStart(): void {
+  Bun.unsafe.setJITPolicy(1);
+  if (runningCompiled()) Bun.shrink();
 }
 
 /** config → openApp (createApp, migrate, listeners) → workers → listen. Used by `socialctl serve` and by tests. */
