@@ -20,11 +20,12 @@
  * start leaves for later. Loopback only; every process is stopped and every data dir removed.
  *
  * Before the runs every binary's pages are dropped from the page cache (`dd iflag=nocache`, one
- * file's clean pages, nothing else): how much of the executable a process maps depends on how
- * its pages came into the cache. A binary the build has just written sits in large folios, and
- * a fault maps the whole folio; one read back from disk, as a deployed binary is, in
- * readahead-sized pieces. The same build measured 51.8 MiB idle just written and 47.4 read
- * back, so a fresh build against an older one compared builds and caches at once.
+ * file's clean pages, nothing else): a fault also maps the pages around it that are already
+ * cached (the kernel's fault-around), so how much of the executable a process maps depends on
+ * how its pages came into the cache. A binary the build has just written has every page cached;
+ * one read back from disk, as a deployed binary is, only what its reads brought in. The same
+ * build measured 51.8 MiB idle just written and 47.4 read back, so a fresh build against an
+ * older one compared builds and caches at once.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
