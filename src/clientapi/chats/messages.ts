@@ -20,7 +20,6 @@ import {
   setReaction,
   typing,
 } from "../../domain/chats";
-import { readChatList } from "../../domain/chats/chat-list";
 import type { ConversationRow, MessageRow } from "../../domain/chats/table";
 import type { UserRow } from "../../domain/users/table";
 import { ok } from "../../http/envelope";
@@ -34,9 +33,8 @@ import { payInvoice } from "../../domain/payments/pay";
 import { menuWebAppLaunchUrl, pressButton, webAppLaunchUrl } from "../../domain/bots/press";
 import { deliveredShape, messageJsonOf } from "./live";
 import { webAppFraming } from "./web-app-framing";
+import { chatListAnswer } from "./list-answers";
 import {
-  chatListJson,
-  chatListKeptOf,
   freshMessageShape,
   serializeConversation,
   serializeMessage,
@@ -146,12 +144,9 @@ export function chatMessageRoutes(app: App) {
         "",
         async ({ user, query, set }) => {
           const limit = parseLimit(query.limit, 20, 100);
-          const page = await readChatList(app.db, user.id, query.cursor, limit);
-          const chats = await chatListJson(app.db, chatListKeptOf(app), user.id, page);
-          const next = page.nextCursor === null ? "null" : JSON.stringify(page.nextCursor);
-          // ok() around the chats' kept JSON as text: JSON.stringify would make the ≈ 1 KB a chat again
+          const answer = await chatListAnswer(app, user.id, query.cursor, limit);
           set.headers["content-type"] = "application/json; charset=utf-8";
-          return `{"success":true,"data":{"conversations":${chats},"pageInfo":{"nextCursor":${next}},"nextCursor":${next}}}`;
+          return answer;
         },
         {
           auth: true,

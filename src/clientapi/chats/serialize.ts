@@ -440,17 +440,17 @@ const chatListKeptService = defineService("clientapi:chat-list-kept", () => new 
 export const chatListKeptOf = (app: App): ChatListKept => app.services.get(chatListKeptService);
 
 /**
- * VIEWER's chat list as the Client API shows it, as the JSON of its array: each chat with its
- * last message and the viewer's unread count. Each chat's view and each last message are JSON
- * kept by the versions the page read (ChatListKept): the list is ≈ 1 KB a chat, and making it
- * again on every page (objects, then JSON.stringify) cost more than its statement. A chat
- * whose numbers (the viewer's own parts, the counters, the last message's versions) are those
- * its kept JSON was written from is that JSON, compared on the page's row as read; the others
- * are written again from kept parts. What is not kept is read (the chats, the accounts they
- * show, the messages with their replied-to messages and reactions: one statement each, none
- * when all is kept) and made once.
+ * VIEWER's chat list as the Client API shows it, as the JSON of each chat in the page's order:
+ * each with its last message and the viewer's unread count. Each chat's view and each last
+ * message are JSON kept by the versions the page read (ChatListKept): the list is ≈ 1 KB a
+ * chat, and making it again on every page (objects, then JSON.stringify) cost more than its
+ * statement. A chat whose numbers (the viewer's own parts, the counters, the last message's
+ * versions) are those its kept JSON was written from is that JSON, the very string, compared
+ * on the page's row as read; the others are written again from kept parts. What is not kept
+ * is read (the chats, the accounts they show, the messages with their replied-to messages and
+ * reactions: one statement each, none when all is kept) and made once.
  */
-export async function chatListJson(db: Db, kept: ChatListKept, viewer: number, page: ChatListPage): Promise<string> {
+export async function chatListTexts(db: Db, kept: ChatListKept, viewer: number, page: ChatListPage): Promise<string[]> {
   const { rows, searched } = page;
   const texts: Array<string | undefined> = new Array(rows.length);
   let changed: number[] | undefined;
@@ -461,17 +461,27 @@ export async function chatListJson(db: Db, kept: ChatListKept, viewer: number, p
     else (changed ??= []).push(n);
   }
   if (changed) await writeChanged(db, kept, viewer, page, changed, texts);
-  // the kept items are flat strings: JavaScriptCore joins them without copying until the
-  // answer is written, then copies each once (a string of many small pieces costs more)
+  // a chat gone between the page and the reading of its columns is left out
+  return changed ? texts.filter((t) => t !== undefined) : (texts as string[]);
+}
+
+/**
+ * The JSON array of chats TEXTS (chatListTexts). The kept texts are flat strings:
+ * JavaScriptCore joins them without copying until the answer is written, then copies each
+ * once (a string of many small pieces costs more).
+ */
+export function jsonArrayOf(texts: readonly string[]): string {
   let out = "[";
   for (const text of texts) {
-    // a chat gone between the page and the reading of its columns is left out
-    if (text === undefined) continue;
     if (out.length > 1) out += ",";
     out += text;
   }
   return `${out}]`;
 }
+
+/** VIEWER's chat list as the JSON of its array (chatListTexts, joined). */
+export const chatListJson = async (db: Db, kept: ChatListKept, viewer: number, page: ChatListPage): Promise<string> =>
+  jsonArrayOf(await chatListTexts(db, kept, viewer, page));
 
 /** Writes the chats CHANGED (indexes of PAGE's rows) into TEXTS from kept parts, reading and making what is missing. */
 async function writeChanged(

@@ -1,0 +1,102 @@
+import { defineService, type App } from "../../app";
+import type { Storage } from "../../db";
+import { WriteEpoch } from "../../db/changed-keys";
+import { readChatList } from "../../domain/chats/chat-list";
+import { KeptByVersion } from "../../lib/kept-by-version";
+import { chatListKeptOf, chatListTexts, jsonArrayOf } from "./serialize";
+
+/** Most chat-list answers kept per App (≈ 1 KB a chat: 50 chats ≈ 50 KB). */
+const MAX_KEPT_ANSWERS = 64;
+
+/** An answer as written, with what it was made of: its chats' texts (the kept strings themselves) and its cursor. */
+interface KeptAnswer {
+  texts: readonly string[];
+  next: string | null;
+  json: string;
+}
+
+/**
+ * Whole chat-list answers (the envelope's text), kept per reader and page by the write epoch
+ * they were made in (WriteEpoch): while nothing at all is written, a page asked again is that
+ * text, with no statement and nothing made, and the same string object is written each time
+ * (flattened by its first write, then sent as it is: a page of 50 is ≈ 50 KB, and joining it
+ * again cost more than its statement). After a write anywhere the page is read again; when
+ * it shows the same chats as the kept answer (each chat's text the same), that answer's
+ * string is kept under the new epoch and written again. SQLite only (see WriteEpoch): on
+ * PostgreSQL every page is read.
+ */
+export class ChatListAnswers {
+  readonly #epoch: WriteEpoch | null;
+  readonly #kept: KeptByVersion<KeptAnswer, number, string>;
+
+  constructor(storage: Pick<Storage, "sqlite" | "changes" | "dataVersion">, max = MAX_KEPT_ANSWERS) {
+    this.#epoch = storage.sqlite ? new WriteEpoch(storage) : null;
+    this.#kept = new KeptByVersion(max);
+  }
+
+  /** The epoch now (WriteEpoch.now); null when no answer may be used or kept (a transaction open, PostgreSQL). */
+  epoch(): number | null {
+    return this.#epoch ? this.#epoch.now() : null;
+  }
+
+  /** The answer kept under KEY in EPOCH. */
+  get(key: string, epoch: number): string | undefined {
+    return this.#kept.get(key, epoch)?.json;
+  }
+
+  /**
+   * The answer of chats TEXTS and cursor NEXT, read after EPOCH was taken: the kept one for
+   * KEY when it was made of the same texts and cursor, else made; kept under EPOCH (not when
+   * null).
+   */
+  answer(key: string, epoch: number | null, texts: readonly string[], next: string | null): string {
+    const kept = this.#kept.peek(key)?.value;
+    const answer = kept && kept.next === next && sameTexts(kept.texts, texts) ? kept : made(texts, next);
+    if (epoch !== null) this.#kept.keep(key, epoch, answer);
+    return answer.json;
+  }
+
+  get size(): number {
+    return this.#kept.size;
+  }
+}
+
+const sameTexts = (a: readonly string[], b: readonly string[]): boolean => {
+  if (a.length !== b.length) return false;
+  for (let n = 0; n < a.length; n++) if (a[n] !== b[n]) return false;
+  return true;
+};
+
+/** ok() around the chats' kept JSON, as text: JSON.stringify would make the ≈ 1 KB a chat again. */
+function made(texts: readonly string[], next: string | null): KeptAnswer {
+  const cursor = next === null ? "null" : JSON.stringify(next);
+  const json = `{"success":true,"data":{"conversations":${jsonArrayOf(texts)},"pageInfo":{"nextCursor":${cursor}},"nextCursor":${cursor}}}`;
+  return { texts, next, json };
+}
+
+const chatListAnswersService = defineService("clientapi:chat-list-answers", (app) => new ChatListAnswers(app.storage));
+
+/** The App's kept chat-list answers. */
+export const chatListAnswersOf = (app: App): ChatListAnswers => app.services.get(chatListAnswersService);
+
+/**
+ * VIEWER's chat list from CURSOR (raw, as given), LIMIT chats, as the Client API's whole
+ * answer (JSON text): kept while nothing is written (ChatListAnswers), else read in one
+ * statement (two when the viewer hid messages of some chats) from kept chats' JSON.
+ */
+export async function chatListAnswer(
+  app: App,
+  viewer: number,
+  cursor: string | undefined,
+  limit: number,
+): Promise<string> {
+  const answers = chatListAnswersOf(app);
+  const key = `${viewer}:${limit}:${cursor ?? ""}`;
+  // taken before the page is read: a write that comes between moves it, so what was read is never kept as newer than it is
+  const epoch = answers.epoch();
+  const kept = epoch === null ? undefined : answers.get(key, epoch);
+  if (kept !== undefined) return kept;
+  const page = await readChatList(app.db, viewer, cursor, limit);
+  const texts = await chatListTexts(app.db, chatListKeptOf(app), viewer, page);
+  return answers.answer(key, epoch, texts, page.nextCursor);
+}
