@@ -27,7 +27,7 @@
  * build measured 51.8 MiB idle just written and 47.4 read back, so a fresh build against an
  * older one compared builds and caches at once.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { arg, processCpuSeconds, processMemory } from "./bench-lib";
@@ -183,8 +183,17 @@ async function main(): Promise<void> {
   }
 }
 
-/** Drops PATH's clean pages from the page cache (posix_fadvise DONTNEED through dd), so it is read back from disk. */
+/**
+ * Drops PATH's pages from the page cache (posix_fadvise DONTNEED through dd), so it is read back
+ * from disk; written out first, as a file just built still has dirty pages, which stay cached.
+ */
 function dropFromPageCache(path: string): void {
+  const fd = openSync(path, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
   const dd = Bun.spawnSync(["dd", `if=${path}`, "iflag=nocache", "count=0", "status=none"]);
   if (dd.exitCode !== 0) console.warn(`could not drop ${path} from the page cache: ${dd.stderr.toString().trim()}`);
 }
