@@ -28,7 +28,7 @@ export interface ChangedKey {
   key: number;
 }
 
-/** When this many changes were taken, the ones taken are deleted from the log. */
+/** When this many changes were taken, the log is emptied. */
 const TRIM_EVERY = 256;
 
 /** Logs made in this process: each has a TEMP table of its own, which only it reads and trims. */
@@ -50,10 +50,9 @@ export class ChangedKeys {
   readonly table: string;
   readonly #sqlite: SqliteDatabase;
   readonly #read: Statement<ChangedKey & { seq: number }, [number]>;
-  readonly #trim: Statement<unknown, [number]>;
+  readonly #trim: Statement<unknown, []>;
   readonly #count: Statement<{ n: number }, []>;
   #seen = 0;
-  #taken = 0;
   /** log entries read so far */
   #logged = 0;
   #dataVersion: number;
@@ -67,9 +66,11 @@ export class ChangedKeys {
     if (!sqlite) throw new Error("changed keys are logged only where SQLite triggers can log them");
     this.#sqlite = sqlite;
     const log = (this.table = `changed_${name}_${++logsMade}`);
-    // AUTOINCREMENT: a seq is never given again once its entry is deleted, so none is missed;
-    // no constraint on the key: a trigger here must never fail the write it logs
-    sqlite.exec(`CREATE TEMP TABLE ${log} (seq INTEGER PRIMARY KEY AUTOINCREMENT, space INTEGER, key INTEGER)`);
+    // a new entry's seq is one past the highest in the log, and the log is emptied only when every
+    // entry in it was read (see take), so none is missed; AUTOINCREMENT's bookkeeping cost as much
+    // as the entry (≈ 0.2 µs a row, 1,000 for a post to 1,000 followers' feeds). No constraint on
+    // the key: a trigger here must never fail the write it logs
+    sqlite.exec(`CREATE TEMP TABLE ${log} (seq INTEGER PRIMARY KEY, space INTEGER, key INTEGER)`);
     sources.forEach(({ table, columns, space, on, updateOf }, i) => {
       const rows = (side: "NEW" | "OLD") =>
         columns.map((c) => `(${space}, ${typeof c === "number" ? c : `${side}."${c}"`})`);
@@ -84,7 +85,7 @@ export class ChangedKeys {
       }
     });
     this.#read = sqlite.prepare(`SELECT seq, space, key FROM temp.${log} WHERE seq > ? AND key IS NOT NULL`);
-    this.#trim = sqlite.prepare(`DELETE FROM temp.${log} WHERE seq <= ?`);
+    this.#trim = sqlite.prepare(`DELETE FROM temp.${log}`);
     this.#count = sqlite.prepare(`SELECT count(*) AS n FROM temp.${log}`);
     this.#dataVersion = storage.dataVersion();
   }
@@ -110,9 +111,11 @@ export class ChangedKeys {
     const rows = this.#read.all(this.#seen);
     if (rows.length) this.#seen = rows[rows.length - 1]!.seq;
     this.#logged += rows.length;
-    if (this.#seen - this.#taken >= TRIM_EVERY) {
-      this.#trim.run(this.#seen);
-      this.#taken = this.#seen;
+    // every entry was just read, and nothing can be logged before the next statement: the log
+    // may be emptied, and seqs start again from 1
+    if (this.#seen >= TRIM_EVERY) {
+      this.#trim.run();
+      this.#seen = 0;
     }
     if (dataVersion !== this.#dataVersion) {
       this.#dataVersion = dataVersion;
