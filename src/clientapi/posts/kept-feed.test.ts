@@ -58,6 +58,16 @@ async function afresh(reader: Person, r: FeedRequest): Promise<{ text: string; n
   return { text: postListJson({ headers: {} }, page, "feed"), nextCursor: page.nextCursor };
 }
 
+/** READER's page R, read twice (the second kept when it can be), equals the page made afresh; that page. */
+async function expectExactPage(reader: Person, r: FeedRequest, what: string) {
+  const want = await afresh(reader, r);
+  for (let i = 0; i < 2; i++) {
+    const [status, text] = await served(reader, r);
+    expect([what, r.following, i, status, text]).toEqual([what, r.following, i, 200, want.text]);
+  }
+  return want;
+}
+
 /**
  * Each reader's first two pages of both lists, each read twice (the second kept when it can
  * be), equal the pages made afresh, byte for byte.
@@ -67,13 +77,8 @@ async function expectExact(readers: Person[], what: string): Promise<void> {
     for (const following of [true, false]) {
       let r: FeedRequest | null = { following, limit: 2 };
       for (let page = 0; page < 2 && r; page++) {
-        const want = await afresh(reader, r);
-        for (let i = 0; i < 2; i++) {
-          const [status, text] = await served(reader, r);
-          const where = [what, reader.user.username, following, page, i];
-          expect([...where, status, text]).toEqual([...where, 200, want.text]);
-        }
-        r = want.nextCursor ? { ...r, cursor: want.nextCursor } : null;
+        const { nextCursor } = await expectExactPage(reader, r, `${what}, ${reader.user.username}, page ${page}`);
+        r = nextCursor ? { ...r, cursor: nextCursor } : null;
       }
     }
 }
@@ -210,6 +215,28 @@ describe("kept home feed answers", () => {
     await all("an entry of a's taken out by SQL");
     await sql`DELETE FROM posts WHERE cuid = 'sql-d'`.execute(server.app.db);
     await all("sql-d deleted by SQL");
+    // the post after a page, not on it, is what tells whether the page has a next one: the last
+    // page of each list but one post (the oldest, by an account the reader follows or not), then
+    // that post removed
+    for (const [following, author] of [
+      [true, b],
+      [false, d],
+    ] as const) {
+      const cuid = `oldest-${following}`;
+      await sql`INSERT INTO posts (cuid, author_id, images, created_at) VALUES (${cuid}, ${author.user.id}, '[]', 1)`.execute(
+        server.app.db,
+      );
+      const { items } = await feedPage(server.app.db, nothingKept(), a.user.id, {
+        cursor: null,
+        limit: 100,
+        following,
+      });
+      expect(items.at(-1)!.row.cuid).toBe(cuid);
+      const r = { following, limit: items.length - 1 };
+      await expectExactPage(a, r, "all but the oldest post");
+      await sql`DELETE FROM posts WHERE cuid = ${cuid}`.execute(server.app.db);
+      await expectExactPage(a, r, "the oldest post removed");
+    }
   });
 
   // another connection to the same file is what the CLI beside a running server is

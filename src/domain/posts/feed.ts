@@ -247,7 +247,10 @@ export function feedPage(
 const FEEDS = {
   /** every feed: an account became or stopped being deleted or disabled (its posts, walked or skipped) */
   every: 0,
-  /** every all-posts feed: a post was added, or moved in the time order or to another author */
+  /**
+   * every all-posts feed: a post was added, removed (the one after a page tells whether it has a
+   * next page), or moved in the time order or to another author
+   */
   allPosts: -1,
 } as const;
 
@@ -256,8 +259,8 @@ const FEEDS = {
  * feed_entries (what a following page walks), blocks and mutes (whom the reader hides), every
  * post on the page (a like, comment or repost moves its row, so the reader's likes and reposts
  * are its writes too; bookmarks are not: they name their post themselves) and its author's
- * shown columns; an account's liveness, and for the all-posts feed any post added or moved,
- * may change any page. Rows a page's walk skipped (hidden or dead authors, reposts of hidden
+ * shown columns; an account's liveness, and for the all-posts feed any post added, removed or
+ * moved, may change any page. Rows a page's walk skipped (hidden or dead authors, reposts of hidden
  * originals) become visible only by a write these name.
  */
 export const FEED_PAGE_SOURCES: readonly KeySource[] = [
@@ -269,7 +272,6 @@ export const FEED_PAGE_SOURCES: readonly KeySource[] = [
     table: "posts",
     columns: [FEEDS.allPosts],
     space: KEY_SPACES.feeds,
-    on: ["insert", "update"],
     updateOf: ["id", "created_at", "author_id", "repost_of_id"],
   },
   { table: "post_bookmarks", columns: ["post_id"], space: KEY_SPACES.posts },
