@@ -275,6 +275,16 @@ export const FEED_PAGE_SOURCES: readonly KeySource[] = [
     updateOf: ["id", "created_at", "author_id", "repost_of_id"],
   },
   { table: "post_bookmarks", columns: ["post_id"], space: KEY_SPACES.posts },
+  // a like or a repost moved to another account or post (by SQL: the counters' triggers see only
+  // inserts and deletions) changes the marks shown on the posts it names without moving their rows
+  { table: "post_likes", columns: ["post_id"], space: KEY_SPACES.posts, on: ["update"] },
+  {
+    table: "posts",
+    columns: ["repost_of_id"],
+    space: KEY_SPACES.posts,
+    on: ["update"],
+    updateOf: ["author_id", "repost_of_id"],
+  },
   {
     table: "users",
     columns: ["id"],
