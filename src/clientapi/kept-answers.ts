@@ -1,7 +1,7 @@
 import type { App } from "../app";
 import { KeptAnswers, type KeySource } from "../db/changed-keys";
 import { registerCleanup } from "../ops/housekeeping";
-import type { SetHeaders } from "./posts/pages";
+import { jsonText, type SetHeaders } from "../http/envelope";
 
 /** How often a serving process brings its kept answers up to date when no request does. */
 export const KEPT_ANSWERS_CATCH_UP_MS = 10_000;
@@ -29,6 +29,5 @@ export function keptJson(answers: KeptAnswers<string> | null, set: SetHeaders, k
   if (!answers?.current()) return false;
   const kept = answers.get(key);
   if (kept === undefined) return true;
-  set.headers["content-type"] = "application/json;charset=utf-8";
-  return kept;
+  return jsonText(set, kept);
 }

@@ -3,6 +3,19 @@ import { AppError } from "../lib/errors";
 /** Client API success envelope. */
 export const ok = <T>(data: T) => ({ success: true as const, data });
 
+/** What a route's answer gets its headers set on. */
+export type SetHeaders = { headers: Record<string, unknown> };
+
+/**
+ * BODY, a whole answer's JSON written by hand (kept or assembled from kept texts), as the answer:
+ * SET gets the JSON content type, so Elysia sends it as it is, byte for byte what ok() of its
+ * object would have sent.
+ */
+export function jsonText<T extends string | Uint8Array>(set: SetHeaders, body: T): T {
+  set.headers["content-type"] = "application/json;charset=utf-8";
+  return body;
+}
+
 export interface ClientErrorBody {
   success: false;
   error: { code: string; message: string; details: unknown };

@@ -31,7 +31,7 @@ async function served(viewer: Person, limit: number | undefined, cursor?: string
   const res = await fetch(`${server.url}/api/social/messages?${query}`, {
     headers: { cookie: viewer.client.cookieHeader() },
   });
-  expect([res.status, res.headers.get("content-type")]).toEqual([200, "application/json; charset=utf-8"]);
+  expect([res.status, res.headers.get("content-type")]).toEqual([200, "application/json;charset=utf-8"]);
   return res.text();
 }
 

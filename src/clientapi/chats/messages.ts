@@ -22,7 +22,7 @@ import {
 } from "../../domain/chats";
 import type { ConversationRow, MessageRow } from "../../domain/chats/table";
 import type { UserRow } from "../../domain/users/table";
-import { ok } from "../../http/envelope";
+import { jsonText, ok, type SetHeaders } from "../../http/envelope";
 import { requestContext } from "../../http/context";
 import { rateLimiter } from "../../cluster/counters";
 import type { LimitDecision } from "../../lib/rate-limit";
@@ -104,10 +104,8 @@ export function chatMessageRoutes(app: App) {
     (isJustStored(row) ? freshMessageShape(conversation, row, sender) : undefined) ??
     (await serializeMessage(app.db, conversation, row, { fresh: isJustStored(row), known: [sender] }));
   /** ok({ message }) as JSON text, the message's own text shared with its live event (messageJsonOf). */
-  const sentAnswer = (message: ClientMessage, set: { headers: Record<string, string | number> }) => {
-    set.headers["content-type"] = "application/json; charset=utf-8";
-    return `{"success":true,"data":{"message":${messageJsonOf(message)}}}`;
-  };
+  const sentAnswer = (message: ClientMessage, set: SetHeaders) =>
+    jsonText(set, `{"success":true,"data":{"message":${messageJsonOf(message)}}}`);
 
   // people (and programs acting as them) may not flood chats: per-account sends per minute
   const limiter = rateLimiter(app, "chat-send");
@@ -144,9 +142,7 @@ export function chatMessageRoutes(app: App) {
         "",
         async ({ user, query, set }) => {
           const limit = parseLimit(query.limit, 20, 100);
-          const answer = await chatListAnswer(app, user.id, query.cursor, limit);
-          set.headers["content-type"] = "application/json; charset=utf-8";
-          return answer;
+          return jsonText(set, await chatListAnswer(app, user.id, query.cursor, limit));
         },
         {
           auth: true,

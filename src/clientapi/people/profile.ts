@@ -3,7 +3,7 @@ import { KEY_SPACES } from "../../db/changed-keys";
 import { keptAnswersFor, keptJson } from "../kept-answers";
 import { keptProfilesOf, loadProfileByUsername, PROFILE_SOURCES } from "../../domain/profiles/service";
 import { usernameKey } from "../../domain/users/service";
-import type { SetHeaders } from "../posts/pages";
+import type { SetHeaders } from "../../http/envelope";
 import { profileJson } from "./serialize";
 
 /** Most profile answers kept per App (≈ 0.5 KB each). */

@@ -1,5 +1,6 @@
 import type { ProfileUser, ProfileView } from "../../domain/profiles/service";
 import { toIso } from "../../lib/clock";
+import { jsonText, type SetHeaders } from "../../http/envelope";
 import { serializePublicUser } from "../serializers/account";
 
 /** A profile as the Client API shows it (no e-mail or security settings, even one's own). */
@@ -29,7 +30,7 @@ const shownJsons = new WeakMap<Readonly<ProfileUser>, { head: string; tail: stri
  * content type, so Elysia sends the text as it is. The same bytes as returning
  * ok({ profile: serializeProfile(v) }).
  */
-export function profileJson(set: { headers: Record<string, unknown> }, v: ProfileView): string {
+export function profileJson(set: SetHeaders, v: ProfileView): string {
   let shown = shownJsons.get(v.user);
   if (!shown) {
     const u = v.user;
@@ -42,6 +43,8 @@ export function profileJson(set: { headers: Record<string, unknown> }, v: Profil
     shown = { head: head.slice(0, -1), tail: `,"createdAt":${JSON.stringify(toIso(u.created_at))}}` };
     shownJsons.set(u, shown);
   }
-  set.headers["content-type"] = "application/json;charset=utf-8";
-  return `{"success":true,"data":{"profile":${shown.head},"followersCount":${v.followersCount},"followingCount":${v.followingCount},"postsCount":${v.postsCount},"isFollowing":${v.isFollowing},"followsYou":${v.followsYou},"isBlocked":${v.isBlocked},"isMuted":${v.isMuted}${shown.tail}}}`;
+  return jsonText(
+    set,
+    `{"success":true,"data":{"profile":${shown.head},"followersCount":${v.followersCount},"followingCount":${v.followingCount},"postsCount":${v.postsCount},"isFollowing":${v.isFollowing},"followsYou":${v.followsYou},"isBlocked":${v.isBlocked},"isMuted":${v.isMuted}${shown.tail}}}`,
+  );
 }

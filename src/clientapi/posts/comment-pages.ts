@@ -19,7 +19,8 @@ import {
 import type { PageRequest } from "../../domain/posts/feed";
 import { KeptByVersion } from "../../lib/kept-by-version";
 import { pageRequest } from "../input";
-import { pageJson, pageJsonAround, type SetHeaders } from "./pages";
+import { jsonText, type SetHeaders } from "../../http/envelope";
+import { pageJson, pageJsonAround } from "./pages";
 import { commentJson, flat } from "./serialize";
 
 /**
@@ -87,8 +88,7 @@ function keptAnswer(
   if (!answers?.current()) return { mayKeep: false };
   const page = answers.get(answerKey);
   if (page === undefined || app.services.get(keptPagesService).peek(key)?.value !== page) return { mayKeep: true };
-  set.headers["content-type"] = "application/json;charset=utf-8";
-  return { text: page.plain };
+  return { text: jsonText(set, page.plain) };
 }
 
 /**
@@ -170,16 +170,15 @@ function answer(
   const version = `${parentId}:${thread.version}`;
   const kept = thread.hidesNobody ? pages.get(key, version) : undefined;
   if (kept) {
-    set.headers["content-type"] = "application/json;charset=utf-8";
     if (!thread.likedInRange) {
       if (keepAs) keepForViewer(app, viewerId, keepAs, kept);
-      return kept.plain;
+      return jsonText(set, kept.plain);
     }
     return likedAmong(app.db, viewerId, kept.ids).then((liked) => {
-      if (liked.size === 0) return kept.plain;
+      if (liked.size === 0) return jsonText(set, kept.plain);
       let text = kept.pieces[0]!;
       for (let i = 0; i < kept.ids.length; i++) text += liked.has(kept.ids[i]!) + kept.pieces[i + 1]!;
-      return text;
+      return jsonText(set, text);
     });
   }
   return readAndKeep(app, set, viewerId, place, thread, page, key, version);

@@ -3,7 +3,8 @@ import { FEED_PAGE_SOURCES, feedPage, feedPageReadFrom } from "../../domain/post
 import { keptPostViewsOf } from "../../domain/posts/view";
 import { keptAnswersFor, keptJson } from "../kept-answers";
 import { pageRequest, parseFlag } from "../input";
-import { postListJson, type SetHeaders } from "./pages";
+import type { SetHeaders } from "../../http/envelope";
+import { postListJson } from "./pages";
 import { flat } from "./serialize";
 
 /** Most home feed answers kept per App, all readers together (a page of 20 ≈ 10 KB). */

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import type { App } from "../../app";
 import { likersPage } from "../../domain/posts/feed";
-import { ok } from "../../http/envelope";
+import { jsonText, ok, type SetHeaders } from "../../http/envelope";
 import { pageRequest } from "../input";
 import { serializePublicUser } from "../serializers/account";
 import { postJson } from "./serialize";
@@ -20,9 +20,6 @@ export async function likersResponse(
   const page = await likersPage(app.db, viewerId, target, pageRequest(query));
   return ok({ users: page.items.map(serializePublicUser), pageInfo: { nextCursor: page.nextCursor } });
 }
-
-/** What a route's answer gets its headers set on. */
-export type SetHeaders = { headers: Record<string, unknown> };
 
 /**
  * The success envelope of `{[KEY]: posts, pageInfo}` (after the fields of BEFORE, when given) as
@@ -51,9 +48,8 @@ export function pageJson(
   nextCursor: string | null,
   before?: Record<string, unknown>,
 ): string {
-  set.headers["content-type"] = "application/json;charset=utf-8";
   const [head, tail] = pageJsonAround(key, nextCursor, before);
-  return head + items + tail;
+  return jsonText(set, head + items + tail);
 }
 
 /** The text of pageJson's answer before and after its items. */

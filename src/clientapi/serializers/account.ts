@@ -1,4 +1,5 @@
 import type { UserRow } from "../../domain/users/table";
+import { jsonText, type SetHeaders } from "../../http/envelope";
 import { toIso } from "../../lib/clock";
 
 /** The signed-in person's own account, as the Client API shows it. */
@@ -29,11 +30,10 @@ const accountJsons = new WeakMap<UserRow, string>();
  * SET gets the JSON content type, so Elysia sends the text as it is. The same bytes as returning
  * ok({ account: serializeAccount(user) }).
  */
-export function accountJson(set: { headers: Record<string, unknown> }, user: UserRow): string {
+export function accountJson(set: SetHeaders, user: UserRow): string {
   let account = accountJsons.get(user);
   if (account === undefined) accountJsons.set(user, (account = JSON.stringify(serializeAccount(user))));
-  set.headers["content-type"] = "application/json;charset=utf-8";
-  return `{"success":true,"data":{"account":${account}}}`;
+  return jsonText(set, `{"success":true,"data":{"account":${account}}}`);
 }
 
 /** Another account as anyone may see it: no e-mail, no security settings. */
