@@ -1,19 +1,10 @@
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { Database as SqliteDatabase } from "bun:sqlite";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { openStorage, type Storage } from "./index";
-import { ChangedKeys, KeptAnswers, WriteEpoch, type KeySource } from "./changed-keys";
+import type { Storage } from "./index";
+import { tempStorages } from "../testing/temp-storage";
+import { ChangedKeys, KeptAnswers, type KeySource } from "./changed-keys";
 
-let storage: Storage | null = null;
-let dir: string | null = null;
-afterEach(async () => {
-  await storage?.close();
-  storage = null;
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = null;
-});
+const openStorage = tempStorages("changed");
 
 /** Pairs name two keys of space 0; others (when logged) one of space 1. */
 const PAIRS: KeySource[] = [{ table: "pairs", columns: ["a", "b"], space: 0 }];
@@ -24,9 +15,7 @@ const keys = (changes: ChangedKeys): number[] | "all" | null => {
 
 /** A database in a file (so another connection can write to it) with a table of pairs, logged by ChangedKeys. */
 function open(): { storage: Storage; sqlite: SqliteDatabase; path: string; changes: ChangedKeys } {
-  dir = mkdtempSync(join(tmpdir(), "socialctl-changed-"));
-  const path = join(dir, "social.db");
-  storage = openStorage(path);
+  const { storage, path } = openStorage();
   const sqlite = storage.sqlite!;
   sqlite.exec("CREATE TABLE pairs (id INTEGER PRIMARY KEY, a INTEGER NOT NULL, b INTEGER NOT NULL)");
   sqlite.exec("CREATE TABLE others (id INTEGER PRIMARY KEY, a INTEGER NOT NULL)");
@@ -161,78 +150,4 @@ test("kept answers are dropped by a write naming any row they were read from, an
   sqlite.run("COMMIT");
   expect(answers.current()).toBe(true);
   expect(kept()).toEqual(["X3", null, null, "W"]);
-});
-
-test("the epoch stays while nothing is written and moves on every insert, update and deletion, however small", () => {
-  const { sqlite, storage } = open();
-  const epoch = new WriteEpoch(storage);
-  const start = epoch.now()!;
-  expect(epoch.now()).toBe(start);
-  // reads, and writes that change no row
-  sqlite.query("SELECT * FROM pairs").all();
-  sqlite.run("UPDATE pairs SET a = 1 WHERE id = 42");
-  sqlite.run("DELETE FROM pairs WHERE id = 42");
-  expect(epoch.now()).toBe(start);
-  const moved: number[] = [];
-  for (const sql of [
-    "INSERT INTO pairs (id, a, b) VALUES (1, 1, 1)",
-    // the same value again is a write all the same
-    "UPDATE pairs SET a = 1 WHERE id = 1",
-    "INSERT OR REPLACE INTO pairs (id, a, b) VALUES (1, 2, 2)",
-    "DELETE FROM pairs",
-  ]) {
-    sqlite.run(sql);
-    const now = epoch.now()!;
-    moved.push(now);
-    expect(epoch.now()).toBe(now);
-  }
-  expect(new Set([start, ...moved]).size).toBe(5);
-});
-
-test("a write in a TEMP table moves it; none while a transaction is open, and a rolled-back write moves it too", () => {
-  const { sqlite, storage } = open();
-  const epoch = new WriteEpoch(storage);
-  sqlite.run("INSERT INTO pairs (id, a, b) VALUES (1, 1, 1)");
-  let last = epoch.now()!;
-  const moves = () => {
-    const now = epoch.now()!;
-    expect(now).not.toBe(last);
-    last = now;
-  };
-  sqlite.run("UPDATE pairs SET a = 2");
-  moves();
-  sqlite.exec("CREATE TEMP TABLE scratch (n INTEGER)");
-  sqlite.run("INSERT INTO temp.scratch (n) VALUES (1)");
-  moves();
-  sqlite.run("BEGIN");
-  expect(epoch.now()).toBeNull();
-  sqlite.run("UPDATE pairs SET a = 3");
-  expect(epoch.now()).toBeNull();
-  sqlite.run("ROLLBACK");
-  // what was read inside may have shown the write taken back: it is not the epoch before
-  moves();
-  sqlite.run("BEGIN");
-  sqlite.run("COMMIT");
-  expect(epoch.now()).toBe(last);
-});
-
-test("a commit by another connection moves it (from the next turn of the event loop)", async () => {
-  const { path, storage } = open();
-  const epoch = new WriteEpoch(storage);
-  const start = epoch.now()!;
-  const other = new SqliteDatabase(path);
-  try {
-    other.run("INSERT INTO pairs (id, a, b) VALUES (7, 7, 7)");
-    await nextTurn();
-    const now = epoch.now()!;
-    expect(now).not.toBe(start);
-    await nextTurn();
-    expect(epoch.now()).toBe(now);
-  } finally {
-    other.close();
-  }
-});
-
-test("is made only over SQLite", () => {
-  expect(() => new WriteEpoch({ sqlite: null, changes: () => 0, dataVersion: () => 0 })).toThrow(/SQLite/);
 });

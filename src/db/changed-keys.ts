@@ -58,7 +58,7 @@ export class ChangedKeys {
   #dataVersion: number;
 
   constructor(
-    private readonly storage: Pick<Storage, "sqlite" | "dataVersion">,
+    private readonly storage: Pick<Storage, "sqlite" | "dataVersion" | "writeEpoch">,
     name: string,
     sources: readonly KeySource[],
   ) {
@@ -114,7 +114,8 @@ export class ChangedKeys {
     // every entry was just read, and nothing can be logged before the next statement: the log
     // may be emptied, and seqs start again from 1
     if (this.#seen >= TRIM_EVERY) {
-      this.#trim.run();
+      // the log's own rows: no reader is shown them
+      this.storage.writeEpoch?.tell(this.#trim.run().changes, []);
       this.#seen = 0;
     }
     if (dataVersion !== this.#dataVersion) {
@@ -139,7 +140,7 @@ export class KeptAnswers<T> {
   readonly #changes: ChangedKeys;
 
   constructor(
-    storage: Pick<Storage, "sqlite" | "dataVersion">,
+    storage: Pick<Storage, "sqlite" | "dataVersion" | "writeEpoch">,
     name: string,
     sources: readonly KeySource[],
     private readonly max: number,
@@ -218,43 +219,5 @@ export class KeptAnswers<T> {
       keys?.delete(key);
       if (keys?.size === 0) this.#readFrom.delete(row);
     }
-  }
-}
-
-/**
- * A number that moves whenever the database may have changed since it was last read: a row
- * written on this connection (SQLite's total_changes: by triggers, cascades and in TEMP
- * tables too, and a rolled-back write all the same) or a commit by another connection
- * (Storage.dataVersion: the CLI beside a running server). For answers kept until anything at
- * all is written, answered meanwhile without a statement: no trigger is added, so writes pay
- * nothing for it (ChangedKeys, which tells which rows changed, adds a TEMP trigger to every
- * write of its tables). SQLite only: on PostgreSQL other nodes write without this process
- * seeing it.
- */
-export class WriteEpoch {
-  #changes = -1;
-  #dataVersion = -1;
-  #epoch = 0;
-
-  constructor(private readonly storage: Pick<Storage, "sqlite" | "changes" | "dataVersion">) {
-    if (!storage.sqlite) throw new Error("a write epoch is kept only where SQLite counts the writes");
-  }
-
-  /**
-   * The epoch now: equal to an earlier one only if nothing was written in between. Null while
-   * a transaction is open on this connection: its writes are counted but not committed, and
-   * a rollback takes them back without moving the count, so nothing read then may be kept.
-   * Read it before the reads an answer is made from, so a write that comes between moves it.
-   */
-  now(): number | null {
-    if (this.storage.sqlite!.inTransaction) return null;
-    const changes = this.storage.changes();
-    const dataVersion = this.storage.dataVersion();
-    if (changes !== this.#changes || dataVersion !== this.#dataVersion) {
-      this.#changes = changes;
-      this.#dataVersion = dataVersion;
-      this.#epoch++;
-    }
-    return this.#epoch;
   }
 }

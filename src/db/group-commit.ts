@@ -2,15 +2,25 @@ import type { Database as SqliteDatabase } from "bun:sqlite";
 import type { Kysely } from "kysely";
 import type { Database } from "./schema";
 import { directRunnerOf, type DirectRunner } from "./sqlite-dialect";
+import type { WriteEpoch, WriteTeller } from "./write-epoch";
 
 // Kysely<Database> is index.ts's Db, spelled out here because index.ts builds this writer
 type Db = Kysely<Database>;
 
-interface Job {
-  fn: (db: Db) => Promise<unknown>;
+interface Job extends WriteTeller {
+  fn: (db: Db, teller: WriteTeller) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
   outcome?: { ok: true; value: unknown } | { ok: false; error: unknown };
+  /** whose kept answers the transaction said its writes change (WriteTeller); null: it did not say */
+  readers: number[] | null;
+}
+
+/** What a group tells the write epoch: the rows each transaction wrote, counted around it. */
+export interface GroupTelling {
+  /** rows written on the connection so far (SQLite's total_changes) */
+  changes(): number;
+  epoch: WriteEpoch;
 }
 
 /** The most transactions one commit carries: bounds how long one group holds the connection. */
@@ -28,6 +38,11 @@ export const MAX_GROUP = 64;
  * handed over in the same turn has queued its transaction by then (bun:sqlite is synchronous,
  * so a running group never yields to new requests; they form the next one). A group of one
  * runs without a savepoint, exactly as a plain transaction.
+ *
+ * Each transaction's rows are counted around it and told to the write epoch with the readers
+ * it named (WriteTeller), so answers kept for other readers stay: while a group runs, nothing
+ * else writes on the connection (Kysely's mutex holds other statements back, and the
+ * DirectRunner refuses to run one inside someone else's transaction).
  */
 export class GroupCommit {
   #queue: Job[] = [];
@@ -35,22 +50,33 @@ export class GroupCommit {
   #running: Promise<void> | null = null;
   #closed = false;
   readonly #listeners: Array<(size: number) => void> = [];
+  /** rows written on the connection as of the end of the group's last transaction (or its start) */
+  #counted = 0;
   /** the savepoints are run straight on the connection, which the group's transaction holds */
   readonly #direct: DirectRunner;
 
   constructor(
     private readonly db: Db,
     private readonly sqlite: SqliteDatabase,
+    private readonly telling: GroupTelling | null = null,
     private readonly maxGroup = MAX_GROUP,
   ) {
     this.#direct = directRunnerOf(db)!;
   }
 
   /** Runs FN in a transaction shared with the others asked for in this turn; settles once that has committed. */
-  run<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+  run<T>(fn: (db: Db, teller: WriteTeller) => Promise<T>): Promise<T> {
     if (this.#closed) return Promise.reject(new Error("the database is closed"));
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      this.#queue.push({
+        fn,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        readers: null,
+        writesConcernOnly(readers) {
+          this.readers = this.readers ? [...this.readers, ...readers] : [...readers];
+        },
+      });
       this.#schedule();
     });
   }
@@ -88,10 +114,11 @@ export class GroupCommit {
     let aborter: Job | undefined;
     try {
       await this.db.transaction().execute(async (trx) => {
+        this.#counted = this.telling?.changes() ?? 0;
         if (group.length === 1) {
           const job = group[0]!;
           try {
-            job.outcome = { ok: true, value: await job.fn(trx) };
+            job.outcome = { ok: true, value: await this.#runTold(trx, job) };
           } catch (error) {
             // kept even when rolling back fails too (SQLite may have rolled back already)
             job.outcome = { ok: false, error };
@@ -123,10 +150,23 @@ export class GroupCommit {
     }
   }
 
+  /** JOB's transaction, its rows then told to the write epoch with the readers it named (a failed one's too: they may have moved). */
+  async #runTold(trx: Db, job: Job): Promise<unknown> {
+    try {
+      return await job.fn(trx, job);
+    } finally {
+      if (this.telling) {
+        const counted = this.telling.changes();
+        if (job.readers) this.telling.epoch.tell(counted - this.#counted, job.readers);
+        this.#counted = counted;
+      }
+    }
+  }
+
   async #runInSavepoint(trx: Db, job: Job): Promise<void> {
     this.#direct.exec("SAVEPOINT job");
     try {
-      const value = await job.fn(trx);
+      const value = await this.#runTold(trx, job);
       this.#direct.exec("RELEASE job");
       job.outcome = { ok: true, value };
     } catch (error) {

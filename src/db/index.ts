@@ -12,6 +12,7 @@ import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { bunSqliteDialect } from "./sqlite-dialect";
 import { GroupCommit } from "./group-commit";
+import { UNHEARD, WriteEpoch, type WriteTeller } from "./write-epoch";
 import { bunPostgresDialect } from "./postgres-dialect";
 import type { Engine } from "./engine";
 import { isRetryableConflict } from "./errors";
@@ -45,9 +46,16 @@ export interface Storage {
   /**
    * Runs FN in a write transaction and settles once it has committed (or rolled back). On
    * SQLite the transactions asked for in one turn of the event loop share one commit, each
-   * in a savepoint of its own (db/group-commit.ts); FN must use the Db it is given.
+   * in a savepoint of its own (db/group-commit.ts); FN must use the Db it is given. FN may
+   * say, through TELLER, whose kept answers its writes change (writeEpoch).
    */
-  transaction<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (db: Db, teller: WriteTeller) => Promise<T>): Promise<T>;
+  /**
+   * The epoch of answers kept per reader until a write may change them (write-epoch.ts): moved
+   * by every write on this connection (for the readers its transaction named, when it named
+   * them) and by other processes' commits. null on PostgreSQL, where such answers are not kept.
+   */
+  readonly writeEpoch: WriteEpoch | null;
   /**
    * Takes, in the transaction DB belongs to and until it ends, the lock of queue KEY of TABLE,
    * so rows appended to that queue by concurrent transactions become visible in the order of
@@ -104,12 +112,13 @@ export function openPostgresStorage(url: string): Storage {
     engine: "postgres",
     db,
     sqlite: null,
+    writeEpoch: null,
     dataVersion: () => ++version,
     // each transaction is a commit of its own (PostgreSQL's concurrent writers need no grouping)
     async transaction(fn) {
       for (let attempt = 1; ; attempt++) {
         try {
-          const result = await db.transaction().execute(fn);
+          const result = await db.transaction().execute((trx) => fn(trx, UNHEARD));
           for (const listener of groupListeners) listener(1);
           return result;
         } catch (err) {
@@ -167,25 +176,29 @@ export function openStorage(path: string): Storage {
   // read at most once per turn of the event loop (Storage.dataVersion)
   let dataVersionThisTurn: number | null = null;
   const forgetDataVersion = () => void (dataVersionThisTurn = null);
-  const groups = new GroupCommit(db, sqlite);
   const totalChanges = sqlite.prepare<{ n: number }, []>("SELECT total_changes() AS n");
+  const changes = () => totalChanges.get()!.n;
+  const dataVersionNow = () => {
+    if (dataVersionThisTurn === null) {
+      dataVersionThisTurn = dataVersion.get()!.data_version;
+      setImmediate(forgetDataVersion);
+    }
+    return dataVersionThisTurn;
+  };
+  const writeEpoch = new WriteEpoch({ sqlite, changes, dataVersion: dataVersionNow });
+  const groups = new GroupCommit(db, sqlite, { changes, epoch: writeEpoch });
   const counters: Array<{ finalize(): void }> = [];
   return {
     engine: "sqlite",
     db,
     sqlite,
-    dataVersion: () => {
-      if (dataVersionThisTurn === null) {
-        dataVersionThisTurn = dataVersion.get()!.data_version;
-        setImmediate(forgetDataVersion);
-      }
-      return dataVersionThisTurn;
-    },
+    writeEpoch,
+    dataVersion: dataVersionNow,
     transaction: (fn) => groups.run(fn),
     lockQueue: async () => {},
     onWriteGroup: (listener) => groups.onGroup(listener),
     statements: () => counter.statements,
-    changes: () => totalChanges.get()!.n,
+    changes,
     writesTo(tables) {
       const counter = `writes_to_${Object.keys(tables).join("_")}`;
       sqlite.exec(`CREATE TEMP TABLE IF NOT EXISTS ${counter} (n INTEGER NOT NULL)`);

@@ -1,28 +1,17 @@
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { Database as SqliteDatabase } from "bun:sqlite";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { sql } from "kysely";
-import { openStorage, migrateToLatest, type Db, type Storage } from "./index";
+import { migrateToLatest, type Db, type Storage } from "./index";
+import { tempStorages } from "../testing/temp-storage";
 import { MAX_GROUP } from "./group-commit";
 import { inTransaction } from "./transaction";
 import { precompiled } from "./compiled";
 
-let storage: Storage | null = null;
-let dir: string | null = null;
-afterEach(async () => {
-  await storage?.close();
-  storage = null;
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = null;
-});
+const openStorage = tempStorages("tx");
 
 /** A migrated database in a file, so a second connection can look at what has committed. */
 async function open(): Promise<{ storage: Storage; path: string; groups: number[] }> {
-  dir = mkdtempSync(join(tmpdir(), "socialctl-tx-"));
-  const path = join(dir, "social.db");
-  storage = openStorage(path);
+  const { storage, path } = openStorage();
   await migrateToLatest(storage.db, { snapshot: false });
   const groups: number[] = [];
   storage.onWriteGroup((size) => groups.push(size));

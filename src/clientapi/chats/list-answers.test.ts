@@ -5,7 +5,11 @@ import { quickPerson } from "../../testing/fixtures";
 import { statementsDuring } from "../../testing/statements";
 import { testsOnPostgres } from "../../testing/postgres";
 import { dbPath } from "../../config/layout";
-import { createGroup, sendMessage } from "../../domain/chats";
+import { addMember, createGroup, sendMessage } from "../../domain/chats";
+import { createBot } from "../../domain/bots/service";
+import { botApiUserId } from "../../domain/bots/ids";
+import { groupChatId } from "../../botapi/serializers";
+import { botCall } from "../../testing/botapi";
 import { readChatList } from "../../domain/chats/chat-list";
 import { ChatListKept, chatListJson } from "./serialize";
 import { chatListAnswersOf } from "./list-answers";
@@ -101,8 +105,21 @@ describe("kept chat-list answers", () => {
     await all("I hid my message");
     await api(b, "delete", `/api/social/messages/${privateCid}/1?forEveryone=true`);
     await all("b deleted a message for everyone");
+    // a bot's sends, to a person (read with the chat in the send) and into a group
+    const bot = await createBot(app, { ownerId: me.user.id, username: `kept_${me.user.id}_bot`, name: "Kept" });
+    await api(me, "post", `/api/social/users/${bot.user.username}/message`, {});
+    const botSends = async (chatId: number, text: string) =>
+      expect((await botCall(server.url, bot.token, "sendMessage", { chat_id: chatId, text })).status).toBe(200);
+    await botSends(botApiUserId(me.user.id), "from the bot");
+    await all("the bot wrote to me");
+    await addMember(app, { conversationId: group.id, actorId: me.user.id, userId: bot.user.id });
+    await all("the bot joined the group");
+    await botSends(groupChatId(group.id), "the bot in the group");
+    await all("the bot wrote in the group");
     await api(c, "post", `/api/social/groups/${group.cuid}/leave`);
     await all("c left the group");
+    await sendMessage(app, { conversationId: group.id, senderId: b.user.id, content: "after c left" });
+    await all("b wrote after c left");
 
     // SQL from outside the app's code: the CLI, another node, an operator
     const mine = (cid: number) =>
@@ -147,7 +164,7 @@ describe("kept chat-list answers", () => {
     }
   });
 
-  test("a page asked again runs no statement on SQLite (one on PostgreSQL, as any page); after a write anywhere, one, then none again", async () => {
+  test("a page asked again runs no statement on SQLite (one on PostgreSQL, as any page); others' sends leave it kept; after another write anywhere, one, then none again", async () => {
     const [me, b, stranger, another] = [await person(), await person(), await person(), await person()];
     const cid = (await api(b, "post", `/api/social/users/${me.user.username}/message`, {})).conversationId;
     await api(b, "post", `/api/social/messages/${cid}`, { content: "one" });
@@ -157,13 +174,16 @@ describe("kept chat-list answers", () => {
     const sqlite = server.app.storage.engine === "sqlite";
     // PostgreSQL: the session (not kept there) and the page
     expect(await statementsDuring(server.app.storage, ask)).toBe(sqlite ? 0 : 2);
-    // others' chats: the page is read again (one statement), shows the same chats and is the same text
     const elsewhere = (await api(stranger, "post", `/api/social/users/${another.user.username}/message`, {}))
       .conversationId;
-    await api(stranger, "post", `/api/social/messages/${elsewhere}`, { content: "not yours" });
+    // opening a chat says nothing of whom it concerns: the page is read again (one statement), shows the same chats and is the same text
     expect(await statementsDuring(server.app.storage, ask)).toBe(sqlite ? 1 : 2);
     expect(await ask()).toBe(first);
     expect(await statementsDuring(server.app.storage, ask)).toBe(sqlite ? 0 : 2);
+    // a send in others' chat tells its members: my page stays kept
+    await api(stranger, "post", `/api/social/messages/${elsewhere}`, { content: "not yours" });
+    expect(await statementsDuring(server.app.storage, ask)).toBe(sqlite ? 0 : 2);
+    expect(await ask()).toBe(first);
     // a write in my chat shows at once
     await api(b, "post", `/api/social/messages/${cid}`, { content: "two" });
     const now = JSON.parse(await ask()).data.conversations[0];
@@ -186,7 +206,7 @@ describe("kept chat-list answers", () => {
         sqlite.run("UPDATE conversation_members SET unread_count = 42 WHERE user_id = ?", [me.user.id]);
         // read on the connection that holds the write: shown, but not kept
         expect(JSON.parse(await served(me, 50)).data.conversations[0].unreadCount).toBe(42);
-        expect(chatListAnswersOf(server.app).epoch()).toBeNull();
+        expect(chatListAnswersOf(server.app).epoch(me.user.id)).toBeNull();
       } finally {
         sqlite.run("ROLLBACK");
       }

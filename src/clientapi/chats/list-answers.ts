@@ -1,6 +1,6 @@
 import { defineService, type App } from "../../app";
 import type { Storage } from "../../db";
-import { WriteEpoch } from "../../db/changed-keys";
+import type { WriteEpoch } from "../../db/write-epoch";
 import { readChatList } from "../../domain/chats/chat-list";
 import { KeptByVersion } from "../../lib/kept-by-version";
 import { chatListKeptOf, chatListTexts, jsonArrayOf } from "./serialize";
@@ -19,27 +19,28 @@ interface KeptAnswer {
 }
 
 /**
- * Whole chat-list answers (the envelope's text), kept per reader and page by the write epoch
- * they were made in (WriteEpoch): while nothing at all is written, a page asked again is that
- * text, with no statement and nothing made, and the same string object is written each time
- * (flattened by its first write, then sent as it is: a page of 50 is ≈ 50 KB, and joining it
- * again cost more than its statement). After a write anywhere the page is read again; when
- * it shows the same chats as the kept answer (each chat's text the same), that answer's
- * string is kept under the new epoch and written again. SQLite only (see WriteEpoch): on
- * PostgreSQL every page is read.
+ * Whole chat-list answers (the envelope's text), kept per reader and page by the reader's
+ * write epoch they were made in (WriteEpoch): while nothing the reader may be shown is
+ * written, a page asked again is that text, with no statement and nothing made, and the same
+ * string object is written each time (flattened by its first write, then sent as it is: a
+ * page of 50 is ≈ 50 KB, and joining it again cost more than its statement). A send moves the
+ * epoch of its chat's members only; a write that says nothing of whom it concerns moves
+ * everyone's. Then the page is read again; when it shows the same chats as the kept answer
+ * (each chat's text the same), that answer's string is kept under the new epoch and written
+ * again. SQLite only (see WriteEpoch): on PostgreSQL every page is read.
  */
 export class ChatListAnswers {
   readonly #epoch: WriteEpoch | null;
   readonly #kept: KeptByVersion<KeptAnswer, number, string>;
 
-  constructor(storage: Pick<Storage, "sqlite" | "changes" | "dataVersion">, max = MAX_KEPT_ANSWERS) {
-    this.#epoch = storage.sqlite ? new WriteEpoch(storage) : null;
+  constructor(storage: Pick<Storage, "writeEpoch">, max = MAX_KEPT_ANSWERS) {
+    this.#epoch = storage.writeEpoch;
     this.#kept = new KeptByVersion(max);
   }
 
-  /** The epoch now (WriteEpoch.now); null when no answer may be used or kept (a transaction open, PostgreSQL). */
-  epoch(): number | null {
-    return this.#epoch ? this.#epoch.now() : null;
+  /** VIEWER's epoch now (WriteEpoch.now); null when no answer may be used or kept (a transaction open, PostgreSQL). */
+  epoch(viewer: number): number | null {
+    return this.#epoch ? this.#epoch.now(viewer) : null;
   }
 
   /** The answer kept under KEY in EPOCH. */
@@ -98,7 +99,7 @@ export const chatListAnswersOf = (app: App): ChatListAnswers => app.services.get
 
 /**
  * VIEWER's chat list from CURSOR (raw, as given), LIMIT chats, as the Client API's whole
- * answer (JSON text): kept while nothing is written (ChatListAnswers), else read in one
+ * answer (JSON text): kept while nothing they may be shown is written (ChatListAnswers), else read in one
  * statement (two when the viewer hid messages of some chats) from kept chats' JSON.
  */
 export async function chatListAnswer(
@@ -110,7 +111,7 @@ export async function chatListAnswer(
   const answers = chatListAnswersOf(app);
   const key = `${viewer}:${limit}:${cursor ?? ""}`;
   // taken before the page is read: a write that comes between moves it, so what was read is never kept as newer than it is
-  const epoch = answers.epoch();
+  const epoch = answers.epoch(viewer);
   const kept = epoch === null ? undefined : answers.get(key, epoch);
   if (kept !== undefined) return kept;
   const page = await readChatList(app.db, viewer, cursor, limit);
