@@ -180,8 +180,10 @@ describe("kept chat-list answers", () => {
     expect(await statementsDuring(server.app.storage, ask)).toBe(sqlite ? 1 : 2);
     expect(await ask()).toBe(first);
     expect(await statementsDuring(server.app.storage, ask)).toBe(sqlite ? 0 : 2);
-    // a send in others' chat tells its members: my page stays kept
+    // a send in others' chat tells its members, a read mark its reader: my page stays kept
     await api(stranger, "post", `/api/social/messages/${elsewhere}`, { content: "not yours" });
+    expect(await statementsDuring(server.app.storage, ask)).toBe(sqlite ? 0 : 2);
+    await api(another, "post", `/api/social/messages/${elsewhere}/read`, { messageId: 1 });
     expect(await statementsDuring(server.app.storage, ask)).toBe(sqlite ? 0 : 2);
     expect(await ask()).toBe(first);
     // a write in my chat shows at once

@@ -489,12 +489,16 @@ export async function markRead(
     throw fieldError("messageId", "must be a message of this conversation");
   const seq = Math.min(input.seq, conversation.last_seq);
   if (seq <= member.last_read_seq) return member.last_read_seq;
-  await db
-    .updateTable("conversation_members")
-    .set({ last_read_seq: seq })
-    .where("id", "=", member.id)
-    .where("last_read_seq", "<", seq)
-    .execute();
+  await inTransaction(app.storage, async (scope) => {
+    await scope.db
+      .updateTable("conversation_members")
+      .set({ last_read_seq: seq })
+      .where("id", "=", member.id)
+      .where("last_read_seq", "<", seq)
+      .execute();
+    // the mark and its trigger change only the reader's own row (their unread count): no one else's chat list
+    scope.writesConcernOnly([input.userId]);
+  });
   const [user, message] = await Promise.all([
     findUserById(db, input.userId),
     findMessageBySeq(db, conversation.id, seq),
