@@ -382,21 +382,24 @@ export async function deleteMessage(
   if (!own && !(conversation.type === "group" && hasRight(membership.member, "can_delete_messages"))) {
     throw permissionDenied("You may delete only your own messages for everyone");
   }
-  await db
-    .updateTable("messages")
-    .set({
-      deleted_at: app.clock.now(),
-      content: "",
-      entities: null,
-      media: null,
-      reply_markup: null,
-      extra: null,
-      pinned: 0,
-    })
-    .where("id", "=", message.id)
-    .execute();
-  await db.deleteFrom("message_reactions").where("message_id", "=", message.id).execute();
-  await db.deleteFrom("message_poll_votes").where("message_id", "=", message.id).execute();
+  // one transaction: a message is never left wiped with its reactions or votes still standing
+  await inTransaction(app.storage, async ({ db }) => {
+    await db
+      .updateTable("messages")
+      .set({
+        deleted_at: app.clock.now(),
+        content: "",
+        entities: null,
+        media: null,
+        reply_markup: null,
+        extra: null,
+        pinned: 0,
+      })
+      .where("id", "=", message.id)
+      .execute();
+    await db.deleteFrom("message_reactions").where("message_id", "=", message.id).execute();
+    await db.deleteFrom("message_poll_votes").where("message_id", "=", message.id).execute();
+  });
   app.hooks.publish({
     type: "message:deleted",
     to: await activeMemberIds(db, conversation.id),

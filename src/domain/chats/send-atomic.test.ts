@@ -3,7 +3,7 @@ import { startTestServer, type TestServer } from "../../testing/server";
 import { signedInClient } from "../../testing/fixtures";
 import type { TestClient } from "../../testing/client";
 import { botCall, createBotViaApi, openChat } from "../../testing/botapi";
-import { withInsertFault } from "../../testing/faults";
+import { withInsertFault, withWriteFault } from "../../testing/faults";
 
 /*
  * Issue 10 item 3: a person's message and the bot update it queues commit together. The
@@ -66,4 +66,22 @@ test("the send still answers a retry of a stored message with the same message, 
   });
   expect(retry.body.data.message.id).toBe(first.body.data.message.id);
   expect((await botSees()).filter((t) => t === "order #2")).toEqual(["order #2"]);
+});
+
+test("a deletion for everyone is one transaction: when wiping its reactions fails, the message stands as it was", async () => {
+  const sent = await person.post(`/api/social/messages/${cid}`, { content: "keep me whole" });
+  expect(sent.status).toBe(200);
+  const mid = sent.body.data.message.id;
+  expect((await person.post(`/api/social/messages/${cid}/${mid}/reactions`, { emoji: "👍" })).status).toBe(200);
+  const remove = () => person.delete(`/api/social/messages/${cid}/${mid}?forEveryone=true`);
+  const refused = await withWriteFault(server.app.db, "DELETE", "message_reactions", remove);
+  expect(refused.status).toBe(500);
+  const shown = async () =>
+    ((await person.get(`/api/social/messages/${cid}`)).body.data.messages as Array<Record<string, any>>).find(
+      (m) => m.id === mid,
+    );
+  expect(await shown()).toMatchObject({ content: "keep me whole", reactions: [{ emoji: "👍", count: 1 }] });
+  // and done again without the fault, all of it goes
+  expect((await remove()).status).toBe(200);
+  expect(await shown()).toBeUndefined();
 });
