@@ -16,8 +16,9 @@
  * migrations) and, apart from that, on a data dir initialised beforehand (a restart). The
  * clock starts just before the spawn; the poll of `/healthz` is a tight loop of 1 ms sleeps
  * (bounded: 15 s). Right after it, socialctl gets its first Client API request (`GET
- * /api/auth/me`, signed out: 401), timed on its own: that request builds the Client API, which a
- * start leaves for later. Loopback only; every process is stopped and every data dir removed.
+ * /api/auth/me`, signed out: 401), timed on its own: that request builds the Client API's part
+ * under /api/auth, which a start leaves for later (each part is built on the first request under
+ * its prefix). Loopback only; every process is stopped and every data dir removed.
  *
  * Before the runs every binary's pages are dropped from the page cache (`dd iflag=nocache`, one
  * file's clean pages, nothing else): a fault also maps the pages around it that are already

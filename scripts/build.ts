@@ -109,7 +109,7 @@ async function build(bytecodeOrder?: string): Promise<void> {
 
 /**
  * The requests of the recorded start: the probe, the first Client API request (which builds the
- * Client API), the CSRF token a page asks first and the web app's page.
+ * Client API's part under /api/auth), the CSRF token a page asks first and the web app's page.
  */
 const RECORDED_PATHS = ["/healthz", "/api/auth/me", "/api/auth/csrf", "/"];
 

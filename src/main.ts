@@ -15,7 +15,7 @@ export interface RunningServer {
   port: number;
   /**
    * Every registered route (method and path pattern), from the HTTP apps' own tables: what sweeps
-   * enumerate. Builds the Client API if no request has yet (see createRootHttpApp).
+   * enumerate. Builds every part of the Client API no request has built yet (see createRootHttpApp).
    */
   routes(): Promise<ReadonlyArray<{ method: string; path: string; hooks?: unknown }>>;
   /** Stops accepting, lets in-flight requests finish, closes the database. */
@@ -25,23 +25,24 @@ export interface RunningServer {
 /** How long a stopping server waits for in-flight requests (uploads, logins) before cutting them. */
 const SHUTDOWN_GRACE_MS = 15_000;
 
-/** How long after listening the JIT's normal policy comes back if no request has built the Client API. */
+/** How long after listening the JIT's normal policy comes back if no request has built a part of the Client API. */
 const START_JIT_GRACE_MS = 30_000;
 
 /**
- * How long after the Client API is built the JIT's normal policy comes back: past the root's
- * own run-once work on it (Elysia maps its ≈ 130 routes into Bun's router and reloads the
- * server once the build settles), which at the normal policy was JIT-compiled (≈ 30 functions).
+ * How long after the first part of the Client API is built the JIT's normal policy comes back:
+ * past the root's own run-once work on it (its routes mapped into Bun's router and the server
+ * reloaded: http/server.ts, mountBuilt), which at the normal policy was JIT-compiled (≈ 30
+ * functions when the Client API was built whole).
  */
 const JIT_AFTER_BUILD_MS = 1_000;
 
 /**
  * The compiled binary starts with the JIT's tier-up thresholds scaled (scripts/build.ts:
- * `jitPolicy`), so the start's run-once code (module evaluation, route registration, the Client
- * API built by its first request and mounted on the root) stays in the interpreter: a compile
+ * `jitPolicy`), so the start's run-once code (module evaluation, route registration, the first
+ * part of the Client API built by its first request and mounted on the root) stays in the interpreter: a compile
  * touches the JIT's own machine code and memory, ≈ 3.5 MiB of an idle process for the ≈ 30
  * functions the build and the mount compiled at the normal policy. They are put back a moment
- * after the Client API is built, or after a grace period (an instance only bots talk to); then
+ * after that part is built, or after a grace period (an instance only bots talk to); then
  * the binary drops the bytecode the start linked and ran once (`Bun.shrink`: JavaScriptCore's
  * code deleted, relinked from the bundle by the next call that needs it; ≈ 1.3 MiB), which a
  * process from source, whose tests start hundreds of servers, does not. From source the policy
@@ -52,7 +53,7 @@ export function endOfStart(
   end: () => void = endStart,
   wait = { graceMs: START_JIT_GRACE_MS, afterBuildMs: JIT_AFTER_BUILD_MS },
 ): void {
-  // twice when the grace period ends before a request builds the Client API: the build's own
+  // twice when the grace period ends before a request builds a part of the Client API: the build's own
   // run-once code is dropped too
   const grace = setTimeout(end, wait.graceMs);
   grace.unref?.();

@@ -21,7 +21,9 @@ import { installRealtimeDelivery } from "./clientapi/realtime";
 import { referenceRoutes } from "./http/reference";
 import { UPLOAD_PATH } from "./clientapi/uploads/path";
 import { fileRoutes } from "./media/serve";
-import { createHttpApp, lazySurface } from "./http/server";
+import { createHttpApp, lazySurface, mountBuilt } from "./http/server";
+import { CLIENT_API, clientApiPart } from "./clientapi";
+import { Elysia, type AnyElysia } from "elysia";
 import { webAppRoutes } from "./http/web-app";
 import { metricsRoutes } from "./ops/metrics";
 import { operatorLogRoutes } from "./ops/bot-log";
@@ -104,8 +106,16 @@ async function applyReportedChange(app: App, events: ReportedEvent[]): Promise<v
  * prefix; and every route it serves (what sweeps enumerate).
  */
 export function createRootHttpApp(app: App) {
-  // built on its first request, not at start (its modules too): its ≈ 130 routes were a third of a restart's CPU
-  const clientApi = lazySurface(app, "/api", async () => (await import("./clientapi")).clientApiRoutes(app));
+  // each prefix built on its first request, not at start (its modules too): the ≈ 140 routes were a
+  // third of a restart's CPU and ≈ 4 MiB of an idle process
+  const clientApi = lazySurface(
+    app,
+    "/api",
+    CLIENT_API.map((entry) => ({
+      prefix: `/api${entry.prefix}`,
+      build: async () => new Elysia({ prefix: "/api" }).use(await clientApiPart(app, entry)),
+    })),
+  );
   // the Bot API's token paths are answered before routing, by the root's front door
   const http = createHttpApp(app, { largeBodyPaths: [UPLOAD_PATH], beforeRouting: botApiBeforeRouting(app) })
     .get("/healthz", () => healthz(app))
@@ -117,22 +127,24 @@ export function createRootHttpApp(app: App) {
     // from them; the builders (and the README the Bot API one quotes) are loaded by the first request
     .use(
       referenceRoutes({
-        client: async () => (await import("./clientapi/openapi")).clientApiDocument(await clientApi.surface()),
+        client: async () =>
+          (await import("./clientapi/openapi")).clientApiDocument(
+            (await clientApi.surfaces()).reduce((all: AnyElysia, part) => all.use(part), new Elysia()),
+          ),
         bot: async () => (await import("./botapi/reference")).botApiDocument(app.config["limits.botCallsPerMinute"]),
       }),
     )
     .use(fileRoutes(app))
     // last: its catch-all answers client routes with the app page and anything else with a JSON 404
-    .use(webAppRoutes(app))
-    // once built, its routes join the root's (more specific than both catch-alls, so order is moot)
-    .use(clientApi.mounted);
+    .use(webAppRoutes(app));
+  // once built, each part's routes join the root's (more specific than both catch-alls, so order is moot)
+  clientApi.onBuilt((part) => mountBuilt(http, part));
   return {
     http,
-    /** settles once the Client API is built (never, if no request needs it) */
-    clientApiBuilt: clientApi.mounted,
+    /** settles once a part of the Client API is built (never, if no request needs one) */
+    clientApiBuilt: clientApi.anyBuilt,
     routes: async () => {
-      await clientApi.surface();
-      await http.modules;
+      await clientApi.surfaces();
       return http.routes.filter((r) => !clientApi.isCatchAll(r));
     },
   };

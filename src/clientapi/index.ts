@@ -1,77 +1,70 @@
 import { Elysia, type AnyElysia } from "elysia";
 import type { App } from "../app";
-import { accountRoutes } from "./account/routes";
-import { authRoutes } from "./auth/routes";
-import { emailRoutes } from "./auth/email";
-import { passwordRoutes } from "./auth/password";
-import { qrRoutes } from "./auth/qr";
-import { sessionRoutes } from "./auth/sessions";
-import { twoFactorRoutes } from "./auth/two-factor";
-import { botProfileRoutes, botRoutes } from "./bots/routes";
-import { chatGroupRoutes } from "./chats/groups";
-import { chatMessageRoutes } from "./chats/messages";
-import { chatUnreadRoutes } from "./chats/unread";
-import { notificationRoutes } from "./notifications/routes";
-import { peopleRoutes } from "./people/routes";
-import { commentRoutes } from "./posts/comments";
-import { bookmarkRoutes, feedRoutes, hashtagRoutes } from "./posts/lists";
-import { postRoutes } from "./posts/routes";
-import { searchRoutes } from "./search/routes";
-import { starsRoutes } from "./stars/routes";
-import { storyRoutes } from "./stories/routes";
-import { uploadRoutes } from "./uploads/routes";
-import { adminAccountRoutes } from "./admin/accounts";
-import { adminAuditRoutes } from "./admin/audit";
-import { adminBotRoutes } from "./admin/bots";
-import { adminContentRoutes } from "./admin/content";
-import { adminMaintenanceRoutes } from "./admin/maintenance";
-import { adminSettingsRoutes } from "./admin/settings";
-import { adminStatusRoutes } from "./admin/status";
-import { realtimeRoutes } from "../realtime/routes";
 
-/** Serves ROUTES (paths relative to PREFIX) under PREFIX. */
-const at = <Routes extends AnyElysia>(prefix: string, routes: Routes) => new Elysia({ prefix }).use(routes);
+/** One prefix of the Client API (under /api) and the plugins (files) that serve it, in order. */
+export interface ClientApiPrefix {
+  prefix: string;
+  /** loads the plugins' modules and builds them: run by the first request under the prefix, not at start */
+  routes: (app: App) => Promise<AnyElysia[]>;
+}
+
+const served = (prefix: string, routes: ClientApiPrefix["routes"]): ClientApiPrefix => ({ prefix, routes });
 
 /**
- * The Client API's route table: every URL prefix under /api and the one plugin (file, by the
- * imports above) that serves it. A longer prefix is its own entry: /api/account/upload is
- * served by uploads/routes.ts, the rest of /api/account by account/routes.ts.
+ * The Client API's route table: every URL prefix under /api and the plugin (file, by the import)
+ * that serves it. A longer prefix is its own entry: /api/account/upload is served by
+ * uploads/routes.ts, the rest of /api/account by account/routes.ts. Each prefix is built on the
+ * first request under it (http/server.ts: lazySurface), so an instance holds only the parts of
+ * the API its clients use; no route of one prefix lies under another's (http/lazy-surface.test.ts).
  */
-export function clientApiRoutes(app: App) {
-  return (
-    new Elysia({ name: "client-api", prefix: "/api" })
-      .use(at("/auth", authRoutes(app)))
-      .use(at("/auth/sessions", sessionRoutes(app)))
-      .use(at("/auth/2fa", twoFactorRoutes(app)))
-      .use(at("/auth/qr", qrRoutes(app)))
-      .use(at("/auth/email", emailRoutes(app)))
-      .use(at("/auth/password", passwordRoutes(app)))
-      .use(at("/account", accountRoutes(app)))
-      .use(at("/account/upload", uploadRoutes(app)))
-      .use(at("/social/users", peopleRoutes(app)))
-      .use(at("/social/posts", postRoutes(app)))
-      .use(at("/social/comments", commentRoutes(app)))
-      .use(at("/social/feed", feedRoutes(app)))
-      .use(at("/social/bookmarks", bookmarkRoutes(app)))
-      .use(at("/social/hashtags", hashtagRoutes(app)))
-      .use(at("/social/search", searchRoutes(app)))
-      .use(at("/social/stories", storyRoutes(app)))
-      .use(at("/social/notifications", notificationRoutes(app)))
-      // before the chat routes: "/unread" is not a conversation id
-      .use(at("/social/messages", chatUnreadRoutes(app)))
-      .use(at("/social/messages", chatMessageRoutes(app)))
-      .use(at("/social/groups", chatGroupRoutes(app)))
-      .use(at("/social/bots", botProfileRoutes(app)))
-      .use(at("/bots", botRoutes(app)))
-      .use(at("/stars", starsRoutes(app)))
-      .use(at("/realtime", realtimeRoutes(app)))
-      // only for accounts with the admin flag (401 signed out, 403 FORBIDDEN otherwise); every change is audited
-      .use(at("/admin/accounts", adminAccountRoutes(app)))
-      .use(at("/admin/content", adminContentRoutes(app)))
-      .use(at("/admin/bots", adminBotRoutes(app)))
-      .use(at("/admin/settings", adminSettingsRoutes(app)))
-      .use(at("/admin/status", adminStatusRoutes(app)))
-      .use(at("/admin/audit", adminAuditRoutes(app)))
-      .use(at("/admin/maintenance", adminMaintenanceRoutes(app)))
-  );
+export const CLIENT_API: readonly ClientApiPrefix[] = [
+  served("/auth", async (app) => [(await import("./auth/routes")).authRoutes(app)]),
+  served("/auth/sessions", async (app) => [(await import("./auth/sessions")).sessionRoutes(app)]),
+  served("/auth/2fa", async (app) => [(await import("./auth/two-factor")).twoFactorRoutes(app)]),
+  served("/auth/qr", async (app) => [(await import("./auth/qr")).qrRoutes(app)]),
+  served("/auth/email", async (app) => [(await import("./auth/email")).emailRoutes(app)]),
+  served("/auth/password", async (app) => [(await import("./auth/password")).passwordRoutes(app)]),
+  served("/account", async (app) => [(await import("./account/routes")).accountRoutes(app)]),
+  served("/account/upload", async (app) => [(await import("./uploads/routes")).uploadRoutes(app)]),
+  served("/social/users", async (app) => [(await import("./people/routes")).peopleRoutes(app)]),
+  served("/social/posts", async (app) => [(await import("./posts/routes")).postRoutes(app)]),
+  served("/social/comments", async (app) => [(await import("./posts/comments")).commentRoutes(app)]),
+  served("/social/feed", async (app) => [(await import("./posts/lists")).feedRoutes(app)]),
+  served("/social/bookmarks", async (app) => [(await import("./posts/lists")).bookmarkRoutes(app)]),
+  served("/social/hashtags", async (app) => [(await import("./posts/lists")).hashtagRoutes(app)]),
+  served("/social/search", async (app) => [(await import("./search/routes")).searchRoutes(app)]),
+  served("/social/stories", async (app) => [(await import("./stories/routes")).storyRoutes(app)]),
+  served("/social/notifications", async (app) => [(await import("./notifications/routes")).notificationRoutes(app)]),
+  // the unread routes before the chat routes: "/unread" is not a conversation id
+  served("/social/messages", async (app) => [
+    (await import("./chats/unread")).chatUnreadRoutes(app),
+    (await import("./chats/messages")).chatMessageRoutes(app),
+  ]),
+  served("/social/groups", async (app) => [(await import("./chats/groups")).chatGroupRoutes(app)]),
+  served("/social/bots", async (app) => [(await import("./bots/routes")).botProfileRoutes(app)]),
+  served("/bots", async (app) => [(await import("./bots/routes")).botRoutes(app)]),
+  served("/stars", async (app) => [(await import("./stars/routes")).starsRoutes(app)]),
+  served("/realtime", async (app) => [(await import("../realtime/routes")).realtimeRoutes(app)]),
+  // only for accounts with the admin flag (401 signed out, 403 FORBIDDEN otherwise); every change is audited
+  served("/admin/accounts", async (app) => [(await import("./admin/accounts")).adminAccountRoutes(app)]),
+  served("/admin/content", async (app) => [(await import("./admin/content")).adminContentRoutes(app)]),
+  served("/admin/bots", async (app) => [(await import("./admin/bots")).adminBotRoutes(app)]),
+  served("/admin/settings", async (app) => [(await import("./admin/settings")).adminSettingsRoutes(app)]),
+  served("/admin/status", async (app) => [(await import("./admin/status")).adminStatusRoutes(app)]),
+  served("/admin/audit", async (app) => [(await import("./admin/audit")).adminAuditRoutes(app)]),
+  served("/admin/maintenance", async (app) => [(await import("./admin/maintenance")).adminMaintenanceRoutes(app)]),
+];
+
+/** The Client API's routes under ENTRY's prefix (below /api), as one plugin. */
+export async function clientApiPart(app: App, entry: ClientApiPrefix) {
+  let part = new Elysia({ prefix: entry.prefix });
+  for (const routes of await entry.routes(app)) part = part.use(routes);
+  return part;
+}
+
+/** The whole Client API under /api, every prefix built (the OpenAPI document, tests). */
+export async function clientApiRoutes(app: App) {
+  let api: AnyElysia = new Elysia({ name: "client-api", prefix: "/api" });
+  for (const entry of CLIENT_API) api = api.use(await clientApiPart(app, entry));
+  return api;
 }

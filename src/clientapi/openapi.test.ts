@@ -22,7 +22,7 @@ beforeAll(async () => {
   expect(res.headers.get("content-type")).toContain("application/json");
   document = (await res.json()) as Json;
   // the app's own routes, enumerated the way the server mounts them
-  routes = (clientApiRoutes(server.app).routes as Route[]).filter((r) => !r.hooks.detail?.hide);
+  routes = ((await clientApiRoutes(server.app)).routes as Route[]).filter((r) => !r.hooks.detail?.hide);
 });
 afterAll(() => server.stop());
 

@@ -1,5 +1,8 @@
 import { Elysia, type AnyElysia } from "elysia";
 import type { Server } from "bun";
+import { removeTrailingPath } from "elysia/adapter/bun";
+import { createBunRouteHandler } from "elysia/adapter/bun/compose";
+import type { InternalRoute } from "elysia/types";
 import type { App } from "../app";
 import { AppError, notFound, rateLimited } from "../lib/errors";
 import { clientIp } from "./client-ip";
@@ -188,45 +191,81 @@ function routeHooks(app: App) {
 /** A method's own routes (the web app's `GET /*`) win over an ALL route, so the catch-all is one route per method. */
 const HANDED_OVER_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 
+/** A part of a surface built on first use: the paths under PREFIX (the whole path) and what builds their routes. */
+export interface SurfacePart {
+  prefix: string;
+  build: () => Promise<AnyElysia>;
+}
+
 /**
- * A surface of the root HTTP app built on its first request instead of at start (wiring.ts:
- * the Client API, whose ≈ 130 routes and the modules behind them were a third of a restart's
- * CPU). Until then, and after, the root holds one catch-all per method under PREFIX that hands
- * the request, unread (the surface parses and validates its own bodies), to the surface's own
- * Elysia app. The root's request log, metrics and guards have run once by then; the surface adds
- * the route label and error mapping. Routes the root has itself under PREFIX (the API
- * reference, the operator log, the Bot API) are more specific and match first. Requests that
- * arrive while it is being built wait for that one build. Once built, `mounted` hands the surface
- * to the root (`root.use(mounted)`: Elysia's lazy module), which maps its routes into Bun's
- * router and reloads the server, so from then on a request reaches its route directly, as if the
- * surface had been there from the start; the catch-all only serves the requests of the build.
+ * A surface of the root HTTP app built part by part, each part on the first request under its
+ * prefix instead of at start (wiring.ts: the Client API, whose ≈ 140 routes and the modules behind
+ * them were a third of a restart's CPU and ≈ 4 MiB of an idle process; most instances never use
+ * some parts, the admin's say). Until then, and after, the root holds one catch-all per method
+ * under PREFIX that hands the request, unread (the part parses and validates its own bodies), to
+ * the Elysia app of the part with the longest prefix that holds its path, or to an empty one (a
+ * 404 in the surface's envelope). The root's request log, metrics and guards have run once by
+ * then; the part adds the route label and error mapping. Routes the root has itself under PREFIX
+ * (the API reference, the operator log, the Bot API) are more specific and match first. Requests
+ * that arrive while a part is being built wait for that one build. Once built, a part is handed
+ * to `onBuilt`'s callback (wiring.ts: mountBuilt), which makes its routes the root's own, so from
+ * then on a request reaches its route directly, as if the part had been there from the start; the
+ * catch-all serves the requests of the build, paths no route matches and WebSocket upgrades.
  */
-export function lazySurface<Surface extends AnyElysia>(app: App, prefix: string, build: () => Promise<Surface>) {
-  let handler: AnyElysia | null = null;
-  let building: Promise<{ surface: Surface; handler: AnyElysia }> | null = null;
-  let mount: (surface: Surface) => void;
-  const mounted = new Promise<Surface>((resolve) => (mount = resolve));
-  const built = () =>
-    (building ??= (async () => {
-      const t0 = performance.now();
-      const surface = await build();
-      const composed = new Elysia({ name: `surface:${prefix}` })
-        .use(routeHooks(app))
-        // the surface routes with Elysia's own router, not Bun's (the root's), and it leaves a
-        // parameter that is not valid percent-encoding null: no such thing, as a 404
-        .onTransform({ as: "global" }, ({ params }) => {
-          for (const key in params) if ((params as Record<string, unknown>)[key] === null) throw notFound();
-        })
-        .use(surface);
-      // the handler (its routes and their hooks) is composed here, not by the first request to each route
-      void composed.fetch;
-      handler = composed;
-      mount(surface);
-      app.log.info("surface built on its first use", { prefix, ms: Math.round((performance.now() - t0) * 10) / 10 });
-      return { surface, handler: composed };
-    })());
+export function lazySurface(app: App, prefix: string, parts: readonly SurfacePart[]) {
+  // the longest prefix first: /api/auth/sessions is its own part, not /api/auth's
+  const byLength = [...parts].sort((a, b) => b.prefix.length - a.prefix.length);
+  const handlers = new Map<SurfacePart, AnyElysia>();
+  const building = new Map<SurfacePart, Promise<{ surface: AnyElysia; handler: AnyElysia }>>();
+  const mounts: Array<(surface: AnyElysia) => void> = [];
+  const builtSurfaces: AnyElysia[] = [];
+  let firstBuilt: () => void;
+  const anyBuilt = new Promise<void>((resolve) => (firstBuilt = resolve));
+  let unmatched: AnyElysia | null = null;
+
+  // the part's routes with the route label, error mapping and parameter check every request of it gets
+  const handlerOf = (surface: AnyElysia) => {
+    const composed = new Elysia({ name: "surface-part" })
+      .use(routeHooks(app))
+      // the part routes with Elysia's own router, not Bun's (the root's), and it leaves a
+      // parameter that is not valid percent-encoding null: no such thing, as a 404
+      .onTransform({ as: "global" }, ({ params }) => {
+        for (const key in params) if ((params as Record<string, unknown>)[key] === null) throw notFound();
+      })
+      .use(surface);
+    // the handler (its routes and their hooks) is composed here, not by the first request to each route
+    void composed.fetch;
+    return composed;
+  };
+  const built = (part: SurfacePart) => {
+    let pending = building.get(part);
+    if (!pending)
+      building.set(
+        part,
+        (pending = (async () => {
+          const t0 = performance.now();
+          const surface = await part.build();
+          const handler = handlerOf(surface);
+          handlers.set(part, handler);
+          builtSurfaces.push(surface);
+          for (const mount of mounts) mount(surface);
+          firstBuilt();
+          app.log.info("surface built on its first use", {
+            prefix: part.prefix,
+            ms: Math.round((performance.now() - t0) * 10) / 10,
+          });
+          return { surface, handler };
+        })()),
+      );
+    return pending;
+  };
+  const partOf = (path: string) =>
+    byLength.find(
+      (p) => path.startsWith(p.prefix) && (path.length === p.prefix.length || path[p.prefix.length] === "/"),
+    );
   const handOver = async ({ request, server }: { request: Request; server: Server<unknown> | null }) => {
-    const to = handler ?? (await built()).handler;
+    const part = partOf(requestPath(request));
+    const to = part ? (handlers.get(part) ?? (await built(part)).handler) : (unmatched ??= handlerOf(new Elysia()));
     // WebSocket upgrades and socket timeouts reach Bun's server through it
     to.server ??= server;
     return to.fetch(request);
@@ -235,13 +274,56 @@ export function lazySurface<Surface extends AnyElysia>(app: App, prefix: string,
   for (const method of HANDED_OVER_METHODS)
     catchAll = catchAll.route(method, `${prefix}/*`, handOver, { parse: "none", detail: { hide: true } });
   return {
-    /** the surface (built now if no request has built it yet) */
-    surface: async () => (await built()).surface,
+    /** every part's surface, each built now if no request has built it yet */
+    surfaces: async () => {
+      const surfaces: AnyElysia[] = [];
+      // in the table's order, whatever order requests built them in
+      for (const part of parts) surfaces.push((await built(part)).surface);
+      return surfaces;
+    },
     /** mounted on the root in place of the surface */
     catchAll,
-    /** the surface once built, for the root to `use` (never settles if nothing builds it) */
-    mounted,
+    /** calls MOUNT with each part's surface as it is built (and with those built already) */
+    onBuilt(mount: (surface: AnyElysia) => void) {
+      mounts.push(mount);
+      for (const surface of builtSurfaces) mount(surface);
+    },
+    /** settles once a part is built (never, if nothing builds one) */
+    anyBuilt,
     /** whether ROUTE is one of the catch-alls rather than a route of the surface */
     isCatchAll: (route: { path: string }) => route.path === `${prefix}/*`,
   };
+}
+
+/** Bun's router takes these methods per path (Elysia's Bun adapter: mapRoutes). */
+const BUN_ROUTED_METHODS = new Set(["GET", "HEAD", "OPTIONS", "DELETE", "PATCH", "POST", "PUT"]);
+
+/**
+ * Makes SURFACE's routes ROOT's own. A root that listens already also maps them into Bun's
+ * router, as its listen mapped the routes it had: Elysia does that for a root's lazy modules
+ * (`root.use(promise)`) only once every one of them has settled, which a part nobody asks for
+ * never does, and until then its routes would be reached through the catch-all (≈ 3 µs a request
+ * more). The map is made as Elysia's Bun adapter makes it for a root like ours (every handler a
+ * function, no static response, no optional parameter, the front door's wrap as the one
+ * higher-order function): each route's Bun handler composed on its first request.
+ */
+export function mountBuilt(root: AnyElysia, surface: AnyElysia): void {
+  root.use(surface);
+  const server = root.server;
+  // not listening yet: its listen maps every route it has then
+  if (!server) return;
+  root.compile();
+  const routes: Record<string, Record<string, (request: Request) => unknown>> = {};
+  const tree = (root as unknown as { routeTree: Record<string, unknown> }).routeTree;
+  for (const route of root.router.history as InternalRoute[]) {
+    const { method, path } = route;
+    // WebSocket upgrades, wildcards and paths with an optional parameter stay with root.fetch
+    if (!BUN_ROUTED_METHODS.has(method) || path.endsWith("*") || path.includes("?")) continue;
+    if (typeof route.handler !== "function" || (method === "GET" && `WS_${path}` in tree)) continue;
+    let handle: ((request: Request) => unknown) | undefined;
+    const handler = (request: Request) => (handle ??= createBunRouteHandler(root, route))(request);
+    const byMethod = (routes[encodeURI(path)] ??= {});
+    byMethod[method] ??= handler;
+  }
+  server.reload({ fetch: root.fetch, routes: removeTrailingPath(routes) } as never);
 }
