@@ -308,11 +308,10 @@ const BUN_ROUTED_METHODS = new Set(["GET", "HEAD", "OPTIONS", "DELETE", "PATCH",
  * higher-order function): each route's Bun handler composed on its first request.
  */
 export function mountBuilt(root: AnyElysia, surface: AnyElysia): void {
-  root.use(surface);
+  root.use(surface).compile();
   const server = root.server;
   // not listening yet: its listen maps every route it has then
   if (!server) return;
-  root.compile();
   const routes: Record<string, Record<string, (request: Request) => unknown>> = {};
   const tree = (root as unknown as { routeTree: Record<string, unknown> }).routeTree;
   for (const route of root.router.history as InternalRoute[]) {
