@@ -30,7 +30,7 @@ test("ids share their first 4 characters in runs of CUID_WINDOW; every position 
     const seen = new Set(ids.map((id) => id[at]));
     expect(seen.size).toBe(at === 0 ? 26 : 36);
   }
-  // the rest comes from the digest: no two ids of a window share it
+  // the rest is drawn for each id: no two ids of a window share it
   expect(new Set(ids.map((id) => id.slice(4))).size).toBe(ids.length);
 });
 
