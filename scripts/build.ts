@@ -22,6 +22,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import type { BunPlugin } from "bun";
 import { WEB_BUILD_OPTIONS } from "../src/http/web-app";
 import { freePort } from "./smoke-binary";
+import { CLIENT_API } from "../src/clientapi";
 
 const root = resolve(import.meta.dir, "..");
 const START_JIT_POLICY = 1000;
@@ -109,9 +110,18 @@ async function build(bytecodeOrder?: string): Promise<void> {
 
 /**
  * The requests of the recorded start: the probe, the first Client API request (which builds the
- * Client API's part under /api/auth), the CSRF token a page asks first and the web app's page.
+ * Client API's part under /api/auth), the CSRF token a page asks first and the web app's page;
+ * then one request under each prefix of the Client API, which builds the other parts, so their
+ * code is packed after the start's instead of spread over the rest of the bundle (a server that
+ * has built every part maps ≈ 1.4 MiB less of it; the start's own pages are the same).
  */
-const RECORDED_PATHS = ["/healthz", "/api/auth/me", "/api/auth/csrf", "/"];
+const RECORDED_PATHS = [
+  "/healthz",
+  "/api/auth/me",
+  "/api/auth/csrf",
+  "/",
+  ...CLIENT_API.map((entry) => `/api${entry.prefix}/`),
+];
 
 /**
  * Runs BINARY's `serve` on a scratch data dir with Bun recording the functions it loads, through
