@@ -1,8 +1,8 @@
 import type { Database as SqliteDatabase } from "bun:sqlite";
 import type { Kysely } from "kysely";
 import type { Database } from "./schema";
-import { directRunnerOf, type DirectRunner } from "./sqlite-dialect";
-import type { WriteEpoch, WriteTeller } from "./write-epoch";
+import { directRunnerOf, type DirectRunner, type StatementTelling } from "./sqlite-dialect";
+import type { WriteTeller } from "./write-epoch";
 
 // Kysely<Database> is index.ts's Db, spelled out here because index.ts builds this writer
 type Db = Kysely<Database>;
@@ -17,11 +17,7 @@ interface Job extends WriteTeller {
 }
 
 /** What a group tells the write epoch: the rows each transaction wrote, counted around it. */
-export interface GroupTelling {
-  /** rows written on the connection so far (SQLite's total_changes) */
-  changes(): number;
-  epoch: WriteEpoch;
-}
+export type GroupTelling = StatementTelling;
 
 /** The most transactions one commit carries: bounds how long one group holds the connection. */
 export const MAX_GROUP = 64;
@@ -50,8 +46,9 @@ export class GroupCommit {
   #running: Promise<void> | null = null;
   #closed = false;
   readonly #listeners: Array<(size: number) => void> = [];
-  /** rows written on the connection as of the end of the group's last transaction (or its start) */
+  /** rows written on the connection as of the end of the group's last transaction (or its start), and rows told of then */
   #counted = 0;
+  #toldAt = 0;
   /** the savepoints are run straight on the connection, which the group's transaction holds */
   readonly #direct: DirectRunner;
 
@@ -114,7 +111,7 @@ export class GroupCommit {
     let aborter: Job | undefined;
     try {
       await this.db.transaction().execute(async (trx) => {
-        this.#counted = this.telling?.changes() ?? 0;
+        if (this.telling) [this.#counted, this.#toldAt] = [this.telling.changes(), this.telling.epoch.told];
         if (group.length === 1) {
           const job = group[0]!;
           try {
@@ -156,9 +153,12 @@ export class GroupCommit {
       return await job.fn(trx, job);
     } finally {
       if (this.telling) {
+        const { epoch } = this.telling;
         const counted = this.telling.changes();
-        if (job.readers) this.telling.epoch.tell(counted - this.#counted, job.readers);
-        this.#counted = counted;
+        // less the rows statements told of themselves (writes of tables no kept answer is made
+        // of), since the last count: this transaction's, and a savepoint's release before it
+        if (job.readers) epoch.tell(counted - this.#counted - (epoch.told - this.#toldAt), job.readers);
+        [this.#counted, this.#toldAt] = [counted, epoch.told];
       }
     }
   }

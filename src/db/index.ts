@@ -170,7 +170,6 @@ export function openStorage(path: string): Storage {
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
   const counter = { statements: 0 };
-  const db = new Kysely<Database>({ dialect: bunSqliteDialect(sqlite, counter) });
   let closed = false;
   const dataVersion = sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version");
   // read at most once per turn of the event loop (Storage.dataVersion)
@@ -186,7 +185,9 @@ export function openStorage(path: string): Storage {
     return dataVersionThisTurn;
   };
   const writeEpoch = new WriteEpoch({ sqlite, changes, dataVersion: dataVersionNow });
-  const groups = new GroupCommit(db, sqlite, { changes, epoch: writeEpoch });
+  const telling = { changes, epoch: writeEpoch };
+  const db = new Kysely<Database>({ dialect: bunSqliteDialect(sqlite, counter, telling) });
+  const groups = new GroupCommit(db, sqlite, telling);
   const counters: Array<{ finalize(): void }> = [];
   return {
     engine: "sqlite",

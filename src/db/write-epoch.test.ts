@@ -6,6 +6,8 @@ import { tempStorages } from "../testing/temp-storage";
 import { ChangedKeys } from "./changed-keys";
 import { inTransaction, type Scope } from "./transaction";
 import { WriteEpoch } from "./write-epoch";
+import { writtenTable } from "./sqlite-dialect";
+import { precompiled } from "./compiled";
 
 const openStorage = tempStorages("epoch");
 
@@ -205,4 +207,70 @@ test("a log of changed keys trimming its own rows moves nobody's", async () => {
 
 test("is made only over SQLite", () => {
   expect(() => new WriteEpoch({ sqlite: null, changes: () => 0, dataVersion: () => 0 })).toThrow(/SQLite/);
+});
+
+test("writtenTable names the table an INSERT, UPDATE, DELETE or REPLACE writes, and nothing for any other statement", () => {
+  expect(
+    [
+      'insert into "sessions" ("a") values (?)',
+      "INSERT OR IGNORE INTO post_likes (a) VALUES (1)",
+      'update "users" set "a" = ?',
+      "UPDATE OR REPLACE pairs SET a = 1",
+      'delete from "message_reactions" where "id" = ?',
+      "  REPLACE INTO others (a) VALUES (1)",
+      'select * from "users"',
+      'with "x" as (select 1) insert into "others" select * from "x"',
+      'insert into "temp"."changed_1" (a) values (1)',
+      "insert into main.pairs (a) values (1)",
+      "CREATE TABLE t (a)",
+    ].map(writtenTable),
+  ).toEqual(["sessions", "post_likes", "users", "pairs", "message_reactions", "others", null, null, null, null, null]);
+});
+
+test("watching some tables: a statement writing any other keeps everyone's epoch, through Kysely and compiled-once alike", async () => {
+  const { storage, sqlite, epoch } = open();
+  sqlite.exec("CREATE TABLE others (id INTEGER PRIMARY KEY, a INTEGER NOT NULL)");
+  sqlite.exec("CREATE VIRTUAL TABLE notes USING fts5(body)");
+  epoch.watch(["pairs"]);
+  const readers = [1, 2, 3];
+  const db = storage.db;
+  let before = epochsOf(epoch, readers);
+  const stays = (what: string) => {
+    const now = epochsOf(epoch, readers);
+    expect([what, movedBetween(readers, before, now)]).toEqual([what, []]);
+    before = now;
+  };
+  const movesEveryone = (what: string) => {
+    const now = epochsOf(epoch, readers);
+    expect([what, movedBetween(readers, before, now)]).toEqual([what, readers]);
+    before = now;
+  };
+  await db
+    .insertInto("others" as never)
+    .values({ a: 1 } as never)
+    .execute();
+  await sql`UPDATE others SET a = 2`.execute(db);
+  await sql`DELETE FROM others WHERE a = 5`.execute(db);
+  stays("autocommit writes of another table");
+  const insertOther = precompiled((d, p: { a: number }) => d.insertInto("others" as never).values({ a: p.a } as never));
+  await inTransaction(storage, async (scope) => {
+    await insertOther(scope.db, { a: 3 });
+    // a full-text table writes its terms at the commit (rows of its shadow tables)
+    await sql`INSERT INTO notes (body) VALUES ('many words to index here')`.execute(scope.db);
+  });
+  stays("a transaction writing only other tables, compiled-once and full-text ones among them");
+  await sql`INSERT INTO pairs (a, b) VALUES (1, 1)`.execute(db);
+  movesEveryone("a write of a watched table that told nothing");
+  await sql`WITH x AS (SELECT 5 AS a) INSERT INTO others (a) SELECT a FROM x`.execute(db);
+  movesEveryone("a statement the connection cannot name the table of");
+  sqlite.run("INSERT INTO others (a) VALUES (9)");
+  movesEveryone("a write on the raw connection");
+  await inTransaction(storage, async (scope) => {
+    await insertOther(scope.db, { a: 4 });
+    await insertPair(scope, 2);
+    await insertOther(scope.db, { a: 5 });
+    scope.writesConcernOnly([2]);
+  });
+  const now = epochsOf(epoch, readers);
+  expect(movedBetween(readers, before, now)).toEqual([2]);
 });

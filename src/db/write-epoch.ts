@@ -38,8 +38,11 @@ const MANY_READERS = READER_SLOTS / 4;
  * write all the same) and on a commit by another connection (data_version: the CLI beside a
  * running server). A write whose writer told which readers it concerns (`tell`, with the rows
  * it wrote, counted around it in one synchronous step: GroupCommit does so for each
- * transaction of a group) moves it for those readers only. Nothing is added to the writes
- * themselves (no trigger): a send tells of its chat's members.
+ * transaction of a group) moves it for those readers only; a statement writing a table the
+ * kept answers are not made of (watch: a like, a post, a session's last-seen) is told of as
+ * concerning nobody where it runs, and so are the rows a COMMIT writes (a full-text index's
+ * pending terms). Nothing is added to the writes themselves (no trigger): a send tells of its
+ * chat's members.
  */
 export class WriteEpoch {
   #changes = -1;
@@ -51,6 +54,8 @@ export class WriteEpoch {
   #stamp = 0;
   #everyoneMoved = 0;
   readonly #slotMoved = new Float64Array(READER_SLOTS);
+  /** the tables kept answers are made of (watch); null: none named yet, so every table */
+  #watched: Set<string> | null = null;
 
   constructor(private readonly storage: { sqlite: SqliteDatabase | null; changes(): number; dataVersion(): number }) {
     if (!storage.sqlite) throw new Error("a write epoch is kept only where SQLite counts the writes");
@@ -77,6 +82,27 @@ export class WriteEpoch {
     this.#toldSeen = this.#told;
     const slot = this.#slotMoved[reader % READER_SLOTS]!;
     return slot > this.#everyoneMoved ? slot : this.#everyoneMoved;
+  }
+
+  /**
+   * Names TABLES as what kept answers are made of, with every table whose writes reach theirs
+   * through a trigger or a cascade (a test holds the kept answers' list to that). A statement
+   * writing any other table concerns nobody's answers, and the connection tells so as it runs
+   * it (sqlite-dialect.ts), so everyone's keep. Until some are named, every table is.
+   */
+  watch(tables: Iterable<string>): void {
+    this.#watched ??= new Set();
+    for (const table of tables) this.#watched.add(table);
+  }
+
+  /** Whether a statement writing TABLE may change kept answers (watch). */
+  concerns(table: string): boolean {
+    return this.#watched === null || this.#watched.has(table);
+  }
+
+  /** Rows told of so far (tell): a count taken around a transaction subtracts what its statements told themselves. */
+  get told(): number {
+    return this.#told;
   }
 
   /**

@@ -164,7 +164,7 @@ describe("kept chat-list answers", () => {
     }
   });
 
-  test("a page asked again runs no statement on SQLite (one on PostgreSQL, as any page); others' sends leave it kept; after another write anywhere, one, then none again", async () => {
+  test("a page asked again runs no statement on SQLite (one on PostgreSQL, as any page); others' sends, read marks, posts, likes and follows leave it kept; after another write anywhere, one, then none again", async () => {
     const [me, b, stranger, another] = [await person(), await person(), await person(), await person()];
     const cid = (await api(b, "post", `/api/social/users/${me.user.username}/message`, {})).conversationId;
     await api(b, "post", `/api/social/messages/${cid}`, { content: "one" });
@@ -184,6 +184,12 @@ describe("kept chat-list answers", () => {
     await api(stranger, "post", `/api/social/messages/${elsewhere}`, { content: "not yours" });
     expect(await statementsDuring(server.app.storage, ask)).toBe(sqlite ? 0 : 2);
     await api(another, "post", `/api/social/messages/${elsewhere}/read`, { messageId: 1 });
+    expect(await statementsDuring(server.app.storage, ask)).toBe(sqlite ? 0 : 2);
+    // a post, a like, a comment and a follow write no table a chat list is read from (their counters on users are not shown)
+    const post = (await api(stranger, "post", "/api/social/posts", { content: "elsewhere" })).post.id;
+    await api(another, "post", `/api/social/posts/${post}/like`);
+    await api(another, "post", `/api/social/posts/${post}/comments`, { content: "nice" });
+    await api(another, "post", `/api/social/users/${stranger.user.username}/follow`);
     expect(await statementsDuring(server.app.storage, ask)).toBe(sqlite ? 0 : 2);
     expect(await ask()).toBe(first);
     // a write in my chat shows at once

@@ -1,7 +1,7 @@
 import { defineService, type App } from "../../app";
 import type { Storage } from "../../db";
 import type { WriteEpoch } from "../../db/write-epoch";
-import { readChatList } from "../../domain/chats/chat-list";
+import { CHAT_LIST_TABLES, readChatList } from "../../domain/chats/chat-list";
 import { KeptByVersion } from "../../lib/kept-by-version";
 import { chatListKeptOf, chatListTexts, jsonArrayOf } from "./serialize";
 
@@ -24,7 +24,8 @@ interface KeptAnswer {
  * written, a page asked again is that text, with no statement and nothing made, and the same
  * string object is written each time (flattened by its first write, then sent as it is: a
  * page of 50 is ≈ 50 KB, and joining it again cost more than its statement). A send moves the
- * epoch of its chat's members only; a write that says nothing of whom it concerns moves
+ * epoch of its chat's members only, a write to a table no chat list is read from
+ * (CHAT_LIST_TABLES) nobody's; any other write that says nothing of whom it concerns moves
  * everyone's. Then the page is read again; when it shows the same chats as the kept answer
  * (each chat's text the same), that answer's string is kept under the new epoch and written
  * again. SQLite only (see WriteEpoch): on PostgreSQL every page is read.
@@ -35,6 +36,8 @@ export class ChatListAnswers {
 
   constructor(storage: Pick<Storage, "writeEpoch">, max = MAX_KEPT_ANSWERS) {
     this.#epoch = storage.writeEpoch;
+    // from now on a write to any other table (a like, a post, a session's last-seen) keeps every list
+    this.#epoch?.watch(CHAT_LIST_TABLES);
     this.#kept = new KeptByVersion(max);
   }
 
