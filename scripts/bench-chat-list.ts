@@ -1,7 +1,7 @@
 /**
  * The chat list under writes (not a test): CPU per read of a person's whole chat list (50
  * chats, as the Client API answers it: `chatListAnswer`) in process, with no HTTP around it,
- * in three situations taken in turn, round by round:
+ * in four situations taken in turn, round by round:
  *   elsewhere   right after a send in a chat of two other people
  *   post        right after someone else's post (a table no chat list is read from)
  *   mine        right after a send in one of the reader's own chats (its answer must change)
