@@ -9,6 +9,8 @@ import {
   setBotEnabledByUsername,
 } from "../domain/bots/service";
 import { botApiUserId } from "../domain/bots/ids";
+import { USER_ROW_COLUMNS } from "../domain/users/table";
+import { pick } from "../lib/objects";
 import { openOtherConnection } from "../testing/sql";
 
 let server: TestServer;
@@ -351,7 +353,8 @@ describe("profile methods", () => {
     const made = await createBot(server.app, { ownerId: owner.id, username: "gone_bot", name: "Gone" });
     const found = await findBotByUserId(server.app.db, made.user.id);
     expect(found?.bot).toEqual(made.bot);
-    expect(found?.user).toEqual(made.user);
+    // an account as the app passes it around (UserRow): without the counters triggers keep
+    expect(found?.user).toEqual(pick(made.user, ...USER_ROW_COLUMNS));
     await server.app.db.updateTable("users").set({ deleted_at: Date.now() }).where("id", "=", made.user.id).execute();
     expect(await findBotByUserId(server.app.db, made.user.id)).toBeNull();
     expect(await call(`/bot${made.token}/getMe`)).toMatchObject({ status: 401, body: { description: "Unauthorized" } });

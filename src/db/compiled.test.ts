@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../testing/server";
 import { quickPerson } from "../testing/fixtures";
-import { precompiled, rowSplitter, ShapedQuery, splitPrefixedRow } from "./compiled";
+import { precompiled, rowSplitter, ShapedQuery } from "./compiled";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -52,7 +52,7 @@ describe("precompiled queries", () => {
 });
 
 describe("rowSplitter", () => {
-  test("splits a joined row as splitPrefixedRow does, each part holding its named columns", async () => {
+  test("splits a joined row into its parts, each holding its named columns under their own names", async () => {
     const a = await quickPerson(server);
     const [row] = await server.app.db
       .selectFrom("users")
@@ -64,10 +64,12 @@ describe("rowSplitter", () => {
       x: ["x__", ["name", "cuid"]],
     });
     const parts = split(row!);
-    const general = splitPrefixedRow<{ name: string; cuid: string }, { id: number; username: string }>(row!, "x__");
-    expect(parts).toEqual({ user: general.rest, x: general.prefixed });
-    expect(JSON.stringify(parts.user)).toBe(JSON.stringify(general.rest));
-    expect(parts.x).toEqual({ name: a.user.display_name, cuid: a.user.cuid });
+    expect(parts).toEqual({
+      user: { id: a.user.id, username: a.user.username },
+      x: { name: a.user.display_name, cuid: a.user.cuid },
+    });
+    // in the order named, as the row's own keys would be
+    expect(JSON.stringify(parts.user)).toBe(JSON.stringify({ id: a.user.id, username: a.user.username }));
   });
 
   test("takes only column names (they become code)", () => {

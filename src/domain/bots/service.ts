@@ -4,9 +4,9 @@ import { pubsub } from "../../cluster/pubsub";
 import { AppError, fieldError, notFound } from "../../lib/errors";
 import { safeEqual, sha256Hex } from "../../lib/crypto";
 import { newCuid, randomToken } from "../../lib/ids";
-import { precompiled, splitPrefixedRow } from "../../db/compiled";
+import { precompiled, rowSplitter } from "../../db/compiled";
 import { createUser, findUserById, findUserByUsername } from "../users/service";
-import type { UserRow } from "../users/table";
+import { USER_ROW_COLUMNS, type UserRow } from "../users/table";
 import { accountIdOf, botApiUserId } from "./ids";
 import type { BotPrivacy, BotRow } from "./table";
 import { isActiveRole } from "../chats/table";
@@ -238,6 +238,11 @@ const BOT_COLUMNS = Object.keys({
   updated_at: 1,
 } satisfies Record<keyof BotRow, 1>) as (keyof BotRow)[];
 const BOT_PREFIX = "bot__";
+/** A bot's row and its account's, from a row selecting users' columns and the bot's prefixed (botWithUserQuery, botMembersQuery). */
+const botWithUserParts = rowSplitter<{ bot: BotRow; user: UserRow }>({
+  bot: [BOT_PREFIX, BOT_COLUMNS],
+  user: ["", USER_ROW_COLUMNS],
+});
 
 /**
  * A bot and its (not deleted) account in one statement, compiled once: this runs on every
@@ -248,7 +253,7 @@ const botWithUserQuery = precompiled((db: Db, v: { userId: number }) =>
   db
     .selectFrom("bots")
     .innerJoin("users", "users.id", "bots.user_id")
-    .selectAll("users")
+    .select(USER_ROW_COLUMNS.map((c) => `users.${c}` as const))
     .select(BOT_COLUMNS.map((c) => `bots.${c} as ${BOT_PREFIX}${c}` as `bots.${typeof c}`))
     .where("bots.user_id", "=", v.userId)
     .where("users.deleted_at", "is", null),
@@ -260,8 +265,7 @@ export const findBotById = (db: Db, id: number): Promise<BotRow | undefined> =>
 export async function findBotByUserId(db: Db, userId: number): Promise<BotWithUser | null> {
   const [row] = await botWithUserQuery(db, { userId });
   if (!row) return null;
-  const { prefixed: bot, rest: user } = splitPrefixedRow<BotRow, UserRow>(row as Record<string, unknown>, BOT_PREFIX);
-  return { bot, user };
+  return botWithUserParts(row);
 }
 
 export async function findBotByUsername(db: Db, username: string): Promise<BotWithUser | null> {
@@ -295,7 +299,7 @@ const botMembersQuery = precompiled((db: Db, v: { conversationId: number; exclud
     .selectFrom("conversation_members as m")
     .innerJoin("bots", "bots.user_id", "m.user_id")
     .innerJoin("users", "users.id", "bots.user_id")
-    .selectAll("users")
+    .select(USER_ROW_COLUMNS.map((c) => `users.${c}` as const))
     .select(BOT_COLUMNS.map((c) => `bots.${c} as ${BOT_PREFIX}${c}` as `bots.${typeof c}`))
     .where("m.conversation_id", "=", v.conversationId)
     .where(isActiveRole("m.role"))
@@ -307,10 +311,7 @@ const botMembersQuery = precompiled((db: Db, v: { conversationId: number; exclud
 
 /** Bots currently in the conversation with their accounts, except EXCLUDE. One statement: most chats have none. */
 export async function botMembersOf(db: Db, conversationId: number, exclude: number): Promise<BotWithUser[]> {
-  return (await botMembersQuery(db, { conversationId, exclude })).map((row) => {
-    const { prefixed: bot, rest: user } = splitPrefixedRow<BotRow, UserRow>(row as Record<string, unknown>, BOT_PREFIX);
-    return { bot, user };
-  });
+  return (await botMembersQuery(db, { conversationId, exclude })).map(botWithUserParts);
 }
 
 /** Pairs bots with their accounts in one query. */

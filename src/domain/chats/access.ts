@@ -1,7 +1,7 @@
 import type { Db } from "../../db";
 import { AppError, notFound } from "../../lib/errors";
 import { looksLikeCuid } from "../../lib/ids";
-import { precompiled, precompiledNow, rowSplitter, splitPrefixedRow } from "../../db/compiled";
+import { precompiled, precompiledNow, rowSplitter } from "../../db/compiled";
 import { fromJson } from "./validate";
 import { USER_ROW_COLUMNS, type UserRow } from "../users/table";
 import { blockBetween, blockedEitherWayWithAny } from "../relations/service";
@@ -93,7 +93,7 @@ const membershipByCuidQuery = precompiled((db, p: { cuid: string; userId: number
   db
     .selectFrom("conversations")
     .innerJoin("conversation_members as m", "m.conversation_id", "conversations.id")
-    .selectAll("conversations")
+    .select(CONVERSATION_COLUMNS.map((c) => `conversations.${c}` as const))
     .select(MEMBER_COLUMNS.map((c) => `m.${c} as ${MEMBER_PREFIX}${c}` as `m.${typeof c}`))
     .where("conversations.cuid", "=", p.cuid)
     .where("m.user_id", "=", p.userId),
@@ -119,6 +119,10 @@ const CONVERSATION_COLUMNS = Object.keys({
   created_at: 1,
   updated_at: 1,
 } satisfies Record<keyof ConversationRow, 1>) as (keyof ConversationRow)[];
+const membershipParts = rowSplitter<{ member: MemberRow; conversation: ConversationRow }>({
+  member: [MEMBER_PREFIX, MEMBER_COLUMNS],
+  conversation: ["", CONVERSATION_COLUMNS],
+});
 // a send by the chat's cuid needs only the chat and that the sender is in it: no member row to split off
 // a Client API send: the chat with the sender's membership check and, in a private chat, the
 // other party's membership and a block between the two (requireChatForSendByCuid)
@@ -311,10 +315,7 @@ export async function requireMembership(db: Db, conversationId: number, userId: 
 export async function requireMembershipByCuid(db: Db, cuid: string, userId: number): Promise<Membership> {
   const [row] = looksLikeCuid(cuid) ? await membershipByCuidQuery(db, { cuid, userId }) : [];
   if (!row) throw chatNotFound();
-  const { prefixed: member, rest: conversation } = splitPrefixedRow<MemberRow, ConversationRow>(
-    row as Record<string, unknown>,
-    MEMBER_PREFIX,
-  );
+  const { member, conversation } = membershipParts(row);
   if (!isActive(member)) throw chatNotFound();
   return { conversation, member };
 }

@@ -11,7 +11,8 @@ import { isActiveRole, type ConversationRow, type ConversationsTable, type Membe
  * with reactions and poll votes, the accounts shown): a write to any other table changes no
  * chat list (WriteEpoch.watch). Held closed under the schema's triggers and cascades by
  * chat-list-tables.test.ts: a table whose writes reach one of these through a trigger or a
- * cascade belongs here too, except triggers that set only USERS_NOT_SHOWN columns of users.
+ * cascade belongs here too, except triggers that set only users' counters (USER_COUNTER_COLUMNS:
+ * no chat list shows them).
  */
 export const CHAT_LIST_TABLES = [
   "conversations",
@@ -22,14 +23,6 @@ export const CHAT_LIST_TABLES = [
   "message_poll_votes",
   "users",
 ] as const;
-
-/**
- * Columns of users no chat list shows nor is versioned by (counters kept by triggers on other
- * tables): a trigger elsewhere that sets only these does not bring its table into
- * CHAT_LIST_TABLES (the chat list shows an account by cuid, username, display name, avatar
- * and kind, and its profile_version: users_profile_version).
- */
-export const USERS_NOT_SHOWN = ["followers_count", "following_count", "posts_count"] as const;
 
 /** The hidden-aware last message query's outer table: the chat `c`. */
 type Outer = Database & { c: ConversationsTable };
