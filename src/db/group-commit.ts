@@ -7,13 +7,21 @@ import type { WriteTeller } from "./write-epoch";
 // Kysely<Database> is index.ts's Db, spelled out here because index.ts builds this writer
 type Db = Kysely<Database>;
 
-interface Job extends WriteTeller {
-  fn: (db: Db, teller: WriteTeller) => Promise<unknown>;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
+/** A transaction asked for, and what it told of its writes (it is its own WriteTeller). */
+class Job implements WriteTeller {
   outcome?: { ok: true; value: unknown } | { ok: false; error: unknown };
-  /** whose kept answers the transaction said its writes change (WriteTeller); null: it did not say */
-  readers: number[] | null;
+  /** whose kept answers the transaction said its writes change; null: it did not say */
+  readers: readonly number[] | null = null;
+
+  constructor(
+    readonly fn: (db: Db, teller: WriteTeller) => Promise<unknown>,
+    readonly resolve: (value: unknown) => void,
+    readonly reject: (error: unknown) => void,
+  ) {}
+
+  writesConcernOnly(readers: readonly number[]): void {
+    this.readers = this.readers ? this.readers.concat(readers) : readers;
+  }
 }
 
 /** What a group tells the write epoch: the rows each transaction wrote, counted around it. */
@@ -65,15 +73,7 @@ export class GroupCommit {
   run<T>(fn: (db: Db, teller: WriteTeller) => Promise<T>): Promise<T> {
     if (this.#closed) return Promise.reject(new Error("the database is closed"));
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({
-        fn,
-        resolve: resolve as (value: unknown) => void,
-        reject,
-        readers: null,
-        writesConcernOnly(readers) {
-          this.readers = this.readers ? [...this.readers, ...readers] : [...readers];
-        },
-      });
+      this.#queue.push(new Job(fn, resolve as (value: unknown) => void, reject));
       this.#schedule();
     });
   }

@@ -22,6 +22,7 @@ import { assertMayAdd, postSystemMessage, requireLiveUser } from "./conversation
 import { publishChatUpdated } from "./notify";
 import type { ConversationRow, MemberRole } from "./table";
 import { checkTitle } from "./validate";
+import { wipedMessage } from "./message-row";
 
 async function setRole(
   app: App,
@@ -176,16 +177,8 @@ export async function forgetDeletedAccount(app: App, userId: number): Promise<vo
   for (const g of groups) await departGroup(app, g.conversation_id, userId, g.role);
   await app.db
     .updateTable("messages")
-    .set({
-      deleted_at: app.clock.now(),
-      content: "",
-      entities: null,
-      media: null,
-      reply_markup: null,
-      extra: null,
-      invoice: null,
-      pinned: 0,
-    })
+    // a removed account's invoices go with its words
+    .set({ ...wipedMessage(app.clock.now()), invoice: null })
     .where("sender_id", "=", userId)
     .where("deleted_at", "is", null)
     .execute();

@@ -7,6 +7,23 @@ import type { MessageRow } from "./table";
 export type NewMessage = Omit<MessageRow, "id" | "seq" | "pinned" | "edited_at" | "deleted_at" | "version">;
 
 /**
+ * What a deleted message keeps of itself (deletion for everyone, an account's removal): its
+ * row, seq and time stay for the chat's order and its replies; its text, files, buttons and
+ * extras are wiped and it is unpinned. Its invoice is the caller's to keep or wipe (a paid one
+ * stays with the payment).
+ */
+export const wipedMessage = (now: number) =>
+  ({
+    deleted_at: now,
+    content: "",
+    entities: null,
+    media: null,
+    reply_markup: null,
+    extra: null,
+    pinned: 0,
+  }) as const;
+
+/**
  * The storage of a new message: the one place a send's SQL differs by engine (as the search
  * modules' does). Both take the chat's next seq and write the row; the chat's last seq, last
  * message time and activity then follow the row (trigger messages_stored). Undefined when

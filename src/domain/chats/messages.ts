@@ -25,7 +25,7 @@ import {
   type SendAudience,
 } from "./access";
 import { publishMessageEvent } from "./notify";
-import { insertMessageRow } from "./message-row";
+import { insertMessageRow, wipedMessage } from "./message-row";
 import { inTransaction, type Scope } from "../../db/transaction";
 import type { ChatMember, ConversationRow, MemberRow, MessageRow } from "./table";
 import type { UserRow } from "../users/table";
@@ -384,19 +384,7 @@ export async function deleteMessage(
   }
   // one transaction: a message is never left wiped with its reactions or votes still standing
   await inTransaction(app.storage, async ({ db }) => {
-    await db
-      .updateTable("messages")
-      .set({
-        deleted_at: app.clock.now(),
-        content: "",
-        entities: null,
-        media: null,
-        reply_markup: null,
-        extra: null,
-        pinned: 0,
-      })
-      .where("id", "=", message.id)
-      .execute();
+    await db.updateTable("messages").set(wipedMessage(app.clock.now())).where("id", "=", message.id).execute();
     await db.deleteFrom("message_reactions").where("message_id", "=", message.id).execute();
     await db.deleteFrom("message_poll_votes").where("message_id", "=", message.id).execute();
   });
