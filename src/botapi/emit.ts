@@ -2,7 +2,7 @@ import type { App } from "../app";
 import type { Db } from "../db";
 import type { Scope } from "../db/transaction";
 import { findConversationById, findMessageById, findMessageBySeq, getMember } from "../domain/chats/access";
-import type { ConversationRow, MessageRow } from "../domain/chats/table";
+import type { ConversationRow, MessageRow, SendChat } from "../domain/chats/table";
 import { enqueueUpdate, type UpdateType } from "../domain/bots/updates";
 import { botMembersOf, findBotByUserId, type BotWithUser } from "../domain/bots/service";
 import { findUserById } from "../domain/users/service";
@@ -23,12 +23,7 @@ import {
  * Whether a group message reaches a bot in privacy mode ("commands"): commands meant for
  * every bot or for this one (/cmd, /cmd@this_bot) and replies to the bot's messages.
  */
-async function reachesBot(
-  db: Db,
-  member: BotWithUser,
-  conversation: ConversationRow,
-  message: MessageRow,
-): Promise<boolean> {
+async function reachesBot(db: Db, member: BotWithUser, conversation: SendChat, message: MessageRow): Promise<boolean> {
   if (conversation.type === "private" || member.bot.privacy === "all") return true;
   const entities = message.entities
     ? (JSON.parse(message.entities) as MessageEntity[])
@@ -54,7 +49,7 @@ async function reachesBot(
 async function messageToBots(
   app: App,
   type: UpdateType,
-  conversation: ConversationRow,
+  conversation: SendChat,
   message: MessageRow,
   scope?: Scope,
   sender?: UserRow,

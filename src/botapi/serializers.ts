@@ -1,6 +1,6 @@
 import type { Db } from "../db";
 import type { BotRow } from "../domain/bots/table";
-import type { ConversationRow, MemberRow, MessageRow } from "../domain/chats/table";
+import type { ConversationRow, MemberRow, MessageRow, SendChat } from "../domain/chats/table";
 import { findMessagesBySeqs, rightsOf } from "../domain/chats/access";
 import { findUsersByCuids, findUsersByIds } from "../domain/users/service";
 import { allowsRevoting, pollOf, pollTallies, type PollTally, type StoredPoll } from "../domain/chats/polls";
@@ -63,7 +63,7 @@ export function serializeBotSelf(user: UserRow, bot: BotRow) {
 export const groupChatId = (conversationId: number): number => -conversationId;
 
 /** Chat as seen by the bot: a private chat is described by the other party. */
-export function serializeChat(conversation: ConversationRow, other: UserRow | null) {
+export function serializeChat(conversation: SendChat, other: UserRow | null) {
   if (conversation.type === "group")
     return { id: groupChatId(conversation.id), type: "group" as const, title: conversation.title ?? "" };
   return {
@@ -361,7 +361,7 @@ export function serializePoll(poll: StoredPoll, tally: PollTally | undefined) {
 
 /** Context needed to serialize messages of one chat for a bot. */
 export interface ChatView {
-  conversation: ConversationRow;
+  conversation: SendChat;
   /** the other party of a private chat (from the bot's side) */
   other: UserRow | null;
   /** the bot's own account, when at hand (saves loading it again as an author) */

@@ -76,8 +76,9 @@ export interface Storage {
    * tables' rows that writes elsewhere must not clear; other connections' commits show in
    * dataVersion. TABLES maps each table to the columns a cache does not keep: an UPDATE that
    * sets only those is not counted (trigger-kept counters, a last-seen time). SQLite: a TEMP
-   * table kept by TEMP triggers (this connection's own, nothing in the file). null on
-   * PostgreSQL, where such caches are not kept.
+   * table kept by TEMP triggers (this connection's own, nothing in the file), made at the
+   * counter's first call outside a transaction: until then it counts NaN. null on PostgreSQL,
+   * where such caches are not kept.
    */
   writesTo(tables: Readonly<Record<string, readonly string[]>>): (() => number) | null;
   /** One round trip to the database: what /readyz checks. */
@@ -202,32 +203,45 @@ export function openStorage(path: string): Storage {
     changes,
     writesTo(tables) {
       const counter = `writes_to_${Object.keys(tables).join("_")}`;
-      sqlite.exec(`CREATE TEMP TABLE IF NOT EXISTS ${counter} (n INTEGER NOT NULL)`);
-      sqlite.exec(`INSERT INTO temp.${counter} (n) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM temp.${counter})`);
-      for (const [table, notKept] of Object.entries(tables)) {
-        // the kept columns as the table has them now (migrations ran): a column added later
-        // is counted by the next process, which builds these triggers again
-        const columns = sqlite
-          .query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${table}')`)
-          .all()
-          .map((c) => c.name);
-        if (columns.length === 0) throw new Error(`writesTo: no table ${table}`);
-        const kept = columns.filter((c) => !notKept.includes(c)).map((c) => `"${c}"`);
-        const events = {
-          insert: "INSERT",
-          delete: "DELETE",
-          update: kept.length ? `UPDATE OF ${kept.join(", ")}` : null,
-        };
-        for (const [name, event] of Object.entries(events))
-          if (event)
-            sqlite.exec(
-              `CREATE TEMP TRIGGER IF NOT EXISTS ${counter}_${table}_${name} AFTER ${event} ON main.${table} ` +
-                `BEGIN UPDATE temp.${counter} SET n = n + 1; END`,
-            );
-      }
-      const read = sqlite.prepare<{ n: number }, []>(`SELECT n FROM temp.${counter}`);
-      counters.push(read);
-      return () => read.get()!.n;
+      const create = () => {
+        sqlite.exec(`CREATE TEMP TABLE IF NOT EXISTS ${counter} (n INTEGER NOT NULL)`);
+        sqlite.exec(`INSERT INTO temp.${counter} (n) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM temp.${counter})`);
+        for (const [table, notKept] of Object.entries(tables)) {
+          // the kept columns as the table has them now (migrations ran): a column added later
+          // is counted by the next process, which builds these triggers again
+          const columns = sqlite
+            .query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${table}')`)
+            .all()
+            .map((c) => c.name);
+          if (columns.length === 0) throw new Error(`writesTo: no table ${table}`);
+          const kept = columns.filter((c) => !notKept.includes(c)).map((c) => `"${c}"`);
+          const events = {
+            insert: "INSERT",
+            delete: "DELETE",
+            update: kept.length ? `UPDATE OF ${kept.join(", ")}` : null,
+          };
+          for (const [name, event] of Object.entries(events))
+            if (event)
+              sqlite.exec(
+                `CREATE TEMP TRIGGER IF NOT EXISTS ${counter}_${table}_${name} AFTER ${event} ON main.${table} ` +
+                  `BEGIN UPDATE temp.${counter} SET n = n + 1; END`,
+              );
+        }
+        const read = sqlite.prepare<{ n: number }, []>(`SELECT n FROM temp.${counter}`);
+        counters.push(read);
+        return read;
+      };
+      let read: ReturnType<typeof create> | null = null;
+      return () => {
+        if (read === null) {
+          // the table and its triggers are made outside any transaction: made inside one (a
+          // group's, open while its jobs wait), a rollback would take them away again. Until
+          // then the count is NaN, equal to nothing, so no cache keeps anything by it.
+          if (sqlite.inTransaction) return NaN;
+          read = create();
+        }
+        return read.get()!.n;
+      };
     },
     async ping() {
       // reads the file's header through this connection: a closed or unreadable database fails

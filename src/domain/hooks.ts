@@ -65,7 +65,7 @@ export interface DomainHookPayloads {
 export interface DomainTxHookPayloads {
   /** chats: MESSAGE is being stored in CONVERSATION (the bots' updates are queued in the same transaction) */
   "message:storing": {
-    conversation: import("./chats/table").ConversationRow;
+    conversation: import("./chats/table").SendChat;
     message: import("./chats/table").MessageRow;
     /** the sender's account, when the sending surface holds it (spares loading it again) */
     sender?: import("./users/table").UserRow;

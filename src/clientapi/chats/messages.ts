@@ -20,7 +20,7 @@ import {
   setReaction,
   typing,
 } from "../../domain/chats";
-import type { ConversationRow, MessageRow } from "../../domain/chats/table";
+import type { ConversationRow, MessageRow, SendChat } from "../../domain/chats/table";
 import type { UserRow } from "../../domain/users/table";
 import { jsonText, ok, type SetHeaders } from "../../http/envelope";
 import { requestContext } from "../../http/context";
@@ -99,7 +99,7 @@ export function chatMessageRoutes(app: App) {
     deliveredShape(row) ?? (await serializeMessage(app.db, conversation, row));
 
   /** A message just sent: its live event's shape when someone was shown it, else built here (a repeat's stored row may have reactions). */
-  const sentMessage = async (conversation: ConversationRow, row: MessageRow, sender: UserRow) =>
+  const sentMessage = async (conversation: SendChat, row: MessageRow, sender: UserRow) =>
     deliveredShape(row) ??
     (isJustStored(row) ? freshMessageShape(conversation, row, sender) : undefined) ??
     (await serializeMessage(app.db, conversation, row, { fresh: isJustStored(row), known: [sender] }));

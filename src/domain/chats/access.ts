@@ -10,6 +10,7 @@ import {
   isActiveRole,
   type ChatMember,
   type ConversationRow,
+  type SendChat,
   type MemberRow,
   type MessageRow,
 } from "./table";
@@ -340,7 +341,7 @@ export function requireChatForSendByCuid(db: Db, cuid: string, userId: number): 
 
 /** What requireChatForSendByCuid answers. */
 export interface ChatForSend {
-  conversation: ConversationRow;
+  conversation: SendChat;
   audience?: SendAudience;
 }
 

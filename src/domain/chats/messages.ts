@@ -21,13 +21,15 @@ import {
   requireChatForSendByCuid,
   requireMembership,
   requireVisibleMessage,
+  type ChatForSend,
   type Membership,
   type SendAudience,
 } from "./access";
 import { publishMessageEvent } from "./notify";
 import { insertMessageRow, wipedMessage } from "./message-row";
 import { inTransaction, type Scope } from "../../db/transaction";
-import type { ChatMember, ConversationRow, MemberRow, MessageRow } from "./table";
+import type { ChatMember, ConversationRow, MemberRow, MessageRow, SendChat } from "./table";
+import { sendAccessOf } from "./send-access";
 import type { UserRow } from "../users/table";
 import { checkClientMessageId, checkContent, checkEntities, checkMediaShape, toJson, type MediaItem } from "./validate";
 import { pick } from "../../lib/objects";
@@ -67,7 +69,7 @@ const findByClientId = (db: Db, conversationId: number, senderId: number, client
  */
 async function membersAndBlock(
   db: Db,
-  conversation: ConversationRow,
+  conversation: SendChat,
   senderId: number,
   kind: string,
 ): Promise<{ members: ChatMember[]; blocked: boolean }> {
@@ -122,11 +124,12 @@ export async function sendMessageByCuid(
   senderId: number,
   input: Omit<SendMessageInput, "conversationId" | "senderId">,
   opts: StoreOptions = {},
-): Promise<{ conversation: ConversationRow; row: MessageRow }> {
-  let conversation: ConversationRow | undefined;
+): Promise<{ conversation: SendChat; row: MessageRow }> {
+  let conversation: SendChat | undefined;
+  sendAccessOf(app)?.ready();
   try {
     const row = await inTransaction(app.storage, async (scope) => {
-      const found = await requireChatForSendByCuid(scope.db, cuid, senderId);
+      const found = await chatForSend(app, scope, cuid, senderId);
       conversation = found.conversation;
       const sending = { conversation, member: { user_id: senderId } };
       return storeMessage(scope, app, sending, input, { ...opts, audience: found.audience, soleWrite: true });
@@ -136,6 +139,23 @@ export async function sendMessageByCuid(
     if (!conversation) throw err;
     return { conversation, row: await storedRepeatOf(app, err, conversation.id, senderId, input) };
   }
+}
+
+/**
+ * requireChatForSendByCuid, in SCOPE (a send's transaction), kept between sends where the App
+ * keeps access checks (SendAccessCache): a person's next send to the chat reads nothing first.
+ */
+function chatForSend(app: App, scope: Scope, cuid: string, senderId: number): ChatForSend | Promise<ChatForSend> {
+  const cache = sendAccessOf(app);
+  if (!cache) return requireChatForSendByCuid(scope.db, cuid, senderId);
+  const key = `${senderId}:${cuid}`;
+  const kept = cache.get(key);
+  if (kept) return kept;
+  // taken before the read: a counted write that comes between stamps what was read as stale
+  const stamp = cache.stamp();
+  const keep = (found: ChatForSend) => (cache.keep(scope, key, found, stamp), found);
+  const found = requireChatForSendByCuid(scope.db, cuid, senderId);
+  return found instanceof Promise ? found.then(keep) : keep(found);
 }
 
 /** The message stored by a repeat that raced this send (the unique index messages_client_id refused it), else ERR again. */
@@ -161,7 +181,7 @@ export const isJustStored = (row: MessageRow): boolean => justStored.has(row);
 
 /** Who posts where: a Membership, or only the sender's id when storeMessage checks the membership (StoreOptions.checkMember). */
 export interface Sending {
-  conversation: ConversationRow;
+  conversation: SendChat;
   member: Pick<MemberRow, "user_id">;
 }
 

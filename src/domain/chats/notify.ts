@@ -12,7 +12,7 @@ import type { UserRow } from "../users/table";
  */
 export function publishMessageEvent(
   app: App,
-  conversation: ConversationRow,
+  conversation: Pick<ConversationRow, "id" | "cuid">,
   row: MessageRow,
   event: "message:new" | "message:edited",
   sender?: UserRow,

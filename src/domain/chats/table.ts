@@ -120,6 +120,14 @@ export interface MessageHiddenTable {
 }
 
 export type ConversationRow = Selectable<ConversationsTable>;
+/**
+ * A chat as a send knows it: without the columns every send moves (its last message, seq and
+ * activity), which a kept access check (send-access.ts) would show as they were when it was read.
+ */
+export type SendChat = Omit<
+  ConversationRow,
+  "last_seq" | "last_message_at" | "activity_at" | "updated_at" | "last_message_id" | "last_message_version"
+>;
 export type MemberRow = Selectable<ConversationMembersTable>;
 export type MessageRow = Selectable<MessagesTable>;
 /** A current member of a chat, as a message's transaction reads them (access.ts activeMembers). */
