@@ -11,7 +11,9 @@ import {
   type SendAudience,
 } from "../domain/chats/access";
 import { ensurePrivateChat } from "../domain/chats/conversations";
-import type { ChatMember, ConversationRow } from "../domain/chats/table";
+import type { ChatMember, ConversationRow, SendChat } from "../domain/chats/table";
+import { sendAccessOf } from "../domain/chats/send-access";
+import type { Scope } from "../db/transaction";
 import { isBlockedEitherWay } from "../domain/relations/service";
 import { canMessage } from "../domain/settings/service";
 import { accountIdOf } from "../domain/bots/ids";
@@ -64,7 +66,7 @@ function checkPerson(person: UserRow | undefined, me: UserRow): asserts person i
  * chat's members (AUDIENCE: the two while current members, and a block between them).
  * Undefined when the two have no chat yet (resolveChat opens it, in a transaction of its own).
  */
-export async function findPersonChat(
+async function findPersonChat(
   db: Db,
   me: UserRow,
   ref: number,
@@ -78,6 +80,40 @@ export async function findPersonChat(
   if (active.other) members.push({ user_id: me.id, is_bot: me.is_bot });
   if (active.user) members.push({ user_id: person.id, is_bot: person.is_bot });
   return { view: { conversation: chat, other: person, self: me }, audience: { members, blocked } };
+}
+
+/** What findPersonChat finds that a later send may reuse: all but the bot's own account (each call's `me`). */
+interface PersonChat {
+  conversation: SendChat;
+  other: UserRow;
+  audience: SendAudience;
+}
+
+/**
+ * findPersonChat in SCOPE (a send's transaction), kept between the bot's sends to the person
+ * where the App keeps access checks (SendAccessCache): the next send reads nothing first.
+ * Refusals and a missing chat are read every time.
+ */
+export async function findPersonChatKept(
+  app: App,
+  scope: Scope,
+  me: UserRow,
+  ref: number,
+): Promise<{ view: ChatView; audience: SendAudience } | undefined> {
+  const cache = sendAccessOf(app);
+  const key = `bot:${me.id}:${ref}`;
+  const kept = cache?.get<PersonChat>(key);
+  if (kept) return { view: { conversation: kept.conversation, other: kept.other, self: me }, audience: kept.audience };
+  // taken before the read: a counted write that comes between stamps what was read as stale
+  const stamp = cache?.stamp();
+  const found = await findPersonChat(scope.db, me, ref);
+  if (found && cache && stamp) {
+    const { conversation, other } = found.view;
+    const { audience } = found;
+    const shared = [conversation, other!, audience, audience.members, ...audience.members];
+    cache.keep(scope, key, { conversation, other: other!, audience } satisfies PersonChat, stamp, shared);
+  }
+  return found;
 }
 
 /**

@@ -5,12 +5,13 @@ import { messageIds } from "./edit";
 import type { App } from "../../app";
 import type { MessageEntity } from "../formatting";
 import { findMessageBySeq } from "../../domain/chats/access";
+import { sendAccessOf } from "../../domain/chats/send-access";
 import { inTransaction, type Scope } from "../../db/transaction";
 import { forwardMessage, storeMessage, typing, type SendMessageInput } from "../../domain/chats/messages";
 import type { MediaItem } from "../../domain/chats/validate";
 import { isBlockedEitherWay } from "../../domain/relations/service";
 import { randomToken } from "../../lib/ids";
-import { findPersonChat, resolveChat } from "../chats";
+import { findPersonChatKept, resolveChat } from "../chats";
 import type { BotContext, MethodTable } from "../context";
 import { asBot, badRequest, blockedByUser, chatNotFound } from "../errors";
 import { inputFile, type FileField } from "../files";
@@ -111,9 +112,10 @@ async function sendToPerson(ctx: BotContext, ref: number): Promise<BotMessage | 
     invalid = { error };
   }
   let view: ChatView | undefined;
+  sendAccessOf(ctx.app)?.ready();
   const store = () =>
     inTransaction(ctx.app.storage, async (scope) => {
-      const found = await findPersonChat(scope.db, ctx.me, ref);
+      const found = await findPersonChatKept(ctx.app, scope, ctx.me, ref);
       view = found?.view;
       // no chat yet, or a text to refuse once the chat is known: nothing written
       if (!found || invalid) return undefined;

@@ -149,11 +149,16 @@ function chatForSend(app: App, scope: Scope, cuid: string, senderId: number): Ch
   const cache = sendAccessOf(app);
   if (!cache) return requireChatForSendByCuid(scope.db, cuid, senderId);
   const key = `${senderId}:${cuid}`;
-  const kept = cache.get(key);
+  const kept = cache.get<ChatForSend>(key);
   if (kept) return kept;
   // taken before the read: a counted write that comes between stamps what was read as stale
   const stamp = cache.stamp();
-  const keep = (found: ChatForSend) => (cache.keep(scope, key, found, stamp), found);
+  const keep = (found: ChatForSend) => {
+    const { audience } = found;
+    const shared = [found.conversation, ...(audience ? [audience, audience.members, ...audience.members] : [])];
+    cache.keep(scope, key, found, stamp, shared);
+    return found;
+  };
   const found = requireChatForSendByCuid(scope.db, cuid, senderId);
   return found instanceof Promise ? found.then(keep) : keep(found);
 }

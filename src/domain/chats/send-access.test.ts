@@ -104,3 +104,34 @@ test("a group renamed after its check was kept: the bot's next update carries th
   expect(await send(me.client, group.cuid, "/start")).toBe(200);
   expect(await titlesSeen()).toEqual(["After"]);
 });
+
+test("a bot's sends to a person: a block, the person renamed, or disabled by another connection, is seen by the next send", async () => {
+  const owner = await quickPerson(server);
+  const me = await quickPerson(server);
+  const token = await createBotViaApi(owner.client, "kept_send_bot", "Kept sends");
+  await openChat(me.client, "kept_send_bot");
+  const send = async () => {
+    const res = await botCall(server.url, token, "sendMessage", { chat_id: me.user.id, text: "hi" });
+    return res.body.ok ? "sent" : res.body.description;
+  };
+  expect([await send(), await send()]).toEqual(["sent", "sent"]);
+
+  const toggleBlock = () => me.client.post(`/api/social/users/kept_send_bot/block`, {});
+  expect((await toggleBlock()).body.data).toEqual({ blocked: true });
+  expect(await send()).toBe("Forbidden: bot was blocked by the user");
+  expect((await toggleBlock()).body.data).toEqual({ blocked: false });
+  expect([await send(), await send()]).toEqual(["sent", "sent"]);
+
+  // the person's display name, as the bot's next message shows their chat
+  expect((await me.client.patch("/api/account/profile", { displayName: "Renamed" })).status).toBe(200);
+  const res = await botCall(server.url, token, "sendMessage", { chat_id: me.user.id, text: "hi" });
+  expect(res.body.result.chat.first_name).toBe("Renamed");
+
+  const other = openOtherConnection(server.dataDir);
+  try {
+    await other.db.updateTable("users").set({ disabled_at: Date.now() }).where("id", "=", me.user.id).execute();
+  } finally {
+    await other.close();
+  }
+  expect(await send()).toBe("Bad Request: chat not found");
+});

@@ -2,7 +2,6 @@ import { defineService, type App } from "../../app";
 import type { Storage } from "../../db";
 import type { Scope } from "../../db/transaction";
 import { USER_COUNTER_COLUMNS } from "../users/table";
-import type { ChatForSend } from "./access";
 
 /**
  * What a send's access check reads (requireChatForSendByCuid), with the columns whose writes
@@ -30,19 +29,20 @@ const SEND_ACCESS_TABLES = {
 const MAX_KEPT = 10_000;
 
 interface Kept {
-  found: ChatForSend;
+  value: object;
   writes: number;
   dataVersion: number;
 }
 
 /**
- * Access checks of Client API sends (a sender, a chat named by its cuid: the chat, that the
- * sender is a current member, and in a private chat the other party and a block between the
- * two), reused while none of what they are read from has been written since (the pattern of
- * SessionCache): no commit by another connection (Storage.dataVersion) and no counted write
- * (Storage.writesTo, SEND_ACCESS_TABLES) by this one. A person's sends to one chat then read
- * nothing before their INSERT. The chat's columns every send moves are not part of the kept
- * answer (SendChat), so no caller can see them stale.
+ * Access checks of sends (who sends into which chat: the chat, that the sender is a current
+ * member, and in a private chat the other party and a block between the two), by the caller's
+ * key: a Client API send's (send-access of sendMessageByCuid) and a bot's send to a person
+ * (findPersonChatKept). Each is reused while none of what it is read from has been written
+ * since (the pattern of SessionCache): no commit by another connection (Storage.dataVersion)
+ * and no counted write (Storage.writesTo, SEND_ACCESS_TABLES) by this one. A sender's next send
+ * to the chat then reads nothing before its INSERT. The chat's columns every send moves are not
+ * part of a kept check (SendChat), so no caller can see them stale.
  *
  * A check is read inside the send's transaction, where earlier sends of the same group may
  * have written and may yet be rolled back (their counted writes with them): so what was read is
@@ -75,26 +75,31 @@ export class SendAccessCache {
     return { writes: this.#writesCount(), dataVersion: this.storage.dataVersion() };
   }
 
-  /** The check kept for KEY if nothing it was read from has been written since; else undefined. */
-  get(key: string): ChatForSend | undefined {
+  /** The check kept for KEY (as keep was given it) if nothing it was read from has been written since; else undefined. */
+  get<T extends object>(key: string): T | undefined {
     const kept = this.#kept.get(key);
     if (kept === undefined || kept.writes !== this.#writesCount() || kept.dataVersion !== this.storage.dataVersion())
       return undefined;
-    return kept.found;
+    return kept.value as T;
   }
 
-  /** Keeps FOUND, read in SCOPE under STAMP, once SCOPE has committed (a rolled-back read is never kept). */
-  keep(scope: Scope, key: string, found: ChatForSend, stamp: { writes: number; dataVersion: number }): void {
-    // shared by every send of KEY until the next counted write: nobody may change it in place
-    Object.freeze(found.conversation);
-    if (found.audience) {
-      Object.freeze(found.audience.members);
-      Object.freeze(found.audience);
-    }
-    Object.freeze(found);
+  /**
+   * Keeps VALUE, read in SCOPE under STAMP, once SCOPE has committed (a rolled-back read is
+   * never kept). VALUE and the objects in it are shared by every send of KEY until the next
+   * counted write: the caller freezes them (SHARED), so nobody changes them in place.
+   */
+  keep(
+    scope: Scope,
+    key: string,
+    value: object,
+    stamp: { writes: number; dataVersion: number },
+    shared: object[],
+  ): void {
+    for (const object of shared) Object.freeze(object);
+    Object.freeze(value);
     scope.afterCommit(() => {
       if (this.#kept.size >= MAX_KEPT) this.#kept.clear();
-      this.#kept.set(key, { found, ...stamp });
+      this.#kept.set(key, { value, ...stamp });
     });
   }
 }
