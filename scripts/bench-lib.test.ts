@@ -3,11 +3,16 @@ import {
   attributeLongTasks,
   describeWriteGroups,
   markdownTable,
+  median,
+  pairedRuns,
+  parseMetric,
   parseWriteGroups,
   parseWrkOutput,
   processCpuSeconds,
+  pinProcess,
   processMemory,
   runWrk,
+  spread,
   wrkScript,
 } from "./bench-lib";
 
@@ -64,6 +69,26 @@ describe("wrk script and report", () => {
     expect(withCpu[3]).toBe("| POST /y | 1,234 | 1.00 | 2.35 | 0.10 |  | 3 | 123 |");
   });
 
+  test("a range column appears when a row has its reference ratio over rounds", () => {
+    const result = { requests: 10, rps: 1000, p50Ms: 1, p99Ms: 2, non2xx: 0, socketErrors: 0 };
+    const table = markdownTable([
+      { name: "bare", result, ratio: 1, cpuUsPerRequest: 7 },
+      {
+        name: "GET /x",
+        result,
+        ratio: 0.4,
+        reference: { name: "PK SELECT", ratio: 0.555, min: 0.5, max: 0.625 },
+        cpuUsPerRequest: 21.4,
+      },
+    ]).split("\n");
+    expect(table[0]).toBe(
+      "| endpoint | req/s | p50 ms | p99 ms | × bare | × reference | × ref min–max | non-2xx | CPU µs/req |",
+    );
+    expect(table[1]).toBe("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    expect(table[2]).toBe("| bare | 1,000 | 1.00 | 2.00 | 1.00 |  |  | 0 | 7 |");
+    expect(table[3]).toBe("| GET /x | 1,000 | 1.00 | 2.00 | 0.40 | 0.56 (PK SELECT) | 0.50–0.63 | 0 | 21 |");
+  });
+
   test("memory is read from /proc for a live process", () => {
     const mem = processMemory(process.pid);
     expect(mem.rss).toBeGreaterThan(1024 * 1024);
@@ -83,6 +108,18 @@ describe("wrk script and report", () => {
       after = processCpuSeconds(process.pid);
     }
     expect(after).toBeGreaterThan(before);
+  });
+
+  test.skipIf(!Bun.which("taskset"))("a pinned process and its threads run on the CPUs given", async () => {
+    const child = Bun.spawn(["sleep", "30"]);
+    try {
+      pinProcess(child.pid, "0");
+      const status = await Bun.file(`/proc/${child.pid}/status`).text();
+      expect(status).toMatch(/^Cpus_allowed_list:\s+0$/m);
+      expect(() => pinProcess(child.pid, "no-such-cpu")).toThrow(`could not pin ${child.pid}`);
+    } finally {
+      child.kill();
+    }
   });
 
   test("runWrk refuses anything but loopback", async () => {
@@ -159,6 +196,34 @@ describe.skipIf(!wrk)("wrk against a recording server", () => {
   });
 });
 
+describe("rounds", () => {
+  test("the median is the middle value, or the mean of the two middle ones", () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([0.61, 0.43, 0.66, 0.55])).toBeCloseTo(0.58, 10);
+    expect(median([5])).toBe(5);
+    expect(() => median([])).toThrow("median of nothing");
+  });
+
+  test("the spread is the median with the smallest and largest value, the input left as it was", () => {
+    const values = [0.57, 0.61, 0.66, 0.65, 0.55];
+    expect(spread(values)).toEqual({ median: 0.61, min: 0.55, max: 0.66 });
+    expect(values).toEqual([0.57, 0.61, 0.66, 0.65, 0.55]);
+  });
+
+  test("each row runs next to its reference, the reference first in even rounds and second in odd ones", () => {
+    const ref = (row: number) => ({ row, reference: true });
+    const run = (row: number) => ({ row, reference: false });
+    expect(pairedRuns(0, 2)).toEqual([ref(0), run(0), ref(1), run(1)]);
+    expect(pairedRuns(1, 2)).toEqual([run(0), ref(0), run(1), ref(1)]);
+    expect(pairedRuns(2, 1)).toEqual([ref(0), run(0)]);
+    // over two rounds each row has its reference once before and once after it
+    for (let row = 0; row < 3; row++) {
+      const order = [0, 1].map((round) => pairedRuns(round, 3).filter((r) => r.row === row));
+      expect(order.map(([first]) => first!.reference)).toEqual([true, false]);
+    }
+  });
+});
+
 describe("write groups", () => {
   const exposition = (ones: number, twos: number, eights: number) =>
     [
@@ -182,6 +247,17 @@ describe("write groups", () => {
       "100 commits for 781 writes (mean 7.8 per commit; p50 ≤ 8, p99 ≤ 8)",
     );
     expect(describeWriteGroups(after, after)).toBe("no commits");
+  });
+
+  test("an unlabelled gauge is read by its exact name", () => {
+    const text = [
+      "# TYPE social_database_wal_bytes gauge",
+      "social_database_wal_bytes_total 7",
+      "social_database_wal_bytes 6182912",
+      'social_http_requests_total{method="GET"} 3',
+    ].join("\n");
+    expect(parseMetric(text, "social_database_wal_bytes")).toBe(6182912);
+    expect(parseMetric(text, "social_database_bytes")).toBeNull();
   });
 });
 

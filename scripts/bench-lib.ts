@@ -43,6 +43,24 @@ export function requireWrk(): string {
 
 /* ---------------------------------------------------------------- processes */
 
+/** taskset (util-linux), or null where it is missing. */
+export const taskset = (): string | null => Bun.which("taskset");
+
+function requireTaskset(): string {
+  const path = taskset();
+  if (!path) throw new Error("taskset not found (util-linux); run unpinned");
+  return path;
+}
+
+/** Puts every thread of the running process PID (and the threads it starts later) on CPUS, a `taskset -c` list. */
+export function pinProcess(pid: number, cpus: string): void {
+  const p = Bun.spawnSync([requireTaskset(), "-a", "-p", "-c", cpus, String(pid)], {
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  if (p.exitCode !== 0) throw new Error(`taskset could not pin ${pid} to CPU ${cpus}: ${p.stderr.toString().trim()}`);
+}
+
 /** Resident set size (current and peak) of a process, in bytes, from /proc. */
 export function processMemory(pid: number): { rss: number; peakRss: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
@@ -175,6 +193,8 @@ export interface WrkOptions {
   seconds: number;
   threads: number;
   connections: number;
+  /** CPUs wrk runs on (a `taskset -c` list, e.g. "1"); anywhere the scheduler puts it when absent */
+  cpus?: string;
 }
 
 export interface WrkResult {
@@ -252,6 +272,7 @@ export async function runWrk(wrk: string, req: WrkRequest, opts: WrkOptions): Pr
     writeFileSync(script, wrkScript(req));
     const p = Bun.spawn(
       [
+        ...(opts.cpus === undefined ? [] : [requireTaskset(), "-c", opts.cpus]),
         wrk,
         `-t${opts.threads}`,
         `-c${opts.connections}`,
@@ -274,6 +295,35 @@ export async function runWrk(wrk: string, req: WrkRequest, opts: WrkOptions): Pr
   }
 }
 
+/* ---------------------------------------------------------------- rounds */
+
+/** The middle of VALUES once sorted (the mean of the two middle ones for an even count). */
+export function median(values: number[]): number {
+  if (!values.length) throw new Error("median of nothing");
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Median and range of VALUES. */
+export function spread(values: number[]): { median: number; min: number; max: number } {
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
+}
+
+/**
+ * The wrk runs of one round for COUNT rows, each row next to a run of its own reference: the
+ * reference first in even rounds (0, 2, …), the row first in odd ones, so that a machine
+ * getting busier or quieter during a round moves a row and its reference alike and the order
+ * cancels out over rounds.
+ */
+export function pairedRuns(round: number, count: number): { row: number; reference: boolean }[] {
+  const referenceFirst = round % 2 === 0;
+  return Array.from({ length: count }, (_, row) => [
+    { row, reference: referenceFirst },
+    { row, reference: !referenceFirst },
+  ]).flat();
+}
+
 /* ---------------------------------------------------------------- reporting */
 
 export interface BenchRow {
@@ -281,28 +331,37 @@ export interface BenchRow {
   result: WrkResult;
   /** req/s divided by the baseline's req/s in the same run */
   ratio: number;
-  /** req/s divided by the req/s of the reference doing the same kind of work (one SELECT / one INSERT) */
-  reference?: { name: string; ratio: number };
+  /**
+   * req/s divided by the req/s of the reference doing the same kind of work (one SELECT / one
+   * INSERT); over rounds the median, with the smallest and largest round's ratio
+   */
+  reference?: { name: string; ratio: number; min?: number; max?: number };
   /** CPU time the serving process spent per request during the run, in µs (steadier than req/s on a busy machine) */
   cpuUsPerRequest?: number;
 }
 
 /**
  * A markdown table of ROWS: req/s, p50, p99, ratio to the baseline and to the row's reference,
- * failures, and the server's CPU per request when any row has it.
+ * the reference ratio's range over rounds when any row has one, failures, and the server's
+ * CPU per request when any row has it.
  */
 export function markdownTable(rows: BenchRow[]): string {
   const cpu = rows.some((r) => r.cpuUsPerRequest !== undefined);
+  const range = rows.some((r) => r.reference?.min !== undefined);
   const out = [
-    `| endpoint | req/s | p50 ms | p99 ms | × bare | × reference | non-2xx |${cpu ? " CPU µs/req |" : ""}`,
-    `|---|---:|---:|---:|---:|---:|---:|${cpu ? "---:|" : ""}`,
+    `| endpoint | req/s | p50 ms | p99 ms | × bare | × reference |${range ? " × ref min–max |" : ""} non-2xx |${cpu ? " CPU µs/req |" : ""}`,
+    `|---|---:|---:|---:|---:|---:|${range ? "---:|" : ""}---:|${cpu ? "---:|" : ""}`,
   ];
   for (const r of rows) {
     const failures = r.result.non2xx + r.result.socketErrors;
     const reference = r.reference ? `${r.reference.ratio.toFixed(2)} (${r.reference.name})` : "";
+    const { min, max } = r.reference ?? {};
+    const rangeCell = range
+      ? ` ${min === undefined || max === undefined ? "" : `${min.toFixed(2)}–${max.toFixed(2)}`} |`
+      : "";
     const cpuCell = cpu ? ` ${r.cpuUsPerRequest === undefined ? "" : Math.round(r.cpuUsPerRequest)} |` : "";
     out.push(
-      `| ${r.name} | ${Math.round(r.result.rps).toLocaleString("en-US")} | ${r.result.p50Ms.toFixed(2)} | ${r.result.p99Ms.toFixed(2)} | ${r.ratio.toFixed(2)} | ${reference} | ${failures} |${cpuCell}`,
+      `| ${r.name} | ${Math.round(r.result.rps).toLocaleString("en-US")} | ${r.result.p50Ms.toFixed(2)} | ${r.result.p99Ms.toFixed(2)} | ${r.ratio.toFixed(2)} | ${reference} |${rangeCell} ${failures} |${cpuCell}`,
     );
   }
   return out.join("\n");
@@ -345,11 +404,18 @@ export function describeWriteGroups(before: WriteGroups, after: WriteGroups): st
   return `${n(count)} commits for ${n(sum)} writes (mean ${(sum / count).toFixed(1)} per commit; p50 ≤ ${upTo(0.5)}, p99 ≤ ${upTo(0.99)})`;
 }
 
-/** Scrapes the write-group histogram of the server at URL (metrics served on the main listener behind TOKEN). */
-export async function fetchWriteGroups(url: string, token: string): Promise<WriteGroups> {
+/** The value of an unlabelled gauge or counter NAME in a /metrics exposition text (null when absent). */
+export function parseMetric(text: string, name: string): number | null {
+  const m = new RegExp(`^${name} (\\S+)$`, "m").exec(text);
+  return m ? Number(m[1]) : null;
+}
+
+/** Scrapes the server at URL (metrics served on the main listener behind TOKEN): its write groups and WAL size. */
+export async function fetchWriteGroups(url: string, token: string): Promise<WriteGroups & { walBytes: number | null }> {
   const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
-  return parseWriteGroups(await res.text());
+  const text = await res.text();
+  return { ...parseWriteGroups(text), walBytes: parseMetric(text, "social_database_wal_bytes") };
 }
 
 /** One event of a Chromium trace (chrome://tracing's JSON format), the fields used here. */

@@ -1,20 +1,28 @@
 /**
  * Hot-path benchmark (not a test): req/s and latency of the requests a busy instance serves
- * most, each as a ratio to a bare Bun.serve JSON baseline measured in the same run, plus the
- * server's memory. Prints a markdown table and writes .tmp/bench-results.json.
+ * most, each as a ratio to a bare Bun.serve JSON baseline and to a reference doing the same
+ * kind of work, plus the server's memory. Prints a markdown table and writes
+ * .tmp/bench-results.json.
  *
- *   bun scripts/bench.ts [--seconds 5] [--threads 2] [--connections 50] [--posts 1000] [--only feed,getMe] [--profile]
+ *   bun scripts/bench.ts [--seconds 3] [--rounds 3] [--pin none|wrk|both] [--threads 2] [--connections 50]
+ *                        [--posts 1000] [--only feed,getMe] [--profile]
  *
+ * --seconds is each row's load time, spread over --rounds rounds (one wrk run of
+ * seconds/rounds, at least 1 s, per row and round); in each round every row runs right next to
+ * a run of its reference (before it in one round, after it in the next), and the table gives
+ * the median over rounds of the ratio to that neighbouring run, with its range. --pin wrk runs
+ * wrk on CPU 1; --pin both also puts every server (bare, references, the real one) on CPU 0.
  * --only runs the endpoints whose names contain one of the words; --profile writes a CPU
  * profile of the server (markdown, Bun's --cpu-prof-md) into .tmp/.
  *
  * The server is the real one (startServer) in a child process on a fresh temporary data dir,
  * rate limits lifted, loopback only, logging as `socialctl serve` does (into
- * .tmp/bench-server.log); the data dir is removed afterwards. Needs wrk
- * (apt-get install -y wrk). Reads run before writes so every read sees the same database.
+ * .tmp/bench-server.log); the seeding's WAL is checkpointed and statistics refreshed before
+ * the first row; the data dir is removed afterwards. Needs wrk (apt-get install -y wrk). Every
+ * round of the reads runs before the first round of writes, so every read sees the same database.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import {
@@ -24,15 +32,21 @@ import {
   LIFTED_LIMITS,
   markdownTable,
   mb,
+  median,
+  pairedRuns,
+  pinProcess,
   processCpuSeconds,
   processMemory,
   requireWrk,
   runWrk,
   serveChild,
   spawnChild,
+  spread,
   startBaseline,
   startReferences,
+  taskset,
   type BenchRow,
+  type WrkOptions,
   type WrkRequest,
   type WrkResult,
 } from "./bench-lib";
@@ -67,7 +81,13 @@ interface Fixtures {
   profileUsername: string;
   /** bearer token of the server's /metrics (write-group sizes are read there around each write row) */
   metricsToken: string;
+  /** the WAL the seeding left, and the pages the maintenance before the first row folded */
+  settled: { walBytesSeeded: number; walPagesCheckpointed: number };
 }
+
+/** With --pin: wrk on this CPU, and (--pin both) every server on the other. */
+const WRK_CPU = "1";
+const SERVER_CPU = "0";
 
 /** A wrk result plus the serving process's CPU time per request during the run. */
 type Measured = WrkResult & { cpuUsPerRequest: number };
@@ -187,6 +207,14 @@ async function runChild(): Promise<void> {
   const pending = (await call("getUpdates", { timeout: 0 })) as { update_id: number }[];
   if (pending.length) await call("getUpdates", { timeout: 0, offset: pending.at(-1)!.update_id + 1 });
 
+  // what the seeding leaves to do is done before the first row: its WAL folded into the
+  // database (else the checkpointer folds it, in a thread of this process, during the first
+  // rows) and the planner's statistics refreshed, as housekeeping would do minutes later
+  const { runCleanup } = await import("../src/ops");
+  const walSize = () => statSync(`${app.storage.sqlite!.filename}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+  const walBytesSeeded = walSize();
+  const maintenance = await runCleanup(app, "database");
+  if (!maintenance.ok) throw new Error(`the database maintenance after seeding failed: ${maintenance.error}`);
   Bun.gc(true);
   const fixtures: Fixtures = {
     url: server.url,
@@ -202,6 +230,7 @@ async function runChild(): Promise<void> {
     commentId: firstComment,
     profileUsername: authors[0]!.username,
     metricsToken,
+    settled: { walBytesSeeded, walPagesCheckpointed: maintenance.result ?? 0 },
   };
   serveChild(fixtures, () => server.stop());
 }
@@ -308,17 +337,77 @@ async function probe(e: Endpoint): Promise<void> {
     throw new Error(`${e.name}: expected 200 before benchmarking, got ${res.status}: ${text.slice(0, 300)}`);
 }
 
+/** What a row is paired with in each round: its reference, or the bare server for a row with none. */
+type Yardstick = ReferenceKind | "bare";
+
+/** A row's runs, one per round, with the run of its yardstick next to each and the bare server's run of that round. */
+interface RowRuns {
+  endpoint: Endpoint;
+  runs: Measured[];
+  yardstickRuns: Measured[];
+  bareRps: number[];
+  /** per round, what the round's writes did (write rows only) */
+  writes: string[];
+}
+
+/** A row's rounds as one result: median req/s, p50 and CPU, the worst p99, every request and failure counted. */
+function combine(runs: Measured[]): Measured {
+  const sum = (f: (r: Measured) => number) => runs.reduce((total, r) => total + f(r), 0);
+  return {
+    requests: sum((r) => r.requests),
+    rps: median(runs.map((r) => r.rps)),
+    p50Ms: median(runs.map((r) => r.p50Ms)),
+    p99Ms: Math.max(...runs.map((r) => r.p99Ms)),
+    non2xx: sum((r) => r.non2xx),
+    socketErrors: sum((r) => r.socketErrors),
+    cpuUsPerRequest: median(runs.map((r) => r.cpuUsPerRequest)),
+  };
+}
+
+/** The median ratio with the smallest and largest round's, as BenchRow.reference holds them. */
+function ratioRange(ratios: number[]): { ratio: number; min: number; max: number } {
+  const { median: ratio, min, max } = spread(ratios);
+  return { ratio, min, max };
+}
+
+const loadAverage = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
+
 async function main(): Promise<void> {
   const wrk = requireWrk();
   const opts = {
-    seconds: Number(arg("seconds", "5")),
+    seconds: Number(arg("seconds", "3")),
+    rounds: Number(arg("rounds", "3")),
     threads: Number(arg("threads", "2")),
     connections: Number(arg("connections", "50")),
   };
-  if (![opts.seconds, opts.threads, opts.connections].every((n) => Number.isInteger(n) && n > 0 && n <= 10_000)) {
-    console.error("--seconds, --threads and --connections must be positive integers");
+  if (
+    ![opts.seconds, opts.rounds, opts.threads, opts.connections].every(
+      (n) => Number.isInteger(n) && n > 0 && n <= 10_000,
+    )
+  ) {
+    console.error("--seconds, --rounds, --threads and --connections must be positive integers");
     process.exit(1);
   }
+  const placements = ["none", "wrk", "both"] as const;
+  let pin = arg("pin", "none") as (typeof placements)[number];
+  if (!placements.includes(pin)) {
+    console.error(`--pin is one of ${placements.join(", ")}`);
+    process.exit(1);
+  }
+  if (pin !== "none" && !taskset()) {
+    console.log("taskset (util-linux) not found: running unpinned");
+    pin = "none";
+  }
+  // --seconds is each row's load time, spread over the rounds (wrk takes whole seconds)
+  const wrkOpts: WrkOptions = {
+    seconds: Math.max(1, Math.floor(opts.seconds / opts.rounds)),
+    threads: opts.threads,
+    connections: opts.connections,
+    cpus: pin === "none" ? undefined : WRK_CPU,
+  };
   const posts = Math.min(2_000_000, Math.max(0, Number(arg("posts", "1000")) || 0));
   const only = arg("only", "")
     .split(",")
@@ -339,6 +428,7 @@ async function main(): Promise<void> {
     commentId: "",
     profileUsername: "",
     metricsToken: "",
+    settled: { walBytesSeeded: 0, walPagesCheckpointed: 0 },
   }).map((e) => e.name);
   const isSelected = (name: string) => !only.length || only.some((o) => name.toLowerCase().includes(o));
   if (!endpointNames.some(isSelected)) {
@@ -364,112 +454,146 @@ async function main(): Promise<void> {
       bunArgs: profile ? ["--cpu-prof-md", `--cpu-prof-dir=${TMP}`] : [],
     });
     const fixtures = server.ready;
-    const memBefore = processMemory(server.pid);
+    const serverPid = server.pid;
+    // the bare server, the references and the real one all alike: on the CPU wrk is not on
+    if (pin === "both") for (const pid of [baseline.pid, references.pid, serverPid]) pinProcess(pid, SERVER_CPU);
+    const memBefore = processMemory(serverPid);
     const baselineMem = processMemory(baseline.pid);
+    const { walBytesSeeded, walPagesCheckpointed } = fixtures.settled;
+    console.log(
+      `after seeding: WAL ${mb(walBytesSeeded)} MB, ${walPagesCheckpointed} pages checkpointed and statistics refreshed before the first row`,
+    );
 
     /** A wrk run against the process PID serves, with that process's CPU time per request. */
     const measure = async (pid: number, request: WrkRequest): Promise<Measured> => {
       const cpuBefore = processCpuSeconds(pid);
-      const result = await runWrk(wrk, request, opts);
+      const result = await runWrk(wrk, request, wrkOpts);
       const cpuSeconds = processCpuSeconds(pid) - cpuBefore;
       return { ...result, cpuUsPerRequest: result.requests > 0 ? (cpuSeconds * 1e6) / result.requests : 0 };
     };
-    const meanCpu = (runs: Measured[]) => runs.reduce((sum, r) => sum + r.cpuUsPerRequest, 0) / runs.length;
-
-    // the baseline runs before and after the endpoints; the ratio uses their mean
-    const baselineRequest: WrkRequest = { url: `${baseline.ready.url}/` };
-    console.log(`wrk: ${opts.threads} threads, ${opts.connections} connections, ${opts.seconds} s per endpoint`);
-    const baselineFirst = await measure(baseline.pid, baselineRequest);
-    console.log(`  bare Bun.serve: ${Math.round(baselineFirst.rps)} req/s`);
-    const referenceRequests: Record<ReferenceKind, WrkRequest> = {
-      select: { url: `${references.ready.url}/select` },
+    const yardsticks: Record<Yardstick, { pid: number; request: WrkRequest }> = {
+      bare: { pid: baseline.pid, request: { url: `${baseline.ready.url}/` } },
+      select: { pid: references.pid, request: { url: `${references.ready.url}/select` } },
       insert: {
-        url: `${references.ready.url}/insert`,
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ content: "Hello from the benchmark" }),
+        pid: references.pid,
+        request: {
+          url: `${references.ready.url}/insert`,
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ content: "Hello from the benchmark" }),
+        },
       },
     };
-    const referenceRuns: Record<ReferenceKind, Measured[]> = { select: [], insert: [] };
-    const runReferences = async () => {
-      for (const kind of ["select", "insert"] as const) {
-        const result = await measure(references.pid, referenceRequests[kind]);
-        console.log(
-          `  reference ${REFERENCE_NAMES[kind]}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms`,
-        );
-        referenceRuns[kind].push(result);
-      }
+    const yardstickRuns: Record<Yardstick, Measured[]> = { bare: [], select: [], insert: [] };
+    const measureYardstick = async (kind: Yardstick) => {
+      const result = await measure(yardsticks[kind].pid, yardsticks[kind].request);
+      yardstickRuns[kind].push(result);
+      return result;
     };
-    await runReferences();
-    const measured: { name: string; result: Measured; reference?: ReferenceKind; writeGroups?: string }[] = [];
-    const writeGroups = () => fetchWriteGroups(fixtures.url, fixtures.metricsToken);
-    for (const e of endpoints(fixtures)) {
-      if (!isSelected(e.name)) continue;
-      await probe(e);
-      const groupsBefore = e.reference === "insert" ? await writeGroups() : null;
-      const result = await measure(server.pid, e.request);
-      // how many writes each commit carried during the row (group commit, src/db/group-commit.ts)
-      const groups = groupsBefore ? describeWriteGroups(groupsBefore, await writeGroups()) : undefined;
-      console.log(
-        `  ${e.name}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms${result.non2xx + result.socketErrors ? `, ${result.non2xx} non-2xx, ${result.socketErrors} socket errors` : ""}${groups ? `\n    write groups: ${groups}` : ""}`,
-      );
-      measured.push({ name: e.name, result, reference: e.reference, writeGroups: groups });
+
+    const selected = endpoints(fixtures).filter((e) => isSelected(e.name));
+    for (const e of selected) await probe(e);
+    const rows = new Map<Endpoint, RowRuns>(
+      selected.map((e) => [e, { endpoint: e, runs: [], yardstickRuns: [], bareRps: [], writes: [] }]),
+    );
+    const metrics = () => fetchWriteGroups(fixtures.url, fixtures.metricsToken);
+    console.log(
+      `wrk: ${opts.threads} threads, ${opts.connections} connections; ${opts.rounds} rounds of ${wrkOpts.seconds} s per row, each next to a run of its reference; wrk ${pin === "none" ? "unpinned" : `on CPU ${WRK_CPU}`}${pin === "both" ? `, the servers on CPU ${SERVER_CPU}` : ""}; load average ${loadAverage()}`,
+    );
+    // every round of the reads, then every round of the writes, so that every read sees the same database
+    const phases = [selected.filter((e) => e.reference !== "insert"), selected.filter((e) => e.reference === "insert")];
+    for (const phase of phases.filter((p) => p.length)) {
+      // one run of each row and of each yardstick unmeasured first: with runs of a second or
+      // two, a first round that compiles the route's code (and, for the writes, starts the
+      // checkpointer) would differ from the others by that alone
+      const warmUps = new Set<Yardstick>(["bare", ...phase.map((e) => e.reference ?? "bare")]);
+      for (const kind of warmUps) await runWrk(wrk, yardsticks[kind].request, wrkOpts);
+      for (const e of phase) await runWrk(wrk, roundRequest(e, "warm-up"), wrkOpts);
+      for (let round = 0; round < opts.rounds; round++) {
+        // the bare server once a round, at its start or its end in turn: every row's "× bare"
+        const bareFirst = round % 2 === 0;
+        const bare = bareFirst ? await measureYardstick("bare") : null;
+        const runs = new Map<Endpoint, { row?: Measured; yardstick?: Measured }>();
+        const writesBefore = phase[0]!.reference === "insert" ? await metrics() : null;
+        for (const { row: index, reference } of pairedRuns(round, phase.length)) {
+          const e = phase[index]!;
+          const pair = runs.get(e) ?? {};
+          runs.set(e, pair);
+          if (reference) {
+            pair.yardstick = await measureYardstick(e.reference ?? "bare");
+            continue;
+          }
+          pair.row = await measure(serverPid, roundRequest(e, `r${round}`));
+        }
+        const bareRun = bare ?? (await measureYardstick("bare"));
+        for (const [e, { row, yardstick }] of runs) {
+          const r = rows.get(e)!;
+          r.runs.push(row!);
+          r.yardstickRuns.push(yardstick!);
+          r.bareRps.push(bareRun.rps);
+          const failures = row!.non2xx + row!.socketErrors;
+          console.log(
+            `  round ${round + 1} · ${e.name}: ${Math.round(row!.rps)} req/s, ${Math.round(row!.cpuUsPerRequest)} µs/req · ${e.reference ? REFERENCE_NAMES[e.reference] : "bare"} ${Math.round(yardstick!.rps)} req/s → ${(row!.rps / yardstick!.rps).toFixed(2)}${failures ? `, ${row!.non2xx} non-2xx, ${row!.socketErrors} socket errors` : ""}`,
+          );
+        }
+        if (writesBefore) {
+          // each round of sends grows the database and its WAL: what this one wrote
+          const after = await metrics();
+          const groups = describeWriteGroups(writesBefore, after);
+          const wal = after.walBytes === null ? "" : `; WAL ${mb(after.walBytes)} MB after it`;
+          console.log(`    the round's writes: ${groups}${wal}`);
+          for (const e of phase) rows.get(e)!.writes.push(`round ${round + 1}: ${groups}${wal}`);
+        }
+      }
     }
-    await runReferences();
-    const baselineLast = await measure(baseline.pid, baselineRequest);
-    const baselineRps = (baselineFirst.rps + baselineLast.rps) / 2;
-    const referenceRps = (kind: ReferenceKind) =>
-      referenceRuns[kind].reduce((sum, r) => sum + r.rps, 0) / referenceRuns[kind].length;
-    const referenceRow = (kind: ReferenceKind): BenchRow => {
-      const [first, last] = referenceRuns[kind] as [Measured, Measured];
-      const rps = referenceRps(kind);
+    const memAfter = processMemory(serverPid);
+
+    const bareRps = medianRps(yardstickRuns.bare)!;
+    const yardstickRow = (kind: ReferenceKind): BenchRow | null => {
+      const runs = yardstickRuns[kind];
+      if (!runs.length) return null;
+      const result = combine(runs);
       return {
-        name: `reference: Elysia + one ${REFERENCE_NAMES[kind]} (mean of 2)`,
-        result: {
-          ...first,
-          rps,
-          requests: first.requests + last.requests,
-          p50Ms: Math.max(first.p50Ms, last.p50Ms),
-          p99Ms: Math.max(first.p99Ms, last.p99Ms),
-        },
-        ratio: rps / baselineRps,
-        cpuUsPerRequest: meanCpu(referenceRuns[kind]),
+        name: `reference: Elysia + one ${REFERENCE_NAMES[kind]} (median of ${runs.length})`,
+        result,
+        ratio: result.rps / bareRps,
+        cpuUsPerRequest: result.cpuUsPerRequest,
       };
     };
-    const memAfter = processMemory(server.pid);
-
-    const rows: BenchRow[] = [
+    const measured = [...rows.values()].map((r) => {
+      const ratios = r.runs.map((run, i) => run.rps / r.yardstickRuns[i]!.rps);
+      const reference = r.endpoint.reference;
+      const result = combine(r.runs);
+      const row: BenchRow = {
+        name: r.endpoint.name,
+        result,
+        // a row without a reference is paired with the bare server itself
+        ratio: reference ? median(r.runs.map((run, i) => run.rps / r.bareRps[i]!)) : median(ratios),
+        reference: reference ? { name: REFERENCE_NAMES[reference], ...ratioRange(ratios) } : undefined,
+        cpuUsPerRequest: result.cpuUsPerRequest,
+      };
+      return { row, runs: r, ratios };
+    });
+    const bareResult = combine(yardstickRuns.bare);
+    const tableRows: BenchRow[] = [
       {
-        name: "bare Bun.serve (baseline, mean of 2)",
-        result: {
-          ...baselineFirst,
-          rps: baselineRps,
-          requests: baselineFirst.requests + baselineLast.requests,
-          p50Ms: Math.max(baselineFirst.p50Ms, baselineLast.p50Ms),
-          p99Ms: Math.max(baselineFirst.p99Ms, baselineLast.p99Ms),
-        },
+        name: `bare Bun.serve (baseline, median of ${yardstickRuns.bare.length})`,
+        result: bareResult,
         ratio: 1,
-        cpuUsPerRequest: meanCpu([baselineFirst, baselineLast]),
+        cpuUsPerRequest: bareResult.cpuUsPerRequest,
       },
-      referenceRow("select"),
-      referenceRow("insert"),
-      ...measured.map((m) => ({
-        name: m.name,
-        result: m.result,
-        ratio: m.result.rps / baselineRps,
-        reference: m.reference
-          ? { name: REFERENCE_NAMES[m.reference], ratio: m.result.rps / referenceRps(m.reference) }
-          : undefined,
-        cpuUsPerRequest: m.result.cpuUsPerRequest,
-      })),
+      ...[yardstickRow("select"), yardstickRow("insert")].filter((r): r is BenchRow => r !== null),
+      ...measured.map((m) => m.row),
     ];
-    const table = markdownTable(rows);
-    const groupLines = measured
-      .filter((m) => m.writeGroups)
-      .map((m) => `write groups during ${m.name}: ${m.writeGroups}`)
-      .join("\n");
+    const table = markdownTable(tableRows);
+    const writes = measured.find((m) => m.runs.writes.length)?.runs.writes ?? [];
+    const writeSummary = writes.length
+      ? `writes of each round (its write rows together, reads all done before):\n  ${writes.join("\n  ")}\n`
+      : "";
     const memory = `server RSS: ${mb(memBefore.rss)} MB idle after seeding → ${mb(memAfter.rss)} MB after the runs (peak ${mb(memAfter.peakRss)} MB); baseline process ${mb(baselineMem.rss)} MB`;
-    console.log(`\n${table}\n\n${groupLines ? `${groupLines}\n` : ""}${memory}`);
+    console.log(
+      `\n× bare and × reference: medians over ${opts.rounds} rounds of the ratio to the run next to the row (× ref min–max: the rounds' range); req/s, p50, CPU: medians; p99: the worst round\n\n${table}\n\n${writeSummary}${memory}\nload average at the end: ${loadAverage()}`,
+    );
 
     const report = {
       date: new Date().toISOString(),
@@ -478,21 +602,26 @@ async function main(): Promise<void> {
         bun: Bun.version,
         platform: process.platform,
         arch: process.arch,
+        loadAverage: loadavg(),
       },
-      wrk: opts,
+      wrk: { ...wrkOpts, rounds: opts.rounds, pin },
       posts,
-      baseline: { rps: baselineRps, runs: [baselineFirst, baselineLast] },
+      settled: fixtures.settled,
+      baseline: { rps: bareRps, runs: yardstickRuns.bare },
       references: {
-        select: { rps: referenceRps("select"), runs: referenceRuns.select },
-        insert: { rps: referenceRps("insert"), runs: referenceRuns.insert },
+        select: { rps: medianRps(yardstickRuns.select), runs: yardstickRuns.select },
+        insert: { rps: medianRps(yardstickRuns.insert), runs: yardstickRuns.insert },
       },
-      endpoints: rows.slice(3).map((r, i) => ({
-        name: r.name,
-        ratio: r.ratio,
-        referenceRatio: r.reference?.ratio,
-        reference: r.reference?.name,
-        writeGroups: measured[i]?.writeGroups,
-        ...r.result,
+      endpoints: measured.map(({ row, runs, ratios }) => ({
+        name: row.name,
+        ratio: row.ratio,
+        referenceRatio: row.reference?.ratio,
+        referenceRatioMin: row.reference?.min,
+        referenceRatioMax: row.reference?.max,
+        reference: row.reference?.name,
+        writeGroups: runs.writes.length ? runs.writes.join("; ") : undefined,
+        ...row.result,
+        rounds: runs.runs.map((run, i) => ({ ...run, yardstickRps: runs.yardstickRuns[i]!.rps, ratio: ratios[i] })),
       })),
       memory: {
         serverRssBefore: memBefore.rss,
@@ -510,6 +639,15 @@ async function main(): Promise<void> {
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
+
+/** E's request in the run named RUN: a clientMessageId unique over the runs too (a repeated one is answered without a write). */
+function roundRequest(e: Endpoint, run: string): WrkRequest {
+  const template = e.request.bodyTemplate;
+  return template ? { ...e.request, bodyTemplate: template.replace("{n}", `${run}-{n}`) } : e.request;
+}
+
+/** The median req/s of RUNS, null when there were none (a reference no selected row uses). */
+const medianRps = (runs: Measured[]) => (runs.length ? median(runs.map((r) => r.rps)) : null);
 
 if (process.argv.includes(CHILD_FLAG)) await runChild();
 else await main();
