@@ -69,7 +69,7 @@ describe("wrk script and report", () => {
     expect(withCpu[3]).toBe("| POST /y | 1,234 | 1.00 | 2.35 | 0.10 |  | 3 | 123 |");
   });
 
-  test("a range column appears when a row has its reference ratio over rounds", () => {
+  test("range and CPU-ratio columns appear when a row has its reference ratio over rounds", () => {
     const result = { requests: 10, rps: 1000, p50Ms: 1, p99Ms: 2, non2xx: 0, socketErrors: 0 };
     const table = markdownTable([
       { name: "bare", result, ratio: 1, cpuUsPerRequest: 7 },
@@ -77,16 +77,16 @@ describe("wrk script and report", () => {
         name: "GET /x",
         result,
         ratio: 0.4,
-        reference: { name: "PK SELECT", ratio: 0.555, min: 0.5, max: 0.625 },
+        reference: { name: "PK SELECT", ratio: 0.555, min: 0.5, max: 0.625, cpuRatio: 0.571 },
         cpuUsPerRequest: 21.4,
       },
     ]).split("\n");
     expect(table[0]).toBe(
-      "| endpoint | req/s | p50 ms | p99 ms | × bare | × reference | × ref min–max | non-2xx | CPU µs/req |",
+      "| endpoint | req/s | p50 ms | p99 ms | × bare | × reference | × ref min–max | × ref CPU | non-2xx | CPU µs/req |",
     );
-    expect(table[1]).toBe("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-    expect(table[2]).toBe("| bare | 1,000 | 1.00 | 2.00 | 1.00 |  |  | 0 | 7 |");
-    expect(table[3]).toBe("| GET /x | 1,000 | 1.00 | 2.00 | 0.40 | 0.56 (PK SELECT) | 0.50–0.63 | 0 | 21 |");
+    expect(table[1]).toBe("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    expect(table[2]).toBe("| bare | 1,000 | 1.00 | 2.00 | 1.00 |  |  |  | 0 | 7 |");
+    expect(table[3]).toBe("| GET /x | 1,000 | 1.00 | 2.00 | 0.40 | 0.56 (PK SELECT) | 0.50–0.63 | 0.57 | 0 | 21 |");
   });
 
   test("memory is read from /proc for a live process", () => {

@@ -335,29 +335,29 @@ export interface BenchRow {
    * req/s divided by the req/s of the reference doing the same kind of work (one SELECT / one
    * INSERT); over rounds the median, with the smallest and largest round's ratio
    */
-  reference?: { name: string; ratio: number; min?: number; max?: number };
+  reference?: { name: string; ratio: number; min?: number; max?: number; cpuRatio?: number };
   /** CPU time the serving process spent per request during the run, in µs (steadier than req/s on a busy machine) */
   cpuUsPerRequest?: number;
 }
 
 /**
  * A markdown table of ROWS: req/s, p50, p99, ratio to the baseline and to the row's reference,
- * the reference ratio's range over rounds when any row has one, failures, and the server's
- * CPU per request when any row has it.
+ * the reference ratio's range over rounds and the reference's CPU per request ÷ the row's when
+ * any row has them, failures, and the server's CPU per request when any row has it.
  */
 export function markdownTable(rows: BenchRow[]): string {
   const cpu = rows.some((r) => r.cpuUsPerRequest !== undefined);
   const range = rows.some((r) => r.reference?.min !== undefined);
   const out = [
-    `| endpoint | req/s | p50 ms | p99 ms | × bare | × reference |${range ? " × ref min–max |" : ""} non-2xx |${cpu ? " CPU µs/req |" : ""}`,
-    `|---|---:|---:|---:|---:|---:|${range ? "---:|" : ""}---:|${cpu ? "---:|" : ""}`,
+    `| endpoint | req/s | p50 ms | p99 ms | × bare | × reference |${range ? " × ref min–max | × ref CPU |" : ""} non-2xx |${cpu ? " CPU µs/req |" : ""}`,
+    `|---|---:|---:|---:|---:|---:|${range ? "---:|---:|" : ""}---:|${cpu ? "---:|" : ""}`,
   ];
   for (const r of rows) {
     const failures = r.result.non2xx + r.result.socketErrors;
     const reference = r.reference ? `${r.reference.ratio.toFixed(2)} (${r.reference.name})` : "";
-    const { min, max } = r.reference ?? {};
+    const { min, max, cpuRatio } = r.reference ?? {};
     const rangeCell = range
-      ? ` ${min === undefined || max === undefined ? "" : `${min.toFixed(2)}–${max.toFixed(2)}`} |`
+      ? ` ${min === undefined || max === undefined ? "" : `${min.toFixed(2)}–${max.toFixed(2)}`} | ${cpuRatio?.toFixed(2) ?? ""} |`
       : "";
     const cpuCell = cpu ? ` ${r.cpuUsPerRequest === undefined ? "" : Math.round(r.cpuUsPerRequest)} |` : "";
     out.push(

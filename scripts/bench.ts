@@ -569,7 +569,14 @@ async function main(): Promise<void> {
         result,
         // a row without a reference is paired with the bare server itself
         ratio: reference ? median(r.runs.map((run, i) => run.rps / r.bareRps[i]!)) : median(ratios),
-        reference: reference ? { name: REFERENCE_NAMES[reference], ...ratioRange(ratios) } : undefined,
+        reference: reference
+          ? {
+              name: REFERENCE_NAMES[reference],
+              ...ratioRange(ratios),
+              // CPU per request of the reference ÷ the row's, round by round: what the machine's load moves least
+              cpuRatio: median(r.runs.map((run, i) => r.yardstickRuns[i]!.cpuUsPerRequest / run.cpuUsPerRequest)),
+            }
+          : undefined,
         cpuUsPerRequest: result.cpuUsPerRequest,
       };
       return { row, runs: r, ratios };
@@ -592,7 +599,7 @@ async function main(): Promise<void> {
       : "";
     const memory = `server RSS: ${mb(memBefore.rss)} MB idle after seeding → ${mb(memAfter.rss)} MB after the runs (peak ${mb(memAfter.peakRss)} MB); baseline process ${mb(baselineMem.rss)} MB`;
     console.log(
-      `\n× bare and × reference: medians over ${opts.rounds} rounds of the ratio to the run next to the row (× ref min–max: the rounds' range); req/s, p50, CPU: medians; p99: the worst round\n\n${table}\n\n${writeSummary}${memory}\nload average at the end: ${loadAverage()}`,
+      `\n× bare and × reference: medians over ${opts.rounds} rounds of the ratio to the run next to the row (× ref min–max: the rounds' range; × ref CPU: the reference's CPU µs/req ÷ the row's); req/s, p50, CPU: medians; p99: the worst round\n\n${table}\n\n${writeSummary}${memory}\nload average at the end: ${loadAverage()}`,
     );
 
     const report = {
@@ -618,10 +625,16 @@ async function main(): Promise<void> {
         referenceRatio: row.reference?.ratio,
         referenceRatioMin: row.reference?.min,
         referenceRatioMax: row.reference?.max,
+        referenceCpuRatio: row.reference?.cpuRatio,
         reference: row.reference?.name,
         writeGroups: runs.writes.length ? runs.writes.join("; ") : undefined,
         ...row.result,
-        rounds: runs.runs.map((run, i) => ({ ...run, yardstickRps: runs.yardstickRuns[i]!.rps, ratio: ratios[i] })),
+        rounds: runs.runs.map((run, i) => ({
+          ...run,
+          yardstickRps: runs.yardstickRuns[i]!.rps,
+          yardstickCpuUsPerRequest: runs.yardstickRuns[i]!.cpuUsPerRequest,
+          ratio: ratios[i],
+        })),
       })),
       memory: {
         serverRssBefore: memBefore.rss,
