@@ -24,7 +24,8 @@ afterEach(async () => {
 function walDatabase() {
   const dir = mkdtempSync(join(tmpdir(), "socialctl-checkpointer-"));
   const db = new Database(join(dir, "t.db"));
-  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
+  // as the server's connection (openStorage): a write that meets the worker's cut of the WAL waits for it
+  db.exec("PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
   db.exec("CREATE TABLE rows (id INTEGER PRIMARY KEY, v TEXT NOT NULL)");
   const closers: Array<() => unknown> = [];
   opened.push({ dir, db, closers });
@@ -45,7 +46,8 @@ test("the worker is not started while the WAL is small; once it outgrows the mar
   const checkpointer = (await startCheckpointer(host, { walBytes: WAL_MARK, pollMs: POLL_MS }))!;
   // commits never checkpoint themselves, from the start
   expect(pragma(db, "wal_autocheckpoint")).toBe(0);
-  expect(pragma(db, "journal_size_limit")).toBe(WAL_MARK);
+  // nor cut the WAL file when they start the log over: that is the worker's, once writes pause
+  expect(pragma(db, "journal_size_limit")).toBe(-1);
   // nothing written: a checkpoint has nothing to fold and starts nothing
   expect(await checkpointer.checkpoint()).toEqual({ busy: 0, log: 0, checkpointed: 0, walBytes: 0 });
   for (let i = 0; i < 5; i++) insert.run("small");
@@ -57,15 +59,26 @@ test("the worker is not started while the WAL is small; once it outgrows the mar
   for (let i = 0; i < 200; i++) insert.run("x".repeat(1000));
   expect(walSize()).toBeGreaterThan(WAL_MARK);
   await waitFor(() => checkpointer.started, 10_000, "the watch to start the worker");
-  // folded by the worker: the next commit starts the WAL over and cuts the file back to the mark
-  await waitFor(
-    () => {
-      insert.run("z");
-      return walSize() <= WAL_MARK;
-    },
-    10_000,
-    "the WAL to be cut back",
-  );
+  // folded by the worker and, once no frame has come for a poll, cut to nothing by it
+  await waitFor(() => walSize() === 0, 10_000, "the WAL to be cut");
+  // a commit after the cut writes a new log, and the rows are all there
+  insert.run("after");
+  expect(walSize()).toBeGreaterThan(0);
+  expect(db.query("SELECT count(*) AS n FROM rows").get()).toEqual({ n: 206 });
+}, 30_000);
+
+test("writes that go on while the worker folds and cuts the WAL all land; once they pause the file is cut", async () => {
+  const { db, host, insert, walSize } = walDatabase();
+  const checkpointer = (await startCheckpointer(host, { walBytes: WAL_MARK, pollMs: POLL_MS }))!;
+  for (let i = 0; i < 200; i++) insert.run("x".repeat(1000));
+  await waitFor(() => checkpointer.started, 10_000, "the watch to start the worker");
+  let written = 200;
+  for (const until = Date.now() + POLL_MS * 30; Date.now() < until; written++) {
+    insert.run("y".repeat(1000));
+    await Bun.sleep(1);
+  }
+  await waitFor(() => walSize() === 0, 10_000, "the WAL to be cut once the writes pause");
+  expect(db.query("SELECT count(*) AS n FROM rows").get()).toEqual({ n: written });
 }, 30_000);
 
 test("a checkpoint asked for with a WAL to fold starts the worker, which folds it", async () => {

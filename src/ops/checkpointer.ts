@@ -15,10 +15,11 @@ import { statSync } from "node:fs";
 let db = null;
 let opts = null;
 const walSize = () => { try { return statSync(opts.path + "-wal").size; } catch { return 0; } };
-// PASSIVE only: it never takes the writer lock, so a checkpoint (and its fsync, slow under
-// disk load) never stalls a commit. The WAL file's size is bounded by journal_size_limit,
-// applied when the next commit starts the WAL over.
+// PASSIVE: it never takes the writer lock, so a checkpoint (and its fsync, slow under disk
+// load) never stalls a commit.
 const checkpoint = () => db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
+// frames in the WAL at the last poll, when all of them were folded
+let foldedFrames = -1;
 self.onmessage = (e) => {
   const msg = e.data;
   if (msg.type === "start") {
@@ -27,7 +28,16 @@ self.onmessage = (e) => {
     db.exec("PRAGMA busy_timeout = 0");
     setInterval(() => {
       try {
-        if (walSize() > opts.walBytes) checkpoint();
+        if (walSize() <= opts.walBytes) return;
+        const done = checkpoint();
+        const folded = done.busy === 0 && done.checkpointed === done.log;
+        // all folded, and no frame written since the last poll: the writes have paused, so the
+        // file is cut to nothing here. The serving connection never cuts it (no
+        // journal_size_limit): a commit starting the log over after a burst would truncate
+        // hundreds of MB there, a stall of tens of ms for every request waiting on the event
+        // loop. A write that comes meanwhile waits for the cut (its busy_timeout), not the fold.
+        if (folded && done.log === foldedFrames) db.query("PRAGMA wal_checkpoint(TRUNCATE)").get();
+        foldedFrames = folded ? done.log : -1;
       } catch (err) {
         postMessage({ type: "error", error: String(err) });
       }
@@ -59,7 +69,7 @@ export interface Checkpointer {
 }
 
 const DEFAULT_AUTOCHECKPOINT = 1000;
-/** WAL size that triggers a checkpoint, and the size the WAL file is cut back to */
+/** WAL size that triggers a checkpoint (without the worker: the size a commit cuts the file back to) */
 export const WAL_BYTES = 4 * 1024 * 1024;
 
 /** What the checkpointer needs of the App (the benchmark passes its own). */
@@ -100,6 +110,7 @@ export async function startCheckpointer(
     pending.clear();
     try {
       sqlite.exec(`PRAGMA wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT}`);
+      sqlite.exec(`PRAGMA journal_size_limit = ${walBytes}`);
     } catch {
       // the database closed first (the worker died during shutdown): no commits left to checkpoint
       return;
@@ -141,10 +152,11 @@ export async function startCheckpointer(
       w.postMessage({ type: "start", path, walBytes, pollMs });
     }));
 
-  // the serving connection never checkpoints in a commit; until the worker runs, this watch
-  // starts it once the WAL is over the mark (the worker checkpoints it at its first poll)
+  // the serving connection never checkpoints in a commit, nor cuts the WAL file when a commit
+  // starts the log over (the worker does, once the writes pause); until the worker runs, this
+  // watch starts it once the WAL is over the mark (the worker checkpoints it at its first poll)
   sqlite.exec("PRAGMA wal_autocheckpoint = 0");
-  sqlite.exec(`PRAGMA journal_size_limit = ${walBytes}`);
+  sqlite.exec("PRAGMA journal_size_limit = -1");
   const watch = setInterval(() => {
     if (walSize() > walBytes)
       startWorker().catch((err) => app.log.error("checkpoint worker did not start", { error: String(err) }));
