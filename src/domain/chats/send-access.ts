@@ -37,8 +37,8 @@ interface Kept {
 /**
  * Access checks of sends (who sends into which chat: the chat, that the sender is a current
  * member, and in a private chat the other party and a block between the two), by the caller's
- * key: a Client API send's (send-access of sendMessageByCuid) and a bot's send to a person
- * (findPersonChatKept). Each is reused while none of what it is read from has been written
+ * key: a Client API send's (chatForSend in messages.ts) and a bot's send to a person
+ * (findPersonChatKept in src/botapi/chats.ts). Each is reused while none of what it is read from has been written
  * since (the pattern of SessionCache): no commit by another connection (Storage.dataVersion)
  * and no counted write (Storage.writesTo, SEND_ACCESS_TABLES) by this one. A sender's next send
  * to the chat then reads nothing before its INSERT. The chat's columns every send moves are not
@@ -85,8 +85,9 @@ export class SendAccessCache {
 
   /**
    * Keeps VALUE, read in SCOPE under STAMP, once SCOPE has committed (a rolled-back read is
-   * never kept). VALUE and the objects in it are shared by every send of KEY until the next
-   * counted write: the caller freezes them (SHARED), so nobody changes them in place.
+   * never kept). VALUE and the objects it holds (SHARED, named by the caller) are shared by
+   * every send of KEY until the next counted write, so they are frozen here: nobody may change
+   * them in place.
    */
   keep(
     scope: Scope,
