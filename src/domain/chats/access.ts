@@ -124,7 +124,6 @@ const membershipParts = rowSplitter<{ member: MemberRow; conversation: Conversat
   member: [MEMBER_PREFIX, MEMBER_COLUMNS],
   conversation: ["", CONVERSATION_COLUMNS],
 });
-// a send by the chat's cuid needs only the chat and that the sender is in it: no member row to split off
 // a Client API send: the chat with the sender's membership check and, in a private chat, the
 // other party's membership and a block between the two (requireChatForSendByCuid)
 const SEND_PREFIX = "send__";
