@@ -124,7 +124,7 @@ export function createRootHttpApp(app: App) {
     .use(operatorLogRoutes(app))
     .use(clientApi.catchAll)
     // /api/openapi.json, /api/docs, /api/bot-openapi.json, /api/bot-docs: both surfaces described, made
-    // from them; the builders (and the README the Bot API one quotes) are loaded by the first request
+    // from them; the builders (and the Bot API guide the Bot API one quotes) are loaded by the first request
     .use(
       referenceRoutes({
         client: async () =>

@@ -1,5 +1,5 @@
 import { t, type TSchema } from "elysia";
-import readme from "../../README.md" with { type: "text" };
+import botApiGuide from "../../docs/bot-api.md" with { type: "text" };
 import { VERSION } from "../config/layout";
 import { DESCRIPTION_MAX, SHORT_DESCRIPTION_MAX } from "../domain/bots/service";
 import { MAX_GROUP_DESCRIPTION } from "../domain/chats/members";
@@ -507,13 +507,14 @@ const operation = (name: string, summary: string, description: string, params: R
 };
 
 /**
- * What differs from the Telegram Bot API: README's "Differences from Telegram" list, embedded
- * (the README is its one copy), up to the next heading.
+ * What differs from the Telegram Bot API: the "Differences from Telegram" section of docs/bot-api.md,
+ * embedded (that guide is its one copy), up to the next heading.
  */
-export function telegramDifferences(text = readme): string {
-  const start = text.indexOf("**Differences from Telegram**");
-  if (start < 0) throw new Error("README.md has no **Differences from Telegram** list");
-  const body = text.slice(start + "**Differences from Telegram**".length);
+export function telegramDifferences(text = botApiGuide): string {
+  const heading = "## Differences from Telegram\n";
+  const start = text.indexOf(heading);
+  if (start < 0) throw new Error("docs/bot-api.md has no ## Differences from Telegram section");
+  const body = text.slice(start + heading.length);
   const end = body.search(/^#/m);
   return (end < 0 ? body : body.slice(0, end)).trim();
 }

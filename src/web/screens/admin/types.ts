@@ -1,4 +1,4 @@
-/** Shapes of the admin API's answers (README, "Administration"). */
+/** Shapes of the admin API's answers (docs/client-api.md, "Administration"). */
 import type { Account } from "../../lib/types";
 
 export interface AdminAccount extends Account {
