@@ -106,8 +106,8 @@ async function applyReportedChange(app: App, events: ReportedEvent[]): Promise<v
  * prefix; and every route it serves (what sweeps enumerate).
  */
 export function createRootHttpApp(app: App) {
-  // each prefix built on its first request, not at start (its modules too): the ≈ 140 routes were a
-  // third of a restart's CPU and ≈ 4 MiB of an idle process
+  // each prefix built on its first request, not at start (its modules too): building every route
+  // would be a large share of a restart's CPU and of an idle process's memory
   const clientApi = lazySurface(
     app,
     "/api",
