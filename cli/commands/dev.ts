@@ -1,0 +1,199 @@
+import type { Command } from "commander";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import type { App } from "../../src/app";
+import { resolveDataDir, storeConfigValues } from "../../src/config";
+import { isInitialised, SANDBOX_FILE } from "../../src/config/layout";
+import { issueSignInLink } from "../../src/domain/auth/sign-in-links";
+import { createBot } from "../../src/domain/bots/service";
+import { libraryApiRoots } from "../../src/domain/bots/library-roots";
+import { grantStars } from "../../src/domain/stars/service";
+import { createUser } from "../../src/domain/users/service";
+import { SIGN_IN_LINK_PATH } from "../../src/clientapi/auth/sign-in-link";
+import { randomToken } from "../../src/lib/ids";
+import { freeLoopbackPort } from "../../src/lib/ports";
+import { startServer } from "../../src/main";
+import { assertNoServerRunning, claimServerLock } from "../../src/ops/server-lock";
+import { globals } from "../context";
+import { socialctl } from "../hints";
+import { CliError, emit, type GlobalOptions } from "../output";
+
+/** The port of the official local Bot API server: a bot already set up for one finds this one there too. */
+const DEFAULT_PORT = 8081;
+const PERSON = "alice";
+const BOT = "sandbox_bot";
+/** What the person starts with, so a bot's invoices can be paid at once. */
+const STARTING_STARS = 1000;
+
+/** How each library the product knows is named to a person (keys of libraryApiRoots().libraries). */
+const LIBRARY_LABELS: Record<string, string> = {
+  grammy: "grammY",
+  telegraf: "Telegraf",
+  "node-telegram-bot-api": "node-telegram-bot-api",
+  "python-telegram-bot": "python-telegram-bot",
+};
+
+/** What SANDBOX_FILE keeps: enough to start a kept sandbox again with the same bot token. */
+interface SandboxRecord {
+  person: string;
+  bot: string;
+  token: string;
+}
+
+/**
+ * The data dir of this run: the one given (empty, missing, or a sandbox kept earlier; never an
+ * instance `dev` did not make, which it would delete) or a new one under the system's temp dir.
+ */
+function sandboxDir(opts: GlobalOptions): string {
+  if (opts.dataDir === undefined) return mkdtempSync(join(tmpdir(), "socialctl-dev-"));
+  const dir = resolveDataDir(opts.dataDir);
+  if (existsSync(join(dir, SANDBOX_FILE))) return dir;
+  if (isInitialised(dir))
+    throw new CliError(`${dir} holds an instance 'socialctl dev' did not make; dev only uses an empty or new data dir`);
+  if (existsSync(dir) && readdirSync(dir).length > 0)
+    throw new CliError(`${dir} is not empty; give dev an empty or new data dir (it removes it when stopped)`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** The person and the bot, made on the first run (the chat with the bot is opened by the sign-in link). */
+async function ensureCast(app: App): Promise<SandboxRecord> {
+  const path = join(app.dataDir, SANDBOX_FILE);
+  if (existsSync(path)) return JSON.parse(readFileSync(path, "utf8")) as SandboxRecord;
+  const now = app.clock.now();
+  const person = await createUser(app.db, now, {
+    email: `${PERSON}@sandbox.example`,
+    username: PERSON,
+    password: randomToken(18),
+    displayName: "Alice",
+    verified: true,
+  });
+  await app.hooks.emit("user:created", { userId: person.id });
+  await grantStars(app, person.id, STARTING_STARS, "sandbox starting balance");
+  const bot = await createBot(app, { ownerId: person.id, username: BOT, name: "Sandbox Bot" });
+  const record: SandboxRecord = { person: PERSON, bot: BOT, token: bot.token };
+  // the data dir is the sandbox's only key, and it already holds everything the token opens
+  writeFileSync(path, JSON.stringify(record, null, 2) + "\n", { mode: 0o600 });
+  return record;
+}
+
+/** A fresh one-time link that signs a browser in as the person and opens their chat with the bot. */
+async function signInLink(app: App, cast: SandboxRecord): Promise<string> {
+  const person = await app.db
+    .selectFrom("users")
+    .select("id")
+    .where("username", "=", cast.person)
+    .executeTakeFirstOrThrow();
+  const token = await issueSignInLink(app.db, app.clock.now(), person.id);
+  const to = `/dashboard/messages?user=${encodeURIComponent(cast.bot)}`;
+  return `${app.config.baseUrl}${SIGN_IN_LINK_PATH}?t=${token}&to=${encodeURIComponent(to)}`;
+}
+
+function describe(
+  out: ReturnType<typeof summary>,
+  opts: GlobalOptions,
+  keep: boolean,
+  interactiveStdin: boolean,
+): string {
+  const byRoot = new Map<string, string[]>();
+  for (const [lib, root] of Object.entries(out.bot.libraries))
+    byRoot.set(root, [...(byRoot.get(root) ?? []), LIBRARY_LABELS[lib] ?? lib]);
+  const as = `${socialctl({ ...opts, dataDir: out.dataDir })} as ${out.person.username}`;
+  const bot = `@${out.bot.username}`;
+  return [
+    `A throwaway instance is running at ${out.url}`,
+    `  data: ${out.dataDir} (${keep ? "kept when you stop it" : "removed when you stop it; --keep keeps it"})`,
+    "",
+    `Bot ${bot}, token: ${out.bot.token}`,
+    ...[...byRoot].map(([root, libs]) => `  ${libs.join(", ")}: ${root}`),
+    "",
+    `Sign in as ${out.person.username} and open the chat with the bot (the link works once, for 15 minutes${interactiveStdin ? "; Enter prints a new one" : ""}):`,
+    `  ${out.signInLink}`,
+    "",
+    `${out.person.username} from another terminal or a test:`,
+    `  ${as} send ${bot} /start`,
+    `  ${as} press ${bot} 'Button text'`,
+    `  ${as} pay ${bot}`,
+    `  ${as} read ${bot} --follow`,
+    "",
+    `Ctrl-C stops it${keep ? "" : " and removes its data"}.`,
+  ].join("\n");
+}
+
+function summary(url: string, dataDir: string, cast: SandboxRecord, link: string) {
+  return {
+    url,
+    dataDir,
+    person: { username: cast.person },
+    bot: { username: cast.bot, token: cast.token, ...libraryApiRoots(url) },
+    signInLink: link,
+  };
+}
+
+/** socialctl dev [--port N] [--keep]: a throwaway instance with a person and a bot, for bot developers. */
+export function registerDev(program: Command) {
+  program
+    .command("dev")
+    .description("a throwaway instance for bot development: a person, a bot and its token, a sign-in link")
+    .option("--port <n>", `listen port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 picks a free one)`)
+    .option("--keep", "keep the data dir when stopped (start it again with --data-dir DIR dev)")
+    .action(async (flags: { port?: string; keep?: boolean }, cmd: Command) => {
+      const opts = globals(cmd);
+      const port = flags.port === undefined ? DEFAULT_PORT : Number(flags.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new CliError("--port must be a port number (0 to 65535)");
+      const keep = flags.keep === true;
+      const dataDir = sandboxDir(opts);
+      const removeData = () => {
+        if (!keep) rmSync(dataDir, { recursive: true, force: true });
+      };
+      let server: Awaited<ReturnType<typeof startServer>>;
+      try {
+        assertNoServerRunning(dataDir, "starting another");
+        // kept in the config, so `as`, `bot log` and a later run see the same instance
+        storeConfigValues(dataDir, { registration: "open", "bot.allowPrivateWebhooks": true });
+        server = await startServer({
+          dataDir,
+          // loopback only: registration is open and the sign-in link needs no password
+          overrides: { port: port === 0 ? freeLoopbackPort() : port, host: "127.0.0.1" },
+          sandbox: true,
+        });
+      } catch (err) {
+        removeData();
+        if (/already in use/.test((err as Error).message))
+          throw new CliError(`port ${port} is already in use: pass --port N (0 picks a free one)`);
+        throw err;
+      }
+      claimServerLock(server);
+      const { app } = server;
+      let stopping = false;
+      const stop = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        app.log.info("shutting down", { signal });
+        await server.stop();
+        removeData();
+        if (!opts.json)
+          process.stderr.write(
+            keep
+              ? `\nStopped; the data is kept in ${dataDir} (start it again: ${socialctl({ ...opts, dataDir })} dev --keep)\n`
+              : `\nStopped; ${dataDir} removed\n`,
+          );
+        process.exit(0);
+      };
+      process.on("SIGINT", () => void stop("SIGINT"));
+      process.on("SIGTERM", () => void stop("SIGTERM"));
+
+      const cast = await ensureCast(app);
+      const out = summary(app.config.baseUrl, dataDir, cast, await signInLink(app, cast));
+      const interactiveStdin = Boolean(process.stdin.isTTY) && !opts.json;
+      emit(opts, out, () => describe(out, opts, keep, interactiveStdin));
+      if (interactiveStdin) {
+        createInterface({ input: process.stdin }).on("line", () => {
+          void signInLink(app, cast).then((link) => process.stdout.write(`New sign-in link: ${link}\n`));
+        });
+      }
+    });
+}
