@@ -107,7 +107,14 @@ async function pay(opts: GlobalOptions, person: PersonClient, cid: string, name:
  * Prints the newest LIMIT messages, oldest first; with FOLLOW, then each new or edited one
  * as it comes, until interrupted (an edit prints the whole message again, editedAt set).
  */
-async function read(opts: GlobalOptions, person: PersonClient, cid: string, limit: number, follow: boolean) {
+async function read(
+  opts: GlobalOptions,
+  person: PersonClient,
+  cid: string,
+  name: string,
+  limit: number,
+  follow: boolean,
+) {
   const abort = new AbortController();
   // the stream is open before the history is read: nothing sent in between is missed
   const stream = follow ? await person.events(abort.signal) : null;
@@ -119,6 +126,8 @@ async function read(opts: GlobalOptions, person: PersonClient, cid: string, limi
   };
   if (limit > 0) for (const m of (await newest(person, cid, limit)).reverse()) show(m);
   if (!stream) return;
+  // on stderr, so --json output stays messages only; a test waits for it before it sends
+  process.stderr.write(`Following the chat with ${name}; Ctrl-C stops.\n`);
   const stop = () => abort.abort();
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
@@ -190,7 +199,7 @@ export function registerAs(program: Command) {
             emit(opts, message, () => formatMessage(message));
           } else if (action === "press") await press(opts, person, cid, at, text);
           else if (action === "pay") await pay(opts, person, cid, at);
-          else await read(opts, person, cid, limit, flags.follow === true);
+          else await read(opts, person, cid, at, limit, flags.follow === true);
         } finally {
           await person.close();
         }
