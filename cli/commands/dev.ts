@@ -44,18 +44,19 @@ interface SandboxRecord {
 
 /**
  * The data dir of this run: the one given (empty, missing, or a sandbox kept earlier; never an
- * instance `dev` did not make, which it would delete) or a new one under the system's temp dir.
+ * instance `dev` did not make, which it would delete) or a new one under the system's temp dir;
+ * `made`: nothing was there before this run.
  */
-function sandboxDir(opts: GlobalOptions): string {
-  if (opts.dataDir === undefined) return mkdtempSync(join(tmpdir(), "socialctl-dev-"));
+function sandboxDir(opts: GlobalOptions): { dir: string; made: boolean } {
+  if (opts.dataDir === undefined) return { dir: mkdtempSync(join(tmpdir(), "socialctl-dev-")), made: true };
   const dir = resolveDataDir(opts.dataDir);
-  if (existsSync(join(dir, SANDBOX_FILE))) return dir;
+  if (existsSync(join(dir, SANDBOX_FILE))) return { dir, made: false };
   if (isInitialised(dir))
     throw new CliError(`${dir} holds an instance 'socialctl dev' did not make; dev only uses an empty or new data dir`);
   if (existsSync(dir) && readdirSync(dir).length > 0)
     throw new CliError(`${dir} is not empty; give dev an empty or new data dir (it removes it when stopped)`);
   mkdirSync(dir, { recursive: true });
-  return dir;
+  return { dir, made: true };
 }
 
 /** The person and the bot, made on the first run (the chat with the bot is opened by the sign-in link). */
@@ -117,6 +118,7 @@ function describe(
     `  ${as} press ${bot} 'Button text'`,
     `  ${as} pay ${bot}`,
     `  ${as} read ${bot} --follow`,
+    `What the bot calls and receives: ${socialctl({ ...opts, dataDir: out.dataDir })} bot log ${out.bot.username} --follow`,
     "",
     `Ctrl-C stops it${keep ? "" : " and removes its data"}.`,
   ].join("\n");
@@ -145,23 +147,24 @@ export function registerDev(program: Command) {
       if (!Number.isInteger(port) || port < 0 || port > 65535)
         throw new CliError("--port must be a port number (0 to 65535)");
       const keep = flags.keep === true;
-      const dataDir = sandboxDir(opts);
-      const removeData = () => {
-        if (!keep) rmSync(dataDir, { recursive: true, force: true });
-      };
+      const { dir: dataDir, made } = sandboxDir(opts);
+      assertNoServerRunning(dataDir, "starting another");
+      const removeData = () => rmSync(dataDir, { recursive: true, force: true });
       let server: Awaited<ReturnType<typeof startServer>>;
       try {
-        assertNoServerRunning(dataDir, "starting another");
         // kept in the config, so `as`, `bot log` and a later run see the same instance
         storeConfigValues(dataDir, { registration: "open", "bot.allowPrivateWebhooks": true });
         server = await startServer({
           dataDir,
           // loopback only: registration is open and the sign-in link needs no password
-          overrides: { port: port === 0 ? freeLoopbackPort() : port, host: "127.0.0.1" },
+          // warnings and errors only: what a developer reads here is the summary below, and a
+          // bot's calls are one command away (`bot log --follow`)
+          overrides: { port: port === 0 ? freeLoopbackPort() : port, host: "127.0.0.1", "log.level": "warn" },
           sandbox: true,
         });
       } catch (err) {
-        removeData();
+        // a start that failed leaves nothing of its own, and a kept sandbox as it was
+        if (made) removeData();
         if (/already in use/.test((err as Error).message))
           throw new CliError(`port ${port} is already in use: pass --port N (0 picks a free one)`);
         throw err;
@@ -174,7 +177,7 @@ export function registerDev(program: Command) {
         stopping = true;
         app.log.info("shutting down", { signal });
         await server.stop();
-        removeData();
+        if (!keep) removeData();
         if (!opts.json)
           process.stderr.write(
             keep
