@@ -7,7 +7,7 @@ import type { App } from "../../src/app";
 import { resolveDataDir, storeConfigValues } from "../../src/config";
 import { isInitialised, SANDBOX_FILE } from "../../src/config/layout";
 import { issueSignInLink } from "../../src/domain/auth/sign-in-links";
-import { createBot } from "../../src/domain/bots/service";
+import { createBot, updateBotSettings } from "../../src/domain/bots/service";
 import { libraryApiRoots } from "../../src/domain/bots/library-roots";
 import { grantStars } from "../../src/domain/stars/service";
 import { createUser } from "../../src/domain/users/service";
@@ -74,6 +74,10 @@ async function ensureCast(app: App): Promise<SandboxRecord> {
   await app.hooks.emit("user:created", { userId: person.id });
   await grantStars(app, person.id, STARTING_STARS, "sandbox starting balance");
   const bot = await createBot(app, { ownerId: person.id, username: BOT, name: "Sandbox Bot" });
+  // what the empty chat shows above its Start button, until the bot sets its own
+  await updateBotSettings(app, bot.bot.id, {
+    description: "Run your bot with the token socialctl dev printed, then press Start.",
+  });
   const record: SandboxRecord = { person: PERSON, bot: BOT, token: bot.token };
   // the data dir is the sandbox's only key, and it already holds everything the token opens
   writeFileSync(path, JSON.stringify(record, null, 2) + "\n", { mode: 0o600 });
