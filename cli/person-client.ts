@@ -87,6 +87,8 @@ export class PersonClient {
     const res = await fetch(`${this.url}/api/realtime/events`, {
       headers: this.headers({ accept: "text/event-stream" }),
       signal,
+    }).catch((err: Error) => {
+      throw new CliError(`cannot reach ${this.url}: ${err.message}`);
     });
     if (!res.ok || !res.body) throw new CliError(`the server refused the event stream (${res.status})`);
     return res;

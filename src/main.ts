@@ -77,13 +77,13 @@ export async function startServer(opts: {
   overrides?: Partial<Record<ConfigKey, unknown>>;
   log?: Logger;
   clock?: Clock;
-  /** the throwaway instance of `socialctl dev`: also serves its one-time sign-in links */
-  sandbox?: boolean;
+  /** the throwaway instance of `socialctl dev`: also serves its one-time sign-in links, which land on `landing` */
+  sandbox?: { landing: string };
 }): Promise<RunningServer> {
   const app = await openApp({ dataDir: opts.dataDir, overrides: opts.overrides, log: opts.log, clock: opts.clock });
   // loaded only here: no other server has the route, nor its module
   const sandboxRoutes = opts.sandbox
-    ? (await import("./clientapi/auth/sign-in-link")).signInLinkRoutes(app)
+    ? (await import("./clientapi/auth/sign-in-link")).signInLinkRoutes(app, opts.sandbox.landing)
     : undefined;
   const { http, routes, clientApiBuilt } = createRootHttpApp(app, { sandboxRoutes });
   try {

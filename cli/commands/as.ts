@@ -38,14 +38,16 @@ const SEARCHED = 100;
 
 /** One message as a line (and its buttons, invoice or media under it), for people. */
 export function formatMessage(m: ShownMessage): string {
-  const time = m.createdAt.slice(11, 19);
-  const lines = [
-    `${time} ${m.sender.isBot ? "@" : ""}${m.sender.username}: ${m.content}${m.editedAt ? " (edited)" : ""}`,
-  ];
-  for (const media of m.media) lines.push(`  (${media.type})`);
-  for (const row of m.replyMarkup?.inline_keyboard ?? []) lines.push(`  ${row.map((b) => `[${b.text}]`).join(" ")}`);
-  if (m.invoice) lines.push(`  invoice: ${m.invoice.title}, ★${m.invoice.totalAmount} (${m.invoice.status})`);
-  return lines.join("\n");
+  const invoice = m.invoice && `invoice: ${m.invoice.title}, ★${m.invoice.totalAmount} (${m.invoice.status})`;
+  const media = m.media.map((x) => `(${x.type})`).join(" ");
+  // an invoice or a picture without text is shown in the text's place
+  const [head, ...under] = [m.content, media, invoice].filter((part): part is string => Boolean(part));
+  const from = `${m.sender.isBot ? "@" : ""}${m.sender.username}`;
+  return [
+    `${m.createdAt.slice(11, 19)} ${from}: ${head ?? ""}${m.editedAt ? " (edited)" : ""}`,
+    ...under.map((line) => `  ${line}`),
+    ...(m.replyMarkup?.inline_keyboard ?? []).map((row) => `  ${row.map((b) => `[${b.text}]`).join(" ")}`),
+  ].join("\n");
 }
 
 const printMessage = (opts: GlobalOptions, m: ShownMessage) =>
@@ -104,8 +106,8 @@ async function pay(opts: GlobalOptions, person: PersonClient, cid: string, name:
 }
 
 /**
- * Prints the newest LIMIT messages, oldest first; with FOLLOW, then each new or edited one
- * as it comes, until interrupted (an edit prints the whole message again, editedAt set).
+ * Prints the newest LIMIT messages, oldest first; with FOLLOW, then each new or changed one
+ * as it comes, until interrupted (a change, an edit or an invoice paid, prints the whole message again).
  */
 async function read(
   opts: GlobalOptions,
@@ -118,10 +120,12 @@ async function read(
   const abort = new AbortController();
   // the stream is open before the history is read: nothing sent in between is missed
   const stream = follow ? await person.events(abort.signal) : null;
-  const shown = new Map<string, string | null>();
+  // each message as last printed: a change (an edit, an invoice paid) prints it again, a repeat does not
+  const shown = new Map<string, string>();
   const show = (m: ShownMessage) => {
-    if (shown.has(m.id) && shown.get(m.id) === m.editedAt) return;
-    shown.set(m.id, m.editedAt);
+    const json = JSON.stringify(m);
+    if (shown.get(m.id) === json) return;
+    shown.set(m.id, json);
     printMessage(opts, m);
   };
   if (limit > 0) for (const m of (await newest(person, cid, limit)).reverse()) show(m);

@@ -6,11 +6,18 @@ import { CLI, cliHarness, runCli, startServeProcess } from "../../src/testing/cl
 import { freeLoopbackPort } from "../../src/testing/ports";
 
 const { tmp, cleanup, expectOneLineFailure } = cliHarness();
-afterAll(cleanup);
+/** Every sandbox started here: one a failed test left running is stopped (and its data removed) at the end. */
+const started: Array<ReturnType<typeof Bun.spawn>> = [];
+afterAll(async () => {
+  for (const proc of started) if (proc.exitCode === null) proc.kill("SIGINT");
+  await Promise.all(started.map((proc) => proc.exited));
+  cleanup();
+});
 
 /** `socialctl ARGS dev …` in a child process, as a developer starts it; resolves once it printed where it runs. */
 async function startDev(args: string[]) {
   const proc = Bun.spawn([process.execPath, CLI, ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  started.push(proc);
   const reader = proc.stdout.getReader();
   const decoder = new TextDecoder();
   let out = "";
@@ -47,7 +54,7 @@ describe("socialctl dev and socialctl as", () => {
   test("a grammY bot against the printed token and root, driven by as send, press, pay and read --json; Ctrl-C removes the data", async () => {
     const port = freeLoopbackPort();
     const dev = await startDev(["dev", "--port", String(port)]);
-    const token = field(dev.out, /^Bot @sandbox_bot, token: (\S+)$/m);
+    const token = field(dev.out, /^Your bot @sandbox_bot\n  token: (\S+)$/m);
     const root = field(dev.out, /^ {2}grammY, Telegraf, node-telegram-bot-api: (\S+)$/m);
     const dataDir = field(dev.out, /^ {2}data: (\S+) \(removed when you stop it/m);
     expect(root).toBe(`http://127.0.0.1:${port}`);
@@ -66,14 +73,11 @@ describe("socialctl dev and socialctl as", () => {
       );
       return next();
     });
-    bot.command("start", (ctx) =>
-      ctx.reply("Pick one", {
-        reply_markup: new InlineKeyboard().text("Red", "red").url("Docs", "https://example.com/"),
-      }),
-    );
+    const keyboard = new InlineKeyboard().text("Red", "red").url("Docs", "https://example.com/");
+    bot.command("start", (ctx) => ctx.reply("Pick one", { reply_markup: keyboard }));
     bot.callbackQuery("red", async (ctx) => {
       await ctx.answerCallbackQuery({ text: "red it is", show_alert: true });
-      await ctx.editMessageText("Picked red");
+      await ctx.editMessageText("Picked red", { reply_markup: keyboard });
     });
     bot.command("buy", (ctx) => ctx.replyWithInvoice("Pen", "A pen", "pen-1", "XTR", [{ label: "Pen", amount: 7 }]));
     bot.on("pre_checkout_query", (ctx) => ctx.answerPreCheckoutQuery(true));
@@ -141,13 +145,13 @@ describe("socialctl dev and socialctl as", () => {
 
   test("read --follow prints each new and edited message as it comes, until interrupted", async () => {
     const dev = await startDev(["--json", "dev", "--port", "0"]);
-    const started = JSON.parse(dev.out);
+    const sandbox = JSON.parse(dev.out);
     const follow = Bun.spawn(
       [
         process.execPath,
         CLI,
         "--data-dir",
-        started.dataDir,
+        sandbox.dataDir,
         "--json",
         "as",
         "alice",
@@ -161,7 +165,7 @@ describe("socialctl dev and socialctl as", () => {
     expect(new TextDecoder().decode((await stderr.read()).value)).toBe(
       "Following the chat with @sandbox_bot; Ctrl-C stops.\n",
     );
-    const bot = new Bot(started.bot.token, { client: { apiRoot: started.bot.apiRoot } });
+    const bot = new Bot(sandbox.bot.token, { client: { apiRoot: sandbox.bot.apiRoot } });
     bot.on("message:text", async (ctx) => {
       const m = await ctx.reply(`echo ${ctx.message.text}`);
       await ctx.api.editMessageText(m.chat.id, m.message_id, `edited ${ctx.message.text}`);
@@ -170,7 +174,7 @@ describe("socialctl dev and socialctl as", () => {
     try {
       const reader = follow.stdout.getReader();
       let text = "";
-      await runCli(["--data-dir", started.dataDir, "as", "alice", "send", "@sandbox_bot", "one"]);
+      await runCli(["--data-dir", sandbox.dataDir, "as", "alice", "send", "@sandbox_bot", "one"]);
       for (let i = 0; i < 100 && text.split("\n").length < 4; i++)
         text += new TextDecoder().decode((await reader.read()).value);
       const lines = text
@@ -189,7 +193,7 @@ describe("socialctl dev and socialctl as", () => {
       follow.kill();
     }
     expect((await dev.interrupt()).code).toBe(0);
-    expect(existsSync(started.dataDir)).toBe(false);
+    expect(existsSync(sandbox.dataDir)).toBe(false);
   }, 90_000);
 
   test("--keep keeps the data; dev on it again resumes with the same token; serve never takes its sign-in links", async () => {

@@ -92,8 +92,7 @@ async function signInLink(app: App, cast: SandboxRecord): Promise<string> {
     .where("username", "=", cast.person)
     .executeTakeFirstOrThrow();
   const token = await issueSignInLink(app.db, app.clock.now(), person.id);
-  const to = `/dashboard/messages?user=${encodeURIComponent(cast.bot)}`;
-  return `${app.config.baseUrl}${SIGN_IN_LINK_PATH}?t=${token}&to=${encodeURIComponent(to)}`;
+  return `${app.config.baseUrl}${SIGN_IN_LINK_PATH}?t=${token}`;
 }
 
 function describe(
@@ -105,24 +104,26 @@ function describe(
   const byRoot = new Map<string, string[]>();
   for (const [lib, root] of Object.entries(out.bot.libraries))
     byRoot.set(root, [...(byRoot.get(root) ?? []), LIBRARY_LABELS[lib] ?? lib]);
-  const as = `${socialctl({ ...opts, dataDir: out.dataDir })} as ${out.person.username}`;
+  const cli = socialctl({ ...opts, dataDir: out.dataDir });
+  const as = `${cli} as ${out.person.username}`;
   const bot = `@${out.bot.username}`;
   return [
-    `A throwaway instance is running at ${out.url}`,
+    `socialctl dev: a throwaway instance at ${out.url}`,
     `  data: ${out.dataDir} (${keep ? "kept when you stop it" : "removed when you stop it; --keep keeps it"})`,
     "",
-    `Bot ${bot}, token: ${out.bot.token}`,
+    `Your bot ${bot}`,
+    `  token: ${out.bot.token}`,
     ...[...byRoot].map(([root, libs]) => `  ${libs.join(", ")}: ${root}`),
+    `  its log: ${cli} bot log ${out.bot.username} --follow`,
     "",
-    `Sign in as ${out.person.username} and open the chat with the bot (the link works once, for 15 minutes${interactiveStdin ? "; Enter prints a new one" : ""}):`,
+    `Be ${out.person.username} in the chat with the bot: open this link (once, within 15 minutes${interactiveStdin ? "; Enter prints a new one" : ""})`,
     `  ${out.signInLink}`,
     "",
-    `${out.person.username} from another terminal or a test:`,
+    `Or script ${out.person.username} from another terminal or a test:`,
     `  ${as} send ${bot} /start`,
     `  ${as} press ${bot} 'Button text'`,
     `  ${as} pay ${bot}`,
     `  ${as} read ${bot} --follow`,
-    `What the bot calls and receives: ${socialctl({ ...opts, dataDir: out.dataDir })} bot log ${out.bot.username} --follow`,
     "",
     `Ctrl-C stops it${keep ? "" : " and removes its data"}.`,
   ].join("\n");
@@ -164,7 +165,8 @@ export function registerDev(program: Command) {
           // warnings and errors only: what a developer reads here is the summary below, and a
           // bot's calls are one command away (`bot log --follow`)
           overrides: { port: port === 0 ? freeLoopbackPort() : port, host: "127.0.0.1", "log.level": "warn" },
-          sandbox: true,
+          // the app opens (or makes) the person's chat with the bot from this address
+          sandbox: { landing: `/dashboard/messages?user=${BOT}` },
         });
       } catch (err) {
         // a start that failed leaves nothing of its own, and a kept sandbox as it was
@@ -192,6 +194,8 @@ export function registerDev(program: Command) {
       };
       process.on("SIGINT", () => void stop("SIGINT"));
       process.on("SIGTERM", () => void stop("SIGTERM"));
+      // the terminal it ran in was closed
+      process.on("SIGHUP", () => void stop("SIGHUP"));
 
       const cast = await ensureCast(app);
       const out = summary(app.config.baseUrl, dataDir, cast, await signInLink(app, cast));

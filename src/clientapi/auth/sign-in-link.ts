@@ -8,9 +8,6 @@ import { openSession } from "./session-cookies";
 
 export const SIGN_IN_LINK_PATH = "/auth/sign-in-link";
 
-/** Where a link may send the browser: a path of this site only, so a link is never an open redirect. */
-const landing = (to: string | undefined): string => (to && /^\/(?![/\\])[^\\]*$/.test(to) ? to : "/");
-
 const USED_PAGE = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Sign-in link used</title>
 <body style="font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem">
 <h1>This sign-in link was already used or has expired</h1>
@@ -18,12 +15,12 @@ const USED_PAGE = `<!doctype html><html lang="en"><meta charset="utf-8"><title>S
 <p><a href="/">Open the app</a></p></body></html>`;
 
 /**
- * GET /auth/sign-in-link?t=TOKEN&to=PATH: opening a sandbox's one-time link signs this browser
- * in as its person and lands on PATH (their chat with the bot). Mounted only on the server
- * `socialctl dev` runs (wiring.ts), the one place links are made: a GET that signs in would
- * otherwise let any page sign a visitor in to an account of the page's choosing.
+ * GET /auth/sign-in-link?t=TOKEN: opening a sandbox's one-time link signs this browser in as
+ * its person and lands on LANDING (a path of this site: their chat with the bot). Mounted only
+ * on the server `socialctl dev` runs (wiring.ts), the one place links are made: a GET that
+ * signs in would otherwise let any page sign a visitor in to an account of the page's choosing.
  */
-export function signInLinkRoutes(app: App) {
+export function signInLinkRoutes(app: App, landing: string) {
   return new Elysia({ name: "sandbox-sign-in-link" }).get(
     SIGN_IN_LINK_PATH,
     async ({ query, request, server, set }) => {
@@ -37,10 +34,10 @@ export function signInLinkRoutes(app: App) {
       assertUsable(user);
       await openSession(app, { request, ip: clientIp(request, server, app.config.trustProxy), set }, user);
       set.status = 303;
-      set.headers.location = landing(query.to);
+      set.headers.location = landing;
       set.headers["cache-control"] = "no-store";
       return "";
     },
-    { query: t.Object({ t: t.String({ maxLength: 200 }), to: t.Optional(t.String({ maxLength: 512 })) }) },
+    { query: t.Object({ t: t.String({ maxLength: 200 }) }) },
   );
 }
