@@ -159,7 +159,7 @@ export function registerAs(program: Command) {
     .description(
       "act as a person in their chat with @NAME on the running server: send a message, press an inline button (prints the callback answer), pay the newest invoice, read the chat (--json: one message per line)",
     )
-    .option("--follow", "read: keep printing new and edited messages until interrupted")
+    .option("--follow", "read: keep printing new and changed messages until interrupted")
     .option(
       "--limit <n>",
       "read: how many of the newest messages to print first (default 20; 0 with --follow: only new ones)",
