@@ -35,11 +35,11 @@ async function startDev(args: string[]) {
       tail += decoder.decode(value);
     }
   })();
-  /** Ctrl-C, as the developer stops it; resolves with its exit code and what it printed last (stderr). */
+  /** Ctrl-C, as the developer stops it; resolves with its exit code and what it printed after starting. */
   const interrupt = async () => {
     proc.kill("SIGINT");
-    const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text(), rest]);
-    return { code, stderr };
+    const [code, stderr, stdout] = await Promise.all([proc.exited, new Response(proc.stderr).text(), rest]);
+    return { code, stderr, stdout };
   };
   return { proc, out, interrupt };
 }
@@ -140,6 +140,8 @@ describe("socialctl dev and socialctl as", () => {
     const stopped = await dev.interrupt();
     expect(stopped.code).toBe(0);
     expect(stopped.stderr).toContain(`Stopped; ${dataDir} removed`);
+    // grammY's first call: the token and root were right
+    expect(stopped.stdout).toBe("\n@sandbox_bot is connected: its first call was getMe.\n");
     expect(existsSync(dataDir)).toBe(false);
   }, 120_000);
 

@@ -7,10 +7,11 @@ import type { App } from "../../src/app";
 import { resolveDataDir, storeConfigValues } from "../../src/config";
 import { isInitialised, SANDBOX_FILE } from "../../src/config/layout";
 import { issueSignInLink } from "../../src/domain/auth/sign-in-links";
-import { createBot, updateBotSettings } from "../../src/domain/bots/service";
+import { createBot, findBotByUsername, updateBotSettings } from "../../src/domain/bots/service";
+import { botLogOf } from "../../src/domain/bots/log";
 import { libraryApiRoots } from "../../src/domain/bots/library-roots";
 import { grantStars } from "../../src/domain/stars/service";
-import { createUser } from "../../src/domain/users/service";
+import { createUser, requireUserByUsername } from "../../src/domain/users/service";
 import { SIGN_IN_LINK_PATH } from "../../src/clientapi/auth/sign-in-link";
 import { randomToken } from "../../src/lib/ids";
 import { freeLoopbackPort } from "../../src/lib/ports";
@@ -84,13 +85,15 @@ async function ensureCast(app: App): Promise<SandboxRecord> {
   return record;
 }
 
+async function requireBot(app: App, username: string) {
+  const found = await findBotByUsername(app.db, username);
+  if (!found) throw new CliError(`the sandbox's bot ${username} is gone from ${app.dataDir}`);
+  return found;
+}
+
 /** A fresh one-time link that signs a browser in as the person and opens their chat with the bot. */
 async function signInLink(app: App, cast: SandboxRecord): Promise<string> {
-  const person = await app.db
-    .selectFrom("users")
-    .select("id")
-    .where("username", "=", cast.person)
-    .executeTakeFirstOrThrow();
+  const person = await requireUserByUsername(app.db, cast.person);
   const token = await issueSignInLink(app.db, app.clock.now(), person.id);
   return `${app.config.baseUrl}${SIGN_IN_LINK_PATH}?t=${token}`;
 }
@@ -201,6 +204,17 @@ export function registerDev(program: Command) {
       const out = summary(app.config.baseUrl, dataDir, cast, await signInLink(app, cast));
       const interactiveStdin = Boolean(process.stdin.isTTY) && !opts.json;
       emit(opts, out, () => describe(out, opts, keep, interactiveStdin));
+      if (!opts.json) {
+        // the first sign that the token and root were given right
+        const { bot } = await requireBot(app, cast.bot);
+        const unfollow = botLogOf(app).follow(bot.id, {
+          entry: (e) => {
+            unfollow();
+            process.stdout.write(`\n@${cast.bot} is connected: its first call was ${e.method}.\n`);
+          },
+          end: () => {},
+        });
+      }
       if (interactiveStdin) {
         createInterface({ input: process.stdin }).on("line", () => {
           void signInLink(app, cast).then((link) => process.stdout.write(`New sign-in link: ${link}\n`));
