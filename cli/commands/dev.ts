@@ -158,7 +158,26 @@ export function registerDev(program: Command) {
       const { dir: dataDir, made } = sandboxDir(opts);
       assertNoServerRunning(dataDir, "starting another");
       const removeData = () => rmSync(dataDir, { recursive: true, force: true });
-      let server: Awaited<ReturnType<typeof startServer>>;
+      let server: Awaited<ReturnType<typeof startServer>> | undefined;
+      let stopping = false;
+      // installed before the start, so an interrupted start leaves nothing behind either
+      const stop = async () => {
+        if (stopping) return;
+        stopping = true;
+        await server?.stop();
+        // a start interrupted before it served leaves a kept sandbox as it was
+        const remove = !keep && (server !== undefined || made);
+        if (remove) removeData();
+        if (!opts.json)
+          process.stderr.write(
+            remove
+              ? `\nStopped; ${dataDir} removed\n`
+              : `\nStopped; the data is kept in ${dataDir} (start it again: ${socialctl({ ...opts, dataDir })} dev --keep)\n`,
+          );
+        process.exit(0);
+      };
+      // SIGHUP: the terminal it ran in was closed
+      for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void stop());
       try {
         // kept in the config, so `as`, `bot log` and a later run see the same instance
         storeConfigValues(dataDir, { registration: "open", "bot.allowPrivateWebhooks": true });
@@ -180,25 +199,6 @@ export function registerDev(program: Command) {
       }
       claimServerLock(server);
       const { app } = server;
-      let stopping = false;
-      const stop = async (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        app.log.info("shutting down", { signal });
-        await server.stop();
-        if (!keep) removeData();
-        if (!opts.json)
-          process.stderr.write(
-            keep
-              ? `\nStopped; the data is kept in ${dataDir} (start it again: ${socialctl({ ...opts, dataDir })} dev --keep)\n`
-              : `\nStopped; ${dataDir} removed\n`,
-          );
-        process.exit(0);
-      };
-      process.on("SIGINT", () => void stop("SIGINT"));
-      process.on("SIGTERM", () => void stop("SIGTERM"));
-      // the terminal it ran in was closed
-      process.on("SIGHUP", () => void stop("SIGHUP"));
 
       const cast = await ensureCast(app);
       const out = summary(app.config.baseUrl, dataDir, cast, await signInLink(app, cast));
