@@ -76,9 +76,15 @@ export async function startServer(opts: {
   overrides?: Partial<Record<ConfigKey, unknown>>;
   log?: Logger;
   clock?: Clock;
+  /** the throwaway instance of `socialctl dev`: also serves its one-time sign-in links, which land on `landing` */
+  sandbox?: { landing: string };
 }): Promise<RunningServer> {
   const app = await openApp({ dataDir: opts.dataDir, overrides: opts.overrides, log: opts.log, clock: opts.clock });
-  const { http, routes, clientApiBuilt } = createRootHttpApp(app);
+  // loaded only here: no other server has the route, nor its module
+  const sandboxRoutes = opts.sandbox
+    ? (await import("./clientapi/auth/sign-in-link")).signInLinkRoutes(app, opts.sandbox.landing)
+    : undefined;
+  const { http, routes, clientApiBuilt } = createRootHttpApp(app, { sandboxRoutes });
   try {
     // long polls (getUpdates up to 25 s) and streams outlive Bun's 10 s idle default. reusePort
     // off (Elysia turns it on): a second instance must not silently take a share of the requests

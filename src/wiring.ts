@@ -103,9 +103,10 @@ async function applyReportedChange(app: App, events: ReportedEvent[]): Promise<v
 
 /**
  * The root HTTP app: global guards and error mapping (http/server.ts), then every surface by
- * prefix; and every route it serves (what sweeps enumerate).
+ * prefix; and every route it serves (what sweeps enumerate). SANDBOX_ROUTES: what only the
+ * server of `socialctl dev` serves (its one-time sign-in links).
  */
-export function createRootHttpApp(app: App) {
+export function createRootHttpApp(app: App, { sandboxRoutes }: { sandboxRoutes?: AnyElysia } = {}) {
   // each prefix built on its first request, not at start (its modules too): building every route
   // would be a large share of a restart's CPU and of an idle process's memory
   const clientApi = lazySurface(
@@ -135,6 +136,7 @@ export function createRootHttpApp(app: App) {
       }),
     )
     .use(fileRoutes(app))
+    .use(sandboxRoutes ?? new Elysia({ name: "no-sandbox-routes" }))
     // last: its catch-all answers client routes with the app page and anything else with a JSON 404
     .use(webAppRoutes(app));
   // once built, each part's routes join the root's (more specific than both catch-alls, so order is moot)
