@@ -111,6 +111,7 @@ describe("socialctl init and user", () => {
     ]);
   });
 
+  // a dozen commands one after another: more than the file's default on a loaded machine
   test("user grant-admin / revoke-admin, never revoking the last administrator", async () => {
     expect((await runJson("user", "grant-admin", "anna")).json).toEqual({
       username: "anna",
@@ -162,5 +163,5 @@ describe("socialctl init and user", () => {
     await expectOneLineFailure(run("user", "revoke-admin", "bert"), /bert is the last administrator/);
     const admins = (await runJson("user", "list")).json.users.filter((u: any) => u.admin).map((u: any) => u.username);
     expect(admins).toEqual(["bert"]);
-  });
+  }, 90_000);
 });
