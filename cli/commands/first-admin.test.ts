@@ -4,7 +4,7 @@ import { cliHarness, startServeProcess } from "../../src/testing/cli";
 const { dataDir, runJson, cleanup } = cliHarness();
 afterAll(cleanup);
 // each step spawns processes; a busy machine (parallel test runs) makes them slow
-setDefaultTimeout(30_000);
+setDefaultTimeout(90_000);
 
 /** What `serve` on DATADIR tells the operator on stderr, from start to a SIGTERM. */
 async function serveBanner(): Promise<string> {
