@@ -1,9 +1,9 @@
 import { identity, instanceName } from "../lib/instance";
 
 /** The instance's rules, numbered as people cite them ("rule 2"). */
-export function RulesList({ rules, id }: { rules: string[]; id?: string }) {
+export function RulesList({ rules }: { rules: string[] }) {
   return (
-    <ol class="rules" id={id}>
+    <ol class="rules">
       {rules.map((rule, i) => (
         <li key={i}>{rule}</li>
       ))}

@@ -3,8 +3,8 @@ import { useEffect } from "preact/hooks";
 import { instanceName } from "../lib/instance";
 
 /**
- * A screen's frame: sets the document title ("<title> · <instance name>") and renders the one h1, which receives focus
- * after a client-side navigation so screen readers announce the new screen.
+ * A screen's frame: sets the document title ("<title> · <instance name>") and renders the one
+ * h1, which receives focus after a client-side navigation so screen readers announce the new screen.
  */
 export function Page({
   title,

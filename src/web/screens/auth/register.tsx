@@ -151,7 +151,7 @@ export function Register() {
         {rules.length > 0 && (
           <fieldset class="accept-rules">
             <legend>The rules of {identity.value!.name}</legend>
-            <RulesList rules={rules} id="register-rules" />
+            <RulesList rules={rules} />
             <label class="choice">
               <input
                 type="checkbox"
