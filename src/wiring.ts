@@ -132,7 +132,11 @@ export function createRootHttpApp(app: App, { sandboxRoutes }: { sandboxRoutes?:
           (await import("./clientapi/openapi")).clientApiDocument(
             (await clientApi.surfaces()).reduce((all: AnyElysia, part) => all.use(part), new Elysia()),
           ),
-        bot: async () => (await import("./botapi/reference")).botApiDocument(app.config["limits.botCallsPerMinute"]),
+        bot: async () =>
+          (await import("./botapi/reference")).botApiDocument(
+            app.config["limits.botCallsPerMinute"],
+            app.config["limits.botNewChatsPerHour"],
+          ),
       }),
     )
     .use(fileRoutes(app))

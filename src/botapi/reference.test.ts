@@ -63,6 +63,9 @@ describe("/api/bot-openapi.json (the Bot API reference)", () => {
     ])
       expect(telegramDifferences()).toContain(difference);
     expect(description).toContain(`${world.server.app.config["limits.botCallsPerMinute"]} calls a minute per token`);
+    expect(description).toContain(
+      `${world.server.app.config["limits.botNewChatsPerHour"]} new chats an hour opened by writing first`,
+    );
   });
 
   // the documented limits are the ones enforced: one character more is refused, naming the parameter

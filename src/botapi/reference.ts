@@ -520,7 +520,7 @@ export function telegramDifferences(text = botApiGuide): string {
 }
 
 /** The OpenAPI 3.1 document of the Bot API: every method of BOT_METHODS; CALLS_PER_MINUTE is the per-token limit. */
-export function botApiDocument(callsPerMinute: number): Record<string, unknown> {
+export function botApiDocument(callsPerMinute: number, newChatsPerHour: number): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const name of Object.keys(BOT_METHODS) as Array<keyof typeof BOT_METHODS>) {
     const documented = (METHOD_DOCS as Partial<Record<string, MethodDoc>>)[name];
@@ -550,7 +550,8 @@ query string, JSON, urlencoded or multipart form; method names are matched case-
 parameters are ignored; GET works as well as POST. \`/api/bot<token>/<method>\` and \`/bot<token>/<method>\` (what the
 libraries build) work too. Every answer is \`{ok: true, result}\` or \`{ok: false, error_code, description}\`.
 
-**Limits.** ${callsPerMinute} calls a minute per token (429 with \`parameters.retry_after\`); files: images
+**Limits.** ${callsPerMinute} calls a minute per token (429 with \`parameters.retry_after\`);
+${newChatsPerHour} new chats an hour opened by writing first to people (429 likewise; a person may refuse bots writing first: 403); files: images
 ${BOT_FILE_LIMITS["chat-image"] / MB} MB, voice ${BOT_FILE_LIMITS["chat-voice"] / MB} MB, video and documents
 ${BOT_FILE_LIMITS["chat-file"] / MB} MB; text ${MAX_TEXT} characters, captions ${MAX_CAPTION}; getUpdates waits at most 25 s.
 

@@ -46,6 +46,7 @@ export async function startTestServer(
       "limits.clientRps": 1_000_000,
       "limits.loginPer10Min": 1_000_000,
       "limits.botCallsPerMinute": 1_000_000,
+      "limits.botNewChatsPerHour": 1_000_000,
       ...overrides,
     },
   });

@@ -1,5 +1,6 @@
 import type { App } from "../../app";
 import { AppError, fieldError, forbidden } from "../../lib/errors";
+import { assertRulesAccepted } from "../instance/identity";
 import { createUser } from "../users/service";
 import { RESERVED_USERNAMES } from "../users/system";
 import type { UserRow } from "../users/table";
@@ -13,16 +14,20 @@ export interface RegistrationInput {
   displayName?: string;
   captchaId?: string;
   captchaAnswer?: string;
+  /** true when the person accepted the instance's rules (required while there are any) */
+  acceptRules?: boolean;
 }
 
 /**
- * Self-service sign-up per config `registration`: closed → FORBIDDEN; captcha → a solved
+ * Self-service sign-up per config `registration`: closed → FORBIDDEN; the instance's rules
+ * accepted when it has any (VALIDATION_ERROR on acceptRules); captcha → a solved
  * built-in captcha first (CAPTCHA_REQUIRED / CAPTCHA_FAILED); then the account is made
  * and a confirmation code and link are mailed.
  */
 export async function registerAccount(app: App, input: RegistrationInput): Promise<UserRow> {
   const mode = app.config.registration;
   if (mode === "closed") throw forbidden("Registration is closed on this instance");
+  assertRulesAccepted(app, input.acceptRules);
   if (mode === "captcha") {
     if (!input.captchaId || !input.captchaAnswer)
       throw new AppError(

@@ -19,8 +19,8 @@ export interface AdminBot {
 
 export interface LiveSetting {
   key: string;
-  value: string | number | boolean;
-  default: string | number | boolean;
+  value: string | number | boolean | string[];
+  default: string | number | boolean | string[];
   describe: string;
 }
 
