@@ -2,6 +2,8 @@ import { defineService, type App } from "../../app";
 import { rateLimiter } from "../../cluster/counters";
 import { verifyPassword } from "../../lib/crypto";
 import { fieldError, rateLimited } from "../../lib/errors";
+import { forgetBotIdentities, retireBotsOf } from "../bots/service";
+import { recheckLongPolls } from "../bots/updates";
 import type { UserRow } from "../users/table";
 
 const attempts = defineService("account:delete-attempts", (app) => rateLimiter(app, "account"));
@@ -19,8 +21,8 @@ async function checkPassword(app: App, user: UserRow, password: string): Promise
 /**
  * Deletes USER's account after checking the password: the row stays as a tombstone
  * (deleted_at set, e-mail and profile scrubbed, username freed for others), every session is
- * revoked, relations, notifications, settings and stories go. Other features drop their
- * content on the 'user:deleted' hook.
+ * revoked, the bots it made stop for good (their tokens refused), relations, notifications,
+ * settings and stories go. Other features drop their content on the 'user:deleted' hook.
  */
 export async function deleteAccount(app: App, user: UserRow, password: string): Promise<void> {
   await checkPassword(app, user, password);
@@ -73,6 +75,7 @@ export async function deleteAccount(app: App, user: UserRow, password: string): 
       .where((eb) => eb.or([eb("recipient_id", "=", id), eb("actor_id", "=", id)]))
       .execute();
     await tx.deleteFrom("user_settings").where("user_id", "=", id).execute();
+    await retireBotsOf(tx, id, now);
     await tx
       .updateTable("stories")
       .set({ deleted_at: now })
@@ -81,6 +84,9 @@ export async function deleteAccount(app: App, user: UserRow, password: string): 
       .execute();
     return sessions.map((s) => s.cuid);
   });
+  // the bots' tokens are refused at once, by cached resolutions and waiting getUpdates calls too
+  forgetBotIdentities(app);
+  await recheckLongPolls(app);
   for (const sessionCuid of revoked) app.hooks.publish({ type: "session:revoked", to: [id], userId: id, sessionCuid });
   await app.hooks.emit("user:deleted", { userId: id });
 }
