@@ -1,6 +1,7 @@
 import { defineService, type App } from "../../app";
 import { rateLimiter } from "../../cluster/counters";
 import { verifyPassword } from "../../lib/crypto";
+import { releaseFilesIn } from "../../media/references";
 import { fieldError, rateLimited } from "../../lib/errors";
 import { forgetBotIdentities, retireBotsOf } from "../bots/service";
 import { recheckLongPolls } from "../bots/updates";
@@ -21,7 +22,8 @@ async function checkPassword(app: App, user: UserRow, password: string): Promise
 /**
  * Deletes USER's account after checking the password: the row stays as a tombstone
  * (deleted_at set, e-mail and profile scrubbed, username freed for others), every session is
- * revoked, the bots it made stop for good (their tokens refused), relations, notifications,
+ * revoked, the bots it made stop for good (their tokens refused), the avatar and cover files
+ * go with the released-uploads cleanup unless used elsewhere, relations, notifications,
  * settings and stories go. Other features drop their content on the 'user:deleted' hook.
  */
 export async function deleteAccount(app: App, user: UserRow, password: string): Promise<void> {
@@ -29,6 +31,12 @@ export async function deleteAccount(app: App, user: UserRow, password: string): 
   const now = app.clock.now();
   const id = user.id;
   const revoked = await app.db.transaction().execute(async (tx) => {
+    const shown = await tx
+      .selectFrom("users")
+      .select(["avatar_url", "cover_url", "cover_video_url"])
+      .where("id", "=", id)
+      .executeTakeFirst();
+    if (shown) await releaseFilesIn(tx, [shown.avatar_url, shown.cover_url, shown.cover_video_url], now);
     // '-' never occurs in real usernames, so the tombstone frees the name without ever colliding
     const tombstone = `deleted-${user.cuid}`;
     await tx
