@@ -94,7 +94,8 @@ describe("web app: links act on a press", () => {
     const base = suite.server.url;
     const sent = await botCall(base, token, "sendMessage", {
       chat_id: botApiUserId(me.user.id),
-      text: "Pick one",
+      text: "Pick one, or approve here",
+      entities: [{ type: "text_link", offset: 13, length: 12, url: `${base}/auth/link?t=attackers-session` }],
       reply_markup: {
         inline_keyboard: [
           [{ text: "Join the club", url: `${base}/dashboard/messages?join=${code}` }],
@@ -105,7 +106,10 @@ describe("web app: links act on a press", () => {
     });
     expect(sent.status).toBe(200);
     await page.goto("/dashboard/messages?user=pages_link_bot");
-    const message = page.getByRole("listitem").filter({ hasText: "Pick one" });
+    const message = page
+      .getByRole("region", { name: "Message history" })
+      .getByRole("listitem")
+      .filter({ hasText: "Pick one" });
     await message.waitFor();
 
     // a page of this site: the same confirmation as any link, and nothing joined before it
@@ -128,6 +132,9 @@ describe("web app: links act on a press", () => {
       await refused.waitFor({ state: "hidden" });
       expect(page.url()).not.toContain("/auth/");
     }
+    // nor does a link in the text of a message
+    await message.getByText("approve here", { exact: true }).waitFor();
+    expect(await message.getByRole("link", { name: "approve here" }).count()).toBe(0);
     expect(await accessibilityViolations(page)).toEqual([]);
 
     // confirmed, the page of this site opens: the group is shown, still not joined
