@@ -1,7 +1,8 @@
 /**
- * Where a link a bot gave (a url button, a callback answer's url) leads, seen from the app at
- * ORIGIN: another site, a page of this one, or a sign-in page, which no bot may open (an
- * attacker's bot could land a person on the approval of a sign-in the attacker started).
+ * Where a link a bot gave (a url button, a callback answer's url) or a message's text carries
+ * leads, seen from the app at ORIGIN: another site, a page of this one, or a sign-in page,
+ * which such a link never opens (an attacker's bot could land a person on the approval of a
+ * sign-in the attacker started).
  */
 export type BotLinkTarget =
   { kind: "external"; href: string } | { kind: "internal"; href: string } | { kind: "refused"; href: string };
