@@ -14,17 +14,17 @@ import type { BeforeRouting } from "../http/server";
 
 /**
  * /api/bot/<TOKEN>/<method> (canonical), /api/bot<TOKEN>/<method> and /bot<TOKEN>/<method>
- * (what libraries build from an API root). Matched before routing so the Bot API keeps its
- * own envelope, status codes and limits, apart from the Client API's. /api/bots and /bots are
- * not token paths.
+ * (what libraries build from an API root; from a root ending in "/" they start with "//").
+ * Matched before routing so the Bot API keeps its own envelope, status codes and limits,
+ * apart from the Client API's. /api/bots and /bots are not token paths.
  */
-const BOT_PREFIX = /^\/(?:api\/bot\/|api\/bot(?=\d)|bot(?!s(?:\/|$)))/;
+const BOT_PREFIX = /^\/\/?(?:api\/bot\/|api\/bot(?=\d)|bot(?!s(?:\/|$)))/;
 const BOT_PATH = new RegExp(`${BOT_PREFIX.source}([^/]*)\\/([^/]*)\\/?$`);
 /** What the compatible API accepts as a token; anything else on a token path is its 404. */
 const TOKEN_SHAPE = /^\d{1,16}:[^/]*$/;
 
 /** The download route of getFile: /file/bot<TOKEN>/<file_path>. */
-const FILE_PATH = /^\/file\/bot([^/]+)\/([^/]+)$/;
+const FILE_PATH = /^\/\/?file\/bot([^/]+)\/([^/]+)$/;
 
 /** Path parts are rarely escaped: only those with a % are decoded (throws on a bad escape). */
 const decodePart = (part: string): string => (part.includes("%") ? decodeURIComponent(part) : part);
@@ -128,8 +128,8 @@ export function botApiBeforeRouting(app: App): BeforeRouting {
     }
   };
   return (request, path) =>
-    // every request but the Client API's passes here: the rest of them leave after three comparisons
-    path.startsWith("/bot") || path.startsWith("/api/bot") || path.startsWith("/file/bot")
+    // every request but the Client API's passes here: the rest of them leave after four comparisons
+    path.startsWith("/bot") || path.startsWith("/api/bot") || path.startsWith("/file/bot") || path.startsWith("//")
       ? answer(request, path)
       : undefined;
 }

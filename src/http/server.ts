@@ -27,9 +27,18 @@ export function isClientApiPath(pathname: string): boolean {
   return pathname.startsWith("/api/") && !pathname.startsWith("/api/bot/") && !/^\/api\/bot\d/.test(pathname);
 }
 
-/** Hides bot tokens (/bot<token>/…, /api/bot<token>/…, /api/bot/<token>/…, /file/bot<token>/…) before a path reaches a log line. */
+/** The part of a token path before the token, in any case and after any number of leading slashes (what libraries build from an API root ending in "/"). */
+const TOKEN_PATH_PREFIX = /^(\/+(?:api\/+bot\/+|api\/+bot(?=\d)|bot(?!s\/|s$)|file\/+bot))[^/]*/i;
+/** Anything shaped like a bot token (`<id>:<secret>`, the colon maybe escaped) in any other place of a path. */
+const TOKEN_ANYWHERE = /\d{1,16}(?::|%3a)[A-Za-z0-9_-]{8,}/gi;
+
+/**
+ * Hides bot tokens (/bot<token>/…, //bot<token>/…, /Bot<token>/…, /api/bot<token>/…,
+ * /api/bot/<token>/…, /file/bot<token>/…, and a token-shaped segment anywhere else) before a
+ * path reaches a log line.
+ */
 export const redactPath = (pathname: string): string =>
-  pathname.replace(/^(\/api\/bot\/|\/api\/bot(?=\d)|\/bot(?!s\/|s$)|\/file\/bot)[^/]*/, "$1<redacted>");
+  pathname.replace(TOKEN_PATH_PREFIX, "$1<redacted>").replace(TOKEN_ANYWHERE, "<redacted>");
 
 /** Route pattern of each routed request (set before validation, so 422s carry it too). */
 const routeOf = new WeakMap<Request, string>();

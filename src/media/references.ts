@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { App } from "../app";
+import type { Db } from "../db";
 import { fileStore } from "./store";
 import { FILE_NAME } from "./uploads";
 import type { UploadRow } from "./table";
@@ -52,6 +53,32 @@ export async function referencedFileBases(app: App): Promise<Set<string>> {
     }
   }
   return found;
+}
+
+/** A stored file's own name (not a thumbnail's or poster's) inside any text. */
+const STORED_FILE_IN_TEXT = /\/files\/(?:[A-Za-z0-9_-]{2}\/)?([A-Za-z0-9_-]{24}\.[a-z0-9]{1,5})(?![A-Za-z0-9_.-])/g;
+
+/**
+ * The uploads whose files TEXTS name (file URLs, or JSON holding them: a message's media, a
+ * post's images, an avatar URL), as what used them goes, in that deletion's transaction TX: no
+ * longer marked attached, and released at NOW. The released-uploads cleanup then removes their
+ * files unless something else still references them (a forward, a repost of the same upload),
+ * so naming more uploads than went costs a check, never a file.
+ */
+export async function releaseFilesIn(
+  tx: Db,
+  texts: ReadonlyArray<string | null | undefined>,
+  now: number,
+): Promise<void> {
+  const keys = new Set<string>();
+  for (const text of texts) if (text) for (const m of text.matchAll(STORED_FILE_IN_TEXT)) keys.add(m[1]!);
+  const all = [...keys];
+  for (let i = 0; i < all.length; i += 500)
+    await tx
+      .updateTable("uploads")
+      .set({ attached_at: null, released_at: now })
+      .where("storage_key", "in", all.slice(i, i + 500))
+      .execute();
 }
 
 type PurgeCandidate = Pick<UploadRow, "id" | "storage_key" | "thumb_url" | "poster_url">;

@@ -21,6 +21,8 @@ export interface UploadsTable {
   created_at: number;
   /** set when a post, message, story or profile starts using the file */
   attached_at: number | null;
+  /** set when what used the file went (deleted for everyone, deleted); the released-uploads cleanup then removes it unless still referenced */
+  released_at: number | null;
 }
 
 export type UploadRow = Selectable<UploadsTable>;

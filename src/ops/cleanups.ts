@@ -11,7 +11,13 @@ const MAX_BATCHES = 50;
 /** Scratch files (request bodies, video work) older than this were left by a crash. */
 const SCRATCH_MAX_AGE_MS = 6 * HOUR_MS;
 
-export const CLEANUP_NAMES = ["uploads:abandoned", "uploads:scratch", "stories:media", "bots:updates"] as const;
+export const CLEANUP_NAMES = [
+  "uploads:abandoned",
+  "uploads:released",
+  "uploads:scratch",
+  "stories:media",
+  "bots:updates",
+] as const;
 
 /**
  * The cleanups of stored data, run by the serving process every housekeeping.everySeconds.
@@ -24,6 +30,7 @@ export const CLEANUP_NAMES = ["uploads:abandoned", "uploads:scratch", "stories:m
 export function registerDataCleanups(app: App): void {
   const everyMs = app.config["housekeeping.everySeconds"] * 1000;
   registerCleanup(app, "uploads:abandoned", everyMs, removeAbandonedUploads);
+  registerCleanup(app, "uploads:released", everyMs, removeReleasedUploads);
   registerCleanup(app, "uploads:scratch", everyMs, (a) => removeStaleScratch(a, a.clock.now() - SCRATCH_MAX_AGE_MS));
   registerCleanup(app, "stories:media", everyMs, removeExpiredStoryMedia);
   registerCleanup(app, "bots:updates", everyMs, removeOldBotUpdates);
@@ -45,6 +52,23 @@ export async function removeAbandonedUploads(app: App): Promise<number> {
     .limit(BATCH * 5)
     .execute();
   return purgeUnreferencedUploads(app, candidates, now);
+}
+
+/**
+ * Uploads whose users went (released by a deletion: src/media/references.ts releaseFilesIn)
+ * go, row and files, at the next run, as deleted stories' media do, unless a row still points
+ * at them (those are marked attached again). Returns the uploads removed.
+ */
+export async function removeReleasedUploads(app: App): Promise<number> {
+  const candidates = await app.db
+    .selectFrom("uploads")
+    .select(["id", "storage_key", "thumb_url", "poster_url"])
+    .where("released_at", "is not", null)
+    .where("attached_at", "is", null)
+    .orderBy("released_at")
+    .limit(BATCH * 5)
+    .execute();
+  return purgeUnreferencedUploads(app, candidates, app.clock.now());
 }
 
 /**

@@ -90,6 +90,9 @@ describe("request logs", () => {
     expect(redactPath("/api/bots/mine")).toBe("/api/bots/mine");
     expect(redactPath("/api/social/users/botfather/message")).toBe("/api/social/users/botfather/message");
     expect(redactPath("/files/ab/abcdef.png")).toBe("/files/ab/abcdef.png");
+    expect(redactPath("//bots/mine")).toBe("//bots/mine");
+    expect(redactPath("/Bots")).toBe("/Bots");
+    expect(redactPath("/files/ab/abcdefghijklmnopqrstuvwx.png")).toBe("/files/ab/abcdefghijklmnopqrstuvwx.png");
   });
 });
 

@@ -153,8 +153,13 @@ describe("web app: a grammY bot as its developer expects", () => {
       await page.getByRole("button", { name: "Start" }).waitFor();
       expect(await accessibilityViolations(page)).toEqual([]);
 
-      // the start link reaches the bot once; a reload does not send it again
+      // the start link says what START sends and reaches the bot once, on the press; a reload
+      // before it sends nothing, nor does one after it
       await page.goto("/dashboard/messages?user=helper_web_bot&start=promo-42");
+      const prompt = page.getByRole("region", { name: "Start the bot" });
+      await prompt.getByText("/start promo-42").waitFor();
+      await page.reload();
+      await prompt.getByRole("button", { name: "START" }).click();
       const welcome = messageItem(page, "Welcome, label promo-42");
       await welcome.waitFor();
       expect(starts).toEqual(["promo-42"]);

@@ -2,6 +2,7 @@ import { describe, expect } from "bun:test";
 import { readFileSync } from "node:fs";
 import { totpAt } from "../testing/auth";
 import { accessibilityViolations, cookiesOf, newPerson, pageProblems } from "../testing/browser";
+import { botCall, createBotViaApi } from "../testing/botapi";
 import { TestClient } from "../testing/client";
 import { signedInClient } from "../testing/fixtures";
 import { browserSuite } from "../testing/browser-suite";
@@ -146,9 +147,11 @@ describe("web app: settings", () => {
     const exported = JSON.parse(readFileSync((await download.path())!, "utf8"));
     expect(exported.account.username).toBe(me.user.username);
 
+    const botToken = await createBotViaApi(me.client, `${me.user.username.slice(0, 20)}_bot`);
     await page.getByRole("button", { name: "Delete my account…" }).click();
     const dialog = page.getByRole("dialog", { name: "Delete your account?" });
     await dialog.waitFor();
+    await dialog.getByText("Your bots stop working too: they are turned off and their tokens are refused").waitFor();
     expect(await accessibilityViolations(page)).toEqual([]);
     await dialog.getByRole("button", { name: "Keep my account" }).click();
     await dialog.waitFor({ state: "hidden" });
@@ -160,6 +163,7 @@ describe("web app: settings", () => {
     await dialog.getByRole("button", { name: "Delete forever" }).click();
     await page.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();
     expect((await new TestClient(suite.server.url).login(me.user.email!, me.user.password)).status).not.toBe(200);
+    expect((await botCall(suite.server.url, botToken, "getMe")).status).toBe(401);
     expect(pageProblems(page)).toEqual([]);
     await me.context.close();
   });

@@ -1,4 +1,4 @@
-import { checkLink } from "./links.ts";
+import { checkLink } from "../../lib/entity-url.ts";
 import { snapToCharacters } from "./normalize.ts";
 import { DETECTED_TYPES, ENTITY_TYPES, FormattingError, type MessageEntity } from "./types.ts";
 

@@ -1,4 +1,4 @@
-import { checkLink } from "./links.ts";
+import { checkLink } from "../../lib/entity-url.ts";
 import { readPreOpening } from "./syntax.ts";
 import { byteOffset, parseError, type FormattedText, type MessageEntity } from "./types.ts";
 

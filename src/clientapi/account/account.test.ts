@@ -5,6 +5,7 @@ import { quickPerson, signedInClient } from "../../testing/fixtures";
 import { canMessage, getSettings } from "../../domain/settings/service";
 import { registerExportSection } from "../../domain/account/export";
 import { uploadFor } from "../../testing/media";
+import { botCall, createBotViaApi, waitForLongPoll } from "../../testing/botapi";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -262,5 +263,36 @@ describe("DELETE /api/account", () => {
     // the e-mail and username can be used again
     const again = await signedInClient(server, { username: a.user.username, email: a.user.email });
     expect(again.user.id).not.toBe(a.user.id);
+  });
+  test("the account's bots stop with it: every call and a waiting getUpdates are refused 401", async () => {
+    const a = await withPassword();
+    const other = await person();
+    const tokens = [
+      await createBotViaApi(a.client, "leaving_one_bot"),
+      await createBotViaApi(a.client, "leaving_two_bot"),
+    ];
+    const othersToken = await createBotViaApi(other.client, "staying_bot");
+    for (const token of tokens) expect((await botCall(server.url, token, "getMe")).status).toBe(200);
+    // a long poll held while the account goes, and a resolution the server keeps in memory
+    const waiting = botCall(server.url, tokens[0]!, "getUpdates", { timeout: 20 });
+    await waitForLongPoll(server.app, tokens[0]!);
+
+    expect((await a.client.delete("/api/account", { password: a.user.password })).status).toBe(200);
+    const polled = await waiting;
+    expect(polled.status).toBe(401);
+    for (const token of tokens) {
+      const res = await botCall(server.url, token, "getMe");
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ ok: false, error_code: 401, description: "Unauthorized" });
+    }
+    const rows = await server.app.db
+      .selectFrom("bots")
+      .select("disabled_at")
+      .where("owner_id", "=", a.user.id)
+      .execute();
+    expect(rows.length).toBe(2);
+    expect(rows.every((r) => r.disabled_at !== null)).toBe(true);
+    // another owner's bot goes on
+    expect((await botCall(server.url, othersToken, "getMe")).status).toBe(200);
   });
 });

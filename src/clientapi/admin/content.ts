@@ -61,7 +61,7 @@ export function adminContentRoutes(app: App) {
   };
   const removers: Record<ContentItem["kind"], (item: ContentItem) => Promise<void>> = {
     post: async (item) => removePost(app, (await findPostByCuid(app.db, item.id))!),
-    comment: (item) => removeComment(app.db, item.rowId),
+    comment: (item) => removeComment(app, item.rowId),
     story: (item) => removeStory(app.db, app.clock.now(), item.rowId),
   };
 

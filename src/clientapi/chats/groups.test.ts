@@ -219,6 +219,47 @@ describe("groups", () => {
     expect(lastTwo).toEqual([`${a.user.username} left the group`]);
   });
 
+  test("a join by link obeys the joiner's who-may-message-me as a direct add by the link's maker does", async () => {
+    const [creator, admin, joiner] = [await person(), await person(), await person()];
+    const cid = await group(creator, "By link", [admin]);
+    await creator.client.post(`/api/social/groups/${cid}/members/${admin.user.username}/promote`, {
+      role: "administrator",
+    });
+    const code = (await admin.client.post(`/api/social/groups/${cid}/invite`)).body.data.code;
+    const setWho = (who: string) => joiner.client.patch("/api/account/settings", { whoCanMessage: who });
+    const join = () => joiner.client.post("/api/social/groups/join", { code });
+    const directAdd = () => admin.client.post(`/api/social/groups/${cid}/members`, { username: joiner.user.username });
+
+    // the group is shown before joining, and showing it joins nobody
+    let res = await joiner.client.get(`/api/social/groups/join/${code}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({
+      group: { title: "By link", description: null, photoUrl: null, memberCount: 2 },
+      isMember: false,
+    });
+    expect((await joiner.client.get("/api/social/groups/join/unknowncode1")).status).toBe(404);
+
+    await setWho("nobody");
+    expect((await directAdd()).status).toBe(403);
+    res = await join();
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe("FORBIDDEN");
+    expect(res.body.error.message).toContain("who may message you");
+    expect(await getMember(server.app.db, (await findConversationByCuid(server.app.db, cid))!.id, joiner.user.id)).toBe(
+      undefined,
+    );
+
+    // "followed": the link's maker (not the creator) must be someone the joiner follows
+    await setWho("followed");
+    await joiner.client.post(`/api/social/users/${creator.user.username}/follow`);
+    expect((await join()).status).toBe(403);
+    await joiner.client.post(`/api/social/users/${admin.user.username}/follow`);
+    res = await join();
+    expect(res.status).toBe(200);
+    expect(res.body.data.conversationId).toBe(cid);
+    expect((await joiner.client.get(`/api/social/groups/join/${code}`)).body.data.isMember).toBe(true);
+  });
+
   test("three accounts: left and kicked states; admins cannot remove admins; a leaver may be added back", async () => {
     const [a, b, c] = [await person(), await person(), await person()];
     const cid = await group(a, "Roles", [b, c]);

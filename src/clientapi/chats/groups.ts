@@ -9,6 +9,9 @@ import {
   createInvite,
   defaultAdminRights,
   findConversationById,
+  getMember,
+  groupByInvite,
+  isActive,
   joinByInvite,
   leaveGroup,
   listMembers,
@@ -98,6 +101,37 @@ export function chatGroupRoutes(app: App) {
         }),
       },
     )
+    .get(
+      "/join/:code",
+      async ({ user, params }) => {
+        const conv = await groupByInvite(app.db, params.code);
+        const member = await getMember(app.db, conv.id, user.id);
+        return ok({
+          group: {
+            title: conv.title ?? "",
+            description: conv.description,
+            photoUrl: conv.photo_url,
+            memberCount: conv.member_count,
+          },
+          isMember: isActive(member),
+        });
+      },
+      {
+        auth: true,
+        params: t.Object({ code: t.String({ minLength: 1, maxLength: 200 }) }),
+        detail: doc("The group an invite code opens, shown before joining it", {
+          data: t.Object({
+            group: t.Object({
+              title: t.String(),
+              description: NullableString,
+              photoUrl: NullableString,
+              memberCount: t.Integer(),
+            }),
+            isMember: t.Boolean(),
+          }),
+        }),
+      },
+    )
     .post(
       "/join",
       async ({ user, body }) => {
@@ -107,9 +141,13 @@ export function chatGroupRoutes(app: App) {
       {
         auth: true,
         body: JoinBody,
-        detail: doc("Join a group by its invite code", {
-          data: t.Object({ conversationId: t.String(), conversation: Conversation }),
-        }),
+        detail: doc(
+          "Join a group by its invite code, if the joiner's who-may-message-me lets the link's maker add them",
+          {
+            data: t.Object({ conversationId: t.String(), conversation: Conversation }),
+            errors: ["FORBIDDEN"],
+          },
+        ),
       },
     )
     .patch(

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { App } from "../../app";
+import { createLogger } from "../../lib/log";
 import { serveHttps } from "../../testing/tls";
 import { framingVerdict, webAppFraming } from "./web-app-framing";
 
@@ -82,5 +83,26 @@ describe("asking the mini-app's server", () => {
     expect(asked).toEqual([]);
     // nothing listens there: unknown too
     expect(await webAppFraming(app(true), "https://127.0.0.1:1/")).toBe("unknown");
+  });
+});
+
+describe("mini-app launch data in the log", () => {
+  test("a mini-app whose page cannot be asked is logged by origin and path only", async () => {
+    const logged: string[] = [];
+    const app = {
+      config: { baseUrl: "http://127.0.0.1:1", "bot.allowPrivateWebhooks": false },
+      log: createLogger({ level: "debug", sink: (l) => logged.push(l) }),
+    } as unknown as App;
+    const signed = encodeURIComponent("query_id=AAE&user=%7B%22id%22%3A7%7D&auth_date=1&hash=deadbeefcafe");
+    const launch = `https://127.0.0.1:9/shop/app?ref=bot-secret-ref#tgWebAppData=${signed}&tgWebAppVersion=7.0`;
+    expect(await webAppFraming(app, launch)).toBe("unknown");
+    const records = logged.map((l) => JSON.parse(l));
+    const record = records.find((r) => r.msg === "mini-app framing not checked");
+    expect(record).toMatchObject({ level: "info", origin: "https://127.0.0.1:9", path: "/shop/app" });
+    expect(record.cause).toEqual(expect.any(String));
+    const all = logged.join("\n");
+    for (const leak of ["tgWebAppData", "deadbeefcafe", "query_id", "bot-secret-ref", signed]) {
+      expect(all).not.toContain(leak);
+    }
   });
 });

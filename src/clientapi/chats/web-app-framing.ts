@@ -10,6 +10,16 @@ export type Framing = "allowed" | "refused" | "unknown";
 
 const CHECK_TIMEOUT_MS = 3000;
 
+/** What of a mini-app's launch URL may be logged: its origin and path, never its query or fragment. */
+export function originAndPath(url: string): { origin: string; path: string } {
+  try {
+    const parsed = new URL(url);
+    return { origin: parsed.origin, path: parsed.pathname };
+  } catch {
+    return { origin: "(not a URL)", path: "" };
+  }
+}
+
 /**
  * Asks the mini-app's server (a GET of the page, without the launch data: a fragment is never
  * sent) under the same outbound rules as every bot-supplied URL: public addresses only, each
@@ -24,7 +34,8 @@ export async function webAppFraming(app: App, url: string): Promise<Framing> {
     const { res, url: final } = await fetchFollowing(app, url.replace(/#.*$/, ""), {
       signal,
       tls: allowPrivate(app) ? { rejectUnauthorized: false } : undefined,
-      onCause: (cause) => app.log.info("mini-app framing not checked", { url, cause }),
+      // origin and path only: the fragment carries the person's signed launch data, the query the bot's own values
+      onCause: (cause) => app.log.info("mini-app framing not checked", { ...originAndPath(url), cause }),
     });
     await res.body?.cancel();
     return framingVerdict(res.headers, frameOrigin, final.origin);

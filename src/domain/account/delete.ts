@@ -1,7 +1,10 @@
 import { defineService, type App } from "../../app";
 import { rateLimiter } from "../../cluster/counters";
 import { verifyPassword } from "../../lib/crypto";
+import { releaseFilesIn } from "../../media/references";
 import { fieldError, rateLimited } from "../../lib/errors";
+import { forgetBotIdentities, retireBotsOf } from "../bots/service";
+import { recheckLongPolls } from "../bots/updates";
 import type { UserRow } from "../users/table";
 
 const attempts = defineService("account:delete-attempts", (app) => rateLimiter(app, "account"));
@@ -19,14 +22,21 @@ async function checkPassword(app: App, user: UserRow, password: string): Promise
 /**
  * Deletes USER's account after checking the password: the row stays as a tombstone
  * (deleted_at set, e-mail and profile scrubbed, username freed for others), every session is
- * revoked, relations, notifications, settings and stories go. Other features drop their
- * content on the 'user:deleted' hook.
+ * revoked, the bots it made stop for good (their tokens refused), the avatar and cover files
+ * go with the released-uploads cleanup unless used elsewhere, relations, notifications,
+ * settings and stories go. Other features drop their content on the 'user:deleted' hook.
  */
 export async function deleteAccount(app: App, user: UserRow, password: string): Promise<void> {
   await checkPassword(app, user, password);
   const now = app.clock.now();
   const id = user.id;
   const revoked = await app.db.transaction().execute(async (tx) => {
+    const shown = await tx
+      .selectFrom("users")
+      .select(["avatar_url", "cover_url", "cover_video_url"])
+      .where("id", "=", id)
+      .executeTakeFirst();
+    if (shown) await releaseFilesIn(tx, [shown.avatar_url, shown.cover_url, shown.cover_video_url], now);
     // '-' never occurs in real usernames, so the tombstone frees the name without ever colliding
     const tombstone = `deleted-${user.cuid}`;
     await tx
@@ -73,6 +83,7 @@ export async function deleteAccount(app: App, user: UserRow, password: string): 
       .where((eb) => eb.or([eb("recipient_id", "=", id), eb("actor_id", "=", id)]))
       .execute();
     await tx.deleteFrom("user_settings").where("user_id", "=", id).execute();
+    await retireBotsOf(tx, id, now);
     await tx
       .updateTable("stories")
       .set({ deleted_at: now })
@@ -81,6 +92,9 @@ export async function deleteAccount(app: App, user: UserRow, password: string): 
       .execute();
     return sessions.map((s) => s.cuid);
   });
+  // the bots' tokens are refused at once, by cached resolutions and waiting getUpdates calls too
+  forgetBotIdentities(app);
+  await recheckLongPolls(app);
   for (const sessionCuid of revoked) app.hooks.publish({ type: "session:revoked", to: [id], userId: id, sessionCuid });
   await app.hooks.emit("user:deleted", { userId: id });
 }

@@ -85,6 +85,22 @@ export async function reissueToken(app: App, botId: number): Promise<string> {
   return token;
 }
 
+/** A retired bot's token hash: no secret hashes to it (a hash is 64 hex digits), so each of its tokens is unknown (401). */
+const RETIRED_TOKEN_HASH = "retired";
+
+/**
+ * Stops every bot OWNER_ID made, for good, as that account is deleted (in the deletion's
+ * transaction TX): disabled, and no token of theirs matches any more, so the Bot API answers
+ * them 401 as it does an unknown token. Call forgetBotIdentities once it is committed.
+ */
+export async function retireBotsOf(tx: Db, ownerId: number, now: number): Promise<void> {
+  await tx
+    .updateTable("bots")
+    .set({ token_secret_hash: RETIRED_TOKEN_HASH, disabled_at: now, updated_at: now })
+    .where("owner_id", "=", ownerId)
+    .execute();
+}
+
 /** The prefix is the bot's Bot API id, or its row id in tokens issued before public ids (see ids.ts). */
 const TOKEN_RE = /^(\d{1,16}):([A-Za-z0-9_-]{10,100})$/;
 

@@ -109,6 +109,7 @@ const CONVERSATION_COLUMNS = Object.keys({
   photo_url: 1,
   private_key: 1,
   invite_code: 1,
+  invite_by: 1,
   created_by: 1,
   last_seq: 1,
   last_message_at: 1,

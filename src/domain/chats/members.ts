@@ -1,9 +1,10 @@
 import type { ExpressionBuilder } from "kysely";
 import type { App } from "../../app";
-import type { Database } from "../../db";
+import type { Database, Db } from "../../db";
 import { fieldError, forbidden, notFound } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { decodeCursor, pageOf } from "../../lib/paging";
+import { canMessage } from "../settings/service";
 import { findUserById } from "../users/service";
 import type { UserRow } from "../users/table";
 import {
@@ -327,25 +328,42 @@ export async function createInvite(
   const code = randomToken(12);
   await app.db
     .updateTable("conversations")
-    .set({ invite_code: code, updated_at: app.clock.now() })
+    .set({ invite_code: code, invite_by: input.actorId, updated_at: app.clock.now() })
     .where("id", "=", input.conversationId)
     .execute();
   return { code, inviteLink: inviteLinkFor(app, code) };
 }
 
-/** Joins by an invite code; the way back for removed members. Joining twice is harmless. */
-export async function joinByInvite(app: App, input: { code: string; userId: number }): Promise<ConversationRow> {
-  if (!/^[A-Za-z0-9_-]{8,64}$/.test(input.code)) throw fieldError("code", "is not a valid invite code");
-  const conv = await app.db
+/** The group an invite CODE opens; NOT_FOUND when the link was revoked or never was. */
+export async function groupByInvite(db: Db, code: string): Promise<ConversationRow> {
+  if (!/^[A-Za-z0-9_-]{8,64}$/.test(code)) throw fieldError("code", "is not a valid invite code");
+  const conv = await db
     .selectFrom("conversations")
     .selectAll()
-    .where("invite_code", "=", input.code)
+    .where("invite_code", "=", code)
     .where("type", "=", "group")
     .executeTakeFirst();
   if (!conv) throw notFound("Invite link not found or revoked");
+  return conv;
+}
+
+/**
+ * Joins by an invite code; the way back for removed members. Joining twice is harmless. A
+ * join is a direct add by the link's maker (the group's creator for links made before makers
+ * were kept): the joiner's "who may message me" must let that person add them, as
+ * assertMayAdd asks of a direct add, so a link cannot put a person who allows nobody (or only
+ * people they follow) where strangers write to them.
+ */
+export async function joinByInvite(app: App, input: { code: string; userId: number }): Promise<ConversationRow> {
+  const conv = await groupByInvite(app.db, input.code);
   const user = await requireLiveUser(app.db, input.userId);
   const existing = await getMember(app.db, conv.id, user.id);
   if (isActive(existing)) return conv;
+  const inviter = conv.invite_by ?? conv.created_by;
+  if (inviter !== null && inviter !== user.id && !(await canMessage(app.db, inviter, user.id)))
+    throw forbidden(
+      "Your setting of who may message you does not let this group's inviter add you, so you cannot join by this link",
+    );
   await setRole(app, conv.id, user.id, "member", null, true);
   await postSystemMessage(app, conv.id, user.id, `${user.username} joined by invite link`, {
     action: "member_joined",

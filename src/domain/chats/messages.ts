@@ -34,6 +34,7 @@ import type { UserRow } from "../users/table";
 import { checkClientMessageId, checkContent, checkEntities, checkMediaShape, toJson, type MediaItem } from "./validate";
 import { pick } from "../../lib/objects";
 import { isUniqueViolation } from "../../db/errors";
+import { releaseFilesIn } from "../../media/references";
 
 export interface SendMessageInput {
   conversationId: number;
@@ -378,7 +379,8 @@ export async function editMessage(app: App, input: EditMessageInput): Promise<Me
 
 /**
  * Deletes a message. For everyone: one's own message, or any message for a group
- * administrator with can_delete_messages; the text and files are wiped. For me: hidden
+ * administrator with can_delete_messages; the text and files are wiped (the files themselves go
+ * with the released-uploads cleanup unless used elsewhere). For me: hidden
  * from this member only.
  */
 export async function deleteMessage(
@@ -407,9 +409,12 @@ export async function deleteMessage(
   if (!own && !(conversation.type === "group" && hasRight(membership.member, "can_delete_messages"))) {
     throw permissionDenied("You may delete only your own messages for everyone");
   }
-  // one transaction: a message is never left wiped with its reactions or votes still standing
+  // one transaction: a message is never left wiped with its reactions or votes still standing,
+  // nor its files still marked in use
   await inTransaction(app.storage, async ({ db }) => {
-    await db.updateTable("messages").set(wipedMessage(app.clock.now())).where("id", "=", message.id).execute();
+    const now = app.clock.now();
+    await db.updateTable("messages").set(wipedMessage(now)).where("id", "=", message.id).execute();
+    await releaseFilesIn(db, [message.media, message.extra, message.invoice], now);
     await db.deleteFrom("message_reactions").where("message_id", "=", message.id).execute();
     await db.deleteFrom("message_poll_votes").where("message_id", "=", message.id).execute();
   });

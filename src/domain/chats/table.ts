@@ -27,6 +27,8 @@ export interface ConversationsTable {
   /** "minUserId:maxUserId" for private chats (one chat per pair); null for groups */
   private_key: string | null;
   invite_code: string | null;
+  /** who made the current invite link: a join by it is checked as that person's direct add */
+  invite_by: number | null;
   created_by: number;
   /** the last seq handed out; the next message gets last_seq + 1 */
   last_seq: Generated<number>;

@@ -1,4 +1,5 @@
 import type { MessageEntity } from "../../lib/message-entity";
+import { checkLink } from "../../lib/entity-url";
 import { fieldError, validationError, type FieldErrors } from "../../lib/errors";
 
 /** Longest message text, as the compatible bot API allows (UTF-16 units, like JS length). */
@@ -39,7 +40,11 @@ export function checkContent(content: string, opts: { allowEmpty: boolean; field
   return content;
 }
 
-/** Entities must lie inside the text (UTF-16 offsets) and name a type. */
+/**
+ * Entities must lie inside the text (UTF-16 offsets) and name a type; a URL an entity carries
+ * (text_link's, or any other type's `url`) must pass the Bot API's link rule, and is kept as
+ * that rule normalizes it.
+ */
 export function checkEntities(entities: unknown, content: string, field = "entities"): MessageEntity[] {
   if (!Array.isArray(entities)) throw fieldError(field, "must be an array");
   if (entities.length > MAX_ENTITIES) throw fieldError(field, `must have at most ${MAX_ENTITIES} items`);
@@ -56,7 +61,15 @@ export function checkEntities(entities: unknown, content: string, field = "entit
     if ((offset as number) + (length as number) > content.length) throw fieldError(where, "lies outside the text");
     if (type === "text_link" && (typeof url !== "string" || url.length === 0 || url.length > 2048))
       throw fieldError(`${where}.url`, "is required for text_link");
-    return { ...(e as MessageEntity) };
+    if (url === undefined) return { ...(e as MessageEntity) };
+    if (typeof url !== "string" || url.length > 2048) throw fieldError(`${where}.url`, "must be a link");
+    const link = checkLink(url);
+    if (!link.ok)
+      throw fieldError(
+        `${where}.url`,
+        `is not an allowed link (${link.reason}): only http, https, tg and ton links are`,
+      );
+    return { ...(e as MessageEntity), url: link.url };
   });
 }
 

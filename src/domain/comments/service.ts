@@ -8,6 +8,7 @@ import { fieldError, forbidden, notFound } from "../../lib/errors";
 import { newCuid } from "../../lib/ids";
 import { pageOf } from "../../lib/paging";
 import { markAttached, resolveOwnUpload } from "../../media/uploads";
+import { releaseFilesIn } from "../../media/references";
 import { assertContentAllowed, assertPostingAllowed, consumePublishBudget } from "../moderation/service";
 import { notify } from "../notifications/service";
 import type { PageRequest, Page } from "../posts/feed";
@@ -393,12 +394,37 @@ export async function deleteComment(app: App, user: UserRow, cuid: string): Prom
   const { comment, post } = await findVisibleComment(app.db, user.id, cuid);
   if (comment.author_id !== user.id && post.author_id !== user.id)
     throw forbidden("Only the comment's author or the post's author can delete it");
-  await removeComment(app.db, comment.id);
+  await removeComment(app, comment.id);
 }
 
-/** Removes a comment and the replies under it (its author, the post's author or an administrator). */
-export async function removeComment(db: Db, commentId: number): Promise<void> {
-  await db.deleteFrom("comments").where("id", "=", commentId).execute();
+/**
+ * Removes a comment and the replies under it (its author, the post's author or an
+ * administrator); their files go with the released-uploads cleanup unless used elsewhere.
+ */
+export async function removeComment(app: App, commentId: number): Promise<void> {
+  await app.db.transaction().execute(async (tx) => {
+    const comment = await tx
+      .selectFrom("comments")
+      .select(["post_id", "created_at"])
+      .where("id", "=", commentId)
+      .executeTakeFirst();
+    if (!comment) return;
+    // the replies go by cascade: they are among the post's comments written since it, and
+    // letting go of a file still in use costs only a check
+    const media = await tx
+      .selectFrom("comments")
+      .select("media")
+      .where("post_id", "=", comment.post_id)
+      .where("created_at", ">=", comment.created_at)
+      .where("media", "<>", "[]")
+      .execute();
+    await tx.deleteFrom("comments").where("id", "=", commentId).execute();
+    await releaseFilesIn(
+      tx,
+      media.map((m) => m.media),
+      app.clock.now(),
+    );
+  });
 }
 
 /** Any comment by public id, whoever wrote it (moderation looks past blocks and disabled authors). */

@@ -4,6 +4,7 @@ import { precompiled } from "../../db/compiled";
 import { AppError, fieldError, forbidden, notFound, validationError, type FieldErrors } from "../../lib/errors";
 import { newCuid } from "../../lib/ids";
 import { markAttached, resolveOwnUpload } from "../../media/uploads";
+import { releaseFilesIn } from "../../media/references";
 import type { UploadRow } from "../../media/table";
 import { assertContentAllowed, assertPostingAllowed, consumePublishBudget } from "../moderation/service";
 import { notify } from "../notifications/service";
@@ -321,14 +322,27 @@ export async function deletePost(app: App, user: UserRow, cuid: string): Promise
   await removePost(app, await findOwnPost(app.db, user, cuid));
 }
 
-/** Removes POST with its reposts, comments and likes, as its author or an administrator does. */
+/**
+ * Removes POST with its reposts, comments and likes, as its author or an administrator does;
+ * the files they showed go with the released-uploads cleanup unless used elsewhere.
+ */
 export async function removePost(app: App, post: PostRow): Promise<void> {
   const reposts = await app.db
     .selectFrom("posts")
     .select(["id", "cuid", "author_id"])
     .where("repost_of_id", "=", post.id)
     .execute();
-  await app.db.deleteFrom("posts").where("id", "=", post.id).execute();
+  await app.db.transaction().execute(async (tx) => {
+    // its comments (and its reposts') go by cascade: their files are let go with the post's
+    const comments = await tx
+      .selectFrom("comments")
+      .select("media")
+      .where("post_id", "in", [post.id, ...reposts.map((r) => r.id)])
+      .where("media", "<>", "[]")
+      .execute();
+    await tx.deleteFrom("posts").where("id", "=", post.id).execute();
+    await releaseFilesIn(tx, [post.images, ...comments.map((c) => c.media)], app.clock.now());
+  });
   await announceDeleted(app, post.author_id, post);
   for (const r of reposts) await announceDeleted(app, r.author_id, r);
 }

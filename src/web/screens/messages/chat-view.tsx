@@ -2,7 +2,9 @@ import { memo } from "preact/compat";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { Avatar } from "../../components/avatar";
 import { Dialog } from "../../components/dialog";
+import { FormError } from "../../components/field";
 import { api, describeError } from "../../lib/api";
+import { useAction } from "../../lib/use-action";
 import { onRealtime } from "../../lib/realtime";
 import { account } from "../../lib/session";
 import { ChatActionsContext, type ChatActions } from "./actions";
@@ -13,6 +15,7 @@ import { GroupPanel } from "./group-panel";
 import { MessageBubble, PendingBubble } from "./message";
 import { PaymentSheet, useStarBalance } from "./payment-sheet";
 import type { BotCard, ChatMessage, Conversation, PendingMessage, ReplyMarkup } from "./types";
+import { botLinkTarget, type BotLinkTarget } from "./bot-links";
 import { openWebApp, WebAppPanel, type OpenWebApp, type WebAppFraming } from "./web-app-panel";
 
 const PAGE = 40;
@@ -179,7 +182,18 @@ function keepMyVotes(known: ChatMessage, next: ChatMessage): ChatMessage {
 }
 
 /** The open chat: header, pinned bar, history (older pages on scrolling up), input, and the bot's extras. */
-export function ChatView({ conversationId, onBack }: { conversationId: string; onBack: () => void }) {
+export function ChatView({
+  conversationId,
+  onBack,
+  startLabel = null,
+  onStartHandled,
+}: {
+  conversationId: string;
+  onBack: () => void;
+  /** a start link's label: the chat with its bot shows what START sends, and sends it on that press only */
+  startLabel?: string | null;
+  onStartHandled?: () => void;
+}) {
   const me = account.value!;
   const [history, setHistory] = useState<History | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -193,7 +207,7 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
   const [bot, setBot] = useState<BotCard | null>(null);
   const [toast, setToast] = useState<string | null>(null);
   const [alertText, setAlertText] = useState<string | null>(null);
-  const [link, setLink] = useState<string | null>(null);
+  const [link, setLink] = useState<BotLinkTarget | null>(null);
   const [viewer, setViewer] = useState<{ url: string; alt: string } | null>(null);
   const [forwarding, setForwarding] = useState<ChatMessage | null>(null);
   const [paying, setPaying] = useState<ChatMessage | null>(null);
@@ -589,11 +603,8 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
         },
         toast: showToast,
         alert: setAlertText,
-        confirmLink: (url) => {
-          const target = new URL(url, location.href);
-          if (target.origin === location.origin) location.assign(target.href);
-          else setLink(target.href);
-        },
+        // every link a bot gives waits for a press, this site's pages too; sign-in pages never open
+        confirmLink: (url) => setLink(botLinkTarget(url, location.origin)),
         viewImage: (url, alt) => setViewer({ url, alt }),
       },
     [conversation, send, conversationId],
@@ -719,6 +730,9 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
               {actionError}
             </p>
           )}
+          {startLabel && other?.isBot && (
+            <StartPrompt bot={other.username} label={startLabel} onStarted={() => (onStartHandled?.(), void load())} />
+          )}
           <div class="history-frame">
             <div class="history" ref={scroller} tabIndex={0} aria-label="Message history" role="region">
               <div ref={topSentinel} class="history-top">
@@ -730,7 +744,7 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
                   <p class="muted">This is the beginning of the chat.</p>
                 ) : null}
               </div>
-              {messages.length === 0 && pending.length === 0 && (
+              {messages.length === 0 && pending.length === 0 && !(startLabel && other?.isBot) && (
                 <div class="chat-empty">
                   {bot ? (
                     <>
@@ -829,9 +843,9 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
           </button>
         </div>
       </Dialog>
-      <Dialog open={link !== null} title="Open this link?" onClose={() => setLink(null)}>
-        <p>This link leaves the site:</p>
-        <p class="link-preview">{link}</p>
+      <Dialog open={link !== null && link.kind !== "refused"} title="Open this link?" onClose={() => setLink(null)}>
+        <p>{link?.kind === "internal" ? "This link opens a page of this site:" : "This link leaves the site:"}</p>
+        <p class="link-preview">{link?.href}</p>
         <div class="dialog-actions">
           <button type="button" onClick={() => setLink(null)}>
             Cancel
@@ -840,11 +854,24 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
             type="button"
             class="primary"
             onClick={() => {
-              window.open(link!, "_blank", "noopener,noreferrer");
+              if (link!.kind === "internal") location.assign(link!.href);
+              else window.open(link!.href, "_blank", "noopener,noreferrer");
               setLink(null);
             }}
           >
             Open link
+          </button>
+        </div>
+      </Dialog>
+      <Dialog open={link?.kind === "refused"} title="This link is not opened" onClose={() => setLink(null)}>
+        <p>
+          The bot's button leads to a sign-in page of this site. Such a page can approve a sign-in on another device as
+          you, so a link from a bot never opens it.
+        </p>
+        <p class="link-preview">{link?.href}</p>
+        <div class="dialog-actions">
+          <button type="button" class="primary" onClick={() => setLink(null)}>
+            OK
           </button>
         </div>
       </Dialog>
@@ -885,5 +912,29 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
       </Dialog>
       <PaymentSheet message={paying} onClose={() => setPaying(null)} />
     </ChatActionsContext.Provider>
+  );
+}
+
+/**
+ * A start link's prompt: what pressing START sends to the bot (`/start <label>`) and what the
+ * bot learns from it; sent once per press, never on opening the link.
+ */
+function StartPrompt({ bot, label, onStarted }: { bot: string; label: string; onStarted: () => void }) {
+  const { busy, error, run } = useAction();
+  const start = run(async () => {
+    await api.post(`/social/users/${encodeURIComponent(bot)}/message`, { start: label });
+    onStarted();
+  });
+  return (
+    <section class="link-prompt start-prompt" aria-label="Start the bot">
+      <p>
+        A link asks you to start @{bot}. Pressing START sends it <code>/start {label}</code>; the bot then knows your
+        name and username.
+      </p>
+      <FormError message={error ? describeError(error) : null} />
+      <button type="button" class="primary" onClick={start} disabled={busy}>
+        START
+      </button>
+    </section>
   );
 }

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
+import { botLinkTarget } from "./bot-links";
 import type { MessageEntity } from "./types";
 
 /**
@@ -116,6 +117,9 @@ function Entity({
 
 function ExternalLink({ href, children }: { href: string; children: ComponentChildren }) {
   const safe = /^(https?:|mailto:|tg:)/i.test(href) ? href : "#";
+  // a sign-in page of this site (the QR approval) is never opened from a message's link
+  if (safe !== "#" && botLinkTarget(safe, location.origin).kind === "refused")
+    return <span title="Links in messages never open this site's sign-in pages">{children}</span>;
   return (
     <a href={safe} target="_blank" rel="noopener noreferrer nofollow">
       {children}

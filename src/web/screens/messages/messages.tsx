@@ -23,9 +23,11 @@ const shortDay = new Intl.DateTimeFormat(undefined, { month: "short", day: "nume
 
 /**
  * /dashboard/messages[/:cid]: the chat list and the open chat, side by side on a wide screen,
- * one at a time on a phone. `?user=<username>[&start=<label>]` opens (or creates) that chat and,
- * for a bot, sends `/start <label>`; the address is then replaced by the chat's own, so a
- * reload does not send it again. `?join=<code>` joins a group by its invite.
+ * one at a time on a phone. `?user=<username>` opens (or creates) that chat; with
+ * `&start=<label>` the chat with the bot shows what pressing START sends (`/start <label>`)
+ * and sends it on that press only: a link from another site acts on nothing by itself. The
+ * address is then the chat's own, so a reload sends nothing. `?join=<code>` shows the group
+ * and joins it on a press of JOIN.
  */
 export function Messages() {
   const { params } = useRoute();
@@ -45,34 +47,30 @@ export function Messages() {
     return () => void (openChatId.value = null);
   }, [cid]);
 
-  // ?user= / ?join=: act once per address, then move to the chat's own address
+  // ?user=: open the chat once per address, then move to the chat's own address (keeping a
+  // start label for the START prompt); ?join=: show the group until JOIN is pressed
   const user = typeof query.user === "string" ? query.user : null;
   const start = typeof query.start === "string" ? query.start : null;
   const join = typeof query.join === "string" ? query.join : null;
   useEffect(() => {
-    const key = `${user}|${start}|${join}`;
-    if ((!user && !join) || handled.current === key) return;
+    const key = `${user}|${start}`;
+    if (!user || handled.current === key) return;
     handled.current = key;
     setOpenError(null);
-    setOpening(user ? `Opening the chat with @${user}…` : "Joining the group…");
-    const go = user
-      ? api.post<{ conversationId: string }>(
-          `/social/users/${encodeURIComponent(user)}/message`,
-          start ? { start } : {},
-        )
-      : api.post<{ conversationId: string }>("/social/groups/join", { code: join });
-    go.then(
+    setOpening(`Opening the chat with @${user}…`);
+    api.post<{ conversationId: string }>(`/social/users/${encodeURIComponent(user)}/message`, {}).then(
       (r) => {
         setOpening(null);
         void loadChats();
-        route(`/dashboard/messages/${r.conversationId}`, true);
+        const label = start ? `?start=${encodeURIComponent(start)}` : "";
+        route(`/dashboard/messages/${r.conversationId}${label}`, true);
       },
       (err) => {
         setOpening(null);
         setOpenError(describeError(err));
       },
     );
-  }, [user, start, join]);
+  }, [user, start]);
 
   // the messenger fills the window below the header, whose height depends on the width
   const frame = useRef<HTMLDivElement>(null);
@@ -125,7 +123,14 @@ export function Messages() {
         </section>
         <div class="chat-pane">
           {cid ? (
-            <ChatView conversationId={cid} onBack={() => route("/dashboard/messages")} />
+            <ChatView
+              conversationId={cid}
+              onBack={() => route("/dashboard/messages")}
+              startLabel={start}
+              onStartHandled={() => route(`/dashboard/messages/${cid}`, true)}
+            />
+          ) : join ? (
+            <JoinByLink code={join} onJoined={(id) => (void loadChats(), route(`/dashboard/messages/${id}`, true))} />
           ) : (
             <p class="empty chat-placeholder">Choose a chat.</p>
           )}
@@ -137,6 +142,65 @@ export function Messages() {
         onCreated={(id) => (setCreating(false), void loadChats(), route(`/dashboard/messages/${id}`))}
       />
     </Page>
+  );
+}
+
+interface InvitePreview {
+  group: { title: string; description: string | null; photoUrl: string | null; memberCount: number };
+  isMember: boolean;
+}
+
+/** ?join=<code>: the group an invite link opens, joined only when JOIN is pressed. */
+function JoinByLink({ code, onJoined }: { code: string; onJoined: (conversationId: string) => void }) {
+  const [invite, setInvite] = useState<InvitePreview | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const { busy, error, run } = useAction();
+  useEffect(() => {
+    setInvite(null);
+    setLoadError(null);
+    api
+      .get<InvitePreview>(`/social/groups/join/${encodeURIComponent(code)}`)
+      .then(setInvite, (err) => setLoadError(describeError(err)));
+  }, [code]);
+  const join = run(async () => {
+    const r = await api.post<{ conversationId: string }>("/social/groups/join", { code });
+    onJoined(r.conversationId);
+  });
+  if (loadError)
+    return (
+      <p class="form-error chat-placeholder" role="alert">
+        {loadError}
+      </p>
+    );
+  if (!invite)
+    return (
+      <p class="loading chat-placeholder" role="status">
+        Loading the invitation…
+      </p>
+    );
+  const { group } = invite;
+  return (
+    <section class="chat-empty link-prompt" aria-labelledby="join-title">
+      {group.photoUrl ? (
+        <img class="avatar" src={group.photoUrl} alt="" width={64} height={64} />
+      ) : (
+        <span class="avatar avatar-letter hue-5" aria-hidden="true" data-size="64">
+          {group.title.charAt(0).toUpperCase()}
+        </span>
+      )}
+      <h2 id="join-title">{group.title}</h2>
+      <p class="muted">{group.memberCount === 1 ? "1 member" : `${group.memberCount} members`}</p>
+      {group.description && <p class="bot-description">{group.description}</p>}
+      <p>
+        {invite.isMember
+          ? "You are a member of this group."
+          : "You were invited to this group. Joining lets its members see your name and write to you here."}
+      </p>
+      <FormError message={error ? describeError(error) : null} />
+      <button type="button" class="primary" onClick={join} disabled={busy}>
+        {invite.isMember ? "Open the group" : "JOIN"}
+      </button>
+    </section>
   );
 }
 

@@ -60,7 +60,7 @@ export function DeleteAccount() {
   return (
     <Section
       title="Delete my account"
-      intro="Your profile, posts, comments, likes, bookmarks and stories are removed and your username is freed. This cannot be undone."
+      intro="Your profile, posts, comments, likes, bookmarks and stories are removed and your username is freed. Bots you made stop working. This cannot be undone."
     >
       <div class="actions">
         <button type="button" class="danger" onClick={() => setOpen(true)}>
@@ -69,7 +69,12 @@ export function DeleteAccount() {
       </div>
       <Dialog open={open} title="Delete your account?" onClose={close}>
         <form class="form" onSubmit={confirm}>
-          <p>Everything you posted goes with it, and nobody can bring it back. Enter your password to confirm.</p>
+          <p>Everything you posted goes with it, and nobody can bring it back.</p>
+          <p>
+            Your bots stop working too: they are turned off and their tokens are refused from then on, so programs using
+            them get “Unauthorized”.
+          </p>
+          <p>Enter your password to confirm.</p>
           <Field
             label="Password"
             type="password"
