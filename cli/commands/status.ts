@@ -33,13 +33,15 @@ function describe(s: InstanceStatus, opts: GlobalOptions): string {
   );
   if (s.engines) {
     const { pubsub, files } = s.engines;
-    const health = (problem: string | null) => (problem ? `UNUSABLE: ${problem}` : "ok");
+    // what the nodes do meanwhile: they stay ready and serve without it
+    const health = (problem: string | null, without: string) =>
+      problem ? `UNREACHABLE: ${problem}; nodes serve on, ${without}` : "ok";
     lines.push(
       pubsub.engine === "redis"
-        ? `pub/sub: redis ${pubsub.url} (${health(pubsub.problem)})`
+        ? `pub/sub: redis ${pubsub.url} (${health(pubsub.problem, "each with its own realtime and limits")})`
         : "pub/sub: in this process (pubsub.url empty)",
       files.engine === "s3"
-        ? `file store: s3 bucket ${files.bucket}${files.endpoint ? ` at ${files.endpoint}` : ""} (${health(files.problem)})`
+        ? `file store: s3 bucket ${files.bucket}${files.endpoint ? ` at ${files.endpoint}` : ""} (${health(files.problem, "file uploads and downloads answer 503")})`
         : "file store: files under the data dir",
     );
   }

@@ -179,9 +179,11 @@ describe("three nodes on PostgreSQL, Redis and a bucket", () => {
     for (const node of nodes) {
       const res = await fetch(`${node.url}/readyz`);
       expect(res.status).toBe(200);
-      const body = (await res.json()) as { checks: Record<string, string> };
-      expect(body.checks.database).toBe("ok");
-      expect(body.checks.pubsub).toBe("ok");
+      expect(await res.json()).toEqual({
+        status: "ready",
+        checks: { database: "ok" },
+        engines: { pubsub: "ok", files: "ok" },
+      });
     }
   });
 
