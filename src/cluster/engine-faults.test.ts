@@ -4,7 +4,7 @@ import { Bot } from "grammy";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { botCall, createBotViaApi, openChat } from "../testing/botapi";
+import { botCall, createBotViaApi, openChat, waitForLongPoll } from "../testing/botapi";
 import { TestClient } from "../testing/client";
 import { quickPerson, signedInClient } from "../testing/fixtures";
 import { startPostgresCluster, type PostgresCluster } from "../testing/postgres";
@@ -208,6 +208,9 @@ describe("Redis and the bucket down", () => {
     expect(up.status).toBe(200);
     const filePath = new URL(up.body.data.url as string, a.url).pathname;
     const ws = await WsClient.open(a.url, bob.client);
+    const owner = (await signedInClient(a)).client;
+    const token = await createBotViaApi(owner, "no_redis_bot", "Alone");
+    const toBot = await openChat(alice.client, "no_redis_bot");
     await redis.kill();
     await s3.stop();
     try {
@@ -228,6 +231,15 @@ describe("Redis and the bucket down", () => {
         10_000,
         "the message on A's own stream",
       );
+      // a long poll parked on A is woken by what is queued through A
+      const parked = botCall(a.url, token, "getUpdates", { timeout: 20 });
+      await waitForLongPoll(a.app, token);
+      const t0 = performance.now();
+      expect((await alice.client.post(`/api/social/messages/${toBot}`, { content: "to the bot" })).status).toBe(200);
+      const woken = await parked;
+      expect(woken.status).toBe(200);
+      expect(woken.body.result.map((u: any) => u.message.text)).toEqual(["to the bot"]);
+      expect(performance.now() - t0).toBeLessThan(10_000);
       // only the file routes fail, and as unavailable (retry later), not as a server error
       const upload = await postUpload(alice.client, "chat-file", bytes, { filename: "new.bin" });
       expect(upload.status).toBe(503);

@@ -327,8 +327,10 @@ export class RedisEngines implements PubSub, CounterStore, Leases {
     try {
       await this.cmd.client.publish(`${this.prefix}bus`, `${topic}\n${message}`);
     } catch (err) {
-      // other nodes learn what they missed when the connection is back (resync)
-      this.log.warn("redis publish failed", { topic, error: errorText(err) });
+      // this node's own listeners still hear it (a long poll parked here wakes); other nodes
+      // learn what they missed when the connection is back (resync)
+      this.warnUnshared("redis unreachable; messages between nodes reach this node only", err);
+      this.receive(`${topic}\n${message}`);
     }
   }
 
