@@ -26,6 +26,32 @@ describe("GET /readyz", () => {
   });
 });
 
+describe("a late event loop", () => {
+  test("makes the node unready while it runs late, and ready again once it has run on time for a while", async () => {
+    const server = await startTestServer({ "readiness.maxEventLoopLagMs": 500 });
+    try {
+      // a stall, as a stopped or CPU-starved process has: nothing else runs meanwhile
+      const until = performance.now() + 1500;
+      while (performance.now() < until);
+      const late = await fetch(`${server.url}/readyz`);
+      expect(late.status).toBe(503);
+      const body = (await late.json()) as { status: string; checks: Record<string, string> };
+      expect(body.status).toBe("unavailable");
+      expect(body.checks.database).toBe("ok");
+      expect(body.checks.eventLoop).toContain("readiness.maxEventLoopLagMs");
+      // the process is alive all along
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      const t0 = performance.now();
+      while ((await fetch(`${server.url}/readyz`)).status !== 200) {
+        expect(performance.now() - t0).toBeLessThan(20_000);
+        await Bun.sleep(250);
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe("database files", () => {
   // PostgreSQL's files are its server's
   test.skipIf(testsOnPostgres())("social.db and its WAL are created owner-only (0600)", async () => {
