@@ -23,6 +23,13 @@ import type { PubSub } from "./pubsub";
  * was still on its way. A message is `<topic>\n<body>`. Pub/sub channels ignore Redis
  * database numbers, so channel and keys are prefixed with a digest of the instance secret:
  * two instances sharing one Redis server never hear each other.
+ *
+ * While Redis is away the node serves on, standing in for it on its own (and saying so in
+ * its log): its messages reach its own listeners, its realtime events its own streams, its
+ * rate limits are counted in its memory and its getUpdates generations come from its clock.
+ * A restarted or wiped Redis is no break in order: generations and event ids come from
+ * Redis's clock, not from counters that would start again, and the resume log knows since
+ * when it holds events (`rt:since`), so a resume from before then gets stream:reset.
  */
 
 const RECONNECT_FIRST_MS = 250;
@@ -256,7 +263,8 @@ export class RedisEngines implements PubSub, CounterStore, Leases {
   private readonly shas = new Map<string, string>();
   /** this node's own limits while Redis is away (each node counts alone meanwhile) */
   private readonly ownCounters = new MemoryCounterStore();
-  private lastCounterWarning = 0;
+  /** when each stand-in warning was last logged, so an outage logs each a few times, not per request */
+  private readonly warned = new Map<string, number>();
   private lastGeneration = 0;
   /** events were delivered to this node's streams only, unlogged: the logs' span restarts on reconnect */
   private deliveredUnlogged = false;
@@ -413,8 +421,9 @@ export class RedisEngines implements PubSub, CounterStore, Leases {
 
   /** Logs, at most every few seconds, that a shared engine is being stood in for on this node. */
   private warnUnshared(message: string, err: unknown): void {
-    if (Date.now() - this.lastCounterWarning < 10_000) return;
-    this.lastCounterWarning = Date.now();
+    const now = Date.now();
+    if (now - (this.warned.get(message) ?? 0) < 10_000) return;
+    this.warned.set(message, now);
     this.log.warn(message, { error: errorText(err) });
   }
 
