@@ -52,6 +52,38 @@ describe("a late event loop", () => {
   });
 });
 
+describe("an engine that does not answer", () => {
+  test("is reported as such in time, and the node stays ready", async () => {
+    // a bucket endpoint that takes connections and never answers, as behind a dropped link
+    const held: Array<{ end(): void }> = [];
+    const silent = Bun.listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: { open: (socket) => void held.push(socket), data() {} },
+    });
+    const server = await startTestServer({
+      "files.s3.endpoint": `http://127.0.0.1:${silent.port}`,
+      "files.s3.bucket": "media",
+      "files.s3.region": "us-east-1",
+      "files.s3.accessKeyId": "key",
+      "files.s3.secretAccessKey": "secret",
+    });
+    try {
+      const t0 = performance.now();
+      const res = await fetch(`${server.url}/readyz`);
+      expect(performance.now() - t0).toBeLessThan(10_000);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { status: string; checks: Record<string, string>; engines: any };
+      expect(body).toMatchObject({ status: "degraded", checks: { database: "ok" } });
+      expect(body.engines.files).toMatch(/^s3: no answer within \d+ ms$/);
+    } finally {
+      await server.stop();
+      for (const socket of held) socket.end();
+      silent.stop(true);
+    }
+  });
+});
+
 describe("database files", () => {
   // PostgreSQL's files are its server's
   test.skipIf(testsOnPostgres())("social.db and its WAL are created owner-only (0600)", async () => {

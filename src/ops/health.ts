@@ -24,6 +24,31 @@ export interface Readiness {
 }
 
 /**
+ * How long /readyz waits for each engine: one that hangs (a partition drops packets rather
+ * than refusing) is reported as not answering, so the probe itself answers in time.
+ */
+const PROBE_MS = 2500;
+
+/** What PROBLEM resolves to (null: fine), or why not within PROBE_MS. */
+async function probed(problem: Promise<string | null>, what: string): Promise<string> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`${what}: no answer within ${PROBE_MS} ms`), PROBE_MS);
+  });
+  try {
+    return await Promise.race([
+      problem.then(
+        (p) => p ?? "ok",
+        (err: unknown) => (err instanceof Error ? err.message : String(err)) || `${what}: unreachable`,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Asks what this node needs: one round trip to the database through the server's own
  * connections (SQLite: reads the file's header; PostgreSQL: SELECT 1) and how late its event
  * loop runs; then, on several nodes, Redis (pubsub.url) and the bucket (files.s3.*). Only
@@ -36,20 +61,20 @@ export async function readiness(app: App): Promise<Readiness> {
   const bus = pubsub(app);
   const files = fileStore(app);
   const [database, redis, bucket] = await Promise.all([
-    app.storage.ping().then(
-      () => "ok",
-      (err: unknown) => (err instanceof Error ? err.message : String(err)) || "unreachable",
+    probed(
+      app.storage.ping().then(() => null),
+      "database",
     ),
-    bus.engine === "in-process" ? null : bus.problem(),
-    files.engine === "local" ? null : files.problem(),
+    bus.engine === "in-process" ? null : probed(bus.problem(), "redis"),
+    files.engine === "local" ? null : probed(files.problem(), "s3"),
   ]);
   checks.database = database;
   const maxLag = app.config["readiness.maxEventLoopLagMs"];
   const lag = eventLoopLag(app).lagMs();
   if (maxLag > 0 && lag > maxLag)
     checks.eventLoop = `event loop ${lag} ms late (readiness.maxEventLoopLagMs is ${maxLag})`;
-  if (bus.engine !== "in-process") engines.pubsub = redis ?? "ok";
-  if (files.engine !== "local") engines.files = bucket ?? "ok";
+  if (redis !== null) engines.pubsub = redis;
+  if (bucket !== null) engines.files = bucket;
   const serving = Object.values(checks).every((c) => c === "ok");
   const whole = Object.values(engines).every((c) => c === "ok");
   return {
