@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { resolveDataDir } from "../../src/config";
+import type { Readiness } from "../../src/ops/health";
 import { collectStatus, type InstanceStatus } from "../../src/ops/status";
 import { emit, type GlobalOptions } from "../output";
 import { globals } from "../context";
@@ -15,6 +16,7 @@ function describe(s: InstanceStatus, opts: GlobalOptions): string {
     srv.running
       ? `server: running (pid ${srv.pid}, ${srv.url})${srv.healthy ? `, up ${formatDuration(srv.uptimeSeconds ?? 0)}` : ", NOT answering /healthz"}`
       : "server: not running",
+    ...(srv.readiness ? [`readiness: ${describeReadiness(srv.readiness)}`] : []),
     s.database.engine === "postgres"
       ? `database: ${s.database.server ?? "PostgreSQL"} (database.url), ${formatBytes(s.database.sizeBytes)}`
       : `database: SQLite, ${formatBytes(s.database.sizeBytes)} (WAL ${formatBytes(s.database.walSizeBytes)})`,
@@ -71,4 +73,10 @@ export function registerStatus(program: Command) {
       const status = await collectStatus(resolveDataDir(opts.dataDir));
       emit(opts, status, () => describe(status, opts));
     });
+}
+
+/** A node's /readyz answer in one line: its state, then whatever is not "ok" (checks first, then engines). */
+function describeReadiness(r: Readiness): string {
+  const wrong = [...Object.entries(r.checks), ...Object.entries(r.engines ?? {})].filter(([, v]) => v !== "ok");
+  return wrong.length ? `${r.status} (${wrong.map(([k, v]) => `${k}: ${v}`).join("; ")})` : r.status;
 }

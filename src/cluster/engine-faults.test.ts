@@ -208,7 +208,7 @@ describe("Redis and the bucket down", () => {
     expect(up.status).toBe(200);
     const filePath = new URL(up.body.data.url as string, a.url).pathname;
     const ws = await WsClient.open(a.url, bob.client);
-    const owner = (await signedInClient(a)).client;
+    const owner = (await signedInClient(a, { isAdmin: true })).client;
     const token = await createBotViaApi(owner, "no_redis_bot", "Alone");
     const toBot = await openChat(alice.client, "no_redis_bot");
     await redis.kill();
@@ -231,6 +231,10 @@ describe("Redis and the bucket down", () => {
         10_000,
         "the message on A's own stream",
       );
+      // the admin area's status says the same, from the node itself
+      const status = (await owner.get("/api/admin/status")).body.data.status;
+      expect(status.server.readiness.status).toBe("degraded");
+      expect(status.server.readiness.engines.pubsub).toStartWith("redis: ");
       // a long poll parked on A is woken by what is queued through A
       const parked = botCall(a.url, token, "getUpdates", { timeout: 20 });
       await waitForLongPoll(a.app, token);
