@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { resolveDataDir } from "../../src/config";
+import type { Readiness } from "../../src/ops/health";
 import { collectStatus, type InstanceStatus } from "../../src/ops/status";
 import { emit, type GlobalOptions } from "../output";
 import { globals } from "../context";
@@ -15,6 +16,7 @@ function describe(s: InstanceStatus, opts: GlobalOptions): string {
     srv.running
       ? `server: running (pid ${srv.pid}, ${srv.url})${srv.healthy ? `, up ${formatDuration(srv.uptimeSeconds ?? 0)}` : ", NOT answering /healthz"}`
       : "server: not running",
+    ...(srv.readiness ? [`readiness: ${describeReadiness(srv.readiness)}`] : []),
     s.database.engine === "postgres"
       ? `database: ${s.database.server ?? "PostgreSQL"} (database.url), ${formatBytes(s.database.sizeBytes)}`
       : `database: SQLite, ${formatBytes(s.database.sizeBytes)} (WAL ${formatBytes(s.database.walSizeBytes)})`,
@@ -33,13 +35,15 @@ function describe(s: InstanceStatus, opts: GlobalOptions): string {
   );
   if (s.engines) {
     const { pubsub, files } = s.engines;
-    const health = (problem: string | null) => (problem ? `UNUSABLE: ${problem}` : "ok");
+    // what the nodes do meanwhile: they stay ready and serve without it
+    const health = (problem: string | null, without: string) =>
+      problem ? `UNREACHABLE: ${problem}; nodes serve on, ${without}` : "ok";
     lines.push(
       pubsub.engine === "redis"
-        ? `pub/sub: redis ${pubsub.url} (${health(pubsub.problem)})`
+        ? `pub/sub: redis ${pubsub.url} (${health(pubsub.problem, "each with its own realtime and limits")})`
         : "pub/sub: in this process (pubsub.url empty)",
       files.engine === "s3"
-        ? `file store: s3 bucket ${files.bucket}${files.endpoint ? ` at ${files.endpoint}` : ""} (${health(files.problem)})`
+        ? `file store: s3 bucket ${files.bucket}${files.endpoint ? ` at ${files.endpoint}` : ""} (${health(files.problem, "file uploads and downloads answer 503")})`
         : "file store: files under the data dir",
     );
   }
@@ -69,4 +73,10 @@ export function registerStatus(program: Command) {
       const status = await collectStatus(resolveDataDir(opts.dataDir));
       emit(opts, status, () => describe(status, opts));
     });
+}
+
+/** A node's /readyz answer in one line: its state, then whatever is not "ok" (checks first, then engines). */
+function describeReadiness(r: Readiness): string {
+  const wrong = [...Object.entries(r.checks), ...Object.entries(r.engines ?? {})].filter(([, v]) => v !== "ok");
+  return wrong.length ? `${r.status} (${wrong.map(([k, v]) => `${k}: ${v}`).join("; ")})` : r.status;
 }

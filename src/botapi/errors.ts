@@ -1,4 +1,5 @@
-import { AppError } from "../lib/errors";
+import { describeEngineError, isEngineUnreachable } from "../db/errors";
+import { AppError, serviceUnavailable } from "../lib/errors";
 import type { Logger } from "../lib/log";
 import { FormattingError } from "./formatting";
 
@@ -21,6 +22,7 @@ const WORDING: Record<string, string> = {
   BOT_TOKEN_INVALID: "Unauthorized",
   BOT_BLOCKED: "Forbidden: bot was blocked by moderation",
   BOT_DISABLED: "Forbidden: bot was disabled by its owner",
+  SERVICE_UNAVAILABLE: "Service Unavailable: retry later",
 };
 
 const PREFIX: Record<number, string> = {
@@ -31,6 +33,7 @@ const PREFIX: Record<number, string> = {
   409: "Conflict",
   413: "Request Entity Too Large",
   429: "Too Many Requests",
+  503: "Service Unavailable",
 };
 
 export interface BotErrorBody {
@@ -42,9 +45,14 @@ export interface BotErrorBody {
 
 /**
  * Maps anything thrown by a Bot API method to the Bot API envelope. Domain AppErrors keep
- * their status and get the compatible prefix; unknown errors become 500 without details.
+ * their status and get the compatible prefix; an unreachable engine is 503 with
+ * parameters.retry_after; unknown errors become 500 without details.
  */
 export function toBotErrorBody(err: unknown, log: Logger): BotErrorBody {
+  if (isEngineUnreachable(err)) {
+    log.warn("engine unreachable; bot api call answered 503", { error: describeEngineError(err) });
+    err = serviceUnavailable(err);
+  }
   if (err instanceof FormattingError) return { ok: false, error_code: 400, description: err.description };
   if (err instanceof AppError) {
     let status = err.status;

@@ -38,6 +38,7 @@ export const ERROR_STATUS = {
   CONTENT_REJECTED: 422,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -70,6 +70,7 @@ function errorsOf(route: { method: string; path: string; hooks: Json }, operatio
   const codes: Array<[number, string]> = [
     [429, "RATE_LIMITED"],
     [500, "INTERNAL_ERROR"],
+    [503, "SERVICE_UNAVAILABLE"],
   ];
   const method = route.method.toLowerCase();
   if (MUTATING.has(method)) codes.push([403, "CSRF_TOKEN_INVALID"]);

@@ -2,7 +2,7 @@ import { RedisClient } from "bun";
 import { sha256Hex } from "../lib/crypto";
 import { randomToken } from "../lib/ids";
 import type { Logger } from "../lib/log";
-import type { CounterStore } from "../lib/rate-limit";
+import { MemoryCounterStore, type CounterStore } from "../lib/rate-limit";
 import type { DeliveredEvent, EventBroker, EventCarrier, Resumed } from "../realtime/broker";
 import { payloadJsonOf, TRANSIENT_EVENTS } from "../realtime/broker";
 import { RESUME_PER_USER } from "../realtime/resume-log";
@@ -23,6 +23,13 @@ import type { PubSub } from "./pubsub";
  * was still on its way. A message is `<topic>\n<body>`. Pub/sub channels ignore Redis
  * database numbers, so channel and keys are prefixed with a digest of the instance secret:
  * two instances sharing one Redis server never hear each other.
+ *
+ * While Redis is away the node serves on, standing in for it on its own (and saying so in
+ * its log): its messages reach its own listeners, its realtime events its own streams, its
+ * rate limits are counted in its memory and its getUpdates generations come from its clock.
+ * A restarted or wiped Redis is no break in order: generations and event ids come from
+ * Redis's clock, not from counters that would start again, and the resume log knows since
+ * when it holds events (`rt:since`), so a resume from before then gets stream:reset.
  */
 
 const RECONNECT_FIRST_MS = 250;
@@ -51,6 +58,8 @@ local retention = tonumber(ARGV[6])
 local cutoff = string.format('%.0f', (now - retention) * 1000)
 local id = math.max(last + 1, now * 1000)
 local sid = string.format('%.0f', id)
+-- the first event of an empty Redis (new, restarted, wiped) starts the span the logs cover
+redis.call('SET', prefix .. 'rt:since', sid, 'NX')
 local to = {}
 for i = 8, #ARGV do
   to[#to + 1] = ARGV[i]
@@ -79,7 +88,9 @@ return 1
 
 /**
  * The kept events of one account after a client's last id, or why it must refetch:
- * 'unknown-id' (newer than anything published), 'gap' (something after it was forgotten).
+ * 'unknown-id' (newer than anything published), 'gap' (something after it was forgotten, or
+ * the id is older than the span this Redis kept events for: it was restarted or wiped since,
+ * so what came between cannot be proved to be in the log).
  * ARGV: prefix, user id, last id, retention ms, gone ttl ms.
  */
 const RESUME = `
@@ -88,6 +99,8 @@ local latest = tonumber(redis.call('GET', prefix .. 'rt:seq') or '0')
 local latestS = string.format('%.0f', latest)
 local lastId = tonumber(ARGV[3])
 if lastId > latest then return {'unknown-id', latestS} end
+local since = tonumber(redis.call('GET', prefix .. 'rt:since') or '0')
+if since == 0 or lastId < since then return {'gap', latestS} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local key = prefix .. 'rt:log:' .. ARGV[2]
@@ -100,6 +113,19 @@ local events = redis.call('ZRANGEBYSCORE', key, '(' .. ARGV[3], '+inf')
 table.insert(events, 1, latestS)
 table.insert(events, 1, 'ok')
 return events
+`;
+
+/**
+ * Events after now start a new span of the logs: a node delivered events only to its own
+ * streams while it could not reach Redis, and those ids were never logged, so a resume from
+ * any id before now must reset. ARGV: prefix.
+ */
+const MARK_GAP = `
+local t = redis.call('TIME')
+local now = (tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)) * 1000
+local last = tonumber(redis.call('GET', ARGV[1] .. 'rt:seq') or '0')
+redis.call('SET', ARGV[1] .. 'rt:since', string.format('%.0f', math.max(now, last + 1)))
+return 1
 `;
 
 /** One fixed window: the first hit starts it (and its expiry). Returns {count, ms left}. */
@@ -137,10 +163,19 @@ end
 return 0
 `;
 
+/**
+ * A generation from Redis's clock (µs), above the key's last one: it keeps growing across a
+ * Redis restart or wipe (a counter would start again from 1, below what every node heard of,
+ * and every newer getUpdates would look older). Returned as text: a Lua number becomes an
+ * integer reply only below 2^63, and the text keeps it exact either way.
+ */
 const NEXT = `
-local n = redis.call('INCR', KEYS[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-return n
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local n = math.max(tonumber(redis.call('GET', KEYS[1]) or '0') + 1, now)
+local s = string.format('%.0f', n)
+redis.call('SET', KEYS[1], s, 'PX', ARGV[1])
+return s
 `;
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -226,7 +261,15 @@ export class RedisEngines implements PubSub, CounterStore, Leases {
   private readonly topics = new Map<string, Set<(message: string) => void>>();
   private readonly resyncs = new Set<() => void>();
   private readonly shas = new Map<string, string>();
-  private lastCounterWarning = 0;
+  /** this node's own limits while Redis is away (each node counts alone meanwhile) */
+  private readonly ownCounters = new MemoryCounterStore();
+  /** when each stand-in warning was last logged, so an outage logs each a few times, not per request */
+  private readonly warned = new Map<string, number>();
+  private lastGeneration = 0;
+  /** events were delivered to this node's streams only, unlogged: the logs' span restarts on reconnect */
+  private deliveredUnlogged = false;
+  /** the newest realtime event id seen, so ids this node gives out alone keep growing */
+  private lastEventId = 0;
 
   constructor(
     url: string,
@@ -237,6 +280,10 @@ export class RedisEngines implements PubSub, CounterStore, Leases {
     this.cmd = new Reopening(url, "commands", log, async (client) => void (await client.send("PING", [])));
     this.sub = new Reopening(url, "subscriber", log, async (client, reopened) => {
       await client.subscribe(`${this.prefix}bus`, (message) => this.receive(message));
+      if (this.deliveredUnlogged) {
+        await this.script(MARK_GAP, [], [this.prefix]);
+        this.deliveredUnlogged = false;
+      }
       if (reopened) for (const listener of this.resyncs) listener();
     });
   }
@@ -288,8 +335,10 @@ export class RedisEngines implements PubSub, CounterStore, Leases {
     try {
       await this.cmd.client.publish(`${this.prefix}bus`, `${topic}\n${message}`);
     } catch (err) {
-      // other nodes learn what they missed when the connection is back (resync)
-      this.log.warn("redis publish failed", { topic, error: errorText(err) });
+      // this node's own listeners still hear it (a long poll parked here wakes); other nodes
+      // learn what they missed when the connection is back (resync)
+      this.warnUnshared("redis unreachable; messages between nodes reach this node only", err);
+      this.receive(`${topic}\n${message}`);
     }
   }
 
@@ -332,12 +381,9 @@ export class RedisEngines implements PubSub, CounterStore, Leases {
       ];
       return { count, resetAt: now + ttl };
     } catch (err) {
-      // limits fail open while Redis is away (the node reports itself unready meanwhile)
-      if (Date.now() - this.lastCounterWarning > 10_000) {
-        this.lastCounterWarning = Date.now();
-        this.log.warn("rate-limit counters unavailable; not limiting", { error: errorText(err) });
-      }
-      return { count: 1, resetAt: now + windowMs };
+      // while Redis is away each node enforces the limits alone (so N nodes allow up to N times as much)
+      this.warnUnshared("rate-limit counters unavailable; each node counts alone", err);
+      return this.ownCounters.hitNow(key, windowMs, now);
     }
   }
 
@@ -346,8 +392,8 @@ export class RedisEngines implements PubSub, CounterStore, Leases {
       const found = (await this.script(PEEK, [`${this.prefix}rl:${key}`], [])) as [number, number] | null;
       return found && found[1] > 0 ? { count: found[0], resetAt: now + found[1] } : null;
     } catch {
-      // as hit(): fail open while Redis is away
-      return null;
+      // as hit(): this node's own count while Redis is away
+      return this.ownCounters.peek(key, now);
     }
   }
 
@@ -362,7 +408,23 @@ export class RedisEngines implements PubSub, CounterStore, Leases {
   }
 
   async next(key: string): Promise<number> {
-    return (await this.script(NEXT, [`${this.prefix}gen:${key}`], [String(GONE_TTL_MS)])) as number;
+    try {
+      return Number(await this.script(NEXT, [`${this.prefix}gen:${key}`], [String(GONE_TTL_MS)]));
+    } catch (err) {
+      // a long poll on this node still works while Redis is away: a generation from this
+      // node's clock, on the same scale as Redis's (other nodes cannot hear of it meanwhile)
+      this.warnUnshared("redis unreachable; getUpdates generations made on this node", err);
+      this.lastGeneration = Math.max(Date.now() * 1000, this.lastGeneration + 1);
+      return this.lastGeneration;
+    }
+  }
+
+  /** Logs, at most every few seconds, that a shared engine is being stood in for on this node. */
+  private warnUnshared(message: string, err: unknown): void {
+    const now = Date.now();
+    if (now - (this.warned.get(message) ?? 0) < 10_000) return;
+    this.warned.set(message, now);
+    this.log.warn(message, { error: errorText(err) });
   }
 
   // ---- realtime
@@ -371,6 +433,7 @@ export class RedisEngines implements PubSub, CounterStore, Leases {
   carrierFor(broker: EventBroker, retentionMs: () => number): EventCarrier {
     this.subscribe(REALTIME_TOPIC, (body) => {
       const m = JSON.parse(body) as { e: RealtimeEventName; id: number; to: number[]; d: unknown };
+      if (m.id > this.lastEventId) this.lastEventId = m.id;
       for (const userId of m.to) broker.deliver({ id: m.id, userId, event: m.e, data: m.d } as DeliveredEvent);
     });
     return {
@@ -386,9 +449,13 @@ export class RedisEngines implements PubSub, CounterStore, Leases {
           String(GONE_TTL_MS),
           ...userIds.map(String),
         ];
-        this.script(PUBLISH_EVENT, [], args).catch((err) =>
-          this.log.error("realtime event not published", { event, error: errorText(err) }),
-        );
+        this.script(PUBLISH_EVENT, [], args).catch((err) => {
+          // this node's own streams still get it; the other nodes' cannot while Redis is away
+          this.warnUnshared("redis unreachable; realtime events reach this node's streams only", err);
+          const id = (this.lastEventId = Math.max(this.lastEventId + 1, Date.now() * 1000));
+          if (!TRANSIENT_EVENTS.has(event)) this.deliveredUnlogged = true;
+          for (const userId of userIds) broker.deliver({ id, userId, event, data } as DeliveredEvent);
+        });
       },
       resume: async (userId, lastId) => {
         const reply = (await this.script(

@@ -232,6 +232,11 @@ export const configKeys = {
     redisUrl,
     "redis://host:port[/db]: realtime events, long-poll wake-ups, cache invalidation, leases and rate-limit counters shared by every node (empty: in this process)",
   ),
+  "readiness.maxEventLoopLagMs": spec(
+    3000,
+    int(0, 600000),
+    "a node whose event loop runs this many ms late (CPU-starved, stalled) answers /readyz 503 until it catches up (0: never)",
+  ),
   "files.s3.endpoint": spec(
     "",
     url,

@@ -1,10 +1,12 @@
-import { AppError, type FieldErrors } from "../lib/errors";
+import { describeEngineError, isEngineUnreachable } from "../db/errors";
+import { AppError, serviceUnavailable, type FieldErrors } from "../lib/errors";
 import type { Logger } from "../lib/log";
 
 /**
  * Turns anything thrown inside a Client API handler into an AppError: our own errors
  * pass through, Elysia's schema errors become 422 VALIDATION_ERROR with fieldErrors,
- * unparsable bodies 400, unknown routes 404, and anything else a 500 that leaks nothing.
+ * unparsable bodies 400, unknown routes 404, an unreachable engine (database, Redis, bucket)
+ * 503 SERVICE_UNAVAILABLE with Retry-After, and anything else a 500 that leaks nothing.
  */
 export function toAppError(code: string | number, error: unknown, log: Logger, path: string): AppError {
   if (error instanceof AppError) return error;
@@ -25,6 +27,10 @@ export function toAppError(code: string | number, error: unknown, log: Logger, p
     return new AppError(413, "VALIDATION_ERROR", "Request body is too large", {
       fieldErrors: { body: ["is too large"] },
     });
+  if (isEngineUnreachable(error)) {
+    log.warn("engine unreachable; answered 503", { path, error: describeEngineError(error) });
+    return serviceUnavailable(error);
+  }
   log.error("unhandled error", {
     path,
     error: error instanceof Error ? (error.stack ?? error.message) : String(error),

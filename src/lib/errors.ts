@@ -33,3 +33,13 @@ export const forbidden = (message = "Forbidden") => new AppError(403, "FORBIDDEN
 export const unauthorized = (message = "Unauthorized") => new AppError(401, "UNAUTHORIZED", message);
 export const rateLimited = (retryAfter: number) =>
   new AppError(429, "RATE_LIMITED", "Too many requests", [], { retryAfter });
+
+/** Seconds a client is asked to wait after a 503 (an engine came back by then, or it asks again). */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/** 503 SERVICE_UNAVAILABLE with Retry-After: an engine the request needs (database, Redis, bucket) is unreachable for now. */
+export const serviceUnavailable = (cause?: unknown) =>
+  new AppError(503, "SERVICE_UNAVAILABLE", "Service temporarily unavailable; retry later", [], {
+    cause,
+    retryAfter: UNAVAILABLE_RETRY_AFTER_SECONDS,
+  });

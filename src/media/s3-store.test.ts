@@ -123,7 +123,7 @@ describe("uploads in an S3 bucket", () => {
   test("/readyz checks the bucket", async () => {
     const ready = await fetch(`${server.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(((await ready.json()) as { checks: Record<string, string> }).checks.files).toBe("ok");
+    expect(((await ready.json()) as { engines: Record<string, string> }).engines.files).toBe("ok");
   });
 });
 
@@ -171,14 +171,19 @@ describe("a bucket of more than 1,000 objects", () => {
 });
 
 describe("an unusable bucket", () => {
-  test("/readyz answers 503 naming it", async () => {
+  test("/readyz names it, and the node stays ready (only file routes need it)", async () => {
     const missing = await startTestServer({ ...s3.settings, "files.s3.bucket": "no-such-bucket" });
     try {
       const res = await fetch(`${missing.url}/readyz`);
-      expect(res.status).toBe(503);
-      const body = (await res.json()) as { checks: Record<string, string> };
-      expect(body.checks.database).toBe("ok");
-      expect(body.checks.files).toStartWith("s3: ");
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as {
+        status: string;
+        checks: Record<string, string>;
+        engines: Record<string, string>;
+      };
+      expect(body.status).toBe("degraded");
+      expect(body.checks).toEqual({ database: "ok" });
+      expect(body.engines.files).toStartWith("s3: ");
     } finally {
       await missing.stop();
     }

@@ -1,3 +1,4 @@
+import { eventLoopLag } from "./event-loop";
 import type { App } from "../app";
 import { registerDataCleanups } from "./cleanups";
 import { startHousekeeping } from "./housekeeping";
@@ -10,4 +11,6 @@ export function startOpsWorkers(app: App): void {
   registerDataCleanups(app);
   startHousekeeping(app);
   startBackupSchedule(app);
+  // /readyz compares the event loop's lateness with readiness.maxEventLoopLagMs
+  eventLoopLag(app);
 }

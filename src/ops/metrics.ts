@@ -9,6 +9,8 @@ import { backupsDir, dbPath } from "../config/layout";
 import { fileSize } from "./layout";
 import { postgresDatabaseBytes } from "./database-size";
 import { realtimeHub } from "../realtime/hub";
+import { eventLoopLag } from "./event-loop";
+import { readiness } from "./health";
 
 /**
  * Prometheus metrics of one serving App (prom-client, text exposition format). Counters are
@@ -232,6 +234,27 @@ export class Metrics {
       collect() {
         const newest = newestArchiveMtime(app.dataDir);
         this.set(newest === null ? Infinity : Math.max(0, (Date.now() - newest) / 1000));
+      },
+    });
+    new this.lib.Gauge({
+      name: "social_engine_up",
+      help: "Whether this node reaches each engine it uses (1) or not (0): database, pubsub (Redis), files (the bucket)",
+      labelNames: ["engine"] as const,
+      registers,
+      async collect() {
+        const report = await readiness(app);
+        this.reset();
+        this.set({ engine: "database" }, report.checks.database === "ok" ? 1 : 0);
+        for (const [engine, state] of Object.entries(report.engines ?? {}))
+          this.set({ engine }, state === "ok" ? 1 : 0);
+      },
+    });
+    new this.lib.Gauge({
+      name: "social_event_loop_lag_seconds",
+      help: "How late this node's event loop runs timers (readiness fails past readiness.maxEventLoopLagMs)",
+      registers,
+      collect() {
+        this.set(eventLoopLag(app).lagMs() / 1000);
       },
     });
     new this.lib.Gauge({

@@ -44,6 +44,8 @@ describe("socialctl status", () => {
     expect(s.server.pid).toBe(process.pid);
     expect(s.server.url).toBe(server.url);
     expect(s.server.healthy).toBe(true);
+    // what the server says of itself: it can serve, and it uses no shared engine
+    expect(s.server.readiness).toEqual({ status: "ready", checks: { database: "ok" } });
     expect(s.server.uptimeSeconds).toBeGreaterThanOrEqual(0);
     expect(s.database.sizeBytes).toBeGreaterThan(0);
     expect(s.database.walSizeBytes).toBeGreaterThanOrEqual(0);

@@ -9,6 +9,7 @@ import type { Engine } from "../db/engine";
 import { listBackups, type BackupListing } from "./backup";
 import { fileSize, instanceFiles } from "./layout";
 import { postgresDatabaseBytes } from "./database-size";
+import type { Readiness } from "./health";
 import { readServerLock } from "./server-lock";
 import { probeEngines, type EngineReport } from "./engines";
 import { appliedMigrations, columnNames, openReadOnly, tableExists } from "./sqlite";
@@ -24,6 +25,8 @@ export interface InstanceStatus {
     startedAt?: string;
     uptimeSeconds?: number;
     healthy?: boolean;
+    /** what the running server says of itself (/readyz): whether it can serve, and each engine as it sees it */
+    readiness?: Readiness;
   };
   /** engine: which one database.url chose; server: its version (PostgreSQL) */
   database: { engine: Engine; server?: string; sizeBytes: number; walSizeBytes: number };
@@ -212,6 +215,8 @@ async function serverStatus(dataDir: string): Promise<InstanceStatus["server"]> 
     const body = (await res.json()) as { status?: string; uptimeSeconds?: number };
     out.healthy = res.ok && body.status === "ok";
     if (typeof body.uptimeSeconds === "number") out.uptimeSeconds = body.uptimeSeconds;
+    const ready = await fetch(`${lock.url}/readyz`, { signal: AbortSignal.timeout(5000) });
+    out.readiness = (await ready.json()) as Readiness;
   } catch {
     // running but not answering: reported as unhealthy
   }

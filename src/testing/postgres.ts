@@ -20,6 +20,10 @@ export interface PostgresCluster {
   url(name: string): string;
   /** Creates an empty database (or a copy of TEMPLATE) and returns its URL. */
   createDatabase(name: string, template?: string): Promise<string>;
+  /** Shuts the server down (`pg_ctl stop -m fast`: sessions are ended), keeping its data: an outage begins. */
+  shutDown(): void;
+  /** Starts the shut-down server again on the same port and data: the outage ends. */
+  startUp(): void;
   stop(): void;
 }
 
@@ -89,7 +93,9 @@ export async function startPostgresCluster(opts: { commitsWritten?: boolean } = 
     "-c max_connections=200",
     "-c shared_buffers=32MB",
   ].join(" ");
-  runAsPostgres(join(bin, "pg_ctl"), ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "-t", "60", "start"]);
+  const startUp = () =>
+    runAsPostgres(join(bin, "pg_ctl"), ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "-t", "60", "start"]);
+  startUp();
   let stopped = false;
   const stop = () => {
     if (stopped) return;
@@ -125,6 +131,8 @@ export async function startPostgresCluster(opts: { commitsWritten?: boolean } = 
       }
       return url(name);
     },
+    shutDown: () => runAsPostgres(join(bin, "pg_ctl"), ["-D", data, "-m", "fast", "-w", "-t", "60", "stop"]),
+    startUp,
     stop,
   };
 }

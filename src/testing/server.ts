@@ -18,7 +18,8 @@ export interface TestServer extends RunningServer {
 
 /**
  * A real server on a random loopback port over a fresh data dir. Limits are lifted
- * (every test shares 127.0.0.1) unless the test sets them; registration is open.
+ * (every test shares 127.0.0.1) and the event-loop readiness check is off unless the test
+ * sets them; registration is open.
  */
 export async function startTestServer(
   overrides: Partial<Record<ConfigKey, unknown>> = {},
@@ -47,6 +48,9 @@ export async function startTestServer(
       "limits.loginPer10Min": 1_000_000,
       "limits.botCallsPerMinute": 1_000_000,
       "limits.botNewChatsPerHour": 1_000_000,
+      // servers in a test process share its one event loop with the test and each other, on a
+      // loaded machine: lateness there is the test's, not a stalled node's (stalled-node.test.ts turns it on)
+      "readiness.maxEventLoopLagMs": 0,
       ...overrides,
     },
   });

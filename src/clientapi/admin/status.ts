@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import type { App } from "../../app";
 import { ok } from "../../http/envelope";
 import { toIso } from "../../lib/clock";
-import { healthz } from "../../ops/health";
+import { healthz, readiness } from "../../ops/health";
 import { collectStatus } from "../../ops/status";
 import { adminContext } from "./guard";
 
@@ -20,6 +20,7 @@ export function adminStatusRoutes(app: App) {
         startedAt: toIso(app.startedAt),
         uptimeSeconds: healthz(app).uptimeSeconds,
         healthy: true,
+        readiness: await readiness(app),
       };
       return ok({ status: await collectStatus(app.dataDir, { self }) });
     },
