@@ -114,6 +114,16 @@ export const configKeys = {
     int(1, 1000000),
     "chat messages (sends and forwards) per account per minute in the Client API",
   ),
+  "limits.streamsPerSession": spec(
+    10,
+    int(1, 1000000),
+    "open realtime streams per session on one server; a newer one closes the oldest",
+  ),
+  "limits.streamsPerAccount": spec(
+    30,
+    int(1, 1000000),
+    "open realtime streams per account on one server; a newer one closes the oldest",
+  ),
   "realtime.heartbeatSeconds": spec(
     15,
     int(1, 300),
