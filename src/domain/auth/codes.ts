@@ -49,11 +49,17 @@ export async function issueCode(
 }
 
 /** The secrets a password change voids: each would set a password or finish a sign-in without the new one. */
-const PASSWORD_BOUND_PURPOSES: readonly AuthCodePurpose[] = ["password_reset", "login_email", "login_messenger"];
+const PASSWORD_BOUND_PURPOSES: readonly AuthCodePurpose[] = [
+  "password_reset",
+  "login_email",
+  "login_messenger",
+  "sign_in_link",
+];
 
 /**
- * Uses up every outstanding reset link and sign-in code of USER, so a link mailed before a
- * password change cannot undo it. A pending e-mail confirmation stays: it proves an address, not a password.
+ * Uses up every outstanding reset link, sign-in code and sign-in link of USER, so a link
+ * mailed before a password change cannot undo it. A pending e-mail confirmation stays: it
+ * proves an address, not a password.
  */
 export const voidPasswordSecrets = (db: Db, now: number, userId: number): Promise<void> =>
   voidCodes(db, now, userId, PASSWORD_BOUND_PURPOSES);
