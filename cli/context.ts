@@ -44,6 +44,6 @@ export async function withApp<T>(
     await app.close();
   }
   // a change is in effect on the running server (tokens, bans, streams, balances) before the command returns
-  if (wrote) await reportToRunningServer(dataDir, published);
+  if (wrote) await reportToRunningServer(dataDir, app.secret, published);
   return result;
 }

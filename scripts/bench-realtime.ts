@@ -46,7 +46,14 @@ async function runChild(): Promise<void> {
   const server = await startServer({
     dataDir,
     log: silentLogger,
-    overrides: { port: 0, host: "127.0.0.1", "limits.clientRps": 1_000_000 },
+    // --accounts below --connections puts many streams on one session: no stream caps here
+    overrides: {
+      port: 0,
+      host: "127.0.0.1",
+      "limits.clientRps": 1_000_000,
+      "limits.streamsPerSession": 1_000_000,
+      "limits.streamsPerAccount": 1_000_000,
+    },
   });
   const { app } = server;
   const now = app.clock.now();

@@ -3,7 +3,6 @@ import {
   closeSync,
   existsSync,
   fsyncSync,
-  mkdirSync,
   openSync,
   readFileSync,
   renameSync,
@@ -24,7 +23,7 @@ import { randomToken } from "../lib/ids";
 
 export { configKeys, isConfigKey, isLiveConfigKey, liveConfigKeys, rawConfigValue, type Config, type ConfigKey };
 
-import { CONFIG_FILE, SECRET_FILE } from "./layout";
+import { CONFIG_FILE, SECRET_FILE, ensureDataDir } from "./layout";
 
 export function resolveDataDir(flag?: string): string {
   return resolve(flag ?? process.env.SOCIAL_DATA_DIR ?? "./data");
@@ -46,7 +45,7 @@ export function readConfigFile(dataDir: string): Partial<Record<ConfigKey, unkno
 }
 
 export function writeConfigFile(dataDir: string, values: Partial<Record<ConfigKey, unknown>>): void {
-  mkdirSync(dataDir, { recursive: true });
+  ensureDataDir(dataDir);
   const path = join(dataDir, CONFIG_FILE);
   const tmp = `${path}.tmp-${process.pid}`;
   // synced before the rename: a live setting an admin saw acknowledged survives a power cut
@@ -122,7 +121,7 @@ function envLayer(): Partial<Record<ConfigKey, unknown>> {
 export function ensureInstanceSecret(dataDir: string): string {
   const path = join(dataDir, SECRET_FILE);
   if (existsSync(path)) return readFileSync(path, "utf8").trim();
-  mkdirSync(dataDir, { recursive: true });
+  ensureDataDir(dataDir);
   const secret = randomToken(32);
   writeFileSync(path, secret + "\n", { mode: 0o600 });
   chmodSync(path, 0o600);

@@ -110,6 +110,16 @@ export const configKeys = {
   "auth.requireVerifiedEmail": spec(false, bool, "refuse sign-in until the e-mail address is confirmed"),
   "limits.clientRps": spec(20, int(1, 1000000), "Client API requests per second per IP"),
   "limits.loginPer10Min": spec(10, int(1, 1000000), "login and password-recovery attempts per IP per 10 minutes"),
+  "limits.passwordFailuresPerAccount": spec(
+    10,
+    int(1, 1000000),
+    "wrong passwords for one account within limits.accountLockMinutes after which its password sign-in is paused",
+  ),
+  "limits.accountLockMinutes": spec(
+    15,
+    int(1, 1440),
+    "how long an account's password sign-in stays paused (signed-in sessions keep working)",
+  ),
   "limits.blockAfterRejections": spec(
     200,
     int(1, 100000000),
@@ -146,6 +156,16 @@ export const configKeys = {
     120,
     int(1, 1000000),
     "chat messages (sends and forwards) per account per minute in the Client API",
+  ),
+  "limits.streamsPerSession": spec(
+    10,
+    int(1, 1000000),
+    "open realtime streams per session on one server; a newer one closes the oldest",
+  ),
+  "limits.streamsPerAccount": spec(
+    30,
+    int(1, 1000000),
+    "open realtime streams per account on one server; a newer one closes the oldest",
   ),
   "realtime.heartbeatSeconds": spec(
     15,

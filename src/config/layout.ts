@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** The version this build reports (healthz, status, backups, `socialctl --version`). */
@@ -38,6 +38,18 @@ export function isInitialised(dataDir: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Creates DATADIR (with any missing parents) for its owner only, whatever the umask: it holds
+ * the instance secret, the database, uploads and the control socket. A directory that exists
+ * keeps the mode its operator gave it (`socialctl doctor` warns about secrets others can read).
+ */
+export function ensureDataDir(dataDir: string): void {
+  if (existsSync(dataDir)) return;
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // a umask can only take bits away from mkdir's mode; this also restores any it took from the owner
+  chmodSync(dataDir, 0o700);
 }
 
 /** A sortable, file-name-safe timestamp: 20261122T030900.123Z. */

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   isConfigKey,
@@ -8,7 +8,7 @@ import {
   writeConfigFile,
   type ConfigKey,
 } from "./index";
-import { SECRET_FILE } from "./layout";
+import { SECRET_FILE, ensureDataDir } from "./layout";
 
 /**
  * What `socialctl config export` writes and `config import` reads: the data dir's stored
@@ -66,7 +66,7 @@ export function importSettings(dataDir: string, bundle: SettingsBundle, opts: { 
   const current = existsSync(path) ? readFileSync(path, "utf8").trim() : null;
   if (current !== null && current !== bundle.secret && !opts.replace)
     throw new Error(`${dataDir} already has another instance secret: pass --force to replace it`);
-  mkdirSync(dataDir, { recursive: true });
+  ensureDataDir(dataDir);
   writeConfigFile(dataDir, bundle.config);
   if (current !== bundle.secret) {
     const tmp = `${path}.tmp-${process.pid}`;

@@ -8,7 +8,8 @@ import {
   type MigrationResult,
   type MigrationResultSet,
 } from "kysely";
-import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { closeSync, existsSync, openSync } from "node:fs";
+import { ensureDataDir } from "../config/layout";
 import { dirname } from "node:path";
 import { bunSqliteDialect } from "./sqlite-dialect";
 import { GroupCommit } from "./group-commit";
@@ -158,7 +159,7 @@ export function openPostgresStorage(url: string): Storage {
 /** Opens (creating if needed) the SQLite database: WAL, busy timeout, foreign keys, one writer connection. */
 export function openStorage(path: string): Storage {
   if (path !== ":memory:") {
-    mkdirSync(dirname(path), { recursive: true });
+    ensureDataDir(dirname(path));
     // created owner-only, like the config and the secret; SQLite gives the WAL and shm files
     // the database file's permissions, so they are 0600 too
     if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));

@@ -5,7 +5,7 @@ import { createBunRouteHandler } from "elysia/adapter/bun/compose";
 import type { InternalRoute } from "elysia/types";
 import type { App } from "../app";
 import { AppError, notFound, rateLimited } from "../lib/errors";
-import { clientIp } from "./client-ip";
+import { clientIp, rateLimitKey } from "./client-ip";
 import { CSRF_COOKIE, cookieValue } from "./cookies";
 import { csrfCheck } from "./csrf";
 import { clientErrorBody, clientErrorResponse } from "./envelope";
@@ -122,8 +122,8 @@ function frontDoor(app: App, opts: FrontDoorOptions, server: () => Server<unknow
   const validCsrf = csrfCheck(app.secret);
   const beforeRouting = opts.beforeRouting;
 
-  const refuseRate = async (ip: string, now: number, retryAfter: number) => {
-    await guard.noteRejection(ip, now);
+  const refuseRate = async (client: string, now: number, retryAfter: number) => {
+    await guard.noteRejection(client, now);
     return clientErrorResponse(rateLimited(retryAfter));
   };
   const checkCsrf = (request: Request): Response | undefined => {
@@ -137,13 +137,14 @@ function frontDoor(app: App, opts: FrontDoorOptions, server: () => Server<unknow
     if (tooBig) return clientErrorResponse(tooBig);
     const ip = clientIp(request, server(), app.config.trustProxy);
     rememberClientIp(request, ip);
+    const client = rateLimitKey(ip);
     const now = app.clock.now();
-    const blocked = guard.blockedFor(ip, now);
+    const blocked = guard.blockedFor(client, now);
     if (blocked > 0) return clientErrorResponse(rateLimited(blocked));
-    const decision = limiter.checkNow(`ip:${ip}`, app.config["limits.clientRps"], 1000, now);
+    const decision = limiter.checkNow(`ip:${client}`, app.config["limits.clientRps"], 1000, now);
     if (decision instanceof Promise)
-      return decision.then((d) => (d.allowed ? checkCsrf(request) : refuseRate(ip, now, d.retryAfter)));
-    return decision.allowed ? checkCsrf(request) : refuseRate(ip, now, decision.retryAfter);
+      return decision.then((d) => (d.allowed ? checkCsrf(request) : refuseRate(client, now, d.retryAfter)));
+    return decision.allowed ? checkCsrf(request) : refuseRate(client, now, decision.retryAfter);
   };
 
   const done = (request: Request, path: string, status: number, t0: number) => {

@@ -1,7 +1,8 @@
-import { existsSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { App } from "../app";
 import { CONTROL_SOCKET } from "../config/layout";
+import { hmacSha256, randomBytes, safeEqual } from "../lib/crypto";
 import { realtimeEventNames, type RealtimeEventName } from "../realtime/events";
 
 /*
@@ -9,7 +10,13 @@ import { realtimeEventNames, type RealtimeEventName } from "../realtime/events";
  * changed the database reports it there, with the live events it published, and waits for
  * the answer; so what it changed (a reissued token, a banned device, a new balance) has taken
  * effect in the running server, open streams and parked long polls included, by the time the
- * command returns. The data dir's permissions are its access control, as for the database.
+ * command returns.
+ *
+ * Who may report: the socket is its owner's only (0600, in a 0700 data dir), and, since a
+ * data dir made wider by hand would let another local user reach it, every connection must
+ * also prove it holds the instance secret: the server opens with a fresh challenge, and the
+ * report carries the challenge's HMAC under the secret. A connection without that proof is
+ * refused and nothing it sent is delivered (a forged event would reach a person's stream).
  */
 
 /** A realtime event a command published in its own process, for the server to deliver. */
@@ -26,8 +33,21 @@ export const REPORT_TIMEOUT_MS = 10_000;
 
 const KNOWN_EVENTS = new Set<string>(realtimeEventNames);
 
-function parseReport(line: string): ReportedEvent[] {
-  const report = JSON.parse(line) as { events?: unknown };
+/** The proof a reporter gives for CHALLENGE: only a holder of the instance secret can make it. */
+const proofFor = (secret: string, challenge: string) => hmacSha256(secret, `control-socket:${challenge}`);
+
+/** Why a report was not accepted, as the log says it. */
+class RefusedReport extends Error {}
+
+function parseReport(line: string, secret: string, challenge: string): ReportedEvent[] {
+  let report: { proof?: unknown; events?: unknown };
+  try {
+    report = JSON.parse(line) as typeof report;
+  } catch {
+    throw new RefusedReport("a report that is not JSON");
+  }
+  if (typeof report.proof !== "string" || !safeEqual(report.proof, proofFor(secret, challenge)))
+    throw new RefusedReport("a report without a valid proof of the instance secret");
   if (!Array.isArray(report.events)) throw new Error("a report needs an events array");
   return report.events.map((e: { userId?: unknown; event?: unknown; data?: unknown }) => {
     if (!Number.isSafeInteger(e.userId) || typeof e.event !== "string" || !KNOWN_EVENTS.has(e.event))
@@ -44,24 +64,32 @@ export function startControlSocket(app: App, onReport: (events: ReportedEvent[])
   const path = join(app.dataDir, CONTROL_SOCKET);
   // a socket file left by a server that was killed: nothing listens on it any more
   rmSync(path, { force: true });
-  const answer = async (line: string): Promise<string> => {
+  const answer = async (line: string, challenge: string): Promise<string> => {
     try {
-      await onReport(parseReport(line));
+      await onReport(parseReport(line, app.secret, challenge));
       return "ok";
     } catch (err) {
+      if (err instanceof RefusedReport) {
+        app.log.warn("refused a connection on the control socket", { reason: err.message });
+        return "refused";
+      }
       app.log.error("a change reported on the control socket was not applied", {
         error: err instanceof Error ? err.message : String(err),
       });
       return "error";
     }
   };
-  let listener: ReturnType<typeof Bun.listen<{ buf: string }>>;
+  let listener: ReturnType<typeof Bun.listen<{ buf: string; challenge: string }>>;
+  // the socket file is created by the bind with the umask's mode: owner-only from its first
+  // moment, not after a chmod that another user could race
+  const umask = process.umask(0o177);
   try {
-    listener = Bun.listen<{ buf: string }>({
+    listener = Bun.listen<{ buf: string; challenge: string }>({
       unix: path,
       socket: {
         open(socket) {
-          socket.data = { buf: "" };
+          socket.data = { buf: "", challenge: randomBytes(32).toString("hex") };
+          socket.write(`${socket.data.challenge}\n`);
         },
         data(socket, chunk) {
           socket.data.buf += chunk.toString();
@@ -70,13 +98,14 @@ export function startControlSocket(app: App, onReport: (events: ReportedEvent[])
           if (end < 0) return;
           const line = socket.data.buf.slice(0, end);
           socket.data.buf = "";
-          void answer(line).then((reply) => {
+          void answer(line, socket.data.challenge).then((reply) => {
             socket.write(`${reply}\n`);
             socket.end();
           });
         },
       },
     });
+    chmodSync(path, 0o600);
   } catch (err) {
     // e.g. a data dir path longer than a socket path may be: the server still runs, and the
     // database's data_version still tells it about other processes' writes on the next read
@@ -85,6 +114,8 @@ export function startControlSocket(app: App, onReport: (events: ReportedEvent[])
       error: err instanceof Error ? err.message : String(err),
     });
     return;
+  } finally {
+    process.umask(umask);
   }
   app.onClose(() => {
     listener.stop(true);
@@ -95,10 +126,12 @@ export function startControlSocket(app: App, onReport: (events: ReportedEvent[])
 /**
  * Reports a change this process made to the database in DATA_DIR, with the events it
  * published, to the server running there, and waits until that server has applied it.
+ * SECRET is the instance secret of DATA_DIR, which proves the report comes from its owner.
  * Resolves false when no server listens; rejects when one does but does not confirm.
  */
 export function reportToRunningServer(
   dataDir: string,
+  secret: string,
   events: ReportedEvent[],
   timeoutMs = REPORT_TIMEOUT_MS,
 ): Promise<boolean> {
@@ -106,7 +139,8 @@ export function reportToRunningServer(
   if (!existsSync(path)) return Promise.resolve(false);
   const notConfirmed = `the change is saved, but the server running on ${dataDir} did not confirm it`;
   return new Promise<boolean>((resolve, reject) => {
-    let reply = "";
+    let received = "";
+    let reported = false;
     let settled = false;
     const settle = (fn: () => void) => {
       if (settled) return;
@@ -121,14 +155,18 @@ export function reportToRunningServer(
     Bun.connect({
       unix: path,
       socket: {
-        open(socket) {
-          socket.write(`${JSON.stringify({ events })}\n`);
-        },
-        data(_socket, chunk) {
-          reply += chunk.toString();
+        data(socket, chunk) {
+          received += chunk.toString();
+          // the server's first line is the challenge this connection answers
+          const end = received.indexOf("\n");
+          if (reported || end < 0) return;
+          reported = true;
+          const proof = proofFor(secret, received.slice(0, end));
+          received = received.slice(end + 1);
+          socket.write(`${JSON.stringify({ proof, events })}\n`);
         },
         close() {
-          settle(() => (reply.startsWith("ok") ? resolve(true) : reject(new Error(`${notConfirmed}: see its log`))));
+          settle(() => (received.startsWith("ok") ? resolve(true) : reject(new Error(`${notConfirmed}: see its log`))));
         },
         // a socket file nobody listens on (a server that was killed): there is no server to tell
         connectError() {

@@ -27,9 +27,18 @@ export interface RealtimeEvents {
   "session:revoked": { sessionId: string };
   /** realtime transport: events since the client's last id are no longer kept; refetch state */
   "stream:reset": { reason: "gap" | "unknown-id" };
+  /**
+   * realtime transport (Server-Sent Events; a WebSocket gets close code 4009 instead): the server
+   * closes this stream because newer ones of the same session or account went over their limit.
+   * Reconnecting at once would close another window's: the client waits until it is used again.
+   */
+  "stream:closed": { reason: "too-many-streams"; limit: "session" | "account" };
 }
 
 export type RealtimeEventName = keyof RealtimeEvents;
+
+/** The WebSocket close code of a stream closed for newer ones of its session or account (limits.streamsPer*). */
+export const STREAM_LIMIT_CLOSE_CODE = 4009;
 export const realtimeEventNames = [
   "message:new",
   "message:edited",
@@ -45,6 +54,7 @@ export const realtimeEventNames = [
   "stars:balance",
   "session:revoked",
   "stream:reset",
+  "stream:closed",
 ] as const satisfies readonly RealtimeEventName[];
 
 /** Compile-time proof that the list above names every event of RealtimeEvents (and nothing else). */

@@ -10,8 +10,15 @@ export interface StreamSink {
   /** true when the client fell further behind than the connection may buffer */
   behind(limitEvents: number): boolean;
   /** ends the connection from the server side */
-  close(reason: "revoked" | "too-slow" | "shutdown"): void;
+  close(reason: CloseReason): void;
 }
+
+/**
+ * Why the server ends a stream: its session ended; the client fell too far behind; the server
+ * stops; or newer streams of the same session or account went over limits.streamsPerSession /
+ * limits.streamsPerAccount, and this was the oldest.
+ */
+export type CloseReason = "revoked" | "too-slow" | "shutdown" | "too-many-session-streams" | "too-many-account-streams";
 
 export interface Connection {
   readonly userId: number;
@@ -40,6 +47,9 @@ interface Live {
  */
 export class RealtimeHub {
   private readonly live = new Set<Live>();
+  /** the live streams of each session and of each account, oldest first (a Set keeps insertion order) */
+  private readonly ofSession = new Map<number, Set<Live>>();
+  private readonly ofAccount = new Map<number, Set<Live>>();
   private timer: ReturnType<typeof setInterval> | null = null;
 
   constructor(private readonly app: App) {
@@ -98,6 +108,17 @@ export class RealtimeHub {
     };
     entry.unsubscribe = this.app.events.subscribe(input.userId, safeDeliver);
     this.live.add(entry);
+    this.index(entry);
+    this.closeOldestOver(
+      this.ofSession.get(entry.sessionId)!,
+      this.app.config["limits.streamsPerSession"],
+      "too-many-session-streams",
+    );
+    this.closeOldestOver(
+      this.ofAccount.get(entry.userId)!,
+      this.app.config["limits.streamsPerAccount"],
+      "too-many-account-streams",
+    );
     if (input.lastEventId != null) {
       const replay = (found: Resumed) => {
         const live = held ?? [];
@@ -128,14 +149,43 @@ export class RealtimeHub {
     return { userId: input.userId, sessionId: input.sessionId, dispose: () => this.drop(entry) };
   }
 
+  private index(entry: Live): void {
+    let session = this.ofSession.get(entry.sessionId);
+    if (!session) this.ofSession.set(entry.sessionId, (session = new Set()));
+    session.add(entry);
+    let account = this.ofAccount.get(entry.userId);
+    if (!account) this.ofAccount.set(entry.userId, (account = new Set()));
+    account.add(entry);
+  }
+
+  private unindex(entry: Live): void {
+    const session = this.ofSession.get(entry.sessionId);
+    if (session?.delete(entry) && session.size === 0) this.ofSession.delete(entry.sessionId);
+    const account = this.ofAccount.get(entry.userId);
+    if (account?.delete(entry) && account.size === 0) this.ofAccount.delete(entry.userId);
+  }
+
+  /**
+   * Closes the oldest of STREAMS while there are more than LIMIT: one cookie could otherwise
+   * hold any number of streams, each a socket and a subscription on this server. The newest
+   * stays, as it is the window the person just opened.
+   */
+  private closeOldestOver(streams: Set<Live>, limit: number, reason: CloseReason): void {
+    while (streams.size > limit) {
+      const oldest = streams.values().next().value!;
+      this.close(oldest, reason);
+    }
+  }
+
   private drop(entry: Live): void {
     if (!this.live.delete(entry)) return;
+    this.unindex(entry);
     entry.closed = true;
     entry.unsubscribe();
     if (this.live.size === 0) this.stopTimer();
   }
 
-  private close(entry: Live, reason: "revoked" | "too-slow" | "shutdown"): void {
+  private close(entry: Live, reason: CloseReason): void {
     if (entry.closed) return;
     this.drop(entry);
     try {

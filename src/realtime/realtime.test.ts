@@ -12,6 +12,9 @@ beforeAll(async () => {
     "realtime.heartbeatSeconds": 1,
     "realtime.maxBufferedEvents": 20,
     "realtime.retentionSeconds": 60,
+    // the leak check below opens dozens of streams on one session at once (stream-limits.test.ts tests the caps)
+    "limits.streamsPerSession": 1000,
+    "limits.streamsPerAccount": 1000,
   });
 });
 afterAll(() => server.stop());

@@ -1,6 +1,7 @@
 import type { ServerWebSocket } from "bun";
 import { payloadJsonOf, type DeliveredEvent } from "./broker";
-import type { Connection, RealtimeHub } from "./hub";
+import type { CloseReason, Connection, RealtimeHub } from "./hub";
+import { STREAM_LIMIT_CLOSE_CODE, type RealtimeEvents } from "./events";
 
 const encoder = new TextEncoder();
 
@@ -44,6 +45,17 @@ function wsFrame(e: DeliveredEvent): string {
   const frames = framesOf(e);
   return (frames.ws ??= `{"event":${JSON.stringify(e.event)},"id":${e.id},"data":${payloadJson(frames, e)}}`);
 }
+
+const STREAM_LIMIT_OF = {
+  "too-many-session-streams": "session",
+  "too-many-account-streams": "account",
+} as const satisfies Partial<Record<CloseReason, RealtimeEvents["stream:closed"]["limit"]>>;
+
+/** The SSE frame telling a client its stream is closed for newer ones; without an id, as it is no event to resume from. */
+const streamClosedFrame = (limit: RealtimeEvents["stream:closed"]["limit"]): Uint8Array =>
+  encoder.encode(
+    `event: stream:closed\ndata: ${JSON.stringify({ reason: "too-many-streams", limit } satisfies RealtimeEvents["stream:closed"])}\n\n`,
+  );
 
 export interface StreamOwner {
   userId: number;
@@ -92,8 +104,10 @@ export function sseResponse(
               end();
               if (wasEnded) return;
               // a slow client's queue is dropped at once; others get what was already written
-              if (reason === "too-slow") controller.error();
-              else controller.close();
+              if (reason === "too-slow") return controller.error();
+              const limit = STREAM_LIMIT_OF[reason as keyof typeof STREAM_LIMIT_OF];
+              if (limit) controller.enqueue(streamClosedFrame(limit));
+              controller.close();
             },
           },
         });
@@ -144,7 +158,12 @@ export function attachWebSocket(
       close: (reason) => {
         if (reason === "revoked") ws.close(4001, "session revoked");
         else if (reason === "too-slow") ws.close(4008, "too far behind; reconnect with lastEventId");
-        else ws.close(1001, "server shutting down");
+        else if (reason === "shutdown") ws.close(1001, "server shutting down");
+        else
+          ws.close(
+            STREAM_LIMIT_CLOSE_CODE,
+            `too many streams for this ${STREAM_LIMIT_OF[reason]}; the oldest is closed`,
+          );
       },
     },
   });

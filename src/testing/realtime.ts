@@ -159,6 +159,7 @@ export class SseClient {
 export class WsClient {
   readonly frames: Frame[] = [];
   closeCode: number | null = null;
+  closeReason: string | null = null;
   private constructor(readonly ws: WebSocket) {}
 
   static open(baseUrl: string, client: TestClient | null, opts: { lastEventId?: number } = {}): Promise<WsClient> {
@@ -175,7 +176,10 @@ export class WsClient {
         reject(new Error(`websocket closed ${e.code}`));
       };
     }).then(() => {
-      ws.onclose = (e) => (c.closeCode = e.code);
+      ws.onclose = (e) => {
+        c.closeCode = e.code;
+        c.closeReason = e.reason;
+      };
       return c;
     });
   }

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { TestClient } from "../../testing/client";
 import { capturingLog, lastMail, signedInDevices } from "../../testing/auth";
+import { signedInClient } from "../../testing/fixtures";
+import { runCli } from "../../testing/cli";
 
 let server: TestServer;
 const capture = capturingLog();
@@ -109,6 +111,64 @@ describe("forgot and reset", () => {
     const late = await anon.post("/api/auth/password/reset", { token: second, newPassword: "another password" });
     expect(late.status).toBe(400);
     expect(late.body.error.details.fieldErrors.token).toBeDefined();
+  });
+
+  describe("a reset link mailed before the password changed no longer resets it", () => {
+    /** A reset link of USER's, mailed now, and a function that tries it. */
+    async function mailedLink(email: string) {
+      const anon = new TestClient(server.url);
+      await anon.post("/api/auth/password/forgot", { email });
+      const token = tokenOf(lastMail(capture, email, "password-reset"));
+      return () => anon.post("/api/auth/password/reset", { token, newPassword: "taken over 12345" });
+    }
+    const expectDead = (res: { status: number; body: any }) => {
+      expect(res.status).toBe(400);
+      expect(res.body.error.details.fieldErrors.token).toEqual(["is invalid, used or expired"]);
+    };
+
+    test("changed by its owner", async () => {
+      const { user, clients } = await signedIn();
+      const tryLink = await mailedLink(user.email!);
+      const changed = await clients[0]!.post("/api/auth/password/change", {
+        currentPassword: user.password,
+        newPassword: "owner's new one",
+      });
+      expect(changed.status).toBe(200);
+      expectDead(await tryLink());
+      expect((await new TestClient(server.url).login(user.email!, "owner's new one")).status).toBe(200);
+    });
+
+    test("set by an administrator", async () => {
+      const { user } = await signedIn();
+      const { client: admin } = await signedInClient(server, { isAdmin: true });
+      const tryLink = await mailedLink(user.email!);
+      const set = await admin.post(`/api/admin/accounts/${user.username}/password`, { password: "admin's choice 1" });
+      expect(set.status).toBe(200);
+      expectDead(await tryLink());
+      expect((await new TestClient(server.url).login(user.email!, "admin's choice 1")).status).toBe(200);
+    });
+
+    test("set with socialctl user set-password", async () => {
+      const { user } = await signedIn();
+      const tryLink = await mailedLink(user.email!);
+      const r = await runCli(
+        ["--data-dir", server.dataDir, "user", "set-password", user.username, "--password", "operator's pick 1"],
+        { timeoutMs: 30_000 },
+      );
+      expect(r.code).toBe(0);
+      expectDead(await tryLink());
+      expect((await new TestClient(server.url).login(user.email!, "operator's pick 1")).status).toBe(200);
+    }, 60_000);
+
+    test("a link mailed after the change still works", async () => {
+      const { user, clients } = await signedIn();
+      await clients[0]!.post("/api/auth/password/change", {
+        currentPassword: user.password,
+        newPassword: "changed first",
+      });
+      const tryLink = await mailedLink(user.email!);
+      expect((await tryLink()).status).toBe(200);
+    });
   });
 
   test("bad input", async () => {

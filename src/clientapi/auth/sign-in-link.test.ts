@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { issueSignInLink, SIGN_IN_LINK_TTL_MS } from "../../domain/auth/sign-in-links";
 import type { UserRow } from "../../domain/users/table";
+import { setPassword } from "../../domain/users/service";
 import { TestClient } from "../../testing/client";
 import { quickPerson } from "../../testing/fixtures";
 import { startTestServer, type TestServer } from "../../testing/server";
@@ -52,6 +53,13 @@ describe("the sandbox's one-time sign-in link", () => {
     expect((await open(sandbox, older)).res.status).toBe(410);
     expect((await open(sandbox, newer)).res.status).toBe(303);
     expect((await open(sandbox, "made-up")).res.status).toBe(410);
+  });
+
+  test("a password change voids an unused link", async () => {
+    const { user } = await quickPerson(sandbox);
+    const token = await issueSignInLink(sandbox.app.db, sandbox.app.clock.now(), user.id);
+    await setPassword(sandbox.app.db, sandbox.app.clock.now(), user.id, "a changed password");
+    expect((await open(sandbox, token)).res.status).toBe(410);
   });
 
   test("a server not started by socialctl dev has no such route: a real token signs nobody in", async () => {

@@ -31,13 +31,7 @@ export async function issueCode(
   const code = input.withCode ? sixDigitCode() : undefined;
   const token = input.withToken ? randomToken(32) : undefined;
   const row = await db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable("auth_codes")
-      .set({ used_at: now })
-      .where("user_id", "=", input.userId)
-      .where("purpose", "=", input.purpose)
-      .where("used_at", "is", null)
-      .execute();
+    await voidCodes(trx, now, input.userId, [input.purpose]);
     return trx
       .insertInto("auth_codes")
       .values({
@@ -52,6 +46,33 @@ export async function issueCode(
       .executeTakeFirstOrThrow();
   });
   return { row, code, token };
+}
+
+/** The secrets a password change voids: each would set a password or finish a sign-in without the new one. */
+const PASSWORD_BOUND_PURPOSES: readonly AuthCodePurpose[] = [
+  "password_reset",
+  "login_email",
+  "login_messenger",
+  "sign_in_link",
+];
+
+/**
+ * Uses up every outstanding reset link, sign-in code and sign-in link of USER, so a link
+ * mailed before a password change cannot undo it. A pending e-mail confirmation stays: it
+ * proves an address, not a password.
+ */
+export const voidPasswordSecrets = (db: Db, now: number, userId: number): Promise<void> =>
+  voidCodes(db, now, userId, PASSWORD_BOUND_PURPOSES);
+
+/** Uses up every outstanding secret of USER for one of PURPOSES. */
+async function voidCodes(db: Db, now: number, userId: number, purposes: readonly AuthCodePurpose[]): Promise<void> {
+  await db
+    .updateTable("auth_codes")
+    .set({ used_at: now })
+    .where("user_id", "=", userId)
+    .where("purpose", "in", purposes)
+    .where("used_at", "is", null)
+    .execute();
 }
 
 /** The newest live (unused, unexpired) secret of PURPOSE for USER, if any. */

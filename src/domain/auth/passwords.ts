@@ -1,10 +1,10 @@
 import type { App } from "../../app";
 import { fieldError } from "../../lib/errors";
-import { verifyPassword } from "../../lib/crypto";
 import { findUserByEmail, passwordProblem, setPassword } from "../users/service";
 import type { UserRow } from "../users/table";
 import { revokeSessionsAndNotify } from "../sessions/revoke";
 import { consumeToken, issueCode } from "./codes";
+import { checkAccountPassword } from "./password-attempts";
 import { passwordResetMail, sendMail } from "./notify";
 
 const RESET_TTL_MS = 3600_000;
@@ -19,10 +19,9 @@ export async function changePassword(
 ): Promise<number> {
   const problem = passwordProblem(newPassword);
   if (problem) throw fieldError("newPassword", problem);
-  const valid = user.password_hash
-    ? await verifyPassword(currentPassword, user.password_hash).catch(() => false)
-    : false;
-  if (!valid) throw fieldError("currentPassword", "is incorrect");
+  // a wrong current password counts toward the account's lock, as at sign-in: a stolen session is no oracle
+  if (!(await checkAccountPassword(app, user, user.email ?? "", currentPassword)))
+    throw fieldError("currentPassword", "is incorrect");
   await setPassword(app.db, app.clock.now(), user.id, newPassword);
   return revokeSessionsAndNotify(app, user.id, keepSessionId);
 }

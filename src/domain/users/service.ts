@@ -2,6 +2,7 @@ import type { Db } from "../../db";
 import { precompiled } from "../../db/compiled";
 import { AppError, validationError, type FieldErrors } from "../../lib/errors";
 import { hashPassword } from "../../lib/crypto";
+import { voidPasswordSecrets } from "../auth/codes";
 import { newCuid } from "../../lib/ids";
 import { pageOf, type Cursor } from "../../lib/paging";
 import type { UserRow } from "./table";
@@ -147,11 +148,18 @@ export async function requireUserByUsername(db: Db, username: string): Promise<U
   return user;
 }
 
+/**
+ * Sets USER's password and voids their outstanding reset links and sign-in codes, for every
+ * way a password changes (the person, a reset link, an admin, the CLI).
+ */
 export async function setPassword(db: Db, now: number, userId: number, password: string): Promise<void> {
   const problem = passwordProblem(password);
   if (problem) throw validationError({ password: [problem] });
   const hash = await hashPassword(password);
-  await db.updateTable("users").set({ password_hash: hash, updated_at: now }).where("id", "=", userId).execute();
+  await db.transaction().execute(async (trx) => {
+    await trx.updateTable("users").set({ password_hash: hash, updated_at: now }).where("id", "=", userId).execute();
+    await voidPasswordSecrets(trx, now, userId);
+  });
 }
 
 export async function setDisabled(db: Db, now: number, userId: number, disabled: boolean): Promise<void> {

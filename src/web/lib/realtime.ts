@@ -1,5 +1,10 @@
 import { signal } from "@preact/signals";
-import { realtimeEventNames, type RealtimeEventName, type RealtimeEvents } from "../../realtime/events";
+import {
+  STREAM_LIMIT_CLOSE_CODE,
+  realtimeEventNames,
+  type RealtimeEventName,
+  type RealtimeEvents,
+} from "../../realtime/events";
 
 /**
  * The one realtime connection of the app: a WebSocket to /api/realtime/ws, or Server-Sent
@@ -7,10 +12,11 @@ import { realtimeEventNames, type RealtimeEventName, type RealtimeEvents } from 
  * Either way it resumes from the last event id it saw, so nothing is lost across a
  * reconnect; when the server no longer has those events it sends `stream:reset` and the
  * screens refetch. Reconnects back off from 0.5 s to 30 s, and at once when the browser
- * comes back online.
+ * comes back online. A stream the server closed for newer ones of the same session or account
+ * (too many windows open) stays closed until this window is used again.
  */
 
-export type ConnectionState = "idle" | "connecting" | "open" | "reconnecting" | "closed";
+export type ConnectionState = "idle" | "connecting" | "open" | "reconnecting" | "paused" | "closed";
 
 /** Shown in the shell when the connection is lost. */
 export const connectionState = signal<ConnectionState>("idle");
@@ -147,6 +153,7 @@ function connectWebSocket() {
     socket = null;
     // 4001: this session was signed out or revoked; reconnecting cannot help
     if (e.code === 4001) return ended();
+    if (e.code === STREAM_LIMIT_CLOSE_CODE) return paused();
     // a socket that never opened twice in a row: try Server-Sent Events instead
     if (!wasOpen && ++failedWsOpens >= 2) transport = "sse";
     scheduleReconnect();
@@ -169,12 +176,35 @@ function connectEventSource() {
       dispatch(name, m.lastEventId || null, data);
     });
   }
+  es.addEventListener("stream:closed", paused);
   es.onerror = () => {
     // EventSource retries by itself but without our backoff, and gives up on a 401: take over
     es.close();
     source = null;
     scheduleReconnect();
   };
+}
+
+const RESUME_ON = ["focus", "pointerdown", "keydown"] as const;
+
+/**
+ * The server closed this window's stream for newer ones of the session or account. Reconnecting
+ * at once would close another window's stream, and that one would do the same: this one waits
+ * until the person comes back to it, then takes a stream again (closing the oldest elsewhere).
+ */
+function paused() {
+  teardown();
+  connectionState.value = "paused";
+  const resume = () => {
+    if (document.visibilityState !== "visible") return;
+    document.removeEventListener("visibilitychange", resume);
+    for (const name of RESUME_ON) removeEventListener(name, resume);
+    if (!wanted || connectionState.value !== "paused") return;
+    attempt = 0;
+    connect();
+  };
+  document.addEventListener("visibilitychange", resume);
+  for (const name of RESUME_ON) addEventListener(name, resume);
 }
 
 function ended() {
