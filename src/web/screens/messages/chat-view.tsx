@@ -2,6 +2,8 @@ import { memo } from "preact/compat";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { Avatar } from "../../components/avatar";
 import { Dialog } from "../../components/dialog";
+import { ReportDialog } from "../../components/report";
+import { BotReportDialog } from "./bot-report";
 import { api, describeError } from "../../lib/api";
 import { onRealtime } from "../../lib/realtime";
 import { account } from "../../lib/session";
@@ -196,6 +198,8 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
   const [link, setLink] = useState<string | null>(null);
   const [viewer, setViewer] = useState<{ url: string; alt: string } | null>(null);
   const [forwarding, setForwarding] = useState<ChatMessage | null>(null);
+  const [reporting, setReporting] = useState<ChatMessage | null>(null);
+  const [reportingBot, setReportingBot] = useState(false);
   const [paying, setPaying] = useState<ChatMessage | null>(null);
   const [webApp, setWebApp] = useState<OpenWebApp | null>(null);
   const [usedKeyboard, setUsedKeyboard] = useState<string | null>(null);
@@ -566,6 +570,7 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
             setHistory((h) => (h ? { ...h, messages: h.messages.map((x) => (x.id === message.id ? message : x)) } : h));
           }),
         forward: setForwarding,
+        report: setReporting,
         setDraft: (text) => {
           setDraft(text);
           requestAnimationFrame(() => document.getElementById("chat-input")?.focus());
@@ -696,6 +701,11 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
                     : `${conversation!.memberCount} members`}
               </p>
             </div>
+            {other?.isBot && (
+              <button type="button" onClick={() => setReportingBot(true)}>
+                Report
+              </button>
+            )}
             {conversation!.type === "group" && (
               <button type="button" onClick={() => setShowInfo(!showInfo)} aria-expanded={showInfo}>
                 Group info
@@ -859,6 +869,14 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
           </button>
         </div>
       </Dialog>
+      {reporting && (
+        <ReportDialog
+          open
+          target={{ type: "message", id: reporting.id, label: `@${reporting.sender.username}'s message` }}
+          onClose={() => setReporting(null)}
+        />
+      )}
+      {reportingBot && other?.isBot && <BotReportDialog bot={other.username} onClose={() => setReportingBot(false)} />}
       <Dialog open={forwarding !== null} title="Forward to…" onClose={() => setForwarding(null)}>
         <ul class="forward-list">
           {chats.value.map((c) => (
