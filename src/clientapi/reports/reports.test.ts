@@ -64,6 +64,11 @@ describe("reporting", () => {
       },
     ]);
     expect(mine.pageInfo).toEqual({ nextCursor: null });
+    // and in the person's data export
+    const exported = (await reader.client.get("/api/account/export")).body.data.export.reports;
+    expect(exported).toEqual([
+      expect.objectContaining({ id: first.body.data.report.id, target: { type: "post", id: postId }, status: "open" }),
+    ]);
   });
 
   test("nobody reports themselves, their own account or their own bot", async () => {

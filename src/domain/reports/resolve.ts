@@ -40,10 +40,10 @@ async function planEffect(
   app: App,
   actor: Actor,
   report: ReportRow,
+  subject: UserRow,
   r: Resolution,
 ): Promise<{ entry: AdminAction | null; apply: () => Promise<Record<string, unknown>> }> {
   if (r.minutes !== undefined && r.action !== "block-posting") throw fieldError("minutes", "is only for block-posting");
-  const subject = await subjectOf(app, report);
   const account = { type: "account" as const, id: subject.cuid, label: `@${subject.username}` };
   const personOnly = () => {
     if (subject.is_bot) throw fieldError("action", "does not apply to a bot: use disable-bot");
@@ -144,8 +144,8 @@ export async function resolveReport(
   const system = await ensureSystemAccount(app.db, app.clock.now());
   const by = actor ?? system;
   const note = r.note?.trim() || null;
-  const effect = await planEffect(app, by, report, r);
   const subject = await subjectOf(app, report);
+  const effect = await planEffect(app, by, report, subject, r);
   const main: AdminAction = {
     action: "report.resolve",
     target: { type: "report", id: report.cuid, label: `${report.target_type} of @${subject.username}` },
