@@ -6,6 +6,7 @@ import { registerInit } from "./commands/init";
 import { registerServe } from "./commands/serve";
 import { registerUser } from "./commands/user";
 import { registerModeration } from "./commands/moderation";
+import { registerReports } from "./commands/reports";
 import { registerConfig } from "./commands/config";
 import { registerMigrate } from "./commands/migrate";
 import { registerMigrateToPostgres } from "./commands/migrate-to-postgres";
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerUser(program);
   registerModeration(program);
+  registerReports(program);
   registerConfig(program);
   registerMigrate(program);
   registerMigrateToPostgres(program);

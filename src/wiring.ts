@@ -10,6 +10,7 @@ import { healthz, readyz } from "./ops/health";
 import { installChatHooks } from "./domain/chats/system-account";
 import { installPostsHooks } from "./domain/posts/export";
 import { installStarsHooks } from "./domain/stars/export";
+import { installReportHooks } from "./domain/reports/export";
 import { installBotUpdateHooks } from "./botapi/emit";
 import { installPaymentUpdateHooks } from "./botapi/methods/payments";
 import { installCallbackQueryHooks } from "./botapi/methods/callbacks";
@@ -55,6 +56,7 @@ function installListeners(app: App): void {
   installChatDelivery(app);
   installRealtimeDelivery(app);
   installStarsHooks(app);
+  installReportHooks(app);
   installPaymentUpdateHooks(app);
   installCallbackQueryHooks(app);
   // a node told about a change made elsewhere (another node's CLI report) re-checks its own streams and polls

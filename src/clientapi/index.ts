@@ -35,6 +35,7 @@ export const CLIENT_API: readonly ClientApiPrefix[] = [
   served("/social/hashtags", async (app) => [(await import("./posts/lists")).hashtagRoutes(app)]),
   served("/social/search", async (app) => [(await import("./search/routes")).searchRoutes(app)]),
   served("/social/stories", async (app) => [(await import("./stories/routes")).storyRoutes(app)]),
+  served("/social/reports", async (app) => [(await import("./reports/routes")).reportRoutes(app)]),
   served("/social/notifications", async (app) => [(await import("./notifications/routes")).notificationRoutes(app)]),
   // the unread routes before the chat routes: "/unread" is not a conversation id
   served("/social/messages", async (app) => [
@@ -52,6 +53,7 @@ export const CLIENT_API: readonly ClientApiPrefix[] = [
   served("/admin/bots", async (app) => [(await import("./admin/bots")).adminBotRoutes(app)]),
   served("/admin/settings", async (app) => [(await import("./admin/settings")).adminSettingsRoutes(app)]),
   served("/admin/status", async (app) => [(await import("./admin/status")).adminStatusRoutes(app)]),
+  served("/admin/reports", async (app) => [(await import("./admin/reports")).adminReportRoutes(app)]),
   served("/admin/audit", async (app) => [(await import("./admin/audit")).adminAuditRoutes(app)]),
   served("/admin/maintenance", async (app) => [(await import("./admin/maintenance")).adminMaintenanceRoutes(app)]),
 ];

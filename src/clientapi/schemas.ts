@@ -208,6 +208,8 @@ export const Notification = Resource({
   actor: PublicUser,
   postId: NullableString,
   commentId: NullableString,
+  /** a "report" notification: the reporter's report, now resolved (GET /api/social/reports) */
+  reportId: NullableString,
   read: t.Boolean(),
   createdAt: Time,
 });

@@ -129,6 +129,7 @@ export const configKeys = {
   "limits.botCallsPerMinute": spec(600, int(1, 1000000), "Bot API calls per token per minute"),
   "limits.postsPerHour": spec(60, int(1, 1000000), "new posts and reposts per account per hour"),
   "limits.commentsPerHour": spec(200, int(1, 1000000), "new comments per account per hour"),
+  "limits.reportsPerHour": spec(20, int(1, 1000000), "new reports per account per hour"),
   "moderation.blockedWords": spec(
     "",
     str,

@@ -13,6 +13,7 @@ import type { CommentsTables } from "../domain/comments/table";
 import type { StarsTables } from "../domain/stars/table";
 import type { PaymentsTables } from "../domain/payments/table";
 import type { AdminTables } from "../domain/admin/table";
+import type { ReportsTables } from "../domain/reports/table";
 
 /**
  * The whole database as Kysely sees it: each feature declares its tables in
@@ -34,4 +35,5 @@ export interface Database
     CommentsTables,
     StarsTables,
     PaymentsTables,
-    AdminTables {}
+    AdminTables,
+    ReportsTables {}

@@ -8,5 +8,6 @@ import "./styles/admin.css";
 import "./styles/personal.css";
 import "./styles/chat.css";
 import "./styles/people.css";
+import "./styles/reports.css";
 
 render(<App />, document.getElementById("app")!);

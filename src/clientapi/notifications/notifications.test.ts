@@ -50,6 +50,7 @@ describe("notify", () => {
         },
         postId: null,
         commentId: null,
+        reportId: null,
         read: false,
         createdAt: expect.any(String),
       },

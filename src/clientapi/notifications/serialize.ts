@@ -16,6 +16,7 @@ export function serializeNotification(v: NotificationView) {
     actor: serializePublicUser(v.actor),
     postId: v.postCuid,
     commentId: v.commentCuid,
+    reportId: v.reportCuid,
     read: v.row.read_at !== null,
     createdAt: toIso(v.row.created_at),
   };

@@ -1,8 +1,8 @@
 import type { Db } from "../../db";
 import { AppError } from "../../lib/errors";
 import { newCuid } from "../../lib/ids";
-import { pageOf, type Cursor } from "../../lib/paging";
-import { beforeKey } from "../posts/keyset";
+import type { Cursor } from "../../lib/paging";
+import { newestFirstPage } from "../posts/keyset";
 import type { UserRow } from "../users/table";
 import type { AdminAuditRow, AuditTargetType } from "./table";
 
@@ -85,13 +85,5 @@ const setDetails = (db: Db, id: number, details: Record<string, unknown>) =>
     .execute();
 
 /** One page of the audit log, newest first. */
-export async function auditPage(db: Db, page: { cursor: Cursor | null; limit: number }) {
-  let q = db.selectFrom("admin_audit").selectAll();
-  if (page.cursor) q = q.where(beforeKey("created_at", "id", page.cursor));
-  const rows = await q
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .limit(page.limit + 1)
-    .execute();
-  return pageOf(rows, page.limit, (r) => ({ t: r.created_at, id: r.id }));
-}
+export const auditPage = (db: Db, page: { cursor: Cursor | null; limit: number }) =>
+  newestFirstPage(db.selectFrom("admin_audit").selectAll(), page);

@@ -409,6 +409,15 @@ export async function deleteMessage(
   if (!own && !(conversation.type === "group" && hasRight(membership.member, "can_delete_messages"))) {
     throw permissionDenied("You may delete only your own messages for everyone");
   }
+  await wipeMessageForEveryone(app, conversation, message);
+}
+
+/** Wipes MESSAGE's text and files for every member of CONVERSATION (its sender, a group admin, or moderation). */
+export async function wipeMessageForEveryone(
+  app: App,
+  conversation: Pick<ConversationRow, "id" | "cuid">,
+  message: Pick<MessageRow, "id" | "cuid" | "media" | "extra" | "invoice">,
+): Promise<void> {
   // one transaction: a message is never left wiped with its reactions or votes still standing,
   // nor its files still marked in use
   await inTransaction(app.storage, async ({ db }) => {
@@ -420,7 +429,7 @@ export async function deleteMessage(
   });
   app.hooks.publish({
     type: "message:deleted",
-    to: await activeMemberIds(db, conversation.id),
+    to: await activeMemberIds(app.db, conversation.id),
     conversation: pick(conversation, "id", "cuid"),
     message: pick(message, "id", "cuid"),
   });

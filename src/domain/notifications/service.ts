@@ -16,6 +16,8 @@ export interface NewNotification {
   type: NotificationType;
   postId?: number;
   commentId?: number;
+  /** reports.id of a "report" notification */
+  reportId?: number;
 }
 
 /**
@@ -38,6 +40,7 @@ export async function notify(app: App, n: NewNotification): Promise<void> {
     // null-safe equality, in the standard spelling both engines take (`IS ?` is SQLite's own)
     .where("post_id", "is not distinct from", n.postId ?? null)
     .where("comment_id", "is not distinct from", n.commentId ?? null)
+    .where("report_id", "is not distinct from", n.reportId ?? null)
     .where("created_at", ">", now - REPEAT_WINDOW_MS)
     .executeTakeFirst();
   if (same) return;
@@ -50,6 +53,7 @@ export async function notify(app: App, n: NewNotification): Promise<void> {
       type: n.type,
       post_id: n.postId ?? null,
       comment_id: n.commentId ?? null,
+      report_id: n.reportId ?? null,
       created_at: now,
     })
     .returningAll()
@@ -133,8 +137,8 @@ export async function markRead(db: Db, now: number, recipientId: number, cuids?:
   return Number(res.numUpdatedRows);
 }
 
-/** Maps integer ids of posts or comments to their cuids. */
-async function cuidsOf(db: Db, table: "posts" | "comments", ids: number[]): Promise<Map<number, string>> {
+/** Maps integer ids of posts, comments or reports to their cuids. */
+async function cuidsOf(db: Db, table: "posts" | "comments" | "reports", ids: number[]): Promise<Map<number, string>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
   const rows = await db.selectFrom(table).select(["id", "cuid"]).where("id", "in", unique).execute();
@@ -147,6 +151,7 @@ export interface NotificationView {
   actor: UserRow;
   postCuid: string | null;
   commentCuid: string | null;
+  reportCuid: string | null;
 }
 
 /** Builds views of ROWS in a fixed number of queries; rows whose actor is gone are left out. */
@@ -164,6 +169,11 @@ export async function loadNotificationViews(db: Db, rows: NotificationRow[]): Pr
     "comments",
     rows.flatMap((r) => (r.comment_id === null ? [] : [r.comment_id])),
   );
+  const reports = await cuidsOf(
+    db,
+    "reports",
+    rows.flatMap((r) => (r.report_id === null ? [] : [r.report_id])),
+  );
   return rows.flatMap((row) => {
     const actor = byId.get(row.actor_id);
     if (!actor) return [];
@@ -173,6 +183,7 @@ export async function loadNotificationViews(db: Db, rows: NotificationRow[]): Pr
         actor,
         postCuid: row.post_id === null ? null : (posts.get(row.post_id) ?? null),
         commentCuid: row.comment_id === null ? null : (comments.get(row.comment_id) ?? null),
+        reportCuid: row.report_id === null ? null : (reports.get(row.report_id) ?? null),
       },
     ];
   });

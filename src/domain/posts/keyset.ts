@@ -1,5 +1,5 @@
-import { sql, type RawBuilder } from "kysely";
-import type { Cursor } from "../../lib/paging";
+import { sql, type RawBuilder, type SelectQueryBuilder } from "kysely";
+import { pageOf, type Cursor } from "../../lib/paging";
 
 /**
  * Keyset conditions on a (time, id) pair for lists paged with src/lib/paging.ts cursors.
@@ -26,4 +26,20 @@ export function afterKey(timeColumn: string, idColumn: string, c: Cursor): RawBu
 export function literalLimit(n: number): RawBuilder<number> {
   if (!Number.isSafeInteger(n) || n < 1) throw new Error(`bad LIMIT ${n}`);
   return sql.lit(n);
+}
+
+/**
+ * One page of Q's rows, newest first by (created_at, id), after the cursor of PAGE: the
+ * shape of every list of one table that pages by creation time.
+ */
+export async function newestFirstPage<DB, TB extends keyof DB, O extends { created_at: number; id: number }>(
+  q: SelectQueryBuilder<DB, TB, O>,
+  page: { cursor: Cursor | null; limit: number },
+): Promise<{ items: O[]; nextCursor: string | null }> {
+  const rows = await (page.cursor ? q.where(beforeKey("created_at", "id", page.cursor)) : q)
+    .orderBy(sql.ref("created_at"), "desc")
+    .orderBy(sql.ref("id"), "desc")
+    .limit(page.limit + 1)
+    .execute();
+  return pageOf(rows as O[], page.limit, (r) => ({ t: r.created_at, id: r.id }));
 }

@@ -1,3 +1,4 @@
+import type { JSX } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 import { useRoute } from "preact-iso";
 import { Page } from "../../components/page";
@@ -6,18 +7,22 @@ import { AuditLog } from "./audit";
 import { Bots } from "./bots";
 import { Content } from "./content";
 import { Maintenance } from "./maintenance";
+import { OpenReportsBadge } from "./open-reports";
+import { Reports } from "./reports";
 import { Settings } from "./settings";
 import { Status } from "./status";
 
-const SECTIONS = [
-  { slug: "", label: "Status", component: Status },
-  { slug: "accounts", label: "Accounts", component: Accounts },
-  { slug: "content", label: "Content", component: Content },
-  { slug: "bots", label: "Bots", component: Bots },
-  { slug: "settings", label: "Settings", component: Settings },
-  { slug: "maintenance", label: "Backups", component: Maintenance },
-  { slug: "audit", label: "Audit log", component: AuditLog },
-];
+const SECTIONS: Array<{ slug: string; label: string; component: () => JSX.Element; badge?: () => JSX.Element | null }> =
+  [
+    { slug: "", label: "Status", component: Status },
+    { slug: "reports", label: "Reports", component: Reports, badge: OpenReportsBadge },
+    { slug: "accounts", label: "Accounts", component: Accounts },
+    { slug: "content", label: "Content", component: Content },
+    { slug: "bots", label: "Bots", component: Bots },
+    { slug: "settings", label: "Settings", component: Settings },
+    { slug: "maintenance", label: "Backups", component: Maintenance },
+    { slug: "audit", label: "Audit log", component: AuditLog },
+  ];
 
 /** The admin area: one section at a time, chosen by /admin/<section>. */
 export function Admin() {
@@ -39,6 +44,7 @@ export function Admin() {
               <li key={s.slug}>
                 <a href={href} aria-current={s === current ? "page" : undefined}>
                   {s.label}
+                  {s.badge && <s.badge />}
                 </a>
               </li>
             );

@@ -1,4 +1,5 @@
 import { useCallback, useState } from "preact/hooks";
+import { ReportButton } from "../../components/report";
 import { AddFilesButton, AttachmentList, useAttachments } from "../../components/attachments";
 import { Avatar } from "../../components/avatar";
 import { FormError } from "../../components/field";
@@ -153,6 +154,12 @@ function CommentItem({
             <button type="button" class="small danger" onClick={remove}>
               {moderating ? "Remove comment" : "Delete comment"}
             </button>
+          )}
+          {me?.id !== comment.author.id && (
+            <ReportButton
+              class="small"
+              target={{ type: "comment", id: comment.id, label: `@${comment.author.username}'s comment` }}
+            />
           )}
         </div>
       </article>

@@ -2,6 +2,7 @@ import { memo } from "preact/compat";
 import { useState } from "preact/hooks";
 import { Avatar } from "../../components/avatar";
 import { Dialog } from "../../components/dialog";
+import { ReportButton } from "../../components/report";
 import { AddFilesButton, AttachmentList, storedAttachment, useAttachments } from "../../components/attachments";
 import { FormError } from "../../components/field";
 import { describeError } from "../../lib/api";
@@ -147,6 +148,7 @@ export const PostCard = memo(function PostCard({
             Remove
           </button>
         )}
+        {!mine && <ReportButton target={{ type: "post", id: post.id, label: `@${post.author.username}'s post` }} />}
       </footer>
       {confirmDelete && (
         <Dialog

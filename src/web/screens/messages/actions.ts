@@ -11,6 +11,8 @@ export interface ChatActions {
   react(m: ChatMessage, emoji: string | null): void;
   pin(m: ChatMessage, pinned: boolean): void;
   forward(m: ChatMessage): void;
+  /** opens the report dialog for someone else's message */
+  report(m: ChatMessage): void;
   /** puts TEXT into the message input (switch_inline_query_current_chat) */
   setDraft(text: string): void;
   /** sends TEXT as a message (a tapped /command) */

@@ -3,6 +3,8 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import { Avatar } from "../../components/avatar";
 import { Dialog } from "../../components/dialog";
 import { FormError } from "../../components/field";
+import { ReportDialog } from "../../components/report";
+import { BotReportDialog } from "./bot-report";
 import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
 import { onRealtime } from "../../lib/realtime";
@@ -210,6 +212,8 @@ export function ChatView({
   const [link, setLink] = useState<BotLinkTarget | null>(null);
   const [viewer, setViewer] = useState<{ url: string; alt: string } | null>(null);
   const [forwarding, setForwarding] = useState<ChatMessage | null>(null);
+  const [reporting, setReporting] = useState<ChatMessage | null>(null);
+  const [reportingBot, setReportingBot] = useState(false);
   const [paying, setPaying] = useState<ChatMessage | null>(null);
   const [webApp, setWebApp] = useState<OpenWebApp | null>(null);
   const [usedKeyboard, setUsedKeyboard] = useState<string | null>(null);
@@ -580,6 +584,7 @@ export function ChatView({
             setHistory((h) => (h ? { ...h, messages: h.messages.map((x) => (x.id === message.id ? message : x)) } : h));
           }),
         forward: setForwarding,
+        report: setReporting,
         setDraft: (text) => {
           setDraft(text);
           requestAnimationFrame(() => document.getElementById("chat-input")?.focus());
@@ -707,6 +712,11 @@ export function ChatView({
                     : `${conversation!.memberCount} members`}
               </p>
             </div>
+            {other?.isBot && (
+              <button type="button" onClick={() => setReportingBot(true)}>
+                Report
+              </button>
+            )}
             {conversation!.type === "group" && (
               <button type="button" onClick={() => setShowInfo(!showInfo)} aria-expanded={showInfo}>
                 Group info
@@ -886,6 +896,14 @@ export function ChatView({
           </button>
         </div>
       </Dialog>
+      {reporting && (
+        <ReportDialog
+          open
+          target={{ type: "message", id: reporting.id, label: `@${reporting.sender.username}'s message` }}
+          onClose={() => setReporting(null)}
+        />
+      )}
+      {reportingBot && other?.isBot && <BotReportDialog bot={other.username} onClose={() => setReportingBot(false)} />}
       <Dialog open={forwarding !== null} title="Forward to…" onClose={() => setForwarding(null)}>
         <ul class="forward-list">
           {chats.value.map((c) => (

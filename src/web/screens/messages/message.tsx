@@ -99,7 +99,7 @@ function describeSystem(m: ChatMessage): string {
   return action.replace(/_/g, " ");
 }
 
-/** The per-message menu: reply, react, edit, pin, forward, delete. */
+/** The per-message menu: reply, react, edit, pin, forward, report, delete. */
 function MessageMenu({ message, mine }: { message: ChatMessage; mine: boolean }) {
   const actions = useContext(ChatActionsContext)!;
   const [open, setOpen] = useState(false);
@@ -162,6 +162,11 @@ function MessageMenu({ message, mine }: { message: ChatMessage; mine: boolean })
               )}
             >
               Copy text
+            </button>
+          )}
+          {!mine && !message.sender.isSystem && message.kind !== "system" && (
+            <button type="button" onClick={act(() => actions.report(message))}>
+              Report
             </button>
           )}
           <button type="button" onClick={act(() => actions.remove(message, false))}>

@@ -18,10 +18,12 @@ const WHAT: Record<Notification["type"], string> = {
   mention: "mentioned you",
   repost: "reposted your post",
   poll: "voted in your poll",
+  report: "reviewed your report",
 };
 
-/** Where a notification leads: the post it is about, or the person (a follow). */
-const targetOf = (n: Notification) => (n.postId ? `/posts/${n.postId}` : `/users/${n.actor.username}`);
+/** Where a notification leads: the post it is about, one's reports, or the person (a follow). */
+const targetOf = (n: Notification) =>
+  n.type === "report" ? "/settings#reports" : n.postId ? `/posts/${n.postId}` : `/users/${n.actor.username}`;
 
 /** Notifications, newest first, paged by cursor; new ones arrive live; read one by one or all at once. */
 export function Notifications() {
@@ -104,14 +106,16 @@ export function Notifications() {
 }
 
 function NotificationItem({ n, onRead }: { n: Notification; onRead: () => void }) {
-  const name = n.actor.displayName || n.actor.username;
+  // a resolved report is the administrators' doing, told by the instance's own account
+  const fromInstance = n.type === "report";
+  const name = fromInstance ? "The administrators" : n.actor.displayName || n.actor.username;
   return (
     <li class={n.read ? "notification" : "notification notification-unread"}>
       <Avatar user={n.actor} size={40} />
       <div class="notification-body">
         <p>
           {!n.read && <span class="visually-hidden">Unread: </span>}
-          <a href={`/users/${n.actor.username}`}>{name}</a>{" "}
+          {fromInstance ? name : <a href={`/users/${n.actor.username}`}>{name}</a>}{" "}
           <a href={targetOf(n)} class="notification-what" onClick={() => !n.read && onRead()}>
             {WHAT[n.type] ?? n.type}
           </a>

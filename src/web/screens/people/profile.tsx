@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
+import { ReportButton } from "../../components/report";
 import { Avatar } from "../../components/avatar";
 import { Dialog } from "../../components/dialog";
 import { FormError } from "../../components/field";
@@ -64,6 +65,13 @@ function Relations({ profile, onChange }: { profile: Profile; onChange: (p: Prof
         >
           {profile.isBlocked ? "Blocked" : "Block"}
         </button>
+        <ReportButton
+          target={
+            profile.isBot
+              ? { type: "bot", id: profile.username, label: `the bot @${profile.username}` }
+              : { type: "user", id: profile.username, label: `@${profile.username}` }
+          }
+        />
       </div>
       <FormError message={error ? describeError(error) : null} />
       {confirmBlock && (

@@ -1,12 +1,13 @@
 import { useState } from "preact/hooks";
 import { Page } from "../../components/page";
 import { DeleteAccount, ExportData } from "./data";
+import { MyReports } from "./my-reports";
 import { PasswordChange } from "./password";
 import { Privacy } from "./privacy";
 import { Sessions } from "./sessions";
 import { TwoFactor } from "./two-factor";
 
-/** /settings: devices, password, two-factor, who may message me, my data, deleting the account. */
+/** /settings: devices, password, two-factor, who may message me, my reports, my data, deleting the account. */
 export function Settings() {
   // a password change signs other devices out: the device list is read again
   const [devicesVersion, setDevicesVersion] = useState(0);
@@ -17,6 +18,7 @@ export function Settings() {
         <a href="#password">Password</a>
         <a href="#two-factor">Two-factor</a>
         <a href="#messages">Messages</a>
+        <a href="#reports">Reports</a>
         <a href="#data">Your data</a>
       </nav>
       <div id="devices">
@@ -30,6 +32,9 @@ export function Settings() {
       </div>
       <div id="messages">
         <Privacy />
+      </div>
+      <div id="reports">
+        <MyReports />
       </div>
       <div id="data" class="settings-stack">
         <ExportData />

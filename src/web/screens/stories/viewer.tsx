@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
+import { ReportButton } from "../../components/report";
 import { Avatar } from "../../components/avatar";
 import { Dialog } from "../../components/dialog";
 import { FormError } from "../../components/field";
@@ -154,6 +155,9 @@ export function StoryViewer({ username }: { username: string }) {
               <button type="button" onClick={forward}>
                 Next
               </button>
+              {!mine && (
+                <ReportButton target={{ type: "story", id: story.id, label: `@${story.author.username}'s story` }} />
+              )}
               {mine && (
                 <>
                   <button type="button" onClick={() => setViewersOpen(true)}>

@@ -1,0 +1,36 @@
+import { useCallback } from "preact/hooks";
+import { ListFooter } from "../../components/list-footer";
+import { api } from "../../lib/api";
+import { formatDateTime } from "../../lib/format";
+import { usePagedList } from "../../lib/paged";
+import { OUTCOME, REASON_LABEL, type OwnReport, type OwnReportPage } from "../../lib/reports";
+import { Section } from "./section";
+
+/** The person's own reports and what became of them. */
+export function MyReports() {
+  const load = useCallback(async (cursor: string | null) => {
+    const r = await api.get<OwnReportPage>("/social/reports", { cursor, limit: 20 });
+    return { items: r.reports, nextCursor: r.pageInfo.nextCursor };
+  }, []);
+  const list = usePagedList<OwnReport>("my-reports", load);
+  return (
+    <Section title="Reports" intro="What you reported to the administrators, and what they decided.">
+      {list.items.length > 0 && (
+        <ul class="my-reports">
+          {list.items.map((r) => (
+            <li key={r.id}>
+              <strong>{r.target.label}</strong>
+              <span>
+                {REASON_LABEL[r.reason]} · reported {formatDateTime(r.createdAt)}
+              </span>
+              <span class={r.status === "open" ? "report-status open" : "report-status"}>
+                {r.resolution ? OUTCOME[r.resolution.action] : "Waiting for an administrator"}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+      <ListFooter list={list} noun="reports" empty="You have not reported anything." />
+    </Section>
+  );
+}
