@@ -48,13 +48,49 @@ describe("compatibility details", () => {
     expect(seen.media[0]).toMatchObject({ type: "image", mime: "image/gif" });
   });
 
+  test("the first non-empty action in the compatible server's order decides; empty extras are ignored", async () => {
+    const sent = await call("sendMessage", {
+      chat_id: chatId,
+      text: "pick",
+      reply_markup: {
+        inline_keyboard: [
+          // what telebot.v3 sends for every callback button
+          [{ text: "A", callback_data: "a", switch_inline_query_current_chat: "" }],
+          [{ text: "B", url: "", callback_data: "b" }],
+          [{ text: "Site", url: "https://example.com/", callback_data: "ignored" }],
+          [{ text: "Web", web_app: { url: "https://example.com/app" }, copy_text: { text: "ignored" } }],
+          [{ text: "Ask", switch_inline_query_current_chat: "" }],
+        ],
+      },
+    });
+    expect(sent.status).toBe(200);
+    expect(sent.body.result.reply_markup).toEqual({
+      inline_keyboard: [
+        [{ text: "A", callback_data: "a" }],
+        [{ text: "B", callback_data: "b" }],
+        [{ text: "Site", url: "https://example.com/" }],
+        [{ text: "Web", web_app: { url: "https://example.com/app" } }],
+        [{ text: "Ask", switch_inline_query_current_chat: "" }],
+      ],
+    });
+    const empty = await call("sendMessage", {
+      chat_id: chatId,
+      text: "pick",
+      reply_markup: { inline_keyboard: [[{ text: "x", url: "", callback_data: "" }]] },
+    });
+    expect(empty.body).toEqual({
+      ok: false,
+      error_code: 400,
+      description: "Bad Request: can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard",
+    });
+  });
   test("setWebhook without a scheme assumes https://", async () => {
     expect((await call("setWebhook", { url: "127.0.0.1:9/hook" })).body.result).toBe(true);
     expect((await call("getWebhookInfo")).body.result.url).toBe("https://127.0.0.1:9/hook");
     expect((await call("deleteWebhook")).body.result).toBe(true);
   });
 
-  test("descriptions, names and commands per language and scope, with the default as fallback", async () => {
+  test("descriptions and names per language with the default as fallback; commands per language and scope, each list its own", async () => {
     expect((await call("setMyDescription", { description: "Hello" })).body.result).toBe(true);
     expect((await call("setMyDescription", { description: "Hallo", language_code: "de" })).body.result).toBe(true);
     expect((await call("getMyDescription")).body.result).toEqual({ description: "Hello" });
@@ -90,17 +126,20 @@ describe("compatibility details", () => {
     expect((await call("getMyCommands", { scope: { type: "all_private_chats" } })).body.result).toEqual(
       list("private"),
     );
+    // a scope and language without a list of their own answer [], as the compatible API does
     expect(
       (await call("getMyCommands", { scope: { type: "all_private_chats" }, language_code: "de" })).body.result,
-    ).toEqual(list("private"));
+    ).toEqual([]);
     expect(
       (await call("getMyCommands", { scope: { type: "all_group_chats" }, language_code: "de" })).body.result,
-    ).toEqual(list("deutsch"));
+    ).toEqual([]);
+    expect((await call("getMyCommands", { language_code: "de" })).body.result).toEqual(list("deutsch"));
+    expect((await call("getMyCommands", { language_code: "fr" })).body.result).toEqual([]);
     expect((await call("getMyCommands", { scope: { type: "chat", chat_id: String(chatId) } })).body.result).toEqual(
       list("one"),
     );
     expect((await call("deleteMyCommands", { scope: { type: "all_private_chats" } })).body.result).toBe(true);
-    expect((await call("getMyCommands", { scope: { type: "all_private_chats" } })).body.result).toEqual(list("all"));
+    expect((await call("getMyCommands", { scope: { type: "all_private_chats" } })).body.result).toEqual([]);
     // the person's card shows the default list
     expect((await person.get("/api/social/bots/compat_bot")).body.data.bot.commands).toEqual(list("all"));
 

@@ -88,12 +88,12 @@ export const profileMethods = {
       await updateBotProfile(ctx.app, ctx.bot.id, (p) => void (((p.commands ??= {})[scope] ??= {})[lang] = commands));
     return true;
   },
-  /** The list for the scope and language, falling back to the scope's list for everyone, then to the default scope's. */
+  /** The list set for exactly this scope and language, [] when there is none, as the compatible API answers. */
   async getMyCommands({ bot, params }) {
     const scope = scopeKey(params);
     const lang = languageCode(params);
-    const byScope = botProfile(bot).commands ?? {};
-    return byScope[scope]?.[lang] ?? byScope[scope]?.[""] ?? byScope.default?.[lang] ?? botCommands(bot);
+    if (scope === "default" && lang === "") return botCommands(bot);
+    return botProfile(bot).commands?.[scope]?.[lang] ?? [];
   },
   async deleteMyCommands(ctx) {
     const scope = scopeKey(ctx.params);
