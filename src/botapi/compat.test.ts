@@ -3,7 +3,7 @@ import type { TestServer } from "../testing/server";
 import type { TestClient } from "../testing/client";
 import type { UserRow } from "../domain/users/table";
 import { botApiUserId } from "../domain/bots/ids";
-import { botCall, botWorld, createBotViaApi, history, openChat } from "../testing/botapi";
+import { botCall, botWorld, createBotViaApi, history, openChat, PNG_1x1 } from "../testing/botapi";
 
 /**
  * Incompatibilities found by running other projects' own integration tests (node-telegram-bot-api's,
@@ -84,6 +84,21 @@ describe("compatibility details", () => {
       description: "Bad Request: can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard",
     });
   });
+  test("the same bytes uploaded twice are one file: one file_unique_id per content", async () => {
+    const sendPhoto = async (bytes: Uint8Array, name: string) => {
+      const form = new FormData();
+      form.set("chat_id", String(chatId));
+      form.set("photo", new File([bytes], name, { type: "image/gif" }));
+      const res = await fetch(`${server.url}/bot${token}/sendPhoto`, { method: "POST", body: form });
+      const body = (await res.json()) as any;
+      expect(body.ok).toBe(true);
+      return body.result.photo.at(-1).file_unique_id as string;
+    };
+    const first = await sendPhoto(GIF_1x1, "a.gif");
+    expect(await sendPhoto(GIF_1x1, "b.gif")).toBe(first);
+    expect(await sendPhoto(PNG_1x1, "c.png")).not.toBe(first);
+  });
+
   test("setWebhook without a scheme assumes https://", async () => {
     expect((await call("setWebhook", { url: "127.0.0.1:9/hook" })).body.result).toBe(true);
     expect((await call("getWebhookInfo")).body.result.url).toBe("https://127.0.0.1:9/hook");

@@ -211,12 +211,9 @@ describe("checks that need the default (strict) outbound policy", () => {
     const owner = await makeUser(server.app);
     // a refused address reads like any failed fetch; only the URL's shape is told apart
     for (const [photo, description] of [
-      ["https://127.0.0.1/x.png", "Bad Request: failed to get HTTP URL content for photo"],
-      ["https://localhost/x.png", "Bad Request: failed to get HTTP URL content for photo"],
-      [
-        "http://example.com/x.png",
-        "Bad Request: failed to get HTTP URL content for photo: an HTTPS URL must be provided",
-      ],
+      ["https://127.0.0.1/x.png", "Bad Request: failed to get HTTP URL content"],
+      ["https://localhost/x.png", "Bad Request: failed to get HTTP URL content"],
+      ["http://example.com/x.png", "Bad Request: failed to get HTTP URL content: an HTTPS URL must be provided"],
     ]) {
       const r = await call(`/bot${token}/sendPhoto`, json({ chat_id: owner.id, photo }));
       expect(r).toMatchObject({ status: 400, body: { description } });

@@ -21,6 +21,8 @@ export interface UploadsTable {
   created_at: number;
   /** set when a post, message, story or profile starts using the file */
   attached_at: number | null;
+  /** SHA-256 (hex) of the bytes a bot uploaded: the same bytes again reuse the upload; null for others */
+  content_hash: string | null;
 }
 
 export type UploadRow = Selectable<UploadsTable>;
