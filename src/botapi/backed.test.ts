@@ -207,6 +207,12 @@ describe("batch and chat methods", () => {
     expect((await person.get("/api/social/bots/backed_bot")).body.data.bot.menuButton).toEqual({ type: "commands" });
     expect((await menuLaunch()).status).toBe(404);
     expect((await call("getChatMenuButton")).body.result).toEqual(app);
+    // `default` is answered back as set; people see the bot's default button in its place
+    expect((await call("setChatMenuButton", { chat_id: chatId, menu_button: { type: "default" } })).body.result).toBe(
+      true,
+    );
+    expect((await call("getChatMenuButton", { chat_id: chatId })).body.result).toEqual({ type: "default" });
+    expect((await person.get("/api/social/bots/backed_bot")).body.data.bot.menuButton).toEqual(app);
     expect(
       (
         await call("setChatMenuButton", {

@@ -99,6 +99,45 @@ describe("compatibility details", () => {
     expect(await sendPhoto(PNG_1x1, "c.png")).not.toBe(first);
   });
 
+  test("sendVenue keeps foursquare_id/foursquare_type; sendAudio keeps its thumbnail; getChat has pinned_message", async () => {
+    const venue = await call("sendVenue", {
+      chat_id: chatId,
+      latitude: 52.52,
+      longitude: 13.405,
+      title: "Tea house",
+      address: "Main street 1",
+      foursquare_id: "4b0588b4f964a52093a822e3",
+      foursquare_type: "food/teahouse",
+    });
+    expect(venue.body.result.venue).toMatchObject({
+      title: "Tea house",
+      foursquare_id: "4b0588b4f964a52093a822e3",
+      foursquare_type: "food/teahouse",
+    });
+
+    const form = new FormData();
+    form.set("chat_id", String(chatId));
+    form.set("title", "Song");
+    form.set("audio", new File([new TextEncoder().encode("not really audio")], "song.mp3", { type: "audio/mpeg" }));
+    form.set("thumbnail", new File([PNG_1x1], "cover.png", { type: "image/png" }));
+    const audio = (await (
+      await fetch(`${server.url}/bot${token}/sendAudio`, { method: "POST", body: form })
+    ).json()) as any;
+    expect(audio.ok).toBe(true);
+    expect(audio.result.audio).toMatchObject({ title: "Song", thumbnail: { width: 1, height: 1 } });
+    expect((await fetch(audio.result.audio.thumbnail.file_id)).headers.get("content-type")).toStartWith("image/");
+
+    expect((await call("getChat", { chat_id: chatId })).body.result.pinned_message).toBeUndefined();
+    expect(
+      (await call("pinChatMessage", { chat_id: chatId, message_id: venue.body.result.message_id })).body.result,
+    ).toBe(true);
+    expect((await call("getChat", { chat_id: chatId })).body.result.pinned_message).toMatchObject({
+      message_id: venue.body.result.message_id,
+      venue: { title: "Tea house" },
+    });
+    await call("unpinAllChatMessages", { chat_id: chatId });
+  });
+
   test("setWebhook without a scheme assumes https://", async () => {
     expect((await call("setWebhook", { url: "127.0.0.1:9/hook" })).body.result).toBe(true);
     expect((await call("getWebhookInfo")).body.result.url).toBe("https://127.0.0.1:9/hook");

@@ -319,10 +319,25 @@ function mediaFields(item: MediaItem, extra: Record<string, unknown>): MediaFiel
         // sendAudio's performer, title and duration (when the server could not measure it)
         const given =
           typeof extra.audio === "object"
-            ? (extra.audio as { performer?: string; title?: string; duration?: number })
+            ? (extra.audio as {
+                performer?: string;
+                title?: string;
+                duration?: number;
+                thumbnail?: { url: string; width?: number; height?: number; sizeBytes?: number };
+              })
             : {};
+        const cover = given.thumbnail;
         const audio = {
           ...document,
+          thumbnail: cover
+            ? {
+                file_id: cover.url,
+                file_unique_id: cover.url,
+                width: cover.width ?? 0,
+                height: cover.height ?? 0,
+                file_size: cover.sizeBytes,
+              }
+            : document.thumbnail,
           duration: seconds(item.durationMs) ?? given.duration ?? 0,
           performer: given.performer,
           title: given.title,

@@ -1,4 +1,11 @@
-import { ADMIN_RIGHTS, getMember, isActive, type Rights } from "../../domain/chats/access";
+import {
+  ADMIN_RIGHTS,
+  findMessageBySeq,
+  getMember,
+  isActive,
+  pinnedSeqs,
+  type Rights,
+} from "../../domain/chats/access";
 import { listAdministrators, memberCount } from "../../domain/chats/conversations";
 import {
   createInvite,
@@ -17,7 +24,14 @@ import { findPerson, resolveChat } from "../chats";
 import type { BotContext, MethodTable } from "../context";
 import { asBot, badRequest, forbiddenBot } from "../errors";
 import { inputFile } from "../files";
-import { photoSizes, serializeChat, serializeChatMember, serializeUser, type ChatView } from "../serializers";
+import {
+  photoSizes,
+  serializeChat,
+  serializeChatMember,
+  serializeMessage,
+  serializeUser,
+  type ChatView,
+} from "../serializers";
 
 /** A group chat from chat_id; private chats have no members to manage. */
 async function groupChat(ctx: BotContext): Promise<ChatView> {
@@ -44,7 +58,11 @@ export const chatMethods = {
     const view = await resolveChat(ctx, "chat_id", false);
     const { conversation, other } = view;
     const photoUrl = conversation.type === "group" ? conversation.photo_url : other?.avatar_url;
+    // the most recently pinned message, as the compatible API gives it
+    const [pinnedSeq] = await pinnedSeqs(ctx.app.db, conversation.id);
+    const pinned = pinnedSeq === undefined ? undefined : await findMessageBySeq(ctx.app.db, conversation.id, pinnedSeq);
     const common = {
+      pinned_message: pinned ? await serializeMessage(ctx.app.db, view, pinned) : undefined,
       accent_color_id: 0,
       max_reaction_count: 1,
       // no gifts here: none are accepted

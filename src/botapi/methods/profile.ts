@@ -14,7 +14,7 @@ import type { Params } from "../params";
 import { serializeBotSelf } from "../serializers";
 import { parseMenuButton } from "../markup";
 import { resolveChat } from "../chats";
-import { menuButtonFor } from "../../domain/bots/profile";
+import { menuButtonAsSet } from "../../domain/bots/profile";
 
 /** `language_code`: a two-letter ISO 639-1 code, or "" (absent) for everyone without a dedicated value. */
 function languageCode(params: Params): string {
@@ -151,15 +151,12 @@ export const profileMethods = {
   async setChatMenuButton(ctx) {
     const key = await menuKey(ctx);
     const button = parseMenuButton(ctx.params.json("menu_button"));
-    await updateBotProfile(ctx.app, ctx.bot.id, (p) => {
-      const buttons = (p.menu_button ??= {});
-      if (button.type === "default") delete buttons[key];
-      else buttons[key] = button;
-    });
+    // `default` is kept as set: getChatMenuButton answers it back, as the compatible API does
+    await updateBotProfile(ctx.app, ctx.bot.id, (p) => void ((p.menu_button ??= {})[key] = button));
     return true;
   },
   async getChatMenuButton(ctx) {
-    return menuButtonFor(botProfile(ctx.bot), await menuKey(ctx));
+    return menuButtonAsSet(botProfile(ctx.bot), await menuKey(ctx));
   },
 
   // nothing to release: there is no cloud/local server split here

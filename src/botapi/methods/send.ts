@@ -1,4 +1,5 @@
 import { randomInt } from "../../lib/crypto";
+import { toUnixSeconds } from "../../lib/clock";
 import type { MessageRow } from "../../domain/chats/table";
 import { AppError } from "../../lib/errors";
 import { messageIds } from "./edit";
@@ -149,6 +150,9 @@ function sendFile(field: FileField, extraFlags: Record<string, unknown> = {}) {
   };
 }
 
+/** the longest open_period the compatible server passes on (a month) */
+const MAX_POLL_OPEN_PERIOD = 2_628_000;
+
 const DICE: Record<string, number> = { "🎲": 6, "🎯": 6, "🎳": 6, "🏀": 5, "⚽": 5, "🎰": 64 };
 
 /** Poll options: Strings or InputPollOption objects, whose text may carry markup (text_parse_mode / text_entities). */
@@ -173,6 +177,14 @@ async function pollOptions(app: App, raw: unknown): Promise<{ text: string; text
     options.push(entities.length ? { text, text_entities: entities } : { text });
   }
   return options;
+}
+
+/** open_period (seconds, as the compatible server clamps it) or close_date (unix seconds): when the poll closes by itself. */
+function closing(ctx: BotContext): { open_period?: number; close_date?: number } {
+  const openPeriod = Math.min(Math.max(ctx.params.lenientInt("open_period", 0), 0), MAX_POLL_OPEN_PERIOD);
+  if (openPeriod > 0) return { open_period: openPeriod, close_date: toUnixSeconds(ctx.app.clock.now()) + openPeriod };
+  const closeDate = ctx.params.lenientInt("close_date", 0);
+  return closeDate > 0 ? { close_date: closeDate } : {};
 }
 
 function coordinates(ctx: BotContext) {
@@ -224,10 +236,16 @@ export const sendMethods = {
     const performer = ctx.params.str("performer", { max: 64 });
     const title = ctx.params.str("title", { max: 64 });
     const duration = ctx.params.int("duration", { min: 0 });
+    // the cover (thumbnail; thumb in older libraries): a part, attach://, a file URL or an https URL
+    const { files, values } = ctx.params;
+    const cover = files.get("thumbnail") ?? files.get("thumb") ?? values.thumbnail ?? values.thumb;
+    const image =
+      cover === undefined || cover === null || cover === "" ? undefined : await inputFile(ctx, "photo", cover);
+    const thumbnail = image && { url: image.url, width: image.width, height: image.height, sizeBytes: image.sizeBytes };
     return sendFile("audio", {
       audio:
-        performer !== undefined || title !== undefined || duration !== undefined
-          ? { performer, title, duration }
+        performer !== undefined || title !== undefined || duration !== undefined || thumbnail
+          ? { performer, title, duration, thumbnail }
           : true,
     })(ctx);
   },
@@ -303,7 +321,12 @@ export const sendMethods = {
     const location = coordinates(ctx);
     const title = ctx.params.str("title", { required: true, max: 120, empty: "venue title is empty" })!;
     const address = ctx.params.str("address", { max: 200 }) ?? "";
-    return post(ctx, view, { content: "", extra: { location, venue: { location, title, address } } });
+    const venue: Record<string, unknown> = { location, title, address };
+    for (const field of ["foursquare_id", "foursquare_type", "google_place_id", "google_place_type"]) {
+      const value = ctx.params.str(field, { max: 256 });
+      if (value) venue[field] = value;
+    }
+    return post(ctx, view, { content: "", extra: { location, venue } });
   },
 
   async sendPoll(ctx) {
@@ -332,6 +355,7 @@ export const sendMethods = {
       allows_multiple_answers: type === "quiz" ? false : multiple,
       // a quiz answer is final unless the bot says otherwise; a regular vote can be taken back
       allows_revoting: ctx.params.bool("allows_revoting") ?? type !== "quiz",
+      ...closing(ctx),
     };
     if (type === "quiz") {
       if (multiple) throw badRequest("quiz poll can't allow multiple answers");
