@@ -234,6 +234,7 @@ interface StoredExtra extends Record<string, unknown> {
   location?: BotMessage["location"];
   venue?: BotMessage["venue"];
   dice?: BotMessage["dice"];
+  contact?: BotMessage["contact"];
   poll?: StoredPoll;
   media_group_id?: string;
   has_spoiler?: boolean;
@@ -255,6 +256,7 @@ export interface BotMessage extends MediaFields {
   location?: { latitude: number; longitude: number };
   venue?: { location: { latitude: number; longitude: number }; title: string; address: string };
   dice?: { emoji: string; value: number };
+  contact?: { phone_number: string; first_name: string; last_name?: string; vcard?: string };
   poll?: ReturnType<typeof serializePoll>;
   reply_markup?: { inline_keyboard: InlineButtonShape[][] };
   invoice?: { title: string; description: string; start_parameter: string; currency: string; total_amount: number };
@@ -474,6 +476,7 @@ function messageShape(
   if (typeof extra.media_group_id === "string") out.media_group_id = extra.media_group_id;
   if (extra.location) out.location = extra.location;
   if (extra.venue) out.venue = extra.venue;
+  if (extra.contact) out.contact = extra.contact;
   if (extra.dice) out.dice = extra.dice;
   if (extra.poll) out.poll = serializePoll(extra.poll, lookups.tallies.get(m.id));
   const markup = json<{ inline_keyboard?: InlineButtonShape[][] }>(m.reply_markup);

@@ -12,11 +12,11 @@ import { captionOf, formatText, MAX_CAPTION, MAX_TEXT, messageText } from "../te
 import { inputFile } from "../files";
 import { BUSINESS_CONNECTION_NOT_FOUND } from "./unsupported";
 
-const NOT_MODIFIED =
+export const NOT_MODIFIED =
   "message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message";
 
 /** The bot's own message to edit, by chat_id + message_id (inline messages do not exist here). */
-async function ownMessage(ctx: BotContext): Promise<{ view: ChatView; row: MessageRow }> {
+export async function ownMessage(ctx: BotContext): Promise<{ view: ChatView; row: MessageRow }> {
   if (ctx.params.has("inline_message_id")) throw badRequest("inline messages are not supported");
   const view = await resolveChat(ctx, "chat_id", false);
   const seq = ctx.params.int("message_id", { required: true })!;

@@ -150,6 +150,15 @@ function sendFile(field: FileField, extraFlags: Record<string, unknown> = {}) {
   };
 }
 
+/** live_period: 60 s to a day, or 0x7FFFFFFF for "until stopped"; absent for a plain location. */
+function livePeriod(ctx: BotContext): number | undefined {
+  const period = ctx.params.int("live_period");
+  if (period === undefined) return undefined;
+  if (period !== LIVE_FOREVER && (period < 60 || period > 86400)) throw badRequest("wrong live period specified");
+  return period;
+}
+const LIVE_FOREVER = 0x7fffffff;
+
 /** the longest open_period the compatible server passes on (a month) */
 const MAX_POLL_OPEN_PERIOD = 2_628_000;
 
@@ -187,7 +196,7 @@ function closing(ctx: BotContext): { open_period?: number; close_date?: number }
   return closeDate > 0 ? { close_date: closeDate } : {};
 }
 
-function coordinates(ctx: BotContext) {
+export function coordinates(ctx: BotContext) {
   const latitude = ctx.params.float("latitude", { required: true, min: -90, max: 90 })!;
   const longitude = ctx.params.float("longitude", { required: true, min: -180, max: 180 })!;
   return { latitude, longitude };
@@ -311,9 +320,25 @@ export const sendMethods = {
 
   async sendLocation(ctx) {
     const view = await resolveChat(ctx);
-    const location = coordinates(ctx);
+    const location: Record<string, unknown> = coordinates(ctx);
     const address = ctx.params.str("address", { max: 200 });
-    return post(ctx, view, { content: "", extra: { location, ...(address ? { address } : {}) } });
+    const live = livePeriod(ctx);
+    // a live location can be moved (editMessageLiveLocation) until it is stopped or its period ends
+    if (live !== undefined) location.live_period = live;
+    const until = live === undefined ? {} : { live_until: toUnixSeconds(ctx.app.clock.now()) + live };
+    return post(ctx, view, { content: "", extra: { location, ...until, ...(address ? { address } : {}) } });
+  },
+
+  async sendContact(ctx) {
+    const view = await resolveChat(ctx);
+    const phone = ctx.params.str("phone_number", { required: true, max: 64, empty: "phone number is empty" })!;
+    const firstName = ctx.params.str("first_name", { required: true, max: 64, empty: "first name is empty" })!;
+    const contact: Record<string, unknown> = { phone_number: phone, first_name: firstName };
+    const lastName = ctx.params.str("last_name", { max: 64 });
+    if (lastName) contact.last_name = lastName;
+    const vcard = ctx.params.str("vcard", { max: 2048 });
+    if (vcard) contact.vcard = vcard;
+    return post(ctx, view, { content: "", extra: { contact } });
   },
 
   async sendVenue(ctx) {

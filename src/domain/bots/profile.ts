@@ -19,6 +19,8 @@ export interface BotProfile {
   commands?: Record<string, Record<string, BotCommand[]>>;
   /** "default" or a chat key → MenuButton object */
   menu_button?: Record<string, MenuButtonValue>;
+  /** the rights the bot asks for when added as an administrator (setMyDefaultAdministratorRights), for groups and for channels */
+  default_admin_rights?: { groups?: Record<string, boolean>; channels?: Record<string, boolean> };
 }
 
 export const botProfile = (bot: Pick<BotRow, "profile_json">): BotProfile => JSON.parse(bot.profile_json) as BotProfile;
