@@ -138,6 +138,40 @@ describe("compatibility details", () => {
     await call("unpinAllChatMessages", { chat_id: chatId });
   });
 
+  test("protect_content is kept: has_protected_content, and neither the person nor a bot may forward or copy it", async () => {
+    const sent = await call("sendMessage", { chat_id: chatId, text: "for your eyes", protect_content: true });
+    expect(sent.body.result.has_protected_content).toBe(true);
+    const plain = await call("sendMessage", { chat_id: chatId, text: "anyone may share" });
+    expect(plain.body.result.has_protected_content).toBeUndefined();
+    const id = sent.body.result.message_id as number;
+    const shown = (await history(person, cid)).find((m) => m.messageId === id);
+    expect(shown.protectedContent).toBe(true);
+    expect(
+      (await history(person, cid)).find((m) => m.messageId === plain.body.result.message_id).protectedContent,
+    ).toBeUndefined();
+
+    const forward = await person.post(`/api/social/messages/${cid}/${shown.id}/forward`, { toConversationId: cid });
+    expect(forward.status).toBe(403);
+    expect(forward.body.error.message).toContain("protected");
+    expect(
+      (await call("forwardMessage", { chat_id: chatId, from_chat_id: chatId, message_id: id })).body.description,
+    ).toBe("Bad Request: message can't be forwarded");
+    expect(
+      (await call("copyMessage", { chat_id: chatId, from_chat_id: chatId, message_id: id })).body.description,
+    ).toBe("Bad Request: message can't be copied");
+    // still a text message the bot may edit
+    const edited = await call("editMessageText", { chat_id: chatId, message_id: id, text: "still for your eyes" });
+    expect(edited.body.result).toMatchObject({ text: "still for your eyes", has_protected_content: true });
+    const photo = new FormData();
+    photo.set("chat_id", String(chatId));
+    photo.set("protect_content", "true");
+    photo.set("photo", new File([PNG_1x1], "p.png", { type: "image/png" }));
+    const media = (await (
+      await fetch(`${server.url}/bot${token}/sendPhoto`, { method: "POST", body: photo })
+    ).json()) as any;
+    expect(media.result.has_protected_content).toBe(true);
+  });
+
   test("setWebhook without a scheme assumes https://", async () => {
     expect((await call("setWebhook", { url: "127.0.0.1:9/hook" })).body.result).toBe(true);
     expect((await call("getWebhookInfo")).body.result.url).toBe("https://127.0.0.1:9/hook");

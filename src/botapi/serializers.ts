@@ -257,6 +257,7 @@ export interface BotMessage extends MediaFields {
   venue?: { location: { latitude: number; longitude: number }; title: string; address: string };
   dice?: { emoji: string; value: number };
   contact?: { phone_number: string; first_name: string; last_name?: string; vcard?: string };
+  has_protected_content?: true;
   poll?: ReturnType<typeof serializePoll>;
   reply_markup?: { inline_keyboard: InlineButtonShape[][] };
   invoice?: { title: string; description: string; start_parameter: string; currency: string; total_amount: number };
@@ -477,6 +478,7 @@ function messageShape(
   if (extra.location) out.location = extra.location;
   if (extra.venue) out.venue = extra.venue;
   if (extra.contact) out.contact = extra.contact;
+  if (extra.protect_content === true) out.has_protected_content = true;
   if (extra.dice) out.dice = extra.dice;
   if (extra.poll) out.poll = serializePoll(extra.poll, lookups.tallies.get(m.id));
   const markup = json<{ inline_keyboard?: InlineButtonShape[][] }>(m.reply_markup);

@@ -26,6 +26,10 @@ export async function ownMessage(ctx: BotContext): Promise<{ view: ChatView; row
   return { view, row };
 }
 
+/** A poll, location, venue, dice or contact: extra beyond the flags a text message may carry (protect_content). */
+const hasNonTextExtra = (row: MessageRow): boolean =>
+  row.extra !== null && Object.keys(JSON.parse(row.extra) as object).some((k) => k !== "protect_content");
+
 /** The chat's pinned messages, newest first. */
 const unpin = (ctx: BotContext, view: ChatView, seq: number) =>
   asBot(() => setPinned(ctx.app, { conversationId: view.conversation.id, seq, actorId: ctx.me.id, pinned: false }), {
@@ -107,7 +111,7 @@ export const editMethods = {
   async editMessageText(ctx) {
     const { text, entities } = await messageText(ctx);
     const { view, row } = await ownMessage(ctx);
-    if (row.media !== null || row.extra !== null) throw badRequest("there is no text in the message to edit");
+    if (row.media !== null || hasNonTextExtra(row)) throw badRequest("there is no text in the message to edit");
     return applyEdit(ctx, view, row, { content: text, entities, replyMarkup: editedMarkup(ctx, "keep") });
   },
 

@@ -8,7 +8,13 @@ import type { MessageEntity } from "../formatting";
 import { findMessageBySeq } from "../../domain/chats/access";
 import { sendAccessOf } from "../../domain/chats/send-access";
 import { inTransaction, type Scope } from "../../db/transaction";
-import { forwardMessage, storeMessage, typing, type SendMessageInput } from "../../domain/chats/messages";
+import {
+  forwardMessage,
+  isProtectedMessage,
+  storeMessage,
+  typing,
+  type SendMessageInput,
+} from "../../domain/chats/messages";
 import type { MediaItem } from "../../domain/chats/validate";
 import { isBlockedEitherWay } from "../../domain/relations/service";
 import { randomToken } from "../../lib/ids";
@@ -44,12 +50,14 @@ async function replyTarget(ctx: BotContext, view: ChatView): Promise<number | nu
 
 /** OUT with the options every send takes, checked before its chat is needed (reply_markup, the ignored flags). */
 function withSendOptions(ctx: BotContext, out: Outgoing, markupOpts: { allowPay?: boolean }): Outgoing {
-  // accepted for compatibility (no push notifications, nothing to protect), but must be well-formed
+  // accepted for compatibility (no push notifications), but must be well-formed
   ctx.params.bool("disable_notification");
-  ctx.params.bool("protect_content");
+  // kept with the message: people cannot forward, copy or save it (isProtectedMessage)
+  const protect = ctx.params.bool("protect_content") === true;
   const replyMarkup =
     out.replyMarkup !== undefined ? out.replyMarkup : parseReplyMarkup(ctx.params.json("reply_markup"), markupOpts);
-  return { ...out, replyMarkup: replyMarkup ?? undefined };
+  const extra = protect ? { ...(out.extra ?? {}), protect_content: true } : out.extra;
+  return { ...out, extra, replyMarkup: replyMarkup ?? undefined };
 }
 
 /**
@@ -213,8 +221,9 @@ async function sourceMessage(
   const source = ctx.params.has("from_chat_id") ? await resolveChat(ctx, "from_chat_id", false) : target;
   const row = await findMessageBySeq(ctx.app.db, source.conversation.id, seq);
   if (!row || row.kind !== "user") throw badRequest(`message to ${what} not found`);
-  // an invoice is paid once, in its own chat
-  if (row.invoice !== null) throw badRequest(`message can't be ${what === "copy" ? "copied" : "forwarded"}`);
+  // an invoice is paid once, in its own chat; a protected message stays where it was sent
+  if (row.invoice !== null || isProtectedMessage(row))
+    throw badRequest(`message can't be ${what === "copy" ? "copied" : "forwarded"}`);
   return { source, row };
 }
 

@@ -245,6 +245,8 @@ function messageShape(
     editedAt: m.edited_at === null ? null : toIso(m.edited_at),
   };
   if (extra) for (const k of EXTRA_KEYS) if (extra[k] !== undefined) out[k] = extra[k];
+  // its sender protected it: the app offers no forward, copy or save
+  if (extra?.protect_content === true) out.protectedContent = true;
   if (parts.poll) {
     out.poll = parts.poll;
     // the stored copy carries no counts: only the shaped poll above is shown

@@ -194,7 +194,7 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
   const [toast, setToast] = useState<string | null>(null);
   const [alertText, setAlertText] = useState<string | null>(null);
   const [link, setLink] = useState<string | null>(null);
-  const [viewer, setViewer] = useState<{ url: string; alt: string } | null>(null);
+  const [viewer, setViewer] = useState<{ url: string; alt: string; protectedContent?: boolean } | null>(null);
   const [forwarding, setForwarding] = useState<ChatMessage | null>(null);
   const [paying, setPaying] = useState<ChatMessage | null>(null);
   const [webApp, setWebApp] = useState<OpenWebApp | null>(null);
@@ -594,7 +594,7 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
           if (target.origin === location.origin) location.assign(target.href);
           else setLink(target.href);
         },
-        viewImage: (url, alt) => setViewer({ url, alt }),
+        viewImage: (url, alt, protectedContent) => setViewer({ url, alt, protectedContent }),
       },
     [conversation, send, conversationId],
   );
@@ -851,9 +851,11 @@ export function ChatView({ conversationId, onBack }: { conversationId: string; o
       <Dialog open={viewer !== null} title={viewer?.alt ?? "Photo"} onClose={() => setViewer(null)}>
         {viewer && <img class="viewer-image" src={viewer.url} alt={viewer.alt} />}
         <div class="dialog-actions">
-          <a href={viewer?.url} download>
-            Download
-          </a>
+          {!viewer?.protectedContent && (
+            <a href={viewer?.url} download>
+              Download
+            </a>
+          )}
           <button type="button" class="primary" onClick={() => setViewer(null)}>
             Close
           </button>
