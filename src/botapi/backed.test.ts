@@ -144,6 +144,8 @@ describe("batch and chat methods", () => {
     const link = (await call("exportChatInviteLink", { chat_id: groupId })).body.result as string;
     expect(link).toMatch(/\/dashboard\/messages\?join=[A-Za-z0-9_-]+$/);
     const made = (await call("createChatInviteLink", { chat_id: groupId, name: "friends" })).body.result;
+    // read before toMatchObject below, which leaves its asymmetric matchers in the object it checks
+    const madeLink = made.invite_link as string;
     expect(made).toMatchObject({
       invite_link: expect.stringContaining("?join="),
       creator: {
@@ -160,7 +162,100 @@ describe("batch and chat methods", () => {
       name: "friends",
       is_revoked: false,
     });
-    expect(made.invite_link).not.toBe(link);
+    expect(madeLink).not.toBe(link);
+
+    const edited = await call("editChatInviteLink", { chat_id: groupId, invite_link: madeLink, name: "pals" });
+    expect(edited.body.result).toMatchObject({ invite_link: madeLink, name: "pals", is_revoked: false });
+    expect((await call("editChatInviteLink", { chat_id: groupId, invite_link: link })).body.description).toBe(
+      "Bad Request: INVITE_HASH_EXPIRED",
+    );
+    const revoked = await call("revokeChatInviteLink", { chat_id: groupId, invite_link: madeLink });
+    expect(revoked.body.result).toMatchObject({ invite_link: madeLink, is_revoked: true });
+    // the revoked link no longer lets anyone in; the group has a new one
+    const code = new URL(madeLink).searchParams.get("join");
+    const current = await server.app.db
+      .selectFrom("conversations")
+      .select("invite_code")
+      .where("cuid", "=", gid)
+      .executeTakeFirstOrThrow();
+    expect(current.invite_code).not.toBeNull();
+    expect(current.invite_code).not.toBe(code);
+
+    expect((await call("deleteChatPhoto", { chat_id: groupId })).body.description).toBe(
+      "Bad Request: CHAT_NOT_MODIFIED",
+    );
+    await person.post(`/api/social/groups/${gid}/members/backed_bot/promote`, {
+      rights: { can_invite_users: true, can_change_info: true },
+    });
+    const photo = new FormData();
+    photo.set("chat_id", String(groupId));
+    photo.set("photo", new File([await pngOf(server.app, 8, 8)], "g.png", { type: "image/png" }));
+    expect(
+      (await (await fetch(`${server.url}/bot${token}/setChatPhoto`, { method: "POST", body: photo })).json()) as any,
+    ).toMatchObject({ ok: true });
+    expect((await call("getChat", { chat_id: groupId })).body.result.photo).toBeDefined();
+    expect((await call("deleteChatPhoto", { chat_id: groupId })).body).toEqual({ ok: true, result: true });
+    expect((await call("getChat", { chat_id: groupId })).body.result.photo).toBeUndefined();
+  });
+
+  test("sendContact, live locations moved and stopped, default administrator rights", async () => {
+    const contact = await call("sendContact", {
+      chat_id: chatId,
+      phone_number: "+15550100",
+      first_name: "Ada",
+      last_name: "Lovelace",
+    });
+    expect(contact.body.result.contact).toEqual({
+      phone_number: "+15550100",
+      first_name: "Ada",
+      last_name: "Lovelace",
+    });
+    const seen = (await history(person, cid)).at(-1);
+    expect(seen.extra.contact).toMatchObject({ first_name: "Ada", phone_number: "+15550100" });
+    expect((await call("sendContact", { chat_id: chatId, first_name: "Ada" })).body.description).toBe(
+      "Bad Request: phone number is empty",
+    );
+
+    const plain = await call("sendLocation", { chat_id: chatId, latitude: 1, longitude: 2 });
+    const moveTo = (id: number, latitude: number, longitude: number) =>
+      call("editMessageLiveLocation", { chat_id: chatId, message_id: id, latitude, longitude });
+    expect((await moveTo(plain.body.result.message_id, 3, 4)).body.description).toBe(
+      "Bad Request: message can't be edited",
+    );
+    const live = await call("sendLocation", { chat_id: chatId, latitude: 1, longitude: 2, live_period: 600 });
+    expect(live.body.result.location).toMatchObject({ latitude: 1, longitude: 2, live_period: 600 });
+    const id = live.body.result.message_id as number;
+    const moved = await moveTo(id, 1.5, 2.5);
+    expect(moved.body.result.location).toMatchObject({ latitude: 1.5, longitude: 2.5 });
+    expect((await history(person, cid)).find((m) => m.messageId === id).extra.location).toMatchObject({
+      latitude: 1.5,
+    });
+    const stopped = await call("stopMessageLiveLocation", { chat_id: chatId, message_id: id });
+    expect(stopped.body.result.location).toEqual({ latitude: 1.5, longitude: 2.5 });
+    expect((await moveTo(id, 5, 6)).body.description).toBe("Bad Request: message can't be edited");
+    const expiring = await call("sendLocation", { chat_id: chatId, latitude: 1, longitude: 2, live_period: 60 });
+    server.clock.advance(61_000);
+    expect((await moveTo(expiring.body.result.message_id, 5, 6)).body.description).toBe(
+      "Bad Request: message can't be edited",
+    );
+
+    const none = (await call("getMyDefaultAdministratorRights")).body.result;
+    expect(Object.values(none).every((v) => v === false)).toBe(true);
+    expect(none).toMatchObject({ can_invite_users: false, can_change_info: false, is_anonymous: false });
+    expect(
+      (await call("setMyDefaultAdministratorRights", { rights: { can_invite_users: true, can_pin_messages: true } }))
+        .body.result,
+    ).toBe(true);
+    expect((await call("getMyDefaultAdministratorRights")).body.result).toMatchObject({
+      can_invite_users: true,
+      can_pin_messages: true,
+      can_change_info: false,
+    });
+    expect((await call("getMyDefaultAdministratorRights", { for_channels: true })).body.result.can_invite_users).toBe(
+      false,
+    );
+    await call("setMyDefaultAdministratorRights", {});
+    expect((await call("getMyDefaultAdministratorRights")).body.result.can_invite_users).toBe(false);
   });
 
   test("getUserProfilePhotos: the avatar as PhotoSizes, downloadable", async () => {
@@ -207,6 +302,12 @@ describe("batch and chat methods", () => {
     expect((await person.get("/api/social/bots/backed_bot")).body.data.bot.menuButton).toEqual({ type: "commands" });
     expect((await menuLaunch()).status).toBe(404);
     expect((await call("getChatMenuButton")).body.result).toEqual(app);
+    // `default` is answered back as set; people see the bot's default button in its place
+    expect((await call("setChatMenuButton", { chat_id: chatId, menu_button: { type: "default" } })).body.result).toBe(
+      true,
+    );
+    expect((await call("getChatMenuButton", { chat_id: chatId })).body.result).toEqual({ type: "default" });
+    expect((await person.get("/api/social/bots/backed_bot")).body.data.bot.menuButton).toEqual(app);
     expect(
       (
         await call("setChatMenuButton", {

@@ -15,3 +15,11 @@ export interface BotContext {
 
 export type BotMethod = (ctx: BotContext) => Promise<unknown>;
 export type MethodTable = Record<string, BotMethod>;
+
+/** A result the compatible API answers with a description beside it (setWebhook's "Webhook was set"). */
+export class DescribedResult {
+  constructor(
+    readonly result: unknown,
+    readonly description: string,
+  ) {}
+}

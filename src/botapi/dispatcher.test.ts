@@ -8,6 +8,7 @@ import { profileMethods } from "./methods/profile";
 import { sendMethods } from "./methods/send";
 import { updatesMethods } from "./methods/updates";
 import { fileMethods } from "./methods/files";
+import { liveLocationMethods } from "./methods/locations";
 import { unsupportedMethods } from "./methods/unsupported";
 
 test("the method table lists every handler of every methods/ file, under its own name", () => {
@@ -20,6 +21,7 @@ test("the method table lists every handler of every methods/ file, under its own
     chatMethods,
     paymentMethods,
     fileMethods,
+    liveLocationMethods,
     unsupportedMethods,
   ];
   const handlers = families.flatMap((family) => Object.entries(family));

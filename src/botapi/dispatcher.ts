@@ -11,6 +11,7 @@ import { callbackMethods as callbacks } from "./methods/callbacks";
 import { chatMethods as chats } from "./methods/chats";
 import { paymentMethods as payments } from "./methods/payments";
 import { fileMethods as files } from "./methods/files";
+import { liveLocationMethods as liveLocations } from "./methods/locations";
 import { unsupportedMethods as unsupported } from "./methods/unsupported";
 
 /**
@@ -31,6 +32,8 @@ export const BOT_METHODS = {
   getMyName: profile.getMyName,
   setChatMenuButton: profile.setChatMenuButton,
   getChatMenuButton: profile.getChatMenuButton,
+  setMyDefaultAdministratorRights: profile.setMyDefaultAdministratorRights,
+  getMyDefaultAdministratorRights: profile.getMyDefaultAdministratorRights,
   close: profile.close,
   logOut: profile.logOut,
   // methods/updates.ts
@@ -51,6 +54,7 @@ export const BOT_METHODS = {
   sendMediaGroup: send.sendMediaGroup,
   sendLocation: send.sendLocation,
   sendVenue: send.sendVenue,
+  sendContact: send.sendContact,
   sendPoll: send.sendPoll,
   sendDice: send.sendDice,
   sendChatAction: send.sendChatAction,
@@ -70,6 +74,9 @@ export const BOT_METHODS = {
   unpinChatMessage: edit.unpinChatMessage,
   setMessageReaction: edit.setMessageReaction,
   stopPoll: edit.stopPoll,
+  // methods/locations.ts
+  editMessageLiveLocation: liveLocations.editMessageLiveLocation,
+  stopMessageLiveLocation: liveLocations.stopMessageLiveLocation,
   // methods/callbacks.ts
   answerCallbackQuery: callbacks.answerCallbackQuery,
   // methods/chats.ts
@@ -83,9 +90,12 @@ export const BOT_METHODS = {
   setChatTitle: chats.setChatTitle,
   setChatDescription: chats.setChatDescription,
   setChatPhoto: chats.setChatPhoto,
+  deleteChatPhoto: chats.deleteChatPhoto,
   leaveChat: chats.leaveChat,
   exportChatInviteLink: chats.exportChatInviteLink,
   createChatInviteLink: chats.createChatInviteLink,
+  editChatInviteLink: chats.editChatInviteLink,
+  revokeChatInviteLink: chats.revokeChatInviteLink,
   getUserProfilePhotos: chats.getUserProfilePhotos,
   // methods/payments.ts
   sendInvoice: payments.sendInvoice,

@@ -112,7 +112,7 @@ async function pollAnswerToBot(
   scope: Scope,
   p: { message: MessageRow; userId: number; chosen: number[] },
 ): Promise<void> {
-  const poll = pollOf(p.message);
+  const poll = pollOf(p.message, app.clock.now());
   if (!poll || p.message.forwarded_from !== null) return;
   const found = await findBotByUserId(scope.db, p.message.sender_id);
   if (!found) return;

@@ -19,6 +19,7 @@ export const blockedByUser = () => forbiddenBot("bot was blocked by the user");
 /** Domain refusals the compatible API words its own way: its exact descriptions, by the domain's code. */
 const WORDING: Record<string, string> = {
   POLL_SUPERSEDED: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
+  POLL_ENDED_BY_WEBHOOK: "Conflict: terminated by setWebhook request",
   BOT_TOKEN_INVALID: "Unauthorized",
   BOT_BLOCKED: "Forbidden: bot was blocked by moderation",
   BOT_DISABLED: "Forbidden: bot was disabled by its owner",

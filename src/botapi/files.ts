@@ -1,6 +1,6 @@
 import type { MediaItem } from "../domain/chats/validate";
 import { AppError } from "../lib/errors";
-import { BOT_FILE_LIMITS, findUploadByUrl, storeUpload } from "../media/uploads";
+import { BOT_FILE_LIMITS, findUploadByContent, findUploadByUrl, storeUpload } from "../media/uploads";
 import type { UploadRow } from "../media/table";
 import type { BotContext } from "./context";
 import { badRequest, botError } from "./errors";
@@ -57,12 +57,19 @@ async function store(
   data: Blob | Uint8Array,
   filename: string | undefined,
   mime: string | undefined,
+  fromUrl = false,
 ): Promise<UploadRow> {
   const head = data instanceof Blob ? new Uint8Array(await data.slice(0, 4).arrayBuffer()) : data.subarray(0, 4);
   const gif = field === "animation" && new TextDecoder().decode(head) === "GIF8";
   const kind = gif ? "chat-image" : FILE_FIELDS[field].kind;
+  // the same bytes sent again are the same file: one file_unique_id per content, as the compatible API gives
+  const bytes = data instanceof Blob ? await data.bytes() : data;
+  const contentHash = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+  const again = await findUploadByContent(ctx.app, ctx.me.id, kind, contentHash);
+  if (again) return again;
   try {
     return await storeUpload(ctx.app, {
+      contentHash,
       ownerId: ctx.me.id,
       kind,
       data,
@@ -73,12 +80,17 @@ async function store(
   } catch (err) {
     if (err instanceof AppError && err.status === 413) throw botError(413, "Request Entity Too Large");
     if (err instanceof AppError && err.code === "VALIDATION_ERROR") {
+      // what a URL answered is "web page content" in the compatible API's words, whatever it was
+      if (fromUrl) throw badRequest("wrong type of the web page content");
       const detail = (err.details as { fieldErrors?: Record<string, string[]> })?.fieldErrors?.file?.[0] ?? err.message;
       throw badRequest(`wrong file for ${field}: ${detail}`);
     }
     throw err;
   }
 }
+
+/** The compatible API's words for a file parameter that is neither a known file nor a URL, whatever the field. */
+const WRONG_FILE_IDENTIFIER = "wrong file identifier/HTTP URL specified";
 
 /**
  * Resolves a file parameter to an attachment: a multipart part named after the field,
@@ -108,13 +120,13 @@ export async function inputFile(
     const row = await store(ctx, field, file, opts.fileName ?? (file.name || undefined), file.type || undefined);
     return mediaItemOf(field, row, opts.fileName);
   }
-  if (typeof value !== "string") throw badRequest(`wrong file identifier/HTTP URL specified for ${field}`);
+  if (typeof value !== "string") throw badRequest(WRONG_FILE_IDENTIFIER);
   const own = await findUploadByUrl(ctx.app, value);
   if (own) {
     assertSuits(field, own);
     return mediaItemOf(field, own, opts.fileName);
   }
-  if (!/^https?:\/\//i.test(value)) throw badRequest(`wrong file identifier/HTTP URL specified for ${field}`);
+  if (!/^https?:\/\//i.test(value)) throw badRequest(WRONG_FILE_IDENTIFIER);
   let fetched: Awaited<ReturnType<typeof fetchLimited>>;
   try {
     fetched = await fetchLimited(
@@ -130,11 +142,9 @@ export async function inputFile(
     // the wrong shape is told apart, since that depends on the text alone
     const message = (err as Error).message;
     throw badRequest(
-      message === FETCH_FAILED
-        ? `failed to get HTTP URL content for ${field}`
-        : `failed to get HTTP URL content for ${field}: ${message}`,
+      message === FETCH_FAILED ? "failed to get HTTP URL content" : `failed to get HTTP URL content: ${message}`,
     );
   }
-  const row = await store(ctx, field, fetched.data, opts.fileName ?? fetched.name, fetched.mime ?? undefined);
+  const row = await store(ctx, field, fetched.data, opts.fileName ?? fetched.name, fetched.mime ?? undefined, true);
   return mediaItemOf(field, row, opts.fileName);
 }

@@ -7,7 +7,38 @@ const MAX_BUTTONS_PER_ROW = 8;
 const MAX_BUTTON_TEXT = 128;
 const MAX_CALLBACK_BYTES = 64;
 const MAX_URL = 512;
-const ACTIONS = ["callback_data", "url", "web_app", "copy_text", "switch_inline_query_current_chat", "pay"] as const;
+/**
+ * A button's actions in the compatible server's order: the first one given decides what the
+ * button does and the rest are ignored (libraries send empty extras, telebot.v3 an empty
+ * switch_inline_query_current_chat beside every callback_data). url and callback_data count
+ * only when non-empty.
+ */
+const ACTIONS = [
+  "url",
+  "callback_data",
+  "callback_game",
+  "pay",
+  "switch_inline_query",
+  "switch_inline_query_chosen_chat",
+  "switch_inline_query_current_chat",
+  "login_url",
+  "web_app",
+  "copy_text",
+] as const;
+/** actions of families the product has no place for (games, inline mode, login widgets) */
+const UNSUPPORTED_ACTIONS = new Set<string>([
+  "callback_game",
+  "switch_inline_query",
+  "switch_inline_query_chosen_chat",
+  "login_url",
+]);
+
+const firstAction = (raw: Record<string, unknown>): (typeof ACTIONS)[number] | undefined =>
+  ACTIONS.find((action) => {
+    const v = raw[action];
+    if (v === undefined || v === null || v === false) return false;
+    return !((action === "url" || action === "callback_data") && v === "");
+  });
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
 
@@ -45,16 +76,13 @@ function inlineButton(raw: unknown, allowPay: boolean): InlineButton {
   if (typeof text !== "string" || text.length === 0)
     throw badRequest("can't parse inline keyboard button: Text must be non-empty");
   if (text.length > MAX_BUTTON_TEXT) throw badRequest("BUTTON_TEXT_TOO_LONG");
-  const present = ACTIONS.filter((a) => raw[a] !== undefined && raw[a] !== null && raw[a] !== false);
-  if (raw.switch_inline_query !== undefined || raw.login_url !== undefined || raw.callback_game !== undefined) {
-    throw badRequest("can't parse inline keyboard button: this button type is not supported (no inline mode)");
-  }
-  if (present.length === 0)
+  const action = firstAction(raw);
+  if (action === undefined)
     throw badRequest("can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard");
-  if (present.length > 1)
-    throw badRequest("can't parse inline keyboard button: exactly one of the optional fields must be used");
+  if (UNSUPPORTED_ACTIONS.has(action))
+    throw badRequest("can't parse inline keyboard button: this button type is not supported (no inline mode)");
   const button: InlineButton = { text };
-  switch (present[0]!) {
+  switch (action) {
     case "callback_data": {
       const data = raw.callback_data;
       if (typeof data !== "string" || data.length === 0 || Buffer.byteLength(data) > MAX_CALLBACK_BYTES)

@@ -30,6 +30,8 @@ beforeAll(async () => {
     fetch(req) {
       const path = new URL(req.url).pathname;
       if (path === "/dot.png") return new Response(PNG_1x1, { headers: { "content-type": "image/png" } });
+      if (path === "/page.html")
+        return new Response("<!doctype html><title>a page</title>", { headers: { "content-type": "text/html" } });
       if (path === "/big.bin")
         return new Response(new Uint8Array(11 * 1024 * 1024), { headers: { "content-type": "image/png" } });
       return new Response("nope", { status: 404 });
@@ -297,7 +299,8 @@ describe("sending", () => {
     });
     expect(fetched.status).toBe(200);
     expect(fetched.body.result.has_media_spoiler).toBe(true);
-    expect(fetched.body.result.photo.at(-1).file_id).not.toBe(url);
+    // the URL answers the same bytes as the part above: the same file, as one content has one file_unique_id
+    expect(fetched.body.result.photo.at(-1).file_unique_id).toBe(url);
     const seen = await waitForMessage(person, cid, (m) => m.messageId === fetched.body.result.message_id);
     expect(seen.media[0].type).toBe("image");
   });
@@ -358,7 +361,7 @@ describe("sending", () => {
       "sendPhoto",
       { chat_id: chatId, photo: "AgACAgIAAxkBAAIB" },
       400,
-      "Bad Request: wrong file identifier/HTTP URL specified for photo",
+      "Bad Request: wrong file identifier/HTTP URL specified",
     );
     await bad(
       "sendPhoto",
@@ -370,13 +373,19 @@ describe("sending", () => {
       "sendPhoto",
       { chat_id: chatId, photo: `http://127.0.0.1:${fileServer.port}/nothing.png` },
       400,
-      "Bad Request: failed to get HTTP URL content for photo",
+      "Bad Request: failed to get HTTP URL content",
+    );
+    await bad(
+      "sendPhoto",
+      { chat_id: chatId, photo: `http://127.0.0.1:${fileServer.port}/page.html` },
+      400,
+      "Bad Request: wrong type of the web page content",
     );
     await bad(
       "sendPhoto",
       { chat_id: chatId, photo: `http://127.0.0.1:${fileServer.port}/big.bin` },
       400,
-      "Bad Request: failed to get HTTP URL content for photo",
+      "Bad Request: failed to get HTTP URL content",
     );
     await bad(
       "sendPhoto",

@@ -55,6 +55,18 @@ export class Params {
     return n;
   }
 
+  /**
+   * An integer read as the compatible server reads one it clamps (getUpdates' offset, limit,
+   * timeout): the value's leading digits (0 when it has none), FALLBACK when it is absent.
+   */
+  lenientInt(name: string, fallback: number): number {
+    const v = this.values[name];
+    if (v === undefined || v === null || v === "") return fallback;
+    if (typeof v === "number") return Number.isFinite(v) ? Math.trunc(v) : 0;
+    const digits = typeof v === "string" ? /^\s*(-?\d{1,16})/.exec(v) : null;
+    return digits ? Number(digits[1]) : 0;
+  }
+
   float(name: string, opts: { required?: boolean; min?: number; max?: number } = {}): number | undefined {
     const v = this.present(name, opts.required);
     if (v === undefined) return undefined;
@@ -124,7 +136,17 @@ async function decodedBody(request: Request, type: string): Promise<Request | Re
   return new Response(new Uint8Array(body), { headers: { "content-type": type } });
 }
 
-/** Reads the request into Params; unparsable bodies are 400 in the Bot API envelope. */
+function jsonObjectOrNull(text: string): Record<string, unknown> | null {
+  if (text.trim() === "") return null;
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Reads the request into Params; an unreadable form or compressed body is 400 in the Bot API envelope. */
 export async function readParams(request: Request): Promise<Params> {
   const values: Record<string, unknown> = {};
   // the query alone, not a URL object: most calls have none (Bun's request URLs carry no fragment)
@@ -145,14 +167,11 @@ export async function readParams(request: Request): Promise<Params> {
         else files.set(k, v as File);
       }
     } else {
-      // JSON, also when the content type is missing or wrong (some clients omit it)
-      const text = await body.text();
-      if (text.trim() !== "") {
-        const parsed = JSON.parse(text) as unknown;
-        if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
-          throw badRequest("request body must be a JSON object");
-        Object.assign(values, parsed);
-      }
+      // JSON, also when the content type is missing or wrong (some clients omit it); as the
+      // compatible server does, a body that is not a JSON object (null, [], broken text) is
+      // ignored and the method runs on the query's parameters alone (telebot.v3 sends null)
+      const parsed = jsonObjectOrNull(await body.text());
+      if (parsed) Object.assign(values, parsed);
     }
   } catch (err) {
     if ((err as { code?: string }).code === "BOT_API") throw err;

@@ -49,6 +49,33 @@ async function updates(): Promise<any[]> {
 }
 
 describe("polls in chats", () => {
+  test("open_period and close_date: echoed, and the poll closes on time by the app clock", async () => {
+    const sentAt = Math.floor(server.clock.now() / 1000);
+    const timed = await sendPoll({ open_period: 60 });
+    expect(timed.poll.open_period).toBe(60);
+    expect(timed.poll.close_date).toBeGreaterThanOrEqual(sentAt + 60);
+    expect(timed.poll.close_date).toBeLessThanOrEqual(sentAt + 62);
+    const dated = await sendPoll({ close_date: sentAt + 120 });
+    expect(dated.poll.close_date).toBe(sentAt + 120);
+    expect(dated.poll.open_period).toBeUndefined();
+    expect((await vote(timed.mid, [0])).status).toBe(200);
+
+    server.clock.advance(90_000);
+    const late = await vote(timed.mid, [1]);
+    expect(late.status).toBe(409);
+    expect(late.body.error.code).toBe("POLL_CLOSED");
+    const shown = (await history(person, cid)).find((m) => m.id === timed.mid);
+    expect(shown.poll.isClosed).toBe(true);
+    expect((await call("stopPoll", { chat_id: chatId, message_id: timed.messageId })).body.description).toBe(
+      "Bad Request: poll has already been closed",
+    );
+    // the other closes later
+    expect((await vote(dated.mid, [2])).status).toBe(200);
+    server.clock.advance(60_000);
+    expect((await retract(dated.mid)).status).toBe(409);
+    await updates();
+  });
+
   test("one answer: vote, counts for everyone, one vote set per person, take back, vote again", async () => {
     await updates();
     const { mid, poll } = await sendPoll({ is_anonymous: false });

@@ -127,6 +127,16 @@ const METHOD_DOCS: Record<Supported, MethodDoc> = {
     returns: "True",
   },
   getChatMenuButton: { summary: "The menu button", params: { chat_id: opt(ChatId) }, returns: "MenuButton" },
+  setMyDefaultAdministratorRights: {
+    summary: "The rights the bot asks for when made an administrator (kept and answered back)",
+    params: { rights: opt(Json("ChatAdministratorRights; omitted clears them")), for_channels: opt(t.Boolean()) },
+    returns: "True",
+  },
+  getMyDefaultAdministratorRights: {
+    summary: "The rights set by setMyDefaultAdministratorRights, every one named",
+    params: { for_channels: opt(t.Boolean()) },
+    returns: "ChatAdministratorRights",
+  },
   close: { summary: "Does nothing (there is one server)", returns: "True" },
   logOut: { summary: "Does nothing (there is one server)", returns: "True" },
   getUpdates: {
@@ -196,6 +206,17 @@ const METHOD_DOCS: Record<Supported, MethodDoc> = {
       latitude: t.Number({ minimum: -90, maximum: 90 }),
       longitude: t.Number({ minimum: -180, maximum: 180 }),
       address: opt(t.String({ maxLength: 200 })),
+      live_period: opt(t.Integer({ description: "60–86400 s, or 2147483647 until stopped: a live location" })),
+    }),
+    returns: "Message",
+  },
+  sendContact: {
+    summary: "Send a contact card",
+    params: sending({
+      phone_number: t.String({ minLength: 1, maxLength: 64 }),
+      first_name: t.String({ minLength: 1, maxLength: 64 }),
+      last_name: opt(t.String({ maxLength: 64 })),
+      vcard: opt(t.String({ maxLength: 2048 })),
     }),
     returns: "Message",
   },
@@ -206,6 +227,10 @@ const METHOD_DOCS: Record<Supported, MethodDoc> = {
       longitude: t.Number({ minimum: -180, maximum: 180 }),
       title: t.String({ minLength: 1, maxLength: 120 }),
       address: opt(t.String({ maxLength: 200 })),
+      foursquare_id: opt(t.String({ maxLength: 256 })),
+      foursquare_type: opt(t.String({ maxLength: 256 })),
+      google_place_id: opt(t.String({ maxLength: 256 })),
+      google_place_type: opt(t.String({ maxLength: 256 })),
     }),
     returns: "Message",
   },
@@ -293,6 +318,20 @@ const METHOD_DOCS: Record<Supported, MethodDoc> = {
       ),
       reply_markup: Markup,
     },
+    returns: "Message",
+  },
+  editMessageLiveLocation: {
+    summary: "Move a live location the bot sent, until it is stopped or its live_period ends",
+    params: {
+      ...messageRef,
+      latitude: t.Number({ minimum: -90, maximum: 90 }),
+      longitude: t.Number({ minimum: -180, maximum: 180 }),
+    },
+    returns: "Message",
+  },
+  stopMessageLiveLocation: {
+    summary: "Stop a live location: it stays where it was last moved to",
+    params: messageRef,
     returns: "Message",
   },
   stopPoll: {
@@ -385,6 +424,7 @@ const METHOD_DOCS: Record<Supported, MethodDoc> = {
     params: { chat_id: ChatId, photo: InputFile(BOT_FILE_LIMITS["chat-image"], "an image") },
     returns: "True",
   },
+  deleteChatPhoto: { summary: "Remove a group's photo", params: chatOnly, returns: "True" },
   leaveChat: { summary: "Leave a group", params: chatOnly, returns: "True" },
   exportChatInviteLink: {
     summary: "A new invite link (the previous one stops working)",
@@ -400,6 +440,16 @@ const METHOD_DOCS: Record<Supported, MethodDoc> = {
       member_limit: opt(t.Integer({ minimum: 1, maximum: 99999 })),
       creates_join_request: opt(t.Boolean()),
     },
+    returns: "ChatInviteLink",
+  },
+  editChatInviteLink: {
+    summary: "The group's invite link, its name echoed (links have no expiry or limit here)",
+    params: { chat_id: ChatId, invite_link: t.String(), name: opt(t.String({ maxLength: 32 })) },
+    returns: "ChatInviteLink",
+  },
+  revokeChatInviteLink: {
+    summary: "Revoke the group's invite link: a new one replaces it",
+    params: { chat_id: ChatId, invite_link: t.String() },
     returns: "ChatInviteLink",
   },
   getUserProfilePhotos: {

@@ -11,6 +11,8 @@ import { readParams, type Params } from "./params";
 import { botLogOf, describeUpdate, loggable, loggableParams } from "../domain/bots/log";
 import { omitAbsent } from "./serializers";
 import type { BeforeRouting } from "../http/server";
+import { holdRefusal, refusalHoldMs } from "../domain/bots/updates";
+import { DescribedResult } from "./context";
 
 /**
  * /api/bot/<TOKEN>/<method> (canonical), /api/bot<TOKEN>/<method> and /bot<TOKEN>/<method>
@@ -113,10 +115,12 @@ export function botApiBeforeRouting(app: App): BeforeRouting {
       const found = await authorisedBot(app, limiter, token);
       botId = found.bot.id;
       params = await readParams(request);
-      const result = omitAbsent(await callBotMethod(app, found, method, params, request.signal));
+      const answered = await callBotMethod(app, found, method, params, request.signal);
+      const described = answered instanceof DescribedResult;
+      const result = omitAbsent(described ? answered.result : answered);
       metrics.countBotCall(canonicalMethodName(method) ?? "unknown", "200");
       logCall(app, botId, method, params, performance.now() - started, { result });
-      return json(200, { ok: true, result });
+      return json(200, described ? { ok: true, result, description: answered.description } : { ok: true, result });
     } catch (err) {
       const body = toBotErrorBody(err, app.log);
       metrics.countBotCall(canonicalMethodName(method) ?? "unknown", String(body.error_code));
@@ -124,6 +128,14 @@ export function botApiBeforeRouting(app: App): BeforeRouting {
         logCall(app, botId, method, params, performance.now() - started, {
           error: { code: body.error_code, description: body.description },
         });
+      const refusal =
+        body.error_code === 429
+          ? "flood"
+          : body.error_code === 409 && canonicalMethodName(method) === "getUpdates"
+            ? "poll-conflict"
+            : null;
+      const holdMs = refusal ? refusalHoldMs(app, botId, refusal) : 0;
+      if (holdMs > 0) await holdRefusal(app, holdMs, request.signal);
       return bodyResponse(body);
     }
   };

@@ -234,6 +234,7 @@ interface StoredExtra extends Record<string, unknown> {
   location?: BotMessage["location"];
   venue?: BotMessage["venue"];
   dice?: BotMessage["dice"];
+  contact?: BotMessage["contact"];
   poll?: StoredPoll;
   media_group_id?: string;
   has_spoiler?: boolean;
@@ -255,6 +256,8 @@ export interface BotMessage extends MediaFields {
   location?: { latitude: number; longitude: number };
   venue?: { location: { latitude: number; longitude: number }; title: string; address: string };
   dice?: { emoji: string; value: number };
+  contact?: { phone_number: string; first_name: string; last_name?: string; vcard?: string };
+  has_protected_content?: true;
   poll?: ReturnType<typeof serializePoll>;
   reply_markup?: { inline_keyboard: InlineButtonShape[][] };
   invoice?: { title: string; description: string; start_parameter: string; currency: string; total_amount: number };
@@ -319,10 +322,25 @@ function mediaFields(item: MediaItem, extra: Record<string, unknown>): MediaFiel
         // sendAudio's performer, title and duration (when the server could not measure it)
         const given =
           typeof extra.audio === "object"
-            ? (extra.audio as { performer?: string; title?: string; duration?: number })
+            ? (extra.audio as {
+                performer?: string;
+                title?: string;
+                duration?: number;
+                thumbnail?: { url: string; width?: number; height?: number; sizeBytes?: number };
+              })
             : {};
+        const cover = given.thumbnail;
         const audio = {
           ...document,
+          thumbnail: cover
+            ? {
+                file_id: cover.url,
+                file_unique_id: cover.url,
+                width: cover.width ?? 0,
+                height: cover.height ?? 0,
+                file_size: cover.sizeBytes,
+              }
+            : document.thumbnail,
           duration: seconds(item.durationMs) ?? given.duration ?? 0,
           performer: given.performer,
           title: given.title,
@@ -459,6 +477,8 @@ function messageShape(
   if (typeof extra.media_group_id === "string") out.media_group_id = extra.media_group_id;
   if (extra.location) out.location = extra.location;
   if (extra.venue) out.venue = extra.venue;
+  if (extra.contact) out.contact = extra.contact;
+  if (extra.protect_content === true) out.has_protected_content = true;
   if (extra.dice) out.dice = extra.dice;
   if (extra.poll) out.poll = serializePoll(extra.poll, lookups.tallies.get(m.id));
   const markup = json<{ inline_keyboard?: InlineButtonShape[][] }>(m.reply_markup);

@@ -195,11 +195,11 @@ describe("the Bot API with the default policy", () => {
       ] as const) {
         const r = await call(method, { chat_id: chatId, [field]: `https://${host}:${trap.port}/x.png` });
         expect({ host, status: r.status }).toEqual({ host, status: 400 });
-        answers.add(r.body.description.replace(field, "FIELD"));
+        answers.add(r.body.description);
       }
     }
     expect(trap.connections).toBe(0);
-    expect([...answers]).toEqual(["Bad Request: failed to get HTTP URL content for FIELD"]);
+    expect([...answers]).toEqual(["Bad Request: failed to get HTTP URL content"]);
   });
 
   test("a closed port and an open one answer the same", async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { TestServer } from "../testing/server";
+import { startTestServer, type TestServer } from "../testing/server";
+import { signedInClient } from "../testing/fixtures";
 import type { TestClient } from "../testing/client";
 import { statementsDuring } from "../testing/statements";
 import { botWorld, botCall, createBotViaApi, openChat, PNG_1x1, waitFor, waitForLongPoll } from "../testing/botapi";
@@ -123,26 +124,79 @@ describe("getUpdates", () => {
     expect((await call(token, "getUpdates")).body.result.map((u: any) => u.message.text)).toEqual(["seen"]);
   });
 
-  test("bad parameters", async () => {
+  test("out-of-range limit and timeout are clamped and an unreadable offset confirms nothing, as the compatible server does", async () => {
     const token = await createBotViaApi(owner, "badpoll_bot");
-    expect(await call(token, "getUpdates", { limit: 0 })).toMatchObject({
-      status: 400,
-      body: { ok: false, error_code: 400, description: "Bad Request: limit must be at least 1" },
-    });
-    expect(await call(token, "getUpdates", { limit: 101 })).toMatchObject({
-      status: 400,
-      body: { description: "Bad Request: limit must be at most 100" },
-    });
-    expect(await call(token, "getUpdates", { offset: "abc" })).toMatchObject({
-      status: 400,
-      body: { description: "Bad Request: offset must be an Integer" },
-    });
-    expect(await call(token, "getUpdates", { timeout: -1 })).toMatchObject({
-      status: 400,
-      body: { description: "Bad Request: timeout must be at least 0" },
-    });
+    const cid = await openChat(person, "badpoll_bot");
+    for (const text of ["one", "two", "three"]) await person.post(`/api/social/messages/${cid}`, { content: text });
+    const texts = async (params: Record<string, unknown>) => {
+      const r = await call(token, "getUpdates", params);
+      expect({ params, status: r.status }).toEqual({ params, status: 200 });
+      return r.body.result.map((u: any) => u.message.text);
+    };
+    expect(await texts({ limit: 0 })).toEqual(["one"]);
+    expect(await texts({ limit: -5 })).toEqual(["one"]);
+    expect(await texts({ limit: 101 })).toEqual(["one", "two", "three"]);
+    expect(await texts({ limit: "2" })).toEqual(["one", "two"]);
+    expect(await texts({ offset: "abc" })).toEqual(["one", "two", "three"]);
+    expect(await texts({ offset: [] })).toEqual(["one", "two", "three"]);
+    const started = Date.now();
+    expect(await texts({ timeout: -1 })).toEqual(["one", "two", "three"]);
+    expect(await texts({ timeout: "soon" })).toEqual(["one", "two", "three"]);
+    expect(Date.now() - started).toBeLessThan(2000);
+    // a timeout beyond the longest wait is cut to it, not refused
+    const ids = (await call(token, "getUpdates")).body.result.map((u: any) => u.update_id);
+    const long = call(token, "getUpdates", { offset: ids.at(-1) + 1, timeout: 1000 });
+    await waitForLongPoll(server.app, token);
+    await person.post(`/api/social/messages/${cid}`, { content: "four" });
+    expect((await long).body.result.map((u: any) => u.message.text)).toEqual(["four"]);
     expect(await call(token, "getUpdates", { allowed_updates: "message" })).toMatchObject({ status: 400 });
   });
+
+  test("setWebhook ends a waiting getUpdates with 409, so an update reaches the webhook alone", async () => {
+    const token = await createBotViaApi(owner, "switching_bot");
+    const cid = await openChat(person, "switching_bot");
+    const received: string[] = [];
+    const hook = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(req) {
+        received.push(((await req.json()) as any).message.text);
+        return new Response("ok");
+      },
+    });
+    try {
+      const poll = call(token, "getUpdates", { timeout: 10 });
+      await waitForLongPoll(server.app, token);
+      const set = await call(token, "setWebhook", { url: `http://127.0.0.1:${hook.port}/hook` });
+      expect(set.body).toEqual({ ok: true, result: true, description: "Webhook was set" });
+      expect(await poll).toMatchObject({
+        status: 409,
+        body: { ok: false, error_code: 409, description: "Conflict: terminated by setWebhook request" },
+      });
+      await person.post(`/api/social/messages/${cid}`, { content: "to the hook" });
+      await waitFor(() => received.length === 1, 5000, "the webhook delivery");
+      expect(received).toEqual(["to the hook"]);
+      expect((await call(token, "setWebhook", { url: `http://127.0.0.1:${hook.port}/hook` })).body).toEqual({
+        ok: true,
+        result: true,
+        description: "Webhook is already set",
+      });
+      expect((await call(token, "deleteWebhook")).body).toEqual({
+        ok: true,
+        result: true,
+        description: "Webhook was deleted",
+      });
+      expect((await call(token, "deleteWebhook")).body).toEqual({
+        ok: true,
+        result: true,
+        description: "Webhook is already deleted",
+      });
+      expect((await call(token, "setWebhook", { url: "" })).body.description).toBe("Webhook is already deleted");
+    } finally {
+      hook.stop(true);
+    }
+  });
+
   test("a person's photo reaches the bot as photo with its URL as file_id and the text as caption", async () => {
     const token = await createBotViaApi(owner, "media_in_bot");
     const cid = await openChat(person, "media_in_bot");
@@ -259,6 +313,66 @@ describe("webhooks", () => {
     } finally {
       receiver.stop(true);
       await call(token, "deleteWebhook");
+    }
+  });
+});
+
+describe("refusals a retrying bot would repeat at once are held, as the compatible server holds them", () => {
+  /** Times CALL while checking that the server answers another request meanwhile (a timer holds, not the event loop). */
+  const timedWhileServing = async <T>(call: Promise<T>, otherToken: string) => {
+    const started = Date.now();
+    await Bun.sleep(200);
+    const other = Date.now();
+    expect((await botCall(server.url, otherToken, "getMe")).status).toBe(200);
+    const otherMs = Date.now() - other;
+    const answer = await call;
+    return { answer, ms: Date.now() - started, otherMs };
+  };
+
+  test("two pollers: the first conflict answers at once, the next within the hold waits for it", async () => {
+    const token = await createBotViaApi(owner, "spinning_bot");
+    const bystander = await createBotViaApi(owner, "bystander_bot");
+    const a = call(token, "getUpdates", { timeout: 10 });
+    await waitForLongPoll(server.app, token);
+    const started = Date.now();
+    const b = call(token, "getUpdates", { timeout: 10 });
+    expect((await a).status).toBe(409);
+    expect(Date.now() - started).toBeLessThan(2000);
+    await waitForLongPoll(server.app, token);
+    // A polls again at once: B's conflict comes within the hold
+    const again = call(token, "getUpdates", { timeout: 0 });
+    const { answer, ms, otherMs } = await timedWhileServing(b, bystander);
+    expect(answer).toMatchObject({
+      status: 409,
+      body: {
+        description:
+          "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
+      },
+    });
+    expect(ms).toBeGreaterThanOrEqual(2800);
+    expect(otherMs).toBeLessThan(1000);
+    expect((await again).status).toBe(200);
+  });
+
+  test("a 429 is answered after the hold, with its retry_after", async () => {
+    const limited = await startTestServer({ "limits.botCallsPerMinute": 2 });
+    try {
+      const owner = (await signedInClient(limited)).client;
+      const token = await createBotViaApi(owner, "flooding_bot");
+      const bystander = await createBotViaApi(owner, "calm_bot");
+      for (let i = 0; i < 2; i++) expect((await botCall(limited.url, token, "getMe")).status).toBe(200);
+      const started = Date.now();
+      const refused = botCall(limited.url, token, "getMe");
+      await Bun.sleep(200);
+      const other = Date.now();
+      expect((await botCall(limited.url, bystander, "getMe")).status).toBe(200);
+      expect(Date.now() - other).toBeLessThan(1000);
+      const answer = await refused;
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2800);
+      expect(answer.status).toBe(429);
+      expect(answer.body.parameters.retry_after).toBeGreaterThan(0);
+    } finally {
+      await limited.stop();
     }
   });
 });

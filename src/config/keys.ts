@@ -127,6 +127,11 @@ export const configKeys = {
   ),
   "limits.blockSeconds": spec(600, int(1, 86400), "how long a hammering address stays blocked"),
   "limits.botCallsPerMinute": spec(600, int(1, 1000000), "Bot API calls per token per minute"),
+  "limits.botRefusalHoldMs": spec(
+    3000,
+    int(0, 60000),
+    "how long the Bot API holds a 429 and a repeated getUpdates 409 before answering, as Telegram does, so retrying bots do not spin (0: at once)",
+  ),
   "limits.postsPerHour": spec(60, int(1, 1000000), "new posts and reposts per account per hour"),
   "limits.commentsPerHour": spec(200, int(1, 1000000), "new comments per account per hour"),
   "limits.reportsPerHour": spec(20, int(1, 1000000), "new reports per account per hour"),

@@ -23,6 +23,8 @@ export interface UploadsTable {
   attached_at: number | null;
   /** set when what used the file went (deleted for everyone, deleted); the released-uploads cleanup then removes it unless still referenced */
   released_at: number | null;
+  /** SHA-256 (hex) of the bytes a bot uploaded: the same bytes again reuse the upload; null for others */
+  content_hash: string | null;
 }
 
 export type UploadRow = Selectable<UploadsTable>;

@@ -22,6 +22,8 @@ export interface StoreUploadInput {
   declaredMime?: string;
   /** a different size limit than the kind's (the Bot API's file limits) */
   maxBytes?: number;
+  /** SHA-256 (hex) of DATA, recorded when the caller finds uploads by content (the Bot API) */
+  contentHash?: string;
 }
 
 /** Served names: 24 random URL-safe characters, `-t` (thumbnail) or `-p` (poster), extension. */
@@ -120,6 +122,7 @@ export async function storeUpload(app: App, input: StoreUploadInput): Promise<Up
         original_name: cleanFileName(input.filename),
         created_at: app.clock.now(),
         attached_at: null,
+        content_hash: input.contentHash ?? null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -234,6 +237,22 @@ export async function findUploadByUrl(app: App, url: string): Promise<UploadRow 
   const key = fileKeyFromUrl(app, url);
   if (!key) return undefined;
   return app.db.selectFrom("uploads").selectAll().where("storage_key", "=", key).executeTakeFirst();
+}
+
+/** OWNER's upload of KIND whose bytes hash to CONTENT_HASH (recorded by storeUpload's contentHash). */
+export async function findUploadByContent(
+  app: App,
+  ownerId: number,
+  kind: UploadKind,
+  contentHash: string,
+): Promise<UploadRow | undefined> {
+  return app.db
+    .selectFrom("uploads")
+    .selectAll()
+    .where("owner_id", "=", ownerId)
+    .where("content_hash", "=", contentHash)
+    .where("kind", "=", kind)
+    .executeTakeFirst();
 }
 
 /**

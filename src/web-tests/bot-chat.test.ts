@@ -10,7 +10,8 @@ import {
   useBrowser,
   withScreenshots,
 } from "../testing/browser";
-import { createBotViaApi, PNG_1x1, waitFor, waitForLongPoll } from "../testing/botapi";
+import { botCall, createBotViaApi, openChat, PNG_1x1, waitFor, waitForLongPoll } from "../testing/botapi";
+import { botApiUserId } from "../domain/bots/ids";
 import { quickPerson } from "../testing/fixtures";
 import { grantStars } from "../domain/stars/service";
 import type { TestClient } from "../testing/client";
@@ -498,6 +499,36 @@ describe("web app: a grammY bot as its developer expects", () => {
     } finally {
       await stop();
     }
+  });
+
+  it("a protected message (protect_content) offers no Forward, Copy text or download", async () => {
+    const token = await createBotViaApi(owner, "guarded_web_bot", "Guarded");
+    const { page, client, user } = await signedInPage(b!.browser, server);
+    pages.push(page);
+    await openChat(client, "guarded_web_bot");
+    const chatId = botApiUserId(user.id);
+    await botCall(server.url, token, "sendMessage", { chat_id: chatId, text: "a secret note", protect_content: true });
+    await botCall(server.url, token, "sendMessage", { chat_id: chatId, text: "a shareable note" });
+    const doc = new FormData();
+    doc.set("chat_id", String(chatId));
+    doc.set("protect_content", "true");
+    doc.set("document", new File([new TextEncoder().encode("sealed")], "sealed.txt", { type: "text/plain" }));
+    expect((await fetch(`${server.url}/bot${token}/sendDocument`, { method: "POST", body: doc })).status).toBe(200);
+
+    await page.goto("/dashboard/messages?user=guarded_web_bot");
+    const secret = messageItem(page, "a secret note");
+    await secret.getByRole("button", { name: "Message actions" }).click();
+    await secret.getByRole("button", { name: "Reply" }).waitFor();
+    expect(await secret.getByRole("button", { name: "Forward" }).count()).toBe(0);
+    expect(await secret.getByRole("button", { name: "Copy text" }).count()).toBe(0);
+    await page.keyboard.press("Escape");
+    const shareable = messageItem(page, "a shareable note");
+    await shareable.getByRole("button", { name: "Message actions" }).click();
+    await shareable.getByRole("button", { name: "Forward" }).waitFor();
+    await page.keyboard.press("Escape");
+    await page.getByText("sealed.txt").waitFor();
+    expect(await page.getByRole("link", { name: /sealed\.txt/ }).count()).toBe(0);
+    expect(await accessibilityViolations(page)).toEqual([]);
   });
 });
 

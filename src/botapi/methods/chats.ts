@@ -1,7 +1,16 @@
-import { ADMIN_RIGHTS, getMember, isActive, type Rights } from "../../domain/chats/access";
+import {
+  ADMIN_RIGHTS,
+  findMessageBySeq,
+  getMember,
+  isActive,
+  pinnedSeqs,
+  rightsOf,
+  type Rights,
+} from "../../domain/chats/access";
 import { listAdministrators, memberCount } from "../../domain/chats/conversations";
 import {
   createInvite,
+  currentInviteLink,
   leaveGroup,
   promoteMember,
   removeMember,
@@ -17,7 +26,38 @@ import { findPerson, resolveChat } from "../chats";
 import type { BotContext, MethodTable } from "../context";
 import { asBot, badRequest, forbiddenBot } from "../errors";
 import { inputFile } from "../files";
-import { photoSizes, serializeChat, serializeChatMember, serializeUser, type ChatView } from "../serializers";
+import {
+  photoSizes,
+  serializeChat,
+  serializeChatMember,
+  serializeMessage,
+  serializeUser,
+  type ChatView,
+} from "../serializers";
+
+/** The group's current invite link, which invite_link must name. */
+async function namedInviteLink(ctx: BotContext): Promise<{ view: ChatView; link: string }> {
+  const view = await groupChat(ctx);
+  const given = ctx.params.str("invite_link", { required: true, empty: "invite link is empty" })!;
+  // read now: the chat the view holds may be a cached copy from before the last new link
+  const link = await currentInviteLink(ctx.app, view.conversation.id);
+  if (link === null || given !== link) throw badRequest("INVITE_HASH_EXPIRED");
+  return { view, link };
+}
+
+/** Only members who may invite see or change the link. */
+async function requireInviteRight(ctx: BotContext, view: ChatView): Promise<void> {
+  const member = await getMember(ctx.app.db, view.conversation.id, ctx.me.id);
+  if (!member || rightsOf(member).can_invite_users !== true) throw forbiddenBot("not enough rights to invite users");
+}
+
+const inviteLinkShape = (ctx: BotContext, link: string, fields: { name?: string; is_revoked: boolean }) => ({
+  invite_link: link,
+  creator: serializeUser(ctx.me),
+  creates_join_request: false,
+  is_primary: true,
+  ...fields,
+});
 
 /** A group chat from chat_id; private chats have no members to manage. */
 async function groupChat(ctx: BotContext): Promise<ChatView> {
@@ -44,7 +84,11 @@ export const chatMethods = {
     const view = await resolveChat(ctx, "chat_id", false);
     const { conversation, other } = view;
     const photoUrl = conversation.type === "group" ? conversation.photo_url : other?.avatar_url;
+    // the most recently pinned message, as the compatible API gives it
+    const [pinnedSeq] = await pinnedSeqs(ctx.app.db, conversation.id);
+    const pinned = pinnedSeq === undefined ? undefined : await findMessageBySeq(ctx.app.db, conversation.id, pinnedSeq);
     const common = {
+      pinned_message: pinned ? await serializeMessage(ctx.app.db, view, pinned) : undefined,
       accent_color_id: 0,
       max_reaction_count: 1,
       // no gifts here: none are accepted
@@ -174,6 +218,38 @@ export const chatMethods = {
       noRights("change chat photo"),
     );
     return true;
+  },
+
+  async deleteChatPhoto(ctx) {
+    const view = await groupChat(ctx);
+    if (!view.conversation.photo_url) throw badRequest("CHAT_NOT_MODIFIED");
+    await asBot(
+      () => setGroupPhoto(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id, photoUrl: null }),
+      noRights("change chat photo"),
+    );
+    return true;
+  },
+
+  /** The group's one link keeps working; the name given is echoed (links carry no name, expiry or limit here). */
+  async editChatInviteLink(ctx) {
+    const { view, link } = await namedInviteLink(ctx);
+    const name = ctx.params.str("name", { max: 32 });
+    if (ctx.params.bool("creates_join_request"))
+      throw badRequest("join requests are not supported: groups have no approval queue");
+    ctx.params.int("expire_date");
+    ctx.params.int("member_limit", { min: 1, max: 99999 });
+    await requireInviteRight(ctx, view);
+    return inviteLinkShape(ctx, link, { name, is_revoked: false });
+  },
+
+  /** Revoking the group's link replaces it with a new one, as revoking a primary link does. */
+  async revokeChatInviteLink(ctx) {
+    const { view, link } = await namedInviteLink(ctx);
+    await asBot(
+      () => createInvite(ctx.app, { conversationId: view.conversation.id, actorId: ctx.me.id }),
+      noRights("invite users"),
+    );
+    return inviteLinkShape(ctx, link, { is_revoked: true });
   },
 
   /** A group has one invite link: a new one replaces (revokes) the previous, as exportChatInviteLink does. */

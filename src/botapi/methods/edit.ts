@@ -12,11 +12,11 @@ import { captionOf, formatText, MAX_CAPTION, MAX_TEXT, messageText } from "../te
 import { inputFile } from "../files";
 import { BUSINESS_CONNECTION_NOT_FOUND } from "./unsupported";
 
-const NOT_MODIFIED =
+export const NOT_MODIFIED =
   "message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message";
 
 /** The bot's own message to edit, by chat_id + message_id (inline messages do not exist here). */
-async function ownMessage(ctx: BotContext): Promise<{ view: ChatView; row: MessageRow }> {
+export async function ownMessage(ctx: BotContext): Promise<{ view: ChatView; row: MessageRow }> {
   if (ctx.params.has("inline_message_id")) throw badRequest("inline messages are not supported");
   const view = await resolveChat(ctx, "chat_id", false);
   const seq = ctx.params.int("message_id", { required: true })!;
@@ -25,6 +25,10 @@ async function ownMessage(ctx: BotContext): Promise<{ view: ChatView; row: Messa
   if (row.sender_id !== ctx.me.id || row.kind !== "user") throw badRequest("message can't be edited");
   return { view, row };
 }
+
+/** A poll, location, venue, dice or contact: extra beyond the flags a text message may carry (protect_content). */
+const hasNonTextExtra = (row: MessageRow): boolean =>
+  row.extra !== null && Object.keys(JSON.parse(row.extra) as object).some((k) => k !== "protect_content");
 
 /** The chat's pinned messages, newest first. */
 const unpin = (ctx: BotContext, view: ChatView, seq: number) =>
@@ -107,7 +111,7 @@ export const editMethods = {
   async editMessageText(ctx) {
     const { text, entities } = await messageText(ctx);
     const { view, row } = await ownMessage(ctx);
-    if (row.media !== null || row.extra !== null) throw badRequest("there is no text in the message to edit");
+    if (row.media !== null || hasNonTextExtra(row)) throw badRequest("there is no text in the message to edit");
     return applyEdit(ctx, view, row, { content: text, entities, replyMarkup: editedMarkup(ctx, "keep") });
   },
 

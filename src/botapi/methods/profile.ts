@@ -14,7 +14,26 @@ import type { Params } from "../params";
 import { serializeBotSelf } from "../serializers";
 import { parseMenuButton } from "../markup";
 import { resolveChat } from "../chats";
-import { menuButtonFor } from "../../domain/bots/profile";
+import { menuButtonAsSet } from "../../domain/bots/profile";
+
+/** The fields of ChatAdministratorRights, as the compatible API lists them. */
+const ADMINISTRATOR_RIGHTS = [
+  "is_anonymous",
+  "can_manage_chat",
+  "can_delete_messages",
+  "can_manage_video_chats",
+  "can_restrict_members",
+  "can_promote_members",
+  "can_change_info",
+  "can_invite_users",
+  "can_post_stories",
+  "can_edit_stories",
+  "can_delete_stories",
+  "can_post_messages",
+  "can_edit_messages",
+  "can_pin_messages",
+  "can_manage_topics",
+] as const;
 
 /** `language_code`: a two-letter ISO 639-1 code, or "" (absent) for everyone without a dedicated value. */
 function languageCode(params: Params): string {
@@ -88,12 +107,12 @@ export const profileMethods = {
       await updateBotProfile(ctx.app, ctx.bot.id, (p) => void (((p.commands ??= {})[scope] ??= {})[lang] = commands));
     return true;
   },
-  /** The list for the scope and language, falling back to the scope's list for everyone, then to the default scope's. */
+  /** The list set for exactly this scope and language, [] when there is none, as the compatible API answers. */
   async getMyCommands({ bot, params }) {
     const scope = scopeKey(params);
     const lang = languageCode(params);
-    const byScope = botProfile(bot).commands ?? {};
-    return byScope[scope]?.[lang] ?? byScope[scope]?.[""] ?? byScope.default?.[lang] ?? botCommands(bot);
+    if (scope === "default" && lang === "") return botCommands(bot);
+    return botProfile(bot).commands?.[scope]?.[lang] ?? [];
   },
   async deleteMyCommands(ctx) {
     const scope = scopeKey(ctx.params);
@@ -151,15 +170,34 @@ export const profileMethods = {
   async setChatMenuButton(ctx) {
     const key = await menuKey(ctx);
     const button = parseMenuButton(ctx.params.json("menu_button"));
-    await updateBotProfile(ctx.app, ctx.bot.id, (p) => {
-      const buttons = (p.menu_button ??= {});
-      if (button.type === "default") delete buttons[key];
-      else buttons[key] = button;
-    });
+    // `default` is kept as set: getChatMenuButton answers it back, as the compatible API does
+    await updateBotProfile(ctx.app, ctx.bot.id, (p) => void ((p.menu_button ??= {})[key] = button));
     return true;
   },
   async getChatMenuButton(ctx) {
-    return menuButtonFor(botProfile(ctx.bot), await menuKey(ctx));
+    return menuButtonAsSet(botProfile(ctx.bot), await menuKey(ctx));
+  },
+
+  async setMyDefaultAdministratorRights(ctx) {
+    const raw = ctx.params.json("rights");
+    if (raw !== undefined && raw !== null && (typeof raw !== "object" || Array.isArray(raw)))
+      throw badRequest("can't parse ChatAdministratorRights: object expected");
+    const rights = raw
+      ? Object.fromEntries(ADMINISTRATOR_RIGHTS.map((r) => [r, (raw as Record<string, unknown>)[r] === true]))
+      : undefined;
+    const audience = ctx.params.bool("for_channels") ? "channels" : "groups";
+    await updateBotProfile(ctx.app, ctx.bot.id, (p) => {
+      const all = (p.default_admin_rights ??= {});
+      if (rights) all[audience] = rights;
+      else delete all[audience];
+    });
+    return true;
+  },
+  /** Every right named, false unless the bot asked for it, as the compatible API answers. */
+  async getMyDefaultAdministratorRights({ bot, params }) {
+    const audience = params.bool("for_channels") ? "channels" : "groups";
+    const set = botProfile(bot).default_admin_rights?.[audience] ?? {};
+    return Object.fromEntries(ADMINISTRATOR_RIGHTS.map((r) => [r, set[r] === true]));
   },
 
   // nothing to release: there is no cloud/local server split here

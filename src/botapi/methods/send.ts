@@ -1,4 +1,5 @@
 import { randomInt } from "../../lib/crypto";
+import { toUnixSeconds } from "../../lib/clock";
 import type { MessageRow } from "../../domain/chats/table";
 import { AppError } from "../../lib/errors";
 import { messageIds } from "./edit";
@@ -7,7 +8,13 @@ import type { MessageEntity } from "../formatting";
 import { findMessageBySeq } from "../../domain/chats/access";
 import { sendAccessOf } from "../../domain/chats/send-access";
 import { inTransaction, type Scope } from "../../db/transaction";
-import { forwardMessage, storeMessage, typing, type SendMessageInput } from "../../domain/chats/messages";
+import {
+  forwardMessage,
+  isProtectedMessage,
+  storeMessage,
+  typing,
+  type SendMessageInput,
+} from "../../domain/chats/messages";
 import type { MediaItem } from "../../domain/chats/validate";
 import { isBlockedEitherWay } from "../../domain/relations/service";
 import { randomToken } from "../../lib/ids";
@@ -43,12 +50,14 @@ async function replyTarget(ctx: BotContext, view: ChatView): Promise<number | nu
 
 /** OUT with the options every send takes, checked before its chat is needed (reply_markup, the ignored flags). */
 function withSendOptions(ctx: BotContext, out: Outgoing, markupOpts: { allowPay?: boolean }): Outgoing {
-  // accepted for compatibility (no push notifications, nothing to protect), but must be well-formed
+  // accepted for compatibility (no push notifications), but must be well-formed
   ctx.params.bool("disable_notification");
-  ctx.params.bool("protect_content");
+  // kept with the message: people cannot forward, copy or save it (isProtectedMessage)
+  const protect = ctx.params.bool("protect_content") === true;
   const replyMarkup =
     out.replyMarkup !== undefined ? out.replyMarkup : parseReplyMarkup(ctx.params.json("reply_markup"), markupOpts);
-  return { ...out, replyMarkup: replyMarkup ?? undefined };
+  const extra = protect ? { ...(out.extra ?? {}), protect_content: true } : out.extra;
+  return { ...out, extra, replyMarkup: replyMarkup ?? undefined };
 }
 
 /**
@@ -149,6 +158,18 @@ function sendFile(field: FileField, extraFlags: Record<string, unknown> = {}) {
   };
 }
 
+/** live_period: 60 s to a day, or 0x7FFFFFFF for "until stopped"; absent for a plain location. */
+function livePeriod(ctx: BotContext): number | undefined {
+  const period = ctx.params.int("live_period");
+  if (period === undefined) return undefined;
+  if (period !== LIVE_FOREVER && (period < 60 || period > 86400)) throw badRequest("wrong live period specified");
+  return period;
+}
+const LIVE_FOREVER = 0x7fffffff;
+
+/** the longest open_period the compatible server passes on (a month) */
+const MAX_POLL_OPEN_PERIOD = 2_628_000;
+
 const DICE: Record<string, number> = { "🎲": 6, "🎯": 6, "🎳": 6, "🏀": 5, "⚽": 5, "🎰": 64 };
 
 /** Poll options: Strings or InputPollOption objects, whose text may carry markup (text_parse_mode / text_entities). */
@@ -175,7 +196,15 @@ async function pollOptions(app: App, raw: unknown): Promise<{ text: string; text
   return options;
 }
 
-function coordinates(ctx: BotContext) {
+/** open_period (seconds, as the compatible server clamps it) or close_date (unix seconds): when the poll closes by itself. */
+function closing(ctx: BotContext): { open_period?: number; close_date?: number } {
+  const openPeriod = Math.min(Math.max(ctx.params.lenientInt("open_period", 0), 0), MAX_POLL_OPEN_PERIOD);
+  if (openPeriod > 0) return { open_period: openPeriod, close_date: toUnixSeconds(ctx.app.clock.now()) + openPeriod };
+  const closeDate = ctx.params.lenientInt("close_date", 0);
+  return closeDate > 0 ? { close_date: closeDate } : {};
+}
+
+export function coordinates(ctx: BotContext) {
   const latitude = ctx.params.float("latitude", { required: true, min: -90, max: 90 })!;
   const longitude = ctx.params.float("longitude", { required: true, min: -180, max: 180 })!;
   return { latitude, longitude };
@@ -192,8 +221,9 @@ async function sourceMessage(
   const source = ctx.params.has("from_chat_id") ? await resolveChat(ctx, "from_chat_id", false) : target;
   const row = await findMessageBySeq(ctx.app.db, source.conversation.id, seq);
   if (!row || row.kind !== "user") throw badRequest(`message to ${what} not found`);
-  // an invoice is paid once, in its own chat
-  if (row.invoice !== null) throw badRequest(`message can't be ${what === "copy" ? "copied" : "forwarded"}`);
+  // an invoice is paid once, in its own chat; a protected message stays where it was sent
+  if (row.invoice !== null || isProtectedMessage(row))
+    throw badRequest(`message can't be ${what === "copy" ? "copied" : "forwarded"}`);
   return { source, row };
 }
 
@@ -224,10 +254,16 @@ export const sendMethods = {
     const performer = ctx.params.str("performer", { max: 64 });
     const title = ctx.params.str("title", { max: 64 });
     const duration = ctx.params.int("duration", { min: 0 });
+    // the cover (thumbnail; thumb in older libraries): a part, attach://, a file URL or an https URL
+    const { files, values } = ctx.params;
+    const cover = files.get("thumbnail") ?? files.get("thumb") ?? values.thumbnail ?? values.thumb;
+    const image =
+      cover === undefined || cover === null || cover === "" ? undefined : await inputFile(ctx, "photo", cover);
+    const thumbnail = image && { url: image.url, width: image.width, height: image.height, sizeBytes: image.sizeBytes };
     return sendFile("audio", {
       audio:
-        performer !== undefined || title !== undefined || duration !== undefined
-          ? { performer, title, duration }
+        performer !== undefined || title !== undefined || duration !== undefined || thumbnail
+          ? { performer, title, duration, thumbnail }
           : true,
     })(ctx);
   },
@@ -293,9 +329,25 @@ export const sendMethods = {
 
   async sendLocation(ctx) {
     const view = await resolveChat(ctx);
-    const location = coordinates(ctx);
+    const location: Record<string, unknown> = coordinates(ctx);
     const address = ctx.params.str("address", { max: 200 });
-    return post(ctx, view, { content: "", extra: { location, ...(address ? { address } : {}) } });
+    const live = livePeriod(ctx);
+    // a live location can be moved (editMessageLiveLocation) until it is stopped or its period ends
+    if (live !== undefined) location.live_period = live;
+    const until = live === undefined ? {} : { live_until: toUnixSeconds(ctx.app.clock.now()) + live };
+    return post(ctx, view, { content: "", extra: { location, ...until, ...(address ? { address } : {}) } });
+  },
+
+  async sendContact(ctx) {
+    const view = await resolveChat(ctx);
+    const phone = ctx.params.str("phone_number", { required: true, max: 64, empty: "phone number is empty" })!;
+    const firstName = ctx.params.str("first_name", { required: true, max: 64, empty: "first name is empty" })!;
+    const contact: Record<string, unknown> = { phone_number: phone, first_name: firstName };
+    const lastName = ctx.params.str("last_name", { max: 64 });
+    if (lastName) contact.last_name = lastName;
+    const vcard = ctx.params.str("vcard", { max: 2048 });
+    if (vcard) contact.vcard = vcard;
+    return post(ctx, view, { content: "", extra: { contact } });
   },
 
   async sendVenue(ctx) {
@@ -303,7 +355,12 @@ export const sendMethods = {
     const location = coordinates(ctx);
     const title = ctx.params.str("title", { required: true, max: 120, empty: "venue title is empty" })!;
     const address = ctx.params.str("address", { max: 200 }) ?? "";
-    return post(ctx, view, { content: "", extra: { location, venue: { location, title, address } } });
+    const venue: Record<string, unknown> = { location, title, address };
+    for (const field of ["foursquare_id", "foursquare_type", "google_place_id", "google_place_type"]) {
+      const value = ctx.params.str(field, { max: 256 });
+      if (value) venue[field] = value;
+    }
+    return post(ctx, view, { content: "", extra: { location, venue } });
   },
 
   async sendPoll(ctx) {
@@ -332,6 +389,7 @@ export const sendMethods = {
       allows_multiple_answers: type === "quiz" ? false : multiple,
       // a quiz answer is final unless the bot says otherwise; a regular vote can be taken back
       allows_revoting: ctx.params.bool("allows_revoting") ?? type !== "quiz",
+      ...closing(ctx),
     };
     if (type === "quiz") {
       if (multiple) throw badRequest("quiz poll can't allow multiple answers");

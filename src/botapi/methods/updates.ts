@@ -1,17 +1,29 @@
 import { setWebhookConfig } from "../../domain/bots/service";
 import {
   dropPendingUpdates,
+  endPollForWebhook,
   notifyBotQueue,
   pollUpdates,
   setAllowedUpdates,
   UPDATE_TYPES,
 } from "../../domain/bots/updates";
 import { toUnixSeconds } from "../../lib/clock";
-import type { BotContext, MethodTable } from "../context";
+import { DescribedResult, type BotContext, type MethodTable } from "../context";
 import { badRequest, botError } from "../errors";
 import { webhookUrlProblem } from "../../http/outbound";
 
 const SECRET_RE = /^[A-Za-z0-9_-]{1,256}$/;
+/** getUpdates waits at most this long (service-api.md); a longer timeout is cut to it. */
+const MAX_POLL_SECONDS = 25;
+
+const clamp = (n: number, min: number, max: number) => Math.min(Math.max(n, min), max);
+
+/** deleteWebhook, and setWebhook with an empty url. */
+async function removeWebhook({ app, bot, params }: BotContext): Promise<DescribedResult> {
+  await setWebhookConfig(app, bot.id, null);
+  if (params.bool("drop_pending_updates")) await dropPendingUpdates(app, bot.id);
+  return new DescribedResult(true, bot.webhook_url ? "Webhook was deleted" : "Webhook is already deleted");
+}
 
 function allowedUpdates({ params }: BotContext): string[] | undefined {
   const raw = params.json("allowed_updates");
@@ -31,11 +43,18 @@ export const updatesMethods = {
         "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
       );
     }
-    const offset = params.int("offset");
-    const limit = params.int("limit", { min: 1, max: 100 }) ?? 100;
-    const timeout = Math.min(params.int("timeout", { min: 0 }) ?? 0, 25);
+    // as the compatible server reads them: out-of-range values are clamped, unreadable ones are
+    // the default (an offset of 0 confirms nothing)
+    const offset = params.lenientInt("offset", 0);
+    const limit = clamp(params.lenientInt("limit", 100), 1, 100);
+    const timeout = clamp(params.lenientInt("timeout", 0), 0, MAX_POLL_SECONDS);
     await setAllowedUpdates(app, bot, allowedUpdates(ctx));
-    return pollUpdates(app, bot, { offset, limit, timeoutMs: timeout * 1000, signal: ctx.signal });
+    return pollUpdates(app, bot, {
+      offset: offset === 0 ? undefined : offset,
+      limit,
+      timeoutMs: timeout * 1000,
+      signal: ctx.signal,
+    });
   },
 
   async setWebhook(ctx) {
@@ -43,11 +62,7 @@ export const updatesMethods = {
     let url = params.str("url") ?? "";
     // as the compatible server does, an address without a scheme is taken as https
     if (url !== "" && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url)) url = `https://${url}`;
-    if (url === "") {
-      await setWebhookConfig(app, bot.id, null);
-      if (params.bool("drop_pending_updates")) await dropPendingUpdates(app, bot.id);
-      return true;
-    }
+    if (url === "") return removeWebhook(ctx);
     if (url.length > 512) throw badRequest("url is too long (maximum 512)");
     const problem = await webhookUrlProblem(app, url);
     if (problem) throw badRequest(`bad webhook: ${problem}`);
@@ -56,17 +71,16 @@ export const updatesMethods = {
       throw badRequest("secret_token must be 1-128 characters of A-Z, a-z, 0-9, _ and -");
     }
     await setAllowedUpdates(app, bot, allowedUpdates(ctx));
-    if (params.bool("drop_pending_updates")) await dropPendingUpdates(app, bot.id);
+    const drop = params.bool("drop_pending_updates");
+    const unchanged = bot.webhook_url === url && bot.webhook_secret === secret && !drop;
+    if (drop) await dropPendingUpdates(app, bot.id);
     await setWebhookConfig(app, bot.id, { url, secret });
+    await endPollForWebhook(app, bot.id);
     notifyBotQueue(app, bot.id);
-    return true;
+    return new DescribedResult(true, unchanged ? "Webhook is already set" : "Webhook was set");
   },
 
-  async deleteWebhook({ app, bot, params }) {
-    await setWebhookConfig(app, bot.id, null);
-    if (params.bool("drop_pending_updates")) await dropPendingUpdates(app, bot.id);
-    return true;
-  },
+  deleteWebhook: removeWebhook,
 
   async getWebhookInfo({ bot }) {
     const info: {

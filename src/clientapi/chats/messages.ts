@@ -160,7 +160,10 @@ export function chatMessageRoutes(app: App) {
           const page = await listHistory(app, membership, user.id, query.before, limit, query.after);
           return ok({
             conversation: await serializeConversation(app.db, membership.conversation, user.id, membership.member),
-            messages: await serializeMessages(app.db, membership.conversation, page.items, { viewerId: user.id }),
+            messages: await serializeMessages(app.db, membership.conversation, page.items, {
+              viewerId: user.id,
+              now: app.clock.now(),
+            }),
             pageInfo: { oldestCursor: page.olderCursor, newestCursor: page.newerCursor, nextCursor: page.olderCursor },
           });
         },

@@ -121,6 +121,8 @@ export async function serializeMessages(
 interface RenderOptions {
   fresh?: boolean;
   viewerId?: number;
+  /** the app clock's time: polls past their close_date show closed */
+  now?: number;
 }
 
 /** The reactions to messages IDS (one statement, none for no ids), by message, in the order they were set. */
@@ -188,7 +190,7 @@ async function renderMessages(
   return rows.map((m) => {
     const conversation = conversationOf(m);
     const reply = m.reply_to_seq !== null ? replyByKey.get(`${conversation.id}:${m.reply_to_seq}`) : undefined;
-    const poll = pollOf(m);
+    const poll = pollOf(m, opts.now);
     return messageShape(m, conversation, users.get(m.sender_id), {
       reply: reply && { row: reply, senderUsername: senderOf(users.get(reply.sender_id)).username },
       reactions: groupReactions(reactionRowsByMessage.get(m.id) ?? []),
@@ -243,6 +245,8 @@ function messageShape(
     editedAt: m.edited_at === null ? null : toIso(m.edited_at),
   };
   if (extra) for (const k of EXTRA_KEYS) if (extra[k] !== undefined) out[k] = extra[k];
+  // its sender protected it: the app offers no forward, copy or save
+  if (extra?.protect_content === true) out.protectedContent = true;
   if (parts.poll) {
     out.poll = parts.poll;
     // the stored copy carries no counts: only the shaped poll above is shown

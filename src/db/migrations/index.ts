@@ -43,6 +43,7 @@ import * as m20261128100000 from "./20261128100000_reports";
 import * as m20261128110000 from "./20261128110000_bots_write_first";
 import * as m20261128140000 from "./20261128140000_uploads_released";
 import * as m20261128140100 from "./20261128140100_invite_maker";
+import * as m20261128150000 from "./20261128150000_upload_content_hash";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -93,4 +94,5 @@ export const migrations: Record<string, Migration> = {
   "20261128110000_bots_write_first": m20261128110000,
   "20261128140000_uploads_released": m20261128140000,
   "20261128140100_invite_maker": m20261128140100,
+  "20261128150000_upload_content_hash": m20261128150000,
 };

@@ -19,14 +19,26 @@ export interface BotProfile {
   commands?: Record<string, Record<string, BotCommand[]>>;
   /** "default" or a chat key → MenuButton object */
   menu_button?: Record<string, MenuButtonValue>;
+  /** the rights the bot asks for when added as an administrator (setMyDefaultAdministratorRights), for groups and for channels */
+  default_admin_rights?: { groups?: Record<string, boolean>; channels?: Record<string, boolean> };
 }
 
 export const botProfile = (bot: Pick<BotRow, "profile_json">): BotProfile => JSON.parse(bot.profile_json) as BotProfile;
 
-/** The menu button for KEY ("default" or "chat:<conversation id>"): the chat's own, else the bot's default, else commands. */
+/**
+ * The menu button people see for KEY ("default" or "chat:<conversation id>"): the chat's own,
+ * else the bot's default, else commands. A button set to `default` stands for the next one down.
+ */
 export function menuButtonFor(profile: BotProfile, key: string): MenuButtonValue {
-  return profile.menu_button?.[key] ?? profile.menu_button?.default ?? { type: "commands" };
+  const own = profile.menu_button?.[key];
+  if (own && own.type !== "default") return own;
+  const wide = profile.menu_button?.default;
+  return wide && wide.type !== "default" ? wide : { type: "commands" };
 }
+
+/** The menu button as the bot set it for KEY (getChatMenuButton): `default` when it set that, else what people see. */
+export const menuButtonAsSet = (profile: BotProfile, key: string): MenuButtonValue =>
+  profile.menu_button?.[key] ?? menuButtonFor(profile, key);
 
 /** Changes a bot's profile in one transaction (read, change, write), so concurrent calls do not lose each other's parts. */
 export async function updateBotProfile(app: App, botId: number, change: (profile: BotProfile) => void): Promise<void> {

@@ -46,18 +46,30 @@ interface BotRuntime {
   onEnqueued: Set<(botId: number) => void>;
   /** the server is stopping: long polls answer at once */
   closing: boolean;
+  /** per bot, until when a getUpdates conflict is held before it is answered (refusalHoldMs) */
+  conflictsHeldUntil: Map<number, number>;
+  /** refusals being held (holdRefusal): a stopping server answers them at once */
+  holds: Set<() => void>;
 }
 
 /*
  * Topics between nodes (cluster/pubsub.ts): in one process they are direct calls. "bots:queued"
  * `<botId> <1|0>`: BOT's queue or webhook changed (1: an update was queued, wake its long poll);
- * "bots:poll" `<botId> <generation>`: a getUpdates call started, older ones end with 409.
+ * "bots:poll" `<botId> <generation>[ webhook]`: a getUpdates call started, or (with "webhook") the bot
+ * set a webhook; older calls end with 409.
  */
 const QUEUED = "bots:queued";
 const POLL = "bots:poll";
 
 const runtime = defineService<BotRuntime>("bots:runtime", (app) => {
-  const rt: BotRuntime = { waiters: new Map(), newest: new Map(), onEnqueued: new Set(), closing: false };
+  const rt: BotRuntime = {
+    waiters: new Map(),
+    newest: new Map(),
+    onEnqueued: new Set(),
+    closing: false,
+    conflictsHeldUntil: new Map(),
+    holds: new Set(),
+  };
   const bus = pubsub(app);
   bus.subscribe(QUEUED, (message) => {
     const [botId, wake] = message.split(" ").map(Number) as [number, number];
@@ -65,10 +77,12 @@ const runtime = defineService<BotRuntime>("bots:runtime", (app) => {
     for (const listener of rt.onEnqueued) listener(botId);
   });
   bus.subscribe(POLL, (message) => {
-    const [botId, generation] = message.split(" ").map(Number) as [number, number];
-    if (generation > (rt.newest.get(botId) ?? 0)) rt.newest.set(botId, generation);
-    const waiter = rt.waiters.get(botId);
-    if (waiter && waiter.generation < generation) waiter.fail(pollSuperseded());
+    const [botId, generation, cause] = message.split(" ") as [string, string, string | undefined];
+    const id = Number(botId);
+    const gen = Number(generation);
+    if (gen > (rt.newest.get(id) ?? 0)) rt.newest.set(id, gen);
+    const waiter = rt.waiters.get(id);
+    if (waiter && waiter.generation < gen) waiter.fail(cause === "webhook" ? pollEndedByWebhook() : pollSuperseded());
   });
   // messages may have been lost: every parked poll answers what is queued now, and the webhook worker looks again
   bus.onResync(() => {
@@ -214,6 +228,55 @@ async function pending(app: App, botId: number, limit: number): Promise<QueuedUp
 export const pollSuperseded = () =>
   new AppError(409, "POLL_SUPERSEDED", "Another getUpdates call for this bot took over");
 
+/** A waiting getUpdates call ends with this when the bot sets a webhook. */
+export const pollEndedByWebhook = () =>
+  new AppError(409, "POLL_ENDED_BY_WEBHOOK", "A webhook was set for this bot: updates go there now");
+
+/**
+ * Ends the bot's waiting getUpdates, on any node, with 409: a webhook set now takes the updates
+ * it would have answered, so none reaches both.
+ */
+export async function endPollForWebhook(app: App, botId: number): Promise<void> {
+  botRuntime(app);
+  const generation = await leases(app).next(`poll:${botId}`);
+  await pubsub(app).publish(POLL, `${botId} ${generation} webhook`);
+}
+
+/**
+ * How long a Bot API refusal waits before it is answered, as the compatible server holds them
+ * so that a client retrying at once does not spin: a getUpdates conflict (409) is answered at
+ * once only when the bot had none within the hold, a flood refusal (429) always waits.
+ */
+export function refusalHoldMs(app: App, botId: number | null, refusal: "poll-conflict" | "flood"): number {
+  const hold = app.config["limits.botRefusalHoldMs"];
+  if (refusal === "flood" || hold === 0) return hold;
+  if (botId === null) return 0;
+  const rt = botRuntime(app);
+  const now = app.clock.now();
+  if (now >= (rt.conflictsHeldUntil.get(botId) ?? 0)) {
+    rt.conflictsHeldUntil.set(botId, now + hold);
+    return 0;
+  }
+  return hold;
+}
+
+/** Waits MS on a timer (the event loop stays free); ends early when SIGNAL aborts or the server stops. */
+export async function holdRefusal(app: App, ms: number, signal?: AbortSignal): Promise<void> {
+  const rt = botRuntime(app);
+  if (rt.closing || signal?.aborted) return;
+  await new Promise<void>((resolve) => {
+    const release = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", release);
+      rt.holds.delete(release);
+      resolve();
+    };
+    const timer = setTimeout(release, ms);
+    signal?.addEventListener("abort", release);
+    rt.holds.add(release);
+  });
+}
+
 /**
  * getUpdates: acknowledges by offset, then returns queued updates, waiting up to
  * timeoutMs for the first one (woken by enqueueUpdate on any node, no polling). A newer
@@ -290,5 +353,6 @@ export function endLongPolls(app: App): void {
   const rt = botRuntime(app);
   rt.closing = true;
   for (const waiter of [...rt.waiters.values()]) waiter.wake();
+  for (const release of [...rt.holds]) release();
   releasePressWaiters(app);
 }

@@ -315,6 +315,16 @@ export async function setGroupPhoto(
   return conv;
 }
 
+/** The group's invite link now, or null when it has none. */
+export async function currentInviteLink(app: App, conversationId: number): Promise<string | null> {
+  const row = await app.db
+    .selectFrom("conversations")
+    .select("invite_code")
+    .where("id", "=", conversationId)
+    .executeTakeFirst();
+  return row?.invite_code ? inviteLinkFor(app, row.invite_code) : null;
+}
+
 /** Link anyone can join by; a new link replaces (revokes) the previous one. */
 export const inviteLinkFor = (app: App, code: string) =>
   `${app.config.baseUrl.replace(/\/$/, "")}/dashboard/messages?join=${code}`;

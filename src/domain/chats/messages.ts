@@ -31,7 +31,15 @@ import { inTransaction, type Scope } from "../../db/transaction";
 import type { ChatMember, ConversationRow, MemberRow, MessageRow, SendChat } from "./table";
 import { sendAccessOf } from "./send-access";
 import type { UserRow } from "../users/table";
-import { checkClientMessageId, checkContent, checkEntities, checkMediaShape, toJson, type MediaItem } from "./validate";
+import {
+  checkClientMessageId,
+  checkContent,
+  checkEntities,
+  checkMediaShape,
+  fromJson,
+  toJson,
+  type MediaItem,
+} from "./validate";
 import { pick } from "../../lib/objects";
 import { isUniqueViolation } from "../../db/errors";
 import { releaseFilesIn } from "../../media/references";
@@ -53,6 +61,15 @@ export interface SendMessageInput {
   kind?: "user" | "system";
   system?: unknown;
 }
+
+/**
+ * Whether the sender protected the message (the Bot API's protect_content, kept in its extra):
+ * it cannot be forwarded, copied or saved.
+ */
+export const isProtectedMessage = (row: Pick<MessageRow, "extra">): boolean =>
+  row.extra !== null &&
+  row.extra.includes('"protect_content"') &&
+  fromJson<Record<string, unknown>>(row.extra)?.protect_content === true;
 
 const findByClientId = (db: Db, conversationId: number, senderId: number, clientMessageId: string) =>
   db
@@ -574,6 +591,8 @@ export async function forwardMessage(
   const source = await requireVisibleMessage(db, input.fromConversationId, input.seq, input.actorId);
   if (source.kind !== "user" || source.invoice !== null)
     throw fieldError("messageId", "this message cannot be forwarded");
+  if (isProtectedMessage(source))
+    throw permissionDenied("This message is protected by its sender: it cannot be forwarded or saved");
   let forwardedFrom = source.forwarded_from ? JSON.parse(source.forwarded_from) : null;
   if (!forwardedFrom) {
     const author = await findUserById(db, source.sender_id);

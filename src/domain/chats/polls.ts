@@ -26,6 +26,10 @@ export interface StoredPoll {
   correct_option_id?: number;
   explanation?: string;
   explanation_entities?: unknown[];
+  /** seconds the poll stays open after it was sent, as the bot asked */
+  open_period?: number;
+  /** when the poll closes by itself (unix seconds): past it, it takes no votes and shows closed */
+  close_date?: number;
 }
 
 /** Votes per option (by index) and the number of people who voted. */
@@ -39,11 +43,17 @@ export const pollClosed = () => new AppError(409, "POLL_CLOSED", "This poll is c
 /** Whether a vote in POLL may be taken back: as the bot chose, else regular polls yes, quizzes no. */
 export const allowsRevoting = (poll: StoredPoll): boolean => poll.allows_revoting ?? poll.type !== "quiz";
 
-/** The poll a message carries, or null. */
-export function pollOf(row: Pick<MessageRow, "extra">): StoredPoll | null {
+/**
+ * The poll a message carries, or null. At NOW (the app clock), a poll past its close_date is
+ * closed: it closes on time without anything written.
+ */
+export function pollOf(row: Pick<MessageRow, "extra">, now?: number): StoredPoll | null {
   // most messages carry no extra, or one without a poll: spare parsing them
   if (row.extra === null || !row.extra.includes('"poll"')) return null;
-  return fromJson<{ poll?: StoredPoll }>(row.extra)?.poll ?? null;
+  const poll = fromJson<{ poll?: StoredPoll }>(row.extra)?.poll ?? null;
+  if (poll && !poll.is_closed && now !== undefined && poll.close_date !== undefined && now >= poll.close_date * 1000)
+    return { ...poll, is_closed: true };
+  return poll;
 }
 
 /** The tallies of the polls among ROWS, by message id (two grouped queries; none when no row has a poll). */
@@ -123,7 +133,7 @@ export async function answerPoll(
   return inTransaction(app.storage, async (scope) => {
     // read again inside the transaction: a stopPoll or another vote may have just committed
     const message = (await findMessageBySeq(scope.db, conversation.id, visible.seq)) ?? visible;
-    const poll = pollOf(message);
+    const poll = pollOf(message, app.clock.now());
     if (!poll) throw notFound("This message has no poll");
     if (poll.is_closed) throw pollClosed();
     const before = (await myPollVotes(scope.db, [message.id], input.userId)).get(message.id) ?? [];
@@ -165,7 +175,7 @@ export async function closePoll(
 ): Promise<MessageRow> {
   const { conversation } = await requireMembership(app.db, input.conversationId, input.actorId);
   const message = await findMessageBySeq(app.db, conversation.id, input.seq);
-  const poll = message && pollOf(message);
+  const poll = message && pollOf(message, app.clock.now());
   if (!message || !poll) throw notFound("This message has no poll");
   if (message.sender_id !== input.actorId || message.forwarded_from !== null)
     throw permissionDenied("Only the author may close a poll");

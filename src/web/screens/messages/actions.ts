@@ -24,7 +24,8 @@ export interface ChatActions {
   toast(text: string): void;
   alert(text: string): void;
   confirmLink(url: string): void;
-  viewImage(url: string, alt: string): void;
+  /** opens the photo viewer; a protected photo is shown without its Download link */
+  viewImage(url: string, alt: string, protectedContent?: boolean): void;
 }
 
 export const ChatActionsContext = createContext<ChatActions | null>(null);

@@ -210,7 +210,7 @@ export function ChatView({
   const [toast, setToast] = useState<string | null>(null);
   const [alertText, setAlertText] = useState<string | null>(null);
   const [link, setLink] = useState<BotLinkTarget | null>(null);
-  const [viewer, setViewer] = useState<{ url: string; alt: string } | null>(null);
+  const [viewer, setViewer] = useState<{ url: string; alt: string; protectedContent?: boolean } | null>(null);
   const [forwarding, setForwarding] = useState<ChatMessage | null>(null);
   const [reporting, setReporting] = useState<ChatMessage | null>(null);
   const [reportingBot, setReportingBot] = useState(false);
@@ -610,7 +610,7 @@ export function ChatView({
         alert: setAlertText,
         // every link a bot gives waits for a press, this site's pages too; sign-in pages never open
         confirmLink: (url) => setLink(botLinkTarget(url, location.origin)),
-        viewImage: (url, alt) => setViewer({ url, alt }),
+        viewImage: (url, alt, protectedContent) => setViewer({ url, alt, protectedContent }),
       },
     [conversation, send, conversationId],
   );
@@ -888,9 +888,11 @@ export function ChatView({
       <Dialog open={viewer !== null} title={viewer?.alt ?? "Photo"} onClose={() => setViewer(null)}>
         {viewer && <img class="viewer-image" src={viewer.url} alt={viewer.alt} />}
         <div class="dialog-actions">
-          <a href={viewer?.url} download>
-            Download
-          </a>
+          {!viewer?.protectedContent && (
+            <a href={viewer?.url} download>
+              Download
+            </a>
+          )}
           <button type="button" class="primary" onClick={() => setViewer(null)}>
             Close
           </button>

@@ -10,20 +10,23 @@ export function formatDuration(ms: number | null | undefined): string {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
-/** A message's attachments: images open in the viewer, a round video (`circle`) is shown round. */
-export function MediaList({ media }: { media: MessageMedia[] }) {
+/**
+ * A message's attachments: images open in the viewer, a round video (`circle`) is shown round.
+ * PROTECTED_CONTENT (the sender forbids saving): no Save, Download or download link.
+ */
+export function MediaList({ media, protectedContent = false }: { media: MessageMedia[]; protectedContent?: boolean }) {
   if (!media.length) return null;
   return (
     <div class="msg-media">
       {media.map((m, i) => (
-        <MediaItem key={i} item={m} />
+        <MediaItem key={i} item={m} protectedContent={protectedContent} />
       ))}
     </div>
   );
 }
 
 /** A sticker in a chat, which the person can keep to send themselves. */
-function Sticker({ item }: { item: MessageMedia }) {
+function Sticker({ item, protectedContent }: { item: MessageMedia; protectedContent: boolean }) {
   const [state, setState] = useState<"idle" | "saving" | "saved" | string>(isSavedSticker(item.url) ? "saved" : "idle");
   const save = () => {
     setState("saving");
@@ -35,7 +38,7 @@ function Sticker({ item }: { item: MessageMedia }) {
   return (
     <div class="sticker">
       <img class="media-sticker" src={item.url} alt={item.name ? `Sticker ${item.name}` : "Sticker"} loading="lazy" />
-      {state === "saved" ? null : state === "idle" || state === "saving" ? (
+      {state === "saved" || protectedContent ? null : state === "idle" || state === "saving" ? (
         <button type="button" class="small" onClick={save} disabled={state === "saving"}>
           Save sticker
         </button>
@@ -48,7 +51,7 @@ function Sticker({ item }: { item: MessageMedia }) {
   );
 }
 
-function MediaItem({ item }: { item: MessageMedia }) {
+function MediaItem({ item, protectedContent }: { item: MessageMedia; protectedContent: boolean }) {
   const actions = useContext(ChatActionsContext);
   const thumb = item.thumb ?? item.thumbUrl ?? item.url;
   switch (item.type) {
@@ -57,14 +60,14 @@ function MediaItem({ item }: { item: MessageMedia }) {
         <button
           type="button"
           class="media-image"
-          onClick={() => actions?.viewImage(item.url, item.name ?? "Photo")}
+          onClick={() => actions?.viewImage(item.url, item.name ?? "Photo", protectedContent)}
           aria-label={`Open photo${item.name ? ` ${item.name}` : ""}`}
         >
           <img src={thumb} alt="" loading="lazy" width={item.width ?? undefined} height={item.height ?? undefined} />
         </button>
       );
     case "sticker":
-      return <Sticker item={item} />;
+      return <Sticker item={item} protectedContent={protectedContent} />;
     case "video":
       return item.name === "circle" ? (
         <video
@@ -81,22 +84,31 @@ function MediaItem({ item }: { item: MessageMedia }) {
           src={item.url}
           poster={item.posterUrl ?? undefined}
           controls
+          controlsList={protectedContent ? "nodownload" : undefined}
           preload="metadata"
           aria-label={item.name ? `Video ${item.name}` : "Video"}
         />
       );
     case "voice":
       return <VoicePlayer item={item} />;
-    default:
-      return (
-        <a class="media-file" href={item.url} download={item.name ?? true}>
+    default: {
+      const label = (
+        <>
           <span class="file-icon" aria-hidden="true">
             📄
           </span>
           <span class="file-name">{item.name ?? "File"}</span>
           <span class="file-size">{item.sizeBytes ? formatBytes(item.sizeBytes) : ""}</span>
+        </>
+      );
+      return protectedContent ? (
+        <span class="media-file">{label}</span>
+      ) : (
+        <a class="media-file" href={item.url} download={item.name ?? true}>
+          {label}
         </a>
       );
+    }
   }
 }
 

@@ -50,7 +50,7 @@ export const MessageBubble = memo(function MessageBubble({
             <span class="reply-author">@{message.replyTo.sender.username}</span> {message.replyTo.content}
           </p>
         )}
-        <MediaList media={message.media} />
+        <MediaList media={message.media} protectedContent={message.protectedContent === true} />
         <Extras message={message} />
         {message.invoice && <InvoiceCard message={message} />}
         {message.content && (
@@ -147,10 +147,12 @@ function MessageMenu({ message, mine }: { message: ChatMessage; mine: boolean })
               {message.pinned ? "Unpin" : "Pin"}
             </button>
           )}
-          <button type="button" onClick={act(() => actions.forward(message))}>
-            Forward
-          </button>
-          {message.content && (
+          {!message.protectedContent && (
+            <button type="button" onClick={act(() => actions.forward(message))}>
+              Forward
+            </button>
+          )}
+          {message.content && !message.protectedContent && (
             <button
               type="button"
               onClick={act(

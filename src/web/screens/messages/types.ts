@@ -106,6 +106,8 @@ export interface ChatMessage {
   dice?: { emoji: string; value: number };
   poll?: ChatPoll;
   contact?: { phone_number: string; first_name: string; last_name?: string };
+  /** its sender (a bot's protect_content) forbids forwarding, copying and saving it */
+  protectedContent?: boolean;
 }
 
 /** A bot's poll as the chat endpoints show it; myVotes is absent from live events (they are the same for everyone). */
