@@ -16,6 +16,7 @@ import { registerBot } from "./commands/bot";
 import { registerStars } from "./commands/stars";
 import { registerPrint } from "./commands/print";
 import { registerDoctor } from "./commands/doctor";
+import { registerInvite } from "./commands/invite";
 
 const output = commanderOutput();
 
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   registerStars(program);
   registerPrint(program);
   registerDoctor(program);
+  registerInvite(program);
   return program;
 }
 

@@ -52,6 +52,7 @@ export const CLIENT_API: readonly ClientApiPrefix[] = [
   served("/admin/settings", async (app) => [(await import("./admin/settings")).adminSettingsRoutes(app)]),
   served("/admin/status", async (app) => [(await import("./admin/status")).adminStatusRoutes(app)]),
   served("/admin/audit", async (app) => [(await import("./admin/audit")).adminAuditRoutes(app)]),
+  served("/admin/invites", async (app) => [(await import("./admin/invites")).adminInviteRoutes(app)]),
   served("/admin/maintenance", async (app) => [(await import("./admin/maintenance")).adminMaintenanceRoutes(app)]),
 ];
 

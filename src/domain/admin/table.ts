@@ -1,6 +1,6 @@
 import type { Generated, Selectable } from "kysely";
 
-export type AuditTargetType = "account" | "post" | "comment" | "story" | "bot" | "setting" | "instance";
+export type AuditTargetType = "account" | "post" | "comment" | "story" | "bot" | "setting" | "instance" | "invite";
 
 /**
  * One action an administrator took: written before the action runs, completed with its outcome

@@ -263,39 +263,95 @@ export function captchaSvg(text: string): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}">${parts.join("")}</svg>`;
 }
 
+const ONES = ["", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
+const TEENS = [
+  "ten",
+  "eleven",
+  "twelve",
+  "thirteen",
+  "fourteen",
+  "fifteen",
+  "sixteen",
+  "seventeen",
+  "eighteen",
+  "nineteen",
+];
+const TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+
+/** N (1 to 999) in English words: 342 → "three hundred and forty-two". */
+export function numberInWords(n: number): string {
+  const hundreds = Math.floor(n / 100);
+  const rest = n % 100;
+  const restWords =
+    rest === 0
+      ? ""
+      : rest < 10
+        ? ONES[rest]!
+        : rest < 20
+          ? TEENS[rest - 10]!
+          : TENS[Math.floor(rest / 10)]! + (rest % 10 ? `-${ONES[rest % 10]}` : "");
+  if (!hundreds) return restWords;
+  return `${ONES[hundreds]} hundred${restWords ? ` and ${restWords}` : ""}`;
+}
+
 /**
- * Makes a captcha: stores its answer and returns its id and a PNG data URL. sharp is passed
- * in (loaded lazily by media/sharp.ts) so no native code loads until a captcha is asked for.
+ * The non-visual alternative to the picture (WCAG 1.1.1): a question in plain text that a screen
+ * reader reads out and whose answer is typed into the same field. It stops the same generic
+ * sign-up scripts the picture stops; neither stops a script written for this software, which
+ * is what `invite` mode is for.
  */
-export async function createCaptcha(db: Db, now: number, sharp: Sharp): Promise<{ captchaId: string; image: string }> {
+function textQuestion(): { question: string; answers: string[] } {
+  const n = randomInt(101, 1000);
+  return { question: `Write this number in digits: ${numberInWords(n)}.`, answers: [String(n)] };
+}
+
+/**
+ * Makes a captcha: stores its answers and returns its id, a PNG data URL of the code and the
+ * text question that may be answered instead. sharp is passed in (loaded lazily by
+ * media/sharp.ts) so no native code loads until a captcha is asked for.
+ */
+export async function createCaptcha(
+  db: Db,
+  now: number,
+  sharp: Sharp,
+): Promise<{ captchaId: string; image: string; question: string }> {
   const answer = Array.from({ length: LENGTH }, () => ALPHABET[randomInt(0, ALPHABET.length)]!).join("");
   const png = await sharp(Buffer.from(captchaSvg(answer)))
     .png()
     .toBuffer();
+  const { question, answers } = textQuestion();
   const captchaId = newCuid();
   await db.deleteFrom("auth_captchas").where("expires_at", "<=", now).execute();
   await db
     .insertInto("auth_captchas")
-    .values({ cuid: captchaId, answer: answer.toLowerCase(), expires_at: now + CAPTCHA_TTL_MS, created_at: now })
+    .values({
+      cuid: captchaId,
+      answer: answer.toLowerCase(),
+      question_answers: answers.map((a) => a.toLowerCase()).join("\n"),
+      expires_at: now + CAPTCHA_TTL_MS,
+      created_at: now,
+    })
     .execute();
-  return { captchaId, image: `data:image/png;base64,${png.toString("base64")}` };
+  return { captchaId, image: `data:image/png;base64,${png.toString("base64")}`, question };
 }
 
 /**
- * Checks an answer (case-insensitive, surrounding spaces ignored). The captcha is used up
- * by any attempt, right or wrong, so one image allows one guess.
+ * Checks an answer: the code in the picture or the answer to the question, case-insensitive,
+ * surrounding spaces ignored. The captcha is used up by any attempt, right or wrong, so one
+ * captcha allows one guess.
  */
 export async function solveCaptcha(db: Db, now: number, captchaId: string, answer: string): Promise<boolean> {
   const row = await db
     .deleteFrom("auth_captchas")
     .where("cuid", "=", captchaId)
-    .returning(["answer", "expires_at"])
+    .returning(["answer", "question_answers", "expires_at"])
     .executeTakeFirst();
   if (!row || row.expires_at <= now) return false;
-  return row.answer === answer.trim().toLowerCase();
+  const given = answer.trim().toLowerCase();
+  return given === row.answer || (row.question_answers?.split("\n") ?? []).includes(given);
 }
 
-/** Test-only: the answer of a live captcha, read from the database (no endpoint exposes it). */
+/** Test-only: the picture's answer of a live captcha, read from the database (no endpoint exposes it). */
 export async function captchaAnswerForTests(db: Db, captchaId: string): Promise<string | undefined> {
   const row = await db.selectFrom("auth_captchas").select("answer").where("cuid", "=", captchaId).executeTakeFirst();
   return row?.answer;
