@@ -53,8 +53,9 @@ describe("captcha", () => {
     const png = Buffer.from(res.body.data.image.split(",")[1], "base64");
     const meta = await sharp(png).metadata();
     expect(meta.format).toBe("png");
-    expect(meta.width).toBe(200);
-    expect(meta.height).toBe(70);
+    // twice the 200×70 it is shown at, for dense screens
+    expect(meta.width).toBe(400);
+    expect(meta.height).toBe(140);
     expect(await captchaAnswerForTests(server.app.db, res.body.data.captchaId)).toMatch(/^[a-z0-9]{5}$/);
     expect(res.body.data.question).toMatch(/^Write this number in digits: [a-z -]+\.$/);
     const csrf = await c.get("/api/auth/csrf");

@@ -8,6 +8,7 @@ export const CAPTCHA_TTL_MS = 10 * 60_000;
 const LENGTH = 5;
 const WIDTH = 200;
 const HEIGHT = 70;
+const PIXEL_RATIO = 2;
 
 type Stroke = Array<[number, number]>;
 /**
@@ -243,7 +244,7 @@ export function captchaSvg(text: string): string {
   [...text].forEach((ch, i) => {
     const cx = 22 + i * 38 + rnd(-4, 4);
     const cy = HEIGHT / 2 + rnd(-6, 6);
-    const angle = rnd(-22, 22);
+    const angle = rnd(-16, 16);
     const s = scale * rnd(0.85, 1.15);
     const color = `rgb(${randomInt(10, 110)},${randomInt(10, 110)},${randomInt(10, 110)})`;
     const paths = GLYPHS[ch]!.map((stroke) => {
@@ -257,7 +258,7 @@ export function captchaSvg(text: string): string {
   for (let i = 0; i < 5; i++) {
     const y = () => f(rnd(5, HEIGHT - 5));
     parts.push(
-      `<path d="M0,${y()} C${f(rnd(30, 90))},${y()} ${f(rnd(110, 170))},${y()} ${WIDTH},${y()}" fill="none" stroke="rgb(${randomInt(60, 160)},${randomInt(60, 160)},${randomInt(60, 160)})" stroke-width="${f(rnd(1, 2))}"/>`,
+      `<path d="M0,${y()} C${f(rnd(30, 90))},${y()} ${f(rnd(110, 170))},${y()} ${WIDTH},${y()}" fill="none" stroke="rgb(${randomInt(120, 190)},${randomInt(120, 190)},${randomInt(120, 190)})" stroke-width="${f(rnd(1, 1.6))}"/>`,
     );
   }
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}">${parts.join("")}</svg>`;
@@ -316,7 +317,8 @@ export async function createCaptcha(
   sharp: Sharp,
 ): Promise<{ captchaId: string; image: string; question: string }> {
   const answer = Array.from({ length: LENGTH }, () => ALPHABET[randomInt(0, ALPHABET.length)]!).join("");
-  const png = await sharp(Buffer.from(captchaSvg(answer)))
+  // drawn at twice its CSS size, so phones' dense screens show sharp strokes at 200×70
+  const png = await sharp(Buffer.from(captchaSvg(answer)), { density: 72 * PIXEL_RATIO })
     .png()
     .toBuffer();
   const { question, answers } = textQuestion();

@@ -5,6 +5,7 @@ import { Accounts } from "./accounts";
 import { AuditLog } from "./audit";
 import { Bots } from "./bots";
 import { Content } from "./content";
+import { Invites } from "./invites";
 import { Maintenance } from "./maintenance";
 import { Settings } from "./settings";
 import { Status } from "./status";
@@ -15,6 +16,7 @@ const SECTIONS = [
   { slug: "content", label: "Content", component: Content },
   { slug: "bots", label: "Bots", component: Bots },
   { slug: "settings", label: "Settings", component: Settings },
+  { slug: "invites", label: "Invites", component: Invites },
   { slug: "maintenance", label: "Backups", component: Maintenance },
   { slug: "audit", label: "Audit log", component: AuditLog },
 ];
