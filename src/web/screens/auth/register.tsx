@@ -38,6 +38,8 @@ export function Register() {
 
   async function newCaptcha() {
     setAnswer("");
+    // the used picture and question go at once: an answer to them could only fail
+    setCaptcha(null);
     try {
       setCaptcha(await api.get<Captcha>("/auth/captcha"));
     } catch (err) {
