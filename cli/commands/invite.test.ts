@@ -10,11 +10,13 @@ afterAll(cleanup);
 setDefaultTimeout(30_000);
 
 describe("socialctl invite", () => {
-  test("create --json prints the invite; list shows its uses; revoke stops it", async () => {
+  let invite: any;
+
+  test("create --json prints the invite, with a link and the defaults of one use and a week", async () => {
     await runJson("init", "--yes", "--registration", "invite", "--port", "4200");
     const made = await runJson("invite", "create", "--max-uses", "2", "--expires-in-hours", "48");
     expect(made.code).toBe(0);
-    const invite = made.json.invite;
+    invite = made.json.invite;
     expect(invite).toMatchObject({ maxUses: 2, uses: 0, state: "live", createdBy: null, revokedAt: null });
     expect(invite.url).toBe(`http://127.0.0.1:4200/register?invite=${invite.code}`);
     expect(Date.parse(invite.expiresAt) - Date.parse(invite.createdAt)).toBe(48 * 3600_000);
@@ -24,7 +26,9 @@ describe("socialctl invite", () => {
     expect(Date.parse(plain.expiresAt) - Date.parse(plain.createdAt)).toBe(7 * 24 * 3600_000);
     const human = await run("invite", "create");
     expect(human.stdout).toMatch(/^Invite [A-Za-z0-9_-]{16}: http:\/\/127\.0\.0\.1:4200\/register\?invite=/);
+  });
 
+  test("the code admits a sign-up; list shows the use", async () => {
     // the code admits a sign-up on this instance
     const app = await openApp({ dataDir, log: silentLogger });
     try {
@@ -40,7 +44,9 @@ describe("socialctl invite", () => {
     const listed = (await runJson("invite", "list")).json.invites;
     expect(listed).toHaveLength(3);
     expect(listed.find((i: any) => i.code === invite.code)).toMatchObject({ uses: 1, state: "live" });
+  });
 
+  test("revoke stops an invite; bad numbers and unknown codes fail on one line", async () => {
     expect((await runJson("invite", "revoke", invite.code)).json.invite).toMatchObject({
       code: invite.code,
       state: "revoked",
