@@ -64,7 +64,7 @@ describe("making invites", () => {
     expectError(await new TestClient(server.url).post("/api/admin/invites", {}), 401, "UNAUTHORIZED");
   });
 
-  test("creation and revocation are in the audit log, which names the invite by its start only", async () => {
+  test("creation and revocation are in the audit log, labelled by the start of the code", async () => {
     const invite = await newInvite({ maxUses: 3 });
     const [made] = await auditEntries(admin, 1);
     expect(made).toMatchObject({

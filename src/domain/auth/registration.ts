@@ -1,14 +1,7 @@
 import type { App } from "../../app";
-import { AppError, fieldError, forbidden, validationError, type FieldErrors } from "../../lib/errors";
+import { AppError, fieldError, forbidden, validationError } from "../../lib/errors";
 import { hashPassword } from "../../lib/crypto";
-import {
-  createUser,
-  emailProblem,
-  findUserByEmail,
-  findUserByUsername,
-  passwordProblem,
-  usernameProblem,
-} from "../users/service";
+import { createUser, findUserByEmail, findUserByUsername, newUserProblems } from "../users/service";
 import { RESERVED_USERNAMES } from "../users/system";
 import { solveCaptcha } from "./captcha";
 import { checkInvite, consumeInvite, returnInviteUse } from "./invites";
@@ -53,20 +46,6 @@ async function admission(app: App, input: RegistrationInput): Promise<string | n
   return null;
 }
 
-/** The field errors of INPUT that do not depend on who has an account. */
-function inputProblems(input: RegistrationInput): FieldErrors {
-  const errors: FieldErrors = {};
-  const add = (field: string, problem: string | null) => {
-    if (problem) errors[field] = [problem];
-  };
-  add("email", emailProblem(input.email.trim()));
-  add("username", usernameProblem(input.username));
-  add("password", passwordProblem(input.password));
-  const displayName = (input.displayName ?? input.username).trim();
-  if (displayName.length === 0 || displayName.length > 64) add("displayName", "must be 1 to 64 characters");
-  return errors;
-}
-
 const isEmailTaken = (err: unknown) =>
   err instanceof AppError && err.code === "VALIDATION_ERROR" && !!(err.details as any)?.fieldErrors?.email;
 
@@ -81,7 +60,7 @@ const isEmailTaken = (err: unknown) =>
 export async function registerAccount(app: App, input: RegistrationInput): Promise<void> {
   if (app.config.registration === "closed") throw forbidden("Registration is closed on this instance");
   const email = input.email.trim();
-  const problems = inputProblems(input);
+  const problems = newUserProblems({ ...input, email });
   if (Object.keys(problems).length) throw validationError(problems);
   if (RESERVED_USERNAMES.has(input.username.toLowerCase())) throw fieldError("username", "is reserved");
   if (await findUserByUsername(app.db, input.username)) throw fieldError("username", "is taken");
