@@ -16,6 +16,8 @@ import { registerBot } from "./commands/bot";
 import { registerStars } from "./commands/stars";
 import { registerPrint } from "./commands/print";
 import { registerDoctor } from "./commands/doctor";
+import { registerDev } from "./commands/dev";
+import { registerAs } from "./commands/as";
 import { registerInvite } from "./commands/invite";
 
 const output = commanderOutput();
@@ -44,6 +46,8 @@ export function buildProgram(): Command {
   registerStars(program);
   registerPrint(program);
   registerDoctor(program);
+  registerDev(program);
+  registerAs(program);
   registerInvite(program);
   return program;
 }

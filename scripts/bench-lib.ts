@@ -18,6 +18,7 @@ export const LIFTED_LIMITS: Partial<Record<ConfigKey, unknown>> = {
   "limits.clientRps": 1_000_000,
   "limits.loginPer10Min": 1_000_000,
   "limits.botCallsPerMinute": 1_000_000,
+  "limits.botNewChatsPerHour": 1_000_000,
   "limits.postsPerHour": 1_000_000,
   "limits.commentsPerHour": 1_000_000,
   "limits.followsPerHour": 1_000_000,

@@ -25,8 +25,8 @@
  * cached (the kernel's fault-around), so how much of the executable a process maps depends on
  * how its pages came into the cache. A binary the build has just written has every page cached;
  * one read back from disk, as a deployed binary is, only what its reads brought in. The same
- * build measured 51.8 MiB idle just written and 47.4 read back, so a fresh build against an
- * older one compared builds and caches at once.
+ * build idles at clearly more memory just written than read back, so a fresh build against an
+ * older one would compare builds and caches at once.
  */
 import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

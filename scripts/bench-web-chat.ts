@@ -5,7 +5,7 @@
  *     page (infinite scroll): long tasks over 50 ms recorded all along
  *   - a new message appears in the other person's open chat: from the sender's request to
  *     the text being in the receiver's DOM (wall clock of the same machine), p50 / p99
- * A benchmark, not a test: numbers depend on the machine (README has the figures).
+ * A benchmark, not a test: numbers depend on the machine (docs/benchmarks.md has the current figures).
  *
  * Usage: bun scripts/bench-web-chat.ts [--messages 10000] [--sends 200] [--scroll-seconds 120] [--trace FILE] [--profile]
  * --trace records a Chromium trace of the scrolling into FILE and prints where its long tasks

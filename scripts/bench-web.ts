@@ -6,7 +6,7 @@
  *   - first screen rendered: navigation start → the screen's content is in the DOM, median of
  *     cold loads (new browser profile each, so no cache)
  *   - scrolling a feed of 1,000 loaded posts: the longest task while scrolling top to bottom
- * A benchmark, not a test: numbers depend on the machine (README has the figures).
+ * A benchmark, not a test: numbers depend on the machine (docs/benchmarks.md has the current figures).
  *
  * Usage: bun scripts/bench-web.ts [--runs 10] [--posts 1000]
  */

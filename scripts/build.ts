@@ -11,7 +11,7 @@
  * The bytecode is laid out by a profile of the start (Bun's `--bytecode-order`): the build
  * runs once, the binary so built serves a few requests on a scratch data dir while Bun records
  * which functions it loaded, and the build runs again with the functions of that start packed
- * at the front, so a serving process maps ≈ 4.5 MiB less of its own bytecode. The profile
+ * at the front, so a serving process maps less of its own bytecode. The profile
  * holds hashes of the functions' syntax, not code or positions, and lives only for the build.
  *
  * Usage: bun scripts/build.ts [--outfile dist/socialctl] [--no-order]
@@ -87,16 +87,16 @@ async function build(bytecodeOrder?: string): Promise<void> {
       autoloadDotenv: false,
       autoloadBunfig: false,
       // the JIT's tier-up thresholds ×1000 until the start's run-once code is done (src/main.ts puts
-      // them back): none of the start's code is compiled (×16 still let the Client API's build and
-      // its mount compile ≈ 30 functions, ≈ 3.5 MiB of an idle process)
+      // them back): none of the start's code is compiled (a smaller factor still lets the Client API's
+      // build and its mount compile functions whose machine code an idle process then keeps)
       jitPolicy: START_JIT_POLICY,
       ...(bytecodeOrder ? { bytecodeOrder } : {}),
     },
     // the web app (src/web, an HTML import of src/http/web-app.ts) is bundled and embedded with these
     ...WEB_BUILD_OPTIONS,
     sourcemap: "linked",
-    // JavaScriptCore bytecode compiled at build time: the binary skips parsing ≈ 2.5 MB of JS
-    // at every start (first response ≈ 2× sooner, ≈ +9 MB on disk). ESM keeps the web app's
+    // JavaScriptCore bytecode compiled at build time: the binary skips parsing its JavaScript
+    // at every start (a much sooner first response, for a larger file). ESM keeps the web app's
     // code splitting (and lazy `import()`s become chunks loaded on first use).
     bytecode: true,
     format: "esm",
@@ -113,7 +113,7 @@ async function build(bytecodeOrder?: string): Promise<void> {
  * Client API's part under /api/auth), the CSRF token a page asks first and the web app's page;
  * then one request under each prefix of the Client API, which builds the other parts, so their
  * code is packed after the start's instead of spread over the rest of the bundle (a server that
- * has built every part maps ≈ 1.4 MiB less of it; the start's own pages are the same).
+ * has built every part maps less of it; the start's own pages are the same).
  */
 const RECORDED_PATHS = [
   "/healthz",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 /**
- * Screenshots of the web app for README ("Using the web app"), taken from the real app: a
+ * Screenshots of the web app for docs/web-app.md, taken from the real app: a
  * test server on loopback seeded through the Client API, chromium at a desktop (1280×800)
  * and a phone (390×844) size, light and dark. PNGs are palette-quantised by sharp to stay small.
  *

@@ -4,8 +4,8 @@
  * straight through bun:sqlite in large transactions (the domain's createPost costs a
  * statement round of its own per post, hours for a million); the full-text rows are left out
  * (the benchmark reads lists, not search). Statistics are refreshed at the end, since a
- * planner working from the empty database's statistics picks plans that cost 100× on the
- * large one.
+ * planner working from the empty database's statistics picks plans that cost orders of magnitude
+ * more on the large one.
  *
  * Used by scripts/bench.ts (--posts above what createPost seeds quickly).
  */
@@ -37,8 +37,8 @@ function insertInBatches(sqlite: SqliteDatabase, rows: number, insertRow: (i: nu
 /** Seeds the authors, the viewer's follows and the posts; returns the authors' ids. */
 export function seedLargeFeed(sqlite: SqliteDatabase, opts: SeedFeedOptions): number[] {
   // a post's insert runs the feed_entries trigger, so inside a transaction SQLite keeps a
-  // statement journal for it: as a temporary file that cost ≈ 3× the load's wall time
-  // (300,000 posts: 87 s against 38 s in memory); the server's setting is restored at the end
+  // statement journal for it: as a temporary file it makes the load several times slower
+  // than in memory; the server's setting is restored at the end
   sqlite.exec("PRAGMA temp_store = MEMORY");
   try {
     return seedRows(sqlite, opts);

@@ -107,3 +107,15 @@ test("a backup taken while serving restores into a fresh data dir with the binar
     });
   });
 }, 90_000);
+
+test("the binary embeds the Bot API guide it quotes, not the README", async () => {
+  const binary = Buffer.from(await Bun.file(join(import.meta.dir, "..", "dist", "socialctl")).arrayBuffer());
+  // an embedded text is kept as Latin-1 bytes, or as UTF-16 when it holds any other character
+  const embeds = (text: string) =>
+    binary.includes(Buffer.from(text, "latin1")) || binary.includes(Buffer.from(text, "utf16le"));
+  const guide = await Bun.file(join(import.meta.dir, "..", "docs", "bot-api.md")).text();
+  const readme = await Bun.file(join(import.meta.dir, "..", "README.md")).text();
+  const firstLine = (text: string, after: string) => text.slice(text.indexOf(after) + after.length).split("\n")[0]!;
+  expect(embeds(firstLine(guide, "## Differences from Telegram\n\n"))).toBe(true);
+  expect(embeds(firstLine(readme, "# socialctl\n\n"))).toBe(false);
+});

@@ -24,6 +24,8 @@ const EXCLUDED: Record<string, string> = {
   "cli/commands/config.test.ts": "config files and data dirs of its own; the SQLite file `init` makes",
   "cli/commands/serve.test.ts": "the SQLite file's WAL and locking under `serve`",
   "cli/progress.test.ts": "a terminal's progress output over a SQLite migration",
+  "cli/commands/dev.test.ts": "`socialctl dev` makes a SQLite instance of its own in a data dir it makes",
+  "cli/commands/dev-examples.test.ts": "the example bots' suites start `socialctl dev`, a SQLite instance of its own",
   "src/domain/chats/send-statements.test.ts":
     "pins SQLite's statement counts; PostgreSQL runs more where a bot's token is read (no cache there), its queue locked or a message's seq taken",
   "cli/commands/doctor.test.ts":

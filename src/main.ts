@@ -31,8 +31,7 @@ const START_JIT_GRACE_MS = 30_000;
 /**
  * How long after the first part of the Client API is built the JIT's normal policy comes back:
  * past the root's own run-once work on it (its routes mapped into Bun's router and the server
- * reloaded: http/server.ts, mountBuilt), which at the normal policy was JIT-compiled (≈ 30
- * functions when the Client API was built whole).
+ * reloaded: http/server.ts, mountBuilt), which at the normal policy would be JIT-compiled.
  */
 const JIT_AFTER_BUILD_MS = 1_000;
 
@@ -40,11 +39,11 @@ const JIT_AFTER_BUILD_MS = 1_000;
  * The compiled binary starts with the JIT's tier-up thresholds scaled (scripts/build.ts:
  * `jitPolicy`), so the start's run-once code (module evaluation, route registration, the first
  * part of the Client API built by its first request and mounted on the root) stays in the interpreter: a compile
- * touches the JIT's own machine code and memory, ≈ 3.5 MiB of an idle process for the ≈ 30
- * functions the build and the mount compiled at the normal policy. They are put back a moment
+ * touches the JIT's own machine code and memory, which an idle process then keeps for the few
+ * dozen functions the build and the mount would compile at the normal policy. They are put back a moment
  * after that part is built, or after a grace period (an instance only bots talk to); then
  * the binary drops the bytecode the start linked and ran once (`Bun.shrink`: JavaScriptCore's
- * code deleted, relinked from the bundle by the next call that needs it; ≈ 1.3 MiB), which a
+ * code deleted, relinked from the bundle by the next call that needs it), which a
  * process from source, whose tests start hundreds of servers, does not. From source the policy
  * is already the normal one. END does both (tests give their own).
  */
@@ -67,7 +66,7 @@ export function endOfStart(
 function endStart(): void {
   Bun.unsafe.setJITPolicy(1);
   // Bun's types mark shrink deprecated, yet it is the only call that drops JavaScriptCore's code;
-  // should a release remove it, only the ≈ 1.3 MiB it frees is lost, not the start
+  // should a release remove it, only the memory it frees is lost, not the start
   if (runningCompiled() && typeof Bun.shrink === "function") Bun.shrink();
 }
 
@@ -77,9 +76,15 @@ export async function startServer(opts: {
   overrides?: Partial<Record<ConfigKey, unknown>>;
   log?: Logger;
   clock?: Clock;
+  /** the throwaway instance of `socialctl dev`: also serves its one-time sign-in links, which land on `landing` */
+  sandbox?: { landing: string };
 }): Promise<RunningServer> {
   const app = await openApp({ dataDir: opts.dataDir, overrides: opts.overrides, log: opts.log, clock: opts.clock });
-  const { http, routes, clientApiBuilt } = createRootHttpApp(app);
+  // loaded only here: no other server has the route, nor its module
+  const sandboxRoutes = opts.sandbox
+    ? (await import("./clientapi/auth/sign-in-link")).signInLinkRoutes(app, opts.sandbox.landing)
+    : undefined;
+  const { http, routes, clientApiBuilt } = createRootHttpApp(app, { sandboxRoutes });
   try {
     // long polls (getUpdates up to 25 s) and streams outlive Bun's 10 s idle default. reusePort
     // off (Elysia turns it on): a second instance must not silently take a share of the requests

@@ -103,11 +103,12 @@ async function applyReportedChange(app: App, events: ReportedEvent[]): Promise<v
 
 /**
  * The root HTTP app: global guards and error mapping (http/server.ts), then every surface by
- * prefix; and every route it serves (what sweeps enumerate).
+ * prefix; and every route it serves (what sweeps enumerate). SANDBOX_ROUTES: what only the
+ * server of `socialctl dev` serves (its one-time sign-in links).
  */
-export function createRootHttpApp(app: App) {
-  // each prefix built on its first request, not at start (its modules too): the ≈ 140 routes were a
-  // third of a restart's CPU and ≈ 4 MiB of an idle process
+export function createRootHttpApp(app: App, { sandboxRoutes }: { sandboxRoutes?: AnyElysia } = {}) {
+  // each prefix built on its first request, not at start (its modules too): building every route
+  // would be a large share of a restart's CPU and of an idle process's memory
   const clientApi = lazySurface(
     app,
     "/api",
@@ -124,17 +125,22 @@ export function createRootHttpApp(app: App) {
     .use(operatorLogRoutes(app))
     .use(clientApi.catchAll)
     // /api/openapi.json, /api/docs, /api/bot-openapi.json, /api/bot-docs: both surfaces described, made
-    // from them; the builders (and the README the Bot API one quotes) are loaded by the first request
+    // from them; the builders (and the Bot API guide the Bot API one quotes) are loaded by the first request
     .use(
       referenceRoutes({
         client: async () =>
           (await import("./clientapi/openapi")).clientApiDocument(
             (await clientApi.surfaces()).reduce((all: AnyElysia, part) => all.use(part), new Elysia()),
           ),
-        bot: async () => (await import("./botapi/reference")).botApiDocument(app.config["limits.botCallsPerMinute"]),
+        bot: async () =>
+          (await import("./botapi/reference")).botApiDocument(
+            app.config["limits.botCallsPerMinute"],
+            app.config["limits.botNewChatsPerHour"],
+          ),
       }),
     )
     .use(fileRoutes(app))
+    .use(sandboxRoutes ?? new Elysia({ name: "no-sandbox-routes" }))
     // last: its catch-all answers client routes with the app page and anything else with a JSON 404
     .use(webAppRoutes(app));
   // once built, each part's routes join the root's (more specific than both catch-alls, so order is moot)

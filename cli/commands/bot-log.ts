@@ -6,6 +6,7 @@ import { operatorLogToken } from "../../src/ops/bot-log";
 import { readServerLock } from "../../src/ops/server-lock";
 import { globals } from "../context";
 import { CliError, emit, type GlobalOptions } from "../output";
+import { readSse } from "../sse";
 
 const clip = (text: string, max = 160) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
@@ -43,22 +44,6 @@ async function failed(res: Response, name: string): Promise<never> {
   );
 }
 
-/** Reads an SSE body, calling ONENTRY for each `event: entry`, until the server ends it. */
-async function readEntries(body: ReadableStream<Uint8Array>, onEntry: (e: BotLogEntry) => void): Promise<void> {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const frame = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = frame.split("\n").find((l) => l.startsWith("data: "));
-      if (data && frame.includes("event: entry")) onEntry(JSON.parse(data.slice(6)) as BotLogEntry);
-    }
-  }
-}
-
 /** socialctl bot log NAME [--follow]: the bot's last Bot API calls and updates, from the running server. */
 export function registerBotLog(bot: Command) {
   bot
@@ -84,8 +69,9 @@ export function registerBotLog(bot: Command) {
         return;
       }
       // one JSON document per line with --json: a stream has no single document
-      await readEntries(res.body!, (e) =>
-        process.stdout.write((opts.json ? JSON.stringify(e) : formatLogEntry(e)) + "\n"),
-      );
+      await readSse(res.body!, (event, e) => {
+        if (event === "entry")
+          process.stdout.write((opts.json ? JSON.stringify(e) : formatLogEntry(e as BotLogEntry)) + "\n");
+      });
     });
 }

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { writeFileSync } from "node:fs";
-import { configKeys, isConfigKey, loadConfig, resolveDataDir, setConfigValue } from "../../src/config";
+import { configKeys, isConfigKey, loadConfig, rawConfigValue, resolveDataDir, setConfigValue } from "../../src/config";
 import { exportSettings, importSettings, parseSettingsBundle } from "../../src/config/transfer";
 import { assertNoServerRunning } from "../../src/ops/server-lock";
 import { CliError, emit } from "../output";
@@ -23,7 +23,7 @@ export function registerConfig(program: Command) {
         return;
       }
       if (!isConfigKey(key)) throw new CliError(`unknown config key "${key}"`);
-      emit(opts, { key, value: effective[key] }, String(effective[key]));
+      emit(opts, { key, value: effective[key] }, rawConfigValue(effective[key]));
     });
   config
     .command("set <key> <value>")

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CLI, cliHarness } from "../../src/testing/cli";
 
@@ -16,6 +16,54 @@ const envWithoutCi = () => {
 };
 
 const script = Bun.which("script");
+
+/**
+ * `socialctl init` on a pseudo-terminal from util-linux `script`, answered keystroke by keystroke
+ * as a person would; `waitFor` reads the terminal until a text shows up (bounded by a timer).
+ */
+function initOnTty(dataDir: string) {
+  const cmd = `stty cols 120 rows 40; exec ${process.execPath} ${CLI} --data-dir ${dataDir} init`;
+  const p = Bun.spawn([script!, "-qfec", cmd, "/dev/null"], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+    env: envWithoutCi(),
+  });
+  const timer = setTimeout(() => p.kill(), 25_000);
+  const reader = p.stdout.getReader();
+  let screen = "";
+  return {
+    /** the text shown since the last waitFor, and up to TEXT */
+    async waitFor(text: string): Promise<string> {
+      while (!screen.includes(text)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`init ended before showing "${text}":\n${screen}`);
+        screen += new TextDecoder().decode(value);
+      }
+      const shown = screen.slice(0, screen.indexOf(text) + text.length);
+      screen = screen.slice(shown.length);
+      return shown;
+    },
+    async type(keys: string) {
+      p.stdin.write(keys);
+      await p.stdin.flush();
+    },
+    async exited() {
+      await p.stdin.end();
+      const code = await p.exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+const ENTER = "\r";
+const BACKSPACE = "\x7f";
+const cliJson = (dataDir: string, ...args: string[]) =>
+  JSON.parse(
+    Bun.spawnSync([process.execPath, CLI, "--data-dir", dataDir, "--json", ...args], {
+      stdin: "ignore",
+    }).stdout.toString(),
+  );
 
 describe("socialctl init", () => {
   test("without a TTY it never prompts, even without --yes", async () => {
@@ -35,34 +83,9 @@ describe("socialctl init", () => {
     expect(existsSync(join(dataDir, "social.db"))).toBe(true);
   });
 
-  // a pseudo-terminal from util-linux `script`, answered keystroke by keystroke as a person would
   test.skipIf(!script)("on a TTY it asks with @clack/prompts, including a first admin", async () => {
     const dataDir = tmp();
-    const cmd = `stty cols 120 rows 40; exec ${process.execPath} ${CLI} --data-dir ${dataDir} init`;
-    const p = Bun.spawn([script!, "-qfec", cmd, "/dev/null"], {
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-      env: envWithoutCi(),
-    });
-    const timer = setTimeout(() => p.kill(), 25_000);
-    const reader = p.stdout.getReader();
-    let screen = "";
-    /** Reads the terminal until TEXT shows up (bounded by the timer above). */
-    const waitFor = async (text: string) => {
-      while (!screen.includes(text)) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error(`init ended before showing "${text}":\n${screen}`);
-        screen += new TextDecoder().decode(value);
-      }
-      screen = screen.slice(screen.indexOf(text) + text.length);
-    };
-    const type = async (keys: string) => {
-      p.stdin.write(keys);
-      await p.stdin.flush();
-    };
-    const ENTER = "\r";
-    const BACKSPACE = "\x7f";
+    const { waitFor, type, exited } = initOnTty(dataDir);
     await waitFor("Port to listen on");
     await type(BACKSPACE.repeat(4) + "4321" + ENTER);
     await waitFor("Public base URL");
@@ -78,24 +101,66 @@ describe("socialctl init", () => {
     await waitFor("Admin password");
     await type("chief password" + ENTER);
     await waitFor("Initialised");
-    await p.stdin.end();
-    const code = await p.exited;
-    clearTimeout(timer);
-    expect(code).toBe(0);
+    expect(await exited()).toBe(0);
 
-    const list = Bun.spawnSync([process.execPath, CLI, "--data-dir", dataDir, "--json", "user", "list"], {
-      stdin: "ignore",
-    });
-    expect(JSON.parse(list.stdout.toString()).users).toEqual([
+    expect(cliJson(dataDir, "user", "list").users).toEqual([
       expect.objectContaining({ username: "chief", email: "root@example.test", admin: true }),
     ]);
-    const config = Bun.spawnSync([process.execPath, CLI, "--data-dir", dataDir, "--json", "config", "get"], {
-      stdin: "ignore",
-    });
-    expect(JSON.parse(config.stdout.toString())).toMatchObject({
+    expect(cliJson(dataDir, "config", "get")).toMatchObject({
       port: 4321,
       baseUrl: "https://social.example.test",
       registration: "open",
     });
   });
+
+  test.skipIf(!script)(
+    "on an existing instance it proposes the current values, and a refused admin writes nothing",
+    async () => {
+      const dataDir = tmp();
+      const made = Bun.spawnSync(
+        [process.execPath, CLI, "--data-dir", dataDir, "init", "--yes", "--port", "4100", "--registration", "open"],
+        { stdin: "ignore" },
+      );
+      expect(made.exitCode).toBe(0);
+      // no admin yet: init says how to make the first one
+      expect(made.stdout.toString()).toContain("user grant-admin <username>");
+      const before = readFileSync(join(dataDir, "config"), "utf8");
+      const created = Bun.spawnSync(
+        [process.execPath, CLI, "--data-dir", dataDir, "user", "create", "--email", "chief@example.test"].concat([
+          "--username",
+          "chief",
+          "--password",
+          "chief password",
+          "--admin",
+        ]),
+        { stdin: "ignore" },
+      );
+      expect(created.exitCode).toBe(0);
+
+      const { waitFor, type, exited } = initOnTty(dataDir);
+      // the current values are proposed: Enter keeps them
+      expect(await waitFor("Port to listen on")).toBeTruthy();
+      expect(await waitFor("4100")).toBeTruthy();
+      await type(BACKSPACE.repeat(4) + "4999" + ENTER);
+      await waitFor("Public base URL");
+      await waitFor("http://127.0.0.1:4999");
+      await type(ENTER);
+      await waitFor("Who may register?");
+      await type(ENTER);
+      // an admin exists: another one is offered, not proposed
+      await waitFor("Create another admin account now?");
+      await type("y"); // clack takes y at once
+      await waitFor("Admin e-mail");
+      await type("second@example.test" + ENTER);
+      await waitFor("Admin username");
+      await type("chief" + ENTER);
+      await waitFor("Admin password");
+      await type("second password" + ENTER);
+      await waitFor("username is taken");
+      expect(await exited()).not.toBe(0);
+      // the new port was not written: the refusal came first
+      expect(readFileSync(join(dataDir, "config"), "utf8")).toBe(before);
+      expect(cliJson(dataDir, "config", "get")).toMatchObject({ port: 4100, registration: "open" });
+    },
+  );
 });

@@ -2,25 +2,25 @@ import { describe, expect, test } from "bun:test";
 import { runCli } from "../../src/testing/cli";
 import { TEMPLATES } from "./print";
 
-/** The fenced block of LANG that follows HEADING in README.md. */
-async function readmeBlock(heading: string, lang: string): Promise<string> {
-  const readme = await Bun.file(new URL("../../README.md", import.meta.url)).text();
-  const from = readme.indexOf(heading);
+/** The fenced block of LANG that follows HEADING in docs/operations.md. */
+async function operationsBlock(heading: string, lang: string): Promise<string> {
+  const guide = await Bun.file(new URL("../../docs/operations.md", import.meta.url)).text();
+  const from = guide.indexOf(heading);
   expect(from).toBeGreaterThanOrEqual(0);
-  const open = readme.indexOf("```" + lang + "\n", from);
+  const open = guide.indexOf("```" + lang + "\n", from);
   const start = open + lang.length + 4;
-  return readme.slice(start, readme.indexOf("\n```", start) + 1);
+  return guide.slice(start, guide.indexOf("\n```", start) + 1);
 }
 
 describe("socialctl print", () => {
   test.each([
-    ["systemd", "### systemd", "ini"],
-    ["caddy", "### Behind a TLS reverse proxy", "caddy"],
-    ["nginx", "### Behind a TLS reverse proxy", "nginx"],
-  ])("%s prints exactly README's example", async (name, heading, lang) => {
+    ["systemd", "## systemd", "ini"],
+    ["caddy", "## Behind a TLS reverse proxy", "caddy"],
+    ["nginx", "## Behind a TLS reverse proxy", "nginx"],
+  ])("%s prints exactly the example of docs/operations.md", async (name, heading, lang) => {
     const run = await runCli(["print", name]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe(await readmeBlock(heading, lang));
+    expect(run.stdout).toBe(await operationsBlock(heading, lang));
   });
 
   test("--json gives the text in one document; an unknown name is one line", async () => {

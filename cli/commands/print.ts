@@ -4,7 +4,7 @@ import { globals } from "../context";
 
 /*
  * Deployment files printed by `socialctl print NAME`: the single source of the examples in
- * README's Operations section (cli/commands/print.test.ts keeps the two identical).
+ * docs/operations.md (cli/commands/print.test.ts keeps the two identical).
  */
 export const TEMPLATES = {
   systemd: {

@@ -4,7 +4,8 @@ import { startServer } from "../../src/main";
 import { isInitialised } from "../../src/config/layout";
 import { globals } from "../context";
 import { emit } from "../output";
-import { initInstance } from "./init";
+import { firstAdminHint, initInstance } from "./init";
+import { countAdmins } from "../../src/domain/admin/accounts";
 import { assertNoServerRunning, claimServerLock } from "../../src/ops/server-lock";
 import { socialctl } from "../hints";
 import { libraryApiRoots } from "../../src/domain/bots/library-roots";
@@ -26,6 +27,8 @@ export function registerServe(program: Command) {
       const server = await startServer({ dataDir, overrides: { port: flags.port, host: flags.host } });
       claimServerLock(server);
       const { app } = server;
+      // until someone holds the flag nobody can moderate: said at every start, not only the first
+      const noAdmin = (await countAdmins(app.db)) === 0;
       if (flags.watchWeb && !rebuildWebOnChange())
         app.log.warn("--watch-web: this binary embeds the web app; nothing to watch");
       app.log.info("listening", { url: server.url, baseUrl: app.config.baseUrl, dataDir });
@@ -41,6 +44,7 @@ export function registerServe(program: Command) {
             `From the command line: ${socialctl(opts)} user create --email E --username U --password P, then ${socialctl(opts)} bot create --owner U --username NAME_bot --name N\n\n`,
         );
       }
+      if (noAdmin) process.stderr.write(`${firstAdminHint(opts)}\n\n`);
       let stopping = false;
       const shutdown = async (signal: string) => {
         if (stopping) return;

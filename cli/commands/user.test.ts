@@ -110,4 +110,58 @@ describe("socialctl init and user", () => {
       expectOneLineFailure(run("user", "ban-devices", "ghost"), /User ghost not found/),
     ]);
   });
+
+  // a dozen commands one after another: more than the file's default on a loaded machine
+  test("user grant-admin / revoke-admin, never revoking the last administrator", async () => {
+    expect((await runJson("user", "grant-admin", "anna")).json).toEqual({
+      username: "anna",
+      admin: true,
+      changed: true,
+    });
+    expect((await runJson("user", "grant-admin", "ANNA")).json).toEqual({
+      username: "anna",
+      admin: true,
+      changed: false,
+    });
+    expect((await runJson("user", "list")).json.users.find((u: any) => u.username === "anna").admin).toBe(true);
+
+    // anna is the only administrator: refused, with a reason and a non-zero exit, in both outputs
+    const refused = await run("--json", "user", "revoke-admin", "anna");
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout)).toEqual({
+      error: { message: "anna is the last administrator: grant admin to another account first" },
+    });
+    await expectOneLineFailure(run("user", "revoke-admin", "anna"), /anna is the last administrator/);
+    await expectOneLineFailure(run("user", "grant-admin", "ghost"), /User ghost not found/);
+
+    const bert = await runJson(
+      "user",
+      "create",
+      "--email",
+      "bert@example.test",
+      "--username",
+      "bert",
+      "--password",
+      "bert password",
+    );
+    expect(bert.json.admin).toBe(false);
+    expect((await runJson("user", "grant-admin", "bert")).json).toEqual({
+      username: "bert",
+      admin: true,
+      changed: true,
+    });
+    expect((await runJson("user", "revoke-admin", "anna")).json).toEqual({
+      username: "anna",
+      admin: false,
+      changed: true,
+    });
+    expect((await runJson("user", "revoke-admin", "anna")).json).toEqual({
+      username: "anna",
+      admin: false,
+      changed: false,
+    });
+    await expectOneLineFailure(run("user", "revoke-admin", "bert"), /bert is the last administrator/);
+    const admins = (await runJson("user", "list")).json.users.filter((u: any) => u.admin).map((u: any) => u.username);
+    expect(admins).toEqual(["bert"]);
+  }, 90_000);
 });

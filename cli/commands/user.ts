@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { createUser, listAccounts, requireUserByUsername, setPassword } from "../../src/domain/users/service";
-import { setAccountDisabled } from "../../src/domain/admin/accounts";
+import { setAccountAdmin, setAccountDisabled } from "../../src/domain/admin/accounts";
 import { revokeOtherSessions } from "../../src/domain/sessions/service";
 import { banUserDevices, unbanUserDevices } from "../../src/domain/auth/devices";
 import { toIso } from "../../src/lib/clock";
@@ -101,6 +101,31 @@ export function registerUser(program: Command) {
           await setAccountDisabled(app, u.id, disabled);
         });
         emit(opts, { username, disabled }, `${username} ${disabled ? "disabled" : "enabled"}`);
+      });
+  }
+
+  for (const [name, admin] of [
+    ["grant-admin", true],
+    ["revoke-admin", false],
+  ] as const) {
+    user
+      .command(`${name} <username>`)
+      .description(
+        admin
+          ? "make the account an administrator (the admin area opens for it)"
+          : "take the administrator flag away (never from the last administrator)",
+      )
+      .action(async (username: string, _f: unknown, cmd: Command) => {
+        const opts = globals(cmd);
+        const { name: shown, changed } = await withApp(opts, async (app) => {
+          const u = await requireUserByUsername(app.db, username);
+          return { name: u.username, ...(await setAccountAdmin(app, u, admin)) };
+        });
+        emit(
+          opts,
+          { username: shown, admin, changed },
+          `${shown} ${changed ? (admin ? "is now an administrator" : "is no longer an administrator") : admin ? "was already an administrator" : "was not an administrator"}`,
+        );
       });
   }
 

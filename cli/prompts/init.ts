@@ -21,12 +21,17 @@ function check(fn: () => unknown): string | undefined {
   }
 }
 
-/** Interactive `socialctl init` on a TTY: base URL, port, registration, first admin. */
-export async function promptInit(defaults: {
+/** What the questions propose: flags, or an existing instance's current values. */
+export interface InitDefaults {
   baseUrl?: string;
   port?: string;
   registration?: string;
-}): Promise<InitAnswers> {
+  /** the instance has an administrator already: making one is not proposed */
+  hasAdmin?: boolean;
+}
+
+/** Interactive `socialctl init` on a TTY: base URL, port, registration, first admin. */
+export async function promptInit(defaults: InitDefaults): Promise<InitAnswers> {
   const p = clack();
   p.intro("socialctl init");
   const port = await p.text({
@@ -52,7 +57,10 @@ export async function promptInit(defaults: {
     ],
   });
   if (cancelled(registration)) process.exit(1);
-  const wantAdmin = await p.confirm({ message: "Create an admin account now?", initialValue: true });
+  const wantAdmin = await p.confirm({
+    message: defaults.hasAdmin ? "Create another admin account now?" : "Create an admin account now?",
+    initialValue: !defaults.hasAdmin,
+  });
   if (cancelled(wantAdmin)) process.exit(1);
   let admin: InitAnswers["admin"];
   if (wantAdmin) {

@@ -14,13 +14,13 @@ import { ensurePrivateChat } from "../domain/chats/conversations";
 import type { ChatMember, ConversationRow, SendChat } from "../domain/chats/table";
 import { sendAccessOf } from "../domain/chats/send-access";
 import type { Scope } from "../db/transaction";
-import { isBlockedEitherWay } from "../domain/relations/service";
-import { canMessage } from "../domain/settings/service";
+import { consumeNewChatBudget } from "../domain/bots/first-contact";
+import { botMayWriteFirst } from "../domain/settings/service";
 import { accountIdOf } from "../domain/bots/ids";
 import { findUserById, findUserByUsername } from "../domain/users/service";
 import type { UserRow } from "../domain/users/table";
 import type { BotContext } from "./context";
-import { blockedByUser, chatNotFound, forbiddenBot } from "./errors";
+import { blockedByUser, botError, chatNotFound, forbiddenBot } from "./errors";
 import type { ChatView } from "./serializers";
 
 /** CONVERSATION as the bot BOTUSERID sees it: the other party of a private chat loaded (from DB, the executor in use). */
@@ -119,7 +119,8 @@ export async function findPersonChatKept(
 /**
  * Resolves `chat_id` for the calling bot: a negative id is a group the bot is in; a positive
  * id or @username is a person, whose private chat with the bot is created when missing
- * (blocks and the person's "who may message me" setting still apply). Methods that only read
+ * (blocks, the person's "who may message me" and "bots may write first" settings still apply,
+ * and a bot opens at most limits.botNewChatsPerHour chats an hour this way). Methods that only read
  * or change an existing chat pass CREATE false: for them a person never met is "chat not found".
  */
 export async function resolveChat(ctx: BotContext, name = "chat_id", create = true): Promise<ChatView> {
@@ -139,8 +140,11 @@ export async function resolveChat(ctx: BotContext, name = "chat_id", create = tr
   // a block between the two is enforced by sending (see blockedByUser), not by reading the chat
   if (existing) return { conversation: existing, other: person, self: me };
   if (!create) throw chatNotFound();
-  if (await isBlockedEitherWay(app.db, me.id, person.id)) throw blockedByUser();
-  if (!(await canMessage(app.db, me.id, person.id))) throw forbiddenBot("bot can't initiate conversation with a user");
+  const may = await botMayWriteFirst(app.db, me.id, person.id);
+  if (may === "blocked") throw blockedByUser();
+  if (may === "refused") throw forbiddenBot("bot can't initiate conversation with a user");
+  const budget = await consumeNewChatBudget(app, me.id);
+  if (!budget.allowed) throw botError(429, `Too Many Requests: retry after ${budget.retryAfter}`, budget.retryAfter);
   const { conversation } = await ensurePrivateChat(app, me.id, person.id);
   return { conversation, other: person, self: me };
 }

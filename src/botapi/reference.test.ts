@@ -50,7 +50,7 @@ describe("/api/bot-openapi.json (the Bot API reference)", () => {
     expect(paramsOf("getUpdates").limit).toMatchObject({ minimum: 1, maximum: 100 });
   });
 
-  test("says what differs from the Telegram Bot API (README's list, embedded)", () => {
+  test("says what differs from the Telegram Bot API (docs/bot-api.md's list, embedded)", () => {
     const description: string = document.info.description;
     expect(description).toContain("Differences from the Telegram Bot API");
     expect(description).toContain(telegramDifferences());
@@ -63,6 +63,9 @@ describe("/api/bot-openapi.json (the Bot API reference)", () => {
     ])
       expect(telegramDifferences()).toContain(difference);
     expect(description).toContain(`${world.server.app.config["limits.botCallsPerMinute"]} calls a minute per token`);
+    expect(description).toContain(
+      `${world.server.app.config["limits.botNewChatsPerHour"]} new chats an hour opened by writing first`,
+    );
   });
 
   // the documented limits are the ones enforced: one character more is refused, naming the parameter

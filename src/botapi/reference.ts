@@ -1,5 +1,5 @@
 import { t, type TSchema } from "elysia";
-import readme from "../../README.md" with { type: "text" };
+import botApiGuide from "../../docs/bot-api.md" with { type: "text" };
 import { VERSION } from "../config/layout";
 import { DESCRIPTION_MAX, SHORT_DESCRIPTION_MAX } from "../domain/bots/service";
 import { MAX_GROUP_DESCRIPTION } from "../domain/chats/members";
@@ -507,19 +507,20 @@ const operation = (name: string, summary: string, description: string, params: R
 };
 
 /**
- * What differs from the Telegram Bot API: README's "Differences from Telegram" list, embedded
- * (the README is its one copy), up to the next heading.
+ * What differs from the Telegram Bot API: the "Differences from Telegram" section of docs/bot-api.md,
+ * embedded (that guide is its one copy), up to the next heading.
  */
-export function telegramDifferences(text = readme): string {
-  const start = text.indexOf("**Differences from Telegram**");
-  if (start < 0) throw new Error("README.md has no **Differences from Telegram** list");
-  const body = text.slice(start + "**Differences from Telegram**".length);
+export function telegramDifferences(text = botApiGuide): string {
+  const heading = "## Differences from Telegram\n";
+  const start = text.indexOf(heading);
+  if (start < 0) throw new Error("docs/bot-api.md has no ## Differences from Telegram section");
+  const body = text.slice(start + heading.length);
   const end = body.search(/^#/m);
   return (end < 0 ? body : body.slice(0, end)).trim();
 }
 
 /** The OpenAPI 3.1 document of the Bot API: every method of BOT_METHODS; CALLS_PER_MINUTE is the per-token limit. */
-export function botApiDocument(callsPerMinute: number): Record<string, unknown> {
+export function botApiDocument(callsPerMinute: number, newChatsPerHour: number): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const name of Object.keys(BOT_METHODS) as Array<keyof typeof BOT_METHODS>) {
     const documented = (METHOD_DOCS as Partial<Record<string, MethodDoc>>)[name];
@@ -549,7 +550,8 @@ query string, JSON, urlencoded or multipart form; method names are matched case-
 parameters are ignored; GET works as well as POST. \`/api/bot<token>/<method>\` and \`/bot<token>/<method>\` (what the
 libraries build) work too. Every answer is \`{ok: true, result}\` or \`{ok: false, error_code, description}\`.
 
-**Limits.** ${callsPerMinute} calls a minute per token (429 with \`parameters.retry_after\`); files: images
+**Limits.** ${callsPerMinute} calls a minute per token (429 with \`parameters.retry_after\`);
+${newChatsPerHour} new chats an hour opened by writing first to people (429 likewise; a person may refuse bots writing first: 403); files: images
 ${BOT_FILE_LIMITS["chat-image"] / MB} MB, voice ${BOT_FILE_LIMITS["chat-voice"] / MB} MB, video and documents
 ${BOT_FILE_LIMITS["chat-file"] / MB} MB; text ${MAX_TEXT} characters, captions ${MAX_CAPTION}; getUpdates waits at most 25 s.
 

@@ -24,6 +24,7 @@ export const CLIENT_API: readonly ClientApiPrefix[] = [
   served("/auth/qr", async (app) => [(await import("./auth/qr")).qrRoutes(app)]),
   served("/auth/email", async (app) => [(await import("./auth/email")).emailRoutes(app)]),
   served("/auth/password", async (app) => [(await import("./auth/password")).passwordRoutes(app)]),
+  served("/instance", async (app) => [(await import("./instance/routes")).instanceRoutes(app)]),
   served("/account", async (app) => [(await import("./account/routes")).accountRoutes(app)]),
   served("/account/upload", async (app) => [(await import("./uploads/routes")).uploadRoutes(app)]),
   served("/social/users", async (app) => [(await import("./people/routes")).peopleRoutes(app)]),

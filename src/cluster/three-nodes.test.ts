@@ -86,7 +86,7 @@ beforeAll(async () => {
   s3 = bucket;
   for (let i = 0; i < 4; i++) dirs.push(mkdtempSync(join(tmpdir(), "socialctl-nodes-")));
   const [first, second, third, exchange] = dirs as [string, string, string, string];
-  // node 1 gets the keys of README's "Running on several machines" (written as `config set` writes
+  // node 1 gets the keys of docs/scaling.md (written as `config set` writes
   // them, in one go: a CLI run per key costs seconds here); `init` migrates the empty database
   storeConfigValues(first, {
     "database.url": databaseUrl,

@@ -11,10 +11,18 @@ import {
   writeSync,
 } from "node:fs";
 import { join, resolve } from "node:path";
-import { configKeys, isConfigKey, isLiveConfigKey, liveConfigKeys, type Config, type ConfigKey } from "./keys";
+import {
+  configKeys,
+  isConfigKey,
+  isLiveConfigKey,
+  liveConfigKeys,
+  rawConfigValue,
+  type Config,
+  type ConfigKey,
+} from "./keys";
 import { randomToken } from "../lib/ids";
 
-export { configKeys, isConfigKey, isLiveConfigKey, liveConfigKeys, type Config, type ConfigKey };
+export { configKeys, isConfigKey, isLiveConfigKey, liveConfigKeys, rawConfigValue, type Config, type ConfigKey };
 
 import { CONFIG_FILE, SECRET_FILE } from "./layout";
 
@@ -95,7 +103,7 @@ export function loadConfig(dataDir: string, overrides: Partial<Record<ConfigKey,
 }
 
 function coerce(key: ConfigKey, value: unknown): unknown {
-  return parseConfigValue(key, String(value));
+  return parseConfigValue(key, rawConfigValue(value));
 }
 
 function envLayer(): Partial<Record<ConfigKey, unknown>> {

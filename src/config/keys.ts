@@ -67,6 +67,32 @@ const postgresUrl = (raw: string): string => {
     throw new Error("must be empty (SQLite) or postgres://user:pass@host:port/db");
   return raw;
 };
+const text =
+  (max: number, { required = false } = {}) =>
+  (raw: string): string => {
+    const value = raw.trim();
+    if (required && value === "") throw new Error("must not be empty");
+    if (value.length > max) throw new Error(`must be at most ${max} characters`);
+    return value;
+  };
+/** A JSON array of short texts, as `config set` and the admin API give it: '["Be kind", "No spam"]'. */
+const textList =
+  (maxItems: number, maxLength: number) =>
+  (raw: string): string[] => {
+    let parsed: unknown;
+    try {
+      parsed = raw.trim() === "" ? [] : JSON.parse(raw);
+    } catch {
+      throw new Error('must be a JSON array of strings, such as ["Be kind", "No spam"]');
+    }
+    if (!Array.isArray(parsed) || !parsed.every((item) => typeof item === "string"))
+      throw new Error('must be a JSON array of strings, such as ["Be kind", "No spam"]');
+    const items = parsed.map((item: string) => item.trim()).filter((item) => item !== "");
+    if (items.length > maxItems) throw new Error(`must have at most ${maxItems} items`);
+    if (items.some((item) => item.length > maxLength))
+      throw new Error(`must have items of at most ${maxLength} characters`);
+    return items;
+  };
 const spec = <T>(d: T, parse: (raw: string) => T, describe: string): KeySpec<T> => ({ default: d, parse, describe });
 
 export const configKeys = {
@@ -99,6 +125,23 @@ export const configKeys = {
     "comma-separated words that make a post or comment rejected (CONTENT_REJECTED)",
   ),
   "limits.followsPerHour": spec(200, int(1, 1000000), "follow and unfollow actions per account per hour"),
+  "limits.botNewChatsPerHour": spec(
+    30,
+    int(1, 1000000),
+    "chats with people a bot may open per hour by writing first (mass mailing stops here)",
+  ),
+  "instance.name": spec(
+    "socialctl",
+    text(60, { required: true }),
+    "the instance's name: page titles, sign-in page, /about",
+  ),
+  "instance.description": spec("", text(2000), "what the instance is about, shown on the sign-in page and /about"),
+  "instance.rules": spec<string[]>(
+    [],
+    textList(50, 1000),
+    'the rules people accept when they register, a JSON array of strings: ["Be kind", "No spam"]',
+  ),
+  "instance.contact": spec("", text(320), "how to reach the administrators (an e-mail address or a link), on /about"),
   "limits.messagesPerMinute": spec(
     120,
     int(1, 1000000),
@@ -213,10 +256,18 @@ export const isConfigKey = (key: string): key is ConfigKey => Object.hasOwn(conf
 /**
  * Keys an admin may change on the running server (PATCH /api/admin/settings). Each is read
  * where it is used, per request, so a new value applies to the next request: the sign-up
- * mode, the blocked-words list and the rate limits. Everything else (addresses, secrets,
+ * mode, the blocked-words list, the rate limits and the instance's name, description, rules
+ * and contact. Everything else (addresses, secrets,
  * lifetimes baked into issued tokens, workers' timers) needs `config set` and a restart.
  */
 export const isLiveConfigKey = (key: string): key is ConfigKey =>
-  isConfigKey(key) && (key === "registration" || key === "moderation.blockedWords" || key.startsWith("limits."));
+  isConfigKey(key) &&
+  (key === "registration" ||
+    key === "moderation.blockedWords" ||
+    key.startsWith("limits.") ||
+    key.startsWith("instance."));
+
+/** A stored or given value as the raw text its key's parser reads (lists are kept as JSON arrays). */
+export const rawConfigValue = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value));
 
 export const liveConfigKeys = (Object.keys(configKeys) as ConfigKey[]).filter(isLiveConfigKey);

@@ -14,6 +14,8 @@ export const SECRET_FILE = "secret";
 export const SERVER_LOCK_FILE = "server.pid";
 /** the serving process's control socket (src/ops/control.ts) */
 export const CONTROL_SOCKET = "control.sock";
+/** marks a data dir `socialctl dev` made, with its person, bot and token (cli/commands/dev.ts) */
+export const SANDBOX_FILE = "sandbox.json";
 /** Uploads still being written, inside FILES_DIR; dot folders are not part of the instance's files. */
 export const UPLOADS_TMP_DIR = ".tmp";
 

@@ -1,6 +1,13 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isConfigKey, parseConfigValue, readConfigFile, writeConfigFile, type ConfigKey } from "./index";
+import {
+  isConfigKey,
+  parseConfigValue,
+  rawConfigValue,
+  readConfigFile,
+  writeConfigFile,
+  type ConfigKey,
+} from "./index";
 import { SECRET_FILE } from "./layout";
 
 /**
@@ -44,7 +51,7 @@ export function parseSettingsBundle(text: string): SettingsBundle {
   const config: Partial<Record<ConfigKey, unknown>> = {};
   for (const [key, value] of Object.entries(b.config)) {
     if (!isConfigKey(key)) throw new Error(`unknown config key "${key}" in the settings file`);
-    config[key] = parseConfigValue(key, String(value));
+    config[key] = parseConfigValue(key, rawConfigValue(value));
   }
   return { format: "socialctl-settings", version: 1, config, secret: b.secret };
 }

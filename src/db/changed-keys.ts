@@ -67,8 +67,8 @@ export class ChangedKeys {
     this.#sqlite = sqlite;
     const log = (this.table = `changed_${name}_${++logsMade}`);
     // a new entry's seq is one past the highest in the log, and the log is emptied only when every
-    // entry in it was read (see take), so none is missed; AUTOINCREMENT's bookkeeping cost as much
-    // as the entry (≈ 0.2 µs a row, 1,000 for a post to 1,000 followers' feeds). No constraint on
+    // entry in it was read (see take), so none is missed; AUTOINCREMENT's bookkeeping would cost as much
+    // as the entry, once per row (a post to many followers' feeds logs a row each). No constraint on
     // the key: a trigger here must never fail the write it logs
     sqlite.exec(`CREATE TEMP TABLE ${log} (seq INTEGER PRIMARY KEY, space INTEGER, key INTEGER)`);
     sources.forEach(({ table, columns, space, on, updateOf }, i) => {

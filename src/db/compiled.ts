@@ -126,8 +126,8 @@ const COLUMN_NAME = /^[a-z_][a-z0-9_]*$/;
  * own column names: the statement selects every column PARTS names (its select list built from
  * the same arrays, never `table.*`), a part's columns aliased `<prefix><column>` where names
  * would collide. Each part is made by one object literal, compiled once from those names (a
- * literal makes an object of fixed shape at once: ≈ 0.1 µs for a 50-column row against ≈ 1–2
- * µs key by key).
+ * literal makes an object of fixed shape at once, many times cheaper for a wide row than adding
+ * it key by key).
  */
 export function rowSplitter<Parts extends Record<string, object>>(parts: RowParts<Parts>): (row: object) => Parts {
   const fields: string[] = [];

@@ -38,7 +38,7 @@ export interface Storage {
    * once per turn of the event loop (every request a turn handles sees the database as of
    * that turn's first look: a commit elsewhere shows from the next turn on, before any
    * request that could have heard of it is read). A read takes WAL's read lock like a SELECT,
-   * ≈ 5 µs under a write load; one per request was 3–4 % of a chat send. PostgreSQL has no
+   * which under a write load is dear enough that one per request shows in a chat send. PostgreSQL has no
    * such counter: it changes on every call, so those caches always read the database (a
    * change on any node holds at once).
    */

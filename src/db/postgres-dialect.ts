@@ -15,8 +15,8 @@ import {
 
 /*
  * Kysely on PostgreSQL through Bun's built-in client (Bun.SQL): no driver package in the
- * binary, and measured about twice node-postgres' throughput under Bun (README: Running on
- * PostgreSQL). The dialect keeps the app's one schema vocabulary working on both engines:
+ * binary, and faster than node-postgres under Bun (docs/architecture.md, "Standard parts and
+ * why"). The dialect keeps the app's one schema vocabulary working on both engines:
  * an `integer` column is 64-bit (as every SQLite integer is: ids, millisecond times), an
  * auto-increment key is an identity column, and results hold plain numbers.
  */

@@ -132,7 +132,7 @@ export const directRunnerOf = (db: Kysely<any>): DirectRunner | undefined => {
 
 /**
  * Adapts bun:sqlite to Kysely's SQLite dialect. Prepared statements are cached per SQL
- * text: preparing is most of the cost of a small query (measured ≈14k → ≈20k req/s).
+ * text: preparing is most of the cost of a small query.
  * COUNTER.statements counts every statement run (BEGIN and COMMIT included), through Kysely
  * or the DirectRunner.
  */

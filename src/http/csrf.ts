@@ -20,8 +20,8 @@ const SIGNED_KEPT_MAX = 10_000;
 /**
  * The CSRF check of one instance's SECRET: the X-CSRF-Token header must equal the csrf_token
  * cookie and be signed by SECRET. It remembers the tokens whose signature it has checked:
- * a browser sends the same token with every change it makes, and the HMAC was the larger part of
- * a POST's CSRF check (≈ 1.3 µs). A signature under a fixed secret never stops being valid, so the
+ * a browser sends the same token with every change it makes, and the HMAC is the larger part of
+ * a POST's CSRF check. A signature under a fixed secret never stops being valid, so the
  * memory is exact; only tokens that passed are kept (made-up ones cannot fill it), and the
  * header still has to equal the cookie on every request.
  */

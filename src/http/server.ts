@@ -199,8 +199,8 @@ export interface SurfacePart {
 
 /**
  * A surface of the root HTTP app built part by part, each part on the first request under its
- * prefix instead of at start (wiring.ts: the Client API, whose ≈ 140 routes and the modules behind
- * them were a third of a restart's CPU and ≈ 4 MiB of an idle process; most instances never use
+ * prefix instead of at start (wiring.ts: the Client API, whose routes and the modules behind
+ * them would be a large share of a restart's CPU and of an idle process's memory; most instances never use
  * some parts, the admin's say). Until then, and after, the root holds one catch-all per method
  * under PREFIX that hands the request, unread (the part parses and validates its own bodies), to
  * the Elysia app of the part with the longest prefix that holds its path, or to an empty one (a
@@ -302,8 +302,8 @@ const BUN_ROUTED_METHODS = new Set(["GET", "HEAD", "OPTIONS", "DELETE", "PATCH",
  * Makes SURFACE's routes ROOT's own. A root that listens already also maps them into Bun's
  * router, as its listen mapped the routes it had: Elysia does that for a root's lazy modules
  * (`root.use(promise)`) only once every one of them has settled, which a part nobody asks for
- * never does, and until then its routes would be reached through the catch-all (≈ 3 µs a request
- * more). The map is made as Elysia's Bun adapter makes it for a root like ours (every handler a
+ * never does, and until then its routes would be reached through the catch-all (an extra hop on
+ * every request). The map is made as Elysia's Bun adapter makes it for a root like ours (every handler a
  * function, no static response, no optional parameter, the front door's wrap as the one
  * higher-order function): each route's Bun handler composed on its first request.
  */

@@ -44,7 +44,7 @@ interface WebBundle {
 
 /**
  * Brotli through node:zlib, loaded on the first compressed response: the module (with the
- * node:stream machinery under it) adds ≈ 3 ms of CPU and several MiB to every start otherwise.
+ * node:stream machinery under it) would add CPU and memory to every start otherwise.
  */
 function brotli(body: Bytes, quality: number): Promise<Bytes> {
   const zlib = require("node:zlib") as typeof import("node:zlib");

@@ -3,8 +3,8 @@ import pLimit from "p-limit";
 
 /*
  * Hashes, HMACs and random values from Bun's native hasher and Web Crypto, not node:crypto:
- * loading that module costs every process ≈ 4 ms of CPU and ≈ 4.5 MiB of memory at start, for
- * functions these few lines cover.
+ * loading that module costs every process CPU and memory at start, for functions these few
+ * lines cover.
  */
 
 /** An incremental SHA-256 (`update` as often as needed, then `digest("hex")`). */
@@ -48,8 +48,8 @@ export function safeEqual(a: string, b: string): boolean {
 
 /**
  * bcrypt runs on Bun's worker pool, so it never stalls the event loop, but every hash in
- * flight takes a core: 16 logins at once on 2 cores pushed a cheap request's p99 from 9 ms
- * to 91 ms. Hashes wait their turn instead, leaving one core to everything else.
+ * flight takes a core: a burst of logins on a small machine left every other request waiting
+ * for a core. Hashes wait their turn instead, leaving one core to everything else.
  */
 const passwordWork = pLimit(Math.max(1, availableParallelism() - 1));
 

@@ -1,18 +1,18 @@
 import { randomBytes } from "./crypto";
 
 // cuid2's own generator hashes time, a random salt, a counter and a fingerprint through a pure-JS
-// SHA3 with bignumber.js (≈0.4 ms an id, ~30% of a message send's CPU): it mixes those sources
+// SHA3 with bignumber.js (a large share of a message send's CPU): it mixes those sources
 // because it cannot count on a cryptographic random source everywhere. Here there always is one
 // (crypto.getRandomValues), so an id's digits are drawn from it directly, 4 base-36 digits per
-// 32-bit word, with the random bytes taken from a pool (one getRandomValues call per ≈ 170 ids):
-// ≈ 0.12 µs an id, where hashing the same inputs with Bun's native SHA3-512 cost ≈ 0.5.
+// 32-bit word, with the random bytes taken from a pool (one getRandomValues call per many ids):
+// cheaper than hashing the same inputs, even with Bun's native SHA3-512.
 //
 // One difference in shape: ids made one after another share their first 4 characters (a random
 // letter and 3 digits, drawn anew every CUID_WINDOW ids) and only the other 20 are drawn per id.
 // Every table's cuid column has a unique index, and fully random keys put each new row in a
-// different leaf of it: a group commit of 45 messages then wrote ≈ 58 pages to the WAL, 45 of
-// them leaves of the cuid index; with the shared prefix a window's ids sit in one or two leaves
-// (≈ 13 pages; time-ordered ids: 11). The prefix tells only that ids were made close together,
+// different leaf of it: a group commit of many messages then writes a leaf of the cuid index
+// per message to the WAL; with the shared prefix a window's ids sit in one or two leaves, nearly
+// as few pages as time-ordered ids write. The prefix tells only that ids were made close together,
 // which their objects' times show anyway; the 20 random characters (≈ 103 bits) keep ids
 // unguessable and collision-free. A short random name cut from an id takes its end, not its start.
 const CUID_LENGTH = 24;

@@ -30,7 +30,7 @@ export interface SmtpSettings {
  */
 export function createSmtpTransport(s: SmtpSettings): Transporter {
   const timeoutMs = s.timeoutMs ?? 15_000;
-  // loaded on first use: every CLI command imports this module, few send mail (≈ 30 ms saved at start)
+  // loaded on first use: every CLI command imports this module, few send mail (a start need not load it)
   const { createTransport } = require("nodemailer") as typeof import("nodemailer");
   return createTransport({
     host: s.host,

@@ -4,7 +4,7 @@ import type { App } from "../app";
 /**
  * WAL checkpoints off the request path. SQLite's automatic checkpoint runs inside whichever
  * commit crosses 1000 WAL pages and fsyncs there, so under disk load (a backup writing a
- * 1 GB snapshot, a big upload) one unlucky write waits hundreds of ms. The serving process
+ * large snapshot, a big upload) one unlucky write waits for that fsync. The serving process
  * turns that off on its connection and checkpoints from a worker thread with its own
  * connection instead, in PASSIVE mode: it never blocks a writer, and while a backup holds an
  * old snapshot it copies what it can and tries again later.
@@ -79,8 +79,8 @@ const NOTHING_TO_FOLD: CheckpointResult = { busy: 0, log: 0, checkpointed: 0, wa
 
 /**
  * Takes the WAL's checkpoints off the serving process's connection; null for an in-memory
- * database or PostgreSQL. The worker thread (its own JavaScript VM, ≈ 5 MiB of a process that
- * idles at ≈ 55) starts on first need: when the WAL outgrows WAL_BYTES (watched from here until
+ * database or PostgreSQL. The worker thread (its own JavaScript VM, a noticeable share of an idle
+ * process's memory) starts on first need: when the WAL outgrows WAL_BYTES (watched from here until
  * then, one stat per poll) or when a checkpoint is asked for with a WAL to fold. A process that
  * has written little since its start never runs it.
  */

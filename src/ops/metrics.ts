@@ -12,7 +12,7 @@ import { realtimeHub } from "../realtime/hub";
 
 /**
  * Prometheus metrics of one serving App (prom-client, text exposition format). Counters are
- * bumped on the hot paths (≈ 1 µs per request); sizes, queue lengths and the backup age are
+ * bumped on the hot paths (a small share of the cheapest request); sizes, queue lengths and the backup age are
  * read when scraped. prom-client's default Node.js metrics are left out on purpose: under
  * Bun its event-loop and handle gauges report constants, and a metric that measures nothing
  * is worse than none; the process's memory and CPU are read here instead.
@@ -22,7 +22,7 @@ type PromLib = Pick<typeof PromClient, "Registry" | "Counter" | "Gauge" | "Histo
  * The four prom-client classes used here, loaded when a serving process first counts (a CLI
  * command never pays for them), each from its own file: the package's index also loads its
  * default Node.js metrics (with @opentelemetry/api), the Pushgateway (node:http, node:https)
- * and cluster aggregation, none of which is used, ≈ 15–70 ms of every server start.
+ * and cluster aggregation, none of which is used, and all of which would lengthen every server start.
  */
 let promClient: PromLib | null = null;
 const prom = (): PromLib =>
@@ -45,10 +45,11 @@ interface Series {
 /**
  * Counts (and a histogram, given bucket bounds) by label set, for the metrics every request
  * bumps. prom-client's Counter.inc and Histogram.observe hash a labels object, validate each
- * label and find the bucket through a number turned into a property name on every call
- * (≈ 2 µs a request together); here an observation is one Map lookup by the label values and
- * a few additions. A scrape reads them in prom-client's own shape (`metric`), so the registry
- * formats them as it formats its own counters and histograms.
+ * label and find the bucket through a number turned into a property name on every call,
+ * which together cost more than the rest of a cheap request's bookkeeping; here an observation
+ * is one Map lookup by the label values and a few additions. A scrape reads them in
+ * prom-client's own shape (`metric`), so the registry formats them as it formats its own
+ * counters and histograms.
  */
 export class LabelledSeries {
   private readonly series: Series[] = [];
@@ -286,7 +287,7 @@ function newestArchiveMtime(dataDir: string): number | null {
   return newest;
 }
 
-/** The App's metrics; counters are bumped whether or not /metrics is served (≈ µs a request). */
+/** The App's metrics; counters are bumped whether or not /metrics is served (the cost is small). */
 export const metricsService = defineService("ops:metrics", (app) => new Metrics(app));
 
 export const metricsFor = (app: App): Metrics => app.services.get(metricsService);

@@ -146,6 +146,15 @@ export async function signedInPage(
   return { ...person, client, user };
 }
 
+/** Signs in through the sign-in form with E-MAIL and PASSWORD, as a person does, and waits for the feed. */
+export async function signInThroughForm(page: Page, email: string, password: string): Promise<void> {
+  await page.goto("/");
+  await page.getByLabel("Email", { exact: true }).fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { level: 1, name: "Feed" }).waitFor();
+}
+
 /** CLIENT's session cookies in the shape a browser context takes (to continue its session in a browser). */
 export function cookiesOf(client: TestClient, url: string) {
   const { hostname } = new URL(url);

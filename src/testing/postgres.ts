@@ -103,7 +103,7 @@ export async function startPostgresCluster(opts: { commitsWritten?: boolean } = 
   // the process may end without anyone calling stop (a failed test file, the shared cluster):
   // the cluster goes too, at the end of a test run or of any other process (a benchmark). At
   // the end of a test run nothing waits for it: a synchronous stop inside bun's global afterAll
-  // was reported as a timed-out hook once under load (≈ 18), failing a green run
+  // can be reported as a timed-out hook under heavy load, failing a green run
   const stopInBackground = () => {
     if (stopped) return;
     stopped = true;

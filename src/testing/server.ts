@@ -22,7 +22,7 @@ export interface TestServer extends RunningServer {
  */
 export async function startTestServer(
   overrides: Partial<Record<ConfigKey, unknown>> = {},
-  opts: { log?: Logger; dataDir?: string } = {},
+  opts: { log?: Logger; dataDir?: string; sandbox?: { landing: string } } = {},
 ): Promise<TestServer> {
   // a given data dir (a second node of the same instance) belongs to the caller, who removes it
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "socialctl-test-"));
@@ -37,6 +37,7 @@ export async function startTestServer(
   const running = await startServer({
     dataDir,
     clock,
+    sandbox: opts.sandbox,
     log: opts.log ?? (process.env.TEST_LOG ? undefined : silentLogger),
     overrides: {
       port,
@@ -45,6 +46,7 @@ export async function startTestServer(
       "limits.clientRps": 1_000_000,
       "limits.loginPer10Min": 1_000_000,
       "limits.botCallsPerMinute": 1_000_000,
+      "limits.botNewChatsPerHour": 1_000_000,
       ...overrides,
     },
   });

@@ -7,6 +7,7 @@ import {
   browserAvailable,
   newPerson,
   pageProblems,
+  signInThroughForm,
   useBrowser,
   withScreenshots,
 } from "../testing/browser";
@@ -37,14 +38,6 @@ async function expectAccessible(page: Page) {
   expect(await accessibilityViolations(page)).toEqual([]);
 }
 
-async function signIn(page: Page, email: string, password: string) {
-  await page.goto("/");
-  await page.getByLabel("Email", { exact: true }).fill(email);
-  await page.getByLabel("Password", { exact: true }).fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("heading", { level: 1, name: "Feed" }).waitFor();
-}
-
 const adminNav = (page: Page) => page.getByRole("navigation", { name: "Administration" });
 const accountRow = (page: Page, username: string) =>
   page.getByRole("listitem").filter({ has: page.getByRole("heading", { level: 3, name: `@${username}` }) });
@@ -61,7 +54,7 @@ describe("web app: administration", () => {
       .post;
 
     const { page, context } = await person();
-    await signIn(page, admin.email!, admin.password);
+    await signInThroughForm(page, admin.email!, admin.password);
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" }).click();
     await page.getByRole("heading", { level: 1, name: "Administration" }).waitFor();
 
@@ -150,7 +143,7 @@ describe("web app: administration", () => {
     const post = (await author.client.post("/api/social/posts", { content: "Spam straight into the feed" })).body.data
       .post;
     const { page, context } = await person();
-    await signIn(page, admin.email!, admin.password);
+    await signInThroughForm(page, admin.email!, admin.password);
     const card = page.getByRole("article").filter({ hasText: "Spam straight into the feed" });
     await card.waitFor();
     await expect(card.getByRole("button", { name: "Delete" }).count()).resolves.toBe(0);
@@ -183,7 +176,7 @@ describe("web app: administration", () => {
     await other.client.post("/api/social/posts", { content: "An ordinary post" });
     const someone = await makeUser(server.app);
     const second = await person();
-    await signIn(second.page, someone.email!, someone.password);
+    await signInThroughForm(second.page, someone.email!, someone.password);
     const plain = second.page.getByRole("article").filter({ hasText: "An ordinary post" });
     await plain.waitFor();
     await expect(plain.getByRole("button", { name: "Remove" }).count()).resolves.toBe(0);
@@ -194,7 +187,7 @@ describe("web app: administration", () => {
   it("an admin makes a backup, downloads it and rebuilds thumbnails, as the CLI would", async () => {
     const admin = await makeUser(server.app, { isAdmin: true });
     const { page, context } = await person();
-    await signIn(page, admin.email!, admin.password);
+    await signInThroughForm(page, admin.email!, admin.password);
     await page.goto("/admin");
     await adminNav(page).getByRole("link", { name: "Backups" }).click();
     await page.getByRole("heading", { level: 2, name: "Backups" }).waitFor();
@@ -235,7 +228,7 @@ describe("web app: administration", () => {
     expect(await getMe()).toBe(200);
 
     const { page, context } = await person();
-    await signIn(page, admin.email!, admin.password);
+    await signInThroughForm(page, admin.email!, admin.password);
     await page.goto("/admin/bots");
     const row = page
       .getByRole("listitem")
@@ -256,7 +249,7 @@ describe("web app: administration", () => {
   it("a person without the admin flag sees no admin link and is refused", async () => {
     const someone = await makeUser(server.app);
     const { page, context } = await person();
-    await signIn(page, someone.email!, someone.password);
+    await signInThroughForm(page, someone.email!, someone.password);
     await expect(
       page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" }).count(),
     ).resolves.toBe(0);
@@ -277,7 +270,7 @@ describe("web app: administration", () => {
       const admin = await makeUser(server.app, { isAdmin: true });
       mkdirSync(SHOTS, { recursive: true });
       const { page, context } = await person(viewport);
-      await signIn(page, admin.email!, admin.password);
+      await signInThroughForm(page, admin.email!, admin.password);
       for (const section of ["", "accounts", "content", "bots", "settings", "maintenance", "audit"]) {
         await page.goto(section ? `/admin/${section}` : "/admin");
         await page.getByRole("heading", { level: 1, name: "Administration" }).waitFor();

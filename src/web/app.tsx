@@ -3,7 +3,8 @@ import { useEffect, useState } from "preact/hooks";
 import { ErrorBoundary, LocationProvider, Route, Router, useLocation } from "preact-iso";
 import { ConnectionBanner } from "./components/connection-banner";
 import { Avatar } from "./components/avatar";
-import { APP_NAME, focusPageTitle, Loading, Page } from "./components/page";
+import { focusPageTitle, Loading, Page } from "./components/page";
+import { instanceName } from "./lib/instance";
 import { describeError } from "./lib/api";
 import type { Screen } from "./lib/screen";
 import { account, bootSession, signedIn, signOut } from "./lib/session";
@@ -63,7 +64,7 @@ function Header() {
     <header class="app-header">
       <div class="header-inner">
         <a class="brand" href="/">
-          {APP_NAME}
+          {instanceName.value}
         </a>
         {me ? (
           <>
@@ -112,6 +113,11 @@ function Header() {
               <li>
                 <a href="/auth/register" aria-current={path === "/auth/register" ? "page" : undefined}>
                   Create an account
+                </a>
+              </li>
+              <li>
+                <a href="/about" aria-current={path === "/about" ? "page" : undefined}>
+                  About
                 </a>
               </li>
             </ul>

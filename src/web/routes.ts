@@ -10,6 +10,7 @@ import { messagesScreens } from "./screens/messages/routes";
 import { peopleScreens } from "./screens/people/routes";
 import { storyScreens } from "./screens/stories/routes";
 import { botScreens } from "./screens/bots/routes";
+import { aboutScreens } from "./screens/about/routes";
 
 /** Every screen of the app, feature by feature. Add a feature's list here. */
 export const screens: Screen[] = [
@@ -24,4 +25,5 @@ export const screens: Screen[] = [
   ...settingsScreens,
   ...peopleScreens,
   ...storyScreens,
+  ...aboutScreens,
 ];

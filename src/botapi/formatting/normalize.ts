@@ -103,7 +103,7 @@ function cut(piece: MessageEntity, points: number[]): MessageEntity[] {
  * either disjoint or one contains the other.
  */
 export function normalizeEntities(entities: MessageEntity[]): MessageEntity[] {
-  // most texts carry none: the passes below would still cost ≈ 1 µs each time
+  // most texts carry none: the passes below would still cost their setup each time
   if (entities.length === 0) return [];
   const nonEmpty = entities.filter((entity) => entity.length > 0);
   const quotes = keepNonOverlapping(nonEmpty.filter((entity) => QUOTE_TYPES.has(entity.type)));

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { TestClient } from "../../testing/client";
 import { quickPerson, signedInClient } from "../../testing/fixtures";
-import { canMessage, whoCanMessage } from "../../domain/settings/service";
+import { canMessage, getSettings } from "../../domain/settings/service";
 import { registerExportSection } from "../../domain/account/export";
 import { uploadFor } from "../../testing/media";
 
@@ -98,12 +98,12 @@ describe("settings", () => {
     const b = await person();
     let res = await a.client.get("/api/account/settings");
     expect(res.status).toBe(200);
-    expect(res.body.data.settings).toEqual({ whoCanMessage: "everyone" });
+    expect(res.body.data.settings).toEqual({ whoCanMessage: "everyone", botsMayWriteFirst: true });
     expect(await canMessage(server.app.db, b.user.id, a.user.id)).toBe(true);
 
     res = await a.client.patch("/api/account/settings", { whoCanMessage: "followed" });
-    expect(res.body.data.settings).toEqual({ whoCanMessage: "followed" });
-    expect(await whoCanMessage(server.app.db, a.user.id)).toBe("followed");
+    expect(res.body.data.settings).toEqual({ whoCanMessage: "followed", botsMayWriteFirst: true });
+    expect((await getSettings(server.app.db, a.user.id)).whoCanMessage).toBe("followed");
     expect(await canMessage(server.app.db, b.user.id, a.user.id)).toBe(false);
     // "followed" = the recipient follows the sender
     await b.client.post(`/api/social/users/${a.user.username}/follow`);
@@ -114,9 +114,9 @@ describe("settings", () => {
     res = await a.client.patch("/api/account/settings", { whoCanMessage: "nobody" });
     expect(await canMessage(server.app.db, b.user.id, a.user.id)).toBe(false);
     res = await a.client.patch("/api/account/settings", {});
-    expect(res.body.data.settings).toEqual({ whoCanMessage: "nobody" });
+    expect(res.body.data.settings).toEqual({ whoCanMessage: "nobody", botsMayWriteFirst: true });
     res = await a.client.get("/api/account/settings");
-    expect(res.body.data.settings).toEqual({ whoCanMessage: "nobody" });
+    expect(res.body.data.settings).toEqual({ whoCanMessage: "nobody", botsMayWriteFirst: true });
   });
 
   test("blocks forbid messaging either way regardless of the setting", async () => {
@@ -159,7 +159,7 @@ describe("GET /api/account/export", () => {
     const data = res.body.data.export;
     expect(data.account).toMatchObject({ username: a.user.username, email: a.user.email });
     expect(data.profile).toMatchObject({ username: a.user.username, followersCount: 1, followingCount: 1 });
-    expect(data.settings).toEqual({ whoCanMessage: "followed" });
+    expect(data.settings).toEqual({ whoCanMessage: "followed", botsMayWriteFirst: true });
     expect(data.follows.following.map((f: any) => f.username)).toEqual([b.user.username]);
     expect(data.follows.followers.map((f: any) => f.username)).toEqual([b.user.username]);
     expect(data.blocks.map((f: any) => f.username)).toEqual([c.user.username]);

@@ -14,7 +14,12 @@ import { serializeProfile } from "../people/serialize";
 import { buildAccountExport } from "./export";
 
 const Settings = t.Object(
-  { whoCanMessage: t.String({ description: "everyone, followed or nobody" }) },
+  {
+    whoCanMessage: t.String({ description: "everyone, followed or nobody" }),
+    botsMayWriteFirst: t.Boolean({
+      description: "whether a bot may open a chat by writing first (within whoCanMessage); false: only after you write",
+    }),
+  },
   { additionalProperties: true },
 );
 
@@ -28,6 +33,7 @@ const ProfileBody = t.Object({
 });
 const SettingsBody = t.Object({
   whoCanMessage: t.Optional(t.Union([t.Literal("everyone"), t.Literal("followed"), t.Literal("nobody")])),
+  botsMayWriteFirst: t.Optional(t.Boolean()),
 });
 const DeleteBody = t.Object({ password: t.String({ minLength: 1, maxLength: 128 }) });
 
@@ -65,9 +71,12 @@ export function accountRoutes(app: App) {
       {
         auth: true,
         body: SettingsBody,
-        detail: doc("Change settings: who may message me (everyone, followed, nobody)", {
-          data: t.Object({ settings: Settings }),
-        }),
+        detail: doc(
+          "Change settings: who may message me (everyone, followed, nobody) and whether bots may write first",
+          {
+            data: t.Object({ settings: Settings }),
+          },
+        ),
       },
     )
     .get(

@@ -2,7 +2,7 @@ import { doc, Open } from "../docs";
 import { Page } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
-import { setAccountDisabled } from "../../domain/admin/accounts";
+import { setAccountAdmin, setAccountDisabled } from "../../domain/admin/accounts";
 import { banUserDevices, unbanUserDevices } from "../../domain/auth/devices";
 import { clearTwoFactor } from "../../domain/auth/two-factor";
 import { MAX_POSTING_BLOCK_MINUTES, setPostingBlockedUntil } from "../../domain/moderation/service";
@@ -71,8 +71,8 @@ function refuseSelf(admin: UserRow, target: UserRow, what: string) {
 const label = (u: UserRow) => `@${u.username}`;
 
 /**
- * /api/admin/accounts: search, create, disable / enable, ban devices, block posting, set a
- * password, reset two-factor, grant stars: the `socialctl user` and `stars grant` commands.
+ * /api/admin/accounts: search, create, disable / enable, grant / revoke admin, ban devices, block
+ * posting, set a password, reset two-factor, grant stars: the `socialctl user` and `stars grant` commands.
  */
 export function adminAccountRoutes(app: App) {
   /**
@@ -191,6 +191,35 @@ export function adminAccountRoutes(app: App) {
         admin: true,
         params: UsernameParams,
         detail: doc("Admin: enable an account", { data: t.Object({ account: Open }) }),
+      },
+    )
+    .post(
+      "/:username/grant-admin",
+      async ({ admin, params }) => {
+        const target = await requireTarget(app, params.username);
+        return act(admin, target, "account.grant-admin", () => setAccountAdmin(app, target, true));
+      },
+      {
+        admin: true,
+        params: UsernameParams,
+        detail: doc("Admin: make the account an administrator (socialctl user grant-admin)", {
+          data: t.Object({ account: Open, changed: t.Boolean() }),
+        }),
+      },
+    )
+    .post(
+      "/:username/revoke-admin",
+      async ({ admin, params }) => {
+        const target = await requireTarget(app, params.username);
+        refuseSelf(admin, target, "revoke admin from (another administrator can)");
+        return act(admin, target, "account.revoke-admin", () => setAccountAdmin(app, target, false));
+      },
+      {
+        admin: true,
+        params: UsernameParams,
+        detail: doc("Admin: take the administrator flag away; never from the last administrator", {
+          data: t.Object({ account: Open, changed: t.Boolean() }),
+        }),
       },
     )
     .post(

@@ -32,8 +32,15 @@ describe("live settings", () => {
     expect(res.body.data.settings.map((s: any) => s.key)).toEqual(liveConfigKeys);
     expect(liveConfigKeys).toContain("registration");
     expect(liveConfigKeys).toContain("moderation.blockedWords");
+    expect(liveConfigKeys).toContain("instance.rules");
     expect(
-      liveConfigKeys.every((k) => k === "registration" || k === "moderation.blockedWords" || k.startsWith("limits.")),
+      liveConfigKeys.every(
+        (k) =>
+          k === "registration" ||
+          k === "moderation.blockedWords" ||
+          k.startsWith("limits.") ||
+          k.startsWith("instance."),
+      ),
     ).toBe(true);
     expect(await setting("registration")).toMatchObject({ value: "open", default: "captcha" });
   });
@@ -105,7 +112,7 @@ describe("live settings", () => {
     });
     expect((await setting("limits.clientRps")).value).toBe(1_000_000);
     expectError(await admin.patch("/api/admin/settings", {}), 400, "VALIDATION_ERROR");
-    expectError(await admin.patch("/api/admin/settings", { registration: ["open"] }), 422, "VALIDATION_ERROR");
+    expectError(await admin.patch("/api/admin/settings", { registration: { mode: "open" } }), 422, "VALIDATION_ERROR");
     expectError(
       await admin.patch("/api/admin/settings", "not json", { headers: { "content-type": "application/json" } }),
       400,

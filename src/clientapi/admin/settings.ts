@@ -5,14 +5,19 @@ import { applyLiveSettings, liveSettings, planLiveSettings } from "../../domain/
 import { ok } from "../../http/envelope";
 import { adminContext, logged } from "./guard";
 
-/** key → new value; each value is validated by its key's own parser, as `config set` does. */
+/** key → new value (instance.rules: an array of strings, or its JSON text); each value is validated by its key's own parser, as `config set` does. */
 const PatchBody = t.Record(
   t.String({ maxLength: 100 }),
-  t.Union([t.String({ maxLength: 10_000 }), t.Number(), t.Boolean()]),
+  t.Union([
+    t.String({ maxLength: 10_000 }),
+    t.Number(),
+    t.Boolean(),
+    t.Array(t.String({ maxLength: 1000 }), { maxItems: 50 }),
+  ]),
 );
 
 /**
- * /api/admin/settings: the config keys safe to change on a running server (registration,
+ * /api/admin/settings: the config keys safe to change on a running server (registration, instance.*,
  * moderation.blockedWords, limits.*), applied at once and kept in the config file.
  */
 export function adminSettingsRoutes(app: App) {

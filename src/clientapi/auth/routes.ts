@@ -21,6 +21,11 @@ const RegisterBody = t.Object({
   displayName: t.Optional(t.String({ maxLength: 64 })),
   captchaId: t.Optional(t.String({ maxLength: 64 })),
   captchaAnswer: t.Optional(t.String({ maxLength: 32 })),
+  acceptRules: t.Optional(
+    t.Boolean({
+      description: "true: the person accepted the rules of GET /api/instance (required while there are any)",
+    }),
+  ),
   inviteCode: t.Optional(t.String({ maxLength: 64 })),
 });
 const LoginBody = t.Object({

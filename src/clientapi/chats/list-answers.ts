@@ -23,7 +23,7 @@ interface KeptAnswer {
  * write epoch they were made in (WriteEpoch): while nothing the reader may be shown is
  * written, a page asked again is that text, with no statement and nothing made, and the same
  * string object is written each time (flattened by its first write, then sent as it is: a
- * page of 50 is ≈ 50 KB, and joining it again cost more than its statement). A send moves the
+ * page of 50 chats is large, and joining it again costs more than its statement). A send moves the
  * epoch of its chat's members only, a write to a table no chat list is read from
  * (CHAT_LIST_TABLES) nobody's; any other write that says nothing of whom it concerns moves
  * everyone's. Then the page is read again; when it shows the same chats as the kept answer
@@ -88,8 +88,8 @@ function made(texts: readonly string[], next: string | null): KeptAnswer {
 
 /**
  * An answer asked for again, as UTF-8 bytes from now on: made once, written as they are (a
- * string with any character past Latin-1, an emoji, is encoded again on every write: ≈ 5–8 µs
- * for 50 chats), while a first answer is written as its string (encoding it into bytes once
+ * string with any character past Latin-1, an emoji, is encoded again on every write, a cost that
+ * grows with the page), while a first answer is written as its string (encoding it into bytes once
  * more would cost as much).
  */
 const bytesOf = (kept: KeptAnswer): Uint8Array =>

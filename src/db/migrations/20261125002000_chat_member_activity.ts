@@ -6,7 +6,7 @@ import { sql, type Kysely } from "kysely";
  * (user_id, activity_at, conversation_id) holds every person's chats in the list's order, so a
  * page is one range read of its rows (a page of 20 of 500 chats reads 21, not 500 sorted).
  * The index also carries the member's own columns the list shows (role, read mark, unread
- * count, rights): a page reads no membership row (≈ 0.3 µs a chat). It replaces the
+ * count, rights): a page reads no membership row. It replaces the
  * (user_id, role) index, whose queries it serves as well; with both, SQLite's planner could
  * take that one for the list and sort every chat of the person again.
  * Triggers keep the copy in the statement that moves the chat's activity (a send) or adds a

@@ -4,7 +4,7 @@ import { sql, type Kysely } from "kysely";
  * A reader's own posts join their feed_entries (owner = author), so a page of the following
  * feed is one walk of the reader's rows. It was two, the entries and the reader's own posts
  * (posts_author_time), merged by a UNION ALL that sorted each arm's LIMIT + 1 rows in a
- * temporary B-tree and then the whole: ≈ 5 of a page's ≈ 25 µs of SQLite on 1M posts. Filled
+ * temporary B-tree and then the whole, a good part of the page's SQLite time. Filled
  * for existing posts; a post's insert adds its author's entry (a deleted post goes by cascade,
  * as every entry does). The unfollow and mute triggers now leave a row that names the same
  * account on both sides alone, so such a row (none is made by the app) cannot take a reader's

@@ -39,6 +39,7 @@ import * as m20261125032000 from "./20261125032000_feed_entries_own_posts";
 import * as m20261125033000 from "./20261125033000_comment_threads";
 import * as m20261125040000 from "./20261125040000_send_one_trigger";
 import * as m20261125042000 from "./20261125042000_marks_by_account";
+import * as m20261128110000 from "./20261128110000_bots_write_first";
 import * as m20261128120000 from "./20261128120000_invites_and_captcha_question";
 
 /**
@@ -86,5 +87,6 @@ export const migrations: Record<string, Migration> = {
   "20261125033000_comment_threads": m20261125033000,
   "20261125040000_send_one_trigger": m20261125040000,
   "20261125042000_marks_by_account": m20261125042000,
+  "20261128110000_bots_write_first": m20261128110000,
   "20261128120000_invites_and_captcha_question": m20261128120000,
 };

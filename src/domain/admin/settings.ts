@@ -4,6 +4,7 @@ import {
   isConfigKey,
   isLiveConfigKey,
   liveConfigKeys,
+  rawConfigValue,
   storeConfigValues,
   type ConfigKey,
 } from "../../config";
@@ -30,7 +31,7 @@ export interface SettingChange {
  * returns the changes it would make; nothing is applied. Keys that only take effect at
  * start-up are refused, naming the CLI command instead. Any bad value fails the whole set.
  */
-export function planLiveSettings(app: App, raw: Record<string, string | number | boolean>): SettingChange[] {
+export function planLiveSettings(app: App, raw: Record<string, string | number | boolean | string[]>): SettingChange[] {
   const errors: FieldErrors = {};
   const parsed: Partial<Record<ConfigKey, unknown>> = {};
   for (const [key, value] of Object.entries(raw)) {
@@ -43,7 +44,7 @@ export function planLiveSettings(app: App, raw: Record<string, string | number |
       continue;
     }
     try {
-      parsed[key] = configKeys[key].parse(String(value));
+      parsed[key] = configKeys[key].parse(rawConfigValue(value));
     } catch (err) {
       errors[key] = [(err as Error).message];
     }

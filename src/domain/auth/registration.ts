@@ -2,6 +2,7 @@ import type { App } from "../../app";
 import { AppError, fieldError, forbidden, validationError } from "../../lib/errors";
 import { hashPassword } from "../../lib/crypto";
 import { createUser, findUserByEmail, findUserByUsername, newUserProblems } from "../users/service";
+import { assertRulesAccepted } from "../instance/identity";
 import { RESERVED_USERNAMES } from "../users/system";
 import { solveCaptcha } from "./captcha";
 import { checkInvite, consumeInvite, returnInviteUse } from "./invites";
@@ -16,6 +17,8 @@ export interface RegistrationInput {
   captchaId?: string;
   captchaAnswer?: string;
   inviteCode?: string;
+  /** true when the person accepted the instance's rules (required while there are any) */
+  acceptRules?: boolean;
 }
 
 /**
@@ -59,6 +62,7 @@ const isEmailTaken = (err: unknown) =>
  */
 export async function registerAccount(app: App, input: RegistrationInput): Promise<void> {
   if (app.config.registration === "closed") throw forbidden("Registration is closed on this instance");
+  assertRulesAccepted(app, input.acceptRules);
   const email = input.email.trim();
   const problems = newUserProblems({ ...input, email });
   if (Object.keys(problems).length) throw validationError(problems);

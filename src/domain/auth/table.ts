@@ -12,8 +12,8 @@ export interface AuthCaptchasTable {
   created_at: number;
 }
 
-/** What a one-time code or token proves. */
-export type AuthCodePurpose = "email_verify" | "password_reset" | "login_email" | "login_messenger";
+/** What a one-time code or token proves (sign_in_link: the sandbox's one-time sign-in link, see sign-in-links.ts). */
+export type AuthCodePurpose = "email_verify" | "password_reset" | "login_email" | "login_messenger" | "sign_in_link";
 
 /** One-time secrets sent to a person: a link token, a short code, or both. Only hashes are kept. */
 export interface AuthCodesTable {

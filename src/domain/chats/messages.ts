@@ -113,8 +113,8 @@ export async function sendMessageIn(
 /**
  * sendMessageIn for the chat the Client API names by CUID: the chat, with the check that the
  * sender is a current member of it (NOT_FOUND when not), is read in the send's transaction, where a read needs no read
- * transaction of its own (under a write load an autocommit read of it cost ≈ 8 µs, about twice
- * the same read inside); a private chat's two members and the block check come with it, so
+ * transaction of its own (under a write load an autocommit read costs about twice the same read
+ * inside); a private chat's two members and the block check come with it, so
  * the send reads no members. For sends that need nothing else of the chat first (no reply to
  * resolve, no files to check).
  */

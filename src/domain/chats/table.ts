@@ -7,8 +7,8 @@ export const ACTIVE_ROLES: readonly MemberRole[] = ["creator", "administrator", 
 
 /**
  * WHERE COLUMN is one of ACTIVE_ROLES, spelled as equalities: SQLite runs `role IN (?, ?, ?)`
- * by filling a temporary table on every execution (≈ 1 µs a statement, more than the rest of a
- * two-member lookup), the ORs it tests in place.
+ * by filling a temporary table on every execution (more than the rest of a two-member lookup
+ * costs), the ORs it tests in place.
  */
 export const isActiveRole =
   (column: "role" | "m.role") =>

@@ -116,15 +116,15 @@ function repostVisible(eb: ExpressionBuilder<any, any>, alias: PostAlias, viewer
  * feed_entries (the viewer's own posts and those of followed, unmuted accounts, kept on write
  * by triggers: see the feed_entries migrations), a walk of its primary key from the cursor
  * that stops at LIMIT + 1 visible rows; only those are read from posts. A page costs the same
- * whatever the reader follows and however many posts exist (the search of the posts table it
- * replaces walked all 1M posts for a reader following nobody).
+ * whatever the reader follows and however many posts exist (a search of the posts table would
+ * walk every post for a reader following nobody).
  */
 function followingPagePosts(db: Db, v: ListValues, shape: ListShape) {
   const hide: Hide = "blockedOrMuted";
   // the author joined as a LEFT JOIN, though every post has one: its conditions on `a` (IS NULL) keep
-  // it one, so each walked row's author is looked up by primary key; as an inner join (as once a
-  // join on users did) SQLite built a Bloom filter over every account on every page (766 of 829 µs
-  // of a page on 1M posts). The walk reads the author's columns the page needs as it checks them.
+  // it one, so each walked row's author is looked up by primary key; as an inner join SQLite builds a
+  // Bloom filter over every account on every page, most of the page's cost. The walk reads the
+  // author's columns the page needs as it checks them.
   const walk = db
     .selectFrom("feed_entries as t")
     .leftJoin("users as a", "a.id", "t.author_id")
@@ -197,8 +197,8 @@ function listPagePosts(db: Db, v: ListValues, shape: ListShape) {
  * One page of a post list (the list query already left out reposts whose original is hidden),
  * answered in one synchronous step, without a promise, when its statement runs straight on
  * SQLite and every view is made from kept parts (keptPostViewsNow): most pages of a busy feed.
- * The general path (buildPostViews: its awaits, and maps of what is kept and what to read) cost
- * ≈ 9 of a following page's ≈ 35 µs of CPU in process (1M posts).
+ * The general path (buildPostViews: its awaits, and maps of what is kept and what to read) is a
+ * sizeable share of a following page's CPU.
  */
 function postListPage(
   db: Db,

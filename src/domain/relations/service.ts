@@ -33,7 +33,7 @@ export async function mutedIds(db: Db, userId: number): Promise<number[]> {
  * VIEWER blocked nobody and nobody blocked VIEWER (WITH MUTES: nor did VIEWER mute anyone), as
  * a condition of a list's statement. Not correlated, so it is evaluated once per statement: put
  * first in an OR, it spares most viewers (who hide nobody) a list's per-row block probes or
- * hidden-account list (≈ 2 µs of a 20-row page's statement either way).
+ * hidden-account list (a noticeable share of a page's statement either way).
  */
 export function hidesNobody(eb: ExpressionBuilder<Database, never>, viewerId: number, withMutes: boolean) {
   const none = [
@@ -49,7 +49,7 @@ export function hidesNobody(eb: ExpressionBuilder<Database, never>, viewerId: nu
  * Whether VIEWER and any account whose id is in one of the query's COLUMNS blocked the other,
  * for a select list or a condition: one EXISTS per account and direction, each a probe of the
  * blocks pair index, in the query's own statement. (One EXISTS with the pairs OR-ed made SQLite
- * build a row set per evaluation: ≈ 5–10 µs for a post's two accounts, against ≈ 1 µs.)
+ * build a row set per evaluation, several times dearer for a post's two accounts.)
  */
 export function blockedEitherWayWithAny<DB, TB extends keyof DB>(
   eb: ExpressionBuilder<DB, TB>,

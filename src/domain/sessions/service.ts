@@ -144,7 +144,7 @@ interface LoadedSession {
 
 /**
  * The joined row as its three parts, in one pass over its columns: this runs on every signed-in
- * request (a rest spread and a generic prefix split of the 40-column row cost ≈ 3× as much).
+ * request (a rest spread and a generic prefix split of the wide row cost several times as much).
  */
 function toLoadedSession(row: Record<string, unknown>): LoadedSession {
   const user: Record<string, unknown> = {};

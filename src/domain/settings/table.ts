@@ -7,6 +7,8 @@ export type WhoCanMessage = (typeof WHO_CAN_MESSAGE)[number];
 export interface UserSettingsTable {
   user_id: number;
   who_can_message: Generated<WhoCanMessage>;
+  /** 1: bots may open a chat by writing first (within who_can_message); 0: only after the person wrote */
+  bots_may_write_first: Generated<number>;
   updated_at: number;
 }
 

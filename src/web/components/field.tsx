@@ -12,11 +12,18 @@ interface InputProps {
   readOnly?: boolean;
 }
 
-/** A labelled input with its hint and the server's error beside it (aria-describedby). */
+/** A labelled input (a textarea of ROWS lines when given) with its hint and the server's error beside it (aria-describedby). */
 export function Field(
-  props: InputProps & { label: string; error?: string; hint?: string; value: string; onValue: (value: string) => void },
+  props: InputProps & {
+    label: string;
+    error?: string;
+    hint?: string;
+    value: string;
+    onValue: (value: string) => void;
+    rows?: number;
+  },
 ) {
-  const { label, error, hint, value, onValue, type = "text", ...input } = props;
+  const { label, error, hint, value, onValue, type = "text", rows, ...input } = props;
   const id = useId();
   const described = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
   return (
@@ -27,14 +34,26 @@ export function Field(
           {hint}
         </p>
       )}
-      <input
-        {...({ ...input, type } as Record<string, unknown>)}
-        id={id}
-        value={value}
-        onInput={(e) => onValue(e.currentTarget.value)}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={described}
-      />
+      {rows ? (
+        <textarea
+          {...(input as Record<string, unknown>)}
+          rows={rows}
+          id={id}
+          value={value}
+          onInput={(e) => onValue(e.currentTarget.value)}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={described}
+        />
+      ) : (
+        <input
+          {...({ ...input, type } as Record<string, unknown>)}
+          id={id}
+          value={value}
+          onInput={(e) => onValue(e.currentTarget.value)}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={described}
+        />
+      )}
       {error && (
         <p class="field-error" id={`${id}-error`}>
           {error}

@@ -1,11 +1,10 @@
 import type { ComponentChildren } from "preact";
 import { useEffect } from "preact/hooks";
-
-export const APP_NAME = "socialctl";
+import { instanceName } from "../lib/instance";
 
 /**
- * A screen's frame: sets the document title and renders the one h1, which receives focus
- * after a client-side navigation so screen readers announce the new screen.
+ * A screen's frame: sets the document title ("<title> · <instance name>") and renders the one
+ * h1, which receives focus after a client-side navigation so screen readers announce the new screen.
  */
 export function Page({
   title,
@@ -20,9 +19,10 @@ export function Page({
   wide?: boolean;
   actions?: ComponentChildren;
 }) {
+  const name = instanceName.value;
   useEffect(() => {
-    document.title = `${title} · ${APP_NAME}`;
-  }, [title]);
+    document.title = `${title} · ${name}`;
+  }, [title, name]);
   return (
     <section class={wide ? "page page-wide" : "page"} aria-labelledby="page-title">
       <div class="page-head">

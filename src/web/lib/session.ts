@@ -1,5 +1,6 @@
 import { computed, signal } from "@preact/signals";
 import { api, ApiError, fetchCsrf, onUnauthorized, type InstanceInfo } from "./api";
+import { loadIdentity } from "./instance";
 import { startRealtime, stopRealtime } from "./realtime";
 import type { Account } from "./types";
 
@@ -44,9 +45,10 @@ export async function signOut(): Promise<void> {
   }
 }
 
-/** First load: instance info and the current session. */
+/** First load: instance info and identity, and the current session. */
 export async function bootSession(): Promise<void> {
   onUnauthorized(sessionEnded);
-  const [info] = await Promise.all([fetchCsrf(), recheckSession()]);
+  // without its identity the app still works, under the product's name
+  const [info] = await Promise.all([fetchCsrf(), recheckSession(), loadIdentity().catch(() => null)]);
   instance.value = info;
 }

@@ -1,4 +1,4 @@
-/** Shapes of the Client API's answers, as README documents them (unknown extra fields are ignored). */
+/** Shapes of the Client API's answers, as docs/client-api.md documents them (unknown extra fields are ignored). */
 
 export interface Account {
   id: string;

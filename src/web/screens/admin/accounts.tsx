@@ -152,6 +152,42 @@ function AccountRow({ account: a, ask }: { account: AdminAccount; ask: Ask }) {
             </button>
           )
         )}
+        {!a.isBot &&
+          !self &&
+          (a.isAdmin ? (
+            <button
+              type="button"
+              class="small danger"
+              onClick={() =>
+                ask({
+                  title: `Revoke admin from ${name}`,
+                  text: `${name} can no longer open the admin area.`,
+                  confirm: "Revoke admin",
+                  danger: true,
+                  path: path(a, "revoke-admin"),
+                  said: () => `${name} is no longer an administrator.`,
+                })
+              }
+            >
+              Revoke admin
+            </button>
+          ) : (
+            <button
+              type="button"
+              class="small"
+              onClick={() =>
+                ask({
+                  title: `Make ${name} an administrator`,
+                  text: `${name} can open the admin area and do everything you can here, including granting admin to others.`,
+                  confirm: "Grant admin",
+                  path: path(a, "grant-admin"),
+                  said: () => `${name} is now an administrator.`,
+                })
+              }
+            >
+              Grant admin
+            </button>
+          ))}
         {!self && (
           <button
             type="button"

@@ -3,6 +3,7 @@ import { Field, FormError, Notice } from "../../components/field";
 import { Loading } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { formatNumber } from "../../lib/format";
+import { loadIdentity } from "../../lib/instance";
 import { useAction } from "../../lib/use-action";
 import type { LiveSetting } from "./types";
 
@@ -13,7 +14,36 @@ const MODES = [
   { value: "closed", label: "Closed", hint: "nobody; administrators create accounts" },
 ];
 
-/** Settings safe to change on the running server: the registration mode and the limits. */
+/** instance.rules is edited one rule per line; every other setting as its text. */
+const RULES = "instance.rules";
+const asDraft = (s: LiveSetting) => (Array.isArray(s.value) ? s.value.join("\n") : String(s.value));
+const fromDraft = (key: string, text: string) =>
+  key === RULES
+    ? text
+        .split("\n")
+        .map((line) => line.trim())
+        .filter(Boolean)
+    : text;
+
+/** The instance's identity, each a live setting: what visitors see on sign-in, registration and /about. */
+const IDENTITY: Array<{ key: string; label: string; hint: string; rows?: number }> = [
+  { key: "instance.name", label: "Name", hint: "In the header, every page title, sign-in and /about." },
+  {
+    key: "instance.description",
+    label: "Description",
+    hint: "What this instance is about, on the sign-in page and /about.",
+    rows: 3,
+  },
+  {
+    key: RULES,
+    label: "Rules",
+    hint: "One rule per line. People accept them when they register; none: nothing to accept.",
+    rows: 5,
+  },
+  { key: "instance.contact", label: "Contact", hint: "An e-mail address or a link to reach the administrators." },
+];
+
+/** Settings safe to change on the running server: the identity, the registration mode and the limits. */
 export function Settings() {
   const [settings, setSettings] = useState<LiveSetting[] | null>(null);
   const [draft, setDraft] = useState<Record<string, string>>({});
@@ -22,7 +52,7 @@ export function Settings() {
   const { busy, error, apiError, run } = useAction();
   const show = (list: LiveSetting[]) => {
     setSettings(list);
-    setDraft(Object.fromEntries(list.map((s) => [s.key, String(s.value)])));
+    setDraft(Object.fromEntries(list.map((s) => [s.key, asDraft(s)])));
   };
   useEffect(() => {
     api.get<{ settings: LiveSetting[] }>("/admin/settings").then(
@@ -41,11 +71,12 @@ export function Settings() {
       onSubmit={run(async () => {
         setSaved(null);
         const changed = Object.fromEntries(
-          settings.filter((s) => draft[s.key] !== String(s.value)).map((s) => [s.key, draft[s.key]!]),
+          settings.filter((s) => draft[s.key] !== asDraft(s)).map((s) => [s.key, fromDraft(s.key, draft[s.key]!)]),
         );
         if (!Object.keys(changed).length) return setSaved("Nothing changed.");
         const r = await api.patch<{ settings: LiveSetting[]; changed: string[] }>("/admin/settings", changed);
         show(r.settings);
+        if (r.changed.some((key) => key.startsWith("instance."))) await loadIdentity();
         setSaved(`Saved and in effect: ${r.changed.join(", ")}.`);
       })}
     >
@@ -54,6 +85,21 @@ export function Settings() {
         These apply to the next request and are kept in the config file. Other settings need{" "}
         <code>socialctl config set</code> and a restart.
       </p>
+      <fieldset>
+        <legend>Identity</legend>
+        {IDENTITY.map((f) => (
+          <Field
+            key={f.key}
+            label={f.label}
+            hint={f.hint}
+            rows={f.rows}
+            required={f.key === "instance.name"}
+            value={draft[f.key] ?? ""}
+            onValue={(v) => setDraft((d) => ({ ...d, [f.key]: v }))}
+            error={apiError?.field(f.key)}
+          />
+        ))}
+      </fieldset>
       <fieldset>
         <legend>Registration</legend>
         {MODES.map((m) => (

@@ -1,4 +1,4 @@
-/** Shapes of the admin API's answers (README, "Administration"). */
+/** Shapes of the admin API's answers (docs/client-api.md, "Administration"). */
 import type { Account } from "../../lib/types";
 
 export interface AdminAccount extends Account {
@@ -32,8 +32,8 @@ export interface AdminInvite {
 
 export interface LiveSetting {
   key: string;
-  value: string | number | boolean;
-  default: string | number | boolean;
+  value: string | number | boolean | string[];
+  default: string | number | boolean | string[];
   describe: string;
 }
 

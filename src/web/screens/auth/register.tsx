@@ -1,9 +1,11 @@
 import { useEffect, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { Field, FormError, Notice } from "../../components/field";
+import { InstanceIntro, RulesList } from "../../components/instance";
 import { Loading, Page } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
+import { identity } from "../../lib/instance";
 import { instance, sessionStarted } from "../../lib/session";
 import type { Account } from "../../lib/types";
 
@@ -34,6 +36,8 @@ export function Register() {
   const [password, setPassword] = useState("");
   const [answer, setAnswer] = useState("");
   const [captcha, setCaptcha] = useState<Captcha | null>(null);
+  const [acceptRules, setAcceptRules] = useState(false);
+  const rules = identity.value?.rules ?? [];
   const { busy, error, apiError, setError, run } = useAction();
 
   async function newCaptcha() {
@@ -88,6 +92,7 @@ export function Register() {
         ...(displayName.trim() ? { displayName: displayName.trim() } : {}),
         ...(withCaptcha && captcha ? { captchaId: captcha.captchaId, captchaAnswer: answer.trim() } : {}),
         ...(withInvite ? { inviteCode: inviteCode.trim() } : {}),
+        ...(rules.length ? { acceptRules } : {}),
       });
     } catch (err) {
       // a captcha answers once: a failed attempt needs a new one
@@ -112,10 +117,11 @@ export function Register() {
   const fieldNamed =
     apiError &&
     Object.keys(apiError.fieldErrors).some((f) =>
-      ["email", "username", "password", "displayName", "captchaAnswer", "inviteCode"].includes(f),
+      ["email", "username", "password", "displayName", "captchaAnswer", "inviteCode", "acceptRules"].includes(f),
     );
   return (
     <Page title="Create an account">
+      <InstanceIntro />
       <form class="card form" onSubmit={submit}>
         <p class="hint">
           {mode === "open"
@@ -200,6 +206,28 @@ export function Register() {
               required
               error={captchaError}
             />
+          </fieldset>
+        )}
+        {rules.length > 0 && (
+          <fieldset class="accept-rules">
+            <legend>The rules of {identity.value!.name}</legend>
+            <RulesList rules={rules} />
+            <label class="choice">
+              <input
+                type="checkbox"
+                required
+                checked={acceptRules}
+                onChange={(e) => setAcceptRules(e.currentTarget.checked)}
+                aria-describedby={apiError?.field("acceptRules") ? "accept-rules-error" : undefined}
+                aria-invalid={apiError?.field("acceptRules") ? true : undefined}
+              />{" "}
+              I have read and accept the rules
+            </label>
+            {apiError?.field("acceptRules") && (
+              <p class="field-error" id="accept-rules-error">
+                Accept the rules to join.
+              </p>
+            )}
           </fieldset>
         )}
         <FormError message={error && !fieldNamed && !captchaError && !inviteError ? describeError(error) : null} />

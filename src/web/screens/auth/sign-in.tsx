@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { Field, FormError } from "../../components/field";
+import { InstanceIntro } from "../../components/instance";
 import { Page } from "../../components/page";
 import { api, ApiError, describeError } from "../../lib/api";
 import { sessionStarted } from "../../lib/session";
@@ -48,6 +49,7 @@ export function SignIn() {
     error && !(apiError && Object.keys(apiError.fieldErrors).length) ? describeError(error) : apiError?.field("body");
   return (
     <Page title="Sign in">
+      <InstanceIntro />
       <div class="auth-layout">
         <form class="card form" onSubmit={submit} noValidate={false}>
           {step ? (

@@ -54,6 +54,7 @@ export function MyBots() {
           setToken({ bot, token: t });
         }}
       />
+      <LocalSandbox />
       <FormError message={error} />
       {bots === null ? (
         <p class="loading" role="status">
@@ -121,6 +122,41 @@ function CreateBot({ onCreated }: { onCreated: (bot: OwnedBot, token: string) =>
         Create bot
       </button>
     </form>
+  );
+}
+
+/** The path for trying a bot on one's own machine first (docs/bot-sandbox.md), in a few lines. */
+function LocalSandbox() {
+  const as = (action: string) => <code>socialctl as alice {action}</code>;
+  return (
+    <details class="card connect sandbox-help">
+      <summary>Try a bot on your machine first: socialctl dev</summary>
+      <p>
+        <code>socialctl dev</code> runs a throwaway instance with a person (alice) and a bot (@sandbox_bot): it prints
+        the bot's token, the API root and a link that signs you in to the chat with the bot. Ctrl-C removes it.
+      </p>
+      <dl>
+        <div>
+          <dt>API root (grammY, Telegraf, node-telegram-bot-api)</dt>
+          <dd>
+            <code>http://127.0.0.1:8081</code>
+          </dd>
+        </div>
+        <div>
+          <dt>python-telegram-bot base_url</dt>
+          <dd>
+            <code>http://127.0.0.1:8081/bot</code>
+          </dd>
+        </div>
+        <div>
+          <dt>The person, from your bot's tests (--json for JSON)</dt>
+          <dd>
+            {as("send @sandbox_bot /start")}, {as("press @sandbox_bot 'Button text'")}, {as("pay @sandbox_bot")},{" "}
+            {as("read @sandbox_bot --follow")}
+          </dd>
+        </div>
+      </dl>
+    </details>
   );
 }
 

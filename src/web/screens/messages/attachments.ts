@@ -1,6 +1,6 @@
 import { uploadFile, type Upload } from "../../lib/api";
 
-/** Chat upload kinds and their limits (README, "Uploads and media"), checked before sending a byte. */
+/** Chat upload kinds and their limits (docs/client-api.md, "Uploads and media"), checked before sending a byte. */
 export const CHAT_LIMITS = {
   "chat-image": { mb: 5, label: "Photos" },
   "chat-video": { mb: 25, label: "Videos" },

@@ -1,4 +1,4 @@
-/** Shapes of the chat endpoints' answers (README, "Chats and realtime"); unknown extra fields are ignored. */
+/** Shapes of the chat endpoints' answers (docs/client-api.md, "Chats and realtime"); unknown extra fields are ignored. */
 
 export interface MessageEntity {
   type: string;

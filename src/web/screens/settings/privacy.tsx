@@ -12,22 +12,32 @@ const CHOICES: Array<[Who, string]> = [
   ["nobody", "Nobody"],
 ];
 
-/** Who may start a chat with me (account settings `whoCanMessage`). */
+interface MessageSettings {
+  whoCanMessage: Who;
+  botsMayWriteFirst: boolean;
+}
+
+/** Who may start a chat with me, and whether bots may (account settings `whoCanMessage`, `botsMayWriteFirst`). */
 export function Privacy() {
   const [who, setWho] = useState<Who | null>(null);
+  const [botsFirst, setBotsFirst] = useState(true);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
   const { busy, error, run } = useAction();
   useEffect(() => {
     api
-      .get<{ settings: { whoCanMessage: Who } }>("/account/settings")
-      .then((r) => setWho(r.settings.whoCanMessage))
+      .get<{ settings: MessageSettings }>("/account/settings")
+      .then((r) => (setWho(r.settings.whoCanMessage), setBotsFirst(r.settings.botsMayWriteFirst)))
       .catch((err) => setLoadError(describeError(err)));
   }, []);
   const submit = run(async () => {
     setSaved(false);
-    const r = await api.patch<{ settings: { whoCanMessage: Who } }>("/account/settings", { whoCanMessage: who });
+    const r = await api.patch<{ settings: MessageSettings }>("/account/settings", {
+      whoCanMessage: who,
+      botsMayWriteFirst: botsFirst,
+    });
     setWho(r.settings.whoCanMessage);
+    setBotsFirst(r.settings.botsMayWriteFirst);
     setSaved(true);
   });
   return (
@@ -51,6 +61,18 @@ export function Privacy() {
               </label>
             ))}
           </fieldset>
+          <label class="choice">
+            <input
+              type="checkbox"
+              checked={botsFirst}
+              onChange={(e) => (setBotsFirst(e.currentTarget.checked), setSaved(false))}
+              aria-describedby="bots-first-hint"
+            />
+            Bots may write to me first
+          </label>
+          <p class="hint" id="bots-first-hint">
+            Off: a bot can only answer after you write to it (press Start in its chat).
+          </p>
           <FormError message={error ? describeError(error) : null} />
           <Notice message={saved ? "Saved." : null} />
           <div class="actions">
