@@ -19,6 +19,7 @@ import { registerPrint } from "./commands/print";
 import { registerDoctor } from "./commands/doctor";
 import { registerDev } from "./commands/dev";
 import { registerAs } from "./commands/as";
+import { registerInvite } from "./commands/invite";
 
 const output = commanderOutput();
 
@@ -49,6 +50,7 @@ export function buildProgram(): Command {
   registerDoctor(program);
   registerDev(program);
   registerAs(program);
+  registerInvite(program);
   return program;
 }
 

@@ -156,7 +156,7 @@ try {
   }
   const phone = await newPerson(browser, server.url, { viewport: { width: 390, height: 844 }, colorScheme: "light" });
   await phone.page.goto("/auth/register");
-  await phone.page.getByRole("img", { name: /distorted word/ }).waitFor();
+  await phone.page.getByRole("img", { name: /code of five letters and digits/ }).waitFor();
   await shot(phone.page, "register-phone-light");
   await phone.context.close();
 } finally {

@@ -76,7 +76,7 @@ export function registerInit(program: Command) {
     .description("create the data dir, config and database")
     .option("--base-url <url>", "public origin (e.g. https://social.example.com)")
     .option("--port <n>", "listen port")
-    .option("--registration <mode>", "open, captcha or closed")
+    .option("--registration <mode>", "open, captcha, invite or closed")
     .action(async (flags: { baseUrl?: string; port?: string; registration?: string }, cmd: Command) => {
       const opts = globals(cmd);
       const answers: InitAnswers = interactive(opts) ? await promptInit(await currentDefaults(opts, flags)) : flags;

@@ -24,7 +24,7 @@ describe("socialctl init and user", () => {
       runJson("init", "--yes"),
       expectOneLineFailure(
         run("init", "--yes", "--registration", "sometimes"),
-        /registration.*must be one of open, captcha, closed/,
+        /registration.*must be one of open, captcha, invite, closed/,
       ),
     ]);
     expect(again.json.created).toBe(false);

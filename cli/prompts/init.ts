@@ -52,6 +52,7 @@ export async function promptInit(defaults: InitDefaults): Promise<InitAnswers> {
     options: [
       { value: "captcha", label: "Anyone, after a captcha" },
       { value: "open", label: "Anyone" },
+      { value: "invite", label: "People with an invite code from an administrator" },
       { value: "closed", label: "Nobody (accounts are made with the CLI)" },
     ],
   });

@@ -55,6 +55,7 @@ export const CLIENT_API: readonly ClientApiPrefix[] = [
   served("/admin/status", async (app) => [(await import("./admin/status")).adminStatusRoutes(app)]),
   served("/admin/reports", async (app) => [(await import("./admin/reports")).adminReportRoutes(app)]),
   served("/admin/audit", async (app) => [(await import("./admin/audit")).adminAuditRoutes(app)]),
+  served("/admin/invites", async (app) => [(await import("./admin/invites")).adminInviteRoutes(app)]),
   served("/admin/maintenance", async (app) => [(await import("./admin/maintenance")).adminMaintenanceRoutes(app)]),
 ];
 

@@ -99,10 +99,10 @@ export const configKeys = {
   baseUrl: spec("", url, "public origin used in file URLs, links, webhooks (default http://127.0.0.1:<port>)"),
   port: spec(3000, int(0, 65535), "listen port"),
   host: spec("0.0.0.0", str, "listen address"),
-  registration: spec<"open" | "captcha" | "closed">(
+  registration: spec<"open" | "captcha" | "invite" | "closed">(
     "captcha",
-    oneOf("open", "captcha", "closed"),
-    "open, captcha or closed",
+    oneOf("open", "captcha", "invite", "closed"),
+    "open, captcha, invite (a code from an administrator) or closed",
   ),
   trustProxy: spec(false, bool, "take the client IP from X-Forwarded-For (behind a reverse proxy)"),
   "auth.accessTtlSeconds": spec(900, int(1, 86400), "access token lifetime"),

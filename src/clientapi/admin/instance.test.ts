@@ -105,7 +105,7 @@ describe("live settings", () => {
     });
     expectError(bad, 400, "VALIDATION_ERROR");
     expect(bad.body.error.details.fieldErrors).toEqual({
-      registration: ["must be one of open, captcha, closed"],
+      registration: ["must be one of open, captcha, invite, closed"],
       "limits.postsPerHour": ["must be an integer from 1 to 1000000"],
       port: ["cannot be changed on a running server: use socialctl config set and restart"],
       "no.such": ["is not a config key"],

@@ -26,6 +26,7 @@ const RegisterBody = t.Object({
       description: "true: the person accepted the rules of GET /api/instance (required while there are any)",
     }),
   ),
+  inviteCode: t.Optional(t.String({ maxLength: 64 })),
 });
 const LoginBody = t.Object({
   email: t.String({ minLength: 1, maxLength: 254 }),
@@ -35,7 +36,7 @@ const LoginBody = t.Object({
 
 /**
  * /api/auth: GET csrf, POST login, GET me, POST logout, GET captcha, POST register (self-service
- * sign-up, which also signs the person in). Sessions, 2fa, qr, email and password have their
+ * sign-up; the person then signs in with POST login). Sessions, 2fa, qr, email and password have their
  * own prefixes under /api/auth (see the route table in clientapi/index.ts).
  */
 export function authRoutes(app: App) {
@@ -52,7 +53,7 @@ export function authRoutes(app: App) {
             maxAgeSeconds: app.config["auth.refreshTtlSeconds"],
           }),
         ]);
-        // the app explains the sign-up mode (open, captcha, closed) before anyone fills the form in
+        // the app explains the sign-up mode (open, captcha, invite, closed) before anyone fills the form in
         return ok({
           csrfToken,
           captchaRequired: app.config.registration === "captcha",
@@ -64,7 +65,7 @@ export function authRoutes(app: App) {
           data: t.Object({
             csrfToken: t.String(),
             captchaRequired: t.Boolean(),
-            registration: t.String({ description: "open, captcha or closed" }),
+            registration: t.String({ description: "open, captcha, invite or closed" }),
           }),
         }),
       },
@@ -109,24 +110,40 @@ export function authRoutes(app: App) {
       { auth: true, detail: doc("Sign out this session (clears the session cookies)") },
     )
     .get("/captcha", async () => ok(await createCaptcha(app.db, app.clock.now(), await loadSharp(app))), {
-      detail: doc("A captcha image for registration", {
-        data: t.Object({ captchaId: t.String(), image: t.String({ description: "a PNG data: URL" }) }),
+      detail: doc("A captcha for registration: a picture of a code and a text question; either answer passes", {
+        data: t.Object({
+          captchaId: t.String(),
+          image: t.String({ description: "a PNG data: URL of a code (letters and digits; case does not matter)" }),
+          question: t.String({ description: "the non-visual alternative: a question in plain text" }),
+        }),
       }),
     })
     .post(
       "/register",
-      async ({ body, request, ip, set }) => {
+      async ({ body, request }) => {
         await assertRequestDeviceAllowed(app, request);
-        const user = await registerAccount(app, body);
-        await openSession(app, { request, ip, set }, user);
-        return ok({ account: serializeAccount(user) });
+        await registerAccount(app, body);
+        // the same answer whether or not the address already had an account (it gets a mail instead)
+        return ok({ sent: true });
       },
       {
         body: RegisterBody,
-        detail: doc("Create an account and sign in", {
-          data: t.Object({ account: Account }),
-          errors: ["CAPTCHA_REQUIRED", "CAPTCHA_FAILED", "FORBIDDEN", "DEVICE_BANNED"],
-        }),
+        detail: doc(
+          "Create an account; then sign in with POST login. Answers the same whether or not the e-mail address already has an account: a new address gets a confirmation mail, a known one a mail saying someone tried",
+          {
+            data: t.Object({ sent: t.Literal(true) }),
+            errors: [
+              "CAPTCHA_REQUIRED",
+              "CAPTCHA_FAILED",
+              "INVITE_REQUIRED",
+              "INVITE_INVALID",
+              "INVITE_EXPIRED",
+              "INVITE_USED_UP",
+              "FORBIDDEN",
+              "DEVICE_BANNED",
+            ],
+          },
+        ),
       },
     );
 }

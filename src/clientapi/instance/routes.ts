@@ -9,7 +9,7 @@ const Instance = Resource({
   description: t.String(),
   rules: t.Array(t.String(), { description: "registering means accepting these (register's acceptRules)" }),
   contact: t.String({ description: "how to reach the administrators: an e-mail address, a link, or empty" }),
-  registration: t.String({ description: "who may register: open, captcha or closed" }),
+  registration: t.String({ description: "who may register: open, captcha, invite or closed" }),
 });
 
 /** /api/instance: what the instance says about itself to anyone, signed in or not (config instance.*). */

@@ -41,6 +41,7 @@ import * as m20261125040000 from "./20261125040000_send_one_trigger";
 import * as m20261125042000 from "./20261125042000_marks_by_account";
 import * as m20261128100000 from "./20261128100000_reports";
 import * as m20261128110000 from "./20261128110000_bots_write_first";
+import * as m20261128120000 from "./20261128120000_invites_and_captcha_question";
 import * as m20261128140000 from "./20261128140000_uploads_released";
 import * as m20261128140100 from "./20261128140100_invite_maker";
 import * as m20261128150000 from "./20261128150000_upload_content_hash";
@@ -92,6 +93,7 @@ export const migrations: Record<string, Migration> = {
   "20261125042000_marks_by_account": m20261125042000,
   "20261128100000_reports": m20261128100000,
   "20261128110000_bots_write_first": m20261128110000,
+  "20261128120000_invites_and_captcha_question": m20261128120000,
   "20261128140000_uploads_released": m20261128140000,
   "20261128140100_invite_maker": m20261128140100,
   "20261128150000_upload_content_hash": m20261128150000,

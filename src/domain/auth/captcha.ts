@@ -8,11 +8,13 @@ export const CAPTCHA_TTL_MS = 10 * 60_000;
 const LENGTH = 5;
 const WIDTH = 200;
 const HEIGHT = 70;
+const PIXEL_RATIO = 2;
 
 type Stroke = Array<[number, number]>;
 /**
  * Glyphs as strokes on a 4×6 grid, drawn as paths: the image needs no fonts, so it renders
- * the same from source and from the compiled binary. Look-alikes (0/O, 1/I, 2/Z, 5/S, 8/B) are left out.
+ * the same from source and from the compiled binary. Look-alikes (0/O, 1/I, 2/Z, 5/S, 8/B, and M and W,
+ * which read as N and V once tilted) are left out.
  */
 const GLYPHS: Record<string, Stroke[]> = {
   A: [
@@ -96,15 +98,6 @@ const GLYPHS: Record<string, Stroke[]> = {
       [4, 6],
     ],
   ],
-  M: [
-    [
-      [0, 6],
-      [0, 0],
-      [2, 3],
-      [4, 0],
-      [4, 6],
-    ],
-  ],
   N: [
     [
       [0, 6],
@@ -163,15 +156,6 @@ const GLYPHS: Record<string, Stroke[]> = {
     [
       [0, 0],
       [2, 6],
-      [4, 0],
-    ],
-  ],
-  W: [
-    [
-      [0, 0],
-      [1, 6],
-      [2, 2],
-      [3, 6],
       [4, 0],
     ],
   ],
@@ -243,7 +227,7 @@ export function captchaSvg(text: string): string {
   [...text].forEach((ch, i) => {
     const cx = 22 + i * 38 + rnd(-4, 4);
     const cy = HEIGHT / 2 + rnd(-6, 6);
-    const angle = rnd(-22, 22);
+    const angle = rnd(-16, 16);
     const s = scale * rnd(0.85, 1.15);
     const color = `rgb(${randomInt(10, 110)},${randomInt(10, 110)},${randomInt(10, 110)})`;
     const paths = GLYPHS[ch]!.map((stroke) => {
@@ -257,45 +241,102 @@ export function captchaSvg(text: string): string {
   for (let i = 0; i < 5; i++) {
     const y = () => f(rnd(5, HEIGHT - 5));
     parts.push(
-      `<path d="M0,${y()} C${f(rnd(30, 90))},${y()} ${f(rnd(110, 170))},${y()} ${WIDTH},${y()}" fill="none" stroke="rgb(${randomInt(60, 160)},${randomInt(60, 160)},${randomInt(60, 160)})" stroke-width="${f(rnd(1, 2))}"/>`,
+      `<path d="M0,${y()} C${f(rnd(30, 90))},${y()} ${f(rnd(110, 170))},${y()} ${WIDTH},${y()}" fill="none" stroke="rgb(${randomInt(120, 190)},${randomInt(120, 190)},${randomInt(120, 190)})" stroke-width="${f(rnd(1, 1.6))}"/>`,
     );
   }
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}">${parts.join("")}</svg>`;
 }
 
+const ONES = ["", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
+const TEENS = [
+  "ten",
+  "eleven",
+  "twelve",
+  "thirteen",
+  "fourteen",
+  "fifteen",
+  "sixteen",
+  "seventeen",
+  "eighteen",
+  "nineteen",
+];
+const TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+
+/** N (1 to 999) in English words: 342 → "three hundred and forty-two". */
+export function numberInWords(n: number): string {
+  const hundreds = Math.floor(n / 100);
+  const rest = n % 100;
+  const restWords =
+    rest === 0
+      ? ""
+      : rest < 10
+        ? ONES[rest]!
+        : rest < 20
+          ? TEENS[rest - 10]!
+          : TENS[Math.floor(rest / 10)]! + (rest % 10 ? `-${ONES[rest % 10]}` : "");
+  if (!hundreds) return restWords;
+  return `${ONES[hundreds]} hundred${restWords ? ` and ${restWords}` : ""}`;
+}
+
 /**
- * Makes a captcha: stores its answer and returns its id and a PNG data URL. sharp is passed
- * in (loaded lazily by media/sharp.ts) so no native code loads until a captcha is asked for.
+ * The non-visual alternative to the picture (WCAG 1.1.1): a question in plain text that a screen
+ * reader reads out and whose answer is typed into the same field. It stops the same generic
+ * sign-up scripts the picture stops; neither stops a script written for this software, which
+ * is what `invite` mode is for.
  */
-export async function createCaptcha(db: Db, now: number, sharp: Sharp): Promise<{ captchaId: string; image: string }> {
+function textQuestion(): { question: string; answers: string[] } {
+  const n = randomInt(101, 1000);
+  return { question: `Write this number in digits: ${numberInWords(n)}.`, answers: [String(n)] };
+}
+
+/**
+ * Makes a captcha: stores its answers and returns its id, a PNG data URL of the code and the
+ * text question that may be answered instead. sharp is passed in (loaded lazily by
+ * media/sharp.ts) so no native code loads until a captcha is asked for.
+ */
+export async function createCaptcha(
+  db: Db,
+  now: number,
+  sharp: Sharp,
+): Promise<{ captchaId: string; image: string; question: string }> {
   const answer = Array.from({ length: LENGTH }, () => ALPHABET[randomInt(0, ALPHABET.length)]!).join("");
-  const png = await sharp(Buffer.from(captchaSvg(answer)))
+  // drawn at twice its CSS size, so phones' dense screens show sharp strokes at 200×70
+  const png = await sharp(Buffer.from(captchaSvg(answer)), { density: 72 * PIXEL_RATIO })
     .png()
     .toBuffer();
+  const { question, answers } = textQuestion();
   const captchaId = newCuid();
   await db.deleteFrom("auth_captchas").where("expires_at", "<=", now).execute();
   await db
     .insertInto("auth_captchas")
-    .values({ cuid: captchaId, answer: answer.toLowerCase(), expires_at: now + CAPTCHA_TTL_MS, created_at: now })
+    .values({
+      cuid: captchaId,
+      answer: answer.toLowerCase(),
+      question_answers: answers.map((a) => a.toLowerCase()).join("\n"),
+      expires_at: now + CAPTCHA_TTL_MS,
+      created_at: now,
+    })
     .execute();
-  return { captchaId, image: `data:image/png;base64,${png.toString("base64")}` };
+  return { captchaId, image: `data:image/png;base64,${png.toString("base64")}`, question };
 }
 
 /**
- * Checks an answer (case-insensitive, surrounding spaces ignored). The captcha is used up
- * by any attempt, right or wrong, so one image allows one guess.
+ * Checks an answer: the code in the picture or the answer to the question, case-insensitive,
+ * surrounding spaces ignored. The captcha is used up by any attempt, right or wrong, so one
+ * captcha allows one guess.
  */
 export async function solveCaptcha(db: Db, now: number, captchaId: string, answer: string): Promise<boolean> {
   const row = await db
     .deleteFrom("auth_captchas")
     .where("cuid", "=", captchaId)
-    .returning(["answer", "expires_at"])
+    .returning(["answer", "question_answers", "expires_at"])
     .executeTakeFirst();
   if (!row || row.expires_at <= now) return false;
-  return row.answer === answer.trim().toLowerCase();
+  const given = answer.trim().toLowerCase();
+  return given === row.answer || (row.question_answers?.split("\n") ?? []).includes(given);
 }
 
-/** Test-only: the answer of a live captcha, read from the database (no endpoint exposes it). */
+/** Test-only: the picture's answer of a live captcha, read from the database (no endpoint exposes it). */
 export async function captchaAnswerForTests(db: Db, captchaId: string): Promise<string | undefined> {
   const row = await db.selectFrom("auth_captchas").select("answer").where("cuid", "=", captchaId).executeTakeFirst();
   return row?.answer;

@@ -35,6 +35,17 @@ export function verificationMail(app: App, to: string, code: string, token: stri
   };
 }
 
+/** To an address that already has an account, in place of a sign-up confirmation. */
+export function registrationAttemptMail(app: App, to: string): MailMessage {
+  const base = app.config.baseUrl;
+  return {
+    to,
+    subject: "Someone tried to sign up with your address",
+    text: `Someone tried to create a new account with this e-mail address, which already has an account here.\n\nIf it was you, sign in at ${base}/ or, if you forgot your password, reset it at ${base}/auth/forgot-password\n\nIf it was not you, ignore this message; nothing has changed.\n`,
+    logFields: { kind: "registration-attempt" },
+  };
+}
+
 export function passwordResetMail(app: App, to: string, token: string): MailMessage {
   const link = `${app.config.baseUrl}/auth/reset-password?token=${token}`;
   return {

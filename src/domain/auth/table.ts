@@ -6,6 +6,8 @@ export interface AuthCaptchasTable {
   cuid: string;
   /** expected answer, lower case */
   answer: string;
+  /** the accepted answers of the text question (the non-visual alternative), lower case, one a line */
+  question_answers: string | null;
   expires_at: number;
   created_at: number;
 }
@@ -51,12 +53,28 @@ export interface BannedDevicesTable {
   created_at: number;
 }
 
+/** A sign-up invite (registration mode `invite`): a code an administrator hands out. */
+export interface AuthInvitesTable {
+  id: Generated<number>;
+  /** the code a person types or gets in the link; shown again to administrators */
+  code: string;
+  /** the administrator who made it (null once that account is gone, or made by the CLI) */
+  created_by: number | null;
+  max_uses: number;
+  uses: Generated<number>;
+  expires_at: number;
+  revoked_at: number | null;
+  created_at: number;
+}
+
+export type AuthInviteRow = Selectable<AuthInvitesTable>;
 export type AuthCodeRow = Selectable<AuthCodesTable>;
 export type QrLoginRow = Selectable<QrLoginsTable>;
 
 export interface AuthTables {
   auth_captchas: AuthCaptchasTable;
   auth_codes: AuthCodesTable;
+  auth_invites: AuthInvitesTable;
   qr_logins: QrLoginsTable;
   banned_devices: BannedDevicesTable;
 }

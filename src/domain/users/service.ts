@@ -38,8 +38,8 @@ export interface NewUser {
   verified?: boolean;
 }
 
-/** Creates an account after validating every field; duplicate e-mail or username is a field error. */
-export async function createUser(db: Db, now: number, input: NewUser): Promise<UserRow> {
+/** The field errors of a new account's INPUT that do not depend on which accounts exist. */
+export function newUserProblems(input: NewUser): FieldErrors {
   const errors: FieldErrors = {};
   const add = (field: string, problem: string | null) => {
     if (problem) (errors[field] ??= []).push(problem);
@@ -51,10 +51,17 @@ export async function createUser(db: Db, now: number, input: NewUser): Promise<U
   }
   const displayName = (input.displayName ?? input.username).trim();
   if (displayName.length === 0 || displayName.length > 64) add("displayName", "must be 1 to 64 characters");
-  if (Object.keys(errors).length) throw validationError(errors);
+  return errors;
+}
 
-  if (input.email && (await findUserByEmail(db, input.email))) add("email", "is already registered");
-  if (await findUserByUsername(db, input.username)) add("username", "is taken");
+/** Creates an account after validating every field; duplicate e-mail or username is a field error. */
+export async function createUser(db: Db, now: number, input: NewUser): Promise<UserRow> {
+  const errors = newUserProblems(input);
+  if (Object.keys(errors).length) throw validationError(errors);
+  const displayName = (input.displayName ?? input.username).trim();
+
+  if (input.email && (await findUserByEmail(db, input.email))) errors.email = ["is already registered"];
+  if (await findUserByUsername(db, input.username)) errors.username = ["is taken"];
   if (Object.keys(errors).length) throw validationError(errors);
 
   const passwordHash = input.password ? await hashPassword(input.password) : null;

@@ -50,7 +50,7 @@ function readCsrfCookie(): string | null {
 export interface InstanceInfo {
   csrfToken: string;
   captchaRequired: boolean;
-  registration?: "open" | "captcha" | "closed";
+  registration?: "open" | "captcha" | "invite" | "closed";
 }
 
 /** Fetches a fresh CSRF token (and the instance's registration mode). */

@@ -6,6 +6,7 @@ import { Accounts } from "./accounts";
 import { AuditLog } from "./audit";
 import { Bots } from "./bots";
 import { Content } from "./content";
+import { Invites } from "./invites";
 import { Maintenance } from "./maintenance";
 import { OpenReportsBadge } from "./open-reports";
 import { Reports } from "./reports";
@@ -20,6 +21,7 @@ const SECTIONS: Array<{ slug: string; label: string; component: () => JSX.Elemen
     { slug: "content", label: "Content", component: Content },
     { slug: "bots", label: "Bots", component: Bots },
     { slug: "settings", label: "Settings", component: Settings },
+    { slug: "invites", label: "Invites", component: Invites },
     { slug: "maintenance", label: "Backups", component: Maintenance },
     { slug: "audit", label: "Audit log", component: AuditLog },
   ];

@@ -10,6 +10,7 @@ import type { LiveSetting } from "./types";
 const MODES = [
   { value: "open", label: "Open", hint: "anyone can register" },
   { value: "captcha", label: "Captcha", hint: "anyone who solves the built-in captcha" },
+  { value: "invite", label: "Invite", hint: "people with an invite code (Invites screen)" },
   { value: "closed", label: "Closed", hint: "nobody; administrators create accounts" },
 ];
 

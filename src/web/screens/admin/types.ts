@@ -17,6 +17,19 @@ export interface AdminBot {
   createdAt: string;
 }
 
+export interface AdminInvite {
+  code: string;
+  /** the register page with the code filled in */
+  url: string;
+  maxUses: number;
+  uses: number;
+  expiresAt: string;
+  revokedAt: string | null;
+  createdAt: string;
+  createdBy: string | null;
+  state: "live" | "revoked" | "expired" | "used_up";
+}
+
 export interface LiveSetting {
   key: string;
   value: string | number | boolean | string[];

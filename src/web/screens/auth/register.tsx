@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
-import { Field, FormError } from "../../components/field";
+import { Field, FormError, Notice } from "../../components/field";
 import { InstanceIntro, RulesList } from "../../components/instance";
 import { Loading, Page } from "../../components/page";
 import { api, describeError } from "../../lib/api";
@@ -12,15 +12,24 @@ import type { Account } from "../../lib/types";
 interface Captcha {
   captchaId: string;
   image: string;
+  /** the text alternative to the picture, for people who cannot see it */
+  question: string;
 }
 
 /**
  * Creating an account. The instance decides who may: `open` (anyone), `captcha` (anyone who
- * reads the distorted word) or `closed` (accounts are made by the administrator).
+ * reads the code in the picture or answers the question beside it), `invite` (people with a
+ * code; /register?invite=<code> fills it in, and in `captcha` mode such a link skips the
+ * captcha) or `closed` (accounts are made by the administrator).
  */
 export function Register() {
-  const { route } = useLocation();
+  const { route, query } = useLocation();
   const mode = instance.value?.registration ?? (instance.value?.captchaRequired ? "captcha" : "open");
+  const invitedByLink = query.invite ?? "";
+  const withInvite = mode === "invite" || (mode === "captcha" && invitedByLink !== "");
+  const withCaptcha = mode === "captcha" && !withInvite;
+  const [inviteCode, setInviteCode] = useState(invitedByLink);
+  const [mailedTo, setMailedTo] = useState<string | null>(null);
   const [email, setEmail] = useState("");
   const [username, setUsername] = useState("");
   const [displayName, setDisplayName] = useState("");
@@ -33,6 +42,8 @@ export function Register() {
 
   async function newCaptcha() {
     setAnswer("");
+    // the used picture and question go at once: an answer to them could only fail
+    setCaptcha(null);
     try {
       setCaptcha(await api.get<Captcha>("/auth/captcha"));
     } catch (err) {
@@ -40,8 +51,8 @@ export function Register() {
     }
   }
   useEffect(() => {
-    if (mode === "captcha") void newCaptcha();
-  }, [mode]);
+    if (withCaptcha) void newCaptcha();
+  }, [withCaptcha]);
 
   if (mode === "closed") {
     return (
@@ -56,33 +67,57 @@ export function Register() {
     );
   }
 
+  if (mailedTo) {
+    return (
+      <Page title="Create an account">
+        <div class="card">
+          <Notice
+            message={`A message is on its way to ${mailedTo}. Open the link in it to confirm your address, then sign in.`}
+          />
+          <p>
+            <a href="/">Sign in</a>
+          </p>
+        </div>
+      </Page>
+    );
+  }
+
   const submit = run(async () => {
     try {
-      const { account } = await api.post<{ account: Account }>("/auth/register", {
+      // the answer is the same whether or not the address already had an account
+      await api.post<{ sent: true }>("/auth/register", {
         email,
         username,
         password,
         ...(displayName.trim() ? { displayName: displayName.trim() } : {}),
-        ...(captcha ? { captchaId: captcha.captchaId, captchaAnswer: answer.trim() } : {}),
+        ...(withCaptcha && captcha ? { captchaId: captcha.captchaId, captchaAnswer: answer.trim() } : {}),
+        ...(withInvite ? { inviteCode: inviteCode.trim() } : {}),
         ...(rules.length ? { acceptRules } : {}),
       });
+    } catch (err) {
+      // a captcha answers once: a failed attempt needs a new one
+      if (withCaptcha) void newCaptcha();
+      throw err;
+    }
+    try {
+      const { account } = await api.post<{ account: Account }>("/auth/login", { email, password });
       sessionStarted(account);
       route("/", true);
-    } catch (err) {
-      // a captcha answers once: a failed attempt needs a new picture
-      if (mode === "captcha") void newCaptcha();
-      throw err;
+    } catch {
+      // the address must be confirmed first, or it already had an account (its owner got a mail)
+      setMailedTo(email);
     }
   });
 
   const captchaError =
     apiError && (apiError.code === "CAPTCHA_FAILED" || apiError.code === "CAPTCHA_REQUIRED")
-      ? "That was not the word in the picture. Try this new one."
+      ? "That was not the code in the picture or the answer to the question. Try this new one."
       : apiError?.field("captchaAnswer");
+  const inviteError = apiError?.code.startsWith("INVITE_") ? apiError.message : apiError?.field("inviteCode");
   const fieldNamed =
     apiError &&
     Object.keys(apiError.fieldErrors).some((f) =>
-      ["email", "username", "password", "displayName", "captchaAnswer", "acceptRules"].includes(f),
+      ["email", "username", "password", "displayName", "captchaAnswer", "inviteCode", "acceptRules"].includes(f),
     );
   return (
     <Page title="Create an account">
@@ -91,7 +126,9 @@ export function Register() {
         <p class="hint">
           {mode === "open"
             ? "Anyone may join this instance."
-            : "Anyone may join this instance; a picture check keeps out programs."}
+            : withInvite
+              ? "This instance takes new people by invitation: you need the code from your invite."
+              : "Anyone may join this instance; a short check keeps out programs."}
         </p>
         <Field
           label="Email"
@@ -128,25 +165,48 @@ export function Register() {
           required
           error={apiError?.field("password")}
         />
-        {mode === "captcha" && (
-          <div class="captcha">
+        {withInvite && (
+          <Field
+            label="Invite code"
+            value={inviteCode}
+            onValue={setInviteCode}
+            autoComplete="off"
+            hint="From your invite link or from the person who invited you."
+            required
+            error={inviteError}
+          />
+        )}
+        {withCaptcha && (
+          <fieldset class="captcha">
+            <legend>Show you are a person</legend>
             {captcha ? (
-              <img src={captcha.image} alt="A distorted word to type below" width={200} height={70} />
+              <>
+                <img
+                  src={captcha.image}
+                  alt="A code of five letters and digits, drawn distorted. Cannot see it? Answer the question below instead."
+                  width={200}
+                  height={70}
+                />
+                <p class="captcha-question">
+                  <span>Or answer this question:</span> <strong>{captcha.question}</strong>
+                </p>
+              </>
             ) : (
-              <Loading label="Loading the picture…" />
+              <Loading label="Loading the check…" />
             )}
             <button type="button" onClick={newCaptcha}>
-              New picture
+              New code and question
             </button>
             <Field
-              label="The word in the picture"
+              label="Code"
               value={answer}
               onValue={setAnswer}
               autoComplete="off"
+              hint="The code in the picture, or the answer to the question. Case does not matter."
               required
               error={captchaError}
             />
-          </div>
+          </fieldset>
         )}
         {rules.length > 0 && (
           <fieldset class="accept-rules">
@@ -170,7 +230,7 @@ export function Register() {
             )}
           </fieldset>
         )}
-        <FormError message={error && !fieldNamed && !captchaError ? describeError(error) : null} />
+        <FormError message={error && !fieldNamed && !captchaError && !inviteError ? describeError(error) : null} />
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
             Create account

@@ -1,9 +1,13 @@
 import { lazy } from "preact-iso";
 import type { Screen } from "../../lib/screen";
 
+const Register = lazy(() => import("./register").then((m) => m.Register));
+
 /** Sign-in side: the paths mails and QR codes link to are contracts (product spec, "The web app"). */
 export const authScreens: Screen[] = [
-  { path: "/auth/register", access: "signed-out", component: lazy(() => import("./register").then((m) => m.Register)) },
+  { path: "/auth/register", access: "signed-out", component: Register },
+  // invite links: /register?invite=<code>
+  { path: "/register", access: "signed-out", component: Register },
   {
     path: "/auth/forgot-password",
     access: "signed-out",
