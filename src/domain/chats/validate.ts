@@ -61,7 +61,8 @@ export function checkEntities(entities: unknown, content: string, field = "entit
     if ((offset as number) + (length as number) > content.length) throw fieldError(where, "lies outside the text");
     if (type === "text_link" && (typeof url !== "string" || url.length === 0 || url.length > 2048))
       throw fieldError(`${where}.url`, "is required for text_link");
-    if (url === undefined) return { ...(e as MessageEntity) };
+    // a client may send fields it does not use as null; they are never shown to anyone
+    if (url === undefined || url === null) return { ...(e as MessageEntity) };
     if (typeof url !== "string" || url.length > 2048) throw fieldError(`${where}.url`, "must be a link");
     const link = checkLink(url);
     if (!link.ok)
