@@ -112,6 +112,12 @@ describe("createInvoiceLink", () => {
     expect(poor.body.error.code).toBe("INSUFFICIENT_BALANCE");
     expect(queries.length).toBe(3);
 
+    // a link's payment refunds as any other
+    expect(
+      await bot.api.refundStarPayment(botApiUserId(otherUser.id), payments[2]!.payment.telegram_payment_charge_id),
+    ).toBe(true);
+    expect(await balance(other)).toBe(10);
+
     const audit = await auditLedger(server.app.db);
     expect(audit.mismatchedWallets).toEqual([]);
     expect(audit.negativeWallets).toEqual([]);
@@ -140,6 +146,7 @@ describe("createInvoiceLink", () => {
       { title: "T", description: "d", payload: "p", currency: "XTR", prices: prices(0) },
       { title: "T", description: "d", payload: "p", currency: "XTR", prices: prices(60000, 40001) },
       { title: "T", description: "d", payload: "p", currency: "XTR", prices: prices(5), provider_token: "x" },
+      { title: "T", description: "d", payload: "p", currency: "XTR", prices: "not json" },
     ];
     for (const params of cases) {
       const viaLink = await botCall(server.url, token, "createInvoiceLink", params);
@@ -148,6 +155,14 @@ describe("createInvoiceLink", () => {
       expect(viaLink.body.error_code).toBe(400);
       expect(viaLink.body.description).toBe(viaSend.body.description);
     }
+    // a subscription period is not refused, and not made either
+    const monthly = await botCall(server.url, token, "createInvoiceLink", {
+      title: "T",
+      payload: "p",
+      prices: prices(1),
+      subscription_period: 2592000,
+    });
+    expect(monthly.body.result).toStartWith(`${server.url}/pay/`);
     const fractional = await botCall(server.url, token, "createInvoiceLink", {
       title: "T",
       payload: "p",
