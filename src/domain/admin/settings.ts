@@ -64,7 +64,8 @@ export async function applyLiveSettings(app: App, changes: SettingChange[], by: 
         .execute();
     }
   });
-  app.reconfigure(Object.fromEntries(changes.map((c) => [c.key, c.to])));
+  // a re-read, not the values alone: one already under way (begun before the commit) would undo them
+  await reloadLiveSettings(app);
   await pubsub(app).publish(LIVE_SETTINGS_CHANGED, pubsub(app).nodeId);
 }
 
