@@ -46,6 +46,7 @@ import * as m20261128140000 from "./20261128140000_uploads_released";
 import * as m20261128140100 from "./20261128140100_invite_maker";
 import * as m20261128150000 from "./20261128150000_upload_content_hash";
 import * as m20261128180000 from "./20261128180000_star_invoice_links";
+import * as m20261128200000 from "./20261128200000_live_settings";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -99,4 +100,5 @@ export const migrations: Record<string, Migration> = {
   "20261128140100_invite_maker": m20261128140100,
   "20261128150000_upload_content_hash": m20261128150000,
   "20261128180000_star_invoice_links": m20261128180000,
+  "20261128200000_live_settings": m20261128200000,
 };
