@@ -117,7 +117,8 @@ export async function startServer(opts: {
   endOfStart(clientApiBuilt);
   const server = http.server!;
   const port = server.port!;
-  startNodeHeartbeat(app, port);
+  // listed by `socialctl status` from the moment it serves
+  await startNodeHeartbeat(app, port);
   const metricsListener = metricsPlacement(app) === "port" ? startMetricsListener(app) : null;
   if (metricsListener) app.log.info("metrics listening", { url: `http://127.0.0.1:${metricsListener.port}/metrics` });
   else if (app.config["metrics.enabled"] && metricsPlacement(app) === "off")

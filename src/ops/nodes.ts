@@ -51,9 +51,10 @@ export const schemaGuard = (app: App): SchemaGuard => app.services.get(guardKey)
 /**
  * Records this node (host:PORT, its version and schema level) at start and every
  * NODE_HEARTBEAT_MS; each beat also re-reads the minimum schema, so a node migrated
- * under logs it and turns unready (readiness asks the same guard).
+ * under logs it and turns unready (readiness asks the same guard). Resolves once the node is
+ * recorded (or its failure logged).
  */
-export function startNodeHeartbeat(app: App, port: number): void {
+export function startNodeHeartbeat(app: App, port: number): Promise<void> {
   const id = `${hostname()}:${port}`;
   const startedAt = app.clock.now();
   let warned = false;
@@ -75,10 +76,10 @@ export function startNodeHeartbeat(app: App, port: number): void {
     warned = problem !== null;
   };
   const run = () => beat().catch((err: unknown) => app.log.warn("node heartbeat failed", { error: String(err) }));
-  void run();
   const timer = setInterval(run, NODE_HEARTBEAT_MS);
   timer.unref?.();
   app.onClose(() => clearInterval(timer));
+  return run();
 }
 
 /** The nodes the database knows, by name. */
