@@ -33,7 +33,7 @@ export interface App {
   onClose(hook: () => void | Promise<void>): void;
   /**
    * Replaces already-validated values of the running config (the admin's live settings).
-   * Only keys every reader looks up per request may be changed here: see LIVE_CONFIG_KEYS.
+   * Only keys every reader looks up per request may be changed here: see isLiveConfigKey.
    */
   reconfigure(values: Partial<Record<ConfigKey, unknown>>): void;
 }
