@@ -1,6 +1,7 @@
 import { ensureInstanceSecret, loadConfig, type Config, type ConfigKey } from "./config";
 import { dbPath } from "./config/layout";
-import { migrateToLatest, openInstanceStorage, type Db, type Storage } from "./db";
+import type { MigrationProvider } from "kysely";
+import { binarySchemaLevel, migrateToLatest, openInstanceStorage, type Db, type Storage } from "./db";
 import { systemClock, type Clock } from "./lib/clock";
 import { createLogger, type Logger } from "./lib/log";
 import { EventBroker } from "./realtime/broker";
@@ -24,13 +25,15 @@ export interface App {
   /** instance secret: HMAC key for CSRF tokens and signed links */
   readonly secret: string;
   readonly startedAt: number;
+  /** the newest migration this code knows: its schema compatibility level (src/db/schema-guard.ts) */
+  readonly schemaLevel: string;
   /** Runs registered shutdown hooks (timers, streams) then closes the database. */
   close(): Promise<void>;
   /** Registers cleanup run by close(), newest first. */
   onClose(hook: () => void | Promise<void>): void;
   /**
    * Replaces already-validated values of the running config (the admin's live settings).
-   * Only keys every reader looks up per request may be changed here: see LIVE_CONFIG_KEYS.
+   * Only keys every reader looks up per request may be changed here: see isLiveConfigKey.
    */
   reconfigure(values: Partial<Record<ConfigKey, unknown>>): void;
 }
@@ -42,6 +45,8 @@ export interface CreateAppOptions {
   log?: Logger;
   /** apply pending migrations on open (serve and tests do; `status` does not) */
   migrate?: boolean;
+  /** the migrations this code knows; by default the ones it was built with (tests pass fewer to act as an older binary) */
+  migrations?: MigrationProvider;
   /** swaps service implementations in before anything uses them (another file store, a test double) */
   services?: (services: Services) => void;
 }
@@ -90,14 +95,21 @@ export async function createApp(opts: CreateAppOptions): Promise<App> {
   const secret = ensureInstanceSecret(opts.dataDir);
   const storage = openInstanceStorage(config["database.url"], dbPath(opts.dataDir));
   if (opts.migrate !== false) {
-    await migrateToLatest(storage.db, {
-      onProgress: (p) =>
-        log.info(p.ms === undefined ? "applying migration" : "migration applied", {
-          migration: p.name,
-          step: `${p.index}/${p.total}`,
-          ms: p.ms && Math.round(p.ms),
-        }),
-    });
+    try {
+      await migrateToLatest(storage.db, {
+        provider: opts.migrations,
+        onProgress: (p) =>
+          log.info(p.ms === undefined ? "applying migration" : "migration applied", {
+            migration: p.name,
+            step: `${p.index}/${p.total}`,
+            ms: p.ms && Math.round(p.ms),
+          }),
+      });
+    } catch (err) {
+      // refused (a newer schema) or failed: nothing holds the database open behind the error
+      await storage.close();
+      throw err;
+    }
   }
   const closeHooks: Array<() => void | Promise<void>> = [];
   let closed = false;
@@ -124,6 +136,7 @@ export async function createApp(opts: CreateAppOptions): Promise<App> {
     services: new Services(() => app),
     secret,
     startedAt: Date.now(),
+    schemaLevel: await binarySchemaLevel(opts.migrations),
     onClose: (hook) => closeHooks.push(hook),
     async close() {
       if (closed) return;

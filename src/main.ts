@@ -6,6 +6,8 @@ import { realtimeHub } from "./realtime/hub";
 import { metricsPlacement, startMetricsListener } from "./ops/metrics";
 import { botLogOf } from "./domain/bots/log";
 import { runningCompiled } from "./ops/schedule";
+import { startNodeHeartbeat } from "./ops/nodes";
+import type { MigrationProvider } from "kysely";
 import type { Logger } from "./lib/log";
 import type { Clock } from "./lib/clock";
 
@@ -78,8 +80,16 @@ export async function startServer(opts: {
   clock?: Clock;
   /** the throwaway instance of `socialctl dev`: also serves its one-time sign-in links, which land on `landing` */
   sandbox?: { landing: string };
+  /** the migrations this server's code knows (tests pass fewer to act as an older binary) */
+  migrations?: MigrationProvider;
 }): Promise<RunningServer> {
-  const app = await openApp({ dataDir: opts.dataDir, overrides: opts.overrides, log: opts.log, clock: opts.clock });
+  const app = await openApp({
+    dataDir: opts.dataDir,
+    overrides: opts.overrides,
+    log: opts.log,
+    clock: opts.clock,
+    migrations: opts.migrations,
+  });
   // loaded only here: no other server has the route, nor its module
   const sandboxRoutes = opts.sandbox
     ? (await import("./clientapi/auth/sign-in-link")).signInLinkRoutes(app, opts.sandbox.landing)
@@ -107,6 +117,8 @@ export async function startServer(opts: {
   endOfStart(clientApiBuilt);
   const server = http.server!;
   const port = server.port!;
+  // listed by `socialctl status` from the moment it serves
+  await startNodeHeartbeat(app, port);
   const metricsListener = metricsPlacement(app) === "port" ? startMetricsListener(app) : null;
   if (metricsListener) app.log.info("metrics listening", { url: `http://127.0.0.1:${metricsListener.port}/metrics` });
   else if (app.config["metrics.enabled"] && metricsPlacement(app) === "off")

@@ -31,6 +31,7 @@ import { operatorLogRoutes } from "./ops/bot-log";
 import { openClusterEngines } from "./cluster/engines";
 import { pubsub } from "./cluster/pubsub";
 import { openS3FileStore } from "./media/s3-store";
+import { installLiveSettings, reloadLiveSettings, startLiveSettingsCheck } from "./domain/admin/settings";
 
 /*
  * The composition root: the one module that knows every feature. Nothing imports it but the
@@ -44,6 +45,8 @@ export async function openApp(opts: CreateAppOptions): Promise<App> {
   await openClusterEngines(app);
   openS3FileStore(app);
   installListeners(app);
+  // the settings administrators changed live (in the database) over the config file's, before anything serves
+  await installLiveSettings(app);
   return app;
 }
 
@@ -87,6 +90,7 @@ async function recheckRevoked(app: App): Promise<void> {
 export function startWorkers(app: App): void {
   startOpsWorkers(app);
   startWebhookWorker(app);
+  startLiveSettingsCheck(app);
   startControlSocket(app, (events) => applyReportedChange(app, events));
 }
 
@@ -98,6 +102,8 @@ export function startWorkers(app: App): void {
  */
 async function applyReportedChange(app: App, events: ReportedEvent[]): Promise<void> {
   forgetBotIdentities(app);
+  // `socialctl config set` of a live setting: in effect here before the command returns
+  await reloadLiveSettings(app);
   for (const e of events) app.events.publish(e.userId, e.event, e.data as never);
   await recheckRevoked(app);
   await pubsub(app).publish(RECHECK, pubsub(app).nodeId);

@@ -1,10 +1,20 @@
 import type { Command } from "commander";
 import { writeFileSync } from "node:fs";
-import { configKeys, isConfigKey, loadConfig, rawConfigValue, resolveDataDir, setConfigValue } from "../../src/config";
+import {
+  configKeys,
+  isConfigKey,
+  isLiveConfigKey,
+  loadConfig,
+  rawConfigValue,
+  resolveDataDir,
+  setConfigValue,
+} from "../../src/config";
+import { isInitialised } from "../../src/config/layout";
+import { applyLiveSettings } from "../../src/domain/admin/settings";
 import { exportSettings, importSettings, parseSettingsBundle } from "../../src/config/transfer";
 import { assertNoServerRunning } from "../../src/ops/server-lock";
 import { CliError, emit } from "../output";
-import { globals } from "../context";
+import { globals, withApp } from "../context";
 
 export function registerConfig(program: Command) {
   const config = program.command("config").description("read and write config keys");
@@ -27,10 +37,14 @@ export function registerConfig(program: Command) {
     });
   config
     .command("set <key> <value>")
-    .description("validate and store a key (takes effect on the next start)")
-    .action((key: string, value: string, _f: unknown, cmd: Command) => {
+    .description("validate and store a key (takes effect on the next start; a live key at once, on every node)")
+    .action(async (key: string, value: string, _f: unknown, cmd: Command) => {
       const opts = globals(cmd);
-      const stored = setConfigValue(resolveDataDir(opts.dataDir), key, value);
+      const dataDir = resolveDataDir(opts.dataDir);
+      const stored = setConfigValue(dataDir, key, value);
+      // a live key is also stored in the instance's database, whose value every node applies over its file's
+      if (isLiveConfigKey(key) && isInitialised(dataDir))
+        await withApp(opts, (app) => applyLiveSettings(app, [{ key, from: app.config[key], to: stored }], null));
       emit(opts, { key, value: stored }, `${key} = ${JSON.stringify(stored)}`);
     });
   config

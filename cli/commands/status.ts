@@ -6,6 +6,7 @@ import { emit, type GlobalOptions } from "../output";
 import { globals } from "../context";
 import { formatBytes } from "./backup";
 import { socialctl } from "../hints";
+import { NODE_GONE_MS } from "../../src/ops/nodes";
 
 function describe(s: InstanceStatus, opts: GlobalOptions): string {
   const lines = [`socialctl ${s.version}, data dir ${s.dataDir}`];
@@ -47,13 +48,27 @@ function describe(s: InstanceStatus, opts: GlobalOptions): string {
         : "file store: files under the data dir",
     );
   }
-  lines.push(`schema: ${s.schema.version ?? "empty"}`);
+  const { minimum } = s.schema;
+  lines.push(
+    `schema: ${s.schema.version ?? "empty"} (this socialctl knows up to ${s.schema.level}; ` +
+      `${minimum ? `the database requires ${minimum.schema} or newer, from socialctl ${minimum.version}` : "no breaking migration recorded"})`,
+  );
   if (s.schema.pending.length)
     lines.push(`pending migrations (applied by 'socialctl migrate' or on serve): ${s.schema.pending.join(", ")}`);
-  if (s.schema.unknown.length)
+  if (s.schema.problem) lines.push(`ERROR: ${s.schema.problem}`);
+  else if (s.schema.unknown.length)
     lines.push(
-      `WARNING: the database has migrations this socialctl does not know (${s.schema.unknown.join(", ")}): it was made by a newer version`,
+      `note: the database has migrations of a newer socialctl (${s.schema.unknown.join(", ")}), none breaking this one: it may serve on`,
     );
+  if (s.nodes.length) {
+    lines.push("nodes:");
+    const now = Date.now();
+    for (const n of s.nodes)
+      lines.push(
+        `  ${n.id}: socialctl ${n.version} (schema ${n.schema}), last seen ${formatDuration(Math.max(0, Math.round((now - n.seenAt) / 1000)))} ago` +
+          (now - n.seenAt > NODE_GONE_MS ? " (gone?)" : ""),
+      );
+  }
   return lines.join("\n");
 }
 

@@ -99,6 +99,7 @@ export const BOT_METHODS = {
   getUserProfilePhotos: chats.getUserProfilePhotos,
   // methods/payments.ts
   sendInvoice: payments.sendInvoice,
+  createInvoiceLink: payments.createInvoiceLink,
   answerPreCheckoutQuery: payments.answerPreCheckoutQuery,
   refundStarPayment: payments.refundStarPayment,
   // methods/files.ts

@@ -80,6 +80,17 @@ const Commands = {
   language_code: opt(t.String({ description: "two-letter code; each language keeps its own value" })),
 };
 
+/** The terms of an invoice: sendInvoice's and createInvoiceLink's. */
+const INVOICE_PARAMS = {
+  title: t.String({ minLength: 1, maxLength: INVOICE_LIMITS.title }),
+  description: opt(t.String({ maxLength: INVOICE_LIMITS.description })),
+  payload: t.String({ minLength: 1, maxLength: INVOICE_LIMITS.payload }),
+  currency: opt(t.Literal("XTR")),
+  prices: Json(
+    `Array of LabeledPrice {label ≤ ${INVOICE_LIMITS.label}, amount}, up to ${INVOICE_LIMITS.maxPrices}; total at most ${INVOICE_LIMITS.maxTotal} stars`,
+  ),
+};
+
 const METHOD_DOCS: Record<Supported, MethodDoc> = {
   getMe: { summary: "The bot's own User", returns: "User" },
   setMyCommands: {
@@ -463,17 +474,13 @@ const METHOD_DOCS: Record<Supported, MethodDoc> = {
   },
   sendInvoice: {
     summary: "Send an invoice payable in stars",
-    params: sending({
-      title: t.String({ minLength: 1, maxLength: INVOICE_LIMITS.title }),
-      description: opt(t.String({ maxLength: INVOICE_LIMITS.description })),
-      payload: t.String({ minLength: 1, maxLength: INVOICE_LIMITS.payload }),
-      currency: opt(t.Literal("XTR")),
-      prices: Json(
-        `Array of LabeledPrice {label ≤ ${INVOICE_LIMITS.label}, amount}, up to ${INVOICE_LIMITS.maxPrices}; total at most ${INVOICE_LIMITS.maxTotal} stars`,
-      ),
-      start_parameter: opt(t.String({ maxLength: 64 })),
-    }),
+    params: sending({ ...INVOICE_PARAMS, start_parameter: opt(t.String({ maxLength: 64 })) }),
     returns: "Message",
+  },
+  createInvoiceLink: {
+    summary: "A link to an invoice payable in stars: whoever opens it in the app may pay it, each payment its own",
+    params: INVOICE_PARAMS,
+    returns: "String",
   },
   answerPreCheckoutQuery: {
     summary: "Accept or decline a payment within 10 seconds of pre_checkout_query",

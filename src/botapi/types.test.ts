@@ -60,6 +60,7 @@ const conforming = {
   sendPoll: true satisfies Conforms<ResultOf<"sendPoll">, Message>,
   sendMediaGroup: true satisfies Conforms<ResultOf<"sendMediaGroup">, Message[]>,
   sendInvoice: true satisfies Conforms<ResultOf<"sendInvoice">, Message>,
+  createInvoiceLink: true satisfies Conforms<ResultOf<"createInvoiceLink">, string>,
   forwardMessage: true satisfies Conforms<ResultOf<"forwardMessage">, Message>,
   editMessageText: true satisfies Conforms<ResultOf<"editMessageText">, Message>,
   editMessageCaption: true satisfies Conforms<ResultOf<"editMessageCaption">, Message>,

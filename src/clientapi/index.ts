@@ -43,6 +43,7 @@ export const CLIENT_API: readonly ClientApiPrefix[] = [
     (await import("./chats/messages")).chatMessageRoutes(app),
   ]),
   served("/social/groups", async (app) => [(await import("./chats/groups")).chatGroupRoutes(app)]),
+  served("/social/invoice-links", async (app) => [(await import("./payments/routes")).invoiceLinkRoutes(app)]),
   served("/social/bots", async (app) => [(await import("./bots/routes")).botProfileRoutes(app)]),
   served("/bots", async (app) => [(await import("./bots/routes")).botRoutes(app)]),
   served("/stars", async (app) => [(await import("./stars/routes")).starsRoutes(app)]),

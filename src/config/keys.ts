@@ -285,7 +285,8 @@ export type Config = { readonly [K in ConfigKey]: (typeof configKeys)[K]["defaul
 export const isConfigKey = (key: string): key is ConfigKey => Object.hasOwn(configKeys, key);
 
 /**
- * Keys an admin may change on the running server (PATCH /api/admin/settings). Each is read
+ * Keys an admin may change on the running server (PATCH /api/admin/settings), stored in the
+ * instance's database and applied on every node (domain/admin/settings.ts). Each is read
  * where it is used, per request, so a new value applies to the next request: the sign-up
  * mode, the blocked-words list, the rate limits and the instance's name, description, rules
  * and contact. Everything else (addresses, secrets,

@@ -19,6 +19,14 @@ import type { Engine } from "./engine";
 import { isRetryableConflict } from "./errors";
 import { migrations } from "./migrations";
 import { snapshotBeforeMigrate } from "./premigrate";
+import {
+  SchemaTooNewError,
+  readSchemaMinimum,
+  recordBreakingMigration,
+  schemaIncompatibility,
+  schemaLevel,
+  type GuardedMigration,
+} from "./schema-guard";
 import type { Database } from "./schema";
 
 export type { Database } from "./schema";
@@ -295,8 +303,43 @@ function transactional(db: Db, provider: MigrationProvider): MigrationProvider {
   };
 }
 
+/** A migration marked `breaksOlderCode` also raises the database's recorded minimum, in its own transaction. */
+function guarded(provider: MigrationProvider): MigrationProvider {
+  return {
+    async getMigrations() {
+      const out: Record<string, Migration> = {};
+      for (const [name, m] of Object.entries(await provider.getMigrations())) {
+        out[name] = (m as GuardedMigration).breaksOlderCode
+          ? {
+              up: async (db) => {
+                await m.up(db);
+                await recordBreakingMigration(db, name);
+              },
+              down: m.down,
+            }
+          : m;
+      }
+      return out;
+    },
+  };
+}
+
 export function createMigrator(db: Db, provider: MigrationProvider = staticProvider): Migrator {
-  return new Migrator({ db, provider: transactional(db, provider), allowUnorderedMigrations: true });
+  return new Migrator({ db, provider: transactional(db, guarded(provider)), allowUnorderedMigrations: true });
+}
+
+/** This binary's compatibility level: the newest migration of PROVIDER (by default the ones it was built with). */
+export async function binarySchemaLevel(provider: MigrationProvider = staticProvider): Promise<string> {
+  return schemaLevel(Object.keys(await provider.getMigrations()));
+}
+
+/**
+ * Why code knowing PROVIDER's migrations must not use DB (one line), or null. A database
+ * migrated by a newer binary with only additive migrations is fine: its unknown migrations
+ * are left alone.
+ */
+export async function schemaProblem(db: Db, provider: MigrationProvider = staticProvider): Promise<string | null> {
+  return schemaIncompatibility(await readSchemaMinimum(db), await binarySchemaLevel(provider));
 }
 
 export interface MigrateOptions {
@@ -316,6 +359,9 @@ export async function migrateToLatest(
   opts: MigrateOptions = {},
 ): Promise<MigrationResultSet & { snapshot: string | null }> {
   const provider = opts.provider ?? staticProvider;
+  // before anything is written: an older binary neither migrates nor serves a schema marked past it
+  const problem = await schemaProblem(db, provider);
+  if (problem) throw new SchemaTooNewError(problem);
   if (await upToDate(db, provider)) return { results: [], snapshot: null };
   const migrator = createMigrator(db, provider);
   const pending = (await migrator.getMigrations()).filter((m) => !m.executedAt).map((m) => m.name);

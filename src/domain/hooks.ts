@@ -52,8 +52,8 @@ export interface DomainHookPayloads {
     messageId: number;
     data: string;
   };
-  /** payments: PAYER pressed Pay on INVOICE; the bot must get pre_checkout_query QUERYID (or the query is cancelled) */
-  "payment:pre-checkout": { queryId: string; invoiceId: number; payerId: number };
+  /** payments: PAYER pressed Pay on an invoice of BOTUSERID; the bot must get pre_checkout_query QUERYID (or the query is cancelled) */
+  "payment:pre-checkout": { queryId: string; botUserId: number; totalAmount: number; payload: string; payerId: number };
   /** payments: a payment was charged and its service message posted; the bot gets successful_payment */
   "payment:succeeded": { paymentId: number; serviceMessageId: number };
 }

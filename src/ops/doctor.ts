@@ -1,14 +1,15 @@
 import { accessSync, constants, existsSync, statfsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadConfig, readConfigFile } from "../config";
-import { CONFIG_FILE, DB_FILE, SECRET_FILE, dbPath } from "../config/layout";
+import { CONFIG_FILE, DB_FILE, SECRET_FILE, VERSION, dbPath } from "../config/layout";
 import { createSmtpTransport } from "../lib/mail";
 import { fileSize } from "./layout";
 import { postgresDatabaseBytes } from "./database-size";
-import { appliedMigrations, openReadOnly } from "./sqlite";
+import { appliedMigrations, openReadOnly, schemaMinimumOf } from "./sqlite";
 import { probeEngines } from "./engines";
 import { knownMigrationNames, openPostgresStorage } from "../db";
 import { sql, type Kysely } from "kysely";
+import { readSchemaMinimum, schemaIncompatibility, schemaLevel, type SchemaMinimum } from "../db/schema-guard";
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skipped";
 
@@ -196,7 +197,7 @@ function checkDatabase(dataDir: string): Check[] {
             detail: `PRAGMA quick_check: ${verdict.slice(0, 300)}`,
             fix: RESTORE_FIX,
           };
-    return [integrity, migrationsCheck(appliedMigrations(db))];
+    return [integrity, migrationsCheck(appliedMigrations(db), schemaMinimumOf(db))];
   } catch (err) {
     return [{ name: "database integrity", status: "fail", detail: (err as Error).message, fix: RESTORE_FIX }];
   } finally {
@@ -237,7 +238,10 @@ async function checkPostgres(url: string): Promise<{ checks: Check[]; sizeBytes:
     const applied = (await db.selectFrom("kysely_migration").select("name").orderBy("name").execute()).map(
       (r) => r.name as string,
     );
-    return { checks: [...checks, migrationsCheck(applied)], sizeBytes: await postgresDatabaseBytes(db) };
+    return {
+      checks: [...checks, migrationsCheck(applied, await readSchemaMinimum(db))],
+      sizeBytes: await postgresDatabaseBytes(db),
+    };
   } catch (err) {
     return {
       checks: [
@@ -298,25 +302,37 @@ async function checkPostgresConnections(db: Kysely<any>): Promise<Check> {
 }
 
 /** The migrations check from the names a database has APPLIED. */
-function migrationsCheck(applied: string[]): Check {
+function migrationsCheck(applied: string[], minimum: SchemaMinimum | null): Check {
   const known = knownMigrationNames();
+  const level = schemaLevel(known);
   const pending = known.filter((m) => !applied.includes(m));
   const unknown = applied.filter((m) => !known.includes(m));
-  return unknown.length
-    ? {
-        name: "migrations",
-        status: "fail",
-        detail: `the database has ${unknown.length} migration(s) this socialctl does not know (${unknown[0]}…)`,
-        fix: "use the newer socialctl binary that wrote them",
-      }
-    : pending.length
-      ? {
-          name: "migrations",
-          status: "warn",
-          detail: `${pending.length} pending: ${pending.join(", ")}`,
-          fix: "run `socialctl migrate` (`socialctl serve` applies them too, after a pre-migration copy)",
-        }
-      : { name: "migrations", status: "ok", detail: `schema ${applied.at(-1) ?? "empty"}, nothing pending` };
+  const versions =
+    `this socialctl ${VERSION} knows schema up to ${level}; the database's newest is ${applied.at(-1) ?? "none"}, ` +
+    (minimum ? `its minimum ${minimum.schema} (socialctl ${minimum.version})` : "no minimum recorded");
+  const problem = schemaIncompatibility(minimum, level);
+  if (problem)
+    return {
+      name: "migrations",
+      status: "fail",
+      detail: `${versions}: ${problem}`,
+      fix: `run socialctl ${minimum!.version} or newer against this database`,
+    };
+  if (unknown.length)
+    return {
+      name: "migrations",
+      status: "warn",
+      detail: `${versions}: ${unknown.length} migration(s) of a newer socialctl (${unknown[0]}…), none breaking this one`,
+      fix: "upgrade this socialctl when the rollout reaches this node (older nodes may serve meanwhile)",
+    };
+  if (pending.length)
+    return {
+      name: "migrations",
+      status: "warn",
+      detail: `${versions}: ${pending.length} pending: ${pending.join(", ")}`,
+      fix: "run `socialctl migrate` (`socialctl serve` applies them too, after a pre-migration copy)",
+    };
+  return { name: "migrations", status: "ok", detail: `${versions}, nothing pending` };
 }
 
 function checkFfmpeg(): Check {

@@ -3,6 +3,7 @@ import { VERSION } from "../config/layout";
 import { pubsub } from "../cluster/pubsub";
 import { fileStore } from "../media/store";
 import { eventLoopLag } from "./event-loop";
+import { schemaGuard } from "./nodes";
 
 /** GET /healthz: liveness without auth; `socialctl status` reads the uptime from it. */
 export function healthz(app: App) {
@@ -13,7 +14,7 @@ export function healthz(app: App) {
 export interface Readiness {
   /** ready: everything answers; degraded: serving, an optional engine does not; unavailable: cannot serve */
   status: "ready" | "degraded" | "unavailable";
-  /** what this node cannot serve without: the database, and an event loop that runs on time */
+  /** what this node cannot serve without: the database, a schema its code may use, and an event loop that runs on time */
   checks: Record<string, string>;
   /**
    * The shared engines of several nodes, "ok" or what is wrong: without Redis (pubsub) a node
@@ -50,7 +51,8 @@ async function probed(problem: Promise<string | null>, what: string): Promise<st
 
 /**
  * Asks what this node needs: one round trip to the database through the server's own
- * connections (SQLite: reads the file's header; PostgreSQL: SELECT 1) and how late its event
+ * connections (SQLite: reads the file's header; PostgreSQL: SELECT 1), whether the schema's
+ * recorded minimum still admits this node's code (read at most every few seconds), how late its event
  * loop runs; then, on several nodes, Redis (pubsub.url) and the bucket (files.s3.*). Only
  * the first make it unavailable: an engine every node shares going away would otherwise take
  * every node out of the load balancer at the same instant, though each still serves most requests.
@@ -60,15 +62,18 @@ export async function readiness(app: App): Promise<Readiness> {
   const engines: Record<string, string> = {};
   const bus = pubsub(app);
   const files = fileStore(app);
-  const [database, redis, bucket] = await Promise.all([
+  const [database, schema, redis, bucket] = await Promise.all([
     probed(
       app.storage.ping().then(() => null),
       "database",
     ),
+    probed(schemaGuard(app).problem(), "schema"),
     bus.engine === "in-process" ? null : probed(bus.problem(), "redis"),
     files.engine === "local" ? null : probed(files.problem(), "s3"),
   ]);
   checks.database = database;
+  // another node may have migrated the database past what this node's code can use
+  if (database === "ok" && schema !== "ok") checks.schema = schema;
   const maxLag = app.config["readiness.maxEventLoopLagMs"];
   const lag = eventLoopLag(app).lagMs();
   if (maxLag > 0 && lag > maxLag)

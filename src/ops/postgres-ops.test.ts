@@ -56,6 +56,9 @@ describe("an instance on PostgreSQL", () => {
       applied: knownMigrationNames().length,
       pending: [],
       unknown: [],
+      level: knownMigrationNames().at(-1)!,
+      minimum: null,
+      problem: null,
     });
   });
 

@@ -1,5 +1,6 @@
 import { Database as SqliteDatabase } from "bun:sqlite";
 import { existsSync } from "node:fs";
+import type { SchemaMinimum } from "../db/schema-guard";
 
 /**
  * Raw SQLite access for operations (backup, restore, status): these open their own
@@ -47,6 +48,16 @@ export function appliedMigrations(db: SqliteDatabase): string[] {
   return (db.query("SELECT name FROM kysely_migration ORDER BY name").all() as Array<{ name: string }>).map(
     (r) => r.name,
   );
+}
+
+/** The database's recorded minimum schema (src/db/schema-guard.ts), read through a plain connection. */
+export function schemaMinimumOf(db: SqliteDatabase): SchemaMinimum | null {
+  if (!tableExists(db, "schema_guard")) return null;
+  const row = db.query("SELECT min_schema, min_version FROM schema_guard WHERE id = 1").get() as {
+    min_schema: string;
+    min_version: string;
+  } | null;
+  return row ? { schema: row.min_schema, version: row.min_version } : null;
 }
 
 /** Runs `PRAGMA integrity_check` and returns its verdict ("ok" when sound). */

@@ -68,7 +68,12 @@ describe("socialctl status", () => {
       applied: knownMigrationNames().length,
       pending: [],
       unknown: [],
+      level: knownMigrationNames().at(-1),
+      minimum: null,
+      problem: null,
     });
+    // the running server recorded itself as a node
+    expect(s.nodes).toEqual([expect.objectContaining({ id: expect.stringMatching(/:\d+$/), version: "0.1.0" })]);
     expect(s.lastBackup).toBeNull();
 
     const backup = await createBackup({ dataDir: server.dataDir });
@@ -111,7 +116,7 @@ describe("socialctl status", () => {
     expect(run.json.schema.version).toBe("29991231235959_from_the_future");
     const human = await runCli(["--data-dir", dir, "status"]);
     expect(human.stdout).toContain(
-      "WARNING: the database has migrations this socialctl does not know (29991231235959_from_the_future)",
+      "note: the database has migrations of a newer socialctl (29991231235959_from_the_future), none breaking this one",
     );
   });
 

@@ -12,7 +12,9 @@ import { postgresDatabaseBytes } from "./database-size";
 import type { Readiness } from "./health";
 import { readServerLock } from "./server-lock";
 import { probeEngines, type EngineReport } from "./engines";
-import { appliedMigrations, columnNames, openReadOnly, tableExists } from "./sqlite";
+import { appliedMigrations, columnNames, openReadOnly, schemaMinimumOf, tableExists } from "./sqlite";
+import { readSchemaMinimum, schemaIncompatibility, schemaLevel, type SchemaMinimum } from "../db/schema-guard";
+import { listNodes, type NodeRecord } from "./nodes";
 
 export interface InstanceStatus {
   version: string;
@@ -40,7 +42,21 @@ export interface InstanceStatus {
     queuedBotUpdates: number | null;
   };
   lastBackup: Pick<BackupListing, "path" | "createdAt" | "sizeBytes" | "kind"> | null;
-  schema: { version: string | null; applied: number; pending: string[]; unknown: string[] };
+  /**
+   * version: the database's newest migration; level: this socialctl's; minimum: the oldest code
+   * the database admits (its newest breaking migration); problem: why this socialctl may not use it
+   */
+  schema: {
+    version: string | null;
+    applied: number;
+    pending: string[];
+    unknown: string[];
+    level: string;
+    minimum: SchemaMinimum | null;
+    problem: string | null;
+  };
+  /** the serving nodes the database has seen (each records itself at start and every minute) */
+  nodes: NodeRecord[];
   /** the pub/sub and file engines the config chooses, and whether each answers (null before init) */
   engines: EngineReport | null;
 }
@@ -71,7 +87,8 @@ export async function collectStatus(
     files: { count: 0, totalBytes: 0, byKind: null },
     counts: { accounts: null, posts: null, messages: null, bots: null, queuedBotUpdates: null },
     lastBackup: null,
-    schema: { version: null, applied: 0, pending: [], unknown: [] },
+    schema: schemaOf([], null),
+    nodes: [],
     engines: null,
   };
   const onDisk = instanceFiles(dataDir);
@@ -96,7 +113,8 @@ export async function collectStatus(
   }
   const db = openReadOnly(dbPath(dataDir));
   try {
-    status.schema = schemaOf(appliedMigrations(db));
+    status.schema = schemaOf(appliedMigrations(db), schemaMinimumOf(db));
+    status.nodes = sqliteNodes(db);
     status.counts = {
       accounts: countRows(db, "users", ["is_bot = 0", "is_system = 0", "deleted_at IS NULL"]),
       posts: countRows(db, "posts", ["deleted_at IS NULL"]),
@@ -111,15 +129,37 @@ export async function collectStatus(
   return status;
 }
 
-/** The schema part of a status from the migrations a database has APPLIED (oldest first). */
-function schemaOf(applied: string[]): InstanceStatus["schema"] {
+/** The schema part of a status from the migrations a database has APPLIED (oldest first) and its recorded MINIMUM. */
+function schemaOf(applied: string[], minimum: SchemaMinimum | null): InstanceStatus["schema"] {
   const known = knownMigrationNames();
+  const level = schemaLevel(known);
   return {
     version: applied.at(-1) ?? null,
     applied: applied.length,
     pending: known.filter((m) => !applied.includes(m)),
     unknown: applied.filter((m) => !known.includes(m)),
+    level,
+    minimum,
+    problem: schemaIncompatibility(minimum, level),
   };
+}
+
+function sqliteNodes(db: SqliteDatabase): NodeRecord[] {
+  if (!tableExists(db, "nodes")) return [];
+  const rows = db.query("SELECT id, version, schema, started_at, seen_at FROM nodes ORDER BY id").all() as Array<{
+    id: string;
+    version: string;
+    schema: string;
+    started_at: number;
+    seen_at: number;
+  }>;
+  return rows.map((r) => ({
+    id: r.id,
+    version: r.version,
+    schema: r.schema,
+    startedAt: r.started_at,
+    seenAt: r.seen_at,
+  }));
 }
 
 /** Counts rows, applying only the conditions whose column exists (tables are built by several features). */
@@ -164,7 +204,8 @@ async function postgresStatus(status: InstanceStatus, url: string): Promise<void
     const applied = tables.has("kysely_migration")
       ? (await db.selectFrom("kysely_migration").select("name").orderBy("name").execute()).map((r) => r.name as string)
       : [];
-    status.schema = schemaOf(applied);
+    status.schema = schemaOf(applied, await readSchemaMinimum(db));
+    if (tables.has("nodes")) status.nodes = await listNodes(db);
     const count = async (table: string, nullColumns: string[], zeroColumns: string[] = []) => {
       const cols = tables.get(table);
       if (!cols) return null;

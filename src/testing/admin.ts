@@ -1,4 +1,5 @@
 import { expect } from "bun:test";
+import type { App } from "../app";
 import type { ConfigKey } from "../config";
 import type { TestClient } from "./client";
 import { signedInClient } from "./fixtures";
@@ -32,4 +33,10 @@ export async function auditEntries(admin: TestClient, limit = 20): Promise<any[]
 export function expectError(res: { status: number; body: any }, status: number, code: string) {
   expect(res.status).toBe(status);
   expect(res.body).toMatchObject({ success: false, error: { code } });
+}
+
+/** key → value of the live settings stored in the instance's database (what every node applies). */
+export async function storedLiveSettings(app: App): Promise<Record<string, unknown>> {
+  const rows = await app.db.selectFrom("live_settings").select(["key", "value"]).execute();
+  return Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value)]));
 }

@@ -5,6 +5,7 @@ import { readConfigFile, storeConfigValues, type ConfigKey } from "../config";
 import { ManualClock } from "../lib/clock";
 import { silentLogger, type Logger } from "../lib/log";
 import { startServer, type RunningServer } from "../main";
+import type { MigrationProvider } from "kysely";
 import { freshPostgresDatabase, testsOnPostgres } from "./postgres";
 import { freeLoopbackPort } from "./ports";
 
@@ -23,7 +24,13 @@ export interface TestServer extends RunningServer {
  */
 export async function startTestServer(
   overrides: Partial<Record<ConfigKey, unknown>> = {},
-  opts: { log?: Logger; dataDir?: string; sandbox?: { landing: string } } = {},
+  opts: {
+    log?: Logger;
+    dataDir?: string;
+    sandbox?: { landing: string };
+    /** the migrations the server's code knows: fewer act as an older binary, more as a newer one */
+    migrations?: MigrationProvider;
+  } = {},
 ): Promise<TestServer> {
   // a given data dir (a second node of the same instance) belongs to the caller, who removes it
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "socialctl-test-"));
@@ -39,6 +46,7 @@ export async function startTestServer(
     dataDir,
     clock,
     sandbox: opts.sandbox,
+    migrations: opts.migrations,
     log: opts.log ?? (process.env.TEST_LOG ? undefined : silentLogger),
     overrides: {
       port,

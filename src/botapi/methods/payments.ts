@@ -1,18 +1,20 @@
 import type { App } from "../../app";
+import type { DomainHookPayloads } from "../../domain/hooks";
 import { findBotByUserId } from "../../domain/bots/service";
 import { enqueueUpdate } from "../../domain/bots/updates";
 import { findConversationById, findMessageById } from "../../domain/chats/access";
 import { answerQuery, cancelQuery } from "../../domain/payments/checkout";
 import { refundPayment, type RefundOutcome } from "../../domain/payments/income";
 import {
+  buildInvoiceDraft,
   createInvoice,
-  findInvoiceById,
   findPaymentById,
   INVOICE_LIMITS,
   invoiceTotal,
   invoiceView,
+  type InvoiceDraft,
 } from "../../domain/payments/invoices";
-import type { LabeledPrice } from "../../domain/payments/table";
+import { createInvoiceLink, invoiceLinkPath } from "../../domain/payments/links";
 import { findUserById } from "../../domain/users/service";
 import { chatViewFor, resolveChat } from "../chats";
 import type { BotContext, MethodTable } from "../context";
@@ -24,26 +26,23 @@ import { accountIdOf } from "../../domain/bots/ids";
 import { post } from "./send";
 
 /**
- * Payments in stars: sendInvoice, answerPreCheckoutQuery, refundStarPayment, and the updates
+ * Payments in stars: sendInvoice, createInvoiceLink, answerPreCheckoutQuery, refundStarPayment, and the updates
  * the flow sends the bot (pre_checkout_query, message.successful_payment). Stars only
  * (currency XTR), no payment providers. The person's side (Pay) is POST
- * /api/social/messages/{cid}/{mid}/pay; the flow lives in domain/payments.
+ * /api/social/messages/{cid}/{mid}/pay, or for a link POST /api/social/invoice-links/{slug}/pay;
+ * the flow lives in domain/payments.
  */
 
-function labeledPrices(raw: unknown): LabeledPrice[] {
-  if (!Array.isArray(raw)) throw badRequest("prices must be an Array of LabeledPrice");
-  if (raw.length === 0) throw badRequest("prices must be non-empty");
-  if (raw.length > INVOICE_LIMITS.maxPrices) throw badRequest(`too many prices (maximum ${INVOICE_LIMITS.maxPrices})`);
-  return raw.map((p, i) => {
-    if (!p || typeof p !== "object") throw badRequest(`prices[${i}] must be a LabeledPrice object`);
-    const { label, amount } = p as { label?: unknown; amount?: unknown };
-    if (typeof label !== "string" || label.trim() === "") throw badRequest(`prices[${i}].label is empty`);
-    if (label.length > INVOICE_LIMITS.label)
-      throw badRequest(`prices[${i}].label is too long (maximum ${INVOICE_LIMITS.label})`);
-    const n = typeof amount === "string" && /^\d{1,9}$/.test(amount) ? Number(amount) : amount;
-    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 1)
-      throw badRequest(`prices[${i}].amount must be a positive Integer number of stars`);
-    return { label, amount: n };
+/** The invoice parameters sendInvoice and createInvoiceLink share, checked by the domain's rules. */
+function invoiceDraft({ params }: BotContext): InvoiceDraft {
+  return buildInvoiceDraft({
+    title: params.str("title", { required: true, max: INVOICE_LIMITS.title })!,
+    description: params.str("description", { max: INVOICE_LIMITS.description }) ?? "",
+    payload: params.str("payload", { required: true, max: INVOICE_LIMITS.payload })!,
+    currency: params.str("currency") ?? "XTR",
+    hasProviderToken: params.has("provider_token"),
+    startParameter: params.str("start_parameter", { max: 64 }) ?? null,
+    prices: params.json("prices", { required: true }),
   });
 }
 
@@ -66,23 +65,12 @@ const REFUND_ERRORS: Record<Exclude<RefundOutcome, "refunded">, string> = {
 
 export const paymentMethods = {
   async sendInvoice(ctx) {
-    const { params } = ctx;
-    const title = params.str("title", { required: true, max: INVOICE_LIMITS.title })!;
-    const description = params.str("description", { max: INVOICE_LIMITS.description }) ?? "";
-    const payload = params.str("payload", { required: true, max: INVOICE_LIMITS.payload })!;
-    const currency = params.str("currency") ?? "XTR";
-    if (currency !== "XTR") throw badRequest("CURRENCY_INVALID: only XTR (stars) is accepted");
-    if (params.has("provider_token"))
-      throw badRequest("PAYMENT_PROVIDER_INVALID: payments are in stars only, without providers");
-    const startParameter = params.str("start_parameter", { max: 64 }) ?? null;
-    const prices = labeledPrices(params.json("prices", { required: true }));
-    const total = invoiceTotal(prices);
-    if (total > INVOICE_LIMITS.maxTotal)
-      throw badRequest(`CURRENCY_TOTAL_AMOUNT_INVALID: the total must be 1 to ${INVOICE_LIMITS.maxTotal} stars`);
+    const draft = invoiceDraft(ctx);
+    const { title, description, startParameter } = draft;
+    const total = invoiceTotal(draft.prices);
     const replyMarkup = invoiceMarkup(ctx, total);
     const view = await resolveChat(ctx);
 
-    const draft = { title, description, payload, startParameter, prices };
     // the invoice message and its invoice row commit together: no message without its invoice
     const sent = await post(
       ctx,
@@ -109,6 +97,11 @@ export const paymentMethods = {
     };
   },
 
+  async createInvoiceLink(ctx) {
+    const link = await createInvoiceLink(ctx.app, { ...invoiceDraft(ctx), botId: ctx.bot.id, botUserId: ctx.me.id });
+    return new URL(invoiceLinkPath(link.slug), ctx.app.config.baseUrl).href;
+  },
+
   async answerPreCheckoutQuery({ app, bot, params }) {
     const id = params.str("pre_checkout_query_id", { required: true, max: 128 })!;
     const ok = params.bool("ok");
@@ -132,25 +125,17 @@ export const paymentMethods = {
 } satisfies MethodTable;
 
 /** A person pressed Pay: pre_checkout_query to the bot, or the query is cancelled when the bot cannot get it. */
-async function sendPreCheckoutQuery(
-  app: App,
-  p: { queryId: string; invoiceId: number; payerId: number },
-): Promise<void> {
+async function sendPreCheckoutQuery(app: App, p: DomainHookPayloads["payment:pre-checkout"]): Promise<void> {
   let queued: number | null = null;
   try {
-    const invoice = await findInvoiceById(app.db, p.invoiceId);
-    if (!invoice) return;
-    const [found, payer] = await Promise.all([
-      findBotByUserId(app.db, invoice.bot_user_id),
-      findUserById(app.db, p.payerId),
-    ]);
+    const [found, payer] = await Promise.all([findBotByUserId(app.db, p.botUserId), findUserById(app.db, p.payerId)]);
     if (!found || !payer) return;
     queued = await enqueueUpdate(app, found.bot, "pre_checkout_query", {
       id: p.queryId,
       from: serializeUser(payer),
       currency: "XTR",
-      total_amount: invoice.total_amount,
-      invoice_payload: invoice.payload,
+      total_amount: p.totalAmount,
+      invoice_payload: p.payload,
     });
   } finally {
     // not queued (e.g. the bot's allowed_updates leave pre_checkout_query out): nobody will answer

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { knownMigrationNames } from "../../db";
 import { botCall, createBotViaApi, waitForLongPoll } from "../../testing/botapi";
 import { botRuntime } from "../../domain/bots/updates";
@@ -8,7 +6,7 @@ import { liveConfigKeys } from "../../config";
 import { TestClient } from "../../testing/client";
 import { quickPerson } from "../../testing/fixtures";
 import type { TestServer } from "../../testing/server";
-import { adminWorld, auditEntries, expectError } from "../../testing/admin";
+import { adminWorld, auditEntries, expectError, storedLiveSettings } from "../../testing/admin";
 import { openOtherConnection } from "../../testing/sql";
 
 let server: TestServer;
@@ -22,7 +20,7 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const fresh = (n: string) => ({ email: `${n}@example.test`, username: n, password: "long enough pw" });
-const configFile = () => JSON.parse(readFileSync(join(server.dataDir, "config"), "utf8"));
+const storedSettings = () => storedLiveSettings(server.app);
 const setting = async (key: string) =>
   (await admin.get("/api/admin/settings")).body.data.settings.find((s: any) => s.key === key);
 
@@ -50,7 +48,7 @@ describe("live settings", () => {
     expect(closed.status).toBe(200);
     expect(closed.body.data.changed).toEqual(["registration"]);
     expectError(await new TestClient(server.url).post("/api/auth/register", fresh("after_close")), 403, "FORBIDDEN");
-    expect(configFile().registration).toBe("closed");
+    expect((await storedSettings()).registration).toBe("closed");
     expect((await auditEntries(admin, 1))[0]).toMatchObject({
       actor: { username: adminName },
       action: "setting.change",
@@ -75,7 +73,7 @@ describe("live settings", () => {
     ).toBe(200);
     const refused = await author.client.post("/api/social/posts", { content: "buy CheapCoin now" });
     expectError(refused, 422, "CONTENT_REJECTED");
-    expect(configFile()["moderation.blockedWords"]).toBe("cheapcoin, scamlink");
+    expect((await storedSettings())["moderation.blockedWords"]).toBe("cheapcoin, scamlink");
     await admin.patch("/api/admin/settings", { "moderation.blockedWords": "" });
     expect((await author.client.post("/api/social/posts", { content: "buy cheapcoin again" })).status).toBe(200);
   });
@@ -94,7 +92,7 @@ describe("live settings", () => {
   });
 
   test("bad values, keys that need a restart and unknown keys change nothing", async () => {
-    const before = configFile();
+    const before = await storedSettings();
     const auditBefore = (await auditEntries(admin, 100)).length;
     const bad = await admin.patch("/api/admin/settings", {
       registration: "sometimes",
@@ -118,7 +116,7 @@ describe("live settings", () => {
       400,
       "VALIDATION_ERROR",
     );
-    expect(configFile()).toEqual(before);
+    expect(await storedSettings()).toEqual(before);
     expect((await auditEntries(admin, 100)).length).toBe(auditBefore);
   });
 });

@@ -18,7 +18,7 @@ const PatchBody = t.Record(
 
 /**
  * /api/admin/settings: the config keys safe to change on a running server (registration, instance.*,
- * moderation.blockedWords, limits.*), applied at once and kept in the config file.
+ * moderation.blockedWords, limits.*), kept in the instance's database and applied on every node.
  */
 export function adminSettingsRoutes(app: App) {
   return new Elysia({ name: "admin-settings" })
@@ -36,7 +36,7 @@ export function adminSettingsRoutes(app: App) {
           target: { type: "setting" as const, id: c.key, label: c.key },
           details: { from: c.from, to: c.to },
         }));
-        await logged(app, admin, entries, async () => applyLiveSettings(app, changes));
+        await logged(app, admin, entries, () => applyLiveSettings(app, changes, admin.id));
         return ok({ settings: liveSettings(app), changed: changes.map((c) => c.key) });
       },
       {

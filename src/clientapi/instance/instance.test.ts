@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { TestClient } from "../../testing/client";
 import type { TestServer } from "../../testing/server";
-import { adminWorld, auditEntries, expectError } from "../../testing/admin";
+import { adminWorld, auditEntries, expectError, storedLiveSettings } from "../../testing/admin";
 
 let server: TestServer;
 let admin: TestClient;
@@ -16,7 +14,6 @@ afterAll(() => server.stop());
 
 const anonymous = () => new TestClient(server.url);
 const fresh = (n: string) => ({ email: `${n}@example.test`, username: n, password: "long enough pw" });
-const configFile = () => JSON.parse(readFileSync(join(server.dataDir, "config"), "utf8"));
 
 describe("GET /api/instance", () => {
   test("answers without a session: the defaults, and the sign-up mode", async () => {
@@ -58,7 +55,10 @@ describe("identity settings, changed live by administrators", () => {
       contact: "mods@harbour.example",
       registration: "open",
     });
-    expect(configFile()).toMatchObject({ "instance.name": "Harbour Town", "instance.rules": rules });
+    expect(await storedLiveSettings(server.app)).toMatchObject({
+      "instance.name": "Harbour Town",
+      "instance.rules": rules,
+    });
     const entry = (await auditEntries(admin, 4)).find((e: any) => e.target.id === "instance.rules");
     expect(entry).toMatchObject({ action: "setting.change", details: { from: [], to: rules } });
 

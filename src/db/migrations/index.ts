@@ -1,4 +1,4 @@
-import type { Migration } from "kysely";
+import type { GuardedMigration } from "../schema-guard";
 import * as m20261122000100 from "./20261122000100_users_sessions";
 import * as m20261122000201 from "./20261122000201_auth";
 import * as m20261122000400 from "./20261122000400_people";
@@ -45,12 +45,15 @@ import * as m20261128120000 from "./20261128120000_invites_and_captcha_question"
 import * as m20261128140000 from "./20261128140000_uploads_released";
 import * as m20261128140100 from "./20261128140100_invite_maker";
 import * as m20261128150000 from "./20261128150000_upload_content_hash";
+import * as m20261128180000 from "./20261128180000_star_invoice_links";
+import * as m20261128190000 from "./20261128190000_schema_guard";
+import * as m20261128200000 from "./20261128200000_live_settings";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
  * Names are YYYYMMDDHHMMSS_name; add one line per new migration, never edit an old one.
  */
-export const migrations: Record<string, Migration> = {
+export const migrations: Record<string, GuardedMigration> = {
   "20261122000100_users_sessions": m20261122000100,
   "20261122000201_auth": m20261122000201,
   "20261122000400_people": m20261122000400,
@@ -97,4 +100,7 @@ export const migrations: Record<string, Migration> = {
   "20261128140000_uploads_released": m20261128140000,
   "20261128140100_invite_maker": m20261128140100,
   "20261128150000_upload_content_hash": m20261128150000,
+  "20261128180000_star_invoice_links": m20261128180000,
+  "20261128190000_schema_guard": m20261128190000,
+  "20261128200000_live_settings": m20261128200000,
 };

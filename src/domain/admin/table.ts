@@ -25,6 +25,17 @@ export interface AdminAuditTable {
 
 export type AdminAuditRow = Selectable<AdminAuditTable>;
 
+/** A setting an administrator changed on the running instance; it overrides the config file on every node. */
+export interface LiveSettingsTable {
+  key: string;
+  /** JSON of the parsed value */
+  value: string;
+  updated_at: number;
+  /** the administrator's account id; null when set with `socialctl config set` */
+  updated_by: number | null;
+}
+
 export interface AdminTables {
   admin_audit: AdminAuditTable;
+  live_settings: LiveSettingsTable;
 }

@@ -40,16 +40,17 @@ const queries = (app: App): Map<string, OpenQuery> => app.services.get(checkout)
 const queryLease = (id: string) => `pre-checkout:${id}`;
 
 /**
- * Marks an invoice as being paid, on every node; null when a Pay for it is already in flight,
- * else the claim to give to releaseInvoice.
+ * Marks what is being paid (KEY: an invoice, or one payer's payment of an invoice link) on
+ * every node; null when a Pay for it is already in flight, else the claim to give to
+ * releaseInvoice.
  */
-export async function claimInvoice(app: App, invoiceId: number, waitMs: number): Promise<string | null> {
+export async function claimInvoice(app: App, key: string, waitMs: number): Promise<string | null> {
   const claim = `${pubsub(app).nodeId}:${randomToken(8)}`;
-  return (await leases(app).acquire(`invoice:${invoiceId}`, claim, waitMs + CHARGE_MARGIN_MS)) ? claim : null;
+  return (await leases(app).acquire(key, claim, waitMs + CHARGE_MARGIN_MS)) ? claim : null;
 }
 
-export async function releaseInvoice(app: App, invoiceId: number, claim: string): Promise<void> {
-  await leases(app).release(`invoice:${invoiceId}`, claim);
+export async function releaseInvoice(app: App, key: string, claim: string): Promise<void> {
+  await leases(app).release(key, claim);
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Scope } from "../../db/transaction";
 import type { Db } from "../../db";
 import { findConversationById } from "../chats/access";
 import { publishMessageEvent } from "../chats/notify";
+import { AppError } from "../../lib/errors";
 import { newCuid } from "../../lib/ids";
 import type { InvoiceStatus, LabeledPrice, StarInvoiceRow } from "./table";
 
@@ -26,6 +27,51 @@ export interface InvoiceDraft {
 
 export const invoiceTotal = (prices: LabeledPrice[]): number => prices.reduce((sum, p) => sum + p.amount, 0);
 
+/** A refusal of an invoice's terms, in the compatible API's words (the Bot API prefixes "Bad Request: "). */
+const invoiceInvalid = (reason: string) => new AppError(400, "INVOICE_INVALID", reason);
+
+function labeledPrices(raw: unknown): LabeledPrice[] {
+  if (!Array.isArray(raw)) throw invoiceInvalid("prices must be an Array of LabeledPrice");
+  if (raw.length === 0) throw invoiceInvalid("prices must be non-empty");
+  if (raw.length > INVOICE_LIMITS.maxPrices)
+    throw invoiceInvalid(`too many prices (maximum ${INVOICE_LIMITS.maxPrices})`);
+  return raw.map((p, i) => {
+    if (!p || typeof p !== "object") throw invoiceInvalid(`prices[${i}] must be a LabeledPrice object`);
+    const { label, amount } = p as { label?: unknown; amount?: unknown };
+    if (typeof label !== "string" || label.trim() === "") throw invoiceInvalid(`prices[${i}].label is empty`);
+    if (label.length > INVOICE_LIMITS.label)
+      throw invoiceInvalid(`prices[${i}].label is too long (maximum ${INVOICE_LIMITS.label})`);
+    const n = typeof amount === "string" && /^\d{1,9}$/.test(amount) ? Number(amount) : amount;
+    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 1)
+      throw invoiceInvalid(`prices[${i}].amount must be a positive Integer number of stars`);
+    return { label, amount: n };
+  });
+}
+
+/**
+ * The terms of an invoice as a bot gives them (sendInvoice, createInvoiceLink), checked: stars
+ * only, no payment provider, 1 to INVOICE_LIMITS.maxPrices prices adding up to at most
+ * INVOICE_LIMITS.maxTotal. Lengths of the texts are the surface's to check.
+ */
+export function buildInvoiceDraft(input: {
+  title: string;
+  description: string;
+  payload: string;
+  startParameter: string | null;
+  currency: string;
+  hasProviderToken: boolean;
+  prices: unknown;
+}): InvoiceDraft {
+  if (input.currency !== "XTR") throw invoiceInvalid("CURRENCY_INVALID: only XTR (stars) is accepted");
+  if (input.hasProviderToken)
+    throw invoiceInvalid("PAYMENT_PROVIDER_INVALID: payments are in stars only, without providers");
+  const prices = labeledPrices(input.prices);
+  if (invoiceTotal(prices) > INVOICE_LIMITS.maxTotal)
+    throw invoiceInvalid(`CURRENCY_TOTAL_AMOUNT_INVALID: the total must be 1 to ${INVOICE_LIMITS.maxTotal} stars`);
+  const { title, description, payload, startParameter } = input;
+  return { title, description, payload, startParameter, prices };
+}
+
 /**
  * The invoice as a message carries it (messages.invoice, shown by the Client API as
  * `invoice`). The bot's payload is private to the bot and is not part of it.
@@ -41,10 +87,26 @@ export function invoiceView(draft: Pick<InvoiceDraft, "title" | "description" | 
   };
 }
 
+/** A draft as the columns of star_invoices and star_invoice_links store it. */
+export const invoiceColumns = (draft: InvoiceDraft) => ({
+  title: draft.title,
+  description: draft.description,
+  payload: draft.payload,
+  start_parameter: draft.startParameter,
+  total_amount: invoiceTotal(draft.prices),
+  prices: JSON.stringify(draft.prices),
+});
+
 /** Records the invoice behind a message the bot just sent. */
 export async function createInvoice(
   app: App,
-  input: InvoiceDraft & { messageId: number; conversationId: number; botId: number; botUserId: number },
+  input: InvoiceDraft & {
+    messageId: number;
+    conversationId: number;
+    botId: number;
+    botUserId: number;
+    linkId?: number;
+  },
   scope?: Scope,
 ): Promise<StarInvoiceRow> {
   const total = invoiceTotal(input.prices);
@@ -58,13 +120,9 @@ export async function createInvoice(
       conversation_id: input.conversationId,
       bot_id: input.botId,
       bot_user_id: input.botUserId,
-      title: input.title,
-      description: input.description,
-      payload: input.payload,
-      start_parameter: input.startParameter,
+      ...invoiceColumns(input),
       currency: "XTR",
-      total_amount: total,
-      prices: JSON.stringify(input.prices),
+      link_id: input.linkId ?? null,
       created_at: app.clock.now(),
     })
     .returningAll()

@@ -16,7 +16,7 @@ export type PayResult =
   { status: "paid"; balance: number } | { status: "declined"; errorMessage: string } | { status: "timeout" };
 
 export const invoiceAlreadyPaid = () => new AppError(409, "INVOICE_ALREADY_PAID", "This invoice has already been paid");
-const paymentInProgress = () =>
+export const paymentInProgress = () =>
   new AppError(409, "PAYMENT_IN_PROGRESS", "A payment of this invoice is already in progress");
 const botUnavailable = () => forbidden("This bot cannot take payments now");
 
@@ -100,6 +100,35 @@ async function invoiceFor(app: App, payer: UserRow, conversationCuid: string, me
 }
 
 /**
+ * The payer's balance checked (INSUFFICIENT_BALANCE, and nothing reaches the bot), then
+ * pre_checkout_query to the bot and a wait of up to WAITMS for its answer: undefined when the
+ * bot accepted, else the Pay's result (declined, or timeout).
+ */
+export async function askBot(
+  app: App,
+  botId: number,
+  payerId: number,
+  terms: Pick<StarInvoiceRow, "bot_user_id" | "total_amount" | "payload">,
+  waitMs: number,
+): Promise<Exclude<PayResult, { status: "paid" }> | undefined> {
+  const balance = await walletBalance(app.db, payerId, "balance");
+  if (balance < terms.total_amount) throw insufficientBalance(balance, terms.total_amount);
+  const query = await openQuery(app, botId, waitMs);
+  // the Bot API side queues pre_checkout_query, or cancels the query when the bot cannot get it
+  await app.hooks.emit("payment:pre-checkout", {
+    queryId: query.id,
+    botUserId: terms.bot_user_id,
+    totalAmount: terms.total_amount,
+    payload: terms.payload,
+    payerId,
+  });
+  const answer = await query.answer;
+  if (answer === null) return { status: "timeout" };
+  if (!answer.ok) return { status: "declined", errorMessage: answer.errorMessage ?? "" };
+  return undefined;
+}
+
+/**
  * A person presses Pay. Checks the invoice is unpaid and the balance suffices (otherwise an
  * error and nothing reaches the bot), sends pre_checkout_query and waits for the bot's
  * answer up to payments.preCheckoutTimeoutSeconds. ok → charged, a service message in the
@@ -117,7 +146,7 @@ export async function payInvoice(
   const { membership, conversation, message, invoice } = await invoiceFor(app, payer, conversationCuid, messageRef);
   if (invoice.status !== "unpaid") throw invoiceAlreadyPaid();
   const waitMs = opts.timeoutMs ?? app.config["payments.preCheckoutTimeoutSeconds"] * 1000;
-  const claim = await claimInvoice(app, invoice.id, waitMs);
+  const claim = await claimInvoice(app, `invoice:${invoice.id}`, waitMs);
   if (claim === null) throw paymentInProgress();
   try {
     const found = await findBotByUserId(app.db, invoice.bot_user_id);
@@ -130,15 +159,8 @@ export async function payInvoice(
       .where("id", "=", invoice.id)
       .executeTakeFirstOrThrow();
     if (current.status !== "unpaid") throw invoiceAlreadyPaid();
-    const balance = await walletBalance(app.db, payer.id, "balance");
-    if (balance < invoice.total_amount) throw insufficientBalance(balance, invoice.total_amount);
-
-    const query = await openQuery(app, bot.id, waitMs);
-    // the Bot API side queues pre_checkout_query, or cancels the query when the bot cannot get it
-    await app.hooks.emit("payment:pre-checkout", { queryId: query.id, invoiceId: invoice.id, payerId: payer.id });
-    const answer = await query.answer;
-    if (answer === null) return { status: "timeout" };
-    if (!answer.ok) return { status: "declined", errorMessage: answer.errorMessage ?? "" };
+    const refused = await askBot(app, bot.id, payer.id, invoice, waitMs);
+    if (refused) return refused;
 
     // the charge, the invoice showing paid and the service message commit together
     const charged = await inTransaction(app.storage, async (scope) => {
@@ -155,7 +177,7 @@ export async function payInvoice(
     });
     return { status: "paid", balance: charged.balance };
   } finally {
-    await releaseInvoice(app, invoice.id, claim);
+    await releaseInvoice(app, `invoice:${invoice.id}`, claim);
   }
 }
 

@@ -27,6 +27,25 @@ export interface StarInvoicesTable {
   status: Generated<InvoiceStatus>;
   created_at: number;
   paid_at: number | null;
+  /** the invoice link this invoice was paid through (a createInvoiceLink payment), else null */
+  link_id: Generated<number | null>;
+}
+
+/** An invoice link (createInvoiceLink): the invoice without a message, paid by whoever opens it. */
+export interface StarInvoiceLinksTable {
+  id: Generated<number>;
+  /** the unguessable part of the link's address */
+  slug: string;
+  bot_id: number;
+  bot_user_id: number;
+  title: string;
+  description: Generated<string>;
+  payload: string;
+  start_parameter: string | null;
+  total_amount: number;
+  /** JSON array of LabeledPrice */
+  prices: string;
+  created_at: number;
 }
 
 export interface StarPaymentsTable {
@@ -51,8 +70,10 @@ export interface StarPaymentsTable {
 
 export type StarInvoiceRow = Selectable<StarInvoicesTable>;
 export type StarPaymentRow = Selectable<StarPaymentsTable>;
+export type StarInvoiceLinkRow = Selectable<StarInvoiceLinksTable>;
 
 export interface PaymentsTables {
   star_invoices: StarInvoicesTable;
   star_payments: StarPaymentsTable;
+  star_invoice_links: StarInvoiceLinksTable;
 }

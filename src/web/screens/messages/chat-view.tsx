@@ -930,7 +930,14 @@ export function ChatView({
           ))}
         </ul>
       </Dialog>
-      <PaymentSheet message={paying} onClose={() => setPaying(null)} />
+      <PaymentSheet
+        payable={
+          paying?.invoice
+            ? { invoice: paying.invoice, payPath: `/social/messages/${paying.conversationId}/${paying.id}/pay` }
+            : null
+        }
+        onClose={() => setPaying(null)}
+      />
     </ChatActionsContext.Provider>
   );
 }

@@ -3,7 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import { Dialog } from "../../components/dialog";
 import { api, describeError } from "../../lib/api";
 import { onRealtime } from "../../lib/realtime";
-import type { ChatMessage } from "./types";
+import type { Invoice } from "./types";
 
 /** My stars balance, kept live by `stars:balance` while a chat screen is mounted. */
 export const starBalance = signal<number | null>(null);
@@ -18,14 +18,31 @@ export function useStarBalance(): void {
   }, []);
 }
 
-type PayResult =
-  { status: "paid"; balance: number } | { status: "declined"; errorMessage: string } | { status: "timeout" };
+/** The answer of a Pay; an invoice link's also names the chat with the bot the payment went to. */
+export type PayResult = (
+  { status: "paid"; balance: number } | { status: "declined"; errorMessage: string } | { status: "timeout" }
+) & { conversationId?: string };
+
+/** What is being paid: the invoice shown, and the API path (below /api) that pays it. */
+export interface Payable {
+  invoice: Pick<Invoice, "title" | "description" | "totalAmount" | "prices">;
+  payPath: string;
+}
 
 /**
- * Pay for an invoice: a confirmation with the price and my balance, then the result the
- * server gives once the bot answered its pre-checkout query (or did not in time).
+ * Pay for an invoice (a message's, or an invoice link's): a confirmation with the price and my
+ * balance, then the result the server gives once the bot answered its pre-checkout query (or
+ * did not in time).
  */
-export function PaymentSheet({ message, onClose }: { message: ChatMessage | null; onClose: () => void }) {
+export function PaymentSheet({
+  payable,
+  onClose,
+  onPaid,
+}: {
+  payable: Payable | null;
+  onClose: () => void;
+  onPaid?: (result: PayResult) => void;
+}) {
   const [stage, setStage] = useState<"confirm" | "paying" | "done">("confirm");
   const [result, setResult] = useState<PayResult | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -33,19 +50,21 @@ export function PaymentSheet({ message, onClose }: { message: ChatMessage | null
     setStage("confirm");
     setResult(null);
     setError(null);
-  }, [message?.id]);
-  const inv = message?.invoice;
+    // a fresh sheet on each opening: an invoice link can be paid again
+  }, [payable?.payPath, !!payable]);
+  const inv = payable?.invoice;
   const balance = starBalance.value;
 
   async function pay() {
-    if (!message) return;
+    if (!payable) return;
     setStage("paying");
     setError(null);
     try {
-      const r = await api.post<PayResult>(`/social/messages/${message.conversationId}/${message.id}/pay`);
+      const r = await api.post<PayResult>(payable.payPath);
       if (r.status === "paid") starBalance.value = r.balance;
       setResult(r);
       setStage("done");
+      onPaid?.(r);
     } catch (err) {
       setError(describeError(err));
       setStage("confirm");
@@ -53,7 +72,7 @@ export function PaymentSheet({ message, onClose }: { message: ChatMessage | null
   }
 
   return (
-    <Dialog open={!!message} title={inv ? `Pay for ${inv.title}` : "Payment"} onClose={onClose}>
+    <Dialog open={!!payable} title={inv ? `Pay for ${inv.title}` : "Payment"} onClose={onClose}>
       {inv && (
         <div class="payment-sheet">
           <p>{inv.description}</p>

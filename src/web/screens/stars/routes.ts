@@ -8,4 +8,10 @@ export const starScreens: Screen[] = [
     component: lazy(() => import("./stars").then((m) => m.Stars)),
     nav: { label: "Stars", order: 30 },
   },
+  // a bot's invoice link (createInvoiceLink); signed out, the sign-in form comes first
+  {
+    path: "/pay/:slug",
+    access: "signed-in",
+    component: lazy(() => import("./invoice-link").then((m) => m.InvoiceLink)),
+  },
 ];

@@ -1,0 +1,92 @@
+import { useRoute } from "preact-iso";
+import { useEffect, useState } from "preact/hooks";
+import { FormError } from "../../components/field";
+import { Page } from "../../components/page";
+import { api, describeError } from "../../lib/api";
+import { PaymentSheet, starBalance, useStarBalance, type Payable } from "../messages/payment-sheet";
+
+interface LinkInvoice {
+  invoice: {
+    title: string;
+    description: string;
+    currency: string;
+    totalAmount: number;
+    prices: Payable["invoice"]["prices"];
+  };
+  bot: { id: string; username: string; displayName: string | null; isBot: boolean };
+}
+
+/**
+ * An invoice link a bot made (createInvoiceLink): the invoice, the bot that takes the payment,
+ * and Pay. A link may be paid again; each payment lands, with its receipt, in the chat with the bot.
+ */
+export function InvoiceLink() {
+  const { params } = useRoute();
+  const slug = params.slug ?? "";
+  const [link, setLink] = useState<LinkInvoice | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [paying, setPaying] = useState(false);
+  const [chatId, setChatId] = useState<string | null>(null);
+  useStarBalance();
+  useEffect(() => {
+    setLink(null);
+    setError(null);
+    api
+      .get<LinkInvoice>(`/social/invoice-links/${encodeURIComponent(slug)}`)
+      .then(setLink, (err) => setError(describeError(err)));
+  }, [slug]);
+
+  if (error) {
+    return (
+      <Page title="Invoice">
+        <FormError message={error} />
+      </Page>
+    );
+  }
+  if (!link) {
+    return (
+      <Page title="Invoice">
+        <p role="status">Loading…</p>
+      </Page>
+    );
+  }
+  const { invoice, bot } = link;
+  const balance = starBalance.value;
+  const botName = bot.displayName || `@${bot.username}`;
+  return (
+    <Page title={invoice.title}>
+      <div class="invoice-link">
+        <p>
+          From <a href={`/users/${bot.username}`}>{botName}</a>
+        </p>
+        {invoice.description && <p>{invoice.description}</p>}
+        {invoice.prices && invoice.prices.length > 1 && (
+          <ul class="price-lines" aria-label="Price">
+            {invoice.prices.map((p, i) => (
+              <li key={i}>
+                {p.label}: ★ {p.amount}
+              </li>
+            ))}
+          </ul>
+        )}
+        <p class="invoice-price">Total: ★ {invoice.totalAmount}</p>
+        <p>Your balance: ★ {balance ?? "…"}</p>
+        <div class="dialog-actions">
+          <button type="button" class="primary" onClick={() => setPaying(true)}>
+            Pay ★{invoice.totalAmount}
+          </button>
+        </div>
+        {chatId && (
+          <p>
+            <a href={`/dashboard/messages/${chatId}`}>Open the chat with {botName}</a>
+          </p>
+        )}
+      </div>
+      <PaymentSheet
+        payable={paying ? { invoice, payPath: `/social/invoice-links/${encodeURIComponent(slug)}/pay` } : null}
+        onClose={() => setPaying(false)}
+        onPaid={(r) => setChatId(r.conversationId ?? null)}
+      />
+    </Page>
+  );
+}
