@@ -183,6 +183,9 @@ describe("status and the audit log", () => {
       applied: knownMigrationNames().length,
       pending: [],
       unknown: [],
+      level: knownMigrationNames().at(-1),
+      minimum: null,
+      problem: null,
     });
   });
 
