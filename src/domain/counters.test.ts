@@ -493,13 +493,17 @@ test("the last message migration fills each chat's newest message not deleted fo
   const later = migrations["20261125002100_chat_list_last_message_version"]!;
   // and the one trigger of a stored message, which reads the column
   const oneTrigger = migrations["20261125040000_send_one_trigger"]!;
+  // and every later column of conversations, for the same reason
+  const inviteMaker = migrations["20261128140100_invite_maker"]!;
   await app.db.transaction().execute(async (tx) => {
+    await inviteMaker.down!(tx);
     await oneTrigger.down!(tx);
     await later.down!(tx);
     await lastMessage.down!(tx);
     await lastMessage.up(tx);
     await later.up(tx);
     await oneTrigger.up(tx);
+    await inviteMaker.up(tx);
   });
   expect(await lastMessageMismatches()).toEqual([]);
   const row = await app.db
@@ -532,7 +536,10 @@ test("the member activity migration copies each chat's activity to its membershi
   const sendActivity = migrations["20261125010000_send_member_activity"]!;
   // and the one that folded that trigger into a stored message's only one
   const oneTrigger = migrations["20261125040000_send_one_trigger"]!;
+  // and every later column of conversations, for the same reason
+  const inviteMaker = migrations["20261128140100_invite_maker"]!;
   await app.db.transaction().execute(async (tx) => {
+    await inviteMaker.down!(tx);
     await oneTrigger.down!(tx);
     await sendActivity.down!(tx);
     await later.down!(tx);
@@ -541,6 +548,7 @@ test("the member activity migration copies each chat's activity to its membershi
     await later.up(tx);
     await sendActivity.up(tx);
     await oneTrigger.up(tx);
+    await inviteMaker.up(tx);
   });
   expect(await activityMismatches()).toEqual([]);
   const mine = await listChats(app.db, a!.id, undefined, 50);
@@ -555,9 +563,14 @@ test("the last message version migration marks the memberships with hidden messa
   await deleteMessage(app, { conversationId: chat.id, seq: 2, actorId: b!.id, forEveryone: false });
   const { migrations } = await import("../db/migrations");
   const lastVersion = migrations["20261125002100_chat_list_last_message_version"]!;
+  // the later column of conversations first, so the columns come back in their order
+  // (PostgreSQL's cached plans of `SELECT *` refuse another)
+  const inviteMaker = migrations["20261128140100_invite_maker"]!;
   await app.db.transaction().execute(async (tx) => {
+    await inviteMaker.down!(tx);
     await lastVersion.down!(tx);
     await lastVersion.up(tx);
+    await inviteMaker.up(tx);
   });
   expect(await hiddenFlagMismatches()).toEqual([]);
   const flags = await app.db
