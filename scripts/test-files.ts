@@ -90,11 +90,11 @@ export function runsInProcess(file: string, seams = outOfProcessSeams()): boolea
 }
 
 /**
- * The places a test gets an instance (a server, a CLI's data dir):
+ * The places a test gets an instance (a server, a CLI's data dir, an app called in process):
  * SOCIAL_TEST_DATABASE=postgres puts each on a fresh PostgreSQL database. A test file reaching
  * one is storage-dependent, run again on PostgreSQL unless POSTGRES_EXCLUDED names it.
  */
-export const INSTANCE_SEAMS = ["src/testing/server.ts", "src/testing/cli.ts"];
+export const INSTANCE_SEAMS = ["src/testing/server.ts", "src/testing/cli.ts", "src/testing/in-process.ts"];
 
 /** The storage-dependent test files (or folders, ending in /) that are not run again on PostgreSQL, each with why. */
 export const POSTGRES_EXCLUDED: Record<string, string> = {

@@ -25,8 +25,7 @@ import { PARTS, POSTGRES_EXCLUDED, ROOT, allTestFiles, reaches, type PartName } 
  * test part, for .ci/run to add up.
  *
  * FILE arguments replace a test part's selection (several parts: each keeps the files of its own).
- * TEST_WORKERS sets the worker processes of each test part (default: the machine's cores; the
- * browser part: half of them).
+ * TEST_WORKERS sets the worker processes of each test part (default: see `workers`).
  */
 
 const TEST_PARTS = ["fast", "server", "browser", "postgres"] as const satisfies readonly PartName[];
@@ -52,11 +51,16 @@ interface Outcome {
   failures: string[];
 }
 
+/**
+ * Worker processes of test part NAME: TEST_WORKERS, else the machine's cores for the parts that
+ * run beside at most one other (fast, server), half of them for the browser (Chromium's own
+ * processes) and for PostgreSQL (its server's), which run beside server.
+ */
 function workers(name: Name): number {
   const set = Number(process.env.TEST_WORKERS);
+  if (Number.isInteger(set) && set > 0) return set;
   const cores = availableParallelism();
-  const n = Number.isInteger(set) && set > 0 ? set : name === "browser" ? Math.ceil(cores / 2) : cores;
-  return Math.max(1, n);
+  return name === "browser" || name === "postgres" ? Math.ceil(cores / 2) : cores;
 }
 
 /** The commands a part runs one after the other, with its environment. */
