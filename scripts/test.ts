@@ -14,15 +14,16 @@ import { PARTS, POSTGRES_EXCLUDED, ROOT, allTestFiles, reaches, type PartName } 
  *   browser   src/web-tests/: Chromium against real servers
  *   postgres  the storage-dependent test files again, on PostgreSQL
  *
- * check and fast run first, side by side; then server, browser and postgres side by side. Each
- * test part is one `bun test` spreading its files over worker processes (`--parallel`, each
- * worker keeping its modules, so the PostgreSQL cluster and the migrated templates are made once
- * per worker); each worker starts the slowest files first by the durations of the last run
- * (.tmp/test-timings/). A part alone streams its output; parts side by side are printed each
- * in one piece when it ends, with failing tests named as they fail. The end is a table of the
- * parts (files, passed and failed tests, wall and CPU time) and the exit status is non-zero
- * when any part failed. Bun's own " N pass" / " N fail" lines stay in the output, one pair per
- * test part, for .ci/run to add up.
+ * check runs from the start beside the rest; fast runs first (the first answer); then server,
+ * browser and postgres side by side. Each test part is one `bun test` spreading its files over
+ * worker processes (`--parallel`, each worker keeping its modules between files, so the
+ * migrated SQLite template is made once per worker; one PostgreSQL cluster, its template
+ * migrated once, serves the whole run); each worker starts the slowest files first by the
+ * durations of the last run (.tmp/test-timings/). A part alone streams its output; parts side
+ * by side are printed each in one piece when it ends, with failing tests named as they fail.
+ * The end is a table of the parts (files, passed and failed tests, wall and CPU time) and the
+ * exit status is non-zero when any part failed. Bun's own " N pass" / " N fail" lines stay in
+ * the output, one pair per test part, for .ci/run to add up.
  *
  * FILE arguments replace a test part's selection (several parts: each keeps the files of its own).
  * TEST_WORKERS sets the worker processes of each test part (default: see `workers`).
@@ -31,11 +32,8 @@ import { PARTS, POSTGRES_EXCLUDED, ROOT, allTestFiles, reaches, type PartName } 
 const TEST_PARTS = ["fast", "server", "browser", "postgres"] as const satisfies readonly PartName[];
 type Name = "check" | PartName;
 const ALL: readonly Name[] = ["check", ...TEST_PARTS];
-/** Parts run side by side, one phase after the other. */
-const PHASES: readonly (readonly Name[])[] = [
-  ["check", "fast"],
-  ["server", "browser", "postgres"],
-];
+/** The test parts, one phase after the other, the parts of a phase side by side; check runs beside them from the start. */
+const PHASES: readonly (readonly PartName[])[] = [["fast"], ["server", "browser", "postgres"]];
 
 const TIMINGS = join(ROOT, ".tmp/test-timings");
 const LOGS = join(ROOT, ".tmp/test-logs");
@@ -237,14 +235,21 @@ const runCluster = chosen.some((n) => n !== "check" && n !== "fast" && needsPost
   : Promise.resolve(null);
 
 const t0 = performance.now();
+let checking = chosen.includes("check");
+const check = checking
+  ? runPart("check", [], chosen.length === 1).finally(() => {
+      checking = false;
+    })
+  : null;
 const outcomes: Outcome[] = [];
 for (const phase of PHASES) {
   const parts = phase.filter((n) => chosen.includes(n));
   if (!parts.length) continue;
   if (parts.some(needsPostgres)) await runCluster;
-  const alone = parts.length === 1;
+  const alone = parts.length === 1 && !checking;
   outcomes.push(...(await Promise.all(parts.map((n) => runPart(n, filesOf(n), alone)))));
 }
+if (check) outcomes.unshift(await check);
 (await runCluster)?.stop();
 console.log(summary(outcomes, performance.now() - t0));
 process.exit(outcomes.some((o) => o.code !== 0) ? 1 : 0);
