@@ -21,7 +21,7 @@ import { PARTS, POSTGRES_EXCLUDED, ROOT, allTestFiles, reaches, type PartName } 
  * migrated once, serves the whole run); each worker starts the slowest files first by the
  * durations of the last run (.tmp/test-timings/). A part alone streams its output; parts side
  * by side are printed each in one piece when it ends, with failing tests named as they fail.
- * The end is a table of the parts (files, passed and failed tests, wall and CPU time) and the
+ * The end is a table of the parts (files, passed and failed tests, wall time) and the
  * exit status is non-zero when any part failed. Bun's own " N pass" / " N fail" lines stay in
  * the output, one pair per test part, for .ci/run to add up.
  *
@@ -45,7 +45,6 @@ interface Outcome {
   fail: number;
   code: number;
   wallMs: number;
-  cpuMs: number;
   failures: string[];
 }
 
@@ -88,7 +87,7 @@ const seconds = (ms: number) => {
 /** Runs part NAME on FILES; LIVE streams its output, otherwise it is printed in one piece at the end. */
 async function runPart(name: Name, files: string[], live: boolean): Promise<Outcome> {
   const started = performance.now();
-  const outcome: Outcome = { name, files: files.length, pass: 0, fail: 0, code: 0, wallMs: 0, cpuMs: 0, failures: [] };
+  const outcome: Outcome = { name, files: files.length, pass: 0, fail: 0, code: 0, wallMs: 0, failures: [] };
   if (name !== "check" && files.length === 0) {
     console.log(`${name}: no test files`);
     return outcome;
@@ -139,8 +138,6 @@ async function runPart(name: Name, files: string[], live: boolean): Promise<Outc
     await Promise.all([pump(proc.stdout), pump(proc.stderr)]);
     const code = await proc.exited;
     if (partial) onLine(partial);
-    const usage = proc.resourceUsage();
-    if (usage) outcome.cpuMs += Number(usage.cpuTime.total) / 1000;
     if (code !== 0 && outcome.code === 0) outcome.code = code;
   }
   outcome.wallMs = performance.now() - started;
@@ -162,7 +159,6 @@ function summary(outcomes: Outcome[], wallMs: number): string {
     o.name === "check" ? "" : `${o.pass} passed`,
     o.name === "check" ? "" : `${o.fail} failed`,
     seconds(o.wallMs),
-    `${seconds(o.cpuMs)} CPU`,
     o.code === 0 ? "ok" : `FAILED (exit ${o.code})`,
   ]);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
