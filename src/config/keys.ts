@@ -222,6 +222,11 @@ export const configKeys = {
     postgresUrl,
     "empty: SQLite under the data dir; postgres://user:pass@host:port/db: PostgreSQL (every node of the instance the same)",
   ),
+  "database.walLimitMB": spec(
+    64,
+    int(4, 1_000_000),
+    "SQLite: the WAL length at which writes wait a moment for the checkpoint worker to start the log over, so a write load that never pauses keeps the WAL file near this size",
+  ),
   "backup.every": spec(
     0,
     parseDurationSeconds,
