@@ -206,6 +206,12 @@ export const configKeys = {
     oneOf("debug", "info", "warn", "error"),
     "server log level",
   ),
+  "log.requests": spec<"all" | "sampled" | "errors">(
+    "sampled",
+    oneOf("all", "sampled", "errors"),
+    "access lines: all, sampled (at most log.requestsPerSecond a second, the rest counted) or errors (answers of 500 and above, which every mode logs)",
+  ),
+  "log.requestsPerSecond": spec(20, int(1, 1_000_000), "access lines a second at most when log.requests is sampled"),
   "metrics.enabled": spec(
     false,
     bool,
