@@ -18,7 +18,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, existsSync, mkdirSync, writeFileSync, rmdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { arg, mb, processCpuSeconds, processMemory } from "./bench-lib";
+import { arg, insertAccounts, mb, processCpuSeconds, processMemory } from "./bench-lib";
 
 const ROOT = resolve(import.meta.dir, "..");
 
@@ -40,7 +40,6 @@ async function seed(binary: string, dataDir: string, people: number): Promise<Pe
   const { openPrivateChat, sendMessage } = await import("../src/domain/chats");
   const { createPost } = await import("../src/domain/posts/service");
   const { toggleFollow } = await import("../src/domain/relations/actions");
-  const { newCuid } = await import("../src/lib/ids");
   // the binary makes the instance (config, secret, schema) as an operator's would
   const init = Bun.spawnSync([binary, "init", "--data-dir", dataDir, "--yes", "--json"], { stderr: "pipe" });
   if (init.exitCode !== 0) throw new Error(`init failed: ${init.stderr.toString()}`);
@@ -55,26 +54,7 @@ async function seed(binary: string, dataDir: string, people: number): Promise<Pe
   });
   const app = await openApp({ dataDir, log: silentLogger });
   const now = app.clock.now();
-  const ids: number[] = [];
-  await app.db.transaction().execute(async (trx) => {
-    for (let i = 0; i < people; i++) {
-      const row = await trx
-        .insertInto("users")
-        .values({
-          cuid: newCuid(),
-          email: null,
-          username: `soak${i}`,
-          username_lower: `soak${i}`,
-          display_name: `Soak ${i}`,
-          password_hash: null,
-          created_at: now,
-          updated_at: now,
-        })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      ids.push(row.id);
-    }
-  });
+  const ids = await insertAccounts(app.db, "soak", people, now);
   const authors = ids.filter((_, i) => i % 10 === 0);
   const authorRows = await app.db.selectFrom("users").selectAll().where("id", "in", authors).execute();
   for (const [n, author] of authorRows.entries())
