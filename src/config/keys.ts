@@ -206,6 +206,12 @@ export const configKeys = {
     oneOf("debug", "info", "warn", "error"),
     "server log level",
   ),
+  "log.requests": spec<"all" | "sampled" | "errors">(
+    "sampled",
+    oneOf("all", "sampled", "errors"),
+    "access lines: all, sampled (at most log.requestsPerSecond a second, the rest counted) or errors (answers of 500 and above, which every mode logs)",
+  ),
+  "log.requestsPerSecond": spec(20, int(1, 1_000_000), "access lines a second at most when log.requests is sampled"),
   "metrics.enabled": spec(
     false,
     bool,
@@ -221,6 +227,11 @@ export const configKeys = {
     "",
     postgresUrl,
     "empty: SQLite under the data dir; postgres://user:pass@host:port/db: PostgreSQL (every node of the instance the same)",
+  ),
+  "database.walLimitMB": spec(
+    64,
+    int(4, 1_000_000),
+    "SQLite: the WAL length at which writes wait a moment for the checkpoint worker to start the log over, so a write load that never pauses keeps the WAL file near this size",
   ),
   "backup.every": spec(
     0,

@@ -11,7 +11,7 @@ import {
 import { closeSync, existsSync, openSync } from "node:fs";
 import { ensureDataDir } from "../config/layout";
 import { dirname } from "node:path";
-import { bunSqliteDialect } from "./sqlite-dialect";
+import { BUSY_TIMEOUT_MS, bunSqliteDialect } from "./sqlite-dialect";
 import { GroupCommit } from "./group-commit";
 import { UNHEARD, WriteEpoch, type WriteTeller } from "./write-epoch";
 import { bunPostgresDialect } from "./postgres-dialect";
@@ -175,7 +175,7 @@ export function openStorage(path: string): Storage {
   const sqlite = new SqliteDatabase(path, { create: true, readwrite: true });
   // the busy timeout first: switching to WAL takes a lock that processes opening the file at
   // the same moment (several CLI commands at once) would otherwise meet as "database is locked"
-  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");

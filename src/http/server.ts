@@ -16,6 +16,7 @@ import { rateLimiter } from "../cluster/counters";
 import { metricsFor } from "../ops/metrics";
 import { requestPath } from "./request-path";
 import { rememberClientIp } from "./context";
+import { requestLineGate } from "./request-log";
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -123,6 +124,7 @@ function frontDoor(app: App, opts: FrontDoorOptions, server: () => Server<unknow
   const validCsrf = csrfCheck(app.secret);
   const proxyWatch = untrustedProxyWatch(app);
   const beforeRouting = opts.beforeRouting;
+  const logsLine = requestLineGate(app);
 
   const refuseRate = async (client: string, now: number, retryAfter: number) => {
     await guard.noteRejection(client, now);
@@ -153,7 +155,8 @@ function frontDoor(app: App, opts: FrontDoorOptions, server: () => Server<unknow
   const done = (request: Request, path: string, status: number, t0: number) => {
     const ms = performance.now() - t0;
     const redacted = redactPath(path);
-    app.log.info("request", { method: request.method, path: redacted, status, ms: Math.round(ms * 10) / 10 });
+    if (logsLine(status))
+      app.log.info("request", { method: request.method, path: redacted, status, ms: Math.round(ms * 10) / 10 });
     metrics.observeRequest(request.method, routeLabel(request, path, redacted), status, ms / 1000);
   };
 

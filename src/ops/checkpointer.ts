@@ -6,18 +6,30 @@ import type { App } from "../app";
  * commit crosses 1000 WAL pages and fsyncs there, so under disk load (a backup writing a
  * large snapshot, a big upload) one unlucky write waits for that fsync. The serving process
  * turns that off on its connection and checkpoints from a worker thread with its own
- * connection instead, in PASSIVE mode: it never blocks a writer, and while a backup holds an
- * old snapshot it copies what it can and tries again later.
+ * connection instead, mostly in PASSIVE mode: it never blocks a writer, and while a backup
+ * holds an old snapshot it copies what it can and tries again later.
+ *
+ * Two steps take the write lock for a moment, and writes wait for them (a write transaction
+ * begins IMMEDIATE and retries its BEGIN while the lock is held: db/sqlite-dialect.ts), never
+ * fail: starting the log over once it is longer than the limit (RESTART), and cutting the file
+ * to nothing once the writes pause (TRUNCATE).
  */
 const WORKER_SOURCE = `
 import { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 let db = null;
 let opts = null;
+let frameBytes = 0;
 const walSize = () => { try { return statSync(opts.path + "-wal").size; } catch { return 0; } };
 // PASSIVE: it never takes the writer lock, so a checkpoint (and its fsync, slow under disk
 // load) never stalls a commit.
 const checkpoint = () => db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
+// RESTART and TRUNCATE hold the writer lock while they wait for it and for readers: briefly
+const holdingWrites = (mode) => {
+  db.exec("PRAGMA busy_timeout = " + opts.lockWaitMs);
+  try { return db.query("PRAGMA wal_checkpoint(" + mode + ")").get(); }
+  finally { db.exec("PRAGMA busy_timeout = 0"); }
+};
 // frames in the WAL at the last poll, when all of them were folded
 let foldedFrames = -1;
 self.onmessage = (e) => {
@@ -26,17 +38,23 @@ self.onmessage = (e) => {
     opts = msg;
     db = new Database(msg.path);
     db.exec("PRAGMA busy_timeout = 0");
+    // a frame is a page and its 24-byte header
+    frameBytes = db.query("PRAGMA page_size").get().page_size + 24;
     setInterval(() => {
       try {
         if (walSize() <= opts.walBytes) return;
-        const done = checkpoint();
+        let done = checkpoint();
+        // A write load that never pauses never lets the log start over (a commit starts it
+        // over only when everything was folded as it began), so it would grow without end:
+        // past the limit, the writes wait while the rest is folded and the readers move on,
+        // and the next commit writes from the start of the file again.
+        if (done.log * frameBytes > opts.walLimitBytes) done = holdingWrites("RESTART");
         const folded = done.busy === 0 && done.checkpointed === done.log;
         // all folded, and no frame written since the last poll: the writes have paused, so the
         // file is cut to nothing here. The serving connection never cuts it (no
-        // journal_size_limit): a commit starting the log over after a burst would truncate
-        // hundreds of MB there, a stall of tens of ms for every request waiting on the event
-        // loop. A write that comes meanwhile waits for the cut (its busy_timeout), not the fold.
-        if (folded && done.log === foldedFrames) db.query("PRAGMA wal_checkpoint(TRUNCATE)").get();
+        // journal_size_limit): a commit starting the log over would truncate the file inside
+        // the commit, on the event loop.
+        if (folded && done.log === foldedFrames) holdingWrites("TRUNCATE");
         foldedFrames = folded ? done.log : -1;
       } catch (err) {
         postMessage({ type: "error", error: String(err) });
@@ -71,6 +89,14 @@ export interface Checkpointer {
 const DEFAULT_AUTOCHECKPOINT = 1000;
 /** WAL size that triggers a checkpoint (without the worker: the size a commit cuts the file back to) */
 export const WAL_BYTES = 4 * 1024 * 1024;
+/** Default length of the log past which writes wait for it to start over (config database.walLimitMB). */
+export const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
+/**
+ * How long the worker waits for the write lock, and then for readers, when it starts the log
+ * over or cuts it; writes wait meanwhile. A reader holding on longer (a backup's snapshot)
+ * makes it give up and try again at a later poll.
+ */
+const LOCK_WAIT_MS = 100;
 
 /** What the checkpointer needs of the App (the benchmark passes its own). */
 export type CheckpointerHost = Pick<App, "log" | "onClose"> & { storage: Pick<App["storage"], "sqlite"> };
@@ -86,13 +112,14 @@ const NOTHING_TO_FOLD: CheckpointResult = { busy: 0, log: 0, checkpointed: 0, wa
  */
 export async function startCheckpointer(
   app: CheckpointerHost,
-  opts: { walBytes?: number; pollMs?: number } = {},
+  opts: { walBytes?: number; walLimitBytes?: number; pollMs?: number } = {},
 ): Promise<Checkpointer | null> {
   const sqlite = app.storage.sqlite;
   if (!sqlite) return null;
   const path = sqlite.filename;
   if (!path || path === ":memory:") return null;
   const walBytes = opts.walBytes ?? WAL_BYTES;
+  const walLimitBytes = Math.max(walBytes, opts.walLimitBytes ?? WAL_LIMIT_BYTES);
   const pollMs = opts.pollMs ?? 500;
   const walSize = () => statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0;
   const pending = new Map<number, { resolve: (r: CheckpointResult) => void; reject: (e: Error) => void }>();
@@ -149,7 +176,7 @@ export async function startCheckpointer(
         reject(new Error(why));
         fallBack(why);
       };
-      w.postMessage({ type: "start", path, walBytes, pollMs });
+      w.postMessage({ type: "start", path, walBytes, walLimitBytes, lockWaitMs: LOCK_WAIT_MS, pollMs });
     }));
 
   // the serving connection never checkpoints in a commit, nor cuts the WAL file when a commit
