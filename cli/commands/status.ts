@@ -7,6 +7,7 @@ import { globals } from "../context";
 import { formatBytes } from "./backup";
 import { socialctl } from "../hints";
 import { NODE_GONE_MS } from "../../src/ops/nodes";
+import { JOB_STATES, type JobsStatus } from "../../src/jobs/dead-letters";
 
 function describe(s: InstanceStatus, opts: GlobalOptions): string {
   const lines = [`socialctl ${s.version}, data dir ${s.dataDir}`];
@@ -69,7 +70,26 @@ function describe(s: InstanceStatus, opts: GlobalOptions): string {
           (now - n.seenAt > NODE_GONE_MS ? " (gone?)" : ""),
       );
   }
+  if (s.jobs) lines.push(...describeJobs(s.jobs, opts));
   return lines.join("\n");
+}
+
+/** The job queue: per state, the kinds with jobs in it; then the dead letters, which want an operator. */
+function describeJobs(jobs: JobsStatus, opts: GlobalOptions): string[] {
+  const byState = JOB_STATES.map((state) => {
+    const of = jobs.counts.filter((c) => c.state === state);
+    const total = of.reduce((n, c) => n + c.count, 0);
+    return `${state} ${total}${of.length ? ` (${of.map((c) => `${c.kind} ${c.count}`).join(", ")})` : ""}`;
+  });
+  const lines = [`jobs: ${byState.join(", ")}`];
+  if (jobs.dead.length) {
+    lines.push(`dead jobs (retry with '${socialctl(opts)} jobs retry ID', or drop):`);
+    for (const j of jobs.dead)
+      lines.push(
+        `  ${j.id} ${j.kind}, ${j.attempts} attempts, last ${new Date(j.updatedAt).toISOString()}: ${j.lastError ?? ""}`,
+      );
+  }
+  return lines;
 }
 
 function formatDuration(seconds: number): string {

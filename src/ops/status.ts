@@ -1,7 +1,7 @@
 import type { Database as SqliteDatabase } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Kysely } from "kysely";
+import { Kysely } from "kysely";
 import { readConfigFile } from "../config";
 import { VERSION, dbPath, isInitialised } from "../config/layout";
 import { knownMigrationNames, openPostgresStorage } from "../db";
@@ -15,6 +15,9 @@ import { probeEngines, type EngineReport } from "./engines";
 import { appliedMigrations, columnNames, openReadOnly, schemaMinimumOf, tableExists } from "./sqlite";
 import { readSchemaMinimum, schemaIncompatibility, schemaLevel, type SchemaMinimum } from "../db/schema-guard";
 import { listNodes, type NodeRecord } from "./nodes";
+import { bunSqliteDialect } from "../db/sqlite-dialect";
+import { jobsStatus, type JobsStatus } from "../jobs/dead-letters";
+import type { JobsTables } from "../jobs/table";
 
 export interface InstanceStatus {
   version: string;
@@ -59,6 +62,8 @@ export interface InstanceStatus {
   nodes: NodeRecord[];
   /** the pub/sub and file engines the config chooses, and whether each answers (null before init) */
   engines: EngineReport | null;
+  /** the job queue: jobs per kind and state, the newest dead letters (null before its migration) */
+  jobs: JobsStatus | null;
 }
 
 /**
@@ -90,6 +95,7 @@ export async function collectStatus(
     schema: schemaOf([], null),
     nodes: [],
     engines: null,
+    jobs: null,
   };
   const onDisk = instanceFiles(dataDir);
   status.files.count = onDisk.length;
@@ -123,6 +129,8 @@ export async function collectStatus(
       queuedBotUpdates: countRows(db, "bot_updates", ["delivered_at IS NULL"]),
     };
     status.files.byKind = filesByKind(db);
+    if (tableExists(db, "jobs"))
+      status.jobs = await jobsStatus(new Kysely<JobsTables>({ dialect: bunSqliteDialect(db, { statements: 0 }) }));
   } finally {
     db.close();
   }
@@ -206,6 +214,7 @@ async function postgresStatus(status: InstanceStatus, url: string): Promise<void
       : [];
     status.schema = schemaOf(applied, await readSchemaMinimum(db));
     if (tables.has("nodes")) status.nodes = await listNodes(db);
+    if (tables.has("jobs")) status.jobs = await jobsStatus(db);
     const count = async (table: string, nullColumns: string[], zeroColumns: string[] = []) => {
       const cols = tables.get(table);
       if (!cols) return null;
