@@ -6,7 +6,7 @@ import { emit, type GlobalOptions } from "../output";
 import { globals } from "../context";
 import { formatBytes } from "./backup";
 import { socialctl } from "../hints";
-import { NODE_GONE_MS } from "../../src/ops/nodes";
+import { NODE_GONE_MS, type NodeReadiness } from "../../src/ops/nodes";
 import { JOB_STATES, type JobsStatus } from "../../src/jobs/dead-letters";
 
 function describe(s: InstanceStatus, opts: GlobalOptions): string {
@@ -67,6 +67,7 @@ function describe(s: InstanceStatus, opts: GlobalOptions): string {
     for (const n of s.nodes)
       lines.push(
         `  ${n.id}: socialctl ${n.version} (schema ${n.schema}), last seen ${formatDuration(Math.max(0, Math.round((now - n.seenAt) / 1000)))} ago` +
+          (n.readiness ? `, ${describeReadiness(n.readiness)}` : "") +
           (now - n.seenAt > NODE_GONE_MS ? " (gone?)" : ""),
       );
   }
@@ -111,7 +112,7 @@ export function registerStatus(program: Command) {
 }
 
 /** A node's /readyz answer in one line: its state, then whatever is not "ok" (checks first, then engines). */
-function describeReadiness(r: Readiness): string {
+function describeReadiness(r: Readiness | NodeReadiness): string {
   const wrong = [...Object.entries(r.checks), ...Object.entries(r.engines ?? {})].filter(([, v]) => v !== "ok");
   return wrong.length ? `${r.status} (${wrong.map(([k, v]) => `${k}: ${v}`).join("; ")})` : r.status;
 }

@@ -14,7 +14,7 @@ import { readServerLock } from "./server-lock";
 import { probeEngines, type EngineReport } from "./engines";
 import { appliedMigrations, columnNames, openReadOnly, schemaMinimumOf, tableExists } from "./sqlite";
 import { readSchemaMinimum, schemaIncompatibility, schemaLevel, type SchemaMinimum } from "../db/schema-guard";
-import { listNodes, type NodeRecord } from "./nodes";
+import { listNodes, parseNodeReadiness, type NodeRecord } from "./nodes";
 import { bunSqliteDialect } from "../db/sqlite-dialect";
 import { jobsStatus, type JobsStatus } from "../jobs/dead-letters";
 import type { JobsTables } from "../jobs/table";
@@ -154,12 +154,17 @@ function schemaOf(applied: string[], minimum: SchemaMinimum | null): InstanceSta
 
 function sqliteNodes(db: SqliteDatabase): NodeRecord[] {
   if (!tableExists(db, "nodes")) return [];
-  const rows = db.query("SELECT id, version, schema, started_at, seen_at FROM nodes ORDER BY id").all() as Array<{
+  // a database of an older version has no readiness column yet
+  const readiness = columnNames(db, "nodes").includes("readiness") ? "readiness" : "NULL AS readiness";
+  const rows = db
+    .query(`SELECT id, version, schema, started_at, seen_at, ${readiness} FROM nodes ORDER BY id`)
+    .all() as Array<{
     id: string;
     version: string;
     schema: string;
     started_at: number;
     seen_at: number;
+    readiness: string | null;
   }>;
   return rows.map((r) => ({
     id: r.id,
@@ -167,6 +172,7 @@ function sqliteNodes(db: SqliteDatabase): NodeRecord[] {
     schema: r.schema,
     startedAt: r.started_at,
     seenAt: r.seen_at,
+    readiness: parseNodeReadiness(r.readiness),
   }));
 }
 

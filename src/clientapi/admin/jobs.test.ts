@@ -1,9 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { adminWorld, auditEntries, expectError, type AdminWorld } from "../../testing/admin";
 import { waitFor } from "../../testing/wait";
 import { inTransaction } from "../../db/transaction";
 import { PermanentJobError, enqueueJob, registerJobHandler } from "../../jobs/queue";
+
+// a server on PostgreSQL starts slowly on a loaded machine
+setDefaultTimeout(60_000);
 
 let world: AdminWorld;
 /** whether the test handler refuses its jobs for good (dead at once) or carries them out */
@@ -66,7 +69,9 @@ describe("the job queue in the admin area", () => {
     expect(JSON.stringify(listed.body.data)).not.toContain("second");
     expect(listed.body.data.counts).toContainEqual({ kind: "admin-test", state: "dead", count: 2 });
 
-    const status = (await world.admin.get("/api/admin/status")).body.data.status;
+    const statusRes = await world.admin.get("/api/admin/status");
+    expect(statusRes.body).toMatchObject({ success: true });
+    const status = statusRes.body.data.status;
     expect(status.jobs.counts).toContainEqual({ kind: "admin-test", state: "dead", count: 2 });
     expect(status.jobs.dead.map((j: any) => j.id)).toEqual([second, first]);
 

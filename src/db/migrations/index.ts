@@ -49,6 +49,7 @@ import * as m20261128180000 from "./20261128180000_star_invoice_links";
 import * as m20261128190000 from "./20261128190000_schema_guard";
 import * as m20261128200000 from "./20261128200000_live_settings";
 import * as m20261129010000 from "./20261129010000_jobs";
+import * as m20261129010100 from "./20261129010100_node_readiness";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -105,4 +106,5 @@ export const migrations: Record<string, GuardedMigration> = {
   "20261128190000_schema_guard": m20261128190000,
   "20261128200000_live_settings": m20261128200000,
   "20261129010000_jobs": m20261129010000,
+  "20261129010100_node_readiness": m20261129010100,
 };
