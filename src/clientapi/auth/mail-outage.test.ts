@@ -63,3 +63,30 @@ test("a password reset requested while SMTP is down is answered, and mailed once
     "sign-in with the new password",
   );
 });
+
+test("a mail the SMTP server refuses for good (5xx to RCPT TO) is dead at once, listed for an operator", async () => {
+  const refusing = await startTestSmtp({ starttls: false, rejectRcpt: true });
+  const node = await startTestServer({ "smtp.host": "127.0.0.1", "smtp.port": refusing.port });
+  try {
+    const user = await makeUser(node.app);
+    const res = await new TestClient(node.url).post("/api/auth/password/forgot", { email: user.email });
+    expect(res.status).toBe(200);
+    const dead = await waitFor(
+      () =>
+        node.app.db
+          .selectFrom("jobs")
+          .selectAll()
+          .where("kind", "=", "mail")
+          .where("state", "=", "dead")
+          .executeTakeFirst(),
+      10_000,
+      "the mail job to be dead",
+    );
+    expect(dead.attempts).toBe(1);
+    expect(dead.last_error).toContain("550");
+    expect(refusing.received).toHaveLength(0);
+  } finally {
+    await node.stop();
+    await refusing.stop();
+  }
+});
