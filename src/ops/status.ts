@@ -152,18 +152,23 @@ function schemaOf(applied: string[], minimum: SchemaMinimum | null): InstanceSta
   };
 }
 
-function sqliteNodes(db: SqliteDatabase): NodeRecord[] {
+export function sqliteNodes(db: SqliteDatabase): NodeRecord[] {
   if (!tableExists(db, "nodes")) return [];
-  // a database of an older version has no readiness column yet
-  const readiness = columnNames(db, "nodes").includes("readiness") ? "readiness" : "NULL AS readiness";
+  // an instance not yet migrated to a column reads it as null (no sighting, no readiness reported)
+  const columns = columnNames(db, "nodes");
+  const sighting = columns.includes("forwarded_for_seen_at") ? "forwarded_for_seen_at" : "NULL";
+  const readiness = columns.includes("readiness") ? "readiness" : "NULL";
   const rows = db
-    .query(`SELECT id, version, schema, started_at, seen_at, ${readiness} FROM nodes ORDER BY id`)
+    .query(
+      `SELECT id, version, schema, started_at, seen_at, ${sighting} AS forwarded_for_seen_at, ${readiness} AS readiness FROM nodes ORDER BY id`,
+    )
     .all() as Array<{
     id: string;
     version: string;
     schema: string;
     started_at: number;
     seen_at: number;
+    forwarded_for_seen_at: number | null;
     readiness: string | null;
   }>;
   return rows.map((r) => ({
@@ -172,6 +177,7 @@ function sqliteNodes(db: SqliteDatabase): NodeRecord[] {
     schema: r.schema,
     startedAt: r.started_at,
     seenAt: r.seen_at,
+    forwardedForSeenAt: r.forwarded_for_seen_at,
     readiness: parseNodeReadiness(r.readiness),
   }));
 }
