@@ -15,6 +15,9 @@ import { installBotUpdateHooks } from "./botapi/emit";
 import { installPaymentUpdateHooks } from "./botapi/methods/payments";
 import { installCallbackQueryHooks } from "./botapi/methods/callbacks";
 import { startWebhookWorker } from "./botapi/webhooks";
+import { startJobWorker } from "./jobs/worker";
+import { registerJobHandler } from "./jobs/queue";
+import { mailJobHandler } from "./domain/auth/notify";
 import { botApiBeforeRouting } from "./botapi/routes";
 import { installNotificationDelivery } from "./clientapi/notifications/serialize";
 import { installChatDelivery } from "./clientapi/chats/live";
@@ -52,6 +55,8 @@ export async function openApp(opts: CreateAppOptions): Promise<App> {
 
 /** Domain hook listeners, one line per feature; they run for every App (server, CLI, tests). */
 function installListeners(app: App): void {
+  // the job queue's handlers: every kind a worker of this binary carries out
+  registerJobHandler(app, mailJobHandler);
   installChatHooks(app);
   installBotUpdateHooks(app);
   installPostsHooks(app);
@@ -84,12 +89,13 @@ async function recheckRevoked(app: App): Promise<void> {
 }
 
 /**
- * Timers and background delivery (housekeeping, backups, webhooks), only in a serving
+ * Timers and background delivery (housekeeping, backups, webhooks, the job queue), only in a serving
  * process; each worker registers its own stop with app.onClose.
  */
 export function startWorkers(app: App): void {
   startOpsWorkers(app);
   startWebhookWorker(app);
+  startJobWorker(app);
   startLiveSettingsCheck(app);
   startControlSocket(app, (events) => applyReportedChange(app, events));
 }

@@ -58,6 +58,7 @@ export const CLIENT_API: readonly ClientApiPrefix[] = [
   served("/admin/audit", async (app) => [(await import("./admin/audit")).adminAuditRoutes(app)]),
   served("/admin/invites", async (app) => [(await import("./admin/invites")).adminInviteRoutes(app)]),
   served("/admin/maintenance", async (app) => [(await import("./admin/maintenance")).adminMaintenanceRoutes(app)]),
+  served("/admin/jobs", async (app) => [(await import("./admin/jobs")).adminJobRoutes(app)]),
 ];
 
 /** The Client API's routes under ENTRY's prefix (below /api), as one plugin. */

@@ -3,6 +3,7 @@ import { storiesPastRetention } from "../domain/stories/cleanup";
 import { purgeUnreferencedUploads } from "../media/references";
 import { removeStaleScratch } from "../media/store";
 import { registerCleanup } from "./housekeeping";
+import { DONE_JOBS_KEPT_MS, purgeDoneJobs } from "../jobs/dead-letters";
 
 const HOUR_MS = 3_600_000;
 /** Rows handled per run and per statement: a run never holds the write lock for long; the rest waits for the next run. */
@@ -17,6 +18,7 @@ export const CLEANUP_NAMES = [
   "uploads:scratch",
   "stories:media",
   "bots:updates",
+  "jobs:done",
 ] as const;
 
 /**
@@ -34,6 +36,8 @@ export function registerDataCleanups(app: App): void {
   registerCleanup(app, "uploads:scratch", everyMs, (a) => removeStaleScratch(a, a.clock.now() - SCRATCH_MAX_AGE_MS));
   registerCleanup(app, "stories:media", everyMs, removeExpiredStoryMedia);
   registerCleanup(app, "bots:updates", everyMs, removeOldBotUpdates);
+  // the job queue's finished jobs, once they have stopped being of interest to an operator
+  registerCleanup(app, "jobs:done", everyMs, (a) => purgeDoneJobs(a.db, Date.now() - DONE_JOBS_KEPT_MS));
 }
 
 /**

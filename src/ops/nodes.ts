@@ -25,6 +25,26 @@ export interface NodeRecord {
   seenAt: number;
   /** the last request with X-Forwarded-For while trustProxy was off, if any since the node started */
   forwardedForSeenAt: number | null;
+  /** the node's own readiness (its /readyz answer) as of seenAt; null when it does not report it (an older version) */
+  readiness: NodeReadiness | null;
+}
+
+/** A node's /readyz answer (ops/health.ts Readiness) as recorded with its heartbeat. */
+export interface NodeReadiness {
+  status: string;
+  checks: Record<string, string>;
+  engines?: Record<string, string>;
+}
+
+/** A recorded readiness column's value, or null when absent or unreadable. */
+export function parseNodeReadiness(raw: unknown): NodeReadiness | null {
+  if (typeof raw !== "string") return null;
+  try {
+    const value = JSON.parse(raw) as NodeReadiness;
+    return typeof value?.status === "string" ? value : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -52,12 +72,12 @@ const guardKey = defineService("schema guard", (app) => new SchemaGuard(app));
 export const schemaGuard = (app: App): SchemaGuard => app.services.get(guardKey);
 
 /**
- * Records this node (host:PORT, its version and schema level) at start and every
+ * Records this node (host:PORT, its version, schema level and REPORT of its readiness) at start and every
  * NODE_HEARTBEAT_MS; each beat also re-reads the minimum schema, so a node migrated
  * under logs it and turns unready (readiness asks the same guard). Resolves once the node is
  * recorded (or its failure logged).
  */
-export function startNodeHeartbeat(app: App, port: number): Promise<void> {
+export function startNodeHeartbeat(app: App, port: number, report: () => Promise<NodeReadiness>): Promise<void> {
   const id = `${hostname()}:${port}`;
   const startedAt = app.clock.now();
   let warned = false;
@@ -68,6 +88,7 @@ export function startNodeHeartbeat(app: App, port: number): Promise<void> {
       schema: app.schemaLevel,
       seen_at: now,
       forwarded_for_seen_at: untrustedProxyWatch(app).lastSeenAt,
+      readiness: JSON.stringify(await report()),
     };
     const db = app.db as Kysely<any>;
     await db
@@ -102,5 +123,6 @@ export async function listNodes(db: Kysely<any>): Promise<NodeRecord[]> {
     startedAt: Number(r.started_at),
     seenAt: Number(r.seen_at),
     forwardedForSeenAt: r.forwarded_for_seen_at === null ? null : Number(r.forwarded_for_seen_at),
+    readiness: parseNodeReadiness(r.readiness),
   }));
 }

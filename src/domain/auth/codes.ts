@@ -30,7 +30,7 @@ export async function issueCode(
 ): Promise<IssuedCode> {
   const code = input.withCode ? sixDigitCode() : undefined;
   const token = input.withToken ? randomToken(32) : undefined;
-  const row = await db.transaction().execute(async (trx) => {
+  const replace = async (trx: Db) => {
     await voidCodes(trx, now, input.userId, [input.purpose]);
     return trx
       .insertInto("auth_codes")
@@ -44,7 +44,9 @@ export async function issueCode(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-  });
+  };
+  // in the caller's transaction when it has one (the code and the job that mails it commit together)
+  const row = db.isTransaction ? await replace(db) : await db.transaction().execute(replace);
   return { row, code, token };
 }
 

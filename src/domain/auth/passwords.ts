@@ -6,6 +6,7 @@ import { revokeSessionsAndNotify } from "../sessions/revoke";
 import { consumeToken, issueCode } from "./codes";
 import { checkAccountPassword } from "./password-attempts";
 import { passwordResetMail, sendMail } from "./notify";
+import { inTransaction } from "../../db/transaction";
 
 const RESET_TTL_MS = 3600_000;
 
@@ -33,14 +34,17 @@ export async function changePassword(
 export async function requestPasswordReset(app: App, email: string): Promise<void> {
   const user = await findUserByEmail(app.db, email.trim());
   if (!user || !user.email || user.is_bot || user.is_system || user.disabled_at) return;
-  const { token } = await issueCode(app.db, app.clock.now(), {
-    userId: user.id,
-    purpose: "password_reset",
-    ttlMs: RESET_TTL_MS,
-    withCode: false,
-    withToken: true,
+  const address = user.email;
+  await inTransaction(app.storage, async (scope) => {
+    const { token } = await issueCode(scope.db, app.clock.now(), {
+      userId: user.id,
+      purpose: "password_reset",
+      ttlMs: RESET_TTL_MS,
+      withCode: false,
+      withToken: true,
+    });
+    await sendMail(app, scope, passwordResetMail(app, address, token!));
   });
-  sendMail(app, passwordResetMail(app, user.email, token!));
 }
 
 /**
