@@ -4,6 +4,7 @@ import { formatBytes } from "../../lib/format";
 import { ChatActionsContext } from "./actions";
 import { isSavedSticker, saveStickerFrom } from "./stickers";
 import type { MessageMedia } from "./types";
+import { ResponsiveImage, SMALL_IMAGE_SIZES } from "../../components/media-image";
 
 export function formatDuration(ms: number | null | undefined): string {
   const s = Math.round((ms ?? 0) / 1000);
@@ -61,9 +62,14 @@ function MediaItem({ item, protectedContent }: { item: MessageMedia; protectedCo
           type="button"
           class="media-image"
           onClick={() => actions?.viewImage(item.url, item.name ?? "Photo", protectedContent)}
-          aria-label={`Open photo${item.name ? ` ${item.name}` : ""}`}
+          aria-label={item.alt ? `Open photo: ${item.alt}` : `Open photo${item.name ? ` ${item.name}` : ""}`}
         >
-          <img src={thumb} alt="" loading="lazy" width={item.width ?? undefined} height={item.height ?? undefined} />
+          <ResponsiveImage
+            image={{ ...item, thumbUrl: thumb }}
+            sizes={SMALL_IMAGE_SIZES}
+            fallbackAlt=""
+            loading="lazy"
+          />
         </button>
       );
     case "sticker":
