@@ -1,4 +1,4 @@
-import { useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { Dialog } from "./dialog";
 import { largestOf, type ShownImage } from "./media-image";
 
@@ -26,6 +26,10 @@ export function MediaViewer({
   onClose: () => void;
 }) {
   const [at, setAt] = useState(start);
+  // what had focus when the viewer opened (read while rendering, before the dialog takes focus):
+  // the viewer leaves the page when closed, so it hands focus back itself
+  const [opener] = useState(() => document.activeElement as HTMLElement | null);
+  useEffect(() => () => opener?.focus(), [opener]);
   const swipeFrom = useRef<number | null>(null);
   const image = images[at]!;
   const go = (by: number) => setAt((i) => stepIndex(i, by, images.length));
