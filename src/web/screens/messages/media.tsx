@@ -4,7 +4,7 @@ import { formatBytes } from "../../lib/format";
 import { ChatActionsContext } from "./actions";
 import { isSavedSticker, saveStickerFrom } from "./stickers";
 import type { MessageMedia } from "./types";
-import { ResponsiveImage, SMALL_IMAGE_SIZES } from "../../components/media-image";
+import { largestOf, ResponsiveImage, SMALL_IMAGE_SIZES } from "../../components/media-image";
 
 export function formatDuration(ms: number | null | undefined): string {
   const s = Math.round((ms ?? 0) / 1000);
@@ -61,7 +61,9 @@ function MediaItem({ item, protectedContent }: { item: MessageMedia; protectedCo
         <button
           type="button"
           class="media-image"
-          onClick={() => actions?.viewImage(item.url, item.name ?? "Photo", protectedContent)}
+          onClick={() =>
+            actions?.viewImage(item.url, item.alt ?? item.name ?? "Photo", protectedContent, largestOf(item))
+          }
           aria-label={item.alt ? `Open photo: ${item.alt}` : `Open photo${item.name ? ` ${item.name}` : ""}`}
         >
           <ResponsiveImage
