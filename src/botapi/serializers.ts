@@ -143,7 +143,11 @@ export function thumbnailOf(item: MediaItem): PhotoSizeShape | undefined {
   return { file_id: url, file_unique_id: url, ...size };
 }
 
-/** PhotoSizes of a picture, smallest first: its thumbnail (when it is smaller) and the original. */
+/**
+ * PhotoSizes of a picture, smallest first, as the compatible API's size ladder: its thumbnail
+ * and display renditions (those smaller than the original, each a file of its own) and the
+ * original.
+ */
 export function photoSizes(item: MediaItem): PhotoSizeShape[] {
   const original: PhotoSizeShape = {
     file_id: item.url,
@@ -152,8 +156,17 @@ export function photoSizes(item: MediaItem): PhotoSizeShape[] {
     width: item.width ?? 0,
     height: item.height ?? 0,
   };
+  const smaller = (s: { width: number; height: number }) => s.width < original.width || s.height < original.height;
+  const ladder: PhotoSizeShape[] = [];
   const thumb = thumbnailOf(item);
-  return thumb && (thumb.width < original.width || thumb.height < original.height) ? [thumb, original] : [original];
+  if (thumb && smaller(thumb)) ladder.push(thumb);
+  for (const r of item.renditions ?? []) {
+    const last = ladder.at(-1);
+    if (smaller(r) && (!last || r.width > last.width))
+      ladder.push({ file_id: r.url, file_unique_id: r.url, file_size: r.size, width: r.width, height: r.height });
+  }
+  ladder.push(original);
+  return ladder;
 }
 
 interface FileShape {

@@ -61,6 +61,24 @@ export const Account = Resource(
   "the signed-in account",
 );
 
+/** A display copy of an image, for `srcset` (w descriptors: its width). */
+const Rendition = Resource(
+  { url: t.String(), width: t.Integer(), height: t.Integer() },
+  "a smaller WebP copy of an image made for display",
+);
+const Renditions = t.Optional(
+  t.Array(Rendition, {
+    description:
+      "display copies of an image (WebP, never larger than the original), smallest first: offer them in srcset and keep url (the original) for when the reader asks for it; absent for other media",
+  }),
+);
+const Alt = t.Optional(
+  t.String({
+    description:
+      "the image's description (alt text, up to 1,500 characters) as its author gave it; absent when none was given. Given on a post as imageAlts (by the index of imageUrls), on a comment or message as each attachment's alt",
+  }),
+);
+
 const PostImage = Resource({
   url: t.String(),
   kind: t.String(),
@@ -69,6 +87,8 @@ const PostImage = Resource({
   height: t.Union([t.Integer(), t.Null()]),
   thumbUrl: NullableString,
   posterUrl: NullableString,
+  renditions: Renditions,
+  alt: Alt,
 });
 
 const Poll = Resource({
@@ -84,6 +104,10 @@ const Poll = Resource({
 const PostFields = {
   id: t.String(),
   content: t.String({ description: "at most 2000 characters" }),
+  contentWarning: t.Union([t.String(), t.Null()], {
+    description:
+      "a content warning (up to 200 characters) to show instead of the text and images until asked; null for none",
+  }),
   author: PublicUser,
   images: t.Array(PostImage),
   poll: t.Union([Poll, t.Null()]),
@@ -108,7 +132,18 @@ export const Comment = Resource({
   postId: t.String(),
   replyToId: NullableString,
   content: t.String(),
-  media: t.Array(t.Unknown()),
+  contentWarning: t.Union([t.String(), t.Null()], {
+    description:
+      "a content warning (up to 200 characters) to show instead of the text and media until asked; null for none",
+  }),
+  media: t.Array(
+    Resource({
+      type: t.String({ description: "image, video or voice" }),
+      url: t.String(),
+      renditions: Renditions,
+      alt: Alt,
+    }),
+  ),
   author: PublicUser,
   likeCount: t.Integer(),
   replyCount: t.Integer(),
@@ -119,6 +154,8 @@ export const Comment = Resource({
 export const MessageMedia = Resource({
   type: t.String({ description: "image, video, voice, file or sticker" }),
   url: t.String(),
+  renditions: Renditions,
+  alt: Alt,
 });
 
 export const ChatPoll = Resource(
@@ -219,6 +256,10 @@ export const Upload = Resource({
   url: t.String(),
   thumb: NullableString,
   posterUrl: NullableString,
+  renditions: t.Array(Rendition, {
+    description:
+      "display copies of an image (WebP, never larger than the original), smallest first; empty for other files",
+  }),
   kind: t.String(),
   mime: t.String(),
   sizeBytes: t.Integer(),

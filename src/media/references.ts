@@ -2,7 +2,8 @@ import { sql } from "kysely";
 import type { App } from "../app";
 import type { Db } from "../db";
 import { fileStore } from "./store";
-import { FILE_NAME } from "./uploads";
+import { RENDITION_BOXES } from "./image";
+import { FILE_NAME, renditionKey } from "./uploads";
 import type { UploadRow } from "./table";
 
 /**
@@ -20,8 +21,8 @@ export const FILE_URL_COLUMNS: ReadonlyArray<{ table: string; columns: readonly 
   { table: "messages", columns: ["media", "invoice", "extra"] },
 ];
 
-/** A stored file name inside any text: the 24-character base shared by a file, its thumbnail and poster. */
-const FILE_IN_TEXT = /\/files\/([A-Za-z0-9_-]{24})(?:-[tp])?\.[a-z0-9]{1,5}/g;
+/** A stored file name inside any text: the 24-character base shared by a file, its thumbnail, poster and renditions. */
+const FILE_IN_TEXT = /\/files\/([A-Za-z0-9_-]{24})(?:-[tp]|-d\d{2,4})?\.[a-z0-9]{1,5}/g;
 const SCAN_PAGE = 2000;
 
 /** The 24-character base of a storage key (`<base>.<ext>`, `<base>-t.webp`...). */
@@ -118,13 +119,13 @@ export async function purgeUnreferencedUploads(app: App, candidates: PurgeCandid
   return removed;
 }
 
-/** Deletes an upload's stored files: the file itself, its thumbnail and its poster. */
+/** Deletes an upload's stored files: the file itself, its thumbnail, its poster and its display renditions. */
 export async function deleteUploadFiles(
   app: App,
   row: Pick<UploadRow, "storage_key" | "thumb_url" | "poster_url">,
 ): Promise<void> {
   const store = fileStore(app);
-  const keys = new Set([row.storage_key]);
+  const keys = new Set([row.storage_key, ...RENDITION_BOXES.map((box) => renditionKey(row.storage_key, box))]);
   for (const url of [row.thumb_url, row.poster_url]) {
     // by file name, not origin: the URL keeps the baseUrl of upload time, which may have changed
     const key = url?.split("/").pop();

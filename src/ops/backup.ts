@@ -246,7 +246,11 @@ async function snapshotPostgres(
     ).map((r) => r.name as string);
     // read after the dump: an upload made between the two is listed too, which does no harm
     const stored = storedKeysOf(
-      await db.selectFrom("uploads").select(["storage_key", "thumb_url", "poster_url"]).orderBy("id").execute(),
+      await db
+        .selectFrom("uploads")
+        .select(["storage_key", "thumb_url", "poster_url", "renditions"])
+        .orderBy("id")
+        .execute(),
     );
     return {
       ms,
@@ -300,7 +304,9 @@ function inspectSnapshot(path: string): { migrations: string[]; stored: StoredKe
   try {
     let stored: StoredKey[] = [];
     if (tableExists(db, "uploads")) {
-      const cols = columnNames(db, "uploads").filter((c) => c === "thumb_url" || c === "poster_url");
+      const cols = columnNames(db, "uploads").filter(
+        (c) => c === "thumb_url" || c === "poster_url" || c === "renditions",
+      );
       stored = storedKeysOf(
         db.query(`SELECT ${["storage_key", ...cols].join(", ")} FROM uploads ORDER BY id`).all() as Array<{
           storage_key: string;

@@ -526,8 +526,10 @@ describe("messages", () => {
     expect(res.body.error.code).toBe("PERMISSION_DENIED");
     res = await a.client.patch(`/api/social/messages/${cid}/${m.id}`, { content: "y".repeat(4097) });
     expect(res.status).toBe(400);
+    // nothing to change (no text, no descriptions) is a VALIDATION_ERROR
     res = await a.client.patch(`/api/social/messages/${cid}/${m.id}`, {});
-    expect(res.status).toBe(422);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("VALIDATION_ERROR");
     res = await a.client.patch(`/api/social/messages/${cid}/ckmissingmessage0000000`, { content: "x" });
     expect(res.status).toBe(404);
 

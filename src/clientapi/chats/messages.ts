@@ -46,11 +46,26 @@ const SendBody = t.Object({
   content: t.Optional(t.String()),
   clientMessageId: t.Optional(t.Union([t.String(), t.Null()])),
   replyToId: t.Optional(t.Union([t.String(), t.Integer(), t.Null()])),
-  media: t.Optional(t.Array(t.Unknown())),
+  media: t.Optional(
+    t.Array(t.Unknown(), {
+      description:
+        "attachments: {type (image, video, voice, file, sticker), url (from /api/account/upload), alt (an image's description, alt text, up to 1,500 characters), name, durationMs, waveform}",
+    }),
+  ),
   entities: t.Optional(t.Array(t.Unknown())),
 });
 
-const EditBody = t.Object({ content: t.String(), entities: t.Optional(t.Array(t.Unknown())) });
+const EditBody = t.Object({
+  content: t.Optional(t.String()),
+  entities: t.Optional(t.Array(t.Unknown())),
+  mediaAlts: t.Optional(
+    t.Array(t.Union([t.String({ maxLength: 6000 }), t.Null()]), {
+      maxItems: 10,
+      description:
+        "new descriptions (alt text, up to 1,500 characters each) of the message's attachments, by index; empty or null removes one",
+    }),
+  ),
+});
 const ReactionBody = t.Object({ emoji: t.Union([t.String({ maxLength: 32 }), t.Null()]) });
 const ReadBody = t.Object({ messageId: t.Union([t.String(), t.Integer()]) });
 const ForwardBody = t.Object({
@@ -277,7 +292,9 @@ export function chatMessageRoutes(app: App) {
             seq: target.seq,
             editorId: user.id,
             content: body.content,
-            entities: body.entities ?? null,
+            // entities go with the text they lie in: kept when only the descriptions change
+            entities: body.content !== undefined ? (body.entities ?? null) : body.entities,
+            mediaAlts: body.mediaAlts,
           });
           return ok({ message: await shownMessage(conversation, row) });
         },

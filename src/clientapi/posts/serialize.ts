@@ -2,11 +2,14 @@ import type { CommentCore, CommentView } from "../../domain/comments/service";
 import type { PollView, PostAuthor, PostCore, PostView } from "../../domain/posts/view";
 import { toIso } from "../../lib/clock";
 import { serializePublicUser } from "../serializers/account";
+import type { Rendition } from "../../media/table";
+import type { CommentMedia } from "../../domain/comments/table";
 
 /** The part of a post's Client API shape that is the same for every reader, per kept core. */
 interface SharedShape {
   id: string;
   content: string;
+  contentWarning: string | null;
   images: Array<Record<string, unknown>>;
   likeCount: number;
   commentCount: number;
@@ -27,6 +30,7 @@ function sharedShapeOf(core: PostCore): SharedShape {
   shape = {
     id: p.cuid,
     content: p.content,
+    contentWarning: p.content_warning,
     images: core.images.map((i) => ({
       url: i.url,
       kind: i.kind,
@@ -35,6 +39,8 @@ function sharedShapeOf(core: PostCore): SharedShape {
       height: i.height,
       thumbUrl: i.thumbUrl,
       posterUrl: i.posterUrl,
+      ...(i.renditions ? { renditions: i.renditions.map(renditionShape) } : {}),
+      ...(i.alt !== undefined ? { alt: i.alt } : {}),
     })),
     likeCount: core.likeCount,
     commentCount: core.commentCount,
@@ -74,6 +80,7 @@ export function serializePost(v: PostView): Record<string, unknown> {
   return {
     id: s.id,
     content: s.content,
+    contentWarning: s.contentWarning,
     author: authorShapeOf(v.author),
     images: s.images,
     poll: v.poll && pollShape(v.poll),
@@ -92,8 +99,20 @@ export function serializePost(v: PostView): Record<string, unknown> {
   };
 }
 
+/** A display rendition as the Client API shows it (its byte size is the Bot API's business). */
+const renditionShape = (r: Rendition) => ({ url: r.url, width: r.width, height: r.height });
+
 // a comment's shape every reader sees alike, made once per kept core
-const commentShapes = new WeakMap<CommentCore, { id: string; content: string; createdAt: string }>();
+const commentShapes = new WeakMap<
+  CommentCore,
+  {
+    id: string;
+    content: string;
+    contentWarning: string | null;
+    media: Array<Omit<CommentMedia, "renditions"> & { renditions?: Array<ReturnType<typeof renditionShape>> }>;
+    createdAt: string;
+  }
+>();
 
 /** A post's JSON every reader sees alike, cut where the reader's own parts go in (see postJson). */
 interface SharedJson {
@@ -122,7 +141,7 @@ function sharedJsonOf(core: PostCore): SharedJson {
   if (json) return json;
   const s = sharedShapeOf(core);
   json = {
-    head: `{"id":${J(s.id)},"content":${J(s.content)},"author":`,
+    head: `{"id":${J(s.id)},"content":${J(s.content)},"contentWarning":${J(s.contentWarning)},"author":`,
     images: `,"images":${J(s.images)},"poll":`,
     counts: `,"likeCount":${s.likeCount},"commentCount":${s.commentCount},"repostCount":${s.repostCount},"liked":`,
     repost: `,"isRepost":${s.isRepost},"repostOf":`,
@@ -188,14 +207,21 @@ export function serializeComment(v: CommentView) {
   if (!shared)
     commentShapes.set(
       v.core,
-      (shared = { id: v.core.row.cuid, content: v.core.row.content, createdAt: toIso(v.core.row.created_at) }),
+      (shared = {
+        id: v.core.row.cuid,
+        content: v.core.row.content,
+        contentWarning: v.core.row.content_warning,
+        media: v.core.media.map((m) => (m.renditions ? { ...m, renditions: m.renditions.map(renditionShape) } : m)),
+        createdAt: toIso(v.core.row.created_at),
+      }),
     );
   return {
     id: shared.id,
     postId: v.postCuid,
     replyToId: v.replyToCuid,
     content: shared.content,
-    media: v.media,
+    contentWarning: shared.contentWarning,
+    media: shared.media,
     author: authorShapeOf(v.author),
     likeCount: v.likeCount,
     replyCount: v.replyCount,

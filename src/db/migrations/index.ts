@@ -50,6 +50,7 @@ import * as m20261128190000 from "./20261128190000_schema_guard";
 import * as m20261128200000 from "./20261128200000_live_settings";
 import * as m20261129010000 from "./20261129010000_jobs";
 import * as m20261129010100 from "./20261129010100_node_readiness";
+import * as m20261129070000 from "./20261129070000_media_renditions";
 import * as m20261129080000 from "./20261129080000_forwarded_for_sighting";
 
 /**
@@ -108,5 +109,6 @@ export const migrations: Record<string, GuardedMigration> = {
   "20261128200000_live_settings": m20261128200000,
   "20261129010000_jobs": m20261129010000,
   "20261129010100_node_readiness": m20261129010100,
+  "20261129070000_media_renditions": m20261129070000,
   "20261129080000_forwarded_for_sighting": m20261129080000,
 };

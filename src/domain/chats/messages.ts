@@ -2,6 +2,7 @@ import type { App } from "../../app";
 import type { ExpressionBuilder } from "kysely";
 import type { Database, Db } from "../../db";
 import { fieldError, forbidden } from "../../lib/errors";
+import { checkAlt } from "../../lib/alt-text";
 import { newCuid } from "../../lib/ids";
 import { groupReactions } from "./reactions";
 import { toIso } from "../../lib/clock";
@@ -248,7 +249,7 @@ export async function storeMessage(
   const db = scope.db;
   const { conversation } = membership;
   const senderId = membership.member.user_id;
-  const media = input.media === undefined ? [] : checkMediaShape(input.media);
+  const media = input.media === undefined ? [] : checkResolvedMedia(input.media);
   const kind = input.kind ?? "user";
   const hasBody = media.length > 0 || !!input.extra || !!input.invoice || kind === "system" || !!input.forwardedFrom;
   const content = checkContent(input.content ?? "", { allowEmpty: hasBody });
@@ -328,6 +329,17 @@ export async function storeMessage(
   return row;
 }
 
+/**
+ * checkMediaShape of attachments a surface resolved (checkMessageMedia, the Bot API's files),
+ * keeping the display renditions the server listed from the uploads: never read from a client.
+ */
+function checkResolvedMedia(media: MediaItem[]): MediaItem[] {
+  return checkMediaShape(media).map((m, i) => {
+    const renditions = media[i]!.renditions;
+    return renditions?.length ? { ...m, renditions } : m;
+  });
+}
+
 export interface EditMessageInput {
   conversationId: number;
   seq: number;
@@ -340,6 +352,8 @@ export interface EditMessageInput {
   media?: MediaItem[];
   /** replaces the extra JSON (the attachment's flags); undefined keeps it */
   extra?: Record<string, unknown> | null;
+  /** new descriptions of the attachments the message has, by index (empty or null removes one) */
+  mediaAlts?: Array<string | null>;
 }
 
 /** Edits one's own message (text, entities, buttons, attachments). Publishes `message:edited`, emits the hook. */
@@ -359,8 +373,21 @@ export async function editMessage(app: App, input: EditMessageInput): Promise<Me
     edited_at: number;
   }> = {};
   if (input.media !== undefined) {
-    const media = checkMediaShape(input.media);
+    const media = checkResolvedMedia(input.media);
     patch.media = media.length ? JSON.stringify(media) : null;
+  }
+  if (input.mediaAlts !== undefined) {
+    const media = fromJson<MediaItem[]>(patch.media ?? message.media) ?? [];
+    if (input.mediaAlts.length > media.length)
+      throw fieldError("mediaAlts", "must not have more items than the message's attachments");
+    const alts = input.mediaAlts.map((alt, i) => checkAlt(alt, `mediaAlts.${i}`));
+    patch.media = JSON.stringify(
+      media.map((m, i) => {
+        if (i >= alts.length) return m;
+        const { alt: _old, ...rest } = m;
+        return alts[i] === undefined ? rest : { ...rest, alt: alts[i] };
+      }),
+    );
   }
   if (input.extra !== undefined) patch.extra = toJson(input.extra);
   const hasMedia =

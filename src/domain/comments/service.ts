@@ -8,6 +8,8 @@ import { fieldError, forbidden, notFound } from "../../lib/errors";
 import { newCuid } from "../../lib/ids";
 import { pageOf } from "../../lib/paging";
 import { markAttached, resolveOwnUpload } from "../../media/uploads";
+import { renditionsOf } from "../../media/table";
+import { checkAlt, checkContentWarning } from "../../lib/alt-text";
 import { releaseFilesIn } from "../../media/references";
 import { assertContentAllowed, assertPostingAllowed, consumePublishBudget } from "../moderation/service";
 import { notify } from "../notifications/service";
@@ -132,6 +134,7 @@ export async function findVisibleComment(
     author_id: v.author_id,
     reply_to_id: v.reply_to_id,
     content: v.content,
+    content_warning: v.content_warning,
     media: v.media,
     created_at: v.created_at,
   };
@@ -313,10 +316,16 @@ export async function createComment(
   app: App,
   user: UserRow,
   postCuid: string,
-  input: { content?: string; media?: Array<{ url: string; type?: string }>; replyToId?: string },
+  input: {
+    content?: string;
+    contentWarning?: string | null;
+    media?: Array<{ url: string; type?: string; alt?: string | null }>;
+    replyToId?: string;
+  },
 ): Promise<CommentRow> {
   const post = await findVisiblePost(app.db, user.id, postCuid);
   const content = (input.content ?? "").trim();
+  const contentWarning = checkContentWarning(input.contentWarning);
   if (charCount(content) > MAX_POST_LENGTH)
     throw fieldError("content", `must be at most ${MAX_POST_LENGTH} characters`);
   const mediaIn = input.media ?? [];
@@ -332,6 +341,7 @@ export async function createComment(
   }
   assertPostingAllowed(app, user);
   assertContentAllowed(app, "content", content);
+  if (contentWarning) assertContentAllowed(app, "contentWarning", contentWarning);
   const media: CommentMedia[] = [];
   const uploadIds: number[] = [];
   for (const [i, m] of mediaIn.entries()) {
@@ -339,6 +349,8 @@ export async function createComment(
     const type = MEDIA_TYPE_BY_KIND[u.kind]!;
     if (m.type !== undefined && m.type !== type)
       throw fieldError(`media.${i}.type`, `does not match the upload (a ${type})`);
+    const alt = checkAlt(m.alt, `media.${i}.alt`);
+    const renditions = renditionsOf(u);
     media.push({
       type,
       url: u.url,
@@ -348,6 +360,8 @@ export async function createComment(
       durationMs: u.duration_ms,
       thumbUrl: u.thumb_url,
       posterUrl: u.poster_url,
+      ...(renditions.length ? { renditions } : {}),
+      ...(alt !== undefined ? { alt } : {}),
     });
     uploadIds.push(u.id);
   }
@@ -362,6 +376,7 @@ export async function createComment(
         author_id: user.id,
         reply_to_id: parent?.id ?? null,
         content,
+        content_warning: contentWarning,
         media: JSON.stringify(media),
         created_at: now,
       })
@@ -536,6 +551,7 @@ const commentsByIds = compiledByIds((db, ids) =>
       "author_id",
       "reply_to_id",
       "content",
+      "content_warning",
       "media",
       "created_at",
       "like_count",
@@ -577,6 +593,7 @@ async function buildCommentViews(
           author_id: c.author_id,
           reply_to_id: c.reply_to_id,
           content: c.content,
+          content_warning: c.content_warning,
           media: c.media,
           created_at: c.created_at,
         },

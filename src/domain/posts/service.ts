@@ -4,6 +4,8 @@ import { precompiled } from "../../db/compiled";
 import { AppError, fieldError, forbidden, notFound, validationError, type FieldErrors } from "../../lib/errors";
 import { newCuid } from "../../lib/ids";
 import { markAttached, resolveOwnUpload } from "../../media/uploads";
+import { renditionsOf } from "../../media/table";
+import { checkAlt, checkContentWarning } from "../../lib/alt-text";
 import { releaseFilesIn } from "../../media/references";
 import type { UploadRow } from "../../media/table";
 import { assertContentAllowed, assertPostingAllowed, consumePublishBudget } from "../moderation/service";
@@ -30,7 +32,10 @@ export interface PollInput {
 
 export interface NewPostInput {
   content: string;
+  contentWarning?: string | null;
   imageUrls?: string[];
+  /** descriptions of the images, by the index of imageUrls */
+  imageAlts?: Array<string | null>;
   poll?: PollInput;
   clientPostId?: string;
 }
@@ -114,27 +119,42 @@ function cleanPoll(poll: PollInput): PollInput {
   return { question, options, multiple: poll.multiple ?? false };
 }
 
-/** Resolves attachment URLs to the author's own uploads of post kinds. */
+/** Resolves attachment URLs to the author's own uploads of post kinds, with their descriptions by index. */
 async function resolveImages(
   app: App,
   ownerId: number,
   urls: string[],
+  alts: Array<string | null> | undefined,
 ): Promise<{ images: PostImage[]; uploads: UploadRow[] }> {
   if (urls.length > MAX_POST_IMAGES) throw fieldError("imageUrls", `must have at most ${MAX_POST_IMAGES} items`);
   if (new Set(urls).size !== urls.length) throw fieldError("imageUrls", "must not repeat a file");
+  const altTexts = checkAlts(alts, urls.length);
   const uploads: UploadRow[] = [];
   for (const [i, url] of urls.entries())
     uploads.push(await resolveOwnUpload(app, url, ownerId, POST_UPLOAD_KINDS, `imageUrls.${i}`));
-  const images = uploads.map((u) => ({
-    url: u.url,
-    kind: u.kind,
-    mime: u.mime,
-    width: u.width,
-    height: u.height,
-    thumbUrl: u.thumb_url,
-    posterUrl: u.poster_url,
-  }));
+  const images = uploads.map((u, i) => {
+    const image: PostImage = {
+      url: u.url,
+      kind: u.kind,
+      mime: u.mime,
+      width: u.width,
+      height: u.height,
+      thumbUrl: u.thumb_url,
+      posterUrl: u.poster_url,
+    };
+    const renditions = renditionsOf(u);
+    if (renditions.length) image.renditions = renditions;
+    if (altTexts[i] !== undefined) image.alt = altTexts[i];
+    return image;
+  });
   return { images, uploads };
+}
+
+/** Descriptions of COUNT images by index (imageAlts): at most one each, each checked. */
+function checkAlts(alts: Array<string | null> | undefined, count: number): Array<string | undefined> {
+  if (alts === undefined) return [];
+  if (alts.length > count) throw fieldError("imageAlts", "must not have more items than the images");
+  return alts.map((alt, i) => checkAlt(alt, `imageAlts.${i}`));
 }
 
 /** Stores the post's hashtags (replacing earlier ones on edit). */
@@ -221,15 +241,17 @@ export async function createPost(
     throw fieldError("content", `must be at most ${MAX_POST_LENGTH} characters`);
   const poll = input.poll ? cleanPoll(input.poll) : null;
   const urls = input.imageUrls ?? [];
+  const contentWarning = checkContentWarning(input.contentWarning);
   if (content.length === 0 && urls.length === 0 && !poll)
     throw fieldError("content", "must not be empty without images or a poll");
   assertPostingAllowed(app, author);
   assertContentAllowed(app, "content", content);
+  if (contentWarning) assertContentAllowed(app, "contentWarning", contentWarning);
   if (poll) {
     assertContentAllowed(app, "poll.question", poll.question ?? "");
     for (const o of poll.options) assertContentAllowed(app, "poll.options", o);
   }
-  const { images, uploads } = await resolveImages(app, author.id, urls);
+  const { images, uploads } = await resolveImages(app, author.id, urls, input.imageAlts);
   await consumePublishBudget(app, author.id, "post");
 
   const now = app.clock.now();
@@ -242,6 +264,7 @@ export async function createPost(
           cuid: newCuid(),
           author_id: author.id,
           content,
+          content_warning: contentWarning,
           images: JSON.stringify(images),
           repost_of_id: null,
           client_post_id: clientPostId ?? null,
@@ -286,17 +309,28 @@ const findByClientId = (db: Db, authorId: number, clientPostId: string) =>
     .where("client_post_id", "=", clientPostId)
     .executeTakeFirst();
 
-/** Edits the author's post text and/or attachments; hashtags, index and new mentions follow. */
+/**
+ * Edits the author's post text, content warning, attachments and/or their descriptions
+ * (imageAlts alone describes the images the post has); hashtags, index and new mentions follow.
+ */
 export async function editPost(
   app: App,
   user: UserRow,
   cuid: string,
-  input: { content?: string; imageUrls?: string[] },
+  input: { content?: string; contentWarning?: string | null; imageUrls?: string[]; imageAlts?: Array<string | null> },
 ): Promise<PostRow> {
   const post = await findOwnPost(app.db, user, cuid);
   if (post.repost_of_id !== null) throw fieldError("content", "a repost has no content to edit");
-  if (input.content === undefined && input.imageUrls === undefined)
-    throw fieldError("content", "give content or imageUrls to change");
+  if (
+    input.content === undefined &&
+    input.imageUrls === undefined &&
+    input.imageAlts === undefined &&
+    input.contentWarning === undefined
+  )
+    throw fieldError("content", "give content, contentWarning, imageUrls or imageAlts to change");
+  const contentWarning =
+    input.contentWarning !== undefined ? checkContentWarning(input.contentWarning) : post.content_warning;
+  if (contentWarning && input.contentWarning !== undefined) assertContentAllowed(app, "contentWarning", contentWarning);
   assertPostingAllowed(app, user);
   const content = input.content !== undefined ? input.content.trim() : post.content;
   if (charCount(content) > MAX_POST_LENGTH)
@@ -304,7 +338,19 @@ export async function editPost(
   assertContentAllowed(app, "content", content);
   let images = JSON.parse(post.images) as PostImage[];
   let uploads: UploadRow[] = [];
-  if (input.imageUrls !== undefined) ({ images, uploads } = await resolveImages(app, user.id, input.imageUrls));
+  if (input.imageUrls !== undefined) {
+    // without imageAlts, images the post keeps keep their descriptions
+    const keptAlts = new Map(images.map((image) => [image.url, image.alt ?? null]));
+    const alts = input.imageAlts ?? input.imageUrls.map((url) => keptAlts.get(url) ?? null);
+    ({ images, uploads } = await resolveImages(app, user.id, input.imageUrls, alts));
+  } else if (input.imageAlts !== undefined) {
+    const alts = checkAlts(input.imageAlts, images.length);
+    images = images.map((image, i) => {
+      if (i >= alts.length) return image;
+      const { alt: _old, ...rest } = image;
+      return alts[i] === undefined ? rest : { ...rest, alt: alts[i] };
+    });
+  }
   const hasPoll =
     (await app.db.selectFrom("polls").select("id").where("post_id", "=", post.id).executeTakeFirst()) !== undefined;
   if (content.length === 0 && images.length === 0 && !hasPoll)
@@ -313,7 +359,7 @@ export async function editPost(
   const updated = await app.db.transaction().execute(async (tx) => {
     const row = await tx
       .updateTable("posts")
-      .set({ content, images: JSON.stringify(images), edited_at: now })
+      .set({ content, content_warning: contentWarning, images: JSON.stringify(images), edited_at: now })
       .where("id", "=", post.id)
       .returningAll()
       .executeTakeFirstOrThrow();

@@ -1,10 +1,13 @@
 import type { Generated, Selectable } from "kysely";
+import type { Rendition } from "../../media/table";
 
 export interface PostsTable {
   id: Generated<number>;
   cuid: string;
   author_id: number;
   content: Generated<string>;
+  /** shown instead of the text and images until the reader asks (≤ 200 characters); null for none */
+  content_warning: Generated<string | null>;
   /** JSON array of PostImage */
   images: Generated<string>;
   /** set on a repost: the original post (a repost has no content of its own) */
@@ -31,6 +34,10 @@ export interface PostImage {
   height: number | null;
   thumbUrl: string | null;
   posterUrl: string | null;
+  /** display renditions of an image, smallest first (absent on images that have none) */
+  renditions?: Rendition[];
+  /** the author's description of the image (absent when none was given) */
+  alt?: string;
 }
 
 interface UserTargetTable {

@@ -208,6 +208,7 @@ export function postRowOf(r: PostRow): PostRow {
     cuid: r.cuid,
     author_id: r.author_id,
     content: r.content,
+    content_warning: r.content_warning,
     images: r.images,
     repost_of_id: r.repost_of_id,
     client_post_id: r.client_post_id,

@@ -36,6 +36,15 @@ export interface PostImage {
   height: number | null;
   thumbUrl: string | null;
   posterUrl: string | null;
+  renditions?: Rendition[];
+  alt?: string;
+}
+
+/** A display copy of an image (smaller WebP), for srcset. */
+export interface Rendition {
+  url: string;
+  width: number;
+  height: number;
 }
 
 export interface PollOption {
@@ -58,6 +67,7 @@ export interface Poll {
 export interface Post {
   id: string;
   content: string;
+  contentWarning: string | null;
   author: PublicUser;
   images: PostImage[];
   poll: Poll | null;
@@ -78,6 +88,7 @@ export interface Comment {
   postId: string;
   replyToId: string | null;
   content: string;
+  contentWarning: string | null;
   media: Array<{
     type: "image" | "video" | "voice";
     url: string;
@@ -87,6 +98,8 @@ export interface Comment {
     durationMs: number | null;
     thumbUrl: string | null;
     posterUrl: string | null;
+    renditions?: Rendition[];
+    alt?: string;
   }>;
   author: PublicUser;
   likeCount: number;

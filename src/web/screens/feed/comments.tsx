@@ -11,6 +11,9 @@ import { usePagedList } from "../../lib/paged";
 import { account } from "../../lib/session";
 import type { Comment, PageInfo } from "../../lib/types";
 import { RichText } from "./rich-text";
+import { Warned } from "./post-card";
+import { ResponsiveImage, SMALL_IMAGE_SIZES } from "../../components/media-image";
+import { MediaViewer } from "../../components/media-viewer";
 
 /** As the server allows per comment (MAX_COMMENT_MEDIA). */
 const MAX_COMMENT_MEDIA = 4;
@@ -36,7 +39,14 @@ function CommentForm({
   const submit = run(async () => {
     const { comment } = await api.post<{ comment: Comment }>(`/social/posts/${postId}/comments`, {
       content,
-      ...(attachments.urls.length ? { media: attachments.urls.map((url) => ({ url })) } : {}),
+      ...(attachments.urls.length
+        ? {
+            media: attachments.urls.map((url, i) => ({
+              url,
+              ...(attachments.alts[i] ? { alt: attachments.alts[i] } : {}),
+            })),
+          }
+        : {}),
       ...(replyTo ? { replyToId: replyTo.id } : {}),
     });
     setContent("");
@@ -58,7 +68,7 @@ function CommentForm({
         />
         {fieldError && <p class="field-error">{fieldError}</p>}
       </div>
-      <AttachmentList items={attachments.items} onRemove={attachments.remove} />
+      <AttachmentList items={attachments.items} onRemove={attachments.remove} onAlt={attachments.setAlt} />
       {mediaError && <p class="field-error">{mediaError}</p>}
       <FormError message={error && !fieldError && !mediaError ? describeError(error) : null} />
       <div class="actions">
@@ -140,8 +150,10 @@ function CommentItem({
             </time>
           </div>
         </header>
-        {comment.content && <RichText text={comment.content} />}
-        <CommentMedia media={comment.media} author={name} />
+        <Warned warning={comment.contentWarning} id={`comment-${comment.id}-body`}>
+          {comment.content && <RichText text={comment.content} />}
+          <CommentMedia media={comment.media} author={name} />
+        </Warned>
         <FormError message={error} />
         <div class="post-actions">
           <button type="button" class="small" aria-pressed={comment.liked} onClick={like}>
@@ -196,9 +208,11 @@ function CommentItem({
   );
 }
 
-/** A comment's images (thumbnail, opening the original), videos and voice recordings. */
+/** A comment's images (opening the viewer), videos and voice recordings. */
 function CommentMedia({ media, author }: { media: Comment["media"]; author: string }) {
+  const [viewing, setViewing] = useState<number | null>(null);
   if (media.length === 0) return null;
+  const pictures = media.filter((m) => m.type === "image");
   return (
     <div class="post-media comment-media">
       {media.map((m) =>
@@ -207,16 +221,29 @@ function CommentMedia({ media, author }: { media: Comment["media"]; author: stri
         ) : m.type === "voice" ? (
           <audio key={m.url} src={m.url} controls preload="none" aria-label={`Voice comment by ${author}`} />
         ) : (
-          <a key={m.url} href={m.url} target="_blank" rel="noopener">
-            <img
-              src={m.thumbUrl ?? m.url}
-              alt={`Image in a comment by ${author}`}
+          <button
+            key={m.url}
+            type="button"
+            class="media-open"
+            aria-haspopup="dialog"
+            onClick={() => setViewing(pictures.indexOf(m))}
+          >
+            <ResponsiveImage
+              image={m}
+              sizes={SMALL_IMAGE_SIZES}
+              fallbackAlt={`Image in a comment by ${author}, no description`}
               loading="lazy"
-              width={m.width ?? undefined}
-              height={m.height ?? undefined}
             />
-          </a>
+          </button>
         ),
+      )}
+      {viewing !== null && (
+        <MediaViewer
+          images={pictures}
+          start={viewing}
+          label={`Images of ${author}'s comment`}
+          onClose={() => setViewing(null)}
+        />
       )}
     </div>
   );

@@ -8,6 +8,7 @@ import type { Post } from "../../lib/types";
 
 export const MAX_POST_LENGTH = 2000;
 export const MAX_POST_IMAGES = 10;
+export const MAX_CONTENT_WARNING_LENGTH = 200;
 
 export const postUploadKind = (file: File) =>
   file.type.startsWith("video/") ? "post-video" : file.type.startsWith("image/") ? "post" : "post-file";
@@ -15,6 +16,7 @@ export const postUploadKind = (file: File) =>
 /** Writing a post: text with a counter, images uploaded as they are picked (with progress), an optional poll. */
 export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
   const [content, setContent] = useState("");
+  const [warning, setWarning] = useState("");
   const attachments = useAttachments(postUploadKind, MAX_POST_IMAGES);
   const [pollOn, setPollOn] = useState(false);
   const [question, setQuestion] = useState("");
@@ -32,12 +34,15 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
     const { post } = await api.post<{ post: Post }>("/social/posts", {
       content,
       clientPostId,
+      ...(warning.trim() ? { contentWarning: warning.trim() } : {}),
       imageUrls: attachments.urls,
+      imageAlts: attachments.alts,
       ...(pollOn
         ? { poll: { ...(question.trim() ? { question: question.trim() } : {}), options: pollOptions, multiple } }
         : {}),
     });
     setContent("");
+    setWarning("");
     attachments.reset();
     setPollOn(false);
     setQuestion("");
@@ -68,7 +73,20 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
         </p>
         {contentError && <p class="field-error">{contentError}</p>}
       </div>
-      <AttachmentList items={attachments.items} onRemove={attachments.remove} />
+      <div class="field">
+        <label for="composer-warning">Content warning</label>
+        <input
+          id="composer-warning"
+          value={warning}
+          maxLength={MAX_CONTENT_WARNING_LENGTH}
+          aria-describedby="composer-warning-hint"
+          onInput={(e) => setWarning(e.currentTarget.value)}
+        />
+        <p id="composer-warning-hint" class="hint">
+          Optional: readers see it first and open the post to read on.
+        </p>
+      </div>
+      <AttachmentList items={attachments.items} onRemove={attachments.remove} onAlt={attachments.setAlt} />
       {pollOn && (
         <fieldset class="poll-editor">
           <legend>Poll</legend>

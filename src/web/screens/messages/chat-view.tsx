@@ -210,7 +210,12 @@ export function ChatView({
   const [toast, setToast] = useState<string | null>(null);
   const [alertText, setAlertText] = useState<string | null>(null);
   const [link, setLink] = useState<BotLinkTarget | null>(null);
-  const [viewer, setViewer] = useState<{ url: string; alt: string; protectedContent?: boolean } | null>(null);
+  const [viewer, setViewer] = useState<{
+    url: string;
+    alt: string;
+    protectedContent?: boolean;
+    shownUrl?: string;
+  } | null>(null);
   const [forwarding, setForwarding] = useState<ChatMessage | null>(null);
   const [reporting, setReporting] = useState<ChatMessage | null>(null);
   const [reportingBot, setReportingBot] = useState(false);
@@ -610,7 +615,7 @@ export function ChatView({
         alert: setAlertText,
         // every link a bot gives waits for a press, this site's pages too; sign-in pages never open
         confirmLink: (url) => setLink(botLinkTarget(url, location.origin)),
-        viewImage: (url, alt, protectedContent) => setViewer({ url, alt, protectedContent }),
+        viewImage: (url, alt, protectedContent, shownUrl) => setViewer({ url, alt, protectedContent, shownUrl }),
       },
     [conversation, send, conversationId],
   );
@@ -886,7 +891,7 @@ export function ChatView({
         </div>
       </Dialog>
       <Dialog open={viewer !== null} title={viewer?.alt ?? "Photo"} onClose={() => setViewer(null)}>
-        {viewer && <img class="viewer-image" src={viewer.url} alt={viewer.alt} />}
+        {viewer && <img class="viewer-image" src={viewer.shownUrl ?? viewer.url} alt={viewer.alt} />}
         <div class="dialog-actions">
           {!viewer?.protectedContent && (
             <a href={viewer?.url} download>

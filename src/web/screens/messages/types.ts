@@ -1,3 +1,4 @@
+import type { Rendition } from "../../components/media-image";
 /** Shapes of the chat endpoints' answers (docs/client-api.md, "Chats and realtime"); unknown extra fields are ignored. */
 
 export interface MessageEntity {
@@ -48,6 +49,10 @@ export interface MessageMedia {
   posterUrl?: string | null;
   sizeBytes?: number | null;
   mime?: string | null;
+  /** display copies of an image, smallest first */
+  renditions?: Rendition[];
+  /** the sender's description of an image */
+  alt?: string;
 }
 
 export interface Invoice {
