@@ -5,12 +5,14 @@ import { staticFile, webBundle } from "../http/web-app";
 import { accessibilityViolations, pageProblems } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { quickPerson } from "../testing/fixtures";
+import { pngOf } from "../testing/media";
 
 // The app's shell on phones and desktops, and as an installed app: the navigation at both
 // widths, the manifest and icons, the service worker (offline start, updates, pushes), and
 // the first screen's JavaScript budget.
 const suite = browserSuite();
-const it = suite.it;
+/** these walk many screens and start service workers: more time than the suite's default on a busy machine */
+const it = (name: string, body: () => Promise<void>, timeout = 120_000) => suite.it(name, body, timeout);
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
 /** First-screen JavaScript, gzip: the budget the product holds the web app to. */
@@ -86,6 +88,12 @@ describe("web app: the shell on a phone", () => {
       });
     }
 
+    expect(pageProblems(page)).toEqual([]);
+  }, 150_000);
+
+  it("has the other destinations under More, and the admin area fits without scrolling sideways", async () => {
+    const { page } = await adminWithUnread({ viewport: PHONE, colorScheme: "dark" });
+    const nav = page.getByRole("navigation", { name: "Main" });
     // the rest is under More: a sheet that closes on Escape and on leaving
     const more = nav.getByRole("button", { name: "More" });
     const extras: Array<[string, string]> = [
@@ -126,7 +134,7 @@ describe("web app: the shell on a phone", () => {
     await more.click();
     await nav.getByRole("button", { name: "Sign out" }).waitFor();
     expect(pageProblems(page)).toEqual([]);
-  });
+  }, 150_000);
 });
 
 describe("web app: the shell on a desktop", () => {
@@ -154,13 +162,31 @@ describe("web app: the shell on a desktop", () => {
     const main = (await page.locator("main").boundingBox())!;
     expect(main.x).toBeGreaterThanOrEqual(box.x + box.width);
     await page.getByRole("button", { name: "Sign out" }).waitFor();
+
+    // the instance's icon, uploaded in the admin area, becomes the app's icons
+    await nav.getByRole("link", { name: "Admin" }).click();
+    await page.getByRole("navigation", { name: "Administration" }).getByRole("link", { name: "Settings" }).click();
+    const iconCard = page.getByRole("region", { name: "Instance icon" });
+    await iconCard.getByRole("img", { name: "The instance's icon as it is now" }).waitFor();
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await iconCard.getByLabel("Upload an icon").setInputFiles({
+      name: "icon.png",
+      mimeType: "image/png",
+      buffer: Buffer.from(await pngOf(suite.server.app, 600, 600)),
+    });
+    await iconCard.getByText("The new icon is in use.").waitFor();
+    expect(suite.server.app.config["instance.icon"]).toMatch(/^\/files\//);
+    await iconCard.getByRole("button", { name: "Use the default icon" }).click();
+    await iconCard.getByText("The default icon is back in use.").waitFor();
+    expect(suite.server.app.config["instance.icon"]).toBe("");
+
     await nav.getByRole("link", { name: "Settings" }).click();
     await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
     expect(await nav.getByRole("link", { name: "Settings" }).getAttribute("aria-current")).toBe("page");
     expect(await overflows(page)).toBe(false);
     expect(await accessibilityViolations(page)).toEqual([]);
     expect(pageProblems(page)).toEqual([]);
-  });
+  }, 120_000);
 });
 
 describe("web app: installable", () => {
