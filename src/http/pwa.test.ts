@@ -116,7 +116,8 @@ describe("installable app", () => {
     expect(build.files.filter((f: string) => !f.startsWith("/chunk-"))).toEqual([]);
     expect(build.version).toMatch(/^[a-z0-9]+$/);
     expect(build.shell).toBe("/");
-    // the same build, the same version (so a restart or another node prompts no update)
+    // the same build, the same bytes: a restart, another node or a renamed instance prompts no update
+    expect((await world.admin.patch("/api/admin/settings", { "instance.name": "Renamed" })).status).toBe(200);
     const again = await (await get("/sw.js")).text();
     expect(again).toBe(script);
   });

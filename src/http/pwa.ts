@@ -5,7 +5,7 @@ import { loadSharp } from "../media/sharp";
 import { fileStore } from "../media/store";
 import { FILES_PATH } from "../media/uploads";
 import serviceWorkerSource from "../web/service-worker.js" with { type: "text" };
-import { respondWithFile, staticFile, THEME_COLORS, webBundle, type StaticFile } from "./web-app";
+import { respondWithFile, SERVER_PATH, staticFile, THEME_COLORS, webBundle, type StaticFile } from "./web-app";
 
 /**
  * The installable app: the web manifest (from the instance's identity), its icons (made with
@@ -112,16 +112,20 @@ export function webManifest(app: App) {
   };
 }
 
-/** The service worker's script: what the build holds (version, page, chunks) in front of its source. */
-export async function serviceWorkerScript(app: App): Promise<string> {
+/**
+ * The service worker's script: what the build holds (version, page, chunks) in front of its
+ * source. Only the build's facts: a browser takes any other byte changed for a new version.
+ */
+export async function serviceWorkerScript(): Promise<string> {
   const web = await webBundle();
   const files = [...web.assets.keys()].filter((path) => !path.endsWith(".map")).sort();
   const build = {
     version: Bun.hash(`${web.page.etag} ${files.join(" ")}`).toString(36),
     shell: "/",
     files,
-    name: app.config["instance.name"],
     icon: `${ICONS_PATH}icon-192.png`,
+    // what the worker leaves to the network, as the server tells its own paths from the app's
+    serverPath: SERVER_PATH.source,
   };
   return `const BUILD = ${JSON.stringify(build)};\n${serviceWorkerSource}`;
 }
@@ -144,14 +148,10 @@ export function pwaRoutes(app: App) {
       return respondWithFile(request, await appIcon(app, params.name), { "cache-control": "no-cache" });
     })
     .get("/sw.js", async ({ request }) =>
-      respondWithFile(
-        request,
-        staticFile(new TextEncoder().encode(await serviceWorkerScript(app)), "text/javascript"),
-        {
-          // the browser checks for a new worker on every navigation; a cached script would hide an update
-          "cache-control": "no-cache",
-          "service-worker-allowed": "/",
-        },
-      ),
+      respondWithFile(request, staticFile(new TextEncoder().encode(await serviceWorkerScript()), "text/javascript"), {
+        // the browser checks for a new worker on every navigation; a cached script would hide an update
+        "cache-control": "no-cache",
+        "service-worker-allowed": "/",
+      }),
     );
 }

@@ -208,7 +208,8 @@ function pageWithHead(web: WebBundle, name: string): StaticFile {
 }
 
 /** Paths that are never the app's: APIs (their 404s stay JSON), the Bot API, uploaded files. */
-export const isServerPath = (pathname: string) => /^\/(api(\/|$)|bot|files\/|healthz$)/.test(pathname);
+export const SERVER_PATH = /^\/(api(\/|$)|bot|files\/|healthz$)/;
+export const isServerPath = (pathname: string) => SERVER_PATH.test(pathname);
 
 /** Headers of the page: it runs only our own scripts and styles, and shows media from this instance. */
 function pageHeaders(app: App): Record<string, string> {

@@ -2,7 +2,7 @@ import { describe, expect } from "bun:test";
 import { gzipSync } from "node:zlib";
 import type { Page } from "playwright-core";
 import { staticFile, webBundle } from "../http/web-app";
-import { accessibilityViolations, pageProblems } from "../testing/browser";
+import { accessibilityViolations, cookiesOf, newPerson, pageProblems } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { quickPerson } from "../testing/fixtures";
 import { pngOf } from "../testing/media";
@@ -14,6 +14,7 @@ const suite = browserSuite();
 /** these walk many screens and start service workers: more time than the suite's default on a busy machine */
 const it = (name: string, body: () => Promise<void>, timeout = 120_000) => suite.it(name, body, timeout);
 const PHONE = { width: 390, height: 844 };
+const INSTALLED = { serviceWorkers: "allow" } as const;
 const DESKTOP = { width: 1280, height: 800 };
 /** First-screen JavaScript, gzip: the budget the product holds the web app to. */
 const FIRST_SCREEN_JS_BUDGET = 60 * 1024;
@@ -191,7 +192,7 @@ describe("web app: the shell on a desktop", () => {
 
 describe("web app: installable", () => {
   it("serves a manifest from the instance's identity with icons of the right sizes, a favicon, and a service worker that controls the page", async () => {
-    const { page } = await suite.person({ viewport: PHONE });
+    const { page } = await suite.person({ viewport: PHONE, ...INSTALLED });
     const name = suite.server.app.config["instance.name"];
     expect(await page.title()).toContain(name);
     const head = await page.evaluate(() => ({
@@ -234,7 +235,7 @@ describe("web app: installable", () => {
   });
 
   it("opens offline from what the service worker kept, and says it is offline and what it kept", async () => {
-    const { page, context } = await suite.person({ viewport: PHONE });
+    const { page, context } = await suite.person({ viewport: PHONE, ...INSTALLED });
     await controlledBy(page);
     await page.getByRole("heading", { level: 1, name: "Feed" }).waitFor();
     // nothing private was kept: only the app's own files
@@ -259,7 +260,7 @@ describe("web app: installable", () => {
   });
 
   it("tells the person when a new version is deployed, and reloads onto it when asked", async () => {
-    const { page } = await suite.person({ viewport: DESKTOP });
+    const { page } = await suite.person({ viewport: DESKTOP, ...INSTALLED });
     await controlledBy(page);
     const versionOf = () =>
       page.evaluate(async () => (await caches.keys()).filter((k) => k.startsWith("shell-")).join(","));
@@ -294,7 +295,7 @@ describe("web app: installable", () => {
   });
 
   it("shows a push as a notification, one per chat", async () => {
-    const { page, context } = await suite.person({ viewport: DESKTOP });
+    const { page, context } = await suite.person({ viewport: DESKTOP, ...INSTALLED });
     await context.grantPermissions(["notifications"], { origin: suite.server.url });
     await controlledBy(page);
     const cdp = await context.newCDPSession(page);
@@ -343,12 +344,9 @@ describe("web app: installable", () => {
 describe("web app: first screen", () => {
   it(`loads at most ${FIRST_SCREEN_JS_BUDGET / 1024} KB of JavaScript (gzip) before the feed shows`, async () => {
     const me = await quickPerson(suite.server);
-    const { page, context } = await (async () => {
-      const context = await suite.browser.newContext({ baseURL: suite.server.url, serviceWorkers: "block" });
-      const { cookiesOf } = await import("../testing/browser");
-      await context.addCookies(cookiesOf(me.client, suite.server.url));
-      return { page: await context.newPage(), context };
-    })();
+    // as a first visit: nothing cached, no service worker
+    const { page, context } = await newPerson(suite.browser, suite.server.url);
+    await context.addCookies(cookiesOf(me.client, suite.server.url));
     const sizes = new Map<string, number>();
     page.on("response", async (res) => {
       if (res.request().resourceType() !== "script") return;

@@ -1,7 +1,8 @@
 /**
  * The web app's service worker, served at /sw.js (root scope) by src/http/pwa.ts, which puts
- * `const BUILD = {version, shell, files, icon}` in front of this file: the build's version (a
- * hash of its files), the app page's path and every hashed chunk of that build.
+ * `const BUILD = {version, shell, files, icon, serverPath}` in front of this file: the build's
+ * version (a hash of its files), the app page's path, every hashed chunk of that build, the
+ * instance icon's path and the pattern of the server's own paths.
  *
  * What it keeps, in one cache per build ("shell-<version>"): the app page and its hashed
  * chunks (scripts, styles), nothing else. API answers (/api/…), uploaded files (/files/…),
@@ -21,8 +22,8 @@ const SHELL_PREFIX = "shell-";
 const SHELL_CACHE = `${SHELL_PREFIX}${BUILD.version}`;
 const PUBLIC_CACHE = "public";
 const CHUNKS = new Set(BUILD.files);
-/** paths of the server that are never the app's (as src/http/web-app.ts isServerPath) */
-const SERVER_PATH = /^\/(api(\/|$)|bot|files\/|healthz$)/;
+/** paths of the server that are never the app's (src/http/web-app.ts SERVER_PATH) */
+const SERVER_PATH = new RegExp(BUILD.serverPath);
 const PUBLIC_FILES = /^\/(manifest\.webmanifest|icons\/[a-z0-9-]+\.png)$/;
 
 /** The page asked for text/html: the server answers client routes only to navigations. */
@@ -123,7 +124,7 @@ self.addEventListener("push", (event) => {
   const url = appPath(payload.url);
   const tag = payload.kind === "message" ? `chat ${url}` : undefined;
   event.waitUntil(
-    self.registration.showNotification(payload.title || BUILD.name, {
+    self.registration.showNotification(payload.title || new URL(self.registration.scope).host, {
       body: payload.body || "",
       icon: BUILD.icon,
       badge: BUILD.icon,
