@@ -325,8 +325,13 @@ describe("web app: installable", () => {
     await push({ kind: "message", title: "Ada", body: "first", url: "/dashboard/messages/c1" });
     await push({ kind: "message", title: "Ada", body: "second", url: "/dashboard/messages/c1" });
     await push({ kind: "follow", title: "Grace followed you", body: "", url: "/users/grace" });
-    for (let i = 0; i < 100 && (await shown()).length < 2; i++) await Bun.sleep(50);
-    const list = await shown();
+    // pushes are handled one after another, each by its own event: wait for the last one's effect
+    let list = await shown();
+    for (let i = 0; i < 200; i++) {
+      if (list.some((n) => n.body === "second") && list.some((n) => n.title === "Grace followed you")) break;
+      await Bun.sleep(50);
+      list = await shown();
+    }
     // the chat's two messages collapsed into its newest
     expect(list.find((n) => n.tag === "chat /dashboard/messages/c1")).toEqual({
       title: "Ada",
