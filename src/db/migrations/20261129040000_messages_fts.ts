@@ -14,6 +14,27 @@ import { engineOf } from "../engine";
 /** ё is е to readers of Russian; the tokenizers' diacritics folding covers Latin only (as normalize.ts does for posts). */
 const FOLDED = (column: string) => sql.raw(`replace(replace(${column}, 'ё', 'е'), 'Ё', 'Е')`);
 
+const TOKENIZE = sql.lit("unicode61 remove_diacritics 2 categories 'L* N* Co So Sk'");
+/**
+ * Search's last word is a prefix (results while typing); without an index of prefixes FTS5
+ * merges the whole doclist of every word the prefix starts, so a common word cost what all its
+ * rows do. Prefixes of these lengths are indexed; a longer one is mostly a rare word.
+ */
+const PREFIXES = sql.lit("2 3 4 5 6");
+
+/** posts_fts again with OPTIONS (its rows copied over): FTS5 takes options only at creation. */
+async function rebuildPostsIndex(db: Kysely<any>, options: ReturnType<typeof sql>): Promise<void> {
+  await sql`CREATE VIRTUAL TABLE posts_fts_next USING fts5(body, tokenize = ${TOKENIZE}${options})`.execute(db);
+  await sql`INSERT INTO posts_fts_next (rowid, body) SELECT rowid, body FROM posts_fts`.execute(db);
+  // the trigger that names it goes while it is renamed (SQLite checks triggers on a rename)
+  await sql`DROP TRIGGER IF EXISTS posts_fts_delete`.execute(db);
+  await sql`DROP TABLE posts_fts`.execute(db);
+  await sql`ALTER TABLE posts_fts_next RENAME TO posts_fts`.execute(db);
+  await sql`CREATE TRIGGER posts_fts_delete AFTER DELETE ON posts BEGIN DELETE FROM posts_fts WHERE rowid = old.id; END`.execute(
+    db,
+  );
+}
+
 export async function up(db: Kysely<any>): Promise<void> {
   if (engineOf(db) === "postgres") {
     // PostgreSQL's parser drops emoji: they are added as lexemes of their own. Names are
@@ -41,7 +62,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   }
   // contentless: the text lives in messages; a deleted row is dropped by its rowid alone
   await sql`CREATE VIRTUAL TABLE messages_fts USING fts5(body, content = '', contentless_delete = 1,
-    tokenize = "unicode61 remove_diacritics 2 categories 'L* N* Co So Sk'")`.execute(db);
+    tokenize = ${TOKENIZE}, prefix = ${PREFIXES})`.execute(db);
+  await rebuildPostsIndex(db, sql`, prefix = ${PREFIXES}`);
   await sql`CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages
     WHEN new.kind = 'user' AND new.deleted_at IS NULL BEGIN
     INSERT INTO messages_fts (rowid, body) VALUES (new.id, ${FOLDED("new.content")}); END`.execute(db);
@@ -66,4 +88,5 @@ export async function down(db: Kysely<any>): Promise<void> {
   for (const t of ["messages_fts_insert", "messages_fts_update", "messages_fts_delete"])
     await sql`DROP TRIGGER IF EXISTS ${sql.raw(t)}`.execute(db);
   await sql`DROP TABLE IF EXISTS messages_fts`.execute(db);
+  await rebuildPostsIndex(db, sql``);
 }
