@@ -1,3 +1,4 @@
+import { untrustedProxyWatch } from "./untrusted-proxy";
 import { Elysia, type AnyElysia } from "elysia";
 import type { Server } from "bun";
 import { removeTrailingPath } from "elysia/adapter/bun";
@@ -120,6 +121,7 @@ function frontDoor(app: App, opts: FrontDoorOptions, server: () => Server<unknow
     rateLimiter(app, "rejected"),
   );
   const validCsrf = csrfCheck(app.secret);
+  const proxyWatch = untrustedProxyWatch(app);
   const beforeRouting = opts.beforeRouting;
 
   const refuseRate = async (client: string, now: number, retryAfter: number) => {
@@ -139,6 +141,7 @@ function frontDoor(app: App, opts: FrontDoorOptions, server: () => Server<unknow
     rememberClientIp(request, ip);
     const client = rateLimitKey(ip);
     const now = app.clock.now();
+    proxyWatch.check(request, now);
     const blocked = guard.blockedFor(client, now);
     if (blocked > 0) return clientErrorResponse(rateLimited(blocked));
     const decision = limiter.checkNow(`ip:${client}`, app.config["limits.clientRps"], 1000, now);

@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import type { Kysely } from "kysely";
 import { defineService, type App } from "../app";
 import { VERSION } from "../config/layout";
+import { untrustedProxyWatch } from "../http/untrusted-proxy";
 import { readSchemaMinimum, schemaIncompatibility } from "../db/schema-guard";
 
 /** How often a serving node records that it is alive, and re-reads the database's minimum schema. */
@@ -22,6 +23,8 @@ export interface NodeRecord {
   schema: string;
   startedAt: number;
   seenAt: number;
+  /** the last request with X-Forwarded-For while trustProxy was off, if any since the node started */
+  forwardedForSeenAt: number | null;
 }
 
 /**
@@ -60,7 +63,12 @@ export function startNodeHeartbeat(app: App, port: number): Promise<void> {
   let warned = false;
   const beat = async () => {
     const now = app.clock.now();
-    const values = { version: VERSION, schema: app.schemaLevel, seen_at: now };
+    const values = {
+      version: VERSION,
+      schema: app.schemaLevel,
+      seen_at: now,
+      forwarded_for_seen_at: untrustedProxyWatch(app).lastSeenAt,
+    };
     const db = app.db as Kysely<any>;
     await db
       .insertInto("nodes")
@@ -76,6 +84,8 @@ export function startNodeHeartbeat(app: App, port: number): Promise<void> {
     warned = problem !== null;
   };
   const run = () => beat().catch((err: unknown) => app.log.warn("node heartbeat failed", { error: String(err) }));
+  // doctor learns of a proxy the node does not trust without waiting for the next beat
+  untrustedProxyWatch(app).onWarning(() => void run());
   const timer = setInterval(run, NODE_HEARTBEAT_MS);
   timer.unref?.();
   app.onClose(() => clearInterval(timer));
@@ -91,5 +101,6 @@ export async function listNodes(db: Kysely<any>): Promise<NodeRecord[]> {
     schema: r.schema as string,
     startedAt: Number(r.started_at),
     seenAt: Number(r.seen_at),
+    forwardedForSeenAt: r.forwarded_for_seen_at === null ? null : Number(r.forwarded_for_seen_at),
   }));
 }

@@ -144,14 +144,21 @@ function schemaOf(applied: string[], minimum: SchemaMinimum | null): InstanceSta
   };
 }
 
-function sqliteNodes(db: SqliteDatabase): NodeRecord[] {
+export function sqliteNodes(db: SqliteDatabase): NodeRecord[] {
   if (!tableExists(db, "nodes")) return [];
-  const rows = db.query("SELECT id, version, schema, started_at, seen_at FROM nodes ORDER BY id").all() as Array<{
+  // an instance not yet migrated to the column reads as no sighting
+  const sighting = columnNames(db, "nodes").includes("forwarded_for_seen_at") ? "forwarded_for_seen_at" : "NULL";
+  const rows = db
+    .query(
+      `SELECT id, version, schema, started_at, seen_at, ${sighting} AS forwarded_for_seen_at FROM nodes ORDER BY id`,
+    )
+    .all() as Array<{
     id: string;
     version: string;
     schema: string;
     started_at: number;
     seen_at: number;
+    forwarded_for_seen_at: number | null;
   }>;
   return rows.map((r) => ({
     id: r.id,
@@ -159,6 +166,7 @@ function sqliteNodes(db: SqliteDatabase): NodeRecord[] {
     schema: r.schema,
     startedAt: r.started_at,
     seenAt: r.seen_at,
+    forwardedForSeenAt: r.forwarded_for_seen_at,
   }));
 }
 

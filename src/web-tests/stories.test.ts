@@ -91,6 +91,9 @@ describe("web app: stories", () => {
       mimeType: "image/png",
       buffer: Buffer.from(await pngOf(suite.server.app, 90, 160)),
     });
+    // the chosen file is shown before it is shared, and the picker offers to change it
+    await form.getByRole("figure").getByText("day.png").waitFor();
+    await form.getByText("Choose another file").waitFor();
     await form.getByLabel("Caption (optional)").fill("my day");
     await form.getByText("194 characters left").waitFor();
     // the upload is held back a moment so its progress can be seen

@@ -223,6 +223,21 @@ describe("edit and delete", () => {
     expect(rec.seen.map((e) => [e.event, e.data])).toContainEqual(["feed:new", { postIds: [post.id] }]);
     expect(muted.seen.filter((e) => e.event === "feed:new")).toHaveLength(0);
   });
+
+  test("a repost is announced to the reposter's followers, not to the reposter as news", async () => {
+    const author = await person();
+    const sharer = await person();
+    const follower = await person();
+    await follower.client.post(`/api/social/users/${sharer.user.username}/follow`);
+    const post = await postAs(author.client, { content: "worth sharing" });
+    const toFollower = recordEvents(follower.user.id);
+    const toSharer = recordEvents(sharer.user.id);
+    const repost = (await sharer.client.post(`/api/social/posts/${post.id}/repost`)).body.data.repost;
+    toFollower.stop();
+    toSharer.stop();
+    expect(toFollower.seen.map((e) => [e.event, e.data])).toContainEqual(["feed:new", { postIds: [repost.id] }]);
+    expect(toSharer.seen.filter((e) => e.event === "feed:new")).toHaveLength(0);
+  });
 });
 
 describe("likes, reposts, bookmarks", () => {

@@ -50,6 +50,7 @@ import * as m20261128190000 from "./20261128190000_schema_guard";
 import * as m20261128200000 from "./20261128200000_live_settings";
 import * as m20261129040000 from "./20261129040000_messages_fts";
 import * as m20261129040100 from "./20261129040100_prefix_search";
+import * as m20261129080000 from "./20261129080000_forwarded_for_sighting";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -107,4 +108,5 @@ export const migrations: Record<string, GuardedMigration> = {
   "20261128200000_live_settings": m20261128200000,
   "20261129040000_messages_fts": m20261129040000,
   "20261129040100_prefix_search": m20261129040100,
+  "20261129080000_forwarded_for_sighting": m20261129080000,
 };

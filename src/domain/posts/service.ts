@@ -176,8 +176,17 @@ export async function notifyMentions(
   for (const u of users) await notify(app, { recipientId: u.id, actorId, type: "mention", postId, commentId });
 }
 
-/** Tells the author's followers (except those who muted the author) and the author's other devices that posts appeared. */
-async function announce(app: App, authorId: number, posts: Array<Pick<PostRow, "id" | "cuid">>): Promise<void> {
+/**
+ * Tells the author's followers (except those who muted the author) that posts appeared, and the
+ * author's other devices too unless TO_AUTHOR is false: a repost is not news to the person who
+ * made it (the post they reposted is already on their screen).
+ */
+async function announce(
+  app: App,
+  authorId: number,
+  posts: Array<Pick<PostRow, "id" | "cuid">>,
+  toAuthor = true,
+): Promise<void> {
   const [followers, muters] = await Promise.all([
     followerIds(app.db, authorId),
     app.db.selectFrom("mutes").select("muter_id").where("muted_id", "=", authorId).execute(),
@@ -185,7 +194,7 @@ async function announce(app: App, authorId: number, posts: Array<Pick<PostRow, "
   const muted = new Set(muters.map((m) => m.muter_id));
   app.hooks.publish({
     type: "posts:published",
-    to: [...followers.filter((id) => !muted.has(id)), authorId],
+    to: [...followers.filter((id) => !muted.has(id)), ...(toAuthor ? [authorId] : [])],
     authorId,
     posts: posts.map((p) => pick(p, "id", "cuid")),
   });
@@ -432,7 +441,7 @@ export async function toggleRepost(
     if (!isUniqueViolation(err)) throw err;
     return { reposted: true, repostCount: await count(), repost: null };
   }
-  await announce(app, user.id, [repost]);
+  await announce(app, user.id, [repost], false);
   await notify(app, { recipientId: target.author_id, actorId: user.id, type: "repost", postId: target.id });
   return { reposted: true, repostCount: await count(), repost };
 }
