@@ -11,9 +11,10 @@ import { SEARCH_WINDOW } from "../../domain/search/window";
 import type { App } from "../../app";
 
 let server: TestServer;
+// on PostgreSQL the first server also starts the test cluster
 beforeAll(async () => {
   server = await startTestServer();
-});
+}, 120_000);
 afterAll(() => server.stop());
 
 const person = (input: Parameters<typeof quickPerson>[1] = {}) => quickPerson(server, input);
@@ -107,7 +108,8 @@ describe("a search costs a window of the index, not every match", () => {
     expect(page.contents).toHaveLength(50);
     const next = await found(d.client, "albatross", { limit: "50", cursor: page.nextCursor! });
     expect(next.contents).toHaveLength(50);
-  });
+    // the seeding's thousands of rows go through the send trigger one by one
+  }, 120_000);
 });
 
 describe("the time budget", () => {
