@@ -98,6 +98,13 @@ async function seedLists(size: number): Promise<Seeded> {
   const reader = await makeUser(app, { username: "bench_reader" });
   const friend = await makeUser(app, { username: "bench_friend" });
   const t0 = performance.now();
+  let lap = t0;
+  /** Which list took how long to seed (on stderr, into the server's log). */
+  const seeded = (what: string) => {
+    const now = performance.now();
+    console.error(`seeded ${what} in ${((now - lap) / 1000).toFixed(1)} s`);
+    lap = now;
+  };
   const authors = seedLargeFeed(sqlite, {
     posts: size,
     authors: Math.max(40, Math.floor(size / 50)),
@@ -106,6 +113,7 @@ async function seedLists(size: number): Promise<Seeded> {
     now: Date.now() - 60_000,
   });
   sqlite.run("INSERT INTO posts_fts (rowid, body) SELECT id, content FROM posts");
+  seeded("posts");
   // ten chats of other people beside the reader's: the reader's holds every tenth message
   const chats = [(await openPrivateChat(app, reader.id, friend.id)).id];
   for (let i = 0; i < 10; i++) chats.push((await openPrivateChat(app, authors[2 * i]!, authors[2 * i + 1]!)).id);
@@ -126,6 +134,7 @@ async function seedLists(size: number): Promise<Seeded> {
       }
     })();
   }
+  seeded("messages");
   const people = Math.min(size, MAX_PEOPLE);
   const insertUser = sqlite.prepare(
     "INSERT INTO users (cuid, email, username, username_lower, display_name, created_at, updated_at) VALUES (?1, ?2, ?3, ?3, ?4, ?5, ?5) RETURNING id",
@@ -149,20 +158,24 @@ async function seedLists(size: number): Promise<Seeded> {
   const notify = sqlite.prepare(
     "INSERT INTO notifications (cuid, recipient_id, actor_id, type, post_id, created_at) VALUES (?, ?, ?, 'like', ?, ?)",
   );
+  seeded("people");
   insertInBatches(sqlite, people, (i) => {
     follow.run(fans[i]!, reader.id, now + i);
     follow.run(reader.id, fans[i]!, now + i);
     like.run(post.id, fans[i]!, now + i);
   });
+  seeded("follows and likes");
   insertInBatches(sqlite, size, (i) => {
     bookmark.run(i + 1, reader.id, now + i);
     comment.run(newCuid(), post.id, fans[i % people]!, `Comment ${i}`, now + i);
     notify.run(newCuid(), reader.id, fans[i % people]!, post.id, now + i);
   });
+  seeded("bookmarks, comments and notifications");
   const hashtag = sqlite
     .query<{ id: number }, [number]>("INSERT INTO hashtags (tag, created_at) VALUES ('hashtag', ?) RETURNING id")
     .get(now)!;
   sqlite.run("INSERT INTO post_hashtags (post_id, hashtag_id) SELECT id, ? FROM posts", [hashtag.id]);
+  seeded("a hashtag's posts");
   sqlite.run("PRAGMA wal_checkpoint(TRUNCATE)");
   sqlite.run("ANALYZE");
   const seedSeconds = (performance.now() - t0) / 1000;
