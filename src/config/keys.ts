@@ -148,6 +148,11 @@ export const configKeys = {
     int(0, 60000),
     "how long the Bot API holds a 429 and a repeated getUpdates 409 before answering, as Telegram does, so retrying bots do not spin (0: at once)",
   ),
+  "limits.searchBudgetMs": spec(
+    250,
+    int(0, 60000),
+    "time one search statement may take before it is stopped and the search answers 503 SEARCH_TIMEOUT, so a search never holds up other requests (0: stop every search at once)",
+  ),
   "limits.postsPerHour": spec(60, int(1, 1000000), "new posts and reposts per account per hour"),
   "limits.commentsPerHour": spec(200, int(1, 1000000), "new comments per account per hour"),
   "limits.reportsPerHour": spec(20, int(1, 1000000), "new reports per account per hour"),

@@ -12,6 +12,7 @@ import { closeSync, existsSync, openSync } from "node:fs";
 import { ensureDataDir } from "../config/layout";
 import { dirname } from "node:path";
 import { BUSY_TIMEOUT_MS, bunSqliteDialect } from "./sqlite-dialect";
+import { registerSearchBudget } from "./search-budget";
 import { GroupCommit } from "./group-commit";
 import { UNHEARD, WriteEpoch, type WriteTeller } from "./write-epoch";
 import { bunPostgresDialect } from "./postgres-dialect";
@@ -179,6 +180,7 @@ export function openStorage(path: string): Storage {
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
+  registerSearchBudget(sqlite);
   const counter = { statements: 0 };
   let closed = false;
   const dataVersion = sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version");

@@ -6,6 +6,7 @@ import { findConversationById } from "../../domain/chats/access";
 import type { MessageRow } from "../../domain/chats/table";
 import { keptPostViewsOf, loadPostViews } from "../../domain/posts/view";
 import { blockedEitherWayIds } from "../../domain/relations/service";
+import { boundedSearch } from "../../domain/search/budget";
 import { searchHashtags } from "../../domain/search/hashtags";
 import { searchMessages } from "../../domain/search/messages";
 import { searchPeople } from "../../domain/search/people";
@@ -14,7 +15,7 @@ import { requestContext } from "../../http/context";
 import { ok } from "../../http/envelope";
 import { PageQuery } from "../input";
 import type { Db } from "../../db";
-import { decodeCursor, parseLimit } from "../../lib/paging";
+import { parseLimit } from "../../lib/paging";
 import { serializeMessages } from "../chats/serialize";
 import { serializePost } from "../posts/serialize";
 import { serializePublicUser } from "../serializers/account";
@@ -59,13 +60,18 @@ export function searchRoutes(app: App) {
       const limit = parseLimit(query.limit, only ? 20 : 10, 50);
       const cursor = only ? (query.cursor ?? null) : null;
       const blocked = await blockedEitherWayIds(app.db, user.id);
+      const budgetMs = app.config["limits.searchBudgetMs"];
       const wants = (s: SearchType) => !only || only === s;
-      const [people, posts, hashtags, messages] = await Promise.all([
-        wants("users") ? searchPeople(app.db, q, { excludeIds: blocked, cursor, limit }) : null,
-        wants("posts") ? postSearch.searchPosts(app.db, q, { excludeAuthorIds: blocked, cursor, limit }) : null,
-        wants("hashtags") ? searchHashtags(app.db, q, { cursor, limit }) : null,
-        wants("messages") ? searchMessages(app.db, user.id, q, { cursor: decodeCursor(cursor), limit }) : null,
-      ]);
+      const [people, posts, hashtags, messages] = await boundedSearch(() =>
+        Promise.all([
+          wants("users") ? searchPeople(app.db, q, { excludeIds: blocked, cursor, limit }) : null,
+          wants("posts")
+            ? postSearch.searchPosts(app.db, q, { excludeAuthorIds: blocked, cursor, limit, budgetMs })
+            : null,
+          wants("hashtags") ? searchHashtags(app.db, q, { cursor, limit }) : null,
+          wants("messages") ? searchMessages(app.db, user.id, q, { cursor, limit, budgetMs }) : null,
+        ]),
+      );
       let postViews: unknown[] = [];
       if (posts) {
         const ordered = await postRowsInOrder(app.db, posts.postIds);
@@ -95,7 +101,7 @@ export function searchRoutes(app: App) {
       query: SearchQuery,
       detail: doc("Search people, posts, hashtags and my messages", {
         description:
-          "With `type`, one list and its `nextCursor` (pass it as `cursor`); without, the first page of every list and a cursor per list in `cursors`.",
+          "With `type`, one list and its `nextCursor` (pass it as `cursor`); without, the first page of every list and a cursor per list in `cursors`. Posts and messages come newest first; a page of them may be shorter than `limit` with a cursor still to read on. A search over its time budget (`limits.searchBudgetMs`) answers 503 SEARCH_TIMEOUT.",
         data: t.Object({
           query: t.String(),
           type: t.String(),

@@ -50,6 +50,8 @@ import * as m20261128190000 from "./20261128190000_schema_guard";
 import * as m20261128200000 from "./20261128200000_live_settings";
 import * as m20261129010000 from "./20261129010000_jobs";
 import * as m20261129010100 from "./20261129010100_node_readiness";
+import * as m20261129040000 from "./20261129040000_messages_fts";
+import * as m20261129040100 from "./20261129040100_prefix_search";
 import * as m20261129070000 from "./20261129070000_media_renditions";
 import * as m20261129080000 from "./20261129080000_forwarded_for_sighting";
 
@@ -109,6 +111,8 @@ export const migrations: Record<string, GuardedMigration> = {
   "20261128200000_live_settings": m20261128200000,
   "20261129010000_jobs": m20261129010000,
   "20261129010100_node_readiness": m20261129010100,
+  "20261129040000_messages_fts": m20261129040000,
+  "20261129040100_prefix_search": m20261129040100,
   "20261129070000_media_renditions": m20261129070000,
   "20261129080000_forwarded_for_sighting": m20261129080000,
 };

@@ -78,6 +78,8 @@ export interface HashtagsTable {
   /** lower-cased, without # */
   tag: string;
   created_at: number;
+  /** posts with the tag, kept by triggers on post_hashtags */
+  post_count: Generated<number>;
 }
 
 export interface PostHashtagsTable {

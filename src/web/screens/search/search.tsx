@@ -31,6 +31,8 @@ const TABS: Array<[SearchType | "all", string]> = [
 ];
 const isType = (t: string | undefined): t is SearchType => t === "users" || t === "posts" || t === "hashtags";
 const postsWord = new Intl.PluralRules();
+/** Results of each kind shown under "All" before "more". */
+const ALL_PER_KIND = 5;
 
 /** /search?q=…&type=users|posts|hashtags: people, posts and hashtags; the query lives in the address, so results can be linked and go back. */
 export function Search() {
@@ -99,7 +101,8 @@ function AllResults({ q, showMore }: { q: string; showMore: (t: SearchType) => v
     setAnswer(null);
     setError(null);
     api
-      .get<SearchAnswer>("/social/search", { q }, abort.signal)
+      // one request; a few of each kind (the server reads a page of each index, not whole lists)
+      .get<SearchAnswer>("/social/search", { q, limit: String(ALL_PER_KIND) }, abort.signal)
       .then(setAnswer)
       .catch((err) => (err as Error).name !== "AbortError" && setError(describeError(err)));
     return () => abort.abort();
