@@ -1,5 +1,6 @@
 import type { App } from "../../app";
 import type { Db } from "../../db";
+import { compiledByIds, ShapedQuery } from "../../db/compiled";
 import { newCuid } from "../../lib/ids";
 import { pageOf, type Cursor } from "../../lib/paging";
 import type { UserRow } from "../users/table";
@@ -183,6 +184,21 @@ export function groupPageQuery(
     .limit(literalLimit(opts.limit + 1));
 }
 
+/** groupPageQuery compiled once per shape (cursor or not, unread only or not, limit). */
+const groupPages = new ShapedQuery(
+  (
+    db: Db,
+    v: { recipient: number; t: number; id: number },
+    shape: { cursor: boolean; limit: number; unreadOnly: boolean },
+  ) =>
+    groupPageQuery(db, v.recipient, {
+      cursor: shape.cursor ? { t: v.t, id: v.id } : null,
+      limit: shape.limit,
+      unreadOnly: shape.unreadOnly,
+    }),
+  (s) => `${s.cursor ? 1 : 0}:${s.limit}:${s.unreadOnly ? 1 : 0}`,
+);
+
 /** What a group shows of an actor. */
 export type NotificationActor = Pick<UserRow, "id" | "cuid" | "username" | "display_name" | "avatar_url" | "is_bot">;
 
@@ -220,6 +236,9 @@ export function latestActorsQuery(db: Db, groupIds: readonly number[]) {
   return rest.reduce((q, p) => q.unionAll(p), first!);
 }
 
+/** latestActorsQuery compiled once per number of groups. */
+const latestActors = compiledByIds((db, ids) => latestActorsQuery(db, ids));
+
 /** A group with what its reader sees: its latest actors and the public ids of what it is about. */
 export interface NotificationGroupView {
   row: NotificationGroupRow;
@@ -233,10 +252,10 @@ export interface NotificationGroupView {
 /** Views of the groups REFS in one more statement (their latest actors); a group without actors is left out. */
 async function viewsOf(db: Db, refs: GroupRef[]): Promise<NotificationGroupView[]> {
   if (refs.length === 0) return [];
-  const rows = await latestActorsQuery(
+  const rows = await latestActors(
     db,
     refs.map((r) => r.id),
-  ).execute();
+  );
   const byGroup = new Map<number, NotificationActor[]>();
   // SQL promises no order across a union's parts; each group's own rows are put newest first
   rows.sort((a, b) => b.created_at - a.created_at || b.notification_id - a.notification_id);
@@ -262,7 +281,9 @@ export async function notificationPage(
   recipientId: number,
   opts: { cursor: Cursor | null; limit: number; unreadOnly: boolean },
 ): Promise<{ items: NotificationGroupView[]; nextCursor: string | null; last: Cursor | null }> {
-  const rows = (await groupPageQuery(db, recipientId, opts).execute()) as GroupRef[];
+  const shape = { cursor: opts.cursor !== null, limit: opts.limit, unreadOnly: opts.unreadOnly };
+  const values = { recipient: recipientId, t: opts.cursor?.t ?? 0, id: opts.cursor?.id ?? 0 };
+  const rows = (await groupPages.execute(db, shape, values)) as GroupRef[];
   const key = (r: GroupRef) => ({ t: r.updated_at, id: r.id });
   const page = pageOf(rows, opts.limit, key);
   const lastRow = page.items[page.items.length - 1];
