@@ -415,6 +415,20 @@ export function likersPageQuery(
     .limit(literalLimit(page.limit + 1));
 }
 
+/** likersPageQuery compiled once per shape (post or comment, cursor or not, limit). */
+const likersPages = new ShapedQuery(
+  (
+    db: Db,
+    v: { viewer: number; target: number; t: number; id: number },
+    shape: { of: "post" | "comment"; cursor: boolean; limit: number },
+  ) =>
+    likersPageQuery(db, v.viewer, shape.of === "post" ? { postId: v.target } : { commentId: v.target }, {
+      cursor: shape.cursor ? { t: v.t, id: v.id } : null,
+      limit: shape.limit,
+    }),
+  (s) => `${s.of}:${s.cursor ? 1 : 0}:${s.limit}`,
+);
+
 /** Accounts that liked a post or a comment (see likersPageQuery), in one statement. */
 export async function likersPage(
   db: Db,
@@ -422,7 +436,12 @@ export async function likersPage(
   target: { postId: number } | { commentId: number },
   page: PageRequest,
 ): Promise<Page<UserRow & { liked_at: number }>> {
-  const rows = await likersPageQuery(db, viewerId, target, page).execute();
+  const c = page.cursor;
+  const rows = await likersPages.execute(
+    db,
+    { of: "postId" in target ? "post" : "comment", cursor: c !== null, limit: page.limit },
+    { viewer: viewerId, target: "postId" in target ? target.postId : target.commentId, t: c?.t ?? 0, id: c?.id ?? 0 },
+  );
   const { items, nextCursor } = pageOf(rows, page.limit, (r) => ({ t: r.liked_at, id: r.like_id }));
   return { items: items.map(({ like_id: _l, ...u }) => u), nextCursor };
 }

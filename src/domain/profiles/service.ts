@@ -266,6 +266,20 @@ export function followPageQuery(
     .limit(literalLimit(opts.limit + 1));
 }
 
+/** followPageQuery compiled once per shape (direction, cursor or not, limit). */
+const followPages = new ShapedQuery(
+  (
+    db: Db,
+    v: { viewer: number; user: number; t: number; id: number },
+    shape: { direction: "followers" | "following"; cursor: boolean; limit: number },
+  ) =>
+    followPageQuery(db, v.viewer, v.user, shape.direction, {
+      cursor: shape.cursor ? { t: v.t, id: v.id } : null,
+      limit: shape.limit,
+    }),
+  (s) => `${s.direction}:${s.cursor ? 1 : 0}:${s.limit}`,
+);
+
 /** One page of followers or following (see followPageQuery), in one statement. */
 export async function listFollowPage(
   db: Db,
@@ -274,7 +288,12 @@ export async function listFollowPage(
   direction: "followers" | "following",
   opts: { cursor: Cursor | null; limit: number },
 ) {
-  const rows = await followPageQuery(db, viewerId, userId, direction, opts).execute();
+  const c = opts.cursor;
+  const rows = await followPages.execute(
+    db,
+    { direction, cursor: c !== null, limit: opts.limit },
+    { viewer: viewerId, user: userId, t: c?.t ?? 0, id: c?.id ?? 0 },
+  );
   const page = pageOf(rows, opts.limit, (r) => ({ t: r.followed_at, id: r.follow_id }));
   return {
     users: page.items.map(({ follow_id: _f, followed_at: _t, viewer_follows, ...u }) => ({
