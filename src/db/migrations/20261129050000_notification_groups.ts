@@ -14,10 +14,10 @@ import { sql, type Kysely } from "kysely";
  *
  * Triggers keep the counts (actor_count on notifications insert and delete, the group gone at
  * zero; unread counts on group insert, read and delete) and drop the groups of a deleted post
- * or comment, however it goes. The read state lives on the group: notifications.read_at goes.
+ * or comment, however it goes. The read state lives on the group; notifications.read_at stays,
+ * unread by this code, so an older binary still serving during an upgrade keeps working (what it
+ * writes there is not shown in groups).
  */
-export const breaksOlderCode = true;
-
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable("notification_groups")
@@ -100,7 +100,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     SELECT recipient_id, count(*) FROM notification_groups WHERE read_at IS NULL GROUP BY recipient_id`.execute(db);
 
   await sql`DROP INDEX notifications_unread`.execute(db);
-  await db.schema.alterTable("notifications").dropColumn("read_at").execute();
 
   await sql`CREATE TRIGGER notifications_group_join AFTER INSERT ON notifications WHEN new.group_id IS NOT NULL BEGIN
     UPDATE notification_groups SET actor_count = actor_count + 1 WHERE id = new.group_id; END`.execute(db);
@@ -131,7 +130,6 @@ export async function down(db: Kysely<any>): Promise<void> {
     "notifications_group_join",
   ])
     await sql`DROP TRIGGER IF EXISTS ${sql.raw(t)}`.execute(db);
-  await db.schema.alterTable("notifications").addColumn("read_at", "integer").execute();
   await sql`UPDATE notifications SET read_at = (SELECT g.read_at FROM notification_groups g WHERE g.id = notifications.group_id)`.execute(
     db,
   );

@@ -23,7 +23,7 @@ export interface NotificationsTable {
   comment_id: number | null;
   /** reports.id of a "report" notification: the reporter's report was resolved */
   report_id: number | null;
-  /** the group the recipient sees it in (read state and counts live there) */
+  /** the group the recipient sees it in (read state and counts live there; the table's read_at column is left to older binaries) */
   group_id: number | null;
   created_at: number;
 }
