@@ -167,8 +167,9 @@ const groupRefs = (db: Db, recipientId: number) =>
     .where("g.recipient_id", "=", recipientId);
 
 /**
- * The groups of one page, newest event first, with the public ids of what they are about, in one statement walking notification_groups_page, or
- * notification_groups_unread for unread ones only, from the cursor.
+ * The groups of one page, newest event first, with the public ids of what they are about, in
+ * one statement walking notification_groups_page (notification_groups_unread for unread ones
+ * only) from the cursor.
  */
 export function groupPageQuery(
   db: Db,
