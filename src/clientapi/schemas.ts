@@ -240,14 +240,21 @@ export const Story = Resource({
 });
 
 export const Notification = Resource({
+  /** the group's id (mark read takes it) */
   id: t.String(),
   type: t.String(),
+  /** the latest of the group's actors */
   actor: PublicUser,
+  /** the group's latest actors, newest first (a few) */
+  actors: t.Array(PublicUser),
+  /** how many people the group counts ("12 people liked your post") */
+  count: t.Integer(),
   postId: NullableString,
   commentId: NullableString,
   /** a "report" notification: the reporter's report, now resolved (GET /api/social/reports) */
   reportId: NullableString,
   read: t.Boolean(),
+  /** the time of the group's latest event */
   createdAt: Time,
 });
 

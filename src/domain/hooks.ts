@@ -41,8 +41,8 @@ export interface DomainHookPayloads {
   };
   /** chats: USER opened the private chat with OTHERUSER (startLabel from a bot deep link) */
   "chat:opened": { conversationId: number; userId: number; otherUserId: number; startLabel?: string };
-  /** notifications: a notification was stored for RECIPIENT (the Client API delivers it live) */
-  "notification:created": { recipientId: number; notificationId: number };
+  /** notifications: a notification was stored for RECIPIENT in group GROUPID (the Client API delivers the group live) */
+  "notification:created": { recipientId: number; notificationId: number; groupId: number };
   /** bots: PERSON pressed the button with callback DATA under MESSAGE; the bot must get press PRESSID (or the press is cancelled) */
   "button:pressed": {
     pressId: string;

@@ -66,9 +66,11 @@ describe("web app: notifications", () => {
 
   it("pages through many notifications by cursor, on a phone in dark mode", async () => {
     const me = await suite.person({ viewport: { width: 390, height: 844 }, colorScheme: "dark" });
+    // likes of different posts are groups of their own: 23 of them
     for (let i = 0; i < 23; i++) {
+      const post = await me.client.post("/api/social/posts", { content: `post ${i}` });
       const fan = await quickPerson(suite.server, { displayName: `Follower ${i}` });
-      await fan.client.post(`/api/social/users/${me.user.username}/follow`);
+      await fan.client.post(`/api/social/posts/${post.body.data.post.id}/like`);
     }
     const { page } = me;
     await page.goto("/notifications");
@@ -79,8 +81,49 @@ describe("web app: notifications", () => {
     await page.getByRole("link", { name: "Follower 0", exact: true }).waitFor();
     expect(await items.count()).toBe(23);
     expect(await page.getByRole("link", { name: /^Follower \d+$/ }).count()).toBe(23);
+    expect(await page.getByRole("link", { name: "liked your post" }).count()).toBe(23);
     await page.getByRole("link", { name: unread(23) }).waitFor();
     expect(await accessibilityViolations(page)).toEqual([]);
+    await me.context.close();
+  });
+
+  it("groups likes of one post and follows: the latest people, how many more, one unread item each", async () => {
+    const me = await suite.person();
+    const { page } = me;
+    const post = (await me.client.post("/api/social/posts", { content: "a post many like" })).body.data.post;
+    const fans = [];
+    for (const name of ["Ann Fan", "Bob Fan", "Cy Fan", "Di Fan"])
+      fans.push(await quickPerson(suite.server, { displayName: name }));
+    for (const fan of fans) await fan.client.post(`/api/social/posts/${post.id}/like`);
+    await fans[0]!.client.post(`/api/social/users/${me.user.username}/follow`);
+    await fans[1]!.client.post(`/api/social/users/${me.user.username}/follow`);
+
+    await page.goto("/notifications");
+    const list = page.getByRole("list", { name: "Notifications" });
+    await list.getByRole("link", { name: "liked your post" }).waitFor();
+    expect(await list.getByRole("listitem").count()).toBe(2);
+    await page.getByRole("link", { name: unread(2) }).waitFor();
+    const [follows, likes] = [list.getByRole("listitem").nth(0), list.getByRole("listitem").nth(1)];
+    expect((await follows.locator("p").textContent())?.replace(/\s+/g, " ")).toBe(
+      "Unread: Bob Fan and Ann Fan followed you",
+    );
+    expect((await likes.locator("p").textContent())?.replace(/\s+/g, " ")).toBe(
+      "Unread: Di Fan and 3 others liked your post",
+    );
+    expect(await accessibilityViolations(page)).toEqual([]);
+
+    // one more like while I look: the group grows live and stays one item, now first
+    const late = await quickPerson(suite.server, { displayName: "Eve Fan" });
+    await late.client.post(`/api/social/posts/${post.id}/like`);
+    await list.getByText("Eve Fan").waitFor();
+    expect(await list.getByRole("listitem").count()).toBe(2);
+    expect((await list.getByRole("listitem").nth(0).locator("p").textContent())?.replace(/\s+/g, " ")).toBe(
+      "Unread: Eve Fan and 4 others liked your post",
+    );
+
+    await page.getByRole("button", { name: "Mark read: Eve Fan and 4 others liked your post" }).click();
+    await page.getByRole("link", { name: unread(1) }).waitFor();
+    expect(pageProblems(page)).toEqual([]);
     await me.context.close();
   });
 });

@@ -2,8 +2,7 @@ import { doc } from "../docs";
 import { Notification, Page } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
-import { listNotifications, loadNotificationViews, markRead, unreadCount } from "../../domain/notifications/service";
-import { blockedEitherWayIds } from "../../domain/relations/service";
+import { markRead, notificationPage, unreadCount } from "../../domain/notifications/service";
 import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
 import { PageQuery, parseFlag } from "../input";
@@ -20,25 +19,26 @@ export function notificationRoutes(app: App) {
     .get(
       "/",
       async ({ query, user }) => {
-        const hidden = await blockedEitherWayIds(app.db, user.id);
-        const page = await listNotifications(app.db, user.id, {
+        const page = await notificationPage(app.db, user.id, {
           cursor: decodeCursor(query.cursor),
           limit: parseLimit(query.limit),
           unreadOnly: parseFlag(query.unread, "unread"),
-          hidden,
         });
         return ok({
-          notifications: (await loadNotificationViews(app.db, page.items)).map(serializeNotification),
-          unreadCount: await unreadCount(app.db, user.id, hidden),
+          notifications: page.items.map(serializeNotification),
+          unreadCount: await unreadCount(app.db, user.id),
           pageInfo: { nextCursor: page.nextCursor },
         });
       },
       {
         auth: true,
         query: ListQuery,
-        detail: doc("My notifications, newest first (?unread=true: unread only)", {
-          data: t.Composite([Page("notifications", Notification), t.Object({ unreadCount: t.Integer() })]),
-        }),
+        detail: doc(
+          "My notifications, grouped (likes, reposts and poll votes of one post, and follows, while unread), newest first (?unread=true: unread only); unreadCount counts unread groups",
+          {
+            data: t.Composite([Page("notifications", Notification), t.Object({ unreadCount: t.Integer() })]),
+          },
+        ),
       },
     )
     .post(
@@ -50,7 +50,7 @@ export function notificationRoutes(app: App) {
       {
         auth: true,
         body: t.Optional(ReadBody),
-        detail: doc("Mark notifications read: the ids given, or all", {
+        detail: doc("Mark notification groups read: the ids given, or all", {
           data: t.Object({ updated: t.Integer(), unreadCount: t.Integer() }),
         }),
       },

@@ -261,16 +261,20 @@ describe("likes, reposts, bookmarks", () => {
       liked: true,
       likeCount: 2,
     });
-    res = await fan.client.post(`/api/social/posts/${post.id}/like`);
-    expect(res.body.data).toEqual({ liked: false, likeCount: 1 });
-    const notes = await server.app.db
-      .selectFrom("notifications")
-      .selectAll()
-      .where("recipient_id", "=", author.user.id)
-      .where("type", "=", "like")
-      .execute();
+    const likesOfAuthor = () =>
+      server.app.db
+        .selectFrom("notifications")
+        .selectAll()
+        .where("recipient_id", "=", author.user.id)
+        .where("type", "=", "like")
+        .execute();
+    const notes = await likesOfAuthor();
     expect(notes).toHaveLength(1);
     expect(notes[0]!.actor_id).toBe(fan.user.id);
+    // taking the like back takes its notification back
+    res = await fan.client.post(`/api/social/posts/${post.id}/like`);
+    expect(res.body.data).toEqual({ liked: false, likeCount: 1 });
+    expect(await likesOfAuthor()).toEqual([]);
     expect((await fan.client.post("/api/social/posts/missing/like")).status).toBe(404);
     expect((await fan.client.get(`/api/social/posts/${post.id}/likes?limit=0`)).body.error.code).toBe(
       "VALIDATION_ERROR",

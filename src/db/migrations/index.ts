@@ -52,6 +52,8 @@ import * as m20261129010000 from "./20261129010000_jobs";
 import * as m20261129010100 from "./20261129010100_node_readiness";
 import * as m20261129040000 from "./20261129040000_messages_fts";
 import * as m20261129040100 from "./20261129040100_prefix_search";
+import * as m20261129050000 from "./20261129050000_notification_groups";
+import * as m20261129050100 from "./20261129050100_list_indexes";
 import * as m20261129070000 from "./20261129070000_media_renditions";
 import * as m20261129080000 from "./20261129080000_forwarded_for_sighting";
 
@@ -113,6 +115,8 @@ export const migrations: Record<string, GuardedMigration> = {
   "20261129010100_node_readiness": m20261129010100,
   "20261129040000_messages_fts": m20261129040000,
   "20261129040100_prefix_search": m20261129040100,
+  "20261129050000_notification_groups": m20261129050000,
+  "20261129050100_list_indexes": m20261129050100,
   "20261129070000_media_renditions": m20261129070000,
   "20261129080000_forwarded_for_sighting": m20261129080000,
 };

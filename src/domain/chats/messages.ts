@@ -6,7 +6,8 @@ import { checkAlt } from "../../lib/alt-text";
 import { newCuid } from "../../lib/ids";
 import { groupReactions } from "./reactions";
 import { toIso } from "../../lib/clock";
-import { decodeCursor, encodeCursor, pageOf } from "../../lib/paging";
+import { decodeCursor, encodeCursor, pageOf, type Cursor } from "../../lib/paging";
+import { literalLimit } from "../posts/keyset";
 import { isBlockedEitherWay } from "../relations/service";
 import { findUserById } from "../users/service";
 import {
@@ -656,6 +657,31 @@ const notHiddenFor = (viewerId: number) => (eb: ExpressionBuilder<Database, "mes
   );
 
 /**
+ * The statement of a page of a conversation's history for VIEWER: a walk of
+ * messages_conversation_seq from the cursor (down from OLDER, or up from NEWER), skipping
+ * deleted messages and those the viewer deleted for themselves (a probe of message_hidden's
+ * key), stopping at LIMIT + 1 rows.
+ */
+export function historyPageQuery(
+  db: Db,
+  conversationId: number,
+  viewerId: number,
+  page: { older: Cursor | null; newer: Cursor | null; limit: number },
+) {
+  let q = db
+    .selectFrom("messages")
+    .selectAll()
+    .where("conversation_id", "=", conversationId)
+    .where("deleted_at", "is", null)
+    .where(notHiddenFor(viewerId))
+    .orderBy("seq", page.newer ? "asc" : "desc")
+    .limit(literalLimit(page.limit + 1));
+  if (page.older) q = q.where("seq", "<", page.older.t);
+  if (page.newer) q = q.where("seq", ">", page.newer.t);
+  return q;
+}
+
+/**
  * A page of the conversation's history visible to VIEWER, newest first: the newest LIMIT, those
  * just older than BEFORE, or those just newer than AFTER (a reader paging back down). Each page
  * says where the history goes on: olderCursor / newerCursor, null where it ends.
@@ -671,17 +697,7 @@ export async function listHistory(
   if (before && after) throw fieldError("after", "cannot be combined with before");
   const older = decodeCursor(before, "before");
   const newer = decodeCursor(after, "after");
-  let q = app.db
-    .selectFrom("messages")
-    .selectAll()
-    .where("conversation_id", "=", membership.conversation.id)
-    .where("deleted_at", "is", null)
-    .where(notHiddenFor(viewerId))
-    .orderBy("seq", newer ? "asc" : "desc")
-    .limit(limit + 1);
-  if (older) q = q.where("seq", "<", older.t);
-  if (newer) q = q.where("seq", ">", newer.t);
-  const rows = await q.execute();
+  const rows = await historyPageQuery(app.db, membership.conversation.id, viewerId, { older, newer, limit }).execute();
   const key = (m: MessageRow) => ({ t: m.seq, id: m.id });
   const page = pageOf(rows, limit, key);
   if (!newer) {

@@ -12,7 +12,7 @@ import { renditionsOf } from "../../media/table";
 import { checkAlt, checkContentWarning } from "../../lib/alt-text";
 import { releaseFilesIn } from "../../media/references";
 import { assertContentAllowed, assertPostingAllowed, consumePublishBudget } from "../moderation/service";
-import { notify } from "../notifications/service";
+import { notify, withdrawNotification } from "../notifications/service";
 import type { PageRequest, Page } from "../posts/feed";
 import { findVisiblePost, MAX_POST_LENGTH, notifyMentions, postAccess, visibleByAccess } from "../posts/service";
 import { afterKey, literalLimit } from "../posts/keyset";
@@ -454,15 +454,16 @@ export async function toggleCommentLike(
 ): Promise<{ liked: boolean; likeCount: number }> {
   const { comment } = await findVisibleComment(app.db, user.id, cuid);
   const { on, count } = await toggleMark(app.db, "comment_likes", comment.id, user.id, app.clock.now());
-  if (on)
-    await notify(app, {
-      recipientId: comment.author_id,
-      actorId: user.id,
-      type: "like",
-      postId: comment.post_id,
-      commentId: comment.id,
-    });
-  return { liked: on, likeCount: count };
+  const like = {
+    recipientId: comment.author_id,
+    actorId: user.id,
+    type: "like",
+    postId: comment.post_id,
+    commentId: comment.id,
+  } as const;
+  if (on) await notify(app, like);
+  else await withdrawNotification(app.db, like);
+  return { liked: on, likeCount: count ?? 0 };
 }
 
 /** Most comment cores kept per App: the oldest kept goes first. */
@@ -625,7 +626,7 @@ async function buildCommentViews(
 }
 
 /** A page of a post's top-level comments or of one comment's replies, in one statement per page. */
-const commentPages = new ShapedQuery(
+export const commentPages = new ShapedQuery(
   (
     db: Db,
     v: { viewer: number; parent: number; t: number; id: number },

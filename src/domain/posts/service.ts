@@ -9,7 +9,7 @@ import { checkAlt, checkContentWarning } from "../../lib/alt-text";
 import { releaseFilesIn } from "../../media/references";
 import type { UploadRow } from "../../media/table";
 import { assertContentAllowed, assertPostingAllowed, consumePublishBudget } from "../moderation/service";
-import { notify } from "../notifications/service";
+import { notify, withdrawNotification } from "../notifications/service";
 import { blockedEitherWayWithAny, followerIds } from "../relations/service";
 import { postSearch } from "../search/posts";
 import type { UserRow } from "../users/table";
@@ -167,9 +167,16 @@ async function saveHashtags(db: Db, now: number, postId: number, content: string
       .onConflict((oc) => oc.column("tag").doNothing())
       .execute();
     const row = await db.selectFrom("hashtags").select("id").where("tag", "=", tag).executeTakeFirstOrThrow();
+    // with the post's own time (an edit's NOW is not it): a hashtag's page walks it
     await db
       .insertInto("post_hashtags")
-      .values({ post_id: postId, hashtag_id: row.id })
+      .columns(["post_id", "hashtag_id", "post_created_at"])
+      .expression((eb) =>
+        eb
+          .selectFrom("posts")
+          .select([eb.val(postId).as("post_id"), eb.val(row.id).as("hashtag_id"), "created_at"])
+          .where("id", "=", postId),
+      )
       .onConflict((oc) => oc.columns(["hashtag_id", "post_id"]).doNothing())
       .execute();
   }
@@ -415,8 +422,10 @@ export async function toggleLike(
 ): Promise<{ liked: boolean; likeCount: number }> {
   const post = await findVisiblePost(app.db, user.id, cuid);
   const { on, count } = await toggleMark(app.db, "post_likes", post.id, user.id, app.clock.now());
-  if (on) await notify(app, { recipientId: post.author_id, actorId: user.id, type: "like", postId: post.id });
-  return { liked: on, likeCount: count };
+  const like = { recipientId: post.author_id, actorId: user.id, type: "like", postId: post.id } as const;
+  if (on) await notify(app, like);
+  else await withdrawNotification(app.db, like);
+  return { liked: on, likeCount: count ?? 0 };
 }
 
 /** Adds or removes a visible post from the caller's bookmarks (private to the caller). */
@@ -443,15 +452,11 @@ export async function toggleRepost(
       .selectAll()
       .where("id", "=", target.repost_of_id)
       .executeTakeFirstOrThrow();
+  // the counter column its triggers keep
   const count = async () =>
     Number(
-      (
-        await app.db
-          .selectFrom("posts")
-          .select((eb) => eb.fn.countAll<number>().as("n"))
-          .where("repost_of_id", "=", target.id)
-          .executeTakeFirstOrThrow()
-      ).n,
+      (await app.db.selectFrom("posts").select("repost_count").where("id", "=", target.id).executeTakeFirstOrThrow())
+        .repost_count,
     );
   const existing = await app.db
     .selectFrom("posts")
@@ -461,6 +466,12 @@ export async function toggleRepost(
     .executeTakeFirst();
   if (existing) {
     await app.db.deleteFrom("posts").where("id", "=", existing.id).execute();
+    await withdrawNotification(app.db, {
+      recipientId: target.author_id,
+      actorId: user.id,
+      type: "repost",
+      postId: target.id,
+    });
     await announceDeleted(app, user.id, existing);
     return { reposted: false, repostCount: await count(), repost: null };
   }

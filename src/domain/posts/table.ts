@@ -86,6 +86,8 @@ export interface PostHashtagsTable {
   id: Generated<number>;
   post_id: number;
   hashtag_id: number;
+  /** the post's created_at: a hashtag's page walks (hashtag_id, post_created_at, post_id) */
+  post_created_at: number;
 }
 
 /**
