@@ -14,6 +14,7 @@ import type { StarsTables } from "../domain/stars/table";
 import type { PaymentsTables } from "../domain/payments/table";
 import type { AdminTables } from "../domain/admin/table";
 import type { ReportsTables } from "../domain/reports/table";
+import type { PushTables } from "../domain/push/table";
 
 /**
  * The whole database as Kysely sees it: each feature declares its tables in
@@ -36,4 +37,5 @@ export interface Database
     StarsTables,
     PaymentsTables,
     AdminTables,
-    ReportsTables {}
+    ReportsTables,
+    PushTables {}
