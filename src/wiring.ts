@@ -15,6 +15,7 @@ import { installBotUpdateHooks } from "./botapi/emit";
 import { installPaymentUpdateHooks } from "./botapi/methods/payments";
 import { installCallbackQueryHooks } from "./botapi/methods/callbacks";
 import { startWebhookWorker } from "./botapi/webhooks";
+import { startJobWorker } from "./jobs/worker";
 import { botApiBeforeRouting } from "./botapi/routes";
 import { installNotificationDelivery } from "./clientapi/notifications/serialize";
 import { installChatDelivery } from "./clientapi/chats/live";
@@ -86,12 +87,13 @@ async function recheckRevoked(app: App): Promise<void> {
 }
 
 /**
- * Timers and background delivery (housekeeping, backups, webhooks), only in a serving
+ * Timers and background delivery (housekeeping, backups, webhooks, the job queue), only in a serving
  * process; each worker registers its own stop with app.onClose.
  */
 export function startWorkers(app: App): void {
   startOpsWorkers(app);
   startWebhookWorker(app);
+  startJobWorker(app);
   startLiveSettingsCheck(app);
   startControlSocket(app, (events) => applyReportedChange(app, events));
 }

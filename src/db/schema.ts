@@ -14,6 +14,7 @@ import type { StarsTables } from "../domain/stars/table";
 import type { PaymentsTables } from "../domain/payments/table";
 import type { AdminTables } from "../domain/admin/table";
 import type { ReportsTables } from "../domain/reports/table";
+import type { JobsTables } from "../jobs/table";
 import type { PushTables } from "../domain/push/table";
 
 /**
@@ -38,4 +39,5 @@ export interface Database
     PaymentsTables,
     AdminTables,
     ReportsTables,
-    PushTables {}
+    PushTables,
+    JobsTables {}

@@ -48,6 +48,7 @@ import * as m20261128150000 from "./20261128150000_upload_content_hash";
 import * as m20261128180000 from "./20261128180000_star_invoice_links";
 import * as m20261128190000 from "./20261128190000_schema_guard";
 import * as m20261128200000 from "./20261128200000_live_settings";
+import * as m20261129010000 from "./20261129010000_jobs";
 import * as m20261129020000 from "./20261129020000_push";
 
 /**
@@ -104,5 +105,6 @@ export const migrations: Record<string, GuardedMigration> = {
   "20261128180000_star_invoice_links": m20261128180000,
   "20261128190000_schema_guard": m20261128190000,
   "20261128200000_live_settings": m20261128200000,
+  "20261129010000_jobs": m20261129010000,
   "20261129020000_push": m20261129020000,
 };
