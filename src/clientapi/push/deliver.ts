@@ -3,11 +3,14 @@ import { activeMembers, findConversationById } from "../../domain/chats";
 import type { ConversationRow, MessageRow } from "../../domain/chats/table";
 import { findNotification, loadNotificationViews } from "../../domain/notifications/service";
 import type { NotificationType } from "../../domain/notifications/table";
-import { anySubscribed, forgetSession, pushTargets, viewersOf } from "../../domain/push/service";
+import { forgetSession, pushTargets, viewersOf, type PushTarget } from "../../domain/push/service";
+import { pushSubscribers } from "../../domain/push/subscribers";
 import type { PushKind } from "../../domain/push/table";
+import { inTransaction } from "../../db/transaction";
+import { enqueueJob, PermanentJobError, registerJobHandler, type JsonValue } from "../../jobs/queue";
 import { findUserById } from "../../domain/users/service";
 import type { UserRow } from "../../domain/users/table";
-import { deliverPush, pushOutbox, type PushPayload } from "./send";
+import { deliverPush, type PushPayload } from "./send";
 
 /** A push's body is a glance, not the message: longer text is cut here. */
 const BODY_MAX = 160;
@@ -51,14 +54,28 @@ export function messageGlance(m: Pick<MessageRow, "content" | "media" | "extra" 
   return "Message";
 }
 
-/** Sends PAYLOAD to every subscription of the accounts in TARGETS, each delivery queued and retried on its own. */
-function fanOut(app: App, targets: Map<number, Parameters<typeof deliverPush>[1][]>, payload: PushPayload): void {
-  const outbox = pushOutbox(app);
-  for (const list of targets.values())
-    for (const target of list) outbox.schedule(() => deliverPush(app, target, payload));
+/** The job that works out who is told of a change and what (one per change). */
+const PLAN_JOB = "push:plan";
+/** The job that delivers one push to one browser (retried on its own). */
+const SEND_JOB = "push:send";
+
+/** What a plan job is about: the change, by ids (the job reads the rest when it runs). */
+type PushPlan =
+  | { type: "message"; conversationId: number; messageId: number; senderId: number }
+  | { type: "notification"; recipientId: number; notificationId: number }
+  | { type: "reaction"; conversationId: number; messageId: number; userId: number; emoji: string }
+  | { type: "payment"; paymentId: number }
+  | { type: "gift"; senderId: number; recipientId: number; amount: number };
+
+interface PushSend {
+  target: PushTarget;
+  payload: PushPayload;
 }
 
-/** Pushes PAYLOAD to the accounts of RECIPIENTS that want its kind, leaving out who has CONVERSATIONID on screen. */
+/**
+ * Queues one delivery job per subscription of the accounts of RECIPIENTS that want
+ * PAYLOAD's kind, leaving out who has CONVERSATIONID on screen.
+ */
 async function pushTo(
   app: App,
   recipients: readonly number[],
@@ -72,14 +89,18 @@ async function pushTo(
     const viewing = await viewersOf(app.db, now, conversationId);
     to = recipients.filter((id) => !viewing.has(id));
   }
-  fanOut(app, await pushTargets(app.db, now, to, payload.kind), payload);
+  const targets = [...(await pushTargets(app.db, now, to, payload.kind)).values()].flat();
+  if (targets.length === 0) return;
+  await inTransaction(app.storage, async (scope) => {
+    for (const target of targets)
+      await enqueueJob(scope, SEND_JOB, { target, payload } satisfies PushSend as unknown as JsonValue);
+  });
 }
 
 /** A new message: its chat's people (not the sender, not bots) who do not have the chat open. */
 async function pushMessage(app: App, conversationId: number, messageId: number, senderId: number): Promise<void> {
   const members = await activeMembers(app.db, conversationId);
   const recipients = members.filter((m) => m.user_id !== senderId && !m.is_bot).map((m) => m.user_id);
-  if (!(await anySubscribed(app.db, recipients))) return;
   const [conversation, message, sender] = await Promise.all([
     findConversationById(app.db, conversationId),
     app.db.selectFrom("messages").selectAll().where("id", "=", messageId).executeTakeFirst(),
@@ -114,7 +135,6 @@ const NOTIFICATION_PUSH: Partial<Record<NotificationType, { kind: PushKind; says
 };
 
 async function pushNotification(app: App, recipientId: number, notificationId: number): Promise<void> {
-  if (!(await anySubscribed(app.db, [recipientId]))) return;
   const row = await findNotification(app.db, notificationId);
   const what = row && NOTIFICATION_PUSH[row.type];
   if (!row || !what) return;
@@ -130,7 +150,6 @@ async function pushReaction(
 ): Promise<void> {
   const message = await app.db.selectFrom("messages").selectAll().where("id", "=", p.messageId).executeTakeFirst();
   if (!message || message.sender_id === p.userId || message.kind !== "user") return;
-  if (!(await anySubscribed(app.db, [message.sender_id]))) return;
   const [conversation, reactor] = await Promise.all([
     findConversationById(app.db, p.conversationId),
     findUserById(app.db, p.userId),
@@ -175,33 +194,84 @@ async function pushGift(app: App, p: { senderId: number; recipientId: number; am
   });
 }
 
+/** Carries out a plan job: who is told, and what. */
+function planPushes(app: App, plan: PushPlan): Promise<void> {
+  switch (plan.type) {
+    case "message":
+      return pushMessage(app, plan.conversationId, plan.messageId, plan.senderId);
+    case "notification":
+      return pushNotification(app, plan.recipientId, plan.notificationId);
+    case "reaction":
+      return pushReaction(app, plan);
+    case "payment":
+      return pushPaymentToOwner(app, plan.paymentId);
+    case "gift":
+      return pushGift(app, plan);
+  }
+}
+
 /**
  * Web Push for what people are told about: new messages (bots' too), mentions, replies,
- * follows, reactions and payments, each kind as the person chose. The listeners only queue
- * work (PushOutbox): what to push is worked out after the change was answered, so a send
- * never waits on it, nor on a push service.
+ * follows, reactions and payments, each kind as the person chose. A change whose people may
+ * have a subscription (pushSubscribers) queues a plan job, a message's in its own
+ * transaction; the plan, run by whichever node claims it, queues one delivery job per
+ * browser, each retried with backoff on its own. Nothing of it runs in a request, so a slow
+ * push service never slows a send.
  */
 export function installPushDelivery(app: App): void {
-  const later = (work: () => Promise<void>) => pushOutbox(app).schedule(work);
-  app.hooks.on("message:created", ({ conversationId, messageId, senderId }) =>
-    later(() => pushMessage(app, conversationId, messageId, senderId)),
-  );
+  const subscribers = pushSubscribers(app);
+  const planLater = async (plan: PushPlan) => {
+    await inTransaction(app.storage, (scope) => enqueueJob(scope, PLAN_JOB, plan as unknown as JsonValue));
+  };
+  app.hooks.within("message:storing", (scope, { conversation, message, members }) => {
+    const reached = members.some((m) => m.user_id !== message.sender_id && !m.is_bot && subscribers.mayHave(m.user_id));
+    if (!reached) return;
+    const plan: PushPlan = {
+      type: "message",
+      conversationId: conversation.id,
+      messageId: message.id,
+      senderId: message.sender_id,
+    };
+    return enqueueJob(scope, PLAN_JOB, plan as unknown as JsonValue).then(() => undefined);
+  });
   app.hooks.on("notification:created", ({ recipientId, notificationId }) =>
-    later(() => pushNotification(app, recipientId, notificationId)),
+    subscribers.mayHave(recipientId) ? planLater({ type: "notification", recipientId, notificationId }) : undefined,
   );
-  app.hooks.on("message:reacted", (p) => later(() => pushReaction(app, p)));
-  app.hooks.on("payment:succeeded", ({ paymentId }) => later(() => pushPaymentToOwner(app, paymentId)));
-  app.hooks.on("stars:gifted", (p) => later(() => pushGift(app, p)));
+  app.hooks.on("message:reacted", (p) => planLater({ type: "reaction", ...p }));
+  app.hooks.on("payment:succeeded", ({ paymentId }) => planLater({ type: "payment", paymentId }));
+  app.hooks.on("stars:gifted", ({ senderId, recipientId, amount }) =>
+    subscribers.mayHave(recipientId) ? planLater({ type: "gift", senderId, recipientId, amount }) : undefined,
+  );
+  registerJobHandler(app, {
+    kind: PLAN_JOB,
+    maxAttempts: 3,
+    backoffMs: 2_000,
+    handle: (payload) => planPushes(app, payload as unknown as PushPlan),
+  });
+  registerJobHandler(app, {
+    kind: SEND_JOB,
+    maxAttempts: 6,
+    backoffMs: 2_000,
+    timeoutMs: 20_000,
+    handle: async (payload, ctx) => {
+      const { target, payload: push } = payload as unknown as PushSend;
+      const outcome = await deliverPush(app, target, push, ctx.signal);
+      if (outcome === "retry") throw new Error("the push service did not take the push");
+      if (outcome === "refused") throw new PermanentJobError("the push service refused the push");
+    },
+  });
   // a signed-out device gets nothing more: its subscriptions go with its session
   app.hooks.onEvent((event) => {
     if (event.type !== "session:revoked") return;
-    later(async () => {
-      const session = await app.db
-        .selectFrom("sessions")
-        .select("id")
-        .where("cuid", "=", event.sessionCuid)
-        .executeTakeFirst();
-      if (session) await forgetSession(app.db, session.id);
-    });
+    forgetSessionByCuid(app, event.sessionCuid).catch((err) =>
+      app.log.warn("push subscriptions of a signed-out session not removed", {
+        error: err instanceof Error ? err.message : String(err),
+      }),
+    );
   });
+}
+
+async function forgetSessionByCuid(app: App, sessionCuid: string): Promise<void> {
+  const session = await app.db.selectFrom("sessions").select("id").where("cuid", "=", sessionCuid).executeTakeFirst();
+  if (session) await forgetSession(app.db, session.id);
 }

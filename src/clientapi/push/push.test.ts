@@ -9,7 +9,6 @@ import {
 } from "../../testing/push-service";
 import { botCall, createBotViaApi, openChat as openBotChat } from "../../testing/botapi";
 import { botApiUserId } from "../../domain/bots/ids";
-import { pushOutbox } from "./send";
 import { waitFor } from "../../testing/wait";
 
 let server: TestServer;
@@ -50,8 +49,19 @@ const send = async (p: Person, cid: string, content: string) => {
 const payloads = (browser: BrowserSubscription) =>
   service.to(browser.endpoint).map((r) => JSON.parse(browser.decrypt(r.body)));
 
-/** Every queued push has been worked out and delivered (or given up). */
-const settled = () => pushOutbox(server.app).idle();
+/** Every queued push job has been carried out (delivered, or given up). */
+const settled = () =>
+  waitFor(
+    async () =>
+      (await server.app.db
+        .selectFrom("jobs")
+        .select("id")
+        .where("kind", "like", "push:%")
+        .where("state", "in", ["queued", "running"])
+        .executeTakeFirst()) === undefined,
+    15_000,
+    "the push jobs to finish",
+  );
 
 describe("the key and subscriptions", () => {
   test("the VAPID public key is a P-256 point, the same at every read", async () => {

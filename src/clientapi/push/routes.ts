@@ -11,6 +11,7 @@ import {
   updatePushSettings,
   VIEWING_TTL_MS,
 } from "../../domain/push/service";
+import { pushSubscribers } from "../../domain/push/subscribers";
 import type { PushSubscriptionRow } from "../../domain/push/table";
 import { requestContext } from "../../http/context";
 import { ok } from "../../http/envelope";
@@ -118,6 +119,7 @@ export function pushRoutes(app: App) {
           auth: body.keys.auth.replace(/=+$/, ""),
           userAgent: (request.headers.get("user-agent") ?? "").slice(0, 512),
         });
+        pushSubscribers(app).add(user.id);
         return ok({ subscription: { id: row.cuid } });
       },
       {

@@ -1,4 +1,4 @@
-import { defineService, type App } from "../../app";
+import type { App } from "../../app";
 import { markUsed, removeEndpoint, type PushTarget } from "../../domain/push/service";
 import type { PushKind } from "../../domain/push/table";
 import { allowPrivatePush, fetchPublic, outboundUrlProblem } from "../../http/outbound";
@@ -44,7 +44,12 @@ const loadWebPush = (): WebPush => (webPush ??= require("web-push") as WebPush);
  * A subscription the service calls gone (404, 410) is removed; a refusal of rate or a
  * server error is for a retry; any other answer is final.
  */
-export async function deliverPush(app: App, target: PushTarget, payload: PushPayload): Promise<PushOutcome> {
+export async function deliverPush(
+  app: App,
+  target: PushTarget,
+  payload: PushPayload,
+  signal?: AbortSignal,
+): Promise<PushOutcome> {
   const privateOk = allowPrivatePush(app);
   if (outboundUrlProblem(app, target.endpoint, privateOk)) {
     await removeEndpoint(app.db, target.endpoint);
@@ -70,7 +75,9 @@ export async function deliverPush(app: App, target: PushTarget, payload: PushPay
         headers: request.headers as Record<string, string>,
         body: request.body as Uint8Array,
         redirect: "manual",
-        signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+        signal: signal
+          ? AbortSignal.any([signal, AbortSignal.timeout(SEND_TIMEOUT_MS)])
+          : AbortSignal.timeout(SEND_TIMEOUT_MS),
       },
       (cause) => app.log.debug("push not delivered", { cause }),
       privateOk,
@@ -92,111 +99,3 @@ export async function deliverPush(app: App, target: PushTarget, payload: PushPay
   app.log.warn("push service refused a push", { status, host: new URL(target.endpoint).host });
   return "refused";
 }
-
-/** Attempts per push before it is given up; the waits between them double from the first. */
-const MAX_ATTEMPTS = 5;
-const FIRST_RETRY_MS = 2_000;
-/** Pushes waiting on this node at most; past it the oldest are dropped (a push is worth little late). */
-const MAX_WAITING = 10_000;
-/** Pushes in flight at once: a slow push service holds these, never a request of a person. */
-const CONCURRENCY = 16;
-
-interface Pending {
-  run: () => Promise<PushOutcome | void>;
-  attempt: number;
-}
-
-/**
- * The node's queue of push work, apart from every request: what a send or a like schedules
- * here runs after it was answered, CONCURRENCY at a time, retried with doubling waits. It is
- * held in memory, bounded (MAX_WAITING), and the node that made the change sends its pushes.
- */
-export class PushOutbox {
-  private readonly waiting: Pending[] = [];
-  private running = 0;
-  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
-  private closed = false;
-  private idleWaiters: Array<() => void> = [];
-
-  constructor(private readonly app: App) {
-    app.onClose(() => this.close());
-  }
-
-  /** Queues WORK (a fan-out or one delivery); a "retry" outcome runs it again later. Never throws, never waits. */
-  schedule(work: () => Promise<PushOutcome | void>): void {
-    if (this.closed) return;
-    this.enqueue({ run: work, attempt: 1 });
-  }
-
-  /** Work waiting or running (for tests and the benchmark). */
-  size(): number {
-    return this.waiting.length + this.running + this.timers.size;
-  }
-
-  /** Settles once nothing is waiting, running or due for a retry. */
-  idle(): Promise<void> {
-    if (this.size() === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
-  }
-
-  private enqueue(item: Pending): void {
-    if (this.waiting.length >= MAX_WAITING) {
-      this.waiting.shift();
-      this.app.log.warn("push queue full: the oldest waiting push was dropped", { max: MAX_WAITING });
-    }
-    this.waiting.push(item);
-    this.pump();
-  }
-
-  private pump(): void {
-    while (!this.closed && this.running < CONCURRENCY && this.waiting.length > 0) {
-      const item = this.waiting.shift()!;
-      this.running++;
-      void this.runOne(item);
-    }
-    this.settleIfIdle();
-  }
-
-  private async runOne(item: Pending): Promise<void> {
-    let outcome: PushOutcome | void;
-    try {
-      outcome = await item.run();
-    } catch (err) {
-      this.app.log.warn("push work failed", { error: err instanceof Error ? err.message : String(err) });
-      outcome = "retry";
-    }
-    this.running--;
-    if (outcome === "retry" && item.attempt < MAX_ATTEMPTS && !this.closed) {
-      const timer = setTimeout(
-        () => {
-          this.timers.delete(timer);
-          this.enqueue({ run: item.run, attempt: item.attempt + 1 });
-        },
-        FIRST_RETRY_MS * 2 ** (item.attempt - 1),
-      );
-      (timer as { unref?: () => void }).unref?.();
-      this.timers.add(timer);
-    }
-    this.pump();
-  }
-
-  private settleIfIdle(): void {
-    if (this.size() > 0 || this.idleWaiters.length === 0) return;
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const resolve of waiters) resolve();
-  }
-
-  private close(): void {
-    this.closed = true;
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
-    this.waiting.length = 0;
-    this.settleIfIdle();
-  }
-}
-
-export const pushOutboxService = defineService("push:outbox", (app) => new PushOutbox(app));
-
-/** The push queue of APP. */
-export const pushOutbox = (app: App): PushOutbox => app.services.get(pushOutboxService);

@@ -159,18 +159,6 @@ export async function pushTargets(
   return out;
 }
 
-/** Whether any of USERIDS has a subscription at all (a send spends nothing more on pushes when none has). */
-export async function anySubscribed(db: Db, userIds: readonly number[]): Promise<boolean> {
-  if (userIds.length === 0) return false;
-  const row = await db
-    .selectFrom("push_subscriptions")
-    .select("id")
-    .where("user_id", "in", [...new Set(userIds)])
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 /** How long the app's word that it shows a chat holds; it repeats sooner while the chat stays on screen. */
 export const VIEWING_TTL_MS = 60_000;
 
