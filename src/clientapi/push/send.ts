@@ -73,7 +73,8 @@ export async function deliverPush(
       {
         method: "POST",
         headers: request.headers as Record<string, string>,
-        body: request.body as Uint8Array,
+        // a copy in an ArrayBuffer of its own: the encrypted record, whatever buffer web-push made it in
+        body: Uint8Array.from(request.body as Uint8Array).buffer,
         redirect: "manual",
         signal: signal
           ? AbortSignal.any([signal, AbortSignal.timeout(SEND_TIMEOUT_MS)])
