@@ -3,6 +3,7 @@ import { storiesPastRetention } from "../domain/stories/cleanup";
 import { purgeUnreferencedUploads } from "../media/references";
 import { removeStaleScratch } from "../media/store";
 import { registerCleanup } from "./housekeeping";
+import { removeEndedPushState } from "../domain/push/service";
 
 const HOUR_MS = 3_600_000;
 /** Rows handled per run and per statement: a run never holds the write lock for long; the rest waits for the next run. */
@@ -17,6 +18,7 @@ export const CLEANUP_NAMES = [
   "uploads:scratch",
   "stories:media",
   "bots:updates",
+  "push:ended",
 ] as const;
 
 /**
@@ -34,6 +36,8 @@ export function registerDataCleanups(app: App): void {
   registerCleanup(app, "uploads:scratch", everyMs, (a) => removeStaleScratch(a, a.clock.now() - SCRATCH_MAX_AGE_MS));
   registerCleanup(app, "stories:media", everyMs, removeExpiredStoryMedia);
   registerCleanup(app, "bots:updates", everyMs, removeOldBotUpdates);
+  // subscriptions of sessions ended by another process (the CLI) or by expiry, and lapsed "chat on screen" words
+  registerCleanup(app, "push:ended", everyMs, (a) => removeEndedPushState(a.db, a.clock.now()));
 }
 
 /**

@@ -10,6 +10,7 @@ import {
 import { botCall, createBotViaApi, openChat as openBotChat } from "../../testing/botapi";
 import { botApiUserId } from "../../domain/bots/ids";
 import { waitFor } from "../../testing/wait";
+import { runCleanup } from "../../ops";
 
 let server: TestServer;
 let service: TestPushService;
@@ -319,6 +320,31 @@ describe("pushes", () => {
     await send(a, cid, "gone?");
     await settled();
     expect(service.to(browser.endpoint)).toEqual([]);
+  });
+
+  test("housekeeping removes the subscriptions of sessions ended elsewhere (the CLI, expiry)", async () => {
+    const a = await person();
+    const b = await person();
+    const browser = await subscribe(b);
+    // revoked by another process: no event reaches this server, the row is only filtered out
+    await server.app.db
+      .updateTable("sessions")
+      .set({ revoked_at: server.clock.now() })
+      .where("user_id", "=", b.user.id)
+      .execute();
+    const cid = await openChat(a, b);
+    await send(a, cid, "to a signed-out browser");
+    await settled();
+    expect(service.to(browser.endpoint)).toEqual([]);
+    const run = await runCleanup(server.app, "push:ended");
+    expect(run.ok).toBe(true);
+    expect(run.result).toBeGreaterThanOrEqual(1);
+    const left = await server.app.db
+      .selectFrom("push_subscriptions")
+      .select("id")
+      .where("user_id", "=", b.user.id)
+      .execute();
+    expect(left).toEqual([]);
   });
 
   test("a push service that answers slowly does not slow a send", async () => {
