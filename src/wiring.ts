@@ -28,6 +28,7 @@ import { createHttpApp, lazySurface, mountBuilt } from "./http/server";
 import { CLIENT_API, clientApiPart } from "./clientapi";
 import { Elysia, type AnyElysia } from "elysia";
 import { webAppRoutes } from "./http/web-app";
+import { pwaRoutes } from "./http/pwa";
 import { metricsRoutes } from "./ops/metrics";
 import { operatorLogRoutes } from "./ops/bot-log";
 import { openClusterEngines } from "./cluster/engines";
@@ -153,6 +154,7 @@ export function createRootHttpApp(app: App, { sandboxRoutes }: { sandboxRoutes?:
     )
     .use(fileRoutes(app))
     .use(sandboxRoutes ?? new Elysia({ name: "no-sandbox-routes" }))
+    .use(pwaRoutes(app))
     // last: its catch-all answers client routes with the app page and anything else with a JSON 404
     .use(webAppRoutes(app));
   // once built, each part's routes join the root's (more specific than both catch-alls, so order is moot)

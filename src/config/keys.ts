@@ -93,6 +93,22 @@ const textList =
       throw new Error(`must have items of at most ${maxLength} characters`);
     return items;
   };
+/** A file of this instance's store, as its upload's URL gives it: kept as the path "/files/<name>" (or empty for none). */
+const storedFile = (raw: string): string => {
+  const value = raw.trim();
+  if (value === "") return value;
+  let path = value;
+  if (!value.startsWith("/")) {
+    try {
+      path = new URL(value).pathname;
+    } catch {
+      throw new Error("must be an uploaded file's URL (/files/<name>) or empty");
+    }
+  }
+  if (!/^\/files\/[A-Za-z0-9_-]{24}\.[a-z0-9]{1,5}$/.test(path))
+    throw new Error("must be an uploaded file's URL (/files/<name>) or empty");
+  return path;
+};
 const spec = <T>(d: T, parse: (raw: string) => T, describe: string): KeySpec<T> => ({ default: d, parse, describe });
 
 export const configKeys = {
@@ -158,6 +174,11 @@ export const configKeys = {
     'the rules people accept when they register, a JSON array of strings: ["Be kind", "No spam"]',
   ),
   "instance.contact": spec("", text(320), "how to reach the administrators (an e-mail address or a link), on /about"),
+  "instance.icon": spec(
+    "",
+    storedFile,
+    "the instance's icon (an uploaded image's URL, /files/<name>): the installed app's icons and the favicon; empty for the default",
+  ),
   "limits.messagesPerMinute": spec(
     120,
     int(1, 1000000),

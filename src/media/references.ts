@@ -28,7 +28,8 @@ const SCAN_PAGE = 2000;
 export const fileBaseOf = (key: string): string => key.slice(0, 24);
 
 /**
- * The bases of every stored file some row still points at (see FILE_URL_COLUMNS). Reads
+ * The bases of every stored file some row still points at (see FILE_URL_COLUMNS), and the
+ * instance's icon (config instance.icon). Reads
  * page by page in id order and yields between pages, so requests keep being served.
  */
 export async function referencedFileBases(app: App): Promise<Set<string>> {
@@ -52,6 +53,8 @@ export async function referencedFileBases(app: App): Promise<Set<string>> {
       await new Promise((r) => setImmediate(r));
     }
   }
+  // the instance's icon lives in a setting, not a row
+  for (const m of app.config["instance.icon"].matchAll(FILE_IN_TEXT)) found.add(m[1]!);
   return found;
 }
 

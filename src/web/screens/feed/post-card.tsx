@@ -1,6 +1,7 @@
 import { memo } from "preact/compat";
 import { useState } from "preact/hooks";
 import { Avatar } from "../../components/avatar";
+import { BookmarkIcon, HeartIcon, MessageSquareIcon, RepeatIcon } from "../../components/icon";
 import { Dialog } from "../../components/dialog";
 import { ReportButton } from "../../components/report";
 import { AddFilesButton, AttachmentList, storedAttachment, useAttachments } from "../../components/attachments";
@@ -121,17 +122,26 @@ export const PostCard = memo(function PostCard({
       {post.poll && <PollView post={post} onChange={update} />}
       <FormError message={error} />
       <footer class="post-actions">
-        <button type="button" aria-pressed={post.liked} onClick={() => act(toggleLike)}>
-          {post.liked ? "Liked" : "Like"} <span class="count">{formatCount(post.likeCount)}</span>
+        <button type="button" class="post-action fills" aria-pressed={post.liked} onClick={() => act(toggleLike)}>
+          <HeartIcon size={18} /> <span class="visually-hidden">{post.liked ? "Liked" : "Like"}</span>{" "}
+          <span class="count">{formatCount(post.likeCount)}</span>
         </button>
-        <a href={`/posts/${post.id}`} class="button">
-          Comments <span class="count">{formatCount(post.commentCount)}</span>
+        <a href={`/posts/${post.id}`} class="button post-action">
+          <MessageSquareIcon size={18} /> <span class="visually-hidden">Comments</span>{" "}
+          <span class="count">{formatCount(post.commentCount)}</span>
         </a>
-        <button type="button" aria-pressed={post.reposted} onClick={() => act(toggleRepost)}>
-          {post.reposted ? "Reposted" : "Repost"} <span class="count">{formatCount(post.repostCount)}</span>
+        <button type="button" class="post-action" aria-pressed={post.reposted} onClick={() => act(toggleRepost)}>
+          <RepeatIcon size={18} /> <span class="visually-hidden">{post.reposted ? "Reposted" : "Repost"}</span>{" "}
+          <span class="count">{formatCount(post.repostCount)}</span>
         </button>
-        <button type="button" aria-pressed={post.bookmarked} onClick={() => act(toggleBookmark)}>
-          {post.bookmarked ? "Bookmarked" : "Bookmark"}
+        <button
+          type="button"
+          class="post-action fills"
+          aria-pressed={post.bookmarked}
+          aria-label={post.bookmarked ? "Bookmarked" : "Bookmark"}
+          onClick={() => act(toggleBookmark)}
+        >
+          <BookmarkIcon size={18} />
         </button>
         {mine && !editing && (
           <>

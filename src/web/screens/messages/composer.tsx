@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { LineIcon } from "../../components/icon";
+import { KeyboardIcon, MicIcon, PaperclipIcon, SendIcon, SquareIcon } from "../../components/icon";
 import { describeError } from "../../lib/api";
 import { LIMITS_HINT, kindFor, tooLarge, uploadAttachment, type OutgoingMedia } from "./attachments";
 import { StickerButton, StickerPanel } from "./stickers";
@@ -159,9 +159,7 @@ export function Composer(p: ComposerProps) {
           onClick={() => fileInput.current?.click()}
           disabled={!!upload || !!p.editing}
         >
-          <LineIcon>
-            <path d="M21 11.5l-8.6 8.6a5 5 0 0 1-7.1-7.1l8.6-8.6a3.4 3.4 0 0 1 4.8 4.8l-8.6 8.6a1.7 1.7 0 0 1-2.4-2.4l7.9-7.9" />
-          </LineIcon>
+          <PaperclipIcon />
         </button>
         <StickerButton
           open={stickersOpen}
@@ -196,15 +194,18 @@ export function Composer(p: ComposerProps) {
             aria-expanded={keyboardOpen}
             onClick={() => setKeyboardOpen(!keyboardOpen)}
           >
-            <svg viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2">
-              <rect x="2" y="6" width="20" height="12" rx="2" />
-              <path d="M6 10h0M10 10h0M14 10h0M18 10h0M7 14h10" stroke-linecap="round" />
-            </svg>
+            <KeyboardIcon />
           </button>
         )}
-        <button type="submit" class="primary" disabled={!p.draft.trim()}>
-          {p.editing ? "Save" : "Send"}
-        </button>
+        {p.editing ? (
+          <button type="submit" class="primary" disabled={!p.draft.trim()}>
+            Save
+          </button>
+        ) : (
+          <button type="submit" class="primary send-button" aria-label="Send" disabled={!p.draft.trim()}>
+            <SendIcon />
+          </button>
+        )}
       </form>
       <p id="chat-limits" class="visually-hidden">
         {LIMITS_HINT}
@@ -284,14 +285,5 @@ function VoiceRecorder({ onRecorded, disabled }: { onRecorded: (f: File) => void
   );
 }
 
-const MIC_ICON = (
-  <svg viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round">
-    <rect x="9" y="3" width="6" height="11" rx="3" />
-    <path d="M5 11a7 7 0 0 0 14 0M12 18v3" />
-  </svg>
-);
-const STOP_ICON = (
-  <svg viewBox="0 0 24 24" aria-hidden="true" fill="currentColor">
-    <rect x="6" y="6" width="12" height="12" rx="2" />
-  </svg>
-);
+const MIC_ICON = <MicIcon />;
+const STOP_ICON = <SquareIcon />;
