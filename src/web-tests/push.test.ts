@@ -84,7 +84,7 @@ describe("web app: notifications", () => {
       "the app to say the chat is on screen",
     );
     await send("seen as it arrives");
-    await me.page.getByText("seen as it arrives").waitFor();
+    await me.page.getByText("seen as it arrives").first().waitFor();
 
     await me.page.goto("/settings");
     await waitFor(
@@ -100,5 +100,61 @@ describe("web app: notifications", () => {
     await send("after leaving");
     const pushes = await service.waitFor(browser.endpoint);
     expect(pushes.map((p) => JSON.parse(browser.decrypt(p.body)).body)).toEqual(["after leaving"]);
+  });
+});
+
+describe("web app: a push in the service worker", () => {
+  it("a delivered push shows a notification; clicking it opens the chat", async () => {
+    const me = await suite.person({ displayName: "Pushed" });
+    const friend = await quickPerson(suite.server, { displayName: "Sender" });
+    const browser = await subscribe(me.client);
+    const opened = await friend.client.post(`/api/social/users/${me.user.username}/message`);
+    const cid = opened.body.data.conversationId as string;
+    expect((await friend.client.post(`/api/social/messages/${cid}`, { content: "Ring ring" })).status).toBe(200);
+    // the payload as the push service carried it, decrypted as the browser would
+    const [received] = await service.waitFor(browser.endpoint);
+    const payload = browser.decrypt(received!.body);
+
+    const { page, context } = me;
+    await context.grantPermissions(["notifications"], { origin: suite.server.url });
+    await page.goto("/settings");
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+    const cdp = await context.newCDPSession(page);
+    const registrations: Array<{ registrationId: string; scopeURL: string }> = [];
+    cdp.on("ServiceWorker.workerRegistrationUpdated", (e) => registrations.push(...e.registrations));
+    await cdp.send("ServiceWorker.enable");
+    const registration = await waitFor(() => registrations.find((r) => r.scopeURL === `${suite.server.url}/`));
+    await cdp.send("ServiceWorker.deliverPushMessage", {
+      origin: suite.server.url,
+      registrationId: registration.registrationId,
+      data: payload,
+    });
+    const shown = await waitFor(async () => {
+      const list = await page.evaluate(async () =>
+        (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({
+          title: n.title,
+          body: n.body,
+          url: (n.data as { url: string }).url,
+        })),
+      );
+      return list.length > 0 && list;
+    });
+    expect(shown).toEqual([{ title: "Sender", body: "Ring ring", url: `/dashboard/messages/${cid}` }]);
+
+    // a click as the system delivers it: the worker's notificationclick with the shown notification
+    const [worker] = context.serviceWorkers();
+    await worker!.evaluate(async () => {
+      const scope = self as unknown as {
+        registration: { getNotifications(): Promise<unknown[]> };
+        dispatchEvent(e: Event): boolean;
+      };
+      const [notification] = await scope.registration.getNotifications();
+      const NotificationEventClass = (
+        globalThis as unknown as { NotificationEvent: new (t: string, i: unknown) => Event }
+      ).NotificationEvent;
+      scope.dispatchEvent(new NotificationEventClass("notificationclick", { notification }));
+    });
+    await page.waitForURL(`**/dashboard/messages/${cid}`);
+    await page.getByText("Ring ring").first().waitFor();
   });
 });

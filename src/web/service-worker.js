@@ -121,7 +121,7 @@ self.addEventListener("push", (event) => {
     payload = { title: event.data ? event.data.text() : "" };
   }
   const url = appPath(payload.url);
-  const tag = payload.kind === "message" ? `chat ${url}` : undefined;
+  const tag = payload.kind === "messages" ? `chat ${url}` : undefined;
   event.waitUntil(
     self.registration.showNotification(payload.title || BUILD.name, {
       body: payload.body || "",
