@@ -21,6 +21,7 @@ import { mailJobHandler } from "./domain/auth/notify";
 import { botApiBeforeRouting } from "./botapi/routes";
 import { installNotificationDelivery } from "./clientapi/notifications/serialize";
 import { installChatDelivery } from "./clientapi/chats/live";
+import { installPushDelivery } from "./clientapi/push/deliver";
 import { installRealtimeDelivery } from "./clientapi/realtime";
 import { referenceRoutes } from "./http/reference";
 import { UPLOAD_PATH } from "./clientapi/uploads/path";
@@ -64,6 +65,7 @@ function installListeners(app: App): void {
   installNotificationDelivery(app);
   installChatDelivery(app);
   installRealtimeDelivery(app);
+  installPushDelivery(app);
   installStarsHooks(app);
   installReportHooks(app);
   installPaymentUpdateHooks(app);

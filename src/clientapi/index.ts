@@ -27,6 +27,10 @@ export const CLIENT_API: readonly ClientApiPrefix[] = [
   served("/instance", async (app) => [(await import("./instance/routes")).instanceRoutes(app)]),
   served("/account", async (app) => [(await import("./account/routes")).accountRoutes(app)]),
   served("/account/upload", async (app) => [(await import("./uploads/routes")).uploadRoutes(app)]),
+  served("/account/notification-settings", async (app) => [
+    (await import("./push/routes")).notificationSettingsRoutes(app),
+  ]),
+  served("/push", async (app) => [(await import("./push/routes")).pushRoutes(app)]),
   served("/social/users", async (app) => [(await import("./people/routes")).peopleRoutes(app)]),
   served("/social/posts", async (app) => [(await import("./posts/routes")).postRoutes(app)]),
   served("/social/comments", async (app) => [(await import("./posts/comments")).commentRoutes(app)]),

@@ -217,6 +217,11 @@ export const configKeys = {
   "payments.preCheckoutTimeoutSeconds": spec(10, int(1, 300), "wait for answerPreCheckoutQuery"),
   "payments.holdSeconds": spec(259200, int(0, 31536000), "income hold before withdrawal"),
   "bot.allowPrivateWebhooks": spec(false, bool, "allow http and loopback/private addresses for webhooks and file URLs"),
+  "push.allowPrivateEndpoints": spec(
+    false,
+    bool,
+    "allow http and loopback/private addresses as Web Push endpoints (tests, a push service on the local network)",
+  ),
   "smtp.host": spec("", str, "SMTP server; without it codes and links go to the server log"),
   "smtp.port": spec(587, int(1, 65535), "SMTP port"),
   "smtp.user": spec("", str, "SMTP user"),

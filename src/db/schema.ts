@@ -15,6 +15,7 @@ import type { PaymentsTables } from "../domain/payments/table";
 import type { AdminTables } from "../domain/admin/table";
 import type { ReportsTables } from "../domain/reports/table";
 import type { JobsTables } from "../jobs/table";
+import type { PushTables } from "../domain/push/table";
 
 /**
  * The whole database as Kysely sees it: each feature declares its tables in
@@ -38,4 +39,5 @@ export interface Database
     PaymentsTables,
     AdminTables,
     ReportsTables,
+    PushTables,
     JobsTables {}

@@ -42,19 +42,22 @@ export const FETCH_FAILED = "failed to fetch the URL";
 
 export const allowPrivate = (app: App): boolean => app.config["bot.allowPrivateWebhooks"];
 
+/** Whether Web Push endpoints may be private (push.allowPrivateEndpoints), as allowPrivate is for bots' URLs. */
+export const allowPrivatePush = (app: App): boolean => app.config["push.allowPrivateEndpoints"];
+
 /**
  * An outbound URL's shape: https (http too when private targets are allowed) and no
  * credentials. These reasons depend on the text alone, so they may be told to the bot.
+ * PRIVATEOK: whether private targets are allowed (by default, bots' setting).
  */
-export function urlShapeProblem(app: App, raw: string): string | null {
+export function urlShapeProblem(app: App, raw: string, privateOk = allowPrivate(app)): string | null {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     return "invalid URL";
   }
-  if (url.protocol !== "https:" && !(allowPrivate(app) && url.protocol === "http:"))
-    return "an HTTPS URL must be provided";
+  if (url.protocol !== "https:" && !(privateOk && url.protocol === "http:")) return "an HTTPS URL must be provided";
   if (url.username || url.password) return "URL must not contain credentials";
   return null;
 }
@@ -74,9 +77,9 @@ const isLocalName = (host: string): boolean =>
  * Checks an outbound URL without a network round trip: its shape, then no private literal
  * address and no local name. Returns a reason or null.
  */
-export function outboundUrlProblem(app: App, raw: string): string | null {
-  const shape = urlShapeProblem(app, raw);
-  if (shape || allowPrivate(app)) return shape;
+export function outboundUrlProblem(app: App, raw: string, privateOk = allowPrivate(app)): string | null {
+  const shape = urlShapeProblem(app, raw, privateOk);
+  if (shape || privateOk) return shape;
   const host = bareHost(new URL(raw));
   if (isIP(host)) return isPrivateAddress(host) ? "IP address is not public" : null;
   return isLocalName(host) ? "URL host is not public" : null;
@@ -105,8 +108,8 @@ export async function webhookUrlProblem(app: App, raw: string): Promise<string |
  * FETCH_FAILED, like every other outbound failure). Returns the checked address to connect
  * to, or null when no check applies (a public IP literal, or private targets allowed).
  */
-export async function checkedAddress(app: App, url: URL): Promise<string | null> {
-  if (allowPrivate(app)) return null;
+export async function checkedAddress(app: App, url: URL, privateOk = allowPrivate(app)): Promise<string | null> {
+  if (privateOk) return null;
   const host = bareHost(url);
   if (isIP(host)) {
     if (isPrivateAddress(host)) throw new Error(FETCH_FAILED);
@@ -147,9 +150,10 @@ export async function fetchPublic(
   url: URL,
   init: RequestInit & { tls?: Record<string, unknown> },
   onCause?: (cause: string) => void,
+  privateOk = allowPrivate(app),
 ): Promise<Response> {
   try {
-    return await fetchAt(url, await checkedAddress(app, url), init);
+    return await fetchAt(url, await checkedAddress(app, url, privateOk), init);
   } catch (err) {
     onCause?.((err as Error).message ?? String(err));
     throw new Error(FETCH_FAILED);

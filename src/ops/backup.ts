@@ -22,6 +22,7 @@ import {
   DB_FILE,
   FILES_DIR,
   SECRET_FILE,
+  VAPID_FILE,
   backupsDir,
   dbPath,
   fileStamp,
@@ -109,11 +110,13 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
       stageFile(join(dataDir, FILES_DIR, f.rel), join(staging, FILES_DIR, f.rel));
       opts.onProgress?.({ phase: "files", done: i + 1, total: kept.length });
     }
-    for (const name of [CONFIG_FILE, SECRET_FILE]) {
+    for (const name of [CONFIG_FILE, SECRET_FILE, VAPID_FILE]) {
       if (existsSync(join(dataDir, name))) copyFileSync(join(dataDir, name), join(staging, name));
     }
 
-    const entries = [DB_FILE, PG_DUMP_FILE, CONFIG_FILE, SECRET_FILE].filter((n) => existsSync(join(staging, n)));
+    const entries = [DB_FILE, PG_DUMP_FILE, CONFIG_FILE, SECRET_FILE, VAPID_FILE].filter((n) =>
+      existsSync(join(staging, n)),
+    );
     entries.push(...kept.map((f) => `${FILES_DIR}/${f.rel}`));
     const listed: ManifestFile[] = [];
     for (const [i, rel] of entries.entries()) {

@@ -4,6 +4,7 @@ import { purgeUnreferencedUploads } from "../media/references";
 import { removeStaleScratch } from "../media/store";
 import { registerCleanup } from "./housekeeping";
 import { DONE_JOBS_KEPT_MS, purgeDoneJobs } from "../jobs/dead-letters";
+import { removeEndedPushState } from "../domain/push/service";
 
 const HOUR_MS = 3_600_000;
 /** Rows handled per run and per statement: a run never holds the write lock for long; the rest waits for the next run. */
@@ -19,6 +20,7 @@ export const CLEANUP_NAMES = [
   "stories:media",
   "bots:updates",
   "jobs:done",
+  "push:ended",
 ] as const;
 
 /**
@@ -38,6 +40,8 @@ export function registerDataCleanups(app: App): void {
   registerCleanup(app, "bots:updates", everyMs, removeOldBotUpdates);
   // the job queue's finished jobs, once they have stopped being of interest to an operator
   registerCleanup(app, "jobs:done", everyMs, (a) => purgeDoneJobs(a.db, Date.now() - DONE_JOBS_KEPT_MS));
+  // subscriptions of sessions ended by another process (the CLI) or by expiry, and lapsed "chat on screen" words
+  registerCleanup(app, "push:ended", everyMs, (a) => removeEndedPushState(a.db, a.clock.now()));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync, statfsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadConfig, readConfigFile } from "../config";
-import { CONFIG_FILE, DB_FILE, SECRET_FILE, VERSION, dbPath } from "../config/layout";
+import { CONFIG_FILE, DB_FILE, SECRET_FILE, VAPID_FILE, VERSION, dbPath } from "../config/layout";
 import { createSmtpTransport } from "../lib/mail";
 import { fileSize } from "./layout";
 import { postgresDatabaseBytes } from "./database-size";
@@ -137,7 +137,7 @@ function checkDataDir(dataDir: string): Check {
 /** Files holding secrets must not be readable by group or others. */
 function checkPermissions(dataDir: string): Check {
   const wide: string[] = [];
-  for (const name of [CONFIG_FILE, SECRET_FILE, DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`]) {
+  for (const name of [CONFIG_FILE, SECRET_FILE, VAPID_FILE, DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`]) {
     const path = join(dataDir, name);
     if (existsSync(path) && (statSync(path).mode & 0o077) !== 0)
       wide.push(`${name} (${(statSync(path).mode & 0o777).toString(8)})`);

@@ -122,7 +122,7 @@ self.addEventListener("push", (event) => {
     payload = { title: event.data ? event.data.text() : "" };
   }
   const url = appPath(payload.url);
-  const tag = payload.kind === "message" ? `chat ${url}` : undefined;
+  const tag = payload.kind === "messages" ? `chat ${url}` : undefined;
   event.waitUntil(
     self.registration.showNotification(payload.title || new URL(self.registration.scope).host, {
       body: payload.body || "",

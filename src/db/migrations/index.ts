@@ -50,6 +50,7 @@ import * as m20261128190000 from "./20261128190000_schema_guard";
 import * as m20261128200000 from "./20261128200000_live_settings";
 import * as m20261129010000 from "./20261129010000_jobs";
 import * as m20261129010100 from "./20261129010100_node_readiness";
+import * as m20261129020000 from "./20261129020000_push";
 import * as m20261129040000 from "./20261129040000_messages_fts";
 import * as m20261129040100 from "./20261129040100_prefix_search";
 import * as m20261129050000 from "./20261129050000_notification_groups";
@@ -113,6 +114,7 @@ export const migrations: Record<string, GuardedMigration> = {
   "20261128200000_live_settings": m20261128200000,
   "20261129010000_jobs": m20261129010000,
   "20261129010100_node_readiness": m20261129010100,
+  "20261129020000_push": m20261129020000,
   "20261129040000_messages_fts": m20261129040000,
   "20261129040100_prefix_search": m20261129040100,
   "20261129050000_notification_groups": m20261129050000,

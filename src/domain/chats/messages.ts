@@ -550,6 +550,13 @@ export async function setReaction(
     message: pick(message, "id", "cuid"),
     reactions,
   });
+  if (input.emoji !== null)
+    await app.hooks.emit("message:reacted", {
+      conversationId: conversation.id,
+      messageId: message.id,
+      userId: input.userId,
+      emoji: input.emoji,
+    });
   return { message, reactions };
 }
 

@@ -19,6 +19,7 @@ import { PaymentSheet, useStarBalance } from "./payment-sheet";
 import type { BotCard, ChatMessage, Conversation, PendingMessage, ReplyMarkup } from "./types";
 import { botLinkTarget, type BotLinkTarget } from "./bot-links";
 import { openWebApp, WebAppPanel, type OpenWebApp, type WebAppFraming } from "./web-app-panel";
+import { useChatInView } from "../../lib/chat-in-view";
 
 const PAGE = 40;
 /** rows of a page put in per frame */
@@ -197,6 +198,7 @@ export function ChatView({
   onStartHandled?: () => void;
 }) {
   const me = account.value!;
+  useChatInView(conversationId);
   const [history, setHistory] = useState<History | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [paging, setPaging] = useState<"older" | "newer" | null>(null);
