@@ -82,14 +82,16 @@ export async function processImage(app: App, input: Uint8Array, type: SniffedTyp
 
 /**
  * The display renditions of an image (already oriented): one per RENDITION_BOXES box, never
- * upscaled; once a box holds the whole image, that copy at full size is the last one.
- * Animated images stay animated.
+ * upscaled; once a box holds the whole image, that copy at full size is the last one. An
+ * image the thumbnail holds whole (an avatar, a small picture) has none: its thumbnail is
+ * already it at full size. Animated images stay animated.
  */
 export async function renderRenditions(app: App, input: Uint8Array, animated: boolean): Promise<RenditionImage[]> {
   const sharp = await loadSharpOrFail(app);
   const meta = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
   const longSide = Math.max(meta.width ?? 0, meta.pageHeight ?? meta.height ?? 0);
   const out: RenditionImage[] = [];
+  if (longSide <= THUMB_SIZE) return out;
   for (const box of RENDITION_BOXES) {
     const { data, info } = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS, animated })
       .resize(box, box, { fit: "inside", withoutEnlargement: true })

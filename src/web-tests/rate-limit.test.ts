@@ -14,7 +14,7 @@ describe("web app: the per-address request budget", () => {
     const app = suite.server.app;
     await applyLiveSettings(app, planLiveSettings(app, { "limits.clientRps": 3 }), null);
     try {
-      for (let i = 0; i < 5; i++) await page.reload({ waitUntil: "commit" });
+      for (let i = 0; i < 5; i++) await page.goto("/", { waitUntil: "commit" });
       await page.getByRole("heading", { level: 1, name: "Feed" }).waitFor({ timeout: 30_000 });
       await page
         .getByRole("link", { name: /^Messages/ })
