@@ -322,9 +322,9 @@ describe("web app: installable", () => {
           url: (n.data as { url: string }).url,
         })),
       );
-    await push({ kind: "message", title: "Ada", body: "first", url: "/dashboard/messages/c1" });
-    await push({ kind: "message", title: "Ada", body: "second", url: "/dashboard/messages/c1" });
-    await push({ kind: "follow", title: "Grace followed you", body: "", url: "/users/grace" });
+    await push({ kind: "messages", title: "Ada", body: "first", url: "/dashboard/messages/c1" });
+    await push({ kind: "messages", title: "Ada", body: "second", url: "/dashboard/messages/c1" });
+    await push({ kind: "follows", title: "Grace followed you", body: "", url: "/users/grace" });
     // pushes are handled one after another, each by its own event: wait for the last one's effect
     let list = await shown();
     for (let i = 0; i < 200; i++) {

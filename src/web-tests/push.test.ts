@@ -105,7 +105,7 @@ describe("web app: notifications", () => {
 
 describe("web app: a push in the service worker", () => {
   it("a delivered push shows a notification; clicking it opens the chat", async () => {
-    const me = await suite.person({ displayName: "Pushed" });
+    const me = await suite.person({ displayName: "Pushed", serviceWorkers: "allow" });
     const friend = await quickPerson(suite.server, { displayName: "Sender" });
     const browser = await subscribe(me.client);
     const opened = await friend.client.post(`/api/social/users/${me.user.username}/message`);
