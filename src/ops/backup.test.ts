@@ -48,7 +48,7 @@ beforeAll(async () => {
   upload = await storeUpload(server.app, {
     ownerId: account.user.id,
     kind: "post",
-    data: await pngOf(server.app, 64, 48),
+    data: await pngOf(server.app, 400, 300),
     filename: "blue.png",
   });
   bot = await createBot(server.app, {
@@ -194,7 +194,7 @@ describe("backup create against a live instance", () => {
     expect(run.code).toBe(0);
     expect(run.json.path).toBe(out);
     expect(run.json.manifest.withoutDerived).toBe(true);
-    // the thumbnail and the one display rendition of a 64x48 image
+    // the thumbnail and the one display rendition of a 400x300 image
     expect(run.json.manifest.derivedOmitted).toBe(2);
     const manifest = await readManifest(out);
     const stored = manifest.files.map((f) => f.path).filter((p) => p.startsWith("files/"));
@@ -213,7 +213,7 @@ describe("backup create against a live instance", () => {
     expect(rebuilt.json).toEqual({ rebuilt: 2, present: 0, failed: [] });
     const meta = await sharp(readFileSync(thumbPath)).metadata();
     expect(meta.format).toBe("webp");
-    expect([meta.width, meta.height]).toEqual([64, 48]);
+    expect([meta.width, meta.height]).toEqual([320, 240]);
     const again = await runCli(["--data-dir", leanDir, "media", "rebuild-derived"]);
     expect(again.stdout.trim()).toBe("rebuilt 0, already present 2, failed 0");
     rmSync(leanDir, { recursive: true, force: true });
