@@ -142,11 +142,12 @@ export function ProfileScreen({ username }: { username: string }) {
         {profile.bio && <RichText text={profile.bio} />}
         <ul class="counts" aria-label="Counts">
           <li>
-            <strong>{formatCount(profile.postsCount)}</strong> posts
+            <strong>{formatCount(profile.postsCount)}</strong> {profile.postsCount === 1 ? "post" : "posts"}
           </li>
           <li>
             <a href={`/users/${profile.username}/followers`}>
-              <strong>{formatCount(profile.followersCount)}</strong> followers
+              <strong>{formatCount(profile.followersCount)}</strong>{" "}
+              {profile.followersCount === 1 ? "follower" : "followers"}
             </a>
           </li>
           <li>
