@@ -10,7 +10,7 @@ import type { Storage } from "./index";
 
 const openStorage = tempStorages("write-lock");
 
-/** A storage with a table of rows and, for the WAL to hold, ROWS rows of 1 KB written in one commit. */
+/** A storage with a table of rows and, for the WAL to hold, ROWS small rows written in one commit. */
 function storageWithWal(rows: number): { storage: Storage; path: string; walSize: () => number } {
   const { storage, path } = openStorage();
   const sqlite = storage.sqlite!;
@@ -158,7 +158,7 @@ test("a write load that never pauses keeps the WAL near its limit: the worker st
   const big = "z".repeat(4000);
   let largest = 0;
   try {
-    // 20 MB of rows, a few at a time, one group after the other with no pause between
+    // rows well past the WAL's bound, a few at a time, one group after the other with no pause between
     for (let i = 0; i < 1_000; i++) {
       await Promise.all(
         Array.from({ length: 5 }, () =>

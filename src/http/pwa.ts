@@ -55,7 +55,7 @@ async function renderIcon(app: App, name: IconName): Promise<StaticFile> {
   const source = await iconSource(app);
   let image;
   if (purpose === "maskable") {
-    // the safe zone of a maskable icon is the inner 80%: the icon sits there on the theme colour
+    // a maskable icon's launcher may crop to its safe zone: the icon sits inside it on the theme colour
     const inner = Math.round(size * 0.7);
     const logo = await sharp(source, { density: 300 })
       .resize(inner, inner, { fit: "contain", background: "#0000" })

@@ -3,8 +3,8 @@ import { marked } from "marked";
 /*
  * An OpenAPI document as one HTML page, made on the server once: the areas (tags) as sections,
  * each operation a <details> with its parameters, body and answers, schemas as nested lists.
- * A page the browser only has to lay out, with no script to run (Swagger UI's 1.5 MB bundle
- * took a busy phone many seconds before it drew anything), readable without JavaScript and by
+ * A page the browser only has to lay out, with no script to run (Swagger UI's bundle
+ * had to run on a busy phone before it drew anything), readable without JavaScript and by
  * assistive technology, and printable.
  */
 
