@@ -74,6 +74,12 @@ export interface Storage {
    * group commits at once). PostgreSQL: a transaction-level advisory lock.
    */
   lockQueue(db: Db, table: OrderedQueue, key: number): Promise<void>;
+  /**
+   * SQLite: lets the running write transactions finish and starts no more until the answer is
+   * called (or MAX_MS passed), so another connection (the checkpoint worker's) can take the
+   * write lock. null on PostgreSQL.
+   */
+  readonly holdWrites: ((maxMs: number) => Promise<() => void>) | null;
   /** LISTENER gets how many transactions each commit carried (the write-group sizes). */
   onWriteGroup(listener: (size: number) => void): void;
   /** Statements run through `db` since the storage opened (in /metrics; tests pin hot paths with it). */
@@ -123,6 +129,7 @@ export function openPostgresStorage(url: string): Storage {
     engine: "postgres",
     db,
     sqlite: null,
+    holdWrites: null,
     writeEpoch: null,
     dataVersion: () => ++version,
     // each transaction is a commit of its own (PostgreSQL's concurrent writers need no grouping)
@@ -209,6 +216,7 @@ export function openStorage(path: string): Storage {
     dataVersion: dataVersionNow,
     transaction: (fn) => groups.run(fn),
     lockQueue: async () => {},
+    holdWrites: (maxMs) => groups.holdWrites(maxMs),
     onWriteGroup: (listener) => groups.onGroup(listener),
     statements: () => counter.statements,
     changes,

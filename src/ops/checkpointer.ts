@@ -32,9 +32,15 @@ const holdingWrites = (mode) => {
 };
 // frames in the WAL at the last poll, when all of them were folded
 let foldedFrames = -1;
+// asked the serving thread to hold its writes, and not yet told they are held
+let awaitingHold = false;
 self.onmessage = (e) => {
   const msg = e.data;
-  if (msg.type === "start") {
+  if (msg.type === "held") {
+    try { holdingWrites("RESTART"); }
+    catch (err) { postMessage({ type: "error", error: String(err) }); }
+    finally { awaitingHold = false; postMessage({ type: "restarted" }); }
+  } else if (msg.type === "start") {
     opts = msg;
     db = new Database(msg.path);
     db.exec("PRAGMA busy_timeout = 0");
@@ -42,13 +48,18 @@ self.onmessage = (e) => {
     frameBytes = db.query("PRAGMA page_size").get().page_size + 24;
     setInterval(() => {
       try {
-        if (walSize() <= opts.walBytes) return;
-        let done = checkpoint();
+        if (awaitingHold || walSize() <= opts.walBytes) return;
+        const done = checkpoint();
         // A write load that never pauses never lets the log start over (a commit starts it
         // over only when everything was folded as it began), so it would grow without end:
-        // past the limit, the writes wait while the rest is folded and the readers move on,
-        // and the next commit writes from the start of the file again.
-        if (done.log * frameBytes > opts.walLimitBytes) done = holdingWrites("RESTART");
+        // past the limit, the serving thread holds its writes while the rest is folded and the
+        // readers move on, and the next commit writes from the start of the file again. Only
+        // it can hold them: its writer retries the lock on every turn and would always win.
+        if (done.log * frameBytes > opts.walLimitBytes) {
+          awaitingHold = true;
+          postMessage({ type: "hold" });
+          return;
+        }
         const folded = done.busy === 0 && done.checkpointed === done.log;
         // all folded, and no frame written since the last poll: the writes have paused, so the
         // file is cut to nothing here. The serving connection never cuts it (no
@@ -97,9 +108,13 @@ export const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
  * makes it give up and try again at a later poll.
  */
 const LOCK_WAIT_MS = 100;
+/** The longest the serving thread holds its writes for the worker: past it they go on, started over or not. */
+const HOLD_MAX_MS = 5 * LOCK_WAIT_MS;
 
 /** What the checkpointer needs of the App (the benchmark passes its own). */
-export type CheckpointerHost = Pick<App, "log" | "onClose"> & { storage: Pick<App["storage"], "sqlite"> };
+export type CheckpointerHost = Pick<App, "log" | "onClose"> & {
+  storage: Pick<App["storage"], "sqlite"> & Partial<Pick<App["storage"], "holdWrites">>;
+};
 
 const NOTHING_TO_FOLD: CheckpointResult = { busy: 0, log: 0, checkpointed: 0, walBytes: 0 };
 
@@ -127,12 +142,14 @@ export async function startCheckpointer(
   let alive = true;
   let worker: Worker | null = null;
   let starting: Promise<Worker> | null = null;
+  let releaseHold: () => void = () => {};
 
   // if the worker fails, commits checkpoint by themselves again: the WAL must never grow unbounded
   const fallBack = (why: string) => {
     if (!alive) return;
     alive = false;
     clearInterval(watch);
+    releaseHold();
     for (const p of pending.values()) p.reject(new Error(`checkpoint worker failed: ${why}`));
     pending.clear();
     try {
@@ -163,6 +180,15 @@ export async function startCheckpointer(
           (w as unknown as { unref(): void }).unref();
           worker = w;
           resolve(w);
+        } else if (msg.type === "hold") {
+          const held = app.storage.holdWrites?.(HOLD_MAX_MS) ?? Promise.resolve(() => {});
+          void held.then((release) => {
+            releaseHold = release;
+            w.postMessage({ type: "held" });
+          });
+        } else if (msg.type === "restarted") {
+          releaseHold();
+          releaseHold = () => {};
         } else if (msg.type === "error") app.log.warn("checkpoint failed", { error: msg.error });
         else if (msg.type === "done" && msg.id !== undefined) {
           const p = pending.get(msg.id);
@@ -195,6 +221,7 @@ export async function startCheckpointer(
     alive = false;
     clearInterval(watch);
     worker?.terminate();
+    releaseHold();
     for (const p of pending.values()) p.reject(new Error("shutting down"));
     pending.clear();
     sqlite.exec(`PRAGMA wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT}`);
