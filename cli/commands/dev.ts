@@ -94,7 +94,7 @@ async function requireBot(app: App, username: string) {
 /** A fresh one-time link that signs a browser in as the person and opens their chat with the bot. */
 async function signInLink(app: App, cast: SandboxRecord): Promise<string> {
   const person = await requireUserByUsername(app.db, cast.person);
-  const token = await issueSignInLink(app.db, app.clock.now(), person.id);
+  const token = await issueSignInLink(app, person.id);
   return `${app.config.baseUrl}${SIGN_IN_LINK_PATH}?t=${token}`;
 }
 
