@@ -18,6 +18,7 @@ import { startWebhookWorker } from "./botapi/webhooks";
 import { startJobWorker } from "./jobs/worker";
 import { registerJobHandler } from "./jobs/queue";
 import { mailJobHandler } from "./domain/auth/notify";
+import { emailDigestJobHandler } from "./domain/notifications/email-digest";
 import { botApiBeforeRouting } from "./botapi/routes";
 import { installNotificationDelivery } from "./clientapi/notifications/serialize";
 import { installChatDelivery } from "./clientapi/chats/live";
@@ -59,6 +60,7 @@ export async function openApp(opts: CreateAppOptions): Promise<App> {
 function installListeners(app: App): void {
   // the job queue's handlers: every kind a worker of this binary carries out
   registerJobHandler(app, mailJobHandler);
+  registerJobHandler(app, emailDigestJobHandler);
   installChatHooks(app);
   installBotUpdateHooks(app);
   installPostsHooks(app);
