@@ -140,4 +140,32 @@ describe("web app: images", () => {
     expect(pageProblems(page)).toEqual([]);
     await context.close();
   });
+
+  it("a comment's content warning, given in the comment form, hides its text until Show", async () => {
+    const { page, client, context } = await suite.person();
+    const post = await postAs(client, "A post about the film");
+    await page.goto(`/posts/${post.id}`);
+    const form = page.getByRole("region", { name: "Comments" }).locator("form").first();
+    await form.getByLabel("Write a comment").fill("The twist is the ending");
+    await form.getByLabel("Content warning").fill("Ending spoiler");
+    await expectAccessible(page);
+    await form.getByRole("button", { name: "Comment", exact: true }).click();
+
+    const comment = page.getByRole("article", { name: /^Comment by / });
+    await comment.getByText("Ending spoiler").waitFor();
+    expect(await form.getByLabel("Content warning").inputValue()).toBe("");
+    expect(await comment.getByText("The twist is the ending").isVisible()).toBe(false);
+    await comment.getByRole("button", { name: "Show" }).click();
+    await comment.getByText("The twist is the ending").waitFor();
+    await comment.getByRole("button", { name: "Hide" }).click();
+    await comment.getByText("The twist is the ending").waitFor({ state: "hidden" });
+
+    // as another reader finds it after a reload
+    await page.reload();
+    await comment.getByText("Ending spoiler").waitFor();
+    expect(await comment.getByText("The twist is the ending").isVisible()).toBe(false);
+    await expectAccessible(page);
+    expect(pageProblems(page)).toEqual([]);
+    await context.close();
+  });
 });
