@@ -118,11 +118,20 @@ export function Notifications() {
       setSettings(await api.patch<NotificationSettings>("/account/notification-settings", { push: { [kind]: on } }));
       return "Saved.";
     });
-  const toggleDigest = (on: boolean) =>
-    act(async () => {
-      setSettings(await api.patch<NotificationSettings>("/account/notification-settings", { email: { digest: on } }));
+  // the switch shows the new state at once (a render before the answer would flip it back), and the old one if refused
+  const toggleDigest = (on: boolean) => {
+    const before = settings;
+    if (before) setSettings({ ...before, email: { digest: on } });
+    return act(async () => {
+      try {
+        setSettings(await api.patch<NotificationSettings>("/account/notification-settings", { email: { digest: on } }));
+      } catch (err) {
+        setSettings(before);
+        throw err;
+      }
       return on ? "You will get an e-mail of what you missed after a while away." : "Saved.";
     });
+  };
   const enable = () =>
     act(async () => {
       await enableOnThisDevice();
