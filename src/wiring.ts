@@ -19,6 +19,7 @@ import { startJobWorker } from "./jobs/worker";
 import { startMessageIndexer } from "./domain/search/message-index";
 import { registerJobHandler } from "./jobs/queue";
 import { mailJobHandler } from "./domain/auth/notify";
+import { emailDigestJobHandler } from "./domain/notifications/email-digest";
 import { botApiBeforeRouting } from "./botapi/routes";
 import { installNotificationDelivery } from "./clientapi/notifications/serialize";
 import { installChatDelivery } from "./clientapi/chats/live";
@@ -60,6 +61,7 @@ export async function openApp(opts: CreateAppOptions): Promise<App> {
 function installListeners(app: App): void {
   // the job queue's handlers: every kind a worker of this binary carries out
   registerJobHandler(app, mailJobHandler);
+  registerJobHandler(app, emailDigestJobHandler);
   installChatHooks(app);
   installBotUpdateHooks(app);
   installPostsHooks(app);

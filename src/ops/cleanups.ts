@@ -6,6 +6,7 @@ import { registerCleanup } from "./housekeeping";
 import { DONE_JOBS_KEPT_MS, purgeDoneJobs } from "../jobs/dead-letters";
 import { removeEndedPushState } from "../domain/push/service";
 import { inTransaction } from "../db/transaction";
+import { queueEmailDigests } from "../domain/notifications/email-digest";
 
 const HOUR_MS = 3_600_000;
 /** Rows handled per run and per statement: a run never holds the write lock for long; the rest waits for the next run. */
@@ -22,6 +23,7 @@ export const CLEANUP_NAMES = [
   "bots:updates",
   "jobs:done",
   "push:ended",
+  "mail:digests",
 ] as const;
 
 /**
@@ -43,6 +45,8 @@ export function registerDataCleanups(app: App): void {
   registerCleanup(app, "jobs:done", everyMs, (a) => purgeDoneJobs(a.db, Date.now() - DONE_JOBS_KEPT_MS));
   // subscriptions of sessions ended by another process (the CLI) or by expiry, and lapsed "chat on screen" words
   registerCleanup(app, "push:ended", everyMs, (a) => removeEndedPushState(a.db, a.clock.now()));
+  // not a cleanup, but as periodic: queues the e-mail digests of people away for mail.digestAfterHours
+  registerCleanup(app, "mail:digests", everyMs, queueEmailDigests);
 }
 
 /**

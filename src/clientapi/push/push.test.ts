@@ -289,10 +289,13 @@ describe("pushes", () => {
     const a = await person("Amy");
     const b = await person("Bo");
     const all = { messages: true, mentions: true, replies: true, follows: true, reactions: true, payments: true };
-    expect((await b.client.get("/api/account/notification-settings")).body.data).toEqual({ push: all });
+    expect((await b.client.get("/api/account/notification-settings")).body.data).toEqual({
+      push: all,
+      email: { digest: false },
+    });
     const patched = await b.client.patch("/api/account/notification-settings", { push: { messages: false } });
     expect(patched.status).toBe(200);
-    expect(patched.body.data).toEqual({ push: { ...all, messages: false } });
+    expect(patched.body.data).toEqual({ push: { ...all, messages: false }, email: { digest: false } });
     expect((await b.client.get("/api/account/notification-settings")).body.data.push.messages).toBe(false);
     expect(
       (await b.client.patch("/api/account/notification-settings", { push: { messages: "no" } })).body.error.code,
