@@ -215,6 +215,27 @@ describe("web app: the people picker", () => {
   });
 });
 
+describe("web app: one person's field", () => {
+  it("the gift's To field offers people; a pick fills in the username", async () => {
+    const p = fresh();
+    const [gina] = await people(p, "gina");
+    const me = await suite.person();
+    const { page } = me;
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Stars" }).click();
+    const to = page.getByRole("form", { name: "Give stars" }).getByRole("combobox", { name: "To (username)" });
+    await to.pressSequentially(`${p}gi`, { delay: 30 });
+    await page
+      .getByRole("listbox", { name: "People" })
+      .getByRole("option", { name: `Gina @${gina!.user.username}` })
+      .click();
+    expect(await to.inputValue()).toBe(gina!.user.username);
+    await page.getByRole("listbox", { name: "People" }).waitFor({ state: "detached" });
+    expect(await accessibilityViolations(page)).toEqual([]);
+    expect(pageProblems(page)).toEqual([]);
+    await me.context.close();
+  });
+});
+
 describe("web app: drafts", () => {
   it("the post composer's text and warning, and a chat's message, survive a reload and go once sent", async () => {
     const friend = await quickPerson(suite.server, { displayName: "Friend" });

@@ -12,6 +12,16 @@ export interface PickedPerson {
 
 const sameName = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
+/** What every name input has: no browser autofill or spelling marks over the suggestions, and its field's ARIA. */
+const nameInput = (id: string, describedBy: string | undefined, error: string | undefined) => ({
+  id,
+  type: "text" as const,
+  autoComplete: "off",
+  spellcheck: false,
+  "aria-describedby": describedBy,
+  "aria-invalid": error ? true : undefined,
+});
+
 /**
  * Choosing people by name: suggestions as one types (arrows, Enter or Tab, or a click), each
  * choice a chip with its remove button. Usernames typed whole work too: a comma, a space,
@@ -103,13 +113,8 @@ export function PeoplePicker({
           <div class="autocomplete">
             <input
               ref={input}
-              id={id}
-              type="text"
-              autoComplete="off"
-              spellcheck={false}
+              {...nameInput(id, described, error)}
               {...box.inputProps}
-              aria-describedby={described}
-              aria-invalid={error ? true : undefined}
               value={text}
               onInput={(e) => {
                 const value = e.currentTarget.value;
@@ -137,6 +142,59 @@ export function PeoplePicker({
             />
             {box.list}
           </div>
+        </div>
+      )}
+    />
+  );
+}
+
+/** One person's username, typed or chosen from suggestions as one types (a pick fills in the username). */
+export function PersonField({
+  label,
+  value,
+  onValue,
+  error,
+  required,
+}: {
+  label: string;
+  value: string;
+  onValue: (username: string) => void;
+  error?: string;
+  required?: boolean;
+}) {
+  // closed after a pick, Escape or leaving the field, until the next keystroke
+  const [closed, setClosed] = useState(false);
+  const word = value.trim().replace(/^@/, "");
+  const items = useSuggestions("people", word && !closed ? word : null);
+  const box = useSuggestionBox({
+    items,
+    label: "People",
+    onPick: (s) => {
+      if (s.kind === "person") onValue(s.user.username);
+      setClosed(true);
+    },
+    onClose: () => setClosed(true),
+  });
+  return (
+    <FieldFrame
+      label={label}
+      error={error}
+      control={(id, described) => (
+        <div class="autocomplete">
+          <input
+            {...nameInput(id, described, error)}
+            required={required}
+            {...box.inputProps}
+            value={value}
+            onInput={(e) => {
+              setClosed(false);
+              box.reset();
+              onValue(e.currentTarget.value);
+            }}
+            onBlur={() => setClosed(true)}
+            onKeyDown={(e) => void box.keyDown(e)}
+          />
+          {box.list}
         </div>
       )}
     />
