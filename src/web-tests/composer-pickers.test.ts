@@ -280,6 +280,14 @@ describe("web app: drafts", () => {
     await page.getByRole("heading", { level: 2, name: "Friend" }).waitFor();
     await page.locator(".msg-text", { hasText: "see you at noon" }).waitFor();
     expect(await input.inputValue()).toBe("");
+
+    // signing out takes the account's drafts off the device
+    const kept = () => page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("drafts.")));
+    await input.fill("left unsent");
+    expect(await kept()).toHaveLength(1);
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("Email", { exact: true }).waitFor();
+    expect(await kept()).toEqual([]);
     expect(pageProblems(page)).toEqual([]);
     await me.context.close();
   });
