@@ -1,5 +1,6 @@
 import { computed, signal } from "@preact/signals";
 import { api, ApiError, keepCsrfToken, onUnauthorized, type InstanceInfo } from "./api";
+import { drafts } from "./drafts";
 import { identity, type InstanceIdentity } from "./instance";
 import { startRealtime, stopRealtime } from "./realtime";
 import type { Account } from "./types";
@@ -37,10 +38,13 @@ export async function recheckSession(): Promise<void> {
   }
 }
 
+/** Ends the session; the account's drafts leave the device with it (it may be a shared one). */
 export async function signOut(): Promise<void> {
+  const id = account.value?.id;
   try {
     await api.post("/auth/logout");
   } finally {
+    if (id) drafts.removeAll(id);
     sessionEnded();
   }
 }

@@ -2,6 +2,7 @@ import { useCallback, useState } from "preact/hooks";
 import { ReportButton } from "../../components/report";
 import { AddFilesButton, AttachmentList, useAttachments } from "../../components/attachments";
 import { Avatar } from "../../components/avatar";
+import { ComposerInput } from "../../components/composer-input";
 import { FormError } from "../../components/field";
 import { Loading } from "../../components/page";
 import { api, describeError } from "../../lib/api";
@@ -64,13 +65,7 @@ function CommentForm({
     <form class="form comment-form" onSubmit={submit}>
       <div class="field">
         <label for={id}>{label}</label>
-        <textarea
-          id={id}
-          rows={2}
-          maxLength={2000}
-          value={content}
-          onInput={(e) => setContent(e.currentTarget.value)}
-        />
+        <ComposerInput id={id} rows={2} maxLength={2000} value={content} onValue={setContent} />
         {fieldError && <p class="field-error">{fieldError}</p>}
       </div>
       <div class="field">
