@@ -1,5 +1,5 @@
 import { doc, NullableString } from "../docs";
-import { Message, Post, PublicUser } from "../schemas";
+import { Conversation, Message, Post, PublicUser } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { findConversationById, requireMembershipByCuid } from "../../domain/chats/access";
@@ -17,7 +17,7 @@ import { ok } from "../../http/envelope";
 import { PageQuery } from "../input";
 import type { Db } from "../../db";
 import { parseLimit } from "../../lib/paging";
-import { serializeMessages } from "../chats/serialize";
+import { serializeConversation, serializeMessages } from "../chats/serialize";
 import { serializePost } from "../posts/serialize";
 import { serializePublicUser } from "../serializers/account";
 
@@ -36,18 +36,23 @@ const SearchQuery = t.Object({
   ),
 });
 
-/** Messages found across chats, each serialized the way its chat shows it, in the order found (one pass per chat). */
-async function presentMessages(db: Db, rows: MessageRow[]) {
+/**
+ * Messages found across chats, each serialized the way its chat shows it, in the order found
+ * (one pass per chat), and those chats as VIEWER sees them (a result names its chat).
+ */
+async function presentMessages(db: Db, viewerId: number, rows: MessageRow[]) {
   const byChat = new Map<number, MessageRow[]>();
   for (const row of rows) byChat.set(row.conversation_id, [...(byChat.get(row.conversation_id) ?? []), row]);
   const shown = new Map<number, unknown>();
+  const chats: unknown[] = [];
   for (const [conversationId, chatRows] of byChat) {
     const conversation = await findConversationById(db, conversationId);
     if (!conversation) continue;
     const serialized = await serializeMessages(db, conversation, chatRows);
     chatRows.forEach((row, i) => shown.set(row.id, serialized[i]));
+    chats.push(await serializeConversation(db, conversation, viewerId));
   }
-  return rows.flatMap((row) => (shown.has(row.id) ? [shown.get(row.id)] : []));
+  return { messages: rows.flatMap((row) => (shown.has(row.id) ? [shown.get(row.id)] : [])), chats };
 }
 
 /**
@@ -94,13 +99,15 @@ export function searchRoutes(app: App) {
         hashtags: hashtags?.nextCursor ?? null,
         messages: messages?.nextCursor ?? null,
       };
+      const found = messages ? await presentMessages(app.db, user.id, messages.messages) : null;
       return ok({
         query: query.q,
         type: only ?? "all",
         users: people ? people.users.map(serializePublicUser) : [],
         posts: postViews,
         hashtags: hashtags ? hashtags.hashtags : [],
-        messages: messages ? await presentMessages(app.db, messages.messages) : [],
+        messages: found?.messages ?? [],
+        chats: found?.chats ?? [],
         nextCursor: only ? cursors[only] : null,
         cursors,
       });
@@ -118,6 +125,7 @@ export function searchRoutes(app: App) {
           posts: t.Array(Post),
           hashtags: t.Array(t.Unknown()),
           messages: t.Array(Message),
+          chats: t.Array(Conversation, { description: "the chats of the messages found" }),
           nextCursor: NullableString,
           cursors: t.Record(t.String(), NullableString),
         }),

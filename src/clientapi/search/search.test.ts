@@ -250,6 +250,14 @@ describe("search one chat's messages", () => {
     expect(res.body.data.messages.map((m: any) => [m.content, m.conversationId])).toEqual([
       ["lighthouse two", withB.cuid],
     ]);
+    // each result's chat, as I see it (a private chat is named by the other person)
+    expect(res.body.data.chats).toEqual([
+      expect.objectContaining({
+        id: withB.cuid,
+        type: "private",
+        otherUser: expect.objectContaining({ username: b.user.username }),
+      }),
+    ]);
     res = await search(a.client, {
       q: "lighthouse",
       type: "messages",
