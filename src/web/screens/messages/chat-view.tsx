@@ -20,6 +20,8 @@ import type { BotCard, ChatMessage, Conversation, PendingMessage, ReplyMarkup } 
 import { botLinkTarget, type BotLinkTarget } from "./bot-links";
 import { openWebApp, WebAppPanel, type OpenWebApp, type WebAppFraming } from "./web-app-panel";
 import { useChatInView } from "../../lib/chat-in-view";
+import { SearchIcon } from "../../components/icon";
+import { ChatSearch } from "./chat-search";
 
 const PAGE = 40;
 /** rows of a page put in per frame */
@@ -149,10 +151,13 @@ const MessageBlock = memo(
     messages,
     dayBefore,
     readUpTo,
+    found,
   }: {
     messages: ChatMessage[];
     dayBefore: string;
     readUpTo: number;
+    /** the messageId of the search result shown in this block, else null */
+    found: number | null;
   }) {
     let lastDay = dayBefore;
     return (
@@ -162,7 +167,9 @@ const MessageBlock = memo(
           const d = dayOf(m.createdAt);
           const sep = d !== lastDay;
           lastDay = d;
-          const bubble = <MessageBubble key={m.id} message={m} readByOther={m.messageId <= readUpTo} />;
+          const bubble = (
+            <MessageBubble key={m.id} message={m} readByOther={m.messageId <= readUpTo} found={m.messageId === found} />
+          );
           return sep
             ? [
                 <li key={`day-${d}`} class="day-separator">
@@ -175,7 +182,11 @@ const MessageBlock = memo(
       </>
     );
   },
-  (a, b) => a.dayBefore === b.dayBefore && a.readUpTo === b.readUpTo && sameItems(a.messages, b.messages),
+  (a, b) =>
+    a.dayBefore === b.dayBefore &&
+    a.readUpTo === b.readUpTo &&
+    a.found === b.found &&
+    sameItems(a.messages, b.messages),
 );
 
 /** A live event's message is the same for every member: it leaves out my own poll votes, so the ones I know stay. */
@@ -190,9 +201,12 @@ export function ChatView({
   onBack,
   startLabel = null,
   onStartHandled,
+  jumpTo = null,
 }: {
   conversationId: string;
   onBack: () => void;
+  /** a message to open the chat at (a search result's id), shown highlighted with the history around it */
+  jumpTo?: string | null;
   /** a start link's label: the chat with its bot shows what START sends, and sends it on that press only */
   startLabel?: string | null;
   onStartHandled?: () => void;
@@ -225,6 +239,11 @@ export function ChatView({
   const [webApp, setWebApp] = useState<OpenWebApp | null>(null);
   const [usedKeyboard, setUsedKeyboard] = useState<string | null>(null);
   const [showInfo, setShowInfo] = useState(false);
+  const [searching, setSearching] = useState(false);
+  // the messageId of the search result shown highlighted
+  const [found, setFound] = useState<number | null>(null);
+  // a row to bring into view once the history holding it is rendered
+  const scrollToFound = useRef<number | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const topSentinel = useRef<HTMLDivElement>(null);
@@ -280,6 +299,55 @@ export function ChatView({
     }
   }, [conversationId]);
 
+  // what showMessage reads when called, kept out of its identity
+  const historyRef = useRef<History | null>(null);
+  historyRef.current = history;
+
+  /** The page of history around message REF (its id), shown with it highlighted and in view. */
+  const loadAround = useCallback(
+    async (ref: string) => {
+      early.current = [];
+      const run = ++generation.current;
+      try {
+        const r = await api.get<HistoryPage>(`/social/messages/${conversationId}`, { limit: PAGE, around: ref });
+        if (run !== generation.current) return;
+        const target = r.messages.find((m) => m.id === ref || String(m.messageId) === ref);
+        stickToBottom.current = false;
+        anchor.current = null;
+        edges.current.clear();
+        missed.current = [];
+        rememberEdges(edges.current, r);
+        scrollToFound.current = target?.messageId ?? null;
+        setFound(target?.messageId ?? null);
+        setHistory({
+          conversation: r.conversation,
+          messages: [...r.messages].reverse(),
+          oldestCursor: r.pageInfo.oldestCursor,
+          newestCursor: r.pageInfo.newestCursor,
+        });
+        setOtherRead((seen) => Math.max(seen, r.conversation.othersReadMessageId ?? 0));
+        rememberChat(r.conversation);
+        setLoadError(null);
+      } catch (err) {
+        setActionError(describeError(err));
+      }
+    },
+    [conversationId],
+  );
+
+  /** Shows a search result: highlighted where it is, or loaded with the history around it. */
+  const showMessage = useCallback(
+    (m: Pick<ChatMessage, "id" | "messageId">) => {
+      setActionError(null);
+      if (historyRef.current?.messages.some((x) => x.id === m.id)) {
+        scrollToFound.current = m.messageId;
+        setFound(m.messageId);
+        // found again in what is shown: nothing re-renders the history, so bring it into view here
+        document.querySelector(`[data-message-id="${m.messageId}"]`)?.scrollIntoView({ block: "center" });
+      } else void loadAround(m.id);
+    },
+    [loadAround],
+  );
   useEffect(() => {
     setHistory(null);
     setPending([]);
@@ -290,8 +358,18 @@ export function ChatView({
     setOtherRead(0);
     setWebApp(null);
     setShowInfo(false);
-    void load();
+    setSearching(false);
+    setFound(null);
+    if (jumpTo) void loadAround(jumpTo);
+    else void load();
   }, [conversationId]);
+
+  // another result of the search page opened while this chat is open
+  const firstJump = useRef(jumpTo);
+  useEffect(() => {
+    if (jumpTo && jumpTo !== firstJump.current) void loadAround(jumpTo);
+    firstJump.current = null;
+  }, [jumpTo]);
 
   /** The next page above (older) or below (newer) what is shown; the window lets the far end go. */
   const loadMore = useCallback(
@@ -352,7 +430,14 @@ export function ChatView({
     if (!el) return;
     const a = anchor.current;
     anchor.current = null;
-    if (a?.row.isConnected)
+    const foundRow =
+      scrollToFound.current === null
+        ? null
+        : el.querySelector<HTMLElement>(`[data-message-id="${scrollToFound.current}"]`);
+    if (foundRow) {
+      scrollToFound.current = null;
+      foundRow.scrollIntoView({ block: "center" });
+    } else if (a?.row.isConnected)
       el.scrollTop += a.row.getBoundingClientRect().top - el.getBoundingClientRect().top - a.offset;
     else if (stickToBottom.current) el.scrollTop = el.scrollHeight;
   }, [history, pending]);
@@ -719,6 +804,16 @@ export function ChatView({
                     : `${conversation!.memberCount} members`}
               </p>
             </div>
+            <button
+              type="button"
+              class="icon-button"
+              aria-label="Search in this chat"
+              aria-expanded={searching}
+              aria-controls="chat-search"
+              onClick={() => setSearching(!searching)}
+            >
+              <SearchIcon size={18} />
+            </button>
             {other?.isBot && (
               <button type="button" onClick={() => setReportingBot(true)}>
                 Report
@@ -730,6 +825,13 @@ export function ChatView({
               </button>
             )}
           </header>
+          {searching && (
+            <ChatSearch
+              conversationId={conversationId}
+              onShow={showMessage}
+              onClose={() => (setSearching(false), setFound(null))}
+            />
+          )}
           {pinned && (
             <button
               type="button"
@@ -791,6 +893,7 @@ export function ChatView({
                       dayBefore={i ? dayOf(blocks[i - 1]!.at(-1)!.createdAt) : ""}
                       // a block read through (or not at all) keeps the same value as the marker moves
                       readUpTo={Math.max(first - 1, Math.min(otherRead, last))}
+                      found={found !== null && found >= first && found <= last ? found : null}
                     />
                   );
                 })}
