@@ -28,6 +28,7 @@ export function FoundMessages({ found, q }: { found: FoundMessage[]; q: string }
                   {" · "}
                   {sender}
                 </span>
+                <span class="visually-hidden">: </span>
               </span>
               <span class="found-text">
                 <Excerpt text={message.content} q={q} />
