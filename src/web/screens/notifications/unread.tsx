@@ -40,5 +40,5 @@ export function UnreadBadge() {
     ];
     return () => offs.forEach((off) => off());
   }, []);
-  return <CountBadge count={unseenCount.value} noun="new" />;
+  return <CountBadge count={unseenCount.value} noun="unread" />;
 }
