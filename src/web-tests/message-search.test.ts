@@ -154,6 +154,16 @@ describe("web app: message search", () => {
     await page.getByRole("button", { name: "Close the search" }).click();
     expect(await page.getByLabel("Search messages in this chat").count()).toBe(0);
     expect(await page.locator("[aria-current=true]").count()).toBe(0);
+    // focus goes back to the button that opened it
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Search in this chat");
+
+    // a link to a message that is gone opens the chat at its newest, saying so
+    await page.goto(`/dashboard/messages/${cid}?message=999999`);
+    await page
+      .getByRole("alert")
+      .filter({ hasText: /not found/i })
+      .waitFor();
+    await messageItem(page, "The harbour is closed today").waitFor();
     expect(pageProblems(page)).toEqual([]);
     await bob.context.close();
     await me.context.close();

@@ -26,6 +26,9 @@ export function Bookmarks() {
   }, []);
   const list = usePagedList<Post>("bookmarks", load);
   const { setItems } = list;
+  // what change reads when called, kept out of its identity (the cards are memoised on it)
+  const shownItems = useRef(list.items);
+  shownItems.current = list.items;
   const [removed, setRemoved] = useState<Removed | null>(null);
   const [undoError, setUndoError] = useState<string | null>(null);
   const undoButton = useRef<HTMLButtonElement>(null);
@@ -36,11 +39,9 @@ export function Bookmarks() {
         setItems((items) => items.map((x) => (x.id === next.id ? next : x)));
         return;
       }
-      setItems((items) => {
-        const index = items.findIndex((x) => x.id === next.id);
-        if (index >= 0) setRemoved({ post: next, index });
-        return items.filter((x) => x.id !== next.id);
-      });
+      const index = shownItems.current.findIndex((x) => x.id === next.id);
+      if (index >= 0) setRemoved({ post: next, index });
+      setItems((items) => items.filter((x) => x.id !== next.id));
       setUndoError(null);
       requestAnimationFrame(() => undoButton.current?.focus());
     },

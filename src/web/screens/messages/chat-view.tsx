@@ -244,6 +244,7 @@ export function ChatView({
   const [found, setFound] = useState<number | null>(null);
   // a row to bring into view once the history holding it is rendered
   const scrollToFound = useRef<number | null>(null);
+  const searchToggle = useRef<HTMLButtonElement>(null);
   const [actionError, setActionError] = useState<string | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const topSentinel = useRef<HTMLDivElement>(null);
@@ -329,10 +330,12 @@ export function ChatView({
         rememberChat(r.conversation);
         setLoadError(null);
       } catch (err) {
+        // the message is gone (deleted, or never visible to me): the chat opens at its newest
+        if (run === generation.current && !historyRef.current) await load();
         setActionError(describeError(err));
       }
     },
-    [conversationId],
+    [conversationId, load],
   );
 
   /** Shows a search result: highlighted where it is, or loaded with the history around it. */
@@ -340,10 +343,9 @@ export function ChatView({
     (m: Pick<ChatMessage, "id" | "messageId">) => {
       setActionError(null);
       if (historyRef.current?.messages.some((x) => x.id === m.id)) {
-        scrollToFound.current = m.messageId;
         setFound(m.messageId);
-        // found again in what is shown: nothing re-renders the history, so bring it into view here
-        document.querySelector(`[data-message-id="${m.messageId}"]`)?.scrollIntoView({ block: "center" });
+        // already shown: the history does not change, so it is brought into view here
+        scroller.current?.querySelector(`[data-message-id="${m.messageId}"]`)?.scrollIntoView({ block: "center" });
       } else void loadAround(m.id);
     },
     [loadAround],
@@ -360,16 +362,13 @@ export function ChatView({
     setShowInfo(false);
     setSearching(false);
     setFound(null);
-    if (jumpTo) void loadAround(jumpTo);
-    else void load();
   }, [conversationId]);
 
-  // another result of the search page opened while this chat is open
-  const firstJump = useRef(jumpTo);
+  // the chat at its newest, or at the message the address names (a search result)
   useEffect(() => {
-    if (jumpTo && jumpTo !== firstJump.current) void loadAround(jumpTo);
-    firstJump.current = null;
-  }, [jumpTo]);
+    if (jumpTo) void loadAround(jumpTo);
+    else void load();
+  }, [conversationId, jumpTo]);
 
   /** The next page above (older) or below (newer) what is shown; the window lets the far end go. */
   const loadMore = useCallback(
@@ -806,6 +805,7 @@ export function ChatView({
             </div>
             <button
               type="button"
+              ref={searchToggle}
               class="icon-button"
               aria-label="Search in this chat"
               aria-expanded={searching}
@@ -829,7 +829,11 @@ export function ChatView({
             <ChatSearch
               conversationId={conversationId}
               onShow={showMessage}
-              onClose={() => (setSearching(false), setFound(null))}
+              onClose={() => {
+                setSearching(false);
+                setFound(null);
+                searchToggle.current?.focus();
+              }}
             />
           )}
           {pinned && (
