@@ -16,6 +16,7 @@ import { installPaymentUpdateHooks } from "./botapi/methods/payments";
 import { installCallbackQueryHooks } from "./botapi/methods/callbacks";
 import { startWebhookWorker } from "./botapi/webhooks";
 import { startJobWorker } from "./jobs/worker";
+import { startMessageIndexer } from "./domain/search/message-index";
 import { registerJobHandler } from "./jobs/queue";
 import { mailJobHandler } from "./domain/auth/notify";
 import { botApiBeforeRouting } from "./botapi/routes";
@@ -99,6 +100,7 @@ export function startWorkers(app: App): void {
   startOpsWorkers(app);
   startWebhookWorker(app);
   startJobWorker(app);
+  startMessageIndexer(app);
   startLiveSettingsCheck(app);
   startControlSocket(app, (events) => applyReportedChange(app, events));
 }

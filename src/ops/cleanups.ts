@@ -5,6 +5,7 @@ import { removeStaleScratch } from "../media/store";
 import { registerCleanup } from "./housekeeping";
 import { DONE_JOBS_KEPT_MS, purgeDoneJobs } from "../jobs/dead-letters";
 import { removeEndedPushState } from "../domain/push/service";
+import { inTransaction } from "../db/transaction";
 
 const HOUR_MS = 3_600_000;
 /** Rows handled per run and per statement: a run never holds the write lock for long; the rest waits for the next run. */
@@ -92,7 +93,7 @@ export async function removeExpiredStoryMedia(app: App): Promise<number> {
   const keys = [...new Set(stories.map((s) => s.media_url.split("/").pop()!))];
   // one transaction: the stories go and their uploads become unattached candidates together,
   // so a crash before the files are deleted leaves them to the abandoned-uploads cleanup
-  await app.db.transaction().execute(async (tx) => {
+  await inTransaction(app.storage, async ({ db: tx }) => {
     await tx
       .deleteFrom("stories")
       .where(

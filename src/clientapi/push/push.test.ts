@@ -11,6 +11,9 @@ import { botCall, createBotViaApi, openChat as openBotChat } from "../../testing
 import { botApiUserId } from "../../domain/bots/ids";
 import { waitFor } from "../../testing/wait";
 import { runCleanup } from "../../ops";
+import { storeMessage } from "../../domain/chats/messages";
+import { requireMembership } from "../../domain/chats/access";
+import { inTransaction } from "../../db/transaction";
 
 let server: TestServer;
 let service: TestPushService;
@@ -187,6 +190,45 @@ describe("pushes", () => {
       body: "Ben: Rope is packed",
       url: `/dashboard/messages/${cid}`,
     });
+  });
+
+  test("messages sent while a push for the chat waits make one push, counted for each reader from their own last message", async () => {
+    const [a, b, c] = [await person("Ada"), await person("Bo"), await person("Cy")];
+    const [forB, forC] = [await subscribe(b), await subscribe(c)];
+    const made = await a.client.post("/api/social/groups", {
+      title: "Rowers",
+      members: [b.user.username, c.user.username],
+    });
+    expect(made.status).toBe(200);
+    const group = await server.app.db
+      .selectFrom("conversations")
+      .select("id")
+      .where("cuid", "=", made.body.data.conversationId)
+      .executeTakeFirstOrThrow();
+    // stored in one commit: the first message's push plan is still queued when the others ask for theirs
+    await inTransaction(server.app.storage, async (scope) => {
+      for (const [p, content] of [
+        [a, "Boat at six"],
+        [b, "I'll bring oars"],
+        [a, "Great, see you"],
+      ] as const) {
+        const membership = await requireMembership(scope.db, group.id, p.user.id);
+        await storeMessage(scope, server.app, membership, { content });
+      }
+    });
+    await service.waitFor(forB.endpoint);
+    await service.waitFor(forC.endpoint);
+    await settled();
+    expect(payloads(forC)).toEqual([
+      {
+        kind: "messages",
+        title: "Rowers (3 new messages)",
+        body: "Ada: Great, see you",
+        url: `/dashboard/messages/${made.body.data.conversationId}`,
+      },
+    ]);
+    // Bo answered the first: only what came after counts
+    expect(payloads(forB).map((p) => [p.title, p.body])).toEqual([["Rowers", "Ada: Great, see you"]]);
   });
 
   test("a bot's message is pushed too", async () => {

@@ -83,7 +83,9 @@ export function searchRoutes(app: App) {
             ? postSearch.searchPosts(app.db, q, { excludeAuthorIds: blocked, cursor, limit, budgetMs })
             : null,
           wants("hashtags") ? searchHashtags(app.db, q, { cursor, limit }) : null,
-          wants("messages") ? searchMessages(app.db, user.id, q, { cursor, limit, budgetMs, conversationId }) : null,
+          wants("messages")
+            ? searchMessages(app.storage, user.id, q, { cursor, limit, budgetMs, conversationId })
+            : null,
         ]),
       );
       let postViews: unknown[] = [];

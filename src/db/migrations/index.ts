@@ -58,6 +58,7 @@ import * as m20261129050100 from "./20261129050100_list_indexes";
 import * as m20261129070000 from "./20261129070000_media_renditions";
 import * as m20261129080000 from "./20261129080000_forwarded_for_sighting";
 import * as m20261129130000 from "./20261129130000_notifications_seen";
+import * as m20261129150000 from "./20261129150000_messages_fts_trailing";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -123,4 +124,5 @@ export const migrations: Record<string, GuardedMigration> = {
   "20261129070000_media_renditions": m20261129070000,
   "20261129080000_forwarded_for_sighting": m20261129080000,
   "20261129130000_notifications_seen": m20261129130000,
+  "20261129150000_messages_fts_trailing": m20261129150000,
 };

@@ -19,6 +19,7 @@ import type { PostImage, PostRow } from "./table";
 import { charCount, parseHashtags, parseMentions } from "./text";
 import { pick } from "../../lib/objects";
 import { isUniqueViolation } from "../../db/errors";
+import { inTransaction } from "../../db/transaction";
 
 export const MAX_POST_LENGTH = 2000;
 export const MAX_POST_IMAGES = 10;
@@ -264,7 +265,7 @@ export async function createPost(
   const now = app.clock.now();
   let post: PostRow;
   try {
-    post = await app.db.transaction().execute(async (tx) => {
+    post = await inTransaction(app.storage, async ({ db: tx }) => {
       const row = await tx
         .insertInto("posts")
         .values({
@@ -363,7 +364,7 @@ export async function editPost(
   if (content.length === 0 && images.length === 0 && !hasPoll)
     throw fieldError("content", "must not be empty without images or a poll");
   const now = app.clock.now();
-  const updated = await app.db.transaction().execute(async (tx) => {
+  const updated = await inTransaction(app.storage, async ({ db: tx }) => {
     const row = await tx
       .updateTable("posts")
       .set({ content, content_warning: contentWarning, images: JSON.stringify(images), edited_at: now })
@@ -394,7 +395,7 @@ export async function removePost(app: App, post: PostRow): Promise<void> {
     .select(["id", "cuid", "author_id"])
     .where("repost_of_id", "=", post.id)
     .execute();
-  await app.db.transaction().execute(async (tx) => {
+  await inTransaction(app.storage, async ({ db: tx }) => {
     // its comments (and its reposts') go by cascade: their files are let go with the post's
     const comments = await tx
       .selectFrom("comments")
@@ -534,7 +535,7 @@ export async function votePoll(
   );
   if (chosen.some((o) => o === undefined)) throw fieldError(field, "names an option this poll does not have");
   const now = app.clock.now();
-  await app.db.transaction().execute(async (tx) => {
+  await inTransaction(app.storage, async ({ db: tx }) => {
     // one vote per account, checked inside the write transaction: SQLite has one writer, and on
     // PostgreSQL this no-op update locks the poll's row, so a concurrent vote waits, then sees this one
     await tx

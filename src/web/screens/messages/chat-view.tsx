@@ -261,7 +261,7 @@ export function ChatView({
   const typingTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const toastTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const forcedReplyFor = useRef<string | null>(null);
-  useStarBalance();
+  useStarBalance(false);
 
   // live messages that arrive while the history request is out: merged into its answer
   const early = useRef<ChatMessage[]>([]);

@@ -63,7 +63,7 @@ export function Messages() {
     api.post<{ conversationId: string }>(`/social/users/${encodeURIComponent(user)}/message`, {}).then(
       (r) => {
         setOpening(null);
-        void loadChats();
+        // the list is not asked again: the chat's history answer puts the chat into it (rememberChat)
         const label = start ? `?start=${encodeURIComponent(start)}` : "";
         route(`/dashboard/messages/${r.conversationId}${label}`, true);
       },

@@ -3,6 +3,7 @@ import { useEffect } from "preact/hooks";
 import { api } from "../../lib/api";
 import { CountBadge } from "../../components/count-badge";
 import { onRealtime } from "../../lib/realtime";
+import { takeStartUnread } from "../../lib/session";
 import type { NotificationCounts, NotificationPage } from "./types";
 
 /** How many notification groups are unread: the list screen's "Mark all as read" follows it. */
@@ -32,7 +33,10 @@ async function refreshCounts(): Promise<void> {
  */
 export function UnreadBadge() {
   useEffect(() => {
-    void refreshCounts();
+    // the app's start brought the first count; asked again only when this badge comes later
+    const known = takeStartUnread("notifications");
+    if (known === undefined) void refreshCounts();
+    else unseenCount.value = known;
     const offs = [
       onRealtime("notification:new", setCounts),
       onRealtime("notification:counts", setCounts),

@@ -106,12 +106,21 @@ export function Notifications() {
       setBusy(false);
     }
   }
-  const toggle = (kind: Kind, on: boolean) =>
-    act(async () => {
-      const r = await api.patch<{ push: PushSettings }>("/account/notification-settings", { push: { [kind]: on } });
-      setSettings(r.push);
+  // the switch shows the new state at once (a render before the answer would flip it back), and the old one if refused
+  const toggle = (kind: Kind, on: boolean) => {
+    const before = settings;
+    if (before) setSettings({ ...before, [kind]: on });
+    return act(async () => {
+      try {
+        const r = await api.patch<{ push: PushSettings }>("/account/notification-settings", { push: { [kind]: on } });
+        setSettings(r.push);
+      } catch (err) {
+        setSettings(before);
+        throw err;
+      }
       return "Saved.";
     });
+  };
   const enable = () =>
     act(async () => {
       await enableOnThisDevice();
