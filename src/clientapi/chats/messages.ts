@@ -10,6 +10,7 @@ import {
   forwardMessage,
   isJustStored,
   listHistory,
+  listHistoryAround,
   markMediaAttached,
   markRead,
   requireMembershipByCuid,
@@ -75,6 +76,9 @@ const ForwardBody = t.Object({
 const HistoryQuery = t.Object({
   before: t.Optional(t.String()),
   after: t.Optional(t.String()),
+  around: t.Optional(
+    t.String({ maxLength: 64, description: "a message's id or messageId: the page around it (both cursors)" }),
+  ),
   limit: t.Optional(t.String()),
 });
 const DeleteQuery = t.Object({ forEveryone: t.Optional(t.String()) });
@@ -172,7 +176,12 @@ export function chatMessageRoutes(app: App) {
         async ({ user, params, query }) => {
           const limit = parseLimit(query.limit, 30, 100);
           const membership = await requireMembershipByCuid(app.db, params.cid, user.id);
-          const page = await listHistory(app, membership, user.id, query.before, limit, query.after);
+          if (query.around !== undefined && (query.before || query.after))
+            throw fieldError("around", "cannot be combined with before or after");
+          const page =
+            query.around !== undefined
+              ? await listHistoryAround(app, membership, user.id, query.around, limit)
+              : await listHistory(app, membership, user.id, query.before, limit, query.after);
           return ok({
             conversation: await serializeConversation(app.db, membership.conversation, user.id, membership.member),
             messages: await serializeMessages(app.db, membership.conversation, page.items, {
@@ -186,7 +195,7 @@ export function chatMessageRoutes(app: App) {
           auth: true,
           query: HistoryQuery,
           detail: doc(
-            "A chat and a page of its history, newest first (?before=<pageInfo.oldestCursor> for older, ?after=<pageInfo.newestCursor> for newer; null where the history ends)",
+            "A chat and a page of its history, newest first (?before=<pageInfo.oldestCursor> for older, ?after=<pageInfo.newestCursor> for newer; null where the history ends; ?around=<message id> for the page around a message)",
             {
               data: t.Object({
                 conversation: Conversation,

@@ -104,7 +104,7 @@ describe("list and mark read", () => {
 
     let res = await me.client.post("/api/social/notifications/read", { ids: [ids[0], ids[1], "not-an-id"] });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ updated: 2, unreadCount: 3 });
+    expect(res.body.data).toEqual({ updated: 2, unreadCount: 3, unseenCount: 3 });
     res = await me.client.get("/api/social/notifications?unread=true");
     expect(res.body.data.notifications.map((n: any) => n.id)).toEqual(ids.slice(2));
     res = await me.client.get("/api/social/notifications");
@@ -119,7 +119,7 @@ describe("list and mark read", () => {
     expect((await other.client.get("/api/social/notifications")).body.data.notifications).toEqual([]);
 
     res = await me.client.post("/api/social/notifications/read");
-    expect(res.body.data).toEqual({ updated: 3, unreadCount: 0 });
+    expect(res.body.data).toEqual({ updated: 3, unreadCount: 0, unseenCount: 0 });
     res = await me.client.get("/api/social/notifications?unread=1");
     expect(res.body.data.notifications).toEqual([]);
   });
@@ -183,6 +183,7 @@ describe("groups", () => {
     expect((await me.client.post("/api/social/notifications/read", { ids: [first.id] })).body.data).toEqual({
       updated: 1,
       unreadCount: 0,
+      unseenCount: 0,
     });
     await b2.client.post(`/api/social/posts/${post}/like`);
     data = await notificationsOf(me);
@@ -233,7 +234,11 @@ describe("groups", () => {
     expect(names(data.notifications[2])).toEqual([fans[2]!.user.username, fans[0]!.user.username]);
 
     // mark all read: every group read, the count at zero
-    expect((await me.client.post("/api/social/notifications/read")).body.data).toEqual({ updated: 3, unreadCount: 0 });
+    expect((await me.client.post("/api/social/notifications/read")).body.data).toEqual({
+      updated: 3,
+      unreadCount: 0,
+      unseenCount: 0,
+    });
     expect((await notificationsOf(me)).notifications.every((n: any) => n.read)).toBe(true);
   });
 
@@ -269,5 +274,51 @@ describe("groups", () => {
     } while (cursor);
     expect(seen).toEqual(expected);
     expect((await notificationsOf(me)).unreadCount).toBe(29);
+  });
+
+  test("opening the list (seen) clears the badge's count, keeps groups unread, and tells my other windows", async () => {
+    const me = await person();
+    const fan = await person();
+    const events: DeliveredEvent[] = [];
+    const stop = server.app.events.subscribe(me.user.id, (e) => events.push(e));
+    await notify(server.app, { recipientId: me.user.id, actorId: fan.user.id, type: "mention" });
+    await notify(server.app, { recipientId: me.user.id, actorId: fan.user.id, type: "follow" });
+    expect(events.map((e) => [e.event, (e.data as any).unreadCount, (e.data as any).unseenCount])).toEqual([
+      ["notification:new", 1, 1],
+      ["notification:new", 2, 2],
+    ]);
+    expect(await notificationsOf(me)).toMatchObject({ unreadCount: 2, unseenCount: 2 });
+
+    server.clock.advance(1);
+    const seen = await me.client.post("/api/social/notifications/seen");
+    expect(seen.status).toBe(200);
+    expect(seen.body.data).toEqual({ unreadCount: 2, unseenCount: 0 });
+    expect(events.at(-1)).toMatchObject({ event: "notification:counts", data: { unreadCount: 2, unseenCount: 0 } });
+    const data = await notificationsOf(me, "?unread=true");
+    expect(data).toMatchObject({ unreadCount: 2, unseenCount: 0 });
+    expect(data.notifications.map((n: any) => n.read)).toEqual([false, false]);
+
+    // a new event after the list was opened counts again, also when it joins a group seen before
+    server.clock.advance(1);
+    const another = await person();
+    await another.client.post(`/api/social/users/${me.user.username}/follow`);
+    expect(events.at(-1)).toMatchObject({ event: "notification:new", data: { unreadCount: 2, unseenCount: 1 } });
+
+    // reading tells the other windows too; read groups never count
+    const read = await me.client.post("/api/social/notifications/read");
+    expect(read.body.data).toEqual({ updated: 2, unreadCount: 0, unseenCount: 0 });
+    expect(events.at(-1)).toMatchObject({ event: "notification:counts", data: { unreadCount: 0, unseenCount: 0 } });
+    stop();
+
+    // another person's seen mark is their own
+    const other = await person();
+    await notify(server.app, { recipientId: other.user.id, actorId: fan.user.id, type: "mention" });
+    expect((await other.client.post("/api/social/notifications/seen")).body.data).toEqual({
+      unreadCount: 1,
+      unseenCount: 0,
+    });
+    await notify(server.app, { recipientId: me.user.id, actorId: other.user.id, type: "mention" });
+    expect(await notificationsOf(me)).toMatchObject({ unreadCount: 1, unseenCount: 1 });
+    expect((await new TestClient(server.url).post("/api/social/notifications/seen")).status).toBe(401);
   });
 });

@@ -1,5 +1,10 @@
 import type { App } from "../../app";
-import { findNotificationGroupView, unreadCount, type NotificationGroupView } from "../../domain/notifications/service";
+import {
+  findNotificationGroupView,
+  notificationCounts,
+  type NotificationCounts,
+  type NotificationGroupView,
+} from "../../domain/notifications/service";
 import { toIso } from "../../lib/clock";
 import { serializePublicUser } from "../serializers/account";
 
@@ -31,7 +36,10 @@ export function installNotificationDelivery(app: App): void {
     if (!view) return;
     app.events.publish(recipientId, "notification:new", {
       notification: serializeNotification(view),
-      unreadCount: await unreadCount(app.db, recipientId),
+      ...serializeCounts(await notificationCounts(app.db, recipientId)),
     });
   });
 }
+
+/** The counts as the Client API shows them: unreadCount (unread groups) and unseenCount (the badge's). */
+export const serializeCounts = (c: NotificationCounts) => ({ unreadCount: c.unread, unseenCount: c.unseen });

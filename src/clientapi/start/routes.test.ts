@@ -42,7 +42,7 @@ describe("GET /api/start", () => {
     const res = await client.get("/api/start");
     expect(res.body.data.unread).toEqual({
       chats: (await client.get("/api/social/messages/unread")).body.data.unreadChats,
-      notifications: (await client.get("/api/social/notifications?limit=1&unread=true")).body.data.unreadCount,
+      notifications: (await client.get("/api/social/notifications?limit=1&unread=true")).body.data.unseenCount,
     });
     expect(res.body.data.unread).toEqual({ chats: 1, notifications: 1 });
   });

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { unreadChats } from "../../domain/chats/unread";
 import { instanceIdentity } from "../../domain/instance/identity";
-import { unreadCount } from "../../domain/notifications/service";
+import { notificationCounts } from "../../domain/notifications/service";
 import { ok } from "../../http/envelope";
 import { requestContext, requireSignedIn } from "../../http/context";
 import { AppError } from "../../lib/errors";
@@ -24,7 +24,10 @@ const StartAnswer = t.Composite([
       [
         t.Object({
           chats: t.Integer({ description: "chats with unread messages (GET /api/social/messages/unread)" }),
-          notifications: t.Integer({ description: "unread notification groups (unreadCount of notifications)" }),
+          notifications: t.Integer({
+            description:
+              "the notifications badge: unread groups since the list was last opened (unseenCount of notifications)",
+          }),
         }),
         t.Null(),
       ],
@@ -53,7 +56,7 @@ export function startRoutes(app: App) {
         });
       const user = signedIn?.user;
       const [chats, notifications] = user
-        ? await Promise.all([unreadChats(app.db, user.id), unreadCount(app.db, user.id)])
+        ? await Promise.all([unreadChats(app.db, user.id), notificationCounts(app.db, user.id).then((c) => c.unseen)])
         : [null, null];
       return ok({
         ...csrf,

@@ -689,6 +689,46 @@ export function historyPageQuery(
 }
 
 /**
+ * A page of the conversation's history visible to VIEWER around message REF (its shown id or
+ * messageId), newest first: the message and up to half of LIMIT older ones, and the newer ones
+ * after it, so a reader jumping to it (a search result) sees it with what was said around it.
+ * The cursors go on either way as listHistory's do; newerCursor is null when the newest are in it.
+ */
+export async function listHistoryAround(
+  app: App,
+  membership: Membership,
+  viewerId: number,
+  ref: string,
+  limit: number,
+) {
+  const conversationId = membership.conversation.id;
+  const target = await requireVisibleMessage(app.db, conversationId, ref, viewerId);
+  const olderLimit = Math.ceil(limit / 2);
+  const newerLimit = Math.max(1, limit - olderLimit);
+  // the target is the first of the older half: older than a cursor just above its seq
+  const [olderRows, newerRows] = await Promise.all([
+    historyPageQuery(app.db, conversationId, viewerId, {
+      older: { t: target.seq + 1, id: target.id },
+      newer: null,
+      limit: olderLimit,
+    }).execute(),
+    historyPageQuery(app.db, conversationId, viewerId, {
+      older: null,
+      newer: { t: target.seq, id: target.id },
+      limit: newerLimit,
+    }).execute(),
+  ]);
+  const key = (m: MessageRow) => ({ t: m.seq, id: m.id });
+  const older = pageOf(olderRows, olderLimit, key);
+  const newer = pageOf(newerRows, newerLimit, key);
+  return {
+    items: [...newer.items.reverse(), ...older.items],
+    olderCursor: older.nextCursor,
+    newerCursor: newer.nextCursor,
+  };
+}
+
+/**
  * A page of the conversation's history visible to VIEWER, newest first: the newest LIMIT, those
  * just older than BEFORE, or those just newer than AFTER (a reader paging back down). Each page
  * says where the history goes on: olderCursor / newerCursor, null where it ends.

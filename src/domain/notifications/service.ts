@@ -139,14 +139,41 @@ export async function removeNotificationsBetween(db: Db, a: number, b: number): 
     .execute();
 }
 
-/** The recipient's unread groups: the counter the triggers keep (one primary-key read). */
-export async function unreadCount(db: Db, recipientId: number): Promise<number> {
+/** What the person has not acted on: unread groups, and those of them with an event since the list was last opened. */
+export interface NotificationCounts {
+  unread: number;
+  unseen: number;
+}
+
+/**
+ * The recipient's counts: the unread counter (one primary-key read) and, when anything is
+ * unread, the unread groups after the seen mark (a range of notification_groups_unread).
+ */
+export async function notificationCounts(db: Db, recipientId: number): Promise<NotificationCounts> {
   const row = await db
     .selectFrom("notification_counts")
-    .select("unread")
+    .select(["unread", "seen_at"])
     .where("recipient_id", "=", recipientId)
     .executeTakeFirst();
-  return Number(row?.unread ?? 0);
+  const unread = Number(row?.unread ?? 0);
+  if (unread === 0) return { unread, unseen: 0 };
+  const unseen = await db
+    .selectFrom("notification_groups")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("recipient_id", "=", recipientId)
+    .where("read_at", "is", null)
+    .where("updated_at", ">", Number(row?.seen_at ?? 0))
+    .executeTakeFirstOrThrow();
+  return { unread, unseen: Number(unseen.n) };
+}
+
+/** The recipient opened their notifications at NOW: what came before stops counting in the badge (it stays unread). */
+export async function markSeen(db: Db, now: number, recipientId: number): Promise<void> {
+  await db
+    .insertInto("notification_counts")
+    .values({ recipient_id: recipientId, seen_at: now })
+    .onConflict((oc) => oc.column("recipient_id").doUpdateSet({ seen_at: now }))
+    .execute();
 }
 
 /** A group's row with the public ids of the post, comment and report it is about. */

@@ -50,10 +50,12 @@ export interface NotificationGroupsTable {
   created_at: number;
 }
 
-/** A person's unread groups, kept by triggers on notification_groups. */
+/** A person's unread groups, kept by triggers on notification_groups, and when they last opened the list. */
 export interface NotificationCountsTable {
   recipient_id: number;
   unread: Generated<number>;
+  /** the time the person last opened their notifications (0: never): the badge counts unread groups after it */
+  seen_at: Generated<number>;
 }
 
 export type NotificationRow = Selectable<NotificationsTable>;

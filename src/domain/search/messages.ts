@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from "kysely";
-import type { Storage } from "../../db";
+import type { Db, Storage } from "../../db";
 import { forEngine } from "../../db/engine";
 import { ACTIVE_ROLES, type MessageRow } from "../chats/table";
 import { withinBudget } from "./budget";
@@ -7,29 +7,42 @@ import { catchUpMessageIndex } from "./message-index";
 import { pageOfWindow, SEARCH_WINDOW, windowBefore } from "./window";
 import { ftsQuery, searchTerms, tsqueryText } from "./normalize";
 
-/** The newest SEARCH_WINDOW index hits of TERMS below message id BEFORE (messages of people, not deleted for everyone), as a table of ids. */
+/**
+ * The newest SEARCH_WINDOW index hits of TERMS below message id BEFORE (messages of people, not
+ * deleted for everyone), as a table of ids; with CHAT, hits in that conversation only, so a chat
+ * with few hits among many of the instance still fills its window. That walk passes over the
+ * other chats' hits, so it carries the search's time budget itself.
+ */
+type HitsScope = { before: number | null; chat: { id: number; budgetMs: number } | null };
 const indexHits = {
-  sqlite(terms: string[], before: number | null): RawBuilder<unknown> | null {
-    const below = before === null ? sql`` : sql`AND rowid < ${before}`;
-    return sql`SELECT rowid AS id FROM messages_fts WHERE messages_fts MATCH ${ftsQuery(terms)} ${below}
-      ORDER BY rowid DESC LIMIT ${SEARCH_WINDOW}`;
+  sqlite(db: Db, terms: string[], { before, chat }: HitsScope): RawBuilder<unknown> | null {
+    const below = before === null ? sql`` : sql`AND messages_fts.rowid < ${before}`;
+    const inChat = chat
+      ? sql`AND m.conversation_id = ${chat.id} AND ${withinBudget(db, chat.budgetMs, sql`messages_fts.rowid`)}`
+      : sql``;
+    const join = chat ? sql`JOIN messages m ON m.id = messages_fts.rowid` : sql``;
+    return sql`SELECT messages_fts.rowid AS id FROM messages_fts ${join}
+      WHERE messages_fts MATCH ${ftsQuery(terms)} ${below} ${inChat}
+      ORDER BY messages_fts.rowid DESC LIMIT ${SEARCH_WINDOW}`;
   },
   // the expression and the condition of the messages_fts index (migration 20261129040000), so it
   // is used; the query's lexemes are cast, not parsed (PostgreSQL's parser would drop emoji)
-  postgres(terms: string[], before: number | null): RawBuilder<unknown> | null {
+  postgres(db: Db, terms: string[], { before, chat }: HitsScope): RawBuilder<unknown> | null {
     const query = tsqueryText(terms);
     if (!query) return null;
     const below = before === null ? sql`` : sql`AND id < ${before}`;
+    const inChat = chat ? sql`AND conversation_id = ${chat.id} AND ${withinBudget(db, chat.budgetMs, sql`id`)}` : sql``;
     return sql`SELECT id FROM messages
       WHERE social_message_tsvector(content) @@ social_unaccent(${query})::tsquery
-        AND kind = 'user' AND deleted_at IS NULL ${below}
+        AND kind = 'user' AND deleted_at IS NULL ${below} ${inChat}
       ORDER BY id DESC LIMIT ${SEARCH_WINDOW}`;
   },
 };
 
 /**
  * Messages with Q's words (the last one a prefix) in the chats the viewer is a member of
- * now, newest first; messages the viewer deleted for themselves are left out. Each call
+ * now (only conversation CONVERSATIONID's, when given), newest first; messages the viewer
+ * deleted for themselves are left out. Each call
  * reads one window of the index (window.ts): a page may be short, with a cursor to read on.
  * The index first takes in the messages it trails by (message-index.ts).
  */
@@ -37,12 +50,13 @@ export async function searchMessages(
   storage: Storage,
   viewerId: number,
   q: string,
-  opts: { cursor: string | null; limit: number; budgetMs: number },
+  opts: { cursor: string | null; limit: number; budgetMs: number; conversationId?: number },
 ): Promise<{ messages: MessageRow[]; nextCursor: string | null }> {
   const before = windowBefore(opts.cursor);
   const terms = searchTerms(q);
   const { db } = storage;
-  const hits = terms.length ? forEngine(db, indexHits)(terms, before) : null;
+  const chat = opts.conversationId === undefined ? null : { id: opts.conversationId, budgetMs: opts.budgetMs };
+  const hits = terms.length ? forEngine(db, indexHits)(db, terms, { before, chat }) : null;
   if (!hits) return { messages: [], nextCursor: null };
   await catchUpMessageIndex(storage);
   const { rows } = await sql<MessageRow>`WITH hits AS (${hits})

@@ -21,6 +21,8 @@ import type { BotCard, ChatMessage, Conversation, PendingMessage, ReplyMarkup } 
 import { botLinkTarget, type BotLinkTarget } from "./bot-links";
 import { openWebApp, WebAppPanel, type OpenWebApp, type WebAppFraming } from "./web-app-panel";
 import { useChatInView } from "../../lib/chat-in-view";
+import { SearchIcon } from "../../components/icon";
+import { ChatSearch } from "./chat-search";
 
 const PAGE = 40;
 /** rows of a page put in per frame */
@@ -150,10 +152,13 @@ const MessageBlock = memo(
     messages,
     dayBefore,
     readUpTo,
+    found,
   }: {
     messages: ChatMessage[];
     dayBefore: string;
     readUpTo: number;
+    /** the messageId of the search result shown in this block, else null */
+    found: number | null;
   }) {
     let lastDay = dayBefore;
     return (
@@ -163,7 +168,9 @@ const MessageBlock = memo(
           const d = dayOf(m.createdAt);
           const sep = d !== lastDay;
           lastDay = d;
-          const bubble = <MessageBubble key={m.id} message={m} readByOther={m.messageId <= readUpTo} />;
+          const bubble = (
+            <MessageBubble key={m.id} message={m} readByOther={m.messageId <= readUpTo} found={m.messageId === found} />
+          );
           return sep
             ? [
                 <li key={`day-${d}`} class="day-separator">
@@ -176,7 +183,11 @@ const MessageBlock = memo(
       </>
     );
   },
-  (a, b) => a.dayBefore === b.dayBefore && a.readUpTo === b.readUpTo && sameItems(a.messages, b.messages),
+  (a, b) =>
+    a.dayBefore === b.dayBefore &&
+    a.readUpTo === b.readUpTo &&
+    a.found === b.found &&
+    sameItems(a.messages, b.messages),
 );
 
 /** A live event's message is the same for every member: it leaves out my own poll votes, so the ones I know stay. */
@@ -191,9 +202,12 @@ export function ChatView({
   onBack,
   startLabel = null,
   onStartHandled,
+  jumpTo = null,
 }: {
   conversationId: string;
   onBack: () => void;
+  /** a message to open the chat at (a search result's id), shown highlighted with the history around it */
+  jumpTo?: string | null;
   /** a start link's label: the chat with its bot shows what START sends, and sends it on that press only */
   startLabel?: string | null;
   onStartHandled?: () => void;
@@ -234,6 +248,12 @@ export function ChatView({
   const [webApp, setWebApp] = useState<OpenWebApp | null>(null);
   const [usedKeyboard, setUsedKeyboard] = useState<string | null>(null);
   const [showInfo, setShowInfo] = useState(false);
+  const [searching, setSearching] = useState(false);
+  // the messageId of the search result shown highlighted
+  const [found, setFound] = useState<number | null>(null);
+  // a row to bring into view once the history holding it is rendered
+  const scrollToFound = useRef<number | null>(null);
+  const searchToggle = useRef<HTMLButtonElement>(null);
   const [actionError, setActionError] = useState<string | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const topSentinel = useRef<HTMLDivElement>(null);
@@ -292,6 +312,56 @@ export function ChatView({
     }
   }, [conversationId]);
 
+  // what showMessage reads when called, kept out of its identity
+  const historyRef = useRef<History | null>(null);
+  historyRef.current = history;
+
+  /** The page of history around message REF (its id), shown with it highlighted and in view. */
+  const loadAround = useCallback(
+    async (ref: string) => {
+      early.current = [];
+      const run = ++generation.current;
+      try {
+        const r = await api.get<HistoryPage>(`/social/messages/${conversationId}`, { limit: PAGE, around: ref });
+        if (run !== generation.current) return;
+        const target = r.messages.find((m) => m.id === ref || String(m.messageId) === ref);
+        stickToBottom.current = false;
+        anchor.current = null;
+        edges.current.clear();
+        missed.current = [];
+        rememberEdges(edges.current, r);
+        scrollToFound.current = target?.messageId ?? null;
+        setFound(target?.messageId ?? null);
+        setHistory({
+          conversation: r.conversation,
+          messages: [...r.messages].reverse(),
+          oldestCursor: r.pageInfo.oldestCursor,
+          newestCursor: r.pageInfo.newestCursor,
+        });
+        setOtherRead((seen) => Math.max(seen, r.conversation.othersReadMessageId ?? 0));
+        rememberChat(r.conversation);
+        setLoadError(null);
+      } catch (err) {
+        // the message is gone (deleted, or never visible to me): the chat opens at its newest
+        if (run === generation.current && !historyRef.current) await load();
+        setActionError(describeError(err));
+      }
+    },
+    [conversationId, load],
+  );
+
+  /** Shows a search result: highlighted where it is, or loaded with the history around it. */
+  const showMessage = useCallback(
+    (m: Pick<ChatMessage, "id" | "messageId">) => {
+      setActionError(null);
+      if (historyRef.current?.messages.some((x) => x.id === m.id)) {
+        setFound(m.messageId);
+        // already shown: the history does not change, so it is brought into view here
+        scroller.current?.querySelector(`[data-message-id="${m.messageId}"]`)?.scrollIntoView({ block: "center" });
+      } else void loadAround(m.id);
+    },
+    [loadAround],
+  );
   useEffect(() => {
     setHistory(null);
     setPending([]);
@@ -302,8 +372,15 @@ export function ChatView({
     setOtherRead(0);
     setWebApp(null);
     setShowInfo(false);
-    void load();
+    setSearching(false);
+    setFound(null);
   }, [conversationId]);
+
+  // the chat at its newest, or at the message the address names (a search result)
+  useEffect(() => {
+    if (jumpTo) void loadAround(jumpTo);
+    else void load();
+  }, [conversationId, jumpTo]);
 
   /** The next page above (older) or below (newer) what is shown; the window lets the far end go. */
   const loadMore = useCallback(
@@ -364,7 +441,14 @@ export function ChatView({
     if (!el) return;
     const a = anchor.current;
     anchor.current = null;
-    if (a?.row.isConnected)
+    const foundRow =
+      scrollToFound.current === null
+        ? null
+        : el.querySelector<HTMLElement>(`[data-message-id="${scrollToFound.current}"]`);
+    if (foundRow) {
+      scrollToFound.current = null;
+      foundRow.scrollIntoView({ block: "center" });
+    } else if (a?.row.isConnected)
       el.scrollTop += a.row.getBoundingClientRect().top - el.getBoundingClientRect().top - a.offset;
     else if (stickToBottom.current) el.scrollTop = el.scrollHeight;
   }, [history, pending]);
@@ -731,6 +815,17 @@ export function ChatView({
                     : `${conversation!.memberCount} members`}
               </p>
             </div>
+            <button
+              type="button"
+              ref={searchToggle}
+              class="icon-button"
+              aria-label="Search in this chat"
+              aria-expanded={searching}
+              aria-controls="chat-search"
+              onClick={() => setSearching(!searching)}
+            >
+              <SearchIcon size={18} />
+            </button>
             {other?.isBot && (
               <button type="button" onClick={() => setReportingBot(true)}>
                 Report
@@ -742,6 +837,17 @@ export function ChatView({
               </button>
             )}
           </header>
+          {searching && (
+            <ChatSearch
+              conversationId={conversationId}
+              onShow={showMessage}
+              onClose={() => {
+                setSearching(false);
+                setFound(null);
+                searchToggle.current?.focus();
+              }}
+            />
+          )}
           {pinned && (
             <button
               type="button"
@@ -803,6 +909,7 @@ export function ChatView({
                       dayBefore={i ? dayOf(blocks[i - 1]!.at(-1)!.createdAt) : ""}
                       // a block read through (or not at all) keeps the same value as the marker moves
                       readUpTo={Math.max(first - 1, Math.min(otherRead, last))}
+                      found={found !== null && found >= first && found <= last ? found : null}
                     />
                   );
                 })}

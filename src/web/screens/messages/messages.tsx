@@ -29,7 +29,7 @@ const shortDay = new Intl.DateTimeFormat(undefined, { month: "short", day: "nume
  * `&start=<label>` the chat with the bot shows what pressing START sends (`/start <label>`)
  * and sends it on that press only: a link from another site acts on nothing by itself. The
  * address is then the chat's own, so a reload sends nothing. `?join=<code>` shows the group
- * and joins it on a press of JOIN.
+ * and joins it on a press of JOIN. `?message=<id>` opens the chat at that message (a search result).
  */
 export function Messages() {
   const { params } = useRoute();
@@ -54,6 +54,8 @@ export function Messages() {
   const user = typeof query.user === "string" ? query.user : null;
   const start = typeof query.start === "string" ? query.start : null;
   const join = typeof query.join === "string" ? query.join : null;
+  // ?message=<id>: a search result, shown with the history around it
+  const jumpTo = typeof query.message === "string" ? query.message : null;
   useEffect(() => {
     const key = `${user}|${start}`;
     if (!user || handled.current === key) return;
@@ -129,6 +131,7 @@ export function Messages() {
               conversationId={cid}
               onBack={() => route("/dashboard/messages")}
               startLabel={start}
+              jumpTo={jumpTo}
               onStartHandled={() => route(`/dashboard/messages/${cid}`, true)}
             />
           ) : join ? (

@@ -8,7 +8,8 @@ import { formatDateTime, formatRelative } from "../../lib/format";
 import { usePagedList } from "../../lib/paged";
 import { onRealtime } from "../../lib/realtime";
 import type { Notification, NotificationPage } from "./types";
-import { unreadCount } from "./unread";
+import { setCounts, unreadCount } from "./unread";
+import type { NotificationCounts } from "./types";
 
 const WHAT: Record<Notification["type"], string> = {
   like: "liked your post",
@@ -28,7 +29,8 @@ const targetOf = (n: Notification) =>
 /**
  * Notifications, newest first, paged by cursor, grouped as the server keeps them ("Ann and 2
  * others liked your post"); new ones and groups that grow arrive live and move to the top;
- * read one by one or all at once.
+ * read one by one or all at once. Opening it clears the header's badge; what is unread stays
+ * marked here until read.
  */
 export function Notifications() {
   const [onlyUnread, setOnlyUnread] = useState(false);
@@ -46,23 +48,42 @@ export function Notifications() {
   );
   const list = usePagedList<Notification>(onlyUnread ? "unread" : "all", load);
 
+  // the list open in view is the person seeing their notifications: the badge clears (in every
+  // window of theirs), and what arrives while they look is seen too; each stays unread until read
   useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const markSeen = () => {
+      if (document.visibilityState !== "visible") return;
+      clearTimeout(timer);
+      // a burst of arrivals is one call
+      timer = setTimeout(() => {
+        api.post<NotificationCounts>("/social/notifications/seen").then(setCounts, () => undefined);
+      }, 100);
+    };
+    markSeen();
     const offNew = onRealtime("notification:new", ({ notification }) => {
       const n = notification as Notification;
       list.setItems((items) => [n, ...items.filter((x) => x.id !== n.id)]);
+      markSeen();
     });
     const offReset = onRealtime("stream:reset", () => void list.reload());
-    return () => (offNew(), offReset());
+    document.addEventListener("visibilitychange", markSeen);
+    return () => {
+      clearTimeout(timer);
+      offNew();
+      offReset();
+      document.removeEventListener("visibilitychange", markSeen);
+    };
   }, []);
 
   async function markRead(ids?: string[]) {
     setActionError(null);
     try {
-      const r = await api.post<{ updated: number; unreadCount: number }>(
+      const r = await api.post<{ updated: number } & NotificationCounts>(
         "/social/notifications/read",
         ids ? { ids } : {},
       );
-      unreadCount.value = r.unreadCount;
+      setCounts(r);
       const done = ids ? new Set(ids) : null;
       list.setItems((items) => items.map((n) => (!done || done.has(n.id) ? { ...n, read: true } : n)));
     } catch (err) {

@@ -23,8 +23,13 @@ export interface Notification {
   createdAt: string;
 }
 
-export interface NotificationPage {
-  notifications: Notification[];
+/** unreadCount: unread groups; unseenCount: those with an event since the list was last opened (the badge). */
+export interface NotificationCounts {
   unreadCount: number;
+  unseenCount: number;
+}
+
+export interface NotificationPage extends NotificationCounts {
+  notifications: Notification[];
   pageInfo: PageInfo;
 }
