@@ -22,6 +22,7 @@ import { botApiBeforeRouting } from "./botapi/routes";
 import { installNotificationDelivery } from "./clientapi/notifications/serialize";
 import { installChatDelivery } from "./clientapi/chats/live";
 import { installPushDelivery } from "./clientapi/push/deliver";
+import { installLinkPreviews } from "./http/link-preview";
 import { installRealtimeDelivery } from "./clientapi/realtime";
 import { referenceRoutes } from "./http/reference";
 import { UPLOAD_PATH } from "./clientapi/uploads/path";
@@ -59,6 +60,7 @@ export async function openApp(opts: CreateAppOptions): Promise<App> {
 function installListeners(app: App): void {
   // the job queue's handlers: every kind a worker of this binary carries out
   registerJobHandler(app, mailJobHandler);
+  installLinkPreviews(app);
   installChatHooks(app);
   installBotUpdateHooks(app);
   installPostsHooks(app);

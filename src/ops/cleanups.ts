@@ -5,6 +5,7 @@ import { removeStaleScratch } from "../media/store";
 import { registerCleanup } from "./housekeeping";
 import { DONE_JOBS_KEPT_MS, purgeDoneJobs } from "../jobs/dead-letters";
 import { removeEndedPushState } from "../domain/push/service";
+import { dropExpiredPreviews } from "../domain/links/preview";
 
 const HOUR_MS = 3_600_000;
 /** Rows handled per run and per statement: a run never holds the write lock for long; the rest waits for the next run. */
@@ -21,6 +22,7 @@ export const CLEANUP_NAMES = [
   "bots:updates",
   "jobs:done",
   "push:ended",
+  "links:previews",
 ] as const;
 
 /**
@@ -42,6 +44,7 @@ export function registerDataCleanups(app: App): void {
   registerCleanup(app, "jobs:done", everyMs, (a) => purgeDoneJobs(a.db, Date.now() - DONE_JOBS_KEPT_MS));
   // subscriptions of sessions ended by another process (the CLI) or by expiry, and lapsed "chat on screen" words
   registerCleanup(app, "push:ended", everyMs, (a) => removeEndedPushState(a.db, a.clock.now()));
+  registerCleanup(app, "links:previews", everyMs, (a) => dropExpiredPreviews(a.db, a.clock.now()));
 }
 
 /**
