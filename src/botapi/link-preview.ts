@@ -1,4 +1,5 @@
-import { firstLink, type PreviewChoice } from "../domain/links/preview";
+import type { PreviewChoice } from "../domain/links/preview";
+import { firstLink } from "../lib/links";
 import type { BotContext } from "./context";
 import { badRequest } from "./errors";
 

@@ -1,7 +1,8 @@
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { rateLimiter } from "../../cluster/counters";
-import { firstLink, type LinkPreview as LinkPreviewShape } from "../../domain/links/preview";
+import type { LinkPreview as LinkPreviewShape } from "../../domain/links/preview";
+import { firstLink } from "../../lib/links";
 import { requestContext } from "../../http/context";
 import { ok } from "../../http/envelope";
 import { pagePreviewOf } from "../../http/link-preview";

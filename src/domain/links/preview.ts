@@ -3,6 +3,7 @@ import type { Db } from "../../db";
 import type { Scope } from "../../db/transaction";
 import { enqueueJob, type JsonValue } from "../../jobs/queue";
 import { publishMessageEvent } from "../chats/notify";
+import { firstLink } from "../../lib/links";
 
 /** What a page says of itself in its head: each field null when the page does not say it. */
 export interface PagePreview {
@@ -42,29 +43,6 @@ export interface LinkPreviewJob {
   table: "posts" | "messages";
   id: number;
   url: string;
-}
-
-const MAX_URL_LENGTH = 2048;
-// a link as people type it: up to whitespace or a character that never ends one
-const LINK = /\bhttps?:\/\/[^\s<>"'`]+/i;
-
-/**
- * The first http(s) link of TEXT, without the punctuation a sentence puts after it (a closing
- * parenthesis only when the link opens none), or null.
- */
-export function firstLink(text: string): string | null {
-  if (!text.includes("://")) return null;
-  const found = LINK.exec(text);
-  if (!found) return null;
-  let link = found[0].replace(/[.,;:!?*]+$/, "");
-  while (/[)\]}]$/.test(link) && !/[([{]/.test(link)) link = link.slice(0, -1).replace(/[.,;:!?*]+$/, "");
-  if (link.length > MAX_URL_LENGTH) return null;
-  try {
-    const url = new URL(link);
-    return url.hostname ? url.toString() : null;
-  } catch {
-    return null;
-  }
 }
 
 /** The kept preview of URL while it lasts: `{preview}` (null: nothing to show), or undefined when not kept. */

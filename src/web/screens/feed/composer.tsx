@@ -5,6 +5,7 @@ import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
 import { formatNumber } from "../../lib/format";
 import type { Post } from "../../lib/types";
+import { ComposerLinkPreview, useLinkPreview } from "../../components/link-preview";
 
 export const MAX_POST_LENGTH = 2000;
 export const MAX_POST_IMAGES = 10;
@@ -16,6 +17,7 @@ export const postUploadKind = (file: File) =>
 /** Writing a post: text with a counter, images uploaded as they are picked (with progress), an optional poll. */
 export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
   const [content, setContent] = useState("");
+  const linkPreview = useLinkPreview(content);
   const [warning, setWarning] = useState("");
   const attachments = useAttachments(postUploadKind, MAX_POST_IMAGES);
   const [pollOn, setPollOn] = useState(false);
@@ -37,12 +39,14 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
       ...(warning.trim() ? { contentWarning: warning.trim() } : {}),
       imageUrls: attachments.urls,
       imageAlts: attachments.alts,
+      ...linkPreview.request,
       ...(pollOn
         ? { poll: { ...(question.trim() ? { question: question.trim() } : {}), options: pollOptions, multiple } }
         : {}),
     });
     setContent("");
     setWarning("");
+    linkPreview.reset();
     attachments.reset();
     setPollOn(false);
     setQuestion("");
@@ -73,6 +77,7 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
         </p>
         {contentError && <p class="field-error">{contentError}</p>}
       </div>
+      <ComposerLinkPreview state={linkPreview} />
       <div class="field">
         <label for="composer-warning">Content warning</label>
         <input
