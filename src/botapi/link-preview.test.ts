@@ -41,7 +41,7 @@ beforeAll(async () => {
   bot.chatId = botApiUserId(world.personUser.id);
 });
 afterAll(async () => {
-  await world.server.stop();
+  await world?.server.stop();
   pages.stop(true);
 });
 
