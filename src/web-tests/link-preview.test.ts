@@ -70,4 +70,42 @@ describe("web app: link previews", () => {
     expect(await accessibilityViolations(page)).toEqual([]);
     expect(pageProblems(page)).toEqual([]);
   });
+
+  it("the chat composer shows the card and sends without it once removed; members see the card", async () => {
+    const ann = await suite.person({ username: "AnnLinks" });
+    const bob = await suite.person({ username: "BobLinks" });
+    await ann.page.goto(`/dashboard/messages?user=${bob.user.username}`);
+    await ann.page.getByRole("heading", { level: 2, name: "BobLinks" }).waitFor();
+    const input = ann.page.getByLabel("Message", { exact: true });
+    const composerCard = ann.page.getByRole("region", { name: "Link preview" });
+    const message = (page: Page, text: string) =>
+      page.getByRole("listitem").filter({ has: page.locator(".msg-text", { hasText: text }) });
+
+    await input.fill(`Without a card ${`http://127.0.0.1:${pages.port}/basil`}`);
+    await composerCard.getByRole("link", { name: /\/basil/ }).waitFor();
+    await composerCard.getByRole("button", { name: "Remove preview" }).click();
+    await composerCard.waitFor({ state: "detached" });
+    await ann.page.getByRole("button", { name: "Send" }).click();
+    await message(ann.page, "Without a card").waitFor();
+
+    await input.fill(`With a card ${`http://127.0.0.1:${pages.port}/mint`}`);
+    await composerCard.getByRole("link", { name: /\/mint/ }).waitFor();
+    expect(await accessibilityViolations(ann.page)).toEqual([]);
+    await ann.page.getByRole("button", { name: "Send" }).click();
+    await message(ann.page, "With a card")
+      .getByRole("link", { name: /Gardening for beginners \/mint/ })
+      .waitFor();
+
+    await bob.page.goto("/dashboard/messages");
+    await bob.page.getByRole("link", { name: /AnnLinks/ }).click();
+    await message(bob.page, "With a card")
+      .getByRole("link", { name: /Gardening for beginners \/mint/ })
+      .waitFor();
+    expect(
+      await message(bob.page, "Without a card")
+        .getByRole("link", { name: /Gardening/ })
+        .count(),
+    ).toBe(0);
+    expect(await accessibilityViolations(bob.page)).toEqual([]);
+  });
 });

@@ -162,6 +162,8 @@ export interface PendingMessage {
   clientMessageId: string;
   content: string;
   replyTo: ChatMessage | null;
+  /** false: sent without the preview of its link */
+  linkPreview?: boolean;
   state: "sending" | "failed";
   error?: string;
   createdAt: string;
