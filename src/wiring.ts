@@ -16,8 +16,10 @@ import { installPaymentUpdateHooks } from "./botapi/methods/payments";
 import { installCallbackQueryHooks } from "./botapi/methods/callbacks";
 import { startWebhookWorker } from "./botapi/webhooks";
 import { startJobWorker } from "./jobs/worker";
+import { startMessageIndexer } from "./domain/search/message-index";
 import { registerJobHandler } from "./jobs/queue";
 import { mailJobHandler } from "./domain/auth/notify";
+import { emailDigestJobHandler } from "./domain/notifications/email-digest";
 import { botApiBeforeRouting } from "./botapi/routes";
 import { installNotificationDelivery } from "./clientapi/notifications/serialize";
 import { installChatDelivery } from "./clientapi/chats/live";
@@ -60,6 +62,7 @@ export async function openApp(opts: CreateAppOptions): Promise<App> {
 function installListeners(app: App): void {
   // the job queue's handlers: every kind a worker of this binary carries out
   registerJobHandler(app, mailJobHandler);
+  registerJobHandler(app, emailDigestJobHandler);
   installLinkPreviews(app);
   installChatHooks(app);
   installBotUpdateHooks(app);
@@ -101,6 +104,7 @@ export function startWorkers(app: App): void {
   startOpsWorkers(app);
   startWebhookWorker(app);
   startJobWorker(app);
+  startMessageIndexer(app);
   startLiveSettingsCheck(app);
   startControlSocket(app, (events) => applyReportedChange(app, events));
 }

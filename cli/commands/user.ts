@@ -138,7 +138,7 @@ export function registerUser(program: Command) {
       const password = await readPassword(opts, f.password, `New password for ${username}`);
       await withApp(opts, async (app) => {
         const u = await requireUserByUsername(app.db, username);
-        await setPassword(app.db, app.clock.now(), u.id, password);
+        await setPassword(app, u.id, password);
         await revokeSessionsAndNotify(app, u.id, null);
       });
       emit(opts, { username, passwordChanged: true }, `Password of ${username} changed`);

@@ -25,6 +25,7 @@ export const CLIENT_API: readonly ClientApiPrefix[] = [
   served("/auth/email", async (app) => [(await import("./auth/email")).emailRoutes(app)]),
   served("/auth/password", async (app) => [(await import("./auth/password")).passwordRoutes(app)]),
   served("/instance", async (app) => [(await import("./instance/routes")).instanceRoutes(app)]),
+  served("/start", async (app) => [(await import("./start/routes")).startRoutes(app)]),
   served("/account", async (app) => [(await import("./account/routes")).accountRoutes(app)]),
   served("/account/upload", async (app) => [(await import("./uploads/routes")).uploadRoutes(app)]),
   served("/account/notification-settings", async (app) => [

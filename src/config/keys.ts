@@ -232,6 +232,11 @@ export const configKeys = {
   "smtp.user": spec("", str, "SMTP user"),
   "smtp.password": spec("", str, "SMTP password"),
   "smtp.from": spec("", str, "sender address of e-mails"),
+  "mail.digestAfterHours": spec(
+    24,
+    int(1, 8760),
+    "hours without a visit after which a person who switched on the e-mail digest is mailed what they have not read (needs smtp.host)",
+  ),
   "log.format": spec<"auto" | "json" | "human">(
     "auto",
     oneOf("auto", "json", "human"),

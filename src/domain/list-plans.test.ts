@@ -116,6 +116,15 @@ describe("every list's page walks its index in order, without sorting", () => {
       }
     });
 
+    test(`a person's posts and media gallery, ${name}`, async () => {
+      const values = { viewer: 1, t: c?.t ?? 0, id: c?.id ?? 0, author: 2, tag: "", cuid: "" };
+      for (const list of ["user", "media"] as const)
+        await expectIndexWalk(
+          postLists.compiledWith(server.app.db, { list, cursor: c !== null, limit: 20 }, values),
+          "posts_author_time",
+        );
+    });
+
     test(`a hashtag's posts, ${name}`, async () => {
       const values = { viewer: 1, t: c?.t ?? 0, id: c?.id ?? 0, author: 0, tag: "cats", cuid: "" };
       await expectIndexWalk(

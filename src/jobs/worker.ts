@@ -1,6 +1,6 @@
-import { sql } from "kysely";
+import { sql, type SelectQueryBuilder } from "kysely";
 import type { App } from "../app";
-import type { Db } from "../db";
+import type { Database, Db } from "../db";
 import { engineOf } from "../db/engine";
 import { isUniqueViolation } from "../db/errors";
 import { randomToken } from "../lib/ids";
@@ -35,52 +35,64 @@ const MAX_ERROR_CHARS = 2_000;
  */
 
 /**
- * Claims up to LIMIT due jobs of KINDS for this node: queued ones whose time has come and
- * running ones whose lease ran out (their node died or stalled). Each claim counts an
- * attempt and carries a fresh lease token; only its holder may finish the job. PostgreSQL:
- * FOR UPDATE SKIP LOCKED, so nodes claiming at once never take the same job. SQLite: one
- * process writes and the UPDATE is one statement.
+ * Claims up to LIMIT due jobs of KINDS for this node: running ones whose lease ran out (their
+ * node died or stalled), then queued ones whose time has come, oldest first. Each claim counts
+ * an attempt and carries a fresh lease token; only its holder may finish the job. Each read
+ * walks jobs_by_state in order and stops at LIMIT, so a long backlog (a push service down for
+ * an hour) costs a claim no more than an empty queue. PostgreSQL: FOR UPDATE SKIP LOCKED, so
+ * nodes claiming at once never take the same job. SQLite: one process writes and each UPDATE
+ * is one statement.
  */
 export async function claimJobs(db: Db, kinds: string[], limit: number, now: number): Promise<JobRow[]> {
   if (!kinds.length || limit < 1) return [];
   const token = randomToken(12);
-  const due = db
-    .selectFrom("jobs")
-    .select("id")
-    .where("kind", "in", kinds)
-    .where((eb) =>
-      eb.or([
-        eb.and([eb("state", "=", "queued"), eb("run_at", "<=", now)]),
-        eb.and([eb("state", "=", "running"), eb("lease_until", "<", now)]),
-      ]),
-    )
-    .orderBy("run_at")
-    .limit(limit)
-    .$if(engineOf(db) === "postgres", (qb) => qb.forUpdate().skipLocked());
-  return db
-    .updateTable("jobs")
-    .set({
-      state: "running",
-      attempts: sql`attempts + 1`,
-      lease_token: token,
-      lease_until: now + JOB_LEASE_MS,
-      updated_at: now,
-    })
-    .where("id", "in", due)
-    .returningAll()
-    .execute();
+  const claim = (due: (qb: SelectQueryBuilder<Database, "jobs", { id: number }>) => typeof qb, most: number) =>
+    db
+      .updateTable("jobs")
+      .set({
+        state: "running",
+        attempts: sql`attempts + 1`,
+        lease_token: token,
+        lease_until: now + JOB_LEASE_MS,
+        updated_at: now,
+      })
+      .where(
+        "id",
+        "in",
+        due(db.selectFrom("jobs").select("id").where("kind", "in", kinds))
+          .limit(most)
+          .$if(engineOf(db) === "postgres", (qb) => qb.forUpdate().skipLocked()),
+      )
+      .returningAll()
+      .execute();
+  const taken = await claim((qb) => qb.where("state", "=", "running").where("lease_until", "<", now), limit);
+  if (taken.length === limit) return taken;
+  const due = await claim(
+    (qb) => qb.where("state", "=", "queued").where("run_at", "<=", now).orderBy("run_at"),
+    limit - taken.length,
+  );
+  return taken.concat(due);
 }
 
 /** When the next job of KINDS falls due (a queued job's time, a running job's lease end), or null. */
 async function nextDueAt(db: Db, kinds: string[]): Promise<number | null> {
   const row = await db
-    .selectFrom("jobs")
-    .select((eb) => [
-      eb.fn.min(eb.case().when("state", "=", "queued").then(eb.ref("run_at")).end()).as("queued"),
-      eb.fn.min(eb.case().when("state", "=", "running").then(eb.ref("lease_until")).end()).as("leased"),
+    .selectNoFrom((eb) => [
+      eb
+        .selectFrom("jobs")
+        .select("run_at")
+        .where("state", "=", "queued")
+        .where("kind", "in", kinds)
+        .orderBy("run_at")
+        .limit(1)
+        .as("queued"),
+      eb
+        .selectFrom("jobs")
+        .select((e) => e.fn.min("lease_until").as("lease_until"))
+        .where("state", "=", "running")
+        .where("kind", "in", kinds)
+        .as("leased"),
     ])
-    .where("kind", "in", kinds)
-    .where("state", "in", ["queued", "running"])
     .executeTakeFirst();
   const times = [row?.queued, row?.leased].filter((t) => t !== null && t !== undefined).map(Number);
   return times.length ? Math.min(...times) : null;

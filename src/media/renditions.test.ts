@@ -251,6 +251,25 @@ describe("content warnings", () => {
       contentWarning: "w".repeat(201),
     });
     expectError(tooLong, 400, "VALIDATION_ERROR");
+    expect(tooLong.body.error.details.fieldErrors.contentWarning).toEqual(["must be at most 200 characters"]);
+    const longest = await bob.client.post(`/api/social/posts/${post.body.data.post.id}/comments`, {
+      content: "y",
+      contentWarning: ` ${"w".repeat(200)} `,
+    });
+    expect(longest.status).toBe(200);
+    expect(longest.body.data.comment.contentWarning).toBe("w".repeat(200));
+    const blank = await bob.client.post(`/api/social/posts/${post.body.data.post.id}/comments`, {
+      content: "z",
+      contentWarning: "   ",
+    });
+    expect(blank.body.data.comment.contentWarning).toBeNull();
+    // readers of the post's comments get the warning with each comment
+    const listed = await alice.client.get(`/api/social/posts/${post.body.data.post.id}/comments`);
+    expect(Object.fromEntries(listed.body.data.comments.map((c: any) => [c.content, c.contentWarning]))).toMatchObject({
+      "it dies": "Spoiler",
+      y: "w".repeat(200),
+      z: null,
+    });
   });
 });
 

@@ -5,6 +5,8 @@ import { removeStaleScratch } from "../media/store";
 import { registerCleanup } from "./housekeeping";
 import { DONE_JOBS_KEPT_MS, purgeDoneJobs } from "../jobs/dead-letters";
 import { removeEndedPushState } from "../domain/push/service";
+import { inTransaction } from "../db/transaction";
+import { queueEmailDigests } from "../domain/notifications/email-digest";
 import { dropExpiredPreviews } from "../domain/links/preview";
 
 const HOUR_MS = 3_600_000;
@@ -22,6 +24,7 @@ export const CLEANUP_NAMES = [
   "bots:updates",
   "jobs:done",
   "push:ended",
+  "mail:digests",
   "links:previews",
 ] as const;
 
@@ -44,6 +47,8 @@ export function registerDataCleanups(app: App): void {
   registerCleanup(app, "jobs:done", everyMs, (a) => purgeDoneJobs(a.db, Date.now() - DONE_JOBS_KEPT_MS));
   // subscriptions of sessions ended by another process (the CLI) or by expiry, and lapsed "chat on screen" words
   registerCleanup(app, "push:ended", everyMs, (a) => removeEndedPushState(a.db, a.clock.now()));
+  // not a cleanup, but as periodic: queues the e-mail digests of people away for mail.digestAfterHours
+  registerCleanup(app, "mail:digests", everyMs, queueEmailDigests);
   registerCleanup(app, "links:previews", everyMs, (a) => dropExpiredPreviews(a.db, a.clock.now()));
 }
 
@@ -95,7 +100,7 @@ export async function removeExpiredStoryMedia(app: App): Promise<number> {
   const keys = [...new Set(stories.map((s) => s.media_url.split("/").pop()!))];
   // one transaction: the stories go and their uploads become unattached candidates together,
   // so a crash before the files are deleted leaves them to the abandoned-uploads cleanup
-  await app.db.transaction().execute(async (tx) => {
+  await inTransaction(app.storage, async ({ db: tx }) => {
     await tx
       .deleteFrom("stories")
       .where(

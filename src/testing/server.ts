@@ -1,16 +1,42 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readConfigFile, storeConfigValues, type ConfigKey } from "../config";
+import { dbPath } from "../config/layout";
+import { migrateToLatest, openStorage } from "../db";
 import { ManualClock } from "../lib/clock";
 import { silentLogger, type Logger } from "../lib/log";
 import { startServer, type RunningServer } from "../main";
 import type { MigrationProvider } from "kysely";
+import { atEndOfRun } from "./end-of-run";
 import { freshPostgresDatabase, testsOnPostgres } from "./postgres";
 import { freeLoopbackPort } from "./ports";
 
 /** Where the port probe lives (src/testing/ports.ts), for the tests that import it from here. */
 export { freeLoopbackPort };
+
+let sqliteTemplate: Promise<string> | null = null;
+
+/**
+ * A SQLite database with every migration applied, made once per test process (the SQLite
+ * counterpart of the PostgreSQL set's template database): a new test server starts from a copy,
+ * which its start finds up to date, instead of migrating a file of its own. Closed, so its WAL is
+ * checkpointed into the one file a copy takes.
+ */
+function migratedSqliteTemplate(): Promise<string> {
+  sqliteTemplate ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), "socialctl-template-"));
+    atEndOfRun(() => rmSync(dir, { recursive: true, force: true }));
+    const storage = openStorage(dbPath(dir));
+    try {
+      await migrateToLatest(storage.db, { snapshot: false });
+    } finally {
+      await storage.close();
+    }
+    return dbPath(dir);
+  })();
+  return sqliteTemplate;
+}
 
 export interface TestServer extends RunningServer {
   clock: ManualClock;
@@ -42,6 +68,11 @@ export async function startTestServer(
   // data dir that names one already (the instance started again, another node) keeps it
   if (testsOnPostgres() && !readConfigFile(dataDir)["database.url"])
     storeConfigValues(dataDir, { "database.url": await freshPostgresDatabase() });
+  // a new data dir for the code's own migrations: a copy of the migrated template, owner-only as the server makes it
+  if (!testsOnPostgres() && !opts.dataDir && !opts.migrations && !overrides["database.url"]) {
+    copyFileSync(await migratedSqliteTemplate(), dbPath(dataDir));
+    chmodSync(dbPath(dataDir), 0o600);
+  }
   const running = await startServer({
     dataDir,
     clock,

@@ -140,4 +140,83 @@ describe("web app: images", () => {
     expect(pageProblems(page)).toEqual([]);
     await context.close();
   });
+
+  it("a comment's content warning, given in the comment form, hides its text until Show", async () => {
+    const { page, client, context } = await suite.person();
+    const post = await postAs(client, "A post about the film");
+    await page.goto(`/posts/${post.id}`);
+    const form = page.getByRole("region", { name: "Comments" }).locator("form").first();
+    await form.getByLabel("Write a comment").fill("The twist is the ending");
+    await form.getByLabel("Content warning").fill("Ending spoiler");
+    await expectAccessible(page);
+    await form.getByRole("button", { name: "Comment", exact: true }).click();
+
+    const comment = page.getByRole("article", { name: /^Comment by / });
+    await comment.getByText("Ending spoiler").waitFor();
+    expect(await form.getByLabel("Content warning").inputValue()).toBe("");
+    expect(await comment.getByText("The twist is the ending").isVisible()).toBe(false);
+    await comment.getByRole("button", { name: "Show" }).click();
+    await comment.getByText("The twist is the ending").waitFor();
+    await comment.getByRole("button", { name: "Hide" }).click();
+    await comment.getByText("The twist is the ending").waitFor({ state: "hidden" });
+
+    // as another reader finds it after a reload
+    await page.reload();
+    await comment.getByText("Ending spoiler").waitFor();
+    expect(await comment.getByText("The twist is the ending").isVisible()).toBe(false);
+    await expectAccessible(page);
+    expect(pageProblems(page)).toEqual([]);
+    await context.close();
+  });
+
+  it("a profile's Media section shows the pictures of the person's posts, warned ones behind their warning, opening the viewer", async () => {
+    const { page, client, context, user } = await suite.person({ displayName: "Pia Painter" });
+    const me = user.username;
+    await postAs(client, {
+      content: "the bridge",
+      imageUrls: [await uploadPng(client, 900, 600)],
+      imageAlts: ["A red bridge over a river"],
+    });
+    await postAs(client, "words only");
+    await postAs(client, {
+      content: "the cellar",
+      contentWarning: "Spiders",
+      imageUrls: [await uploadPng(client, 600, 600), await uploadPng(client, 600, 800)],
+    });
+
+    await page.goto(`/users/${me}`);
+    await page.getByRole("heading", { level: 2, name: "Posts" }).waitFor();
+    const sections = page.getByRole("navigation", { name: "Profile sections" });
+    expect(await sections.getByRole("link", { name: "Posts" }).getAttribute("aria-current")).toBe("page");
+    await sections.getByRole("link", { name: "Media" }).click();
+    await page.waitForURL(`**/users/${me}/media`);
+    await page.getByRole("heading", { level: 2, name: "Media" }).waitFor();
+    expect(await sections.getByRole("link", { name: "Media" }).getAttribute("aria-current")).toBe("page");
+
+    const grid = page.getByRole("list", { name: "Pictures of Pia Painter" });
+    await grid.getByRole("listitem").nth(2).waitFor();
+    expect(await grid.getByRole("listitem").count()).toBe(3);
+    // the warned post's pictures show the warning, not the picture
+    const warned = grid.getByRole("button", { name: /^Content warning: Spiders\. Open picture [12]$/ });
+    expect(await warned.count()).toBe(2);
+    expect(await grid.getByRole("img").count()).toBe(1);
+    const bridge = grid.getByRole("img", { name: "A red bridge over a river" });
+    expect(await bridge.getAttribute("srcset")).toContain(" 640w");
+    expect(await page.getByText("words only").count()).toBe(0);
+    await expectAccessible(page);
+
+    // the tile is named by its picture's description
+    const opener = grid.getByRole("button", { name: "A red bridge over a river" });
+    await opener.click();
+    const viewer = page.getByRole("dialog", { name: "Pictures of Pia Painter: 3 of 3" });
+    await viewer.getByRole("img", { name: "A red bridge over a river" }).waitFor();
+    await expectAccessible(page);
+    await page.keyboard.press("ArrowRight");
+    await page.getByRole("dialog", { name: "Pictures of Pia Painter: 1 of 3" }).waitFor();
+    await page.keyboard.press("Escape");
+    await page.getByRole("dialog").waitFor({ state: "detached" });
+    expect(await opener.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(pageProblems(page)).toEqual([]);
+    await context.close();
+  });
 });

@@ -54,6 +54,13 @@ describe("web app: notifications", () => {
       messages: true,
     });
 
+    // the e-mail digest is off until switched on
+    const digest = section.getByRole("switch", { name: "E-mail digest when away" });
+    expect(await digest.isChecked()).toBe(false);
+    await digest.check();
+    await section.getByText("You will get an e-mail of what you missed after a while away.").waitFor();
+    expect((await client.get("/api/account/notification-settings")).body.data.email).toEqual({ digest: true });
+
     await section.getByRole("button", { name: "Remove Firefox on Linux" }).click();
     await section.getByText("Firefox on Linux will get no more notifications.").waitFor();
     expect(await devices.getByRole("listitem").count()).toBe(1);

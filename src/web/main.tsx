@@ -9,5 +9,6 @@ import "./styles/personal.css";
 import "./styles/chat.css";
 import "./styles/people.css";
 import "./styles/reports.css";
+import "./styles/pickers.css";
 
 render(<App />, document.getElementById("app")!);

@@ -104,7 +104,7 @@ export function serializePost(v: PostView): Record<string, unknown> {
 }
 
 /** A display rendition as the Client API shows it (its byte size is the Bot API's business). */
-const renditionShape = (r: Rendition) => ({ url: r.url, width: r.width, height: r.height });
+export const renditionShape = (r: Rendition) => ({ url: r.url, width: r.width, height: r.height });
 
 // a comment's shape every reader sees alike, made once per kept core
 const commentShapes = new WeakMap<

@@ -60,7 +60,8 @@ const SEND_JOB = "push:send";
 
 /** What a plan job is about: the change, by ids (the job reads the rest when it runs). */
 type PushPlan =
-  | { type: "message"; conversationId: number; messageId: number; senderId: number }
+  /** the first message of the chat's that the plan stands for */
+  | { type: "message"; conversationId: number; messageId: number }
   | { type: "notification"; recipientId: number; notificationId: number }
   | { type: "reaction"; conversationId: number; messageId: number; userId: number; emoji: string }
   | { type: "payment"; paymentId: number }
@@ -96,31 +97,63 @@ async function pushTo(
   });
 }
 
-/** A new message: its chat's people (not the sender, not bots) who do not have the chat open. */
-async function pushMessage(app: App, conversationId: number, messageId: number, senderId: number): Promise<void> {
-  const members = await activeMembers(app.db, conversationId);
-  const recipients = members.filter((m) => m.user_id !== senderId && !m.is_bot).map((m) => m.user_id);
-  const [conversation, message, sender] = await Promise.all([
+/** The most messages one push of a chat tells of, read newest first. */
+const GATHERED_MAX = 100;
+
+/**
+ * New messages of a chat from FROMMESSAGEID on: each of its people (not bots) who did not send
+ * the newest one and does not have the chat open is told of the newest, with how many came
+ * since their own last message there. One plan stands for every message sent while it waits
+ * in the queue (its key is the chat), so a burst, or a backlog behind a slow push service,
+ * makes one push per chat rather than one per message.
+ */
+async function pushMessages(app: App, conversationId: number, fromMessageId: number): Promise<void> {
+  const [conversation, members, sent] = await Promise.all([
     findConversationById(app.db, conversationId),
-    app.db.selectFrom("messages").selectAll().where("id", "=", messageId).executeTakeFirst(),
-    findUserById(app.db, senderId),
+    activeMembers(app.db, conversationId),
+    app.db
+      .selectFrom("messages")
+      .selectAll()
+      .where("conversation_id", "=", conversationId)
+      .where("id", ">=", fromMessageId)
+      .where("deleted_at", "is", null)
+      .orderBy("id", "desc")
+      .limit(GATHERED_MAX)
+      .execute(),
   ]);
-  if (!conversation || !message || !sender || message.deleted_at !== null) return;
-  const action = message.kind === "system" ? (JSON.parse(message.system ?? "{}") as { action?: string }).action : null;
   // service messages tell of payments (a refund, a payment) or of the chat's members: only the former are pushed
-  if (message.kind === "system" && action !== "payment" && action !== "refund") return;
-  const kind: PushKind = message.kind === "system" ? "payments" : "messages";
-  const glance = message.kind === "system" ? clip(message.content) : messageGlance(message);
-  const payload: PushPayload =
-    conversation.type === "group"
-      ? {
-          kind,
-          title: conversation.title ?? "Group",
-          body: `${sender.display_name}: ${glance}`,
-          url: chatUrl(conversation),
-        }
-      : { kind, title: sender.display_name, body: glance, url: chatUrl(conversation) };
-  await pushTo(app, recipients, payload, conversation.id);
+  const pushed = sent.filter((m) => {
+    if (m.kind !== "system") return true;
+    const action = (JSON.parse(m.system ?? "{}") as { action?: string }).action;
+    return action === "payment" || action === "refund";
+  });
+  const newest = pushed[0];
+  if (!conversation || !newest) return;
+  const sender = await findUserById(app.db, newest.sender_id);
+  if (!sender) return;
+  const kind: PushKind = newest.kind === "system" ? "payments" : "messages";
+  const glance = newest.kind === "system" ? clip(newest.content) : messageGlance(newest);
+  // recipients by how many messages they have not answered: one payload for each count
+  const byCount = new Map<number, number[]>();
+  for (const m of members) {
+    if (m.is_bot || m.user_id === newest.sender_id) continue;
+    const ownLast = pushed.findIndex((x) => x.sender_id === m.user_id);
+    const count = ownLast === -1 ? pushed.length : ownLast;
+    byCount.set(count, [...(byCount.get(count) ?? []), m.user_id]);
+  }
+  for (const [count, recipients] of byCount) {
+    const more = count > 1 ? ` (${count >= GATHERED_MAX ? `${GATHERED_MAX}+` : count} new messages)` : "";
+    const payload: PushPayload =
+      conversation.type === "group"
+        ? {
+            kind,
+            title: `${conversation.title ?? "Group"}${more}`,
+            body: `${sender.display_name}: ${glance}`,
+            url: chatUrl(conversation),
+          }
+        : { kind, title: `${sender.display_name}${more}`, body: glance, url: chatUrl(conversation) };
+    await pushTo(app, recipients, payload, conversation.id);
+  }
 }
 
 /** Which kind of push each notification is, and what it says after the actor's name; absent: not pushed. */
@@ -203,7 +236,7 @@ async function pushGift(app: App, p: { senderId: number; recipientId: number; am
 function planPushes(app: App, plan: PushPlan): Promise<void> {
   switch (plan.type) {
     case "message":
-      return pushMessage(app, plan.conversationId, plan.messageId, plan.senderId);
+      return pushMessages(app, plan.conversationId, plan.messageId);
     case "notification":
       return pushNotification(app, plan.recipientId, plan.notificationId);
     case "reaction":
@@ -235,9 +268,11 @@ export function installPushDelivery(app: App): void {
       type: "message",
       conversationId: conversation.id,
       messageId: message.id,
-      senderId: message.sender_id,
     };
-    return enqueueJob(scope, PLAN_JOB, plan as unknown as JsonValue).then(() => undefined);
+    // while a plan for the chat waits in the queue, it stands for this message too
+    return enqueueJob(scope, PLAN_JOB, plan as unknown as JsonValue, { key: `message:${conversation.id}` }).then(
+      () => undefined,
+    );
   });
   app.hooks.on("notification:created", ({ recipientId, notificationId }) =>
     subscribers.mayHave(recipientId) ? planLater({ type: "notification", recipientId, notificationId }) : undefined,

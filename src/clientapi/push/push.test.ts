@@ -11,6 +11,9 @@ import { botCall, createBotViaApi, openChat as openBotChat } from "../../testing
 import { botApiUserId } from "../../domain/bots/ids";
 import { waitFor } from "../../testing/wait";
 import { runCleanup } from "../../ops";
+import { storeMessage } from "../../domain/chats/messages";
+import { requireMembership } from "../../domain/chats/access";
+import { inTransaction } from "../../db/transaction";
 
 let server: TestServer;
 let service: TestPushService;
@@ -189,6 +192,45 @@ describe("pushes", () => {
     });
   });
 
+  test("messages sent while a push for the chat waits make one push, counted for each reader from their own last message", async () => {
+    const [a, b, c] = [await person("Ada"), await person("Bo"), await person("Cy")];
+    const [forB, forC] = [await subscribe(b), await subscribe(c)];
+    const made = await a.client.post("/api/social/groups", {
+      title: "Rowers",
+      members: [b.user.username, c.user.username],
+    });
+    expect(made.status).toBe(200);
+    const group = await server.app.db
+      .selectFrom("conversations")
+      .select("id")
+      .where("cuid", "=", made.body.data.conversationId)
+      .executeTakeFirstOrThrow();
+    // stored in one commit: the first message's push plan is still queued when the others ask for theirs
+    await inTransaction(server.app.storage, async (scope) => {
+      for (const [p, content] of [
+        [a, "Boat at six"],
+        [b, "I'll bring oars"],
+        [a, "Great, see you"],
+      ] as const) {
+        const membership = await requireMembership(scope.db, group.id, p.user.id);
+        await storeMessage(scope, server.app, membership, { content });
+      }
+    });
+    await service.waitFor(forB.endpoint);
+    await service.waitFor(forC.endpoint);
+    await settled();
+    expect(payloads(forC)).toEqual([
+      {
+        kind: "messages",
+        title: "Rowers (3 new messages)",
+        body: "Ada: Great, see you",
+        url: `/dashboard/messages/${made.body.data.conversationId}`,
+      },
+    ]);
+    // Bo answered the first: only what came after counts
+    expect(payloads(forB).map((p) => [p.title, p.body])).toEqual([["Rowers", "Ada: Great, see you"]]);
+  });
+
   test("a bot's message is pushed too", async () => {
     const owner = await person();
     const p = await person();
@@ -247,10 +289,13 @@ describe("pushes", () => {
     const a = await person("Amy");
     const b = await person("Bo");
     const all = { messages: true, mentions: true, replies: true, follows: true, reactions: true, payments: true };
-    expect((await b.client.get("/api/account/notification-settings")).body.data).toEqual({ push: all });
+    expect((await b.client.get("/api/account/notification-settings")).body.data).toEqual({
+      push: all,
+      email: { digest: false },
+    });
     const patched = await b.client.patch("/api/account/notification-settings", { push: { messages: false } });
     expect(patched.status).toBe(200);
-    expect(patched.body.data).toEqual({ push: { ...all, messages: false } });
+    expect(patched.body.data).toEqual({ push: { ...all, messages: false }, email: { digest: false } });
     expect((await b.client.get("/api/account/notification-settings")).body.data.push.messages).toBe(false);
     expect(
       (await b.client.patch("/api/account/notification-settings", { push: { messages: "no" } })).body.error.code,

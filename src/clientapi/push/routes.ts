@@ -12,6 +12,7 @@ import {
   VIEWING_TTL_MS,
 } from "../../domain/push/service";
 import { pushSubscribers } from "../../domain/push/subscribers";
+import { getEmailSettings, updateEmailSettings } from "../../domain/notifications/email-digest";
 import type { PushSubscriptionRow } from "../../domain/push/table";
 import { requestContext } from "../../http/context";
 import { ok } from "../../http/envelope";
@@ -51,6 +52,9 @@ const PushSettings = t.Object({
   payments: t.Boolean(),
 });
 const PushSettingsPatch = t.Partial(PushSettings);
+const EmailSettings = t.Object({ digest: t.Boolean() });
+const EmailSettingsPatch = t.Partial(EmailSettings);
+const NotificationSettings = t.Object({ push: PushSettings, email: EmailSettings });
 
 const serializeSubscription = (s: PushSubscriptionRow, sessionId: number) => ({
   id: s.cuid,
@@ -167,24 +171,34 @@ export function pushRoutes(app: App) {
     );
 }
 
-/** /api/account/notification-settings: which kinds of push the person gets. */
+/** /api/account/notification-settings: which kinds of push the person gets, and whether a digest is mailed when away. */
 export function notificationSettingsRoutes(app: App) {
+  const settingsOf = async (userId: number) => ({
+    push: await getPushSettings(app.db, userId),
+    email: await getEmailSettings(app.db, userId),
+  });
   return new Elysia({ name: "client-notification-settings" })
     .use(requestContext(app))
-    .get("", async ({ user }) => ok({ push: await getPushSettings(app.db, user.id) }), {
+    .get("", async ({ user }) => ok(await settingsOf(user.id)), {
       auth: true,
-      detail: doc("Which kinds of push this account gets (every kind is on until switched off)", {
-        data: t.Object({ push: PushSettings }),
-      }),
+      detail: doc(
+        "Which kinds of push this account gets (every kind is on until switched off) and whether a digest of what was missed is mailed after mail.digestAfterHours away (off until switched on)",
+        { data: NotificationSettings },
+      ),
     })
     .patch(
       "",
-      async ({ body, user }) => ok({ push: await updatePushSettings(app.db, app.clock.now(), user.id, body.push) }),
+      async ({ body, user }) => {
+        const now = app.clock.now();
+        if (body.push) await updatePushSettings(app.db, now, user.id, body.push);
+        if (body.email) await updateEmailSettings(app.db, now, user.id, body.email);
+        return ok(await settingsOf(user.id));
+      },
       {
         auth: true,
-        body: t.Object({ push: PushSettingsPatch }),
-        detail: doc("Switch kinds of push on or off (kinds left out keep their value)", {
-          data: t.Object({ push: PushSettings }),
+        body: t.Object({ push: t.Optional(PushSettingsPatch), email: t.Optional(EmailSettingsPatch) }),
+        detail: doc("Switch kinds of push, or the e-mail digest, on or off (settings left out keep their value)", {
+          data: NotificationSettings,
         }),
       },
     );

@@ -69,7 +69,7 @@ export function searchRoutes(app: App) {
             ? postSearch.searchPosts(app.db, q, { excludeAuthorIds: blocked, cursor, limit, budgetMs })
             : null,
           wants("hashtags") ? searchHashtags(app.db, q, { cursor, limit }) : null,
-          wants("messages") ? searchMessages(app.db, user.id, q, { cursor, limit, budgetMs }) : null,
+          wants("messages") ? searchMessages(app.storage, user.id, q, { cursor, limit, budgetMs }) : null,
         ]),
       );
       let postViews: unknown[] = [];

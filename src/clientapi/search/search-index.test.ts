@@ -9,6 +9,7 @@ import { deleteMessage, editMessage, sendMessage } from "../../domain/chats/mess
 import { leaveGroup } from "../../domain/chats/members";
 import { SEARCH_WINDOW } from "../../domain/search/window";
 import type { App } from "../../app";
+import { waitFor } from "../../testing/wait";
 
 let server: TestServer;
 // on PostgreSQL the first server also starts the test cluster
@@ -19,6 +20,12 @@ afterAll(() => server.stop());
 
 const person = (input: Parameters<typeof quickPerson>[1] = {}) => quickPerson(server, input);
 
+/** Two new people and their private chat. */
+async function twoInAChat() {
+  const [a, b] = [await person(), await person()];
+  return { a, b, chat: await openPrivateChat(server.app, a.user.id, b.user.id) };
+}
+
 const found = async (client: TestClient, q: string, extra: Record<string, string> = {}) => {
   const res = await client.get(`/api/social/search?${new URLSearchParams({ q, type: "messages", ...extra })}`);
   expect(res.status).toBe(200);
@@ -28,7 +35,7 @@ const found = async (client: TestClient, q: string, extra: Record<string, string
   };
 };
 
-/** COUNT messages from SENDER in the chat, straight into the table (the triggers index them as a send would). */
+/** COUNT messages from SENDER in the chat, straight into the table (indexed as a send's are). */
 async function bulkMessages(app: App, conversationId: number, senderId: number, count: number, content: string) {
   await sql`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})
     INSERT INTO messages (cuid, conversation_id, seq, sender_id, kind, content, created_at)
@@ -74,6 +81,56 @@ describe("the messages index follows every change", () => {
         WHERE messages_fts MATCH 'heron OR pelican'`.execute(app.db);
       expect(rows[0]!.n).toBe(0);
     }
+  });
+
+  test("SQLite: the index trails the sends; a message edited or deleted before it was indexed is found as it is now", async () => {
+    if (server.app.storage.engine !== "sqlite") return;
+    const app = server.app;
+    const { a, b, chat } = await twoInAChat();
+    const mark = async () =>
+      (await sql<{ to: number }>`SELECT indexed_to AS "to" FROM messages_fts_mark`.execute(app.db)).rows[0]!.to;
+    const indexed = async (word: string) =>
+      (
+        await sql<{ n: number }>`SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ${word}`.execute(
+          app.db,
+        )
+      ).rows[0]!.n;
+    const kept = await sendMessage(app, { conversationId: chat.id, senderId: a.user.id, content: "gannet kept" });
+    const edited = await sendMessage(app, { conversationId: chat.id, senderId: a.user.id, content: "gannet draft" });
+    const gone = await sendMessage(app, { conversationId: chat.id, senderId: a.user.id, content: "gannet gone" });
+    await editMessage(app, {
+      conversationId: chat.id,
+      seq: edited.seq,
+      editorId: a.user.id,
+      content: "cormorant final",
+    });
+    await deleteMessage(app, { conversationId: chat.id, seq: gone.seq, actorId: a.user.id, forEveryone: true });
+    // the serving process takes them in within about a second, with no search asking
+    await waitFor(async () => (await mark()) >= gone.id, 10_000, "the index to take in the new messages");
+    expect(await indexed("gannet")).toBe(1);
+    expect(await indexed("cormorant")).toBe(1);
+    // once indexed, an edit is followed at once
+    await editMessage(app, { conversationId: chat.id, seq: kept.seq, editorId: a.user.id, content: "cormorant kept" });
+    expect(await indexed("gannet")).toBe(0);
+    expect((await found(b.client, "cormorant")).contents).toEqual(["cormorant final", "cormorant kept"]);
+    // a search right after a send finds it: the search indexes what trails first
+    await sendMessage(app, { conversationId: chat.id, senderId: b.user.id, content: "cormorant newest" });
+    expect((await found(a.client, "cormorant")).contents[0]).toBe("cormorant newest");
+  });
+
+  test("SQLite: the migration down indexes what trails, and up again sets the mark past it", async () => {
+    if (server.app.storage.engine !== "sqlite") return;
+    const app = server.app;
+    const { a, b, chat } = await twoInAChat();
+    const trailing = await import("../../db/migrations/20261129150000_messages_fts_trailing");
+    const sent = await sendMessage(app, { conversationId: chat.id, senderId: a.user.id, content: "puffin colony" });
+    await app.storage.transaction(async (tx) => {
+      await trailing.down!(tx);
+      await trailing.up(tx);
+    });
+    const { rows } = await sql<{ to: number }>`SELECT indexed_to AS "to" FROM messages_fts_mark`.execute(app.db);
+    expect(rows[0]!.to).toBeGreaterThanOrEqual(sent.id);
+    expect((await found(b.client, "puffin")).contents).toEqual(["puffin colony"]);
   });
 
   test("words, prefixes and several words", async () => {

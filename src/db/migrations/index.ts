@@ -57,7 +57,10 @@ import * as m20261129050000 from "./20261129050000_notification_groups";
 import * as m20261129050100 from "./20261129050100_list_indexes";
 import * as m20261129070000 from "./20261129070000_media_renditions";
 import * as m20261129080000 from "./20261129080000_forwarded_for_sighting";
+import * as m20261129100000 from "./20261129100000_email_digest";
+import * as m20261129100100 from "./20261129100100_story_renditions";
 import * as m20261129110000 from "./20261129110000_link_previews";
+import * as m20261129150000 from "./20261129150000_messages_fts_trailing";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -122,5 +125,8 @@ export const migrations: Record<string, GuardedMigration> = {
   "20261129050100_list_indexes": m20261129050100,
   "20261129070000_media_renditions": m20261129070000,
   "20261129080000_forwarded_for_sighting": m20261129080000,
+  "20261129100000_email_digest": m20261129100000,
+  "20261129100100_story_renditions": m20261129100100,
   "20261129110000_link_previews": m20261129110000,
+  "20261129150000_messages_fts_trailing": m20261129150000,
 };

@@ -1,4 +1,5 @@
 import type { Db } from "../../db";
+import type { Scope } from "../../db/transaction";
 import { randomInt, sha256Hex } from "../../lib/crypto";
 import { randomToken } from "../../lib/ids";
 import type { AuthCodePurpose, AuthCodeRow } from "./table";
@@ -24,7 +25,7 @@ export interface IssuedCode {
  * (only the newest code works). Only hashes are stored.
  */
 export async function issueCode(
-  db: Db,
+  scope: Scope,
   now: number,
   input: { userId: number; purpose: AuthCodePurpose; ttlMs: number; withCode: boolean; withToken: boolean },
 ): Promise<IssuedCode> {
@@ -45,8 +46,8 @@ export async function issueCode(
       .returningAll()
       .executeTakeFirstOrThrow();
   };
-  // in the caller's transaction when it has one (the code and the job that mails it commit together)
-  const row = db.isTransaction ? await replace(db) : await db.transaction().execute(replace);
+  // in the caller's transaction: the code and the job that mails it commit together
+  const row = await replace(scope.db);
   return { row, code, token };
 }
 

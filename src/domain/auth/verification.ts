@@ -14,7 +14,7 @@ export async function sendEmailVerification(app: App, user: UserRow): Promise<vo
   const email = user.email;
   if (!email) return;
   await inTransaction(app.storage, async (scope) => {
-    const { code, token } = await issueCode(scope.db, app.clock.now(), {
+    const { code, token } = await issueCode(scope, app.clock.now(), {
       userId: user.id,
       purpose: "email_verify",
       ttlMs: VERIFY_TTL_MS,

@@ -11,7 +11,7 @@ export const ACTIVE_ROLES: readonly MemberRole[] = ["creator", "administrator", 
  * costs), the ORs it tests in place.
  */
 export const isActiveRole =
-  (column: "role" | "m.role") =>
+  (column: "role" | "m.role" | "cm.role") =>
   // any: the helper serves queries over conversation_members under either name
   (eb: ExpressionBuilder<any, any>) =>
     eb.or(ACTIVE_ROLES.map((role) => eb(column, "=", role)));

@@ -23,6 +23,7 @@ import { charCount } from "../posts/text";
 import { blockedEitherWayWithAny, hidesNobody, isBlockedEitherWay } from "../relations/service";
 import type { UserRow } from "../users/table";
 import type { CommentMedia, CommentRow } from "./table";
+import { inTransaction } from "../../db/transaction";
 
 export const MAX_COMMENT_MEDIA = 4;
 const MEDIA_TYPE_BY_KIND: Record<string, CommentMedia["type"]> = {
@@ -367,7 +368,7 @@ export async function createComment(
   }
   await consumePublishBudget(app, user.id, "comment");
   const now = app.clock.now();
-  const row = await app.db.transaction().execute(async (tx) => {
+  const row = await inTransaction(app.storage, async ({ db: tx }) => {
     const c = await tx
       .insertInto("comments")
       .values({
@@ -417,7 +418,7 @@ export async function deleteComment(app: App, user: UserRow, cuid: string): Prom
  * administrator); their files go with the released-uploads cleanup unless used elsewhere.
  */
 export async function removeComment(app: App, commentId: number): Promise<void> {
-  await app.db.transaction().execute(async (tx) => {
+  await inTransaction(app.storage, async ({ db: tx }) => {
     const comment = await tx
       .selectFrom("comments")
       .select(["post_id", "created_at"])

@@ -7,6 +7,7 @@ import type { UserRow } from "../users/table";
 import { isBlockedEitherWay } from "../relations/service";
 import type { NotificationGroupRow, NotificationType } from "./table";
 import { beforeKey, literalLimit } from "../posts/keyset";
+import { inTransaction } from "../../db/transaction";
 
 /** The same notification (actor, type, target) is not repeated within this window. */
 const REPEAT_WINDOW_MS = 24 * 3_600_000;
@@ -65,7 +66,7 @@ export async function notify(app: App, n: NewNotification): Promise<void> {
     .executeTakeFirst();
   if (same) return;
   const cuid = newCuid();
-  const stored = await app.db.transaction().execute(async (tx) => {
+  const stored = await inTransaction(app.storage, async ({ db: tx }) => {
     // joins the open group of its key, or opens one (the partial unique index keeps one per key,
     // also under concurrent writers)
     const group = await tx

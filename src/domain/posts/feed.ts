@@ -47,7 +47,7 @@ interface ListValues {
 /** What decides a post list query's SQL. */
 interface ListShape {
   /** "post" is the one post with a cuid, under the same visibility rules */
-  list: "feed" | "following" | "user" | "hashtag" | "post";
+  list: "feed" | "following" | "user" | "media" | "hashtag" | "post";
   cursor: boolean;
   limit: number;
 }
@@ -171,6 +171,9 @@ function hashtagPagePosts(db: Db, v: ListValues, shape: ListShape) {
     .limit(literalLimit(shape.limit + 1));
 }
 
+/** What a post's images column holds when one of them is a picture (its mime, as JSON.stringify writes PostImage). */
+const IMAGE_IN_POST = '%"mime":"image/%';
+
 /** The page's posts of the other lists: a walk of the time index, or of the list's own rows. */
 function listPagePosts(db: Db, v: ListValues, shape: ListShape) {
   const hide: Hide = shape.list === "feed" ? "blockedOrMuted" : "blocked";
@@ -184,6 +187,12 @@ function listPagePosts(db: Db, v: ListValues, shape: ListShape) {
     );
   if (shape.list === "user") {
     q = q.where("posts.author_id", "=", v.author);
+  } else if (shape.list === "media") {
+    // the author's own posts with at least one image (PostImage JSON as createPost stores it)
+    q = q
+      .where("posts.author_id", "=", v.author)
+      .where("posts.repost_of_id", "is", null)
+      .where("posts.images", "like", IMAGE_IN_POST);
   } else if (shape.list === "post") {
     q = q.where("posts.cuid", "=", v.cuid);
   }
@@ -314,15 +323,19 @@ export function feedPageReadFrom(viewerId: number, following: boolean, items: re
   return keys;
 }
 
-/** One account's posts and reposts (a profile's list); muted accounts stay visible here. */
+/**
+ * One account's posts and reposts (a profile's list), or with PICTURESONLY its own posts that
+ * show a picture (the profile's media gallery); muted accounts stay visible here.
+ */
 export async function userPostsPage(
   db: Db,
   kept: KeptPostViews,
   viewerId: number,
   author: UserRow,
   page: PageRequest,
+  { picturesOnly = false }: { picturesOnly?: boolean } = {},
 ): Promise<Page<PostView>> {
-  return postListPage(db, kept, "user", page, { viewer: viewerId, author: author.id });
+  return postListPage(db, kept, picturesOnly ? "media" : "user", page, { viewer: viewerId, author: author.id });
 }
 
 /** Posts with a hashtag, newest first. */

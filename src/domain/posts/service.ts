@@ -420,7 +420,7 @@ export async function removePost(app: App, post: PostRow): Promise<void> {
     .select(["id", "cuid", "author_id"])
     .where("repost_of_id", "=", post.id)
     .execute();
-  await app.db.transaction().execute(async (tx) => {
+  await inTransaction(app.storage, async ({ db: tx }) => {
     // its comments (and its reposts') go by cascade: their files are let go with the post's
     const comments = await tx
       .selectFrom("comments")
@@ -560,7 +560,7 @@ export async function votePoll(
   );
   if (chosen.some((o) => o === undefined)) throw fieldError(field, "names an option this poll does not have");
   const now = app.clock.now();
-  await app.db.transaction().execute(async (tx) => {
+  await inTransaction(app.storage, async ({ db: tx }) => {
     // one vote per account, checked inside the write transaction: SQLite has one writer, and on
     // PostgreSQL this no-op update locks the poll's row, so a concurrent vote waits, then sees this one
     await tx

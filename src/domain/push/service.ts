@@ -1,7 +1,8 @@
 import type { Db } from "../../db";
 import { newCuid } from "../../lib/ids";
 import { notFound } from "../../lib/errors";
-import { PUSH_KINDS, type PushKind, type PushSubscriptionRow } from "./table";
+import type { Insertable } from "kysely";
+import { PUSH_KINDS, type NotificationSettingsTable, type PushKind, type PushSubscriptionRow } from "./table";
 
 /** Which kinds of push an account gets. */
 export type PushSettings = Record<PushKind, boolean>;
@@ -32,16 +33,27 @@ export async function updatePushSettings(
   patch: Partial<PushSettings>,
 ): Promise<PushSettings> {
   const next = { ...(await getPushSettings(db, userId)), ...patch };
-  const values = {
-    ...Object.fromEntries(PUSH_KINDS.map((k) => [column(k), next[k] ? 1 : 0])),
-    updated_at: now,
-  } as Record<ReturnType<typeof column>, number> & { updated_at: number };
+  const columns = Object.fromEntries(PUSH_KINDS.map((k) => [column(k), next[k] ? 1 : 0])) as Record<
+    ReturnType<typeof column>,
+    number
+  >;
+  await storeNotificationSettings(db, now, userId, columns);
+  return next;
+}
+
+/** Writes COLUMNS of the account's notification settings (the row made on its first change). */
+export async function storeNotificationSettings(
+  db: Db,
+  now: number,
+  userId: number,
+  columns: Partial<Omit<Insertable<NotificationSettingsTable>, "user_id" | "updated_at">>,
+): Promise<void> {
+  const values = { ...columns, updated_at: now };
   await db
     .insertInto("notification_settings")
     .values({ user_id: userId, ...values })
     .onConflict((oc) => oc.column("user_id").doUpdateSet(values))
     .execute();
-  return next;
 }
 
 export interface NewPushSubscription {

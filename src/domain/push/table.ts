@@ -31,6 +31,10 @@ export interface NotificationSettingsTable {
   push_follows: Generated<number>;
   push_reactions: Generated<number>;
   push_payments: Generated<number>;
+  /** 1: mail a digest of what was missed when away (off by default) */
+  email_digest: Generated<number>;
+  /** when the last digest was queued; one absence gets one */
+  email_digest_sent_at: number | null;
   updated_at: number;
 }
 

@@ -3,6 +3,7 @@ import { rateLimiter } from "../../cluster/counters";
 import { AppError, fieldError, rateLimited } from "../../lib/errors";
 import { notify, removeNotificationsBetween, withdrawNotification } from "../notifications/service";
 import { followCounts, hasBlocked, hasMuted, isFollowing, setBlocked, setFollowing, setMuted } from "./service";
+import { inTransaction } from "../../db/transaction";
 
 const HOUR_MS = 3_600_000;
 const followLimiter = defineService("relations:follow-limiter", (app) => rateLimiter(app, "relations"));
@@ -42,7 +43,7 @@ export async function toggleFollow(app: App, followerId: number, followeeId: num
 export async function toggleBlock(app: App, blockerId: number, blockedId: number) {
   refuseSelf(blockerId, blockedId, "block");
   const blocked = !(await hasBlocked(app.db, blockerId, blockedId));
-  await app.db.transaction().execute(async (tx) => {
+  await inTransaction(app.storage, async ({ db: tx }) => {
     await setBlocked(tx, app.clock.now(), blockerId, blockedId, blocked);
     if (blocked) await removeNotificationsBetween(tx, blockerId, blockedId);
   });

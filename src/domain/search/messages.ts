@@ -1,8 +1,9 @@
 import { sql, type RawBuilder } from "kysely";
-import type { Db } from "../../db";
+import type { Storage } from "../../db";
 import { forEngine } from "../../db/engine";
 import { ACTIVE_ROLES, type MessageRow } from "../chats/table";
 import { withinBudget } from "./budget";
+import { catchUpMessageIndex } from "./message-index";
 import { pageOfWindow, SEARCH_WINDOW, windowBefore } from "./window";
 import { ftsQuery, searchTerms, tsqueryText } from "./normalize";
 
@@ -30,17 +31,20 @@ const indexHits = {
  * Messages with Q's words (the last one a prefix) in the chats the viewer is a member of
  * now, newest first; messages the viewer deleted for themselves are left out. Each call
  * reads one window of the index (window.ts): a page may be short, with a cursor to read on.
+ * The index first takes in the messages it trails by (message-index.ts).
  */
 export async function searchMessages(
-  db: Db,
+  storage: Storage,
   viewerId: number,
   q: string,
   opts: { cursor: string | null; limit: number; budgetMs: number },
 ): Promise<{ messages: MessageRow[]; nextCursor: string | null }> {
   const before = windowBefore(opts.cursor);
   const terms = searchTerms(q);
+  const { db } = storage;
   const hits = terms.length ? forEngine(db, indexHits)(terms, before) : null;
   if (!hits) return { messages: [], nextCursor: null };
+  await catchUpMessageIndex(storage);
   const { rows } = await sql<MessageRow>`WITH hits AS (${hits})
     SELECT m.* FROM hits
     JOIN messages m ON m.id = hits.id

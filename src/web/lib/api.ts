@@ -46,7 +46,7 @@ function readCsrfCookie(): string | null {
   return m ? decodeURIComponent(m[1]!) : null;
 }
 
-/** What GET /api/auth/csrf tells about the instance besides the token. */
+/** What GET /api/auth/csrf (and GET /api/start) tells about the instance besides the token. */
 export interface InstanceInfo {
   csrfToken: string;
   captchaRequired: boolean;
@@ -54,10 +54,15 @@ export interface InstanceInfo {
 }
 
 /** Fetches a fresh CSRF token (and the instance's registration mode). */
-export async function fetchCsrf(): Promise<InstanceInfo> {
+async function fetchCsrf(): Promise<InstanceInfo> {
   const info = await request<InstanceInfo>("GET", "/auth/csrf");
   csrfToken = info.csrfToken;
   return info;
+}
+
+/** Keeps TOKEN, a CSRF token an answer carried (GET /api/start), for the next writes. */
+export function keepCsrfToken(token: string): void {
+  csrfToken = token;
 }
 
 async function ensureCsrf(): Promise<string> {

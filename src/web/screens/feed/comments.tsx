@@ -2,6 +2,7 @@ import { useCallback, useState } from "preact/hooks";
 import { ReportButton } from "../../components/report";
 import { AddFilesButton, AttachmentList, useAttachments } from "../../components/attachments";
 import { Avatar } from "../../components/avatar";
+import { ComposerInput } from "../../components/composer-input";
 import { FormError } from "../../components/field";
 import { Loading } from "../../components/page";
 import { api, describeError } from "../../lib/api";
@@ -12,6 +13,7 @@ import { account } from "../../lib/session";
 import type { Comment, PageInfo } from "../../lib/types";
 import { RichText } from "./rich-text";
 import { Warned } from "./post-card";
+import { MAX_CONTENT_WARNING_LENGTH } from "./composer";
 import { ResponsiveImage, SMALL_IMAGE_SIZES } from "../../components/media-image";
 import { MediaViewer } from "../../components/media-viewer";
 
@@ -33,12 +35,14 @@ function CommentForm({
   label: string;
 }) {
   const [content, setContent] = useState("");
+  const [warning, setWarning] = useState("");
   const attachments = useAttachments(commentUploadKind, MAX_COMMENT_MEDIA);
   const { busy, error, apiError, run } = useAction();
   const id = `comment-${replyTo?.id ?? "new"}`;
   const submit = run(async () => {
     const { comment } = await api.post<{ comment: Comment }>(`/social/posts/${postId}/comments`, {
       content,
+      ...(warning.trim() ? { contentWarning: warning.trim() } : {}),
       ...(attachments.urls.length
         ? {
             media: attachments.urls.map((url, i) => ({
@@ -50,27 +54,37 @@ function CommentForm({
       ...(replyTo ? { replyToId: replyTo.id } : {}),
     });
     setContent("");
+    setWarning("");
     attachments.reset();
     onPosted(comment);
   });
   const mediaError = apiError && Object.entries(apiError.fieldErrors).find(([f]) => f.startsWith("media"))?.[1][0];
   const fieldError = apiError?.field("content");
+  const warningError = apiError?.field("contentWarning");
   return (
     <form class="form comment-form" onSubmit={submit}>
       <div class="field">
         <label for={id}>{label}</label>
-        <textarea
-          id={id}
-          rows={2}
-          maxLength={2000}
-          value={content}
-          onInput={(e) => setContent(e.currentTarget.value)}
-        />
+        <ComposerInput id={id} rows={2} maxLength={2000} value={content} onValue={setContent} />
         {fieldError && <p class="field-error">{fieldError}</p>}
+      </div>
+      <div class="field">
+        <label for={`${id}-warning`}>Content warning</label>
+        <input
+          id={`${id}-warning`}
+          value={warning}
+          maxLength={MAX_CONTENT_WARNING_LENGTH}
+          aria-describedby={`${id}-warning-hint`}
+          onInput={(e) => setWarning(e.currentTarget.value)}
+        />
+        <p id={`${id}-warning-hint`} class="hint">
+          Optional: readers see it first and open the {replyTo ? "reply" : "comment"} to read on.
+        </p>
+        {warningError && <p class="field-error">{warningError}</p>}
       </div>
       <AttachmentList items={attachments.items} onRemove={attachments.remove} onAlt={attachments.setAlt} />
       {mediaError && <p class="field-error">{mediaError}</p>}
-      <FormError message={error && !fieldError && !mediaError ? describeError(error) : null} />
+      <FormError message={error && !fieldError && !warningError && !mediaError ? describeError(error) : null} />
       <div class="actions">
         <AddFilesButton
           label={replyTo ? "Attach to the reply" : "Attach to the comment"}

@@ -5,7 +5,8 @@ import { Dialog } from "../../components/dialog";
 import { FormError } from "../../components/field";
 import { ReportDialog } from "../../components/report";
 import { BotReportDialog } from "./bot-report";
-import { api, describeError } from "../../lib/api";
+import { api, ApiError, describeError } from "../../lib/api";
+import { chatDraft, drafts } from "../../lib/drafts";
 import { useAction } from "../../lib/use-action";
 import { onRealtime } from "../../lib/realtime";
 import { account } from "../../lib/session";
@@ -206,6 +207,14 @@ export function ChatView({
   const [draft, setDraft] = useState("");
   const [replyTo, setReplyTo] = useState<ChatMessage | null>(null);
   const [editing, setEditing] = useState<ChatMessage | null>(null);
+  // the unsent text is kept on the device per chat; a message being edited is not a draft
+  const editingNow = useRef(false);
+  editingNow.current = !!editing;
+  const savedDraft = () => drafts.read(me.id, chatDraft(conversationId))?.text ?? "";
+  const typeDraft = (text: string) => {
+    setDraft(text);
+    if (!editingNow.current) drafts.write(me.id, chatDraft(conversationId), { text });
+  };
   const [typingUser, setTypingUser] = useState<string | null>(null);
   const [otherRead, setOtherRead] = useState(0);
   const [bot, setBot] = useState<BotCard | null>(null);
@@ -241,7 +250,7 @@ export function ChatView({
   const typingTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const toastTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const forcedReplyFor = useRef<string | null>(null);
-  useStarBalance();
+  useStarBalance(false);
 
   // live messages that arrive while the history request is out: merged into its answer
   const early = useRef<ChatMessage[]>([]);
@@ -276,6 +285,9 @@ export function ChatView({
         );
       } else setBot(null);
     } catch (err) {
+      // a chat that is gone (or no longer mine) keeps no draft
+      if (err instanceof ApiError && (err.code === "NOT_FOUND" || err.code === "FORBIDDEN"))
+        drafts.remove(me.id, chatDraft(conversationId));
       setLoadError(describeError(err));
     }
   }, [conversationId]);
@@ -285,7 +297,7 @@ export function ChatView({
     setPending([]);
     setReplyTo(null);
     setEditing(null);
-    setDraft("");
+    setDraft(savedDraft());
     setTypingUser(null);
     setOtherRead(0);
     setWebApp(null);
@@ -595,7 +607,7 @@ export function ChatView({
         forward: setForwarding,
         report: setReporting,
         setDraft: (text) => {
-          setDraft(text);
+          typeDraft(text);
           requestAnimationFrame(() => document.getElementById("chat-input")?.focus());
         },
         send: (text) => send(text),
@@ -637,7 +649,7 @@ export function ChatView({
     });
     setHistory((h) => (h ? { ...h, messages: h.messages.map((x) => (x.id === message.id ? message : x)) } : h));
     setEditing(null);
-    setDraft("");
+    setDraft(savedDraft());
   }
 
   const messages = history?.messages ?? [];
@@ -824,11 +836,11 @@ export function ChatView({
           </div>
           <Composer
             draft={draft}
-            setDraft={setDraft}
+            setDraft={typeDraft}
             replyTo={replyTo}
             editing={editing}
             cancelMode={() => {
-              if (editing) setDraft("");
+              if (editing) setDraft(savedDraft());
               setReplyTo(null);
               setEditing(null);
             }}

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { ComposerInput } from "../../components/composer-input";
 import { KeyboardIcon, MicIcon, PaperclipIcon, SendIcon, SquareIcon } from "../../components/icon";
 import { describeError } from "../../lib/api";
 import { LIMITS_HINT, kindFor, tooLarge, uploadAttachment, type OutgoingMedia } from "./attachments";
@@ -24,7 +25,7 @@ export interface ComposerProps {
   onOpenMenuApp: () => void;
 }
 
-/** The message input: text, reply/edit mode, the bot's commands on "/", its reply keyboard, attachments and voice. */
+/** The message input: text (with @/# suggestions), reply/edit mode, the bot's commands on "/", its reply keyboard, attachments and voice. */
 export function Composer(p: ComposerProps) {
   const input = useRef<HTMLTextAreaElement>(null);
   const fileInput = useRef<HTMLInputElement>(null);
@@ -175,15 +176,16 @@ export function Composer(p: ComposerProps) {
         <label class="visually-hidden" for="chat-input">
           Message
         </label>
-        <textarea
-          ref={input}
+        <ComposerInput
+          inputRef={input}
           id="chat-input"
           rows={1}
           value={p.draft}
           placeholder={placeholder}
           maxLength={4096}
-          onInput={(e) => {
-            p.setDraft(e.currentTarget.value);
+          placement="above"
+          onValue={(text) => {
+            p.setDraft(text);
             p.onTyping();
           }}
           onKeyDown={(e) => {

@@ -2,7 +2,7 @@ import { signal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import { CountBadge } from "../../components/count-badge";
 import { api } from "../../lib/api";
-import { account } from "../../lib/session";
+import { account, takeStartUnread } from "../../lib/session";
 import type { ChatMessage } from "./types";
 import { onRealtime } from "../../lib/realtime";
 
@@ -33,7 +33,10 @@ export function UnreadChatsBadge() {
       clearTimeout(timer);
       timer = setTimeout(() => void refreshUnreadChats(), REFRESH_DELAY_MS);
     };
-    void refreshUnreadChats();
+    // the app's start brought the first count; asked again only when this badge comes later
+    const known = takeStartUnread("chats");
+    if (known === undefined) void refreshUnreadChats();
+    else unreadChats.value = known;
     const me = () => account.value?.id;
     const offs = [
       // my own messages are never unread for me, and others' read markers do not move mine

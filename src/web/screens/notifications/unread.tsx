@@ -3,6 +3,7 @@ import { useEffect } from "preact/hooks";
 import { api } from "../../lib/api";
 import { CountBadge } from "../../components/count-badge";
 import { onRealtime } from "../../lib/realtime";
+import { takeStartUnread } from "../../lib/session";
 import type { NotificationPage } from "./types";
 
 /** How many notifications are unread: the header badge and the list screen share it. */
@@ -24,7 +25,10 @@ async function refreshUnread(): Promise<void> {
  */
 export function UnreadBadge() {
   useEffect(() => {
-    void refreshUnread();
+    // the app's start brought the first count; asked again only when this badge comes later
+    const known = takeStartUnread("notifications");
+    if (known === undefined) void refreshUnread();
+    else unreadCount.value = known;
     const offNew = onRealtime("notification:new", ({ unreadCount: n }) => (unreadCount.value = n));
     const offReset = onRealtime("stream:reset", () => void refreshUnread());
     return () => (offNew(), offReset());

@@ -11,6 +11,11 @@ export const peopleScreens: Screen[] = [
     nav: { label: "Profile", order: 10, icon: UserIcon, tab: 4, href: (me) => `/users/${me.username}` },
   },
   {
+    path: "/users/:username/media",
+    access: "signed-in",
+    component: lazy(() => import("./profile").then((m) => m.ProfileMediaScreen)),
+  },
+  {
     path: "/users/:username/followers",
     access: "signed-in",
     component: lazy(() => import("./people-list").then((m) => m.Followers)),

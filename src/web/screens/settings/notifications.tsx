@@ -8,6 +8,13 @@ import { deviceName } from "./sessions";
 
 type Kind = "messages" | "mentions" | "replies" | "follows" | "reactions" | "payments";
 type PushSettings = Record<Kind, boolean>;
+interface EmailSettings {
+  digest: boolean;
+}
+interface NotificationSettings {
+  push: PushSettings;
+  email: EmailSettings;
+}
 
 const KINDS: Array<[Kind, string]> = [
   ["messages", "New messages"],
@@ -73,7 +80,7 @@ async function unsubscribeHere(): Promise<void> {
 
 /** Settings → Notifications: which kinds of push I get, this device's switch, and the devices that get them. */
 export function Notifications() {
-  const [settings, setSettings] = useState<PushSettings | null>(null);
+  const [settings, setSettings] = useState<NotificationSettings | null>(null);
   const [devices, setDevices] = useState<PushDevice[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -86,8 +93,8 @@ export function Notifications() {
       .catch((err) => setError(describeError(err)));
   useEffect(() => {
     api
-      .get<{ push: PushSettings }>("/account/notification-settings")
-      .then((r) => setSettings(r.push))
+      .get<NotificationSettings>("/account/notification-settings")
+      .then(setSettings)
       .catch((err) => setError(describeError(err)));
     void loadDevices();
   }, []);
@@ -106,12 +113,30 @@ export function Notifications() {
       setBusy(false);
     }
   }
-  const toggle = (kind: Kind, on: boolean) =>
-    act(async () => {
-      const r = await api.patch<{ push: PushSettings }>("/account/notification-settings", { push: { [kind]: on } });
-      setSettings(r.push);
-      return "Saved.";
+  // a switch shows the new state at once (a render before the answer would flip it back), and the old one if refused
+  const change = (next: NotificationSettings, patch: Partial<NotificationSettings>, said: string) => {
+    const before = settings;
+    setSettings(next);
+    return act(async () => {
+      try {
+        setSettings(await api.patch<NotificationSettings>("/account/notification-settings", patch));
+      } catch (err) {
+        setSettings(before);
+        throw err;
+      }
+      return said;
     });
+  };
+  const toggle = (kind: Kind, on: boolean) =>
+    settings &&
+    change({ ...settings, push: { ...settings.push, [kind]: on } }, { push: { [kind]: on } as never }, "Saved.");
+  const toggleDigest = (on: boolean) =>
+    settings &&
+    change(
+      { ...settings, email: { digest: on } },
+      { email: { digest: on } },
+      on ? "You will get an e-mail of what you missed after a while away." : "Saved.",
+    );
   const enable = () =>
     act(async () => {
       await enableOnThisDevice();
@@ -136,13 +161,32 @@ export function Notifications() {
               <input
                 type="checkbox"
                 role="switch"
-                checked={settings[kind]}
+                checked={settings.push[kind]}
                 disabled={busy}
                 onChange={(e) => void toggle(kind, e.currentTarget.checked)}
               />
               {label}
             </label>
           ))}
+        </fieldset>
+      )}
+      {settings && (
+        <fieldset>
+          <legend>E-mail</legend>
+          <label class="choice">
+            <input
+              type="checkbox"
+              role="switch"
+              checked={settings.email.digest}
+              disabled={busy}
+              aria-describedby="email-digest-hint"
+              onChange={(e) => void toggleDigest(e.currentTarget.checked)}
+            />
+            E-mail digest when away
+          </label>
+          <p class="hint" id="email-digest-hint">
+            After a while without a visit, one e-mail of the messages and mentions you have not read.
+          </p>
         </fieldset>
       )}
       {devices && (
