@@ -24,6 +24,7 @@ import { botApiBeforeRouting } from "./botapi/routes";
 import { installNotificationDelivery } from "./clientapi/notifications/serialize";
 import { installChatDelivery } from "./clientapi/chats/live";
 import { installPushDelivery } from "./clientapi/push/deliver";
+import { installLinkPreviews } from "./http/link-preview";
 import { installRealtimeDelivery } from "./clientapi/realtime";
 import { referenceRoutes } from "./http/reference";
 import { UPLOAD_PATH } from "./clientapi/uploads/path";
@@ -62,6 +63,7 @@ function installListeners(app: App): void {
   // the job queue's handlers: every kind a worker of this binary carries out
   registerJobHandler(app, mailJobHandler);
   registerJobHandler(app, emailDigestJobHandler);
+  installLinkPreviews(app);
   installChatHooks(app);
   installBotUpdateHooks(app);
   installPostsHooks(app);

@@ -10,6 +10,8 @@ import { botApiUserId } from "../domain/bots/ids";
 import { toUnixSeconds } from "../lib/clock";
 import { detectEntities } from "./formatting";
 import { THUMB_SIZE } from "../media/image";
+import { parsePreviewState } from "../domain/links/preview";
+import type { LinkPreviewOptions } from "./link-preview";
 
 /**
  * Bot API shapes (snake_case). Rows are turned into what the compatible API returns; absent
@@ -279,6 +281,8 @@ export interface BotMessage extends MediaFields {
   forward_origin?: Origin;
   forward_from?: ReturnType<typeof serializeUser>;
   forward_date?: number;
+  /** the options the bot gave for the message's link preview, answered back as the compatible API does */
+  link_preview_options?: LinkPreviewOptions;
 }
 
 /** Bot API objects for one attachment, keyed by the Message field they go into. */
@@ -486,6 +490,10 @@ function messageShape(
   } else if (m.content) {
     out.text = m.content;
     if (entities.length) out.entities = entities;
+    if (m.link_preview !== null) {
+      const options = parsePreviewState(m.link_preview)?.options;
+      if (options) out.link_preview_options = options as LinkPreviewOptions;
+    }
   }
   if (typeof extra.media_group_id === "string") out.media_group_id = extra.media_group_id;
   if (extra.location) out.location = extra.location;

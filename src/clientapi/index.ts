@@ -38,6 +38,7 @@ export const CLIENT_API: readonly ClientApiPrefix[] = [
   served("/social/feed", async (app) => [(await import("./posts/lists")).feedRoutes(app)]),
   served("/social/bookmarks", async (app) => [(await import("./posts/lists")).bookmarkRoutes(app)]),
   served("/social/hashtags", async (app) => [(await import("./posts/lists")).hashtagRoutes(app)]),
+  served("/social/link-preview", async (app) => [(await import("./posts/link-preview")).linkPreviewRoutes(app)]),
   served("/social/search", async (app) => [(await import("./search/routes")).searchRoutes(app)]),
   served("/social/stories", async (app) => [(await import("./stories/routes")).storyRoutes(app)]),
   served("/social/reports", async (app) => [(await import("./reports/routes")).reportRoutes(app)]),

@@ -101,6 +101,19 @@ const Poll = Resource({
   voted: t.Boolean(),
 });
 
+export const LinkPreview = Resource(
+  {
+    url: t.String({ description: "the link the preview is for" }),
+    title: NullableString,
+    description: NullableString,
+    imageUrl: t.Union([t.String(), t.Null()], {
+      description: "the page's image as the page names it (on another site: load it only if you accept that)",
+    }),
+    siteName: NullableString,
+  },
+  "what the page of a post's or message's first link says of itself (OpenGraph, Twitter card, title and description tags), read by the server",
+);
+
 const PostFields = {
   id: t.String(),
   content: t.String({ description: "at most 2000 characters" }),
@@ -110,6 +123,10 @@ const PostFields = {
   }),
   author: PublicUser,
   images: t.Array(PostImage),
+  linkPreview: t.Union([LinkPreview, t.Null()], {
+    description:
+      "the preview of the text's first link: null while the server reads the page, when the author removed it, or when the page gave nothing to show",
+  }),
   poll: t.Union([Poll, t.Null()]),
   likeCount: t.Integer(),
   commentCount: t.Integer(),
@@ -199,6 +216,9 @@ export const Message = Resource(
     createdAt: Time,
     editedAt: NullableTime,
     poll: t.Optional(ChatPoll),
+    linkPreview: t.Optional(
+      Resource(LinkPreview.properties, "the preview of the text's first link, once the server has read the page"),
+    ),
   },
   "a chat message",
 );

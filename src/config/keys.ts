@@ -222,6 +222,11 @@ export const configKeys = {
     bool,
     "allow http and loopback/private addresses as Web Push endpoints (tests, a push service on the local network)",
   ),
+  "links.allowPrivatePreviews": spec(
+    false,
+    bool,
+    "allow link previews of loopback/private addresses (tests, an intranet); public http and https pages are always previewed",
+  ),
   "smtp.host": spec("", str, "SMTP server; without it codes and links go to the server log"),
   "smtp.port": spec(587, int(1, 65535), "SMTP port"),
   "smtp.user": spec("", str, "SMTP user"),

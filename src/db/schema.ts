@@ -16,6 +16,7 @@ import type { AdminTables } from "../domain/admin/table";
 import type { ReportsTables } from "../domain/reports/table";
 import type { JobsTables } from "../jobs/table";
 import type { PushTables } from "../domain/push/table";
+import type { LinksTables } from "../domain/links/table";
 
 /**
  * The whole database as Kysely sees it: each feature declares its tables in
@@ -40,4 +41,5 @@ export interface Database
     AdminTables,
     ReportsTables,
     PushTables,
+    LinksTables,
     JobsTables {}

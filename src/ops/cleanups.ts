@@ -7,6 +7,7 @@ import { DONE_JOBS_KEPT_MS, purgeDoneJobs } from "../jobs/dead-letters";
 import { removeEndedPushState } from "../domain/push/service";
 import { inTransaction } from "../db/transaction";
 import { queueEmailDigests } from "../domain/notifications/email-digest";
+import { dropExpiredPreviews } from "../domain/links/preview";
 
 const HOUR_MS = 3_600_000;
 /** Rows handled per run and per statement: a run never holds the write lock for long; the rest waits for the next run. */
@@ -24,6 +25,7 @@ export const CLEANUP_NAMES = [
   "jobs:done",
   "push:ended",
   "mail:digests",
+  "links:previews",
 ] as const;
 
 /**
@@ -47,6 +49,7 @@ export function registerDataCleanups(app: App): void {
   registerCleanup(app, "push:ended", everyMs, (a) => removeEndedPushState(a.db, a.clock.now()));
   // not a cleanup, but as periodic: queues the e-mail digests of people away for mail.digestAfterHours
   registerCleanup(app, "mail:digests", everyMs, queueEmailDigests);
+  registerCleanup(app, "links:previews", everyMs, (a) => dropExpiredPreviews(a.db, a.clock.now()));
 }
 
 /**

@@ -54,11 +54,23 @@ const SendBody = t.Object({
     }),
   ),
   entities: t.Optional(t.Array(t.Unknown())),
+  linkPreview: t.Optional(
+    t.Boolean({
+      description:
+        "false: no preview of the text's first link (the sender removed it); by default the server reads the page and the message gains linkPreview",
+    }),
+  ),
 });
 
 const EditBody = t.Object({
   content: t.Optional(t.String()),
   entities: t.Optional(t.Array(t.Unknown())),
+  linkPreview: t.Optional(
+    t.Boolean({
+      description:
+        "false removes the preview of the text's first link, true brings it back; left out, an edit keeps the choice while the link stays the same",
+    }),
+  ),
   mediaAlts: t.Optional(
     t.Array(t.Union([t.String({ maxLength: 6000 }), t.Null()]), {
       maxItems: 10,
@@ -218,6 +230,7 @@ export function chatMessageRoutes(app: App) {
             content: body.content,
             entities: body.entities,
             clientMessageId: body.clientMessageId ?? null,
+            linkPreview: body.linkPreview === undefined ? undefined : { off: !body.linkPreview },
           };
           if (body.media === undefined && body.replyToId == null) {
             // nothing to look up in the chat first: its membership is read in the send's transaction
@@ -304,6 +317,7 @@ export function chatMessageRoutes(app: App) {
             // entities go with the text they lie in: kept when only the descriptions change
             entities: body.content !== undefined ? (body.entities ?? null) : body.entities,
             mediaAlts: body.mediaAlts,
+            linkPreview: body.linkPreview === undefined ? undefined : { off: !body.linkPreview },
           });
           return ok({ message: await shownMessage(conversation, row) });
         },

@@ -44,6 +44,12 @@ const ImageAlts = t.Optional(
       "the images' descriptions (alt text, up to 1,500 characters each), by the index of imageUrls; empty or null for an image without one. In an edit without imageUrls, it describes the images the post has",
   }),
 );
+const LinkPreviewChoice = t.Optional(
+  t.Boolean({
+    description:
+      "false: no preview of the text's first link (the author removed it); by default the server reads the page and the post's linkPreview fills in. In an edit, true brings a removed preview back; left out, an edit keeps the choice while the link stays the same",
+  }),
+);
 const CreatePostBody = t.Object({
   // characters are counted as code points in the domain; the schema only caps the size
   content: t.Optional(t.String({ maxLength: 8000 })),
@@ -52,12 +58,14 @@ const CreatePostBody = t.Object({
   imageAlts: ImageAlts,
   poll: t.Optional(PollBody),
   clientPostId: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
+  linkPreview: LinkPreviewChoice,
 });
 const EditPostBody = t.Object({
   content: t.Optional(t.String({ maxLength: 8000 })),
   contentWarning: ContentWarning,
   imageUrls: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 2048 }), { maxItems: 10 })),
   imageAlts: ImageAlts,
+  linkPreview: LinkPreviewChoice,
 });
 const VoteBody = t.Object({
   optionIds: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 12 })),

@@ -4,6 +4,7 @@ import { toIso } from "../../lib/clock";
 import { serializePublicUser } from "../serializers/account";
 import type { Rendition } from "../../media/table";
 import type { CommentMedia } from "../../domain/comments/table";
+import { shownPreview, type LinkPreview } from "../../domain/links/preview";
 
 /** The part of a post's Client API shape that is the same for every reader, per kept core. */
 interface SharedShape {
@@ -11,6 +12,7 @@ interface SharedShape {
   content: string;
   contentWarning: string | null;
   images: Array<Record<string, unknown>>;
+  linkPreview: LinkPreview | null;
   likeCount: number;
   commentCount: number;
   repostCount: number;
@@ -42,6 +44,7 @@ function sharedShapeOf(core: PostCore): SharedShape {
       ...(i.renditions ? { renditions: i.renditions.map(renditionShape) } : {}),
       ...(i.alt !== undefined ? { alt: i.alt } : {}),
     })),
+    linkPreview: shownPreview(p.link_preview),
     likeCount: core.likeCount,
     commentCount: core.commentCount,
     repostCount: core.repostCount,
@@ -83,6 +86,7 @@ export function serializePost(v: PostView): Record<string, unknown> {
     contentWarning: s.contentWarning,
     author: authorShapeOf(v.author),
     images: s.images,
+    linkPreview: s.linkPreview,
     poll: v.poll && pollShape(v.poll),
     likeCount: s.likeCount,
     commentCount: s.commentCount,
@@ -118,7 +122,7 @@ const commentShapes = new WeakMap<
 interface SharedJson {
   /** `{"id":…,"content":…,"author":` */
   head: string;
-  /** `,"images":[…],"poll":` */
+  /** `,"images":[…],"linkPreview":…,"poll":` */
   images: string;
   /** `,"likeCount":…,"commentCount":…,"repostCount":…,"liked":` */
   counts: string;
@@ -142,7 +146,7 @@ function sharedJsonOf(core: PostCore): SharedJson {
   const s = sharedShapeOf(core);
   json = {
     head: `{"id":${J(s.id)},"content":${J(s.content)},"contentWarning":${J(s.contentWarning)},"author":`,
-    images: `,"images":${J(s.images)},"poll":`,
+    images: `,"images":${J(s.images)},"linkPreview":${J(s.linkPreview)},"poll":`,
     counts: `,"likeCount":${s.likeCount},"commentCount":${s.commentCount},"repostCount":${s.repostCount},"liked":`,
     repost: `,"isRepost":${s.isRepost},"repostOf":`,
     clientPostId: `,"clientPostId":${J(core.row.client_post_id)}`,

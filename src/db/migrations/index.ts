@@ -59,6 +59,7 @@ import * as m20261129070000 from "./20261129070000_media_renditions";
 import * as m20261129080000 from "./20261129080000_forwarded_for_sighting";
 import * as m20261129100000 from "./20261129100000_email_digest";
 import * as m20261129100100 from "./20261129100100_story_renditions";
+import * as m20261129110000 from "./20261129110000_link_previews";
 import * as m20261129130000 from "./20261129130000_notifications_seen";
 import * as m20261129150000 from "./20261129150000_messages_fts_trailing";
 
@@ -127,6 +128,7 @@ export const migrations: Record<string, GuardedMigration> = {
   "20261129080000_forwarded_for_sighting": m20261129080000,
   "20261129100000_email_digest": m20261129100000,
   "20261129100100_story_renditions": m20261129100100,
+  "20261129110000_link_previews": m20261129110000,
   "20261129130000_notifications_seen": m20261129130000,
   "20261129150000_messages_fts_trailing": m20261129150000,
 };

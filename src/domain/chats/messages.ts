@@ -29,6 +29,14 @@ import {
 } from "./access";
 import { publishMessageEvent } from "./notify";
 import { insertMessageRow, wipedMessage } from "./message-row";
+import {
+  parsePreviewState,
+  previewPending,
+  previewStateFor,
+  queuePreview,
+  type LinkPreviewState,
+  type PreviewChoice,
+} from "../links/preview";
 import { inTransaction, type Scope } from "../../db/transaction";
 import type { ChatMember, ConversationRow, MemberRow, MessageRow, SendChat } from "./table";
 import { sendAccessOf } from "./send-access";
@@ -62,6 +70,8 @@ export interface SendMessageInput {
   clientMessageId?: string | null;
   kind?: "user" | "system";
   system?: unknown;
+  /** how the sender wants the text's link previewed (removed, another link, a bot's options) */
+  linkPreview?: PreviewChoice;
 }
 
 /**
@@ -285,6 +295,11 @@ export async function storeMessage(
   }
 
   const now = app.clock.now();
+  // no statement nor promise for the usual text without a link
+  const linkPreview =
+    input.linkPreview || content.includes("://")
+      ? await previewStateFor(db, content, input.linkPreview ?? {}, now)
+      : null;
   // the row as the send returns it, made once: the insert reads its columns from it (message-row.ts)
   const row: MessageRow = {
     id: 0,
@@ -302,6 +317,7 @@ export async function storeMessage(
     system: toJson(input.system),
     forwarded_from: toJson(input.forwardedFrom),
     client_message_id: clientMessageId,
+    link_preview: linkPreview && JSON.stringify(linkPreview),
     created_at: now,
     seq: 0,
     pinned: 0,
@@ -315,6 +331,7 @@ export async function storeMessage(
   row.id = inserted.id;
   row.seq = inserted.seq;
   justStored.add(row);
+  if (previewPending(linkPreview)) await queuePreview(scope, { table: "messages", id: row.id }, linkPreview);
   const sender = opts.sender?.id === senderId ? opts.sender : undefined;
   const storing = app.hooks.emitWithin(scope, "message:storing", { conversation, message: row, sender, members });
   if (storing) await storing;
@@ -355,6 +372,8 @@ export interface EditMessageInput {
   extra?: Record<string, unknown> | null;
   /** new descriptions of the attachments the message has, by index (empty or null removes one) */
   mediaAlts?: Array<string | null>;
+  /** how the text's link is previewed now; undefined keeps the author's choice for the same link */
+  linkPreview?: PreviewChoice;
 }
 
 /** Edits one's own message (text, entities, buttons, attachments). Publishes `message:edited`, emits the hook. */
@@ -371,6 +390,7 @@ export async function editMessage(app: App, input: EditMessageInput): Promise<Me
     reply_markup: string | null;
     media: string | null;
     extra: string | null;
+    link_preview: string | null;
     edited_at: number;
   }> = {};
   if (input.media !== undefined) {
@@ -405,14 +425,25 @@ export async function editMessage(app: App, input: EditMessageInput): Promise<Me
     patch.entities = entities.length ? JSON.stringify(entities) : null;
   }
   if (input.replyMarkup !== undefined) patch.reply_markup = toJson(input.replyMarkup);
+  let linkPreview: LinkPreviewState | null = null;
+  if (patch.content !== undefined || input.linkPreview !== undefined) {
+    const content = patch.content ?? message.content;
+    const previous = parsePreviewState(message.link_preview);
+    linkPreview = await previewStateFor(db, content, input.linkPreview ?? {}, app.clock.now(), previous);
+    patch.link_preview = linkPreview && JSON.stringify(linkPreview);
+  }
   if (Object.keys(patch).length === 0) throw fieldError("content", "nothing to change");
   patch.edited_at = app.clock.now();
-  const row = await db
-    .updateTable("messages")
-    .set(patch)
-    .where("id", "=", message.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await inTransaction(app.storage, async (scope) => {
+    const updated = await scope.db
+      .updateTable("messages")
+      .set(patch)
+      .where("id", "=", message.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await queuePreview(scope, { table: "messages", id: message.id }, linkPreview);
+    return updated;
+  });
   await publishMessageEvent(app, conversation, row, "message:edited");
   await app.hooks.emit("message:edited", {
     conversationId: conversation.id,

@@ -92,6 +92,8 @@ export interface MessagesTable {
   system: string | null;
   forwarded_from: string | null;
   client_message_id: string | null;
+  /** JSON LinkPreviewState (domain/links/preview.ts) of the text's first link; null when it has none */
+  link_preview: string | null;
   pinned: Generated<number>;
   created_at: number;
   edited_at: number | null;

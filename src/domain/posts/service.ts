@@ -20,6 +20,7 @@ import { charCount, parseHashtags, parseMentions } from "./text";
 import { pick } from "../../lib/objects";
 import { isUniqueViolation } from "../../db/errors";
 import { inTransaction } from "../../db/transaction";
+import { parsePreviewState, previewStateFor, queuePreview } from "../links/preview";
 
 export const MAX_POST_LENGTH = 2000;
 export const MAX_POST_IMAGES = 10;
@@ -39,6 +40,8 @@ export interface NewPostInput {
   imageAlts?: Array<string | null>;
   poll?: PollInput;
   clientPostId?: string;
+  /** false: no preview of the text's first link (its author removed it) */
+  linkPreview?: boolean;
 }
 
 /**
@@ -263,9 +266,11 @@ export async function createPost(
   await consumePublishBudget(app, author.id, "post");
 
   const now = app.clock.now();
+  const linkPreview = await previewStateFor(app.db, content, { off: input.linkPreview === false }, now);
   let post: PostRow;
   try {
-    post = await inTransaction(app.storage, async ({ db: tx }) => {
+    post = await inTransaction(app.storage, async (scope) => {
+      const tx = scope.db;
       const row = await tx
         .insertInto("posts")
         .values({
@@ -274,6 +279,7 @@ export async function createPost(
           content,
           content_warning: contentWarning,
           images: JSON.stringify(images),
+          link_preview: linkPreview && JSON.stringify(linkPreview),
           repost_of_id: null,
           client_post_id: clientPostId ?? null,
           created_at: now,
@@ -281,6 +287,7 @@ export async function createPost(
         })
         .returningAll()
         .executeTakeFirstOrThrow();
+      await queuePreview(scope, { table: "posts", id: row.id }, linkPreview);
       if (poll) {
         const p = await tx
           .insertInto("polls")
@@ -320,12 +327,19 @@ const findByClientId = (db: Db, authorId: number, clientPostId: string) =>
 /**
  * Edits the author's post text, content warning, attachments and/or their descriptions
  * (imageAlts alone describes the images the post has); hashtags, index and new mentions follow.
+ * A new first link gets its own preview; linkPreview false removes it, true brings it back.
  */
 export async function editPost(
   app: App,
   user: UserRow,
   cuid: string,
-  input: { content?: string; contentWarning?: string | null; imageUrls?: string[]; imageAlts?: Array<string | null> },
+  input: {
+    content?: string;
+    contentWarning?: string | null;
+    imageUrls?: string[];
+    imageAlts?: Array<string | null>;
+    linkPreview?: boolean;
+  },
 ): Promise<PostRow> {
   const post = await findOwnPost(app.db, user, cuid);
   if (post.repost_of_id !== null) throw fieldError("content", "a repost has no content to edit");
@@ -333,9 +347,10 @@ export async function editPost(
     input.content === undefined &&
     input.imageUrls === undefined &&
     input.imageAlts === undefined &&
-    input.contentWarning === undefined
+    input.contentWarning === undefined &&
+    input.linkPreview === undefined
   )
-    throw fieldError("content", "give content, contentWarning, imageUrls or imageAlts to change");
+    throw fieldError("content", "give content, contentWarning, imageUrls, imageAlts or linkPreview to change");
   const contentWarning =
     input.contentWarning !== undefined ? checkContentWarning(input.contentWarning) : post.content_warning;
   if (contentWarning && input.contentWarning !== undefined) assertContentAllowed(app, "contentWarning", contentWarning);
@@ -364,13 +379,23 @@ export async function editPost(
   if (content.length === 0 && images.length === 0 && !hasPoll)
     throw fieldError("content", "must not be empty without images or a poll");
   const now = app.clock.now();
-  const updated = await inTransaction(app.storage, async ({ db: tx }) => {
+  const off = input.linkPreview === undefined ? undefined : !input.linkPreview;
+  const linkPreview = await previewStateFor(app.db, content, { off }, now, parsePreviewState(post.link_preview));
+  const updated = await inTransaction(app.storage, async (scope) => {
+    const tx = scope.db;
     const row = await tx
       .updateTable("posts")
-      .set({ content, content_warning: contentWarning, images: JSON.stringify(images), edited_at: now })
+      .set({
+        content,
+        content_warning: contentWarning,
+        images: JSON.stringify(images),
+        link_preview: linkPreview && JSON.stringify(linkPreview),
+        edited_at: now,
+      })
       .where("id", "=", post.id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    await queuePreview(scope, { table: "posts", id: post.id }, linkPreview);
     await saveHashtags(tx, now, post.id, content);
     await postSearch.indexPost(tx, post.id, content);
     for (const u of uploads) await markAttached(tx, u.id, now);

@@ -10,6 +10,8 @@ export interface PostsTable {
   content_warning: Generated<string | null>;
   /** JSON array of PostImage */
   images: Generated<string>;
+  /** JSON LinkPreviewState (domain/links/preview.ts) of the text's first link; null when it has none */
+  link_preview: Generated<string | null>;
   /** set on a repost: the original post (a repost has no content of its own) */
   repost_of_id: number | null;
   /** the author's idempotency key (≤ 64 chars), unique per author */

@@ -210,6 +210,7 @@ export function postRowOf(r: PostRow): PostRow {
     content: r.content,
     content_warning: r.content_warning,
     images: r.images,
+    link_preview: r.link_preview,
     repost_of_id: r.repost_of_id,
     client_post_id: r.client_post_id,
     created_at: r.created_at,

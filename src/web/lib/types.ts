@@ -64,12 +64,23 @@ export interface Poll {
   voted: boolean;
 }
 
+/** What a link's page says of itself, read by the server (the Client API's LinkPreview). */
+export interface LinkPreview {
+  url: string;
+  title: string | null;
+  description: string | null;
+  imageUrl: string | null;
+  siteName: string | null;
+}
+
 export interface Post {
   id: string;
   content: string;
   contentWarning: string | null;
   author: PublicUser;
   images: PostImage[];
+  /** null while the server reads the page, when removed, or when the page gave nothing */
+  linkPreview: LinkPreview | null;
   poll: Poll | null;
   likeCount: number;
   commentCount: number;

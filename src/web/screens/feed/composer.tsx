@@ -8,6 +8,7 @@ import { formatNumber } from "../../lib/format";
 import { drafts, POST_DRAFT } from "../../lib/drafts";
 import { account } from "../../lib/session";
 import type { Post } from "../../lib/types";
+import { ComposerLinkPreview, useLinkPreview } from "../../components/link-preview";
 
 export const MAX_POST_LENGTH = 2000;
 export const MAX_POST_IMAGES = 10;
@@ -24,6 +25,7 @@ export const postUploadKind = (file: File) =>
 export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
   const me = account.value!.id;
   const [content, setContent] = useState(() => drafts.read(me, POST_DRAFT)?.text ?? "");
+  const linkPreview = useLinkPreview(content);
   const [warning, setWarning] = useState(() => drafts.read(me, POST_DRAFT)?.contentWarning ?? "");
   useEffect(() => drafts.write(me, POST_DRAFT, { text: content, contentWarning: warning }), [me, content, warning]);
   const attachments = useAttachments(postUploadKind, MAX_POST_IMAGES);
@@ -46,12 +48,14 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
       ...(warning.trim() ? { contentWarning: warning.trim() } : {}),
       imageUrls: attachments.urls,
       imageAlts: attachments.alts,
+      ...linkPreview.request,
       ...(pollOn
         ? { poll: { ...(question.trim() ? { question: question.trim() } : {}), options: pollOptions, multiple } }
         : {}),
     });
     setContent("");
     setWarning("");
+    linkPreview.reset();
     attachments.reset();
     setPollOn(false);
     setQuestion("");
@@ -82,6 +86,7 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
         </p>
         {contentError && <p class="field-error">{contentError}</p>}
       </div>
+      <ComposerLinkPreview state={linkPreview} />
       <div class="field">
         <label for="composer-warning">Content warning</label>
         <input

@@ -14,6 +14,7 @@ import type { Post } from "../../lib/types";
 import { PollView } from "./poll-view";
 import { deletePost, editPost, shown, toggleBookmark, toggleLike, toggleRepost } from "./post-store";
 import { RichText } from "./rich-text";
+import { LinkPreviewCard } from "../../components/link-preview";
 import { MAX_CONTENT_WARNING_LENGTH, MAX_POST_IMAGES, MAX_POST_LENGTH, postUploadKind } from "./composer";
 import { POST_IMAGE_SIZES, ResponsiveImage } from "../../components/media-image";
 import { MediaViewer } from "../../components/media-viewer";
@@ -99,6 +100,7 @@ export const PostCard = memo(function PostCard({
       ) : (
         <Warned warning={post.contentWarning} id={`post-${outer.id}-body`}>
           {post.content && <RichText text={post.content} />}
+          {post.linkPreview && <LinkPreviewCard preview={post.linkPreview} />}
           {post.images.length > 0 && <PostMedia post={post} />}
         </Warned>
       )}

@@ -599,6 +599,7 @@ export function ChatView({
         const body: Record<string, unknown> = { content: p.content, clientMessageId: p.clientMessageId };
         if (p.replyTo) body.replyToId = p.replyTo.id;
         if (media) body.media = media;
+        if (p.linkPreview === false) body.linkPreview = false;
         const { message } = await api.post<{ message: ChatMessage }>(`/social/messages/${conversationId}`, body);
         setPending((list) => list.filter((x) => x.clientMessageId !== p.clientMessageId));
         setHistory((h) =>
@@ -624,11 +625,12 @@ export function ChatView({
   const sendState = useRef({ replyTo, behind: false });
   sendState.current = { replyTo, behind: !!history?.newestCursor };
   const send = useCallback(
-    (text: string, items?: OutgoingMedia[]) => {
+    (text: string, items?: OutgoingMedia[], options?: { linkPreview?: boolean }) => {
       const p: PendingMessage = {
         clientMessageId: newClientId(),
         content: text,
         replyTo: sendState.current.replyTo,
+        ...(options?.linkPreview === false ? { linkPreview: false } : {}),
         state: "sending",
         createdAt: new Date().toISOString(),
       };

@@ -5,6 +5,7 @@ import { describeError } from "../../lib/api";
 import { LIMITS_HINT, kindFor, tooLarge, uploadAttachment, type OutgoingMedia } from "./attachments";
 import { StickerButton, StickerPanel } from "./stickers";
 import type { BotCard, ChatMessage, ReplyMarkup } from "./types";
+import { ComposerLinkPreview, useLinkPreview } from "../../components/link-preview";
 
 export interface ComposerProps {
   draft: string;
@@ -12,7 +13,8 @@ export interface ComposerProps {
   replyTo: ChatMessage | null;
   editing: ChatMessage | null;
   cancelMode: () => void;
-  onSend: (text: string, media?: OutgoingMedia[]) => void;
+  /** LINKPREVIEW false: the person removed the preview of the text's link */
+  onSend: (text: string, media?: OutgoingMedia[], options?: { linkPreview?: boolean }) => void;
   onEdit: (m: ChatMessage, text: string) => Promise<void>;
   onTyping: () => void;
   bot: BotCard | null;
@@ -32,6 +34,7 @@ export function Composer(p: ComposerProps) {
   const [attachError, setAttachError] = useState<string | null>(null);
   const [keyboardOpen, setKeyboardOpen] = useState(true);
   const [stickersOpen, setStickersOpen] = useState(false);
+  const linkPreview = useLinkPreview(p.editing ? "" : p.draft);
   useEffect(() => setKeyboardOpen(true), [p.keyboard]);
   useEffect(() => {
     if (p.replyTo || p.editing) input.current?.focus();
@@ -55,7 +58,8 @@ export function Composer(p: ComposerProps) {
       }
       return;
     }
-    p.onSend(text);
+    p.onSend(text, undefined, linkPreview.request);
+    linkPreview.reset();
     p.setDraft("");
   }
 
@@ -132,6 +136,7 @@ export function Composer(p: ComposerProps) {
           {editError}
         </p>
       )}
+      <ComposerLinkPreview state={linkPreview} />
       <form class="composer" onSubmit={(e) => void submit(e)}>
         {p.bot?.menuButton.type === "web_app" && (
           <button type="button" class="menu-app-button" onClick={p.onOpenMenuApp} disabled={!!p.editing}>

@@ -5,6 +5,7 @@ import { ChatPollView } from "./chat-poll";
 import { MessageText } from "./entities";
 import { InlineKeyboard } from "./inline-keyboard";
 import { MediaList } from "./media";
+import { LinkPreviewCard } from "../../components/link-preview";
 import type { ChatMessage, PendingMessage } from "./types";
 
 const time = new Intl.DateTimeFormat(undefined, { timeStyle: "short" });
@@ -66,6 +67,7 @@ export const MessageBubble = memo(function MessageBubble({
             />
           </div>
         )}
+        {message.linkPreview && <LinkPreviewCard preview={message.linkPreview} />}
         <p class="msg-meta">
           {message.pinned && <span class="pin-mark">Pinned · </span>}
           {message.editedAt && <span>edited · </span>}
