@@ -40,7 +40,7 @@ async function shellShown(page: Page) {
 const settle = (page: Page) => page.waitForLoadState("networkidle");
 
 describe("web app: the first screen's requests", () => {
-  it("a feed load asks for the start data, the stories and the feed, once each", async () => {
+  it("a feed load asks for the start data, the stories and the feed, once each, and the badges once live", async () => {
     const { page, context } = await suite.person();
     await page.getByRole("heading", { level: 1, name: "Feed" }).waitFor();
     await settle(page);
@@ -49,12 +49,19 @@ describe("web app: the first screen's requests", () => {
     await page.getByRole("heading", { level: 1, name: "Feed" }).waitFor();
     await shellShown(page);
     await settle(page);
-    expect(seen.requests.sort()).toEqual(["GET /api/social/feed", "GET /api/social/stories", "GET /api/start"]);
+    expect(seen.requests.sort()).toEqual([
+      "GET /api/social/feed",
+      // the badges again once the live connection is open: what came between the start and it
+      "GET /api/social/messages/unread",
+      "GET /api/social/notifications",
+      "GET /api/social/stories",
+      "GET /api/start",
+    ]);
     expect(pageProblems(page)).toEqual([]);
     await context.close();
   });
 
-  it("opening a chat asks for the start data, the chat list and the chat's history, once each", async () => {
+  it("opening a chat asks for the start data, the chat list and the chat's history, once each, and the badges once live", async () => {
     const { page, context } = await suite.person();
     const other = await suite.person();
     const username = other.user.username;
@@ -74,6 +81,8 @@ describe("web app: the first screen's requests", () => {
     expect(seen.requests.sort()).toEqual([
       "GET /api/social/messages",
       `GET /api/social/messages/${conversation}`,
+      "GET /api/social/messages/unread",
+      "GET /api/social/notifications",
       "GET /api/start",
       // which chat is in view, so its pushes wait (a write, once)
       "PUT /api/push/viewing",
@@ -96,7 +105,7 @@ describe("web app: the first screen's requests", () => {
     expect(seen.statuses.filter((s) => s === 429)).toEqual([]);
     // the last load, after the quick ones, asked for no more than the first screen needs (the
     // realtime socket's upgrade, which the page's requests do not list, is one more a load)
-    expect(seen.requests.length).toBeLessThanOrEqual(3);
+    expect(seen.requests.length).toBeLessThanOrEqual(5);
     await context.close();
   });
 });

@@ -4,7 +4,7 @@ import { CountBadge } from "../../components/count-badge";
 import { api } from "../../lib/api";
 import { account, takeStartUnread } from "../../lib/session";
 import type { ChatMessage } from "./types";
-import { onRealtime } from "../../lib/realtime";
+import { onceConnected, onRealtime } from "../../lib/realtime";
 
 /** Chats with messages I have not read: the header's Messages badge. */
 export const unreadChats = signal(0);
@@ -39,6 +39,8 @@ export function UnreadChatsBadge() {
     else unreadChats.value = known;
     const me = () => account.value?.id;
     const offs = [
+      // what came between the start and the live connection: read once it is open
+      known === undefined ? () => {} : onceConnected(() => void refreshUnreadChats()),
       // my own messages are never unread for me, and others' read markers do not move mine
       onRealtime("message:new", ({ message }) => (message as ChatMessage).sender.id !== me() && refreshSoon()),
       onRealtime("message:deleted", refreshSoon),

@@ -2,7 +2,7 @@ import { signal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import { api } from "../../lib/api";
 import { CountBadge } from "../../components/count-badge";
-import { onRealtime } from "../../lib/realtime";
+import { onceConnected, onRealtime } from "../../lib/realtime";
 import { takeStartUnread } from "../../lib/session";
 import type { NotificationCounts, NotificationPage } from "./types";
 
@@ -38,6 +38,8 @@ export function UnreadBadge() {
     if (known === undefined) void refreshCounts();
     else unseenCount.value = known;
     const offs = [
+      // what came between the start and the live connection: read once it is open
+      known === undefined ? () => {} : onceConnected(() => void refreshCounts()),
       onRealtime("notification:new", setCounts),
       onRealtime("notification:counts", setCounts),
       onRealtime("stream:reset", () => void refreshCounts()),
