@@ -43,6 +43,10 @@ describe("web app: link previews", () => {
     const card = posted.getByRole("link", { name: /Gardening for beginners \/tomatoes/ });
     await card.waitFor();
     expect(await card.getAttribute("href")).toBe(link);
+    // a card in the text's typeface, not the monospace of the chat's "Open this link?" address
+    expect(await card.evaluate((el) => getComputedStyle(el).fontFamily)).toBe(
+      await posted.evaluate((el) => getComputedStyle(el).fontFamily),
+    );
     await posted.getByText("Seeds, soil and patience.").waitFor();
     // the page's image is not loaded from the other site (the app's images come from this instance only)
     expect(await posted.locator(`img[src*="leaf.png"]`).count()).toBe(0);

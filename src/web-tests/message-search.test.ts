@@ -52,7 +52,10 @@ describe("web app: message search", () => {
     const ann = await person("Ann");
     const me = await person("Reader");
     // the message sits far back: the chat's newest page does not hold it
-    const cid = await seedChat(ann, me, 90, { 3: "The lighthouse keeper waves at dawn" });
+    const cid = await seedChat(ann, me, 90, {
+      3: "The lighthouse keeper waves at dawn",
+      6: "The harbour is calm tonight",
+    });
     const { page } = me;
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Search" }).click();
     await page.getByLabel("Search for").fill("lighthouse");
@@ -60,8 +63,16 @@ describe("web app: message search", () => {
     const found = page.getByRole("region", { name: "Messages" });
     const result = found.getByRole("link", { name: /The lighthouse keeper waves at dawn/ });
     await result.waitFor();
-    expect((await result.textContent())?.replace(/\s+/g, " ")).toBe("Ann · Ann: The lighthouse keeper waves at dawn");
+    // the private chat is named after Ann: her own message needs no second name, mine does
+    expect((await result.textContent())?.replace(/\s+/g, " ")).toBe("Ann: The lighthouse keeper waves at dawn");
     expect(await result.locator("mark").allTextContents()).toEqual(["lighthouse"]);
+    await page.getByLabel("Search for").fill("harbour");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    const mine = found.getByRole("link", { name: /The harbour is calm tonight/ });
+    expect((await mine.textContent())?.replace(/\s+/g, " ")).toBe("Ann · Reader: The harbour is calm tonight");
+    await page.getByLabel("Search for").fill("lighthouse");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await result.waitFor();
     expect(await accessibilityViolations(page)).toEqual([]);
 
     // the Messages kind alone

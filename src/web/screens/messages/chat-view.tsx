@@ -983,7 +983,7 @@ export function ChatView({
       </Dialog>
       <Dialog open={link !== null && link.kind !== "refused"} title="Open this link?" onClose={() => setLink(null)}>
         <p>{link?.kind === "internal" ? "This link opens a page of this site:" : "This link leaves the site:"}</p>
-        <p class="link-preview">{link?.href}</p>
+        <p class="link-target">{link?.href}</p>
         <div class="dialog-actions">
           <button type="button" onClick={() => setLink(null)}>
             Cancel
@@ -1006,7 +1006,7 @@ export function ChatView({
           The bot's button leads to a sign-in page of this site. Such a page can approve a sign-in on another device as
           you, so a link from a bot never opens it.
         </p>
-        <p class="link-preview">{link?.href}</p>
+        <p class="link-target">{link?.href}</p>
         <div class="dialog-actions">
           <button type="button" class="primary" onClick={() => setLink(null)}>
             OK

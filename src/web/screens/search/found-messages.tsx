@@ -24,10 +24,13 @@ export function FoundMessages({ found, q }: { found: FoundMessage[]; q: string }
             <a href={messageHref(message)}>
               <span class="found-where">
                 <span class="found-chat">{chat?.title ?? "Chat"}</span>
-                <span class="muted">
-                  {" · "}
-                  {sender}
-                </span>
+                {/* a private chat is named after the other person: their own messages need no second name */}
+                {sender !== chat?.title && (
+                  <span class="muted">
+                    {" · "}
+                    {sender}
+                  </span>
+                )}
                 <span class="visually-hidden">: </span>
               </span>
               <span class="found-text">
