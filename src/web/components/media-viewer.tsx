@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { Dialog } from "./dialog";
-import { largestOf, type ShownImage } from "./media-image";
+import { largestOf, ResponsiveImage, type ShownImage } from "./media-image";
 
 /** How far (px) a finger must travel sideways for a swipe to turn the image. */
 const SWIPE_PX = 50;
@@ -89,5 +89,36 @@ export function MediaViewer({
         </div>
       </div>
     </Dialog>
+  );
+}
+
+/** The viewer of IMAGES: `open(n)` shows the nth, and `viewer` is the dialog to render (null while closed). */
+export function useMediaViewer(images: ShownImage[], label: string) {
+  const [viewing, setViewing] = useState<number | null>(null);
+  return {
+    open: (n: number) => setViewing(n),
+    viewer:
+      viewing === null ? null : (
+        <MediaViewer images={images} start={viewing} label={label} onClose={() => setViewing(null)} />
+      ),
+  };
+}
+
+/** An image of a post or comment as shown in its list: the button that opens it in the viewer. */
+export function ViewableImage({
+  image,
+  sizes,
+  fallbackAlt,
+  onOpen,
+}: {
+  image: ShownImage;
+  sizes: string;
+  fallbackAlt: string;
+  onOpen: () => void;
+}) {
+  return (
+    <button type="button" class="media-open" aria-haspopup="dialog" onClick={onOpen}>
+      <ResponsiveImage image={image} sizes={sizes} fallbackAlt={fallbackAlt} loading="lazy" />
+    </button>
   );
 }

@@ -14,8 +14,8 @@ import type { Comment, PageInfo } from "../../lib/types";
 import { RichText } from "./rich-text";
 import { Warned } from "./post-card";
 import { MAX_CONTENT_WARNING_LENGTH } from "./composer";
-import { ResponsiveImage, SMALL_IMAGE_SIZES } from "../../components/media-image";
-import { MediaViewer } from "../../components/media-viewer";
+import { SMALL_IMAGE_SIZES } from "../../components/media-image";
+import { useMediaViewer, ViewableImage } from "../../components/media-viewer";
 
 /** As the server allows per comment (MAX_COMMENT_MEDIA). */
 const MAX_COMMENT_MEDIA = 4;
@@ -224,9 +224,9 @@ function CommentItem({
 
 /** A comment's images (opening the viewer), videos and voice recordings. */
 function CommentMedia({ media, author }: { media: Comment["media"]; author: string }) {
-  const [viewing, setViewing] = useState<number | null>(null);
-  if (media.length === 0) return null;
   const pictures = media.filter((m) => m.type === "image");
+  const { open, viewer } = useMediaViewer(pictures, `Images of ${author}'s comment`);
+  if (media.length === 0) return null;
   return (
     <div class="post-media comment-media">
       {media.map((m) =>
@@ -235,30 +235,16 @@ function CommentMedia({ media, author }: { media: Comment["media"]; author: stri
         ) : m.type === "voice" ? (
           <audio key={m.url} src={m.url} controls preload="none" aria-label={`Voice comment by ${author}`} />
         ) : (
-          <button
+          <ViewableImage
             key={m.url}
-            type="button"
-            class="media-open"
-            aria-haspopup="dialog"
-            onClick={() => setViewing(pictures.indexOf(m))}
-          >
-            <ResponsiveImage
-              image={m}
-              sizes={SMALL_IMAGE_SIZES}
-              fallbackAlt={`Image in a comment by ${author}, no description`}
-              loading="lazy"
-            />
-          </button>
+            image={m}
+            sizes={SMALL_IMAGE_SIZES}
+            fallbackAlt={`Image in a comment by ${author}, no description`}
+            onOpen={() => open(pictures.indexOf(m))}
+          />
         ),
       )}
-      {viewing !== null && (
-        <MediaViewer
-          images={pictures}
-          start={viewing}
-          label={`Images of ${author}'s comment`}
-          onClose={() => setViewing(null)}
-        />
-      )}
+      {viewer}
     </div>
   );
 }

@@ -16,8 +16,8 @@ import { deletePost, editPost, shown, toggleBookmark, toggleLike, toggleRepost }
 import { RichText } from "./rich-text";
 import { LinkPreviewCard } from "../../components/link-preview";
 import { MAX_CONTENT_WARNING_LENGTH, MAX_POST_IMAGES, MAX_POST_LENGTH, postUploadKind } from "./composer";
-import { POST_IMAGE_SIZES, ResponsiveImage } from "../../components/media-image";
-import { MediaViewer } from "../../components/media-viewer";
+import { POST_IMAGE_SIZES } from "../../components/media-image";
+import { useMediaViewer, ViewableImage } from "../../components/media-viewer";
 import type { ComponentChildren } from "preact";
 
 /** One post in a list or on its own page, with its actions. ONCHANGE gets the new state; ONDELETED runs after a delete. */
@@ -193,9 +193,9 @@ export function Warned({ warning, id, children }: { warning: string | null; id: 
 
 /** A post's images (opening the viewer), videos and files. */
 function PostMedia({ post }: { post: Post }) {
-  const [viewing, setViewing] = useState<number | null>(null);
   const pictures = post.images.filter((i) => i.mime.startsWith("image/"));
   const name = `@${post.author.username}`;
+  const { open, viewer } = useMediaViewer(pictures, `Images of ${name}'s post`);
   return (
     <div class={`post-media count-${Math.min(post.images.length, 4)}`}>
       {post.images.map((img) => {
@@ -209,24 +209,16 @@ function PostMedia({ post }: { post: Post }) {
           );
         const n = pictures.indexOf(img);
         return (
-          <button key={img.url} type="button" class="media-open" aria-haspopup="dialog" onClick={() => setViewing(n)}>
-            <ResponsiveImage
-              image={img}
-              sizes={POST_IMAGE_SIZES}
-              fallbackAlt={`Image ${n + 1} of ${pictures.length} in ${name}'s post, no description`}
-              loading="lazy"
-            />
-          </button>
+          <ViewableImage
+            key={img.url}
+            image={img}
+            sizes={POST_IMAGE_SIZES}
+            fallbackAlt={`Image ${n + 1} of ${pictures.length} in ${name}'s post, no description`}
+            onOpen={() => open(n)}
+          />
         );
       })}
-      {viewing !== null && (
-        <MediaViewer
-          images={pictures}
-          start={viewing}
-          label={`Images of ${name}'s post`}
-          onClose={() => setViewing(null)}
-        />
-      )}
+      {viewer}
     </div>
   );
 }

@@ -1,7 +1,7 @@
-import { useCallback, useState } from "preact/hooks";
+import { useCallback } from "preact/hooks";
 import { ListFooter } from "../../components/list-footer";
 import { ResponsiveImage, type ShownImage } from "../../components/media-image";
-import { MediaViewer } from "../../components/media-viewer";
+import { useMediaViewer } from "../../components/media-viewer";
 import { api } from "../../lib/api";
 import { usePagedList } from "../../lib/paged";
 import type { PageInfo, Post } from "../../lib/types";
@@ -38,8 +38,11 @@ export function MediaGallery({ username, name }: { username: string; name: strin
     [username],
   );
   const list = usePagedList<Post>(`media:${username}`, load);
-  const [viewing, setViewing] = useState<number | null>(null);
   const tiles = tilesOf(list.items);
+  const { open, viewer } = useMediaViewer(
+    tiles.map((t) => t.image),
+    `Pictures of ${name}`,
+  );
   return (
     <div class="media-gallery">
       {tiles.length > 0 && (
@@ -51,7 +54,7 @@ export function MediaGallery({ username, name }: { username: string; name: strin
                 class="media-open"
                 aria-haspopup="dialog"
                 aria-label={tile.warning ? `Content warning: ${tile.warning}. Open picture ${n + 1}` : undefined}
-                onClick={() => setViewing(n)}
+                onClick={() => open(n)}
               >
                 {tile.warning ? (
                   <span class="media-warned" aria-hidden="true">
@@ -71,14 +74,7 @@ export function MediaGallery({ username, name }: { username: string; name: strin
         </ul>
       )}
       <ListFooter list={list} noun="pictures" empty={`No pictures from ${name} yet.`} />
-      {viewing !== null && (
-        <MediaViewer
-          images={tiles.map((t) => t.image)}
-          start={viewing}
-          label={`Pictures of ${name}`}
-          onClose={() => setViewing(null)}
-        />
-      )}
+      {viewer}
     </div>
   );
 }
