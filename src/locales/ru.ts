@@ -1,0 +1,15 @@
+/** Russian (see en.ts for the keys and the syntax). */
+export default {
+  app: {
+    common: {
+      cancel: "Отмена",
+      save: "Сохранить",
+      loading: "Загрузка…",
+    },
+    settings: {
+      language: "Язык",
+      languageBrowser: "Как в браузере ({{name}})",
+    },
+  },
+  server: {},
+};
