@@ -13,7 +13,8 @@ const ROOT = resolve(import.meta.dir, "..");
  * matching pattern wins, so specific files come before their folder.
  */
 export const LAYERS: Array<[layer: number, prefixes: RegExp]> = [
-  [0, /^src\/lib\//],
+  // what every layer shares: helpers, and the catalogs of the app's and the server's texts
+  [0, /^src\/(lib|locales)\//],
   // the browser app (src/web) talks to the server over HTTP only; it shares the realtime event list
   [
     1,
