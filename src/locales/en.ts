@@ -15,7 +15,6 @@ const en = {
     },
     settings: {
       language: "Language",
-      languageBrowser: "As the browser ({{name}})",
     },
   },
   server: {},

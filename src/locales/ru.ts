@@ -8,7 +8,6 @@ export default {
     },
     settings: {
       language: "Язык",
-      languageBrowser: "Как в браузере ({{name}})",
     },
   },
   server: {},

@@ -41,8 +41,8 @@ export function startLanguage(): Promise<void> {
 
 /**
  * Sets (or, with null, clears) the explicit choice on this device and shows the language it
- * leads to. The account keeps the same choice on the server (Settings), which applies it on
- * every device the person signs in on through `applyAccountLanguage`.
+ * leads to. Settings also keep the choice on the account, so the server writes to the person
+ * in it and a device without a choice of its own shows it (`applyAccountLanguage`).
  */
 export async function chooseLanguage(code: Language | null): Promise<void> {
   try {
@@ -55,10 +55,10 @@ export async function chooseLanguage(code: Language | null): Promise<void> {
   await show(code ?? browserLanguage());
 }
 
-/** The signed-in account's language, when it has chosen one, wins over the device's. */
+/** The signed-in account's language, shown on a device that has made no choice of its own. */
 export function applyAccountLanguage(code: string | null | undefined): Promise<void> {
-  if (!isLanguage(code) || code === languageChoice.value) return Promise.resolve();
-  return chooseLanguage(code);
+  if (languageChoice.value || !isLanguage(code)) return Promise.resolve();
+  return show(code);
 }
 
 /**
