@@ -20,6 +20,7 @@ import { registerDoctor } from "./commands/doctor";
 import { registerDev } from "./commands/dev";
 import { registerAs } from "./commands/as";
 import { registerInvite } from "./commands/invite";
+import { registerJobs } from "./commands/jobs";
 
 const output = commanderOutput();
 
@@ -51,6 +52,7 @@ export function buildProgram(): Command {
   registerDev(program);
   registerAs(program);
   registerInvite(program);
+  registerJobs(program);
   return program;
 }
 

@@ -9,6 +9,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ConfigKey } from "../src/config";
+import type { Db } from "../src/db";
+import { newCuid } from "../src/lib/ids";
 
 /** Config overrides that lift every rate limit, so a benchmark measures work, not 429s. */
 export const LIFTED_LIMITS: Partial<Record<ConfigKey, unknown>> = {
@@ -499,4 +501,32 @@ export function selfTimeByFunction(profile: {
     self.set(name, (self.get(name) ?? 0) + (deltas[i + 1] ?? 0) / 1000);
   }
   return [...self].sort((a, b) => b[1] - a[1]);
+}
+
+/**
+ * COUNT accounts named PREFIX0, PREFIX1… inserted directly in one transaction, without
+ * passwords (no hashing: a benchmark signs them in by making sessions); their ids in order.
+ */
+export async function insertAccounts(db: Db, prefix: string, count: number, now: number): Promise<number[]> {
+  const ids: number[] = [];
+  await db.transaction().execute(async (trx) => {
+    for (let i = 0; i < count; i++) {
+      const row = await trx
+        .insertInto("users")
+        .values({
+          cuid: newCuid(),
+          email: null,
+          username: `${prefix}${i}`,
+          username_lower: `${prefix}${i}`.toLowerCase(),
+          display_name: `${prefix} ${i}`,
+          password_hash: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      ids.push(row.id);
+    }
+  });
+  return ids;
 }

@@ -21,7 +21,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { arg, mb } from "./bench-lib";
+import { arg, insertAccounts, mb } from "./bench-lib";
 
 const CHILD_FLAG = "--bench-server-child";
 const MAX_CONNECTIONS = 18_000;
@@ -40,7 +40,6 @@ async function runChild(): Promise<void> {
   const { createSession } = await import("../src/domain/sessions/service");
   const { sessionCookies, sessionTtls } = await import("../src/http/context");
   const { realtimeHub } = await import("../src/realtime/hub");
-  const { newCuid } = await import("../src/lib/ids");
   const accounts = Number(process.env.BENCH_ACCOUNTS);
   const dataDir = process.env.BENCH_DATA_DIR!;
   const server = await startServer({
@@ -58,26 +57,7 @@ async function runChild(): Promise<void> {
   const { app } = server;
   const now = app.clock.now();
   // accounts inserted directly: no password hashing, the bench needs only sessions
-  const userIds: number[] = [];
-  await app.db.transaction().execute(async (trx) => {
-    for (let i = 0; i < accounts; i++) {
-      const row = await trx
-        .insertInto("users")
-        .values({
-          cuid: newCuid(),
-          email: null,
-          username: `bench${i}`,
-          username_lower: `bench${i}`,
-          display_name: `Bench ${i}`,
-          password_hash: null,
-          created_at: now,
-          updated_at: now,
-        })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      userIds.push(row.id);
-    }
-  });
+  const userIds = await insertAccounts(app.db, "bench", accounts, now);
   const cookies: string[] = [];
   for (const userId of userIds) {
     const { tokens } = await createSession(app.db, now, sessionTtls(app), {

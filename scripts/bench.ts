@@ -66,6 +66,8 @@ interface Fixtures {
   csrf: string;
   /** the person's private chat with another person */
   conversationId: string;
+  /** the person's chat with someone whose browser is subscribed to pushes at a push service that answers in 5 s */
+  pushConversationId: string;
   botToken: string;
   /** the Bot API chat_id of the person's chat with the bot */
   botChatId: number;
@@ -118,7 +120,13 @@ async function runChild(): Promise<void> {
   const metricsToken = randomBytes(16).toString("hex");
   const server = await startServer({
     dataDir,
-    overrides: { ...LIFTED_LIMITS, "metrics.enabled": true, "metrics.token": metricsToken },
+    overrides: {
+      ...LIFTED_LIMITS,
+      "metrics.enabled": true,
+      "metrics.token": metricsToken,
+      // the slow push service below listens on loopback
+      "push.allowPrivateEndpoints": true,
+    },
   });
   const { app } = server;
 
@@ -164,6 +172,22 @@ async function runChild(): Promise<void> {
     throw new Error("the newcomer's login failed");
   const chat = await client.post(`/api/social/users/${friend.username}/message`, {});
   if (chat.status !== 200) throw new Error(`opening a chat failed: ${JSON.stringify(chat.body)}`);
+  // someone whose browser gets pushes from a push service that takes 5 s to answer each one
+  const { startTestPushService } = await import("../src/testing/push-service");
+  const pushService = startTestPushService();
+  const subscribed = await makeUser(app, { username: "bench_subscribed" });
+  const subscribedClient = new TestClient(server.url);
+  if ((await subscribedClient.login(subscribed.email!, subscribed.password)).status !== 200)
+    throw new Error("the subscribed person's login failed");
+  const browser = pushService.subscribe();
+  pushService.answer(browser.endpoint, { delayMs: 5_000 });
+  const subscribing = await subscribedClient.post("/api/push/subscriptions", {
+    endpoint: browser.endpoint,
+    keys: browser.keys,
+  });
+  if (subscribing.status !== 200) throw new Error(`subscribing failed: ${JSON.stringify(subscribing.body)}`);
+  const pushChat = await client.post(`/api/social/users/${subscribed.username}/message`, {});
+  if (pushChat.status !== 200) throw new Error(`opening a chat failed: ${JSON.stringify(pushChat.body)}`);
 
   // the chat list: people who wrote to the reader (two messages each), besides the chats above
   const { openPrivateChat, sendMessage } = await import("../src/domain/chats");
@@ -221,6 +245,7 @@ async function runChild(): Promise<void> {
     cookie: client.cookieHeader(),
     csrf: client.csrf!,
     conversationId: chat.body.data.conversationId,
+    pushConversationId: pushChat.body.data.conversationId,
     botToken: bot.token,
     botChatId: reader.id,
     posts: postCount,
@@ -232,7 +257,10 @@ async function runChild(): Promise<void> {
     metricsToken,
     settled: { walBytesSeeded, walPagesCheckpointed: maintenance.result ?? 0 },
   };
-  serveChild(fixtures, () => server.stop());
+  serveChild(fixtures, async () => {
+    await server.stop();
+    pushService.stop();
+  });
 }
 
 /* ---------------------------------------------------------------- load generator (parent) */
@@ -313,6 +341,17 @@ function endpoints(f: Fixtures): Endpoint[] {
         method: "POST",
         headers: { ...session, ...json, "x-csrf-token": f.csrf },
         bodyTemplate: JSON.stringify({ content: "Hello from the benchmark", clientMessageId: "bench-{n}" }),
+      },
+    },
+    {
+      // the row above with a recipient who gets pushes: the send queues the push job, a push service 5 s slow is never waited on
+      name: "POST /api/social/messages/{cid} (recipient subscribed, push service 5 s slow)",
+      reference: "insert",
+      request: {
+        url: `${f.url}/api/social/messages/${f.pushConversationId}`,
+        method: "POST",
+        headers: { ...session, ...json, "x-csrf-token": f.csrf },
+        bodyTemplate: JSON.stringify({ content: "Hello, subscriber", clientMessageId: "bench-push-{n}" }),
       },
     },
     {
@@ -419,6 +458,7 @@ async function main(): Promise<void> {
     cookie: "",
     csrf: "",
     conversationId: "",
+    pushConversationId: "",
     botToken: "",
     botChatId: 0,
     posts,

@@ -13,15 +13,16 @@ const ROOT = resolve(import.meta.dir, "..");
  * matching pattern wins, so specific files come before their folder.
  */
 export const LAYERS: Array<[layer: number, prefixes: RegExp]> = [
-  [0, /^src\/lib\//],
+  // what every layer shares: helpers, and the catalogs of the app's and the server's texts
+  [0, /^src\/(lib|locales)\//],
   // the browser app (src/web) talks to the server over HTTP only; it shares the realtime event list
   [
     1,
-    /^src\/web\/|^src\/(config|db)\/|^src\/(domain\/\w+|media)\/table\.ts$|^src\/realtime\/(events|broker|resume-log)\.ts$/,
+    /^src\/web\/|^src\/(config|db)\/|^src\/(domain\/\w+|media|jobs)\/table\.ts$|^src\/realtime\/(events|broker|resume-log)\.ts$/,
   ],
   [2, /^src\/(app|services)\.ts$|^src\/domain\/(hooks|events)\.ts$/],
-  // the cluster engines (pub/sub, counters, leases; Redis behind them) serve the domain
-  [3, /^src\/media\/(store|kinds|sniff|native|sharp|image|video|references|uploads)\.ts$|^src\/cluster\//],
+  // the cluster engines (pub/sub, counters, leases; Redis behind them) and the job queue serve the domain
+  [3, /^src\/media\/(store|kinds|sniff|native|sharp|image|video|references|uploads)\.ts$|^src\/(cluster|jobs)\//],
   [4, /^src\/domain\//],
   [5, /^src\/(realtime|media|ops|http)\//],
   [6, /^src\/(clientapi|botapi)\//],

@@ -27,7 +27,7 @@ const server = await startTestServer({ registration: "captcha" });
 const browser = await launchBrowser();
 const sharp = await loadSharp(server.app);
 
-async function shot(page: Page, name: string) {
+async function shotOf(page: Page, name: string) {
   await page.waitForLoadState("networkidle");
   await Bun.sleep(200);
   const png = await page.screenshot();
@@ -90,10 +90,15 @@ try {
     menu_button: { type: "web_app", text: "Notes", web_app: { url: "https://example.org/notes" } },
   });
 
-  for (const [scheme, viewport, suffix] of [
-    ["light", { width: 1280, height: 800 }, "desktop-light"],
-    ["dark", { width: 390, height: 844 }, "phone-dark"],
+  // every screen at a desktop in light and a phone in dark; the shell (feed, chat) in the other two as well
+  for (const [scheme, viewport, suffix, every] of [
+    ["light", { width: 1280, height: 800 }, "desktop-light", true],
+    ["dark", { width: 390, height: 844 }, "phone-dark", true],
+    ["dark", { width: 1280, height: 800 }, "desktop-dark", false],
+    ["light", { width: 390, height: 844 }, "phone-light", false],
   ] as const) {
+    const shot = (page: Page, name: string) =>
+      every || /^(feed|chat)-/.test(name) ? shotOf(page, name) : Promise.resolve();
     const visitor = await newPerson(browser, server.url, { viewport, colorScheme: scheme });
     await visitor.page.goto("/");
     await visitor.page.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();
@@ -157,7 +162,7 @@ try {
   const phone = await newPerson(browser, server.url, { viewport: { width: 390, height: 844 }, colorScheme: "light" });
   await phone.page.goto("/auth/register");
   await phone.page.getByRole("img", { name: /code of five letters and digits/ }).waitFor();
-  await shot(phone.page, "register-phone-light");
+  await shotOf(phone.page, "register-phone-light");
   await phone.context.close();
 } finally {
   await browser.close();

@@ -25,7 +25,7 @@ export interface SeedFeedOptions {
 const ROWS_PER_TRANSACTION = 50_000;
 
 /** Inserts ROWS rows through STATEMENT in transactions of ROWS_PER_TRANSACTION. */
-function insertInBatches(sqlite: SqliteDatabase, rows: number, insertRow: (i: number) => void): void {
+export function insertInBatches(sqlite: SqliteDatabase, rows: number, insertRow: (i: number) => void): void {
   for (let start = 0; start < rows; start += ROWS_PER_TRANSACTION) {
     const end = Math.min(rows, start + ROWS_PER_TRANSACTION);
     sqlite.transaction(() => {

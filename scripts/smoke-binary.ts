@@ -268,12 +268,10 @@ export async function checkReference(base: string): Promise<void> {
   for (const page of ["/api/docs", "/api/bot-docs"]) {
     const res = await fetch(base + page);
     const html = await res.text();
-    if (res.status !== 200 || !html.includes("/api/docs/swagger-ui-bundle.js")) fail(`${page} answered ${res.status}`);
+    if (res.status !== 200 || !html.includes('id="operations-'))
+      fail(`${page} answered ${res.status} without operations`);
   }
-  const script = await fetch(`${base}/api/docs/swagger-ui-bundle.js`);
-  const size = (await script.arrayBuffer()).byteLength;
-  if (script.status !== 200 || size < 1_000_000) fail(`Swagger UI's script answered ${script.status} (${size} bytes)`);
-  step(`reference served: ${Object.keys(doc.paths!).length} Client API paths, Swagger UI ${size} bytes embedded`);
+  step(`reference served: ${Object.keys(doc.paths!).length} Client API paths, pages rendered by the server`);
 }
 
 /** Runs FN, then stops SERVER; a failure of FN is reported rather than one of the stop it causes. */

@@ -100,6 +100,7 @@ export const INSTANCE_SEAMS = ["src/testing/server.ts", "src/testing/cli.ts", "s
 export const POSTGRES_EXCLUDED: Record<string, string> = {
   "src/web-tests/": "browser tests (Chromium) stay on SQLite: the pages' behaviour does not depend on the engine",
   "src/cluster/three-nodes.test.ts": "runs on PostgreSQL already (its own nodes and database)",
+  "src/jobs/two-nodes.test.ts": "runs on PostgreSQL already (two nodes on a database of its own)",
   "src/ops/postgres-ops.test.ts": "PostgreSQL's backup, restore, status and doctor, already on PostgreSQL",
   "src/ops/backup.test.ts":
     "the SQLite archive (VACUUM INTO while writing, integrity_check); PostgreSQL's pg_dump archive is postgres-ops.test.ts",

@@ -1,5 +1,6 @@
 import { ensureInstanceSecret, loadConfig, type Config, type ConfigKey } from "./config";
 import { dbPath } from "./config/layout";
+import { ensureVapidKeys, type VapidKeys } from "./config/vapid";
 import type { MigrationProvider } from "kysely";
 import { binarySchemaLevel, migrateToLatest, openInstanceStorage, type Db, type Storage } from "./db";
 import { systemClock, type Clock } from "./lib/clock";
@@ -24,6 +25,8 @@ export interface App {
   readonly services: Services;
   /** instance secret: HMAC key for CSRF tokens and signed links */
   readonly secret: string;
+  /** the instance's VAPID key pair: Web Push signatures (RFC 8292) */
+  readonly vapid: VapidKeys;
   readonly startedAt: number;
   /** the newest migration this code knows: its schema compatibility level (src/db/schema-guard.ts) */
   readonly schemaLevel: string;
@@ -93,6 +96,7 @@ export async function createApp(opts: CreateAppOptions): Promise<App> {
   let config = loadConfig(opts.dataDir, opts.overrides);
   const log = opts.log ?? createLogger({ format: config["log.format"], level: config["log.level"] });
   const secret = ensureInstanceSecret(opts.dataDir);
+  const vapid = ensureVapidKeys(opts.dataDir);
   const storage = openInstanceStorage(config["database.url"], dbPath(opts.dataDir));
   if (opts.migrate !== false) {
     try {
@@ -135,6 +139,7 @@ export async function createApp(opts: CreateAppOptions): Promise<App> {
     hooks: new DomainHooks(log),
     services: new Services(() => app),
     secret,
+    vapid,
     startedAt: Date.now(),
     schemaLevel: await binarySchemaLevel(opts.migrations),
     onClose: (hook) => closeHooks.push(hook),

@@ -59,6 +59,13 @@ describe("the domain speaks domain, the surfaces speak wire", () => {
     expect(offenders).toEqual([]);
   });
 
+  test("one transaction style: a domain write runs in a Scope (inTransaction), never a raw transaction", () => {
+    const offenders = domainFiles.filter((file) =>
+      /\.transaction\(\s*\)|\bstorage\.transaction\(/.test(readFileSync(join(root, file), "utf8")),
+    );
+    expect(offenders).toEqual([]);
+  });
+
   test("the two surfaces stand apart: the Client API and the Bot API never import each other", () => {
     const surfaceOf = (file: string) => /^src\/(clientapi|botapi)\//.exec(file)?.[1];
     const offenders = [...graph].flatMap(([file, deps]) =>

@@ -7,6 +7,7 @@ import { metricsPlacement, startMetricsListener } from "./ops/metrics";
 import { botLogOf } from "./domain/bots/log";
 import { runningCompiled } from "./ops/schedule";
 import { startNodeHeartbeat } from "./ops/nodes";
+import { readiness } from "./ops/health";
 import type { MigrationProvider } from "kysely";
 import type { Logger } from "./lib/log";
 import type { Clock } from "./lib/clock";
@@ -118,7 +119,7 @@ export async function startServer(opts: {
   const server = http.server!;
   const port = server.port!;
   // listed by `socialctl status` from the moment it serves
-  await startNodeHeartbeat(app, port);
+  await startNodeHeartbeat(app, port, () => readiness(app));
   const metricsListener = metricsPlacement(app) === "port" ? startMetricsListener(app) : null;
   if (metricsListener) app.log.info("metrics listening", { url: `http://127.0.0.1:${metricsListener.port}/metrics` });
   else if (app.config["metrics.enabled"] && metricsPlacement(app) === "off")

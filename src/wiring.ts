@@ -15,9 +15,16 @@ import { installBotUpdateHooks } from "./botapi/emit";
 import { installPaymentUpdateHooks } from "./botapi/methods/payments";
 import { installCallbackQueryHooks } from "./botapi/methods/callbacks";
 import { startWebhookWorker } from "./botapi/webhooks";
+import { startJobWorker } from "./jobs/worker";
+import { startMessageIndexer } from "./domain/search/message-index";
+import { registerJobHandler } from "./jobs/queue";
+import { mailJobHandler } from "./domain/auth/notify";
+import { emailDigestJobHandler } from "./domain/notifications/email-digest";
 import { botApiBeforeRouting } from "./botapi/routes";
 import { installNotificationDelivery } from "./clientapi/notifications/serialize";
 import { installChatDelivery } from "./clientapi/chats/live";
+import { installPushDelivery } from "./clientapi/push/deliver";
+import { installLinkPreviews } from "./http/link-preview";
 import { installRealtimeDelivery } from "./clientapi/realtime";
 import { referenceRoutes } from "./http/reference";
 import { UPLOAD_PATH } from "./clientapi/uploads/path";
@@ -26,6 +33,7 @@ import { createHttpApp, lazySurface, mountBuilt } from "./http/server";
 import { CLIENT_API, clientApiPart } from "./clientapi";
 import { Elysia, type AnyElysia } from "elysia";
 import { webAppRoutes } from "./http/web-app";
+import { pwaRoutes } from "./http/pwa";
 import { metricsRoutes } from "./ops/metrics";
 import { operatorLogRoutes } from "./ops/bot-log";
 import { openClusterEngines } from "./cluster/engines";
@@ -52,12 +60,17 @@ export async function openApp(opts: CreateAppOptions): Promise<App> {
 
 /** Domain hook listeners, one line per feature; they run for every App (server, CLI, tests). */
 function installListeners(app: App): void {
+  // the job queue's handlers: every kind a worker of this binary carries out
+  registerJobHandler(app, mailJobHandler);
+  registerJobHandler(app, emailDigestJobHandler);
+  installLinkPreviews(app);
   installChatHooks(app);
   installBotUpdateHooks(app);
   installPostsHooks(app);
   installNotificationDelivery(app);
   installChatDelivery(app);
   installRealtimeDelivery(app);
+  installPushDelivery(app);
   installStarsHooks(app);
   installReportHooks(app);
   installPaymentUpdateHooks(app);
@@ -84,12 +97,14 @@ async function recheckRevoked(app: App): Promise<void> {
 }
 
 /**
- * Timers and background delivery (housekeeping, backups, webhooks), only in a serving
+ * Timers and background delivery (housekeeping, backups, webhooks, the job queue), only in a serving
  * process; each worker registers its own stop with app.onClose.
  */
 export function startWorkers(app: App): void {
   startOpsWorkers(app);
   startWebhookWorker(app);
+  startJobWorker(app);
+  startMessageIndexer(app);
   startLiveSettingsCheck(app);
   startControlSocket(app, (events) => applyReportedChange(app, events));
 }
@@ -149,6 +164,7 @@ export function createRootHttpApp(app: App, { sandboxRoutes }: { sandboxRoutes?:
     )
     .use(fileRoutes(app))
     .use(sandboxRoutes ?? new Elysia({ name: "no-sandbox-routes" }))
+    .use(pwaRoutes(app))
     // last: its catch-all answers client routes with the app page and anything else with a JSON 404
     .use(webAppRoutes(app));
   // once built, each part's routes join the root's (more specific than both catch-alls, so order is moot)

@@ -14,7 +14,7 @@ import { toIso } from "../../src/lib/clock";
 import { globals, withApp } from "../context";
 import { CliError, emit } from "../output";
 import { botApiUserId } from "../../src/domain/bots/ids";
-import { libraryApiRoots } from "../../src/domain/bots/library-roots";
+import { libraryApiRoots } from "../../src/lib/bot-libraries";
 import { effectiveBaseUrl } from "../../src/ops/server-lock";
 import { registerBotLog } from "./bot-log";
 

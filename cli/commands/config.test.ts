@@ -85,6 +85,10 @@ describe("socialctl config, migrate, serve", () => {
     expect(imported.json).toMatchObject({ dataDir: node2, secretChanged: true });
     expect(readFileSync(join(node2, "secret"), "utf8")).toBe(readFileSync(join(dataDir, "secret"), "utf8"));
     expect(statSync(join(node2, "secret")).mode & 0o777).toBe(0o600);
+    // the Web Push keys travel with the secret: browsers subscribed with the first node's public key
+    expect(stdout.json.vapid).toEqual(JSON.parse(readFileSync(join(dataDir, "vapid.json"), "utf8")));
+    expect(JSON.parse(readFileSync(join(node2, "vapid.json"), "utf8"))).toEqual(stdout.json.vapid);
+    expect(statSync(join(node2, "vapid.json")).mode & 0o777).toBe(0o600);
     const got = await runCli(["--data-dir", node2, "config", "get", "pubsub.url"]);
     expect(got.stdout.trim()).toBe("redis://10.0.0.5:6379/2");
 

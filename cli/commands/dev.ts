@@ -9,7 +9,7 @@ import { isInitialised, SANDBOX_FILE } from "../../src/config/layout";
 import { issueSignInLink } from "../../src/domain/auth/sign-in-links";
 import { createBot, findBotByUsername, updateBotSettings } from "../../src/domain/bots/service";
 import { botLogOf } from "../../src/domain/bots/log";
-import { libraryApiRoots } from "../../src/domain/bots/library-roots";
+import { BOT_LIBRARY_LABELS, libraryApiRoots, type BotLibrary } from "../../src/lib/bot-libraries";
 import { grantStars } from "../../src/domain/stars/service";
 import { createUser, requireUserByUsername } from "../../src/domain/users/service";
 import { SIGN_IN_LINK_PATH } from "../../src/clientapi/auth/sign-in-link";
@@ -27,14 +27,6 @@ const PERSON = "alice";
 const BOT = "sandbox_bot";
 /** What the person starts with, so a bot's invoices can be paid at once. */
 const STARTING_STARS = 1000;
-
-/** How each library the product knows is named to a person (keys of libraryApiRoots().libraries). */
-const LIBRARY_LABELS: Record<string, string> = {
-  grammy: "grammY",
-  telegraf: "Telegraf",
-  "node-telegram-bot-api": "node-telegram-bot-api",
-  "python-telegram-bot": "python-telegram-bot",
-};
 
 /** What SANDBOX_FILE keeps: enough to start a kept sandbox again with the same bot token. */
 interface SandboxRecord {
@@ -94,7 +86,7 @@ async function requireBot(app: App, username: string) {
 /** A fresh one-time link that signs a browser in as the person and opens their chat with the bot. */
 async function signInLink(app: App, cast: SandboxRecord): Promise<string> {
   const person = await requireUserByUsername(app.db, cast.person);
-  const token = await issueSignInLink(app.db, app.clock.now(), person.id);
+  const token = await issueSignInLink(app, person.id);
   return `${app.config.baseUrl}${SIGN_IN_LINK_PATH}?t=${token}`;
 }
 
@@ -105,8 +97,8 @@ function describe(
   interactiveStdin: boolean,
 ): string {
   const byRoot = new Map<string, string[]>();
-  for (const [lib, root] of Object.entries(out.bot.libraries))
-    byRoot.set(root, [...(byRoot.get(root) ?? []), LIBRARY_LABELS[lib] ?? lib]);
+  for (const [lib, root] of Object.entries(out.bot.libraries) as Array<[BotLibrary, string]>)
+    byRoot.set(root, [...(byRoot.get(root) ?? []), BOT_LIBRARY_LABELS[lib]]);
   const cli = socialctl({ ...opts, dataDir: out.dataDir });
   const as = `${cli} as ${out.person.username}`;
   const bot = `@${out.bot.username}`;

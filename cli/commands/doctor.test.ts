@@ -34,6 +34,7 @@ describe("socialctl doctor", () => {
       "free disk",
       "database integrity",
       "migrations",
+      "reverse proxy",
       "ffmpeg",
       "smtp",
       "clock",

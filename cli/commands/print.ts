@@ -38,7 +38,9 @@ WantedBy=multi-user.target
   },
   caddy: {
     description: "Caddyfile site block: TLS, WebSocket, SSE and large uploads",
-    text: `social.example.com {
+    text: `# With this proxy in front, trust its X-Forwarded-For (else every visitor shares one
+# address's rate limits): socialctl config set trustProxy true, then restart socialctl.
+social.example.com {
 	request_body {
 		max_size 130MB
 	}
@@ -53,7 +55,9 @@ WantedBy=multi-user.target
   },
   nginx: {
     description: "nginx server block: TLS, WebSocket, SSE, long polls and streamed uploads",
-    text: `map $http_upgrade $connection_upgrade {
+    text: `# With this proxy in front, trust its X-Forwarded-For (else every visitor shares one
+# address's rate limits): socialctl config set trustProxy true, then restart socialctl.
+map $http_upgrade $connection_upgrade {
     default upgrade;
     ''      close;
 }

@@ -55,6 +55,17 @@ describe("revocations from the CLI take effect before the command exits", () => 
     expect({ status: me.status, code: me.body.error?.code }).toEqual({ status: 403, code: "ACCOUNT_DISABLED" });
   });
 
+  test("user set-password: the account's open streams have ended and its sessions are signed out", async () => {
+    const { user, client } = await signedInClient(server);
+    const sse = await SseClient.open(server.url, client);
+    const ws = await WsClient.open(server.url, client);
+    const r = await cli("user", "set-password", user.username, "--password", "a brand new password");
+    expect(r.code).toBe(0);
+    await sse.waitEnded(2_000);
+    await ws.waitClosed(2_000);
+    expect((await client.get("/api/auth/me")).status).toBe(401);
+  });
+
   test("user block-posting: the next post is refused", async () => {
     const { user, client } = await signedInClient(server);
     expect((await client.post("/api/social/posts", { content: "before the block" })).status).toBe(200);

@@ -8,7 +8,7 @@ import { firstAdminHint, initInstance } from "./init";
 import { countAdmins } from "../../src/domain/admin/accounts";
 import { assertNoServerRunning, claimServerLock } from "../../src/ops/server-lock";
 import { socialctl } from "../hints";
-import { libraryApiRoots } from "../../src/domain/bots/library-roots";
+import { libraryApiRoots } from "../../src/lib/bot-libraries";
 import { rebuildWebOnChange } from "../../src/http/web-app";
 
 export function registerServe(program: Command) {

@@ -6,7 +6,8 @@ import { emit, type GlobalOptions } from "../output";
 import { globals } from "../context";
 import { formatBytes } from "./backup";
 import { socialctl } from "../hints";
-import { NODE_GONE_MS } from "../../src/ops/nodes";
+import { NODE_GONE_MS, type NodeReadiness } from "../../src/ops/nodes";
+import { JOB_STATES, type JobsStatus } from "../../src/jobs/dead-letters";
 
 function describe(s: InstanceStatus, opts: GlobalOptions): string {
   const lines = [`socialctl ${s.version}, data dir ${s.dataDir}`];
@@ -66,10 +67,30 @@ function describe(s: InstanceStatus, opts: GlobalOptions): string {
     for (const n of s.nodes)
       lines.push(
         `  ${n.id}: socialctl ${n.version} (schema ${n.schema}), last seen ${formatDuration(Math.max(0, Math.round((now - n.seenAt) / 1000)))} ago` +
+          (n.readiness ? `, ${describeReadiness(n.readiness)}` : "") +
           (now - n.seenAt > NODE_GONE_MS ? " (gone?)" : ""),
       );
   }
+  if (s.jobs) lines.push(...describeJobs(s.jobs, opts));
   return lines.join("\n");
+}
+
+/** The job queue: per state, the kinds with jobs in it; then the dead letters, which want an operator. */
+function describeJobs(jobs: JobsStatus, opts: GlobalOptions): string[] {
+  const byState = JOB_STATES.map((state) => {
+    const of = jobs.counts.filter((c) => c.state === state);
+    const total = of.reduce((n, c) => n + c.count, 0);
+    return `${state} ${total}${of.length ? ` (${of.map((c) => `${c.kind} ${c.count}`).join(", ")})` : ""}`;
+  });
+  const lines = [`jobs: ${byState.join(", ")}`];
+  if (jobs.dead.length) {
+    lines.push(`dead jobs (retry with '${socialctl(opts)} jobs retry ID', or drop):`);
+    for (const j of jobs.dead)
+      lines.push(
+        `  ${j.id} ${j.kind}, ${j.attempts} attempts, last ${new Date(j.updatedAt).toISOString()}: ${j.lastError ?? ""}`,
+      );
+  }
+  return lines;
 }
 
 function formatDuration(seconds: number): string {
@@ -91,7 +112,7 @@ export function registerStatus(program: Command) {
 }
 
 /** A node's /readyz answer in one line: its state, then whatever is not "ok" (checks first, then engines). */
-function describeReadiness(r: Readiness): string {
+function describeReadiness(r: Readiness | NodeReadiness): string {
   const wrong = [...Object.entries(r.checks), ...Object.entries(r.engines ?? {})].filter(([, v]) => v !== "ok");
   return wrong.length ? `${r.status} (${wrong.map(([k, v]) => `${k}: ${v}`).join("; ")})` : r.status;
 }

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { createUser, listAccounts, requireUserByUsername, setPassword } from "../../src/domain/users/service";
 import { setAccountAdmin, setAccountDisabled } from "../../src/domain/admin/accounts";
-import { revokeOtherSessions } from "../../src/domain/sessions/service";
+import { revokeSessionsAndNotify } from "../../src/domain/sessions/revoke";
 import { banUserDevices, unbanUserDevices } from "../../src/domain/auth/devices";
 import { toIso } from "../../src/lib/clock";
 import { emit } from "../output";
@@ -138,8 +138,8 @@ export function registerUser(program: Command) {
       const password = await readPassword(opts, f.password, `New password for ${username}`);
       await withApp(opts, async (app) => {
         const u = await requireUserByUsername(app.db, username);
-        await setPassword(app.db, app.clock.now(), u.id, password);
-        await revokeOtherSessions(app.db, app.clock.now(), u.id, null);
+        await setPassword(app, u.id, password);
+        await revokeSessionsAndNotify(app, u.id, null);
       });
       emit(opts, { username, passwordChanged: true }, `Password of ${username} changed`);
     });

@@ -1,7 +1,7 @@
 import type { MediaItem } from "../domain/chats/validate";
 import { AppError } from "../lib/errors";
 import { BOT_FILE_LIMITS, findUploadByContent, findUploadByUrl, storeUpload } from "../media/uploads";
-import type { UploadRow } from "../media/table";
+import { renditionsOf, type UploadRow } from "../media/table";
 import type { BotContext } from "./context";
 import { badRequest, botError } from "./errors";
 import { FETCH_FAILED, fetchLimited } from "../http/outbound";
@@ -34,6 +34,8 @@ function mediaItemOf(field: FileField, row: UploadRow, fileName?: string): Media
   if (row.duration_ms !== null) item.durationMs = row.duration_ms;
   if (row.thumb_url) item.thumb = row.thumb_url;
   if (row.poster_url) item.posterUrl = row.poster_url;
+  const renditions = renditionsOf(row);
+  if (renditions.length) item.renditions = renditions;
   const name = field === "video_note" ? "circle" : (fileName ?? row.original_name ?? undefined);
   if (name) item.name = name;
   return item;

@@ -42,6 +42,14 @@ const Markup = opt(
 );
 const ParseMode = opt(t.String({ description: "HTML, Markdown or MarkdownV2" }));
 const Flag = opt(t.Boolean({ description: "accepted; no effect here" }));
+const LinkPreviewOptions = {
+  link_preview_options: opt(
+    Json(
+      "LinkPreviewOptions {is_disabled?, url?, prefer_small_media?, prefer_large_media?, show_above_text?}: is_disabled leaves people without the preview card, url previews that link instead of the text's first; answered back in the Message",
+    ),
+  ),
+  disable_web_page_preview: opt(t.Boolean({ description: "older form of link_preview_options.is_disabled" })),
+};
 const ReplyParameters = opt(Json("ReplyParameters {message_id, allow_sending_without_reply?}"));
 const InputFile = (limit: number, what: string) =>
   t.Union(
@@ -181,6 +189,7 @@ const METHOD_DOCS: Record<Supported, MethodDoc> = {
       text: t.String({ minLength: 1, maxLength: MAX_TEXT }),
       parse_mode: ParseMode,
       entities: opt(Json("Array of MessageEntity")),
+      ...LinkPreviewOptions,
     }),
     returns: "Message",
   },
@@ -303,6 +312,7 @@ const METHOD_DOCS: Record<Supported, MethodDoc> = {
       text: t.String({ minLength: 1, maxLength: MAX_TEXT }),
       parse_mode: ParseMode,
       entities: opt(Json("Array of MessageEntity")),
+      ...LinkPreviewOptions,
       reply_markup: Markup,
     },
     returns: "Message",

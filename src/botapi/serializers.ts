@@ -10,6 +10,8 @@ import { botApiUserId } from "../domain/bots/ids";
 import { toUnixSeconds } from "../lib/clock";
 import { detectEntities } from "./formatting";
 import { THUMB_SIZE } from "../media/image";
+import { parsePreviewState } from "../domain/links/preview";
+import type { LinkPreviewOptions } from "./link-preview";
 
 /**
  * Bot API shapes (snake_case). Rows are turned into what the compatible API returns; absent
@@ -143,7 +145,11 @@ export function thumbnailOf(item: MediaItem): PhotoSizeShape | undefined {
   return { file_id: url, file_unique_id: url, ...size };
 }
 
-/** PhotoSizes of a picture, smallest first: its thumbnail (when it is smaller) and the original. */
+/**
+ * PhotoSizes of a picture, smallest first, as the compatible API's size ladder: its thumbnail
+ * and display renditions (those smaller than the original, each a file of its own) and the
+ * original.
+ */
 export function photoSizes(item: MediaItem): PhotoSizeShape[] {
   const original: PhotoSizeShape = {
     file_id: item.url,
@@ -152,8 +158,17 @@ export function photoSizes(item: MediaItem): PhotoSizeShape[] {
     width: item.width ?? 0,
     height: item.height ?? 0,
   };
+  const smaller = (s: { width: number; height: number }) => s.width < original.width || s.height < original.height;
+  const ladder: PhotoSizeShape[] = [];
   const thumb = thumbnailOf(item);
-  return thumb && (thumb.width < original.width || thumb.height < original.height) ? [thumb, original] : [original];
+  if (thumb && smaller(thumb)) ladder.push(thumb);
+  for (const r of item.renditions ?? []) {
+    const last = ladder.at(-1);
+    if (smaller(r) && (!last || r.width > last.width))
+      ladder.push({ file_id: r.url, file_unique_id: r.url, file_size: r.size, width: r.width, height: r.height });
+  }
+  ladder.push(original);
+  return ladder;
 }
 
 interface FileShape {
@@ -266,6 +281,8 @@ export interface BotMessage extends MediaFields {
   forward_origin?: Origin;
   forward_from?: ReturnType<typeof serializeUser>;
   forward_date?: number;
+  /** the options the bot gave for the message's link preview, answered back as the compatible API does */
+  link_preview_options?: LinkPreviewOptions;
 }
 
 /** Bot API objects for one attachment, keyed by the Message field they go into. */
@@ -473,6 +490,10 @@ function messageShape(
   } else if (m.content) {
     out.text = m.content;
     if (entities.length) out.entities = entities;
+    if (m.link_preview !== null) {
+      const options = parsePreviewState(m.link_preview)?.options;
+      if (options) out.link_preview_options = options as LinkPreviewOptions;
+    }
   }
   if (typeof extra.media_group_id === "string") out.media_group_id = extra.media_group_id;
   if (extra.location) out.location = extra.location;

@@ -10,6 +10,7 @@ import { Params } from "./params";
 import { omitAbsent } from "./serializers";
 import { metricsFor } from "../ops/metrics";
 import { botLogOf, describeUpdate, loggable } from "../domain/bots/log";
+import { WakeTimer } from "../lib/wake-timer";
 
 const MAX_BACKOFF_MS = 60_000;
 const FIRST_BACKOFF_MS = 500;
@@ -38,24 +39,11 @@ export const backoffMs = (attempts: number): number =>
  */
 export function startWebhookWorker(app: App): void {
   const busy = new Set<number>();
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let timerAt = Infinity;
-  let stopped = false;
-
-  /** Scans again in MS unless a scan is already due sooner (racing scans never push one back). */
-  const schedule = (ms: number) => {
-    if (stopped) return;
-    const at = Date.now() + Math.max(0, ms);
-    if (timer && timerAt <= at) return;
-    if (timer) clearTimeout(timer);
-    timerAt = at;
-    timer = setTimeout(() => void scan(), Math.max(0, ms));
-  };
+  /** scans again in MS unless a scan is already due sooner (racing scans never push one back) */
+  const wake = new WakeTimer(() => void scan());
+  const schedule = (ms: number) => wake.at(ms);
 
   async function scan(): Promise<void> {
-    timer = null;
-    timerAt = Infinity;
-    if (stopped) return;
     const now = app.clock.now();
     try {
       // per bot, the oldest pending update decides: order is kept, so it goes first
@@ -67,7 +55,7 @@ export function startWebhookWorker(app: App): void {
       }
       schedule(nextAt - now);
     } catch (err) {
-      if (!stopped) app.log.error("webhook scan failed", { error: String(err) });
+      if (!wake.stopped) app.log.error("webhook scan failed", { error: String(err) });
       schedule(IDLE_RECHECK_MS);
     }
   }
@@ -92,7 +80,7 @@ export function startWebhookWorker(app: App): void {
         );
     }, LEASE_RENEW_MS);
     try {
-      for (let i = 0; i < 1000 && !stopped && !lost.signal.aborted; i++) {
+      for (let i = 0; i < 1000 && !wake.stopped && !lost.signal.aborted; i++) {
         // another node is delivering this bot's updates: its scan, not this one, carries on
         if (!(held = await leases(app).acquire(lease, node, DELIVERY_LEASE_MS))) return;
         const found = await findBotByUserId(app.db, botUserId);
@@ -128,7 +116,7 @@ export function startWebhookWorker(app: App): void {
         return;
       }
     } catch (err) {
-      if (!stopped) app.log.error("webhook delivery failed", { botId, error: String(err) });
+      if (!wake.stopped) app.log.error("webhook delivery failed", { botId, error: String(err) });
     } finally {
       clearInterval(renewal);
       if (held)
@@ -136,7 +124,7 @@ export function startWebhookWorker(app: App): void {
           .release(lease, node)
           .catch(() => false);
       busy.delete(botId);
-      if (!stopped && attempted) schedule(0);
+      if (!wake.stopped && attempted) schedule(0);
     }
   }
 
@@ -210,8 +198,7 @@ export function startWebhookWorker(app: App): void {
   const unsubscribe = onUpdateEnqueued(app, () => schedule(0));
   schedule(0);
   app.onClose(() => {
-    stopped = true;
+    wake.stop();
     unsubscribe();
-    if (timer) clearTimeout(timer);
   });
 }

@@ -64,6 +64,7 @@ const OPEN_TO_OTHERS = new Set([
   "GET /api/social/users/:username/followers",
   "GET /api/social/users/:username/following",
   "GET /api/social/users/:username/posts",
+  "GET /api/social/users/:username/media",
   "GET /api/social/users/:username/stories",
   "POST /api/social/users/:username/follow",
   "POST /api/social/users/:username/block",

@@ -25,14 +25,20 @@ export const CLIENT_API: readonly ClientApiPrefix[] = [
   served("/auth/email", async (app) => [(await import("./auth/email")).emailRoutes(app)]),
   served("/auth/password", async (app) => [(await import("./auth/password")).passwordRoutes(app)]),
   served("/instance", async (app) => [(await import("./instance/routes")).instanceRoutes(app)]),
+  served("/start", async (app) => [(await import("./start/routes")).startRoutes(app)]),
   served("/account", async (app) => [(await import("./account/routes")).accountRoutes(app)]),
   served("/account/upload", async (app) => [(await import("./uploads/routes")).uploadRoutes(app)]),
+  served("/account/notification-settings", async (app) => [
+    (await import("./push/routes")).notificationSettingsRoutes(app),
+  ]),
+  served("/push", async (app) => [(await import("./push/routes")).pushRoutes(app)]),
   served("/social/users", async (app) => [(await import("./people/routes")).peopleRoutes(app)]),
   served("/social/posts", async (app) => [(await import("./posts/routes")).postRoutes(app)]),
   served("/social/comments", async (app) => [(await import("./posts/comments")).commentRoutes(app)]),
   served("/social/feed", async (app) => [(await import("./posts/lists")).feedRoutes(app)]),
   served("/social/bookmarks", async (app) => [(await import("./posts/lists")).bookmarkRoutes(app)]),
   served("/social/hashtags", async (app) => [(await import("./posts/lists")).hashtagRoutes(app)]),
+  served("/social/link-preview", async (app) => [(await import("./posts/link-preview")).linkPreviewRoutes(app)]),
   served("/social/search", async (app) => [(await import("./search/routes")).searchRoutes(app)]),
   served("/social/stories", async (app) => [(await import("./stories/routes")).storyRoutes(app)]),
   served("/social/reports", async (app) => [(await import("./reports/routes")).reportRoutes(app)]),
@@ -58,6 +64,7 @@ export const CLIENT_API: readonly ClientApiPrefix[] = [
   served("/admin/audit", async (app) => [(await import("./admin/audit")).adminAuditRoutes(app)]),
   served("/admin/invites", async (app) => [(await import("./admin/invites")).adminInviteRoutes(app)]),
   served("/admin/maintenance", async (app) => [(await import("./admin/maintenance")).adminMaintenanceRoutes(app)]),
+  served("/admin/jobs", async (app) => [(await import("./admin/jobs")).adminJobRoutes(app)]),
 ];
 
 /** The Client API's routes under ENTRY's prefix (below /api), as one plugin. */

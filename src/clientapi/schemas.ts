@@ -61,6 +61,24 @@ export const Account = Resource(
   "the signed-in account",
 );
 
+/** A display copy of an image, for `srcset` (w descriptors: its width). */
+const Rendition = Resource(
+  { url: t.String(), width: t.Integer(), height: t.Integer() },
+  "a smaller WebP copy of an image made for display",
+);
+const Renditions = t.Optional(
+  t.Array(Rendition, {
+    description:
+      "display copies of an image (WebP, never larger than the original), smallest first: offer them in srcset and keep url (the original) for when the reader asks for it; absent for other media",
+  }),
+);
+const Alt = t.Optional(
+  t.String({
+    description:
+      "the image's description (alt text, up to 1,500 characters) as its author gave it; absent when none was given. Given on a post as imageAlts (by the index of imageUrls), on a comment or message as each attachment's alt",
+  }),
+);
+
 const PostImage = Resource({
   url: t.String(),
   kind: t.String(),
@@ -69,6 +87,8 @@ const PostImage = Resource({
   height: t.Union([t.Integer(), t.Null()]),
   thumbUrl: NullableString,
   posterUrl: NullableString,
+  renditions: Renditions,
+  alt: Alt,
 });
 
 const Poll = Resource({
@@ -81,11 +101,32 @@ const Poll = Resource({
   voted: t.Boolean(),
 });
 
+export const LinkPreview = Resource(
+  {
+    url: t.String({ description: "the link the preview is for" }),
+    title: NullableString,
+    description: NullableString,
+    imageUrl: t.Union([t.String(), t.Null()], {
+      description: "the page's image as the page names it (on another site: load it only if you accept that)",
+    }),
+    siteName: NullableString,
+  },
+  "what the page of a post's or message's first link says of itself (OpenGraph, Twitter card, title and description tags), read by the server",
+);
+
 const PostFields = {
   id: t.String(),
   content: t.String({ description: "at most 2000 characters" }),
+  contentWarning: t.Union([t.String(), t.Null()], {
+    description:
+      "a content warning (up to 200 characters) to show instead of the text and images until asked; null for none",
+  }),
   author: PublicUser,
   images: t.Array(PostImage),
+  linkPreview: t.Union([LinkPreview, t.Null()], {
+    description:
+      "the preview of the text's first link: null while the server reads the page, when the author removed it, or when the page gave nothing to show",
+  }),
   poll: t.Union([Poll, t.Null()]),
   likeCount: t.Integer(),
   commentCount: t.Integer(),
@@ -108,7 +149,18 @@ export const Comment = Resource({
   postId: t.String(),
   replyToId: NullableString,
   content: t.String(),
-  media: t.Array(t.Unknown()),
+  contentWarning: t.Union([t.String(), t.Null()], {
+    description:
+      "a content warning (up to 200 characters) to show instead of the text and media until asked; null for none",
+  }),
+  media: t.Array(
+    Resource({
+      type: t.String({ description: "image, video or voice" }),
+      url: t.String(),
+      renditions: Renditions,
+      alt: Alt,
+    }),
+  ),
   author: PublicUser,
   likeCount: t.Integer(),
   replyCount: t.Integer(),
@@ -119,6 +171,8 @@ export const Comment = Resource({
 export const MessageMedia = Resource({
   type: t.String({ description: "image, video, voice, file or sticker" }),
   url: t.String(),
+  renditions: Renditions,
+  alt: Alt,
 });
 
 export const ChatPoll = Resource(
@@ -162,6 +216,9 @@ export const Message = Resource(
     createdAt: Time,
     editedAt: NullableTime,
     poll: t.Optional(ChatPoll),
+    linkPreview: t.Optional(
+      Resource(LinkPreview.properties, "the preview of the text's first link, once the server has read the page"),
+    ),
   },
   "a chat message",
 );
@@ -195,6 +252,9 @@ export const Story = Resource({
   mediaUrl: t.String(),
   mediaType: t.Union([t.Literal("image"), t.Literal("video"), t.Literal("voice")]),
   thumbUrl: NullableString,
+  width: t.Optional(t.Union([t.Integer(), t.Null()], { description: "an image story's width in pixels" })),
+  height: t.Optional(t.Union([t.Integer(), t.Null()], { description: "an image story's height in pixels" })),
+  renditions: Renditions,
   caption: NullableString,
   createdAt: Time,
   expiresAt: Time,
@@ -203,14 +263,21 @@ export const Story = Resource({
 });
 
 export const Notification = Resource({
+  /** the group's id (mark read takes it) */
   id: t.String(),
   type: t.String(),
+  /** the latest of the group's actors */
   actor: PublicUser,
+  /** the group's latest actors, newest first (a few) */
+  actors: t.Array(PublicUser),
+  /** how many people the group counts ("12 people liked your post") */
+  count: t.Integer(),
   postId: NullableString,
   commentId: NullableString,
   /** a "report" notification: the reporter's report, now resolved (GET /api/social/reports) */
   reportId: NullableString,
   read: t.Boolean(),
+  /** the time of the group's latest event */
   createdAt: Time,
 });
 
@@ -219,6 +286,10 @@ export const Upload = Resource({
   url: t.String(),
   thumb: NullableString,
   posterUrl: NullableString,
+  renditions: t.Array(Rendition, {
+    description:
+      "display copies of an image (WebP, never larger than the original), smallest first; empty for other files",
+  }),
   kind: t.String(),
   mime: t.String(),
   sizeBytes: t.Integer(),

@@ -93,6 +93,22 @@ const textList =
       throw new Error(`must have items of at most ${maxLength} characters`);
     return items;
   };
+/** A file of this instance's store, as its upload's URL gives it: kept as the path "/files/<name>" (or empty for none). */
+const storedFile = (raw: string): string => {
+  const value = raw.trim();
+  if (value === "") return value;
+  let path = value;
+  if (!value.startsWith("/")) {
+    try {
+      path = new URL(value).pathname;
+    } catch {
+      throw new Error("must be an uploaded file's URL (/files/<name>) or empty");
+    }
+  }
+  if (!/^\/files\/[A-Za-z0-9_-]{24}\.[a-z0-9]{1,5}$/.test(path))
+    throw new Error("must be an uploaded file's URL (/files/<name>) or empty");
+  return path;
+};
 const spec = <T>(d: T, parse: (raw: string) => T, describe: string): KeySpec<T> => ({ default: d, parse, describe });
 
 export const configKeys = {
@@ -132,6 +148,11 @@ export const configKeys = {
     int(0, 60000),
     "how long the Bot API holds a 429 and a repeated getUpdates 409 before answering, as Telegram does, so retrying bots do not spin (0: at once)",
   ),
+  "limits.searchBudgetMs": spec(
+    250,
+    int(0, 60000),
+    "time one search statement may take before it is stopped and the search answers 503 SEARCH_TIMEOUT, so a search never holds up other requests (0: stop every search at once)",
+  ),
   "limits.postsPerHour": spec(60, int(1, 1000000), "new posts and reposts per account per hour"),
   "limits.commentsPerHour": spec(200, int(1, 1000000), "new comments per account per hour"),
   "limits.reportsPerHour": spec(20, int(1, 1000000), "new reports per account per hour"),
@@ -158,6 +179,11 @@ export const configKeys = {
     'the rules people accept when they register, a JSON array of strings: ["Be kind", "No spam"]',
   ),
   "instance.contact": spec("", text(320), "how to reach the administrators (an e-mail address or a link), on /about"),
+  "instance.icon": spec(
+    "",
+    storedFile,
+    "the instance's icon (an uploaded image's URL, /files/<name>): the installed app's icons and the favicon; empty for the default",
+  ),
   "limits.messagesPerMinute": spec(
     120,
     int(1, 1000000),
@@ -191,11 +217,26 @@ export const configKeys = {
   "payments.preCheckoutTimeoutSeconds": spec(10, int(1, 300), "wait for answerPreCheckoutQuery"),
   "payments.holdSeconds": spec(259200, int(0, 31536000), "income hold before withdrawal"),
   "bot.allowPrivateWebhooks": spec(false, bool, "allow http and loopback/private addresses for webhooks and file URLs"),
+  "push.allowPrivateEndpoints": spec(
+    false,
+    bool,
+    "allow http and loopback/private addresses as Web Push endpoints (tests, a push service on the local network)",
+  ),
+  "links.allowPrivatePreviews": spec(
+    false,
+    bool,
+    "allow link previews of loopback/private addresses (tests, an intranet); public http and https pages are always previewed",
+  ),
   "smtp.host": spec("", str, "SMTP server; without it codes and links go to the server log"),
   "smtp.port": spec(587, int(1, 65535), "SMTP port"),
   "smtp.user": spec("", str, "SMTP user"),
   "smtp.password": spec("", str, "SMTP password"),
   "smtp.from": spec("", str, "sender address of e-mails"),
+  "mail.digestAfterHours": spec(
+    24,
+    int(1, 8760),
+    "hours without a visit after which a person who switched on the e-mail digest is mailed what they have not read (needs smtp.host)",
+  ),
   "log.format": spec<"auto" | "json" | "human">(
     "auto",
     oneOf("auto", "json", "human"),
@@ -206,6 +247,12 @@ export const configKeys = {
     oneOf("debug", "info", "warn", "error"),
     "server log level",
   ),
+  "log.requests": spec<"all" | "sampled" | "errors">(
+    "sampled",
+    oneOf("all", "sampled", "errors"),
+    "access lines: all, sampled (at most log.requestsPerSecond a second, the rest counted) or errors (answers of 500 and above, which every mode logs)",
+  ),
+  "log.requestsPerSecond": spec(20, int(1, 1_000_000), "access lines a second at most when log.requests is sampled"),
   "metrics.enabled": spec(
     false,
     bool,
@@ -221,6 +268,11 @@ export const configKeys = {
     "",
     postgresUrl,
     "empty: SQLite under the data dir; postgres://user:pass@host:port/db: PostgreSQL (every node of the instance the same)",
+  ),
+  "database.walLimitMB": spec(
+    64,
+    int(4, 1_000_000),
+    "SQLite: the WAL length at which writes wait a moment for the checkpoint worker to start the log over, so a write load that never pauses keeps the WAL file near this size",
   ),
   "backup.every": spec(
     0,

@@ -10,6 +10,8 @@ export const FILES_DIR = "files";
 export const BACKUPS_DIR = "backups";
 export const CONFIG_FILE = "config";
 export const SECRET_FILE = "secret";
+/** the instance's VAPID key pair for Web Push, kept and carried with the secret (src/config/vapid.ts) */
+export const VAPID_FILE = "vapid.json";
 /** written by `serve` while it runs (src/ops/server-lock.ts) */
 export const SERVER_LOCK_FILE = "server.pid";
 /** the serving process's control socket (src/ops/control.ts) */

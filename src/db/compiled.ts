@@ -64,6 +64,12 @@ export class ShapedQuery<V extends object, S, R> {
     return rows !== undefined ? then(rows) : this.execute(db, shape, values).then(then);
   }
 
+  /** The statement execute would run for SHAPE and VALUES, with its parameters (for tests that read its plan). */
+  compiledWith(db: Db, shape: S, values: V): CompiledQuery<R> {
+    const compiled = this.#compiledFor(db, shape);
+    return { ...compiled, parameters: this.#parameters(compiled, values) };
+  }
+
   #compiledFor(db: Db, shape: S): CompiledQuery<R> {
     // the SQL text is the engine's own (placeholders, quoting): one process may hold both
     const key = `${engineOf(db)}:${this.key(shape)}`;

@@ -53,6 +53,8 @@ export class GroupCommit {
   #scheduled = false;
   #running: Promise<void> | null = null;
   #closed = false;
+  /** set while another connection needs the write lock to itself (holdWrites) */
+  #held: Promise<void> | null = null;
   readonly #listeners: Array<(size: number) => void> = [];
   /** rows written on the connection as of the end of the group's last transaction (or its start), and rows told of then */
   #counted = 0;
@@ -83,6 +85,27 @@ export class GroupCommit {
     this.#listeners.push(listener);
   }
 
+  /**
+   * Lets the running group finish and starts no other until the answer is called (or MAX_MS
+   * passed): for another connection that must have the write lock to itself, which a writer
+   * retrying its BEGIN on every turn of the event loop would otherwise never leave it.
+   * Transactions asked for meanwhile queue and run once it is called.
+   */
+  async holdWrites(maxMs: number): Promise<() => void> {
+    while (this.#held) await this.#held;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    this.#held = held;
+    const timer = setTimeout(() => release(), maxMs);
+    void held.then(() => {
+      clearTimeout(timer);
+      if (this.#held === held) this.#held = null;
+      if (this.#queue.length) this.#schedule();
+    });
+    while (this.#running) await this.#running;
+    return release;
+  }
+
   /** Refuses new transactions and waits for the queued ones to finish. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -90,13 +113,14 @@ export class GroupCommit {
   }
 
   #schedule(): void {
-    if (this.#scheduled || this.#running) return;
+    if (this.#scheduled || this.#running || this.#held) return;
     this.#scheduled = true;
     setImmediate(() => void this.#flush());
   }
 
   #flush(): Promise<void> {
     this.#scheduled = false;
+    if (this.#held && !this.#closed) return this.#held.then(() => this.#running ?? Promise.resolve());
     if (this.#running || this.#queue.length === 0) return this.#running ?? Promise.resolve();
     const group = this.#queue.splice(0, this.maxGroup);
     this.#running = this.#commit(group).finally(() => {

@@ -11,7 +11,8 @@ import {
 import { closeSync, existsSync, openSync } from "node:fs";
 import { ensureDataDir } from "../config/layout";
 import { dirname } from "node:path";
-import { bunSqliteDialect } from "./sqlite-dialect";
+import { BUSY_TIMEOUT_MS, bunSqliteDialect } from "./sqlite-dialect";
+import { registerSearchBudget } from "./search-budget";
 import { GroupCommit } from "./group-commit";
 import { UNHEARD, WriteEpoch, type WriteTeller } from "./write-epoch";
 import { bunPostgresDialect } from "./postgres-dialect";
@@ -73,6 +74,12 @@ export interface Storage {
    * group commits at once). PostgreSQL: a transaction-level advisory lock.
    */
   lockQueue(db: Db, table: OrderedQueue, key: number): Promise<void>;
+  /**
+   * SQLite: lets the running write transactions finish and starts no more until the answer is
+   * called (or MAX_MS passed), so another connection (the checkpoint worker's) can take the
+   * write lock. null on PostgreSQL.
+   */
+  readonly holdWrites: ((maxMs: number) => Promise<() => void>) | null;
   /** LISTENER gets how many transactions each commit carried (the write-group sizes). */
   onWriteGroup(listener: (size: number) => void): void;
   /** Statements run through `db` since the storage opened (in /metrics; tests pin hot paths with it). */
@@ -122,6 +129,7 @@ export function openPostgresStorage(url: string): Storage {
     engine: "postgres",
     db,
     sqlite: null,
+    holdWrites: null,
     writeEpoch: null,
     dataVersion: () => ++version,
     // each transaction is a commit of its own (PostgreSQL's concurrent writers need no grouping)
@@ -175,10 +183,11 @@ export function openStorage(path: string): Storage {
   const sqlite = new SqliteDatabase(path, { create: true, readwrite: true });
   // the busy timeout first: switching to WAL takes a lock that processes opening the file at
   // the same moment (several CLI commands at once) would otherwise meet as "database is locked"
-  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
+  registerSearchBudget(sqlite);
   const counter = { statements: 0 };
   let closed = false;
   const dataVersion = sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version");
@@ -207,6 +216,7 @@ export function openStorage(path: string): Storage {
     dataVersion: dataVersionNow,
     transaction: (fn) => groups.run(fn),
     lockQueue: async () => {},
+    holdWrites: (maxMs) => groups.holdWrites(maxMs),
     onWriteGroup: (listener) => groups.onGroup(listener),
     statements: () => counter.statements,
     changes,

@@ -14,6 +14,9 @@ import type { StarsTables } from "../domain/stars/table";
 import type { PaymentsTables } from "../domain/payments/table";
 import type { AdminTables } from "../domain/admin/table";
 import type { ReportsTables } from "../domain/reports/table";
+import type { JobsTables } from "../jobs/table";
+import type { PushTables } from "../domain/push/table";
+import type { LinksTables } from "../domain/links/table";
 
 /**
  * The whole database as Kysely sees it: each feature declares its tables in
@@ -36,4 +39,7 @@ export interface Database
     StarsTables,
     PaymentsTables,
     AdminTables,
-    ReportsTables {}
+    ReportsTables,
+    PushTables,
+    LinksTables,
+    JobsTables {}

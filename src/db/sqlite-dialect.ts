@@ -3,11 +3,21 @@ import type { WriteEpoch } from "./write-epoch";
 import {
   SqliteAdapter,
   SqliteDialect,
+  SqliteDriver,
   type CompiledQuery,
+  type DatabaseConnection,
   type Kysely,
   type SqliteDatabase as KyselySqliteDatabase,
   type SqliteStatement,
 } from "kysely";
+
+/**
+ * How long a statement waits for a lock another connection holds (SQLite's busy timeout):
+ * the checkpoint worker cutting the WAL, the CLI writing beside a running server, a process
+ * opening the file. A write transaction waits for the write lock without blocking the event
+ * loop (beginWriteTransaction); this is the wait of everything else.
+ */
+export const BUSY_TIMEOUT_MS = 5000;
 
 /** The values of a statement that takes none (never written to: there is nothing to convert). */
 const NO_VALUES: unknown[] = [];
@@ -180,11 +190,70 @@ export function bunSqliteDialect(
     prepare,
   };
   const direct = new DirectRunner(db, prepare, counter, telling);
+  const begin = writeTransactionBegin(db, counter);
   return new (class extends SqliteDialect {
     override createAdapter() {
       return new BunSqliteAdapter(direct);
     }
+    override createDriver() {
+      return new (class extends SqliteDriver {
+        override async beginTransaction(_connection: DatabaseConnection): Promise<void> {
+          await begin();
+        }
+      })({ database: wrapper });
+    }
   })({ database: wrapper });
+}
+
+/** Longest pause between two tries at the write lock: short, as the lock is held for a cut or a commit. */
+const MAX_LOCK_PAUSE_MS = 16;
+
+const isBusy = (err: unknown): boolean => String((err as { code?: unknown } | null)?.code).startsWith("SQLITE_BUSY");
+
+/**
+ * Every transaction through Kysely is a write transaction begun IMMEDIATE: it takes the write
+ * lock at BEGIN. A deferred BEGIN takes it at the first write, and a transaction that has
+ * read by then (a send checks the chat first) is refused at once with "database is locked"
+ * when another connection holds the lock, whatever the busy timeout: SQLite calls the busy
+ * handler only for a connection holding no read snapshot, which could be stale by the time
+ * the lock is free. The checkpoint worker takes the write lock while it cuts the WAL.
+ *
+ * The BEGIN is tried with no busy timeout, and while the lock is held elsewhere it is tried
+ * again after a pause that yields the event loop, for up to BUSY_TIMEOUT_MS: reads and
+ * everything else carry on while the write waits (a busy timeout would sleep the whole
+ * process inside SQLite).
+ */
+function writeTransactionBegin(db: SqliteDatabase, counter: { statements: number }): () => Promise<void> {
+  // SQLite sets the busy timeout when it compiles the PRAGMA, so these are compiled on every
+  // use: a prepared one would only read the value back
+  const noWait = () => db.run("PRAGMA busy_timeout = 0");
+  const wait = () => db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  const beginImmediate = db.prepare("BEGIN IMMEDIATE");
+  /** null once begun; SQLite's "database is locked" while another connection holds the lock */
+  const tryBegin = (): unknown => {
+    counter.statements++;
+    noWait();
+    try {
+      beginImmediate.run();
+      return null;
+    } catch (err) {
+      if (isBusy(err)) return err;
+      throw err;
+    } finally {
+      wait();
+    }
+  };
+  return async () => {
+    let busy = tryBegin();
+    if (busy === null) return;
+    const deadline = performance.now() + BUSY_TIMEOUT_MS;
+    for (let pause = 1; performance.now() < deadline; pause = Math.min(pause * 2, MAX_LOCK_PAUSE_MS)) {
+      await Bun.sleep(pause);
+      busy = tryBegin();
+      if (busy === null) return;
+    }
+    throw busy;
+  };
 }
 
 function toSqliteValue(v: unknown): unknown {

@@ -224,3 +224,39 @@ test("after SQLite rolled the whole transaction back, a compiled-once write of t
   expect(outcome).toBe("the transaction was rolled back");
   expect(await banned(storage.db)).toEqual([]);
 });
+
+test("held writes: the running group commits, the next waits until released (or the hold runs out), and nothing is lost", async () => {
+  const { storage, path } = await open();
+  const other = new SqliteDatabase(path);
+  try {
+    let finish!: () => void;
+    const finishing = new Promise<void>((resolve) => (finish = resolve));
+    const first = storage.transaction(async (db) => {
+      await ban(db, "before");
+      await finishing;
+    });
+    await Bun.sleep(10);
+    let held = false;
+    const holding = storage.holdWrites!(10_000).then((release) => ((held = true), release));
+    await Bun.sleep(10);
+    expect(held).toBe(false);
+    finish();
+    await first;
+    const release = await holding;
+    const later = storage.transaction((db) => ban(db, "while held"));
+    await Bun.sleep(50);
+    // the other connection has the write lock to itself
+    other.exec("BEGIN IMMEDIATE");
+    other.exec("ROLLBACK");
+    expect(await banned(storage.db)).toEqual(["before"]);
+    release();
+    await later;
+    expect(await banned(storage.db)).toEqual(["before", "while held"]);
+
+    await storage.holdWrites!(30);
+    await storage.transaction((db) => ban(db, "after the hold ran out"));
+    expect(await banned(storage.db)).toHaveLength(3);
+  } finally {
+    other.close();
+  }
+});

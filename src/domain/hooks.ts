@@ -17,6 +17,8 @@ export interface DomainHookPayloads {
   "user:deleted": { userId: number };
   /** chats: a message was posted (after commit) */
   "message:created": { conversationId: number; messageId: number; senderId: number };
+  /** chats: USER set the reaction EMOJI on a message (not when taking one back) */
+  "message:reacted": { conversationId: number; messageId: number; userId: number; emoji: string };
   /** chats: a message's text or buttons changed */
   "message:edited": { conversationId: number; messageId: number; editorId: number };
   /** chats: members should see this message live (new, or edited / pinned / unpinned); the Client API publishes its shape; message (as just written) and conversation, when the emitter holds them, spare listeners reloading them */
@@ -41,8 +43,8 @@ export interface DomainHookPayloads {
   };
   /** chats: USER opened the private chat with OTHERUSER (startLabel from a bot deep link) */
   "chat:opened": { conversationId: number; userId: number; otherUserId: number; startLabel?: string };
-  /** notifications: a notification was stored for RECIPIENT (the Client API delivers it live) */
-  "notification:created": { recipientId: number; notificationId: number };
+  /** notifications: a notification was stored for RECIPIENT in group GROUPID (the Client API delivers the group live) */
+  "notification:created": { recipientId: number; notificationId: number; groupId: number };
   /** bots: PERSON pressed the button with callback DATA under MESSAGE; the bot must get press PRESSID (or the press is cancelled) */
   "button:pressed": {
     pressId: string;
@@ -56,6 +58,8 @@ export interface DomainHookPayloads {
   "payment:pre-checkout": { queryId: string; botUserId: number; totalAmount: number; payload: string; payerId: number };
   /** payments: a payment was charged and its service message posted; the bot gets successful_payment */
   "payment:succeeded": { paymentId: number; serviceMessageId: number };
+  /** stars: SENDER gave RECIPIENT AMOUNT stars (committed) */
+  "stars:gifted": { senderId: number; recipientId: number; amount: number; note: string | null };
 }
 
 /**

@@ -42,19 +42,30 @@ export const FETCH_FAILED = "failed to fetch the URL";
 
 export const allowPrivate = (app: App): boolean => app.config["bot.allowPrivateWebhooks"];
 
+/** Whether Web Push endpoints may be private (push.allowPrivateEndpoints), as allowPrivate is for bots' URLs. */
+export const allowPrivatePush = (app: App): boolean => app.config["push.allowPrivateEndpoints"];
+
+/** Whether link previews may read private addresses (links.allowPrivatePreviews), as allowPrivate is for bots' URLs. */
+export const allowPrivatePreviews = (app: App): boolean => app.config["links.allowPrivatePreviews"];
+
 /**
- * An outbound URL's shape: https (http too when private targets are allowed) and no
- * credentials. These reasons depend on the text alone, so they may be told to the bot.
+ * An outbound URL's shape: https (http too when private targets are allowed, or HTTPOK) and
+ * no credentials. These reasons depend on the text alone, so they may be told to the bot.
+ * PRIVATEOK: whether private targets are allowed (by default, bots' setting).
  */
-export function urlShapeProblem(app: App, raw: string): string | null {
+export function urlShapeProblem(
+  app: App,
+  raw: string,
+  privateOk = allowPrivate(app),
+  httpOk = privateOk,
+): string | null {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     return "invalid URL";
   }
-  if (url.protocol !== "https:" && !(allowPrivate(app) && url.protocol === "http:"))
-    return "an HTTPS URL must be provided";
+  if (url.protocol !== "https:" && !(httpOk && url.protocol === "http:")) return "an HTTPS URL must be provided";
   if (url.username || url.password) return "URL must not contain credentials";
   return null;
 }
@@ -74,9 +85,14 @@ const isLocalName = (host: string): boolean =>
  * Checks an outbound URL without a network round trip: its shape, then no private literal
  * address and no local name. Returns a reason or null.
  */
-export function outboundUrlProblem(app: App, raw: string): string | null {
-  const shape = urlShapeProblem(app, raw);
-  if (shape || allowPrivate(app)) return shape;
+export function outboundUrlProblem(
+  app: App,
+  raw: string,
+  privateOk = allowPrivate(app),
+  httpOk = privateOk,
+): string | null {
+  const shape = urlShapeProblem(app, raw, privateOk, httpOk);
+  if (shape || privateOk) return shape;
   const host = bareHost(new URL(raw));
   if (isIP(host)) return isPrivateAddress(host) ? "IP address is not public" : null;
   return isLocalName(host) ? "URL host is not public" : null;
@@ -105,8 +121,8 @@ export async function webhookUrlProblem(app: App, raw: string): Promise<string |
  * FETCH_FAILED, like every other outbound failure). Returns the checked address to connect
  * to, or null when no check applies (a public IP literal, or private targets allowed).
  */
-export async function checkedAddress(app: App, url: URL): Promise<string | null> {
-  if (allowPrivate(app)) return null;
+export async function checkedAddress(app: App, url: URL, privateOk = allowPrivate(app)): Promise<string | null> {
+  if (privateOk) return null;
   const host = bareHost(url);
   if (isIP(host)) {
     if (isPrivateAddress(host)) throw new Error(FETCH_FAILED);
@@ -147,9 +163,10 @@ export async function fetchPublic(
   url: URL,
   init: RequestInit & { tls?: Record<string, unknown> },
   onCause?: (cause: string) => void,
+  privateOk = allowPrivate(app),
 ): Promise<Response> {
   try {
-    return await fetchAt(url, await checkedAddress(app, url), init);
+    return await fetchAt(url, await checkedAddress(app, url, privateOk), init);
   } catch (err) {
     onCause?.((err as Error).message ?? String(err));
     throw new Error(FETCH_FAILED);
@@ -160,24 +177,40 @@ export async function fetchPublic(
  * A GET of a bot-supplied URL, redirects followed by hand so each hop is checked again; the
  * final response (not a redirect) and its URL. A URL of the wrong shape rejects with its
  * reason; every other failure (refused address, network, time, redirects) with FETCH_FAILED.
- * TLS is for tests that waive the certificate check.
+ * TLS is for tests that waive the certificate check; PRIVATEOK and HTTPOK as for
+ * outboundUrlProblem (by default, bots' setting); HEADERS go with every hop.
  */
 export async function fetchFollowing(
   app: App,
   raw: string,
-  opts: { signal: AbortSignal; tls?: Record<string, unknown>; onCause?: (cause: string) => void },
+  opts: {
+    signal: AbortSignal;
+    tls?: Record<string, unknown>;
+    onCause?: (cause: string) => void;
+    privateOk?: boolean;
+    httpOk?: boolean;
+    headers?: Record<string, string>;
+  },
 ): Promise<{ res: Response; url: URL }> {
-  const shape = urlShapeProblem(app, raw);
+  const privateOk = opts.privateOk ?? allowPrivate(app);
+  const httpOk = opts.httpOk ?? privateOk;
+  const shape = urlShapeProblem(app, raw, privateOk, httpOk);
   if (shape) throw new Error(shape);
   let current = raw;
   for (let hop = 0; hop < 4; hop++) {
-    const problem = outboundUrlProblem(app, current);
+    const problem = outboundUrlProblem(app, current, privateOk, httpOk);
     if (problem) {
       opts.onCause?.(problem);
       throw new Error(FETCH_FAILED);
     }
     const url = new URL(current);
-    const res = await fetchPublic(app, url, { redirect: "manual", signal: opts.signal, tls: opts.tls }, opts.onCause);
+    const res = await fetchPublic(
+      app,
+      url,
+      { redirect: "manual", signal: opts.signal, tls: opts.tls, headers: opts.headers },
+      opts.onCause,
+      privateOk,
+    );
     if (res.status >= 300 && res.status < 400 && res.headers.get("location")) {
       current = new URL(res.headers.get("location")!, url).toString();
       await res.body?.cancel();

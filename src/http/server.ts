@@ -1,3 +1,4 @@
+import { untrustedProxyWatch } from "./untrusted-proxy";
 import { Elysia, type AnyElysia } from "elysia";
 import type { Server } from "bun";
 import { removeTrailingPath } from "elysia/adapter/bun";
@@ -15,6 +16,7 @@ import { rateLimiter } from "../cluster/counters";
 import { metricsFor } from "../ops/metrics";
 import { requestPath } from "./request-path";
 import { rememberClientIp } from "./context";
+import { requestLineGate } from "./request-log";
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -120,7 +122,9 @@ function frontDoor(app: App, opts: FrontDoorOptions, server: () => Server<unknow
     rateLimiter(app, "rejected"),
   );
   const validCsrf = csrfCheck(app.secret);
+  const proxyWatch = untrustedProxyWatch(app);
   const beforeRouting = opts.beforeRouting;
+  const logsLine = requestLineGate(app);
 
   const refuseRate = async (client: string, now: number, retryAfter: number) => {
     await guard.noteRejection(client, now);
@@ -139,6 +143,7 @@ function frontDoor(app: App, opts: FrontDoorOptions, server: () => Server<unknow
     rememberClientIp(request, ip);
     const client = rateLimitKey(ip);
     const now = app.clock.now();
+    proxyWatch.check(request, now);
     const blocked = guard.blockedFor(client, now);
     if (blocked > 0) return clientErrorResponse(rateLimited(blocked));
     const decision = limiter.checkNow(`ip:${client}`, app.config["limits.clientRps"], 1000, now);
@@ -150,7 +155,8 @@ function frontDoor(app: App, opts: FrontDoorOptions, server: () => Server<unknow
   const done = (request: Request, path: string, status: number, t0: number) => {
     const ms = performance.now() - t0;
     const redacted = redactPath(path);
-    app.log.info("request", { method: request.method, path: redacted, status, ms: Math.round(ms * 10) / 10 });
+    if (logsLine(status))
+      app.log.info("request", { method: request.method, path: redacted, status, ms: Math.round(ms * 10) / 10 });
     metrics.observeRequest(request.method, routeLabel(request, path, redacted), status, ms / 1000);
   };
 

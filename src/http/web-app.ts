@@ -36,6 +36,8 @@ export interface StaticFile {
 
 interface WebBundle {
   page: StaticFile;
+  /** the page with the instance's head (see pageWithHead), for the last name asked */
+  named?: { name: string; page: StaticFile };
   /** "/chunk-abc123.js" → file; every name carries a content hash */
   assets: Map<string, StaticFile>;
   /** JS of the first screen: the page's own scripts and their static imports (for budgets) */
@@ -179,8 +181,35 @@ export async function respondWithFile(
   return new Response(request.method === "HEAD" ? null : body, { headers: h });
 }
 
+/** The colours the browser paints around the app (theme-color, the manifest, the default icon): base.css's surfaces and accent. */
+export const THEME_COLORS = { light: "#ffffff", dark: "#181b21", accent: "#2456d6" } as const;
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+
+/**
+ * The page as served: the instance's name as its title, and the links of the installable app
+ * (manifest, icons, theme colours), which the bundler would otherwise try to bundle as files.
+ */
+function pageWithHead(web: WebBundle, name: string): StaticFile {
+  if (web.named?.name === name) return web.named.page;
+  const head = [
+    `<title>${escapeHtml(name)}</title>`,
+    `<link rel="manifest" href="/manifest.webmanifest" />`,
+    `<link rel="icon" type="image/png" sizes="32x32" href="/icons/favicon-32.png" />`,
+    `<link rel="apple-touch-icon" href="/icons/apple-touch-icon.png" />`,
+    `<meta name="theme-color" media="(prefers-color-scheme: light)" content="${THEME_COLORS.light}" />`,
+    `<meta name="theme-color" media="(prefers-color-scheme: dark)" content="${THEME_COLORS.dark}" />`,
+  ].join("");
+  const html = new TextDecoder().decode(web.page.body).replace(/<title>[^<]*<\/title>/, head);
+  const page = staticFile(new TextEncoder().encode(html) as Bytes, web.page.contentType);
+  web.named = { name, page };
+  return page;
+}
+
 /** Paths that are never the app's: APIs (their 404s stay JSON), the Bot API, uploaded files. */
-export const isServerPath = (pathname: string) => /^\/(api(\/|$)|bot|files\/|healthz$)/.test(pathname);
+export const SERVER_PATH = /^\/(api(\/|$)|bot|files\/|healthz$)/;
+export const isServerPath = (pathname: string) => SERVER_PATH.test(pathname);
 
 /** Headers of the page: it runs only our own scripts and styles, and shows media from this instance. */
 function pageHeaders(app: App): Record<string, string> {
@@ -230,7 +259,7 @@ export function webAppRoutes(app: App) {
       });
     // a client route: only browsers navigating (Accept: text/html) get the page; a missing chunk or a program gets a 404
     if (!navigating || fileLike) throw notFound();
-    return respondWithFile(request, web.page, headers);
+    return respondWithFile(request, pageWithHead(web, app.config["instance.name"]), headers);
   };
   return new Elysia({ name: "web-app" }).get("/", serve).get("/*", serve).head("/", serve).head("/*", serve);
 }

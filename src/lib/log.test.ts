@@ -1,5 +1,9 @@
 import { expect, test } from "bun:test";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { waitFor } from "../testing/wait";
 import { createLogger } from "./log";
 
 const LOG_MODULE = fileURLToPath(new URL("./log.ts", import.meta.url));
@@ -49,3 +53,46 @@ test("a JSON line holds the record's time, level and message, then its fields", 
   expect(Object.keys(JSON.parse(lines[0]!))).toEqual(["time", "level", "msg", "method", "path", "status", "ms"]);
   expect(lines[3]!.match(/"msg"/g)).toHaveLength(1);
 });
+
+test("while stderr's reader lags, what waits for it is bounded: lines beyond are dropped and counted, errors kept", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "socialctl-log-"));
+  const done = join(dir, "done");
+  const lines = 100_000;
+  const child = Bun.spawn(
+    [
+      process.execPath,
+      "-e",
+      `import { createLogger } from ${JSON.stringify(LOG_MODULE)};
+       import { writeFileSync } from "node:fs";
+       const log = createLogger({ format: "json" });
+       const pad = "x".repeat(200);
+       for (let i = 0; i < ${lines}; i++) {
+         log.info("line", { i, pad });
+         if (i === ${lines / 2}) log.error("an error while the reader lags");
+         if (i % 1000 === 0) await Bun.sleep(0);
+       }
+       writeFileSync(${JSON.stringify(done)}, "");`,
+    ],
+    { stdout: "ignore", stderr: "pipe", stdin: "ignore" },
+  );
+  try {
+    // nobody reads stderr until the child has logged everything
+    await waitFor(() => existsSync(done), 60_000, "the child to finish logging");
+    const out = await new Response(child.stderr).text();
+    await child.exited;
+    const records = out
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    const written = records.filter((r) => r.msg === "line").length;
+    const dropped = records
+      .filter((r) => r.msg.startsWith("log lines dropped"))
+      .reduce((n, r) => n + (r.dropped as number), 0);
+    expect(dropped).toBeGreaterThan(0);
+    expect(written + dropped).toBe(lines);
+    expect(records.filter((r) => r.level === "error").map((r) => r.msg)).toEqual(["an error while the reader lags"]);
+  } finally {
+    child.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 90_000);

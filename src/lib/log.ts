@@ -23,18 +23,20 @@ export function createLogger(
         : "json"
       : (opts.format ?? "json");
   const stderr = opts.sink ? null : (stderrLines ??= bufferedStderr());
-  const sink = opts.sink ?? ((line: string) => stderr!.write(line));
+  const sink: (line: string, urgent: boolean) => void = opts.sink ?? ((line, urgent) => stderr!.write(line, urgent));
   const emit = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (order[level] < min) return;
+    const urgent = order[level] >= order.warn;
     if (format === "json") {
       if (fields !== undefined && ("time" in fields || "level" in fields || "msg" in fields)) {
-        sink(JSON.stringify({ time: isoNow(), level, msg, ...fields }));
+        sink(JSON.stringify({ time: isoNow(), level, msg, ...fields }), urgent);
       } else {
         // the fields' JSON after the record's own keys, not the fields spread into a copy first: a
         // server writes a line per request
         const rest = fields === undefined ? "{}" : JSON.stringify(fields);
         sink(
           `{"time":"${isoNow()}","level":"${level}","msg":${JSON.stringify(msg)}${rest.length > 2 ? "," + rest.slice(1) : "}"}`,
+          urgent,
         );
       }
     } else {
@@ -44,10 +46,10 @@ export function createLogger(
             .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
             .join(" ")
         : "";
-      sink(`${isoNow()} ${level.toUpperCase()} ${msg}${rest}`);
+      sink(`${isoNow()} ${level.toUpperCase()} ${msg}${rest}`, urgent);
     }
     // a warning or an error is on stderr at once, in order with whatever else the process prints then
-    if (stderr && order[level] >= order.warn) stderr.flush();
+    if (stderr && urgent) stderr.flush();
   };
   return {
     debug: (m, f) => emit("debug", m, f),
@@ -73,27 +75,60 @@ function isoNow(): string {
 let stderrLines: ReturnType<typeof bufferedStderr> | undefined;
 
 /**
+ * What may wait, unwritten, for stderr's reader (journald, a pipe to a collector) while it
+ * is slower than the server logs: beyond it lines are dropped, not kept in memory.
+ */
+export const STDERR_BACKLOG_MAX = 1024 * 1024;
+
+/**
  * Writes lines to stderr, those of one turn of the event loop in one write: a server logs
  * a line per request, and a write per line was a system call on every request. Lines keep
  * their order and are written before the process exits (process.exit and uncaught errors
  * included), and at once when 64 KiB are waiting or when FLUSH is called.
+ *
+ * While stderr's reader falls behind (a write answered false: the stream holds what it could
+ * not pass on, in the process's memory, with no bound of its own), lines wait here until it
+ * drains, up to STDERR_BACKLOG_MAX; lines beyond are dropped and counted, and the count is
+ * written once it drains. Lines written URGENT (warnings, errors) are never dropped.
  */
-function bufferedStderr(): { write(line: string): void; flush(): void } {
+function bufferedStderr(): { write(line: string, urgent?: boolean): void; flush(): void } {
   let waiting = "";
   let scheduled = false;
+  let backedUp = false;
+  let dropped = 0;
   const flush = () => {
-    if (waiting === "") return;
+    if (waiting === "" || backedUp) return;
     const out = waiting;
     waiting = "";
-    process.stderr.write(out);
+    if (!process.stderr.write(out)) {
+      backedUp = true;
+      process.stderr.once("drain", drained);
+    }
+  };
+  const drained = () => {
+    backedUp = false;
+    if (dropped > 0) {
+      waiting =
+        `{"time":"${isoNow()}","level":"warn","msg":"log lines dropped: stderr was read slower than they came","dropped":${dropped}}\n` +
+        waiting;
+      dropped = 0;
+    }
+    flush();
   };
   const scheduledFlush = () => {
     scheduled = false;
     flush();
   };
-  process.on("exit", flush);
+  process.on("exit", () => {
+    backedUp = false;
+    flush();
+  });
   return {
-    write(line) {
+    write(line, urgent = false) {
+      if (backedUp && !urgent && waiting.length >= STDERR_BACKLOG_MAX) {
+        dropped++;
+        return;
+      }
       waiting += line + "\n";
       if (waiting.length >= 64 * 1024) flush();
       else if (!scheduled) {

@@ -87,13 +87,6 @@ export class Mailer {
     });
   }
 
-  /** Sends in the background; a failure is logged and never reaches the request that caused it. */
-  sendLater(msg: MailMessage): void {
-    this.send(msg).catch((err) =>
-      this.log.error("mail delivery failed", { to: msg.to, subject: msg.subject, error: String(err) }),
-    );
-  }
-
   /** Closes pooled SMTP connections (server shutdown, tests). */
   close(): void {
     this.transport?.close();

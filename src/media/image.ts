@@ -10,11 +10,25 @@ export interface ProcessedImage {
   width: number;
   height: number;
   thumb: Uint8Array;
+  renditions: RenditionImage[];
+}
+
+/** A display copy of an image: WebP fitted inside a BOX px square. */
+export interface RenditionImage {
+  box: number;
+  data: Uint8Array;
+  width: number;
+  height: number;
 }
 
 /** Decoding refuses images above this many pixels (decompression bombs). */
 const MAX_INPUT_PIXELS = 60_000_000;
 export const THUMB_SIZE = 320;
+/**
+ * Boxes of the display renditions: a phone column at DPR 2-3 and a desktop column at DPR 2
+ * take the larger, a 1x column the smaller, so the original is sent only when asked for.
+ */
+export const RENDITION_BOXES = [640, 1280] as const;
 
 /**
  * Re-encodes an image: orientation applied, every metadata block (EXIF, GPS, XMP, ICC
@@ -48,12 +62,15 @@ export async function processImage(app: App, input: Uint8Array, type: SniffedTyp
       .resize(THUMB_SIZE, THUMB_SIZE, { fit: "inside", withoutEnlargement: true })
       .webp({ quality: 75 })
       .toBuffer();
+    const width = info.width;
+    const height = info.pageHeight ?? info.height;
     return {
       data: new Uint8Array(data),
       type: outType,
-      width: info.width,
-      height: info.pageHeight ?? info.height,
+      width,
+      height,
       thumb: new Uint8Array(thumb),
+      renditions: await renderRenditions(app, data, animated),
     };
   } catch (err) {
     throw fieldError(
@@ -61,6 +78,29 @@ export async function processImage(app: App, input: Uint8Array, type: SniffedTyp
       `is not a readable image (${err instanceof Error ? err.message.split("\n")[0] : "decode failed"})`,
     );
   }
+}
+
+/**
+ * The display renditions of an image (already oriented): one per RENDITION_BOXES box, never
+ * upscaled; once a box holds the whole image, that copy at full size is the last one. An
+ * image the thumbnail holds whole (an avatar, a small picture) has none: its thumbnail is
+ * already it at full size. Animated images stay animated.
+ */
+export async function renderRenditions(app: App, input: Uint8Array, animated: boolean): Promise<RenditionImage[]> {
+  const sharp = await loadSharpOrFail(app);
+  const meta = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
+  const longSide = Math.max(meta.width ?? 0, meta.pageHeight ?? meta.height ?? 0);
+  const out: RenditionImage[] = [];
+  if (longSide <= THUMB_SIZE) return out;
+  for (const box of RENDITION_BOXES) {
+    const { data, info } = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS, animated })
+      .resize(box, box, { fit: "inside", withoutEnlargement: true })
+      .webp({ quality: 80 })
+      .toBuffer({ resolveWithObject: true });
+    out.push({ box, data: new Uint8Array(data), width: info.width, height: info.pageHeight ?? info.height });
+    if (box >= longSide) break;
+  }
+  return out;
 }
 
 /** Width, height and a thumbnail of an image kept byte-for-byte (files sent as documents). */

@@ -2,7 +2,8 @@ import { sql } from "kysely";
 import type { App } from "../app";
 import type { Db } from "../db";
 import { fileStore } from "./store";
-import { FILE_NAME } from "./uploads";
+import { RENDITION_BOXES } from "./image";
+import { FILE_NAME, renditionKey } from "./uploads";
 import type { UploadRow } from "./table";
 
 /**
@@ -20,15 +21,16 @@ export const FILE_URL_COLUMNS: ReadonlyArray<{ table: string; columns: readonly 
   { table: "messages", columns: ["media", "invoice", "extra"] },
 ];
 
-/** A stored file name inside any text: the 24-character base shared by a file, its thumbnail and poster. */
-const FILE_IN_TEXT = /\/files\/([A-Za-z0-9_-]{24})(?:-[tp])?\.[a-z0-9]{1,5}/g;
+/** A stored file name inside any text: the 24-character base shared by a file, its thumbnail, poster and renditions. */
+const FILE_IN_TEXT = /\/files\/([A-Za-z0-9_-]{24})(?:-[tp]|-d\d{2,4})?\.[a-z0-9]{1,5}/g;
 const SCAN_PAGE = 2000;
 
 /** The 24-character base of a storage key (`<base>.<ext>`, `<base>-t.webp`...). */
 export const fileBaseOf = (key: string): string => key.slice(0, 24);
 
 /**
- * The bases of every stored file some row still points at (see FILE_URL_COLUMNS). Reads
+ * The bases of every stored file some row still points at (see FILE_URL_COLUMNS), and the
+ * instance's icon (config instance.icon). Reads
  * page by page in id order and yields between pages, so requests keep being served.
  */
 export async function referencedFileBases(app: App): Promise<Set<string>> {
@@ -52,6 +54,8 @@ export async function referencedFileBases(app: App): Promise<Set<string>> {
       await new Promise((r) => setImmediate(r));
     }
   }
+  // the instance's icon lives in a setting, not a row
+  for (const m of app.config["instance.icon"].matchAll(FILE_IN_TEXT)) found.add(m[1]!);
   return found;
 }
 
@@ -118,13 +122,13 @@ export async function purgeUnreferencedUploads(app: App, candidates: PurgeCandid
   return removed;
 }
 
-/** Deletes an upload's stored files: the file itself, its thumbnail and its poster. */
+/** Deletes an upload's stored files: the file itself, its thumbnail, its poster and its display renditions. */
 export async function deleteUploadFiles(
   app: App,
   row: Pick<UploadRow, "storage_key" | "thumb_url" | "poster_url">,
 ): Promise<void> {
   const store = fileStore(app);
-  const keys = new Set([row.storage_key]);
+  const keys = new Set([row.storage_key, ...RENDITION_BOXES.map((box) => renditionKey(row.storage_key, box))]);
   for (const url of [row.thumb_url, row.poster_url]) {
     // by file name, not origin: the URL keeps the baseUrl of upload time, which may have changed
     const key = url?.split("/").pop();

@@ -25,7 +25,21 @@ export interface UploadsTable {
   released_at: number | null;
   /** SHA-256 (hex) of the bytes a bot uploaded: the same bytes again reuse the upload; null for others */
   content_hash: string | null;
+  /** JSON array of Rendition, smallest first; null when none were made */
+  renditions: string | null;
 }
+
+/** A display copy of an uploaded image (see image.ts RENDITION_BOXES). */
+export interface Rendition {
+  url: string;
+  width: number;
+  height: number;
+  size: number;
+}
+
+/** The renditions an uploads row lists, smallest first. */
+export const renditionsOf = (row: Pick<UploadsTable, "renditions">): Rendition[] =>
+  row.renditions ? (JSON.parse(row.renditions) as Rendition[]) : [];
 
 export type UploadRow = Selectable<UploadsTable>;
 

@@ -4,12 +4,12 @@ import type { App } from "../app";
 import type { Db } from "../db";
 import { AppError, fieldError } from "../lib/errors";
 import { newCuid, randomToken } from "../lib/ids";
-import { describeImage, processImage } from "./image";
+import { describeImage, processImage, type RenditionImage } from "./image";
 import { UPLOAD_KINDS, type MediaClass, type UploadKind } from "./kinds";
 import { sniffType, type SniffedType } from "./sniff";
 import { fileStore, scratchDir } from "./store";
 import { ffmpegTools, makePoster, probeMedia } from "./video";
-import type { UploadRow } from "./table";
+import type { Rendition, UploadRow } from "./table";
 
 export { UPLOAD_KINDS, BOT_FILE_LIMITS, MAX_UPLOAD_BYTES, isUploadKind, type UploadKind } from "./kinds";
 
@@ -26,8 +26,14 @@ export interface StoreUploadInput {
   contentHash?: string;
 }
 
-/** Served names: 24 random URL-safe characters, `-t` (thumbnail) or `-p` (poster), extension. */
-export const FILE_NAME = /^[A-Za-z0-9_-]{24}(-[tp])?\.[a-z0-9]{1,5}$/;
+/**
+ * Served names: 24 random URL-safe characters, `-t` (thumbnail), `-p` (poster) or `-d<box>`
+ * (display rendition), extension.
+ */
+export const FILE_NAME = /^[A-Za-z0-9_-]{24}(-[tp]|-d\d{2,4})?\.[a-z0-9]{1,5}$/;
+
+/** The storage key of an upload's display rendition in BOX (see image.ts RENDITION_BOXES). */
+export const renditionKey = (storageKey: string, box: number): string => `${storageKey.slice(0, 24)}-d${box}.webp`;
 export const FILES_PATH = "/files/";
 
 export const fileUrl = (app: App, key: string): string => `${app.config.baseUrl}${FILES_PATH}${key}`;
@@ -104,6 +110,12 @@ export async function storeUpload(app: App, input: StoreUploadInput): Promise<Up
       // the poster of a video doubles as its thumbnail
       thumbUrl ??= posterUrl;
     }
+    const renditions: Rendition[] = [];
+    for (const r of media.renditions) {
+      const rKey = renditionKey(key, r.box);
+      await put(rKey, r.data);
+      renditions.push({ url: fileUrl(app, rKey), width: r.width, height: r.height, size: r.data.byteLength });
+    }
     return await app.db
       .insertInto("uploads")
       .values({
@@ -123,6 +135,7 @@ export async function storeUpload(app: App, input: StoreUploadInput): Promise<Up
         created_at: app.clock.now(),
         attached_at: null,
         content_hash: input.contentHash ?? null,
+        renditions: renditions.length ? JSON.stringify(renditions) : null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -140,6 +153,7 @@ interface PreparedMedia {
   durationMs: number | null;
   thumb: Uint8Array | null;
   poster: Uint8Array | null;
+  renditions: RenditionImage[];
 }
 
 /** Per-class processing. MEDIA_ONLY kinds re-encode images; file kinds keep bytes as sent. */
@@ -152,12 +166,21 @@ async function prepareMedia(app: App, blob: Blob, type: SniffedType, mediaOnly: 
     durationMs: null,
     thumb: null,
     poster: null,
+    renditions: [],
   };
   if (type.class === "image") {
     const bytes = await blob.bytes();
     if (mediaOnly) {
       const img = await processImage(app, bytes, type);
-      return { ...plain, data: img.data, type: img.type, width: img.width, height: img.height, thumb: img.thumb };
+      return {
+        ...plain,
+        data: img.data,
+        type: img.type,
+        width: img.width,
+        height: img.height,
+        thumb: img.thumb,
+        renditions: img.renditions,
+      };
     }
     const described = await describeImage(app, bytes);
     return described

@@ -48,7 +48,7 @@ beforeAll(async () => {
   upload = await storeUpload(server.app, {
     ownerId: account.user.id,
     kind: "post",
-    data: await pngOf(server.app, 64, 48),
+    data: await pngOf(server.app, 400, 300),
     filename: "blue.png",
   });
   bot = await createBot(server.app, {
@@ -179,7 +179,7 @@ describe("backup create against a live instance", () => {
     }
   });
 
-  test("--without-derived leaves out thumbnails and says so in the manifest", async () => {
+  test("--without-derived leaves out thumbnails and display renditions and says so in the manifest", async () => {
     const out = join(scratch, "lean", "backup-lean.tar.gz");
     const run = await runCli([
       "--data-dir",
@@ -194,11 +194,13 @@ describe("backup create against a live instance", () => {
     expect(run.code).toBe(0);
     expect(run.json.path).toBe(out);
     expect(run.json.manifest.withoutDerived).toBe(true);
-    expect(run.json.manifest.derivedOmitted).toBe(1);
+    // the thumbnail and the one display rendition of a 400x300 image
+    expect(run.json.manifest.derivedOmitted).toBe(2);
     const manifest = await readManifest(out);
     const stored = manifest.files.map((f) => f.path).filter((p) => p.startsWith("files/"));
     expect(stored.some((p) => p.endsWith(upload.storage_key))).toBe(true);
     expect(stored.some((p) => p.endsWith("-t.webp"))).toBe(false);
+    expect(stored.some((p) => /-d\d+\.webp$/.test(p))).toBe(false);
 
     // restored, the instance makes the thumbnails again from the originals
     const leanDir = join(scratch, "lean-restored");
@@ -208,12 +210,12 @@ describe("backup create against a live instance", () => {
     expect(existsSync(thumbPath)).toBe(false);
     const rebuilt = await runCli(["--data-dir", leanDir, "--json", "media", "rebuild-derived"]);
     expect(rebuilt.code).toBe(0);
-    expect(rebuilt.json).toEqual({ rebuilt: 1, present: 0, failed: [] });
+    expect(rebuilt.json).toEqual({ rebuilt: 2, present: 0, failed: [] });
     const meta = await sharp(readFileSync(thumbPath)).metadata();
     expect(meta.format).toBe("webp");
-    expect([meta.width, meta.height]).toEqual([64, 48]);
+    expect([meta.width, meta.height]).toEqual([320, 240]);
     const again = await runCli(["--data-dir", leanDir, "media", "rebuild-derived"]);
-    expect(again.stdout.trim()).toBe("rebuilt 0, already present 1, failed 0");
+    expect(again.stdout.trim()).toBe("rebuilt 0, already present 2, failed 0");
     rmSync(leanDir, { recursive: true, force: true });
   });
 

@@ -22,6 +22,7 @@ import {
   DB_FILE,
   FILES_DIR,
   SECRET_FILE,
+  VAPID_FILE,
   backupsDir,
   dbPath,
   fileStamp,
@@ -109,11 +110,13 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
       stageFile(join(dataDir, FILES_DIR, f.rel), join(staging, FILES_DIR, f.rel));
       opts.onProgress?.({ phase: "files", done: i + 1, total: kept.length });
     }
-    for (const name of [CONFIG_FILE, SECRET_FILE]) {
+    for (const name of [CONFIG_FILE, SECRET_FILE, VAPID_FILE]) {
       if (existsSync(join(dataDir, name))) copyFileSync(join(dataDir, name), join(staging, name));
     }
 
-    const entries = [DB_FILE, PG_DUMP_FILE, CONFIG_FILE, SECRET_FILE].filter((n) => existsSync(join(staging, n)));
+    const entries = [DB_FILE, PG_DUMP_FILE, CONFIG_FILE, SECRET_FILE, VAPID_FILE].filter((n) =>
+      existsSync(join(staging, n)),
+    );
     entries.push(...kept.map((f) => `${FILES_DIR}/${f.rel}`));
     const listed: ManifestFile[] = [];
     for (const [i, rel] of entries.entries()) {
@@ -246,7 +249,11 @@ async function snapshotPostgres(
     ).map((r) => r.name as string);
     // read after the dump: an upload made between the two is listed too, which does no harm
     const stored = storedKeysOf(
-      await db.selectFrom("uploads").select(["storage_key", "thumb_url", "poster_url"]).orderBy("id").execute(),
+      await db
+        .selectFrom("uploads")
+        .select(["storage_key", "thumb_url", "poster_url", "renditions"])
+        .orderBy("id")
+        .execute(),
     );
     return {
       ms,
@@ -300,7 +307,9 @@ function inspectSnapshot(path: string): { migrations: string[]; stored: StoredKe
   try {
     let stored: StoredKey[] = [];
     if (tableExists(db, "uploads")) {
-      const cols = columnNames(db, "uploads").filter((c) => c === "thumb_url" || c === "poster_url");
+      const cols = columnNames(db, "uploads").filter(
+        (c) => c === "thumb_url" || c === "poster_url" || c === "renditions",
+      );
       stored = storedKeysOf(
         db.query(`SELECT ${["storage_key", ...cols].join(", ")} FROM uploads ORDER BY id`).all() as Array<{
           storage_key: string;

@@ -2,6 +2,7 @@ import type { Config } from "../config";
 import { S3FileStore, type BucketObject } from "../media/s3-store";
 import { FILES_DIR } from "../config/layout";
 import type { ManifestObject } from "./manifest";
+import { renditionsOf } from "../media/table";
 
 /* What an instance's database says is in its file store, set against what a bucket holds. */
 
@@ -28,17 +29,24 @@ export function storedNameOf(url: string): string | null {
 }
 
 /**
- * Every key the uploads rows ROWS name, each once: the file itself, and its thumbnail and
- * poster (derived: made again from the original by `media rebuild-derived`). A video's poster
- * doubles as its thumbnail, and a thumbnail URL may name the original itself.
+ * Every key the uploads rows ROWS name, each once: the file itself, and its thumbnail,
+ * poster and display renditions (derived: made again from the original by `media
+ * rebuild-derived`). A video's poster doubles as its thumbnail, and a thumbnail URL may name
+ * the original itself.
  */
 export function storedKeysOf(
-  rows: Iterable<{ storage_key: string; thumb_url?: string | null; poster_url?: string | null }>,
+  rows: Iterable<{
+    storage_key: string;
+    thumb_url?: string | null;
+    poster_url?: string | null;
+    renditions?: string | null;
+  }>,
 ): StoredKey[] {
   const out = new Map<string, StoredKey>();
   for (const row of rows) {
     out.set(row.storage_key, { key: row.storage_key, derived: false });
-    for (const url of [row.thumb_url, row.poster_url]) {
+    const renditionUrls = renditionsOf({ renditions: row.renditions ?? null }).map((r) => r.url);
+    for (const url of [row.thumb_url, row.poster_url, ...renditionUrls]) {
       const key = url ? storedNameOf(url) : null;
       if (key && !out.has(key)) out.set(key, { key, derived: true });
     }

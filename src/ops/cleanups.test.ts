@@ -278,3 +278,31 @@ describe("bot updates", () => {
     expect(await cleanup("bots:updates")).toBe(0);
   });
 });
+
+test("jobs:done deletes jobs done more than a day ago, and nothing else", async () => {
+  const now = Date.now();
+  const insert = (state: "done" | "dead" | "queued", agoHours: number) =>
+    db()
+      .insertInto("jobs")
+      .values({
+        kind: "cleanup-test",
+        key: null,
+        payload: null,
+        state,
+        run_at: now,
+        lease_token: null,
+        lease_until: null,
+        last_error: null,
+        created_at: now - agoHours * HOUR,
+        updated_at: now - agoHours * HOUR,
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+  await insert("done", 25);
+  const recent = await insert("done", 2);
+  const dead = await insert("dead", 48);
+  const queued = await insert("queued", 48);
+  expect(await cleanup("jobs:done")).toBe(1);
+  const left = await db().selectFrom("jobs").select("id").where("kind", "=", "cleanup-test").orderBy("id").execute();
+  expect(left).toEqual([recent, dead, queued]);
+});

@@ -3,6 +3,11 @@ import { storiesPastRetention } from "../domain/stories/cleanup";
 import { purgeUnreferencedUploads } from "../media/references";
 import { removeStaleScratch } from "../media/store";
 import { registerCleanup } from "./housekeeping";
+import { DONE_JOBS_KEPT_MS, purgeDoneJobs } from "../jobs/dead-letters";
+import { removeEndedPushState } from "../domain/push/service";
+import { inTransaction } from "../db/transaction";
+import { queueEmailDigests } from "../domain/notifications/email-digest";
+import { dropExpiredPreviews } from "../domain/links/preview";
 
 const HOUR_MS = 3_600_000;
 /** Rows handled per run and per statement: a run never holds the write lock for long; the rest waits for the next run. */
@@ -17,6 +22,10 @@ export const CLEANUP_NAMES = [
   "uploads:scratch",
   "stories:media",
   "bots:updates",
+  "jobs:done",
+  "push:ended",
+  "mail:digests",
+  "links:previews",
 ] as const;
 
 /**
@@ -34,6 +43,13 @@ export function registerDataCleanups(app: App): void {
   registerCleanup(app, "uploads:scratch", everyMs, (a) => removeStaleScratch(a, a.clock.now() - SCRATCH_MAX_AGE_MS));
   registerCleanup(app, "stories:media", everyMs, removeExpiredStoryMedia);
   registerCleanup(app, "bots:updates", everyMs, removeOldBotUpdates);
+  // the job queue's finished jobs, once they have stopped being of interest to an operator
+  registerCleanup(app, "jobs:done", everyMs, (a) => purgeDoneJobs(a.db, Date.now() - DONE_JOBS_KEPT_MS));
+  // subscriptions of sessions ended by another process (the CLI) or by expiry, and lapsed "chat on screen" words
+  registerCleanup(app, "push:ended", everyMs, (a) => removeEndedPushState(a.db, a.clock.now()));
+  // not a cleanup, but as periodic: queues the e-mail digests of people away for mail.digestAfterHours
+  registerCleanup(app, "mail:digests", everyMs, queueEmailDigests);
+  registerCleanup(app, "links:previews", everyMs, (a) => dropExpiredPreviews(a.db, a.clock.now()));
 }
 
 /**
@@ -84,7 +100,7 @@ export async function removeExpiredStoryMedia(app: App): Promise<number> {
   const keys = [...new Set(stories.map((s) => s.media_url.split("/").pop()!))];
   // one transaction: the stories go and their uploads become unattached candidates together,
   // so a crash before the files are deleted leaves them to the abandoned-uploads cleanup
-  await app.db.transaction().execute(async (tx) => {
+  await inTransaction(app.storage, async ({ db: tx }) => {
     await tx
       .deleteFrom("stories")
       .where(

@@ -1,12 +1,15 @@
 import { accessSync, constants, existsSync, statfsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadConfig, readConfigFile } from "../config";
-import { CONFIG_FILE, DB_FILE, SECRET_FILE, VERSION, dbPath } from "../config/layout";
+import { CONFIG_FILE, DB_FILE, SECRET_FILE, VAPID_FILE, VERSION, dbPath } from "../config/layout";
 import { createSmtpTransport } from "../lib/mail";
 import { fileSize } from "./layout";
 import { postgresDatabaseBytes } from "./database-size";
 import { appliedMigrations, openReadOnly, schemaMinimumOf } from "./sqlite";
 import { probeEngines } from "./engines";
+import { listNodes, type NodeRecord } from "./nodes";
+import { sqliteNodes } from "./status";
+import { UNTRUSTED_PROXY_FIX } from "../http/untrusted-proxy";
 import { knownMigrationNames, openPostgresStorage } from "../db";
 import { sql, type Kysely } from "kysely";
 import { readSchemaMinimum, schemaIncompatibility, schemaLevel, type SchemaMinimum } from "../db/schema-guard";
@@ -50,7 +53,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<Check[]> {
   const databaseUrl = readConfigFile(dataDir)["database.url"];
   if (typeof databaseUrl === "string" && databaseUrl) {
     checks.push(checkPermissions(dataDir));
-    const postgres = await checkPostgres(databaseUrl);
+    const postgres = await checkPostgres(dataDir, databaseUrl);
     // backups write their pg_dump under the data dir, scratch files live there too
     if (postgres.sizeBytes !== null) checks.push(checkDisk(dataDir, postgres.sizeBytes));
     checks.push(...postgres.checks);
@@ -134,7 +137,7 @@ function checkDataDir(dataDir: string): Check {
 /** Files holding secrets must not be readable by group or others. */
 function checkPermissions(dataDir: string): Check {
   const wide: string[] = [];
-  for (const name of [CONFIG_FILE, SECRET_FILE, DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`]) {
+  for (const name of [CONFIG_FILE, SECRET_FILE, VAPID_FILE, DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`]) {
     const path = join(dataDir, name);
     if (existsSync(path) && (statSync(path).mode & 0o077) !== 0)
       wide.push(`${name} (${(statSync(path).mode & 0o777).toString(8)})`);
@@ -197,12 +200,37 @@ function checkDatabase(dataDir: string): Check[] {
             detail: `PRAGMA quick_check: ${verdict.slice(0, 300)}`,
             fix: RESTORE_FIX,
           };
-    return [integrity, migrationsCheck(appliedMigrations(db), schemaMinimumOf(db))];
+    return [
+      integrity,
+      migrationsCheck(appliedMigrations(db), schemaMinimumOf(db)),
+      proxyCheck(loadConfig(dataDir).trustProxy, sqliteNodes(db)),
+    ];
   } catch (err) {
     return [{ name: "database integrity", status: "fail", detail: (err as Error).message, fix: RESTORE_FIX }];
   } finally {
     db.close();
   }
+}
+
+/**
+ * A node that got requests with X-Forwarded-For while trustProxy is off sits behind a proxy it
+ * does not believe: all its visitors share the proxy's address and its rate limits.
+ */
+function proxyCheck(trustProxy: boolean, nodes: NodeRecord[]): Check {
+  const seen = trustProxy ? [] : nodes.filter((n) => n.forwardedForSeenAt !== null);
+  if (seen.length === 0)
+    return {
+      name: "reverse proxy",
+      status: "ok",
+      detail: trustProxy ? "trustProxy is on" : "no request came with X-Forwarded-For",
+    };
+  const last = Math.max(...seen.map((n) => n.forwardedForSeenAt!));
+  return {
+    name: "reverse proxy",
+    status: "warn",
+    detail: `${seen.map((n) => n.id).join(", ")} got requests with X-Forwarded-For (last at ${new Date(last).toISOString()}) while trustProxy is off: every visitor behind the proxy shares one address's rate limits`,
+    fix: UNTRUSTED_PROXY_FIX,
+  };
 }
 
 /** Connections a node's pool may hold (src/db: bunPostgresDialect's default). */
@@ -215,7 +243,7 @@ const NODE_POOL_CONNECTIONS = 10;
  * migrations. Also the database's size, for the free-disk check. Corruption PostgreSQL cannot
  * see without checksums is the server's operator's (amcheck, monitoring).
  */
-async function checkPostgres(url: string): Promise<{ checks: Check[]; sizeBytes: number | null }> {
+async function checkPostgres(dataDir: string, url: string): Promise<{ checks: Check[]; sizeBytes: number | null }> {
   const storage = openPostgresStorage(url);
   const db = storage.db as Kysely<any>;
   const one = async <T>(query: ReturnType<typeof sql<T>>): Promise<T> => (await query.execute(db)).rows[0]!;
@@ -239,7 +267,11 @@ async function checkPostgres(url: string): Promise<{ checks: Check[]; sizeBytes:
       (r) => r.name as string,
     );
     return {
-      checks: [...checks, migrationsCheck(applied, await readSchemaMinimum(db))],
+      checks: [
+        ...checks,
+        migrationsCheck(applied, await readSchemaMinimum(db)),
+        proxyCheck(loadConfig(dataDir).trustProxy, await listNodes(db)),
+      ],
       sizeBytes: await postgresDatabaseBytes(db),
     };
   } catch (err) {

@@ -102,7 +102,9 @@ export async function maintainDatabase(app: App, checkpointer: Checkpointer | nu
 export function startHousekeeping(app: App): void {
   const reg = registryOf(app);
   if (reg.started) return;
-  const checkpointer = startCheckpointer(app).catch((err) => {
+  const checkpointer = startCheckpointer(app, {
+    walLimitBytes: app.config["database.walLimitMB"] * 1024 * 1024,
+  }).catch((err) => {
     app.log.error("checkpoint worker did not start; commits checkpoint by themselves", { error: String(err) });
     return null;
   });

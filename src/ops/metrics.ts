@@ -11,6 +11,8 @@ import { postgresDatabaseBytes } from "./database-size";
 import { realtimeHub } from "../realtime/hub";
 import { eventLoopLag } from "./event-loop";
 import { readiness } from "./health";
+import { JOB_STATES, countJobs } from "../jobs/dead-letters";
+import { jobHandlers } from "../jobs/queue";
 
 /**
  * Prometheus metrics of one serving App (prom-client, text exposition format). Counters are
@@ -200,6 +202,20 @@ export class Metrics {
       collect() {
         this.reset();
         this.inc(app.storage.statements());
+      },
+    });
+    new this.lib.Gauge({
+      name: "social_jobs",
+      help: "Jobs in the durable queue (mail and other side effects) by kind and state: queued, running, done (kept a day), dead (out of attempts: retry or drop them)",
+      labelNames: ["kind", "state"] as const,
+      registers,
+      async collect() {
+        const counts = await countJobs(app.db);
+        this.reset();
+        // every state of every kind this node handles or has jobs of, zero included, so a dead-letter alert can clear
+        const kinds = new Set([...jobHandlers(app).keys(), ...counts.map((c) => c.kind)]);
+        for (const kind of kinds) for (const state of JOB_STATES) this.set({ kind, state }, 0);
+        for (const c of counts) this.set({ kind: c.kind, state: c.state }, c.count);
       },
     });
     new this.lib.Gauge({

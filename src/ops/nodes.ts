@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import type { Kysely } from "kysely";
 import { defineService, type App } from "../app";
 import { VERSION } from "../config/layout";
+import { untrustedProxyWatch } from "../http/untrusted-proxy";
 import { readSchemaMinimum, schemaIncompatibility } from "../db/schema-guard";
 
 /** How often a serving node records that it is alive, and re-reads the database's minimum schema. */
@@ -22,6 +23,28 @@ export interface NodeRecord {
   schema: string;
   startedAt: number;
   seenAt: number;
+  /** the last request with X-Forwarded-For while trustProxy was off, if any since the node started */
+  forwardedForSeenAt: number | null;
+  /** the node's own readiness (its /readyz answer) as of seenAt; null when it does not report it (an older version) */
+  readiness: NodeReadiness | null;
+}
+
+/** A node's /readyz answer (ops/health.ts Readiness) as recorded with its heartbeat. */
+export interface NodeReadiness {
+  status: string;
+  checks: Record<string, string>;
+  engines?: Record<string, string>;
+}
+
+/** A recorded readiness column's value, or null when absent or unreadable. */
+export function parseNodeReadiness(raw: unknown): NodeReadiness | null {
+  if (typeof raw !== "string") return null;
+  try {
+    const value = JSON.parse(raw) as NodeReadiness;
+    return typeof value?.status === "string" ? value : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -49,18 +72,24 @@ const guardKey = defineService("schema guard", (app) => new SchemaGuard(app));
 export const schemaGuard = (app: App): SchemaGuard => app.services.get(guardKey);
 
 /**
- * Records this node (host:PORT, its version and schema level) at start and every
+ * Records this node (host:PORT, its version, schema level and REPORT of its readiness) at start and every
  * NODE_HEARTBEAT_MS; each beat also re-reads the minimum schema, so a node migrated
  * under logs it and turns unready (readiness asks the same guard). Resolves once the node is
  * recorded (or its failure logged).
  */
-export function startNodeHeartbeat(app: App, port: number): Promise<void> {
+export function startNodeHeartbeat(app: App, port: number, report: () => Promise<NodeReadiness>): Promise<void> {
   const id = `${hostname()}:${port}`;
   const startedAt = app.clock.now();
   let warned = false;
   const beat = async () => {
     const now = app.clock.now();
-    const values = { version: VERSION, schema: app.schemaLevel, seen_at: now };
+    const values = {
+      version: VERSION,
+      schema: app.schemaLevel,
+      seen_at: now,
+      forwarded_for_seen_at: untrustedProxyWatch(app).lastSeenAt,
+      readiness: JSON.stringify(await report()),
+    };
     const db = app.db as Kysely<any>;
     await db
       .insertInto("nodes")
@@ -76,6 +105,8 @@ export function startNodeHeartbeat(app: App, port: number): Promise<void> {
     warned = problem !== null;
   };
   const run = () => beat().catch((err: unknown) => app.log.warn("node heartbeat failed", { error: String(err) }));
+  // doctor learns of a proxy the node does not trust without waiting for the next beat
+  untrustedProxyWatch(app).onWarning(() => void run());
   const timer = setInterval(run, NODE_HEARTBEAT_MS);
   timer.unref?.();
   app.onClose(() => clearInterval(timer));
@@ -91,5 +122,7 @@ export async function listNodes(db: Kysely<any>): Promise<NodeRecord[]> {
     schema: r.schema as string,
     startedAt: Number(r.started_at),
     seenAt: Number(r.seen_at),
+    forwardedForSeenAt: r.forwarded_for_seen_at === null ? null : Number(r.forwarded_for_seen_at),
+    readiness: parseNodeReadiness(r.readiness),
   }));
 }

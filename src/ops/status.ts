@@ -1,7 +1,7 @@
 import type { Database as SqliteDatabase } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Kysely } from "kysely";
+import { Kysely } from "kysely";
 import { readConfigFile } from "../config";
 import { VERSION, dbPath, isInitialised } from "../config/layout";
 import { knownMigrationNames, openPostgresStorage } from "../db";
@@ -14,7 +14,10 @@ import { readServerLock } from "./server-lock";
 import { probeEngines, type EngineReport } from "./engines";
 import { appliedMigrations, columnNames, openReadOnly, schemaMinimumOf, tableExists } from "./sqlite";
 import { readSchemaMinimum, schemaIncompatibility, schemaLevel, type SchemaMinimum } from "../db/schema-guard";
-import { listNodes, type NodeRecord } from "./nodes";
+import { listNodes, parseNodeReadiness, type NodeRecord } from "./nodes";
+import { bunSqliteDialect } from "../db/sqlite-dialect";
+import { jobsStatus, type JobsStatus } from "../jobs/dead-letters";
+import type { JobsTables } from "../jobs/table";
 
 export interface InstanceStatus {
   version: string;
@@ -59,6 +62,8 @@ export interface InstanceStatus {
   nodes: NodeRecord[];
   /** the pub/sub and file engines the config chooses, and whether each answers (null before init) */
   engines: EngineReport | null;
+  /** the job queue: jobs per kind and state, the newest dead letters (null before its migration) */
+  jobs: JobsStatus | null;
 }
 
 /**
@@ -90,6 +95,7 @@ export async function collectStatus(
     schema: schemaOf([], null),
     nodes: [],
     engines: null,
+    jobs: null,
   };
   const onDisk = instanceFiles(dataDir);
   status.files.count = onDisk.length;
@@ -123,6 +129,8 @@ export async function collectStatus(
       queuedBotUpdates: countRows(db, "bot_updates", ["delivered_at IS NULL"]),
     };
     status.files.byKind = filesByKind(db);
+    if (tableExists(db, "jobs"))
+      status.jobs = await jobsStatus(new Kysely<JobsTables>({ dialect: bunSqliteDialect(db, { statements: 0 }) }));
   } finally {
     db.close();
   }
@@ -144,14 +152,24 @@ function schemaOf(applied: string[], minimum: SchemaMinimum | null): InstanceSta
   };
 }
 
-function sqliteNodes(db: SqliteDatabase): NodeRecord[] {
+export function sqliteNodes(db: SqliteDatabase): NodeRecord[] {
   if (!tableExists(db, "nodes")) return [];
-  const rows = db.query("SELECT id, version, schema, started_at, seen_at FROM nodes ORDER BY id").all() as Array<{
+  // an instance not yet migrated to a column reads it as null (no sighting, no readiness reported)
+  const columns = columnNames(db, "nodes");
+  const sighting = columns.includes("forwarded_for_seen_at") ? "forwarded_for_seen_at" : "NULL";
+  const readiness = columns.includes("readiness") ? "readiness" : "NULL";
+  const rows = db
+    .query(
+      `SELECT id, version, schema, started_at, seen_at, ${sighting} AS forwarded_for_seen_at, ${readiness} AS readiness FROM nodes ORDER BY id`,
+    )
+    .all() as Array<{
     id: string;
     version: string;
     schema: string;
     started_at: number;
     seen_at: number;
+    forwarded_for_seen_at: number | null;
+    readiness: string | null;
   }>;
   return rows.map((r) => ({
     id: r.id,
@@ -159,6 +177,8 @@ function sqliteNodes(db: SqliteDatabase): NodeRecord[] {
     schema: r.schema,
     startedAt: r.started_at,
     seenAt: r.seen_at,
+    forwardedForSeenAt: r.forwarded_for_seen_at,
+    readiness: parseNodeReadiness(r.readiness),
   }));
 }
 
@@ -206,6 +226,7 @@ async function postgresStatus(status: InstanceStatus, url: string): Promise<void
       : [];
     status.schema = schemaOf(applied, await readSchemaMinimum(db));
     if (tables.has("nodes")) status.nodes = await listNodes(db);
+    if (tables.has("jobs")) status.jobs = await jobsStatus(db);
     const count = async (table: string, nullColumns: string[], zeroColumns: string[] = []) => {
       const cols = tables.get(table);
       if (!cols) return null;

@@ -50,7 +50,12 @@ describe("migrate-to-postgres", () => {
     const pg = await openApp({ dataDir, log: silentLogger });
     try {
       expect(pg.storage.engine).toBe("postgres");
-      const found = await postSearch.searchPosts(pg.db, "ПРИВЕТ 🎉", { excludeAuthorIds: [], cursor: null, limit: 10 });
+      const found = await postSearch.searchPosts(pg.db, "ПРИВЕТ 🎉", {
+        excludeAuthorIds: [],
+        cursor: null,
+        limit: 10,
+        budgetMs: 1000,
+      });
       expect(found.postIds).toEqual([post.id]);
       // keys went over as they were, and new rows take the next ones
       const carol = await makeUser(pg, { username: "carol" });

@@ -23,7 +23,7 @@ export interface MoveResult {
 }
 
 /** Kysely's own tables and SQLite's search indexes (rebuilt on PostgreSQL, not copied). */
-const NOT_COPIED = /^(kysely_migration|kysely_migration_lock|posts_fts.*|users_fts.*|sqlite_.*)$/;
+const NOT_COPIED = /^(kysely_migration|kysely_migration_lock|posts_fts.*|users_fts.*|messages_fts.*|sqlite_.*)$/;
 const BATCH = 500;
 
 /**

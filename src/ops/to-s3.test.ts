@@ -72,15 +72,16 @@ describe("media to-s3", () => {
     expect(readConfigFile(dataDir)["files.s3.bucket"]).toBeUndefined();
   });
 
-  test("copies every upload, thumbnail and poster, each read back and matched, then switches the instance", async () => {
+  test("copies every upload, thumbnail, poster and display rendition, each read back and matched, then switches the instance", async () => {
     const run = await cli.runJson("media", "to-s3", s3.bucket);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.json).toMatchObject({
       bucket: s3.bucket,
       endpoint: s3.endpoint,
-      files: 5,
-      uploaded: 5,
+      // 3 uploads, 2 thumbnails, and one.png's display rendition (two.png's thumbnail holds it whole)
+      files: 6,
+      uploaded: 6,
       alreadyThere: 0,
       missing: [],
       unreferenced: 0,
@@ -89,7 +90,7 @@ describe("media to-s3", () => {
     expect(readConfigFile(dataDir)["files.s3.bucket"]).toBe(s3.bucket);
     // the bucket holds the same bytes as the data dir, key for key
     const local = instanceFiles(dataDir);
-    expect(local).toHaveLength(5);
+    expect(local).toHaveLength(6);
     for (const f of local) {
       const key = f.rel.split("/").at(-1)!;
       expect(sha256(new Uint8Array(await s3.client.file(key).arrayBuffer()))).toBe(localSha256(key));
@@ -100,10 +101,10 @@ describe("media to-s3", () => {
 
   test("run again, it copies nothing and says the instance already uses the bucket", async () => {
     const again = await cli.runJson("media", "to-s3", s3.bucket);
-    expect(again.json).toMatchObject({ files: 5, uploaded: 0, alreadyThere: 5, switched: false });
+    expect(again.json).toMatchObject({ files: 6, uploaded: 0, alreadyThere: 6, switched: false });
     const human = await cli.run("media", "to-s3", s3.bucket);
     expect(human.code).toBe(0);
-    expect(human.stdout).toContain(`0 copied (0 B) and 5 already in bucket ${s3.bucket}`);
+    expect(human.stdout).toContain(`0 copied (0 B) and 6 already in bucket ${s3.bucket}`);
     expect(human.stdout).toContain("nothing switched");
     await cli.expectOneLineFailure(
       cli.run("media", "to-s3", "another-bucket"),
@@ -149,6 +150,6 @@ test("an object changed in the bucket is copied again; a file lost everywhere is
   rmSync(join(filesDir(dataDir), thumb.slice(0, 2), thumb));
   const run = await cli.runJson("media", "to-s3", s3.bucket);
   // the node's upload (and its thumbnail) since the switch are in the bucket only
-  expect(run.json).toMatchObject({ files: 7, uploaded: 1, alreadyThere: 5, missing: [thumb] });
+  expect(run.json).toMatchObject({ files: 8, uploaded: 1, alreadyThere: 6, missing: [thumb] });
   expect(sha256(new Uint8Array(await s3.client.file(key).arrayBuffer()))).toBe(localSha256(key));
 });

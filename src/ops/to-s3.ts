@@ -89,7 +89,11 @@ export async function moveFilesToS3(
   let keys: StoredKey[];
   try {
     keys = storedKeysOf(
-      await storage.db.selectFrom("uploads").select(["storage_key", "thumb_url", "poster_url"]).orderBy("id").execute(),
+      await storage.db
+        .selectFrom("uploads")
+        .select(["storage_key", "thumb_url", "poster_url", "renditions"])
+        .orderBy("id")
+        .execute(),
     );
   } finally {
     await storage.close();

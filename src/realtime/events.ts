@@ -20,7 +20,9 @@ export interface RealtimeEvents {
   "chat:updated": { conversationId: string; chat: unknown };
   "post:deleted": { postId: string };
   "feed:new": { postIds: string[] };
-  "notification:new": { notification: unknown; unreadCount: number };
+  "notification:new": { notification: unknown; unreadCount: number; unseenCount: number };
+  /** my notification counts changed by my own hand (read, or the list opened), in any of my windows */
+  "notification:counts": { unreadCount: number; unseenCount: number };
   "story:new": { storyId: string; author: { id: string; username: string } };
   "stars:balance": { balance: number };
   /** the server closes this session's streams (sign-out, revoked session) */
@@ -50,6 +52,7 @@ export const realtimeEventNames = [
   "post:deleted",
   "feed:new",
   "notification:new",
+  "notification:counts",
   "story:new",
   "stars:balance",
   "session:revoked",

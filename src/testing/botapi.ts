@@ -140,19 +140,29 @@ export const PNG_1x1 = Uint8Array.from(
 
 /**
  * Runs a bot in a child process (Telegraf under Node, python-telegram-bot under Debian's python)
- * until stop(); resolves once it printed "ready". stop() ends it by its pid and returns its stderr.
+ * until stop(); resolves once it printed "ready", or at once with `awaitReady: false` (a bot
+ * that prints nothing of its own: its updates wait on the server until it polls). stop() ends
+ * it by its pid and returns its stderr; `exited` settles if it ends by itself first.
  */
-export async function runBotProcess(cmd: string[], readyMs = 15_000): Promise<{ stop(): Promise<string> }> {
-  const child = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe" });
-  const reader = child.stdout.getReader();
+export async function runBotProcess(
+  cmd: string[],
+  readyMs = 15_000,
+  { cwd, awaitReady = true }: { cwd?: string; awaitReady?: boolean } = {},
+): Promise<{ stop(): Promise<string>; exited: Promise<number> }> {
+  const child = Bun.spawn(cmd, { cwd, stdout: awaitReady ? "pipe" : "ignore", stderr: "pipe" });
+  let stopped: Promise<string> | undefined;
+  // once: its stderr can be read only once, and a caller may stop it from two paths
+  const stop = () =>
+    (stopped ??= (async () => {
+      child.kill("SIGTERM");
+      await Promise.race([child.exited, Bun.sleep(5000)]);
+      if (child.exitCode === null) child.kill("SIGKILL");
+      return new Response(child.stderr).text();
+    })());
+  if (!awaitReady) return { stop, exited: child.exited };
+  const reader = child.stdout!.getReader();
   const first = await Promise.race([reader.read(), Bun.sleep(readyMs).then(() => ({ value: undefined }))]);
-  const stop = async () => {
-    child.kill("SIGTERM");
-    await Promise.race([child.exited, Bun.sleep(5000)]);
-    if (child.exitCode === null) child.kill("SIGKILL");
-    return new Response(child.stderr).text();
-  };
   if (!new TextDecoder().decode(first.value ?? new Uint8Array()).includes("ready"))
     throw new Error(`the bot process did not start: ${await stop()}`);
-  return { stop };
+  return { stop, exited: child.exited };
 }

@@ -66,16 +66,25 @@ export interface Person {
   page: Page;
 }
 
-/** A new browser profile (own cookies) with one page, at BASEURL. */
+/** A new browser profile (own cookies) with one page, at BASEURL; service workers blocked unless asked for. */
 export async function newPerson(
   browser: Browser,
   baseURL: string,
-  opts: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark" } = {},
+  opts: {
+    viewport?: { width: number; height: number };
+    colorScheme?: "light" | "dark";
+    /**
+     * allow: the app's service worker installs (and fetches every chunk of the app to keep it);
+     * only the tests of the installed app need it, the others skip that work
+     */
+    serviceWorkers?: "allow" | "block";
+  } = {},
 ): Promise<Person> {
   const context = await browser.newContext({
     baseURL,
     viewport: opts.viewport ?? { width: 1280, height: 800 },
     colorScheme: opts.colorScheme ?? "light",
+    serviceWorkers: opts.serviceWorkers ?? "block",
     locale: "en-US",
     timezoneId: "UTC",
   });

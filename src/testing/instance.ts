@@ -24,6 +24,8 @@ export const testInstanceOverrides = (
   // instances in a test process share its one event loop with the test and each other, on a
   // loaded machine: lateness there is the test's, not a stalled node's (stalled-node.test.ts turns it on)
   "readiness.maxEventLoopLagMs": 0,
+  // tests that read the log look for the line of each request they make
+  "log.requests": "all",
   ...overrides,
 });
 

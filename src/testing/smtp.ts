@@ -34,6 +34,8 @@ export async function startTestSmtp(
     mechanisms?: Array<"PLAIN" | "LOGIN">;
     starttls?: boolean;
     rejectRcpt?: boolean;
+    /** listen on this port (a server started again where the instance expects it); a free one by default */
+    port?: number;
   } = {},
 ) {
   const received: ReceivedMail[] = [];
@@ -77,7 +79,7 @@ export async function startTestSmtp(
     },
   });
   server.on("error", () => undefined);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, "127.0.0.1", resolve));
   const port = (server.server.address() as { port: number }).port;
   return {
     port,

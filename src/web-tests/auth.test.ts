@@ -243,7 +243,7 @@ describe("web app: QR sign-in", () => {
     await phone.page.getByText("Approved").waitFor();
 
     await laptop.page.getByRole("heading", { level: 1, name: "Feed" }).waitFor({ timeout: 15_000 });
-    await laptop.page.getByText(`@${user.username}`).first().waitFor();
+    await laptop.page.getByText(`@${user.username}`).filter({ visible: true }).first().waitFor();
     await phone.context.close();
     await laptop.context.close();
   });

@@ -44,7 +44,7 @@ describe("web app: the feed", () => {
     await page.getByRole("progressbar").waitFor({ state: "detached" });
     await page.getByRole("button", { name: "Post", exact: true }).click();
     const first = postCard(page, "Hello #welcome from the browser");
-    await first.getByRole("img", { name: "Image attached to the post" }).waitFor();
+    await first.getByRole("img", { name: /^Image 1 of 1 in @\w+'s post, no description$/ }).waitFor();
     await first.getByRole("link", { name: "#welcome" }).waitFor();
     expect(await text.inputValue()).toBe("");
     // my own post is on screen already: the suite.server's feed:new for it is no news to me
@@ -94,7 +94,7 @@ describe("web app: the feed", () => {
     await page.getByRole("button", { name: "Save", exact: true }).click();
     const edited = postCard(page, "Hello again #welcome");
     await edited.getByText("edited").waitFor();
-    await edited.getByRole("img", { name: "Image attached to the post" }).waitFor();
+    await edited.getByRole("img", { name: /^Image 1 of 1 in @\w+'s post, no description$/ }).waitFor();
     const [after] = await suite.server.app.db
       .selectFrom("posts")
       .select("images")

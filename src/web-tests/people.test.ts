@@ -33,7 +33,7 @@ describe("web app: profiles", () => {
 
     await me.page.getByRole("button", { name: "Follow", exact: true }).click();
     await me.page.getByRole("button", { name: "Following", pressed: true }).waitFor();
-    await me.page.getByRole("link", { name: /1 followers/ }).click();
+    await me.page.getByRole("link", { name: /^1 follower$/ }).click();
     await me.page.getByRole("heading", { level: 1, name: `People following @${author.user.username}` }).waitFor();
     await me.page.getByRole("link", { name: me.user.display_name }).waitFor();
     await expectAccessible(me.page);

@@ -1,5 +1,6 @@
 import { describe, expect } from "bun:test";
-import { accessibilityViolations, pageProblems } from "../testing/browser";
+import { accessibilityViolations, cookiesOf, newPerson, pageProblems } from "../testing/browser";
+import { storeUpload } from "../media/uploads";
 import { quickPerson } from "../testing/fixtures";
 import { pngOf, uploadFor } from "../testing/media";
 import { browserSuite } from "../testing/browser-suite";
@@ -91,6 +92,9 @@ describe("web app: stories", () => {
       mimeType: "image/png",
       buffer: Buffer.from(await pngOf(suite.server.app, 90, 160)),
     });
+    // the chosen file is shown before it is shared, and the picker offers to change it
+    await form.getByRole("figure").getByText("day.png").waitFor();
+    await form.getByText("Choose another file").waitFor();
     await form.getByLabel("Caption (optional)").fill("my day");
     await form.getByText("194 characters left").waitFor();
     // the upload is held back a moment so its progress can be seen
@@ -136,5 +140,82 @@ describe("web app: stories", () => {
     await page.getByText("You have no story up right now.").waitFor();
     expect(pageProblems(page)).toEqual([]);
     await me.context.close();
+  });
+
+  it("on a 390x844 phone the viewer sits above the tab bar, every control in view without scrolling, the picture a display copy", async () => {
+    const teller = await quickPerson(suite.server, { displayName: "Tall Teller" });
+    const upload = await storeUpload(suite.server.app, {
+      ownerId: teller.user.id,
+      kind: "story",
+      data: await pngOf(suite.server.app, 1080, 1920),
+    });
+    const caption = "A long caption about the day, ".repeat(6).trim();
+    const posted = await teller.client.post("/api/social/stories", { mediaUrl: upload.url, caption });
+    expect(posted.status).toBe(200);
+    const story = posted.body.data.story;
+    expect(story.width).toBe(1080);
+    expect(story.renditions.map((r: { width: number }) => r.width)).toEqual([360, 720]);
+
+    for (const who of ["reader", "author"] as const) {
+      const me =
+        who === "author"
+          ? await newPerson(suite.browser, suite.server.url, { viewport: { width: 390, height: 844 } })
+          : await suite.person({ viewport: { width: 390, height: 844 } });
+      if (who === "author") await me.context.addCookies(cookiesOf(teller.client, suite.server.url));
+      const { page } = me;
+      suite.watch(page);
+      await page.goto(`/stories/${teller.user.username}?story=${story.id}`);
+      const img = page.getByRole("img", { name: `Story by Tall Teller: ${caption}` });
+      await img.waitFor();
+      await img.evaluate((el: HTMLImageElement) =>
+        el.complete && el.naturalWidth > 0
+          ? undefined
+          : new Promise((r) => el.addEventListener("load", r, { once: true })),
+      );
+      const source = await img.evaluate((el: HTMLImageElement) => el.currentSrc);
+      expect(story.renditions.map((r: { url: string }) => r.url)).toContain(source);
+      expect(source).not.toBe(story.mediaUrl);
+
+      const tabBar = await page.getByRole("navigation", { name: "Main" }).boundingBox();
+      expect(tabBar!.y + tabBar!.height).toBeCloseTo(844, 0);
+      const controls = [
+        page.getByRole("link", { name: "Close" }),
+        page.getByRole("button", { name: "Previous", exact: true }),
+        page.getByRole("button", { name: "Next", exact: true }),
+        page.getByRole("button", { name: "Next story" }),
+        ...(who === "author"
+          ? [page.getByRole("button", { name: /^Viewers \(/ }), page.getByRole("button", { name: "Delete this story" })]
+          : [page.getByRole("button", { name: /^Report/ })]),
+        img,
+      ];
+      for (const control of controls) {
+        const box = (await control.boundingBox())!;
+        expect(box.y).toBeGreaterThanOrEqual(0);
+        // above the tab bar, in full
+        expect(box.y + box.height).toBeLessThanOrEqual(tabBar!.y + 0.5);
+        // and what a tap at its middle reaches is the control itself
+        const reached = await control.evaluate(
+          (el, at) => {
+            const hit = document.elementFromPoint(at.x, at.y);
+            return !!hit && (hit === el || el.contains(hit));
+          },
+          { x: box.x + box.width / 2, y: box.y + box.height / 2 },
+        );
+        expect(reached).toBe(true);
+      }
+      // the picture is shown whole, inside its stage
+      const stage = (await page.locator(".story-stage").boundingBox())!;
+      const picture = (await img.boundingBox())!;
+      expect(picture.y).toBeGreaterThanOrEqual(stage.y - 0.5);
+      expect(picture.y + picture.height).toBeLessThanOrEqual(stage.y + stage.height + 0.5);
+      expect(await img.evaluate((el) => getComputedStyle(el).objectFit)).toBe("contain");
+      // nothing to scroll: not the page, not the viewer
+      expect(await page.evaluate(() => document.scrollingElement!.scrollHeight <= window.innerHeight)).toBe(true);
+      const viewer = page.locator(".story-viewer");
+      expect(await viewer.evaluate((el) => el.scrollHeight <= el.clientHeight)).toBe(true);
+      expect(await accessibilityViolations(page)).toEqual([]);
+      expect(pageProblems(page)).toEqual([]);
+      await me.context.close();
+    }
   });
 });

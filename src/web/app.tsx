@@ -2,12 +2,14 @@ import type { AnyComponent } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { ErrorBoundary, LocationProvider, Route, Router, useLocation } from "preact-iso";
 import { ConnectionBanner } from "./components/connection-banner";
-import { Avatar } from "./components/avatar";
+import { AppNav, VisitorNav } from "./components/app-nav";
+import { OfflineBanner, OfflineStart, UpdatePrompt } from "./components/app-status";
 import { focusPageTitle, Loading, Page } from "./components/page";
 import { instanceName } from "./lib/instance";
-import { describeError } from "./lib/api";
+import { ApiError, describeError } from "./lib/api";
 import type { Screen } from "./lib/screen";
-import { account, bootSession, signedIn, signOut } from "./lib/session";
+import { startServiceWorker } from "./lib/service-worker";
+import { account, bootSession, signedIn } from "./lib/session";
 import { screens } from "./routes";
 import { SignIn } from "./screens/auth/sign-in";
 
@@ -29,7 +31,6 @@ function guarded(screen: Screen): AnyComponent<any> {
 }
 
 const routes = screens.map((s) => ({ path: s.path, component: guarded(s) }));
-const nav = screens.filter((s) => s.nav).sort((a, b) => a.nav!.order - b.nav!.order);
 
 /** What a signed-in person without the admin flag sees on an admin screen (the API refuses them too). */
 function Refused() {
@@ -58,87 +59,30 @@ function NotFound() {
 }
 
 function Header() {
-  const { path } = useLocation();
   const me = account.value;
-  return (
-    <header class="app-header">
-      <div class="header-inner">
-        <a class="brand" href="/">
-          {instanceName.value}
-        </a>
-        {me ? (
-          <>
-            <nav aria-label="Main">
-              <ul>
-                {nav
-                  .filter((s) => s.access !== "admin" || me.isAdmin)
-                  .map((s) => {
-                    const link = s.nav!.href;
-                    const href = typeof link === "function" ? link(me) : (link ?? s.path);
-                    const Badge = s.nav!.badge;
-                    return (
-                      <li key={href}>
-                        <a
-                          href={href}
-                          aria-current={
-                            path === href || (href !== "/" && path.startsWith(`${href}/`)) ? "page" : undefined
-                          }
-                        >
-                          {s.nav!.label}
-                          {Badge && <Badge />}
-                        </a>
-                      </li>
-                    );
-                  })}
-              </ul>
-            </nav>
-            <div class="account-menu">
-              <span class="me">
-                <Avatar user={me} size={28} />
-                <span class="me-name visually-hidden">@{me.username}</span>
-              </span>
-              <button type="button" onClick={() => void signOut()}>
-                Sign out
-              </button>
-            </div>
-          </>
-        ) : (
-          <nav aria-label="Main">
-            <ul>
-              <li>
-                <a href="/" aria-current={path === "/" ? "page" : undefined}>
-                  Sign in
-                </a>
-              </li>
-              <li>
-                <a href="/auth/register" aria-current={path === "/auth/register" ? "page" : undefined}>
-                  Create an account
-                </a>
-              </li>
-              <li>
-                <a href="/about" aria-current={path === "/about" ? "page" : undefined}>
-                  About
-                </a>
-              </li>
-            </ul>
-          </nav>
-        )}
-      </div>
-    </header>
-  );
+  return me ? <AppNav me={me} screens={screens} /> : <VisitorNav />;
 }
 
 function Shell() {
-  const [bootError, setBootError] = useState<string | null>(null);
+  const [bootError, setBootError] = useState<{ message: string; offline: boolean } | null>(null);
+  const { route } = useLocation();
   useEffect(() => {
-    bootSession().catch((err) => setBootError(describeError(err)));
+    startServiceWorker((url) => route(url));
+    bootSession().catch((err) =>
+      setBootError({
+        message: describeError(err),
+        offline: err instanceof ApiError && err.code === "NETWORK_ERROR",
+      }),
+    );
   }, []);
   if (account.value === undefined) {
     return (
       <main id="main" class="boot">
-        {bootError ? (
+        {bootError?.offline ? (
+          <OfflineStart problem={bootError.message} />
+        ) : bootError ? (
           <div class="card">
-            <p role="alert">{bootError}</p>
+            <p role="alert">{bootError.message}</p>
             <button type="button" onClick={() => location.reload()}>
               Try again
             </button>
@@ -146,27 +90,32 @@ function Shell() {
         ) : (
           <Loading />
         )}
+        <UpdatePrompt />
       </main>
     );
   }
   return (
-    <>
+    <div class={account.value ? "app-frame signed-in" : "app-frame"}>
       <a class="skip-link" href="#main">
         Skip to content
       </a>
       <Header />
-      <ConnectionBanner />
-      <main id="main">
-        <ErrorBoundary onError={(err) => console.error(err)}>
-          <Router onRouteChange={focusPageTitle}>
-            {routes.map((r) => (
-              <Route key={r.path} path={r.path} component={r.component} />
-            ))}
-            <Route default component={NotFound} />
-          </Router>
-        </ErrorBoundary>
-      </main>
-    </>
+      <div class="app-content">
+        <OfflineBanner />
+        <ConnectionBanner />
+        <UpdatePrompt />
+        <main id="main">
+          <ErrorBoundary onError={(err) => console.error(err)}>
+            <Router onRouteChange={focusPageTitle}>
+              {routes.map((r) => (
+                <Route key={r.path} path={r.path} component={r.component} />
+              ))}
+              <Route default component={NotFound} />
+            </Router>
+          </ErrorBoundary>
+        </main>
+      </div>
+    </div>
   );
 }
 

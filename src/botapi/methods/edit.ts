@@ -11,6 +11,8 @@ import { serializeMessage, serializePoll, type ChatView } from "../serializers";
 import { captionOf, formatText, MAX_CAPTION, MAX_TEXT, messageText } from "../text";
 import { inputFile } from "../files";
 import { BUSINESS_CONNECTION_NOT_FOUND } from "./unsupported";
+import { parsePreviewState, type PreviewChoice } from "../../domain/links/preview";
+import { linkPreviewChoice } from "../link-preview";
 
 export const NOT_MODIFIED =
   "message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message";
@@ -56,7 +58,7 @@ async function applyEdit(
   ctx: BotContext,
   view: ChatView,
   row: MessageRow,
-  patch: { content?: string; entities?: unknown[]; replyMarkup?: unknown },
+  patch: { content?: string; entities?: unknown[]; replyMarkup?: unknown; linkPreview?: PreviewChoice },
 ) {
   const sameText =
     patch.content === undefined ||
@@ -64,7 +66,10 @@ async function applyEdit(
       JSON.stringify(patch.entities ?? []) === JSON.stringify(row.entities ? JSON.parse(row.entities) : []));
   const sameMarkup =
     patch.replyMarkup === undefined || JSON.stringify(patch.replyMarkup) === (row.reply_markup ?? "null");
-  if (sameText && sameMarkup) throw badRequest(NOT_MODIFIED);
+  const samePreview =
+    patch.linkPreview === undefined ||
+    JSON.stringify(patch.linkPreview.options) === JSON.stringify(parsePreviewState(row.link_preview)?.options);
+  if (sameText && sameMarkup && samePreview) throw badRequest(NOT_MODIFIED);
   const updated = await editMessage(ctx.app, {
     conversationId: view.conversation.id,
     seq: row.seq,
@@ -72,6 +77,7 @@ async function applyEdit(
     content: patch.content,
     entities: patch.content === undefined ? undefined : (patch.entities ?? null),
     replyMarkup: patch.replyMarkup,
+    linkPreview: patch.linkPreview,
   });
   return serializeMessage(ctx.app.db, view, updated);
 }
@@ -112,7 +118,12 @@ export const editMethods = {
     const { text, entities } = await messageText(ctx);
     const { view, row } = await ownMessage(ctx);
     if (row.media !== null || hasNonTextExtra(row)) throw badRequest("there is no text in the message to edit");
-    return applyEdit(ctx, view, row, { content: text, entities, replyMarkup: editedMarkup(ctx, "keep") });
+    return applyEdit(ctx, view, row, {
+      content: text,
+      entities,
+      replyMarkup: editedMarkup(ctx, "keep"),
+      linkPreview: linkPreviewChoice(ctx),
+    });
   },
 
   async editMessageCaption(ctx) {

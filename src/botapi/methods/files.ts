@@ -1,5 +1,6 @@
 import { uploadVisibleToBot } from "../../domain/bots/files";
 import { fileKeyFromUrl } from "../../media/uploads";
+import { renditionsOf } from "../../media/table";
 import type { MethodTable } from "../context";
 import { badRequest } from "../errors";
 
@@ -15,7 +16,11 @@ export const fileMethods = {
     const key = fileKeyFromUrl(app, fileId);
     const upload = key ? await uploadVisibleToBot(app.db, me.id, key) : undefined;
     if (!key || !upload) throw badRequest("invalid file_id");
-    const main = upload.storage_key === key;
-    return { file_id: fileId, file_unique_id: fileId, file_size: main ? upload.size_bytes : undefined, file_path: key };
+    // the original's size, or a display rendition's as listed; thumbnails and posters have none recorded
+    const size =
+      upload.storage_key === key
+        ? upload.size_bytes
+        : renditionsOf(upload).find((r) => fileKeyFromUrl(app, r.url) === key)?.size;
+    return { file_id: fileId, file_unique_id: fileId, file_size: size, file_path: key };
   },
 } satisfies MethodTable;

@@ -18,6 +18,8 @@ import {
 import type { MediaItem } from "../../domain/chats/validate";
 import { isBlockedEitherWay } from "../../domain/relations/service";
 import { randomToken } from "../../lib/ids";
+import type { PreviewChoice } from "../../domain/links/preview";
+import { linkPreviewChoice } from "../link-preview";
 import { findPersonChatKept, resolveChat } from "../chats";
 import type { BotContext, MethodTable } from "../context";
 import { asBot, badRequest, blockedByUser, chatNotFound } from "../errors";
@@ -109,14 +111,18 @@ export async function post(
  * The refusals come in resolveChat's order (the chat's before the text's). Undefined, with
  * nothing written, when the two have no chat yet: resolveChat opens it.
  */
-async function sendToPerson(ctx: BotContext, ref: number): Promise<BotMessage | undefined> {
+async function sendToPerson(
+  ctx: BotContext,
+  ref: number,
+  linkPreview: PreviewChoice | undefined,
+): Promise<BotMessage | undefined> {
   // the text is formatted first: a mention by id reads its account, which no statement outside
   // the send's transaction could do while that transaction holds the connection
   let input: Outgoing | undefined;
   let invalid: { error: unknown } | undefined;
   try {
     const { text, entities } = await messageText(ctx);
-    input = { ...withSendOptions(ctx, { content: text, entities }, {}), replyToSeq: null };
+    input = { ...withSendOptions(ctx, { content: text, entities, linkPreview }, {}), replyToSeq: null };
   } catch (error) {
     invalid = { error };
   }
@@ -230,18 +236,19 @@ async function sourceMessage(
 export const sendMethods = {
   async sendMessage(ctx) {
     const ref = ctx.params.chatRef()!;
+    const linkPreview = linkPreviewChoice(ctx);
     if (
       typeof ref === "number" &&
       ref > 0 &&
       !ctx.params.has("reply_parameters") &&
       !ctx.params.has("reply_to_message_id")
     ) {
-      const sent = await sendToPerson(ctx, ref);
+      const sent = await sendToPerson(ctx, ref, linkPreview);
       if (sent) return sent;
     }
     const view = await resolveChat(ctx);
     const { text, entities } = await messageText(ctx);
-    return post(ctx, view, { content: text, entities });
+    return post(ctx, view, { content: text, entities, linkPreview });
   },
 
   sendPhoto: sendFile("photo"),

@@ -1,8 +1,7 @@
 import type { App } from "../../app";
 import { exportAccountData } from "../../domain/account/export";
-import { listNotifications, loadNotificationViews } from "../../domain/notifications/service";
+import { notificationPage } from "../../domain/notifications/service";
 import { keptProfilesOf, loadProfile } from "../../domain/profiles/service";
-import { blockedEitherWayIds } from "../../domain/relations/service";
 import type { UserRow } from "../../domain/users/table";
 import { toIso } from "../../lib/clock";
 import type { Cursor } from "../../lib/paging";
@@ -16,14 +15,12 @@ const MAX_NOTIFICATION_PAGES = 1000;
 /** `GET /api/account/export`: the person's own data, with account, profile and notifications as the Client API shows them. */
 export async function buildAccountExport(app: App, user: UserRow): Promise<Record<string, unknown>> {
   const notifications = [];
-  const hidden = await blockedEitherWayIds(app.db, user.id);
   let cursor: Cursor | null = null;
   for (let i = 0; i < MAX_NOTIFICATION_PAGES; i++) {
-    const page = await listNotifications(app.db, user.id, { cursor, limit: 100, unreadOnly: false, hidden });
-    notifications.push(...(await loadNotificationViews(app.db, page.items)).map(serializeNotification));
-    const last = page.items[page.items.length - 1];
-    if (!page.nextCursor || !last) break;
-    cursor = { t: last.created_at, id: last.id };
+    const page = await notificationPage(app.db, user.id, { cursor, limit: 100, unreadOnly: false });
+    notifications.push(...page.items.map(serializeNotification));
+    if (!page.nextCursor || !page.last) break;
+    cursor = page.last;
   }
   return {
     exportedAt: toIso(app.clock.now()),

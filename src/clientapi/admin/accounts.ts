@@ -300,7 +300,7 @@ export function adminAccountRoutes(app: App) {
         refuseSelf(admin, target, "set a password for (change your own in the account settings)");
         // as `socialctl user set-password`: the new password signs the account out everywhere
         return act(admin, target, "account.set-password", async () => {
-          await setPassword(app.db, app.clock.now(), target.id, body.password);
+          await setPassword(app, target.id, body.password);
           return { sessionsRevoked: await revokeSessionsAndNotify(app, target.id, null) };
         });
       },

@@ -34,6 +34,30 @@ const LoginBody = t.Object({
   twoFactorCode: t.Optional(t.String({ maxLength: 32 })),
 });
 
+export const CsrfAnswer = t.Object({
+  csrfToken: t.String(),
+  captchaRequired: t.Boolean(),
+  registration: t.String({ description: "open, captcha, invite or closed" }),
+});
+
+/** A new CSRF token, set as the csrf_token cookie too, and the sign-up mode (GET /api/auth/csrf, GET /api/start). */
+export function issueCsrf(app: App, set: unknown): typeof CsrfAnswer.static {
+  const csrfToken = issueCsrfToken(app.secret);
+  // readable by scripts (double submit): not httpOnly; lives as long as a refresh token
+  addSetCookies(set as never, [
+    serializeCookie(app, CSRF_COOKIE, csrfToken, {
+      httpOnly: false,
+      maxAgeSeconds: app.config["auth.refreshTtlSeconds"],
+    }),
+  ]);
+  // the app explains the sign-up mode (open, captcha, invite, closed) before anyone fills the form in
+  return {
+    csrfToken,
+    captchaRequired: app.config.registration === "captcha",
+    registration: app.config.registration,
+  };
+}
+
 /**
  * /api/auth: GET csrf, POST login, GET me, POST logout, GET captcha, POST register (self-service
  * sign-up; the person then signs in with POST login). Sessions, 2fa, qr, email and password have their
@@ -42,34 +66,9 @@ const LoginBody = t.Object({
 export function authRoutes(app: App) {
   return new Elysia({ name: "client-auth" })
     .use(requestContext(app))
-    .get(
-      "/csrf",
-      ({ set }) => {
-        const csrfToken = issueCsrfToken(app.secret);
-        // readable by scripts (double submit): not httpOnly; lives as long as a refresh token
-        addSetCookies(set as never, [
-          serializeCookie(app, CSRF_COOKIE, csrfToken, {
-            httpOnly: false,
-            maxAgeSeconds: app.config["auth.refreshTtlSeconds"],
-          }),
-        ]);
-        // the app explains the sign-up mode (open, captcha, invite, closed) before anyone fills the form in
-        return ok({
-          csrfToken,
-          captchaRequired: app.config.registration === "captcha",
-          registration: app.config.registration,
-        });
-      },
-      {
-        detail: doc("Get a CSRF token (also set as the csrf_token cookie)", {
-          data: t.Object({
-            csrfToken: t.String(),
-            captchaRequired: t.Boolean(),
-            registration: t.String({ description: "open, captcha, invite or closed" }),
-          }),
-        }),
-      },
-    )
+    .get("/csrf", ({ set }) => ok(issueCsrf(app, set)), {
+      detail: doc("Get a CSRF token (also set as the csrf_token cookie)", { data: CsrfAnswer }),
+    })
     .post(
       "/login",
       async ({ body, request, ip, set }) => {

@@ -31,7 +31,7 @@ async function open(server: TestServer, token: string) {
 
 describe("the sandbox's one-time sign-in link", () => {
   test("signs in once and lands where the sandbox said", async () => {
-    const token = await issueSignInLink(sandbox.app.db, sandbox.app.clock.now(), person.id);
+    const token = await issueSignInLink(sandbox.app, person.id);
     const { client, res } = await open(sandbox, token);
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/dashboard/messages?user=sandbox_bot");
@@ -44,12 +44,12 @@ describe("the sandbox's one-time sign-in link", () => {
   });
 
   test("expires, and a newer link replaces an unused older one", async () => {
-    const expiring = await issueSignInLink(sandbox.app.db, sandbox.app.clock.now(), person.id);
+    const expiring = await issueSignInLink(sandbox.app, person.id);
     sandbox.clock.advance(SIGN_IN_LINK_TTL_MS);
     expect((await open(sandbox, expiring)).res.status).toBe(410);
 
-    const older = await issueSignInLink(sandbox.app.db, sandbox.app.clock.now(), person.id);
-    const newer = await issueSignInLink(sandbox.app.db, sandbox.app.clock.now(), person.id);
+    const older = await issueSignInLink(sandbox.app, person.id);
+    const newer = await issueSignInLink(sandbox.app, person.id);
     expect((await open(sandbox, older)).res.status).toBe(410);
     expect((await open(sandbox, newer)).res.status).toBe(303);
     expect((await open(sandbox, "made-up")).res.status).toBe(410);
@@ -57,14 +57,14 @@ describe("the sandbox's one-time sign-in link", () => {
 
   test("a password change voids an unused link", async () => {
     const { user } = await quickPerson(sandbox);
-    const token = await issueSignInLink(sandbox.app.db, sandbox.app.clock.now(), user.id);
-    await setPassword(sandbox.app.db, sandbox.app.clock.now(), user.id, "a changed password");
+    const token = await issueSignInLink(sandbox.app, user.id);
+    await setPassword(sandbox.app, user.id, "a changed password");
     expect((await open(sandbox, token)).res.status).toBe(410);
   });
 
   test("a server not started by socialctl dev has no such route: a real token signs nobody in", async () => {
     const { user } = await quickPerson(plain);
-    const token = await issueSignInLink(plain.app.db, plain.app.clock.now(), user.id);
+    const token = await issueSignInLink(plain.app, user.id);
     const { client, res } = await open(plain, token);
     expect(res.status).toBe(200); // the app's page, as for any address it does not serve
     expect(client.cookies.has("auth_access_token")).toBe(false);

@@ -19,7 +19,7 @@ import { parseBotCommands } from "../../domain/bots/commands";
 import { toIso } from "../../lib/clock";
 import { botIncome, withdrawIncome } from "../../domain/payments/income";
 import { serializePublicUser } from "../serializers/account";
-import { libraryApiRoots } from "../../domain/bots/library-roots";
+import { libraryApiRoots } from "../../lib/bot-libraries";
 import { botProfile, menuButtonFor } from "../../domain/bots/profile";
 import { botLogOf } from "../../domain/bots/log";
 import { findPrivateChat } from "../../domain/chats/access";

@@ -319,6 +319,38 @@ describe("messages", () => {
     expect(res.body.error.details.fieldErrors.after).toBeDefined();
   });
 
+  test("around a message: the page that holds it, with cursors going on both ways", async () => {
+    const [a, b] = [await person(), await person()];
+    const cid = await openChat(a, b);
+    const ids: string[] = [];
+    for (let i = 1; i <= 9; i++) ids.push((await send(a, cid, { content: `m${i}` })).body.data.message.id);
+    const page = async (query: string) => {
+      const res = await b.client.get(`/api/social/messages/${cid}?${query}`);
+      expect(res.status).toBe(200);
+      const { messages, pageInfo } = res.body.data;
+      return { contents: messages.map((m: any) => m.content), ...pageInfo };
+    };
+    // m3 and the older half of the page, then the newer ones, newest first as every page
+    const around = await page(`limit=4&around=${ids[2]}`);
+    expect(around.contents).toEqual(["m5", "m4", "m3", "m2"]);
+    expect((await page(`limit=4&before=${around.oldestCursor}`)).contents).toEqual(["m1"]);
+    expect((await page(`limit=4&after=${around.newestCursor}`)).contents).toEqual(["m9", "m8", "m7", "m6"]);
+    // by messageId too; near the newest end the newer cursor is null (live messages join it)
+    expect(await page("limit=4&around=8")).toMatchObject({ contents: ["m9", "m8", "m7"], newestCursor: null });
+    expect(await page("limit=2&around=1")).toMatchObject({ contents: ["m2", "m1"], oldestCursor: null });
+
+    // a message deleted for me, or of another chat, is not found; around goes alone
+    await b.client.delete(`/api/social/messages/${cid}/${ids[4]}`);
+    let res = await b.client.get(`/api/social/messages/${cid}?around=${ids[4]}`);
+    expect(res.status).toBe(404);
+    const other = await openChat(a, await person());
+    res = await a.client.get(`/api/social/messages/${other}?around=${ids[0]}`);
+    expect(res.status).toBe(404);
+    res = await b.client.get(`/api/social/messages/${cid}?around=${ids[0]}&before=${around.oldestCursor}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors.around).toBeDefined();
+  });
+
   test("bad input: oversize content, empty content, long clientMessageId, bad paging, unknown chat", async () => {
     const [a, b] = [await person(), await person()];
     const cid = await openChat(a, b);
@@ -526,8 +558,10 @@ describe("messages", () => {
     expect(res.body.error.code).toBe("PERMISSION_DENIED");
     res = await a.client.patch(`/api/social/messages/${cid}/${m.id}`, { content: "y".repeat(4097) });
     expect(res.status).toBe(400);
+    // nothing to change (no text, no descriptions) is a VALIDATION_ERROR
     res = await a.client.patch(`/api/social/messages/${cid}/${m.id}`, {});
-    expect(res.status).toBe(422);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("VALIDATION_ERROR");
     res = await a.client.patch(`/api/social/messages/${cid}/ckmissingmessage0000000`, { content: "x" });
     expect(res.status).toBe(404);
 

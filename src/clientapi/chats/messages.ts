@@ -10,6 +10,7 @@ import {
   forwardMessage,
   isJustStored,
   listHistory,
+  listHistoryAround,
   markMediaAttached,
   markRead,
   requireMembershipByCuid,
@@ -46,11 +47,38 @@ const SendBody = t.Object({
   content: t.Optional(t.String()),
   clientMessageId: t.Optional(t.Union([t.String(), t.Null()])),
   replyToId: t.Optional(t.Union([t.String(), t.Integer(), t.Null()])),
-  media: t.Optional(t.Array(t.Unknown())),
+  media: t.Optional(
+    t.Array(t.Unknown(), {
+      description:
+        "attachments: {type (image, video, voice, file, sticker), url (from /api/account/upload), alt (an image's description, alt text, up to 1,500 characters), name, durationMs, waveform}",
+    }),
+  ),
   entities: t.Optional(t.Array(t.Unknown())),
+  linkPreview: t.Optional(
+    t.Boolean({
+      description:
+        "false: no preview of the text's first link (the sender removed it); by default the server reads the page and the message gains linkPreview",
+    }),
+  ),
 });
 
-const EditBody = t.Object({ content: t.String(), entities: t.Optional(t.Array(t.Unknown())) });
+const EditBody = t.Object({
+  content: t.Optional(t.String()),
+  entities: t.Optional(t.Array(t.Unknown())),
+  linkPreview: t.Optional(
+    t.Boolean({
+      description:
+        "false removes the preview of the text's first link, true brings it back; left out, an edit keeps the choice while the link stays the same",
+    }),
+  ),
+  mediaAlts: t.Optional(
+    t.Array(t.Union([t.String({ maxLength: 6000 }), t.Null()]), {
+      maxItems: 10,
+      description:
+        "new descriptions (alt text, up to 1,500 characters each) of the message's attachments, by index; empty or null removes one",
+    }),
+  ),
+});
 const ReactionBody = t.Object({ emoji: t.Union([t.String({ maxLength: 32 }), t.Null()]) });
 const ReadBody = t.Object({ messageId: t.Union([t.String(), t.Integer()]) });
 const ForwardBody = t.Object({
@@ -60,6 +88,9 @@ const ForwardBody = t.Object({
 const HistoryQuery = t.Object({
   before: t.Optional(t.String()),
   after: t.Optional(t.String()),
+  around: t.Optional(
+    t.String({ maxLength: 64, description: "a message's id or messageId: the page around it (both cursors)" }),
+  ),
   limit: t.Optional(t.String()),
 });
 const DeleteQuery = t.Object({ forEveryone: t.Optional(t.String()) });
@@ -157,7 +188,12 @@ export function chatMessageRoutes(app: App) {
         async ({ user, params, query }) => {
           const limit = parseLimit(query.limit, 30, 100);
           const membership = await requireMembershipByCuid(app.db, params.cid, user.id);
-          const page = await listHistory(app, membership, user.id, query.before, limit, query.after);
+          if (query.around !== undefined && (query.before || query.after))
+            throw fieldError("around", "cannot be combined with before or after");
+          const page =
+            query.around !== undefined
+              ? await listHistoryAround(app, membership, user.id, query.around, limit)
+              : await listHistory(app, membership, user.id, query.before, limit, query.after);
           return ok({
             conversation: await serializeConversation(app.db, membership.conversation, user.id, membership.member),
             messages: await serializeMessages(app.db, membership.conversation, page.items, {
@@ -171,7 +207,7 @@ export function chatMessageRoutes(app: App) {
           auth: true,
           query: HistoryQuery,
           detail: doc(
-            "A chat and a page of its history, newest first (?before=<pageInfo.oldestCursor> for older, ?after=<pageInfo.newestCursor> for newer; null where the history ends)",
+            "A chat and a page of its history, newest first (?before=<pageInfo.oldestCursor> for older, ?after=<pageInfo.newestCursor> for newer; null where the history ends; ?around=<message id> for the page around a message)",
             {
               data: t.Object({
                 conversation: Conversation,
@@ -194,6 +230,7 @@ export function chatMessageRoutes(app: App) {
             content: body.content,
             entities: body.entities,
             clientMessageId: body.clientMessageId ?? null,
+            linkPreview: body.linkPreview === undefined ? undefined : { off: !body.linkPreview },
           };
           if (body.media === undefined && body.replyToId == null) {
             // nothing to look up in the chat first: its membership is read in the send's transaction
@@ -277,7 +314,10 @@ export function chatMessageRoutes(app: App) {
             seq: target.seq,
             editorId: user.id,
             content: body.content,
-            entities: body.entities ?? null,
+            // entities go with the text they lie in: kept when only the descriptions change
+            entities: body.content !== undefined ? (body.entities ?? null) : body.entities,
+            mediaAlts: body.mediaAlts,
+            linkPreview: body.linkPreview === undefined ? undefined : { off: !body.linkPreview },
           });
           return ok({ message: await shownMessage(conversation, row) });
         },

@@ -29,6 +29,7 @@ import { membersAndReads, otherPartyId, rightsOf } from "../../domain/chats/acce
 import { precompiled } from "../../db/compiled";
 import { toIso } from "../../lib/clock";
 import { serializePublicUser } from "../serializers/account";
+import { shownPreview } from "../../domain/links/preview";
 
 /** Keys of a message's `extra` JSON that the Client API also shows at the top level. */
 const EXTRA_KEYS = ["caption", "location", "venue", "dice", "contact"] as const;
@@ -247,6 +248,10 @@ function messageShape(
   if (extra) for (const k of EXTRA_KEYS) if (extra[k] !== undefined) out[k] = extra[k];
   // its sender protected it: the app offers no forward, copy or save
   if (extra?.protect_content === true) out.protectedContent = true;
+  if (m.link_preview !== null) {
+    const preview = shownPreview(m.link_preview);
+    if (preview) out.linkPreview = preview;
+  }
   if (parts.poll) {
     out.poll = parts.poll;
     // the stored copy carries no counts: only the shaped poll above is shown

@@ -4,7 +4,7 @@ import { instanceIdentity } from "../../domain/instance/identity";
 import { ok } from "../../http/envelope";
 import { doc, Resource } from "../docs";
 
-const Instance = Resource({
+export const Instance = Resource({
   name: t.String(),
   description: t.String(),
   rules: t.Array(t.String(), { description: "registering means accepting these (register's acceptRules)" }),

@@ -45,6 +45,27 @@ export function peopleRoutes(app: App) {
       });
     };
 
+  // a person's posts, or only those with pictures (the media gallery)
+  const authorPosts =
+    (which: "posts" | "media") =>
+    async ({
+      params,
+      query,
+      user,
+      set,
+    }: {
+      params: { username: string };
+      query: { cursor?: string; limit?: string };
+      user: { id: number };
+      set: Parameters<typeof postListJson>[0];
+    }) => {
+      const author = await requireVisibleUser(app.db, user.id, params.username);
+      const page = await userPostsPage(app.db, keptPostViewsOf(app), user.id, author, pageRequest(query), {
+        picturesOnly: which === "media",
+      });
+      return postListJson(set, page);
+    };
+
   return new Elysia({ name: "client-people" })
     .use(requestContext(app))
     .get("/:username", ({ params, user, set }) => profileResponse(app, set, user.id, params.username), {
@@ -100,22 +121,21 @@ export function peopleRoutes(app: App) {
         }),
       },
     )
-    .get(
-      "/:username/posts",
-      async ({ params, query, user, set }) => {
-        const author = await requireVisibleUser(app.db, user.id, params.username);
-        return postListJson(
-          set,
-          await userPostsPage(app.db, keptPostViewsOf(app), user.id, author, pageRequest(query)),
-        );
-      },
-      {
-        auth: true,
-        params: UsernameParams,
-        query: PageQuery,
-        detail: doc("A person's posts, newest first", { data: Page("posts", Post) }),
-      },
-    )
+    .get("/:username/posts", authorPosts("posts"), {
+      auth: true,
+      params: UsernameParams,
+      query: PageQuery,
+      detail: doc("A person's posts, newest first", { data: Page("posts", Post) }),
+    })
+    .get("/:username/media", authorPosts("media"), {
+      auth: true,
+      params: UsernameParams,
+      query: PageQuery,
+      detail: doc(
+        "A person's media gallery: their own posts (not reposts) with at least one picture, newest first; the pictures are each post's images whose mime is image/*",
+        { data: Page("posts", Post) },
+      ),
+    })
     .get(
       "/:username/stories",
       async ({ params, user }) => {

@@ -223,6 +223,21 @@ describe("edit and delete", () => {
     expect(rec.seen.map((e) => [e.event, e.data])).toContainEqual(["feed:new", { postIds: [post.id] }]);
     expect(muted.seen.filter((e) => e.event === "feed:new")).toHaveLength(0);
   });
+
+  test("a repost is announced to the reposter's followers, not to the reposter as news", async () => {
+    const author = await person();
+    const sharer = await person();
+    const follower = await person();
+    await follower.client.post(`/api/social/users/${sharer.user.username}/follow`);
+    const post = await postAs(author.client, { content: "worth sharing" });
+    const toFollower = recordEvents(follower.user.id);
+    const toSharer = recordEvents(sharer.user.id);
+    const repost = (await sharer.client.post(`/api/social/posts/${post.id}/repost`)).body.data.repost;
+    toFollower.stop();
+    toSharer.stop();
+    expect(toFollower.seen.map((e) => [e.event, e.data])).toContainEqual(["feed:new", { postIds: [repost.id] }]);
+    expect(toSharer.seen.filter((e) => e.event === "feed:new")).toHaveLength(0);
+  });
 });
 
 describe("likes, reposts, bookmarks", () => {
@@ -246,16 +261,20 @@ describe("likes, reposts, bookmarks", () => {
       liked: true,
       likeCount: 2,
     });
-    res = await fan.client.post(`/api/social/posts/${post.id}/like`);
-    expect(res.body.data).toEqual({ liked: false, likeCount: 1 });
-    const notes = await server.app.db
-      .selectFrom("notifications")
-      .selectAll()
-      .where("recipient_id", "=", author.user.id)
-      .where("type", "=", "like")
-      .execute();
+    const likesOfAuthor = () =>
+      server.app.db
+        .selectFrom("notifications")
+        .selectAll()
+        .where("recipient_id", "=", author.user.id)
+        .where("type", "=", "like")
+        .execute();
+    const notes = await likesOfAuthor();
     expect(notes).toHaveLength(1);
     expect(notes[0]!.actor_id).toBe(fan.user.id);
+    // taking the like back takes its notification back
+    res = await fan.client.post(`/api/social/posts/${post.id}/like`);
+    expect(res.body.data).toEqual({ liked: false, likeCount: 1 });
+    expect(await likesOfAuthor()).toEqual([]);
     expect((await fan.client.post("/api/social/posts/missing/like")).status).toBe(404);
     expect((await fan.client.get(`/api/social/posts/${post.id}/likes?limit=0`)).body.error.code).toBe(
       "VALIDATION_ERROR",

@@ -31,16 +31,41 @@ const PollBody = t.Object({
   options: t.Array(t.String({ maxLength: 400 }), { minItems: 2, maxItems: 12 }),
   multiple: t.Optional(t.Boolean()),
 });
+const ContentWarning = t.Optional(
+  t.Union([t.String({ maxLength: 800 }), t.Null()], {
+    description:
+      "a content warning (up to 200 characters): readers see it instead of the text and images until they ask; empty or null for none",
+  }),
+);
+const ImageAlts = t.Optional(
+  t.Array(t.Union([t.String({ maxLength: 6000 }), t.Null()]), {
+    maxItems: 10,
+    description:
+      "the images' descriptions (alt text, up to 1,500 characters each), by the index of imageUrls; empty or null for an image without one. In an edit without imageUrls, it describes the images the post has",
+  }),
+);
+const LinkPreviewChoice = t.Optional(
+  t.Boolean({
+    description:
+      "false: no preview of the text's first link (the author removed it); by default the server reads the page and the post's linkPreview fills in. In an edit, true brings a removed preview back; left out, an edit keeps the choice while the link stays the same",
+  }),
+);
 const CreatePostBody = t.Object({
   // characters are counted as code points in the domain; the schema only caps the size
   content: t.Optional(t.String({ maxLength: 8000 })),
+  contentWarning: ContentWarning,
   imageUrls: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 2048 }), { maxItems: 10 })),
+  imageAlts: ImageAlts,
   poll: t.Optional(PollBody),
   clientPostId: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
+  linkPreview: LinkPreviewChoice,
 });
 const EditPostBody = t.Object({
   content: t.Optional(t.String({ maxLength: 8000 })),
+  contentWarning: ContentWarning,
   imageUrls: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 2048 }), { maxItems: 10 })),
+  imageAlts: ImageAlts,
+  linkPreview: LinkPreviewChoice,
 });
 const VoteBody = t.Object({
   optionIds: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 12 })),
@@ -53,11 +78,17 @@ const CommentBody = t.Object({
       t.Object({
         url: t.String({ minLength: 1, maxLength: 2048 }),
         type: t.Optional(t.Union([t.Literal("image"), t.Literal("video"), t.Literal("voice")])),
+        alt: t.Optional(
+          t.Union([t.String({ maxLength: 6000 }), t.Null()], {
+            description: "the image's description (alt text), up to 1,500 characters",
+          }),
+        ),
       }),
       { maxItems: 4 },
     ),
   ),
   replyToId: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
+  contentWarning: ContentWarning,
 });
 
 /** /api/social/posts: create, read, edit, delete; likes, reposts, bookmarks, poll votes; a post's comments. */

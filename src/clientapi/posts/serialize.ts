@@ -2,12 +2,17 @@ import type { CommentCore, CommentView } from "../../domain/comments/service";
 import type { PollView, PostAuthor, PostCore, PostView } from "../../domain/posts/view";
 import { toIso } from "../../lib/clock";
 import { serializePublicUser } from "../serializers/account";
+import type { Rendition } from "../../media/table";
+import type { CommentMedia } from "../../domain/comments/table";
+import { shownPreview, type LinkPreview } from "../../domain/links/preview";
 
 /** The part of a post's Client API shape that is the same for every reader, per kept core. */
 interface SharedShape {
   id: string;
   content: string;
+  contentWarning: string | null;
   images: Array<Record<string, unknown>>;
+  linkPreview: LinkPreview | null;
   likeCount: number;
   commentCount: number;
   repostCount: number;
@@ -27,6 +32,7 @@ function sharedShapeOf(core: PostCore): SharedShape {
   shape = {
     id: p.cuid,
     content: p.content,
+    contentWarning: p.content_warning,
     images: core.images.map((i) => ({
       url: i.url,
       kind: i.kind,
@@ -35,7 +41,10 @@ function sharedShapeOf(core: PostCore): SharedShape {
       height: i.height,
       thumbUrl: i.thumbUrl,
       posterUrl: i.posterUrl,
+      ...(i.renditions ? { renditions: i.renditions.map(renditionShape) } : {}),
+      ...(i.alt !== undefined ? { alt: i.alt } : {}),
     })),
+    linkPreview: shownPreview(p.link_preview),
     likeCount: core.likeCount,
     commentCount: core.commentCount,
     repostCount: core.repostCount,
@@ -74,8 +83,10 @@ export function serializePost(v: PostView): Record<string, unknown> {
   return {
     id: s.id,
     content: s.content,
+    contentWarning: s.contentWarning,
     author: authorShapeOf(v.author),
     images: s.images,
+    linkPreview: s.linkPreview,
     poll: v.poll && pollShape(v.poll),
     likeCount: s.likeCount,
     commentCount: s.commentCount,
@@ -92,14 +103,26 @@ export function serializePost(v: PostView): Record<string, unknown> {
   };
 }
 
+/** A display rendition as the Client API shows it (its byte size is the Bot API's business). */
+export const renditionShape = (r: Rendition) => ({ url: r.url, width: r.width, height: r.height });
+
 // a comment's shape every reader sees alike, made once per kept core
-const commentShapes = new WeakMap<CommentCore, { id: string; content: string; createdAt: string }>();
+const commentShapes = new WeakMap<
+  CommentCore,
+  {
+    id: string;
+    content: string;
+    contentWarning: string | null;
+    media: Array<Omit<CommentMedia, "renditions"> & { renditions?: Array<ReturnType<typeof renditionShape>> }>;
+    createdAt: string;
+  }
+>();
 
 /** A post's JSON every reader sees alike, cut where the reader's own parts go in (see postJson). */
 interface SharedJson {
   /** `{"id":…,"content":…,"author":` */
   head: string;
-  /** `,"images":[…],"poll":` */
+  /** `,"images":[…],"linkPreview":…,"poll":` */
   images: string;
   /** `,"likeCount":…,"commentCount":…,"repostCount":…,"liked":` */
   counts: string;
@@ -122,8 +145,8 @@ function sharedJsonOf(core: PostCore): SharedJson {
   if (json) return json;
   const s = sharedShapeOf(core);
   json = {
-    head: `{"id":${J(s.id)},"content":${J(s.content)},"author":`,
-    images: `,"images":${J(s.images)},"poll":`,
+    head: `{"id":${J(s.id)},"content":${J(s.content)},"contentWarning":${J(s.contentWarning)},"author":`,
+    images: `,"images":${J(s.images)},"linkPreview":${J(s.linkPreview)},"poll":`,
     counts: `,"likeCount":${s.likeCount},"commentCount":${s.commentCount},"repostCount":${s.repostCount},"liked":`,
     repost: `,"isRepost":${s.isRepost},"repostOf":`,
     clientPostId: `,"clientPostId":${J(core.row.client_post_id)}`,
@@ -188,14 +211,21 @@ export function serializeComment(v: CommentView) {
   if (!shared)
     commentShapes.set(
       v.core,
-      (shared = { id: v.core.row.cuid, content: v.core.row.content, createdAt: toIso(v.core.row.created_at) }),
+      (shared = {
+        id: v.core.row.cuid,
+        content: v.core.row.content,
+        contentWarning: v.core.row.content_warning,
+        media: v.core.media.map((m) => (m.renditions ? { ...m, renditions: m.renditions.map(renditionShape) } : m)),
+        createdAt: toIso(v.core.row.created_at),
+      }),
     );
   return {
     id: shared.id,
     postId: v.postCuid,
     replyToId: v.replyToCuid,
     content: shared.content,
-    media: v.media,
+    contentWarning: shared.contentWarning,
+    media: shared.media,
     author: authorShapeOf(v.author),
     likeCount: v.likeCount,
     replyCount: v.replyCount,

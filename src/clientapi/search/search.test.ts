@@ -18,7 +18,7 @@ const search = (client: TestClient, params: Record<string, string>) =>
   client.get(`/api/social/search?${new URLSearchParams(params)}`);
 
 describe("search posts (FTS5)", () => {
-  test("ranked full-text matches in Latin, Cyrillic, accents and emoji", async () => {
+  test("full-text matches in Latin, Cyrillic, accents and emoji, newest first", async () => {
     const { client } = await person();
     const a = await postIdAs(client, "Bun makes SQLite fast, bun bun");
     const b = await postIdAs(client, "I like bun for scripts");
@@ -27,8 +27,7 @@ describe("search posts (FTS5)", () => {
     const party = await postIdAs(client, "party🎉time with 👍🏽");
     let res = await search(client, { q: "bun", type: "posts" });
     expect(res.status).toBe(200);
-    // bm25: the post saying it three times ranks first
-    expect(res.body.data.posts.map((p: any) => p.id)).toEqual([a, b]);
+    expect(res.body.data.posts.map((p: any) => p.id)).toEqual([b, a]);
     expect(res.body.data.posts[0].author.username).toBeDefined();
     res = await search(client, { q: "мир", type: "posts" });
     expect(res.body.data.posts.map((p: any) => p.id)).toEqual([ru]);
@@ -227,6 +226,54 @@ describe("search messages", () => {
     expect(res.body.data.messages).toEqual([]);
     res = await search(a.client, { q: "кафе", type: "messages", cursor: "@@" });
     expect(res.status).toBe(400);
+  });
+});
+
+describe("search one chat's messages", () => {
+  test("chatId keeps one chat's messages, of a chat I am in, with type=messages only", async () => {
+    const a = await person();
+    const b = await person();
+    const c = await person();
+    const withB = await openPrivateChat(server.app, a.user.id, b.user.id);
+    const withC = await openPrivateChat(server.app, a.user.id, c.user.id);
+    for (const content of ["lighthouse one", "lighthouse two", "nothing here"])
+      await sendMessage(server.app, { conversationId: withB.id, senderId: a.user.id, content });
+    await sendMessage(server.app, { conversationId: withC.id, senderId: c.user.id, content: "lighthouse three" });
+    let res = await search(a.client, { q: "lighthouse", type: "messages" });
+    expect(res.body.data.messages.map((m: any) => m.content)).toEqual([
+      "lighthouse three",
+      "lighthouse two",
+      "lighthouse one",
+    ]);
+    res = await search(a.client, { q: "lighthouse", type: "messages", chatId: withB.cuid, limit: "1" });
+    expect(res.status).toBe(200);
+    expect(res.body.data.messages.map((m: any) => [m.content, m.conversationId])).toEqual([
+      ["lighthouse two", withB.cuid],
+    ]);
+    // each result's chat, as I see it (a private chat is named by the other person)
+    expect(res.body.data.chats).toEqual([
+      expect.objectContaining({
+        id: withB.cuid,
+        type: "private",
+        otherUser: expect.objectContaining({ username: b.user.username }),
+      }),
+    ]);
+    res = await search(a.client, {
+      q: "lighthouse",
+      type: "messages",
+      chatId: withB.cuid,
+      cursor: res.body.data.nextCursor,
+    });
+    expect(res.body.data).toMatchObject({ messages: [{ content: "lighthouse one" }], nextCursor: null });
+    res = await search(a.client, { q: "lighthouse", type: "messages", chatId: withC.cuid });
+    expect(res.body.data.messages.map((m: any) => m.content)).toEqual(["lighthouse three"]);
+
+    // a chat I am not in is not found; chatId goes with type=messages only
+    res = await search(b.client, { q: "lighthouse", type: "messages", chatId: withC.cuid });
+    expect(res.status).toBe(404);
+    res = await search(a.client, { q: "lighthouse", chatId: withB.cuid });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors.chatId).toBeDefined();
   });
 });
 

@@ -3,6 +3,8 @@ import { STORY_TTL_MS } from "../../domain/stories/service";
 import type { StoryMediaKind } from "../../domain/stories/table";
 import type { UserRow } from "../../domain/users/table";
 import { toIso } from "../../lib/clock";
+import { renditionsOf } from "../../media/table";
+import { renditionShape } from "../posts/serialize";
 import { serializePublicUser } from "../serializers/account";
 
 const MEDIA_TYPE: Record<StoryMediaKind, "image" | "video" | "voice"> = {
@@ -20,6 +22,9 @@ export function serializeStory(v: StoryView) {
     mediaUrl: s.media_url,
     mediaType: MEDIA_TYPE[s.media_kind],
     thumbUrl: s.thumb_url,
+    ...(s.media_kind === "story"
+      ? { width: s.width, height: s.height, renditions: renditionsOf(s).map(renditionShape) }
+      : {}),
     caption: s.caption,
     createdAt: toIso(s.created_at),
     expiresAt: toIso(s.created_at + STORY_TTL_MS),

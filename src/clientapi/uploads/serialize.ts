@@ -1,6 +1,6 @@
 import { toIso } from "../../lib/clock";
 import { processingNotes } from "../../media/uploads";
-import type { UploadRow } from "../../media/table";
+import { renditionsOf, type UploadRow } from "../../media/table";
 
 /** An upload result as the Client API shows it (`url`, `thumb`, `posterUrl` plus details). */
 export function serializeUpload(row: UploadRow) {
@@ -9,6 +9,7 @@ export function serializeUpload(row: UploadRow) {
     url: row.url,
     thumb: row.thumb_url,
     posterUrl: row.poster_url,
+    renditions: renditionsOf(row).map((r) => ({ url: r.url, width: r.width, height: r.height })),
     kind: row.kind,
     mime: row.mime.split(";")[0]!,
     sizeBytes: row.size_bytes,

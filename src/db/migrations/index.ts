@@ -48,6 +48,20 @@ import * as m20261128150000 from "./20261128150000_upload_content_hash";
 import * as m20261128180000 from "./20261128180000_star_invoice_links";
 import * as m20261128190000 from "./20261128190000_schema_guard";
 import * as m20261128200000 from "./20261128200000_live_settings";
+import * as m20261129010000 from "./20261129010000_jobs";
+import * as m20261129010100 from "./20261129010100_node_readiness";
+import * as m20261129020000 from "./20261129020000_push";
+import * as m20261129040000 from "./20261129040000_messages_fts";
+import * as m20261129040100 from "./20261129040100_prefix_search";
+import * as m20261129050000 from "./20261129050000_notification_groups";
+import * as m20261129050100 from "./20261129050100_list_indexes";
+import * as m20261129070000 from "./20261129070000_media_renditions";
+import * as m20261129080000 from "./20261129080000_forwarded_for_sighting";
+import * as m20261129100000 from "./20261129100000_email_digest";
+import * as m20261129100100 from "./20261129100100_story_renditions";
+import * as m20261129110000 from "./20261129110000_link_previews";
+import * as m20261129130000 from "./20261129130000_notifications_seen";
+import * as m20261129150000 from "./20261129150000_messages_fts_trailing";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -103,4 +117,18 @@ export const migrations: Record<string, GuardedMigration> = {
   "20261128180000_star_invoice_links": m20261128180000,
   "20261128190000_schema_guard": m20261128190000,
   "20261128200000_live_settings": m20261128200000,
+  "20261129010000_jobs": m20261129010000,
+  "20261129010100_node_readiness": m20261129010100,
+  "20261129020000_push": m20261129020000,
+  "20261129040000_messages_fts": m20261129040000,
+  "20261129040100_prefix_search": m20261129040100,
+  "20261129050000_notification_groups": m20261129050000,
+  "20261129050100_list_indexes": m20261129050100,
+  "20261129070000_media_renditions": m20261129070000,
+  "20261129080000_forwarded_for_sighting": m20261129080000,
+  "20261129100000_email_digest": m20261129100000,
+  "20261129100100_story_renditions": m20261129100100,
+  "20261129110000_link_previews": m20261129110000,
+  "20261129130000_notifications_seen": m20261129130000,
+  "20261129150000_messages_fts_trailing": m20261129150000,
 };

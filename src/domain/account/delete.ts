@@ -6,6 +6,7 @@ import { fieldError, rateLimited } from "../../lib/errors";
 import { forgetBotIdentities, retireBotsOf } from "../bots/service";
 import { recheckLongPolls } from "../bots/updates";
 import type { UserRow } from "../users/table";
+import { inTransaction } from "../../db/transaction";
 
 const attempts = defineService("account:delete-attempts", (app) => rateLimiter(app, "account"));
 
@@ -30,7 +31,7 @@ export async function deleteAccount(app: App, user: UserRow, password: string): 
   await checkPassword(app, user, password);
   const now = app.clock.now();
   const id = user.id;
-  const revoked = await app.db.transaction().execute(async (tx) => {
+  const revoked = await inTransaction(app.storage, async ({ db: tx }) => {
     const shown = await tx
       .selectFrom("users")
       .select(["avatar_url", "cover_url", "cover_video_url"])

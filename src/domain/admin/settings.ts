@@ -2,6 +2,7 @@ import { defineService, type App } from "../../app";
 import { pubsub } from "../../cluster/pubsub";
 import { configKeys, isConfigKey, isLiveConfigKey, liveConfigKeys, rawConfigValue, type ConfigKey } from "../../config";
 import { validationError, type FieldErrors } from "../../lib/errors";
+import { inTransaction } from "../../db/transaction";
 
 /** The settings an admin may change while the server runs, with their current values. */
 export function liveSettings(app: App) {
@@ -54,7 +55,7 @@ export function planLiveSettings(app: App, raw: Record<string, string | number |
  */
 export async function applyLiveSettings(app: App, changes: SettingChange[], by: number | null): Promise<void> {
   const now = app.clock.now();
-  await app.storage.transaction(async (tx) => {
+  await inTransaction(app.storage, async ({ db: tx }) => {
     for (const change of changes) {
       const row = { key: change.key, value: JSON.stringify(change.to), updated_at: now, updated_by: by };
       await tx

@@ -1,7 +1,7 @@
 import type { Generated, Selectable } from "kysely";
 
 export type AuditTargetType =
-  "account" | "post" | "comment" | "story" | "bot" | "setting" | "instance" | "message" | "report" | "invite";
+  "account" | "post" | "comment" | "story" | "bot" | "setting" | "instance" | "message" | "report" | "invite" | "job";
 
 /**
  * One action an administrator took: written before the action runs, completed with its outcome

@@ -1,4 +1,5 @@
 import type { Db } from "../../db";
+import type { Scope } from "../../db/transaction";
 import { randomInt, sha256Hex } from "../../lib/crypto";
 import { randomToken } from "../../lib/ids";
 import type { AuthCodePurpose, AuthCodeRow } from "./table";
@@ -24,13 +25,13 @@ export interface IssuedCode {
  * (only the newest code works). Only hashes are stored.
  */
 export async function issueCode(
-  db: Db,
+  scope: Scope,
   now: number,
   input: { userId: number; purpose: AuthCodePurpose; ttlMs: number; withCode: boolean; withToken: boolean },
 ): Promise<IssuedCode> {
   const code = input.withCode ? sixDigitCode() : undefined;
   const token = input.withToken ? randomToken(32) : undefined;
-  const row = await db.transaction().execute(async (trx) => {
+  const replace = async (trx: Db) => {
     await voidCodes(trx, now, input.userId, [input.purpose]);
     return trx
       .insertInto("auth_codes")
@@ -44,7 +45,9 @@ export async function issueCode(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-  });
+  };
+  // in the caller's transaction: the code and the job that mails it commit together
+  const row = await replace(scope.db);
   return { row, code, token };
 }
 

@@ -6,6 +6,7 @@ import { revokeSessionsAndNotify } from "../sessions/revoke";
 import { consumeToken, issueCode } from "./codes";
 import { checkAccountPassword } from "./password-attempts";
 import { passwordResetMail, sendMail } from "./notify";
+import { inTransaction } from "../../db/transaction";
 
 const RESET_TTL_MS = 3600_000;
 
@@ -22,7 +23,7 @@ export async function changePassword(
   // a wrong current password counts toward the account's lock, as at sign-in: a stolen session is no oracle
   if (!(await checkAccountPassword(app, user, user.email ?? "", currentPassword)))
     throw fieldError("currentPassword", "is incorrect");
-  await setPassword(app.db, app.clock.now(), user.id, newPassword);
+  await setPassword(app, user.id, newPassword);
   return revokeSessionsAndNotify(app, user.id, keepSessionId);
 }
 
@@ -33,14 +34,17 @@ export async function changePassword(
 export async function requestPasswordReset(app: App, email: string): Promise<void> {
   const user = await findUserByEmail(app.db, email.trim());
   if (!user || !user.email || user.is_bot || user.is_system || user.disabled_at) return;
-  const { token } = await issueCode(app.db, app.clock.now(), {
-    userId: user.id,
-    purpose: "password_reset",
-    ttlMs: RESET_TTL_MS,
-    withCode: false,
-    withToken: true,
+  const address = user.email;
+  await inTransaction(app.storage, async (scope) => {
+    const { token } = await issueCode(scope, app.clock.now(), {
+      userId: user.id,
+      purpose: "password_reset",
+      ttlMs: RESET_TTL_MS,
+      withCode: false,
+      withToken: true,
+    });
+    await sendMail(app, scope, passwordResetMail(app, address, token!));
   });
-  sendMail(app, passwordResetMail(app, user.email, token!));
 }
 
 /**
@@ -54,7 +58,7 @@ export async function resetPassword(app: App, token: string, newPassword: string
   const userId = await consumeToken(app.db, app.clock.now(), "password_reset", token.trim());
   if (userId === null) throw fieldError("token", "is invalid, used or expired");
   const now = app.clock.now();
-  await setPassword(app.db, now, userId, newPassword);
+  await setPassword(app, userId, newPassword);
   await app.db
     .updateTable("users")
     .set({ email_verified_at: now })

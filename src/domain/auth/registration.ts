@@ -7,6 +7,7 @@ import { RESERVED_USERNAMES } from "../users/system";
 import { solveCaptcha } from "./captcha";
 import { checkInvite, consumeInvite, returnInviteUse } from "./invites";
 import { registrationAttemptMail, sendMail } from "./notify";
+import { inTransaction } from "../../db/transaction";
 import { sendEmailVerification } from "./verification";
 
 export interface RegistrationInput {
@@ -100,5 +101,6 @@ async function answerKnownAddress(
 ): Promise<void> {
   // as long as making an account takes: the password is hashed either way
   await hashPassword(password);
-  if (email && disabledAt === null) sendMail(app, registrationAttemptMail(app, email));
+  if (email && disabledAt === null)
+    await inTransaction(app.storage, (scope) => sendMail(app, scope, registrationAttemptMail(app, email)));
 }

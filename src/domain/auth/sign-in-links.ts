@@ -1,4 +1,6 @@
+import type { App } from "../../app";
 import type { Db } from "../../db";
+import { inTransaction } from "../../db/transaction";
 import { consumeToken, issueCode } from "./codes";
 
 /** How long a sign-in link works: long enough to open it from the terminal, short enough to be useless once scrolled away. */
@@ -10,14 +12,17 @@ export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
  * only its server has the route that takes them (wiring.ts, `sandbox`), so on an instance
  * served by `socialctl serve` no such link signs anyone in, whoever made it.
  */
-export async function issueSignInLink(db: Db, now: number, userId: number): Promise<string> {
-  const { token } = await issueCode(db, now, {
-    userId,
-    purpose: "sign_in_link",
-    ttlMs: SIGN_IN_LINK_TTL_MS,
-    withCode: false,
-    withToken: true,
-  });
+export async function issueSignInLink(app: Pick<App, "storage" | "clock">, userId: number): Promise<string> {
+  const now = app.clock.now();
+  const { token } = await inTransaction(app.storage, (scope) =>
+    issueCode(scope, now, {
+      userId,
+      purpose: "sign_in_link",
+      ttlMs: SIGN_IN_LINK_TTL_MS,
+      withCode: false,
+      withToken: true,
+    }),
+  );
   return token!;
 }
 

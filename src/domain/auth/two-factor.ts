@@ -7,6 +7,7 @@ import type { UserRow } from "../users/table";
 import { ensureSystemAccount } from "../users/system";
 import { consumeCode, findLiveCode, issueCode } from "./codes";
 import { loginCodeMail, sendMail } from "./notify";
+import { inTransaction, type Scope } from "../../db/transaction";
 
 export type TwoFactorMethod = "totp" | "email" | "messenger";
 
@@ -220,16 +221,16 @@ async function deliverLoginCode(app: App, user: UserRow, method: "email" | "mess
   const purpose = method === "email" ? "login_email" : "login_messenger";
   const live = await findLiveCode(app.db, now, user.id, purpose);
   if (live && now - live.created_at < LOGIN_CODE_RESEND_MS && live.attempts === 0) return;
-  const { code } = await issueCode(app.db, now, {
-    userId: user.id,
-    purpose,
-    ttlMs: LOGIN_CODE_TTL_MS,
-    withCode: true,
-    withToken: false,
-  });
+  const issue = (scope: Scope) =>
+    issueCode(scope, now, { userId: user.id, purpose, ttlMs: LOGIN_CODE_TTL_MS, withCode: true, withToken: false });
   if (method === "email") {
-    sendMail(app, loginCodeMail(user.email!, code!));
+    const email = user.email!;
+    await inTransaction(app.storage, async (scope) => {
+      const { code } = await issue(scope);
+      await sendMail(app, scope, loginCodeMail(email, code!));
+    });
   } else {
+    const { code } = await inTransaction(app.storage, issue);
     // the chats feature posts the code from the system account into the person's chats
     await ensureSystemAccount(app.db, now);
     await app.hooks.emit("auth:deliver-code", { userId: user.id, code: code! });

@@ -3,6 +3,7 @@ import { fieldError, rateLimited } from "../../lib/errors";
 import type { UserRow } from "../users/table";
 import { consumeCode, consumeToken, findLiveCode, issueCode } from "./codes";
 import { sendMail, verificationMail } from "./notify";
+import { inTransaction } from "../../db/transaction";
 
 const VERIFY_TTL_MS = 24 * 3600_000;
 /** a new verification mail at most once a minute */
@@ -10,15 +11,18 @@ const RESEND_EVERY_MS = 60_000;
 
 /** Mails USER a confirmation code and link (a new pair replaces the old one). */
 export async function sendEmailVerification(app: App, user: UserRow): Promise<void> {
-  if (!user.email) return;
-  const { code, token } = await issueCode(app.db, app.clock.now(), {
-    userId: user.id,
-    purpose: "email_verify",
-    ttlMs: VERIFY_TTL_MS,
-    withCode: true,
-    withToken: true,
+  const email = user.email;
+  if (!email) return;
+  await inTransaction(app.storage, async (scope) => {
+    const { code, token } = await issueCode(scope, app.clock.now(), {
+      userId: user.id,
+      purpose: "email_verify",
+      ttlMs: VERIFY_TTL_MS,
+      withCode: true,
+      withToken: true,
+    });
+    await sendMail(app, scope, verificationMail(app, email, code!, token!));
   });
-  sendMail(app, verificationMail(app, user.email, code!, token!));
 }
 
 /** Sends the verification again, at most once a minute; false when the address is already confirmed. */

@@ -1,6 +1,7 @@
 import type { App } from "../../app";
 import { forgetBotIdentities, type BotCommand } from "./service";
 import type { BotRow } from "./table";
+import { inTransaction } from "../../db/transaction";
 
 /** A MenuButton as the compatible API shapes it. */
 export type MenuButtonValue =
@@ -42,7 +43,7 @@ export const menuButtonAsSet = (profile: BotProfile, key: string): MenuButtonVal
 
 /** Changes a bot's profile in one transaction (read, change, write), so concurrent calls do not lose each other's parts. */
 export async function updateBotProfile(app: App, botId: number, change: (profile: BotProfile) => void): Promise<void> {
-  await app.db.transaction().execute(async (trx) => {
+  await inTransaction(app.storage, async ({ db: trx }) => {
     const row = await trx.selectFrom("bots").select("profile_json").where("id", "=", botId).executeTakeFirstOrThrow();
     const profile = botProfile(row);
     change(profile);

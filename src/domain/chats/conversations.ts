@@ -11,6 +11,7 @@ import { sendMessage } from "./messages";
 import type { ConversationRow } from "./table";
 import { checkStartLabel, checkTitle } from "./validate";
 import { isUniqueViolation } from "../../db/errors";
+import { inTransaction } from "../../db/transaction";
 
 export const MAX_GROUP_MEMBERS_ON_CREATE = 200;
 
@@ -31,7 +32,7 @@ export async function ensurePrivateChat(
   if (existing) return { conversation: existing, created: false };
   const now = app.clock.now();
   try {
-    const conversation = await app.db.transaction().execute(async (trx) => {
+    const conversation = await inTransaction(app.storage, async ({ db: trx }) => {
       const conv = await trx
         .insertInto("conversations")
         .values({
@@ -172,7 +173,7 @@ export async function createGroup(
     members.push(user);
   }
   const now = app.clock.now();
-  const conversation = await app.db.transaction().execute(async (trx) => {
+  const conversation = await inTransaction(app.storage, async ({ db: trx }) => {
     const conv = await trx
       .insertInto("conversations")
       .values({

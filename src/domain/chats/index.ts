@@ -13,4 +13,4 @@ export * from "./members";
 export * from "./media";
 export * from "./polls";
 export { publishMessageEvent, publishChatUpdated } from "./notify";
-export { ensureSystemAccount, sendSystemNotice } from "./system-account";
+export { sendSystemNotice } from "./system-account";

@@ -1,5 +1,6 @@
 import type { App } from "../../app";
 import { markAttached, resolveOwnUpload } from "../../media/uploads";
+import { renditionsOf } from "../../media/table";
 import { checkMediaShape, type MediaItem, type MediaType } from "./validate";
 
 /** Upload kinds each attachment type may point at. */
@@ -28,6 +29,7 @@ export async function checkMessageMedia(
   for (const [i, item] of items.entries()) {
     const upload = await resolveOwnUpload(app, item.url, ownerId, KINDS_FOR[item.type], `media.${i}.url`);
     uploadIds.push(upload.id);
+    const renditions = renditionsOf(upload);
     media.push({
       ...item,
       url: upload.url,
@@ -39,6 +41,7 @@ export async function checkMessageMedia(
       ...(item.name === undefined && upload.original_name ? { name: upload.original_name } : {}),
       thumb: upload.thumb_url,
       posterUrl: upload.poster_url,
+      ...(renditions.length ? { renditions } : {}),
     });
   }
   return { media, uploadIds };

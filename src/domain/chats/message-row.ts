@@ -20,6 +20,7 @@ export const wipedMessage = (now: number) =>
     media: null,
     reply_markup: null,
     extra: null,
+    link_preview: null,
     pinned: 0,
   }) as const;
 
@@ -49,6 +50,7 @@ const COLUMNS = [
   "system",
   "forwarded_from",
   "client_message_id",
+  "link_preview",
   "created_at",
 ] as const;
 type Column = (typeof COLUMNS)[number];

@@ -2,10 +2,12 @@ import type { App } from "../../app";
 import type { ExpressionBuilder } from "kysely";
 import type { Database, Db } from "../../db";
 import { fieldError, forbidden } from "../../lib/errors";
+import { checkAlt } from "../../lib/alt-text";
 import { newCuid } from "../../lib/ids";
 import { groupReactions } from "./reactions";
 import { toIso } from "../../lib/clock";
-import { decodeCursor, encodeCursor, pageOf } from "../../lib/paging";
+import { decodeCursor, encodeCursor, pageOf, type Cursor } from "../../lib/paging";
+import { literalLimit } from "../posts/keyset";
 import { isBlockedEitherWay } from "../relations/service";
 import { findUserById } from "../users/service";
 import {
@@ -27,6 +29,14 @@ import {
 } from "./access";
 import { publishMessageEvent } from "./notify";
 import { insertMessageRow, wipedMessage } from "./message-row";
+import {
+  parsePreviewState,
+  previewPending,
+  previewStateFor,
+  queuePreview,
+  type LinkPreviewState,
+  type PreviewChoice,
+} from "../links/preview";
 import { inTransaction, type Scope } from "../../db/transaction";
 import type { ChatMember, ConversationRow, MemberRow, MessageRow, SendChat } from "./table";
 import { sendAccessOf } from "./send-access";
@@ -60,6 +70,8 @@ export interface SendMessageInput {
   clientMessageId?: string | null;
   kind?: "user" | "system";
   system?: unknown;
+  /** how the sender wants the text's link previewed (removed, another link, a bot's options) */
+  linkPreview?: PreviewChoice;
 }
 
 /**
@@ -248,7 +260,7 @@ export async function storeMessage(
   const db = scope.db;
   const { conversation } = membership;
   const senderId = membership.member.user_id;
-  const media = input.media === undefined ? [] : checkMediaShape(input.media);
+  const media = input.media === undefined ? [] : checkResolvedMedia(input.media);
   const kind = input.kind ?? "user";
   const hasBody = media.length > 0 || !!input.extra || !!input.invoice || kind === "system" || !!input.forwardedFrom;
   const content = checkContent(input.content ?? "", { allowEmpty: hasBody });
@@ -283,6 +295,11 @@ export async function storeMessage(
   }
 
   const now = app.clock.now();
+  // no statement nor promise for the usual text without a link
+  const linkPreview =
+    input.linkPreview || content.includes("://")
+      ? await previewStateFor(db, content, input.linkPreview ?? {}, now)
+      : null;
   // the row as the send returns it, made once: the insert reads its columns from it (message-row.ts)
   const row: MessageRow = {
     id: 0,
@@ -300,6 +317,7 @@ export async function storeMessage(
     system: toJson(input.system),
     forwarded_from: toJson(input.forwardedFrom),
     client_message_id: clientMessageId,
+    link_preview: linkPreview && JSON.stringify(linkPreview),
     created_at: now,
     seq: 0,
     pinned: 0,
@@ -313,6 +331,7 @@ export async function storeMessage(
   row.id = inserted.id;
   row.seq = inserted.seq;
   justStored.add(row);
+  if (previewPending(linkPreview)) await queuePreview(scope, { table: "messages", id: row.id }, linkPreview);
   const sender = opts.sender?.id === senderId ? opts.sender : undefined;
   const storing = app.hooks.emitWithin(scope, "message:storing", { conversation, message: row, sender, members });
   if (storing) await storing;
@@ -328,6 +347,17 @@ export async function storeMessage(
   return row;
 }
 
+/**
+ * checkMediaShape of attachments a surface resolved (checkMessageMedia, the Bot API's files),
+ * keeping the display renditions the server listed from the uploads: never read from a client.
+ */
+function checkResolvedMedia(media: MediaItem[]): MediaItem[] {
+  return checkMediaShape(media).map((m, i) => {
+    const renditions = media[i]!.renditions;
+    return renditions?.length ? { ...m, renditions } : m;
+  });
+}
+
 export interface EditMessageInput {
   conversationId: number;
   seq: number;
@@ -340,6 +370,10 @@ export interface EditMessageInput {
   media?: MediaItem[];
   /** replaces the extra JSON (the attachment's flags); undefined keeps it */
   extra?: Record<string, unknown> | null;
+  /** new descriptions of the attachments the message has, by index (empty or null removes one) */
+  mediaAlts?: Array<string | null>;
+  /** how the text's link is previewed now; undefined keeps the author's choice for the same link */
+  linkPreview?: PreviewChoice;
 }
 
 /** Edits one's own message (text, entities, buttons, attachments). Publishes `message:edited`, emits the hook. */
@@ -356,11 +390,25 @@ export async function editMessage(app: App, input: EditMessageInput): Promise<Me
     reply_markup: string | null;
     media: string | null;
     extra: string | null;
+    link_preview: string | null;
     edited_at: number;
   }> = {};
   if (input.media !== undefined) {
-    const media = checkMediaShape(input.media);
+    const media = checkResolvedMedia(input.media);
     patch.media = media.length ? JSON.stringify(media) : null;
+  }
+  if (input.mediaAlts !== undefined) {
+    const media = fromJson<MediaItem[]>(patch.media ?? message.media) ?? [];
+    if (input.mediaAlts.length > media.length)
+      throw fieldError("mediaAlts", "must not have more items than the message's attachments");
+    const alts = input.mediaAlts.map((alt, i) => checkAlt(alt, `mediaAlts.${i}`));
+    patch.media = JSON.stringify(
+      media.map((m, i) => {
+        if (i >= alts.length) return m;
+        const { alt: _old, ...rest } = m;
+        return alts[i] === undefined ? rest : { ...rest, alt: alts[i] };
+      }),
+    );
   }
   if (input.extra !== undefined) patch.extra = toJson(input.extra);
   const hasMedia =
@@ -377,14 +425,25 @@ export async function editMessage(app: App, input: EditMessageInput): Promise<Me
     patch.entities = entities.length ? JSON.stringify(entities) : null;
   }
   if (input.replyMarkup !== undefined) patch.reply_markup = toJson(input.replyMarkup);
+  let linkPreview: LinkPreviewState | null = null;
+  if (patch.content !== undefined || input.linkPreview !== undefined) {
+    const content = patch.content ?? message.content;
+    const previous = parsePreviewState(message.link_preview);
+    linkPreview = await previewStateFor(db, content, input.linkPreview ?? {}, app.clock.now(), previous);
+    patch.link_preview = linkPreview && JSON.stringify(linkPreview);
+  }
   if (Object.keys(patch).length === 0) throw fieldError("content", "nothing to change");
   patch.edited_at = app.clock.now();
-  const row = await db
-    .updateTable("messages")
-    .set(patch)
-    .where("id", "=", message.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await inTransaction(app.storage, async (scope) => {
+    const updated = await scope.db
+      .updateTable("messages")
+      .set(patch)
+      .where("id", "=", message.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await queuePreview(scope, { table: "messages", id: message.id }, linkPreview);
+    return updated;
+  });
   await publishMessageEvent(app, conversation, row, "message:edited");
   await app.hooks.emit("message:edited", {
     conversationId: conversation.id,
@@ -522,6 +581,13 @@ export async function setReaction(
     message: pick(message, "id", "cuid"),
     reactions,
   });
+  if (input.emoji !== null)
+    await app.hooks.emit("message:reacted", {
+      conversationId: conversation.id,
+      messageId: message.id,
+      userId: input.userId,
+      emoji: input.emoji,
+    });
   return { message, reactions };
 }
 
@@ -629,6 +695,71 @@ const notHiddenFor = (viewerId: number) => (eb: ExpressionBuilder<Database, "mes
   );
 
 /**
+ * The statement of a page of a conversation's history for VIEWER: a walk of
+ * messages_conversation_seq from the cursor (down from OLDER, or up from NEWER), skipping
+ * deleted messages and those the viewer deleted for themselves (a probe of message_hidden's
+ * key), stopping at LIMIT + 1 rows.
+ */
+export function historyPageQuery(
+  db: Db,
+  conversationId: number,
+  viewerId: number,
+  page: { older: Cursor | null; newer: Cursor | null; limit: number },
+) {
+  let q = db
+    .selectFrom("messages")
+    .selectAll()
+    .where("conversation_id", "=", conversationId)
+    .where("deleted_at", "is", null)
+    .where(notHiddenFor(viewerId))
+    .orderBy("seq", page.newer ? "asc" : "desc")
+    .limit(literalLimit(page.limit + 1));
+  if (page.older) q = q.where("seq", "<", page.older.t);
+  if (page.newer) q = q.where("seq", ">", page.newer.t);
+  return q;
+}
+
+/**
+ * A page of the conversation's history visible to VIEWER around message REF (its shown id or
+ * messageId), newest first: the message and up to half of LIMIT older ones, and the newer ones
+ * after it, so a reader jumping to it (a search result) sees it with what was said around it.
+ * The cursors go on either way as listHistory's do; newerCursor is null when the newest are in it.
+ */
+export async function listHistoryAround(
+  app: App,
+  membership: Membership,
+  viewerId: number,
+  ref: string,
+  limit: number,
+) {
+  const conversationId = membership.conversation.id;
+  const target = await requireVisibleMessage(app.db, conversationId, ref, viewerId);
+  const olderLimit = Math.ceil(limit / 2);
+  const newerLimit = Math.max(1, limit - olderLimit);
+  // the target is the first of the older half: older than a cursor just above its seq
+  const [olderRows, newerRows] = await Promise.all([
+    historyPageQuery(app.db, conversationId, viewerId, {
+      older: { t: target.seq + 1, id: target.id },
+      newer: null,
+      limit: olderLimit,
+    }).execute(),
+    historyPageQuery(app.db, conversationId, viewerId, {
+      older: null,
+      newer: { t: target.seq, id: target.id },
+      limit: newerLimit,
+    }).execute(),
+  ]);
+  const key = (m: MessageRow) => ({ t: m.seq, id: m.id });
+  const older = pageOf(olderRows, olderLimit, key);
+  const newer = pageOf(newerRows, newerLimit, key);
+  return {
+    items: [...newer.items.reverse(), ...older.items],
+    olderCursor: older.nextCursor,
+    newerCursor: newer.nextCursor,
+  };
+}
+
+/**
  * A page of the conversation's history visible to VIEWER, newest first: the newest LIMIT, those
  * just older than BEFORE, or those just newer than AFTER (a reader paging back down). Each page
  * says where the history goes on: olderCursor / newerCursor, null where it ends.
@@ -644,17 +775,7 @@ export async function listHistory(
   if (before && after) throw fieldError("after", "cannot be combined with before");
   const older = decodeCursor(before, "before");
   const newer = decodeCursor(after, "after");
-  let q = app.db
-    .selectFrom("messages")
-    .selectAll()
-    .where("conversation_id", "=", membership.conversation.id)
-    .where("deleted_at", "is", null)
-    .where(notHiddenFor(viewerId))
-    .orderBy("seq", newer ? "asc" : "desc")
-    .limit(limit + 1);
-  if (older) q = q.where("seq", "<", older.t);
-  if (newer) q = q.where("seq", ">", newer.t);
-  const rows = await q.execute();
+  const rows = await historyPageQuery(app.db, membership.conversation.id, viewerId, { older, newer, limit }).execute();
   const key = (m: MessageRow) => ({ t: m.seq, id: m.id });
   const page = pageOf(rows, limit, key);
   if (!newer) {

@@ -1,69 +1,15 @@
 import type { App } from "../../app";
 import { toIso } from "../../lib/clock";
-import { newCuid } from "../../lib/ids";
+import { ensureSystemAccount } from "../users/system";
 import { registerExportSection } from "../account/export";
 import type { UserRow } from "../users/table";
 import { ensurePrivateChat } from "./conversations";
 import { forgetDeletedAccount } from "./members";
 import { sendMessage } from "./messages";
 
-/** Usernames tried for the instance's own account, in order (a person may hold "system"). */
-const SYSTEM_USERNAMES = ["system", "system_account", "instance_system"];
-
-/** The instance's system account (users.is_system = 1), created on first use. */
-export async function ensureSystemAccount(app: App): Promise<UserRow> {
-  const found = await app.db
-    .selectFrom("users")
-    .selectAll()
-    .where("is_system", "=", 1)
-    .where("deleted_at", "is", null)
-    .orderBy("id")
-    .executeTakeFirst();
-  if (found) return found;
-  const taken = new Set(
-    (
-      await app.db
-        .selectFrom("users")
-        .select("username_lower")
-        .where("username_lower", "in", SYSTEM_USERNAMES)
-        .execute()
-    ).map((r) => r.username_lower),
-  );
-  const username = SYSTEM_USERNAMES.find((u) => !taken.has(u)) ?? `system_${newCuid().slice(-8)}`;
-  const now = app.clock.now();
-  // inserted directly: the account has no e-mail or password and never signs in
-  try {
-    return await app.db
-      .insertInto("users")
-      .values({
-        cuid: newCuid(),
-        email: null,
-        username,
-        username_lower: username,
-        display_name: "System",
-        password_hash: null,
-        is_system: 1,
-        created_at: now,
-        updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  } catch (err) {
-    // created concurrently by another request
-    const again = await app.db
-      .selectFrom("users")
-      .selectAll()
-      .where("is_system", "=", 1)
-      .orderBy("id")
-      .executeTakeFirst();
-    if (again) return again;
-    throw err;
-  }
-}
-
 /** Writes TEXT from the system account into USER's private chat with it. */
 export async function sendSystemNotice(app: App, userId: number, text: string) {
-  const system = await ensureSystemAccount(app);
+  const system = await ensureSystemAccount(app.db, app.clock.now());
   const { conversation } = await ensurePrivateChat(app, system.id, userId);
   return sendMessage(app, { conversationId: conversation.id, senderId: system.id, content: text });
 }

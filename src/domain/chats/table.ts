@@ -11,7 +11,7 @@ export const ACTIVE_ROLES: readonly MemberRole[] = ["creator", "administrator", 
  * costs), the ORs it tests in place.
  */
 export const isActiveRole =
-  (column: "role" | "m.role") =>
+  (column: "role" | "m.role" | "cm.role") =>
   // any: the helper serves queries over conversation_members under either name
   (eb: ExpressionBuilder<any, any>) =>
     eb.or(ACTIVE_ROLES.map((role) => eb(column, "=", role)));
@@ -92,6 +92,8 @@ export interface MessagesTable {
   system: string | null;
   forwarded_from: string | null;
   client_message_id: string | null;
+  /** JSON LinkPreviewState (domain/links/preview.ts) of the text's first link; null when it has none */
+  link_preview: string | null;
   pinned: Generated<number>;
   created_at: number;
   edited_at: number | null;

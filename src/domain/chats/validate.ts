@@ -1,6 +1,8 @@
 import type { MessageEntity } from "../../lib/message-entity";
 import { checkLink } from "../../lib/entity-url";
 import { fieldError, validationError, type FieldErrors } from "../../lib/errors";
+import { checkAlt } from "../../lib/alt-text";
+import type { Rendition } from "../../media/table";
 
 /** Longest message text, as the compatible bot API allows (UTF-16 units, like JS length). */
 export const MAX_CONTENT = 4096;
@@ -26,6 +28,10 @@ export interface MediaItem {
   waveform?: number[];
   thumb?: string | null;
   posterUrl?: string | null;
+  /** display renditions of an image, smallest first (set by the server from the upload, never by a client) */
+  renditions?: Rendition[];
+  /** the sender's description of an image */
+  alt?: string;
 }
 
 export type { MessageEntity };
@@ -103,6 +109,8 @@ export function checkMediaShape(media: unknown, field = "media"): MediaItem[] {
     }
     if (Object.keys(errors).length) throw validationError(errors);
     const out: MediaItem = { type: item.type as MediaType, url: item.url as string };
+    const alt = checkAlt(item.alt, `${where}.alt`);
+    if (alt !== undefined) out.alt = alt;
     if (item.name !== undefined) out.name = item.name as string;
     if (item.mime !== undefined) out.mime = item.mime as string;
     for (const k of ["sizeBytes", "width", "height", "durationMs"] as const)

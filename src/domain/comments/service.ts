@@ -8,9 +8,11 @@ import { fieldError, forbidden, notFound } from "../../lib/errors";
 import { newCuid } from "../../lib/ids";
 import { pageOf } from "../../lib/paging";
 import { markAttached, resolveOwnUpload } from "../../media/uploads";
+import { renditionsOf } from "../../media/table";
+import { checkAlt, checkContentWarning } from "../../lib/alt-text";
 import { releaseFilesIn } from "../../media/references";
 import { assertContentAllowed, assertPostingAllowed, consumePublishBudget } from "../moderation/service";
-import { notify } from "../notifications/service";
+import { notify, withdrawNotification } from "../notifications/service";
 import type { PageRequest, Page } from "../posts/feed";
 import { findVisiblePost, MAX_POST_LENGTH, notifyMentions, postAccess, visibleByAccess } from "../posts/service";
 import { afterKey, literalLimit } from "../posts/keyset";
@@ -21,6 +23,7 @@ import { charCount } from "../posts/text";
 import { blockedEitherWayWithAny, hidesNobody, isBlockedEitherWay } from "../relations/service";
 import type { UserRow } from "../users/table";
 import type { CommentMedia, CommentRow } from "./table";
+import { inTransaction } from "../../db/transaction";
 
 export const MAX_COMMENT_MEDIA = 4;
 const MEDIA_TYPE_BY_KIND: Record<string, CommentMedia["type"]> = {
@@ -132,6 +135,7 @@ export async function findVisibleComment(
     author_id: v.author_id,
     reply_to_id: v.reply_to_id,
     content: v.content,
+    content_warning: v.content_warning,
     media: v.media,
     created_at: v.created_at,
   };
@@ -313,10 +317,16 @@ export async function createComment(
   app: App,
   user: UserRow,
   postCuid: string,
-  input: { content?: string; media?: Array<{ url: string; type?: string }>; replyToId?: string },
+  input: {
+    content?: string;
+    contentWarning?: string | null;
+    media?: Array<{ url: string; type?: string; alt?: string | null }>;
+    replyToId?: string;
+  },
 ): Promise<CommentRow> {
   const post = await findVisiblePost(app.db, user.id, postCuid);
   const content = (input.content ?? "").trim();
+  const contentWarning = checkContentWarning(input.contentWarning);
   if (charCount(content) > MAX_POST_LENGTH)
     throw fieldError("content", `must be at most ${MAX_POST_LENGTH} characters`);
   const mediaIn = input.media ?? [];
@@ -332,6 +342,7 @@ export async function createComment(
   }
   assertPostingAllowed(app, user);
   assertContentAllowed(app, "content", content);
+  if (contentWarning) assertContentAllowed(app, "contentWarning", contentWarning);
   const media: CommentMedia[] = [];
   const uploadIds: number[] = [];
   for (const [i, m] of mediaIn.entries()) {
@@ -339,6 +350,8 @@ export async function createComment(
     const type = MEDIA_TYPE_BY_KIND[u.kind]!;
     if (m.type !== undefined && m.type !== type)
       throw fieldError(`media.${i}.type`, `does not match the upload (a ${type})`);
+    const alt = checkAlt(m.alt, `media.${i}.alt`);
+    const renditions = renditionsOf(u);
     media.push({
       type,
       url: u.url,
@@ -348,12 +361,14 @@ export async function createComment(
       durationMs: u.duration_ms,
       thumbUrl: u.thumb_url,
       posterUrl: u.poster_url,
+      ...(renditions.length ? { renditions } : {}),
+      ...(alt !== undefined ? { alt } : {}),
     });
     uploadIds.push(u.id);
   }
   await consumePublishBudget(app, user.id, "comment");
   const now = app.clock.now();
-  const row = await app.db.transaction().execute(async (tx) => {
+  const row = await inTransaction(app.storage, async ({ db: tx }) => {
     const c = await tx
       .insertInto("comments")
       .values({
@@ -362,6 +377,7 @@ export async function createComment(
         author_id: user.id,
         reply_to_id: parent?.id ?? null,
         content,
+        content_warning: contentWarning,
         media: JSON.stringify(media),
         created_at: now,
       })
@@ -402,7 +418,7 @@ export async function deleteComment(app: App, user: UserRow, cuid: string): Prom
  * administrator); their files go with the released-uploads cleanup unless used elsewhere.
  */
 export async function removeComment(app: App, commentId: number): Promise<void> {
-  await app.db.transaction().execute(async (tx) => {
+  await inTransaction(app.storage, async ({ db: tx }) => {
     const comment = await tx
       .selectFrom("comments")
       .select(["post_id", "created_at"])
@@ -439,15 +455,16 @@ export async function toggleCommentLike(
 ): Promise<{ liked: boolean; likeCount: number }> {
   const { comment } = await findVisibleComment(app.db, user.id, cuid);
   const { on, count } = await toggleMark(app.db, "comment_likes", comment.id, user.id, app.clock.now());
-  if (on)
-    await notify(app, {
-      recipientId: comment.author_id,
-      actorId: user.id,
-      type: "like",
-      postId: comment.post_id,
-      commentId: comment.id,
-    });
-  return { liked: on, likeCount: count };
+  const like = {
+    recipientId: comment.author_id,
+    actorId: user.id,
+    type: "like",
+    postId: comment.post_id,
+    commentId: comment.id,
+  } as const;
+  if (on) await notify(app, like);
+  else await withdrawNotification(app.db, like);
+  return { liked: on, likeCount: count ?? 0 };
 }
 
 /** Most comment cores kept per App: the oldest kept goes first. */
@@ -536,6 +553,7 @@ const commentsByIds = compiledByIds((db, ids) =>
       "author_id",
       "reply_to_id",
       "content",
+      "content_warning",
       "media",
       "created_at",
       "like_count",
@@ -577,6 +595,7 @@ async function buildCommentViews(
           author_id: c.author_id,
           reply_to_id: c.reply_to_id,
           content: c.content,
+          content_warning: c.content_warning,
           media: c.media,
           created_at: c.created_at,
         },
@@ -608,7 +627,7 @@ async function buildCommentViews(
 }
 
 /** A page of a post's top-level comments or of one comment's replies, in one statement per page. */
-const commentPages = new ShapedQuery(
+export const commentPages = new ShapedQuery(
   (
     db: Db,
     v: { viewer: number; parent: number; t: number; id: number },

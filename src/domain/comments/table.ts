@@ -1,4 +1,5 @@
 import type { Generated, Selectable } from "kysely";
+import type { Rendition } from "../../media/table";
 
 export interface CommentsTable {
   id: Generated<number>;
@@ -8,6 +9,8 @@ export interface CommentsTable {
   /** the comment this one answers (a thread); null for a top-level comment */
   reply_to_id: number | null;
   content: Generated<string>;
+  /** shown instead of the text and media until the reader asks (≤ 200 characters); null for none */
+  content_warning: Generated<string | null>;
   /** JSON array of CommentMedia */
   media: Generated<string>;
   created_at: number;
@@ -28,6 +31,10 @@ export interface CommentMedia {
   durationMs: number | null;
   thumbUrl: string | null;
   posterUrl: string | null;
+  /** display renditions of an image, smallest first (absent on media that have none) */
+  renditions?: Rendition[];
+  /** the author's description of an image (absent when none was given) */
+  alt?: string;
 }
 
 export interface CommentLikesTable {

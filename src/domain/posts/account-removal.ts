@@ -1,5 +1,6 @@
 import type { App } from "../../app";
 import { releaseFilesIn } from "../../media/references";
+import { inTransaction } from "../../db/transaction";
 
 /**
  * A deleted account's social content goes with it: its posts (with their reposts, comments,
@@ -8,7 +9,7 @@ import { releaseFilesIn } from "../../media/references";
  * the released-uploads cleanup unless used elsewhere.
  */
 export async function dropSocialContentOf(app: App, userId: number): Promise<void> {
-  await app.db.transaction().execute(async (tx) => {
+  await inTransaction(app.storage, async ({ db: tx }) => {
     // the files of what goes are let go in the same transaction: the posts' images, the
     // comments under those posts and under posts the account commented on (its comments'
     // replies go by cascade; letting go of a file still in use costs only a check)

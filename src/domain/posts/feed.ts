@@ -2,7 +2,7 @@ import { sql, type ExpressionBuilder } from "kysely";
 import type { Database, Db } from "../../db";
 import { notFound } from "../../lib/errors";
 import { pageOf, type Cursor } from "../../lib/paging";
-import { blockedEitherWayIds, hidesNobody } from "../relations/service";
+import { blockedEitherWayIds, notHiddenFrom } from "../relations/service";
 import type { UserRow } from "../users/table";
 import { ShapedQuery } from "../../db/compiled";
 import { KEY_SPACES, type ChangedKey, type KeySource } from "../../db/changed-keys";
@@ -30,21 +30,6 @@ export interface Page<T> {
 /** Whose posts a list leaves out: accounts blocked either way, and (home feed) those the viewer muted. */
 type Hide = "blocked" | "blockedOrMuted";
 
-/**
- * The ids of accounts hidden from VIEWER, as a subquery evaluated inside the list's own
- * statement (same sets as blockedEitherWayIds / hiddenAuthorIds in relations, without the round trips).
- */
-function hiddenAuthors(eb: ExpressionBuilder<Database, never>, viewerId: number, hide: Hide) {
-  let q = eb
-    .selectFrom("blocks")
-    .select("blocked_id as uid")
-    .where("blocker_id", "=", viewerId)
-    .unionAll(eb.selectFrom("blocks").select("blocker_id as uid").where("blocked_id", "=", viewerId));
-  if (hide === "blockedOrMuted")
-    q = q.unionAll(eb.selectFrom("mutes").select("muted_id as uid").where("muter_id", "=", viewerId));
-  return q;
-}
-
 /** Per-call values of a post list query. */
 interface ListValues {
   viewer: number;
@@ -62,7 +47,7 @@ interface ListValues {
 /** What decides a post list query's SQL. */
 interface ListShape {
   /** "post" is the one post with a cuid, under the same visibility rules */
-  list: "feed" | "following" | "user" | "hashtag" | "post";
+  list: "feed" | "following" | "user" | "media" | "hashtag" | "post";
   cursor: boolean;
   limit: number;
 }
@@ -70,14 +55,8 @@ interface ListShape {
 type PostAlias = "posts" | "p" | "t";
 
 /** The account in column AUTHOR is not hidden from VIEWER. */
-function notHidden(eb: ExpressionBuilder<any, any>, author: string, viewer: number, hide: Hide) {
-  const e = eb as ExpressionBuilder<Database, never>;
-  // the list is built only for a viewer who hides someone (it cost three index searches and a temporary index)
-  return e.or([
-    hidesNobody(e, viewer, hide === "blockedOrMuted"),
-    e(sql.ref(author), "not in", hiddenAuthors(e, viewer, hide)),
-  ]);
-}
+const notHidden = (eb: ExpressionBuilder<any, any>, author: string, viewer: number, hide: Hide) =>
+  notHiddenFrom(eb, author, viewer, hide === "blockedOrMuted");
 
 /**
  * The author of a walk's rows (users as `a`, joined by the walk: see followingPagePosts) is live and
@@ -147,13 +126,17 @@ function followingPagePosts(db: Db, v: ListValues, shape: ListShape) {
  * home feed also hides muted ones) and reposts of their posts are left out, and so are
  * deleted or disabled accounts. One statement per page, compiled once per shape.
  */
-const postLists = new ShapedQuery(
+export const postLists = new ShapedQuery(
   (db: Db, v: ListValues, shape: ListShape) =>
     // the page's posts first (filters, order, limit), then the refs for those rows only
     selectPostRefs(
       db,
       v.viewer,
-      shape.list === "following" ? followingPagePosts(db, v, shape) : listPagePosts(db, v, shape),
+      shape.list === "following"
+        ? followingPagePosts(db, v, shape)
+        : shape.list === "hashtag"
+          ? hashtagPagePosts(db, v, shape)
+          : listPagePosts(db, v, shape),
     ),
   (s) => `${s.list}:${s.cursor ? 1 : 0}:${s.limit}`,
 );
@@ -162,7 +145,36 @@ const postLists = new ShapedQuery(
 const newestFirst = (a: { created_at: number; id: number }, b: { created_at: number; id: number }) =>
   b.created_at - a.created_at || b.id - a.id;
 
-/** The page's posts of every list but the following feed: a walk of the time index, or of the list's own rows. */
+/**
+ * The page's posts of a hashtag: a walk of the tag's rows of post_hashtags in their posts' time
+ * order (post_hashtags_tag_time) from the cursor, each post and author read by primary key as it
+ * is checked, stopping at LIMIT + 1 visible rows: a page costs the same however many posts
+ * carry the tag (a walk of the posts' time index would skip every untagged post, and a search of
+ * the tagged ones would sort them all).
+ */
+function hashtagPagePosts(db: Db, v: ListValues, shape: ListShape) {
+  const hide: Hide = "blocked";
+  return db
+    .selectFrom("post_hashtags as t")
+    .innerJoin("posts", "posts.id", "t.post_id")
+    .leftJoin("users as a", "a.id", "posts.author_id")
+    .select([...POST_REF_COLUMNS, ...WALK_AUTHOR_COLUMNS])
+    .where("t.hashtag_id", "=", (eb) =>
+      eb.selectFrom("hashtags").select("hashtags.id").where("hashtags.tag", "=", v.tag),
+    )
+    .where((eb) =>
+      eb.and([authorVisible(eb, "posts.author_id", v.viewer, hide), repostVisible(eb, "posts", v.viewer, hide)]),
+    )
+    .$if(shape.cursor, (q) => q.where(beforeKey("t.post_created_at", "t.post_id", { t: v.t, id: v.id })))
+    .orderBy("t.post_created_at", "desc")
+    .orderBy("t.post_id", "desc")
+    .limit(literalLimit(shape.limit + 1));
+}
+
+/** What a post's images column holds when one of them is a picture (its mime, as JSON.stringify writes PostImage). */
+const IMAGE_IN_POST = '%"mime":"image/%';
+
+/** The page's posts of the other lists: a walk of the time index, or of the list's own rows. */
 function listPagePosts(db: Db, v: ListValues, shape: ListShape) {
   const hide: Hide = shape.list === "feed" ? "blockedOrMuted" : "blocked";
   // the author as in the following feed's walk (a LEFT JOIN: see followingPagePosts)
@@ -175,14 +187,12 @@ function listPagePosts(db: Db, v: ListValues, shape: ListShape) {
     );
   if (shape.list === "user") {
     q = q.where("posts.author_id", "=", v.author);
-  } else if (shape.list === "hashtag") {
-    q = q.where("posts.id", "in", (eb) =>
-      eb
-        .selectFrom("post_hashtags")
-        .innerJoin("hashtags", "hashtags.id", "post_hashtags.hashtag_id")
-        .select("post_hashtags.post_id")
-        .where("hashtags.tag", "=", v.tag),
-    );
+  } else if (shape.list === "media") {
+    // the author's own posts with at least one image (PostImage JSON as createPost stores it)
+    q = q
+      .where("posts.author_id", "=", v.author)
+      .where("posts.repost_of_id", "is", null)
+      .where("posts.images", "like", IMAGE_IN_POST);
   } else if (shape.list === "post") {
     q = q.where("posts.cuid", "=", v.cuid);
   }
@@ -313,15 +323,19 @@ export function feedPageReadFrom(viewerId: number, following: boolean, items: re
   return keys;
 }
 
-/** One account's posts and reposts (a profile's list); muted accounts stay visible here. */
+/**
+ * One account's posts and reposts (a profile's list), or with PICTURESONLY its own posts that
+ * show a picture (the profile's media gallery); muted accounts stay visible here.
+ */
 export async function userPostsPage(
   db: Db,
   kept: KeptPostViews,
   viewerId: number,
   author: UserRow,
   page: PageRequest,
+  { picturesOnly = false }: { picturesOnly?: boolean } = {},
 ): Promise<Page<PostView>> {
-  return postListPage(db, kept, "user", page, { viewer: viewerId, author: author.id });
+  return postListPage(db, kept, picturesOnly ? "media" : "user", page, { viewer: viewerId, author: author.id });
 }
 
 /** Posts with a hashtag, newest first. */
@@ -350,14 +364,13 @@ export async function findVisiblePostView(
   return items[0];
 }
 
-/** The viewer's bookmarks, most recently saved first (cursor on the bookmark's time). */
-export async function bookmarksPage(
-  db: Db,
-  kept: KeptPostViews,
-  viewerId: number,
-  page: PageRequest,
-): Promise<Page<PostView>> {
-  const blocked = await blockedEitherWayIds(db, viewerId);
+/**
+ * The statement of a page of the viewer's bookmarks, most recently saved first: a walk of the
+ * viewer's bookmarks index (post_bookmarks_user_time) from the cursor, each post and author read
+ * by primary key as it is checked, stopping at LIMIT + 1 rows. BLOCKED: the accounts blocked
+ * either way with the viewer (their posts are left out).
+ */
+export function bookmarksPageQuery(db: Db, viewerId: number, page: PageRequest, blocked: readonly number[]) {
   let q = selectPostRefs(db, viewerId)
     .innerJoin("post_bookmarks as b", "b.post_id", "posts.id")
     .select(["b.id as bookmark_id", "b.created_at as bookmarked_at"])
@@ -367,44 +380,81 @@ export async function bookmarksPage(
   if (blocked.length) q = q.where("posts.author_id", "not in", blocked);
   const c = page.cursor;
   if (c) q = q.where(beforeKey("b.created_at", "b.id", c));
-  const rows = await q
+  return q
     .orderBy("b.created_at", "desc")
     .orderBy("b.id", "desc")
-    .limit(literalLimit(page.limit + 1))
-    .execute();
+    .limit(literalLimit(page.limit + 1));
+}
+
+/** The viewer's bookmarks, most recently saved first (cursor on the bookmark's time). */
+export async function bookmarksPage(
+  db: Db,
+  kept: KeptPostViews,
+  viewerId: number,
+  page: PageRequest,
+): Promise<Page<PostView>> {
+  const blocked = await blockedEitherWayIds(db, viewerId);
+  const rows = await bookmarksPageQuery(db, viewerId, page, blocked).execute();
   const { items, nextCursor } = pageOf(rows, page.limit, (r) => ({ t: r.bookmarked_at, id: r.bookmark_id }));
   // a bookmarked repost stays listed; its original shows only while visible
   return { items: await buildPostViews(db, kept, viewerId, items, new Set(blocked)), nextCursor };
 }
 
 /**
- * Accounts that liked a post, most recent first; accounts blocked either way with the
- * viewer are left out. KIND selects post or comment likes.
+ * The statement of a page of the accounts that liked a post or a comment, most recent first: a
+ * walk of the target's likes index (post_likes_post_time / comment_likes_comment_id) from the
+ * cursor, each account read by primary key as it is checked (deleted ones and those blocked
+ * either way with the viewer are skipped), stopping at LIMIT + 1 rows.
  */
+export function likersPageQuery(
+  db: Db,
+  viewerId: number,
+  target: { postId: number } | { commentId: number },
+  page: PageRequest,
+) {
+  const base =
+    "postId" in target
+      ? db.selectFrom("post_likes as l").where("l.post_id", "=", target.postId)
+      : db.selectFrom("comment_likes as l").where("l.comment_id", "=", target.commentId);
+  return base
+    .innerJoin("users", "users.id", "l.user_id")
+    .selectAll("users")
+    .select(["l.id as like_id", "l.created_at as liked_at"])
+    .where("users.deleted_at", "is", null)
+    .where((eb) => notHiddenFrom(eb, "users.id", viewerId, false))
+    .$if(page.cursor !== null, (q) => q.where(beforeKey("l.created_at", "l.id", page.cursor!)))
+    .orderBy("l.created_at", "desc")
+    .orderBy("l.id", "desc")
+    .limit(literalLimit(page.limit + 1));
+}
+
+/** likersPageQuery compiled once per shape (post or comment, cursor or not, limit). */
+const likersPages = new ShapedQuery(
+  (
+    db: Db,
+    v: { viewer: number; target: number; t: number; id: number },
+    shape: { of: "post" | "comment"; cursor: boolean; limit: number },
+  ) =>
+    likersPageQuery(db, v.viewer, shape.of === "post" ? { postId: v.target } : { commentId: v.target }, {
+      cursor: shape.cursor ? { t: v.t, id: v.id } : null,
+      limit: shape.limit,
+    }),
+  (s) => `${s.of}:${s.cursor ? 1 : 0}:${s.limit}`,
+);
+
+/** Accounts that liked a post or a comment (see likersPageQuery), in one statement. */
 export async function likersPage(
   db: Db,
   viewerId: number,
   target: { postId: number } | { commentId: number },
   page: PageRequest,
 ): Promise<Page<UserRow & { liked_at: number }>> {
-  const blocked = await blockedEitherWayIds(db, viewerId);
-  const base =
-    "postId" in target
-      ? db.selectFrom("post_likes as l").where("l.post_id", "=", target.postId)
-      : db.selectFrom("comment_likes as l").where("l.comment_id", "=", target.commentId);
-  let q = base
-    .innerJoin("users", "users.id", "l.user_id")
-    .selectAll("users")
-    .select(["l.id as like_id", "l.created_at as liked_at"])
-    .where("users.deleted_at", "is", null);
-  if (blocked.length) q = q.where("users.id", "not in", blocked);
   const c = page.cursor;
-  if (c) q = q.where(beforeKey("l.created_at", "l.id", c));
-  const rows = await q
-    .orderBy("l.created_at", "desc")
-    .orderBy("l.id", "desc")
-    .limit(page.limit + 1)
-    .execute();
+  const rows = await likersPages.execute(
+    db,
+    { of: "postId" in target ? "post" : "comment", cursor: c !== null, limit: page.limit },
+    { viewer: viewerId, target: "postId" in target ? target.postId : target.commentId, t: c?.t ?? 0, id: c?.id ?? 0 },
+  );
   const { items, nextCursor } = pageOf(rows, page.limit, (r) => ({ t: r.liked_at, id: r.like_id }));
   return { items: items.map(({ like_id: _l, ...u }) => u), nextCursor };
 }

@@ -7,7 +7,8 @@ export type MarkTable = keyof typeof TARGET_COLUMN;
 /**
  * Sets USER's mark on TARGET if absent, removes it if present (a toggle that stays right
  * under double clicks: the unique pair index absorbs a concurrent second insert).
- * Returns the new state and the target's mark count.
+ * Returns the new state and, for likes, the target's like count (a counter column its triggers
+ * keep); bookmarks are private and counted nowhere.
  */
 export async function toggleMark(
   db: Db,
@@ -15,7 +16,7 @@ export async function toggleMark(
   targetId: number,
   userId: number,
   now: number,
-): Promise<{ on: boolean; count: number }> {
+): Promise<{ on: boolean; count: number | null }> {
   // the three tables share their shape; one of them stands in for the typing
   const t = table as "post_likes";
   const column = TARGET_COLUMN[table] as "post_id";
@@ -32,15 +33,8 @@ export async function toggleMark(
       .onConflict((oc) => oc.columns([column, "user_id"]).doNothing())
       .execute();
   }
-  // likes are counter columns their triggers keep (a post's, a comment's); bookmarks are counted
+  if (table === "post_bookmarks") return { on, count: null };
   const liked = (table === "post_likes" ? "posts" : "comments") as "posts";
-  const n =
-    table === "post_bookmarks"
-      ? await db
-          .selectFrom(t)
-          .select((eb) => eb.fn.countAll<number>().as("n"))
-          .where(column, "=", targetId)
-          .executeTakeFirstOrThrow()
-      : await db.selectFrom(liked).select("like_count as n").where("id", "=", targetId).executeTakeFirstOrThrow();
-  return { on, count: Number(n.n) };
+  const n = await db.selectFrom(liked).select("like_count").where("id", "=", targetId).executeTakeFirstOrThrow();
+  return { on, count: Number(n.like_count) };
 }

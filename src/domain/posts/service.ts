@@ -4,10 +4,12 @@ import { precompiled } from "../../db/compiled";
 import { AppError, fieldError, forbidden, notFound, validationError, type FieldErrors } from "../../lib/errors";
 import { newCuid } from "../../lib/ids";
 import { markAttached, resolveOwnUpload } from "../../media/uploads";
+import { renditionsOf } from "../../media/table";
+import { checkAlt, checkContentWarning } from "../../lib/alt-text";
 import { releaseFilesIn } from "../../media/references";
 import type { UploadRow } from "../../media/table";
 import { assertContentAllowed, assertPostingAllowed, consumePublishBudget } from "../moderation/service";
-import { notify } from "../notifications/service";
+import { notify, withdrawNotification } from "../notifications/service";
 import { blockedEitherWayWithAny, followerIds } from "../relations/service";
 import { postSearch } from "../search/posts";
 import type { UserRow } from "../users/table";
@@ -17,6 +19,8 @@ import type { PostImage, PostRow } from "./table";
 import { charCount, parseHashtags, parseMentions } from "./text";
 import { pick } from "../../lib/objects";
 import { isUniqueViolation } from "../../db/errors";
+import { inTransaction } from "../../db/transaction";
+import { parsePreviewState, previewStateFor, queuePreview } from "../links/preview";
 
 export const MAX_POST_LENGTH = 2000;
 export const MAX_POST_IMAGES = 10;
@@ -30,9 +34,14 @@ export interface PollInput {
 
 export interface NewPostInput {
   content: string;
+  contentWarning?: string | null;
   imageUrls?: string[];
+  /** descriptions of the images, by the index of imageUrls */
+  imageAlts?: Array<string | null>;
   poll?: PollInput;
   clientPostId?: string;
+  /** false: no preview of the text's first link (its author removed it) */
+  linkPreview?: boolean;
 }
 
 /**
@@ -114,27 +123,42 @@ function cleanPoll(poll: PollInput): PollInput {
   return { question, options, multiple: poll.multiple ?? false };
 }
 
-/** Resolves attachment URLs to the author's own uploads of post kinds. */
+/** Resolves attachment URLs to the author's own uploads of post kinds, with their descriptions by index. */
 async function resolveImages(
   app: App,
   ownerId: number,
   urls: string[],
+  alts: Array<string | null> | undefined,
 ): Promise<{ images: PostImage[]; uploads: UploadRow[] }> {
   if (urls.length > MAX_POST_IMAGES) throw fieldError("imageUrls", `must have at most ${MAX_POST_IMAGES} items`);
   if (new Set(urls).size !== urls.length) throw fieldError("imageUrls", "must not repeat a file");
+  const altTexts = checkAlts(alts, urls.length);
   const uploads: UploadRow[] = [];
   for (const [i, url] of urls.entries())
     uploads.push(await resolveOwnUpload(app, url, ownerId, POST_UPLOAD_KINDS, `imageUrls.${i}`));
-  const images = uploads.map((u) => ({
-    url: u.url,
-    kind: u.kind,
-    mime: u.mime,
-    width: u.width,
-    height: u.height,
-    thumbUrl: u.thumb_url,
-    posterUrl: u.poster_url,
-  }));
+  const images = uploads.map((u, i) => {
+    const image: PostImage = {
+      url: u.url,
+      kind: u.kind,
+      mime: u.mime,
+      width: u.width,
+      height: u.height,
+      thumbUrl: u.thumb_url,
+      posterUrl: u.poster_url,
+    };
+    const renditions = renditionsOf(u);
+    if (renditions.length) image.renditions = renditions;
+    if (altTexts[i] !== undefined) image.alt = altTexts[i];
+    return image;
+  });
   return { images, uploads };
+}
+
+/** Descriptions of COUNT images by index (imageAlts): at most one each, each checked. */
+function checkAlts(alts: Array<string | null> | undefined, count: number): Array<string | undefined> {
+  if (alts === undefined) return [];
+  if (alts.length > count) throw fieldError("imageAlts", "must not have more items than the images");
+  return alts.map((alt, i) => checkAlt(alt, `imageAlts.${i}`));
 }
 
 /** Stores the post's hashtags (replacing earlier ones on edit). */
@@ -147,9 +171,16 @@ async function saveHashtags(db: Db, now: number, postId: number, content: string
       .onConflict((oc) => oc.column("tag").doNothing())
       .execute();
     const row = await db.selectFrom("hashtags").select("id").where("tag", "=", tag).executeTakeFirstOrThrow();
+    // with the post's own time (an edit's NOW is not it): a hashtag's page walks it
     await db
       .insertInto("post_hashtags")
-      .values({ post_id: postId, hashtag_id: row.id })
+      .columns(["post_id", "hashtag_id", "post_created_at"])
+      .expression((eb) =>
+        eb
+          .selectFrom("posts")
+          .select([eb.val(postId).as("post_id"), eb.val(row.id).as("hashtag_id"), "created_at"])
+          .where("id", "=", postId),
+      )
       .onConflict((oc) => oc.columns(["hashtag_id", "post_id"]).doNothing())
       .execute();
   }
@@ -176,8 +207,17 @@ export async function notifyMentions(
   for (const u of users) await notify(app, { recipientId: u.id, actorId, type: "mention", postId, commentId });
 }
 
-/** Tells the author's followers (except those who muted the author) and the author's other devices that posts appeared. */
-async function announce(app: App, authorId: number, posts: Array<Pick<PostRow, "id" | "cuid">>): Promise<void> {
+/**
+ * Tells the author's followers (except those who muted the author) that posts appeared, and the
+ * author's other devices too unless TO_AUTHOR is false: a repost is not news to the person who
+ * made it (the post they reposted is already on their screen).
+ */
+async function announce(
+  app: App,
+  authorId: number,
+  posts: Array<Pick<PostRow, "id" | "cuid">>,
+  toAuthor = true,
+): Promise<void> {
   const [followers, muters] = await Promise.all([
     followerIds(app.db, authorId),
     app.db.selectFrom("mutes").select("muter_id").where("muted_id", "=", authorId).execute(),
@@ -185,7 +225,7 @@ async function announce(app: App, authorId: number, posts: Array<Pick<PostRow, "
   const muted = new Set(muters.map((m) => m.muter_id));
   app.hooks.publish({
     type: "posts:published",
-    to: [...followers.filter((id) => !muted.has(id)), authorId],
+    to: [...followers.filter((id) => !muted.has(id)), ...(toAuthor ? [authorId] : [])],
     authorId,
     posts: posts.map((p) => pick(p, "id", "cuid")),
   });
@@ -212,28 +252,34 @@ export async function createPost(
     throw fieldError("content", `must be at most ${MAX_POST_LENGTH} characters`);
   const poll = input.poll ? cleanPoll(input.poll) : null;
   const urls = input.imageUrls ?? [];
+  const contentWarning = checkContentWarning(input.contentWarning);
   if (content.length === 0 && urls.length === 0 && !poll)
     throw fieldError("content", "must not be empty without images or a poll");
   assertPostingAllowed(app, author);
   assertContentAllowed(app, "content", content);
+  if (contentWarning) assertContentAllowed(app, "contentWarning", contentWarning);
   if (poll) {
     assertContentAllowed(app, "poll.question", poll.question ?? "");
     for (const o of poll.options) assertContentAllowed(app, "poll.options", o);
   }
-  const { images, uploads } = await resolveImages(app, author.id, urls);
+  const { images, uploads } = await resolveImages(app, author.id, urls, input.imageAlts);
   await consumePublishBudget(app, author.id, "post");
 
   const now = app.clock.now();
+  const linkPreview = await previewStateFor(app.db, content, { off: input.linkPreview === false }, now);
   let post: PostRow;
   try {
-    post = await app.db.transaction().execute(async (tx) => {
+    post = await inTransaction(app.storage, async (scope) => {
+      const tx = scope.db;
       const row = await tx
         .insertInto("posts")
         .values({
           cuid: newCuid(),
           author_id: author.id,
           content,
+          content_warning: contentWarning,
           images: JSON.stringify(images),
+          link_preview: linkPreview && JSON.stringify(linkPreview),
           repost_of_id: null,
           client_post_id: clientPostId ?? null,
           created_at: now,
@@ -241,6 +287,7 @@ export async function createPost(
         })
         .returningAll()
         .executeTakeFirstOrThrow();
+      await queuePreview(scope, { table: "posts", id: row.id }, linkPreview);
       if (poll) {
         const p = await tx
           .insertInto("polls")
@@ -277,17 +324,36 @@ const findByClientId = (db: Db, authorId: number, clientPostId: string) =>
     .where("client_post_id", "=", clientPostId)
     .executeTakeFirst();
 
-/** Edits the author's post text and/or attachments; hashtags, index and new mentions follow. */
+/**
+ * Edits the author's post text, content warning, attachments and/or their descriptions
+ * (imageAlts alone describes the images the post has); hashtags, index and new mentions follow.
+ * A new first link gets its own preview; linkPreview false removes it, true brings it back.
+ */
 export async function editPost(
   app: App,
   user: UserRow,
   cuid: string,
-  input: { content?: string; imageUrls?: string[] },
+  input: {
+    content?: string;
+    contentWarning?: string | null;
+    imageUrls?: string[];
+    imageAlts?: Array<string | null>;
+    linkPreview?: boolean;
+  },
 ): Promise<PostRow> {
   const post = await findOwnPost(app.db, user, cuid);
   if (post.repost_of_id !== null) throw fieldError("content", "a repost has no content to edit");
-  if (input.content === undefined && input.imageUrls === undefined)
-    throw fieldError("content", "give content or imageUrls to change");
+  if (
+    input.content === undefined &&
+    input.imageUrls === undefined &&
+    input.imageAlts === undefined &&
+    input.contentWarning === undefined &&
+    input.linkPreview === undefined
+  )
+    throw fieldError("content", "give content, contentWarning, imageUrls, imageAlts or linkPreview to change");
+  const contentWarning =
+    input.contentWarning !== undefined ? checkContentWarning(input.contentWarning) : post.content_warning;
+  if (contentWarning && input.contentWarning !== undefined) assertContentAllowed(app, "contentWarning", contentWarning);
   assertPostingAllowed(app, user);
   const content = input.content !== undefined ? input.content.trim() : post.content;
   if (charCount(content) > MAX_POST_LENGTH)
@@ -295,19 +361,41 @@ export async function editPost(
   assertContentAllowed(app, "content", content);
   let images = JSON.parse(post.images) as PostImage[];
   let uploads: UploadRow[] = [];
-  if (input.imageUrls !== undefined) ({ images, uploads } = await resolveImages(app, user.id, input.imageUrls));
+  if (input.imageUrls !== undefined) {
+    // without imageAlts, images the post keeps keep their descriptions
+    const keptAlts = new Map(images.map((image) => [image.url, image.alt ?? null]));
+    const alts = input.imageAlts ?? input.imageUrls.map((url) => keptAlts.get(url) ?? null);
+    ({ images, uploads } = await resolveImages(app, user.id, input.imageUrls, alts));
+  } else if (input.imageAlts !== undefined) {
+    const alts = checkAlts(input.imageAlts, images.length);
+    images = images.map((image, i) => {
+      if (i >= alts.length) return image;
+      const { alt: _old, ...rest } = image;
+      return alts[i] === undefined ? rest : { ...rest, alt: alts[i] };
+    });
+  }
   const hasPoll =
     (await app.db.selectFrom("polls").select("id").where("post_id", "=", post.id).executeTakeFirst()) !== undefined;
   if (content.length === 0 && images.length === 0 && !hasPoll)
     throw fieldError("content", "must not be empty without images or a poll");
   const now = app.clock.now();
-  const updated = await app.db.transaction().execute(async (tx) => {
+  const off = input.linkPreview === undefined ? undefined : !input.linkPreview;
+  const linkPreview = await previewStateFor(app.db, content, { off }, now, parsePreviewState(post.link_preview));
+  const updated = await inTransaction(app.storage, async (scope) => {
+    const tx = scope.db;
     const row = await tx
       .updateTable("posts")
-      .set({ content, images: JSON.stringify(images), edited_at: now })
+      .set({
+        content,
+        content_warning: contentWarning,
+        images: JSON.stringify(images),
+        link_preview: linkPreview && JSON.stringify(linkPreview),
+        edited_at: now,
+      })
       .where("id", "=", post.id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    await queuePreview(scope, { table: "posts", id: post.id }, linkPreview);
     await saveHashtags(tx, now, post.id, content);
     await postSearch.indexPost(tx, post.id, content);
     for (const u of uploads) await markAttached(tx, u.id, now);
@@ -332,7 +420,7 @@ export async function removePost(app: App, post: PostRow): Promise<void> {
     .select(["id", "cuid", "author_id"])
     .where("repost_of_id", "=", post.id)
     .execute();
-  await app.db.transaction().execute(async (tx) => {
+  await inTransaction(app.storage, async ({ db: tx }) => {
     // its comments (and its reposts') go by cascade: their files are let go with the post's
     const comments = await tx
       .selectFrom("comments")
@@ -360,8 +448,10 @@ export async function toggleLike(
 ): Promise<{ liked: boolean; likeCount: number }> {
   const post = await findVisiblePost(app.db, user.id, cuid);
   const { on, count } = await toggleMark(app.db, "post_likes", post.id, user.id, app.clock.now());
-  if (on) await notify(app, { recipientId: post.author_id, actorId: user.id, type: "like", postId: post.id });
-  return { liked: on, likeCount: count };
+  const like = { recipientId: post.author_id, actorId: user.id, type: "like", postId: post.id } as const;
+  if (on) await notify(app, like);
+  else await withdrawNotification(app.db, like);
+  return { liked: on, likeCount: count ?? 0 };
 }
 
 /** Adds or removes a visible post from the caller's bookmarks (private to the caller). */
@@ -388,15 +478,11 @@ export async function toggleRepost(
       .selectAll()
       .where("id", "=", target.repost_of_id)
       .executeTakeFirstOrThrow();
+  // the counter column its triggers keep
   const count = async () =>
     Number(
-      (
-        await app.db
-          .selectFrom("posts")
-          .select((eb) => eb.fn.countAll<number>().as("n"))
-          .where("repost_of_id", "=", target.id)
-          .executeTakeFirstOrThrow()
-      ).n,
+      (await app.db.selectFrom("posts").select("repost_count").where("id", "=", target.id).executeTakeFirstOrThrow())
+        .repost_count,
     );
   const existing = await app.db
     .selectFrom("posts")
@@ -406,6 +492,12 @@ export async function toggleRepost(
     .executeTakeFirst();
   if (existing) {
     await app.db.deleteFrom("posts").where("id", "=", existing.id).execute();
+    await withdrawNotification(app.db, {
+      recipientId: target.author_id,
+      actorId: user.id,
+      type: "repost",
+      postId: target.id,
+    });
     await announceDeleted(app, user.id, existing);
     return { reposted: false, repostCount: await count(), repost: null };
   }
@@ -432,7 +524,7 @@ export async function toggleRepost(
     if (!isUniqueViolation(err)) throw err;
     return { reposted: true, repostCount: await count(), repost: null };
   }
-  await announce(app, user.id, [repost]);
+  await announce(app, user.id, [repost], false);
   await notify(app, { recipientId: target.author_id, actorId: user.id, type: "repost", postId: target.id });
   return { reposted: true, repostCount: await count(), repost };
 }
@@ -468,7 +560,7 @@ export async function votePoll(
   );
   if (chosen.some((o) => o === undefined)) throw fieldError(field, "names an option this poll does not have");
   const now = app.clock.now();
-  await app.db.transaction().execute(async (tx) => {
+  await inTransaction(app.storage, async ({ db: tx }) => {
     // one vote per account, checked inside the write transaction: SQLite has one writer, and on
     // PostgreSQL this no-op update locks the poll's row, so a concurrent vote waits, then sees this one
     await tx

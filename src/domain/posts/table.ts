@@ -1,12 +1,17 @@
 import type { Generated, Selectable } from "kysely";
+import type { Rendition } from "../../media/table";
 
 export interface PostsTable {
   id: Generated<number>;
   cuid: string;
   author_id: number;
   content: Generated<string>;
+  /** shown instead of the text and images until the reader asks (≤ 200 characters); null for none */
+  content_warning: Generated<string | null>;
   /** JSON array of PostImage */
   images: Generated<string>;
+  /** JSON LinkPreviewState (domain/links/preview.ts) of the text's first link; null when it has none */
+  link_preview: Generated<string | null>;
   /** set on a repost: the original post (a repost has no content of its own) */
   repost_of_id: number | null;
   /** the author's idempotency key (≤ 64 chars), unique per author */
@@ -31,6 +36,10 @@ export interface PostImage {
   height: number | null;
   thumbUrl: string | null;
   posterUrl: string | null;
+  /** display renditions of an image, smallest first (absent on images that have none) */
+  renditions?: Rendition[];
+  /** the author's description of the image (absent when none was given) */
+  alt?: string;
 }
 
 interface UserTargetTable {
@@ -71,12 +80,16 @@ export interface HashtagsTable {
   /** lower-cased, without # */
   tag: string;
   created_at: number;
+  /** posts with the tag, kept by triggers on post_hashtags */
+  post_count: Generated<number>;
 }
 
 export interface PostHashtagsTable {
   id: Generated<number>;
   post_id: number;
   hashtag_id: number;
+  /** the post's created_at: a hashtag's page walks (hashtag_id, post_created_at, post_id) */
+  post_created_at: number;
 }
 
 /**

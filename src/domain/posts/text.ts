@@ -1,10 +1,12 @@
+import { BEFORE_HASHTAG, BEFORE_MENTION, HASHTAG_CHAR, USERNAME_CHAR } from "../../lib/mention-syntax";
+
 /**
  * What a post's or comment's text refers to: @mentions (usernames) and #hashtags.
  * A mention or hashtag starts at the beginning or after a character that cannot be part
  * of a word, so e-mail addresses and URL fragments are not taken for them.
  */
-const MENTION_RE = /(^|[^\p{L}\p{N}_@])@([A-Za-z0-9_]{3,32})(?![A-Za-z0-9_])/gu;
-const HASHTAG_RE = /(^|[^\p{L}\p{N}_#&/])#([\p{L}\p{N}_]*\p{L}[\p{L}\p{N}_]*)/gu;
+const MENTION_RE = new RegExp(`(^|${BEFORE_MENTION})@(${USERNAME_CHAR}{3,32})(?!${USERNAME_CHAR})`, "gu");
+const HASHTAG_RE = new RegExp(`(^|${BEFORE_HASHTAG})#(${HASHTAG_CHAR}*\\p{L}${HASHTAG_CHAR}*)`, "gu");
 export const MAX_HASHTAG_LENGTH = 64;
 
 /** Lower-cased usernames mentioned in TEXT, each once, in order of appearance. */

@@ -5,8 +5,8 @@ import { notFound } from "../../lib/errors";
 import { pageOf, type Cursor } from "../../lib/paging";
 import { usernameKey } from "../users/service";
 import type { UserRow } from "../users/table";
-import { blockedEitherWayIds } from "../relations/service";
-import { beforeKey } from "../posts/keyset";
+import { notHiddenFrom } from "../relations/service";
+import { beforeKey, literalLimit } from "../posts/keyset";
 import { defineService, type App } from "../../app";
 import { KeptByVersion } from "../../lib/kept-by-version";
 import { KEY_SPACES, type KeySource } from "../../db/changed-keys";
@@ -236,11 +236,13 @@ export function loadProfileByUsername(
 }
 
 /**
- * One page of USER's followers (direction "followers") or of the accounts USER follows
- * ("following"), newest follow first. Deleted accounts and accounts blocked either way
- * with the viewer are left out.
+ * The statement of a page of USER's followers (direction "followers") or of the accounts USER
+ * follows ("following"), newest follow first: a walk of the follows index of USER's side
+ * (follows_followee_id / follows_follower_time) from the cursor, each account read by primary
+ * key as it is checked (deleted ones and those blocked either way with the viewer are skipped),
+ * with whether the viewer follows it (a probe of the pair index), stopping at LIMIT + 1 rows.
  */
-export async function listFollowPage(
+export function followPageQuery(
   db: Db,
   viewerId: number,
   userId: number,
@@ -249,37 +251,55 @@ export async function listFollowPage(
 ) {
   const [mine, other] =
     direction === "followers" ? (["followee_id", "follower_id"] as const) : (["follower_id", "followee_id"] as const);
-  const hidden = await blockedEitherWayIds(db, viewerId);
-  let q = db
+  return db
     .selectFrom("follows")
     .innerJoin("users", "users.id", `follows.${other}`)
     .selectAll("users")
     .select(["follows.id as follow_id", "follows.created_at as followed_at"])
+    .select(() => relation("follows", "follower_id", "followee_id", "viewer→them", viewerId).as("viewer_follows"))
     .where(`follows.${mine}`, "=", userId)
-    .where("users.deleted_at", "is", null);
-  if (hidden.length) q = q.where("users.id", "not in", hidden);
-  if (opts.cursor) q = q.where(beforeKey("follows.created_at", "follows.id", opts.cursor));
-  const rows = await q
+    .where("users.deleted_at", "is", null)
+    .where((eb) => notHiddenFrom(eb, "users.id", viewerId, false))
+    .$if(opts.cursor !== null, (q) => q.where(beforeKey("follows.created_at", "follows.id", opts.cursor!)))
     .orderBy("follows.created_at", "desc")
     .orderBy("follows.id", "desc")
-    .limit(opts.limit + 1)
-    .execute();
+    .limit(literalLimit(opts.limit + 1));
+}
+
+/** followPageQuery compiled once per shape (direction, cursor or not, limit). */
+const followPages = new ShapedQuery(
+  (
+    db: Db,
+    v: { viewer: number; user: number; t: number; id: number },
+    shape: { direction: "followers" | "following"; cursor: boolean; limit: number },
+  ) =>
+    followPageQuery(db, v.viewer, v.user, shape.direction, {
+      cursor: shape.cursor ? { t: v.t, id: v.id } : null,
+      limit: shape.limit,
+    }),
+  (s) => `${s.direction}:${s.cursor ? 1 : 0}:${s.limit}`,
+);
+
+/** One page of followers or following (see followPageQuery), in one statement. */
+export async function listFollowPage(
+  db: Db,
+  viewerId: number,
+  userId: number,
+  direction: "followers" | "following",
+  opts: { cursor: Cursor | null; limit: number },
+) {
+  const c = opts.cursor;
+  const rows = await followPages.execute(
+    db,
+    { direction, cursor: c !== null, limit: opts.limit },
+    { viewer: viewerId, user: userId, t: c?.t ?? 0, id: c?.id ?? 0 },
+  );
   const page = pageOf(rows, opts.limit, (r) => ({ t: r.followed_at, id: r.follow_id }));
-  const ids = page.items.map((r) => r.id);
-  const viewerFollows = ids.length
-    ? new Set(
-        (
-          await db
-            .selectFrom("follows")
-            .select("followee_id")
-            .where("follower_id", "=", viewerId)
-            .where("followee_id", "in", ids)
-            .execute()
-        ).map((r) => r.followee_id),
-      )
-    : new Set<number>();
   return {
-    users: page.items.map((u) => ({ user: u as UserRow, isFollowing: viewerFollows.has(u.id) })),
+    users: page.items.map(({ follow_id: _f, followed_at: _t, viewer_follows, ...u }) => ({
+      user: u as UserRow,
+      isFollowing: yes(viewer_follows),
+    })),
     nextCursor: page.nextCursor,
   };
 }

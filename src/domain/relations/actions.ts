@@ -1,8 +1,9 @@
 import { defineService, type App } from "../../app";
 import { rateLimiter } from "../../cluster/counters";
 import { AppError, fieldError, rateLimited } from "../../lib/errors";
-import { notify } from "../notifications/service";
+import { notify, removeNotificationsBetween, withdrawNotification } from "../notifications/service";
 import { followCounts, hasBlocked, hasMuted, isFollowing, setBlocked, setFollowing, setMuted } from "./service";
+import { inTransaction } from "../../db/transaction";
 
 const HOUR_MS = 3_600_000;
 const followLimiter = defineService("relations:follow-limiter", (app) => rateLimiter(app, "relations"));
@@ -34,14 +35,18 @@ export async function toggleFollow(app: App, followerId: number, followeeId: num
   }
   await setFollowing(app.db, now, followerId, followeeId, following);
   if (following) await notify(app, { recipientId: followeeId, actorId: followerId, type: "follow" });
+  else await withdrawNotification(app.db, { recipientId: followeeId, actorId: followerId, type: "follow" });
   return { following, followersCount: (await followCounts(app.db, followeeId)).followers };
 }
 
-/** Block toggle; blocking removes follows both ways. */
+/** Block toggle; blocking removes follows and notifications both ways, in one transaction. */
 export async function toggleBlock(app: App, blockerId: number, blockedId: number) {
   refuseSelf(blockerId, blockedId, "block");
   const blocked = !(await hasBlocked(app.db, blockerId, blockedId));
-  await setBlocked(app.db, app.clock.now(), blockerId, blockedId, blocked);
+  await inTransaction(app.storage, async ({ db: tx }) => {
+    await setBlocked(tx, app.clock.now(), blockerId, blockedId, blocked);
+    if (blocked) await removeNotificationsBetween(tx, blockerId, blockedId);
+  });
   return { blocked };
 }
 

@@ -46,6 +46,34 @@ export function hidesNobody(eb: ExpressionBuilder<Database, never>, viewerId: nu
 }
 
 /**
+ * The ids of accounts hidden from VIEWER (blocked either way, and WITH MUTES those the viewer
+ * muted), as a subquery evaluated inside a list's own statement (the sets of blockedEitherWayIds
+ * and hiddenAuthorIds without the round trips).
+ */
+function hiddenFromViewer(eb: ExpressionBuilder<Database, never>, viewerId: number, withMutes: boolean) {
+  let q = eb
+    .selectFrom("blocks")
+    .select("blocked_id as uid")
+    .where("blocker_id", "=", viewerId)
+    .unionAll(eb.selectFrom("blocks").select("blocker_id as uid").where("blocked_id", "=", viewerId));
+  if (withMutes) q = q.unionAll(eb.selectFrom("mutes").select("muted_id as uid").where("muter_id", "=", viewerId));
+  return q;
+}
+
+/**
+ * The account in the query's COLUMN is not hidden from VIEWER (see hiddenFromViewer), as a
+ * condition of a list's statement. The list of hidden accounts is built only for a viewer who
+ * hides someone (it costs three index searches and a temporary index): hidesNobody goes first.
+ */
+export function notHiddenFrom(eb: ExpressionBuilder<any, any>, column: string, viewer: number, withMutes: boolean) {
+  const e = eb as ExpressionBuilder<Database, never>;
+  return e.or([
+    hidesNobody(e, viewer, withMutes),
+    e(sql.ref(column), "not in", hiddenFromViewer(e, viewer, withMutes)),
+  ]);
+}
+
+/**
  * Whether VIEWER and any account whose id is in one of the query's COLUMNS blocked the other,
  * for a select list or a condition: one EXISTS per account and direction, each a probe of the
  * blocks pair index, in the query's own statement. (One EXISTS with the pairs OR-ed made SQLite
@@ -185,21 +213,22 @@ export async function setFollowing(
   return on;
 }
 
-/** Blocks (or unblocks) an account; blocking also removes follows both ways, in one transaction. */
+/**
+ * Blocks (or unblocks) an account; blocking also removes follows both ways. DB is the
+ * transaction the caller runs the block in (with whatever else a block removes).
+ */
 export async function setBlocked(db: Db, now: number, blocker: number, blocked: number, on: boolean): Promise<boolean> {
-  await db.transaction().execute(async (tx) => {
-    await setPair(tx, "blocks", now, blocker, blocked, on);
-    if (!on) return;
-    await tx
-      .deleteFrom("follows")
-      .where((eb) =>
-        eb.or([
-          eb.and([eb("follower_id", "=", blocker), eb("followee_id", "=", blocked)]),
-          eb.and([eb("follower_id", "=", blocked), eb("followee_id", "=", blocker)]),
-        ]),
-      )
-      .execute();
-  });
+  await setPair(db, "blocks", now, blocker, blocked, on);
+  if (!on) return on;
+  await db
+    .deleteFrom("follows")
+    .where((eb) =>
+      eb.or([
+        eb.and([eb("follower_id", "=", blocker), eb("followee_id", "=", blocked)]),
+        eb.and([eb("follower_id", "=", blocked), eb("followee_id", "=", blocker)]),
+      ]),
+    )
+    .execute();
   return on;
 }
 

@@ -1,66 +1,73 @@
-import type { Db } from "../../db";
+import { sql, type RawBuilder } from "kysely";
+import type { Db, Storage } from "../../db";
+import { forEngine } from "../../db/engine";
 import { ACTIVE_ROLES, type MessageRow } from "../chats/table";
-import { encodeCursor, type Cursor } from "../../lib/paging";
-import { beforeKey } from "../posts/keyset";
-
-/** Case-, diacritic- and emoji-variant-insensitive form used to match message text. */
-export function foldForMatch(text: string): string {
-  return text
-    .normalize("NFKD")
-    .replace(/[\p{M}\p{Emoji_Modifier}\u{200D}]/gu, "")
-    .toLowerCase();
-}
-
-const BATCH = 200;
-const MAX_SCANNED = 4000;
+import { withinBudget } from "./budget";
+import { catchUpMessageIndex } from "./message-index";
+import { pageOfWindow, SEARCH_WINDOW, windowBefore } from "./window";
+import { ftsQuery, searchTerms, tsqueryText } from "./normalize";
 
 /**
- * Messages containing Q in the chats the viewer is a member of now, newest first. Chat
- * history is private and per-member, so this scans the viewer's own messages in bounded
- * batches (keyset on created_at, id) instead of a shared index; when the scan budget ends
- * before the page is full the cursor continues from where it stopped.
+ * The newest SEARCH_WINDOW index hits of TERMS below message id BEFORE (messages of people, not
+ * deleted for everyone), as a table of ids; with CHAT, hits in that conversation only, so a chat
+ * with few hits among many of the instance still fills its window. That walk passes over the
+ * other chats' hits, so it carries the search's time budget itself.
+ */
+type HitsScope = { before: number | null; chat: { id: number; budgetMs: number } | null };
+const indexHits = {
+  sqlite(db: Db, terms: string[], { before, chat }: HitsScope): RawBuilder<unknown> | null {
+    const below = before === null ? sql`` : sql`AND messages_fts.rowid < ${before}`;
+    const inChat = chat
+      ? sql`AND m.conversation_id = ${chat.id} AND ${withinBudget(db, chat.budgetMs, sql`messages_fts.rowid`)}`
+      : sql``;
+    const join = chat ? sql`JOIN messages m ON m.id = messages_fts.rowid` : sql``;
+    return sql`SELECT messages_fts.rowid AS id FROM messages_fts ${join}
+      WHERE messages_fts MATCH ${ftsQuery(terms)} ${below} ${inChat}
+      ORDER BY messages_fts.rowid DESC LIMIT ${SEARCH_WINDOW}`;
+  },
+  // the expression and the condition of the messages_fts index (migration 20261129040000), so it
+  // is used; the query's lexemes are cast, not parsed (PostgreSQL's parser would drop emoji)
+  postgres(db: Db, terms: string[], { before, chat }: HitsScope): RawBuilder<unknown> | null {
+    const query = tsqueryText(terms);
+    if (!query) return null;
+    const below = before === null ? sql`` : sql`AND id < ${before}`;
+    const inChat = chat ? sql`AND conversation_id = ${chat.id} AND ${withinBudget(db, chat.budgetMs, sql`id`)}` : sql``;
+    return sql`SELECT id FROM messages
+      WHERE social_message_tsvector(content) @@ social_unaccent(${query})::tsquery
+        AND kind = 'user' AND deleted_at IS NULL ${below} ${inChat}
+      ORDER BY id DESC LIMIT ${SEARCH_WINDOW}`;
+  },
+};
+
+/**
+ * Messages with Q's words (the last one a prefix) in the chats the viewer is a member of
+ * now (only conversation CONVERSATIONID's, when given), newest first; messages the viewer
+ * deleted for themselves are left out. Each call
+ * reads one window of the index (window.ts): a page may be short, with a cursor to read on.
+ * The index first takes in the messages it trails by (message-index.ts).
  */
 export async function searchMessages(
-  db: Db,
+  storage: Storage,
   viewerId: number,
   q: string,
-  opts: { cursor: Cursor | null; limit: number },
+  opts: { cursor: string | null; limit: number; budgetMs: number; conversationId?: number },
 ): Promise<{ messages: MessageRow[]; nextCursor: string | null }> {
-  const needle = foldForMatch(q.trim());
-  if (!needle) return { messages: [], nextCursor: null };
-  const memberships = await db
-    .selectFrom("conversation_members")
-    .select("conversation_id")
-    .where("user_id", "=", viewerId)
-    .where("role", "in", ACTIVE_ROLES)
-    .execute();
-  if (!memberships.length) return { messages: [], nextCursor: null };
-  const conversationIds = memberships.map((m) => m.conversation_id);
-  const found: MessageRow[] = [];
-  let after = opts.cursor;
-  let scanned = 0;
-  while (scanned < MAX_SCANNED) {
-    let query = db
-      .selectFrom("messages")
-      .selectAll()
-      .where("conversation_id", "in", conversationIds)
-      .where("deleted_at", "is", null)
-      .where("kind", "=", "user")
-      .where("id", "not in", (eb) =>
-        eb.selectFrom("message_hidden").select("message_id").where("user_id", "=", viewerId),
-      );
-    const c = after;
-    if (c) query = query.where(beforeKey("messages.created_at", "messages.id", c));
-    const batch = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(BATCH).execute();
-    for (const m of batch) {
-      scanned++;
-      after = { t: m.created_at, id: m.id };
-      if (foldForMatch(m.content).includes(needle)) {
-        found.push(m);
-        if (found.length === opts.limit) return { messages: found, nextCursor: encodeCursor(after) };
-      }
-    }
-    if (batch.length < BATCH) return { messages: found, nextCursor: null };
-  }
-  return { messages: found, nextCursor: after ? encodeCursor(after) : null };
+  const before = windowBefore(opts.cursor);
+  const terms = searchTerms(q);
+  const { db } = storage;
+  const chat = opts.conversationId === undefined ? null : { id: opts.conversationId, budgetMs: opts.budgetMs };
+  const hits = terms.length ? forEngine(db, indexHits)(db, terms, { before, chat }) : null;
+  if (!hits) return { messages: [], nextCursor: null };
+  await catchUpMessageIndex(storage);
+  const { rows } = await sql<MessageRow>`WITH hits AS (${hits})
+    SELECT m.* FROM hits
+    JOIN messages m ON m.id = hits.id
+    JOIN conversation_members cm ON cm.conversation_id = m.conversation_id AND cm.user_id = ${viewerId}
+      AND cm.role IN (${sql.join(ACTIVE_ROLES)})
+    WHERE ${withinBudget(db, opts.budgetMs, sql`hits.id`)}
+      AND NOT EXISTS (SELECT 1 FROM message_hidden h WHERE h.message_id = m.id AND h.user_id = ${viewerId})
+    ORDER BY m.id DESC
+    LIMIT ${opts.limit + 1}`.execute(db);
+  const { items, nextCursor } = await pageOfWindow(db, hits, rows, opts.limit);
+  return { messages: items, nextCursor };
 }

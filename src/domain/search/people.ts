@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { sql, type RawBuilder, type SqlBool } from "kysely";
 import type { Db } from "../../db";
 import { decodeCursor, pageOf } from "../../lib/paging";
 import type { UserRow } from "../users/table";
@@ -6,7 +6,21 @@ import { forEngine } from "../../db/engine";
 import { ftsQuery, searchTerms, tsqueryText } from "./normalize";
 
 /** A LIKE pattern for "starts with S"; control characters (which no name has, and PostgreSQL's text cannot hold) become spaces. */
-export const likePrefix = (s: string) => s.replace(/\p{Cc}/gu, " ").replace(/[\\%_]/g, (c) => `\\${c}`) + "%";
+const likePrefix = (s: string) => s.replace(/\p{Cc}/gu, " ").replace(/[\\%_]/g, (c) => `\\${c}`) + "%";
+
+/**
+ * COLUMN starts with PREFIX, through COLUMN's index: on SQLite a range of the (binary) index,
+ * as its LIKE is case-insensitive and uses no index; on PostgreSQL a LIKE, which the
+ * text_pattern_ops index serves (migration 20261129040100_prefix_search) whatever the collation.
+ */
+export function startsWith(db: Db, column: string, prefix: string): RawBuilder<SqlBool> {
+  const ref = sql.ref(column);
+  return forEngine(db, {
+    // every string that starts with PREFIX sorts before PREFIX followed by the last code point
+    sqlite: () => sql<SqlBool>`(${ref} >= ${prefix} AND ${ref} < ${prefix + "\u{10FFFF}"})`,
+    postgres: () => sql<SqlBool>`${ref} LIKE ${likePrefix(prefix)} ESCAPE '\\'`,
+  })();
+}
 
 /** Ids of accounts any word of whose username or display name starts with TERMS' words (at most 5000). */
 const nameWordHits = {
@@ -49,7 +63,7 @@ export async function searchPeople(
     .where("deleted_at", "is", null)
     .where("is_system", "=", 0)
     .where((eb) => {
-      const byName = eb("username_lower", "like", sql<string>`${likePrefix(plain)} ESCAPE '\\'`);
+      const byName = startsWith(db, "username_lower", plain);
       return hits.length ? eb.or([byName, eb("id", "in", hits)]) : byName;
     });
   if (opts.excludeIds.length) query = query.where("id", "not in", opts.excludeIds);

@@ -1,45 +1,53 @@
-import { sql } from "kysely";
+import { sql, type RawBuilder } from "kysely";
 import type { Db } from "../../db";
 import type { PostRow } from "../posts/table";
-import { decodeCursor, encodeCursor } from "../../lib/paging";
-import { fieldError } from "../../lib/errors";
 import { forEngine } from "../../db/engine";
+import { withinBudget } from "./budget";
+import { pageOfWindow, SEARCH_WINDOW, windowBefore } from "./window";
 import { ftsQuery, normalizeSearchText, searchTerms, tsqueryText, tsvectorText } from "./normalize";
 
 /**
  * Full-text search over posts, behind an interface so the engine can change (SQLite FTS5,
  * PostgreSQL tsvector, another search server). Posts call indexPost/removePost on every
- * change; the engine answers ranked post ids with an opaque cursor.
+ * change; the engine answers post ids, newest first, with an opaque cursor.
  */
 export interface PostSearchEngine {
   indexPost(db: Db, postId: number, text: string): Promise<void>;
   removePost(db: Db, postId: number): Promise<void>;
-  searchPosts(
-    db: Db,
-    q: string,
-    opts: { excludeAuthorIds: number[]; cursor: string | null; limit: number },
-  ): Promise<{ postIds: number[]; nextCursor: string | null }>;
+  searchPosts(db: Db, q: string, opts: PostSearchOptions): Promise<{ postIds: number[]; nextCursor: string | null }>;
 }
 
-/** Ranked keyset cursor: the score of the last hit (lower ranks first) and its id. */
-function decodeRankCursor(raw: string | null): { score: number; id: number } | null {
-  const cursor = decodeCursor(raw, "cursor", "score");
-  return cursor && { score: cursor.t, id: cursor.id };
+export interface PostSearchOptions {
+  excludeAuthorIds: number[];
+  cursor: string | null;
+  limit: number;
+  /** time one statement may take (limits.searchBudgetMs) */
+  budgetMs: number;
 }
 
-const encodeRankCursor = (score: number, id: number) => encodeCursor({ t: score, id });
-
-/** A page of LIMIT from ROWS (one more fetched than shown, to know whether a next page exists). */
-function rankedPage(rows: { id: number; score: number }[], limit: number) {
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    postIds: page.map((r) => r.id),
-    nextCursor: rows.length > limit && last ? encodeRankCursor(last.score, last.id) : null,
-  };
+/**
+ * The page of OPTS from the index hits HITS (post ids below the cursor, newest first): the
+ * posts whose authors are shown (window.ts).
+ */
+async function pageOfHits(
+  db: Db,
+  hits: RawBuilder<unknown>,
+  { excludeAuthorIds, limit, budgetMs }: PostSearchOptions,
+): Promise<{ postIds: number[]; nextCursor: string | null }> {
+  const excluded = excludeAuthorIds.length ? sql`AND p.author_id NOT IN (${sql.join(excludeAuthorIds)})` : sql``;
+  const { rows } = await sql<{ id: number }>`WITH hits AS (${hits})
+    SELECT p.id AS id FROM hits
+    JOIN posts p ON p.id = hits.id
+    JOIN users u ON u.id = p.author_id
+    WHERE ${withinBudget(db, budgetMs, sql`hits.id`)}
+      AND u.deleted_at IS NULL AND u.disabled_at IS NULL ${excluded}
+    ORDER BY p.id DESC
+    LIMIT ${limit + 1}`.execute(db);
+  const { items, nextCursor } = await pageOfWindow(db, hits, rows, limit);
+  return { postIds: items.map((r) => Number(r.id)), nextCursor };
 }
 
-/** SQLite FTS5 (unicode61, diacritics removed), ranked by bm25 with the post id as tie-breaker. */
+/** SQLite FTS5 (unicode61, diacritics removed), newest first. */
 export const sqliteFtsPostSearch: PostSearchEngine = {
   async indexPost(db, postId, text) {
     await sql`DELETE FROM posts_fts WHERE rowid = ${postId}`.execute(db);
@@ -51,31 +59,18 @@ export const sqliteFtsPostSearch: PostSearchEngine = {
     await sql`DELETE FROM posts_fts WHERE rowid = ${postId}`.execute(db);
   },
 
-  async searchPosts(db, q, { excludeAuthorIds, cursor, limit }) {
-    const after = decodeRankCursor(cursor);
+  async searchPosts(db, q, opts) {
+    const before = windowBefore(opts.cursor);
     const terms = searchTerms(q);
     if (terms.length === 0) return { postIds: [], nextCursor: null };
-    const excluded = excludeAuthorIds.length ? sql`AND p.author_id NOT IN (${sql.join(excludeAuthorIds)})` : sql``;
-    const keyset = after
-      ? sql`AND (bm25(posts_fts) > ${after.score} OR (bm25(posts_fts) = ${after.score} AND p.id > ${after.id}))`
-      : sql``;
-    const { rows } = await sql<{ id: number; score: number }>`
-      SELECT p.id AS id, bm25(posts_fts) AS score
-      FROM posts_fts
-      JOIN posts p ON p.id = posts_fts.rowid
-      JOIN users u ON u.id = p.author_id
-      WHERE posts_fts MATCH ${ftsQuery(terms)} AND u.deleted_at IS NULL AND u.disabled_at IS NULL ${excluded} ${keyset}
-      ORDER BY bm25(posts_fts), p.id
-      LIMIT ${limit + 1}`.execute(db);
-    return rankedPage(rows, limit);
+    const below = before === null ? sql`` : sql`AND rowid < ${before}`;
+    const hits = sql`SELECT rowid AS id FROM posts_fts WHERE posts_fts MATCH ${ftsQuery(terms)} ${below}
+      ORDER BY rowid DESC LIMIT ${SEARCH_WINDOW}`;
+    return pageOfHits(db, hits, opts);
   },
 };
 
-/**
- * PostgreSQL full-text search: lexemes made by the same rules as the SQLite index (see
- * normalize.ts), ranked by ts_rank (term frequency over log of the length, as bm25 weighs
- * them), negated so that, as with bm25, the lower score ranks first.
- */
+/** PostgreSQL full-text search: lexemes made by the same rules as the SQLite index (see normalize.ts), newest first. */
 export const postgresFtsPostSearch: PostSearchEngine = {
   async indexPost(db, postId, text) {
     const body = tsvectorText(text);
@@ -91,24 +86,14 @@ export const postgresFtsPostSearch: PostSearchEngine = {
     await sql`DELETE FROM posts_fts WHERE post_id = ${postId}`.execute(db);
   },
 
-  async searchPosts(db, q, { excludeAuthorIds, cursor, limit }) {
-    const after = decodeRankCursor(cursor);
+  async searchPosts(db, q, opts) {
+    const before = windowBefore(opts.cursor);
     const query = tsqueryText(searchTerms(q));
     if (!query) return { postIds: [], nextCursor: null };
-    const score = sql<number>`(-ts_rank(f.body, ${query}::tsquery, 1))::float8`;
-    const excluded = excludeAuthorIds.length ? sql`AND p.author_id NOT IN (${sql.join(excludeAuthorIds)})` : sql``;
-    const keyset = after
-      ? sql`AND (${score} > ${after.score} OR (${score} = ${after.score} AND p.id > ${after.id}))`
-      : sql``;
-    const { rows } = await sql<{ id: number; score: number }>`
-      SELECT p.id AS id, ${score} AS score
-      FROM posts_fts f
-      JOIN posts p ON p.id = f.post_id
-      JOIN users u ON u.id = p.author_id
-      WHERE f.body @@ ${query}::tsquery AND u.deleted_at IS NULL AND u.disabled_at IS NULL ${excluded} ${keyset}
-      ORDER BY score, p.id
-      LIMIT ${limit + 1}`.execute(db);
-    return rankedPage(rows, limit);
+    const below = before === null ? sql`` : sql`AND post_id < ${before}`;
+    const hits = sql`SELECT post_id AS id FROM posts_fts WHERE body @@ ${query}::tsquery ${below}
+      ORDER BY post_id DESC LIMIT ${SEARCH_WINDOW}`;
+    return pageOfHits(db, hits, opts);
   },
 };
 

@@ -99,6 +99,12 @@ export async function giftStars(
     return after;
   });
   await publishBalances(app, [input.senderId, recipient.id]);
+  await app.hooks.emit("stars:gifted", {
+    senderId: input.senderId,
+    recipientId: recipient.id,
+    amount: input.amount,
+    note,
+  });
   return { balance, giftId, note, recipient };
 }
 

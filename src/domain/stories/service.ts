@@ -46,6 +46,9 @@ export async function createStory(
       media_url: upload.url,
       media_kind: upload.kind as StoryRow["media_kind"],
       thumb_url: upload.thumb_url ?? upload.poster_url,
+      width: upload.width,
+      height: upload.height,
+      renditions: upload.renditions,
       caption,
       created_at: now,
     })

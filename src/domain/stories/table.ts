@@ -11,6 +11,10 @@ export interface StoriesTable {
   /** the upload kind: story (image), story-video, story-voice */
   media_kind: StoryMediaKind;
   thumb_url: string | null;
+  /** an image story's size and display copies (JSON array of Rendition, smallest first), from its upload; null for other media */
+  width: number | null;
+  height: number | null;
+  renditions: string | null;
   caption: Generated<string>;
   created_at: number;
   deleted_at: number | null;

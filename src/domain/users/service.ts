@@ -1,4 +1,6 @@
+import type { App } from "../../app";
 import type { Db } from "../../db";
+import { inTransaction } from "../../db/transaction";
 import { precompiled } from "../../db/compiled";
 import { AppError, validationError, type FieldErrors } from "../../lib/errors";
 import { hashPassword } from "../../lib/crypto";
@@ -159,13 +161,18 @@ export async function requireUserByUsername(db: Db, username: string): Promise<U
  * Sets USER's password and voids their outstanding reset links and sign-in codes, for every
  * way a password changes (the person, a reset link, an admin, the CLI).
  */
-export async function setPassword(db: Db, now: number, userId: number, password: string): Promise<void> {
+export async function setPassword(
+  app: Pick<App, "storage" | "clock">,
+  userId: number,
+  password: string,
+): Promise<void> {
   const problem = passwordProblem(password);
   if (problem) throw validationError({ password: [problem] });
   const hash = await hashPassword(password);
-  await db.transaction().execute(async (trx) => {
-    await trx.updateTable("users").set({ password_hash: hash, updated_at: now }).where("id", "=", userId).execute();
-    await voidPasswordSecrets(trx, now, userId);
+  const now = app.clock.now();
+  await inTransaction(app.storage, async ({ db }) => {
+    await db.updateTable("users").set({ password_hash: hash, updated_at: now }).where("id", "=", userId).execute();
+    await voidPasswordSecrets(db, now, userId);
   });
 }
 

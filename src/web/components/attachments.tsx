@@ -10,7 +10,14 @@ export interface Attachment {
   progress: number;
   url: string | null;
   error: string | null;
+  /** an image: it takes a description (alt text) */
+  image: boolean;
+  /** the description the person wrote for it */
+  alt: string;
 }
+
+/** Longest description of an image (the server's limit, in characters). */
+export const MAX_ALT_LENGTH = 1500;
 
 /**
  * The files of a draft (a post, a post being edited, a comment): each uploads as soon as it is
@@ -25,7 +32,11 @@ export function useAttachments(kindOf: (file: File) => string, max: number, init
     for (const file of Array.from(files ?? []).slice(0, Math.max(0, max - items.length))) {
       const key = crypto.randomUUID();
       const preview = file.type.startsWith("image/") ? URL.createObjectURL(file) : null;
-      setItems((list) => [...list, { key, name: file.name, preview, progress: 0, url: null, error: null }]);
+      const image = file.type.startsWith("image/");
+      setItems((list) => [
+        ...list,
+        { key, name: file.name, preview, progress: 0, url: null, error: null, image, alt: "" },
+      ]);
       uploadFile(file, kindOf(file), (progress) => patch(key, { progress }), file.name)
         .then((up) => patch(key, { url: up.url, progress: 1 }))
         .catch((err) => patch(key, { error: describeError(err) }));
@@ -47,24 +58,45 @@ export function useAttachments(kindOf: (file: File) => string, max: number, init
     pick,
     remove,
     reset,
+    setAlt: (key: string, alt: string) => patch(key, { alt }),
     full: items.length >= max,
     uploading: items.some((a) => !a.url && !a.error),
     urls: items.flatMap((a) => (a.url ? [a.url] : [])),
+    /** the descriptions of the uploaded files, by the index of urls (empty for none) */
+    alts: items.flatMap((a) => (a.url ? [a.alt.trim()] : [])),
   };
 }
 
 /** A file already stored (a post's image when editing it) as an attachment of the draft, called NAME. */
-export const storedAttachment = (url: string, preview: string | null, name: string): Attachment => ({
+export const storedAttachment = (
+  url: string,
+  preview: string | null,
+  name: string,
+  described?: { alt: string },
+): Attachment => ({
   key: url,
   name,
   preview,
   progress: 1,
   url,
   error: null,
+  image: described !== undefined,
+  alt: described?.alt ?? "",
 });
 
-/** The draft's files with their progress, errors and a Remove button each. */
-export function AttachmentList({ items, onRemove }: { items: Attachment[]; onRemove: (a: Attachment) => void }) {
+/**
+ * The draft's files with their progress, errors and a Remove button each; with ONALT, a
+ * description field (alt text) under each image.
+ */
+export function AttachmentList({
+  items,
+  onRemove,
+  onAlt,
+}: {
+  items: Attachment[];
+  onRemove: (a: Attachment) => void;
+  onAlt?: (key: string, alt: string) => void;
+}) {
   if (items.length === 0) return null;
   return (
     <ul class="attachments" aria-label="Attached files">
@@ -73,6 +105,17 @@ export function AttachmentList({ items, onRemove }: { items: Attachment[]; onRem
           {a.preview ? <img src={a.preview} alt="" /> : <span class="file-name">{a.name}</span>}
           {!a.url && !a.error && <progress max={1} value={a.progress} aria-label={`Uploading ${a.name}`} />}
           {a.error && <span class="field-error">{a.error}</span>}
+          {onAlt && a.image && (
+            <label class="attachment-alt">
+              Description (alt text)<span class="visually-hidden"> of {a.name}</span>
+              <textarea
+                rows={2}
+                maxLength={MAX_ALT_LENGTH}
+                value={a.alt}
+                onInput={(e) => onAlt(a.key, e.currentTarget.value)}
+              />
+            </label>
+          )}
           <button type="button" class="small" onClick={() => onRemove(a)}>
             Remove {a.name}
           </button>

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from "preact";
 import { useId } from "preact/hooks";
 
 interface InputProps {
@@ -12,6 +13,43 @@ interface InputProps {
   readOnly?: boolean;
 }
 
+/**
+ * A labelled control's frame: its label, hint and the server's error, the control in between
+ * made by CONTROL from its id and the ids that describe it (for aria-describedby).
+ */
+export function FieldFrame({
+  label,
+  hint,
+  error,
+  class: className = "field",
+  control,
+}: {
+  label: string;
+  hint?: string;
+  error?: string;
+  class?: string;
+  control: (id: string, describedBy: string | undefined) => ComponentChildren;
+}) {
+  const id = useId();
+  const described = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
+  return (
+    <div class={className}>
+      <label for={id}>{label}</label>
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {control(id, described)}
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
 /** A labelled input (a textarea of ROWS lines when given) with its hint and the server's error beside it (aria-describedby). */
 export function Field(
   props: InputProps & {
@@ -24,42 +62,34 @@ export function Field(
   },
 ) {
   const { label, error, hint, value, onValue, type = "text", rows, ...input } = props;
-  const id = useId();
-  const described = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
   return (
-    <div class="field">
-      <label for={id}>{label}</label>
-      {hint && (
-        <p class="hint" id={`${id}-hint`}>
-          {hint}
-        </p>
-      )}
-      {rows ? (
-        <textarea
-          {...(input as Record<string, unknown>)}
-          rows={rows}
-          id={id}
-          value={value}
-          onInput={(e) => onValue(e.currentTarget.value)}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={described}
-        />
-      ) : (
-        <input
-          {...({ ...input, type } as Record<string, unknown>)}
-          id={id}
-          value={value}
-          onInput={(e) => onValue(e.currentTarget.value)}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={described}
-        />
-      )}
-      {error && (
-        <p class="field-error" id={`${id}-error`}>
-          {error}
-        </p>
-      )}
-    </div>
+    <FieldFrame
+      label={label}
+      hint={hint}
+      error={error}
+      control={(id, described) =>
+        rows ? (
+          <textarea
+            {...(input as Record<string, unknown>)}
+            rows={rows}
+            id={id}
+            value={value}
+            onInput={(e) => onValue(e.currentTarget.value)}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={described}
+          />
+        ) : (
+          <input
+            {...({ ...input, type } as Record<string, unknown>)}
+            id={id}
+            value={value}
+            onInput={(e) => onValue(e.currentTarget.value)}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={described}
+          />
+        )
+      }
+    />
   );
 }
 

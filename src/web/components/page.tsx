@@ -1,6 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect } from "preact/hooks";
 import { instanceName } from "../lib/instance";
+import { t } from "../lib/i18n";
 
 /**
  * A screen's frame: sets the document title ("<title> · <instance name>") and renders the one
@@ -41,10 +42,10 @@ export function focusPageTitle(): void {
   requestAnimationFrame(() => document.getElementById("page-title")?.focus({ preventScroll: true }));
 }
 
-export function Loading({ label = "Loading…" }: { label?: string }) {
+export function Loading({ label }: { label?: string }) {
   return (
     <p class="loading" role="status">
-      {label}
+      {label ?? t("common.loading")}
     </p>
   );
 }

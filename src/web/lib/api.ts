@@ -46,7 +46,7 @@ function readCsrfCookie(): string | null {
   return m ? decodeURIComponent(m[1]!) : null;
 }
 
-/** What GET /api/auth/csrf tells about the instance besides the token. */
+/** What GET /api/auth/csrf (and GET /api/start) tells about the instance besides the token. */
 export interface InstanceInfo {
   csrfToken: string;
   captchaRequired: boolean;
@@ -54,10 +54,15 @@ export interface InstanceInfo {
 }
 
 /** Fetches a fresh CSRF token (and the instance's registration mode). */
-export async function fetchCsrf(): Promise<InstanceInfo> {
+async function fetchCsrf(): Promise<InstanceInfo> {
   const info = await request<InstanceInfo>("GET", "/auth/csrf");
   csrfToken = info.csrfToken;
   return info;
+}
+
+/** Keeps TOKEN, a CSRF token an answer carried (GET /api/start), for the next writes. */
+export function keepCsrfToken(token: string): void {
+  csrfToken = token;
 }
 
 async function ensureCsrf(): Promise<string> {
@@ -89,11 +94,35 @@ function errorFrom(status: number, body: Envelope<unknown> | null, retryAfterHea
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
+/**
+ * A read refused for its rate is asked again after the server's Retry-After, a few times, so a
+ * burst of reloads slows the screen down instead of replacing it with an error. Writes are not
+ * repeated: the person decides whether to send again.
+ */
+const RATE_LIMIT_RETRIES = 3;
+const LONGEST_RATE_LIMIT_WAIT_S = 10;
+
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new DOMException("Aborted", "AbortError"));
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(new DOMException("Aborted", "AbortError"));
+      },
+      { once: true },
+    );
+  });
+}
+
 async function request<T>(
   method: string,
   path: string,
   opts: { body?: unknown; query?: Query; signal?: AbortSignal } = {},
   retried = false,
+  rateLimitRetries = RATE_LIMIT_RETRIES,
 ): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (MUTATING.has(method)) headers["x-csrf-token"] = await ensureCsrf();
@@ -118,7 +147,15 @@ async function request<T>(
   if (error.code === "CSRF_TOKEN_INVALID" && !retried) {
     csrfToken = null;
     await fetchCsrf();
-    return request(method, path, opts, true);
+    return request(method, path, opts, true, rateLimitRetries);
+  }
+  if (error.code === "RATE_LIMITED" && method === "GET" && rateLimitRetries > 0) {
+    const wait = error.retryAfter ?? 1;
+    if (wait <= LONGEST_RATE_LIMIT_WAIT_S) {
+      // a little spread, so the screen's parallel reads do not all come back in the same second
+      await pause(wait * 1000 + Math.random() * 250, opts.signal);
+      return request(method, path, opts, retried, rateLimitRetries - 1);
+    }
   }
   if (error.code === "UNAUTHORIZED" && path !== "/auth/me") unauthorizedHandler?.();
   throw error;
@@ -188,10 +225,12 @@ export async function uploadFile(
 /** A person-readable sentence for an error, with the wait time of a rate limit. */
 export function describeError(err: unknown): string {
   if (err instanceof ApiError) {
-    if (err.code === "RATE_LIMITED")
+    if (err.code === "RATE_LIMITED") {
+      // the server says which limit (requests, a locked account); the app adds when to come back
       return err.retryAfter
-        ? `Too many attempts. Try again in ${formatWait(err.retryAfter)}.`
-        : "Too many attempts. Wait a moment and try again.";
+        ? `${err.message}. Try again in ${formatWait(err.retryAfter)}.`
+        : `${err.message}. Wait a moment and try again.`;
+    }
     return err.message;
   }
   return err instanceof Error ? err.message : String(err);

@@ -1,23 +1,35 @@
-/** Dates and numbers in the browser's locale, through Intl. */
+import { language } from "./i18n";
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
-const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: "long" });
-const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
-const compact = new Intl.NumberFormat(undefined, { notation: "compact", maximumFractionDigits: 1 });
-const plain = new Intl.NumberFormat();
+/** Dates and numbers in the app's language, through Intl (formatters made once per language). */
+function formatters(code: string) {
+  return {
+    dateTime: new Intl.DateTimeFormat(code, { dateStyle: "medium", timeStyle: "short" }),
+    dateOnly: new Intl.DateTimeFormat(code, { dateStyle: "long" }),
+    relative: new Intl.RelativeTimeFormat(code, { numeric: "auto" }),
+    compact: new Intl.NumberFormat(code, { notation: "compact", maximumFractionDigits: 1 }),
+    plain: new Intl.NumberFormat(code),
+  };
+}
+const made = new Map<string, ReturnType<typeof formatters>>();
+function fmt() {
+  const code = language.value;
+  let found = made.get(code);
+  if (!found) made.set(code, (found = formatters(code)));
+  return found;
+}
 
-export const formatDateTime = (iso: string) => dateTime.format(new Date(iso));
-export const formatDate = (iso: string) => dateOnly.format(new Date(iso));
-export const formatNumber = (n: number) => plain.format(n);
-export const formatCount = (n: number) => (n < 10_000 ? plain.format(n) : compact.format(n));
+export const formatDateTime = (iso: string) => fmt().dateTime.format(new Date(iso));
+export const formatDate = (iso: string) => fmt().dateOnly.format(new Date(iso));
+export const formatNumber = (n: number) => fmt().plain.format(n);
+export const formatCount = (n: number) => (n < 10_000 ? fmt().plain.format(n) : fmt().compact.format(n));
 
 const UNITS = ["byte", "kilobyte", "megabyte", "gigabyte", "terabyte"] as const;
 
-/** 1536 → "1.5 kB", in the browser's locale. */
+/** 1536 → "1.5 kB", in the app's language. */
 export function formatBytes(n: number): string {
   let i = 0;
   while (n >= 1024 && i < UNITS.length - 1) ((n /= 1024), i++);
-  return new Intl.NumberFormat(undefined, {
+  return new Intl.NumberFormat(language.value, {
     style: "unit",
     unit: UNITS[i],
     unitDisplay: "short",
@@ -36,8 +48,8 @@ const STEPS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
 export function formatRelative(iso: string, now = Date.now()): string {
   let value = (new Date(iso).getTime() - now) / 1000;
   for (const [unit, size] of STEPS) {
-    if (Math.abs(value) < size) return relative.format(Math.round(value), unit);
+    if (Math.abs(value) < size) return fmt().relative.format(Math.round(value), unit);
     value /= size;
   }
-  return dateTime.format(new Date(iso));
+  return fmt().dateTime.format(new Date(iso));
 }

@@ -16,7 +16,7 @@ export const identity = signal<InstanceIdentity | null>(null);
 /** The instance's name, in the header and every page title; the product's name until the identity is known. */
 export const instanceName = computed(() => identity.value?.name ?? "socialctl");
 
-/** Reads the identity again: at start, and after an administrator changed it. */
+/** Reads the identity again, after an administrator changed it (the app's start brings the first). */
 export async function loadIdentity(): Promise<InstanceIdentity> {
   const { instance } = await api.get<{ instance: InstanceIdentity }>("/instance");
   identity.value = instance;

@@ -33,6 +33,25 @@ export function onRealtime<E extends RealtimeEventName>(event: E, handler: Handl
   return () => set!.delete(handler as (data: unknown) => void);
 }
 
+/**
+ * Runs FN once, when the connection next opens: a count read before it opened (the app's start)
+ * misses what happened in between, as the stream resumes from nothing on its first connection.
+ * Returns the cancel function.
+ */
+export function onceConnected(fn: () => void): () => void {
+  let done = false;
+  const off = connectionState.subscribe((state) => {
+    if (state !== "open" || done) return;
+    done = true;
+    queueMicrotask(() => off());
+    fn();
+  });
+  return () => {
+    done = true;
+    off();
+  };
+}
+
 function dispatch(event: string, id: string | null, data: unknown) {
   // an event name this client does not know is dropped, as the protocol says
   if (!known.has(event)) return;

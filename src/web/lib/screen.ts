@@ -1,4 +1,5 @@
 import type { AnyComponent } from "preact";
+import type { Icon } from "../components/icon";
 import type { Account } from "./types";
 
 /**
@@ -16,8 +17,16 @@ export interface Screen {
   access: "signed-in" | "signed-out" | "any" | "admin";
   component: AnyComponent<any>;
   /**
-   * a link in the header for signed-in people, ordered by `order`; BADGE renders inside the
-   * link after the label (a live count), so it becomes part of the link's accessible name
+   * a link of the main navigation for signed-in people, ordered by `order`, with its ICON; BADGE
+   * renders inside the link after the label (a live count), so it becomes part of the link's
+   * accessible name. TAB: its place in the phone's bottom tab bar; without it the link is under "More".
    */
-  nav?: { label: string; order: number; href?: string | ((me: Account) => string); badge?: AnyComponent };
+  nav?: {
+    label: string;
+    order: number;
+    icon: Icon;
+    tab?: number;
+    href?: string | ((me: Account) => string);
+    badge?: AnyComponent;
+  };
 }

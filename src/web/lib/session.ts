@@ -1,13 +1,14 @@
 import { computed, signal } from "@preact/signals";
-import { api, ApiError, fetchCsrf, onUnauthorized, type InstanceInfo } from "./api";
-import { loadIdentity } from "./instance";
+import { api, ApiError, keepCsrfToken, onUnauthorized, type InstanceInfo } from "./api";
+import { drafts } from "./drafts";
+import { identity, type InstanceIdentity } from "./instance";
 import { startRealtime, stopRealtime } from "./realtime";
 import type { Account } from "./types";
 
 /** The signed-in account: undefined while the first check runs, null when signed out. */
 export const account = signal<Account | null | undefined>(undefined);
 export const signedIn = computed(() => !!account.value);
-/** Registration mode and captcha, from GET /api/auth/csrf. */
+/** Registration mode and captcha, from GET /api/start. */
 export const instance = signal<InstanceInfo | null>(null);
 
 /** Marks the session as started with ACCOUNT (after sign-in, registration or a QR claim). */
@@ -37,18 +38,51 @@ export async function recheckSession(): Promise<void> {
   }
 }
 
+/** Ends the session; the account's drafts leave the device with it (it may be a shared one). */
 export async function signOut(): Promise<void> {
+  const id = account.value?.id;
   try {
     await api.post("/auth/logout");
   } finally {
+    if (id) drafts.removeAll(id);
     sessionEnded();
   }
 }
 
-/** First load: instance info and identity, and the current session. */
+/** What GET /api/start answers: the shell's first data in one request. */
+interface StartData extends InstanceInfo {
+  instance: InstanceIdentity;
+  account: Account | null;
+  unread: UnreadCounts | null;
+}
+
+interface UnreadCounts {
+  chats: number;
+  notifications: number;
+}
+
+/** The start's unread counts not yet taken by their badge. */
+let startUnread: Partial<UnreadCounts> = {};
+
+/**
+ * The unread count of WHICH that the app's start brought, once: the header's badge shows it
+ * instead of asking the server again. Later (after a sign-in, a remount) it is undefined and
+ * the badge asks.
+ */
+export function takeStartUnread(which: keyof UnreadCounts): number | undefined {
+  const n = startUnread[which];
+  delete startUnread[which];
+  return n;
+}
+
+/** First load: instance info and identity, the current session and the header's counts, in one request. */
 export async function bootSession(): Promise<void> {
   onUnauthorized(sessionEnded);
-  // without its identity the app still works, under the product's name
-  const [info] = await Promise.all([fetchCsrf(), recheckSession(), loadIdentity().catch(() => null)]);
-  instance.value = info;
+  const { instance: info, account: me, unread, ...csrf } = await api.get<StartData>("/start");
+  keepCsrfToken(csrf.csrfToken);
+  instance.value = csrf;
+  identity.value = info;
+  startUnread = unread ?? {};
+  if (me) sessionStarted(me);
+  else account.value = null;
 }

@@ -1,4 +1,4 @@
-import type { PublicUser } from "./types";
+import type { PublicUser, Rendition } from "./types";
 
 /** A story as the Client API shows it; `viewsCount` only on one's own. */
 export interface Story {
@@ -7,6 +7,10 @@ export interface Story {
   mediaUrl: string;
   mediaType: "image" | "video" | "voice";
   thumbUrl: string | null;
+  /** an image story's size and display copies (absent for video and voice) */
+  width?: number | null;
+  height?: number | null;
+  renditions?: Rendition[];
   caption: string | null;
   createdAt: string;
   expiresAt: string;

@@ -36,6 +36,15 @@ export interface PostImage {
   height: number | null;
   thumbUrl: string | null;
   posterUrl: string | null;
+  renditions?: Rendition[];
+  alt?: string;
+}
+
+/** A display copy of an image (smaller WebP), for srcset. */
+export interface Rendition {
+  url: string;
+  width: number;
+  height: number;
 }
 
 export interface PollOption {
@@ -55,11 +64,23 @@ export interface Poll {
   voted: boolean;
 }
 
+/** What a link's page says of itself, read by the server (the Client API's LinkPreview). */
+export interface LinkPreview {
+  url: string;
+  title: string | null;
+  description: string | null;
+  imageUrl: string | null;
+  siteName: string | null;
+}
+
 export interface Post {
   id: string;
   content: string;
+  contentWarning: string | null;
   author: PublicUser;
   images: PostImage[];
+  /** null while the server reads the page, when removed, or when the page gave nothing */
+  linkPreview: LinkPreview | null;
   poll: Poll | null;
   likeCount: number;
   commentCount: number;
@@ -78,6 +99,7 @@ export interface Comment {
   postId: string;
   replyToId: string | null;
   content: string;
+  contentWarning: string | null;
   media: Array<{
     type: "image" | "video" | "voice";
     url: string;
@@ -87,6 +109,8 @@ export interface Comment {
     durationMs: number | null;
     thumbUrl: string | null;
     posterUrl: string | null;
+    renditions?: Rendition[];
+    alt?: string;
   }>;
   author: PublicUser;
   likeCount: number;

@@ -1,5 +1,4 @@
 import type { JSX } from "preact";
-import { useEffect, useRef } from "preact/hooks";
 import { useRoute } from "preact-iso";
 import { Page } from "../../components/page";
 import { Accounts } from "./accounts";
@@ -30,15 +29,10 @@ const SECTIONS: Array<{ slug: string; label: string; component: () => JSX.Elemen
 export function Admin() {
   const { params } = useRoute();
   const current = SECTIONS.find((s) => s.slug === (params.section ?? "")) ?? null;
-  const nav = useRef<HTMLElement>(null);
-  // on a phone the sections scroll sideways: the open one is brought into view
-  useEffect(() => {
-    nav.current?.querySelector("[aria-current]")?.scrollIntoView({ block: "nearest", inline: "nearest" });
-  }, [current]);
   const Section = current?.component;
   return (
     <Page title={current ? `Admin: ${current.label}` : "Admin"} heading="Administration" wide>
-      <nav aria-label="Administration" class="admin-nav" ref={nav}>
+      <nav aria-label="Administration" class="admin-nav">
         <ul>
           {SECTIONS.map((s) => {
             const href = s.slug ? `/admin/${s.slug}` : "/admin";

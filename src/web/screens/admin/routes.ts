@@ -1,4 +1,5 @@
 import { lazy } from "preact-iso";
+import { ShieldIcon } from "../../components/icon";
 import type { Screen } from "../../lib/screen";
 import { OpenReportsBadge } from "./open-reports";
 
@@ -6,6 +7,11 @@ const Admin = lazy(() => import("./admin").then((m) => m.Admin));
 
 /** The admin area: for accounts with the admin flag only (its link is hidden from everyone else). */
 export const adminScreens: Screen[] = [
-  { path: "/admin", access: "admin", component: Admin, nav: { label: "Admin", order: 90, badge: OpenReportsBadge } },
+  {
+    path: "/admin",
+    access: "admin",
+    component: Admin,
+    nav: { label: "Admin", order: 90, icon: ShieldIcon, badge: OpenReportsBadge },
+  },
   { path: "/admin/:section", access: "admin", component: Admin },
 ];

@@ -4,6 +4,7 @@ import { Loading } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { formatBytes, formatDateTime, formatNumber } from "../../lib/format";
 import type { InstanceStatus } from "./types";
+import { JobsSection, NodesSection, describeReadiness } from "./status-queue";
 
 function formatUptime(seconds: number): string {
   const d = Math.floor(seconds / 86400);
@@ -26,18 +27,21 @@ const COUNT_LABELS: Record<string, string> = {
 export function Status() {
   const [status, setStatus] = useState<InstanceStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
+  const load = () =>
     api.get<{ status: InstanceStatus }>("/admin/status").then(
       (r) => setStatus(r.status),
       (err) => setError(describeError(err)),
     );
-  }, []);
+  useEffect(() => void load(), []);
   if (error) return <FormError message={error} />;
   if (!status) return <Loading label="Loading the instance's status…" />;
   const s = status;
   const rows: Array<[string, string]> = [
     ["Version", s.version],
     ["Server", s.server.running ? `running, up ${formatUptime(s.server.uptimeSeconds ?? 0)}` : "not running"],
+    ...(s.server.readiness
+      ? [["Readiness of this node", describeReadiness(s.server.readiness)] as [string, string]]
+      : []),
     ["Database", `${formatBytes(s.database.sizeBytes)} (write-ahead log ${formatBytes(s.database.walSizeBytes)})`],
     ["Files", `${formatNumber(s.files.count)} (${formatBytes(s.files.totalBytes)})`],
     ...Object.entries(s.counts)
@@ -52,22 +56,26 @@ export function Status() {
     ["Data directory", s.dataDir],
   ];
   return (
-    <section class="card" aria-labelledby="status-heading">
-      <h2 id="status-heading">Instance status</h2>
-      <dl class="figures">
-        {rows.map(([label, value]) => (
-          <div key={label}>
-            <dt>{label}</dt>
-            <dd>{value}</dd>
-          </div>
-        ))}
-      </dl>
-      {s.schema.unknown.length > 0 && (
-        <p role="alert">
-          The database has migrations this version does not know ({s.schema.unknown.join(", ")}): it was made by a newer
-          version.
-        </p>
-      )}
-    </section>
+    <>
+      <section class="card" aria-labelledby="status-heading">
+        <h2 id="status-heading">Instance status</h2>
+        <dl class="figures">
+          {rows.map(([label, value]) => (
+            <div key={label}>
+              <dt>{label}</dt>
+              <dd>{value}</dd>
+            </div>
+          ))}
+        </dl>
+        {s.schema.unknown.length > 0 && (
+          <p role="alert">
+            The database has migrations this version does not know ({s.schema.unknown.join(", ")}): it was made by a
+            newer version.
+          </p>
+        )}
+      </section>
+      <NodesSection nodes={s.nodes} />
+      {s.jobs && <JobsSection jobs={s.jobs} onChanged={() => void load()} />}
+    </>
   );
 }

@@ -64,12 +64,49 @@ export interface InstanceStatus {
     startedAt?: string;
     uptimeSeconds?: number;
     healthy?: boolean;
+    /** the node that answered: its own readiness, live */
+    readiness?: NodeReadiness;
   };
   database: { sizeBytes: number; walSizeBytes: number };
   files: { count: number; totalBytes: number; byKind: Record<string, { count: number; bytes: number }> | null };
   counts: Record<string, number | null>;
   lastBackup: { path: string; createdAt: string; sizeBytes: number; kind: string } | null;
   schema: { version: string | null; applied: number; pending: string[]; unknown: string[] };
+  /** every serving node the database has seen, with the readiness it last reported (times in ms) */
+  nodes: Array<{
+    id: string;
+    version: string;
+    schema: string;
+    startedAt: number;
+    seenAt: number;
+    readiness: NodeReadiness | null;
+  }>;
+  /** the job queue: counts per kind and state, the newest dead jobs (times in ms) */
+  jobs: {
+    counts: Array<{ kind: string; state: JobState; count: number }>;
+    dead: DeadJob[];
+  } | null;
+}
+
+/** ready: everything answers; degraded: serving without an optional engine; unavailable: cannot serve */
+export interface NodeReadiness {
+  status: "ready" | "degraded" | "unavailable";
+  checks: Record<string, string>;
+  engines?: Record<string, string>;
+}
+
+export type JobState = "queued" | "running" | "done" | "dead";
+
+export interface DeadJob {
+  id: number;
+  kind: string;
+  key: string | null;
+  state: JobState;
+  attempts: number;
+  lastError: string | null;
+  runAt: number;
+  createdAt: number;
+  updatedAt: number;
 }
 
 /** A backup archive or pre-migration snapshot in data/backups (GET /api/admin/maintenance/backups). */

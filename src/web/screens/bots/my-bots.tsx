@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { Dialog } from "../../components/dialog";
 import { Field, FormError, Notice } from "../../components/field";
 import { Page } from "../../components/page";
+import { botSnippets, type BotLibrary } from "../../../lib/bot-libraries";
 import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
 import { BotLog } from "./bot-log";
@@ -20,8 +21,11 @@ interface OwnedBot {
   webhookUrl: string | null;
   startLink: string;
   apiRoot: string;
-  libraries: Record<"grammy" | "telegraf" | "node-telegram-bot-api" | "python-telegram-bot", string>;
+  libraries: Record<BotLibrary, string>;
 }
+
+/** What the starter bots hold where the token goes when it is not shown (it is shown only once). */
+const TOKEN_PLACEHOLDER = "<TOKEN>";
 
 interface Income {
   held: number;
@@ -201,35 +205,31 @@ function TokenShownOnce({ bot, token, onClose }: { bot: OwnedBot; token: string;
   );
 }
 
-/** The one-line change per bot library, with this instance's address filled in. */
+/**
+ * A starter bot per library (src/lib/bot-libraries.ts, the source docs/bot-api.md shows too),
+ * filled with this instance's root and, when it is shown, the token.
+ */
 function ConnectPanel({ bot, token }: { bot: OwnedBot; token?: string }) {
-  const t = token ?? "<TOKEN>";
-  const l = bot.libraries;
-  const lines: Array<[string, string]> = [
-    ["grammY", `new Bot("${t}", { client: { apiRoot: "${l.grammy}" } })`],
-    ["Telegraf", `new Telegraf("${t}", { telegram: { apiRoot: "${l.telegraf}" } })`],
-    [
-      "node-telegram-bot-api",
-      `new TelegramBot("${t}", { polling: true, baseApiUrl: "${l["node-telegram-bot-api"]}" })`,
-    ],
-    ["python-telegram-bot", `Updater("${t}", base_url="${l["python-telegram-bot"]}")`],
-  ];
   return (
     <section class="connect" aria-label={`Connect @${bot.username}`}>
       <h3>Connect your bot</h3>
       <p class="muted">
-        API root: <code>{bot.apiRoot}</code>
+        API root: <code>{bot.apiRoot}</code> · python-telegram-bot base_url:{" "}
+        <code>{bot.libraries["python-telegram-bot"]}</code>
       </p>
-      <dl>
-        {lines.map(([lib, code]) => (
-          <div key={lib}>
-            <dt>{lib}</dt>
-            <dd>
-              <code>{code}</code>
-            </dd>
-          </div>
-        ))}
-      </dl>
+      {!token && <p class="muted">Put the bot's token where the code says {TOKEN_PLACEHOLDER}.</p>}
+      {botSnippets(bot.apiRoot, token ?? TOKEN_PLACEHOLDER).map((s) => (
+        <details key={s.id} class="snippet">
+          <summary>{s.title}</summary>
+          <p class="muted">
+            <code>{s.install}</code>, save as <code>{s.file}</code>, run <code>{s.run}</code>
+          </p>
+          <pre tabIndex={0} aria-label={`${s.title} starter bot`}>
+            <code>{s.code}</code>
+          </pre>
+          <CopyButton text={s.code} label={`Copy the ${s.title} bot`} />
+        </details>
+      ))}
     </section>
   );
 }

@@ -1,4 +1,5 @@
 import { lazy } from "preact-iso";
+import { BotIcon } from "../../components/icon";
 import type { Screen } from "../../lib/screen";
 
 export const botScreens: Screen[] = [
@@ -6,6 +7,6 @@ export const botScreens: Screen[] = [
     path: "/dashboard/bots",
     access: "signed-in",
     component: lazy(() => import("./my-bots").then((m) => m.MyBots)),
-    nav: { label: "My bots", order: 35 },
+    nav: { label: "My bots", order: 35, icon: BotIcon },
   },
 ];

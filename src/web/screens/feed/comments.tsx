@@ -2,6 +2,7 @@ import { useCallback, useState } from "preact/hooks";
 import { ReportButton } from "../../components/report";
 import { AddFilesButton, AttachmentList, useAttachments } from "../../components/attachments";
 import { Avatar } from "../../components/avatar";
+import { ComposerInput } from "../../components/composer-input";
 import { FormError } from "../../components/field";
 import { Loading } from "../../components/page";
 import { api, describeError } from "../../lib/api";
@@ -11,6 +12,10 @@ import { usePagedList } from "../../lib/paged";
 import { account } from "../../lib/session";
 import type { Comment, PageInfo } from "../../lib/types";
 import { RichText } from "./rich-text";
+import { Warned } from "./post-card";
+import { MAX_CONTENT_WARNING_LENGTH } from "./composer";
+import { SMALL_IMAGE_SIZES } from "../../components/media-image";
+import { useMediaViewer, ViewableImage } from "../../components/media-viewer";
 
 /** As the server allows per comment (MAX_COMMENT_MEDIA). */
 const MAX_COMMENT_MEDIA = 4;
@@ -30,37 +35,56 @@ function CommentForm({
   label: string;
 }) {
   const [content, setContent] = useState("");
+  const [warning, setWarning] = useState("");
   const attachments = useAttachments(commentUploadKind, MAX_COMMENT_MEDIA);
   const { busy, error, apiError, run } = useAction();
   const id = `comment-${replyTo?.id ?? "new"}`;
   const submit = run(async () => {
     const { comment } = await api.post<{ comment: Comment }>(`/social/posts/${postId}/comments`, {
       content,
-      ...(attachments.urls.length ? { media: attachments.urls.map((url) => ({ url })) } : {}),
+      ...(warning.trim() ? { contentWarning: warning.trim() } : {}),
+      ...(attachments.urls.length
+        ? {
+            media: attachments.urls.map((url, i) => ({
+              url,
+              ...(attachments.alts[i] ? { alt: attachments.alts[i] } : {}),
+            })),
+          }
+        : {}),
       ...(replyTo ? { replyToId: replyTo.id } : {}),
     });
     setContent("");
+    setWarning("");
     attachments.reset();
     onPosted(comment);
   });
   const mediaError = apiError && Object.entries(apiError.fieldErrors).find(([f]) => f.startsWith("media"))?.[1][0];
   const fieldError = apiError?.field("content");
+  const warningError = apiError?.field("contentWarning");
   return (
     <form class="form comment-form" onSubmit={submit}>
       <div class="field">
         <label for={id}>{label}</label>
-        <textarea
-          id={id}
-          rows={2}
-          maxLength={2000}
-          value={content}
-          onInput={(e) => setContent(e.currentTarget.value)}
-        />
+        <ComposerInput id={id} rows={2} maxLength={2000} value={content} onValue={setContent} />
         {fieldError && <p class="field-error">{fieldError}</p>}
       </div>
-      <AttachmentList items={attachments.items} onRemove={attachments.remove} />
+      <div class="field">
+        <label for={`${id}-warning`}>Content warning</label>
+        <input
+          id={`${id}-warning`}
+          value={warning}
+          maxLength={MAX_CONTENT_WARNING_LENGTH}
+          aria-describedby={`${id}-warning-hint`}
+          onInput={(e) => setWarning(e.currentTarget.value)}
+        />
+        <p id={`${id}-warning-hint`} class="hint">
+          Optional: readers see it first and open the {replyTo ? "reply" : "comment"} to read on.
+        </p>
+        {warningError && <p class="field-error">{warningError}</p>}
+      </div>
+      <AttachmentList items={attachments.items} onRemove={attachments.remove} onAlt={attachments.setAlt} />
       {mediaError && <p class="field-error">{mediaError}</p>}
-      <FormError message={error && !fieldError && !mediaError ? describeError(error) : null} />
+      <FormError message={error && !fieldError && !warningError && !mediaError ? describeError(error) : null} />
       <div class="actions">
         <AddFilesButton
           label={replyTo ? "Attach to the reply" : "Attach to the comment"}
@@ -140,8 +164,10 @@ function CommentItem({
             </time>
           </div>
         </header>
-        {comment.content && <RichText text={comment.content} />}
-        <CommentMedia media={comment.media} author={name} />
+        <Warned warning={comment.contentWarning} id={`comment-${comment.id}-body`}>
+          {comment.content && <RichText text={comment.content} />}
+          <CommentMedia media={comment.media} author={name} />
+        </Warned>
         <FormError message={error} />
         <div class="post-actions">
           <button type="button" class="small" aria-pressed={comment.liked} onClick={like}>
@@ -196,8 +222,10 @@ function CommentItem({
   );
 }
 
-/** A comment's images (thumbnail, opening the original), videos and voice recordings. */
+/** A comment's images (opening the viewer), videos and voice recordings. */
 function CommentMedia({ media, author }: { media: Comment["media"]; author: string }) {
+  const pictures = media.filter((m) => m.type === "image");
+  const { open, viewer } = useMediaViewer(pictures, `Images of ${author}'s comment`);
   if (media.length === 0) return null;
   return (
     <div class="post-media comment-media">
@@ -207,17 +235,16 @@ function CommentMedia({ media, author }: { media: Comment["media"]; author: stri
         ) : m.type === "voice" ? (
           <audio key={m.url} src={m.url} controls preload="none" aria-label={`Voice comment by ${author}`} />
         ) : (
-          <a key={m.url} href={m.url} target="_blank" rel="noopener">
-            <img
-              src={m.thumbUrl ?? m.url}
-              alt={`Image in a comment by ${author}`}
-              loading="lazy"
-              width={m.width ?? undefined}
-              height={m.height ?? undefined}
-            />
-          </a>
+          <ViewableImage
+            key={m.url}
+            image={m}
+            sizes={SMALL_IMAGE_SIZES}
+            fallbackAlt={`Image in a comment by ${author}, no description`}
+            onOpen={() => open(pictures.indexOf(m))}
+          />
         ),
       )}
+      {viewer}
     </div>
   );
 }

@@ -1,20 +1,33 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
+import { ComposerInput } from "../../components/composer-input";
 import { FormError } from "../../components/field";
 import { AddFilesButton, AttachmentList, useAttachments } from "../../components/attachments";
 import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
 import { formatNumber } from "../../lib/format";
+import { drafts, POST_DRAFT } from "../../lib/drafts";
+import { account } from "../../lib/session";
 import type { Post } from "../../lib/types";
+import { ComposerLinkPreview, useLinkPreview } from "../../components/link-preview";
 
 export const MAX_POST_LENGTH = 2000;
 export const MAX_POST_IMAGES = 10;
+export const MAX_CONTENT_WARNING_LENGTH = 200;
 
 export const postUploadKind = (file: File) =>
   file.type.startsWith("video/") ? "post-video" : file.type.startsWith("image/") ? "post" : "post-file";
 
-/** Writing a post: text with a counter, images uploaded as they are picked (with progress), an optional poll. */
+/**
+ * Writing a post: text with a counter (and @/# suggestions), images uploaded as they are picked
+ * (with progress), an optional poll. The text and content warning are kept as a draft on the
+ * device until the post is sent.
+ */
 export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
-  const [content, setContent] = useState("");
+  const me = account.value!.id;
+  const [content, setContent] = useState(() => drafts.read(me, POST_DRAFT)?.text ?? "");
+  const linkPreview = useLinkPreview(content);
+  const [warning, setWarning] = useState(() => drafts.read(me, POST_DRAFT)?.contentWarning ?? "");
+  useEffect(() => drafts.write(me, POST_DRAFT, { text: content, contentWarning: warning }), [me, content, warning]);
   const attachments = useAttachments(postUploadKind, MAX_POST_IMAGES);
   const [pollOn, setPollOn] = useState(false);
   const [question, setQuestion] = useState("");
@@ -32,12 +45,17 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
     const { post } = await api.post<{ post: Post }>("/social/posts", {
       content,
       clientPostId,
+      ...(warning.trim() ? { contentWarning: warning.trim() } : {}),
       imageUrls: attachments.urls,
+      imageAlts: attachments.alts,
+      ...linkPreview.request,
       ...(pollOn
         ? { poll: { ...(question.trim() ? { question: question.trim() } : {}), options: pollOptions, multiple } }
         : {}),
     });
     setContent("");
+    setWarning("");
+    linkPreview.reset();
     attachments.reset();
     setPollOn(false);
     setQuestion("");
@@ -53,13 +71,13 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
     <form class="card form post-composer" onSubmit={submit} aria-label="New post">
       <div class="field">
         <label for="composer-text">What's new?</label>
-        <textarea
+        <ComposerInput
           id="composer-text"
           rows={3}
           value={content}
-          onInput={(e) => setContent(e.currentTarget.value)}
-          aria-describedby="composer-count"
-          aria-invalid={over || !!contentError || undefined}
+          onValue={setContent}
+          describedBy="composer-count"
+          invalid={over || !!contentError}
         />
         <p id="composer-count" class={over ? "counter over" : "counter"} aria-live={remaining < 100 ? "polite" : "off"}>
           {remaining >= 0
@@ -68,7 +86,21 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
         </p>
         {contentError && <p class="field-error">{contentError}</p>}
       </div>
-      <AttachmentList items={attachments.items} onRemove={attachments.remove} />
+      <ComposerLinkPreview state={linkPreview} />
+      <div class="field">
+        <label for="composer-warning">Content warning</label>
+        <input
+          id="composer-warning"
+          value={warning}
+          maxLength={MAX_CONTENT_WARNING_LENGTH}
+          aria-describedby="composer-warning-hint"
+          onInput={(e) => setWarning(e.currentTarget.value)}
+        />
+        <p id="composer-warning-hint" class="hint">
+          Optional: readers see it first and open the post to read on.
+        </p>
+      </div>
+      <AttachmentList items={attachments.items} onRemove={attachments.remove} onAlt={attachments.setAlt} />
       {pollOn && (
         <fieldset class="poll-editor">
           <legend>Poll</legend>

@@ -1,6 +1,7 @@
 import { memo } from "preact/compat";
 import { useState } from "preact/hooks";
 import { Avatar } from "../../components/avatar";
+import { BookmarkIcon, HeartIcon, MessageSquareIcon, RepeatIcon } from "../../components/icon";
 import { Dialog } from "../../components/dialog";
 import { ReportButton } from "../../components/report";
 import { AddFilesButton, AttachmentList, storedAttachment, useAttachments } from "../../components/attachments";
@@ -13,7 +14,11 @@ import type { Post } from "../../lib/types";
 import { PollView } from "./poll-view";
 import { deletePost, editPost, shown, toggleBookmark, toggleLike, toggleRepost } from "./post-store";
 import { RichText } from "./rich-text";
-import { MAX_POST_IMAGES, MAX_POST_LENGTH, postUploadKind } from "./composer";
+import { LinkPreviewCard } from "../../components/link-preview";
+import { MAX_CONTENT_WARNING_LENGTH, MAX_POST_IMAGES, MAX_POST_LENGTH, postUploadKind } from "./composer";
+import { POST_IMAGE_SIZES } from "../../components/media-image";
+import { useMediaViewer, ViewableImage } from "../../components/media-viewer";
+import type { ComponentChildren } from "preact";
 
 /** One post in a list or on its own page, with its actions. ONCHANGE gets the new state; ONDELETED runs after a delete. */
 export const PostCard = memo(function PostCard({
@@ -93,45 +98,35 @@ export const PostCard = memo(function PostCard({
           onCancel={() => setEditing(false)}
         />
       ) : (
-        post.content && <RichText text={post.content} />
-      )}
-      {!editing && post.images.length > 0 && (
-        <div class={`post-media count-${Math.min(post.images.length, 4)}`}>
-          {post.images.map((img) =>
-            img.mime.startsWith("video/") ? (
-              <video key={img.url} src={img.url} poster={img.posterUrl ?? undefined} controls preload="none" />
-            ) : img.mime.startsWith("image/") ? (
-              <a key={img.url} href={img.url} target="_blank" rel="noopener">
-                <img
-                  src={img.thumbUrl ?? img.url}
-                  alt="Image attached to the post"
-                  loading="lazy"
-                  width={img.width ?? undefined}
-                  height={img.height ?? undefined}
-                />
-              </a>
-            ) : (
-              <a key={img.url} href={img.url} download>
-                Download the attached file
-              </a>
-            ),
-          )}
-        </div>
+        <Warned warning={post.contentWarning} id={`post-${outer.id}-body`}>
+          {post.content && <RichText text={post.content} />}
+          {post.linkPreview && <LinkPreviewCard preview={post.linkPreview} />}
+          {post.images.length > 0 && <PostMedia post={post} />}
+        </Warned>
       )}
       {post.poll && <PollView post={post} onChange={update} />}
       <FormError message={error} />
       <footer class="post-actions">
-        <button type="button" aria-pressed={post.liked} onClick={() => act(toggleLike)}>
-          {post.liked ? "Liked" : "Like"} <span class="count">{formatCount(post.likeCount)}</span>
+        <button type="button" class="post-action fills" aria-pressed={post.liked} onClick={() => act(toggleLike)}>
+          <HeartIcon size={18} /> <span class="visually-hidden">{post.liked ? "Liked" : "Like"}</span>{" "}
+          <span class="count">{formatCount(post.likeCount)}</span>
         </button>
-        <a href={`/posts/${post.id}`} class="button">
-          Comments <span class="count">{formatCount(post.commentCount)}</span>
+        <a href={`/posts/${post.id}`} class="button post-action">
+          <MessageSquareIcon size={18} /> <span class="visually-hidden">Comments</span>{" "}
+          <span class="count">{formatCount(post.commentCount)}</span>
         </a>
-        <button type="button" aria-pressed={post.reposted} onClick={() => act(toggleRepost)}>
-          {post.reposted ? "Reposted" : "Repost"} <span class="count">{formatCount(post.repostCount)}</span>
+        <button type="button" class="post-action" aria-pressed={post.reposted} onClick={() => act(toggleRepost)}>
+          <RepeatIcon size={18} /> <span class="visually-hidden">{post.reposted ? "Reposted" : "Repost"}</span>{" "}
+          <span class="count">{formatCount(post.repostCount)}</span>
         </button>
-        <button type="button" aria-pressed={post.bookmarked} onClick={() => act(toggleBookmark)}>
-          {post.bookmarked ? "Bookmarked" : "Bookmark"}
+        <button
+          type="button"
+          class="post-action fills"
+          aria-pressed={post.bookmarked}
+          aria-label={post.bookmarked ? "Bookmarked" : "Bookmark"}
+          onClick={() => act(toggleBookmark)}
+        >
+          <BookmarkIcon size={18} />
         </button>
         {mine && !editing && (
           <>
@@ -174,20 +169,84 @@ export const PostCard = memo(function PostCard({
   );
 });
 
+/**
+ * CHILDREN behind a content warning: collapsed under the warning with a Show button (and Hide
+ * once shown); without a warning, shown as they are.
+ */
+export function Warned({ warning, id, children }: { warning: string | null; id: string; children: ComponentChildren }) {
+  const [open, setOpen] = useState(false);
+  if (!warning) return <>{children}</>;
+  return (
+    <>
+      <p class="content-warning">
+        <strong>Content warning:</strong> <span>{warning}</span>
+        <button type="button" class="small" aria-expanded={open} aria-controls={id} onClick={() => setOpen(!open)}>
+          {open ? "Hide" : "Show"}
+        </button>
+      </p>
+      <div id={id} hidden={!open}>
+        {open && children}
+      </div>
+    </>
+  );
+}
+
+/** A post's images (opening the viewer), videos and files. */
+function PostMedia({ post }: { post: Post }) {
+  const pictures = post.images.filter((i) => i.mime.startsWith("image/"));
+  const name = `@${post.author.username}`;
+  const { open, viewer } = useMediaViewer(pictures, `Images of ${name}'s post`);
+  return (
+    <div class={`post-media count-${Math.min(post.images.length, 4)}`}>
+      {post.images.map((img) => {
+        if (img.mime.startsWith("video/"))
+          return <video key={img.url} src={img.url} poster={img.posterUrl ?? undefined} controls preload="none" />;
+        if (!img.mime.startsWith("image/"))
+          return (
+            <a key={img.url} href={img.url} download>
+              Download the attached file
+            </a>
+          );
+        const n = pictures.indexOf(img);
+        return (
+          <ViewableImage
+            key={img.url}
+            image={img}
+            sizes={POST_IMAGE_SIZES}
+            fallbackAlt={`Image ${n + 1} of ${pictures.length} in ${name}'s post, no description`}
+            onOpen={() => open(n)}
+          />
+        );
+      })}
+      {viewer}
+    </div>
+  );
+}
+
 /** Editing one's own post: its text, and its images and videos (keep, remove, add more). */
 function PostEditForm({ post, onSaved, onCancel }: { post: Post; onSaved: (p: Post) => void; onCancel: () => void }) {
   const [draft, setDraft] = useState(post.content);
+  const [warning, setWarning] = useState(post.contentWarning ?? "");
   const attachments = useAttachments(
     postUploadKind,
     MAX_POST_IMAGES,
     post.images.map((i, n) =>
       i.mime.startsWith("image/")
-        ? storedAttachment(i.url, i.thumbUrl ?? i.url, `image ${n + 1}`)
+        ? storedAttachment(i.url, i.thumbUrl ?? i.url, `image ${n + 1}`, { alt: i.alt ?? "" })
         : storedAttachment(i.url, i.posterUrl, `${i.mime.startsWith("video/") ? "video" : "file"} ${n + 1}`),
     ),
   );
   const { busy, error, run } = useAction();
-  const save = run(async () => onSaved(await editPost(post, draft, attachments.urls)));
+  const save = run(async () =>
+    onSaved(
+      await editPost(post, {
+        content: draft,
+        contentWarning: warning.trim() || null,
+        imageUrls: attachments.urls,
+        imageAlts: attachments.alts,
+      }),
+    ),
+  );
   return (
     <form class="form" onSubmit={save}>
       <label for={`edit-${post.id}`}>Edit your post</label>
@@ -198,7 +257,14 @@ function PostEditForm({ post, onSaved, onCancel }: { post: Post; onSaved: (p: Po
         rows={4}
         onInput={(e) => setDraft(e.currentTarget.value)}
       />
-      <AttachmentList items={attachments.items} onRemove={attachments.remove} />
+      <label for={`edit-${post.id}-warning`}>Content warning</label>
+      <input
+        id={`edit-${post.id}-warning`}
+        value={warning}
+        maxLength={MAX_CONTENT_WARNING_LENGTH}
+        onInput={(e) => setWarning(e.currentTarget.value)}
+      />
+      <AttachmentList items={attachments.items} onRemove={attachments.remove} onAlt={attachments.setAlt} />
       <FormError message={error ? describeError(error) : null} />
       <div class="actions">
         <AddFilesButton

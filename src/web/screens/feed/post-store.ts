@@ -24,8 +24,11 @@ export async function votePoll(post: Post, optionIds: string[]): Promise<Post> {
 }
 
 /** Changes the viewer's own post: its text and the files it carries (kept, removed, added). */
-export async function editPost(post: Post, content: string, imageUrls: string[]): Promise<Post> {
-  return (await api.patch<{ post: Post }>(`/social/posts/${post.id}`, { content, imageUrls })).post;
+export async function editPost(
+  post: Post,
+  change: { content: string; contentWarning: string | null; imageUrls: string[]; imageAlts: string[] },
+): Promise<Post> {
+  return (await api.patch<{ post: Post }>(`/social/posts/${post.id}`, change)).post;
 }
 
 /** Deletes the viewer's own post, or, AS_ADMIN, removes anyone's through the admin API (audited). */

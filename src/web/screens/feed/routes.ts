@@ -1,5 +1,6 @@
 import { h } from "preact";
 import { lazy } from "preact-iso";
+import { BookmarkIcon, HomeIcon } from "../../components/icon";
 import type { Screen } from "../../lib/screen";
 import { signedIn } from "../../lib/session";
 import { SignIn } from "../auth/sign-in";
@@ -12,7 +13,13 @@ function Home() {
 }
 
 export const feedScreens: Screen[] = [
-  { path: "/", access: "any", component: Home, nav: { label: "Feed", order: 0 } },
+  { path: "/", access: "any", component: Home, nav: { label: "Feed", order: 0, icon: HomeIcon, tab: 1 } },
   { path: "/posts/:id", access: "signed-in", component: lazy(() => import("./post-view").then((m) => m.PostView)) },
   { path: "/tags/:tag", access: "signed-in", component: lazy(() => import("./hashtag").then((m) => m.Hashtag)) },
+  {
+    path: "/bookmarks",
+    access: "signed-in",
+    component: lazy(() => import("./bookmarks").then((m) => m.Bookmarks)),
+    nav: { label: "Bookmarks", order: 15, icon: BookmarkIcon },
+  },
 ];

@@ -25,7 +25,8 @@ export interface ChatActions {
   alert(text: string): void;
   confirmLink(url: string): void;
   /** opens the photo viewer; a protected photo is shown without its Download link */
-  viewImage(url: string, alt: string, protectedContent?: boolean): void;
+  /** opens the viewer on an image: URL is the original (for Download), SHOWN_URL the display copy shown */
+  viewImage(url: string, alt: string, protectedContent?: boolean, shownUrl?: string): void;
 }
 
 export const ChatActionsContext = createContext<ChatActions | null>(null);

@@ -5,7 +5,8 @@ import { Dialog } from "../../components/dialog";
 import { FormError } from "../../components/field";
 import { ReportDialog } from "../../components/report";
 import { BotReportDialog } from "./bot-report";
-import { api, describeError } from "../../lib/api";
+import { api, ApiError, describeError } from "../../lib/api";
+import { chatDraft, drafts } from "../../lib/drafts";
 import { useAction } from "../../lib/use-action";
 import { onRealtime } from "../../lib/realtime";
 import { account } from "../../lib/session";
@@ -19,6 +20,9 @@ import { PaymentSheet, useStarBalance } from "./payment-sheet";
 import type { BotCard, ChatMessage, Conversation, PendingMessage, ReplyMarkup } from "./types";
 import { botLinkTarget, type BotLinkTarget } from "./bot-links";
 import { openWebApp, WebAppPanel, type OpenWebApp, type WebAppFraming } from "./web-app-panel";
+import { useChatInView } from "../../lib/chat-in-view";
+import { SearchIcon } from "../../components/icon";
+import { ChatSearch } from "./chat-search";
 
 const PAGE = 40;
 /** rows of a page put in per frame */
@@ -148,10 +152,13 @@ const MessageBlock = memo(
     messages,
     dayBefore,
     readUpTo,
+    found,
   }: {
     messages: ChatMessage[];
     dayBefore: string;
     readUpTo: number;
+    /** the messageId of the search result shown in this block, else null */
+    found: number | null;
   }) {
     let lastDay = dayBefore;
     return (
@@ -161,7 +168,9 @@ const MessageBlock = memo(
           const d = dayOf(m.createdAt);
           const sep = d !== lastDay;
           lastDay = d;
-          const bubble = <MessageBubble key={m.id} message={m} readByOther={m.messageId <= readUpTo} />;
+          const bubble = (
+            <MessageBubble key={m.id} message={m} readByOther={m.messageId <= readUpTo} found={m.messageId === found} />
+          );
           return sep
             ? [
                 <li key={`day-${d}`} class="day-separator">
@@ -174,7 +183,11 @@ const MessageBlock = memo(
       </>
     );
   },
-  (a, b) => a.dayBefore === b.dayBefore && a.readUpTo === b.readUpTo && sameItems(a.messages, b.messages),
+  (a, b) =>
+    a.dayBefore === b.dayBefore &&
+    a.readUpTo === b.readUpTo &&
+    a.found === b.found &&
+    sameItems(a.messages, b.messages),
 );
 
 /** A live event's message is the same for every member: it leaves out my own poll votes, so the ones I know stay. */
@@ -189,14 +202,18 @@ export function ChatView({
   onBack,
   startLabel = null,
   onStartHandled,
+  jumpTo = null,
 }: {
   conversationId: string;
   onBack: () => void;
+  /** a message to open the chat at (a search result's id), shown highlighted with the history around it */
+  jumpTo?: string | null;
   /** a start link's label: the chat with its bot shows what START sends, and sends it on that press only */
   startLabel?: string | null;
   onStartHandled?: () => void;
 }) {
   const me = account.value!;
+  useChatInView(conversationId);
   const [history, setHistory] = useState<History | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [paging, setPaging] = useState<"older" | "newer" | null>(null);
@@ -204,13 +221,26 @@ export function ChatView({
   const [draft, setDraft] = useState("");
   const [replyTo, setReplyTo] = useState<ChatMessage | null>(null);
   const [editing, setEditing] = useState<ChatMessage | null>(null);
+  // the unsent text is kept on the device per chat; a message being edited is not a draft
+  const editingNow = useRef(false);
+  editingNow.current = !!editing;
+  const savedDraft = () => drafts.read(me.id, chatDraft(conversationId))?.text ?? "";
+  const typeDraft = (text: string) => {
+    setDraft(text);
+    if (!editingNow.current) drafts.write(me.id, chatDraft(conversationId), { text });
+  };
   const [typingUser, setTypingUser] = useState<string | null>(null);
   const [otherRead, setOtherRead] = useState(0);
   const [bot, setBot] = useState<BotCard | null>(null);
   const [toast, setToast] = useState<string | null>(null);
   const [alertText, setAlertText] = useState<string | null>(null);
   const [link, setLink] = useState<BotLinkTarget | null>(null);
-  const [viewer, setViewer] = useState<{ url: string; alt: string; protectedContent?: boolean } | null>(null);
+  const [viewer, setViewer] = useState<{
+    url: string;
+    alt: string;
+    protectedContent?: boolean;
+    shownUrl?: string;
+  } | null>(null);
   const [forwarding, setForwarding] = useState<ChatMessage | null>(null);
   const [reporting, setReporting] = useState<ChatMessage | null>(null);
   const [reportingBot, setReportingBot] = useState(false);
@@ -218,6 +248,12 @@ export function ChatView({
   const [webApp, setWebApp] = useState<OpenWebApp | null>(null);
   const [usedKeyboard, setUsedKeyboard] = useState<string | null>(null);
   const [showInfo, setShowInfo] = useState(false);
+  const [searching, setSearching] = useState(false);
+  // the messageId of the search result shown highlighted
+  const [found, setFound] = useState<number | null>(null);
+  // a row to bring into view once the history holding it is rendered
+  const scrollToFound = useRef<number | null>(null);
+  const searchToggle = useRef<HTMLButtonElement>(null);
   const [actionError, setActionError] = useState<string | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const topSentinel = useRef<HTMLDivElement>(null);
@@ -234,7 +270,7 @@ export function ChatView({
   const typingTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const toastTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const forcedReplyFor = useRef<string | null>(null);
-  useStarBalance();
+  useStarBalance(false);
 
   // live messages that arrive while the history request is out: merged into its answer
   const early = useRef<ChatMessage[]>([]);
@@ -269,22 +305,82 @@ export function ChatView({
         );
       } else setBot(null);
     } catch (err) {
+      // a chat that is gone (or no longer mine) keeps no draft
+      if (err instanceof ApiError && (err.code === "NOT_FOUND" || err.code === "FORBIDDEN"))
+        drafts.remove(me.id, chatDraft(conversationId));
       setLoadError(describeError(err));
     }
   }, [conversationId]);
 
+  // what showMessage reads when called, kept out of its identity
+  const historyRef = useRef<History | null>(null);
+  historyRef.current = history;
+
+  /** The page of history around message REF (its id), shown with it highlighted and in view. */
+  const loadAround = useCallback(
+    async (ref: string) => {
+      early.current = [];
+      const run = ++generation.current;
+      try {
+        const r = await api.get<HistoryPage>(`/social/messages/${conversationId}`, { limit: PAGE, around: ref });
+        if (run !== generation.current) return;
+        const target = r.messages.find((m) => m.id === ref || String(m.messageId) === ref);
+        stickToBottom.current = false;
+        anchor.current = null;
+        edges.current.clear();
+        missed.current = [];
+        rememberEdges(edges.current, r);
+        scrollToFound.current = target?.messageId ?? null;
+        setFound(target?.messageId ?? null);
+        setHistory({
+          conversation: r.conversation,
+          messages: [...r.messages].reverse(),
+          oldestCursor: r.pageInfo.oldestCursor,
+          newestCursor: r.pageInfo.newestCursor,
+        });
+        setOtherRead((seen) => Math.max(seen, r.conversation.othersReadMessageId ?? 0));
+        rememberChat(r.conversation);
+        setLoadError(null);
+      } catch (err) {
+        // the message is gone (deleted, or never visible to me): the chat opens at its newest
+        if (run === generation.current && !historyRef.current) await load();
+        setActionError(describeError(err));
+      }
+    },
+    [conversationId, load],
+  );
+
+  /** Shows a search result: highlighted where it is, or loaded with the history around it. */
+  const showMessage = useCallback(
+    (m: Pick<ChatMessage, "id" | "messageId">) => {
+      setActionError(null);
+      if (historyRef.current?.messages.some((x) => x.id === m.id)) {
+        setFound(m.messageId);
+        // already shown: the history does not change, so it is brought into view here
+        scroller.current?.querySelector(`[data-message-id="${m.messageId}"]`)?.scrollIntoView({ block: "center" });
+      } else void loadAround(m.id);
+    },
+    [loadAround],
+  );
   useEffect(() => {
     setHistory(null);
     setPending([]);
     setReplyTo(null);
     setEditing(null);
-    setDraft("");
+    setDraft(savedDraft());
     setTypingUser(null);
     setOtherRead(0);
     setWebApp(null);
     setShowInfo(false);
-    void load();
+    setSearching(false);
+    setFound(null);
   }, [conversationId]);
+
+  // the chat at its newest, or at the message the address names (a search result)
+  useEffect(() => {
+    if (jumpTo) void loadAround(jumpTo);
+    else void load();
+  }, [conversationId, jumpTo]);
 
   /** The next page above (older) or below (newer) what is shown; the window lets the far end go. */
   const loadMore = useCallback(
@@ -345,7 +441,14 @@ export function ChatView({
     if (!el) return;
     const a = anchor.current;
     anchor.current = null;
-    if (a?.row.isConnected)
+    const foundRow =
+      scrollToFound.current === null
+        ? null
+        : el.querySelector<HTMLElement>(`[data-message-id="${scrollToFound.current}"]`);
+    if (foundRow) {
+      scrollToFound.current = null;
+      foundRow.scrollIntoView({ block: "center" });
+    } else if (a?.row.isConnected)
       el.scrollTop += a.row.getBoundingClientRect().top - el.getBoundingClientRect().top - a.offset;
     else if (stickToBottom.current) el.scrollTop = el.scrollHeight;
   }, [history, pending]);
@@ -496,6 +599,7 @@ export function ChatView({
         const body: Record<string, unknown> = { content: p.content, clientMessageId: p.clientMessageId };
         if (p.replyTo) body.replyToId = p.replyTo.id;
         if (media) body.media = media;
+        if (p.linkPreview === false) body.linkPreview = false;
         const { message } = await api.post<{ message: ChatMessage }>(`/social/messages/${conversationId}`, body);
         setPending((list) => list.filter((x) => x.clientMessageId !== p.clientMessageId));
         setHistory((h) =>
@@ -521,11 +625,12 @@ export function ChatView({
   const sendState = useRef({ replyTo, behind: false });
   sendState.current = { replyTo, behind: !!history?.newestCursor };
   const send = useCallback(
-    (text: string, items?: OutgoingMedia[]) => {
+    (text: string, items?: OutgoingMedia[], options?: { linkPreview?: boolean }) => {
       const p: PendingMessage = {
         clientMessageId: newClientId(),
         content: text,
         replyTo: sendState.current.replyTo,
+        ...(options?.linkPreview === false ? { linkPreview: false } : {}),
         state: "sending",
         createdAt: new Date().toISOString(),
       };
@@ -586,7 +691,7 @@ export function ChatView({
         forward: setForwarding,
         report: setReporting,
         setDraft: (text) => {
-          setDraft(text);
+          typeDraft(text);
           requestAnimationFrame(() => document.getElementById("chat-input")?.focus());
         },
         send: (text) => send(text),
@@ -610,7 +715,7 @@ export function ChatView({
         alert: setAlertText,
         // every link a bot gives waits for a press, this site's pages too; sign-in pages never open
         confirmLink: (url) => setLink(botLinkTarget(url, location.origin)),
-        viewImage: (url, alt, protectedContent) => setViewer({ url, alt, protectedContent }),
+        viewImage: (url, alt, protectedContent, shownUrl) => setViewer({ url, alt, protectedContent, shownUrl }),
       },
     [conversation, send, conversationId],
   );
@@ -628,7 +733,7 @@ export function ChatView({
     });
     setHistory((h) => (h ? { ...h, messages: h.messages.map((x) => (x.id === message.id ? message : x)) } : h));
     setEditing(null);
-    setDraft("");
+    setDraft(savedDraft());
   }
 
   const messages = history?.messages ?? [];
@@ -712,6 +817,17 @@ export function ChatView({
                     : `${conversation!.memberCount} members`}
               </p>
             </div>
+            <button
+              type="button"
+              ref={searchToggle}
+              class="icon-button"
+              aria-label="Search in this chat"
+              aria-expanded={searching}
+              aria-controls="chat-search"
+              onClick={() => setSearching(!searching)}
+            >
+              <SearchIcon size={18} />
+            </button>
             {other?.isBot && (
               <button type="button" onClick={() => setReportingBot(true)}>
                 Report
@@ -723,6 +839,17 @@ export function ChatView({
               </button>
             )}
           </header>
+          {searching && (
+            <ChatSearch
+              conversationId={conversationId}
+              onShow={showMessage}
+              onClose={() => {
+                setSearching(false);
+                setFound(null);
+                searchToggle.current?.focus();
+              }}
+            />
+          )}
           {pinned && (
             <button
               type="button"
@@ -784,6 +911,7 @@ export function ChatView({
                       dayBefore={i ? dayOf(blocks[i - 1]!.at(-1)!.createdAt) : ""}
                       // a block read through (or not at all) keeps the same value as the marker moves
                       readUpTo={Math.max(first - 1, Math.min(otherRead, last))}
+                      found={found !== null && found >= first && found <= last ? found : null}
                     />
                   );
                 })}
@@ -815,11 +943,11 @@ export function ChatView({
           </div>
           <Composer
             draft={draft}
-            setDraft={setDraft}
+            setDraft={typeDraft}
             replyTo={replyTo}
             editing={editing}
             cancelMode={() => {
-              if (editing) setDraft("");
+              if (editing) setDraft(savedDraft());
               setReplyTo(null);
               setEditing(null);
             }}
@@ -855,7 +983,7 @@ export function ChatView({
       </Dialog>
       <Dialog open={link !== null && link.kind !== "refused"} title="Open this link?" onClose={() => setLink(null)}>
         <p>{link?.kind === "internal" ? "This link opens a page of this site:" : "This link leaves the site:"}</p>
-        <p class="link-preview">{link?.href}</p>
+        <p class="link-target">{link?.href}</p>
         <div class="dialog-actions">
           <button type="button" onClick={() => setLink(null)}>
             Cancel
@@ -878,7 +1006,7 @@ export function ChatView({
           The bot's button leads to a sign-in page of this site. Such a page can approve a sign-in on another device as
           you, so a link from a bot never opens it.
         </p>
-        <p class="link-preview">{link?.href}</p>
+        <p class="link-target">{link?.href}</p>
         <div class="dialog-actions">
           <button type="button" class="primary" onClick={() => setLink(null)}>
             OK
@@ -886,7 +1014,7 @@ export function ChatView({
         </div>
       </Dialog>
       <Dialog open={viewer !== null} title={viewer?.alt ?? "Photo"} onClose={() => setViewer(null)}>
-        {viewer && <img class="viewer-image" src={viewer.url} alt={viewer.alt} />}
+        {viewer && <img class="viewer-image" src={viewer.shownUrl ?? viewer.url} alt={viewer.alt} />}
         <div class="dialog-actions">
           {!viewer?.protectedContent && (
             <a href={viewer?.url} download>

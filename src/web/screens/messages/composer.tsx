@@ -1,9 +1,11 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { LineIcon } from "../../components/icon";
+import { ComposerInput } from "../../components/composer-input";
+import { KeyboardIcon, MicIcon, PaperclipIcon, SendIcon, SquareIcon } from "../../components/icon";
 import { describeError } from "../../lib/api";
 import { LIMITS_HINT, kindFor, tooLarge, uploadAttachment, type OutgoingMedia } from "./attachments";
 import { StickerButton, StickerPanel } from "./stickers";
 import type { BotCard, ChatMessage, ReplyMarkup } from "./types";
+import { ComposerLinkPreview, useLinkPreview } from "../../components/link-preview";
 
 export interface ComposerProps {
   draft: string;
@@ -11,7 +13,8 @@ export interface ComposerProps {
   replyTo: ChatMessage | null;
   editing: ChatMessage | null;
   cancelMode: () => void;
-  onSend: (text: string, media?: OutgoingMedia[]) => void;
+  /** LINKPREVIEW false: the person removed the preview of the text's link */
+  onSend: (text: string, media?: OutgoingMedia[], options?: { linkPreview?: boolean }) => void;
   onEdit: (m: ChatMessage, text: string) => Promise<void>;
   onTyping: () => void;
   bot: BotCard | null;
@@ -22,7 +25,7 @@ export interface ComposerProps {
   onOpenMenuApp: () => void;
 }
 
-/** The message input: text, reply/edit mode, the bot's commands on "/", its reply keyboard, attachments and voice. */
+/** The message input: text (with @/# suggestions), reply/edit mode, the bot's commands on "/", its reply keyboard, attachments and voice. */
 export function Composer(p: ComposerProps) {
   const input = useRef<HTMLTextAreaElement>(null);
   const fileInput = useRef<HTMLInputElement>(null);
@@ -31,6 +34,7 @@ export function Composer(p: ComposerProps) {
   const [attachError, setAttachError] = useState<string | null>(null);
   const [keyboardOpen, setKeyboardOpen] = useState(true);
   const [stickersOpen, setStickersOpen] = useState(false);
+  const linkPreview = useLinkPreview(p.editing ? "" : p.draft);
   useEffect(() => setKeyboardOpen(true), [p.keyboard]);
   useEffect(() => {
     if (p.replyTo || p.editing) input.current?.focus();
@@ -54,7 +58,8 @@ export function Composer(p: ComposerProps) {
       }
       return;
     }
-    p.onSend(text);
+    p.onSend(text, undefined, linkPreview.request);
+    linkPreview.reset();
     p.setDraft("");
   }
 
@@ -131,6 +136,7 @@ export function Composer(p: ComposerProps) {
           {editError}
         </p>
       )}
+      <ComposerLinkPreview state={linkPreview} />
       <form class="composer" onSubmit={(e) => void submit(e)}>
         {p.bot?.menuButton.type === "web_app" && (
           <button type="button" class="menu-app-button" onClick={p.onOpenMenuApp} disabled={!!p.editing}>
@@ -159,9 +165,7 @@ export function Composer(p: ComposerProps) {
           onClick={() => fileInput.current?.click()}
           disabled={!!upload || !!p.editing}
         >
-          <LineIcon>
-            <path d="M21 11.5l-8.6 8.6a5 5 0 0 1-7.1-7.1l8.6-8.6a3.4 3.4 0 0 1 4.8 4.8l-8.6 8.6a1.7 1.7 0 0 1-2.4-2.4l7.9-7.9" />
-          </LineIcon>
+          <PaperclipIcon />
         </button>
         <StickerButton
           open={stickersOpen}
@@ -172,15 +176,16 @@ export function Composer(p: ComposerProps) {
         <label class="visually-hidden" for="chat-input">
           Message
         </label>
-        <textarea
-          ref={input}
+        <ComposerInput
+          inputRef={input}
           id="chat-input"
           rows={1}
           value={p.draft}
           placeholder={placeholder}
           maxLength={4096}
-          onInput={(e) => {
-            p.setDraft(e.currentTarget.value);
+          placement="above"
+          onValue={(text) => {
+            p.setDraft(text);
             p.onTyping();
           }}
           onKeyDown={(e) => {
@@ -196,15 +201,18 @@ export function Composer(p: ComposerProps) {
             aria-expanded={keyboardOpen}
             onClick={() => setKeyboardOpen(!keyboardOpen)}
           >
-            <svg viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2">
-              <rect x="2" y="6" width="20" height="12" rx="2" />
-              <path d="M6 10h0M10 10h0M14 10h0M18 10h0M7 14h10" stroke-linecap="round" />
-            </svg>
+            <KeyboardIcon />
           </button>
         )}
-        <button type="submit" class="primary" disabled={!p.draft.trim()}>
-          {p.editing ? "Save" : "Send"}
-        </button>
+        {p.editing ? (
+          <button type="submit" class="primary" disabled={!p.draft.trim()}>
+            Save
+          </button>
+        ) : (
+          <button type="submit" class="primary send-button" aria-label="Send" disabled={!p.draft.trim()}>
+            <SendIcon />
+          </button>
+        )}
       </form>
       <p id="chat-limits" class="visually-hidden">
         {LIMITS_HINT}
@@ -284,14 +292,5 @@ function VoiceRecorder({ onRecorded, disabled }: { onRecorded: (f: File) => void
   );
 }
 
-const MIC_ICON = (
-  <svg viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round">
-    <rect x="9" y="3" width="6" height="11" rx="3" />
-    <path d="M5 11a7 7 0 0 0 14 0M12 18v3" />
-  </svg>
-);
-const STOP_ICON = (
-  <svg viewBox="0 0 24 24" aria-hidden="true" fill="currentColor">
-    <rect x="6" y="6" width="12" height="12" rx="2" />
-  </svg>
-);
+const MIC_ICON = <MicIcon />;
+const STOP_ICON = <SquareIcon />;

@@ -1,6 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
 import { Field, FormError } from "../../components/field";
+import { PeoplePicker, type PickedPerson } from "../../components/people-picker";
 import { api, describeError } from "../../lib/api";
+import { chatDraft, drafts } from "../../lib/drafts";
 import { useAction } from "../../lib/use-action";
 import { account } from "../../lib/session";
 import { useLocation } from "preact-iso";
@@ -17,7 +19,7 @@ export function GroupPanel({ conversation, onClose }: { conversation: Conversati
   const { route } = useLocation();
   const [members, setMembers] = useState<Member[]>([]);
   const [error, setError] = useState<string | null>(null);
-  const [username, setUsername] = useState("");
+  const [adding, setAdding] = useState<PickedPerson[]>([]);
   const [invite, setInvite] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const add = useAction();
@@ -118,20 +120,31 @@ export function GroupPanel({ conversation, onClose }: { conversation: Conversati
         <>
           <form
             onSubmit={add.run(async () => {
-              await api.post(`/social/groups/${cid}/members`, { username: username.replace(/^@/, "").trim() });
-              setUsername("");
-              await reload();
+              // one person per call, as the API takes them; those added leave the picker, so a
+              // failure leaves only the ones still to add
+              if (!adding.length) return;
+              let left = adding;
+              try {
+                for (const person of adding) {
+                  await api.post(`/social/groups/${cid}/members`, { username: person.username });
+                  left = left.filter((p) => p !== person);
+                }
+              } finally {
+                setAdding(left);
+                await reload();
+              }
             })}
           >
-            <Field
-              label="Add a member (username)"
-              value={username}
-              onValue={setUsername}
+            <PeoplePicker
+              label="Add members"
+              people={adding}
+              onPeople={setAdding}
+              excludeIds={members.map((m) => m.user.id)}
               error={add.apiError?.field("username")}
             />
             <FormError message={add.error && !add.apiError?.field("username") ? describeError(add.error) : null} />
-            <button type="submit" disabled={add.busy || !username.trim()}>
-              Add member
+            <button type="submit" disabled={add.busy}>
+              {adding.length > 1 ? "Add members" : "Add member"}
             </button>
           </form>
           <div class="invite">
@@ -162,6 +175,7 @@ export function GroupPanel({ conversation, onClose }: { conversation: Conversati
         class="danger"
         onClick={act(async () => {
           await api.post(`/social/groups/${cid}/leave`);
+          drafts.remove(account.value!.id, chatDraft(cid));
           route("/dashboard/messages");
         })}
       >

@@ -4,6 +4,7 @@ import { formatBytes } from "../../lib/format";
 import { ChatActionsContext } from "./actions";
 import { isSavedSticker, saveStickerFrom } from "./stickers";
 import type { MessageMedia } from "./types";
+import { largestOf, ResponsiveImage, SMALL_IMAGE_SIZES } from "../../components/media-image";
 
 export function formatDuration(ms: number | null | undefined): string {
   const s = Math.round((ms ?? 0) / 1000);
@@ -60,10 +61,17 @@ function MediaItem({ item, protectedContent }: { item: MessageMedia; protectedCo
         <button
           type="button"
           class="media-image"
-          onClick={() => actions?.viewImage(item.url, item.name ?? "Photo", protectedContent)}
-          aria-label={`Open photo${item.name ? ` ${item.name}` : ""}`}
+          onClick={() =>
+            actions?.viewImage(item.url, item.alt ?? item.name ?? "Photo", protectedContent, largestOf(item))
+          }
+          aria-label={item.alt ? `Open photo: ${item.alt}` : `Open photo${item.name ? ` ${item.name}` : ""}`}
         >
-          <img src={thumb} alt="" loading="lazy" width={item.width ?? undefined} height={item.height ?? undefined} />
+          <ResponsiveImage
+            image={{ ...item, thumbUrl: thumb }}
+            sizes={SMALL_IMAGE_SIZES}
+            fallbackAlt=""
+            loading="lazy"
+          />
         </button>
       );
     case "sticker":

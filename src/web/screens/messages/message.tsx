@@ -5,6 +5,7 @@ import { ChatPollView } from "./chat-poll";
 import { MessageText } from "./entities";
 import { InlineKeyboard } from "./inline-keyboard";
 import { MediaList } from "./media";
+import { LinkPreviewCard } from "../../components/link-preview";
 import type { ChatMessage, PendingMessage } from "./types";
 
 const time = new Intl.DateTimeFormat(undefined, { timeStyle: "short" });
@@ -16,9 +17,12 @@ export const formatTime = (iso: string) => time.format(new Date(iso));
 export const MessageBubble = memo(function MessageBubble({
   message,
   readByOther,
+  found = false,
 }: {
   message: ChatMessage;
   readByOther: boolean;
+  /** the search result being shown: highlighted */
+  found?: boolean;
 }) {
   const actions = useContext(ChatActionsContext)!;
   const mine = message.sender.id === actions.myId;
@@ -34,9 +38,10 @@ export const MessageBubble = memo(function MessageBubble({
   const stickerOnly = !message.content && message.media.length === 1 && message.media[0]!.type === "sticker";
   return (
     <li
-      class={`msg ${mine ? "mine" : "theirs"}${stickerOnly ? " sticker-only" : ""}`}
+      class={`msg ${mine ? "mine" : "theirs"}${stickerOnly ? " sticker-only" : ""}${found ? " found" : ""}`}
       data-message-id={message.messageId}
-      aria-label={`${mine ? "You" : message.sender.displayName}, ${formatTime(message.createdAt)}`}
+      aria-current={found ? "true" : undefined}
+      aria-label={`${found ? "Search result: " : ""}${mine ? "You" : message.sender.displayName}, ${formatTime(message.createdAt)}`}
     >
       <article class="bubble">
         {showSender && <p class="msg-sender">{message.sender.displayName}</p>}
@@ -62,6 +67,7 @@ export const MessageBubble = memo(function MessageBubble({
             />
           </div>
         )}
+        {message.linkPreview && <LinkPreviewCard preview={message.linkPreview} />}
         <p class="msg-meta">
           {message.pinned && <span class="pin-mark">Pinned · </span>}
           {message.editedAt && <span>edited · </span>}

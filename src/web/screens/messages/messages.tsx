@@ -4,7 +4,9 @@ import { Avatar } from "../../components/avatar";
 import { Dialog } from "../../components/dialog";
 import { Field, FormError } from "../../components/field";
 import { Page } from "../../components/page";
+import { PeoplePicker, type PickedPerson } from "../../components/people-picker";
 import { api, describeError, uploadFile } from "../../lib/api";
+import { account } from "../../lib/session";
 import { useAction } from "../../lib/use-action";
 import { ChatView } from "./chat-view";
 import {
@@ -27,7 +29,7 @@ const shortDay = new Intl.DateTimeFormat(undefined, { month: "short", day: "nume
  * `&start=<label>` the chat with the bot shows what pressing START sends (`/start <label>`)
  * and sends it on that press only: a link from another site acts on nothing by itself. The
  * address is then the chat's own, so a reload sends nothing. `?join=<code>` shows the group
- * and joins it on a press of JOIN.
+ * and joins it on a press of JOIN. `?message=<id>` opens the chat at that message (a search result).
  */
 export function Messages() {
   const { params } = useRoute();
@@ -52,6 +54,8 @@ export function Messages() {
   const user = typeof query.user === "string" ? query.user : null;
   const start = typeof query.start === "string" ? query.start : null;
   const join = typeof query.join === "string" ? query.join : null;
+  // ?message=<id>: a search result, shown with the history around it
+  const jumpTo = typeof query.message === "string" ? query.message : null;
   useEffect(() => {
     const key = `${user}|${start}`;
     if (!user || handled.current === key) return;
@@ -61,7 +65,7 @@ export function Messages() {
     api.post<{ conversationId: string }>(`/social/users/${encodeURIComponent(user)}/message`, {}).then(
       (r) => {
         setOpening(null);
-        void loadChats();
+        // the list is not asked again: the chat's history answer puts the chat into it (rememberChat)
         const label = start ? `?start=${encodeURIComponent(start)}` : "";
         route(`/dashboard/messages/${r.conversationId}${label}`, true);
       },
@@ -127,6 +131,7 @@ export function Messages() {
               conversationId={cid}
               onBack={() => route("/dashboard/messages")}
               startLabel={start}
+              jumpTo={jumpTo}
               onStartHandled={() => route(`/dashboard/messages/${cid}`, true)}
             />
           ) : join ? (
@@ -258,7 +263,7 @@ function ChatRow({ chat, current }: { chat: ChatListItem; current: boolean }) {
   );
 }
 
-/** Create a group: title, members (usernames) and an optional photo. */
+/** Create a group: title, members (chosen with the people picker) and an optional photo. */
 function NewGroupDialog({
   open,
   onClose,
@@ -269,24 +274,20 @@ function NewGroupDialog({
   onCreated: (id: string) => void;
 }) {
   const [title, setTitle] = useState("");
-  const [members, setMembers] = useState("");
+  const [members, setMembers] = useState<PickedPerson[]>([]);
   const [photo, setPhoto] = useState<File | null>(null);
   const action = useAction();
   const submit = action.run(async () => {
-    const names = members
-      .split(/[\s,]+/)
-      .map((m) => m.replace(/^@/, ""))
-      .filter(Boolean);
     const r = await api.post<{ conversationId: string; conversation?: Conversation }>("/social/groups", {
       title: title.trim(),
-      members: names,
+      members: members.map((m) => m.username),
     });
     if (photo) {
       const up = await uploadFile(photo, "avatar");
       await api.patch(`/social/groups/${r.conversationId}`, { photoUrl: up.url });
     }
     setTitle("");
-    setMembers("");
+    setMembers([]);
     setPhoto(null);
     onCreated(r.conversationId);
   });
@@ -301,11 +302,12 @@ function NewGroupDialog({
           maxLength={128}
           error={action.apiError?.field("title")}
         />
-        <Field
+        <PeoplePicker
           label="Members"
-          hint="Usernames, separated by commas or spaces"
-          value={members}
-          onValue={setMembers}
+          hint="Type a name and choose from the list, or type usernames"
+          people={members}
+          onPeople={setMembers}
+          excludeIds={[account.value!.id]}
           error={action.apiError?.field("members")}
         />
         <div class="field">

@@ -8,12 +8,20 @@ import type { Invoice } from "./types";
 /** My stars balance, kept live by `stars:balance` while a chat screen is mounted. */
 export const starBalance = signal<number | null>(null);
 
-export function useStarBalance(): void {
+function readStarBalance(): void {
+  api.get<{ balance: number }>("/stars/balance").then(
+    (r) => (starBalance.value = r.balance),
+    () => undefined,
+  );
+}
+
+/**
+ * Keeps starBalance live while mounted; reads it at once when SHOWN_NOW (a screen that shows
+ * it from the start). A chat shows it only in the payment sheet, which reads it on opening.
+ */
+export function useStarBalance(shownNow: boolean): void {
   useEffect(() => {
-    api.get<{ balance: number }>("/stars/balance").then(
-      (r) => (starBalance.value = r.balance),
-      () => undefined,
-    );
+    if (shownNow) readStarBalance();
     return onRealtime("stars:balance", ({ balance }) => (starBalance.value = balance));
   }, []);
 }
@@ -50,6 +58,7 @@ export function PaymentSheet({
     setStage("confirm");
     setResult(null);
     setError(null);
+    if (payable) readStarBalance();
     // a fresh sheet on each opening: an invoice link can be paid again
   }, [payable?.payPath, !!payable]);
   const inv = payable?.invoice;

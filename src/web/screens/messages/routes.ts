@@ -1,4 +1,5 @@
 import { lazy } from "preact-iso";
+import { MessageCircleIcon } from "../../components/icon";
 import type { Screen } from "../../lib/screen";
 import { UnreadChatsBadge } from "./unread";
 
@@ -9,7 +10,7 @@ export const messagesScreens: Screen[] = [
     path: "/dashboard/messages",
     access: "signed-in",
     component: Messages,
-    nav: { label: "Messages", order: 5, badge: UnreadChatsBadge },
+    nav: { label: "Messages", order: 5, icon: MessageCircleIcon, tab: 2, badge: UnreadChatsBadge },
   },
   { path: "/dashboard/messages/:cid", access: "signed-in", component: Messages },
 ];

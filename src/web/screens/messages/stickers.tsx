@@ -1,6 +1,6 @@
 import { signal } from "@preact/signals";
 import { useRef, useState } from "preact/hooks";
-import { LineIcon } from "../../components/icon";
+import { StickerIcon } from "../../components/icon";
 import { describeError, uploadFile } from "../../lib/api";
 import { account } from "../../lib/session";
 import { CHAT_LIMITS, tooLarge, type OutgoingMedia } from "./attachments";
@@ -95,11 +95,7 @@ export function StickerButton({
       onClick={onToggle}
       disabled={disabled}
     >
-      <LineIcon>
-        <path d="M15 3H6a3 3 0 0 0-3 3v12a3 3 0 0 0 3 3h6l9-9V9a6 6 0 0 0-6-6z" />
-        <path d="M12 21v-4a5 5 0 0 1 5-5h4" />
-        <path d="M8 14s1.5 2 4 2" />
-      </LineIcon>
+      <StickerIcon />
     </button>
   );
 }

@@ -1,3 +1,5 @@
+import type { Rendition } from "../../components/media-image";
+import type { LinkPreview } from "../../lib/types";
 /** Shapes of the chat endpoints' answers (docs/client-api.md, "Chats and realtime"); unknown extra fields are ignored. */
 
 export interface MessageEntity {
@@ -48,6 +50,10 @@ export interface MessageMedia {
   posterUrl?: string | null;
   sizeBytes?: number | null;
   mime?: string | null;
+  /** display copies of an image, smallest first */
+  renditions?: Rendition[];
+  /** the sender's description of an image */
+  alt?: string;
 }
 
 export interface Invoice {
@@ -105,6 +111,8 @@ export interface ChatMessage {
   };
   dice?: { emoji: string; value: number };
   poll?: ChatPoll;
+  /** the preview of the text's first link, once the server has read the page */
+  linkPreview?: LinkPreview;
   contact?: { phone_number: string; first_name: string; last_name?: string };
   /** its sender (a bot's protect_content) forbids forwarding, copying and saving it */
   protectedContent?: boolean;
@@ -154,6 +162,8 @@ export interface PendingMessage {
   clientMessageId: string;
   content: string;
   replyTo: ChatMessage | null;
+  /** false: sent without the preview of its link */
+  linkPreview?: boolean;
   state: "sending" | "failed";
   error?: string;
   createdAt: string;

@@ -2,9 +2,9 @@ import { signal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import { CountBadge } from "../../components/count-badge";
 import { api } from "../../lib/api";
-import { account } from "../../lib/session";
+import { account, takeStartUnread } from "../../lib/session";
 import type { ChatMessage } from "./types";
-import { onRealtime } from "../../lib/realtime";
+import { onceConnected, onRealtime } from "../../lib/realtime";
 
 /** Chats with messages I have not read: the header's Messages badge. */
 export const unreadChats = signal(0);
@@ -33,9 +33,14 @@ export function UnreadChatsBadge() {
       clearTimeout(timer);
       timer = setTimeout(() => void refreshUnreadChats(), REFRESH_DELAY_MS);
     };
-    void refreshUnreadChats();
+    // the app's start brought the first count; asked again only when this badge comes later
+    const known = takeStartUnread("chats");
+    if (known === undefined) void refreshUnreadChats();
+    else unreadChats.value = known;
     const me = () => account.value?.id;
     const offs = [
+      // what came between the start and the live connection: read once it is open
+      known === undefined ? () => {} : onceConnected(() => void refreshUnreadChats()),
       // my own messages are never unread for me, and others' read markers do not move mine
       onRealtime("message:new", ({ message }) => (message as ChatMessage).sender.id !== me() && refreshSoon()),
       onRealtime("message:deleted", refreshSoon),

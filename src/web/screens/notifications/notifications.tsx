@@ -8,7 +8,8 @@ import { formatDateTime, formatRelative } from "../../lib/format";
 import { usePagedList } from "../../lib/paged";
 import { onRealtime } from "../../lib/realtime";
 import type { Notification, NotificationPage } from "./types";
-import { unreadCount } from "./unread";
+import { setCounts, unreadCount } from "./unread";
+import type { NotificationCounts } from "./types";
 
 const WHAT: Record<Notification["type"], string> = {
   like: "liked your post",
@@ -25,7 +26,12 @@ const WHAT: Record<Notification["type"], string> = {
 const targetOf = (n: Notification) =>
   n.type === "report" ? "/settings#reports" : n.postId ? `/posts/${n.postId}` : `/users/${n.actor.username}`;
 
-/** Notifications, newest first, paged by cursor; new ones arrive live; read one by one or all at once. */
+/**
+ * Notifications, newest first, paged by cursor, grouped as the server keeps them ("Ann and 2
+ * others liked your post"); new ones and groups that grow arrive live and move to the top;
+ * read one by one or all at once. Opening it clears the header's badge; what is unread stays
+ * marked here until read.
+ */
 export function Notifications() {
   const [onlyUnread, setOnlyUnread] = useState(false);
   const [actionError, setActionError] = useState<string | null>(null);
@@ -42,23 +48,42 @@ export function Notifications() {
   );
   const list = usePagedList<Notification>(onlyUnread ? "unread" : "all", load);
 
+  // the list open in view is the person seeing their notifications: the badge clears (in every
+  // window of theirs), and what arrives while they look is seen too; each stays unread until read
   useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const markSeen = () => {
+      if (document.visibilityState !== "visible") return;
+      clearTimeout(timer);
+      // a burst of arrivals is one call
+      timer = setTimeout(() => {
+        api.post<NotificationCounts>("/social/notifications/seen").then(setCounts, () => undefined);
+      }, 100);
+    };
+    markSeen();
     const offNew = onRealtime("notification:new", ({ notification }) => {
       const n = notification as Notification;
       list.setItems((items) => [n, ...items.filter((x) => x.id !== n.id)]);
+      markSeen();
     });
     const offReset = onRealtime("stream:reset", () => void list.reload());
-    return () => (offNew(), offReset());
+    document.addEventListener("visibilitychange", markSeen);
+    return () => {
+      clearTimeout(timer);
+      offNew();
+      offReset();
+      document.removeEventListener("visibilitychange", markSeen);
+    };
   }, []);
 
   async function markRead(ids?: string[]) {
     setActionError(null);
     try {
-      const r = await api.post<{ updated: number; unreadCount: number }>(
+      const r = await api.post<{ updated: number } & NotificationCounts>(
         "/social/notifications/read",
         ids ? { ids } : {},
       );
-      unreadCount.value = r.unreadCount;
+      setCounts(r);
       const done = ids ? new Set(ids) : null;
       list.setItems((items) => items.map((n) => (!done || done.has(n.id) ? { ...n, read: true } : n)));
     } catch (err) {
@@ -105,17 +130,31 @@ export function Notifications() {
   );
 }
 
+/** Who a group names: its latest person, and how many more ("Ann and 2 others"). */
+function othersText(n: Notification): string {
+  const others = n.count - 1;
+  if (others <= 0) return "";
+  if (others === 1 && n.actors[1]) return ` and ${n.actors[1].displayName || n.actors[1].username}`;
+  return ` and ${others} ${others === 1 ? "other" : "others"}`;
+}
+
 function NotificationItem({ n, onRead }: { n: Notification; onRead: () => void }) {
   // a resolved report is the administrators' doing, told by the instance's own account
   const fromInstance = n.type === "report";
   const name = fromInstance ? "The administrators" : n.actor.displayName || n.actor.username;
+  const others = fromInstance ? "" : othersText(n);
   return (
     <li class={n.read ? "notification" : "notification notification-unread"}>
-      <Avatar user={n.actor} size={40} />
+      <span class="notification-avatars">
+        {(n.actors.length ? n.actors : [n.actor]).map((a) => (
+          <Avatar key={a.username} user={a} size={n.actors.length > 1 ? 32 : 40} />
+        ))}
+      </span>
       <div class="notification-body">
         <p>
           {!n.read && <span class="visually-hidden">Unread: </span>}
-          {fromInstance ? name : <a href={`/users/${n.actor.username}`}>{name}</a>}{" "}
+          {fromInstance ? name : <a href={`/users/${n.actor.username}`}>{name}</a>}
+          {others}{" "}
           <a href={targetOf(n)} class="notification-what" onClick={() => !n.read && onRead()}>
             {WHAT[n.type] ?? n.type}
           </a>
@@ -129,7 +168,7 @@ function NotificationItem({ n, onRead }: { n: Notification; onRead: () => void }
           type="button"
           class="small"
           onClick={onRead}
-          aria-label={`Mark read: ${name} ${WHAT[n.type] ?? n.type}`}
+          aria-label={`Mark read: ${name}${others} ${WHAT[n.type] ?? n.type}`}
         >
           Mark read
         </button>

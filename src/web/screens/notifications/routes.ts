@@ -1,4 +1,5 @@
 import { lazy } from "preact-iso";
+import { BellIcon } from "../../components/icon";
 import type { Screen } from "../../lib/screen";
 import { UnreadBadge } from "./unread";
 
@@ -7,6 +8,6 @@ export const notificationScreens: Screen[] = [
     path: "/notifications",
     access: "signed-in",
     component: lazy(() => import("./notifications").then((m) => m.Notifications)),
-    nav: { label: "Notifications", order: 20, badge: UnreadBadge },
+    nav: { label: "Notifications", order: 20, icon: BellIcon, tab: 3, badge: UnreadBadge },
   },
 ];

@@ -12,6 +12,7 @@ import type { PageInfo, Post } from "../../lib/types";
 import { useAction } from "../../lib/use-action";
 import { PostList } from "../feed/post-list";
 import { RichText } from "../feed/rich-text";
+import { MediaGallery } from "./media-gallery";
 import { getProfile, toggleBlock, toggleFollow, toggleMute, type Profile } from "./profile-api";
 
 /** Follow, mute and block: each a toggle that says its state; blocking asks first. */
@@ -91,15 +92,8 @@ function Relations({ profile, onChange }: { profile: Profile; onChange: (p: Prof
   );
 }
 
-/** /users/:username: cover, avatar, bio, counts, relations and posts. */
-export function ProfileScreen({ username }: { username: string }) {
-  const [profile, setProfile] = useState<Profile | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    setProfile(null);
-    setError(null);
-    getProfile(username).then(setProfile, (err) => setError(describeError(err)));
-  }, [username]);
+/** A person's posts, newest first, paged as the end comes into view. */
+function ProfilePosts({ username, empty }: { username: string; empty: string }) {
   const load = useCallback(
     async (cursor: string | null) => {
       const r = await api.get<{ posts: Post[]; pageInfo: PageInfo }>(
@@ -110,7 +104,18 @@ export function ProfileScreen({ username }: { username: string }) {
     },
     [username],
   );
-  const posts = usePagedList<Post>(username, load);
+  return <PostList list={usePagedList<Post>(username, load)} empty={empty} />;
+}
+
+/** /users/:username: cover, avatar, bio, counts, relations, and their posts or (/media) their pictures. */
+export function ProfileScreen({ username, section = "posts" }: { username: string; section?: "posts" | "media" }) {
+  const [profile, setProfile] = useState<Profile | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    setProfile(null);
+    setError(null);
+    getProfile(username).then(setProfile, (err) => setError(describeError(err)));
+  }, [username]);
   const me = account.value;
   const mine = me?.username.toLowerCase() === username.toLowerCase();
 
@@ -142,11 +147,12 @@ export function ProfileScreen({ username }: { username: string }) {
         {profile.bio && <RichText text={profile.bio} />}
         <ul class="counts" aria-label="Counts">
           <li>
-            <strong>{formatCount(profile.postsCount)}</strong> posts
+            <strong>{formatCount(profile.postsCount)}</strong> {profile.postsCount === 1 ? "post" : "posts"}
           </li>
           <li>
             <a href={`/users/${profile.username}/followers`}>
-              <strong>{formatCount(profile.followersCount)}</strong> followers
+              <strong>{formatCount(profile.followersCount)}</strong>{" "}
+              {profile.followersCount === 1 ? "follower" : "followers"}
             </a>
           </li>
           <li>
@@ -165,8 +171,33 @@ export function ProfileScreen({ username }: { username: string }) {
           <Relations profile={profile} onChange={setProfile} />
         )}
       </div>
-      <h2>Posts</h2>
-      <PostList list={posts} empty={mine ? "You have not posted yet." : `@${profile.username} has not posted yet.`} />
+      <nav class="profile-sections" aria-label="Profile sections">
+        <a href={`/users/${profile.username}`} aria-current={section === "posts" ? "page" : undefined}>
+          Posts
+        </a>
+        <a href={`/users/${profile.username}/media`} aria-current={section === "media" ? "page" : undefined}>
+          Media
+        </a>
+      </nav>
+      {section === "posts" ? (
+        <>
+          <h2>Posts</h2>
+          <ProfilePosts
+            username={profile.username}
+            empty={mine ? "You have not posted yet." : `@${profile.username} has not posted yet.`}
+          />
+        </>
+      ) : (
+        <>
+          <h2>Media</h2>
+          <MediaGallery username={profile.username} name={name} />
+        </>
+      )}
     </Page>
   );
 }
+
+/** A profile with its media gallery shown (/users/:username/media). */
+export const ProfileMediaScreen = ({ username }: { username: string }) => (
+  <ProfileScreen username={username} section="media" />
+);

@@ -1,4 +1,5 @@
 import { lazy } from "preact-iso";
+import { UserIcon } from "../../components/icon";
 import type { Screen } from "../../lib/screen";
 
 /** People: profiles, their followers and following, editing my own profile. */
@@ -7,7 +8,12 @@ export const peopleScreens: Screen[] = [
     path: "/users/:username",
     access: "signed-in",
     component: lazy(() => import("./profile").then((m) => m.ProfileScreen)),
-    nav: { label: "Profile", order: 10, href: (me) => `/users/${me.username}` },
+    nav: { label: "Profile", order: 10, icon: UserIcon, tab: 4, href: (me) => `/users/${me.username}` },
+  },
+  {
+    path: "/users/:username/media",
+    access: "signed-in",
+    component: lazy(() => import("./profile").then((m) => m.ProfileMediaScreen)),
   },
   {
     path: "/users/:username/followers",

@@ -1,4 +1,5 @@
 import { lazy } from "preact-iso";
+import { SearchIcon } from "../../components/icon";
 import type { Screen } from "../../lib/screen";
 
 export const searchScreens: Screen[] = [
@@ -6,6 +7,6 @@ export const searchScreens: Screen[] = [
     path: "/search",
     access: "signed-in",
     component: lazy(() => import("./search").then((m) => m.Search)),
-    nav: { label: "Search", order: 10 },
+    nav: { label: "Search", order: 10, icon: SearchIcon },
   },
 ];

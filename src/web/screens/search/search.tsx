@@ -9,8 +9,10 @@ import { formatNumber } from "../../lib/format";
 import { usePagedList } from "../../lib/paged";
 import type { Post, PublicUser } from "../../lib/types";
 import { PostCard } from "../feed/post-card";
+import type { ChatMessage, Conversation } from "../messages/types";
+import { FoundMessages, type FoundMessage } from "./found-messages";
 
-type SearchType = "users" | "posts" | "hashtags";
+type SearchType = "users" | "posts" | "hashtags" | "messages";
 interface Hashtag {
   tag: string;
   postCount: number;
@@ -19,6 +21,9 @@ interface SearchAnswer {
   users: PublicUser[];
   posts: Post[];
   hashtags: Hashtag[];
+  messages: ChatMessage[];
+  /** the chats of the messages */
+  chats: Conversation[];
   nextCursor: string | null;
   cursors: Record<SearchType, string | null>;
 }
@@ -28,11 +33,22 @@ const TABS: Array<[SearchType | "all", string]> = [
   ["users", "People"],
   ["posts", "Posts"],
   ["hashtags", "Hashtags"],
+  ["messages", "Messages"],
 ];
-const isType = (t: string | undefined): t is SearchType => t === "users" || t === "posts" || t === "hashtags";
+const isType = (t: string | undefined): t is SearchType =>
+  t === "users" || t === "posts" || t === "hashtags" || t === "messages";
+/** Each message found with its chat. */
+const foundIn = (r: Pick<SearchAnswer, "messages" | "chats">): FoundMessage[] =>
+  r.messages.map((message) => ({
+    id: message.id,
+    message,
+    chat: r.chats.find((c) => c.id === message.conversationId) ?? null,
+  }));
 const postsWord = new Intl.PluralRules();
+/** Results of each kind shown under "All" before "more". */
+const ALL_PER_KIND = 5;
 
-/** /search?q=…&type=users|posts|hashtags: people, posts and hashtags; the query lives in the address, so results can be linked and go back. */
+/** /search?q=…&type=users|posts|hashtags|messages: people, posts, hashtags and my messages; the query lives in the address, so results can be linked and go back. */
 export function Search() {
   const { query, route } = useLocation();
   const q = (query.q ?? "").trim();
@@ -63,7 +79,7 @@ export function Search() {
           type="search"
           value={draft}
           onValue={setDraft}
-          hint="People by name, posts by their words, hashtags by their start."
+          hint="People by name, posts and your messages by their words, hashtags by their start."
           maxLength={200}
         />
         <div class="actions">
@@ -99,15 +115,17 @@ function AllResults({ q, showMore }: { q: string; showMore: (t: SearchType) => v
     setAnswer(null);
     setError(null);
     api
-      .get<SearchAnswer>("/social/search", { q }, abort.signal)
+      // one request; a few of each kind (the server reads a page of each index, not whole lists)
+      .get<SearchAnswer>("/social/search", { q, limit: String(ALL_PER_KIND) }, abort.signal)
       .then(setAnswer)
       .catch((err) => (err as Error).name !== "AbortError" && setError(describeError(err)));
     return () => abort.abort();
   }, [q]);
   if (error) return <FormError message={error} />;
   if (!answer) return <Loading label="Searching…" />;
-  const { users, posts, hashtags, cursors } = answer;
-  if (!users.length && !posts.length && !hashtags.length) return <p class="empty">Nothing found for “{q}”.</p>;
+  const { users, posts, hashtags, messages, cursors } = answer;
+  if (!users.length && !posts.length && !hashtags.length && !messages.length)
+    return <p class="empty">Nothing found for “{q}”.</p>;
   const more = (t: SearchType, label: string) =>
     cursors[t] && (
       <button type="button" onClick={() => showMore(t)}>
@@ -141,11 +159,18 @@ function AllResults({ q, showMore }: { q: string; showMore: (t: SearchType) => v
           {more("posts", "More posts")}
         </section>
       )}
+      {messages.length > 0 && (
+        <section class="search-section" aria-labelledby="found-messages">
+          <h2 id="found-messages">Messages</h2>
+          <FoundMessages found={foundIn(answer)} q={q} />
+          {more("messages", "More messages")}
+        </section>
+      )}
     </>
   );
 }
 
-type Row = { id: string; user?: PublicUser; post?: Post; hashtag?: Hashtag };
+type Row = { id: string; user?: PublicUser; post?: Post; hashtag?: Hashtag; found?: FoundMessage };
 
 /** One kind of result, paged by the search's cursor. */
 function TypedResults({ q, type }: { q: string; type: SearchType }) {
@@ -157,7 +182,9 @@ function TypedResults({ q, type }: { q: string; type: SearchType }) {
           ? r.users.map((user) => ({ id: user.id, user }))
           : type === "posts"
             ? r.posts.map((post) => ({ id: post.id, post }))
-            : r.hashtags.map((hashtag) => ({ id: hashtag.tag, hashtag }));
+            : type === "messages"
+              ? foundIn(r).map((found) => ({ id: found.id, found }))
+              : r.hashtags.map((hashtag) => ({ id: hashtag.tag, hashtag }));
       return { items, nextCursor: r.nextCursor };
     },
     [q, type],
@@ -168,6 +195,7 @@ function TypedResults({ q, type }: { q: string; type: SearchType }) {
     <section class="search-section" aria-label={`Found ${noun}`}>
       {type === "users" && list.items.length > 0 && <UserList users={list.items.map((r) => r.user!)} />}
       {type === "hashtags" && list.items.length > 0 && <HashtagList hashtags={list.items.map((r) => r.hashtag!)} />}
+      {type === "messages" && list.items.length > 0 && <FoundMessages found={list.items.map((r) => r.found!)} q={q} />}
       {type === "posts" && (
         <FoundPosts
           posts={list.items.map((r) => r.post!)}

@@ -1,4 +1,5 @@
 import { lazy } from "preact-iso";
+import { SettingsIcon } from "../../components/icon";
 import type { Screen } from "../../lib/screen";
 
 export const settingsScreens: Screen[] = [
@@ -6,6 +7,6 @@ export const settingsScreens: Screen[] = [
     path: "/settings",
     access: "signed-in",
     component: lazy(() => import("./settings").then((m) => m.Settings)),
-    nav: { label: "Settings", order: 40 },
+    nav: { label: "Settings", order: 40, icon: SettingsIcon },
   },
 ];

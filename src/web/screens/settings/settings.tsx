@@ -2,12 +2,13 @@ import { useState } from "preact/hooks";
 import { Page } from "../../components/page";
 import { DeleteAccount, ExportData } from "./data";
 import { MyReports } from "./my-reports";
+import { Notifications } from "./notifications";
 import { PasswordChange } from "./password";
 import { Privacy } from "./privacy";
 import { Sessions } from "./sessions";
 import { TwoFactor } from "./two-factor";
 
-/** /settings: devices, password, two-factor, who may message me, my reports, my data, deleting the account. */
+/** /settings: devices, password, two-factor, who may message me, notifications, my reports, my data, deleting the account. */
 export function Settings() {
   // a password change signs other devices out: the device list is read again
   const [devicesVersion, setDevicesVersion] = useState(0);
@@ -18,6 +19,7 @@ export function Settings() {
         <a href="#password">Password</a>
         <a href="#two-factor">Two-factor</a>
         <a href="#messages">Messages</a>
+        <a href="#notifications">Notifications</a>
         <a href="#reports">Reports</a>
         <a href="#data">Your data</a>
       </nav>
@@ -32,6 +34,9 @@ export function Settings() {
       </div>
       <div id="messages">
         <Privacy />
+      </div>
+      <div id="notifications">
+        <Notifications />
       </div>
       <div id="reports">
         <MyReports />

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { Field, FormError, Notice } from "../../components/field";
+import { PersonField } from "../../components/people-picker";
 import { api, describeError } from "../../lib/api";
 import { formatNumber } from "../../lib/format";
 import { useAction } from "../../lib/use-action";
@@ -39,9 +40,8 @@ export function GiftForm() {
   return (
     <form class="card form" aria-labelledby="gift-title" onSubmit={submit}>
       <h2 id="gift-title">Give stars</h2>
-      <Field
+      <PersonField
         label="To (username)"
-        autoComplete="off"
         required
         value={username}
         onValue={setUsername}

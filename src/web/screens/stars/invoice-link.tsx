@@ -27,7 +27,7 @@ export function InvoiceLink() {
   const [error, setError] = useState<string | null>(null);
   const [paying, setPaying] = useState(false);
   const [chatId, setChatId] = useState<string | null>(null);
-  useStarBalance();
+  useStarBalance(true);
   useEffect(() => {
     setLink(null);
     setError(null);

@@ -1,4 +1,5 @@
 import { lazy } from "preact-iso";
+import { StarIcon } from "../../components/icon";
 import type { Screen } from "../../lib/screen";
 
 export const starScreens: Screen[] = [
@@ -6,7 +7,7 @@ export const starScreens: Screen[] = [
     path: "/stars",
     access: "signed-in",
     component: lazy(() => import("./stars").then((m) => m.Stars)),
-    nav: { label: "Stars", order: 30 },
+    nav: { label: "Stars", order: 30, icon: StarIcon },
   },
   // a bot's invoice link (createInvoiceLink); signed out, the sign-in form comes first
   {

@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { FormError, Notice } from "../../components/field";
 import { api, describeError, uploadFile, ApiError } from "../../lib/api";
 import { formatNumber } from "../../lib/format";
@@ -52,17 +52,25 @@ export function NewStory({ onPosted }: { onPosted: (story: Story) => void }) {
     <form class="card form" id="new-story" aria-labelledby="new-story-title" onSubmit={submit}>
       <h2 id="new-story-title">New story</h2>
       <div class="field">
-        <label for="story-file">Photo, video or voice recording</label>
-        <input
-          key={inputKey}
-          id="story-file"
-          type="file"
-          accept="image/*,video/*,audio/*"
-          required
-          aria-invalid={fileError ? true : undefined}
-          aria-describedby={fileError ? "story-file-error" : undefined}
-          onChange={(e) => (setFile(e.currentTarget.files?.[0] ?? null), setDone(false))}
-        />
+        <span class="story-file-label" id="story-file-label">
+          Photo, video or voice recording
+        </span>
+        <label class="button file-button story-file-pick">
+          {file ? "Choose another file" : "Choose a file"}
+          <input
+            key={inputKey}
+            id="story-file"
+            type="file"
+            class="visually-hidden"
+            accept="image/*,video/*,audio/*"
+            required
+            aria-labelledby="story-file-label"
+            aria-invalid={fileError ? true : undefined}
+            aria-describedby={fileError ? "story-file-error" : undefined}
+            onChange={(e) => (setFile(e.currentTarget.files?.[0] ?? null), setDone(false))}
+          />
+        </label>
+        {file && <ChosenFile file={file} />}
         {fileError && (
           <p class="field-error" id="story-file-error">
             {fileError}
@@ -100,5 +108,29 @@ export function NewStory({ onPosted }: { onPosted: (story: Story) => void }) {
         </button>
       </div>
     </form>
+  );
+}
+
+/** What the person picked, shown as the story will show it (a picture, a playable video or recording). */
+function ChosenFile({ file }: { file: File }) {
+  const [url, setUrl] = useState<string | null>(null);
+  useEffect(() => {
+    const made = URL.createObjectURL(file);
+    setUrl(made);
+    return () => URL.revokeObjectURL(made);
+  }, [file]);
+  if (!url) return null;
+  const kind = kindOf(file);
+  return (
+    <figure class="story-chosen">
+      {kind === "story" ? (
+        <img src={url} alt="" />
+      ) : kind === "story-video" ? (
+        <video src={url} controls muted playsInline aria-label={`Preview of ${file.name}`} />
+      ) : (
+        <audio src={url} controls aria-label={`Preview of ${file.name}`} />
+      )}
+      <figcaption>{file.name}</figcaption>
+    </figure>
   );
 }

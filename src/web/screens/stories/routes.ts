@@ -1,4 +1,5 @@
 import { lazy } from "preact-iso";
+import { CirclePlayIcon } from "../../components/icon";
 import type { Screen } from "../../lib/screen";
 
 export const storyScreens: Screen[] = [
@@ -6,7 +7,7 @@ export const storyScreens: Screen[] = [
     path: "/stories",
     access: "signed-in",
     component: lazy(() => import("./stories").then((m) => m.Stories)),
-    nav: { label: "Stories", order: 7 },
+    nav: { label: "Stories", order: 7, icon: CirclePlayIcon },
   },
   {
     path: "/stories/:username",

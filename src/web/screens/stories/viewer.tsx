@@ -10,6 +10,10 @@ import { formatDateTime, formatNumber, formatRelative } from "../../lib/format";
 import { account } from "../../lib/session";
 import { storyViewerHref, type Story, type StoryGroup } from "../../lib/stories";
 import { StoryViewers } from "./story-viewers";
+import { ResponsiveImage } from "../../components/media-image";
+
+/** The story's slot: the whole width on a phone, the viewer's column (at most 480 px) on wider screens. */
+const STORY_IMAGE_SIZES = "(max-width: 699.98px) 100vw, 480px";
 
 /**
  * /stories/:username(?story=id): one person's stories, oldest first, starting at the first
@@ -213,5 +217,20 @@ function StoryMedia({ story, name, onEnded }: { story: Story; name: string; onEn
         <audio src={story.mediaUrl} controls autoPlay onEnded={onEnded} aria-label={label} />
       </div>
     );
-  return <img class="story-media" src={story.mediaUrl} alt={label} />;
+  // stories posted before display copies were kept show the original
+  if (!story.renditions?.length) return <img class="story-media" src={story.mediaUrl} alt={label} />;
+  return (
+    <ResponsiveImage
+      class="story-media"
+      image={{
+        url: story.mediaUrl,
+        thumbUrl: story.thumbUrl,
+        width: story.width,
+        height: story.height,
+        renditions: story.renditions,
+      }}
+      sizes={STORY_IMAGE_SIZES}
+      fallbackAlt={label}
+    />
+  );
 }

@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "kysely";
+import { startTestServer, type TestServer } from "../../testing/server";
+import { quickPerson } from "../../testing/fixtures";
+import { postIdAs } from "../../testing/posts";
+import type { TestClient } from "../../testing/client";
+import { createGroup, openPrivateChat } from "../../domain/chats/conversations";
+import { deleteMessage, editMessage, sendMessage } from "../../domain/chats/messages";
+import { leaveGroup } from "../../domain/chats/members";
+import { SEARCH_WINDOW } from "../../domain/search/window";
+import type { App } from "../../app";
+import { waitFor } from "../../testing/wait";
+
+let server: TestServer;
+// on PostgreSQL the first server also starts the test cluster
+beforeAll(async () => {
+  server = await startTestServer();
+}, 120_000);
+afterAll(() => server.stop());
+
+const person = (input: Parameters<typeof quickPerson>[1] = {}) => quickPerson(server, input);
+
+/** Two new people and their private chat. */
+async function twoInAChat() {
+  const [a, b] = [await person(), await person()];
+  return { a, b, chat: await openPrivateChat(server.app, a.user.id, b.user.id) };
+}
+
+const found = async (client: TestClient, q: string, extra: Record<string, string> = {}) => {
+  const res = await client.get(`/api/social/search?${new URLSearchParams({ q, type: "messages", ...extra })}`);
+  expect(res.status).toBe(200);
+  return {
+    contents: res.body.data.messages.map((m: any) => m.content) as string[],
+    nextCursor: res.body.data.nextCursor as string | null,
+  };
+};
+
+/** COUNT messages from SENDER in the chat, straight into the table (indexed as a send's are). */
+async function bulkMessages(app: App, conversationId: number, senderId: number, count: number, content: string) {
+  await sql`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})
+    INSERT INTO messages (cuid, conversation_id, seq, sender_id, kind, content, created_at)
+    SELECT ${`bulk${conversationId}_`} || CAST(i AS text), CAST(${conversationId} AS integer),
+      CAST(i AS integer) + 1000, CAST(${senderId} AS integer), 'user', ${content}, CAST(${Date.now()} AS bigint)
+    FROM n`.execute(app.db);
+}
+
+describe("the messages index follows every change", () => {
+  test("edits, deletes for everyone and for oneself, leaving a group, a deleted chat", async () => {
+    const a = await person();
+    const b = await person();
+    const c = await person();
+    const app = server.app;
+    const direct = await openPrivateChat(app, a.user.id, b.user.id);
+    const group = await createGroup(app, a.user.id, "Birds", [b.user.id, c.user.id]);
+    const one = await sendMessage(app, { conversationId: direct.id, senderId: a.user.id, content: "pelican one" });
+    const two = await sendMessage(app, { conversationId: group.id, senderId: a.user.id, content: "pelican two" });
+    expect((await found(b.client, "pelican")).contents).toEqual(["pelican two", "pelican one"]);
+    expect((await found(c.client, "pelican")).contents).toEqual(["pelican two"]);
+
+    await editMessage(app, { conversationId: direct.id, seq: one.seq, editorId: a.user.id, content: "heron one" });
+    expect((await found(b.client, "pelican")).contents).toEqual(["pelican two"]);
+    expect((await found(b.client, "heron")).contents).toEqual(["heron one"]);
+
+    await deleteMessage(app, { conversationId: group.id, seq: two.seq, actorId: a.user.id, forEveryone: true });
+    expect((await found(b.client, "pelican")).contents).toEqual([]);
+    expect((await found(a.client, "pelican")).contents).toEqual([]);
+
+    const three = await sendMessage(app, { conversationId: group.id, senderId: a.user.id, content: "ostrich three" });
+    await deleteMessage(app, { conversationId: group.id, seq: three.seq, actorId: b.user.id, forEveryone: false });
+    expect((await found(b.client, "ostrich")).contents).toEqual([]);
+    expect((await found(c.client, "ostrich")).contents).toEqual(["ostrich three"]);
+    await leaveGroup(app, { conversationId: group.id, userId: c.user.id });
+    expect((await found(c.client, "ostrich")).contents).toEqual([]);
+    expect((await found(a.client, "ostrich")).contents).toEqual(["ostrich three"]);
+
+    await app.db.deleteFrom("conversations").where("id", "=", direct.id).execute();
+    expect((await found(b.client, "heron")).contents).toEqual([]);
+    if (app.storage.engine === "sqlite") {
+      // the index itself dropped the chat's rows, not only the join
+      const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM messages_fts
+        WHERE messages_fts MATCH 'heron OR pelican'`.execute(app.db);
+      expect(rows[0]!.n).toBe(0);
+    }
+  });
+
+  test("SQLite: the index trails the sends; a message edited or deleted before it was indexed is found as it is now", async () => {
+    if (server.app.storage.engine !== "sqlite") return;
+    const app = server.app;
+    const { a, b, chat } = await twoInAChat();
+    const mark = async () =>
+      (await sql<{ to: number }>`SELECT indexed_to AS "to" FROM messages_fts_mark`.execute(app.db)).rows[0]!.to;
+    const indexed = async (word: string) =>
+      (
+        await sql<{ n: number }>`SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ${word}`.execute(
+          app.db,
+        )
+      ).rows[0]!.n;
+    const kept = await sendMessage(app, { conversationId: chat.id, senderId: a.user.id, content: "gannet kept" });
+    const edited = await sendMessage(app, { conversationId: chat.id, senderId: a.user.id, content: "gannet draft" });
+    const gone = await sendMessage(app, { conversationId: chat.id, senderId: a.user.id, content: "gannet gone" });
+    await editMessage(app, {
+      conversationId: chat.id,
+      seq: edited.seq,
+      editorId: a.user.id,
+      content: "cormorant final",
+    });
+    await deleteMessage(app, { conversationId: chat.id, seq: gone.seq, actorId: a.user.id, forEveryone: true });
+    // the serving process takes them in within about a second, with no search asking
+    await waitFor(async () => (await mark()) >= gone.id, 10_000, "the index to take in the new messages");
+    expect(await indexed("gannet")).toBe(1);
+    expect(await indexed("cormorant")).toBe(1);
+    // once indexed, an edit is followed at once
+    await editMessage(app, { conversationId: chat.id, seq: kept.seq, editorId: a.user.id, content: "cormorant kept" });
+    expect(await indexed("gannet")).toBe(0);
+    expect((await found(b.client, "cormorant")).contents).toEqual(["cormorant final", "cormorant kept"]);
+    // a search right after a send finds it: the search indexes what trails first
+    await sendMessage(app, { conversationId: chat.id, senderId: b.user.id, content: "cormorant newest" });
+    expect((await found(a.client, "cormorant")).contents[0]).toBe("cormorant newest");
+  });
+
+  test("SQLite: the migration down indexes what trails, and up again sets the mark past it", async () => {
+    if (server.app.storage.engine !== "sqlite") return;
+    const app = server.app;
+    const { a, b, chat } = await twoInAChat();
+    const trailing = await import("../../db/migrations/20261129150000_messages_fts_trailing");
+    const sent = await sendMessage(app, { conversationId: chat.id, senderId: a.user.id, content: "puffin colony" });
+    await app.storage.transaction(async (tx) => {
+      await trailing.down!(tx);
+      await trailing.up(tx);
+    });
+    const { rows } = await sql<{ to: number }>`SELECT indexed_to AS "to" FROM messages_fts_mark`.execute(app.db);
+    expect(rows[0]!.to).toBeGreaterThanOrEqual(sent.id);
+    expect((await found(b.client, "puffin")).contents).toEqual(["puffin colony"]);
+  });
+
+  test("words, prefixes and several words", async () => {
+    const a = await person();
+    const b = await person();
+    const chat = await openPrivateChat(server.app, a.user.id, b.user.id);
+    for (const content of ["Ёлка в лесу", "the quick brown fox", "quickly now", "brown quick"])
+      await sendMessage(server.app, { conversationId: chat.id, senderId: a.user.id, content });
+    expect((await found(b.client, "елка")).contents).toEqual(["Ёлка в лесу"]);
+    expect((await found(b.client, "quick")).contents).toEqual(["brown quick", "quickly now", "the quick brown fox"]);
+    expect((await found(b.client, "quick brown")).contents).toEqual(["brown quick", "the quick brown fox"]);
+    // a word inside another is not a match (the index holds words)
+    expect((await found(b.client, "uick")).contents).toEqual([]);
+  });
+});
+
+describe("a search costs a window of the index, not every match", () => {
+  test("hits in other people's chats give a short page and a cursor that reads on", async () => {
+    const [a, b, c, d] = [await person(), await person(), await person(), await person()];
+    const mine = await openPrivateChat(server.app, a.user.id, b.user.id);
+    await sendMessage(server.app, { conversationId: mine.id, senderId: a.user.id, content: "albatross of mine" });
+    const theirs = await openPrivateChat(server.app, c.user.id, d.user.id);
+    await bulkMessages(server.app, theirs.id, c.user.id, SEARCH_WINDOW + 50, "albatross filler");
+    const first = await found(b.client, "albatross");
+    expect(first.contents).toEqual([]);
+    expect(first.nextCursor).not.toBeNull();
+    const second = await found(b.client, "albatross", { cursor: first.nextCursor! });
+    expect(second.contents).toEqual(["albatross of mine"]);
+    expect(second.nextCursor).toBeNull();
+    // the other chat's members page through theirs, newest first, without repeats
+    const page = await found(d.client, "albatross", { limit: "50" });
+    expect(page.contents).toHaveLength(50);
+    const next = await found(d.client, "albatross", { limit: "50", cursor: page.nextCursor! });
+    expect(next.contents).toHaveLength(50);
+    // the seeding's thousands of rows go through the send trigger one by one
+  }, 120_000);
+});
+
+describe("the time budget", () => {
+  test("a search over its budget answers 503 SEARCH_TIMEOUT and the server keeps serving", async () => {
+    const strict = await startTestServer({ "limits.searchBudgetMs": 0 });
+    try {
+      const a = await quickPerson(strict, {});
+      const b = await quickPerson(strict, {});
+      const chat = await openPrivateChat(strict.app, a.user.id, b.user.id);
+      await sendMessage(strict.app, { conversationId: chat.id, senderId: a.user.id, content: "kestrel" });
+      await postIdAs(a.client, "a kestrel");
+      for (const type of ["messages", "posts", undefined]) {
+        const res = await b.client.get(
+          `/api/social/search?${new URLSearchParams({ q: "kestrel", ...(type && { type }) })}`,
+        );
+        expect(res.status).toBe(503);
+        expect(res.body.error.code).toBe("SEARCH_TIMEOUT");
+        expect(res.headers.get("retry-after")).toBe("1");
+      }
+      // people and hashtags read index ranges of a page's length: no budget to run out of
+      const people = await b.client.get(`/api/social/search?q=${a.user.username}&type=users`);
+      expect(people.status).toBe(200);
+      expect((await fetch(`${strict.url}/healthz`)).status).toBe(200);
+    } finally {
+      await strict.stop();
+    }
+  });
+});

@@ -1,0 +1,76 @@
+import { signal } from "@preact/signals";
+import type { i18n, TFunction } from "i18next";
+import { isLanguage, LANGUAGES, pickLanguage, DEFAULT_LANGUAGE, type Language } from "../../locales/languages";
+import { createTranslator } from "../../locales/translate";
+
+/** The device's explicit choice; without it the app follows the browser. */
+const CHOICE_KEY = "language";
+
+/** The language the app shows; reading it in a render re-renders on a change. */
+export const language = signal<Language>(DEFAULT_LANGUAGE);
+let translator: i18n | null = null;
+
+export const browserLanguage = (): Language =>
+  pickLanguage(navigator.languages ?? [navigator.language]) ?? DEFAULT_LANGUAGE;
+
+function storedChoice(): Language | null {
+  try {
+    const code = localStorage.getItem(CHOICE_KEY);
+    return isLanguage(code) ? code : null;
+  } catch {
+    return null;
+  }
+}
+
+/** This device's explicit choice, or null when it follows the browser. */
+export const languageChoice = signal<Language | null>(null);
+
+/** Loads the language's catalog (its own chunk) and shows it. */
+async function show(code: Language): Promise<void> {
+  if (translator && code === language.value) return;
+  translator = await createTranslator([code], code);
+  document.documentElement.lang = code;
+  language.value = code;
+}
+
+/** Before the first render: the device's choice, else the browser's languages. */
+export function startLanguage(): Promise<void> {
+  languageChoice.value = storedChoice();
+  return show(languageChoice.value ?? browserLanguage());
+}
+
+/**
+ * Sets (or, with null, clears) the explicit choice on this device and shows the language it
+ * leads to. Settings also keep the choice on the account, so the server writes to the person
+ * in it and a device without a choice of its own shows it (`applyAccountLanguage`).
+ */
+export async function chooseLanguage(code: Language | null): Promise<void> {
+  try {
+    if (code) localStorage.setItem(CHOICE_KEY, code);
+    else localStorage.removeItem(CHOICE_KEY);
+  } catch {
+    // storage refused (private mode): the choice lasts for this page
+  }
+  languageChoice.value = code;
+  await show(code ?? browserLanguage());
+}
+
+/** The signed-in account's language, shown on a device that has made no choice of its own. */
+export function applyAccountLanguage(code: string | null | undefined): Promise<void> {
+  if (languageChoice.value || !isLanguage(code)) return Promise.resolve();
+  return show(code);
+}
+
+/**
+ * The text of a catalog key in the shown language. Reading `language` subscribes the rendering
+ * component, so a change of language re-renders what is on screen.
+ */
+export const t = ((...args: unknown[]) => {
+  void language.value;
+  if (!translator) throw new Error("t() before startLanguage()");
+  return (translator.t as unknown as (...a: unknown[]) => string)(...args);
+}) as unknown as TFunction<"app">;
+
+export const languageNames = Object.fromEntries(
+  Object.entries(LANGUAGES).map(([code, entry]) => [code, entry.name]),
+) as Record<Language, string>;
