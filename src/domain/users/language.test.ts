@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { startTestServer, type TestServer } from "../../testing/server";
 import { startTestSmtp, type ReceivedMail } from "../../testing/smtp";
 import { startTestPushService, type BrowserSubscription, type TestPushService } from "../../testing/push-service";
-import { groupWithBurst, quickPerson } from "../../testing/fixtures";
+import { groupWithBurst, quickPerson, signedInClient } from "../../testing/fixtures";
 import { TestClient } from "../../testing/client";
 import { botCall, createBotViaApi, openChat as openBotChat } from "../../testing/botapi";
 import { waitFor } from "../../testing/wait";
@@ -255,6 +255,28 @@ describe("chat notices", () => {
     );
     // a structure this code does not word (an older row) shows its stored text
     expect(systemMessageIn(await textFor("ru"), { action: "payment", totalAmount: 5 }, "stored")).toBe("stored");
+  });
+});
+
+describe("sign-in codes", () => {
+  test("a code by mail or from the system account is in the person's language", async () => {
+    const byMail = await signedInClient(server, { language: "ru" });
+    const byMessage = await signedInClient(server, { language: "ru" });
+    for (const [p, method] of [
+      [byMail, "email"],
+      [byMessage, "messenger"],
+    ] as const) {
+      const set = await p.client.post("/api/auth/2fa/method", { method, password: p.user.password });
+      expect(set.status).toBe(200);
+      expect((await new TestClient(server.url).login(p.user.email!, p.user.password)).status).toBe(401);
+    }
+    const mail = await mailTo(byMail.user.email!, 1);
+    expect(mail.subject).toMatch(/^Ваш код для входа: \d{6}$/);
+    expect(mail.text).toContain("Он действует 10 минут.");
+
+    const chats = await byMessage.client.get("/api/social/messages");
+    const withSystem = chats.body.data.conversations.find((c: any) => c.lastMessage?.sender?.isSystem);
+    expect(withSystem.lastMessage.content).toMatch(/^Ваш код для входа: \d{6}$/);
   });
 });
 
