@@ -8,6 +8,8 @@ import { botCall, createBotViaApi, openChat as openBotChat } from "../../testing
 import { waitFor } from "../../testing/wait";
 import { runCleanup } from "../../ops";
 import { systemMessageIn, textFor } from "./language";
+import { LANGUAGES } from "../../locales/languages";
+import type { SystemMessage } from "../../locales/system-messages";
 
 /*
  * The person's language (users.language): chosen at sign-up from Accept-Language or in the
@@ -256,6 +258,44 @@ describe("chat notices", () => {
     // a structure this code does not word (an older row) shows its stored text
     expect(systemMessageIn(await textFor("ru"), { action: "payment", totalAmount: 5 }, "stored")).toBe("stored");
   });
+});
+
+test("every kind of chat notice is worded in every language, naming what it stores", async () => {
+  const payment: SystemMessage = {
+    action: "payment",
+    payer: "bob",
+    bot: "Shop",
+    title: "Trip",
+    totalAmount: 1500,
+    currency: "XTR",
+    invoiceMessageId: 3,
+    chargeId: "c",
+  };
+  // each notice, with the stored values its text names
+  const notices: Array<[SystemMessage, string[]]> = [
+    [{ action: "group_created", actor: "ann", title: "Trip" }, ["ann", "Trip"]],
+    [{ action: "member_added", actor: "ann", user: "bob" }, ["ann", "bob"]],
+    [{ action: "member_removed", actor: "ann", user: "bob" }, ["ann", "bob"]],
+    [{ action: "member_left", user: "bob" }, ["bob"]],
+    [{ action: "member_joined", user: "bob" }, ["bob"]],
+    [{ action: "title_changed", actor: "ann", title: "Trip", oldTitle: "Old" }, ["ann", "Trip"]],
+    [{ action: "photo_changed", actor: "ann", photoUrl: "/files/x.webp" }, ["ann"]],
+    [{ action: "photo_removed", actor: "ann", photoUrl: null }, ["ann"]],
+    [payment, ["bob", "Shop", "Trip"]],
+    [{ action: "refund", title: "Trip", totalAmount: 1500, currency: "XTR", chargeId: "c" }, ["Trip"]],
+  ];
+  for (const language of Object.keys(LANGUAGES)) {
+    const t = await textFor(language);
+    for (const [notice, names] of notices) {
+      const text = systemMessageIn(t, notice, "fallback");
+      expect(text).not.toBe("fallback");
+      expect(text).not.toContain("{{");
+      for (const name of names) expect(text).toContain(name);
+    }
+  }
+  // amounts are numbers written the language's way
+  expect(systemMessageIn(await textFor("en"), payment, "")).toBe('bob paid 1,500 ⭐ to Shop for "Trip"');
+  expect(systemMessageIn(await textFor("ru"), payment, "")).toBe("bob заплатил(а) 1\u00a0500 ⭐ боту Shop за «Trip»");
 });
 
 describe("sign-in codes", () => {
