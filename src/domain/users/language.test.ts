@@ -9,6 +9,7 @@ import { waitFor } from "../../testing/wait";
 import { runCleanup } from "../../ops";
 import { systemMessageIn, textFor } from "./language";
 import { LANGUAGES } from "../../locales/languages";
+import { verifyWebAppData } from "../bots/webapp";
 import type { SystemMessage } from "../../locales/system-messages";
 
 /*
@@ -368,5 +369,21 @@ describe("bots", () => {
     ).toBe(true);
     expect(await shown(ru)).toEqual([{ command: "start", description: "Начать" }]);
     expect(await shown(unset)).toEqual([{ command: "start", description: "Begin" }]);
+
+    // a mini-app's signed launch data names the person's language too
+    const sent = await botCall(server.url, token, "sendMessage", {
+      chat_id: chatId,
+      text: "open",
+      reply_markup: { inline_keyboard: [[{ text: "App", web_app: { url: "https://app.example.com/start" } }]] },
+    });
+    expect(sent.body.ok).toBe(true);
+    const cid = await openBotChat(ru.client, "lingua_bot");
+    const launched = await ru.client.post(`/api/social/messages/${cid}/${sent.body.result.message_id}/web-app`, {
+      url: "https://app.example.com/start",
+    });
+    expect(launched.status).toBe(200);
+    const initData = new URLSearchParams(new URL(launched.body.data.url).hash.slice(1)).get("tgWebAppData")!;
+    const fields = verifyWebAppData(token, initData);
+    expect(JSON.parse(fields!.user!)).toMatchObject({ id: chatId, language_code: "ru" });
   });
 });
