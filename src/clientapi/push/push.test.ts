@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
-import { groupWithBurst, quickPerson } from "../../testing/fixtures";
+import { quickPerson } from "../../testing/fixtures";
+import { groupWithBurst } from "../../testing/chats";
 import {
   startTestPushService,
   verifyVapid,

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { startTestServer, type TestServer } from "../../testing/server";
 import { startTestSmtp, type ReceivedMail } from "../../testing/smtp";
 import { startTestPushService, type BrowserSubscription, type TestPushService } from "../../testing/push-service";
-import { groupWithBurst, quickPerson, signedInClient } from "../../testing/fixtures";
+import { quickPerson, signedInClient } from "../../testing/fixtures";
+import { groupWithBurst } from "../../testing/chats";
 import { TestClient } from "../../testing/client";
 import { botCall, createBotViaApi, openChat as openBotChat } from "../../testing/botapi";
 import { waitFor } from "../../testing/wait";
