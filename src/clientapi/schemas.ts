@@ -56,6 +56,10 @@ export const Account = Resource(
     isAdmin: t.Boolean(),
     emailVerified: t.Boolean(),
     twoFactorMethod: t.String({ description: "none, totp, email or messenger" }),
+    language: t.Union([t.String(), t.Null()], {
+      description:
+        "the language the server writes to the person in (mails, pushes, notices), such as en or ru; null: the instance's default (English)",
+    }),
     createdAt: Time,
   },
   "the signed-in account",

@@ -12,6 +12,11 @@ import { ok } from "../../http/envelope";
 import { serializeAccount } from "../serializers/account";
 import { serializeProfile } from "../people/serialize";
 import { buildAccountExport } from "./export";
+import { inTransaction } from "../../db/transaction";
+import { requireLanguage } from "../../domain/users/language";
+import { LANGUAGES } from "../../locales/languages";
+
+const LANGUAGE_DESCRIPTION = `the language the server writes to you in (e-mails, push notifications, notices): ${Object.keys(LANGUAGES).join(", ")}; null: the instance's default (English)`;
 
 const Settings = t.Object(
   {
@@ -19,6 +24,7 @@ const Settings = t.Object(
     botsMayWriteFirst: t.Boolean({
       description: "whether a bot may open a chat by writing first (within whoCanMessage); false: only after you write",
     }),
+    language: t.Union([t.String(), t.Null()], { description: LANGUAGE_DESCRIPTION }),
   },
   { additionalProperties: true },
 );
@@ -34,6 +40,8 @@ const ProfileBody = t.Object({
 const SettingsBody = t.Object({
   whoCanMessage: t.Optional(t.Union([t.Literal("everyone"), t.Literal("followed"), t.Literal("nobody")])),
   botsMayWriteFirst: t.Optional(t.Boolean()),
+  // any short text, so a code the server does not have is told apart (400, naming the field) from a malformed body
+  language: t.Optional(t.Union([t.String({ maxLength: 35 }), t.Null()], { description: LANGUAGE_DESCRIPTION })),
 });
 const DeleteBody = t.Object({ password: t.String({ minLength: 1, maxLength: 128 }) });
 
@@ -67,12 +75,19 @@ export function accountRoutes(app: App) {
     })
     .patch(
       "/settings",
-      async ({ body, user }) => ok({ settings: await updateSettings(app.db, app.clock.now(), user.id, body) }),
+      async ({ body: { language, ...body }, user }) => {
+        const patch = language === undefined ? body : { ...body, language: requireLanguage("language", language) };
+        return ok({
+          settings: await inTransaction(app.storage, (scope) =>
+            updateSettings(scope.db, app.clock.now(), user.id, patch),
+          ),
+        });
+      },
       {
         auth: true,
         body: SettingsBody,
         detail: doc(
-          "Change settings: who may message me (everyone, followed, nobody) and whether bots may write first",
+          "Change settings: who may message me (everyone, followed, nobody), whether bots may write first, and the language the server writes to me in",
           {
             data: t.Object({ settings: Settings }),
           },
