@@ -14,7 +14,7 @@ import { dirname } from "node:path";
 import { BUSY_TIMEOUT_MS, bunSqliteDialect } from "./sqlite-dialect";
 import { registerSearchBudget } from "./search-budget";
 import { GroupCommit } from "./group-commit";
-import { UNHEARD, WriteEpoch, type WriteTeller } from "./write-epoch";
+import { UNHEARD, WriteEpoch, type WriteTeller } from "../cache/write-epoch";
 import { bunPostgresDialect } from "./postgres-dialect";
 import type { Engine } from "./engine";
 import { isRetryableConflict } from "./errors";

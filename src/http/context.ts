@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { defineService, type App } from "../app";
 import {
   authenticate,
-  authenticateKept,
+  authenticateCached,
   assertUsable,
   SessionCache,
   type Authenticated,
@@ -146,7 +146,7 @@ export function resolveAuth(
   const cache = app.services.get(sessionCache) ?? undefined;
   const now = app.clock.now();
   return (
-    (cache && authenticateKept(now, access, cache)) ??
+    (cache && authenticateCached(now, access, cache)) ??
     authenticate(app.db, now, sessionTtls(app), { access, refresh, ip }, cache)
   );
 }

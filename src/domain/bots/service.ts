@@ -134,10 +134,10 @@ interface IdentityCache {
   generation: number;
   /** the database's data_version when the entries were read: another process's commit changes it */
   dataVersion: number;
-  byUserId: Map<number, KeptIdentity>;
+  byUserId: Map<number, CachedIdentity>;
 }
 
-interface KeptIdentity {
+interface CachedIdentity {
   found: BotWithUser;
   generation: number;
   expiresAt: number;
@@ -196,7 +196,7 @@ export async function resolveBotToken(app: App, token: string): Promise<BotWithU
   const generation = cache.generation;
   const found = await findBotByUserId(app.db, userId);
   if (!found) return null;
-  const read: KeptIdentity = { found, generation, expiresAt: now + BOT_IDENTITY_TTL_MS };
+  const read: CachedIdentity = { found, generation, expiresAt: now + BOT_IDENTITY_TTL_MS };
   // a write that raced the read has bumped the generation: its result is not kept
   if (generation === cache.generation) {
     if (cache.byUserId.size >= BOT_IDENTITY_MAX) cache.byUserId.clear();
@@ -210,7 +210,7 @@ export async function resolveBotToken(app: App, token: string): Promise<BotWithU
  * that matched it last (the process sees it on every call of the bot anyway; it goes with the
  * kept entry, on any write to bots or after BOT_IDENTITY_TTL_MS).
  */
-function verified(kept: KeptIdentity, secret: string): BotWithUser | null {
+function verified(kept: CachedIdentity, secret: string): BotWithUser | null {
   if (kept.verifiedSecret !== undefined && safeEqual(kept.verifiedSecret, secret)) return kept.found;
   if (!safeEqual(kept.found.bot.token_secret_hash, sha256Hex(secret))) return null;
   kept.verifiedSecret = secret;

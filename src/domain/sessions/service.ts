@@ -168,7 +168,7 @@ function toLoadedSession(row: Record<string, unknown>): LoadedSession {
 }
 
 /** A session kept by a SessionCache, with the access-token secret last found to match it. */
-interface KeptSession {
+interface CachedSession {
   loaded: LoadedSession;
   dataVersion: number;
   writes: number;
@@ -206,7 +206,7 @@ const SESSION_TABLES = {
 export class SessionCache {
   #dataVersion = -1;
   #writes = -1;
-  readonly #byCuid = new Map<string, KeptSession>();
+  readonly #byCuid = new Map<string, CachedSession>();
   readonly #writesCount: () => number;
 
   constructor(private readonly storage: Pick<Storage, "dataVersion" | "writesTo">) {
@@ -216,7 +216,7 @@ export class SessionCache {
   }
 
   /** CUID's session from memory, when it was read since the last write to its tables; else undefined (see load). */
-  #peek(sessionCuid: string): KeptSession | undefined {
+  #peek(sessionCuid: string): CachedSession | undefined {
     const dataVersion = this.storage.dataVersion();
     const writes = this.#writesCount();
     if (dataVersion !== this.#dataVersion || writes !== this.#writes) return undefined;
@@ -284,7 +284,7 @@ async function readSession(db: Db, sessionCuid: string): Promise<LoadedSession |
  * renewal, no last-seen update): what authenticate would answer, without a promise or a
  * statement. Undefined when authenticate must decide.
  */
-export function authenticateKept(
+export function authenticateCached(
   now: number,
   access: string | undefined,
   cache: SessionCache,
