@@ -14,13 +14,41 @@ describe("the cache registry", () => {
     expect(CACHES.filter((c) => !existsSync(join(ROOT, c.home))).map((c) => c.home)).toEqual([]);
   });
 
-  test("reads each cache from tables of the schema", async () => {
+  test("reads each cache from tables of the schema; a stamp's triggers watch every column of its sources it does not ignore", async () => {
     const storage = openStorage(":memory:");
     try {
       await migrateToLatest(storage.db, { snapshot: false });
+      const sqlite = storage.sqlite!;
       const tables = new Set((await storage.db.introspection.getTables()).map((t) => t.name));
       const unknown = CACHES.flatMap((c) => c.sources.filter((t) => !tables.has(t)).map((t) => `${c.name}: ${t}`));
       expect(unknown).toEqual([]);
+      const stamped = CACHES.filter((c) => c.invalidation === "cache stamp");
+      expect(stamped.length).toBeGreaterThan(0);
+      const triggers = new Map(
+        sqlite
+          .query<{ name: string; sql: string }, []>("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")
+          .all()
+          .map((t) => [t.name, t.sql]),
+      );
+      for (const cache of stamped) {
+        expect(sqlite.query("SELECT stamp FROM cache_stamps WHERE name = ?").get(cache.name)).toBeTruthy();
+        for (const table of cache.sources) {
+          const prefix = `cache_stamp_${cache.name.replaceAll("-", "_")}_${table}`;
+          for (const event of ["insert", "delete"]) expect(triggers.has(`${prefix}_${event}`)).toBe(true);
+          const update = triggers.get(`${prefix}_update`) ?? "";
+          const watched = /UPDATE OF ([\w\s,]+?) ON/.exec(update)?.[1]?.split(/\s*,\s*/) ?? [];
+          const columns = sqlite
+            .query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${table}')`)
+            .all()
+            .map((c) => c.name)
+            .filter((c) => !(cache.ignores?.[table] ?? []).includes(c));
+          expect({ cache: cache.name, table, watched: watched.sort() }).toEqual({
+            cache: cache.name,
+            table,
+            watched: columns.sort(),
+          });
+        }
+      }
     } finally {
       await storage.close();
     }

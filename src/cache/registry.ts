@@ -18,14 +18,14 @@
  * - `changed keys` (SQLite only, an exception): TEMP triggers log the keys written rows name
  *   and entries naming one of them are dropped; other connections' commits drop all. Zero
  *   statements for a hit, which the row's benchmark target needs.
- * - `counted writes` (SQLite only, an exception): TEMP triggers count this connection's writes to
- *   the sources (Storage.writesTo), PRAGMA data_version other connections' commits.
  * - `write epoch` (SQLite only, an exception): a per-reader epoch moved by this connection's
  *   writes, narrowed by what writers tell of them (Scope.writesConcernOnly) and by statements
  *   writing tables no chat list is read from; other connections' commits move all.
  */
 
-export type Invalidation = "row version" | "cache stamp" | "changed keys" | "write epoch" | "counted writes";
+import { USER_COUNTER_COLUMNS } from "../domain/users/table";
+
+export type Invalidation = "row version" | "cache stamp" | "changed keys" | "write epoch";
 
 export interface RegisteredCache {
   /** unique; what the docs, the oracle tests and the cache stamps name it by */
@@ -45,6 +45,11 @@ export interface RegisteredCache {
   rule: string;
   /** the scripts/bench.ts rows it serves, counts written N */
   bench: readonly string[];
+  /**
+   * For a cache kept by stamp: columns of its sources whose writes cannot change an entry (the
+   * stamp's UPDATE triggers leave them out); every other column raises the stamp.
+   */
+  ignores?: Readonly<Record<string, readonly string[]>>;
   /** for an exception to the default rules (SQLite-only mechanisms): why it stays */
   exception?: string;
 }
@@ -80,9 +85,9 @@ export const CACHES: readonly RegisteredCache[] = [
     sources: ["sessions", "users", "banned_devices"],
     bound: "10,000 sessions",
     eviction: "emptied when full",
-    invalidation: "counted writes",
-    rule: "any write to its sources but a session's last-seen time and address and an account's counters",
-    exception: "a signed-in request reads no session: every Client API row pays it",
+    invalidation: "cache stamp",
+    rule: "stamp `sessions`: any write to its sources but a session's last-seen time and address and an account's counters",
+    ignores: { sessions: ["last_seen_at", "ip"], users: USER_COUNTER_COLUMNS },
     bench: ["GET /api/auth/me"],
   },
   {
@@ -92,9 +97,20 @@ export const CACHES: readonly RegisteredCache[] = [
     sources: ["conversations", "conversation_members", "users", "blocks"],
     bound: "10,000 checks",
     eviction: "emptied when full",
-    invalidation: "counted writes",
-    rule: "any write to its sources but the columns every send moves and an account's counters",
-    exception: "a send reads nothing before its INSERT",
+    invalidation: "cache stamp",
+    rule: "stamp `send-access`: any write to its sources but the columns every send moves and an account's counters",
+    ignores: {
+      conversations: [
+        "last_seq",
+        "last_message_at",
+        "activity_at",
+        "updated_at",
+        "last_message_id",
+        "last_message_version",
+      ],
+      conversation_members: ["last_read_seq", "unread_count", "activity_at", "has_hidden", "updated_at"],
+      users: USER_COUNTER_COLUMNS,
+    },
     bench: ["POST /api/social/messages/{cid}", "Bot API sendMessage"],
   },
   {
@@ -103,10 +119,10 @@ export const CACHES: readonly RegisteredCache[] = [
     key: "bot account id",
     sources: ["bots", "users"],
     bound: "10,000 bots",
-    eviction: "emptied when full; an entry lives at most BOT_IDENTITY_TTL_MS",
-    invalidation: "counted writes",
-    rule: "forgetBotIdentities after every write to bots (told to other nodes), another connection's commit (data_version), the lifetime",
-    exception: "a Bot API call reads no bot",
+    eviction: "emptied when full",
+    invalidation: "cache stamp",
+    rule: "stamp `bot-identities`: any write to bots, or to an account but its counters",
+    ignores: { users: USER_COUNTER_COLUMNS },
     bench: ["Bot API getMe", "Bot API sendMessage"],
   },
   {

@@ -1,5 +1,5 @@
 import type { App } from "../../app";
-import { forgetBotIdentities, type BotCommand } from "./service";
+import type { BotCommand } from "./service";
 import type { BotRow } from "./table";
 import { inTransaction } from "../../db/transaction";
 
@@ -53,5 +53,4 @@ export async function updateBotProfile(app: App, botId: number, change: (profile
       .where("id", "=", botId)
       .execute();
   });
-  forgetBotIdentities(app);
 }
