@@ -1,6 +1,7 @@
-import type { Statement } from "bun:sqlite";
+import { Database as SqliteDatabase, type Statement } from "bun:sqlite";
 import { defineService, type App } from "../app";
 import type { Db, Storage } from "../db";
+import { BUSY_TIMEOUT_MS } from "../db/sqlite-dialect";
 
 /** The caches kept by stamp: each has a row in cache_stamps and triggers on its sources (src/cache/registry.ts). */
 export type StampedCache = "sessions" | "send-access" | "bot-identities";
@@ -13,30 +14,49 @@ export type StampedCache = "sessions" | "send-access" | "bot-identities";
  * stamp before the rows an entry is made from: a write that comes between raises it past the
  * entry's, which then misses (never the other way round).
  *
- * SQLite: read at most once per turn of the event loop while this connection writes nothing (a
- * commit by another process shows from the next turn on, before any request that could have
- * heard of it: the reasoning of Storage.dataVersion), again after each of its own writes, and
- * afresh inside the transaction that holds the connection (its own writes raise it; what is read
- * there may be kept only once it has committed). PostgreSQL: one statement per read.
+ * SQLite: outside the transaction that holds the writer connection, the committed stamps are
+ * read through a read-only connection of their own (WAL lets it read while a write group is
+ * open, where the writer's connection would show uncommitted writes or make the read wait for the
+ * group's commit), at most once per turn of the event loop while the writer writes nothing (a
+ * commit by another process shows from the next turn on, before any request that could have heard
+ * of it: the reasoning of Storage.dataVersion) and again after each of its writes and commits. Inside that
+ * transaction they are read on its connection, its own writes included: what is read there may be
+ * kept only once it has committed. PostgreSQL: one statement per read.
  */
 export class CacheStamps {
   readonly #sqlite: Storage["sqlite"];
-  readonly #select: Statement<{ name: string; stamp: number }, []> | null;
+  /** the committed stamps' reader: a connection of its own where the database is a file, else the writer's */
+  readonly #committed: Statement<{ name: string; stamp: number }, []> | null;
+  readonly #own: Statement<{ name: string; stamp: number }, []> | null;
+  /** whether #committed reads through its own connection (a database in memory has but one) */
+  readonly #apart: boolean;
   #memo: Map<string, number> | null = null;
   #memoChanges = -1;
   readonly #forget = () => void (this.#memo = null);
 
-  constructor(private readonly storage: Pick<Storage, "sqlite" | "changes">) {
-    this.#sqlite = storage.sqlite;
-    this.#select = this.#sqlite?.prepare("SELECT name, stamp FROM cache_stamps") ?? null;
+  constructor(private readonly storage: Pick<Storage, "sqlite" | "changes" | "onWriteGroup">) {
+    const sqlite = (this.#sqlite = storage.sqlite);
+    // a commit of this connection's writes moves no count of changes: what was read before it is dropped
+    storage.onWriteGroup(this.#forget);
+    const select = "SELECT name, stamp FROM cache_stamps";
+    this.#own = sqlite?.prepare(select) ?? null;
+    const file = sqlite?.filename;
+    this.#apart = !!file && file !== ":memory:";
+    if (this.#apart) {
+      const reader = new SqliteDatabase(file!, { readonly: true });
+      reader.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      this.#committed = reader.prepare(select);
+    } else this.#committed = this.#own;
   }
 
   /**
-   * NAME's stamp now without waiting, where that is possible: on SQLite while no transaction is
-   * open on the connection (a transaction's writes may yet roll back); null otherwise (read).
+   * NAME's stamp now without waiting, where that is possible: on SQLite (null while a transaction
+   * is open on a database in memory, which has no second connection to read the committed stamp);
+   * null on PostgreSQL (read).
    */
   peek(name: StampedCache): number | null {
-    if (!this.#sqlite || this.#sqlite.inTransaction) return null;
+    const sqlite = this.#sqlite;
+    if (!sqlite || (sqlite.inTransaction && !this.#apart)) return null;
     return this.#memoized().get(name) ?? NaN;
   }
 
@@ -47,10 +67,10 @@ export class CacheStamps {
   async read(name: StampedCache, db: Db): Promise<number> {
     const sqlite = this.#sqlite;
     if (sqlite) {
-      if (!sqlite.inTransaction) return this.#memoized().get(name) ?? NaN;
-      // DB is the transaction holding the one connection: its own writes count
-      if (db.isTransaction) return this.#rows().get(name) ?? NaN;
-      // someone else's transaction holds it: read through Kysely, which waits until it ends
+      // DB is the transaction holding the one writer connection: its own writes count
+      if (sqlite.inTransaction && db.isTransaction) return rows(this.#own!).get(name) ?? NaN;
+      if (!sqlite.inTransaction || this.#apart) return this.#memoized().get(name) ?? NaN;
+      // someone else's transaction holds the only connection: read through Kysely, which waits until it ends
     }
     const row = await db.selectFrom("cache_stamps").select("stamp").where("name", "=", name).executeTakeFirst();
     return row ? Number(row.stamp) : NaN;
@@ -60,16 +80,15 @@ export class CacheStamps {
     const changes = this.storage.changes();
     if (this.#memo === null || changes !== this.#memoChanges) {
       if (this.#memo === null) setImmediate(this.#forget);
-      this.#memo = this.#rows();
+      this.#memo = rows(this.#committed!);
       this.#memoChanges = changes;
     }
     return this.#memo;
   }
-
-  #rows(): Map<string, number> {
-    return new Map(this.#select!.all().map((row) => [row.name, row.stamp]));
-  }
 }
+
+const rows = (select: Statement<{ name: string; stamp: number }, []>): Map<string, number> =>
+  new Map(select.all().map((row) => [row.name, row.stamp]));
 
 const cacheStampsService = defineService("cache:stamps", (app) => new CacheStamps(app.storage));
 
