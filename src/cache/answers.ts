@@ -1,5 +1,5 @@
 import type { App } from "../app";
-import { KeyedCache, type KeySource } from "./changed-keys";
+import { KeyedCache, type ChangedKey, type KeySource } from "./changed-keys";
 import { registerCleanup } from "../ops/housekeeping";
 import { jsonText, type SetHeaders } from "../http/envelope";
 
@@ -20,14 +20,32 @@ export function keyedCacheFor<T>(app: App, name: string, sources: readonly KeySo
   return answers;
 }
 
+/** A JSON answer read at once, and what to cache of it: the text to cache and the rows it was read from (none: not cached). */
+export interface ReadAnswer {
+  text: string;
+  cache?: { text: string; dependsOn: readonly ChangedKey[] };
+}
+
 /**
- * The JSON text ANSWERS keep under KEY, SET given its content type, when no write named a row
- * it was read from since it was kept; else whether an answer read now, in this same synchronous
- * step, may be kept under KEY (KeyedCache.current: false on PostgreSQL and in a transaction).
+ * The JSON text ANSWERS cache under KEY, SET given its content type, when no write named a row
+ * it was read from since it was cached; else READ's. An answer READ gives at once was read in
+ * this same synchronous step as the check (no write can have come between) and is cached as it
+ * says; one it gives as a promise is not. Nothing is cached on PostgreSQL (ANSWERS null) or
+ * while a transaction is open (KeyedCache.current).
  */
-export function cachedJson(answers: KeyedCache<string> | null, set: SetHeaders, key: string): string | boolean {
-  if (!answers?.current()) return false;
-  const kept = answers.get(key);
-  if (kept === undefined) return true;
-  return jsonText(set, kept);
+export function cachedJson(
+  answers: KeyedCache<string> | null,
+  set: SetHeaders,
+  key: string,
+  read: () => ReadAnswer | Promise<string>,
+): string | Promise<string> {
+  const current = answers?.current() ?? false;
+  if (current) {
+    const cached = answers!.get(key);
+    if (cached !== undefined) return jsonText(set, cached);
+  }
+  const answer = read();
+  if (answer instanceof Promise) return answer;
+  if (current && answer.cache) answers!.keep(key, answer.cache.dependsOn, answer.cache.text);
+  return answer.text;
 }

@@ -3,8 +3,9 @@
  * from, how big it may grow, how a stale entry is told apart, and the benchmark row (by its
  * name in scripts/bench.ts, counts written N) that justifies keeping it. A cache built on this
  * folder's classes must be named here (src/architecture.test.ts), docs/architecture.md shows
- * this table (src/cache/registry.test.ts keeps the two equal), and the oracle tests
- * (src/cache/oracle.test.ts) check each one against a fresh read after writes to its sources.
+ * this table (src/cache/registry.test.ts keeps the two equal), and src/cache/oracle.test.ts
+ * checks, for each cache kept by stamp, that every write to its sources that may change an entry
+ * moves the stamp.
  *
  * The invalidation rules, from the default down:
  * - `row version`: entries are kept by the version a trigger raises on every change of the

@@ -33,12 +33,10 @@ export function profileResponse(
 ): string | Promise<string> {
   const answers = app.services.get(answersCacheService);
   const key = `${viewerId}:${usernameKey(username)}`;
-  const kept = cachedJson(answers, set, key);
-  if (typeof kept === "string") return kept;
-  const view = loadProfileByUsername(app.db, cachedProfilesOf(app), viewerId, username);
-  if (view instanceof Promise) return view.then((v) => profileJson(set, v));
-  const text = profileJson(set, view);
-  // read in this same step, with nothing written since current(): what the rows say now
-  if (kept) answers!.keep(key, [{ space: KEY_SPACES.accounts, key: view.user.id }], text);
-  return text;
+  return cachedJson(answers, set, key, () => {
+    const view = loadProfileByUsername(app.db, cachedProfilesOf(app), viewerId, username);
+    if (view instanceof Promise) return view.then((v) => profileJson(set, v));
+    const text = profileJson(set, view);
+    return { text, cache: { text, dependsOn: [{ space: KEY_SPACES.accounts, key: view.user.id }] } };
+  });
 }

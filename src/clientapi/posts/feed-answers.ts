@@ -40,12 +40,11 @@ export function feedResponse(
   const following = parseFlag(query.following, "following");
   const answers = app.services.get(answersCacheService);
   const key = `${viewerId}:${following ? "f" : "a"}:${request.limit}:${query.cursor ?? ""}`;
-  const kept = cachedJson(answers, set, key);
-  if (typeof kept === "string") return kept;
-  const page = feedPage(app.db, cachedPostViewsOf(app), viewerId, { ...request, following });
-  if (page instanceof Promise) return page.then((p) => postListJson(set, p, "feed"));
-  const text = postListJson(set, page, "feed");
-  if (kept && text.length <= MAX_CACHED_TEXT)
-    answers!.keep(key, feedPageReadFrom(viewerId, following, page.items), flat(text));
-  return text;
+  return cachedJson(answers, set, key, () => {
+    const page = feedPage(app.db, cachedPostViewsOf(app), viewerId, { ...request, following });
+    if (page instanceof Promise) return page.then((p) => postListJson(set, p, "feed"));
+    const text = postListJson(set, page, "feed");
+    if (text.length > MAX_CACHED_TEXT) return { text };
+    return { text, cache: { text: flat(text), dependsOn: feedPageReadFrom(viewerId, following, page.items) } };
+  });
 }
