@@ -18,13 +18,14 @@ export const LAYERS: Array<[layer: number, prefixes: RegExp]> = [
   // the browser app (src/web) talks to the server over HTTP only; it shares the realtime event list
   [
     1,
-    /^src\/web\/|^src\/(config|db)\/|^src\/(domain\/\w+|media|jobs)\/table\.ts$|^src\/realtime\/(events|broker|resume-log)\.ts$/,
+    /^src\/web\/|^src\/(config|db)\/|^src\/cache\/(?!answers\.ts$|stamps\.ts$)|^src\/(domain\/\w+|media|jobs)\/table\.ts$|^src\/realtime\/(events|broker|resume-log)\.ts$/,
   ],
-  [2, /^src\/(app|services)\.ts$|^src\/domain\/(hooks|events)\.ts$/],
+  [2, /^src\/(app|services)\.ts$|^src\/domain\/(hooks|events)\.ts$|^src\/cache\/stamps\.ts$/],
   // the cluster engines (pub/sub, counters, leases; Redis behind them) and the job queue serve the domain
   [3, /^src\/media\/(store|kinds|sniff|native|sharp|image|video|references|uploads)\.ts$|^src\/(cluster|jobs)\//],
   [4, /^src\/domain\//],
-  [5, /^src\/(realtime|media|ops|http)\//],
+  // the keyed caches of whole answers: housekeeping reads their logs, and they answer JSON text
+  [5, /^src\/(realtime|media|ops|http)\/|^src\/cache\/answers\.ts$/],
   [6, /^src\/(clientapi|botapi)\//],
   [7, /^src\/(wiring|main)\.ts$|^src\/testing\//],
   [8, /^(cli|scripts)\//],

@@ -95,3 +95,61 @@ test("one cursor: lists page with src/lib/paging.ts and take the cursor query of
   );
   expect(defining.sort()).toEqual(["src/clientapi/input.ts", "src/lib/paging.ts"]);
 });
+
+describe("one cache layer: src/cache owns caching", () => {
+  const root = join(import.meta.dir, "..");
+  const graph = importGraph();
+  const outside = [...graph.keys()].filter((file) => !file.startsWith("src/cache/"));
+
+  test("a cache built on src/cache's classes is made in a file the registry names", async () => {
+    const { CACHES } = await import("./cache/registry");
+    const homes = new Set(CACHES.map((c) => c.home));
+    const mechanisms = /^src\/cache\/(by-version|changed-keys|answers|write-epoch|stamps)\.ts$/;
+    const builders = outside.filter(
+      (file) =>
+        graph.get(file)!.some((dep) => mechanisms.test(dep)) &&
+        /new (VersionedCache|KeyedCache|ChangedKeys|CacheStamps)\b|keyedCacheFor\(/.test(
+          readFileSync(join(root, file), "utf8"),
+        ),
+    );
+    expect(builders.length).toBeGreaterThan(5);
+    expect(builders.filter((file) => !homes.has(file))).toEqual([]);
+  });
+
+  /**
+   * Cache protocol outside src/cache: the old per-connection counters and the obligations they
+   * put on writers and surfaces. What is left is named here, file by file, and only shrinks: each
+   * belongs to a registered exception (src/cache/registry.ts) or to the storage that feeds it.
+   */
+  test("no cache protocol outside src/cache but the named remainder", () => {
+    const protocol =
+      /\b(writesConcernOnly|soleWrite|findPersonChatKept|writesTo|dataVersion|writeEpoch|WriteEpoch|WriteTeller|StatementTelling|GroupTelling)\b/g;
+    const found = outside.flatMap((file) => {
+      const words = new Set(readFileSync(join(root, file), "utf8").match(protocol) ?? []);
+      return [...words].sort().map((word) => `${file}: ${word}`);
+    });
+    expect(found.sort()).toEqual(REMAINING_CACHE_PROTOCOL);
+  });
+});
+
+/** See "no cache protocol outside src/cache but the named remainder". */
+const REMAINING_CACHE_PROTOCOL: string[] = [
+  "src/botapi/methods/send.ts: soleWrite",
+  "src/clientapi/chats/list-answers.ts: WriteEpoch",
+  "src/clientapi/chats/list-answers.ts: writeEpoch",
+  "src/db/group-commit.ts: GroupTelling",
+  "src/db/group-commit.ts: StatementTelling",
+  "src/db/group-commit.ts: WriteTeller",
+  "src/db/group-commit.ts: writesConcernOnly",
+  "src/db/index.ts: WriteEpoch",
+  "src/db/index.ts: WriteTeller",
+  "src/db/index.ts: dataVersion",
+  "src/db/index.ts: writeEpoch",
+  "src/db/sqlite-dialect.ts: StatementTelling",
+  "src/db/sqlite-dialect.ts: WriteEpoch",
+  "src/db/transaction.ts: WriteTeller",
+  "src/db/transaction.ts: writesConcernOnly",
+  "src/domain/chats/messages.ts: soleWrite",
+  "src/domain/chats/messages.ts: writesConcernOnly",
+  "src/domain/search/message-index.ts: writesConcernOnly",
+];

@@ -4,7 +4,6 @@ import { createApp, type App, type CreateAppOptions } from "./app";
 import { startOpsWorkers } from "./ops";
 import { startControlSocket, type ReportedEvent } from "./ops/control";
 import { realtimeHub } from "./realtime/hub";
-import { forgetBotIdentities } from "./domain/bots/service";
 import { recheckLongPolls } from "./domain/bots/updates";
 import { healthz, readyz } from "./ops/health";
 import { installChatHooks } from "./domain/chats/system-account";
@@ -111,12 +110,11 @@ export function startWorkers(app: App): void {
 
 /**
  * A change another process (a `socialctl` command) made to the database and reported on the
- * control socket: cached bot tokens are dropped, the events it published are delivered, and
+ * control socket: the events it published are delivered, and
  * streams and parked long polls of whatever it revoked are ended, on this node before it is
  * answered, and on the other nodes as the messages reach them.
  */
 async function applyReportedChange(app: App, events: ReportedEvent[]): Promise<void> {
-  forgetBotIdentities(app);
   // `socialctl config set` of a live setting: in effect here before the command returns
   await reloadLiveSettings(app);
   for (const e of events) app.events.publish(e.userId, e.event, e.data as never);

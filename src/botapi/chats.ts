@@ -90,30 +90,28 @@ interface PersonChat {
 }
 
 /**
- * findPersonChat in SCOPE (a send's transaction), kept between the bot's sends to the person
- * where the App keeps access checks (SendAccessCache): the next send reads nothing first.
- * Refusals and a missing chat are read every time.
+ * findPersonChat in SCOPE (a send's transaction), cached between the bot's sends to the person
+ * (SendAccessCache): the next send reads the cache stamp, not the chat. Refusals and a missing
+ * chat are read every time.
  */
-export async function findPersonChatKept(
+export async function findPersonChatForSend(
   app: App,
   scope: Scope,
   me: UserRow,
   ref: number,
 ): Promise<{ view: ChatView; audience: SendAudience } | undefined> {
-  const cache = sendAccessOf(app);
-  const key = `bot:${me.id}:${ref}`;
-  const kept = cache?.get<PersonChat>(key);
-  if (kept) return { view: { conversation: kept.conversation, other: kept.other, self: me }, audience: kept.audience };
-  // taken before the read: a counted write that comes between stamps what was read as stale
-  const stamp = cache?.stamp();
-  const found = await findPersonChat(scope.db, me, ref);
-  if (found && cache && stamp) {
-    const { conversation, other } = found.view;
-    const { audience } = found;
-    const shared = [conversation, other!, audience, audience.members, ...audience.members];
-    cache.keep(scope, key, { conversation, other: other!, audience } satisfies PersonChat, stamp, shared);
-  }
-  return found;
+  const found = await sendAccessOf(app).through(
+    scope,
+    `bot:${me.id}:${ref}`,
+    async (): Promise<PersonChat | undefined> => {
+      const found = await findPersonChat(scope.db, me, ref);
+      return found && { conversation: found.view.conversation, other: found.view.other!, audience: found.audience };
+    },
+    ({ conversation, other, audience }) => [conversation, other, audience, audience.members, ...audience.members],
+  );
+  return (
+    found && { view: { conversation: found.conversation, other: found.other, self: me }, audience: found.audience }
+  );
 }
 
 /**

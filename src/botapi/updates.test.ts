@@ -50,9 +50,9 @@ describe("getUpdates", () => {
     const started = await call(token, "getUpdates");
     const next = started.body.result.at(-1).update_id + 1;
     await call(token, "getUpdates", { offset: next });
-    // on SQLite the token's bot comes from the identity cache (PostgreSQL has none and reads it),
-    // which forgets it after BOT_IDENTITY_TTL_MS of real time: a call that crosses that (a busy
-    // machine) reads it once more, so each count is the fewest of a few tries
+    // the token's bot comes from the identity cache (PostgreSQL reads its stamp first), which a
+    // write to bots or accounts in between (a busy machine's other tests' bots) makes read again,
+    // so each count is the fewest of a few tries
     const sqlite = server.app.storage.engine === "sqlite";
     const fewest = async (tries: number, measure: () => Promise<number>) => {
       let best = Infinity;

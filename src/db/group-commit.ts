@@ -2,7 +2,7 @@ import type { Database as SqliteDatabase } from "bun:sqlite";
 import type { Kysely } from "kysely";
 import type { Database } from "./schema";
 import { directRunnerOf, type DirectRunner, type StatementTelling } from "./sqlite-dialect";
-import type { WriteTeller } from "./write-epoch";
+import type { WriteTeller } from "../cache/write-epoch";
 
 // Kysely<Database> is index.ts's Db, spelled out here because index.ts builds this writer
 type Db = Kysely<Database>;

@@ -14,7 +14,7 @@ import { dirname } from "node:path";
 import { BUSY_TIMEOUT_MS, bunSqliteDialect } from "./sqlite-dialect";
 import { registerSearchBudget } from "./search-budget";
 import { GroupCommit } from "./group-commit";
-import { UNHEARD, WriteEpoch, type WriteTeller } from "./write-epoch";
+import { UNHEARD, WriteEpoch, type WriteTeller } from "../cache/write-epoch";
 import { bunPostgresDialect } from "./postgres-dialect";
 import type { Engine } from "./engine";
 import { isRetryableConflict } from "./errors";
@@ -86,17 +86,6 @@ export interface Storage {
   statements(): number;
   /** Rows written through this storage so far (the CLI tells a running server when it wrote). */
   changes(): number;
-  /**
-   * A counter of the rows this connection writes to TABLES (inserted, updated or deleted, by
-   * triggers and cascades too; a rolled-back write takes its count back), for caches of those
-   * tables' rows that writes elsewhere must not clear; other connections' commits show in
-   * dataVersion. TABLES maps each table to the columns a cache does not keep: an UPDATE that
-   * sets only those is not counted (trigger-kept counters, a last-seen time). SQLite: a TEMP
-   * table kept by TEMP triggers (this connection's own, nothing in the file), made at the
-   * counter's first call outside a transaction: until then it counts NaN. null on PostgreSQL,
-   * where such caches are not kept.
-   */
-  writesTo(tables: Readonly<Record<string, readonly string[]>>): (() => number) | null;
   /** One round trip to the database: what /readyz checks. */
   ping(): Promise<void>;
   /** What `status` and `doctor` name: "SQLite 3.x" or "PostgreSQL 15.x". */
@@ -156,7 +145,6 @@ export function openPostgresStorage(url: string): Storage {
     onWriteGroup: (listener) => void groupListeners.push(listener),
     statements: () => counter.statements,
     changes: () => written,
-    writesTo: () => null,
     async ping() {
       await dialect.pool.unsafe("SELECT 1");
     },
@@ -207,7 +195,6 @@ export function openStorage(path: string): Storage {
   const telling = { changes, epoch: writeEpoch };
   const db = new Kysely<Database>({ dialect: bunSqliteDialect(sqlite, counter, telling) });
   const groups = new GroupCommit(db, sqlite, telling);
-  const counters: Array<{ finalize(): void }> = [];
   return {
     engine: "sqlite",
     db,
@@ -220,48 +207,6 @@ export function openStorage(path: string): Storage {
     onWriteGroup: (listener) => groups.onGroup(listener),
     statements: () => counter.statements,
     changes,
-    writesTo(tables) {
-      const counter = `writes_to_${Object.keys(tables).join("_")}`;
-      const create = () => {
-        sqlite.exec(`CREATE TEMP TABLE IF NOT EXISTS ${counter} (n INTEGER NOT NULL)`);
-        sqlite.exec(`INSERT INTO temp.${counter} (n) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM temp.${counter})`);
-        for (const [table, notKept] of Object.entries(tables)) {
-          // the kept columns as the table has them now (migrations ran): a column added later
-          // is counted by the next process, which builds these triggers again
-          const columns = sqlite
-            .query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${table}')`)
-            .all()
-            .map((c) => c.name);
-          if (columns.length === 0) throw new Error(`writesTo: no table ${table}`);
-          const kept = columns.filter((c) => !notKept.includes(c)).map((c) => `"${c}"`);
-          const events = {
-            insert: "INSERT",
-            delete: "DELETE",
-            update: kept.length ? `UPDATE OF ${kept.join(", ")}` : null,
-          };
-          for (const [name, event] of Object.entries(events))
-            if (event)
-              sqlite.exec(
-                `CREATE TEMP TRIGGER IF NOT EXISTS ${counter}_${table}_${name} AFTER ${event} ON main.${table} ` +
-                  `BEGIN UPDATE temp.${counter} SET n = n + 1; END`,
-              );
-        }
-        const read = sqlite.prepare<{ n: number }, []>(`SELECT n FROM temp.${counter}`);
-        counters.push(read);
-        return read;
-      };
-      let read: ReturnType<typeof create> | null = null;
-      return () => {
-        if (read === null) {
-          // the table and its triggers are made outside any transaction: made inside one (a
-          // group's, open while its jobs wait), a rollback would take them away again. Until
-          // then the count is NaN, equal to nothing, so no cache keeps anything by it.
-          if (sqlite.inTransaction) return NaN;
-          read = create();
-        }
-        return read.get()!.n;
-      };
-    },
     async ping() {
       // reads the file's header through this connection: a closed or unreadable database fails
       sqlite.query("PRAGMA schema_version").get();
@@ -275,7 +220,6 @@ export function openStorage(path: string): Storage {
       await groups.close();
       dataVersion.finalize();
       totalChanges.finalize();
-      for (const read of counters) read.finalize();
       try {
         sqlite.exec("PRAGMA optimize");
       } catch {

@@ -17,6 +17,7 @@ import type { ReportsTables } from "../domain/reports/table";
 import type { JobsTables } from "../jobs/table";
 import type { PushTables } from "../domain/push/table";
 import type { LinksTables } from "../domain/links/table";
+import type { CacheTables } from "../cache/table";
 
 /**
  * The whole database as Kysely sees it: each feature declares its tables in
@@ -42,4 +43,5 @@ export interface Database
     ReportsTables,
     PushTables,
     LinksTables,
+    CacheTables,
     JobsTables {}

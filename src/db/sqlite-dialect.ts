@@ -1,5 +1,5 @@
 import { Database as SqliteDatabase, type Statement } from "bun:sqlite";
-import type { WriteEpoch } from "./write-epoch";
+import type { WriteEpoch } from "../cache/write-epoch";
 import {
   SqliteAdapter,
   SqliteDialect,

@@ -1,5 +1,5 @@
 import type { Db, Storage } from "./index";
-import type { WriteTeller } from "./write-epoch";
+import type { WriteTeller } from "../cache/write-epoch";
 
 /**
  * Where a domain action runs: `db` is the executor (a transaction the caller opened, so

@@ -6,10 +6,16 @@ import { insertPeople } from "../testing/fixtures";
 import { countingDb } from "../testing/statements";
 import { AppError } from "../lib/errors";
 import { deleteAccount } from "./account/delete";
-import { commentsPage, createComment, deleteComment, keptCommentViewsOf, toggleCommentLike } from "./comments/service";
+import {
+  commentsPage,
+  createComment,
+  deleteComment,
+  cachedCommentViewsOf,
+  toggleCommentLike,
+} from "./comments/service";
 import { createPost, deletePost, toggleLike, toggleRepost } from "./posts/service";
-import { keptPostViewsOf, loadPostViews } from "./posts/view";
-import { keptProfilesOf, loadProfile, requireVisibleUser } from "./profiles/service";
+import { cachedPostViewsOf, loadPostViews } from "./posts/view";
+import { cachedProfilesOf, loadProfile, requireVisibleUser } from "./profiles/service";
 import { toggleBlock, toggleFollow } from "./relations/actions";
 import type { UserRow } from "./users/table";
 import {
@@ -190,7 +196,7 @@ test("counter columns equal the rows they count after random operations", async 
         )
         .execute();
       // through the views the App keeps by post and profile version, as the routes read them
-      for (const view of await loadPostViews(app.db, keptPostViewsOf(app), viewer.id, rows)) {
+      for (const view of await loadPostViews(app.db, cachedPostViewsOf(app), viewer.id, rows)) {
         const likes = await app.db
           .selectFrom("post_likes")
           .select((eb) => eb.fn.countAll<number>().as("n"))
@@ -217,7 +223,7 @@ test("counter columns equal the rows they count after random operations", async 
       for (const post of rows) {
         const page = await commentsPage(
           app.db,
-          keptCommentViewsOf(app),
+          cachedCommentViewsOf(app),
           viewer.id,
           { post, replyTo: null },
           {
@@ -237,7 +243,7 @@ test("counter columns equal the rows they count after random operations", async 
       for (const p of people) {
         const fresh = await app.db.selectFrom("users").selectAll().where("id", "=", p.id).executeTakeFirstOrThrow();
         if (fresh.deleted_at !== null) continue;
-        const profile = await loadProfile(app.db, keptProfilesOf(app), viewer.id, fresh);
+        const profile = await loadProfile(app.db, cachedProfilesOf(app), viewer.id, fresh);
         const followers = await sql<{
           n: number;
         }>`SELECT count(*) AS n FROM follows f JOIN users u ON u.id = f.follower_id WHERE f.followee_id = ${p.id} AND u.deleted_at IS NULL`.execute(
@@ -276,7 +282,7 @@ test("a profile takes its follow counts from the account row: no statement count
     .selectAll()
     .where("id", "=", shown!.id)
     .executeTakeFirstOrThrow();
-  const kept = keptProfilesOf(server.app);
+  const kept = cachedProfilesOf(server.app);
   const { db, counter } = countingDb(server.app.db);
   expect((await loadProfile(db, kept, viewer!.id, fresh)).user.username).toBe(fresh.username);
   // the first read also reads the shown columns, which are kept

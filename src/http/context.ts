@@ -1,8 +1,9 @@
 import { Elysia } from "elysia";
 import { defineService, type App } from "../app";
+import { cacheStampsOf } from "../cache/stamps";
 import {
   authenticate,
-  authenticateKept,
+  authenticateCached,
   assertUsable,
   SessionCache,
   type Authenticated,
@@ -125,10 +126,8 @@ function signedInResult(app: App, found: Authenticated, set: unknown): SignedIn 
   return { user: found.user, session: found.session };
 }
 
-/** The sessions read by this App's requests (SQLite only: see SessionCache). */
-const sessionCache = defineService<SessionCache | null>("sessions:cache", (app) =>
-  app.storage.engine === "sqlite" ? new SessionCache(app.storage) : null,
-);
+/** The sessions read by this App's requests (see SessionCache). */
+const sessionCache = defineService("sessions:cache", (app) => new SessionCache(cacheStampsOf(app)));
 
 /**
  * The session behind REQUEST's cookies (see authenticate); answered without a promise when the
@@ -143,10 +142,10 @@ export function resolveAuth(
   const access = cookieValue(header, ACCESS_COOKIE);
   const refresh = cookieValue(header, REFRESH_COOKIE);
   if (!access && !refresh) return null;
-  const cache = app.services.get(sessionCache) ?? undefined;
+  const cache = app.services.get(sessionCache);
   const now = app.clock.now();
   return (
-    (cache && authenticateKept(now, access, cache)) ??
+    authenticateCached(now, access, cache) ??
     authenticate(app.db, now, sessionTtls(app), { access, refresh, ip }, cache)
   );
 }

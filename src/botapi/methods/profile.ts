@@ -1,10 +1,4 @@
-import {
-  botCommands,
-  forgetBotIdentities,
-  updateBotSettings,
-  DESCRIPTION_MAX,
-  SHORT_DESCRIPTION_MAX,
-} from "../../domain/bots/service";
+import { botCommands, updateBotSettings, DESCRIPTION_MAX, SHORT_DESCRIPTION_MAX } from "../../domain/bots/service";
 import { parseBotCommands } from "../../domain/bots/commands";
 import { botProfile, updateBotProfile, type BotProfile } from "../../domain/bots/profile";
 import { DISPLAY_NAME_MAX, updateProfile } from "../../domain/profiles/edit";
@@ -158,7 +152,6 @@ export const profileMethods = {
       await asBot(() => updateProfile(ctx.app, ctx.me, { displayName: name }), {
         400: () => badRequest("name is invalid"),
       });
-      forgetBotIdentities(ctx.app);
     }
     return true;
   },

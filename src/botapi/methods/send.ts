@@ -6,7 +6,6 @@ import { messageIds } from "./edit";
 import type { App } from "../../app";
 import type { MessageEntity } from "../formatting";
 import { findMessageBySeq } from "../../domain/chats/access";
-import { sendAccessOf } from "../../domain/chats/send-access";
 import { inTransaction, type Scope } from "../../db/transaction";
 import {
   forwardMessage,
@@ -20,7 +19,7 @@ import { isBlockedEitherWay } from "../../domain/relations/service";
 import { randomToken } from "../../lib/ids";
 import type { PreviewChoice } from "../../domain/links/preview";
 import { linkPreviewChoice } from "../link-preview";
-import { findPersonChatKept, resolveChat } from "../chats";
+import { findPersonChatForSend, resolveChat } from "../chats";
 import type { BotContext, MethodTable } from "../context";
 import { asBot, badRequest, blockedByUser, chatNotFound } from "../errors";
 import { inputFile, type FileField } from "../files";
@@ -127,10 +126,9 @@ async function sendToPerson(
     invalid = { error };
   }
   let view: ChatView | undefined;
-  sendAccessOf(ctx.app)?.ready();
   const store = () =>
     inTransaction(ctx.app.storage, async (scope) => {
-      const found = await findPersonChatKept(ctx.app, scope, ctx.me, ref);
+      const found = await findPersonChatForSend(ctx.app, scope, ctx.me, ref);
       view = found?.view;
       // no chat yet, or a text to refuse once the chat is known: nothing written
       if (!found || invalid) return undefined;

@@ -1,7 +1,7 @@
 import type { App } from "../../app";
 import { exportAccountData } from "../../domain/account/export";
 import { notificationPage } from "../../domain/notifications/service";
-import { keptProfilesOf, loadProfile } from "../../domain/profiles/service";
+import { cachedProfilesOf, loadProfile } from "../../domain/profiles/service";
 import type { UserRow } from "../../domain/users/table";
 import { toIso } from "../../lib/clock";
 import type { Cursor } from "../../lib/paging";
@@ -25,7 +25,7 @@ export async function buildAccountExport(app: App, user: UserRow): Promise<Recor
   return {
     exportedAt: toIso(app.clock.now()),
     account: serializeAccount(user),
-    profile: serializeProfile(await loadProfile(app.db, keptProfilesOf(app), user.id, user)),
+    profile: serializeProfile(await loadProfile(app.db, cachedProfilesOf(app), user.id, user)),
     ...(await exportAccountData(app, user)),
     notifications,
   };

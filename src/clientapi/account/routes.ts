@@ -4,7 +4,7 @@ import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { deleteAccount } from "../../domain/account/delete";
 import { BIO_MAX, DISPLAY_NAME_MAX, updateProfile } from "../../domain/profiles/edit";
-import { keptProfilesOf, loadProfile } from "../../domain/profiles/service";
+import { cachedProfilesOf, loadProfile } from "../../domain/profiles/service";
 import { getSettings, updateSettings } from "../../domain/settings/service";
 import { addSetCookies, requestContext } from "../../http/context";
 import { clearCookie, ACCESS_COOKIE, REFRESH_COOKIE } from "../../http/cookies";
@@ -55,7 +55,7 @@ export function accountRoutes(app: App) {
         const updated = await updateProfile(app, user, body);
         return ok({
           account: serializeAccount(updated),
-          profile: serializeProfile(await loadProfile(app.db, keptProfilesOf(app), updated.id, updated)),
+          profile: serializeProfile(await loadProfile(app.db, cachedProfilesOf(app), updated.id, updated)),
         });
       },
       {

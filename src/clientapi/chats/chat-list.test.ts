@@ -4,7 +4,7 @@ import { createGroup, sendMessage } from "../../domain/chats";
 import { quickPerson } from "../../testing/fixtures";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { countingDb } from "../../testing/statements";
-import { ChatListKept, chatListJson, chatListKeptOf, MessageShapes } from "./serialize";
+import { ChatListCache, chatListJson, chatListCacheOf, MessageShapes } from "./serialize";
 import type { MessageRow } from "../../domain/chats/table";
 import { ADMIN_RIGHTS } from "../../domain/chats/access";
 import type { Db } from "../../db";
@@ -18,7 +18,7 @@ afterAll(() => server.stop());
 const person = () => quickPerson(server);
 
 /** VIEWER's chat list as the Client API shows it, made with the given kept pieces (fresh ones: made from the rows alone). */
-async function shownList(db: Db, viewer: number, kept = new ChatListKept()) {
+async function shownList(db: Db, viewer: number, kept = new ChatListCache()) {
   return JSON.parse(await chatListJson(db, kept, viewer, await readChatList(db, viewer, undefined, 50))) as any[];
 }
 
@@ -60,7 +60,7 @@ describe("chat list in few statements", () => {
     expect(page.items.map((i) => i.unreadCount)).toEqual([0, 2, 2, 2]);
     expect(page.items.map((i) => i.memberCount)).toEqual([3, 2, 2, 2]);
 
-    const kept = new ChatListKept();
+    const kept = new ChatListCache();
     const read = await readChatList(db, me.user.id, undefined, 10);
     counter.statements = 0;
     const json = await chatListJson(db, kept, me.user.id, read);
@@ -179,7 +179,7 @@ describe("chat list in few statements", () => {
     expect((await me.client.post(`/api/social/messages/${cid}/read`, { messageId: 4 })).status).toBe(200);
     const { db, counter } = countingDb(server.app.db);
     const page = await readChatList(db, me.user.id, undefined, 20);
-    const kept = new ChatListKept();
+    const kept = new ChatListCache();
     counter.statements = 0;
     await chatListJson(db, kept, me.user.id, page);
     // the chat, the last message's row, the accounts (the reply's sender and the other party,
@@ -312,7 +312,7 @@ describe("chat list in few statements", () => {
       ((await me.client.get("/api/social/messages")).body.data.conversations as any[]).find((c) => c.id === cid)
         .lastMessage;
     const history = async () => (await me.client.get(`/api/social/messages/${cid}?limit=1`)).body.data.messages[0];
-    const shapes = chatListKeptOf(server.app).messages;
+    const shapes = chatListCacheOf(server.app).messages;
     expect((await last()).content).toBe("hello");
     const kept = shapes.size;
     // read again: the same shape, kept

@@ -11,7 +11,7 @@ import { botApiUserId } from "../../domain/bots/ids";
 import { groupChatId } from "../../botapi/serializers";
 import { botCall } from "../../testing/botapi";
 import { readChatList } from "../../domain/chats/chat-list";
-import { ChatListKept, chatListJson } from "./serialize";
+import { ChatListCache, chatListJson } from "./serialize";
 import { chatListAnswersOf } from "./list-answers";
 
 let server: TestServer;
@@ -42,7 +42,7 @@ async function served(viewer: Person, limit: number | undefined, cursor?: string
 /** The same page read afresh from the rows (nothing kept) as the route answers it, byte for byte. */
 async function afresh(viewer: Person, limit: number | undefined, cursor?: string | null): Promise<string> {
   const page = await readChatList(server.app.db, viewer.user.id, cursor ?? undefined, limit ?? 20);
-  const conversations = JSON.parse(await chatListJson(server.app.db, new ChatListKept(), viewer.user.id, page));
+  const conversations = JSON.parse(await chatListJson(server.app.db, new ChatListCache(), viewer.user.id, page));
   const next = page.nextCursor;
   return JSON.stringify({ success: true, data: { conversations, pageInfo: { nextCursor: next }, nextCursor: next } });
 }

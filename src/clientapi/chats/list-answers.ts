@@ -1,12 +1,13 @@
 import { defineService, type App } from "../../app";
 import type { Storage } from "../../db";
-import type { WriteEpoch } from "../../db/write-epoch";
-import { CHAT_LIST_TABLES, readChatList } from "../../domain/chats/chat-list";
-import { KeptByVersion } from "../../lib/kept-by-version";
-import { chatListKeptOf, chatListTexts, jsonArrayOf } from "./serialize";
+import type { WriteEpoch } from "../../cache/write-epoch";
+import { CHAT_LIST_TABLES } from "../../cache/registry";
+import { readChatList } from "../../domain/chats/chat-list";
+import { VersionedCache } from "../../cache/by-version";
+import { chatListCacheOf, chatListTexts, jsonArrayOf } from "./serialize";
 
 /** Most chat-list answers kept per App (≈ 1 KB a chat: 50 chats ≈ 50 KB). */
-const MAX_KEPT_ANSWERS = 64;
+const MAX_CACHED_ANSWERS = 64;
 
 /**
  * An answer with what it was made of: its chats' texts (the kept strings themselves) and its
@@ -32,13 +33,13 @@ interface KeptAnswer {
  */
 export class ChatListAnswers {
   readonly #epoch: WriteEpoch | null;
-  readonly #kept: KeptByVersion<KeptAnswer, number, string>;
+  readonly #kept: VersionedCache<KeptAnswer, number, string>;
 
-  constructor(storage: Pick<Storage, "writeEpoch">, max = MAX_KEPT_ANSWERS) {
+  constructor(storage: Pick<Storage, "writeEpoch">, max = MAX_CACHED_ANSWERS) {
     this.#epoch = storage.writeEpoch;
     // from now on a write to any other table (a like, a post, a session's last-seen) keeps every list
     this.#epoch?.watch(CHAT_LIST_TABLES);
-    this.#kept = new KeptByVersion(max);
+    this.#kept = new VersionedCache(max);
   }
 
   /** VIEWER's epoch now (WriteEpoch.now); null when no answer may be used or kept (a transaction open, PostgreSQL). */
@@ -118,6 +119,6 @@ export async function chatListAnswer(
   const kept = epoch === null ? undefined : answers.get(key, epoch);
   if (kept !== undefined) return kept;
   const page = await readChatList(app.db, viewer, cursor, limit);
-  const texts = await chatListTexts(app.db, chatListKeptOf(app), viewer, page);
+  const texts = await chatListTexts(app.db, chatListCacheOf(app), viewer, page);
   return answers.answer(key, epoch, texts, page.nextCursor);
 }

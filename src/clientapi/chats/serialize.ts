@@ -15,7 +15,7 @@ import {
   type LastMessageRef,
 } from "../../domain/chats/chat-list";
 import { defineService, type App } from "../../app";
-import { KeptByVersion } from "../../lib/kept-by-version";
+import { VersionedCache } from "../../cache/by-version";
 import { fromJson } from "../../domain/chats/validate";
 import {
   allowsRevoting,
@@ -346,7 +346,7 @@ function conversationView(
 }
 
 /** Most last messages kept per App, as JSON (≈ 0.5–2 KB each): the oldest kept goes first. */
-const MAX_KEPT_SHAPES = 5_000;
+const MAX_CACHED_SHAPES = 5_000;
 
 /**
  * The versions a last message's JSON is made from: its ref's (what the page read of the
@@ -361,10 +361,10 @@ const messageVersion = (ref: LastMessageRef, chatVersion: number) => `${ref.vers
  * any process or node: a kept one whose versions differ is made again.
  */
 export class MessageShapes {
-  readonly #kept: KeptByVersion<string, string>;
+  readonly #kept: VersionedCache<string, string>;
 
-  constructor(max = MAX_KEPT_SHAPES) {
-    this.#kept = new KeptByVersion(max);
+  constructor(max = MAX_CACHED_SHAPES) {
+    this.#kept = new VersionedCache(max);
   }
 
   get(ref: LastMessageRef, chatVersion: number): string | undefined {
@@ -426,32 +426,32 @@ const sameShown = (item: KeptItem, r: ChatListRow, searched: ChatListPage["searc
 };
 
 /** Most chats kept per App, by membership (≈ 1.5 KB each with the item). */
-const MAX_KEPT_HEADS = 10_000;
+const MAX_CACHED_HEADS = 10_000;
 
 /**
  * The App's kept chat-list pieces: last messages as JSON (MessageShapes) and chats' heads by
  * membership and chat version (a private chat is titled by its other party, and the role and
  * rights are the member's: both differ per member).
  */
-export class ChatListKept {
+export class ChatListCache {
   readonly messages: MessageShapes;
-  readonly heads: KeptByVersion<ChatHead>;
+  readonly heads: VersionedCache<ChatHead>;
 
   constructor(max: { messages?: number; heads?: number } = {}) {
     this.messages = new MessageShapes(max.messages);
-    this.heads = new KeptByVersion(max.heads ?? MAX_KEPT_HEADS);
+    this.heads = new VersionedCache(max.heads ?? MAX_CACHED_HEADS);
   }
 }
 
-const chatListKeptService = defineService("clientapi:chat-list-kept", () => new ChatListKept());
+const chatListCacheService = defineService("clientapi:chat-list-kept", () => new ChatListCache());
 
 /** The App's kept chat-list pieces. */
-export const chatListKeptOf = (app: App): ChatListKept => app.services.get(chatListKeptService);
+export const chatListCacheOf = (app: App): ChatListCache => app.services.get(chatListCacheService);
 
 /**
  * VIEWER's chat list as the Client API shows it, as the JSON of each chat in the page's order:
  * each with its last message and the viewer's unread count. Each chat's view and each last
- * message are JSON kept by the versions the page read (ChatListKept): the list is ≈ 1 KB a
+ * message are JSON kept by the versions the page read (ChatListCache): the list is ≈ 1 KB a
  * chat, and making it again on every page (objects, then JSON.stringify) cost more than its
  * statement. A chat whose numbers (the viewer's own parts, the counters, the last message's
  * versions) are those its kept JSON was written from is that JSON, the very string, compared
@@ -459,7 +459,12 @@ export const chatListKeptOf = (app: App): ChatListKept => app.services.get(chatL
  * is read (the chats, the accounts they show, the messages with their replied-to messages and
  * reactions: one statement each, none when all is kept) and made once.
  */
-export async function chatListTexts(db: Db, kept: ChatListKept, viewer: number, page: ChatListPage): Promise<string[]> {
+export async function chatListTexts(
+  db: Db,
+  kept: ChatListCache,
+  viewer: number,
+  page: ChatListPage,
+): Promise<string[]> {
   const { rows, searched } = page;
   const texts: Array<string | undefined> = new Array(rows.length);
   let changed: number[] | undefined;
@@ -489,13 +494,13 @@ export function jsonArrayOf(texts: readonly string[]): string {
 }
 
 /** VIEWER's chat list as the JSON of its array (chatListTexts, joined). */
-export const chatListJson = async (db: Db, kept: ChatListKept, viewer: number, page: ChatListPage): Promise<string> =>
+export const chatListJson = async (db: Db, kept: ChatListCache, viewer: number, page: ChatListPage): Promise<string> =>
   jsonArrayOf(await chatListTexts(db, kept, viewer, page));
 
 /** Writes the chats CHANGED (indexes of PAGE's rows) into TEXTS from kept parts, reading and making what is missing. */
 async function writeChanged(
   db: Db,
-  kept: ChatListKept,
+  kept: ChatListCache,
   viewer: number,
   page: ChatListPage,
   changed: number[],
@@ -548,7 +553,7 @@ const itemJson = (h: ChatHead, i: ChatListItem, message: string | undefined): st
 /** Reads and makes the heads and last messages of ITEMS that HEADS and MESSAGES lack (keeping them), in place. */
 async function makeMissing(
   db: Db,
-  kept: ChatListKept,
+  kept: ChatListCache,
   viewer: number,
   items: ChatListItem[],
   heads: Array<ChatHead | undefined>,

@@ -4,7 +4,7 @@ import { TestClient } from "../../testing/client";
 import { quickPerson } from "../../testing/fixtures";
 import { countingDb } from "../../testing/statements";
 import { loadProfileByUsername, requireVisibleUser, type ProfileUser } from "../../domain/profiles/service";
-import { KeptByVersion } from "../../lib/kept-by-version";
+import { VersionedCache } from "../../cache/by-version";
 import { ok } from "../../http/envelope";
 import { profileJson, serializeProfile } from "./serialize";
 import { sql } from "kysely";
@@ -76,7 +76,7 @@ describe("profiles", () => {
     const b = await person();
     expect((await a.client.post(`/api/social/users/${b.user.username}/follow`)).status).toBe(200);
     expect((await a.client.post(`/api/social/users/${b.user.username}/mute`)).status).toBe(200);
-    const kept = new KeptByVersion<Readonly<ProfileUser>>(10);
+    const kept = new VersionedCache<Readonly<ProfileUser>>(10);
     const { db, counter } = countingDb(server.app.db);
     const first = await loadProfileByUsername(db, kept, a.user.id, b.user.username);
     // the counters and relations, then the shown columns, which are kept
@@ -147,7 +147,7 @@ describe("profiles", () => {
     const b = await person();
     await b.client.patch("/api/account/profile", { displayName: 'Zoë \u2028"Z" \\ x', bio: "line\nbreak </script>" });
     expect((await a.client.post(`/api/social/users/${b.user.username}/follow`)).status).toBe(200);
-    const kept = new KeptByVersion<Readonly<ProfileUser>>(10);
+    const kept = new VersionedCache<Readonly<ProfileUser>>(10);
     for (const [viewer, name] of [
       [a, b.user.username],
       [b, a.user.username],

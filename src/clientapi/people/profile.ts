@@ -1,24 +1,24 @@
 import { defineService, type App } from "../../app";
-import { KEY_SPACES } from "../../db/changed-keys";
-import { keptAnswersFor, keptJson } from "../kept-answers";
-import { keptProfilesOf, loadProfileByUsername, PROFILE_SOURCES } from "../../domain/profiles/service";
+import { KEY_SPACES } from "../../cache/changed-keys";
+import { keyedCacheFor, cachedJson } from "../../cache/answers";
+import { cachedProfilesOf, loadProfileByUsername, PROFILE_SOURCES } from "../../domain/profiles/service";
 import { usernameKey } from "../../domain/users/service";
 import type { SetHeaders } from "../../http/envelope";
 import { profileJson } from "./serialize";
 
 /** Most profile answers kept per App (≈ 0.5 KB each). */
-const MAX_KEPT_ANSWERS = 5_000;
+const MAX_CACHED_ANSWERS = 5_000;
 
 /**
  * The App's profile answers as JSON text, by viewer and username, each dropped when a write
  * names the profile's account (PROFILE_SOURCES); none on PostgreSQL.
  */
-const keptAnswersService = defineService("profiles:kept-answers", (app) =>
-  keptAnswersFor<string>(app, "profiles", PROFILE_SOURCES, MAX_KEPT_ANSWERS),
+const answersCacheService = defineService("profiles:cached-answers", (app) =>
+  keyedCacheFor<string>(app, "profiles", PROFILE_SOURCES, MAX_CACHED_ANSWERS),
 );
 
 /** The App's kept profile answers (null on PostgreSQL), for tests. */
-export const keptProfileAnswersOf = (app: App) => app.services.get(keptAnswersService);
+export const cachedProfileAnswersOf = (app: App) => app.services.get(answersCacheService);
 
 /**
  * `{profile}` of USERNAME as VIEWER sees it, as JSON text: the answer kept since no row it was
@@ -31,14 +31,12 @@ export function profileResponse(
   viewerId: number,
   username: string,
 ): string | Promise<string> {
-  const answers = app.services.get(keptAnswersService);
+  const answers = app.services.get(answersCacheService);
   const key = `${viewerId}:${usernameKey(username)}`;
-  const kept = keptJson(answers, set, key);
-  if (typeof kept === "string") return kept;
-  const view = loadProfileByUsername(app.db, keptProfilesOf(app), viewerId, username);
-  if (view instanceof Promise) return view.then((v) => profileJson(set, v));
-  const text = profileJson(set, view);
-  // read in this same step, with nothing written since current(): what the rows say now
-  if (kept) answers!.keep(key, [{ space: KEY_SPACES.accounts, key: view.user.id }], text);
-  return text;
+  return cachedJson(answers, set, key, () => {
+    const view = loadProfileByUsername(app.db, cachedProfilesOf(app), viewerId, username);
+    if (view instanceof Promise) return view.then((v) => profileJson(set, v));
+    const text = profileJson(set, view);
+    return { text, cache: { text, dependsOn: [{ space: KEY_SPACES.accounts, key: view.user.id }] } };
+  });
 }

@@ -8,7 +8,7 @@ import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
 import { PageQuery, jsonOrEmpty, pageRequest } from "../input";
 import { userPostsPage } from "../../domain/posts/feed";
-import { keptPostViewsOf } from "../../domain/posts/view";
+import { cachedPostViewsOf } from "../../domain/posts/view";
 import { userStories } from "../../domain/stories/service";
 import { openPrivateChat } from "../../domain/chats";
 import { requireUserByUsername } from "../../domain/users/service";
@@ -60,7 +60,7 @@ export function peopleRoutes(app: App) {
       set: Parameters<typeof postListJson>[0];
     }) => {
       const author = await requireVisibleUser(app.db, user.id, params.username);
-      const page = await userPostsPage(app.db, keptPostViewsOf(app), user.id, author, pageRequest(query), {
+      const page = await userPostsPage(app.db, cachedPostViewsOf(app), user.id, author, pageRequest(query), {
         picturesOnly: which === "media",
       });
       return postListJson(set, page);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "kysely";
-import { commentsPage, findVisibleComment, keptCommentViewsOf } from "../../domain/comments/service";
+import { commentsPage, findVisibleComment, cachedCommentViewsOf } from "../../domain/comments/service";
 import { findVisiblePost } from "../../domain/posts/service";
 import { decodeCursor } from "../../lib/paging";
 import { quickPerson } from "../../testing/fixtures";
@@ -46,7 +46,7 @@ async function freshText(who: Person, postId: string, replyTo: string | null, li
   const db = server.app.db;
   const post = await findVisiblePost(db, who.user.id, postId);
   const place = { post, replyTo: replyTo ? (await findVisibleComment(db, who.user.id, replyTo)).comment : null };
-  const page = await commentsPage(db, keptCommentViewsOf(server.app), who.user.id, place, {
+  const page = await commentsPage(db, cachedCommentViewsOf(server.app), who.user.id, place, {
     cursor: cursor ? decodeCursor(cursor) : null,
     limit,
   });
@@ -177,7 +177,7 @@ describe("kept comment pages", () => {
     const db = server.app.db;
     const asEveryone = await commentsPage(
       db,
-      keptCommentViewsOf(server.app),
+      cachedCommentViewsOf(server.app),
       reader.user.id,
       { post: await findVisiblePost(db, author.user.id, postId), replyTo: null },
       { cursor: null, limit: 20 },

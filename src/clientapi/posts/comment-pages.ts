@@ -1,11 +1,11 @@
 import { defineService, type App } from "../../app";
-import { KEY_SPACES, type ChangedKey } from "../../db/changed-keys";
-import { keptAnswersFor } from "../kept-answers";
+import { KEY_SPACES, type ChangedKey } from "../../cache/changed-keys";
+import { keyedCacheFor } from "../../cache/answers";
 import {
   commentsPage,
   findCommentThread,
   findPostThread,
-  keptCommentViewsOf,
+  cachedCommentViewsOf,
   likedAmong,
   type CommentIdRange,
   type CommentPlace,
@@ -17,7 +17,7 @@ import {
   THREAD_PAGE_SOURCES,
 } from "../../domain/comments/service";
 import type { PageRequest } from "../../domain/posts/feed";
-import { KeptByVersion } from "../../lib/kept-by-version";
+import { VersionedCache } from "../../cache/by-version";
 import { pageRequest } from "../input";
 import { jsonText, type SetHeaders } from "../../http/envelope";
 import { pageJson, pageJsonAround } from "./pages";
@@ -27,7 +27,7 @@ import { commentJson, flat } from "./serialize";
  * A page of a thread's comments as its answer's JSON text, as every reader who hides nobody
  * reads it, their own likes apart. Never changed once made.
  */
-interface KeptCommentPage {
+interface CachedCommentPage {
   /** the page's comments, in order */
   ids: number[];
   /** the lowest and highest of IDS: one probe tells whether a reader liked any of them */
@@ -39,9 +39,9 @@ interface KeptCommentPage {
 }
 
 /** Most comment pages kept per App: the oldest kept goes first. */
-const MAX_KEPT_PAGES = 500;
+const MAX_CACHED_PAGES = 500;
 /** A longer page is not kept (with its pieces about twice this in memory). */
-const MAX_KEPT_PAGE_TEXT = 32 * 1024;
+const MAX_CACHED_PAGE_TEXT = 32 * 1024;
 /** No ids (lo > hi): the probe of a reader's likes finds nothing. */
 const NO_RANGE: CommentIdRange = { lo: 1, hi: 0 };
 
@@ -52,13 +52,13 @@ const NO_RANGE: CommentIdRange = { lo: 1, hi: 0 };
  * removed, their authors' profiles changed or deleted), whoever makes it: a page whose version
  * a read does not name is not used, and nothing has to be told of changes.
  */
-const keptPagesService = defineService(
+const pagesCacheService = defineService(
   "comments:kept-pages",
-  () => new KeptByVersion<KeptCommentPage, string, string>(MAX_KEPT_PAGES),
+  () => new VersionedCache<CachedCommentPage, string, string>(MAX_CACHED_PAGES),
 );
 
 /** Most answers kept per reader and page, all readers together (each names a kept page: no text of its own). */
-const MAX_KEPT_ANSWERS = 5_000;
+const MAX_CACHED_ANSWERS = 5_000;
 
 /**
  * The kept pages readers were answered with as they are (they hid nobody and liked none of
@@ -67,8 +67,8 @@ const MAX_KEPT_ANSWERS = 5_000;
  * while the page is still the one kept (so the texts in memory stay those of the kept pages);
  * none on PostgreSQL.
  */
-const keptAnswersService = defineService("comments:kept-answers", (app) =>
-  keptAnswersFor<KeptCommentPage>(app, "comment_pages", THREAD_PAGE_SOURCES, MAX_KEPT_ANSWERS),
+const answersCacheService = defineService("comments:cached-answers", (app) =>
+  keyedCacheFor<CachedCommentPage>(app, "comment_pages", THREAD_PAGE_SOURCES, MAX_CACHED_ANSWERS),
 );
 
 type PageQueryValues = { cursor?: string; limit?: string };
@@ -84,10 +84,10 @@ function keptAnswer(
   answerKey: string,
   key: string,
 ): { text: string } | { mayKeep: boolean } {
-  const answers = app.services.get(keptAnswersService);
+  const answers = app.services.get(answersCacheService);
   if (!answers?.current()) return { mayKeep: false };
   const page = answers.get(answerKey);
-  if (page === undefined || app.services.get(keptPagesService).peek(key)?.value !== page) return { mayKeep: true };
+  if (page === undefined || app.services.get(pagesCacheService).peek(key)?.value !== page) return { mayKeep: true };
   return { text: jsonText(set, page.plain) };
 }
 
@@ -108,7 +108,7 @@ export function postCommentsResponse(
   const answerKey = `${viewerId}|${key}`;
   const mine = keptAnswer(app, set, answerKey, key);
   if ("text" in mine) return mine.text;
-  const kept = app.services.get(keptPagesService).peek(key);
+  const kept = app.services.get(pagesCacheService).peek(key);
   const found = findPostThread(app.db, viewerId, postCuid, kept?.value.range ?? NO_RANGE);
   const answerFor = ({ post, thread }: PostThread, keepAs: KeepAs | null) =>
     answer(app, set, viewerId, { post, replyTo: null }, thread, page, key, post.id, keepAs);
@@ -130,7 +130,7 @@ export function repliesResponse(
   const answerKey = `${viewerId}|${key}`;
   const mine = keptAnswer(app, set, answerKey, key);
   if ("text" in mine) return mine.text;
-  const kept = app.services.get(keptPagesService).peek(key);
+  const kept = app.services.get(pagesCacheService).peek(key);
   const found = findCommentThread(app.db, viewerId, commentCuid, kept?.value.range ?? NO_RANGE);
   const answerFor = ({ comment, post, thread }: CommentThread, keepAs: KeepAs | null) =>
     answer(app, set, viewerId, { post, replyTo: comment }, thread, page, key, comment.id, keepAs);
@@ -166,7 +166,7 @@ function answer(
   parentId: number,
   keepAs: KeepAs | null,
 ): string | Promise<string> {
-  const pages = app.services.get(keptPagesService);
+  const pages = app.services.get(pagesCacheService);
   const version = `${parentId}:${thread.version}`;
   const kept = thread.hidesNobody ? pages.get(key, version) : undefined;
   if (kept) {
@@ -185,12 +185,12 @@ function answer(
 }
 
 /** Keeps PAGE, found in this step, as the viewer's answer (the rows it was read from: KEEPAS and the viewer's account). */
-function keepForViewer(app: App, viewerId: number, keepAs: KeepAs, page: KeptCommentPage): void {
+function keepForViewer(app: App, viewerId: number, keepAs: KeepAs, page: CachedCommentPage): void {
   const { posts, accounts } = keepAs.readFrom;
   const readFrom: ChangedKey[] = [{ space: KEY_SPACES.accounts, key: viewerId }];
   for (const key of posts) readFrom.push({ space: KEY_SPACES.posts, key });
   for (const key of accounts) readFrom.push({ space: KEY_SPACES.accounts, key });
-  app.services.get(keptAnswersService)!.keep(keepAs.answerKey, readFrom, page);
+  app.services.get(answersCacheService)!.keep(keepAs.answerKey, readFrom, page);
 }
 
 /** The page read as before (see answer), kept under VERSION when the viewer hides nobody. */
@@ -206,19 +206,19 @@ async function readAndKeep(
 ): Promise<string> {
   // read as a viewer who hides nobody when this one does, so the page is everyone's to keep
   // (the version was read first: a change made meanwhile raised it past the one kept under)
-  const result = await commentsPage(app.db, keptCommentViewsOf(app), viewerId, place, page, thread.hidesNobody);
+  const result = await commentsPage(app.db, cachedCommentViewsOf(app), viewerId, place, page, thread.hidesNobody);
   let comments = "";
   for (const v of result.items) comments += (comments ? "," : "") + commentJson(v);
   const text = pageJson(set, "comments", comments, result.nextCursor);
-  if (thread.hidesNobody && text.length <= MAX_KEPT_PAGE_TEXT)
-    app.services.get(keptPagesService).keep(key, version, keptPageOf(result.items, result.nextCursor));
+  if (thread.hidesNobody && text.length <= MAX_CACHED_PAGE_TEXT)
+    app.services.get(pagesCacheService).keep(key, version, cachedPageOf(result.items, result.nextCursor));
   return text;
 }
 
 const LIKED = ',"liked":false,';
 
-/** The kept form of a page of VIEWS (see KeptCommentPage). */
-function keptPageOf(views: CommentView[], nextCursor: string | null): KeptCommentPage {
+/** The kept form of a page of VIEWS (see CachedCommentPage). */
+function cachedPageOf(views: CommentView[], nextCursor: string | null): CachedCommentPage {
   const [head, tail] = pageJsonAround("comments", nextCursor);
   const pieces: string[] = [];
   let piece = head;

@@ -4,7 +4,7 @@ import {
   commentsPage,
   findPostThread,
   findVisibleComment,
-  keptCommentViewsOf,
+  cachedCommentViewsOf,
   loadCommentViews,
 } from "../../domain/comments/service";
 import { findVisiblePost } from "../../domain/posts/service";
@@ -66,7 +66,7 @@ describe("comment views in few statements", () => {
       thread: { hidesNobody: true, likedInRange: false },
     });
     expect(counter.statements).toBe(1);
-    const kept = keptCommentViewsOf(server.app);
+    const kept = cachedCommentViewsOf(server.app);
     // the likes raised the first comment's version since its answer made its view: read once more
     counter.statements = 0;
     await commentsPage(db, kept, reader.user.id, { post, replyTo: null }, { cursor: null, limit: 3 });
@@ -235,7 +235,7 @@ describe("comment views in few statements", () => {
     await commentAs(liker.client, postId, { content: "second" });
     const post = await findVisiblePost(server.app.db, author.user.id, postId);
     const place = { post, replyTo: null };
-    const kept = keptCommentViewsOf(server.app);
+    const kept = cachedCommentViewsOf(server.app);
     // each reader's answer is the JSON of the views made for them, with the page's cursor
     const check = async (who: Awaited<ReturnType<typeof person>>, path: string, expected: unknown[]) => {
       const res = await fetch(`${server.url}${path}?limit=1`, { headers: { cookie: who.client.cookieHeader() } });

@@ -6,7 +6,7 @@ import type { App } from "../../app";
 import {
   deleteComment,
   findVisibleComment,
-  keptCommentViewsOf,
+  cachedCommentViewsOf,
   loadCommentViews,
   toggleCommentLike,
 } from "../../domain/comments/service";
@@ -25,7 +25,7 @@ export function commentRoutes(app: App) {
       "/:id",
       async ({ params, user }) => {
         const { comment } = await findVisibleComment(app.db, user.id, params.id);
-        const [view] = await loadCommentViews(app.db, keptCommentViewsOf(app), user.id, [comment]);
+        const [view] = await loadCommentViews(app.db, cachedCommentViewsOf(app), user.id, [comment]);
         return ok({ comment: serializeComment(view!) });
       },
       { auth: true, params: IdParams, detail: doc("A comment", { data: t.Object({ comment: Comment }) }) },

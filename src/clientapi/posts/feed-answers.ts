@@ -1,28 +1,28 @@
 import { defineService, type App } from "../../app";
 import { FEED_PAGE_SOURCES, feedPage, feedPageReadFrom } from "../../domain/posts/feed";
-import { keptPostViewsOf } from "../../domain/posts/view";
-import { keptAnswersFor, keptJson } from "../kept-answers";
+import { cachedPostViewsOf } from "../../domain/posts/view";
+import { keyedCacheFor, cachedJson } from "../../cache/answers";
 import { pageRequest, parseFlag } from "../input";
 import type { SetHeaders } from "../../http/envelope";
 import { postListJson } from "./pages";
 import { flat } from "./serialize";
 
 /** Most home feed answers kept per App, all readers together (a page of 20 ≈ 10 KB). */
-const MAX_KEPT_ANSWERS = 1_000;
+const MAX_CACHED_ANSWERS = 1_000;
 /** A longer answer (a page of up to 100 long posts) is not kept. */
-const MAX_KEPT_TEXT = 32 * 1024;
+const MAX_CACHED_TEXT = 32 * 1024;
 
 /**
  * The App's home feed answers as JSON text, by reader, list (following or all posts), limit and
  * cursor, each dropped when a write names a row it was read from (FEED_PAGE_SOURCES); none on
  * PostgreSQL.
  */
-const keptAnswersService = defineService("feed:kept-answers", (app) =>
-  keptAnswersFor<string>(app, "feed_pages", FEED_PAGE_SOURCES, MAX_KEPT_ANSWERS),
+const answersCacheService = defineService("feed:cached-answers", (app) =>
+  keyedCacheFor<string>(app, "feed_pages", FEED_PAGE_SOURCES, MAX_CACHED_ANSWERS),
 );
 
 /** The App's kept home feed answers (null on PostgreSQL), for tests. */
-export const keptFeedAnswersOf = (app: App) => app.services.get(keptAnswersService);
+export const cachedFeedAnswersOf = (app: App) => app.services.get(answersCacheService);
 
 /**
  * `{feed, pageInfo}` of VIEWER's home feed as JSON text: the answer kept since no row it was read
@@ -38,14 +38,13 @@ export function feedResponse(
 ): string | Promise<string> {
   const request = pageRequest(query);
   const following = parseFlag(query.following, "following");
-  const answers = app.services.get(keptAnswersService);
+  const answers = app.services.get(answersCacheService);
   const key = `${viewerId}:${following ? "f" : "a"}:${request.limit}:${query.cursor ?? ""}`;
-  const kept = keptJson(answers, set, key);
-  if (typeof kept === "string") return kept;
-  const page = feedPage(app.db, keptPostViewsOf(app), viewerId, { ...request, following });
-  if (page instanceof Promise) return page.then((p) => postListJson(set, p, "feed"));
-  const text = postListJson(set, page, "feed");
-  if (kept && text.length <= MAX_KEPT_TEXT)
-    answers!.keep(key, feedPageReadFrom(viewerId, following, page.items), flat(text));
-  return text;
+  return cachedJson(answers, set, key, () => {
+    const page = feedPage(app.db, cachedPostViewsOf(app), viewerId, { ...request, following });
+    if (page instanceof Promise) return page.then((p) => postListJson(set, p, "feed"));
+    const text = postListJson(set, page, "feed");
+    if (text.length > MAX_CACHED_TEXT) return { text };
+    return { text, cache: { text: flat(text), dependsOn: feedPageReadFrom(viewerId, following, page.items) } };
+  });
 }

@@ -3,7 +3,7 @@ import { Page, Post } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { bookmarksPage, hashtagPostsPage } from "../../domain/posts/feed";
-import { keptPostViewsOf } from "../../domain/posts/view";
+import { cachedPostViewsOf } from "../../domain/posts/view";
 import { normalizeHashtag } from "../../domain/posts/text";
 import { requestContext } from "../../http/context";
 import { fieldError } from "../../lib/errors";
@@ -31,7 +31,7 @@ export function bookmarkRoutes(app: App) {
     .get(
       "",
       async ({ query, user, set }) =>
-        postListJson(set, await bookmarksPage(app.db, keptPostViewsOf(app), user.id, pageRequest(query))),
+        postListJson(set, await bookmarksPage(app.db, cachedPostViewsOf(app), user.id, pageRequest(query))),
       {
         auth: true,
         query: PageQuery,
@@ -47,7 +47,7 @@ export function hashtagRoutes(app: App) {
     async ({ params, query, user, set }) => {
       const tag = normalizeHashtag(params.tag);
       if (!tag) throw fieldError("tag", "must not be empty");
-      const page = await hashtagPostsPage(app.db, keptPostViewsOf(app), user.id, tag, pageRequest(query));
+      const page = await hashtagPostsPage(app.db, cachedPostViewsOf(app), user.id, tag, pageRequest(query));
       return postListJson(set, page, "posts", { hashtag: tag });
     },
     {

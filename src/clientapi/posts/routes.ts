@@ -2,7 +2,7 @@ import { doc } from "../docs";
 import { Comment, Page, Post, PublicUser } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
-import { createComment, keptCommentViewsOf, loadCommentViews } from "../../domain/comments/service";
+import { createComment, cachedCommentViewsOf, loadCommentViews } from "../../domain/comments/service";
 import { findVisiblePostView } from "../../domain/posts/feed";
 import {
   createPost,
@@ -14,7 +14,7 @@ import {
   toggleRepost,
   votePoll,
 } from "../../domain/posts/service";
-import { keptPostViewsOf, loadPostViews } from "../../domain/posts/view";
+import { cachedPostViewsOf, loadPostViews } from "../../domain/posts/view";
 import { blockedEitherWayIds } from "../../domain/relations/service";
 import type { PostRow } from "../../domain/posts/table";
 import type { UserRow } from "../../domain/users/table";
@@ -96,7 +96,7 @@ export function postRoutes(app: App) {
   const viewRow = async (viewer: UserRow, post: PostRow) => {
     const [view] = await loadPostViews(
       app.db,
-      keptPostViewsOf(app),
+      cachedPostViewsOf(app),
       viewer.id,
       [post],
       new Set(await blockedEitherWayIds(app.db, viewer.id)),
@@ -124,7 +124,7 @@ export function postRoutes(app: App) {
     .get(
       "/:id",
       async ({ params, user }) =>
-        ok({ post: serializePost(await findVisiblePostView(app.db, keptPostViewsOf(app), user.id, params.id)) }),
+        ok({ post: serializePost(await findVisiblePostView(app.db, cachedPostViewsOf(app), user.id, params.id)) }),
       { auth: true, params: IdParams, detail: doc("A post", { data: t.Object({ post: Post }) }) },
     )
     .patch(
@@ -222,7 +222,7 @@ export function postRoutes(app: App) {
       "/:id/comments",
       async ({ params, body, user }) => {
         const row = await createComment(app, user, params.id, body);
-        const [view] = await loadCommentViews(app.db, keptCommentViewsOf(app), user.id, [row]);
+        const [view] = await loadCommentViews(app.db, cachedCommentViewsOf(app), user.id, [row]);
         return ok({ comment: serializeComment(view!) });
       },
       {

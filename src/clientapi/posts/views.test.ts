@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "kysely";
 import { feedPage, findVisiblePostView, userPostsPage } from "../../domain/posts/feed";
-import { keptPostViewsOf } from "../../domain/posts/view";
+import { cachedPostViewsOf } from "../../domain/posts/view";
 import { postJson, serializePost } from "./serialize";
 import { uploadFor } from "../../testing/media";
 import { startTestServer, type TestServer } from "../../testing/server";
@@ -26,7 +26,7 @@ describe("post views in few statements", () => {
     const writer = await person();
     for (let i = 0; i < 5; i++) await postIdAs(writer.client, `plain ${i}`);
     const { db, counter } = countingDb();
-    const kept = keptPostViewsOf(server.app);
+    const kept = cachedPostViewsOf(server.app);
     const page = () => feedPage(db, kept, reader.user.id, { cursor: null, limit: 5, following: false });
     // answering each new post made its view, so its core and author are kept
     const plain = await page();
@@ -79,7 +79,7 @@ describe("post views in few statements", () => {
     const own = await postIdAs(reader.client, "mine");
     expect((await reader.client.post(`/api/social/posts/${ids[1]}/like`)).status).toBe(200);
     expect((await reader.client.post(`/api/social/posts/${ids[0]}/bookmark`)).status).toBe(200);
-    const kept = keptPostViewsOf(server.app);
+    const kept = cachedPostViewsOf(server.app);
     const storage = server.app.storage;
     const sqlite = storage.engine === "sqlite";
     // the App's own db (a counting plugin would send every statement through Kysely)
@@ -173,7 +173,7 @@ describe("post views in few statements", () => {
     expect(next.pageInfo.nextCursor).toBeNull();
     const other = await person();
     await postIdAs(other.client, "someone else");
-    const theirs = await userPostsPage(server.app.db, keptPostViewsOf(server.app), a.user.id, other.user, {
+    const theirs = await userPostsPage(server.app.db, cachedPostViewsOf(server.app), a.user.id, other.user, {
       cursor: null,
       limit: 2,
     });
@@ -337,7 +337,7 @@ describe("post views in few statements", () => {
     expect((await viewer.client.post(`/api/social/posts/${withImage.id}/bookmark`)).status).toBe(200);
     expect((await viewer.client.post(`/api/social/posts/${withImage.id}/repost`)).status).toBe(200);
     expect((await author.client.patch(`/api/social/posts/${polled.id}`, { content: "vote, edited" })).status).toBe(200);
-    const kept = keptPostViewsOf(server.app);
+    const kept = cachedPostViewsOf(server.app);
     for (const who of [author, viewer]) {
       const page = await feedPage(server.app.db, kept, who.user.id, { cursor: null, limit: 100, following: false });
       const mine = page.items.filter((v) => [author.user.id, viewer.user.id].includes(v.row.author_id));
@@ -367,7 +367,7 @@ describe("post views in few statements", () => {
       const res = await fetch(`${server.url}/api/social/users/${author.user.username}/posts`, {
         headers: { cookie: who.client.cookieHeader() },
       });
-      const page = await userPostsPage(server.app.db, keptPostViewsOf(server.app), who.user.id, author.user, {
+      const page = await userPostsPage(server.app.db, cachedPostViewsOf(server.app), who.user.id, author.user, {
         cursor: null,
         limit: 20,
       });

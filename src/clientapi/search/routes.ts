@@ -4,7 +4,7 @@ import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { findConversationById, requireMembershipByCuid } from "../../domain/chats/access";
 import type { MessageRow } from "../../domain/chats/table";
-import { keptPostViewsOf, loadPostViews } from "../../domain/posts/view";
+import { cachedPostViewsOf, loadPostViews } from "../../domain/posts/view";
 import { blockedEitherWayIds } from "../../domain/relations/service";
 import { boundedSearch } from "../../domain/search/budget";
 import { searchHashtags } from "../../domain/search/hashtags";
@@ -91,7 +91,7 @@ export function searchRoutes(app: App) {
       let postViews: unknown[] = [];
       if (posts) {
         const ordered = await postRowsInOrder(app.db, posts.postIds);
-        postViews = (await loadPostViews(app.db, keptPostViewsOf(app), user.id, ordered, new Set(blocked))).map(
+        postViews = (await loadPostViews(app.db, cachedPostViewsOf(app), user.id, ordered, new Set(blocked))).map(
           serializePost,
         );
       }

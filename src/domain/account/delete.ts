@@ -3,7 +3,7 @@ import { rateLimiter } from "../../cluster/counters";
 import { verifyPassword } from "../../lib/crypto";
 import { releaseFilesIn } from "../../media/references";
 import { fieldError, rateLimited } from "../../lib/errors";
-import { forgetBotIdentities, retireBotsOf } from "../bots/service";
+import { retireBotsOf } from "../bots/service";
 import { recheckLongPolls } from "../bots/updates";
 import type { UserRow } from "../users/table";
 import { inTransaction } from "../../db/transaction";
@@ -93,8 +93,7 @@ export async function deleteAccount(app: App, user: UserRow, password: string): 
       .execute();
     return sessions.map((s) => s.cuid);
   });
-  // the bots' tokens are refused at once, by cached resolutions and waiting getUpdates calls too
-  forgetBotIdentities(app);
+  // the bots' tokens are refused at once by waiting getUpdates calls too (cached resolutions see the write)
   await recheckLongPolls(app);
   for (const sessionCuid of revoked) app.hooks.publish({ type: "session:revoked", to: [id], userId: id, sessionCuid });
   await app.hooks.emit("user:deleted", { userId: id });

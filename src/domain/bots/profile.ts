@@ -1,5 +1,5 @@
 import type { App } from "../../app";
-import { botCommands, forgetBotIdentities, type BotCommand } from "./service";
+import { botCommands, type BotCommand } from "./service";
 import type { BotRow } from "./table";
 import { inTransaction } from "../../db/transaction";
 import { botApiUserId } from "./ids";
@@ -75,5 +75,4 @@ export async function updateBotProfile(app: App, botId: number, change: (profile
       .where("id", "=", botId)
       .execute();
   });
-  forgetBotIdentities(app);
 }

@@ -1,6 +1,6 @@
 import { defineService, type App } from "../../app";
 import type { Db } from "../../db";
-import { pubsub } from "../../cluster/pubsub";
+import { cacheStampsOf } from "../../cache/stamps";
 import { AppError, fieldError, notFound } from "../../lib/errors";
 import { safeEqual, sha256Hex } from "../../lib/crypto";
 import { newCuid, randomToken } from "../../lib/ids";
@@ -81,7 +81,6 @@ export async function reissueToken(app: App, botId: number): Promise<string> {
     .set({ token_secret_hash: hash, updated_at: app.clock.now() })
     .where("id", "=", bot.id)
     .execute();
-  forgetBotIdentities(app);
   return token;
 }
 
@@ -91,7 +90,7 @@ const RETIRED_TOKEN_HASH = "retired";
 /**
  * Stops every bot OWNER_ID made, for good, as that account is deleted (in the deletion's
  * transaction TX): disabled, and no token of theirs matches any more, so the Bot API answers
- * them 401 as it does an unknown token. Call forgetBotIdentities once it is committed.
+ * them 401 as it does an unknown token.
  */
 export async function retireBotsOf(tx: Db, ownerId: number, now: number): Promise<void> {
   await tx
@@ -116,89 +115,52 @@ export async function findBotByToken(db: Db, token: string): Promise<BotWithUser
   return safeEqual(found.bot.token_secret_hash, sha256Hex(m[2]!)) ? found : null;
 }
 
-/**
- * How long a resolved token is trusted without reading the database again. Every change
- * made through this module (reissue, enable/disable, privacy, description, commands,
- * webhook, allowed_updates) forgets all cached bots at once, so within this process those
- * take effect on the very next call; a commit by ANOTHER process (a `socialctl bot disable` /
- * `token --reissue` against the data dir of a running server) changes the database's
- * data_version, which every read compares, so those too take effect on the next call. What
- * remains bounded by this lifetime: this process's other features changing the bot's account
- * row (account disabled or deleted in-process).
- */
-export const BOT_IDENTITY_TTL_MS = 1000;
+/** Bots cached at most; past this the cache starts again empty. */
 const BOT_IDENTITY_MAX = 10_000;
 
+/**
+ * Bots with their accounts as last read, by account id, kept under the `bot-identities` cache
+ * stamp (src/cache/stamps.ts): triggers raise it on every write to bots and to an account's
+ * columns but its counters, whoever writes (this process, a `socialctl bot disable` or `token
+ * --reissue` beside a running server, another node), so such a change holds from the next call.
+ */
 interface IdentityCache {
-  /** bumped by every bots write in this process; entries of an older generation are stale */
-  generation: number;
-  /** the database's data_version when the entries were read: another process's commit changes it */
-  dataVersion: number;
-  byUserId: Map<number, KeptIdentity>;
+  stamp: number;
+  byUserId: Map<number, CachedIdentity>;
 }
 
-interface KeptIdentity {
+interface CachedIdentity {
   found: BotWithUser;
-  generation: number;
-  expiresAt: number;
-  /** the token secret that last matched the kept bot's hash: the same secret again needs no hashing */
+  /** the token secret that last matched the cached bot's hash: the same secret again needs no hashing */
   verifiedSecret?: string;
 }
 
-/** Topic on which a node tells the others (cluster/pubsub.ts) that their cached bots are stale. */
-const BOTS_CHANGED = "bots:changed";
-
-const identities = defineService<IdentityCache>("bots:identity-cache", (app) => {
-  const cache: IdentityCache = { generation: 0, dataVersion: app.storage.dataVersion(), byUserId: new Map() };
-  const bus = pubsub(app);
-  bus.subscribe(BOTS_CHANGED, () => clearIdentities(cache));
-  bus.onResync(() => clearIdentities(cache));
-  return cache;
-});
-
-const identityCache = (app: App): IdentityCache => app.services.get(identities);
-
-function clearIdentities(cache: IdentityCache): void {
-  cache.generation++;
-  cache.byUserId.clear();
-}
+const identities = defineService("bots:identity-cache", (): IdentityCache => ({ stamp: NaN, byUserId: new Map() }));
 
 /**
- * Forgets every cached token resolution, on this node at once and on every other node as soon
- * as the message reaches it: call after any write to the bots table.
- */
-export function forgetBotIdentities(app: App): void {
-  clearIdentities(identityCache(app));
-  void pubsub(app).publish(BOTS_CHANGED, "");
-}
-
-/**
- * findBotByToken for the Bot API's every call: a bot resolved in the last
- * BOT_IDENTITY_TTL_MS (real time) is answered from memory, the secret still compared in
- * constant time (see verified). Only found bots are cached (wrong tokens cannot fill memory).
+ * findBotByToken for the Bot API's every call: a bot read since the last write to bots or
+ * accounts is answered from memory, the secret still compared in constant time (see verified).
+ * Only found bots are cached (wrong tokens cannot fill memory).
  */
 export async function resolveBotToken(app: App, token: string): Promise<BotWithUser | null> {
   const m = TOKEN_RE.exec(token);
   if (!m) return null;
   const userId = accountIdOf(Number(m[1]));
-  const cache = identityCache(app);
-  const now = performance.now();
-  // another process committed (a `socialctl bot token --reissue`, `bot disable`, `user
-  // disable`): nothing cached may be trusted, whichever rows it changed
-  const version = app.storage.dataVersion();
-  if (version !== cache.dataVersion) {
-    clearIdentities(cache);
-    cache.dataVersion = version;
+  const cache = app.services.get(identities);
+  // read before the bot: a write that comes between raises it past what is cached
+  const stamp = await cacheStampsOf(app).read("bot-identities", app.db);
+  if (stamp !== cache.stamp) {
+    cache.byUserId.clear();
+    cache.stamp = stamp;
   }
   const secret = m[2]!;
   const hit = cache.byUserId.get(userId);
-  if (hit && hit.generation === cache.generation && hit.expiresAt > now) return verified(hit, secret);
-  const generation = cache.generation;
+  if (hit) return verified(hit, secret);
   const found = await findBotByUserId(app.db, userId);
   if (!found) return null;
-  const read: KeptIdentity = { found, generation, expiresAt: now + BOT_IDENTITY_TTL_MS };
-  // a write that raced the read has bumped the generation: its result is not kept
-  if (generation === cache.generation) {
+  const read: CachedIdentity = { found };
+  // the stamp moved while the bot was read: what was read may be older than it
+  if (stamp === cache.stamp) {
     if (cache.byUserId.size >= BOT_IDENTITY_MAX) cache.byUserId.clear();
     cache.byUserId.set(userId, read);
   }
@@ -206,11 +168,11 @@ export async function resolveBotToken(app: App, token: string): Promise<BotWithU
 }
 
 /**
- * KEPT's bot when SECRET is its token's, compared in constant time: by hash, or with the secret
+ * CACHED's bot when SECRET is its token's, compared in constant time: by hash, or with the secret
  * that matched it last (the process sees it on every call of the bot anyway; it goes with the
- * kept entry, on any write to bots or after BOT_IDENTITY_TTL_MS).
+ * cached entry, on any write to bots or accounts).
  */
-function verified(kept: KeptIdentity, secret: string): BotWithUser | null {
+function verified(kept: CachedIdentity, secret: string): BotWithUser | null {
   if (kept.verifiedSecret !== undefined && safeEqual(kept.verifiedSecret, secret)) return kept.found;
   if (!safeEqual(kept.found.bot.token_secret_hash, sha256Hex(secret))) return null;
   kept.verifiedSecret = secret;
@@ -384,7 +346,6 @@ export async function updateBotSettings(app: App, botId: number, patch: BotSetti
     .where("id", "=", botId)
     .returningAll()
     .executeTakeFirstOrThrow();
-  forgetBotIdentities(app);
   return bot;
 }
 
@@ -411,7 +372,6 @@ export async function setBotBlocked(app: App, botId: number, blocked: boolean): 
     .where("id", "=", botId)
     .returningAll()
     .executeTakeFirstOrThrow();
-  forgetBotIdentities(app);
   return bot;
 }
 
@@ -432,7 +392,6 @@ export async function setWebhookConfig(
     })
     .where("id", "=", botId)
     .execute();
-  forgetBotIdentities(app);
   // a new address gets the queue at once: backoff earned by the old one does not carry over
   await app.db
     .updateTable("bot_updates")
@@ -449,5 +408,4 @@ export async function noteWebhookError(app: App, botId: number, message: string)
     .set({ webhook_last_error_date: app.clock.now(), webhook_last_error_message: message.slice(0, 200) })
     .where("id", "=", botId)
     .execute();
-  forgetBotIdentities(app);
 }

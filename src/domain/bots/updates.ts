@@ -7,7 +7,7 @@ import { literalLimit } from "../posts/keyset";
 import { inTransaction, type Scope } from "../../db/transaction";
 import { AppError } from "../../lib/errors";
 import { releasePressWaiters } from "./callbacks";
-import { botAccessError, findBotByUserId, forgetBotIdentities } from "./service";
+import { botAccessError, findBotByUserId } from "./service";
 import type { BotRow, BotUpdateRow } from "./table";
 
 /** Kinds of Update this server emits. */
@@ -163,7 +163,6 @@ export async function setAllowedUpdates(app: App, bot: BotRow, allowed: string[]
   const value = allowed.length === 0 ? null : JSON.stringify([...new Set(allowed)]);
   if (value === bot.allowed_updates) return;
   await app.db.updateTable("bots").set({ allowed_updates: value }).where("id", "=", bot.id).execute();
-  forgetBotIdentities(app);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { migrateToLatest } from "../../db";
 import { tempStorages } from "../../testing/temp-storage";
-import { CHAT_LIST_TABLES } from "./chat-list";
+import { CHAT_LIST_TABLES } from "../../cache/registry";
 import { USER_COUNTER_COLUMNS } from "../users/table";
 
 /*

@@ -6,24 +6,6 @@ import { literalLimit } from "../posts/keyset";
 import type { UserRow } from "../users/table";
 import { isActiveRole, type ConversationRow, type ConversationsTable, type MemberRow, type MessageRow } from "./table";
 
-/**
- * The tables a chat list is read from (the page, its chats' kept views, their last messages
- * with reactions and poll votes, the accounts shown): a write to any other table changes no
- * chat list (WriteEpoch.watch). Held closed under the schema's triggers and cascades by
- * chat-list-tables.test.ts: a table whose writes reach one of these through a trigger or a
- * cascade belongs here too, except triggers that set only users' counters (USER_COUNTER_COLUMNS:
- * no chat list shows them).
- */
-export const CHAT_LIST_TABLES = [
-  "conversations",
-  "conversation_members",
-  "messages",
-  "message_hidden",
-  "message_reactions",
-  "message_poll_votes",
-  "users",
-] as const;
-
 /** The hidden-aware last message query's outer table: the chat `c`. */
 type Outer = Database & { c: ConversationsTable };
 

@@ -156,7 +156,6 @@ export async function sendMessageByCuid(
   opts: StoreOptions = {},
 ): Promise<{ conversation: SendChat; row: MessageRow }> {
   let conversation: SendChat | undefined;
-  sendAccessOf(app)?.ready();
   try {
     const row = await inTransaction(app.storage, async (scope) => {
       const found = await chatForSend(app, scope, cuid, senderId);
@@ -172,25 +171,19 @@ export async function sendMessageByCuid(
 }
 
 /**
- * requireChatForSendByCuid, in SCOPE (a send's transaction), kept between sends where the App
- * keeps access checks (SendAccessCache): a person's next send to the chat reads nothing first.
+ * requireChatForSendByCuid, in SCOPE (a send's transaction), cached between sends
+ * (SendAccessCache): a person's next send to the chat reads the cache stamp, not the chat.
  */
-function chatForSend(app: App, scope: Scope, cuid: string, senderId: number): ChatForSend | Promise<ChatForSend> {
-  const cache = sendAccessOf(app);
-  if (!cache) return requireChatForSendByCuid(scope.db, cuid, senderId);
-  const key = `${senderId}:${cuid}`;
-  const kept = cache.get<ChatForSend>(key);
-  if (kept) return kept;
-  // taken before the read: a counted write that comes between stamps what was read as stale
-  const stamp = cache.stamp();
-  const keep = (found: ChatForSend) => {
-    const { audience } = found;
-    const shared = [found.conversation, ...(audience ? [audience, audience.members, ...audience.members] : [])];
-    cache.keep(scope, key, found, stamp, shared);
-    return found;
-  };
-  const found = requireChatForSendByCuid(scope.db, cuid, senderId);
-  return found instanceof Promise ? found.then(keep) : keep(found);
+function chatForSend(app: App, scope: Scope, cuid: string, senderId: number): Promise<ChatForSend> {
+  return sendAccessOf(app).through(
+    scope,
+    `${senderId}:${cuid}`,
+    () => requireChatForSendByCuid(scope.db, cuid, senderId),
+    ({ conversation, audience }) => [
+      conversation,
+      ...(audience ? [audience, audience.members, ...audience.members] : []),
+    ],
+  );
 }
 
 /** The message stored by a repeat that raced this send (the unique index messages_client_id refused it), else ERR again. */

@@ -2,8 +2,8 @@ import { defineService, type App } from "../../app";
 import type { ExpressionBuilder } from "kysely";
 import type { Database, Db } from "../../db";
 import { compiledByIds, compiledForViewerByIds, precompiled, ShapedQuery } from "../../db/compiled";
-import { KeptByVersion } from "../../lib/kept-by-version";
-import { KEY_SPACES, type KeySource } from "../../db/changed-keys";
+import { VersionedCache } from "../../cache/by-version";
+import { KEY_SPACES, type KeySource } from "../../cache/changed-keys";
 import { fieldError, forbidden, notFound } from "../../lib/errors";
 import { newCuid } from "../../lib/ids";
 import { pageOf } from "../../lib/paging";
@@ -18,7 +18,7 @@ import { findVisiblePost, MAX_POST_LENGTH, notifyMentions, postAccess, visibleBy
 import { afterKey, literalLimit } from "../posts/keyset";
 import { toggleMark } from "../posts/marks";
 import type { PostRow } from "../posts/table";
-import { coresAndAuthorsOf, keptPostViewsOf, type PostAuthor } from "../posts/view";
+import { coresAndAuthorsOf, cachedPostViewsOf, type PostAuthor } from "../posts/view";
 import { charCount } from "../posts/text";
 import { blockedEitherWayWithAny, hidesNobody, isBlockedEitherWay } from "../relations/service";
 import type { UserRow } from "../users/table";
@@ -221,7 +221,7 @@ export interface PostThread {
  * thread (comment_threads, whose version triggers raise on every change of what a page shows:
  * comments, their likes, their authors), the authors' and the reader's accounts, and blocks;
  * so a page kept for a reader while no write names one of them is the page read afresh (see
- * KeptAnswers).
+ * KeyedCache).
  */
 export const THREAD_PAGE_SOURCES: readonly KeySource[] = [
   { table: "posts", columns: ["id"], space: KEY_SPACES.posts },
@@ -468,7 +468,7 @@ export async function toggleCommentLike(
 }
 
 /** Most comment cores kept per App: the oldest kept goes first. */
-const MAX_KEPT_COMMENTS = 5_000;
+const MAX_CACHED_COMMENTS = 5_000;
 
 /**
  * The App's kept comment cores, by comment id and comments.version, and comment authors' shown
@@ -476,18 +476,18 @@ const MAX_KEPT_COMMENTS = 5_000;
  * both versions are raised by triggers on every change, whoever makes it, so a kept value whose
  * version a read does not name is not used, and nothing has to be told of changes.
  */
-export interface KeptCommentViews {
-  comments: KeptByVersion<CommentCore>;
-  authors: KeptByVersion<CommentAuthor>;
+export interface CachedCommentViews {
+  comments: VersionedCache<CommentCore>;
+  authors: VersionedCache<CommentAuthor>;
 }
 
-const keptCommentViewsService = defineService("comments:kept-views", (app): KeptCommentViews => ({
-  comments: new KeptByVersion<CommentCore>(MAX_KEPT_COMMENTS),
-  authors: keptPostViewsOf(app).authors,
+const cachedCommentViewsService = defineService("comments:kept-views", (app): CachedCommentViews => ({
+  comments: new VersionedCache<CommentCore>(MAX_CACHED_COMMENTS),
+  authors: cachedPostViewsOf(app).authors,
 }));
 
 /** The comment cores and authors APP keeps for its comment views. */
-export const keptCommentViewsOf = (app: App): KeptCommentViews => app.services.get(keptCommentViewsService);
+export const cachedCommentViewsOf = (app: App): CachedCommentViews => app.services.get(cachedCommentViewsService);
 
 /**
  * What a page of comment views reads per request, besides the kept parts: each comment's id,
@@ -575,7 +575,7 @@ export interface CommentPlace {
  */
 async function buildCommentViews(
   db: Db,
-  kept: KeptCommentViews,
+  kept: CachedCommentViews,
   refs: Array<CommentRef & { place?: CommentPlace }>,
   place: CommentPlace | null,
 ): Promise<CommentView[]> {
@@ -664,7 +664,7 @@ export const commentPages = new ShapedQuery(
  */
 export async function commentsPage(
   db: Db,
-  kept: KeptCommentViews,
+  kept: CachedCommentViews,
   viewerId: number,
   place: CommentPlace,
   page: PageRequest,
@@ -690,7 +690,7 @@ export async function commentsPage(
 /** Views of comment ROWS for VIEWER, in the order given (a comment deleted meanwhile is left out). */
 export async function loadCommentViews(
   db: Db,
-  kept: KeptCommentViews,
+  kept: CachedCommentViews,
   viewerId: number,
   rows: CommentFields[],
 ): Promise<CommentView[]> {

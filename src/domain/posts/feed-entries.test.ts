@@ -8,7 +8,7 @@ import { decodeCursor } from "../../lib/paging";
 import { deleteAccount } from "../account/delete";
 import { toggleBlock, toggleFollow, toggleMute } from "../relations/actions";
 import { feedPage } from "./feed";
-import { keptPostViewsOf } from "./view";
+import { cachedPostViewsOf } from "./view";
 import { createPost, deletePost, toggleRepost } from "./service";
 
 /**
@@ -94,7 +94,7 @@ async function walkFollowing(viewer: number, limit: number): Promise<string[]> {
   const out: string[] = [];
   let cursor: string | null = null;
   for (let i = 0; i < 100; i++) {
-    const page = await feedPage(server.app.db, keptPostViewsOf(server.app), viewer, {
+    const page = await feedPage(server.app.db, cachedPostViewsOf(server.app), viewer, {
       cursor: decodeCursor(cursor),
       limit,
       following: true,
@@ -228,7 +228,7 @@ test("an account that follows or mutes itself by SQL keeps its own posts in its 
   const [reader] = await makePeople(1);
   const { post } = await createPost(app, reader!, { content: "still mine" });
   const following = async () =>
-    (await feedPage(app.db, keptPostViewsOf(app), reader!.id, { cursor: null, limit: 5, following: true })).items.map(
+    (await feedPage(app.db, cachedPostViewsOf(app), reader!.id, { cursor: null, limit: 5, following: true })).items.map(
       (v) => v.row.cuid,
     );
   expect(await following()).toEqual([post.cuid]);

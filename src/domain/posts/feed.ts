@@ -5,14 +5,14 @@ import { pageOf, type Cursor } from "../../lib/paging";
 import { blockedEitherWayIds, notHiddenFrom } from "../relations/service";
 import type { UserRow } from "../users/table";
 import { ShapedQuery } from "../../db/compiled";
-import { KEY_SPACES, type ChangedKey, type KeySource } from "../../db/changed-keys";
+import { KEY_SPACES, type ChangedKey, type KeySource } from "../../cache/changed-keys";
 import { beforeKey, literalLimit } from "./keyset";
 import {
   buildPostViews,
-  keptPostViewsNow,
+  cachedPostViewsNow,
   POST_REF_COLUMNS,
   selectPostRefs,
-  type KeptPostViews,
+  type CachedPostViews,
   type PostRef,
   type PostView,
 } from "./view";
@@ -206,13 +206,13 @@ function listPagePosts(db: Db, v: ListValues, shape: ListShape) {
 /**
  * One page of a post list (the list query already left out reposts whose original is hidden),
  * answered in one synchronous step, without a promise, when its statement runs straight on
- * SQLite and every view is made from kept parts (keptPostViewsNow): most pages of a busy feed.
+ * SQLite and every view is made from kept parts (cachedPostViewsNow): most pages of a busy feed.
  * The general path (buildPostViews: its awaits, and maps of what is kept and what to read) is a
  * sizeable share of a following page's CPU.
  */
 function postListPage(
   db: Db,
-  kept: KeptPostViews,
+  kept: CachedPostViews,
   list: ListShape["list"],
   page: PageRequest,
   given: Pick<ListValues, "viewer"> & Partial<ListValues>,
@@ -226,13 +226,13 @@ function postListPage(
 /** The page of ROWS: answered now when its views are all kept, else once buildPostViews has read what is missing. */
 function viewsOfPage(
   db: Db,
-  kept: KeptPostViews,
+  kept: CachedPostViews,
   viewer: number,
   page: PageRequest,
   rows: PostRef[],
 ): Page<PostView> | Promise<Page<PostView>> {
   const { items, nextCursor } = pageOf(rows.sort(newestFirst), page.limit, (r) => ({ t: r.created_at, id: r.id }));
-  const now = keptPostViewsNow(kept, viewer, items);
+  const now = cachedPostViewsNow(kept, viewer, items);
   if (now) return { items: now, nextCursor };
   return buildPostViews(db, kept, viewer, items).then((views) => ({ items: views, nextCursor }));
 }
@@ -243,7 +243,7 @@ function viewsOfPage(
  */
 export function feedPage(
   db: Db,
-  kept: KeptPostViews,
+  kept: CachedPostViews,
   viewerId: number,
   opts: PageRequest & { following: boolean },
 ): Page<PostView> | Promise<Page<PostView>> {
@@ -265,7 +265,7 @@ const FEEDS = {
 } as const;
 
 /**
- * The rows a page of the home feed is read from, as keys (see KeptAnswers): the reader's
+ * The rows a page of the home feed is read from, as keys (see KeyedCache): the reader's
  * feed_entries (what a following page walks), blocks and mutes (whom the reader hides), every
  * post on the page (a like, comment or repost moves its row, so the reader's likes and reposts
  * are its writes too; bookmarks are not: they name their post themselves) and its author's
@@ -329,7 +329,7 @@ export function feedPageReadFrom(viewerId: number, following: boolean, items: re
  */
 export async function userPostsPage(
   db: Db,
-  kept: KeptPostViews,
+  kept: CachedPostViews,
   viewerId: number,
   author: UserRow,
   page: PageRequest,
@@ -341,7 +341,7 @@ export async function userPostsPage(
 /** Posts with a hashtag, newest first. */
 export async function hashtagPostsPage(
   db: Db,
-  kept: KeptPostViews,
+  kept: CachedPostViews,
   viewerId: number,
   tag: string,
   page: PageRequest,
@@ -355,7 +355,7 @@ export async function hashtagPostsPage(
  */
 export async function findVisiblePostView(
   db: Db,
-  kept: KeptPostViews,
+  kept: CachedPostViews,
   viewerId: number,
   cuid: string,
 ): Promise<PostView> {
@@ -389,7 +389,7 @@ export function bookmarksPageQuery(db: Db, viewerId: number, page: PageRequest, 
 /** The viewer's bookmarks, most recently saved first (cursor on the bookmark's time). */
 export async function bookmarksPage(
   db: Db,
-  kept: KeptPostViews,
+  kept: CachedPostViews,
   viewerId: number,
   page: PageRequest,
 ): Promise<Page<PostView>> {

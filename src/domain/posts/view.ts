@@ -2,7 +2,7 @@ import { defineService, type App } from "../../app";
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from "kysely";
 import type { Database, Db } from "../../db";
 import { compiledByIds, compiledForViewerByIds, ShapedQuery } from "../../db/compiled";
-import { KeptByVersion, keptOrRead } from "../../lib/kept-by-version";
+import { VersionedCache, cachedOrRead } from "../../cache/by-version";
 import type { UserRow } from "../users/table";
 import type { PostImage, PostRow } from "./table";
 
@@ -55,8 +55,8 @@ export interface PollView {
 }
 
 /** Most post cores and authors kept per App (a post's core is ≈ 1 KB): the oldest kept goes first. */
-const MAX_KEPT_POSTS = 5_000;
-const MAX_KEPT_AUTHORS = 5_000;
+const MAX_CACHED_POSTS = 5_000;
+const MAX_CACHED_AUTHORS = 5_000;
 
 /**
  * The App's kept post cores, by post id and posts.version, and post authors' shown columns, by
@@ -64,18 +64,18 @@ const MAX_KEPT_AUTHORS = 5_000;
  * whoever makes it (this process, the CLI, another node), so a kept value whose version a read
  * does not name is simply not used, and nothing has to be told of changes.
  */
-export interface KeptPostViews {
-  posts: KeptByVersion<PostCore>;
-  authors: KeptByVersion<PostAuthor>;
+export interface CachedPostViews {
+  posts: VersionedCache<PostCore>;
+  authors: VersionedCache<PostAuthor>;
 }
 
-const keptPostViewsService = defineService("posts:kept-views", (): KeptPostViews => ({
-  posts: new KeptByVersion<PostCore>(MAX_KEPT_POSTS),
-  authors: new KeptByVersion<PostAuthor>(MAX_KEPT_AUTHORS),
+const cachedPostViewsService = defineService("posts:kept-views", (): CachedPostViews => ({
+  posts: new VersionedCache<PostCore>(MAX_CACHED_POSTS),
+  authors: new VersionedCache<PostAuthor>(MAX_CACHED_AUTHORS),
 }));
 
 /** The post cores and authors APP keeps for its post views. */
-export const keptPostViewsOf = (app: App): KeptPostViews => app.services.get(keptPostViewsService);
+export const cachedPostViewsOf = (app: App): CachedPostViews => app.services.get(cachedPostViewsService);
 
 /** The columns of posts a page of post refs reads per post (a page's subquery selects them: see selectPostRefs). */
 export const POST_REF_COLUMNS = [
@@ -291,10 +291,10 @@ export async function loadPolls(db: Db, viewerId: number, postIds: number[]): Pr
  */
 function authorsOf(
   db: Db,
-  kept: KeptByVersion<PostAuthor>,
+  kept: VersionedCache<PostAuthor>,
   wanted: ReadonlyMap<number, number>,
 ): Promise<Map<number, PostAuthor>> {
-  return keptOrRead(
+  return cachedOrRead(
     kept,
     wanted,
     (ids) => authorsByIds(db, ids),
@@ -329,7 +329,7 @@ interface KeptRef {
  */
 export async function coresAndAuthorsOf<Core, Row>(
   db: Db,
-  kept: { cores: KeptByVersion<Core>; authors: KeptByVersion<PostAuthor> },
+  kept: { cores: VersionedCache<Core>; authors: VersionedCache<PostAuthor> },
   refs: readonly KeptRef[],
   read: (ids: number[]) => Promise<Row[]>,
   make: (row: Row) => { id: number; version: number; value: Core },
@@ -340,12 +340,12 @@ export async function coresAndAuthorsOf<Core, Row>(
     wantedCores.set(r.id, Number(r.version));
     wantedAuthors.set(r.author_id, Number(r.a_version));
   }
-  const cores = await keptOrRead(kept.cores, wantedCores, read, make);
+  const cores = await cachedOrRead(kept.cores, wantedCores, read, make);
   return { cores, authors: await authorsOf(db, kept.authors, wantedAuthors) };
 }
 
 /** Cores and authors of post REFS (see coresAndAuthorsOf). */
-const postCoresOf = (db: Db, kept: KeptPostViews, refs: PostRef[]) =>
+const postCoresOf = (db: Db, kept: CachedPostViews, refs: PostRef[]) =>
   coresAndAuthorsOf(
     db,
     { cores: kept.posts, authors: kept.authors },
@@ -372,8 +372,8 @@ const postCoresOf = (db: Db, kept: KeptPostViews, refs: PostRef[]) =>
  * name (most pages, most of the time); undefined otherwise (buildPostViews then reads what is
  * missing).
  */
-export function keptPostViewsNow(
-  kept: KeptPostViews,
+export function cachedPostViewsNow(
+  kept: CachedPostViews,
   viewerId: number,
   refs: readonly PostRef[],
 ): PostView[] | undefined {
@@ -422,7 +422,7 @@ function postViewOf(
  */
 export async function buildPostViews(
   db: Db,
-  kept: KeptPostViews,
+  kept: CachedPostViews,
   viewerId: number,
   refs: PostRef[],
   hidden: ReadonlySet<number> = new Set(),
@@ -464,7 +464,7 @@ export async function buildPostViews(
  */
 export async function loadPostViews(
   db: Db,
-  kept: KeptPostViews,
+  kept: CachedPostViews,
   viewerId: number,
   rows: PostRow[],
   hidden: ReadonlySet<number> = new Set(),

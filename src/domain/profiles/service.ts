@@ -8,8 +8,8 @@ import type { UserRow } from "../users/table";
 import { notHiddenFrom } from "../relations/service";
 import { beforeKey, literalLimit } from "../posts/keyset";
 import { defineService, type App } from "../../app";
-import { KeptByVersion } from "../../lib/kept-by-version";
-import { KEY_SPACES, type KeySource } from "../../db/changed-keys";
+import { VersionedCache } from "../../cache/by-version";
+import { KEY_SPACES, type KeySource } from "../../cache/changed-keys";
 
 /**
  * Whether a row of TABLE (a follow, block or mute: FROM did it to TO) links the outer query's
@@ -84,11 +84,11 @@ export interface ProfileView {
 }
 
 /** Most profiles' shown columns kept per App (≈ 0.5 KB each): the oldest kept goes first. */
-const MAX_KEPT_PROFILES = 5_000;
+const MAX_CACHED_PROFILES = 5_000;
 
-const keptProfilesService = defineService(
+const cachedProfilesService = defineService(
   "profiles:kept",
-  () => new KeptByVersion<Readonly<ProfileUser>>(MAX_KEPT_PROFILES),
+  () => new VersionedCache<Readonly<ProfileUser>>(MAX_CACHED_PROFILES),
 );
 
 /**
@@ -96,7 +96,8 @@ const keptProfilesService = defineService(
  * raised by a trigger on every change of them, whoever makes it (this process, the CLI, another
  * node), so a kept value whose version a read does not name is simply not used.
  */
-export const keptProfilesOf = (app: App): KeptByVersion<Readonly<ProfileUser>> => app.services.get(keptProfilesService);
+export const cachedProfilesOf = (app: App): VersionedCache<Readonly<ProfileUser>> =>
+  app.services.get(cachedProfilesService);
 
 /**
  * What a profile read needs besides its kept columns, in one statement: the account's id, profile
@@ -159,7 +160,7 @@ const yes = (v: unknown) => Number(v) === 1;
  * The rows a profile read (loadProfileByUsername) depends on, each naming the profile's
  * account: its own row (shown columns, counters, username, deletion) and the follows, blocks
  * and mutes between it and the viewer; so an answer kept while no write names its account is
- * the answer read afresh (see KeptAnswers).
+ * the answer read afresh (see KeyedCache).
  */
 export const PROFILE_SOURCES: readonly KeySource[] = [
   { table: "users", columns: ["id"], space: KEY_SPACES.accounts },
@@ -189,7 +190,7 @@ function viewOf(user: Readonly<ProfileUser>, viewerId: number, r: ProfileRefs): 
  */
 function profileOf(
   db: Db,
-  kept: KeptByVersion<Readonly<ProfileUser>>,
+  kept: VersionedCache<Readonly<ProfileUser>>,
   viewerId: number,
   r: ProfileRefs,
 ): ProfileView | Promise<ProfileView> {
@@ -208,7 +209,7 @@ function profileOf(
 /** USER's profile as VIEWER sees it: one statement when KEPT holds its shown columns, else two. */
 export async function loadProfile(
   db: Db,
-  kept: KeptByVersion<Readonly<ProfileUser>>,
+  kept: VersionedCache<Readonly<ProfileUser>>,
   viewerId: number,
   user: Pick<UserRow, "id">,
 ): Promise<ProfileView> {
@@ -225,7 +226,7 @@ export async function loadProfile(
  */
 export function loadProfileByUsername(
   db: Db,
-  kept: KeptByVersion<Readonly<ProfileUser>>,
+  kept: VersionedCache<Readonly<ProfileUser>>,
   viewerId: number,
   username: string,
 ): ProfileView | Promise<ProfileView> {

@@ -1,4 +1,5 @@
-import type { Db, Storage } from "../../db";
+import type { Db } from "../../db";
+import type { CacheStamps } from "../../cache/stamps";
 import { precompiled } from "../../db/compiled";
 import { AppError } from "../../lib/errors";
 import { safeEqual, sha256Hex } from "../../lib/crypto";
@@ -142,6 +143,8 @@ interface LoadedSession {
   deviceBanned: boolean;
 }
 
+const COUNTERS: ReadonlySet<string> = new Set(USER_COUNTER_COLUMNS);
+
 /**
  * The joined row as its three parts, in one pass over its columns: this runs on every signed-in
  * request (a rest spread and a generic prefix split of the wide row cost several times as much).
@@ -168,80 +171,54 @@ function toLoadedSession(row: Record<string, unknown>): LoadedSession {
 }
 
 /** A session kept by a SessionCache, with the access-token secret last found to match it. */
-interface KeptSession {
+interface CachedSession {
   loaded: LoadedSession;
-  dataVersion: number;
-  writes: number;
   verifiedSecret?: string;
 }
 
 /** Sessions kept by a SessionCache at most; past this it starts again empty. */
 const SESSION_CACHE_MAX = 10_000;
 
-const COUNTERS: ReadonlySet<string> = new Set(USER_COUNTER_COLUMNS);
-
 /**
- * The tables a LoadedSession is read from, each with the columns it does not keep: a write to
- * any other column may change one. Left out: the counters (every post and follow moves them)
- * and the last-seen time and address (written once a minute per session: SessionCache.seen).
- */
-const SESSION_TABLES = {
-  sessions: ["last_seen_at", "ip"],
-  users: USER_COUNTER_COLUMNS,
-  banned_devices: [],
-} as const satisfies Record<string, readonly string[]>;
-
-/**
- * Sessions as last read (account and device ban included), reused while none of the tables
- * they are read from has been written since: no commit by another connection
- * (Storage.dataVersion: the CLI beside a running server) and no row of sessions, users or
- * banned_devices changed by this one (Storage.writesTo counts them, by triggers and cascades
- * too). Revocation, sign-out, rotation, a ban, a disabled or edited account: each is such a
- * write, so the next request reads the database again; writes to other tables (a chat message,
- * a like) and to the columns left out (an account's counters, a session's last-seen time, which
- * this process writes and then sets on its kept copy) leave the sessions kept. Expiry is checked against the clock
- * on every request as before. Only for SQLite: on PostgreSQL other nodes write without this
- * process seeing a counter move, so sessions are always read there.
+ * Sessions as last read (account and device ban included), kept under the `sessions` cache stamp
+ * (src/cache/stamps.ts): triggers raise it on every write to sessions, users and banned_devices
+ * but a session's last-seen time and address and an account's counters (src/cache/registry.ts),
+ * whoever writes, so revocation, sign-out, rotation, a ban, a disabled or edited account, by
+ * this process, the CLI or another node, make the next request read the database again. The
+ * last-seen time this process writes is set on the cached copy (seen). Expiry is checked
+ * against the clock on every request as before.
  */
 export class SessionCache {
-  #dataVersion = -1;
-  #writes = -1;
-  readonly #byCuid = new Map<string, KeptSession>();
-  readonly #writesCount: () => number;
+  #stamp = NaN;
+  readonly #byCuid = new Map<string, CachedSession>();
 
-  constructor(private readonly storage: Pick<Storage, "dataVersion" | "writesTo">) {
-    const count = storage.writesTo(SESSION_TABLES);
-    if (!count) throw new Error("sessions are kept only where the storage counts writes per table (SQLite)");
-    this.#writesCount = count;
-  }
+  constructor(private readonly stamps: CacheStamps) {}
 
-  /** CUID's session from memory, when it was read since the last write to its tables; else undefined (see load). */
-  #peek(sessionCuid: string): KeptSession | undefined {
-    const dataVersion = this.storage.dataVersion();
-    const writes = this.#writesCount();
-    if (dataVersion !== this.#dataVersion || writes !== this.#writes) return undefined;
+  /** CUID's session from memory, when the stamp has not moved since it was read; else undefined (see load). */
+  #peek(sessionCuid: string): CachedSession | undefined {
+    if (this.stamps.peek("sessions") !== this.#stamp) return undefined;
     return this.#byCuid.get(sessionCuid);
   }
 
   /**
-   * CUID's kept session when SECRET is its live access token's secret: the secret that last
-   * matched the kept access_hash is compared as it is, so only a session's first request after a
+   * CUID's cached session when SECRET is its live access token's secret: the secret that last
+   * matched the cached access_hash is compared as it is, so only a session's first request after a
    * read (or a different token) hashes it. Any write to the session (renewal, sign-out) drops the
-   * kept copy and the remembered secret with it.
+   * cached copy and the remembered secret with it.
    */
   peekVerified(sessionCuid: string, secret: string): LoadedSession | undefined {
-    const kept = this.#peek(sessionCuid);
-    if (!kept) return undefined;
-    if (kept.verifiedSecret !== undefined && safeEqual(kept.verifiedSecret, secret)) return kept.loaded;
-    if (!safeEqual(kept.loaded.session.access_hash, sha256Hex(secret))) return undefined;
-    // the process sees this secret on every request of the session anyway; kept no longer than the session
-    kept.verifiedSecret = secret;
-    return kept.loaded;
+    const cached = this.#peek(sessionCuid);
+    if (!cached) return undefined;
+    if (cached.verifiedSecret !== undefined && safeEqual(cached.verifiedSecret, secret)) return cached.loaded;
+    if (!safeEqual(cached.loaded.session.access_hash, sha256Hex(secret))) return undefined;
+    // the process sees this secret on every request of the session anyway; cached no longer than the session
+    cached.verifiedSecret = secret;
+    return cached.loaded;
   }
 
   /**
-   * CUID's session was seen at NOW, and this process wrote that (last_seen_at is not counted as a
-   * write, so the kept copy must show it, or every request would write it again).
+   * CUID's session was seen at NOW, and this process wrote that (last_seen_at raises no stamp, so
+   * the cached copy must show it, or every request would write it again).
    */
   seen(sessionCuid: string, now: number): void {
     const hit = this.#byCuid.get(sessionCuid);
@@ -250,26 +227,28 @@ export class SessionCache {
     this.#byCuid.set(sessionCuid, { ...hit, loaded: { ...hit.loaded, session } });
   }
 
-  /** CUID's session, from memory if read since the last write to its tables, else from DB (and kept). */
+  /** CUID's session, from memory if read since the stamp last moved, else from DB (and cached, outside a transaction). */
   async load(db: Db, sessionCuid: string): Promise<LoadedSession | null> {
-    // read before the session: a write made while it is read (it may wait for a transaction) stamps it stale
-    const dataVersion = this.storage.dataVersion();
-    const writes = this.#writesCount();
-    if (dataVersion !== this.#dataVersion || writes !== this.#writes) {
+    // a transaction's reads may yet roll back: read, never cached
+    if (db.isTransaction) return readSession(db, sessionCuid);
+    // read before the session: a write made while it is read raises it past what is cached
+    const stamp = await this.stamps.read("sessions", db);
+    if (stamp !== this.#stamp) {
       this.#byCuid.clear();
-      this.#dataVersion = dataVersion;
-      this.#writes = writes;
+      this.#stamp = stamp;
     }
     const hit = this.#byCuid.get(sessionCuid);
-    if (hit && hit.dataVersion === dataVersion && hit.writes === writes) return hit.loaded;
+    if (hit) return hit.loaded;
     const loaded = await readSession(db, sessionCuid);
     // only sessions that exist: made-up tokens cannot fill memory
     if (!loaded) return null;
+    // the stamp moved while the session was read: what was read may be older than it
+    if (stamp !== this.#stamp) return loaded;
     if (this.#byCuid.size >= SESSION_CACHE_MAX) this.#byCuid.clear();
     // shared by every request of the session until the next write: nobody may change them in place
     Object.freeze(loaded.user);
     Object.freeze(loaded.session);
-    this.#byCuid.set(sessionCuid, { loaded, dataVersion, writes });
+    this.#byCuid.set(sessionCuid, { loaded });
     return loaded;
   }
 }
@@ -284,7 +263,7 @@ async function readSession(db: Db, sessionCuid: string): Promise<LoadedSession |
  * renewal, no last-seen update): what authenticate would answer, without a promise or a
  * statement. Undefined when authenticate must decide.
  */
-export function authenticateKept(
+export function authenticateCached(
   now: number,
   access: string | undefined,
   cache: SessionCache,

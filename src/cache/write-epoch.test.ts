@@ -1,13 +1,13 @@
 import { expect, test } from "bun:test";
 import { Database as SqliteDatabase } from "bun:sqlite";
 import { sql } from "kysely";
-import type { Storage } from "./index";
+import type { Storage } from "../db";
 import { tempStorages } from "../testing/temp-storage";
 import { ChangedKeys } from "./changed-keys";
-import { inTransaction, type Scope } from "./transaction";
+import { inTransaction, type Scope } from "../db/transaction";
 import { WriteEpoch } from "./write-epoch";
-import { writtenTable } from "./sqlite-dialect";
-import { precompiled } from "./compiled";
+import { writtenTable } from "../db/sqlite-dialect";
+import { precompiled } from "../db/compiled";
 
 const openStorage = tempStorages("epoch");
 

@@ -1,5 +1,5 @@
 import type { Database as SqliteDatabase, Statement } from "bun:sqlite";
-import type { Storage } from "./index";
+import type { Storage } from "../db";
 
 /**
  * A table whose rows name keys: every insert, update or deletion of a row changes the keys its
@@ -133,7 +133,7 @@ export class ChangedKeys {
  * answers whose every row names one of its keys in SOURCES. SQLite only. Bounded: when full,
  * the answer kept longest goes first.
  */
-export class KeptAnswers<T> {
+export class KeyedCache<T> {
   readonly #byKey = new Map<string, { value: T; dependsOn: readonly ChangedKey[] }>();
   /** "space:key" of a row → the answers read from it */
   readonly #readFrom = new Map<string, Set<string>>();

@@ -5,7 +5,7 @@
  * nothing needs to be told of changes. Bounded: when full, the value kept longest goes first.
  * A value made from several rows names all their versions in one (a string of them, VERSION).
  */
-export class KeptByVersion<V, Version extends number | string = number, Id extends number | string = number> {
+export class VersionedCache<V, Version extends number | string = number, Id extends number | string = number> {
   readonly #kept = new Map<Id, { version: Version; value: V }>();
 
   constructor(private readonly max: number) {}
@@ -37,8 +37,8 @@ export class KeptByVersion<V, Version extends number | string = number, Id exten
  * named when the row changed meanwhile). An id READ does not return (deleted meanwhile) has no
  * value.
  */
-export async function keptOrRead<V, Row>(
-  kept: KeptByVersion<V>,
+export async function cachedOrRead<V, Row>(
+  kept: VersionedCache<V>,
   wanted: ReadonlyMap<number, number>,
   read: (ids: number[]) => Promise<Row[]>,
   make: (row: Row) => { id: number; version: number; value: V },

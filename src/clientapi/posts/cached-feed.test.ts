@@ -8,12 +8,12 @@ import { testsOnPostgres } from "../../testing/postgres";
 import { postIdAs } from "../../testing/posts";
 import { queryRow } from "../../testing/sql";
 import { feedPage } from "../../domain/posts/feed";
-import type { KeptPostViews, PostAuthor, PostCore } from "../../domain/posts/view";
-import { KeptByVersion } from "../../lib/kept-by-version";
+import type { CachedPostViews, PostAuthor, PostCore } from "../../domain/posts/view";
+import { VersionedCache } from "../../cache/by-version";
 import { dbPath } from "../../config/layout";
 import { runCleanup } from "../../ops/housekeeping";
 import { pageRequest } from "../input";
-import { keptFeedAnswersOf } from "./feed-answers";
+import { cachedFeedAnswersOf } from "./feed-answers";
 import { postListJson } from "./pages";
 
 let server: TestServer;
@@ -44,9 +44,9 @@ async function served(reader: Person, r: FeedRequest): Promise<[number, string]>
 }
 
 /** Nothing kept: every post and author read from the database. */
-const nothingKept = (): KeptPostViews => ({
-  posts: new KeptByVersion<PostCore>(1),
-  authors: new KeptByVersion<PostAuthor>(1),
+const nothingKept = (): CachedPostViews => ({
+  posts: new VersionedCache<PostCore>(1),
+  authors: new VersionedCache<PostAuthor>(1),
 });
 
 /** The answer made afresh from the database, and its next cursor. */
@@ -302,13 +302,13 @@ describe("kept home feed answers", () => {
       await toggle(a, "follow", b);
       const shown = await postIdAs(b.client, "shown");
       await served(a, { following: true, limit: 5 });
-      const answers = keptFeedAnswersOf(server.app)!;
+      const answers = cachedFeedAnswersOf(server.app)!;
       const kept = answers.size;
       // by the app's own connection, as its writes are, with no feed read between them
       for (let i = 0; i < 300; i++)
         await sql`UPDATE posts SET content = ${`edit ${i}`} WHERE cuid = ${shown}`.execute(server.app.db);
       expect(answers.logLength).toBeGreaterThanOrEqual(300);
-      expect((await runCleanup(server.app, "kept-answers:feed_pages")).ok).toBe(true);
+      expect((await runCleanup(server.app, "cached-answers:feed_pages")).ok).toBe(true);
       expect(answers.logLength).toBe(0);
       expect(answers.size).toBe(kept - 1);
       await expectExact([a], "after the catch-up");

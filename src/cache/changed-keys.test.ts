@@ -1,8 +1,8 @@
 import { expect, test } from "bun:test";
 import { Database as SqliteDatabase } from "bun:sqlite";
-import type { Storage } from "./index";
+import type { Storage } from "../db";
 import { tempStorages } from "../testing/temp-storage";
-import { ChangedKeys, KeptAnswers, type KeySource } from "./changed-keys";
+import { ChangedKeys, KeyedCache, type KeySource } from "./changed-keys";
 
 const openStorage = tempStorages("changed");
 
@@ -118,7 +118,7 @@ test("a source may log a constant key, some kinds of writes only, and updates of
 test("kept answers are dropped by a write naming any row they were read from, and bounded", () => {
   const { storage, sqlite } = open();
   const sources: KeySource[] = [...PAIRS, { table: "others", columns: ["a"], space: 1 }];
-  const answers = new KeptAnswers<string>(storage, "answers", sources, 3);
+  const answers = new KeyedCache<string>(storage, "answers", sources, 3);
   const account = (key: number) => ({ space: 0, key });
   const post = (key: number) => ({ space: 1, key });
   const kept = () => ["x", "y", "z", "w"].map((k) => answers.get(k) ?? null);

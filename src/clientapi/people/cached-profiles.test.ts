@@ -6,11 +6,11 @@ import { quickPerson } from "../../testing/fixtures";
 import { statementsDuring } from "../../testing/statements";
 import { testsOnPostgres } from "../../testing/postgres";
 import { loadProfileByUsername, type ProfileUser } from "../../domain/profiles/service";
-import { KeptByVersion } from "../../lib/kept-by-version";
+import { VersionedCache } from "../../cache/by-version";
 import { ok } from "../../http/envelope";
 import { dbPath } from "../../config/layout";
 import { serializeProfile } from "./serialize";
-import { keptProfileAnswersOf } from "./profile";
+import { cachedProfileAnswersOf } from "./profile";
 import { runCleanup } from "../../ops/housekeeping";
 
 let server: TestServer;
@@ -35,7 +35,7 @@ async function afresh(viewer: Person, username: string): Promise<[number, string
   try {
     const view = await loadProfileByUsername(
       server.app.db,
-      new KeptByVersion<Readonly<ProfileUser>>(1),
+      new VersionedCache<Readonly<ProfileUser>>(1),
       viewer.user.id,
       username,
     );
@@ -213,13 +213,13 @@ describe("kept profile answers", () => {
       // the first read of a profile is not answered in one step (nothing kept by version yet), so not kept
       await served(a, b.user.username);
       await served(a, b.user.username);
-      const answers = keptProfileAnswersOf(server.app)!;
+      const answers = cachedProfileAnswersOf(server.app)!;
       const kept = answers.size;
       // by the app's own connection, as its writes are, with no profile read between them
       for (let i = 0; i < 300; i++)
         await sql`UPDATE users SET bio = ${`bio ${i}`} WHERE id = ${b.user.id}`.execute(server.app.db);
       expect(answers.logLength).toBeGreaterThanOrEqual(600);
-      expect((await runCleanup(server.app, "kept-answers:profiles")).ok).toBe(true);
+      expect((await runCleanup(server.app, "cached-answers:profiles")).ok).toBe(true);
       expect(answers.logLength).toBe(0);
       expect(answers.size).toBe(kept - 1);
       await expectExact([a], [b.user.username], "after the catch-up");

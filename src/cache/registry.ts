@@ -1,0 +1,274 @@
+/**
+ * Every cache the server keeps of database rows, in one list: what it holds, what it is read
+ * from, how big it may grow, how a stale entry is told apart, and the benchmark row (by its
+ * name in scripts/bench.ts, counts written N) that justifies keeping it. A cache built on this
+ * folder's classes must be named here (src/architecture.test.ts), docs/architecture.md shows
+ * this table (src/cache/registry.test.ts keeps the two equal), and src/cache/oracle.test.ts
+ * checks, for each cache kept by stamp, that every write to its sources that may change an entry
+ * moves the stamp.
+ *
+ * The invalidation rules, from the default down:
+ * - `row version`: entries are kept by the version a trigger raises on every change of the
+ *   row (or of what it shows), whoever makes it: this process, the CLI, another node, an
+ *   operator's SQL. A read names the version it found, and an entry of another version misses.
+ *   Nothing is told of writes; works on PostgreSQL.
+ * - `cache stamp`: entries are kept under the stamp of their cache in the cache_stamps table,
+ *   which triggers on the source tables raise (CacheStamps in stamps.ts): a write by anyone
+ *   misses every entry of that cache from then on. Nothing is told of writes; works on
+ *   PostgreSQL.
+ * - `changed keys` (SQLite only, an exception): TEMP triggers log the keys written rows name
+ *   and entries naming one of them are dropped; other connections' commits drop all. Zero
+ *   statements for a hit, which the row's benchmark target needs.
+ * - `write epoch` (SQLite only, an exception): a per-reader epoch moved by this connection's
+ *   writes, narrowed by what writers tell of them (Scope.writesConcernOnly) and by statements
+ *   writing tables no chat list is read from; other connections' commits move all.
+ */
+
+import { USER_COUNTER_COLUMNS } from "../domain/users/table";
+
+export type Invalidation = "row version" | "cache stamp" | "changed keys" | "write epoch";
+
+export interface RegisteredCache {
+  /** unique; what the docs, the oracle tests and the cache stamps name it by */
+  name: string;
+  /** the file that makes it */
+  home: string;
+  /** what an entry is found by */
+  key: string;
+  /** the tables its entries are read from */
+  sources: readonly string[];
+  /** the most it holds */
+  bound: string;
+  /** what goes when it is full */
+  eviction: string;
+  invalidation: Invalidation;
+  /** how a stale entry is told apart, in a sentence */
+  rule: string;
+  /** the scripts/bench.ts rows it serves, counts written N */
+  bench: readonly string[];
+  /**
+   * For a cache kept by stamp: columns of its sources whose writes cannot change an entry (the
+   * stamp's UPDATE triggers leave them out); every other column raises the stamp.
+   */
+  ignores?: Readonly<Record<string, readonly string[]>>;
+  /** for an exception to the default rules (SQLite-only mechanisms): why it stays */
+  exception?: string;
+}
+
+/**
+ * The tables a chat list is read from (the page, its chats' kept views, their last messages
+ * with reactions and poll votes, the accounts shown): a write to any other table changes no
+ * chat list (WriteEpoch.watch). Held closed under the schema's triggers and cascades by
+ * src/domain/chats/chat-list-tables.test.ts: a table whose writes reach one of these through a trigger or a
+ * cascade belongs here too, except triggers that set only users' counters (USER_COUNTER_COLUMNS:
+ * no chat list shows them).
+ */
+export const CHAT_LIST_TABLES = [
+  "conversations",
+  "conversation_members",
+  "messages",
+  "message_hidden",
+  "message_reactions",
+  "message_poll_votes",
+  "users",
+] as const;
+
+const FEED = "GET /api/social/feed (N posts)";
+const CHATS = "GET /api/social/messages (N of N chats)";
+const COMMENTS = "GET /api/social/posts/{id}/comments (N)";
+const PROFILE = "GET /api/social/users/{username} (profile)";
+
+export const CACHES: readonly RegisteredCache[] = [
+  {
+    name: "sessions",
+    home: "src/domain/sessions/service.ts",
+    key: "session cuid",
+    sources: ["sessions", "users", "banned_devices"],
+    bound: "10,000 sessions",
+    eviction: "emptied when full",
+    invalidation: "cache stamp",
+    rule: "stamp `sessions`: any write to its sources but a session's last-seen time and address and an account's counters",
+    ignores: { sessions: ["last_seen_at", "ip"], users: USER_COUNTER_COLUMNS },
+    bench: ["GET /api/auth/me"],
+  },
+  {
+    name: "send-access",
+    home: "src/domain/chats/send-access.ts",
+    key: "sender and chat",
+    sources: ["conversations", "conversation_members", "users", "blocks"],
+    bound: "10,000 checks",
+    eviction: "emptied when full",
+    invalidation: "cache stamp",
+    rule: "stamp `send-access`: any write to its sources but the columns every send moves and an account's counters",
+    ignores: {
+      conversations: [
+        "last_seq",
+        "last_message_at",
+        "activity_at",
+        "updated_at",
+        "last_message_id",
+        "last_message_version",
+      ],
+      conversation_members: ["last_read_seq", "unread_count", "activity_at", "has_hidden", "updated_at"],
+      users: USER_COUNTER_COLUMNS,
+    },
+    bench: ["POST /api/social/messages/{cid}", "Bot API sendMessage"],
+  },
+  {
+    name: "bot-identities",
+    home: "src/domain/bots/service.ts",
+    key: "bot account id",
+    sources: ["bots", "users"],
+    bound: "10,000 bots",
+    eviction: "emptied when full",
+    invalidation: "cache stamp",
+    rule: "stamp `bot-identities`: any write to bots, or to an account but its counters",
+    ignores: { users: USER_COUNTER_COLUMNS },
+    bench: ["Bot API getMe", "Bot API sendMessage"],
+  },
+  {
+    name: "chat-list-answers",
+    home: "src/clientapi/chats/list-answers.ts",
+    key: "viewer, limit and cursor",
+    sources: CHAT_LIST_TABLES,
+    bound: "64 answers",
+    eviction: "oldest kept first",
+    invalidation: "write epoch",
+    rule: "the viewer's write epoch: a send moves its members' only, a write to any other table nobody's",
+    bench: [CHATS],
+    exception:
+      "a page asked again is its text with no statement: a stamp moved by every send would make every member's list read again",
+  },
+  {
+    name: "chat-list-messages",
+    home: "src/clientapi/chats/serialize.ts",
+    key: "message id",
+    sources: ["messages", "message_reactions", "message_poll_votes", "conversations", "users"],
+    bound: "5,000 messages",
+    eviction: "oldest kept first",
+    invalidation: "row version",
+    rule: "the message's version (or its chat's last_message_version) with its chat's conversations.version",
+    bench: [CHATS],
+  },
+  {
+    name: "chat-list-heads",
+    home: "src/clientapi/chats/serialize.ts",
+    key: "membership id",
+    sources: ["conversations", "conversation_members", "users"],
+    bound: "10,000 chats",
+    eviction: "oldest kept first",
+    invalidation: "row version",
+    rule: "conversations.version (a member's role and rights and anyone's profile in the chat raise it)",
+    bench: [CHATS],
+  },
+  {
+    name: "post-cores",
+    home: "src/domain/posts/view.ts",
+    key: "post id",
+    sources: ["posts", "polls"],
+    bound: "5,000 posts",
+    eviction: "oldest kept first",
+    invalidation: "row version",
+    rule: "posts.version",
+    bench: [FEED],
+  },
+  {
+    name: "authors",
+    home: "src/domain/posts/view.ts",
+    key: "account id",
+    sources: ["users"],
+    bound: "5,000 accounts",
+    eviction: "oldest kept first",
+    invalidation: "row version",
+    rule: "users.profile_version",
+    bench: [FEED, COMMENTS],
+  },
+  {
+    name: "feed-pages",
+    home: "src/clientapi/posts/feed-answers.ts",
+    key: "reader, list, limit and cursor",
+    sources: ["feed_entries", "blocks", "mutes", "posts", "post_bookmarks", "post_likes", "users"],
+    bound: "1,000 answers of at most 32 KB",
+    eviction: "oldest kept first",
+    invalidation: "changed keys",
+    rule: "the reader's feed, the page's posts and their authors named by a written row (FEED_PAGE_SOURCES)",
+    bench: [FEED],
+    exception:
+      "a page asked again is its text with no statement, which the feed's target against the PK-SELECT reference needs",
+  },
+  {
+    name: "comment-cores",
+    home: "src/domain/comments/service.ts",
+    key: "comment id",
+    sources: ["comments"],
+    bound: "5,000 comments",
+    eviction: "oldest kept first",
+    invalidation: "row version",
+    rule: "comments.version",
+    bench: [COMMENTS],
+  },
+  {
+    name: "comment-pages",
+    home: "src/clientapi/posts/comment-pages.ts",
+    key: "thread, limit and cursor",
+    sources: ["comment_threads", "comments", "posts", "users"],
+    bound: "500 pages of at most 32 KB",
+    eviction: "oldest kept first",
+    invalidation: "row version",
+    rule: "comment_threads.version with the post's or comment's id",
+    bench: [COMMENTS],
+  },
+  {
+    name: "comment-page-answers",
+    home: "src/clientapi/posts/comment-pages.ts",
+    key: "reader and page",
+    sources: ["posts", "comment_threads", "users", "blocks"],
+    bound: "5,000 answers (each names a cached page)",
+    eviction: "oldest kept first",
+    invalidation: "changed keys",
+    rule: "the thread, its post, their authors, the reader or a block of the reader named by a written row (THREAD_PAGE_SOURCES)",
+    bench: [COMMENTS],
+    exception: "a page asked again is answered with no statement, where the row version needs one",
+  },
+  {
+    name: "profiles",
+    home: "src/domain/profiles/service.ts",
+    key: "account id",
+    sources: ["users"],
+    bound: "5,000 profiles",
+    eviction: "oldest kept first",
+    invalidation: "row version",
+    rule: "users.profile_version",
+    bench: [PROFILE],
+  },
+  {
+    name: "profile-answers",
+    home: "src/clientapi/people/profile.ts",
+    key: "viewer and username",
+    sources: ["users", "follows", "blocks", "mutes"],
+    bound: "5,000 answers",
+    eviction: "oldest kept first",
+    invalidation: "changed keys",
+    rule: "the profile's account named by a written row (PROFILE_SOURCES)",
+    bench: [PROFILE],
+    exception: "a profile asked again is answered with no statement, where the row version needs one",
+  },
+];
+
+/** The registry as a markdown table: docs/architecture.md's section "Caches" holds it as it is. */
+export function cacheTable(caches: readonly RegisteredCache[] = CACHES): string {
+  const cell = (text: string) => text.replaceAll("|", "\\|");
+  const lines = [
+    "| cache | key | read from | bound | eviction | invalidation | benchmark rows | home |",
+    "|---|---|---|---|---|---|---|---|",
+  ];
+  for (const c of caches) {
+    const rule = `${c.invalidation}: ${c.rule}${c.exception ? ` (exception: ${c.exception})` : ""}`;
+    lines.push(
+      `| ${[c.name, c.key, c.sources.join(", "), c.bound, c.eviction, rule, c.bench.join("; "), `\`${c.home}\``]
+        .map(cell)
+        .join(" | ")} |`,
+    );
+  }
+  return lines.join("\n");
+}

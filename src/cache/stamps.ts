@@ -1,0 +1,96 @@
+import { Database as SqliteDatabase, type Statement } from "bun:sqlite";
+import { defineService, type App } from "../app";
+import type { Db, Storage } from "../db";
+import { BUSY_TIMEOUT_MS } from "../db/sqlite-dialect";
+
+/** The caches kept by stamp: each has a row in cache_stamps and triggers on its sources (src/cache/registry.ts). */
+export type StampedCache = "sessions" | "send-access" | "bot-identities";
+
+/**
+ * The stamps of the caches kept by stamp (the default rule of src/cache/registry.ts): a number
+ * per cache in the cache_stamps table, raised by triggers on every write to the tables the cache
+ * is read from, whoever writes (this process, the CLI beside a running server, another node), so
+ * an entry kept under an older stamp is stale and nobody has to be told of a write. Read the
+ * stamp before the rows an entry is made from: a write that comes between raises it past the
+ * entry's, which then misses (never the other way round).
+ *
+ * SQLite: outside the transaction that holds the writer connection, the committed stamps are
+ * read through a read-only connection of their own (WAL lets it read while a write group is
+ * open, where the writer's connection would show uncommitted writes or make the read wait for the
+ * group's commit), at most once per turn of the event loop while the writer writes nothing (a
+ * commit by another process shows from the next turn on, before any request that could have heard
+ * of it: the reasoning of Storage.dataVersion) and again after each of its writes and commits. Inside that
+ * transaction they are read on its connection, its own writes included: what is read there may be
+ * kept only once it has committed. PostgreSQL: one statement per read.
+ */
+export class CacheStamps {
+  readonly #sqlite: Storage["sqlite"];
+  /** the committed stamps' reader: a connection of its own where the database is a file, else the writer's */
+  readonly #committed: Statement<{ name: string; stamp: number }, []> | null;
+  readonly #own: Statement<{ name: string; stamp: number }, []> | null;
+  /** whether #committed reads through its own connection (a database in memory has but one) */
+  readonly #apart: boolean;
+  #memo: Map<string, number> | null = null;
+  #memoChanges = -1;
+  readonly #forget = () => void (this.#memo = null);
+
+  constructor(private readonly storage: Pick<Storage, "sqlite" | "changes" | "onWriteGroup">) {
+    const sqlite = (this.#sqlite = storage.sqlite);
+    // a commit of this connection's writes moves no count of changes: what was read before it is dropped
+    storage.onWriteGroup(this.#forget);
+    const select = "SELECT name, stamp FROM cache_stamps";
+    this.#own = sqlite?.prepare(select) ?? null;
+    const file = sqlite?.filename;
+    this.#apart = !!file && file !== ":memory:";
+    if (this.#apart) {
+      const reader = new SqliteDatabase(file!, { readonly: true });
+      reader.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      this.#committed = reader.prepare(select);
+    } else this.#committed = this.#own;
+  }
+
+  /**
+   * NAME's stamp now without waiting, where that is possible: on SQLite (null while a transaction
+   * is open on a database in memory, which has no second connection to read the committed stamp);
+   * null on PostgreSQL (read).
+   */
+  peek(name: StampedCache): number | null {
+    const sqlite = this.#sqlite;
+    if (!sqlite || (sqlite.inTransaction && !this.#apart)) return null;
+    return this.#memoized().get(name) ?? NaN;
+  }
+
+  /**
+   * NAME's stamp as DB sees it (a transaction's own writes included). NaN when the database has
+   * none (a database migrated before the cache was): equal to no stamp, so nothing is kept by it.
+   */
+  async read(name: StampedCache, db: Db): Promise<number> {
+    const sqlite = this.#sqlite;
+    if (sqlite) {
+      // DB is the transaction holding the one writer connection: its own writes count
+      if (sqlite.inTransaction && db.isTransaction) return rows(this.#own!).get(name) ?? NaN;
+      if (!sqlite.inTransaction || this.#apart) return this.#memoized().get(name) ?? NaN;
+      // someone else's transaction holds the only connection: read through Kysely, which waits until it ends
+    }
+    const row = await db.selectFrom("cache_stamps").select("stamp").where("name", "=", name).executeTakeFirst();
+    return row ? Number(row.stamp) : NaN;
+  }
+
+  #memoized(): Map<string, number> {
+    const changes = this.storage.changes();
+    if (this.#memo === null || changes !== this.#memoChanges) {
+      if (this.#memo === null) setImmediate(this.#forget);
+      this.#memo = rows(this.#committed!);
+      this.#memoChanges = changes;
+    }
+    return this.#memo;
+  }
+}
+
+const rows = (select: Statement<{ name: string; stamp: number }, []>): Map<string, number> =>
+  new Map(select.all().map((row) => [row.name, row.stamp]));
+
+const cacheStampsService = defineService("cache:stamps", (app) => new CacheStamps(app.storage));
+
+/** The App's cache stamps. */
+export const cacheStampsOf = (app: App): CacheStamps => app.services.get(cacheStampsService);
