@@ -64,6 +64,31 @@ describe("web app in Russian", () => {
     await me.context.close();
   });
 
+  it("fits a phone: no screen wider than it, no tab label cut", async () => {
+    const me = await suite.person({ locale: "ru-RU", viewport: PHONE, colorScheme: "dark" });
+    await postAs(me.client, "Пост, чтобы лента не была пустой");
+    for (const [path, heading] of [
+      ["/", "Лента"],
+      ["/search", "Поиск"],
+      ["/notifications", "Уведомления"],
+      ["/stories", "Истории"],
+      ["/stars", "Звёзды"],
+      ["/bookmarks", "Закладки"],
+      ["/dashboard/bots", "Мои боты"],
+    ] as const) {
+      await me.page.goto(path);
+      await me.page.getByRole("heading", { level: 1, name: heading }).waitFor();
+      expect(await overflows(me.page)).toBe(false);
+    }
+    const cut = await me.page.evaluate(() =>
+      [...document.querySelectorAll(".nav-tabs .nav-label")]
+        .filter((label) => label.scrollWidth > label.clientWidth)
+        .map((label) => label.textContent),
+    );
+    expect(cut).toEqual([]);
+    await me.context.close();
+  });
+
   it("follows the browser's language on the sign-in screen", async () => {
     const { context, page } = await newPerson(suite.browser, suite.server.url, {
       locale: "ru-RU",

@@ -5,6 +5,7 @@ function formatters(code: string) {
   return {
     dateTime: new Intl.DateTimeFormat(code, { dateStyle: "medium", timeStyle: "short" }),
     dateOnly: new Intl.DateTimeFormat(code, { dateStyle: "long" }),
+    timeOnly: new Intl.DateTimeFormat(code, { timeStyle: "medium" }),
     relative: new Intl.RelativeTimeFormat(code, { numeric: "auto" }),
     compact: new Intl.NumberFormat(code, { notation: "compact", maximumFractionDigits: 1 }),
     plain: new Intl.NumberFormat(code),
@@ -22,6 +23,8 @@ function fmt() {
 
 export const formatDateTime = (iso: string) => fmt().dateTime.format(new Date(iso));
 export const formatDate = (iso: string) => fmt().dateOnly.format(new Date(iso));
+/** "14:05:09", to the second (a log line). */
+export const formatTimeWithSeconds = (iso: string) => fmt().timeOnly.format(new Date(iso));
 export const formatNumber = (n: number) => fmt().plain.format(n);
 /** 0.25 → "25%" ("25 %" in Russian). */
 export const formatPercent = (share: number) => fmt().percent.format(share);

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { t } from "../../lib/i18n";
+import { formatTimeWithSeconds } from "../../lib/format";
 
 /** One entry of a bot's developer log, as GET /api/bots/{username}/log and its stream give it. */
 interface LogEntry {
@@ -22,7 +23,6 @@ const short = (value: unknown) => {
   const text = JSON.stringify(value);
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 };
-const timeOf = (iso: string) => new Date(iso).toLocaleTimeString();
 
 /**
  * A bot's developer log, live: the last Bot API calls (method, parameters with files elided,
@@ -69,7 +69,7 @@ export function BotLog({ username }: { username: string }) {
             {entries.map((e) => (
               <li key={e.id} class={e.ok ? "ok" : "failed"}>
                 <div class="bot-log-head">
-                  <time dateTime={e.at}>{timeOf(e.at)}</time>{" "}
+                  <time dateTime={e.at}>{formatTimeWithSeconds(e.at)}</time>{" "}
                   <strong>
                     {e.kind === "update"
                       ? t("bots.log.update", { type: e.update?.type ?? "", method: e.method })
