@@ -136,7 +136,7 @@ export default {
         coverVideo: "Видео обложки",
         coverPicture: "Обложка",
         bot: "бот",
-        followsYou: "подписан на вас",
+        followsYou: "читает вас",
         joined: "С нами с {{date}}",
         counts: "Счётчики",
         posts_one: "пост",
@@ -156,7 +156,7 @@ export default {
         postsTab: "Посты",
         mediaTab: "Медиа",
         noPostsMine: "Вы ещё ничего не публиковали.",
-        noPosts: "@{{username}} ещё ничего не публиковал.",
+        noPosts: "У @{{username}} пока нет постов.",
       },
       list: {
         followers: "Подписчики @{{username}}",
@@ -339,7 +339,7 @@ export default {
         vote: "Голосовать",
       },
       post: {
-        repostedBy: "{{user}} сделал репост",
+        repostedBy: "Репост от {{user}}",
         edited: "изменено",
         like: "Нравится",
         liked: "Вам нравится",
