@@ -40,7 +40,7 @@ export function wording(tree: CatalogTree, language: string): Wording {
     return text.replace(/\{\{\s*(\w+)\s*(?:,\s*(\w+)\s*)?\}\}/g, (whole, name: string, format?: string) => {
       const value = values[name];
       if (value === undefined) return whole;
-      return format === "number" && typeof value === "number" ? numbers.format(value) : String(value);
+      return format === "number" ? numbers.format(Number(value)) : String(value);
     });
   };
 }
