@@ -8,7 +8,8 @@
  *   - scrolling a feed of 1,000 loaded posts: the longest task while scrolling top to bottom
  * A benchmark, not a test: numbers depend on the machine (docs/benchmarks.md has the current figures).
  *
- * Usage: bun scripts/bench-web.ts [--runs 10] [--posts 1000]
+ * Usage: bun scripts/bench-web.ts [--runs 10] [--posts 1000] [--locale ru-RU]
+ * (--locale: the browser's language, so the first screen loads that language's catalog)
  */
 import { gzipSync } from "node:zlib";
 import type { Page } from "playwright-core";
@@ -22,6 +23,8 @@ const arg = (name: string, fallback: number) => {
 };
 const RUNS = arg("--runs", 10);
 const POSTS = arg("--posts", 1000);
+const localeAt = process.argv.indexOf("--locale");
+const locale = localeAt > 0 ? process.argv[localeAt + 1] : undefined;
 
 const server = await startTestServer();
 const browser = await launchBrowser();
@@ -80,7 +83,9 @@ try {
     const times: number[] = [];
     let js = new Map<string, number>();
     for (let i = 0; i < RUNS; i++) {
-      const person = signedIn ? await signedInPage(browser, server, undefined) : await newPerson(browser, server.url);
+      const person = signedIn
+        ? await signedInPage(browser, server, undefined, { locale })
+        : await newPerson(browser, server.url, { locale });
       // signedInPage opened the feed once to set up; measure a fresh navigation in a fresh page
       const page = await person.context.newPage();
       const scripts = recordScripts(page);
@@ -95,7 +100,7 @@ try {
   }
 
   // scrolling 1,000 loaded posts: load every page, then scroll through while recording long tasks
-  const reader = await signedInPage(browser, server, undefined, { viewport: { width: 390, height: 844 } });
+  const reader = await signedInPage(browser, server, undefined, { viewport: { width: 390, height: 844 }, locale });
   const page = reader.page;
   await page.locator("article.post").first().waitFor();
   const loadStart = performance.now();

@@ -2,9 +2,11 @@
 /**
  * Screenshots of the web app for docs/web-app.md, taken from the real app: a
  * test server on loopback seeded through the Client API, chromium at a desktop (1280×800)
- * and a phone (390×844) size, light and dark. PNGs are palette-quantised by sharp to stay small.
+ * and a phone (390×844) size, light and dark, in each language of the app (English in the folder,
+ * the others in a subfolder named by the language: docs/screenshots/ru/). PNGs are
+ * palette-quantised by sharp to stay small.
  *
- * Usage: bun scripts/screenshots.ts [--out docs/screenshots]
+ * Usage: bun scripts/screenshots.ts [--out docs/screenshots] [--lang ru]
  */
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -23,17 +25,46 @@ const outArg = process.argv.indexOf("--out");
 const out = resolve(import.meta.dir, "..", outArg > 0 ? process.argv[outArg + 1]! : "docs/screenshots");
 mkdirSync(out, { recursive: true });
 
+const langArg = process.argv.indexOf("--lang");
+/**
+ * Each language's browser locale and the texts the script waits for on screens in it (the
+ * settings screen is waited for by its heading, whatever its words).
+ */
+const LANGS = {
+  en: {
+    locale: "en-US",
+    dir: out,
+    signIn: "Sign in",
+    commented: "commented on your post",
+    story: /^Story by Ada Lovelace/,
+    captcha: /code of five letters and digits/,
+  },
+  ru: {
+    locale: "ru-RU",
+    dir: join(out, "ru"),
+    signIn: "Вход",
+    commented: "комментарий к вашему посту",
+    story: /^История Ada Lovelace/,
+    captcha: /Код из пяти букв и цифр/,
+  },
+};
+const langs = (langArg > 0 ? [process.argv[langArg + 1]!] : Object.keys(LANGS)) as Array<keyof typeof LANGS>;
+for (const lang of langs) {
+  if (!LANGS[lang]) throw new Error(`--lang: no screenshots set up for "${lang}" (${Object.keys(LANGS).join(", ")})`);
+  mkdirSync(LANGS[lang].dir, { recursive: true });
+}
+
 const server = await startTestServer({ registration: "captcha" });
 const browser = await launchBrowser();
 const sharp = await loadSharp(server.app);
 
-async function shotOf(page: Page, name: string) {
+async function shotOf(page: Page, dir: string, name: string) {
   await page.waitForLoadState("networkidle");
   await Bun.sleep(200);
   const png = await page.screenshot();
   const small = await sharp(png).png({ palette: true, quality: 85, compressionLevel: 9 }).toBuffer();
-  await Bun.write(join(out, `${name}.png`), small);
-  console.log(`${name}.png ${Math.round(small.length / 1024)} KB`);
+  await Bun.write(join(dir, `${name}.png`), small);
+  console.log(`${join(dir, name)}.png ${Math.round(small.length / 1024)} KB`);
 }
 
 try {
@@ -91,23 +122,29 @@ try {
   });
 
   // every screen at a desktop in light and a phone in dark; the shell (feed, chat) in the other two as well
-  for (const [scheme, viewport, suffix, every] of [
-    ["light", { width: 1280, height: 800 }, "desktop-light", true],
-    ["dark", { width: 390, height: 844 }, "phone-dark", true],
-    ["dark", { width: 1280, height: 800 }, "desktop-dark", false],
-    ["light", { width: 390, height: 844 }, "phone-light", false],
-  ] as const) {
+  for (const [lang, [scheme, viewport, suffix, every]] of langs.flatMap((lang) =>
+    (
+      [
+        ["light", { width: 1280, height: 800 }, "desktop-light", true],
+        ["dark", { width: 390, height: 844 }, "phone-dark", true],
+        ["dark", { width: 1280, height: 800 }, "desktop-dark", false],
+        ["light", { width: 390, height: 844 }, "phone-light", false],
+      ] as const
+    ).map((variant) => [lang, variant] as const),
+  )) {
+    const texts = LANGS[lang];
     const shot = (page: Page, name: string) =>
-      every || /^(feed|chat)-/.test(name) ? shotOf(page, name) : Promise.resolve();
-    const visitor = await newPerson(browser, server.url, { viewport, colorScheme: scheme });
+      every || /^(feed|chat)-/.test(name) ? shotOf(page, texts.dir, name) : Promise.resolve();
+    const visitor = await newPerson(browser, server.url, { viewport, colorScheme: scheme, locale: texts.locale });
     await visitor.page.goto("/");
-    await visitor.page.getByRole("heading", { level: 1, name: "Sign in" }).waitFor();
+    await visitor.page.getByRole("heading", { level: 1, name: texts.signIn }).waitFor();
     await shot(visitor.page, `sign-in-${suffix}`);
     await visitor.context.close();
 
-    const me = await signedInPage(browser, server, `you_${suffix.replace("-", "_")}`, {
+    const me = await signedInPage(browser, server, `you_${lang}_${suffix.replace("-", "_")}`, {
       viewport,
       colorScheme: scheme,
+      locale: texts.locale,
     });
     await me.page.getByText("analytical engine").waitFor();
     await shot(me.page, `feed-${suffix}`);
@@ -124,14 +161,14 @@ try {
     await ada.client.post(`/api/social/posts/${mine.id}/like`);
     await ada.client.post(`/api/social/posts/${mine.id}/comments`, { content: "Welcome aboard!" });
     await me.page.goto("/notifications");
-    await me.page.getByRole("link", { name: "commented on your post" }).waitFor();
+    await me.page.getByRole("link", { name: texts.commented }).waitFor();
     await shot(me.page, `notifications-${suffix}`);
     await me.client.post("/api/social/users/ada/follow");
     await me.page.goto("/stories/ada");
-    await me.page.getByRole("img", { name: /^Story by Ada Lovelace/ }).waitFor();
+    await me.page.getByRole("img", { name: texts.story }).waitFor();
     await shot(me.page, `story-${suffix}`);
     await me.page.goto("/settings");
-    await me.page.getByRole("list", { name: "Signed-in devices" }).waitFor();
+    await me.page.getByRole("heading", { level: 1 }).waitFor();
     await shot(me.page, `settings-${suffix}`);
 
     // chats: a bot's answer with its buttons, and the chat list beside it on a desktop
@@ -159,11 +196,17 @@ try {
     await shot(me.page, `chat-${suffix}`);
     await me.context.close();
   }
-  const phone = await newPerson(browser, server.url, { viewport: { width: 390, height: 844 }, colorScheme: "light" });
-  await phone.page.goto("/auth/register");
-  await phone.page.getByRole("img", { name: /code of five letters and digits/ }).waitFor();
-  await shotOf(phone.page, "register-phone-light");
-  await phone.context.close();
+  for (const lang of langs) {
+    const phone = await newPerson(browser, server.url, {
+      viewport: { width: 390, height: 844 },
+      colorScheme: "light",
+      locale: LANGS[lang].locale,
+    });
+    await phone.page.goto("/auth/register");
+    await phone.page.getByRole("img", { name: LANGS[lang].captcha }).waitFor();
+    await shotOf(phone.page, LANGS[lang].dir, "register-phone-light");
+    await phone.context.close();
+  }
 } finally {
   await browser.close();
   await server.stop();

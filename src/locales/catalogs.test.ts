@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { acceptedLanguages, LANGUAGES, pickLanguage, type Language } from "./languages";
+import { acceptedLanguages, DEFAULT_LANGUAGE, LANGUAGES, pickLanguage, type Language } from "./languages";
 import { createTranslator } from "./translate";
+import { wording } from "./word";
 
 type Tree = { [key: string]: string | Tree };
 const PLURAL = /_(zero|one|two|few|many|other)$/;
@@ -95,3 +96,32 @@ describe("choosing a language", () => {
     expect(pickLanguage(acceptedLanguages("fr-CH, fr;q=0.9, ru;q=0.8"))).toBe("ru");
   });
 });
+
+test("the web app's wording (word.ts) words every text as i18next does", async () => {
+  const codes = Object.keys(LANGUAGES) as Language[];
+  const translator = await createTranslator(codes, DEFAULT_LANGUAGE);
+  const differ: string[] = [];
+  for (const code of codes) {
+    for (const ns of ["app", "server"] as const) {
+      const tree = (catalogs[code][ns] ?? {}) as Tree;
+      const ours = wording(tree, code);
+      const theirs = translator.getFixedT(code, ns) as unknown as (key: string, values: object) => string;
+      const names = [...new Set([...JSON.stringify(tree).matchAll(/\{\{\s*(\w+)/g)].map((m) => m[1]!))].filter(
+        (n) => n !== "count",
+      );
+      const numeric = new Set([...JSON.stringify(tree).matchAll(/\{\{\s*(\w+)\s*,\s*number/g)].map((m) => m[1]!));
+      for (const [key, forms] of leaves(tree)) {
+        // every value named anywhere, and counts that reach each plural form; one value left out
+        for (const count of forms.size ? [0, 1, 2, 5, 21, 1.5, 12345] : [undefined]) {
+          const values: Record<string, unknown> = Object.fromEntries(
+            names.slice(1).map((n) => [n, numeric.has(n) ? 1234.5 : `<${n}>`]),
+          );
+          if (count !== undefined) values.count = count;
+          if (ours(key, values) !== theirs(key, values)) differ.push(`${code} ${ns}.${key} ${JSON.stringify(values)}`);
+        }
+      }
+    }
+  }
+  expect(differ).toEqual([]);
+  // every text of every catalog, each plural several times over: more than the default time on a busy machine
+}, 20_000);

@@ -12,6 +12,7 @@ import { startServiceWorker } from "./lib/service-worker";
 import { account, bootSession, signedIn } from "./lib/session";
 import { screens } from "./routes";
 import { SignIn } from "./screens/auth/sign-in";
+import { t } from "./lib/i18n";
 
 /** Applies a screen's `access` before rendering it. */
 function guarded(screen: Screen): AnyComponent<any> {
@@ -35,11 +36,11 @@ const routes = screens.map((s) => ({ path: s.path, component: guarded(s) }));
 /** What a signed-in person without the admin flag sees on an admin screen (the API refuses them too). */
 function Refused() {
   return (
-    <Page title="Not available">
+    <Page title={t("common.notAvailable.title")}>
       <div class="card">
-        <p role="alert">Only administrators of this instance can open this page.</p>
+        <p role="alert">{t("common.notAvailable.text")}</p>
         <p>
-          <a href="/">Go to the feed</a>
+          <a href="/">{t("common.notAvailable.toFeed")}</a>
         </p>
       </div>
     </Page>
@@ -48,10 +49,10 @@ function Refused() {
 
 function NotFound() {
   return (
-    <Page title="Page not found">
+    <Page title={t("common.notFound.title")}>
       <div class="card">
         <p>
-          Nothing lives at this address. <a href="/">Go to the start</a>
+          {t("common.notFound.text")} <a href="/">{t("common.notFound.toStart")}</a>
         </p>
       </div>
     </Page>
@@ -84,7 +85,7 @@ function Shell() {
           <div class="card">
             <p role="alert">{bootError.message}</p>
             <button type="button" onClick={() => location.reload()}>
-              Try again
+              {t("common.tryAgain")}
             </button>
           </div>
         ) : (
@@ -97,7 +98,7 @@ function Shell() {
   return (
     <div class={account.value ? "app-frame signed-in" : "app-frame"}>
       <a class="skip-link" href="#main">
-        Skip to content
+        {t("nav.skipToContent")}
       </a>
       <Header />
       <div class="app-content">

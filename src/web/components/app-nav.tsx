@@ -6,6 +6,7 @@ import { instanceName } from "../lib/instance";
 import type { Screen } from "../lib/screen";
 import { signOut } from "../lib/session";
 import type { Account } from "../lib/types";
+import { t } from "../lib/i18n";
 
 type NavEntry = NonNullable<Screen["nav"]>;
 
@@ -20,7 +21,7 @@ function NavLink({ entry, href, path }: { entry: NavEntry; href: string; path: s
       <span class="nav-icon">
         <Icon />
       </span>
-      <span class="nav-label">{entry.label}</span>
+      <span class="nav-label">{t(`nav.${entry.label}`)}</span>
       {Badge && <Badge />}
     </a>
   );
@@ -66,10 +67,10 @@ export function AppNav({ me, screens }: { me: Account; screens: Screen[] }) {
         </a>
         <span class="me phone-only">
           <Avatar user={me} size={28} />
-          <span class="visually-hidden">Signed in as @{me.username}</span>
+          <span class="visually-hidden">{t("nav.signedInAs", { username: me.username })}</span>
         </span>
       </div>
-      <nav aria-label="Main" class="main-nav" data-more={moreOpen ? "open" : "closed"}>
+      <nav aria-label={t("nav.main")} class="main-nav" data-more={moreOpen ? "open" : "closed"}>
         <ul class="nav-tabs">
           {tabs.map((v) => (
             <li key={v.href}>
@@ -88,7 +89,7 @@ export function AppNav({ me, screens }: { me: Account; screens: Screen[] }) {
               <span class="nav-icon">
                 <MenuIcon />
               </span>
-              <span class="nav-label">More</span>
+              <span class="nav-label">{t("nav.more")}</span>
             </button>
           </li>
         </ul>
@@ -119,7 +120,7 @@ function SignOutButton() {
   return (
     <button type="button" class="sign-out" onClick={() => void signOut()}>
       <LogOutIcon size={18} />
-      <span>Sign out</span>
+      <span>{t("nav.signOut")}</span>
     </button>
   );
 }
@@ -140,11 +141,11 @@ export function VisitorNav() {
         <a class="brand" href="/">
           {instanceName.value}
         </a>
-        <nav aria-label="Main">
+        <nav aria-label={t("nav.main")}>
           <ul>
-            {link("/", "Sign in")}
-            {link("/auth/register", "Create an account")}
-            {link("/about", "About")}
+            {link("/", t("nav.signIn"))}
+            {link("/auth/register", t("nav.register"))}
+            {link("/about", t("nav.about"))}
           </ul>
         </nav>
       </div>

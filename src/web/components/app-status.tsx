@@ -1,14 +1,15 @@
 import { useEffect, useState } from "preact/hooks";
 import { keptForOffline, offline, reloadToNewVersion, waitingWorker } from "../lib/service-worker";
+import { t } from "../lib/i18n";
 
 /** "A new version is available" with a Reload button, while a new version's worker waits. */
 export function UpdatePrompt() {
   if (!waitingWorker.value) return null;
   return (
     <div class="update-prompt" role="status">
-      <span>A new version is available.</span>
+      <span>{t("common.update.available")}</span>
       <button type="button" class="primary" onClick={reloadToNewVersion}>
-        Reload
+        {t("common.update.reload")}
       </button>
     </div>
   );
@@ -19,7 +20,7 @@ export function OfflineBanner() {
   if (!offline.value) return null;
   return (
     <div class="connection-banner" role="status">
-      You are offline. What is on screen stays; new posts and messages arrive when the network is back.
+      {t("common.offline.banner")}
     </div>
   );
 }
@@ -35,18 +36,15 @@ export function OfflineStart({ problem }: { problem: string }) {
   }, []);
   return (
     <div class="card offline-start">
-      <h1>You are offline</h1>
+      <h1>{t("common.offline.title")}</h1>
       <p role="alert">{problem}</p>
       {kept === undefined ? null : kept ? (
-        <p>
-          This device keeps the app itself ({kept.files} files), so it opens without a network. Posts, messages and
-          notifications are not stored on the device: they load when the network is back.
-        </p>
+        <p>{t("common.offline.kept", { count: kept.files })}</p>
       ) : (
-        <p>Nothing of this app is kept on this device yet.</p>
+        <p>{t("common.offline.nothingKept")}</p>
       )}
       <button type="button" onClick={() => location.reload()}>
-        Try again
+        {t("common.tryAgain")}
       </button>
     </div>
   );

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { describeError, uploadFile } from "../lib/api";
+import { t } from "../lib/i18n";
 
 /** A file attached to a draft: being uploaded (url null), uploaded, failed, or already stored (editing). */
 export interface Attachment {
@@ -99,15 +100,18 @@ export function AttachmentList({
 }) {
   if (items.length === 0) return null;
   return (
-    <ul class="attachments" aria-label="Attached files">
+    <ul class="attachments" aria-label={t("common.media.attached")}>
       {items.map((a) => (
         <li key={a.key}>
           {a.preview ? <img src={a.preview} alt="" /> : <span class="file-name">{a.name}</span>}
-          {!a.url && !a.error && <progress max={1} value={a.progress} aria-label={`Uploading ${a.name}`} />}
+          {!a.url && !a.error && (
+            <progress max={1} value={a.progress} aria-label={t("common.media.uploading", { name: a.name })} />
+          )}
           {a.error && <span class="field-error">{a.error}</span>}
           {onAlt && a.image && (
             <label class="attachment-alt">
-              Description (alt text)<span class="visually-hidden"> of {a.name}</span>
+              {t("common.media.alt")}
+              <span class="visually-hidden"> {t("common.media.altOf", { name: a.name })}</span>
               <textarea
                 rows={2}
                 maxLength={MAX_ALT_LENGTH}
@@ -117,7 +121,7 @@ export function AttachmentList({
             </label>
           )}
           <button type="button" class="small" onClick={() => onRemove(a)}>
-            Remove {a.name}
+            {t("common.media.remove", { name: a.name })}
           </button>
         </li>
       ))}

@@ -3,6 +3,7 @@ import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { insertPick, tokenAtCaret, type CaretToken } from "../lib/composer-token";
 import { useSuggestions, type Suggestion } from "../lib/suggestions";
 import { useSuggestionBox } from "./suggestion-list";
+import { t } from "../lib/i18n";
 
 export interface ComposerInputProps {
   /** the textarea's id, which its <label for> names */
@@ -36,7 +37,7 @@ export function ComposerInput(p: ComposerInputProps) {
   const items = useSuggestions(token?.kind === "hashtag" ? "hashtags" : "people", query);
   const box = useSuggestionBox({
     items,
-    label: token?.kind === "hashtag" ? "Hashtags" : "People",
+    label: token?.kind === "hashtag" ? t("common.suggest.hashtags") : t("common.suggest.people"),
     onPick: pick,
     onClose: () => token && setDismissed(`${token.start}:${token.query}`),
     placement: p.placement,

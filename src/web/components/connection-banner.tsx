@@ -1,13 +1,14 @@
 import { connectionState } from "../lib/realtime";
+import { t } from "../lib/i18n";
 
 /** Says so when live updates stopped; disappears by itself once the connection is back. */
 export function ConnectionBanner() {
   const state = connectionState.value;
   const text =
     state === "reconnecting"
-      ? "Connection lost. Reconnecting…"
+      ? t("common.connection.reconnecting")
       : state === "paused"
-        ? "Live updates are paused in this window: too many windows are open. They resume when you use it."
+        ? t("common.connection.paused")
         : "";
   return (
     <div class="connection-banner" role="status" hidden={!text}>

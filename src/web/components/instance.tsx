@@ -1,4 +1,5 @@
 import { identity, instanceName } from "../lib/instance";
+import { t } from "../lib/i18n";
 
 /** The instance's rules, numbered as people cite them ("rule 2"). */
 export function RulesList({ rules }: { rules: string[] }) {
@@ -16,10 +17,10 @@ export function InstanceIntro() {
   const info = identity.value;
   return (
     <section class="card instance-intro" aria-labelledby="instance-intro-name">
-      <h2 id="instance-intro-name">Welcome to {instanceName.value}</h2>
+      <h2 id="instance-intro-name">{t("auth.intro.welcome", { name: instanceName.value })}</h2>
       {info?.description && <p class="instance-description">{info.description}</p>}
       <p>
-        <a href="/about">About this instance{info?.rules.length ? " and its rules" : ""}</a>
+        <a href="/about">{info?.rules.length ? t("auth.intro.aboutAndRules") : t("auth.intro.about")}</a>
       </p>
     </section>
   );

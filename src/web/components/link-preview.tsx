@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { api } from "../lib/api";
 import { firstLink } from "../../lib/links";
 import type { LinkPreview } from "../lib/types";
+import { t } from "../lib/i18n";
 
 /** How long typing must pause before the composer asks for the link's preview. */
 const PREVIEW_DELAY_MS = 400;
@@ -65,10 +66,10 @@ export function useLinkPreview(text: string) {
 export function ComposerLinkPreview({ state }: { state: ReturnType<typeof useLinkPreview> }) {
   if (!state.preview) return null;
   return (
-    <section class="composer-link-preview" aria-label="Link preview">
+    <section class="composer-link-preview" aria-label={t("common.media.linkPreview")}>
       <LinkPreviewCard preview={state.preview} />
       <button type="button" class="small" onClick={state.remove}>
-        Remove preview
+        {t("common.media.removePreview")}
       </button>
     </section>
   );

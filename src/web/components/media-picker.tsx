@@ -1,5 +1,6 @@
 import { useId, useState } from "preact/hooks";
 import { describeError, uploadFile, type Upload } from "../lib/api";
+import { t } from "../lib/i18n";
 
 /**
  * One picture (or video) chosen from the device and uploaded at once with a progress bar;
@@ -46,7 +47,9 @@ export function MediaPicker({
         disabled={disabled || progress !== null}
         onChange={(e) => (pick(e.currentTarget.files?.[0]), (e.currentTarget.value = ""))}
       />
-      {progress !== null && <progress max={1} value={progress} aria-label={`Uploading: ${label}`} />}
+      {progress !== null && (
+        <progress max={1} value={progress} aria-label={t("common.media.uploadingLabel", { label })} />
+      )}
       {error && <p class="field-error">{error}</p>}
     </div>
   );

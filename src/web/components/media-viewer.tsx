@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { Dialog } from "./dialog";
 import { largestOf, ResponsiveImage, type ShownImage } from "./media-image";
+import { t } from "../lib/i18n";
 
 /** How far (px) a finger must travel sideways for a swipe to turn the image. */
 const SWIPE_PX = 50;
@@ -35,7 +36,11 @@ export function MediaViewer({
   const go = (by: number) => setAt((i) => stepIndex(i, by, images.length));
   const several = images.length > 1;
   return (
-    <Dialog open title={several ? `${label}: ${at + 1} of ${images.length}` : label} onClose={onClose}>
+    <Dialog
+      open
+      title={several ? t("common.media.position", { label, n: at + 1, total: images.length }) : label}
+      onClose={onClose}
+    >
       <div
         class="media-viewer"
         onKeyDown={(e) => {
@@ -64,7 +69,7 @@ export function MediaViewer({
               image.alt
             ) : (
               <span class="muted" id="media-viewer-no-alt">
-                No description
+                {t("common.media.noDescription")}
               </span>
             )}
           </figcaption>
@@ -73,18 +78,18 @@ export function MediaViewer({
           {several && (
             <>
               <button type="button" onClick={() => go(-1)}>
-                Previous image
+                {t("common.media.previous")}
               </button>
               <button type="button" onClick={() => go(1)}>
-                Next image
+                {t("common.media.next")}
               </button>
             </>
           )}
           <a class="button" href={image.url} target="_blank" rel="noopener">
-            Open original
+            {t("common.media.original")}
           </a>
           <button type="button" onClick={onClose}>
-            Close
+            {t("common.close")}
           </button>
         </div>
       </div>

@@ -3,6 +3,7 @@ import { usernamesIn } from "../lib/composer-token";
 import { useSuggestions, type Suggestion } from "../lib/suggestions";
 import { FieldFrame } from "./field";
 import { useSuggestionBox } from "./suggestion-list";
+import { t } from "../lib/i18n";
 
 /** A person chosen in a people picker: picked from the suggestions (with a name) or typed as a username. */
 export interface PickedPerson {
@@ -56,7 +57,12 @@ export function PeoplePicker({
       !excludeIds.includes(s.user.id) &&
       !people.some((p) => sameName(p.username, s.user.username)),
   );
-  const box = useSuggestionBox({ items, label: "People", onPick: pick, onClose: () => setClosed(true) });
+  const box = useSuggestionBox({
+    items,
+    label: t("common.suggest.people"),
+    onPick: pick,
+    onClose: () => setClosed(true),
+  });
 
   function add(more: PickedPerson[]) {
     const fresh = more.filter(
@@ -91,7 +97,7 @@ export function PeoplePicker({
       control={(id, described) => (
         <div class="picker-box">
           {people.length > 0 && (
-            <ul class="chips" aria-label="Chosen people">
+            <ul class="chips" aria-label={t("common.suggest.chosen")}>
               {people.map((p) => (
                 <li class="chip" key={p.username.toLowerCase()}>
                   <span>
@@ -101,7 +107,7 @@ export function PeoplePicker({
                   <button
                     type="button"
                     class="chip-remove"
-                    aria-label={`Remove @${p.username}`}
+                    aria-label={t("common.suggest.remove", { username: p.username })}
                     onClick={() => remove(p)}
                   >
                     <span aria-hidden="true">×</span>
@@ -168,7 +174,7 @@ export function PersonField({
   const items = useSuggestions("people", word && !closed ? word : null);
   const box = useSuggestionBox({
     items,
-    label: "People",
+    label: t("common.suggest.people"),
     onPick: (s) => {
       if (s.kind === "person") onValue(s.user.username);
       setClosed(true);

@@ -4,21 +4,18 @@ import { api, describeError } from "../lib/api";
 import { useAction } from "../lib/use-action";
 import { Dialog } from "./dialog";
 import { FormError } from "./field";
+import { t } from "../lib/i18n";
+import { REASON_LABEL } from "../lib/reports";
 
 /** What a person can report: the type and id POST /api/social/reports takes (a username for a user or a bot). */
 export interface ReportTarget {
   type: "post" | "comment" | "story" | "message" | "user" | "bot";
   id: string;
-  /** what the dialog's title names: "@ann's post" */
+  /** what the dialog's title names: "@ann's post" (in Russian the accusative: "пост @ann") */
   label: string;
 }
 
-const REASONS = [
-  { value: "spam", label: "Spam", hint: "Advertising, scams, the same thing over and over" },
-  { value: "abuse", label: "Abuse or harassment", hint: "Insults, threats, hate aimed at someone" },
-  { value: "illegal", label: "Illegal content", hint: "Something the law forbids sharing" },
-  { value: "other", label: "Something else", hint: "Breaks the rules in another way: say how below" },
-] as const;
+const REASONS = ["spam", "abuse", "illegal", "other"] as const;
 
 const MAX_COMMENT = 1000;
 
@@ -40,7 +37,7 @@ export function ReportDialog({
   open,
   onClose,
   onSent,
-  confirmLabel = "Send report",
+  confirmLabel = t("common.report.send"),
   sentText,
   children,
 }: {
@@ -77,50 +74,53 @@ export function ReportDialog({
     setSent(true);
   });
   return (
-    <Dialog open={open} title={sent ? "Report sent" : `Report ${target.label}`} onClose={close}>
+    <Dialog
+      open={open}
+      title={sent ? t("common.report.sent") : t("common.report.title", { target: target.label })}
+      onClose={close}
+    >
       {sent ? (
         <div class="report-sent">
           <p role="status">
-            Thank you. The administrators of this instance will look at it; you get a notification when they have
-            decided. Your reports and their status are under Settings, Reports.
+            {t("common.report.thanks")}
             {sentText && ` ${sentText}`}
           </p>
           <div class="actions">
             <button type="button" class="primary" onClick={close} autoFocus>
-              Close
+              {t("common.close")}
             </button>
           </div>
         </div>
       ) : (
         <form class="form report-form" onSubmit={submit} noValidate>
           <fieldset aria-describedby={missingReason ? `${id}-reason-error` : undefined}>
-            <legend>Why are you reporting it?</legend>
+            <legend>{t("common.report.why")}</legend>
             {REASONS.map((r) => (
-              <label key={r.value} class="choice report-reason">
+              <label key={r} class="choice report-reason">
                 <input
                   type="radio"
                   name={`${id}-reason`}
-                  value={r.value}
-                  checked={reason === r.value}
-                  aria-describedby={`${id}-${r.value}-hint`}
-                  onChange={() => (setReason(r.value), setMissingReason(false))}
+                  value={r}
+                  checked={reason === r}
+                  aria-describedby={`${id}-${r}-hint`}
+                  onChange={() => (setReason(r), setMissingReason(false))}
                 />
                 <span>
-                  {r.label}
-                  <span class="hint" id={`${id}-${r.value}-hint`}>
-                    {r.hint}
+                  {REASON_LABEL[r]}
+                  <span class="hint" id={`${id}-${r}-hint`}>
+                    {t(`common.report.hints.${r}`)}
                   </span>
                 </span>
               </label>
             ))}
             {missingReason && (
               <p class="field-error" id={`${id}-reason-error`} role="alert">
-                Choose a reason.
+                {t("common.report.chooseReason")}
               </p>
             )}
           </fieldset>
           <div class="field">
-            <label for={`${id}-comment`}>Anything the administrators should know (optional)</label>
+            <label for={`${id}-comment`}>{t("common.report.comment")}</label>
             <textarea
               id={`${id}-comment`}
               rows={3}
@@ -130,14 +130,14 @@ export function ReportDialog({
             />
           </div>
           {children}
-          <p class="hint">Only the administrators see who reported it.</p>
+          <p class="hint">{t("common.report.private")}</p>
           <FormError message={error ? describeError(error) : null} />
           <div class="actions">
             <button type="submit" class="primary" disabled={busy}>
               {confirmLabel}
             </button>
             <button type="button" onClick={close}>
-              Cancel
+              {t("common.cancel")}
             </button>
           </div>
         </form>
@@ -152,7 +152,7 @@ export function ReportButton({ target, class: className }: { target: ReportTarge
   return (
     <>
       <button type="button" class={className} onClick={() => setOpen(true)}>
-        Report
+        {t("common.report.button")}
       </button>
       {open && <ReportDialog target={target} open onClose={() => setOpen(false)} />}
     </>

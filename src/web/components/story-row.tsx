@@ -4,13 +4,14 @@ import { onRealtime } from "../lib/realtime";
 import { storyViewerHref, type StoryGroup } from "../lib/stories";
 import { Avatar } from "./avatar";
 import { FormError } from "./field";
+import { t } from "../lib/i18n";
 
 /**
  * The row of followed accounts with stories of the last day, unseen first; each opens the
  * story viewer. Follows `story:new`, so a story posted meanwhile appears without a reload.
  * Meant for the top of the feed as well as the stories screen; TITLE is its heading (an h2).
  */
-export function StoryRow({ addLink = true, title = "Stories" }: { addLink?: boolean; title?: string }) {
+export function StoryRow({ addLink = true, title }: { addLink?: boolean; title?: string }) {
   const [groups, setGroups] = useState<StoryGroup[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -28,7 +29,7 @@ export function StoryRow({ addLink = true, title = "Stories" }: { addLink?: bool
   return (
     <section class="story-row card" aria-labelledby="story-row-title">
       <h2 id="story-row-title" class="story-row-title">
-        {title}
+        {title ?? t("nav.stories")}
       </h2>
       <FormError message={error} />
       <ul class="story-chips">
@@ -39,7 +40,8 @@ export function StoryRow({ addLink = true, title = "Stories" }: { addLink?: bool
                 <span class="story-plus">+</span>
               </span>
               <span class="story-name">
-                Add<span class="visually-hidden"> a story</span>
+                {t("stories.row.add")}
+                <span class="visually-hidden"> {t("stories.row.addRest")}</span>
               </span>
             </a>
           </li>
@@ -54,14 +56,14 @@ export function StoryRow({ addLink = true, title = "Stories" }: { addLink?: bool
                 </span>
                 <span class="story-name">
                   {name}
-                  {g.hasUnseen && <span class="visually-hidden">, new stories</span>}
+                  {g.hasUnseen && <span class="visually-hidden">{t("stories.row.unseen")}</span>}
                 </span>
               </a>
             </li>
           );
         })}
       </ul>
-      {groups && groups.length === 0 && <p class="hint">Nobody you follow has a story from the last day.</p>}
+      {groups && groups.length === 0 && <p class="hint">{t("stories.row.empty")}</p>}
     </section>
   );
 }

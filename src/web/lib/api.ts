@@ -5,6 +5,9 @@
  * request, so a 401 means the session is really over (and the app shows sign-in).
  */
 
+import { formatWait } from "./format";
+import { t } from "./i18n";
+
 export type FieldErrors = Record<string, string[]>;
 
 /** A failed call, as the envelope describes it (code NETWORK_ERROR when the server was not reached). */
@@ -86,7 +89,7 @@ function errorFrom(status: number, body: Envelope<unknown> | null, retryAfterHea
   return new ApiError(
     status,
     err?.code ?? "INTERNAL_ERROR",
-    err?.message ?? `The server answered ${status}`,
+    err?.message ?? t("errors.status", { status }),
     details?.fieldErrors ?? {},
     retryAfter,
   );
@@ -138,7 +141,7 @@ async function request<T>(
     });
   } catch (err) {
     if ((err as Error).name === "AbortError") throw err;
-    throw new ApiError(0, "NETWORK_ERROR", "Could not reach the server. Check your connection and try again.");
+    throw new ApiError(0, "NETWORK_ERROR", t("errors.network"));
   }
   const body = (await res.json().catch(() => null)) as Envelope<T> | null;
   if (body?.success) return body.data as T;
@@ -205,7 +208,7 @@ export async function uploadFile(
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable) onProgress?.(e.loaded / e.total);
     };
-    xhr.onerror = () => reject(new ApiError(0, "NETWORK_ERROR", "The upload was interrupted. Try again."));
+    xhr.onerror = () => reject(new ApiError(0, "NETWORK_ERROR", t("errors.uploadInterrupted")));
     xhr.onload = () => {
       let body: Envelope<Upload> | null = null;
       try {
@@ -228,18 +231,10 @@ export function describeError(err: unknown): string {
     if (err.code === "RATE_LIMITED") {
       // the server says which limit (requests, a locked account); the app adds when to come back
       return err.retryAfter
-        ? `${err.message}. Try again in ${formatWait(err.retryAfter)}.`
-        : `${err.message}. Wait a moment and try again.`;
+        ? t("errors.rateLimited", { message: err.message, wait: formatWait(err.retryAfter) })
+        : t("errors.rateLimitedWait", { message: err.message });
     }
     return err.message;
   }
   return err instanceof Error ? err.message : String(err);
-}
-
-function formatWait(seconds: number): string {
-  if (seconds < 60)
-    return new Intl.NumberFormat(undefined, { style: "unit", unit: "second", unitDisplay: "long" }).format(seconds);
-  return new Intl.NumberFormat(undefined, { style: "unit", unit: "minute", unitDisplay: "long" }).format(
-    Math.ceil(seconds / 60),
-  );
 }

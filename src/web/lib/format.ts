@@ -5,9 +5,12 @@ function formatters(code: string) {
   return {
     dateTime: new Intl.DateTimeFormat(code, { dateStyle: "medium", timeStyle: "short" }),
     dateOnly: new Intl.DateTimeFormat(code, { dateStyle: "long" }),
+    timeOnly: new Intl.DateTimeFormat(code, { timeStyle: "medium" }),
     relative: new Intl.RelativeTimeFormat(code, { numeric: "auto" }),
     compact: new Intl.NumberFormat(code, { notation: "compact", maximumFractionDigits: 1 }),
     plain: new Intl.NumberFormat(code),
+    percent: new Intl.NumberFormat(code, { style: "percent" }),
+    signed: new Intl.NumberFormat(code, { signDisplay: "exceptZero" }),
   };
 }
 const made = new Map<string, ReturnType<typeof formatters>>();
@@ -20,7 +23,13 @@ function fmt() {
 
 export const formatDateTime = (iso: string) => fmt().dateTime.format(new Date(iso));
 export const formatDate = (iso: string) => fmt().dateOnly.format(new Date(iso));
+/** "14:05:09", to the second (a log line). */
+export const formatTimeWithSeconds = (iso: string) => fmt().timeOnly.format(new Date(iso));
 export const formatNumber = (n: number) => fmt().plain.format(n);
+/** 0.25 → "25%" ("25 %" in Russian). */
+export const formatPercent = (share: number) => fmt().percent.format(share);
+/** 5 → "+5", -5 → "-5" (a movement of a balance). */
+export const formatSigned = (n: number) => fmt().signed.format(n);
 export const formatCount = (n: number) => (n < 10_000 ? fmt().plain.format(n) : fmt().compact.format(n));
 
 const UNITS = ["byte", "kilobyte", "megabyte", "gigabyte", "terabyte"] as const;
@@ -35,6 +44,12 @@ export function formatBytes(n: number): string {
     unitDisplay: "short",
     maximumFractionDigits: 1,
   }).format(n);
+}
+
+/** A wait in whole seconds, or minutes from one minute on: "1 second", "3 minutes". */
+export function formatWait(seconds: number): string {
+  const [value, unit] = seconds < 60 ? [seconds, "second"] : [Math.ceil(seconds / 60), "minute"];
+  return new Intl.NumberFormat(language.value, { style: "unit", unit, unitDisplay: "long" }).format(value);
 }
 
 const STEPS: Array<[Intl.RelativeTimeFormatUnit, number]> = [

@@ -1,14 +1,14 @@
 import { signal } from "@preact/signals";
-import type { i18n, TFunction } from "i18next";
+import type { TFunction } from "i18next";
 import { isLanguage, LANGUAGES, pickLanguage, DEFAULT_LANGUAGE, type Language } from "../../locales/languages";
-import { createTranslator } from "../../locales/translate";
+import { wording, type CatalogTree, type Wording } from "../../locales/word";
 
 /** The device's explicit choice; without it the app follows the browser. */
 const CHOICE_KEY = "language";
 
 /** The language the app shows; reading it in a render re-renders on a change. */
 export const language = signal<Language>(DEFAULT_LANGUAGE);
-let translator: i18n | null = null;
+let translator: Wording | null = null;
 
 export const browserLanguage = (): Language =>
   pickLanguage(navigator.languages ?? [navigator.language]) ?? DEFAULT_LANGUAGE;
@@ -28,7 +28,9 @@ export const languageChoice = signal<Language | null>(null);
 /** Loads the language's catalog (its own chunk) and shows it. */
 async function show(code: Language): Promise<void> {
   if (translator && code === language.value) return;
-  translator = await createTranslator([code], code);
+  // i18next's syntax, worded by the small locales/word.ts (the key types still come from i18next)
+  const catalog = (await LANGUAGES[code].load()).default as unknown as { app: CatalogTree };
+  translator = wording(catalog.app, code);
   document.documentElement.lang = code;
   language.value = code;
 }
@@ -68,7 +70,7 @@ export function applyAccountLanguage(code: string | null | undefined): Promise<v
 export const t = ((...args: unknown[]) => {
   void language.value;
   if (!translator) throw new Error("t() before startLanguage()");
-  return (translator.t as unknown as (...a: unknown[]) => string)(...args);
+  return translator(...(args as Parameters<Wording>));
 }) as unknown as TFunction<"app">;
 
 export const languageNames = Object.fromEntries(

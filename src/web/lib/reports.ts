@@ -1,5 +1,6 @@
 /** Shapes of the reports API (/api/social/reports, /api/admin/reports) and the words the app uses for them. */
 import type { PageInfo } from "./types";
+import { t } from "./i18n";
 
 export type ReportReason = "spam" | "abuse" | "illegal" | "other";
 export type ReportAction = "dismiss" | "remove-content" | "block-posting" | "disable-account" | "disable-bot";
@@ -64,18 +65,37 @@ export interface ReportGroupPage {
   pageInfo: PageInfo;
 }
 
-export const REASON_LABEL: Record<ReportReason, string> = {
-  spam: "Spam",
-  abuse: "Abuse or harassment",
-  illegal: "Illegal content",
-  other: "Something else",
+/** Each reason's name, read in the shown language (each entry is a getter). */
+export const REASON_LABEL: Readonly<Record<ReportReason, string>> = {
+  get spam() {
+    return t("common.report.reasons.spam");
+  },
+  get abuse() {
+    return t("common.report.reasons.abuse");
+  },
+  get illegal() {
+    return t("common.report.reasons.illegal");
+  },
+  get other() {
+    return t("common.report.reasons.other");
+  },
 };
 
-/** What the reporter is told an administrator did. */
-export const OUTCOME: Record<ReportAction, string> = {
-  dismiss: "Reviewed: no action was needed",
-  "remove-content": "The content was removed",
-  "block-posting": "The account may not post for a while",
-  "disable-account": "The account was disabled",
-  "disable-bot": "The bot was blocked",
+/** What the reporter is told an administrator did (in the shown language, as REASON_LABEL). */
+export const OUTCOME: Readonly<Record<ReportAction, string>> = {
+  get dismiss() {
+    return t("common.report.outcome.dismiss");
+  },
+  get "remove-content"() {
+    return t("common.report.outcome.removeContent");
+  },
+  get "block-posting"() {
+    return t("common.report.outcome.blockPosting");
+  },
+  get "disable-account"() {
+    return t("common.report.outcome.disableAccount");
+  },
+  get "disable-bot"() {
+    return t("common.report.outcome.disableBot");
+  },
 };

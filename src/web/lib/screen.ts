@@ -1,5 +1,6 @@
 import type { AnyComponent } from "preact";
 import type { Icon } from "../components/icon";
+import type { Catalog } from "../../locales/en";
 import type { Account } from "./types";
 
 /**
@@ -22,7 +23,8 @@ export interface Screen {
    * accessible name. TAB: its place in the phone's bottom tab bar; without it the link is under "More".
    */
   nav?: {
-    label: string;
+    /** its label's key in the catalog's `app.nav` */
+    label: keyof Catalog["app"]["nav"];
     order: number;
     icon: Icon;
     tab?: number;

@@ -5,12 +5,9 @@ import { Loading, Page } from "../../components/page";
 import { describeError } from "../../lib/api";
 import { contactHref, identity, instanceName, loadIdentity } from "../../lib/instance";
 import { signedIn } from "../../lib/session";
+import { t } from "../../lib/i18n";
 
-const JOINING: Record<string, string> = {
-  open: "Anyone may create an account.",
-  captcha: "Anyone may create an account after a check that keeps out programs.",
-  closed: "New accounts are made by the administrators: ask them for one.",
-};
+const JOINING = new Set(["open", "captcha", "closed"]);
 
 /** /about: what the instance is, its rules and how to reach its administrators, for everyone. */
 export function About() {
@@ -22,35 +19,33 @@ export function About() {
   const info = identity.value;
   const href = info?.contact ? contactHref(info.contact) : null;
   return (
-    <Page title={`About ${instanceName.value}`}>
+    <Page title={t("about.title", { name: instanceName.value })}>
       {!info && !error && <Loading />}
       <FormError message={error} />
       {info && (
         <div class="about">
           <section class="card" aria-labelledby="about-description">
             <h2 id="about-description">{info.name}</h2>
-            <p>{info.description || "The administrators have not described this instance yet."}</p>
+            <p>{info.description || t("about.noDescription")}</p>
             {!signedIn.value && (
               <p>
-                {JOINING[info.registration] ?? ""}{" "}
-                {info.registration !== "closed" && <a href="/auth/register">Create an account</a>}
+                {JOINING.has(info.registration) ? t(`about.joining.${info.registration as "open"}`) : ""}{" "}
+                {info.registration !== "closed" && <a href="/auth/register">{t("nav.register")}</a>}
               </p>
             )}
           </section>
           <section class="card" aria-labelledby="about-rules">
-            <h2 id="about-rules">Rules</h2>
-            {info.rules.length ? (
-              <RulesList rules={info.rules} />
-            ) : (
-              <p>This instance has no rules of its own beyond common decency.</p>
-            )}
+            <h2 id="about-rules">{t("about.rules")}</h2>
+            {info.rules.length ? <RulesList rules={info.rules} /> : <p>{t("about.noRules")}</p>}
           </section>
           <section class="card" aria-labelledby="about-contact">
-            <h2 id="about-contact">Contact</h2>
+            <h2 id="about-contact">{t("about.contact")}</h2>
             {info.contact ? (
-              <p>The administrators: {href ? <a href={href}>{info.contact}</a> : info.contact}</p>
+              <p>
+                {t("about.administrators")} {href ? <a href={href}>{info.contact}</a> : info.contact}
+              </p>
             ) : (
-              <p>The administrators have not given a contact address.</p>
+              <p>{t("about.noContact")}</p>
             )}
           </section>
         </div>

@@ -11,7 +11,7 @@ export const adminScreens: Screen[] = [
     path: "/admin",
     access: "admin",
     component: Admin,
-    nav: { label: "Admin", order: 90, icon: ShieldIcon, badge: OpenReportsBadge },
+    nav: { label: "admin", order: 90, icon: ShieldIcon, badge: OpenReportsBadge },
   },
   { path: "/admin/:section", access: "admin", component: Admin },
 ];

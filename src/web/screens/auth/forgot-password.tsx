@@ -3,6 +3,7 @@ import { Field, FormError } from "../../components/field";
 import { Page } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
+import { t } from "../../lib/i18n";
 
 /** Asks for a reset link by e-mail; the answer is the same whether or not the address has an account. */
 export function ForgotPassword() {
@@ -16,21 +17,19 @@ export function ForgotPassword() {
 
   const fieldError = apiError?.field("email");
   return (
-    <Page title="Reset your password">
+    <Page title={t("auth.forgot.title")}>
       {sent ? (
         <div class="card">
-          <p role="status">
-            If an account uses {email}, a link to set a new password is on its way. It works once, for one hour.
-          </p>
+          <p role="status">{t("auth.forgot.sent", { email })}</p>
           <p>
-            <a href="/">Back to sign in</a>
+            <a href="/">{t("auth.backToSignIn")}</a>
           </p>
         </div>
       ) : (
         <form class="card form" onSubmit={submit}>
-          <p>Enter the e-mail address of your account and we will send you a link to set a new password.</p>
+          <p>{t("auth.forgot.intro")}</p>
           <Field
-            label="Email"
+            label={t("auth.email")}
             type="email"
             value={email}
             onValue={setEmail}
@@ -41,9 +40,9 @@ export function ForgotPassword() {
           <FormError message={error && !fieldError ? describeError(error) : null} />
           <div class="actions">
             <button type="submit" class="primary" disabled={busy}>
-              Send the link
+              {t("auth.forgot.submit")}
             </button>
-            <a href="/">Back to sign in</a>
+            <a href="/">{t("auth.backToSignIn")}</a>
           </div>
         </form>
       )}

@@ -6,6 +6,8 @@ import { api, describeError } from "../../lib/api";
 import { formatDateTime } from "../../lib/format";
 import { account } from "../../lib/session";
 import type { QrStatus } from "../../lib/types";
+import { t } from "../../lib/i18n";
+import { Sentence } from "../../components/sentence";
 
 interface QrRequest {
   status: QrStatus;
@@ -35,8 +37,8 @@ export function describeDevice(userAgent: string): string {
           : /Linux/.test(userAgent)
             ? "Linux"
             : null;
-  if (browser && os) return `${browser} on ${os}`;
-  return browser ?? os ?? (userAgent || "An unknown device");
+  if (browser && os) return t("auth.qrApprove.browserOn", { browser, os });
+  return browser ?? os ?? (userAgent || t("auth.qrApprove.unknownDevice"));
 }
 
 /** /auth/link?t=…: the signed-in person sees which device asks to sign in as them, and approves or refuses. */
@@ -45,7 +47,7 @@ export function QrApprove() {
   const token = query.t ?? "";
   const [request, setRequest] = useState<QrRequest | null>(null);
   const [outcome, setOutcome] = useState<"approved" | "refused" | null>(null);
-  const [error, setError] = useState<string | null>(token ? null : "This link has no code. Scan the QR code again.");
+  const [error, setError] = useState<string | null>(token ? null : t("auth.qrApprove.noCode"));
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
@@ -71,48 +73,44 @@ export function QrApprove() {
 
   const me = account.value!;
   return (
-    <Page title="Sign in on another device">
+    <Page title={t("auth.qrApprove.title")}>
       <div class="card">
         {!request && !error && <Loading />}
         {request && !outcome && request.status === "PENDING" && (
           <>
             <p>
-              {request.device ? (
-                <>
-                  <strong>{describeDevice(request.device.userAgent)}</strong> (address {request.device.ip}, asked{" "}
-                  {formatDateTime(request.device.requestedAt)})
-                </>
-              ) : (
-                "A device"
-              )}{" "}
-              asks to sign in as <strong>@{me.username}</strong>. Approve only if it is yours and you just showed this
-              code on it.
+              <Sentence
+                text={
+                  request.device
+                    ? t("auth.qrApprove.asks", {
+                        ip: request.device.ip,
+                        time: formatDateTime(request.device.requestedAt),
+                      })
+                    : t("auth.qrApprove.asksUnknown")
+                }
+                parts={{
+                  device: request.device && <strong>{describeDevice(request.device.userAgent)}</strong>,
+                  user: <strong>@{me.username}</strong>,
+                }}
+              />
             </p>
             <div class="actions">
               <button type="button" class="primary" disabled={busy} onClick={() => decide(true)}>
-                Approve
+                {t("auth.qrApprove.approve")}
               </button>
               <button type="button" disabled={busy} onClick={() => decide(false)}>
-                Refuse
+                {t("auth.qrApprove.refuse")}
               </button>
             </div>
           </>
         )}
         {request && !outcome && request.status !== "PENDING" && (
-          <FormError
-            message={
-              request.status === "EXPIRED"
-                ? "This code has expired. Show a new one on the other device."
-                : "This code was already used."
-            }
-          />
+          <FormError message={request.status === "EXPIRED" ? t("auth.qrApprove.expired") : t("auth.qr.claimed")} />
         )}
         {outcome && (
           <p role="status">
-            {outcome === "approved"
-              ? "Approved: the other device is signing in now."
-              : "Refused: the other device was not signed in."}{" "}
-            <a href="/">Back to the feed</a>
+            {outcome === "approved" ? t("auth.qrApprove.approved") : t("auth.qrApprove.refused")}{" "}
+            <a href="/">{t("auth.qrApprove.toFeed")}</a>
           </p>
         )}
         <FormError message={error} />

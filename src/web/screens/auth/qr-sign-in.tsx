@@ -4,6 +4,7 @@ import { QrCode } from "../../components/qr-code";
 import { api, describeError } from "../../lib/api";
 import { sessionStarted } from "../../lib/session";
 import type { Account, QrStatus } from "../../lib/types";
+import { t } from "../../lib/i18n";
 
 interface QrStart {
   token: string;
@@ -12,10 +13,10 @@ interface QrStart {
   link: string;
 }
 
-const ENDED: Partial<Record<QrStatus, string>> = {
-  EXPIRED: "This code has expired.",
-  REFUSED: "The sign-in was refused on the other device.",
-  CLAIMED: "This code was already used.",
+const ENDED: Partial<Record<QrStatus, () => string>> = {
+  EXPIRED: () => t("auth.qr.expired"),
+  REFUSED: () => t("auth.qr.refused"),
+  CLAIMED: () => t("auth.qr.claimed"),
 };
 
 /** Signing in without a password: a signed-in device scans this code (or opens its link) and approves. */
@@ -59,31 +60,31 @@ export function QrSignIn() {
 
   return (
     <section class="card qr-sign-in" aria-labelledby="qr-title">
-      <h2 id="qr-title">Sign in with a QR code</h2>
+      <h2 id="qr-title">{t("auth.qr.title")}</h2>
       {!request ? (
         <>
-          <p>Already signed in on your phone? Show a code here and scan it there; no password needed.</p>
+          <p>{t("auth.qr.intro")}</p>
           <button type="button" onClick={start}>
-            Show a QR code
+            {t("auth.qr.show")}
           </button>
         </>
       ) : (
         <>
-          <QrCode text={request.link} label="QR code to sign in on this browser" />
+          <QrCode text={request.link} label={t("auth.qr.code")} />
           <div class="field">
-            <label for="qr-link">Sign-in link</label>
+            <label for="qr-link">{t("auth.qr.link")}</label>
             <input id="qr-link" readOnly value={request.link} onFocus={(e) => e.currentTarget.select()} />
           </div>
           <p role="status">
             {status === "PENDING"
-              ? "Waiting for approval on your other device…"
+              ? t("auth.qr.waiting")
               : status === "APPROVED"
-                ? "Approved. Signing in…"
-                : (status && ENDED[status]) || ""}
+                ? t("auth.qr.approved")
+                : (status && ENDED[status]?.()) || ""}
           </p>
           {status && ENDED[status] && (
             <button type="button" onClick={start}>
-              Show a new code
+              {t("auth.qr.showNew")}
             </button>
           )}
         </>

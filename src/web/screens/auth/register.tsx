@@ -8,6 +8,8 @@ import { useAction } from "../../lib/use-action";
 import { identity } from "../../lib/instance";
 import { instance, sessionStarted } from "../../lib/session";
 import type { Account } from "../../lib/types";
+import { t } from "../../lib/i18n";
+import { Sentence } from "../../components/sentence";
 
 interface Captcha {
   captchaId: string;
@@ -56,11 +58,13 @@ export function Register() {
 
   if (mode === "closed") {
     return (
-      <Page title="Create an account">
+      <Page title={t("nav.register")}>
         <div class="card">
           <p>
-            This instance does not take new sign-ups: its administrator creates accounts. Ask them for one, then{" "}
-            <a href="/">sign in</a>.
+            <Sentence
+              text={t("auth.register.closed")}
+              parts={{ link: <a href="/">{t("auth.register.closedSignIn")}</a> }}
+            />
           </p>
         </div>
       </Page>
@@ -69,13 +73,11 @@ export function Register() {
 
   if (mailedTo) {
     return (
-      <Page title="Create an account">
+      <Page title={t("nav.register")}>
         <div class="card">
-          <Notice
-            message={`A message is on its way to ${mailedTo}. Open the link in it to confirm your address, then sign in.`}
-          />
+          <Notice message={t("auth.register.mailed", { email: mailedTo })} />
           <p>
-            <a href="/">Sign in</a>
+            <a href="/">{t("nav.signIn")}</a>
           </p>
         </div>
       </Page>
@@ -111,7 +113,7 @@ export function Register() {
 
   const captchaError =
     apiError && (apiError.code === "CAPTCHA_FAILED" || apiError.code === "CAPTCHA_REQUIRED")
-      ? "That was not the code in the picture or the answer to the question. Try this new one."
+      ? t("auth.register.captchaWrong")
       : apiError?.field("captchaAnswer");
   const inviteError = apiError?.code.startsWith("INVITE_") ? apiError.message : apiError?.field("inviteCode");
   const fieldNamed =
@@ -120,18 +122,18 @@ export function Register() {
       ["email", "username", "password", "displayName", "captchaAnswer", "inviteCode", "acceptRules"].includes(f),
     );
   return (
-    <Page title="Create an account">
+    <Page title={t("nav.register")}>
       <InstanceIntro />
       <form class="card form" onSubmit={submit}>
         <p class="hint">
           {mode === "open"
-            ? "Anyone may join this instance."
+            ? t("auth.register.open")
             : withInvite
-              ? "This instance takes new people by invitation: you need the code from your invite."
-              : "Anyone may join this instance; a short check keeps out programs."}
+              ? t("auth.register.byInvite")
+              : t("auth.register.withCaptcha")}
         </p>
         <Field
-          label="Email"
+          label={t("auth.email")}
           type="email"
           value={email}
           onValue={setEmail}
@@ -140,69 +142,64 @@ export function Register() {
           error={apiError?.field("email")}
         />
         <Field
-          label="Username"
+          label={t("auth.register.username")}
           value={username}
           onValue={setUsername}
           autoComplete="username"
-          hint="Letters, digits and underscores; people mention you as @username."
+          hint={t("auth.register.usernameHint")}
           required
           error={apiError?.field("username")}
         />
         <Field
-          label="Display name (optional)"
+          label={t("auth.register.displayName")}
           value={displayName}
           onValue={setDisplayName}
           autoComplete="name"
           error={apiError?.field("displayName")}
         />
         <Field
-          label="Password"
+          label={t("auth.password")}
           type="password"
           value={password}
           onValue={setPassword}
           autoComplete="new-password"
-          hint="At least 8 characters."
+          hint={t("auth.passwordHint")}
           required
           error={apiError?.field("password")}
         />
         {withInvite && (
           <Field
-            label="Invite code"
+            label={t("auth.register.inviteCode")}
             value={inviteCode}
             onValue={setInviteCode}
             autoComplete="off"
-            hint="From your invite link or from the person who invited you."
+            hint={t("auth.register.inviteHint")}
             required
             error={inviteError}
           />
         )}
         {withCaptcha && (
           <fieldset class="captcha">
-            <legend>Show you are a person</legend>
+            <legend>{t("auth.register.captcha")}</legend>
             {captcha ? (
               <>
-                <img
-                  src={captcha.image}
-                  alt="A code of five letters and digits, drawn distorted. Cannot see it? Answer the question below instead."
-                  width={200}
-                  height={70}
-                />
+                <img src={captcha.image} alt={t("auth.register.captchaAlt")} width={200} height={70} />
                 <p class="captcha-question">
-                  <span>Or answer this question:</span> <strong>{captcha.question}</strong>
+                  <span>{t("auth.register.captchaQuestion")}</span> <strong>{captcha.question}</strong>
                 </p>
               </>
             ) : (
-              <Loading label="Loading the check…" />
+              <Loading label={t("auth.register.captchaLoading")} />
             )}
             <button type="button" onClick={newCaptcha}>
-              New code and question
+              {t("auth.register.captchaNew")}
             </button>
             <Field
-              label="Code"
+              label={t("auth.signIn.code")}
               value={answer}
               onValue={setAnswer}
               autoComplete="off"
-              hint="The code in the picture, or the answer to the question. Case does not matter."
+              hint={t("auth.register.captchaHint")}
               required
               error={captchaError}
             />
@@ -210,7 +207,7 @@ export function Register() {
         )}
         {rules.length > 0 && (
           <fieldset class="accept-rules">
-            <legend>The rules of {identity.value!.name}</legend>
+            <legend>{t("auth.register.rules", { name: identity.value!.name })}</legend>
             <RulesList rules={rules} />
             <label class="choice">
               <input
@@ -221,11 +218,11 @@ export function Register() {
                 aria-describedby={apiError?.field("acceptRules") ? "accept-rules-error" : undefined}
                 aria-invalid={apiError?.field("acceptRules") ? true : undefined}
               />{" "}
-              I have read and accept the rules
+              {t("auth.register.acceptRules")}
             </label>
             {apiError?.field("acceptRules") && (
               <p class="field-error" id="accept-rules-error">
-                Accept the rules to join.
+                {t("auth.register.acceptRulesError")}
               </p>
             )}
           </fieldset>
@@ -233,9 +230,9 @@ export function Register() {
         <FormError message={error && !fieldNamed && !captchaError && !inviteError ? describeError(error) : null} />
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
-            Create account
+            {t("auth.register.submit")}
           </button>
-          <a href="/">I already have an account</a>
+          <a href="/">{t("auth.register.haveAccount")}</a>
         </div>
       </form>
     </Page>

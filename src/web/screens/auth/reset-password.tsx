@@ -4,6 +4,7 @@ import { Field, FormError } from "../../components/field";
 import { Page } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
+import { t } from "../../lib/i18n";
 
 /** The mailed link /auth/reset-password?token=…: sets a new password (every session ends). */
 export function ResetPassword() {
@@ -23,43 +24,43 @@ export function ResetPassword() {
 
   const tokenError = apiError?.field("token");
   return (
-    <Page title="Set a new password">
+    <Page title={t("auth.reset.title")}>
       {done ? (
         <div class="card">
-          <p role="status">Your password is changed and every session was signed out.</p>
+          <p role="status">{t("auth.reset.done")}</p>
           <p>
-            <a href="/">Sign in with the new password</a>
+            <a href="/">{t("auth.reset.signIn")}</a>
           </p>
         </div>
       ) : !token ? (
         <div class="card">
-          <FormError message="This link has no token. Open the link from the e-mail again." />
+          <FormError message={t("auth.noToken")} />
         </div>
       ) : (
         <form class="card form" onSubmit={submit}>
           <Field
-            label="New password"
+            label={t("auth.reset.password")}
             type="password"
             value={password}
             onValue={setPassword}
             autoComplete="new-password"
-            hint="At least 8 characters."
+            hint={t("auth.passwordHint")}
             required
             error={apiError?.field("newPassword")}
           />
           <Field
-            label="Repeat the new password"
+            label={t("auth.reset.repeat")}
             type="password"
             value={confirm}
             onValue={setConfirm}
             autoComplete="new-password"
             required
-            error={mismatch ? "The two passwords differ." : undefined}
+            error={mismatch ? t("auth.reset.mismatch") : undefined}
           />
           <FormError
             message={
               tokenError
-                ? `This link ${tokenError}. Ask for a new one from the sign-in screen.`
+                ? t("auth.reset.badLink", { reason: tokenError })
                 : error && !apiError?.field("newPassword")
                   ? describeError(error)
                   : null
@@ -67,9 +68,9 @@ export function ResetPassword() {
           />
           <div class="actions">
             <button type="submit" class="primary" disabled={busy}>
-              Set the password
+              {t("auth.reset.submit")}
             </button>
-            <a href="/auth/forgot-password">Ask for a new link</a>
+            <a href="/auth/forgot-password">{t("auth.reset.newLink")}</a>
           </div>
         </form>
       )}

@@ -6,13 +6,14 @@ import { api, ApiError, describeError } from "../../lib/api";
 import { sessionStarted } from "../../lib/session";
 import type { Account } from "../../lib/types";
 import { QrSignIn } from "./qr-sign-in";
+import { t } from "../../lib/i18n";
 
-const TWO_FACTOR: Record<string, string> = {
-  TWO_FACTOR_REQUIRED: "Enter the six-digit code from your authenticator app.",
-  TWO_FACTOR_EMAIL_REQUIRED: "We e-mailed you a six-digit code. Enter it to finish signing in.",
-  TWO_FACTOR_TELEGRAM_REQUIRED:
-    "A six-digit code was sent to you as a chat message from the system account. Enter it to finish signing in.",
-};
+/** The two-factor steps the server asks for, each with its help text. */
+const TWO_FACTOR = {
+  TWO_FACTOR_REQUIRED: () => t("auth.signIn.codeFromApp"),
+  TWO_FACTOR_EMAIL_REQUIRED: () => t("auth.signIn.codeByEmail"),
+  TWO_FACTOR_TELEGRAM_REQUIRED: () => t("auth.signIn.codeByChat"),
+} as Record<string, () => string>;
 
 /**
  * Sign in with e-mail and password, then the two-factor step when the account has it
@@ -48,16 +49,16 @@ export function SignIn() {
   const formMessage =
     error && !(apiError && Object.keys(apiError.fieldErrors).length) ? describeError(error) : apiError?.field("body");
   return (
-    <Page title="Sign in">
+    <Page title={t("auth.signIn.title")}>
       <InstanceIntro />
       <div class="auth-layout">
         <form class="card form" onSubmit={submit} noValidate={false}>
           {step ? (
             <>
-              <p id="two-factor-help">{TWO_FACTOR[step]}</p>
+              <p id="two-factor-help">{TWO_FACTOR[step]?.()}</p>
               <Field
-                label="Code"
-                hint="Six digits, or one of your recovery codes (xxxxx-xxxxx)."
+                label={t("auth.signIn.code")}
+                hint={t("auth.signIn.codeHint")}
                 value={code}
                 onValue={setCode}
                 autoComplete="one-time-code"
@@ -66,24 +67,24 @@ export function SignIn() {
                 autoFocus
                 error={
                   apiError?.code === "TWO_FACTOR_INVALID_CODE"
-                    ? "That code is not right. Check it and try again."
+                    ? t("auth.signIn.wrongCode")
                     : apiError?.field("twoFactorCode")
                 }
               />
               <FormError message={apiError?.code === "TWO_FACTOR_INVALID_CODE" ? null : formMessage} />
               <div class="actions">
                 <button type="submit" class="primary" disabled={busy}>
-                  Verify
+                  {t("auth.signIn.verify")}
                 </button>
                 <button type="button" onClick={() => (setStep(null), setError(null))}>
-                  Back
+                  {t("common.back")}
                 </button>
               </div>
             </>
           ) : (
             <>
               <Field
-                label="Email"
+                label={t("auth.email")}
                 type="email"
                 value={email}
                 onValue={setEmail}
@@ -92,7 +93,7 @@ export function SignIn() {
                 error={apiError?.field("email")}
               />
               <Field
-                label="Password"
+                label={t("auth.password")}
                 type="password"
                 value={password}
                 onValue={setPassword}
@@ -103,12 +104,12 @@ export function SignIn() {
               <FormError message={formMessage} />
               <div class="actions">
                 <button type="submit" class="primary" disabled={busy}>
-                  Sign in
+                  {t("auth.signIn.submit")}
                 </button>
-                <a href="/auth/forgot-password">Forgot your password?</a>
+                <a href="/auth/forgot-password">{t("auth.signIn.forgot")}</a>
               </div>
               <p>
-                New here? <a href="/auth/register">Create an account</a>
+                {t("auth.signIn.newHere")} <a href="/auth/register">{t("nav.register")}</a>
               </p>
             </>
           )}

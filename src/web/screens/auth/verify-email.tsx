@@ -4,15 +4,14 @@ import { FormError } from "../../components/field";
 import { Loading, Page } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { recheckSession, signedIn } from "../../lib/session";
+import { t } from "../../lib/i18n";
 
 /** The link mailed at registration: /auth/verify-email?token=… confirms the address on opening. */
 export function VerifyEmail() {
   const { query } = useLocation();
   const token = query.token ?? "";
   const [state, setState] = useState<"working" | "done" | "failed">(token ? "working" : "failed");
-  const [error, setError] = useState<string | null>(
-    token ? null : "This link has no token. Open the link from the e-mail again.",
-  );
+  const [error, setError] = useState<string | null>(token ? null : t("auth.noToken"));
 
   useEffect(() => {
     if (!token) return;
@@ -29,18 +28,18 @@ export function VerifyEmail() {
   }, [token]);
 
   return (
-    <Page title="Confirm your e-mail address">
+    <Page title={t("auth.verify.title")}>
       <div class="card">
-        {state === "working" && <Loading label="Confirming…" />}
+        {state === "working" && <Loading label={t("auth.verify.working")} />}
         {state === "done" && (
           <p role="status">
-            Your e-mail address is confirmed. <a href="/">Continue</a>
+            {t("auth.verify.done")} <a href="/">{t("auth.verify.continue")}</a>
           </p>
         )}
         {state === "failed" && (
           <>
             <FormError message={error} />
-            <p>Links work once and for a limited time. Signed in, you can ask for a new one in your settings.</p>
+            <p>{t("auth.verify.failed")}</p>
           </>
         )}
       </div>

@@ -1,4 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
+import { t } from "../../lib/i18n";
+import { formatTimeWithSeconds } from "../../lib/format";
 
 /** One entry of a bot's developer log, as GET /api/bots/{username}/log and its stream give it. */
 interface LogEntry {
@@ -21,7 +23,6 @@ const short = (value: unknown) => {
   const text = JSON.stringify(value);
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 };
-const timeOf = (iso: string) => new Date(iso).toLocaleTimeString();
 
 /**
  * A bot's developer log, live: the last Bot API calls (method, parameters with files elided,
@@ -48,26 +49,37 @@ export function BotLog({ username }: { username: string }) {
 
   return (
     <details class="bot-log" onToggle={(e) => setOpen(e.currentTarget.open)}>
-      <summary>Developer log</summary>
+      <summary>{t("bots.log.title")}</summary>
       <p class="muted">
-        The last Bot API calls of @{username} and the updates it received, live; kept in memory until the server
-        restarts.{" "}
+        {t("bots.log.intro", { username })}{" "}
         <span role="status">
-          {state === "live" ? "Live." : state === "connecting" ? "Connecting…" : "Reconnecting…"}
+          {state === "live"
+            ? t("bots.log.live")
+            : state === "connecting"
+              ? t("bots.log.connecting")
+              : t("bots.log.reconnecting")}
         </span>
       </p>
       {entries.length === 0 ? (
-        <p class="muted">Nothing yet: calls appear here as the bot makes them.</p>
+        <p class="muted">{t("bots.log.empty")}</p>
       ) : (
         // focusable, so the scrolling list can be read with the keyboard
-        <div role="log" class="bot-log-entries" tabIndex={0} aria-label={`Log of @${username}`}>
+        <div role="log" class="bot-log-entries" tabIndex={0} aria-label={t("bots.log.label", { username })}>
           <ol>
             {entries.map((e) => (
               <li key={e.id} class={e.ok ? "ok" : "failed"}>
                 <div class="bot-log-head">
-                  <time dateTime={e.at}>{timeOf(e.at)}</time>{" "}
-                  <strong>{e.kind === "update" ? `update ${e.update?.type ?? ""} via ${e.method}` : e.method}</strong>{" "}
-                  {e.ok ? <span class="muted">ok</span> : <span class="form-error">error {e.error?.code}</span>}
+                  <time dateTime={e.at}>{formatTimeWithSeconds(e.at)}</time>{" "}
+                  <strong>
+                    {e.kind === "update"
+                      ? t("bots.log.update", { type: e.update?.type ?? "", method: e.method })
+                      : e.method}
+                  </strong>{" "}
+                  {e.ok ? (
+                    <span class="muted">{t("bots.log.ok")}</span>
+                  ) : (
+                    <span class="form-error">{t("bots.log.error", { code: e.error?.code })}</span>
+                  )}
                   {e.ms !== undefined && <span class="muted"> · {e.ms} ms</span>}
                 </div>
                 {e.params && Object.keys(e.params).length > 0 && <code class="mono">{short(e.params)}</code>}

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { Field, FormError, Notice } from "../../components/field";
 import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
+import { t } from "../../lib/i18n";
 
 export interface BotCommand {
   command: string;
@@ -55,26 +56,23 @@ export function CommandsEditor({
         });
         setRows(withKeys(r.bot.commands));
         onSaved(r.bot.commands);
-        setNote(r.bot.commands.length ? "Commands saved" : "Commands removed");
+        setNote(r.bot.commands.length ? t("bots.commands.saved") : t("bots.commands.removed"));
       })}
     >
-      <h3 id={headingId}>Commands</h3>
-      <p class="hint">
-        Offered when a person types / in a chat with the bot. A command is 1–32 lowercase letters, digits and _; its
-        description up to 256 characters. The bot can set them too, with setMyCommands.
-      </p>
-      {rows.length === 0 && <p class="muted">No commands.</p>}
+      <h3 id={headingId}>{t("bots.commands.title")}</h3>
+      <p class="hint">{t("bots.commands.hint")}</p>
+      {rows.length === 0 && <p class="muted">{t("bots.commands.none")}</p>}
       <ol class="command-rows">
         {rows.map((r, i) => (
           <li key={r.key} class="command-row">
             <Field
-              label={`Command ${i + 1}`}
+              label={t("bots.commands.command", { n: i + 1 })}
               value={r.command}
               onValue={(command) => change(r.key, { command })}
               error={fieldError(`commands.${i}.command`) ?? fieldError(`commands.${i}`)}
             />
             <Field
-              label={`Description ${i + 1}`}
+              label={t("bots.commands.description", { n: i + 1 })}
               value={r.description}
               onValue={(description) => change(r.key, { description })}
               error={fieldError(`commands.${i}.description`)}
@@ -82,10 +80,10 @@ export function CommandsEditor({
             <button
               type="button"
               class="command-remove"
-              aria-label={`Remove command ${i + 1}`}
+              aria-label={t("bots.commands.remove", { n: i + 1 })}
               onClick={() => edit((list) => list.filter((x) => x.key !== r.key))}
             >
-              Remove
+              {t("common.remove")}
             </button>
           </li>
         ))}
@@ -97,10 +95,10 @@ export function CommandsEditor({
           disabled={rows.length >= MAX_COMMANDS}
           onClick={() => edit((list) => [...list, ...withKeys([{ command: "", description: "" }])])}
         >
-          Add a command
+          {t("bots.commands.add")}
         </button>
         <button type="submit" class="primary" disabled={save.busy}>
-          Save commands
+          {t("bots.commands.save")}
         </button>
       </div>
       <Notice message={note} />

@@ -1,12 +1,14 @@
 import { useEffect, useState } from "preact/hooks";
 import { Dialog } from "../../components/dialog";
 import { Field, FormError, Notice } from "../../components/field";
-import { Page } from "../../components/page";
+import { Loading, Page } from "../../components/page";
 import { botSnippets, type BotLibrary } from "../../../lib/bot-libraries";
 import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
 import { BotLog } from "./bot-log";
 import { CommandsEditor, type BotCommand } from "./commands-editor";
+import { t } from "../../lib/i18n";
+import { Sentence } from "../../components/sentence";
 
 interface OwnedBot {
   id: string;
@@ -51,27 +53,29 @@ export function MyBots() {
   const replace = (b: OwnedBot) => setBots((list) => list?.map((x) => (x.id === b.id ? b : x)) ?? [b]);
 
   return (
-    <Page title="My bots">
+    <Page title={t("nav.bots")}>
       <CreateBot
-        onCreated={(bot, t) => {
+        onCreated={(bot, token) => {
           setBots((list) => [bot, ...(list ?? [])]);
-          setToken({ bot, token: t });
+          setToken({ bot, token });
         }}
       />
       <LocalSandbox />
       <FormError message={error} />
       {bots === null ? (
-        <p class="loading" role="status">
-          Loading your bots…
-        </p>
+        <Loading label={t("bots.list.loading")} />
       ) : bots.length === 0 ? (
-        <p class="empty">No bots yet. Create one above.</p>
+        <p class="empty">{t("bots.list.empty")}</p>
       ) : (
         bots.map((b) => (
-          <BotCard key={b.id} bot={b} onChange={replace} onToken={(t) => setToken({ bot: b, token: t })} />
+          <BotCard key={b.id} bot={b} onChange={replace} onToken={(token) => setToken({ bot: b, token })} />
         ))
       )}
-      <Dialog open={token !== null} title={`Token of @${token?.bot.username ?? ""}`} onClose={() => setToken(null)}>
+      <Dialog
+        open={token !== null}
+        title={t("bots.token.title", { username: token?.bot.username ?? "" })}
+        onClose={() => setToken(null)}
+      >
         {token && <TokenShownOnce bot={token.bot} token={token.token} onClose={() => setToken(null)} />}
       </Dialog>
     </Page>
@@ -82,7 +86,7 @@ function CreateBot({ onCreated }: { onCreated: (bot: OwnedBot, token: string) =>
   const [username, setUsername] = useState("");
   const [name, setName] = useState("");
   const action = useAction();
-  const problem = username && !/_bot$/i.test(username) ? "A bot's username ends in _bot." : undefined;
+  const problem = username && !/_bot$/i.test(username) ? t("bots.create.suffix") : undefined;
   return (
     <form
       class="card"
@@ -97,10 +101,10 @@ function CreateBot({ onCreated }: { onCreated: (bot: OwnedBot, token: string) =>
         onCreated(r.bot, r.token);
       })}
     >
-      <h2 id="create-bot-title">Create a bot</h2>
+      <h2 id="create-bot-title">{t("bots.create.title")}</h2>
       <Field
-        label="Bot username"
-        hint="Letters, digits and _, ending in _bot"
+        label={t("bots.create.username")}
+        hint={t("bots.create.usernameHint")}
         value={username}
         onValue={setUsername}
         required
@@ -108,7 +112,7 @@ function CreateBot({ onCreated }: { onCreated: (bot: OwnedBot, token: string) =>
         error={problem ?? action.apiError?.field("username")}
       />
       <Field
-        label="Bot name"
+        label={t("bots.create.name")}
         value={name}
         onValue={setName}
         required
@@ -123,7 +127,7 @@ function CreateBot({ onCreated }: { onCreated: (bot: OwnedBot, token: string) =>
         }
       />
       <button type="submit" class="primary" disabled={action.busy || !!problem || !username.trim() || !name.trim()}>
-        Create bot
+        {t("bots.create.submit")}
       </button>
     </form>
   );
@@ -134,14 +138,13 @@ function LocalSandbox() {
   const as = (action: string) => <code>socialctl as alice {action}</code>;
   return (
     <details class="card connect sandbox-help">
-      <summary>Try a bot on your machine first: socialctl dev</summary>
+      <summary>{t("bots.sandbox.summary")}</summary>
       <p>
-        <code>socialctl dev</code> runs a throwaway instance with a person (alice) and a bot (@sandbox_bot): it prints
-        the bot's token, the API root and a link that signs you in to the chat with the bot. Ctrl-C removes it.
+        <Sentence text={t("bots.sandbox.intro")} parts={{ command: <code>socialctl dev</code> }} />
       </p>
       <dl>
         <div>
-          <dt>API root (grammY, Telegraf, node-telegram-bot-api)</dt>
+          <dt>{t("bots.sandbox.apiRoot")}</dt>
           <dd>
             <code>http://127.0.0.1:8081</code>
           </dd>
@@ -153,7 +156,7 @@ function LocalSandbox() {
           </dd>
         </div>
         <div>
-          <dt>The person, from your bot's tests (--json for JSON)</dt>
+          <dt>{t("bots.sandbox.person")}</dt>
           <dd>
             {as("send @sandbox_bot /start")}, {as("press @sandbox_bot 'Button text'")}, {as("pay @sandbox_bot")},{" "}
             {as("read @sandbox_bot --follow")}
@@ -172,8 +175,8 @@ function CopyButton({ text, label }: { text: string; label: string }) {
         type="button"
         onClick={() =>
           navigator.clipboard?.writeText(text).then(
-            () => setDone("Copied"),
-            () => setDone("Could not copy: select the text and copy it"),
+            () => setDone(t("bots.copied")),
+            () => setDone(t("bots.copyFailed")),
           )
         }
       >
@@ -190,15 +193,21 @@ function CopyButton({ text, label }: { text: string; label: string }) {
 function TokenShownOnce({ bot, token, onClose }: { bot: OwnedBot; token: string; onClose: () => void }) {
   return (
     <div class="token-once">
-      <p>This token is shown only now. Keep it secret: anyone with it controls the bot.</p>
-      <input readOnly aria-label="Bot token" value={token} onFocus={(e) => e.currentTarget.select()} class="mono" />
+      <p>{t("bots.token.once")}</p>
+      <input
+        readOnly
+        aria-label={t("bots.token.label")}
+        value={token}
+        onFocus={(e) => e.currentTarget.select()}
+        class="mono"
+      />
       <div class="actions">
-        <CopyButton text={token} label="Copy token" />
+        <CopyButton text={token} label={t("bots.token.copy")} />
       </div>
       <ConnectPanel bot={bot} token={token} />
       <div class="dialog-actions">
         <button type="button" class="primary" onClick={onClose}>
-          I saved the token
+          {t("bots.token.saved")}
         </button>
       </div>
     </div>
@@ -211,23 +220,26 @@ function TokenShownOnce({ bot, token, onClose }: { bot: OwnedBot; token: string;
  */
 function ConnectPanel({ bot, token }: { bot: OwnedBot; token?: string }) {
   return (
-    <section class="connect" aria-label={`Connect @${bot.username}`}>
-      <h3>Connect your bot</h3>
+    <section class="connect" aria-label={t("bots.connect.label", { username: bot.username })}>
+      <h3>{t("bots.connect.title")}</h3>
       <p class="muted">
-        API root: <code>{bot.apiRoot}</code> · python-telegram-bot base_url:{" "}
+        {t("bots.connect.apiRoot")} <code>{bot.apiRoot}</code> · python-telegram-bot base_url:{" "}
         <code>{bot.libraries["python-telegram-bot"]}</code>
       </p>
-      {!token && <p class="muted">Put the bot's token where the code says {TOKEN_PLACEHOLDER}.</p>}
+      {!token && <p class="muted">{t("bots.connect.putToken", { placeholder: TOKEN_PLACEHOLDER })}</p>}
       {botSnippets(bot.apiRoot, token ?? TOKEN_PLACEHOLDER).map((s) => (
         <details key={s.id} class="snippet">
           <summary>{s.title}</summary>
           <p class="muted">
-            <code>{s.install}</code>, save as <code>{s.file}</code>, run <code>{s.run}</code>
+            <Sentence
+              text={t("bots.connect.steps")}
+              parts={{ install: <code>{s.install}</code>, file: <code>{s.file}</code>, run: <code>{s.run}</code> }}
+            />
           </p>
-          <pre tabIndex={0} aria-label={`${s.title} starter bot`}>
+          <pre tabIndex={0} aria-label={t("bots.connect.starter", { library: s.title })}>
             <code>{s.code}</code>
           </pre>
-          <CopyButton text={s.code} label={`Copy the ${s.title} bot`} />
+          <CopyButton text={s.code} label={t("bots.connect.copy", { library: s.title })} />
         </details>
       ))}
     </section>
@@ -241,7 +253,7 @@ function BotCard({
 }: {
   bot: OwnedBot;
   onChange: (b: OwnedBot) => void;
-  onToken: (t: string) => void;
+  onToken: (token: string) => void;
 }) {
   const [description, setDescription] = useState(bot.description ?? "");
   const [confirmReissue, setConfirmReissue] = useState(false);
@@ -258,7 +270,7 @@ function BotCard({
       try {
         const r = await api.patch<{ bot: OwnedBot }>(`/bots/${bot.username}`, body);
         onChange(r.bot);
-        setNote("Saved");
+        setNote(t("bots.card.saved"));
       } catch (err) {
         onChange(bot);
         throw err;
@@ -270,9 +282,9 @@ function BotCard({
       <h2 id={`bot-${bot.id}`}>
         {bot.name} <span class="muted">@{bot.username}</span>
       </h2>
-      {bot.blocked && <p class="form-error">An administrator blocked this bot.</p>}
+      {bot.blocked && <p class="form-error">{t("bots.card.blocked")}</p>}
       <p>
-        Start link: <a href={bot.startLink}>{bot.startLink}</a>
+        {t("bots.card.startLink")} <a href={bot.startLink}>{bot.startLink}</a>
       </p>
       <div class="actions">
         <label class="choice">
@@ -281,7 +293,7 @@ function BotCard({
             checked={bot.enabled}
             onChange={(e) => void patch({ enabled: e.currentTarget.checked })()}
           />{" "}
-          Enabled
+          {t("bots.card.enabled")}
         </label>
         <label class="choice">
           <input
@@ -289,7 +301,7 @@ function BotCard({
             checked={bot.privacy === "commands"}
             onChange={(e) => void patch({ privacy: e.currentTarget.checked ? "commands" : "all" })()}
           />{" "}
-          Privacy mode (in groups, only commands reach the bot)
+          {t("bots.card.privacy")}
         </label>
       </div>
       <form
@@ -301,9 +313,9 @@ function BotCard({
         }}
       >
         <div class="field">
-          <label for={`desc-${bot.id}`}>Description</label>
+          <label for={`desc-${bot.id}`}>{t("bots.card.description")}</label>
           <p class="hint" id={`desc-${bot.id}-hint`}>
-            Shown in an empty chat with the bot, above its Start button.
+            {t("bots.card.descriptionHint")}
           </p>
           <textarea
             id={`desc-${bot.id}`}
@@ -315,7 +327,7 @@ function BotCard({
           />
         </div>
         <button type="submit" disabled={save.busy}>
-          Save description
+          {t("bots.card.saveDescription")}
         </button>
       </form>
       <FormError message={save.error ? describeError(save.error) : null} />
@@ -326,12 +338,10 @@ function BotCard({
         commands={bot.commands}
         onSaved={(commands) => onChange({ ...bot, commands })}
       />
-      <h3>Income</h3>
+      <h3>{t("bots.income.title")}</h3>
       {income ? (
         <>
-          <p>
-            Held: ★ {income.held} · Withdrawable: ★ {income.withdrawable}
-          </p>
+          <p>{t("bots.income.amounts", { held: income.held, withdrawable: income.withdrawable })}</p>
           <button
             type="button"
             disabled={withdraw.busy || income.withdrawable < 1}
@@ -341,24 +351,24 @@ function BotCard({
                 {},
               );
               setIncome(r);
-              setNote(`Withdrew ★ ${r.withdrawn}; your balance is ★ ${r.balance}.`);
+              setNote(t("bots.income.withdrew", { amount: r.withdrawn, balance: r.balance }));
             })}
           >
-            Withdraw to my balance
+            {t("bots.income.withdraw")}
           </button>
           <FormError message={withdraw.error ? describeError(withdraw.error) : null} />
         </>
       ) : (
-        <p class="muted">Loading income…</p>
+        <Loading label={t("bots.income.loading")} />
       )}
       <ConnectPanel bot={bot} />
       <BotLog username={bot.username} />
-      <h3>Token</h3>
+      <h3>{t("bots.token.heading")}</h3>
       {confirmReissue ? (
-        <div class="warning" role="group" aria-label="Reissue the token">
-          <p>The current token stops working at once; the bot must be restarted with the new one.</p>
+        <div class="warning" role="group" aria-label={t("bots.token.reissue")}>
+          <p>{t("bots.token.reissueText")}</p>
           <button type="button" onClick={() => setConfirmReissue(false)}>
-            Cancel
+            {t("common.cancel")}
           </button>{" "}
           <button
             type="button"
@@ -370,12 +380,12 @@ function BotCard({
               onToken(r.token);
             })}
           >
-            Reissue now
+            {t("bots.token.reissueNow")}
           </button>
         </div>
       ) : (
         <button type="button" onClick={() => setConfirmReissue(true)}>
-          Reissue the token
+          {t("bots.token.reissue")}
         </button>
       )}
     </article>

@@ -7,6 +7,6 @@ export const botScreens: Screen[] = [
     path: "/dashboard/bots",
     access: "signed-in",
     component: lazy(() => import("./my-bots").then((m) => m.MyBots)),
-    nav: { label: "My bots", order: 35, icon: BotIcon },
+    nav: { label: "bots", order: 35, icon: BotIcon },
   },
 ];

@@ -7,6 +7,7 @@ import { usePagedList } from "../../lib/paged";
 import type { PageInfo, Post } from "../../lib/types";
 import { PostCard } from "./post-card";
 import { shown, toggleBookmark } from "./post-store";
+import { t } from "../../lib/i18n";
 
 /** A post taken off the list by its bookmark button, and where it was, so Undo puts it back. */
 interface Removed {
@@ -62,13 +63,13 @@ export function Bookmarks() {
   }
 
   return (
-    <Page title="Bookmarks">
+    <Page title={t("nav.bookmarks")}>
       <div class="bookmark-undo" role="status">
         {removed && (
           <p class="card">
-            Removed @{shown(removed.post).author.username}'s post from your bookmarks.{" "}
+            {t("feed.bookmarks.removed", { username: shown(removed.post).author.username })}{" "}
             <button type="button" class="small" ref={undoButton} onClick={() => void undo()}>
-              Undo
+              {t("feed.bookmarks.undo")}
             </button>
           </p>
         )}
@@ -78,11 +79,7 @@ export function Bookmarks() {
         {list.items.map((p) => (
           <PostCard key={p.id} post={p} onChange={change} onDeleted={drop} />
         ))}
-        <ListFooter
-          list={list}
-          noun="bookmarks"
-          empty="No bookmarks yet. Press the bookmark button under a post to keep it here."
-        />
+        <ListFooter list={list} noun={t("feed.bookmarks.noun")} empty={t("feed.bookmarks.empty")} />
       </div>
     </Page>
   );

@@ -16,6 +16,7 @@ import { Warned } from "./post-card";
 import { MAX_CONTENT_WARNING_LENGTH } from "./composer";
 import { SMALL_IMAGE_SIZES } from "../../components/media-image";
 import { useMediaViewer, ViewableImage } from "../../components/media-viewer";
+import { t } from "../../lib/i18n";
 
 /** As the server allows per comment (MAX_COMMENT_MEDIA). */
 const MAX_COMMENT_MEDIA = 4;
@@ -69,7 +70,7 @@ function CommentForm({
         {fieldError && <p class="field-error">{fieldError}</p>}
       </div>
       <div class="field">
-        <label for={`${id}-warning`}>Content warning</label>
+        <label for={`${id}-warning`}>{t("feed.composer.warning")}</label>
         <input
           id={`${id}-warning`}
           value={warning}
@@ -78,7 +79,7 @@ function CommentForm({
           onInput={(e) => setWarning(e.currentTarget.value)}
         />
         <p id={`${id}-warning-hint`} class="hint">
-          Optional: readers see it first and open the {replyTo ? "reply" : "comment"} to read on.
+          {replyTo ? t("feed.comments.warningHintReply") : t("feed.comments.warningHint")}
         </p>
         {warningError && <p class="field-error">{warningError}</p>}
       </div>
@@ -87,7 +88,7 @@ function CommentForm({
       <FormError message={error && !fieldError && !warningError && !mediaError ? describeError(error) : null} />
       <div class="actions">
         <AddFilesButton
-          label={replyTo ? "Attach to the reply" : "Attach to the comment"}
+          label={replyTo ? t("feed.comments.attachReply") : t("feed.comments.attach")}
           accept="image/*,video/*,audio/*"
           onPick={attachments.pick}
           disabled={attachments.full}
@@ -97,7 +98,7 @@ function CommentForm({
           class="primary"
           disabled={busy || attachments.uploading || (!content.trim() && attachments.urls.length === 0)}
         >
-          {replyTo ? "Reply" : "Comment"}
+          {replyTo ? t("feed.comments.reply") : t("feed.comments.comment")}
         </button>
       </div>
     </form>
@@ -154,7 +155,7 @@ function CommentItem({
   }
   return (
     <li class="comment">
-      <article aria-label={`Comment by ${name}`}>
+      <article aria-label={t("feed.comments.by", { name })}>
         <header class="post-head">
           <Avatar user={comment.author} size={32} />
           <div class="post-meta">
@@ -171,20 +172,25 @@ function CommentItem({
         <FormError message={error} />
         <div class="post-actions">
           <button type="button" class="small" aria-pressed={comment.liked} onClick={like}>
-            {comment.liked ? "Liked" : "Like"} <span class="count">{formatCount(comment.likeCount)}</span>
+            {comment.liked ? t("feed.post.liked") : t("feed.post.like")}{" "}
+            <span class="count">{formatCount(comment.likeCount)}</span>
           </button>
           <button type="button" class="small" aria-expanded={replying} onClick={() => setReplying(!replying)}>
-            Reply
+            {t("feed.comments.reply")}
           </button>
           {(mayDelete || moderating) && (
             <button type="button" class="small danger" onClick={remove}>
-              {moderating ? "Remove comment" : "Delete comment"}
+              {moderating ? t("feed.comments.remove") : t("feed.comments.delete")}
             </button>
           )}
           {me?.id !== comment.author.id && (
             <ReportButton
               class="small"
-              target={{ type: "comment", id: comment.id, label: `@${comment.author.username}'s comment` }}
+              target={{
+                type: "comment",
+                id: comment.id,
+                label: t("feed.comments.reportTarget", { username: comment.author.username }),
+              }}
             />
           )}
         </div>
@@ -193,7 +199,7 @@ function CommentItem({
         <CommentForm
           postId={postId}
           replyTo={comment}
-          label={`Reply to ${name}`}
+          label={t("feed.comments.replyTo", { name })}
           onPosted={() => {
             setReplying(false);
             setOpen(true);
@@ -203,11 +209,7 @@ function CommentItem({
       )}
       {comment.replyCount > 0 && (
         <button type="button" class="small link-like" aria-expanded={open} onClick={() => setOpen(!open)}>
-          {open
-            ? "Hide replies"
-            : comment.replyCount === 1
-              ? "Show 1 reply"
-              : `Show ${formatCount(comment.replyCount)} replies`}
+          {open ? t("feed.comments.hideReplies") : t("feed.comments.showReplies", { count: comment.replyCount })}
         </button>
       )}
       {open && (
@@ -225,7 +227,7 @@ function CommentItem({
 /** A comment's images (opening the viewer), videos and voice recordings. */
 function CommentMedia({ media, author }: { media: Comment["media"]; author: string }) {
   const pictures = media.filter((m) => m.type === "image");
-  const { open, viewer } = useMediaViewer(pictures, `Images of ${author}'s comment`);
+  const { open, viewer } = useMediaViewer(pictures, t("feed.comments.images", { name: author }));
   if (media.length === 0) return null;
   return (
     <div class="post-media comment-media">
@@ -233,13 +235,19 @@ function CommentMedia({ media, author }: { media: Comment["media"]; author: stri
         m.type === "video" ? (
           <video key={m.url} src={m.url} poster={m.posterUrl ?? undefined} controls preload="none" />
         ) : m.type === "voice" ? (
-          <audio key={m.url} src={m.url} controls preload="none" aria-label={`Voice comment by ${author}`} />
+          <audio
+            key={m.url}
+            src={m.url}
+            controls
+            preload="none"
+            aria-label={t("feed.comments.voice", { name: author })}
+          />
         ) : (
           <ViewableImage
             key={m.url}
             image={m}
             sizes={SMALL_IMAGE_SIZES}
-            fallbackAlt={`Image in a comment by ${author}, no description`}
+            fallbackAlt={t("feed.comments.noAlt", { name: author })}
             onOpen={() => open(pictures.indexOf(m))}
           />
         ),
@@ -261,7 +269,7 @@ function Replies({
   postAuthorId: string;
 }) {
   const list = usePagedList<Comment>(keyId, load);
-  return <CommentTree list={list} postId={postId} postAuthorId={postAuthorId} label="Replies" />;
+  return <CommentTree list={list} postId={postId} postAuthorId={postAuthorId} label={t("feed.comments.replies")} />;
 }
 
 function CommentTree({
@@ -291,11 +299,11 @@ function CommentTree({
           />
         ))}
       </ul>
-      {list.loading && <Loading label="Loading comments…" />}
+      {list.loading && <Loading label={t("feed.comments.loading")} />}
       <FormError message={list.error} />
       {!list.done && !list.loading && (
         <button type="button" class="small" onClick={list.more}>
-          More
+          {t("feed.comments.more")}
         </button>
       )}
     </>
@@ -324,17 +332,17 @@ export function Comments({
   const list = usePagedList<Comment>(postId, load);
   return (
     <section class="card" aria-labelledby="comments-title">
-      <h2 id="comments-title">Comments</h2>
+      <h2 id="comments-title">{t("feed.post.comments")}</h2>
       <CommentForm
         postId={postId}
-        label="Write a comment"
+        label={t("feed.comments.write")}
         onPosted={(c) => {
           list.setItems((items) => [...items, c]);
           onCount(1);
         }}
       />
-      {list.done && list.items.length === 0 && <p class="empty">No comments yet.</p>}
-      <CommentTree list={list} postId={postId} postAuthorId={postAuthorId} label="Comments" />
+      {list.done && list.items.length === 0 && <p class="empty">{t("feed.comments.empty")}</p>}
+      <CommentTree list={list} postId={postId} postAuthorId={postAuthorId} label={t("feed.post.comments")} />
     </section>
   );
 }

@@ -4,11 +4,11 @@ import { FormError } from "../../components/field";
 import { AddFilesButton, AttachmentList, useAttachments } from "../../components/attachments";
 import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
-import { formatNumber } from "../../lib/format";
 import { drafts, POST_DRAFT } from "../../lib/drafts";
 import { account } from "../../lib/session";
 import type { Post } from "../../lib/types";
 import { ComposerLinkPreview, useLinkPreview } from "../../components/link-preview";
+import { t } from "../../lib/i18n";
 
 export const MAX_POST_LENGTH = 2000;
 export const MAX_POST_IMAGES = 10;
@@ -68,9 +68,9 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
   const pollError = apiError && Object.entries(apiError.fieldErrors).find(([f]) => f.startsWith("poll"))?.[1][0];
   const remaining = MAX_POST_LENGTH - content.length;
   return (
-    <form class="card form post-composer" onSubmit={submit} aria-label="New post">
+    <form class="card form post-composer" onSubmit={submit} aria-label={t("feed.composer.label")}>
       <div class="field">
-        <label for="composer-text">What's new?</label>
+        <label for="composer-text">{t("feed.composer.text")}</label>
         <ComposerInput
           id="composer-text"
           rows={3}
@@ -81,14 +81,14 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
         />
         <p id="composer-count" class={over ? "counter over" : "counter"} aria-live={remaining < 100 ? "polite" : "off"}>
           {remaining >= 0
-            ? `${formatNumber(remaining)} characters left`
-            : `${formatNumber(-remaining)} characters too many`}
+            ? t("common.charactersLeft", { count: remaining })
+            : t("common.charactersOver", { count: -remaining })}
         </p>
         {contentError && <p class="field-error">{contentError}</p>}
       </div>
       <ComposerLinkPreview state={linkPreview} />
       <div class="field">
-        <label for="composer-warning">Content warning</label>
+        <label for="composer-warning">{t("feed.composer.warning")}</label>
         <input
           id="composer-warning"
           value={warning}
@@ -97,15 +97,15 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
           onInput={(e) => setWarning(e.currentTarget.value)}
         />
         <p id="composer-warning-hint" class="hint">
-          Optional: readers see it first and open the post to read on.
+          {t("feed.composer.warningHint")}
         </p>
       </div>
       <AttachmentList items={attachments.items} onRemove={attachments.remove} onAlt={attachments.setAlt} />
       {pollOn && (
         <fieldset class="poll-editor">
-          <legend>Poll</legend>
+          <legend>{t("feed.poll.title")}</legend>
           <div class="field">
-            <label for="poll-question">Question (optional)</label>
+            <label for="poll-question">{t("feed.composer.question")}</label>
             <input
               id="poll-question"
               value={question}
@@ -115,7 +115,7 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
           </div>
           {options.map((o, i) => (
             <div class="field" key={i}>
-              <label for={`poll-option-${i}`}>Choice {i + 1}</label>
+              <label for={`poll-option-${i}`}>{t("feed.composer.choice", { n: i + 1 })}</label>
               <input
                 id={`poll-option-${i}`}
                 value={o}
@@ -127,12 +127,12 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
           <div class="actions">
             {options.length < 12 && (
               <button type="button" class="small" onClick={() => setOptions([...options, ""])}>
-                Add a choice
+                {t("feed.composer.addChoice")}
               </button>
             )}
             <label class="choice">
               <input type="checkbox" checked={multiple} onChange={(e) => setMultiple(e.currentTarget.checked)} />{" "}
-              Several answers allowed
+              {t("feed.composer.multiple")}
             </label>
           </div>
           {pollError && <p class="field-error">{pollError}</p>}
@@ -141,16 +141,16 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
       <FormError message={error && !contentError && !pollError ? describeError(error) : null} />
       <div class="actions composer-actions">
         <AddFilesButton
-          label="Add images"
+          label={t("feed.composer.addImages")}
           accept="image/*,video/*"
           onPick={attachments.pick}
           disabled={attachments.full}
         />
         <button type="button" aria-pressed={pollOn} onClick={() => setPollOn(!pollOn)}>
-          Poll
+          {t("feed.poll.title")}
         </button>
         <button type="submit" class="primary" disabled={busy || attachments.uploading || empty || over}>
-          Post
+          {t("feed.composer.post")}
         </button>
       </div>
     </form>

@@ -2,12 +2,12 @@ import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { Page } from "../../components/page";
 import { StoryRow } from "../../components/story-row";
 import { api } from "../../lib/api";
-import { formatNumber } from "../../lib/format";
 import { usePagedList } from "../../lib/paged";
 import { onRealtime } from "../../lib/realtime";
 import type { PageInfo, Post } from "../../lib/types";
 import { Composer } from "./composer";
 import { PostList } from "./post-list";
+import { t } from "../../lib/i18n";
 
 /** The feed: every post, or followed accounts and mine; new posts announced live, deleted ones removed. */
 export function Feed() {
@@ -61,7 +61,7 @@ export function Feed() {
   }
 
   return (
-    <Page title="Feed">
+    <Page title={t("nav.feed")}>
       <StoryRow />
       <Composer
         onPosted={(post) => {
@@ -70,25 +70,22 @@ export function Feed() {
           setAnnounced((ids) => (ids.has(post.id) ? new Set([...ids].filter((id) => id !== post.id)) : ids));
         }}
       />
-      <div class="segmented" role="group" aria-label="Which posts">
+      <div class="segmented" role="group" aria-label={t("feed.feed.which")}>
         <button type="button" aria-pressed={!following} onClick={() => choose(false)}>
-          All
+          {t("feed.feed.all")}
         </button>
         <button type="button" aria-pressed={following} onClick={() => choose(true)}>
-          Following
+          {t("feed.feed.following")}
         </button>
       </div>
       <div class="new-posts" aria-live="polite">
         {fresh !== 0 && (
           <button type="button" class="primary" onClick={showNew}>
-            {fresh < 0 ? "New posts" : fresh === 1 ? "1 new post" : `${formatNumber(fresh)} new posts`}: show
+            {fresh < 0 ? t("feed.feed.newPostsUnknown") : t("feed.feed.newPosts", { count: fresh })}
           </button>
         )}
       </div>
-      <PostList
-        list={list}
-        empty={following ? "Nobody you follow has posted yet." : "No posts yet. Write the first one!"}
-      />
+      <PostList list={list} empty={following ? t("feed.feed.emptyFollowing") : t("feed.feed.empty")} />
     </Page>
   );
 }

@@ -4,6 +4,7 @@ import { api } from "../../lib/api";
 import { usePagedList } from "../../lib/paged";
 import type { PageInfo, Post } from "../../lib/types";
 import { PostList } from "./post-list";
+import { t } from "../../lib/i18n";
 
 /** /tags/:tag: the posts carrying a hashtag, newest first. */
 export function Hashtag({ tag }: { tag: string }) {
@@ -20,7 +21,7 @@ export function Hashtag({ tag }: { tag: string }) {
   const list = usePagedList<Post>(tag, load);
   return (
     <Page title={`#${tag}`}>
-      <PostList list={list} empty={`No posts with #${tag} yet.`} />
+      <PostList list={list} empty={t("feed.hashtag.empty", { tag })} />
     </Page>
   );
 }

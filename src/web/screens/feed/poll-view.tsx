@@ -1,17 +1,18 @@
 import { useState } from "preact/hooks";
 import { FormError } from "../../components/field";
 import { describeError } from "../../lib/api";
-import { formatNumber } from "../../lib/format";
+import { formatPercent } from "../../lib/format";
 import type { Post } from "../../lib/types";
 import { votePoll } from "./post-store";
 import { useAction } from "../../lib/use-action";
+import { t } from "../../lib/i18n";
 
 /** A post's poll: choices until the person voted, then the results. */
 export function PollView({ post, onChange }: { post: Post; onChange: (p: Post) => void }) {
   const poll = post.poll!;
   const [chosen, setChosen] = useState<string[]>([]);
   const { busy, error, run } = useAction();
-  const legend = poll.question || "Poll";
+  const legend = poll.question || t("feed.poll.title");
   const vote = run(async () => onChange(await votePoll(post, chosen)));
 
   if (poll.voted) {
@@ -25,15 +26,15 @@ export function PollView({ post, onChange }: { post: Post; onChange: (p: Post) =
               <li key={o.id}>
                 <span>
                   {o.text}
-                  {poll.myVotes.includes(o.id) && " (your vote)"}
+                  {poll.myVotes.includes(o.id) && ` ${t("feed.poll.yourVote")}`}
                 </span>
                 <meter min={0} max={100} value={share} aria-label={`${o.text}: ${share}%`} />
-                <span class="muted">{new Intl.NumberFormat(undefined, { style: "percent" }).format(share / 100)}</span>
+                <span class="muted">{formatPercent(share / 100)}</span>
               </li>
             );
           })}
         </ul>
-        <p class="muted">{formatNumber(poll.totalVoters)} voted</p>
+        <p class="muted">{t("feed.poll.voted", { count: poll.totalVoters })}</p>
       </div>
     );
   }
@@ -59,7 +60,7 @@ export function PollView({ post, onChange }: { post: Post; onChange: (p: Post) =
       </fieldset>
       <FormError message={error ? describeError(error) : null} />
       <button type="submit" disabled={busy || chosen.length === 0}>
-        Vote
+        {t("feed.poll.vote")}
       </button>
     </form>
   );

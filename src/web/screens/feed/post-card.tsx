@@ -19,6 +19,8 @@ import { MAX_CONTENT_WARNING_LENGTH, MAX_POST_IMAGES, MAX_POST_LENGTH, postUploa
 import { POST_IMAGE_SIZES } from "../../components/media-image";
 import { useMediaViewer, ViewableImage } from "../../components/media-viewer";
 import type { ComponentChildren } from "preact";
+import { t } from "../../lib/i18n";
+import { Sentence } from "../../components/sentence";
 
 /** One post in a list or on its own page, with its actions. ONCHANGE gets the new state; ONDELETED runs after a delete. */
 export const PostCard = memo(function PostCard({
@@ -74,7 +76,10 @@ export const PostCard = memo(function PostCard({
     <article class="post card" aria-labelledby={`post-${outer.id}-author`}>
       {outer.isRepost && (
         <p class="repost-note">
-          Reposted by <a href={`/users/${outer.author.username}`}>@{outer.author.username}</a>
+          <Sentence
+            text={t("feed.post.repostedBy")}
+            parts={{ user: <a href={`/users/${outer.author.username}`}>@{outer.author.username}</a> }}
+          />
         </p>
       )}
       <header class="post-head">
@@ -87,7 +92,7 @@ export const PostCard = memo(function PostCard({
             <time dateTime={post.createdAt} title={formatDateTime(post.createdAt)}>
               {formatRelative(post.createdAt)}
             </time>
-            {post.editedAt && " · edited"}
+            {post.editedAt && ` · ${t("feed.post.edited")}`}
           </a>
         </div>
       </header>
@@ -108,22 +113,24 @@ export const PostCard = memo(function PostCard({
       <FormError message={error} />
       <footer class="post-actions">
         <button type="button" class="post-action fills" aria-pressed={post.liked} onClick={() => act(toggleLike)}>
-          <HeartIcon size={18} /> <span class="visually-hidden">{post.liked ? "Liked" : "Like"}</span>{" "}
+          <HeartIcon size={18} />{" "}
+          <span class="visually-hidden">{post.liked ? t("feed.post.liked") : t("feed.post.like")}</span>{" "}
           <span class="count">{formatCount(post.likeCount)}</span>
         </button>
         <a href={`/posts/${post.id}`} class="button post-action">
-          <MessageSquareIcon size={18} /> <span class="visually-hidden">Comments</span>{" "}
+          <MessageSquareIcon size={18} /> <span class="visually-hidden">{t("feed.post.comments")}</span>{" "}
           <span class="count">{formatCount(post.commentCount)}</span>
         </a>
         <button type="button" class="post-action" aria-pressed={post.reposted} onClick={() => act(toggleRepost)}>
-          <RepeatIcon size={18} /> <span class="visually-hidden">{post.reposted ? "Reposted" : "Repost"}</span>{" "}
+          <RepeatIcon size={18} />{" "}
+          <span class="visually-hidden">{post.reposted ? t("feed.post.reposted") : t("feed.post.repost")}</span>{" "}
           <span class="count">{formatCount(post.repostCount)}</span>
         </button>
         <button
           type="button"
           class="post-action fills"
           aria-pressed={post.bookmarked}
-          aria-label={post.bookmarked ? "Bookmarked" : "Bookmark"}
+          aria-label={post.bookmarked ? t("feed.post.bookmarked") : t("feed.post.bookmark")}
           onClick={() => act(toggleBookmark)}
         >
           <BookmarkIcon size={18} />
@@ -131,36 +138,46 @@ export const PostCard = memo(function PostCard({
         {mine && !editing && (
           <>
             <button type="button" onClick={() => setEditing(true)}>
-              Edit
+              {t("common.edit")}
             </button>
             <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>
-              Delete
+              {t("common.delete")}
             </button>
           </>
         )}
         {moderating && (
           <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>
-            Remove
+            {t("common.remove")}
           </button>
         )}
-        {!mine && <ReportButton target={{ type: "post", id: post.id, label: `@${post.author.username}'s post` }} />}
+        {!mine && (
+          <ReportButton
+            target={{
+              type: "post",
+              id: post.id,
+              label: t("feed.post.reportTarget", { username: post.author.username }),
+            }}
+          />
+        )}
       </footer>
       {confirmDelete && (
         <Dialog
           open
-          title={moderating ? `Remove @${post.author.username}'s post?` : "Delete this post?"}
+          title={
+            moderating ? t("feed.post.removeTitle", { username: post.author.username }) : t("feed.post.deleteTitle")
+          }
           onClose={() => setConfirmDelete(false)}
         >
           <p>
-            It disappears for everyone, with its comments. This cannot be undone.
-            {moderating && " As an administrator you remove it for breaking the rules; the audit log records it."}
+            {t("feed.post.deleteText")}
+            {moderating && ` ${t("feed.post.removeText")}`}
           </p>
           <div class="actions">
             <button type="button" class="danger" disabled={busy} onClick={remove}>
-              {moderating ? "Remove the post" : "Delete the post"}
+              {moderating ? t("feed.post.remove") : t("feed.post.delete")}
             </button>
             <button type="button" onClick={() => setConfirmDelete(false)} autoFocus>
-              Keep it
+              {t("feed.post.keep")}
             </button>
           </div>
         </Dialog>
@@ -179,9 +196,9 @@ export function Warned({ warning, id, children }: { warning: string | null; id: 
   return (
     <>
       <p class="content-warning">
-        <strong>Content warning:</strong> <span>{warning}</span>
+        <strong>{t("feed.post.warning")}</strong> <span>{warning}</span>
         <button type="button" class="small" aria-expanded={open} aria-controls={id} onClick={() => setOpen(!open)}>
-          {open ? "Hide" : "Show"}
+          {open ? t("feed.post.hide") : t("feed.post.show")}
         </button>
       </p>
       <div id={id} hidden={!open}>
@@ -195,7 +212,7 @@ export function Warned({ warning, id, children }: { warning: string | null; id: 
 function PostMedia({ post }: { post: Post }) {
   const pictures = post.images.filter((i) => i.mime.startsWith("image/"));
   const name = `@${post.author.username}`;
-  const { open, viewer } = useMediaViewer(pictures, `Images of ${name}'s post`);
+  const { open, viewer } = useMediaViewer(pictures, t("feed.post.images", { name }));
   return (
     <div class={`post-media count-${Math.min(post.images.length, 4)}`}>
       {post.images.map((img) => {
@@ -204,7 +221,7 @@ function PostMedia({ post }: { post: Post }) {
         if (!img.mime.startsWith("image/"))
           return (
             <a key={img.url} href={img.url} download>
-              Download the attached file
+              {t("feed.post.download")}
             </a>
           );
         const n = pictures.indexOf(img);
@@ -213,7 +230,7 @@ function PostMedia({ post }: { post: Post }) {
             key={img.url}
             image={img}
             sizes={POST_IMAGE_SIZES}
-            fallbackAlt={`Image ${n + 1} of ${pictures.length} in ${name}'s post, no description`}
+            fallbackAlt={t("feed.post.noAlt", { n: n + 1, total: pictures.length, name })}
             onOpen={() => open(n)}
           />
         );
@@ -249,7 +266,7 @@ function PostEditForm({ post, onSaved, onCancel }: { post: Post; onSaved: (p: Po
   );
   return (
     <form class="form" onSubmit={save}>
-      <label for={`edit-${post.id}`}>Edit your post</label>
+      <label for={`edit-${post.id}`}>{t("feed.post.editLabel")}</label>
       <textarea
         id={`edit-${post.id}`}
         value={draft}
@@ -257,7 +274,7 @@ function PostEditForm({ post, onSaved, onCancel }: { post: Post; onSaved: (p: Po
         rows={4}
         onInput={(e) => setDraft(e.currentTarget.value)}
       />
-      <label for={`edit-${post.id}-warning`}>Content warning</label>
+      <label for={`edit-${post.id}-warning`}>{t("feed.composer.warning")}</label>
       <input
         id={`edit-${post.id}-warning`}
         value={warning}
@@ -268,16 +285,16 @@ function PostEditForm({ post, onSaved, onCancel }: { post: Post; onSaved: (p: Po
       <FormError message={error ? describeError(error) : null} />
       <div class="actions">
         <AddFilesButton
-          label="Add images"
+          label={t("feed.composer.addImages")}
           accept="image/*,video/*"
           onPick={attachments.pick}
           disabled={attachments.full}
         />
         <button type="submit" class="primary" disabled={busy || attachments.uploading}>
-          Save
+          {t("common.save")}
         </button>
         <button type="button" onClick={onCancel}>
-          Cancel
+          {t("common.cancel")}
         </button>
       </div>
     </form>

@@ -3,6 +3,7 @@ import { ListFooter } from "../../components/list-footer";
 import type { usePagedList } from "../../lib/paged";
 import type { Post } from "../../lib/types";
 import { PostCard } from "./post-card";
+import { t } from "../../lib/i18n";
 
 /** Posts of a paged list, loading more as the end comes into view (and by a button, for keyboards). */
 export function PostList({ list, empty }: { list: ReturnType<typeof usePagedList<Post>>; empty: string }) {
@@ -15,7 +16,7 @@ export function PostList({ list, empty }: { list: ReturnType<typeof usePagedList
       {list.items.map((p) => (
         <PostCard key={p.id} post={p} onChange={replace} onDeleted={drop} />
       ))}
-      <ListFooter list={list} noun="posts" empty={empty} />
+      <ListFooter list={list} noun={t("feed.list.noun")} empty={empty} />
     </div>
   );
 }

@@ -7,6 +7,7 @@ import type { Post } from "../../lib/types";
 import { Comments } from "./comments";
 import { PostCard } from "./post-card";
 import { shown } from "./post-store";
+import { t } from "../../lib/i18n";
 
 /** /posts/:id: one post with its comments and threads. */
 export function PostView({ id }: { id: string }) {
@@ -22,7 +23,7 @@ export function PostView({ id }: { id: string }) {
   }, [id]);
   const original = post && shown(post);
   return (
-    <Page title={original ? `Post by @${original.author.username}` : "Post"}>
+    <Page title={original ? t("feed.postView.by", { username: original.author.username }) : t("feed.postView.post")}>
       {!post && !error && <Loading />}
       <FormError message={error} />
       {post && original && (

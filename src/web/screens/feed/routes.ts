@@ -13,13 +13,13 @@ function Home() {
 }
 
 export const feedScreens: Screen[] = [
-  { path: "/", access: "any", component: Home, nav: { label: "Feed", order: 0, icon: HomeIcon, tab: 1 } },
+  { path: "/", access: "any", component: Home, nav: { label: "feed", order: 0, icon: HomeIcon, tab: 1 } },
   { path: "/posts/:id", access: "signed-in", component: lazy(() => import("./post-view").then((m) => m.PostView)) },
   { path: "/tags/:tag", access: "signed-in", component: lazy(() => import("./hashtag").then((m) => m.Hashtag)) },
   {
     path: "/bookmarks",
     access: "signed-in",
     component: lazy(() => import("./bookmarks").then((m) => m.Bookmarks)),
-    nav: { label: "Bookmarks", order: 15, icon: BookmarkIcon },
+    nav: { label: "bookmarks", order: 15, icon: BookmarkIcon },
   },
 ];

@@ -10,7 +10,7 @@ export const messagesScreens: Screen[] = [
     path: "/dashboard/messages",
     access: "signed-in",
     component: Messages,
-    nav: { label: "Messages", order: 5, icon: MessageCircleIcon, tab: 2, badge: UnreadChatsBadge },
+    nav: { label: "messages", order: 5, icon: MessageCircleIcon, tab: 2, badge: UnreadChatsBadge },
   },
   { path: "/dashboard/messages/:cid", access: "signed-in", component: Messages },
 ];

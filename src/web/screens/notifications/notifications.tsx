@@ -10,17 +10,12 @@ import { onRealtime } from "../../lib/realtime";
 import type { Notification, NotificationPage } from "./types";
 import { setCounts, unreadCount } from "./unread";
 import type { NotificationCounts } from "./types";
+import { t } from "../../lib/i18n";
+import { Sentence } from "../../components/sentence";
 
-const WHAT: Record<Notification["type"], string> = {
-  like: "liked your post",
-  comment: "commented on your post",
-  reply: "replied to your comment",
-  follow: "followed you",
-  mention: "mentioned you",
-  repost: "reposted your post",
-  poll: "voted in your poll",
-  report: "reviewed your report",
-};
+const TYPES = new Set(["like", "comment", "reply", "follow", "mention", "repost", "poll", "report"]);
+/** What happened, the words of the notification's link ("liked your post"). */
+const whatOf = (type: Notification["type"]) => (TYPES.has(type) ? t(`notifications.what.${type}`) : type);
 
 /** Where a notification leads: the post it is about, one's reports, or the person (a follow). */
 const targetOf = (n: Notification) =>
@@ -94,24 +89,24 @@ export function Notifications() {
   const anyUnread = unreadCount.value > 0;
   return (
     <Page
-      title="Notifications"
+      title={t("nav.notifications")}
       actions={
         <button type="button" disabled={!anyUnread} onClick={() => void markRead()}>
-          Mark all as read
+          {t("notifications.markAll")}
         </button>
       }
     >
-      <div class="segmented" role="group" aria-label="Which notifications">
+      <div class="segmented" role="group" aria-label={t("notifications.which")}>
         <button type="button" aria-pressed={!onlyUnread} onClick={() => setOnlyUnread(false)}>
-          All
+          {t("notifications.all")}
         </button>
         <button type="button" aria-pressed={onlyUnread} onClick={() => setOnlyUnread(true)}>
-          Unread
+          {t("notifications.unread")}
         </button>
       </div>
       <FormError message={actionError} />
       {list.items.length > 0 && (
-        <ul class="card notification-list" aria-label="Notifications">
+        <ul class="card notification-list" aria-label={t("nav.notifications")}>
           {list.items.map((n) => (
             <NotificationItem key={n.id} n={n} onRead={() => void markRead([n.id])} />
           ))}
@@ -119,12 +114,8 @@ export function Notifications() {
       )}
       <ListFooter
         list={list}
-        noun="notifications"
-        empty={
-          onlyUnread
-            ? "Nothing unread. You are all caught up."
-            : "No notifications yet. Likes, comments, mentions and new followers show up here."
-        }
+        noun={t("notifications.noun")}
+        empty={onlyUnread ? t("notifications.emptyUnread") : t("notifications.empty")}
       />
     </Page>
   );
@@ -134,14 +125,15 @@ export function Notifications() {
 function othersText(n: Notification): string {
   const others = n.count - 1;
   if (others <= 0) return "";
-  if (others === 1 && n.actors[1]) return ` and ${n.actors[1].displayName || n.actors[1].username}`;
-  return ` and ${others} ${others === 1 ? "other" : "others"}`;
+  if (others === 1 && n.actors[1])
+    return t("notifications.andName", { name: n.actors[1].displayName || n.actors[1].username });
+  return t("notifications.andOthers", { count: others });
 }
 
 function NotificationItem({ n, onRead }: { n: Notification; onRead: () => void }) {
   // a resolved report is the administrators' doing, told by the instance's own account
   const fromInstance = n.type === "report";
-  const name = fromInstance ? "The administrators" : n.actor.displayName || n.actor.username;
+  const name = fromInstance ? t("notifications.administrators") : n.actor.displayName || n.actor.username;
   const others = fromInstance ? "" : othersText(n);
   return (
     <li class={n.read ? "notification" : "notification notification-unread"}>
@@ -152,12 +144,18 @@ function NotificationItem({ n, onRead }: { n: Notification; onRead: () => void }
       </span>
       <div class="notification-body">
         <p>
-          {!n.read && <span class="visually-hidden">Unread: </span>}
-          {fromInstance ? name : <a href={`/users/${n.actor.username}`}>{name}</a>}
-          {others}{" "}
-          <a href={targetOf(n)} class="notification-what" onClick={() => !n.read && onRead()}>
-            {WHAT[n.type] ?? n.type}
-          </a>
+          {!n.read && <span class="visually-hidden">{t("notifications.unreadMark")} </span>}
+          <Sentence
+            text={t("notifications.line", { others })}
+            parts={{
+              who: fromInstance ? name : <a href={`/users/${n.actor.username}`}>{name}</a>,
+              what: (
+                <a href={targetOf(n)} class="notification-what" onClick={() => !n.read && onRead()}>
+                  {whatOf(n.type)}
+                </a>
+              ),
+            }}
+          />
         </p>
         <time class="muted" dateTime={n.createdAt} title={formatDateTime(n.createdAt)}>
           {formatRelative(n.createdAt)}
@@ -168,9 +166,11 @@ function NotificationItem({ n, onRead }: { n: Notification; onRead: () => void }
           type="button"
           class="small"
           onClick={onRead}
-          aria-label={`Mark read: ${name}${others} ${WHAT[n.type] ?? n.type}`}
+          aria-label={t("notifications.markReadOf", {
+            text: t("notifications.line", { who: name, others, what: whatOf(n.type) }),
+          })}
         >
-          Mark read
+          {t("notifications.markRead")}
         </button>
       )}
     </li>

@@ -8,6 +8,6 @@ export const notificationScreens: Screen[] = [
     path: "/notifications",
     access: "signed-in",
     component: lazy(() => import("./notifications").then((m) => m.Notifications)),
-    nav: { label: "Notifications", order: 20, icon: BellIcon, tab: 3, badge: UnreadBadge },
+    nav: { label: "notifications", order: 20, icon: BellIcon, tab: 3, badge: UnreadBadge },
   },
 ];

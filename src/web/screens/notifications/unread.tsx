@@ -5,6 +5,7 @@ import { CountBadge } from "../../components/count-badge";
 import { onceConnected, onRealtime } from "../../lib/realtime";
 import { takeStartUnread } from "../../lib/session";
 import type { NotificationCounts, NotificationPage } from "./types";
+import { t } from "../../lib/i18n";
 
 /** How many notification groups are unread: the list screen's "Mark all as read" follows it. */
 export const unreadCount = signal(0);
@@ -46,5 +47,5 @@ export function UnreadBadge() {
     ];
     return () => offs.forEach((off) => off());
   }, []);
-  return <CountBadge count={unseenCount.value} noun="unread" />;
+  return <CountBadge count={unseenCount.value} noun={t("notifications.badge", { count: unseenCount.value })} />;
 }

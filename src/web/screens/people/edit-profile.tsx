@@ -5,10 +5,10 @@ import { Field, FormError } from "../../components/field";
 import { MediaPicker } from "../../components/media-picker";
 import { Page } from "../../components/page";
 import { api, describeError } from "../../lib/api";
-import { formatNumber } from "../../lib/format";
 import { account } from "../../lib/session";
 import type { Account } from "../../lib/types";
 import { useAction } from "../../lib/use-action";
+import { t } from "../../lib/i18n";
 
 const MAX_BIO = 300;
 
@@ -40,20 +40,20 @@ export function EditProfile() {
   const bioError = apiError?.field("bio");
   const named = apiError && Object.keys(apiError.fieldErrors).length > 0;
   return (
-    <Page title="Edit your profile">
+    <Page title={t("people.edit.title")}>
       <form class="card form" onSubmit={save}>
         <div class="media-row">
           <Avatar user={{ ...me, avatarUrl }} size={96} />
           <div class="actions">
             <MediaPicker
-              label="Choose a profile picture"
+              label={t("people.edit.chooseAvatar")}
               accept="image/*"
               kindOf={() => "avatar"}
               onUploaded={(u) => setAvatarUrl(u.url)}
             />
             {avatarUrl && (
               <button type="button" class="small" onClick={() => setAvatarUrl(null)}>
-                Remove the profile picture
+                {t("people.edit.removeAvatar")}
               </button>
             )}
           </div>
@@ -62,29 +62,29 @@ export function EditProfile() {
         <div class="media-row">
           {cover.url ? (
             cover.video ? (
-              <video class="cover-preview" src={cover.url} muted aria-label="Cover video" />
+              <video class="cover-preview" src={cover.url} muted aria-label={t("people.profile.coverVideo")} />
             ) : (
-              <img class="cover-preview" src={cover.url} alt="Cover picture" />
+              <img class="cover-preview" src={cover.url} alt={t("people.profile.coverPicture")} />
             )
           ) : (
             <div class="cover-preview cover-empty" />
           )}
           <div class="actions">
             <MediaPicker
-              label="Choose a cover picture or video"
+              label={t("people.edit.chooseCover")}
               accept="image/*,video/*"
               kindOf={(f) => (f.type.startsWith("video/") ? "cover-video" : "cover")}
               onUploaded={(u) => setCover({ url: u.url, video: u.mime.startsWith("video/") })}
             />
             {cover.url && (
               <button type="button" class="small" onClick={() => setCover({ url: null, video: false })}>
-                Remove the cover
+                {t("people.edit.removeCover")}
               </button>
             )}
           </div>
         </div>
         <Field
-          label="Display name"
+          label={t("people.edit.displayName")}
           value={displayName}
           onValue={setDisplayName}
           maxLength={64}
@@ -92,7 +92,7 @@ export function EditProfile() {
           error={apiError?.field("displayName")}
         />
         <div class="field">
-          <label for="bio">Bio</label>
+          <label for="bio">{t("people.edit.bio")}</label>
           <textarea
             id="bio"
             rows={4}
@@ -102,16 +102,16 @@ export function EditProfile() {
             aria-invalid={bio.length > MAX_BIO || !!bioError || undefined}
           />
           <p id="bio-count" class={bio.length > MAX_BIO ? "counter over" : "counter"}>
-            {formatNumber(MAX_BIO - bio.length)} characters left
+            {t("common.charactersLeft", { count: MAX_BIO - bio.length })}
           </p>
           {bioError && <p class="field-error">{bioError}</p>}
         </div>
         <FormError message={error && !named ? describeError(error) : null} />
         <div class="actions">
           <button type="submit" class="primary" disabled={busy || bio.length > MAX_BIO}>
-            Save
+            {t("common.save")}
           </button>
-          <a href={`/users/${me.username}`}>Cancel</a>
+          <a href={`/users/${me.username}`}>{t("common.cancel")}</a>
         </div>
       </form>
     </Page>

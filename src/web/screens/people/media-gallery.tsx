@@ -5,6 +5,7 @@ import { useMediaViewer } from "../../components/media-viewer";
 import { api } from "../../lib/api";
 import { usePagedList } from "../../lib/paged";
 import type { PageInfo, Post } from "../../lib/types";
+import { t } from "../../lib/i18n";
 
 /** A gallery tile: a third of a phone's width, a third of the profile's column on wider screens. */
 const TILE_SIZES = "(max-width: 699.98px) 34vw, 200px";
@@ -41,19 +42,19 @@ export function MediaGallery({ username, name }: { username: string; name: strin
   const tiles = tilesOf(list.items);
   const { open, viewer } = useMediaViewer(
     tiles.map((t) => t.image),
-    `Pictures of ${name}`,
+    t("people.gallery.label", { name }),
   );
   return (
     <div class="media-gallery">
       {tiles.length > 0 && (
-        <ul class="media-grid" aria-label={`Pictures of ${name}`}>
+        <ul class="media-grid" aria-label={t("people.gallery.label", { name })}>
           {tiles.map((tile, n) => (
             <li key={tile.image.url}>
               <button
                 type="button"
                 class="media-open"
                 aria-haspopup="dialog"
-                aria-label={tile.warning ? `Content warning: ${tile.warning}. Open picture ${n + 1}` : undefined}
+                aria-label={tile.warning ? t("people.gallery.warned", { warning: tile.warning, n: n + 1 }) : undefined}
                 onClick={() => open(n)}
               >
                 {tile.warning ? (
@@ -64,7 +65,7 @@ export function MediaGallery({ username, name }: { username: string; name: strin
                   <ResponsiveImage
                     image={tile.image}
                     sizes={TILE_SIZES}
-                    fallbackAlt={`Picture ${n + 1} of ${name}, no description`}
+                    fallbackAlt={t("people.gallery.noAlt", { n: n + 1, name })}
                     loading="lazy"
                   />
                 )}
@@ -73,7 +74,7 @@ export function MediaGallery({ username, name }: { username: string; name: strin
           ))}
         </ul>
       )}
-      <ListFooter list={list} noun="pictures" empty={`No pictures from ${name} yet.`} />
+      <ListFooter list={list} noun={t("people.gallery.noun")} empty={t("people.gallery.empty", { name })} />
       {viewer}
     </div>
   );

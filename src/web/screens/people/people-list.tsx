@@ -7,6 +7,7 @@ import { describeError } from "../../lib/api";
 import { usePagedList } from "../../lib/paged";
 import { account } from "../../lib/session";
 import { listPeople, toggleFollow, type PersonRow } from "./profile-api";
+import { t } from "../../lib/i18n";
 
 function PersonItem({ person, onChange }: { person: PersonRow; onChange: (p: PersonRow) => void }) {
   const [error, setError] = useState<string | null>(null);
@@ -33,10 +34,12 @@ function PersonItem({ person, onChange }: { person: PersonRow; onChange: (p: Per
           type="button"
           class="small"
           aria-pressed={person.isFollowing}
-          aria-label={`${person.isFollowing ? "Following" : "Follow"} @${person.username}`}
+          aria-label={t(person.isFollowing ? "people.list.followingName" : "people.list.followName", {
+            username: person.username,
+          })}
           onClick={follow}
         >
-          {person.isFollowing ? "Following" : "Follow"}
+          {person.isFollowing ? t("people.profile.following") : t("people.profile.follow")}
         </button>
       )}
     </li>
@@ -49,16 +52,16 @@ function PeopleList({ username, which }: { username: string; which: "followers" 
   const list = usePagedList<PersonRow>(`${username}:${which}`, load);
   const replace = (p: PersonRow) => list.setItems((items) => items.map((x) => (x.id === p.id ? p : x)));
   return (
-    <Page title={which === "followers" ? `People following @${username}` : `People @${username} follows`}>
+    <Page title={t(which === "followers" ? "people.list.followers" : "people.list.following", { username })}>
       <p>
-        <a href={`/users/${username}`}>Back to @{username}</a>
+        <a href={`/users/${username}`}>{t("people.list.back", { username })}</a>
       </p>
       <ul class="people">
         {list.items.map((p) => (
           <PersonItem key={p.id} person={p} onChange={replace} />
         ))}
       </ul>
-      <ListFooter list={list} noun="people" empty="Nobody yet." />
+      <ListFooter list={list} noun={t("people.list.noun")} empty={t("people.list.empty")} />
     </Page>
   );
 }

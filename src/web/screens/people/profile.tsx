@@ -6,6 +6,7 @@ import { FormError } from "../../components/field";
 import { Loading, Page } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { formatCount, formatDate } from "../../lib/format";
+import { t } from "../../lib/i18n";
 import { usePagedList } from "../../lib/paged";
 import { account } from "../../lib/session";
 import type { PageInfo, Post } from "../../lib/types";
@@ -46,16 +47,16 @@ function Relations({ profile, onChange }: { profile: Profile; onChange: (p: Prof
             disabled={busy}
             onClick={follow}
           >
-            {profile.isFollowing ? "Following" : "Follow"}
+            {profile.isFollowing ? t("people.profile.following") : t("people.profile.follow")}
           </button>
         )}
         {!profile.isBlocked && (
           <a class="button" href={`/dashboard/messages?user=${encodeURIComponent(profile.username)}`}>
-            Message
+            {t("people.profile.message")}
           </a>
         )}
         <button type="button" aria-pressed={profile.isMuted} disabled={busy} onClick={mute}>
-          {profile.isMuted ? "Muted" : "Mute"}
+          {profile.isMuted ? t("people.profile.muted") : t("people.profile.mute")}
         </button>
         <button
           type="button"
@@ -64,26 +65,34 @@ function Relations({ profile, onChange }: { profile: Profile; onChange: (p: Prof
           disabled={busy}
           onClick={() => (profile.isBlocked ? block() : setConfirmBlock(true))}
         >
-          {profile.isBlocked ? "Blocked" : "Block"}
+          {profile.isBlocked ? t("people.profile.blocked") : t("people.profile.block")}
         </button>
         <ReportButton
           target={
             profile.isBot
-              ? { type: "bot", id: profile.username, label: `the bot @${profile.username}` }
+              ? {
+                  type: "bot",
+                  id: profile.username,
+                  label: t("people.profile.reportBot", { username: profile.username }),
+                }
               : { type: "user", id: profile.username, label: `@${profile.username}` }
           }
         />
       </div>
       <FormError message={error ? describeError(error) : null} />
       {confirmBlock && (
-        <Dialog open title={`Block @${profile.username}?`} onClose={() => setConfirmBlock(false)}>
-          <p>You stop following each other, and neither of you sees the other's posts, comments or stories.</p>
+        <Dialog
+          open
+          title={t("people.profile.blockTitle", { username: profile.username })}
+          onClose={() => setConfirmBlock(false)}
+        >
+          <p>{t("people.profile.blockText")}</p>
           <div class="actions">
             <button type="button" class="danger" disabled={busy} onClick={() => block()}>
-              Block
+              {t("people.profile.block")}
             </button>
             <button type="button" autoFocus onClick={() => setConfirmBlock(false)}>
-              Cancel
+              {t("common.cancel")}
             </button>
           </div>
         </Dialog>
@@ -127,9 +136,17 @@ export function ProfileScreen({ username, section = "posts" }: { username: strin
     <Page title={name} heading={<>{name}</>}>
       <div class="card profile">
         {profile.coverVideoUrl ? (
-          <video class="cover" src={profile.coverVideoUrl} autoPlay muted loop playsInline aria-label="Cover video" />
+          <video
+            class="cover"
+            src={profile.coverVideoUrl}
+            autoPlay
+            muted
+            loop
+            playsInline
+            aria-label={t("people.profile.coverVideo")}
+          />
         ) : profile.coverUrl ? (
-          <img class="cover" src={profile.coverUrl} alt="Cover picture" />
+          <img class="cover" src={profile.coverUrl} alt={t("people.profile.coverPicture")} />
         ) : (
           <div class="cover cover-empty" />
         )}
@@ -138,58 +155,60 @@ export function ProfileScreen({ username, section = "posts" }: { username: strin
           <div>
             <p class="profile-username">
               @{profile.username}
-              {profile.isBot && <span class="badge">bot</span>}
-              {profile.followsYou && <span class="badge">follows you</span>}
+              {profile.isBot && <span class="badge">{t("people.profile.bot")}</span>}
+              {profile.followsYou && <span class="badge">{t("people.profile.followsYou")}</span>}
             </p>
-            <p class="muted">Joined {formatDate(profile.createdAt)}</p>
+            <p class="muted">{t("people.profile.joined", { date: formatDate(profile.createdAt) })}</p>
           </div>
         </div>
         {profile.bio && <RichText text={profile.bio} />}
-        <ul class="counts" aria-label="Counts">
+        <ul class="counts" aria-label={t("people.profile.counts")}>
           <li>
-            <strong>{formatCount(profile.postsCount)}</strong> {profile.postsCount === 1 ? "post" : "posts"}
+            <strong>{formatCount(profile.postsCount)}</strong>{" "}
+            {t("people.profile.posts", { count: profile.postsCount })}
           </li>
           <li>
             <a href={`/users/${profile.username}/followers`}>
               <strong>{formatCount(profile.followersCount)}</strong>{" "}
-              {profile.followersCount === 1 ? "follower" : "followers"}
+              {t("people.profile.followers", { count: profile.followersCount })}
             </a>
           </li>
           <li>
             <a href={`/users/${profile.username}/following`}>
-              <strong>{formatCount(profile.followingCount)}</strong> following
+              <strong>{formatCount(profile.followingCount)}</strong>{" "}
+              {t("people.profile.followingCount", { count: profile.followingCount })}
             </a>
           </li>
         </ul>
         {mine ? (
           <p>
             <a class="button" href="/profile/edit">
-              Edit profile
+              {t("people.profile.edit")}
             </a>
           </p>
         ) : (
           <Relations profile={profile} onChange={setProfile} />
         )}
       </div>
-      <nav class="profile-sections" aria-label="Profile sections">
+      <nav class="profile-sections" aria-label={t("people.profile.sections")}>
         <a href={`/users/${profile.username}`} aria-current={section === "posts" ? "page" : undefined}>
-          Posts
+          {t("people.profile.postsTab")}
         </a>
         <a href={`/users/${profile.username}/media`} aria-current={section === "media" ? "page" : undefined}>
-          Media
+          {t("people.profile.mediaTab")}
         </a>
       </nav>
       {section === "posts" ? (
         <>
-          <h2>Posts</h2>
+          <h2>{t("people.profile.postsTab")}</h2>
           <ProfilePosts
             username={profile.username}
-            empty={mine ? "You have not posted yet." : `@${profile.username} has not posted yet.`}
+            empty={mine ? t("people.profile.noPostsMine") : t("people.profile.noPosts", { username: profile.username })}
           />
         </>
       ) : (
         <>
-          <h2>Media</h2>
+          <h2>{t("people.profile.mediaTab")}</h2>
           <MediaGallery username={profile.username} name={name} />
         </>
       )}

@@ -8,7 +8,7 @@ export const peopleScreens: Screen[] = [
     path: "/users/:username",
     access: "signed-in",
     component: lazy(() => import("./profile").then((m) => m.ProfileScreen)),
-    nav: { label: "Profile", order: 10, icon: UserIcon, tab: 4, href: (me) => `/users/${me.username}` },
+    nav: { label: "profile", order: 10, icon: UserIcon, tab: 4, href: (me) => `/users/${me.username}` },
   },
   {
     path: "/users/:username/media",

@@ -1,6 +1,7 @@
 import { Excerpt } from "../../components/excerpt";
 import { formatDateTime, formatRelative } from "../../lib/format";
 import type { ChatMessage, Conversation } from "../messages/types";
+import { t } from "../../lib/i18n";
 
 /** A message search found, with the chat it is in (null: a chat the answer did not name). */
 export interface FoundMessage {
@@ -23,7 +24,7 @@ export function FoundMessages({ found, q }: { found: FoundMessage[]; q: string }
           <li key={id} class="found-message">
             <a href={messageHref(message)}>
               <span class="found-where">
-                <span class="found-chat">{chat?.title ?? "Chat"}</span>
+                <span class="found-chat">{chat?.title ?? t("search.chat")}</span>
                 {/* a private chat is named after the other person: their own messages need no second name */}
                 {sender !== chat?.title && (
                   <span class="muted">

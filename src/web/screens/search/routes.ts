@@ -7,6 +7,6 @@ export const searchScreens: Screen[] = [
     path: "/search",
     access: "signed-in",
     component: lazy(() => import("./search").then((m) => m.Search)),
-    nav: { label: "Search", order: 10, icon: SearchIcon },
+    nav: { label: "search", order: 10, icon: SearchIcon },
   },
 ];

@@ -11,6 +11,7 @@ import type { Post, PublicUser } from "../../lib/types";
 import { PostCard } from "../feed/post-card";
 import type { ChatMessage, Conversation } from "../messages/types";
 import { FoundMessages, type FoundMessage } from "./found-messages";
+import { t } from "../../lib/i18n";
 
 type SearchType = "users" | "posts" | "hashtags" | "messages";
 interface Hashtag {
@@ -28,13 +29,7 @@ interface SearchAnswer {
   cursors: Record<SearchType, string | null>;
 }
 
-const TABS: Array<[SearchType | "all", string]> = [
-  ["all", "All"],
-  ["users", "People"],
-  ["posts", "Posts"],
-  ["hashtags", "Hashtags"],
-  ["messages", "Messages"],
-];
+const TABS: Array<SearchType | "all"> = ["all", "users", "posts", "hashtags", "messages"];
 const isType = (t: string | undefined): t is SearchType =>
   t === "users" || t === "posts" || t === "hashtags" || t === "messages";
 /** Each message found with its chat. */
@@ -44,7 +39,6 @@ const foundIn = (r: Pick<SearchAnswer, "messages" | "chats">): FoundMessage[] =>
     message,
     chat: r.chats.find((c) => c.id === message.conversationId) ?? null,
   }));
-const postsWord = new Intl.PluralRules();
 /** Results of each kind shown under "All" before "more". */
 const ALL_PER_KIND = 5;
 
@@ -65,7 +59,7 @@ export function Search() {
   };
 
   return (
-    <Page title={q ? `Search: ${q}` : "Search"} heading="Search">
+    <Page title={q ? t("search.titleFor", { q }) : t("nav.search")} heading={t("nav.search")}>
       <form
         class="card form search-form"
         role="search"
@@ -75,28 +69,28 @@ export function Search() {
         }}
       >
         <Field
-          label="Search for"
+          label={t("search.label")}
           type="search"
           value={draft}
           onValue={setDraft}
-          hint="People by name, posts and your messages by their words, hashtags by their start."
+          hint={t("search.hint")}
           maxLength={200}
         />
         <div class="actions">
           <button type="submit" class="primary">
-            Search
+            {t("nav.search")}
           </button>
         </div>
       </form>
-      <div class="segmented" role="group" aria-label="What to search">
-        {TABS.map(([t, label]) => (
-          <button key={t} type="button" aria-pressed={type === t} onClick={() => go(draft || q, t)}>
-            {label}
+      <div class="segmented" role="group" aria-label={t("search.which")}>
+        {TABS.map((tab) => (
+          <button key={tab} type="button" aria-pressed={type === tab} onClick={() => go(draft || q, tab)}>
+            {t(`search.tabs.${tab}`)}
           </button>
         ))}
       </div>
       {!q ? (
-        <p class="empty">Type a name, a word or a #hashtag above.</p>
+        <p class="empty">{t("search.start")}</p>
       ) : type === "all" ? (
         <AllResults q={q} showMore={(t) => go(q, t)} />
       ) : (
@@ -122,48 +116,48 @@ function AllResults({ q, showMore }: { q: string; showMore: (t: SearchType) => v
     return () => abort.abort();
   }, [q]);
   if (error) return <FormError message={error} />;
-  if (!answer) return <Loading label="Searching…" />;
+  if (!answer) return <Loading label={t("search.searching")} />;
   const { users, posts, hashtags, messages, cursors } = answer;
   if (!users.length && !posts.length && !hashtags.length && !messages.length)
-    return <p class="empty">Nothing found for “{q}”.</p>;
-  const more = (t: SearchType, label: string) =>
-    cursors[t] && (
-      <button type="button" onClick={() => showMore(t)}>
-        {label}
+    return <p class="empty">{t("search.nothing", { q })}</p>;
+  const more = (type: SearchType) =>
+    cursors[type] && (
+      <button type="button" onClick={() => showMore(type)}>
+        {t(`search.more.${type}`)}
       </button>
     );
   return (
     <>
       {users.length > 0 && (
         <section class="search-section" aria-labelledby="found-people">
-          <h2 id="found-people">People</h2>
+          <h2 id="found-people">{t("search.tabs.users")}</h2>
           <UserList users={users} />
-          {more("users", "More people")}
+          {more("users")}
         </section>
       )}
       {hashtags.length > 0 && (
         <section class="search-section" aria-labelledby="found-tags">
-          <h2 id="found-tags">Hashtags</h2>
+          <h2 id="found-tags">{t("search.tabs.hashtags")}</h2>
           <HashtagList hashtags={hashtags} />
-          {more("hashtags", "More hashtags")}
+          {more("hashtags")}
         </section>
       )}
       {posts.length > 0 && (
         <section class="search-section" aria-labelledby="found-posts">
-          <h2 id="found-posts">Posts</h2>
+          <h2 id="found-posts">{t("search.tabs.posts")}</h2>
           <FoundPosts
             posts={posts}
             onChange={(p) => setAnswer({ ...answer, posts: posts.map((x) => (x.id === p.id ? p : x)) })}
             onDeleted={(p) => setAnswer({ ...answer, posts: posts.filter((x) => x.id !== p.id) })}
           />
-          {more("posts", "More posts")}
+          {more("posts")}
         </section>
       )}
       {messages.length > 0 && (
         <section class="search-section" aria-labelledby="found-messages">
-          <h2 id="found-messages">Messages</h2>
+          <h2 id="found-messages">{t("search.tabs.messages")}</h2>
           <FoundMessages found={foundIn(answer)} q={q} />
-          {more("messages", "More messages")}
+          {more("messages")}
         </section>
       )}
     </>
@@ -190,9 +184,8 @@ function TypedResults({ q, type }: { q: string; type: SearchType }) {
     [q, type],
   );
   const list = usePagedList<Row>(`${type}:${q}`, load);
-  const noun = type === "users" ? "people" : type;
   return (
-    <section class="search-section" aria-label={`Found ${noun}`}>
+    <section class="search-section" aria-label={t(`search.found.${type}`)}>
       {type === "users" && list.items.length > 0 && <UserList users={list.items.map((r) => r.user!)} />}
       {type === "hashtags" && list.items.length > 0 && <HashtagList hashtags={list.items.map((r) => r.hashtag!)} />}
       {type === "messages" && list.items.length > 0 && <FoundMessages found={list.items.map((r) => r.found!)} q={q} />}
@@ -203,7 +196,7 @@ function TypedResults({ q, type }: { q: string; type: SearchType }) {
           onDeleted={(p) => list.setItems((items) => items.filter((r) => r.id !== p.id))}
         />
       )}
-      <ListFooter list={list} noun={noun} empty={`No ${noun} found for “${q}”.`} />
+      <ListFooter list={list} noun={t(`search.nouns.${type}`)} empty={t(`search.none.${type}`, { q })} />
     </section>
   );
 }
@@ -218,7 +211,7 @@ function UserList({ users }: { users: PublicUser[] }) {
             <a href={`/users/${u.username}`}>{u.displayName || u.username}</a>
             <span class="muted">
               @{u.username}
-              {u.isBot ? " · bot" : ""}
+              {u.isBot ? ` · ${t("people.profile.bot")}` : ""}
             </span>
           </span>
         </li>
@@ -234,7 +227,7 @@ function HashtagList({ hashtags }: { hashtags: Hashtag[] }) {
         <li key={h.tag} class="result-tag">
           <a href={`/tags/${encodeURIComponent(h.tag)}`}>#{h.tag}</a>
           <span class="muted">
-            {formatNumber(h.postCount)} {postsWord.select(h.postCount) === "one" ? "post" : "posts"}
+            {formatNumber(h.postCount)} {t("people.profile.posts", { count: h.postCount })}
           </span>
         </li>
       ))}

@@ -7,6 +7,6 @@ export const settingsScreens: Screen[] = [
     path: "/settings",
     access: "signed-in",
     component: lazy(() => import("./settings").then((m) => m.Settings)),
-    nav: { label: "Settings", order: 40, icon: SettingsIcon },
+    nav: { label: "settings", order: 40, icon: SettingsIcon },
   },
 ];

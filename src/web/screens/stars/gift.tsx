@@ -2,8 +2,8 @@ import { useState } from "preact/hooks";
 import { Field, FormError, Notice } from "../../components/field";
 import { PersonField } from "../../components/people-picker";
 import { api, describeError } from "../../lib/api";
-import { formatNumber } from "../../lib/format";
 import { useAction } from "../../lib/use-action";
+import { t } from "../../lib/i18n";
 
 /** Giving stars to another person (POST /api/stars/gift); the new balance arrives as `stars:balance`. */
 export function GiftForm() {
@@ -21,47 +21,50 @@ export function GiftForm() {
       amount: n,
       ...(note.trim() ? { note: note.trim() } : {}),
     });
-    setSent(
-      `You gave ${formatNumber(r.gift.amount)} ${r.gift.amount === 1 ? "star" : "stars"} to @${r.gift.to.username}.`,
-    );
+    setSent(t("stars.gift.sent", { count: r.gift.amount, username: r.gift.to.username }));
     setAmount("");
     setNote("");
   });
   const usernameError =
     apiError?.code === "NOT_FOUND"
-      ? "Nobody has this username."
+      ? t("stars.gift.noSuchUser")
       : apiError?.code === "FORBIDDEN"
         ? apiError.message
         : apiError?.field("username");
-  const amountError =
-    apiError?.code === "INSUFFICIENT_BALANCE" ? "Your balance is too low for this amount." : apiError?.field("amount");
+  const amountError = apiError?.code === "INSUFFICIENT_BALANCE" ? t("stars.gift.tooLow") : apiError?.field("amount");
   const noteError = apiError?.field("note");
   const shown = usernameError || amountError || noteError;
   return (
     <form class="card form" aria-labelledby="gift-title" onSubmit={submit}>
-      <h2 id="gift-title">Give stars</h2>
+      <h2 id="gift-title">{t("stars.gift.title")}</h2>
       <PersonField
-        label="To (username)"
+        label={t("stars.gift.to")}
         required
         value={username}
         onValue={setUsername}
-        error={usernameError && (/^[a-z]/.test(usernameError) ? `The username: ${usernameError}.` : usernameError)}
+        error={
+          usernameError &&
+          (/^[a-z]/.test(usernameError) ? t("stars.gift.usernameError", { error: usernameError }) : usernameError)
+        }
       />
       <Field
-        label="Amount"
+        label={t("stars.gift.amount")}
         type="number"
         inputMode="numeric"
         required
         value={amount}
         onValue={setAmount}
-        error={amountError && (/^[a-z]/.test(amountError) ? `The amount ${amountError}.` : amountError)}
+        error={
+          amountError &&
+          (/^[a-z]/.test(amountError) ? t("stars.gift.amountError", { error: amountError }) : amountError)
+        }
       />
-      <Field label="Note (optional)" maxLength={200} value={note} onValue={setNote} error={noteError} />
+      <Field label={t("stars.gift.note")} maxLength={200} value={note} onValue={setNote} error={noteError} />
       <FormError message={error && !shown ? describeError(error) : null} />
       <Notice message={sent} />
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>
-          Give
+          {t("stars.gift.give")}
         </button>
       </div>
     </form>

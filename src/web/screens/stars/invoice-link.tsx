@@ -1,9 +1,11 @@
 import { useRoute } from "preact-iso";
 import { useEffect, useState } from "preact/hooks";
 import { FormError } from "../../components/field";
-import { Page } from "../../components/page";
+import { Loading, Page } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { PaymentSheet, starBalance, useStarBalance, type Payable } from "../messages/payment-sheet";
+import { t } from "../../lib/i18n";
+import { Sentence } from "../../components/sentence";
 
 interface LinkInvoice {
   invoice: {
@@ -38,15 +40,15 @@ export function InvoiceLink() {
 
   if (error) {
     return (
-      <Page title="Invoice">
+      <Page title={t("stars.invoice.title")}>
         <FormError message={error} />
       </Page>
     );
   }
   if (!link) {
     return (
-      <Page title="Invoice">
-        <p role="status">Loading…</p>
+      <Page title={t("stars.invoice.title")}>
+        <Loading />
       </Page>
     );
   }
@@ -57,11 +59,11 @@ export function InvoiceLink() {
     <Page title={invoice.title}>
       <div class="invoice-link">
         <p>
-          From <a href={`/users/${bot.username}`}>{botName}</a>
+          <Sentence text={t("stars.invoice.from")} parts={{ bot: <a href={`/users/${bot.username}`}>{botName}</a> }} />
         </p>
         {invoice.description && <p>{invoice.description}</p>}
         {invoice.prices && invoice.prices.length > 1 && (
-          <ul class="price-lines" aria-label="Price">
+          <ul class="price-lines" aria-label={t("stars.invoice.price")}>
             {invoice.prices.map((p, i) => (
               <li key={i}>
                 {p.label}: ★ {p.amount}
@@ -69,16 +71,16 @@ export function InvoiceLink() {
             ))}
           </ul>
         )}
-        <p class="invoice-price">Total: ★ {invoice.totalAmount}</p>
-        <p>Your balance: ★ {balance ?? "…"}</p>
+        <p class="invoice-price">{t("stars.invoice.total", { amount: invoice.totalAmount })}</p>
+        <p>{t("stars.invoice.balance", { amount: balance ?? "…" })}</p>
         <div class="dialog-actions">
           <button type="button" class="primary" onClick={() => setPaying(true)}>
-            Pay ★{invoice.totalAmount}
+            {t("stars.invoice.pay", { amount: invoice.totalAmount })}
           </button>
         </div>
         {chatId && (
           <p>
-            <a href={`/dashboard/messages/${chatId}`}>Open the chat with {botName}</a>
+            <a href={`/dashboard/messages/${chatId}`}>{t("stars.invoice.openChat", { name: botName })}</a>
           </p>
         )}
       </div>

@@ -7,7 +7,7 @@ export const starScreens: Screen[] = [
     path: "/stars",
     access: "signed-in",
     component: lazy(() => import("./stars").then((m) => m.Stars)),
-    nav: { label: "Stars", order: 30, icon: StarIcon },
+    nav: { label: "stars", order: 30, icon: StarIcon },
   },
   // a bot's invoice link (createInvoiceLink); signed out, the sign-in form comes first
   {

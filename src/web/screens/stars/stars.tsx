@@ -3,11 +3,13 @@ import { FormError } from "../../components/field";
 import { ListFooter } from "../../components/list-footer";
 import { Page } from "../../components/page";
 import { api, describeError } from "../../lib/api";
-import { formatDateTime, formatNumber } from "../../lib/format";
+import { formatDateTime, formatNumber, formatSigned } from "../../lib/format";
 import { usePagedList } from "../../lib/paged";
 import { onRealtime } from "../../lib/realtime";
 import type { PageInfo } from "../../lib/types";
 import { GiftForm } from "./gift";
+import { t } from "../../lib/i18n";
+import { Sentence } from "../../components/sentence";
 
 interface Transaction {
   id: string;
@@ -20,28 +22,29 @@ interface Transaction {
   createdAt: string;
 }
 
-const signed = new Intl.NumberFormat(undefined, { signDisplay: "exceptZero" });
-
 /** What a ledger line was, in words; the other side links to their profile. */
-function describe(t: Transaction) {
-  const who = t.counterparty && (
-    <a href={`/users/${t.counterparty.username}`}>{t.counterparty.displayName || `@${t.counterparty.username}`}</a>
+function describe(line: Transaction) {
+  const who = line.counterparty && (
+    <a href={`/users/${line.counterparty.username}`}>
+      {line.counterparty.displayName || `@${line.counterparty.username}`}
+    </a>
   );
-  switch (t.kind) {
+  const withWho = (text: string) => <Sentence text={text} parts={{ who }} />;
+  switch (line.kind) {
     case "grant":
-      return "Granted by the instance";
+      return t("stars.kind.grant");
     case "payment":
-      return who ? <>Paid {who}</> : "Payment";
+      return who ? withWho(t("stars.kind.paid")) : t("stars.kind.payment");
     case "refund":
-      return who ? <>Refund from {who}</> : "Refund";
+      return who ? withWho(t("stars.kind.refundFrom")) : t("stars.kind.refund");
     case "hold_release":
-      return "Income released";
+      return t("stars.kind.released");
     case "withdrawal":
-      return who ? <>Income withdrawn from {who}</> : "Income withdrawn";
+      return who ? withWho(t("stars.kind.withdrawnFrom")) : t("stars.kind.withdrawn");
     case "gift":
-      return who ? t.amount < 0 ? <>Gift to {who}</> : <>Gift from {who}</> : "Gift";
+      return who ? withWho(line.amount < 0 ? t("stars.kind.giftTo") : t("stars.kind.giftFrom")) : t("stars.kind.gift");
     default:
-      return t.kind;
+      return line.kind;
   }
 }
 
@@ -73,51 +76,49 @@ export function Stars() {
   }, []);
 
   return (
-    <Page title="Stars">
+    <Page title={t("nav.stars")}>
       <div class="card star-balance" role="group" aria-labelledby="balance-label">
         <p id="balance-label" class="muted">
-          Your balance
+          {t("stars.balance")}
         </p>
         <p class="star-amount" aria-live="polite">
           {balance === null ? (
             "…"
           ) : (
             <>
-              {formatNumber(balance)} <span class="star-unit">stars</span>
+              {formatNumber(balance)} <span class="star-unit">{t("stars.unit", { count: balance })}</span>
             </>
           )}
         </p>
         <FormError message={error} />
-        <p class="hint">
-          Stars pay for what bots sell. An administrator grants them, and people can give them to each other.
-        </p>
+        <p class="hint">{t("stars.intro")}</p>
       </div>
       <GiftForm />
       <section class="search-section" aria-labelledby="history-title">
-        <h2 id="history-title">History</h2>
+        <h2 id="history-title">{t("stars.history")}</h2>
         {list.items.length > 0 && (
           <ul class="card transaction-list" aria-labelledby="history-title">
-            {list.items.map((t) => (
-              <li key={t.id} class="transaction">
+            {list.items.map((line) => (
+              <li key={line.id} class="transaction">
                 <div class="transaction-what">
-                  <p>{describe(t)}</p>
-                  {t.note && <p class="muted transaction-note">“{t.note}”</p>}
-                  <time class="muted" dateTime={t.createdAt}>
-                    {formatDateTime(t.createdAt)}
+                  <p>{describe(line)}</p>
+                  {line.note && <p class="muted transaction-note">“{line.note}”</p>}
+                  <time class="muted" dateTime={line.createdAt}>
+                    {formatDateTime(line.createdAt)}
                   </time>
                 </div>
                 <div class="transaction-amount">
-                  <p class={t.amount < 0 ? "out" : "in"}>
-                    {signed.format(t.amount)}
-                    <span class="visually-hidden"> stars</span>
+                  <p class={line.amount < 0 ? "out" : "in"}>
+                    {formatSigned(line.amount)}
+                    <span class="visually-hidden"> {t("stars.unit", { count: Math.abs(line.amount) })}</span>
                   </p>
-                  <p class="muted">Balance {formatNumber(t.balanceAfter)}</p>
+                  <p class="muted">{t("stars.balanceAfter", { balance: formatNumber(line.balanceAfter) })}</p>
                 </div>
               </li>
             ))}
           </ul>
         )}
-        <ListFooter list={list} noun="transactions" empty="No stars have moved yet." />
+        <ListFooter list={list} noun={t("stars.noun")} empty={t("stars.empty")} />
       </section>
     </Page>
   );

@@ -1,13 +1,13 @@
 import { useEffect, useState } from "preact/hooks";
 import { FormError, Notice } from "../../components/field";
 import { api, describeError, uploadFile, ApiError } from "../../lib/api";
-import { formatNumber } from "../../lib/format";
+import { formatPercent } from "../../lib/format";
 import type { Story } from "../../lib/stories";
+import { t } from "../../lib/i18n";
 
 const MAX_CAPTION = 200;
 const kindOf = (file: File) =>
   file.type.startsWith("video/") ? "story-video" : file.type.startsWith("audio/") ? "story-voice" : "story";
-const percent = new Intl.NumberFormat(undefined, { style: "percent" });
 
 /** Posting a story: a photo, video or voice recording (uploaded with progress) and an optional caption. */
 export function NewStory({ onPosted }: { onPosted: (story: Story) => void }) {
@@ -50,13 +50,13 @@ export function NewStory({ onPosted }: { onPosted: (story: Story) => void }) {
   const left = MAX_CAPTION - caption.length;
   return (
     <form class="card form" id="new-story" aria-labelledby="new-story-title" onSubmit={submit}>
-      <h2 id="new-story-title">New story</h2>
+      <h2 id="new-story-title">{t("stories.new.title")}</h2>
       <div class="field">
         <span class="story-file-label" id="story-file-label">
-          Photo, video or voice recording
+          {t("stories.new.file")}
         </span>
         <label class="button file-button story-file-pick">
-          {file ? "Choose another file" : "Choose a file"}
+          {file ? t("stories.new.chooseAnother") : t("stories.new.choose")}
           <input
             key={inputKey}
             id="story-file"
@@ -78,7 +78,7 @@ export function NewStory({ onPosted }: { onPosted: (story: Story) => void }) {
         )}
       </div>
       <div class="field">
-        <label for="story-caption">Caption (optional)</label>
+        <label for="story-caption">{t("stories.new.caption")}</label>
         <textarea
           id="story-caption"
           rows={2}
@@ -88,23 +88,23 @@ export function NewStory({ onPosted }: { onPosted: (story: Story) => void }) {
           aria-describedby="story-caption-count"
         />
         <p class={left < 0 ? "field-error" : "hint"} id="story-caption-count">
-          {left < 0 ? `${formatNumber(-left)} characters too many` : `${formatNumber(left)} characters left`}
+          {left < 0 ? t("common.charactersOver", { count: -left }) : t("common.charactersLeft", { count: left })}
         </p>
-        {captionError && <p class="field-error">Caption {captionError}</p>}
+        {captionError && <p class="field-error">{t("stories.new.captionError", { error: captionError })}</p>}
       </div>
       {busy && (
         <div class="field">
-          <label for="story-progress">Uploading</label>
+          <label for="story-progress">{t("stories.new.uploading")}</label>
           <progress id="story-progress" max={1} value={progress}>
-            {percent.format(progress)}
+            {formatPercent(progress)}
           </progress>
         </div>
       )}
       <FormError message={error && !fileError && !captionError ? describeError(error) : null} />
-      <Notice message={done ? "Your story is up for the next 24 hours." : null} />
+      <Notice message={done ? t("stories.new.done") : null} />
       <div class="actions">
         <button type="submit" class="primary" disabled={busy || !file || left < 0}>
-          {busy ? `Uploading ${percent.format(progress)}` : "Share the story"}
+          {busy ? t("stories.new.uploadingShare", { share: formatPercent(progress) }) : t("stories.new.share")}
         </button>
       </div>
     </form>
@@ -126,9 +126,9 @@ function ChosenFile({ file }: { file: File }) {
       {kind === "story" ? (
         <img src={url} alt="" />
       ) : kind === "story-video" ? (
-        <video src={url} controls muted playsInline aria-label={`Preview of ${file.name}`} />
+        <video src={url} controls muted playsInline aria-label={t("stories.new.preview", { name: file.name })} />
       ) : (
-        <audio src={url} controls aria-label={`Preview of ${file.name}`} />
+        <audio src={url} controls aria-label={t("stories.new.preview", { name: file.name })} />
       )}
       <figcaption>{file.name}</figcaption>
     </figure>

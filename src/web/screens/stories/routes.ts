@@ -7,7 +7,7 @@ export const storyScreens: Screen[] = [
     path: "/stories",
     access: "signed-in",
     component: lazy(() => import("./stories").then((m) => m.Stories)),
-    nav: { label: "Stories", order: 7, icon: CirclePlayIcon },
+    nav: { label: "stories", order: 7, icon: CirclePlayIcon },
   },
   {
     path: "/stories/:username",

@@ -3,12 +3,11 @@ import { FormError } from "../../components/field";
 import { Loading, Page } from "../../components/page";
 import { StoryRow } from "../../components/story-row";
 import { api, describeError } from "../../lib/api";
-import { formatNumber, formatRelative } from "../../lib/format";
+import { formatRelative } from "../../lib/format";
 import { account } from "../../lib/session";
 import { storyViewerHref, type Story } from "../../lib/stories";
 import { NewStory } from "./new-story";
-
-const views = new Intl.PluralRules();
+import { t } from "../../lib/i18n";
 
 /** /stories: followed accounts' stories, my own with their view counts, and a new one. */
 export function Stories() {
@@ -25,14 +24,14 @@ export function Stories() {
   );
   useEffect(() => void loadMine(), [loadMine]);
   return (
-    <Page title="Stories">
-      <StoryRow addLink={false} title="From people you follow" />
+    <Page title={t("nav.stories")}>
+      <StoryRow addLink={false} title={t("stories.list.following")} />
       <section class="card story-mine" aria-labelledby="my-stories-title">
-        <h2 id="my-stories-title">Your stories</h2>
-        <p class="hint">Each story stays up for 24 hours.</p>
+        <h2 id="my-stories-title">{t("stories.list.mine")}</h2>
+        <p class="hint">{t("stories.list.hint")}</p>
         {!mine && !error && <Loading />}
         <FormError message={error} />
-        {mine && mine.length === 0 && <p class="muted">You have no story up right now.</p>}
+        {mine && mine.length === 0 && <p class="muted">{t("stories.list.none")}</p>}
         {mine && mine.length > 0 && (
           <ul class="my-story-list">
             {mine.map((s) => {
@@ -50,14 +49,13 @@ export function Stories() {
                     <span>
                       {s.caption ||
                         (s.mediaType === "voice"
-                          ? "Voice story"
+                          ? t("stories.kind.voice")
                           : s.mediaType === "video"
-                            ? "Video story"
-                            : "Photo story")}
+                            ? t("stories.kind.video")
+                            : t("stories.kind.photo"))}
                       <span class="muted">
                         {" "}
-                        · {formatRelative(s.createdAt)} · {formatNumber(n)}{" "}
-                        {views.select(n) === "one" ? "view" : "views"}
+                        · {formatRelative(s.createdAt)} · {t("stories.list.views", { count: n })}
                       </span>
                     </span>
                   </a>

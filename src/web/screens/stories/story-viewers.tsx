@@ -6,6 +6,7 @@ import { api } from "../../lib/api";
 import { formatDateTime, formatRelative } from "../../lib/format";
 import { usePagedList } from "../../lib/paged";
 import type { PageInfo, PublicUser } from "../../lib/types";
+import { t } from "../../lib/i18n";
 
 interface Viewer {
   user: PublicUser;
@@ -15,11 +16,11 @@ interface Viewer {
 /** Who saw one of my stories, newest first, in a dialog. */
 export function StoryViewers({ storyId, open, onClose }: { storyId: string; open: boolean; onClose: () => void }) {
   return (
-    <Dialog open={open} title="Viewers" onClose={onClose}>
+    <Dialog open={open} title={t("stories.viewers.title")} onClose={onClose}>
       <ViewerList storyId={storyId} />
       <div class="actions">
         <button type="button" onClick={onClose}>
-          Close
+          {t("common.close")}
         </button>
       </div>
     </Dialog>
@@ -40,7 +41,7 @@ function ViewerList({ storyId }: { storyId: string }) {
   return (
     <div class="viewers">
       {list.items.length > 0 && (
-        <ul class="viewer-list" aria-label="People who saw this story">
+        <ul class="viewer-list" aria-label={t("stories.viewers.list")}>
           {list.items.map((v) => (
             <li key={v.id}>
               <Avatar user={v.user} size={32} />
@@ -52,7 +53,7 @@ function ViewerList({ storyId }: { storyId: string }) {
           ))}
         </ul>
       )}
-      <ListFooter list={list} noun="viewers" empty="Nobody has seen this story yet." />
+      <ListFooter list={list} noun={t("stories.viewers.noun")} empty={t("stories.viewers.empty")} />
     </div>
   );
 }

@@ -11,6 +11,7 @@ import { account } from "../../lib/session";
 import { storyViewerHref, type Story, type StoryGroup } from "../../lib/stories";
 import { StoryViewers } from "./story-viewers";
 import { ResponsiveImage } from "../../components/media-image";
+import { t } from "../../lib/i18n";
 
 /** The story's slot: the whole width on a phone, the viewer's column (at most 480 px) on wider screens. */
 const STORY_IMAGE_SIZES = "(max-width: 699.98px) 100vw, 480px";
@@ -111,13 +112,16 @@ export function StoryViewer({ username }: { username: string }) {
   const author = story?.author;
   const name = author ? author.displayName || author.username : `@${username}`;
   return (
-    <Page title={`Stories of ${name}`} heading={<span class="visually-hidden">Stories of {name}</span>}>
+    <Page
+      title={t("stories.viewer.title", { name })}
+      heading={<span class="visually-hidden">{t("stories.viewer.title", { name })}</span>}
+    >
       <div class="story-viewer">
         <FormError message={error} />
-        {!stories && !error && <Loading label="Loading stories…" />}
+        {!stories && !error && <Loading label={t("stories.viewer.loading")} />}
         {stories && stories.length === 0 && (
           <p class="empty">
-            No stories from {name} in the last day. <a href="/stories">Back to stories</a>
+            {t("stories.viewer.none", { name })} <a href="/stories">{t("stories.viewer.back")}</a>
           </p>
         )}
         {story && author && (
@@ -136,53 +140,63 @@ export function StoryViewer({ username }: { username: string }) {
                 </time>
               </span>
               <p class="story-count" aria-live="polite">
-                Story {formatNumber(index + 1)} of {formatNumber(stories!.length)}
+                {t("stories.viewer.position", { n: formatNumber(index + 1), total: formatNumber(stories!.length) })}
               </p>
               <a class="button small" href="/stories">
-                Close
+                {t("common.close")}
               </a>
             </div>
             <div class="story-stage">
               <StoryMedia key={story.id} story={story} name={name} onEnded={forward} />
               <button type="button" class="story-tap story-tap-back" onClick={back} disabled={index === 0}>
-                <span class="visually-hidden">Previous story</span>
+                <span class="visually-hidden">{t("stories.viewer.previousStory")}</span>
               </button>
               <button type="button" class="story-tap story-tap-forward" onClick={forward}>
-                <span class="visually-hidden">Next story</span>
+                <span class="visually-hidden">{t("stories.viewer.nextStory")}</span>
               </button>
             </div>
             {story.caption && <p class="story-caption">{story.caption}</p>}
             <div class="actions story-actions">
               <button type="button" onClick={back} disabled={index === 0}>
-                Previous
+                {t("stories.viewer.previous")}
               </button>
               <button type="button" onClick={forward}>
-                Next
+                {t("stories.viewer.next")}
               </button>
               {!mine && (
-                <ReportButton target={{ type: "story", id: story.id, label: `@${story.author.username}'s story` }} />
+                <ReportButton
+                  target={{
+                    type: "story",
+                    id: story.id,
+                    label: t("stories.viewer.reportTarget", { username: story.author.username }),
+                  }}
+                />
               )}
               {mine && (
                 <>
                   <button type="button" onClick={() => setViewersOpen(true)}>
-                    Viewers ({formatNumber(story.viewsCount ?? 0)})
+                    {t("stories.viewer.viewers", { n: formatNumber(story.viewsCount ?? 0) })}
                   </button>
                   <button type="button" class="danger" onClick={() => setConfirmDelete(true)}>
-                    Delete this story
+                    {t("stories.viewer.delete")}
                   </button>
                 </>
               )}
             </div>
-            <p class="hint">Tap the right or left side, or use the arrow keys, to move between stories.</p>
+            <p class="hint">{t("stories.viewer.hint")}</p>
             {mine && <StoryViewers storyId={story.id} open={viewersOpen} onClose={() => setViewersOpen(false)} />}
-            <Dialog open={confirmDelete} title="Delete this story?" onClose={() => setConfirmDelete(false)}>
-              <p>It disappears for everyone at once.</p>
+            <Dialog
+              open={confirmDelete}
+              title={t("stories.viewer.deleteTitle")}
+              onClose={() => setConfirmDelete(false)}
+            >
+              <p>{t("stories.viewer.deleteText")}</p>
               <div class="actions">
                 <button type="button" class="primary danger-fill" onClick={() => void remove()}>
-                  Delete
+                  {t("common.delete")}
                 </button>
                 <button type="button" onClick={() => setConfirmDelete(false)}>
-                  Keep it
+                  {t("feed.post.keep")}
                 </button>
               </div>
             </Dialog>
@@ -194,7 +208,9 @@ export function StoryViewer({ username }: { username: string }) {
 }
 
 function StoryMedia({ story, name, onEnded }: { story: Story; name: string; onEnded: () => void }) {
-  const label = story.caption ? `Story by ${name}: ${story.caption}` : `Story by ${name}`;
+  const label = story.caption
+    ? t("stories.viewer.labelCaption", { name, caption: story.caption })
+    : t("stories.viewer.label", { name });
   if (story.mediaType === "video")
     return (
       <video
@@ -213,7 +229,7 @@ function StoryMedia({ story, name, onEnded }: { story: Story; name: string; onEn
     return (
       <div class="story-media story-voice">
         <Avatar user={story.author} size={96} />
-        <p>Voice story</p>
+        <p>{t("stories.kind.voice")}</p>
         <audio src={story.mediaUrl} controls autoPlay onEnded={onEnded} aria-label={label} />
       </div>
     );
