@@ -1,21 +1,15 @@
-import type { i18n, TFunction } from "i18next";
 import type { Db } from "../../db";
 import { fieldError } from "../../lib/errors";
 import { DEFAULT_LANGUAGE, isLanguage, LANGUAGES, type Language } from "../../locales/languages";
-import { createTranslator } from "../../locales/translate";
+import type { Catalog } from "../../locales/en";
+import { wording, type CatalogKey, type CatalogTree, type Wording } from "../../locales/word";
 import { systemMessageText } from "../../locales/system-messages";
 
 /** The server's texts in one language: keys of the catalogs' `server` block (src/locales/en.ts). */
-export type ServerText = TFunction<"server">;
+export type ServerText = Wording<CatalogKey<Catalog["server"]>>;
 
-/**
- * Every language's catalog in one i18next instance, loaded on first use and kept for the
- * process: the catalogs never change while it runs, so every App shares it.
- */
-let translator: Promise<i18n> | undefined;
-
-const serverTranslator = (): Promise<i18n> =>
-  (translator ??= createTranslator(Object.keys(LANGUAGES) as Language[], DEFAULT_LANGUAGE));
+/** Each language's server texts, worded once per process: the catalogs never change while it runs, so every App shares them. */
+const texts = new Map<Language, Promise<ServerText>>();
 
 /** The language the server writes to a person in: theirs when they set a known one, else the instance's default. */
 export const languageOf = (user: { language: string | null } | null | undefined): Language =>
@@ -28,9 +22,15 @@ export function requireLanguage(field: string, code: string | null): Language | 
 }
 
 /** The server's texts in LANGUAGE (a person's `users.language`; null or unknown: the default language). */
-export async function textFor(language: string | null | undefined): Promise<ServerText> {
+export function textFor(language: string | null | undefined): Promise<ServerText> {
   const code = isLanguage(language) ? language : DEFAULT_LANGUAGE;
-  return (await serverTranslator()).getFixedT(code, "server");
+  let found = texts.get(code);
+  if (!found)
+    texts.set(
+      code,
+      (found = LANGUAGES[code].load().then((catalog) => wording(catalog.default.server as CatalogTree, code))),
+    );
+  return found;
 }
 
 /** A chat's service message (its stored `system`) worded with T; STORED (its stored text) when the structure is not one this code words. */

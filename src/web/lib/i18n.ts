@@ -1,14 +1,17 @@
 import { signal } from "@preact/signals";
-import type { TFunction } from "i18next";
 import { isLanguage, LANGUAGES, pickLanguage, DEFAULT_LANGUAGE, type Language } from "../../locales/languages";
-import { wording, type CatalogTree, type Wording } from "../../locales/word";
+import type { Catalog } from "../../locales/en";
+import { wording, type CatalogKey, type CatalogTree, type Wording } from "../../locales/word";
 
 /** The device's explicit choice; without it the app follows the browser. */
 const CHOICE_KEY = "language";
 
 /** The language the app shows; reading it in a render re-renders on a change. */
 export const language = signal<Language>(DEFAULT_LANGUAGE);
-let translator: Wording | null = null;
+let translator: Wording<AppKey> | null = null;
+
+/** A key of the web app's catalog block: "feed.title". */
+export type AppKey = CatalogKey<Catalog["app"]>;
 
 export const browserLanguage = (): Language =>
   pickLanguage(navigator.languages ?? [navigator.language]) ?? DEFAULT_LANGUAGE;
@@ -28,9 +31,8 @@ export const languageChoice = signal<Language | null>(null);
 /** Loads the language's catalog (its own chunk) and shows it. */
 async function show(code: Language): Promise<void> {
   if (translator && code === language.value) return;
-  // i18next's syntax, worded by the small locales/word.ts (the key types still come from i18next)
   const catalog = (await LANGUAGES[code].load()).default as unknown as { app: CatalogTree };
-  translator = wording(catalog.app, code);
+  translator = wording<AppKey>(catalog.app, code);
   document.documentElement.lang = code;
   language.value = code;
 }
@@ -67,11 +69,11 @@ export function applyAccountLanguage(code: string | null | undefined): Promise<v
  * The text of a catalog key in the shown language. Reading `language` subscribes the rendering
  * component, so a change of language re-renders what is on screen.
  */
-export const t = ((...args: unknown[]) => {
+export const t: Wording<AppKey> = (key, values) => {
   void language.value;
   if (!translator) throw new Error("t() before startLanguage()");
-  return translator(...(args as Parameters<Wording>));
-}) as unknown as TFunction<"app">;
+  return translator(key, values);
+};
 
 export const languageNames = Object.fromEntries(
   Object.entries(LANGUAGES).map(([code, entry]) => [code, entry.name]),
