@@ -153,6 +153,11 @@ export const configKeys = {
     int(0, 60000),
     "time one search statement may take before it is stopped and the search answers 503 SEARCH_TIMEOUT, so a search never holds up other requests (0: stop every search at once)",
   ),
+  "limits.rateLimitKeys": spec(
+    100000,
+    int(1000, 10000000),
+    "rate-limit windows (per address, account or token) and address blocks kept in memory at a time; past it the one opened longest ago is forgotten",
+  ),
   "limits.longReadQueue": spec(
     64,
     int(1, 100000),
