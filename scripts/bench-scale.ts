@@ -11,7 +11,9 @@
  * or a post would), then every PATH below is loaded with wrk; CPU per request is the server
  * process's CPU time over the requests answered. The ratio is the reference's CPU per request
  * over the path's (1: as cheap as one primary-key SELECT). A path is one small entry: a name
- * and a request; its data is seeded by seedLists. Needs wrk.
+ * and a request; its data is seeded by seedLists. After the paths, /healthz and a feed page are
+ * loaded on one connection each while the search box loads the server, for their p99. The
+ * server's log (its stderr) says how long each list took to seed, and its CPU time. Needs wrk.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
