@@ -97,7 +97,9 @@ export async function createApp(opts: CreateAppOptions): Promise<App> {
   const log = opts.log ?? createLogger({ format: config["log.format"], level: config["log.level"] });
   const secret = ensureInstanceSecret(opts.dataDir);
   const vapid = ensureVapidKeys(opts.dataDir);
-  const storage = openInstanceStorage(config["database.url"], dbPath(opts.dataDir));
+  const storage = openInstanceStorage(config["database.url"], dbPath(opts.dataDir), {
+    longReadQueue: () => config["limits.longReadQueue"],
+  });
   if (opts.migrate !== false) {
     try {
       await migrateToLatest(storage.db, {

@@ -153,6 +153,16 @@ export const configKeys = {
     int(0, 60000),
     "time one search statement may take before it is stopped and the search answers 503 SEARCH_TIMEOUT, so a search never holds up other requests (0: stop every search at once)",
   ),
+  "limits.rateLimitKeys": spec(
+    100000,
+    int(1000, 10000000),
+    "rate-limit windows (per address, account or token) and address blocks kept in memory at a time; past it the one opened longest ago is forgotten",
+  ),
+  "limits.longReadQueue": spec(
+    64,
+    int(1, 100000),
+    "SQLite: long reads (searches, account exports, the admin area's lists) waiting for the read worker, beyond which another is refused with 503 (a search: SEARCH_TIMEOUT) instead of queueing",
+  ),
   "limits.postsPerHour": spec(60, int(1, 1000000), "new posts and reposts per account per hour"),
   "limits.commentsPerHour": spec(200, int(1, 1000000), "new comments per account per hour"),
   "limits.reportsPerHour": spec(20, int(1, 1000000), "new reports per account per hour"),

@@ -13,6 +13,7 @@ import { ensureDataDir } from "../config/layout";
 import { dirname } from "node:path";
 import { BUSY_TIMEOUT_MS, bunSqliteDialect } from "./sqlite-dialect";
 import { registerSearchBudget } from "./search-budget";
+import { openReadWorker } from "./read-worker";
 import { GroupCommit } from "./group-commit";
 import { UNHEARD, WriteEpoch, type WriteTeller } from "../cache/write-epoch";
 import { bunPostgresDialect } from "./postgres-dialect";
@@ -36,6 +37,13 @@ export type Db = Kysely<Database>;
 export interface Storage {
   readonly engine: Engine;
   db: Db;
+  /**
+   * For reads that may be long (searches, an account's export, the admin area's lists): on
+   * SQLite a read-only connection in a worker thread, so the serving thread answers everything
+   * else meanwhile (read-worker.ts); it sees what is committed, and runs no transactions. On
+   * PostgreSQL `db` itself (the database does the work; the serving thread only waits).
+   */
+  longReads: Db;
   /**
    * The raw SQLite connection, for the storage and operations modules only (backups,
    * checkpoints, pragmas); null on PostgreSQL.
@@ -94,9 +102,17 @@ export interface Storage {
 }
 
 /** Opens the instance's database: PostgreSQL when database.url is set, else SQLite at SQLITE_PATH. */
-export function openInstanceStorage(databaseUrl: string, sqlitePath: string): Storage {
-  return databaseUrl ? openPostgresStorage(databaseUrl) : openStorage(sqlitePath);
+export function openInstanceStorage(databaseUrl: string, sqlitePath: string, opts: StorageOptions = {}): Storage {
+  return databaseUrl ? openPostgresStorage(databaseUrl) : openStorage(sqlitePath, opts);
 }
+
+export interface StorageOptions {
+  /** SQLite: long reads that may wait for the read worker before more are refused (read-worker.ts) */
+  longReadQueue?: () => number;
+}
+
+/** Long reads waiting for the read worker when the caller names no bound. */
+const LONG_READ_QUEUE = 64;
 
 /** Tables read as ordered queues (see Storage.lockQueue), each with its advisory-lock class on PostgreSQL. */
 const QUEUE_LOCK_CLASSES = { bot_updates: 1 } as const;
@@ -117,6 +133,7 @@ export function openPostgresStorage(url: string): Storage {
   return {
     engine: "postgres",
     db,
+    longReads: db,
     sqlite: null,
     holdWrites: null,
     writeEpoch: null,
@@ -161,7 +178,7 @@ export function openPostgresStorage(url: string): Storage {
 }
 
 /** Opens (creating if needed) the SQLite database: WAL, busy timeout, foreign keys, one writer connection. */
-export function openStorage(path: string): Storage {
+export function openStorage(path: string, opts: StorageOptions = {}): Storage {
   if (path !== ":memory:") {
     ensureDataDir(dirname(path));
     // created owner-only, like the config and the secret; SQLite gives the WAL and shm files
@@ -195,9 +212,12 @@ export function openStorage(path: string): Storage {
   const telling = { changes, epoch: writeEpoch };
   const db = new Kysely<Database>({ dialect: bunSqliteDialect(sqlite, counter, telling) });
   const groups = new GroupCommit(db, sqlite, telling);
+  // an in-memory database is this connection's alone: its long reads stay on it
+  const longReads = path === ":memory:" ? db : openReadWorker(path, opts.longReadQueue ?? (() => LONG_READ_QUEUE)).db;
   return {
     engine: "sqlite",
     db,
+    longReads,
     sqlite,
     writeEpoch,
     dataVersion: dataVersionNow,
@@ -220,6 +240,7 @@ export function openStorage(path: string): Storage {
       await groups.close();
       dataVersion.finalize();
       totalChanges.finalize();
+      if (longReads !== db) await longReads.destroy();
       try {
         sqlite.exec("PRAGMA optimize");
       } catch {

@@ -256,7 +256,8 @@ function writeTransactionBegin(db: SqliteDatabase, counter: { statements: number
   };
 }
 
-function toSqliteValue(v: unknown): unknown {
+/** A parameter as bun:sqlite takes it (booleans as 0/1, dates as epoch ms, undefined as NULL). */
+export function toSqliteValue(v: unknown): unknown {
   if (typeof v === "boolean") return v ? 1 : 0;
   if (v instanceof Date) return v.getTime();
   if (v === undefined) return null;

@@ -120,6 +120,7 @@ function frontDoor(app: App, opts: FrontDoorOptions, server: () => Server<unknow
     () => app.config["limits.blockAfterRejections"],
     () => app.config["limits.blockSeconds"] * 1000,
     rateLimiter(app, "rejected"),
+    () => app.config["limits.rateLimitKeys"],
   );
   const validCsrf = csrfCheck(app.secret);
   const proxyWatch = untrustedProxyWatch(app);

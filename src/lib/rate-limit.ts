@@ -11,9 +11,27 @@ export interface CounterStore {
   hitNow?(key: string, windowMs: number, now: number): { count: number; resetAt: number };
 }
 
+/** Drops MAP's first-inserted entries until it holds at most MAX. */
+function forgetOldest(map: Map<string, unknown>, max: number): void {
+  for (const key of map.keys()) {
+    if (map.size <= max) return;
+    map.delete(key);
+  }
+}
+
+/** Windows a MemoryCounterStore keeps open when its owner names no bound. */
+const MAX_KEYS = 100_000;
+
+/**
+ * Counters in this process's memory: one window per key while it lasts, at most MAXKEYS at a
+ * time. Past that (a flood of addresses), the window opened longest ago is forgotten: that
+ * key starts counting again, rather than memory growing with every address ever seen.
+ */
 export class MemoryCounterStore implements CounterStore {
   private readonly windows = new Map<string, { count: number; resetAt: number }>();
   private lastSweep = 0;
+
+  constructor(private readonly maxKeys: () => number = () => MAX_KEYS) {}
 
   async hit(key: string, windowMs: number, now: number) {
     return this.hitNow(key, windowMs, now);
@@ -24,7 +42,10 @@ export class MemoryCounterStore implements CounterStore {
     let w = this.windows.get(key);
     if (!w || w.resetAt <= now) {
       w = { count: 0, resetAt: now + windowMs };
+      // a new window goes last: the map's order is the order windows opened
+      this.windows.delete(key);
       this.windows.set(key, w);
+      forgetOldest(this.windows, this.maxKeys());
     }
     w.count++;
     return w;
@@ -93,6 +114,8 @@ export class AbuseGuard {
     private readonly threshold: () => number,
     private readonly blockMs: () => number,
     private readonly rejections: RateLimiter = new RateLimiter(),
+    /** addresses blocked at a time; past it, the block set longest ago ends early */
+    private readonly maxBlocked: () => number = () => MAX_KEYS,
   ) {}
 
   blockedFor(ip: string, now: number): number {
@@ -107,6 +130,10 @@ export class AbuseGuard {
 
   async noteRejection(ip: string, now: number): Promise<void> {
     const d = await this.rejections.check(ip, this.threshold(), 60_000, now);
-    if (!d.allowed) this.blockedUntil.set(ip, now + this.blockMs());
+    if (!d.allowed) {
+      this.blockedUntil.delete(ip);
+      this.blockedUntil.set(ip, now + this.blockMs());
+      forgetOldest(this.blockedUntil, this.maxBlocked());
+    }
   }
 }

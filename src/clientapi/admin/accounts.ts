@@ -6,6 +6,7 @@ import { setAccountAdmin, setAccountDisabled } from "../../domain/admin/accounts
 import { banUserDevices, unbanUserDevices } from "../../domain/auth/devices";
 import { clearTwoFactor } from "../../domain/auth/two-factor";
 import { MAX_POSTING_BLOCK_MINUTES, setPostingBlockedUntil } from "../../domain/moderation/service";
+import { boundedSearch } from "../../domain/search/budget";
 import { searchPeople } from "../../domain/search/people";
 import {
   createUser,
@@ -113,7 +114,10 @@ export function adminAccountRoutes(app: App) {
           const found = await findUserByEmail(app.db, q);
           page = { items: found && !found.is_system ? [found] : [], nextCursor: null };
         } else {
-          const hits = await searchPeople(app.db, q, { excludeIds: [], cursor: query.cursor ?? null, limit });
+          // a search: a long read, off the serving thread (Storage.longReads)
+          const hits = await boundedSearch(() =>
+            searchPeople(app.storage.longReads, q, { excludeIds: [], cursor: query.cursor ?? null, limit }),
+          );
           page = { items: hits.users, nextCursor: hits.nextCursor };
         }
         return ok({

@@ -76,13 +76,15 @@ export function searchRoutes(app: App) {
       const blocked = await blockedEitherWayIds(app.db, user.id);
       const budgetMs = app.config["limits.searchBudgetMs"];
       const wants = (s: SearchType) => !only || only === s;
+      // searching is a long read: off the serving thread (Storage.longReads)
+      const reads = app.storage.longReads;
       const [people, posts, hashtags, messages] = await boundedSearch(() =>
         Promise.all([
-          wants("users") ? searchPeople(app.db, q, { excludeIds: blocked, cursor, limit }) : null,
+          wants("users") ? searchPeople(reads, q, { excludeIds: blocked, cursor, limit }) : null,
           wants("posts")
-            ? postSearch.searchPosts(app.db, q, { excludeAuthorIds: blocked, cursor, limit, budgetMs })
+            ? postSearch.searchPosts(reads, q, { excludeAuthorIds: blocked, cursor, limit, budgetMs })
             : null,
-          wants("hashtags") ? searchHashtags(app.db, q, { cursor, limit }) : null,
+          wants("hashtags") ? searchHashtags(reads, q, { cursor, limit }) : null,
           wants("messages")
             ? searchMessages(app.storage, user.id, q, { cursor, limit, budgetMs, conversationId })
             : null,

@@ -63,6 +63,7 @@ import * as m20261129110000 from "./20261129110000_link_previews";
 import * as m20261129130000 from "./20261129130000_notifications_seen";
 import * as m20261129150000 from "./20261129150000_messages_fts_trailing";
 import * as m20261130100000 from "./20261130100000_cache_stamps";
+import * as m20261130200000 from "./20261130200000_people_prefix_index";
 import * as m20261130300000 from "./20261130300000_user_language";
 import * as m20261130300100 from "./20261130300100_cache_stamps_language";
 
@@ -135,6 +136,7 @@ export const migrations: Record<string, GuardedMigration> = {
   "20261129130000_notifications_seen": m20261129130000,
   "20261129150000_messages_fts_trailing": m20261129150000,
   "20261130100000_cache_stamps": m20261130100000,
+  "20261130200000_people_prefix_index": m20261130200000,
   "20261130300000_user_language": m20261130300000,
   "20261130300100_cache_stamps_language": m20261130300100,
 };

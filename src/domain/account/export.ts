@@ -1,13 +1,16 @@
 import { defineService, type App } from "../../app";
+import type { Db } from "../../db";
 import { toIso } from "../../lib/clock";
 import { getSettings } from "../settings/service";
 import type { UserRow } from "../users/table";
 
 /**
- * One section of a person's data export. It must return only that person's own data (and
- * what anyone may see of others: usernames), never another person's private data.
+ * One section of a person's data export, read through DB (the storage's connection for long
+ * reads: a section reads all of a person's rows of a kind). It must return only that
+ * person's own data (and what anyone may see of others: usernames), never another person's
+ * private data.
  */
-export type ExportSection = (app: App, user: UserRow) => Promise<unknown>;
+export type ExportSection = (db: Db, user: UserRow) => Promise<unknown>;
 
 const sections = defineService("account:export-sections", () => new Map<string, ExportSection>());
 
@@ -21,13 +24,13 @@ export function registerExportSection(app: App, name: string, section: ExportSec
 
 /** Accounts on the other side of USER's follows, blocks or mutes, with the time. */
 async function relationList(
-  app: App,
+  db: Db,
   table: "follows" | "blocks" | "mutes",
   mine: string,
   other: string,
   userId: number,
 ) {
-  const rows = await (app.db as any)
+  const rows = await (db as any)
     .selectFrom(table)
     .innerJoin("users", "users.id", `${table}.${other}`)
     .select(["users.username as username", `${table}.created_at as since`])
@@ -50,7 +53,7 @@ const RESERVED = new Set(["exportedAt", "account", "profile", "notifications"]);
  * registered section, as one JSON object.
  */
 export async function exportAccountData(app: App, user: UserRow): Promise<Record<string, unknown>> {
-  const db = app.db;
+  const db = app.storage.longReads;
   const stories = await db
     .selectFrom("stories")
     .select(["cuid", "media_url", "media_kind", "caption", "created_at"])
@@ -68,11 +71,11 @@ export async function exportAccountData(app: App, user: UserRow): Promise<Record
   const out: Record<string, unknown> = {
     settings: await getSettings(db, user.id),
     follows: {
-      following: await relationList(app, "follows", "follower_id", "followee_id", user.id),
-      followers: await relationList(app, "follows", "followee_id", "follower_id", user.id),
+      following: await relationList(db, "follows", "follower_id", "followee_id", user.id),
+      followers: await relationList(db, "follows", "followee_id", "follower_id", user.id),
     },
-    blocks: await relationList(app, "blocks", "blocker_id", "blocked_id", user.id),
-    mutes: await relationList(app, "mutes", "muter_id", "muted_id", user.id),
+    blocks: await relationList(db, "blocks", "blocker_id", "blocked_id", user.id),
+    mutes: await relationList(db, "mutes", "muter_id", "muted_id", user.id),
     stories: stories.map((s) => ({
       id: s.cuid,
       mediaUrl: s.media_url,
@@ -91,7 +94,7 @@ export async function exportAccountData(app: App, user: UserRow): Promise<Record
   };
   for (const [name, section] of app.services.get(sections)) {
     if (name in out || RESERVED.has(name)) continue;
-    out[name] = await section(app, user);
+    out[name] = await section(db, user);
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import type { App } from "../../app";
+import type { Db } from "../../db";
 import { toIso } from "../../lib/clock";
 import { ensureSystemAccount } from "../users/system";
 import { registerExportSection } from "../account/export";
@@ -28,15 +29,15 @@ export function installChatHooks(app: App): void {
 }
 
 /** Data export: the person's chats and the messages they wrote (not other people's). */
-async function exportMessages(app: App, user: UserRow) {
-  const chats = await app.db
+async function exportMessages(db: Db, user: UserRow) {
+  const chats = await db
     .selectFrom("conversation_members as m")
     .innerJoin("conversations as c", "c.id", "m.conversation_id")
     .select(["c.cuid", "c.type", "c.title", "m.role", "m.joined_at"])
     .where("m.user_id", "=", user.id)
     .orderBy("m.joined_at")
     .execute();
-  const messages = await app.db
+  const messages = await db
     .selectFrom("messages")
     .innerJoin("conversations", "conversations.id", "messages.conversation_id")
     .select([

@@ -146,6 +146,12 @@ export interface NotificationCounts {
 }
 
 /**
+ * The most unseen groups counted: a badge past it says no more than "a lot", and each group
+ * counted is an index entry read, on every page of the list and every new notification.
+ */
+const UNSEEN_COUNT_MAX = 1000;
+
+/**
  * The recipient's counts: the unread counter (one primary-key read) and, when anything is
  * unread, the unread groups after the seen mark (a range of notification_groups_unread).
  */
@@ -157,12 +163,19 @@ export async function notificationCounts(db: Db, recipientId: number): Promise<N
     .executeTakeFirst();
   const unread = Number(row?.unread ?? 0);
   if (unread === 0) return { unread, unseen: 0 };
+  // a range of the unread index, read no further than the count a badge shows
   const unseen = await db
-    .selectFrom("notification_groups")
+    .selectFrom((eb) =>
+      eb
+        .selectFrom("notification_groups")
+        .select("id")
+        .where("recipient_id", "=", recipientId)
+        .where("read_at", "is", null)
+        .where("updated_at", ">", Number(row?.seen_at ?? 0))
+        .limit(UNSEEN_COUNT_MAX)
+        .as("unseen"),
+    )
     .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("recipient_id", "=", recipientId)
-    .where("read_at", "is", null)
-    .where("updated_at", ">", Number(row?.seen_at ?? 0))
     .executeTakeFirstOrThrow();
   return { unread, unseen: Number(unseen.n) };
 }

@@ -1,4 +1,5 @@
 import type { App } from "../../app";
+import type { Db } from "../../db";
 import { toIso } from "../../lib/clock";
 import { registerExportSection } from "../account/export";
 import { dropSocialContentOf } from "./account-removal";
@@ -11,7 +12,7 @@ import type { PostImage } from "./table";
  */
 export function installPostsHooks(app: App): void {
   app.hooks.on("user:deleted", ({ userId }) => dropSocialContentOf(app, userId));
-  registerExportSection(app, "posts", async ({ db }, user) => {
+  registerExportSection(app, "posts", async (db, user) => {
     const rows = await db
       .selectFrom("posts")
       .leftJoin("posts as o", "o.id", "posts.repost_of_id")
@@ -57,7 +58,7 @@ export function installPostsHooks(app: App): void {
       editedAt: r.edited_at === null ? null : toIso(r.edited_at),
     }));
   });
-  registerExportSection(app, "comments", async ({ db }, user) => {
+  registerExportSection(app, "comments", async (db, user) => {
     const rows = await db
       .selectFrom("comments")
       .innerJoin("posts", "posts.id", "comments.post_id")
@@ -73,21 +74,19 @@ export function installPostsHooks(app: App): void {
       createdAt: toIso(r.created_at),
     }));
   });
-  const marked =
-    (table: "post_bookmarks" | "post_likes") =>
-    async ({ db }: App, user: { id: number }) => {
-      const rows = await db
-        .selectFrom(table)
-        .innerJoin("posts", "posts.id", `${table}.post_id`)
-        .select(["posts.cuid", `${table}.created_at as at`])
-        .where(`${table}.user_id`, "=", user.id)
-        .orderBy(`${table}.created_at`, "asc")
-        .execute();
-      return rows.map((r) => ({ postId: r.cuid, at: toIso(r.at) }));
-    };
+  const marked = (table: "post_bookmarks" | "post_likes") => async (db: Db, user: { id: number }) => {
+    const rows = await db
+      .selectFrom(table)
+      .innerJoin("posts", "posts.id", `${table}.post_id`)
+      .select(["posts.cuid", `${table}.created_at as at`])
+      .where(`${table}.user_id`, "=", user.id)
+      .orderBy(`${table}.created_at`, "asc")
+      .execute();
+    return rows.map((r) => ({ postId: r.cuid, at: toIso(r.at) }));
+  };
   registerExportSection(app, "bookmarks", marked("post_bookmarks"));
   registerExportSection(app, "likes", marked("post_likes"));
-  registerExportSection(app, "pollVotes", async ({ db }, user) => {
+  registerExportSection(app, "pollVotes", async (db, user) => {
     const rows = await db
       .selectFrom("poll_votes")
       .innerJoin("polls", "polls.id", "poll_votes.poll_id")

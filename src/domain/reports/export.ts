@@ -1,4 +1,5 @@
 import type { App } from "../../app";
+import type { Db } from "../../db";
 import { toIso } from "../../lib/clock";
 import { registerExportSection } from "../account/export";
 import type { UserRow } from "../users/table";
@@ -9,8 +10,8 @@ export function installReportHooks(app: App): void {
 }
 
 /** Data export: what the person reported, why, and what became of it (not the administrators' notes). */
-async function exportReports(app: App, user: UserRow) {
-  const rows = await app.db
+async function exportReports(db: Db, user: UserRow) {
+  const rows = await db
     .selectFrom("reports")
     .select([
       "cuid",

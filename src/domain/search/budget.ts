@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from "kysely";
 import type { Db } from "../../db";
 import { forEngine } from "../../db/engine";
+import { ReadQueueFullError } from "../../db/read-worker";
 import { isSearchBudgetError } from "../../db/search-budget";
 import { AppError } from "../../lib/errors";
 
@@ -25,12 +26,15 @@ export const searchTimedOut = (cause: unknown) =>
     retryAfter: 1,
   });
 
-/** Runs a search; a statement stopped by its budget becomes SEARCH_TIMEOUT. */
+/**
+ * Runs a search; a statement stopped by its budget, or refused because too many long reads
+ * wait already (limits.longReadQueue), becomes SEARCH_TIMEOUT.
+ */
 export async function boundedSearch<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (e) {
-    if (isSearchBudgetError(e)) throw searchTimedOut(e);
+    if (isSearchBudgetError(e) || e instanceof ReadQueueFullError) throw searchTimedOut(e);
     throw e;
   }
 }

@@ -43,12 +43,17 @@ async function trailing(storage: Storage): Promise<boolean> {
   return Boolean(rows[0]?.behind);
 }
 
-/** Brings the index up to every message stored so far (SQLite; nothing on PostgreSQL). */
+/**
+ * Brings the index up to every message stored so far, committed (SQLite; nothing on
+ * PostgreSQL). Always in at least one transaction: a pass of the indexer may be under way in
+ * the write group still open, whose rows this connection reads already but a search, reading
+ * on a connection of its own (Storage.longReads), sees only once that group has committed.
+ */
 export async function catchUpMessageIndex(storage: Storage): Promise<void> {
   if (storage.engine !== "sqlite") return;
-  while (await trailing(storage)) {
+  for (;;) {
     const moved = await inTransaction(storage, indexTrailingMessages);
-    if (moved === 0) return;
+    if (moved === 0 || !(await trailing(storage))) return;
   }
 }
 
@@ -59,7 +64,9 @@ export function startMessageIndexer(app: App): void {
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    catchUpMessageIndex(app.storage)
+    // an idle instance's pass is one look, no transaction
+    trailing(app.storage)
+      .then((behind) => (behind ? catchUpMessageIndex(app.storage) : undefined))
       .catch((err) =>
         app.log.warn("messages not indexed for search; the next pass tries again", {
           error: err instanceof Error ? err.message : String(err),

@@ -44,7 +44,8 @@ const indexHits = {
  * now (only conversation CONVERSATIONID's, when given), newest first; messages the viewer
  * deleted for themselves are left out. Each call
  * reads one window of the index (window.ts): a page may be short, with a cursor to read on.
- * The index first takes in the messages it trails by (message-index.ts).
+ * The index first takes in the messages it trails by (message-index.ts); the search runs on
+ * the storage's connection for long reads.
  */
 export async function searchMessages(
   storage: Storage,
@@ -54,7 +55,8 @@ export async function searchMessages(
 ): Promise<{ messages: MessageRow[]; nextCursor: string | null }> {
   const before = windowBefore(opts.cursor);
   const terms = searchTerms(q);
-  const { db } = storage;
+  // the index's catch-up writes on the serving connection; the search reads off its thread
+  const db = storage.longReads;
   const chat = opts.conversationId === undefined ? null : { id: opts.conversationId, budgetMs: opts.budgetMs };
   const hits = terms.length ? forEngine(db, indexHits)(db, terms, { before, chat }) : null;
   if (!hits) return { messages: [], nextCursor: null };

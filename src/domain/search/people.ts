@@ -1,5 +1,5 @@
-import { sql, type RawBuilder, type SqlBool } from "kysely";
-import type { Db } from "../../db";
+import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool } from "kysely";
+import type { Database, Db } from "../../db";
 import { decodeCursor, pageOf } from "../../lib/paging";
 import type { UserRow } from "../users/table";
 import { forEngine } from "../../db/engine";
@@ -22,23 +22,26 @@ export function startsWith(db: Db, column: string, prefix: string): RawBuilder<S
   })();
 }
 
-/** Ids of accounts any word of whose username or display name starts with TERMS' words (at most 5000). */
+/**
+ * Accounts the name index finds, at most this many a search: the ones a word of a name starts
+ * with the typed word. Sorting them by username costs a row each, so a word that thousands of
+ * names share reads the first thousand the index holds (typing more narrows it).
+ */
+const NAME_HITS = 1000;
+
+/** A query of the ids of accounts any word of whose username or display name starts with TERMS' words (NAME_HITS at most). */
 const nameWordHits = {
-  async sqlite(db: Db, terms: string[]): Promise<number[]> {
-    const { rows } = await sql<{
-      id: number;
-    }>`SELECT rowid AS id FROM users_fts WHERE users_fts MATCH ${ftsQuery(terms)} LIMIT 5000`.execute(db);
-    return rows.map((r) => r.id);
+  sqlite(db: Db, terms: string[]): RawBuilder<{ id: number }> {
+    return sql`SELECT rowid AS id FROM users_fts WHERE users_fts MATCH ${ftsQuery(terms)} LIMIT ${NAME_HITS}`;
   },
   // the expression of the users_fts index (migration 20261122000300_posts), so it is used
-  async postgres(db: Db, terms: string[]): Promise<number[]> {
+  postgres(db: Db, terms: string[]): RawBuilder<{ id: number }> | null {
     const query = tsqueryText(terms);
-    if (!query) return [];
-    const { rows } = await sql<{ id: number }>`SELECT id FROM users
+    if (!query) return null;
+    return sql`SELECT id FROM users
       WHERE to_tsvector('simple'::regconfig, social_unaccent(username || ' ' || display_name))
         @@ to_tsquery('simple'::regconfig, social_unaccent(${query}))
-      LIMIT 5000`.execute(db);
-    return rows.map((r) => r.id);
+      LIMIT ${NAME_HITS}`;
   },
 };
 
@@ -56,20 +59,33 @@ export async function searchPeople(
   const plain = q.trim().replace(/^@/, "").toLowerCase();
   const terms = searchTerms(plain);
   if (!plain || !terms.length) return { users: [], nextCursor: null };
-  const hits = await forEngine(db, nameWordHits)(db, terms);
-  let query = db
+  const hits = forEngine(db, nameWordHits)(db, terms);
+  // two walks in username order, each stopping at a page: the username index's range, and the
+  // accounts the name index found; a single statement with both as one OR condition read every
+  // account either matched (a common first name, a prefix every username shares) to sort them
+  const walk = (matches: (eb: ExpressionBuilder<Database, "users">) => Expression<SqlBool>) => {
+    let query = db
+      .selectFrom("users")
+      .select("id")
+      .where("deleted_at", "is", null)
+      .where("is_system", "=", 0)
+      .where(matches);
+    if (opts.excludeIds.length) query = query.where("id", "not in", opts.excludeIds);
+    // usernames are unique: the name alone places the cursor
+    if (after !== null) query = query.where("username_lower", ">", after.t);
+    return query.orderBy("username_lower").limit(opts.limit + 1);
+  };
+  const byUsername = walk(() => startsWith(db, "username_lower", plain));
+  const page = hits
+    ? db
+        .selectFrom(byUsername.as("a"))
+        .select("a.id")
+        .unionAll(db.selectFrom(walk((eb) => eb("id", "in", sql<number>`(${hits})`)).as("b")).select("b.id"))
+    : byUsername;
+  const rows = await db
     .selectFrom("users")
     .selectAll()
-    .where("deleted_at", "is", null)
-    .where("is_system", "=", 0)
-    .where((eb) => {
-      const byName = startsWith(db, "username_lower", plain);
-      return hits.length ? eb.or([byName, eb("id", "in", hits)]) : byName;
-    });
-  if (opts.excludeIds.length) query = query.where("id", "not in", opts.excludeIds);
-  // usernames are unique: the name alone places the cursor
-  if (after !== null) query = query.where("username_lower", ">", after.t);
-  const rows = await query
+    .where("id", "in", page)
     .orderBy("username_lower")
     .limit(opts.limit + 1)
     .execute();

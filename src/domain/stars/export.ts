@@ -1,4 +1,5 @@
 import type { App } from "../../app";
+import type { Db } from "../../db";
 import { toIso } from "../../lib/clock";
 import { registerExportSection } from "../account/export";
 import type { UserRow } from "../users/table";
@@ -11,8 +12,8 @@ export function installStarsHooks(app: App): void {
 }
 
 /** Data export: the person's balance and every change of it, with the other side's username only. */
-async function exportStars(app: App, user: UserRow) {
-  const rows = await app.db
+async function exportStars(db: Db, user: UserRow) {
+  const rows = await db
     .selectFrom("star_ledger as l")
     .leftJoin("users as u", "u.id", "l.counterparty_id")
     .select([
@@ -29,7 +30,7 @@ async function exportStars(app: App, user: UserRow) {
     .orderBy("l.id")
     .execute();
   return {
-    balance: await walletBalance(app.db, user.id, "balance"),
+    balance: await walletBalance(db, user.id, "balance"),
     transactions: rows.map((r) => ({
       kind: r.kind,
       amount: r.amount,
