@@ -5,9 +5,14 @@ function formatters(code: string) {
   return {
     dateTime: new Intl.DateTimeFormat(code, { dateStyle: "medium", timeStyle: "short" }),
     dateOnly: new Intl.DateTimeFormat(code, { dateStyle: "long" }),
+    day: new Intl.DateTimeFormat(code, { dateStyle: "full" }),
+    shortDay: new Intl.DateTimeFormat(code, { month: "short", day: "numeric" }),
+    time: new Intl.DateTimeFormat(code, { timeStyle: "short" }),
     relative: new Intl.RelativeTimeFormat(code, { numeric: "auto" }),
     compact: new Intl.NumberFormat(code, { notation: "compact", maximumFractionDigits: 1 }),
     plain: new Intl.NumberFormat(code),
+    percent: new Intl.NumberFormat(code, { style: "percent" }),
+    tenths: new Intl.NumberFormat(code, { minimumFractionDigits: 1, maximumFractionDigits: 1 }),
   };
 }
 const made = new Map<string, ReturnType<typeof formatters>>();
@@ -20,6 +25,15 @@ function fmt() {
 
 export const formatDateTime = (iso: string) => fmt().dateTime.format(new Date(iso));
 export const formatDate = (iso: string) => fmt().dateOnly.format(new Date(iso));
+/** "Sunday, 29 November 2026": a chat's day separator. */
+export const formatDay = (iso: string) => fmt().day.format(new Date(iso));
+/** "29 Nov": a chat list row's day. */
+export const formatShortDay = (iso: string) => fmt().shortDay.format(new Date(iso));
+export const formatTime = (iso: string) => fmt().time.format(new Date(iso));
+/** 0.45 → "45%" */
+export const formatPercent = (fraction: number) => fmt().percent.format(fraction);
+/** 2.25 → "2.3" (one decimal, always shown) */
+export const formatTenths = (n: number) => fmt().tenths.format(n);
 export const formatNumber = (n: number) => fmt().plain.format(n);
 export const formatCount = (n: number) => (n < 10_000 ? fmt().plain.format(n) : fmt().compact.format(n));
 

@@ -1,15 +1,16 @@
 import { Dialog } from "../../components/dialog";
+import { t } from "../../lib/i18n";
 import type { BotLinkTarget } from "./bot-links";
 import type { ChatListItem } from "./types";
 
 /** A bot's answerCallbackQuery alert. */
 export function BotAlertDialog({ text, onClose }: { text: string | null; onClose(): void }) {
   return (
-    <Dialog open={text !== null} title="Message from the bot" onClose={onClose}>
+    <Dialog open={text !== null} title={t("messages.dialogs.botMessage")} onClose={onClose}>
       <p>{text}</p>
       <div class="dialog-actions">
         <button type="button" class="primary" onClick={onClose}>
-          OK
+          {t("messages.dialogs.ok")}
         </button>
       </div>
     </Dialog>
@@ -20,12 +21,12 @@ export function BotAlertDialog({ text, onClose }: { text: string | null; onClose
 export function BotLinkDialogs({ link, onClose }: { link: BotLinkTarget | null; onClose(): void }) {
   return (
     <>
-      <Dialog open={link !== null && link.kind !== "refused"} title="Open this link?" onClose={onClose}>
-        <p>{link?.kind === "internal" ? "This link opens a page of this site:" : "This link leaves the site:"}</p>
+      <Dialog open={link !== null && link.kind !== "refused"} title={t("messages.dialogs.openLink")} onClose={onClose}>
+        <p>{link?.kind === "internal" ? t("messages.dialogs.internal") : t("messages.dialogs.external")}</p>
         <p class="link-target">{link?.href}</p>
         <div class="dialog-actions">
           <button type="button" onClick={onClose}>
-            Cancel
+            {t("common.cancel")}
           </button>
           <button
             type="button"
@@ -36,19 +37,16 @@ export function BotLinkDialogs({ link, onClose }: { link: BotLinkTarget | null; 
               onClose();
             }}
           >
-            Open link
+            {t("messages.dialogs.open")}
           </button>
         </div>
       </Dialog>
-      <Dialog open={link?.kind === "refused"} title="This link is not opened" onClose={onClose}>
-        <p>
-          The bot's button leads to a sign-in page of this site. Such a page can approve a sign-in on another device as
-          you, so a link from a bot never opens it.
-        </p>
+      <Dialog open={link?.kind === "refused"} title={t("messages.dialogs.refusedTitle")} onClose={onClose}>
+        <p>{t("messages.dialogs.refused")}</p>
         <p class="link-target">{link?.href}</p>
         <div class="dialog-actions">
           <button type="button" class="primary" onClick={onClose}>
-            OK
+            {t("messages.dialogs.ok")}
           </button>
         </div>
       </Dialog>
@@ -66,16 +64,16 @@ export interface ViewedImage {
 /** A message's image, large; a protected one has no Download link. */
 export function ImageViewerDialog({ viewer, onClose }: { viewer: ViewedImage | null; onClose(): void }) {
   return (
-    <Dialog open={viewer !== null} title={viewer?.alt ?? "Photo"} onClose={onClose}>
+    <Dialog open={viewer !== null} title={viewer?.alt ?? t("messages.dialogs.photo")} onClose={onClose}>
       {viewer && <img class="viewer-image" src={viewer.shownUrl ?? viewer.url} alt={viewer.alt} />}
       <div class="dialog-actions">
         {!viewer?.protectedContent && (
           <a href={viewer?.url} download>
-            Download
+            {t("messages.dialogs.download")}
           </a>
         )}
         <button type="button" class="primary" onClick={onClose}>
-          Close
+          {t("messages.dialogs.close")}
         </button>
       </div>
     </Dialog>
@@ -95,12 +93,12 @@ export function ForwardDialog({
   onClose(): void;
 }) {
   return (
-    <Dialog open={open} title="Forward to…" onClose={onClose}>
+    <Dialog open={open} title={t("messages.dialogs.forwardTo")} onClose={onClose}>
       <ul class="forward-list">
         {chats.map((c) => (
           <li key={c.id}>
             <button type="button" onClick={() => onChoose(c)}>
-              {c.title ?? "Chat"}
+              {c.title ?? t("messages.chat.untitled")}
             </button>
           </li>
         ))}

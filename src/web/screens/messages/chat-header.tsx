@@ -1,4 +1,5 @@
 import type { RefObject } from "preact";
+import { t } from "../../lib/i18n";
 import { Avatar } from "../../components/avatar";
 import { SearchIcon } from "../../components/icon";
 import type { Conversation } from "./types";
@@ -25,11 +26,11 @@ export function ChatHeader({
   onReportBot(): void;
   onToggleInfo(): void;
 }) {
-  const title = conversation.title ?? "Chat";
+  const title = conversation.title ?? t("messages.chat.untitled");
   const other = conversation.otherUser;
   return (
     <header class="chat-head">
-      <button type="button" class="back-button" onClick={onBack} aria-label="Back to chats">
+      <button type="button" class="back-button" onClick={onBack} aria-label={t("messages.header.back")}>
         ←
       </button>
       {other ? (
@@ -43,17 +44,19 @@ export function ChatHeader({
         <h2 id="chat-title">{title}</h2>
         <p class="muted chat-sub" aria-live="polite">
           {typingUser
-            ? `${typingUser} is typing…`
+            ? t("messages.header.typing", { name: typingUser })
             : other
-              ? `@${other.username}${other.isBot ? " · bot" : ""}`
-              : `${conversation.memberCount} members`}
+              ? other.isBot
+                ? t("messages.header.bot", { username: other.username })
+                : `@${other.username}`
+              : t("messages.header.members", { count: conversation.memberCount })}
         </p>
       </div>
       <button
         type="button"
         ref={searchToggle}
         class="icon-button"
-        aria-label="Search in this chat"
+        aria-label={t("messages.header.search")}
         aria-expanded={searching}
         aria-controls="chat-search"
         onClick={onToggleSearch}
@@ -62,12 +65,12 @@ export function ChatHeader({
       </button>
       {other?.isBot && (
         <button type="button" onClick={onReportBot}>
-          Report
+          {t("messages.header.report")}
         </button>
       )}
       {conversation.type === "group" && (
         <button type="button" onClick={onToggleInfo} aria-expanded={showInfo}>
-          Group info
+          {t("messages.header.groupInfo")}
         </button>
       )}
     </header>
@@ -84,7 +87,8 @@ export function PinnedBar({ pinned }: { pinned: { messageId: number; content: st
         document.querySelector(`[data-message-id="${pinned.messageId}"]`)?.scrollIntoView({ block: "center" })
       }
     >
-      <span class="pinned-label">Pinned message</span> <span class="pinned-text">{pinned.content || "Attachment"}</span>
+      <span class="pinned-label">{t("messages.header.pinned")}</span>{" "}
+      <span class="pinned-text">{pinned.content || t("messages.header.attachment")}</span>
     </button>
   );
 }

@@ -1,18 +1,22 @@
 import { memo } from "preact/compat";
+import { t } from "../../lib/i18n";
 import type { RefObject } from "preact";
 import { useMemo } from "preact/hooks";
 import { blockKey, blockReadUpTo, blocksOf, foundInBlock, type HistoryWindow } from "./history-window";
 import { MessageBubble, PendingBubble } from "./message";
+import { formatDay } from "../../lib/format";
+import { language } from "../../lib/i18n";
 import type { BotCard, ChatMessage, PendingMessage } from "./types";
 
-const day = new Intl.DateTimeFormat(undefined, { dateStyle: "full" });
-// each render walks the whole loaded history; Intl formatting is the costly part of it
+// each render walks the whole loaded history; Intl formatting is the costly part of it (reading
+// the language also has a block render again when it changes)
 const dayLabels = new Map<string, string>();
 function dayOf(iso: string): string {
-  let label = dayLabels.get(iso);
+  const key = `${language.value} ${iso}`;
+  let label = dayLabels.get(key);
   if (label === undefined) {
     if (dayLabels.size > 50_000) dayLabels.clear();
-    dayLabels.set(iso, (label = day.format(new Date(iso))));
+    dayLabels.set(key, (label = formatDay(iso)));
   }
   return label;
 }
@@ -101,14 +105,14 @@ export function ChatHistory({
   const blocks = useMemo(() => blocksOf(messages), [messages]);
   return (
     <div class="history-frame">
-      <div class="history" ref={refs.scroller} tabIndex={0} aria-label="Message history" role="region">
+      <div class="history" ref={refs.scroller} tabIndex={0} aria-label={t("messages.history.label")} role="region">
         <div ref={refs.topSentinel} class="history-top">
           {paging === "older" ? (
             <p class="loading" role="status">
-              Loading older messages…
+              {t("messages.history.loadingOlder")}
             </p>
           ) : !history.oldestCursor && messages.length > 0 ? (
-            <p class="muted">This is the beginning of the chat.</p>
+            <p class="muted">{t("messages.history.beginning")}</p>
           ) : null}
         </div>
         {messages.length === 0 && pending.length === 0 && empty}
@@ -135,7 +139,7 @@ export function ChatHistory({
           <div ref={refs.bottomSentinel} class="history-bottom">
             {paging === "newer" && (
               <p class="loading" role="status">
-                Loading newer messages…
+                {t("messages.history.loadingNewer")}
               </p>
             )}
           </div>
@@ -144,7 +148,7 @@ export function ChatHistory({
       {/* over the history, not below it: showing or hiding it never resizes what is read */}
       {history.newestCursor && (
         <button type="button" class="newest-button" onClick={onShowNewest}>
-          Show the newest messages
+          {t("messages.history.showNewest")}
         </button>
       )}
     </div>
@@ -161,14 +165,14 @@ export function EmptyChat({ bot, onStart }: { bot: BotCard | null; onStart(): vo
           {bot.description ? (
             <p class="bot-description">{bot.description}</p>
           ) : (
-            <p class="muted">This bot has no description.</p>
+            <p class="muted">{t("messages.history.noDescription")}</p>
           )}
           <button type="button" class="primary" onClick={onStart}>
-            Start
+            {t("messages.history.start")}
           </button>
         </>
       ) : (
-        <p class="muted">No messages yet. Say hello!</p>
+        <p class="muted">{t("messages.history.empty")}</p>
       )}
     </div>
   );

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { t } from "../../lib/i18n";
 import { ReportDialog } from "../../components/report";
 import { BotReportDialog } from "./bot-report";
 import { api, describeError } from "../../lib/api";
@@ -268,20 +269,20 @@ export function ChatView({
 
   if (chat.loadError)
     return (
-      <section class="chat-view" aria-label="Chat">
+      <section class="chat-view" aria-label={t("messages.chat.label")}>
         <p class="form-error" role="alert">
           {chat.loadError}
         </p>
         <button type="button" onClick={() => void load()}>
-          Try again
+          {t("messages.chat.tryAgain")}
         </button>
       </section>
     );
   if (!history || !actions)
     return (
-      <section class="chat-view" aria-label="Chat">
+      <section class="chat-view" aria-label={t("messages.chat.label")}>
         <p class="loading" role="status">
-          Loading the chat…
+          {t("messages.chat.loading")}
         </p>
       </section>
     );
@@ -358,7 +359,7 @@ export function ChatView({
             onOpenMenuApp={() =>
               run(async () => {
                 const r = await api.post<WebAppLaunch>(`/social/messages/${conversationId}/web-app`);
-                setWebApp(openWebApp(r, bot?.displayName ?? "Mini-app"));
+                setWebApp(openWebApp(r, bot?.displayName ?? t("messages.chat.miniApp")));
               })
             }
           />
@@ -377,7 +378,11 @@ export function ChatView({
       {reporting && (
         <ReportDialog
           open
-          target={{ type: "message", id: reporting.id, label: `@${reporting.sender.username}'s message` }}
+          target={{
+            type: "message",
+            id: reporting.id,
+            label: t("messages.chat.reportLabel", { username: reporting.sender.username }),
+          }}
           onClose={() => setReporting(null)}
         />
       )}
@@ -394,7 +399,7 @@ export function ChatView({
               toConversationId: c.id,
               clientMessageId: newClientId(),
             });
-            showToast(`Forwarded to ${c.title ?? "the chat"}`);
+            showToast(c.title ? t("messages.chat.forwardedTo", { chat: c.title }) : t("messages.chat.forwarded"));
           })
         }
       />

@@ -7,6 +7,7 @@ import { Page } from "../../components/page";
 import { PeoplePicker, type PickedPerson } from "../../components/people-picker";
 import { api, describeError, uploadFile } from "../../lib/api";
 import { account } from "../../lib/session";
+import { formatShortDay, formatTime } from "../../lib/format";
 import { useAction } from "../../lib/use-action";
 import { ChatView } from "./chat-view";
 import {
@@ -18,10 +19,7 @@ import {
   loadChats,
   openChatId,
 } from "./chat-store";
-import { formatTime } from "./message";
 import type { ChatListItem, Conversation } from "./types";
-
-const shortDay = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
 
 /**
  * /dashboard/messages[/:cid]: the chat list and the open chat, side by side on a wide screen,
@@ -247,7 +245,7 @@ function ChatRow({ chat, current }: { chat: ChatListItem; current: boolean }) {
         <span class="chat-row-text">
           <span class="chat-row-top">
             <span class="chat-title">{title}</span>
-            {when && <time dateTime={when}>{today ? formatTime(when) : shortDay.format(new Date(when))}</time>}
+            {when && <time dateTime={when}>{today ? formatTime(when) : formatShortDay(when)}</time>}
           </span>
           <span class="chat-row-bottom">
             <span class="chat-preview">{preview(chat)}</span>

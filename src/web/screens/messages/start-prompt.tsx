@@ -1,4 +1,5 @@
 import { FormError } from "../../components/field";
+import { t } from "../../lib/i18n";
 import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
 
@@ -13,10 +14,10 @@ export function StartPrompt({ bot, label, onStarted }: { bot: string; label: str
     onStarted();
   });
   return (
-    <section class="link-prompt start-prompt" aria-label="Start the bot">
+    <section class="link-prompt start-prompt" aria-label={t("messages.startPrompt.label")}>
       <p>
-        A link asks you to start @{bot}. Pressing START sends it <code>/start {label}</code>; the bot then knows your
-        name and username.
+        {t("messages.startPrompt.before", { bot })} <code>/start {label}</code>
+        {t("messages.startPrompt.after")}
       </p>
       <FormError message={error ? describeError(error) : null} />
       <button type="button" class="primary" onClick={start} disabled={busy}>
