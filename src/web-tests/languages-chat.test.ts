@@ -61,6 +61,8 @@ describe("web app in Russian: settings and chats", () => {
     await page.getByRole("heading", { level: 1, name: "Настройки" }).waitFor();
     expect(await page.getByRole("combobox", { name: "Язык" }).inputValue()).toBe("ru");
     expect(await accessibilityViolations(page)).toEqual([]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await overflows(page)).toBe(false);
 
     // and back to English the same way
     await page.getByRole("combobox", { name: "Язык" }).selectOption("en");
