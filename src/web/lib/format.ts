@@ -6,11 +6,15 @@ function formatters(code: string) {
     dateTime: new Intl.DateTimeFormat(code, { dateStyle: "medium", timeStyle: "short" }),
     dateOnly: new Intl.DateTimeFormat(code, { dateStyle: "long" }),
     timeOnly: new Intl.DateTimeFormat(code, { timeStyle: "medium" }),
+    day: new Intl.DateTimeFormat(code, { dateStyle: "full" }),
+    shortDay: new Intl.DateTimeFormat(code, { month: "short", day: "numeric" }),
+    time: new Intl.DateTimeFormat(code, { timeStyle: "short" }),
     relative: new Intl.RelativeTimeFormat(code, { numeric: "auto" }),
     compact: new Intl.NumberFormat(code, { notation: "compact", maximumFractionDigits: 1 }),
     plain: new Intl.NumberFormat(code),
     percent: new Intl.NumberFormat(code, { style: "percent" }),
     signed: new Intl.NumberFormat(code, { signDisplay: "exceptZero" }),
+    tenths: new Intl.NumberFormat(code, { minimumFractionDigits: 1, maximumFractionDigits: 1 }),
   };
 }
 const made = new Map<string, ReturnType<typeof formatters>>();
@@ -25,6 +29,13 @@ export const formatDateTime = (iso: string) => fmt().dateTime.format(new Date(is
 export const formatDate = (iso: string) => fmt().dateOnly.format(new Date(iso));
 /** "14:05:09", to the second (a log line). */
 export const formatTimeWithSeconds = (iso: string) => fmt().timeOnly.format(new Date(iso));
+/** "Sunday, 29 November 2026": a chat's day separator. */
+export const formatDay = (iso: string) => fmt().day.format(new Date(iso));
+/** "29 Nov": a chat list row's day. */
+export const formatShortDay = (iso: string) => fmt().shortDay.format(new Date(iso));
+export const formatTime = (iso: string) => fmt().time.format(new Date(iso));
+/** 2.25 → "2.3" (one decimal, always shown) */
+export const formatTenths = (n: number) => fmt().tenths.format(n);
 export const formatNumber = (n: number) => fmt().plain.format(n);
 /** 0.25 → "25%" ("25 %" in Russian). */
 export const formatPercent = (share: number) => fmt().percent.format(share);

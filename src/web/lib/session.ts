@@ -1,6 +1,7 @@
 import { computed, signal } from "@preact/signals";
 import { api, ApiError, keepCsrfToken, onUnauthorized, type InstanceInfo } from "./api";
 import { drafts } from "./drafts";
+import { applyAccountLanguage } from "./i18n";
 import { identity, type InstanceIdentity } from "./instance";
 import { startRealtime, stopRealtime } from "./realtime";
 import type { Account } from "./types";
@@ -14,6 +15,7 @@ export const instance = signal<InstanceInfo | null>(null);
 /** Marks the session as started with ACCOUNT (after sign-in, registration or a QR claim). */
 export function sessionStarted(next: Account): void {
   account.value = next;
+  void applyAccountLanguage(next.language);
   startRealtime(recheckSession);
 }
 

@@ -13,6 +13,8 @@ export interface Account {
   isAdmin: boolean;
   emailVerified: boolean;
   twoFactorMethod: "none" | "totp" | "email" | "messenger";
+  /** the language chosen in Settings (null: none chosen) */
+  language?: string | null;
   createdAt: string;
 }
 

@@ -1,11 +1,13 @@
 import { uploadFile, type Upload } from "../../lib/api";
+import { formatTenths } from "../../lib/format";
+import { t } from "../../lib/i18n";
 
 /** Chat upload kinds and their limits (docs/client-api.md, "Uploads and media"), checked before sending a byte. */
 export const CHAT_LIMITS = {
-  "chat-image": { mb: 5, label: "Photos" },
-  "chat-video": { mb: 25, label: "Videos" },
-  "chat-voice": { mb: 12, label: "Voice and audio" },
-  "chat-file": { mb: 50, label: "Files" },
+  "chat-image": { mb: 5, kind: "image" },
+  "chat-video": { mb: 25, kind: "video" },
+  "chat-voice": { mb: 12, kind: "voice" },
+  "chat-file": { mb: 50, kind: "file" },
 } as const;
 
 export type ChatUploadKind = keyof typeof CHAT_LIMITS;
@@ -21,9 +23,14 @@ export interface OutgoingMedia {
   height?: number;
 }
 
-export const LIMITS_HINT = Object.values(CHAT_LIMITS)
-  .map((l) => `${l.label} up to ${l.mb} MB`)
-  .join(", ");
+/** "Photos up to 5 MB, …": the limits, in the shown language. */
+export const limitsHint = () =>
+  t("messages.attachments.limits", {
+    image: CHAT_LIMITS["chat-image"].mb,
+    video: CHAT_LIMITS["chat-video"].mb,
+    voice: CHAT_LIMITS["chat-voice"].mb,
+    file: CHAT_LIMITS["chat-file"].mb,
+  });
 
 export function kindFor(file: Blob): { kind: ChatUploadKind; type: OutgoingMedia["type"] } {
   const t = file.type;
@@ -37,7 +44,11 @@ export function kindFor(file: Blob): { kind: ChatUploadKind; type: OutgoingMedia
 export function tooLarge(file: Blob, kind: ChatUploadKind): string | null {
   const limit = CHAT_LIMITS[kind];
   if (file.size <= limit.mb * 1024 * 1024) return null;
-  return `${(file as File).name ?? "This file"} is ${(file.size / 1024 / 1024).toFixed(1)} MB; ${limit.label.toLowerCase()} may be at most ${limit.mb} MB.`;
+  return t(`messages.attachments.tooLarge.${limit.kind}`, {
+    name: (file as File).name ?? t("messages.attachments.thisFile"),
+    size: formatTenths(file.size / 1024 / 1024),
+    mb: limit.mb,
+  });
 }
 
 /** Duration and a 32-bar waveform (0..100) of an audio blob, decoded in the browser. */

@@ -1,4 +1,5 @@
 import { useId, useState } from "preact/hooks";
+import { t } from "../../lib/i18n";
 import { ReportDialog } from "../../components/report";
 import { getProfile, toggleBlock } from "../people/profile-api";
 
@@ -13,10 +14,10 @@ export function BotReportDialog({ bot, onClose }: { bot: string; onClose: () => 
   return (
     <ReportDialog
       open
-      target={{ type: "bot", id: bot, label: `the bot @${bot}` }}
+      target={{ type: "bot", id: bot, label: t("messages.botReport.target", { bot }) }}
       onClose={onClose}
-      confirmLabel={block ? "Block and report" : "Send report"}
-      sentText={blocked ? `@${bot} is blocked: it can no longer write to you.` : null}
+      confirmLabel={block ? t("messages.botReport.blockAndReport") : t("messages.botReport.send")}
+      sentText={blocked ? t("messages.botReport.blocked", { bot }) : null}
       onSent={async () => {
         if (!block) return;
         // the block endpoint toggles: a bot already blocked stays blocked
@@ -26,7 +27,7 @@ export function BotReportDialog({ bot, onClose }: { bot: string; onClose: () => 
     >
       <label class="choice" for={id}>
         <input id={id} type="checkbox" checked={block} onChange={(e) => setBlock(e.currentTarget.checked)} />
-        Also block @{bot}: it can no longer write to you
+        {t("messages.botReport.alsoBlock", { bot })}
       </label>
     </ReportDialog>
   );

@@ -1,12 +1,11 @@
 import { useContext, useState } from "preact/hooks";
+import { t } from "../../lib/i18n";
 import { FormError } from "../../components/field";
 import { describeError } from "../../lib/api";
-import { formatNumber } from "../../lib/format";
+import { formatNumber, formatPercent } from "../../lib/format";
 import { useAction } from "../../lib/use-action";
 import { ChatActionsContext } from "./actions";
 import type { ChatMessage, ChatPoll } from "./types";
-
-const percent = new Intl.NumberFormat(undefined, { style: "percent" });
 
 /**
  * A bot's poll in a chat: choices (radio, or checkboxes when several answers are allowed)
@@ -18,7 +17,7 @@ export function ChatPollView({ message, poll }: { message: ChatMessage; poll: Ch
   const [chosen, setChosen] = useState<number[]>([]);
   const { busy, error, run } = useAction();
   const mine = poll.myVotes ?? [];
-  const label = `Poll: ${poll.question}`;
+  const label = t("messages.list.poll", { question: poll.question });
   const vote = run(async () => {
     await actions.vote(message, chosen);
     setChosen([]);
@@ -36,28 +35,33 @@ export function ChatPollView({ message, poll }: { message: ChatMessage; poll: Ch
               <li key={o.index}>
                 <span>
                   {o.text}
-                  {mine.includes(o.index) && " (your vote)"}
-                  {poll.correctOptionId === o.index && " (correct)"}
+                  {mine.includes(o.index) && ` ${t("messages.poll.yourVote")}`}
+                  {poll.correctOptionId === o.index && ` ${t("messages.poll.correct")}`}
                 </span>
                 <meter
                   min={0}
                   max={1}
                   value={share}
-                  aria-label={`${o.text}: ${formatNumber(o.voterCount)} of ${formatNumber(poll.totalVoterCount)}`}
+                  aria-label={t("messages.poll.share", {
+                    option: o.text,
+                    votes: o.voterCount,
+                    total: poll.totalVoterCount,
+                  })}
                 />
-                <span class="muted">{percent.format(share)}</span>
+                <span class="muted">{formatPercent(share)}</span>
               </li>
             );
           })}
         </ul>
         {poll.explanation && <p class="muted">{poll.explanation}</p>}
         <p class="muted">
-          {formatNumber(poll.totalVoterCount)} voted{poll.isClosed && " · Poll closed"}
+          {t("messages.poll.voted", { count: poll.totalVoterCount })}
+          {poll.isClosed && ` · ${t("messages.poll.closed")}`}
         </p>
         <FormError message={error ? describeError(error) : null} />
         {!poll.isClosed && mine.length > 0 && poll.allowsRevoting && (
           <button type="button" disabled={busy} onClick={takeBack}>
-            Take back my vote
+            {t("messages.poll.takeBack")}
           </button>
         )}
       </section>
@@ -84,11 +88,15 @@ export function ChatPollView({ message, poll }: { message: ChatMessage; poll: Ch
         ))}
       </fieldset>
       <p class="muted">
-        {poll.type === "quiz" ? "Quiz" : poll.isAnonymous ? "Anonymous poll" : "Public poll: the bot sees your vote"}
+        {poll.type === "quiz"
+          ? t("messages.poll.quiz")
+          : poll.isAnonymous
+            ? t("messages.poll.anonymous")
+            : t("messages.poll.public")}
       </p>
       <FormError message={error ? describeError(error) : null} />
       <button type="submit" disabled={busy || chosen.length === 0}>
-        Vote
+        {t("messages.poll.vote")}
       </button>
     </form>
   );

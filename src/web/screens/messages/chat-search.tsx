@@ -1,4 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { formatNumber } from "../../lib/format";
+import { t } from "../../lib/i18n";
 import { Excerpt } from "../../components/excerpt";
 import { FormError } from "../../components/field";
 import { api, describeError } from "../../lib/api";
@@ -96,12 +98,12 @@ export function ChatSearch({
   }
 
   const current = results?.messages[index];
-  const total = results ? `${results.messages.length}${results.cursor ? "+" : ""}` : "";
+  const total = results ? `${formatNumber(results.messages.length)}${results.cursor ? "+" : ""}` : "";
   return (
     <div class="chat-search" id="chat-search">
-      <form role="search" aria-label="Search in this chat" class="chat-search-row" onSubmit={search}>
+      <form role="search" aria-label={t("messages.header.search")} class="chat-search-row" onSubmit={search}>
         <label class="visually-hidden" for="chat-search-input">
-          Search messages in this chat
+          {t("messages.search.label")}
         </label>
         <input
           id="chat-search-input"
@@ -109,17 +111,17 @@ export function ChatSearch({
           type="search"
           value={draft}
           maxLength={200}
-          placeholder="Search in this chat"
+          placeholder={t("messages.header.search")}
           onInput={(e) => setDraft(e.currentTarget.value)}
           onKeyDown={(e) => e.key === "Escape" && onClose()}
         />
         <button type="submit" disabled={busy}>
-          Search
+          {t("messages.search.submit")}
         </button>
         <button
           type="button"
           class="icon-button"
-          aria-label="Older result"
+          aria-label={t("messages.search.older")}
           disabled={busy || !results || (index + 1 >= results.messages.length && !results.cursor)}
           onClick={() => void older()}
         >
@@ -128,24 +130,24 @@ export function ChatSearch({
         <button
           type="button"
           class="icon-button"
-          aria-label="Newer result"
+          aria-label={t("messages.search.newer")}
           disabled={busy || !results || index === 0}
           onClick={newer}
         >
           ↓
         </button>
-        <button type="button" class="icon-button" aria-label="Close the search" onClick={onClose}>
+        <button type="button" class="icon-button" aria-label={t("messages.search.close")} onClick={onClose}>
           ×
         </button>
       </form>
       <p class="chat-search-status muted" role="status">
         {busy
-          ? "Searching…"
+          ? t("messages.search.searching")
           : !results
             ? ""
             : current
-              ? `Result ${index + 1} of ${total}`
-              : `Nothing found for “${results.q}” in this chat.`}
+              ? t("messages.search.result", { index: formatNumber(index + 1), total })
+              : t("messages.search.nothing", { q: results.q })}
       </p>
       {current && (
         <p class="chat-search-current">

@@ -1,11 +1,13 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { t } from "../../lib/i18n";
 import { ComposerInput } from "../../components/composer-input";
 import { KeyboardIcon, MicIcon, PaperclipIcon, SendIcon, SquareIcon } from "../../components/icon";
 import { describeError } from "../../lib/api";
-import { LIMITS_HINT, kindFor, tooLarge, uploadAttachment, type OutgoingMedia } from "./attachments";
+import { limitsHint, kindFor, tooLarge, uploadAttachment, type OutgoingMedia } from "./attachments";
 import { StickerButton, StickerPanel } from "./stickers";
 import type { BotCard, ChatMessage, ReplyMarkup } from "./types";
 import { ComposerLinkPreview, useLinkPreview } from "../../components/link-preview";
+import { formatPercent } from "../../lib/format";
 
 export interface ComposerProps {
   draft: string;
@@ -80,22 +82,26 @@ export function Composer(p: ComposerProps) {
   }
 
   const kb = p.keyboard;
-  const placeholder = kb?.input_field_placeholder ?? (p.editing ? "Edit the message" : "Message");
+  const placeholder =
+    kb?.input_field_placeholder ??
+    (p.editing ? t("messages.composer.editPlaceholder") : t("messages.composer.message"));
   return (
     <div class="composer-wrap">
       {(p.replyTo || p.editing) && (
         <div class="composer-mode">
           <p>
-            {p.editing ? "Editing" : `Replying to @${p.replyTo!.sender.username}`}:{" "}
+            {p.editing
+              ? t("messages.composer.editing")
+              : t("messages.composer.replyingTo", { username: p.replyTo!.sender.username })}{" "}
             <span class="muted">{(p.editing ?? p.replyTo)!.content.slice(0, 80)}</span>
           </p>
           <button type="button" onClick={p.cancelMode}>
-            {p.editing ? "Cancel editing" : "Cancel reply"}
+            {p.editing ? t("messages.composer.cancelEdit") : t("messages.composer.cancelReply")}
           </button>
         </div>
       )}
       {commands.length > 0 && (
-        <ul class="command-list" aria-label="Bot commands">
+        <ul class="command-list" aria-label={t("messages.composer.commands")}>
           {commands.map((c) => (
             <li key={c.command}>
               <button
@@ -122,8 +128,13 @@ export function Composer(p: ComposerProps) {
       )}
       {upload && (
         <p class="upload-progress" role="status">
-          Uploading {upload.name}… <progress max={1} value={upload.progress} aria-label={`Upload of ${upload.name}`} />{" "}
-          {Math.round(upload.progress * 100)}%
+          {t("messages.composer.uploading", { name: upload.name })}{" "}
+          <progress
+            max={1}
+            value={upload.progress}
+            aria-label={t("messages.composer.uploadOf", { name: upload.name })}
+          />{" "}
+          {formatPercent(upload.progress)}
         </p>
       )}
       {attachError && (
@@ -148,7 +159,7 @@ export function Composer(p: ComposerProps) {
           type="file"
           class="visually-hidden"
           id="chat-attach"
-          aria-label="Choose a file to attach"
+          aria-label={t("messages.composer.chooseFile")}
           tabIndex={-1}
           aria-describedby="chat-limits"
           onChange={(e) => {
@@ -160,8 +171,8 @@ export function Composer(p: ComposerProps) {
         <button
           type="button"
           class="icon-button"
-          aria-label="Attach a file"
-          title={LIMITS_HINT}
+          aria-label={t("messages.composer.attach")}
+          title={limitsHint()}
           onClick={() => fileInput.current?.click()}
           disabled={!!upload || !!p.editing}
         >
@@ -174,7 +185,7 @@ export function Composer(p: ComposerProps) {
         />
         <VoiceRecorder onRecorded={(f) => void attach(f, "voice")} disabled={!!upload || !!p.editing} />
         <label class="visually-hidden" for="chat-input">
-          Message
+          {t("messages.composer.message")}
         </label>
         <ComposerInput
           inputRef={input}
@@ -197,7 +208,7 @@ export function Composer(p: ComposerProps) {
           <button
             type="button"
             class="icon-button"
-            aria-label={keyboardOpen ? "Hide the bot keyboard" : "Show the bot keyboard"}
+            aria-label={keyboardOpen ? t("messages.composer.hideKeyboard") : t("messages.composer.showKeyboard")}
             aria-expanded={keyboardOpen}
             onClick={() => setKeyboardOpen(!keyboardOpen)}
           >
@@ -206,19 +217,28 @@ export function Composer(p: ComposerProps) {
         )}
         {p.editing ? (
           <button type="submit" class="primary" disabled={!p.draft.trim()}>
-            Save
+            {t("common.save")}
           </button>
         ) : (
-          <button type="submit" class="primary send-button" aria-label="Send" disabled={!p.draft.trim()}>
+          <button
+            type="submit"
+            class="primary send-button"
+            aria-label={t("messages.composer.send")}
+            disabled={!p.draft.trim()}
+          >
             <SendIcon />
           </button>
         )}
       </form>
       <p id="chat-limits" class="visually-hidden">
-        {LIMITS_HINT}
+        {limitsHint()}
       </p>
       {kb?.keyboard && keyboardOpen && (
-        <div class={`reply-keyboard ${kb.resize_keyboard ? "resized" : ""}`} role="group" aria-label="Bot keyboard">
+        <div
+          class={`reply-keyboard ${kb.resize_keyboard ? "resized" : ""}`}
+          role="group"
+          aria-label={t("messages.composer.keyboard")}
+        >
           {kb.keyboard.map((row, i) => (
             <div class="rk-row" key={i}>
               {row.map((b, j) => {
@@ -268,7 +288,7 @@ function VoiceRecorder({ onRecorded, disabled }: { onRecorded: (f: File) => void
       r.start();
       setRec(r);
     } catch {
-      setError("No microphone is available.");
+      setError(t("messages.composer.noMicrophone"));
     }
   }
   return (
@@ -277,7 +297,7 @@ function VoiceRecorder({ onRecorded, disabled }: { onRecorded: (f: File) => void
         type="button"
         class="icon-button"
         aria-pressed={!!rec}
-        aria-label={rec ? "Stop recording and send" : "Record a voice message"}
+        aria-label={rec ? t("messages.composer.stopRecording") : t("messages.composer.record")}
         disabled={disabled}
         onClick={() => (rec ? rec.stop() : void start())}
       >

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from "preact";
+import { t } from "../../lib/i18n";
 import { useState } from "preact/hooks";
 import { botLinkTarget } from "./bot-links";
 import type { MessageEntity } from "./types";
@@ -119,7 +120,7 @@ function ExternalLink({ href, children }: { href: string; children: ComponentChi
   const safe = /^(https?:|mailto:|tg:)/i.test(href) ? href : "#";
   // a sign-in page of this site (the QR approval) is never opened from a message's link
   if (safe !== "#" && botLinkTarget(safe, location.origin).kind === "refused")
-    return <span title="Links in messages never open this site's sign-in pages">{children}</span>;
+    return <span title={t("messages.entities.signInLink")}>{children}</span>;
   return (
     <a href={safe} target="_blank" rel="noopener noreferrer nofollow">
       {children}
@@ -141,7 +142,7 @@ function Spoiler({ children }: { children: ComponentChildren }) {
   const [shown, setShown] = useState(false);
   if (shown) return <span class="spoiler shown">{children}</span>;
   return (
-    <button type="button" class="spoiler" onClick={() => setShown(true)} aria-label="Spoiler: show hidden text">
+    <button type="button" class="spoiler" onClick={() => setShown(true)} aria-label={t("messages.entities.spoiler")}>
       <span aria-hidden="true">{children}</span>
     </button>
   );

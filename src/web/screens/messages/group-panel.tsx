@@ -1,4 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
+import { t } from "../../lib/i18n";
 import { Field, FormError } from "../../components/field";
 import { PeoplePicker, type PickedPerson } from "../../components/people-picker";
 import { api, describeError } from "../../lib/api";
@@ -55,16 +56,16 @@ export function GroupPanel({ conversation, onClose }: { conversation: Conversati
   return (
     <aside class="group-panel" aria-labelledby="group-panel-title">
       <div class="web-app-head">
-        <h2 id="group-panel-title">Group info</h2>
+        <h2 id="group-panel-title">{t("messages.header.groupInfo")}</h2>
         <button type="button" onClick={onClose}>
-          Close group info
+          {t("messages.group.close")}
         </button>
       </div>
       <FormError message={error} />
       {can("can_change_info") ? (
         <form onSubmit={describe.run(() => api.patch(`/social/groups/${cid}`, { description: description.trim() }))}>
           <Field
-            label="Description"
+            label={t("messages.group.description")}
             value={description}
             onValue={setDescription}
             maxLength={255}
@@ -74,19 +75,19 @@ export function GroupPanel({ conversation, onClose }: { conversation: Conversati
             message={describe.error && !describe.apiError?.field("description") ? describeError(describe.error) : null}
           />
           <button type="submit" disabled={describe.busy || description.trim() === (conversation.description ?? "")}>
-            Save description
+            {t("messages.group.saveDescription")}
           </button>
         </form>
       ) : (
         conversation.description && <p class="group-description">{conversation.description}</p>
       )}
-      <h3>{conversation.memberCount} members</h3>
+      <h3>{t("messages.header.members", { count: conversation.memberCount })}</h3>
       <ul class="member-list">
         {members.map((m) => (
           <li key={m.user.id}>
             <span>
               {m.user.displayName} <span class="muted">@{m.user.username}</span>{" "}
-              <span class="role-badge">{m.role === "member" ? (m.user.isBot ? "bot" : "member") : m.role}</span>
+              <span class="role-badge">{roleLabel(m.role, m.user.isBot)}</span>
             </span>
             {m.user.id !== account.value?.id && m.role !== "creator" && (
               <span class="member-actions">
@@ -99,7 +100,9 @@ export function GroupPanel({ conversation, onClose }: { conversation: Conversati
                       }),
                     )}
                   >
-                    {m.role === "administrator" ? `Demote ${m.user.username}` : `Make ${m.user.username} admin`}
+                    {m.role === "administrator"
+                      ? t("messages.group.demote", { username: m.user.username })
+                      : t("messages.group.promote", { username: m.user.username })}
                   </button>
                 )}
                 {can("can_restrict_members") && (
@@ -108,7 +111,7 @@ export function GroupPanel({ conversation, onClose }: { conversation: Conversati
                     class="danger"
                     onClick={act(() => api.delete(`/social/groups/${cid}/members/${m.user.username}`))}
                   >
-                    Remove {m.user.username}
+                    {t("messages.group.remove", { username: m.user.username })}
                   </button>
                 )}
               </span>
@@ -136,7 +139,7 @@ export function GroupPanel({ conversation, onClose }: { conversation: Conversati
             })}
           >
             <PeoplePicker
-              label="Add members"
+              label={t("messages.group.addMembers")}
               people={adding}
               onPeople={setAdding}
               excludeIds={members.map((m) => m.user.id)}
@@ -144,7 +147,7 @@ export function GroupPanel({ conversation, onClose }: { conversation: Conversati
             />
             <FormError message={add.error && !add.apiError?.field("username") ? describeError(add.error) : null} />
             <button type="submit" disabled={add.busy}>
-              {adding.length > 1 ? "Add members" : "Add member"}
+              {adding.length > 1 ? t("messages.group.addMembers") : t("messages.group.addMember")}
             </button>
           </form>
           <div class="invite">
@@ -154,15 +157,20 @@ export function GroupPanel({ conversation, onClose }: { conversation: Conversati
                 const r = await api.post<{ inviteLink: string }>(`/social/groups/${cid}/invite`);
                 setInvite(r.inviteLink);
                 await navigator.clipboard?.writeText(r.inviteLink).then(
-                  () => setNote("Invite link copied. A new link replaces the old one."),
-                  () => setNote("Copy the link below. A new link replaces the old one."),
+                  () => setNote(t("messages.group.linkCopied")),
+                  () => setNote(t("messages.group.copyBelow")),
                 );
               })}
             >
-              Copy a new invite link
+              {t("messages.group.newLink")}
             </button>
             {invite && (
-              <input readOnly aria-label="Invite link" value={invite} onFocus={(e) => e.currentTarget.select()} />
+              <input
+                readOnly
+                aria-label={t("messages.group.inviteLink")}
+                value={invite}
+                onFocus={(e) => e.currentTarget.select()}
+              />
             )}
             <p role="status" class="notice">
               {note}
@@ -179,8 +187,14 @@ export function GroupPanel({ conversation, onClose }: { conversation: Conversati
           route("/dashboard/messages");
         })}
       >
-        Leave the group
+        {t("messages.group.leave")}
       </button>
     </aside>
   );
+}
+
+/** A member's role as the list shows it: a bot among the members is "bot"; a role the app has no word for, as the API names it. */
+function roleLabel(role: string, isBot: boolean): string {
+  if (role === "member") return isBot ? t("messages.group.roles.bot") : t("messages.group.roles.member");
+  return role === "creator" || role === "administrator" ? t(`messages.group.roles.${role}`) : role;
 }

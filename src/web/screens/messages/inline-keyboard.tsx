@@ -1,4 +1,5 @@
 import { useContext, useState } from "preact/hooks";
+import { t } from "../../lib/i18n";
 import { api, describeError } from "../../lib/api";
 import { ChatActionsContext } from "./actions";
 import type { ChatMessage, InlineButton } from "./types";
@@ -22,7 +23,7 @@ export function InlineKeyboard({ message }: { message: ChatMessage }) {
     .filter((row) => row.length);
   if (!rows.length) return null;
   return (
-    <div class="inline-keyboard" role="group" aria-label="Bot buttons">
+    <div class="inline-keyboard" role="group" aria-label={t("messages.buttons.label")}>
       {rows.map((row, i) => (
         <div class="ik-row" key={i}>
           {row.map((b, j) => (
@@ -47,7 +48,7 @@ function KeyboardButton({ button, message }: { button: InlineButton; message: Ch
           { data: button.callback_data },
         );
         if (answer?.text) (answer.showAlert ? actions.alert : actions.toast)(answer.text);
-        else if (!answer) actions.toast("The bot did not answer.");
+        else if (!answer) actions.toast(t("messages.buttons.noAnswer"));
         if (answer?.url) actions.confirmLink(answer.url);
       } catch (err) {
         actions.toast(describeError(err));
@@ -58,9 +59,9 @@ function KeyboardButton({ button, message }: { button: InlineButton; message: Ch
     else if (button.copy_text) {
       try {
         await navigator.clipboard.writeText(button.copy_text.text);
-        actions.toast("Copied to the clipboard");
+        actions.toast(t("messages.menu.copied"));
       } catch {
-        actions.toast("Could not copy: the browser refused the clipboard.");
+        actions.toast(t("messages.buttons.notCopied"));
       }
     } else if (button.switch_inline_query_current_chat !== undefined) {
       actions.setDraft(`@${message.sender.username} ${button.switch_inline_query_current_chat}`);

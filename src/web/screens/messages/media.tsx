@@ -1,4 +1,5 @@
 import { useContext, useState } from "preact/hooks";
+import { t } from "../../lib/i18n";
 import { describeError } from "../../lib/api";
 import { formatBytes } from "../../lib/format";
 import { ChatActionsContext } from "./actions";
@@ -38,10 +39,15 @@ function Sticker({ item, protectedContent }: { item: MessageMedia; protectedCont
   };
   return (
     <div class="sticker">
-      <img class="media-sticker" src={item.url} alt={item.name ? `Sticker ${item.name}` : "Sticker"} loading="lazy" />
+      <img
+        class="media-sticker"
+        src={item.url}
+        alt={item.name ? t("messages.media.stickerNamed", { name: item.name }) : t("messages.media.sticker")}
+        loading="lazy"
+      />
       {state === "saved" || protectedContent ? null : state === "idle" || state === "saving" ? (
         <button type="button" class="small" onClick={save} disabled={state === "saving"}>
-          Save sticker
+          {t("messages.media.saveSticker")}
         </button>
       ) : (
         <p class="form-error" role="alert">
@@ -62,9 +68,20 @@ function MediaItem({ item, protectedContent }: { item: MessageMedia; protectedCo
           type="button"
           class="media-image"
           onClick={() =>
-            actions?.viewImage(item.url, item.alt ?? item.name ?? "Photo", protectedContent, largestOf(item))
+            actions?.viewImage(
+              item.url,
+              item.alt ?? item.name ?? t("messages.dialogs.photo"),
+              protectedContent,
+              largestOf(item),
+            )
           }
-          aria-label={item.alt ? `Open photo: ${item.alt}` : `Open photo${item.name ? ` ${item.name}` : ""}`}
+          aria-label={
+            item.alt
+              ? t("messages.media.openPhotoAlt", { alt: item.alt })
+              : item.name
+                ? t("messages.media.openPhotoNamed", { name: item.name })
+                : t("messages.media.openPhoto")
+          }
         >
           <ResponsiveImage
             image={{ ...item, thumbUrl: thumb }}
@@ -84,7 +101,7 @@ function MediaItem({ item, protectedContent }: { item: MessageMedia; protectedCo
           poster={item.posterUrl ?? undefined}
           controls
           preload="metadata"
-          aria-label="Round video message"
+          aria-label={t("messages.media.round")}
         />
       ) : (
         <video
@@ -94,7 +111,7 @@ function MediaItem({ item, protectedContent }: { item: MessageMedia; protectedCo
           controls
           controlsList={protectedContent ? "nodownload" : undefined}
           preload="metadata"
-          aria-label={item.name ? `Video ${item.name}` : "Video"}
+          aria-label={item.name ? t("messages.media.videoNamed", { name: item.name }) : t("messages.media.video")}
         />
       );
     case "voice":
@@ -105,7 +122,7 @@ function MediaItem({ item, protectedContent }: { item: MessageMedia; protectedCo
           <span class="file-icon" aria-hidden="true">
             📄
           </span>
-          <span class="file-name">{item.name ?? "File"}</span>
+          <span class="file-name">{item.name ?? t("messages.media.file")}</span>
           <span class="file-size">{item.sizeBytes ? formatBytes(item.sizeBytes) : ""}</span>
         </>
       );
@@ -136,7 +153,7 @@ function VoicePlayer({ item }: { item: MessageMedia }) {
         src={item.url}
         controls
         preload="metadata"
-        aria-label={`Voice message, ${formatDuration(item.durationMs)}`}
+        aria-label={t("messages.media.voice", { duration: formatDuration(item.durationMs) })}
       />
       <span class="voice-duration">{formatDuration(item.durationMs)}</span>
     </div>

@@ -1,4 +1,5 @@
 import { memo } from "preact/compat";
+import { t } from "../../lib/i18n";
 import { useContext, useEffect, useRef, useState } from "preact/hooks";
 import { ChatActionsContext } from "./actions";
 import { ChatPollView } from "./chat-poll";
@@ -6,12 +7,10 @@ import { MessageText } from "./entities";
 import { InlineKeyboard } from "./inline-keyboard";
 import { MediaList } from "./media";
 import { LinkPreviewCard } from "../../components/link-preview";
+import { formatNumber, formatTime } from "../../lib/format";
 import type { ChatMessage, PendingMessage } from "./types";
 
-const time = new Intl.DateTimeFormat(undefined, { timeStyle: "short" });
 const QUICK_REACTIONS = ["👍", "❤️", "😂", "🔥", "😮"];
-
-export const formatTime = (iso: string) => time.format(new Date(iso));
 
 /** One message in the open chat; memo: a long history re-renders only what changed. */
 export const MessageBubble = memo(function MessageBubble({
@@ -41,13 +40,18 @@ export const MessageBubble = memo(function MessageBubble({
       class={`msg ${mine ? "mine" : "theirs"}${stickerOnly ? " sticker-only" : ""}${found ? " found" : ""}`}
       data-message-id={message.messageId}
       aria-current={found ? "true" : undefined}
-      aria-label={`${found ? "Search result: " : ""}${mine ? "You" : message.sender.displayName}, ${formatTime(message.createdAt)}`}
+      aria-label={t(found ? "messages.message.foundLabel" : "messages.message.label", {
+        who: mine ? t("messages.message.you") : message.sender.displayName,
+        time: formatTime(message.createdAt),
+      })}
     >
       <article class="bubble">
         {showSender && <p class="msg-sender">{message.sender.displayName}</p>}
         {message.forwardedFrom && (
           <p class="msg-forwarded">
-            Forwarded from {message.forwardedFrom.displayName ?? message.forwardedFrom.username}
+            {t("messages.message.forwardedFrom", {
+              name: message.forwardedFrom.displayName ?? message.forwardedFrom.username,
+            })}
           </p>
         )}
         {message.replyTo && (
@@ -69,13 +73,18 @@ export const MessageBubble = memo(function MessageBubble({
         )}
         {message.linkPreview && <LinkPreviewCard preview={message.linkPreview} />}
         <p class="msg-meta">
-          {message.pinned && <span class="pin-mark">Pinned · </span>}
-          {message.editedAt && <span>edited · </span>}
+          {message.pinned && <span class="pin-mark">{t("messages.message.pinned")} · </span>}
+          {message.editedAt && <span>{t("messages.message.edited")} · </span>}
           <time dateTime={message.createdAt}>{formatTime(message.createdAt)}</time>
-          {mine && <span class="tick">{readByOther ? " · Read" : " · Sent"}</span>}
+          {mine && (
+            <span class="tick">
+              {" · "}
+              {readByOther ? t("messages.message.read") : t("messages.message.sent")}
+            </span>
+          )}
         </p>
         {message.reactions.length > 0 && (
-          <ul class="reactions" aria-label="Reactions">
+          <ul class="reactions" aria-label={t("messages.message.reactions")}>
             {message.reactions.map((r) => {
               const mineToo = r.userIds.includes(actions.myId);
               return (
@@ -126,36 +135,41 @@ function MessageMenu({ message, mine }: { message: ChatMessage; mine: boolean })
         type="button"
         class="icon-button"
         aria-expanded={open}
-        aria-label="Message actions"
+        aria-label={t("messages.menu.label")}
         onClick={() => setOpen(!open)}
       >
         ⋯
       </button>
       {open && (
-        <div class="menu" role="group" aria-label="Message actions" ref={menu}>
+        <div class="menu" role="group" aria-label={t("messages.menu.label")} ref={menu}>
           <div class="menu-reactions">
             {QUICK_REACTIONS.map((e) => (
-              <button type="button" key={e} aria-label={`React ${e}`} onClick={act(() => actions.react(message, e))}>
+              <button
+                type="button"
+                key={e}
+                aria-label={t("messages.menu.react", { emoji: e })}
+                onClick={act(() => actions.react(message, e))}
+              >
                 {e}
               </button>
             ))}
           </div>
           <button type="button" onClick={act(() => actions.reply(message))}>
-            Reply
+            {t("messages.menu.reply")}
           </button>
           {mine && !message.media.length && !message.invoice && (
             <button type="button" onClick={act(() => actions.edit(message))}>
-              Edit
+              {t("messages.menu.edit")}
             </button>
           )}
           {canPin && (
             <button type="button" onClick={act(() => actions.pin(message, !message.pinned))}>
-              {message.pinned ? "Unpin" : "Pin"}
+              {message.pinned ? t("messages.menu.unpin") : t("messages.menu.pin")}
             </button>
           )}
           {!message.protectedContent && (
             <button type="button" onClick={act(() => actions.forward(message))}>
-              Forward
+              {t("messages.menu.forward")}
             </button>
           )}
           {message.content && !message.protectedContent && (
@@ -164,25 +178,25 @@ function MessageMenu({ message, mine }: { message: ChatMessage; mine: boolean })
               onClick={act(
                 () =>
                   void navigator.clipboard?.writeText(message.content).then(
-                    () => actions.toast("Copied to the clipboard"),
-                    () => actions.toast("Could not copy"),
+                    () => actions.toast(t("messages.menu.copied")),
+                    () => actions.toast(t("messages.menu.notCopied")),
                   ),
               )}
             >
-              Copy text
+              {t("messages.menu.copy")}
             </button>
           )}
           {!mine && !message.sender.isSystem && message.kind !== "system" && (
             <button type="button" onClick={act(() => actions.report(message))}>
-              Report
+              {t("messages.menu.report")}
             </button>
           )}
           <button type="button" onClick={act(() => actions.remove(message, false))}>
-            Delete for me
+            {t("messages.menu.deleteForMe")}
           </button>
           {canDeleteAll && (
             <button type="button" class="danger" onClick={act(() => actions.remove(message, true))}>
-              Delete for everyone
+              {t("messages.menu.deleteForAll")}
             </button>
           )}
         </div>
@@ -213,12 +227,15 @@ function Extras({ message }: { message: ChatMessage }) {
             target="_blank"
             rel="noopener noreferrer"
           >
-            Open map
+            {t("messages.message.openMap")}
           </a>
         </p>
       )}
       {message.dice && (
-        <p class="msg-dice" aria-label={`Dice ${message.dice.emoji} rolled ${message.dice.value}`}>
+        <p
+          class="msg-dice"
+          aria-label={t("messages.message.dice", { emoji: message.dice.emoji, value: message.dice.value })}
+        >
           <span class="dice-emoji" aria-hidden="true">
             {message.dice.emoji}
           </span>{" "}
@@ -242,18 +259,18 @@ function InvoiceCard({ message }: { message: ChatMessage }) {
   const inv = message.invoice!;
   const hasPayButton = message.replyMarkup?.inline_keyboard?.some((row) => row.some((b) => b.pay));
   return (
-    <section class="invoice" aria-label={`Invoice: ${inv.title}`}>
+    <section class="invoice" aria-label={t("messages.invoice.label", { title: inv.title })}>
       <h3>{inv.title}</h3>
       <p>{inv.description}</p>
-      <p class="invoice-price">★ {inv.totalAmount}</p>
+      <p class="invoice-price">★ {formatNumber(inv.totalAmount)}</p>
       {inv.status === "paid" ? (
-        <p class="invoice-status paid">Paid</p>
+        <p class="invoice-status paid">{t("messages.invoice.paid")}</p>
       ) : inv.status === "refunded" ? (
-        <p class="invoice-status">Refunded</p>
+        <p class="invoice-status">{t("messages.invoice.refunded")}</p>
       ) : (
         !hasPayButton && (
           <button type="button" class="primary" onClick={() => actions.pay(message)}>
-            Pay ★{inv.totalAmount}
+            {t("messages.invoice.pay", { amount: inv.totalAmount })}
           </button>
         )
       )}
@@ -274,7 +291,7 @@ export function PendingBubble({
   return (
     <li
       class={`msg mine pending ${pending.state}`}
-      aria-label={pending.state === "failed" ? "You, not sent" : "You, sending"}
+      aria-label={pending.state === "failed" ? t("messages.pending.notSentLabel") : t("messages.pending.sendingLabel")}
     >
       <article class="bubble">
         {pending.replyTo && (
@@ -285,17 +302,19 @@ export function PendingBubble({
         <div class="msg-text">{pending.content}</div>
         <p class="msg-meta">
           {pending.state === "sending" ? (
-            <span role="status">Sending…</span>
+            <span role="status">{t("messages.pending.sending")}</span>
           ) : (
             <>
               <span class="field-error" role="alert">
-                Not sent{pending.error ? `: ${pending.error}` : ""}
+                {pending.error
+                  ? t("messages.pending.notSentBecause", { error: pending.error })
+                  : t("messages.pending.notSent")}
               </span>{" "}
               <button type="button" class="link-like" onClick={onRetry}>
-                Retry
+                {t("messages.pending.retry")}
               </button>{" "}
               <button type="button" class="link-like" onClick={onDiscard}>
-                Discard
+                {t("messages.pending.discard")}
               </button>
             </>
           )}

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { t } from "../../lib/i18n";
 import { useLocation, useRoute } from "preact-iso";
 import { Avatar } from "../../components/avatar";
 import { Dialog } from "../../components/dialog";
@@ -7,6 +8,7 @@ import { Page } from "../../components/page";
 import { PeoplePicker, type PickedPerson } from "../../components/people-picker";
 import { api, describeError, uploadFile } from "../../lib/api";
 import { account } from "../../lib/session";
+import { formatShortDay, formatTime } from "../../lib/format";
 import { useAction } from "../../lib/use-action";
 import { ChatView } from "./chat-view";
 import {
@@ -18,10 +20,7 @@ import {
   loadChats,
   openChatId,
 } from "./chat-store";
-import { formatTime } from "./message";
 import type { ChatListItem, Conversation } from "./types";
-
-const shortDay = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
 
 /**
  * /dashboard/messages[/:cid]: the chat list and the open chat, side by side on a wide screen,
@@ -61,7 +60,7 @@ export function Messages() {
     if (!user || handled.current === key) return;
     handled.current = key;
     setOpenError(null);
-    setOpening(`Opening the chat with @${user}…`);
+    setOpening(t("messages.list.opening", { username: user }));
     api.post<{ conversationId: string }>(`/social/users/${encodeURIComponent(user)}/message`, {}).then(
       (r) => {
         setOpening(null);
@@ -90,13 +89,13 @@ export function Messages() {
 
   const open = cid !== null;
   return (
-    <Page title="Messages" wide>
+    <Page title={t("messages.list.title")} wide>
       <div ref={frame} class={`messenger ${open ? "has-open-chat" : ""}`}>
         <section class="chat-list-pane" aria-labelledby="chat-list-title">
           <div class="chat-list-head">
-            <h2 id="chat-list-title">Chats</h2>
+            <h2 id="chat-list-title">{t("messages.list.chats")}</h2>
             <button type="button" onClick={() => setCreating(true)}>
-              New group
+              {t("messages.newGroup.title")}
             </button>
           </div>
           {opening && (
@@ -108,10 +107,10 @@ export function Messages() {
           <FormError message={chatsError.value} />
           {!chatsLoaded.value ? (
             <p class="loading" role="status">
-              Loading chats…
+              {t("messages.list.loading")}
             </p>
           ) : chats.value.length === 0 ? (
-            <p class="empty">No chats yet. Open someone's profile and send them a message.</p>
+            <p class="empty">{t("messages.list.empty")}</p>
           ) : (
             <ul class="chat-list">
               {chats.value.map((c) => (
@@ -121,7 +120,7 @@ export function Messages() {
           )}
           {chatsNextCursor.value && (
             <button type="button" onClick={() => void loadChats(chatsNextCursor.value)}>
-              More chats
+              {t("messages.list.more")}
             </button>
           )}
         </section>
@@ -137,7 +136,7 @@ export function Messages() {
           ) : join ? (
             <JoinByLink code={join} onJoined={(id) => (void loadChats(), route(`/dashboard/messages/${id}`, true))} />
           ) : (
-            <p class="empty chat-placeholder">Choose a chat.</p>
+            <p class="empty chat-placeholder">{t("messages.list.choose")}</p>
           )}
         </div>
       </div>
@@ -180,7 +179,7 @@ function JoinByLink({ code, onJoined }: { code: string; onJoined: (conversationI
   if (!invite)
     return (
       <p class="loading chat-placeholder" role="status">
-        Loading the invitation…
+        {t("messages.join.loading")}
       </p>
     );
   const { group } = invite;
@@ -194,16 +193,12 @@ function JoinByLink({ code, onJoined }: { code: string; onJoined: (conversationI
         </span>
       )}
       <h2 id="join-title">{group.title}</h2>
-      <p class="muted">{group.memberCount === 1 ? "1 member" : `${group.memberCount} members`}</p>
+      <p class="muted">{t("messages.header.members", { count: group.memberCount })}</p>
       {group.description && <p class="bot-description">{group.description}</p>}
-      <p>
-        {invite.isMember
-          ? "You are a member of this group."
-          : "You were invited to this group. Joining lets its members see your name and write to you here."}
-      </p>
+      <p>{invite.isMember ? t("messages.join.member") : t("messages.join.invited")}</p>
       <FormError message={error ? describeError(error) : null} />
       <button type="button" class="primary" onClick={join} disabled={busy}>
-        {invite.isMember ? "Open the group" : "JOIN"}
+        {invite.isMember ? t("messages.join.open") : t("messages.join.join")}
       </button>
     </section>
   );
@@ -211,27 +206,36 @@ function JoinByLink({ code, onJoined }: { code: string; onJoined: (conversationI
 
 function preview(c: ChatListItem): string {
   const m = c.lastMessage;
-  if (!m) return "No messages yet";
+  if (!m) return t("messages.list.noMessages");
   const text =
     m.content ||
     (m.invoice
-      ? `Invoice: ${m.invoice.title}`
+      ? t("messages.invoice.label", { title: m.invoice.title })
       : m.media[0]
-        ? `[${m.media[0].type === "image" ? "photo" : m.media[0].type}]`
+        ? `[${mediaWord(m.media[0].type)}]`
         : m.dice
           ? m.dice.emoji
           : m.poll
-            ? `Poll: ${m.poll.question}`
+            ? t("messages.list.poll", { question: m.poll.question })
             : m.location || m.venue
-              ? "Location"
+              ? t("messages.list.location")
               : "");
-  return c.type === "group" && m.kind === "user" ? `${m.sender.displayName}: ${text}` : text;
+  return c.type === "group" && m.kind === "user"
+    ? t("messages.list.bySender", { name: m.sender.displayName, text })
+    : text;
+}
+
+/** "photo", "video"…: a media message in the chat list (a kind the app does not know by its own name). */
+function mediaWord(type: string): string {
+  return type === "image" || type === "video" || type === "voice" || type === "file" || type === "sticker"
+    ? t(`messages.list.media.${type}`)
+    : type;
 }
 
 function ChatRow({ chat, current }: { chat: ChatListItem; current: boolean }) {
   const when = chat.lastMessage?.createdAt ?? chat.lastMessageAt;
   const today = when && new Date(when).toDateString() === new Date().toDateString();
-  const title = chat.title ?? "Chat";
+  const title = chat.title ?? t("messages.chat.untitled");
   return (
     <li>
       <a href={`/dashboard/messages/${chat.id}`} class="chat-row" aria-current={current ? "page" : undefined}>
@@ -247,12 +251,12 @@ function ChatRow({ chat, current }: { chat: ChatListItem; current: boolean }) {
         <span class="chat-row-text">
           <span class="chat-row-top">
             <span class="chat-title">{title}</span>
-            {when && <time dateTime={when}>{today ? formatTime(when) : shortDay.format(new Date(when))}</time>}
+            {when && <time dateTime={when}>{today ? formatTime(when) : formatShortDay(when)}</time>}
           </span>
           <span class="chat-row-bottom">
             <span class="chat-preview">{preview(chat)}</span>
             {chat.unreadCount > 0 && (
-              <span class="unread" aria-label={`${chat.unreadCount} unread`}>
+              <span class="unread" aria-label={t("messages.list.unread", { count: chat.unreadCount })}>
                 {chat.unreadCount}
               </span>
             )}
@@ -292,10 +296,10 @@ function NewGroupDialog({
     onCreated(r.conversationId);
   });
   return (
-    <Dialog open={open} title="New group" onClose={onClose}>
+    <Dialog open={open} title={t("messages.newGroup.title")} onClose={onClose}>
       <form onSubmit={submit}>
         <Field
-          label="Group title"
+          label={t("messages.newGroup.groupTitle")}
           value={title}
           onValue={setTitle}
           required
@@ -303,15 +307,15 @@ function NewGroupDialog({
           error={action.apiError?.field("title")}
         />
         <PeoplePicker
-          label="Members"
-          hint="Type a name and choose from the list, or type usernames"
+          label={t("messages.newGroup.members")}
+          hint={t("messages.newGroup.membersHint")}
           people={members}
           onPeople={setMembers}
           excludeIds={[account.value!.id]}
           error={action.apiError?.field("members")}
         />
         <div class="field">
-          <label for="group-photo">Photo (optional)</label>
+          <label for="group-photo">{t("messages.newGroup.photo")}</label>
           <input
             id="group-photo"
             type="file"
@@ -328,10 +332,10 @@ function NewGroupDialog({
         />
         <div class="dialog-actions">
           <button type="button" onClick={onClose}>
-            Cancel
+            {t("common.cancel")}
           </button>
           <button type="submit" class="primary" disabled={action.busy || !title.trim()}>
-            Create group
+            {t("messages.newGroup.create")}
           </button>
         </div>
       </form>

@@ -1,4 +1,5 @@
 import { signal } from "@preact/signals";
+import { t } from "../../lib/i18n";
 import { useEffect, useState } from "preact/hooks";
 import { Dialog } from "../../components/dialog";
 import { api, describeError } from "../../lib/api";
@@ -81,21 +82,27 @@ export function PaymentSheet({
   }
 
   return (
-    <Dialog open={!!payable} title={inv ? `Pay for ${inv.title}` : "Payment"} onClose={onClose}>
+    <Dialog
+      open={!!payable}
+      title={inv ? t("messages.payment.payFor", { title: inv.title }) : t("messages.payment.title")}
+      onClose={onClose}
+    >
       {inv && (
         <div class="payment-sheet">
           <p>{inv.description}</p>
           {inv.prices && inv.prices.length > 1 && (
             <ul class="price-lines">
               {inv.prices.map((p, i) => (
-                <li key={i}>
-                  {p.label}: ★ {p.amount}
-                </li>
+                <li key={i}>{t("messages.payment.line", { label: p.label, amount: p.amount })}</li>
               ))}
             </ul>
           )}
-          <p class="invoice-price">Total: ★ {inv.totalAmount}</p>
-          <p>Your balance: ★ {balance ?? "…"}</p>
+          <p class="invoice-price">{t("messages.payment.total", { amount: inv.totalAmount })}</p>
+          <p>
+            {balance === null
+              ? t("messages.payment.balanceUnknown")
+              : t("messages.payment.balance", { amount: balance })}
+          </p>
           {stage !== "done" && (
             <>
               {error && (
@@ -105,12 +112,12 @@ export function PaymentSheet({
               )}
               {stage === "paying" && (
                 <p role="status" class="notice">
-                  <span class="spinner" aria-hidden="true" /> Waiting for the bot to confirm…
+                  <span class="spinner" aria-hidden="true" /> {t("messages.payment.waiting")}
                 </p>
               )}
               <div class="dialog-actions">
                 <button type="button" onClick={onClose}>
-                  Cancel
+                  {t("common.cancel")}
                 </button>
                 <button
                   type="button"
@@ -118,11 +125,11 @@ export function PaymentSheet({
                   disabled={stage === "paying" || (balance !== null && balance < inv.totalAmount)}
                   onClick={() => void pay()}
                 >
-                  Pay ★{inv.totalAmount}
+                  {t("messages.invoice.pay", { amount: inv.totalAmount })}
                 </button>
               </div>
               {balance !== null && balance < inv.totalAmount && (
-                <p class="field-error">Not enough stars for this payment.</p>
+                <p class="field-error">{t("messages.payment.notEnough")}</p>
               )}
             </>
           )}
@@ -130,14 +137,14 @@ export function PaymentSheet({
             <>
               <p role="alert" class={`pay-result ${result.status}`}>
                 {result.status === "paid"
-                  ? "Paid."
+                  ? t("messages.payment.paid")
                   : result.status === "declined"
-                    ? `Declined: ${result.errorMessage}`
-                    : "The bot did not confirm in time. Nothing was charged."}
+                    ? t("messages.payment.declined", { reason: result.errorMessage })
+                    : t("messages.payment.timedOut")}
               </p>
               <div class="dialog-actions">
                 <button type="button" class="primary" onClick={onClose}>
-                  Done
+                  {t("messages.payment.done")}
                 </button>
               </div>
             </>

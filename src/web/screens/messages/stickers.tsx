@@ -1,4 +1,5 @@
 import { signal } from "@preact/signals";
+import { t } from "../../lib/i18n";
 import { useRef, useState } from "preact/hooks";
 import { StickerIcon } from "../../components/icon";
 import { describeError, uploadFile } from "../../lib/api";
@@ -71,7 +72,7 @@ export const isSavedSticker = (url: string) => savedStickers().some((s) => s.url
 /** Saves a sticker seen in a chat to the person's collection (as their own upload). */
 export async function saveStickerFrom(url: string): Promise<void> {
   const res = await fetch(url, { credentials: "same-origin" });
-  if (!res.ok) throw new Error("The sticker could not be loaded. Try again.");
+  if (!res.ok) throw new Error(t("messages.stickers.notLoaded"));
   await uploadSticker(await res.blob(), undefined, url);
 }
 
@@ -89,7 +90,7 @@ export function StickerButton({
     <button
       type="button"
       class="icon-button"
-      aria-label="Stickers"
+      aria-label={t("messages.stickers.button")}
       aria-expanded={open}
       aria-controls="sticker-panel"
       onClick={onToggle}
@@ -122,7 +123,7 @@ export function StickerPanel({ onSend }: { onSend: (media: OutgoingMedia) => voi
   }
 
   return (
-    <section id="sticker-panel" class="sticker-panel" aria-label="Your stickers">
+    <section id="sticker-panel" class="sticker-panel" aria-label={t("messages.stickers.panel")}>
       {items.length === 0 ? (
         <p class="muted">No stickers yet: add one from an image, or save one you get in a chat.</p>
       ) : (
@@ -131,7 +132,7 @@ export function StickerPanel({ onSend }: { onSend: (media: OutgoingMedia) => voi
             <li key={s.url}>
               <button
                 type="button"
-                aria-label={`Send sticker ${i + 1}`}
+                aria-label={t("messages.stickers.send", { n: i + 1 })}
                 onClick={() => {
                   remember(s);
                   onSend(asMedia(s));
@@ -148,7 +149,7 @@ export function StickerPanel({ onSend }: { onSend: (media: OutgoingMedia) => voi
         type="file"
         class="visually-hidden"
         accept={STICKER_TYPES}
-        aria-label="Choose an image to add as a sticker"
+        aria-label={t("messages.stickers.choose")}
         tabIndex={-1}
         onChange={(e) => {
           const f = e.currentTarget.files?.[0];
@@ -158,10 +159,10 @@ export function StickerPanel({ onSend }: { onSend: (media: OutgoingMedia) => voi
       />
       <p class="sticker-add">
         <button type="button" onClick={() => fileInput.current?.click()} disabled={progress !== null}>
-          Add a sticker from an image
+          {t("messages.stickers.add")}
         </button>{" "}
-        <span class="muted">PNG, WebP or GIF up to {CHAT_LIMITS["chat-image"].mb} MB</span>
-        {progress !== null && <progress max={1} value={progress} aria-label="Upload of the sticker" />}
+        <span class="muted">{t("messages.stickers.limits", { mb: CHAT_LIMITS["chat-image"].mb })}</span>
+        {progress !== null && <progress max={1} value={progress} aria-label={t("messages.stickers.upload")} />}
       </p>
       {error && (
         <p class="form-error" role="alert">

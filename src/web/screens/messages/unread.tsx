@@ -1,4 +1,5 @@
 import { signal } from "@preact/signals";
+import { t } from "../../lib/i18n";
 import { useEffect } from "preact/hooks";
 import { CountBadge } from "../../components/count-badge";
 import { api } from "../../lib/api";
@@ -53,5 +54,5 @@ export function UnreadChatsBadge() {
       for (const off of offs) off();
     };
   }, []);
-  return <CountBadge count={unreadChats.value} noun={unreadChats.value === 1 ? "unread chat" : "unread chats"} />;
+  return <CountBadge count={unreadChats.value} noun={t("messages.list.unreadChats", { count: unreadChats.value })} />;
 }

@@ -1,4 +1,5 @@
 /** What the server found when it asked the mini-app's page whether it may be framed. */
+import { t } from "../../lib/i18n";
 export type WebAppFraming = "allowed" | "refused" | "unknown";
 
 export interface OpenWebApp {
@@ -30,33 +31,32 @@ export function WebAppPanel({ app, onClose }: { app: OpenWebApp | null; onClose:
   const sandbox = sameOrigin ? "allow-scripts allow-forms" : "allow-scripts allow-forms allow-same-origin allow-popups";
   const newTab = (primary: boolean) => (
     <a href={app.url} target="_blank" rel="noopener noreferrer" class={primary ? "button primary" : undefined}>
-      Open in a new tab
+      {t("messages.miniApp.newTab")}
     </a>
   );
   return (
-    <aside class="web-app-panel" aria-label={`Mini-app: ${app.title}`}>
+    <aside class="web-app-panel" aria-label={t("messages.miniApp.label", { title: app.title })}>
       <div class="web-app-head">
         <h2>{app.title}</h2>
         {app.framing !== "refused" && newTab(false)}
         <button type="button" onClick={onClose}>
-          Close mini-app
+          {t("messages.miniApp.close")}
         </button>
       </div>
       {app.framing === "refused" ? (
         <div class="web-app-refused">
-          <p role="status">
-            This mini-app's page does not allow being shown inside another site, so it opened in a new tab.
-          </p>
+          <p role="status">{t("messages.miniApp.refused")}</p>
           <p>{newTab(true)}</p>
         </div>
       ) : (
         <>
-          {app.framing === "unknown" && (
-            <p class="hint">
-              If the mini-app stays blank, its page may not allow being shown here: open it in a new tab.
-            </p>
-          )}
-          <iframe src={app.url} title={`Mini-app: ${app.title}`} sandbox={sandbox} referrerpolicy="no-referrer" />
+          {app.framing === "unknown" && <p class="hint">{t("messages.miniApp.blank")}</p>}
+          <iframe
+            src={app.url}
+            title={t("messages.miniApp.label", { title: app.title })}
+            sandbox={sandbox}
+            referrerpolicy="no-referrer"
+          />
         </>
       )}
     </aside>

@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { t } from "../../lib/i18n";
 import { useLocation } from "preact-iso";
 import { Dialog } from "../../components/dialog";
 import { Field, FormError, Notice } from "../../components/field";
@@ -24,15 +25,12 @@ export function ExportData() {
     setDone(true);
   });
   return (
-    <Section
-      title="Your data"
-      intro="Your profile, settings, follows, blocks, notifications, stories, sessions and more, as a JSON file."
-    >
+    <Section title={t("settings.data.title")} intro={t("settings.data.intro")}>
       <FormError message={error ? describeError(error) : null} />
-      <Notice message={done ? "The file is downloaded." : null} />
+      <Notice message={done ? t("settings.data.done") : null} />
       <div class="actions">
         <button type="button" onClick={download} disabled={busy}>
-          {busy ? "Preparing…" : "Download my data"}
+          {busy ? t("settings.data.preparing") : t("settings.data.download")}
         </button>
       </div>
     </Section>
@@ -58,40 +56,34 @@ export function DeleteAccount() {
     setError(null);
   };
   return (
-    <Section
-      title="Delete my account"
-      intro="Your profile, posts, comments, likes, bookmarks and stories are removed and your username is freed. Bots you made stop working. This cannot be undone."
-    >
+    <Section title={t("settings.delete.title")} intro={t("settings.delete.intro")}>
       <div class="actions">
         <button type="button" class="danger" onClick={() => setOpen(true)}>
-          Delete my account…
+          {t("settings.delete.open")}
         </button>
       </div>
-      <Dialog open={open} title="Delete your account?" onClose={close}>
+      <Dialog open={open} title={t("settings.delete.confirmTitle")} onClose={close}>
         <form class="form" onSubmit={confirm}>
-          <p>Everything you posted goes with it, and nobody can bring it back.</p>
-          <p>
-            Your bots stop working too: they are turned off and their tokens are refused from then on, so programs using
-            them get “Unauthorized”.
-          </p>
-          <p>Enter your password to confirm.</p>
+          <p>{t("settings.delete.gone")}</p>
+          <p>{t("settings.delete.bots")}</p>
+          <p>{t("settings.delete.enterPassword")}</p>
           <Field
-            label="Password"
+            label={t("settings.password.password")}
             type="password"
             autoComplete="current-password"
             required
             autoFocus
             value={password}
             onValue={setPassword}
-            error={fieldMessage("Password", passwordError)}
+            error={fieldMessage(t("settings.password.password"), passwordError)}
           />
           <FormError message={error && !passwordError ? describeError(error) : null} />
           <div class="actions">
             <button type="submit" class="primary danger-fill" disabled={busy}>
-              Delete forever
+              {t("settings.delete.confirm")}
             </button>
             <button type="button" onClick={close}>
-              Keep my account
+              {t("settings.delete.keep")}
             </button>
           </div>
         </form>

@@ -1,4 +1,5 @@
 import { useCallback } from "preact/hooks";
+import { t } from "../../lib/i18n";
 import { ListFooter } from "../../components/list-footer";
 import { api } from "../../lib/api";
 import { formatDateTime } from "../../lib/format";
@@ -14,23 +15,23 @@ export function MyReports() {
   }, []);
   const list = usePagedList<OwnReport>("my-reports", load);
   return (
-    <Section title="Reports" intro="What you reported to the administrators, and what they decided.">
+    <Section title={t("settings.reports.title")} intro={t("settings.reports.intro")}>
       {list.items.length > 0 && (
         <ul class="my-reports">
           {list.items.map((r) => (
             <li key={r.id}>
               <strong>{r.target.label}</strong>
               <span>
-                {REASON_LABEL[r.reason]} · reported {formatDateTime(r.createdAt)}
+                {t("settings.reports.reported", { reason: REASON_LABEL[r.reason], date: formatDateTime(r.createdAt) })}
               </span>
               <span class={r.status === "open" ? "report-status open" : "report-status"}>
-                {r.resolution ? OUTCOME[r.resolution.action] : "Waiting for an administrator"}
+                {r.resolution ? OUTCOME[r.resolution.action] : t("settings.reports.waiting")}
               </span>
             </li>
           ))}
         </ul>
       )}
-      <ListFooter list={list} noun="reports" empty="You have not reported anything." />
+      <ListFooter list={list} noun="reports" empty={t("settings.reports.empty")} />
     </Section>
   );
 }

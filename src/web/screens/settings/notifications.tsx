@@ -1,4 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
+import { t } from "../../lib/i18n";
 import { FormError, Notice } from "../../components/field";
 import { Loading } from "../../components/page";
 import { api, describeError } from "../../lib/api";
@@ -16,14 +17,7 @@ interface NotificationSettings {
   email: EmailSettings;
 }
 
-const KINDS: Array<[Kind, string]> = [
-  ["messages", "New messages"],
-  ["mentions", "Mentions"],
-  ["replies", "Comments and replies"],
-  ["follows", "New followers"],
-  ["reactions", "Likes, reposts and reactions"],
-  ["payments", "Payments and gifts of stars"],
-];
+const KINDS: Kind[] = ["messages", "mentions", "replies", "follows", "reactions", "payments"];
 
 interface PushDevice {
   id: string;
@@ -49,10 +43,7 @@ function keyBytes(base64url: string): Uint8Array<ArrayBuffer> {
 
 async function serviceWorker(): Promise<ServiceWorkerRegistration> {
   const timeout = new Promise<never>((_, reject) =>
-    setTimeout(
-      () => reject(new Error("The app's service worker is not running: reload the page and try again.")),
-      READY_WAIT_MS,
-    ),
+    setTimeout(() => reject(new Error(t("settings.notifications.noWorker"))), READY_WAIT_MS),
   );
   return Promise.race([navigator.serviceWorker.ready, timeout]);
 }
@@ -60,8 +51,7 @@ async function serviceWorker(): Promise<ServiceWorkerRegistration> {
 /** Subscribes this browser with the instance's key and tells the server where to push. */
 async function enableOnThisDevice(): Promise<void> {
   const permission = await Notification.requestPermission();
-  if (permission !== "granted")
-    throw new Error("Notifications are blocked for this site: allow them in the browser's site settings.");
+  if (permission !== "granted") throw new Error(t("settings.notifications.blocked"));
   const registration = await serviceWorker();
   const { publicKey } = await api.get<{ publicKey: string }>("/push/key");
   const subscription =
@@ -129,34 +119,38 @@ export function Notifications() {
   };
   const toggle = (kind: Kind, on: boolean) =>
     settings &&
-    change({ ...settings, push: { ...settings.push, [kind]: on } }, { push: { [kind]: on } as never }, "Saved.");
+    change(
+      { ...settings, push: { ...settings.push, [kind]: on } },
+      { push: { [kind]: on } as never },
+      t("settings.saved"),
+    );
   const toggleDigest = (on: boolean) =>
     settings &&
     change(
       { ...settings, email: { digest: on } },
       { email: { digest: on } },
-      on ? "You will get an e-mail of what you missed after a while away." : "Saved.",
+      on ? t("settings.notifications.digestOn") : t("settings.saved"),
     );
   const enable = () =>
     act(async () => {
       await enableOnThisDevice();
-      return "This device will get notifications.";
+      return t("settings.notifications.enabled");
     });
   const remove = (d: PushDevice) =>
     act(async () => {
       await api.delete(`/push/subscriptions/${d.id}`);
       if (d.current) await unsubscribeHere().catch(() => {});
-      return `${deviceName(d.userAgent)} will get no more notifications.`;
+      return t("settings.notifications.removed", { device: deviceName(d.userAgent) });
     });
 
   const thisDeviceOn = devices?.some((d) => d.current) ?? false;
   return (
-    <Section title="Notifications" intro="What you are told about when the app is not open, and on which devices.">
-      {(!settings || !devices) && !error && <Loading label="Loading notification settings…" />}
+    <Section title={t("settings.notifications.title")} intro={t("settings.notifications.intro")}>
+      {(!settings || !devices) && !error && <Loading label={t("settings.notifications.loading")} />}
       {settings && (
         <fieldset>
-          <legend>Notify me of</legend>
-          {KINDS.map(([kind, label]) => (
+          <legend>{t("settings.notifications.notifyOf")}</legend>
+          {KINDS.map((kind) => (
             <label key={kind} class="choice">
               <input
                 type="checkbox"
@@ -165,14 +159,14 @@ export function Notifications() {
                 disabled={busy}
                 onChange={(e) => void toggle(kind, e.currentTarget.checked)}
               />
-              {label}
+              {t(`settings.notifications.kinds.${kind}`)}
             </label>
           ))}
         </fieldset>
       )}
       {settings && (
         <fieldset>
-          <legend>E-mail</legend>
+          <legend>{t("settings.notifications.email")}</legend>
           <label class="choice">
             <input
               type="checkbox"
@@ -182,48 +176,49 @@ export function Notifications() {
               aria-describedby="email-digest-hint"
               onChange={(e) => void toggleDigest(e.currentTarget.checked)}
             />
-            E-mail digest when away
+            {t("settings.notifications.digest")}
           </label>
           <p class="hint" id="email-digest-hint">
-            After a while without a visit, one e-mail of the messages and mentions you have not read.
+            {t("settings.notifications.digestHint")}
           </p>
         </fieldset>
       )}
       {devices && (
         <>
           {!canPush() ? (
-            <p class="hint">This browser cannot receive notifications.</p>
+            <p class="hint">{t("settings.notifications.cannot")}</p>
           ) : (
             !thisDeviceOn && (
               <div class="actions">
                 <button type="button" class="primary" disabled={busy} onClick={() => void enable()}>
-                  Enable notifications on this device
+                  {t("settings.notifications.enable")}
                 </button>
               </div>
             )
           )}
           {devices.length === 0 ? (
-            <p class="muted">No device gets notifications yet.</p>
+            <p class="muted">{t("settings.notifications.none")}</p>
           ) : (
-            <ul class="session-list" aria-label="Devices that get notifications">
+            <ul class="session-list" aria-label={t("settings.notifications.list")}>
               {devices.map((d) => (
                 <li key={d.id} class="session">
                   <div class="session-what">
                     <p>
                       <strong>{deviceName(d.userAgent)}</strong>
-                      {d.current && <span class="tag">This device</span>}
+                      {d.current && <span class="tag">{t("settings.devices.thisDevice")}</span>}
                     </p>
                     <p class="muted">
                       {d.lastUsedAt ? (
                         <>
-                          last notified{" "}
+                          {t("settings.notifications.lastNotified")}{" "}
                           <time dateTime={d.lastUsedAt} title={formatDateTime(d.lastUsedAt)}>
                             {formatRelative(d.lastUsedAt)}
                           </time>
                         </>
                       ) : (
                         <>
-                          enabled <time dateTime={d.createdAt}>{formatDateTime(d.createdAt)}</time>
+                          {t("settings.notifications.enabledAt")}{" "}
+                          <time dateTime={d.createdAt}>{formatDateTime(d.createdAt)}</time>
                         </>
                       )}
                     </p>
@@ -233,9 +228,14 @@ export function Notifications() {
                     class="small"
                     disabled={busy}
                     onClick={() => void remove(d)}
-                    aria-label={`Remove ${deviceName(d.userAgent)}${d.current ? " (this device)" : ""}`}
+                    aria-label={t(
+                      d.current ? "settings.notifications.removeThis" : "settings.notifications.removeLabel",
+                      {
+                        device: deviceName(d.userAgent),
+                      },
+                    )}
                   >
-                    Remove
+                    {t("settings.notifications.remove")}
                   </button>
                 </li>
               ))}

@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { t } from "../../lib/i18n";
 import { Field, FormError, Notice } from "../../components/field";
 import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
@@ -26,42 +27,42 @@ export function PasswordChange({ onChanged }: { onChanged: () => void }) {
   const currentError = apiError?.field("currentPassword");
   const nextError = apiError?.field("newPassword");
   return (
-    <Section title="Password">
+    <Section title={t("settings.password.title")}>
       <form class="form" onSubmit={submit}>
         <Field
-          label="Current password"
+          label={t("settings.password.current")}
           type="password"
           autoComplete="current-password"
           required
           value={current}
           onValue={setCurrent}
-          error={fieldMessage("Current password", currentError)}
+          error={fieldMessage(t("settings.password.current"), currentError)}
         />
         <Field
-          label="New password"
+          label={t("settings.password.new")}
           type="password"
           autoComplete="new-password"
           required
           minLength={8}
-          hint="At least 8 characters."
+          hint={t("settings.password.newHint")}
           value={next}
           onValue={setNext}
-          error={fieldMessage("New password", nextError)}
+          error={fieldMessage(t("settings.password.new"), nextError)}
         />
         <Field
-          label="Repeat the new password"
+          label={t("settings.password.repeat")}
           type="password"
           autoComplete="new-password"
           required
           value={repeat}
           onValue={setRepeat}
-          error={mismatch ? "The two passwords differ." : undefined}
+          error={mismatch ? t("settings.password.differ") : undefined}
         />
         <FormError message={error && !currentError && !nextError ? describeError(error) : null} />
-        <Notice message={done ? "Your password is changed. Your other devices were signed out." : null} />
+        <Notice message={done ? t("settings.password.changed") : null} />
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
-            Change the password
+            {t("settings.password.submit")}
           </button>
         </div>
       </form>

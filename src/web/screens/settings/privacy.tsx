@@ -1,4 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
+import { t } from "../../lib/i18n";
 import { FormError, Notice } from "../../components/field";
 import { Loading } from "../../components/page";
 import { api, describeError } from "../../lib/api";
@@ -6,11 +7,7 @@ import { useAction } from "../../lib/use-action";
 import { Section } from "./section";
 
 type Who = "everyone" | "followed" | "nobody";
-const CHOICES: Array<[Who, string]> = [
-  ["everyone", "Everyone"],
-  ["followed", "Only people I follow"],
-  ["nobody", "Nobody"],
-];
+const CHOICES: Who[] = ["everyone", "followed", "nobody"];
 
 interface MessageSettings {
   whoCanMessage: Who;
@@ -41,14 +38,14 @@ export function Privacy() {
     setSaved(true);
   });
   return (
-    <Section title="Messages">
+    <Section title={t("settings.privacy.title")}>
       {who === null && !loadError && <Loading />}
       <FormError message={loadError} />
       {who !== null && (
         <form class="form" onSubmit={submit}>
           <fieldset>
-            <legend>Who may message me</legend>
-            {CHOICES.map(([value, label]) => (
+            <legend>{t("settings.privacy.who")}</legend>
+            {CHOICES.map((value) => (
               <label key={value} class="choice">
                 <input
                   type="radio"
@@ -57,7 +54,7 @@ export function Privacy() {
                   checked={who === value}
                   onChange={() => (setWho(value), setSaved(false))}
                 />
-                {label}
+                {t(`settings.privacy.${value}`)}
               </label>
             ))}
           </fieldset>
@@ -68,16 +65,16 @@ export function Privacy() {
               onChange={(e) => (setBotsFirst(e.currentTarget.checked), setSaved(false))}
               aria-describedby="bots-first-hint"
             />
-            Bots may write to me first
+            {t("settings.privacy.botsFirst")}
           </label>
           <p class="hint" id="bots-first-hint">
-            Off: a bot can only answer after you write to it (press Start in its chat).
+            {t("settings.privacy.botsFirstHint")}
           </p>
           <FormError message={error ? describeError(error) : null} />
-          <Notice message={saved ? "Saved." : null} />
+          <Notice message={saved ? t("settings.saved") : null} />
           <div class="actions">
             <button type="submit" class="primary" disabled={busy}>
-              Save
+              {t("common.save")}
             </button>
           </div>
         </form>

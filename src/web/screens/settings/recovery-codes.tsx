@@ -1,4 +1,5 @@
 import { useEffect, useRef } from "preact/hooks";
+import { t } from "../../lib/i18n";
 import { saveFile } from "../../lib/download";
 
 /**
@@ -9,17 +10,14 @@ export function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () =
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
   const download = () =>
-    saveFile(
-      "recovery-codes.txt",
-      `Recovery codes for ${location.host}\nEach works once, in place of a two-factor code.\n\n${codes.join("\n")}\n`,
-    );
+    saveFile("recovery-codes.txt", `${t("settings.recovery.file", { host: location.host })}\n\n${codes.join("\n")}\n`);
   return (
     <div class="recovery-codes" role="group" aria-labelledby="recovery-title">
       <h3 id="recovery-title" tabIndex={-1} ref={heading}>
-        Your recovery codes
+        {t("settings.recovery.title")}
       </h3>
-      <p>Keep them somewhere safe. Each signs you in once if you lose your phone. They are shown only now.</p>
-      <ul class="code-list" aria-label="Recovery codes">
+      <p>{t("settings.recovery.intro")}</p>
+      <ul class="code-list" aria-label={t("settings.recovery.list")}>
         {codes.map((c) => (
           <li key={c}>
             <code>{c}</code>
@@ -28,10 +26,10 @@ export function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () =
       </ul>
       <div class="actions">
         <button type="button" onClick={download}>
-          Download the codes
+          {t("settings.recovery.download")}
         </button>
         <button type="button" class="primary" onClick={onDone}>
-          I have saved them
+          {t("settings.recovery.done")}
         </button>
       </div>
     </div>

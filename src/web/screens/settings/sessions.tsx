@@ -1,8 +1,9 @@
 import { useEffect, useState } from "preact/hooks";
+import { t } from "../../lib/i18n";
 import { FormError, Notice } from "../../components/field";
 import { Loading } from "../../components/page";
 import { api, describeError } from "../../lib/api";
-import { formatDateTime, formatRelative } from "../../lib/format";
+import { formatDateTime, formatNumber, formatRelative } from "../../lib/format";
 import { Section } from "./section";
 
 interface Session {
@@ -32,10 +33,10 @@ const SYSTEMS: Array<[RegExp, string]> = [
 
 /** "Firefox on Linux" for a browser; a program's own user agent as it is ("my-bot/1.0"). */
 export function deviceName(ua: string | null): string {
-  if (!ua) return "Unknown device";
+  if (!ua) return t("settings.devices.unknown");
   const browser = BROWSERS.find(([re]) => re.test(ua))?.[1];
   const system = SYSTEMS.find(([re]) => re.test(ua))?.[1];
-  if (browser && system) return `${browser} on ${system}`;
+  if (browser && system) return t("settings.devices.browserOn", { browser, system });
   return browser ?? ua.split(" ")[0]!.slice(0, 60);
 }
 
@@ -71,38 +72,34 @@ export function Sessions({ version }: { version: number }) {
   const revoke = (s: Session) =>
     act(async () => {
       await api.delete(`/auth/sessions/${s.id}`);
-      return `${deviceName(s.userAgent)} is signed out.`;
+      return t("settings.devices.signedOut", { device: deviceName(s.userAgent) });
     });
   const revokeOthers = () =>
     act(async () => {
       const { revoked } = await api.post<{ revoked: number }>("/auth/sessions/revoke-others");
-      return revoked === 1
-        ? "1 other device is signed out."
-        : `${new Intl.NumberFormat().format(revoked)} other devices are signed out.`;
+      return t("settings.devices.othersSignedOut", { count: revoked });
     });
 
   const others = sessions?.filter((s) => !s.current).length ?? 0;
   return (
-    <Section
-      title="Devices"
-      intro="Where you are signed in. Sign out a device you do not recognise, and change your password."
-    >
-      {!sessions && !error && <Loading label="Loading devices…" />}
+    <Section title={t("settings.devices.title")} intro={t("settings.devices.intro")}>
+      {!sessions && !error && <Loading label={t("settings.devices.loading")} />}
       {sessions && (
-        <ul class="session-list" aria-label="Signed-in devices">
+        <ul class="session-list" aria-label={t("settings.devices.list")}>
           {sessions.map((s) => (
             <li key={s.id} class="session">
               <div class="session-what">
                 <p>
                   <strong>{deviceName(s.userAgent)}</strong>
-                  {s.current && <span class="tag">This device</span>}
+                  {s.current && <span class="tag">{t("settings.devices.thisDevice")}</span>}
                 </p>
                 <p class="muted">
-                  {s.ip ? `${s.ip} · ` : ""}active{" "}
+                  {s.ip ? `${s.ip} · ` : ""}
+                  {t("settings.devices.active")}{" "}
                   <time dateTime={s.lastSeenAt} title={formatDateTime(s.lastSeenAt)}>
                     {formatRelative(s.lastSeenAt)}
                   </time>{" "}
-                  · signed in <time dateTime={s.createdAt}>{formatDateTime(s.createdAt)}</time>
+                  · {t("settings.devices.signedIn")} <time dateTime={s.createdAt}>{formatDateTime(s.createdAt)}</time>
                 </p>
               </div>
               {!s.current && (
@@ -111,9 +108,12 @@ export function Sessions({ version }: { version: number }) {
                   class="small"
                   disabled={busy}
                   onClick={() => void revoke(s)}
-                  aria-label={`Sign out ${deviceName(s.userAgent)}, active ${formatRelative(s.lastSeenAt)}`}
+                  aria-label={t("settings.devices.signOutLabel", {
+                    device: deviceName(s.userAgent),
+                    when: formatRelative(s.lastSeenAt),
+                  })}
                 >
-                  Sign out
+                  {t("settings.devices.signOut")}
                 </button>
               )}
             </li>
@@ -125,7 +125,7 @@ export function Sessions({ version }: { version: number }) {
       {others > 0 && (
         <div class="actions">
           <button type="button" class="danger" disabled={busy} onClick={() => void revokeOthers()}>
-            Sign out all other devices
+            {t("settings.devices.signOutOthers")}
           </button>
         </div>
       )}

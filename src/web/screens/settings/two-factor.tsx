@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { t } from "../../lib/i18n";
 import { Field, FormError, Notice } from "../../components/field";
 import { QrCode } from "../../components/qr-code";
 import { api, describeError } from "../../lib/api";
@@ -8,16 +9,7 @@ import { RecoveryCodes } from "./recovery-codes";
 import { fieldMessage, Section } from "./section";
 
 type Method = "totp" | "email" | "messenger";
-const METHODS: Array<[Method, string, string]> = [
-  ["totp", "Authenticator app", "A six-digit code from an app on your phone (set it up above first)."],
-  ["email", "E-mail", "A six-digit code sent to your confirmed e-mail address."],
-  ["messenger", "Messenger", "A six-digit code sent to you as a chat message from this instance's system account."],
-];
-const STATUS: Record<Method, string> = {
-  totp: "On: you confirm sign-ins with a code from your authenticator app.",
-  email: "On: you confirm sign-ins with a code sent by e-mail.",
-  messenger: "On: you confirm sign-ins with a code sent as a chat message.",
-};
+const METHODS: Method[] = ["totp", "email", "messenger"];
 
 /** The method in force, or null when two-factor sign-in is off (the API says "none"). */
 function currentMethod(): Method | null {
@@ -36,27 +28,16 @@ export function TwoFactor() {
     await recheckSession();
   };
   return (
-    <Section title="Two-factor authentication">
-      <p class="status-line">{method ? STATUS[method] : "Off: your password alone signs you in."}</p>
+    <Section title={t("settings.twoFactor.title")}>
+      <p class="status-line">{method ? t(`settings.twoFactor.status.${method}`) : t("settings.twoFactor.off")}</p>
       <Notice message={notice} />
       {codes ? (
         <RecoveryCodes codes={codes} onDone={() => setCodes(null)} />
       ) : (
         <>
-          <AuthenticatorSetup
-            on={!!method}
-            onEnabled={(c) => changed("Two-factor sign-in is on, with your authenticator app.", c)}
-          />
-          <MethodChoice
-            current={method}
-            onChanged={(m, c) =>
-              changed(
-                `You now confirm sign-ins by ${m === "totp" ? "authenticator app" : m === "email" ? "e-mail" : "messenger"}.`,
-                c,
-              )
-            }
-          />
-          {method && <TurnOff onDone={() => changed("Two-factor sign-in is off.")} />}
+          <AuthenticatorSetup on={!!method} onEnabled={(c) => changed(t("settings.twoFactor.turnedOn"), c)} />
+          <MethodChoice current={method} onChanged={(m, c) => changed(t(`settings.twoFactor.nowBy.${m}`), c)} />
+          {method && <TurnOff onDone={() => changed(t("settings.twoFactor.turnedOff"))} />}
         </>
       )}
     </Section>
@@ -89,61 +70,59 @@ function AuthenticatorSetup({ on, onEnabled }: { on: boolean; onEnabled: (codes:
   });
   const codeError =
     enable.apiError?.field("code") ??
-    (enable.apiError?.code === "TWO_FACTOR_INVALID_CODE"
-      ? "That code is not right. Check the time on your phone and try the next code."
-      : undefined);
+    (enable.apiError?.code === "TWO_FACTOR_INVALID_CODE" ? t("settings.twoFactor.wrongCode") : undefined);
   const passwordError = enable.apiError?.field("password");
   if (!setup)
     return (
       <div class="subsection">
-        <h3>Authenticator app</h3>
-        <p class="hint">Apps such as Aegis, FreeOTP or Google Authenticator show a new code every 30 seconds.</p>
+        <h3>{t("settings.twoFactor.app")}</h3>
+        <p class="hint">{t("settings.twoFactor.appHint")}</p>
         <FormError message={start.error ? describeError(start.error) : null} />
         <button type="button" onClick={begin} disabled={start.busy}>
-          {on ? "Set up a new authenticator app" : "Set up an authenticator app"}
+          {on ? t("settings.twoFactor.setUpNew") : t("settings.twoFactor.setUp")}
         </button>
       </div>
     );
   return (
-    <form class="subsection form" aria-label="Set up an authenticator app" onSubmit={submit}>
-      <h3>Authenticator app</h3>
+    <form class="subsection form" aria-label={t("settings.twoFactor.setUp")} onSubmit={submit}>
+      <h3>{t("settings.twoFactor.app")}</h3>
       <ol class="steps">
-        <li>Scan this QR code with the app.</li>
-        <li>Enter the six-digit code the app shows.</li>
+        <li>{t("settings.twoFactor.scan")}</li>
+        <li>{t("settings.twoFactor.enterCode")}</li>
       </ol>
-      <QrCode text={setup.otpauthUrl} label="QR code for your authenticator app" />
+      <QrCode text={setup.otpauthUrl} label={t("settings.twoFactor.qr")} />
       <p class="hint">
-        Cannot scan? Type this key into the app: <code class="secret">{setup.secret}</code>
+        {t("settings.twoFactor.typeKey")} <code class="secret">{setup.secret}</code>
       </p>
       <Field
-        label="Code from the app"
+        label={t("settings.twoFactor.codeLabel")}
         inputMode="numeric"
         autoComplete="one-time-code"
         required
         maxLength={10}
         value={code}
         onValue={setCode}
-        error={fieldMessage("Code", codeError)}
+        error={fieldMessage(t("settings.twoFactor.code"), codeError)}
       />
       {on && (
         <Field
-          label="Password"
+          label={t("settings.password.password")}
           type="password"
           autoComplete="current-password"
           required
-          hint="Two-factor sign-in is on already, so your password is needed to replace it."
+          hint={t("settings.twoFactor.passwordHint")}
           value={password}
           onValue={setPassword}
-          error={fieldMessage("Password", passwordError)}
+          error={fieldMessage(t("settings.password.password"), passwordError)}
         />
       )}
       <FormError message={enable.error && !codeError && !passwordError ? describeError(enable.error) : null} />
       <div class="actions">
         <button type="submit" class="primary" disabled={enable.busy}>
-          Turn on
+          {t("settings.twoFactor.turnOn")}
         </button>
         <button type="button" onClick={() => setSetup(null)}>
-          Cancel
+          {t("common.cancel")}
         </button>
       </div>
     </form>
@@ -171,11 +150,11 @@ function MethodChoice({
   const methodError = apiError?.field("method");
   const passwordError = apiError?.field("password");
   return (
-    <form class="subsection form" aria-label="How to confirm sign-ins" onSubmit={submit}>
-      <h3>How to confirm sign-ins</h3>
+    <form class="subsection form" aria-label={t("settings.twoFactor.how")} onSubmit={submit}>
+      <h3>{t("settings.twoFactor.how")}</h3>
       <fieldset aria-describedby={methodError ? "method-error" : undefined}>
-        <legend>Send me the code by</legend>
-        {METHODS.map(([value, label, hint]) => (
+        <legend>{t("settings.twoFactor.sendBy")}</legend>
+        {METHODS.map((value) => (
           <label key={value} class="choice choice-with-hint">
             <input
               type="radio"
@@ -185,33 +164,34 @@ function MethodChoice({
               onChange={() => setChoice(value)}
             />
             <span>
-              {label}
-              {current === value && " (in use)"}
-              <span class="hint">{hint}</span>
+              {current === value
+                ? t("settings.twoFactor.inUse", { method: t(`settings.twoFactor.methods.${value}`) })
+                : t(`settings.twoFactor.methods.${value}`)}
+              <span class="hint">{t(`settings.twoFactor.hints.${value}`)}</span>
             </span>
           </label>
         ))}
         {methodError && (
           <p class="field-error" id="method-error">
             {methodError.startsWith("set up an authenticator")
-              ? "Set up an authenticator app first (above)."
-              : fieldMessage("This method needs you to", methodError)}
+              ? t("settings.twoFactor.setUpFirst")
+              : fieldMessage(t("settings.twoFactor.methodNeeds"), methodError)}
           </p>
         )}
       </fieldset>
       <Field
-        label="Password"
+        label={t("settings.password.password")}
         type="password"
         autoComplete="current-password"
         required
         value={password}
         onValue={setPassword}
-        error={fieldMessage("Password", passwordError)}
+        error={fieldMessage(t("settings.password.password"), passwordError)}
       />
       <FormError message={error && !methodError && !passwordError ? describeError(error) : null} />
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>
-          Use this method
+          {t("settings.twoFactor.use")}
         </button>
       </div>
     </form>
@@ -228,21 +208,21 @@ function TurnOff({ onDone }: { onDone: () => Promise<void> }) {
   });
   const passwordError = apiError?.field("password");
   return (
-    <form class="subsection form" aria-label="Turn off two-factor" onSubmit={submit}>
-      <h3>Turn off</h3>
+    <form class="subsection form" aria-label={t("settings.twoFactor.turnOffLabel")} onSubmit={submit}>
+      <h3>{t("settings.twoFactor.turnOff")}</h3>
       <Field
-        label="Password"
+        label={t("settings.password.password")}
         type="password"
         autoComplete="current-password"
         required
         value={password}
         onValue={setPassword}
-        error={fieldMessage("Password", passwordError)}
+        error={fieldMessage(t("settings.password.password"), passwordError)}
       />
       <FormError message={error && !passwordError ? describeError(error) : null} />
       <div class="actions">
         <button type="submit" class="danger" disabled={busy}>
-          Turn off two-factor
+          {t("settings.twoFactor.turnOffLabel")}
         </button>
       </div>
     </form>
