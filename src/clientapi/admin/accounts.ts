@@ -1,5 +1,5 @@
-import { doc, Open } from "../docs";
-import { Page } from "../schemas";
+import { doc } from "../docs";
+import { AdminAccount, Page } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { setAccountAdmin, setAccountDisabled } from "../../domain/admin/accounts";
@@ -43,7 +43,7 @@ const GrantBody = t.Object({ amount: t.Integer(), reason: t.Optional(t.String({ 
 const looksLikeEmail = (q: string) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(q);
 
 /** An account as an administrator sees it: the owner's view plus its moderation state. */
-function serializeAdminAccount(app: App, user: UserRow) {
+function serializeAdminAccount(app: App, user: UserRow): typeof AdminAccount.static {
   const blockedUntil =
     user.posting_blocked_until !== null && user.posting_blocked_until > app.clock.now()
       ? user.posting_blocked_until
@@ -124,7 +124,7 @@ export function adminAccountRoutes(app: App) {
       {
         admin: true,
         query: SearchQuery,
-        detail: doc("Admin: find accounts by e-mail or username", { data: Page("accounts", Open) }),
+        detail: doc("Admin: find accounts by e-mail or username", { data: Page("accounts", AdminAccount) }),
       },
     )
     .post(
@@ -157,7 +157,11 @@ export function adminAccountRoutes(app: App) {
         await app.hooks.emit("user:created", { userId: created.id });
         return ok({ account: serializeAdminAccount(app, created) });
       },
-      { admin: true, body: CreateBody, detail: doc("Admin: create an account", { data: t.Object({ account: Open }) }) },
+      {
+        admin: true,
+        body: CreateBody,
+        detail: doc("Admin: create an account", { data: t.Object({ account: AdminAccount }) }),
+      },
     )
     .get(
       "/:username",
@@ -165,7 +169,7 @@ export function adminAccountRoutes(app: App) {
       {
         admin: true,
         params: UsernameParams,
-        detail: doc("Admin: an account with its moderation state", { data: t.Object({ account: Open }) }),
+        detail: doc("Admin: an account with its moderation state", { data: t.Object({ account: AdminAccount }) }),
       },
     )
     .post(
@@ -178,7 +182,7 @@ export function adminAccountRoutes(app: App) {
       {
         admin: true,
         params: UsernameParams,
-        detail: doc("Admin: disable an account (its sessions end)", { data: t.Object({ account: Open }) }),
+        detail: doc("Admin: disable an account (its sessions end)", { data: t.Object({ account: AdminAccount }) }),
       },
     )
     .post(
@@ -190,7 +194,7 @@ export function adminAccountRoutes(app: App) {
       {
         admin: true,
         params: UsernameParams,
-        detail: doc("Admin: enable an account", { data: t.Object({ account: Open }) }),
+        detail: doc("Admin: enable an account", { data: t.Object({ account: AdminAccount }) }),
       },
     )
     .post(
@@ -203,7 +207,7 @@ export function adminAccountRoutes(app: App) {
         admin: true,
         params: UsernameParams,
         detail: doc("Admin: make the account an administrator (socialctl user grant-admin)", {
-          data: t.Object({ account: Open, changed: t.Boolean() }),
+          data: t.Object({ account: AdminAccount, changed: t.Boolean() }),
         }),
       },
     )
@@ -218,7 +222,7 @@ export function adminAccountRoutes(app: App) {
         admin: true,
         params: UsernameParams,
         detail: doc("Admin: take the administrator flag away; never from the last administrator", {
-          data: t.Object({ account: Open, changed: t.Boolean() }),
+          data: t.Object({ account: AdminAccount, changed: t.Boolean() }),
         }),
       },
     )
@@ -237,7 +241,7 @@ export function adminAccountRoutes(app: App) {
       {
         admin: true,
         params: UsernameParams,
-        detail: doc("Admin: ban the devices the account signed in from", { data: t.Object({ account: Open }) }),
+        detail: doc("Admin: ban the devices the account signed in from", { data: t.Object({ account: AdminAccount }) }),
       },
     )
     .post(
@@ -251,7 +255,7 @@ export function adminAccountRoutes(app: App) {
       {
         admin: true,
         params: UsernameParams,
-        detail: doc("Admin: lift the account's device bans", { data: t.Object({ account: Open }) }),
+        detail: doc("Admin: lift the account's device bans", { data: t.Object({ account: AdminAccount }) }),
       },
     )
     .post(
@@ -273,7 +277,9 @@ export function adminAccountRoutes(app: App) {
         admin: true,
         params: UsernameParams,
         body: BlockPostingBody,
-        detail: doc("Admin: stop the account from publishing for a while", { data: t.Object({ account: Open }) }),
+        detail: doc("Admin: stop the account from publishing for a while", {
+          data: t.Object({ account: AdminAccount }),
+        }),
       },
     )
     .post(
@@ -290,7 +296,7 @@ export function adminAccountRoutes(app: App) {
       {
         admin: true,
         params: UsernameParams,
-        detail: doc("Admin: let the account publish again", { data: t.Object({ account: Open }) }),
+        detail: doc("Admin: let the account publish again", { data: t.Object({ account: AdminAccount }) }),
       },
     )
     .post(
@@ -308,7 +314,7 @@ export function adminAccountRoutes(app: App) {
         admin: true,
         params: UsernameParams,
         body: PasswordBody,
-        detail: doc("Admin: set the account's password", { data: t.Object({ account: Open }) }),
+        detail: doc("Admin: set the account's password", { data: t.Object({ account: AdminAccount }) }),
       },
     )
     .post(
@@ -346,7 +352,7 @@ export function adminAccountRoutes(app: App) {
       {
         admin: true,
         params: UsernameParams,
-        detail: doc("Admin: turn the account's two-factor sign-in off", { data: t.Object({ account: Open }) }),
+        detail: doc("Admin: turn the account's two-factor sign-in off", { data: t.Object({ account: AdminAccount }) }),
       },
     );
 }

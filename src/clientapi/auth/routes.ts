@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { doc } from "../docs";
-import { Account } from "../schemas";
+import { Account, CsrfAnswer } from "../schemas";
 import type { App } from "../../app";
 import { revokeSessionAndNotify } from "../../domain/sessions/revoke";
 import { clearCookie, CSRF_COOKIE, ACCESS_COOKIE, REFRESH_COOKIE, serializeCookie } from "../../http/cookies";
@@ -32,12 +32,6 @@ const LoginBody = t.Object({
   email: t.String({ minLength: 1, maxLength: 254 }),
   password: t.String({ minLength: 1, maxLength: 128 }),
   twoFactorCode: t.Optional(t.String({ maxLength: 32 })),
-});
-
-export const CsrfAnswer = t.Object({
-  csrfToken: t.String(),
-  captchaRequired: t.Boolean(),
-  registration: t.String({ description: "open, captcha, invite or closed" }),
 });
 
 /** A new CSRF token, set as the csrf_token cookie too, and the sign-up mode (GET /api/auth/csrf, GET /api/start). */

@@ -1,5 +1,5 @@
 import { doc, NullableTime, Resource, Time } from "../docs";
-import { OwnedBot } from "../schemas";
+import { BotCard, OwnedBot } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import {
@@ -85,7 +85,7 @@ const serializeIncome = (income: Income) => ({
 });
 
 /** A bot as its owner sees it in "My bots". */
-function serializeOwnedBot(app: App, { bot, user }: BotWithUser) {
+function serializeOwnedBot(app: App, { bot, user }: BotWithUser): typeof OwnedBot.static {
   return {
     id: bot.cuid,
     username: user.username,
@@ -259,7 +259,7 @@ export function botProfileRoutes(app: App) {
     {
       auth: true,
       detail: doc("A bot's public card: description, commands, menu button", {
-        data: t.Object({ bot: t.Object({}, { additionalProperties: true }) }),
+        data: t.Object({ bot: BotCard }),
       }),
     },
   );

@@ -5,10 +5,9 @@ import { api, describeError } from "../../lib/api";
 import { formatDateTime, formatNumber } from "../../lib/format";
 import { usePagedList } from "../../lib/paged";
 import { account as me } from "../../lib/session";
-import type { PageInfo } from "../../lib/types";
+import type { AdminAccount, PageInfo } from "../../lib/types";
 import { useAction } from "../../lib/use-action";
 import { ActionDialog, type PendingAction } from "./action-dialog";
-import type { AdminAccount } from "./types";
 
 type Answer = { account: AdminAccount } & Record<string, unknown>;
 /** An action on one account: its dialog, the endpoint, its body from the dialog's values, and what to say when done. */

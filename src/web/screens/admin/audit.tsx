@@ -4,8 +4,7 @@ import { Loading } from "../../components/page";
 import { api } from "../../lib/api";
 import { formatDateTime } from "../../lib/format";
 import { usePagedList } from "../../lib/paged";
-import type { PageInfo } from "../../lib/types";
-import type { AuditEntry } from "./types";
+import type { AuditEntry, PageInfo } from "../../lib/types";
 
 const detailText = (d: Record<string, unknown>) =>
   Object.entries(d)

@@ -4,7 +4,7 @@ import { Loading } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { formatDateTime } from "../../lib/format";
 import { ActionDialog, type PendingAction } from "./action-dialog";
-import type { AdminBot } from "./types";
+import type { AdminBot } from "../../lib/types";
 
 /** Bots: disable as their owner could, or block by moderation (only an admin lifts that). */
 export function Bots() {

@@ -3,7 +3,7 @@ import { Field, FormError, Notice } from "../../components/field";
 import { api, describeError } from "../../lib/api";
 import { formatDateTime } from "../../lib/format";
 import { useAction } from "../../lib/use-action";
-import type { ContentItem, LiveSetting } from "./types";
+import type { ContentItem, LiveSetting } from "../../lib/types";
 
 const KINDS = [
   { kind: "post", plural: "posts", label: "Post" },

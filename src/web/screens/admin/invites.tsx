@@ -5,7 +5,7 @@ import { api, describeError } from "../../lib/api";
 import { formatDateTime } from "../../lib/format";
 import { useAction } from "../../lib/use-action";
 import { ActionDialog, type PendingAction } from "./action-dialog";
-import type { AdminInvite } from "./types";
+import type { AdminInvite } from "../../lib/types";
 
 const STATE_LABEL: Record<AdminInvite["state"], string> = {
   live: "Live",

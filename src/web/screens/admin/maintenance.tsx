@@ -4,14 +4,7 @@ import { Loading } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { formatBytes, formatDateTime, formatNumber } from "../../lib/format";
 import { useAction } from "../../lib/use-action";
-import type { BackupEntry, RebuildReport } from "./types";
-
-interface BackupsAnswer {
-  backups: BackupEntry[];
-  running: string | null;
-  keep: number;
-  everySeconds: number;
-}
+import type { BackupEntry, BackupsAnswer, RebuildReport } from "../../lib/types";
 
 const downloadUrl = (name: string) => `/api/admin/maintenance/backups/${encodeURIComponent(name)}/download`;
 

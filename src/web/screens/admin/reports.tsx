@@ -4,7 +4,8 @@ import { ListFooter } from "../../components/list-footer";
 import { api } from "../../lib/api";
 import { formatDateTime, formatRelative } from "../../lib/format";
 import { usePagedList } from "../../lib/paged";
-import { REASON_LABEL, type ReportAction, type ReportGroup, type ReportGroupPage } from "../../lib/reports";
+import { REASON_LABEL } from "../../lib/reports";
+import type { ReportAction, ReportGroup, ReportGroupPage } from "../../lib/types";
 import { ActionDialog, type PendingAction } from "./action-dialog";
 import { refreshOpenReports } from "./open-reports";
 

@@ -6,7 +6,7 @@ import { formatNumber } from "../../lib/format";
 import { loadIdentity } from "../../lib/instance";
 import { useAction } from "../../lib/use-action";
 import { InstanceIcon } from "./instance-icon";
-import type { LiveSetting } from "./types";
+import type { LiveSetting } from "../../lib/types";
 
 const MODES = [
   { value: "open", label: "Open", hint: "anyone can register" },

@@ -4,16 +4,16 @@ import { api, describeError } from "../../lib/api";
 import { formatDateTime, formatNumber } from "../../lib/format";
 import { useAction } from "../../lib/use-action";
 import { ActionDialog, type PendingAction } from "./action-dialog";
-import type { InstanceStatus, JobState, NodeReadiness } from "./types";
+import type { InstanceStatus, JobState, NodeReadiness, RecordedReadiness } from "../../lib/types";
 
-const READINESS_LABEL: Record<NodeReadiness["status"], string> = {
+const READINESS_LABEL: Record<string, string> & Record<NodeReadiness["status"], string> = {
   ready: "Ready",
   degraded: "Degraded",
   unavailable: "Unavailable",
 };
 
 /** A readiness in words: its state, then whatever is not "ok" (checks first, then engines). */
-export function describeReadiness(r: NodeReadiness): string {
+export function describeReadiness(r: RecordedReadiness): string {
   const wrong = [...Object.entries(r.checks), ...Object.entries(r.engines ?? {})].filter(([, v]) => v !== "ok");
   const label = READINESS_LABEL[r.status] ?? r.status;
   return wrong.length ? `${label}: ${wrong.map(([k, v]) => `${k} ${v}`).join("; ")}` : label;

@@ -3,7 +3,7 @@ import { FormError } from "../../components/field";
 import { Loading } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { formatBytes, formatDateTime, formatNumber } from "../../lib/format";
-import type { InstanceStatus } from "./types";
+import type { InstanceStatus } from "../../lib/types";
 import { JobsSection, NodesSection, describeReadiness } from "./status-queue";
 
 function formatUptime(seconds: number): string {

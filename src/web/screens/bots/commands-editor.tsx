@@ -2,11 +2,7 @@ import { useState } from "preact/hooks";
 import { Field, FormError, Notice } from "../../components/field";
 import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
-
-export interface BotCommand {
-  command: string;
-  description: string;
-}
+import type { BotCommand } from "../../lib/types";
 
 /** setMyCommands' limit on the list; the server checks every other rule and says which field broke it. */
 const MAX_COMMANDS = 100;

@@ -6,23 +6,8 @@ import { botSnippets, type BotLibrary } from "../../../lib/bot-libraries";
 import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
 import { BotLog } from "./bot-log";
-import { CommandsEditor, type BotCommand } from "./commands-editor";
-
-interface OwnedBot {
-  id: string;
-  username: string;
-  name: string;
-  enabled: boolean;
-  blocked: boolean;
-  privacy: "all" | "commands";
-  description: string | null;
-  shortDescription: string | null;
-  commands: BotCommand[];
-  webhookUrl: string | null;
-  startLink: string;
-  apiRoot: string;
-  libraries: Record<BotLibrary, string>;
-}
+import { CommandsEditor } from "./commands-editor";
+import type { OwnedBot } from "../../lib/types";
 
 /** What the starter bots hold where the token goes when it is not shown (it is shown only once). */
 const TOKEN_PLACEHOLDER = "<TOKEN>";

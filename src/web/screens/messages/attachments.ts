@@ -1,4 +1,5 @@
-import { uploadFile, type Upload } from "../../lib/api";
+import { uploadFile } from "../../lib/api";
+import type { Upload } from "../../lib/types";
 
 /** Chat upload kinds and their limits (docs/client-api.md, "Uploads and media"), checked before sending a byte. */
 export const CHAT_LIMITS = {

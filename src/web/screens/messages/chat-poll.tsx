@@ -4,7 +4,7 @@ import { describeError } from "../../lib/api";
 import { formatNumber } from "../../lib/format";
 import { useAction } from "../../lib/use-action";
 import { ChatActionsContext } from "./actions";
-import type { ChatMessage, ChatPoll } from "./types";
+import type { ChatMessage, ChatPoll } from "../../lib/types";
 
 const percent = new Intl.NumberFormat(undefined, { style: "percent" });
 

@@ -1,7 +1,7 @@
 import { useContext, useState } from "preact/hooks";
 import { api, describeError } from "../../lib/api";
 import { ChatActionsContext } from "./actions";
-import type { ChatMessage, InlineButton } from "./types";
+import type { ChatMessage, InlineButton } from "../../lib/types";
 
 interface CallbackAnswer {
   text: string | null;

@@ -19,7 +19,7 @@ import {
   openChatId,
 } from "./chat-store";
 import { formatTime } from "./message";
-import type { ChatListItem, Conversation } from "./types";
+import type { ChatListItem, Conversation } from "../../lib/types";
 
 const shortDay = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
 

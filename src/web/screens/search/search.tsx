@@ -7,9 +7,8 @@ import { Loading, Page } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { formatNumber } from "../../lib/format";
 import { usePagedList } from "../../lib/paged";
-import type { Post, PublicUser } from "../../lib/types";
+import type { ChatMessage, Conversation, Post, PublicUser } from "../../lib/types";
 import { PostCard } from "../feed/post-card";
-import type { ChatMessage, Conversation } from "../messages/types";
 import { FoundMessages, type FoundMessage } from "./found-messages";
 
 type SearchType = "users" | "posts" | "hashtags" | "messages";

@@ -2,7 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { FormError, Notice } from "../../components/field";
 import { api, describeError, uploadFile, ApiError } from "../../lib/api";
 import { formatNumber } from "../../lib/format";
-import type { Story } from "../../lib/stories";
+import type { Story } from "../../lib/types";
 
 const MAX_CAPTION = 200;
 const kindOf = (file: File) =>

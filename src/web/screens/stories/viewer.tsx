@@ -8,7 +8,8 @@ import { Loading, Page } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { formatDateTime, formatNumber, formatRelative } from "../../lib/format";
 import { account } from "../../lib/session";
-import { storyViewerHref, type Story, type StoryGroup } from "../../lib/stories";
+import { storyViewerHref } from "../../lib/stories";
+import type { Story, StoryGroup } from "../../lib/types";
 import { StoryViewers } from "./story-viewers";
 import { ResponsiveImage } from "../../components/media-image";
 

@@ -1,0 +1,539 @@
+import { t } from "elysia";
+import { NOTIFICATION_TYPES } from "../domain/notifications/table";
+import { NullableInteger, NullableString, NullableTime, Resource, Time } from "./schema";
+
+/*
+ * The resources of Client API responses: /api/openapi.json documents the answers with them and
+ * the web app derives its types from them (src/web/lib/types.ts, type imports only, so nothing
+ * of this reaches the browser bundle). The serializers stay the code that makes them; the type
+ * checks in src/clientapi/schemas.ts make tsc fail when a serializer stops sending a field listed
+ * here or changes its type, and src/clientapi/openapi.test.ts checks real answers against them.
+ */
+
+export const PublicUser = Resource({
+  id: t.String(),
+  username: t.String(),
+  displayName: t.String(),
+  avatarUrl: NullableString,
+  isBot: t.Boolean(),
+});
+
+/** A person in a followers or following list. */
+export const FollowUser = Resource({ ...PublicUser.properties, bio: NullableString, isFollowing: t.Boolean() });
+
+export const Profile = Resource(
+  {
+    ...PublicUser.properties,
+    bio: NullableString,
+    coverUrl: NullableString,
+    coverVideoUrl: NullableString,
+    followersCount: t.Integer(),
+    followingCount: t.Integer(),
+    postsCount: t.Integer(),
+    isFollowing: t.Boolean(),
+    followsYou: t.Boolean(),
+    isBlocked: t.Boolean(),
+    isMuted: t.Boolean(),
+    createdAt: Time,
+  },
+  "a person's profile as the viewer sees it",
+);
+
+export const TwoFactorMethod = t.UnionEnum(["none", "totp", "email", "messenger"]);
+
+export const Account = Resource(
+  {
+    id: t.String(),
+    username: t.String(),
+    email: NullableString,
+    displayName: t.String(),
+    bio: NullableString,
+    avatarUrl: NullableString,
+    coverUrl: NullableString,
+    coverVideoUrl: NullableString,
+    isBot: t.Boolean(),
+    isAdmin: t.Boolean(),
+    emailVerified: t.Boolean(),
+    twoFactorMethod: TwoFactorMethod,
+    createdAt: Time,
+  },
+  "the signed-in account",
+);
+
+/** A display copy of an image, for `srcset` (w descriptors: its width). */
+export const Rendition = Resource(
+  { url: t.String(), width: t.Integer(), height: t.Integer() },
+  "a smaller WebP copy of an image made for display",
+);
+const Renditions = t.Optional(
+  t.Array(Rendition, {
+    description:
+      "display copies of an image (WebP, never larger than the original), smallest first: offer them in srcset and keep url (the original) for when the reader asks for it; absent for other media",
+  }),
+);
+const Alt = t.Optional(
+  t.String({
+    description:
+      "the image's description (alt text, up to 1,500 characters) as its author gave it; absent when none was given. Given on a post as imageAlts (by the index of imageUrls), on a comment or message as each attachment's alt",
+  }),
+);
+
+export const PostImage = Resource({
+  url: t.String(),
+  kind: t.String(),
+  mime: NullableString,
+  width: NullableInteger,
+  height: NullableInteger,
+  thumbUrl: NullableString,
+  posterUrl: NullableString,
+  renditions: Renditions,
+  alt: Alt,
+});
+
+export const Poll = Resource({
+  id: t.String(),
+  question: NullableString,
+  multiple: t.Boolean(),
+  options: t.Array(Resource({ id: t.String(), index: t.Integer(), text: t.String(), votes: t.Integer() })),
+  totalVoters: t.Integer(),
+  myVotes: t.Array(t.String(), { description: "the ids of the options the viewer voted for" }),
+  voted: t.Boolean(),
+});
+
+export const LinkPreview = Resource(
+  {
+    url: t.String({ description: "the link the preview is for" }),
+    title: NullableString,
+    description: NullableString,
+    imageUrl: t.Union([t.String(), t.Null()], {
+      description: "the page's image as the page names it (on another site: load it only if you accept that)",
+    }),
+    siteName: NullableString,
+  },
+  "what the page of a post's or message's first link says of itself (OpenGraph, Twitter card, title and description tags), read by the server",
+);
+
+const PostFields = {
+  id: t.String(),
+  content: t.String({ description: "at most 2000 characters" }),
+  contentWarning: t.Union([t.String(), t.Null()], {
+    description:
+      "a content warning (up to 200 characters) to show instead of the text and images until asked; null for none",
+  }),
+  author: PublicUser,
+  images: t.Array(PostImage),
+  linkPreview: t.Union([LinkPreview, t.Null()], {
+    description:
+      "the preview of the text's first link: null while the server reads the page, when the author removed it, or when the page gave nothing to show",
+  }),
+  poll: t.Union([Poll, t.Null()]),
+  likeCount: t.Integer(),
+  commentCount: t.Integer(),
+  repostCount: t.Integer(),
+  liked: t.Boolean(),
+  bookmarked: t.Boolean(),
+  reposted: t.Boolean(),
+  isRepost: t.Boolean(),
+  clientPostId: t.Optional(NullableString),
+  createdAt: Time,
+  editedAt: NullableTime,
+};
+export const Post = Resource(
+  {
+    ...PostFields,
+    repostOf: t.Union(
+      [
+        Resource({ ...PostFields, repostOf: t.Null({ description: "an original is never itself a repost" }) }),
+        t.Null(),
+      ],
+      { description: "the reposted post" },
+    ),
+  },
+  "a post as the viewer sees it",
+);
+
+export const Comment = Resource({
+  id: t.String(),
+  postId: t.String(),
+  replyToId: NullableString,
+  content: t.String(),
+  contentWarning: t.Union([t.String(), t.Null()], {
+    description:
+      "a content warning (up to 200 characters) to show instead of the text and media until asked; null for none",
+  }),
+  media: t.Array(
+    Resource({
+      type: t.UnionEnum(["image", "video", "voice"]),
+      url: t.String(),
+      mime: NullableString,
+      width: NullableInteger,
+      height: NullableInteger,
+      durationMs: NullableInteger,
+      thumbUrl: NullableString,
+      posterUrl: NullableString,
+      renditions: Renditions,
+      alt: Alt,
+    }),
+  ),
+  author: PublicUser,
+  likeCount: t.Integer(),
+  replyCount: t.Integer(),
+  liked: t.Boolean(),
+  createdAt: Time,
+});
+
+/** A formatting entity of a message's text, as the Bot API names it. */
+export const MessageEntity = Resource({
+  type: t.String({ description: "bold, italic, code, pre, text_link, mention, … (the Bot API's MessageEntity types)" }),
+  offset: t.Integer({ description: "in UTF-16 code units" }),
+  length: t.Integer(),
+  url: t.Optional(t.String()),
+  language: t.Optional(t.String()),
+  user: t.Optional(Resource({ id: t.Integer(), username: t.Optional(t.String()) })),
+});
+
+/** A button of an inline keyboard, with the Bot API's field names. */
+export const InlineButton = Resource({
+  text: t.String(),
+  callback_data: t.Optional(t.String()),
+  url: t.Optional(t.String()),
+  web_app: t.Optional(Resource({ url: t.String() })),
+  copy_text: t.Optional(Resource({ text: t.String() })),
+  switch_inline_query_current_chat: t.Optional(t.String()),
+  pay: t.Optional(t.Boolean()),
+});
+
+export const ReplyButton = Resource({ text: t.String() });
+
+/** A message's reply_markup as the bot sent it (Bot API field names). */
+export const ReplyMarkup = Resource(
+  {
+    inline_keyboard: t.Optional(t.Array(t.Array(InlineButton))),
+    keyboard: t.Optional(t.Array(t.Array(t.Union([ReplyButton, t.String()])))),
+    resize_keyboard: t.Optional(t.Boolean()),
+    one_time_keyboard: t.Optional(t.Boolean()),
+    input_field_placeholder: t.Optional(t.String()),
+    is_persistent: t.Optional(t.Boolean()),
+    remove_keyboard: t.Optional(t.Boolean()),
+    force_reply: t.Optional(t.Boolean()),
+  },
+  "the bot's keyboard: inline buttons under the message, or reply buttons that replace the input",
+);
+
+export const MessageMedia = Resource({
+  type: t.String({ description: "image, video, voice, file or sticker" }),
+  url: t.String(),
+  name: t.Optional(NullableString),
+  durationMs: t.Optional(NullableInteger),
+  waveform: t.Optional(t.Union([t.Array(t.Integer()), t.Null()])),
+  width: t.Optional(NullableInteger),
+  height: t.Optional(NullableInteger),
+  thumb: t.Optional(NullableString),
+  thumbUrl: t.Optional(NullableString),
+  posterUrl: t.Optional(NullableString),
+  sizeBytes: t.Optional(NullableInteger),
+  mime: t.Optional(NullableString),
+  renditions: Renditions,
+  alt: Alt,
+});
+
+export const Invoice = Resource(
+  {
+    title: t.String(),
+    description: t.String(),
+    currency: t.String(),
+    totalAmount: t.Integer(),
+    prices: t.Optional(t.Array(Resource({ label: t.String(), amount: t.Integer() }))),
+    status: t.String({ description: "open, paid or refunded" }),
+  },
+  "an invoice to pay in stars",
+);
+
+export const Reaction = Resource({ emoji: t.String(), count: t.Integer(), userIds: t.Array(t.String()) });
+
+export const ChatPoll = Resource(
+  {
+    id: t.String(),
+    question: t.String(),
+    options: t.Array(Resource({ index: t.Integer(), text: t.String(), voterCount: t.Integer() })),
+    totalVoterCount: t.Integer(),
+    isClosed: t.Boolean(),
+    isAnonymous: t.Boolean(),
+    type: t.UnionEnum(["regular", "quiz"]),
+    allowsMultipleAnswers: t.Boolean(),
+    allowsRevoting: t.Boolean(),
+    correctOptionId: t.Union([t.Integer(), t.Null()], {
+      description: "a quiz's correct option, once the viewer answered or the poll closed",
+    }),
+    explanation: NullableString,
+    myVotes: t.Optional(
+      t.Array(t.Integer(), { description: "the viewer's options: in history and vote answers, not in live events" }),
+    ),
+  },
+  "a bot's poll in a chat, with the counts of the votes",
+);
+
+const Location = Resource({ latitude: t.Number(), longitude: t.Number() });
+
+export const Message = Resource(
+  {
+    id: t.String(),
+    messageId: t.Integer({ description: "the message's number in its chat (the Bot API's message_id)" }),
+    conversationId: t.String(),
+    kind: t.UnionEnum(["user", "system"]),
+    content: t.String(),
+    entities: t.Array(MessageEntity),
+    media: t.Array(MessageMedia),
+    replyMarkup: t.Union([ReplyMarkup, t.Null()]),
+    invoice: t.Union([Invoice, t.Null()]),
+    system: t.Union([Resource({ action: t.Optional(t.String()) }), t.Null()], {
+      description: "a system message's event (a member joined, the title changed, …)",
+    }),
+    sender: Resource({
+      id: NullableString,
+      username: t.String(),
+      displayName: t.String(),
+      avatarUrl: NullableString,
+      isBot: t.Boolean(),
+      isSystem: t.Boolean(),
+    }),
+    replyToId: NullableString,
+    replyTo: t.Union([
+      Resource({
+        id: t.String(),
+        messageId: t.Integer(),
+        content: t.String({ description: "the start of its text" }),
+        sender: Resource({ username: t.String() }),
+      }),
+      t.Null(),
+    ]),
+    forwardedFrom: t.Union([
+      Resource({ username: t.Optional(t.String()), displayName: t.Optional(t.String()) }),
+      t.Null(),
+    ]),
+    reactions: t.Array(Reaction),
+    pinned: t.Boolean(),
+    clientMessageId: NullableString,
+    createdAt: Time,
+    editedAt: NullableTime,
+    caption: t.Optional(t.String()),
+    location: t.Optional(Location),
+    venue: t.Optional(
+      Resource({
+        location: t.Optional(Location),
+        latitude: t.Optional(t.Number()),
+        longitude: t.Optional(t.Number()),
+        title: t.String(),
+        address: t.String(),
+      }),
+    ),
+    dice: t.Optional(Resource({ emoji: t.String(), value: t.Integer() })),
+    contact: t.Optional(
+      Resource({ phone_number: t.String(), first_name: t.String(), last_name: t.Optional(t.String()) }),
+    ),
+    poll: t.Optional(ChatPoll),
+    linkPreview: t.Optional(
+      Resource(LinkPreview.properties, "the preview of the text's first link, once the server has read the page"),
+    ),
+    protectedContent: t.Optional(
+      t.Literal(true, {
+        description: "its sender (a bot's protect_content) forbids forwarding, copying and saving it",
+      }),
+    ),
+  },
+  "a chat message",
+);
+
+export const Conversation = Resource({
+  id: t.String(),
+  conversationId: t.String(),
+  type: t.UnionEnum(["private", "group"]),
+  title: NullableString,
+  description: NullableString,
+  photoUrl: NullableString,
+  otherUser: t.Union([PublicUser, t.Null()]),
+  memberCount: t.Integer(),
+  myRole: NullableString,
+  myRights: t.Record(t.String(), t.Boolean(), { description: "what the viewer may do in a group" }),
+  lastReadMessageId: t.Integer(),
+  othersReadMessageId: t.Optional(
+    t.Integer({
+      description: "the furthest another member has read (the opened chat only; the chat list leaves it out)",
+    }),
+  ),
+  createdAt: Time,
+  lastMessageAt: NullableTime,
+});
+
+export const ChatListItem = Resource({
+  ...Conversation.properties,
+  lastMessage: t.Union([Message, t.Null()]),
+  unreadCount: t.Integer(),
+});
+
+export const Member = Resource({
+  user: PublicUser,
+  role: t.UnionEnum(["creator", "administrator", "member"]),
+  rights: t.Record(t.String(), t.Boolean()),
+  joinedAt: Time,
+});
+
+/** What a bot set with setChatMenuButton; a web_app one is a button beside the input. */
+export const MenuButton = t.Union([
+  Resource({ type: t.Literal("commands") }),
+  Resource({ type: t.Literal("default") }),
+  Resource({ type: t.Literal("web_app"), text: t.String(), web_app: Resource({ url: t.String() }) }),
+]);
+
+export const BotCommand = Resource({ command: t.String(), description: t.String() });
+
+export const BotCard = Resource(
+  {
+    ...PublicUser.properties,
+    description: NullableString,
+    shortDescription: NullableString,
+    commands: t.Array(BotCommand),
+    enabled: t.Boolean(),
+    menuButton: MenuButton,
+  },
+  "a bot's public card",
+);
+
+export const Story = Resource({
+  id: t.String(),
+  author: PublicUser,
+  mediaUrl: t.String(),
+  mediaType: t.UnionEnum(["image", "video", "voice"]),
+  thumbUrl: NullableString,
+  width: t.Optional(t.Union([t.Integer(), t.Null()], { description: "an image story's width in pixels" })),
+  height: t.Optional(t.Union([t.Integer(), t.Null()], { description: "an image story's height in pixels" })),
+  renditions: Renditions,
+  caption: NullableString,
+  createdAt: Time,
+  expiresAt: Time,
+  seen: t.Boolean(),
+  viewsCount: t.Optional(t.Integer({ description: "to the author only" })),
+});
+
+/** One followed account's stories of the last day. */
+export const StoryGroup = Resource({
+  author: PublicUser,
+  stories: t.Array(Story),
+  hasUnseen: t.Boolean(),
+  latestAt: Time,
+});
+
+export const Notification = Resource(
+  {
+    id: t.String({ description: "the group's id (mark read takes it)" }),
+    type: t.UnionEnum(NOTIFICATION_TYPES),
+    actor: Resource(PublicUser.properties, "the latest of the group's people"),
+    actors: t.Array(PublicUser, { description: "the group's latest people, newest first (a few)" }),
+    count: t.Integer({ description: 'how many people the group counts ("12 people liked your post")' }),
+    postId: NullableString,
+    commentId: NullableString,
+    reportId: t.Union([t.String(), t.Null()], {
+      description: 'a "report" notification: the person\'s report, now resolved (GET /api/social/reports)',
+    }),
+    read: t.Boolean(),
+    createdAt: t.String({ format: "date-time", description: "the time of the group's latest event" }),
+  },
+  "a notification group: likes, reposts and poll votes of one post, or follows, gathered while unread; other kinds are a group of one",
+);
+
+/** unreadCount: unread groups; unseenCount: those with an event since the list was last opened (the badge). */
+export const NotificationCounts = t.Object({
+  unreadCount: t.Integer({ description: "unread groups" }),
+  unseenCount: t.Integer({ description: "groups with an event since the list was last opened (the badge)" }),
+});
+
+export const Upload = Resource({
+  id: t.String(),
+  url: t.String(),
+  thumb: NullableString,
+  posterUrl: NullableString,
+  renditions: t.Array(Rendition, {
+    description:
+      "display copies of an image (WebP, never larger than the original), smallest first; empty for other files",
+  }),
+  kind: t.String(),
+  mime: t.String(),
+  sizeBytes: t.Integer(),
+  width: NullableInteger,
+  height: NullableInteger,
+  durationMs: NullableInteger,
+  name: NullableString,
+  createdAt: Time,
+});
+
+export const Session = Resource({
+  id: t.String(),
+  userAgent: NullableString,
+  ip: NullableString,
+  createdAt: Time,
+  lastSeenAt: Time,
+  current: t.Boolean(),
+});
+
+export const OwnedBot = Resource(
+  {
+    id: t.String(),
+    username: t.String(),
+    name: t.String(),
+    enabled: t.Boolean(),
+    blocked: t.Boolean(),
+    privacy: t.UnionEnum(["all", "commands"], { description: "the messages of groups it gets: all, or commands only" }),
+    description: NullableString,
+    shortDescription: NullableString,
+    commands: t.Array(BotCommand),
+    webhookUrl: NullableString,
+    startLink: t.String(),
+    apiRoot: t.String({ description: "what to give a bot library as its server setting" }),
+    libraries: t.Record(t.String(), t.String(), {
+      description: "the server setting per bot library, where it differs",
+    }),
+    createdAt: Time,
+  },
+  "a bot as its owner sees it",
+);
+
+/** Who may register: anyone, anyone who solves the captcha, holders of an invite, or nobody. */
+export const Registration = t.UnionEnum(["open", "captcha", "invite", "closed"]);
+
+/** What the instance says about itself to anyone (config instance.*, changed live by administrators). */
+export const Instance = Resource({
+  name: t.String(),
+  description: t.String(),
+  rules: t.Array(t.String(), { description: "registering means accepting these (register's acceptRules)" }),
+  contact: t.String({ description: "how to reach the administrators: an e-mail address, a link, or empty" }),
+  registration: Registration,
+});
+
+/** A new CSRF token and the sign-up mode (GET /api/auth/csrf, GET /api/start). */
+export const CsrfAnswer = t.Object({
+  csrfToken: t.String(),
+  captchaRequired: t.Boolean(),
+  registration: Registration,
+});
+
+/** What the app's shell needs before its first screen (GET /api/start). */
+export const StartAnswer = t.Composite([
+  CsrfAnswer,
+  t.Object({
+    instance: Instance,
+    account: t.Union([Account, t.Null()], { description: "null: nobody is signed in (or the session is over)" }),
+    unread: t.Union(
+      [
+        t.Object({
+          chats: t.Integer({ description: "chats with unread messages (GET /api/social/messages/unread)" }),
+          notifications: t.Integer({
+            description:
+              "the notifications badge: unread groups since the list was last opened (unseenCount of notifications)",
+          }),
+        }),
+        t.Null(),
+      ],
+      { description: "the header's badges; null when signed out" },
+    ),
+  }),
+]);
