@@ -5,19 +5,20 @@ import type { TSchema } from "elysia";
 import { clientApiRoutes } from ".";
 import { documentPath } from "./openapi";
 import { ROUTE_ERRORS_KEY } from "./docs";
-import { startTestServer, type TestServer } from "../testing/server";
+import { inProcessApp, type InProcessApp } from "../testing/in-process";
 import { signedInClient } from "../testing/fixtures";
 
 type Json = Record<string, any>;
 type Route = { method: string; path: string; hooks: Json };
 
-let server: TestServer;
+let server: InProcessApp;
 let document: Json;
 let routes: Route[];
 
 beforeAll(async () => {
-  server = await startTestServer();
-  const res = await fetch(`${server.url}/api/openapi.json`);
+  // the document and the answers checked against it, not their transport: in process
+  server = await inProcessApp();
+  const res = await server.fetch("/api/openapi.json");
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toContain("application/json");
   document = (await res.json()) as Json;

@@ -1,6 +1,6 @@
 import { generate } from "otplib";
 import type { App } from "../app";
-import { TestClient } from "./client";
+import { clientOf, TestClient, type Reachable } from "./client";
 import { makeUser } from "./fixtures";
 import { createLogger, type Logger } from "../lib/log";
 import type { ManualClock } from "../lib/clock";
@@ -32,11 +32,11 @@ export const totpAt = (secret: string, clock: ManualClock, offsetSteps = 0) =>
   generate({ secret, epoch: Math.floor(clock.now() / 1000) + offsetSteps * 30 });
 
 /** One fresh account signed in on COUNT devices (each its own cookie jar and user agent "device-i/1.0"). */
-export async function signedInDevices(server: { app: App; url: string }, count: number) {
+export async function signedInDevices(server: Reachable & { app: App }, count: number) {
   const user = await makeUser(server.app);
   const clients: TestClient[] = [];
   for (let i = 0; i < count; i++) {
-    const c = new TestClient(server.url);
+    const c = clientOf(server);
     c.userAgent = `device-${i}/1.0`;
     const res = await c.login(user.email!, user.password);
     if (res.status !== 200) throw new Error(`login failed: ${JSON.stringify(res.body)}`);

@@ -1,19 +1,23 @@
-/**
- * An HTTP client with a cookie jar, speaking to a real server as a program would:
- * it fetches a CSRF token before its first mutating request and sends it as x-csrf-token.
- */
 export interface ApiResponse<T = any> {
   status: number;
   headers: Headers;
   body: T;
 }
 
+/**
+ * An HTTP client with a cookie jar, speaking to a real server as a program would:
+ * it fetches a CSRF token before its first mutating request and sends it as x-csrf-token.
+ * SEND carries each request (fetch over the network; an in-process app's own, src/testing/in-process.ts).
+ */
 export class TestClient {
   readonly cookies = new Map<string, string>();
   csrf: string | null = null;
   userAgent = "socialctl-tests/1.0";
 
-  constructor(readonly baseUrl: string) {}
+  constructor(
+    readonly baseUrl: string,
+    private readonly send: (url: string, init: RequestInit) => Promise<Response> = fetch,
+  ) {}
 
   async request<T = any>(
     method: string,
@@ -32,7 +36,7 @@ export class TestClient {
       headers["content-type"] ??= "application/json";
       payload = typeof body === "string" ? body : JSON.stringify(body);
     }
-    const res = await fetch(this.baseUrl + path, { method, headers, body: payload, redirect: "manual" });
+    const res = await this.send(this.baseUrl + path, { method, headers, body: payload, redirect: "manual" });
     this.storeCookies(res.headers);
     const text = await res.text();
     let parsed: unknown = text;
@@ -82,3 +86,12 @@ export class TestClient {
     }
   }
 }
+
+/** What a client is made for: a server at its URL, or an in-process app, which makes its own clients. */
+export interface Reachable {
+  url: string;
+  client?: () => TestClient;
+}
+
+/** A new client for INSTANCE: a server's over the network, an in-process app's through its own `client()`. */
+export const clientOf = (instance: Reachable): TestClient => instance.client?.() ?? new TestClient(instance.url);

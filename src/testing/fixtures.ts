@@ -5,7 +5,7 @@ import { createSession } from "../domain/sessions/service";
 import { sessionTtls } from "../http/context";
 import { ACCESS_COOKIE, REFRESH_COOKIE } from "../http/cookies";
 import { newCuid } from "../lib/ids";
-import { TestClient } from "./client";
+import { clientOf, TestClient, type Reachable } from "./client";
 
 let counter = 0;
 
@@ -25,9 +25,9 @@ export async function makeUser(app: App, input: Partial<NewUser> = {}): Promise<
 }
 
 /** A signed-in client for a fresh account. */
-export async function signedInClient(server: { app: App; url: string }, input: Partial<NewUser> = {}) {
+export async function signedInClient(server: Reachable & { app: App }, input: Partial<NewUser> = {}) {
   const user = await makeUser(server.app, input);
-  const client = new TestClient(server.url);
+  const client = clientOf(server);
   const res = await client.login(user.email!, user.password);
   if (res.status !== 200) throw new Error(`login failed: ${JSON.stringify(res.body)}`);
   return { user, client };
@@ -42,7 +42,7 @@ let quickCounter = 0;
  * covered by the auth tests (use `signedInClient` where the password matters).
  */
 export async function quickPerson(
-  server: { app: App; url: string },
+  server: Reachable & { app: App },
   input: { username?: string; displayName?: string } = {},
 ): Promise<{ user: UserRow; client: TestClient }> {
   const { app } = server;
@@ -69,7 +69,7 @@ export async function quickPerson(
     userAgent: "socialctl-tests/1.0",
     ip: "127.0.0.1",
   });
-  const client = new TestClient(server.url);
+  const client = clientOf(server);
   client.cookies.set(ACCESS_COOKIE, tokens.accessToken);
   client.cookies.set(REFRESH_COOKIE, tokens.refreshToken);
   return { user, client };

@@ -1,11 +1,12 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { chownSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrateToLatest, openPostgresStorage } from "../db";
 import { postgresBinDir } from "../ops/postgres-tools";
 import { freeLoopbackPort } from "./ports";
-import { atEndOfRun } from "./end-of-run";
+import { testsOnPostgres } from "./engine";
+import { whenProcessEnds } from "./process-end";
 
 /**
  * A throwaway PostgreSQL cluster for tests: Debian's server binaries, `initdb` in a temp dir
@@ -29,28 +30,28 @@ export interface PostgresCluster {
 
 const SUPERUSER = "postgres";
 
-/** Runs a server binary as the postgres user when we are root (the server refuses root). */
+/** The command running a server binary as the postgres user when we are root (the server refuses root). */
+function asPostgres(bin: string, args: string[]): string[] {
+  return process.getuid?.() === 0 ? ["runuser", "-u", SUPERUSER, "--", bin, ...args] : [bin, ...args];
+}
+
+/** Runs a server binary (asPostgres) and waits for it. */
 function runAsPostgres(bin: string, args: string[]): void {
-  const asRoot = process.getuid?.() === 0;
-  const [cmd, argv] = asRoot ? ["runuser", ["-u", SUPERUSER, "--", bin, ...args]] : [bin, args];
-  const res = spawnSync(cmd, argv, { encoding: "utf8", cwd: "/" });
+  const [cmd, ...argv] = asPostgres(bin, args);
+  const res = spawnSync(cmd!, argv, { encoding: "utf8", cwd: "/" });
   if (res.status !== 0)
     throw new Error(`${bin} ${args.join(" ")} failed (${res.status}): ${res.stderr || res.stdout || res.error}`);
 }
 
-/**
- * Stops the cluster in DATA and removes DIR from a detached shell the exiting process does not
- * wait for (immediate mode: a test cluster keeps nothing).
- */
-function stopDetached(pgCtl: string, data: string, dir: string): void {
-  const asRoot = process.getuid?.() === 0;
-  const stopCmd = `${asRoot ? `runuser -u ${SUPERUSER} -- ` : ""}'${pgCtl}' -D '${data}' -m immediate -w stop`;
-  const child = spawn("sh", ["-c", `${stopCmd} >/dev/null 2>&1; rm -rf '${dir}'`], {
-    cwd: "/",
-    detached: true,
-    stdio: "ignore",
-  });
-  child.unref();
+/** runAsPostgres without blocking this process's event loop meanwhile (a test runner reading its tests' output). */
+async function runAsPostgresAside(bin: string, args: string[]): Promise<void> {
+  const proc = Bun.spawn(asPostgres(bin, args), { cwd: "/", stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  if (code !== 0) throw new Error(`${bin} ${args.join(" ")} failed (${code}): ${err || out}`);
 }
 
 /**
@@ -64,12 +65,18 @@ export async function startPostgresCluster(opts: { commitsWritten?: boolean } = 
   if (!bin) throw new Error("PostgreSQL is not installed (apt-get install postgresql; .ci/run does it)");
   const dir = mkdtempSync(join(tmpdir(), "socialctl-pg-"));
   const data = join(dir, "data");
+  // the process may end without anyone calling stop (a failed test file, the shared cluster of
+  // a test process, a benchmark): the cluster goes too, once the process has ended
+  const stopCmd = asPostgres(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"])
+    .map((word) => `'${word}'`)
+    .join(" ");
+  whenProcessEnds(`${stopCmd} >/dev/null 2>&1; rm -rf '${dir}'`);
   if (process.getuid?.() === 0) {
     const id = spawnSync("id", ["-u", SUPERUSER], { encoding: "utf8" });
     const gid = spawnSync("id", ["-g", SUPERUSER], { encoding: "utf8" });
     chownSync(dir, Number(id.stdout.trim()), Number(gid.stdout.trim()));
   }
-  runAsPostgres(join(bin, "initdb"), [
+  await runAsPostgresAside(join(bin, "initdb"), [
     "-D",
     data,
     "-U",
@@ -93,9 +100,9 @@ export async function startPostgresCluster(opts: { commitsWritten?: boolean } = 
     "-c max_connections=200",
     "-c shared_buffers=32MB",
   ].join(" ");
-  const startUp = () =>
-    runAsPostgres(join(bin, "pg_ctl"), ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "-t", "60", "start"]);
-  startUp();
+  const startArgs = ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "-t", "60", "start"];
+  const startUp = () => runAsPostgres(join(bin, "pg_ctl"), startArgs);
+  await runAsPostgresAside(join(bin, "pg_ctl"), startArgs);
   let stopped = false;
   const stop = () => {
     if (stopped) return;
@@ -106,69 +113,100 @@ export async function startPostgresCluster(opts: { commitsWritten?: boolean } = 
       rmSync(dir, { recursive: true, force: true });
     }
   };
-  // the process may end without anyone calling stop (a failed test file, the shared cluster):
-  // the cluster goes too, at the end of a test run or of any other process (a benchmark). At
-  // the end of a test run nothing waits for it: a synchronous stop inside bun's global afterAll
-  // can be reported as a timed-out hook under heavy load, failing a green run
-  const stopInBackground = () => {
-    if (stopped) return;
-    stopped = true;
-    stopDetached(join(bin, "pg_ctl"), data, dir);
-  };
-  atEndOfRun(stopInBackground);
-  process.once("exit", stopInBackground);
-  const url = (name: string) => `postgres://${SUPERUSER}@127.0.0.1:${port}/${name}`;
   return {
     port,
     dir,
-    url,
-    async createDatabase(name, template) {
-      const admin = new Bun.SQL(url("postgres"), { max: 1 });
-      try {
-        await admin.unsafe(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ""}`);
-      } finally {
-        await admin.close();
-      }
-      return url(name);
-    },
+    ...databasesAt(`postgres://${SUPERUSER}@127.0.0.1:${port}/postgres`),
     shutDown: () => runAsPostgres(join(bin, "pg_ctl"), ["-D", data, "-m", "fast", "-w", "-t", "60", "stop"]),
     startUp,
     stop,
   };
 }
 
-let shared: Promise<PostgresCluster> | null = null;
+/** What a test process does with a cluster: make databases on it and name them by URL. */
+type Databases = Pick<PostgresCluster, "url" | "createDatabase">;
+
+/** The databases of the server at URL (a database URL on it: any database), made through its `postgres` database. */
+function databasesAt(url: string): Databases {
+  const on = (name: string) => {
+    const u = new URL(url);
+    u.pathname = `/${name}`;
+    return u.href;
+  };
+  return {
+    url: on,
+    async createDatabase(name, template) {
+      const admin = new Bun.SQL(on("postgres"), { max: 1 });
+      try {
+        await admin.unsafe(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ""}`);
+      } finally {
+        await admin.close();
+      }
+      return on(name);
+    },
+  };
+}
+
+/** The name of the database with every migration applied that test databases are copied from. */
+const TEMPLATE = "social_template";
+
+/** Makes the template database on CLUSTER and applies every migration to it: its URL. */
+async function migratedTemplate(cluster: Databases): Promise<string> {
+  const url = await cluster.createDatabase(TEMPLATE);
+  const storage = openPostgresStorage(url);
+  try {
+    await migrateToLatest(storage.db);
+  } finally {
+    await storage.close();
+  }
+  return url;
+}
+
+/**
+ * Names a cluster made for a whole test run (scripts/test.ts) to the run's test processes: the
+ * URL of its migrated template database. Without it, each test process starts a cluster of its own.
+ */
+export const RUN_CLUSTER_ENV = "SOCIAL_TEST_POSTGRES";
+
+/**
+ * A cluster for every test process of a run, with the template migrated: the value of
+ * RUN_CLUSTER_ENV for them, and its stop. Test processes share it through their own database
+ * names (tPID_N), so a run starts one cluster and migrates once instead of once per worker.
+ */
+export async function startRunCluster(): Promise<{ env: string; stop(): void }> {
+  const cluster = await startPostgresCluster();
+  try {
+    return { env: await migratedTemplate(cluster), stop: cluster.stop };
+  } catch (err) {
+    cluster.stop();
+    throw err;
+  }
+}
+
+let shared: Promise<{ cluster: Databases; template: string }> | null = null;
 let databases = 0;
 
-/** The one cluster of this test process, started on first use. */
-export function sharedPostgresCluster(): Promise<PostgresCluster> {
-  shared ??= startPostgresCluster();
+/**
+ * The cluster this test process makes its databases on, and the name of its template: the
+ * run's (RUN_CLUSTER_ENV), else the process's own, started and its template migrated on first use.
+ */
+function sharedCluster(): Promise<{ cluster: Databases; template: string }> {
+  shared ??= (async () => {
+    const run = process.env[RUN_CLUSTER_ENV];
+    if (run) return { cluster: databasesAt(run), template: new URL(run).pathname.slice(1) };
+    const cluster = await startPostgresCluster();
+    await migratedTemplate(cluster);
+    return { cluster, template: TEMPLATE };
+  })();
   return shared;
 }
 
-let template: Promise<string> | null = null;
-
-/** A database with every migration applied, copied for each test app (copying is faster than migrating). */
-function migratedTemplate(cluster: PostgresCluster): Promise<string> {
-  template ??= (async () => {
-    const name = "social_template";
-    const storage = openPostgresStorage(await cluster.createDatabase(name));
-    try {
-      await migrateToLatest(storage.db);
-    } finally {
-      await storage.close();
-    }
-    return name;
-  })();
-  return template;
-}
-
-/** A fresh database on the process's shared cluster, migrated (or EMPTY): its URL. */
+/** A fresh database on the process's shared cluster, migrated (a copy of the template: faster than migrating) or EMPTY: its URL. */
 export async function freshPostgresDatabase(opts: { empty?: boolean } = {}): Promise<string> {
-  const cluster = await sharedPostgresCluster();
+  const { cluster, template } = await sharedCluster();
   const name = `t${process.pid}_${++databases}`;
-  return cluster.createDatabase(name, opts.empty ? undefined : await migratedTemplate(cluster));
+  return cluster.createDatabase(name, opts.empty ? undefined : template);
 }
 
-/** True when the test app factory should put apps on PostgreSQL (SOCIAL_TEST_DATABASE=postgres). */
-export const testsOnPostgres = (): boolean => process.env.SOCIAL_TEST_DATABASE === "postgres";
+/** Where the engine switch lives (src/testing/engine.ts), for the tests that import it from here. */
+export { testsOnPostgres };
