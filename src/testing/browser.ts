@@ -78,6 +78,8 @@ export async function newPerson(
      * only the tests of the installed app need it, the others skip that work
      */
     serviceWorkers?: "allow" | "block";
+    /** the browser's language (navigator.languages, Accept-Language): the app follows it */
+    locale?: string;
   } = {},
 ): Promise<Person> {
   const context = await browser.newContext({
@@ -85,7 +87,7 @@ export async function newPerson(
     viewport: opts.viewport ?? { width: 1280, height: 800 },
     colorScheme: opts.colorScheme ?? "light",
     serviceWorkers: opts.serviceWorkers ?? "block",
-    locale: "en-US",
+    locale: opts.locale ?? "en-US",
     timezoneId: "UTC",
   });
   context.setDefaultTimeout(10_000);

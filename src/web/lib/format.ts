@@ -37,6 +37,10 @@ export function formatBytes(n: number): string {
   }).format(n);
 }
 
+/** 3, "hour" → "3 hours", in the app's language. */
+export const formatUnit = (value: number, unit: "day" | "hour" | "minute") =>
+  new Intl.NumberFormat(language.value, { style: "unit", unit, unitDisplay: "long" }).format(value);
+
 const STEPS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
   ["second", 60],
   ["minute", 60],
