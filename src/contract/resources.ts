@@ -415,6 +415,9 @@ export const Story = Resource({
   viewsCount: t.Optional(t.Integer({ description: "to the author only" })),
 });
 
+/** Who saw a story, and when (to its author). */
+export const StoryViewer = Resource({ user: PublicUser, viewedAt: Time });
+
 /** One followed account's stories of the last day. */
 export const StoryGroup = Resource({
   author: PublicUser,
@@ -466,6 +469,21 @@ export const Upload = Resource({
   createdAt: Time,
 });
 
+/** A movement of stars on the person's balance. */
+export const StarTransaction = Resource({
+  id: t.String(),
+  kind: t.UnionEnum(["grant", "payment", "refund", "hold_release", "withdrawal", "gift"]),
+  amount: t.Integer({ description: "negative when stars left the balance" }),
+  balanceAfter: t.Integer(),
+  reference: NullableString,
+  note: NullableString,
+  counterparty: t.Union([
+    Resource({ id: t.String(), username: NullableString, displayName: NullableString, isBot: t.Boolean() }),
+    t.Null(),
+  ]),
+  createdAt: Time,
+});
+
 export const Session = Resource({
   id: t.String(),
   userAgent: NullableString,
@@ -473,6 +491,28 @@ export const Session = Resource({
   createdAt: Time,
   lastSeenAt: Time,
   current: t.Boolean(),
+});
+
+/** One entry of a bot's developer log: a call it made, or an update it was given. */
+export const BotLogEntry = Resource({
+  id: t.Integer({ description: "pass as ?after= (or Last-Event-ID) to continue" }),
+  at: Time,
+  kind: t.UnionEnum(["call", "update"]),
+  method: t.String({ description: "call: the method; update: getUpdates or webhook" }),
+  params: t.Optional(t.Record(t.String(), t.Unknown(), { description: "files elided, long values cut" })),
+  ok: t.Boolean(),
+  result: t.Optional(t.Unknown()),
+  error: t.Optional(t.Object({ code: t.Integer(), description: t.String() })),
+  ms: t.Optional(t.Number({ description: "latency" })),
+  update: t.Optional(t.Object({ updateId: t.Integer(), type: t.String() })),
+});
+
+/** A bot's income from payments: held for a while, then withdrawable to its owner's balance. */
+export const BotIncome = Resource({
+  held: t.Integer(),
+  withdrawable: t.Integer(),
+  nextReleaseAt: NullableTime,
+  recentPayments: t.Array(t.Unknown()),
 });
 
 export const OwnedBot = Resource(

@@ -1,5 +1,5 @@
-import { doc, Time } from "../docs";
-import { Page, PublicUser, Story, StoryGroup } from "../schemas";
+import { doc } from "../docs";
+import { Page, Story, StoryGroup, StoryViewer } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import {
@@ -83,7 +83,7 @@ export function storyRoutes(app: App) {
         params: StoryParams,
         query: PageQuery,
         detail: doc("Who saw my story", {
-          data: Page("viewers", t.Object({ user: PublicUser, viewedAt: Time })),
+          data: Page("viewers", StoryViewer),
           errors: ["FORBIDDEN"],
         }),
       },

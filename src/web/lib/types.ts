@@ -23,6 +23,8 @@ export type Post = Static<typeof resources.Post>;
 export type Comment = Static<typeof resources.Comment>;
 export type Story = Static<typeof resources.Story>;
 export type StoryGroup = Static<typeof resources.StoryGroup>;
+export type StoryViewer = Static<typeof resources.StoryViewer>;
+export type StarTransaction = Static<typeof resources.StarTransaction>;
 export type Upload = Static<typeof resources.Upload>;
 export type InstanceIdentity = Static<typeof resources.Instance>;
 /** What GET /api/auth/csrf (and GET /api/start) tells about the instance besides the token. */
@@ -32,6 +34,8 @@ export type Session = Static<typeof resources.Session>;
 export type OwnedBot = Static<typeof resources.OwnedBot>;
 export type BotCommand = Static<typeof resources.BotCommand>;
 export type BotCard = Static<typeof resources.BotCard>;
+export type BotLogEntry = Static<typeof resources.BotLogEntry>;
+export type BotIncome = Static<typeof resources.BotIncome>;
 
 export type Notification = Static<typeof resources.Notification>;
 export type NotificationCounts = Static<typeof resources.NotificationCounts>;

@@ -7,16 +7,10 @@ import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
 import { BotLog } from "./bot-log";
 import { CommandsEditor } from "./commands-editor";
-import type { OwnedBot } from "../../lib/types";
+import type { BotIncome as Income, OwnedBot } from "../../lib/types";
 
 /** What the starter bots hold where the token goes when it is not shown (it is shown only once). */
 const TOKEN_PLACEHOLDER = "<TOKEN>";
-
-interface Income {
-  held: number;
-  withdrawable: number;
-  nextReleaseAt: string | null;
-}
 
 /**
  * /dashboard/bots: the owner's bots. Create one (its token shown once), reissue the token,

@@ -6,19 +6,8 @@ import { api, describeError } from "../../lib/api";
 import { formatDateTime, formatNumber } from "../../lib/format";
 import { usePagedList } from "../../lib/paged";
 import { onRealtime } from "../../lib/realtime";
-import type { PageInfo } from "../../lib/types";
+import type { PageInfo, StarTransaction as Transaction } from "../../lib/types";
 import { GiftForm } from "./gift";
-
-interface Transaction {
-  id: string;
-  kind: "grant" | "payment" | "refund" | "hold_release" | "withdrawal" | "gift";
-  amount: number;
-  balanceAfter: number;
-  reference: string | null;
-  note: string | null;
-  counterparty: { id: string; username: string; displayName: string; isBot: boolean } | null;
-  createdAt: string;
-}
 
 const signed = new Intl.NumberFormat(undefined, { signDisplay: "exceptZero" });
 

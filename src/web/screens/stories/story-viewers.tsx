@@ -5,12 +5,7 @@ import { ListFooter } from "../../components/list-footer";
 import { api } from "../../lib/api";
 import { formatDateTime, formatRelative } from "../../lib/format";
 import { usePagedList } from "../../lib/paged";
-import type { PageInfo, PublicUser } from "../../lib/types";
-
-interface Viewer {
-  user: PublicUser;
-  viewedAt: string;
-}
+import type { PageInfo, StoryViewer as Viewer } from "../../lib/types";
 
 /** Who saw one of my stories, newest first, in a dialog. */
 export function StoryViewers({ storyId, open, onClose }: { storyId: string; open: boolean; onClose: () => void }) {
