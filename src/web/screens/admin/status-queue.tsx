@@ -26,26 +26,29 @@ export function NodesSection({ nodes }: { nodes: InstanceStatus["nodes"] }) {
   return (
     <section class="card" aria-labelledby="nodes-heading">
       <h2 id="nodes-heading">{t("admin.nodes.heading")}</h2>
-      <table class="admin-table">
-        <thead>
-          <tr>
-            <th scope="col">{t("admin.nodes.node")}</th>
-            <th scope="col">{t("admin.nodes.version")}</th>
-            <th scope="col">{t("admin.nodes.readiness")}</th>
-            <th scope="col">{t("admin.nodes.lastSeen")}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {nodes.map((n) => (
-            <tr key={n.id}>
-              <th scope="row">{n.id}</th>
-              <td>{n.version}</td>
-              <td>{n.readiness ? describeReadiness(n.readiness) : t("admin.nodes.notReported")}</td>
-              <td>{formatDateTime(new Date(n.seenAt).toISOString())}</td>
+      {/* focusable, so a keyboard can scroll the table sideways on a narrow screen */}
+      <div class="table-scroll" role="region" aria-label={t("admin.nodes.heading")} tabIndex={0}>
+        <table class="admin-table">
+          <thead>
+            <tr>
+              <th scope="col">{t("admin.nodes.node")}</th>
+              <th scope="col">{t("admin.nodes.version")}</th>
+              <th scope="col">{t("admin.nodes.readiness")}</th>
+              <th scope="col">{t("admin.nodes.lastSeen")}</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {nodes.map((n) => (
+              <tr key={n.id}>
+                <th scope="row">{n.id}</th>
+                <td>{n.version}</td>
+                <td>{n.readiness ? describeReadiness(n.readiness) : t("admin.nodes.notReported")}</td>
+                <td>{formatDateTime(new Date(n.seenAt).toISOString())}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </section>
   );
 }
