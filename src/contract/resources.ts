@@ -371,6 +371,22 @@ export const ChatListItem = Resource({
   unreadCount: t.Integer(),
 });
 
+/** A hashtag found, with how many posts use it. */
+export const Hashtag = Resource({ tag: t.String(), postCount: t.Integer() });
+
+/** What a search finds: with `type`, one list and its cursor; without, the first page of each and a cursor per list. */
+export const SearchAnswer = t.Object({
+  query: t.String(),
+  type: t.String(),
+  users: t.Array(PublicUser),
+  posts: t.Array(Post),
+  hashtags: t.Array(Hashtag),
+  messages: t.Array(Message),
+  chats: t.Array(Conversation, { description: "the chats of the messages found" }),
+  nextCursor: NullableString,
+  cursors: t.Record(t.String(), NullableString),
+});
+
 export const Member = Resource({
   user: PublicUser,
   role: t.UnionEnum(["creator", "administrator", "member"]),

@@ -51,6 +51,8 @@ export type ChatPoll = Static<typeof resources.ChatPoll>;
 export type Conversation = Static<typeof resources.Conversation>;
 export type ChatListItem = Static<typeof resources.ChatListItem>;
 export type Member = Static<typeof resources.Member>;
+export type Hashtag = Static<typeof resources.Hashtag>;
+export type SearchAnswer = Static<typeof resources.SearchAnswer>;
 
 export type AdminAccount = Static<typeof admin.AdminAccount>;
 export type AdminBot = Static<typeof admin.AdminBot>;
