@@ -553,6 +553,17 @@ export const OwnedBot = Resource(
   "a bot as its owner sees it",
 );
 
+/** A sign-in by QR code: the code a program shows, and how to poll for its state. */
+export const QrStart = t.Object({ token: t.String(), expiresAt: Time, pollIntervalMs: t.Integer(), link: t.String() });
+
+export const QrStatus = t.UnionEnum(["PENDING", "APPROVED", "CLAIMED", "EXPIRED", "REFUSED"]);
+
+/** A QR sign-in's state, and the device that showed the code. */
+export const QrRequest = t.Object({
+  status: QrStatus,
+  device: Resource({ userAgent: t.String(), ip: t.String(), requestedAt: Time }),
+});
+
 /** Who may register: anyone, anyone who solves the captcha, holders of an invite, or nobody. */
 export const Registration = t.UnionEnum(["open", "captcha", "invite", "closed"]);
 

@@ -77,4 +77,6 @@ export type OwnReportPage = { reports: OwnReport[]; pageInfo: PageInfo };
 export type ReportGroup = Static<typeof reports.ReportGroup>;
 export type ReportGroupPage = { groups: ReportGroup[]; pageInfo: PageInfo };
 
-export type QrStatus = "PENDING" | "APPROVED" | "CLAIMED" | "EXPIRED" | "REFUSED";
+export type QrStart = Static<typeof resources.QrStart>;
+export type QrStatus = Static<typeof resources.QrStatus>;
+export type QrRequest = Static<typeof resources.QrRequest>;

@@ -5,13 +5,7 @@ import { Loading, Page } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { formatDateTime } from "../../lib/format";
 import { account } from "../../lib/session";
-import type { QrStatus } from "../../lib/types";
-
-interface QrRequest {
-  status: QrStatus;
-  /** the device that showed the code, when the server knows it */
-  device?: { userAgent: string; ip: string; requestedAt: string } | null;
-}
+import type { QrRequest, QrStatus } from "../../lib/types";
 
 /** "Chrome on Linux" from a User-Agent string; the raw string when nothing is recognised. */
 export function describeDevice(userAgent: string): string {

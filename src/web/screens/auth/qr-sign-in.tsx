@@ -3,14 +3,7 @@ import { FormError } from "../../components/field";
 import { QrCode } from "../../components/qr-code";
 import { api, describeError } from "../../lib/api";
 import { sessionStarted } from "../../lib/session";
-import type { Account, QrStatus } from "../../lib/types";
-
-interface QrStart {
-  token: string;
-  expiresAt: string;
-  pollIntervalMs: number;
-  link: string;
-}
+import type { Account, QrStart, QrStatus } from "../../lib/types";
 
 const ENDED: Partial<Record<QrStatus, string>> = {
   EXPIRED: "This code has expired.",
