@@ -553,6 +553,24 @@ export const OwnedBot = Resource(
   "a bot as its owner sees it",
 );
 
+/** A captcha for registration: a picture of a code and a text question; either answer passes. */
+export const Captcha = t.Object({
+  captchaId: t.String(),
+  image: t.String({ description: "a PNG data: URL of a code (letters and digits; case does not matter)" }),
+  question: t.String({ description: "the non-visual alternative: a question in plain text" }),
+});
+
+/** The start of TOTP enrolment: a secret and its otpauth:// URL for an authenticator app. */
+export const TotpSetup = t.Object({ secret: t.String(), otpauthUrl: t.String() });
+
+/** Who may start a chat with the person, and whether bots may write first. */
+export const MessageSettings = Resource({
+  whoCanMessage: t.UnionEnum(["everyone", "followed", "nobody"]),
+  botsMayWriteFirst: t.Boolean({
+    description: "whether a bot may open a chat by writing first (within whoCanMessage); false: only after you write",
+  }),
+});
+
 /** A sign-in by QR code: the code a program shows, and how to poll for its state. */
 export const QrStart = t.Object({ token: t.String(), expiresAt: Time, pollIntervalMs: t.Integer(), link: t.String() });
 

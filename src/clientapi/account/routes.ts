@@ -1,5 +1,5 @@
 import { doc } from "../docs";
-import { Account, Profile } from "../schemas";
+import { Account, MessageSettings, Profile } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { deleteAccount } from "../../domain/account/delete";
@@ -12,16 +12,6 @@ import { ok } from "../../http/envelope";
 import { serializeAccount } from "../serializers/account";
 import { serializeProfile } from "../people/serialize";
 import { buildAccountExport } from "./export";
-
-const Settings = t.Object(
-  {
-    whoCanMessage: t.String({ description: "everyone, followed or nobody" }),
-    botsMayWriteFirst: t.Boolean({
-      description: "whether a bot may open a chat by writing first (within whoCanMessage); false: only after you write",
-    }),
-  },
-  { additionalProperties: true },
-);
 
 const PictureUrl = t.Union([t.String({ minLength: 1, maxLength: 1024 }), t.Null()]);
 const ProfileBody = t.Object({
@@ -63,7 +53,7 @@ export function accountRoutes(app: App) {
     )
     .get("/settings", async ({ user }) => ok({ settings: await getSettings(app.db, user.id) }), {
       auth: true,
-      detail: doc("The account's settings", { data: t.Object({ settings: Settings }) }),
+      detail: doc("The account's settings", { data: t.Object({ settings: MessageSettings }) }),
     })
     .patch(
       "/settings",
@@ -74,7 +64,7 @@ export function accountRoutes(app: App) {
         detail: doc(
           "Change settings: who may message me (everyone, followed, nobody) and whether bots may write first",
           {
-            data: t.Object({ settings: Settings }),
+            data: t.Object({ settings: MessageSettings }),
           },
         ),
       },

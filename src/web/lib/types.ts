@@ -77,6 +77,9 @@ export type OwnReportPage = { reports: OwnReport[]; pageInfo: PageInfo };
 export type ReportGroup = Static<typeof reports.ReportGroup>;
 export type ReportGroupPage = { groups: ReportGroup[]; pageInfo: PageInfo };
 
+export type Captcha = Static<typeof resources.Captcha>;
+export type TotpSetup = Static<typeof resources.TotpSetup>;
+export type MessageSettings = Static<typeof resources.MessageSettings>;
 export type QrStart = Static<typeof resources.QrStart>;
 export type QrStatus = Static<typeof resources.QrStatus>;
 export type QrRequest = Static<typeof resources.QrRequest>;

@@ -7,14 +7,7 @@ import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
 import { identity } from "../../lib/instance";
 import { instance, sessionStarted } from "../../lib/session";
-import type { Account } from "../../lib/types";
-
-interface Captcha {
-  captchaId: string;
-  image: string;
-  /** the text alternative to the picture, for people who cannot see it */
-  question: string;
-}
+import type { Account, Captcha } from "../../lib/types";
 
 /**
  * Creating an account. The instance decides who may: `open` (anyone), `captcha` (anyone who

@@ -4,6 +4,7 @@ import { Loading } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
 import { Section } from "./section";
+import type { MessageSettings } from "../../lib/types";
 
 type Who = "everyone" | "followed" | "nobody";
 const CHOICES: Array<[Who, string]> = [
@@ -11,11 +12,6 @@ const CHOICES: Array<[Who, string]> = [
   ["followed", "Only people I follow"],
   ["nobody", "Nobody"],
 ];
-
-interface MessageSettings {
-  whoCanMessage: Who;
-  botsMayWriteFirst: boolean;
-}
 
 /** Who may start a chat with me, and whether bots may (account settings `whoCanMessage`, `botsMayWriteFirst`). */
 export function Privacy() {
