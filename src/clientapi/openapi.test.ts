@@ -137,6 +137,7 @@ describe("/api/openapi.json", () => {
     check("GET", "/api/social/search", (await admin.get("/api/social/search?q=repost")).body);
     check("GET", "/api/account/settings", (await admin.get("/api/account/settings")).body);
     check("GET", "/api/auth/captcha", (await admin.get("/api/auth/captcha")).body);
+    check("GET", "/api/account/notification-settings", (await admin.get("/api/account/notification-settings")).body);
     check("GET", "/api/admin/status/", (await admin.get("/api/admin/status")).body);
     check("GET", "/api/admin/accounts/:username", (await admin.get(`/api/admin/accounts/${user.username}`)).body);
     check("GET", "/api/admin/settings/", (await admin.get("/api/admin/settings")).body);

@@ -500,6 +500,27 @@ export const StarTransaction = Resource({
   createdAt: Time,
 });
 
+/** A browser that gets pushes for the person. */
+export const PushDevice = Resource({
+  id: t.String(),
+  userAgent: t.String({ description: "the subscribing browser's User-Agent (the app names the device from it)" }),
+  createdAt: Time,
+  lastUsedAt: NullableTime,
+  current: t.Boolean({ description: "made by this session (this browser)" }),
+});
+
+export const PushSettings = t.Object({
+  messages: t.Boolean(),
+  mentions: t.Boolean(),
+  replies: t.Boolean(),
+  follows: t.Boolean(),
+  reactions: t.Boolean(),
+  payments: t.Boolean(),
+});
+export const EmailSettings = t.Object({ digest: t.Boolean() });
+/** Which kinds of push the person gets, and whether a digest is mailed when away. */
+export const NotificationSettings = t.Object({ push: PushSettings, email: EmailSettings });
+
 export const Session = Resource({
   id: t.String(),
   userAgent: NullableString,
