@@ -394,6 +394,35 @@ export const Member = Resource({
   joinedAt: Time,
 });
 
+/** The group an invite code opens, shown before joining it. */
+export const GroupInvite = t.Object({
+  group: t.Object({
+    title: t.String(),
+    description: NullableString,
+    photoUrl: NullableString,
+    memberCount: t.Integer(),
+  }),
+  isMember: t.Boolean(),
+});
+
+/** A bot's answer to a pressed inline button (answerCallbackQuery), or null when it did not answer in time. */
+export const CallbackAnswer = t.Union([
+  Resource({ text: NullableString, showAlert: t.Boolean(), url: NullableString }),
+  t.Null(),
+]);
+
+/** An invoice a bot made as a link (createInvoiceLink), to pay in stars. */
+export const LinkInvoice = Resource({
+  title: t.String(),
+  description: t.String(),
+  currency: t.Literal("XTR"),
+  totalAmount: t.Integer(),
+  prices: t.Array(t.Object({ label: t.String(), amount: t.Integer() })),
+});
+
+/** An invoice link: the invoice and the bot that takes the payment. */
+export const InvoiceLink = t.Object({ invoice: LinkInvoice, bot: PublicUser });
+
 /** What a bot set with setChatMenuButton; a web_app one is a button beside the input. */
 export const MenuButton = t.Union([
   Resource({ type: t.Literal("commands") }),

@@ -53,6 +53,9 @@ export type ChatPoll = Static<typeof resources.ChatPoll>;
 export type Conversation = Static<typeof resources.Conversation>;
 export type ChatListItem = Static<typeof resources.ChatListItem>;
 export type Member = Static<typeof resources.Member>;
+export type GroupInvite = Static<typeof resources.GroupInvite>;
+export type CallbackAnswer = Static<typeof resources.CallbackAnswer>;
+export type InvoiceLink = Static<typeof resources.InvoiceLink>;
 export type Hashtag = Static<typeof resources.Hashtag>;
 export type SearchAnswer = Static<typeof resources.SearchAnswer>;
 

@@ -19,7 +19,7 @@ import {
   openChatId,
 } from "./chat-store";
 import { formatTime } from "./message";
-import type { ChatListItem, Conversation } from "../../lib/types";
+import type { ChatListItem, Conversation, GroupInvite } from "../../lib/types";
 
 const shortDay = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
 
@@ -150,21 +150,16 @@ export function Messages() {
   );
 }
 
-interface InvitePreview {
-  group: { title: string; description: string | null; photoUrl: string | null; memberCount: number };
-  isMember: boolean;
-}
-
 /** ?join=<code>: the group an invite link opens, joined only when JOIN is pressed. */
 function JoinByLink({ code, onJoined }: { code: string; onJoined: (conversationId: string) => void }) {
-  const [invite, setInvite] = useState<InvitePreview | null>(null);
+  const [invite, setInvite] = useState<GroupInvite | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const { busy, error, run } = useAction();
   useEffect(() => {
     setInvite(null);
     setLoadError(null);
     api
-      .get<InvitePreview>(`/social/groups/join/${encodeURIComponent(code)}`)
+      .get<GroupInvite>(`/social/groups/join/${encodeURIComponent(code)}`)
       .then(setInvite, (err) => setLoadError(describeError(err)));
   }, [code]);
   const join = run(async () => {
