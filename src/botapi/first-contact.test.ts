@@ -57,7 +57,11 @@ describe("bots writing first", () => {
     world.server.clock.advance(3_600_000 + 1_000);
     const [shy] = await people(1);
     const settings = await shy!.client.patch("/api/account/settings", { botsMayWriteFirst: false });
-    expect(settings.body.data.settings).toEqual({ whoCanMessage: "everyone", botsMayWriteFirst: false });
+    expect(settings.body.data.settings).toEqual({
+      whoCanMessage: "everyone",
+      botsMayWriteFirst: false,
+      language: null,
+    });
 
     const refused = await send(botApiUserId(shy!.user.id));
     expect(refused.status).toBe(403);

@@ -40,6 +40,8 @@ export function serializeUser(user: UserRow) {
     is_bot: user.is_bot === 1,
     first_name: user.display_name,
     username: user.username,
+    // a person's chosen language (IETF tag, as the compatible API's); left out when they chose none
+    language_code: user.is_bot === 1 ? undefined : (user.language ?? undefined),
   };
 }
 

@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { NOTIFICATION_TYPES } from "../domain/notifications/table";
+import { LANGUAGES } from "../locales/languages";
 import { NullableInteger, NullableString, NullableTime, Resource, Time } from "./schema";
 
 /*
@@ -55,6 +56,10 @@ export const Account = Resource(
     isAdmin: t.Boolean(),
     emailVerified: t.Boolean(),
     twoFactorMethod: TwoFactorMethod,
+    language: t.Union([t.String(), t.Null()], {
+      description:
+        "the language the server writes to the person in (mails, pushes, notices), such as en or ru; null: the instance's default (English)",
+    }),
     createdAt: Time,
   },
   "the signed-in account",
@@ -613,12 +618,15 @@ export const Captcha = t.Object({
 /** The start of TOTP enrolment: a secret and its otpauth:// URL for an authenticator app. */
 export const TotpSetup = t.Object({ secret: t.String(), otpauthUrl: t.String() });
 
-/** Who may start a chat with the person, and whether bots may write first. */
+export const LANGUAGE_DESCRIPTION = `the language the server writes to you in (e-mails, push notifications, notices): ${Object.keys(LANGUAGES).join(", ")}; null: the instance's default (English)`;
+
+/** Who may start a chat with the person, whether bots may write first, and the language the server writes in. */
 export const MessageSettings = Resource({
   whoCanMessage: t.UnionEnum(["everyone", "followed", "nobody"]),
   botsMayWriteFirst: t.Boolean({
     description: "whether a bot may open a chat by writing first (within whoCanMessage); false: only after you write",
   }),
+  language: t.Union([t.String(), t.Null()], { description: LANGUAGE_DESCRIPTION }),
 });
 
 /** A sign-in by QR code: the code a program shows, and how to poll for its state. */

@@ -99,11 +99,11 @@ describe("settings", () => {
     const b = await person();
     let res = await a.client.get("/api/account/settings");
     expect(res.status).toBe(200);
-    expect(res.body.data.settings).toEqual({ whoCanMessage: "everyone", botsMayWriteFirst: true });
+    expect(res.body.data.settings).toEqual({ whoCanMessage: "everyone", botsMayWriteFirst: true, language: null });
     expect(await canMessage(server.app.db, b.user.id, a.user.id)).toBe(true);
 
     res = await a.client.patch("/api/account/settings", { whoCanMessage: "followed" });
-    expect(res.body.data.settings).toEqual({ whoCanMessage: "followed", botsMayWriteFirst: true });
+    expect(res.body.data.settings).toEqual({ whoCanMessage: "followed", botsMayWriteFirst: true, language: null });
     expect((await getSettings(server.app.db, a.user.id)).whoCanMessage).toBe("followed");
     expect(await canMessage(server.app.db, b.user.id, a.user.id)).toBe(false);
     // "followed" = the recipient follows the sender
@@ -115,9 +115,9 @@ describe("settings", () => {
     res = await a.client.patch("/api/account/settings", { whoCanMessage: "nobody" });
     expect(await canMessage(server.app.db, b.user.id, a.user.id)).toBe(false);
     res = await a.client.patch("/api/account/settings", {});
-    expect(res.body.data.settings).toEqual({ whoCanMessage: "nobody", botsMayWriteFirst: true });
+    expect(res.body.data.settings).toEqual({ whoCanMessage: "nobody", botsMayWriteFirst: true, language: null });
     res = await a.client.get("/api/account/settings");
-    expect(res.body.data.settings).toEqual({ whoCanMessage: "nobody", botsMayWriteFirst: true });
+    expect(res.body.data.settings).toEqual({ whoCanMessage: "nobody", botsMayWriteFirst: true, language: null });
   });
 
   test("blocks forbid messaging either way regardless of the setting", async () => {
@@ -160,7 +160,7 @@ describe("GET /api/account/export", () => {
     const data = res.body.data.export;
     expect(data.account).toMatchObject({ username: a.user.username, email: a.user.email });
     expect(data.profile).toMatchObject({ username: a.user.username, followersCount: 1, followingCount: 1 });
-    expect(data.settings).toEqual({ whoCanMessage: "followed", botsMayWriteFirst: true });
+    expect(data.settings).toEqual({ whoCanMessage: "followed", botsMayWriteFirst: true, language: null });
     expect(data.follows.following.map((f: any) => f.username)).toEqual([b.user.username]);
     expect(data.follows.followers.map((f: any) => f.username)).toEqual([b.user.username]);
     expect(data.blocks.map((f: any) => f.username)).toEqual([c.user.username]);

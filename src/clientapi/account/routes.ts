@@ -1,5 +1,5 @@
 import { doc } from "../docs";
-import { Account, MessageSettings, Profile } from "../schemas";
+import { Account, LANGUAGE_DESCRIPTION, MessageSettings, Profile } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { deleteAccount } from "../../domain/account/delete";
@@ -12,6 +12,8 @@ import { ok } from "../../http/envelope";
 import { serializeAccount } from "../serializers/account";
 import { serializeProfile } from "../people/serialize";
 import { buildAccountExport } from "./export";
+import { inTransaction } from "../../db/transaction";
+import { requireLanguage } from "../../domain/users/language";
 
 const PictureUrl = t.Union([t.String({ minLength: 1, maxLength: 1024 }), t.Null()]);
 const ProfileBody = t.Object({
@@ -24,6 +26,8 @@ const ProfileBody = t.Object({
 const SettingsBody = t.Object({
   whoCanMessage: t.Optional(t.Union([t.Literal("everyone"), t.Literal("followed"), t.Literal("nobody")])),
   botsMayWriteFirst: t.Optional(t.Boolean()),
+  // any short text, so a code the server does not have is told apart (400, naming the field) from a malformed body
+  language: t.Optional(t.Union([t.String({ maxLength: 35 }), t.Null()], { description: LANGUAGE_DESCRIPTION })),
 });
 const DeleteBody = t.Object({ password: t.String({ minLength: 1, maxLength: 128 }) });
 
@@ -57,12 +61,19 @@ export function accountRoutes(app: App) {
     })
     .patch(
       "/settings",
-      async ({ body, user }) => ok({ settings: await updateSettings(app.db, app.clock.now(), user.id, body) }),
+      async ({ body: { language, ...body }, user }) => {
+        const patch = language === undefined ? body : { ...body, language: requireLanguage("language", language) };
+        return ok({
+          settings: await inTransaction(app.storage, (scope) =>
+            updateSettings(scope.db, app.clock.now(), user.id, patch),
+          ),
+        });
+      },
       {
         auth: true,
         body: SettingsBody,
         detail: doc(
-          "Change settings: who may message me (everyone, followed, nobody) and whether bots may write first",
+          "Change settings: who may message me (everyone, followed, nobody), whether bots may write first, and the language the server writes to me in",
           {
             data: t.Object({ settings: MessageSettings }),
           },

@@ -13,6 +13,7 @@ import { assertRequestDeviceAllowed, openSession } from "./session-cookies";
 import { createCaptcha } from "../../domain/auth/captcha";
 import { registerAccount } from "../../domain/auth/registration";
 import { loadSharp } from "../../media/sharp";
+import { acceptedLanguages, pickLanguage } from "../../locales/languages";
 
 const RegisterBody = t.Object({
   email: t.String({ minLength: 1, maxLength: 254 }),
@@ -111,7 +112,9 @@ export function authRoutes(app: App) {
       "/register",
       async ({ body, request }) => {
         await assertRequestDeviceAllowed(app, request);
-        await registerAccount(app, body);
+        // the server writes to the person (mails, pushes) in the language their browser asked for, when it has it
+        const language = pickLanguage(acceptedLanguages(request.headers.get("accept-language")));
+        await registerAccount(app, { ...body, language });
         // the same answer whether or not the address already had an account (it gets a mail instead)
         return ok({ sent: true });
       },

@@ -20,7 +20,7 @@ import { toIso } from "../../lib/clock";
 import { botIncome, withdrawIncome } from "../../domain/payments/income";
 import { serializePublicUser } from "../serializers/account";
 import { libraryApiRoots } from "../../lib/bot-libraries";
-import { botProfile, menuButtonFor } from "../../domain/bots/profile";
+import { botProfile, commandsShownTo, menuButtonFor } from "../../domain/bots/profile";
 import { botLogOf } from "../../domain/bots/log";
 import { findPrivateChat } from "../../domain/chats/access";
 import { afterFrom, botLogResponse, LogQuery } from "../../ops/bot-log";
@@ -230,7 +230,8 @@ export function botProfileRoutes(app: App) {
           ...serializePublicUser(found.user),
           description: found.bot.description,
           shortDescription: found.bot.short_description,
-          commands: botCommands(found.bot),
+          // the list the bot set for this person's chat and language (setMyCommands scopes and language_code)
+          commands: commandsShownTo(found.bot, user),
           enabled: found.bot.disabled_at === null,
           // the button the app shows beside this person's input (setChatMenuButton): commands or a web_app
           menuButton: menuButtonFor(botProfile(found.bot), chat ? `chat:${chat.id}` : "default"),

@@ -789,10 +789,15 @@ describe("messages", () => {
       invoice,
       replyMarkup: { inline_keyboard: [[{ text: "Pay 50 ⭐", pay: true }]] },
     });
-    await postSystemMessage(server.app, conv.id, bot.id, "Payment of 50 stars made", {
-      action: "payment_made",
-      amount: 50,
-      payload: "p-1",
+    await postSystemMessage(server.app, conv.id, bot.id, {
+      action: "payment",
+      payer: "Buyer",
+      bot: "Shop",
+      title: "Gold",
+      invoiceMessageId: 1,
+      totalAmount: 50,
+      currency: "XTR",
+      chargeId: "c-1",
     });
     const [system, bill] = (await a.client.get(`/api/social/messages/${cid}?limit=2`)).body.data.messages;
     expect(bill).toMatchObject({
@@ -804,8 +809,8 @@ describe("messages", () => {
     });
     expect(system).toMatchObject({
       kind: "system",
-      content: "Payment of 50 stars made",
-      system: { action: "payment_made", amount: 50 },
+      content: 'Buyer paid 50 ⭐ to Shop for "Gold"',
+      system: { action: "payment", totalAmount: 50 },
       invoice: null,
     });
     // an invoice is not forwarded (it can be paid once, in its chat)

@@ -10,6 +10,8 @@ import { enqueueJob, PermanentJobError, registerJobHandler, type JsonValue } fro
 import { findUserById } from "../../domain/users/service";
 import type { UserRow } from "../../domain/users/table";
 import { deliverPush, type PushPayload } from "./send";
+import { byLanguage, systemMessageIn, textFor, type ServerText } from "../../domain/users/language";
+import { fromJson } from "../../domain/chats/validate";
 
 /** A push's body is a glance, not the message: longer text is cut here. */
 const BODY_MAX = 160;
@@ -24,33 +26,30 @@ const chatUrl = (c: Pick<ConversationRow, "cuid">) => `/dashboard/messages/${c.c
 const postUrl = (postCuid: string) => `/posts/${postCuid}`;
 const profileUrl = (u: Pick<UserRow, "username">) => `/users/${u.username}`;
 
-/** What a message says in a line: its text, else what it carries. */
-export function messageGlance(m: Pick<MessageRow, "content" | "media" | "extra" | "invoice">): string {
+/** The kinds of media a glance names; any other is an "Attachment". */
+const NAMED_MEDIA = ["photo", "video", "animation", "audio", "voice", "video_note", "sticker", "document"] as const;
+
+/** What a message says in a line, worded with T: its text, else what it carries. */
+export function messageGlance(
+  t: ServerText,
+  m: Pick<MessageRow, "content" | "media" | "extra" | "invoice" | "kind" | "system">,
+): string {
+  if (m.kind === "system") return clip(systemMessageIn(t, fromJson(m.system), m.content));
   if (m.content.trim()) return clip(m.content);
-  if (m.invoice) return "Invoice";
+  if (m.invoice) return t("glance.invoice");
   if (m.media) {
-    const items = JSON.parse(m.media) as Array<{ type?: string }>;
-    const type = items[0]?.type;
-    const named: Record<string, string> = {
-      photo: "Photo",
-      video: "Video",
-      animation: "GIF",
-      audio: "Audio",
-      voice: "Voice message",
-      video_note: "Video message",
-      sticker: "Sticker",
-      document: "File",
-    };
-    return (type && named[type]) ?? "Attachment";
+    const type = (JSON.parse(m.media) as Array<{ type?: string }>)[0]?.type;
+    const named = NAMED_MEDIA.find((kind) => kind === type);
+    return named ? t(`glance.${named}`) : t("glance.attachment");
   }
   if (m.extra) {
     const extra = JSON.parse(m.extra) as Record<string, unknown>;
-    if (extra.poll) return "Poll";
-    if (extra.location || extra.venue) return "Location";
-    if (extra.contact) return "Contact";
-    if (extra.dice) return "Dice";
+    if (extra.poll) return t("glance.poll");
+    if (extra.location || extra.venue) return t("glance.location");
+    if (extra.contact) return t("glance.contact");
+    if (extra.dice) return t("glance.dice");
   }
-  return "Message";
+  return t("glance.message");
 }
 
 /** The job that works out who is told of a change and what (one per change). */
@@ -72,14 +71,19 @@ interface PushSend {
   payload: PushPayload;
 }
 
+/** What a push says (all but its kind), worded in one recipient's language. */
+type PushWords = (t: ServerText) => Omit<PushPayload, "kind">;
+
 /**
- * Queues one delivery job per subscription of the accounts of RECIPIENTS that want
- * PAYLOAD's kind, leaving out who has CONVERSATIONID on screen.
+ * Queues one delivery job per subscription of the accounts of RECIPIENTS that want pushes
+ * of KIND, leaving out who has CONVERSATIONID on screen; each is told in their own language
+ * (WORDS is called once per language).
  */
 async function pushTo(
   app: App,
   recipients: readonly number[],
-  payload: PushPayload,
+  kind: PushKind,
+  words: PushWords,
   conversationId?: number,
 ): Promise<void> {
   if (recipients.length === 0) return;
@@ -89,11 +93,15 @@ async function pushTo(
     const viewing = await viewersOf(app.db, now, conversationId);
     to = recipients.filter((id) => !viewing.has(id));
   }
-  const targets = [...(await pushTargets(app.db, now, to, payload.kind)).values()].flat();
-  if (targets.length === 0) return;
+  const targets = await pushTargets(app.db, now, to, kind);
+  if (targets.size === 0) return;
+  const sends: PushSend[] = [];
+  for (const [language, userIds] of await byLanguage(app.db, [...targets.keys()])) {
+    const payload: PushPayload = { kind, ...words(await textFor(language)) };
+    for (const id of userIds) for (const target of targets.get(id)!) sends.push({ target, payload });
+  }
   await inTransaction(app.storage, async (scope) => {
-    for (const target of targets)
-      await enqueueJob(scope, SEND_JOB, { target, payload } satisfies PushSend as unknown as JsonValue);
+    for (const send of sends) await enqueueJob(scope, SEND_JOB, send as unknown as JsonValue);
   });
 }
 
@@ -132,7 +140,6 @@ async function pushMessages(app: App, conversationId: number, fromMessageId: num
   const sender = await findUserById(app.db, newest.sender_id);
   if (!sender) return;
   const kind: PushKind = newest.kind === "system" ? "payments" : "messages";
-  const glance = newest.kind === "system" ? clip(newest.content) : messageGlance(newest);
   // recipients by how many messages they have not answered: one payload for each count
   const byCount = new Map<number, number[]>();
   for (const m of members) {
@@ -142,29 +149,39 @@ async function pushMessages(app: App, conversationId: number, fromMessageId: num
     byCount.set(count, [...(byCount.get(count) ?? []), m.user_id]);
   }
   for (const [count, recipients] of byCount) {
-    const more = count > 1 ? ` (${count >= GATHERED_MAX ? `${GATHERED_MAX}+` : count} new messages)` : "";
-    const payload: PushPayload =
-      conversation.type === "group"
-        ? {
-            kind,
-            title: `${conversation.title ?? "Group"}${more}`,
-            body: `${sender.display_name}: ${glance}`,
-            url: chatUrl(conversation),
-          }
-        : { kind, title: `${sender.display_name}${more}`, body: glance, url: chatUrl(conversation) };
-    await pushTo(app, recipients, payload, conversation.id);
+    await pushTo(
+      app,
+      recipients,
+      kind,
+      (t) => {
+        const chat = conversation.type === "group" ? (conversation.title ?? t("push.group")) : sender.display_name;
+        const title =
+          count <= 1
+            ? chat
+            : count >= GATHERED_MAX
+              ? t("push.gatheredAtLeast", { title: chat, count: GATHERED_MAX })
+              : t("push.gathered", { title: chat, count });
+        const glance = messageGlance(t, newest);
+        const body = conversation.type === "group" ? `${sender.display_name}: ${glance}` : glance;
+        return { title, body, url: chatUrl(conversation) };
+      },
+      conversation.id,
+    );
   }
 }
 
-/** Which kind of push each notification is, and what it says after the actor's name; absent: not pushed. */
-const NOTIFICATION_PUSH: Partial<Record<NotificationType, { kind: PushKind; says: string }>> = {
-  mention: { kind: "mentions", says: "mentioned you" },
-  comment: { kind: "replies", says: "commented on your post" },
-  reply: { kind: "replies", says: "replied to your comment" },
-  follow: { kind: "follows", says: "followed you" },
-  like: { kind: "reactions", says: "liked your post" },
-  repost: { kind: "reactions", says: "reposted your post" },
-};
+/** Which kind of push each notification is (what it says after the actor's name: `push.<type>`); absent: not pushed. */
+const NOTIFICATION_PUSH = {
+  mention: "mentions",
+  comment: "replies",
+  reply: "replies",
+  follow: "follows",
+  like: "reactions",
+  repost: "reactions",
+} as const satisfies Partial<Record<NotificationType, PushKind>>;
+
+const isPushedNotification = (type: NotificationType): type is keyof typeof NOTIFICATION_PUSH =>
+  Object.hasOwn(NOTIFICATION_PUSH, type);
 
 async function pushNotification(app: App, recipientId: number, notificationId: number): Promise<void> {
   // the one action pushed (its group may have gathered others since): who did it, and to what
@@ -176,10 +193,14 @@ async function pushNotification(app: App, recipientId: number, notificationId: n
     .where("n.id", "=", notificationId)
     .where("n.recipient_id", "=", recipientId)
     .executeTakeFirst();
-  const what = row && NOTIFICATION_PUSH[row.type];
-  if (!row || !what || row.deleted_at !== null) return;
+  if (!row || !isPushedNotification(row.type) || row.deleted_at !== null) return;
+  const type = row.type;
   const url = row.postCuid ? postUrl(row.postCuid) : profileUrl(row);
-  await pushTo(app, [recipientId], { kind: what.kind, title: row.display_name, body: what.says, url });
+  await pushTo(app, [recipientId], NOTIFICATION_PUSH[type], (t) => ({
+    title: row.display_name,
+    body: t(`push.${type}`),
+    url,
+  }));
 }
 
 async function pushReaction(
@@ -193,13 +214,17 @@ async function pushReaction(
     findUserById(app.db, p.userId),
   ]);
   if (!conversation || !reactor) return;
-  const payload: PushPayload = {
-    kind: "reactions",
-    title: reactor.display_name,
-    body: `reacted ${p.emoji} to your message: ${messageGlance(message)}`,
-    url: chatUrl(conversation),
-  };
-  await pushTo(app, [message.sender_id], payload, conversation.id);
+  await pushTo(
+    app,
+    [message.sender_id],
+    "reactions",
+    (t) => ({
+      title: reactor.display_name,
+      body: t("push.reacted", { emoji: p.emoji, glance: messageGlance(t, message) }),
+      url: chatUrl(conversation),
+    }),
+    conversation.id,
+  );
 }
 
 /** A payment to a bot: its owner hears of it. */
@@ -213,23 +238,21 @@ async function pushPaymentToOwner(app: App, paymentId: number): Promise<void> {
     .where("p.id", "=", paymentId)
     .executeTakeFirst();
   if (!found) return;
-  await pushTo(app, [found.owner_id], {
-    kind: "payments",
-    title: `@${found.botUsername} was paid`,
-    body: `${found.payerName} paid ${found.amount} ⭐`,
+  await pushTo(app, [found.owner_id], "payments", (t) => ({
+    title: t("push.botPaidTitle", { bot: found.botUsername }),
+    body: t("push.botPaid", { payer: found.payerName, amount: found.amount }),
     url: "/dashboard/bots",
-  });
+  }));
 }
 
 async function pushGift(app: App, p: { senderId: number; recipientId: number; amount: number }): Promise<void> {
   const sender = await findUserById(app.db, p.senderId);
   if (!sender) return;
-  await pushTo(app, [p.recipientId], {
-    kind: "payments",
+  await pushTo(app, [p.recipientId], "payments", (t) => ({
     title: sender.display_name,
-    body: `gave you ${p.amount} ⭐`,
+    body: t("push.gift", { amount: p.amount }),
     url: "/stars",
-  });
+  }));
 }
 
 /** Carries out a plan job: who is told, and what. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { quickPerson } from "../../testing/fixtures";
+import { groupWithBurst } from "../../testing/chats";
 import {
   startTestPushService,
   verifyVapid,
@@ -11,9 +12,6 @@ import { botCall, createBotViaApi, openChat as openBotChat } from "../../testing
 import { botApiUserId } from "../../domain/bots/ids";
 import { waitFor } from "../../testing/wait";
 import { runCleanup } from "../../ops";
-import { storeMessage } from "../../domain/chats/messages";
-import { requireMembership } from "../../domain/chats/access";
-import { inTransaction } from "../../db/transaction";
 
 let server: TestServer;
 let service: TestPushService;
@@ -195,27 +193,18 @@ describe("pushes", () => {
   test("messages sent while a push for the chat waits make one push, counted for each reader from their own last message", async () => {
     const [a, b, c] = [await person("Ada"), await person("Bo"), await person("Cy")];
     const [forB, forC] = [await subscribe(b), await subscribe(c)];
-    const made = await a.client.post("/api/social/groups", {
-      title: "Rowers",
-      members: [b.user.username, c.user.username],
-    });
-    expect(made.status).toBe(200);
-    const group = await server.app.db
-      .selectFrom("conversations")
-      .select("id")
-      .where("cuid", "=", made.body.data.conversationId)
-      .executeTakeFirstOrThrow();
     // stored in one commit: the first message's push plan is still queued when the others ask for theirs
-    await inTransaction(server.app.storage, async (scope) => {
-      for (const [p, content] of [
-        [a, "Boat at six"],
-        [b, "I'll bring oars"],
-        [a, "Great, see you"],
-      ] as const) {
-        const membership = await requireMembership(scope.db, group.id, p.user.id);
-        await storeMessage(scope, server.app, membership, { content });
-      }
-    });
+    const cid = await groupWithBurst(
+      server,
+      a,
+      "Rowers",
+      [b, c],
+      [
+        [a, { content: "Boat at six" }],
+        [b, { content: "I'll bring oars" }],
+        [a, { content: "Great, see you" }],
+      ],
+    );
     await service.waitFor(forB.endpoint);
     await service.waitFor(forC.endpoint);
     await settled();
@@ -224,7 +213,7 @@ describe("pushes", () => {
         kind: "messages",
         title: "Rowers (3 new messages)",
         body: "Ada: Great, see you",
-        url: `/dashboard/messages/${made.body.data.conversationId}`,
+        url: `/dashboard/messages/${cid}`,
       },
     ]);
     // Bo answered the first: only what came after counts

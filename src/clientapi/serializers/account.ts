@@ -17,6 +17,7 @@ export function serializeAccount(user: UserRow) {
     isAdmin: user.is_admin === 1,
     emailVerified: user.email_verified_at !== null,
     twoFactorMethod: user.two_factor_method,
+    language: user.language,
     createdAt: toIso(user.created_at),
   };
 }

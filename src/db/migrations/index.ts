@@ -62,6 +62,7 @@ import * as m20261129100100 from "./20261129100100_story_renditions";
 import * as m20261129110000 from "./20261129110000_link_previews";
 import * as m20261129130000 from "./20261129130000_notifications_seen";
 import * as m20261129150000 from "./20261129150000_messages_fts_trailing";
+import * as m20261130300000 from "./20261130300000_user_language";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -131,4 +132,5 @@ export const migrations: Record<string, GuardedMigration> = {
   "20261129110000_link_previews": m20261129110000,
   "20261129130000_notifications_seen": m20261129130000,
   "20261129150000_messages_fts_trailing": m20261129150000,
+  "20261130300000_user_language": m20261130300000,
 };

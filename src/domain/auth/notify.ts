@@ -2,6 +2,7 @@ import { defineService, type App } from "../../app";
 import { Mailer, type MailMessage } from "../../lib/mail";
 import type { Scope } from "../../db/transaction";
 import { PermanentJobError, enqueueJob, type JobHandler, type JsonValue } from "../../jobs/queue";
+import type { ServerText } from "../users/language";
 
 /** The instance's mailer: SMTP when smtp.host is set, else the server log. */
 export const mailerService = defineService("auth:mailer", (app) => {
@@ -82,42 +83,43 @@ export const mailJobHandler: JobHandler = {
   },
 };
 
-export function verificationMail(app: App, to: string, code: string, token: string): MailMessage {
+/** The confirmation mail of a new address: a code to type and a link to open (T: the person's language). */
+export function verificationMail(app: App, t: ServerText, to: string, code: string, token: string): MailMessage {
   const link = `${app.config.baseUrl}/auth/verify-email?token=${token}`;
   return {
     to,
-    subject: "Confirm your e-mail address",
-    text: `Your confirmation code is ${code}.\n\nOr open this link: ${link}\n\nThe code and the link work for 24 hours. If you did not sign up, ignore this message.\n`,
+    subject: t("mail.verify.subject"),
+    text: t("mail.verify.text", { code, link }),
     logFields: { kind: "email-verification", code, link },
   };
 }
 
 /** To an address that already has an account, in place of a sign-up confirmation. */
-export function registrationAttemptMail(app: App, to: string): MailMessage {
+export function registrationAttemptMail(app: App, t: ServerText, to: string): MailMessage {
   const base = app.config.baseUrl;
   return {
     to,
-    subject: "Someone tried to sign up with your address",
-    text: `Someone tried to create a new account with this e-mail address, which already has an account here.\n\nIf it was you, sign in at ${base}/ or, if you forgot your password, reset it at ${base}/auth/forgot-password\n\nIf it was not you, ignore this message; nothing has changed.\n`,
+    subject: t("mail.signUpAttempt.subject"),
+    text: t("mail.signUpAttempt.text", { signIn: `${base}/`, reset: `${base}/auth/forgot-password` }),
     logFields: { kind: "registration-attempt" },
   };
 }
 
-export function passwordResetMail(app: App, to: string, token: string): MailMessage {
+export function passwordResetMail(app: App, t: ServerText, to: string, token: string): MailMessage {
   const link = `${app.config.baseUrl}/auth/reset-password?token=${token}`;
   return {
     to,
-    subject: "Reset your password",
-    text: `To choose a new password, open this link within an hour:\n${link}\n\nIf you did not ask for this, ignore this message; your password stays as it is.\n`,
+    subject: t("mail.passwordReset.subject"),
+    text: t("mail.passwordReset.text", { link }),
     logFields: { kind: "password-reset", token, link },
   };
 }
 
-export function loginCodeMail(to: string, code: string): MailMessage {
+export function loginCodeMail(t: ServerText, to: string, code: string): MailMessage {
   return {
     to,
-    subject: `Your sign-in code: ${code}`,
-    text: `Your sign-in code is ${code}. It works for 10 minutes.\n\nIf you did not try to sign in, change your password.\n`,
+    subject: t("mail.signInCode.subject", { code }),
+    text: t("mail.signInCode.text", { code }),
     logFields: { kind: "login-code", code },
   };
 }

@@ -6,6 +6,7 @@ import { revokeSessionsAndNotify } from "../sessions/revoke";
 import { consumeToken, issueCode } from "./codes";
 import { checkAccountPassword } from "./password-attempts";
 import { passwordResetMail, sendMail } from "./notify";
+import { textFor } from "../users/language";
 import { inTransaction } from "../../db/transaction";
 
 const RESET_TTL_MS = 3600_000;
@@ -35,6 +36,7 @@ export async function requestPasswordReset(app: App, email: string): Promise<voi
   const user = await findUserByEmail(app.db, email.trim());
   if (!user || !user.email || user.is_bot || user.is_system || user.disabled_at) return;
   const address = user.email;
+  const t = await textFor(user.language);
   await inTransaction(app.storage, async (scope) => {
     const { token } = await issueCode(scope, app.clock.now(), {
       userId: user.id,
@@ -43,7 +45,7 @@ export async function requestPasswordReset(app: App, email: string): Promise<voi
       withCode: false,
       withToken: true,
     });
-    await sendMail(app, scope, passwordResetMail(app, address, token!));
+    await sendMail(app, scope, passwordResetMail(app, t, address, token!));
   });
 }
 

@@ -9,6 +9,9 @@ import { checkInvite, consumeInvite, returnInviteUse } from "./invites";
 import { registrationAttemptMail, sendMail } from "./notify";
 import { inTransaction } from "../../db/transaction";
 import { sendEmailVerification } from "./verification";
+import { textFor } from "../users/language";
+import type { UserRow } from "../users/table";
+import type { Language } from "../../locales/languages";
 
 export interface RegistrationInput {
   email: string;
@@ -20,6 +23,8 @@ export interface RegistrationInput {
   inviteCode?: string;
   /** true when the person accepted the instance's rules (required while there are any) */
   acceptRules?: boolean;
+  /** the language the request asked for (Accept-Language), when it is one the server writes in */
+  language?: Language | null;
 }
 
 /**
@@ -74,33 +79,43 @@ export async function registerAccount(app: App, input: RegistrationInput): Promi
   // a known address uses up an invite too, so a second try with a one-use code reads the same
   if (inviteCode) await consumeInvite(app.db, app.clock.now(), inviteCode);
   const known = await findUserByEmail(app.db, email);
-  if (known) return answerKnownAddress(app, known.email, known.disabled_at, input.password);
+  if (known) return answerKnownAddress(app, known, input.password);
   try {
     const user = await createUser(app.db, app.clock.now(), {
       email,
       username: input.username,
       password: input.password,
       displayName: input.displayName,
+      language: input.language ?? null,
     });
     await sendEmailVerification(app, user);
     await app.hooks.emit("user:created", { userId: user.id });
   } catch (err) {
     // a concurrent sign-up with this address won: from here on the address is a known one
-    if (isEmailTaken(err)) return answerKnownAddress(app, email, null, input.password);
+    if (isEmailTaken(err)) {
+      const winner = await findUserByEmail(app.db, email);
+      return answerKnownAddress(
+        app,
+        winner ?? { email, disabled_at: null, language: input.language ?? null },
+        input.password,
+      );
+    }
     // nobody was admitted (the username was taken in the meantime): the invite's use goes back
     if (inviteCode) await returnInviteUse(app.db, inviteCode);
     throw err;
   }
 }
 
+/** The mail to an address that has an account, in that account's language. */
 async function answerKnownAddress(
   app: App,
-  email: string | null,
-  disabledAt: number | null,
+  known: Pick<UserRow, "email" | "disabled_at" | "language">,
   password: string,
 ): Promise<void> {
   // as long as making an account takes: the password is hashed either way
   await hashPassword(password);
-  if (email && disabledAt === null)
-    await inTransaction(app.storage, (scope) => sendMail(app, scope, registrationAttemptMail(app, email)));
+  const email = known.email;
+  if (!email || known.disabled_at !== null) return;
+  const t = await textFor(known.language);
+  await inTransaction(app.storage, (scope) => sendMail(app, scope, registrationAttemptMail(app, t, email)));
 }

@@ -7,6 +7,7 @@ import type { UserRow } from "../users/table";
 import { ensureSystemAccount } from "../users/system";
 import { consumeCode, findLiveCode, issueCode } from "./codes";
 import { loginCodeMail, sendMail } from "./notify";
+import { textFor } from "../users/language";
 import { inTransaction, type Scope } from "../../db/transaction";
 
 export type TwoFactorMethod = "totp" | "email" | "messenger";
@@ -225,9 +226,10 @@ async function deliverLoginCode(app: App, user: UserRow, method: "email" | "mess
     issueCode(scope, now, { userId: user.id, purpose, ttlMs: LOGIN_CODE_TTL_MS, withCode: true, withToken: false });
   if (method === "email") {
     const email = user.email!;
+    const t = await textFor(user.language);
     await inTransaction(app.storage, async (scope) => {
       const { code } = await issue(scope);
-      await sendMail(app, scope, loginCodeMail(email, code!));
+      await sendMail(app, scope, loginCodeMail(t, email, code!));
     });
   } else {
     const { code } = await inTransaction(app.storage, issue);

@@ -3,6 +3,7 @@ import { fieldError, rateLimited } from "../../lib/errors";
 import type { UserRow } from "../users/table";
 import { consumeCode, consumeToken, findLiveCode, issueCode } from "./codes";
 import { sendMail, verificationMail } from "./notify";
+import { textFor } from "../users/language";
 import { inTransaction } from "../../db/transaction";
 
 const VERIFY_TTL_MS = 24 * 3600_000;
@@ -13,6 +14,7 @@ const RESEND_EVERY_MS = 60_000;
 export async function sendEmailVerification(app: App, user: UserRow): Promise<void> {
   const email = user.email;
   if (!email) return;
+  const t = await textFor(user.language);
   await inTransaction(app.storage, async (scope) => {
     const { code, token } = await issueCode(scope, app.clock.now(), {
       userId: user.id,
@@ -21,7 +23,7 @@ export async function sendEmailVerification(app: App, user: UserRow): Promise<vo
       withCode: true,
       withToken: true,
     });
-    await sendMail(app, scope, verificationMail(app, email, code!, token!));
+    await sendMail(app, scope, verificationMail(app, t, email, code!, token!));
   });
 }
 

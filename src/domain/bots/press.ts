@@ -106,6 +106,7 @@ function signedLaunchUrl(
       id: botApiUserId(person.id),
       first_name: person.display_name,
       username: person.username,
+      ...(person.language ? { language_code: person.language } : {}),
       is_bot: false,
     }),
     auth_date: String(toUnixSeconds(app.clock.now())),

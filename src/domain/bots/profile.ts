@@ -1,7 +1,8 @@
 import type { App } from "../../app";
-import { forgetBotIdentities, type BotCommand } from "./service";
+import { botCommands, forgetBotIdentities, type BotCommand } from "./service";
 import type { BotRow } from "./table";
 import { inTransaction } from "../../db/transaction";
+import { botApiUserId } from "./ids";
 
 /** A MenuButton as the compatible API shapes it. */
 export type MenuButtonValue =
@@ -35,6 +36,27 @@ export function menuButtonFor(profile: BotProfile, key: string): MenuButtonValue
   if (own && own.type !== "default") return own;
   const wide = profile.menu_button?.default;
   return wide && wide.type !== "default" ? wide : { type: "commands" };
+}
+
+/**
+ * The commands PERSON sees in their private chat with BOT, picked as the compatible API picks
+ * them (setMyCommands): the narrowest scope the bot set a list for (this chat, all private
+ * chats, the default), in each first the list for the person's language, then the one for
+ * every language.
+ */
+export function commandsShownTo(
+  bot: Pick<BotRow, "profile_json" | "commands">,
+  person: { id: number; language: string | null },
+): BotCommand[] {
+  const scoped = botProfile(bot).commands ?? {};
+  const languages = person.language ? [person.language, ""] : [""];
+  // a private chat's id, as a bot names it in a scope, is the person's Bot API id
+  for (const scope of [`chat:${botApiUserId(person.id)}`, "all_private_chats", "default"])
+    for (const language of languages) {
+      const list = scoped[scope]?.[language];
+      if (list) return list;
+    }
+  return botCommands(bot);
 }
 
 /** The menu button as the bot set it for KEY (getChatMenuButton): `default` when it set that, else what people see. */

@@ -388,7 +388,7 @@ export async function updateBotSettings(app: App, botId: number, patch: BotSetti
   return bot;
 }
 
-export const botCommands = (bot: BotRow): BotCommand[] => JSON.parse(bot.commands) as BotCommand[];
+export const botCommands = (bot: Pick<BotRow, "commands">): BotCommand[] => JSON.parse(bot.commands) as BotCommand[];
 
 /** Disables or enables a bot by username (CLI). */
 export async function setBotEnabledByUsername(app: App, username: string, enabled: boolean): Promise<BotWithUser> {

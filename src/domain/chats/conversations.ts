@@ -1,4 +1,6 @@
 import type { App } from "../../app";
+import type { SystemMessage } from "../../locales/system-messages";
+import { systemMessageIn, textFor } from "../users/language";
 import type { Db } from "../../db";
 import { fieldError, forbidden, notFound } from "../../lib/errors";
 import { newCuid } from "../../lib/ids";
@@ -134,15 +136,14 @@ export async function openPrivateChat(
   return (await findConversationById(app.db, conversation.id))!;
 }
 
-/** System message of a group (member added, title changed...): kind "system", sent by the actor. */
-export async function postSystemMessage(
-  app: App,
-  conversationId: number,
-  actorId: number,
-  text: string,
-  system: Record<string, unknown>,
-) {
-  return sendMessage(app, { conversationId, senderId: actorId, kind: "system", content: text, system });
+/**
+ * System message of a group (member added, title changed...): kind "system", sent by the
+ * actor. Its structure lets each reader word it in their language; its content is the text in
+ * the instance's default language.
+ */
+export async function postSystemMessage(app: App, conversationId: number, actorId: number, system: SystemMessage) {
+  const content = systemMessageIn(await textFor(null), system, "");
+  return sendMessage(app, { conversationId, senderId: actorId, kind: "system", content, system });
 }
 
 /** May ACTOR put TARGET into a group? Bots always (unless blocked); people by their message setting. */
@@ -202,7 +203,7 @@ export async function createGroup(
       .execute();
     return conv;
   });
-  await postSystemMessage(app, conversation.id, creatorId, `${creator.username} created the group "${cleanTitle}"`, {
+  await postSystemMessage(app, conversation.id, creatorId, {
     action: "group_created",
     title: cleanTitle,
     actor: creator.username,

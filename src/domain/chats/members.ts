@@ -93,7 +93,7 @@ export async function addMember(
   if (existing?.role === "kicked") throw forbidden("A removed member can return only by invitation link");
   await assertMayAdd(app.db, actor, target);
   await setRole(app, input.conversationId, target.id, "member", null, true);
-  await postSystemMessage(app, input.conversationId, actor.id, `${actor.username} added ${target.username}`, {
+  await postSystemMessage(app, input.conversationId, actor.id, {
     action: "member_added",
     actor: actor.username,
     user: target.username,
@@ -116,10 +116,10 @@ export async function removeMember(
     throw permissionDenied("Only the creator may remove administrators");
   await setRole(app, input.conversationId, input.userId, "kicked", null, false);
   const [actor, user] = await Promise.all([findUserById(app.db, input.actorId), findUserById(app.db, input.userId)]);
-  await postSystemMessage(app, input.conversationId, input.actorId, `${actor?.username} removed ${user?.username}`, {
+  await postSystemMessage(app, input.conversationId, input.actorId, {
     action: "member_removed",
-    actor: actor?.username,
-    user: user?.username,
+    actor: actor?.username ?? "",
+    user: user?.username ?? "",
   });
   await changed(app, input.conversationId, input.userId, input.actorId, target.role, "kicked");
 }
@@ -128,9 +128,9 @@ export async function removeMember(
 export async function leaveGroup(app: App, input: { conversationId: number; userId: number }): Promise<void> {
   const membership = await groupMembership(app, input.conversationId, input.userId);
   const user = await findUserById(app.db, input.userId);
-  await postSystemMessage(app, input.conversationId, input.userId, `${user?.username} left the group`, {
+  await postSystemMessage(app, input.conversationId, input.userId, {
     action: "member_left",
-    user: user?.username,
+    user: user?.username ?? "",
   });
   await departGroup(app, input.conversationId, input.userId, membership.member.role);
 }
@@ -247,18 +247,12 @@ export async function renameGroup(
     .returningAll()
     .executeTakeFirstOrThrow();
   const actor = await findUserById(app.db, input.actorId);
-  await postSystemMessage(
-    app,
-    input.conversationId,
-    input.actorId,
-    `${actor?.username} renamed the group to "${title}"`,
-    {
-      action: "title_changed",
-      actor: actor?.username,
-      title,
-      oldTitle: membership.conversation.title,
-    },
-  );
+  await postSystemMessage(app, input.conversationId, input.actorId, {
+    action: "title_changed",
+    actor: actor?.username ?? "",
+    title,
+    oldTitle: membership.conversation.title,
+  });
   await publishChatUpdated(app, input.conversationId);
   return conv;
 }
@@ -300,17 +294,11 @@ export async function setGroupPhoto(
     .returningAll()
     .executeTakeFirstOrThrow();
   const actor = await findUserById(app.db, input.actorId);
-  await postSystemMessage(
-    app,
-    input.conversationId,
-    input.actorId,
-    `${actor?.username} ${input.photoUrl ? "changed" : "removed"} the group photo`,
-    {
-      action: input.photoUrl ? "photo_changed" : "photo_removed",
-      actor: actor?.username,
-      photoUrl: input.photoUrl,
-    },
-  );
+  await postSystemMessage(app, input.conversationId, input.actorId, {
+    action: input.photoUrl ? "photo_changed" : "photo_removed",
+    actor: actor?.username ?? "",
+    photoUrl: input.photoUrl,
+  });
   await publishChatUpdated(app, input.conversationId);
   return conv;
 }
@@ -375,7 +363,7 @@ export async function joinByInvite(app: App, input: { code: string; userId: numb
       "Your setting of who may message you does not let this group's inviter add you, so you cannot join by this link",
     );
   await setRole(app, conv.id, user.id, "member", null, true);
-  await postSystemMessage(app, conv.id, user.id, `${user.username} joined by invite link`, {
+  await postSystemMessage(app, conv.id, user.id, {
     action: "member_joined",
     user: user.username,
   });

@@ -6,6 +6,8 @@ import type { UserRow } from "../users/table";
 import { ensurePrivateChat } from "./conversations";
 import { forgetDeletedAccount } from "./members";
 import { sendMessage } from "./messages";
+import { findUserById } from "../users/service";
+import { textFor } from "../users/language";
 
 /** Writes TEXT from the system account into USER's private chat with it. */
 export async function sendSystemNotice(app: App, userId: number, text: string) {
@@ -18,7 +20,8 @@ export async function sendSystemNotice(app: App, userId: number, text: string) {
 export function installChatHooks(app: App): void {
   // two-factor "messenger" method: the code arrives as a message on the person's other devices
   app.hooks.on("auth:deliver-code", async ({ userId, code }) => {
-    await sendSystemNotice(app, userId, `Your sign-in code: ${code}`);
+    const t = await textFor((await findUserById(app.db, userId))?.language);
+    await sendSystemNotice(app, userId, t("chat.signInCode", { code }));
   });
   registerExportSection(app, "messages", exportMessages);
   app.hooks.on("user:deleted", ({ userId }) => forgetDeletedAccount(app, userId));

@@ -5,6 +5,7 @@ import { PermanentJobError, enqueueJob, type JobHandler } from "../../jobs/queue
 import { mailerFor, sendMail } from "../auth/notify";
 import { isActiveRole } from "../chats/table";
 import { storeNotificationSettings } from "../push/service";
+import { MAIL_DATE, textFor, type ServerText } from "../users/language";
 
 /*
  * "E-mail when away": a person who switched it on and has not been seen (no request from any
@@ -57,7 +58,10 @@ export interface DigestChat {
   /** display names of those who wrote, the most recent first */
   senders: string[];
   count: number;
+  /** the latest message's text, cut short ("" when it has none) */
   excerpt: string;
+  /** the latest message has no text, only an attachment */
+  attachmentOnly: boolean;
 }
 
 export interface DigestMention {
@@ -151,7 +155,8 @@ export async function collectDigest(db: Db, userId: number, since: number): Prom
       title: chat.title ?? senders.join(", "),
       senders: senders.slice(0, SENDERS_NAMED),
       count: Number(chat.count),
-      excerpt: latest ? excerptOf(latest.content) || (latest.media ? "(an attachment)" : "") : "",
+      excerpt: latest ? excerptOf(latest.content) : "",
+      attachmentOnly: !!latest && !latest.content.trim() && !!latest.media,
     });
   }
 
@@ -182,44 +187,50 @@ export async function collectDigest(db: Db, userId: number, since: number): Prom
   };
 }
 
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-
-/** The digest as a plain-text mail to TO, with a link to the app and to the setting that stops it. */
-export function digestMail(app: App, to: string, digest: Digest) {
+/**
+ * The digest as a plain-text mail to TO in the person's language (T), with a link to the app
+ * and to the setting that stops it; SINCE: when they were last seen.
+ */
+export function digestMail(app: App, t: ServerText, to: string, digest: Digest, since: number) {
   const base = app.config.baseUrl;
   const parts: string[] = [];
   if (digest.messageCount)
     parts.push(
-      `${plural(digest.messageCount, "unread message", "unread messages")} in ${plural(digest.chatCount, "chat", "chats")}`,
+      t("mail.digest.messagesInChats", {
+        messages: t("mail.digest.unreadMessages", { count: digest.messageCount }),
+        chats: t("mail.digest.inChats", { count: digest.chatCount }),
+      }),
     );
-  if (digest.mentionCount) parts.push(plural(digest.mentionCount, "mention", "mentions"));
-  const lines = [`While you were away: ${parts.join(" and ")}.`, ""];
+  if (digest.mentionCount) parts.push(t("mail.digest.mentions", { count: digest.mentionCount }));
+  const summary = parts.length === 2 ? t("mail.digest.both", { first: parts[0], second: parts[1] }) : parts[0]!;
+  const lines = [t("mail.digest.intro", { summary, since: new Date(since), formatParams: { since: MAIL_DATE } }), ""];
   if (digest.chats.length) {
-    lines.push("Messages", "");
+    lines.push(t("mail.digest.messagesHeading"), "");
     for (const chat of digest.chats) {
-      const from = chat.title === chat.senders.join(", ") ? "" : ` from ${chat.senders.join(", ")}`;
-      lines.push(`${chat.title}: ${plural(chat.count, "message", "messages")}${from}`);
-      if (chat.excerpt) lines.push(`  "${chat.excerpt}"`);
+      const senders = chat.senders.join(", ");
+      lines.push(
+        chat.title === senders
+          ? t("mail.digest.chatMessages", { chat: chat.title, count: chat.count })
+          : t("mail.digest.chatMessagesFrom", { chat: chat.title, count: chat.count, senders }),
+      );
+      const excerpt = chat.excerpt || (chat.attachmentOnly ? t("mail.digest.attachment") : "");
+      if (excerpt) lines.push(`  "${excerpt}"`);
     }
     if (digest.chatCount > digest.chats.length)
-      lines.push(`and ${plural(digest.chatCount - digest.chats.length, "more chat", "more chats")}`);
-    lines.push("", `Read them: ${base}/dashboard/messages`, "");
+      lines.push(t("mail.digest.moreChats", { count: digest.chatCount - digest.chats.length }));
+    lines.push("", t("mail.digest.readThem", { link: `${base}/dashboard/messages` }), "");
   }
   if (digest.mentions.length) {
-    lines.push("Mentions", "");
+    lines.push(t("mail.digest.mentionsHeading"), "");
     for (const m of digest.mentions) lines.push(m.excerpt ? `${m.actor}: "${m.excerpt}"` : m.actor);
     if (digest.mentionCount > digest.mentions.length)
-      lines.push(`and ${plural(digest.mentionCount - digest.mentions.length, "more mention", "more mentions")}`);
-    lines.push("", `See them: ${base}/notifications`, "");
+      lines.push(t("mail.digest.moreMentions", { count: digest.mentionCount - digest.mentions.length }));
+    lines.push("", t("mail.digest.seeThem", { link: `${base}/notifications` }), "");
   }
-  lines.push(
-    'You get this mail once each time you have been away for a while, because "E-mail digest when away" is on in your notification settings.',
-    `To stop these mails, switch it off at ${base}/settings`,
-    "",
-  );
+  lines.push(t("mail.digest.why"), t("mail.digest.stop", { link: `${base}/settings` }), "");
   return {
     to,
-    subject: `${app.config["instance.name"]}: ${parts.join(" and ")} while you were away`,
+    subject: t("mail.digest.subject", { instance: app.config["instance.name"], summary }),
     text: lines.join("\n"),
     logFields: { kind: "email-digest" },
   };
@@ -287,7 +298,7 @@ export const emailDigestJobHandler: JobHandler = {
       if (seen === null || seen >= awayBefore) return;
       const user = await scope.db
         .selectFrom("users")
-        .select(["email", "email_verified_at", "disabled_at", "deleted_at"])
+        .select(["email", "email_verified_at", "disabled_at", "deleted_at", "language"])
         .where("id", "=", userId)
         .executeTakeFirst();
       if (!user?.email || user.email_verified_at === null || user.disabled_at !== null || user.deleted_at !== null)
@@ -302,7 +313,7 @@ export const emailDigestJobHandler: JobHandler = {
         .where((eb) => eb.or([eb("email_digest_sent_at", "is", null), eb("email_digest_sent_at", "<", seen)]))
         .executeTakeFirst();
       if (Number(claimed.numUpdatedRows) === 0) return;
-      await sendMail(app, scope, digestMail(app, user.email, digest));
+      await sendMail(app, scope, digestMail(app, await textFor(user.language), user.email, digest, seen));
     });
   },
 };

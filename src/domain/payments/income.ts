@@ -1,4 +1,6 @@
 import type { App } from "../../app";
+import type { SystemMessage } from "../../locales/system-messages";
+import { systemMessageIn, textFor } from "../users/language";
 import { fieldError } from "../../lib/errors";
 import { newCuid } from "../../lib/ids";
 import { findConversationById, getMember, isActive } from "../chats/access";
@@ -179,12 +181,19 @@ export async function refundPayment(
   await showInvoiceStatus(app, invoice, "refunded");
   const conversation = await findConversationById(app.db, payment.conversation_id);
   if (conversation && isActive(await getMember(app.db, conversation.id, payment.bot_user_id))) {
+    const system: SystemMessage = {
+      action: "refund",
+      title: invoice.title,
+      totalAmount: payment.amount,
+      currency: "XTR",
+      chargeId: payment.charge_id,
+    };
     await sendMessage(app, {
       conversationId: conversation.id,
       senderId: payment.bot_user_id,
       kind: "system",
-      content: `${payment.amount} ⭐ for "${invoice.title}" were refunded`,
-      system: { action: "refund", totalAmount: payment.amount, currency: "XTR", chargeId: payment.charge_id },
+      content: systemMessageIn(await textFor(null), system, ""),
+      system,
     });
   }
   return "refunded";

@@ -1,4 +1,6 @@
 import type { App } from "../../app";
+import type { SystemMessage } from "../../locales/system-messages";
+import { systemMessageIn, textFor } from "../users/language";
 import { inTransaction, type Scope } from "../../db/transaction";
 import { AppError, fieldError, forbidden } from "../../lib/errors";
 import { newCuid, randomToken } from "../../lib/ids";
@@ -198,16 +200,20 @@ export async function recordPayment(
   },
 ): Promise<void> {
   await showInvoiceStatus(app, p.invoice, "paid", scope);
+  const system: SystemMessage = {
+    action: "payment",
+    payer: p.payer.display_name,
+    bot: p.botUser.display_name,
+    title: p.invoice.title,
+    invoiceMessageId: p.invoiceMessage.seq,
+    totalAmount: p.payment.amount,
+    currency: "XTR",
+    chargeId: p.payment.charge_id,
+  };
   const service = await storeMessage(scope, app, p.membership, {
     kind: "system",
-    content: `${p.payer.display_name} paid ${p.payment.amount} ⭐ to ${p.botUser.display_name} for "${p.invoice.title}"`,
-    system: {
-      action: "payment",
-      invoiceMessageId: p.invoiceMessage.seq,
-      totalAmount: p.payment.amount,
-      currency: "XTR",
-      chargeId: p.payment.charge_id,
-    },
+    content: systemMessageIn(await textFor(null), system, ""),
+    system,
   });
   scope.afterCommit(() =>
     app.hooks.emit("payment:succeeded", { paymentId: p.payment.id, serviceMessageId: service.id }),

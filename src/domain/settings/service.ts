@@ -1,28 +1,40 @@
 import type { Db } from "../../db";
 import { isBlockedEitherWay, isFollowing } from "../relations/service";
 import type { WhoCanMessage } from "./table";
+import { isLanguage, type Language } from "../../locales/languages";
 
 export interface AccountSettings {
   whoCanMessage: WhoCanMessage;
   /** whether a bot may open a chat with the account by writing first (whoCanMessage still applies) */
   botsMayWriteFirst: boolean;
+  /** the language the server writes to the person in (users.language); null: the instance's default */
+  language: Language | null;
 }
 
-export const DEFAULT_SETTINGS: AccountSettings = { whoCanMessage: "everyone", botsMayWriteFirst: true };
+export const DEFAULT_SETTINGS: AccountSettings = { whoCanMessage: "everyone", botsMayWriteFirst: true, language: null };
 
 /** The account's settings, defaults filled in. */
 export async function getSettings(db: Db, userId: number): Promise<AccountSettings> {
   const row = await db
-    .selectFrom("user_settings")
-    .select(["who_can_message", "bots_may_write_first"])
-    .where("user_id", "=", userId)
+    .selectFrom("users")
+    .leftJoin("user_settings", "user_settings.user_id", "users.id")
+    .select(["user_settings.who_can_message", "user_settings.bots_may_write_first", "users.language"])
+    .where("users.id", "=", userId)
     .executeTakeFirst();
-  return row
-    ? { whoCanMessage: row.who_can_message, botsMayWriteFirst: row.bots_may_write_first === 1 }
-    : { ...DEFAULT_SETTINGS };
+  return {
+    whoCanMessage: row?.who_can_message ?? DEFAULT_SETTINGS.whoCanMessage,
+    botsMayWriteFirst:
+      row?.bots_may_write_first === null || row?.bots_may_write_first === undefined
+        ? DEFAULT_SETTINGS.botsMayWriteFirst
+        : row.bots_may_write_first === 1,
+    language: isLanguage(row?.language) ? row.language : null,
+  };
 }
 
-/** Stores the changed settings (absent fields keep their value) and returns the result. */
+/**
+ * Stores the changed settings (absent fields keep their value) and returns the result. DB is
+ * the caller's transaction: the language is the account's, the rest its settings row.
+ */
 export async function updateSettings(
   db: Db,
   now: number,
@@ -40,6 +52,8 @@ export async function updateSettings(
     .values({ user_id: userId, ...values })
     .onConflict((oc) => oc.column("user_id").doUpdateSet(values))
     .execute();
+  if (patch.language !== undefined)
+    await db.updateTable("users").set({ language: patch.language, updated_at: now }).where("id", "=", userId).execute();
   return next;
 }
 

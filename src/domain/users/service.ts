@@ -1,3 +1,4 @@
+import type { Language } from "../../locales/languages";
 import type { App } from "../../app";
 import type { Db } from "../../db";
 import { inTransaction } from "../../db/transaction";
@@ -38,6 +39,8 @@ export interface NewUser {
   isBot?: boolean;
   isSystem?: boolean;
   verified?: boolean;
+  /** the language the server writes to the person in (a code of src/locales/languages.ts); absent: the default */
+  language?: Language | null;
 }
 
 /** The field errors of a new account's INPUT that do not depend on which accounts exist. */
@@ -81,6 +84,7 @@ export async function createUser(db: Db, now: number, input: NewUser): Promise<U
         is_bot: input.isBot ? 1 : 0,
         is_system: input.isSystem ? 1 : 0,
         email_verified_at: input.verified ? now : null,
+        language: input.language ?? null,
         created_at: now,
         updated_at: now,
       })

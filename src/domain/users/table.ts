@@ -38,6 +38,8 @@ export interface UsersTable {
   profile_version: Generated<number>;
   /** the account's posts, reposts included, kept by triggers (20261124215200_user_posts_count) */
   posts_count: Generated<number>;
+  /** the language the server writes to the person in (src/locales/languages.ts); null: the instance's default */
+  language: string | null;
 }
 
 /**
@@ -78,6 +80,7 @@ export const USER_ROW_COLUMNS = Object.keys({
   totp_pending_secret: 1,
   totp_last_step: 1,
   profile_version: 1,
+  language: 1,
 } satisfies Record<keyof UserRow, 1>) as (keyof UserRow)[];
 
 export interface UsersTables {
