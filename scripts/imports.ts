@@ -16,9 +16,11 @@ export const LAYERS: Array<[layer: number, prefixes: RegExp]> = [
   // what every layer shares: helpers, and the catalogs of the app's and the server's texts
   [0, /^src\/(lib|locales)\//],
   // the browser app (src/web) talks to the server over HTTP only; it shares the realtime event list
+  // and the Client API's resource schemas (src/contract: the server documents its answers with them,
+  // the web app derives its types from them)
   [
     1,
-    /^src\/web\/|^src\/(config|db)\/|^src\/cache\/(?!answers\.ts$|stamps\.ts$)|^src\/(domain\/\w+|media|jobs)\/table\.ts$|^src\/realtime\/(events|broker|resume-log)\.ts$/,
+    /^src\/(web|contract)\/|^src\/(config|db)\/|^src\/cache\/(?!answers\.ts$|stamps\.ts$)|^src\/(domain\/\w+|media|jobs)\/table\.ts$|^src\/realtime\/(events|broker|resume-log)\.ts$/,
   ],
   [2, /^src\/(app|services)\.ts$|^src\/domain\/(hooks|events)\.ts$|^src\/cache\/stamps\.ts$/],
   // the cluster engines (pub/sub, counters, leases; Redis behind them) and the job queue serve the domain

@@ -153,3 +153,42 @@ const REMAINING_CACHE_PROTOCOL: string[] = [
   "src/domain/chats/messages.ts: writesConcernOnly",
   "src/domain/search/message-index.ts: writesConcernOnly",
 ];
+
+describe("types once: the web app's API payload types come from the server's schemas", () => {
+  const root = join(import.meta.dir, "..");
+  const graph = importGraph();
+  const read = (file: string) => readFileSync(join(root, file), "utf8");
+  const webFiles = [...graph.keys()].filter((file) => file.startsWith("src/web/"));
+  const TYPES = "src/web/lib/types.ts";
+
+  test("only src/web/lib/types.ts reads src/contract, with type imports (no schema code in the bundle)", () => {
+    expect(webFiles.length).toBeGreaterThan(50);
+    const readers = webFiles.filter((file) => graph.get(file)!.some((dep) => dep.startsWith("src/contract/")));
+    expect(readers).toEqual([TYPES]);
+    const valueImports = read(TYPES)
+      .split("\n")
+      .filter((line) => /from "[./]*contract\//.test(line) && !/^import type /.test(line));
+    expect(valueImports).toEqual([]);
+  });
+
+  test("no payload shape is declared by hand: src/web/lib/types.ts derives, and nothing else re-declares its names", () => {
+    const types = read(TYPES);
+    expect(types).not.toMatch(/\binterface\s/);
+    const derived = [...types.matchAll(/^export type (\w+)/gm)].map((m) => m[1]!);
+    expect(derived).toContain("Post");
+    const schemaNames = [...graph.keys()]
+      // the resources (schema.ts holds the building blocks, such as the Page factory)
+      .filter((file) => file.startsWith("src/contract/") && file !== "src/contract/schema.ts")
+      .flatMap((file) => [...read(file).matchAll(/^export const (\w+)/gm)].map((m) => m[1]!));
+    expect(schemaNames).toContain("Message");
+    const names = new Set([...derived, ...schemaNames]);
+    const offenders = webFiles
+      .filter((file) => file !== TYPES)
+      .flatMap((file) =>
+        [...read(file).matchAll(/\b(?:interface|type)\s+(\w+)\s*(?:<[^>]*>\s*)?(?:=|\{|extends)/g)]
+          .filter((m) => names.has(m[1]!))
+          .map((m) => `${file}: ${m[1]}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+});

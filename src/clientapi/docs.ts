@@ -1,5 +1,8 @@
 import { t, type DocumentDecoration, type TSchema } from "elysia";
 
+// the building blocks of response schemas, shared with the web app
+export { NullableString, NullableTime, Open, PageInfo, Resource, Time } from "../contract/schema";
+
 /*
  * What each Client API route tells /api/openapi.json beside its request schemas: a summary, the
  * shape of `data` in its success envelope, and the error codes particular to it. The codes every
@@ -51,21 +54,6 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 /** The extension field of an operation that lists the error codes particular to its route. */
 export const ROUTE_ERRORS_KEY = "x-route-errors";
 
-/** A resource object of a response: the fields listed are always sent; others may be added (clients ignore them). */
-export const Resource = <P extends Record<string, TSchema>>(properties: P, description?: string) =>
-  t.Object(properties, { additionalProperties: true, ...(description ? { description } : {}) });
-
-/** `pageInfo` of a cursor-paged list: pass `nextCursor` back as `?cursor=` for the next page; null at the end. */
-export const PageInfo = t.Object(
-  { nextCursor: t.Union([t.String(), t.Null()]) },
-  { additionalProperties: true, description: "pass nextCursor as ?cursor= for the next page; null at the end" },
-);
-
-/** An ISO 8601 time in UTC. */
-export const Time = t.String({ format: "date-time" });
-export const NullableTime = t.Union([Time, t.Null()]);
-export const NullableString = t.Union([t.String(), t.Null()]);
-
 interface RouteDoc {
   /** `data` of the success envelope */
   data?: TSchema;
@@ -105,6 +93,3 @@ export function doc(summary: string, opts: RouteDoc = {}) {
     [ROUTE_ERRORS_KEY]: opts.errors ?? [],
   } as unknown as DocumentDecoration;
 }
-
-/** An object whose fields are not listed here (admin views, exports). */
-export const Open = t.Object({}, { additionalProperties: true });

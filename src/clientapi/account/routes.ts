@@ -1,5 +1,5 @@
 import { doc } from "../docs";
-import { Account, Profile } from "../schemas";
+import { Account, LANGUAGE_DESCRIPTION, MessageSettings, Profile } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { deleteAccount } from "../../domain/account/delete";
@@ -14,20 +14,6 @@ import { serializeProfile } from "../people/serialize";
 import { buildAccountExport } from "./export";
 import { inTransaction } from "../../db/transaction";
 import { requireLanguage } from "../../domain/users/language";
-import { LANGUAGES } from "../../locales/languages";
-
-const LANGUAGE_DESCRIPTION = `the language the server writes to you in (e-mails, push notifications, notices): ${Object.keys(LANGUAGES).join(", ")}; null: the instance's default (English)`;
-
-const Settings = t.Object(
-  {
-    whoCanMessage: t.String({ description: "everyone, followed or nobody" }),
-    botsMayWriteFirst: t.Boolean({
-      description: "whether a bot may open a chat by writing first (within whoCanMessage); false: only after you write",
-    }),
-    language: t.Union([t.String(), t.Null()], { description: LANGUAGE_DESCRIPTION }),
-  },
-  { additionalProperties: true },
-);
 
 const PictureUrl = t.Union([t.String({ minLength: 1, maxLength: 1024 }), t.Null()]);
 const ProfileBody = t.Object({
@@ -71,7 +57,7 @@ export function accountRoutes(app: App) {
     )
     .get("/settings", async ({ user }) => ok({ settings: await getSettings(app.db, user.id) }), {
       auth: true,
-      detail: doc("The account's settings", { data: t.Object({ settings: Settings }) }),
+      detail: doc("The account's settings", { data: t.Object({ settings: MessageSettings }) }),
     })
     .patch(
       "/settings",
@@ -89,7 +75,7 @@ export function accountRoutes(app: App) {
         detail: doc(
           "Change settings: who may message me (everyone, followed, nobody), whether bots may write first, and the language the server writes to me in",
           {
-            data: t.Object({ settings: Settings }),
+            data: t.Object({ settings: MessageSettings }),
           },
         ),
       },

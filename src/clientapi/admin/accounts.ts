@@ -1,5 +1,5 @@
-import { doc, Open } from "../docs";
-import { Page } from "../schemas";
+import { doc } from "../docs";
+import { AdminAccount, Page } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { setAccountAdmin, setAccountDisabled } from "../../domain/admin/accounts";
@@ -44,7 +44,7 @@ const GrantBody = t.Object({ amount: t.Integer(), reason: t.Optional(t.String({ 
 const looksLikeEmail = (q: string) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(q);
 
 /** An account as an administrator sees it: the owner's view plus its moderation state. */
-function serializeAdminAccount(app: App, user: UserRow) {
+function serializeAdminAccount(app: App, user: UserRow): typeof AdminAccount.static {
   const blockedUntil =
     user.posting_blocked_until !== null && user.posting_blocked_until > app.clock.now()
       ? user.posting_blocked_until
@@ -128,7 +128,7 @@ export function adminAccountRoutes(app: App) {
       {
         admin: true,
         query: SearchQuery,
-        detail: doc("Admin: find accounts by e-mail or username", { data: Page("accounts", Open) }),
+        detail: doc("Admin: find accounts by e-mail or username", { data: Page("accounts", AdminAccount) }),
       },
     )
     .post(
@@ -161,7 +161,11 @@ export function adminAccountRoutes(app: App) {
         await app.hooks.emit("user:created", { userId: created.id });
         return ok({ account: serializeAdminAccount(app, created) });
       },
-      { admin: true, body: CreateBody, detail: doc("Admin: create an account", { data: t.Object({ account: Open }) }) },
+      {
+        admin: true,
+        body: CreateBody,
+        detail: doc("Admin: create an account", { data: t.Object({ account: AdminAccount }) }),
+      },
     )
     .get(
       "/:username",
@@ -169,7 +173,7 @@ export function adminAccountRoutes(app: App) {
       {
         admin: true,
         params: UsernameParams,
-        detail: doc("Admin: an account with its moderation state", { data: t.Object({ account: Open }) }),
+        detail: doc("Admin: an account with its moderation state", { data: t.Object({ account: AdminAccount }) }),
       },
     )
     .post(
@@ -182,7 +186,7 @@ export function adminAccountRoutes(app: App) {
       {
         admin: true,
         params: UsernameParams,
-        detail: doc("Admin: disable an account (its sessions end)", { data: t.Object({ account: Open }) }),
+        detail: doc("Admin: disable an account (its sessions end)", { data: t.Object({ account: AdminAccount }) }),
       },
     )
     .post(
@@ -194,7 +198,7 @@ export function adminAccountRoutes(app: App) {
       {
         admin: true,
         params: UsernameParams,
-        detail: doc("Admin: enable an account", { data: t.Object({ account: Open }) }),
+        detail: doc("Admin: enable an account", { data: t.Object({ account: AdminAccount }) }),
       },
     )
     .post(
@@ -207,7 +211,7 @@ export function adminAccountRoutes(app: App) {
         admin: true,
         params: UsernameParams,
         detail: doc("Admin: make the account an administrator (socialctl user grant-admin)", {
-          data: t.Object({ account: Open, changed: t.Boolean() }),
+          data: t.Object({ account: AdminAccount, changed: t.Boolean() }),
         }),
       },
     )
@@ -222,7 +226,7 @@ export function adminAccountRoutes(app: App) {
         admin: true,
         params: UsernameParams,
         detail: doc("Admin: take the administrator flag away; never from the last administrator", {
-          data: t.Object({ account: Open, changed: t.Boolean() }),
+          data: t.Object({ account: AdminAccount, changed: t.Boolean() }),
         }),
       },
     )
@@ -241,7 +245,7 @@ export function adminAccountRoutes(app: App) {
       {
         admin: true,
         params: UsernameParams,
-        detail: doc("Admin: ban the devices the account signed in from", { data: t.Object({ account: Open }) }),
+        detail: doc("Admin: ban the devices the account signed in from", { data: t.Object({ account: AdminAccount }) }),
       },
     )
     .post(
@@ -255,7 +259,7 @@ export function adminAccountRoutes(app: App) {
       {
         admin: true,
         params: UsernameParams,
-        detail: doc("Admin: lift the account's device bans", { data: t.Object({ account: Open }) }),
+        detail: doc("Admin: lift the account's device bans", { data: t.Object({ account: AdminAccount }) }),
       },
     )
     .post(
@@ -277,7 +281,9 @@ export function adminAccountRoutes(app: App) {
         admin: true,
         params: UsernameParams,
         body: BlockPostingBody,
-        detail: doc("Admin: stop the account from publishing for a while", { data: t.Object({ account: Open }) }),
+        detail: doc("Admin: stop the account from publishing for a while", {
+          data: t.Object({ account: AdminAccount }),
+        }),
       },
     )
     .post(
@@ -294,7 +300,7 @@ export function adminAccountRoutes(app: App) {
       {
         admin: true,
         params: UsernameParams,
-        detail: doc("Admin: let the account publish again", { data: t.Object({ account: Open }) }),
+        detail: doc("Admin: let the account publish again", { data: t.Object({ account: AdminAccount }) }),
       },
     )
     .post(
@@ -312,7 +318,7 @@ export function adminAccountRoutes(app: App) {
         admin: true,
         params: UsernameParams,
         body: PasswordBody,
-        detail: doc("Admin: set the account's password", { data: t.Object({ account: Open }) }),
+        detail: doc("Admin: set the account's password", { data: t.Object({ account: AdminAccount }) }),
       },
     )
     .post(
@@ -350,7 +356,7 @@ export function adminAccountRoutes(app: App) {
       {
         admin: true,
         params: UsernameParams,
-        detail: doc("Admin: turn the account's two-factor sign-in off", { data: t.Object({ account: Open }) }),
+        detail: doc("Admin: turn the account's two-factor sign-in off", { data: t.Object({ account: AdminAccount }) }),
       },
     );
 }

@@ -1,5 +1,5 @@
-import { doc, Open } from "../docs";
-import { Page } from "../schemas";
+import { doc } from "../docs";
+import { AuditEntry, Page } from "../schemas";
 import { Elysia } from "elysia";
 import type { App } from "../../app";
 import { auditPage } from "../../domain/admin/audit";
@@ -9,7 +9,7 @@ import { toIso } from "../../lib/clock";
 import { PageQuery, pageRequest } from "../input";
 import { adminContext } from "./guard";
 
-function serializeAuditEntry(row: AdminAuditRow) {
+function serializeAuditEntry(row: AdminAuditRow): typeof AuditEntry.static {
   return {
     id: row.cuid,
     actor: { username: row.actor_username },
@@ -31,7 +31,9 @@ export function adminAuditRoutes(app: App) {
     {
       admin: true,
       query: PageQuery,
-      detail: doc("Admin: the audit log of administrators' actions, newest first", { data: Page("entries", Open) }),
+      detail: doc("Admin: the audit log of administrators' actions, newest first", {
+        data: Page("entries", AuditEntry),
+      }),
     },
   );
 }

@@ -1,4 +1,5 @@
-import { doc, Open } from "../docs";
+import { doc } from "../docs";
+import { AdminBot } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import {
@@ -17,7 +18,7 @@ import { adminContext, logged } from "./guard";
 
 const UsernameParams = t.Object({ username: t.String({ minLength: 1, maxLength: 64 }) });
 
-function serializeAdminBot({ bot, user }: BotWithUser, owner: string | null) {
+function serializeAdminBot({ bot, user }: BotWithUser, owner: string | null): typeof AdminBot.static {
   return {
     id: bot.cuid,
     username: user.username,
@@ -68,29 +69,31 @@ export function adminBotRoutes(app: App) {
         const owners = await ownerNames([...new Set(bots.map((b) => b.bot.owner_id))]);
         return ok({ bots: bots.map((b) => serializeAdminBot(b, owners.get(b.bot.owner_id) ?? null)) });
       },
-      { admin: true, detail: doc("Admin: every bot with its owner", { data: t.Object({ bots: t.Array(Open) }) }) },
+      { admin: true, detail: doc("Admin: every bot with its owner", { data: t.Object({ bots: t.Array(AdminBot) }) }) },
     )
     .post(
       "/:username/disable",
       act("bot.disable", (f) => updateBotSettings(app, f.bot.id, { enabled: false })),
-      { ...opts, detail: doc("Admin: disable a bot", { data: t.Object({ bot: Open }) }) },
+      { ...opts, detail: doc("Admin: disable a bot", { data: t.Object({ bot: AdminBot }) }) },
     )
     .post(
       "/:username/enable",
       act("bot.enable", (f) => updateBotSettings(app, f.bot.id, { enabled: true })),
-      { ...opts, detail: doc("Admin: enable a bot", { data: t.Object({ bot: Open }) }) },
+      { ...opts, detail: doc("Admin: enable a bot", { data: t.Object({ bot: AdminBot }) }) },
     )
     .post(
       "/:username/block",
       act("bot.block", (f) => setBotBlocked(app, f.bot.id, true)),
       {
         ...opts,
-        detail: doc("Admin: block a bot (moderation; its owner cannot enable it)", { data: t.Object({ bot: Open }) }),
+        detail: doc("Admin: block a bot (moderation; its owner cannot enable it)", {
+          data: t.Object({ bot: AdminBot }),
+        }),
       },
     )
     .post(
       "/:username/unblock",
       act("bot.unblock", (f) => setBotBlocked(app, f.bot.id, false)),
-      { ...opts, detail: doc("Admin: unblock a bot", { data: t.Object({ bot: Open }) }) },
+      { ...opts, detail: doc("Admin: unblock a bot", { data: t.Object({ bot: AdminBot }) }) },
     );
 }

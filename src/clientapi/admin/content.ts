@@ -1,4 +1,5 @@
-import { doc, Open } from "../docs";
+import { doc } from "../docs";
+import { ContentItem as ContentItemSchema } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { findContent, removalAuditEntry, removeContent, type ContentItem } from "../../domain/moderation/content";
@@ -26,7 +27,7 @@ export function adminContentRoutes(app: App) {
       .executeTakeFirst();
     return { item, author: { id: author?.cuid ?? null, username: author?.username ?? null } };
   };
-  const show = ({ item, author }: Awaited<ReturnType<typeof find>>) => ({
+  const show = ({ item, author }: Awaited<ReturnType<typeof find>>): typeof ContentItemSchema.static => ({
     kind: item.kind,
     id: item.id,
     text: item.text,
@@ -52,26 +53,26 @@ export function adminContentRoutes(app: App) {
     .use(adminContext(app))
     .get("/posts/:id", preview("post"), {
       ...opts,
-      detail: doc("Admin: a post with its author", { data: t.Object({ content: Open }) }),
+      detail: doc("Admin: a post with its author", { data: t.Object({ content: ContentItemSchema }) }),
     })
     .delete("/posts/:id", remove("post"), {
       ...opts,
-      detail: doc("Admin: remove a post", { data: t.Object({ removed: Open }) }),
+      detail: doc("Admin: remove a post", { data: t.Object({ removed: ContentItemSchema }) }),
     })
     .get("/comments/:id", preview("comment"), {
       ...opts,
-      detail: doc("Admin: a comment with its author", { data: t.Object({ content: Open }) }),
+      detail: doc("Admin: a comment with its author", { data: t.Object({ content: ContentItemSchema }) }),
     })
     .delete("/comments/:id", remove("comment"), {
       ...opts,
-      detail: doc("Admin: remove a comment", { data: t.Object({ removed: Open }) }),
+      detail: doc("Admin: remove a comment", { data: t.Object({ removed: ContentItemSchema }) }),
     })
     .get("/stories/:id", preview("story"), {
       ...opts,
-      detail: doc("Admin: a story with its author", { data: t.Object({ content: Open }) }),
+      detail: doc("Admin: a story with its author", { data: t.Object({ content: ContentItemSchema }) }),
     })
     .delete("/stories/:id", remove("story"), {
       ...opts,
-      detail: doc("Admin: remove a story", { data: t.Object({ removed: Open }) }),
+      detail: doc("Admin: remove a story", { data: t.Object({ removed: ContentItemSchema }) }),
     });
 }

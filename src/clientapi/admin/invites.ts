@@ -1,4 +1,5 @@
 import { doc } from "../docs";
+import { Invite } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import {
@@ -19,18 +20,6 @@ const CreateBody = t.Object({
   expiresInHours: t.Optional(t.Integer({ minimum: 1, maximum: INVITE_EXPIRES_IN_HOURS_LIMIT })),
 });
 const CodeParams = t.Object({ code: t.String({ minLength: 1, maxLength: 64 }) });
-
-const Invite = t.Object({
-  code: t.String(),
-  url: t.String({ description: "the register page with the code filled in" }),
-  maxUses: t.Integer(),
-  uses: t.Integer(),
-  expiresAt: t.String(),
-  revokedAt: t.Union([t.String(), t.Null()]),
-  createdAt: t.String(),
-  createdBy: t.Union([t.String({ description: "username" }), t.Null()]),
-  state: t.Union([t.Literal("live"), t.Literal("revoked"), t.Literal("expired"), t.Literal("used_up")]),
-});
 
 const serializeInvite = (app: App, row: AuthInviteRow, createdBy: string | null): typeof Invite.static =>
   describeInvite(row, app.config.baseUrl, app.clock.now(), createdBy);

@@ -1,33 +1,20 @@
 import { Elysia, t } from "elysia";
-import { doc, NullableString, Time } from "../docs";
+import { doc } from "../docs";
+import { Job, JobCount, JobState } from "../schemas";
 import type { App } from "../../app";
 import { ok } from "../../http/envelope";
 import { toIso } from "../../lib/clock";
 import { notFound } from "../../lib/errors";
 import { parseLimit } from "../../lib/paging";
-import { JOB_STATES, countJobs, dropDeadJob, listJobs, retryDeadJob, type JobSummary } from "../../jobs/dead-letters";
+import { countJobs, dropDeadJob, listJobs, retryDeadJob, type JobSummary } from "../../jobs/dead-letters";
 import { adminContext, logged } from "./guard";
 
-const State = t.Union(JOB_STATES.map((s) => t.Literal(s)));
 const ListQuery = t.Object({
-  state: t.Optional(State),
+  state: t.Optional(JobState),
   kind: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
   limit: t.Optional(t.String({ maxLength: 10, description: "jobs listed, 1 to 100 (default 20)" })),
 });
 const IdParams = t.Object({ id: t.String({ pattern: "^[0-9]{1,15}$" }) });
-
-const Job = t.Object({
-  id: t.Integer(),
-  kind: t.String(),
-  key: NullableString,
-  state: State,
-  attempts: t.Integer(),
-  lastError: NullableString,
-  runAt: Time,
-  createdAt: Time,
-  updatedAt: Time,
-});
-const Count = t.Object({ kind: t.String(), state: State, count: t.Integer() });
 
 const serializeJob = (j: JobSummary): typeof Job.static => ({
   ...j,
@@ -59,7 +46,7 @@ export function adminJobRoutes(app: App) {
         detail: doc(
           "Admin: jobs per kind and state, and the jobs most recently changed (?state=dead: the dead letters)",
           {
-            data: t.Object({ counts: t.Array(Count), jobs: t.Array(Job) }),
+            data: t.Object({ counts: t.Array(JobCount), jobs: t.Array(Job) }),
           },
         ),
       },

@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
-import { doc, NullableString, Resource, Time } from "../docs";
+import { doc } from "../docs";
+import { Backup, Backups, RebuildReport } from "../schemas";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { App } from "../../app";
@@ -13,16 +14,6 @@ import { adminContext, logged } from "./guard";
 
 const CreateBody = t.Object({ withoutDerived: t.Optional(t.Boolean()) });
 const NameParams = t.Object({ name: t.String({ minLength: 1, maxLength: 200 }) });
-
-const BackupDoc = Resource({
-  kind: t.Union([t.Literal("archive"), t.Literal("pre-migrate")]),
-  name: t.String(),
-  sizeBytes: t.Integer(),
-  createdAt: Time,
-  schemaVersion: NullableString,
-  fileCount: t.Union([t.Integer(), t.Null()]),
-});
-const RebuildDoc = Resource({ rebuilt: t.Integer(), present: t.Integer(), failed: t.Array(Resource({})) });
 
 /** A backup as the admin API shows it: where it lies on the server's disk is not the browser's business. */
 const shown = ({ path: _path, ...entry }: BackupListing) => entry;
@@ -70,12 +61,7 @@ export function adminMaintenanceRoutes(app: App) {
       {
         admin: true,
         detail: doc("Admin: the backups in the data folder, newest first", {
-          data: t.Object({
-            backups: t.Array(BackupDoc),
-            running: NullableString,
-            keep: t.Integer(),
-            everySeconds: t.Integer(),
-          }),
+          data: Backups,
         }),
       },
     )
@@ -112,7 +98,7 @@ export function adminMaintenanceRoutes(app: App) {
         admin: true,
         body: CreateBody,
         detail: doc("Admin: make a backup now (answered once the archive is complete)", {
-          data: t.Object({ backup: t.Union([BackupDoc, t.Null()]), pruned: t.Array(t.String()) }),
+          data: t.Object({ backup: t.Union([Backup, t.Null()]), pruned: t.Array(t.String()) }),
           errors: ["MAINTENANCE_RUNNING"],
         }),
       },
@@ -160,7 +146,7 @@ export function adminMaintenanceRoutes(app: App) {
       {
         admin: true,
         detail: doc("Admin: make missing thumbnails and video posters again", {
-          data: t.Object({ report: RebuildDoc }),
+          data: t.Object({ report: RebuildReport }),
           errors: ["MAINTENANCE_RUNNING"],
         }),
       },

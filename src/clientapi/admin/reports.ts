@@ -5,8 +5,8 @@ import { countOpenReports, reportGroupsPage } from "../../domain/reports/service
 import { ok } from "../../http/envelope";
 import { doc } from "../docs";
 import { PageQuery, pageRequest } from "../input";
-import { Page } from "../schemas";
-import { ReportAction, ReportGroupSchema, serializeReportGroups } from "../reports/serialize";
+import { Page, ReportAction, ReportGroup } from "../schemas";
+import { serializeReportGroups } from "../reports/serialize";
 import { adminContext } from "./guard";
 
 const ListQuery = t.Object({
@@ -38,7 +38,7 @@ export function adminReportRoutes(app: App) {
         admin: true,
         query: ListQuery,
         detail: doc("Admin: reports by target, the newest reported first (?status=open, the default, or resolved)", {
-          data: Page("groups", ReportGroupSchema),
+          data: Page("groups", ReportGroup),
         }),
       },
     )
@@ -60,7 +60,7 @@ export function adminReportRoutes(app: App) {
         params: IdParams,
         body: ResolveBody,
         detail: doc("Admin: resolve a report, and every open report of its target, with one action", {
-          data: t.Object({ group: ReportGroupSchema, resolved: t.Integer() }),
+          data: t.Object({ group: ReportGroup, resolved: t.Integer() }),
           errors: ["NOT_FOUND", "REPORT_RESOLVED"],
         }),
       },

@@ -1,4 +1,5 @@
-import { doc, Open } from "../docs";
+import { doc } from "../docs";
+import { LiveSetting } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { applyLiveSettings, liveSettings, planLiveSettings } from "../../domain/admin/settings";
@@ -25,7 +26,9 @@ export function adminSettingsRoutes(app: App) {
     .use(adminContext(app))
     .get("/", () => ok({ settings: liveSettings(app) }), {
       admin: true,
-      detail: doc("Admin: the instance settings that can change while serving", { data: t.Object({ settings: Open }) }),
+      detail: doc("Admin: the instance settings that can change while serving", {
+        data: t.Object({ settings: t.Array(LiveSetting) }),
+      }),
     })
     .patch(
       "/",
@@ -43,7 +46,7 @@ export function adminSettingsRoutes(app: App) {
         admin: true,
         body: PatchBody,
         detail: doc("Admin: change instance settings", {
-          data: t.Object({ settings: Open, changed: t.Array(t.String()) }),
+          data: t.Object({ settings: t.Array(LiveSetting), changed: t.Array(t.String()) }),
         }),
       },
     );

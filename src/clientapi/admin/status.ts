@@ -1,5 +1,6 @@
 import { t } from "elysia";
-import { doc, Open } from "../docs";
+import { doc } from "../docs";
+import { InstanceStatus } from "../schemas";
 import { Elysia } from "elysia";
 import type { App } from "../../app";
 import { ok } from "../../http/envelope";
@@ -24,6 +25,9 @@ export function adminStatusRoutes(app: App) {
       };
       return ok({ status: await collectStatus(app.dataDir, { self }) });
     },
-    { admin: true, detail: doc("Admin: version, sizes, counts, backups", { data: t.Object({ status: Open }) }) },
+    {
+      admin: true,
+      detail: doc("Admin: version, sizes, counts, backups", { data: t.Object({ status: InstanceStatus }) }),
+    },
   );
 }

@@ -1,5 +1,5 @@
-import { doc, Time } from "../docs";
-import { Account } from "../schemas";
+import { doc } from "../docs";
+import { Account, QrRequest, QrStart } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import {
@@ -41,7 +41,7 @@ export function qrRoutes(app: App) {
       },
       {
         detail: doc("Start a QR login: show `link` as a QR code, then poll /status", {
-          data: t.Object({ token: t.String(), expiresAt: Time, pollIntervalMs: t.Integer(), link: t.String() }),
+          data: QrStart,
         }),
       },
     )
@@ -50,12 +50,16 @@ export function qrRoutes(app: App) {
       async ({ query }) => {
         // the device is the asker's own: whoever holds the token is the asker or the person deciding
         const { status, device } = await getQrRequest(app.db, app.clock.now(), query.token);
-        return ok({ status, device: { ...device, requestedAt: toIso(device.requestedAt) } });
+        const answer: typeof QrRequest.static = {
+          status,
+          device: { ...device, requestedAt: toIso(device.requestedAt) },
+        };
+        return ok(answer);
       },
       {
         query: TokenBody,
         detail: doc("Poll a QR login: PENDING, APPROVED (then /claim), REFUSED, CLAIMED or EXPIRED", {
-          data: t.Object({ status: t.String(), device: t.Object({}, { additionalProperties: true }) }),
+          data: QrRequest,
         }),
       },
     )

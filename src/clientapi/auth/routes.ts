@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { doc } from "../docs";
-import { Account } from "../schemas";
+import { Account, Captcha, CsrfAnswer } from "../schemas";
 import type { App } from "../../app";
 import { revokeSessionAndNotify } from "../../domain/sessions/revoke";
 import { clearCookie, CSRF_COOKIE, ACCESS_COOKIE, REFRESH_COOKIE, serializeCookie } from "../../http/cookies";
@@ -33,12 +33,6 @@ const LoginBody = t.Object({
   email: t.String({ minLength: 1, maxLength: 254 }),
   password: t.String({ minLength: 1, maxLength: 128 }),
   twoFactorCode: t.Optional(t.String({ maxLength: 32 })),
-});
-
-export const CsrfAnswer = t.Object({
-  csrfToken: t.String(),
-  captchaRequired: t.Boolean(),
-  registration: t.String({ description: "open, captcha, invite or closed" }),
 });
 
 /** A new CSRF token, set as the csrf_token cookie too, and the sign-up mode (GET /api/auth/csrf, GET /api/start). */
@@ -111,11 +105,7 @@ export function authRoutes(app: App) {
     )
     .get("/captcha", async () => ok(await createCaptcha(app.db, app.clock.now(), await loadSharp(app))), {
       detail: doc("A captcha for registration: a picture of a code and a text question; either answer passes", {
-        data: t.Object({
-          captchaId: t.String(),
-          image: t.String({ description: "a PNG data: URL of a code (letters and digits; case does not matter)" }),
-          question: t.String({ description: "the non-visual alternative: a question in plain text" }),
-        }),
+        data: Captcha,
       }),
     })
     .post(

@@ -1,4 +1,5 @@
 import { doc } from "../docs";
+import { TotpSetup } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { disableTwoFactor, enableTotp, setTwoFactorMethod, startTotpSetup } from "../../domain/auth/two-factor";
@@ -15,7 +16,7 @@ export function twoFactorRoutes(app: App) {
     .post("/totp/setup", async ({ user }) => ok(await startTotpSetup(app, user)), {
       auth: true,
       detail: doc("Start TOTP enrolment: a secret and its otpauth:// URL for an authenticator app", {
-        data: t.Object({ secret: t.String(), otpauthUrl: t.String() }),
+        data: TotpSetup,
       }),
     })
     .post(

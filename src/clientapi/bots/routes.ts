@@ -1,5 +1,5 @@
-import { doc, NullableTime, Resource, Time } from "../docs";
-import { OwnedBot } from "../schemas";
+import { doc } from "../docs";
+import { BotCard, BotIncome as Income, BotLogEntry, OwnedBot } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import {
@@ -26,27 +26,8 @@ import { findPrivateChat } from "../../domain/chats/access";
 import { afterFrom, botLogResponse, LogQuery } from "../../ops/bot-log";
 
 const BotLog = t.Object({
-  entries: t.Array(
-    Resource({
-      id: t.Integer({ description: "pass as ?after= (or Last-Event-ID) to continue" }),
-      at: Time,
-      kind: t.Union([t.Literal("call"), t.Literal("update")]),
-      method: t.String({ description: "call: the method; update: getUpdates or webhook" }),
-      params: t.Optional(t.Record(t.String(), t.Unknown(), { description: "files elided, long values cut" })),
-      ok: t.Boolean(),
-      result: t.Optional(t.Unknown()),
-      error: t.Optional(t.Object({ code: t.Integer(), description: t.String() })),
-      ms: t.Optional(t.Number({ description: "latency" })),
-      update: t.Optional(t.Object({ updateId: t.Integer(), type: t.String() })),
-    }),
-  ),
+  entries: t.Array(BotLogEntry),
   limit: t.Integer({ description: "entries kept per bot" }),
-});
-const Income = Resource({
-  held: t.Integer(),
-  withdrawable: t.Integer(),
-  nextReleaseAt: NullableTime,
-  recentPayments: t.Array(t.Unknown()),
 });
 
 const CreateBody = t.Object({
@@ -85,7 +66,7 @@ const serializeIncome = (income: Income) => ({
 });
 
 /** A bot as its owner sees it in "My bots". */
-function serializeOwnedBot(app: App, { bot, user }: BotWithUser) {
+function serializeOwnedBot(app: App, { bot, user }: BotWithUser): typeof OwnedBot.static {
   return {
     id: bot.cuid,
     username: user.username,
@@ -260,7 +241,7 @@ export function botProfileRoutes(app: App) {
     {
       auth: true,
       detail: doc("A bot's public card: description, commands, menu button", {
-        data: t.Object({ bot: t.Object({}, { additionalProperties: true }) }),
+        data: t.Object({ bot: BotCard }),
       }),
     },
   );

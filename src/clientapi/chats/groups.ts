@@ -1,5 +1,5 @@
 import { doc, NullableString } from "../docs";
-import { Conversation, Member, Page } from "../schemas";
+import { Conversation, GroupInvite, Member, Page } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import {
@@ -120,15 +120,7 @@ export function chatGroupRoutes(app: App) {
         auth: true,
         params: t.Object({ code: t.String({ minLength: 1, maxLength: 200 }) }),
         detail: doc("The group an invite code opens, shown before joining it", {
-          data: t.Object({
-            group: t.Object({
-              title: t.String(),
-              description: NullableString,
-              photoUrl: NullableString,
-              memberCount: t.Integer(),
-            }),
-            isMember: t.Boolean(),
-          }),
+          data: GroupInvite,
         }),
       },
     )

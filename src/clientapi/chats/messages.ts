@@ -1,5 +1,5 @@
 import { doc, NullableString } from "../docs";
-import { ChatListItem, ChatPoll, Conversation, Message, Page } from "../schemas";
+import { CallbackAnswer, ChatListItem, ChatPoll, Conversation, Message, Page } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import {
@@ -427,13 +427,7 @@ export function chatMessageRoutes(app: App) {
           body: PressBody,
           detail: doc("Press an inline button of a bot's message; answers once the bot answers or a few seconds pass", {
             data: t.Object({
-              answer: t.Union([
-                t.Object(
-                  { text: NullableString, showAlert: t.Boolean(), url: NullableString },
-                  { additionalProperties: true },
-                ),
-                t.Null(),
-              ]),
+              answer: CallbackAnswer,
             }),
             errors: ["PERMISSION_DENIED"],
           }),

@@ -1,5 +1,5 @@
 import { doc } from "../docs";
-import { Notification, Page } from "../schemas";
+import { Notification, NotificationCounts as Counts, Page } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import {
@@ -17,8 +17,6 @@ import { serializeCounts, serializeNotification } from "./serialize";
 
 const ListQuery = t.Object({ ...PageQuery.properties, unread: t.Optional(t.String({ maxLength: 5 })) });
 const ReadBody = t.Object({ ids: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 500 })) });
-
-const Counts = t.Object({ unreadCount: t.Integer(), unseenCount: t.Integer() });
 
 /**
  * Notifications: list (cursor, unread filter), mark read and mark seen, under

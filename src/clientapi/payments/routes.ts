@@ -3,19 +3,11 @@ import type { App } from "../../app";
 import { payInvoiceLink, readInvoiceLink } from "../../domain/payments/links";
 import { requestContext } from "../../http/context";
 import { ok } from "../../http/envelope";
-import { doc, Resource } from "../docs";
-import { PublicUser } from "../schemas";
+import { doc } from "../docs";
+import { InvoiceLink } from "../schemas";
 import { serializePublicUser } from "../serializers/account";
 
 const LinkParams = t.Object({ slug: t.String({ minLength: 1, maxLength: 64 }) });
-
-const LinkInvoice = Resource({
-  title: t.String(),
-  description: t.String(),
-  currency: t.Literal("XTR"),
-  totalAmount: t.Integer(),
-  prices: t.Array(t.Object({ label: t.String(), amount: t.Integer() })),
-});
 
 /**
  * /api/social/invoice-links (a bot's createInvoiceLink):
@@ -36,7 +28,7 @@ export function invoiceLinkRoutes(app: App) {
           auth: true,
           params: LinkParams,
           detail: doc("An invoice link a bot made: the invoice and the bot that takes the payment", {
-            data: t.Object({ invoice: LinkInvoice, bot: PublicUser }),
+            data: InvoiceLink,
             errors: ["NOT_FOUND"],
           }),
         },

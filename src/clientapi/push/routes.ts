@@ -19,7 +19,8 @@ import { ok } from "../../http/envelope";
 import { allowPrivatePush, outboundUrlProblem } from "../../http/outbound";
 import { toIso } from "../../lib/clock";
 import { fieldError, notFound } from "../../lib/errors";
-import { doc, NullableTime, Resource, Time } from "../docs";
+import { doc } from "../docs";
+import { EmailSettings, NotificationSettings, PushDevice, PushSettings } from "../schemas";
 
 const Base64Url = (maxLength: number) => t.String({ minLength: 1, maxLength, pattern: "^[A-Za-z0-9_-]+={0,2}$" });
 
@@ -35,28 +36,10 @@ const SubscribeBody = t.Object({
   }),
 });
 
-const Subscription = Resource({
-  id: t.String(),
-  userAgent: t.String({ description: "the subscribing browser's User-Agent (the app names the device from it)" }),
-  createdAt: Time,
-  lastUsedAt: NullableTime,
-  current: t.Boolean({ description: "made by this session (this browser)" }),
-});
-
-const PushSettings = t.Object({
-  messages: t.Boolean(),
-  mentions: t.Boolean(),
-  replies: t.Boolean(),
-  follows: t.Boolean(),
-  reactions: t.Boolean(),
-  payments: t.Boolean(),
-});
 const PushSettingsPatch = t.Partial(PushSettings);
-const EmailSettings = t.Object({ digest: t.Boolean() });
 const EmailSettingsPatch = t.Partial(EmailSettings);
-const NotificationSettings = t.Object({ push: PushSettings, email: EmailSettings });
 
-const serializeSubscription = (s: PushSubscriptionRow, sessionId: number) => ({
+const serializeSubscription = (s: PushSubscriptionRow, sessionId: number): typeof PushDevice.static => ({
   id: s.cuid,
   userAgent: s.user_agent,
   createdAt: toIso(s.created_at),
@@ -105,7 +88,7 @@ export function pushRoutes(app: App) {
       {
         auth: true,
         detail: doc("The browsers that receive this account's pushes", {
-          data: t.Object({ subscriptions: t.Array(Subscription) }),
+          data: t.Object({ subscriptions: t.Array(PushDevice) }),
         }),
       },
     )

@@ -5,8 +5,8 @@ import { requestContext } from "../../http/context";
 import { ok } from "../../http/envelope";
 import { doc } from "../docs";
 import { PageQuery, pageRequest } from "../input";
-import { Page } from "../schemas";
-import { Report, ReportReason, ReportTargetType, serializeOwnReports } from "./serialize";
+import { Page, Report, ReportReason, ReportTargetType } from "../schemas";
+import { serializeOwnReports } from "./serialize";
 
 const ReportBody = t.Object({
   target: t.Object({

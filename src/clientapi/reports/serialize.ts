@@ -1,82 +1,8 @@
-import { t } from "elysia";
 import type { App } from "../../app";
 import { accountsOfReports, presentTargets, targetKey, type ReportGroup } from "../../domain/reports/service";
-import { REPORT_ACTIONS, REPORT_REASONS, REPORT_TARGET_TYPES, type ReportRow } from "../../domain/reports/table";
+import type { ReportRow } from "../../domain/reports/table";
 import type { UserRow } from "../../domain/users/table";
 import { toIso } from "../../lib/clock";
-import { NullableString, NullableTime, Resource, Time } from "../docs";
-
-const literals = <T extends string>(values: readonly T[]) => t.Union(values.map((v) => t.Literal(v)));
-
-export const ReportTargetType = literals(REPORT_TARGET_TYPES);
-export const ReportReason = literals(REPORT_REASONS);
-export const ReportAction = literals(REPORT_ACTIONS);
-
-const Resolution = t.Union([
-  t.Object({ action: ReportAction, resolvedAt: Time }, { additionalProperties: true }),
-  t.Null(),
-]);
-
-/** A report as the person who made it sees it. */
-export const Report = Resource({
-  id: t.String(),
-  status: t.Union([t.Literal("open"), t.Literal("resolved")]),
-  target: t.Object({ type: ReportTargetType, id: t.String(), label: t.String() }),
-  reason: ReportReason,
-  comment: NullableString,
-  resolution: Resolution,
-  createdAt: Time,
-});
-
-const Account = t.Object(
-  { id: t.String(), username: t.String(), displayName: t.String(), isBot: t.Boolean() },
-  { additionalProperties: true },
-);
-
-/** The reports of one target taken up together, as the moderation queue shows them. */
-export const ReportGroupSchema = Resource({
-  status: t.Union([t.Literal("open"), t.Literal("resolved")]),
-  target: t.Object(
-    {
-      type: ReportTargetType,
-      id: t.String(),
-      label: t.String(),
-      present: t.Boolean({ description: "false once the target was removed, deleted, expired or blocked" }),
-      text: NullableString,
-      media: t.Array(t.Object({}, { additionalProperties: true })),
-      context: t.Union([t.Object({}, { additionalProperties: true }), t.Null()]),
-      account: Account,
-    },
-    { description: "what was reported, as the newest report copied it" },
-  ),
-  reportCount: t.Integer(),
-  reports: t.Array(
-    t.Object(
-      {
-        id: t.String(),
-        reporter: t.Object({ username: t.String() }),
-        reason: ReportReason,
-        comment: NullableString,
-        createdAt: Time,
-      },
-      { additionalProperties: true },
-    ),
-  ),
-  resolution: t.Union([
-    t.Object(
-      {
-        action: ReportAction,
-        note: NullableString,
-        resolver: t.Object({ username: t.String() }),
-        resolvedAt: NullableTime,
-      },
-      { additionalProperties: true },
-    ),
-    t.Null(),
-  ]),
-  firstReportedAt: Time,
-  lastReportedAt: Time,
-});
 
 const LABEL: Record<ReportRow["target_type"], string> = {
   post: "Post",

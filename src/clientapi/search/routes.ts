@@ -1,5 +1,5 @@
-import { doc, NullableString } from "../docs";
-import { Conversation, Message, Post, PublicUser } from "../schemas";
+import { doc } from "../docs";
+import { SearchAnswer } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { findConversationById, requireMembershipByCuid } from "../../domain/chats/access";
@@ -122,17 +122,7 @@ export function searchRoutes(app: App) {
       detail: doc("Search people, posts, hashtags and my messages", {
         description:
           "With `type`, one list and its `nextCursor` (pass it as `cursor`); `chatId` (with `type=messages`) keeps one chat's messages; without, the first page of every list and a cursor per list in `cursors`. Posts and messages come newest first; a page of them may be shorter than `limit` with a cursor still to read on. A search over its time budget (`limits.searchBudgetMs`) answers 503 SEARCH_TIMEOUT.",
-        data: t.Object({
-          query: t.String(),
-          type: t.String(),
-          users: t.Array(PublicUser),
-          posts: t.Array(Post),
-          hashtags: t.Array(t.Unknown()),
-          messages: t.Array(Message),
-          chats: t.Array(Conversation, { description: "the chats of the messages found" }),
-          nextCursor: NullableString,
-          cursors: t.Record(t.String(), NullableString),
-        }),
+        data: SearchAnswer,
       }),
     },
   );

@@ -1,5 +1,5 @@
-import { doc, NullableString, Resource, Time } from "../docs";
-import { Page } from "../schemas";
+import { doc, NullableString } from "../docs";
+import { Page, StarTransaction } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import {
@@ -23,7 +23,7 @@ const GiftBody = t.Object({
 });
 
 /** One balance change as the person's history shows it. */
-function serializeTransaction(r: TransactionRow) {
+function serializeTransaction(r: TransactionRow): typeof StarTransaction.static {
   return {
     id: r.cuid,
     kind: r.kind,
@@ -66,19 +66,7 @@ export function starsRoutes(app: App) {
         auth: true,
         query: PageQuery,
         detail: doc("My star transactions, newest first", {
-          data: Page(
-            "transactions",
-            Resource({
-              id: t.String(),
-              kind: t.String(),
-              amount: t.Integer({ description: "negative when stars left the balance" }),
-              balanceAfter: t.Integer(),
-              reference: NullableString,
-              note: NullableString,
-              counterparty: t.Union([Resource({ id: t.String(), username: NullableString }), t.Null()]),
-              createdAt: Time,
-            }),
-          ),
+          data: Page("transactions", StarTransaction),
         }),
       },
     )

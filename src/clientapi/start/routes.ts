@@ -1,4 +1,4 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { App } from "../../app";
 import { unreadChats } from "../../domain/chats/unread";
 import { instanceIdentity } from "../../domain/instance/identity";
@@ -6,35 +6,13 @@ import { notificationCounts } from "../../domain/notifications/service";
 import { ok } from "../../http/envelope";
 import { requestContext, requireSignedIn } from "../../http/context";
 import { AppError } from "../../lib/errors";
-import { CsrfAnswer, issueCsrf } from "../auth/routes";
+import { issueCsrf } from "../auth/routes";
 import { doc } from "../docs";
-import { Instance } from "../instance/routes";
-import { Account } from "../schemas";
+import { StartAnswer } from "../schemas";
 import { serializeAccount } from "../serializers/account";
 
 /** The refusals of a session that make the app show sign-in: here they mean "nobody signed in". */
 const SIGNED_OUT = new Set(["UNAUTHORIZED", "ACCOUNT_DISABLED", "DEVICE_BANNED"]);
-
-const StartAnswer = t.Composite([
-  CsrfAnswer,
-  t.Object({
-    instance: Instance,
-    account: t.Union([Account, t.Null()], { description: "null: nobody is signed in (or the session is over)" }),
-    unread: t.Union(
-      [
-        t.Object({
-          chats: t.Integer({ description: "chats with unread messages (GET /api/social/messages/unread)" }),
-          notifications: t.Integer({
-            description:
-              "the notifications badge: unread groups since the list was last opened (unseenCount of notifications)",
-          }),
-        }),
-        t.Null(),
-      ],
-      { description: "the header's badges; null when signed out" },
-    ),
-  }),
-]);
 
 /**
  * /api/start: what the app's shell needs before its first screen, in one answer: a CSRF token

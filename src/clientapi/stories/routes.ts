@@ -1,5 +1,5 @@
-import { doc, Time } from "../docs";
-import { Page, PublicUser, Story } from "../schemas";
+import { doc } from "../docs";
+import { Page, Story, StoryGroup, StoryViewer } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import {
@@ -49,12 +49,7 @@ export function storyRoutes(app: App) {
         auth: true,
         detail: doc("Stories of the people I follow, grouped by author", {
           data: t.Object({
-            groups: t.Array(
-              t.Object(
-                { author: PublicUser, stories: t.Array(Story), hasUnseen: t.Boolean(), latestAt: Time },
-                { additionalProperties: true },
-              ),
-            ),
+            groups: t.Array(StoryGroup),
           }),
         }),
       },
@@ -88,7 +83,7 @@ export function storyRoutes(app: App) {
         params: StoryParams,
         query: PageQuery,
         detail: doc("Who saw my story", {
-          data: Page("viewers", t.Object({ user: PublicUser, viewedAt: Time })),
+          data: Page("viewers", StoryViewer),
           errors: ["FORBIDDEN"],
         }),
       },

@@ -1,9 +1,4 @@
-/** A display copy of an image as the API lists it (see the OpenAPI reference's `renditions`). */
-export interface Rendition {
-  url: string;
-  width: number;
-  height: number;
-}
+import type { Rendition } from "../lib/types";
 
 /** What an image attachment of a post, comment or message carries for showing it. */
 export interface ShownImage {

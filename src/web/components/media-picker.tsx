@@ -1,6 +1,7 @@
 import { useId, useState } from "preact/hooks";
-import { describeError, uploadFile, type Upload } from "../lib/api";
+import { describeError, uploadFile } from "../lib/api";
 import { t } from "../lib/i18n";
+import type { Upload } from "../lib/types";
 
 /**
  * One picture (or video) chosen from the device and uploaded at once with a progress bar;

@@ -1,7 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, describeError } from "../lib/api";
 import { onRealtime } from "../lib/realtime";
-import { storyViewerHref, type StoryGroup } from "../lib/stories";
+import { storyViewerHref } from "../lib/stories";
+import type { StoryGroup } from "../lib/types";
 import { Avatar } from "./avatar";
 import { FormError } from "./field";
 import { t } from "../lib/i18n";

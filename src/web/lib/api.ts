@@ -4,6 +4,7 @@
  * Session renewal needs nothing here: the server renews expired access cookies on any
  * request, so a 401 means the session is really over (and the app shows sign-in).
  */
+import type { InstanceInfo, Upload } from "./types";
 
 import { formatWait } from "./format";
 import { t } from "./i18n";
@@ -47,13 +48,6 @@ export function onUnauthorized(handler: () => void): void {
 function readCsrfCookie(): string | null {
   const m = document.cookie.match(/(?:^|;\s*)csrf_token=([^;]+)/);
   return m ? decodeURIComponent(m[1]!) : null;
-}
-
-/** What GET /api/auth/csrf (and GET /api/start) tells about the instance besides the token. */
-export interface InstanceInfo {
-  csrfToken: string;
-  captchaRequired: boolean;
-  registration?: "open" | "captcha" | "invite" | "closed";
 }
 
 /** Fetches a fresh CSRF token (and the instance's registration mode). */
@@ -171,20 +165,6 @@ export const api = {
   put: <T>(path: string, body: unknown) => request<T>("PUT", path, { body }),
   delete: <T>(path: string, body?: unknown, query?: Query) => request<T>("DELETE", path, { body, query }),
 };
-
-/** What POST /api/account/upload answers. */
-export interface Upload {
-  url: string;
-  thumb: string | null;
-  posterUrl: string | null;
-  kind: string;
-  mime: string;
-  sizeBytes: number;
-  width: number | null;
-  height: number | null;
-  durationMs: number | null;
-  name: string | null;
-}
 
 /**
  * Uploads FILE as KIND, reporting progress (0..1). XMLHttpRequest because fetch does not

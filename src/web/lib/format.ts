@@ -57,11 +57,13 @@ export function formatBytes(n: number): string {
   }).format(n);
 }
 
+/** 3, "hour" → "3 hours", in the app's language. */
+export const formatUnit = (value: number, unit: "day" | "hour" | "minute" | "second") =>
+  new Intl.NumberFormat(language.value, { style: "unit", unit, unitDisplay: "long" }).format(value);
+
 /** A wait in whole seconds, or minutes from one minute on: "1 second", "3 minutes". */
-export function formatWait(seconds: number): string {
-  const [value, unit] = seconds < 60 ? [seconds, "second"] : [Math.ceil(seconds / 60), "minute"];
-  return new Intl.NumberFormat(language.value, { style: "unit", unit, unitDisplay: "long" }).format(value);
-}
+export const formatWait = (seconds: number): string =>
+  seconds < 60 ? formatUnit(seconds, "second") : formatUnit(Math.ceil(seconds / 60), "minute");
 
 const STEPS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
   ["second", 60],

@@ -1,14 +1,6 @@
 import { computed, signal } from "@preact/signals";
 import { api } from "./api";
-
-/** What GET /api/instance says about the instance (config instance.*, changed live by administrators). */
-export interface InstanceIdentity {
-  name: string;
-  description: string;
-  rules: string[];
-  contact: string;
-  registration: string;
-}
+import type { InstanceIdentity } from "./types";
 
 /** The instance's identity; null until the first answer (or when the server could not be asked). */
 export const identity = signal<InstanceIdentity | null>(null);

@@ -1,10 +1,10 @@
 import { computed, signal } from "@preact/signals";
-import { api, ApiError, keepCsrfToken, onUnauthorized, type InstanceInfo } from "./api";
+import { api, ApiError, keepCsrfToken, onUnauthorized } from "./api";
 import { drafts } from "./drafts";
 import { applyAccountLanguage } from "./i18n";
-import { identity, type InstanceIdentity } from "./instance";
+import { identity } from "./instance";
 import { startRealtime, stopRealtime } from "./realtime";
-import type { Account } from "./types";
+import type { Account, InstanceInfo, StartData } from "./types";
 
 /** The signed-in account: undefined while the first check runs, null when signed out. */
 export const account = signal<Account | null | undefined>(undefined);
@@ -51,17 +51,7 @@ export async function signOut(): Promise<void> {
   }
 }
 
-/** What GET /api/start answers: the shell's first data in one request. */
-interface StartData extends InstanceInfo {
-  instance: InstanceIdentity;
-  account: Account | null;
-  unread: UnreadCounts | null;
-}
-
-interface UnreadCounts {
-  chats: number;
-  notifications: number;
-}
+type UnreadCounts = NonNullable<StartData["unread"]>;
 
 /** The start's unread counts not yet taken by their badge. */
 let startUnread: Partial<UnreadCounts> = {};

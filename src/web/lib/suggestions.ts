@@ -1,9 +1,9 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "./api";
-import type { PublicUser } from "./types";
+import type { Hashtag, PublicUser, SearchAnswer } from "./types";
 
 /** A person or a hashtag offered while typing. */
-export type Suggestion = { kind: "person"; user: PublicUser } | { kind: "hashtag"; tag: string; postCount: number };
+export type Suggestion = { kind: "person"; user: PublicUser } | ({ kind: "hashtag" } & Hashtag);
 
 export type SuggestionKind = "people" | "hashtags";
 
@@ -26,7 +26,7 @@ function remember(key: string, items: Suggestion[]) {
 }
 
 async function fetchSuggestions(kind: SuggestionKind, query: string, signal: AbortSignal): Promise<Suggestion[]> {
-  const r = await api.get<{ users: PublicUser[]; hashtags: Array<{ tag: string; postCount: number }> }>(
+  const r = await api.get<Pick<SearchAnswer, "users" | "hashtags">>(
     "/social/search",
     { q: query, type: kind === "people" ? "users" : "hashtags", limit: SHOWN },
     signal,

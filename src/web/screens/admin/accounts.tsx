@@ -2,13 +2,13 @@ import { useCallback, useState } from "preact/hooks";
 import { Field, FormError, Notice } from "../../components/field";
 import { Loading } from "../../components/page";
 import { api, describeError } from "../../lib/api";
-import { formatDateTime, formatNumber } from "../../lib/format";
+import { formatDateTime } from "../../lib/format";
+import { t } from "../../lib/i18n";
 import { usePagedList } from "../../lib/paged";
 import { account as me } from "../../lib/session";
-import type { PageInfo } from "../../lib/types";
+import type { AdminAccount, PageInfo } from "../../lib/types";
 import { useAction } from "../../lib/use-action";
 import { ActionDialog, type PendingAction } from "./action-dialog";
-import type { AdminAccount } from "./types";
 
 type Answer = { account: AdminAccount } & Record<string, unknown>;
 /** An action on one account: its dialog, the endpoint, its body from the dialog's values, and what to say when done. */
@@ -54,7 +54,7 @@ export function Accounts() {
 
   return (
     <section class="admin-section" aria-labelledby="accounts-heading">
-      <h2 id="accounts-heading">Accounts</h2>
+      <h2 id="accounts-heading">{t("admin.accounts.heading")}</h2>
       <form
         role="search"
         class="admin-search"
@@ -65,27 +65,27 @@ export function Accounts() {
       >
         <Field
           type="search"
-          label="Search accounts"
-          hint="A name, a username or an exact e-mail address; empty lists the newest accounts."
+          label={t("admin.accounts.search")}
+          hint={t("admin.accounts.searchHint")}
           value={q}
           onValue={setQ}
         />
         <button type="submit" class="primary">
-          Search
+          {t("admin.accounts.searchButton")}
         </button>
       </form>
       <Notice message={done} />
-      <ul class="admin-list" aria-label="Accounts">
+      <ul class="admin-list" aria-label={t("admin.accounts.heading")}>
         {list.items.map((a) => (
           <AccountRow key={a.id} account={a} ask={(action) => ask(a, action)} />
         ))}
       </ul>
-      {!list.loading && list.done && list.items.length === 0 && <p class="empty">No account matches.</p>}
+      {!list.loading && list.done && list.items.length === 0 && <p class="empty">{t("admin.accounts.empty")}</p>}
       <FormError message={list.error} />
-      {list.loading && <Loading label="Loading accounts…" />}
+      {list.loading && <Loading label={t("admin.accounts.loading")} />}
       {!list.done && !list.loading && list.items.length > 0 && (
         <button type="button" onClick={list.more}>
-          Load more accounts
+          {t("admin.accounts.more")}
         </button>
       )}
       <CreateAccount onCreated={(a) => list.setItems((items) => [a, ...items])} />
@@ -102,34 +102,41 @@ function AccountRow({ account: a, ask }: { account: AdminAccount; ask: Ask }) {
       <div class="admin-item-head">
         <h3 id={`account-${a.id}`}>{name}</h3>
         <span class="muted">{a.displayName}</span>
-        <ul class="badges" aria-label="State">
-          {self && <li>You</li>}
-          {a.isAdmin && <li>Admin</li>}
-          {a.isBot && <li>Bot</li>}
-          {a.disabled && <li class="bad">Disabled</li>}
-          {a.postingBlockedUntil && <li class="bad">Posting blocked until {formatDateTime(a.postingBlockedUntil)}</li>}
-          {a.twoFactorMethod !== "none" && <li>Two-factor: {a.twoFactorMethod}</li>}
+        <ul class="badges" aria-label={t("admin.common.state")}>
+          {self && <li>{t("admin.accounts.you")}</li>}
+          {a.isAdmin && <li>{t("admin.accounts.admin")}</li>}
+          {a.isBot && <li>{t("admin.accounts.bot")}</li>}
+          {a.disabled && <li class="bad">{t("admin.common.disabled")}</li>}
+          {a.postingBlockedUntil && (
+            <li class="bad">
+              {t("admin.accounts.postingBlockedUntil", { until: formatDateTime(a.postingBlockedUntil) })}
+            </li>
+          )}
+          {a.twoFactorMethod !== "none" && <li>{t("admin.accounts.twoFactor", { method: a.twoFactorMethod })}</li>}
         </ul>
       </div>
       <p class="muted">
-        {a.email ?? "no e-mail"} · joined {formatDateTime(a.createdAt)}
+        {t("admin.accounts.joined", {
+          email: a.email ?? t("admin.accounts.noEmail"),
+          date: formatDateTime(a.createdAt),
+        })}
       </p>
-      <div class="actions" role="group" aria-label={`Actions for ${name}`}>
+      <div class="actions" role="group" aria-label={t("admin.common.actionsFor", { name })}>
         {a.disabled ? (
           <button
             type="button"
             class="small"
             onClick={() =>
               ask({
-                title: `Enable ${name}`,
-                text: `${name} will be able to sign in again.`,
-                confirm: "Enable account",
+                title: t("admin.accounts.enable.title", { name }),
+                text: t("admin.accounts.enable.text", { name }),
+                confirm: t("admin.accounts.enable.confirm"),
                 path: path(a, "enable"),
-                said: () => `${name} is enabled.`,
+                said: () => t("admin.accounts.enable.said", { name }),
               })
             }
           >
-            Enable
+            {t("admin.accounts.enable.button")}
           </button>
         ) : (
           !self && (
@@ -138,17 +145,16 @@ function AccountRow({ account: a, ask }: { account: AdminAccount; ask: Ask }) {
               class="small danger"
               onClick={() =>
                 ask({
-                  title: `Disable ${name}`,
-                  text: `${name} is signed out everywhere and cannot sign in until enabled.`,
-                  confirm: "Disable account",
+                  title: t("admin.accounts.disable.title", { name }),
+                  text: t("admin.accounts.disable.text", { name }),
+                  confirm: t("admin.accounts.disable.confirm"),
                   danger: true,
                   path: path(a, "disable"),
-                  said: (r) =>
-                    `${name} is disabled; ${formatNumber(r.sessionsRevoked as number)} session(s) signed out.`,
+                  said: (r) => t("admin.accounts.disable.said", { name, count: r.sessionsRevoked as number }),
                 })
               }
             >
-              Disable
+              {t("admin.accounts.disable.button")}
             </button>
           )
         )}
@@ -160,16 +166,16 @@ function AccountRow({ account: a, ask }: { account: AdminAccount; ask: Ask }) {
               class="small danger"
               onClick={() =>
                 ask({
-                  title: `Revoke admin from ${name}`,
-                  text: `${name} can no longer open the admin area.`,
-                  confirm: "Revoke admin",
+                  title: t("admin.accounts.revokeAdmin.title", { name }),
+                  text: t("admin.accounts.revokeAdmin.text", { name }),
+                  confirm: t("admin.accounts.revokeAdmin.confirm"),
                   danger: true,
                   path: path(a, "revoke-admin"),
-                  said: () => `${name} is no longer an administrator.`,
+                  said: () => t("admin.accounts.revokeAdmin.said", { name }),
                 })
               }
             >
-              Revoke admin
+              {t("admin.accounts.revokeAdmin.button")}
             </button>
           ) : (
             <button
@@ -177,15 +183,15 @@ function AccountRow({ account: a, ask }: { account: AdminAccount; ask: Ask }) {
               class="small"
               onClick={() =>
                 ask({
-                  title: `Make ${name} an administrator`,
-                  text: `${name} can open the admin area and do everything you can here, including granting admin to others.`,
-                  confirm: "Grant admin",
+                  title: t("admin.accounts.grantAdmin.title", { name }),
+                  text: t("admin.accounts.grantAdmin.text", { name }),
+                  confirm: t("admin.accounts.grantAdmin.confirm"),
                   path: path(a, "grant-admin"),
-                  said: () => `${name} is now an administrator.`,
+                  said: () => t("admin.accounts.grantAdmin.said", { name }),
                 })
               }
             >
-              Grant admin
+              {t("admin.accounts.grantAdmin.button")}
             </button>
           ))}
         {!self && (
@@ -194,16 +200,16 @@ function AccountRow({ account: a, ask }: { account: AdminAccount; ask: Ask }) {
             class="small danger"
             onClick={() =>
               ask({
-                title: `Ban the devices of ${name}`,
-                text: `Every browser or program ${name} signed in from is refused, whoever uses it.`,
-                confirm: "Ban devices",
+                title: t("admin.accounts.banDevices.title", { name }),
+                text: t("admin.accounts.banDevices.text", { name }),
+                confirm: t("admin.accounts.banDevices.confirm"),
                 danger: true,
                 path: path(a, "ban-devices"),
-                said: (r) => `${formatNumber(r.bannedDevices as number)} device(s) of ${name} banned.`,
+                said: (r) => t("admin.accounts.banDevices.said", { name, count: r.bannedDevices as number }),
               })
             }
           >
-            Ban devices
+            {t("admin.accounts.banDevices.button")}
           </button>
         )}
         <button
@@ -211,15 +217,15 @@ function AccountRow({ account: a, ask }: { account: AdminAccount; ask: Ask }) {
           class="small"
           onClick={() =>
             ask({
-              title: `Lift the device bans of ${name}`,
-              text: `The devices banned through ${name} can be used again.`,
-              confirm: "Unban devices",
+              title: t("admin.accounts.unbanDevices.title", { name }),
+              text: t("admin.accounts.unbanDevices.text", { name }),
+              confirm: t("admin.accounts.unbanDevices.confirm"),
               path: path(a, "unban-devices"),
-              said: (r) => `${formatNumber(r.unbannedDevices as number)} device ban(s) lifted.`,
+              said: (r) => t("admin.accounts.unbanDevices.said", { count: r.unbannedDevices as number }),
             })
           }
         >
-          Unban devices
+          {t("admin.accounts.unbanDevices.button")}
         </button>
         {a.postingBlockedUntil ? (
           <button
@@ -227,15 +233,15 @@ function AccountRow({ account: a, ask }: { account: AdminAccount; ask: Ask }) {
             class="small"
             onClick={() =>
               ask({
-                title: `Let ${name} post again`,
-                text: `${name} can post and comment again at once.`,
-                confirm: "Unblock posting",
+                title: t("admin.accounts.unblockPosting.title", { name }),
+                text: t("admin.accounts.unblockPosting.text", { name }),
+                confirm: t("admin.accounts.unblockPosting.confirm"),
                 path: path(a, "unblock-posting"),
-                said: () => `${name} can post again.`,
+                said: () => t("admin.accounts.unblockPosting.said", { name }),
               })
             }
           >
-            Unblock posting
+            {t("admin.accounts.unblockPosting.button")}
           </button>
         ) : (
           <button
@@ -243,18 +249,30 @@ function AccountRow({ account: a, ask }: { account: AdminAccount; ask: Ask }) {
             class="small"
             onClick={() =>
               ask({
-                title: `Block posting by ${name}`,
-                text: `${name} cannot post, repost or comment for this long.`,
-                confirm: "Block posting",
+                title: t("admin.accounts.blockPosting.title", { name }),
+                text: t("admin.accounts.blockPosting.text", { name }),
+                confirm: t("admin.accounts.blockPosting.confirm"),
                 danger: true,
-                fields: [{ name: "minutes", label: "Minutes", type: "number", initial: "60", required: true }],
+                fields: [
+                  {
+                    name: "minutes",
+                    label: t("admin.accounts.blockPosting.minutes"),
+                    type: "number",
+                    initial: "60",
+                    required: true,
+                  },
+                ],
                 path: path(a, "block-posting"),
                 body: (v) => ({ minutes: Number(v.minutes) }),
-                said: (r) => `${name} cannot post until ${formatDateTime(r.account.postingBlockedUntil!)}.`,
+                said: (r) =>
+                  t("admin.accounts.blockPosting.said", {
+                    name,
+                    until: formatDateTime(r.account.postingBlockedUntil!),
+                  }),
               })
             }
           >
-            Block posting
+            {t("admin.accounts.blockPosting.button")}
           </button>
         )}
         {a.twoFactorMethod !== "none" && (
@@ -263,16 +281,16 @@ function AccountRow({ account: a, ask }: { account: AdminAccount; ask: Ask }) {
             class="small"
             onClick={() =>
               ask({
-                title: `Reset two-factor of ${name}`,
-                text: `${name} signs in with the password alone, and can set two-factor up again.`,
-                confirm: "Reset two-factor",
+                title: t("admin.accounts.resetTwoFactor.title", { name }),
+                text: t("admin.accounts.resetTwoFactor.text", { name }),
+                confirm: t("admin.accounts.resetTwoFactor.confirm"),
                 danger: true,
                 path: path(a, "reset-two-factor"),
-                said: () => `Two-factor of ${name} is off.`,
+                said: () => t("admin.accounts.resetTwoFactor.said", { name }),
               })
             }
           >
-            Reset two-factor
+            {t("admin.accounts.resetTwoFactor.button")}
           </button>
         )}
         {!self && (
@@ -281,25 +299,25 @@ function AccountRow({ account: a, ask }: { account: AdminAccount; ask: Ask }) {
             class="small"
             onClick={() =>
               ask({
-                title: `Set a password for ${name}`,
-                text: `${name} is signed out everywhere and signs in with the new password.`,
-                confirm: "Set password",
+                title: t("admin.accounts.password.title", { name }),
+                text: t("admin.accounts.password.text", { name }),
+                confirm: t("admin.accounts.password.confirm"),
                 fields: [
                   {
                     name: "password",
-                    label: "New password",
+                    label: t("admin.accounts.password.label"),
                     type: "password",
-                    hint: "8 to 128 characters",
+                    hint: t("admin.accounts.passwordHint"),
                     required: true,
                   },
                 ],
                 path: path(a, "password"),
                 body: (v) => ({ password: v.password }),
-                said: () => `The password of ${name} is changed.`,
+                said: () => t("admin.accounts.password.said", { name }),
               })
             }
           >
-            Set password
+            {t("admin.accounts.password.button")}
           </button>
         )}
         {!a.isBot && (
@@ -308,20 +326,20 @@ function AccountRow({ account: a, ask }: { account: AdminAccount; ask: Ask }) {
             class="small"
             onClick={() =>
               ask({
-                title: `Grant stars to ${name}`,
-                text: "Stars are credited to the account's balance.",
-                confirm: "Grant stars",
+                title: t("admin.accounts.stars.title", { name }),
+                text: t("admin.accounts.stars.text"),
+                confirm: t("admin.accounts.stars.confirm"),
                 fields: [
-                  { name: "amount", label: "Amount", type: "number", required: true },
-                  { name: "reason", label: "Reason (shown in their history)" },
+                  { name: "amount", label: t("admin.accounts.stars.amount"), type: "number", required: true },
+                  { name: "reason", label: t("admin.accounts.stars.reason") },
                 ],
                 path: path(a, "stars"),
                 body: (v) => ({ amount: Number(v.amount), ...(v.reason?.trim() ? { reason: v.reason.trim() } : {}) }),
-                said: (r) => `${name} now has ${formatNumber(r.balance as number)} stars.`,
+                said: (r) => t("admin.accounts.stars.said", { name, count: r.balance as number }),
               })
             }
           >
-            Grant stars
+            {t("admin.accounts.stars.button")}
           </button>
         )}
       </div>
@@ -340,7 +358,7 @@ function CreateAccount({ onCreated }: { onCreated: (a: AdminAccount) => void }) 
   const onField = apiError && ["email", "username", "password", "displayName"].some((k) => apiError.field(k));
   return (
     <details class="card">
-      <summary>Create an account</summary>
+      <summary>{t("admin.accounts.create.summary")}</summary>
       <form
         class="form"
         onSubmit={run(async () => {
@@ -352,12 +370,12 @@ function CreateAccount({ onCreated }: { onCreated: (a: AdminAccount) => void }) 
             verified,
           });
           onCreated(r.account);
-          setMade(`@${r.account.username} is created.`);
+          setMade(t("admin.accounts.create.done", { name: `@${r.account.username}` }));
           setForm({ email: "", username: "", password: "", displayName: "" });
         })}
       >
         <Field
-          label="Email"
+          label={t("admin.accounts.create.email")}
           type="email"
           autoComplete="off"
           required
@@ -366,7 +384,7 @@ function CreateAccount({ onCreated }: { onCreated: (a: AdminAccount) => void }) 
           error={apiError?.field("email")}
         />
         <Field
-          label="Username"
+          label={t("admin.accounts.create.username")}
           autoComplete="off"
           required
           value={form.username}
@@ -374,34 +392,35 @@ function CreateAccount({ onCreated }: { onCreated: (a: AdminAccount) => void }) 
           error={apiError?.field("username")}
         />
         <Field
-          label="Display name"
+          label={t("admin.accounts.create.displayName")}
           autoComplete="off"
           value={form.displayName}
           onValue={set("displayName")}
           error={apiError?.field("displayName")}
         />
         <Field
-          label="Password"
+          label={t("admin.accounts.create.password")}
           type="password"
           autoComplete="new-password"
           required
           value={form.password}
           onValue={set("password")}
           error={apiError?.field("password")}
-          hint="8 to 128 characters"
+          hint={t("admin.accounts.passwordHint")}
         />
         <label class="choice">
-          <input type="checkbox" checked={admin} onChange={(e) => setAdmin(e.currentTarget.checked)} /> Administrator
+          <input type="checkbox" checked={admin} onChange={(e) => setAdmin(e.currentTarget.checked)} />{" "}
+          {t("admin.accounts.create.admin")}
         </label>
         <label class="choice">
-          <input type="checkbox" checked={verified} onChange={(e) => setVerified(e.currentTarget.checked)} /> E-mail
-          address confirmed
+          <input type="checkbox" checked={verified} onChange={(e) => setVerified(e.currentTarget.checked)} />{" "}
+          {t("admin.accounts.create.verified")}
         </label>
         <FormError message={error && !onField ? describeError(error) : null} />
         <Notice message={made} />
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
-            Create account
+            {t("admin.accounts.create.submit")}
           </button>
         </div>
       </form>

@@ -2,6 +2,7 @@ import { useLayoutEffect, useState } from "preact/hooks";
 import { Dialog } from "../../components/dialog";
 import { Field, FormError } from "../../components/field";
 import { describeError } from "../../lib/api";
+import { t } from "../../lib/i18n";
 import { useAction } from "../../lib/use-action";
 
 export interface DialogField {
@@ -67,7 +68,7 @@ export function ActionDialog({ action, onClose }: { action: PendingAction | null
               {action.confirm}
             </button>
             <button type="button" onClick={onClose}>
-              Cancel
+              {t("common.cancel")}
             </button>
           </div>
         </form>

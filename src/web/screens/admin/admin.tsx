@@ -1,6 +1,7 @@
 import type { JSX } from "preact";
 import { useRoute } from "preact-iso";
 import { Page } from "../../components/page";
+import { t } from "../../lib/i18n";
 import { Accounts } from "./accounts";
 import { AuditLog } from "./audit";
 import { Bots } from "./bots";
@@ -12,18 +13,22 @@ import { Reports } from "./reports";
 import { Settings } from "./settings";
 import { Status } from "./status";
 
-const SECTIONS: Array<{ slug: string; label: string; component: () => JSX.Element; badge?: () => JSX.Element | null }> =
-  [
-    { slug: "", label: "Status", component: Status },
-    { slug: "reports", label: "Reports", component: Reports, badge: OpenReportsBadge },
-    { slug: "accounts", label: "Accounts", component: Accounts },
-    { slug: "content", label: "Content", component: Content },
-    { slug: "bots", label: "Bots", component: Bots },
-    { slug: "settings", label: "Settings", component: Settings },
-    { slug: "invites", label: "Invites", component: Invites },
-    { slug: "maintenance", label: "Backups", component: Maintenance },
-    { slug: "audit", label: "Audit log", component: AuditLog },
-  ];
+const SECTIONS: Array<{
+  slug: string;
+  label: () => string;
+  component: () => JSX.Element;
+  badge?: () => JSX.Element | null;
+}> = [
+  { slug: "", label: () => t("admin.nav.status"), component: Status },
+  { slug: "reports", label: () => t("admin.nav.reports"), component: Reports, badge: OpenReportsBadge },
+  { slug: "accounts", label: () => t("admin.nav.accounts"), component: Accounts },
+  { slug: "content", label: () => t("admin.nav.content"), component: Content },
+  { slug: "bots", label: () => t("admin.nav.bots"), component: Bots },
+  { slug: "settings", label: () => t("admin.nav.settings"), component: Settings },
+  { slug: "invites", label: () => t("admin.nav.invites"), component: Invites },
+  { slug: "maintenance", label: () => t("admin.nav.backups"), component: Maintenance },
+  { slug: "audit", label: () => t("admin.nav.audit"), component: AuditLog },
+];
 
 /** The admin area: one section at a time, chosen by /admin/<section>. */
 export function Admin() {
@@ -31,15 +36,19 @@ export function Admin() {
   const current = SECTIONS.find((s) => s.slug === (params.section ?? "")) ?? null;
   const Section = current?.component;
   return (
-    <Page title={current ? `Admin: ${current.label}` : "Admin"} heading="Administration" wide>
-      <nav aria-label="Administration" class="admin-nav">
+    <Page
+      title={current ? t("admin.nav.sectionTitle", { section: current.label() }) : t("admin.nav.title")}
+      heading={t("admin.nav.heading")}
+      wide
+    >
+      <nav aria-label={t("admin.nav.heading")} class="admin-nav">
         <ul>
           {SECTIONS.map((s) => {
             const href = s.slug ? `/admin/${s.slug}` : "/admin";
             return (
               <li key={s.slug}>
                 <a href={href} aria-current={s === current ? "page" : undefined}>
-                  {s.label}
+                  {s.label()}
                   {s.badge && <s.badge />}
                 </a>
               </li>
@@ -47,7 +56,7 @@ export function Admin() {
           })}
         </ul>
       </nav>
-      {Section ? <Section /> : <p class="card">There is no such section of the admin area.</p>}
+      {Section ? <Section /> : <p class="card">{t("admin.nav.noSection")}</p>}
     </Page>
   );
 }

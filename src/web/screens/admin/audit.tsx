@@ -3,9 +3,9 @@ import { FormError } from "../../components/field";
 import { Loading } from "../../components/page";
 import { api } from "../../lib/api";
 import { formatDateTime } from "../../lib/format";
+import { t } from "../../lib/i18n";
 import { usePagedList } from "../../lib/paged";
-import type { PageInfo } from "../../lib/types";
-import type { AuditEntry } from "./types";
+import type { AuditEntry, PageInfo } from "../../lib/types";
 
 const detailText = (d: Record<string, unknown>) =>
   Object.entries(d)
@@ -21,18 +21,18 @@ export function AuditLog() {
   const list = usePagedList<AuditEntry>("audit", load);
   return (
     <section class="card" aria-labelledby="audit-heading">
-      <h2 id="audit-heading">Audit log</h2>
+      <h2 id="audit-heading">{t("admin.audit.heading")}</h2>
       {/* focusable, so a keyboard can scroll the table sideways on a narrow screen */}
-      <div class="table-scroll" role="region" aria-label="Audit log entries" tabIndex={0}>
+      <div class="table-scroll" role="region" aria-label={t("admin.audit.entries")} tabIndex={0}>
         <table class="admin-table">
-          <caption class="visually-hidden">Admin actions, newest first</caption>
+          <caption class="visually-hidden">{t("admin.audit.caption")}</caption>
           <thead>
             <tr>
-              <th scope="col">When</th>
-              <th scope="col">Who</th>
-              <th scope="col">Action</th>
-              <th scope="col">Target</th>
-              <th scope="col">Details</th>
+              <th scope="col">{t("admin.audit.when")}</th>
+              <th scope="col">{t("admin.audit.who")}</th>
+              <th scope="col">{t("admin.audit.action")}</th>
+              <th scope="col">{t("admin.audit.target")}</th>
+              <th scope="col">{t("admin.audit.details")}</th>
             </tr>
           </thead>
           <tbody>
@@ -48,12 +48,12 @@ export function AuditLog() {
           </tbody>
         </table>
       </div>
-      {!list.loading && list.done && list.items.length === 0 && <p class="empty">No admin actions yet.</p>}
+      {!list.loading && list.done && list.items.length === 0 && <p class="empty">{t("admin.audit.empty")}</p>}
       <FormError message={list.error} />
-      {list.loading && <Loading label="Loading the audit log…" />}
+      {list.loading && <Loading label={t("admin.audit.loading")} />}
       {!list.done && !list.loading && list.items.length > 0 && (
         <button type="button" onClick={list.more}>
-          Load older entries
+          {t("admin.audit.more")}
         </button>
       )}
     </section>

@@ -2,13 +2,14 @@ import { useEffect, useId, useState } from "preact/hooks";
 import { Field, FormError, Notice } from "../../components/field";
 import { api, describeError } from "../../lib/api";
 import { formatDateTime } from "../../lib/format";
+import { t } from "../../lib/i18n";
 import { useAction } from "../../lib/use-action";
-import type { ContentItem, LiveSetting } from "./types";
+import type { ContentItem, LiveSetting } from "../../lib/types";
 
 const KINDS = [
-  { kind: "post", plural: "posts", label: "Post" },
-  { kind: "comment", plural: "comments", label: "Comment" },
-  { kind: "story", plural: "stories", label: "Story" },
+  { kind: "post", plural: "posts" },
+  { kind: "comment", plural: "comments" },
+  { kind: "story", plural: "stories" },
 ] as const;
 
 /** The id in what was pasted: an id, or a link to the post ("…/posts/<id>"). */
@@ -40,7 +41,7 @@ function RemoveContent() {
   const kindId = useId();
   return (
     <section class="card" aria-labelledby="remove-heading">
-      <h2 id="remove-heading">Remove content</h2>
+      <h2 id="remove-heading">{t("admin.content.heading")}</h2>
       <form
         class="form"
         onSubmit={lookup.run(async () => {
@@ -54,7 +55,7 @@ function RemoveContent() {
         })}
       >
         <div class="field">
-          <label for={kindId}>Kind</label>
+          <label for={kindId}>{t("admin.content.kind")}</label>
           <select
             id={kindId}
             value={kind.kind}
@@ -62,14 +63,14 @@ function RemoveContent() {
           >
             {KINDS.map((k) => (
               <option key={k.kind} value={k.kind}>
-                {k.label}
+                {t(`admin.content.kinds.${k.kind}.label`)}
               </option>
             ))}
           </select>
         </div>
         <Field
-          label="Id or link"
-          hint="The id, or the address of the post's page."
+          label={t("admin.content.id")}
+          hint={t("admin.content.idHint")}
           required
           autoComplete="off"
           value={raw}
@@ -78,17 +79,17 @@ function RemoveContent() {
         <FormError message={lookup.error ? describeError(lookup.error) : null} />
         <div class="actions">
           <button type="submit" disabled={lookup.busy}>
-            Look up
+            {t("admin.content.lookUp")}
           </button>
         </div>
       </form>
       {found && (
-        <article class="admin-preview" aria-label={`${found.kind} to remove`}>
+        <article class="admin-preview" aria-label={t(`admin.content.kinds.${found.kind}.toRemove`)}>
           <p>
-            <strong>@{found.author.username ?? "deleted account"}</strong>{" "}
+            <strong>@{found.author.username ?? t("admin.content.deletedAccount")}</strong>{" "}
             <span class="muted">{formatDateTime(found.createdAt)}</span>
           </p>
-          <blockquote>{found.text || <span class="muted">(no text)</span>}</blockquote>
+          <blockquote>{found.text || <span class="muted">{t("admin.content.noText")}</span>}</blockquote>
           <FormError message={removal.error ? describeError(removal.error) : null} />
           <div class="actions">
             <button
@@ -99,10 +100,12 @@ function RemoveContent() {
                 await api.delete(`/admin/content/${kind.plural}/${encodeURIComponent(found.id)}`);
                 setFound(null);
                 setRaw("");
-                setRemoved(`The ${found.kind} by @${found.author.username ?? "?"} is removed.`);
+                setRemoved(
+                  t(`admin.content.kinds.${found.kind}.removed`, { name: `@${found.author.username ?? "?"}` }),
+                );
               })}
             >
-              Remove {found.kind}
+              {t(`admin.content.kinds.${found.kind}.remove`)}
             </button>
           </div>
         </article>
@@ -134,7 +137,7 @@ function BlockedWords() {
   const fieldError = apiError?.field("moderation.blockedWords");
   return (
     <section class="card" aria-labelledby="words-heading">
-      <h2 id="words-heading">Blocked words</h2>
+      <h2 id="words-heading">{t("admin.words.heading")}</h2>
       <form
         class="form"
         onSubmit={run(async () => {
@@ -144,17 +147,13 @@ function BlockedWords() {
             .map((w) => w.trim())
             .filter(Boolean);
           await api.patch("/admin/settings", { "moderation.blockedWords": list.join(",") });
-          setSaved(
-            list.length
-              ? `${list.length} blocked word(s) saved; new posts and comments are checked at once.`
-              : "No words are blocked now.",
-          );
+          setSaved(list.length ? t("admin.words.saved", { count: list.length }) : t("admin.words.none"));
         })}
       >
         <div class="field">
-          <label for={id}>Words, one a line</label>
+          <label for={id}>{t("admin.words.label")}</label>
           <p class="hint" id={`${id}-hint`}>
-            A post, comment or profile using one of them as a whole word (any case) is refused.
+            {t("admin.words.hint")}
           </p>
           <textarea
             id={id}
@@ -171,7 +170,7 @@ function BlockedWords() {
         <Notice message={saved} />
         <div class="actions">
           <button type="submit" class="primary" disabled={busy || words === null}>
-            Save blocked words
+            {t("admin.words.save")}
           </button>
         </div>
       </form>

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { FormError, Notice } from "../../components/field";
 import { api, describeError, uploadFile } from "../../lib/api";
+import { t } from "../../lib/i18n";
 import { useAction } from "../../lib/use-action";
 
 /**
@@ -20,12 +21,12 @@ export function InstanceIcon({ current, onChanged }: { current: string; onChange
   };
   return (
     <section class="card form" aria-labelledby="instance-icon-heading">
-      <h2 id="instance-icon-heading">Instance icon</h2>
+      <h2 id="instance-icon-heading">{t("admin.icon.heading")}</h2>
       <div class="instance-icon">
-        <img src={`/icons/icon-192.png?v=${shown}`} alt="The instance's icon as it is now" width={96} height={96} />
+        <img src={`/icons/icon-192.png?v=${shown}`} alt={t("admin.icon.alt")} width={96} height={96} />
         <div class="instance-icon-actions">
           <label class="button">
-            Upload an icon
+            {t("admin.icon.upload")}
             <input
               type="file"
               class="visually-hidden"
@@ -38,7 +39,7 @@ export function InstanceIcon({ current, onChanged }: { current: string; onChange
                 setSaved(null);
                 void run(async () => {
                   const upload = await uploadFile(file, "avatar");
-                  await apply(upload.url, "The new icon is in use.");
+                  await apply(upload.url, t("admin.icon.uploaded"));
                 })();
               }}
             />
@@ -49,18 +50,15 @@ export function InstanceIcon({ current, onChanged }: { current: string; onChange
               disabled={busy}
               onClick={run(async () => {
                 setSaved(null);
-                await apply("", "The default icon is back in use.");
+                await apply("", t("admin.icon.reset"));
               })}
             >
-              Use the default icon
+              {t("admin.icon.useDefault")}
             </button>
           )}
         </div>
       </div>
-      <p class="hint">
-        A square image, at least 512 pixels wide. It becomes the app's icon on phones and desktops, and the icon of the
-        browser tab and of notifications.
-      </p>
+      <p class="hint">{t("admin.icon.hint")}</p>
       <FormError message={error ? describeError(error) : null} />
       <Notice message={saved} />
     </section>

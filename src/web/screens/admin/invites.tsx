@@ -3,16 +3,10 @@ import { Field, FormError, Notice } from "../../components/field";
 import { Loading } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { formatDateTime } from "../../lib/format";
+import { t } from "../../lib/i18n";
 import { useAction } from "../../lib/use-action";
 import { ActionDialog, type PendingAction } from "./action-dialog";
-import type { AdminInvite } from "./types";
-
-const STATE_LABEL: Record<AdminInvite["state"], string> = {
-  live: "Live",
-  revoked: "Revoked",
-  expired: "Expired",
-  used_up: "Used up",
-};
+import type { AdminInvite } from "../../lib/types";
 
 /** Sign-up invites: make one (its link is shown to copy), see each one's uses and expiry, revoke. */
 export function Invites() {
@@ -44,15 +38,15 @@ export function Invites() {
   const askRevoke = (invite: AdminInvite) => {
     setDone(null);
     setPending({
-      title: "Revoke this invite",
-      text: "Its link and code admit nobody from now on. Accounts already made with it stay.",
-      confirm: "Revoke",
+      title: t("admin.invites.revokeTitle"),
+      text: t("admin.invites.revokeText"),
+      confirm: t("admin.invites.revoke"),
       danger: true,
       run: async () => {
         const r = await api.post<{ invite: AdminInvite }>(`/admin/invites/${encodeURIComponent(invite.code)}/revoke`);
         setInvites((list) => list!.map((x) => (x.code === r.invite.code ? r.invite : x)));
         if (made?.code === invite.code) setMade(null);
-        setDone(`Invite ${invite.code} revoked.`);
+        setDone(t("admin.invites.revoked", { code: invite.code }));
       },
     });
   };
@@ -60,30 +54,27 @@ export function Invites() {
   const onField = apiError && Object.keys(apiError.fieldErrors).some((f) => f === "maxUses" || f === "expiresInHours");
   return (
     <section class="admin-section" aria-labelledby="invites-heading">
-      <h2 id="invites-heading">Invites</h2>
-      <form class="card form" aria-label="New invite" onSubmit={create}>
-        <p class="hint">
-          With registration set to “Invite”, people sign up only with a code. A live invite also lets a person past the
-          captcha in “Captcha” mode.
-        </p>
+      <h2 id="invites-heading">{t("admin.invites.heading")}</h2>
+      <form class="card form" aria-label={t("admin.invites.new")} onSubmit={create}>
+        <p class="hint">{t("admin.invites.hint")}</p>
         <div class="settings-grid">
           <Field
-            label="How many accounts it may make"
+            label={t("admin.invites.maxUses")}
             type="number"
             inputMode="numeric"
             value={maxUses}
             onValue={setMaxUses}
-            hint="1 for one person."
+            hint={t("admin.invites.maxUsesHint")}
             required
             error={apiError?.field("maxUses")}
           />
           <Field
-            label="Works for (hours)"
+            label={t("admin.invites.hours")}
             type="number"
             inputMode="numeric"
             value={hours}
             onValue={setHours}
-            hint="168 hours is a week."
+            hint={t("admin.invites.hoursHint")}
             required
             error={apiError?.field("expiresInHours")}
           />
@@ -91,43 +82,47 @@ export function Invites() {
         <FormError message={error && !onField ? describeError(error) : null} />
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
-            Make an invite
+            {t("admin.invites.make")}
           </button>
         </div>
         {made && (
           <div role="status">
-            <Field label="Link of the new invite" value={made.url} onValue={() => {}} readOnly />
+            <Field label={t("admin.invites.link")} value={made.url} onValue={() => {}} readOnly />
           </div>
         )}
       </form>
       <FormError message={loadError} />
       <Notice message={done} />
-      {!invites && !loadError && <Loading label="Loading invites…" />}
-      {invites?.length === 0 && <p class="empty">No invites yet.</p>}
-      <ul class="admin-list" aria-label="Invites">
+      {!invites && !loadError && <Loading label={t("admin.invites.loading")} />}
+      {invites?.length === 0 && <p class="empty">{t("admin.invites.empty")}</p>}
+      <ul class="admin-list" aria-label={t("admin.invites.heading")}>
         {invites?.map((i) => (
           <li key={i.code} class="admin-item card" aria-labelledby={`invite-${i.code}`}>
             <div class="admin-item-head">
               <h3 id={`invite-${i.code}`}>
                 <code>{i.code}</code>
               </h3>
-              <ul class="badges" aria-label="State">
-                <li class={i.state === "live" ? undefined : "bad"}>{STATE_LABEL[i.state]}</li>
+              <ul class="badges" aria-label={t("admin.common.state")}>
+                <li class={i.state === "live" ? undefined : "bad"}>{t(`admin.invites.states.${i.state}`)}</li>
               </ul>
             </div>
             <p>
-              Used {i.uses} of {i.maxUses} · {i.state === "expired" ? "expired" : "expires"}{" "}
-              {formatDateTime(i.expiresAt)}
+              {t(i.state === "expired" ? "admin.invites.usesExpired" : "admin.invites.usesExpires", {
+                uses: i.uses,
+                max: i.maxUses,
+                date: formatDateTime(i.expiresAt),
+              })}
             </p>
             {i.state === "live" && <p>{i.url}</p>}
             <p class="muted">
-              made {formatDateTime(i.createdAt)}
-              {i.createdBy ? ` by @${i.createdBy}` : " with the command line"}
+              {i.createdBy
+                ? t("admin.invites.madeBy", { date: formatDateTime(i.createdAt), name: `@${i.createdBy}` })
+                : t("admin.invites.madeCli", { date: formatDateTime(i.createdAt) })}
             </p>
             {i.state === "live" && (
-              <div class="actions" role="group" aria-label={`Actions for invite ${i.code}`}>
+              <div class="actions" role="group" aria-label={t("admin.invites.actions", { code: i.code })}>
                 <button type="button" class="small danger" onClick={() => askRevoke(i)}>
-                  Revoke
+                  {t("admin.invites.revoke")}
                 </button>
               </div>
             )}

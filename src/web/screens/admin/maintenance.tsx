@@ -3,23 +3,20 @@ import { FormError, Notice } from "../../components/field";
 import { Loading } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { formatBytes, formatDateTime, formatNumber } from "../../lib/format";
+import { t } from "../../lib/i18n";
 import { useAction } from "../../lib/use-action";
-import type { BackupEntry, RebuildReport } from "./types";
-
-interface BackupsAnswer {
-  backups: BackupEntry[];
-  running: string | null;
-  keep: number;
-  everySeconds: number;
-}
+import type { BackupEntry, BackupsAnswer, RebuildReport } from "../../lib/types";
 
 const downloadUrl = (name: string) => `/api/admin/maintenance/backups/${encodeURIComponent(name)}/download`;
 
 function schedule(b: BackupsAnswer): string {
-  if (b.everySeconds <= 0) return "Automatic backups are off (config backup.every).";
+  if (b.everySeconds <= 0) return t("admin.backups.off");
   const hours = b.everySeconds / 3600;
-  const every = hours >= 1 ? `${formatNumber(hours)} h` : `${formatNumber(b.everySeconds / 60)} min`;
-  return `An automatic backup is made every ${every}; the newest ${formatNumber(b.keep)} are kept.`;
+  const every =
+    hours >= 1
+      ? t("admin.backups.hours", { value: formatNumber(hours) })
+      : t("admin.backups.minutes", { value: formatNumber(b.everySeconds / 60) });
+  return t("admin.backups.schedule", { every, keep: formatNumber(b.keep) });
 }
 
 /** Backups and derived media: what `socialctl backup create|list` and `media rebuild-derived` do. */
@@ -41,11 +38,9 @@ export function Maintenance() {
   return (
     <>
       <section class="card admin-section" aria-labelledby="backups-heading">
-        <h2 id="backups-heading">Backups</h2>
+        <h2 id="backups-heading">{t("admin.backups.heading")}</h2>
         <p class="muted">
-          {backups ? schedule(backups) : null} A backup holds every account's data and the instance secret: keep
-          downloaded archives private. Restoring replaces the data of a stopped server, so it stays on the server's
-          command line: <code>socialctl backup restore FILE</code>.
+          {backups ? schedule(backups) : null} {t("admin.backups.privacy")} <code>socialctl backup restore FILE</code>.
         </p>
         <form
           class="form"
@@ -53,7 +48,9 @@ export function Maintenance() {
             setMade(null);
             const r = await api.post<{ backup: BackupEntry | null }>("/admin/maintenance/backups", { withoutDerived });
             setMade(
-              r.backup ? `Backup ${r.backup.name} is written (${formatBytes(r.backup.sizeBytes)}).` : "Backup written.",
+              r.backup
+                ? t("admin.backups.written", { name: r.backup.name, size: formatBytes(r.backup.sizeBytes) })
+                : t("admin.backups.writtenNameless"),
             );
             await load();
           })}
@@ -64,30 +61,30 @@ export function Maintenance() {
               checked={withoutDerived}
               onChange={(e) => setWithoutDerived(e.currentTarget.checked)}
             />
-            Leave out thumbnails and video posters (smaller; rebuilt after a restore)
+            {t("admin.backups.withoutDerived")}
           </label>
           <div class="actions">
             <button type="submit" class="primary" disabled={create.busy}>
-              {create.busy ? "Making the backup…" : "Make a backup now"}
+              {create.busy ? t("admin.backups.making") : t("admin.backups.make")}
             </button>
           </div>
           <FormError message={create.error ? describeError(create.error) : null} />
         </form>
         <Notice message={made} />
         <FormError message={loadError} />
-        {!backups && !loadError && <Loading label="Loading backups…" />}
-        {backups?.backups.length === 0 && <p class="empty">No backups yet.</p>}
+        {!backups && !loadError && <Loading label={t("admin.backups.loading")} />}
+        {backups?.backups.length === 0 && <p class="empty">{t("admin.backups.empty")}</p>}
         {backups && backups.backups.length > 0 && (
-          <div class="table-scroll" role="region" aria-label="Backups on the server" tabIndex={0}>
+          <div class="table-scroll" role="region" aria-label={t("admin.backups.region")} tabIndex={0}>
             <table class="admin-table one-line">
-              <caption class="visually-hidden">Backups in the data folder, newest first</caption>
+              <caption class="visually-hidden">{t("admin.backups.caption")}</caption>
               <thead>
                 <tr>
-                  <th scope="col">Made</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Size</th>
-                  <th scope="col">Files</th>
-                  <th scope="col">Name</th>
+                  <th scope="col">{t("admin.backups.made")}</th>
+                  <th scope="col">{t("admin.backups.kind")}</th>
+                  <th scope="col">{t("admin.backups.size")}</th>
+                  <th scope="col">{t("admin.backups.files")}</th>
+                  <th scope="col">{t("admin.backups.name")}</th>
                 </tr>
               </thead>
               <tbody>
@@ -95,9 +92,9 @@ export function Maintenance() {
                   <tr key={b.name}>
                     <td>{formatDateTime(b.createdAt)}</td>
                     <td>
-                      {b.kind === "archive" ? "backup" : "before an upgrade"}
-                      {b.withoutDerived ? ", without thumbnails" : ""}
-                      {b.error ? ` (unreadable: ${b.error})` : ""}
+                      {b.kind === "archive" ? t("admin.backups.archive") : t("admin.backups.preMigrate")}
+                      {b.withoutDerived ? t("admin.backups.noThumbnails") : ""}
+                      {b.error ? t("admin.backups.unreadable", { error: b.error }) : ""}
                     </td>
                     <td>{formatBytes(b.sizeBytes)}</td>
                     <td>{b.fileCount === null ? "" : formatNumber(b.fileCount)}</td>
@@ -106,8 +103,12 @@ export function Maintenance() {
                       {b.kind === "archive" && (
                         <>
                           {" "}
-                          <a href={downloadUrl(b.name)} download={b.name} aria-label={`Download ${b.name}`}>
-                            Download
+                          <a
+                            href={downloadUrl(b.name)}
+                            download={b.name}
+                            aria-label={t("admin.backups.downloadName", { name: b.name })}
+                          >
+                            {t("admin.backups.download")}
                           </a>
                         </>
                       )}
@@ -121,11 +122,8 @@ export function Maintenance() {
       </section>
 
       <section class="card admin-section" aria-labelledby="media-heading">
-        <h2 id="media-heading">Thumbnails and posters</h2>
-        <p class="muted">
-          Makes missing thumbnails and video posters again from the original uploads, as after a restore of a backup
-          made without them.
-        </p>
+        <h2 id="media-heading">{t("admin.derived.heading")}</h2>
+        <p class="muted">{t("admin.derived.hint")}</p>
         <div class="actions">
           <button
             type="button"
@@ -137,22 +135,24 @@ export function Maintenance() {
               );
             })}
           >
-            {rebuild.busy ? "Rebuilding…" : "Rebuild thumbnails and posters"}
+            {rebuild.busy ? t("admin.derived.rebuilding") : t("admin.derived.rebuild")}
           </button>
         </div>
         <FormError message={rebuild.error ? describeError(rebuild.error) : null} />
         <Notice
           message={
             rebuilt &&
-            `Rebuilt ${formatNumber(rebuilt.rebuilt)}, already present ${formatNumber(rebuilt.present)}, failed ${formatNumber(rebuilt.failed.length)}.`
+            t("admin.derived.report", {
+              rebuilt: formatNumber(rebuilt.rebuilt),
+              present: formatNumber(rebuilt.present),
+              failed: formatNumber(rebuilt.failed.length),
+            })
           }
         />
         {rebuilt && rebuilt.failed.length > 0 && (
-          <ul aria-label="Files that could not be rebuilt">
+          <ul aria-label={t("admin.derived.failedList")}>
             {rebuilt.failed.map((f) => (
-              <li key={f.file}>
-                {f.file} (upload {f.upload}): {f.reason}
-              </li>
+              <li key={f.file}>{t("admin.derived.failed", { file: f.file, upload: f.upload, reason: f.reason })}</li>
             ))}
           </ul>
         )}

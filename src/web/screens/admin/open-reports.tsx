@@ -2,6 +2,7 @@ import { signal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import { CountBadge } from "../../components/count-badge";
 import { api } from "../../lib/api";
+import { t } from "../../lib/i18n";
 
 /** How many reports are open: the badges in the main and the admin navigation share it. */
 export const openReportCount = signal(0);
@@ -32,5 +33,5 @@ export function OpenReportsBadge() {
       if (--shown === 0) clearInterval(timer);
     };
   }, []);
-  return <CountBadge count={openReportCount.value} noun="open reports" />;
+  return <CountBadge count={openReportCount.value} noun={t("admin.reports.openNoun")} />;
 }

@@ -3,24 +3,22 @@ import { Notice } from "../../components/field";
 import { ListFooter } from "../../components/list-footer";
 import { api } from "../../lib/api";
 import { formatDateTime, formatRelative } from "../../lib/format";
+import { t } from "../../lib/i18n";
 import { usePagedList } from "../../lib/paged";
-import { REASON_LABEL, type ReportAction, type ReportGroup, type ReportGroupPage } from "../../lib/reports";
+import { REASON_LABEL } from "../../lib/reports";
+import type { ReportAction, ReportGroup, ReportGroupPage } from "../../lib/types";
 import { ActionDialog, type PendingAction } from "./action-dialog";
 import { refreshOpenReports } from "./open-reports";
 
 type Status = "open" | "resolved";
+/** The kinds of content an administrator can remove from a report (a profile or a bot is acted on otherwise). */
+const removableType = (type: ReportGroup["target"]["type"]) =>
+  type === "comment" || type === "story" || type === "message" ? type : "post";
+
 /** A group keyed by its newest report, which resolves it. */
 type Item = ReportGroup & { id: string };
 
-const DONE: Record<ReportAction, string> = {
-  dismiss: "dismissed",
-  "remove-content": "content removed",
-  "block-posting": "posting blocked",
-  "disable-account": "account disabled",
-  "disable-bot": "bot blocked",
-};
-
-const NOTE_FIELD = { name: "note", label: "Note for the audit log (optional)" };
+const doneText = (action: ReportAction) => t(`admin.reports.done.${action}`);
 
 /** Reports: the moderation queue, one card per reported target with its reports and the actions. */
 export function Reports() {
@@ -39,7 +37,7 @@ export function Reports() {
   const resolve = (g: Item, action: ReportAction, ask: Omit<PendingAction, "run">) =>
     setPending({
       ...ask,
-      fields: [...(ask.fields ?? []), NOTE_FIELD],
+      fields: [...(ask.fields ?? []), { name: "note", label: t("admin.reports.note") }],
       run: async (values) => {
         const r = await api.post<{ resolved: number }>(`/admin/reports/${encodeURIComponent(g.id)}/resolve`, {
           action,
@@ -47,7 +45,7 @@ export function Reports() {
           ...(values.note?.trim() ? { note: values.note.trim() } : {}),
         });
         list.setItems((items) => items.filter((i) => i.id !== g.id));
-        setDone(`${g.target.label}: ${DONE[action]} (${r.resolved} report${r.resolved === 1 ? "" : "s"} resolved).`);
+        setDone(t("admin.reports.resolved", { label: g.target.label, done: doneText(action), count: r.resolved }));
         void refreshOpenReports();
       },
     });
@@ -55,11 +53,11 @@ export function Reports() {
   return (
     <>
       <section class="admin-section" aria-labelledby="reports-heading">
-        <h2 id="reports-heading">Reports</h2>
-        <div class="segmented" role="group" aria-label="Which reports">
+        <h2 id="reports-heading">{t("admin.reports.heading")}</h2>
+        <div class="segmented" role="group" aria-label={t("admin.reports.which")}>
           {(["open", "resolved"] as const).map((s) => (
             <button key={s} type="button" aria-pressed={status === s} onClick={() => (setStatus(s), setDone(null))}>
-              {s === "open" ? "Open" : "Resolved"}
+              {s === "open" ? t("admin.reports.open") : t("admin.reports.resolvedTab")}
             </button>
           ))}
         </div>
@@ -73,8 +71,8 @@ export function Reports() {
         )}
         <ListFooter
           list={list}
-          noun="reports"
-          empty={status === "open" ? "No open reports. Nothing waits for you." : "No report has been resolved yet."}
+          noun={t("admin.reports.noun")}
+          empty={status === "open" ? t("admin.reports.emptyOpen") : t("admin.reports.emptyResolved")}
         />
       </section>
       <ActionDialog action={pending} onClose={() => setPending(null)} />
@@ -84,17 +82,19 @@ export function Reports() {
 
 /** Where the reported content was, as a link when an administrator can open it. */
 function Context({ g }: { g: ReportGroup }) {
-  const t = g.target;
-  if (t.type === "post" && t.present) return <a href={`/posts/${t.id}`}>Open the post</a>;
-  if (t.type === "comment" && t.context?.postId)
-    return <a href={`/posts/${t.context.postId}`}>Open the post it is on</a>;
-  if (t.type === "message")
+  const target = g.target;
+  if (target.type === "post" && target.present)
+    return <a href={`/posts/${target.id}`}>{t("admin.reports.openPost")}</a>;
+  if (target.type === "comment" && target.context?.postId)
+    return <a href={`/posts/${target.context.postId}`}>{t("admin.reports.openCommentPost")}</a>;
+  if (target.type === "message")
     return (
       <span class="muted">
-        In a {t.context?.chatType === "group" ? "group" : "private chat"}: the text as it was when reported
+        {target.context?.chatType === "group" ? t("admin.reports.inGroup") : t("admin.reports.inPrivateChat")}
       </span>
     );
-  if (t.type === "user" || t.type === "bot") return <a href={`/users/${t.account.username}`}>Open the profile</a>;
+  if (target.type === "user" || target.type === "bot")
+    return <a href={`/users/${target.account.username}`}>{t("admin.reports.openProfile")}</a>;
   return null;
 }
 
@@ -105,35 +105,38 @@ function ReportCard({
   group: Item;
   onResolve: (action: ReportAction, ask: Omit<PendingAction, "run">) => void;
 }) {
-  const t = g.target;
-  const who = `@${t.account.username}`;
+  const target = g.target;
+  const who = `@${target.account.username}`;
   const headingId = `report-${g.id}`;
-  const removable = t.present && t.type !== "user" && t.type !== "bot";
-  const person = !t.account.isBot;
+  const removable = target.present && target.type !== "user" && target.type !== "bot";
+  const person = !target.account.isBot;
   return (
     <li class="admin-item card report-group" aria-labelledby={headingId}>
       <div class="admin-item-head">
-        <h3 id={headingId}>{t.label}</h3>
-        <ul class="badges" aria-label="State">
-          <li>
-            {g.reportCount} report{g.reportCount === 1 ? "" : "s"}
-          </li>
-          {!t.present && <li class="bad">No longer there</li>}
-          {t.account.disabled && <li class="bad">Account disabled</li>}
-          {t.account.postingBlockedUntil && (
-            <li class="bad">Posting blocked until {formatDateTime(t.account.postingBlockedUntil)}</li>
+        <h3 id={headingId}>{target.label}</h3>
+        <ul class="badges" aria-label={t("admin.common.state")}>
+          <li>{t("admin.reports.count", { count: g.reportCount })}</li>
+          {!target.present && <li class="bad">{t("admin.reports.gone")}</li>}
+          {target.account.disabled && <li class="bad">{t("admin.reports.accountDisabled")}</li>}
+          {target.account.postingBlockedUntil && (
+            <li class="bad">
+              {t("admin.accounts.postingBlockedUntil", { until: formatDateTime(target.account.postingBlockedUntil) })}
+            </li>
           )}
         </ul>
       </div>
-      <blockquote class="reported-content">{t.text || <span class="muted">(no text)</span>}</blockquote>
-      {t.media.length > 0 && (
+      <blockquote class="reported-content">
+        {target.text || <span class="muted">{t("admin.content.noText")}</span>}
+      </blockquote>
+      {target.media.length > 0 && (
         <ul class="reported-media">
-          {t.media.map((m, i) =>
+          {target.media.map((m, i) =>
             m.url ? (
               <li key={i}>
                 <a href={m.url} target="_blank" rel="noopener">
-                  Attachment {i + 1}
-                  {m.kind ? ` (${m.kind})` : ""}
+                  {m.kind
+                    ? t("admin.reports.attachmentKind", { n: i + 1, kind: m.kind })
+                    : t("admin.reports.attachment", { n: i + 1 })}
                 </a>
               </li>
             ) : null,
@@ -143,7 +146,7 @@ function ReportCard({
       <p>
         <Context g={g} />
       </p>
-      <ul class="report-list" aria-label="Reports">
+      <ul class="report-list" aria-label={t("admin.reports.heading")}>
         {g.reports.map((r) => (
           <li key={r.id}>
             <span>
@@ -158,24 +161,27 @@ function ReportCard({
       </ul>
       {g.resolution ? (
         <p>
-          Resolved by @{g.resolution.resolver.username}: {DONE[g.resolution.action]}
-          {g.resolution.resolvedAt && ` on ${formatDateTime(g.resolution.resolvedAt)}`}
+          {t("admin.reports.resolvedBy", {
+            name: `@${g.resolution.resolver.username}`,
+            done: doneText(g.resolution.action),
+          })}
+          {g.resolution.resolvedAt && t("admin.reports.resolvedOn", { date: formatDateTime(g.resolution.resolvedAt) })}
           {g.resolution.note && ` (${g.resolution.note})`}
         </p>
       ) : (
-        <div class="actions" role="group" aria-label={`Actions on ${t.label}`}>
+        <div class="actions" role="group" aria-label={t("admin.reports.actions", { label: target.label })}>
           <button
             type="button"
             class="small"
             onClick={() =>
               onResolve("dismiss", {
-                title: `Dismiss the reports of ${t.label}`,
-                text: "Nothing changes for the content or the account; the reporters hear that it was reviewed.",
-                confirm: "Dismiss",
+                title: t("admin.reports.dismiss.title", { label: target.label }),
+                text: t("admin.reports.dismiss.text"),
+                confirm: t("admin.reports.dismiss.confirm"),
               })
             }
           >
-            Dismiss
+            {t("admin.reports.dismiss.confirm")}
           </button>
           {removable && (
             <button
@@ -183,14 +189,14 @@ function ReportCard({
               class="small danger"
               onClick={() =>
                 onResolve("remove-content", {
-                  title: `Remove ${t.label}`,
-                  text: `The ${t.type} disappears for everyone. This cannot be undone.`,
-                  confirm: "Remove",
+                  title: t("admin.reports.remove.title", { label: target.label }),
+                  text: t(`admin.reports.remove.text.${removableType(target.type)}`),
+                  confirm: t("admin.reports.remove.confirm"),
                   danger: true,
                 })
               }
             >
-              Remove {t.type}
+              {t(`admin.reports.remove.button.${removableType(target.type)}`)}
             </button>
           )}
           {person && (
@@ -199,31 +205,39 @@ function ReportCard({
               class="small danger"
               onClick={() =>
                 onResolve("block-posting", {
-                  title: `Block posting by ${who}`,
-                  text: `${who} cannot post, repost or comment for this long.`,
-                  confirm: "Block posting",
+                  title: t("admin.accounts.blockPosting.title", { name: who }),
+                  text: t("admin.accounts.blockPosting.text", { name: who }),
+                  confirm: t("admin.accounts.blockPosting.confirm"),
                   danger: true,
-                  fields: [{ name: "minutes", label: "Minutes", type: "number", initial: "1440", required: true }],
+                  fields: [
+                    {
+                      name: "minutes",
+                      label: t("admin.accounts.blockPosting.minutes"),
+                      type: "number",
+                      initial: "1440",
+                      required: true,
+                    },
+                  ],
                 })
               }
             >
-              Block posting…
+              {t("admin.reports.blockPosting")}
             </button>
           )}
-          {person && !t.account.disabled && (
+          {person && !target.account.disabled && (
             <button
               type="button"
               class="small danger"
               onClick={() =>
                 onResolve("disable-account", {
-                  title: `Disable ${who}`,
-                  text: `${who} is signed out everywhere and cannot sign in until an administrator enables the account.`,
-                  confirm: "Disable account",
+                  title: t("admin.accounts.disable.title", { name: who }),
+                  text: t("admin.reports.disableAccount.text", { name: who }),
+                  confirm: t("admin.accounts.disable.confirm"),
                   danger: true,
                 })
               }
             >
-              Disable account
+              {t("admin.accounts.disable.confirm")}
             </button>
           )}
           {!person && (
@@ -232,14 +246,14 @@ function ReportCard({
               class="small danger"
               onClick={() =>
                 onResolve("disable-bot", {
-                  title: `Block the bot ${who}`,
-                  text: `${who} stops working: its token is refused and its owner cannot turn it back on.`,
-                  confirm: "Block the bot",
+                  title: t("admin.reports.disableBot.title", { name: who }),
+                  text: t("admin.reports.disableBot.text", { name: who }),
+                  confirm: t("admin.reports.disableBot.confirm"),
                   danger: true,
                 })
               }
             >
-              Disable bot
+              {t("admin.reports.disableBot.button")}
             </button>
           )}
         </div>

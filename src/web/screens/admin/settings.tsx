@@ -3,17 +3,13 @@ import { Field, FormError, Notice } from "../../components/field";
 import { Loading } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { formatNumber } from "../../lib/format";
+import { t } from "../../lib/i18n";
 import { loadIdentity } from "../../lib/instance";
 import { useAction } from "../../lib/use-action";
 import { InstanceIcon } from "./instance-icon";
-import type { LiveSetting } from "./types";
+import type { LiveSetting } from "../../lib/types";
 
-const MODES = [
-  { value: "open", label: "Open", hint: "anyone can register" },
-  { value: "captcha", label: "Captcha", hint: "anyone who solves the built-in captcha" },
-  { value: "invite", label: "Invite", hint: "people with an invite code (Invites screen)" },
-  { value: "closed", label: "Closed", hint: "nobody; administrators create accounts" },
-];
+const MODES = ["open", "captcha", "invite", "closed"] as const;
 
 const ICON = "instance.icon";
 /** instance.rules is edited one rule per line; every other setting as its text. */
@@ -28,22 +24,12 @@ const fromDraft = (key: string, text: string) =>
     : text;
 
 /** The instance's identity, each a live setting: what visitors see on sign-in, registration and /about. */
-const IDENTITY: Array<{ key: string; label: string; hint: string; rows?: number }> = [
-  { key: "instance.name", label: "Name", hint: "In the header, every page title, sign-in and /about." },
-  {
-    key: "instance.description",
-    label: "Description",
-    hint: "What this instance is about, on the sign-in page and /about.",
-    rows: 3,
-  },
-  {
-    key: RULES,
-    label: "Rules",
-    hint: "One rule per line. People accept them when they register; none: nothing to accept.",
-    rows: 5,
-  },
-  { key: "instance.contact", label: "Contact", hint: "An e-mail address or a link to reach the administrators." },
-];
+const IDENTITY = [
+  { key: "instance.name", text: "name" },
+  { key: "instance.description", text: "description", rows: 3 },
+  { key: RULES, text: "rules", rows: 5 },
+  { key: "instance.contact", text: "contact" },
+] as const;
 
 /** Settings safe to change on the running server: the identity, the registration mode and the limits. */
 export function Settings() {
@@ -63,7 +49,7 @@ export function Settings() {
     );
   }, []);
   if (loadError) return <FormError message={loadError} />;
-  if (!settings) return <Loading label="Loading settings…" />;
+  if (!settings) return <Loading label={t("admin.settings.loading")} />;
   const limits = settings.filter((s) => s.key.startsWith("limits."));
   const onField = apiError && Object.keys(apiError.fieldErrors).some((k) => k in draft);
   // the icon saves itself: the form takes its new value and keeps the other fields' edits
@@ -84,26 +70,25 @@ export function Settings() {
           const changed = Object.fromEntries(
             settings.filter((s) => draft[s.key] !== asDraft(s)).map((s) => [s.key, fromDraft(s.key, draft[s.key]!)]),
           );
-          if (!Object.keys(changed).length) return setSaved("Nothing changed.");
+          if (!Object.keys(changed).length) return setSaved(t("admin.settings.unchanged"));
           const r = await api.patch<{ settings: LiveSetting[]; changed: string[] }>("/admin/settings", changed);
           show(r.settings);
           if (r.changed.some((key) => key.startsWith("instance."))) await loadIdentity();
-          setSaved(`Saved and in effect: ${r.changed.join(", ")}.`);
+          setSaved(t("admin.settings.saved", { keys: r.changed.join(", ") }));
         })}
       >
-        <h2 id="settings-heading">Instance settings</h2>
+        <h2 id="settings-heading">{t("admin.settings.heading")}</h2>
         <p class="hint">
-          These apply to the next request and are kept in the config file. Other settings need{" "}
-          <code>socialctl config set</code> and a restart.
+          {t("admin.settings.hintBefore")} <code>socialctl config set</code> {t("admin.settings.hintAfter")}
         </p>
         <fieldset>
-          <legend>Identity</legend>
+          <legend>{t("admin.settings.identity")}</legend>
           {IDENTITY.map((f) => (
             <Field
               key={f.key}
-              label={f.label}
-              hint={f.hint}
-              rows={f.rows}
+              label={t(`admin.settings.fields.${f.text}.label`)}
+              hint={t(`admin.settings.fields.${f.text}.hint`)}
+              rows={"rows" in f ? f.rows : undefined}
               required={f.key === "instance.name"}
               value={draft[f.key] ?? ""}
               onValue={(v) => setDraft((d) => ({ ...d, [f.key]: v }))}
@@ -112,30 +97,30 @@ export function Settings() {
           ))}
         </fieldset>
         <fieldset>
-          <legend>Registration</legend>
+          <legend>{t("admin.settings.registration")}</legend>
           {MODES.map((m) => (
-            <label key={m.value} class="choice">
+            <label key={m} class="choice">
               <input
                 type="radio"
                 name="registration"
-                value={m.value}
-                checked={draft.registration === m.value}
-                onChange={() => setDraft((d) => ({ ...d, registration: m.value }))}
+                value={m}
+                checked={draft.registration === m}
+                onChange={() => setDraft((d) => ({ ...d, registration: m }))}
               />{" "}
-              {m.label}
-              <span class="muted"> ({m.hint})</span>
+              {t(`admin.settings.modes.${m}.label`)}
+              <span class="muted"> ({t(`admin.settings.modes.${m}.hint`)})</span>
             </label>
           ))}
           {apiError?.field("registration") && <p class="field-error">{apiError.field("registration")}</p>}
         </fieldset>
         <fieldset>
-          <legend>Limits</legend>
+          <legend>{t("admin.settings.limits")}</legend>
           <div class="settings-grid">
             {limits.map((s) => (
               <Field
                 key={s.key}
                 label={s.describe.replace(/^./, (c) => c.toUpperCase())}
-                hint={`${s.key}, default ${formatNumber(Number(s.default))}`}
+                hint={t("admin.settings.limitHint", { key: s.key, value: formatNumber(Number(s.default)) })}
                 type="number"
                 inputMode="numeric"
                 required
@@ -146,19 +131,11 @@ export function Settings() {
             ))}
           </div>
         </fieldset>
-        <FormError
-          message={
-            error && !onField
-              ? describeError(error)
-              : onField
-                ? "Some values are not valid: see the fields marked."
-                : null
-          }
-        />
+        <FormError message={error && !onField ? describeError(error) : onField ? t("admin.settings.invalid") : null} />
         <Notice message={saved} />
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
-            Save settings
+            {t("admin.settings.save")}
           </button>
         </div>
       </form>

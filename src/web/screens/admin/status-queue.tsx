@@ -2,20 +2,21 @@ import { useState } from "preact/hooks";
 import { FormError, Notice } from "../../components/field";
 import { api, describeError } from "../../lib/api";
 import { formatDateTime, formatNumber } from "../../lib/format";
+import { t } from "../../lib/i18n";
 import { useAction } from "../../lib/use-action";
 import { ActionDialog, type PendingAction } from "./action-dialog";
-import type { InstanceStatus, JobState, NodeReadiness } from "./types";
+import type { InstanceStatus, JobState, NodeReadiness, RecordedReadiness } from "../../lib/types";
 
-const READINESS_LABEL: Record<NodeReadiness["status"], string> = {
-  ready: "Ready",
-  degraded: "Degraded",
-  unavailable: "Unavailable",
+const READINESS_LABEL: Record<string, () => string> & Record<NodeReadiness["status"], () => string> = {
+  ready: () => t("admin.nodes.ready"),
+  degraded: () => t("admin.nodes.degraded"),
+  unavailable: () => t("admin.nodes.unavailable"),
 };
 
 /** A readiness in words: its state, then whatever is not "ok" (checks first, then engines). */
-export function describeReadiness(r: NodeReadiness): string {
+export function describeReadiness(r: RecordedReadiness): string {
   const wrong = [...Object.entries(r.checks), ...Object.entries(r.engines ?? {})].filter(([, v]) => v !== "ok");
-  const label = READINESS_LABEL[r.status] ?? r.status;
+  const label = READINESS_LABEL[r.status]?.() ?? r.status;
   return wrong.length ? `${label}: ${wrong.map(([k, v]) => `${k} ${v}`).join("; ")}` : label;
 }
 
@@ -24,36 +25,39 @@ export function NodesSection({ nodes }: { nodes: InstanceStatus["nodes"] }) {
   if (!nodes.length) return null;
   return (
     <section class="card" aria-labelledby="nodes-heading">
-      <h2 id="nodes-heading">Nodes</h2>
-      <table class="admin-table">
-        <thead>
-          <tr>
-            <th scope="col">Node</th>
-            <th scope="col">Version</th>
-            <th scope="col">Readiness</th>
-            <th scope="col">Last seen</th>
-          </tr>
-        </thead>
-        <tbody>
-          {nodes.map((n) => (
-            <tr key={n.id}>
-              <th scope="row">{n.id}</th>
-              <td>{n.version}</td>
-              <td>{n.readiness ? describeReadiness(n.readiness) : "not reported"}</td>
-              <td>{formatDateTime(new Date(n.seenAt).toISOString())}</td>
+      <h2 id="nodes-heading">{t("admin.nodes.heading")}</h2>
+      {/* focusable, so a keyboard can scroll the table sideways on a narrow screen */}
+      <div class="table-scroll" role="region" aria-label={t("admin.nodes.heading")} tabIndex={0}>
+        <table class="admin-table">
+          <thead>
+            <tr>
+              <th scope="col">{t("admin.nodes.node")}</th>
+              <th scope="col">{t("admin.nodes.version")}</th>
+              <th scope="col">{t("admin.nodes.readiness")}</th>
+              <th scope="col">{t("admin.nodes.lastSeen")}</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {nodes.map((n) => (
+              <tr key={n.id}>
+                <th scope="row">{n.id}</th>
+                <td>{n.version}</td>
+                <td>{n.readiness ? describeReadiness(n.readiness) : t("admin.nodes.notReported")}</td>
+                <td>{formatDateTime(new Date(n.seenAt).toISOString())}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </section>
   );
 }
 
-const STATES: Array<[JobState, string]> = [
-  ["queued", "Queued"],
-  ["running", "Running"],
-  ["done", "Done (last day)"],
-  ["dead", "Dead"],
+const STATES: Array<[JobState, () => string]> = [
+  ["queued", () => t("admin.jobs.queued")],
+  ["running", () => t("admin.jobs.running")],
+  ["done", () => t("admin.jobs.done")],
+  ["dead", () => t("admin.jobs.dead")],
 ];
 
 /**
@@ -70,24 +74,20 @@ export function JobsSection({ jobs, onChanged }: { jobs: NonNullable<InstanceSta
     run(async () => {
       setDone(null);
       const r = await api.post<{ outcome: "retried" | "superseded" }>(`/admin/jobs/${id}/retry`);
-      setDone(
-        r.outcome === "retried"
-          ? `Job ${id} queued again.`
-          : `Job ${id} dropped: a queued job of the same kind stands for it.`,
-      );
+      setDone(r.outcome === "retried" ? t("admin.jobs.retried", { id }) : t("admin.jobs.superseded", { id }));
       onChanged();
     })();
 
   const askDrop = (id: number, kind: string) => {
     setDone(null);
     setPending({
-      title: `Drop job ${id}`,
-      text: `This ${kind} job will not be carried out. Nothing else changes.`,
-      confirm: "Drop",
+      title: t("admin.jobs.dropTitle", { id }),
+      text: t("admin.jobs.dropText", { kind }),
+      confirm: t("admin.jobs.drop"),
       danger: true,
       run: async () => {
         await api.delete(`/admin/jobs/${id}`);
-        setDone(`Job ${id} dropped.`);
+        setDone(t("admin.jobs.dropped", { id }));
         onChanged();
       },
     });
@@ -95,11 +95,11 @@ export function JobsSection({ jobs, onChanged }: { jobs: NonNullable<InstanceSta
 
   return (
     <section class="card" aria-labelledby="jobs-heading">
-      <h2 id="jobs-heading">Job queue</h2>
+      <h2 id="jobs-heading">{t("admin.jobs.heading")}</h2>
       <dl class="figures">
         {STATES.map(([state, label]) => (
           <div key={state}>
-            <dt>{label}</dt>
+            <dt>{label()}</dt>
             <dd>{formatNumber(total(state))}</dd>
           </div>
         ))}
@@ -107,25 +107,25 @@ export function JobsSection({ jobs, onChanged }: { jobs: NonNullable<InstanceSta
       <Notice message={done} />
       <FormError message={error ? describeError(error) : null} />
       {jobs.dead.length > 0 && (
-        <ul class="admin-list" aria-label="Dead jobs">
+        <ul class="admin-list" aria-label={t("admin.jobs.deadList")}>
           {jobs.dead.map((j) => (
             <li key={j.id} class="admin-item" aria-labelledby={`job-${j.id}`}>
               <div class="admin-item-head">
-                <h3 id={`job-${j.id}`}>
-                  Job {j.id}: {j.kind}
-                </h3>
+                <h3 id={`job-${j.id}`}>{t("admin.jobs.job", { id: j.id, kind: j.kind })}</h3>
               </div>
               <p>
-                {j.attempts} attempt{j.attempts === 1 ? "" : "s"}, the last{" "}
-                {formatDateTime(new Date(j.updatedAt).toISOString())}
+                {t("admin.jobs.attempts", {
+                  count: j.attempts,
+                  last: formatDateTime(new Date(j.updatedAt).toISOString()),
+                })}
               </p>
               {j.lastError && <p class="muted">{j.lastError}</p>}
-              <div class="actions" role="group" aria-label={`Actions for job ${j.id}`}>
+              <div class="actions" role="group" aria-label={t("admin.jobs.actions", { id: j.id })}>
                 <button type="button" class="small" disabled={busy} onClick={() => retry(j.id)}>
-                  Retry
+                  {t("admin.jobs.retry")}
                 </button>
                 <button type="button" class="small danger" disabled={busy} onClick={() => askDrop(j.id, j.kind)}>
-                  Drop
+                  {t("admin.jobs.drop")}
                 </button>
               </div>
             </li>

@@ -2,25 +2,28 @@ import { useEffect, useState } from "preact/hooks";
 import { FormError } from "../../components/field";
 import { Loading } from "../../components/page";
 import { api, describeError } from "../../lib/api";
-import { formatBytes, formatDateTime, formatNumber } from "../../lib/format";
-import type { InstanceStatus } from "./types";
+import { formatBytes, formatDateTime, formatNumber, formatUnit } from "../../lib/format";
+import { t } from "../../lib/i18n";
+import type { InstanceStatus } from "../../lib/types";
 import { JobsSection, NodesSection, describeReadiness } from "./status-queue";
 
 function formatUptime(seconds: number): string {
   const d = Math.floor(seconds / 86400);
   const h = Math.floor((seconds % 86400) / 3600);
   const m = Math.floor((seconds % 3600) / 60);
-  const unit = (value: number, u: "day" | "hour" | "minute") =>
-    new Intl.NumberFormat(undefined, { style: "unit", unit: u, unitDisplay: "long" }).format(value);
-  return d ? `${unit(d, "day")} ${unit(h, "hour")}` : h ? `${unit(h, "hour")} ${unit(m, "minute")}` : unit(m, "minute");
+  return d
+    ? `${formatUnit(d, "day")} ${formatUnit(h, "hour")}`
+    : h
+      ? `${formatUnit(h, "hour")} ${formatUnit(m, "minute")}`
+      : formatUnit(m, "minute");
 }
 
-const COUNT_LABELS: Record<string, string> = {
-  accounts: "Accounts",
-  posts: "Posts",
-  messages: "Messages",
-  bots: "Bots",
-  queuedBotUpdates: "Bot updates waiting",
+const COUNT_LABELS: Record<string, () => string> = {
+  accounts: () => t("admin.status.counts.accounts"),
+  posts: () => t("admin.status.counts.posts"),
+  messages: () => t("admin.status.counts.messages"),
+  bots: () => t("admin.status.counts.bots"),
+  queuedBotUpdates: () => t("admin.status.counts.queuedBotUpdates"),
 };
 
 /** The figures of `socialctl status`, from the running server. */
@@ -34,31 +37,47 @@ export function Status() {
     );
   useEffect(() => void load(), []);
   if (error) return <FormError message={error} />;
-  if (!status) return <Loading label="Loading the instance's status…" />;
+  if (!status) return <Loading label={t("admin.status.loading")} />;
   const s = status;
   const rows: Array<[string, string]> = [
-    ["Version", s.version],
-    ["Server", s.server.running ? `running, up ${formatUptime(s.server.uptimeSeconds ?? 0)}` : "not running"],
+    [t("admin.status.version"), s.version],
+    [
+      t("admin.status.server"),
+      s.server.running
+        ? t("admin.status.running", { uptime: formatUptime(s.server.uptimeSeconds ?? 0) })
+        : t("admin.status.notRunning"),
+    ],
     ...(s.server.readiness
-      ? [["Readiness of this node", describeReadiness(s.server.readiness)] as [string, string]]
+      ? [[t("admin.status.readiness"), describeReadiness(s.server.readiness)] as [string, string]]
       : []),
-    ["Database", `${formatBytes(s.database.sizeBytes)} (write-ahead log ${formatBytes(s.database.walSizeBytes)})`],
-    ["Files", `${formatNumber(s.files.count)} (${formatBytes(s.files.totalBytes)})`],
+    [
+      t("admin.status.database"),
+      t("admin.status.databaseSize", {
+        size: formatBytes(s.database.sizeBytes),
+        wal: formatBytes(s.database.walSizeBytes),
+      }),
+    ],
+    [
+      t("admin.status.files"),
+      t("admin.status.filesSize", { count: formatNumber(s.files.count), size: formatBytes(s.files.totalBytes) }),
+    ],
     ...Object.entries(s.counts)
       .filter(([, n]) => n !== null)
-      .map(([k, n]): [string, string] => [COUNT_LABELS[k] ?? k, formatNumber(n!)]),
+      .map(([k, n]): [string, string] => [COUNT_LABELS[k]?.() ?? k, formatNumber(n!)]),
     [
-      "Last backup",
-      s.lastBackup ? `${formatDateTime(s.lastBackup.createdAt)}, ${formatBytes(s.lastBackup.sizeBytes)}` : "none yet",
+      t("admin.status.lastBackup"),
+      s.lastBackup
+        ? `${formatDateTime(s.lastBackup.createdAt)}, ${formatBytes(s.lastBackup.sizeBytes)}`
+        : t("admin.status.noBackup"),
     ],
-    ["Schema", s.schema.version ?? "empty"],
-    ["Pending migrations", s.schema.pending.length ? s.schema.pending.join(", ") : "none"],
-    ["Data directory", s.dataDir],
+    [t("admin.status.schema"), s.schema.version ?? t("admin.status.emptySchema")],
+    [t("admin.status.pending"), s.schema.pending.length ? s.schema.pending.join(", ") : t("admin.status.nonePending")],
+    [t("admin.status.dataDir"), s.dataDir],
   ];
   return (
     <>
       <section class="card" aria-labelledby="status-heading">
-        <h2 id="status-heading">Instance status</h2>
+        <h2 id="status-heading">{t("admin.status.heading")}</h2>
         <dl class="figures">
           {rows.map(([label, value]) => (
             <div key={label}>
@@ -68,10 +87,7 @@ export function Status() {
           ))}
         </dl>
         {s.schema.unknown.length > 0 && (
-          <p role="alert">
-            The database has migrations this version does not know ({s.schema.unknown.join(", ")}): it was made by a
-            newer version.
-          </p>
+          <p role="alert">{t("admin.status.unknownMigrations", { names: s.schema.unknown.join(", ") })}</p>
         )}
       </section>
       <NodesSection nodes={s.nodes} />

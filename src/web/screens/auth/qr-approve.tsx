@@ -5,15 +5,9 @@ import { Loading, Page } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { formatDateTime } from "../../lib/format";
 import { account } from "../../lib/session";
-import type { QrStatus } from "../../lib/types";
+import type { QrRequest, QrStatus } from "../../lib/types";
 import { t } from "../../lib/i18n";
 import { Sentence } from "../../components/sentence";
-
-interface QrRequest {
-  status: QrStatus;
-  /** the device that showed the code, when the server knows it */
-  device?: { userAgent: string; ip: string; requestedAt: string } | null;
-}
 
 /** "Chrome on Linux" from a User-Agent string; the raw string when nothing is recognised. */
 export function describeDevice(userAgent: string): string {

@@ -3,15 +3,8 @@ import { FormError } from "../../components/field";
 import { QrCode } from "../../components/qr-code";
 import { api, describeError } from "../../lib/api";
 import { sessionStarted } from "../../lib/session";
-import type { Account, QrStatus } from "../../lib/types";
+import type { Account, QrStart, QrStatus } from "../../lib/types";
 import { t } from "../../lib/i18n";
-
-interface QrStart {
-  token: string;
-  expiresAt: string;
-  pollIntervalMs: number;
-  link: string;
-}
 
 const ENDED: Partial<Record<QrStatus, () => string>> = {
   EXPIRED: () => t("auth.qr.expired"),

@@ -7,16 +7,9 @@ import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
 import { identity } from "../../lib/instance";
 import { instance, sessionStarted } from "../../lib/session";
-import type { Account } from "../../lib/types";
+import type { Account, Captcha } from "../../lib/types";
 import { t } from "../../lib/i18n";
 import { Sentence } from "../../components/sentence";
-
-interface Captcha {
-  captchaId: string;
-  image: string;
-  /** the text alternative to the picture, for people who cannot see it */
-  question: string;
-}
 
 /**
  * Creating an account. The instance decides who may: `open` (anyone), `captcha` (anyone who

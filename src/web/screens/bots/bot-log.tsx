@@ -1,20 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
+import type { BotLogEntry as LogEntry } from "../../lib/types";
 import { t } from "../../lib/i18n";
 import { formatTimeWithSeconds } from "../../lib/format";
-
-/** One entry of a bot's developer log, as GET /api/bots/{username}/log and its stream give it. */
-interface LogEntry {
-  id: number;
-  at: string;
-  kind: "call" | "update";
-  method: string;
-  params?: Record<string, unknown>;
-  ok: boolean;
-  result?: unknown;
-  error?: { code: number; description: string };
-  ms?: number;
-  update?: { updateId: number; type: string };
-}
 
 /** The server keeps 200 entries per bot; the page shows as many, newest first. */
 const SHOWN = 200;

@@ -2,12 +2,8 @@ import { useState } from "preact/hooks";
 import { Field, FormError, Notice } from "../../components/field";
 import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
+import type { BotCommand } from "../../lib/types";
 import { t } from "../../lib/i18n";
-
-export interface BotCommand {
-  command: string;
-  description: string;
-}
 
 /** setMyCommands' limit on the list; the server checks every other rule and says which field broke it. */
 const MAX_COMMANDS = 100;

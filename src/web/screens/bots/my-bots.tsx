@@ -6,34 +6,13 @@ import { botSnippets, type BotLibrary } from "../../../lib/bot-libraries";
 import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
 import { BotLog } from "./bot-log";
-import { CommandsEditor, type BotCommand } from "./commands-editor";
+import { CommandsEditor } from "./commands-editor";
+import type { BotIncome as Income, OwnedBot } from "../../lib/types";
 import { t } from "../../lib/i18n";
 import { Sentence } from "../../components/sentence";
 
-interface OwnedBot {
-  id: string;
-  username: string;
-  name: string;
-  enabled: boolean;
-  blocked: boolean;
-  privacy: "all" | "commands";
-  description: string | null;
-  shortDescription: string | null;
-  commands: BotCommand[];
-  webhookUrl: string | null;
-  startLink: string;
-  apiRoot: string;
-  libraries: Record<BotLibrary, string>;
-}
-
 /** What the starter bots hold where the token goes when it is not shown (it is shown only once). */
 const TOKEN_PLACEHOLDER = "<TOKEN>";
-
-interface Income {
-  held: number;
-  withdrawable: number;
-  nextReleaseAt: string | null;
-}
 
 /**
  * /dashboard/bots: the owner's bots. Create one (its token shown once), reissue the token,

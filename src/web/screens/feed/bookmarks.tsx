@@ -6,7 +6,7 @@ import { api, describeError } from "../../lib/api";
 import { usePagedList } from "../../lib/paged";
 import type { PageInfo, Post } from "../../lib/types";
 import { PostCard } from "./post-card";
-import { shown, toggleBookmark } from "./post-store";
+import { shown, toggleBookmark, withShown } from "./post-store";
 import { t } from "../../lib/i18n";
 
 /** A post taken off the list by its bookmark button, and where it was, so Undo puts it back. */
@@ -54,7 +54,7 @@ export function Bookmarks() {
     if (!removed) return;
     try {
       const original = await toggleBookmark(shown(removed.post));
-      const post = removed.post.isRepost && removed.post.repostOf ? { ...removed.post, repostOf: original } : original;
+      const post = withShown(removed.post, original);
       setItems((items) => [...items.slice(0, removed.index), post, ...items.slice(removed.index)]);
       setRemoved(null);
     } catch (err) {

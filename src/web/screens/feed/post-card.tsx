@@ -12,7 +12,7 @@ import { formatCount, formatDateTime, formatRelative } from "../../lib/format";
 import { account } from "../../lib/session";
 import type { Post } from "../../lib/types";
 import { PollView } from "./poll-view";
-import { deletePost, editPost, shown, toggleBookmark, toggleLike, toggleRepost } from "./post-store";
+import { deletePost, editPost, shown, withShown, toggleBookmark, toggleLike, toggleRepost } from "./post-store";
 import { RichText } from "./rich-text";
 import { LinkPreviewCard } from "../../components/link-preview";
 import { MAX_CONTENT_WARNING_LENGTH, MAX_POST_IMAGES, MAX_POST_LENGTH, postUploadKind } from "./composer";
@@ -46,7 +46,7 @@ export const PostCard = memo(function PostCard({
   const H = headingLevel === 2 ? "h2" : "h3";
 
   // a repost card shows the original; actions apply to the original, and the new state replaces it inside the repost
-  const update = (next: Post) => onChange(outer.isRepost && outer.repostOf ? { ...outer, repostOf: next } : next);
+  const update = (next: Post) => onChange(withShown(outer, next));
 
   async function act(action: (p: Post) => Promise<Post>) {
     setError(null);
@@ -210,15 +210,15 @@ export function Warned({ warning, id, children }: { warning: string | null; id: 
 
 /** A post's images (opening the viewer), videos and files. */
 function PostMedia({ post }: { post: Post }) {
-  const pictures = post.images.filter((i) => i.mime.startsWith("image/"));
+  const pictures = post.images.filter((i) => i.mime?.startsWith("image/"));
   const name = `@${post.author.username}`;
   const { open, viewer } = useMediaViewer(pictures, t("feed.post.images", { name }));
   return (
     <div class={`post-media count-${Math.min(post.images.length, 4)}`}>
       {post.images.map((img) => {
-        if (img.mime.startsWith("video/"))
+        if (img.mime?.startsWith("video/"))
           return <video key={img.url} src={img.url} poster={img.posterUrl ?? undefined} controls preload="none" />;
-        if (!img.mime.startsWith("image/"))
+        if (!img.mime?.startsWith("image/"))
           return (
             <a key={img.url} href={img.url} download>
               {t("feed.post.download")}
@@ -248,9 +248,9 @@ function PostEditForm({ post, onSaved, onCancel }: { post: Post; onSaved: (p: Po
     postUploadKind,
     MAX_POST_IMAGES,
     post.images.map((i, n) =>
-      i.mime.startsWith("image/")
+      i.mime?.startsWith("image/")
         ? storedAttachment(i.url, i.thumbUrl ?? i.url, `image ${n + 1}`, { alt: i.alt ?? "" })
-        : storedAttachment(i.url, i.posterUrl, `${i.mime.startsWith("video/") ? "video" : "file"} ${n + 1}`),
+        : storedAttachment(i.url, i.posterUrl, `${i.mime?.startsWith("video/") ? "video" : "file"} ${n + 1}`),
     ),
   );
   const { busy, error, run } = useAction();

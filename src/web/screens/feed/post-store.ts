@@ -38,3 +38,7 @@ export async function deletePost(post: Post, asAdmin = false): Promise<void> {
 
 /** The post a card shows: a repost shows its original. */
 export const shown = (post: Post): Post => (post.isRepost && post.repostOf ? post.repostOf : post);
+
+/** OUTER with the post its card shows replaced by NEXT: a repost keeps its own fields around the new original. */
+export const withShown = (outer: Post, next: Post): Post =>
+  outer.isRepost && outer.repostOf ? { ...outer, repostOf: { ...next, repostOf: null } } : next;

@@ -6,7 +6,7 @@ import { api, describeError } from "../../lib/api";
 import type { Post } from "../../lib/types";
 import { Comments } from "./comments";
 import { PostCard } from "./post-card";
-import { shown } from "./post-store";
+import { shown, withShown } from "./post-store";
 import { t } from "../../lib/i18n";
 
 /** /posts/:id: one post with its comments and threads. */
@@ -32,13 +32,7 @@ export function PostView({ id }: { id: string }) {
           <Comments
             postId={original.id}
             postAuthorId={original.author.id}
-            onCount={(d) =>
-              setPost(
-                post.isRepost
-                  ? { ...post, repostOf: { ...original, commentCount: original.commentCount + d } }
-                  : { ...post, commentCount: post.commentCount + d },
-              )
-            }
+            onCount={(d) => setPost(withShown(post, { ...original, commentCount: original.commentCount + d }))}
           />
         </>
       )}

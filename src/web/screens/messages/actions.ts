@@ -1,5 +1,5 @@
 import { createContext } from "preact";
-import type { ChatMessage, Conversation } from "./types";
+import type { ChatMessage, Conversation } from "../../lib/types";
 
 /** What a message's controls can do in the open chat (given by the chat view to every bubble). */
 export interface ChatActions {

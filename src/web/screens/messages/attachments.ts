@@ -1,4 +1,5 @@
-import { uploadFile, type Upload } from "../../lib/api";
+import { uploadFile } from "../../lib/api";
+import type { Upload } from "../../lib/types";
 import { formatTenths } from "../../lib/format";
 import { t } from "../../lib/i18n";
 

@@ -1,7 +1,7 @@
 import { Dialog } from "../../components/dialog";
 import { t } from "../../lib/i18n";
 import type { BotLinkTarget } from "./bot-links";
-import type { ChatListItem } from "./types";
+import type { ChatListItem } from "../../lib/types";
 
 /** A bot's answerCallbackQuery alert. */
 export function BotAlertDialog({ text, onClose }: { text: string | null; onClose(): void }) {

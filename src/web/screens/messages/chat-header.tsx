@@ -2,7 +2,7 @@ import type { RefObject } from "preact";
 import { t } from "../../lib/i18n";
 import { Avatar } from "../../components/avatar";
 import { SearchIcon } from "../../components/icon";
-import type { Conversation } from "./types";
+import type { Conversation } from "../../lib/types";
 
 /** The open chat's header: back, picture, title, who is typing (or who it is), search, Report for a bot, Group info. */
 export function ChatHeader({

@@ -6,7 +6,8 @@ import { blockKey, blockReadUpTo, blocksOf, foundInBlock, type HistoryWindow } f
 import { MessageBubble, PendingBubble } from "./message";
 import { formatDay } from "../../lib/format";
 import { language } from "../../lib/i18n";
-import type { BotCard, ChatMessage, PendingMessage } from "./types";
+import type { BotCard, ChatMessage } from "../../lib/types";
+import type { PendingMessage } from "./message";
 
 // each render walks the whole loaded history; Intl formatting is the costly part of it (reading
 // the language also has a block render again when it changes)

@@ -5,7 +5,7 @@ import { describeError } from "../../lib/api";
 import { formatNumber, formatPercent } from "../../lib/format";
 import { useAction } from "../../lib/use-action";
 import { ChatActionsContext } from "./actions";
-import type { ChatMessage, ChatPoll } from "./types";
+import type { ChatMessage, ChatPoll } from "../../lib/types";
 
 /**
  * A bot's poll in a chat: choices (radio, or checkboxes when several answers are allowed)

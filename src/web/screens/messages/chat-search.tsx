@@ -4,7 +4,7 @@ import { t } from "../../lib/i18n";
 import { Excerpt } from "../../components/excerpt";
 import { FormError } from "../../components/field";
 import { api, describeError } from "../../lib/api";
-import type { ChatMessage } from "./types";
+import type { ChatMessage } from "../../lib/types";
 
 /** One chat's search results as far as read: newest first, and where the search goes on. */
 interface Results {

@@ -2,7 +2,7 @@ import { signal } from "@preact/signals";
 import { api, describeError } from "../../lib/api";
 import { onRealtime } from "../../lib/realtime";
 import { account } from "../../lib/session";
-import type { ChatListItem, ChatMessage, Conversation } from "./types";
+import type { ChatListItem, ChatMessage, Conversation } from "../../lib/types";
 
 /**
  * The chat list, shared by the list and the open chat: newest activity first, kept live by

@@ -5,7 +5,7 @@ import { KeyboardIcon, MicIcon, PaperclipIcon, SendIcon, SquareIcon } from "../.
 import { describeError } from "../../lib/api";
 import { limitsHint, kindFor, tooLarge, uploadAttachment, type OutgoingMedia } from "./attachments";
 import { StickerButton, StickerPanel } from "./stickers";
-import type { BotCard, ChatMessage, ReplyMarkup } from "./types";
+import type { BotCard, ChatMessage, ReplyMarkup } from "../../lib/types";
 import { ComposerLinkPreview, useLinkPreview } from "../../components/link-preview";
 import { formatPercent } from "../../lib/format";
 

@@ -2,7 +2,7 @@ import type { ComponentChildren } from "preact";
 import { t } from "../../lib/i18n";
 import { useState } from "preact/hooks";
 import { botLinkTarget } from "./bot-links";
-import type { MessageEntity } from "./types";
+import type { MessageEntity } from "../../lib/types";
 
 /**
  * Message text with its entities (Bot API types; offsets and lengths in UTF-16 units, as JS

@@ -7,13 +7,7 @@ import { chatDraft, drafts } from "../../lib/drafts";
 import { useAction } from "../../lib/use-action";
 import { account } from "../../lib/session";
 import { useLocation } from "preact-iso";
-import type { Conversation } from "./types";
-
-interface Member {
-  user: { id: string; username: string; displayName: string; isBot: boolean };
-  role: "creator" | "administrator" | "member";
-  rights: Record<string, boolean>;
-}
+import type { Conversation, Member } from "../../lib/types";
 
 /** A group's description and members with their roles; describe, add, remove, promote, invite link and leave, as my rights allow. */
 export function GroupPanel({ conversation, onClose }: { conversation: Conversation; onClose: () => void }) {

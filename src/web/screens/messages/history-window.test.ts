@@ -25,7 +25,7 @@ import {
   type HistoryPage,
   type HistoryWindow,
 } from "./history-window";
-import type { ChatMessage, ChatPoll, Conversation } from "./types";
+import type { ChatMessage, ChatPoll, Conversation } from "../../lib/types";
 
 const ME = "u-me";
 const OTHER = "u-other";
@@ -43,6 +43,7 @@ const conversation: Conversation = {
   myRights: {},
   lastReadMessageId: 0,
   lastMessageAt: null,
+  createdAt: "2026-01-01T00:00:00.000Z",
 };
 
 function message(messageId: number, extra: Partial<ChatMessage> = {}): ChatMessage {
@@ -58,7 +59,7 @@ function message(messageId: number, extra: Partial<ChatMessage> = {}): ChatMessa
     replyMarkup: null,
     invoice: null,
     system: null,
-    sender: { id: from, username: from, displayName: from, avatarUrl: null, isBot: false },
+    sender: { id: from, username: from, displayName: from, avatarUrl: null, isBot: false, isSystem: false },
     replyToId: null,
     replyTo: null,
     forwardedFrom: null,
@@ -66,6 +67,7 @@ function message(messageId: number, extra: Partial<ChatMessage> = {}): ChatMessa
     pinned: false,
     createdAt: new Date(Date.UTC(2026, 0, 1) + messageId * 60_000).toISOString(),
     editedAt: null,
+    clientMessageId: null,
     ...extra,
   };
 }

@@ -1,4 +1,4 @@
-import type { ChatMessage, Conversation, ReplyMarkup } from "./types";
+import type { ChatMessage, Conversation, ReplyMarkup } from "../../lib/types";
 
 /**
  * The window of a chat's history the open chat shows: the pages loaded around where the person

@@ -2,13 +2,7 @@ import { useContext, useState } from "preact/hooks";
 import { t } from "../../lib/i18n";
 import { api, describeError } from "../../lib/api";
 import { ChatActionsContext } from "./actions";
-import type { ChatMessage, InlineButton } from "./types";
-
-interface CallbackAnswer {
-  text: string | null;
-  showAlert: boolean;
-  url: string | null;
-}
+import type { CallbackAnswer, ChatMessage, InlineButton } from "../../lib/types";
 
 /**
  * The inline keyboard under a bot's message: every button a real button named by its text.
@@ -43,7 +37,7 @@ function KeyboardButton({ button, message }: { button: InlineButton; message: Ch
     if (button.callback_data !== undefined) {
       setBusy(true);
       try {
-        const { answer } = await api.post<{ answer: CallbackAnswer | null }>(
+        const { answer } = await api.post<{ answer: CallbackAnswer }>(
           `/social/messages/${message.conversationId}/${message.id}/callback`,
           { data: button.callback_data },
         );

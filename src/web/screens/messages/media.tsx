@@ -4,7 +4,7 @@ import { describeError } from "../../lib/api";
 import { formatBytes } from "../../lib/format";
 import { ChatActionsContext } from "./actions";
 import { isSavedSticker, saveStickerFrom } from "./stickers";
-import type { MessageMedia } from "./types";
+import type { MessageMedia } from "../../lib/types";
 import { largestOf, ResponsiveImage, SMALL_IMAGE_SIZES } from "../../components/media-image";
 
 export function formatDuration(ms: number | null | undefined): string {

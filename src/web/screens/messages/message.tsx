@@ -7,8 +7,20 @@ import { MessageText } from "./entities";
 import { InlineKeyboard } from "./inline-keyboard";
 import { MediaList } from "./media";
 import { LinkPreviewCard } from "../../components/link-preview";
+import type { ChatMessage } from "../../lib/types";
+
+/** A message this device sent that the server has not confirmed (yet, or ever): the device's own state, no payload. */
+export interface PendingMessage {
+  clientMessageId: string;
+  content: string;
+  replyTo: ChatMessage | null;
+  /** false: sent without the preview of its link */
+  linkPreview?: boolean;
+  state: "sending" | "failed";
+  error?: string;
+  createdAt: string;
+}
 import { formatNumber, formatTime } from "../../lib/format";
-import type { ChatMessage, PendingMessage } from "./types";
 
 const QUICK_REACTIONS = ["👍", "❤️", "😂", "🔥", "😮"];
 

@@ -20,7 +20,7 @@ import {
   loadChats,
   openChatId,
 } from "./chat-store";
-import type { ChatListItem, Conversation } from "./types";
+import type { ChatListItem, Conversation, GroupInvite } from "../../lib/types";
 
 /**
  * /dashboard/messages[/:cid]: the chat list and the open chat, side by side on a wide screen,
@@ -149,21 +149,16 @@ export function Messages() {
   );
 }
 
-interface InvitePreview {
-  group: { title: string; description: string | null; photoUrl: string | null; memberCount: number };
-  isMember: boolean;
-}
-
 /** ?join=<code>: the group an invite link opens, joined only when JOIN is pressed. */
 function JoinByLink({ code, onJoined }: { code: string; onJoined: (conversationId: string) => void }) {
-  const [invite, setInvite] = useState<InvitePreview | null>(null);
+  const [invite, setInvite] = useState<GroupInvite | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const { busy, error, run } = useAction();
   useEffect(() => {
     setInvite(null);
     setLoadError(null);
     api
-      .get<InvitePreview>(`/social/groups/join/${encodeURIComponent(code)}`)
+      .get<GroupInvite>(`/social/groups/join/${encodeURIComponent(code)}`)
       .then(setInvite, (err) => setLoadError(describeError(err)));
   }, [code]);
   const join = run(async () => {

@@ -4,7 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { Dialog } from "../../components/dialog";
 import { api, describeError } from "../../lib/api";
 import { onRealtime } from "../../lib/realtime";
-import type { Invoice } from "./types";
+import type { Invoice } from "../../lib/types";
 
 /** My stars balance, kept live by `stars:balance` while a chat screen is mounted. */
 export const starBalance = signal<number | null>(null);

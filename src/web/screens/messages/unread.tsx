@@ -4,7 +4,7 @@ import { useEffect } from "preact/hooks";
 import { CountBadge } from "../../components/count-badge";
 import { api } from "../../lib/api";
 import { account, takeStartUnread } from "../../lib/session";
-import type { ChatMessage } from "./types";
+import type { ChatMessage } from "../../lib/types";
 import { onceConnected, onRealtime } from "../../lib/realtime";
 
 /** Chats with messages I have not read: the header's Messages badge. */

@@ -18,7 +18,7 @@ import {
   type HistoryPage,
   type HistoryWindow,
 } from "./history-window";
-import type { ChatMessage, Conversation } from "./types";
+import type { ChatMessage, Conversation } from "../../lib/types";
 
 const PAGE = 40;
 /** rows of a page put in per frame */

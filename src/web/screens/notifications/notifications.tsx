@@ -7,9 +7,8 @@ import { api, describeError } from "../../lib/api";
 import { formatDateTime, formatRelative } from "../../lib/format";
 import { usePagedList } from "../../lib/paged";
 import { onRealtime } from "../../lib/realtime";
-import type { Notification, NotificationPage } from "./types";
+import type { Notification, NotificationCounts, NotificationPage } from "../../lib/types";
 import { setCounts, unreadCount } from "./unread";
-import type { NotificationCounts } from "./types";
 import { t } from "../../lib/i18n";
 import { Sentence } from "../../components/sentence";
 

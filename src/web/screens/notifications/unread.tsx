@@ -4,7 +4,7 @@ import { api } from "../../lib/api";
 import { CountBadge } from "../../components/count-badge";
 import { onceConnected, onRealtime } from "../../lib/realtime";
 import { takeStartUnread } from "../../lib/session";
-import type { NotificationCounts, NotificationPage } from "./types";
+import type { NotificationCounts, NotificationPage } from "../../lib/types";
 import { t } from "../../lib/i18n";
 
 /** How many notification groups are unread: the list screen's "Mark all as read" follows it. */

@@ -19,7 +19,7 @@ interface Tile {
 /** The pictures of POSTS, in the posts' order, each with its post's warning. */
 export const tilesOf = (posts: Post[]): Tile[] =>
   posts.flatMap((p) =>
-    p.images.filter((i) => i.mime.startsWith("image/")).map((image) => ({ image, warning: p.contentWarning })),
+    p.images.filter((i) => i.mime?.startsWith("image/")).map((image) => ({ image, warning: p.contentWarning })),
   );
 
 /**

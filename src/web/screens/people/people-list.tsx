@@ -6,10 +6,11 @@ import { Page } from "../../components/page";
 import { describeError } from "../../lib/api";
 import { usePagedList } from "../../lib/paged";
 import { account } from "../../lib/session";
-import { listPeople, toggleFollow, type PersonRow } from "./profile-api";
+import { listPeople, toggleFollow } from "./profile-api";
+import type { FollowUser } from "../../lib/types";
 import { t } from "../../lib/i18n";
 
-function PersonItem({ person, onChange }: { person: PersonRow; onChange: (p: PersonRow) => void }) {
+function PersonItem({ person, onChange }: { person: FollowUser; onChange: (p: FollowUser) => void }) {
   const [error, setError] = useState<string | null>(null);
   const me = account.value;
   async function follow() {
@@ -49,8 +50,8 @@ function PersonItem({ person, onChange }: { person: PersonRow; onChange: (p: Per
 /** /users/:username/followers and /following. */
 function PeopleList({ username, which }: { username: string; which: "followers" | "following" }) {
   const load = useCallback((cursor: string | null) => listPeople(username, which, cursor), [username, which]);
-  const list = usePagedList<PersonRow>(`${username}:${which}`, load);
-  const replace = (p: PersonRow) => list.setItems((items) => items.map((x) => (x.id === p.id ? p : x)));
+  const list = usePagedList<FollowUser>(`${username}:${which}`, load);
+  const replace = (p: FollowUser) => list.setItems((items) => items.map((x) => (x.id === p.id ? p : x)));
   return (
     <Page title={t(which === "followers" ? "people.list.followers" : "people.list.following", { username })}>
       <p>

@@ -9,12 +9,12 @@ import { formatCount, formatDate } from "../../lib/format";
 import { t } from "../../lib/i18n";
 import { usePagedList } from "../../lib/paged";
 import { account } from "../../lib/session";
-import type { PageInfo, Post } from "../../lib/types";
+import type { PageInfo, Post, Profile } from "../../lib/types";
 import { useAction } from "../../lib/use-action";
 import { PostList } from "../feed/post-list";
 import { RichText } from "../feed/rich-text";
 import { MediaGallery } from "./media-gallery";
-import { getProfile, toggleBlock, toggleFollow, toggleMute, type Profile } from "./profile-api";
+import { getProfile, toggleBlock, toggleFollow, toggleMute } from "./profile-api";
 
 /** Follow, mute and block: each a toggle that says its state; blocking asks first. */
 function Relations({ profile, onChange }: { profile: Profile; onChange: (p: Profile) => void }) {

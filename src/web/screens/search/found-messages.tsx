@@ -1,6 +1,6 @@
 import { Excerpt } from "../../components/excerpt";
 import { formatDateTime, formatRelative } from "../../lib/format";
-import type { ChatMessage, Conversation } from "../messages/types";
+import type { ChatMessage, Conversation } from "../../lib/types";
 import { t } from "../../lib/i18n";
 
 /** A message search found, with the chat it is in (null: a chat the answer did not name). */

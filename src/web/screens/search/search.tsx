@@ -7,28 +7,12 @@ import { Loading, Page } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { formatNumber } from "../../lib/format";
 import { usePagedList } from "../../lib/paged";
-import type { Post, PublicUser } from "../../lib/types";
+import type { ChatMessage, Conversation, Hashtag, Post, PublicUser, SearchAnswer } from "../../lib/types";
 import { PostCard } from "../feed/post-card";
-import type { ChatMessage, Conversation } from "../messages/types";
 import { FoundMessages, type FoundMessage } from "./found-messages";
 import { t } from "../../lib/i18n";
 
 type SearchType = "users" | "posts" | "hashtags" | "messages";
-interface Hashtag {
-  tag: string;
-  postCount: number;
-}
-interface SearchAnswer {
-  users: PublicUser[];
-  posts: Post[];
-  hashtags: Hashtag[];
-  messages: ChatMessage[];
-  /** the chats of the messages */
-  chats: Conversation[];
-  nextCursor: string | null;
-  cursors: Record<SearchType, string | null>;
-}
-
 const TABS: Array<SearchType | "all"> = ["all", "users", "posts", "hashtags", "messages"];
 const isType = (t: string | undefined): t is SearchType =>
   t === "users" || t === "posts" || t === "hashtags" || t === "messages";

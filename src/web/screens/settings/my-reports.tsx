@@ -4,7 +4,8 @@ import { ListFooter } from "../../components/list-footer";
 import { api } from "../../lib/api";
 import { formatDateTime } from "../../lib/format";
 import { usePagedList } from "../../lib/paged";
-import { OUTCOME, REASON_LABEL, type OwnReport, type OwnReportPage } from "../../lib/reports";
+import { OUTCOME, REASON_LABEL } from "../../lib/reports";
+import type { OwnReport, OwnReportPage } from "../../lib/types";
 import { Section } from "./section";
 
 /** The person's own reports and what became of them. */

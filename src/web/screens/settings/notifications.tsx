@@ -6,26 +6,11 @@ import { api, describeError } from "../../lib/api";
 import { formatDateTime, formatRelative } from "../../lib/format";
 import { Section } from "./section";
 import { deviceName } from "./sessions";
+import type { NotificationSettings, PushDevice } from "../../lib/types";
 
 type Kind = "messages" | "mentions" | "replies" | "follows" | "reactions" | "payments";
-type PushSettings = Record<Kind, boolean>;
-interface EmailSettings {
-  digest: boolean;
-}
-interface NotificationSettings {
-  push: PushSettings;
-  email: EmailSettings;
-}
 
 const KINDS: Kind[] = ["messages", "mentions", "replies", "follows", "reactions", "payments"];
-
-interface PushDevice {
-  id: string;
-  userAgent: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  current: boolean;
-}
 
 /** How long the service worker may take to be ready before the app says it is not running. */
 const READY_WAIT_MS = 10_000;

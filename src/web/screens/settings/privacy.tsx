@@ -5,14 +5,10 @@ import { Loading } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { useAction } from "../../lib/use-action";
 import { Section } from "./section";
+import type { MessageSettings } from "../../lib/types";
 
 type Who = "everyone" | "followed" | "nobody";
 const CHOICES: Who[] = ["everyone", "followed", "nobody"];
-
-interface MessageSettings {
-  whoCanMessage: Who;
-  botsMayWriteFirst: boolean;
-}
 
 /** Who may start a chat with me, and whether bots may (account settings `whoCanMessage`, `botsMayWriteFirst`). */
 export function Privacy() {

@@ -5,15 +5,7 @@ import { Loading } from "../../components/page";
 import { api, describeError } from "../../lib/api";
 import { formatDateTime, formatNumber, formatRelative } from "../../lib/format";
 import { Section } from "./section";
-
-interface Session {
-  id: string;
-  userAgent: string | null;
-  ip: string | null;
-  createdAt: string;
-  lastSeenAt: string;
-  current: boolean;
-}
+import type { Session } from "../../lib/types";
 
 const BROWSERS: Array<[RegExp, string]> = [
   [/Edg\//, "Edge"],

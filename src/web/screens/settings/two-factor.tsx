@@ -7,6 +7,7 @@ import { account, recheckSession } from "../../lib/session";
 import { useAction } from "../../lib/use-action";
 import { RecoveryCodes } from "./recovery-codes";
 import { fieldMessage, Section } from "./section";
+import type { TotpSetup as Setup } from "../../lib/types";
 
 type Method = "totp" | "email" | "messenger";
 const METHODS: Method[] = ["totp", "email", "messenger"];
@@ -42,11 +43,6 @@ export function TwoFactor() {
       )}
     </Section>
   );
-}
-
-interface Setup {
-  secret: string;
-  otpauthUrl: string;
 }
 
 function AuthenticatorSetup({ on, onEnabled }: { on: boolean; onEnabled: (codes: string[]) => Promise<void> }) {

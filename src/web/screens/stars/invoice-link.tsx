@@ -3,20 +3,10 @@ import { useEffect, useState } from "preact/hooks";
 import { FormError } from "../../components/field";
 import { Loading, Page } from "../../components/page";
 import { api, describeError } from "../../lib/api";
-import { PaymentSheet, starBalance, useStarBalance, type Payable } from "../messages/payment-sheet";
+import { PaymentSheet, starBalance, useStarBalance } from "../messages/payment-sheet";
+import type { InvoiceLink as InvoiceLinkAnswer } from "../../lib/types";
 import { t } from "../../lib/i18n";
 import { Sentence } from "../../components/sentence";
-
-interface LinkInvoice {
-  invoice: {
-    title: string;
-    description: string;
-    currency: string;
-    totalAmount: number;
-    prices: Payable["invoice"]["prices"];
-  };
-  bot: { id: string; username: string; displayName: string | null; isBot: boolean };
-}
 
 /**
  * An invoice link a bot made (createInvoiceLink): the invoice, the bot that takes the payment,
@@ -25,7 +15,7 @@ interface LinkInvoice {
 export function InvoiceLink() {
   const { params } = useRoute();
   const slug = params.slug ?? "";
-  const [link, setLink] = useState<LinkInvoice | null>(null);
+  const [link, setLink] = useState<InvoiceLinkAnswer | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [paying, setPaying] = useState(false);
   const [chatId, setChatId] = useState<string | null>(null);
@@ -34,7 +24,7 @@ export function InvoiceLink() {
     setLink(null);
     setError(null);
     api
-      .get<LinkInvoice>(`/social/invoice-links/${encodeURIComponent(slug)}`)
+      .get<InvoiceLinkAnswer>(`/social/invoice-links/${encodeURIComponent(slug)}`)
       .then(setLink, (err) => setError(describeError(err)));
   }, [slug]);
 

@@ -6,21 +6,10 @@ import { api, describeError } from "../../lib/api";
 import { formatDateTime, formatNumber, formatSigned } from "../../lib/format";
 import { usePagedList } from "../../lib/paged";
 import { onRealtime } from "../../lib/realtime";
-import type { PageInfo } from "../../lib/types";
+import type { PageInfo, StarTransaction as Transaction } from "../../lib/types";
 import { GiftForm } from "./gift";
 import { t } from "../../lib/i18n";
 import { Sentence } from "../../components/sentence";
-
-interface Transaction {
-  id: string;
-  kind: "grant" | "payment" | "refund" | "hold_release" | "withdrawal" | "gift";
-  amount: number;
-  balanceAfter: number;
-  reference: string | null;
-  note: string | null;
-  counterparty: { id: string; username: string; displayName: string; isBot: boolean } | null;
-  createdAt: string;
-}
 
 /** What a ledger line was, in words; the other side links to their profile. */
 function describe(line: Transaction) {

@@ -1,8 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
 import { FormError, Notice } from "../../components/field";
 import { api, describeError, uploadFile, ApiError } from "../../lib/api";
-import { formatPercent } from "../../lib/format";
-import type { Story } from "../../lib/stories";
+import { formatNumber, formatPercent } from "../../lib/format";
+import type { Story } from "../../lib/types";
 import { t } from "../../lib/i18n";
 
 const MAX_CAPTION = 200;

@@ -5,7 +5,8 @@ import { StoryRow } from "../../components/story-row";
 import { api, describeError } from "../../lib/api";
 import { formatRelative } from "../../lib/format";
 import { account } from "../../lib/session";
-import { storyViewerHref, type Story } from "../../lib/stories";
+import { storyViewerHref } from "../../lib/stories";
+import type { Story } from "../../lib/types";
 import { NewStory } from "./new-story";
 import { t } from "../../lib/i18n";
 

@@ -5,13 +5,8 @@ import { ListFooter } from "../../components/list-footer";
 import { api } from "../../lib/api";
 import { formatDateTime, formatRelative } from "../../lib/format";
 import { usePagedList } from "../../lib/paged";
-import type { PageInfo, PublicUser } from "../../lib/types";
+import type { PageInfo, StoryViewer as Viewer } from "../../lib/types";
 import { t } from "../../lib/i18n";
-
-interface Viewer {
-  user: PublicUser;
-  viewedAt: string;
-}
 
 /** Who saw one of my stories, newest first, in a dialog. */
 export function StoryViewers({ storyId, open, onClose }: { storyId: string; open: boolean; onClose: () => void }) {
