@@ -112,6 +112,8 @@ describe("web app in Russian: settings and chats", () => {
     const history = page.getByRole("region", { name: "История сообщений" });
     await history.locator(".day-separator").getByText(today, { exact: true }).waitFor();
     expect(today).toMatch(/^[а-я]+, \d{1,2} [а-я]+ \d{4} г\.$/);
+    // the group's notices are worded by the reader's app from what the server stores with them
+    await history.locator(".msg-system", { hasText: "создал(а) группу «Пятеро»" }).waitFor();
 
     const input = page.getByLabel("Сообщение", { exact: true });
     await input.fill("Как дела?");

@@ -1,6 +1,7 @@
 import { signal } from "@preact/signals";
 import { isLanguage, LANGUAGES, pickLanguage, DEFAULT_LANGUAGE, type Language } from "../../locales/languages";
 import type { Catalog } from "../../locales/en";
+import { systemMessageText } from "../../locales/system-messages";
 import { wording, type CatalogKey, type CatalogTree, type Wording } from "../../locales/word";
 
 /** The device's explicit choice; without it the app follows the browser. */
@@ -9,6 +10,8 @@ const CHOICE_KEY = "language";
 /** The language the app shows; reading it in a render re-renders on a change. */
 export const language = signal<Language>(DEFAULT_LANGUAGE);
 let translator: Wording<AppKey> | null = null;
+/** The catalog's `server` block: a chat's notices are stored as structure and worded by the reader's app. */
+let serverTexts: Wording | null = null;
 
 /** A key of the web app's catalog block: "feed.title". */
 export type AppKey = CatalogKey<Catalog["app"]>;
@@ -31,8 +34,9 @@ export const languageChoice = signal<Language | null>(null);
 /** Loads the language's catalog (its own chunk) and shows it. */
 async function show(code: Language): Promise<void> {
   if (translator && code === language.value) return;
-  const catalog = (await LANGUAGES[code].load()).default as unknown as { app: CatalogTree };
+  const catalog = (await LANGUAGES[code].load()).default as unknown as { app: CatalogTree; server: CatalogTree };
   translator = wording<AppKey>(catalog.app, code);
+  serverTexts = wording(catalog.server, code);
   document.documentElement.lang = code;
   language.value = code;
 }
@@ -78,3 +82,14 @@ export const t: Wording<AppKey> = (key, values) => {
 export const languageNames = Object.fromEntries(
   Object.entries(LANGUAGES).map(([code, entry]) => [code, entry.name]),
 ) as Record<Language, string>;
+
+/**
+ * A chat notice ("Ann added Bob") in the shown language, from the structure the server stores
+ * with it (src/locales/system-messages.ts); STORED, the text in the instance's default
+ * language, when the structure is not one this app words.
+ */
+export function chatNotice(system: unknown, stored: string): string {
+  void language.value;
+  const text = systemMessageText(system);
+  return text && serverTexts ? serverTexts(`chat.${text.key}`, text.values) : stored;
+}

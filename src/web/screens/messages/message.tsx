@@ -1,5 +1,5 @@
 import { memo } from "preact/compat";
-import { t } from "../../lib/i18n";
+import { chatNotice, t } from "../../lib/i18n";
 import { useContext, useEffect, useRef, useState } from "preact/hooks";
 import { ChatActionsContext } from "./actions";
 import { ChatPollView } from "./chat-poll";
@@ -40,7 +40,7 @@ export const MessageBubble = memo(function MessageBubble({
   if (message.kind === "system") {
     return (
       <li class="msg-system" data-message-id={message.messageId}>
-        <span>{message.content || describeSystem(message)}</span>
+        <span>{chatNotice(message.system, message.content) || describeSystem(message)}</span>
       </li>
     );
   }

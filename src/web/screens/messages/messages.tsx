@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { t } from "../../lib/i18n";
+import { chatNotice, t } from "../../lib/i18n";
 import { useLocation, useRoute } from "preact-iso";
 import { Avatar } from "../../components/avatar";
 import { Dialog } from "../../components/dialog";
@@ -203,7 +203,7 @@ function preview(c: ChatListItem): string {
   const m = c.lastMessage;
   if (!m) return t("messages.list.noMessages");
   const text =
-    m.content ||
+    (m.kind === "system" ? chatNotice(m.system, m.content) : m.content) ||
     (m.invoice
       ? t("messages.invoice.label", { title: m.invoice.title })
       : m.media[0]
