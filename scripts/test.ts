@@ -14,8 +14,9 @@ import { PARTS, POSTGRES_EXCLUDED, ROOT, allTestFiles, reaches, type PartName } 
  *   browser   src/web-tests/: Chromium against real servers
  *   postgres  the storage-dependent test files again, on PostgreSQL
  *
- * check runs from the start beside the rest; fast runs first (the first answer); then server,
- * browser and postgres side by side. Each test part is one `bun test` spreading its files over
+ * check runs from the start beside the rest; fast runs first (the first answer); then server
+ * and postgres side by side; then browser alone, whose pages wait on the clock of a browser
+ * that a busy machine slows most. Each test part is one `bun test` spreading its files over
  * worker processes (`--parallel`, each worker keeping its modules between files, so the
  * migrated SQLite template is made once per worker; one PostgreSQL cluster, its template
  * migrated once, serves the whole run); each worker starts the slowest files first by the
@@ -33,7 +34,7 @@ const TEST_PARTS = ["fast", "server", "browser", "postgres"] as const satisfies 
 type Name = "check" | PartName;
 const ALL: readonly Name[] = ["check", ...TEST_PARTS];
 /** The test parts, one phase after the other, the parts of a phase side by side; check runs beside them from the start. */
-const PHASES: readonly (readonly PartName[])[] = [["fast"], ["server", "browser", "postgres"]];
+const PHASES: readonly (readonly PartName[])[] = [["fast"], ["server", "postgres"], ["browser"]];
 
 const TIMINGS = join(ROOT, ".tmp/test-timings");
 const LOGS = join(ROOT, ".tmp/test-logs");
@@ -49,9 +50,9 @@ interface Outcome {
 }
 
 /**
- * Worker processes of test part NAME: TEST_WORKERS, else the machine's cores for the parts that
- * run beside at most one other (fast, server), half of them for the browser (Chromium's own
- * processes) and for PostgreSQL (its server's), which run beside server.
+ * Worker processes of test part NAME: TEST_WORKERS, else the machine's cores for fast and
+ * server, half of them for the browser (Chromium's own processes) and for PostgreSQL (its
+ * server's, beside server).
  */
 function workers(name: Name): number {
   const set = Number(process.env.TEST_WORKERS);

@@ -91,7 +91,7 @@ describe("socialctl bot", () => {
 
     expect((await runJson("bot", "disable", "helper_bot")).json.enabled).toBe(false);
     expect((await runJson("bot", "enable", "helper_bot")).json.enabled).toBe(true);
-  }, 20_000);
+  }, 60_000);
 
   test("failures are one line with a non-zero exit", async () => {
     await Promise.all([

@@ -157,7 +157,7 @@ describe("socialctl doctor", () => {
       await redis.stop();
       await s3.stop();
     }
-  });
+  }, 90_000);
 
   test("a damaged database fails the integrity check", async () => {
     const db = new Database(join(dataDir, "social.db"));

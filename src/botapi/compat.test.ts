@@ -228,7 +228,9 @@ describe("compatibility details", () => {
     );
     expect((await call("deleteMyCommands", { scope: { type: "all_private_chats" } })).body.result).toBe(true);
     expect((await call("getMyCommands", { scope: { type: "all_private_chats" } })).body.result).toEqual([]);
-    // the person's card shows the default list
+    // the person's card shows what their chat with the bot shows: the list of that chat's scope first
+    expect((await person.get("/api/social/bots/compat_bot")).body.data.bot.commands).toEqual(list("one"));
+    expect((await call("deleteMyCommands", { scope: { type: "chat", chat_id: chatId } })).body.result).toBe(true);
     expect((await person.get("/api/social/bots/compat_bot")).body.data.bot.commands).toEqual(list("all"));
 
     for (const [params, description] of [

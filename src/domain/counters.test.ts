@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import fc from "fast-check";
-import { sql } from "kysely";
+import { sql, type Kysely } from "kysely";
 import { startTestServer, type TestServer } from "../testing/server";
 import { insertPeople } from "../testing/fixtures";
 import { countingDb } from "../testing/statements";
@@ -485,6 +485,19 @@ test("each member's unread counter equals the messages they have not read, and e
   );
 }, 240_000);
 
+/**
+ * Runs CHANGE (an older migration's down and up) with the cache stamps' triggers lifted: they
+ * name the columns of conversations and accounts they watch, and PostgreSQL refuses to drop a
+ * column a trigger names.
+ */
+async function withoutCacheStamps(tx: Kysely<any>, change: () => Promise<void>): Promise<void> {
+  const { migrations } = await import("../db/migrations");
+  const stamps = [migrations["20261130300100_cache_stamps_language"]!, migrations["20261130100000_cache_stamps"]!];
+  for (const migration of stamps) await migration.down!(tx);
+  await change();
+  for (const migration of stamps.reverse()) await migration.up(tx);
+}
+
 test("the last message migration fills each chat's newest message not deleted for everyone", async () => {
   const app = server.app;
   const [a, b] = await makePeople(2);
@@ -501,16 +514,18 @@ test("the last message migration fills each chat's newest message not deleted fo
   const oneTrigger = migrations["20261125040000_send_one_trigger"]!;
   // and every later column of conversations, for the same reason
   const inviteMaker = migrations["20261128140100_invite_maker"]!;
-  await app.db.transaction().execute(async (tx) => {
-    await inviteMaker.down!(tx);
-    await oneTrigger.down!(tx);
-    await later.down!(tx);
-    await lastMessage.down!(tx);
-    await lastMessage.up(tx);
-    await later.up(tx);
-    await oneTrigger.up(tx);
-    await inviteMaker.up(tx);
-  });
+  await app.db.transaction().execute((tx) =>
+    withoutCacheStamps(tx, async () => {
+      await inviteMaker.down!(tx);
+      await oneTrigger.down!(tx);
+      await later.down!(tx);
+      await lastMessage.down!(tx);
+      await lastMessage.up(tx);
+      await later.up(tx);
+      await oneTrigger.up(tx);
+      await inviteMaker.up(tx);
+    }),
+  );
   expect(await lastMessageMismatches()).toEqual([]);
   const row = await app.db
     .selectFrom("conversations")
@@ -544,18 +559,20 @@ test("the member activity migration copies each chat's activity to its membershi
   const oneTrigger = migrations["20261125040000_send_one_trigger"]!;
   // and every later column of conversations, for the same reason
   const inviteMaker = migrations["20261128140100_invite_maker"]!;
-  await app.db.transaction().execute(async (tx) => {
-    await inviteMaker.down!(tx);
-    await oneTrigger.down!(tx);
-    await sendActivity.down!(tx);
-    await later.down!(tx);
-    await activity.down!(tx);
-    await activity.up(tx);
-    await later.up(tx);
-    await sendActivity.up(tx);
-    await oneTrigger.up(tx);
-    await inviteMaker.up(tx);
-  });
+  await app.db.transaction().execute((tx) =>
+    withoutCacheStamps(tx, async () => {
+      await inviteMaker.down!(tx);
+      await oneTrigger.down!(tx);
+      await sendActivity.down!(tx);
+      await later.down!(tx);
+      await activity.down!(tx);
+      await activity.up(tx);
+      await later.up(tx);
+      await sendActivity.up(tx);
+      await oneTrigger.up(tx);
+      await inviteMaker.up(tx);
+    }),
+  );
   expect(await activityMismatches()).toEqual([]);
   const mine = await listChats(app.db, a!.id, undefined, 50);
   expect(mine.items.map((i) => i.conversationId)[0]).toBe(chat.id);
@@ -572,12 +589,14 @@ test("the last message version migration marks the memberships with hidden messa
   // the later column of conversations first, so the columns come back in their order
   // (PostgreSQL's cached plans of `SELECT *` refuse another)
   const inviteMaker = migrations["20261128140100_invite_maker"]!;
-  await app.db.transaction().execute(async (tx) => {
-    await inviteMaker.down!(tx);
-    await lastVersion.down!(tx);
-    await lastVersion.up(tx);
-    await inviteMaker.up(tx);
-  });
+  await app.db.transaction().execute((tx) =>
+    withoutCacheStamps(tx, async () => {
+      await inviteMaker.down!(tx);
+      await lastVersion.down!(tx);
+      await lastVersion.up(tx);
+      await inviteMaker.up(tx);
+    }),
+  );
   expect(await hiddenFlagMismatches()).toEqual([]);
   const flags = await app.db
     .selectFrom("conversation_members")
@@ -606,10 +625,12 @@ test("the member counter migration backfills each chat's count from its members"
   await openPrivateChat(app, a!.id, b!.id);
   const { migrations } = await import("../db/migrations");
   const memberCount = migrations["20261124194000_chat_member_count"]!;
-  await app.db.transaction().execute(async (tx) => {
-    await memberCount.down!(tx);
-    await memberCount.up(tx);
-  });
+  await app.db.transaction().execute((tx) =>
+    withoutCacheStamps(tx, async () => {
+      await memberCount.down!(tx);
+      await memberCount.up(tx);
+    }),
+  );
   expect(await memberCountMismatches()).toEqual([]);
   const counts = await app.db.selectFrom("conversations").select("member_count").execute();
   expect(counts.some((r) => Number(r.member_count) === 3)).toBe(true);

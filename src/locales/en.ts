@@ -966,6 +966,7 @@ const en = {
         reported: "{{reason}} · reported {{date}}",
         waiting: "Waiting for an administrator",
         empty: "You have not reported anything.",
+        noun: "reports",
       },
       data: {
         title: "Your data",

@@ -987,6 +987,7 @@ export default {
         reported: "{{reason}} · жалоба от {{date}}",
         waiting: "Ждёт администратора",
         empty: "Вы ещё ни на что не жаловались.",
+        noun: "жалобы",
       },
       data: {
         title: "Ваши данные",

@@ -22,8 +22,13 @@ export interface MoveResult {
   ms: number;
 }
 
-/** Kysely's own tables and SQLite's search indexes (rebuilt on PostgreSQL, not copied). */
-const NOT_COPIED = /^(kysely_migration|kysely_migration_lock|posts_fts.*|users_fts.*|messages_fts.*|sqlite_.*)$/;
+/**
+ * Kysely's own tables, SQLite's search indexes (rebuilt on PostgreSQL, not copied) and the cache
+ * stamps (PostgreSQL's migrations make its own: a stamp only has to move, its value means nothing
+ * to another database).
+ */
+const NOT_COPIED =
+  /^(kysely_migration|kysely_migration_lock|cache_stamps|posts_fts.*|users_fts.*|messages_fts.*|sqlite_.*)$/;
 const BATCH = 500;
 
 /**

@@ -45,7 +45,8 @@ describe("web app in Russian: the admin area", () => {
       const row = page
         .getByRole("listitem")
         .filter({ has: page.getByRole("heading", { level: 3, name: `@${user.username}` }) });
-      await expect(row.getByText(/с нами с \d{1,2} [а-яё]+\.? \d{4} г\./).count()).resolves.toBe(1);
+      // the search answers from the long-read worker: wait for the row rather than count at once
+      await row.getByText(/с нами с \d{1,2} [а-яё]+\.? \d{4} г\./).waitFor();
       await row.getByRole("button", { name: "Сделать админом" }).waitFor({ state: "detached" });
       await row.getByRole("group", { name: `Действия с @${user.username}` }).waitFor();
       expect(await accessibilityViolations(page)).toEqual([]);
@@ -55,7 +56,8 @@ describe("web app in Russian: the admin area", () => {
       const words = page.getByLabel("Слова, по одному в строке");
       const save = page.getByRole("button", { name: "Сохранить слова" });
       const saved = (text: string) => page.getByRole("status").filter({ hasText: text }).waitFor();
-      await expect(words.isEnabled()).resolves.toBe(true);
+      // the words load before the field is enabled
+      await words.and(page.locator(":enabled")).waitFor();
       await words.fill("spam");
       await save.click();
       await saved("Сохранено 1 запрещённое слово;");

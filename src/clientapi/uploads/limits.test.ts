@@ -42,5 +42,5 @@ test.each(Object.keys(UPLOAD_KINDS) as UploadKind[])(
       `must be at most ${limit / 1024 / 1024} MB (${limit} bytes) for kind "${kind}"`,
     ]);
   },
-  20_000,
+  60_000,
 );

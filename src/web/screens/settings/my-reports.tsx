@@ -32,7 +32,7 @@ export function MyReports() {
           ))}
         </ul>
       )}
-      <ListFooter list={list} noun="reports" empty={t("settings.reports.empty")} />
+      <ListFooter list={list} noun={t("settings.reports.noun")} empty={t("settings.reports.empty")} />
     </Section>
   );
 }
