@@ -139,7 +139,7 @@ export default {
         members_many: "{{count, number}} участников",
         members_other: "{{count, number}} участника",
         search: "Поиск в этом чате",
-        report: "Пожаловаться",
+        report: "Жалоба",
         groupInfo: "О группе",
         pinned: "Закреплённое сообщение",
         attachment: "Вложение",
