@@ -26,7 +26,7 @@ const catalogs = Object.fromEntries(
       const { app, server } = (await entry.load()).default as { app: Tree; server: Tree };
       const admin = (await entry.loadAdmin()).default as Tree;
       expect(app.admin).toBeUndefined();
-      return [code, { app: { ...app, admin }, server }] as const;
+      return [code, { app: { ...app, admin }, server } as Tree] as const;
     }),
   ),
 ) as Record<Language, Tree>;
