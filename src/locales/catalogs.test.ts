@@ -19,9 +19,15 @@ function leaves(tree: Tree, prefix = ""): Map<string, Set<string>> {
   return found;
 }
 
+/** Each language's texts as one tree: its catalog, with its admin area's texts in `app.admin` where the app shows them. */
 const catalogs = Object.fromEntries(
   await Promise.all(
-    Object.entries(LANGUAGES).map(async ([code, entry]) => [code, (await entry.load()).default as Tree] as const),
+    Object.entries(LANGUAGES).map(async ([code, entry]) => {
+      const { app, server } = (await entry.load()).default as { app: Tree; server: Tree };
+      const admin = (await entry.loadAdmin()).default as Tree;
+      expect(app.admin).toBeUndefined();
+      return [code, { app: { ...app, admin }, server } as Tree] as const;
+    }),
   ),
 ) as Record<Language, Tree>;
 const source = leaves(catalogs.en);

@@ -1,10 +1,11 @@
 /**
  * The languages the app and the server's texts come in. A language is its catalog file in this
- * folder (en.ts is the source every other one translates) plus its line here.
+ * folder (en.ts is the source every other one translates), its admin area's texts (admin-en.ts:
+ * loaded with the admin screens only) and its line here.
  */
 export const LANGUAGES = {
-  en: { name: "English", load: () => import("./en") },
-  ru: { name: "Русский", load: () => import("./ru") },
+  en: { name: "English", load: () => import("./en"), loadAdmin: () => import("./admin-en") },
+  ru: { name: "Русский", load: () => import("./ru"), loadAdmin: () => import("./admin-ru") },
 } as const;
 
 export type Language = keyof typeof LANGUAGES;

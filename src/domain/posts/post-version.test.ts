@@ -58,11 +58,14 @@ test("the migration fills repost_count from existing reposts", async () => {
   // and the later column of posts around it, so the columns come back in their order
   // (PostgreSQL's cached plans of `SELECT *` refuse another)
   const contentWarnings = migrations["20261129070000_media_renditions"]!;
+  const linkPreviews = migrations["20261129110000_link_previews"]!;
   await app.db.transaction().execute(async (tx) => {
+    await linkPreviews.down!(tx);
     await contentWarnings.down!(tx);
     await migration.down!(tx);
     await migration.up(tx);
     await contentWarnings.up(tx);
+    await linkPreviews.up(tx);
   });
   expect((await columns(ids[0]!)).repost_count).toBe(2);
   expect((await columns(ids[1]!)).repost_count).toBe(0);

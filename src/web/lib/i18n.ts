@@ -1,5 +1,6 @@
 import { signal } from "@preact/signals";
 import { isLanguage, LANGUAGES, pickLanguage, DEFAULT_LANGUAGE, type Language } from "../../locales/languages";
+import type { AdminCatalog } from "../../locales/admin-en";
 import type { Catalog } from "../../locales/en";
 import { systemMessageText } from "../../locales/system-messages";
 import { wording, type CatalogKey, type CatalogTree, type Wording } from "../../locales/word";
@@ -13,8 +14,11 @@ let translator: Wording<AppKey> | null = null;
 /** The catalog's `server` block: a chat's notices are stored as structure and worded by the reader's app. */
 let serverTexts: Wording | null = null;
 
-/** A key of the web app's catalog block: "feed.title". */
-export type AppKey = CatalogKey<Catalog["app"]>;
+/** A key of the web app's catalog block: "feed.title" (and the admin area's, "admin.…"). */
+export type AppKey = CatalogKey<Catalog["app"] & { admin: AdminCatalog }>;
+
+/** Whether the admin area's texts are wanted: once its screens opened, a change of language loads them too. */
+let adminWanted = false;
 
 export const browserLanguage = (): Language =>
   pickLanguage(navigator.languages ?? [navigator.language]) ?? DEFAULT_LANGUAGE;
@@ -34,11 +38,23 @@ export const languageChoice = signal<Language | null>(null);
 /** Loads the language's catalog (its own chunk) and shows it. */
 async function show(code: Language): Promise<void> {
   if (translator && code === language.value) return;
-  const catalog = (await LANGUAGES[code].load()).default as unknown as { app: CatalogTree; server: CatalogTree };
-  translator = wording<AppKey>(catalog.app, code);
+  const [catalog, admin] = await Promise.all([
+    LANGUAGES[code].load().then((m) => m.default as unknown as { app: CatalogTree; server: CatalogTree }),
+    adminWanted ? LANGUAGES[code].loadAdmin().then((m) => m.default as CatalogTree) : undefined,
+  ]);
+  translator = wording<AppKey>(admin ? { ...catalog.app, admin } : catalog.app, code);
   serverTexts = wording(catalog.server, code);
   document.documentElement.lang = code;
   language.value = code;
+}
+
+/** The admin area's texts in the shown language (their own chunk), before its screens render. */
+export async function loadAdminTexts(): Promise<void> {
+  if (adminWanted) return;
+  adminWanted = true;
+  const code = language.value;
+  const [catalog, admin] = await Promise.all([LANGUAGES[code].load(), LANGUAGES[code].loadAdmin()]);
+  translator = wording<AppKey>({ ...(catalog.default.app as CatalogTree), admin: admin.default as CatalogTree }, code);
 }
 
 /** Before the first render: the device's choice, else the browser's languages. */

@@ -33,5 +33,5 @@ export function OpenReportsBadge() {
       if (--shown === 0) clearInterval(timer);
     };
   }, []);
-  return <CountBadge count={openReportCount.value} noun={t("admin.reports.openNoun")} />;
+  return <CountBadge count={openReportCount.value} noun={t("nav.openReports")} />;
 }
