@@ -451,9 +451,8 @@ export const chatListCacheOf = (app: App): ChatListCache => app.services.get(cha
 /**
  * VIEWER's chat list as the Client API shows it, as the JSON of each chat in the page's order:
  * each with its last message and the viewer's unread count. Each chat's view and each last
- * message are JSON kept by the versions the page read (ChatListCache): the list is ≈ 1 KB a
- * chat, and making it again on every page (objects, then JSON.stringify) cost more than its
- * statement. A chat whose numbers (the viewer's own parts, the counters, the last message's
+ * message are JSON kept by the versions the page read (ChatListCache): making the list again on
+ * every page (objects, then JSON.stringify) cost more than its statement. A chat whose numbers (the viewer's own parts, the counters, the last message's
  * versions) are those its kept JSON was written from is that JSON, the very string, compared
  * on the page's row as read; the others are written again from kept parts. What is not kept
  * is read (the chats, the accounts they show, the messages with their replied-to messages and

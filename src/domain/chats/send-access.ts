@@ -2,7 +2,7 @@ import { defineService, type App } from "../../app";
 import { cacheStampsOf, type CacheStamps } from "../../cache/stamps";
 import type { Scope } from "../../db/transaction";
 
-/** Most access checks cached (≈ 1 KB each); past it they are all dropped and read again. */
+/** Most access checks cached; past it they are all dropped and read again. */
 const MAX_CACHED = 10_000;
 
 interface Cached {
