@@ -56,6 +56,8 @@ self.onmessage = (e) => {
         // readers move on, and the next commit writes from the start of the file again. Only
         // it can hold them: its writer retries the lock on every turn and would always win.
         if (done.log * frameBytes > opts.walLimitBytes) {
+          // the log starting over empties it while the writes go on: not a pause
+          foldedFrames = -1;
           awaitingHold = true;
           postMessage({ type: "hold" });
           return;
