@@ -1,6 +1,7 @@
 import { describeEngineError, isEngineUnreachable } from "../db/errors";
-import { AppError, serviceUnavailable, type FieldErrors } from "../lib/errors";
+import { AppError, serviceUnavailable } from "../lib/errors";
 import type { Logger } from "../lib/log";
+import { schemaFieldErrors } from "./schema-errors";
 
 /**
  * Turns anything thrown inside a Client API handler into an AppError: our own errors
@@ -36,17 +37,4 @@ export function toAppError(code: string | number, error: unknown, log: Logger, p
     error: error instanceof Error ? (error.stack ?? error.message) : String(error),
   });
   return new AppError(500, "INTERNAL_ERROR", "Internal server error");
-}
-
-function schemaFieldErrors(error: unknown): FieldErrors {
-  const out: FieldErrors = {};
-  const all = (error as { all?: Array<{ path?: string; message?: string; summary?: string }> }).all ?? [];
-  for (const issue of all) {
-    const field = (issue.path ?? "").replace(/^\//, "").replace(/\//g, ".") || "body";
-    const message = issue.summary ?? issue.message ?? "is invalid";
-    const list = (out[field] ??= []);
-    if (!list.includes(message)) list.push(message);
-  }
-  if (Object.keys(out).length === 0) out.body = ["is invalid"];
-  return out;
 }

@@ -127,30 +127,32 @@ function frontDoor(app: App, opts: FrontDoorOptions, server: () => Server<unknow
   const beforeRouting = opts.beforeRouting;
   const logsLine = requestLineGate(app);
 
-  const refuseRate = async (client: string, now: number, retryAfter: number) => {
+  const refuseRate = async (request: Request, client: string, now: number, retryAfter: number) => {
     await guard.noteRejection(client, now);
-    return clientErrorResponse(rateLimited(retryAfter));
+    return clientErrorResponse(rateLimited(retryAfter), request);
   };
-  const checkCsrf = (request: Request): Response | undefined => {
+  const checkCsrf = (request: Request): Response | Promise<Response> | undefined => {
     if (!MUTATING.has(request.method)) return undefined;
     const cookie = cookieValue(request.headers.get("cookie"), CSRF_COOKIE);
-    return validCsrf(request.headers.get("x-csrf-token"), cookie) ? undefined : clientErrorResponse(csrfRefused());
+    return validCsrf(request.headers.get("x-csrf-token"), cookie)
+      ? undefined
+      : clientErrorResponse(csrfRefused(), request);
   };
   /** The Client API's guards: a refusal (or its promise), or undefined to go on. */
   const guardClientApi = (request: Request, path: string): Response | Promise<Response | undefined> | undefined => {
     const tooBig = bodyProblem(request, path, largeBodyPaths);
-    if (tooBig) return clientErrorResponse(tooBig);
+    if (tooBig) return clientErrorResponse(tooBig, request);
     const ip = clientIp(request, server(), app.config.trustProxy);
     rememberClientIp(request, ip);
     const client = rateLimitKey(ip);
     const now = app.clock.now();
     proxyWatch.check(request, now);
     const blocked = guard.blockedFor(client, now);
-    if (blocked > 0) return clientErrorResponse(rateLimited(blocked));
+    if (blocked > 0) return clientErrorResponse(rateLimited(blocked), request);
     const decision = limiter.checkNow(`ip:${client}`, app.config["limits.clientRps"], 1000, now);
     if (decision instanceof Promise)
-      return decision.then((d) => (d.allowed ? checkCsrf(request) : refuseRate(client, now, d.retryAfter)));
-    return decision.allowed ? checkCsrf(request) : refuseRate(client, now, decision.retryAfter);
+      return decision.then((d) => (d.allowed ? checkCsrf(request) : refuseRate(request, client, now, d.retryAfter)));
+    return decision.allowed ? checkCsrf(request) : refuseRate(request, client, now, decision.retryAfter);
   };
 
   const done = (request: Request, path: string, status: number, t0: number) => {
@@ -176,7 +178,7 @@ function frontDoor(app: App, opts: FrontDoorOptions, server: () => Server<unknow
           if (early instanceof Promise) early = await early;
         } catch (err) {
           // as routeHooks' onError answers what a route throws
-          early = clientErrorResponse(toAppError("UNKNOWN", err, app.log, redactPath(path)));
+          early = clientErrorResponse(toAppError("UNKNOWN", err, app.log, redactPath(path)), request);
         }
         const res = early ?? (await handle(request));
         if (res instanceof Response) status = res.status;
@@ -201,7 +203,7 @@ function routeHooks(app: App) {
       set.status = err.status;
       if (err.retryAfter !== undefined) set.headers["retry-after"] = String(err.retryAfter);
       set.headers["content-type"] = "application/json; charset=utf-8";
-      return clientErrorBody(err);
+      return clientErrorBody(err, request);
     });
 }
 

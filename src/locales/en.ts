@@ -719,13 +719,15 @@ const en = {
         failed: "Links work once and for a limited time. Signed in, you can ask for a new one in your settings.",
       },
     },
-    // lib/api.ts: errors the app itself words (the server words the others)
+    // lib/api.ts: errors the app itself words (the server words the others, in the language the app asks for)
     errors: {
       status: "The server answered {{status}}",
       network: "Could not reach the server. Check your connection and try again.",
       uploadInterrupted: "The upload was interrupted. Try again.",
       rateLimited: "{{message}}. Try again in {{wait}}.",
       rateLimitedWait: "{{message}}. Wait a moment and try again.",
+      // settings/section.tsx: a field's error after its label ("Current password" and "is incorrect")
+      field: "{{label}} {{message}}.",
     },
     feed: {
       // feed.tsx
@@ -1163,6 +1165,17 @@ const en = {
       contact: "Contact",
       dice: "Dice",
       message: "Message",
+    },
+    // the sign-up captcha's text question (domain/auth/captcha.ts): a number from 101 to 999 in words
+    captcha: {
+      question: "Write this number in digits: {{number}}.",
+      ones: "one,two,three,four,five,six,seven,eight,nine",
+      teens: "ten,eleven,twelve,thirteen,fourteen,fifteen,sixteen,seventeen,eighteen,nineteen",
+      tens: "twenty,thirty,forty,fifty,sixty,seventy,eighty,ninety",
+      hundreds:
+        "one hundred,two hundred,three hundred,four hundred,five hundred,six hundred,seven hundred,eight hundred,nine hundred",
+      tensAndOnes: "{{tens}}-{{ones}}",
+      hundredsAndRest: "{{hundreds}} and {{rest}}",
     },
     chat: {
       group_created: '{{actor}} created the group "{{title}}"',

@@ -57,8 +57,8 @@ export function fileRoutes(app: App) {
     const name = params.name;
     // the exact path only: no trailing slash, no encoded separators (the name pattern has none)
     if (!FILE_NAME.test(name) || new URL(request.url).pathname !== `/files/${name}`)
-      return clientErrorResponse(notFound());
-    return (await storedFileResponse(app, name, request)) ?? clientErrorResponse(notFound());
+      return clientErrorResponse(notFound(), request);
+    return (await storedFileResponse(app, name, request)) ?? clientErrorResponse(notFound(), request);
   };
   return new Elysia({ name: "files" }).get("/files/:name", serve).head("/files/:name", serve);
 }

@@ -12,7 +12,10 @@ import {
 import { TestClient } from "../testing/client";
 import { makeUser } from "../testing/fixtures";
 import { numberInWords } from "../domain/auth/captcha";
+import { textFor } from "../domain/users/language";
 import { startTestServer, type TestServer } from "../testing/server";
+
+const english = await textFor("en");
 
 // Sign-in side of the web app, clicked through in chromium against a real server.
 const run = browserAvailable();
@@ -152,7 +155,7 @@ describe("web app: accounts", () => {
       // answered as a person who cannot see the picture: from the question's text on the page
       const question = await page.locator(".captcha-question strong").textContent();
       const words = question!.replace(/^Write this number in digits: /, "").replace(/\.$/, "");
-      const number = [...Array(1000).keys()].find((i) => i > 0 && numberInWords(i) === words);
+      const number = [...Array(1000).keys()].find((i) => i > 0 && numberInWords(i, english) === words);
       await page.getByLabel("Code", { exact: true }).fill(String(number));
       await page.getByRole("button", { name: "Create account" }).click();
       await page.getByRole("heading", { level: 1, name: "Feed" }).waitFor();

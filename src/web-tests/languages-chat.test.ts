@@ -82,6 +82,14 @@ describe("web app in Russian: settings and chats", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await overflows(page)).toBe(false);
 
+    // the server's errors come in the app's language, not the browser's (English here)
+    const password = page.getByRole("region", { name: "Пароль" });
+    await password.getByLabel("Текущий пароль").fill("not my password");
+    await password.getByLabel("Новый пароль", { exact: true }).fill("another long password");
+    await password.getByLabel("Повторите новый пароль").fill("another long password");
+    await password.getByRole("button", { name: "Сменить пароль" }).click();
+    await password.getByText("Текущий пароль: не подходит.").waitFor();
+
     // and back to English the same way
     await page.getByRole("combobox", { name: "Язык" }).selectOption("en");
     await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();

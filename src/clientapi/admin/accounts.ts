@@ -65,8 +65,8 @@ async function requireTarget(app: App, username: string): Promise<UserRow> {
 }
 
 /** Actions that would lock the acting administrator out of the admin area are refused. */
-function refuseSelf(admin: UserRow, target: UserRow, what: string) {
-  if (admin.id === target.id) throw fieldError("username", `is your own account: you cannot ${what} it`);
+function refuseSelf(admin: UserRow, target: UserRow, message: string) {
+  if (admin.id === target.id) throw fieldError("username", message);
 }
 
 const label = (u: UserRow) => `@${u.username}`;
@@ -180,7 +180,7 @@ export function adminAccountRoutes(app: App) {
       "/:username/disable",
       async ({ admin, params }) => {
         const target = await requireTarget(app, params.username);
-        refuseSelf(admin, target, "disable");
+        refuseSelf(admin, target, "is your own account: you cannot disable it");
         return act(admin, target, "account.disable", () => setAccountDisabled(app, target.id, true));
       },
       {
@@ -219,7 +219,7 @@ export function adminAccountRoutes(app: App) {
       "/:username/revoke-admin",
       async ({ admin, params }) => {
         const target = await requireTarget(app, params.username);
-        refuseSelf(admin, target, "revoke admin from (another administrator can)");
+        refuseSelf(admin, target, "is your own account: you cannot revoke admin from it (another administrator can)");
         return act(admin, target, "account.revoke-admin", () => setAccountAdmin(app, target, false));
       },
       {
@@ -234,7 +234,7 @@ export function adminAccountRoutes(app: App) {
       "/:username/ban-devices",
       async ({ admin, params }) => {
         const target = await requireTarget(app, params.username);
-        refuseSelf(admin, target, "ban the devices of");
+        refuseSelf(admin, target, "is your own account: you cannot ban the devices of it");
         const answer = await act(admin, target, "account.ban-devices", async () => ({
           bannedDevices: await banUserDevices(app.db, app.clock.now(), target.id),
         }));
@@ -307,7 +307,11 @@ export function adminAccountRoutes(app: App) {
       "/:username/password",
       async ({ admin, params, body }) => {
         const target = await requireTarget(app, params.username);
-        refuseSelf(admin, target, "set a password for (change your own in the account settings)");
+        refuseSelf(
+          admin,
+          target,
+          "is your own account: you cannot set a password for it (change your own in the account settings)",
+        );
         // as `socialctl user set-password`: the new password signs the account out everywhere
         return act(admin, target, "account.set-password", async () => {
           await setPassword(app, target.id, body.password);

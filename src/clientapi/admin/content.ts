@@ -16,10 +16,16 @@ const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });
  * it and whoever they block. The blocked-words list is the live setting moderation.blockedWords
  * (/api/admin/settings).
  */
+const NOT_FOUND: Record<ContentItem["kind"], string> = {
+  post: "Post not found",
+  comment: "Comment not found",
+  story: "Story not found",
+};
+
 export function adminContentRoutes(app: App) {
   const find = async (kind: ContentItem["kind"], id: string) => {
     const item = await findContent(app, kind, id);
-    if (!item) throw notFound(`${kind[0]!.toUpperCase()}${kind.slice(1)} not found`);
+    if (!item) throw notFound(NOT_FOUND[kind]);
     const author = await app.db
       .selectFrom("users")
       .select(["cuid", "username"])

@@ -19,7 +19,7 @@ const NameParams = t.Object({ name: t.String({ minLength: 1, maxLength: 200 }) }
 const shown = ({ path: _path, ...entry }: BackupListing) => entry;
 
 /** One piece of maintenance at a time per process: two backups at once only compete for the disk. */
-const busy = (what: string) => new AppError(409, "MAINTENANCE_RUNNING", `${what} is already running; try when it ends`);
+const busy = (message: string) => new AppError(409, "MAINTENANCE_RUNNING", message);
 
 /**
  * /api/admin/maintenance: what `socialctl backup create|list` and `media rebuild-derived` do,
@@ -29,15 +29,16 @@ const busy = (what: string) => new AppError(409, "MAINTENANCE_RUNNING", `${what}
  * Restoring stays on the command line: it replaces the data dir of a stopped server.
  */
 export function adminMaintenanceRoutes(app: App) {
+  // while a piece of maintenance runs: the refusal every other one gets
   let running: string | null = null;
   let child: ReturnType<typeof Bun.spawn> | null = null;
   app.onClose(async () => {
     child?.kill();
     await child?.exited;
   });
-  const exclusive = async <R>(what: string, work: () => Promise<R>): Promise<R> => {
+  const exclusive = async <R>(refusal: string, work: () => Promise<R>): Promise<R> => {
     if (running) throw busy(running);
-    running = what;
+    running = refusal;
     try {
       return await work();
     } finally {
@@ -68,7 +69,7 @@ export function adminMaintenanceRoutes(app: App) {
     .post(
       "/backups",
       ({ admin, body }) =>
-        exclusive("A backup", () =>
+        exclusive("A backup is already running; try when it ends", () =>
           logged(
             app,
             admin,
@@ -134,7 +135,7 @@ export function adminMaintenanceRoutes(app: App) {
     .post(
       "/media/rebuild-derived",
       ({ admin }) =>
-        exclusive("Rebuilding thumbnails and posters", () =>
+        exclusive("Rebuilding thumbnails and posters is already running; try when it ends", () =>
           logged(
             app,
             admin,

@@ -5,9 +5,11 @@ import { TestClient } from "../../testing/client";
 import { makeUser } from "../../testing/fixtures";
 import { captchaAnswerForTests, CAPTCHA_TTL_MS, numberInWords } from "../../domain/auth/captcha";
 import { capturingLog, lastMail } from "../../testing/auth";
+import { textFor } from "../../domain/users/language";
 
 let server: TestServer;
 let closed: TestServer;
+const english = await textFor("en");
 const capture = capturingLog();
 beforeAll(async () => {
   server = await startTestServer({ registration: "captcha" }, { log: capture.log });
@@ -32,7 +34,7 @@ const waitFor = async (check: () => boolean) => {
 /** What a person reading the question types: the number it spells out. */
 function numberFromWords(question: string): number {
   const words = question.replace(/^Write this number in digits: /, "").replace(/\.$/, "");
-  const n = [...Array(1000).keys()].find((i) => i > 0 && numberInWords(i) === words);
+  const n = [...Array(1000).keys()].find((i) => i > 0 && numberInWords(i, english) === words);
   if (n === undefined) throw new Error(`not a number in words: ${words}`);
   return n;
 }
@@ -225,14 +227,28 @@ describe("the captcha's text alternative", () => {
     expect(reg.body.error.code).toBe("CAPTCHA_FAILED");
   });
 
-  test("numbers read as people write them", () => {
-    expect(numberInWords(101)).toBe("one hundred and one");
-    expect(numberInWords(342)).toBe("three hundred and forty-two");
-    expect(numberInWords(519)).toBe("five hundred and nineteen");
-    expect(numberInWords(700)).toBe("seven hundred");
-    expect(numberInWords(990)).toBe("nine hundred and ninety");
+  test("numbers read as people write them, in English and in Russian", async () => {
+    expect(numberInWords(101, english)).toBe("one hundred and one");
+    expect(numberInWords(342, english)).toBe("three hundred and forty-two");
+    expect(numberInWords(519, english)).toBe("five hundred and nineteen");
+    expect(numberInWords(700, english)).toBe("seven hundred");
+    expect(numberInWords(990, english)).toBe("nine hundred and ninety");
     for (let n = 101; n < 1000; n++)
-      expect(numberFromWords(`Write this number in digits: ${numberInWords(n)}.`)).toBe(n);
+      expect(numberFromWords(`Write this number in digits: ${numberInWords(n, english)}.`)).toBe(n);
+    const russian = await textFor("ru");
+    expect(numberInWords(101, russian)).toBe("сто один");
+    expect(numberInWords(342, russian)).toBe("триста сорок два");
+    expect(numberInWords(519, russian)).toBe("пятьсот девятнадцать");
+    expect(numberInWords(700, russian)).toBe("семьсот");
+    expect(numberInWords(990, russian)).toBe("девятьсот девяносто");
+    const spelt = new Set(Array.from({ length: 899 }, (_, i) => numberInWords(i + 101, russian)));
+    expect(spelt.size).toBe(899);
+  });
+
+  test("the question comes in the language the request asks for", async () => {
+    const c = new TestClient(server.url);
+    const res = await c.get("/api/auth/captcha", { headers: { "accept-language": "ru" } });
+    expect(res.body.data.question).toMatch(/^Напишите это число цифрами: [а-я ]+\.$/);
   });
 });
 

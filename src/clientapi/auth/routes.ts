@@ -5,12 +5,13 @@ import type { App } from "../../app";
 import { revokeSessionAndNotify } from "../../domain/sessions/revoke";
 import { clearCookie, CSRF_COOKIE, ACCESS_COOKIE, REFRESH_COOKIE, serializeCookie } from "../../http/cookies";
 import { issueCsrfToken } from "../../http/csrf";
-import { ok } from "../../http/envelope";
+import { ok, requestLanguage } from "../../http/envelope";
 import { addSetCookies, requestContext } from "../../http/context";
 import { accountJson, serializeAccount } from "../serializers/account";
 import { signIn } from "./login";
 import { assertRequestDeviceAllowed, openSession } from "./session-cookies";
 import { createCaptcha } from "../../domain/auth/captcha";
+import { textFor } from "../../domain/users/language";
 import { registerAccount } from "../../domain/auth/registration";
 import { loadSharp } from "../../media/sharp";
 import { acceptedLanguages, pickLanguage } from "../../locales/languages";
@@ -103,11 +104,19 @@ export function authRoutes(app: App) {
       },
       { auth: true, detail: doc("Sign out this session (clears the session cookies)") },
     )
-    .get("/captcha", async () => ok(await createCaptcha(app.db, app.clock.now(), await loadSharp(app))), {
-      detail: doc("A captcha for registration: a picture of a code and a text question; either answer passes", {
-        data: Captcha,
-      }),
-    })
+    .get(
+      "/captcha",
+      async ({ request }) =>
+        ok(await createCaptcha(app.db, app.clock.now(), await loadSharp(app), await textFor(requestLanguage(request)))),
+      {
+        detail: doc(
+          "A captcha for registration: a picture of a code and a text question (in the Accept-Language asked for); either answer passes",
+          {
+            data: Captcha,
+          },
+        ),
+      },
+    )
     .post(
       "/register",
       async ({ body, request }) => {

@@ -2,6 +2,7 @@ import { randomInt } from "../../lib/crypto";
 import type { Sharp } from "../../media/sharp";
 import type { Db } from "../../db";
 import { newCuid } from "../../lib/ids";
+import type { ServerText } from "../users/language";
 
 /** A captcha answer works once, for this long. */
 export const CAPTCHA_TTL_MS = 10 * 60_000;
@@ -247,35 +248,26 @@ export function captchaSvg(text: string): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}">${parts.join("")}</svg>`;
 }
 
-const ONES = ["", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
-const TEENS = [
-  "ten",
-  "eleven",
-  "twelve",
-  "thirteen",
-  "fourteen",
-  "fifteen",
-  "sixteen",
-  "seventeen",
-  "eighteen",
-  "nineteen",
-];
-const TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
-
-/** N (1 to 999) in English words: 342 → "three hundred and forty-two". */
-export function numberInWords(n: number): string {
-  const hundreds = Math.floor(n / 100);
+/** N (1 to 999) in the words of T's language: 342 → "three hundred and forty-two", "триста сорок два". */
+export function numberInWords(n: number, t: ServerText): string {
+  const words = (key: "ones" | "teens" | "tens" | "hundreds") => t(`captcha.${key}`).split(",");
+  const [ones, teens, tens, hundreds] = [words("ones"), words("teens"), words("tens"), words("hundreds")];
+  const hundred = Math.floor(n / 100);
   const rest = n % 100;
   const restWords =
     rest === 0
       ? ""
       : rest < 10
-        ? ONES[rest]!
+        ? ones[rest - 1]!
         : rest < 20
-          ? TEENS[rest - 10]!
-          : TENS[Math.floor(rest / 10)]! + (rest % 10 ? `-${ONES[rest % 10]}` : "");
-  if (!hundreds) return restWords;
-  return `${ONES[hundreds]} hundred${restWords ? ` and ${restWords}` : ""}`;
+          ? teens[rest - 10]!
+          : rest % 10
+            ? t("captcha.tensAndOnes", { tens: tens[Math.floor(rest / 10) - 2], ones: ones[(rest % 10) - 1] })
+            : tens[Math.floor(rest / 10) - 2]!;
+  if (!hundred) return restWords;
+  return restWords
+    ? t("captcha.hundredsAndRest", { hundreds: hundreds[hundred - 1], rest: restWords })
+    : hundreds[hundred - 1]!;
 }
 
 /**
@@ -284,27 +276,28 @@ export function numberInWords(n: number): string {
  * sign-up scripts the picture stops; neither stops a script written for this software, which
  * is what `invite` mode is for.
  */
-function textQuestion(): { question: string; answers: string[] } {
+function textQuestion(t: ServerText): { question: string; answers: string[] } {
   const n = randomInt(101, 1000);
-  return { question: `Write this number in digits: ${numberInWords(n)}.`, answers: [String(n)] };
+  return { question: t("captcha.question", { number: numberInWords(n, t) }), answers: [String(n)] };
 }
 
 /**
  * Makes a captcha: stores its answers and returns its id, a PNG data URL of the code and the
- * text question that may be answered instead. sharp is passed in (loaded lazily by
+ * text question, in T's language, that may be answered instead. sharp is passed in (loaded lazily by
  * media/sharp.ts) so no native code loads until a captcha is asked for.
  */
 export async function createCaptcha(
   db: Db,
   now: number,
   sharp: Sharp,
+  t: ServerText,
 ): Promise<{ captchaId: string; image: string; question: string }> {
   const answer = Array.from({ length: LENGTH }, () => ALPHABET[randomInt(0, ALPHABET.length)]!).join("");
   // drawn at twice its CSS size, so phones' dense screens show sharp strokes at 200×70
   const png = await sharp(Buffer.from(captchaSvg(answer)), { density: 72 * PIXEL_RATIO })
     .png()
     .toBuffer();
-  const { question, answers } = textQuestion();
+  const { question, answers } = textQuestion(t);
   const captchaId = newCuid();
   await db.deleteFrom("auth_captchas").where("expires_at", "<=", now).execute();
   await db

@@ -363,8 +363,8 @@ export function requireGroup(conversation: ConversationRow): void {
     });
 }
 
-export function requireRight(membership: Membership, right: AdminRight, what: string): void {
-  if (!hasRight(membership.member, right)) throw permissionDenied(`Only administrators may ${what}`);
+export function requireRight(membership: Membership, right: AdminRight, refusal: string): void {
+  if (!hasRight(membership.member, right)) throw permissionDenied(refusal);
 }
 
 /** A message of the conversation by its seq (the Bot API message_id); deleted ones are gone. */

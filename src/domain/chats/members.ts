@@ -82,7 +82,7 @@ export async function addMember(
   input: { conversationId: number; actorId: number; userId: number },
 ): Promise<void> {
   const membership = await groupMembership(app, input.conversationId, input.actorId);
-  requireRight(membership, "can_invite_users", "add members");
+  requireRight(membership, "can_invite_users", "Only administrators may add members");
   const [actor, target] = await Promise.all([
     requireLiveUser(app.db, input.actorId),
     findUserById(app.db, input.userId),
@@ -107,7 +107,7 @@ export async function removeMember(
   input: { conversationId: number; actorId: number; userId: number },
 ): Promise<void> {
   const membership = await groupMembership(app, input.conversationId, input.actorId);
-  requireRight(membership, "can_restrict_members", "remove members");
+  requireRight(membership, "can_restrict_members", "Only administrators may remove members");
   if (input.userId === input.actorId) throw fieldError("username", "use leave to leave the group");
   const target = await getMember(app.db, input.conversationId, input.userId);
   if (!target || !isActive(target)) throw notFound("Not a member of this group");
@@ -196,7 +196,7 @@ export async function promoteMember(
   input: { conversationId: number; actorId: number; userId: number; rights: Rights },
 ): Promise<MemberRole> {
   const membership = await groupMembership(app, input.conversationId, input.actorId);
-  requireRight(membership, "can_promote_members", "promote members");
+  requireRight(membership, "can_promote_members", "Only administrators may promote members");
   const target = await getMember(app.db, input.conversationId, input.userId);
   if (!target || !isActive(target)) throw notFound("Not a member of this group");
   if (target.role === "creator") throw permissionDenied("The creator's role cannot be changed");
@@ -237,7 +237,7 @@ export async function renameGroup(
   input: { conversationId: number; actorId: number; title: string },
 ): Promise<ConversationRow> {
   const membership = await groupMembership(app, input.conversationId, input.actorId);
-  requireRight(membership, "can_change_info", "change the group");
+  requireRight(membership, "can_change_info", "Only administrators may change the group");
   const title = checkTitle(input.title);
   const now = app.clock.now();
   const conv = await app.db
@@ -266,7 +266,7 @@ export async function describeGroup(
   input: { conversationId: number; actorId: number; description: string },
 ): Promise<ConversationRow> {
   const membership = await groupMembership(app, input.conversationId, input.actorId);
-  requireRight(membership, "can_change_info", "change the group");
+  requireRight(membership, "can_change_info", "Only administrators may change the group");
   const description = input.description.trim();
   if ([...description].length > MAX_GROUP_DESCRIPTION)
     throw fieldError("description", `must be at most ${MAX_GROUP_DESCRIPTION} characters`);
@@ -286,7 +286,7 @@ export async function setGroupPhoto(
   input: { conversationId: number; actorId: number; photoUrl: string | null },
 ): Promise<ConversationRow> {
   const membership = await groupMembership(app, input.conversationId, input.actorId);
-  requireRight(membership, "can_change_info", "change the group");
+  requireRight(membership, "can_change_info", "Only administrators may change the group");
   const conv = await app.db
     .updateTable("conversations")
     .set({ photo_url: input.photoUrl, updated_at: app.clock.now() })
@@ -322,7 +322,7 @@ export async function createInvite(
   input: { conversationId: number; actorId: number },
 ): Promise<{ code: string; inviteLink: string }> {
   const membership = await groupMembership(app, input.conversationId, input.actorId);
-  requireRight(membership, "can_invite_users", "create invite links");
+  requireRight(membership, "can_invite_users", "Only administrators may create invite links");
   const code = randomToken(12);
   await app.db
     .updateTable("conversations")

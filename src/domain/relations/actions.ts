@@ -15,8 +15,8 @@ async function checkFollowLimit(app: App, userId: number): Promise<void> {
   if (!d.allowed) throw rateLimited(d.retryAfter);
 }
 
-function refuseSelf(actorId: number, targetId: number, what: string): void {
-  if (actorId === targetId) throw fieldError("username", `you cannot ${what} yourself`);
+function refuseSelf(actorId: number, targetId: number, message: string): void {
+  if (actorId === targetId) throw fieldError("username", message);
 }
 
 /**
@@ -24,7 +24,7 @@ function refuseSelf(actorId: number, targetId: number, what: string): void {
  * refused across a block; a new follow notifies the followee.
  */
 export async function toggleFollow(app: App, followerId: number, followeeId: number) {
-  refuseSelf(followerId, followeeId, "follow");
+  refuseSelf(followerId, followeeId, "you cannot follow yourself");
   await checkFollowLimit(app, followerId);
   const now = app.clock.now();
   const following = !(await isFollowing(app.db, followerId, followeeId));
@@ -41,7 +41,7 @@ export async function toggleFollow(app: App, followerId: number, followeeId: num
 
 /** Block toggle; blocking removes follows and notifications both ways, in one transaction. */
 export async function toggleBlock(app: App, blockerId: number, blockedId: number) {
-  refuseSelf(blockerId, blockedId, "block");
+  refuseSelf(blockerId, blockedId, "you cannot block yourself");
   const blocked = !(await hasBlocked(app.db, blockerId, blockedId));
   await inTransaction(app.storage, async ({ db: tx }) => {
     await setBlocked(tx, app.clock.now(), blockerId, blockedId, blocked);
@@ -52,7 +52,7 @@ export async function toggleBlock(app: App, blockerId: number, blockedId: number
 
 /** Mute toggle: the muted account leaves the muter's feed only. */
 export async function toggleMute(app: App, muterId: number, mutedId: number) {
-  refuseSelf(muterId, mutedId, "mute");
+  refuseSelf(muterId, mutedId, "you cannot mute yourself");
   const muted = !(await hasMuted(app.db, muterId, mutedId));
   await setMuted(app.db, app.clock.now(), muterId, mutedId, muted);
   return { muted };

@@ -24,11 +24,15 @@ export interface LedgerEntry {
 }
 
 /** 400 INSUFFICIENT_BALANCE: the wallet holds less than the debit. */
-export function insufficientBalance(balance: number, required: number, what = "stars"): AppError {
-  return new AppError(400, "INSUFFICIENT_BALANCE", `Not enough ${what}: ${balance} available, ${required} needed`, {
-    balance,
-    required,
-  });
+export function insufficientBalance(balance: number, required: number, account: StarAccount = "balance"): AppError {
+  return new AppError(
+    400,
+    "INSUFFICIENT_BALANCE",
+    account === "balance"
+      ? `Not enough stars: ${balance} available, ${required} needed`
+      : `Not enough income: ${balance} available, ${required} needed`,
+    { balance, required },
+  );
 }
 
 /** Current balance of one wallet (0 when it was never used). */
@@ -85,12 +89,7 @@ export async function postEntry(db: Db, e: LedgerEntry): Promise<number> {
     .where("balance", ">=", e.amount < 0 ? -e.amount : 0)
     .returning(["id", "balance"])
     .executeTakeFirst();
-  if (!wallet)
-    throw insufficientBalance(
-      await walletBalance(db, e.userId, e.account),
-      -e.amount,
-      e.account === "balance" ? "stars" : "income",
-    );
+  if (!wallet) throw insufficientBalance(await walletBalance(db, e.userId, e.account), -e.amount, e.account);
   await db
     .insertInto("star_ledger")
     .values({

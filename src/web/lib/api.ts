@@ -7,7 +7,7 @@
 import type { InstanceInfo, Upload } from "./types";
 
 import { formatWait } from "./format";
-import { t } from "./i18n";
+import { language, t } from "./i18n";
 
 export type FieldErrors = Record<string, string[]>;
 
@@ -121,7 +121,8 @@ async function request<T>(
   retried = false,
   rateLimitRetries = RATE_LIMIT_RETRIES,
 ): Promise<T> {
-  const headers: Record<string, string> = { accept: "application/json" };
+  // the server words its errors in the language the app shows, which may not be the browser's
+  const headers: Record<string, string> = { accept: "application/json", "accept-language": language.value };
   if (MUTATING.has(method)) headers["x-csrf-token"] = await ensureCsrf();
   if (opts.body !== undefined) headers["content-type"] = "application/json";
   let res: Response;
@@ -185,6 +186,7 @@ export async function uploadFile(
     xhr.open("POST", apiUrl("/account/upload"));
     xhr.setRequestHeader("x-csrf-token", token);
     xhr.setRequestHeader("accept", "application/json");
+    xhr.setRequestHeader("accept-language", language.value);
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable) onProgress?.(e.loaded / e.total);
     };

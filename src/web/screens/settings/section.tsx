@@ -1,5 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { useId } from "preact/hooks";
+import { t } from "../../lib/i18n";
 
 /** One part of the settings page: a card that is a landmark named by its heading. */
 export function Section({
@@ -23,9 +24,10 @@ export function Section({
 
 /**
  * A field error in a sentence: the server names the field and says what is wrong ("is
- * incorrect"), so the label starts it; a message that is already a sentence stays as it is.
+ * incorrect", in the app's language), so the label starts it; a message that is already a
+ * sentence stays as it is.
  */
 export function fieldMessage(label: string, message: string | undefined): string | undefined {
   if (!message) return undefined;
-  return /^[a-z]/.test(message) ? `${label} ${message}.`.replace(/\.\.$/, ".") : message;
+  return /^\p{Ll}/u.test(message) ? t("errors.field", { label, message }).replace(/\.\.$/, ".") : message;
 }
