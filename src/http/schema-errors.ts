@@ -60,7 +60,7 @@ function schemaMessage({ type, value, schema = {} }: SchemaIssue): string {
     case 42:
       return "is not a field of this request";
     case 32:
-      return `must be ${JSON.stringify(schema.const)}`;
+      return `must be exactly ${JSON.stringify(schema.const)}`;
     case 62: {
       const options = (schema.anyOf as Array<{ const?: unknown }> | undefined)?.map((option) => option.const);
       return options?.length && options.every((option) => option !== undefined)

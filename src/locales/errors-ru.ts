@@ -46,7 +46,7 @@ export default {
   "must be an object": "должно быть объектом",
   "must be null": "должно быть null",
   "must be an e-mail address": "должно быть адресом e-mail",
-  "must be {{value}}": "должно быть {{value}}",
+  "must be exactly {{value}}": "должно быть ровно {{value}}",
   "must be one of {{values}}": "должно быть одним из: {{values}}",
   "must be at most {{max}}": "не больше {{max}}",
   "must be at least {{min}}": "не меньше {{min}}",
@@ -91,12 +91,15 @@ export default {
   },
   "must not repeat an item": "не должно повторяться",
   "must not be empty": "не может быть пустым",
+  "is not valid JSON": "не JSON",
+  "must be a JSON object": "должно быть объектом JSON",
   "is empty": "пусто",
   "is too long": "слишком длинное",
   "must be a positive integer": "должно быть целым числом больше нуля",
   "must be a non-negative integer": "должно быть целым числом от нуля",
   "must be an integer from 1 to {{max}}": "должно быть целым числом от 1 до {{max}}",
   "must be a whole number from 1 to {{max}}": "должно быть целым числом от 1 до {{max}}",
+  "must be an integer from {{min}} to {{max}}": "должно быть целым числом от {{min}} до {{max}}",
   "must be a link": "должно быть ссылкой",
   "must be an http or https link": "должно быть ссылкой http или https",
   "must be a single emoji": "должно быть одним эмодзи",
@@ -104,6 +107,11 @@ export default {
   "cannot be combined with before or after": "нельзя указывать вместе с before или after",
 
   // accounts, sign-in and sign-up
+  "must be 3 to 32 characters of letters, digits and _": "от 3 до 32 символов: латинские буквы, цифры и _",
+  "a bot username must end with _bot": "имя бота должно оканчиваться на _bot",
+  "only bots have usernames ending with _bot": "на _bot оканчиваются только имена ботов",
+  "must be a valid e-mail address": "должно быть адресом e-mail",
+  "is already registered": "уже зарегистрирован",
   "Wrong e-mail or password": "Неверный e-mail или пароль",
   "This account is disabled": "Эта учётная запись отключена",
   "This device is banned": "Это устройство заблокировано",
@@ -190,6 +198,9 @@ export default {
   "Posting is blocked until {{until}}": "Публикация заблокирована до {{until}}",
 
   // polls
+  "must have 2 to 12 options": "от 2 до 12 вариантов",
+  "each option must be 1 to 100 characters": "каждый вариант — от 1 до 100 символов",
+  "options must differ": "варианты не должны повторяться",
   "This post has no poll": "В этом посте нет опроса",
   "This message has no poll": "В этом сообщении нет опроса",
   "This poll is closed": "Этот опрос закрыт",
@@ -220,6 +231,8 @@ export default {
   "{{username}} cannot be added by you": "Вы не можете добавить {{username}}",
   "{{username}} does not accept invitations from you": "{{username}} не принимает от вас приглашения",
   "contains an unknown account": "есть неизвестная учётная запись",
+  "unknown accounts: {{usernames}}": "неизвестные учётные записи: {{usernames}}",
+  "give rights or role": "укажите rights или role",
   "must have at most {{max}} people": {
     count: "max",
     one: "не больше {{max}} человека",
@@ -266,6 +279,8 @@ export default {
   "needs type=messages": "нужно type=messages",
   "lies outside the text": "выходит за пределы текста",
   "must be an entity type": "должно быть типом разметки",
+  "must be a string of at most 255 characters": "должно быть текстом не длиннее 255 символов",
+  "must be an array of at most 1024 numbers": "должно быть списком не длиннее 1024 чисел",
   "is required for text_link": "обязательно для text_link",
   "is not an allowed link ({{link}}): only http, https, tg and ton links are":
     "недопустимая ссылка ({{link}}): разрешены только ссылки http, https, tg и ton",
@@ -339,6 +354,21 @@ export default {
   "This chat has no mini-app menu": "В этом чате нет меню мини-приложения",
   "is not the address of a mini-app button on this message": "не адрес кнопки мини-приложения в этом сообщении",
   "is not the callback data of a button on this message": "не данные кнопки этого сообщения",
+  "commands must be an Array of BotCommand": "commands должно быть массивом BotCommand",
+  "too many commands specified (maximum {{max}})": "слишком много команд (не больше {{max}})",
+  "commands[{{i}}] must be a BotCommand": "commands[{{i}}] должно быть объектом BotCommand",
+  "command must be non-empty": "команда не может быть пустой",
+  "command must contain only lowercase English letters, digits and underscores (1-32 characters)":
+    "команда — только строчные латинские буквы, цифры и подчёркивания (от 1 до 32 символов)",
+  "command description must be non-empty": "описание команды не может быть пустым",
+  "command description is too long (maximum {{max}})": "описание команды слишком длинное (не больше {{max}})",
+
+  // addresses the server sends to (push endpoints)
+  "invalid URL": "неверный адрес",
+  "an HTTPS URL must be provided": "нужен адрес HTTPS",
+  "URL must not contain credentials": "в адресе не должно быть логина и пароля",
+  "URL host is not public": "адрес не публичный",
+  "IP address is not public": "IP-адрес не публичный",
 
   // push
   "No such push subscription": "Такой подписки на уведомления нет",
@@ -368,6 +398,25 @@ export default {
   "{{username}} is the last administrator: grant admin to another account first":
     "{{username}} — последний администратор: сначала назначьте администратором другую учётную запись",
   "Only administrators can do this": "Это могут только администраторы",
+  "give at least one setting to change": "укажите хотя бы одну настройку",
+  "is not a config key": "нет такой настройки",
+  "cannot be changed on a running server: use socialctl config set and restart":
+    "не меняется на работающем сервере: используйте socialctl config set и перезапустите",
+  "must be an absolute http(s) URL": "должно быть полным адресом http(s)",
+  "must be a redis://host:port[/db] URL": "должно быть адресом redis://host:port[/db]",
+  "must be empty (SQLite) or postgres://user:pass@host:port/db":
+    "должно быть пустым (SQLite) или postgres://user:pass@host:port/db",
+  'must be a JSON array of strings, such as ["Be kind", "No spam"]':
+    'должно быть массивом строк JSON, например ["Будьте добры", "Без спама"]',
+  "must have items of at most {{max}} characters": {
+    count: "max",
+    one: "в каждом пункте не больше {{max}} символа",
+    few: "в каждом пункте не больше {{max}} символов",
+    many: "в каждом пункте не больше {{max}} символов",
+    other: "в каждом пункте не больше {{max}} символа",
+  },
+  "must be an uploaded file's URL (/files/<name>) or empty":
+    "должно быть адресом загруженного файла (/files/<имя>) или пустым",
   "No dead job with this id": "Неудавшейся задачи с таким id нет",
   "No such backup": "Такой резервной копии нет",
   "A backup is already running; try when it ends": "Резервное копирование уже идёт; попробуйте, когда оно закончится",
