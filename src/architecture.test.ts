@@ -90,8 +90,11 @@ describe("the domain speaks domain, the surfaces speak wire", () => {
 
 test("one cursor: lists page with src/lib/paging.ts and take the cursor query of src/clientapi/input.ts", () => {
   const root = join(import.meta.dir, "..");
-  const defining = [...importGraph().keys()].filter((file) =>
-    /is not a valid cursor|cursor: t\./.test(readFileSync(join(root, file), "utf8")),
+  // (the languages' error catalogs word the message, they do not raise it)
+  const defining = [...importGraph().keys()].filter(
+    (file) =>
+      !file.startsWith("src/locales/") &&
+      /is not a valid cursor|cursor: t\./.test(readFileSync(join(root, file), "utf8")),
   );
   expect(defining.sort()).toEqual(["src/clientapi/input.ts", "src/lib/paging.ts"]);
 });

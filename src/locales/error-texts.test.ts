@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { Glob } from "bun";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ERROR_CATALOGS, errorWording, placeholdersOf, type ErrorCatalog } from "./error-wording";
+import type { ErrorCatalog } from "./error-catalog";
+import { ERROR_CATALOGS, errorWording, placeholdersOf } from "./error-wording";
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from "./languages";
 
 const ROOT = join(import.meta.dir, "../..");

@@ -6,14 +6,8 @@
  * Accept-Language; the Bot API keeps Telegram's English, which bot libraries match on.
  */
 
+import type { ErrorCatalog, ErrorTranslation } from "./error-catalog";
 import type { Language } from "./languages";
-
-/** A translation, or for a text with a number in it, its plural forms chosen by the value of `count`'s placeholder. */
-export type ErrorTranslation =
-  string | ({ count: string; other: string } & Partial<Record<"zero" | "one" | "two" | "few" | "many", string>>);
-
-/** English error text (with `{{name}}` placeholders) → the language's text. */
-export type ErrorCatalog = Readonly<Record<string, ErrorTranslation>>;
 
 /** Each language but English, and its error catalog: loaded when a request first asks for that language. */
 export const ERROR_CATALOGS: Partial<Record<Language, () => Promise<{ default: ErrorCatalog }>>> = {

@@ -1,4 +1,4 @@
-import type { ErrorCatalog } from "./error-wording";
+import type { ErrorCatalog } from "./error-catalog";
 
 /**
  * The server's error texts in Russian (error-wording.ts): each English text as the code raises

@@ -2,6 +2,7 @@ import type { ComponentChildren } from "preact";
 import { t } from "../../lib/i18n";
 import { useState } from "preact/hooks";
 import { botLinkTarget } from "./bot-links";
+import { textTokens } from "../../lib/text-tokens";
 import type { MessageEntity } from "../../lib/types";
 
 /**
@@ -148,24 +149,18 @@ function Spoiler({ children }: { children: ComponentChildren }) {
   );
 }
 
-// /command at a word start, @username, #hashtag, and web links
-const AUTO =
-  /(^|\s)(\/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{3,32})?)|(@[A-Za-z0-9_]{3,32})|(#[\p{L}\p{N}_]+)|(https?:\/\/[^\s<]+[^\s<.,:;"')\]])/gu;
-
 function autoLinks(text: string, onCommand?: (c: string) => void): ComponentChildren[] {
-  const out: ComponentChildren[] = [];
-  let last = 0;
-  for (const m of text.matchAll(AUTO)) {
-    const [whole, lead = "", command, mention, tag, link] = m;
-    const at = m.index! + lead.length;
-    if (at > last) out.push(text.slice(last, at));
-    if (command) out.push(<CommandLink command={command} onCommand={onCommand} />);
-    else if (mention)
-      out.push(<a href={`/dashboard/messages?user=${encodeURIComponent(mention.slice(1))}`}>{mention}</a>);
-    else if (tag) out.push(<a href={`/tags/${encodeURIComponent(tag.slice(1).toLowerCase())}`}>{tag}</a>);
-    else if (link) out.push(<ExternalLink href={link}>{link}</ExternalLink>);
-    last = m.index! + whole.length;
-  }
-  if (last < text.length) out.push(text.slice(last));
-  return out;
+  return textTokens(text, { commands: true }).map(({ kind, text: token }) =>
+    kind === "command" ? (
+      <CommandLink command={token} onCommand={onCommand} />
+    ) : kind === "mention" ? (
+      <a href={`/dashboard/messages?user=${encodeURIComponent(token.slice(1))}`}>{token}</a>
+    ) : kind === "hashtag" ? (
+      <a href={`/tags/${encodeURIComponent(token.slice(1).toLowerCase())}`}>{token}</a>
+    ) : kind === "link" ? (
+      <ExternalLink href={token}>{token}</ExternalLink>
+    ) : (
+      token
+    ),
+  );
 }
