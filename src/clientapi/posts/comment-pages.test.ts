@@ -108,11 +108,8 @@ describe("kept comment pages", () => {
     expect(await count(reader)).toBeGreaterThan(1 + sessionRead);
     // then a reader who liked none of the page's comments: the post, its thread's version and their marks
     expect(await count(reader)).toBe(1 + sessionRead);
-    // and then nothing on SQLite, the reader's answer kept until a write names a row it was read from
-    const keptForReader = server.app.storage.engine === "sqlite" ? 0 : 1 + sessionRead;
-    expect(await count(reader)).toBe(keptForReader);
+    expect(await count(reader)).toBe(1 + sessionRead);
     expect(await count(author)).toBe(1 + sessionRead);
-    expect(await count(author)).toBe(keptForReader);
     // a reader who liked one: which of the page's comments they liked, one more
     expect(await count(liker)).toBe(2 + sessionRead);
     expect(await contents(liker, path)).toEqual([
@@ -128,7 +125,7 @@ describe("kept comment pages", () => {
     await commentAs(reader, postId, { content: "a reply", replyToId: first.id });
     expect(await count(author, reply)).toBeGreaterThan(1 + sessionRead);
     expect(await count(author, reply)).toBe(1 + sessionRead);
-    expect(await count(author, reply)).toBe(keptForReader);
+    expect(await count(author, reply)).toBe(1 + sessionRead);
     expect(await contents(author, reply)).toEqual([["a reply", 0, 0, false]]);
   });
 
@@ -249,7 +246,7 @@ describe("kept comment pages", () => {
     await both();
   });
 
-  test("a reader's kept answer follows every write that changes whether they may read it", async () => {
+  test("a reader's answer follows every write that changes whether they may read it", async () => {
     const db = server.app.db;
     const [author, original, commenter, reader] = [await person(), await person(), await person(), await person()];
     const postId = await postIdAs(author.client, "access");
