@@ -5,11 +5,8 @@ import { startTestServer, type TestServer } from "../../testing/server";
 import { quickPerson } from "../../testing/fixtures";
 import { statementsDuring } from "../../testing/statements";
 import { testsOnPostgres } from "../../testing/postgres";
-import { loadProfileByUsername, type ProfileUser } from "../../domain/profiles/service";
-import { VersionedCache } from "../../cache/by-version";
-import { ok } from "../../http/envelope";
 import { dbPath } from "../../config/layout";
-import { serializeProfile } from "./serialize";
+import { freshProfile } from "../../testing/fresh-answers";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -28,27 +25,11 @@ async function served(viewer: Person, username: string): Promise<[number, string
   return [res.status, await res.text()];
 }
 
-/** The answer read afresh from the database (nothing kept): the same bytes, or a 404. */
-async function afresh(viewer: Person, username: string): Promise<[number, string]> {
-  try {
-    const view = await loadProfileByUsername(
-      server.app.db,
-      new VersionedCache<Readonly<ProfileUser>>(1),
-      viewer.user.id,
-      username,
-    );
-    return [200, JSON.stringify(ok({ profile: serializeProfile(view) }))];
-  } catch (err) {
-    if ((err as { status?: number }).status === 404) return [404, ""];
-    throw err;
-  }
-}
-
 /** Each viewer's answer for each name, read twice (the second of what the first kept), equals the one read afresh. */
 async function expectExact(viewers: Person[], usernames: string[], what: string): Promise<void> {
   for (const viewer of viewers)
     for (const name of usernames) {
-      const want = await afresh(viewer, name);
+      const want = await freshProfile(server.app.db, viewer.user.id, name);
       for (let i = 0; i < 2; i++) {
         const [status, text] = await served(viewer, name);
         expect([what, viewer.user.username, name, status]).toEqual([what, viewer.user.username, name, want[0]]);

@@ -2,32 +2,16 @@ import { doc } from "../docs";
 import { Page, Post } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
-import { bookmarksPage, feedPage, hashtagPostsPage } from "../../domain/posts/feed";
+import { bookmarksPage, hashtagPostsPage } from "../../domain/posts/feed";
 import { cachedPostViewsOf } from "../../domain/posts/view";
 import { normalizeHashtag } from "../../domain/posts/text";
 import { requestContext } from "../../http/context";
 import { fieldError } from "../../lib/errors";
-import type { SetHeaders } from "../../http/envelope";
-import { PageQuery, pageRequest, parseFlag } from "../input";
+import { PageQuery, pageRequest } from "../input";
+import { feedResponse } from "./feed-answers";
 import { postListJson } from "./pages";
 
 const FeedQuery = t.Object({ ...PageQuery.properties, following: t.Optional(t.String({ maxLength: 5 })) });
-
-/**
- * `{feed, pageInfo}` of VIEWER's home feed as JSON text: one statement when the page's posts and
- * authors are kept at the versions it names, answered without a promise where that statement runs
- * straight on SQLite (see feedPage).
- */
-function feedResponse(
-  app: App,
-  set: SetHeaders,
-  viewerId: number,
-  query: { cursor?: string; limit?: string; following?: string },
-): string | Promise<string> {
-  const following = parseFlag(query.following, "following");
-  const page = feedPage(app.db, cachedPostViewsOf(app), viewerId, { ...pageRequest(query), following });
-  return page instanceof Promise ? page.then((p) => postListJson(set, p, "feed")) : postListJson(set, page, "feed");
-}
 
 /** /api/social/feed: the home feed (?following=true: followed authors only). */
 export function feedRoutes(app: App) {
