@@ -5,7 +5,8 @@
  * folder's classes must be named here (src/architecture.test.ts), docs/architecture.md shows
  * this table (src/cache/registry.test.ts keeps the two equal), and src/cache/oracle.test.ts
  * checks, for each cache kept by stamp, that every write to its sources that may change an entry
- * moves the stamp.
+ * moves the stamp, and for each cache the feed, comment and profile answers are made of, that
+ * those answers equal a fresh read after every kind of write to its sources.
  *
  * The invalidation rules, from the default down:
  * - `row version`: entries are kept by the version a trigger raises on every change of the

@@ -85,8 +85,10 @@ export const freshComments = (
   cursor: string | null = null,
 ): Promise<Answer> =>
   orStatus(async () => {
-    const post = await findVisiblePost(db, viewerId, postId);
-    const place = { post, replyTo: replyTo ? (await findVisibleComment(db, viewerId, replyTo)).comment : null };
+    // a comment's replies are found by the comment alone, as the route finds them
+    const place = replyTo
+      ? await findVisibleComment(db, viewerId, replyTo).then(({ comment, post }) => ({ post, replyTo: comment }))
+      : { post: await findVisiblePost(db, viewerId, postId), replyTo: null };
     const page = await commentsPage(db, nothingKeptOfComments(), viewerId, place, {
       cursor: cursor ? decodeCursor(cursor) : null,
       limit,

@@ -167,16 +167,18 @@ describe("profiles made of kept shown columns", () => {
   test("a profile whose shown columns are kept is one statement; a follow of it shows at once", async () => {
     const [a, b, c] = [await quickPerson(server), await quickPerson(server), await quickPerson(server)];
     const profile = () => served(a, b.user.username);
+    // PostgreSQL reads the session on each request (other nodes write unseen)
+    const one = testsOnPostgres() ? 2 : 1;
     await profile();
-    expect(await statementsDuring(server.app.storage, profile)).toBe(1);
+    expect(await statementsDuring(server.app.storage, profile)).toBe(one);
     // the counters are read with the relations, whatever is kept
     await c.client.post(`/api/social/users/${b.user.username}/follow`);
-    expect(await statementsDuring(server.app.storage, profile)).toBe(1);
+    expect(await statementsDuring(server.app.storage, profile)).toBe(one);
     expect(JSON.parse((await profile())[1]).data.profile.followersCount).toBe(1);
     // the shown columns changed: read again (one statement more), then kept again
     await b.client.patch("/api/account/profile", { displayName: "Bee" });
-    expect(await statementsDuring(server.app.storage, profile)).toBe(2);
-    expect(await statementsDuring(server.app.storage, profile)).toBe(1);
+    expect(await statementsDuring(server.app.storage, profile)).toBe(one + 1);
+    expect(await statementsDuring(server.app.storage, profile)).toBe(one);
     expect(JSON.parse((await profile())[1]).data.profile.displayName).toBe("Bee");
   });
 });
