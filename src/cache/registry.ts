@@ -5,7 +5,8 @@
  * folder's classes must be named here (src/architecture.test.ts), docs/architecture.md shows
  * this table (src/cache/registry.test.ts keeps the two equal), and src/cache/oracle.test.ts
  * checks, for each cache kept by stamp, that every write to its sources that may change an entry
- * moves the stamp.
+ * moves the stamp, and for each cache the feed, comment and profile answers are made of, that
+ * those answers equal a fresh read after every kind of write to its sources.
  *
  * The invalidation rules, from the default down:
  * - `row version`: entries are kept by the version a trigger raises on every change of the
@@ -16,9 +17,6 @@
  *   which triggers on the source tables raise (CacheStamps in stamps.ts): a write by anyone
  *   misses every entry of that cache from then on. Nothing is told of writes; works on
  *   PostgreSQL.
- * - `changed keys` (SQLite only, an exception): TEMP triggers log the keys written rows name
- *   and entries naming one of them are dropped; other connections' commits drop all. Zero
- *   statements for a hit, which the row's benchmark target needs.
  * - `write epoch` (SQLite only, an exception): a per-reader epoch moved by this connection's
  *   writes, narrowed by what writers tell of them (Scope.writesConcernOnly) and by statements
  *   writing tables no chat list is read from; other connections' commits move all.
@@ -26,7 +24,7 @@
 
 import { USER_COUNTER_COLUMNS } from "../domain/users/table";
 
-export type Invalidation = "row version" | "cache stamp" | "changed keys" | "write epoch";
+export type Invalidation = "row version" | "cache stamp" | "write epoch";
 
 export interface RegisteredCache {
   /** unique; what the docs, the oracle tests and the cache stamps name it by */
@@ -187,14 +185,24 @@ export const CACHES: readonly RegisteredCache[] = [
     name: "feed-pages",
     home: "src/clientapi/posts/feed-answers.ts",
     key: "reader, list, limit and cursor",
-    sources: ["feed_entries", "blocks", "mutes", "posts", "post_bookmarks", "post_likes", "users"],
+    sources: [
+      "feed_entries",
+      "blocks",
+      "mutes",
+      "posts",
+      "post_likes",
+      "post_bookmarks",
+      "users",
+      "polls",
+      "poll_options",
+      "poll_votes",
+    ],
     bound: "1,000 answers of at most 32 KB",
     eviction: "oldest kept first",
-    invalidation: "changed keys",
-    rule: "the reader's feed, the page's posts and their authors named by a written row (FEED_PAGE_SOURCES)",
+    invalidation: "cache stamp",
+    rule: "stamp `feed-pages`: any write to its sources but an account's counters",
+    ignores: { users: USER_COUNTER_COLUMNS },
     bench: [FEED],
-    exception:
-      "a page asked again is its text with no statement, which the feed's target against the PK-SELECT reference needs",
   },
   {
     name: "comment-cores",
@@ -219,18 +227,6 @@ export const CACHES: readonly RegisteredCache[] = [
     bench: [COMMENTS],
   },
   {
-    name: "comment-page-answers",
-    home: "src/clientapi/posts/comment-pages.ts",
-    key: "reader and page",
-    sources: ["posts", "comment_threads", "users", "blocks"],
-    bound: "5,000 answers (each names a cached page)",
-    eviction: "oldest kept first",
-    invalidation: "changed keys",
-    rule: "the thread, its post, their authors, the reader or a block of the reader named by a written row (THREAD_PAGE_SOURCES)",
-    bench: [COMMENTS],
-    exception: "a page asked again is answered with no statement, where the row version needs one",
-  },
-  {
     name: "profiles",
     home: "src/domain/profiles/service.ts",
     key: "account id",
@@ -240,18 +236,6 @@ export const CACHES: readonly RegisteredCache[] = [
     invalidation: "row version",
     rule: "users.profile_version",
     bench: [PROFILE],
-  },
-  {
-    name: "profile-answers",
-    home: "src/clientapi/people/profile.ts",
-    key: "viewer and username",
-    sources: ["users", "follows", "blocks", "mutes"],
-    bound: "5,000 answers",
-    eviction: "oldest kept first",
-    invalidation: "changed keys",
-    rule: "the profile's account named by a written row (PROFILE_SOURCES)",
-    bench: [PROFILE],
-    exception: "a profile asked again is answered with no statement, where the row version needs one",
   },
 ];
 

@@ -3,7 +3,6 @@ import { Database as SqliteDatabase } from "bun:sqlite";
 import { sql } from "kysely";
 import type { Storage } from "../db";
 import { tempStorages } from "../testing/temp-storage";
-import { ChangedKeys } from "./changed-keys";
 import { inTransaction, type Scope } from "../db/transaction";
 import { WriteEpoch } from "./write-epoch";
 import { writtenTable } from "../db/sqlite-dialect";
@@ -185,24 +184,6 @@ test("readers sharing a slot move together; a transaction naming very many moves
   });
   after = epochsOf(epoch, readers);
   expect(movedBetween(readers, before, after)).toEqual(readers);
-});
-
-test("a log of changed keys trimming its own rows moves nobody's", async () => {
-  const { storage, epoch } = open();
-  const changes = new ChangedKeys(storage, "test", [{ table: "pairs", columns: ["a"], space: 0 }]);
-  const trims = () =>
-    storage.sqlite!.query<{ n: number }, []>(`SELECT count(*) AS n FROM temp.${changes.table}`).get()!.n;
-  const before = epoch.now(5);
-  // more told rows than a log holds before it is trimmed (its entries come with the writes, told with them)
-  for (let i = 0; i < 300; i++)
-    await inTransaction(storage, async (scope) => {
-      await insertPair(scope, i);
-      scope.writesConcernOnly([]);
-    });
-  expect(trims()).toBe(300);
-  changes.take();
-  expect(trims()).toBe(0);
-  expect(epoch.now(5)).toBe(before);
 });
 
 test("is made only over SQLite", () => {

@@ -5,13 +5,8 @@ import { startTestServer, type TestServer } from "../../testing/server";
 import { quickPerson } from "../../testing/fixtures";
 import { statementsDuring } from "../../testing/statements";
 import { testsOnPostgres } from "../../testing/postgres";
-import { loadProfileByUsername, type ProfileUser } from "../../domain/profiles/service";
-import { VersionedCache } from "../../cache/by-version";
-import { ok } from "../../http/envelope";
 import { dbPath } from "../../config/layout";
-import { serializeProfile } from "./serialize";
-import { cachedProfileAnswersOf } from "./profile";
-import { runCleanup } from "../../ops/housekeeping";
+import { freshProfile } from "../../testing/fresh-answers";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -30,27 +25,11 @@ async function served(viewer: Person, username: string): Promise<[number, string
   return [res.status, await res.text()];
 }
 
-/** The answer read afresh from the database (nothing kept): the same bytes, or a 404. */
-async function afresh(viewer: Person, username: string): Promise<[number, string]> {
-  try {
-    const view = await loadProfileByUsername(
-      server.app.db,
-      new VersionedCache<Readonly<ProfileUser>>(1),
-      viewer.user.id,
-      username,
-    );
-    return [200, JSON.stringify(ok({ profile: serializeProfile(view) }))];
-  } catch (err) {
-    if ((err as { status?: number }).status === 404) return [404, ""];
-    throw err;
-  }
-}
-
-/** Each viewer's answer for each name, read twice (the second kept), equals the one read afresh. */
+/** Each viewer's answer for each name, read twice (the second of what the first kept), equals the one read afresh. */
 async function expectExact(viewers: Person[], usernames: string[], what: string): Promise<void> {
   for (const viewer of viewers)
     for (const name of usernames) {
-      const want = await afresh(viewer, name);
+      const want = await freshProfile(server.app.db, viewer.user.id, name);
       for (let i = 0; i < 2; i++) {
         const [status, text] = await served(viewer, name);
         expect([what, viewer.user.username, name, status]).toEqual([what, viewer.user.username, name, want[0]]);
@@ -60,7 +39,7 @@ async function expectExact(viewers: Person[], usernames: string[], what: string)
     }
 }
 
-describe("kept profile answers", () => {
+describe("profiles made of kept shown columns", () => {
   test("every answer is the profile read afresh, after each change by the API and by SQL outside the app's code", async () => {
     const [a, b, c] = [await quickPerson(server), await quickPerson(server), await quickPerson(server)];
     const viewers = [a, b, c];
@@ -185,44 +164,21 @@ describe("kept profile answers", () => {
     }
   });
 
-  sqliteOnly("a kept answer runs no statement on the database; a follow of others leaves it kept", async () => {
-    const [a, b, c, d] = [
-      await quickPerson(server),
-      await quickPerson(server),
-      await quickPerson(server),
-      await quickPerson(server),
-    ];
+  test("a profile whose shown columns are kept is one statement; a follow of it shows at once", async () => {
+    const [a, b, c] = [await quickPerson(server), await quickPerson(server), await quickPerson(server)];
     const profile = () => served(a, b.user.username);
+    // PostgreSQL reads the session on each request (other nodes write unseen)
+    const one = testsOnPostgres() ? 2 : 1;
     await profile();
-    await profile();
-    expect(await statementsDuring(server.app.storage, profile)).toBe(0);
-    // about other accounts: still kept
-    await c.client.post(`/api/social/users/${d.user.username}/follow`);
-    await profile();
-    expect(await statementsDuring(server.app.storage, profile)).toBe(0);
-    // about b: read again (its one statement), then kept
+    expect(await statementsDuring(server.app.storage, profile)).toBe(one);
+    // the counters are read with the relations, whatever is kept
     await c.client.post(`/api/social/users/${b.user.username}/follow`);
-    expect(await statementsDuring(server.app.storage, profile)).toBe(1);
-    expect(await statementsDuring(server.app.storage, profile)).toBe(0);
+    expect(await statementsDuring(server.app.storage, profile)).toBe(one);
     expect(JSON.parse((await profile())[1]).data.profile.followersCount).toBe(1);
+    // the shown columns changed: read again (one statement more), then kept again
+    await b.client.patch("/api/account/profile", { displayName: "Bee" });
+    expect(await statementsDuring(server.app.storage, profile)).toBe(one + 1);
+    expect(await statementsDuring(server.app.storage, profile)).toBe(one);
+    expect(JSON.parse((await profile())[1]).data.profile.displayName).toBe("Bee");
   });
-  sqliteOnly(
-    "writes no request reads after are caught up by housekeeping: the log stays short, the answers they changed go",
-    async () => {
-      const [a, b] = [await quickPerson(server), await quickPerson(server)];
-      // the first read of a profile is not answered in one step (nothing kept by version yet), so not kept
-      await served(a, b.user.username);
-      await served(a, b.user.username);
-      const answers = cachedProfileAnswersOf(server.app)!;
-      const kept = answers.size;
-      // by the app's own connection, as its writes are, with no profile read between them
-      for (let i = 0; i < 300; i++)
-        await sql`UPDATE users SET bio = ${`bio ${i}`} WHERE id = ${b.user.id}`.execute(server.app.db);
-      expect(answers.logLength).toBeGreaterThanOrEqual(600);
-      expect((await runCleanup(server.app, "cached-answers:profiles")).ok).toBe(true);
-      expect(answers.logLength).toBe(0);
-      expect(answers.size).toBe(kept - 1);
-      await expectExact([a], [b.user.username], "after the catch-up");
-    },
-  );
 });

@@ -3,8 +3,13 @@ import { Conversation, FollowUser, Page, Post, Profile, Story } from "../schemas
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { toggleBlock, toggleFollow, toggleMute } from "../../domain/relations/actions";
-import { listFollowPage, requireVisibleUser } from "../../domain/profiles/service";
-import { ok } from "../../http/envelope";
+import {
+  cachedProfilesOf,
+  listFollowPage,
+  loadProfileByUsername,
+  requireVisibleUser,
+} from "../../domain/profiles/service";
+import { ok, type SetHeaders } from "../../http/envelope";
 import { requestContext } from "../../http/context";
 import { PageQuery, jsonOrEmpty, pageRequest } from "../input";
 import { userPostsPage } from "../../domain/posts/feed";
@@ -16,10 +21,19 @@ import { postListJson } from "../posts/pages";
 import { serializeStory } from "../stories/serialize";
 import { serializeConversation } from "../chats/serialize";
 import { serializePublicUser } from "../serializers/account";
-import { profileResponse } from "./profile";
+import { profileJson } from "./serialize";
 
 const UsernameParams = t.Object({ username: t.String({ minLength: 1, maxLength: 64 }) });
 const OpenBody = t.Object({ start: t.Optional(t.String({ maxLength: 200 })) });
+
+/**
+ * `{profile}` of USERNAME as VIEWER sees it, as JSON text: one statement when the shown columns
+ * are kept at the version it names, answered without a promise where it runs straight on SQLite.
+ */
+function profileResponse(app: App, set: SetHeaders, viewerId: number, username: string): string | Promise<string> {
+  const view = loadProfileByUsername(app.db, cachedProfilesOf(app), viewerId, username);
+  return view instanceof Promise ? view.then((v) => profileJson(set, v)) : profileJson(set, view);
+}
 
 /**
  * /api/social/users/{username}: a person's profile, followers and following, follow / block /

@@ -1,6 +1,4 @@
 import { defineService, type App } from "../../app";
-import { KEY_SPACES, type ChangedKey } from "../../cache/changed-keys";
-import { keyedCacheFor } from "../../cache/answers";
 import {
   commentsPage,
   findCommentThread,
@@ -12,9 +10,7 @@ import {
   type CommentThread,
   type PostThread,
   type CommentView,
-  type ThreadAccessRows,
   type ThreadState,
-  THREAD_PAGE_SOURCES,
 } from "../../domain/comments/service";
 import type { PageRequest } from "../../domain/posts/feed";
 import { VersionedCache } from "../../cache/by-version";
@@ -57,39 +53,7 @@ const pagesCacheService = defineService(
   () => new VersionedCache<CachedCommentPage, string, string>(MAX_CACHED_PAGES),
 );
 
-/** Most answers kept per reader and page, all readers together (each names a kept page: no text of its own). */
-const MAX_CACHED_ANSWERS = 5_000;
-
-/**
- * The kept pages readers were answered with as they are (they hid nobody and liked none of
- * the page's comments), by reader and page, until a write names a row the answer was read
- * from (THREAD_PAGE_SOURCES: the thread, its post, their authors, the reader, blocks); used
- * while the page is still the one kept (so the texts in memory stay those of the kept pages);
- * none on PostgreSQL.
- */
-const answersCacheService = defineService("comments:cached-answers", (app) =>
-  keyedCacheFor<CachedCommentPage>(app, "comment_pages", THREAD_PAGE_SOURCES, MAX_CACHED_ANSWERS),
-);
-
 type PageQueryValues = { cursor?: string; limit?: string };
-
-/**
- * The answer kept for the reader under ANSWERKEY (no statement on the database) when no write
- * named a row it was read from and its page is still the one kept under KEY; else whether the
- * answer read now may be kept (see answer).
- */
-function keptAnswer(
-  app: App,
-  set: SetHeaders,
-  answerKey: string,
-  key: string,
-): { text: string } | { mayKeep: boolean } {
-  const answers = app.services.get(answersCacheService);
-  if (!answers?.current()) return { mayKeep: false };
-  const page = answers.get(answerKey);
-  if (page === undefined || app.services.get(pagesCacheService).peek(key)?.value !== page) return { mayKeep: true };
-  return { text: jsonText(set, page.plain) };
-}
 
 /**
  * `{comments, pageInfo}` of a visible post's top-level comments as JSON text: one statement when
@@ -105,16 +69,11 @@ export function postCommentsResponse(
 ): string | Promise<string> {
   const page = pageRequest(query);
   const key = `p:${postCuid}:${page.limit}:${query.cursor ?? ""}`;
-  const answerKey = `${viewerId}|${key}`;
-  const mine = keptAnswer(app, set, answerKey, key);
-  if ("text" in mine) return mine.text;
   const kept = app.services.get(pagesCacheService).peek(key);
   const found = findPostThread(app.db, viewerId, postCuid, kept?.value.range ?? NO_RANGE);
-  const answerFor = ({ post, thread }: PostThread, keepAs: KeepAs | null) =>
-    answer(app, set, viewerId, { post, replyTo: null }, thread, page, key, post.id, keepAs);
-  return found instanceof Promise
-    ? found.then((f) => answerFor(f, null))
-    : answerFor(found, mine.mayKeep ? { answerKey, readFrom: found.readFrom } : null);
+  const answerFor = ({ post, thread }: PostThread) =>
+    answer(app, set, viewerId, { post, replyTo: null }, thread, page, key, post.id);
+  return found instanceof Promise ? found.then(answerFor) : answerFor(found);
 }
 
 /** `{comments, pageInfo}` of a visible comment's replies as JSON text (as postCommentsResponse). */
@@ -127,33 +86,18 @@ export function repliesResponse(
 ): string | Promise<string> {
   const page = pageRequest(query);
   const key = `c:${commentCuid}:${page.limit}:${query.cursor ?? ""}`;
-  const answerKey = `${viewerId}|${key}`;
-  const mine = keptAnswer(app, set, answerKey, key);
-  if ("text" in mine) return mine.text;
   const kept = app.services.get(pagesCacheService).peek(key);
   const found = findCommentThread(app.db, viewerId, commentCuid, kept?.value.range ?? NO_RANGE);
-  const answerFor = ({ comment, post, thread }: CommentThread, keepAs: KeepAs | null) =>
-    answer(app, set, viewerId, { post, replyTo: comment }, thread, page, key, comment.id, keepAs);
-  return found instanceof Promise
-    ? found.then((f) => answerFor(f, null))
-    : answerFor(found, mine.mayKeep ? { answerKey, readFrom: found.readFrom } : null);
-}
-
-/**
- * Where an answer read in the step in which the reader's kept answers were brought up to date
- * may be kept: its key and the rows of its access check.
- */
-interface KeepAs {
-  answerKey: string;
-  readFrom: ThreadAccessRows;
+  const answerFor = ({ comment, post, thread }: CommentThread) =>
+    answer(app, set, viewerId, { post, replyTo: comment }, thread, page, key, comment.id);
+  return found instanceof Promise ? found.then(answerFor) : answerFor(found);
 }
 
 /**
  * The page KEY of the thread at PLACE (whose parent, post or comment, is PARENTID) for the
  * viewer: the kept text when THREAD names its version and the viewer hides nobody (their likes
  * spliced in: one more statement only when they liked a comment in the page's range of ids),
- * else read as before, and kept when the viewer hides nobody. A kept text answered as it is
- * is kept for the viewer too, under KEEPAS when given.
+ * else read as before, and kept when the viewer hides nobody.
  */
 function answer(
   app: App,
@@ -164,16 +108,12 @@ function answer(
   page: PageRequest,
   key: string,
   parentId: number,
-  keepAs: KeepAs | null,
 ): string | Promise<string> {
   const pages = app.services.get(pagesCacheService);
   const version = `${parentId}:${thread.version}`;
   const kept = thread.hidesNobody ? pages.get(key, version) : undefined;
   if (kept) {
-    if (!thread.likedInRange) {
-      if (keepAs) keepForViewer(app, viewerId, keepAs, kept);
-      return jsonText(set, kept.plain);
-    }
+    if (!thread.likedInRange) return jsonText(set, kept.plain);
     return likedAmong(app.db, viewerId, kept.ids).then((liked) => {
       if (liked.size === 0) return jsonText(set, kept.plain);
       let text = kept.pieces[0]!;
@@ -182,15 +122,6 @@ function answer(
     });
   }
   return readAndKeep(app, set, viewerId, place, thread, page, key, version);
-}
-
-/** Keeps PAGE, found in this step, as the viewer's answer (the rows it was read from: KEEPAS and the viewer's account). */
-function keepForViewer(app: App, viewerId: number, keepAs: KeepAs, page: CachedCommentPage): void {
-  const { posts, accounts } = keepAs.readFrom;
-  const readFrom: ChangedKey[] = [{ space: KEY_SPACES.accounts, key: viewerId }];
-  for (const key of posts) readFrom.push({ space: KEY_SPACES.posts, key });
-  for (const key of accounts) readFrom.push({ space: KEY_SPACES.accounts, key });
-  app.services.get(answersCacheService)!.keep(keepAs.answerKey, readFrom, page);
 }
 
 /** The page read as before (see answer), kept under VERSION when the viewer hides nobody. */

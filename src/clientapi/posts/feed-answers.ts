@@ -1,34 +1,34 @@
 import { defineService, type App } from "../../app";
-import { FEED_PAGE_SOURCES, feedPage, feedPageReadFrom } from "../../domain/posts/feed";
-import { cachedPostViewsOf } from "../../domain/posts/view";
-import { keyedCacheFor, cachedJson } from "../../cache/answers";
+import { feedPage, type PageRequest } from "../../domain/posts/feed";
+import { cachedPostViewsOf, type PostView } from "../../domain/posts/view";
+import { VersionedCache } from "../../cache/by-version";
+import { cacheStampsOf } from "../../cache/stamps";
+import { jsonText, type SetHeaders } from "../../http/envelope";
 import { pageRequest, parseFlag } from "../input";
-import type { SetHeaders } from "../../http/envelope";
 import { postListJson } from "./pages";
 import { flat } from "./serialize";
 
-/** Most home feed answers kept per App, all readers together (a page of 20 ≈ 10 KB). */
+/** Most home feed answers kept per App, all readers together. */
 const MAX_CACHED_ANSWERS = 1_000;
 /** A longer answer (a page of up to 100 long posts) is not kept. */
 const MAX_CACHED_TEXT = 32 * 1024;
 
 /**
  * The App's home feed answers as JSON text, by reader, list (following or all posts), limit and
- * cursor, each dropped when a write names a row it was read from (FEED_PAGE_SOURCES); none on
- * PostgreSQL.
+ * cursor, kept under the stamp `feed-pages` they were read at: triggers on every table a page
+ * is read from raise it, whoever writes (src/cache/registry.ts), so an answer kept under an older
+ * stamp is not used and no writer has to tell anyone.
  */
-const answersCacheService = defineService("feed:cached-answers", (app) =>
-  keyedCacheFor<string>(app, "feed_pages", FEED_PAGE_SOURCES, MAX_CACHED_ANSWERS),
+const answersCacheService = defineService(
+  "feed:cached-answers",
+  () => new VersionedCache<string, number, string>(MAX_CACHED_ANSWERS),
 );
 
-/** The App's kept home feed answers (null on PostgreSQL), for tests. */
-export const cachedFeedAnswersOf = (app: App) => app.services.get(answersCacheService);
-
 /**
- * `{feed, pageInfo}` of VIEWER's home feed as JSON text: the answer kept since no row it was read
- * from changed (no statement on the database), else read (see feedPage) and kept when it was
- * answered in the same synchronous step as the check (no write can have come between), as most
- * pages are; pages with a repost or a poll, read with a promise, are not kept.
+ * `{feed, pageInfo}` of VIEWER's home feed as JSON text: the answer kept under the stamp read
+ * now (no statement on SQLite, where the stamp is read at most once per turn of the event loop
+ * while nothing is written), else read (see feedPage) and kept under that stamp (read before the
+ * page: a write made meanwhile raises it past the kept one, which then misses).
  */
 export function feedResponse(
   app: App,
@@ -36,15 +36,33 @@ export function feedResponse(
   viewerId: number,
   query: { cursor?: string; limit?: string; following?: string },
 ): string | Promise<string> {
-  const request = pageRequest(query);
-  const following = parseFlag(query.following, "following");
+  const request = { ...pageRequest(query), following: parseFlag(query.following, "following") };
+  const key = `${viewerId}:${request.following ? "f" : "a"}:${request.limit}:${query.cursor ?? ""}`;
+  const stamps = cacheStampsOf(app);
+  const stamp = stamps.peek("feed-pages");
+  if (stamp === null)
+    return stamps.read("feed-pages", app.db).then((read) => answer(app, set, viewerId, request, key, read));
+  return answer(app, set, viewerId, request, key, stamp);
+}
+
+/** The answer kept under KEY at STAMP, else the page read and kept under it. */
+function answer(
+  app: App,
+  set: SetHeaders,
+  viewerId: number,
+  request: PageRequest & { following: boolean },
+  key: string,
+  stamp: number,
+): string | Promise<string> {
   const answers = app.services.get(answersCacheService);
-  const key = `${viewerId}:${following ? "f" : "a"}:${request.limit}:${query.cursor ?? ""}`;
-  return cachedJson(answers, set, key, () => {
-    const page = feedPage(app.db, cachedPostViewsOf(app), viewerId, { ...request, following });
-    if (page instanceof Promise) return page.then((p) => postListJson(set, p, "feed"));
+  const kept = answers.get(key, stamp);
+  if (kept !== undefined) return jsonText(set, kept);
+  const keep = (page: { items: PostView[]; nextCursor: string | null }) => {
     const text = postListJson(set, page, "feed");
-    if (text.length > MAX_CACHED_TEXT) return { text };
-    return { text, cache: { text: flat(text), dependsOn: feedPageReadFrom(viewerId, following, page.items) } };
-  });
+    // NaN: a database without the stamp keeps nothing
+    if (text.length <= MAX_CACHED_TEXT && !Number.isNaN(stamp)) answers.keep(key, stamp, flat(text));
+    return text;
+  };
+  const page = feedPage(app.db, cachedPostViewsOf(app), viewerId, request);
+  return page instanceof Promise ? page.then(keep) : keep(page);
 }

@@ -118,6 +118,30 @@ export const EVENTS = ["insert", "update", "delete"] as const;
 export const triggerName = (cache: string, table: string, event: string) =>
   `cache_stamp_${cache.replaceAll("-", "_")}_${table}_${event}`;
 
+/** Triggers raising CACHE's stamp on every insert and deletion in each table of TABLES, and every update of its COLUMNS. */
+export async function createStampTriggers(
+  db: Kysely<any>,
+  cache: string,
+  tables: Record<string, readonly string[]>,
+): Promise<void> {
+  for (const [table, columns] of Object.entries(tables))
+    for (const event of EVENTS) {
+      const on = event === "update" ? `UPDATE OF ${columns.join(", ")}` : event.toUpperCase();
+      await sql
+        .raw(
+          `CREATE TRIGGER ${triggerName(cache, table, event)} AFTER ${on} ON ${table} BEGIN ` +
+            `UPDATE cache_stamps SET stamp = stamp + 1 WHERE name = '${cache}'; END`,
+        )
+        .execute(db);
+    }
+}
+
+/** The triggers createStampTriggers made for CACHE on TABLES, dropped. */
+export async function dropStampTriggers(db: Kysely<any>, cache: string, tables: readonly string[]): Promise<void> {
+  for (const table of tables)
+    for (const event of EVENTS) await sql.raw(`DROP TRIGGER IF EXISTS ${triggerName(cache, table, event)}`).execute(db);
+}
+
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable("cache_stamps")
@@ -126,23 +150,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   for (const [cache, tables] of Object.entries(STAMPED)) {
     await db.insertInto("cache_stamps").values({ name: cache, stamp: 0 }).execute();
-    for (const [table, columns] of Object.entries(tables))
-      for (const event of EVENTS) {
-        const on = event === "update" ? `UPDATE OF ${columns.join(", ")}` : event.toUpperCase();
-        await sql
-          .raw(
-            `CREATE TRIGGER ${triggerName(cache, table, event)} AFTER ${on} ON ${table} BEGIN ` +
-              `UPDATE cache_stamps SET stamp = stamp + 1 WHERE name = '${cache}'; END`,
-          )
-          .execute(db);
-      }
+    await createStampTriggers(db, cache, tables);
   }
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const [cache, tables] of Object.entries(STAMPED))
-    for (const table of Object.keys(tables))
-      for (const event of EVENTS)
-        await sql.raw(`DROP TRIGGER IF EXISTS ${triggerName(cache, table, event)}`).execute(db);
+  for (const [cache, tables] of Object.entries(STAMPED)) await dropStampTriggers(db, cache, Object.keys(tables));
   await db.schema.dropTable("cache_stamps").execute();
 }

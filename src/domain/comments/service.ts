@@ -3,7 +3,6 @@ import type { ExpressionBuilder } from "kysely";
 import type { Database, Db } from "../../db";
 import { compiledByIds, compiledForViewerByIds, precompiled, ShapedQuery } from "../../db/compiled";
 import { VersionedCache } from "../../cache/by-version";
-import { KEY_SPACES, type KeySource } from "../../cache/changed-keys";
 import { fieldError, forbidden, notFound } from "../../lib/errors";
 import { newCuid } from "../../lib/ids";
 import { pageOf } from "../../lib/paging";
@@ -197,51 +196,17 @@ const postThreadQuery = new ShapedQuery(
   () => "",
 );
 
-/**
- * The rows whose change may change whether a reader sees a thread, by key (a kept answer is
- * dropped when a write names one of them: db/changed-keys.ts): the post's and a repost's
- * original post, their authors and (a replies thread) the comment's author, besides the
- * reader's own account.
- */
-export interface ThreadAccessRows {
-  posts: number[];
-  accounts: number[];
-}
-
 /** A visible post and its top-level thread's state (see findPostThread). */
 export interface PostThread {
   post: Pick<PostRow, "id" | "cuid" | "author_id">;
   thread: ThreadState;
-  readFrom: ThreadAccessRows;
 }
-
-/**
- * The rows a page of a thread depends on for a reader who hides nobody, each naming a post or
- * an account of its ThreadAccessRows or the reader: the post and a repost's original, the
- * thread (comment_threads, whose version triggers raise on every change of what a page shows:
- * comments, their likes, their authors), the authors' and the reader's accounts, and blocks;
- * so a page kept for a reader while no write names one of them is the page read afresh (see
- * KeyedCache).
- */
-export const THREAD_PAGE_SOURCES: readonly KeySource[] = [
-  { table: "posts", columns: ["id"], space: KEY_SPACES.posts },
-  { table: "comment_threads", columns: ["post_id"], space: KEY_SPACES.posts },
-  { table: "users", columns: ["id"], space: KEY_SPACES.accounts },
-  { table: "blocks", columns: ["blocker_id", "blocked_id"], space: KEY_SPACES.accounts },
-];
-
-/** The ids of ThreadAccessRows, the NULLs of an access row's outer joins left out. */
-const threadAccessRows = (posts: (number | null)[], accounts: (number | null)[]): ThreadAccessRows => ({
-  posts: posts.filter((id): id is number => id !== null),
-  accounts: accounts.filter((id): id is number => id !== null),
-});
 
 function postThreadOf(r: Awaited<ReturnType<typeof postThreadQuery.execute>>[number] | undefined): PostThread {
   if (!visibleByAccess(r)) throw notFound("Post not found");
   return {
     post: { id: r!.id, cuid: r!.cuid, author_id: r!.author_id },
     thread: threadStateOf(r!),
-    readFrom: threadAccessRows([r!.id, r!.v_original], [r!.v_author, r!.v_original_author]),
   };
 }
 
@@ -281,7 +246,6 @@ function commentThreadOf(r: Awaited<ReturnType<typeof commentThreadQuery.execute
     comment: { id: r.id, cuid: r.cuid },
     post: { id: r.post_id, cuid: r.p_cuid, author_id: r.p_author_id },
     thread: threadStateOf(r),
-    readFrom: threadAccessRows([r.post_id, r.v_original], [r.v_comment_author, r.v_post_author, r.v_original_author]),
   };
 }
 

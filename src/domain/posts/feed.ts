@@ -5,7 +5,6 @@ import { pageOf, type Cursor } from "../../lib/paging";
 import { blockedEitherWayIds, notHiddenFrom } from "../relations/service";
 import type { UserRow } from "../users/table";
 import { ShapedQuery } from "../../db/compiled";
-import { KEY_SPACES, type ChangedKey, type KeySource } from "../../cache/changed-keys";
 import { beforeKey, literalLimit } from "./keyset";
 import {
   buildPostViews,
@@ -248,79 +247,6 @@ export function feedPage(
   opts: PageRequest & { following: boolean },
 ): Page<PostView> | Promise<Page<PostView>> {
   return postListPage(db, kept, opts.following ? "following" : "feed", opts, { viewer: viewerId });
-}
-
-/**
- * Keys of the feeds space (KEY_SPACES.feeds) that name many readers' feeds at once; a reader's
- * own feeds are named by the reader's account id.
- */
-const FEEDS = {
-  /** every feed: an account became or stopped being deleted or disabled (its posts, walked or skipped) */
-  every: 0,
-  /**
-   * every all-posts feed: a post was added, removed (the one after a page tells whether it has a
-   * next page), or moved in the time order or to another author
-   */
-  allPosts: -1,
-} as const;
-
-/**
- * The rows a page of the home feed is read from, as keys (see KeyedCache): the reader's
- * feed_entries (what a following page walks), blocks and mutes (whom the reader hides), every
- * post on the page (a like, comment or repost moves its row, so the reader's likes and reposts
- * are its writes too; bookmarks are not: they name their post themselves) and its author's
- * shown columns; an account's liveness, and for the all-posts feed any post added, removed or
- * moved, may change any page. Rows a page's walk skipped (hidden or dead authors, reposts of hidden
- * originals) become visible only by a write these name.
- */
-export const FEED_PAGE_SOURCES: readonly KeySource[] = [
-  { table: "feed_entries", columns: ["owner_id"], space: KEY_SPACES.feeds },
-  { table: "blocks", columns: ["blocker_id", "blocked_id"], space: KEY_SPACES.feeds },
-  { table: "mutes", columns: ["muter_id"], space: KEY_SPACES.feeds },
-  { table: "posts", columns: ["id"], space: KEY_SPACES.posts, on: ["update", "delete"] },
-  {
-    table: "posts",
-    columns: [FEEDS.allPosts],
-    space: KEY_SPACES.feeds,
-    updateOf: ["id", "created_at", "author_id", "repost_of_id"],
-  },
-  { table: "post_bookmarks", columns: ["post_id"], space: KEY_SPACES.posts },
-  // a like or a repost moved to another account or post (by SQL: the counters' triggers see only
-  // inserts and deletions) changes the marks shown on the posts it names without moving their rows
-  { table: "post_likes", columns: ["post_id"], space: KEY_SPACES.posts, on: ["update"] },
-  {
-    table: "posts",
-    columns: ["repost_of_id"],
-    space: KEY_SPACES.posts,
-    on: ["update"],
-    updateOf: ["author_id", "repost_of_id"],
-  },
-  {
-    table: "users",
-    columns: ["id"],
-    space: KEY_SPACES.accounts,
-    on: ["update", "delete"],
-    updateOf: ["id", "profile_version"],
-  },
-  {
-    table: "users",
-    columns: [FEEDS.every],
-    space: KEY_SPACES.feeds,
-    on: ["update", "delete"],
-    updateOf: ["id", "deleted_at", "disabled_at"],
-  },
-];
-
-/** The keys (FEED_PAGE_SOURCES) of the rows VIEWER's page ITEMS of the home feed (FOLLOWING or all posts) was read from. */
-export function feedPageReadFrom(viewerId: number, following: boolean, items: readonly PostView[]): ChangedKey[] {
-  const keys: ChangedKey[] = [
-    { space: KEY_SPACES.feeds, key: viewerId },
-    { space: KEY_SPACES.feeds, key: FEEDS.every },
-  ];
-  if (!following) keys.push({ space: KEY_SPACES.feeds, key: FEEDS.allPosts });
-  for (const v of items)
-    keys.push({ space: KEY_SPACES.posts, key: v.row.id }, { space: KEY_SPACES.accounts, key: v.row.author_id });
-  return keys;
 }
 
 /**

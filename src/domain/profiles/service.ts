@@ -9,7 +9,6 @@ import { notHiddenFrom } from "../relations/service";
 import { beforeKey, literalLimit } from "../posts/keyset";
 import { defineService, type App } from "../../app";
 import { VersionedCache } from "../../cache/by-version";
-import { KEY_SPACES, type KeySource } from "../../cache/changed-keys";
 
 /**
  * Whether a row of TABLE (a follow, block or mute: FROM did it to TO) links the outer query's
@@ -155,19 +154,6 @@ type ProfileRefs = Awaited<ReturnType<typeof profileRefs.execute>>[number];
 
 // SQLite answers EXISTS with 0/1, PostgreSQL with false/true
 const yes = (v: unknown) => Number(v) === 1;
-
-/**
- * The rows a profile read (loadProfileByUsername) depends on, each naming the profile's
- * account: its own row (shown columns, counters, username, deletion) and the follows, blocks
- * and mutes between it and the viewer; so an answer kept while no write names its account is
- * the answer read afresh (see KeyedCache).
- */
-export const PROFILE_SOURCES: readonly KeySource[] = [
-  { table: "users", columns: ["id"], space: KEY_SPACES.accounts },
-  { table: "follows", columns: ["follower_id", "followee_id"], space: KEY_SPACES.accounts },
-  { table: "blocks", columns: ["blocker_id", "blocked_id"], space: KEY_SPACES.accounts },
-  { table: "mutes", columns: ["muter_id", "muted_id"], space: KEY_SPACES.accounts },
-];
 
 /** The view of the account REFS found, its shown columns USER. */
 function viewOf(user: Readonly<ProfileUser>, viewerId: number, r: ProfileRefs): ProfileView {

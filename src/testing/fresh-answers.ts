@@ -1,0 +1,99 @@
+import type { Db } from "../db";
+import { VersionedCache } from "../cache/by-version";
+import { feedPage } from "../domain/posts/feed";
+import { findVisiblePost } from "../domain/posts/service";
+import type { CachedPostViews } from "../domain/posts/view";
+import { commentsPage, findVisibleComment, type CachedCommentViews } from "../domain/comments/service";
+import { loadProfileByUsername, type ProfileUser } from "../domain/profiles/service";
+import { decodeCursor } from "../lib/paging";
+import { ok } from "../http/envelope";
+import { pageRequest } from "../clientapi/input";
+import { postListJson } from "../clientapi/posts/pages";
+import { serializeComment } from "../clientapi/posts/serialize";
+import { serializeProfile } from "../clientapi/people/serialize";
+
+/*
+ * The Client API's cached answers as they are read afresh from the database, nothing kept: what
+ * a test compares the served answers with, byte for byte, after each kind of write.
+ */
+
+/** A status and, for a 200, the answer's text. */
+export type Answer = [status: number, text: string];
+
+/** The status of an error a fresh read throws (an AppError's, else 500). */
+async function orStatus(read: () => Promise<string>): Promise<Answer> {
+  try {
+    return [200, await read()];
+  } catch (err) {
+    return [(err as { status?: number }).status ?? 500, ""];
+  }
+}
+
+/** Post views with nothing kept. */
+export const nothingKeptOfPosts = (): CachedPostViews => ({
+  posts: new VersionedCache(1),
+  authors: new VersionedCache(1),
+});
+
+/** Comment views with nothing kept. */
+const nothingKeptOfComments = (): CachedCommentViews => ({
+  comments: new VersionedCache(1),
+  authors: new VersionedCache(1),
+});
+
+/** A page of the home feed: following or all posts, LIMIT, and the cursor of the page before (or none). */
+export interface FeedRequest {
+  following: boolean;
+  limit: number;
+  cursor?: string;
+}
+
+/** The query of a FeedRequest, as /api/social/feed takes it. */
+export const feedQuery = (r: FeedRequest) =>
+  `following=${r.following}&limit=${r.limit}${r.cursor ? `&cursor=${encodeURIComponent(r.cursor)}` : ""}`;
+
+/** VIEWER's page R of the home feed made afresh, and its next cursor. */
+export async function freshFeed(
+  db: Db,
+  viewerId: number,
+  r: FeedRequest,
+): Promise<{ text: string; nextCursor: string | null }> {
+  const page = await feedPage(db, nothingKeptOfPosts(), viewerId, {
+    ...pageRequest({ cursor: r.cursor, limit: String(r.limit) }),
+    following: r.following,
+  });
+  return { text: postListJson({ headers: {} }, page, "feed"), nextCursor: page.nextCursor };
+}
+
+/** USERNAME's profile as VIEWER sees it, read afresh: the answer, or a 404. */
+export const freshProfile = (db: Db, viewerId: number, username: string): Promise<Answer> =>
+  orStatus(async () => {
+    const view = await loadProfileByUsername(db, new VersionedCache<Readonly<ProfileUser>>(1), viewerId, username);
+    return JSON.stringify(ok({ profile: serializeProfile(view) }));
+  });
+
+/**
+ * A page of the comments on POSTID (or of the replies to REPLYTO) as VIEWER sees it, read afresh
+ * by the domain and serialized as the route does: the answer, or the status of its error.
+ */
+export const freshComments = (
+  db: Db,
+  viewerId: number,
+  postId: string,
+  replyTo: string | null,
+  limit = 20,
+  cursor: string | null = null,
+): Promise<Answer> =>
+  orStatus(async () => {
+    // a comment's replies are found by the comment alone, as the route finds them
+    const place = replyTo
+      ? await findVisibleComment(db, viewerId, replyTo).then(({ comment, post }) => ({ post, replyTo: comment }))
+      : { post: await findVisiblePost(db, viewerId, postId), replyTo: null };
+    const page = await commentsPage(db, nothingKeptOfComments(), viewerId, place, {
+      cursor: cursor ? decodeCursor(cursor) : null,
+      limit,
+    });
+    return JSON.stringify(
+      ok({ comments: page.items.map(serializeComment), pageInfo: { nextCursor: page.nextCursor } }),
+    );
+  });
