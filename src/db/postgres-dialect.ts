@@ -48,43 +48,24 @@ type Rows = Record<string, unknown>[] & {
 const WRITE_COMMANDS = new Set(["INSERT", "UPDATE", "DELETE", "MERGE"]);
 
 /**
- * Statements that leave state in the database session beyond themselves (a session advisory
- * lock and its unlock, as Kysely's migrator takes around its transaction; a session SET; a
- * temporary table): from one of these on, a Kysely connection keeps one session of the pool.
- */
-const SESSION_STATE = /\bpg_(?:try_)?advisory_(?:un)?lock(?:_shared)?\s*\(|^\s*(?:set\s+(?!local\b)|create\s+temp)/i;
-
-/**
- * One Kysely connection. A session of the pool is reserved for it only where statements must
- * share one: from a transaction's BEGIN to its end, and from a statement that sets session state
- * (SESSION_STATE) until the connection is released. Any other statement (most reads, and every
- * query Kysely runs outside a transaction) goes to whichever session the pool has free: a
- * reservation and its release cost about as much CPU as the statement itself.
+ * One Kysely connection: a connection reserved from the pool, for one query or for a whole
+ * transaction (or a `db.connection()` block: the migrator's advisory lock is per session).
  */
 class BunSqlConnection implements DatabaseConnection {
-  #reserved: Reserved | null = null;
-  /** the reservation outlives a transaction: a statement set state in the session */
-  #sessionState = false;
-
   constructor(
-    private readonly pool: Bun.SQL,
+    readonly reserved: Reserved,
     private readonly onWrite: () => void,
     private readonly counter: { statements: number },
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (!this.#sessionState && SESSION_STATE.test(query.sql)) {
-      this.#reserved ??= await this.pool.reserve();
-      this.#sessionState = true;
-    }
-    const session = this.#reserved ?? this.pool;
     const trigger = translateSqliteTrigger(query.sql);
     if (trigger) {
-      for (const statement of trigger) await session.unsafe(statement);
+      for (const statement of trigger) await this.reserved.unsafe(statement);
       return { rows: [] };
     }
     this.counter.statements++;
-    const rows = (await session.unsafe(query.sql, query.parameters.map(toPostgresValue) as unknown[])) as Rows;
+    const rows = (await this.reserved.unsafe(query.sql, query.parameters.map(toPostgresValue) as unknown[])) as Rows;
     const numeric = rows.columns?.filter((c) => NUMERIC_OIDS.has(c.type)).map((c) => c.name) ?? [];
     if (numeric.length)
       for (const row of rows)
@@ -98,27 +79,6 @@ class BunSqlConnection implements DatabaseConnection {
       rows: [...rows] as R[],
       ...(write ? { numAffectedRows: BigInt(rows.affectedRows ?? rows.count) } : {}),
     };
-  }
-
-  /** Starts a transaction on a session reserved for it (or the one the connection keeps already). */
-  async begin(statement: string): Promise<void> {
-    this.#reserved ??= await this.pool.reserve();
-    await this.executeQuery(CompiledQuery.raw(statement));
-  }
-
-  /** Ends the transaction (commit or rollback); its session goes back to the pool unless it holds session state. */
-  async end(statement: string): Promise<void> {
-    try {
-      await this.executeQuery(CompiledQuery.raw(statement));
-    } finally {
-      if (!this.#sessionState) this.release();
-    }
-  }
-
-  release(): void {
-    this.#reserved?.release();
-    this.#reserved = null;
-    this.#sessionState = false;
   }
 
   // eslint-disable-next-line require-yield
@@ -137,22 +97,22 @@ class BunSqlDriver implements Driver {
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new BunSqlConnection(this.pool, this.onWrite, this.counter);
+    return new BunSqlConnection(await this.pool.reserve(), this.onWrite, this.counter);
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     let begin = "begin";
     if (settings.isolationLevel) begin += ` isolation level ${settings.isolationLevel}`;
     if (settings.accessMode) begin += ` ${settings.accessMode}`;
-    await (connection as BunSqlConnection).begin(begin);
+    await connection.executeQuery(CompiledQuery.raw(begin));
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await (connection as BunSqlConnection).end("commit");
+    await connection.executeQuery(CompiledQuery.raw("commit"));
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await (connection as BunSqlConnection).end("rollback");
+    await connection.executeQuery(CompiledQuery.raw("rollback"));
   }
 
   async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
@@ -168,7 +128,7 @@ class BunSqlDriver implements Driver {
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    (connection as BunSqlConnection).release();
+    (connection as BunSqlConnection).reserved.release();
   }
 
   async destroy(): Promise<void> {
