@@ -135,6 +135,7 @@ export async function createApp(opts: CreateAppOptions): Promise<App> {
       (broker) =>
         new LocalCarrier(broker, {
           retentionMs: () => config["realtime.retentionSeconds"] * 1000,
+          maxAccounts: () => app.config["limits.resumeAccounts"],
           now: () => (opts.clock ?? systemClock).now(),
         }),
     ),

@@ -38,7 +38,10 @@ export const backoffMs = (attempts: number): number =>
  * answer is executed as a Bot API call (webhook reply). Started by serving processes only.
  */
 export function startWebhookWorker(app: App): void {
+  /** bots being delivered now, at most limits.webhookDeliveries */
   const busy = new Set<number>();
+  /** a scan left due bots for want of room: the next delivery to end looks again */
+  let waitingForRoom = false;
   /** scans again in MS unless a scan is already due sooner (racing scans never push one back) */
   const wake = new WakeTimer(() => void scan());
   const schedule = (ms: number) => wake.at(ms);
@@ -48,10 +51,13 @@ export function startWebhookWorker(app: App): void {
     try {
       // per bot, the oldest pending update decides: order is kept, so it goes first
       let nextAt = now + IDLE_RECHECK_MS;
+      waitingForRoom = false;
       for (const row of await webhookBacklog(app.db)) {
         if (busy.has(row.botId)) continue;
-        if (Number(row.dueAt) <= now) void deliverAll(row.botId, row.botUserId);
-        else nextAt = Math.min(nextAt, Number(row.dueAt));
+        if (Number(row.dueAt) > now) nextAt = Math.min(nextAt, Number(row.dueAt));
+        else if (busy.size < app.config["limits.webhookDeliveries"]) void deliverAll(row.botId, row.botUserId);
+        // its updates stay queued in the database until a delivery ends and leaves room
+        else waitingForRoom = true;
       }
       schedule(nextAt - now);
     } catch (err) {
@@ -124,7 +130,7 @@ export function startWebhookWorker(app: App): void {
           .release(lease, node)
           .catch(() => false);
       busy.delete(botId);
-      if (!wake.stopped && attempted) schedule(0);
+      if (!wake.stopped && (attempted || waitingForRoom)) schedule(0);
     }
   }
 

@@ -16,7 +16,8 @@ export interface Leases {
 
 export class MemoryLeases implements Leases {
   private readonly held = new Map<string, { owner: string; until: number }>();
-  private readonly generations = new Map<string, number>();
+  /** one sequence for every key: each key's generations still increase, and no key is remembered */
+  private generation = 0;
 
   async acquire(key: string, owner: string, ttlMs: number): Promise<boolean> {
     const now = Date.now();
@@ -34,10 +35,8 @@ export class MemoryLeases implements Leases {
     return true;
   }
 
-  async next(key: string): Promise<number> {
-    const n = (this.generations.get(key) ?? 0) + 1;
-    this.generations.set(key, n);
-    return n;
+  async next(_key: string): Promise<number> {
+    return ++this.generation;
   }
 }
 

@@ -163,6 +163,36 @@ export const configKeys = {
     int(1, 100000),
     "SQLite: long reads (searches, account exports, the admin area's lists) waiting for the read worker, beyond which another is refused with 503 (a search: SEARCH_TIMEOUT) instead of queueing",
   ),
+  "limits.longPolls": spec(
+    10000,
+    int(1, 10000000),
+    "getUpdates calls waiting for updates on one server at a time; past it the one waiting longest answers at once with what is queued (usually nothing), as at its timeout",
+  ),
+  "limits.pollingBots": spec(
+    100000,
+    int(1, 10000000),
+    "bots whose newest getUpdates call and held conflict one server remembers; past it the bot heard from longest ago is forgotten",
+  ),
+  "limits.heldRefusals": spec(
+    10000,
+    int(0, 10000000),
+    "Bot API refusals held at once for limits.botRefusalHoldMs; past it a refusal is answered at once",
+  ),
+  "limits.botAnswerWaits": spec(
+    10000,
+    int(1, 10000000),
+    "button presses and pre-checkout queries (each) whose person waits on one server for the bot's answer; past it the one waiting longest ends without an answer, as when the bot does not answer in time",
+  ),
+  "limits.botLogBots": spec(
+    1000,
+    int(1, 10000000),
+    "bots whose developer log (their last 200 calls) one server keeps in memory; past it the log of the bot that called longest ago is forgotten",
+  ),
+  "limits.webhookDeliveries": spec(
+    64,
+    int(1, 100000),
+    "bots whose updates one server sends to their webhooks at once; the others' updates wait in the database for the next turn",
+  ),
   "limits.postsPerHour": spec(60, int(1, 1000000), "new posts and reposts per account per hour"),
   "limits.commentsPerHour": spec(200, int(1, 1000000), "new comments per account per hour"),
   "limits.reportsPerHour": spec(20, int(1, 1000000), "new reports per account per hour"),
@@ -208,6 +238,16 @@ export const configKeys = {
     30,
     int(1, 1000000),
     "open realtime streams per account on one server; a newer one closes the oldest",
+  ),
+  "limits.streams": spec(
+    20000,
+    int(1, 10000000),
+    "open realtime streams on one server; past it a new one is refused with 503 SERVICE_UNAVAILABLE and its client connects again a little later",
+  ),
+  "limits.resumeAccounts": spec(
+    100000,
+    int(1, 10000000),
+    "accounts whose recent events one server keeps so a dropped realtime stream resumes (realtime.retentionSeconds); past it a disconnected account's are forgotten, oldest first, and its next stream refetches its state",
   ),
   "realtime.heartbeatSeconds": spec(
     15,

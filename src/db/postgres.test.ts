@@ -124,6 +124,29 @@ describe("PostgreSQL storage", () => {
     await sql`DROP TABLE queue_probe`.execute(pg.db);
   });
 
+  test("statements share a session where they must: a transaction's, and a db.connection() block's from a session lock on", async () => {
+    const backend = async (db: typeof pg.db) =>
+      (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]!.pid;
+    await pg.db.connection().execute(async (c) => {
+      await sql`select pg_advisory_lock(4242)`.execute(c);
+      const locked = await backend(c);
+      await c.transaction().execute(async (tx) => expect(await backend(tx)).toBe(locked));
+      // the lock's session is kept after the transaction, so the unlock finds the lock
+      expect(await backend(c)).toBe(locked);
+      const { rows } = await sql<{ unlocked: boolean }>`select pg_advisory_unlock(4242) as unlocked`.execute(c);
+      expect(rows[0]!.unlocked).toBe(true);
+    });
+    await pg.db.transaction().execute(async (tx) => {
+      const first = await backend(tx);
+      await sql`select 1`.execute(tx);
+      expect(await backend(tx)).toBe(first);
+    });
+    // and the pool has every session back: as many transactions at once as it holds sessions
+    await Promise.all(
+      Array.from({ length: 10 }, () => pg.db.transaction().execute(async (tx) => void (await backend(tx)))),
+    );
+  });
+
   test("ping, describe, changes", async () => {
     await pg.ping();
     expect(await pg.describe()).toMatch(/^PostgreSQL \d+/);

@@ -1,3 +1,5 @@
+import { forgetOldest } from "./bounded";
+
 /**
  * Fixed-window counters: in memory for one process, in Redis (cluster/redis.ts) when every
  * node of an instance must count against the same limits.
@@ -9,14 +11,6 @@ export interface CounterStore {
   peek(key: string, now: number): Promise<{ count: number; resetAt: number } | null>;
   /** hit without a promise, where the store can answer at once (in memory) */
   hitNow?(key: string, windowMs: number, now: number): { count: number; resetAt: number };
-}
-
-/** Drops MAP's first-inserted entries until it holds at most MAX. */
-function forgetOldest(map: Map<string, unknown>, max: number): void {
-  for (const key of map.keys()) {
-    if (map.size <= max) return;
-    map.delete(key);
-  }
 }
 
 /** Windows a MemoryCounterStore keeps open when its owner names no bound. */

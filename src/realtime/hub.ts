@@ -60,6 +60,11 @@ export class RealtimeHub {
     return this.live.size;
   }
 
+  /** Whether this server holds limits.streams streams already: a new one is refused, and its client retries later. */
+  full(): boolean {
+    return this.live.size >= this.app.config["limits.streams"];
+  }
+
   /**
    * Attaches a connection for USER's SESSION. Events after LASTEVENTID are replayed first
    * (or `stream:reset` is sent when some were forgotten), then live ones follow in order

@@ -82,3 +82,28 @@ test("an account's first stream resuming from an id before it connected is told 
   stop1();
   stop2();
 });
+
+test("limits.resumeAccounts: past the bound the disconnected account seen longest ago is forgotten; its resume is a gap, connected ones keep theirs", async () => {
+  let now = 1_000_000;
+  let carrier!: LocalCarrier;
+  const events = new EventBroker(
+    (b) => (carrier = new LocalCarrier(b, { retentionMs: () => 60_000, now: () => now, maxAccounts: () => 2 })),
+  );
+  const got: DeliveredEvent[] = [];
+  const stayOne = events.subscribe(1, (e) => got.push(e));
+  events.subscribe(2, () => {})();
+  events.publish([1, 2], "message:new", message("before"));
+  now += 1_000;
+  // a third account: the disconnected one (2) goes, the connected one (1) stays
+  const stayThree = events.subscribe(3, () => {});
+  expect(events.wants([2])).toBe(false);
+  expect(events.wants([1, 3])).toBe(true);
+  events.publish([1, 2], "message:new", message("after"));
+  const one = await events.resume(1, got[0]!.id);
+  expect("events" in one && contents(one.events)).toEqual(["after"]);
+  const two = await events.resume(2, got[0]!.id);
+  expect("reset" in two).toBe(true);
+  expect(carrier.size()).toBe(2);
+  stayOne();
+  stayThree();
+});

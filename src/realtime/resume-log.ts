@@ -26,7 +26,14 @@ export class ResumeLog {
   /** highest id recorded by this process */
   latestId = 0;
 
-  constructor(private readonly opts: { perUser: number; retentionMs: () => number }) {}
+  constructor(
+    private readonly opts: {
+      perUser: number;
+      retentionMs: () => number;
+      /** rings kept at most (limits.resumeAccounts): past it disconnected accounts' go first, oldest first */
+      maxRings?: () => number;
+    },
+  ) {}
 
   /**
    * USER connected (CONNECTED true) or a connection of theirs ended. A new ring knows nothing
@@ -37,9 +44,21 @@ export class ResumeLog {
     if (!ring) {
       if (!connected) return;
       this.rings.set(userId, (ring = { events: [], forgottenUpTo: this.latestId, connections: 0, idleSince: now }));
+      this.forgetIdleOver(this.opts.maxRings?.() ?? Infinity);
     }
     ring.connections = Math.max(0, ring.connections + (connected ? 1 : -1));
     if (ring.connections === 0) ring.idleSince = now;
+  }
+
+  /**
+   * Forgets the rings of accounts with no connection, made longest ago first, while there are
+   * more than MAX: their next resume is a gap, and the client refetches its state.
+   */
+  private forgetIdleOver(max: number): void {
+    for (const [userId, ring] of this.rings) {
+      if (this.rings.size <= max) return;
+      if (ring.connections === 0) this.rings.delete(userId);
+    }
   }
 
   /** Whether an event for any of USERIDS would be kept (someone of them is or was lately connected). */
@@ -107,9 +126,9 @@ export class LocalCarrier implements EventCarrier {
 
   constructor(
     private readonly broker: EventBroker,
-    private readonly opts: { retentionMs: () => number; now: () => number },
+    private readonly opts: { retentionMs: () => number; now: () => number; maxAccounts?: () => number },
   ) {
-    this.log = new ResumeLog({ perUser: RESUME_PER_USER, retentionMs: opts.retentionMs });
+    this.log = new ResumeLog({ perUser: RESUME_PER_USER, retentionMs: opts.retentionMs, maxRings: opts.maxAccounts });
   }
 
   carry(userIds: readonly number[], event: RealtimeEventName, data: unknown): void {

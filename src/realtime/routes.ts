@@ -3,7 +3,7 @@ import type { App } from "../app";
 import { assertUsable } from "../domain/sessions/service";
 import { clientIp } from "../http/client-ip";
 import { SESSION_SCHEME, addSetCookies, requestContext, resolveAuth, sessionCookies } from "../http/context";
-import { forbidden, unauthorized } from "../lib/errors";
+import { forbidden, serviceUnavailable, unauthorized } from "../lib/errors";
 import { toIso } from "../lib/clock";
 import { parseLastEventId, realtimeHub } from "./hub";
 import { attachWebSocket, sseResponse, type StreamOwner } from "./transports";
@@ -39,6 +39,7 @@ export function realtimeRoutes(app: App) {
       "/events",
       ({ user, session, request, server, query }) => {
         // the stream outlives Bun's idle timeout; heartbeats keep proxies from closing it
+        if (hub.full()) throw serviceUnavailable();
         server?.timeout(request, 0);
         const lastEventId = parseLastEventId(
           request.headers.get("last-event-id") ?? (query as Record<string, string | undefined>).lastEventId,
@@ -70,6 +71,7 @@ export function realtimeRoutes(app: App) {
       },
       async beforeHandle(context) {
         if (!fromThisSite(app, context.request)) throw forbidden("WebSocket connections from other sites are refused");
+        if (hub.full()) throw serviceUnavailable();
         const found = await resolveAuth(
           app,
           context.request,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../testing/server";
 import { signedInDevices } from "../testing/auth";
 import { SseClient, WsClient } from "../testing/realtime";
+import { waitFor } from "../testing/wait";
 import { STREAM_LIMIT_CLOSE_CODE } from "./events";
 
 /*
@@ -101,4 +102,31 @@ describe("per account", () => {
     a.close();
     b.close();
   });
+});
+
+test("limits.streams: past the bound a new stream is refused with 503 and Retry-After; once one ends there is room again", async () => {
+  const small = await startTestServer({ "limits.streams": 2 });
+  try {
+    const { clients } = await signedInDevices(small, 3);
+    const ws = await WsClient.open(small.url, clients[0]!);
+    const sse = await SseClient.open(small.url, clients[1]!);
+    const refused = await clients[2]!.get("/api/realtime/events");
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.code).toBe("SERVICE_UNAVAILABLE");
+    expect(refused.headers.get("retry-after")).toBe("5");
+    await expect(WsClient.open(small.url, clients[2]!)).rejects.toThrow();
+    // the open streams are untouched, and the rest of the API answers
+    expect(ws.closeCode).toBeNull();
+    expect(sse.ended).toBe(false);
+    expect((await clients[2]!.get("/api/auth/me")).status).toBe(200);
+    ws.close();
+    await ws.waitClosed();
+    await waitFor(() => small.app.events.listenerCount() === 1, 5_000, "the closed stream to be let go");
+    const later = await SseClient.open(small.url, clients[2]!);
+    expect(later.ended).toBe(false);
+    later.close();
+    sse.close();
+  } finally {
+    small.stop();
+  }
 });

@@ -42,7 +42,14 @@ export async function openPress(
     .insertInto("bot_presses")
     .values({ id, bot_id: botId, expires_at: now + PRESS_TTL_MS, answered_at: null })
     .execute();
-  const answer = new Promise<CallbackAnswer | null>((resolve) => waiters(app).set(id, resolve));
+  const open = waiters(app);
+  const answer = new Promise<CallbackAnswer | null>((resolve) => open.set(id, resolve));
+  // past the bound the person waiting longest gets no answer now, as when the bot answers too late
+  for (const [oldest, resolve] of open) {
+    if (open.size <= app.config["limits.botAnswerWaits"]) break;
+    open.delete(oldest);
+    resolve(null);
+  }
   return { id, answer };
 }
 

@@ -66,7 +66,11 @@ export class BotLog {
   private readonly followers = new Map<number, Set<Follower>>();
   private nextId = 1;
 
-  constructor(private readonly now: () => number) {}
+  constructor(
+    private readonly now: () => number,
+    /** bots whose entries are kept (limits.botLogBots); past it the bot that logged longest ago is forgotten */
+    private readonly maxBots: () => number = () => Infinity,
+  ) {}
 
   /**
    * Adds an entry for BOTID (its bots.id) and hands it to whoever follows that bot live. LATER
@@ -76,7 +80,10 @@ export class BotLog {
   add(botId: number, entry: Omit<BotLogEntry, "id" | "at">, later?: () => Partial<BotLogEntry>): void {
     const kept: Kept = { id: this.nextId++, at: this.now(), entry, later };
     let ring = this.rings.get(botId);
-    if (!ring) this.rings.set(botId, (ring = []));
+    if (!ring) {
+      this.rings.set(botId, (ring = []));
+      if (this.rings.size > this.maxBots()) this.forgetQuietest();
+    }
     ring.push(kept);
     if (ring.length > BOT_LOG_ENTRIES) ring.splice(0, ring.length - BOT_LOG_ENTRIES);
     const followers = this.followers.get(botId);
@@ -88,6 +95,25 @@ export class BotLog {
     const out: BotLogEntry[] = [];
     for (const kept of this.rings.get(botId) ?? []) if (kept.id > after) out.push(shownOf(kept));
     return out;
+  }
+
+  /**
+   * Forgets the log of the bot whose newest entry is oldest. A search of every ring, made only
+   * when a bot past the bound logs its first entry, so a call pays nothing to keep an order.
+   */
+  private forgetQuietest(): void {
+    let quietest: number | undefined;
+    let newestId = Infinity;
+    for (const [botId, ring] of this.rings) {
+      const id = ring.at(-1)?.id ?? Infinity;
+      if (id < newestId) [quietest, newestId] = [botId, id];
+    }
+    if (quietest !== undefined) this.rings.delete(quietest);
+  }
+
+  /** Bots whose log is kept now (tests). */
+  botCount(): number {
+    return this.rings.size;
   }
 
   /** Hands FOLLOWER every new entry of BOTID until the returned function is called. */
@@ -155,6 +181,13 @@ export function describeUpdate(update: Record<string, unknown>): { updateId: num
 }
 
 /** The App's bot developer log (in memory, per serving process). */
-export const botLogService = defineService("bots:log", (app) => new BotLog(() => app.clock.now()));
+export const botLogService = defineService(
+  "bots:log",
+  (app) =>
+    new BotLog(
+      () => app.clock.now(),
+      () => app.config["limits.botLogBots"],
+    ),
+);
 
 export const botLogOf = (app: App): BotLog => app.services.get(botLogService);

@@ -5,6 +5,7 @@ import type { Db } from "../../db";
 import { precompiled, ShapedQuery } from "../../db/compiled";
 import { literalLimit } from "../posts/keyset";
 import { inTransaction, type Scope } from "../../db/transaction";
+import { setNewest } from "../../lib/bounded";
 import { AppError } from "../../lib/errors";
 import { releasePressWaiters } from "./callbacks";
 import { botAccessError, findBotByUserId } from "./service";
@@ -38,17 +39,22 @@ interface Waiter {
   fail(err: AppError): void;
 }
 
-/** In-process state of the bot feature for one App: long-poll waiters and the webhook kick. */
+/**
+ * In-process state of the bot feature for one App: long-poll waiters and the webhook kick.
+ * Each collection is bounded by a `limits.*` key; what is dropped past it is only a wait or a
+ * hint, never an update (updates are rows until acknowledged).
+ */
 interface BotRuntime {
+  /** parked getUpdates calls, the one parked longest first (limits.longPolls) */
   waiters: Map<number, Waiter>;
-  /** the newest getUpdates generation heard of per bot */
+  /** the newest getUpdates generation heard of per bot, the bot heard from longest ago first (limits.pollingBots) */
   newest: Map<number, number>;
   onEnqueued: Set<(botId: number) => void>;
   /** the server is stopping: long polls answer at once */
   closing: boolean;
-  /** per bot, until when a getUpdates conflict is held before it is answered (refusalHoldMs) */
+  /** per bot, until when a getUpdates conflict is held before it is answered (refusalHoldMs; limits.pollingBots) */
   conflictsHeldUntil: Map<number, number>;
-  /** refusals being held (holdRefusal): a stopping server answers them at once */
+  /** refusals being held (holdRefusal; limits.heldRefusals): a stopping server answers them at once */
   holds: Set<() => void>;
 }
 
@@ -80,7 +86,8 @@ const runtime = defineService<BotRuntime>("bots:runtime", (app) => {
     const [botId, generation, cause] = message.split(" ") as [string, string, string | undefined];
     const id = Number(botId);
     const gen = Number(generation);
-    if (gen > (rt.newest.get(id) ?? 0)) rt.newest.set(id, gen);
+    // a bot forgotten past the bound only loses the check of a call that raced a newer one on another node
+    if (gen > (rt.newest.get(id) ?? 0)) setNewest(rt.newest, id, gen, app.config["limits.pollingBots"]);
     const waiter = rt.waiters.get(id);
     if (waiter && waiter.generation < gen) waiter.fail(cause === "webhook" ? pollEndedByWebhook() : pollSuperseded());
   });
@@ -253,7 +260,7 @@ export function refusalHoldMs(app: App, botId: number | null, refusal: "poll-con
   const rt = botRuntime(app);
   const now = app.clock.now();
   if (now >= (rt.conflictsHeldUntil.get(botId) ?? 0)) {
-    rt.conflictsHeldUntil.set(botId, now + hold);
+    setNewest(rt.conflictsHeldUntil, botId, now + hold, app.config["limits.pollingBots"]);
     return 0;
   }
   return hold;
@@ -262,7 +269,8 @@ export function refusalHoldMs(app: App, botId: number | null, refusal: "poll-con
 /** Waits MS on a timer (the event loop stays free); ends early when SIGNAL aborts or the server stops. */
 export async function holdRefusal(app: App, ms: number, signal?: AbortSignal): Promise<void> {
   const rt = botRuntime(app);
-  if (rt.closing || signal?.aborted) return;
+  // past the bound a refusal is answered at once: a flood of held requests must not hold memory
+  if (rt.closing || signal?.aborted || rt.holds.size >= app.config["limits.heldRefusals"]) return;
   await new Promise<void>((resolve) => {
     const release = () => {
       clearTimeout(timer);
@@ -319,6 +327,11 @@ export async function pollUpdates(
     if ((rt.newest.get(bot.id) ?? 0) > generation) return waiter.fail(pollSuperseded());
     rt.waiters.get(bot.id)?.fail(pollSuperseded());
     rt.waiters.set(bot.id, waiter);
+    // past the bound the call parked longest answers now with what is queued, as at its timeout
+    for (const parked of rt.waiters.values()) {
+      if (rt.waiters.size <= app.config["limits.longPolls"]) break;
+      parked.wake();
+    }
     if (opts.signal?.aborted) waiter.wake();
   });
   // the token may have been reissued or the bot disabled (by another process) while the call

@@ -1,3 +1,4 @@
+import { sql, type AliasableExpression } from "kysely";
 import type { Db } from "../../db";
 import { precompiled, precompiledNow } from "../../db/compiled";
 import { forEngine, type Engine } from "../../db/engine";
@@ -55,6 +56,12 @@ const COLUMNS = [
 ] as const;
 type Column = (typeof COLUMNS)[number];
 
+/** The row's columns in COLUMNS' order as a SELECT's list: the seq and the chat's id from SEQ and CHAT, the rest P's. */
+const selectedRow = (p: NewMessage, seq: AliasableExpression<unknown>, chat: AliasableExpression<unknown>) =>
+  COLUMNS.map((c) =>
+    (c === "seq" ? seq : c === "conversation_id" ? chat : sql.val(p[c as Exclude<Column, "seq">])).as(c),
+  );
+
 /**
  * SQLite: the seq is read from the chat in the INSERT itself (one writer: nothing can take it
  * between the read and the write), one statement where an UPDATE … RETURNING of the chat and
@@ -67,35 +74,38 @@ const insertTakingSeqQuery = precompiledNow((db, p: NewMessage) =>
     .expression((eb) =>
       eb
         .selectFrom("conversations")
-        .select((s) =>
-          COLUMNS.map((c) =>
-            c === "seq"
-              ? s("last_seq", "+", 1).as(c)
-              : c === "conversation_id"
-                ? s.ref("id").as(c)
-                : s.val(p[c as Exclude<Column, "seq">]).as(c),
-          ),
-        )
+        .select((s) => selectedRow(p, s("last_seq", "+", 1), s.ref("id")))
         .where("id", "=", p.conversation_id),
     )
     // the rest of the row is what was just written: reading it back would cost ≈ 20 columns a send
     .returning(["id", "seq"]),
 );
 
-/** PostgreSQL: the UPDATE takes the chat's row lock, which orders concurrent sends to it by seq. */
-const takeSeqQuery = precompiled((db, p: { conversationId: number; now: number }) =>
+/**
+ * PostgreSQL: the UPDATE of the chat in a WITH takes its row lock, which orders concurrent sends
+ * to it by seq, and the INSERT takes the seq it returned: one statement where two round trips
+ * were sent. No chat, no row (the INSERT reads from the UPDATE's result).
+ */
+const insertTakingSeqPostgresQuery = precompiled((db, p: NewMessage) =>
   db
-    .updateTable("conversations")
-    .set((eb) => ({ last_seq: eb("last_seq", "+", 1), last_message_at: p.now, activity_at: p.now, updated_at: p.now }))
-    .where("id", "=", p.conversationId)
-    .returning("last_seq"),
-);
-const insertWithSeqQuery = precompiled((db, p: NewMessage & { seq: number }) =>
-  db
+    .with("bumped", (w) =>
+      w
+        .updateTable("conversations")
+        .set((eb) => ({
+          last_seq: eb("last_seq", "+", 1),
+          last_message_at: p.created_at,
+          activity_at: p.created_at,
+          updated_at: p.created_at,
+        }))
+        .where("id", "=", p.conversation_id)
+        .returning(["id", "last_seq"]),
+    )
     .insertInto("messages")
-    // p stands in for the values while compiling: its fields are named one by one
-    .values(Object.fromEntries(COLUMNS.map((c) => [c, p[c]])) as NewMessage & { seq: number })
-    .returning("id"),
+    .columns(COLUMNS)
+    .expression((eb) =>
+      eb.selectFrom("bumped").select((s) => selectedRow(p, s.ref("bumped.last_seq"), s.ref("bumped.id"))),
+    )
+    .returning(["id", "seq"]),
 );
 
 type Inserted = { id: number; seq: number } | undefined;
@@ -103,11 +113,5 @@ type Inserted = { id: number; seq: number } | undefined;
 const engines: Record<Engine, (db: Db, row: NewMessage) => Inserted | Promise<Inserted>> = {
   // the id and seq at once where the statement runs straight on SQLite (a send's transaction): no promise
   sqlite: (db: Db, row: NewMessage) => insertTakingSeqQuery(db, row, (rows) => rows[0]),
-  postgres: async (db: Db, row: NewMessage) => {
-    const [bumped] = await takeSeqQuery(db, { conversationId: row.conversation_id, now: row.created_at });
-    if (!bumped) return undefined;
-    const seq = bumped.last_seq;
-    const [inserted] = await insertWithSeqQuery(db, { ...row, seq });
-    return { id: inserted!.id, seq };
-  },
+  postgres: async (db: Db, row: NewMessage) => (await insertTakingSeqPostgresQuery(db, row))[0],
 };

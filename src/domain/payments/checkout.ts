@@ -81,6 +81,14 @@ export async function openQuery(
     });
   });
   timer = setTimeout(() => void expire(app, id), ms);
+  // past the bound the query opened longest ago ends now, as at its timeout: its payment is not made
+  for (const [oldest, query] of open) {
+    if (open.size <= app.config["limits.botAnswerWaits"]) break;
+    void leases(app)
+      .release(queryLease(oldest), String(query.botId))
+      .catch(() => false);
+    query.settle(null);
+  }
   return { id, answer };
 }
 

@@ -293,23 +293,31 @@ export async function findVisiblePostView(
 /**
  * The statement of a page of the viewer's bookmarks, most recently saved first: a walk of the
  * viewer's bookmarks index (post_bookmarks_user_time) from the cursor, each post and author read
- * by primary key as it is checked, stopping at LIMIT + 1 rows. BLOCKED: the accounts blocked
- * either way with the viewer (their posts are left out).
+ * by primary key as it is checked, stopping at LIMIT + 1 rows, then the refs of those rows only.
+ * BLOCKED: the accounts blocked either way with the viewer (their posts are left out).
  */
 export function bookmarksPageQuery(db: Db, viewerId: number, page: PageRequest, blocked: readonly number[]) {
-  let q = selectPostRefs(db, viewerId)
-    .innerJoin("post_bookmarks as b", "b.post_id", "posts.id")
-    .select(["b.id as bookmark_id", "b.created_at as bookmarked_at"])
+  // the author as a LEFT JOIN, as in the following feed's walk (followingPagePosts): as an inner
+  // join SQLite builds a Bloom filter over every account on every page, which grows with the instance
+  let walk = db
+    .selectFrom("post_bookmarks as b")
+    .innerJoin("posts", "posts.id", "b.post_id")
+    .leftJoin("users as a", "a.id", "posts.author_id")
+    .select([...POST_REF_COLUMNS, ...WALK_AUTHOR_COLUMNS, "b.id as bookmark_id", "b.created_at as bookmarked_at"])
     .where("b.user_id", "=", viewerId)
-    .where("users.deleted_at", "is", null)
-    .where("users.disabled_at", "is", null);
-  if (blocked.length) q = q.where("posts.author_id", "not in", blocked);
+    .where("a.deleted_at", "is", null)
+    .where("a.disabled_at", "is", null);
+  if (blocked.length) walk = walk.where("posts.author_id", "not in", blocked);
   const c = page.cursor;
-  if (c) q = q.where(beforeKey("b.created_at", "b.id", c));
-  return q
+  if (c) walk = walk.where(beforeKey("b.created_at", "b.id", c));
+  const pageRows = walk
     .orderBy("b.created_at", "desc")
     .orderBy("b.id", "desc")
     .limit(literalLimit(page.limit + 1));
+  return selectPostRefs(db, viewerId, pageRows).select([
+    sql.ref<number>("posts.bookmark_id").as("bookmark_id"),
+    sql.ref<number>("posts.bookmarked_at").as("bookmarked_at"),
+  ]);
 }
 
 /** The viewer's bookmarks, most recently saved first (cursor on the bookmark's time). */
@@ -321,6 +329,8 @@ export async function bookmarksPage(
 ): Promise<Page<PostView>> {
   const blocked = await blockedEitherWayIds(db, viewerId);
   const rows = await bookmarksPageQuery(db, viewerId, page, blocked).execute();
+  // the page's rows come in its walk's order, which SQL does not promise of the outer select
+  rows.sort((x, y) => y.bookmarked_at - x.bookmarked_at || y.bookmark_id - x.bookmark_id);
   const { items, nextCursor } = pageOf(rows, page.limit, (r) => ({ t: r.bookmarked_at, id: r.bookmark_id }));
   // a bookmarked repost stays listed; its original shows only while visible
   return { items: await buildPostViews(db, kept, viewerId, items, new Set(blocked)), nextCursor };
