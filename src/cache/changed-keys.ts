@@ -58,7 +58,7 @@ export class ChangedKeys {
   #dataVersion: number;
 
   constructor(
-    private readonly storage: Pick<Storage, "sqlite" | "dataVersion" | "writeEpoch">,
+    private readonly storage: Pick<Storage, "sqlite" | "dataVersion">,
     name: string,
     sources: readonly KeySource[],
   ) {
@@ -114,8 +114,7 @@ export class ChangedKeys {
     // every entry was just read, and nothing can be logged before the next statement: the log
     // may be emptied, and seqs start again from 1
     if (this.#seen >= TRIM_EVERY) {
-      // the log's own rows: no reader is shown them
-      this.storage.writeEpoch?.tell(this.#trim.run().changes, []);
+      this.#trim.run();
       this.#seen = 0;
     }
     if (dataVersion !== this.#dataVersion) {
@@ -140,7 +139,7 @@ export class KeyedCache<T> {
   readonly #changes: ChangedKeys;
 
   constructor(
-    storage: Pick<Storage, "sqlite" | "dataVersion" | "writeEpoch">,
+    storage: Pick<Storage, "sqlite" | "dataVersion">,
     name: string,
     sources: readonly KeySource[],
     private readonly max: number,

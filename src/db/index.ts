@@ -15,7 +15,6 @@ import { BUSY_TIMEOUT_MS, bunSqliteDialect } from "./sqlite-dialect";
 import { registerSearchBudget } from "./search-budget";
 import { openReadWorker } from "./read-worker";
 import { GroupCommit } from "./group-commit";
-import { UNHEARD, WriteEpoch, type WriteTeller } from "../cache/write-epoch";
 import { bunPostgresDialect } from "./postgres-dialect";
 import type { Engine } from "./engine";
 import { isRetryableConflict } from "./errors";
@@ -64,16 +63,9 @@ export interface Storage {
   /**
    * Runs FN in a write transaction and settles once it has committed (or rolled back). On
    * SQLite the transactions asked for in one turn of the event loop share one commit, each
-   * in a savepoint of its own (db/group-commit.ts); FN must use the Db it is given. FN may
-   * say, through TELLER, whose kept answers its writes change (writeEpoch).
+   * in a savepoint of its own (db/group-commit.ts); FN must use the Db it is given.
    */
-  transaction<T>(fn: (db: Db, teller: WriteTeller) => Promise<T>): Promise<T>;
-  /**
-   * The epoch of answers kept per reader until a write may change them (write-epoch.ts): moved
-   * by every write on this connection (for the readers its transaction named, when it named
-   * them) and by other processes' commits. null on PostgreSQL, where such answers are not kept.
-   */
-  readonly writeEpoch: WriteEpoch | null;
+  transaction<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /**
    * Takes, in the transaction DB belongs to and until it ends, the lock of queue KEY of TABLE,
    * so rows appended to that queue by concurrent transactions become visible in the order of
@@ -136,13 +128,12 @@ export function openPostgresStorage(url: string): Storage {
     longReads: db,
     sqlite: null,
     holdWrites: null,
-    writeEpoch: null,
     dataVersion: () => ++version,
     // each transaction is a commit of its own (PostgreSQL's concurrent writers need no grouping)
     async transaction(fn) {
       for (let attempt = 1; ; attempt++) {
         try {
-          const result = await db.transaction().execute((trx) => fn(trx, UNHEARD));
+          const result = await db.transaction().execute((trx) => fn(trx));
           for (const listener of groupListeners) listener(1);
           return result;
         } catch (err) {
@@ -208,10 +199,8 @@ export function openStorage(path: string, opts: StorageOptions = {}): Storage {
     }
     return dataVersionThisTurn;
   };
-  const writeEpoch = new WriteEpoch({ sqlite, changes, dataVersion: dataVersionNow });
-  const telling = { changes, epoch: writeEpoch };
-  const db = new Kysely<Database>({ dialect: bunSqliteDialect(sqlite, counter, telling) });
-  const groups = new GroupCommit(db, sqlite, telling);
+  const db = new Kysely<Database>({ dialect: bunSqliteDialect(sqlite, counter) });
+  const groups = new GroupCommit(db, sqlite);
   // an in-memory database is this connection's alone: its long reads stay on it
   const longReads = path === ":memory:" ? db : openReadWorker(path, opts.longReadQueue ?? (() => LONG_READ_QUEUE)).db;
   return {
@@ -219,7 +208,6 @@ export function openStorage(path: string, opts: StorageOptions = {}): Storage {
     db,
     longReads,
     sqlite,
-    writeEpoch,
     dataVersion: dataVersionNow,
     transaction: (fn) => groups.run(fn),
     lockQueue: async () => {},
