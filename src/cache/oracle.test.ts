@@ -6,7 +6,7 @@ import { openPrivateChat, sendMessage } from "../domain/chats";
 import type { Db } from "../db";
 import { CACHES, type RegisteredCache } from "./registry";
 import { cacheStampsOf, type StampedCache } from "./stamps";
-import { chatListStamp } from "./chat-list-stamps";
+import { readChatListStamp } from "./chat-list-stamps";
 
 /*
  * The caches kept by stamp, checked from the registry: an entry is used only while its cache's
@@ -112,7 +112,7 @@ test("every cache kept by a reader's stamp is checked here", () => {
 /** The reader whose chat list is checked, and the rows of each source table it shows. */
 let reader: { id: number; rows: Record<string, Record<string, unknown>> };
 const READER_STAMPS: Record<string, (trx: Db, viewer: number) => Promise<number>> = {
-  "chat-list-answers": chatListStamp,
+  "chat-list-answers": readChatListStamp,
 };
 
 const SHOWN_THROUGH_MEMBERSHIP = ["conversations", "users"];

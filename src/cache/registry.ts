@@ -21,9 +21,10 @@
  *   statements for a hit, which the row's benchmark target needs.
  * - `reader stamp` (an exception): entries are kept per reader under that reader's stamp, which
  *   triggers raise on every write to the source rows that reader is shown (chat-list-stamps.ts):
- *   one statement for a hit, where a page's read would cost many. Nothing is told of writes;
- *   works on PostgreSQL; but its triggers add a write per member to every send, so it stays
- *   only where a benchmark target needs it.
+ *   a hit reads one row (on SQLite through a connection of its own, no statement on the
+ *   writer's), where a page's read would cost many. Nothing is told of writes; works on
+ *   PostgreSQL; but its triggers add a write per member to every send, so it stays only where a
+ *   benchmark target needs it.
  */
 
 import { USER_COUNTER_COLUMNS, USER_ROW_COLUMNS } from "../domain/users/table";
@@ -152,7 +153,7 @@ export const CACHES: readonly RegisteredCache[] = [
     },
     bench: [CHATS],
     exception:
-      "a page asked again is its kept text after one statement: the chat list's target needs it (20 of 50 chats: 0.28–0.40× the PK-SELECT reference with every page read, 0.85–0.87× with it, load 9–17)",
+      "a page asked again is its kept text after reading its stamp: the chat list's target needs it (20 of 50 chats: 0.28–0.40× the PK-SELECT reference with every page read, 0.85–0.87× with it, load 9–17)",
   },
   {
     name: "chat-list-messages",

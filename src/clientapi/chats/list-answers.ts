@@ -20,12 +20,12 @@ interface KeptAnswer {
 /**
  * Whole chat-list answers (the envelope's text), kept per reader and page by the reader's
  * chat-list stamp they were made under (chatListStamp: raised by triggers on whatever the list
- * shows): while it stays, a page asked again is that text, after one statement and with nothing
- * made, and the same bytes are written each time (flattened by its first write, then sent as
- * they are: a page of 50 chats is large, and joining it again costs more than the stamp's
- * statement). Once the stamp moved the page is read again; when it shows the same chats as the
- * kept answer (each chat's text the same), that answer is kept under the new stamp and written
- * again.
+ * shows): while it stays, a page asked again is that text, with nothing made (the stamp is read
+ * with no statement on SQLite, one on PostgreSQL), and the same bytes are written each time
+ * (flattened by its first write, then sent as they are: a page of 50 chats is large, and joining
+ * it again costs more than reading its page). Once the stamp moved the page is read again; when
+ * it shows the same chats as the kept answer (each chat's text the same), that answer is kept
+ * under the new stamp and written again.
  */
 export class ChatListAnswers {
   readonly #kept: VersionedCache<KeptAnswer, number, string>;
@@ -101,7 +101,7 @@ export async function chatListAnswer(
   const answers = chatListAnswersOf(app);
   const key = `${viewer}:${limit}:${cursor ?? ""}`;
   // read before the page: a write that comes between raises it, so what was read is never kept as newer than it is
-  const stamp = await chatListStamp(app.db, viewer);
+  const stamp = await chatListStamp(app, viewer);
   const kept = answers.get(key, stamp);
   if (kept !== undefined) return kept;
   const committed = committedRead(app);

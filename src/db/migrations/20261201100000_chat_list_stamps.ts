@@ -39,8 +39,9 @@ const TRIGGERS: Record<string, string> = {
     INSERT INTO chat_list_stamps (user_id, stamp) VALUES (new.user_id, 1)
     ON CONFLICT (user_id) DO UPDATE SET stamp = chat_list_stamps.stamp + 1; END`,
   chat_list_stamps_member_update: `AFTER UPDATE OF ${listOf(MEMBER_COLUMNS)} ON conversation_members BEGIN
-    ${raise("new.user_id")}
-    UPDATE chat_list_stamps SET stamp = stamp + 1 WHERE user_id = old.user_id AND old.user_id <> new.user_id; END`,
+    ${raise("new.user_id")} END`,
+  chat_list_stamps_member_moved: `AFTER UPDATE OF user_id ON conversation_members
+    WHEN old.user_id <> new.user_id BEGIN ${raise("old.user_id")} END`,
   chat_list_stamps_member_delete: `AFTER DELETE ON conversation_members BEGIN ${raise("old.user_id")} END`,
   chat_list_stamps_chat_update: `AFTER UPDATE OF ${listOf(CHAT_COLUMNS, LAST_MESSAGE_COLUMNS)} ON conversations BEGIN
     UPDATE chat_list_stamps SET stamp = stamp + 1
