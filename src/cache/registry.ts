@@ -153,7 +153,7 @@ export const CACHES: readonly RegisteredCache[] = [
     },
     bench: [CHATS],
     exception:
-      "a page asked again is its kept text after reading its stamp: the chat list's target needs it (20 of 50 chats: 0.28–0.40× the PK-SELECT reference with every page read, 0.85–0.87× with it, load 9–17)",
+      "a page asked again is its kept text after reading its stamp: the chat list's target needs it (20 of 50 chats: 0.28–0.40× the PK-SELECT reference with every page read, load 9–15; 0.62–0.65× with it, load 6–9)",
   },
   {
     name: "chat-list-messages",
