@@ -19,7 +19,7 @@ export type StampedCache = "sessions" | "send-access" | "bot-identities" | "feed
  * open, where the writer's connection would show uncommitted writes or make the read wait for the
  * group's commit), at most once per turn of the event loop while the writer writes nothing (a
  * commit by another process shows from the next turn on, before any request that could have heard
- * of it: the reasoning of Storage.dataVersion) and again after each of its writes and commits. Inside that
+ * of it was read) and again after each of its writes and commits. Inside that
  * transaction they are read on its connection, its own writes included: what is read there may be
  * kept only once it has committed. PostgreSQL: one statement per read.
  */
@@ -28,6 +28,10 @@ export class CacheStamps {
   /** the committed stamps' reader: a connection of its own where the database is a file, else the writer's */
   readonly #committed: Statement<{ name: string; stamp: number }, []> | null;
   readonly #own: Statement<{ name: string; stamp: number }, []> | null;
+  /** #committed's connection (the writer's where the database is in memory) */
+  readonly #reader: SqliteDatabase | null;
+  /** a reader's chat-list stamp (chat-list-stamps.ts) on #reader, prepared on first use */
+  #chatList: Statement<{ stamp: number }, [number]> | null = null;
   /** whether #committed reads through its own connection (a database in memory has but one) */
   readonly #apart: boolean;
   #memo: Map<string, number> | null = null;
@@ -46,7 +50,11 @@ export class CacheStamps {
       const reader = new SqliteDatabase(file!, { readonly: true });
       reader.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
       this.#committed = reader.prepare(select);
-    } else this.#committed = this.#own;
+      this.#reader = reader;
+    } else {
+      this.#committed = this.#own;
+      this.#reader = sqlite;
+    }
   }
 
   /**
@@ -74,6 +82,18 @@ export class CacheStamps {
     }
     const row = await db.selectFrom("cache_stamps").select("stamp").where("name", "=", name).executeTakeFirst();
     return row ? Number(row.stamp) : NaN;
+  }
+
+  /**
+   * READER's committed chat-list stamp (chat-list-stamps.ts) without waiting, where that is
+   * possible: on SQLite (undefined while a transaction is open on a database in memory, which has
+   * no second connection to read the committed stamp); undefined on PostgreSQL (read).
+   */
+  peekChatList(reader: number): number | undefined {
+    const sqlite = this.#sqlite;
+    if (!sqlite || (sqlite.inTransaction && !this.#apart)) return undefined;
+    this.#chatList ??= this.#reader!.prepare("SELECT stamp FROM chat_list_stamps WHERE user_id = ?");
+    return this.#chatList.get(reader)?.stamp ?? 0;
   }
 
   #memoized(): Map<string, number> {

@@ -4,6 +4,13 @@ export interface CacheStampsTable {
   stamp: number;
 }
 
+/** One row per account that has had a chat: its chat list's stamp, raised by triggers (the chat_list_stamps migration). */
+export interface ChatListStampsTable {
+  user_id: number;
+  stamp: number;
+}
+
 export interface CacheTables {
   cache_stamps: CacheStampsTable;
+  chat_list_stamps: ChatListStampsTable;
 }

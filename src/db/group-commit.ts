@@ -1,31 +1,21 @@
 import type { Database as SqliteDatabase } from "bun:sqlite";
 import type { Kysely } from "kysely";
 import type { Database } from "./schema";
-import { directRunnerOf, type DirectRunner, type StatementTelling } from "./sqlite-dialect";
-import type { WriteTeller } from "../cache/write-epoch";
+import { directRunnerOf, type DirectRunner } from "./sqlite-dialect";
 
 // Kysely<Database> is index.ts's Db, spelled out here because index.ts builds this writer
 type Db = Kysely<Database>;
 
-/** A transaction asked for, and what it told of its writes (it is its own WriteTeller). */
-class Job implements WriteTeller {
+/** A transaction asked for, and how it ended. */
+class Job {
   outcome?: { ok: true; value: unknown } | { ok: false; error: unknown };
-  /** whose kept answers the transaction said its writes change; null: it did not say */
-  readers: readonly number[] | null = null;
 
   constructor(
-    readonly fn: (db: Db, teller: WriteTeller) => Promise<unknown>,
+    readonly fn: (db: Db) => Promise<unknown>,
     readonly resolve: (value: unknown) => void,
     readonly reject: (error: unknown) => void,
   ) {}
-
-  writesConcernOnly(readers: readonly number[]): void {
-    this.readers = this.readers ? this.readers.concat(readers) : readers;
-  }
 }
-
-/** What a group tells the write epoch: the rows each transaction wrote, counted around it. */
-export type GroupTelling = StatementTelling;
 
 /** The most transactions one commit carries: bounds how long one group holds the connection. */
 export const MAX_GROUP = 64;
@@ -42,11 +32,6 @@ export const MAX_GROUP = 64;
  * handed over in the same turn has queued its transaction by then (bun:sqlite is synchronous,
  * so a running group never yields to new requests; they form the next one). A group of one
  * runs without a savepoint, exactly as a plain transaction.
- *
- * Each transaction's rows are counted around it and told to the write epoch with the readers
- * it named (WriteTeller), so answers kept for other readers stay: while a group runs, nothing
- * else writes on the connection (Kysely's mutex holds other statements back, and the
- * DirectRunner refuses to run one inside someone else's transaction).
  */
 export class GroupCommit {
   #queue: Job[] = [];
@@ -56,23 +41,19 @@ export class GroupCommit {
   /** set while another connection needs the write lock to itself (holdWrites) */
   #held: Promise<void> | null = null;
   readonly #listeners: Array<(size: number) => void> = [];
-  /** rows written on the connection as of the end of the group's last transaction (or its start), and rows told of then */
-  #counted = 0;
-  #toldAt = 0;
   /** the savepoints are run straight on the connection, which the group's transaction holds */
   readonly #direct: DirectRunner;
 
   constructor(
     private readonly db: Db,
     private readonly sqlite: SqliteDatabase,
-    private readonly telling: GroupTelling | null = null,
     private readonly maxGroup = MAX_GROUP,
   ) {
     this.#direct = directRunnerOf(db)!;
   }
 
   /** Runs FN in a transaction shared with the others asked for in this turn; settles once that has committed. */
-  run<T>(fn: (db: Db, teller: WriteTeller) => Promise<T>): Promise<T> {
+  run<T>(fn: (db: Db) => Promise<T>): Promise<T> {
     if (this.#closed) return Promise.reject(new Error("the database is closed"));
     return new Promise<T>((resolve, reject) => {
       this.#queue.push(new Job(fn, resolve as (value: unknown) => void, reject));
@@ -135,11 +116,10 @@ export class GroupCommit {
     let aborter: Job | undefined;
     try {
       await this.db.transaction().execute(async (trx) => {
-        if (this.telling) [this.#counted, this.#toldAt] = [this.telling.changes(), this.telling.epoch.told];
         if (group.length === 1) {
           const job = group[0]!;
           try {
-            job.outcome = { ok: true, value: await this.#runTold(trx, job) };
+            job.outcome = { ok: true, value: await job.fn(trx) };
           } catch (error) {
             // kept even when rolling back fails too (SQLite may have rolled back already)
             job.outcome = { ok: false, error };
@@ -171,26 +151,10 @@ export class GroupCommit {
     }
   }
 
-  /** JOB's transaction, its rows then told to the write epoch with the readers it named (a failed one's too: they may have moved). */
-  async #runTold(trx: Db, job: Job): Promise<unknown> {
-    try {
-      return await job.fn(trx, job);
-    } finally {
-      if (this.telling) {
-        const { epoch } = this.telling;
-        const counted = this.telling.changes();
-        // less the rows statements told of themselves (writes of tables no kept answer is made
-        // of), since the last count: this transaction's, and a savepoint's release before it
-        if (job.readers) epoch.tell(counted - this.#counted - (epoch.told - this.#toldAt), job.readers);
-        [this.#counted, this.#toldAt] = [counted, epoch.told];
-      }
-    }
-  }
-
   async #runInSavepoint(trx: Db, job: Job): Promise<void> {
     this.#direct.exec("SAVEPOINT job");
     try {
-      const value = await this.#runTold(trx, job);
+      const value = await job.fn(trx);
       this.#direct.exec("RELEASE job");
       job.outcome = { ok: true, value };
     } catch (error) {

@@ -15,7 +15,6 @@ import { BUSY_TIMEOUT_MS, bunSqliteDialect } from "./sqlite-dialect";
 import { registerSearchBudget } from "./search-budget";
 import { openReadWorker } from "./read-worker";
 import { GroupCommit } from "./group-commit";
-import { UNHEARD, WriteEpoch, type WriteTeller } from "../cache/write-epoch";
 import { bunPostgresDialect } from "./postgres-dialect";
 import type { Engine } from "./engine";
 import { isRetryableConflict } from "./errors";
@@ -50,30 +49,11 @@ export interface Storage {
    */
   sqlite: SqliteDatabase | null;
   /**
-   * Changes when another connection (another process: the CLI beside a running server,
-   * another node) may have committed, never for this connection's own writes. Caches of rows
-   * other processes may change compare it on every read. SQLite: PRAGMA data_version, read
-   * once per turn of the event loop (every request a turn handles sees the database as of
-   * that turn's first look: a commit elsewhere shows from the next turn on, before any
-   * request that could have heard of it is read). A read takes WAL's read lock like a SELECT,
-   * which under a write load is dear enough that one per request shows in a chat send. PostgreSQL has no
-   * such counter: it changes on every call, so those caches always read the database (a
-   * change on any node holds at once).
-   */
-  dataVersion(): number;
-  /**
    * Runs FN in a write transaction and settles once it has committed (or rolled back). On
    * SQLite the transactions asked for in one turn of the event loop share one commit, each
-   * in a savepoint of its own (db/group-commit.ts); FN must use the Db it is given. FN may
-   * say, through TELLER, whose kept answers its writes change (writeEpoch).
+   * in a savepoint of its own (db/group-commit.ts); FN must use the Db it is given.
    */
-  transaction<T>(fn: (db: Db, teller: WriteTeller) => Promise<T>): Promise<T>;
-  /**
-   * The epoch of answers kept per reader until a write may change them (write-epoch.ts): moved
-   * by every write on this connection (for the readers its transaction named, when it named
-   * them) and by other processes' commits. null on PostgreSQL, where such answers are not kept.
-   */
-  readonly writeEpoch: WriteEpoch | null;
+  transaction<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /**
    * Takes, in the transaction DB belongs to and until it ends, the lock of queue KEY of TABLE,
    * so rows appended to that queue by concurrent transactions become visible in the order of
@@ -127,7 +107,6 @@ export function openPostgresStorage(url: string): Storage {
   const counter = { statements: 0 };
   const dialect = bunPostgresDialect({ url, counter, onWrite: () => void written++ });
   const db = new Kysely<Database>({ dialect });
-  let version = 0;
   let closed = false;
   const groupListeners: Array<(size: number) => void> = [];
   return {
@@ -136,13 +115,11 @@ export function openPostgresStorage(url: string): Storage {
     longReads: db,
     sqlite: null,
     holdWrites: null,
-    writeEpoch: null,
-    dataVersion: () => ++version,
     // each transaction is a commit of its own (PostgreSQL's concurrent writers need no grouping)
     async transaction(fn) {
       for (let attempt = 1; ; attempt++) {
         try {
-          const result = await db.transaction().execute((trx) => fn(trx, UNHEARD));
+          const result = await db.transaction().execute((trx) => fn(trx));
           for (const listener of groupListeners) listener(1);
           return result;
         } catch (err) {
@@ -195,23 +172,10 @@ export function openStorage(path: string, opts: StorageOptions = {}): Storage {
   registerSearchBudget(sqlite);
   const counter = { statements: 0 };
   let closed = false;
-  const dataVersion = sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version");
-  // read at most once per turn of the event loop (Storage.dataVersion)
-  let dataVersionThisTurn: number | null = null;
-  const forgetDataVersion = () => void (dataVersionThisTurn = null);
   const totalChanges = sqlite.prepare<{ n: number }, []>("SELECT total_changes() AS n");
   const changes = () => totalChanges.get()!.n;
-  const dataVersionNow = () => {
-    if (dataVersionThisTurn === null) {
-      dataVersionThisTurn = dataVersion.get()!.data_version;
-      setImmediate(forgetDataVersion);
-    }
-    return dataVersionThisTurn;
-  };
-  const writeEpoch = new WriteEpoch({ sqlite, changes, dataVersion: dataVersionNow });
-  const telling = { changes, epoch: writeEpoch };
-  const db = new Kysely<Database>({ dialect: bunSqliteDialect(sqlite, counter, telling) });
-  const groups = new GroupCommit(db, sqlite, telling);
+  const db = new Kysely<Database>({ dialect: bunSqliteDialect(sqlite, counter) });
+  const groups = new GroupCommit(db, sqlite);
   // an in-memory database is this connection's alone: its long reads stay on it
   const longReads = path === ":memory:" ? db : openReadWorker(path, opts.longReadQueue ?? (() => LONG_READ_QUEUE)).db;
   return {
@@ -219,8 +183,6 @@ export function openStorage(path: string, opts: StorageOptions = {}): Storage {
     db,
     longReads,
     sqlite,
-    writeEpoch,
-    dataVersion: dataVersionNow,
     transaction: (fn) => groups.run(fn),
     lockQueue: async () => {},
     holdWrites: (maxMs) => groups.holdWrites(maxMs),
@@ -238,7 +200,6 @@ export function openStorage(path: string, opts: StorageOptions = {}): Storage {
       if (closed) return;
       closed = true;
       await groups.close();
-      dataVersion.finalize();
       totalChanges.finalize();
       if (longReads !== db) await longReads.destroy();
       try {

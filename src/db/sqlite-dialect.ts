@@ -1,5 +1,4 @@
 import { Database as SqliteDatabase, type Statement } from "bun:sqlite";
-import type { WriteEpoch } from "../cache/write-epoch";
 import {
   SqliteAdapter,
   SqliteDialect,
@@ -24,54 +23,6 @@ const NO_VALUES: unknown[] = [];
 
 interface CachedStatement extends SqliteStatement {
   stmt: Statement;
-  /** the table the statement writes (writtenTable), null for any other */
-  target: string | null;
-  /** a COMMIT or RELEASE: the rows it writes are virtual tables' pending data (FTS5 writes its terms at commit) */
-  flushes: boolean;
-}
-
-/** The write epoch a connection tells of the rows its statements write to tables no kept answer is made of. */
-export interface StatementTelling {
-  /** rows written on the connection so far (SQLite's total_changes) */
-  changes(): number;
-  epoch: WriteEpoch;
-}
-
-/**
- * The table an INSERT, UPDATE, DELETE or REPLACE writes, as Kysely and the migrations spell
- * it; null for any other statement (a read, a WITH, DDL) and for a table named with its
- * schema: those are never told of as concerning nobody.
- */
-export function writtenTable(sql: string): string | null {
-  const found = WRITE_START.exec(sql);
-  if (!found || found[3]) return null;
-  return found[1] ?? found[2]!;
-}
-const WRITE_START =
-  /^\s*(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+(?:"([^"]+)"|(\w+))(\s*\.)?/i;
-
-/** The end of a transaction or savepoint: no trigger runs there, only virtual tables' flushes write. */
-const FLUSHING = /^\s*(?:commit|end|release)\b/i;
-
-/**
- * Whether ENTRY writes only rows no kept answer is made of: a table the write epoch does not
- * watch, or a commit's flush of a full-text index's pending terms.
- */
-const unwatched = (telling: StatementTelling | undefined, entry: CachedStatement): telling is StatementTelling =>
-  telling !== undefined && (entry.flushes || (entry.target !== null && !telling.epoch.concerns(entry.target)));
-
-/**
- * Runs EXEC, a statement writing an unwatched table, and tells the write epoch the rows it
- * wrote (its triggers' and cascades' included), counted around it in this synchronous step,
- * as concerning nobody.
- */
-function tellingAround<R>(telling: StatementTelling, exec: () => R): R {
-  const before = telling.changes();
-  try {
-    return exec();
-  } finally {
-    telling.epoch.tell(telling.changes() - before, []);
-  }
 }
 
 /**
@@ -85,7 +36,6 @@ export class DirectRunner {
     private readonly sqlite: SqliteDatabase,
     private readonly prepare: (sql: string) => CachedStatement,
     private readonly counter: { statements: number },
-    private readonly telling?: StatementTelling,
   ) {}
 
   /**
@@ -117,10 +67,6 @@ export class DirectRunner {
     this.counter.statements++;
     for (let i = 0; i < values.length; i++) values[i] = toSqliteValue(values[i]);
     const args = values as never[];
-    if (unwatched(this.telling, entry))
-      return tellingAround(this.telling, () =>
-        entry.reader ? entry.stmt.all(...args) : (entry.stmt.run(...args), []),
-      );
     if (entry.reader) return entry.stmt.all(...args);
     entry.stmt.run(...args);
     return [];
@@ -146,34 +92,20 @@ export const directRunnerOf = (db: Kysely<any>): DirectRunner | undefined => {
  * COUNTER.statements counts every statement run (BEGIN and COMMIT included), through Kysely
  * or the DirectRunner.
  */
-export function bunSqliteDialect(
-  db: SqliteDatabase,
-  counter: { statements: number },
-  telling?: StatementTelling,
-  cacheSize = 500,
-): SqliteDialect {
+export function bunSqliteDialect(db: SqliteDatabase, counter: { statements: number }, cacheSize = 500): SqliteDialect {
   const cache = new Map<string, CachedStatement>();
   const prepare = (sql: string): CachedStatement => {
     let entry = cache.get(sql);
     if (entry) return entry;
     const stmt = db.prepare(sql);
     const params = (p: ReadonlyArray<unknown>) => p.map(toSqliteValue) as never[];
-    const made: CachedStatement = {
+    entry = {
       stmt,
-      target: writtenTable(sql),
-      flushes: FLUSHING.test(sql),
       reader: stmt.columnNames.length > 0,
-      all: (p) => {
-        counter.statements++;
-        return unwatched(telling, made) ? tellingAround(telling, () => stmt.all(...params(p))) : stmt.all(...params(p));
-      },
-      run: (p) => {
-        counter.statements++;
-        return unwatched(telling, made) ? tellingAround(telling, () => stmt.run(...params(p))) : stmt.run(...params(p));
-      },
+      all: (p) => (counter.statements++, stmt.all(...params(p))),
+      run: (p) => (counter.statements++, stmt.run(...params(p))),
       iterate: (p) => (counter.statements++, stmt.iterate(...params(p)) as IterableIterator<unknown>),
     };
-    entry = made;
     if (cache.size >= cacheSize) {
       const oldest = cache.keys().next().value as string;
       cache.delete(oldest);
@@ -189,7 +121,7 @@ export function bunSqliteDialect(
     },
     prepare,
   };
-  const direct = new DirectRunner(db, prepare, counter, telling);
+  const direct = new DirectRunner(db, prepare, counter);
   const begin = writeTransactionBegin(db, counter);
   return new (class extends SqliteDialect {
     override createAdapter() {

@@ -1,13 +1,11 @@
 import type { Db, Storage } from "./index";
-import type { WriteTeller } from "../cache/write-epoch";
 
 /**
  * Where a domain action runs: `db` is the executor (a transaction the caller opened, so
  * several actions commit or roll back together) and `afterCommit` queues what may only
- * happen once the writes are durable (live events, hooks, waking a long poll); its owner may
- * say whose kept answers its writes change (WriteTeller).
+ * happen once the writes are durable (live events, hooks, waking a long poll).
  */
-export interface Scope extends WriteTeller {
+export interface Scope {
   readonly db: Db;
   afterCommit(effect: () => unknown): void;
 }
@@ -24,14 +22,10 @@ export async function inTransaction<T>(
   fn: (scope: Scope) => Promise<T>,
 ): Promise<T> {
   const effects: Array<() => unknown> = [];
-  const result = await storage.transaction((db, teller) => {
+  const result = await storage.transaction((db) => {
     // a transaction PostgreSQL aborted for a conflict runs FN again: only the last run's effects count
     effects.length = 0;
-    return fn({
-      db,
-      afterCommit: (effect) => void effects.push(effect),
-      writesConcernOnly: (readers) => teller.writesConcernOnly(readers),
-    });
+    return fn({ db, afterCommit: (effect) => void effects.push(effect) });
   });
   for (const effect of effects) {
     const done = effect();

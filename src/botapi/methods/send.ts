@@ -64,14 +64,12 @@ function withSendOptions(ctx: BotContext, out: Outgoing, markupOpts: { allowPay?
 /**
  * The bot's account is ctx.me. The bot's membership is checked in the send's transaction,
  * against the chat's members the send reads anyway (checkMember: where the message is written,
- * no statement of its own); a bot sends no clientMessageId, so no repeat to catch. The send is
- * all its transaction writes (soleWrite), unless `post` composes more.
+ * no statement of its own); a bot sends no clientMessageId, so no repeat to catch.
  */
 const storeOptions = (ctx: BotContext, replyChecked: boolean) => ({
   sender: ctx.me,
   replyChecked,
   checkMember: true,
-  soleWrite: true,
 });
 /** The chat gone, or the bot no longer in it, as the compatible API says it. */
 const REFUSALS = { 403: blockedByUser, 404: chatNotFound };
@@ -95,8 +93,7 @@ export async function post(
   const sending = { conversation: view.conversation, member: { user_id: ctx.me.id } };
   const store = () =>
     inTransaction(ctx.app.storage, async (scope) => {
-      // with COMPOSE the send is not all the transaction writes
-      const row = await storeMessage(scope, ctx.app, sending, input, compose ? { ...opts, soleWrite: false } : opts);
+      const row = await storeMessage(scope, ctx.app, sending, input, opts);
       if (compose) await compose(scope, row);
       return row;
     });

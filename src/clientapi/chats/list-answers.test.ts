@@ -164,41 +164,33 @@ describe("kept chat-list answers", () => {
     }
   });
 
-  test("a page asked again runs no statement on SQLite (one on PostgreSQL, as any page); others' sends, read marks, posts, likes and follows leave it kept; after another write anywhere, one, then none again", async () => {
+  test("a page asked again runs no statement on SQLite (its stamp is read on a connection of its own), two on PostgreSQL (the session and the stamp); others' chats, sends, read marks, posts, likes and follows leave it kept; a write in my chat shows at once", async () => {
     const [me, b, stranger, another] = [await person(), await person(), await person(), await person()];
     const cid = (await api(b, "post", `/api/social/users/${me.user.username}/message`, {})).conversationId;
     await api(b, "post", `/api/social/messages/${cid}`, { content: "one" });
     const ask = () => served(me, 50);
     const first = await ask();
-    await ask();
-    const sqlite = server.app.storage.engine === "sqlite";
-    // PostgreSQL: the session (not kept there) and the page
-    expect(await statementsDuring(server.app.storage, ask)).toBe(sqlite ? 0 : 2);
+    // PostgreSQL: the session (not kept there) and the stamp
+    const kept = server.app.storage.engine === "sqlite" ? 0 : 2;
+    expect(await statementsDuring(server.app.storage, ask)).toBe(kept);
     const elsewhere = (await api(stranger, "post", `/api/social/users/${another.user.username}/message`, {}))
       .conversationId;
-    // opening a chat says nothing of whom it concerns: the page is read again (one statement), shows the same chats and is the same text
-    expect(await statementsDuring(server.app.storage, ask)).toBe(sqlite ? 1 : 2);
-    expect(await ask()).toBe(first);
-    expect(await statementsDuring(server.app.storage, ask)).toBe(sqlite ? 0 : 2);
-    // a send in others' chat tells its members, a read mark its reader: my page stays kept
+    expect(await statementsDuring(server.app.storage, ask)).toBe(kept);
     await api(stranger, "post", `/api/social/messages/${elsewhere}`, { content: "not yours" });
-    expect(await statementsDuring(server.app.storage, ask)).toBe(sqlite ? 0 : 2);
     await api(another, "post", `/api/social/messages/${elsewhere}/read`, { messageId: 1 });
-    expect(await statementsDuring(server.app.storage, ask)).toBe(sqlite ? 0 : 2);
-    // a post, a like, a comment and a follow write no table a chat list is read from (their counters on users are not shown)
+    // a post, a like, a comment and a follow write nothing a chat list shows (their counters on users are not shown)
     const post = (await api(stranger, "post", "/api/social/posts", { content: "elsewhere" })).post.id;
     await api(another, "post", `/api/social/posts/${post}/like`);
     await api(another, "post", `/api/social/posts/${post}/comments`, { content: "nice" });
     await api(another, "post", `/api/social/users/${stranger.user.username}/follow`);
-    expect(await statementsDuring(server.app.storage, ask)).toBe(sqlite ? 0 : 2);
+    expect(await statementsDuring(server.app.storage, ask)).toBe(kept);
     expect(await ask()).toBe(first);
-    // a write in my chat shows at once
+    // a write in my chat shows at once: the page is read again (and its new last message)
     await api(b, "post", `/api/social/messages/${cid}`, { content: "two" });
+    expect(await statementsDuring(server.app.storage, ask)).toBeGreaterThan(kept);
     const now = JSON.parse(await ask()).data.conversations[0];
     expect(now).toMatchObject({ unreadCount: 2, lastMessage: { content: "two" } });
-    expect(server.app.storage.engine === "sqlite" ? chatListAnswersOf(server.app).size : 0).toBeGreaterThanOrEqual(
-      sqlite ? 1 : 0,
-    );
+    expect(chatListAnswersOf(server.app).size).toBeGreaterThanOrEqual(1);
   });
 
   sqliteOnly(
@@ -212,12 +204,16 @@ describe("kept chat-list answers", () => {
       sqlite.run("BEGIN");
       try {
         sqlite.run("UPDATE conversation_members SET unread_count = 42 WHERE user_id = ?", [me.user.id]);
-        // read on the connection that holds the write: shown, but not kept
-        expect(JSON.parse(await served(me, 50)).data.conversations[0].unreadCount).toBe(42);
-        expect(chatListAnswersOf(server.app).epoch(me.user.id)).toBeNull();
+        // the committed stamp is the kept answer's: the write not committed is not shown
+        expect(await served(me, 50)).toBe(before);
+        // a page not kept is read on the connection that holds the write: shown, but not kept
+        expect(JSON.parse(await served(me, 49)).data.conversations[0].unreadCount).toBe(42);
       } finally {
         sqlite.run("ROLLBACK");
       }
+      expect(await served(me, 49)).toBe(await afresh(me, 49));
+      // the stamp the rolled-back write raised is raised again by the next write: what was read then must not be taken for it
+      sqlite.run("UPDATE conversation_members SET unread_count = unread_count WHERE user_id = ?", [me.user.id]);
       expect(await served(me, 50)).toBe(before);
       expect(await served(me, 50)).toBe(await afresh(me, 50));
     },

@@ -1,9 +1,7 @@
 import { defineService, type App } from "../../app";
-import type { Storage } from "../../db";
-import type { WriteEpoch } from "../../cache/write-epoch";
-import { CHAT_LIST_TABLES } from "../../cache/registry";
 import { readChatList } from "../../domain/chats/chat-list";
 import { VersionedCache } from "../../cache/by-version";
+import { chatListStamp } from "../../cache/chat-list-stamps";
 import { chatListCacheOf, chatListTexts, jsonArrayOf } from "./serialize";
 
 /** Most chat-list answers kept per App (≈ 1 KB a chat: 50 chats ≈ 50 KB). */
@@ -21,51 +19,39 @@ interface KeptAnswer {
 
 /**
  * Whole chat-list answers (the envelope's text), kept per reader and page by the reader's
- * write epoch they were made in (WriteEpoch): while nothing the reader may be shown is
- * written, a page asked again is that text, with no statement and nothing made, and the same
- * string object is written each time (flattened by its first write, then sent as it is: a
- * page of 50 chats is large, and joining it again costs more than its statement). A send moves the
- * epoch of its chat's members only, a write to a table no chat list is read from
- * (CHAT_LIST_TABLES) nobody's; any other write that says nothing of whom it concerns moves
- * everyone's. Then the page is read again; when it shows the same chats as the kept answer
- * (each chat's text the same), that answer's string is kept under the new epoch and written
- * again. SQLite only (see WriteEpoch): on PostgreSQL every page is read.
+ * chat-list stamp they were made under (chatListStamp: raised by triggers on whatever the list
+ * shows): while it stays, a page asked again is that text, with nothing made (the stamp is read
+ * with no statement on SQLite, one on PostgreSQL), and the same bytes are written each time
+ * (flattened by its first write, then sent as they are: a page of 50 chats is large, and joining
+ * it again costs more than reading its page). Once the stamp moved the page is read again; when
+ * it shows the same chats as the kept answer (each chat's text the same), that answer is kept
+ * under the new stamp and written again.
  */
 export class ChatListAnswers {
-  readonly #epoch: WriteEpoch | null;
   readonly #kept: VersionedCache<KeptAnswer, number, string>;
 
-  constructor(storage: Pick<Storage, "writeEpoch">, max = MAX_CACHED_ANSWERS) {
-    this.#epoch = storage.writeEpoch;
-    // from now on a write to any other table (a like, a post, a session's last-seen) keeps every list
-    this.#epoch?.watch(CHAT_LIST_TABLES);
+  constructor(max = MAX_CACHED_ANSWERS) {
     this.#kept = new VersionedCache(max);
   }
 
-  /** VIEWER's epoch now (WriteEpoch.now); null when no answer may be used or kept (a transaction open, PostgreSQL). */
-  epoch(viewer: number): number | null {
-    return this.#epoch ? this.#epoch.now(viewer) : null;
-  }
-
-  /** The answer kept under KEY in EPOCH. */
-  get(key: string, epoch: number): string | Uint8Array | undefined {
-    const kept = this.#kept.get(key, epoch);
+  /** The answer kept under KEY at STAMP. */
+  get(key: string, stamp: number): string | Uint8Array | undefined {
+    const kept = this.#kept.get(key, stamp);
     return kept && bytesOf(kept);
   }
 
   /**
-   * The answer of chats TEXTS and cursor NEXT, read after EPOCH was taken: the kept one for
-   * KEY when it was made of the same texts and cursor, else made; kept under EPOCH (not when
-   * null).
+   * The answer of chats TEXTS and cursor NEXT, read after STAMP was: the kept one for KEY when
+   * it was made of the same texts and cursor, else made; kept under STAMP (not when null).
    */
-  answer(key: string, epoch: number | null, texts: readonly string[], next: string | null): string | Uint8Array {
+  answer(key: string, stamp: number | null, texts: readonly string[], next: string | null): string | Uint8Array {
     const kept = this.#kept.peek(key)?.value;
     if (kept && kept.next === next && sameTexts(kept.texts, texts)) {
-      if (epoch !== null) this.#kept.keep(key, epoch, kept);
+      if (stamp !== null) this.#kept.keep(key, stamp, kept);
       return bytesOf(kept);
     }
     const answer = made(texts, next);
-    if (epoch !== null) this.#kept.keep(key, epoch, answer);
+    if (stamp !== null) this.#kept.keep(key, stamp, answer);
     return answer.body;
   }
 
@@ -96,15 +82,15 @@ function made(texts: readonly string[], next: string | null): KeptAnswer {
 const bytesOf = (kept: KeptAnswer): Uint8Array =>
   typeof kept.body === "string" ? (kept.body = Buffer.from(kept.body)) : kept.body;
 
-const chatListAnswersService = defineService("clientapi:chat-list-answers", (app) => new ChatListAnswers(app.storage));
+const chatListAnswersService = defineService("clientapi:chat-list-answers", () => new ChatListAnswers());
 
 /** The App's kept chat-list answers. */
 export const chatListAnswersOf = (app: App): ChatListAnswers => app.services.get(chatListAnswersService);
 
 /**
  * VIEWER's chat list from CURSOR (raw, as given), LIMIT chats, as the Client API's whole
- * answer (JSON text): kept while nothing they may be shown is written (ChatListAnswers), else read in one
- * statement (two when the viewer hid messages of some chats) from kept chats' JSON.
+ * answer (JSON text): kept while their chat-list stamp stays (ChatListAnswers), else read in
+ * one statement (two when the viewer hid messages of some chats) from kept chats' JSON.
  */
 export async function chatListAnswer(
   app: App,
@@ -114,11 +100,21 @@ export async function chatListAnswer(
 ): Promise<string | Uint8Array> {
   const answers = chatListAnswersOf(app);
   const key = `${viewer}:${limit}:${cursor ?? ""}`;
-  // taken before the page is read: a write that comes between moves it, so what was read is never kept as newer than it is
-  const epoch = answers.epoch(viewer);
-  const kept = epoch === null ? undefined : answers.get(key, epoch);
+  // read before the page: a write that comes between raises it, so what was read is never kept as newer than it is
+  const stamp = await chatListStamp(app, viewer);
+  const kept = answers.get(key, stamp);
   if (kept !== undefined) return kept;
+  const committed = committedRead(app);
   const page = await readChatList(app.db, viewer, cursor, limit);
   const texts = await chatListTexts(app.db, chatListCacheOf(app), viewer, page);
-  return answers.answer(key, epoch, texts, page.nextCursor);
+  return answers.answer(key, committed && committedRead(app) ? stamp : null, texts, page.nextCursor);
 }
+
+/**
+ * Whether what was just read on APP's database was committed, so it may be kept: not while a
+ * transaction is open on the SQLite connection outside Kysely (the storage module's own), whose
+ * writes a read shows and whose rollback would take back the stamp it raised with them (an
+ * answer kept under that stamp would be taken for the next write's). At worst, a write group
+ * begun meanwhile leaves one answer unkept.
+ */
+const committedRead = (app: App): boolean => app.storage.sqlite?.inTransaction !== true;

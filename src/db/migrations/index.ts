@@ -66,6 +66,7 @@ import * as m20261130100000 from "./20261130100000_cache_stamps";
 import * as m20261130200000 from "./20261130200000_people_prefix_index";
 import * as m20261130300000 from "./20261130300000_user_language";
 import * as m20261130300100 from "./20261130300100_cache_stamps_language";
+import * as m20261201100000 from "./20261201100000_chat_list_stamps";
 import * as m20261201200000 from "./20261201200000_feed_pages_stamp";
 
 /**
@@ -140,5 +141,6 @@ export const migrations: Record<string, GuardedMigration> = {
   "20261130200000_people_prefix_index": m20261130200000,
   "20261130300000_user_language": m20261130300000,
   "20261130300100_cache_stamps_language": m20261130300100,
+  "20261201100000_chat_list_stamps": m20261201100000,
   "20261201200000_feed_pages_stamp": m20261201200000,
 };

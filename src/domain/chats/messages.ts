@@ -132,9 +132,7 @@ export async function sendMessageIn(
   opts: StoreOptions = {},
 ): Promise<MessageRow> {
   try {
-    return await inTransaction(app.storage, (scope) =>
-      storeMessage(scope, app, membership, input, { ...opts, soleWrite: true }),
-    );
+    return await inTransaction(app.storage, (scope) => storeMessage(scope, app, membership, input, opts));
   } catch (err) {
     return await storedRepeatOf(app, err, membership.conversation.id, membership.member.user_id, input);
   }
@@ -161,7 +159,7 @@ export async function sendMessageByCuid(
       const found = await chatForSend(app, scope, cuid, senderId);
       conversation = found.conversation;
       const sending = { conversation, member: { user_id: senderId } };
-      return storeMessage(scope, app, sending, input, { ...opts, audience: found.audience, soleWrite: true });
+      return storeMessage(scope, app, sending, input, { ...opts, audience: found.audience });
     });
     return { conversation: conversation!, row };
   } catch (err) {
@@ -225,13 +223,6 @@ export interface StoreOptions {
   sender?: UserRow;
   /** the chat's members and the block check, read by the caller in this transaction (requireChatForSendByCuid) */
   audience?: SendAudience;
-  /**
-   * the send is all its transaction writes (the caller owns the transaction and writes nothing
-   * else there): it tells the write epoch that only its chat's members' chat lists change, so
-   * the lists kept for everyone else stay. The "message:storing" listeners write nothing a
-   * chat list shows (the bots' updates)
-   */
-  soleWrite?: boolean;
 }
 
 /**
@@ -329,7 +320,6 @@ export async function storeMessage(
   const storing = app.hooks.emitWithin(scope, "message:storing", { conversation, message: row, sender, members });
   if (storing) await storing;
   const memberIds = members.map((m) => m.user_id);
-  if (opts.soleWrite) scope.writesConcernOnly(memberIds);
   const created = () =>
     app.hooks.emit("message:created", { conversationId: conversation.id, messageId: row.id, senderId });
   scope.afterCommit(() => {
@@ -602,8 +592,6 @@ export async function markRead(
       .where("id", "=", member.id)
       .where("last_read_seq", "<", seq)
       .execute();
-    // the mark and its trigger change only the reader's own row (their unread count): no one else's chat list
-    scope.writesConcernOnly([input.userId]);
   });
   const [user, message] = await Promise.all([
     findUserById(db, input.userId),

@@ -18,8 +18,6 @@ const EVERY_MS = 1_000;
 
 /** Indexes up to BATCH messages past the mark in SCOPE's transaction; answers how many ids it moved past. */
 export async function indexTrailingMessages(scope: Scope): Promise<number> {
-  // the index is read by search alone, no kept answer
-  scope.writesConcernOnly([]);
   const { rows } = await sql<{ from: number; to: number | null }>`
     SELECT mark.indexed_to AS "from",
       (SELECT max(id) FROM (SELECT id FROM messages WHERE id > mark.indexed_to ORDER BY id LIMIT ${BATCH})) AS "to"
