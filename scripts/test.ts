@@ -15,18 +15,19 @@ import { PARTS, POSTGRES_EXCLUDED, ROOT, allTestFiles, reaches, type PartName } 
  *   postgres  the storage-dependent test files again, on PostgreSQL
  *
  * check runs from the start beside the rest; fast runs first (the first answer); then server,
- * postgres and browser side by side: each of them alone leaves cores idle (a test waiting on
- * a browser, a server's timer or a child process), and side by side they keep the machine
- * busy until the whole run ends. Each test part is one `bun test` spreading its files over
- * worker processes (`--parallel`, each worker keeping its modules between files, so the
- * migrated SQLite template is made once per worker; one PostgreSQL cluster, its template
- * migrated once, serves the whole run); each worker starts the slowest files first by the
- * durations of the last run (.tmp/test-timings/). A part alone streams its output; parts side
- * by side are printed each in one piece when it ends, with failing tests named as they fail.
- * The end is a table of the parts (files, passed and failed tests, wall time, the CPU time of
- * the part's processes and all they started) and the
- * exit status is non-zero when any part failed. Bun's own " N pass" / " N fail" lines stay in
- * the output, one pair per test part, for .ci/run to add up.
+ * postgres and browser side by side: run after the others on one worker, the browser part was
+ * the run's longest phase, and postgres ended alone on one worker before it; side by side,
+ * each part's waits (a browser's clock, a server's timer, a child process) leave the cores to
+ * the others. Each test part is one `bun test` spreading its files over worker processes
+ * (`--parallel`, each worker keeping its modules between files, so the migrated SQLite
+ * template is made once per worker; one PostgreSQL cluster, its template migrated once, serves
+ * the whole run); each worker starts the slowest files first by the durations of the last run
+ * (.tmp/test-timings/). A part alone streams its output; parts side by side are printed each
+ * in one piece when it ends, with failing tests named as they fail. The end is a table of the
+ * parts (files, passed and failed tests, wall time, and the CPU time of the part's processes
+ * with all they started and waited for; a PostgreSQL server's own is not in it) and the exit
+ * status is non-zero when any part failed. Bun's own " N pass" / " N fail" lines stay in the
+ * output, one pair per test part, for .ci/run to add up.
  *
  * FILE arguments replace a test part's selection (several parts: each keeps the files of its own).
  * TEST_WORKERS sets the worker processes of each test part (default: see `workers`).
@@ -54,15 +55,17 @@ interface Outcome {
 }
 
 /**
- * Worker processes of test part NAME: TEST_WORKERS, else the machine's cores. Parts side by
- * side then run more workers than cores: most of a worker's time goes to waiting (on a
- * browser, a server, a child process), and a part left with one worker at the end of the run
- * would finish alone on one core.
+ * Worker processes of test part NAME: TEST_WORKERS, else the machine's cores for fast and
+ * server, half of them for the browser (Chromium's own processes) and for PostgreSQL (its
+ * server's). Side by side, the three then keep every core busy to the end without starving
+ * the tests that bound their own waits (a CLI command's 15 s, a browser's 10 s per step): a
+ * worker per core for each part overloads a 2-core machine until those run out of time.
  */
-function workers(_name: Name): number {
+function workers(name: Name): number {
   const set = Number(process.env.TEST_WORKERS);
   if (Number.isInteger(set) && set > 0) return set;
-  return availableParallelism();
+  const cores = availableParallelism();
+  return name === "browser" || name === "postgres" ? Math.ceil(cores / 2) : cores;
 }
 
 /** The commands a part runs one after the other, with its environment. */
