@@ -14,17 +14,20 @@ import { PARTS, POSTGRES_EXCLUDED, ROOT, allTestFiles, reaches, type PartName } 
  *   browser   src/web-tests/: Chromium against real servers
  *   postgres  the storage-dependent test files again, on PostgreSQL
  *
- * check runs from the start beside the rest; fast runs first (the first answer); then server
- * and postgres side by side; then browser alone, whose pages wait on the clock of a browser
- * that a busy machine slows most. Each test part is one `bun test` spreading its files over
- * worker processes (`--parallel`, each worker keeping its modules between files, so the
- * migrated SQLite template is made once per worker; one PostgreSQL cluster, its template
- * migrated once, serves the whole run); each worker starts the slowest files first by the
- * durations of the last run (.tmp/test-timings/). A part alone streams its output; parts side
- * by side are printed each in one piece when it ends, with failing tests named as they fail.
- * The end is a table of the parts (files, passed and failed tests, wall time) and the
- * exit status is non-zero when any part failed. Bun's own " N pass" / " N fail" lines stay in
- * the output, one pair per test part, for .ci/run to add up.
+ * check runs from the start beside the rest; fast runs first (the first answer); then server,
+ * postgres and browser side by side: run after the others on one worker, the browser part was
+ * the run's longest phase, and postgres ended alone on one worker before it; side by side,
+ * each part's waits (a browser's clock, a server's timer, a child process) leave the cores to
+ * the others. Each test part is one `bun test` spreading its files over worker processes
+ * (`--parallel`, each worker keeping its modules between files, so the migrated SQLite
+ * template is made once per worker; one PostgreSQL cluster, its template migrated once, serves
+ * the whole run); each worker starts the slowest files first by the durations of the last run
+ * (.tmp/test-timings/). A part alone streams its output; parts side by side are printed each
+ * in one piece when it ends, with failing tests named as they fail. The end is a table of the
+ * parts (files, passed and failed tests, wall time, and the CPU time of the part's processes
+ * with all they started and waited for; a PostgreSQL server's own is not in it) and the exit
+ * status is non-zero when any part failed. Bun's own " N pass" / " N fail" lines stay in the
+ * output, one pair per test part, for .ci/run to add up.
  *
  * FILE arguments replace a test part's selection (several parts: each keeps the files of its own).
  * TEST_WORKERS sets the worker processes of each test part (default: see `workers`).
@@ -34,7 +37,7 @@ const TEST_PARTS = ["fast", "server", "browser", "postgres"] as const satisfies 
 type Name = "check" | PartName;
 const ALL: readonly Name[] = ["check", ...TEST_PARTS];
 /** The test parts, one phase after the other, the parts of a phase side by side; check runs beside them from the start. */
-const PHASES: readonly (readonly PartName[])[] = [["fast"], ["server", "postgres"], ["browser"]];
+const PHASES: readonly (readonly PartName[])[] = [["fast"], ["server", "postgres", "browser"]];
 
 const TIMINGS = join(ROOT, ".tmp/test-timings");
 const LOGS = join(ROOT, ".tmp/test-logs");
@@ -46,13 +49,17 @@ interface Outcome {
   fail: number;
   code: number;
   wallMs: number;
+  /** CPU time (user and system) of the part's processes and of every process they started and waited for */
+  cpuMs: number;
   failures: string[];
 }
 
 /**
  * Worker processes of test part NAME: TEST_WORKERS, else the machine's cores for fast and
  * server, half of them for the browser (Chromium's own processes) and for PostgreSQL (its
- * server's, beside server).
+ * server's). Side by side, the three then keep every core busy to the end without starving
+ * the tests that bound their own waits (a CLI command's 15 s, a browser's 10 s per step): a
+ * worker per core for each part overloads a 2-core machine until those run out of time.
  */
 function workers(name: Name): number {
   const set = Number(process.env.TEST_WORKERS);
@@ -88,7 +95,7 @@ const seconds = (ms: number) => {
 /** Runs part NAME on FILES; LIVE streams its output, otherwise it is printed in one piece at the end. */
 async function runPart(name: Name, files: string[], live: boolean): Promise<Outcome> {
   const started = performance.now();
-  const outcome: Outcome = { name, files: files.length, pass: 0, fail: 0, code: 0, wallMs: 0, failures: [] };
+  const outcome: Outcome = { name, files: files.length, pass: 0, fail: 0, code: 0, wallMs: 0, cpuMs: 0, failures: [] };
   if (name !== "check" && files.length === 0) {
     console.log(`${name}: no test files`);
     return outcome;
@@ -138,6 +145,7 @@ async function runPart(name: Name, files: string[], live: boolean): Promise<Outc
     };
     await Promise.all([pump(proc.stdout), pump(proc.stderr)]);
     const code = await proc.exited;
+    outcome.cpuMs += Number(proc.resourceUsage()?.cpuTime.total ?? 0n) / 1000;
     if (partial) onLine(partial);
     if (code !== 0 && outcome.code === 0) outcome.code = code;
   }
@@ -148,7 +156,7 @@ async function runPart(name: Name, files: string[], live: boolean): Promise<Outc
     process.stdout.write(log.endsWith("\n") ? log : `${log}\n`);
   }
   console.log(
-    `${name}: ${outcome.code === 0 ? "passed" : "FAILED"} in ${seconds(outcome.wallMs)} (log: ${relative(ROOT, join(LOGS, `${name}.log`))})`,
+    `${name}: ${outcome.code === 0 ? "passed" : "FAILED"} in ${seconds(outcome.wallMs)}, CPU ${seconds(outcome.cpuMs)} (log: ${relative(ROOT, join(LOGS, `${name}.log`))})`,
   );
   return outcome;
 }
@@ -160,6 +168,7 @@ function summary(outcomes: Outcome[], wallMs: number): string {
     o.name === "check" ? "" : `${o.pass} passed`,
     o.name === "check" ? "" : `${o.fail} failed`,
     seconds(o.wallMs),
+    `CPU ${seconds(o.cpuMs)}`,
     o.code === 0 ? "ok" : `FAILED (exit ${o.code})`,
   ]);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
@@ -169,7 +178,7 @@ function summary(outcomes: Outcome[], wallMs: number): string {
     "",
     `parts (${availableParallelism()} cores):`,
     ...lines,
-    `  total ${seconds(wallMs)}`,
+    `  total ${seconds(wallMs)}, CPU ${seconds(outcomes.reduce((sum, o) => sum + o.cpuMs, 0))}`,
     ...(failures.length ? ["failed tests:", ...failures] : []),
   ].join("\n");
 }
