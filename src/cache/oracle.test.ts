@@ -3,7 +3,14 @@ import { sql } from "kysely";
 import { botWorld, createBotViaApi, openChat, type BotWorld } from "../testing/botapi";
 import { quickPerson } from "../testing/fixtures";
 import { postAs } from "../testing/posts";
-import { feedQuery, freshComments, freshFeed, freshProfile, type Answer } from "../testing/fresh-answers";
+import {
+  feedQuery,
+  freshChatList,
+  freshComments,
+  freshFeed,
+  freshProfile,
+  type Answer,
+} from "../testing/fresh-answers";
 import { openPrivateChat, sendMessage } from "../domain/chats";
 import type { Db } from "../db";
 import { CACHES, type RegisteredCache } from "./registry";
@@ -109,7 +116,7 @@ for (const cache of stamped)
   });
 
 /*
- * The caches the Client API's feed, comment and profile answers are made of, checked by those
+ * The caches the Client API's feed, comment, profile and chat list answers are made of, checked by those
  * answers from the registry: for each such cache, each table it is read from and each kind of
  * write (an UPDATE of each column of a row the answers show, by SQL as an operator or another
  * node would write, then that column set back; a copy of the row INSERTed; the row DELETEd), the
@@ -119,7 +126,7 @@ for (const cache of stamped)
 
 type Person = Awaited<ReturnType<typeof quickPerson>>;
 
-/** What a scene's answers are read from: people, a post with a poll, a comment with a reply, marks, a block and a mute. */
+/** What a scene's answers are read from: people, a post with a poll, a comment with a reply, marks, a block and a mute, a chat. */
 interface Scene {
   author: Person;
   viewer: Person;
@@ -127,9 +134,15 @@ interface Scene {
   comment: string;
   postRow: number;
   commentRow: number;
+  chatRow: number;
+  messageRow: number;
 }
 
-/** A fresh scene: the viewer follows the author, votes in the poll, likes and bookmarks the post, blocks one account and mutes another (both posting). */
+/**
+ * A fresh scene: the viewer follows the author, votes in the poll, likes and bookmarks the post,
+ * blocks one account and mutes another (both posting); the author writes to the viewer, last a
+ * poll, in which the viewer votes and to which the viewer reacts.
+ */
 async function scene(): Promise<Scene> {
   const server = world.server;
   const [author, viewer, blocked, muted] = [
@@ -153,7 +166,27 @@ async function scene(): Promise<Scene> {
     await postAs(who.client, `by one the viewer will ${what}`);
     ok(await viewer.client.post(`/api/social/users/${who.user.username}/${what}`, {}));
   }
-  const db = world.server.app.db;
+  const app = world.server.app;
+  const chat = await openPrivateChat(app, author.user.id, viewer.user.id);
+  await sendMessage(app, { conversationId: chat.id, senderId: author.user.id, content: "hello" });
+  const poll = {
+    id: "oracle",
+    question: "Tea?",
+    options: [{ text: "Green" }, { text: "Black" }],
+    is_closed: false,
+    is_anonymous: true,
+    type: "regular",
+    allows_multiple_answers: false,
+  };
+  const last = await sendMessage(app, {
+    conversationId: chat.id,
+    senderId: author.user.id,
+    content: "",
+    extra: { poll },
+  });
+  ok(await viewer.client.post(`/api/social/messages/${chat.cuid}/${last.seq}/poll/vote`, { options: [0] }));
+  ok(await viewer.client.post(`/api/social/messages/${chat.cuid}/${last.seq}/reactions`, { emoji: "👍" }));
+  const db = app.db;
   const rowOf = async (table: "posts" | "comments", cuid: string) =>
     Number((await db.selectFrom(table).select("id").where("cuid", "=", cuid).executeTakeFirstOrThrow()).id);
   return {
@@ -163,6 +196,8 @@ async function scene(): Promise<Scene> {
     comment: comment.id,
     postRow: await rowOf("posts", post.id),
     commentRow: await rowOf("comments", comment.id),
+    chatRow: chat.id,
+    messageRow: last.id,
   };
 }
 
@@ -173,6 +208,11 @@ const SHOWN_ROWS: Record<string, (s: Scene) => string> = {
   poll_options: (s) => `poll_id = (SELECT id FROM polls WHERE post_id = ${s.postRow}) AND position = 0`,
   poll_votes: (s) => `poll_id = (SELECT id FROM polls WHERE post_id = ${s.postRow})`,
   users: (s) => `id = ${s.author.user.id}`,
+  conversations: (s) => `id = ${s.chatRow}`,
+  conversation_members: (s) => `conversation_id = ${s.chatRow} AND user_id = ${s.viewer.user.id}`,
+  messages: (s) => `id = ${s.messageRow}`,
+  message_reactions: (s) => `message_id = ${s.messageRow}`,
+  message_poll_votes: (s) => `message_id = ${s.messageRow}`,
   comments: (s) => `id = ${s.commentRow}`,
   comment_threads: (s) => `post_id = ${s.postRow} AND parent_id = 0`,
   feed_entries: (s) => `owner_id = ${s.viewer.user.id} AND post_id = ${s.postRow}`,
@@ -205,6 +245,12 @@ const ASKED: Record<string, Asked[]> = {
     {
       path: (s) => `/api/social/comments/${s.comment}/replies`,
       fresh: (s) => freshComments(db(), s.viewer.user.id, s.post, s.comment),
+    },
+  ],
+  [CACHES.find((c) => c.name === "chat-list-heads")!.bench[0]!]: [
+    {
+      path: () => "/api/social/messages?limit=20",
+      fresh: async (s) => [200, await freshChatList(db(), s.viewer.user.id, 20)],
     },
   ],
   "GET /api/social/users/{username} (profile)": [
@@ -251,9 +297,11 @@ function changed(column: string, type: string, value: unknown): string {
 
 const answered = CACHES.filter((c) => c.bench.some((row) => row in ASKED) && c.invalidation !== "reader stamp");
 
-test("every cache the feed, comment and profile answers are made of is checked here by those answers", () => {
+test("every cache the feed, comment, profile and chat list answers are made of is checked here by those answers", () => {
   expect(answered.map((c) => c.name).sort()).toEqual([
     "authors",
+    "chat-list-heads",
+    "chat-list-messages",
     "comment-cores",
     "comment-pages",
     "feed-pages",
@@ -311,7 +359,11 @@ for (const cache of answered)
           // refused by a unique key or a check: the row is one of a kind
         }
         await expectFresh(s, asked, `a copy of the ${table} row inserted`);
-        await run(`DELETE FROM ${table} WHERE ${key}`);
+        try {
+          await run(`DELETE FROM ${table} WHERE ${key}`);
+        } catch {
+          // refused by a reference (an account that sent messages): the row stays
+        }
         await expectFresh(s, asked, `the ${table} row deleted`);
       });
   });

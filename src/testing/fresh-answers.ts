@@ -11,6 +11,8 @@ import { pageRequest } from "../clientapi/input";
 import { postListJson } from "../clientapi/posts/pages";
 import { serializeComment } from "../clientapi/posts/serialize";
 import { serializeProfile } from "../clientapi/people/serialize";
+import { readChatList } from "../domain/chats/chat-list";
+import { ChatListCache, chatListJson } from "../clientapi/chats/serialize";
 
 /*
  * The Client API's cached answers as they are read afresh from the database, nothing kept: what
@@ -97,3 +99,16 @@ export const freshComments = (
       ok({ comments: page.items.map(serializeComment), pageInfo: { nextCursor: page.nextCursor } }),
     );
   });
+
+/** VIEWER's chat list page (LIMIT, after CURSOR) read afresh from the rows as the route answers it, byte for byte. */
+export async function freshChatList(
+  db: Db,
+  viewerId: number,
+  limit: number | undefined,
+  cursor?: string | null,
+): Promise<string> {
+  const page = await readChatList(db, viewerId, cursor ?? undefined, limit ?? 20);
+  const conversations = JSON.parse(await chatListJson(db, new ChatListCache(), viewerId, page));
+  const next = page.nextCursor;
+  return JSON.stringify({ success: true, data: { conversations, pageInfo: { nextCursor: next }, nextCursor: next } });
+}

@@ -10,8 +10,7 @@ import { createBot } from "../../domain/bots/service";
 import { botApiUserId } from "../../domain/bots/ids";
 import { groupChatId } from "../../botapi/serializers";
 import { botCall } from "../../testing/botapi";
-import { readChatList } from "../../domain/chats/chat-list";
-import { ChatListCache, chatListJson } from "./serialize";
+import { freshChatList } from "../../testing/fresh-answers";
 import { chatListAnswersOf } from "./list-answers";
 
 let server: TestServer;
@@ -40,12 +39,8 @@ async function served(viewer: Person, limit: number | undefined, cursor?: string
 }
 
 /** The same page read afresh from the rows (nothing kept) as the route answers it, byte for byte. */
-async function afresh(viewer: Person, limit: number | undefined, cursor?: string | null): Promise<string> {
-  const page = await readChatList(server.app.db, viewer.user.id, cursor ?? undefined, limit ?? 20);
-  const conversations = JSON.parse(await chatListJson(server.app.db, new ChatListCache(), viewer.user.id, page));
-  const next = page.nextCursor;
-  return JSON.stringify({ success: true, data: { conversations, pageInfo: { nextCursor: next }, nextCursor: next } });
-}
+const afresh = (viewer: Person, limit: number | undefined, cursor?: string | null): Promise<string> =>
+  freshChatList(server.app.db, viewer.user.id, limit, cursor);
 
 /** Each viewer's pages (PAGES), each asked twice (the second kept on SQLite), equal the pages read afresh. */
 async function expectExact(viewers: Person[], what: string): Promise<void> {
