@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import { botWorld, createBotViaApi, openChat, type BotWorld } from "../testing/botapi";
 import { quickPerson } from "../testing/fixtures";
 import { postAs } from "../testing/posts";
+import { TEA_POLL } from "../testing/chats";
 import {
   feedQuery,
   freshChatList,
@@ -169,20 +170,11 @@ async function scene(): Promise<Scene> {
   const app = world.server.app;
   const chat = await openPrivateChat(app, author.user.id, viewer.user.id);
   await sendMessage(app, { conversationId: chat.id, senderId: author.user.id, content: "hello" });
-  const poll = {
-    id: "oracle",
-    question: "Tea?",
-    options: [{ text: "Green" }, { text: "Black" }],
-    is_closed: false,
-    is_anonymous: true,
-    type: "regular",
-    allows_multiple_answers: false,
-  };
   const last = await sendMessage(app, {
     conversationId: chat.id,
     senderId: author.user.id,
     content: "",
-    extra: { poll },
+    extra: { poll: TEA_POLL },
   });
   ok(await viewer.client.post(`/api/social/messages/${chat.cuid}/${last.seq}/poll/vote`, { options: [0] }));
   ok(await viewer.client.post(`/api/social/messages/${chat.cuid}/${last.seq}/reactions`, { emoji: "👍" }));

@@ -265,10 +265,12 @@ test("the migrations backfill the counters from existing rows", async () => {
   const { migrations } = await import("../db/migrations");
   for (const name of ["20261124100000_counters", "20261124190000_comment_counters"]) {
     const counters = migrations[name]!;
-    await app.db.transaction().execute(async (tx) => {
-      await counters.down!(tx);
-      await counters.up(tx);
-    });
+    await app.db.transaction().execute((tx) =>
+      withoutCacheStamps(tx, async () => {
+        await counters.down!(tx);
+        await counters.up(tx);
+      }),
+    );
   }
   expect(await mismatches()).toEqual([]);
 });
@@ -492,7 +494,13 @@ test("each member's unread counter equals the messages they have not read, and e
  */
 async function withoutCacheStamps(tx: Kysely<any>, change: () => Promise<void>): Promise<void> {
   const { migrations } = await import("../db/migrations");
-  const stamps = [migrations["20261130300100_cache_stamps_language"]!, migrations["20261130100000_cache_stamps"]!];
+  // every migration that makes stamps or their triggers (the cache stamps, the chat list's), newest first
+  const stamps = Object.keys(migrations)
+    .filter((name) => name.includes("stamp"))
+    .sort()
+    .reverse()
+    .map((name) => migrations[name]!);
+  expect(stamps.length).toBeGreaterThanOrEqual(4);
   for (const migration of stamps) await migration.down!(tx);
   await change();
   for (const migration of stamps.reverse()) await migration.up(tx);

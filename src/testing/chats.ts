@@ -35,3 +35,14 @@ export async function groupWithBurst(
   });
   return cuid;
 }
+
+/** A chat message's poll as a bot sends one (stored in the message's extra): one answer of two, anonymous, open. */
+export const TEA_POLL = {
+  id: "tea",
+  question: "Tea?",
+  options: [{ text: "Green" }, { text: "Black" }],
+  is_closed: false,
+  is_anonymous: true,
+  type: "regular",
+  allows_multiple_answers: false,
+};

@@ -4,6 +4,7 @@ import { createGroup, sendMessage } from "../../domain/chats";
 import { quickPerson } from "../../testing/fixtures";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { countingDb } from "../../testing/statements";
+import { TEA_POLL } from "../../testing/chats";
 import { ChatListCache, chatListJson, chatListCacheOf, MessageShapes } from "./serialize";
 import type { MessageRow } from "../../domain/chats/table";
 import { ADMIN_RIGHTS } from "../../domain/chats/access";
@@ -578,16 +579,12 @@ describe("chat list in few statements", () => {
 
     // a poll: its counts follow the votes
     const group = await createGroup(app, me.user.id, "Pollsters", [friend.user.id, third.user.id]);
-    const poll = {
-      id: "p1",
-      question: "Tea?",
-      options: [{ text: "Green" }, { text: "Black" }],
-      is_closed: false,
-      is_anonymous: true,
-      type: "regular",
-      allows_multiple_answers: false,
-    };
-    await sendMessage(app, { conversationId: group.id, senderId: friend.user.id, content: "", extra: { poll } });
+    await sendMessage(app, {
+      conversationId: group.id,
+      senderId: friend.user.id,
+      content: "",
+      extra: { poll: TEA_POLL },
+    });
     expect((await shownIn(group.cuid)).lastMessage.poll.totalVoterCount).toBe(0);
     const seq = (await shownIn(group.cuid)).lastMessage.messageId;
     expect(
