@@ -4,6 +4,7 @@ import { sql, type Kysely } from "kysely";
 import { startTestServer, type TestServer } from "../testing/server";
 import { insertPeople } from "../testing/fixtures";
 import { countingDb } from "../testing/statements";
+import { withoutCacheStamps } from "../testing/migrations";
 import { AppError } from "../lib/errors";
 import { deleteAccount } from "./account/delete";
 import {
@@ -486,25 +487,6 @@ test("each member's unread counter equals the messages they have not read, and e
     { numRuns: 25 },
   );
 }, 240_000);
-
-/**
- * Runs CHANGE (an older migration's down and up) with the cache stamps' triggers lifted: they
- * name the columns of conversations and accounts they watch, and PostgreSQL refuses to drop a
- * column a trigger names.
- */
-async function withoutCacheStamps(tx: Kysely<any>, change: () => Promise<void>): Promise<void> {
-  const { migrations } = await import("../db/migrations");
-  // every migration that makes stamps or their triggers (the cache stamps, the chat list's), newest first
-  const stamps = Object.keys(migrations)
-    .filter((name) => name.includes("stamp"))
-    .sort()
-    .reverse()
-    .map((name) => migrations[name]!);
-  expect(stamps.length).toBeGreaterThanOrEqual(4);
-  for (const migration of stamps) await migration.down!(tx);
-  await change();
-  for (const migration of stamps.reverse()) await migration.up(tx);
-}
 
 test("the last message migration fills each chat's newest message not deleted for everyone", async () => {
   const app = server.app;
