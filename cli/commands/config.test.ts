@@ -7,7 +7,8 @@ const harness = cliHarness();
 const { tmp, run, runJson, expectOneLineFailure, cleanup } = harness;
 afterAll(cleanup);
 // each step spawns processes; a busy machine (parallel test runs) makes them slow
-setDefaultTimeout(30_000);
+// each test starts the CLI many times, each start a second or more of CPU on a busy machine
+setDefaultTimeout(120_000);
 
 describe("socialctl config, migrate, serve", () => {
   test("init", async () => {

@@ -6,7 +6,8 @@ import { CLI, cliHarness } from "../../src/testing/cli";
 const { tmp, cleanup } = cliHarness();
 afterAll(cleanup);
 // each step spawns processes; a busy machine (parallel test runs) makes them slow
-setDefaultTimeout(30_000);
+// each test starts the CLI many times, each start a second or more of CPU on a busy machine
+setDefaultTimeout(120_000);
 
 /** The environment without CI, so only the TTY question decides whether init prompts. */
 const envWithoutCi = () => {

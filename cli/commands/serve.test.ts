@@ -7,7 +7,8 @@ import { CLI, cliHarness, runCli, startServeProcess } from "../../src/testing/cl
 const { dataDir, tmp, run, runJson, expectOneLineFailure, cleanup } = cliHarness();
 afterAll(cleanup);
 // each step spawns processes; a busy machine (parallel test runs) makes them slow
-setDefaultTimeout(30_000);
+// each test starts the CLI many times, each start a second or more of CPU on a busy machine
+setDefaultTimeout(120_000);
 
 const startServe = () => startServeProcess(dataDir);
 

@@ -7,7 +7,8 @@ import { cliHarness } from "../../src/testing/cli";
 const { dataDir, run, runJson, expectOneLineFailure, cleanup } = cliHarness();
 afterAll(cleanup);
 // each step spawns processes; a busy machine makes them slow
-setDefaultTimeout(30_000);
+// each test starts the CLI many times, each start a second or more of CPU on a busy machine
+setDefaultTimeout(120_000);
 
 describe("socialctl stars", () => {
   test("grant credits stars and prints the new balance; balance reads it", async () => {
