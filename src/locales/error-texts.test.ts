@@ -178,13 +178,13 @@ describe("an error text worded from a catalog", () => {
   const word = errorWording(
     {
       "is incorrect": "не подходит",
-      "must be at most {{max}}": "не больше {{max}}",
-      "must be at most {{max}} characters": {
+      "holds at most {{max}}": "вмещает не больше {{max}}",
+      "holds at most {{max}} files": {
         count: "max",
-        one: "не длиннее {{max}} символа",
-        few: "не длиннее {{max}} символов",
-        many: "не длиннее {{max}} символов",
-        other: "не длиннее {{max}} символа",
+        one: "вмещает {{max}} файл",
+        few: "вмещает {{max}} файла",
+        many: "вмещает {{max}} файлов",
+        other: "вмещает {{max}} файла",
       },
       "{{name}} cannot be added by you": "вы не можете добавить {{name}}",
     },
@@ -195,9 +195,10 @@ describe("an error text worded from a catalog", () => {
     expect(word("@ada cannot be added by you")).toBe("вы не можете добавить @ada");
   });
   test("the most specific pattern wins, and a number picks the plural form", () => {
-    expect(word("must be at most 64 characters")).toBe("не длиннее 64 символов");
-    expect(word("must be at most 21 characters")).toBe("не длиннее 21 символа");
-    expect(word("must be at most 5")).toBe("не больше 5");
+    expect(word("holds at most 5 files")).toBe("вмещает 5 файлов");
+    expect(word("holds at most 21 files")).toBe("вмещает 21 файл");
+    expect(word("holds at most 3 files")).toBe("вмещает 3 файла");
+    expect(word("holds at most 5 things")).toBe("вмещает не больше 5 things");
   });
   test("a text the catalog lacks is not worded", () => {
     expect(word("is something new")).toBeUndefined();
