@@ -111,5 +111,5 @@ describe("socialctl bot", () => {
       expectOneLineFailure(run("bot", "token", "ghost_bot", "--reissue"), /bot ghost_bot not found/),
       expectOneLineFailure(run("bot", "disable", "ghost_bot"), /Bot ghost_bot not found/),
     ]);
-  }, 15_000);
+  }, 120_000);
 });

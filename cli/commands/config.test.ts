@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import { readFileSync, statSync } from "node:fs";
-import { CLI, cliHarness, runCli } from "../../src/testing/cli";
+import { CLI, CLI_PROCESS_BOUND_MS, cliHarness, runCli } from "../../src/testing/cli";
 
 const harness = cliHarness();
 const { tmp, run, runJson, expectOneLineFailure, cleanup } = harness;
@@ -147,7 +147,7 @@ describe("socialctl config, migrate, serve", () => {
     const reader = proc.stderr.getReader();
     let err = "";
     let url: string | undefined;
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + CLI_PROCESS_BOUND_MS;
     while (!url && Date.now() < deadline) {
       const { value, done } = await reader.read();
       if (done) break;

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { Bot, InlineKeyboard } from "grammy";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CLI, cliHarness, runCli, startServeProcess } from "../../src/testing/cli";
+import { CLI, CLI_PROCESS_BOUND_MS, cliHarness, runCli, startServeProcess } from "../../src/testing/cli";
 import { freeLoopbackPort } from "../../src/testing/ports";
 
 const { tmp, cleanup, expectOneLineFailure } = cliHarness();
@@ -21,7 +21,7 @@ async function startDev(args: string[]) {
   const reader = proc.stdout.getReader();
   const decoder = new TextDecoder();
   let out = "";
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + CLI_PROCESS_BOUND_MS;
   while (!out.includes("Ctrl-C stops") && !(args.includes("--json") && out.includes("\n")) && Date.now() < deadline) {
     const { value, done } = await reader.read();
     if (done) throw new Error(`socialctl dev ended: ${out}${await new Response(proc.stderr).text()}`);
@@ -83,7 +83,7 @@ describe("socialctl dev and socialctl as", () => {
     bot.on("pre_checkout_query", (ctx) => ctx.answerPreCheckoutQuery(true));
     bot.on("message:successful_payment", (ctx) => ctx.reply(`paid ${ctx.message.successful_payment.total_amount}`));
     void bot.start();
-    const as = (...args: string[]) => runCli(["--data-dir", dataDir, "as", "alice", ...args], { timeoutMs: 20_000 });
+    const as = (...args: string[]) => runCli(["--data-dir", dataDir, "as", "alice", ...args]);
     const asJson = (...args: string[]) => runCli(["--data-dir", dataDir, "--json", "as", "alice", ...args]);
     try {
       const sent = await as("send", "@sandbox_bot", "/start");
@@ -267,7 +267,7 @@ describe("socialctl dev and socialctl as", () => {
         [["--data-dir", foreign, "as", "alice", "send", "@x_bot", "hi", "--follow"], /--follow goes with read/],
       ];
       // one at a time: a shared machine may take seconds to start each
-      for (const [args, reason] of failures) await expectOneLineFailure(runCli(args, { timeoutMs: 30_000 }), reason);
+      for (const [args, reason] of failures) await expectOneLineFailure(runCli(args), reason);
     } finally {
       busy.stop(true);
     }

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CLI, cliHarness } from "../../src/testing/cli";
+import { CLI, CLI_PROCESS_BOUND_MS, cliHarness } from "../../src/testing/cli";
 
 const { tmp, cleanup } = cliHarness();
 afterAll(cleanup);
@@ -76,7 +76,7 @@ describe("socialctl init", () => {
       stderr: "pipe",
       env: envWithoutCi(),
     });
-    const timer = setTimeout(() => p.kill(), 20_000);
+    const timer = setTimeout(() => p.kill(), CLI_PROCESS_BOUND_MS);
     const [out, code] = await Promise.all([new Response(p.stdout).text(), p.exited]);
     clearTimeout(timer);
     expect(code).toBe(0);

@@ -17,7 +17,7 @@ import { createBot } from "../../src/domain/bots/service";
 setDefaultTimeout(60_000);
 
 let server: TestServer;
-const cli = (...args: string[]) => runCli(["--data-dir", server.dataDir, ...args], { timeoutMs: 30_000 });
+const cli = (...args: string[]) => runCli(["--data-dir", server.dataDir, ...args]);
 
 beforeAll(async () => {
   server = await startTestServer();

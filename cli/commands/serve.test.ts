@@ -122,15 +122,11 @@ describe("socialctl serve: a port already in use", () => {
     try {
       const dir = tmp();
       expect((await runCli(["--data-dir", dir, "init", "--yes"])).code).toBe(0);
-      const started = Date.now();
+      // it exits on its own with the reason: one killed by the bound would have printed none
       await expectOneLineFailure(
-        runCli(["--data-dir", dir, "serve", "--port", String(other.port), "--host", "127.0.0.1"], {
-          timeoutMs: 10_000,
-        }),
+        runCli(["--data-dir", dir, "serve", "--port", String(other.port), "--host", "127.0.0.1"]),
         new RegExp(`port ${other.port}.*in use`),
       );
-      // it gave up at once instead of serving until the test's timeout killed it
-      expect(Date.now() - started).toBeLessThan(10_000);
       for (let i = 0; i < 5; i++)
         expect(await (await fetch(`http://127.0.0.1:${other.port}/`)).text()).toBe("the other instance");
     } finally {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { openApp } from "../../src/wiring";
 import { silentLogger } from "../../src/lib/log";
 import { verifyPassword } from "../../src/lib/crypto";
-import { CLI, runCli } from "../../src/testing/cli";
+import { CLI, CLI_PROCESS_BOUND_MS, runCli } from "../../src/testing/cli";
 
 /* A password in argv shows in `ps`: without --password, user create asks on a terminal or reads stdin. */
 let dir: string;
@@ -82,7 +82,7 @@ test("asked for on a terminal, without echo", async () => {
     stderr: "pipe",
     env: { ...process.env, CI: "" },
   });
-  const timer = setTimeout(() => child.kill(), 30_000);
+  const timer = setTimeout(() => child.kill(), CLI_PROCESS_BOUND_MS);
   // type once the prompt is up
   const reader = child.stdout.getReader();
   let screen = "";

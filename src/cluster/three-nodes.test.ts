@@ -69,7 +69,7 @@ function onNode(client: TestClient, node: Node): TestClient {
 
 /** `socialctl ARGS` on DATADIR; fails the test with its stderr unless it succeeds. */
 async function cli(dataDir: string, ...args: string[]) {
-  const run = await runCli(["--data-dir", dataDir, ...args], { timeoutMs: 60_000 });
+  const run = await runCli(["--data-dir", dataDir, ...args]);
   if (run.code !== 0) throw new Error(`socialctl ${args.join(" ")} failed: ${run.stderr}`);
   return run;
 }

@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 const doctorFinding = async (dataDir: string) => {
-  const r = await runCli(["--json", "--data-dir", dataDir, "doctor"], { timeoutMs: 30_000 });
+  const r = await runCli(["--json", "--data-dir", dataDir, "doctor"]);
   return (r.json.checks as Array<{ name: string; status: string; detail: string; fix?: string }>).find(
     (c) => c.name === "reverse proxy",
   );

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import AxeBuilder from "@axe-core/playwright";
@@ -126,6 +126,11 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
         .slice(0, 3)
         .join(", ")}`,
   );
+}
+
+/** Fails with axe-core's findings when the page as it is now breaks a WCAG 2.1 A/AA rule. */
+export async function expectAccessible(page: Page): Promise<void> {
+  expect(await accessibilityViolations(page)).toEqual([]);
 }
 
 /**

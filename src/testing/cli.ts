@@ -9,6 +9,13 @@ import { freshPostgresDatabase, testsOnPostgres } from "./postgres";
 /** The socialctl entry point, run from source by Bun. */
 export const CLI = fileURLToPath(new URL("../../cli/index.ts", import.meta.url));
 
+/**
+ * How long a `socialctl` child process may take before the test gives up on it: a bound for a
+ * command that hangs, not a judgement of its speed, so it leaves room for a machine whose cores
+ * the rest of the suite keeps busy (starting from source transpiles the whole program first).
+ */
+export const CLI_PROCESS_BOUND_MS = 60_000;
+
 export interface CliRun {
   code: number;
   stdout: string;
@@ -25,7 +32,7 @@ export async function runCli(args: string[], opts: { timeoutMs?: number } = {}):
     stdin: "ignore",
     env: { ...process.env, CI: "1" },
   });
-  const timer = setTimeout(() => child.kill(), opts.timeoutMs ?? 15_000);
+  const timer = setTimeout(() => child.kill(), opts.timeoutMs ?? CLI_PROCESS_BOUND_MS);
   const [stdout, stderr, code] = await Promise.all([
     new Response(child.stdout).text(),
     new Response(child.stderr).text(),
@@ -98,7 +105,7 @@ export async function startServeProcess(dataDir: string) {
   const stderr = new Response(proc.stderr).text();
   const reader = proc.stdout.getReader();
   let out = "";
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + CLI_PROCESS_BOUND_MS;
   while (!out.includes("\n") && Date.now() < deadline) {
     const { value, done } = await reader.read();
     if (done) break;

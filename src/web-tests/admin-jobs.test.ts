@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import {
-  accessibilityViolations,
   browserAvailable,
   newPerson,
   pageProblems,
   signInThroughForm,
   useBrowser,
   withScreenshots,
+  expectAccessible,
 } from "../testing/browser";
 import { makeUser } from "../testing/fixtures";
 import { startTestServer, type TestServer } from "../testing/server";
@@ -79,7 +79,7 @@ describe("web app: the admin status section", () => {
     const deadList = queue.getByRole("list", { name: "Dead jobs" });
     await deadList.getByRole("heading", { level: 3, name: `Job ${first}: report-mail` }).waitFor();
     await expect(deadList.getByText("550 mailbox unavailable").count()).resolves.toBe(2);
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
 
     refusing = false;
     await queue
@@ -98,7 +98,7 @@ describe("web app: the admin status section", () => {
       .click();
     const dialog = page.getByRole("dialog", { name: `Drop job ${second}` });
     await dialog.waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     await dialog.getByRole("button", { name: "Drop" }).click();
     await queue
       .getByRole("status")

@@ -3,13 +3,13 @@ import { mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Page } from "playwright-core";
 import {
-  accessibilityViolations,
   browserAvailable,
   newPerson,
   pageProblems,
   signInThroughForm,
   useBrowser,
   withScreenshots,
+  expectAccessible,
 } from "../testing/browser";
 import { TestClient } from "../testing/client";
 import { makeUser, quickPerson } from "../testing/fixtures";
@@ -32,10 +32,6 @@ async function person(viewport?: { width: number; height: number }) {
   const p = await newPerson(b!.browser, server.url, viewport ? { viewport } : {});
   pages.push(p.page);
   return p;
-}
-
-async function expectAccessible(page: Page) {
-  expect(await accessibilityViolations(page)).toEqual([]);
 }
 
 const adminNav = (page: Page) => page.getByRole("navigation", { name: "Administration" });

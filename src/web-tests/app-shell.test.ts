@@ -2,7 +2,7 @@ import { describe, expect } from "bun:test";
 import { gzipSync } from "node:zlib";
 import type { Page } from "playwright-core";
 import { staticFile, webBundle } from "../http/web-app";
-import { accessibilityViolations, cookiesOf, newPerson, pageProblems } from "../testing/browser";
+import { cookiesOf, newPerson, pageProblems, expectAccessible } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { quickPerson } from "../testing/fixtures";
 import { pngOf } from "../testing/media";
@@ -70,7 +70,7 @@ describe("web app: the shell on a phone", () => {
       expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
       expect(box.y).toBeGreaterThan(PHONE.height - 100);
     }
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
 
     // the tabs
     const screens: Array<[RegExp | string, string]> = [
@@ -108,7 +108,7 @@ describe("web app: the shell on a phone", () => {
     ];
     await more.click();
     expect(await more.getAttribute("aria-expanded")).toBe("true");
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     await page.keyboard.press("Escape");
     expect(await more.getAttribute("aria-expanded")).toBe("false");
     await nav.getByRole("link", { name: "Stories" }).waitFor({ state: "hidden" });
@@ -170,7 +170,7 @@ describe("web app: the shell on a desktop", () => {
     await page.getByRole("navigation", { name: "Administration" }).getByRole("link", { name: "Settings" }).click();
     const iconCard = page.getByRole("region", { name: "Instance icon" });
     await iconCard.getByRole("img", { name: "The instance's icon as it is now" }).waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     await iconCard.getByLabel("Upload an icon").setInputFiles({
       name: "icon.png",
       mimeType: "image/png",
@@ -186,7 +186,7 @@ describe("web app: the shell on a desktop", () => {
     await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
     expect(await nav.getByRole("link", { name: "Settings" }).getAttribute("aria-current")).toBe("page");
     expect(await overflows(page)).toBe(false);
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     expect(pageProblems(page)).toEqual([]);
   }, 120_000);
 });
@@ -253,7 +253,7 @@ describe("web app: installable", () => {
     await page.reload();
     await page.getByRole("heading", { level: 1, name: "You are offline" }).waitFor();
     await page.getByText(/This device keeps the app itself \(\d+ files\)/).waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     // and back online, the app starts as usual
     await context.setOffline(false);
     await page.getByRole("button", { name: "Try again" }).click();
@@ -275,7 +275,7 @@ describe("web app: installable", () => {
       await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())!.update());
       const prompt = page.getByRole("status").filter({ hasText: "A new version is available." });
       await prompt.waitFor();
-      expect(await accessibilityViolations(page)).toEqual([]);
+      await expectAccessible(page);
       // the running page keeps working until the person chooses
       await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings" }).click();
       await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();

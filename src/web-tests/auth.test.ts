@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { capturingLog, lastMail, totpAt } from "../testing/auth";
 import {
-  accessibilityViolations,
   browserAvailable,
   newPerson,
   pageProblems,
   useBrowser,
   withScreenshots,
+  expectAccessible,
 } from "../testing/browser";
 import { TestClient } from "../testing/client";
 import { makeUser } from "../testing/fixtures";
@@ -33,10 +33,6 @@ async function person(opts: Parameters<typeof newPerson>[2] = {}) {
   const p = await newPerson(b!.browser, server.url, opts);
   pages.push(p.page);
   return p;
-}
-
-async function expectAccessible(page: Page) {
-  expect(await accessibilityViolations(page)).toEqual([]);
 }
 
 async function signIn(page: Page, email: string, password: string) {

@@ -1,6 +1,6 @@
 import { describe, expect } from "bun:test";
 import type { Page } from "playwright-core";
-import { accessibilityViolations, pageProblems } from "../testing/browser";
+import { pageProblems, expectAccessible } from "../testing/browser";
 import { quickPerson } from "../testing/fixtures";
 import { browserSuite } from "../testing/browser-suite";
 
@@ -28,7 +28,7 @@ describe("web app: bookmarks", () => {
     await page.getByRole("heading", { level: 1, name: "Bookmarks" }).waitFor();
     await postCard(page, "Saved post number 21").waitFor();
     expect(await page.getByRole("article").first().textContent()).toContain("Saved post number 21");
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     // the first page, then the rest as the end comes into view
     await page.keyboard.press("End");
     await postCard(page, "Saved post number 0").waitFor();
@@ -51,7 +51,7 @@ describe("web app: bookmarks", () => {
     const status = page.getByRole("status").filter({ hasText: "from your bookmarks" });
     await status.getByText(`Removed @${author.user.username}'s post from your bookmarks.`).waitFor();
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Undo");
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     let saved = (await me.client.get("/api/social/bookmarks?limit=50")).body.data.posts;
     expect(saved.map((p: any) => p.content)).not.toContain("Saved post number 20");
     await page.keyboard.press("Enter");
@@ -70,7 +70,7 @@ describe("web app: bookmarks", () => {
     await nav.getByRole("button", { name: "More" }).click();
     await nav.getByRole("link", { name: "Bookmarks" }).click();
     await page.getByText("No bookmarks yet. Press the bookmark button under a post to keep it here.").waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     expect(pageProblems(page)).toEqual([]);
     await me.context.close();
   });

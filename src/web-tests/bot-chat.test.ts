@@ -3,12 +3,12 @@ import { createHash, createHmac } from "node:crypto";
 import { Bot, InputFile } from "grammy";
 import type { Page } from "playwright-core";
 import {
-  accessibilityViolations,
   browserAvailable,
   pageProblems,
   signedInPage,
   useBrowser,
   withScreenshots,
+  expectAccessible,
 } from "../testing/browser";
 import { botCall, createBotViaApi, openChat, PNG_1x1, waitFor, waitForLongPoll } from "../testing/botapi";
 import { botApiUserId } from "../domain/bots/ids";
@@ -152,7 +152,7 @@ describe("web app: a grammY bot as its developer expects", () => {
       await page.goto("/dashboard/messages?user=helper_web_bot");
       await page.getByText("I show every kind of button.").waitFor();
       await page.getByRole("button", { name: "Start" }).waitFor();
-      expect(await accessibilityViolations(page)).toEqual([]);
+      await expectAccessible(page);
 
       // the start link says what START sends and reaches the bot once, on the press; a reload
       // before it sends nothing, nor does one after it
@@ -180,7 +180,7 @@ describe("web app: a grammY bot as its developer expects", () => {
       await welcome.getByRole("button", { name: "Alert" }).click();
       const alert = page.getByRole("dialog", { name: "Message from the bot" });
       await alert.getByText("This is an alert").waitFor();
-      expect(await accessibilityViolations(page)).toEqual([]);
+      await expectAccessible(page);
       await alert.getByRole("button", { name: "OK" }).click();
       // a callback the bot never answers: a spinner, then the app says so
       await welcome.getByRole("button", { name: "Silent" }).click();
@@ -262,7 +262,7 @@ describe("web app: a grammY bot as its developer expects", () => {
         await (await fetch(server.url + new URL((await doc.getAttribute("href"))!, server.url).pathname)).text(),
       ).toBe("grammY notes");
 
-      expect(await accessibilityViolations(page)).toEqual([]);
+      await expectAccessible(page);
       expect(pageProblems(page)).toEqual([]);
       await context.close();
     } finally {
@@ -325,7 +325,7 @@ describe("web app: a grammY bot as its developer expects", () => {
       await okItem.getByRole("button", { name: "Pay 30 stars now" }).click();
       const sheet = page.getByRole("dialog", { name: "Pay for Coffee ok" });
       await sheet.getByText("Your balance: ★ 100").waitFor();
-      expect(await accessibilityViolations(page)).toEqual([]);
+      await expectAccessible(page);
       await sheet.getByRole("button", { name: /^Pay/ }).click();
       await sheet.getByRole("alert").filter({ hasText: "Paid." }).waitFor();
       await sheet.getByText("Your balance: ★ 70").waitFor();
@@ -429,7 +429,7 @@ describe("web app: a grammY bot as its developer expects", () => {
         5000,
         "the description the bot reads",
       );
-      expect(await accessibilityViolations(page)).toEqual([]);
+      await expectAccessible(page);
       await info.getByRole("button", { name: "Remove club_web_bot" }).click();
       await waitFor(
         () => memberships.some((m) => m === "group:left" || m === "group:kicked"),
@@ -473,7 +473,7 @@ describe("web app: a grammY bot as its developer expects", () => {
 
       const poll = page.getByRole("form", { name: "Poll: Lunch?" });
       await poll.getByText("Public poll: the bot sees your vote").waitFor();
-      expect(await accessibilityViolations(page)).toEqual([]);
+      await expectAccessible(page);
       await poll.getByLabel("Salad").check();
       await poll.getByRole("button", { name: "Vote" }).click();
       const results = page.getByRole("region", { name: "Poll: Lunch?" });
@@ -493,7 +493,7 @@ describe("web app: a grammY bot as its developer expects", () => {
       await results.getByText("1 voted · Poll closed").waitFor();
       await results.getByText("Soup (your vote)").waitFor();
       expect(await results.getByRole("button", { name: "Take back my vote" }).count()).toBe(0);
-      expect(await accessibilityViolations(page)).toEqual([]);
+      await expectAccessible(page);
       expect(pageProblems(page)).toEqual([]);
       await context.close();
     } finally {
@@ -528,7 +528,7 @@ describe("web app: a grammY bot as its developer expects", () => {
     await page.keyboard.press("Escape");
     await page.getByText("sealed.txt").waitFor();
     expect(await page.getByRole("link", { name: /sealed\.txt/ }).count()).toBe(0);
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect } from "bun:test";
 import type { Page } from "playwright-core";
 import { requireMembershipByCuid, sendMessage } from "../domain/chats";
-import { accessibilityViolations, pageProblems } from "../testing/browser";
+import { pageProblems, expectAccessible } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 
 // Two people chatting live in two browser pages against a real server (sending as fast as a
@@ -103,8 +103,8 @@ describe("web app: chats", () => {
     await ann.page.locator(".chat-row").first().filter({ hasText: "Cat here" }).waitFor();
     await messagesLink(ann.page, 1).waitFor();
 
-    expect(await accessibilityViolations(ann.page)).toEqual([]);
-    expect(await accessibilityViolations(bob.page)).toEqual([]);
+    await expectAccessible(ann.page);
+    await expectAccessible(bob.page);
     expect(pageProblems(ann.page)).toEqual([]);
     expect(pageProblems(bob.page)).toEqual([]);
     await ann.context.close();
@@ -151,7 +151,7 @@ describe("web app: chats", () => {
 
     await eve.page.getByRole("button", { name: "Back to chats" }).click();
     await eve.page.getByRole("heading", { level: 2, name: "Chats" }).waitFor();
-    expect(await accessibilityViolations(eve.page)).toEqual([]);
+    await expectAccessible(eve.page);
     await dan.context.close();
     await eve.context.close();
   });
@@ -206,7 +206,7 @@ describe("web app: chats", () => {
     await page.getByRole("button", { name: "Show the newest messages" }).click();
     await messageItem(page, "line 340").waitFor();
     expect(await messageItem(page, /^line 1$/).count()).toBe(0);
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     expect(pageProblems(page)).toEqual([]);
     await fay.context.close();
     await gus.context.close();
@@ -310,7 +310,7 @@ describe("web app: chats", () => {
       const h = document.querySelector(".history")!;
       return h.scrollHeight - h.scrollTop - h.clientHeight < 2;
     });
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     expect(pageProblems(page)).toEqual([]);
     await hal.context.close();
     await ivy.context.close();

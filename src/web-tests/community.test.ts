@@ -2,7 +2,7 @@ import { describe, expect } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { accessibilityViolations, newPerson, pageProblems, signInThroughForm } from "../testing/browser";
+import { newPerson, pageProblems, signInThroughForm, expectAccessible } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { TestClient } from "../testing/client";
 import { makeUser } from "../testing/fixtures";
@@ -24,10 +24,6 @@ async function visitor(viewport: { width: number; height: number } = { width: 12
   const p = await newPerson(suite.browser, suite.server.url, { viewport });
   suite.watch(p.page);
   return p;
-}
-
-async function expectAccessible(page: Page) {
-  expect(await accessibilityViolations(page)).toEqual([]);
 }
 
 /** Sets the identity through the admin API, as an administrator would in the settings screen. */

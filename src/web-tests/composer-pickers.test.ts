@@ -1,6 +1,6 @@
 import { describe, expect } from "bun:test";
 import type { Page } from "playwright-core";
-import { accessibilityViolations, pageProblems } from "../testing/browser";
+import { pageProblems, expectAccessible } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { quickPerson } from "../testing/fixtures";
 import { postAs } from "../testing/posts";
@@ -62,7 +62,7 @@ describe("web app: @ and # suggestions", () => {
     await text.press("ArrowDown");
     expect(await second.getAttribute("aria-selected")).toBe("true");
     expect(await text.getAttribute("aria-activedescendant")).toBe(await second.getAttribute("id"));
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     await text.press("Enter");
     await list.waitFor({ state: "detached" });
     expect(await text.inputValue()).toBe(`Hello @${alina!.user.username} `);
@@ -127,7 +127,7 @@ describe("web app: @ and # suggestions", () => {
     const box = (await list.boundingBox())!;
     const inputBox = (await input.boundingBox())!;
     expect(box.y + box.height).toBeLessThanOrEqual(inputBox.y + 1);
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     await input.press("Enter");
     expect(await input.inputValue()).toBe(`ask @${carol!.user.username} and @${carol!.user.username} `);
     await input.press("Enter");
@@ -190,7 +190,7 @@ describe("web app: the people picker", () => {
     await members.pressSequentially(`${p}dav`, { delay: 30 });
     await members.press("Enter");
     expect(await chosen.getByRole("listitem").count()).toBe(2);
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     await dialog.getByRole("button", { name: "Create group" }).click();
     await page.getByRole("heading", { level: 2, name: "Picked people" }).waitFor();
 
@@ -209,7 +209,7 @@ describe("web app: the people picker", () => {
     await info.getByRole("button", { name: "Add member", exact: true }).click();
     await member(erin!.user.username).waitFor();
     expect(await info.getByRole("list", { name: "Chosen people" }).count()).toBe(0);
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     expect(pageProblems(page)).toEqual([]);
     await me.context.close();
   });
@@ -230,7 +230,7 @@ describe("web app: one person's field", () => {
       .click();
     expect(await to.inputValue()).toBe(gina!.user.username);
     await page.getByRole("listbox", { name: "People" }).waitFor({ state: "detached" });
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     expect(pageProblems(page)).toEqual([]);
     await me.context.close();
   });

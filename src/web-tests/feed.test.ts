@@ -1,7 +1,7 @@
 import { describe, expect } from "bun:test";
 import type { Page } from "playwright-core";
 import { realtimeHub } from "../realtime/hub";
-import { accessibilityViolations, pageProblems, signedInPage } from "../testing/browser";
+import { pageProblems, signedInPage, expectAccessible } from "../testing/browser";
 import { quickPerson } from "../testing/fixtures";
 import { pngOf, uploadFor } from "../testing/media";
 import { postAs } from "../testing/posts";
@@ -13,10 +13,6 @@ const { it } = suite;
 
 function person(username?: string, opts: Parameters<typeof signedInPage>[3] = {}) {
   return suite.person({ ...opts, username });
-}
-
-async function expectAccessible(page: Page) {
-  expect(await accessibilityViolations(page)).toEqual([]);
 }
 
 const postCard = (page: Page, text: string | RegExp) => page.getByRole("article").filter({ hasText: text });

@@ -3,13 +3,13 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import {
-  accessibilityViolations,
   browserAvailable,
   cookiesOf,
   newPerson,
   pageProblems,
   useBrowser,
   withScreenshots,
+  expectAccessible,
 } from "../testing/browser";
 import type { TestClient } from "../testing/client";
 import { signedInClient } from "../testing/fixtures";
@@ -36,10 +36,6 @@ async function person(opts: Parameters<typeof newPerson>[2] = {}) {
   const p = await newPerson(b!.browser, server.url, opts);
   pages.push(p.page);
   return p;
-}
-
-async function expectAccessible(page: Page) {
-  expect(await accessibilityViolations(page)).toEqual([]);
 }
 
 async function shoot(page: Page, name: string) {

@@ -2,7 +2,7 @@ import { describe, expect } from "bun:test";
 import { Bot } from "grammy";
 import type { SuccessfulPayment } from "grammy/types";
 import { grantStars } from "../domain/stars/service";
-import { accessibilityViolations, newPerson, pageProblems } from "../testing/browser";
+import { newPerson, pageProblems, expectAccessible } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { createBotViaApi, waitFor } from "../testing/botapi";
 import { makeUser, signedInClient } from "../testing/fixtures";
@@ -49,13 +49,13 @@ describe("web app: invoice links", () => {
       await page.getByRole("link", { name: "Poster shop" }).waitFor();
       await page.getByText("Total: ★ 25").waitFor();
       await page.getByText("Your balance: ★ 100").waitFor();
-      expect(await accessibilityViolations(page)).toEqual([]);
+      await expectAccessible(page);
 
       await page.getByRole("button", { name: "Pay ★25" }).click();
       const sheet = page.getByRole("dialog", { name: "Pay for Signed poster" });
       await sheet.getByRole("button", { name: "Pay ★25" }).click();
       await sheet.getByText("Paid.").waitFor();
-      expect(await accessibilityViolations(page)).toEqual([]);
+      await expectAccessible(page);
       await sheet.getByRole("button", { name: "Done" }).click();
       await page.getByText("Your balance: ★ 75").waitFor();
       await waitFor(() => paid.length === 1, 5000, "successful_payment");

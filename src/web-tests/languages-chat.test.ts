@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect } from "bun:test";
 import type { Page } from "playwright-core";
 import { requireMembershipByCuid, sendMessage } from "../domain/chats";
-import { accessibilityViolations, cookiesOf, pageProblems } from "../testing/browser";
+import { cookiesOf, pageProblems, expectAccessible } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { quickPerson } from "../testing/fixtures";
 
@@ -78,7 +78,7 @@ describe("web app in Russian: settings and chats", () => {
     await page.reload();
     await page.getByRole("heading", { level: 1, name: "Настройки" }).waitFor();
     expect(await page.getByRole("combobox", { name: "Язык" }).inputValue()).toBe("ru");
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await overflows(page)).toBe(false);
 
@@ -139,7 +139,7 @@ describe("web app in Russian: settings and chats", () => {
     await page.getByRole("button", { name: "Отменить ответ" }).click();
 
     expect(await overflows(page)).toBe(false);
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     await page.setViewportSize({ width: 1280, height: 800 });
     expect(await overflows(page)).toBe(false);
     expect(me.errors).toEqual([]);

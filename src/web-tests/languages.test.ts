@@ -1,6 +1,6 @@
 import { describe, expect } from "bun:test";
 import type { Page } from "playwright-core";
-import { accessibilityViolations, newPerson } from "../testing/browser";
+import { newPerson, expectAccessible } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { quickPerson } from "../testing/fixtures";
 import { postAs } from "../testing/posts";
@@ -39,7 +39,7 @@ describe("web app in Russian", () => {
     await me.page.getByRole("button", { name: "Выйти" }).waitFor();
     await me.page.getByText("Привет из ленты").waitFor();
     expect(await me.page.title()).toMatch(/^Лента · /);
-    expect(await accessibilityViolations(me.page)).toEqual([]);
+    await expectAccessible(me.page);
     await me.context.close();
   });
 
@@ -101,7 +101,7 @@ describe("web app in Russian", () => {
     await page.getByLabel("Пароль", { exact: true }).waitFor();
     await page.getByRole("button", { name: "Войти" }).waitFor();
     expect(await overflows(page)).toBe(false);
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     await context.close();
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect } from "bun:test";
 import type { Page } from "playwright-core";
-import { accessibilityViolations, pageProblems } from "../testing/browser";
+import { pageProblems, expectAccessible } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 
 // Link previews in the web app: the composer's card before posting, its removal, and the card on a post.
@@ -37,7 +37,7 @@ describe("web app: link previews", () => {
     const composerCard = page.getByRole("region", { name: "Link preview" });
     await composerCard.getByRole("link", { name: /Gardening for beginners \/tomatoes/ }).waitFor();
     await composerCard.getByText("Green Pages").waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     await page.getByRole("button", { name: "Post", exact: true }).click();
     const posted = postCard(page, "Read this:");
     const card = posted.getByRole("link", { name: /Gardening for beginners \/tomatoes/ });
@@ -71,7 +71,7 @@ describe("web app: link previews", () => {
         .getByRole("link", { name: /Gardening/ })
         .count(),
     ).toBe(0);
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     expect(pageProblems(page)).toEqual([]);
   });
 
@@ -94,7 +94,7 @@ describe("web app: link previews", () => {
 
     await input.fill(`With a card ${`http://127.0.0.1:${pages.port}/mint`}`);
     await composerCard.getByRole("link", { name: /\/mint/ }).waitFor();
-    expect(await accessibilityViolations(ann.page)).toEqual([]);
+    await expectAccessible(ann.page);
     await ann.page.getByRole("button", { name: "Send" }).click();
     await message(ann.page, "With a card")
       .getByRole("link", { name: /Gardening for beginners \/mint/ })
@@ -110,6 +110,6 @@ describe("web app: link previews", () => {
         .getByRole("link", { name: /Gardening/ })
         .count(),
     ).toBe(0);
-    expect(await accessibilityViolations(bob.page)).toEqual([]);
+    await expectAccessible(bob.page);
   });
 });

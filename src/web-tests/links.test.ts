@@ -1,6 +1,6 @@
 import { describe, expect } from "bun:test";
 import { botApiUserId } from "../domain/bots/ids";
-import { accessibilityViolations, pageProblems } from "../testing/browser";
+import { pageProblems, expectAccessible } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { botCall, createBotViaApi, waitFor } from "../testing/botapi";
 import { quickPerson } from "../testing/fixtures";
@@ -27,7 +27,7 @@ describe("web app: links act on a press", () => {
     const prompt = page.getByRole("region", { name: "Start the bot" });
     await prompt.getByText("/start promo-7").waitFor();
     await prompt.getByText("the bot then knows your name and username").waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     await page.waitForTimeout(300);
     expect(await queuedTexts(token)).toEqual([]);
     await page.reload();
@@ -59,7 +59,7 @@ describe("web app: links act on a press", () => {
     await page.goto(`/dashboard/messages?join=${code}`);
     await page.getByRole("heading", { name: "Night owls" }).waitFor();
     await page.getByText("1 member", { exact: true }).waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     await page.reload();
     await page.getByRole("button", { name: "JOIN" }).waitFor();
     expect(await isMember()).toBe(false);
@@ -117,7 +117,7 @@ describe("web app: links act on a press", () => {
     const confirm = page.getByRole("dialog", { name: "Open this link?" });
     await confirm.getByText("This link opens a page of this site:").waitFor();
     await confirm.getByText(`${base}/dashboard/messages?join=${code}`).waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     await confirm.getByRole("button", { name: "Cancel" }).click();
     await confirm.waitFor({ state: "hidden" });
     expect(page.url()).not.toContain("join=");
@@ -135,7 +135,7 @@ describe("web app: links act on a press", () => {
     // nor does a link in the text of a message
     await message.getByText("approve here", { exact: true }).waitFor();
     expect(await message.getByRole("link", { name: "approve here" }).count()).toBe(0);
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
 
     // confirmed, the page of this site opens: the group is shown, still not joined
     await message.getByRole("button", { name: "Join the club" }).click();

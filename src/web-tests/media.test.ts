@@ -1,6 +1,6 @@
 import { describe, expect } from "bun:test";
 import type { Page } from "playwright-core";
-import { accessibilityViolations, cookiesOf, pageProblems } from "../testing/browser";
+import { cookiesOf, pageProblems, expectAccessible } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { quickPerson } from "../testing/fixtures";
 import { pngOf } from "../testing/media";
@@ -11,10 +11,6 @@ import type { TestClient } from "../testing/client";
 // Images as people see them: the copy that fits the screen, a viewer, descriptions and content warnings.
 const suite = browserSuite();
 const { it } = suite;
-
-async function expectAccessible(page: Page) {
-  expect(await accessibilityViolations(page)).toEqual([]);
-}
 
 async function uploadPng(client: TestClient, width: number, height: number): Promise<string> {
   const res = await postUpload(client, "post", await pngOf(suite.server.app, width, height), { type: "image/png" });

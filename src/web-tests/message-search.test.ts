@@ -1,7 +1,7 @@
 import { describe, expect } from "bun:test";
 import type { Locator, Page } from "playwright-core";
 import { requireMembershipByCuid, sendMessage } from "../domain/chats";
-import { accessibilityViolations, pageProblems } from "../testing/browser";
+import { pageProblems, expectAccessible } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 
 // Searching messages in the web app: on the Search screen (each result names its chat and
@@ -73,7 +73,7 @@ describe("web app: message search", () => {
     await page.getByLabel("Search for").fill("lighthouse");
     await page.getByRole("button", { name: "Search", exact: true }).click();
     await result.waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
 
     // the Messages kind alone
     await page.getByRole("button", { name: "Messages", exact: true }).click();
@@ -91,7 +91,7 @@ describe("web app: message search", () => {
     // what was said around it is there, and scrolling down reaches the newest again
     await messageItem(page, /^filler line 4$/).waitFor();
     expect(await messageItem(page, /^filler line 89$/).count()).toBe(0);
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
 
     // a search over its time budget says so
     await page.route("**/api/social/search?**", (route) =>
@@ -135,7 +135,7 @@ describe("web app: message search", () => {
     await page.getByRole("status").filter({ hasText: "Result 1 of 3" }).waitFor();
     const newest = messageItem(page, "The harbour is closed today");
     expect(await newest.getAttribute("aria-current")).toBe("true");
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
 
     await page.getByRole("button", { name: "Older result" }).click();
     await page.getByRole("status").filter({ hasText: "Result 2 of 3" }).waitFor();

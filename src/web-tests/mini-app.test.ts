@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect } from "bun:test";
 import { botCall, createBotViaApi, openChat } from "../testing/botapi";
-import { accessibilityViolations, pageProblems } from "../testing/browser";
+import { pageProblems, expectAccessible } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { serveHttps } from "../testing/tls";
 
@@ -69,7 +69,7 @@ describe("web app: mini-apps", () => {
     await panel.getByRole("status").filter({ hasText: "does not allow being shown inside another site" }).waitFor();
     expect(await panel.locator("iframe").count()).toBe(0);
     expect(await panel.getByRole("link", { name: "Open in a new tab" }).getAttribute("href")).toBe(tab.url());
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     expect(pageProblems(page)).toEqual([]);
     await context.close();
   });

@@ -1,5 +1,5 @@
 import { describe, expect } from "bun:test";
-import { accessibilityViolations, pageProblems } from "../testing/browser";
+import { pageProblems, expectAccessible } from "../testing/browser";
 import { quickPerson } from "../testing/fixtures";
 import { browserSuite } from "../testing/browser-suite";
 import { waitFor } from "../testing/wait";
@@ -21,7 +21,7 @@ describe("web app: notifications", () => {
     await page.goto("/notifications");
     await page.getByRole("heading", { level: 1, name: "Notifications" }).waitFor();
     await page.getByText("No notifications yet.").waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     const navLink = nav().getByRole("link", { name: /^Notifications/ });
     expect(await navLink.textContent()).toBe("Notifications");
 
@@ -65,7 +65,7 @@ describe("web app: notifications", () => {
       unreadCount: 2,
       unseenCount: 0,
     });
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
 
     await page.getByRole("button", { name: "Mark read: Fan Person followed you" }).click();
     await page.getByRole("button", { name: "Mark read: Fan Person followed you" }).waitFor({ state: "detached" });
@@ -123,7 +123,7 @@ describe("web app: notifications", () => {
       .getByRole("navigation", { name: "Main" })
       .getByRole("link", { name: "Notifications", exact: true })
       .waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     await me.context.close();
   });
 
@@ -151,7 +151,7 @@ describe("web app: notifications", () => {
     expect((await likes.locator("p").textContent())?.replace(/\s+/g, " ")).toBe(
       "Unread: Di Fan and 3 others liked your post",
     );
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
 
     // one more like while I look: the group grows live and stays one item, now first
     const late = await quickPerson(suite.server, { displayName: "Eve Fan" });

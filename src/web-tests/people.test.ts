@@ -1,6 +1,6 @@
 import { describe, expect } from "bun:test";
 import type { Page } from "playwright-core";
-import { accessibilityViolations } from "../testing/browser";
+import { expectAccessible } from "../testing/browser";
 import { quickPerson } from "../testing/fixtures";
 import { pngOf } from "../testing/media";
 import { postAs } from "../testing/posts";
@@ -9,10 +9,6 @@ import { browserSuite } from "../testing/browser-suite";
 // Profiles in the web app, clicked through in chromium against a real server.
 const suite = browserSuite();
 const { it } = suite;
-
-async function expectAccessible(page: Page) {
-  expect(await accessibilityViolations(page)).toEqual([]);
-}
 
 describe("web app: profiles", () => {
   it("opens a profile from a mention, follows, mutes and blocks, and lists followers", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect } from "bun:test";
-import { accessibilityViolations, cookiesOf, newPerson } from "../testing/browser";
+import { cookiesOf, newPerson, expectAccessible } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { TestClient } from "../testing/client";
 import { quickPerson, signedInClient } from "../testing/fixtures";
@@ -43,7 +43,7 @@ describe("web app: notifications", () => {
     expect(await devices.getByRole("listitem").count()).toBe(2);
     // this device gets them already: no button to enable them
     expect(await section.getByRole("button", { name: "Enable notifications on this device" }).count()).toBe(0);
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
 
     const follows = section.getByRole("switch", { name: "New followers" });
     expect(await follows.isChecked()).toBe(true);
@@ -67,7 +67,7 @@ describe("web app: notifications", () => {
     await section.getByRole("button", { name: /^Remove .* \(this device\)$/ }).click();
     await section.getByText("No device gets notifications yet.").waitFor();
     await section.getByRole("button", { name: "Enable notifications on this device" }).waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
   });
 
   it("no push about the chat on screen; pushes again once the person leaves it", async () => {

@@ -2,7 +2,7 @@ import { describe, expect } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { accessibilityViolations, newPerson, pageProblems } from "../testing/browser";
+import { newPerson, pageProblems, expectAccessible } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 
 // The reference pages (/api/docs, /api/bot-docs) in Chromium: HTML the instance renders from its own documents.
@@ -35,7 +35,7 @@ describe("the served API reference", () => {
       // the page holds every operation's schema, too much for axe in a test's time: the frame and
       // one area are checked, the other areas (made by the same code) taken out first
       await page.evaluate(() => document.querySelectorAll("main > section:not(#tag-posts)").forEach((s) => s.remove()));
-      expect(await accessibilityViolations(page)).toEqual([]);
+      await expectAccessible(page);
       mkdirSync(SHOTS, { recursive: true });
       await page.screenshot({ path: join(SHOTS, "client-api.png") });
       const outside = urls.filter((u) => !u.startsWith(suite.server.url) && !u.startsWith("data:"));

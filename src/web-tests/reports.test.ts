@@ -1,7 +1,7 @@
 import { describe, expect } from "bun:test";
 import { mkdirSync } from "node:fs";
 import type { Page } from "playwright-core";
-import { accessibilityViolations, pageProblems } from "../testing/browser";
+import { pageProblems, expectAccessible } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { openChat } from "../testing/botapi";
 import { quickPerson } from "../testing/fixtures";
@@ -13,10 +13,6 @@ const { it } = suite;
 const SHOTS = process.env.REPORT_SHOTS ?? "/tmp/shots-reports";
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
-
-async function expectAccessible(page: Page) {
-  expect(await accessibilityViolations(page)).toEqual([]);
-}
 
 /** Screenshots of PAGE as it is now at both sizes (the viewport is put back to the desktop's). */
 async function shoot(page: Page, name: string) {

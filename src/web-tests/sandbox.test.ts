@@ -3,12 +3,12 @@ import { Bot } from "grammy";
 import { existsSync } from "node:fs";
 import { CLI } from "../testing/cli";
 import {
-  accessibilityViolations,
   browserAvailable,
   newPerson,
   pageProblems,
   useBrowser,
   withScreenshots,
+  expectAccessible,
 } from "../testing/browser";
 
 // `socialctl dev`'s one-time sign-in link, opened in a browser as its developer would.
@@ -71,7 +71,7 @@ describe("web app: the sandbox's sign-in link", () => {
           await other.page
             .getByRole("heading", { name: "This sign-in link was already used or has expired" })
             .waitFor();
-          expect(await accessibilityViolations(other.page)).toEqual([]);
+          await expectAccessible(other.page);
           expect((await other.context.cookies()).some((c) => c.name === "auth_access_token")).toBe(false);
         },
       );

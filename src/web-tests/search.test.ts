@@ -1,5 +1,5 @@
 import { describe, expect } from "bun:test";
-import { accessibilityViolations, pageProblems } from "../testing/browser";
+import { pageProblems, expectAccessible } from "../testing/browser";
 import { quickPerson } from "../testing/fixtures";
 import { browserSuite } from "../testing/browser-suite";
 
@@ -21,7 +21,7 @@ describe("web app: search", () => {
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Search" }).click();
     await page.getByRole("heading", { level: 1, name: "Search" }).waitFor();
     await page.getByText("Type a name, a word or a #hashtag above.").waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
 
     await page.getByLabel("Search for").fill("quokka");
     await page.getByRole("button", { name: "Search", exact: true }).click();
@@ -31,7 +31,7 @@ describe("web app: search", () => {
     await page.getByRole("region", { name: "Hashtags" }).getByText("1 post", { exact: true }).waitFor();
     await page.getByRole("region", { name: "Posts" }).getByText("Quokkas smile all day").waitFor();
     expect(new URL(page.url()).search).toBe("?q=quokka");
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
 
     // all the people, a page at a time
     await people.getByRole("button", { name: "More people" }).click();

@@ -1,7 +1,7 @@
 import { describe, expect } from "bun:test";
 import { readFileSync } from "node:fs";
 import { totpAt } from "../testing/auth";
-import { accessibilityViolations, cookiesOf, newPerson, pageProblems } from "../testing/browser";
+import { cookiesOf, newPerson, pageProblems, expectAccessible } from "../testing/browser";
 import { botCall, createBotViaApi } from "../testing/botapi";
 import { TestClient } from "../testing/client";
 import { signedInClient } from "../testing/fixtures";
@@ -45,7 +45,7 @@ describe("web app: settings", () => {
     await devices.getByText("my-script/2.0").waitFor();
     await devices.getByText("This device").waitFor();
     expect(await devices.getByRole("listitem").count()).toBe(3);
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
 
     await page.getByRole("button", { name: /^Sign out Firefox on Linux/ }).click();
     await page.getByText("Firefox on Linux is signed out.").waitFor();
@@ -63,7 +63,7 @@ describe("web app: settings", () => {
     await password.getByRole("button", { name: "Change the password" }).click();
     await password.getByText("Current password is incorrect.").waitFor();
     expect(await password.getByLabel("Current password").getAttribute("aria-invalid")).toBe("true");
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     await password.getByLabel("Current password").fill(me.user.password);
     await password.getByRole("button", { name: "Change the password" }).click();
     await password.getByText("Your password is changed.").waitFor();
@@ -83,7 +83,7 @@ describe("web app: settings", () => {
     await twoFactor.getByText("Off: your password alone signs you in.").waitFor();
     await twoFactor.getByRole("button", { name: "Set up an authenticator app" }).click();
     await twoFactor.getByRole("img", { name: "QR code for your authenticator app" }).waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     const secret = (await twoFactor.locator("code").textContent())!.trim();
     await twoFactor.getByLabel("Code from the app").fill("000000");
     await twoFactor.getByRole("button", { name: "Turn on" }).click();
@@ -101,7 +101,7 @@ describe("web app: settings", () => {
       twoFactor.getByRole("button", { name: "Download the codes" }).click(),
     ]);
     expect(readFileSync((await download.path())!, "utf8")).toContain(first);
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     await twoFactor.getByRole("button", { name: "I have saved them" }).click();
     await twoFactor.getByText("On: you confirm sign-ins with a code from your authenticator app.").waitFor();
     expect(await twoFactor.getByText(first).count()).toBe(0);
@@ -152,7 +152,7 @@ describe("web app: settings", () => {
     const dialog = page.getByRole("dialog", { name: "Delete your account?" });
     await dialog.waitFor();
     await dialog.getByText("Your bots stop working too: they are turned off and their tokens are refused").waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     await dialog.getByRole("button", { name: "Keep my account" }).click();
     await dialog.waitFor({ state: "hidden" });
     await page.getByRole("button", { name: "Delete my account…" }).click();

@@ -1,6 +1,6 @@
 import { describe, expect } from "bun:test";
 import { grantStars } from "../domain/stars/service";
-import { accessibilityViolations, pageProblems } from "../testing/browser";
+import { pageProblems, expectAccessible } from "../testing/browser";
 import { quickPerson } from "../testing/fixtures";
 import { browserSuite } from "../testing/browser-suite";
 
@@ -18,7 +18,7 @@ describe("web app: stars", () => {
     const balance = page.getByRole("group", { name: "Your balance" });
     await balance.getByText("0 stars").waitFor();
     await page.getByText("No stars have moved yet.").waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
 
     // an administrator's grant and a friend's gift arrive while the page is open
     await grantStars(suite.server.app, me.user.id, 1500, "welcome");
@@ -36,7 +36,7 @@ describe("web app: stars", () => {
     await history.getByRole("link", { name: "Generous Friend" }).waitFor();
     await history.getByText("Gift from Generous Friend").waitFor();
     await history.getByText("“for the coffee”").waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
 
     const gift = page.getByRole("form", { name: "Give stars" });
     await gift.getByLabel("To (username)").fill("nobody_has_this_name");

@@ -1,7 +1,7 @@
 import { describe, expect } from "bun:test";
 import { Bot, InputFile } from "grammy";
 import sharp from "sharp";
-import { accessibilityViolations, pageProblems } from "../testing/browser";
+import { pageProblems, expectAccessible } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { createBotViaApi, waitFor, waitForLongPoll } from "../testing/botapi";
 import { quickPerson } from "../testing/fixtures";
@@ -43,7 +43,7 @@ describe("web app: stickers", () => {
       await page.getByRole("button", { name: "Stickers" }).click();
       const panel = page.getByRole("region", { name: "Your stickers" });
       await panel.getByText("No stickers yet").waitFor();
-      expect(await accessibilityViolations(page)).toEqual([]);
+      await expectAccessible(page);
       await panel
         .getByLabel("Choose an image to add as a sticker")
         .setInputFiles({ name: "red.png", mimeType: "image/png", buffer: await disc("#c33") });

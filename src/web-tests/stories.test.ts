@@ -1,5 +1,5 @@
 import { describe, expect } from "bun:test";
-import { accessibilityViolations, cookiesOf, newPerson, pageProblems } from "../testing/browser";
+import { cookiesOf, newPerson, pageProblems, expectAccessible } from "../testing/browser";
 import { storeUpload } from "../media/uploads";
 import { quickPerson } from "../testing/fixtures";
 import { pngOf, uploadFor } from "../testing/media";
@@ -39,12 +39,12 @@ describe("web app: stories", () => {
     await row.getByRole("link", { name: unseen("Ann Story") }).waitFor();
     await row.getByRole("link", { name: unseen("Bob Voice") }).waitFor();
     await page.getByText("You have no story up right now.").waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
 
     await row.getByRole("link", { name: unseen("Ann Story") }).click();
     await page.getByRole("img", { name: "Story by Ann Story: first light" }).waitFor();
     await page.getByText("Story 1 of 2").waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     await page.keyboard.press("ArrowRight");
     await page.getByRole("img", { name: "Story by Ann Story: second light" }).waitFor();
     await page.keyboard.press("ArrowLeft");
@@ -108,7 +108,7 @@ describe("web app: stories", () => {
     expect(await form.getByRole("progressbar").count()).toBe(0);
     const mine = page.getByRole("region", { name: "Your stories" });
     await mine.getByRole("link", { name: /my day · .* · 0 views/ }).waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
 
     // a file of a kind stories do not take is refused beside the field
     await form
@@ -127,7 +127,7 @@ describe("web app: stories", () => {
     await page.getByRole("button", { name: "Viewers (1)" }).click();
     const dialog = page.getByRole("dialog", { name: "Viewers" });
     await dialog.getByRole("link", { name: "Curious Fan" }).waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     await dialog.getByRole("button", { name: "Close" }).click();
     await dialog.waitFor({ state: "hidden" });
 
@@ -213,7 +213,7 @@ describe("web app: stories", () => {
       expect(await page.evaluate(() => document.scrollingElement!.scrollHeight <= window.innerHeight)).toBe(true);
       const viewer = page.locator(".story-viewer");
       expect(await viewer.evaluate((el) => el.scrollHeight <= el.clientHeight)).toBe(true);
-      expect(await accessibilityViolations(page)).toEqual([]);
+      await expectAccessible(page);
       expect(pageProblems(page)).toEqual([]);
       await me.context.close();
     }

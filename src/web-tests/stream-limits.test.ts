@@ -1,7 +1,7 @@
 import { describe, expect } from "bun:test";
 import { realtimeHub } from "../realtime/hub";
 import { STREAM_LIMIT_CLOSE_CODE } from "../realtime/events";
-import { accessibilityViolations, pageProblems } from "../testing/browser";
+import { pageProblems, expectAccessible } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { WsClient } from "../testing/realtime";
 import { waitFor } from "../testing/wait";
@@ -23,7 +23,7 @@ describe("web app: too many live streams", () => {
     const other = await WsClient.open(suite.server.url, client);
     const paused = page.getByRole("status").filter({ hasText: "Live updates are paused in this window" });
     await paused.waitFor();
-    expect(await accessibilityViolations(page)).toEqual([]);
+    await expectAccessible(page);
     // paused means paused: no reconnect that would close the other window's stream
     await Bun.sleep(1500);
     expect(other.closeCode).toBeNull();

@@ -151,10 +151,15 @@ describe("forgot and reset", () => {
     test("set with socialctl user set-password", async () => {
       const { user } = await signedIn();
       const tryLink = await mailedLink(user.email!);
-      const r = await runCli(
-        ["--data-dir", server.dataDir, "user", "set-password", user.username, "--password", "operator's pick 1"],
-        { timeoutMs: 30_000 },
-      );
+      const r = await runCli([
+        "--data-dir",
+        server.dataDir,
+        "user",
+        "set-password",
+        user.username,
+        "--password",
+        "operator's pick 1",
+      ]);
       expect(r.code).toBe(0);
       expectDead(await tryLink());
       expect((await new TestClient(server.url).login(user.email!, "operator's pick 1")).status).toBe(200);
