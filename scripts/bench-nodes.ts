@@ -202,7 +202,7 @@ async function main(): Promise<void> {
   mkdirSync(TMP, { recursive: true });
   const { startPostgresCluster } = await import("../src/testing/postgres");
   const { startTestRedis } = await import("../src/testing/redis");
-  const pg = await startPostgresCluster({ commitsWritten: true });
+  const pg = await startPostgresCluster({ commitsWritten: true, autovacuum: true });
   const redis = await startTestRedis();
   const baseline = await startBaseline();
   try {

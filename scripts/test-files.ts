@@ -96,6 +96,10 @@ export function runsInProcess(file: string, seams = outOfProcessSeams()): boolea
  */
 export const INSTANCE_SEAMS = ["src/testing/server.ts", "src/testing/cli.ts", "src/testing/in-process.ts"];
 
+const WIRE =
+  "what a bot library sees on the wire; the same methods' storage runs on PostgreSQL in the methods, updates, delivery and webhooks tests";
+const HTTP_LAYER = "the HTTP layer, answered before the storage is asked";
+
 /** The storage-dependent test files (or folders, ending in /) that are not run again on PostgreSQL, each with why. */
 export const POSTGRES_EXCLUDED: Record<string, string> = {
   "src/web-tests/": "browser tests (Chromium) stay on SQLite: the pages' behaviour does not depend on the engine",
@@ -114,6 +118,28 @@ export const POSTGRES_EXCLUDED: Record<string, string> = {
     "pins SQLite's statement counts; PostgreSQL runs more where a bot's token is read (no cache there), its queue locked or a message's seq taken",
   "cli/commands/doctor.test.ts":
     "SQLite's checks (the file's integrity and permissions, free disk); PostgreSQL's are in postgres-ops.test.ts",
+  "src/botapi/grammy.test.ts": WIRE,
+  "src/botapi/ntba.test.ts": WIRE,
+  "src/botapi/ptb.test.ts": WIRE,
+  "src/botapi/telebot.test.ts": WIRE,
+  "src/botapi/telegraf.test.ts": WIRE,
+  "src/botapi/examples.test.ts": WIRE,
+  "src/botapi/snippets.test.ts": WIRE,
+  "src/botapi/reference.test.ts": "the Bot API's OpenAPI document, made from the method table",
+  "src/clientapi/openapi.test.ts": "the Client API's OpenAPI document, made from the routes' schemas",
+  "src/botapi/ssrf.test.ts": "webhook addresses classified before anything is stored",
+  "src/botapi/token-paths.test.ts": "what the request log writes of a token's path",
+  "src/http/body-limits.test.ts": HTTP_LAYER,
+  "src/http/http.test.ts": HTTP_LAYER,
+  "src/http/lazy-surface.test.ts": HTTP_LAYER,
+  "src/http/per-address-limits.test.ts": "per-address budgets, kept in memory (or Redis), never in the database",
+  "src/http/request-log.test.ts": HTTP_LAYER,
+  "src/http/untrusted-proxy.test.ts": HTTP_LAYER,
+  "src/http/web-app.test.ts": "the web app's files, served from the build",
+  "src/http/pwa.test.ts": "the manifest, icons and service worker, made from the build and an uploaded image",
+  "src/clientapi/uploads/limits.test.ts": "upload sizes, refused or taken as the bytes arrive, before a row is written",
+  "src/media/renditions.test.ts": "image copies made by sharp; the rows they go in are in the uploads tests",
+  "src/ops/control.test.ts": "file modes of the data dir and the control socket",
 };
 
 const postgresExcluded = (file: string) =>

@@ -99,6 +99,7 @@ export async function createApp(opts: CreateAppOptions): Promise<App> {
   const vapid = ensureVapidKeys(opts.dataDir);
   const storage = openInstanceStorage(config["database.url"], dbPath(opts.dataDir), {
     longReadQueue: () => config["limits.longReadQueue"],
+    poolSize: config["database.poolSize"],
   });
   if (opts.migrate !== false) {
     try {

@@ -319,6 +319,11 @@ export const configKeys = {
     postgresUrl,
     "empty: SQLite under the data dir; postgres://user:pass@host:port/db: PostgreSQL (every node of the instance the same)",
   ),
+  "database.poolSize": spec(
+    10,
+    int(1, 1000),
+    "PostgreSQL: connections each node (and each CLI command) keeps open to the database; every node's pool must fit under the server's max_connections",
+  ),
   "database.walLimitMB": spec(
     64,
     int(4, 1_000_000),

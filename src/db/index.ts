@@ -83,12 +83,14 @@ export interface Storage {
 
 /** Opens the instance's database: PostgreSQL when database.url is set, else SQLite at SQLITE_PATH. */
 export function openInstanceStorage(databaseUrl: string, sqlitePath: string, opts: StorageOptions = {}): Storage {
-  return databaseUrl ? openPostgresStorage(databaseUrl) : openStorage(sqlitePath, opts);
+  return databaseUrl ? openPostgresStorage(databaseUrl, { poolSize: opts.poolSize }) : openStorage(sqlitePath, opts);
 }
 
 export interface StorageOptions {
   /** SQLite: long reads that may wait for the read worker before more are refused (read-worker.ts) */
   longReadQueue?: () => number;
+  /** PostgreSQL: pooled connections (database.poolSize) */
+  poolSize?: number;
 }
 
 /** Long reads waiting for the read worker when the caller names no bound. */
@@ -102,10 +104,10 @@ export type OrderedQueue = keyof typeof QUEUE_LOCK_CLASSES;
 const CONFLICT_ATTEMPTS = 5;
 
 /** PostgreSQL at URL (postgres://user:pass@host:port/db) through a pool of Bun.SQL connections. */
-export function openPostgresStorage(url: string): Storage {
+export function openPostgresStorage(url: string, opts: { poolSize?: number } = {}): Storage {
   let written = 0;
   const counter = { statements: 0 };
-  const dialect = bunPostgresDialect({ url, counter, onWrite: () => void written++ });
+  const dialect = bunPostgresDialect({ url, max: opts.poolSize, counter, onWrite: () => void written++ });
   const db = new Kysely<Database>({ dialect });
   let closed = false;
   const groupListeners: Array<(size: number) => void> = [];

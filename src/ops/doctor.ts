@@ -233,9 +233,6 @@ function proxyCheck(trustProxy: boolean, nodes: NodeRecord[]): Check {
   };
 }
 
-/** Connections a node's pool may hold (src/db: bunPostgresDialect's default). */
-const NODE_POOL_CONNECTIONS = 10;
-
 /**
  * database.url's PostgreSQL, read without changing anything: reachable and writable (not a
  * standby or a read-only default), the counterpart of SQLite's integrity check (data
@@ -244,7 +241,9 @@ const NODE_POOL_CONNECTIONS = 10;
  * see without checksums is the server's operator's (amcheck, monitoring).
  */
 async function checkPostgres(dataDir: string, url: string): Promise<{ checks: Check[]; sizeBytes: number | null }> {
-  const storage = openPostgresStorage(url);
+  const config = loadConfig(dataDir);
+  // one question at a time: a single connection is all it needs
+  const storage = openPostgresStorage(url, { poolSize: 1 });
   const db = storage.db as Kysely<any>;
   const one = async <T>(query: ReturnType<typeof sql<T>>): Promise<T> => (await query.execute(db)).rows[0]!;
   try {
@@ -262,7 +261,11 @@ async function checkPostgres(dataDir: string, url: string): Promise<{ checks: Ch
             fix: "point database.url at the primary, or `ALTER DATABASE … SET default_transaction_read_only = off`",
           }
         : { name: "database", status: "ok", detail: `${server} reachable` };
-    const checks = [database, await checkPostgresIntegrity(db), await checkPostgresConnections(db)];
+    const checks = [
+      database,
+      await checkPostgresIntegrity(db),
+      await checkPostgresConnections(db, config["database.poolSize"]),
+    ];
     const applied = (await db.selectFrom("kysely_migration").select("name").orderBy("name").execute()).map(
       (r) => r.name as string,
     );
@@ -270,7 +273,7 @@ async function checkPostgres(dataDir: string, url: string): Promise<{ checks: Ch
       checks: [
         ...checks,
         migrationsCheck(applied, await readSchemaMinimum(db)),
-        proxyCheck(loadConfig(dataDir).trustProxy, await listNodes(db)),
+        proxyCheck(config.trustProxy, await listNodes(db)),
       ],
       sizeBytes: await postgresDatabaseBytes(db),
     };
@@ -315,15 +318,16 @@ async function checkPostgresIntegrity(db: Kysely<any>): Promise<Check> {
 }
 
 /** Whether the server has room for another node's pool, beside the connections open now. */
-async function checkPostgresConnections(db: Kysely<any>): Promise<Check> {
+/** Whether the server has room for another node's pool of POOL_SIZE connections. */
+async function checkPostgresConnections(db: Kysely<any>, poolSize: number): Promise<Check> {
   const { rows } = await sql<{ max: number; reserved: number; used: number }>`
     SELECT current_setting('max_connections')::int AS max,
       current_setting('superuser_reserved_connections')::int AS reserved,
       (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend') AS used`.execute(db);
   const { max, reserved, used } = rows[0]!;
   const free = Number(max) - Number(reserved) - Number(used);
-  const detail = `${used} of ${Number(max) - Number(reserved)} connections in use (each node's pool holds up to ${NODE_POOL_CONNECTIONS})`;
-  if (free < NODE_POOL_CONNECTIONS)
+  const detail = `${used} of ${Number(max) - Number(reserved)} connections in use (each node's pool holds up to ${poolSize}, database.poolSize)`;
+  if (free < poolSize)
     return {
       name: "connections",
       status: "warn",

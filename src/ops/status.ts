@@ -210,7 +210,8 @@ function filesByKind(db: SqliteDatabase): InstanceStatus["files"]["byKind"] {
  * Kysely, its size as the server reports it (no WAL of the instance's own).
  */
 async function postgresStatus(status: InstanceStatus, url: string): Promise<void> {
-  const storage = openPostgresStorage(url);
+  // one question at a time: a single connection is all it needs
+  const storage = openPostgresStorage(url, { poolSize: 1 });
   try {
     const db = storage.db as Kysely<any>;
     status.database = { engine: "postgres", server: await storage.describe(), sizeBytes: 0, walSizeBytes: 0 };

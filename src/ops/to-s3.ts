@@ -85,7 +85,9 @@ export async function moveFilesToS3(
       `bucket ${bucket} cannot be used (${problem}): check files.s3.endpoint, files.s3.region and the access keys`,
     );
 
-  const storage = openInstanceStorage(config["database.url"], dbPath(dataDir));
+  const storage = openInstanceStorage(config["database.url"], dbPath(dataDir), {
+    poolSize: config["database.poolSize"],
+  });
   let keys: StoredKey[];
   try {
     keys = storedKeysOf(

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { storeConfigValues } from "../config";
+import { TEST_POOL } from "./instance";
 import { freshPostgresDatabase, testsOnPostgres } from "./postgres";
 
 /** The socialctl entry point, run from source by Bun. */
@@ -60,7 +61,7 @@ export function cliHarness() {
   // SOCIAL_TEST_DATABASE=postgres: the data dir names a fresh database before the first
   // command, so `init` and every command after it (and openApp on the dir) use PostgreSQL
   const prepared = testsOnPostgres()
-    ? freshPostgresDatabase().then((url) => storeConfigValues(dataDir, { "database.url": url }))
+    ? freshPostgresDatabase().then((url) => storeConfigValues(dataDir, { "database.url": url, ...TEST_POOL }))
     : Promise.resolve();
 
   /** Runs socialctl in a child process, as an operator would. */

@@ -12,6 +12,13 @@ import { whenProcessEnds } from "./process-end";
  * under the test's own OVERRIDES: limits are lifted (every test shares 127.0.0.1) and the
  * event-loop readiness check is off; registration is open.
  */
+/**
+ * A test instance on PostgreSQL keeps a small pool: each new connection costs the server a
+ * process start, a cost paid by every one of a run's hundreds of instances, while a test sends
+ * few requests at once.
+ */
+export const TEST_POOL = { "database.poolSize": 4 } as const;
+
 export const testInstanceOverrides = (
   overrides: Partial<Record<ConfigKey, unknown>>,
 ): Partial<Record<ConfigKey, unknown>> => ({
@@ -26,6 +33,7 @@ export const testInstanceOverrides = (
   "readiness.maxEventLoopLagMs": 0,
   // tests that read the log look for the line of each request they make
   "log.requests": "all",
+  ...TEST_POOL,
   ...overrides,
 });
 
@@ -69,7 +77,7 @@ export async function prepareTestDatabase(
     // loaded on the PostgreSQL run only: an instance on SQLite needs neither the cluster nor its helpers
     const { freshPostgresDatabase } = await import("./postgres");
     if (!readConfigFile(dataDir)["database.url"])
-      storeConfigValues(dataDir, { "database.url": await freshPostgresDatabase() });
+      storeConfigValues(dataDir, { "database.url": await freshPostgresDatabase(), ...TEST_POOL });
     return;
   }
   if (!opts.fresh || opts.ownMigrations || opts.overrides["database.url"]) return;

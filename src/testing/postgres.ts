@@ -60,7 +60,16 @@ async function runAsPostgresAside(bin: string, args: string[]): Promise<void> {
  * on, fsync still off): what SQLite's WAL with synchronous=NORMAL guarantees (a commit
  * survives the process, not a power cut), for benchmarks comparing the two.
  */
-export async function startPostgresCluster(opts: { commitsWritten?: boolean } = {}): Promise<PostgresCluster> {
+export async function startPostgresCluster(
+  opts: {
+    commitsWritten?: boolean;
+    /**
+     * off unless asked: a test's database lives for seconds, and the launcher visiting each of
+     * a run's hundreds of databases in turn keeps a core busy for nothing
+     */
+    autovacuum?: boolean;
+  } = {},
+): Promise<PostgresCluster> {
   const bin = postgresBinDir();
   if (!bin) throw new Error("PostgreSQL is not installed (apt-get install postgresql; .ci/run does it)");
   const dir = mkdtempSync(join(tmpdir(), "socialctl-pg-"));
@@ -99,6 +108,7 @@ export async function startPostgresCluster(opts: { commitsWritten?: boolean } = 
     "-c full_page_writes=off",
     "-c max_connections=200",
     "-c shared_buffers=32MB",
+    `-c autovacuum=${opts.autovacuum ? "on" : "off"}`,
   ].join(" ");
   const startArgs = ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "-t", "60", "start"];
   const startUp = () => runAsPostgres(join(bin, "pg_ctl"), startArgs);
@@ -133,14 +143,20 @@ function databasesAt(url: string): Databases {
     u.pathname = `/${name}`;
     return u.href;
   };
+  // one connection for every database made: a new backend costs the server more than the copy
+  let admin: Bun.SQL | null = null;
   return {
     url: on,
     async createDatabase(name, template) {
-      const admin = new Bun.SQL(on("postgres"), { max: 1 });
+      const statement = `CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ""}`;
+      admin ??= new Bun.SQL(on("postgres"), { max: 1, idleTimeout: 5 });
       try {
-        await admin.unsafe(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ""}`);
-      } finally {
-        await admin.close();
+        await admin.unsafe(statement);
+      } catch (err) {
+        // the server restarted since (an outage a test made): once more on a new connection
+        if (!/connection|closed|ECONNRE/i.test(String((err as Error).message))) throw err;
+        admin = new Bun.SQL(on("postgres"), { max: 1, idleTimeout: 5 });
+        await admin.unsafe(statement);
       }
       return on(name);
     },

@@ -22,5 +22,6 @@ export const queryRow = async <R = Record<string, any>>(
 
 /** A connection of its own to the instance's database in DATADIR, as another process (`socialctl`, a restarted server) opens it. */
 export function openOtherConnection(dataDir: string): Storage {
-  return openInstanceStorage(loadConfig(dataDir)["database.url"], dbPath(dataDir));
+  const config = loadConfig(dataDir);
+  return openInstanceStorage(config["database.url"], dbPath(dataDir), { poolSize: config["database.poolSize"] });
 }
