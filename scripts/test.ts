@@ -55,15 +55,17 @@ interface Outcome {
 }
 
 /**
- * Worker processes of each test part: TEST_WORKERS, else the machine's cores. Much of a
- * browser or PostgreSQL test is waiting (for Chromium to draw, for the database's server), so
- * with fewer workers those parts outlast the rest; the tests bound their waits loosely enough
- * (a CLI process's 60 s, a browser's 10 s per step) for a machine the three parts keep busy.
+ * Worker processes of test part NAME: TEST_WORKERS, else the machine's cores for fast and
+ * server, half of them for the browser (Chromium's own processes) and for PostgreSQL (its
+ * server's). Side by side, the three then keep every core busy to the end without starving
+ * the tests that bound their own waits (a CLI process's 60 s, a browser's 10 s per step): a
+ * worker per core for each part overloads a 2-core machine until those run out of time.
  */
-function workers(): number {
+function workers(name: Name): number {
   const set = Number(process.env.TEST_WORKERS);
   if (Number.isInteger(set) && set > 0) return set;
-  return availableParallelism();
+  const cores = availableParallelism();
+  return name === "browser" || name === "postgres" ? Math.ceil(cores / 2) : cores;
 }
 
 /** The commands a part runs one after the other, with its environment. */
@@ -73,7 +75,7 @@ function commands(name: Name, files: string[]): { argv: string[]; env: Record<st
       { argv: ["bun", "run", "typecheck"], env: {} },
       { argv: ["bun", "run", "format:check"], env: {} },
     ];
-  const n = workers();
+  const n = workers(name);
   const timings = join(TIMINGS, `${name}.json`);
   const parallel = n > 1 ? [`--parallel=${n}`, "--no-isolate", `--timings=${timings}`, "--update-timings"] : [];
   return [
@@ -106,7 +108,7 @@ async function runPart(name: Name, files: string[], live: boolean): Promise<Outc
     if (live) process.stdout.write(text);
   };
   if (!live)
-    console.log(`${name}: started${name === "check" ? "" : ` (${files.length} files, ${workers()} workers)`}`);
+    console.log(`${name}: started${name === "check" ? "" : ` (${files.length} files, ${workers(name)} workers)`}`);
   for (const { argv, env } of commands(name, files)) {
     const merged: Record<string, string | undefined> = { ...process.env, ...env };
     // piped, bun would drop its colours; a terminal reading this keeps them

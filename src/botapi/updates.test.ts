@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../testing/server";
 import { signedInClient } from "../testing/fixtures";
 import type { TestClient } from "../testing/client";
-import { statementsDuring } from "../testing/statements";
+import { fewestStatements } from "../testing/statements";
 import { botWorld, botCall, createBotViaApi, openChat, PNG_1x1, waitFor, waitForLongPoll } from "../testing/botapi";
 
 let server: TestServer;
@@ -54,15 +54,10 @@ describe("getUpdates", () => {
     // write to bots or accounts in between (a busy machine's other tests' bots) makes read again,
     // so each count is the fewest of a few tries
     const sqlite = server.app.storage.engine === "sqlite";
-    const fewest = async (tries: number, measure: () => Promise<number>) => {
-      let best = Infinity;
-      for (let i = 0; i < tries; i++) best = Math.min(best, await measure());
-      return best;
-    };
-    const count = (params: Record<string, unknown>) =>
-      statementsDuring(server.app.storage, () => call(token, "getUpdates", params));
-    const idle = await fewest(3, () => count({ timeout: 0 }));
-    const repeated = await fewest(3, () => count({ offset: next }));
+    const fewest = (tries: number, params: () => Record<string, unknown>) =>
+      fewestStatements(server.app.storage, () => call(token, "getUpdates", params()), { tries });
+    const idle = await fewest(3, () => ({ timeout: 0 }));
+    const repeated = await fewest(3, () => ({ offset: next }));
     // the queue's read is then the call's only statement
     if (sqlite) expect(idle).toBe(1);
     expect(repeated - idle).toBe(1);
@@ -73,7 +68,7 @@ describe("getUpdates", () => {
     // acknowledging happens once per offset: each try acknowledges one more update
     const ids = (await call(token, "getUpdates")).body.result.map((u: any) => u.update_id);
     let acknowledged = 0;
-    const acknowledging = await fewest(2, () => count({ offset: ids[++acknowledged] }));
+    const acknowledging = await fewest(2, () => ({ offset: ids[++acknowledged] }));
     expect(acknowledging - idle).toBe(2);
     expect((await call(token, "getUpdates")).body.result.map((u: any) => u.message.text)).toEqual(["c"]);
   });

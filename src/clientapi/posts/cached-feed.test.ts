@@ -3,7 +3,7 @@ import { Database } from "bun:sqlite";
 import { sql } from "kysely";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { quickPerson } from "../../testing/fixtures";
-import { statementsDuring } from "../../testing/statements";
+import { fewestStatements, statementsDuring } from "../../testing/statements";
 import { testsOnPostgres } from "../../testing/postgres";
 import { postIdAs } from "../../testing/posts";
 import { queryRow } from "../../testing/sql";
@@ -250,15 +250,20 @@ describe("kept home feed answers", () => {
     const page = () => served(a, { following: true, limit: 20 });
     const stamp = keptCost();
     await page();
-    expect(await statementsDuring(server.app.storage, page)).toBe(stamp);
+    expect(await fewestStatements(server.app.storage, page)).toBe(stamp);
     // the post liked: the page read again with its row's new version (one statement each), then kept
-    await c.client.post(`/api/social/posts/${shown}/like`);
-    expect(await statementsDuring(server.app.storage, page)).toBe(stamp + 2);
-    expect(await statementsDuring(server.app.storage, page)).toBe(stamp);
+    // (the like toggled three times: each a write to the post's row, the last leaving it liked)
+    const liked = await fewestStatements(server.app.storage, page, {
+      before: () => c.client.post(`/api/social/posts/${shown}/like`),
+    });
+    expect(liked).toBe(stamp + 2);
+    expect(await fewestStatements(server.app.storage, page)).toBe(stamp);
     expect(JSON.parse((await page())[1]).data.feed[0].likeCount).toBe(1);
     // a write elsewhere moves the stamp too: the page alone read again
-    await postIdAs(c.client, "elsewhere");
-    expect(await statementsDuring(server.app.storage, page)).toBe(stamp + 1);
-    expect(await statementsDuring(server.app.storage, page)).toBe(stamp);
+    const elsewhere = await fewestStatements(server.app.storage, page, {
+      before: (attempt) => postIdAs(c.client, `elsewhere ${attempt}`),
+    });
+    expect(elsewhere).toBe(stamp + 1);
+    expect(await fewestStatements(server.app.storage, page)).toBe(stamp);
   });
 });
