@@ -77,13 +77,14 @@ describe("getUpdates", () => {
     const token = await createBotViaApi(owner, "wake_bot");
     const cid = await openChat(person, "wake_bot");
     const started = Date.now();
-    const poll = call(token, "getUpdates", { timeout: 10 });
+    const poll = call(token, "getUpdates", { timeout: 40 });
     await Bun.sleep(100);
     await person.post(`/api/social/messages/${cid}`, { content: "wake up" });
     const res = await poll;
     expect(res.body.result.map((u: any) => u.message.text)).toEqual(["wake up"]);
-    expect(Date.now() - started).toBeLessThan(3000);
-  });
+    // woken, not answered at the end of its 40 s (with room for a busy machine)
+    expect(Date.now() - started).toBeLessThan(20_000);
+  }, 60_000);
 
   test("an empty long poll ends after its timeout with an empty list", async () => {
     const token = await createBotViaApi(owner, "idle_bot");
@@ -137,7 +138,8 @@ describe("getUpdates", () => {
     const started = Date.now();
     expect(await texts({ timeout: -1 })).toEqual(["one", "two", "three"]);
     expect(await texts({ timeout: "soon" })).toEqual(["one", "two", "three"]);
-    expect(Date.now() - started).toBeLessThan(2000);
+    // answered at once, not held for a long poll's wait
+    expect(Date.now() - started).toBeLessThan(10_000);
     // a timeout beyond the longest wait is cut to it, not refused
     const ids = (await call(token, "getUpdates")).body.result.map((u: any) => u.update_id);
     const long = call(token, "getUpdates", { offset: ids.at(-1) + 1, timeout: 1000 });

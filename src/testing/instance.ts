@@ -28,6 +28,8 @@ export const testInstanceOverrides = (
   "limits.loginPer10Min": 1_000_000,
   "limits.botCallsPerMinute": 1_000_000,
   "limits.botNewChatsPerHour": 1_000_000,
+  // a search's time budget is a bound on a loaded machine's CPU: a busy test run is not what it guards against
+  "limits.searchBudgetMs": 60_000,
   // instances in a test process share its one event loop with the test and each other, on a
   // loaded machine: lateness there is the test's, not a stalled node's (stalled-node.test.ts turns it on)
   "readiness.maxEventLoopLagMs": 0,

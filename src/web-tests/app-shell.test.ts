@@ -332,7 +332,8 @@ describe("web app: installable", () => {
           const list = await shown();
           return list.some((n) => n.title === payload.title && n.body === payload.body) && list;
         },
-        10_000,
+        // a busy machine's Chromium may take seconds to show one
+        30_000,
         `the notification of "${payload.title} ${payload.body}"`,
       );
     };
@@ -352,7 +353,7 @@ describe("web app: installable", () => {
       { title: "Grace followed you", body: "", tag: "", icon: "/icons/icon-192.png", url: "/users/grace" },
     ]);
     await cdp.detach();
-  });
+  }, 120_000);
 });
 
 describe("web app: first screen", () => {

@@ -105,6 +105,9 @@ describe("web app: message search", () => {
         }),
       }),
     );
+    // the chat's lazy chunks loaded first: a navigation would abort an import still under way,
+    // an error of the page left behind, not of the one tested
+    await page.waitForLoadState("networkidle");
     await page.goto("/search?q=the&type=messages");
     await page.getByRole("alert").filter({ hasText: "The search took too long; try more or longer words" }).waitFor();
     await page.getByRole("button", { name: "Try again" }).waitFor();

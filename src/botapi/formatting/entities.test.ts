@@ -222,11 +222,12 @@ describe("cost", () => {
     for (const input of inputs) {
       const started = performance.now();
       expect(Array.isArray(detectEntities(input))).toBe(true);
-      expect(performance.now() - started).toBeLessThan(500);
+      // backtracking gone wrong takes minutes on such input; the bound leaves room for a busy machine
+      expect(performance.now() - started).toBeLessThan(5_000);
     }
     const started = performance.now();
     const parsed = parseFormatted("*x* _y_ `z` ".repeat(1500), "MarkdownV2");
     expect(parsed.entities).toHaveLength(4500);
-    expect(performance.now() - started).toBeLessThan(1500);
+    expect(performance.now() - started).toBeLessThan(10_000);
   });
 });
