@@ -8,17 +8,17 @@ import { testsOnPostgres } from "./engine";
 import { whenProcessEnds } from "./process-end";
 
 /**
- * What every test instance (a server on a port, an app called in process) is configured with
- * under the test's own OVERRIDES: limits are lifted (every test shares 127.0.0.1) and the
- * event-loop readiness check is off; registration is open.
- */
-/**
  * A test instance on PostgreSQL keeps a small pool: each new connection costs the server a
  * process start, a cost paid by every one of a run's hundreds of instances, while a test sends
  * few requests at once.
  */
 export const TEST_POOL = { "database.poolSize": 4 } as const;
 
+/**
+ * What every test instance (a server on a port, an app called in process) is configured with
+ * under the test's own OVERRIDES: limits are lifted (every test shares 127.0.0.1) and the
+ * event-loop readiness check is off; registration is open.
+ */
 export const testInstanceOverrides = (
   overrides: Partial<Record<ConfigKey, unknown>>,
 ): Partial<Record<ConfigKey, unknown>> => ({
@@ -28,7 +28,8 @@ export const testInstanceOverrides = (
   "limits.loginPer10Min": 1_000_000,
   "limits.botCallsPerMinute": 1_000_000,
   "limits.botNewChatsPerHour": 1_000_000,
-  // a search's time budget is a bound on a loaded machine's CPU: a busy test run is not what it guards against
+  // the search budget keeps a serving instance's other requests moving; on a machine the suite
+  // keeps busy it would refuse the tests' own searches
   "limits.searchBudgetMs": 60_000,
   // instances in a test process share its one event loop with the test and each other, on a
   // loaded machine: lateness there is the test's, not a stalled node's (stalled-node.test.ts turns it on)
