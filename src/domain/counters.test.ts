@@ -4,7 +4,7 @@ import { sql, type Kysely } from "kysely";
 import { startTestServer, type TestServer } from "../testing/server";
 import { insertPeople } from "../testing/fixtures";
 import { countingDb } from "../testing/statements";
-import { withoutCacheStamps } from "../testing/migrations";
+import { rerunMigrations } from "../testing/migrations";
 import { AppError } from "../lib/errors";
 import { deleteAccount } from "./account/delete";
 import {
@@ -263,16 +263,8 @@ test("the migrations backfill the counters from existing rows", async () => {
   await sql`UPDATE posts SET like_count = 0, comment_count = 0`.execute(app.db);
   await sql`UPDATE users SET followers_count = 0, following_count = 0`.execute(app.db);
   await sql`UPDATE comments SET like_count = 0, reply_count = 0`.execute(app.db);
-  const { migrations } = await import("../db/migrations");
-  for (const name of ["20261124100000_counters", "20261124190000_comment_counters"]) {
-    const counters = migrations[name]!;
-    await app.db.transaction().execute((tx) =>
-      withoutCacheStamps(tx, async () => {
-        await counters.down!(tx);
-        await counters.up(tx);
-      }),
-    );
-  }
+  for (const name of ["20261124100000_counters", "20261124190000_comment_counters"])
+    await rerunMigrations(app.db, [name]);
   expect(await mismatches()).toEqual([]);
 });
 
@@ -495,27 +487,13 @@ test("the last message migration fills each chat's newest message not deleted fo
   for (const content of ["one", "two", "three"])
     await sendMessage(app, { conversationId: chat.id, senderId: a!.id, content });
   await deleteMessage(app, { conversationId: chat.id, seq: 3, actorId: a!.id, forEveryone: true });
-  const { migrations } = await import("../db/migrations");
-  const lastMessage = migrations["20261124214100_chat_last_message"]!;
-  // the later migration on the same table first, so the columns come back in their order
-  // (PostgreSQL's cached plans of `SELECT *` refuse another)
-  const later = migrations["20261125002100_chat_list_last_message_version"]!;
-  // and the one trigger of a stored message, which reads the column
-  const oneTrigger = migrations["20261125040000_send_one_trigger"]!;
-  // and every later column of conversations, for the same reason
-  const inviteMaker = migrations["20261128140100_invite_maker"]!;
-  await app.db.transaction().execute((tx) =>
-    withoutCacheStamps(tx, async () => {
-      await inviteMaker.down!(tx);
-      await oneTrigger.down!(tx);
-      await later.down!(tx);
-      await lastMessage.down!(tx);
-      await lastMessage.up(tx);
-      await later.up(tx);
-      await oneTrigger.up(tx);
-      await inviteMaker.up(tx);
-    }),
-  );
+  await rerunMigrations(app.db, [
+    "20261124214100_chat_last_message",
+    // the later columns of conversations, and the one trigger of a stored message, which reads the column
+    "20261125002100_chat_list_last_message_version",
+    "20261125040000_send_one_trigger",
+    "20261128140100_invite_maker",
+  ]);
   expect(await lastMessageMismatches()).toEqual([]);
   const row = await app.db
     .selectFrom("conversations")
@@ -538,31 +516,15 @@ test("the member activity migration copies each chat's activity to its membershi
   const chat = await openPrivateChat(app, a!.id, b!.id);
   server.clock.advance(1_000);
   await sendMessage(app, { conversationId: chat.id, senderId: a!.id, content: "later" });
-  const { migrations } = await import("../db/migrations");
-  const activity = migrations["20261125002000_chat_member_activity"]!;
-  // the later migration on the same table first, so the columns come back in their order
-  // (PostgreSQL's cached plans of `SELECT *` refuse another)
-  const later = migrations["20261125002100_chat_list_last_message_version"]!;
-  // and the one that moved a send's activity copy into the unread counter's trigger
-  const sendActivity = migrations["20261125010000_send_member_activity"]!;
-  // and the one that folded that trigger into a stored message's only one
-  const oneTrigger = migrations["20261125040000_send_one_trigger"]!;
-  // and every later column of conversations, for the same reason
-  const inviteMaker = migrations["20261128140100_invite_maker"]!;
-  await app.db.transaction().execute((tx) =>
-    withoutCacheStamps(tx, async () => {
-      await inviteMaker.down!(tx);
-      await oneTrigger.down!(tx);
-      await sendActivity.down!(tx);
-      await later.down!(tx);
-      await activity.down!(tx);
-      await activity.up(tx);
-      await later.up(tx);
-      await sendActivity.up(tx);
-      await oneTrigger.up(tx);
-      await inviteMaker.up(tx);
-    }),
-  );
+  await rerunMigrations(app.db, [
+    "20261125002000_chat_member_activity",
+    // the later columns of the same tables; the one that moved a send's activity copy into the
+    // unread counter's trigger, and the one that folded that trigger into a stored message's only one
+    "20261125002100_chat_list_last_message_version",
+    "20261125010000_send_member_activity",
+    "20261125040000_send_one_trigger",
+    "20261128140100_invite_maker",
+  ]);
   expect(await activityMismatches()).toEqual([]);
   const mine = await listChats(app.db, a!.id, undefined, 50);
   expect(mine.items.map((i) => i.conversationId)[0]).toBe(chat.id);
@@ -574,19 +536,8 @@ test("the last message version migration marks the memberships with hidden messa
   const chat = await openPrivateChat(app, a!.id, b!.id);
   for (const content of ["one", "two"]) await sendMessage(app, { conversationId: chat.id, senderId: a!.id, content });
   await deleteMessage(app, { conversationId: chat.id, seq: 2, actorId: b!.id, forEveryone: false });
-  const { migrations } = await import("../db/migrations");
-  const lastVersion = migrations["20261125002100_chat_list_last_message_version"]!;
-  // the later column of conversations first, so the columns come back in their order
-  // (PostgreSQL's cached plans of `SELECT *` refuse another)
-  const inviteMaker = migrations["20261128140100_invite_maker"]!;
-  await app.db.transaction().execute((tx) =>
-    withoutCacheStamps(tx, async () => {
-      await inviteMaker.down!(tx);
-      await lastVersion.down!(tx);
-      await lastVersion.up(tx);
-      await inviteMaker.up(tx);
-    }),
-  );
+  // with the later column of conversations
+  await rerunMigrations(app.db, ["20261125002100_chat_list_last_message_version", "20261128140100_invite_maker"]);
   expect(await hiddenFlagMismatches()).toEqual([]);
   const flags = await app.db
     .selectFrom("conversation_members")
@@ -613,14 +564,7 @@ test("the member counter migration backfills each chat's count from its members"
   const [a, b, c] = await makePeople(3);
   await createGroup(app, a!.id, "backfill", [b!.id, c!.id]);
   await openPrivateChat(app, a!.id, b!.id);
-  const { migrations } = await import("../db/migrations");
-  const memberCount = migrations["20261124194000_chat_member_count"]!;
-  await app.db.transaction().execute((tx) =>
-    withoutCacheStamps(tx, async () => {
-      await memberCount.down!(tx);
-      await memberCount.up(tx);
-    }),
-  );
+  await rerunMigrations(app.db, ["20261124194000_chat_member_count"]);
   expect(await memberCountMismatches()).toEqual([]);
   const counts = await app.db.selectFrom("conversations").select("member_count").execute();
   expect(counts.some((r) => Number(r.member_count) === 3)).toBe(true);

@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import { commentsPage, cachedCommentViewsOf } from "../../domain/comments/service";
 import { findVisiblePost } from "../../domain/posts/service";
 import { quickPerson } from "../../testing/fixtures";
+import { rerunMigrations } from "../../testing/migrations";
 import { postIdAs } from "../../testing/posts";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { fewestStatements, statementsDuring } from "../../testing/statements";
@@ -357,12 +358,7 @@ describe("kept comment pages", () => {
       [await rowId("posts", postId), 0],
       [await rowId("posts", postId), await rowId("comments", root.id)],
     ]);
-    const { migrations } = await import("../../db/migrations");
-    const migration = migrations["20261125033000_comment_threads"]!;
-    await db.transaction().execute(async (tx) => {
-      await migration.down!(tx);
-      await migration.up(tx);
-    });
+    await rerunMigrations(db, ["20261125033000_comment_threads"]);
     expect(await threads()).toEqual(before);
     // and the triggers are back: a new comment on the quiet post makes its thread
     await commentAs(other, quiet, { content: "now one" });

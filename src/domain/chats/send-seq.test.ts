@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { signedInClient } from "../../testing/fixtures";
+import { rerunMigrations } from "../../testing/migrations";
 import type { TestClient } from "../../testing/client";
 import { queryRow, queryRows } from "../../testing/sql";
 import { newCuid } from "../../lib/ids";
@@ -131,16 +132,8 @@ test("the Bot API's sends take seqs the same way", async () => {
 });
 
 test("the migrations go down and up again", async () => {
-  const { migrations } = await import("../../db/migrations");
-  const takeSeq = migrations["20261125030000_send_seq_in_insert"]!;
-  // the later one folded that trigger into the only one of a stored message
-  const oneTrigger = migrations["20261125040000_send_one_trigger"]!;
-  await server.app.db.transaction().execute(async (tx) => {
-    await oneTrigger.down!(tx);
-    await takeSeq.down!(tx);
-    await takeSeq.up(tx);
-    await oneTrigger.up(tx);
-  });
+  // with the later one that folded that trigger into the only one of a stored message
+  await rerunMigrations(server.app.db, ["20261125030000_send_seq_in_insert", "20261125040000_send_one_trigger"]);
   const before = await chat();
   server.clock.advance(1_000);
   const res = await alice.post(`/api/social/messages/${cid}`, { content: "after down and up" });

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { sql } from "kysely";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { insertPeople } from "../../testing/fixtures";
+import { rerunMigrations } from "../../testing/migrations";
 import { AppError } from "../../lib/errors";
 import { decodeCursor } from "../../lib/paging";
 import { deleteAccount } from "../account/delete";
@@ -182,15 +183,6 @@ test("feed_entries and the following feed follow every write", async () => {
   );
 }, 240_000);
 
-/** Runs the down, then the up, of the feed_entries migrations, the newest down first. */
-async function redoFeedEntryMigrations(names: string[]) {
-  const { migrations } = await import("../../db/migrations");
-  await server.app.db.transaction().execute(async (tx) => {
-    for (const name of [...names].reverse()) await migrations[name]!.down!(tx);
-    for (const name of names) await migrations[name]!.up(tx);
-  });
-}
-
 test("the migrations fill feed_entries from existing follows and posts, the readers' own posts included", async () => {
   const app = server.app;
   const [reader, followed, muted] = await makePeople(3);
@@ -199,7 +191,7 @@ test("the migrations fill feed_entries from existing follows and posts, the read
   await toggleFollow(app, reader!.id, followed!.id);
   await toggleFollow(app, reader!.id, muted!.id);
   await toggleMute(app, reader!.id, muted!.id);
-  await redoFeedEntryMigrations(["20261124193000_feed_entries", "20261125032000_feed_entries_own_posts"]);
+  await rerunMigrations(server.app.db, ["20261124193000_feed_entries", "20261125032000_feed_entries_own_posts"]);
   expect(await entryMismatches()).toEqual([]);
   const rows = await app.db
     .selectFrom("feed_entries")

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { quickPerson } from "../../testing/fixtures";
-import { withoutCacheStamps } from "../../testing/migrations";
+import { rerunMigrations } from "../../testing/migrations";
 import { postAs, postIdAs } from "../../testing/posts";
 
 /** posts.version, posts.repost_count and users.posts_count: raised and kept by triggers, filled by their migrations. */
@@ -54,22 +54,12 @@ test("the migration fills repost_count from existing reposts", async () => {
   const ids = [await postIdAs(author.client, "shared twice"), await postIdAs(author.client, "shared never")];
   for (const p of [await person(), await person()])
     expect((await p.client.post(`/api/social/posts/${ids[0]}/repost`)).status).toBe(200);
-  const { migrations } = await import("../../db/migrations");
-  const migration = migrations["20261124215000_post_version"]!;
-  // and the later column of posts around it, so the columns come back in their order
-  // (PostgreSQL's cached plans of `SELECT *` refuse another)
-  const contentWarnings = migrations["20261129070000_media_renditions"]!;
-  const linkPreviews = migrations["20261129110000_link_previews"]!;
-  await app.db.transaction().execute((tx) =>
-    withoutCacheStamps(tx, async () => {
-      await linkPreviews.down!(tx);
-      await contentWarnings.down!(tx);
-      await migration.down!(tx);
-      await migration.up(tx);
-      await contentWarnings.up(tx);
-      await linkPreviews.up(tx);
-    }),
-  );
+  // with the later columns of posts
+  await rerunMigrations(app.db, [
+    "20261124215000_post_version",
+    "20261129070000_media_renditions",
+    "20261129110000_link_previews",
+  ]);
   expect((await columns(ids[0]!)).repost_count).toBe(2);
   expect((await columns(ids[1]!)).repost_count).toBe(0);
   // and the triggers are back
@@ -93,12 +83,7 @@ test("the migration fills users.posts_count from existing posts and reposts", as
         .execute()
     ).map((r) => r.posts_count);
   expect(await counts()).toEqual([2, 1]);
-  const { migrations } = await import("../../db/migrations");
-  const migration = migrations["20261124215200_user_posts_count"]!;
-  await app.db.transaction().execute(async (tx) => {
-    await migration.down!(tx);
-    await migration.up(tx);
-  });
+  await rerunMigrations(app.db, ["20261124215200_user_posts_count"]);
   expect(await counts()).toEqual([2, 1]);
   expect((await writer.client.delete(`/api/social/posts/${id}`)).status).toBe(200);
   // the repost goes with its original
