@@ -322,7 +322,7 @@ export const configKeys = {
   "database.poolSize": spec(
     10,
     int(1, 1000),
-    "PostgreSQL: connections each node (and each CLI command) keeps open to the database; every node's pool must fit under the server's max_connections",
+    "PostgreSQL: connections a node (or a socialctl command that opens the instance) keeps open to the database at most; every node's pool must fit under the server's max_connections",
   ),
   "database.walLimitMB": spec(
     64,

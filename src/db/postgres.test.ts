@@ -147,6 +147,24 @@ describe("PostgreSQL storage", () => {
     );
   });
 
+  test("a pool opens at most poolSize sessions, and work beyond them waits its turn", async () => {
+    const small = openPostgresStorage(await freshPostgresDatabase({ empty: true }), { poolSize: 2 });
+    try {
+      const backends = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          small.db.transaction().execute(async (tx) => {
+            await sql`select pg_sleep(0.05)`.execute(tx);
+            return (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx)).rows[0]!.pid;
+          }),
+        ),
+      );
+      expect(backends).toHaveLength(8);
+      expect(new Set(backends).size).toBeLessThanOrEqual(2);
+    } finally {
+      await small.close();
+    }
+  });
+
   test("ping, describe, changes", async () => {
     await pg.ping();
     expect(await pg.describe()).toMatch(/^PostgreSQL \d+/);

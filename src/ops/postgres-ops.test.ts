@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,6 +28,7 @@ let app: App;
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "socialctl-pgops-"));
   setConfigValue(dataDir, "database.url", await freshPostgresDatabase({ empty: true }));
+  setConfigValue(dataDir, "database.poolSize", "3");
   app = await openApp({ dataDir, log: silentLogger });
   await makeUser(app, { username: "pg_person" });
 });
@@ -62,6 +64,14 @@ describe("an instance on PostgreSQL", () => {
     });
   });
 
+  test("the instance keeps at most database.poolSize connections, however much it is asked at once", async () => {
+    await Promise.all(Array.from({ length: 8 }, () => sql`select pg_sleep(0.05)`.execute(app.db)));
+    const { rows } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()`.execute(app.db);
+    expect(rows[0]!.n).toBeGreaterThan(0);
+    expect(rows[0]!.n).toBeLessThanOrEqual(3);
+  });
+
   test("doctor checks PostgreSQL instead of a database file", async () => {
     const checks = await runDoctor({ dataDir, timeUrl: undefined, timeoutMs: 2_000 });
     const byName = Object.fromEntries(checks.map((c) => [c.name, c]));
@@ -87,7 +97,9 @@ describe("an instance on PostgreSQL", () => {
     });
     expect(byName.connections).toMatchObject({
       status: "ok",
-      detail: expect.stringMatching(/^\d+ of 197 connections in use/),
+      detail: expect.stringMatching(
+        /^\d+ of 197 connections in use \(each node's pool holds up to 3, database\.poolSize\)$/,
+      ),
     });
     expect(byName["free disk"]!.detail).toMatch(/free on the data dir's filesystem \(database \d+ MB\)/);
     expect(byName.migrations!.status).toBe("ok");

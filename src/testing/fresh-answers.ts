@@ -110,5 +110,5 @@ export async function freshChatList(
   const page = await readChatList(db, viewerId, cursor ?? undefined, limit ?? 20);
   const conversations = JSON.parse(await chatListJson(db, new ChatListCache(), viewerId, page));
   const next = page.nextCursor;
-  return JSON.stringify({ success: true, data: { conversations, pageInfo: { nextCursor: next }, nextCursor: next } });
+  return JSON.stringify(ok({ conversations, pageInfo: { nextCursor: next }, nextCursor: next }));
 }
