@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { ComposerInput } from "../../components/composer-input";
 import { FormError } from "../../components/field";
 import { AddFilesButton, AttachmentList, useAttachments } from "../../components/attachments";
@@ -27,7 +27,15 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
   const [content, setContent] = useState(() => drafts.read(me, POST_DRAFT)?.text ?? "");
   const linkPreview = useLinkPreview(content);
   const [warning, setWarning] = useState(() => drafts.read(me, POST_DRAFT)?.contentWarning ?? "");
-  useEffect(() => drafts.write(me, POST_DRAFT, { text: content, contentWarning: warning }), [me, content, warning]);
+  // written as it is typed, not in an effect: a reload right after a keystroke keeps it
+  const typeContent = (text: string) => {
+    setContent(text);
+    drafts.write(me, POST_DRAFT, { text, contentWarning: warning });
+  };
+  const typeWarning = (contentWarning: string) => {
+    setWarning(contentWarning);
+    drafts.write(me, POST_DRAFT, { text: content, contentWarning });
+  };
   const attachments = useAttachments(postUploadKind, MAX_POST_IMAGES);
   const [pollOn, setPollOn] = useState(false);
   const [question, setQuestion] = useState("");
@@ -55,6 +63,7 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
     });
     setContent("");
     setWarning("");
+    drafts.remove(me, POST_DRAFT);
     linkPreview.reset();
     attachments.reset();
     setPollOn(false);
@@ -75,7 +84,7 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
           id="composer-text"
           rows={3}
           value={content}
-          onValue={setContent}
+          onValue={typeContent}
           describedBy="composer-count"
           invalid={over || !!contentError}
         />
@@ -94,7 +103,7 @@ export function Composer({ onPosted }: { onPosted: (post: Post) => void }) {
           value={warning}
           maxLength={MAX_CONTENT_WARNING_LENGTH}
           aria-describedby="composer-warning-hint"
-          onInput={(e) => setWarning(e.currentTarget.value)}
+          onInput={(e) => typeWarning(e.currentTarget.value)}
         />
         <p id="composer-warning-hint" class="hint">
           {t("feed.composer.warningHint")}
