@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CLI, runCli } from "../src/testing/cli";
+import { SOCIALCTL, runCli } from "../src/testing/cli";
 
 /*
  * Progress bars are drawn only on a terminal; script(1) gives the CLI one, as an operator's
@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function onTerminal(...args: string[]): Promise<string> {
-  const line = [process.execPath, CLI, "--data-dir", join(dir, "data"), ...args].map((a) => `'${a}'`).join(" ");
+  const line = [...SOCIALCTL, "--data-dir", join(dir, "data"), ...args].map((a) => `'${a}'`).join(" ");
   // a terminal of a usual width (script's own has none, and bars would wrap a character a line)
   const child = Bun.spawn(["script", "-qec", `stty cols 120 rows 40; ${line}`, "/dev/null"], {
     stdout: "pipe",

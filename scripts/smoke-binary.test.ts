@@ -15,12 +15,11 @@ import {
   withBinaryDir,
 } from "./smoke-binary";
 
-// The compiled binary, copied alone into empty folders. Built once here (about 10 s); the two
-// flows take a few seconds each, so this runs in every `npm test`, CI included.
+// The compiled binary, copied alone into empty folders: the one `npm test` built for the run
+// (SOCIAL_TEST_BINARY), else built here; the two flows take a few seconds each, so this runs in
+// every `npm test`, CI included.
 beforeAll(async () => {
-  const t0 = performance.now();
-  await buildBinary();
-  console.log(`built dist/socialctl in ${Math.round(performance.now() - t0)} ms`);
+  if (!process.env.SOCIAL_TEST_BINARY) await buildBinary();
 }, 120_000);
 
 test("the compiled binary copied alone serves the web app, signs in and makes a thumbnail", async () => {

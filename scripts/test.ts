@@ -43,7 +43,8 @@ const TIMINGS = join(ROOT, ".tmp/test-timings");
 const LOGS = join(ROOT, ".tmp/test-logs");
 
 interface Outcome {
-  name: Name;
+  /** a part, or the build of the run's binary */
+  name: Name | "build";
   files: number;
   pass: number;
   fail: number;
@@ -162,15 +163,18 @@ async function runPart(name: Name, files: string[], live: boolean): Promise<Outc
 }
 
 function summary(outcomes: Outcome[], wallMs: number): string {
-  const rows = outcomes.map((o) => [
-    o.name,
-    o.name === "check" ? "" : `${o.files} files`,
-    o.name === "check" ? "" : `${o.pass} passed`,
-    o.name === "check" ? "" : `${o.fail} failed`,
-    seconds(o.wallMs),
-    `CPU ${seconds(o.cpuMs)}`,
-    o.code === 0 ? "ok" : `FAILED (exit ${o.code})`,
-  ]);
+  const rows = outcomes.map((o) => {
+    const tests = o.name !== "check" && o.name !== "build";
+    return [
+      o.name,
+      tests ? `${o.files} files` : "",
+      tests ? `${o.pass} passed` : "",
+      tests ? `${o.fail} failed` : "",
+      seconds(o.wallMs),
+      `CPU ${seconds(o.cpuMs)}`,
+      o.code === 0 ? "ok" : `FAILED (exit ${o.code})`,
+    ];
+  });
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const lines = rows.map((r) => `  ${r.map((c, i) => c.padEnd(widths[i]!)).join("  ")}`.trimEnd());
   const failures = outcomes.flatMap((o) => o.failures.map((f) => `  ${o.name}: ${f}`));
@@ -240,6 +244,48 @@ const runCluster = chosen.some((n) => n !== "check" && n !== "fast" && needsPost
     )
   : Promise.resolve(null);
 
+/** Where the run's compiled binary goes: beside the other test artefacts, not over `npm run build`'s. */
+const TEST_BINARY = join(ROOT, ".tmp/test-bin/socialctl");
+
+/**
+ * The compiled binary of this tree, built once while the first phase runs when the chosen files
+ * start `socialctl` in child processes (src/testing/cli.ts) or test the binary itself: every such
+ * child then runs it (SOCIAL_TEST_BINARY), as an operator does, instead of each transpiling the
+ * source. A build that fails is a failed part; the tests then start the source.
+ */
+const usesBinary = (name: Name) =>
+  name !== "check" && filesOf(name).some((f) => reaches(f, ["src/testing/cli.ts", "scripts/smoke-binary.ts"]));
+const binaryBuild: Promise<Outcome | null> = chosen.some(usesBinary) ? buildTestBinary() : Promise.resolve(null);
+
+async function buildTestBinary(): Promise<Outcome> {
+  const started = performance.now();
+  const proc = Bun.spawn(["bun", "scripts/build.ts", "--outfile", TEST_BINARY], {
+    cwd: ROOT,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  const outcome: Outcome = {
+    name: "build",
+    files: 0,
+    pass: 0,
+    fail: 0,
+    code,
+    wallMs: performance.now() - started,
+    cpuMs: Number(proc.resourceUsage()?.cpuTime.total ?? 0n) / 1000,
+    failures: [],
+  };
+  if (code === 0) process.env.SOCIAL_TEST_BINARY = TEST_BINARY;
+  else console.log(`build: FAILED (exit ${code}); socialctl's child processes start from source\n${out}${err}`);
+  console.log(`build: ${code === 0 ? "built" : "FAILED"} ${relative(ROOT, TEST_BINARY)} in ${seconds(outcome.wallMs)}`);
+  return outcome;
+}
+
 const t0 = performance.now();
 let checking = chosen.includes("check");
 const check = checking
@@ -252,9 +298,12 @@ for (const phase of PHASES) {
   const parts = phase.filter((n) => chosen.includes(n));
   if (!parts.length) continue;
   if (parts.some(needsPostgres)) await runCluster;
+  if (parts.some(usesBinary)) await binaryBuild;
   const alone = parts.length === 1 && !checking;
   outcomes.push(...(await Promise.all(parts.map((n) => runPart(n, filesOf(n), alone)))));
 }
+const built = await binaryBuild;
+if (built) outcomes.unshift(built);
 if (check) outcomes.unshift(await check);
 (await runCluster)?.stop();
 console.log(summary(outcomes, performance.now() - t0));

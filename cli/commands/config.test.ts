@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import { readFileSync, statSync } from "node:fs";
-import { CLI, CLI_PROCESS_BOUND_MS, cliHarness, runCli } from "../../src/testing/cli";
+import { CLI, SOCIALCTL, CLI_PROCESS_BOUND_MS, cliHarness, runCli } from "../../src/testing/cli";
 
 const harness = cliHarness();
 const { tmp, run, runJson, expectOneLineFailure, cleanup } = harness;
@@ -140,10 +140,11 @@ describe("socialctl config, migrate, serve", () => {
 
   test("serve on an empty dir initialises, answers /healthz and stops on SIGTERM", async () => {
     const empty = tmp();
-    const proc = Bun.spawn(
-      [process.execPath, CLI, "--data-dir", empty, "serve", "--port", "0", "--host", "127.0.0.1"],
-      { stdin: "ignore", stdout: "pipe", stderr: "pipe" },
-    );
+    const proc = Bun.spawn([...SOCIALCTL, "--data-dir", empty, "serve", "--port", "0", "--host", "127.0.0.1"], {
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const reader = proc.stderr.getReader();
     let err = "";
     let url: string | undefined;

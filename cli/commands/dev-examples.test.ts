@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { CLI } from "../../src/testing/cli";
+import { SOCIALCTL } from "../../src/testing/cli";
 
 /*
  * The example bots' own test suites (examples/), as their developers run them, against
@@ -8,7 +8,7 @@ import { CLI } from "../../src/testing/cli";
  */
 
 const EXAMPLES = join(import.meta.dir, "..", "..", "examples");
-const env = { ...process.env, SOCIALCTL: `${process.execPath} ${CLI}` };
+const env = { ...process.env, SOCIALCTL: `${SOCIALCTL.join(" ")}` };
 
 async function run(cmd: string[], cwd: string) {
   const child = Bun.spawn(cmd, { cwd, env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });

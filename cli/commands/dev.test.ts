@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { Bot, InlineKeyboard } from "grammy";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CLI, CLI_PROCESS_BOUND_MS, cliHarness, runCli, startServeProcess } from "../../src/testing/cli";
+import { SOCIALCTL, CLI_PROCESS_BOUND_MS, cliHarness, runCli, startServeProcess } from "../../src/testing/cli";
 import { freeLoopbackPort } from "../../src/testing/ports";
 
 const { tmp, cleanup, expectOneLineFailure } = cliHarness();
@@ -16,7 +16,7 @@ afterAll(async () => {
 
 /** `socialctl ARGS dev …` in a child process, as a developer starts it; resolves once it printed where it runs. */
 async function startDev(args: string[]) {
-  const proc = Bun.spawn([process.execPath, CLI, ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([...SOCIALCTL, ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   started.push(proc);
   const reader = proc.stdout.getReader();
   const decoder = new TextDecoder();
@@ -149,18 +149,7 @@ describe("socialctl dev and socialctl as", () => {
     const dev = await startDev(["--json", "dev", "--port", "0"]);
     const sandbox = JSON.parse(dev.out);
     const follow = Bun.spawn(
-      [
-        process.execPath,
-        CLI,
-        "--data-dir",
-        sandbox.dataDir,
-        "--json",
-        "as",
-        "alice",
-        "read",
-        "@sandbox_bot",
-        "--follow",
-      ],
+      [...SOCIALCTL, "--data-dir", sandbox.dataDir, "--json", "as", "alice", "read", "@sandbox_bot", "--follow"],
       { stdout: "pipe", stderr: "pipe", stdin: "ignore" },
     );
     const stderr = follow.stderr.getReader();

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CLI, CLI_PROCESS_BOUND_MS, cliHarness } from "../../src/testing/cli";
+import { SOCIALCTL, CLI_PROCESS_BOUND_MS, cliHarness } from "../../src/testing/cli";
 
 const { tmp, cleanup } = cliHarness();
 afterAll(cleanup);
@@ -23,7 +23,7 @@ const script = Bun.which("script");
  * as a person would; `waitFor` reads the terminal until a text shows up (bounded by a timer).
  */
 function initOnTty(dataDir: string) {
-  const cmd = `stty cols 120 rows 40; exec ${process.execPath} ${CLI} --data-dir ${dataDir} init`;
+  const cmd = `stty cols 120 rows 40; exec ${SOCIALCTL.join(" ")} --data-dir ${dataDir} init`;
   const p = Bun.spawn([script!, "-qfec", cmd, "/dev/null"], {
     stdin: "pipe",
     stdout: "pipe",
@@ -61,7 +61,7 @@ const ENTER = "\r";
 const BACKSPACE = "\x7f";
 const cliJson = (dataDir: string, ...args: string[]) =>
   JSON.parse(
-    Bun.spawnSync([process.execPath, CLI, "--data-dir", dataDir, "--json", ...args], {
+    Bun.spawnSync([...SOCIALCTL, "--data-dir", dataDir, "--json", ...args], {
       stdin: "ignore",
     }).stdout.toString(),
   );
@@ -70,7 +70,7 @@ describe("socialctl init", () => {
   test("without a TTY it never prompts, even without --yes", async () => {
     const dataDir = tmp();
     // stdin is an open pipe nobody writes to: a prompt would wait forever
-    const p = Bun.spawn([process.execPath, CLI, "--data-dir", dataDir, "--json", "init"], {
+    const p = Bun.spawn([...SOCIALCTL, "--data-dir", dataDir, "--json", "init"], {
       stdin: "pipe",
       stdout: "pipe",
       stderr: "pipe",
@@ -119,7 +119,7 @@ describe("socialctl init", () => {
     async () => {
       const dataDir = tmp();
       const made = Bun.spawnSync(
-        [process.execPath, CLI, "--data-dir", dataDir, "init", "--yes", "--port", "4100", "--registration", "open"],
+        [...SOCIALCTL, "--data-dir", dataDir, "init", "--yes", "--port", "4100", "--registration", "open"],
         { stdin: "ignore" },
       );
       expect(made.exitCode).toBe(0);
@@ -127,7 +127,7 @@ describe("socialctl init", () => {
       expect(made.stdout.toString()).toContain("user grant-admin <username>");
       const before = readFileSync(join(dataDir, "config"), "utf8");
       const created = Bun.spawnSync(
-        [process.execPath, CLI, "--data-dir", dataDir, "user", "create", "--email", "chief@example.test"].concat([
+        [...SOCIALCTL, "--data-dir", dataDir, "user", "create", "--email", "chief@example.test"].concat([
           "--username",
           "chief",
           "--password",

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { openApp } from "../../src/wiring";
 import { silentLogger } from "../../src/lib/log";
 import { verifyPassword } from "../../src/lib/crypto";
-import { CLI, CLI_PROCESS_BOUND_MS, runCli } from "../../src/testing/cli";
+import { SOCIALCTL, CLI_PROCESS_BOUND_MS, runCli } from "../../src/testing/cli";
 
 /* A password in argv shows in `ps`: without --password, user create asks on a terminal or reads stdin. */
 let dir: string;
@@ -32,8 +32,7 @@ async function passwordWorks(username: string, password: string): Promise<boolea
 test("read from stdin when it is not a terminal", async () => {
   const child = Bun.spawn(
     [
-      process.execPath,
-      CLI,
+      ...SOCIALCTL,
       "--data-dir",
       dir,
       "--json",
@@ -62,18 +61,7 @@ test("read from stdin when it is not a terminal", async () => {
 });
 
 test("asked for on a terminal, without echo", async () => {
-  const line = [
-    process.execPath,
-    CLI,
-    "--data-dir",
-    dir,
-    "user",
-    "create",
-    "--email",
-    "tty@example.test",
-    "--username",
-    "typed",
-  ]
+  const line = [...SOCIALCTL, "--data-dir", dir, "user", "create", "--email", "tty@example.test", "--username", "typed"]
     .map((a) => `'${a}'`)
     .join(" ");
   const child = Bun.spawn(["script", "-qec", `stty cols 120 rows 40; ${line}`, "/dev/null"], {

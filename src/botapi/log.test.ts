@@ -3,7 +3,7 @@ import { botLogOf, BOT_LOG_ENTRIES } from "../domain/bots/log";
 import { botApiUserId } from "../domain/bots/ids";
 import { claimServerLock } from "../ops/server-lock";
 import { botCall, botWorld, createBotViaApi, openChat, PNG_1x1, waitFor, type BotWorld } from "../testing/botapi";
-import { CLI, runCli } from "../testing/cli";
+import { SOCIALCTL, runCli } from "../testing/cli";
 import { signedInClient } from "../testing/fixtures";
 import { SseClient } from "../testing/realtime";
 
@@ -182,19 +182,7 @@ describe("socialctl bot log", () => {
   test("--follow prints new calls as they happen", async () => {
     const last = (await ownerLog()).at(-1)!.id;
     const child = Bun.spawn(
-      [
-        process.execPath,
-        CLI,
-        "--data-dir",
-        dir(),
-        "--json",
-        "bot",
-        "log",
-        "devlog_bot",
-        "--follow",
-        "--after",
-        String(last),
-      ],
+      [...SOCIALCTL, "--data-dir", dir(), "--json", "bot", "log", "devlog_bot", "--follow", "--after", String(last)],
       { stdout: "pipe", stderr: "pipe", env: { ...process.env, CI: "1" } },
     );
     const timer = setTimeout(() => child.kill(), 15_000);

@@ -6,7 +6,7 @@ import { CONTROL_SOCKET } from "../config/layout";
 import { startTestServer, type TestServer } from "../testing/server";
 import { signedInClient } from "../testing/fixtures";
 import { SseClient } from "../testing/realtime";
-import { CLI } from "../testing/cli";
+import { SOCIALCTL } from "../testing/cli";
 import { reportToRunningServer } from "./control";
 
 /*
@@ -74,7 +74,7 @@ describe("under umask 000", () => {
   test("the data dir `socialctl init` creates is 0700", async () => {
     const dataDir = join(parent, "by-init");
     const child = Bun.spawn(
-      ["sh", "-c", 'umask 000 && exec "$@"', "sh", process.execPath, CLI, "--data-dir", dataDir, "init", "--yes"],
+      ["sh", "-c", 'umask 000 && exec "$@"', "sh", ...SOCIALCTL, "--data-dir", dataDir, "init", "--yes"],
       {
         stdin: "ignore",
         stdout: "pipe",

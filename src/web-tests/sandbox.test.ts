@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Bot } from "grammy";
 import { existsSync } from "node:fs";
-import { CLI } from "../testing/cli";
+import { SOCIALCTL } from "../testing/cli";
 import {
   browserAvailable,
   newPerson,
@@ -25,7 +25,7 @@ let started: {
 
 beforeAll(async () => {
   if (!run) return;
-  dev = Bun.spawn([process.execPath, CLI, "--json", "dev", "--port", "0"], {
+  dev = Bun.spawn([...SOCIALCTL, "--json", "dev", "--port", "0"], {
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
