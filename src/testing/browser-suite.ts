@@ -8,7 +8,7 @@ type PersonOptions = Parameters<typeof signedInPage>[3] & { username?: string };
 
 /**
  * One browser-test file's frame: a real server (OVERRIDES on top of the test defaults) and
- * the process's browser (useBrowser); `it` skips without chromium and keeps screenshots of the pages
+ * one browser for the file; `it` skips without chromium and keeps screenshots of the pages
  * it touched when it fails; `person` is a signed-in browser profile (`signedInPage`) whose
  * page is watched.
  */

@@ -10,7 +10,7 @@ import { quickPerson } from "./fixtures";
 
 /**
  * Browser tests: playwright-core driving the system's chromium (Debian's package; no browser
- * download), one browser per test process, a fresh context (cookies, storage) per person.
+ * download), one browser per test file, a fresh context (cookies, storage) per person.
  * Tests find things by label, role and text, as a person or a screen reader does.
  */
 
@@ -44,37 +44,14 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS, headless: true });
 }
 
-let processBrowser: Promise<Browser> | null = null;
-
-/**
- * The test process's browser, launched on first use and kept for the files the process runs
- * after (a launch costs more CPU than most tests; `bun test --parallel` workers run file after
- * file); Playwright ends it when the process exits, and one that went away is launched again.
- */
-function sharedBrowser(): Promise<Browser> {
-  processBrowser ??= launchBrowser().then(
-    (browser) => {
-      browser.on("disconnected", () => {
-        processBrowser = null;
-      });
-      return browser;
-    },
-    (err) => {
-      processBrowser = null;
-      throw err;
-    },
-  );
-  return processBrowser;
-}
-
-/** The browser for the whole file: the process's, its profiles (contexts) closed after the file. */
+/** One browser for the whole file: launched before its tests, closed after. */
 export function useBrowser(): { readonly browser: Browser } {
   const holder: { browser?: Browser } = {};
   beforeAll(async () => {
-    holder.browser = await sharedBrowser();
+    holder.browser = await launchBrowser();
   }, 30_000);
   afterAll(async () => {
-    await Promise.all(holder.browser?.contexts().map((context) => context.close()) ?? []);
+    await holder.browser?.close();
   });
   return {
     get browser() {
