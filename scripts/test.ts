@@ -1,6 +1,6 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { RUN_CLUSTER_ENV, startRunCluster } from "../src/testing/postgres";
 import { PARTS, POSTGRES_EXCLUDED, ROOT, allTestFiles, reaches, type PartName } from "./test-files";
 
@@ -259,6 +259,8 @@ const binaryBuild: Promise<Outcome | null> = chosen.some(usesBinary) ? buildTest
 
 async function buildTestBinary(): Promise<Outcome> {
   const started = performance.now();
+  // each build writes source maps under new names: the last run's go first
+  rmSync(dirname(TEST_BINARY), { recursive: true, force: true });
   const proc = Bun.spawn(["bun", "scripts/build.ts", "--outfile", TEST_BINARY], {
     cwd: ROOT,
     stdin: "ignore",

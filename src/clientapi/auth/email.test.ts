@@ -40,7 +40,9 @@ async function register(on: TestServer = server) {
 }
 
 async function nextMailTo(to: string, skip = 0) {
-  const deadline = Date.now() + 3000;
+  // a mail goes out from the job queue at its next poll, the first after loading the mail
+  // module: a bound for a mail that never comes, not a judgement of how soon it does
+  const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
     const mails = smtp.received.filter((m) => m.to.includes(to));
     if (mails.length > skip) {
