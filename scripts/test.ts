@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { RUN_CLUSTER_ENV, startRunCluster } from "../src/testing/postgres";
@@ -25,7 +25,8 @@ import { PARTS, POSTGRES_EXCLUDED, ROOT, allTestFiles, reaches, type PartName } 
  * (.tmp/test-timings/). A part alone streams its output; parts side by side are printed each
  * in one piece when it ends, with failing tests named as they fail. The end is a table of the
  * parts (files, passed and failed tests, wall time, and the CPU time of the part's processes
- * with all they started and waited for; a PostgreSQL server's own is not in it) and the exit
+ * with all they started and waited for; a PostgreSQL server's and Chromium's renderers' are not
+ * in it, the machine's CPU over the run on the total line is) and the exit
  * status is non-zero when any part failed. Bun's own " N pass" / " N fail" lines stay in the
  * output, one pair per test part, for .ci/run to add up.
  *
@@ -162,7 +163,25 @@ async function runPart(name: Name, files: string[], live: boolean): Promise<Outc
   return outcome;
 }
 
-function summary(outcomes: Outcome[], wallMs: number): string {
+/**
+ * The CPU time the whole machine spent busy so far (every process and the kernel), from
+ * /proc/stat; null where there is none. Beside the parts' own CPU it shows what they do not
+ * count: processes a part starts but does not wait for (the PostgreSQL cluster's server, and
+ * Chromium's renderer processes, whose zygote outlives the browser that started it).
+ */
+function machineBusyMs(): number | null {
+  try {
+    const [, ...fields] = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/);
+    const [user, nice, system, , , irq, softirq, steal] = fields.map(Number);
+    const ticks = user! + nice! + system! + irq! + softirq! + steal!;
+    // USER_HZ: 100 on every Linux this runs on
+    return ticks * 10;
+  } catch {
+    return null;
+  }
+}
+
+function summary(outcomes: Outcome[], wallMs: number, machineMs: number | null): string {
   const rows = outcomes.map((o) => {
     const tests = o.name !== "check" && o.name !== "build";
     return [
@@ -182,7 +201,8 @@ function summary(outcomes: Outcome[], wallMs: number): string {
     "",
     `parts (${availableParallelism()} cores):`,
     ...lines,
-    `  total ${seconds(wallMs)}, CPU ${seconds(outcomes.reduce((sum, o) => sum + o.cpuMs, 0))}`,
+    `  total ${seconds(wallMs)}, CPU ${seconds(outcomes.reduce((sum, o) => sum + o.cpuMs, 0))}` +
+      (machineMs === null ? "" : `; the machine's CPU meanwhile ${seconds(machineMs)}`),
     ...(failures.length ? ["failed tests:", ...failures] : []),
   ].join("\n");
 }
@@ -289,6 +309,7 @@ async function buildTestBinary(): Promise<Outcome> {
 }
 
 const t0 = performance.now();
+const machineAtStart = machineBusyMs();
 let checking = chosen.includes("check");
 const check = checking
   ? runPart("check", [], chosen.length === 1).finally(() => {
@@ -308,5 +329,12 @@ const built = await binaryBuild;
 if (built) outcomes.unshift(built);
 if (check) outcomes.unshift(await check);
 (await runCluster)?.stop();
-console.log(summary(outcomes, performance.now() - t0));
+const machineAtEnd = machineBusyMs();
+console.log(
+  summary(
+    outcomes,
+    performance.now() - t0,
+    machineAtStart === null || machineAtEnd === null ? null : machineAtEnd - machineAtStart,
+  ),
+);
 process.exit(outcomes.some((o) => o.code !== 0) ? 1 : 0);
