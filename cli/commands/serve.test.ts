@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { CLI, cliHarness, runCli, startServeProcess } from "../../src/testing/cli";
+import { cliHarness, runCli, startServeProcess } from "../../src/testing/cli";
 
 const { dataDir, tmp, run, runJson, expectOneLineFailure, cleanup } = cliHarness();
 afterAll(cleanup);
@@ -11,6 +11,48 @@ afterAll(cleanup);
 setDefaultTimeout(120_000);
 
 const startServe = () => startServeProcess(dataDir);
+
+/**
+ * Sends INIT's request to URL's /api/auth/login over a raw connection; resolves once the
+ * connection is made and the request written, with the answer (status and JSON body) to come.
+ */
+async function loginInFlight(url: string, init: RequestInit) {
+  const { hostname, port } = new URL(url);
+  const headers = Object.entries(init.headers as Record<string, string>);
+  const body = init.body as string;
+  let received = "";
+  const { promise: closed, resolve: close } = Promise.withResolvers<void>();
+  const socket = await Bun.connect({
+    hostname,
+    port: Number(port),
+    socket: {
+      data: (_socket, chunk) => {
+        received += chunk.toString();
+      },
+      close: () => close(),
+      error: () => close(),
+    },
+  });
+  socket.write(
+    [
+      `POST /api/auth/login HTTP/1.1`,
+      `host: ${hostname}:${port}`,
+      ...headers.map(([name, value]) => `${name}: ${value}`),
+      `content-length: ${Buffer.byteLength(body)}`,
+      "connection: close",
+      "",
+      body,
+    ].join("\r\n"),
+  );
+  const answer = closed.then(() => {
+    const [head = "", json = ""] = received.split("\r\n\r\n");
+    return {
+      status: Number(head.split(" ")[1]),
+      body: JSON.parse(json) as { data: { account: { username: string } } },
+    };
+  });
+  return { answer };
+}
 
 describe("socialctl serve: graceful shutdown", () => {
   test("SIGTERM answers the long poll, ends streams, lets a login in flight finish, exits 0 and closes the database cleanly", async () => {
@@ -70,10 +112,9 @@ describe("socialctl serve: graceful shutdown", () => {
       at: Date.now(),
     }));
     await Bun.sleep(300); // the long poll is now waiting inside the server
-    const login = fetch(`${url}/api/auth/login`, loginInit()).then(async (r) => ({
-      status: r.status,
-      body: (await r.json()) as { data: { account: { username: string } } },
-    }));
+    // the login goes over a socket known to be connected, whole, before the signal: a fetch
+    // started just before it may not have connected yet on a busy machine, and be refused
+    const login = (await loginInFlight(url, loginInit())).answer;
     await Bun.sleep(30); // the login is in flight (bcrypt takes longer than this)
     const signalledAt = Date.now();
     proc.kill("SIGTERM");
