@@ -117,7 +117,7 @@ export const pageProblems = (page: Page): string[] => (page as Page & { problems
  */
 export async function accessibilityViolations(page: Page): Promise<string[]> {
   const inPlace = page.frames().length === 1;
-  // AxeBuilder evaluates axe-core's source (over 600 KB) twice per check; in place, the page
+  // AxeBuilder evaluates axe-core's whole source twice per check; in place, the page
   // gets it once per load and each later check hands AxeBuilder an empty statement instead
   if (inPlace && !(await page.evaluate("typeof window.axe === 'object'"))) await page.evaluate(axeCore.source);
   const result = await new AxeBuilder({ page, ...(inPlace ? { axeSource: ";" } : {}) })

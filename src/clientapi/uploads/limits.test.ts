@@ -26,7 +26,7 @@ async function fileOfSize(kind: UploadKind, size: number): Promise<Uint8Array> {
 /**
  * One kind of each distinct limit and set of accepted types: a kind is read only for its limit
  * and its types, so kinds alike in both take the same path with the same numbers (the file of
- * each boundary is up to 120 MB, sent twice).
+ * each boundary is the kind's largest file, sent twice).
  */
 const ONE_OF_EACH_LIMIT = [
   ...new Map(
