@@ -2,6 +2,7 @@ import { beforeAll, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import {
+  binary as binaryPath,
   buildBinary,
   createUser,
   initInstance,
@@ -108,7 +109,7 @@ test("a backup taken while serving restores into a fresh data dir with the binar
 }, 90_000);
 
 test("the binary embeds the Bot API guide it quotes, not the README", async () => {
-  const binary = Buffer.from(await Bun.file(join(import.meta.dir, "..", "dist", "socialctl")).arrayBuffer());
+  const binary = Buffer.from(await Bun.file(binaryPath).arrayBuffer());
   // an embedded text is kept as Latin-1 bytes, or as UTF-16 when it holds any other character
   const embeds = (text: string) =>
     binary.includes(Buffer.from(text, "latin1")) || binary.includes(Buffer.from(text, "utf16le"));

@@ -18,7 +18,7 @@ import { join, resolve } from "node:path";
 const root = resolve(import.meta.dir, "..");
 const args = new Set(process.argv.slice(2));
 /** the binary `npm test` built for its run (SOCIAL_TEST_BINARY), else the build's own output */
-const binary = process.env.SOCIAL_TEST_BINARY ?? join(root, "dist", "socialctl");
+export const binary = process.env.SOCIAL_TEST_BINARY ?? join(root, "dist", "socialctl");
 /** a 64×48 blue PNG */
 const PNG = Buffer.from(
   "iVBORw0KGgoAAAANSUhEUgAAAEAAAAAwCAIAAAAuKetIAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAfUlEQVRoge2SAQkAURSDlseIF9ckF2M8/sAAOhY+T5O6AQuwviK7kHdJ3YAFWF+RXci7pG7AAqyvyC7kXVI3YAHWV2QX8i6pG7AA6yuyC3mX1A1YgPUV2YW8S+oGLMD6iuxC3iV1AxZgfUV2Ie+SugELsL4iu5B3Sd2AxwN+pm9JD4t01M8AAAAASUVORK5CYII=",
