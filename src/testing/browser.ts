@@ -8,6 +8,7 @@ import type { App } from "../app";
 import type { UserRow } from "../domain/users/table";
 import type { TestClient } from "./client";
 import { quickPerson } from "./fixtures";
+import { waitFor } from "./wait";
 
 /**
  * Browser tests: playwright-core driving the system's chromium (Debian's package; no browser
@@ -195,4 +196,82 @@ export function cookiesOf(client: TestClient, url: string) {
     httpOnly: true,
     sameSite: "Lax" as const,
   }));
+}
+
+/** What pushDelivery reads in the page (this module is compiled without the DOM's types). */
+interface InPage {
+  location: { href: string };
+  navigator: {
+    serviceWorker: {
+      ready: Promise<{
+        getNotifications(): Promise<Array<{ title: string; body: string; tag: string; icon: string; data: unknown }>>;
+      }>;
+    };
+  };
+}
+
+/** A notification the app's service worker shows, as `getNotifications()` lists it. */
+export interface ShownNotification {
+  title: string;
+  body: string;
+  tag: string;
+  icon: string;
+  url: string;
+}
+
+/**
+ * Delivers pushes to the app's service worker as a push service would (DevTools'
+ * deliverPushMessage) and lists the notifications once the worker has shown the push's.
+ * Chromium's `getNotifications()` drops a notification it is still displaying from its store, so
+ * the list is read only after the worker's `showNotification` has settled; the wrapper that counts
+ * them is installed in the running worker, which the open page keeps alive.
+ */
+export async function pushDelivery(person: Person, origin: string) {
+  const { context, page } = person;
+  await page.evaluate(() => (globalThis as unknown as InPage).navigator.serviceWorker.ready.then(() => true));
+  const cdp = await context.newCDPSession(page);
+  let registrationId: string | undefined;
+  cdp.on("ServiceWorker.workerRegistrationUpdated", (e) => {
+    for (const r of e.registrations) if (!r.isDeleted && r.scopeURL === `${origin}/`) registrationId = r.registrationId;
+  });
+  await cdp.send("ServiceWorker.enable");
+  await waitFor(() => registrationId, 10_000, "the service worker's registration");
+  const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent("serviceworker"));
+  const settled = () =>
+    worker.evaluate(() => {
+      const scope = globalThis as unknown as {
+        settledNotifications?: number;
+        registration: { showNotification(...args: unknown[]): Promise<void> };
+      };
+      if (scope.settledNotifications === undefined) {
+        scope.settledNotifications = 0;
+        const show = scope.registration.showNotification.bind(scope.registration);
+        scope.registration.showNotification = (...args) =>
+          show(...args).finally(() => void (scope.settledNotifications! += 1));
+      }
+      return scope.settledNotifications;
+    });
+  const shown = (): Promise<ShownNotification[]> =>
+    page.evaluate(async () => {
+      const { navigator, location } = globalThis as unknown as InPage;
+      return (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({
+        title: n.title,
+        body: n.body,
+        tag: n.tag,
+        icon: new URL(n.icon, location.href).pathname,
+        url: (n.data as { url: string }).url,
+      }));
+    });
+  return {
+    shown,
+    /** delivers DATA (the push's payload as the service carried it) and lists the notifications after it is shown */
+    async deliver(data: string): Promise<ShownNotification[]> {
+      const before = await settled();
+      await cdp.send("ServiceWorker.deliverPushMessage", { origin, registrationId: registrationId!, data });
+      // a busy machine's Chromium may take seconds to run the worker's push event
+      await waitFor(async () => (await settled()) > before, 30_000, "the worker to show the push");
+      return shown();
+    },
+    detach: () => cdp.detach(),
+  };
 }

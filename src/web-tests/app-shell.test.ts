@@ -2,7 +2,7 @@ import { describe, expect } from "bun:test";
 import { gzipSync } from "node:zlib";
 import type { Page } from "playwright-core";
 import { staticFile, webBundle } from "../http/web-app";
-import { cookiesOf, newPerson, pageProblems, expectAccessible } from "../testing/browser";
+import { cookiesOf, newPerson, pageProblems, expectAccessible, pushDelivery } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { quickPerson } from "../testing/fixtures";
 import { pngOf } from "../testing/media";
@@ -296,50 +296,17 @@ describe("web app: installable", () => {
   });
 
   it("shows a push as a notification, one per chat", async () => {
-    const { page, context } = await suite.person({ viewport: DESKTOP, ...INSTALLED });
-    await context.grantPermissions(["notifications"], { origin: suite.server.url });
-    await controlledBy(page);
-    const cdp = await context.newCDPSession(page);
-    const registrations = new Map<string, string>();
-    cdp.on("ServiceWorker.workerRegistrationUpdated", (e) => {
-      for (const r of e.registrations) if (!r.isDeleted) registrations.set(r.scopeURL, r.registrationId);
-    });
-    await cdp.send("ServiceWorker.enable");
-    const scope = `${suite.server.url}/`;
-    await waitFor(() => registrations.has(scope), 10_000, "the service worker's registration");
-    const push = (payload: object) =>
-      cdp.send("ServiceWorker.deliverPushMessage", {
-        origin: suite.server.url,
-        registrationId: registrations.get(scope)!,
-        data: JSON.stringify(payload),
-      });
-    const shown = () =>
-      page.evaluate(async () =>
-        (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({
-          title: n.title,
-          body: n.body,
-          tag: n.tag,
-          icon: new URL(n.icon).pathname,
-          url: (n.data as { url: string }).url,
-        })),
-      );
+    const person = await suite.person({ viewport: DESKTOP, ...INSTALLED });
+    await person.context.grantPermissions(["notifications"], { origin: suite.server.url });
+    await controlledBy(person.page);
+    const pushes = await pushDelivery(person, suite.server.url);
+    const push = (payload: { kind: string; title: string; body: string; url: string }) =>
+      pushes.deliver(JSON.stringify(payload));
     // one push at a time, as a server sends them: pushes delivered together race in Chromium's
     // notification store, which then lists a replaced or a lost one
-    const pushAndWait = async (payload: { kind: string; title: string; body: string; url: string }) => {
-      await push(payload);
-      return waitFor(
-        async () => {
-          const list = await shown();
-          return list.some((n) => n.title === payload.title && n.body === payload.body) && list;
-        },
-        // a busy machine's Chromium may take seconds to show one
-        30_000,
-        `the notification of "${payload.title} ${payload.body}"`,
-      );
-    };
-    await pushAndWait({ kind: "messages", title: "Ada", body: "first", url: "/dashboard/messages/c1" });
-    await pushAndWait({ kind: "messages", title: "Ada", body: "second", url: "/dashboard/messages/c1" });
-    const list = await pushAndWait({ kind: "follows", title: "Grace followed you", body: "", url: "/users/grace" });
+    await push({ kind: "messages", title: "Ada", body: "first", url: "/dashboard/messages/c1" });
+    await push({ kind: "messages", title: "Ada", body: "second", url: "/dashboard/messages/c1" });
+    const list = await push({ kind: "follows", title: "Grace followed you", body: "", url: "/users/grace" });
     // the chat's two messages collapsed into its newest
     expect(list.find((n) => n.tag === "chat /dashboard/messages/c1")).toEqual({
       title: "Ada",
@@ -352,7 +319,7 @@ describe("web app: installable", () => {
     expect(list.filter((n) => n.tag !== "chat /dashboard/messages/c1")).toEqual([
       { title: "Grace followed you", body: "", tag: "", icon: "/icons/icon-192.png", url: "/users/grace" },
     ]);
-    await cdp.detach();
+    await pushes.detach();
   }, 120_000);
 });
 

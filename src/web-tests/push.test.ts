@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect } from "bun:test";
-import { cookiesOf, newPerson, expectAccessible } from "../testing/browser";
+import { cookiesOf, newPerson, expectAccessible, pushDelivery } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { TestClient } from "../testing/client";
 import { quickPerson, signedInClient } from "../testing/fixtures";
@@ -125,27 +125,11 @@ describe("web app: a push in the service worker", () => {
     const { page, context } = me;
     await context.grantPermissions(["notifications"], { origin: suite.server.url });
     await page.goto("/settings");
-    await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
-    const cdp = await context.newCDPSession(page);
-    const registrations: Array<{ registrationId: string; scopeURL: string }> = [];
-    cdp.on("ServiceWorker.workerRegistrationUpdated", (e) => registrations.push(...e.registrations));
-    await cdp.send("ServiceWorker.enable");
-    const registration = await waitFor(() => registrations.find((r) => r.scopeURL === `${suite.server.url}/`));
-    await cdp.send("ServiceWorker.deliverPushMessage", {
-      origin: suite.server.url,
-      registrationId: registration.registrationId,
-      data: payload,
-    });
-    const shown = await waitFor(async () => {
-      const list = await page.evaluate(async () =>
-        (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({
-          title: n.title,
-          body: n.body,
-          url: (n.data as { url: string }).url,
-        })),
-      );
-      return list.length > 0 && list;
-    });
+    const shown = (await (await pushDelivery(me, suite.server.url)).deliver(payload)).map(({ title, body, url }) => ({
+      title,
+      body,
+      url,
+    }));
     expect(shown).toEqual([{ title: "Sender", body: "Ring ring", url: `/dashboard/messages/${cid}` }]);
 
     // a click as the system delivers it: the worker's notificationclick with the shown notification
