@@ -190,6 +190,11 @@ export interface WrkRequest {
    * so that no one chat's row lock decides the result.
    */
   paths?: string[];
+  /**
+   * Headers of each path's requests (same length as paths), beside `headers`: e.g. a different
+   * person's session per path, so that no one person's rows decide the result either.
+   */
+  pathHeaders?: Array<Record<string, string>>;
 }
 
 export interface WrkOptions {
@@ -231,8 +236,19 @@ export function wrkScript(req: WrkRequest): string {
     lines.push(`local paths = { ${req.paths.map(lua).join(", ")} }`);
     path = "paths[n % #paths + 1]";
   }
+  let headers = "nil";
+  if (req.pathHeaders !== undefined) {
+    if (req.pathHeaders.length !== req.paths?.length) throw new Error("pathHeaders needs one entry per path");
+    // wrk.format takes the whole header table, so each path's holds the common ones too
+    const table = (h: Record<string, string>) =>
+      `{ ${Object.entries({ ...req.headers, ...h })
+        .map(([k, v]) => `[${lua(k)}] = ${lua(v)}`)
+        .join(", ")} }`;
+    lines.push(`local pathHeaders = { ${req.pathHeaders.map(table).join(", ")} }`);
+    headers = "pathHeaders[n % #paths + 1]";
+  }
   if (body !== "nil" || path !== "nil")
-    lines.push("local n = 0", `function request() n = n + 1; return wrk.format(nil, ${path}, nil, ${body}) end`);
+    lines.push("local n = 0", `function request() n = n + 1; return wrk.format(nil, ${path}, ${headers}, ${body}) end`);
   lines.push(
     "function done(summary, latency, requests)",
     "  local e = summary.errors",

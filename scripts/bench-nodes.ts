@@ -9,7 +9,8 @@
  * PostgreSQL cluster (src/testing/postgres.ts, a commit waiting for its WAL write as SQLite's
  * WAL does with synchronous=NORMAL) and one redis-server (src/testing/redis.ts). A person
  * sends `POST /api/social/messages/{cid}` with a fresh clientMessageId each time, over
- * --chats private chats in turn (one chat would measure its row lock); one wrk per node runs
+ * --chats private chats in turn, each with its own sender and recipient (one chat would measure
+ * its row lock, one sender in every chat the rows of that person's chat list); one wrk per node runs
  * at the same time, the connections split between them, and their req/s are summed. All on
  * one machine: the nodes, PostgreSQL, Redis and wrk share its cores, so the table shows the
  * shape of scaling, not the capacity of a deployment. Needs wrk and PostgreSQL; loopback only.
@@ -40,11 +41,8 @@ const nodeLog = (i: number) => join(TMP, `bench-nodes-node${i + 1}.log`);
 /** What the seeding node hands the load generator. */
 interface Seeded {
   url: string;
-  /** the sender's Cookie header and CSRF token (valid on every node: sessions are in the database) */
-  cookie: string;
-  csrf: string;
-  /** the sender's private chats */
-  conversationIds: string[];
+  /** the private chats, each with its sender's Cookie header and CSRF token (valid on every node: sessions are in the database) */
+  chats: Array<{ conversationId: string; cookie: string; csrf: string }>;
 }
 
 /* ---------------------------------------------------------------- a node (child) */
@@ -57,17 +55,17 @@ async function runNode(): Promise<void> {
     overrides: { ...LIFTED_LIMITS, ...JSON.parse(process.env.BENCH_SETTINGS!) },
   });
   if (process.env.BENCH_SEED !== "1") return serveChild({ url: server.url }, () => server.stop());
-  const sender = await quickPerson(server);
-  const conversationIds: string[] = [];
+  const chats: Seeded["chats"] = [];
   for (let i = 0; i < Number(process.env.BENCH_CHATS); i++) {
+    const sender = await quickPerson(server);
     const other = await quickPerson(server);
     const chat = await sender.client.post(`/api/social/users/${other.user.username}/message`, {});
     if (chat.status !== 200) throw new Error(`opening a chat failed: ${JSON.stringify(chat.body)}`);
-    conversationIds.push(chat.body.data.conversationId);
+    // the CSRF token first: fetching it sets the cookie it is checked against
+    const csrf = await sender.client.fetchCsrf();
+    chats.push({ conversationId: chat.body.data.conversationId, cookie: sender.client.cookieHeader(), csrf });
   }
-  // the CSRF token first: fetching it sets the cookie it is checked against
-  const csrf = await sender.client.fetchCsrf();
-  const seeded: Seeded = { url: server.url, cookie: sender.client.cookieHeader(), csrf, conversationIds };
+  const seeded: Seeded = { url: server.url, chats };
   serveChild(seeded, () => server.stop());
 }
 
@@ -133,18 +131,18 @@ async function measure(
     for (let i = 1; i < config.nodes; i++)
       nodes.push(await spawnChild<{ url: string }>(import.meta.path, CHILD_FLAG, { env, stderrFile: nodeLog(i) }));
     const seeded = first.ready;
-    const headers = {
-      cookie: seeded.cookie,
-      "x-csrf-token": seeded.csrf,
-      "content-type": "application/json",
-      "user-agent": "socialctl-bench",
-    };
+    const headers = { "content-type": "application/json", "user-agent": "socialctl-bench" };
     const perNode = Math.max(1, Math.floor(opts.connections / nodes.length));
-    const paths = seeded.conversationIds.map((cid) => `/api/social/messages/${cid}`);
+    const paths = seeded.chats.map((c) => `/api/social/messages/${c.conversationId}`);
+    const pathHeaders = seeded.chats.map((c) => ({ cookie: c.cookie, "x-csrf-token": c.csrf }));
     const body = (n: string) => JSON.stringify({ content: "Hello from the benchmark", clientMessageId: n });
     // one send by hand through each node first: a benchmark of error responses would measure the wrong thing
     for (const [i, node] of nodes.entries()) {
-      const res = await fetch(`${node.ready.url}${paths[0]}`, { method: "POST", headers, body: body(`probe-${i}`) });
+      const res = await fetch(`${node.ready.url}${paths[0]}`, {
+        method: "POST",
+        headers: { ...headers, ...pathHeaders[0] },
+        body: body(`probe-${i}`),
+      });
       if (res.status !== 200) throw new Error(`${config.name}: a send answered ${res.status}: ${await res.text()}`);
     }
     /** One wrk per node at the same time; each numbers its requests alike, so LABEL and the node's index keep the ids apart. */
@@ -153,7 +151,14 @@ async function measure(
         nodes.map((node, i) =>
           runWrk(
             wrk,
-            { url: `${node.ready.url}/`, method: "POST", headers, paths, bodyTemplate: body(`${label}-node${i}-{n}`) },
+            {
+              url: `${node.ready.url}/`,
+              method: "POST",
+              headers,
+              paths,
+              pathHeaders,
+              bodyTemplate: body(`${label}-node${i}-{n}`),
+            },
             { seconds, threads: 1, connections: perNode },
           ),
         ),
