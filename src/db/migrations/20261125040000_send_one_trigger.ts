@@ -11,8 +11,7 @@ import { sql, type Kysely } from "kysely";
  * sender's once, with its read mark and an unread count of 0 when the message is the chat's
  * newest; the recount runs only where that is not known (a mark moved to an older seq, or a
  * count left above 0), as a read marker moved by hand still does. Same results whoever
- * inserts (the sends, the CLI, SQL outside the app), on both engines; on PostgreSQL, where a
- * send takes its seq with an UPDATE of its own, the trigger finds the chat moved already.
+ * inserts (the sends, the CLI, SQL outside the app), on both engines.
  */
 
 /** The unread count of the member row `new`, counted from the rows (as 20261124100100_unread_counter). */

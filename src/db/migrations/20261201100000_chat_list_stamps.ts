@@ -17,9 +17,7 @@ import { sql, type Kysely } from "kysely";
  *   LAST_MESSAGE_COLUMNS (last_message_version counts every change and removal of a message,
  *   its reactions and votes); and its SEND_COLUMNS, the last message's time and id, when set by a
  *   write that takes no seq: a send takes one, and its message's insert writes every member's
- *   row anyway, so on SQLite a send raises each stamp once (on PostgreSQL, where the send takes
- *   its seq in an UPDATE of its own before the insert, the insert's UPDATE of the chat raises
- *   them once more);
+ *   row anyway, so a send raises each stamp once;
  * - the member of a hide (message_hidden): the newest message they see in that chat may change.
  *
  * A vote changed in place now raises its message's version too, as a reaction changed in place

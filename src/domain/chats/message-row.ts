@@ -82,28 +82,22 @@ const insertTakingSeqQuery = precompiledNow((db, p: NewMessage) =>
 );
 
 /**
- * PostgreSQL: the UPDATE of the chat in a WITH takes its row lock, which orders concurrent sends
- * to it by seq, and the INSERT takes the seq it returned: one statement where two round trips
- * were sent. No chat, no row (the INSERT reads from the UPDATE's result).
+ * PostgreSQL: as on SQLite, with the chat's row locked (FOR UPDATE) as the seq is read. The lock
+ * orders concurrent sends to a chat: a send that waited for it reads the chat again once the
+ * other commits, so it takes the next seq. The chat is written once, by the message's trigger;
+ * a chat written twice in the transaction would raise its members' chat-list stamps twice and
+ * check its foreign keys again.
  */
 const insertTakingSeqPostgresQuery = precompiled((db, p: NewMessage) =>
   db
-    .with("bumped", (w) =>
-      w
-        .updateTable("conversations")
-        .set((eb) => ({
-          last_seq: eb("last_seq", "+", 1),
-          last_message_at: p.created_at,
-          activity_at: p.created_at,
-          updated_at: p.created_at,
-        }))
-        .where("id", "=", p.conversation_id)
-        .returning(["id", "last_seq"]),
-    )
     .insertInto("messages")
     .columns(COLUMNS)
     .expression((eb) =>
-      eb.selectFrom("bumped").select((s) => selectedRow(p, s.ref("bumped.last_seq"), s.ref("bumped.id"))),
+      eb
+        .selectFrom("conversations")
+        .select((s) => selectedRow(p, s("last_seq", "+", 1), s.ref("id")))
+        .where("id", "=", p.conversation_id)
+        .forUpdate(),
     )
     .returning(["id", "seq"]),
 );

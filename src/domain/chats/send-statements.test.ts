@@ -35,8 +35,8 @@ afterAll(() => world.server.stop());
 
 /**
  * PostgreSQL runs more statements where noted: it keeps no sessions or tokens in memory, and it
- * orders a bot's updates with a lock; a message's seq is taken with an UPDATE of the chat (its
- * row lock orders concurrent sends) in the INSERT's own statement, as SQLite takes it in the INSERT
+ * orders a bot's updates with a lock; a message's seq is read from the chat in the INSERT, as on
+ * SQLite, with the chat's row locked (the lock orders concurrent sends)
  */
 const onPostgres = (n: number) => (world.server.app.storage.engine === "postgres" ? n : 0);
 
