@@ -2,7 +2,10 @@
  * Send throughput with 1, 2 and 3 serving nodes on PostgreSQL + Redis, next to the single
  * SQLite node, in one run (not a test: it prints numbers for a person).
  *
- *   bun scripts/bench-nodes.ts [--seconds 5] [--connections 48] [--chats 24]
+ *   bun scripts/bench-nodes.ts [--seconds 5] [--connections 48] [--chats 24] [--nodes 0,1,2,3]
+ *
+ * --nodes: the configurations to run, 0 standing for the single SQLite node and n for n nodes
+ * on PostgreSQL + Redis (e.g. `--nodes 1` while working on PostgreSQL's send).
  *
  * Each configuration gets a fresh instance: the nodes are real servers (startServer) in child
  * processes on one data dir (the same config and secret), on a fresh database of a throwaway
@@ -204,6 +207,11 @@ async function main(): Promise<void> {
     console.error("--seconds, --connections and --chats must be positive integers");
     process.exit(1);
   }
+  const nodeCounts = arg("nodes", "0,1,2,3").split(",").map(Number);
+  if (!nodeCounts.length || !nodeCounts.every((n) => Number.isInteger(n) && n >= 0 && n <= 8)) {
+    console.error("--nodes takes a list of node counts from 0 (the SQLite node) to 8, e.g. 0,1,2,3");
+    process.exit(1);
+  }
   mkdirSync(TMP, { recursive: true });
   const { startPostgresCluster } = await import("../src/testing/postgres");
   const { startTestRedis } = await import("../src/testing/redis");
@@ -211,15 +219,16 @@ async function main(): Promise<void> {
   const redis = await startTestRedis();
   const baseline = await startBaseline();
   try {
-    const configurations: Array<() => Promise<Configuration>> = [
-      async () => ({ name: "SQLite, 1 node (the single binary)", nodes: 1, settings: {} }),
-      ...[1, 2, 3].map((n) => async () => ({
-        name: `PostgreSQL + Redis, ${n} node${n > 1 ? "s" : ""}`,
-        nodes: n,
-        // a fresh database for each: every configuration starts from the same empty instance
-        settings: { "database.url": await pg.createDatabase(`bench_nodes_${n}`), "pubsub.url": redis.url },
-      })),
-    ];
+    const configurations: Array<() => Promise<Configuration>> = nodeCounts.map((n) =>
+      n === 0
+        ? async () => ({ name: "SQLite, 1 node (the single binary)", nodes: 1, settings: {} })
+        : async () => ({
+            name: `PostgreSQL + Redis, ${n} node${n > 1 ? "s" : ""}`,
+            nodes: n,
+            // a fresh database for each: every configuration starts from the same empty instance
+            settings: { "database.url": await pg.createDatabase(`bench_nodes_${n}`), "pubsub.url": redis.url },
+          }),
+    );
     console.log(`wrk: ${opts.connections} connections split over the nodes, ${opts.seconds} s, ${opts.chats} chats`);
     const bare = (await runWrk(wrk, { url: `${baseline.ready.url}/` }, { ...opts, threads: 1 })).rps;
     console.log(`  bare Bun.serve: ${Math.round(bare)} req/s`);
@@ -232,12 +241,13 @@ async function main(): Promise<void> {
       );
       measured.push({ name: config.name, ...m });
     }
-    const sqlite = measured[0]!.result.rps;
+    // the SQLite node, when it was run, is every row's reference
+    const sqlite = nodeCounts.includes(0) ? measured[nodeCounts.indexOf(0)]!.result.rps : null;
     const rows: BenchRow[] = measured.map((m) => ({
       name: m.name,
       result: m.result,
       ratio: m.result.rps / bare,
-      reference: { name: "SQLite node", ratio: m.result.rps / sqlite },
+      ...(sqlite === null ? {} : { reference: { name: "SQLite node", ratio: m.result.rps / sqlite } }),
       cpuUsPerRequest: m.cpuUsPerRequest,
     }));
     const databaseCpu = measured.map((m) => `${m.name}: ${Math.round(m.databaseCpuUsPerRequest)} µs`).join("; ");
