@@ -134,6 +134,8 @@ const wrk = Bun.which("wrk");
 describe.skipIf(!wrk)("wrk against a recording server", () => {
   const bodies: string[] = [];
   const paths: string[] = [];
+  /** each request's path with its cookie header */
+  const cookies: string[] = [];
   let badRequests = 0;
   let server: ReturnType<typeof Bun.serve>;
 
@@ -146,6 +148,7 @@ describe.skipIf(!wrk)("wrk against a recording server", () => {
         const body = await req.text();
         bodies.push(body);
         paths.push(new URL(req.url).pathname);
+        cookies.push(`${new URL(req.url).pathname} ${req.headers.get("cookie")}`);
         // every tenth request fails, so the failure count must be non-zero
         return new Response("{}", { status: bodies.length % 10 === 0 ? 500 : 200 });
       },
@@ -193,6 +196,30 @@ describe.skipIf(!wrk)("wrk against a recording server", () => {
     expect(paths.slice(1, 6)).toEqual(next.slice(0, 5));
     expect(new Set(paths)).toEqual(new Set(order));
     expect(() => wrkScript({ url: "http://127.0.0.1:1/", paths: ["chat"] })).toThrow("paths");
+  });
+
+  test("each path's requests carry that path's headers beside the common ones", async () => {
+    cookies.length = 0;
+    const before = badRequests;
+    const r = await runWrk(
+      wrk!,
+      {
+        url: `http://127.0.0.1:${server.port}/`,
+        method: "POST",
+        headers: { "x-csrf-token": "tok" },
+        paths: ["/chat/a", "/chat/b"],
+        pathHeaders: [{ cookie: "s=alice" }, { cookie: "s=bob" }],
+        bodyTemplate: '{"clientMessageId":"h-{n}"}',
+      },
+      { seconds: 1, threads: 1, connections: 2 },
+    );
+    expect(r.requests).toBeGreaterThan(2);
+    expect(new Set(cookies)).toEqual(new Set(["/chat/a s=alice", "/chat/b s=bob"]));
+    // the common header went with every request too
+    expect(badRequests).toBe(before);
+    expect(() =>
+      wrkScript({ url: "http://127.0.0.1:1/", paths: ["/a", "/b"], pathHeaders: [{ cookie: "s=alice" }] }),
+    ).toThrow("pathHeaders");
   });
 });
 
