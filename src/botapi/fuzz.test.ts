@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startTestServer, type TestServer } from "../testing/server";
+import { inProcessApp, type InProcessApp } from "../testing/in-process";
 import { signedInClient } from "../testing/fixtures";
-import { botCall, createBotViaApi, openChat } from "../testing/botapi";
+import { createBotViaApi, openChat } from "../testing/botapi";
 import { BOT_METHODS } from "./dispatcher";
 import { FILE_FIELDS } from "./files";
 import { sweep } from "../testing/sweep";
@@ -12,22 +12,28 @@ import { sweep } from "../testing/sweep";
  * A fuzz sweep over every Bot API method of the dispatcher's table: every parameter name the
  * methods read, all set to a value of the wrong type at once (as JSON and as a form), and each
  * on its own past otherwise valid parameters. Whatever is sent, the answer is never a 5xx,
- * always in the Bot API envelope, and in bounded time.
+ * always in the Bot API envelope, and in bounded time. In process: what is checked is what one
+ * request answers, tens of thousands of them.
  */
 
-let server: TestServer;
+let server: InProcessApp;
 let token: string;
 /** parameters that name real things (the owner's chat with the bot, a message in it), so one bad parameter is checked past the others */
 let baseline: Record<string, unknown>;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await inProcessApp();
   const owner = await signedInClient(server);
   token = await createBotViaApi(owner.client, "fuzzed_bot", "Fuzzed");
   await openChat(owner.client, "fuzzed_bot");
-  const sent = await botCall(server.url, token, "sendMessage", { chat_id: owner.user.id, text: "hello" });
+  const sent = await server.fetch(`/bot${token}/sendMessage`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ chat_id: owner.user.id, text: "hello" }),
+  });
   expect(sent.status).toBe(200);
-  baseline = { chat_id: owner.user.id, user_id: owner.user.id, text: "x", message_id: sent.body.result.message_id };
+  const messageId = ((await sent.json()) as { result: { message_id: number } }).result.message_id;
+  baseline = { chat_id: owner.user.id, user_id: owner.user.id, text: "x", message_id: messageId };
 });
 afterAll(() => server.stop());
 
@@ -132,7 +138,7 @@ describe("fuzzing every Bot API method", () => {
     }
     const { problems, slowest } = await sweep(
       probes,
-      (p) => fetch(`${server.url}/bot${token}/${p.method}`, p.init),
+      (p) => server.fetch(`/bot${token}/${p.method}`, p.init),
       (p, { status, text, json, ms }) => {
         const enveloped =
           status < 300
@@ -149,6 +155,6 @@ describe("fuzzing every Bot API method", () => {
       `Bot API fuzz: ${probes.length} requests over ${methods.length} methods and ${names.length} parameters; slowest ${Math.round(slowest.ms)} ms (${slowest.item?.method})`,
     );
     expect(problems).toEqual([]);
-    expect((await fetch(`${server.url}/bot${token}/getMe`)).status).toBe(200);
+    expect((await server.fetch(`/bot${token}/getMe`)).status).toBe(200);
   }, 300_000);
 });
