@@ -63,44 +63,29 @@ const selectedRow = (p: NewMessage, seq: AliasableExpression<unknown>, chat: Ali
   );
 
 /**
- * SQLite: the seq is read from the chat in the INSERT itself (one writer: nothing can take it
- * between the read and the write), one statement where an UPDATE … RETURNING of the chat and
- * the INSERT were two; the chat's row is moved by the message's trigger.
+ * The row with the chat's next seq, read from the chat in the INSERT itself: one statement where
+ * an UPDATE … RETURNING of the chat and the INSERT were two; the chat's row is then moved by the
+ * message's trigger, once. SQLite has one writer, so nothing can take the seq between the read
+ * and the write. PostgreSQL locks the chat's row as it reads it (LOCK_CHAT): the lock orders
+ * concurrent sends to a chat, and a send that waited for it reads the chat again once the other
+ * has committed, so it takes the next seq.
  */
-const insertTakingSeqQuery = precompiledNow((db, p: NewMessage) =>
+const insertTakingSeq = (db: Db, p: NewMessage, lockChat: boolean) =>
   db
     .insertInto("messages")
     .columns(COLUMNS)
-    .expression((eb) =>
-      eb
+    .expression((eb) => {
+      const chat = eb
         .selectFrom("conversations")
         .select((s) => selectedRow(p, s("last_seq", "+", 1), s.ref("id")))
-        .where("id", "=", p.conversation_id),
-    )
+        .where("id", "=", p.conversation_id);
+      return lockChat ? chat.forUpdate() : chat;
+    })
     // the rest of the row is what was just written: reading it back would cost ≈ 20 columns a send
-    .returning(["id", "seq"]),
-);
+    .returning(["id", "seq"]);
 
-/**
- * PostgreSQL: as on SQLite, with the chat's row locked (FOR UPDATE) as the seq is read. The lock
- * orders concurrent sends to a chat: a send that waited for it reads the chat again once the
- * other commits, so it takes the next seq. The chat is written once, by the message's trigger;
- * a chat written twice in the transaction would raise its members' chat-list stamps twice and
- * check its foreign keys again.
- */
-const insertTakingSeqPostgresQuery = precompiled((db, p: NewMessage) =>
-  db
-    .insertInto("messages")
-    .columns(COLUMNS)
-    .expression((eb) =>
-      eb
-        .selectFrom("conversations")
-        .select((s) => selectedRow(p, s("last_seq", "+", 1), s.ref("id")))
-        .where("id", "=", p.conversation_id)
-        .forUpdate(),
-    )
-    .returning(["id", "seq"]),
-);
+const insertTakingSeqQuery = precompiledNow((db, p: NewMessage) => insertTakingSeq(db, p, false));
+const insertTakingSeqPostgresQuery = precompiled((db, p: NewMessage) => insertTakingSeq(db, p, true));
 
 type Inserted = { id: number; seq: number } | undefined;
 
