@@ -27,6 +27,12 @@ const ARGS = [
   "--no-first-run",
 ];
 const SHOTS = resolve(import.meta.dir, "../../.tmp/browser-failures");
+/**
+ * How long a step waits for what it expects (a screen, a button, a message) before the test
+ * fails: on a 2-core machine running the suite's parts at once, a screen's first paint has taken
+ * longer than 10 s. A test's own timeout (30 s) still bounds the whole.
+ */
+export const STEP_TIMEOUT_MS = 20_000;
 
 /**
  * Whether browser tests can run here. Without chromium they fail under CI (CI=true), where
@@ -92,7 +98,7 @@ export async function newPerson(
     locale: opts.locale ?? "en-US",
     timezoneId: "UTC",
   });
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(STEP_TIMEOUT_MS);
   const page = await context.newPage();
   const problems: string[] = [];
   page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));

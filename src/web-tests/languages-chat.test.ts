@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect } from "bun:test";
 import type { Page } from "playwright-core";
 import { requireMembershipByCuid, sendMessage } from "../domain/chats";
-import { cookiesOf, pageProblems, expectAccessible } from "../testing/browser";
+import { cookiesOf, pageProblems, expectAccessible, STEP_TIMEOUT_MS } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { quickPerson } from "../testing/fixtures";
 
@@ -31,7 +31,7 @@ async function russianBrowser(name: string) {
     locale: "ru-RU",
     timezoneId: "UTC",
   });
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(STEP_TIMEOUT_MS);
   await context.addCookies(cookiesOf(client, suite.server.url));
   const page = await context.newPage();
   const errors: string[] = [];

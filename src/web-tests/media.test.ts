@@ -1,6 +1,6 @@
 import { describe, expect } from "bun:test";
 import type { Page } from "playwright-core";
-import { cookiesOf, pageProblems, expectAccessible } from "../testing/browser";
+import { cookiesOf, pageProblems, expectAccessible, STEP_TIMEOUT_MS } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { quickPerson } from "../testing/fixtures";
 import { pngOf } from "../testing/media";
@@ -25,7 +25,7 @@ async function postPage(
   screen: { viewport: { width: number; height: number }; deviceScaleFactor: number },
 ): Promise<Page> {
   const context = await suite.browser.newContext({ baseURL: suite.server.url, ...screen, locale: "en-US" });
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(STEP_TIMEOUT_MS);
   await context.addCookies(cookiesOf(client, suite.server.url));
   const page = await context.newPage();
   suite.watch(page);
