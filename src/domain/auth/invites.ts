@@ -17,6 +17,18 @@ export interface NewInvite {
 /** The sign-up link of CODE: the register page with the code filled in. */
 export const inviteUrl = (baseUrl: string, code: string) => `${baseUrl}/register?invite=${encodeURIComponent(code)}`;
 
+/**
+ * A new invite code: short enough to type from a printed note, long enough that guessing one is
+ * hopeless, and never starting with "-", which a command line reads as an option
+ * (`socialctl invite revoke CODE` would answer "unknown option").
+ */
+export function newInviteCode(): string {
+  for (;;) {
+    const code = randomToken(12);
+    if (!code.startsWith("-")) return code;
+  }
+}
+
 /** Makes an invite; CREATED_BY is the administrator's id (null from the CLI). */
 export async function createInvite(
   db: Db,
@@ -33,8 +45,7 @@ export async function createInvite(
   return db
     .insertInto("auth_invites")
     .values({
-      // short enough to type from a printed note, long enough that guessing one is hopeless
-      code: randomToken(12),
+      code: newInviteCode(),
       created_by: createdBy,
       max_uses: maxUses,
       expires_at: now + hours * 3600_000,
