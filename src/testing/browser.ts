@@ -29,8 +29,8 @@ const ARGS = [
 const SHOTS = resolve(import.meta.dir, "../../.tmp/browser-failures");
 /**
  * How long a step waits for what it expects (a screen, a button, a message) before the test
- * fails: on a 2-core machine running the suite's parts at once, a screen's first paint has taken
- * longer than 10 s. A test's own timeout (30 s) still bounds the whole.
+ * fails: long enough for a screen's first paint on a 2-core machine running the suite's parts at
+ * once. A test's own timeout still bounds the whole.
  */
 export const STEP_TIMEOUT_MS = 20_000;
 
