@@ -14,15 +14,29 @@ afterAll(async () => {
   cleanup();
 });
 
-/** `socialctl ARGS dev …` in a child process, as a developer starts it; resolves once it printed where it runs. */
+/** The line of OUT that says where a `--json` sandbox runs (a whole JSON object with its data dir), if printed yet. */
+const readyLine = (out: string) =>
+  out.split("\n").find((line) => {
+    try {
+      return "dataDir" in JSON.parse(line);
+    } catch {
+      return false;
+    }
+  });
+
+/**
+ * `socialctl ARGS dev …` in a child process, as a developer starts it; resolves once it printed
+ * where it runs. With `--json`, `out` is that line alone: a log line may come before it.
+ */
 async function startDev(args: string[]) {
   const proc = Bun.spawn([...SOCIALCTL, ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   started.push(proc);
   const reader = proc.stdout.getReader();
   const decoder = new TextDecoder();
+  const json = args.includes("--json");
   let out = "";
   const deadline = Date.now() + CLI_PROCESS_BOUND_MS;
-  while (!out.includes("Ctrl-C stops") && !(args.includes("--json") && out.includes("\n")) && Date.now() < deadline) {
+  while (!out.includes("Ctrl-C stops") && !(json && readyLine(out)) && Date.now() < deadline) {
     const { value, done } = await reader.read();
     if (done) throw new Error(`socialctl dev ended: ${out}${await new Response(proc.stderr).text()}`);
     out += decoder.decode(value);
@@ -41,7 +55,7 @@ async function startDev(args: string[]) {
     const [code, stderr, stdout] = await Promise.all([proc.exited, new Response(proc.stderr).text(), rest]);
     return { code, stderr, stdout };
   };
-  return { proc, out, interrupt };
+  return { proc, out: json ? (readyLine(out) ?? out) : out, interrupt };
 }
 
 const field = (out: string, pattern: RegExp): string => {
