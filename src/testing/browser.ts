@@ -269,7 +269,6 @@ export async function pushDelivery(person: Person, origin: string) {
       }));
     });
   return {
-    shown,
     /** delivers DATA (the push's payload as the service carried it) and lists the notifications after it is shown */
     async deliver(data: string): Promise<ShownNotification[]> {
       const before = await settled();

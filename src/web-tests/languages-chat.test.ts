@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect } from "bun:test";
 import type { Page } from "playwright-core";
 import { requireMembershipByCuid, sendMessage } from "../domain/chats";
-import { cookiesOf, pageProblems, expectAccessible, STEP_TIMEOUT_MS } from "../testing/browser";
+import { pageProblems, expectAccessible } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { quickPerson } from "../testing/fixtures";
 
@@ -13,7 +13,7 @@ const { it } = suite;
 // the server builds the web app on its first page request: done before the first test's page waits for it
 beforeAll(async () => void (await fetch(suite.server.url)).arrayBuffer(), 120_000);
 
-function person(name: string, opts: { viewport?: { width: number; height: number } } = {}) {
+function person(name: string, opts: { viewport?: { width: number; height: number }; locale?: string } = {}) {
   return suite.person({ ...opts, username: `${name.toLowerCase()}_${Math.random().toString(36).slice(2, 6)}` });
 }
 
@@ -21,24 +21,7 @@ function person(name: string, opts: { viewport?: { width: number; height: number
  * A signed-in person whose browser asks for Russian (locale ru-RU) and who chose no language:
  * the app follows the browser. Shown at 390x844, a phone.
  */
-async function russianBrowser(name: string) {
-  const { user, client } = await quickPerson(suite.server, {
-    username: `${name}_${Math.random().toString(36).slice(2, 6)}`,
-  });
-  const context = await suite.browser.newContext({
-    baseURL: suite.server.url,
-    viewport: { width: 390, height: 844 },
-    locale: "ru-RU",
-    timezoneId: "UTC",
-  });
-  context.setDefaultTimeout(STEP_TIMEOUT_MS);
-  await context.addCookies(cookiesOf(client, suite.server.url));
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on("pageerror", (err) => errors.push(err.message));
-  suite.watch(page);
-  return { page, user, client, errors };
-}
+const russianBrowser = (name: string) => person(name, { viewport: { width: 390, height: 844 }, locale: "ru-RU" });
 
 /** A group owned by OWNER with MORE other members; its conversation id. */
 async function group(owner: { client: any }, title: string, more: number): Promise<string> {
@@ -142,7 +125,7 @@ describe("web app in Russian: settings and chats", () => {
     await expectAccessible(page);
     await page.setViewportSize({ width: 1280, height: 800 });
     expect(await overflows(page)).toBe(false);
-    expect(me.errors).toEqual([]);
+    expect(pageProblems(me.page)).toEqual([]);
     await page.context().close();
   });
 });
