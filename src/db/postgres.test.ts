@@ -35,7 +35,7 @@ describe("PostgreSQL storage", () => {
     const lite = openStorage(":memory:");
     await migrateToLatest(lite.db, { snapshot: false });
     const liteTables = (await lite.db.introspection.getTables()).filter((t) => !/_fts($|_)/.test(t.name));
-    const pgTables = (await pg.db.introspection.getTables()).filter((t) => !/_fts$/.test(t.name));
+    const pgTables = (await pg.db.introspection.getTables()).filter((t) => !/_fts($|_)/.test(t.name));
     const shape = (tables: typeof liteTables) =>
       Object.fromEntries(tables.map((t) => [t.name, t.columns.map((c) => c.name).sort()]));
     expect(shape(pgTables)).toEqual(shape(liteTables));

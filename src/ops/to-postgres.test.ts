@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "kysely";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +13,7 @@ import { openPrivateChat } from "../domain/chats/conversations";
 import { sendMessage } from "../domain/chats/messages";
 import { grantStars } from "../domain/stars/service";
 import { postSearch } from "../domain/search/posts";
+import { searchMessages } from "../domain/search/messages";
 import { moveToPostgres } from "./to-postgres";
 
 let dataDir: string;
@@ -57,6 +59,14 @@ describe("migrate-to-postgres", () => {
         budgetMs: 1000,
       });
       expect(found.postIds).toEqual([post.id]);
+      // the messages went into the search index with the move, not left queued for a search to index
+      const indexed = await sql<{ indexed: number; queued: number }>`SELECT
+        (SELECT count(*) FROM messages_fts) AS indexed, (SELECT count(*) FROM messages_fts_queue) AS queued`.execute(
+        pg.db,
+      );
+      expect([Number(indexed.rows[0]!.indexed), Number(indexed.rows[0]!.queued)]).toEqual([3, 0]);
+      const searched = await searchMessages(pg.storage, bob.id, "m1", { cursor: null, limit: 10, budgetMs: 1000 });
+      expect(searched.messages.map((m) => m.content)).toEqual(["m1"]);
       // keys went over as they were, and new rows take the next ones
       const carol = await makeUser(pg, { username: "carol" });
       expect(carol.id).toBeGreaterThan(bob.id);

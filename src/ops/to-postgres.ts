@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { parseConfigValue, readConfigFile, storeConfigValues } from "../config";
 import { dbPath } from "../config/layout";
 import { migrateToLatest, openPostgresStorage, openStorage, pendingMigrations } from "../db";
+import { catchUpMessageIndex } from "../domain/search/message-index";
 import { postgresFtsPostSearch } from "../domain/search/posts";
 import { assertNoServerRunning } from "./server-lock";
 
@@ -36,8 +37,9 @@ const BATCH = 500;
  * then points the instance at it (database.url). The server must be stopped. PostgreSQL gets
  * the same migrations first; the rows go over in one transaction, table by table in an order
  * that respects the foreign keys, keys kept (identity sequences moved past them); the posts'
- * search index is rebuilt from the SQLite index's text. Nothing is switched unless every
- * table has the same row count and checksum on both sides. The SQLite file stays as it was.
+ * search index is rebuilt from the SQLite index's text, the messages' from the copied messages.
+ * Nothing is switched unless every table has the same row count and checksum on both sides.
+ * The SQLite file stays as it was.
  */
 export async function moveToPostgres(
   dataDirInput: string,
@@ -86,7 +88,11 @@ export async function moveToPostgres(
       for (const r of rows) await postgresFtsPostSearch.indexPost(trx, r.id, r.body);
       indexedPosts = rows.length;
       for (const t of tables) await sql`ALTER TABLE ${sql.table(t.name)} ENABLE TRIGGER USER`.execute(trx);
+      // the copy passed the triggers that queue messages for the search index
+      await sql`INSERT INTO messages_fts_queue (message_id)
+        SELECT id FROM messages WHERE kind = 'user' AND deleted_at IS NULL`.execute(trx);
     });
+    await catchUpMessageIndex(pg);
     const copies: TableCopy[] = [];
     for (const t of tables) {
       const [a, b] = [await checksum(lite.db as Kysely<any>, t), await checksum(pg.db as Kysely<any>, t)];

@@ -10,6 +10,9 @@ import { leaveGroup } from "../../domain/chats/members";
 import { SEARCH_WINDOW } from "../../domain/search/window";
 import type { App } from "../../app";
 import { waitFor } from "../../testing/wait";
+import { rerunMigrations } from "../../testing/migrations";
+import { inTransaction } from "../../db/transaction";
+import { indexQueuedMessages } from "../../domain/search/message-index";
 
 let server: TestServer;
 // on PostgreSQL the first server also starts the test cluster
@@ -83,18 +86,20 @@ describe("the messages index follows every change", () => {
     }
   });
 
-  test("SQLite: the index trails the sends; a message edited or deleted before it was indexed is found as it is now", async () => {
-    if (server.app.storage.engine !== "sqlite") return;
+  test("the index trails the sends; a message edited or deleted before it was indexed is found as it is now", async () => {
     const app = server.app;
     const { a, b, chat } = await twoInAChat();
-    const mark = async () =>
-      (await sql<{ to: number }>`SELECT indexed_to AS "to" FROM messages_fts_mark`.execute(app.db)).rows[0]!.to;
-    const indexed = async (word: string) =>
-      (
-        await sql<{ n: number }>`SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ${word}`.execute(
-          app.db,
-        )
-      ).rows[0]!.n;
+    const count = async (query: ReturnType<typeof sql>) =>
+      Number((await sql<{ n: number }>`SELECT count(*) AS n FROM (${query}) q`.execute(app.db)).rows[0]!.n);
+    // what trails: on SQLite the messages past the mark, on PostgreSQL the queued ids
+    const trailing = (ids: number[]) =>
+      app.storage.engine === "sqlite"
+        ? count(sql`SELECT 1 FROM messages_fts_mark WHERE indexed_to < ${Math.max(...ids)}`)
+        : count(sql`SELECT 1 FROM messages_fts_queue WHERE message_id IN (${sql.join(ids)})`);
+    const indexed = (word: string) =>
+      app.storage.engine === "sqlite"
+        ? count(sql`SELECT 1 FROM messages_fts WHERE messages_fts MATCH ${word}`)
+        : count(sql`SELECT 1 FROM messages_fts WHERE body @@ ${word}::tsquery`);
     const kept = await sendMessage(app, { conversationId: chat.id, senderId: a.user.id, content: "gannet kept" });
     const edited = await sendMessage(app, { conversationId: chat.id, senderId: a.user.id, content: "gannet draft" });
     const gone = await sendMessage(app, { conversationId: chat.id, senderId: a.user.id, content: "gannet gone" });
@@ -106,7 +111,11 @@ describe("the messages index follows every change", () => {
     });
     await deleteMessage(app, { conversationId: chat.id, seq: gone.seq, actorId: a.user.id, forEveryone: true });
     // the serving process takes them in within about a second, with no search asking
-    await waitFor(async () => (await mark()) >= gone.id, 10_000, "the index to take in the new messages");
+    await waitFor(
+      async () => (await trailing([kept.id, edited.id, gone.id])) === 0,
+      10_000,
+      "the index to take in the new messages",
+    );
     expect(await indexed("gannet")).toBe(1);
     expect(await indexed("cormorant")).toBe(1);
     // once indexed, an edit is followed at once
@@ -131,6 +140,38 @@ describe("the messages index follows every change", () => {
     const { rows } = await sql<{ to: number }>`SELECT indexed_to AS "to" FROM messages_fts_mark`.execute(app.db);
     expect(rows[0]!.to).toBeGreaterThanOrEqual(sent.id);
     expect((await found(b.client, "puffin")).contents).toEqual(["puffin colony"]);
+  });
+
+  test("PostgreSQL: an edit made while a pass indexes the message waits for it, and the edited text is what is found", async () => {
+    if (server.app.storage.engine !== "postgres") return;
+    const app = server.app;
+    const { a, b, chat } = await twoInAChat();
+    const sent = await sendMessage(app, { conversationId: chat.id, senderId: a.user.id, content: "kittiwake draft" });
+    let edit: Promise<unknown> | null = null;
+    let editDone = false;
+    await inTransaction(app.storage, async (scope) => {
+      // queued here too, so the serving process's own pass cannot have taken it already
+      await sql`INSERT INTO messages_fts_queue (message_id) VALUES (${sent.id}) ON CONFLICT DO NOTHING`.execute(
+        scope.db,
+      );
+      // this pass holds the queued id and the message until it commits
+      expect(await indexQueuedMessages(scope, sent.id)).toBeGreaterThanOrEqual(1);
+      edit = editMessage(app, { conversationId: chat.id, seq: sent.seq, editorId: a.user.id, content: "fulmar final" });
+      void edit.then(() => (editDone = true));
+      await Bun.sleep(300);
+      expect(editDone).toBe(false);
+    });
+    await edit;
+    expect((await found(b.client, "kittiwake")).contents).toEqual([]);
+    expect((await found(b.client, "fulmar")).contents).toEqual(["fulmar final"]);
+  });
+
+  test("PostgreSQL: the migration down indexes messages as it did before, and up again indexes them all", async () => {
+    if (server.app.storage.engine !== "postgres") return;
+    const { a, b, chat } = await twoInAChat();
+    await sendMessage(server.app, { conversationId: chat.id, senderId: a.user.id, content: "puffin burrow" });
+    await rerunMigrations(server.app.db, ["20261202100000_messages_fts_queue"]);
+    expect((await found(b.client, "puffin")).contents).toEqual(["puffin burrow"]);
   });
 
   test("words, prefixes and several words", async () => {

@@ -25,17 +25,19 @@ const indexHits = {
       WHERE messages_fts MATCH ${ftsQuery(terms)} ${below} ${inChat}
       ORDER BY messages_fts.rowid DESC LIMIT ${SEARCH_WINDOW}`;
   },
-  // the expression and the condition of the messages_fts index (migration 20261129040000), so it
-  // is used; the query's lexemes are cast, not parsed (PostgreSQL's parser would drop emoji)
+  // the table messages_fts (migration 20261202100000_messages_fts_queue) holds the lexemes of
+  // every message search shows; the query's lexemes are cast, not parsed (PostgreSQL's parser
+  // would drop emoji)
   postgres(db: Db, terms: string[], { before, chat }: HitsScope): RawBuilder<unknown> | null {
     const query = tsqueryText(terms);
     if (!query) return null;
-    const below = before === null ? sql`` : sql`AND id < ${before}`;
-    const inChat = chat ? sql`AND conversation_id = ${chat.id} AND ${withinBudget(db, chat.budgetMs, sql`id`)}` : sql``;
-    return sql`SELECT id FROM messages
-      WHERE social_message_tsvector(content) @@ social_unaccent(${query})::tsquery
-        AND kind = 'user' AND deleted_at IS NULL ${below} ${inChat}
-      ORDER BY id DESC LIMIT ${SEARCH_WINDOW}`;
+    const below = before === null ? sql`` : sql`AND message_id < ${before}`;
+    const inChat = chat
+      ? sql`AND conversation_id = ${chat.id} AND ${withinBudget(db, chat.budgetMs, sql`message_id`)}`
+      : sql``;
+    return sql`SELECT message_id AS id FROM messages_fts
+      WHERE body @@ social_unaccent(${query})::tsquery ${below} ${inChat}
+      ORDER BY message_id DESC LIMIT ${SEARCH_WINDOW}`;
   },
 };
 
