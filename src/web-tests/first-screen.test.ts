@@ -7,6 +7,8 @@ import { browserSuite } from "../testing/browser-suite";
 // (limits.clientRps at its default): the shell's start data comes in one answer, no two parts
 // of a screen ask the same thing, and quick reloads stay inside the budget.
 const suite = browserSuite({ "limits.clientRps": 20 });
+/** How often a person reloading as fast as they can starts a load. */
+const RELOAD_EVERY_MS = 500;
 const { it } = suite;
 
 /**
@@ -97,11 +99,17 @@ describe("web app: the first screen's requests", () => {
   it("six quick reloads stay inside the budget: no refusal, no error, the shell and the feed each time", async () => {
     const { page, context } = await suite.person();
     await page.getByRole("heading", { level: 1, name: "Feed" }).waitFor();
+    // the budget is the address's: the sign-in's requests leave its window first
+    await Bun.sleep(1000);
     const seen = watchApi(page);
     for (let i = 0; i < 6; i++) {
+      const started = Date.now();
       await page.reload();
       await page.getByRole("heading", { level: 1, name: "Feed" }).waitFor();
       await shellShown(page);
+      // a person's quick reloads, not the machine's: a load costs the budget up to six requests
+      // (five asked below, and the socket's upgrade), so any second's three loads fit its 20
+      await Bun.sleep(RELOAD_EVERY_MS - (Date.now() - started));
     }
     await page.getByText(/No posts yet|Nobody you follow has posted yet/).waitFor();
     expect(await page.getByText(/Too many/).count()).toBe(0);
