@@ -27,6 +27,17 @@ const PERSON = "alice";
 const BOT = "sandbox_bot";
 /** What the person starts with, so a bot's invoices can be paid at once. */
 const STARTING_STARS = 1000;
+/**
+ * The sandbox's settings: registration open, webhooks and file URLs on this machine allowed, and
+ * no per-address request budget, since every request comes from one loopback address (the
+ * browser, a bot's test suite scripting the person with `as`, the `as` commands' streams), and a
+ * suite run at a fast machine's pace would be refused (429) for being quick.
+ */
+const SANDBOX_CONFIG = {
+  registration: "open",
+  "bot.allowPrivateWebhooks": true,
+  "limits.clientRps": 1_000_000,
+} as const;
 
 /** What SANDBOX_FILE keeps: enough to start a kept sandbox again with the same bot token. */
 interface SandboxRecord {
@@ -172,7 +183,7 @@ export function registerDev(program: Command) {
       for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void stop());
       try {
         // kept in the config, so `as`, `bot log` and a later run see the same instance
-        storeConfigValues(dataDir, { registration: "open", "bot.allowPrivateWebhooks": true });
+        storeConfigValues(dataDir, SANDBOX_CONFIG);
         server = await startServer({
           dataDir,
           // loopback only: registration is open and the sign-in link needs no password

@@ -115,6 +115,9 @@ export async function startSandbox(): Promise<Sandbox> {
         async next(matches, timeoutMs = 10_000) {
           const deadline = Date.now() + timeoutMs;
           for (;;) {
+            // socialctl ended with its reason (--json prints it as {"error": …})
+            const ended = seen.find((m) => "error" in m && !("id" in m)) as { error?: { message: string } } | undefined;
+            if (ended?.error) throw new Error(`socialctl as … read --follow: ${ended.error.message}`);
             const at = seen.findIndex(matches);
             if (at >= 0) return seen.splice(0, at + 1).at(-1)!;
             const left = deadline - Date.now();

@@ -88,6 +88,9 @@ class Chat:
                 message = self._messages.get(timeout=left)
             except queue.Empty:
                 continue
+            # socialctl ended with its reason (--json prints it as {"error": ...})
+            if "error" in message and "id" not in message:
+                raise SocialctlError("read --follow: " + message["error"]["message"])
             if matches(message):
                 return message
 
