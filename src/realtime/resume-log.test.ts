@@ -107,3 +107,21 @@ test("limits.resumeAccounts: past the bound the disconnected account seen longes
   stayOne();
   stayThree();
 });
+
+test("the log keeps an event's text, not its payload: once delivered, the payload and its frames can go", async () => {
+  const { events } = broker();
+  const got: DeliveredEvent[] = [];
+  const stop = events.subscribe(3, (e) => got.push(e));
+  let published: ReturnType<typeof message> | null = message("kept as text");
+  const payload = new WeakRef(published);
+  events.publish(3, "message:new", published);
+  const firstId = got[0]!.id;
+  published = null;
+  got.length = 0;
+  events.publish(3, "message:new", message("later"));
+  Bun.gc(true);
+  expect(payload.deref()).toBeUndefined();
+  const resumed = await events.resume(3, firstId - 1);
+  expect("events" in resumed && resumed.events.map((e) => e.data)).toEqual([message("kept as text"), message("later")]);
+  stop();
+});

@@ -1,10 +1,30 @@
-import { TRANSIENT_EVENTS, type DeliveredEvent, type EventBroker, type EventCarrier, type Resumed } from "./broker";
+import {
+  payloadJsonOf,
+  TRANSIENT_EVENTS,
+  withPayloadJson,
+  type DeliveredEvent,
+  type EventBroker,
+  type EventCarrier,
+  type Resumed,
+} from "./broker";
 import type { RealtimeEventName } from "./events";
 
 const PRUNE_EVERY_MS = 10_000;
 
+/**
+ * An event as a ring keeps it: its payload as JSON text (one string for all the recipients of a
+ * publish), not the payload object, which holds its shaped parts and, once delivered, the frames
+ * written from it (transports.ts): a resume is rare, the retention window long.
+ */
+interface KeptEvent {
+  at: number;
+  id: number;
+  event: RealtimeEventName;
+  json: string;
+}
+
 interface Ring {
-  events: Array<{ at: number; event: DeliveredEvent }>;
+  events: KeptEvent[];
   /** highest event id this ring has forgotten (by size or age); resuming from below it has a gap */
   forgottenUpTo: number;
   /** the account's connections to this process now */
@@ -67,16 +87,19 @@ export class ResumeLog {
     return false;
   }
 
-  /** Remembers EVENT for resume; with KEEP false only its id counts as sent (live-only events). */
-  record(event: DeliveredEvent, now: number, keep = true): void {
+  /**
+   * Remembers EVENT (its payload as the JSON text JSON) for resume; with KEEP false only its id
+   * counts as sent (live-only events).
+   */
+  record(event: DeliveredEvent, json: string, now: number, keep = true): void {
     // pruning also runs here, so rings of accounts that went away stay within the window
     if (now - this.lastPrune > PRUNE_EVERY_MS) this.prune(now);
     this.latestId = Math.max(this.latestId, event.id);
     if (!keep) return;
     const ring = this.rings.get(event.userId);
     if (!ring) return;
-    ring.events.push({ at: now, event });
-    if (ring.events.length > this.opts.perUser) ring.forgottenUpTo = ring.events.shift()!.event.id;
+    ring.events.push({ at: now, id: event.id, event: event.event, json });
+    if (ring.events.length > this.opts.perUser) ring.forgottenUpTo = ring.events.shift()!.id;
   }
 
   /**
@@ -86,7 +109,12 @@ export class ResumeLog {
   since(userId: number, lastId: number): { events: DeliveredEvent[]; gap: boolean } {
     const ring = this.rings.get(userId);
     if (!ring) return { events: [], gap: lastId < this.latestId };
-    const events = ring.events.filter((e) => e.event.id > lastId).map((e) => e.event);
+    const events = ring.events
+      .filter((e) => e.id > lastId)
+      .map(
+        (e) =>
+          ({ id: e.id, userId, event: e.event, data: withPayloadJson(JSON.parse(e.json), e.json) }) as DeliveredEvent,
+      );
     return { events, gap: lastId < ring.forgottenUpTo };
   }
 
@@ -95,7 +123,7 @@ export class ResumeLog {
     this.lastPrune = now;
     const cutoff = now - this.opts.retentionMs();
     for (const [userId, ring] of this.rings) {
-      while (ring.events.length && ring.events[0]!.at < cutoff) ring.forgottenUpTo = ring.events.shift()!.event.id;
+      while (ring.events.length && ring.events[0]!.at < cutoff) ring.forgottenUpTo = ring.events.shift()!.id;
       if (ring.connections === 0 && ring.idleSince < cutoff) this.rings.delete(userId);
     }
   }
@@ -137,9 +165,12 @@ export class LocalCarrier implements EventCarrier {
     const now = this.opts.now();
     // one publish is one event: its recipients share the id, so its frames are written once
     const id = this.nextId++;
+    // the text the transports write too (noted on the payload, so they do not serialize it again)
+    const json = payloadJsonOf(data);
+    if (typeof data === "object" && data !== null) withPayloadJson(data, json);
     for (const userId of userIds) {
       const delivered = { id, userId, event, data } as DeliveredEvent;
-      this.log.record(delivered, now, keep);
+      this.log.record(delivered, json, now, keep);
       this.broker.deliver(delivered);
     }
   }
