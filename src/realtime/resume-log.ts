@@ -88,17 +88,17 @@ export class ResumeLog {
   }
 
   /**
-   * Remembers EVENT (its payload as the JSON text JSON) for resume; with KEEP false only its id
-   * counts as sent (live-only events).
+   * Remembers EVENT (its payload as the JSON text JSON gives, asked only when it is kept) for
+   * resume; with KEEP false only its id counts as sent (live-only events).
    */
-  record(event: DeliveredEvent, json: string, now: number, keep = true): void {
+  record(event: DeliveredEvent, json: () => string, now: number, keep = true): void {
     // pruning also runs here, so rings of accounts that went away stay within the window
     if (now - this.lastPrune > PRUNE_EVERY_MS) this.prune(now);
     this.latestId = Math.max(this.latestId, event.id);
     if (!keep) return;
     const ring = this.rings.get(event.userId);
     if (!ring) return;
-    ring.events.push({ at: now, id: event.id, event: event.event, json });
+    ring.events.push({ at: now, id: event.id, event: event.event, json: json() });
     if (ring.events.length > this.opts.perUser) ring.forgottenUpTo = ring.events.shift()!.id;
   }
 
@@ -165,9 +165,14 @@ export class LocalCarrier implements EventCarrier {
     const now = this.opts.now();
     // one publish is one event: its recipients share the id, so its frames are written once
     const id = this.nextId++;
-    // the text the transports write too (noted on the payload, so they do not serialize it again)
-    const json = payloadJsonOf(data);
-    if (typeof data === "object" && data !== null) withPayloadJson(data, json);
+    // made once a recipient keeps the event, and noted on the payload: the transports write it too
+    let text: string | undefined;
+    const json = () => {
+      if (text !== undefined) return text;
+      text = payloadJsonOf(data);
+      if (typeof data === "object" && data !== null) withPayloadJson(data, text);
+      return text;
+    };
     for (const userId of userIds) {
       const delivered = { id, userId, event, data } as DeliveredEvent;
       this.log.record(delivered, json, now, keep);
