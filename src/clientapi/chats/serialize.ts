@@ -26,7 +26,7 @@ import {
   type StoredPoll,
 } from "../../domain/chats/polls";
 import { membersAndReads, otherPartyId, rightsOf } from "../../domain/chats/access";
-import { precompiled } from "../../db/compiled";
+import { compiledByIds, precompiled } from "../../db/compiled";
 import { toIso } from "../../lib/clock";
 import { serializePublicUser } from "../serializers/account";
 import { shownPreview } from "../../domain/links/preview";
@@ -81,15 +81,13 @@ const senderOf = (user: SenderRow | undefined) =>
 
 // a single message (a send, its live event) has one sender: compiled once (db/compiled.ts)
 const userByIdQuery = precompiled((db, p: { id: number }) => db.selectFrom("users").selectAll().where("id", "=", p.id));
+const usersByIdsQuery = compiledByIds((db, ids) => db.selectFrom("users").selectAll().where("id", "in", ids));
 
 async function usersById(db: Db, ids: number[], known: SenderRow[] = []): Promise<Map<number, SenderRow>> {
   const found = new Map<number, SenderRow>(known.map((u) => [u.id, u]));
   const unique = [...new Set(ids)].filter((id) => !found.has(id));
   if (unique.length === 0) return found;
-  const rows =
-    unique.length === 1
-      ? await userByIdQuery(db, { id: unique[0]! })
-      : await db.selectFrom("users").selectAll().where("id", "in", unique).execute();
+  const rows = unique.length === 1 ? await userByIdQuery(db, { id: unique[0]! }) : await usersByIdsQuery(db, unique);
   for (const u of rows) found.set(u.id, u);
   return found;
 }
@@ -126,18 +124,21 @@ interface RenderOptions {
   now?: number;
 }
 
-/** The reactions to messages IDS (one statement, none for no ids), by message, in the order they were set. */
-async function reactionsOf(db: Db, ids: number[]): Promise<Map<number, Array<{ emoji: string; userId: string }>>> {
-  const byMessage = new Map<number, Array<{ emoji: string; userId: string }>>();
-  if (ids.length === 0) return byMessage;
-  const rows = await db
+const reactionsQuery = compiledByIds((db, ids) =>
+  db
     .selectFrom("message_reactions")
     .innerJoin("users", "users.id", "message_reactions.user_id")
     .select(["message_reactions.message_id", "message_reactions.emoji", "users.cuid as userId"])
     .where("message_reactions.message_id", "in", ids)
     .orderBy("message_reactions.created_at")
-    .orderBy("message_reactions.user_id")
-    .execute();
+    .orderBy("message_reactions.user_id"),
+);
+
+/** The reactions to messages IDS (one statement, none for no ids), by message, in the order they were set. */
+async function reactionsOf(db: Db, ids: number[]): Promise<Map<number, Array<{ emoji: string; userId: string }>>> {
+  const byMessage = new Map<number, Array<{ emoji: string; userId: string }>>();
+  if (ids.length === 0) return byMessage;
+  const rows = await reactionsQuery(db, ids);
   for (const r of rows) {
     const list = byMessage.get(r.message_id);
     if (list) list.push(r);
@@ -285,6 +286,23 @@ export async function serializeMessage(
 
 export type ClientMessage = Awaited<ReturnType<typeof serializeMessage>>;
 
+type ChatOfViewer = { conversationId: number; viewerId: number };
+const otherPartyQuery = precompiled((db, p: ChatOfViewer) =>
+  db
+    .selectFrom("conversation_members")
+    .innerJoin("users", "users.id", "conversation_members.user_id")
+    .selectAll("users")
+    .where("conversation_members.conversation_id", "=", p.conversationId)
+    .where("conversation_members.user_id", "!=", p.viewerId),
+);
+const myMembershipQuery = precompiled((db, p: ChatOfViewer) =>
+  db
+    .selectFrom("conversation_members")
+    .selectAll()
+    .where("conversation_id", "=", p.conversationId)
+    .where("user_id", "=", p.viewerId),
+);
+
 /**
  * A conversation as the Client API shows it to one member. A private chat is titled and
  * pictured by the other party.
@@ -295,24 +313,9 @@ export async function serializeConversation(
   viewerId: number,
   member?: MemberRow,
 ) {
-  let other: UserRow | undefined;
-  if (conversation.type === "private") {
-    other = await db
-      .selectFrom("conversation_members")
-      .innerJoin("users", "users.id", "conversation_members.user_id")
-      .selectAll("users")
-      .where("conversation_members.conversation_id", "=", conversation.id)
-      .where("conversation_members.user_id", "!=", viewerId)
-      .executeTakeFirst();
-  }
-  const me =
-    member ??
-    (await db
-      .selectFrom("conversation_members")
-      .selectAll()
-      .where("conversation_id", "=", conversation.id)
-      .where("user_id", "=", viewerId)
-      .executeTakeFirst());
+  const chat = { conversationId: conversation.id, viewerId };
+  const other = conversation.type === "private" ? (await otherPartyQuery(db, chat))[0] : undefined;
+  const me = member ?? (await myMembershipQuery(db, chat))[0];
   const { members, othersReadSeq } = await membersAndReads(db, conversation.id, viewerId);
   return { ...conversationView(conversation, me, other, members), othersReadMessageId: othersReadSeq };
 }

@@ -332,6 +332,25 @@ describe("likes, reposts, bookmarks", () => {
     expect((await reader.client.post(`/api/social/posts/${p1.id}/bookmark`)).body.data).toEqual({ bookmarked: false });
     expect((await reader.client.get("/api/social/bookmarks?limit=abc")).status).toBe(400);
   });
+
+  test("bookmarks leave out posts of accounts blocked either way; a bookmarked repost stays without its original", async () => {
+    const [author, sharer, reader, blocker] = [await person(), await person(), await person(), await person()];
+    const own = await postAs(author.client, { content: "by the author" });
+    const repost = (await sharer.client.post(`/api/social/posts/${own.id}/repost`)).body.data.repost;
+    const other = await postAs(blocker.client, { content: "by the blocker" });
+    for (const id of [own.id, repost.id, other.id]) {
+      expect((await reader.client.post(`/api/social/posts/${id}/bookmark`)).status).toBe(200);
+      server.clock.advance(5);
+    }
+    const listed = async () => (await reader.client.get("/api/social/bookmarks")).body.data.posts as any[];
+    expect((await listed()).map((p) => p.id)).toEqual([other.id, repost.id, own.id]);
+    // the reader blocks the author; the blocker blocks the reader
+    expect((await reader.client.post(`/api/social/users/${author.user.username}/block`)).status).toBe(200);
+    expect((await blocker.client.post(`/api/social/users/${reader.user.username}/block`)).status).toBe(200);
+    const after = await listed();
+    expect(after.map((p) => p.id)).toEqual([repost.id]);
+    expect(after[0].repostOf).toBeNull();
+  });
 });
 
 describe("polls", () => {

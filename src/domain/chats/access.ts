@@ -476,19 +476,22 @@ export async function membersAndReads(
   conversationId: number,
   viewerId: number,
 ): Promise<{ members: number; othersReadSeq: number }> {
-  const row = await db
+  const [row] = await membersAndReadsQuery(db, { conversationId, viewerId });
+  return { members: Number(row!.n), othersReadSeq: Number(row!.read ?? 0) };
+}
+
+const membersAndReadsQuery = precompiled((db, p: { conversationId: number; viewerId: number }) =>
+  db
     .selectFrom("conversation_members")
     .select((eb) => [
       eb.fn.countAll<number>().as("n"),
       eb.fn
-        .max<number | null>(eb.case().when("user_id", "!=", viewerId).then(eb.ref("last_read_seq")).end())
+        .max<number | null>(eb.case().when("user_id", "!=", p.viewerId).then(eb.ref("last_read_seq")).end())
         .as("read"),
     ])
-    .where("conversation_id", "=", conversationId)
-    .where("role", "in", ACTIVE_ROLES)
-    .executeTakeFirstOrThrow();
-  return { members: Number(row.n), othersReadSeq: Number(row.read ?? 0) };
-}
+    .where("conversation_id", "=", p.conversationId)
+    .where("role", "in", ACTIVE_ROLES),
+);
 
 /** Number of people in the conversation now (bots included). */
 export async function memberCount(db: Db, conversationId: number): Promise<number> {

@@ -38,6 +38,7 @@ import {
   type PreviewChoice,
 } from "../links/preview";
 import { inTransaction, type Scope } from "../../db/transaction";
+import { ShapedQuery } from "../../db/compiled";
 import type { ChatMember, ConversationRow, MemberRow, MessageRow, SendChat } from "./table";
 import { sendAccessOf } from "./send-access";
 import type { UserRow } from "../users/table";
@@ -675,30 +676,53 @@ const notHiddenFor = (viewerId: number) => (eb: ExpressionBuilder<Database, "mes
     ),
   );
 
+type HistoryPage = { older: Cursor | null; newer: Cursor | null; limit: number };
+
 /**
  * The statement of a page of a conversation's history for VIEWER: a walk of
  * messages_conversation_seq from the cursor (down from OLDER, or up from NEWER), skipping
  * deleted messages and those the viewer deleted for themselves (a probe of message_hidden's
- * key), stopping at LIMIT + 1 rows.
+ * key), stopping at LIMIT + 1 rows. Compiled once per direction and limit (db/compiled.ts).
  */
-export function historyPageQuery(
-  db: Db,
-  conversationId: number,
-  viewerId: number,
-  page: { older: Cursor | null; newer: Cursor | null; limit: number },
-) {
-  let q = db
-    .selectFrom("messages")
-    .selectAll()
-    .where("conversation_id", "=", conversationId)
-    .where("deleted_at", "is", null)
-    .where(notHiddenFor(viewerId))
-    .orderBy("seq", page.newer ? "asc" : "desc")
-    .limit(literalLimit(page.limit + 1));
-  if (page.older) q = q.where("seq", "<", page.older.t);
-  if (page.newer) q = q.where("seq", ">", page.newer.t);
-  return q;
-}
+const historyPages = new ShapedQuery(
+  (
+    db: Db,
+    v: { conversationId: number; viewerId: number; olderSeq: number; newerSeq: number },
+    shape: { older: boolean; newer: boolean; limit: number },
+  ) => {
+    let q = db
+      .selectFrom("messages")
+      .selectAll()
+      .where("conversation_id", "=", v.conversationId)
+      .where("deleted_at", "is", null)
+      .where(notHiddenFor(v.viewerId))
+      .orderBy("seq", shape.newer ? "asc" : "desc")
+      .limit(literalLimit(shape.limit + 1));
+    if (shape.older) q = q.where("seq", "<", v.olderSeq);
+    if (shape.newer) q = q.where("seq", ">", v.newerSeq);
+    return q;
+  },
+  (shape) => `${shape.older ? "o" : ""}${shape.newer ? "n" : ""}${shape.limit}`,
+);
+
+const historyShape = (page: HistoryPage) => ({
+  older: page.older !== null,
+  newer: page.newer !== null,
+  limit: page.limit,
+});
+const historyValues = (conversationId: number, viewerId: number, page: HistoryPage) => ({
+  conversationId,
+  viewerId,
+  olderSeq: page.older?.t ?? 0,
+  newerSeq: page.newer?.t ?? 0,
+});
+
+const historyPage = (db: Db, conversationId: number, viewerId: number, page: HistoryPage) =>
+  historyPages.execute(db, historyShape(page), historyValues(conversationId, viewerId, page));
+
+/** The statement historyPage runs, with its parameters (for the tests that read its plan). */
+export const historyPageStatement = (db: Db, conversationId: number, viewerId: number, page: HistoryPage) =>
+  historyPages.compiledWith(db, historyShape(page), historyValues(conversationId, viewerId, page));
 
 /**
  * A page of the conversation's history visible to VIEWER around message REF (its shown id or
@@ -719,16 +743,16 @@ export async function listHistoryAround(
   const newerLimit = Math.max(1, limit - olderLimit);
   // the target is the first of the older half: older than a cursor just above its seq
   const [olderRows, newerRows] = await Promise.all([
-    historyPageQuery(app.db, conversationId, viewerId, {
+    historyPage(app.db, conversationId, viewerId, {
       older: { t: target.seq + 1, id: target.id },
       newer: null,
       limit: olderLimit,
-    }).execute(),
-    historyPageQuery(app.db, conversationId, viewerId, {
+    }),
+    historyPage(app.db, conversationId, viewerId, {
       older: null,
       newer: { t: target.seq, id: target.id },
       limit: newerLimit,
-    }).execute(),
+    }),
   ]);
   const key = (m: MessageRow) => ({ t: m.seq, id: m.id });
   const older = pageOf(olderRows, olderLimit, key);
@@ -756,7 +780,7 @@ export async function listHistory(
   if (before && after) throw fieldError("after", "cannot be combined with before");
   const older = decodeCursor(before, "before");
   const newer = decodeCursor(after, "after");
-  const rows = await historyPageQuery(app.db, membership.conversation.id, viewerId, { older, newer, limit }).execute();
+  const rows = await historyPage(app.db, membership.conversation.id, viewerId, { older, newer, limit });
   const key = (m: MessageRow) => ({ t: m.seq, id: m.id });
   const page = pageOf(rows, limit, key);
   if (!newer) {

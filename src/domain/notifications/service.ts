@@ -1,6 +1,6 @@
 import type { App } from "../../app";
 import type { Db } from "../../db";
-import { compiledByIds, ShapedQuery } from "../../db/compiled";
+import { compiledByIds, precompiled, ShapedQuery } from "../../db/compiled";
 import { newCuid } from "../../lib/ids";
 import { pageOf, type Cursor } from "../../lib/paging";
 import type { UserRow } from "../users/table";
@@ -156,29 +156,32 @@ const UNSEEN_COUNT_MAX = 1000;
  * unread, the unread groups after the seen mark (a range of notification_groups_unread).
  */
 export async function notificationCounts(db: Db, recipientId: number): Promise<NotificationCounts> {
-  const row = await db
-    .selectFrom("notification_counts")
-    .select(["unread", "seen_at"])
-    .where("recipient_id", "=", recipientId)
-    .executeTakeFirst();
+  const [row] = await countsQuery(db, { recipientId });
   const unread = Number(row?.unread ?? 0);
   if (unread === 0) return { unread, unseen: 0 };
-  // a range of the unread index, read no further than the count a badge shows
-  const unseen = await db
+  const [unseen] = await unseenQuery(db, { recipientId, seenAt: Number(row?.seen_at ?? 0) });
+  return { unread, unseen: Number(unseen!.n) };
+}
+
+const countsQuery = precompiled((db, p: { recipientId: number }) =>
+  db.selectFrom("notification_counts").select(["unread", "seen_at"]).where("recipient_id", "=", p.recipientId),
+);
+
+/** A range of the unread index, read no further than the count a badge shows. */
+const unseenQuery = precompiled((db, p: { recipientId: number; seenAt: number }) =>
+  db
     .selectFrom((eb) =>
       eb
         .selectFrom("notification_groups")
         .select("id")
-        .where("recipient_id", "=", recipientId)
+        .where("recipient_id", "=", p.recipientId)
         .where("read_at", "is", null)
-        .where("updated_at", ">", Number(row?.seen_at ?? 0))
+        .where("updated_at", ">", p.seenAt)
         .limit(UNSEEN_COUNT_MAX)
         .as("unseen"),
     )
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .executeTakeFirstOrThrow();
-  return { unread, unseen: Number(unseen.n) };
-}
+    .select((eb) => eb.fn.countAll<number>().as("n")),
+);
 
 /** The recipient opened their notifications at NOW: what came before stops counting in the badge (it stays unread). */
 export async function markSeen(db: Db, now: number, recipientId: number): Promise<void> {

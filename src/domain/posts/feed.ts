@@ -293,32 +293,43 @@ export async function findVisiblePostView(
 /**
  * The statement of a page of the viewer's bookmarks, most recently saved first: a walk of the
  * viewer's bookmarks index (post_bookmarks_user_time) from the cursor, each post and author read
- * by primary key as it is checked, stopping at LIMIT + 1 rows, then the refs of those rows only.
- * BLOCKED: the accounts blocked either way with the viewer (their posts are left out).
+ * by primary key as it is checked (posts of deleted or disabled accounts and of those blocked
+ * either way with the viewer are left out), stopping at LIMIT + 1 rows, then the refs of those
+ * rows only. Compiled once per shape (cursor or not, limit).
  */
-export function bookmarksPageQuery(db: Db, viewerId: number, page: PageRequest, blocked: readonly number[]) {
-  // the author as a LEFT JOIN, as in the following feed's walk (followingPagePosts): as an inner
-  // join SQLite builds a Bloom filter over every account on every page, which grows with the instance
-  let walk = db
-    .selectFrom("post_bookmarks as b")
-    .innerJoin("posts", "posts.id", "b.post_id")
-    .leftJoin("users as a", "a.id", "posts.author_id")
-    .select([...POST_REF_COLUMNS, ...WALK_AUTHOR_COLUMNS, "b.id as bookmark_id", "b.created_at as bookmarked_at"])
-    .where("b.user_id", "=", viewerId)
-    .where("a.deleted_at", "is", null)
-    .where("a.disabled_at", "is", null);
-  if (blocked.length) walk = walk.where("posts.author_id", "not in", blocked);
-  const c = page.cursor;
-  if (c) walk = walk.where(beforeKey("b.created_at", "b.id", c));
-  const pageRows = walk
-    .orderBy("b.created_at", "desc")
-    .orderBy("b.id", "desc")
-    .limit(literalLimit(page.limit + 1));
-  return selectPostRefs(db, viewerId, pageRows).select([
-    sql.ref<number>("posts.bookmark_id").as("bookmark_id"),
-    sql.ref<number>("posts.bookmarked_at").as("bookmarked_at"),
-  ]);
-}
+const bookmarksPages = new ShapedQuery(
+  (db: Db, v: { viewer: number; t: number; id: number }, shape: { cursor: boolean; limit: number }) => {
+    // the author as a LEFT JOIN, as in the following feed's walk (followingPagePosts): as an inner
+    // join SQLite builds a Bloom filter over every account on every page, which grows with the instance
+    const pageRows = db
+      .selectFrom("post_bookmarks as b")
+      .innerJoin("posts", "posts.id", "b.post_id")
+      .leftJoin("users as a", "a.id", "posts.author_id")
+      .select([...POST_REF_COLUMNS, ...WALK_AUTHOR_COLUMNS, "b.id as bookmark_id", "b.created_at as bookmarked_at"])
+      .where("b.user_id", "=", v.viewer)
+      .where((eb) => authorVisible(eb, "posts.author_id", v.viewer, "blocked"))
+      .$if(shape.cursor, (q) => q.where(beforeKey("b.created_at", "b.id", { t: v.t, id: v.id })))
+      .orderBy("b.created_at", "desc")
+      .orderBy("b.id", "desc")
+      .limit(literalLimit(shape.limit + 1));
+    return selectPostRefs(db, v.viewer, pageRows).select([
+      sql.ref<number>("posts.bookmark_id").as("bookmark_id"),
+      sql.ref<number>("posts.bookmarked_at").as("bookmarked_at"),
+    ]);
+  },
+  (s) => `${s.cursor ? 1 : 0}:${s.limit}`,
+);
+
+const bookmarksShape = (page: PageRequest) => ({ cursor: page.cursor !== null, limit: page.limit });
+const bookmarksValues = (viewerId: number, page: PageRequest) => ({
+  viewer: viewerId,
+  t: page.cursor?.t ?? 0,
+  id: page.cursor?.id ?? 0,
+});
+
+/** The statement bookmarksPage runs, with its parameters (for the tests that read its plan). */
+export const bookmarksPageStatement = (db: Db, viewerId: number, page: PageRequest) =>
+  bookmarksPages.compiledWith(db, bookmarksShape(page), bookmarksValues(viewerId, page));
 
 /** The viewer's bookmarks, most recently saved first (cursor on the bookmark's time). */
 export async function bookmarksPage(
@@ -327,13 +338,15 @@ export async function bookmarksPage(
   viewerId: number,
   page: PageRequest,
 ): Promise<Page<PostView>> {
-  const blocked = await blockedEitherWayIds(db, viewerId);
-  const rows = await bookmarksPageQuery(db, viewerId, page, blocked).execute();
+  const rows = await bookmarksPages.execute(db, bookmarksShape(page), bookmarksValues(viewerId, page));
   // the page's rows come in its walk's order, which SQL does not promise of the outer select
   rows.sort((x, y) => y.bookmarked_at - x.bookmarked_at || y.bookmark_id - x.bookmark_id);
   const { items, nextCursor } = pageOf(rows, page.limit, (r) => ({ t: r.bookmarked_at, id: r.bookmark_id }));
   // a bookmarked repost stays listed; its original shows only while visible
-  return { items: await buildPostViews(db, kept, viewerId, items, new Set(blocked)), nextCursor };
+  const hidden = items.some((r) => r.repost_of_id !== null)
+    ? new Set(await blockedEitherWayIds(db, viewerId))
+    : undefined;
+  return { items: await buildPostViews(db, kept, viewerId, items, hidden), nextCursor };
 }
 
 /**
