@@ -15,19 +15,26 @@ export async function hiddenAuthorIds(db: Db, viewerId: number): Promise<number[
 
 /** Accounts the user blocked or that blocked the user. */
 export async function blockedEitherWayIds(db: Db, userId: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom("blocks")
-    .select(["blocker_id", "blocked_id"])
-    .where((eb) => eb.or([eb("blocker_id", "=", userId), eb("blocked_id", "=", userId)]))
-    .execute();
+  const rows = await blocksEitherWayQuery(db, { userId });
   return [...new Set(rows.map((r) => (r.blocker_id === userId ? r.blocked_id : r.blocker_id)))];
 }
 
+const blocksEitherWayQuery = precompiled((db, p: { userId: number }) =>
+  db
+    .selectFrom("blocks")
+    .select(["blocker_id", "blocked_id"])
+    .where((eb) => eb.or([eb("blocker_id", "=", p.userId), eb("blocked_id", "=", p.userId)])),
+);
+
 /** Accounts the user muted. */
 export async function mutedIds(db: Db, userId: number): Promise<number[]> {
-  const rows = await db.selectFrom("mutes").select("muted_id").where("muter_id", "=", userId).execute();
+  const rows = await mutedQuery(db, { userId });
   return rows.map((r) => r.muted_id);
 }
+
+const mutedQuery = precompiled((db, p: { userId: number }) =>
+  db.selectFrom("mutes").select("muted_id").where("muter_id", "=", p.userId),
+);
 
 /**
  * VIEWER blocked nobody and nobody blocked VIEWER (WITH MUTES: nor did VIEWER mute anyone), as

@@ -3,22 +3,39 @@ import type { Database, Db } from "../../db";
 import { decodeCursor, pageOf } from "../../lib/paging";
 import type { UserRow } from "../users/table";
 import { forEngine } from "../../db/engine";
+import { ShapedQuery } from "../../db/compiled";
+import { literalLimit } from "../posts/keyset";
 import { ftsQuery, searchTerms, tsqueryText } from "./normalize";
 
 /** A LIKE pattern for "starts with S"; control characters (which no name has, and PostgreSQL's text cannot hold) become spaces. */
 const likePrefix = (s: string) => s.replace(/\p{Cc}/gu, " ").replace(/[\\%_]/g, (c) => `\\${c}`) + "%";
 
+/** What a prefix condition (startsWith) compares with: the values, so a statement with one is compiled once. */
+export interface PrefixBounds {
+  /** the prefix itself: the range's start */
+  from: string;
+  /** every string that starts with the prefix sorts before it */
+  to: string;
+  /** the LIKE pattern of the prefix */
+  like: string;
+}
+
+export const prefixBounds = (prefix: string): PrefixBounds => ({
+  from: prefix,
+  to: prefix + "\u{10FFFF}",
+  like: likePrefix(prefix),
+});
+
 /**
- * COLUMN starts with PREFIX, through COLUMN's index: on SQLite a range of the (binary) index,
- * as its LIKE is case-insensitive and uses no index; on PostgreSQL a LIKE, which the
- * text_pattern_ops index serves (migration 20261129040100_prefix_search) whatever the collation.
+ * COLUMN starts with the prefix of BOUNDS, through COLUMN's index: on SQLite a range of the
+ * (binary) index, as its LIKE is case-insensitive and uses no index; on PostgreSQL a LIKE, which
+ * the text_pattern_ops index serves (migration 20261129040100_prefix_search) whatever the collation.
  */
-export function startsWith(db: Db, column: string, prefix: string): RawBuilder<SqlBool> {
+export function startsWith(db: Db, column: string, bounds: PrefixBounds): RawBuilder<SqlBool> {
   const ref = sql.ref(column);
   return forEngine(db, {
-    // every string that starts with PREFIX sorts before PREFIX followed by the last code point
-    sqlite: () => sql<SqlBool>`(${ref} >= ${prefix} AND ${ref} < ${prefix + "\u{10FFFF}"})`,
-    postgres: () => sql<SqlBool>`${ref} LIKE ${likePrefix(prefix)} ESCAPE '\\'`,
+    sqlite: () => sql<SqlBool>`(${ref} >= ${bounds.from} AND ${ref} < ${bounds.to})`,
+    postgres: () => sql<SqlBool>`${ref} LIKE ${bounds.like} ESCAPE '\\'`,
   })();
 }
 
@@ -29,21 +46,71 @@ export function startsWith(db: Db, column: string, prefix: string): RawBuilder<S
  */
 const NAME_HITS = 1000;
 
-/** A query of the ids of accounts any word of whose username or display name starts with TERMS' words (NAME_HITS at most). */
-const nameWordHits = {
-  sqlite(db: Db, terms: string[]): RawBuilder<{ id: number }> {
-    return sql`SELECT rowid AS id FROM users_fts WHERE users_fts MATCH ${ftsQuery(terms)} LIMIT ${NAME_HITS}`;
-  },
-  // the expression of the users_fts index (migration 20261122000300_posts), so it is used
-  postgres(db: Db, terms: string[]): RawBuilder<{ id: number }> | null {
-    const query = tsqueryText(terms);
-    if (!query) return null;
-    return sql`SELECT id FROM users
-      WHERE to_tsvector('simple'::regconfig, social_unaccent(username || ' ' || display_name))
-        @@ to_tsquery('simple'::regconfig, social_unaccent(${query}))
-      LIMIT ${NAME_HITS}`;
-  },
+/**
+ * The index query of TERMS' words (the last one a prefix), as the engine's name index takes it;
+ * null when no word has a token (PostgreSQL), so nothing is found through it.
+ */
+const nameWords = {
+  sqlite: (terms: string[]): string | null => ftsQuery(terms),
+  postgres: (terms: string[]): string | null => tsqueryText(terms),
 };
+
+/** A query of the ids of accounts any word of whose username or display name starts with the index query WORDS' (NAME_HITS at most). */
+const nameWordHits = {
+  sqlite: (words: string): RawBuilder<{ id: number }> =>
+    sql`SELECT rowid AS id FROM users_fts WHERE users_fts MATCH ${words} LIMIT ${sql.lit(NAME_HITS)}`,
+  // the expression of the users_fts index (migration 20261122000300_posts), so it is used
+  postgres: (words: string): RawBuilder<{ id: number }> =>
+    sql`SELECT id FROM users
+      WHERE to_tsvector('simple'::regconfig, social_unaccent(username || ' ' || display_name))
+        @@ to_tsquery('simple'::regconfig, social_unaccent(${words}))
+      LIMIT ${sql.lit(NAME_HITS)}`,
+};
+
+type PeopleShape = { cursor: boolean; limit: number; excluded: number; words: boolean };
+type PeopleValues = PrefixBounds & { words: string; after: string } & Record<`ex${number}`, number>;
+
+/**
+ * A page of people search, compiled once per shape: two walks in username order, each stopping
+ * at a page: the username index's range, and the accounts the name index found; a single
+ * statement with both as one OR condition read every account either matched (a common first
+ * name, a prefix every username shares) to sort them.
+ */
+const peoplePages = new ShapedQuery(
+  (db: Db, v: PeopleValues, shape: PeopleShape) => {
+    const excluded = Array.from({ length: shape.excluded }, (_, i) => v[`ex${i}`]);
+    const walk = (matches: (eb: ExpressionBuilder<Database, "users">) => Expression<SqlBool>) =>
+      db
+        .selectFrom("users")
+        .select("id")
+        .where("deleted_at", "is", null)
+        .where("is_system", "=", 0)
+        .where(matches)
+        .$if(excluded.length > 0, (q) => q.where("id", "not in", excluded))
+        // usernames are unique: the name alone places the cursor
+        .$if(shape.cursor, (q) => q.where("username_lower", ">", v.after))
+        .orderBy("username_lower")
+        .limit(literalLimit(shape.limit + 1));
+    const byUsername = walk(() => startsWith(db, "username_lower", v));
+    const page = shape.words
+      ? db
+          .selectFrom(byUsername.as("a"))
+          .select("a.id")
+          .unionAll(
+            db
+              .selectFrom(walk((eb) => eb("id", "in", sql<number>`(${forEngine(db, nameWordHits)(v.words)})`)).as("b"))
+              .select("b.id"),
+          )
+      : byUsername;
+    return db
+      .selectFrom("users")
+      .selectAll()
+      .where("id", "in", page)
+      .orderBy("username_lower")
+      .limit(literalLimit(shape.limit + 1));
+  },
+  (s) => `${s.cursor ? 1 : 0}:${s.limit}:${s.excluded}:${s.words ? 1 : 0}`,
+);
 
 /**
  * People whose username starts with Q, or any word of whose username or display name
@@ -59,36 +126,11 @@ export async function searchPeople(
   const plain = q.trim().replace(/^@/, "").toLowerCase();
   const terms = searchTerms(plain);
   if (!plain || !terms.length) return { users: [], nextCursor: null };
-  const hits = forEngine(db, nameWordHits)(db, terms);
-  // two walks in username order, each stopping at a page: the username index's range, and the
-  // accounts the name index found; a single statement with both as one OR condition read every
-  // account either matched (a common first name, a prefix every username shares) to sort them
-  const walk = (matches: (eb: ExpressionBuilder<Database, "users">) => Expression<SqlBool>) => {
-    let query = db
-      .selectFrom("users")
-      .select("id")
-      .where("deleted_at", "is", null)
-      .where("is_system", "=", 0)
-      .where(matches);
-    if (opts.excludeIds.length) query = query.where("id", "not in", opts.excludeIds);
-    // usernames are unique: the name alone places the cursor
-    if (after !== null) query = query.where("username_lower", ">", after.t);
-    return query.orderBy("username_lower").limit(opts.limit + 1);
-  };
-  const byUsername = walk(() => startsWith(db, "username_lower", plain));
-  const page = hits
-    ? db
-        .selectFrom(byUsername.as("a"))
-        .select("a.id")
-        .unionAll(db.selectFrom(walk((eb) => eb("id", "in", sql<number>`(${hits})`)).as("b")).select("b.id"))
-    : byUsername;
-  const rows = await db
-    .selectFrom("users")
-    .selectAll()
-    .where("id", "in", page)
-    .orderBy("username_lower")
-    .limit(opts.limit + 1)
-    .execute();
+  const words = forEngine(db, nameWords)(terms);
+  const values: Record<string, string | number> = { ...prefixBounds(plain), words: words ?? "", after: after?.t ?? "" };
+  opts.excludeIds.forEach((id, i) => (values[`ex${i}`] = id));
+  const shape = { cursor: after !== null, limit: opts.limit, excluded: opts.excludeIds.length, words: words !== null };
+  const rows = await peoplePages.execute(db, shape, values as PeopleValues);
   const { items, nextCursor } = pageOf(rows, opts.limit, (u) => ({ t: u.username_lower, id: u.id }));
   return { users: items, nextCursor };
 }
