@@ -367,7 +367,7 @@ export function likersPageQuery(
       : db.selectFrom("comment_likes as l").where("l.comment_id", "=", target.commentId);
   return base
     .innerJoin("users", "users.id", "l.user_id")
-    .selectAll("users")
+    .select(["users.id", "users.cuid", "users.username", "users.display_name", "users.avatar_url", "users.is_bot"])
     .select(["l.id as like_id", "l.created_at as liked_at"])
     .where("users.deleted_at", "is", null)
     .where((eb) => notHiddenFrom(eb, "users.id", viewerId, false))
@@ -391,13 +391,16 @@ const likersPages = new ShapedQuery(
   (s) => `${s.of}:${s.cursor ? 1 : 0}:${s.limit}`,
 );
 
+/** What a page of likers shows of each account. */
+export type LikerRow = Pick<UserRow, "id" | "cuid" | "username" | "display_name" | "avatar_url" | "is_bot">;
+
 /** Accounts that liked a post or a comment (see likersPageQuery), in one statement. */
 export async function likersPage(
   db: Db,
   viewerId: number,
   target: { postId: number } | { commentId: number },
   page: PageRequest,
-): Promise<Page<UserRow & { liked_at: number }>> {
+): Promise<Page<LikerRow & { liked_at: number }>> {
   const c = page.cursor;
   const rows = await likersPages.execute(
     db,

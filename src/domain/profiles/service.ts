@@ -222,6 +222,21 @@ export function loadProfileByUsername(
   });
 }
 
+/** What a page of followers or following shows of each account. */
+const FOLLOW_PAGE_COLUMNS = [
+  "users.id",
+  "users.cuid",
+  "users.username",
+  "users.display_name",
+  "users.avatar_url",
+  "users.is_bot",
+  "users.bio",
+] as const;
+export type FollowPageUser = Pick<
+  UserRow,
+  "id" | "cuid" | "username" | "display_name" | "avatar_url" | "is_bot" | "bio"
+>;
+
 /**
  * The statement of a page of USER's followers (direction "followers") or of the accounts USER
  * follows ("following"), newest follow first: a walk of the follows index of USER's side
@@ -241,7 +256,7 @@ export function followPageQuery(
   return db
     .selectFrom("follows")
     .innerJoin("users", "users.id", `follows.${other}`)
-    .selectAll("users")
+    .select(FOLLOW_PAGE_COLUMNS)
     .select(["follows.id as follow_id", "follows.created_at as followed_at"])
     .select(() => relation("follows", "follower_id", "followee_id", "viewer→them", viewerId).as("viewer_follows"))
     .where(`follows.${mine}`, "=", userId)
@@ -284,7 +299,7 @@ export async function listFollowPage(
   const page = pageOf(rows, opts.limit, (r) => ({ t: r.followed_at, id: r.follow_id }));
   return {
     users: page.items.map(({ follow_id: _f, followed_at: _t, viewer_follows, ...u }) => ({
-      user: u as UserRow,
+      user: u as FollowPageUser,
       isFollowing: yes(viewer_follows),
     })),
     nextCursor: page.nextCursor,
