@@ -49,6 +49,15 @@ export interface Storage {
    */
   sqlite: SqliteDatabase | null;
   /**
+   * SQLite with a database file: the file of the messages' search index beside it, a database
+   * of its own written by the index's worker (src/domain/search/index-worker.ts), so that
+   * writing the index never takes the instance database's one write lock. Long reads see it as
+   * the schema `search`. Null in memory and on PostgreSQL (where the index is a table).
+   */
+  readonly searchIndexPath: string | null;
+  /** Runs LISTENER when the storage closes (before its connections do). */
+  onClose(listener: () => void | Promise<void>): void;
+  /**
    * Runs FN in a write transaction and settles once it has committed (or rolled back). On
    * SQLite the transactions asked for in one turn of the event loop share one commit, each
    * in a savepoint of its own (db/group-commit.ts); FN must use the Db it is given.
@@ -111,11 +120,14 @@ export function openPostgresStorage(url: string, opts: { poolSize?: number } = {
   const db = new Kysely<Database>({ dialect });
   let closed = false;
   const groupListeners: Array<(size: number) => void> = [];
+  const closeListeners: Array<() => void | Promise<void>> = [];
   return {
     engine: "postgres",
     db,
     longReads: db,
     sqlite: null,
+    searchIndexPath: null,
+    onClose: (listener) => void closeListeners.push(listener),
     holdWrites: null,
     // each transaction is a commit of its own (PostgreSQL's concurrent writers need no grouping)
     async transaction(fn) {
@@ -151,6 +163,7 @@ export function openPostgresStorage(url: string, opts: { poolSize?: number } = {
     async close() {
       if (closed) return;
       closed = true;
+      for (const listener of closeListeners) await listener();
       await db.destroy();
     },
   };
@@ -178,13 +191,23 @@ export function openStorage(path: string, opts: StorageOptions = {}): Storage {
   const changes = () => totalChanges.get()!.n;
   const db = new Kysely<Database>({ dialect: bunSqliteDialect(sqlite, counter) });
   const groups = new GroupCommit(db, sqlite);
+  const searchIndexPath = path === ":memory:" ? null : `${path}-search`;
+  // an empty file is an empty database: long reads can see it from the start, before the index's
+  // worker has made its tables
+  if (searchIndexPath && !existsSync(searchIndexPath)) closeSync(openSync(searchIndexPath, "a", 0o600));
   // an in-memory database is this connection's alone: its long reads stay on it
-  const longReads = path === ":memory:" ? db : openReadWorker(path, opts.longReadQueue ?? (() => LONG_READ_QUEUE)).db;
+  const longReads =
+    searchIndexPath === null
+      ? db
+      : openReadWorker(path, opts.longReadQueue ?? (() => LONG_READ_QUEUE), { search: searchIndexPath }).db;
+  const closeListeners: Array<() => void | Promise<void>> = [];
   return {
     engine: "sqlite",
     db,
     longReads,
     sqlite,
+    searchIndexPath,
+    onClose: (listener) => void closeListeners.push(listener),
     transaction: (fn) => groups.run(fn),
     lockQueue: async () => {},
     holdWrites: (maxMs) => groups.holdWrites(maxMs),
@@ -202,6 +225,7 @@ export function openStorage(path: string, opts: StorageOptions = {}): Storage {
       if (closed) return;
       closed = true;
       await groups.close();
+      for (const listener of closeListeners) await listener();
       totalChanges.finalize();
       if (longReads !== db) await longReads.destroy();
       try {

@@ -12,6 +12,7 @@ import {
 import type { Database } from "./schema";
 import { SEARCH_BUDGET_ERROR } from "./search-budget";
 import { BUSY_TIMEOUT_MS, toSqliteValue } from "./sqlite-dialect";
+import { WorkerRequests } from "../lib/worker-requests";
 
 /**
  * Long reads (searches, an account's export, the admin area's lists) run on a connection of
@@ -32,14 +33,20 @@ const statements = new Map();
 self.onmessage = (e) => {
   const m = e.data;
   if (m.type === "open") {
-    db = new Database(m.path, { readonly: true });
-    db.exec("PRAGMA busy_timeout = " + m.busyTimeoutMs);
-    // the serving connection's search budget (src/db/search-budget.ts), on this connection
-    db.function("social_search_before", (deadline, _row) => {
-      if (Date.now() >= deadline) throw new Error(${JSON.stringify(SEARCH_BUDGET_ERROR)});
-      return 1;
-    });
-    postMessage({ type: "ready" });
+    try {
+      db = new Database(m.path, { readonly: true });
+      db.exec("PRAGMA busy_timeout = " + m.busyTimeoutMs);
+      // other databases the reads name by schema (read-only, as this connection is)
+      for (const [name, path] of Object.entries(m.attach)) db.prepare("ATTACH DATABASE ? AS " + name).run(path);
+      // the serving connection's search budget (src/db/search-budget.ts), on this connection
+      db.function("social_search_before", (deadline, _row) => {
+        if (Date.now() >= deadline) throw new Error(${JSON.stringify(SEARCH_BUDGET_ERROR)});
+        return 1;
+      });
+      postMessage({ type: "ready" });
+    } catch (err) {
+      postMessage({ type: "openFailed", message: String(err && err.message || err) });
+    }
     return;
   }
   try {
@@ -53,7 +60,7 @@ self.onmessage = (e) => {
       stmt = db.prepare(m.sql);
       statements.set(m.sql, stmt);
     }
-    postMessage({ type: "rows", id: m.id, rows: stmt.all(...m.parameters) });
+    postMessage({ type: "done", id: m.id, result: stmt.all(...m.parameters) });
   } catch (err) {
     postMessage({ type: "failed", id: m.id, message: String(err && err.message || err), code: err && err.code });
   }
@@ -71,96 +78,39 @@ export class ReadQueueFullError extends Error {
   }
 }
 
-interface Pending {
-  resolve: (rows: unknown[]) => void;
-  reject: (err: Error) => void;
-}
-
-type WorkerReply =
-  | { type: "ready" }
-  | { type: "rows"; id: number; rows: unknown[] }
-  | { type: "failed"; id: number; message: string; code?: string };
-
 /** The worker thread and the reads waiting on it. */
 class ReadWorker {
-  #worker: Worker | null = null;
-  #starting: Promise<Worker> | null = null;
-  #pending = new Map<number, Pending>();
-  #nextId = 1;
-  #closed = false;
+  readonly #thread: WorkerRequests;
 
   constructor(
-    private readonly path: string,
+    path: string,
     private readonly queueLimit: () => number,
-  ) {}
-
-  /** Reads waiting or running in the worker (for /metrics and tests). */
-  get waiting(): number {
-    return this.#pending.size;
-  }
-
-  async run(sql: string, parameters: readonly unknown[]): Promise<unknown[]> {
-    if (this.#closed) throw new Error("the database is closed");
-    const limit = this.queueLimit();
-    if (this.#pending.size >= limit) throw new ReadQueueFullError(limit);
-    const id = this.#nextId++;
-    const rows = new Promise<unknown[]>((resolve, reject) => this.#pending.set(id, { resolve, reject }));
-    try {
-      const worker = await this.#start();
-      worker.postMessage({
-        id,
-        sql,
-        parameters: parameters.map(toSqliteValue),
-        statementCacheSize: STATEMENT_CACHE_SIZE,
-      });
-    } catch (err) {
-      this.#pending.delete(id);
-      throw err;
-    }
-    return rows;
-  }
-
-  #start(): Promise<Worker> {
-    return (this.#starting ??= new Promise<Worker>((resolve, reject) => {
-      const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: "application/javascript" }));
-      const w = new Worker(url);
-      w.onmessage = (e: MessageEvent<WorkerReply>) => {
-        const reply = e.data;
-        if (reply.type === "ready") {
-          URL.revokeObjectURL(url);
-          // waiting reads keep the process alive by their promises, not the thread
-          (w as unknown as { unref(): void }).unref();
-          this.#worker = w;
-          resolve(w);
-          return;
-        }
-        const pending = this.#pending.get(reply.id);
-        this.#pending.delete(reply.id);
-        if (!pending) return;
-        if (reply.type === "rows") pending.resolve(reply.rows);
-        else pending.reject(Object.assign(new Error(reply.message), { code: reply.code }));
-      };
-      w.onerror = (e) => {
-        const why = (e as ErrorEvent).message ?? "read worker failed";
-        reject(new Error(why));
-        this.#failAll(why);
-      };
-      w.postMessage({ type: "open", path: this.path, busyTimeoutMs: BUSY_TIMEOUT_MS });
+    attach: Readonly<Record<string, string>>,
+  ) {
+    this.#thread = new WorkerRequests("read worker", WORKER_SOURCE, () => ({
+      path,
+      busyTimeoutMs: BUSY_TIMEOUT_MS,
+      attach,
     }));
   }
 
-  /** The worker died: every waiting read fails, and the next read starts a new worker. */
-  #failAll(why: string): void {
-    this.#worker?.terminate();
-    this.#worker = null;
-    this.#starting = null;
-    for (const p of this.#pending.values()) p.reject(new Error(`read worker failed: ${why}`));
-    this.#pending.clear();
+  /** Reads waiting or running in the worker (for /metrics and tests). */
+  get waiting(): number {
+    return this.#thread.waiting;
+  }
+
+  async run(sql: string, parameters: readonly unknown[]): Promise<unknown[]> {
+    const limit = this.queueLimit();
+    if (this.#thread.waiting >= limit) throw new ReadQueueFullError(limit);
+    return (await this.#thread.ask({
+      sql,
+      parameters: parameters.map(toSqliteValue),
+      statementCacheSize: STATEMENT_CACHE_SIZE,
+    })) as unknown[];
   }
 
   close(): void {
-    this.#closed = true;
-    this.#failAll("the database is closed");
+    this.#thread.close();
   }
 }
 
@@ -201,11 +151,18 @@ function readWorkerDialect(worker: ReadWorker): Dialect {
   };
 }
 
-/** A Kysely whose statements run on the database at PATH in a worker thread (see above), and how many wait there. */
+/**
+ * A Kysely whose statements run on the database at PATH in a worker thread (see above), and how
+ * many wait there. ATTACH: the other database files its statements see, by schema name (their
+ * files must exist).
+ */
 export function openReadWorker(
   path: string,
   queueLimit: () => number,
+  attach: Readonly<Record<string, string>> = {},
 ): { db: Kysely<Database>; waiting: () => number } {
-  const worker = new ReadWorker(path, queueLimit);
+  for (const name of Object.keys(attach))
+    if (!/^[a-z_]+$/.test(name)) throw new Error(`openReadWorker: ${name} is not a schema name`);
+  const worker = new ReadWorker(path, queueLimit, attach);
   return { db: new Kysely<Database>({ dialect: readWorkerDialect(worker) }), waiting: () => worker.waiting };
 }

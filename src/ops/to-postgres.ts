@@ -24,12 +24,13 @@ export interface MoveResult {
 }
 
 /**
- * Kysely's own tables, SQLite's search indexes (rebuilt on PostgreSQL, not copied) and the cache
+ * Kysely's own tables, SQLite's search indexes and the queue of the messages' (rebuilt on
+ * PostgreSQL, not copied) and the cache
  * stamps (PostgreSQL's migrations make its own: a stamp only has to move, its value means nothing
  * to another database).
  */
 const NOT_COPIED =
-  /^(kysely_migration|kysely_migration_lock|cache_stamps|posts_fts.*|users_fts.*|messages_fts.*|sqlite_.*)$/;
+  /^(kysely_migration|kysely_migration_lock|cache_stamps|posts_fts.*|users_fts.*|messages_fts.*|messages_search_changes|sqlite_.*)$/;
 const BATCH = 500;
 
 /**

@@ -69,6 +69,7 @@ import * as m20261130300100 from "./20261130300100_cache_stamps_language";
 import * as m20261201100000 from "./20261201100000_chat_list_stamps";
 import * as m20261201200000 from "./20261201200000_feed_pages_stamp";
 import * as m20261202100000 from "./20261202100000_messages_fts_queue";
+import * as m20261203100000 from "./20261203100000_messages_search_database";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -145,4 +146,5 @@ export const migrations: Record<string, GuardedMigration> = {
   "20261201100000_chat_list_stamps": m20261201100000,
   "20261201200000_feed_pages_stamp": m20261201200000,
   "20261202100000_messages_fts_queue": m20261202100000,
+  "20261203100000_messages_search_database": m20261203100000,
 };

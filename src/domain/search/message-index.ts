@@ -1,41 +1,25 @@
+import { Database as SqliteDatabase } from "bun:sqlite";
 import { sql } from "kysely";
 import type { App } from "../../app";
 import type { Storage } from "../../db";
 import { inTransaction, type Scope } from "../../db/transaction";
+import { indexWorkerOf, type IndexLook } from "./index-worker";
 
 /*
  * The full-text index of messages trails the messages table: a send does not index its message,
- * which would more than double what a send costs (on SQLite, FTS5 writes its pending terms out
- * at every savepoint and each send of a group commit runs in one; on PostgreSQL, computing the
- * lexemes and inserting them into a GIN index). What trails is indexed here in bulk: every
- * second in a serving process, and before every message search, so a search never misses a
- * message. On SQLite, what trails is every message past messages_fts_mark (migration
- * 20261129150000_messages_fts_trailing); on PostgreSQL, the ids in messages_fts_queue (migration
- * 20261202100000_messages_fts_queue). Edits and deletions of indexed messages are followed by
- * triggers on both.
+ * which would more than double what a send costs (on PostgreSQL, computing the lexemes and
+ * inserting them into a GIN index; on SQLite, FTS5's entries and merges). What trails is indexed
+ * in bulk: every second in a serving process, and before every message search, so a search
+ * never misses a message. On SQLite the index is a database of its own written by a worker
+ * thread (index-worker.ts), which follows the messages by id and the edits and removals queued
+ * in messages_search_changes (migration 20261203100000_messages_search_database); on
+ * PostgreSQL, the ids queued in messages_fts_queue are indexed here (migration
+ * 20261202100000_messages_fts_queue) and edits and deletions are followed by triggers.
  */
 
-/** Messages indexed in one SQLite transaction, so a long backlog (a restore, an import) never holds the writer long. */
-const BATCH = 5_000;
 /** Queued ids taken in one PostgreSQL transaction: each is a parameter of its statements. */
 const QUEUE_BATCH = 1_000;
 const EVERY_MS = 1_000;
-
-/** SQLite: indexes up to BATCH messages past the mark in SCOPE's transaction; answers how many ids it moved past. */
-export async function indexTrailingMessages(scope: Scope): Promise<number> {
-  const { rows } = await sql<{ from: number; to: number | null }>`
-    SELECT mark.indexed_to AS "from",
-      (SELECT max(id) FROM (SELECT id FROM messages WHERE id > mark.indexed_to ORDER BY id LIMIT ${BATCH})) AS "to"
-    FROM messages_fts_mark mark`.execute(scope.db);
-  const range = rows[0];
-  if (!range || range.to === null) return 0;
-  // ё is е to readers of Russian, as in the migration's triggers
-  await sql`INSERT INTO messages_fts (rowid, body)
-    SELECT id, replace(replace(content, 'ё', 'е'), 'Ё', 'Е') FROM messages
-    WHERE id > ${range.from} AND id <= ${range.to} AND kind = 'user' AND deleted_at IS NULL`.execute(scope.db);
-  await sql`UPDATE messages_fts_mark SET indexed_to = ${range.to}`.execute(scope.db);
-  return range.to - range.from;
-}
 
 /**
  * PostgreSQL: indexes up to QUEUE_BATCH queued messages (with ids up to UPTO, when given) in
@@ -60,49 +44,89 @@ export async function indexQueuedMessages(scope: Scope, upTo: number | null): Pr
   return rows.length;
 }
 
-/** Whether messages wait to be indexed (one look at the end of a table or two). */
-async function trailing(storage: Storage): Promise<boolean> {
-  const { rows } =
-    storage.engine === "sqlite"
-      ? await sql<{ behind: number }>`
-          SELECT coalesce((SELECT max(id) FROM messages), 0) > (SELECT indexed_to FROM messages_fts_mark) AS behind`.execute(
-          storage.db,
-        )
-      : await sql<{ behind: boolean }>`SELECT EXISTS (SELECT 1 FROM messages_fts_queue) AS behind`.execute(storage.db);
-  return Boolean(rows[0]?.behind);
-}
-
 /**
- * Brings the index up to every message stored so far, committed. On SQLite always in at least
- * one transaction: a pass of the indexer may be under way in the write group still open,
- * whose rows this connection reads already but a search, reading on a connection of its own
- * (Storage.longReads), sees only once that group has committed. On PostgreSQL up to the ids
- * queued when it starts, so sends that keep coming never keep it going.
+ * Brings the index up to every message stored (and edited or removed) so far, committed, and
+ * no further: sends that keep coming never keep it going. On SQLite the index's worker does it
+ * and answers where the index stands; on PostgreSQL up to the ids queued when it starts.
  */
-export async function catchUpMessageIndex(storage: Storage): Promise<void> {
+export async function catchUpMessageIndex(storage: Storage): Promise<IndexLook | null> {
   if (storage.engine === "sqlite") {
-    for (;;) {
-      const moved = await inTransaction(storage, indexTrailingMessages);
-      if (moved === 0 || !(await trailing(storage))) return;
-    }
+    const worker = indexWorkerOf(storage);
+    if (!worker) throw new Error("messages are searched in a database file, not in memory");
+    return worker.catchUp();
   }
   const { rows } = await sql<{ last: number | null }>`SELECT max(message_id) AS last FROM messages_fts_queue`.execute(
     storage.db,
   );
   const upTo = rows[0]?.last ?? null;
-  if (upTo === null) return;
+  if (upTo === null) return null;
   while ((await inTransaction(storage, (scope) => indexQueuedMessages(scope, upTo))) > 0);
+  return null;
 }
 
-/** A serving process keeps the index at most about a second behind, so a search's catch-up is short. */
+/** SQLite: the newest message and queued change, as the serving connection sees them (once a second: not worth compiling once). */
+async function lastQueued(storage: Storage): Promise<{ lastMessage: number; lastChange: number }> {
+  const { rows } = await sql<{ lastMessage: number | null; lastChange: number | null }>`SELECT
+    (SELECT max(id) FROM messages) AS "lastMessage", (SELECT max(id) FROM messages_search_changes) AS "lastChange"`.execute(
+    storage.db,
+  );
+  return { lastMessage: Number(rows[0]?.lastMessage ?? 0), lastChange: Number(rows[0]?.lastChange ?? 0) };
+}
+
+/**
+ * SQLite: where the index file says it stands, read without the worker (an idle instance
+ * starts no thread for it); nothing taken in when it is new or unreadable.
+ */
+function indexFileLook(path: string): Pick<IndexLook, "indexedTo" | "changesTo"> {
+  let index: SqliteDatabase | null = null;
+  try {
+    index = new SqliteDatabase(path, { readonly: true });
+    const row = index.query("SELECT indexed_to AS indexedTo, changes_to AS changesTo FROM meta").get() as Pick<
+      IndexLook,
+      "indexedTo" | "changesTo"
+    > | null;
+    return row ?? { indexedTo: 0, changesTo: 0 };
+  } catch {
+    return { indexedTo: 0, changesTo: 0 };
+  } finally {
+    index?.close();
+  }
+}
+
+/**
+ * A serving process keeps the index at most about a second behind, so a search's catch-up is
+ * short. On SQLite it also deletes the queued changes the index has taken in.
+ */
 export function startMessageIndexer(app: App): void {
+  const storage = app.storage;
   let running = false;
+  // SQLite: how far the index had got at its last word, and the queued changes deleted up to
+  let at: Pick<IndexLook, "indexedTo" | "changesTo"> | null = null;
+  let prunedTo = 0;
+  const sqlitePass = async () => {
+    at ??= indexFileLook(storage.searchIndexPath!);
+    const last = await lastQueued(storage);
+    // an idle instance's pass is this one look, on the serving connection
+    if (last.lastMessage <= at.indexedTo && last.lastChange <= at.changesTo) return;
+    at = (await catchUpMessageIndex(storage))!;
+    if (at.changesTo > prunedTo) {
+      const upTo = at.changesTo;
+      await inTransaction(storage, (scope) =>
+        sql`DELETE FROM messages_search_changes WHERE id <= ${upTo}`.execute(scope.db),
+      );
+      prunedTo = upTo;
+    }
+  };
+  const postgresPass = async () => {
+    const { rows } = await sql<{ behind: boolean }>`SELECT EXISTS (SELECT 1 FROM messages_fts_queue) AS behind`.execute(
+      storage.db,
+    );
+    if (rows[0]?.behind) await catchUpMessageIndex(storage);
+  };
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    // an idle instance's pass is one look, no transaction
-    trailing(app.storage)
-      .then((behind) => (behind ? catchUpMessageIndex(app.storage) : undefined))
+    (storage.engine === "sqlite" ? sqlitePass() : postgresPass())
       .catch((err) =>
         app.log.warn("messages not indexed for search; the next pass tries again", {
           error: err instanceof Error ? err.message : String(err),

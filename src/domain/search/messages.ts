@@ -21,7 +21,8 @@ const indexHits = {
       ? sql`AND m.conversation_id = ${chat.id} AND ${withinBudget(db, chat.budgetMs, sql`messages_fts.rowid`)}`
       : sql``;
     const join = chat ? sql`JOIN messages m ON m.id = messages_fts.rowid` : sql``;
-    return sql`SELECT messages_fts.rowid AS id FROM messages_fts ${join}
+    // the index's own database, which long reads see as the schema search (Storage.searchIndexPath)
+    return sql`SELECT messages_fts.rowid AS id FROM search.messages_fts ${join}
       WHERE messages_fts MATCH ${ftsQuery(terms)} ${below} ${inChat}
       ORDER BY messages_fts.rowid DESC LIMIT ${SEARCH_WINDOW}`;
   },
@@ -57,7 +58,7 @@ export async function searchMessages(
 ): Promise<{ messages: MessageRow[]; nextCursor: string | null }> {
   const before = windowBefore(opts.cursor);
   const terms = searchTerms(q);
-  // the index's catch-up writes on the serving connection; the search reads off its thread
+  // the index's worker catches up, then the search reads off the serving thread
   const db = storage.longReads;
   const chat = opts.conversationId === undefined ? null : { id: opts.conversationId, budgetMs: opts.budgetMs };
   const hits = terms.length ? forEngine(db, indexHits)(db, terms, { before, chat }) : null;
@@ -65,7 +66,8 @@ export async function searchMessages(
   await catchUpMessageIndex(storage);
   const { rows } = await sql<MessageRow>`WITH hits AS (${hits})
     SELECT m.* FROM hits
-    JOIN messages m ON m.id = hits.id
+    -- what the index holds may trail an edit or a removal made since its catch-up
+    JOIN messages m ON m.id = hits.id AND m.kind = 'user' AND m.deleted_at IS NULL
     JOIN conversation_members cm ON cm.conversation_id = m.conversation_id AND cm.user_id = ${viewerId}
       AND cm.role IN (${sql.join(ACTIVE_ROLES)})
     WHERE ${withinBudget(db, opts.budgetMs, sql`hits.id`)}

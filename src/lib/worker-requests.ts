@@ -1,0 +1,86 @@
+/**
+ * A worker thread that answers requests, made from SOURCE (module text: a compiled binary has
+ * no worker files to load) and started on first use. It is sent OPEN() first and answers
+ * `{type: "ready"}` (or `{type: "openFailed", message}`); each request is then sent with an `id`
+ * and answered `{type: "done", id, result}` or `{type: "failed", id, message, code?}`. When the
+ * thread fails, everything waiting on it fails and the next request starts a new one. The thread
+ * never keeps the process alive: requests waiting do, by their promises.
+ */
+export class WorkerRequests {
+  #starting: Promise<Worker> | null = null;
+  #worker: Worker | null = null;
+  readonly #pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  #nextId = 1;
+  #closed = false;
+
+  constructor(
+    /** what the thread is, in errors: "read worker" */
+    private readonly name: string,
+    private readonly source: string,
+    private readonly open: () => Record<string, unknown>,
+  ) {}
+
+  /** Requests sent and not answered yet. */
+  get waiting(): number {
+    return this.#pending.size;
+  }
+
+  /** MESSAGE's answer (its `result`); a failure as an Error with the worker's message and `code`. */
+  async ask(message: Record<string, unknown>): Promise<unknown> {
+    if (this.#closed) throw new Error("the database is closed");
+    const id = this.#nextId++;
+    const answer = new Promise((resolve, reject) => this.#pending.set(id, { resolve, reject }));
+    try {
+      (await this.#start()).postMessage({ ...message, id });
+    } catch (err) {
+      this.#pending.delete(id);
+      throw err;
+    }
+    return answer;
+  }
+
+  #start(): Promise<Worker> {
+    return (this.#starting ??= new Promise<Worker>((resolve, reject) => {
+      const url = URL.createObjectURL(new Blob([this.source], { type: "application/javascript" }));
+      const w = new Worker(url);
+      w.onmessage = (e: MessageEvent) => {
+        const reply = e.data as { type: string; id: number; result?: unknown; message?: string; code?: string };
+        if (reply.type === "ready") {
+          URL.revokeObjectURL(url);
+          (w as unknown as { unref(): void }).unref();
+          this.#worker = w;
+          resolve(w);
+        } else if (reply.type === "openFailed") {
+          reject(new Error(`the ${this.name} did not start: ${reply.message}`));
+          this.#failAll(reply.message ?? "it did not start");
+        } else {
+          const pending = this.#pending.get(reply.id);
+          this.#pending.delete(reply.id);
+          if (reply.type === "done") pending?.resolve(reply.result);
+          else pending?.reject(Object.assign(new Error(reply.message), { code: reply.code }));
+        }
+      };
+      w.onerror = (e) => {
+        const why = (e as ErrorEvent).message ?? `${this.name} failed`;
+        reject(new Error(why));
+        this.#failAll(why);
+      };
+      w.postMessage({ type: "open", ...this.open() });
+    }));
+  }
+
+  /** The thread died: what waits on it fails, and the next request starts a new one. */
+  #failAll(why: string): void {
+    this.#worker?.terminate();
+    this.#worker = null;
+    this.#starting = null;
+    for (const p of this.#pending.values()) p.reject(new Error(`${this.name} failed: ${why}`));
+    this.#pending.clear();
+  }
+
+  /** Ends the thread; what waits fails, and no request is taken any more. */
+  close(): void {
+    this.#closed = true;
+    this.#failAll("the database is closed");
+  }
+}
