@@ -8,7 +8,7 @@ import {
   type MigrationResult,
   type MigrationResultSet,
 } from "kysely";
-import { closeSync, existsSync, openSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync, rmSync, truncateSync } from "node:fs";
 import { ensureDataDir } from "../config/layout";
 import { dirname } from "node:path";
 import { BUSY_TIMEOUT_MS, bunSqliteDialect } from "./sqlite-dialect";
@@ -169,6 +169,28 @@ export function openPostgresStorage(url: string, opts: { poolSize?: number } = {
   };
 }
 
+/** What every SQLite database file starts with. */
+const SQLITE_HEADER = Buffer.from("SQLite format 3\0");
+
+/**
+ * The search index's file ready for long reads to attach: an empty file (an empty database) where
+ * there is none or where it is not a database, so long reads see it from the start, before the
+ * index's worker has made its tables (it makes the index again from the messages).
+ */
+function prepareSearchIndexFile(path: string): void {
+  if (existsSync(path)) {
+    const head = Buffer.alloc(SQLITE_HEADER.length);
+    const fd = openSync(path, "r");
+    const read = readSync(fd, head, 0, head.length, 0);
+    closeSync(fd);
+    if (read === 0 || head.equals(SQLITE_HEADER)) return;
+    for (const suffix of ["-wal", "-shm"]) rmSync(path + suffix, { force: true });
+    truncateSync(path, 0);
+    return;
+  }
+  closeSync(openSync(path, "a", 0o600));
+}
+
 /** Opens (creating if needed) the SQLite database: WAL, busy timeout, foreign keys, one writer connection. */
 export function openStorage(path: string, opts: StorageOptions = {}): Storage {
   if (path !== ":memory:") {
@@ -192,9 +214,7 @@ export function openStorage(path: string, opts: StorageOptions = {}): Storage {
   const db = new Kysely<Database>({ dialect: bunSqliteDialect(sqlite, counter) });
   const groups = new GroupCommit(db, sqlite);
   const searchIndexPath = path === ":memory:" ? null : `${path}-search`;
-  // an empty file is an empty database: long reads can see it from the start, before the index's
-  // worker has made its tables
-  if (searchIndexPath && !existsSync(searchIndexPath)) closeSync(openSync(searchIndexPath, "a", 0o600));
+  if (searchIndexPath) prepareSearchIndexFile(searchIndexPath);
   // an in-memory database is this connection's alone: its long reads stay on it
   const longReads =
     searchIndexPath === null

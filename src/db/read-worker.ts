@@ -49,6 +49,11 @@ self.onmessage = (e) => {
     }
     return;
   }
+  if (m.type === "close") {
+    db?.close();
+    postMessage({ type: "done", id: m.id });
+    return;
+  }
   try {
     let stmt = statements.get(m.sql);
     if (!stmt) {
@@ -109,8 +114,8 @@ class ReadWorker {
     })) as unknown[];
   }
 
-  close(): void {
-    this.#thread.close();
+  close(): Promise<void> {
+    return this.#thread.close();
   }
 }
 

@@ -4,8 +4,12 @@
  * `{type: "ready"}` (or `{type: "openFailed", message}`); each request is then sent with an `id`
  * and answered `{type: "done", id, result}` or `{type: "failed", id, message, code?}`. When the
  * thread fails, everything waiting on it fails and the next request starts a new one. The thread
- * never keeps the process alive: requests waiting do, by their promises.
+ * never keeps the process alive: requests waiting do, by their promises. It is asked to close
+ * with `{type: "close", id}`, answered as a request once it has let go of what it holds.
  */
+/** How long close waits for the thread to finish what it has. */
+const CLOSE_WAIT_MS = 5_000;
+
 export class WorkerRequests {
   #starting: Promise<Worker> | null = null;
   #worker: Worker | null = null;
@@ -78,9 +82,20 @@ export class WorkerRequests {
     this.#pending.clear();
   }
 
-  /** Ends the thread; what waits fails, and no request is taken any more. */
-  close(): void {
+  /**
+   * Takes no more requests, lets the thread finish those it has and close what it holds (it is
+   * sent `{type: "close"}` and answers it as a request), for at most CLOSE_WAIT_MS, then ends it.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
+    const worker = this.#worker;
+    if (worker) {
+      const id = this.#nextId++;
+      const closed = new Promise((resolve, reject) => this.#pending.set(id, { resolve, reject }));
+      worker.postMessage({ type: "close", id });
+      await Promise.race([closed.catch(() => {}), Bun.sleep(CLOSE_WAIT_MS)]);
+    }
     this.#failAll("the database is closed");
   }
 }

@@ -14,6 +14,7 @@ import { rerunMigrations } from "../../testing/migrations";
 import { inTransaction } from "../../db/transaction";
 import { catchUpMessageIndex, indexQueuedMessages } from "../../domain/search/message-index";
 import { searchMessages } from "../../domain/search/messages";
+import { searchPeople } from "../../domain/search/people";
 import { testsOnPostgres } from "../../testing/engine";
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -165,6 +166,7 @@ describe("the messages index follows every change", () => {
       await own.stop();
       // another instance's index: its word for the message, its message at the mark
       const foreign = new Database(indexPath);
+      foreign.exec("PRAGMA busy_timeout = 5000");
       foreign.prepare("INSERT INTO messages_fts (rowid, body) VALUES (?, 'albatross')").run(sent.id);
       foreign.exec("UPDATE meta SET indexed_cuid = 'another-instance'");
       foreign.close();
@@ -177,10 +179,16 @@ describe("the messages index follows every change", () => {
       own = await startTestServer({}, { dataDir });
       expect((await search(own.app, "puffin")).messages.map((m) => m.id)).toEqual([sent.id]);
       await own.stop();
-      // a file that is not a database
+      // a file that is not a database; other long reads go on meanwhile
       for (const suffix of ["-wal", "-shm"]) rmSync(indexPath + suffix, { force: true });
       writeFileSync(indexPath, "not a database ".repeat(500));
       own = await startTestServer({}, { dataDir });
+      const people = await searchPeople(own.app.storage.longReads, a.user.username, {
+        excludeIds: [],
+        cursor: null,
+        limit: 5,
+      });
+      expect(people.users.map((u) => u.id)).toEqual([a.user.id]);
       expect((await search(own.app, "puffin")).messages.map((m) => m.id)).toEqual([sent.id]);
       await own.stop();
     } finally {

@@ -22,7 +22,7 @@ import { WorkerRequests } from "../../lib/worker-requests";
  */
 const WORKER_SOURCE = `
 import { Database } from "bun:sqlite";
-import { rmSync } from "node:fs";
+import { rmSync, truncateSync } from "node:fs";
 let db = null;
 let opts = null;
 let s = null;
@@ -129,14 +129,19 @@ self.onmessage = (e) => {
       try {
         open();
       } catch (err) {
-        // the index is made from the messages: a file SQLite cannot read is made again
+        // the index is made from the messages: a file SQLite cannot read is made again, emptied in
+        // place (the long reads' connection may have it attached already: it sees the new one)
         if (!err || (err.code !== "SQLITE_CORRUPT" && err.code !== "SQLITE_NOTADB")) throw err;
         db?.close();
-        for (const suffix of ["", "-wal", "-shm"]) rmSync(opts.indexPath + suffix, { force: true });
+        for (const suffix of ["-wal", "-shm"]) rmSync(opts.indexPath + suffix, { force: true });
+        truncateSync(opts.indexPath, 0);
         open();
       }
       prepare();
       postMessage({ type: "ready" });
+    } else if (m.type === "close") {
+      db?.close();
+      postMessage({ type: "done", id: m.id });
     } else if (m.type === "catchUp") {
       // up to what is committed as it starts: sends that keep coming never keep it going
       const start = s.look.get();
@@ -195,8 +200,8 @@ export class IndexWorker {
     return this.#thread.ask({ type: "catchUp", batch: BATCH }) as Promise<IndexLook & { moved: number }>;
   }
 
-  close(): void {
-    this.#thread.close();
+  close(): Promise<void> {
+    return this.#thread.close();
   }
 }
 
