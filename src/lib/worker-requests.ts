@@ -12,6 +12,9 @@ const CLOSE_WAIT_MS = 5_000;
 
 export class WorkerRequests {
   #starting: Promise<Worker> | null = null;
+  #rejectStart: ((err: Error) => void) | null = null;
+  /** the thread, from when it is made (#worker: from when it is ready) */
+  #spawned: Worker | null = null;
   #worker: Worker | null = null;
   readonly #pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   #nextId = 1;
@@ -34,6 +37,8 @@ export class WorkerRequests {
     if (this.#closed) throw new Error("the database is closed");
     const id = this.#nextId++;
     const answer = new Promise((resolve, reject) => this.#pending.set(id, { resolve, reject }));
+    // failed while the thread starts, it is the start's error the caller gets (below)
+    answer.catch(() => {});
     try {
       (await this.#start()).postMessage({ ...message, id });
     } catch (err) {
@@ -45,14 +50,17 @@ export class WorkerRequests {
 
   #start(): Promise<Worker> {
     return (this.#starting ??= new Promise<Worker>((resolve, reject) => {
+      this.#rejectStart = reject;
       const url = URL.createObjectURL(new Blob([this.source], { type: "application/javascript" }));
       const w = new Worker(url);
+      this.#spawned = w;
       w.onmessage = (e: MessageEvent) => {
         const reply = e.data as { type: string; id: number; result?: unknown; message?: string; code?: string };
         if (reply.type === "ready") {
           URL.revokeObjectURL(url);
           (w as unknown as { unref(): void }).unref();
           this.#worker = w;
+          this.#rejectStart = null;
           resolve(w);
         } else if (reply.type === "openFailed") {
           reject(new Error(`the ${this.name} did not start: ${reply.message}`));
@@ -75,7 +83,10 @@ export class WorkerRequests {
 
   /** The thread died: what waits on it fails, and the next request starts a new one. */
   #failAll(why: string): void {
-    this.#worker?.terminate();
+    this.#rejectStart?.(new Error(`${this.name} failed: ${why}`));
+    this.#rejectStart = null;
+    this.#spawned?.terminate();
+    this.#spawned = null;
     this.#worker = null;
     this.#starting = null;
     for (const p of this.#pending.values()) p.reject(new Error(`${this.name} failed: ${why}`));

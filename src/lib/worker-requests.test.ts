@@ -1,0 +1,70 @@
+import { describe, expect, test } from "bun:test";
+import { WorkerRequests } from "./worker-requests";
+
+/**
+ * A thread that answers `{wait, value}` with VALUE after WAIT ms (busy, as a statement keeps a
+ * database worker: one request at a time, in order), refuses to open when told, and says when it
+ * closed.
+ */
+const SOURCE = `
+let closed = false;
+self.onmessage = (e) => {
+  const m = e.data;
+  if (m.type === "open") {
+    if (m.refuse) postMessage({ type: "openFailed", message: "refused" });
+    else setTimeout(() => postMessage({ type: "ready" }), m.openMs ?? 0);
+    return;
+  }
+  if (m.type === "close") {
+    closed = true;
+    postMessage({ type: "done", id: m.id });
+    return;
+  }
+  if (m.fail) return postMessage({ type: "failed", id: m.id, message: "no", code: "E_NO" });
+  const end = Date.now() + (m.wait ?? 0);
+  while (Date.now() < end);
+  postMessage({ type: "done", id: m.id, result: { value: m.value, closed } });
+};
+`;
+
+describe("a worker thread answering requests", () => {
+  test("answers each request, failures with the thread's message and code; counts what waits", async () => {
+    const thread = new WorkerRequests("test worker", SOURCE, () => ({}));
+    const slow = thread.ask({ wait: 50, value: 1 });
+    const fast = thread.ask({ value: 2 });
+    expect(thread.waiting).toBe(2);
+    expect(await Promise.all([slow, fast])).toEqual([
+      { value: 1, closed: false },
+      { value: 2, closed: false },
+    ]);
+    expect(thread.waiting).toBe(0);
+    const failed = await thread.ask({ fail: true }).catch((e) => e);
+    expect([failed.message, failed.code]).toEqual(["no", "E_NO"]);
+    await thread.close();
+    await expect(thread.ask({ value: 3 })).rejects.toThrow("closed");
+  });
+
+  test("a thread that cannot start fails what was asked, and the next request tries again", async () => {
+    let refuse = true;
+    const thread = new WorkerRequests("test worker", SOURCE, () => ({ refuse }));
+    await expect(thread.ask({ value: 1 })).rejects.toThrow("test worker did not start: refused");
+    await Bun.sleep(20);
+    refuse = false;
+    expect(await thread.ask({ value: 2 })).toEqual({ value: 2, closed: false });
+    await thread.close();
+  });
+
+  test("closing lets the thread finish what it has; closing while it starts fails the request, nothing unhandled", async () => {
+    const thread = new WorkerRequests("test worker", SOURCE, () => ({}));
+    const running = thread.ask({ wait: 100, value: "last" });
+    await Bun.sleep(20);
+    await thread.close();
+    expect(await running).toEqual({ value: "last", closed: false });
+
+    const starting = new WorkerRequests("test worker", SOURCE, () => ({ openMs: 200 }));
+    const asked = starting.ask({ value: 1 }).catch((e: Error) => e);
+    await Bun.sleep(20);
+    await starting.close();
+    expect(((await asked) as Error).message).toBe("test worker failed: the database is closed");
+  });
+});
