@@ -38,7 +38,7 @@ describe("a worker thread answering requests", () => {
       { value: 2, closed: false },
     ]);
     expect(thread.waiting).toBe(0);
-    const failed = await thread.ask({ fail: true }).catch((e) => e);
+    const failed = (await thread.ask({ fail: true }).catch((e: unknown) => e)) as Error & { code?: string };
     expect([failed.message, failed.code]).toEqual(["no", "E_NO"]);
     await thread.close();
     await expect(thread.ask({ value: 3 })).rejects.toThrow("closed");
