@@ -1,3 +1,6 @@
+/** How long close waits for the thread to finish what it has. */
+const CLOSE_WAIT_MS = 5_000;
+
 /**
  * A worker thread that answers requests, made from SOURCE (module text: a compiled binary has
  * no worker files to load) and started on first use. It is sent OPEN() first and answers
@@ -7,9 +10,6 @@
  * never keeps the process alive: requests waiting do, by their promises. It is asked to close
  * with `{type: "close", id}`, answered as a request once it has let go of what it holds.
  */
-/** How long close waits for the thread to finish what it has. */
-const CLOSE_WAIT_MS = 5_000;
-
 export class WorkerRequests {
   #starting: Promise<Worker> | null = null;
   #rejectStart: ((err: Error) => void) | null = null;

@@ -156,7 +156,8 @@ describe("web app: administrators", () => {
       await page.getByRole("button", { name: "Save settings" }).click();
       await page.getByRole("status").filter({ hasText: "Saved and in effect" }).waitFor();
       await page.locator("a.brand", { hasText: "Riverside" }).waitFor();
-      expect(await page.title()).toBe("Admin: Settings · Riverside");
+      // the title follows the header in the same update, drawn a moment later
+      await page.waitForFunction((title) => document.title === title, "Admin: Settings · Riverside");
       const shown = (await new TestClient(suite.server.url).get("/api/instance")).body.data.instance;
       expect(shown).toMatchObject({
         name: "Riverside",

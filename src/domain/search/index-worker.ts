@@ -177,7 +177,7 @@ const TOKENIZE = "unicode61 remove_diacritics 2 categories 'L* N* Co So Sk'";
 const PREFIXES = "2 3 4 5 6";
 /** Message ids (and queued changes) taken in per transaction. */
 const BATCH = 5_000;
-/** How long the worker waits for a lock of the index's database (a backup reading it). */
+/** How long the worker waits for the index database's lock, should another connection hold it a moment. */
 const LOCK_WAIT_MS = 5_000;
 
 /** The worker thread writing one storage's message index, started on first use. */
