@@ -131,7 +131,8 @@ describe("web app: message search", () => {
 
     await page.getByRole("button", { name: "Search in this chat" }).click();
     const field = page.getByLabel("Search messages in this chat");
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe("chat-search-input");
+    // the field takes the focus once it is drawn, a moment after the click
+    await page.waitForFunction(() => document.activeElement?.id === "chat-search-input");
     await field.fill("harb");
     await field.press("Enter");
     const status = page.locator(".chat-search-status");
