@@ -116,7 +116,7 @@ export function adminAccountRoutes(app: App) {
         } else {
           // a search: a long read, off the serving thread (Storage.longReads)
           const hits = await boundedSearch(() =>
-            searchPeople(app.storage.longReads, q, { excludeIds: [], cursor: query.cursor ?? null, limit }),
+            searchPeople(app.storage.longReads, q, { viewer: null, cursor: query.cursor ?? null, limit }),
           );
           page = { items: hits.users, nextCursor: hits.nextCursor };
         }

@@ -79,15 +79,14 @@ const senderOf = (user: SenderRow | undefined) =>
       }
     : { id: null, username: "deleted", displayName: "Deleted account", avatarUrl: null, isBot: false, isSystem: false };
 
-// a single message (a send, its live event) has one sender: compiled once (db/compiled.ts)
-const userByIdQuery = precompiled((db, p: { id: number }) => db.selectFrom("users").selectAll().where("id", "=", p.id));
+// compiled once per number of senders (db/compiled.ts)
 const usersByIdsQuery = compiledByIds((db, ids) => db.selectFrom("users").selectAll().where("id", "in", ids));
 
 async function usersById(db: Db, ids: number[], known: SenderRow[] = []): Promise<Map<number, SenderRow>> {
   const found = new Map<number, SenderRow>(known.map((u) => [u.id, u]));
   const unique = [...new Set(ids)].filter((id) => !found.has(id));
   if (unique.length === 0) return found;
-  const rows = unique.length === 1 ? await userByIdQuery(db, { id: unique[0]! }) : await usersByIdsQuery(db, unique);
+  const rows = await usersByIdsQuery(db, unique);
   for (const u of rows) found.set(u.id, u);
   return found;
 }

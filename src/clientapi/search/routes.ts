@@ -73,14 +73,15 @@ export function searchRoutes(app: App) {
         query.chatId === undefined
           ? undefined
           : (await requireMembershipByCuid(app.db, query.chatId, user.id)).conversation.id;
-      const blocked = await blockedEitherWayIds(app.db, user.id);
       const budgetMs = app.config["limits.searchBudgetMs"];
       const wants = (s: SearchType) => !only || only === s;
+      // the posts' search and views leave them out; people's search does so in its statement
+      const blocked = wants("posts") ? await blockedEitherWayIds(app.db, user.id) : [];
       // searching is a long read: off the serving thread (Storage.longReads)
       const reads = app.storage.longReads;
       const [people, posts, hashtags, messages] = await boundedSearch(() =>
         Promise.all([
-          wants("users") ? searchPeople(reads, q, { excludeIds: blocked, cursor, limit }) : null,
+          wants("users") ? searchPeople(reads, q, { viewer: user.id, cursor, limit }) : null,
           wants("posts")
             ? postSearch.searchPosts(reads, q, { excludeAuthorIds: blocked, cursor, limit, budgetMs })
             : null,

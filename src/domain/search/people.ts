@@ -6,6 +6,7 @@ import { forEngine } from "../../db/engine";
 import { ShapedQuery } from "../../db/compiled";
 import { literalLimit } from "../posts/keyset";
 import { ftsQuery, searchTerms, tsqueryText } from "./normalize";
+import { notHiddenFrom } from "../relations/service";
 
 /** A LIKE pattern for "starts with S"; control characters (which no name has, and PostgreSQL's text cannot hold) become spaces. */
 const likePrefix = (s: string) => s.replace(/\p{Cc}/gu, " ").replace(/[\\%_]/g, (c) => `\\${c}`) + "%";
@@ -67,8 +68,8 @@ const nameWordHits = {
       LIMIT ${sql.lit(NAME_HITS)}`,
 };
 
-type PeopleShape = { cursor: boolean; limit: number; excluded: number; words: boolean };
-type PeopleValues = PrefixBounds & { words: string; after: string } & Record<`ex${number}`, number>;
+type PeopleShape = { cursor: boolean; limit: number; forViewer: boolean; words: boolean };
+type PeopleValues = PrefixBounds & { words: string; after: string; viewer: number };
 
 /**
  * A page of people search, compiled once per shape: two walks in username order, each stopping
@@ -78,7 +79,6 @@ type PeopleValues = PrefixBounds & { words: string; after: string } & Record<`ex
  */
 const peoplePages = new ShapedQuery(
   (db: Db, v: PeopleValues, shape: PeopleShape) => {
-    const excluded = Array.from({ length: shape.excluded }, (_, i) => v[`ex${i}`]);
     const walk = (matches: (eb: ExpressionBuilder<Database, "users">) => Expression<SqlBool>) =>
       db
         .selectFrom("users")
@@ -86,7 +86,7 @@ const peoplePages = new ShapedQuery(
         .where("deleted_at", "is", null)
         .where("is_system", "=", 0)
         .where(matches)
-        .$if(excluded.length > 0, (q) => q.where("id", "not in", excluded))
+        .$if(shape.forViewer, (q) => q.where((eb) => notHiddenFrom(eb, "users.id", v.viewer, false)))
         // usernames are unique: the name alone places the cursor
         .$if(shape.cursor, (q) => q.where("username_lower", ">", v.after))
         .orderBy("username_lower")
@@ -109,28 +109,30 @@ const peoplePages = new ShapedQuery(
       .orderBy("username_lower")
       .limit(literalLimit(shape.limit + 1));
   },
-  (s) => `${s.cursor ? 1 : 0}:${s.limit}:${s.excluded}:${s.words ? 1 : 0}`,
+  (s) => `${s.cursor ? 1 : 0}:${s.limit}:${s.forViewer ? 1 : 0}:${s.words ? 1 : 0}`,
 );
 
 /**
  * People whose username starts with Q, or any word of whose username or display name
  * starts with Q's words (any script, case and diacritics ignored). Alphabetical by
- * username; deleted, system and blocked-either-way accounts are left out.
+ * username; deleted and system accounts are left out, and with VIEWER those blocked either way
+ * with the viewer (null: everyone, as the admin area searches).
  */
 export async function searchPeople(
   db: Db,
   q: string,
-  opts: { excludeIds: number[]; cursor: string | null; limit: number },
+  opts: { viewer: number | null; cursor: string | null; limit: number },
 ): Promise<{ users: UserRow[]; nextCursor: string | null }> {
   const after = decodeCursor(opts.cursor, "cursor", "name");
   const plain = q.trim().replace(/^@/, "").toLowerCase();
   const terms = searchTerms(plain);
   if (!plain || !terms.length) return { users: [], nextCursor: null };
   const words = forEngine(db, nameWords)(terms);
-  const values: Record<string, string | number> = { ...prefixBounds(plain), words: words ?? "", after: after?.t ?? "" };
-  opts.excludeIds.forEach((id, i) => (values[`ex${i}`] = id));
-  const shape = { cursor: after !== null, limit: opts.limit, excluded: opts.excludeIds.length, words: words !== null };
-  const rows = await peoplePages.execute(db, shape, values as PeopleValues);
+  const rows = await peoplePages.execute(
+    db,
+    { cursor: after !== null, limit: opts.limit, forViewer: opts.viewer !== null, words: words !== null },
+    { ...prefixBounds(plain), words: words ?? "", after: after?.t ?? "", viewer: opts.viewer ?? 0 },
+  );
   const { items, nextCursor } = pageOf(rows, opts.limit, (u) => ({ t: u.username_lower, id: u.id }));
   return { users: items, nextCursor };
 }
