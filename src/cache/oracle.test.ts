@@ -116,6 +116,25 @@ for (const cache of stamped)
       });
   });
 
+test("stamps read outside a transaction see every write committed before; on PostgreSQL the reads of one turn share a statement", async () => {
+  const { app } = world.server;
+  const stamps = cacheStampsOf(app);
+  const user = world.personUser.id;
+  const before = await stamps.read("sessions", app.db);
+  await sql`UPDATE users SET bio = 'oracle' WHERE id = ${user}`.execute(app.db);
+  try {
+    expect(await stamps.read("sessions", app.db)).not.toBe(before);
+  } finally {
+    await sql`UPDATE users SET bio = ${world.personUser.bio} WHERE id = ${user}`.execute(app.db);
+  }
+  const statements = app.storage.statements();
+  const names: StampedCache[] = ["sessions", "send-access", "bot-identities", "feed-pages"];
+  const read = await Promise.all(names.map((name) => stamps.read(name, app.db)));
+  expect(read.every((stamp) => Number.isFinite(stamp))).toBe(true);
+  // SQLite reads them through a connection of its own, PostgreSQL in one statement for the turn
+  expect(app.storage.statements() - statements).toBe(app.storage.engine === "postgres" ? 1 : 0);
+});
+
 /*
  * The caches the Client API's feed, comment, profile and chat list answers are made of, checked by those
  * answers from the registry: for each such cache, each table it is read from and each kind of

@@ -1,6 +1,7 @@
 import { Database as SqliteDatabase, type Statement } from "bun:sqlite";
 import { defineService, type App } from "../app";
 import type { Db, Storage } from "../db";
+import { precompiled } from "../db/compiled";
 import { BUSY_TIMEOUT_MS } from "../db/sqlite-dialect";
 
 /** The caches kept by stamp: each has a row in cache_stamps and triggers on its sources (src/cache/registry.ts). */
@@ -21,7 +22,8 @@ export type StampedCache = "sessions" | "send-access" | "bot-identities" | "feed
  * commit by another process shows from the next turn on, before any request that could have heard
  * of it was read) and again after each of its writes and commits. Inside that
  * transaction they are read on its connection, its own writes included: what is read there may be
- * kept only once it has committed. PostgreSQL: one statement per read.
+ * kept only once it has committed. PostgreSQL: inside a transaction one statement per read; outside,
+ * one statement for all the reads asked for in a turn of the event loop.
  */
 export class CacheStamps {
   readonly #sqlite: Storage["sqlite"];
@@ -35,6 +37,8 @@ export class CacheStamps {
   /** whether #committed reads through its own connection (a database in memory has but one) */
   readonly #apart: boolean;
   #memo: Map<string, number> | null = null;
+  /** the reads of this turn that go through a statement (#committedSoon) */
+  #soon: Promise<Map<string, number>> | null = null;
   #memoChanges = -1;
   readonly #forget = () => void (this.#memo = null);
 
@@ -80,8 +84,27 @@ export class CacheStamps {
       if (!sqlite.inTransaction || this.#apart) return this.#memoized().get(name) ?? NaN;
       // someone else's transaction holds the only connection: read through Kysely, which waits until it ends
     }
-    const row = await db.selectFrom("cache_stamps").select("stamp").where("name", "=", name).executeTakeFirst();
-    return row ? Number(row.stamp) : NaN;
+    if (db.isTransaction) {
+      const [row] = await stampQuery(db, { name });
+      return row ? Number(row.stamp) : NaN;
+    }
+    return (await this.#committedSoon(db)).get(name) ?? NaN;
+  }
+
+  /**
+   * Every committed stamp, read by one statement for all the reads asked for in this turn of the
+   * event loop (PostgreSQL, or SQLite while another's transaction holds its only connection). The
+   * statement goes once the turn's requests have been handed over, so it is sent after each of
+   * them arrived: it sees every write acknowledged before any of them was sent.
+   */
+  #committedSoon(db: Db): Promise<Map<string, number>> {
+    this.#soon ??= new Promise((resolve, reject) =>
+      setImmediate(() => {
+        this.#soon = null;
+        allStamps(db).then(resolve, reject);
+      }),
+    );
+    return this.#soon;
   }
 
   /**
@@ -106,6 +129,15 @@ export class CacheStamps {
     return this.#memo;
   }
 }
+
+const allStamps = async (db: Db): Promise<Map<string, number>> =>
+  new Map((await allStampsQuery(db, {})).map((row) => [row.name, Number(row.stamp)]));
+
+const stampQuery = precompiled((db, p: { name: string }) =>
+  db.selectFrom("cache_stamps").select("stamp").where("name", "=", p.name),
+);
+
+const allStampsQuery = precompiled((db, _: object) => db.selectFrom("cache_stamps").select(["name", "stamp"]));
 
 const rows = (select: Statement<{ name: string; stamp: number }, []>): Map<string, number> =>
   new Map(select.all().map((row) => [row.name, row.stamp]));

@@ -47,25 +47,74 @@ type Rows = Record<string, unknown>[] & {
 
 const WRITE_COMMANDS = new Set(["INSERT", "UPDATE", "DELETE", "MERGE"]);
 
+/** A statement that writes nothing when run on its own: a SELECT (a data-modifying CTE begins WITH; a lock it takes is let go at once). */
+const PLAIN_SELECT = /^\s*select\b/i;
+
 /**
  * One Kysely connection: a connection reserved from the pool, for one query or for a whole
  * transaction (or a `db.connection()` block: the migrator's advisory lock is per session).
  */
 class BunSqlConnection implements DatabaseConnection {
+  /** a transaction's BEGIN, held back to go in one round trip with the statement after it (see begin) */
+  #begin: string | null = null;
+
   constructor(
     readonly reserved: Reserved,
     private readonly onWrite: () => void,
     private readonly counter: { statements: number },
   ) {}
 
+  /**
+   * Opens a transaction with BEGIN (the text given) sent together with the transaction's first
+   * statement when that is a plain SELECT: the two cost one round trip. Were BEGIN refused, the
+   * SELECT would run on its own, which changes nothing, and the error is thrown; a first statement
+   * that may write waits for BEGIN's answer first. A transaction that runs nothing sends nothing.
+   */
+  begin(text: string): void {
+    this.#begin = text;
+  }
+
+  /** Sends the held-back BEGIN (before a statement that may write, or a commit) and waits for its answer. */
+  async #begun(): Promise<void> {
+    const text = this.#begin;
+    if (text === null) return;
+    this.#begin = null;
+    this.counter.statements++;
+    await this.reserved.unsafe(text, []);
+  }
+
+  /** Ends the transaction with TEXT (commit, rollback): nothing to send when it never began on the server. */
+  async end(text: string): Promise<void> {
+    if (this.#begin !== null) {
+      this.#begin = null;
+      return;
+    }
+    await this.executeQuery(CompiledQuery.raw(text));
+  }
+
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const trigger = translateSqliteTrigger(query.sql);
     if (trigger) {
+      await this.#begun();
       for (const statement of trigger) await this.reserved.unsafe(statement);
       return { rows: [] };
     }
-    this.counter.statements++;
-    const rows = (await this.reserved.unsafe(query.sql, query.parameters.map(toPostgresValue) as unknown[])) as Rows;
+    const parameters = query.parameters.map(toPostgresValue) as unknown[];
+    let rows: Rows;
+    if (this.#begin !== null && PLAIN_SELECT.test(query.sql)) {
+      const begin = this.#begin;
+      this.#begin = null;
+      this.counter.statements += 2;
+      // sent in this order, answered together (Bun.SQL pipelines a connection's queries)
+      [, rows] = (await Promise.all([
+        this.reserved.unsafe(begin, []),
+        this.reserved.unsafe(query.sql, parameters),
+      ])) as [unknown, Rows];
+    } else {
+      await this.#begun();
+      this.counter.statements++;
+      rows = (await this.reserved.unsafe(query.sql, parameters)) as Rows;
+    }
     const numeric = rows.columns?.filter((c) => NUMERIC_OIDS.has(c.type)).map((c) => c.name) ?? [];
     if (numeric.length)
       for (const row of rows)
@@ -104,15 +153,15 @@ class BunSqlDriver implements Driver {
     let begin = "begin";
     if (settings.isolationLevel) begin += ` isolation level ${settings.isolationLevel}`;
     if (settings.accessMode) begin += ` ${settings.accessMode}`;
-    await connection.executeQuery(CompiledQuery.raw(begin));
+    (connection as BunSqlConnection).begin(begin);
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw("commit"));
+    await (connection as BunSqlConnection).end("commit");
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw("rollback"));
+    await (connection as BunSqlConnection).end("rollback");
   }
 
   async savepoint(connection: DatabaseConnection, name: string): Promise<void> {

@@ -94,6 +94,31 @@ describe("PostgreSQL storage", () => {
     expect(names.map((r) => r.username).sort()).toEqual(["after", "kept"]);
   });
 
+  test("a transaction's BEGIN goes with its first SELECT: both in one transaction, and one that runs nothing sends nothing", async () => {
+    const transactionId = async (db: typeof pg.db) =>
+      (await sql<{ id: string | null }>`select txid_current_if_assigned()::text as id`.execute(db)).rows[0]!.id;
+    const inside = async (db: typeof pg.db) =>
+      (await sql<{ open: boolean }>`select now() = statement_timestamp() as open`.execute(db)).rows[0]!.open;
+    await pg.db.transaction().execute(async (tx) => {
+      // a transaction's now() is its start, before the second statement's own timestamp
+      expect(await transactionId(tx)).toBeNull();
+      await Bun.sleep(5);
+      expect(await inside(tx)).toBe(false);
+    });
+    // a first statement that writes waits for BEGIN: rolled back with the rest
+    await expect(
+      pg.db.transaction().execute(async (tx) => {
+        await sql`insert into users (cuid, username, username_lower, display_name, created_at, updated_at)
+          values ('c-begun', 'begun', 'begun', 'begun', 1, 1)`.execute(tx);
+        throw new Error("no");
+      }),
+    ).rejects.toThrow("no");
+    expect(await pg.db.selectFrom("users").select("id").where("username", "=", "begun").execute()).toEqual([]);
+    const statements = pg.statements();
+    await pg.db.transaction().execute(async () => {});
+    expect(pg.statements()).toBe(statements);
+  });
+
   test("lockQueue: rows appended to one queue become visible in the order of their ids", async () => {
     // a reader acknowledging "every id below N" (getUpdates' offset) must never see a higher id
     // while a lower one is still uncommitted: it would later delete that row unread
