@@ -80,6 +80,11 @@ const en = {
         text: "Only administrators of this instance can open this page.",
         toFeed: "Go to the feed",
       },
+      // lazy-screen.tsx
+      notLoaded: {
+        title: "Could not load this page",
+        text: "The app could not load this page from the server. Check the connection and try again.",
+      },
       notFound: {
         title: "Page not found",
         text: "Nothing lives at this address.",

@@ -110,7 +110,30 @@ export async function newPerson(
       problems.push(`console error: ${msg.text()}`),
   );
   (page as Page & { problems?: string[] }).problems = problems;
+  // for the failure notes of withScreenshots only: a page's streams are cut on every navigation
+  const requests: string[] = [];
+  page.on("requestfailed", (r) => requests.push(`${r.method()} ${r.url()}: ${r.failure()?.errorText}`));
+  page.on("response", (r) => r.status() >= 400 && requests.push(`${r.request().method()} ${r.url()}: ${r.status()}`));
+  (page as Page & { refused?: string[] }).refused = requests;
   return { context, page };
+}
+
+/**
+ * Waits until PAGE's document title is TITLE (or matches it): a screen sets the title just after
+ * it is drawn, so a title read the moment its heading shows may still be the last screen's.
+ */
+export async function expectTitle(page: Page, title: string | RegExp): Promise<void> {
+  const pattern = typeof title === "string" ? { source: `^${RegExp.escape(title)}$`, flags: "" } : title;
+  try {
+    await page.waitForFunction(
+      ({ source, flags }) =>
+        new RegExp(source, flags).test((globalThis as unknown as { document: { title: string } }).document.title),
+      { source: pattern.source, flags: pattern.flags },
+      { timeout: STEP_TIMEOUT_MS },
+    );
+  } catch {
+    expect(await page.title()).toMatch(pattern instanceof RegExp ? pattern : new RegExp(pattern.source));
+  }
 }
 
 /** Uncaught errors and console errors the page produced so far (a CSP violation shows up here too). */
@@ -147,7 +170,8 @@ export async function expectAccessible(page: Page): Promise<void> {
 
 /**
  * Runs a test body; on failure saves a screenshot of each given page under
- * .tmp/browser-failures/ before rethrowing, so a red CI run shows what the browser saw.
+ * .tmp/browser-failures/ before rethrowing, so a red CI run shows what the browser saw, and
+ * beside it (.txt) the page's address, its errors, and its requests that failed or were refused.
  */
 export async function withScreenshots(name: string, pages: () => Page[], body: () => Promise<void>): Promise<void> {
   try {
@@ -156,9 +180,18 @@ export async function withScreenshots(name: string, pages: () => Page[], body: (
     mkdirSync(SHOTS, { recursive: true });
     const safe = name.replace(/[^a-z0-9]+/gi, "-").slice(0, 80);
     await Promise.all(
-      pages().map((p, i) =>
+      pages().flatMap((p, i) => [
         p.screenshot({ path: join(SHOTS, `${safe}-${i}.png`), fullPage: true }).catch(() => undefined),
-      ),
+        Bun.write(
+          join(SHOTS, `${safe}-${i}.txt`),
+          [
+            `at ${p.url()}`,
+            ...pageProblems(p),
+            "requests that failed or were refused:",
+            ...((p as Page & { refused?: string[] }).refused ?? []),
+          ].join("\n") + "\n",
+        ).catch(() => undefined),
+      ]),
     );
     throw err;
   }

@@ -2,7 +2,7 @@ import { describe, expect } from "bun:test";
 import { gzipSync } from "node:zlib";
 import type { Page } from "playwright-core";
 import { staticFile, webBundle } from "../http/web-app";
-import { cookiesOf, newPerson, pageProblems, expectAccessible, pushDelivery } from "../testing/browser";
+import { cookiesOf, newPerson, pageProblems, expectAccessible, pushDelivery, expectTitle } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { quickPerson } from "../testing/fixtures";
 import { pngOf } from "../testing/media";
@@ -195,7 +195,7 @@ describe("web app: installable", () => {
   it("serves a manifest from the instance's identity with icons of the right sizes, a favicon, and a service worker that controls the page", async () => {
     const { page } = await suite.person({ viewport: PHONE, ...INSTALLED });
     const name = suite.server.app.config["instance.name"];
-    expect(await page.title()).toContain(name);
+    await expectTitle(page, new RegExp(RegExp.escape(name)));
     const head = await page.evaluate(() => ({
       manifest: document.querySelector<HTMLLinkElement>('link[rel="manifest"]')?.href,
       icon: document.querySelector<HTMLLinkElement>('link[rel="icon"]')?.href,
@@ -341,5 +341,46 @@ describe("web app: first screen", () => {
     expect(sizes.size).toBeGreaterThan(0);
     expect(total).toBeLessThanOrEqual(FIRST_SCREEN_JS_BUDGET);
     await context.close();
+  });
+});
+
+describe("web app: a screen whose code does not load", () => {
+  /** Fails the requests for chunks PAGE has not loaded yet: each one's first (ONCE), or every one. */
+  async function failNewChunks(page: Page, how: "once" | "always") {
+    const loaded = new Set(
+      await page.evaluate(() => performance.getEntriesByType("resource").map((entry) => new URL(entry.name).pathname)),
+    );
+    const failed = new Set<string>();
+    const pattern = "**/chunk-*.js";
+    await page.route(pattern, (route) => {
+      const path = new URL(route.request().url()).pathname;
+      if (loaded.has(path) || (how === "once" && failed.has(path))) return route.continue();
+      failed.add(path);
+      return route.abort("connectionreset");
+    });
+    return { failed, stop: () => page.unroute(pattern) };
+  }
+
+  it("opens after a failed load of its code, which is tried again", async () => {
+    const { page } = await suite.person({ viewport: DESKTOP });
+    await page.getByRole("heading", { level: 1, name: "Feed" }).waitFor();
+    const { failed } = await failNewChunks(page, "once");
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Search" }).click();
+    await page.getByRole("heading", { level: 1, name: "Search" }).waitFor();
+    expect(failed.size).toBeGreaterThan(0);
+  });
+
+  it("says it could not be loaded, instead of an empty page, and opens once it can", async () => {
+    const { page } = await suite.person({ viewport: PHONE });
+    await page.getByRole("heading", { level: 1, name: "Feed" }).waitFor();
+    const { stop: stopFailing } = await failNewChunks(page, "always");
+    await page.goto("/bookmarks").catch(() => undefined);
+    // the app page itself is no chunk: it loads, and the screen's code does not
+    await page.getByRole("heading", { level: 1, name: "Could not load this page" }).waitFor();
+    await page.getByRole("alert").filter({ hasText: "could not load this page from the server" }).waitFor();
+    await expectAccessible(page);
+    await stopFailing();
+    await page.getByRole("button", { name: "Try again" }).click();
+    await page.getByRole("heading", { level: 1, name: "Bookmarks" }).waitFor();
   });
 });

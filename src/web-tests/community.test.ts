@@ -2,7 +2,7 @@ import { describe, expect } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { newPerson, pageProblems, signInThroughForm, expectAccessible } from "../testing/browser";
+import { newPerson, pageProblems, signInThroughForm, expectAccessible, expectTitle } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { TestClient } from "../testing/client";
 import { makeUser } from "../testing/fixtures";
@@ -54,7 +54,7 @@ describe("web app: the instance's identity", () => {
         await page.getByRole("heading", { level: 2, name: "Welcome to Harbour Town" }).waitFor();
         await page.getByText("boats, weather and the Saturday market").waitFor();
         await expect(page.getByRole("link", { name: "Harbour Town" }).first().isVisible()).resolves.toBe(true);
-        expect(await page.title()).toBe("Sign in · Harbour Town");
+        await expectTitle(page, "Sign in · Harbour Town");
         await expectAccessible(page);
         await page.screenshot({ path: join(SHOTS, `${label}-sign-in.png`), fullPage: true });
 
@@ -64,7 +64,7 @@ describe("web app: the instance's identity", () => {
         await expect(rules.allTextContents()).resolves.toEqual(RULES);
         const contact = page.getByRole("link", { name: "mods@harbour.example" });
         await expect(contact.getAttribute("href")).resolves.toBe("mailto:mods@harbour.example");
-        expect(await page.title()).toBe("About Harbour Town · Harbour Town");
+        await expectTitle(page, "About Harbour Town · Harbour Town");
         await expectAccessible(page);
         await page.screenshot({ path: join(SHOTS, `${label}-about.png`), fullPage: true });
         expect(pageProblems(page)).toEqual([]);
@@ -96,7 +96,7 @@ describe("web app: the instance's identity", () => {
       await accept.check();
       await page.getByRole("button", { name: "Create account" }).click();
       await page.getByRole("heading", { level: 1, name: "Feed" }).waitFor();
-      expect(await page.title()).toBe("Feed · Harbour Town");
+      await expectTitle(page, "Feed · Harbour Town");
       await context.close();
     },
     SLOW,
@@ -156,8 +156,7 @@ describe("web app: administrators", () => {
       await page.getByRole("button", { name: "Save settings" }).click();
       await page.getByRole("status").filter({ hasText: "Saved and in effect" }).waitFor();
       await page.locator("a.brand", { hasText: "Riverside" }).waitFor();
-      // the title follows the header in the same update, drawn a moment later
-      await page.waitForFunction((title) => document.title === title, "Admin: Settings · Riverside");
+      await expectTitle(page, "Admin: Settings · Riverside");
       const shown = (await new TestClient(suite.server.url).get("/api/instance")).body.data.instance;
       expect(shown).toMatchObject({
         name: "Riverside",

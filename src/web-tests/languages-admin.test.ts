@@ -2,7 +2,7 @@ import { describe, expect } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Page } from "playwright-core";
-import { cookiesOf, newPerson, pageProblems, expectAccessible } from "../testing/browser";
+import { cookiesOf, newPerson, pageProblems, expectAccessible, expectTitle } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { quickPerson, signedInClient } from "../testing/fixtures";
 
@@ -36,7 +36,7 @@ describe("web app in Russian: the admin area", () => {
       await page.getByRole("heading", { level: 1, name: "Администрирование" }).waitFor();
       await page.getByRole("heading", { level: 2, name: "Состояние сервера" }).waitFor();
       await page.locator("dl.figures dt", { hasText: "Версия" }).first().waitFor();
-      expect(await page.title()).toContain("Админка: Состояние");
+      await expectTitle(page, /Админка: Состояние/);
 
       // a date in the Russian way: "29 нояб. 2026 г., 04:05"
       await adminNav(page).getByRole("link", { name: "Аккаунты" }).click();

@@ -1,6 +1,6 @@
 import { describe, expect } from "bun:test";
 import type { Page } from "playwright-core";
-import { newPerson, expectAccessible } from "../testing/browser";
+import { newPerson, expectAccessible, expectTitle } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { quickPerson } from "../testing/fixtures";
 import { postAs } from "../testing/posts";
@@ -38,7 +38,7 @@ describe("web app in Russian", () => {
       await nav.getByRole("link", { name: label, exact: true }).waitFor();
     await me.page.getByRole("button", { name: "Выйти" }).waitFor();
     await me.page.getByText("Привет из ленты").waitFor();
-    expect(await me.page.title()).toMatch(/^Лента · /);
+    await expectTitle(me.page, /^Лента · /);
     await expectAccessible(me.page);
     await me.context.close();
   });

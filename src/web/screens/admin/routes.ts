@@ -1,11 +1,11 @@
-import { lazy } from "preact-iso";
+import { lazyScreen } from "../../lib/lazy-screen";
 import { ShieldIcon } from "../../components/icon";
 import { loadAdminTexts } from "../../lib/i18n";
 import type { Screen } from "../../lib/screen";
 import { OpenReportsBadge } from "./open-reports";
 
 // the admin area's texts come with its screens: everyone else's first screen does without them
-const Admin = lazy(() => Promise.all([import("./admin"), loadAdminTexts()]).then(([m]) => m.Admin));
+const Admin = lazyScreen(() => Promise.all([import("./admin"), loadAdminTexts()]).then(([m]) => m.Admin));
 
 /** The admin area: for accounts with the admin flag only (its link is hidden from everyone else). */
 export const adminScreens: Screen[] = [

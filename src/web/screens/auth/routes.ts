@@ -1,7 +1,7 @@
-import { lazy } from "preact-iso";
+import { lazyScreen } from "../../lib/lazy-screen";
 import type { Screen } from "../../lib/screen";
 
-const Register = lazy(() => import("./register").then((m) => m.Register));
+const Register = lazyScreen(() => import("./register").then((m) => m.Register));
 
 /** Sign-in side: the paths mails and QR codes link to are contracts (product spec, "The web app"). */
 export const authScreens: Screen[] = [
@@ -11,17 +11,21 @@ export const authScreens: Screen[] = [
   {
     path: "/auth/forgot-password",
     access: "signed-out",
-    component: lazy(() => import("./forgot-password").then((m) => m.ForgotPassword)),
+    component: lazyScreen(() => import("./forgot-password").then((m) => m.ForgotPassword)),
   },
   {
     path: "/auth/reset-password",
     access: "any",
-    component: lazy(() => import("./reset-password").then((m) => m.ResetPassword)),
+    component: lazyScreen(() => import("./reset-password").then((m) => m.ResetPassword)),
   },
   {
     path: "/auth/verify-email",
     access: "any",
-    component: lazy(() => import("./verify-email").then((m) => m.VerifyEmail)),
+    component: lazyScreen(() => import("./verify-email").then((m) => m.VerifyEmail)),
   },
-  { path: "/auth/link", access: "signed-in", component: lazy(() => import("./qr-approve").then((m) => m.QrApprove)) },
+  {
+    path: "/auth/link",
+    access: "signed-in",
+    component: lazyScreen(() => import("./qr-approve").then((m) => m.QrApprove)),
+  },
 ];

@@ -1,4 +1,4 @@
-import { lazy } from "preact-iso";
+import { lazyScreen } from "../../lib/lazy-screen";
 import { BotIcon } from "../../components/icon";
 import type { Screen } from "../../lib/screen";
 
@@ -6,7 +6,7 @@ export const botScreens: Screen[] = [
   {
     path: "/dashboard/bots",
     access: "signed-in",
-    component: lazy(() => import("./my-bots").then((m) => m.MyBots)),
+    component: lazyScreen(() => import("./my-bots").then((m) => m.MyBots)),
     nav: { label: "bots", order: 35, icon: BotIcon },
   },
 ];

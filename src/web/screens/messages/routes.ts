@@ -1,9 +1,9 @@
-import { lazy } from "preact-iso";
+import { lazyScreen } from "../../lib/lazy-screen";
 import { MessageCircleIcon } from "../../components/icon";
 import type { Screen } from "../../lib/screen";
 import { UnreadChatsBadge } from "./unread";
 
-const Messages = lazy(() => import("./messages").then((m) => m.Messages));
+const Messages = lazyScreen(() => import("./messages").then((m) => m.Messages));
 
 export const messagesScreens: Screen[] = [
   {

@@ -1,4 +1,4 @@
-import { lazy } from "preact-iso";
+import { lazyScreen } from "../../lib/lazy-screen";
 import { BellIcon } from "../../components/icon";
 import type { Screen } from "../../lib/screen";
 import { UnreadBadge } from "./unread";
@@ -7,7 +7,7 @@ export const notificationScreens: Screen[] = [
   {
     path: "/notifications",
     access: "signed-in",
-    component: lazy(() => import("./notifications").then((m) => m.Notifications)),
+    component: lazyScreen(() => import("./notifications").then((m) => m.Notifications)),
     nav: { label: "notifications", order: 20, icon: BellIcon, tab: 3, badge: UnreadBadge },
   },
 ];

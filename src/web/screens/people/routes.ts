@@ -1,4 +1,4 @@
-import { lazy } from "preact-iso";
+import { lazyScreen } from "../../lib/lazy-screen";
 import { UserIcon } from "../../components/icon";
 import type { Screen } from "../../lib/screen";
 
@@ -7,27 +7,27 @@ export const peopleScreens: Screen[] = [
   {
     path: "/users/:username",
     access: "signed-in",
-    component: lazy(() => import("./profile").then((m) => m.ProfileScreen)),
+    component: lazyScreen(() => import("./profile").then((m) => m.ProfileScreen)),
     nav: { label: "profile", order: 10, icon: UserIcon, tab: 4, href: (me) => `/users/${me.username}` },
   },
   {
     path: "/users/:username/media",
     access: "signed-in",
-    component: lazy(() => import("./profile").then((m) => m.ProfileMediaScreen)),
+    component: lazyScreen(() => import("./profile").then((m) => m.ProfileMediaScreen)),
   },
   {
     path: "/users/:username/followers",
     access: "signed-in",
-    component: lazy(() => import("./people-list").then((m) => m.Followers)),
+    component: lazyScreen(() => import("./people-list").then((m) => m.Followers)),
   },
   {
     path: "/users/:username/following",
     access: "signed-in",
-    component: lazy(() => import("./people-list").then((m) => m.Following)),
+    component: lazyScreen(() => import("./people-list").then((m) => m.Following)),
   },
   {
     path: "/profile/edit",
     access: "signed-in",
-    component: lazy(() => import("./edit-profile").then((m) => m.EditProfile)),
+    component: lazyScreen(() => import("./edit-profile").then((m) => m.EditProfile)),
   },
 ];

@@ -1,4 +1,4 @@
-import { lazy } from "preact-iso";
+import { lazyScreen } from "../../lib/lazy-screen";
 import { SearchIcon } from "../../components/icon";
 import type { Screen } from "../../lib/screen";
 
@@ -6,7 +6,7 @@ export const searchScreens: Screen[] = [
   {
     path: "/search",
     access: "signed-in",
-    component: lazy(() => import("./search").then((m) => m.Search)),
+    component: lazyScreen(() => import("./search").then((m) => m.Search)),
     nav: { label: "search", order: 10, icon: SearchIcon },
   },
 ];

@@ -1,4 +1,4 @@
-import { lazy } from "preact-iso";
+import { lazyScreen } from "../../lib/lazy-screen";
 import { SettingsIcon } from "../../components/icon";
 import type { Screen } from "../../lib/screen";
 
@@ -6,7 +6,7 @@ export const settingsScreens: Screen[] = [
   {
     path: "/settings",
     access: "signed-in",
-    component: lazy(() => import("./settings").then((m) => m.Settings)),
+    component: lazyScreen(() => import("./settings").then((m) => m.Settings)),
     nav: { label: "settings", order: 40, icon: SettingsIcon },
   },
 ];

@@ -1,4 +1,4 @@
-import { lazy } from "preact-iso";
+import { lazyScreen } from "../../lib/lazy-screen";
 import { CirclePlayIcon } from "../../components/icon";
 import type { Screen } from "../../lib/screen";
 
@@ -6,12 +6,12 @@ export const storyScreens: Screen[] = [
   {
     path: "/stories",
     access: "signed-in",
-    component: lazy(() => import("./stories").then((m) => m.Stories)),
+    component: lazyScreen(() => import("./stories").then((m) => m.Stories)),
     nav: { label: "stories", order: 7, icon: CirclePlayIcon },
   },
   {
     path: "/stories/:username",
     access: "signed-in",
-    component: lazy(() => import("./viewer").then((m) => m.StoryViewer)),
+    component: lazyScreen(() => import("./viewer").then((m) => m.StoryViewer)),
   },
 ];
