@@ -2,6 +2,7 @@ import type { Compilable, CompiledQuery } from "kysely";
 import type { Db } from "./index";
 import { engineOf } from "./engine";
 import { directRunnerOf } from "./sqlite-dialect";
+import { poolRunnerOf } from "./postgres-dialect";
 
 /** Stands in for the per-call value named KEY while a query is compiled once. */
 class Slot {
@@ -36,8 +37,8 @@ export class ShapedQuery<V extends object, S, R> {
   async execute(db: Db, shape: S, values: V): Promise<R[]> {
     const compiled = this.#compiledFor(db, shape);
     const parameters = this.#parameters(compiled, values);
-    // on SQLite, straight on the prepared statement where Kysely's executor would add nothing
-    const rows = directRunnerOf(db)?.run(db, compiled, parameters);
+    // straight on SQLite's prepared statement or PostgreSQL's pool where Kysely's executor would add nothing
+    const rows = directRunnerOf(db)?.run(db, compiled, parameters) ?? poolRunnerOf(db)?.run(db, compiled, parameters);
     return rows ?? (await db.executeQuery<R>({ ...compiled, parameters })).rows;
   }
 

@@ -118,6 +118,7 @@ export function openPostgresStorage(url: string, opts: { poolSize?: number } = {
   const counter = { statements: 0 };
   const dialect = bunPostgresDialect({ url, max: opts.poolSize, counter, onWrite: () => void written++ });
   const db = new Kysely<Database>({ dialect });
+  dialect.pooled.root = db;
   let closed = false;
   const groupListeners: Array<(size: number) => void> = [];
   const closeListeners: Array<() => void | Promise<void>> = [];

@@ -115,15 +115,7 @@ class BunSqlConnection implements DatabaseConnection {
       this.counter.statements++;
       rows = (await this.reserved.unsafe(query.sql, parameters)) as Rows;
     }
-    const numeric = rows.columns?.filter((c) => NUMERIC_OIDS.has(c.type)).map((c) => c.name) ?? [];
-    if (numeric.length)
-      for (const row of rows)
-        for (const name of numeric) {
-          const v = row[name];
-          if (typeof v === "string") row[name] = Number(v);
-        }
-    const write = rows.command !== null && WRITE_COMMANDS.has(rows.command);
-    if (write) this.onWrite();
+    const write = readResult(rows, this.onWrite);
     return {
       rows: [...rows] as R[],
       ...(write ? { numAffectedRows: BigInt(rows.affectedRows ?? rows.count) } : {}),
@@ -135,6 +127,62 @@ class BunSqlConnection implements DatabaseConnection {
     throw new Error("streaming queries are not used by this app");
   }
 }
+
+/** Turns ROWS' int8 and numeric columns into numbers in place; true (after calling ONWRITE) when the statement wrote. */
+function readResult(rows: Rows, onWrite: () => void): boolean {
+  const numeric = rows.columns?.filter((c) => NUMERIC_OIDS.has(c.type)).map((c) => c.name) ?? [];
+  if (numeric.length)
+    for (const row of rows)
+      for (const name of numeric) {
+        const v = row[name];
+        if (typeof v === "string") row[name] = Number(v);
+      }
+  const write = rows.command !== null && WRITE_COMMANDS.has(rows.command);
+  if (write) onWrite();
+  return write;
+}
+
+/**
+ * Runs compiled statements of the storage's own Kysely (`root`: not a transaction's, nor a
+ * `db.connection()` block's, whose statements must share a session) straight on the pool,
+ * skipping Kysely's executor and the reservation of a connection per statement: Bun.SQL gives
+ * the statement a connection and pipelines it with others there. A statement run alone is a
+ * transaction of its own, as it would be through Kysely.
+ */
+export class PostgresPoolRunner {
+  /** the Kysely whose statements run here (set once it is made) */
+  root: Kysely<any> | null = null;
+
+  constructor(
+    private readonly pool: Bun.SQL,
+    private readonly onWrite: () => void,
+    private readonly counter: { statements: number },
+  ) {}
+
+  /** The rows of QUERY run with PARAMETERS, or undefined when DB is not the root or has plugins (go through Kysely). */
+  run<R>(db: Kysely<any>, query: CompiledQuery<R>, parameters: unknown[]): Promise<R[]> | undefined {
+    if (db !== this.root || db.getExecutor().plugins.length !== 0) return undefined;
+    this.counter.statements++;
+    for (let i = 0; i < parameters.length; i++) parameters[i] = toPostgresValue(parameters[i]);
+    return (this.pool.unsafe(query.sql, parameters) as Promise<Rows>).then((rows) => {
+      readResult(rows, this.onWrite);
+      return rows as unknown as R[];
+    });
+  }
+}
+
+/** Kysely's PostgreSQL adapter, carrying the pool's runner (transactions of a Kysely share its adapter). */
+class BunPostgresAdapter extends PostgresAdapter {
+  constructor(readonly pooled: PostgresPoolRunner) {
+    super();
+  }
+}
+
+/** The PostgresPoolRunner behind DB (or a transaction of it) when DB is on PostgreSQL through this dialect. */
+export const poolRunnerOf = (db: Kysely<any>): PostgresPoolRunner | undefined => {
+  const adapter = db.getExecutor().adapter;
+  return adapter instanceof BunPostgresAdapter ? adapter.pooled : undefined;
+};
 
 class BunSqlDriver implements Driver {
   constructor(
@@ -236,14 +284,18 @@ export interface PostgresDialectOptions {
 }
 
 /** Kysely's PostgreSQL adapter and introspector over a Bun.SQL pool. */
-export function bunPostgresDialect(opts: PostgresDialectOptions): Dialect & { pool: Bun.SQL } {
+export function bunPostgresDialect(
+  opts: PostgresDialectOptions,
+): Dialect & { pool: Bun.SQL; pooled: PostgresPoolRunner } {
   const pool = new Bun.SQL(opts.url, { max: opts.max ?? 10, idleTimeout: 60 });
   const counter = opts.counter ?? { statements: 0 };
   const written = opts.onWrite ?? (() => {});
   const onWrite = () => written();
+  const pooled = new PostgresPoolRunner(pool, onWrite, counter);
   return {
     pool,
-    createAdapter: () => new PostgresAdapter(),
+    pooled,
+    createAdapter: () => new BunPostgresAdapter(pooled),
     createDriver: () => new BunSqlDriver(pool, onWrite, counter),
     createIntrospector: (db: Kysely<any>) => new PostgresIntrospector(db),
     createQueryCompiler: (): QueryCompiler => new AppPostgresQueryCompiler(),

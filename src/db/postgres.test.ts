@@ -10,6 +10,7 @@ import {
 } from "./index";
 import { engineOf } from "./engine";
 import { inTransaction } from "./transaction";
+import { precompiled } from "./compiled";
 import { freshPostgresDatabase } from "../testing/postgres";
 import { waitFor } from "../testing/wait";
 
@@ -154,9 +155,12 @@ describe("PostgreSQL storage", () => {
   test("statements share a session where they must: a transaction's, and a db.connection() block's from a session lock on", async () => {
     const backend = async (db: typeof pg.db) =>
       (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]!.pid;
+    // a compiled statement goes straight to the pool only from the storage's own Kysely, never from these
+    const compiledBackend = precompiled((db, _: object) => db.selectNoFrom(sql<number>`pg_backend_pid()`.as("pid")));
     await pg.db.connection().execute(async (c) => {
       await sql`select pg_advisory_lock(4242)`.execute(c);
       const locked = await backend(c);
+      expect((await compiledBackend(c, {}))[0]!.pid).toBe(locked);
       await c.transaction().execute(async (tx) => expect(await backend(tx)).toBe(locked));
       // the lock's session is kept after the transaction, so the unlock finds the lock
       expect(await backend(c)).toBe(locked);
@@ -167,6 +171,7 @@ describe("PostgreSQL storage", () => {
       const first = await backend(tx);
       await sql`select 1`.execute(tx);
       expect(await backend(tx)).toBe(first);
+      expect((await compiledBackend(tx, {}))[0]!.pid).toBe(first);
     });
     // and the pool has every session back: as many transactions at once as it holds sessions
     await Promise.all(
