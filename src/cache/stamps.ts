@@ -1,7 +1,7 @@
 import { Database as SqliteDatabase, type Statement } from "bun:sqlite";
 import { defineService, type App } from "../app";
 import type { Db, Storage } from "../db";
-import { precompiled } from "../db/compiled";
+import { precompiled, ShapedQuery } from "../db/compiled";
 import { BUSY_TIMEOUT_MS } from "../db/sqlite-dialect";
 
 /** The caches kept by stamp: each has a row in cache_stamps and triggers on its sources (src/cache/registry.ts). */
@@ -37,8 +37,8 @@ export class CacheStamps {
   /** whether #committed reads through its own connection (a database in memory has but one) */
   readonly #apart: boolean;
   #memo: Map<string, number> | null = null;
-  /** the reads of this turn that go through a statement (#committedSoon) */
-  #soon: Promise<Map<string, number>> | null = null;
+  /** the reads of this turn that go through a statement (#committedSoon): the stamps they name */
+  #soon: { names: Set<StampedCache>; read: Promise<Map<string, number>> } | null = null;
   #memoChanges = -1;
   readonly #forget = () => void (this.#memo = null);
 
@@ -88,23 +88,29 @@ export class CacheStamps {
       const [row] = await stampQuery(db, { name });
       return row ? Number(row.stamp) : NaN;
     }
-    return (await this.#committedSoon(db)).get(name) ?? NaN;
+    return (await this.#committedSoon(db, name)).get(name) ?? NaN;
   }
 
   /**
-   * Every committed stamp, read by one statement for all the reads asked for in this turn of the
-   * event loop (PostgreSQL, or SQLite while another's transaction holds its only connection). The
-   * statement goes once the turn's requests have been handed over, so it is sent after each of
-   * them arrived: it sees every write acknowledged before any of them was sent.
+   * The committed stamps asked for in this turn of the event loop (PostgreSQL, or SQLite while
+   * another's transaction holds its only connection), NAME's among them, read by one statement.
+   * The statement goes once the turn's requests have been handed over, so it is sent after each
+   * of them arrived: it sees every write acknowledged before any of them was sent.
    */
-  #committedSoon(db: Db): Promise<Map<string, number>> {
-    this.#soon ??= new Promise((resolve, reject) =>
+  #committedSoon(db: Db, name: StampedCache): Promise<Map<string, number>> {
+    if (this.#soon) {
+      this.#soon.names.add(name);
+      return this.#soon.read;
+    }
+    const names = new Set([name]);
+    const read = new Promise<Map<string, number>>((resolve, reject) =>
       setImmediate(() => {
         this.#soon = null;
-        allStamps(db).then(resolve, reject);
+        stampsNamed(db, [...names].sort()).then(resolve, reject);
       }),
     );
-    return this.#soon;
+    this.#soon = { names, read };
+    return read;
   }
 
   /**
@@ -130,14 +136,30 @@ export class CacheStamps {
   }
 }
 
-const allStamps = async (db: Db): Promise<Map<string, number>> =>
-  new Map((await allStampsQuery(db, {})).map((row) => [row.name, Number(row.stamp)]));
+/** NAMES' stamps in one statement (a statement with parameters: PostgreSQL keeps its plan). */
+async function stampsNamed(db: Db, names: StampedCache[]): Promise<Map<string, number>> {
+  const values: Record<string, string> = {};
+  names.forEach((name, i) => (values[`n${i}`] = name));
+  const rows = await stampsNamedQuery.execute(db, names.length, values);
+  return new Map(rows.map((row) => [row.name, Number(row.stamp)]));
+}
+
+const stampsNamedQuery = new ShapedQuery(
+  (db: Db, values: Record<string, string>, count: number) =>
+    db
+      .selectFrom("cache_stamps")
+      .select(["name", "stamp"])
+      .where(
+        "name",
+        "in",
+        Array.from({ length: count }, (_, i) => values[`n${i}`]!),
+      ),
+  (count) => String(count),
+);
 
 const stampQuery = precompiled((db, p: { name: string }) =>
   db.selectFrom("cache_stamps").select("stamp").where("name", "=", p.name),
 );
-
-const allStampsQuery = precompiled((db, _: object) => db.selectFrom("cache_stamps").select(["name", "stamp"]));
 
 const rows = (select: Statement<{ name: string; stamp: number }, []>): Map<string, number> =>
   new Map(select.all().map((row) => [row.name, row.stamp]));
