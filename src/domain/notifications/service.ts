@@ -145,42 +145,17 @@ export interface NotificationCounts {
   unseen: number;
 }
 
-/**
- * The most unseen groups counted: a badge past it says no more than "a lot", and each group
- * counted is an index entry read, on every page of the list and every new notification.
- */
+/** The most unseen groups a badge counts: past it, it says no more than "a lot". */
 const UNSEEN_COUNT_MAX = 1000;
 
-/**
- * The recipient's counts: the unread counter (one primary-key read) and, when anything is
- * unread, the unread groups after the seen mark (a range of notification_groups_unread).
- */
+/** The recipient's counts: one primary-key read of the counters triggers keep (notification_counts). */
 export async function notificationCounts(db: Db, recipientId: number): Promise<NotificationCounts> {
   const [row] = await countsQuery(db, { recipientId });
-  const unread = Number(row?.unread ?? 0);
-  if (unread === 0) return { unread, unseen: 0 };
-  const [unseen] = await unseenQuery(db, { recipientId, seenAt: Number(row?.seen_at ?? 0) });
-  return { unread, unseen: Number(unseen!.n) };
+  return { unread: Number(row?.unread ?? 0), unseen: Math.min(Number(row?.unseen ?? 0), UNSEEN_COUNT_MAX) };
 }
 
 const countsQuery = precompiled((db, p: { recipientId: number }) =>
-  db.selectFrom("notification_counts").select(["unread", "seen_at"]).where("recipient_id", "=", p.recipientId),
-);
-
-/** A range of the unread index, read no further than the count a badge shows. */
-const unseenQuery = precompiled((db, p: { recipientId: number; seenAt: number }) =>
-  db
-    .selectFrom((eb) =>
-      eb
-        .selectFrom("notification_groups")
-        .select("id")
-        .where("recipient_id", "=", p.recipientId)
-        .where("read_at", "is", null)
-        .where("updated_at", ">", p.seenAt)
-        .limit(UNSEEN_COUNT_MAX)
-        .as("unseen"),
-    )
-    .select((eb) => eb.fn.countAll<number>().as("n")),
+  db.selectFrom("notification_counts").select(["unread", "unseen"]).where("recipient_id", "=", p.recipientId),
 );
 
 /** The recipient opened their notifications at NOW: what came before stops counting in the badge (it stays unread). */

@@ -56,6 +56,8 @@ export interface NotificationCountsTable {
   unread: Generated<number>;
   /** the time the person last opened their notifications (0: never): the badge counts unread groups after it */
   seen_at: Generated<number>;
+  /** unread groups with an event after seen_at (triggers keep it) */
+  unseen: Generated<number>;
 }
 
 export type NotificationRow = Selectable<NotificationsTable>;
