@@ -56,6 +56,8 @@ describe("a worker thread answering requests", () => {
 
   test("closing lets the thread finish what it has; closing while it starts fails the request, nothing unhandled", async () => {
     const thread = new WorkerRequests("test worker", SOURCE, () => ({}));
+    // the thread is up (a loaded machine may take longer than any fixed wait to start it)
+    expect(await thread.ask({ value: "first" })).toEqual({ value: "first", closed: false });
     const running = thread.ask({ wait: 100, value: "last" });
     await Bun.sleep(20);
     await thread.close();
