@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../testing/server";
 import { TestClient } from "../../testing/client";
 import { makeUser } from "../../testing/fixtures";
+import { fewestStatements } from "../../testing/statements";
 import { quickPerson } from "../../testing/fixtures";
 import { storeUpload } from "../../media/uploads";
 import { MP4_HEAD, padTo, pngOf, wavHead } from "../../testing/media";
@@ -271,6 +272,36 @@ describe("messages", () => {
     expect(res.body.data.conversation).toMatchObject({ othersReadMessageId: 4, lastReadMessageId: 5 });
     res = await b.client.get(`/api/social/messages/${cid}?limit=1`);
     expect(res.body.data.conversation).toMatchObject({ othersReadMessageId: 5, lastReadMessageId: 4 });
+  });
+
+  test("a private chat's history page shows both parties as senders without reading their accounts again", async () => {
+    const [a, b] = [await person(), await person()];
+    const cid = await openChat(a, b);
+    for (const [who, text] of [
+      [a, "from a"],
+      [b, "from b"],
+    ] as const)
+      expect((await send(who, cid, { content: text })).status).toBe(200);
+    const page = () => a.client.get(`/api/social/messages/${cid}`);
+    const senders = async () =>
+      (
+        (await page()).body.data.messages as { content: string; sender: { username: string; displayName: string } }[]
+      ).map((m) => [m.content, m.sender.username, m.sender.displayName]);
+    expect(await senders()).toEqual([
+      ["from b", b.user.username, b.user.display_name],
+      ["from a", a.user.username, a.user.display_name],
+    ]);
+    // the chat with the reader's membership, the page, the other party, the read marks and the
+    // reactions: the senders are the reader (from the session) and the other party (with the chat)
+    const statements = await fewestStatements(server.app.storage, page);
+    expect(statements).toBe(server.app.storage.engine === "postgres" ? 6 : 5);
+    // a renamed party shows renamed on the next page, whichever side asks
+    expect((await b.client.patch("/api/account/profile", { displayName: "Bee Renamed" })).status).toBe(200);
+    expect((await a.client.patch("/api/account/profile", { displayName: "Ay Renamed" })).status).toBe(200);
+    expect(await senders()).toEqual([
+      ["from b", b.user.username, "Bee Renamed"],
+      ["from a", a.user.username, "Ay Renamed"],
+    ]);
   });
 
   test("paging back down with after: each page says where the history goes on, both ways", async () => {

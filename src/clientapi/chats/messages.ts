@@ -37,7 +37,7 @@ import { webAppFraming } from "./web-app-framing";
 import { chatListAnswer } from "./list-answers";
 import {
   freshMessageShape,
-  serializeConversation,
+  conversationWithOther,
   serializeMessage,
   serializeMessages,
   type ClientMessage,
@@ -194,11 +194,19 @@ export function chatMessageRoutes(app: App) {
             query.around !== undefined
               ? await listHistoryAround(app, membership, user.id, query.around, limit)
               : await listHistory(app, membership, user.id, query.before, limit, query.after);
+          const { conversation, other } = await conversationWithOther(
+            app.db,
+            membership.conversation,
+            user.id,
+            membership.member,
+          );
           return ok({
-            conversation: await serializeConversation(app.db, membership.conversation, user.id, membership.member),
+            conversation,
+            // the reader and a private chat's other party are every sender there: none is read again
             messages: await serializeMessages(app.db, membership.conversation, page.items, {
               viewerId: user.id,
               now: app.clock.now(),
+              known: other ? [user, other] : [user],
             }),
             pageInfo: { oldestCursor: page.olderCursor, newestCursor: page.newerCursor, nextCursor: page.olderCursor },
           });

@@ -312,11 +312,27 @@ export async function serializeConversation(
   viewerId: number,
   member?: MemberRow,
 ) {
+  return (await conversationWithOther(db, conversation, viewerId, member)).conversation;
+}
+
+/**
+ * serializeConversation, with the account row of a private chat's other party it read (which
+ * a page of the chat's messages then need not load again as a sender).
+ */
+export async function conversationWithOther(
+  db: Db,
+  conversation: ConversationRow,
+  viewerId: number,
+  member?: MemberRow,
+) {
   const chat = { conversationId: conversation.id, viewerId };
   const other = conversation.type === "private" ? (await otherPartyQuery(db, chat))[0] : undefined;
   const me = member ?? (await myMembershipQuery(db, chat))[0];
   const { members, othersReadSeq } = await membersAndReads(db, conversation.id, viewerId);
-  return { ...conversationView(conversation, me, other, members), othersReadMessageId: othersReadSeq };
+  return {
+    conversation: { ...conversationView(conversation, me, other, members), othersReadMessageId: othersReadSeq },
+    other,
+  };
 }
 
 /** A conversation as one member sees it, from rows already loaded (OTHER: a private chat's other party). */
