@@ -25,7 +25,7 @@ import {
   type PollTally,
   type StoredPoll,
 } from "../../domain/chats/polls";
-import { membersAndReads, otherPartyId, rightsOf } from "../../domain/chats/access";
+import { isActive, membersAndReads, otherPartyId, rightsOf } from "../../domain/chats/access";
 import { compiledByIds, precompiled } from "../../db/compiled";
 import { toIso } from "../../lib/clock";
 import { serializePublicUser } from "../serializers/account";
@@ -286,11 +286,13 @@ export async function serializeMessage(
 export type ClientMessage = Awaited<ReturnType<typeof serializeMessage>>;
 
 type ChatOfViewer = { conversationId: number; viewerId: number };
+/** A private chat's other party, with their membership's role and read mark (the chat's read receipt). */
 const otherPartyQuery = precompiled((db, p: ChatOfViewer) =>
   db
     .selectFrom("conversation_members")
     .innerJoin("users", "users.id", "conversation_members.user_id")
     .selectAll("users")
+    .select(["conversation_members.role as member_role", "conversation_members.last_read_seq as member_read_seq"])
     .where("conversation_members.conversation_id", "=", p.conversationId)
     .where("conversation_members.user_id", "!=", p.viewerId),
 );
@@ -328,7 +330,14 @@ export async function conversationWithOther(
   const chat = { conversationId: conversation.id, viewerId };
   const other = conversation.type === "private" ? (await otherPartyQuery(db, chat))[0] : undefined;
   const me = member ?? (await myMembershipQuery(db, chat))[0];
-  const { members, othersReadSeq } = await membersAndReads(db, conversation.id, viewerId);
+  // a private chat's two memberships are in hand: who is in it, and how far the other has read
+  const { members, othersReadSeq } =
+    conversation.type === "private"
+      ? {
+          members: Number(isActive(me)) + Number(isActive(other && { role: other.member_role })),
+          othersReadSeq: other && isActive({ role: other.member_role }) ? other.member_read_seq : 0,
+        }
+      : await membersAndReads(db, conversation.id, viewerId);
   return {
     conversation: { ...conversationView(conversation, me, other, members), othersReadMessageId: othersReadSeq },
     other,
