@@ -96,15 +96,13 @@ interface RenderOptions {
   fresh?: boolean;
   /** account rows the caller holds (a send's sender, the chat list's senders): not loaded again */
   known?: SenderRow[];
-  /** the caller knows which of the rows have reactions (ids): only theirs are read */
-  reacted?: ReadonlySet<number>;
 }
 
 /**
  * Messages as the Client API shows them (also the `message` of realtime events, which the
  * Bot API side reuses for bot-sent messages). Loads senders, replied-to messages and
- * reactions in a few batched queries; `fresh`: the rows were just written, so nobody has
- * reacted to them yet and the reactions query is spared; `viewerId`: the answer is for this
+ * reactions in a few batched queries (reactions only of messages whose version moved); `fresh`:
+ * the rows were just written, so nobody has reacted to them yet and the reactions query is spared; `viewerId`: the answer is for this
  * person alone (their own poll votes are shown).
  */
 export async function serializeMessages(
@@ -176,7 +174,9 @@ async function renderMessages(
     : [];
   const replyByKey = new Map(replies.map((r) => [`${r.conversation_id}:${r.seq}`, r]));
   const users = await usersById(db, [...rows.map((r) => r.sender_id), ...replies.map((r) => r.sender_id)], opts.known);
-  const reacted = opts.fresh ? [] : opts.reacted ? rows.filter((r) => opts.reacted!.has(r.id)) : rows;
+  // a reaction raises its message's version (trigger message_reactions_version_insert): a message
+  // still at version 0 has none, so a page of such messages reads no reactions
+  const reacted = opts.fresh ? [] : rows.filter((r) => r.version !== 0);
   const reactionRowsByMessage = await reactionsOf(
     db,
     reacted.map((r) => r.id),

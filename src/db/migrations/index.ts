@@ -71,6 +71,7 @@ import * as m20261201200000 from "./20261201200000_feed_pages_stamp";
 import * as m20261202100000 from "./20261202100000_messages_fts_queue";
 import * as m20261203100000 from "./20261203100000_messages_search_database";
 import * as m20261204100000 from "./20261204100000_notification_unseen_count";
+import * as m20261204100100 from "./20261204100100_reacted_message_versions";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -149,4 +150,5 @@ export const migrations: Record<string, GuardedMigration> = {
   "20261202100000_messages_fts_queue": m20261202100000,
   "20261203100000_messages_search_database": m20261203100000,
   "20261204100000_notification_unseen_count": m20261204100000,
+  "20261204100100_reacted_message_versions": m20261204100100,
 };
