@@ -101,9 +101,10 @@ interface RenderOptions {
 /**
  * Messages as the Client API shows them (also the `message` of realtime events, which the
  * Bot API side reuses for bot-sent messages). Loads senders, replied-to messages and
- * reactions in a few batched queries (reactions only of messages whose version moved); `fresh`:
- * the rows were just written, so nobody has reacted to them yet and the reactions query is spared; `viewerId`: the answer is for this
- * person alone (their own poll votes are shown).
+ * reactions in a few batched queries (reactions only of messages whose version moved);
+ * `fresh`: the rows were just written, so nobody has reacted to them yet and the reactions
+ * query is spared; `viewerId`: the answer is for this person alone (their own poll votes are
+ * shown).
  */
 export async function serializeMessages(
   db: Db,
