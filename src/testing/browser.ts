@@ -3,7 +3,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import axeCore from "axe-core";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import type { App } from "../app";
 import type { UserRow } from "../domain/users/table";
 import type { TestClient } from "./client";
@@ -133,6 +133,18 @@ export async function expectTitle(page: Page, title: string | RegExp): Promise<v
     );
   } catch {
     expect(await page.title()).toMatch(pattern instanceof RegExp ? pattern : new RegExp(pattern.source));
+  }
+}
+
+/** Waits until LOCATOR's element has the focus: a screen moves it just after the update that drew it. */
+export async function expectFocused(locator: Locator): Promise<void> {
+  const element = await locator.elementHandle();
+  const focused = (el: unknown) =>
+    el === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement;
+  try {
+    await locator.page().waitForFunction(focused, element, { timeout: STEP_TIMEOUT_MS });
+  } catch {
+    expect(await locator.evaluate(focused)).toBe(true);
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect } from "bun:test";
 import type { Page } from "playwright-core";
-import { pageProblems, expectAccessible } from "../testing/browser";
+import { pageProblems, expectAccessible, expectFocused } from "../testing/browser";
 import { quickPerson } from "../testing/fixtures";
 import { browserSuite } from "../testing/browser-suite";
 
@@ -50,7 +50,7 @@ describe("web app: bookmarks", () => {
     await postCard(page, "Saved post number 20").waitFor({ state: "detached" });
     const status = page.getByRole("status").filter({ hasText: "from your bookmarks" });
     await status.getByText(`Removed @${author.user.username}'s post from your bookmarks.`).waitFor();
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Undo");
+    await expectFocused(status.getByRole("button", { name: "Undo" }));
     await expectAccessible(page);
     let saved = (await me.client.get("/api/social/bookmarks?limit=50")).body.data.posts;
     expect(saved.map((p: any) => p.content)).not.toContain("Saved post number 20");

@@ -1,6 +1,6 @@
 import { describe, expect } from "bun:test";
 import type { Page } from "playwright-core";
-import { pageProblems, expectAccessible } from "../testing/browser";
+import { pageProblems, expectAccessible, expectFocused } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { quickPerson } from "../testing/fixtures";
 import { postAs } from "../testing/posts";
@@ -13,8 +13,6 @@ const { it } = suite;
 /** A few letters no other test's names start with, so each test's suggestions are its own. */
 const fresh = () =>
   `q${Array.from({ length: 3 }, () => "abcdefghijklmnopqrstuvwxyz"[Math.floor(Math.random() * 26)]).join("")}`;
-
-const focused = (page: Page) => page.evaluate(() => document.activeElement?.id ?? null);
 
 /** People named PREFIX + each of NAMES (display name: the name capitalised). */
 async function people(prefix: string, ...names: string[]) {
@@ -83,7 +81,7 @@ describe("web app: @ and # suggestions", () => {
     const tags = suggestions(page, "Hashtags");
     await tags.getByRole("option", { name: `#${p}japan 1 post` }).click();
     expect(await text.inputValue()).toBe(`Hello @${alina!.user.username} and #${p}japan `);
-    expect(await focused(page)).toBe(await text.getAttribute("id"));
+    await expectFocused(text);
 
     await page.getByRole("button", { name: "Post", exact: true }).click();
     const card = page.getByRole("article").filter({ hasText: `Hello @${alina!.user.username}` });
@@ -186,7 +184,7 @@ describe("web app: the people picker", () => {
     await members.fill("");
     await chosen.getByRole("button", { name: `Remove @${dave!.user.username}` }).click();
     expect(await chosen.getByRole("listitem").count()).toBe(1);
-    expect(await focused(page)).toBe(await members.getAttribute("id"));
+    await expectFocused(members);
     await members.pressSequentially(`${p}dav`, { delay: 30 });
     await members.press("Enter");
     expect(await chosen.getByRole("listitem").count()).toBe(2);

@@ -1,6 +1,6 @@
 import { describe, expect } from "bun:test";
 import type { Page } from "playwright-core";
-import { cookiesOf, pageProblems, expectAccessible, STEP_TIMEOUT_MS } from "../testing/browser";
+import { cookiesOf, pageProblems, expectAccessible, STEP_TIMEOUT_MS, expectFocused } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 import { quickPerson } from "../testing/fixtures";
 import { pngOf } from "../testing/media";
@@ -102,7 +102,7 @@ describe("web app: images", () => {
 
     await page.keyboard.press("Escape");
     await page.getByRole("dialog").waitFor({ state: "detached" });
-    expect(await opener.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expectFocused(opener);
     expect(pageProblems(page)).toEqual([]);
     await page.context().close();
   });
@@ -211,7 +211,7 @@ describe("web app: images", () => {
     await page.getByRole("dialog", { name: "Pictures of Pia Painter: 1 of 3" }).waitFor();
     await page.keyboard.press("Escape");
     await page.getByRole("dialog").waitFor({ state: "detached" });
-    expect(await opener.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expectFocused(opener);
     expect(pageProblems(page)).toEqual([]);
     await context.close();
   });

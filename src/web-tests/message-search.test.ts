@@ -1,7 +1,7 @@
 import { describe, expect } from "bun:test";
 import type { Locator, Page } from "playwright-core";
 import { requireMembershipByCuid, sendMessage } from "../domain/chats";
-import { pageProblems, expectAccessible } from "../testing/browser";
+import { pageProblems, expectAccessible, expectFocused } from "../testing/browser";
 import { browserSuite } from "../testing/browser-suite";
 
 // Searching messages in the web app: on the Search screen (each result names its chat and
@@ -170,7 +170,7 @@ describe("web app: message search", () => {
     expect(await page.getByLabel("Search messages in this chat").count()).toBe(0);
     expect(await page.locator("[aria-current=true]").count()).toBe(0);
     // focus goes back to the button that opened it
-    expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Search in this chat");
+    await expectFocused(page.getByRole("button", { name: "Search in this chat" }));
 
     // a link to a message that is gone opens the chat at its newest, saying so
     await page.goto(`/dashboard/messages/${cid}?message=999999`);
