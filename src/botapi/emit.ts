@@ -1,6 +1,7 @@
 import type { App } from "../app";
 import type { Db } from "../db";
 import type { Scope } from "../db/transaction";
+import type { DomainTxHookPayloads } from "../domain/hooks";
 import { findConversationById, findMessageById, findMessageBySeq, getMember } from "../domain/chats/access";
 import type { ConversationRow, MessageRow, SendChat } from "../domain/chats/table";
 import { enqueueUpdate, type UpdateType } from "../domain/bots/updates";
@@ -138,11 +139,14 @@ async function pollAnswerToBot(
 
 /** Turns chat activity into bot updates. Registered once per App (wiring.ts). */
 export function installBotUpdateHooks(app: App): void {
-  app.hooks.within("message:storing", (scope, p) =>
-    // most chats have no bot but the sender: then no query for bots at all
-    p.members.some((m) => m.is_bot && m.user_id !== p.message.sender_id)
-      ? messageToBots(app, "message", p.conversation, p.message, scope, p.sender)
-      : undefined,
+  // most chats have no bot but the sender: then no query for bots at all
+  const reachesBots = (p: DomainTxHookPayloads["message:storing"]) =>
+    p.members.some((m) => m.is_bot && m.user_id !== p.message.sender_id);
+  app.hooks.within(
+    "message:storing",
+    (scope, p) =>
+      reachesBots(p) ? messageToBots(app, "message", p.conversation, p.message, scope, p.sender) : undefined,
+    reachesBots,
   );
   app.hooks.on("message:edited", (p) => editedToBots(app, p.conversationId, p.messageId));
   app.hooks.on("member:changed", (p) => membershipToBot(app, p));

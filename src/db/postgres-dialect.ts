@@ -50,6 +50,9 @@ const WRITE_COMMANDS = new Set(["INSERT", "UPDATE", "DELETE", "MERGE"]);
 /** A statement that writes nothing when run on its own: a SELECT (a data-modifying CTE begins WITH; a lock it takes is let go at once). */
 const PLAIN_SELECT = /^\s*select\b/i;
 
+/** A SELECT that takes no row lock, so never waits for another transaction (MVCC): safe to pipeline. */
+const NEVER_WAITS = /^\s*select\b(?![\s\S]*\bfor\s+(?:update|no\s+key\s+update|share|key\s+share)\b)/i;
+
 /**
  * One Kysely connection: a connection reserved from the pool, for one query or for a whole
  * transaction (or a `db.connection()` block: the migrator's advisory lock is per session).
@@ -164,10 +167,26 @@ export class PostgresPoolRunner {
     if (db !== this.root || db.getExecutor().plugins.length !== 0) return undefined;
     this.counter.statements++;
     for (let i = 0; i < parameters.length; i++) parameters[i] = toPostgresValue(parameters[i]);
-    return (this.pool.unsafe(query.sql, parameters) as Promise<Rows>).then((rows) => {
+    const rows = NEVER_WAITS.test(query.sql)
+      ? this.pool.unsafe(query.sql, parameters)
+      : this.#alone(query.sql, parameters);
+    return (rows as Promise<Rows>).then((rows) => {
       readResult(rows, this.onWrite);
       return rows as unknown as R[];
     });
+  }
+
+  /**
+   * SQL on a connection of its own: a statement that may wait for a row lock (a write, a locking
+   * read) would hold up every statement the pool had pipelined behind it on its connection.
+   */
+  async #alone(sql: string, parameters: unknown[]): Promise<unknown> {
+    const reserved = await this.pool.reserve();
+    try {
+      return await reserved.unsafe(sql, parameters);
+    } finally {
+      reserved.release();
+    }
   }
 }
 

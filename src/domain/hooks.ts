@@ -94,6 +94,7 @@ type EventListener = (event: DomainEvent) => void;
 export class DomainHooks {
   private readonly listeners = new Map<DomainHookName, Array<Listener<any>>>();
   private readonly txListeners = new Map<DomainTxHookName, Array<TxListener<any>>>();
+  private readonly txWrites = new Map<DomainTxHookName, Array<(payload: never) => boolean>>();
   private readonly eventListeners: EventListener[] = [];
 
   constructor(private readonly log: Logger) {}
@@ -104,11 +105,28 @@ export class DomainHooks {
     this.listeners.set(name, list);
   }
 
-  /** Registers a listener that runs inside the emitting change's transaction (see DomainTxHookPayloads). */
-  within<K extends DomainTxHookName>(name: K, listener: TxListener<K>): void {
+  /**
+   * Registers a listener that runs inside the emitting change's transaction (see
+   * DomainTxHookPayloads). WRITES, when given, tells from a payload whether the listener has
+   * anything to write for it (the listener itself then does nothing without it): a change for
+   * which no listener writes may be made without a transaction of its own (mayWriteWithin).
+   */
+  within<K extends DomainTxHookName>(
+    name: K,
+    listener: TxListener<K>,
+    writes?: (payload: DomainTxHookPayloads[K]) => boolean,
+  ): void {
     const list = this.txListeners.get(name) ?? [];
     list.push(listener);
     this.txListeners.set(name, list);
+    const predicates = this.txWrites.get(name) ?? [];
+    predicates.push(writes ?? (() => true));
+    this.txWrites.set(name, predicates);
+  }
+
+  /** Whether any in-transaction listener of NAME may write for PAYLOAD (one registered without a WRITES may). */
+  mayWriteWithin<K extends DomainTxHookName>(name: K, payload: DomainTxHookPayloads[K]): boolean {
+    return (this.txWrites.get(name) ?? []).some((writes) => writes(payload as never));
   }
 
   /**

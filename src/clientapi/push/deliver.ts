@@ -2,6 +2,7 @@ import type { App } from "../../app";
 import { activeMembers, findConversationById } from "../../domain/chats";
 import type { ConversationRow, MessageRow } from "../../domain/chats/table";
 import type { NotificationType } from "../../domain/notifications/table";
+import type { DomainTxHookPayloads } from "../../domain/hooks";
 import { forgetSession, pushTargets, viewersOf, type PushTarget } from "../../domain/push/service";
 import { pushSubscribers } from "../../domain/push/subscribers";
 import type { PushKind } from "../../domain/push/table";
@@ -284,19 +285,25 @@ export function installPushDelivery(app: App): void {
   const planLater = async (plan: PushPlan) => {
     await inTransaction(app.storage, (scope) => enqueueJob(scope, PLAN_JOB, plan as unknown as JsonValue));
   };
-  app.hooks.within("message:storing", (scope, { conversation, message, members }) => {
-    const reached = members.some((m) => m.user_id !== message.sender_id && !m.is_bot && subscribers.mayHave(m.user_id));
-    if (!reached) return;
-    const plan: PushPlan = {
-      type: "message",
-      conversationId: conversation.id,
-      messageId: message.id,
-    };
-    // while a plan for the chat waits in the queue, it stands for this message too
-    return enqueueJob(scope, PLAN_JOB, plan as unknown as JsonValue, { key: `message:${conversation.id}` }).then(
-      () => undefined,
-    );
-  });
+  const reachesSubscribers = ({ message, members }: DomainTxHookPayloads["message:storing"]) =>
+    members.some((m) => m.user_id !== message.sender_id && !m.is_bot && subscribers.mayHave(m.user_id));
+  app.hooks.within(
+    "message:storing",
+    (scope, payload) => {
+      if (!reachesSubscribers(payload)) return;
+      const { conversation, message } = payload;
+      const plan: PushPlan = {
+        type: "message",
+        conversationId: conversation.id,
+        messageId: message.id,
+      };
+      // while a plan for the chat waits in the queue, it stands for this message too
+      return enqueueJob(scope, PLAN_JOB, plan as unknown as JsonValue, { key: `message:${conversation.id}` }).then(
+        () => undefined,
+      );
+    },
+    reachesSubscribers,
+  );
   app.hooks.on("notification:created", ({ recipientId, notificationId }) =>
     subscribers.mayHave(recipientId) ? planLater({ type: "notification", recipientId, notificationId }) : undefined,
   );

@@ -70,15 +70,21 @@ const selectedRow = (p: NewMessage, seq: AliasableExpression<unknown>, chat: Ali
  * concurrent sends to a chat, and a send that waited for it reads the chat again once the other
  * has committed, so it takes the next seq.
  */
-const insertTakingSeq = (db: Db, p: NewMessage, lockChat: boolean) =>
+const insertTakingSeq = (db: Db, p: NewMessage, lockChat: boolean, accessStamp?: unknown) =>
   db
     .insertInto("messages")
     .columns(COLUMNS)
     .expression((eb) => {
-      const chat = eb
+      let chat = eb
         .selectFrom("conversations")
         .select((s) => selectedRow(p, s("last_seq", "+", 1), s.ref("id")))
         .where("id", "=", p.conversation_id);
+      if (accessStamp !== undefined)
+        chat = chat.where(
+          (w) => w.selectFrom("cache_stamps").select("stamp").where("name", "=", "send-access"),
+          "=",
+          accessStamp as number,
+        );
       return lockChat ? chat.forUpdate() : chat;
     })
     // the rest of the row is what was just written: reading it back would cost ≈ 20 columns a send
@@ -86,6 +92,18 @@ const insertTakingSeq = (db: Db, p: NewMessage, lockChat: boolean) =>
 
 const insertTakingSeqQuery = precompiledNow((db, p: NewMessage) => insertTakingSeq(db, p, false));
 const insertTakingSeqPostgresQuery = precompiled((db, p: NewMessage) => insertTakingSeq(db, p, true));
+const insertIfAccessKeptQuery = precompiled((db, p: NewMessage & { accessStamp: number }) =>
+  insertTakingSeq(db, p, true, p.accessStamp),
+);
+
+/**
+ * PostgreSQL: insertMessageRow, in a statement of its own (a transaction of its own), only while
+ * the send-access cache stamp is still ACCESSSTAMP: the sender's access check kept under it still
+ * holds, as the statement reads it. Undefined, with nothing written, when the stamp has moved or
+ * the chat is gone.
+ */
+export const insertMessageRowIfAccessKept = async (db: Db, row: NewMessage, accessStamp: number): Promise<Inserted> =>
+  (await insertIfAccessKeptQuery(db, { ...row, accessStamp }))[0];
 
 type Inserted = { id: number; seq: number } | undefined;
 

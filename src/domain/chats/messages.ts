@@ -28,7 +28,7 @@ import {
   type SendAudience,
 } from "./access";
 import { publishMessageEvent } from "./notify";
-import { insertMessageRow, wipedMessage } from "./message-row";
+import { insertMessageRow, insertMessageRowIfAccessKept, wipedMessage } from "./message-row";
 import {
   parsePreviewState,
   previewPending,
@@ -52,7 +52,7 @@ import {
   type MediaItem,
 } from "./validate";
 import { pick } from "../../lib/objects";
-import { isUniqueViolation } from "../../db/errors";
+import { isRetryableConflict, isUniqueViolation } from "../../db/errors";
 import { releaseFilesIn } from "../../media/references";
 
 export interface SendMessageInput {
@@ -154,6 +154,10 @@ export async function sendMessageByCuid(
   input: Omit<SendMessageInput, "conversationId" | "senderId">,
   opts: StoreOptions = {},
 ): Promise<{ conversation: SendChat; row: MessageRow }> {
+  if (app.storage.engine === "postgres") {
+    const sent = await sendInOneStatement(app, cuid, senderId, input, opts);
+    if (sent) return sent;
+  }
   let conversation: SendChat | undefined;
   try {
     const row = await inTransaction(app.storage, async (scope) => {
@@ -167,6 +171,55 @@ export async function sendMessageByCuid(
     if (!conversation) throw err;
     return { conversation, row: await storedRepeatOf(app, err, conversation.id, senderId, input) };
   }
+}
+
+/**
+ * PostgreSQL: a plain text send to a private chat whose access check is kept (SendAccessCache),
+ * as one statement: the row's INSERT, which writes only while the check's cache stamp has not
+ * moved, so it is its own transaction (no BEGIN, no stamp read, no COMMIT). Only where nothing
+ * else would be written with it: no link to preview, no reply to check, and no in-transaction
+ * listener with work (no bot in the chat, nobody to push to: hooks.mayWriteWithin). Undefined,
+ * with nothing written, where the send must take the usual way (sendMessageByCuid).
+ */
+async function sendInOneStatement(
+  app: App,
+  cuid: string,
+  senderId: number,
+  input: Omit<SendMessageInput, "conversationId" | "senderId">,
+  opts: StoreOptions,
+): Promise<{ conversation: SendChat; row: MessageRow } | undefined> {
+  const kept = sendAccessOf(app).peek(`${senderId}:${cuid}`);
+  const access = kept?.value as ChatForSend | undefined;
+  if (!access?.audience || access.audience.blocked) return undefined;
+  if ((input.kind ?? "user") !== "user" || input.replyToSeq != null || input.linkPreview) return undefined;
+  let checked: ReturnType<typeof checkedInput>;
+  try {
+    checked = checkedInput(input);
+  } catch {
+    // refused the usual way (which also answers a repeated clientMessageId)
+    return undefined;
+  }
+  if (checked.content.includes("://")) return undefined;
+  const { conversation, audience } = access;
+  const row = newMessageRow(conversation.id, senderId, input, checked, null, app.clock.now());
+  const sender = opts.sender?.id === senderId ? opts.sender : undefined;
+  const storing = { conversation, message: row, sender, members: audience.members };
+  if (app.hooks.mayWriteWithin("message:storing", storing)) return undefined;
+  let inserted: Awaited<ReturnType<typeof insertMessageRowIfAccessKept>>;
+  try {
+    inserted = await insertMessageRowIfAccessKept(app.db, row, kept!.stamp);
+  } catch (err) {
+    // a deadlock with another writer rolled the statement back: the usual way tries again
+    if (isRetryableConflict(err)) return undefined;
+    return { conversation, row: await storedRepeatOf(app, err, conversation.id, senderId, input) };
+  }
+  if (!inserted) return undefined;
+  row.id = inserted.id;
+  row.seq = inserted.seq;
+  justStored.add(row);
+  const announced = announceStored(app, conversation, row, sender, audience.members)();
+  if (announced instanceof Promise) await announced;
+  return { conversation, row };
 }
 
 /**
@@ -245,13 +298,8 @@ export async function storeMessage(
   const db = scope.db;
   const { conversation } = membership;
   const senderId = membership.member.user_id;
-  const media = input.media === undefined ? [] : checkResolvedMedia(input.media);
-  const kind = input.kind ?? "user";
-  const hasBody = media.length > 0 || !!input.extra || !!input.invoice || kind === "system" || !!input.forwardedFrom;
-  const content = checkContent(input.content ?? "", { allowEmpty: hasBody });
-  const entities =
-    input.entities === undefined || input.entities === null ? [] : checkEntities(input.entities, content);
-  const clientMessageId = input.clientMessageId == null ? null : checkClientMessageId(input.clientMessageId);
+  const checked = checkedInput(input);
+  const { kind, content, clientMessageId } = checked;
   // A repeated clientMessageId answers the stored message. It is looked up only when a check
   // or the write refuses the send (the unique index messages_client_id refuses a repeat), so
   // a first send, by far the usual case, spends no query on it.
@@ -285,11 +333,46 @@ export async function storeMessage(
     input.linkPreview || content.includes("://")
       ? await previewStateFor(db, content, input.linkPreview ?? {}, now)
       : null;
-  // the row as the send returns it, made once: the insert reads its columns from it (message-row.ts)
-  const row: MessageRow = {
+  const row = newMessageRow(conversation.id, senderId, input, checked, linkPreview, now);
+  // the chat's next seq is taken with the row (message-row.ts)
+  const inserted = await insertMessageRow(db, row);
+  if (!inserted) throw chatNotFound();
+  row.id = inserted.id;
+  row.seq = inserted.seq;
+  justStored.add(row);
+  if (previewPending(linkPreview)) await queuePreview(scope, { table: "messages", id: row.id }, linkPreview);
+  const sender = opts.sender?.id === senderId ? opts.sender : undefined;
+  const storing = app.hooks.emitWithin(scope, "message:storing", { conversation, message: row, sender, members });
+  if (storing) await storing;
+  scope.afterCommit(announceStored(app, conversation, row, sender, members));
+  return row;
+}
+
+/** What storeMessage checks of INPUT before anything is read, as the row takes it. */
+function checkedInput(input: Omit<SendMessageInput, "conversationId" | "senderId">) {
+  const media = input.media === undefined ? [] : checkResolvedMedia(input.media);
+  const kind = input.kind ?? "user";
+  const hasBody = media.length > 0 || !!input.extra || !!input.invoice || kind === "system" || !!input.forwardedFrom;
+  const content = checkContent(input.content ?? "", { allowEmpty: hasBody });
+  const entities =
+    input.entities === undefined || input.entities === null ? [] : checkEntities(input.entities, content);
+  const clientMessageId = input.clientMessageId == null ? null : checkClientMessageId(input.clientMessageId);
+  return { media, kind, content, entities, clientMessageId };
+}
+
+/** The row as a send returns it, made once: the insert reads its columns from it (message-row.ts). */
+function newMessageRow(
+  conversationId: number,
+  senderId: number,
+  input: Omit<SendMessageInput, "conversationId" | "senderId">,
+  { media, kind, content, entities, clientMessageId }: ReturnType<typeof checkedInput>,
+  linkPreview: LinkPreviewState | null,
+  now: number,
+): MessageRow {
+  return {
     id: 0,
     cuid: newCuid(),
-    conversation_id: conversation.id,
+    conversation_id: conversationId,
     sender_id: senderId,
     kind,
     content,
@@ -310,25 +393,24 @@ export async function storeMessage(
     deleted_at: null,
     version: 0,
   };
-  // the chat's next seq is taken with the row (message-row.ts)
-  const inserted = await insertMessageRow(db, row);
-  if (!inserted) throw chatNotFound();
-  row.id = inserted.id;
-  row.seq = inserted.seq;
-  justStored.add(row);
-  if (previewPending(linkPreview)) await queuePreview(scope, { table: "messages", id: row.id }, linkPreview);
-  const sender = opts.sender?.id === senderId ? opts.sender : undefined;
-  const storing = app.hooks.emitWithin(scope, "message:storing", { conversation, message: row, sender, members });
-  if (storing) await storing;
+}
+
+/** What follows a stored ROW once it is durable: members see it live, then "message:created" fires. */
+function announceStored(
+  app: App,
+  conversation: SendChat,
+  row: MessageRow,
+  sender: UserRow | undefined,
+  members: readonly ChatMember[],
+): () => unknown {
   const memberIds = members.map((m) => m.user_id);
   const created = () =>
-    app.hooks.emit("message:created", { conversationId: conversation.id, messageId: row.id, senderId });
-  scope.afterCommit(() => {
+    app.hooks.emit("message:created", { conversationId: conversation.id, messageId: row.id, senderId: row.sender_id });
+  return () => {
     // no promise where nobody is shown it live (hooks.ts: listeners with nothing to do finish at once)
     const live = publishMessageEvent(app, conversation, row, "message:new", sender, memberIds);
     return live ? live.then(created) : created();
-  });
-  return row;
+  };
 }
 
 /**

@@ -13,8 +13,8 @@ import { fewestStatements } from "../../testing/statements";
  * other party and a block between them) is kept between a person's sends to a chat
  * (send-access.ts). Each kind of write that changes its answer, through the API, by SQL on the
  * server's connection or by another connection (the CLI beside the server), is seen by the
- * very next send; a write rolled back is not. The same tests run on PostgreSQL, where nothing
- * is kept.
+ * very next send; a write rolled back is not. The same tests run on PostgreSQL, where a plain
+ * send on a kept check is the row's INSERT alone, writing only while the check's stamp holds.
  */
 
 let server: TestServer;
@@ -90,9 +90,30 @@ test("a membership change rolled back changes nothing: the next send goes throug
     },
   );
   // the rollback took its count back with it, so the check kept before it is used (BEGIN, the
-  // row, COMMIT); PostgreSQL keeps nothing: the session and the check are read, and the message's
-  // INSERT takes its seq
-  expect(statements).toBe(server.app.storage.engine === "postgres" ? 5 : 3);
+  // row, COMMIT); on PostgreSQL the session's stamp is read, and the row's INSERT, on its own,
+  // writes while the check's stamp is the one it was kept under
+  expect(statements).toBe(server.app.storage.engine === "postgres" ? 2 : 3);
+});
+
+test("on a kept check a repeated clientMessageId answers the stored message; a link or a reply goes the usual way", async () => {
+  const me = await quickPerson(server);
+  const friend = await quickPerson(server);
+  const cid = await openChat(me.client, friend.user.username);
+  expect(await send(me.client, cid)).toBe(200);
+  const post = (body: Record<string, unknown>) => me.client.post(`/api/social/messages/${cid}`, body);
+  const first = await post({ content: "once", clientMessageId: "kept-repeat" });
+  const again = await post({ content: "once", clientMessageId: "kept-repeat" });
+  expect([first.status, again.status]).toEqual([200, 200]);
+  expect(again.body.data.message.id).toBe(first.body.data.message.id);
+  const linked = await post({ content: "see https://example.test/page", linkPreview: false });
+  expect(linked.status).toBe(200);
+  const reply = await post({ content: "a reply", replyToId: first.body.data.message.id });
+  expect(reply.status).toBe(200);
+  expect(reply.body.data.message.replyTo).toMatchObject({ id: first.body.data.message.id });
+  const history = (await friend.client.get(`/api/social/messages/${cid}`)).body.data.messages as {
+    content: string;
+  }[];
+  expect(history.map((m) => m.content)).toEqual(["a reply", "see https://example.test/page", "once", "hello"]);
 });
 
 test("a group renamed after its check was kept: the bot's next update carries the new title", async () => {

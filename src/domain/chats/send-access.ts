@@ -30,6 +30,14 @@ export class SendAccessCache {
   constructor(private readonly stamps: CacheStamps) {}
 
   /**
+   * The check cached for KEY with the stamp it was read under, whether or not the stamp has moved
+   * since: for a send that checks the stamp in its own statement (PostgreSQL's sendInOneStatement).
+   */
+  peek(key: string): { value: object; stamp: number } | undefined {
+    return this.#cached.get(key);
+  }
+
+  /**
    * The check cached for KEY when nothing it was read from has been written since, else READ's
    * answer in SCOPE (a send's transaction), cached once SCOPE has committed (undefined: nothing
    * is cached). A cached answer and the objects it holds (SHARED) are shared by every send of KEY
