@@ -147,10 +147,10 @@ function readResult(rows: Rows, onWrite: () => void): boolean {
 
 /**
  * Runs compiled statements of the storage's own Kysely (`root`: not a transaction's, nor a
- * `db.connection()` block's, whose statements must share a session) straight on the pool,
- * skipping Kysely's executor and the reservation of a connection per statement: Bun.SQL gives
- * the statement a connection and pipelines it with others there. A statement run alone is a
- * transaction of its own, as it would be through Kysely.
+ * `db.connection()` block's, whose statements must share a session) without Kysely's executor.
+ * A read that takes no row lock goes straight to the pool, which gives it a connection and
+ * pipelines it with others there; any other statement gets a connection of its own while it
+ * runs. A statement run alone is a transaction of its own, as it would be through Kysely.
  */
 export class PostgresPoolRunner {
   /** the Kysely whose statements run here (set once it is made) */

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { DomainHooks } from "./hooks";
+import { DomainHooks, type DomainTxHookPayloads } from "./hooks";
 import type { Logger } from "../lib/log";
 import type { Scope } from "../db/transaction";
 
@@ -93,4 +93,29 @@ test("emitWithin: in order, each after the one before; a failure, at once or lat
   later.within("message:storing", () => void (ranAfter = true));
   await expect(later.emitWithin(scope, "message:storing", storing)!).rejects.toThrow("refused later");
   expect(ranAfter).toBe(false);
+});
+
+test("mayWriteWithin: a listener may write unless its predicate says it has nothing to write for the payload", () => {
+  const { log } = recordingLog();
+  const hooks = new DomainHooks(log);
+  const storing = {
+    conversation: { id: 1 },
+    message: { id: 2, sender_id: 3 },
+    members: [{ user_id: 3, is_bot: 0 }],
+  } as unknown as DomainTxHookPayloads["message:storing"];
+  // nobody listens: nothing to write
+  expect(hooks.mayWriteWithin("message:storing", storing)).toBe(false);
+  let reaches = false;
+  hooks.within(
+    "message:storing",
+    () => undefined,
+    () => reaches,
+  );
+  expect(hooks.mayWriteWithin("message:storing", storing)).toBe(false);
+  reaches = true;
+  expect(hooks.mayWriteWithin("message:storing", storing)).toBe(true);
+  reaches = false;
+  // a listener registered without a predicate may write for any payload
+  hooks.within("message:storing", () => undefined);
+  expect(hooks.mayWriteWithin("message:storing", storing)).toBe(true);
 });
