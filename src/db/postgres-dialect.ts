@@ -167,13 +167,20 @@ export class PostgresPoolRunner {
     if (db !== this.root || db.getExecutor().plugins.length !== 0) return undefined;
     this.counter.statements++;
     for (let i = 0; i < parameters.length; i++) parameters[i] = toPostgresValue(parameters[i]);
-    const rows = NEVER_WAITS.test(query.sql)
-      ? this.pool.unsafe(query.sql, parameters)
-      : this.#alone(query.sql, parameters);
+    const rows = this.#neverWaits(query) ? this.pool.unsafe(query.sql, parameters) : this.#alone(query.sql, parameters);
     return (rows as Promise<Rows>).then((rows) => {
       readResult(rows, this.onWrite);
       return rows as unknown as R[];
     });
+  }
+
+  /** NEVER_WAITS of each compiled statement, tested once (a compiled statement is made once per shape). */
+  readonly #waitless = new WeakMap<CompiledQuery, boolean>();
+
+  #neverWaits(query: CompiledQuery): boolean {
+    let answer = this.#waitless.get(query);
+    if (answer === undefined) this.#waitless.set(query, (answer = NEVER_WAITS.test(query.sql)));
+    return answer;
   }
 
   /**

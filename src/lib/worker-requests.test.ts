@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { WorkerRequests } from "./worker-requests";
 
 /**
@@ -69,4 +70,20 @@ describe("a worker thread answering requests", () => {
     await starting.close();
     expect(((await asked) as Error).message).toBe("test worker failed: the database is closed");
   });
+
+  test("a process that closed its thread ends at once: closing leaves nothing waiting behind it", async () => {
+    const script = `
+      import { WorkerRequests } from ${JSON.stringify(join(import.meta.dir, "worker-requests.ts"))};
+      const thread = new WorkerRequests("test worker", ${JSON.stringify(SOURCE)}, () => ({}));
+      await thread.ask({ value: 1 });
+      await thread.close();
+      console.log("closed");
+    `;
+    const started = performance.now();
+    const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
+    const [out, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+    expect([out.trim(), code]).toEqual(["closed", 0]);
+    // well under the 5 s close() would wait for a thread that never answers
+    expect(performance.now() - started).toBeLessThan(4_000);
+  }, 15_000);
 });

@@ -105,7 +105,11 @@ export class WorkerRequests {
       const id = this.#nextId++;
       const closed = new Promise((resolve, reject) => this.#pending.set(id, { resolve, reject }));
       worker.postMessage({ type: "close", id });
-      await Promise.race([closed.catch(() => {}), Bun.sleep(CLOSE_WAIT_MS)]);
+      // a timer that is cleared: a pending sleep would keep the process alive after closing
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
+      await Promise.race([closed.catch(() => {}), waited]);
+      clearTimeout(timer);
     }
     this.#failAll("the database is closed");
   }

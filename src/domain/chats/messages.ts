@@ -191,7 +191,7 @@ async function sendInOneStatement(
   const kept = sendAccessOf(app).peek(`${senderId}:${cuid}`);
   const access = kept?.value as ChatForSend | undefined;
   if (!access?.audience || access.audience.blocked) return undefined;
-  if ((input.kind ?? "user") !== "user" || input.replyToSeq != null || input.linkPreview) return undefined;
+  if ((input.kind ?? "user") !== "user" || input.replyToSeq != null) return undefined;
   let checked: ReturnType<typeof checkedInput>;
   try {
     checked = checkedInput(input);
@@ -199,7 +199,7 @@ async function sendInOneStatement(
     // refused the usual way (which also answers a repeated clientMessageId)
     return undefined;
   }
-  if (checked.content.includes("://")) return undefined;
+  if (asksForPreview(input, checked.content)) return undefined;
   const { conversation, audience } = access;
   const row = newMessageRow(conversation.id, senderId, input, checked, null, app.clock.now());
   const sender = opts.sender?.id === senderId ? opts.sender : undefined;
@@ -329,10 +329,9 @@ export async function storeMessage(
 
   const now = app.clock.now();
   // no statement nor promise for the usual text without a link
-  const linkPreview =
-    input.linkPreview || content.includes("://")
-      ? await previewStateFor(db, content, input.linkPreview ?? {}, now)
-      : null;
+  const linkPreview = asksForPreview(input, content)
+    ? await previewStateFor(db, content, input.linkPreview ?? {}, now)
+    : null;
   const row = newMessageRow(conversation.id, senderId, input, checked, linkPreview, now);
   // the chat's next seq is taken with the row (message-row.ts)
   const inserted = await insertMessageRow(db, row);
@@ -347,6 +346,10 @@ export async function storeMessage(
   scope.afterCommit(announceStored(app, conversation, row, sender, members));
   return row;
 }
+
+/** Whether a send of CONTENT has a link preview to decide (a choice given, or a link in it): no statement for the usual text. */
+const asksForPreview = (input: Pick<SendMessageInput, "linkPreview">, content: string): boolean =>
+  !!input.linkPreview || content.includes("://");
 
 /** What storeMessage checks of INPUT before anything is read, as the row takes it. */
 function checkedInput(input: Omit<SendMessageInput, "conversationId" | "senderId">) {
