@@ -5,7 +5,7 @@ import type { TestClient } from "../testing/client";
 import type { UserRow } from "../domain/users/table";
 import { storeUpload } from "../media/uploads";
 import { botApiUserId } from "../domain/bots/ids";
-import { botCall, botWorld, createBotViaApi, openChat, waitFor } from "../testing/botapi";
+import { botCall, botWorld, createBotViaApi, openChat, waitFor, waitForLongPoll } from "../testing/botapi";
 import { pngOf } from "../testing/media";
 
 let server: TestServer;
@@ -43,7 +43,8 @@ describe("getFile and /file/bot<TOKEN>/<file_path> (compatibility extension)", (
     });
     const running = bot.start({ timeout: 1 });
     try {
-      await waitFor(() => bot.isRunning(), 5000, "bot to start");
+      // bot.isRunning() holds before start() has dropped the pending updates: one made meanwhile could go
+      await waitForLongPoll(server.app, token);
       const cid = await openChat(person, "getfile_bot");
       const original = await sendImage(cid, "look");
       const got = await waitFor(() => downloads[0], 10_000, "the bot's download");

@@ -6,7 +6,7 @@ import type { TestClient } from "../testing/client";
 import { signedInClient } from "../testing/fixtures";
 import type { UserRow } from "../domain/users/table";
 import { botApiUserId } from "../domain/bots/ids";
-import { botCall, botWorld, createBotViaApi, history, openChat, waitFor } from "../testing/botapi";
+import { botCall, botWorld, createBotViaApi, history, openChat, waitFor, waitForLongPoll } from "../testing/botapi";
 import { WsClient } from "../testing/realtime";
 
 let server: TestServer;
@@ -239,7 +239,8 @@ describe("polls in chats", () => {
     const polls = new Map<string, number>();
     const running = bot.start({ timeout: 1, drop_pending_updates: true });
     try {
-      await waitFor(() => bot.isRunning(), 5000, "bot to start");
+      // bot.isRunning() holds before start() has dropped the pending updates: one made meanwhile could go
+      await waitForLongPoll(server.app, token);
       const sent = await bot.api.sendPoll(chatId, "Coffee?", [{ text: "Yes" }, { text: "No" }], {
         is_anonymous: false,
       });

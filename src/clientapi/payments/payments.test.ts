@@ -7,7 +7,15 @@ import type { TestClient } from "../../testing/client";
 import type { UserRow } from "../../domain/users/table";
 import { grantStars } from "../../domain/stars/service";
 import { auditLedger } from "../../domain/stars/ledger";
-import { botCall, createBotViaApi, history, openChat, waitFor, waitForMessage } from "../../testing/botapi";
+import {
+  botCall,
+  createBotViaApi,
+  history,
+  openChat,
+  waitFor,
+  waitForMessage,
+  waitForLongPoll,
+} from "../../testing/botapi";
 import { botApiUserId } from "../../domain/bots/ids";
 
 /**
@@ -61,7 +69,8 @@ beforeAll(async () => {
     paymentChats.push(ctx.chat.id);
   });
   running = bot.start({ timeout: 1, drop_pending_updates: true });
-  await waitFor(() => bot.isRunning(), 5000, "bot to start");
+  // bot.isRunning() holds before start() has dropped the pending updates: one made meanwhile could go
+  await waitForLongPoll(server.app, token);
   cid = await openChat(person, "shop_pay_bot");
   await grantStars(server.app, personUser.id, 100, "welcome");
 });
