@@ -126,17 +126,24 @@ test("a read mark moved to the chat's newest message leaves the count at 0; anyw
   expect((await marks())[bobId]).toEqual({ read: own.body.data.message.messageId, unread: 0 });
 });
 
-test("the migration goes down and up again, and the marks and counts come out the same either way", async () => {
+test("the migrations go down and up again, and the marks and counts come out the same either way", async () => {
   const { migrations } = await import("../../db/migrations");
   const oneTrigger = migrations["20261125040000_send_one_trigger"]!;
+  const forward = migrations["20261205100000_read_mark_forward"]!;
   const before = await marks();
-  await server.app.db.transaction().execute((tx) => oneTrigger.down!(tx));
+  await server.app.db.transaction().execute(async (tx) => {
+    await forward.down!(tx);
+    await oneTrigger.down!(tx);
+  });
   const one = await alice.post(`/api/social/messages/${cid}`, { content: "while down" });
   expect(await marks()).toEqual({
     [aliceId]: { read: one.body.data.message.messageId, unread: 0 },
     [bobId]: { read: before[bobId]!.read, unread: before[bobId]!.unread + 1 },
   });
-  await server.app.db.transaction().execute((tx) => oneTrigger.up(tx));
+  await server.app.db.transaction().execute(async (tx) => {
+    await oneTrigger.up(tx);
+    await forward.up(tx);
+  });
   const two = await bob.post(`/api/social/messages/${cid}`, { content: "up again" });
   expect(await marks()).toEqual({
     [aliceId]: { read: one.body.data.message.messageId, unread: 1 },
