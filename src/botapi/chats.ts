@@ -11,8 +11,9 @@ import {
   type SendAudience,
 } from "../domain/chats/access";
 import { ensurePrivateChat } from "../domain/chats/conversations";
-import type { ChatMember, ConversationRow, SendChat } from "../domain/chats/table";
+import type { ChatMember, ConversationRow, MessageRow, SendChat } from "../domain/chats/table";
 import { sendAccessOf } from "../domain/chats/send-access";
+import { sendInOneStatement, type SendMessageInput, type StoreOptions } from "../domain/chats/messages";
 import type { Scope } from "../db/transaction";
 import { consumeNewChatBudget } from "../domain/bots/first-contact";
 import { botMayWriteFirst } from "../domain/settings/service";
@@ -82,6 +83,27 @@ async function findPersonChat(
   return { view: { conversation: chat, other: person, self: me }, audience: { members, blocked } };
 }
 
+/** Where SendAccessCache keeps the bot ME's check of the chat with the person REF. */
+const personChatKey = (me: UserRow, ref: number) => `bot:${me.id}:${ref}`;
+
+/**
+ * The bot ME's plain text send to the person REF, as one statement where the check of their
+ * chat is kept (sendInOneStatement): the chat as sent to, with the stored row. Undefined, with
+ * nothing written, where the send must take the usual way (findPersonChatForSend in a
+ * transaction).
+ */
+export async function sendToPersonInOneStatement(
+  app: App,
+  me: UserRow,
+  ref: number,
+  input: Omit<SendMessageInput, "conversationId" | "senderId">,
+  opts: StoreOptions,
+): Promise<{ view: ChatView; row: MessageRow } | undefined> {
+  if (app.storage.engine !== "postgres") return undefined;
+  const sent = await sendInOneStatement<PersonChat>(app, personChatKey(me, ref), me.id, input, opts);
+  return sent && { view: { conversation: sent.conversation, other: sent.access.other, self: me }, row: sent.row };
+}
+
 /** What findPersonChat finds that a later send may reuse: all but the bot's own account (each call's `me`). */
 interface PersonChat {
   conversation: SendChat;
@@ -102,7 +124,7 @@ export async function findPersonChatForSend(
 ): Promise<{ view: ChatView; audience: SendAudience } | undefined> {
   const found = await sendAccessOf(app).through(
     scope,
-    `bot:${me.id}:${ref}`,
+    personChatKey(me, ref),
     async (): Promise<PersonChat | undefined> => {
       const found = await findPersonChat(scope.db, me, ref);
       return found && { conversation: found.view.conversation, other: found.view.other!, audience: found.audience };

@@ -19,7 +19,7 @@ import { isBlockedEitherWay } from "../../domain/relations/service";
 import { randomToken } from "../../lib/ids";
 import type { PreviewChoice } from "../../domain/links/preview";
 import { linkPreviewChoice } from "../link-preview";
-import { findPersonChatForSend, resolveChat } from "../chats";
+import { findPersonChatForSend, resolveChat, sendToPersonInOneStatement } from "../chats";
 import type { BotContext, MethodTable } from "../context";
 import { asBot, badRequest, blockedByUser, chatNotFound } from "../errors";
 import { inputFile, type FileField } from "../files";
@@ -121,6 +121,11 @@ async function sendToPerson(
     input = { ...withSendOptions(ctx, { content: text, entities, linkPreview }, {}), replyToSeq: null };
   } catch (error) {
     invalid = { error };
+  }
+  if (!invalid) {
+    const one = () => sendToPersonInOneStatement(ctx.app, ctx.me, ref, input!, storeOptions(ctx, true));
+    const sent = await asBot(one, REFUSALS);
+    if (sent) return messageShapeNow(sent.view, sent.row) ?? serializeMessage(ctx.app.db, sent.view, sent.row);
   }
   let view: ChatView | undefined;
   const store = () =>

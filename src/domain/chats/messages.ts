@@ -155,8 +155,8 @@ export async function sendMessageByCuid(
   opts: StoreOptions = {},
 ): Promise<{ conversation: SendChat; row: MessageRow }> {
   if (app.storage.engine === "postgres") {
-    const sent = await sendInOneStatement(app, cuid, senderId, input, opts);
-    if (sent) return sent;
+    const sent = await sendInOneStatement(app, `${senderId}:${cuid}`, senderId, input, opts);
+    if (sent) return { conversation: sent.conversation, row: sent.row };
   }
   let conversation: SendChat | undefined;
   try {
@@ -174,23 +174,26 @@ export async function sendMessageByCuid(
 }
 
 /**
- * PostgreSQL: a plain text send to a private chat whose access check is kept (SendAccessCache),
- * as one statement: the row's INSERT, which writes only while the check's cache stamp has not
+ * PostgreSQL: a plain text send to a private chat whose access check SendAccessCache keeps
+ * under ACCESS_KEY (the Client API's by sender and chat, the Bot API's by bot and person), as
+ * one statement: the row's INSERT, which writes only while the check's cache stamp has not
  * moved, so it is its own transaction (no BEGIN, no stamp read, no COMMIT). Only where nothing
  * else would be written with it: no link to preview, no reply to check, and no in-transaction
- * listener with work (no bot in the chat, nobody to push to: hooks.mayWriteWithin). Undefined,
- * with nothing written, where the send must take the usual way (sendMessageByCuid).
+ * listener with work (no other bot in the chat, nobody to push to: hooks.mayWriteWithin).
+ * Undefined, with nothing written, where the send must take the usual way, which also gives
+ * every refusal.
  */
-async function sendInOneStatement(
+export async function sendInOneStatement<Access extends { conversation: SendChat; audience?: SendAudience }>(
   app: App,
-  cuid: string,
+  accessKey: string,
   senderId: number,
   input: Omit<SendMessageInput, "conversationId" | "senderId">,
   opts: StoreOptions,
-): Promise<{ conversation: SendChat; row: MessageRow } | undefined> {
-  const kept = sendAccessOf(app).peek(`${senderId}:${cuid}`);
-  const access = kept?.value as ChatForSend | undefined;
+): Promise<{ access: Access; conversation: SendChat; row: MessageRow } | undefined> {
+  const kept = sendAccessOf(app).peek(accessKey);
+  const access = kept?.value as Access | undefined;
   if (!access?.audience || access.audience.blocked) return undefined;
+  if (opts.checkMember && !access.audience.members.some((m) => m.user_id === senderId)) return undefined;
   if ((input.kind ?? "user") !== "user" || input.replyToSeq != null) return undefined;
   let checked: ReturnType<typeof checkedInput>;
   try {
@@ -211,7 +214,7 @@ async function sendInOneStatement(
   } catch (err) {
     // a deadlock with another writer rolled the statement back: the usual way tries again
     if (isRetryableConflict(err)) return undefined;
-    return { conversation, row: await storedRepeatOf(app, err, conversation.id, senderId, input) };
+    return { access, conversation, row: await storedRepeatOf(app, err, conversation.id, senderId, input) };
   }
   if (!inserted) return undefined;
   row.id = inserted.id;
@@ -219,7 +222,7 @@ async function sendInOneStatement(
   justStored.add(row);
   const announced = announceStored(app, conversation, row, sender, audience.members)();
   if (announced instanceof Promise) await announced;
-  return { conversation, row };
+  return { access, conversation, row };
 }
 
 /**
