@@ -322,6 +322,11 @@ function endpoints(f: Fixtures): Endpoint[] {
       reference: "select",
     },
     {
+      name: `GET /api/social/users/{username}/following (${f.follows})`,
+      request: { url: `${f.url}/api/social/users/bench_reader/following`, headers: session },
+      reference: "select",
+    },
+    {
       name: `GET /api/social/comments/{id}/replies (${COMMENT_COUNT})`,
       request: { url: `${f.url}/api/social/comments/${f.commentId}/replies`, headers: session },
       reference: "select",

@@ -20,9 +20,12 @@ export const LAYERS: Array<[layer: number, prefixes: RegExp]> = [
   // the web app derives its types from them)
   [
     1,
-    /^src\/(web|contract)\/|^src\/(config|db)\/|^src\/cache\/(?!answers\.ts$|stamps\.ts$|chat-list-stamps\.ts$)|^src\/(domain\/\w+|media|jobs)\/table\.ts$|^src\/realtime\/(events|broker|resume-log)\.ts$/,
+    /^src\/(web|contract)\/|^src\/(config|db)\/|^src\/cache\/(?!answers\.ts$|stamps\.ts$|chat-list-stamps\.ts$|stamped-answers\.ts$)|^src\/(domain\/\w+|media|jobs)\/table\.ts$|^src\/realtime\/(events|broker|resume-log)\.ts$/,
   ],
-  [2, /^src\/(app|services)\.ts$|^src\/domain\/(hooks|events)\.ts$|^src\/cache\/(chat-list-)?stamps\.ts$/],
+  [
+    2,
+    /^src\/(app|services)\.ts$|^src\/domain\/(hooks|events)\.ts$|^src\/cache\/((chat-list-)?stamps|stamped-answers)\.ts$/,
+  ],
   // the cluster engines (pub/sub, counters, leases; Redis behind them) and the job queue serve the domain
   [3, /^src\/media\/(store|kinds|sniff|native|sharp|image|video|references|uploads)\.ts$|^src\/(cluster|jobs)\//],
   [4, /^src\/domain\//],

@@ -107,13 +107,13 @@ describe("one cache layer: src/cache owns caching", () => {
   test("a cache built on src/cache's classes is made in a file the registry names", async () => {
     const { CACHES } = await import("./cache/registry");
     const homes = new Set(CACHES.map((c) => c.home));
-    const mechanisms = /^src\/cache\/(by-version|chat-list-stamps|stamps)\.ts$/;
+    const mechanisms = /^src\/cache\/(by-version|chat-list-stamps|stamps|stamped-answers)\.ts$/;
     // src/testing makes empty ones, to read afresh what a cache would answer
     const builders = outside.filter(
       (file) =>
         !file.startsWith("src/testing/") &&
         graph.get(file)!.some((dep) => mechanisms.test(dep)) &&
-        /new (VersionedCache|CacheStamps)\b/.test(readFileSync(join(root, file), "utf8")),
+        /new (VersionedCache|CacheStamps|StampedAnswers)\b/.test(readFileSync(join(root, file), "utf8")),
     );
     expect(builders.length).toBeGreaterThan(5);
     expect(builders.filter((file) => !homes.has(file))).toEqual([]);

@@ -9,6 +9,7 @@ import {
   freshChatList,
   freshComments,
   freshFeed,
+  freshFollowPage,
   freshProfile,
   type Answer,
 } from "../testing/fresh-answers";
@@ -88,7 +89,13 @@ const movesStamp = (cache: StampedCache, write: string): Promise<boolean> =>
 const stamped = CACHES.filter((c): c is RegisteredCache & { name: StampedCache } => c.invalidation === "cache stamp");
 
 test("every cache kept by stamp is checked here", () => {
-  expect(stamped.map((c) => c.name).sort()).toEqual(["bot-identities", "feed-pages", "send-access", "sessions"]);
+  expect(stamped.map((c) => c.name).sort()).toEqual([
+    "bot-identities",
+    "feed-pages",
+    "follow-pages",
+    "send-access",
+    "sessions",
+  ]);
 });
 
 for (const cache of stamped)
@@ -128,7 +135,7 @@ test("stamps read outside a transaction see every write committed before; on Pos
     await sql`UPDATE users SET bio = ${world.personUser.bio} WHERE id = ${user}`.execute(app.db);
   }
   const statements = app.storage.statements();
-  const names: StampedCache[] = ["sessions", "send-access", "bot-identities", "feed-pages"];
+  const names: StampedCache[] = ["sessions", "send-access", "bot-identities", "feed-pages", "follow-pages"];
   const read = await Promise.all(names.map((name) => stamps.read(name, app.db)));
   expect(read.every((stamp) => Number.isFinite(stamp))).toBe(true);
   // SQLite reads them through a connection of its own, PostgreSQL in one statement for the turn
@@ -136,7 +143,7 @@ test("stamps read outside a transaction see every write committed before; on Pos
 });
 
 /*
- * The caches the Client API's feed, comment, profile and chat list answers are made of, checked by those
+ * The caches the Client API's feed, following, comment, profile and chat list answers are made of, checked by those
  * answers from the registry: for each such cache, each table it is read from and each kind of
  * write (an UPDATE of each column of a row the answers show, by SQL as an operator or another
  * node would write, then that column set back; a copy of the row INSERTed; the row DELETEd), the
@@ -229,6 +236,7 @@ const SHOWN_ROWS: Record<string, (s: Scene) => string> = {
   feed_entries: (s) => `owner_id = ${s.viewer.user.id} AND post_id = ${s.postRow}`,
   post_likes: (s) => `post_id = ${s.postRow}`,
   post_bookmarks: (s) => `post_id = ${s.postRow}`,
+  follows: (s) => `follower_id = ${s.viewer.user.id} AND followee_id = ${s.author.user.id}`,
   blocks: (s) => `blocker_id = ${s.viewer.user.id}`,
   mutes: (s) => `muter_id = ${s.viewer.user.id}`,
 };
@@ -262,6 +270,16 @@ const ASKED: Record<string, Asked[]> = {
     {
       path: () => "/api/social/messages?limit=20",
       fresh: async (s) => [200, await freshChatList(db(), s.viewer.user.id, 20)],
+    },
+  ],
+  [CACHES.find((c) => c.name === "follow-pages")!.bench[0]!]: [
+    {
+      path: (s) => `/api/social/users/${s.viewer.user.username}/following`,
+      fresh: (s) => freshFollowPage(db(), s.viewer.user.id, s.viewer.user.username, "following"),
+    },
+    {
+      path: (s) => `/api/social/users/${s.author.user.username}/followers`,
+      fresh: (s) => freshFollowPage(db(), s.viewer.user.id, s.author.user.username, "followers"),
     },
   ],
   "GET /api/social/users/{username} (profile)": [
@@ -308,7 +326,7 @@ function changed(column: string, type: string, value: unknown): string {
 
 const answered = CACHES.filter((c) => c.bench.some((row) => row in ASKED) && c.invalidation !== "reader stamp");
 
-test("every cache the feed, comment, profile and chat list answers are made of is checked here by those answers", () => {
+test("every cache the feed, following, comment, profile and chat list answers are made of is checked here by those answers", () => {
   expect(answered.map((c) => c.name).sort()).toEqual([
     "authors",
     "chat-list-heads",
@@ -316,6 +334,7 @@ test("every cache the feed, comment, profile and chat list answers are made of i
     "comment-cores",
     "comment-pages",
     "feed-pages",
+    "follow-pages",
     "post-cores",
     "profiles",
   ]);

@@ -78,6 +78,7 @@ const FEED = "GET /api/social/feed (N posts)";
 const CHATS = "GET /api/social/messages (N of N chats)";
 const COMMENTS = "GET /api/social/posts/{id}/comments (N)";
 const PROFILE = "GET /api/social/users/{username} (profile)";
+const FOLLOWING = "GET /api/social/users/{username}/following (N)";
 
 export const CACHES: readonly RegisteredCache[] = [
   {
@@ -219,6 +220,18 @@ export const CACHES: readonly RegisteredCache[] = [
     rule: "stamp `feed-pages`: any write to its sources but an account's counters",
     ignores: { users: USER_COUNTER_COLUMNS },
     bench: [FEED],
+  },
+  {
+    name: "follow-pages",
+    home: "src/clientapi/people/follow-answers.ts",
+    key: "reader, account, followers or following, limit and cursor",
+    sources: ["follows", "blocks", "users"],
+    bound: "1,000 answers of at most 32 KB",
+    eviction: "oldest kept first",
+    invalidation: "cache stamp",
+    rule: "stamp `follow-pages`: any write to its sources but an account's counters",
+    ignores: { users: USER_COUNTER_COLUMNS },
+    bench: [FOLLOWING],
   },
   {
     name: "comment-cores",

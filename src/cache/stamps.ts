@@ -5,7 +5,7 @@ import { precompiled, ShapedQuery } from "../db/compiled";
 import { BUSY_TIMEOUT_MS } from "../db/sqlite-dialect";
 
 /** The caches kept by stamp: each has a row in cache_stamps and triggers on its sources (src/cache/registry.ts). */
-export type StampedCache = "sessions" | "send-access" | "bot-identities" | "feed-pages";
+export type StampedCache = "sessions" | "send-access" | "bot-identities" | "feed-pages" | "follow-pages";
 
 /**
  * The stamps of the caches kept by stamp (the default rule of src/cache/registry.ts): a number

@@ -11,6 +11,7 @@ import { pageRequest } from "../clientapi/input";
 import { postListJson } from "../clientapi/posts/pages";
 import { serializeComment } from "../clientapi/posts/serialize";
 import { serializeProfile } from "../clientapi/people/serialize";
+import { readFollowPage, type FollowDirection } from "../clientapi/people/follow-answers";
 import { readChatList } from "../domain/chats/chat-list";
 import { ChatListCache, chatListJson } from "../clientapi/chats/serialize";
 
@@ -73,6 +74,14 @@ export const freshProfile = (db: Db, viewerId: number, username: string): Promis
     const view = await loadProfileByUsername(db, new VersionedCache<Readonly<ProfileUser>>(1), viewerId, username);
     return JSON.stringify(ok({ profile: serializeProfile(view) }));
   });
+
+/** The first page of USERNAME's followers or following as VIEWER sees it, read afresh: the answer, or a 404. */
+export const freshFollowPage = (
+  db: Db,
+  viewerId: number,
+  username: string,
+  direction: FollowDirection,
+): Promise<Answer> => orStatus(() => readFollowPage(db, viewerId, username, direction, pageRequest({})));
 
 /**
  * A page of the comments on POSTID (or of the replies to REPLYTO) as VIEWER sees it, read afresh

@@ -3,12 +3,7 @@ import { Conversation, FollowUser, Page, Post, Profile, Story } from "../schemas
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { toggleBlock, toggleFollow, toggleMute } from "../../domain/relations/actions";
-import {
-  cachedProfilesOf,
-  listFollowPage,
-  loadProfileByUsername,
-  requireVisibleUser,
-} from "../../domain/profiles/service";
+import { cachedProfilesOf, loadProfileByUsername, requireVisibleUser } from "../../domain/profiles/service";
 import { ok, type SetHeaders } from "../../http/envelope";
 import { requestContext } from "../../http/context";
 import { PageQuery, jsonOrEmpty, pageRequest } from "../input";
@@ -22,6 +17,7 @@ import { serializeStory } from "../stories/serialize";
 import { serializeConversation } from "../chats/serialize";
 import { serializePublicUser } from "../serializers/account";
 import { profileJson } from "./serialize";
+import { followPageResponse, type FollowDirection } from "./follow-answers";
 
 const UsernameParams = t.Object({ username: t.String({ minLength: 1, maxLength: 64 }) });
 const OpenBody = t.Object({ start: t.Optional(t.String({ maxLength: 200 })) });
@@ -41,23 +37,19 @@ function profileResponse(app: App, set: SetHeaders, viewerId: number, username: 
  */
 export function peopleRoutes(app: App) {
   const followPage =
-    (direction: "followers" | "following") =>
-    async ({
+    (direction: FollowDirection) =>
+    ({
       params,
       query,
       user,
+      set,
     }: {
       params: { username: string };
       query: { cursor?: string; limit?: string };
       user: { id: number };
-    }) => {
-      const target = await requireVisibleUser(app.db, user.id, params.username);
-      const page = await listFollowPage(app.db, user.id, target.id, direction, pageRequest(query));
-      return ok({
-        users: page.users.map(({ user: u, isFollowing }) => ({ ...serializePublicUser(u), bio: u.bio, isFollowing })),
-        pageInfo: { nextCursor: page.nextCursor },
-      });
-    };
+      set: SetHeaders;
+    }) =>
+      followPageResponse(app, set, user.id, params.username, direction, query);
 
   // a person's posts, or only those with pictures (the media gallery)
   const authorPosts =

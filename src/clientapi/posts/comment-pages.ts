@@ -17,7 +17,8 @@ import { VersionedCache } from "../../cache/by-version";
 import { pageRequest } from "../input";
 import { jsonText, type SetHeaders } from "../../http/envelope";
 import { pageJson, pageJsonAround } from "./pages";
-import { commentJson, flat } from "./serialize";
+import { commentJson } from "./serialize";
+import { flat } from "../../lib/flat-string";
 
 /**
  * A page of a thread's comments as its answer's JSON text, as every reader who hides nobody

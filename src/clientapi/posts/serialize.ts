@@ -5,6 +5,7 @@ import { serializePublicUser } from "../serializers/account";
 import type { Rendition } from "../../media/table";
 import type { CommentMedia } from "../../domain/comments/table";
 import { shownPreview, type LinkPreview } from "../../domain/links/preview";
+import { flat } from "../../lib/flat-string";
 
 /** The part of a post's Client API shape that is the same for every reader, per kept core. */
 interface SharedShape {
@@ -173,15 +174,6 @@ export function postJson(v: PostView): string {
     return (j.whole.texts[marks] ??= flat(writePostJson(j, v)));
   }
   return writePostJson(j, v);
-}
-
-/**
- * S in one piece: a string built by `+` is a tree of its parts, and each answer that contains
- * it would walk and copy that tree again; searching it makes the engine join it once, in place.
- */
-export function flat(s: string): string {
-  s.indexOf("\u0000");
-  return s;
 }
 
 function writePostJson(j: SharedJson, v: PostView): string {

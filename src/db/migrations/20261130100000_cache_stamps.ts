@@ -158,3 +158,20 @@ export async function down(db: Kysely<any>): Promise<void> {
   for (const [cache, tables] of Object.entries(STAMPED)) await dropStampTriggers(db, cache, Object.keys(tables));
   await db.schema.dropTable("cache_stamps").execute();
 }
+
+/**
+ * The migration of a new cache kept by stamp: its row in cache_stamps, at 0, and its triggers on
+ * TABLES (each with the columns whose updates raise it); down takes both away.
+ */
+export function stampMigration(cache: string, tables: Record<string, readonly string[]>) {
+  return {
+    async up(db: Kysely<any>): Promise<void> {
+      await db.insertInto("cache_stamps").values({ name: cache, stamp: 0 }).execute();
+      await createStampTriggers(db, cache, tables);
+    },
+    async down(db: Kysely<any>): Promise<void> {
+      await dropStampTriggers(db, cache, Object.keys(tables));
+      await db.deleteFrom("cache_stamps").where("name", "=", cache).execute();
+    },
+  };
+}

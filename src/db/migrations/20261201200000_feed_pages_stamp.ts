@@ -1,5 +1,4 @@
-import type { Kysely } from "kysely";
-import { ACCOUNT_COLUMNS, createStampTriggers, dropStampTriggers } from "./20261130100000_cache_stamps";
+import { ACCOUNT_COLUMNS, stampMigration } from "./20261130100000_cache_stamps";
 
 /**
  * The stamp `feed-pages` (src/cache/stamps.ts): raised by every write to a table a page of the
@@ -39,12 +38,4 @@ const TABLES: Record<string, readonly string[]> = {
   poll_votes: ["id", "poll_id", "option_id", "user_id", "created_at"],
 };
 
-export async function up(db: Kysely<any>): Promise<void> {
-  await db.insertInto("cache_stamps").values({ name: CACHE, stamp: 0 }).execute();
-  await createStampTriggers(db, CACHE, TABLES);
-}
-
-export async function down(db: Kysely<any>): Promise<void> {
-  await dropStampTriggers(db, CACHE, Object.keys(TABLES));
-  await db.deleteFrom("cache_stamps").where("name", "=", CACHE).execute();
-}
+export const { up, down } = stampMigration(CACHE, TABLES);
