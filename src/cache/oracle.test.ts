@@ -8,8 +8,11 @@ import {
   feedQuery,
   freshChatList,
   freshComments,
+  freshBookmarks,
   freshFeed,
   freshFollowPage,
+  freshHashtagPosts,
+  freshPostLikers,
   freshProfile,
   type Answer,
 } from "../testing/fresh-answers";
@@ -44,7 +47,7 @@ beforeAll(async () => {
   // and the home feed's: a followed account's post with a poll, voted, liked and bookmarked; a mute
   const author = await quickPerson(world.server);
   expect((await world.person.post(`/api/social/users/${author.user.username}/follow`, {})).status).toBe(200);
-  const post = await postAs(author.client, { content: "oracle", poll: { options: ["yes", "no"] } });
+  const post = await postAs(author.client, { content: "oracle #oracle", poll: { options: ["yes", "no"] } });
   expect((await world.person.post(`/api/social/posts/${post.id}/poll/vote`, { options: [0] })).status).toBe(200);
   for (const mark of ["like", "bookmark"])
     expect((await world.person.post(`/api/social/posts/${post.id}/${mark}`, {})).status).toBe(200);
@@ -180,7 +183,7 @@ async function scene(): Promise<Scene> {
   ];
   const ok = (res: { status: number }) => expect(res.status).toBe(200);
   ok(await viewer.client.post(`/api/social/users/${author.user.username}/follow`, {}));
-  const post = await postAs(author.client, { content: "scene", poll: { options: ["yes", "no"] } });
+  const post = await postAs(author.client, { content: "scene #scene", poll: { options: ["yes", "no"] } });
   ok(await viewer.client.post(`/api/social/posts/${post.id}/poll/vote`, { options: [0] }));
   for (const mark of ["like", "bookmark"]) ok(await viewer.client.post(`/api/social/posts/${post.id}/${mark}`, {}));
   const comment = (await author.client.post(`/api/social/posts/${post.id}/comments`, { content: "a comment" })).body
@@ -234,6 +237,8 @@ const SHOWN_ROWS: Record<string, (s: Scene) => string> = {
   comments: (s) => `id = ${s.commentRow}`,
   comment_threads: (s) => `post_id = ${s.postRow} AND parent_id = 0`,
   feed_entries: (s) => `owner_id = ${s.viewer.user.id} AND post_id = ${s.postRow}`,
+  post_hashtags: (s) => `post_id = ${s.postRow}`,
+  hashtags: (s) => `id = (SELECT hashtag_id FROM post_hashtags WHERE post_id = ${s.postRow})`,
   post_likes: (s) => `post_id = ${s.postRow}`,
   post_bookmarks: (s) => `post_id = ${s.postRow}`,
   follows: (s) => `follower_id = ${s.viewer.user.id} AND followee_id = ${s.author.user.id}`,
@@ -255,7 +260,16 @@ const feed = (following: boolean): Asked => ({
 
 /** The answers of each benchmark row the caches checked here serve. */
 const ASKED: Record<string, Asked[]> = {
-  [CACHES.find((c) => c.name === "feed-pages")!.bench[0]!]: [feed(false), feed(true)],
+  [CACHES.find((c) => c.name === "feed-pages")!.bench[0]!]: [
+    feed(false),
+    feed(true),
+    { path: () => "/api/social/bookmarks", fresh: (s) => freshBookmarks(db(), s.viewer.user.id) },
+    {
+      path: () => "/api/social/hashtags/scene/posts",
+      fresh: (s) => freshHashtagPosts(db(), s.viewer.user.id, "scene"),
+    },
+    { path: (s) => `/api/social/posts/${s.post}/likes`, fresh: (s) => freshPostLikers(db(), s.viewer.user.id, s.post) },
+  ],
   "GET /api/social/posts/{id}/comments (N)": [
     {
       path: (s) => `/api/social/posts/${s.post}/comments`,

@@ -201,9 +201,11 @@ export const CACHES: readonly RegisteredCache[] = [
   {
     name: "feed-pages",
     home: "src/clientapi/posts/feed-answers.ts",
-    key: "reader, list, limit and cursor",
+    key: "reader, list (the home feed, following or all; bookmarks; a hashtag's posts; a post's likers), limit and cursor",
     sources: [
       "feed_entries",
+      "hashtags",
+      "post_hashtags",
       "blocks",
       "mutes",
       "posts",
@@ -217,8 +219,8 @@ export const CACHES: readonly RegisteredCache[] = [
     bound: "1,000 answers of at most 32 KB",
     eviction: "oldest kept first",
     invalidation: "cache stamp",
-    rule: "stamp `feed-pages`: any write to its sources but an account's counters",
-    ignores: { users: USER_COUNTER_COLUMNS },
+    rule: "stamp `feed-pages`: any write to its sources but an account's and a hashtag's counters",
+    ignores: { users: USER_COUNTER_COLUMNS, hashtags: ["post_count"] },
     bench: [FEED],
   },
   {

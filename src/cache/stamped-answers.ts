@@ -50,3 +50,7 @@ export class StampedAnswers {
     return this.#kept.size;
   }
 }
+
+/** The key of an answer from the PARTS of its request, each written so that no two requests share one. */
+export const answerKey = (...parts: Array<string | number>): string =>
+  parts.map((part) => encodeURIComponent(part)).join(":");

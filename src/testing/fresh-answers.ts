@@ -12,6 +12,8 @@ import { postListJson } from "../clientapi/posts/pages";
 import { serializeComment } from "../clientapi/posts/serialize";
 import { serializeProfile } from "../clientapi/people/serialize";
 import { readFollowPage, type FollowDirection } from "../clientapi/people/follow-answers";
+import { readBookmarks, readHashtagPosts } from "../clientapi/posts/lists";
+import { readPostLikers } from "../clientapi/posts/routes";
 import { readChatList } from "../domain/chats/chat-list";
 import { ChatListCache, chatListJson } from "../clientapi/chats/serialize";
 
@@ -74,6 +76,18 @@ export const freshProfile = (db: Db, viewerId: number, username: string): Promis
     const view = await loadProfileByUsername(db, new VersionedCache<Readonly<ProfileUser>>(1), viewerId, username);
     return JSON.stringify(ok({ profile: serializeProfile(view) }));
   });
+
+/** The first page of VIEWER's bookmarks, read afresh. */
+export const freshBookmarks = (db: Db, viewerId: number): Promise<Answer> =>
+  orStatus(() => readBookmarks(db, nothingKeptOfPosts(), viewerId, pageRequest({})));
+
+/** The first page of TAG's posts as VIEWER sees them, read afresh. */
+export const freshHashtagPosts = (db: Db, viewerId: number, tag: string): Promise<Answer> =>
+  orStatus(() => readHashtagPosts(db, nothingKeptOfPosts(), viewerId, tag, pageRequest({})));
+
+/** The first page of who liked the post CUID as VIEWER sees it, read afresh: the answer, or a 404. */
+export const freshPostLikers = (db: Db, viewerId: number, cuid: string): Promise<Answer> =>
+  orStatus(() => readPostLikers(db, viewerId, cuid, pageRequest({})));
 
 /** The first page of USERNAME's followers or following as VIEWER sees it, read afresh: the answer, or a 404. */
 export const freshFollowPage = (

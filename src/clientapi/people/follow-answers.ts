@@ -3,7 +3,7 @@ import type { Db } from "../../db";
 import { listFollowPage, requireVisibleUser } from "../../domain/profiles/service";
 import { usernameKey } from "../../domain/users/service";
 import type { PageRequest } from "../../domain/posts/feed";
-import { StampedAnswers } from "../../cache/stamped-answers";
+import { answerKey, StampedAnswers } from "../../cache/stamped-answers";
 import { jsonText, ok, type SetHeaders } from "../../http/envelope";
 import { pageRequest } from "../input";
 import { serializePublicUser } from "../serializers/account";
@@ -50,7 +50,7 @@ export function followPageResponse(
   query: { cursor?: string; limit?: string },
 ): string | Promise<string> {
   const page = pageRequest(query);
-  const key = `${viewerId}:${direction}:${usernameKey(username)}:${page.limit}:${query.cursor ?? ""}`;
+  const key = answerKey(viewerId, direction, usernameKey(username), page.limit, query.cursor ?? "");
   const text = app.services
     .get(answersService)
     .answer(app, key, () => readFollowPage(app.db, viewerId, username, direction, page));

@@ -11,9 +11,9 @@ import {
   toggleCommentLike,
 } from "../../domain/comments/service";
 import { requestContext } from "../../http/context";
-import { ok } from "../../http/envelope";
-import { PageQuery } from "../input";
-import { IdParams, likersResponse } from "./pages";
+import { jsonText, ok } from "../../http/envelope";
+import { PageQuery, pageRequest } from "../input";
+import { IdParams, likersJson } from "./pages";
 import { repliesResponse } from "./comment-pages";
 import { serializeComment } from "./serialize";
 
@@ -54,9 +54,10 @@ export function commentRoutes(app: App) {
     })
     .get(
       "/:id/likes",
-      async ({ params, query, user }) => {
+      async ({ params, query, user, set }) => {
+        const page = pageRequest(query);
         const { comment } = await findVisibleComment(app.db, user.id, params.id);
-        return likersResponse(app, user.id, { commentId: comment.id }, query);
+        return jsonText(set, await likersJson(app.db, user.id, { commentId: comment.id }, page));
       },
       {
         auth: true,

@@ -2,13 +2,15 @@ import { doc } from "../docs";
 import { Page, Post } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
-import { bookmarksPage, hashtagPostsPage } from "../../domain/posts/feed";
-import { cachedPostViewsOf } from "../../domain/posts/view";
+import type { Db } from "../../db";
+import { bookmarksPage, hashtagPostsPage, type PageRequest } from "../../domain/posts/feed";
+import { cachedPostViewsOf, type CachedPostViews } from "../../domain/posts/view";
 import { normalizeHashtag } from "../../domain/posts/text";
 import { requestContext } from "../../http/context";
+import { answerKey } from "../../cache/stamped-answers";
 import { fieldError } from "../../lib/errors";
 import { PageQuery, pageRequest } from "../input";
-import { feedResponse } from "./feed-answers";
+import { feedResponse, keptPostListAnswer } from "./feed-answers";
 import { postListJson } from "./pages";
 
 const FeedQuery = t.Object({ ...PageQuery.properties, following: t.Optional(t.String({ maxLength: 5 })) });
@@ -24,31 +26,53 @@ export function feedRoutes(app: App) {
     });
 }
 
+/** `{posts, pageInfo}` of VIEWER's bookmarks as JSON text, read afresh (KEPT: the post views kept). */
+export async function readBookmarks(db: Db, kept: CachedPostViews, viewerId: number, page: PageRequest) {
+  return postListJson({ headers: {} }, await bookmarksPage(db, kept, viewerId, page));
+}
+
+/** `{hashtag, posts, pageInfo}` of TAG's posts as VIEWER sees them, as JSON text, read afresh (KEPT: the post views kept). */
+export async function readHashtagPosts(
+  db: Db,
+  kept: CachedPostViews,
+  viewerId: number,
+  tag: string,
+  page: PageRequest,
+) {
+  return postListJson({ headers: {} }, await hashtagPostsPage(db, kept, viewerId, tag, page), "posts", {
+    hashtag: tag,
+  });
+}
+
 /** /api/social/bookmarks: the posts I bookmarked. */
 export function bookmarkRoutes(app: App) {
-  return new Elysia({ name: "client-bookmarks" })
-    .use(requestContext(app))
-    .get(
-      "",
-      async ({ query, user, set }) =>
-        postListJson(set, await bookmarksPage(app.db, cachedPostViewsOf(app), user.id, pageRequest(query))),
-      {
-        auth: true,
-        query: PageQuery,
-        detail: doc("The posts I bookmarked", { data: Page("posts", Post) }),
-      },
-    );
+  return new Elysia({ name: "client-bookmarks" }).use(requestContext(app)).get(
+    "",
+    ({ query, user, set }) => {
+      const page = pageRequest(query);
+      const key = answerKey(user.id, "bookmarks", page.limit, query.cursor ?? "");
+      return keptPostListAnswer(app, set, key, () => readBookmarks(app.db, cachedPostViewsOf(app), user.id, page));
+    },
+    {
+      auth: true,
+      query: PageQuery,
+      detail: doc("The posts I bookmarked", { data: Page("posts", Post) }),
+    },
+  );
 }
 
 /** /api/social/hashtags/{tag}/posts: posts with a hashtag. */
 export function hashtagRoutes(app: App) {
   return new Elysia({ name: "client-hashtags" }).use(requestContext(app)).get(
     "/:tag/posts",
-    async ({ params, query, user, set }) => {
+    ({ params, query, user, set }) => {
       const tag = normalizeHashtag(params.tag);
       if (!tag) throw fieldError("tag", "must not be empty");
-      const page = await hashtagPostsPage(app.db, cachedPostViewsOf(app), user.id, tag, pageRequest(query));
-      return postListJson(set, page, "posts", { hashtag: tag });
+      const page = pageRequest(query);
+      const key = answerKey(user.id, "hashtag", tag, page.limit, query.cursor ?? "");
+      return keptPostListAnswer(app, set, key, () =>
+        readHashtagPosts(app.db, cachedPostViewsOf(app), user.id, tag, page),
+      );
     },
     {
       auth: true,

@@ -1,8 +1,7 @@
 import { t } from "elysia";
-import type { App } from "../../app";
-import { likersPage } from "../../domain/posts/feed";
+import type { Db } from "../../db";
+import { likersPage, type PageRequest } from "../../domain/posts/feed";
 import { jsonText, ok, type SetHeaders } from "../../http/envelope";
-import { pageRequest } from "../input";
 import { serializePublicUser } from "../serializers/account";
 import { postJson } from "./serialize";
 
@@ -10,15 +9,17 @@ import { postJson } from "./serialize";
 
 export const IdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });
 
-/** `{users, pageInfo}`: who liked a post or a comment. */
-export async function likersResponse(
-  app: App,
+/** `{users, pageInfo}` of who liked a post or a comment, as JSON text. */
+export async function likersJson(
+  db: Db,
   viewerId: number,
   target: { postId: number } | { commentId: number },
-  query: { cursor?: string; limit?: string },
-) {
-  const page = await likersPage(app.db, viewerId, target, pageRequest(query));
-  return ok({ users: page.items.map(serializePublicUser), pageInfo: { nextCursor: page.nextCursor } });
+  page: PageRequest,
+): Promise<string> {
+  const found = await likersPage(db, viewerId, target, page);
+  return JSON.stringify(
+    ok({ users: found.items.map(serializePublicUser), pageInfo: { nextCursor: found.nextCursor } }),
+  );
 }
 
 /**

@@ -3,7 +3,8 @@ import { Comment, Page, Post, PublicUser } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
 import { createComment, cachedCommentViewsOf, loadCommentViews } from "../../domain/comments/service";
-import { findVisiblePostView } from "../../domain/posts/feed";
+import { findVisiblePostView, type PageRequest } from "../../domain/posts/feed";
+import type { Db } from "../../db";
 import {
   createPost,
   deletePost,
@@ -19,9 +20,11 @@ import { blockedEitherWayIds } from "../../domain/relations/service";
 import type { PostRow } from "../../domain/posts/table";
 import type { UserRow } from "../../domain/users/table";
 import { requestContext } from "../../http/context";
+import { answerKey } from "../../cache/stamped-answers";
 import { ok } from "../../http/envelope";
-import { PageQuery } from "../input";
-import { IdParams, likersResponse } from "./pages";
+import { PageQuery, pageRequest } from "../input";
+import { IdParams, likersJson } from "./pages";
+import { keptPostListAnswer } from "./feed-answers";
 import { postCommentsResponse } from "./comment-pages";
 import { serializeComment, serializePost } from "./serialize";
 
@@ -92,6 +95,12 @@ const CommentBody = t.Object({
 });
 
 /** /api/social/posts: create, read, edit, delete; likes, reposts, bookmarks, poll votes; a post's comments. */
+/** `{users, pageInfo}` of who liked the post CUID, as JSON text, read afresh: NOT_FOUND where VIEWER may not see the post. */
+export async function readPostLikers(db: Db, viewerId: number, cuid: string, page: PageRequest): Promise<string> {
+  const post = await findVisiblePost(db, viewerId, cuid);
+  return likersJson(db, viewerId, { postId: post.id }, page);
+}
+
 export function postRoutes(app: App) {
   const viewRow = async (viewer: UserRow, post: PostRow) => {
     const [view] = await loadPostViews(
@@ -161,9 +170,10 @@ export function postRoutes(app: App) {
     })
     .get(
       "/:id/likes",
-      async ({ params, query, user }) => {
-        const post = await findVisiblePost(app.db, user.id, params.id);
-        return likersResponse(app, user.id, { postId: post.id }, query);
+      ({ params, query, user, set }) => {
+        const page = pageRequest(query);
+        const key = answerKey(user.id, "likers", params.id, page.limit, query.cursor ?? "");
+        return keptPostListAnswer(app, set, key, () => readPostLikers(app.db, user.id, params.id, page));
       },
       {
         auth: true,
