@@ -104,6 +104,8 @@ const CHAT_COUNT = WRITER_COUNT + 2;
 const CHAT_PAGE = 20;
 /** comments (and replies) under the benchmarked post */
 const COMMENT_COUNT = 20;
+/** the benchmarked person's notification groups: 20 mentions and a group of 10 follows; a page shows 20 */
+const NOTIFICATION_GROUPS = 21;
 
 /* ---------------------------------------------------------------- server side (child) */
 
@@ -214,6 +216,12 @@ async function runChild(): Promise<void> {
     });
   }
 
+  // the reader's notifications: half the authors follow them (one group), each mentions them (a group each)
+  const { notify } = await import("../src/domain/notifications/service");
+  for (const a of authors.slice(10)) await toggleFollow(app, a.id, reader.id);
+  for (const a of authors)
+    await notify(app, { recipientId: reader.id, actorId: a.id, type: "mention", postId: discussed.id });
+
   const bot = await createBot(app, { ownerId: reader.id, username: "bench_bot", name: "Bench Bot" });
   const botChat = await client.post(`/api/social/users/${bot.user.username}/message`, {});
   if (botChat.status !== 200) throw new Error(`opening the bot chat failed: ${JSON.stringify(botChat.body)}`);
@@ -319,6 +327,11 @@ function endpoints(f: Fixtures): Endpoint[] {
     {
       name: "GET /api/social/users/{username} (profile)",
       request: { url: `${f.url}/api/social/users/${f.profileUsername}`, headers: session },
+      reference: "select",
+    },
+    {
+      name: `GET /api/social/notifications (${NOTIFICATION_GROUPS} groups)`,
+      request: { url: `${f.url}/api/social/notifications`, headers: session },
       reference: "select",
     },
     {

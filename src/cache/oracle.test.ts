@@ -12,6 +12,7 @@ import {
   freshFeed,
   freshFollowPage,
   freshHashtagPosts,
+  freshNotifications,
   freshPostLikers,
   freshProfile,
   type Answer,
@@ -183,12 +184,18 @@ async function scene(): Promise<Scene> {
   ];
   const ok = (res: { status: number }) => expect(res.status).toBe(200);
   ok(await viewer.client.post(`/api/social/users/${author.user.username}/follow`, {}));
-  const post = await postAs(author.client, { content: "scene #scene", poll: { options: ["yes", "no"] } });
+  // the viewer's notifications: the author follows them and mentions them in the post and the comment
+  ok(await author.client.post(`/api/social/users/${viewer.user.username}/follow`, {}));
+  const mention = `@${viewer.user.username}`;
+  const post = await postAs(author.client, { content: `scene #scene ${mention}`, poll: { options: ["yes", "no"] } });
   ok(await viewer.client.post(`/api/social/posts/${post.id}/poll/vote`, { options: [0] }));
   for (const mark of ["like", "bookmark"]) ok(await viewer.client.post(`/api/social/posts/${post.id}/${mark}`, {}));
-  const comment = (await author.client.post(`/api/social/posts/${post.id}/comments`, { content: "a comment" })).body
-    .data.comment;
+  const comment = (
+    await author.client.post(`/api/social/posts/${post.id}/comments`, { content: `a comment ${mention}` })
+  ).body.data.comment;
   ok(await viewer.client.post(`/api/social/posts/${post.id}/comments`, { content: "a reply", replyToId: comment.id }));
+  // a report, by the viewer, of someone else's post (its notification goes to the admins)
+  ok(await viewer.client.post("/api/social/reports", { target: { type: "post", id: post.id }, reason: "spam" }));
   for (const [who, what] of [
     [blocked, "block"],
     [muted, "mute"],
@@ -238,6 +245,10 @@ const SHOWN_ROWS: Record<string, (s: Scene) => string> = {
   comment_threads: (s) => `post_id = ${s.postRow} AND parent_id = 0`,
   feed_entries: (s) => `owner_id = ${s.viewer.user.id} AND post_id = ${s.postRow}`,
   post_hashtags: (s) => `post_id = ${s.postRow}`,
+  notification_counts: (s) => `recipient_id = ${s.viewer.user.id}`,
+  notification_groups: (s) => `recipient_id = ${s.viewer.user.id} AND post_id = ${s.postRow} AND comment_id IS NULL`,
+  notifications: (s) => `recipient_id = ${s.viewer.user.id} AND type = 'follow'`,
+  reports: (s) => `reporter_id = ${s.viewer.user.id}`,
   hashtags: (s) => `id = (SELECT hashtag_id FROM post_hashtags WHERE post_id = ${s.postRow})`,
   post_likes: (s) => `post_id = ${s.postRow}`,
   post_bookmarks: (s) => `post_id = ${s.postRow}`,
@@ -296,6 +307,9 @@ const ASKED: Record<string, Asked[]> = {
       fresh: (s) => freshFollowPage(db(), s.viewer.user.id, s.author.user.username, "followers"),
     },
   ],
+  [CACHES.find((c) => c.name === "notification-pages")!.bench[0]!]: [
+    { path: () => "/api/social/notifications", fresh: (s) => freshNotifications(db(), s.viewer.user.id) },
+  ],
   "GET /api/social/users/{username} (profile)": [
     {
       path: (s) => `/api/social/users/${s.author.user.username}`,
@@ -349,6 +363,7 @@ test("every cache the feed, following, comment, profile and chat list answers ar
     "comment-pages",
     "feed-pages",
     "follow-pages",
+    "notification-pages",
     "post-cores",
     "profiles",
   ]);

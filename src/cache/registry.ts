@@ -79,6 +79,7 @@ const CHATS = "GET /api/social/messages (N of N chats)";
 const COMMENTS = "GET /api/social/posts/{id}/comments (N)";
 const PROFILE = "GET /api/social/users/{username} (profile)";
 const FOLLOWING = "GET /api/social/users/{username}/following (N)";
+const NOTIFICATIONS = "GET /api/social/notifications (N groups)";
 
 export const CACHES: readonly RegisteredCache[] = [
   {
@@ -256,6 +257,17 @@ export const CACHES: readonly RegisteredCache[] = [
     invalidation: "row version",
     rule: "comment_threads.version with the post's or comment's id",
     bench: [COMMENTS],
+  },
+  {
+    name: "notification-pages",
+    home: "src/clientapi/notifications/page-answers.ts",
+    key: "recipient, unread only or all, limit and cursor",
+    sources: ["notification_counts", "notification_groups", "notifications", "users", "posts", "comments", "reports"],
+    bound: "1,000 pages of at most 32 KB",
+    eviction: "oldest kept first",
+    invalidation: "row version",
+    rule: "the recipient's notification_counts: its version (triggers raise it on every change of their groups, of their groups' events, of the profile of anyone who notified them and of the public id of what a group is about) with the unread and unseen counts",
+    bench: [NOTIFICATIONS],
   },
   {
     name: "profiles",

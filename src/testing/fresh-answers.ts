@@ -14,6 +14,8 @@ import { serializeProfile } from "../clientapi/people/serialize";
 import { readFollowPage, type FollowDirection } from "../clientapi/people/follow-answers";
 import { readBookmarks, readHashtagPosts } from "../clientapi/posts/lists";
 import { readPostLikers } from "../clientapi/posts/routes";
+import { readNotificationsPage } from "../clientapi/notifications/page-answers";
+import { notificationCounts } from "../domain/notifications/service";
 import { readChatList } from "../domain/chats/chat-list";
 import { ChatListCache, chatListJson } from "../clientapi/chats/serialize";
 
@@ -76,6 +78,17 @@ export const freshProfile = (db: Db, viewerId: number, username: string): Promis
     const view = await loadProfileByUsername(db, new VersionedCache<Readonly<ProfileUser>>(1), viewerId, username);
     return JSON.stringify(ok({ profile: serializeProfile(view) }));
   });
+
+/** The first page of RECIPIENT's notifications, read afresh. */
+export const freshNotifications = (db: Db, recipientId: number): Promise<Answer> =>
+  orStatus(async () =>
+    readNotificationsPage(
+      db,
+      recipientId,
+      { cursor: null, limit: pageRequest({}).limit, unreadOnly: false },
+      await notificationCounts(db, recipientId),
+    ),
+  );
 
 /** The first page of VIEWER's bookmarks, read afresh. */
 export const freshBookmarks = (db: Db, viewerId: number): Promise<Answer> =>

@@ -2,18 +2,12 @@ import { doc } from "../docs";
 import { Notification, NotificationCounts as Counts, Page } from "../schemas";
 import { Elysia, t } from "elysia";
 import type { App } from "../../app";
-import {
-  markRead,
-  markSeen,
-  notificationCounts,
-  notificationPage,
-  type NotificationCounts,
-} from "../../domain/notifications/service";
+import { markRead, markSeen, notificationCounts, type NotificationCounts } from "../../domain/notifications/service";
 import { ok } from "../../http/envelope";
 import { requestContext } from "../../http/context";
-import { PageQuery, parseFlag } from "../input";
-import { decodeCursor, parseLimit } from "../../lib/paging";
-import { serializeCounts, serializeNotification } from "./serialize";
+import { PageQuery } from "../input";
+import { serializeCounts } from "./serialize";
+import { notificationsResponse } from "./page-answers";
 
 const ListQuery = t.Object({ ...PageQuery.properties, unread: t.Optional(t.String({ maxLength: 5 })) });
 const ReadBody = t.Object({ ids: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 500 })) });
@@ -31,31 +25,16 @@ export function notificationRoutes(app: App) {
   };
   return new Elysia({ name: "client-notifications" })
     .use(requestContext(app))
-    .get(
-      "/",
-      async ({ query, user }) => {
-        const page = await notificationPage(app.db, user.id, {
-          cursor: decodeCursor(query.cursor),
-          limit: parseLimit(query.limit),
-          unreadOnly: parseFlag(query.unread, "unread"),
-        });
-        return ok({
-          notifications: page.items.map(serializeNotification),
-          ...serializeCounts(await notificationCounts(app.db, user.id)),
-          pageInfo: { nextCursor: page.nextCursor },
-        });
-      },
-      {
-        auth: true,
-        query: ListQuery,
-        detail: doc(
-          "My notifications, grouped (likes, reposts and poll votes of one post, and follows, while unread), newest first (?unread=true: unread only); unreadCount counts unread groups, unseenCount those with an event since the list was last opened (POST /seen)",
-          {
-            data: t.Composite([Page("notifications", Notification), Counts]),
-          },
-        ),
-      },
-    )
+    .get("/", ({ query, user, set }) => notificationsResponse(app, set, user.id, query), {
+      auth: true,
+      query: ListQuery,
+      detail: doc(
+        "My notifications, grouped (likes, reposts and poll votes of one post, and follows, while unread), newest first (?unread=true: unread only); unreadCount counts unread groups, unseenCount those with an event since the list was last opened (POST /seen)",
+        {
+          data: t.Composite([Page("notifications", Notification), Counts]),
+        },
+      ),
+    })
     .post(
       "/read",
       async ({ body, user }) => {

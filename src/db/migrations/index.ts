@@ -75,6 +75,7 @@ import * as m20261204100100 from "./20261204100100_reacted_message_versions";
 import * as m20261205100000 from "./20261205100000_read_mark_forward";
 import * as m20261205100100 from "./20261205100100_follow_pages_stamp";
 import * as m20261205100200 from "./20261205100200_feed_pages_stamp_hashtags";
+import * as m20261205100300 from "./20261205100300_notification_pages_version";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -157,4 +158,5 @@ export const migrations: Record<string, GuardedMigration> = {
   "20261205100000_read_mark_forward": m20261205100000,
   "20261205100100_follow_pages_stamp": m20261205100100,
   "20261205100200_feed_pages_stamp_hashtags": m20261205100200,
+  "20261205100300_notification_pages_version": m20261205100300,
 };

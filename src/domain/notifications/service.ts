@@ -143,19 +143,28 @@ export async function removeNotificationsBetween(db: Db, a: number, b: number): 
 export interface NotificationCounts {
   unread: number;
   unseen: number;
+  /** raised on every change of what a page of their notifications shows (notification_counts.version) */
+  version: number;
 }
 
 /** The most unseen groups a badge counts: past it, it says no more than "a lot". */
 const UNSEEN_COUNT_MAX = 1000;
 
-/** The recipient's counts: one primary-key read of the counters triggers keep (notification_counts). */
+/** The recipient's counts and their pages' version: one primary-key read of the counters triggers keep (notification_counts). */
 export async function notificationCounts(db: Db, recipientId: number): Promise<NotificationCounts> {
   const [row] = await countsQuery(db, { recipientId });
-  return { unread: Number(row?.unread ?? 0), unseen: Math.min(Number(row?.unseen ?? 0), UNSEEN_COUNT_MAX) };
+  return {
+    unread: Number(row?.unread ?? 0),
+    unseen: Math.min(Number(row?.unseen ?? 0), UNSEEN_COUNT_MAX),
+    version: Number(row?.version ?? 0),
+  };
 }
 
 const countsQuery = precompiled((db, p: { recipientId: number }) =>
-  db.selectFrom("notification_counts").select(["unread", "unseen"]).where("recipient_id", "=", p.recipientId),
+  db
+    .selectFrom("notification_counts")
+    .select(["unread", "unseen", "version"])
+    .where("recipient_id", "=", p.recipientId),
 );
 
 /** The recipient opened their notifications at NOW: what came before stops counting in the badge (it stays unread). */

@@ -58,6 +58,8 @@ export interface NotificationCountsTable {
   seen_at: Generated<number>;
   /** unread groups with an event after seen_at (triggers keep it) */
   unseen: Generated<number>;
+  /** one more on every change of what a page of the recipient's notifications shows (triggers: 20261205100300) */
+  version: Generated<number>;
 }
 
 export type NotificationRow = Selectable<NotificationsTable>;
