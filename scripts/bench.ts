@@ -66,6 +66,8 @@ interface Fixtures {
   csrf: string;
   /** the person's private chat with another person */
   conversationId: string;
+  /** a chat in which someone wrote HISTORY_MESSAGES messages to the person */
+  historyConversationId: string;
   /** the person's chat with someone whose browser is subscribed to pushes at a push service that answers in 5 s */
   pushConversationId: string;
   botToken: string;
@@ -104,6 +106,8 @@ const CHAT_COUNT = WRITER_COUNT + 2;
 const CHAT_PAGE = 20;
 /** comments (and replies) under the benchmarked post */
 const COMMENT_COUNT = 20;
+/** messages in the chat whose history is benchmarked (a page shows the newest 30) */
+const HISTORY_MESSAGES = 40;
 /** the benchmarked person's notification groups: 20 mentions and a group of 10 follows; a page shows 20 */
 const NOTIFICATION_GROUPS = 21;
 
@@ -194,11 +198,17 @@ async function runChild(): Promise<void> {
   // the chat list: people who wrote to the reader (two messages each), besides the chats above
   const { openPrivateChat, sendMessage } = await import("../src/domain/chats");
   const { createComment } = await import("../src/domain/comments/service");
+  let historyConversationId = "";
   for (let i = 0; i < WRITER_COUNT; i++) {
     const writer = await makeUser(app, { username: `bench_writer${i}` });
     const conversation = await openPrivateChat(app, writer.id, reader.id);
-    for (const content of [`Hi ${i}`, `How are you, ${i}?`])
+    // the first writer's chat is the one whose history is read
+    const said = i
+      ? [`Hi ${i}`]
+      : Array.from({ length: HISTORY_MESSAGES - 1 }, (_, k) => `Message ${k} of a longer chat`);
+    for (const content of [...said, `How are you, ${i}?`])
       await sendMessage(app, { conversationId: conversation.id, senderId: writer.id, content });
+    historyConversationId ||= conversation.cuid;
   }
   // a post's comments and one comment's replies, by the authors in turn
   const { post: discussed } = await createPost(app, authors[0]!, { content: "A post with comments" });
@@ -254,6 +264,7 @@ async function runChild(): Promise<void> {
     csrf: client.csrf!,
     conversationId: chat.body.data.conversationId,
     pushConversationId: pushChat.body.data.conversationId,
+    historyConversationId,
     botToken: bot.token,
     botChatId: reader.id,
     posts: postCount,
@@ -327,6 +338,11 @@ function endpoints(f: Fixtures): Endpoint[] {
     {
       name: "GET /api/social/users/{username} (profile)",
       request: { url: `${f.url}/api/social/users/${f.profileUsername}`, headers: session },
+      reference: "select",
+    },
+    {
+      name: `GET /api/social/messages/{cid} (newest 30 of ${HISTORY_MESSAGES})`,
+      request: { url: `${f.url}/api/social/messages/${f.historyConversationId}`, headers: session },
       reference: "select",
     },
     {
@@ -477,6 +493,7 @@ async function main(): Promise<void> {
     csrf: "",
     conversationId: "",
     pushConversationId: "",
+    historyConversationId: "",
     botToken: "",
     botChatId: 0,
     posts,

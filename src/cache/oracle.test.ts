@@ -12,6 +12,7 @@ import {
   freshFeed,
   freshFollowPage,
   freshHashtagPosts,
+  freshHistory,
   freshNotifications,
   freshPostLikers,
   freshProfile,
@@ -166,6 +167,7 @@ interface Scene {
   postRow: number;
   commentRow: number;
   chatRow: number;
+  chat: string;
   messageRow: number;
 }
 
@@ -205,7 +207,9 @@ async function scene(): Promise<Scene> {
   }
   const app = world.server.app;
   const chat = await openPrivateChat(app, author.user.id, viewer.user.id);
-  await sendMessage(app, { conversationId: chat.id, senderId: author.user.id, content: "hello" });
+  const hello = await sendMessage(app, { conversationId: chat.id, senderId: author.user.id, content: "hello" });
+  // the author deleted their first message for themselves (the viewer still sees it)
+  await app.db.insertInto("message_hidden").values({ message_id: hello.id, user_id: author.user.id }).execute();
   const last = await sendMessage(app, {
     conversationId: chat.id,
     senderId: author.user.id,
@@ -225,6 +229,7 @@ async function scene(): Promise<Scene> {
     postRow: await rowOf("posts", post.id),
     commentRow: await rowOf("comments", comment.id),
     chatRow: chat.id,
+    chat: chat.cuid,
     messageRow: last.id,
   };
 }
@@ -241,6 +246,7 @@ const SHOWN_ROWS: Record<string, (s: Scene) => string> = {
   messages: (s) => `id = ${s.messageRow}`,
   message_reactions: (s) => `message_id = ${s.messageRow}`,
   message_poll_votes: (s) => `message_id = ${s.messageRow}`,
+  message_hidden: (s) => `user_id = ${s.author.user.id}`,
   comments: (s) => `id = ${s.commentRow}`,
   comment_threads: (s) => `post_id = ${s.postRow} AND parent_id = 0`,
   feed_entries: (s) => `owner_id = ${s.viewer.user.id} AND post_id = ${s.postRow}`,
@@ -307,6 +313,12 @@ const ASKED: Record<string, Asked[]> = {
       fresh: (s) => freshFollowPage(db(), s.viewer.user.id, s.author.user.username, "followers"),
     },
   ],
+  [CACHES.find((c) => c.name === "history-pages")!.bench[0]!]: [
+    {
+      path: (s) => `/api/social/messages/${s.chat}`,
+      fresh: (s) => freshHistory(world.server.app, s.viewer.user.id, s.chat),
+    },
+  ],
   [CACHES.find((c) => c.name === "notification-pages")!.bench[0]!]: [
     { path: () => "/api/social/notifications", fresh: (s) => freshNotifications(db(), s.viewer.user.id) },
   ],
@@ -363,6 +375,7 @@ test("every cache the feed, following, comment, profile and chat list answers ar
     "comment-pages",
     "feed-pages",
     "follow-pages",
+    "history-pages",
     "notification-pages",
     "post-cores",
     "profiles",

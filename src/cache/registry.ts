@@ -80,6 +80,7 @@ const COMMENTS = "GET /api/social/posts/{id}/comments (N)";
 const PROFILE = "GET /api/social/users/{username} (profile)";
 const FOLLOWING = "GET /api/social/users/{username}/following (N)";
 const NOTIFICATIONS = "GET /api/social/notifications (N groups)";
+const HISTORY = "GET /api/social/messages/{cid} (newest 30 of N)";
 
 export const CACHES: readonly RegisteredCache[] = [
   {
@@ -111,6 +112,7 @@ export const CACHES: readonly RegisteredCache[] = [
         "updated_at",
         "last_message_id",
         "last_message_version",
+        "history_version",
       ],
       conversation_members: ["last_read_seq", "unread_count", "activity_at", "has_hidden", "updated_at"],
       users: USER_COUNTER_COLUMNS,
@@ -147,7 +149,15 @@ export const CACHES: readonly RegisteredCache[] = [
     invalidation: "reader stamp",
     rule: "the viewer's stamp in chat_list_stamps: any write to their memberships, to their chats (a message's change, reaction and vote raise its chat's last_message_version; a profile in the chat its version) and to their hides, but the columns a list does not show (a chat's activity is copied to every member's row)",
     ignores: {
-      conversations: ["invite_code", "created_by", "invite_by", "last_seq", "activity_at", "updated_at"],
+      conversations: [
+        "invite_code",
+        "created_by",
+        "invite_by",
+        "last_seq",
+        "activity_at",
+        "updated_at",
+        "history_version",
+      ],
       conversation_members: ["joined_at", "start_label", "updated_at", "promoted_by"],
       users: [...USER_ROW_COLUMNS.filter((c) => !PROFILE_SHOWN_COLUMNS.includes(c)), ...USER_COUNTER_COLUMNS],
     },
@@ -257,6 +267,17 @@ export const CACHES: readonly RegisteredCache[] = [
     invalidation: "row version",
     rule: "comment_threads.version with the post's or comment's id",
     bench: [COMMENTS],
+  },
+  {
+    name: "history-pages",
+    home: "src/clientapi/chats/history-answers.ts",
+    key: "reader, chat, limit and cursor",
+    sources: ["conversations", "messages", "message_reactions", "message_poll_votes", "message_hidden", "users"],
+    bound: "1,000 pages of at most 32 KB",
+    eviction: "oldest kept first",
+    invalidation: "row version",
+    rule: "the chat's version (its members' profiles), last_seq, last_message_version (any message's change or removal) and history_version (a message stored below the newest), for a reader who hid none of its messages; a page with a poll that closes by time only until then",
+    bench: [HISTORY],
   },
   {
     name: "notification-pages",

@@ -15,6 +15,8 @@ import { readFollowPage, type FollowDirection } from "../clientapi/people/follow
 import { readBookmarks, readHashtagPosts } from "../clientapi/posts/lists";
 import { readPostLikers } from "../clientapi/posts/routes";
 import { readNotificationsPage } from "../clientapi/notifications/page-answers";
+import { readHistory } from "../clientapi/chats/history-answers";
+import type { App } from "../app";
 import { notificationCounts } from "../domain/notifications/service";
 import { readChatList } from "../domain/chats/chat-list";
 import { ChatListCache, chatListJson } from "../clientapi/chats/serialize";
@@ -77,6 +79,13 @@ export const freshProfile = (db: Db, viewerId: number, username: string): Promis
   orStatus(async () => {
     const view = await loadProfileByUsername(db, new VersionedCache<Readonly<ProfileUser>>(1), viewerId, username);
     return JSON.stringify(ok({ profile: serializeProfile(view) }));
+  });
+
+/** The newest page of the chat CID's history (with the chat) as VIEWER sees it, read afresh: the answer, or a 404. */
+export const freshHistory = (app: App, viewerId: number, cid: string): Promise<Answer> =>
+  orStatus(async () => {
+    const viewer = await app.db.selectFrom("users").selectAll().where("id", "=", viewerId).executeTakeFirstOrThrow();
+    return readHistory(app, viewer, cid, {});
   });
 
 /** The first page of RECIPIENT's notifications, read afresh. */

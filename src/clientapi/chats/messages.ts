@@ -9,8 +9,6 @@ import {
   editMessage,
   forwardMessage,
   isJustStored,
-  listHistory,
-  listHistoryAround,
   markMediaAttached,
   markRead,
   requireMembershipByCuid,
@@ -35,13 +33,8 @@ import { menuWebAppLaunchUrl, pressButton, webAppLaunchUrl } from "../../domain/
 import { deliveredShape, messageJsonOf } from "./live";
 import { webAppFraming } from "./web-app-framing";
 import { chatListAnswer } from "./list-answers";
-import {
-  freshMessageShape,
-  conversationWithOther,
-  serializeMessage,
-  serializeMessages,
-  type ClientMessage,
-} from "./serialize";
+import { historyResponse } from "./history-answers";
+import { freshMessageShape, serializeMessage, type ClientMessage } from "./serialize";
 
 const SendBody = t.Object({
   content: t.Optional(t.String()),
@@ -183,54 +176,25 @@ export function chatMessageRoutes(app: App) {
           }),
         },
       )
-      .get(
-        "/:cid",
-        async ({ user, params, query }) => {
-          const limit = parseLimit(query.limit, 30, 100);
-          const membership = await requireMembershipByCuid(app.db, params.cid, user.id);
-          if (query.around !== undefined && (query.before || query.after))
-            throw fieldError("around", "cannot be combined with before or after");
-          const page =
-            query.around !== undefined
-              ? await listHistoryAround(app, membership, user.id, query.around, limit)
-              : await listHistory(app, membership, user.id, query.before, limit, query.after);
-          const { conversation, other } = await conversationWithOther(
-            app.db,
-            membership.conversation,
-            user.id,
-            membership.member,
-          );
-          return ok({
-            conversation,
-            // the reader and a private chat's other party are every sender there: none is read again
-            messages: await serializeMessages(app.db, membership.conversation, page.items, {
-              viewerId: user.id,
-              now: app.clock.now(),
-              known: other ? [user, other] : [user],
-            }),
-            pageInfo: { oldestCursor: page.olderCursor, newestCursor: page.newerCursor, nextCursor: page.olderCursor },
-          });
-        },
-        {
-          auth: true,
-          query: HistoryQuery,
-          detail: doc(
-            "A chat and a page of its history, newest first (?before=<pageInfo.oldestCursor> for older, ?after=<pageInfo.newestCursor> for newer; null where the history ends; ?around=<message id> for the page around a message)",
-            {
-              data: t.Object({
-                conversation: Conversation,
-                messages: t.Array(Message),
-                pageInfo: t.Object({
-                  oldestCursor: NullableString,
-                  newestCursor: NullableString,
-                  nextCursor: NullableString,
-                }),
+      .get("/:cid", ({ user, params, query, set }) => historyResponse(app, set, user, params.cid, query), {
+        auth: true,
+        query: HistoryQuery,
+        detail: doc(
+          "A chat and a page of its history, newest first (?before=<pageInfo.oldestCursor> for older, ?after=<pageInfo.newestCursor> for newer; null where the history ends; ?around=<message id> for the page around a message)",
+          {
+            data: t.Object({
+              conversation: Conversation,
+              messages: t.Array(Message),
+              pageInfo: t.Object({
+                oldestCursor: NullableString,
+                newestCursor: NullableString,
+                nextCursor: NullableString,
               }),
-              errors: ["PERMISSION_DENIED"],
-            },
-          ),
-        },
-      )
+            }),
+            errors: ["PERMISSION_DENIED"],
+          },
+        ),
+      })
       .post(
         "/:cid",
         async ({ user, params, body, set }) => {

@@ -15,7 +15,6 @@ import { requireUserByUsername } from "../../domain/users/service";
 import { postListJson } from "../posts/pages";
 import { serializeStory } from "../stories/serialize";
 import { serializeConversation } from "../chats/serialize";
-import { serializePublicUser } from "../serializers/account";
 import { profileJson } from "./serialize";
 import { followPageResponse, type FollowDirection } from "./follow-answers";
 

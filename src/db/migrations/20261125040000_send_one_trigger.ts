@@ -31,6 +31,19 @@ export async function up(db: Kysely<any>): Promise<void> {
     WHEN new.last_read_seq <> old.last_read_seq BEGIN
     UPDATE conversation_members SET unread_count = ${UNREAD_OF_NEW}
     WHERE id = new.id AND (new.unread_count <> 0 OR new.last_read_seq < ${CHAT("last_seq")}); END`.execute(db);
+  await createMessagesStored(db, { historyVersion: false });
+}
+
+/**
+ * The trigger messages_stored as this migration makes it; with HISTORYVERSION (from
+ * 20261205100400_chat_history_version) the chat's history_version also rises when the message
+ * stored is not the chat's newest (an import below it), in the same UPDATE of the chat.
+ */
+export async function createMessagesStored(db: Kysely<any>, { historyVersion }: { historyVersion: boolean }) {
+  const belowNewest = historyVersion
+    ? sql.raw(`,
+      history_version = CASE WHEN last_seq >= new.seq THEN history_version + 1 ELSE history_version END`)
+    : sql.raw("");
   // in one body, so in this order on both engines: the chat first, whose activity the members copy
   await sql`CREATE TRIGGER messages_stored AFTER INSERT ON messages BEGIN
     UPDATE conversations SET
@@ -40,7 +53,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       updated_at = CASE WHEN last_seq < new.seq THEN new.created_at ELSE updated_at END,
       last_message_id = CASE WHEN new.deleted_at IS NULL AND (last_message_id IS NULL
         OR new.seq > (SELECT m.seq FROM messages m WHERE m.id = conversations.last_message_id))
-        THEN new.id ELSE last_message_id END
+        THEN new.id ELSE last_message_id END${belowNewest}
     WHERE id = new.conversation_id;
     UPDATE conversation_members SET activity_at = ${CHAT("activity_at")},
       unread_count = unread_count + CASE WHEN new.deleted_at IS NULL AND last_read_seq < new.seq THEN 1 ELSE 0 END

@@ -117,6 +117,7 @@ const CONVERSATION_COLUMNS = Object.keys({
   member_count: 1,
   version: 1,
   last_message_version: 1,
+  history_version: 1,
   last_message_id: 1,
   created_at: 1,
   updated_at: 1,

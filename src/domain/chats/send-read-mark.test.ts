@@ -130,8 +130,10 @@ test("the migrations go down and up again, and the marks and counts come out the
   const { migrations } = await import("../../db/migrations");
   const oneTrigger = migrations["20261125040000_send_one_trigger"]!;
   const forward = migrations["20261205100000_read_mark_forward"]!;
+  const history = migrations["20261205100400_chat_history_version"]!;
   const before = await marks();
   await server.app.db.transaction().execute(async (tx) => {
+    await history.down!(tx);
     await forward.down!(tx);
     await oneTrigger.down!(tx);
   });
@@ -143,6 +145,7 @@ test("the migrations go down and up again, and the marks and counts come out the
   await server.app.db.transaction().execute(async (tx) => {
     await oneTrigger.up(tx);
     await forward.up(tx);
+    await history.up(tx);
   });
   const two = await bob.post(`/api/social/messages/${cid}`, { content: "up again" });
   expect(await marks()).toEqual({

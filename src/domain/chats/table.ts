@@ -43,6 +43,8 @@ export interface ConversationsTable {
   version: Generated<number>;
   /** one more on every change or removal of any of the chat's messages (triggers): names the last message's shape with its id */
   last_message_version: Generated<number>;
+  /** one more when a message is stored below the newest (a trigger): with the above, names every page of the history */
+  history_version: Generated<number>;
   created_at: number;
   updated_at: number;
 }
