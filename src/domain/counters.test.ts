@@ -493,6 +493,7 @@ test("the last message migration fills each chat's newest message not deleted fo
     "20261125002100_chat_list_last_message_version",
     "20261125040000_send_one_trigger",
     "20261128140100_invite_maker",
+    "20261205100400_chat_history_version",
   ]);
   expect(await lastMessageMismatches()).toEqual([]);
   const row = await app.db
@@ -524,6 +525,7 @@ test("the member activity migration copies each chat's activity to its membershi
     "20261125010000_send_member_activity",
     "20261125040000_send_one_trigger",
     "20261128140100_invite_maker",
+    "20261205100400_chat_history_version",
   ]);
   expect(await activityMismatches()).toEqual([]);
   const mine = await listChats(app.db, a!.id, undefined, 50);
@@ -536,8 +538,12 @@ test("the last message version migration marks the memberships with hidden messa
   const chat = await openPrivateChat(app, a!.id, b!.id);
   for (const content of ["one", "two"]) await sendMessage(app, { conversationId: chat.id, senderId: a!.id, content });
   await deleteMessage(app, { conversationId: chat.id, seq: 2, actorId: b!.id, forEveryone: false });
-  // with the later column of conversations
-  await rerunMigrations(app.db, ["20261125002100_chat_list_last_message_version", "20261128140100_invite_maker"]);
+  // with the later columns of conversations (the last also flags hides)
+  await rerunMigrations(app.db, [
+    "20261125002100_chat_list_last_message_version",
+    "20261128140100_invite_maker",
+    "20261205100400_chat_history_version",
+  ]);
   expect(await hiddenFlagMismatches()).toEqual([]);
   const flags = await app.db
     .selectFrom("conversation_members")

@@ -1,5 +1,6 @@
 import { defineService, type App } from "../../app";
-import { listHistory, listHistoryAround, requireMembershipByCuid, type Membership } from "../../domain/chats";
+import { listHistory, listHistoryAround, type Membership } from "../../domain/chats";
+import { requireMembershipWithOtherByCuid } from "../../domain/chats/access";
 import { pollOf } from "../../domain/chats/polls";
 import type { MessageRow } from "../../domain/chats/table";
 import type { UserRow } from "../../domain/users/table";
@@ -64,9 +65,10 @@ function pollsCloseAt(rows: readonly MessageRow[], now: number): number {
 
 /**
  * `{conversation, messages, pageInfo}` of the chat CID and a page of its history as READER
- * sees them, as JSON text: the chat (with the reader's membership) and, in a private chat, the
- * other party read for each answer, the page kept when the versions read with the chat name it
- * (a change made after that read raises them past the ones kept under, which then miss).
+ * sees them, as JSON text: the chat with the reader's membership and, in a private chat, the
+ * other party (one statement) read for each answer, the page kept when the versions read with
+ * the chat name it (a change made after that read raises them past the ones kept under, which
+ * then miss).
  */
 export function historyResponse(
   app: App,
@@ -91,7 +93,8 @@ async function historyAnswer(
   pages: VersionedCache<KeptHistory, string, string> | null,
 ): Promise<string> {
   const limit = parseLimit(query.limit, 30, 100);
-  const membership = await requireMembershipByCuid(app.db, cid, reader.id);
+  // the chat with the reader's membership and, in a private chat, the other party: one statement
+  const membership = await requireMembershipWithOtherByCuid(app.db, cid, reader.id);
   if (query.around !== undefined && (query.before || query.after))
     throw fieldError("around", "cannot be combined with before or after");
   const c = membership.conversation;
@@ -101,7 +104,7 @@ async function historyAnswer(
   const now = app.clock.now();
   let page = keepable ? pages.get(key, version) : undefined;
   if (page !== undefined && now >= page.until) page = undefined;
-  const { conversation, other } = await conversationWithOther(app.db, c, reader.id, membership.member);
+  const { conversation, other } = await conversationWithOther(app.db, c, reader.id, membership.member, membership);
   if (page === undefined) {
     const read = await readHistoryPage(app, reader, membership, query, limit);
     const messages = await serializeMessages(app.db, c, read.items, {

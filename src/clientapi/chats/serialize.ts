@@ -25,7 +25,7 @@ import {
   type PollTally,
   type StoredPoll,
 } from "../../domain/chats/polls";
-import { isActive, membersAndReads, otherPartyId, rightsOf } from "../../domain/chats/access";
+import { isActive, membersAndReads, otherPartyId, rightsOf, type OtherParty } from "../../domain/chats/access";
 import { compiledByIds, precompiled } from "../../db/compiled";
 import { toIso } from "../../lib/clock";
 import { serializePublicUser } from "../serializers/account";
@@ -320,16 +320,18 @@ export async function serializeConversation(
 
 /**
  * serializeConversation, with the account row of a private chat's other party it read (which
- * a page of the chat's messages then need not load again as a sender).
+ * a page of the chat's messages then need not load again as a sender), or was given as READ
+ * (requireMembershipWithOtherByCuid).
  */
 export async function conversationWithOther(
   db: Db,
   conversation: ConversationRow,
   viewerId: number,
   member?: MemberRow,
+  read?: { other: OtherParty | undefined },
 ) {
   const chat = { conversationId: conversation.id, viewerId };
-  const other = conversation.type === "private" ? (await otherPartyQuery(db, chat))[0] : undefined;
+  const other = conversation.type !== "private" ? undefined : read ? read.other : (await otherPartyQuery(db, chat))[0];
   const me = member ?? (await myMembershipQuery(db, chat))[0];
   // a private chat's two memberships are in hand: who is in it, and how far the other has read
   const { members, othersReadSeq } =

@@ -322,6 +322,50 @@ export async function requireMembershipByCuid(db: Db, cuid: string, userId: numb
   return { conversation, member };
 }
 
+/** A private chat's other party as a chat's page shows them: their account, role and read mark. */
+export type OtherParty = UserRow & { member_role: MemberRow["role"]; member_read_seq: number };
+
+const OTHER_PREFIX = "other__";
+const membershipWithOtherByCuidQuery = precompiled((db, p: { cuid: string; userId: number }) =>
+  db
+    .selectFrom("conversations")
+    .innerJoin("conversation_members as m", "m.conversation_id", "conversations.id")
+    .leftJoin("conversation_members as o", (join) =>
+      join
+        .onRef("o.conversation_id", "=", "conversations.id")
+        .on("conversations.type", "=", "private")
+        .on("o.user_id", "<>", p.userId),
+    )
+    .leftJoin("users as ou", "ou.id", "o.user_id")
+    .select(CONVERSATION_COLUMNS.map((c) => `conversations.${c}` as const))
+    .select(MEMBER_COLUMNS.map((c) => `m.${c} as ${MEMBER_PREFIX}${c}` as `m.${typeof c}`))
+    .select(USER_ROW_COLUMNS.map((c) => `ou.${c} as ${OTHER_PREFIX}${c}` as `ou.${typeof c}`))
+    .select([`o.role as ${OTHER_PREFIX}member_role`, `o.last_read_seq as ${OTHER_PREFIX}member_read_seq`] as const)
+    .where("conversations.cuid", "=", p.cuid)
+    .where("m.user_id", "=", p.userId),
+);
+const membershipWithOtherParts = rowSplitter<{ member: MemberRow; conversation: ConversationRow; other: OtherParty }>({
+  member: [MEMBER_PREFIX, MEMBER_COLUMNS],
+  conversation: ["", CONVERSATION_COLUMNS],
+  other: [OTHER_PREFIX, [...USER_ROW_COLUMNS, "member_role", "member_read_seq"]],
+});
+
+/**
+ * requireMembershipByCuid with, in a private chat, the other party (their account, role and
+ * read mark; undefined without one), in the same statement.
+ */
+export async function requireMembershipWithOtherByCuid(
+  db: Db,
+  cuid: string,
+  userId: number,
+): Promise<Membership & { other: OtherParty | undefined }> {
+  const [row] = looksLikeCuid(cuid) ? await membershipWithOtherByCuidQuery(db, { cuid, userId }) : [];
+  if (!row) throw chatNotFound();
+  const { member, conversation, other } = membershipWithOtherParts(row);
+  if (!isActive(member)) throw chatNotFound();
+  return { conversation, member, other: other.id === null ? undefined : other };
+}
+
 /** Who a message reaches, and whether a block stands between its sender and a private chat's other party. */
 export interface SendAudience {
   members: ChatMember[];
