@@ -129,18 +129,24 @@ const membershipParts = rowSplitter<{ member: MemberRow; conversation: Conversat
 // a Client API send: the chat with the sender's membership check and, in a private chat, the
 // other party's membership and a block between the two (requireChatForSendByCuid)
 const SEND_PREFIX = "send__";
-const chatForSendByCuidQuery = precompiledNow((db, p: { cuid: string; userId: number }) =>
+/**
+ * The chats with USERID's membership (`m`) and, in a private chat, the other party's membership
+ * (`o`) and account (`ou`; null columns without one).
+ */
+const chatsWithOtherParty = (db: Db, userId: number) =>
   db
     .selectFrom("conversations")
     .innerJoin("conversation_members as m", "m.conversation_id", "conversations.id")
-    .innerJoin("users as mu", "mu.id", "m.user_id")
     .leftJoin("conversation_members as o", (join) =>
       join
         .onRef("o.conversation_id", "=", "conversations.id")
         .on("conversations.type", "=", "private")
-        .on("o.user_id", "<>", p.userId),
+        .on("o.user_id", "<>", userId),
     )
-    .leftJoin("users as ou", "ou.id", "o.user_id")
+    .leftJoin("users as ou", "ou.id", "o.user_id");
+const chatForSendByCuidQuery = precompiledNow((db, p: { cuid: string; userId: number }) =>
+  chatsWithOtherParty(db, p.userId)
+    .innerJoin("users as mu", "mu.id", "m.user_id")
     .select(CONVERSATION_COLUMNS.map((c) => `conversations.${c}` as const))
     .select([
       "mu.is_bot as send__is_bot",
@@ -327,16 +333,7 @@ export type OtherParty = UserRow & { member_role: MemberRow["role"]; member_read
 
 const OTHER_PREFIX = "other__";
 const membershipWithOtherByCuidQuery = precompiled((db, p: { cuid: string; userId: number }) =>
-  db
-    .selectFrom("conversations")
-    .innerJoin("conversation_members as m", "m.conversation_id", "conversations.id")
-    .leftJoin("conversation_members as o", (join) =>
-      join
-        .onRef("o.conversation_id", "=", "conversations.id")
-        .on("conversations.type", "=", "private")
-        .on("o.user_id", "<>", p.userId),
-    )
-    .leftJoin("users as ou", "ou.id", "o.user_id")
+  chatsWithOtherParty(db, p.userId)
     .select(CONVERSATION_COLUMNS.map((c) => `conversations.${c}` as const))
     .select(MEMBER_COLUMNS.map((c) => `m.${c} as ${MEMBER_PREFIX}${c}` as `m.${typeof c}`))
     .select(USER_ROW_COLUMNS.map((c) => `ou.${c} as ${OTHER_PREFIX}${c}` as `ou.${typeof c}`))
