@@ -51,6 +51,5 @@ export class StampedAnswers {
   }
 }
 
-/** The key of an answer from the PARTS of its request, each written so that no two requests share one. */
-export const answerKey = (...parts: Array<string | number>): string =>
-  parts.map((part) => encodeURIComponent(part)).join(":");
+/** The key of an answer from the PARTS of its request, written so that no two requests share one. */
+export const answerKey = (...parts: Array<string | number>): string => JSON.stringify(parts);

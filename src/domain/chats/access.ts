@@ -328,15 +328,19 @@ export async function requireMembershipByCuid(db: Db, cuid: string, userId: numb
   return { conversation, member };
 }
 
-/** A private chat's other party as a chat's page shows them: their account, role and read mark. */
-export type OtherParty = UserRow & { member_role: MemberRow["role"]; member_read_seq: number };
+/** What a chat's page shows of a private chat's other party: their account as a sender, their role and read mark. */
+export type OtherParty = Pick<UserRow, (typeof OTHER_PARTY_COLUMNS)[number]> & {
+  member_role: MemberRow["role"];
+  member_read_seq: number;
+};
+const OTHER_PARTY_COLUMNS = ["id", "cuid", "username", "display_name", "avatar_url", "is_bot", "is_system"] as const;
 
 const OTHER_PREFIX = "other__";
 const membershipWithOtherByCuidQuery = precompiled((db, p: { cuid: string; userId: number }) =>
   chatsWithOtherParty(db, p.userId)
     .select(CONVERSATION_COLUMNS.map((c) => `conversations.${c}` as const))
     .select(MEMBER_COLUMNS.map((c) => `m.${c} as ${MEMBER_PREFIX}${c}` as `m.${typeof c}`))
-    .select(USER_ROW_COLUMNS.map((c) => `ou.${c} as ${OTHER_PREFIX}${c}` as `ou.${typeof c}`))
+    .select(OTHER_PARTY_COLUMNS.map((c) => `ou.${c} as ${OTHER_PREFIX}${c}` as `ou.${typeof c}`))
     .select([`o.role as ${OTHER_PREFIX}member_role`, `o.last_read_seq as ${OTHER_PREFIX}member_read_seq`] as const)
     .where("conversations.cuid", "=", p.cuid)
     .where("m.user_id", "=", p.userId),
@@ -344,7 +348,7 @@ const membershipWithOtherByCuidQuery = precompiled((db, p: { cuid: string; userI
 const membershipWithOtherParts = rowSplitter<{ member: MemberRow; conversation: ConversationRow; other: OtherParty }>({
   member: [MEMBER_PREFIX, MEMBER_COLUMNS],
   conversation: ["", CONVERSATION_COLUMNS],
-  other: [OTHER_PREFIX, [...USER_ROW_COLUMNS, "member_role", "member_read_seq"]],
+  other: [OTHER_PREFIX, [...OTHER_PARTY_COLUMNS, "member_role", "member_read_seq"]],
 });
 
 /**
