@@ -113,7 +113,7 @@ describe("one cache layer: src/cache owns caching", () => {
       (file) =>
         !file.startsWith("src/testing/") &&
         graph.get(file)!.some((dep) => mechanisms.test(dep)) &&
-        /new (VersionedCache|CacheStamps|StampedAnswers)\b/.test(readFileSync(join(root, file), "utf8")),
+        /new (VersionedCache|CacheStamps|StampedAnswers|KeptAnswers)\b/.test(readFileSync(join(root, file), "utf8")),
     );
     expect(builders.length).toBeGreaterThan(5);
     expect(builders.filter((file) => !homes.has(file))).toEqual([]);

@@ -5,21 +5,53 @@ import { flat } from "../lib/flat-string";
 
 /**
  * Whole answers as JSON text, by a key that names everything a request asks (reader, list,
- * limit, cursor), kept under the stamp of their cache (stamps.ts), which triggers on every table
- * an answer is read from raise, whoever writes: an answer kept under an older stamp is not used,
- * and no writer has to tell anyone. The stamp is read before the answer's rows, so a write made
- * meanwhile raises it past the one the answer is kept under, which then misses. Bounded: when
- * full, the answer kept longest goes first; a longer answer than `maxText` is not kept.
+ * limit, cursor), each kept under the version it was read at: a read that names another
+ * version misses, and the answer is read again and kept under the new one. Bounded: when full,
+ * the answer kept longest goes first; a longer answer than `maxText` is not kept.
  */
-export class StampedAnswers {
-  readonly #kept: VersionedCache<string, number, string>;
+export class KeptAnswers<Version extends number | string> {
+  readonly #kept: VersionedCache<string, Version, string>;
 
   constructor(
-    readonly stamp: StampedCache,
     max: number,
     private readonly maxText: number,
   ) {
     this.#kept = new VersionedCache(max);
+  }
+
+  /**
+   * KEY's answer kept under VERSION, else READ's, kept under VERSION (read before READ's rows: a
+   * change made meanwhile moves it past the one kept under, which then misses). Answered without
+   * a promise where READ is.
+   */
+  answerAt(key: string, version: Version, read: () => string | Promise<string>): string | Promise<string> {
+    const kept = this.#kept.get(key, version);
+    if (kept !== undefined) return kept;
+    const keep = (text: string) => {
+      if (text.length <= this.maxText) this.#kept.keep(key, version, flat(text));
+      return text;
+    };
+    const text = read();
+    return text instanceof Promise ? text.then(keep) : keep(text);
+  }
+
+  get size(): number {
+    return this.#kept.size;
+  }
+}
+
+/**
+ * KeptAnswers under the stamp of their cache (stamps.ts), which triggers on every table an
+ * answer is read from raise, whoever writes: an answer kept under an older stamp is not used,
+ * and no writer has to tell anyone.
+ */
+export class StampedAnswers extends KeptAnswers<number> {
+  constructor(
+    readonly stamp: StampedCache,
+    max: number,
+    maxText: number,
+  ) {
+    super(max, maxText);
   }
 
   /**
@@ -34,21 +66,9 @@ export class StampedAnswers {
     return this.#answerAt(key, stamp, read);
   }
 
-  #answerAt(key: string, stamp: number, read: () => string | Promise<string>): string | Promise<string> {
-    const kept = this.#kept.get(key, stamp);
-    if (kept !== undefined) return kept;
-    const keep = (text: string) => {
-      // NaN: a database without the stamp keeps nothing
-      if (text.length <= this.maxText && !Number.isNaN(stamp)) this.#kept.keep(key, stamp, flat(text));
-      return text;
-    };
-    const text = read();
-    return text instanceof Promise ? text.then(keep) : keep(text);
-  }
-
-  get size(): number {
-    return this.#kept.size;
-  }
+  // NaN: a database without the stamp keeps nothing
+  #answerAt = (key: string, stamp: number, read: () => string | Promise<string>) =>
+    Number.isNaN(stamp) ? read() : this.answerAt(key, stamp, read);
 }
 
 /** The key of an answer from the PARTS of its request, written so that no two requests share one. */

@@ -83,7 +83,7 @@ describe("a worker thread answering requests", () => {
     const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
     const [out, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
     expect([out.trim(), code]).toEqual(["closed", 0]);
-    // well under the 5 s close() would wait for a thread that never answers
+    // well under the time close() would wait for a thread that never answers
     expect(performance.now() - started).toBeLessThan(4_000);
   }, 15_000);
 });

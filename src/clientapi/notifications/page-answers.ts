@@ -1,10 +1,8 @@
 import { defineService, type App } from "../../app";
 import type { Db } from "../../db";
 import { notificationCounts, notificationPage, type NotificationCounts } from "../../domain/notifications/service";
-import { VersionedCache } from "../../cache/by-version";
-import { answerKey } from "../../cache/stamped-answers";
+import { answerKey, KeptAnswers } from "../../cache/stamped-answers";
 import { jsonText, ok, type SetHeaders } from "../../http/envelope";
-import { flat } from "../../lib/flat-string";
 import { decodeCursor, parseLimit, type Cursor } from "../../lib/paging";
 import { parseFlag } from "../input";
 import { serializeCounts, serializeNotification } from "./serialize";
@@ -49,7 +47,7 @@ const MAX_CACHED_PAGE_TEXT = 32 * 1024;
  */
 const pagesService = defineService(
   "notifications:kept-pages",
-  () => new VersionedCache<string, string, string>(MAX_CACHED_PAGES),
+  () => new KeptAnswers<string>(MAX_CACHED_PAGES, MAX_CACHED_PAGE_TEXT),
 );
 
 /**
@@ -71,10 +69,8 @@ export async function notificationsResponse(
   const counts = await notificationCounts(app.db, recipientId);
   const key = answerKey(recipientId, request.unreadOnly ? "unread" : "all", request.limit, query.cursor ?? "");
   const version = `${counts.version}:${counts.unread}:${counts.unseen}`;
-  const pages = app.services.get(pagesService);
-  const kept = pages.get(key, version);
-  if (kept !== undefined) return jsonText(set, kept);
-  const text = await readNotificationsPage(app.db, recipientId, request, counts);
-  if (text.length <= MAX_CACHED_PAGE_TEXT) pages.keep(key, version, flat(text));
-  return jsonText(set, text);
+  const text = app.services
+    .get(pagesService)
+    .answerAt(key, version, () => readNotificationsPage(app.db, recipientId, request, counts));
+  return jsonText(set, await text);
 }

@@ -31,13 +31,18 @@ export async function readFollowPage(
   );
 }
 
+/** Most followers and following answers kept per App, all readers together: the oldest kept goes first. */
+const MAX_CACHED_ANSWERS = 1_000;
+/** A longer answer is not kept. */
+const MAX_CACHED_TEXT = 32 * 1024;
+
 /**
  * The App's followers and following answers, by reader, account, direction, limit and cursor,
- * kept under the stamp `follow-pages` (src/cache/registry.ts): at most 1,000, each of at most 32 KB.
+ * kept under the stamp `follow-pages` (src/cache/registry.ts).
  */
 const answersService = defineService(
   "people:follow-answers",
-  () => new StampedAnswers("follow-pages", 1_000, 32 * 1024),
+  () => new StampedAnswers("follow-pages", MAX_CACHED_ANSWERS, MAX_CACHED_TEXT),
 );
 
 /** readFollowPage's answer, kept under the stamp read now, else read and kept under it. */

@@ -6,13 +6,20 @@ import { jsonText, type SetHeaders } from "../../http/envelope";
 import { pageRequest, parseFlag } from "../input";
 import { postListJson } from "./pages";
 
+/** Most post list answers kept per App, all readers together: the oldest kept goes first. */
+const MAX_CACHED_ANSWERS = 1_000;
+/** A longer answer (a page of many long posts) is not kept. */
+const MAX_CACHED_TEXT = 32 * 1024;
+
 /**
  * The App's answers of the lists a post view shows in (the home feed, following or all posts;
  * bookmarks; a hashtag's posts) and of a post's likers, as JSON text, by reader, list, limit and
- * cursor, kept under the stamp `feed-pages` (src/cache/registry.ts): at most 1,000, each of at
- * most 32 KB (a page of up to 100 long posts is not kept).
+ * cursor, kept under the stamp `feed-pages` (src/cache/registry.ts).
  */
-const answersService = defineService("feed:cached-answers", () => new StampedAnswers("feed-pages", 1_000, 32 * 1024));
+const answersService = defineService(
+  "feed:cached-answers",
+  () => new StampedAnswers("feed-pages", MAX_CACHED_ANSWERS, MAX_CACHED_TEXT),
+);
 
 /**
  * The answer KEY names (the reader first, then the list, limit and cursor) as JSON text, with
