@@ -87,10 +87,10 @@ async function findPersonChat(
 const personChatKey = (me: UserRow, ref: number) => `bot:${me.id}:${ref}`;
 
 /**
- * The bot ME's plain text send to the person REF, as one statement where the check of their
- * chat is kept (sendInOneStatement): the chat as sent to, with the stored row. Undefined, with
- * nothing written, where the send must take the usual way (findPersonChatForSend in a
- * transaction).
+ * PostgreSQL: the bot ME's plain text send to the person REF, as one statement where the check
+ * of their chat is kept (sendInOneStatement): the chat as sent to, with the stored row.
+ * Undefined, with nothing written, where the send must take the usual way (findPersonChatForSend
+ * in a transaction).
  */
 export async function sendToPersonInOneStatement(
   app: App,
@@ -99,7 +99,6 @@ export async function sendToPersonInOneStatement(
   input: Omit<SendMessageInput, "conversationId" | "senderId">,
   opts: StoreOptions,
 ): Promise<{ view: ChatView; row: MessageRow } | undefined> {
-  if (app.storage.engine !== "postgres") return undefined;
   const sent = await sendInOneStatement<PersonChat>(app, personChatKey(me, ref), me.id, input, opts);
   return sent && { view: { conversation: sent.conversation, other: sent.access.other, self: me }, row: sent.row };
 }

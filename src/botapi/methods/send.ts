@@ -122,7 +122,8 @@ async function sendToPerson(
   } catch (error) {
     invalid = { error };
   }
-  if (!invalid) {
+  // PostgreSQL only: SQLite's send is one transaction on the writer's connection already
+  if (!invalid && ctx.app.storage.engine === "postgres") {
     const one = () => sendToPersonInOneStatement(ctx.app, ctx.me, ref, input!, storeOptions(ctx, true));
     const sent = await asBot(one, REFUSALS);
     if (sent) return messageShapeNow(sent.view, sent.row) ?? serializeMessage(ctx.app.db, sent.view, sent.row);
