@@ -406,6 +406,9 @@ describe("payments in stars with grammY", () => {
     }
     expect(await balance()).toBe(48);
     expect(queries.filter((q) => q.payload === "ok-double").length).toBe(1);
+    // the bot hears of the payment by long polling, after the pay answered
+    await waitFor(() => payments.find((p) => p.invoice_payload === "ok-double"), 5000, "successful_payment");
+    expect(payments.filter((p) => p.invoice_payload === "ok-double").length).toBe(1);
     await expectBooksBalanced();
   });
 
