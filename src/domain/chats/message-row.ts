@@ -2,6 +2,7 @@ import { sql, type AliasableExpression } from "kysely";
 import type { Db } from "../../db";
 import { precompiled, precompiledNow } from "../../db/compiled";
 import { forEngine, type Engine } from "../../db/engine";
+import { TurnBatch } from "../../lib/turn-batch";
 import type { MessageRow } from "./table";
 
 /** A message row as a send writes it: the seq and what the database makes are not given. */
@@ -97,13 +98,94 @@ const insertIfAccessKeptQuery = precompiled((db, p: NewMessage & { accessStamp: 
 );
 
 /**
- * PostgreSQL: insertMessageRow, in a statement of its own (a transaction of its own), only while
- * the send-access cache stamp is still ACCESSSTAMP: the sender's access check kept under it still
- * holds, as the statement reads it. Undefined, with nothing written, when the stamp has moved or
- * the chat is gone.
+ * Several rows at once, each with the seq after the last one its chat had (or the row before it
+ * in SENT, for one chat): the chats are locked in the order of their ids, so two statements
+ * never wait for each other's chat, and the rows are written in the order sent, so the
+ * messages' triggers see each chat's seqs rise. A row whose access stamp (STAMPS, a JSON array
+ * beside SENT) is no longer the send-access stamp, or whose chat is gone, is not written.
  */
-export const insertMessageRowIfAccessKept = async (db: Db, row: NewMessage, accessStamp: number): Promise<Inserted> =>
-  (await insertIfAccessKeptQuery(db, { ...row, accessStamp }))[0];
+const insertManyIfAccessKeptQuery = precompiled((db, p: { sent: string; stamps: string }) =>
+  db
+    .insertInto("messages")
+    .columns(COLUMNS)
+    .expression(
+      sql`WITH sent AS (SELECT * FROM json_populate_recordset(NULL::messages, ${p.sent}::text::json) WITH ORDINALITY),
+        chat AS (SELECT id, last_seq FROM conversations
+          WHERE id IN (SELECT conversation_id FROM sent) ORDER BY id FOR UPDATE)
+        SELECT ${sql.join(
+          COLUMNS.map((c) =>
+            c === "seq"
+              ? sql`chat.last_seq + row_number() OVER (PARTITION BY chat.id ORDER BY sent.ordinality)`
+              : sql.ref(`sent.${c}`),
+          ),
+        )}
+        FROM sent JOIN chat ON chat.id = sent.conversation_id
+        WHERE (${p.stamps}::text::json ->> (sent.ordinality::int - 1))::bigint =
+          (SELECT stamp FROM cache_stamps WHERE name = 'send-access')
+        ORDER BY sent.ordinality`,
+    )
+    .returning(["cuid", "id", "seq"]),
+);
+
+interface QueuedSend {
+  row: NewMessage;
+  accessStamp: number;
+  resolve: (inserted: Inserted) => void;
+  reject: (error: unknown) => void;
+}
+
+/** The most sends one statement carries: bounds how long it holds its chats' locks. */
+const MAX_BATCH = 64;
+
+/**
+ * PostgreSQL's group commit of the one-statement sends: what the sends of one turn of the
+ * event loop would store in a statement (and a commit) each, one statement stores, while the
+ * statement before it runs. A statement's parsing, planning, round trip and commit are then
+ * paid once for them all, and the messages' triggers run in one executor. Each send is
+ * answered once the statement has committed. When the statement fails (a repeated
+ * clientMessageId, a deadlock), each of its sends is stored again on its own, as if it had
+ * come alone, and gets its own answer or error.
+ */
+const sendBatchFor = (db: Db) =>
+  new TurnBatch<QueuedSend>(
+    async (batch) => {
+      if (batch.length === 1) return storeAlone(db, batch[0]!);
+      const stored = await insertManyIfAccessKeptQuery(db, {
+        sent: JSON.stringify(batch.map((send) => send.row)),
+        stamps: JSON.stringify(batch.map((send) => send.accessStamp)),
+      });
+      const byCuid = new Map(stored.map((r) => [r.cuid, { id: Number(r.id), seq: Number(r.seq) }]));
+      for (const send of batch) send.resolve(byCuid.get(send.row.cuid));
+    },
+    {
+      max: MAX_BATCH,
+      oneAtATime: true,
+      onFailure: (_error, batch) => void Promise.all(batch.map((send) => storeAlone(db, send))),
+    },
+  );
+
+async function storeAlone(db: Db, send: QueuedSend): Promise<void> {
+  try {
+    send.resolve((await insertIfAccessKeptQuery(db, { ...send.row, accessStamp: send.accessStamp }))[0]);
+  } catch (error) {
+    send.reject(error);
+  }
+}
+
+const sendBatches = new WeakMap<Db, TurnBatch<QueuedSend>>();
+
+/**
+ * PostgreSQL: insertMessageRow, in a statement of its own (a transaction of its own, shared with
+ * the sends of the same moment: sendBatchFor), only while the send-access cache stamp is still
+ * ACCESSSTAMP: the sender's access check kept under it still holds, as the statement reads it.
+ * Undefined, with nothing written, when the stamp has moved or the chat is gone.
+ */
+export const insertMessageRowIfAccessKept = (db: Db, row: NewMessage, accessStamp: number): Promise<Inserted> => {
+  let batch = sendBatches.get(db);
+  if (!batch) sendBatches.set(db, (batch = sendBatchFor(db)));
+  const sends = batch;
+  return new Promise<Inserted>((resolve, reject) => sends.add({ row, accessStamp, resolve, reject }));
+};
 
 type Inserted = { id: number; seq: number } | undefined;
 
