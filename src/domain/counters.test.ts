@@ -494,6 +494,8 @@ test("the last message migration fills each chat's newest message not deleted fo
     "20261125040000_send_one_trigger",
     "20261128140100_invite_maker",
     "20261205100400_chat_history_version",
+    // which makes it again, writing the memberships in one UPDATE
+    "20261207100000_send_one_member_update",
   ]);
   expect(await lastMessageMismatches()).toEqual([]);
   const row = await app.db
@@ -526,6 +528,8 @@ test("the member activity migration copies each chat's activity to its membershi
     "20261125040000_send_one_trigger",
     "20261128140100_invite_maker",
     "20261205100400_chat_history_version",
+    // which makes it again, writing the memberships in one UPDATE
+    "20261207100000_send_one_member_update",
   ]);
   expect(await activityMismatches()).toEqual([]);
   const mine = await listChats(app.db, a!.id, undefined, 50);
@@ -543,6 +547,8 @@ test("the last message version migration marks the memberships with hidden messa
     "20261125002100_chat_list_last_message_version",
     "20261128140100_invite_maker",
     "20261205100400_chat_history_version",
+    // which makes it again, writing the memberships in one UPDATE
+    "20261207100000_send_one_member_update",
   ]);
   expect(await hiddenFlagMismatches()).toEqual([]);
   const flags = await app.db

@@ -37,9 +37,14 @@ export async function up(db: Kysely<any>): Promise<void> {
 /**
  * The trigger messages_stored as this migration makes it; with HISTORYVERSION (from
  * 20261205100400_chat_history_version) the chat's history_version also rises when the message
- * stored is not the chat's newest (an import below it), in the same UPDATE of the chat.
+ * stored is not the chat's newest (an import below it), in the same UPDATE of the chat; with
+ * ONEMEMBERUPDATE (from 20261207100000_send_one_member_update) the sender's membership and the
+ * others' are written by one UPDATE that joins the chat once, each row as the two UPDATEs wrote it.
  */
-export async function createMessagesStored(db: Kysely<any>, { historyVersion }: { historyVersion: boolean }) {
+export async function createMessagesStored(
+  db: Kysely<any>,
+  { historyVersion, oneMemberUpdate = false }: { historyVersion: boolean; oneMemberUpdate?: boolean },
+) {
   const belowNewest = historyVersion
     ? sql.raw(`,
       history_version = CASE WHEN last_seq >= new.seq THEN history_version + 1 ELSE history_version END`)
@@ -55,14 +60,29 @@ export async function createMessagesStored(db: Kysely<any>, { historyVersion }: 
         OR new.seq > (SELECT m.seq FROM messages m WHERE m.id = conversations.last_message_id))
         THEN new.id ELSE last_message_id END${belowNewest}
     WHERE id = new.conversation_id;
-    UPDATE conversation_members SET activity_at = ${CHAT("activity_at")},
+    ${oneMemberUpdate ? membersInOneUpdate : membersInTwoUpdates} END`.execute(db);
+}
+
+const membersInTwoUpdates = sql`UPDATE conversation_members SET activity_at = ${CHAT("activity_at")},
       unread_count = unread_count + CASE WHEN new.deleted_at IS NULL AND last_read_seq < new.seq THEN 1 ELSE 0 END
     WHERE conversation_id = new.conversation_id AND user_id <> new.sender_id;
     UPDATE conversation_members SET activity_at = ${CHAT("activity_at")},
       unread_count = CASE WHEN last_read_seq < new.seq AND new.seq >= ${CHAT("last_seq")} THEN 0 ELSE unread_count END,
       last_read_seq = CASE WHEN last_read_seq < new.seq THEN new.seq ELSE last_read_seq END
-    WHERE conversation_id = new.conversation_id AND user_id = new.sender_id; END`.execute(db);
-}
+    WHERE conversation_id = new.conversation_id AND user_id = new.sender_id;`;
+
+// the chat is joined once, not read again for each member and column; every SET expression
+// reads the member's row as it was, on both engines, as the two UPDATEs' did
+const membersInOneUpdate = sql`UPDATE conversation_members SET activity_at = c.activity_at,
+      unread_count = CASE WHEN conversation_members.user_id <> new.sender_id
+        THEN conversation_members.unread_count + CASE
+          WHEN new.deleted_at IS NULL AND conversation_members.last_read_seq < new.seq THEN 1 ELSE 0 END
+        WHEN conversation_members.last_read_seq < new.seq AND new.seq >= c.last_seq THEN 0
+        ELSE conversation_members.unread_count END,
+      last_read_seq = CASE WHEN conversation_members.user_id = new.sender_id
+        AND conversation_members.last_read_seq < new.seq THEN new.seq ELSE conversation_members.last_read_seq END
+    FROM conversations c
+    WHERE c.id = new.conversation_id AND conversation_members.conversation_id = new.conversation_id;`;
 
 /** The five triggers as 20261125030000, 20261124214100, 20261125001000, 20261125010000 and 20261124100100 made them. */
 export async function down(db: Kysely<any>): Promise<void> {

@@ -77,6 +77,7 @@ import * as m20261205100100 from "./20261205100100_follow_pages_stamp";
 import * as m20261205100200 from "./20261205100200_feed_pages_stamp_hashtags";
 import * as m20261205100300 from "./20261205100300_notification_pages_version";
 import * as m20261205100400 from "./20261205100400_chat_history_version";
+import * as m20261207100000 from "./20261207100000_send_one_member_update";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -161,4 +162,5 @@ export const migrations: Record<string, GuardedMigration> = {
   "20261205100200_feed_pages_stamp_hashtags": m20261205100200,
   "20261205100300_notification_pages_version": m20261205100300,
   "20261205100400_chat_history_version": m20261205100400,
+  "20261207100000_send_one_member_update": m20261207100000,
 };

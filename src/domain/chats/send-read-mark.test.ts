@@ -131,8 +131,10 @@ test("the migrations go down and up again, and the marks and counts come out the
   const oneTrigger = migrations["20261125040000_send_one_trigger"]!;
   const forward = migrations["20261205100000_read_mark_forward"]!;
   const history = migrations["20261205100400_chat_history_version"]!;
+  const oneMemberUpdate = migrations["20261207100000_send_one_member_update"]!;
   const before = await marks();
   await server.app.db.transaction().execute(async (tx) => {
+    await oneMemberUpdate.down!(tx);
     await history.down!(tx);
     await forward.down!(tx);
     await oneTrigger.down!(tx);
@@ -146,6 +148,7 @@ test("the migrations go down and up again, and the marks and counts come out the
     await oneTrigger.up(tx);
     await forward.up(tx);
     await history.up(tx);
+    await oneMemberUpdate.up(tx);
   });
   const two = await bob.post(`/api/social/messages/${cid}`, { content: "up again" });
   expect(await marks()).toEqual({

@@ -138,6 +138,8 @@ test("the migrations go down and up again", async () => {
     "20261125040000_send_one_trigger",
     // which makes the stored message's trigger again, with the chat's history_version
     "20261205100400_chat_history_version",
+    // which makes it again, writing the memberships in one UPDATE
+    "20261207100000_send_one_member_update",
   ]);
   const before = await chat();
   server.clock.advance(1_000);
