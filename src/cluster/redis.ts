@@ -1,6 +1,7 @@
 import { RedisClient } from "bun";
 import { sha256Hex } from "../lib/crypto";
 import { randomToken } from "../lib/ids";
+import { TurnBatch } from "../lib/turn-batch";
 import type { Logger } from "../lib/log";
 import { MemoryCounterStore, type CounterStore } from "../lib/rate-limit";
 import type { DeliveredEvent, EventBroker, EventCarrier, Resumed } from "../realtime/broker";
@@ -38,51 +39,73 @@ const PING_TIMEOUT_MS = 2_000;
 /** A resume from an id older than this always starts with stream:reset (forgotten-id markers live this long). */
 const GONE_TTL_MS = 86_400_000;
 const REALTIME_TOPIC = "rt";
+/** The most rate-limit hits or realtime events one script call carries. */
+const MAX_SCRIPT_BATCH = 64;
+
+interface Hit {
+  key: string;
+  windowMs: number;
+  now: number;
+  resolve: (counted: { count: number; resetAt: number }) => void;
+}
+
+interface CarriedEvent {
+  userIds: readonly number[];
+  event: RealtimeEventName;
+  data: unknown;
+  json: string;
+}
 
 /**
- * Publishes one realtime event to many accounts atomically: its id (ms × 1000 + counter, from
- * Redis's clock, so every node hands out increasing ids; one for all its accounts, so a node
- * writes its frames once), each account's resume log (a sorted set trimmed by age and count,
- * the newest forgotten id kept beside it), then one message.
- * ARGV: prefix, event, data JSON, keep (1/0), per-account bound, retention ms, gone ttl ms, user ids…
+ * Publishes realtime events, each to many accounts, atomically: each its id (ms × 1000 +
+ * counter, from Redis's clock, so every node hands out increasing ids; one for all its
+ * accounts, so a node writes its frames once), each account's resume log (a sorted set trimmed
+ * by age and count, the newest forgotten id kept beside it), then one message per event, in
+ * the order given. ARGV: prefix, per-account bound, retention ms, gone ttl ms, then for each
+ * event: its name, data JSON, keep (1/0), the number of its accounts, their ids.
  */
-const PUBLISH_EVENT = `
+const PUBLISH_EVENTS = `
 local prefix = ARGV[1]
+local perUser = tonumber(ARGV[2])
+local retention = tonumber(ARGV[3])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local seqKey = prefix .. 'rt:seq'
 local last = tonumber(redis.call('GET', seqKey) or '0')
-local keep = ARGV[4] == '1'
-local perUser = tonumber(ARGV[5])
-local retention = tonumber(ARGV[6])
 local cutoff = string.format('%.0f', (now - retention) * 1000)
-local id = math.max(last + 1, now * 1000)
-local sid = string.format('%.0f', id)
--- the first event of an empty Redis (new, restarted, wiped) starts the span the logs cover
-redis.call('SET', prefix .. 'rt:since', sid, 'NX')
-local to = {}
-for i = 8, #ARGV do
-  to[#to + 1] = ARGV[i]
-  if keep then
-    local key = prefix .. 'rt:log:' .. ARGV[i]
-    redis.call('ZADD', key, sid, sid .. ' ' .. ARGV[2] .. ' ' .. ARGV[3])
-    local gone = nil
-    local old = redis.call('ZRANGEBYSCORE', key, '-inf', cutoff, 'WITHSCORES')
-    if #old > 0 then
-      gone = old[#old]
-      redis.call('ZREMRANGEBYSCORE', key, '-inf', cutoff)
+local sid
+local i = 5
+while i <= #ARGV do
+  local event, data, keep, count = ARGV[i], ARGV[i + 1], ARGV[i + 2] == '1', tonumber(ARGV[i + 3])
+  last = math.max(last + 1, now * 1000)
+  sid = string.format('%.0f', last)
+  -- the first event of an empty Redis (new, restarted, wiped) starts the span the logs cover
+  if i == 5 then redis.call('SET', prefix .. 'rt:since', sid, 'NX') end
+  local to = {}
+  for j = i + 4, i + 3 + count do
+    to[#to + 1] = ARGV[j]
+    if keep then
+      local key = prefix .. 'rt:log:' .. ARGV[j]
+      redis.call('ZADD', key, sid, sid .. ' ' .. event .. ' ' .. data)
+      local gone = nil
+      local old = redis.call('ZRANGEBYSCORE', key, '-inf', cutoff, 'WITHSCORES')
+      if #old > 0 then
+        gone = old[#old]
+        redis.call('ZREMRANGEBYSCORE', key, '-inf', cutoff)
+      end
+      local n = redis.call('ZCARD', key)
+      if n > perUser then
+        local popped = redis.call('ZPOPMIN', key, n - perUser)
+        gone = popped[#popped]
+      end
+      if gone then redis.call('SET', key .. ':gone', gone, 'PX', ARGV[4]) end
+      redis.call('PEXPIRE', key, retention)
     end
-    local n = redis.call('ZCARD', key)
-    if n > perUser then
-      local popped = redis.call('ZPOPMIN', key, n - perUser)
-      gone = popped[#popped]
-    end
-    if gone then redis.call('SET', key .. ':gone', gone, 'PX', ARGV[7]) end
-    redis.call('PEXPIRE', key, retention)
   end
+  redis.call('PUBLISH', prefix .. 'bus', '${REALTIME_TOPIC}\\n{"e":"' .. event .. '","id":' .. sid .. ',"to":[' .. table.concat(to, ',') .. '],"d":' .. data .. '}')
+  i = i + 4 + count
 end
 redis.call('SET', seqKey, sid)
-redis.call('PUBLISH', prefix .. 'bus', '${REALTIME_TOPIC}\\n{"e":"' .. ARGV[2] .. '","id":' .. sid .. ',"to":[' .. table.concat(to, ',') .. '],"d":' .. ARGV[3] .. '}')
 return 1
 `;
 
@@ -128,15 +151,23 @@ redis.call('SET', ARGV[1] .. 'rt:since', string.format('%.0f', math.max(now, las
 return 1
 `;
 
-/** One fixed window: the first hit starts it (and its expiry). Returns {count, ms left}. */
-const HIT = `
-local n = redis.call('INCR', KEYS[1])
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  ttl = tonumber(ARGV[1])
+/**
+ * One fixed window per counter: the first hit starts it (and its expiry). KEYS: the counters,
+ * a counter named again hit again; ARGV: each one's window ms. Returns count, ms left, for each.
+ */
+const HITS = `
+local out = {}
+for i = 1, #KEYS do
+  local n = redis.call('INCR', KEYS[i])
+  local ttl = redis.call('PTTL', KEYS[i])
+  if ttl < 0 then
+    redis.call('PEXPIRE', KEYS[i], ARGV[i])
+    ttl = tonumber(ARGV[i])
+  end
+  out[#out + 1] = n
+  out[#out + 1] = ttl
 end
-return {n, ttl}
+return out
 `;
 
 /** The open window of a counter: {count, ms left}, or nothing. */
@@ -373,19 +404,30 @@ export class RedisEngines implements PubSub, CounterStore, Leases {
 
   // ---- CounterStore
 
-  async hit(key: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }> {
-    try {
-      const [count, ttl] = (await this.script(HIT, [`${this.prefix}rl:${key}`], [String(windowMs)])) as [
-        number,
-        number,
-      ];
-      return { count, resetAt: now + ttl };
-    } catch (err) {
-      // while Redis is away each node enforces the limits alone (so N nodes allow up to N times as much)
-      this.warnUnshared("rate-limit counters unavailable; each node counts alone", err);
-      return this.ownCounters.hitNow(key, windowMs, now);
-    }
+  hit(key: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }> {
+    return new Promise((resolve) => this.hits.add({ key, windowMs, now, resolve }));
   }
+
+  /** The hits of one turn, counted by one script call. */
+  private readonly hits = new TurnBatch<Hit>(
+    async (hits) => {
+      const counted = (await this.script(
+        HITS,
+        hits.map((h) => `${this.prefix}rl:${h.key}`),
+        hits.map((h) => String(h.windowMs)),
+      )) as number[];
+      hits.forEach((h, i) => h.resolve({ count: counted[2 * i]!, resetAt: h.now + counted[2 * i + 1]! }));
+    },
+    {
+      max: MAX_SCRIPT_BATCH,
+      oneAtATime: false,
+      onFailure: (err, hits) => {
+        // while Redis is away each node enforces the limits alone (so N nodes allow up to N times as much)
+        this.warnUnshared("rate-limit counters unavailable; each node counts alone", err);
+        for (const h of hits) h.resolve(this.ownCounters.hitNow(h.key, h.windowMs, h.now));
+      },
+    },
+  );
 
   async peek(key: string, now: number): Promise<{ count: number; resetAt: number } | null> {
     try {
@@ -431,6 +473,34 @@ export class RedisEngines implements PubSub, CounterStore, Leases {
 
   /** The realtime carrier for BROKER: ids, resume log and fan-out in Redis. */
   carrierFor(broker: EventBroker, retentionMs: () => number): EventCarrier {
+    // the events of one turn, published by one script call
+    const events = new TurnBatch<CarriedEvent>(
+      async (batch) => {
+        const args = [this.prefix, String(RESUME_PER_USER), String(retentionMs()), String(GONE_TTL_MS)];
+        for (const { userIds, event, json } of batch)
+          args.push(
+            event,
+            json,
+            TRANSIENT_EVENTS.has(event) ? "0" : "1",
+            String(userIds.length),
+            ...userIds.map(String),
+          );
+        await this.script(PUBLISH_EVENTS, [], args);
+      },
+      {
+        max: MAX_SCRIPT_BATCH,
+        oneAtATime: false,
+        onFailure: (err, batch) => {
+          // this node's own streams still get them; the other nodes' cannot while Redis is away
+          this.warnUnshared("redis unreachable; realtime events reach this node's streams only", err);
+          for (const { userIds, event, data } of batch) {
+            const id = (this.lastEventId = Math.max(this.lastEventId + 1, Date.now() * 1000));
+            if (!TRANSIENT_EVENTS.has(event)) this.deliveredUnlogged = true;
+            for (const userId of userIds) broker.deliver({ id, userId, event, data } as DeliveredEvent);
+          }
+        },
+      },
+    );
     this.subscribe(REALTIME_TOPIC, (body) => {
       const m = JSON.parse(body) as { e: RealtimeEventName; id: number; to: number[]; d: unknown };
       if (m.id > this.lastEventId) this.lastEventId = m.id;
@@ -438,24 +508,7 @@ export class RedisEngines implements PubSub, CounterStore, Leases {
     });
     return {
       carry: (userIds, event, data) => {
-        if (userIds.length === 0) return;
-        const args = [
-          this.prefix,
-          event,
-          payloadJsonOf(data),
-          TRANSIENT_EVENTS.has(event) ? "0" : "1",
-          String(RESUME_PER_USER),
-          String(retentionMs()),
-          String(GONE_TTL_MS),
-          ...userIds.map(String),
-        ];
-        this.script(PUBLISH_EVENT, [], args).catch((err) => {
-          // this node's own streams still get it; the other nodes' cannot while Redis is away
-          this.warnUnshared("redis unreachable; realtime events reach this node's streams only", err);
-          const id = (this.lastEventId = Math.max(this.lastEventId + 1, Date.now() * 1000));
-          if (!TRANSIENT_EVENTS.has(event)) this.deliveredUnlogged = true;
-          for (const userId of userIds) broker.deliver({ id, userId, event, data } as DeliveredEvent);
-        });
+        if (userIds.length > 0) events.add({ userIds, event, data, json: payloadJsonOf(data) });
       },
       resume: async (userId, lastId) => {
         const reply = (await this.script(
