@@ -4,12 +4,13 @@ import { silentLogger } from "../lib/log";
 import { EventBroker, type DeliveredEvent } from "../realtime/broker";
 import { startTestRedis, type TestRedis } from "../testing/redis";
 import { waitFor } from "../testing/wait";
-import { RedisEngines } from "./redis";
+import { eventHead, RedisEngines } from "./redis";
 
 /*
  * What a node asks of Redis in one turn of the event loop goes in one script call: the rate
  * limits' hits, and the realtime events with their resume logs. Each answer and each event is
- * what it would be alone, in the order asked.
+ * what it would be alone, in the order asked. An event's message is parsed only on a node
+ * where one of its accounts has a stream.
  */
 
 let redis: TestRedis;
@@ -79,4 +80,28 @@ test("the events of one turn are published by one script call: delivered in orde
   expect(heard[2]!.id).toBeGreaterThan(heard[1]!.id);
   const resumed = await broker.resume(8, heard[0]!.id);
   expect("events" in resumed && resumed.events.map((e) => (e.data as { balance: number }).balance)).toEqual([1, 2]);
+});
+
+test("an event's id and accounts are read from its message without its data; any other shape is parsed whole", () => {
+  expect(eventHead('{"e":"message:new","id":1732950000000001,"to":[7,8],"d":{"to":[1],"id":2}}')).toEqual({
+    id: 1732950000000001,
+    to: [7, 8],
+  });
+  expect(eventHead('{"e":"typing","id":5,"to":[],"d":null}')).toEqual({ id: 5, to: [] });
+  for (const other of [
+    '{"id":5,"e":"x","to":[7],"d":1}',
+    '{"e":"x","id":5,"to":[7]}',
+    '{"e":"x","id":"5","to":[7],"d":1}',
+  ])
+    expect(eventHead(other)).toBeUndefined();
+});
+
+test("an event for accounts without a stream on this node is not delivered here; with one, it is", async () => {
+  const heard: DeliveredEvent[] = [];
+  const unsubscribe = broker.subscribe(21, (e) => heard.push(e));
+  broker.publish(22, "stars:balance", { balance: 1 });
+  broker.publish([22, 21], "stars:balance", { balance: 2 });
+  await waitFor(() => heard.length === 1, 5_000, "the event for 21");
+  unsubscribe();
+  expect(heard.map((e) => [e.userId, (e.data as { balance: number }).balance])).toEqual([[21, 2]]);
 });

@@ -39,6 +39,24 @@ const PING_TIMEOUT_MS = 2_000;
 /** A resume from an id older than this always starts with stream:reset (forgotten-id markers live this long). */
 const GONE_TTL_MS = 86_400_000;
 const REALTIME_TOPIC = "rt";
+/**
+ * The id and accounts of a realtime event's message as PUBLISH_EVENTS writes it
+ * (`{"e":"<name>","id":<id>,"to":[<ids>],"d":…`), read without parsing its data; undefined
+ * for any other shape.
+ */
+export function eventHead(body: string): { id: number; to: number[] } | undefined {
+  const idAt = body.indexOf('","id":');
+  if (!body.startsWith('{"e":"') || idAt < 0) return undefined;
+  const toAt = body.indexOf(',"to":[', idAt);
+  const toEnd = body.indexOf("]", toAt);
+  if (toAt < 0 || toEnd < 0 || !body.startsWith(',"d":', toEnd + 1)) return undefined;
+  const id = Number(body.slice(idAt + 7, toAt));
+  const list = body.slice(toAt + 7, toEnd);
+  const to = list === "" ? [] : list.split(",").map(Number);
+  if (!Number.isSafeInteger(id) || to.some((userId) => !Number.isSafeInteger(userId))) return undefined;
+  return { id, to };
+}
+
 /** The most rate-limit hits or realtime events one script call carries. */
 const MAX_SCRIPT_BATCH = 64;
 
@@ -502,6 +520,12 @@ export class RedisEngines implements PubSub, CounterStore, Leases {
       },
     );
     this.subscribe(REALTIME_TOPIC, (body) => {
+      const head = eventHead(body);
+      if (head) {
+        if (head.id > this.lastEventId) this.lastEventId = head.id;
+        // most events are for accounts with no stream on this node: their data is never parsed
+        if (!head.to.some((userId) => broker.listens(userId))) return;
+      }
       const m = JSON.parse(body) as { e: RealtimeEventName; id: number; to: number[]; d: unknown };
       if (m.id > this.lastEventId) this.lastEventId = m.id;
       for (const userId of m.to) broker.deliver({ id: m.id, userId, event: m.e, data: m.d } as DeliveredEvent);

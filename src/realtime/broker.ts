@@ -118,6 +118,11 @@ export class EventBroker {
     };
   }
 
+  /** Whether anyone in this process listens to USERID's events now. */
+  listens(userId: number): boolean {
+    return this.listeners.has(userId);
+  }
+
   listenerCount(): number {
     let n = 0;
     for (const set of this.listeners.values()) n += set.size;
