@@ -161,7 +161,7 @@ export const configKeys = {
   "limits.longReadQueue": spec(
     64,
     int(1, 100000),
-    "SQLite: long reads (searches, account exports, the admin area's lists) waiting for the read worker, beyond which another is refused with 503 (a search: SEARCH_TIMEOUT) instead of queueing",
+    "SQLite: long reads (searches, account exports, the admin area's lists; a search of every list counts once) waiting for the read worker, beyond which another is refused with 503 (a search: SEARCH_TIMEOUT) instead of queueing",
   ),
   "limits.longPolls": spec(
     10000,

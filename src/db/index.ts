@@ -44,6 +44,12 @@ export interface Storage {
    */
   longReads: Db;
   /**
+   * Runs RUN, whose statements on longReads make one long read (a search of several lists):
+   * on SQLite they count once against limits.longReadQueue, and RUN is refused at once with
+   * ReadQueueFullError when that many wait already. On PostgreSQL it just runs RUN.
+   */
+  oneLongRead<T>(run: () => Promise<T>): Promise<T>;
+  /**
    * The raw SQLite connection, for the storage and operations modules only (backups,
    * checkpoints, pragmas); null on PostgreSQL.
    */
@@ -126,6 +132,7 @@ export function openPostgresStorage(url: string, opts: { poolSize?: number } = {
     engine: "postgres",
     db,
     longReads: db,
+    oneLongRead: (run) => run(),
     sqlite: null,
     searchIndexPath: null,
     onClose: (listener) => void closeListeners.push(listener),
@@ -217,15 +224,17 @@ export function openStorage(path: string, opts: StorageOptions = {}): Storage {
   const searchIndexPath = path === ":memory:" ? null : `${path}-search`;
   if (searchIndexPath) prepareSearchIndexFile(searchIndexPath);
   // an in-memory database is this connection's alone: its long reads stay on it
-  const longReads =
+  const worker =
     searchIndexPath === null
-      ? db
-      : openReadWorker(path, opts.longReadQueue ?? (() => LONG_READ_QUEUE), { search: searchIndexPath }).db;
+      ? null
+      : openReadWorker(path, opts.longReadQueue ?? (() => LONG_READ_QUEUE), { search: searchIndexPath });
+  const longReads = worker?.db ?? db;
   const closeListeners: Array<() => void | Promise<void>> = [];
   return {
     engine: "sqlite",
     db,
     longReads,
+    oneLongRead: (run) => worker?.oneLongRead(run) ?? run(),
     sqlite,
     searchIndexPath,
     onClose: (listener) => void closeListeners.push(listener),

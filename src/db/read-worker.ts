@@ -12,6 +12,7 @@ import {
 import type { Database } from "./schema";
 import { SEARCH_BUDGET_ERROR } from "./search-budget";
 import { BUSY_TIMEOUT_MS, toSqliteValue } from "./sqlite-dialect";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { WorkerRequests } from "../lib/worker-requests";
 
 /**
@@ -23,8 +24,10 @@ import { WorkerRequests } from "../lib/worker-requests";
  * someone was committed before the acknowledgement, so a long read after it sees it.
  *
  * The worker starts at the first long read (an idle instance pays no thread for it) and runs
- * its statements one at a time in the order they came; at most QUEUE_LIMIT wait, and the one
- * after is refused (ReadQueueFullError) rather than making everyone behind it wait longer.
+ * its statements one at a time in the order they came; at most QUEUE_LIMIT long reads wait, and
+ * the one after is refused (ReadQueueFullError) rather than making everyone behind it wait
+ * longer. A long read is a statement, or all the statements of one request asked for in
+ * oneLongRead (a search of every list is several).
  */
 const WORKER_SOURCE = `
 import { Database } from "bun:sqlite";
@@ -86,6 +89,10 @@ export class ReadQueueFullError extends Error {
 /** The worker thread and the reads waiting on it. */
 class ReadWorker {
   readonly #thread: WorkerRequests;
+  /** set while the statements of one long read run (oneLongRead): they count once, together */
+  readonly #within = new AsyncLocalStorage<true>();
+  /** long reads admitted and not yet ended */
+  #reads = 0;
 
   constructor(
     path: string,
@@ -104,9 +111,24 @@ class ReadWorker {
     return this.#thread.waiting;
   }
 
-  async run(sql: string, parameters: readonly unknown[]): Promise<unknown[]> {
+  /** Runs RUN as one long read: refused at once when the queue is full, else its statements count once. */
+  async oneLongRead<T>(run: () => Promise<T>): Promise<T> {
+    if (this.#within.getStore()) return run();
     const limit = this.queueLimit();
-    if (this.#thread.waiting >= limit) throw new ReadQueueFullError(limit);
+    if (this.#reads >= limit) throw new ReadQueueFullError(limit);
+    this.#reads++;
+    try {
+      return await this.#within.run(true, run);
+    } finally {
+      this.#reads--;
+    }
+  }
+
+  run(sql: string, parameters: readonly unknown[]): Promise<unknown[]> {
+    return this.oneLongRead(() => this.#ask(sql, parameters));
+  }
+
+  async #ask(sql: string, parameters: readonly unknown[]): Promise<unknown[]> {
     return (await this.#thread.ask({
       sql,
       parameters: parameters.map(toSqliteValue),
@@ -165,9 +187,17 @@ export function openReadWorker(
   path: string,
   queueLimit: () => number,
   attach: Readonly<Record<string, string>> = {},
-): { db: Kysely<Database>; waiting: () => number } {
+): {
+  db: Kysely<Database>;
+  waiting: () => number;
+  oneLongRead: <T>(run: () => Promise<T>) => Promise<T>;
+} {
   for (const name of Object.keys(attach))
     if (!/^[a-z_]+$/.test(name)) throw new Error(`openReadWorker: ${name} is not a schema name`);
   const worker = new ReadWorker(path, queueLimit, attach);
-  return { db: new Kysely<Database>({ dialect: readWorkerDialect(worker) }), waiting: () => worker.waiting };
+  return {
+    db: new Kysely<Database>({ dialect: readWorkerDialect(worker) }),
+    waiting: () => worker.waiting,
+    oneLongRead: (run) => worker.oneLongRead(run),
+  };
 }

@@ -115,7 +115,7 @@ export function adminAccountRoutes(app: App) {
           page = { items: found && !found.is_system ? [found] : [], nextCursor: null };
         } else {
           // a search: a long read, off the serving thread (Storage.longReads)
-          const hits = await boundedSearch(() =>
+          const hits = await boundedSearch(app.storage, () =>
             searchPeople(app.storage.longReads, q, { viewer: null, cursor: query.cursor ?? null, limit }),
           );
           page = { items: hits.users, nextCursor: hits.nextCursor };

@@ -65,4 +65,17 @@ describe.skipIf(testsOnPostgres())("long reads run off the serving thread", () =
     expect(statuses[1]).toBe(503);
     expect([200, 503]).toContain(statuses[0]!);
   }, 60_000);
+
+  test("a search of every list is one long read, however many statements it sends: it waits, not refused", async () => {
+    const { client } = await quickPerson(server);
+    const long = occupyLongReads();
+    // people, posts, hashtags and messages: four statements for the one place left in the queue
+    let settled = false;
+    const search = client.get("/api/social/search?q=anything").finally(() => void (settled = true));
+    await Bun.sleep(500);
+    expect(settled).toBe(false);
+    expect(long.settled()).toBe(false);
+    await long.done;
+    expect([200, 503]).toContain((await search).status);
+  }, 60_000);
 });

@@ -79,7 +79,7 @@ export function searchRoutes(app: App) {
       const blocked = wants("posts") ? await blockedEitherWayIds(app.db, user.id) : [];
       // searching is a long read: off the serving thread (Storage.longReads)
       const reads = app.storage.longReads;
-      const [people, posts, hashtags, messages] = await boundedSearch(() =>
+      const [people, posts, hashtags, messages] = await boundedSearch(app.storage, () =>
         Promise.all([
           wants("users") ? searchPeople(reads, q, { viewer: user.id, cursor, limit }) : null,
           wants("posts")

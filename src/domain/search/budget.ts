@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from "kysely";
-import type { Db } from "../../db";
+import type { Db, Storage } from "../../db";
 import { forEngine } from "../../db/engine";
 import { ReadQueueFullError } from "../../db/read-worker";
 import { isSearchBudgetError } from "../../db/search-budget";
@@ -27,12 +27,13 @@ export const searchTimedOut = (cause: unknown) =>
   });
 
 /**
- * Runs a search; a statement stopped by its budget, or refused because too many long reads
- * wait already (limits.longReadQueue), becomes SEARCH_TIMEOUT.
+ * Runs a search as one long read (Storage.oneLongRead, however many lists it searches); a
+ * statement stopped by its budget, or the search refused because too many long reads wait
+ * already (limits.longReadQueue), becomes SEARCH_TIMEOUT.
  */
-export async function boundedSearch<T>(run: () => Promise<T>): Promise<T> {
+export async function boundedSearch<T>(storage: Pick<Storage, "oneLongRead">, run: () => Promise<T>): Promise<T> {
   try {
-    return await run();
+    return await storage.oneLongRead(run);
   } catch (e) {
     if (isSearchBudgetError(e) || e instanceof ReadQueueFullError) throw searchTimedOut(e);
     throw e;
