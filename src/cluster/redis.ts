@@ -39,6 +39,7 @@ const PING_TIMEOUT_MS = 2_000;
 /** A resume from an id older than this always starts with stream:reset (forgotten-id markers live this long). */
 const GONE_TTL_MS = 86_400_000;
 const REALTIME_TOPIC = "rt";
+
 /**
  * The id and accounts of a realtime event's message as PUBLISH_EVENTS writes it
  * (`{"e":"<name>","id":<id>,"to":[<ids>],"d":…`), read without parsing its data; undefined

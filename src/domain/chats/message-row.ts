@@ -99,8 +99,8 @@ const insertIfAccessKeptQuery = precompiled((db, p: NewMessage & { accessStamp: 
 
 /**
  * Several rows at once, each with the seq after the last one its chat had (or the row before it
- * in SENT, for one chat): the chats are locked in the order of their ids, so two statements
- * never wait for each other's chat, and the rows are written in the order sent, so the
+ * in SENT, for one chat): the chats are locked in the order of their ids, so two such
+ * statements never deadlock over their chats, and the rows are written in the order sent, so the
  * messages' triggers see each chat's seqs rise. A row whose access stamp (STAMPS, a JSON array
  * beside SENT) is no longer the send-access stamp, or whose chat is gone, is not written.
  */
@@ -174,18 +174,20 @@ async function storeAlone(db: Db, send: QueuedSend): Promise<void> {
 
 const sendBatches = new WeakMap<Db, TurnBatch<QueuedSend>>();
 
+function sendBatchOf(db: Db): TurnBatch<QueuedSend> {
+  let batch = sendBatches.get(db);
+  if (!batch) sendBatches.set(db, (batch = sendBatchFor(db)));
+  return batch;
+}
+
 /**
  * PostgreSQL: insertMessageRow, in a statement of its own (a transaction of its own, shared with
  * the sends of the same moment: sendBatchFor), only while the send-access cache stamp is still
  * ACCESSSTAMP: the sender's access check kept under it still holds, as the statement reads it.
  * Undefined, with nothing written, when the stamp has moved or the chat is gone.
  */
-export const insertMessageRowIfAccessKept = (db: Db, row: NewMessage, accessStamp: number): Promise<Inserted> => {
-  let batch = sendBatches.get(db);
-  if (!batch) sendBatches.set(db, (batch = sendBatchFor(db)));
-  const sends = batch;
-  return new Promise<Inserted>((resolve, reject) => sends.add({ row, accessStamp, resolve, reject }));
-};
+export const insertMessageRowIfAccessKept = (db: Db, row: NewMessage, accessStamp: number): Promise<Inserted> =>
+  new Promise<Inserted>((resolve, reject) => sendBatchOf(db).add({ row, accessStamp, resolve, reject }));
 
 type Inserted = { id: number; seq: number } | undefined;
 
