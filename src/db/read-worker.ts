@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import {
   Kysely,
   SqliteAdapter,
@@ -12,7 +13,6 @@ import {
 import type { Database } from "./schema";
 import { SEARCH_BUDGET_ERROR } from "./search-budget";
 import { BUSY_TIMEOUT_MS, toSqliteValue } from "./sqlite-dialect";
-import { AsyncLocalStorage } from "node:async_hooks";
 import { WorkerRequests } from "../lib/worker-requests";
 
 /**
