@@ -102,7 +102,10 @@ const insertIfAccessKeptQuery = precompiled((db, p: NewMessage & { accessStamp: 
  * in SENT, for one chat): the chats are locked in the order of their ids, so two such
  * statements never deadlock over their chats, and the rows are written in the order sent, so the
  * messages' triggers see each chat's seqs rise. A row whose access stamp (STAMPS, a JSON array
- * beside SENT) is no longer the send-access stamp, or whose chat is gone, is not written.
+ * beside SENT) is no longer the send-access stamp, or whose chat is gone, is not written. A chat
+ * another transaction holds is waited for, not skipped: the sends batched behind wait that long
+ * (a send's transaction), but nodes sending to the same chats would otherwise push each other's
+ * sends onto the dearer usual way.
  */
 const insertManyIfAccessKeptQuery = precompiled((db, p: { sent: string; stamps: string }) =>
   db
