@@ -3,6 +3,11 @@ import { VersionedCache } from "./by-version";
 import { cacheStampsOf, type StampedCache } from "./stamps";
 import { flat } from "../lib/flat-string";
 
+/** Most answers a KeptAnswers holds, all readers together: the one kept longest goes first. */
+const MAX_KEPT_ANSWERS = 1_000;
+/** A longer answer (a page of many long items) is not kept. */
+const MAX_KEPT_TEXT = 32 * 1024;
+
 /**
  * Whole answers as JSON text, by a key that names everything a request asks (reader, list,
  * limit, cursor), each kept under the version it was read at: a read that names another
@@ -13,8 +18,8 @@ export class KeptAnswers<Version extends number | string> {
   readonly #kept: VersionedCache<string, Version, string>;
 
   constructor(
-    max: number,
-    private readonly maxText: number,
+    max = MAX_KEPT_ANSWERS,
+    private readonly maxText = MAX_KEPT_TEXT,
   ) {
     this.#kept = new VersionedCache(max);
   }
@@ -48,8 +53,8 @@ export class KeptAnswers<Version extends number | string> {
 export class StampedAnswers extends KeptAnswers<number> {
   constructor(
     readonly stamp: StampedCache,
-    max: number,
-    maxText: number,
+    max?: number,
+    maxText?: number,
   ) {
     super(max, maxText);
   }

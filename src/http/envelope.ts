@@ -13,7 +13,9 @@ export type SetHeaders = { headers: Record<string, unknown> };
  * SET gets the JSON content type, so Elysia sends it as it is, byte for byte what ok() of its
  * object would have sent.
  */
-export function jsonText<T extends string | Uint8Array>(set: SetHeaders, body: T): T {
+export function jsonText<T extends string | Uint8Array>(set: SetHeaders, body: T): T;
+export function jsonText<T extends string | Uint8Array>(set: SetHeaders, body: T | Promise<T>): T | Promise<T>;
+export function jsonText<T extends string | Uint8Array>(set: SetHeaders, body: T | Promise<T>): T | Promise<T> {
   set.headers["content-type"] = "application/json;charset=utf-8";
   return body;
 }

@@ -34,21 +34,13 @@ export async function readNotificationsPage(
   );
 }
 
-/** Most notification pages kept per App, all recipients together: the oldest kept goes first. */
-const MAX_CACHED_PAGES = 1_000;
-/** A longer page is not kept. */
-const MAX_CACHED_PAGE_TEXT = 32 * 1024;
-
 /**
  * The App's kept notification pages as JSON text, by recipient, unread only or not, limit and
  * cursor, and the recipient's notification_counts (version, unread and unseen), which triggers
  * raise on every change of what a page shows, whoever makes it (src/cache/registry.ts): a page
  * whose counts a read does not name is not used, and nothing has to be told of changes.
  */
-const pagesService = defineService(
-  "notifications:kept-pages",
-  () => new KeptAnswers<string>(MAX_CACHED_PAGES, MAX_CACHED_PAGE_TEXT),
-);
+const pagesService = defineService("notifications:kept-pages", () => new KeptAnswers<string>());
 
 /**
  * RECIPIENT's page of notifications QUERY asks for, as JSON text: one primary-key statement (the

@@ -31,19 +31,11 @@ export async function readFollowPage(
   );
 }
 
-/** Most followers and following answers kept per App, all readers together: the oldest kept goes first. */
-const MAX_CACHED_ANSWERS = 1_000;
-/** A longer answer is not kept. */
-const MAX_CACHED_TEXT = 32 * 1024;
-
 /**
  * The App's followers and following answers, by reader, account, direction, limit and cursor,
  * kept under the stamp `follow-pages` (src/cache/registry.ts).
  */
-const answersService = defineService(
-  "people:follow-answers",
-  () => new StampedAnswers("follow-pages", MAX_CACHED_ANSWERS, MAX_CACHED_TEXT),
-);
+const answersService = defineService("people:follow-answers", () => new StampedAnswers("follow-pages"));
 
 /** readFollowPage's answer, kept under the stamp read now, else read and kept under it. */
 export function followPageResponse(
@@ -56,8 +48,10 @@ export function followPageResponse(
 ): string | Promise<string> {
   const page = pageRequest(query);
   const key = answerKey(viewerId, direction, usernameKey(username), page.limit, query.cursor ?? "");
-  const text = app.services
-    .get(answersService)
-    .answer(app, key, () => readFollowPage(app.db, viewerId, username, direction, page));
-  return text instanceof Promise ? text.then((t) => jsonText(set, t)) : jsonText(set, text);
+  return jsonText(
+    set,
+    app.services
+      .get(answersService)
+      .answer(app, key, () => readFollowPage(app.db, viewerId, username, direction, page)),
+  );
 }

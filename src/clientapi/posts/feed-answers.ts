@@ -6,20 +6,12 @@ import { jsonText, type SetHeaders } from "../../http/envelope";
 import { pageRequest, parseFlag } from "../input";
 import { postListJson } from "./pages";
 
-/** Most post list answers kept per App, all readers together: the oldest kept goes first. */
-const MAX_CACHED_ANSWERS = 1_000;
-/** A longer answer (a page of many long posts) is not kept. */
-const MAX_CACHED_TEXT = 32 * 1024;
-
 /**
  * The App's answers of the lists a post view shows in (the home feed, following or all posts;
  * bookmarks; a hashtag's posts) and of a post's likers, as JSON text, by reader, list, limit and
  * cursor, kept under the stamp `feed-pages` (src/cache/registry.ts).
  */
-const answersService = defineService(
-  "feed:cached-answers",
-  () => new StampedAnswers("feed-pages", MAX_CACHED_ANSWERS, MAX_CACHED_TEXT),
-);
+const answersService = defineService("feed:cached-answers", () => new StampedAnswers("feed-pages"));
 
 /**
  * The answer KEY names (the reader first, then the list, limit and cursor) as JSON text, with
@@ -31,8 +23,7 @@ export function keptPostListAnswer(
   key: string,
   read: () => string | Promise<string>,
 ): string | Promise<string> {
-  const text = app.services.get(answersService).answer(app, key, read);
-  return text instanceof Promise ? text.then((t) => jsonText(set, t)) : jsonText(set, text);
+  return jsonText(set, app.services.get(answersService).answer(app, key, read));
 }
 
 /** `{feed, pageInfo}` of VIEWER's home feed as JSON text (see feedPage), kept. */
