@@ -3,10 +3,10 @@ import { VersionedCache } from "./by-version";
 import { cacheStampsOf, type StampedCache } from "./stamps";
 import { flat } from "../lib/flat-string";
 
-/** Most answers a KeptAnswers holds, all readers together: the one kept longest goes first. */
-const MAX_KEPT_ANSWERS = 1_000;
+/** Most answers a cache of whole answers holds, all readers together: the one kept longest goes first. */
+export const MAX_KEPT_ANSWERS = 1_000;
 /** A longer answer (a page of many long items) is not kept. */
-const MAX_KEPT_TEXT = 32 * 1024;
+export const MAX_KEPT_TEXT = 32 * 1024;
 
 /**
  * Whole answers as JSON text, by a key that names everything a request asks (reader, list,

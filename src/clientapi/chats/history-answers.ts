@@ -5,7 +5,7 @@ import { pollOf } from "../../domain/chats/polls";
 import type { MessageRow } from "../../domain/chats/table";
 import type { UserRow } from "../../domain/users/table";
 import { VersionedCache } from "../../cache/by-version";
-import { answerKey } from "../../cache/stamped-answers";
+import { answerKey, MAX_KEPT_ANSWERS, MAX_KEPT_TEXT } from "../../cache/stamped-answers";
 import { jsonText, type SetHeaders } from "../../http/envelope";
 import { fieldError } from "../../lib/errors";
 import { flat } from "../../lib/flat-string";
@@ -28,11 +28,6 @@ interface KeptHistory {
   until: number;
 }
 
-/** Most history pages kept per App, all readers together: the oldest kept goes first. */
-const MAX_CACHED_PAGES = 1_000;
-/** A longer page is not kept. */
-const MAX_CACHED_PAGE_TEXT = 32 * 1024;
-
 /**
  * The App's kept history pages, by reader, chat, limit and cursor, and the versions that name
  * everything a page shows (src/cache/registry.ts): the chat's version (its members' profiles: the
@@ -43,7 +38,7 @@ const MAX_CACHED_PAGE_TEXT = 32 * 1024;
  */
 const pagesService = defineService(
   "chats:kept-history",
-  () => new VersionedCache<KeptHistory, string, string>(MAX_CACHED_PAGES),
+  () => new VersionedCache<KeptHistory, string, string>(MAX_KEPT_ANSWERS),
 );
 
 /** The page QUERY asks for, of MEMBERSHIP's chat, as READER sees it, read afresh (see listHistory). */
@@ -122,7 +117,7 @@ async function historyAnswer(
       }),
       until: pollsCloseAt(read.items, now),
     };
-    if (keepable && page.messages.length <= MAX_CACHED_PAGE_TEXT) pages.keep(key, version, page);
+    if (keepable && page.messages.length <= MAX_KEPT_TEXT) pages.keep(key, version, page);
   }
   return jsonText(
     set,

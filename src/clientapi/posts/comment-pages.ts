@@ -19,6 +19,7 @@ import { jsonText, type SetHeaders } from "../../http/envelope";
 import { pageJson, pageJsonAround } from "./pages";
 import { commentJson } from "./serialize";
 import { flat } from "../../lib/flat-string";
+import { MAX_KEPT_TEXT } from "../../cache/stamped-answers";
 
 /**
  * A page of a thread's comments as its answer's JSON text, as every reader who hides nobody
@@ -35,10 +36,8 @@ interface CachedCommentPage {
   pieces: string[];
 }
 
-/** Most comment pages kept per App: the oldest kept goes first. */
+/** Most comment pages kept per App: the oldest kept goes first (a page holds its pieces too: about twice its text). */
 const MAX_CACHED_PAGES = 500;
-/** A longer page is not kept (with its pieces about twice this in memory). */
-const MAX_CACHED_PAGE_TEXT = 32 * 1024;
 /** No ids (lo > hi): the probe of a reader's likes finds nothing. */
 const NO_RANGE: CommentIdRange = { lo: 1, hi: 0 };
 
@@ -142,7 +141,7 @@ async function readAndKeep(
   let comments = "";
   for (const v of result.items) comments += (comments ? "," : "") + commentJson(v);
   const text = pageJson(set, "comments", comments, result.nextCursor);
-  if (thread.hidesNobody && text.length <= MAX_CACHED_PAGE_TEXT)
+  if (thread.hidesNobody && text.length <= MAX_KEPT_TEXT)
     app.services.get(pagesCacheService).keep(key, version, cachedPageOf(result.items, result.nextCursor));
   return text;
 }
