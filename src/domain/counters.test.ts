@@ -496,6 +496,8 @@ test("the last message migration fills each chat's newest message not deleted fo
     "20261205100400_chat_history_version",
     // which makes it again, writing the memberships in one UPDATE
     "20261207100000_send_one_member_update",
+    // and which makes it (on PostgreSQL) once per statement
+    "20261208100000_send_statement_triggers",
   ]);
   expect(await lastMessageMismatches()).toEqual([]);
   const row = await app.db
@@ -530,6 +532,8 @@ test("the member activity migration copies each chat's activity to its membershi
     "20261205100400_chat_history_version",
     // which makes it again, writing the memberships in one UPDATE
     "20261207100000_send_one_member_update",
+    // and which makes it (on PostgreSQL) once per statement
+    "20261208100000_send_statement_triggers",
   ]);
   expect(await activityMismatches()).toEqual([]);
   const mine = await listChats(app.db, a!.id, undefined, 50);
@@ -549,6 +553,8 @@ test("the last message version migration marks the memberships with hidden messa
     "20261205100400_chat_history_version",
     // which makes it again, writing the memberships in one UPDATE
     "20261207100000_send_one_member_update",
+    // and which makes it (on PostgreSQL) once per statement
+    "20261208100000_send_statement_triggers",
   ]);
   expect(await hiddenFlagMismatches()).toEqual([]);
   const flags = await app.db

@@ -229,7 +229,11 @@ describe("the messages index follows every change", () => {
     if (server.app.storage.engine !== "postgres") return;
     const { a, b, chat } = await twoInAChat();
     await sendMessage(server.app, { conversationId: chat.id, senderId: a.user.id, content: "puffin burrow" });
-    await rerunMigrations(server.app.db, ["20261202100000_messages_fts_queue"]);
+    // with the later one that makes its trigger once per statement
+    await rerunMigrations(server.app.db, [
+      "20261202100000_messages_fts_queue",
+      "20261208100000_send_statement_triggers",
+    ]);
     expect((await found(b.client, "puffin")).contents).toEqual(["puffin burrow"]);
   });
 

@@ -78,6 +78,7 @@ import * as m20261205100200 from "./20261205100200_feed_pages_stamp_hashtags";
 import * as m20261205100300 from "./20261205100300_notification_pages_version";
 import * as m20261205100400 from "./20261205100400_chat_history_version";
 import * as m20261207100000 from "./20261207100000_send_one_member_update";
+import * as m20261208100000 from "./20261208100000_send_statement_triggers";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -163,4 +164,5 @@ export const migrations: Record<string, GuardedMigration> = {
   "20261205100300_notification_pages_version": m20261205100300,
   "20261205100400_chat_history_version": m20261205100400,
   "20261207100000_send_one_member_update": m20261207100000,
+  "20261208100000_send_statement_triggers": m20261208100000,
 };

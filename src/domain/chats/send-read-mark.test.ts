@@ -132,8 +132,10 @@ test("the migrations go down and up again, and the marks and counts come out the
   const forward = migrations["20261205100000_read_mark_forward"]!;
   const history = migrations["20261205100400_chat_history_version"]!;
   const oneMemberUpdate = migrations["20261207100000_send_one_member_update"]!;
+  const perStatement = migrations["20261208100000_send_statement_triggers"]!;
   const before = await marks();
   await server.app.db.transaction().execute(async (tx) => {
+    await perStatement.down!(tx);
     await oneMemberUpdate.down!(tx);
     await history.down!(tx);
     await forward.down!(tx);
@@ -149,6 +151,7 @@ test("the migrations go down and up again, and the marks and counts come out the
     await forward.up(tx);
     await history.up(tx);
     await oneMemberUpdate.up(tx);
+    await perStatement.up(tx);
   });
   const two = await bob.post(`/api/social/messages/${cid}`, { content: "up again" });
   expect(await marks()).toEqual({

@@ -140,6 +140,8 @@ test("the migrations go down and up again", async () => {
     "20261205100400_chat_history_version",
     // which makes it again, writing the memberships in one UPDATE
     "20261207100000_send_one_member_update",
+    // and which makes it (on PostgreSQL) once per statement
+    "20261208100000_send_statement_triggers",
   ]);
   const before = await chat();
   server.clock.advance(1_000);
