@@ -12,7 +12,7 @@ import { engineOf } from "../engine";
  */
 
 /** ё is е to readers of Russian; the tokenizers' diacritics folding covers Latin only (as normalize.ts does for posts). */
-const FOLDED = (column: string) => sql.raw(`replace(replace(${column}, 'ё', 'е'), 'Ё', 'Е')`);
+export const FOLDED = (column: string) => sql.raw(`replace(replace(${column}, 'ё', 'е'), 'Ё', 'Е')`);
 
 const TOKENIZE = sql.lit("unicode61 remove_diacritics 2 categories 'L* N* Co So Sk'");
 /**
@@ -24,6 +24,15 @@ const TOKENIZE = sql.lit("unicode61 remove_diacritics 2 categories 'L* N* Co So 
  * budget bounds a common prefix instead).
  */
 const PREFIXES = sql.lit("2 3 4 5 6");
+
+/** The code points PostgreSQL's parser drops that are indexed as lexemes of their own: emoji and symbols. */
+export const EMOJI = "[\\U0001F000-\\U0001FAFF\\u2600-\\u27BF\\u2B00-\\u2BFF]";
+
+/** social_message_tsvector's signature and body as this migration makes it, names in SCHEMA. */
+export const messageTsvector = (schema: ReturnType<typeof sql.id>) => sql`social_message_tsvector(body text)
+      RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
+      SELECT to_tsvector('simple'::regconfig, ${schema}.social_unaccent(${FOLDED("body")}))
+        || array_to_tsvector(ARRAY(SELECT DISTINCT m[1] FROM regexp_matches(body, ${sql.raw(`'(${EMOJI})'`)}, 'g') AS m)) $$`;
 
 /** posts_fts again with OPTIONS (its rows copied over): FTS5 takes options only at creation. */
 async function rebuildPostsIndex(db: Kysely<any>, options: ReturnType<typeof sql>): Promise<void> {
@@ -44,13 +53,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     // schema-qualified: a function body is also run with a bare search_path (pg_dump's restore)
     const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db);
     const schema = sql.id(rows[0]!.schema);
-    await sql`CREATE FUNCTION social_message_tsvector(body text) RETURNS tsvector
-      LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
-      SELECT to_tsvector('simple'::regconfig, ${schema}.social_unaccent(${FOLDED("body")}))
-        || array_to_tsvector(ARRAY(SELECT DISTINCT m[1]
-             FROM regexp_matches(body, '([\\U0001F000-\\U0001FAFF\\u2600-\\u27BF\\u2B00-\\u2BFF])', 'g') AS m)) $$`.execute(
-      db,
-    );
+    await sql`CREATE FUNCTION ${messageTsvector(schema)}`.execute(db);
     await sql`CREATE INDEX messages_fts ON messages USING gin (social_message_tsvector(content))
       WHERE kind = 'user' AND deleted_at IS NULL`.execute(db);
     // statement_timestamp: the database's own clock, so a node's clock never shortens a budget

@@ -79,6 +79,7 @@ import * as m20261205100300 from "./20261205100300_notification_pages_version";
 import * as m20261205100400 from "./20261205100400_chat_history_version";
 import * as m20261207100000 from "./20261207100000_send_one_member_update";
 import * as m20261208100000 from "./20261208100000_send_statement_triggers";
+import * as m20261208100100 from "./20261208100100_message_lexemes_inlined";
 
 /**
  * Every migration, imported statically: a compiled binary has no migrations folder to read.
@@ -165,4 +166,5 @@ export const migrations: Record<string, GuardedMigration> = {
   "20261205100400_chat_history_version": m20261205100400,
   "20261207100000_send_one_member_update": m20261207100000,
   "20261208100000_send_statement_triggers": m20261208100000,
+  "20261208100100_message_lexemes_inlined": m20261208100100,
 };
