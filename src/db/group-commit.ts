@@ -1,6 +1,7 @@
 import type { Database as SqliteDatabase } from "bun:sqlite";
 import type { Kysely } from "kysely";
 import type { Database } from "./schema";
+import { TurnBatch } from "../lib/turn-batch";
 import { directRunnerOf, type DirectRunner } from "./sqlite-dialect";
 
 // Kysely<Database> is index.ts's Db, spelled out here because index.ts builds this writer
@@ -34,12 +35,8 @@ export const MAX_GROUP = 64;
  * runs without a savepoint, exactly as a plain transaction.
  */
 export class GroupCommit {
-  #queue: Job[] = [];
-  #scheduled = false;
-  #running: Promise<void> | null = null;
+  readonly #groups: TurnBatch<Job>;
   #closed = false;
-  /** set while another connection needs the write lock to itself (holdWrites) */
-  #held: Promise<void> | null = null;
   readonly #listeners: Array<(size: number) => void> = [];
   /** the savepoints are run straight on the connection, which the group's transaction holds */
   readonly #direct: DirectRunner;
@@ -47,17 +44,22 @@ export class GroupCommit {
   constructor(
     private readonly db: Db,
     private readonly sqlite: SqliteDatabase,
-    private readonly maxGroup = MAX_GROUP,
+    maxGroup = MAX_GROUP,
   ) {
     this.#direct = directRunnerOf(db)!;
+    // #commit answers every job itself, whatever happens, and never throws
+    this.#groups = new TurnBatch((group) => this.#commit(group), {
+      max: maxGroup,
+      oneAtATime: true,
+      onFailure: () => {},
+    });
   }
 
   /** Runs FN in a transaction shared with the others asked for in this turn; settles once that has committed. */
   run<T>(fn: (db: Db) => Promise<T>): Promise<T> {
     if (this.#closed) return Promise.reject(new Error("the database is closed"));
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push(new Job(fn, resolve as (value: unknown) => void, reject));
-      this.#schedule();
+      this.#groups.add(new Job(fn, resolve as (value: unknown) => void, reject));
     });
   }
 
@@ -72,43 +74,14 @@ export class GroupCommit {
    * retrying its BEGIN on every turn of the event loop would otherwise never leave it.
    * Transactions asked for meanwhile queue and run once it is called.
    */
-  async holdWrites(maxMs: number): Promise<() => void> {
-    while (this.#held) await this.#held;
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    this.#held = held;
-    const timer = setTimeout(() => release(), maxMs);
-    void held.then(() => {
-      clearTimeout(timer);
-      if (this.#held === held) this.#held = null;
-      if (this.#queue.length) this.#schedule();
-    });
-    while (this.#running) await this.#running;
-    return release;
+  holdWrites(maxMs: number): Promise<() => void> {
+    return this.#groups.hold(maxMs);
   }
 
   /** Refuses new transactions and waits for the queued ones to finish. */
   async close(): Promise<void> {
     this.#closed = true;
-    while (this.#running || this.#queue.length) await (this.#running ?? this.#flush());
-  }
-
-  #schedule(): void {
-    if (this.#scheduled || this.#running || this.#held) return;
-    this.#scheduled = true;
-    setImmediate(() => void this.#flush());
-  }
-
-  #flush(): Promise<void> {
-    this.#scheduled = false;
-    if (this.#held && !this.#closed) return this.#held.then(() => this.#running ?? Promise.resolve());
-    if (this.#running || this.#queue.length === 0) return this.#running ?? Promise.resolve();
-    const group = this.#queue.splice(0, this.maxGroup);
-    this.#running = this.#commit(group).finally(() => {
-      this.#running = null;
-      if (this.#queue.length) this.#schedule();
-    });
-    return this.#running;
+    await this.#groups.drain();
   }
 
   async #commit(group: Job[]): Promise<void> {

@@ -12,7 +12,11 @@
 export class TurnBatch<T> {
   #items: T[] = [];
   #scheduled = false;
-  #running = false;
+  readonly #running = new Set<Promise<void>>();
+  /** set while no batch may start (hold) */
+  #held: Promise<void> | null = null;
+  /** set while drain runs what is left, held or not */
+  #draining = false;
 
   constructor(
     private readonly run: (items: T[]) => Promise<void>,
@@ -24,26 +28,64 @@ export class TurnBatch<T> {
     this.#schedule();
   }
 
+  /**
+   * Lets the running batches finish and starts no other until the answer is called (or MAXMS
+   * passed): for work that must have to itself what the batches use. Items added meanwhile wait
+   * and form the next batch once it is called. Holds come one after another.
+   */
+  async hold(maxMs: number): Promise<() => void> {
+    while (this.#held) await this.#held;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    this.#held = held;
+    const timer = setTimeout(() => release(), maxMs);
+    void held.then(() => {
+      clearTimeout(timer);
+      if (this.#held === held) this.#held = null;
+      this.#schedule();
+    });
+    await this.#settled();
+    return release;
+  }
+
+  /** Runs every item added so far, a hold or not, and settles once none is left or running. */
+  async drain(): Promise<void> {
+    this.#draining = true;
+    try {
+      while (this.#items.length || this.#running.size) {
+        this.#flush();
+        await this.#settled();
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+
+  #blocked(): boolean {
+    return (this.opts.oneAtATime && this.#running.size > 0) || (this.#held !== null && !this.#draining);
+  }
+
   #schedule(): void {
-    if (this.#scheduled || (this.opts.oneAtATime && this.#running)) return;
+    if (this.#scheduled || this.#items.length === 0 || this.#blocked()) return;
     this.#scheduled = true;
     setImmediate(() => this.#flush());
   }
 
   #flush(): void {
     this.#scheduled = false;
-    if (this.opts.oneAtATime && this.#running) return;
-    while (this.#items.length) {
+    while (this.#items.length && !this.#blocked()) {
       const items = this.#items.splice(0, this.opts.max);
-      const running = this.run(items).catch((error) => this.opts.onFailure(error, items));
-      if (this.opts.oneAtATime) {
-        this.#running = true;
-        void running.finally(() => {
-          this.#running = false;
-          if (this.#items.length) this.#schedule();
+      const running: Promise<void> = this.run(items)
+        .catch((error) => this.opts.onFailure(error, items))
+        .finally(() => {
+          this.#running.delete(running);
+          this.#schedule();
         });
-        return;
-      }
+      this.#running.add(running);
     }
+  }
+
+  async #settled(): Promise<void> {
+    while (this.#running.size) await Promise.all(this.#running);
   }
 }
