@@ -18,10 +18,10 @@ let engines: RedisEngines;
 let admin: RedisClient;
 let broker: EventBroker;
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-  engines = new RedisEngines(redis.url, "batches-secret", silentLogger);
-  broker = new EventBroker(() => ({
+/** A node's Redis engines and event broker (its stream hub), started. */
+async function startNode(url: string) {
+  const engines = new RedisEngines(url, "batches-secret", silentLogger);
+  const broker = new EventBroker(() => ({
     carry() {},
     resume: async () => ({ events: [] }),
     prune() {},
@@ -30,6 +30,12 @@ beforeAll(async () => {
   }));
   broker.useCarrier(engines.carrierFor(broker, () => 60_000));
   await engines.start();
+  return { engines, broker };
+}
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+  ({ engines, broker } = await startNode(redis.url));
   admin = new RedisClient(redis.url);
   await admin.connect();
 });
@@ -96,12 +102,28 @@ test("an event's id and accounts are read from its message without its data; any
     expect(eventHead(other)).toBeUndefined();
 });
 
-test("an event for accounts without a stream on this node is not delivered here; with one, it is", async () => {
+test("an event from another node for accounts without a stream here is neither parsed nor delivered here", async () => {
+  // another node, publishing through the same Redis
+  const { engines: other, broker: otherBroker } = await startNode(redis.url);
   const heard: DeliveredEvent[] = [];
   const unsubscribe = broker.subscribe(21, (e) => heard.push(e));
-  broker.publish(22, "stars:balance", { balance: 1 });
-  broker.publish([22, 21], "stars:balance", { balance: 2 });
-  await waitFor(() => heard.length === 1, 5_000, "the event for 21");
-  unsubscribe();
+  const parse = JSON.parse;
+  const parsed: string[] = [];
+  JSON.parse = ((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+    if (typeof text === "string" && text.includes('"stars:balance"')) parsed.push(text);
+    return parse(text, reviver);
+  }) as typeof JSON.parse;
+  try {
+    otherBroker.publish(22, "stars:balance", { balance: 1 });
+    otherBroker.publish([22, 21], "stars:balance", { balance: 2 });
+    // one connection publishes both, in order: once the second is here, the first has been read
+    await waitFor(() => heard.length === 1, 5_000, "the event for 21");
+  } finally {
+    JSON.parse = parse;
+    unsubscribe();
+    other.close();
+  }
   expect(heard.map((e) => [e.userId, (e.data as { balance: number }).balance])).toEqual([[21, 2]]);
+  expect(parsed.some((text) => text.includes('"balance":1'))).toBe(false);
+  expect(parsed.some((text) => text.includes('"balance":2'))).toBe(true);
 });
