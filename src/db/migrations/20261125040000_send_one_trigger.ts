@@ -43,46 +43,62 @@ export async function up(db: Kysely<any>): Promise<void> {
  */
 export async function createMessagesStored(
   db: Kysely<any>,
+  opts: { historyVersion: boolean; oneMemberUpdate?: boolean },
+) {
+  await sql`CREATE TRIGGER messages_stored AFTER INSERT ON messages BEGIN
+    ${storedMessageWrites("new", opts)} END`.execute(db);
+}
+
+/**
+ * The statements of messages_stored for the stored message ROW (a row variable's name: `new` in
+ * the trigger), with the options of createMessagesStored.
+ */
+export function storedMessageWrites(
+  row: string,
   { historyVersion, oneMemberUpdate = false }: { historyVersion: boolean; oneMemberUpdate?: boolean },
 ) {
   const belowNewest = historyVersion
-    ? sql.raw(`,
-      history_version = CASE WHEN last_seq >= new.seq THEN history_version + 1 ELSE history_version END`)
-    : sql.raw("");
+    ? `,
+      history_version = CASE WHEN last_seq >= ${row}.seq THEN history_version + 1 ELSE history_version END`
+    : "";
   // in one body, so in this order on both engines: the chat first, whose activity the members copy
-  await sql`CREATE TRIGGER messages_stored AFTER INSERT ON messages BEGIN
-    UPDATE conversations SET
-      last_seq = CASE WHEN last_seq < new.seq THEN new.seq ELSE last_seq END,
-      last_message_at = CASE WHEN last_seq < new.seq THEN new.created_at ELSE last_message_at END,
-      activity_at = CASE WHEN last_seq < new.seq THEN new.created_at ELSE activity_at END,
-      updated_at = CASE WHEN last_seq < new.seq THEN new.created_at ELSE updated_at END,
-      last_message_id = CASE WHEN new.deleted_at IS NULL AND (last_message_id IS NULL
-        OR new.seq > (SELECT m.seq FROM messages m WHERE m.id = conversations.last_message_id))
-        THEN new.id ELSE last_message_id END${belowNewest}
-    WHERE id = new.conversation_id;
-    ${oneMemberUpdate ? membersInOneUpdate : membersInTwoUpdates} END`.execute(db);
+  return sql.raw(`UPDATE conversations SET
+      last_seq = CASE WHEN last_seq < ${row}.seq THEN ${row}.seq ELSE last_seq END,
+      last_message_at = CASE WHEN last_seq < ${row}.seq THEN ${row}.created_at ELSE last_message_at END,
+      activity_at = CASE WHEN last_seq < ${row}.seq THEN ${row}.created_at ELSE activity_at END,
+      updated_at = CASE WHEN last_seq < ${row}.seq THEN ${row}.created_at ELSE updated_at END,
+      last_message_id = CASE WHEN ${row}.deleted_at IS NULL AND (last_message_id IS NULL
+        OR ${row}.seq > (SELECT m.seq FROM messages m WHERE m.id = conversations.last_message_id))
+        THEN ${row}.id ELSE last_message_id END${belowNewest}
+    WHERE id = ${row}.conversation_id;
+    ${oneMemberUpdate ? membersInOneUpdate(row) : membersInTwoUpdates(row)}`);
 }
 
-const membersInTwoUpdates = sql`UPDATE conversation_members SET activity_at = ${CHAT("activity_at")},
-      unread_count = unread_count + CASE WHEN new.deleted_at IS NULL AND last_read_seq < new.seq THEN 1 ELSE 0 END
-    WHERE conversation_id = new.conversation_id AND user_id <> new.sender_id;
-    UPDATE conversation_members SET activity_at = ${CHAT("activity_at")},
-      unread_count = CASE WHEN last_read_seq < new.seq AND new.seq >= ${CHAT("last_seq")} THEN 0 ELSE unread_count END,
-      last_read_seq = CASE WHEN last_read_seq < new.seq THEN new.seq ELSE last_read_seq END
-    WHERE conversation_id = new.conversation_id AND user_id = new.sender_id;`;
+const chatColumn = (row: string, column: string) =>
+  `(SELECT c.${column} FROM conversations c WHERE c.id = ${row}.conversation_id)`;
+
+const membersInTwoUpdates = (
+  row: string,
+) => `UPDATE conversation_members SET activity_at = ${chatColumn(row, "activity_at")},
+      unread_count = unread_count + CASE WHEN ${row}.deleted_at IS NULL AND last_read_seq < ${row}.seq THEN 1 ELSE 0 END
+    WHERE conversation_id = ${row}.conversation_id AND user_id <> ${row}.sender_id;
+    UPDATE conversation_members SET activity_at = ${chatColumn(row, "activity_at")},
+      unread_count = CASE WHEN last_read_seq < ${row}.seq AND ${row}.seq >= ${chatColumn(row, "last_seq")} THEN 0 ELSE unread_count END,
+      last_read_seq = CASE WHEN last_read_seq < ${row}.seq THEN ${row}.seq ELSE last_read_seq END
+    WHERE conversation_id = ${row}.conversation_id AND user_id = ${row}.sender_id;`;
 
 // the chat is joined once, not read again for each member and column; every SET expression
 // reads the member's row as it was, on both engines, as the two UPDATEs' did
-const membersInOneUpdate = sql`UPDATE conversation_members SET activity_at = c.activity_at,
-      unread_count = CASE WHEN conversation_members.user_id <> new.sender_id
+const membersInOneUpdate = (row: string) => `UPDATE conversation_members SET activity_at = c.activity_at,
+      unread_count = CASE WHEN conversation_members.user_id <> ${row}.sender_id
         THEN conversation_members.unread_count + CASE
-          WHEN new.deleted_at IS NULL AND conversation_members.last_read_seq < new.seq THEN 1 ELSE 0 END
-        WHEN conversation_members.last_read_seq < new.seq AND new.seq >= c.last_seq THEN 0
+          WHEN ${row}.deleted_at IS NULL AND conversation_members.last_read_seq < ${row}.seq THEN 1 ELSE 0 END
+        WHEN conversation_members.last_read_seq < ${row}.seq AND ${row}.seq >= c.last_seq THEN 0
         ELSE conversation_members.unread_count END,
-      last_read_seq = CASE WHEN conversation_members.user_id = new.sender_id
-        AND conversation_members.last_read_seq < new.seq THEN new.seq ELSE conversation_members.last_read_seq END
+      last_read_seq = CASE WHEN conversation_members.user_id = ${row}.sender_id
+        AND conversation_members.last_read_seq < ${row}.seq THEN ${row}.seq ELSE conversation_members.last_read_seq END
     FROM conversations c
-    WHERE c.id = new.conversation_id AND conversation_members.conversation_id = new.conversation_id;`;
+    WHERE c.id = ${row}.conversation_id AND conversation_members.conversation_id = ${row}.conversation_id;`;
 
 /** The five triggers as 20261125030000, 20261124214100, 20261125001000, 20261125010000 and 20261124100100 made them. */
 export async function down(db: Kysely<any>): Promise<void> {
