@@ -1,4 +1,5 @@
 import { defineService, type App } from "../app";
+import { precompiled } from "../db/compiled";
 import type { Scope } from "../db/transaction";
 
 /*
@@ -95,27 +96,38 @@ export async function enqueueJob(
   options: { delayMs?: number; key?: string } = {},
 ): Promise<number | null> {
   const now = Date.now();
-  const row = await scope.db
-    .insertInto("jobs")
-    .values({
-      kind,
-      key: options.key ?? null,
-      payload: JSON.stringify(payload),
-      state: "queued",
-      run_at: now + Math.max(0, options.delayMs ?? 0),
-      lease_token: null,
-      lease_until: null,
-      last_error: null,
-      created_at: now,
-      updated_at: now,
-    })
-    // only the partial unique index on (kind, key) of queued jobs can conflict
-    .onConflict((oc) => oc.doNothing())
-    .returning("id")
-    .executeTakeFirst();
+  const [row] = await insertJobQuery(scope.db, {
+    kind,
+    key: options.key ?? null,
+    payload: JSON.stringify(payload),
+    runAt: now + Math.max(0, options.delayMs ?? 0),
+    now,
+  });
   if (!row) return null;
   scope.afterCommit(() => {
     for (const listener of enqueueListeners) listener();
   });
   return row.id;
 }
+
+// compiled once: a send to someone with a push subscription queues a job in its transaction
+const insertJobQuery = precompiled(
+  (db, p: { kind: string; key: string | null; payload: string; runAt: number; now: number }) =>
+    db
+      .insertInto("jobs")
+      .values({
+        kind: p.kind,
+        key: p.key,
+        payload: p.payload,
+        state: "queued",
+        run_at: p.runAt,
+        lease_token: null,
+        lease_until: null,
+        last_error: null,
+        created_at: p.now,
+        updated_at: p.now,
+      })
+      // only the partial unique index on (kind, key) of queued jobs can conflict
+      .onConflict((oc) => oc.doNothing())
+      .returning("id"),
+);
