@@ -1,6 +1,7 @@
-import { sql, type SelectQueryBuilder } from "kysely";
+import { sql } from "kysely";
 import type { App } from "../app";
-import type { Database, Db } from "../db";
+import type { Db } from "../db";
+import { ShapedQuery } from "../db/compiled";
 import { engineOf } from "../db/engine";
 import { isUniqueViolation } from "../db/errors";
 import { randomToken } from "../lib/ids";
@@ -45,39 +46,69 @@ const MAX_ERROR_CHARS = 2_000;
  */
 export async function claimJobs(db: Db, kinds: string[], limit: number, now: number): Promise<JobRow[]> {
   if (!kinds.length || limit < 1) return [];
-  const token = randomToken(12);
-  const claim = (due: (qb: SelectQueryBuilder<Database, "jobs", { id: number }>) => typeof qb, most: number) =>
-    db
-      .updateTable("jobs")
-      .set({
-        state: "running",
-        attempts: sql`attempts + 1`,
-        lease_token: token,
-        lease_until: now + JOB_LEASE_MS,
-        updated_at: now,
-      })
-      .where(
-        "id",
-        "in",
-        due(db.selectFrom("jobs").select("id").where("kind", "in", kinds))
-          .limit(most)
-          .$if(engineOf(db) === "postgres", (qb) => qb.forUpdate().skipLocked()),
-      )
-      .returningAll()
-      .execute();
-  const taken = await claim((qb) => qb.where("state", "=", "running").where("lease_until", "<", now), limit);
+  const values: ClaimValues = { token: randomToken(12), leaseUntil: now + JOB_LEASE_MS, now, most: limit };
+  kinds.forEach((kind, i) => (values[`k${i}`] = kind));
+  const taken = await claimQuery.execute(db, { kinds: kinds.length, expired: true }, values);
   if (taken.length === limit) return taken;
-  const due = await claim(
-    (qb) => qb.where("state", "=", "queued").where("run_at", "<=", now).orderBy("run_at"),
-    limit - taken.length,
+  const due = await claimQuery.execute(
+    db,
+    { kinds: kinds.length, expired: false },
+    { ...values, most: limit - taken.length },
   );
   return taken.concat(due);
 }
 
+type ClaimValues = { token: string; leaseUntil: number; now: number; most: number; [kind: `k${number}`]: string };
+
+/**
+ * One claim, compiled once per number of kinds and per which jobs it takes: EXPIRED, running
+ * jobs whose lease ran out; else queued jobs that are due, oldest first.
+ */
+const claimQuery = new ShapedQuery(
+  (db: Db, v: ClaimValues, shape: { kinds: number; expired: boolean }) => {
+    const ofKinds = db
+      .selectFrom("jobs")
+      .select("id")
+      .where(
+        "kind",
+        "in",
+        Array.from({ length: shape.kinds }, (_, i) => v[`k${i}`]),
+      );
+    const due = shape.expired
+      ? ofKinds.where("state", "=", "running").where("lease_until", "<", v.now)
+      : ofKinds.where("state", "=", "queued").where("run_at", "<=", v.now).orderBy("run_at");
+    return db
+      .updateTable("jobs")
+      .set({
+        state: "running",
+        attempts: sql`attempts + 1`,
+        lease_token: v.token,
+        lease_until: v.leaseUntil,
+        updated_at: v.now,
+      })
+      .where(
+        "id",
+        "in",
+        due.limit(v.most).$if(engineOf(db) === "postgres", (qb) => qb.forUpdate().skipLocked()),
+      )
+      .returningAll();
+  },
+  (shape) => `${shape.kinds}:${shape.expired}`,
+);
+
 /** When the next job of KINDS falls due (a queued job's time, a running job's lease end), or null. */
 async function nextDueAt(db: Db, kinds: string[]): Promise<number | null> {
-  const row = await db
-    .selectNoFrom((eb) => [
+  const values: Record<`k${number}`, string> = {};
+  kinds.forEach((kind, i) => (values[`k${i}`] = kind));
+  const [row] = await nextDueQuery.execute(db, kinds.length, values);
+  const times = [row?.queued, row?.leased].filter((t) => t !== null && t !== undefined).map(Number);
+  return times.length ? Math.min(...times) : null;
+}
+
+const nextDueQuery = new ShapedQuery(
+  (db: Db, v: Record<`k${number}`, string>, count: number) => {
+    const kinds = Array.from({ length: count }, (_, i) => v[`k${i}`]);
+    return db.selectNoFrom((eb) => [
       eb
         .selectFrom("jobs")
         .select("run_at")
@@ -92,11 +123,10 @@ async function nextDueAt(db: Db, kinds: string[]): Promise<number | null> {
         .where("state", "=", "running")
         .where("kind", "in", kinds)
         .as("leased"),
-    ])
-    .executeTakeFirst();
-  const times = [row?.queued, row?.leased].filter((t) => t !== null && t !== undefined).map(Number);
-  return times.length ? Math.min(...times) : null;
-}
+    ]);
+  },
+  (count) => String(count),
+);
 
 /** Extends JOB's lease; false when the claim is no longer this holder's (another node took it over). */
 async function renewLease(db: Db, job: JobRow): Promise<boolean> {
