@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { App } from "../app";
 import type { Db } from "../db";
-import { ShapedQuery } from "../db/compiled";
+import { precompiled, ShapedQuery } from "../db/compiled";
 import { engineOf } from "../db/engine";
 import { isUniqueViolation } from "../db/errors";
 import { randomToken } from "../lib/ids";
@@ -143,14 +143,16 @@ async function renewLease(db: Db, job: JobRow): Promise<boolean> {
 
 /** Marks JOB done, if this claim still holds it; its payload goes (a mail's link need not stay). */
 async function finishJob(db: Db, job: JobRow): Promise<void> {
-  const now = Date.now();
-  await db
-    .updateTable("jobs")
-    .set({ state: "done", payload: null, lease_token: null, lease_until: null, last_error: null, updated_at: now })
-    .where("id", "=", job.id)
-    .where("lease_token", "=", job.lease_token)
-    .execute();
+  await finishJobQuery(db, { id: job.id, token: job.lease_token, now: Date.now() });
 }
+
+const finishJobQuery = precompiled((db, p: { id: number; token: string | null; now: number }) =>
+  db
+    .updateTable("jobs")
+    .set({ state: "done", payload: null, lease_token: null, lease_until: null, last_error: null, updated_at: p.now })
+    .where("id", "=", p.id)
+    .where("lease_token", "=", p.token),
+);
 
 /** Puts JOB back for another attempt at RUNAT, or dead-letters it when DEAD. */
 async function failJob(db: Db, job: JobRow, error: string, next: { dead: true } | { dead: false; runAt: number }) {
