@@ -3,9 +3,9 @@ import { engineOf } from "../engine";
 import { EMOJI, FOLDED, messageTsvector } from "./20261129040000_messages_fts";
 
 /**
- * PostgreSQL: social_message_tsvector gives the same lexemes for every text at half the cost.
- * Its emoji were read by a sub-select, which kept PostgreSQL from inlining the function into the
- * index pass's statement (src/domain/search/message-index.ts): every message paid a SQL
+ * PostgreSQL: social_message_tsvector gives the same lexemes for every text, now as a function
+ * PostgreSQL inlines into the index pass's statement (src/domain/search/message-index.ts). Its
+ * emoji were read by a sub-select, which kept it from being inlined: every message paid a SQL
  * function's call, the larger part of what its lexemes cost. Now the emoji are the text's code
  * points left once every other is removed, split one to an element (array_to_tsvector drops
  * repeats), and only for a text that has one. The function is no longer STRICT, which would also
