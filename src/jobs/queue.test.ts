@@ -164,6 +164,16 @@ describe("the job queue", () => {
     expect([...a, ...b].every((j) => j.state === "running" && j.attempts === 1)).toBe(true);
     expect(await claimJobs(server.app.db, [kind], 10, now)).toEqual([]);
   });
+
+  test("a claim takes at most its limit, whatever the claim before it asked for", async () => {
+    const kind = `unhandled-limit-${Date.now()}`;
+    for (let i = 0; i < 6; i++) await enqueue(kind, i);
+    const now = Date.now();
+    expect(await claimJobs(server.app.db, [kind], 1, now)).toHaveLength(1);
+    expect(await claimJobs(server.app.db, [kind], 3, now)).toHaveLength(3);
+    expect(await claimJobs(server.app.db, [kind], 1, now)).toHaveLength(1);
+    expect(await claimJobs(server.app.db, [kind], 4, now)).toHaveLength(1);
+  });
 });
 
 test("retries back off exponentially up to a cap, with jitter between half and all of the delay", () => {
