@@ -522,10 +522,10 @@ export class RedisEngines implements PubSub, CounterStore, Leases {
     );
     this.subscribe(REALTIME_TOPIC, (body) => {
       const head = eventHead(body);
-      if (head) {
+      // most events are for accounts with no stream on this node: their data is never parsed
+      if (head && !head.to.some((userId) => broker.listens(userId))) {
         if (head.id > this.lastEventId) this.lastEventId = head.id;
-        // most events are for accounts with no stream on this node: their data is never parsed
-        if (!head.to.some((userId) => broker.listens(userId))) return;
+        return;
       }
       const m = JSON.parse(body) as { e: RealtimeEventName; id: number; to: number[]; d: unknown };
       if (m.id > this.lastEventId) this.lastEventId = m.id;

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import { engineOf } from "../engine";
+import { currentSchemaOf, engineOf } from "../engine";
 
 /**
  * A full-text index of chat messages, so "search my messages" reads the index's newest hits
@@ -29,7 +29,9 @@ const PREFIXES = sql.lit("2 3 4 5 6");
 export const EMOJI = "[\\U0001F000-\\U0001FAFF\\u2600-\\u27BF\\u2B00-\\u2BFF]";
 
 /** social_message_tsvector's signature and body as this migration makes it, names in SCHEMA. */
-export const messageTsvector = (schema: ReturnType<typeof sql.id>) => sql`social_message_tsvector(body text)
+export const messageTsvector = (
+  schema: Awaited<ReturnType<typeof currentSchemaOf>>,
+) => sql`social_message_tsvector(body text)
       RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
       SELECT to_tsvector('simple'::regconfig, ${schema}.social_unaccent(${FOLDED("body")}))
         || array_to_tsvector(ARRAY(SELECT DISTINCT m[1] FROM regexp_matches(body, ${sql.raw(`'(${EMOJI})'`)}, 'g') AS m)) $$`;
@@ -51,8 +53,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   if (engineOf(db) === "postgres") {
     // PostgreSQL's parser drops emoji: they are added as lexemes of their own. Names are
     // schema-qualified: a function body is also run with a bare search_path (pg_dump's restore)
-    const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db);
-    const schema = sql.id(rows[0]!.schema);
+    const schema = await currentSchemaOf(db);
     await sql`CREATE FUNCTION ${messageTsvector(schema)}`.execute(db);
     await sql`CREATE INDEX messages_fts ON messages USING gin (social_message_tsvector(content))
       WHERE kind = 'user' AND deleted_at IS NULL`.execute(db);

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import { engineOf } from "../engine";
+import { currentSchemaOf, engineOf } from "../engine";
 
 /**
  * PostgreSQL: the messages' full-text index trails the sends, as SQLite's does (migration
@@ -21,8 +21,7 @@ import { engineOf } from "../engine";
 export async function up(db: Kysely<any>): Promise<void> {
   if (engineOf(db) !== "postgres") return;
   // names qualified: a function body is also run with a bare search_path (pg_dump's restore)
-  const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db);
-  const schema = sql.id(rows[0]!.schema);
+  const schema = await currentSchemaOf(db);
   // the index's name is the table's now (indexes and tables share one namespace)
   await sql`DROP INDEX messages_fts`.execute(db);
   await sql`CREATE TABLE messages_fts (
@@ -35,12 +34,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`CREATE INDEX messages_fts_body ON messages_fts USING gin (body)`.execute(db);
   // no foreign key: a send would pay its check; a pass drops the id of a message gone since
   await sql`CREATE TABLE messages_fts_queue (message_id bigint PRIMARY KEY)`.execute(db);
-  await sql`CREATE FUNCTION social_message_sent() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
-      INSERT INTO ${schema}.messages_fts_queue (message_id) VALUES (new.id) ON CONFLICT DO NOTHING;
-      RETURN NULL;
-    END $$`.execute(db);
-  await sql`CREATE TRIGGER messages_fts_sent AFTER INSERT ON messages FOR EACH ROW
-    WHEN (new.kind = 'user' AND new.deleted_at IS NULL) EXECUTE FUNCTION social_message_sent()`.execute(db);
+  await createMessageSent(db, schema);
   await sql`CREATE FUNCTION social_message_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
       DELETE FROM ${schema}.messages_fts WHERE message_id = old.id;
       IF new.kind = 'user' AND new.deleted_at IS NULL THEN
@@ -52,6 +46,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     WHEN (old.content IS DISTINCT FROM new.content OR old.kind IS DISTINCT FROM new.kind
       OR old.deleted_at IS DISTINCT FROM new.deleted_at)
     EXECUTE FUNCTION social_message_changed()`.execute(db);
+}
+
+/** The trigger that queues each stored message of a person for indexing, and its function, named in SCHEMA. */
+export async function createMessageSent(db: Kysely<any>, schema: Awaited<ReturnType<typeof currentSchemaOf>>) {
+  await sql`CREATE OR REPLACE FUNCTION social_message_sent() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+      INSERT INTO ${schema}.messages_fts_queue (message_id) VALUES (new.id) ON CONFLICT DO NOTHING;
+      RETURN NULL;
+    END $$`.execute(db);
+  await sql`CREATE TRIGGER messages_fts_sent AFTER INSERT ON messages FOR EACH ROW
+    WHEN (new.kind = 'user' AND new.deleted_at IS NULL) EXECUTE FUNCTION social_message_sent()`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

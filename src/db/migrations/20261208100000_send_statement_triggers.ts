@@ -1,5 +1,6 @@
 import { sql, type Kysely } from "kysely";
-import { engineOf } from "../engine";
+import { currentSchemaOf, engineOf } from "../engine";
+import { createMessageSent } from "./20261202100000_messages_fts_queue";
 import { createMessagesStored, storedMessageWrites } from "./20261125040000_send_one_trigger";
 
 /**
@@ -34,8 +35,7 @@ const LIVE_ABOVE = (above: string) => `(cardinality(x.live_seqs) - width_bucket(
 
 export async function up(db: Kysely<any>): Promise<void> {
   if (engineOf(db) !== "postgres") return;
-  const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db);
-  const schema = sql.id(rows[0]!.schema);
+  const schema = await currentSchemaOf(db);
   await sql`DROP TRIGGER IF EXISTS messages_stored`.execute(db);
   // named as the row trigger's function was, so an older migration's DROP TRIGGER drops it too
   await sql`CREATE FUNCTION messages_stored_fn() RETURNS trigger LANGUAGE plpgsql AS $fn$
@@ -102,15 +102,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   if (engineOf(db) !== "postgres") return;
-  const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db);
-  const schema = sql.id(rows[0]!.schema);
+  const schema = await currentSchemaOf(db);
   await sql`DROP TRIGGER IF EXISTS messages_stored`.execute(db);
   await createMessagesStored(db, { historyVersion: true, oneMemberUpdate: true });
   await sql`DROP TRIGGER messages_fts_sent ON messages`.execute(db);
-  await sql`CREATE OR REPLACE FUNCTION social_message_sent() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
-      INSERT INTO ${schema}.messages_fts_queue (message_id) VALUES (new.id) ON CONFLICT DO NOTHING;
-      RETURN NULL;
-    END $$`.execute(db);
-  await sql`CREATE TRIGGER messages_fts_sent AFTER INSERT ON messages FOR EACH ROW
-    WHEN (new.kind = 'user' AND new.deleted_at IS NULL) EXECUTE FUNCTION social_message_sent()`.execute(db);
+  await createMessageSent(db, schema);
 }

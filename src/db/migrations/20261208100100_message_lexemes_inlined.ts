@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import { engineOf } from "../engine";
+import { currentSchemaOf, engineOf } from "../engine";
 import { EMOJI, FOLDED, messageTsvector } from "./20261129040000_messages_fts";
 
 /**
@@ -13,7 +13,7 @@ import { EMOJI, FOLDED, messageTsvector } from "./20261129040000_messages_fts";
  */
 export async function up(db: Kysely<any>): Promise<void> {
   if (engineOf(db) !== "postgres") return;
-  const schema = await schemaOf(db);
+  const schema = await currentSchemaOf(db);
   await sql`CREATE OR REPLACE FUNCTION social_message_tsvector(body text)
     RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT to_tsvector('simple'::regconfig, ${schema}.social_unaccent(${FOLDED("body")}))
@@ -24,10 +24,5 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   if (engineOf(db) !== "postgres") return;
-  await sql`CREATE OR REPLACE FUNCTION ${messageTsvector(await schemaOf(db))}`.execute(db);
-}
-
-async function schemaOf(db: Kysely<any>) {
-  const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(db);
-  return sql.id(rows[0]!.schema);
+  await sql`CREATE OR REPLACE FUNCTION ${messageTsvector(await currentSchemaOf(db))}`.execute(db);
 }
