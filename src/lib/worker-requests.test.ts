@@ -1,5 +1,9 @@
 import { describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitFor } from "../testing/wait";
 import { WorkerRequests } from "./worker-requests";
 
 /**
@@ -69,6 +73,46 @@ describe("a worker thread answering requests", () => {
     await Bun.sleep(20);
     await starting.close();
     expect(((await asked) as Error).message).toBe("test worker failed: the database is closed");
+  });
+
+  test("closing a thread that holds a database waits for it to exit: its lock is let go of when close() ends", async () => {
+    // a thread that locks a database, then is slow to say it is ready
+    const source = `
+      import { Database } from "bun:sqlite";
+      self.onmessage = (e) => {
+        if (e.data.type !== "open") return;
+        // held by the thread's global scope: a connection collected as garbage would close
+        self.db = new Database(e.data.path);
+        self.db.exec("BEGIN EXCLUSIVE");
+        self.db.exec("CREATE TABLE t (x)");
+        setTimeout(() => postMessage({ type: "ready" }), 10_000);
+      };
+    `;
+    const dir = mkdtempSync(join(tmpdir(), "socialctl-worker-"));
+    const path = join(dir, "t.db");
+    const locksAlone = () => {
+      const db = new Database(path);
+      try {
+        db.exec("PRAGMA busy_timeout = 0");
+        db.exec("BEGIN EXCLUSIVE");
+        db.exec("ROLLBACK");
+        return true;
+      } catch {
+        return false;
+      } finally {
+        db.close();
+      }
+    };
+    try {
+      const thread = new WorkerRequests("test worker", source, () => ({ path }));
+      const asked = thread.ask({ value: 1 }).catch((e: Error) => e);
+      await waitFor(() => existsSync(path) && !locksAlone(), 5_000, "the thread to lock the database");
+      await thread.close();
+      expect(((await asked) as Error).message).toBe("test worker failed: the database is closed");
+      expect(locksAlone()).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("a process that closed its thread ends at once: closing leaves nothing waiting behind it", async () => {

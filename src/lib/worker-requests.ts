@@ -1,5 +1,24 @@
-/** How long close waits for the thread to finish what it has. */
+/** How long close waits for the thread to finish what it has, and then to exit. */
 const CLOSE_WAIT_MS = 5_000;
+
+/**
+ * Resolves once thread W has exited, at most CLOSE_WAIT_MS from now. A terminated thread closes
+ * the SQLite connections it held as it exits, and the last one out deletes the database's -wal
+ * and -shm files: the caller waits for that before anything else touches the data directory.
+ */
+export function threadExited(w: Worker): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, CLOSE_WAIT_MS);
+    w.addEventListener(
+      "close",
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
 
 /**
  * A worker thread that answers requests, made from SOURCE (module text: a compiled binary has
@@ -95,7 +114,8 @@ export class WorkerRequests {
 
   /**
    * Takes no more requests, lets the thread finish those it has and close what it holds (it is
-   * sent `{type: "close"}` and answers it as a request), for at most CLOSE_WAIT_MS, then ends it.
+   * sent `{type: "close"}` and answers it as a request), for at most CLOSE_WAIT_MS, then ends it
+   * and waits for it to exit.
    */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -111,6 +131,10 @@ export class WorkerRequests {
       await Promise.race([closed.catch(() => {}), waited]);
       clearTimeout(timer);
     }
+    // a thread still starting is ended too, and may be opening the database as it goes
+    const thread = this.#spawned;
+    const exited = thread ? threadExited(thread) : undefined;
     this.#failAll("the database is closed");
+    await exited;
   }
 }

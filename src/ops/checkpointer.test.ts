@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger } from "../lib/log";
@@ -101,4 +101,18 @@ test("an in-memory database has no checkpointer", async () => {
   const host: CheckpointerHost = { storage: { sqlite: db }, log: createLogger({ level: "warn" }), onClose: () => {} };
   expect(await startCheckpointer(host)).toBeNull();
   db.close();
+});
+
+test("closing waits for the worker's thread to exit, so the database's files are let go of when the close ends", async () => {
+  const { db, host, insert } = walDatabase();
+  const { dir, closers } = opened.at(-1)!;
+  const checkpointer = (await startCheckpointer(host, { walBytes: WAL_MARK, pollMs: POLL_MS }))!;
+  for (let i = 0; i < 20; i++) insert.run("y".repeat(100));
+  await checkpointer.checkpoint();
+  for (const close of closers.splice(0)) await close();
+  // the last connection to close deletes the -wal and -shm files: the serving one is last only
+  // when the worker's is already closed
+  insert.finalize();
+  db.close();
+  expect(readdirSync(dir)).toEqual(["t.db"]);
 });

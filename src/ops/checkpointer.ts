@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import type { App } from "../app";
+import { threadExited } from "../lib/worker-requests";
 
 /**
  * WAL checkpoints off the request path. SQLite's automatic checkpoint runs inside whichever
@@ -142,7 +143,8 @@ export async function startCheckpointer(
   const pending = new Map<number, { resolve: (r: CheckpointResult) => void; reject: (e: Error) => void }>();
   let nextId = 1;
   let alive = true;
-  let worker: Worker | null = null;
+  /** the thread, from when it is made */
+  let spawned: Worker | null = null;
   let starting: Promise<Worker> | null = null;
   let releaseHold: () => void = () => {};
 
@@ -169,6 +171,7 @@ export async function startCheckpointer(
       clearInterval(watch);
       const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: "application/javascript" }));
       const w = new Worker(url);
+      spawned = w;
       w.onmessage = (e: MessageEvent) => {
         const msg = e.data as {
           type: string;
@@ -180,7 +183,6 @@ export async function startCheckpointer(
         if (msg.type === "ready") {
           URL.revokeObjectURL(url);
           (w as unknown as { unref(): void }).unref();
-          worker = w;
           resolve(w);
         } else if (msg.type === "hold") {
           const held = app.storage.holdWrites?.(HOLD_MAX_MS) ?? Promise.resolve(() => {});
@@ -218,15 +220,17 @@ export async function startCheckpointer(
   }, pollMs);
   watch.unref?.();
 
-  app.onClose(() => {
+  app.onClose(async () => {
     if (!alive) return;
     alive = false;
     clearInterval(watch);
-    worker?.terminate();
+    const exited = spawned ? threadExited(spawned) : undefined;
+    spawned?.terminate();
     releaseHold();
     for (const p of pending.values()) p.reject(new Error("shutting down"));
     pending.clear();
     sqlite.exec(`PRAGMA wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT}`);
+    await exited;
   });
 
   return {
