@@ -23,6 +23,11 @@ export class TurnBatch<T> {
     private readonly opts: { max: number; oneAtATime: boolean; onFailure: (error: unknown, items: T[]) => void },
   ) {}
 
+  /** Items added and not yet handed to a batch. */
+  get waiting(): number {
+    return this.#items.length;
+  }
+
   add(item: T): void {
     this.#items.push(item);
     this.#schedule();

@@ -177,7 +177,8 @@ async function storeAlone(db: Db, send: QueuedSend): Promise<void> {
 
 const sendBatches = new WeakMap<Db, TurnBatch<QueuedSend>>();
 
-function sendBatchOf(db: Db): TurnBatch<QueuedSend> {
+/** DB's batch of PostgreSQL sends (tests hold it to gather a moment's sends however slowly they come). */
+export function sendBatchOf(db: Db): TurnBatch<QueuedSend> {
   let batch = sendBatches.get(db);
   if (!batch) sendBatches.set(db, (batch = sendBatchFor(db)));
   return batch;
