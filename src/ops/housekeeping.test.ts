@@ -169,7 +169,8 @@ describe("scheduled backups", () => {
   test("the serving process writes backups on its schedule and keeps backup.keep of them", async () => {
     const dir = join(server.dataDir, "backups");
     const archives = () => (existsSync(dir) ? readdirSync(dir).filter((n) => /^backup-.+\.tar\.gz$/.test(n)) : []);
-    await waitFor(() => lines.some((l) => l.includes("scheduled backup created")), 10_000, "a scheduled backup");
+    // each backup is a child process that starts socialctl again: slow on a loaded machine
+    await waitFor(() => lines.some((l) => l.includes("scheduled backup created")), 25_000, "a scheduled backup");
     expect(archives().length).toBeGreaterThanOrEqual(1);
     expect(archives().length).toBeLessThanOrEqual(2);
     const line = JSON.parse(lines.find((l) => l.includes("scheduled backup created"))!);
