@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../testing/server";
+import { testsOnPostgres } from "../testing/engine";
 import { waitFor } from "../testing/wait";
 import { inTransaction } from "../db/transaction";
 import { PermanentJobError, enqueueJob, registerJobHandler, retryDelayMs, type JsonValue } from "./queue";
@@ -70,13 +71,29 @@ describe("the job queue", () => {
     const { kind, calls } = recordingHandler();
     const first = await enqueue(kind, 1, { key: "user-7", delayMs: 400 });
     expect(first).toBeNumber();
-    expect(await enqueue(kind, 2, { key: "user-7" })).toBeNull();
+    expect(await enqueue(kind, 2, { key: "user-7" })).toBe(first);
     expect(await enqueue(kind, 3, { key: "user-8" })).toBeNumber();
     await waitFor(() => calls.length === 2, 5000, "both keys' jobs");
     expect(calls.map((c) => c.payload).sort()).toEqual([1, 3]);
     expect(await enqueue(kind, 4, { key: "user-7" })).toBeNumber();
     await waitFor(() => calls.length === 3, 5000, "the key's next job");
   });
+
+  test.skipIf(!testsOnPostgres())(
+    "a queued job that stands for one of an open transaction is not claimed until that transaction ends",
+    async () => {
+      const kind = `unhandled-standing-${Date.now()}`;
+      const queued = await enqueue(kind, "first", { key: "chat-1" });
+      let claimedMeanwhile: unknown[] = [];
+      await inTransaction(server.app.storage, async (scope) => {
+        expect(await enqueueJob(scope, kind, "second", { key: "chat-1" })).toBe(queued);
+        // another connection's claim, as a node's worker would make it while the change is open
+        claimedMeanwhile = await claimJobs(server.app.db, [kind], 10, Date.now());
+      });
+      expect(claimedMeanwhile).toEqual([]);
+      expect((await claimJobs(server.app.db, [kind], 10, Date.now())).map((j) => j.id)).toEqual([queued]);
+    },
+  );
 
   test("a delayed job waits its delay", async () => {
     const { kind, calls } = recordingHandler();

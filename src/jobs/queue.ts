@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { defineService, type App } from "../app";
 import { precompiled } from "../db/compiled";
 import type { Scope } from "../db/transaction";
@@ -87,14 +88,16 @@ export function onJobEnqueued(listener: () => void): () => void {
 /**
  * Writes a job of KIND in SCOPE's transaction: it exists exactly when the change around it
  * commits. With `key`, a job of the same kind and key that is still queued (not yet running)
- * makes this a no-op (answered null). `delayMs` holds it back that long. Returns the job's id.
+ * stands for this one, and is locked until SCOPE commits: a claim taking it meanwhile would run
+ * it without what this transaction writes, and no job would come after it to see that.
+ * `delayMs` holds a new job back that long. Returns the id of the job that carries this one.
  */
 export async function enqueueJob(
   scope: Scope,
   kind: string,
   payload: JsonValue,
   options: { delayMs?: number; key?: string } = {},
-): Promise<number | null> {
+): Promise<number> {
   const now = Date.now();
   const [row] = await insertJobQuery(scope.db, {
     kind,
@@ -103,11 +106,10 @@ export async function enqueueJob(
     runAt: now + Math.max(0, options.delayMs ?? 0),
     now,
   });
-  if (!row) return null;
   scope.afterCommit(() => {
     for (const listener of enqueueListeners) listener();
   });
-  return row.id;
+  return row!.id;
 }
 
 // compiled once: a send to someone with a push subscription queues a job in its transaction
@@ -127,7 +129,15 @@ const insertJobQuery = precompiled(
         created_at: p.now,
         updated_at: p.now,
       })
-      // only the partial unique index on (kind, key) of queued jobs can conflict
-      .onConflict((oc) => oc.doNothing())
+      // the partial unique index on (kind, key) of queued jobs: the queued job's row, updated,
+      // stays locked until this transaction ends (PostgreSQL's claims skip locked rows)
+      .onConflict((oc) =>
+        oc
+          .columns(["kind", "key"])
+          // a literal: the index is found by its predicate, which a parameter does not match
+          .where("state", "=", sql.lit("queued"))
+          .where("key", "is not", null)
+          .doUpdateSet({ updated_at: (eb) => eb.ref("excluded.updated_at") }),
+      )
       .returning("id"),
 );
