@@ -53,7 +53,7 @@ describe("request logs", () => {
     });
     expect(me.status).toBe(200);
     expect(forged.status).toBe(401);
-    await waitFor(() => requestLines().length >= 5, 2000, "five request log lines");
+    await waitFor(() => requestLines().length >= 5, 10_000, "five request log lines");
 
     const logged = requestLines();
     expect(logged.map((r) => r.path)).toEqual([

@@ -480,7 +480,7 @@ describe("size limits", () => {
     } as RequestInit);
     await expect(res).rejects.toThrow();
     // the server notices the closed connection on its next read
-    await waitFor(() => readdirSync(join(s.dataDir, "files", ".tmp")).length === 0, 1000, "the temp dir to empty");
+    await waitFor(() => readdirSync(join(s.dataDir, "files", ".tmp")).length === 0, 10_000, "the temp dir to empty");
     expect(readdirSync(join(s.dataDir, "files", ".tmp"))).toEqual([]);
     const after = await s.app.db
       .selectFrom("uploads")
