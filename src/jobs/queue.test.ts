@@ -95,6 +95,27 @@ describe("the job queue", () => {
     },
   );
 
+  test.skipIf(!testsOnPostgres())(
+    "a due job locked by a transaction that joined it runs once that commits, and the worker does not ask in a loop meanwhile",
+    async () => {
+      const { kind, calls } = recordingHandler();
+      await enqueue(kind, "first", { key: "k", delayMs: 100 });
+      let statements = 0;
+      await inTransaction(server.app.storage, async (scope) => {
+        await enqueueJob(scope, kind, "second", { key: "k" });
+        const before = server.app.storage.statements();
+        // the job falls due while this transaction holds it
+        await Bun.sleep(500);
+        statements = server.app.storage.statements() - before;
+        expect(calls).toEqual([]);
+      });
+      await waitFor(() => calls.length === 1, 5000, "the job to run after the commit");
+      expect(calls[0]!.payload).toBe("first");
+      // a claim and a next-due read every LOCKED_POLL_MS, not one after another
+      expect(statements).toBeLessThan(60);
+    },
+  );
+
   test("a delayed job waits its delay", async () => {
     const { kind, calls } = recordingHandler();
     const t0 = Date.now();

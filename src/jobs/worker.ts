@@ -26,6 +26,12 @@ const LEASE_RENEW_MS = 10_000;
 const CONCURRENCY = 4;
 /** When nothing is due, look again this often (jobs enqueued by other nodes, leases that ran out). */
 const IDLE_POLL_MS = 1_000;
+/**
+ * When a job was due at the claim and the claim left it (on PostgreSQL: locked by a transaction
+ * that joined it, or by another node's claim), look again after this: its commit wakes this
+ * node's worker at once (onJobEnqueued); other nodes need not ask in a loop meanwhile.
+ */
+const LOCKED_POLL_MS = 50;
 /** How long shutdown waits for attempts under way before closing the database under them. */
 const DRAIN_MS = 10_000;
 const MAX_ERROR_CHARS = 2_000;
@@ -46,8 +52,13 @@ const MAX_ERROR_CHARS = 2_000;
  */
 export async function claimJobs(db: Db, kinds: string[], limit: number, now: number): Promise<JobRow[]> {
   if (!kinds.length || limit < 1) return [];
-  const values: ClaimValues = { token: randomToken(12), leaseUntil: now + JOB_LEASE_MS, now, most: limit };
-  kinds.forEach((kind, i) => (values[`k${i}`] = kind));
+  const values: ClaimValues = {
+    token: randomToken(12),
+    leaseUntil: now + JOB_LEASE_MS,
+    now,
+    most: limit,
+    ...kindValues(kinds),
+  };
   const taken = await claimQuery.execute(db, { kinds: kinds.length, expired: true }, values);
   if (taken.length === limit) return taken;
   const due = await claimQuery.execute(
@@ -57,6 +68,10 @@ export async function claimJobs(db: Db, kinds: string[], limit: number, now: num
   );
   return taken.concat(due);
 }
+
+/** KINDS as the values of a query compiled once per number of kinds: k0, k1, … */
+const kindValues = (kinds: string[]): Record<`k${number}`, string> =>
+  Object.fromEntries(kinds.map((kind, i) => [`k${i}`, kind]));
 
 type ClaimValues = { token: string; leaseUntil: number; now: number; most: number; [kind: `k${number}`]: string };
 
@@ -98,9 +113,7 @@ const claimQuery = new ShapedQuery(
 
 /** When the next job of KINDS falls due (a queued job's time, a running job's lease end), or null. */
 async function nextDueAt(db: Db, kinds: string[]): Promise<number | null> {
-  const values: Record<`k${number}`, string> = {};
-  kinds.forEach((kind, i) => (values[`k${i}`] = kind));
-  const [row] = await nextDueQuery.execute(db, kinds.length, values);
+  const [row] = await nextDueQuery.execute(db, kinds.length, kindValues(kinds));
   const times = [row?.queued, row?.leased].filter((t) => t !== null && t !== undefined).map(Number);
   return times.length ? Math.min(...times) : null;
 }
@@ -220,7 +233,8 @@ export function startJobWorker(app: App): void {
       }
       if (running.size < CONCURRENCY) {
         const dueAt = kinds.length ? await nextDueAt(app.db, kinds) : null;
-        schedule(Math.min(IDLE_POLL_MS, dueAt === null ? IDLE_POLL_MS : dueAt - Date.now() + 1));
+        const wait = dueAt === null ? IDLE_POLL_MS : dueAt <= now ? LOCKED_POLL_MS : dueAt - Date.now() + 1;
+        schedule(Math.min(IDLE_POLL_MS, wait));
       }
     } catch (err) {
       if (!wake.stopped) app.log.error("job poll failed", { error: describeError(err) });
