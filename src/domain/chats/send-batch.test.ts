@@ -62,20 +62,22 @@ const chatState = async (chat: (typeof chats)[number]) => {
 test("sends to several chats at once each take their chat's next seq; the chats and the members follow", async () => {
   const before = await Promise.all(chats.map(chatState));
   const perChat = 4;
+  // on a loaded machine the requests reach the server spread out: held, the batch gathers them
+  // all, as a quiet machine's would within a turn
+  const batch = testsOnPostgres() ? sendBatchOf(server.app.db) : undefined;
+  const release = await batch?.hold(10_000);
+  const sent = Promise.all(
+    chats.flatMap((chat, c) =>
+      Array.from({ length: perChat }, (_, i) =>
+        alice.post(`/api/social/messages/${chat.cid}`, { content: `${c}:${i}` }),
+      ),
+    ),
+  );
+  if (batch) await waitFor(() => batch.waiting === chats.length * perChat, 10_000, "every send to wait in the batch");
+  // counted from the release: each request's own reads came before it, one turn each when they
+  // come spread out
   let answers: { status: number; body: any }[] = [];
   const statements = await statementsDuring(server.app.storage, async () => {
-    // on a loaded machine the requests reach the server spread out: held, the batch gathers
-    // them all, as a quiet machine's would within a turn
-    const batch = testsOnPostgres() ? sendBatchOf(server.app.db) : undefined;
-    const release = await batch?.hold(10_000);
-    const sent = Promise.all(
-      chats.flatMap((chat, c) =>
-        Array.from({ length: perChat }, (_, i) =>
-          alice.post(`/api/social/messages/${chat.cid}`, { content: `${c}:${i}` }),
-        ),
-      ),
-    );
-    if (batch) await waitFor(() => batch.waiting === chats.length * perChat, 10_000, "every send to wait in the batch");
     release?.();
     answers = await sent;
   });
